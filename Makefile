@@ -1,0 +1,99 @@
+# allocab - one driver per allocator backend, one front end (bench / compare / gate).
+# Usage: make [all|test|bench|validate|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
+
+VERSION := 0.1.0
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+BUILD ?= build
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -pthread
+CPPFLAGS += -D_GNU_SOURCE -DALLOCAB_VERSION='"$(VERSION)"' -Isrc
+# GCC removes malloc/free pairs whose pointer does not escape; workloads must really allocate.
+NOBUILTIN := -fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc -fno-builtin-free
+LDLIBS_COMMON := -lcjson -lm -pthread
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+# Backends: allocators/<name>.c builds build/allocab-<name>; LIBS_<name> is what it links.
+# Adding one: its C file and one LIBS_ line here (docs/allocators.md).
+BACKENDS := $(patsubst allocators/%.c,%,$(wildcard allocators/*.c))
+LIBS_system :=
+LIBS_mimalloc := -lmimalloc
+LIBS_jemalloc := -ljemalloc
+LIBS_tcmalloc := -ltcmalloc_minimal
+
+WORKLOAD_SRC := $(wildcard workloads/*.c)
+COMMON_SRC := src/prng.c src/fingerprint.c src/atomicio.c
+DRIVER_LIB_SRC := src/wlcore.c src/registry.c src/params.c src/runrec.c src/proof.c $(WORKLOAD_SRC)
+DRIVER_MAIN_SRC := src/driver.c
+FRONT_LIB_SRC := src/stats.c
+FRONT_MAIN_SRC := src/allocab.c
+TEST_SRC := $(wildcard tests/test_*.c)
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+asan_obj = $(patsubst %.c,$(BUILD)/asan/%.o,$(1))
+LIB_SRC := $(COMMON_SRC) $(DRIVER_LIB_SRC) $(FRONT_LIB_SRC)
+DRIVERS := $(addprefix $(BUILD)/allocab-,$(BACKENDS))
+FRONT := $(BUILD)/allocab
+TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+ASAN_TESTS := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
+TOOLS := $(BUILD)/tests/jget
+
+.PHONY: all deps test unit bench validate install uninstall clean format
+.SUFFIXES:
+
+all: deps
+	@$(MAKE) --no-print-directory build-all
+
+.PHONY: build-all
+build-all: $(DRIVERS) $(FRONT)
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(NOBUILTIN) -MMD -MP -c -o $@ $<
+
+$(BUILD)/asan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(NOBUILTIN) $(SANITIZE) -MMD -MP -c -o $@ $<
+
+# The backend object comes last so workload code has the same addresses in every driver.
+$(BUILD)/allocab-%: $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC)) $(BUILD)/allocators/%.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl -Wl,--no-as-needed $(LIBS_$*) -Wl,--as-needed
+
+$(FRONT): $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC) $(FRONT_MAIN_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(call obj,$(LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl
+
+$(BUILD)/asan/tests/%: $(BUILD)/asan/tests/%.o $(call asan_obj,$(LIB_SRC))
+	$(CC) $(LDFLAGS) $(SANITIZE) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl
+
+$(BUILD)/tests/jget: $(BUILD)/tests/jget.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+test: deps
+	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(TOOLS)
+	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(FRONT) $(DRIVERS) $(DESTDIR)$(BINDIR)
+	install -m 644 docs/allocab.1 $(DESTDIR)$(MANDIR)/man1/allocab.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/allocab $(addprefix $(DESTDIR)$(BINDIR)/allocab-,$(BACKENDS))
+	rm -f $(DESTDIR)$(MANDIR)/man1/allocab.1
+
+clean:
+	rm -rf $(BUILD)
+
+format:
+	clang-format -i src/*.[ch] allocators/*.c workloads/*.c tests/*.[ch]
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,17 @@
+/* atomicio.h - whole-file output that is never seen half-written: write to a temporary file in
+ * the target's directory, fsync, rename over the target. */
+#ifndef ALLOCAB_ATOMICIO_H
+#define ALLOCAB_ATOMICIO_H
+
+#include <stddef.h>
+
+/* Replaces path with the n bytes of data, atomically. "-" writes to stdout instead. Returns 0, or
+ * -1 with errno set and a one-line reason in err (e.g. "results/x.json: Permission denied"); on
+ * failure the target is unchanged and no temporary file is left behind. */
+int atomic_write(const char *path, const void *data, size_t n, char *err, size_t errlen);
+
+/* Reads a whole file into a NUL-terminated malloc'd buffer the caller frees; *n gets the length
+ * (may be NULL). Returns NULL with errno set on failure. */
+char *read_file(const char *path, size_t *n);
+
+#endif
