@@ -1,7 +1,10 @@
 /* stats.h - the statistics allocab stands on (GUIDE.md §6): robust paired and two-sample location
  * estimates with distribution-free intervals, rank tests, multiplicity correction, and the noise
  * measures of the calibration. Pure functions on caller-owned arrays; none keeps state. Functions
- * that need scratch space allocate it and return -1 if that fails (results then untouched). */
+ * that need scratch space allocate it and return -1 if that fails (results then untouched).
+ * The int-returning functions also return -1, results untouched, on unusable input: a NaN or
+ * infinity in the data, fewer points than documented, conf outside (0, 1). The double-returning
+ * summaries return NAN when x holds a NaN. */
 #ifndef ALLOCAB_STATS_H
 #define ALLOCAB_STATS_H
 
@@ -18,13 +21,14 @@ struct stats_interval {
 double stats_median(const double *x, size_t n);
 /* Quantile q in [0,1] by linear interpolation between order statistics (Hyndman-Fan type 7). */
 double stats_quantile(const double *x, size_t n, double q);
-double stats_mean(const double *x, size_t n);
+double stats_mean(const double *x, size_t n); /* NAN if n == 0 */
 /* Sample standard deviation (n - 1 denominator); 0 if n < 2. */
 double stats_sd(const double *x, size_t n);
 /* Median absolute deviation scaled by 1.4826 (consistent for the normal sd). */
 double stats_mad(const double *x, size_t n);
 
-/* One-sample Hodges-Lehmann estimate: median of the n(n+1)/2 Walsh averages (x_i + x_j)/2, i <= j. */
+/* One-sample Hodges-Lehmann estimate: median of the n(n+1)/2 Walsh averages (x_i + x_j)/2, i <= j.
+ * n >= 1. */
 int stats_hl_estimate(const double *x, size_t n, double *out);
 /* HL estimate with the distribution-free interval from the Walsh averages' order statistics
  * (Wilcoxon signed-rank inversion; exact critical values for n <= 50, normal approximation above).
@@ -34,45 +38,55 @@ int stats_hl_interval(const double *x, size_t n, double conf, struct stats_inter
 
 /* Two-sided Wilcoxon signed-rank test of "median of x is 0". Zeros are dropped (Wilcoxon's
  * method); ties get mid-ranks. Exact null distribution when no ties remain and n <= 50, normal
- * approximation with tie and continuity correction otherwise. Writes W+ and the p-value. */
+ * approximation with tie and continuity correction otherwise. Writes W+ and the p-value; with no
+ * nonzero value (n == 0 included) W+ = 0 and p = 1. */
 int stats_wilcoxon(const double *x, size_t n, double *w_plus, double *p);
 
 /* Two-sample Hodges-Lehmann shift: median of all nx*ny differences y_j - x_i, with the
- * Mann-Whitney (Moses) interval: exact critical values when nx*ny is small, normal otherwise. */
+ * Mann-Whitney (Moses) interval: exact critical values when nx, ny <= 20, normal otherwise. */
 int stats_hl_shift_interval(const double *x, size_t nx, const double *y, size_t ny, double conf,
 			    struct stats_interval *out);
 /* Two-sided Mann-Whitney U test (normal approximation with tie correction; exact when no ties and
- * nx, ny <= 20). Writes U for y over x and the p-value. */
+ * nx, ny <= 20). Writes U for y over x (pairs with y_j > x_i, ties counting one half) and the
+ * p-value. */
 int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, double *u, double *p);
 
 /* Statistic of a bootstrap resample: returns 0 and *out, or -1 on failure. */
 typedef int (*stats_statistic_fn)(const double *x, size_t n, double *out);
 /* Percentile bootstrap interval of stat over x, from `resamples` resamples drawn with the PRNG
- * seeded by `seed`: identical output for identical input and seed. est is stat(x). */
+ * seeded by `seed`: identical output for identical input and seed. est is stat(x); level is conf.
+ * Should the percentiles miss est (possible for odd statistics), the interval is widened to it. */
 int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
 		    uint64_t seed, double conf, struct stats_interval *out);
 
-/* Holm step-down adjustment of m p-values: adj[i] is the adjusted p of p[i] (monotone, <= 1). */
+/* Holm step-down adjustment of m p-values: adj[i] is the adjusted p of p[i] (monotone, <= 1).
+ * Each p must lie in [0, 1]; adj may be p. */
 int stats_holm(const double *p, size_t m, double *adj);
 
 /* Spearman rank correlation of (x_i, y_i) with mid-ranks, and its two-sided p-value (t
- * approximation with n - 2 degrees of freedom; 1.0 when n < 4). */
+ * approximation with n - 2 degrees of freedom; 1.0 when n < 4). n >= 2. If x or y is constant,
+ * rho = 0 and p = 1 (no trend to see). */
 int stats_spearman(const double *x, const double *y, size_t n, double *rho, double *p);
 
-/* Welch's unequal-variance t test: t, Welch-Satterthwaite df, two-sided p. Needs nx, ny >= 2. */
+/* Welch's unequal-variance t test: t = (mean y - mean x) / se, Welch-Satterthwaite df, two-sided
+ * p. Needs nx, ny >= 2. Both samples constant: t = 0 or +-inf, df = nx + ny - 2, p = 1 or 0. */
 int stats_welch(const double *x, size_t nx, const double *y, size_t ny, double *t, double *df,
 		double *p);
 
 /* Distributions. */
 double stats_norm_cdf(double z);
-double stats_norm_quantile(double p);      /* inverse of stats_norm_cdf, p in (0,1) */
+double stats_norm_quantile(double p);      /* inverse of stats_norm_cdf; -inf at 0, +inf at 1 */
 double stats_t_cdf(double t, double df);   /* Student t, df > 0 */
 
 /* Minimum detectable effect on the log-ratio scale for a paired design of n rounds whose
  * per-round log ratios have standard deviation sd: two-sided level alpha, given power, normal
- * approximation adjusted for the Wilcoxon test's efficiency (3/pi). */
+ * approximation adjusted for the Wilcoxon test's efficiency (3/pi):
+ *     MDE = (z_{1-alpha/2} + z_power) * sd / sqrt(n * 3 / pi).
+ * INFINITY when n is too small for a two-sided signed-rank test to reach alpha at all
+ * (2 / 2^n > alpha: n < 6 at alpha 0.05); NAN unless sd >= 0 and alpha, power in (0, 1). */
 double stats_mde(double sd, size_t n, double alpha, double power);
-/* Rounds needed so that stats_mde(sd, n, alpha, power) <= effect (log scale, > 0). */
+/* Rounds needed so that stats_mde(sd, n, alpha, power) <= effect (log scale, > 0): the smallest
+ * such n, at least 2. 0 for invalid arguments, SIZE_MAX if the answer does not fit. */
 size_t stats_rounds_needed(double sd, double effect, double alpha, double power);
 
 #endif
