@@ -1,0 +1,251 @@
+/* test_params.c - the driver's `run` argument parsing against a private workload table: good
+ * values, every rejected input and the exact message it produces. */
+#include "check.h"
+#include "params.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const struct wl_param demo_params[] = {
+    {"rows", "rows", "rows per group", {100, 1000, 10000}, 1, 1000000},
+    {"page_bytes", "bytes", "page size", {4096, 65536, 1048576}, 64, 1LL << 40},
+    {"skew", "percent", "signed skew", {0, 0, 0}, -50, 50},
+};
+static const char *const demo_phases[] = {"decode", "consume", NULL};
+
+static uint64_t demo_footprint(const int64_t *p)
+{
+	return (uint64_t)p[0] * (uint64_t)p[1];
+}
+
+static int demo_check(struct wl_ctx *ctx)
+{
+	if (ctx->p[2] == 7)
+		return wl_fail(ctx, "skew 7 needs rows >= %d", 9);
+	return 0;
+}
+
+static int demo_run(struct wl_ctx *ctx, uint64_t *checksum)
+{
+	(void)ctx;
+	*checksum = 0;
+	return 0;
+}
+
+static const struct workload demo = {
+    .name = "demo",
+    .description = "test table",
+    .params = demo_params,
+    .nparams = 3,
+    .phases = demo_phases,
+    .footprint = demo_footprint,
+    .check = demo_check,
+    .run = demo_run,
+};
+static const struct workload other = {
+    .name = "other", .description = "no params", .footprint = demo_footprint, .run = demo_run};
+static const struct workload *const registry[] = {&demo, &other, NULL};
+
+static struct run_opts opts;
+static char err[1024];
+
+/* Parses a space-separated command line (no quoting; "''" stands for an empty argument). */
+static int parse(const char *line)
+{
+	static char buf[1024];
+	char *argv[64], *save = NULL;
+	int argc = 0;
+
+	snprintf(buf, sizeof buf, "%s", line);
+	for (char *t = strtok_r(buf, " ", &save); t && argc < 64; t = strtok_r(NULL, " ", &save))
+		argv[argc++] = strcmp(t, "''") == 0 ? t + 2 : t;
+	err[0] = '\0';
+	return params_parse_run(argc, argv, registry, &opts, err, sizeof err);
+}
+
+static void expect_ok(const char *line)
+{
+	int rc = parse(line);
+
+	CHECK(rc == 0, "accepts '%s' (%s)", line, err);
+}
+
+static void expect_error(const char *line, const char *message)
+{
+	int rc = parse(line);
+
+	CHECK(rc == -1 && strcmp(err, message) == 0, "rejects '%s': got \"%s\"", line, err);
+}
+
+static void test_defaults(void)
+{
+	expect_ok("demo");
+	CHECK(opts.wl == &demo && opts.scale == WL_SCALE_DEFAULT &&
+	          opts.seed == PARAMS_SEED_DEFAULT && opts.reps == 1 && strcmp(opts.out, "-") == 0,
+	      "defaults: scale default, seed %d, 1 rep, stdout", PARAMS_SEED_DEFAULT);
+	CHECK(opts.value[0] == 1000 && opts.value[1] == 65536 && !opts.given[0],
+	      "defaults come from the default scale");
+	expect_ok("--scale small demo");
+	CHECK(opts.scale == WL_SCALE_SMALL && opts.value[0] == 100 && opts.value[1] == 4096,
+	      "--scale before WORKLOAD selects small defaults");
+	expect_ok("demo --scale=large --seed=0 --reps 3 --out x.json");
+	CHECK(opts.scale == WL_SCALE_LARGE && opts.value[0] == 10000 && opts.seed == 0 &&
+	          opts.reps == 3 && strcmp(opts.out, "x.json") == 0,
+	      "--opt=value and --opt value forms");
+	expect_ok("other --seed 9007199254740991 --reps 1000");
+	CHECK(opts.wl == &other && opts.seed == 9007199254740991ULL && opts.reps == 1000,
+	      "largest seed and reps");
+}
+
+static void test_param_values(void)
+{
+	expect_ok("demo --param rows=1 --param page_bytes=64k --param=skew=-50 --scale small");
+	CHECK(opts.value[0] == 1 && opts.value[1] == 65536 && opts.value[2] == -50 &&
+	          opts.given[0] && opts.given[1] && opts.given[2],
+	      "--param overrides every default, whatever the option order");
+	expect_ok("demo --param page_bytes=3M");
+	CHECK(opts.value[1] == 3 << 20 && opts.value[0] == 1000, "M suffix is 2^20; others kept");
+	expect_ok("demo --param page_bytes=2G");
+	CHECK(opts.value[1] == 2LL << 30, "G suffix is 2^30");
+	expect_ok("demo --param page_bytes=1099511627776 --param rows=1000000");
+	CHECK(opts.value[1] == 1LL << 40 && opts.value[0] == 1000000, "range maxima are inclusive");
+}
+
+static void test_errors(void)
+{
+	expect_error("", "run: missing WORKLOAD");
+	expect_error("--seed 1", "run: missing WORKLOAD");
+	expect_error("nosuch", "run: unknown workload 'nosuch' (known: demo, other)");
+	expect_error("demo other", "run: unexpected argument 'other' after workload 'demo'");
+	expect_error("demo --verbose", "run: unknown option '--verbose'");
+	expect_error("demo --params=x", "run: unknown option '--params=x'");
+	expect_error("demo --seed", "--seed: missing value");
+	expect_error("demo --param", "--param: missing value");
+	expect_error("demo --scale huge", "--scale: unknown scale 'huge' (small, default, large)");
+	expect_error("demo --scale ''", "--scale: unknown scale '' (small, default, large)");
+	expect_error("demo --scale small --scale large", "--scale: given twice");
+	expect_error("demo --seed x", "--seed: 'x' is not an unsigned integer");
+	expect_error("demo --seed ''", "--seed: '' is not an unsigned integer");
+	expect_error("demo --seed -1", "--seed: '-1' is not an unsigned integer");
+	expect_error("demo --seed 1.5", "--seed: '1.5' is not an unsigned integer");
+	expect_error("demo --seed 9007199254740992",
+	             "--seed: '9007199254740992' is out of range 0..9007199254740991");
+	expect_error("demo --seed 18446744073709551616",
+	             "--seed: '18446744073709551616' is out of range 0..9007199254740991");
+	expect_error("demo --reps 0", "--reps: '0' is out of range 1..1000");
+	expect_error("demo --reps 1001", "--reps: '1001' is out of range 1..1000");
+	expect_error("demo --reps -2", "--reps: '-2' is out of range 1..1000");
+	expect_error("demo --reps 2x", "--reps: '2x' is not an integer");
+	expect_error("demo --reps 1k", "--reps: '1k' is not an integer");
+	expect_error("demo --out ''", "--out: empty file name (use - for stdout)");
+	expect_error("demo --out a --out b", "--out: given twice");
+	expect_error("demo --param rows", "--param: 'rows' is not KEY=VALUE");
+	expect_error("demo --param =5", "--param: '=5' is not KEY=VALUE");
+	expect_error("demo --param width=5", "--param: demo has no parameter 'width' (known: rows, "
+	                                     "page_bytes, skew)");
+	expect_error("demo --param Rows=5", "--param: demo has no parameter 'Rows' (known: rows, "
+	                                    "page_bytes, skew)");
+	expect_error("other --param rows=5", "--param: other has no parameter 'rows' (known: )");
+	expect_error("demo --param rows=", "--param rows: empty value");
+	expect_error("demo --param rows=abc", "--param rows: 'abc' is not an integer");
+	expect_error("demo --param rows=12x", "--param rows: '12x' is not an integer");
+	expect_error("demo --param rows=+5", "--param rows: '+5' is not an integer");
+	expect_error("demo --param rows=0x10", "--param rows: '0x10' is not an integer");
+	expect_error("demo --param rows=1k", "--param rows: '1k' is not an integer");
+	expect_error("demo --param rows=0", "--param rows: '0' is out of range 1..1000000");
+	expect_error("demo --param rows=-1", "--param rows: '-1' is out of range 1..1000000");
+	expect_error("demo --param rows=1000001",
+	             "--param rows: '1000001' is out of range 1..1000000");
+	expect_error("demo --param rows=99999999999999999999999",
+	             "--param rows: '99999999999999999999999' is out of range 1..1000000");
+	expect_error("demo --param rows=1 --param rows=2", "--param rows: given twice");
+	expect_error("demo --param page_bytes=1T", "--param page_bytes: '1T' is not a byte count "
+	                                           "(integer, optional k/M/G suffix)");
+	expect_error("demo --param page_bytes=1kk", "--param page_bytes: '1kk' is not a byte count "
+	                                            "(integer, optional k/M/G suffix)");
+	expect_error("demo --param page_bytes=2048G",
+	             "--param page_bytes: '2048G' is out of range 64..1099511627776");
+	expect_error("demo --param page_bytes=9007199254740992G",
+	             "--param page_bytes: '9007199254740992G' is out of range 64..1099511627776");
+	expect_error("demo --param skew=51", "--param skew: '51' is out of range -50..50");
+	expect_error("demo --param skew=-", "--param skew: '-' is not an integer");
+}
+
+static void test_option_values_are_values(void)
+{
+	expect_ok("demo --out --param");
+	CHECK(strcmp(opts.out, "--param") == 0 && !opts.given[0],
+	      "--out --param: '--param' is the file name, not an option");
+}
+
+static void test_integers(void)
+{
+	int64_t v;
+	uint64_t u;
+
+	CHECK(params_parse_i64("9223372036854775807", 0, &v) == 0 && v == INT64_MAX, "INT64_MAX");
+	CHECK(params_parse_i64("-9223372036854775808", 0, &v) == 0 && v == INT64_MIN, "INT64_MIN");
+	errno = 0;
+	CHECK(params_parse_i64("9223372036854775808", 0, &v) == -1 && errno == ERANGE,
+	      "INT64_MAX + 1 is ERANGE");
+	errno = 0;
+	CHECK(params_parse_i64("8589934592G", 1, &v) == -1 && errno == ERANGE,
+	      "suffix overflow is ERANGE");
+	errno = 0;
+	CHECK(params_parse_i64(" 5", 0, &v) == -1 && errno == EINVAL, "leading space is EINVAL");
+	CHECK(params_parse_i64("5 ", 0, &v) == -1 && errno == EINVAL, "trailing space is EINVAL");
+	CHECK(params_parse_i64("-0", 0, &v) == 0 && v == 0, "-0 is 0");
+	CHECK(params_parse_u64("18446744073709551615", &u) == 0 && u == UINT64_MAX, "UINT64_MAX");
+	errno = 0;
+	CHECK(params_parse_u64("18446744073709551616", &u) == -1 && errno == ERANGE,
+	      "UINT64_MAX + 1 is ERANGE");
+	errno = 0;
+	CHECK(params_parse_u64("18446744073709551616x", &u) == -1 && errno == EINVAL,
+	      "overflow with trailing junk is EINVAL");
+}
+
+static void test_format(void)
+{
+	char buf[32];
+
+	params_format(&demo_params[1], 65536, buf, sizeof buf);
+	CHECK(strcmp(buf, "64k") == 0, "65536 bytes shows as 64k (%s)", buf);
+	params_format(&demo_params[1], 3 << 20, buf, sizeof buf);
+	CHECK(strcmp(buf, "3M") == 0, "3 MiB shows as 3M (%s)", buf);
+	params_format(&demo_params[1], 1LL << 40, buf, sizeof buf);
+	CHECK(strcmp(buf, "1024G") == 0, "2^40 bytes shows as 1024G (%s)", buf);
+	params_format(&demo_params[1], 1000, buf, sizeof buf);
+	CHECK(strcmp(buf, "1000") == 0, "1000 bytes stays decimal (%s)", buf);
+	params_format(&demo_params[0], 65536, buf, sizeof buf);
+	CHECK(strcmp(buf, "65536") == 0, "rows never get a suffix (%s)", buf);
+	CHECK(params_nphases(&demo) == 2 && params_nphases(&other) == 0, "phase counts");
+}
+
+static void test_validate(void)
+{
+	expect_ok("demo --param skew=7");
+	CHECK(params_validate(&opts, 1ULL << 40, err, sizeof err) == -1 &&
+	          strcmp(err, "demo: skew 7 needs rows >= 9") == 0,
+	      "check() failure is reported with the workload name: \"%s\"", err);
+	expect_ok("demo --param rows=1000 --param page_bytes=1M");
+	CHECK(params_validate(&opts, 1ULL << 30, err, sizeof err) == 0,
+	      "a footprint within physical memory passes (%s)", err);
+	CHECK(params_validate(&opts, 1ULL << 29, err, sizeof err) == -1 &&
+	          strcmp(err, "demo: these parameters need up to 1048576000 bytes (1.0 GiB), "
+	                      "more than the 536870912 bytes (0.5 GiB) of physical memory") == 0,
+	      "a footprint above physical memory names both sizes: \"%s\"", err);
+	expect_ok("other");
+	CHECK(params_validate(&opts, 0, err, sizeof err) == 0, "a NULL check() is skipped");
+}
+
+int main(void)
+{
+	test_defaults();
+	test_param_values();
+	test_errors();
+	test_option_values_are_values();
+	test_integers();
+	test_format();
+	test_validate();
+	return CHECK_DONE();
+}
