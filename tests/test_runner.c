@@ -1,0 +1,310 @@
+/* test_runner.c - unit tests of the bench front end's pieces: option parsing and its bad inputs,
+ * name lists, a driver's workload list, signal names, stderr tail cleaning, the /proc parsers on
+ * fixed text, and the runner on tiny /bin/sh processes (exit, signal, timeout, padding, capture).
+ */
+#include "bench.h"
+#include "check.h"
+#include "runner.h"
+#include "telemetry.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ARGV(...) ((char *[]){"bench", __VA_ARGS__, NULL})
+#define ARGC(...) ((int)(sizeof(ARGV(__VA_ARGS__)) / sizeof(char *)) - 1)
+/* Options keep pointers into argv: the arrays must outlive the checks, so they are named. */
+#define DECL(v, ...)        char *v[] = {"bench", __VA_ARGS__, NULL}
+#define PARSE(o, v)         parse((int)(sizeof(v) / sizeof(v[0])) - 1, v, o)
+#define BAD(name, msg, ...) bad(name, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), msg)
+
+static char err[512];
+
+static int parse(int argc, char **argv, struct bench_opts *o)
+{
+	err[0] = '\0';
+	return bench_parse_args(argc, argv, o, err, sizeof err);
+}
+
+/* Parses argv, expects failure with msg in the reason. */
+static void bad(const char *name, int argc, char **argv, const char *msg)
+{
+	struct bench_opts o;
+	int rc = parse(argc, argv, &o);
+
+	CHECK(rc == -1 && strstr(err, msg) && !strchr(err, '\n'), "bad input: %s -> '%s'", name,
+	      err);
+	if (rc == 0)
+		bench_opts_free(&o);
+}
+
+static void test_defaults(void)
+{
+	char *v[] = {"bench", NULL};
+	struct bench_opts o;
+
+	CHECK(parse(1, v, &o) == 0, "no options parse");
+	CHECK(o.rounds == 10 && o.warmup == 1 && o.min_rounds == 3, "default rounds 10, warm-up 1, "
+	                                                            "min 3");
+	CHECK(o.timeout_s == 120 && o.pad_max == 4096 && o.budget_s == 0, "default timeout 120 s, "
+	                                                                  "pad 4096, no budget");
+	CHECK(o.seed == 42 && !o.seed_set && strcmp(o.scale, "default") == 0 && o.reps == 1,
+	      "default seed 42, scale default, reps 1");
+	CHECK(!o.allocators && !o.workloads && !o.out && !o.quiet && !o.gate_argv && !o.ncmds,
+	      "nothing else set by default");
+	bench_opts_free(&o);
+}
+
+static void test_good(void)
+{
+	struct bench_opts o;
+	DECL(v1, "-asystem,mimalloc", "-w", "pipeline", "--rounds=5", "--budget", "2.5", "--param",
+	     "rows=10", "--param=cols=3", "-q", "--seed", "9007199254740991", "--shuffle-seed", "0",
+	     "--pad-max", "0", "--warmup", "0");
+	DECL(v2, "--budget", "270");
+	DECL(v3, "--cmd", "a=true", "--cmd", "b.2=sleep 0 && true", "-o", "x.json", "--gate",
+	     "--candidate", "b.2", "--rounds", "nonsense");
+	DECL(v4, "--rounds", "4", "--gate", "--candidate", "x");
+	DECL(v5, "--rounds", "x", "--help");
+	DECL(v6, "--help");
+
+	CHECK(PARSE(&o, v1) == 0, "full drivers command line parses (%s)", err);
+	CHECK(strcmp(o.allocators, "system,mimalloc") == 0 && strcmp(o.workloads, "pipeline") == 0,
+	      "-aVALUE and -w VALUE");
+	CHECK(o.rounds == 5 && o.rounds_set && o.budget_s == 2.5 && o.min_rounds == 3,
+	      "--rounds=5 with --budget 2.5");
+	CHECK(o.nparams == 2 && strcmp(o.params[1], "cols=3") == 0, "two --param, = form");
+	CHECK(o.quiet && o.seed == 9007199254740991ULL && o.shuffle_seed_set && o.shuffle_seed == 0,
+	      "quiet, seed 2^53-1, shuffle seed 0");
+	CHECK(o.pad_max == 0 && o.warmup == 0, "--pad-max 0 and --warmup 0 are allowed");
+	bench_opts_free(&o);
+
+	CHECK(PARSE(&o, v2) == 0 && o.rounds == 0 && o.budget_s == 270,
+	      "--budget alone: no round limit");
+	bench_opts_free(&o);
+
+	CHECK(PARSE(&o, v3) == 0, "--cmd mode with --gate parses (%s)", err);
+	CHECK(o.ncmds == 2 && strcmp(o.cmd_names[1], "b.2") == 0 &&
+	          strcmp(o.cmd_lines[1], "sleep 0 && true") == 0,
+	      "--cmd split at the first '='");
+	CHECK(o.gate_argc == 5 && strcmp(o.gate_argv[0], "--gate") == 0 &&
+	          strcmp(o.gate_argv[4], "nonsense") == 0,
+	      "everything after --gate is left to the gate");
+	CHECK(o.min_rounds == 6, "--gate looks first after 6 rounds by default");
+	bench_opts_free(&o);
+
+	CHECK(PARSE(&o, v4) == 0 && o.min_rounds == 4, "--gate with --rounds 4: min rounds 4");
+	bench_opts_free(&o);
+
+	CHECK(PARSE(&o, v5) == -1, "a bad option before --help still fails");
+	CHECK(PARSE(&o, v6) == 0 && o.help, "--help");
+	bench_opts_free(&o);
+}
+
+static void test_bad(void)
+{
+	BAD("unknown option", "unknown option", "--frobnicate");
+	BAD("stray argument", "unexpected argument", "pipeline");
+	BAD("missing value", "--rounds: missing value", "--rounds");
+	BAD("missing -a value", "-a: missing value", "-a");
+	BAD("non-numeric rounds", "--rounds: 'ten' is not an integer", "--rounds", "ten");
+	BAD("zero rounds", "1..100000", "--rounds", "0");
+	BAD("negative seed", "--seed", "--seed", "-1");
+	BAD("seed above 2^53-1", "0..9007199254740991", "--seed", "9007199254740992");
+	BAD("trailing junk", "--reps", "--reps", "3x");
+	BAD("zero budget", "--budget", "--budget", "0");
+	BAD("nan timeout", "--timeout", "--timeout", "nan");
+	BAD("huge timeout", "--timeout", "--timeout", "1e99");
+	BAD("unknown scale", "unknown scale 'huge'", "--scale", "huge");
+	BAD("param without =", "not KEY=VALUE", "--param", "rows");
+	BAD("param empty value", "not KEY=VALUE", "--param", "rows=");
+	BAD("param bad key", "not a parameter name", "--param", "Rows=1");
+	BAD("param twice", "given twice", "--param", "a=1", "--param", "a=2");
+	BAD("option twice", "--rounds is given twice", "--rounds", "3", "--rounds", "4");
+	BAD("one --cmd", "at least two commands", "--cmd", "a=true");
+	BAD("duplicate --cmd", "given twice", "--cmd", "a=true", "--cmd", "a=false");
+	BAD("bad --cmd name", "NAME=COMMAND", "--cmd", "a b=true", "--cmd", "c=true");
+	BAD("empty --cmd", "empty command", "--cmd", "a=  ", "--cmd", "c=true");
+	BAD("--cmd with -a", "cannot be combined with", "--cmd", "a=true", "--cmd", "b=true", "-a",
+	    "system");
+	BAD("--cmd with --param", "--param", "--cmd", "a=true", "--cmd", "b=true", "--param",
+	    "x=1");
+	BAD("-o -", "needs a file name", "-o", "-");
+	BAD("-o with --results-dir", "exclude each other", "-o", "x", "--results-dir", "d");
+	BAD("min rounds above rounds", "more than --rounds", "--rounds", "3", "--min-rounds", "5");
+	BAD("pad too large", "--pad-max", "--pad-max", "70000");
+}
+
+static void test_lists(void)
+{
+	char **v = NULL, **names = NULL, **params = NULL;
+	int n;
+
+	n = bench_split_list("system,mimalloc", "-a", &v, err, sizeof err);
+	CHECK(n == 2 && strcmp(v[0], "system") == 0 && strcmp(v[1], "mimalloc") == 0, "split list");
+	bench_free_list(v, n > 0 ? (size_t)n : 0);
+	CHECK(bench_split_list("a,,b", "-a", &v, err, sizeof err) == -1 && strstr(err, "empty"),
+	      "empty list item refused");
+	CHECK(bench_split_list("", "-w", &v, err, sizeof err) == -1, "empty list refused");
+	CHECK(bench_split_list("a,b,a", "-a", &v, err, sizeof err) == -1 &&
+	          strstr(err, "'a' is given twice"),
+	      "duplicate list item refused");
+	CHECK(bench_split_list("a b", "-a", &v, err, sizeof err) == -1 &&
+	          strstr(err, "not a valid name"),
+	      "name with a space refused");
+
+	n = bench_parse_workload_list(
+	    "{\"schema\":\"allocab-list/1\",\"workloads\":[{\"name\":\"parquet_load\",\"params\":"
+	    "[{\"name\":\"rows\"},{\"name\":\"cols\"}]},{\"name\":\"pipeline\",\"params\":[]}]}",
+	    &names, &params);
+	CHECK(n == 2 && strcmp(names[0], "parquet_load") == 0 &&
+	          strcmp(params[0], ",rows,cols,") == 0 && strcmp(params[1], ",") == 0,
+	      "allocab-list/1 workloads and their parameters");
+	bench_free_list(names, 2);
+	bench_free_list(params, 2);
+	n = bench_parse_workload_list("[{\"name\":\"a\"}]", &names, &params);
+	CHECK(n == 1 && strcmp(names[0], "a") == 0, "a bare array of workloads");
+	bench_free_list(names, 1);
+	bench_free_list(params, 1);
+	CHECK(bench_parse_workload_list("not json", &names, &params) == -1, "list: not JSON");
+	CHECK(bench_parse_workload_list("{\"workloads\":[]}", &names, &params) == -1,
+	      "list: no workloads");
+	CHECK(bench_parse_workload_list("[{\"name\":\"a\"},{\"nome\":\"b\"}]", &names, &params) ==
+	          -1,
+	      "list: a workload without a name");
+}
+
+static void test_signals_and_tail(void)
+{
+	char out[64];
+	size_t n;
+
+	CHECK(strcmp(runner_signal_name(SIGSEGV), "SIGSEGV") == 0, "SIGSEGV named");
+	CHECK(strcmp(runner_signal_name(SIGKILL), "SIGKILL") == 0, "SIGKILL named");
+	CHECK(strcmp(runner_signal_name(SIGABRT), "SIGABRT") == 0, "SIGABRT named");
+	CHECK(runner_signal_name(0) == NULL && runner_signal_name(SIGRTMIN + 1) == NULL,
+	      "no name for 0 or a real-time signal");
+
+	n = runner_clean_tail("a\nb\n\n", 5, 0, out);
+	CHECK(n == 3 && strcmp(out, "a\nb") == 0, "tail: trailing newlines dropped");
+	n = runner_clean_tail("tial\nline2\nline3\n", 17, 1, out);
+	CHECK(strcmp(out, "line2\nline3") == 0 && n == 11, "cut tail starts at a whole line");
+	n = runner_clean_tail("abcdef", 6, 1, out);
+	CHECK(strcmp(out, "abcdef") == 0, "cut tail without a newline kept");
+	n = runner_clean_tail("\xa9\xa9xyz", 5, 1, out);
+	CHECK(strcmp(out, "xyz") == 0, "cut tail drops a split UTF-8 character");
+	n = runner_clean_tail("a\xff"
+	                      "b\xc3\xa9",
+	                      5, 0, out);
+	CHECK(strcmp(out, "a?b\xc3\xa9") == 0, "invalid byte replaced, valid UTF-8 kept");
+	n = runner_clean_tail("\xc0\x80|\xed\xa0\x80|\0|", 9, 0, out);
+	CHECK(strcmp(out, "??|???|?|") == 0, "overlong, surrogate and NUL replaced ('%s')", out);
+	(void)n;
+}
+
+static void test_telemetry(void)
+{
+	const char *stat = "cpu  2127 0 2196 91146 744 0 86 301 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n";
+	uint64_t steal = 0;
+	double load = 0;
+
+	CHECK(telemetry_parse_steal(stat, &steal) == 0 && steal == 301, "steal column of cpu line");
+	CHECK(telemetry_parse_steal("intr 5\ncpu  1 2 3 4 5 6 7 42\n", &steal) == 0 && steal == 42,
+	      "cpu line found after another line");
+	CHECK(telemetry_parse_steal("cpu  1 2 3 4 5 6 7\n", &steal) == -1,
+	      "no steal column: unknown");
+	CHECK(telemetry_parse_steal("cpu0 1 2 3 4 5 6 7 8\n", &steal) == -1,
+	      "per-CPU lines are not the aggregate");
+	CHECK(telemetry_parse_steal("", &steal) == -1, "empty /proc/stat");
+	CHECK(telemetry_parse_loadavg("0.11 0.12 0.05 1/93 5639\n", &load) == 0 && load == 0.11,
+	      "loadavg first field");
+	CHECK(telemetry_parse_loadavg("abc", &load) == -1 &&
+	          telemetry_parse_loadavg("", &load) == -1 &&
+	          telemetry_parse_loadavg("1.5x 1 1", &load) == -1,
+	      "loadavg garbage refused");
+}
+
+static int sh(const char *cmd, size_t pad, double timeout, struct runner_result *r)
+{
+	char *argv[] = {"sh", "-c", (char *)cmd, NULL};
+	struct runner_spec s = {.path = "/bin/sh",
+	                        .argv = argv,
+	                        .pad_bytes = pad,
+	                        .timeout_s = timeout,
+	                        .grace_s = 1,
+	                        .capture_stdout = 1};
+
+	return runner_run(&s, r, err, sizeof err);
+}
+
+static void test_runner(void)
+{
+	struct runner_result r;
+	volatile sig_atomic_t stop = 1;
+	char *argv[] = {"x", NULL};
+	struct runner_spec s = {
+	    .path = "/nonexistent/allocab-x", .argv = argv, .timeout_s = 5, .grace_s = 1};
+
+	CHECK(sh("printf hello; echo oops >&2; exit 3", 0, 10, &r) == 0 && r.end == RUNNER_EXITED &&
+	          r.exit_code == 3,
+	      "exit status 3");
+	CHECK(r.out && strcmp(r.out, "hello") == 0 && strcmp(r.tail, "oops") == 0,
+	      "stdout captured, stderr tail kept");
+	CHECK(r.wall_ns > 0 && r.max_rss_kib > 0, "wall time and max RSS recorded");
+	runner_result_free(&r);
+
+	CHECK(sh("printf %s \"${#ALLOCAB_PAD}\"", 1234, 10, &r) == 0 && r.out &&
+	          strcmp(r.out, "1234") == 0,
+	      "ALLOCAB_PAD has pad_bytes bytes");
+	runner_result_free(&r);
+	setenv("ALLOCAB_PAD", "xx", 1);
+	CHECK(sh("env | grep -c '^ALLOCAB_PAD='", 0, 10, &r) == 0 && r.out &&
+	          strcmp(r.out, "1\n") == 0,
+	      "an inherited ALLOCAB_PAD is replaced, not doubled");
+	unsetenv("ALLOCAB_PAD");
+	runner_result_free(&r);
+
+	CHECK(sh("kill -SEGV $$", 0, 10, &r) == 0 && r.end == RUNNER_SIGNALED &&
+	          r.term_signal == SIGSEGV,
+	      "death by SIGSEGV");
+	runner_result_free(&r);
+
+	CHECK(sh("sleep 20", 0, 0.2, &r) == 0 && r.end == RUNNER_TIMEOUT &&
+	          r.term_signal == SIGTERM && r.wall_ns < 10000000000LL,
+	      "timeout: SIGTERM to the group, run ends early");
+	runner_result_free(&r);
+
+	CHECK(sh("trap '' TERM; sleep 20 & wait; wait", 0, 0.2, &r) == 0 &&
+	          r.end == RUNNER_TIMEOUT && r.term_signal == SIGKILL,
+	      "timeout: SIGKILL after the grace period when SIGTERM is ignored");
+	runner_result_free(&r);
+
+	CHECK(sh("i=0; while [ $i -lt 400 ]; do echo line$i >&2; i=$((i+1)); done", 0, 20, &r) ==
+	              0 &&
+	          r.tail_len <= RUNNER_TAIL_MAX && strncmp(r.tail, "line", 4) == 0 &&
+	          strcmp(r.tail + r.tail_len - 7, "line399") == 0,
+	      "long stderr: last whole lines, at most 1 KiB (%zu bytes)", r.tail_len);
+	runner_result_free(&r);
+
+	CHECK(runner_run(&s, &r, err, sizeof err) == 0 && r.end == RUNNER_EXITED &&
+	          r.exit_code == 127 && strstr(r.tail, "cannot execute /nonexistent/allocab-x"),
+	      "exec failure: exit 127 with the reason on stderr");
+	runner_result_free(&r);
+
+	s.path = "/bin/true";
+	s.stop = &stop;
+	CHECK(runner_run(&s, &r, err, sizeof err) == 0 && r.end == RUNNER_STOPPED,
+	      "stop already requested: nothing runs");
+	runner_result_free(&r);
+}
+
+int main(void)
+{
+	test_defaults();
+	test_good();
+	test_bad();
+	test_lists();
+	test_signals_and_tail();
+	test_telemetry();
+	test_runner();
+	return CHECK_DONE();
+}
