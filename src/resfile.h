@@ -1,0 +1,79 @@
+/* resfile.h - an allocab-bench/1 results document, validated and reduced to what compare and gate
+ * need: per measured round, arm and workload one run with its status, its time per phase (median
+ * over reps), its memory figures and its noise telemetry. Warm-up rounds are dropped here, except
+ * that their failures are still listed. Everything is copied: a loaded document keeps no cJSON. */
+#ifndef ALLOCAB_RESFILE_H
+#define ALLOCAB_RESFILE_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#define RF_MAX_PHASES 8
+
+struct rf_run {
+	int present;                /* 0: the round has no run for this arm and workload */
+	int ok;                     /* status "ok": times below are valid */
+	double t_ns[RF_MAX_PHASES]; /* per phase of the workload: median over reps of wall_ns */
+	double wall_ns;             /* the process's wall time, for rates (NAN if unknown) */
+	double max_rss_kib;         /* peak RSS; NAN if unknown */
+	double retained_bytes;      /* resident after the last rep; NAN if unknown */
+	double invol_ctx;           /* involuntary context switches of the run; NAN if unknown */
+	double steal_s;             /* CPU time stolen during the run, all CPUs; NAN if unknown */
+	double loadavg_1m;          /* NAN if unknown */
+};
+
+struct rf_workload {
+	char *name;
+	size_t nphases;              /* 0 until an ok run has been seen */
+	char *phases[RF_MAX_PHASES]; /* "total" is always among them */
+	char *checksum;              /* NULL in commands mode or without an ok run */
+	char *work;                  /* effective params, seed and scale as one comparable string */
+};
+
+struct rf_fail {
+	size_t round; /* the round's "index" */
+	int warmup;
+	char *arm, *workload, *status;
+	char *signal;      /* NULL unless killed by a signal */
+	int exit_status;   /* -1 if unknown */
+	char *stderr_tail; /* NULL if none */
+};
+
+struct rf_doc {
+	char *path;          /* the name errors and reports use */
+	char *status;        /* the bench's status: complete, running, interrupted, ... */
+	int commands;        /* config.mode "commands": one pseudo-workload, process times */
+	char machine_id[17]; /* "" if the document has no machine fingerprint */
+	char *machine_desc;  /* "cpu_model, N cpus, kernel K" or NULL */
+	char *env;           /* machine.env as compact JSON, or NULL */
+	size_t narms, nwl;
+	char **arms;
+	struct rf_workload *wl;
+	size_t nrounds;      /* measured rounds, in file order */
+	size_t *round_index; /* their "index" fields */
+	size_t nwarmup;
+	struct rf_run *runs; /* [round][arm][workload]; use rf_run() */
+	size_t nfails;
+	struct rf_fail *fails; /* every run that was not ok, warm-up rounds included */
+};
+
+/* Reads, parses and validates the file. Returns a document the caller frees with rf_free, or NULL
+ * with "PATH: problem" in err (missing file, not JSON, wrong schema, invalid structure, or runs of
+ * one workload that did different work: checksums or effective parameters that differ). errno is
+ * ENOMEM when memory ran out, EINVAL otherwise. */
+struct rf_doc *rf_load(const char *path, char *err, size_t errlen);
+/* The same on a document in memory, named `name` in messages; bench is not kept. */
+struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen);
+void rf_free(struct rf_doc *d);
+/* Whether two documents can be compared: the same mode, and for every workload both hold the same
+ * checksum, effective parameters and phases. Returns 0, or -1 with the first difference in err
+ * ("WORKLOAD: checksum differs between A (x) and B (y): not the same work"). */
+int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size_t errlen);
+
+const struct rf_run *rf_run(const struct rf_doc *d, size_t round, size_t arm, size_t wl);
+/* Index of a name, or -1. */
+int rf_arm(const struct rf_doc *d, const char *name);
+int rf_workload(const struct rf_doc *d, const char *name);
+int rf_phase(const struct rf_workload *w, const char *name);
+
+#endif

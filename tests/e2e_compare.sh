@@ -1,0 +1,202 @@
+# e2e_compare.sh - `allocab compare` and `allocab gate` on crafted allocab-bench/1 files: formats,
+# the convention line, gate exit codes 0/1/3/2, two-file mode, failures, and every bad input.
+# The files are generated here (mkbench) with deterministic times: no benchmark runs.
+. tests/lib.sh
+
+A=$BUILD/allocab
+J=$BUILD/tests/jget
+CONV='speedup 1.12x means the candidate takes 1/1.12 of the baseline'"'"'s time; improvement % = (1 - t_candidate/t_baseline) x 100'
+
+# mkbench FILE VAR=VALUE...: writes a bench document. Variables:
+#   arms="system=1,mimalloc=0.8/0.01"  arm=time factor[/noise amplitude] against system's time
+#   wls="parquet_load,pipeline" rounds=8 warmup=1 id=MACHINE_ID mode=drivers|commands
+#   fail=ARM:ROUND (crashed, SIGSEGV) sum=ARM (a different checksum) schema=... base=NS
+#   spread=0.05 (how much the rounds differ from each other: paired ratios do not see it)
+mkbench() {
+	local out=$1
+	shift
+	awk -v arms=system=1 -v wls=parquet_load,pipeline -v rounds=8 -v warmup=1 \
+		-v id=aaaa000000000001 -v mode=drivers -v fail= -v sum= -v schema=allocab-bench/1 \
+		-v base=100000000 -v spread=0.05 "${@/#/-v}" 'BEGIN {
+	na = split(arms, al, ","); nw = split(wls, wl, ",")
+	for (a = 1; a <= na; a++) {
+		split(al[a], kv, "="); name[a] = kv[1]; split(kv[2], fa, "/")
+		factor[a] = fa[1]; amp[a] = (fa[2] == "" ? 0.004 : fa[2])
+	}
+	if (mode == "commands") { nw = 1; wl[1] = "command" }
+	printf "{\"schema\":\"%s\",\"tool\":{\"name\":\"allocab\",\"version\":\"0.1.0\"},", schema
+	printf "\"status\":\"complete\",\"config\":{\"mode\":\"%s\",\"arms\":[", mode
+	for (a = 1; a <= na; a++) printf "%s\"%s\"", (a > 1 ? "," : ""), name[a]
+	printf "],\"workloads\":["
+	for (w = 1; w <= nw; w++) printf "%s\"%s\"", (w > 1 ? "," : ""), wl[w]
+	printf "],\"clock_ticks_per_s\":100},\"machine\":{\"cpu_model\":\"Test CPU\",\"online_cpus\":2,"
+	printf "\"kernel\":\"6.1.0\",\"id\":\"%s\",\"env\":{}},\"rounds\":[", id
+	for (r = 0; r < warmup + rounds; r++) {
+		m = r - warmup
+		printf "%s{\"index\":%d,\"warmup\":%s,\"runs\":[", (r ? "," : ""), r, (m < 0 ? "true" : "false")
+		t0 = base * (1 + spread * ((r * 7) % 5))
+		first = 1
+		for (w = 1; w <= nw; w++) for (a = 1; a <= na; a++) {
+			t = int(t0 * w * factor[a] * (1 + amp[a] * (((m * 5 + a * 3 + w) % 7) / 6 - 0.5)))
+			crashed = (fail == name[a] ":" m)
+			printf "%s{\"arm\":\"%s\",\"workload\":\"%s\",\"pad_bytes\":7,", (first ? "" : ","), name[a], wl[w]
+			first = 0
+			if (crashed) {
+				printf "\"status\":\"crashed\",\"exit_status\":null,\"signal\":\"SIGSEGV\","
+				printf "\"stderr_tail\":\"boom\\nsegfault in arena\\n\",\"process\":{\"wall_ns\":%d}}", t
+				continue
+			}
+			printf "\"status\":\"ok\",\"exit_status\":0,\"signal\":null,\"stderr_tail\":null,"
+			printf "\"process\":{\"wall_ns\":%d,\"max_rss_kib\":%d,\"involuntary_ctx_switches\":2},", t, 1000 * factor[a]
+			printf "\"telemetry\":{\"steal_ticks\":0,\"loadavg_1m\":0.5}"
+			if (mode == "commands") { printf "}"; continue }
+			printf ",\"record\":{\"schema\":\"allocab-run/1\",\"workload\":{\"name\":\"%s\",", wl[w]
+			printf "\"scale\":\"small\",\"seed\":42,\"params\":{\"rows\":100}},"
+			printf "\"phases\":[\"total\"%s],", (wl[w] == "pipeline" ? ",\"read\"" : "")
+			printf "\"reps\":[{\"phases\":{\"total\":{\"wall_ns\":%d}", t
+			if (wl[w] == "pipeline") printf ",\"read\":{\"wall_ns\":%d}", t / 3
+			printf "}}],\"checksum\":\"%s\",", (sum == name[a] ? "00000000000000bb" : "00000000000000aa")
+			printf "\"rusage\":{\"max_rss_kib\":%d,\"involuntary_ctx_switches\":2},", 1000 * factor[a]
+			printf "\"rss\":{\"retained_bytes\":1048576}}}"
+		}
+		printf "]}"
+	}
+	printf "]}\n"
+}' >"$out"
+}
+
+# bad NAME PATTERN CMD...: CMD exits 2 with one stderr line `allocab: compare|gate: ...PATTERN`.
+bad() {
+	local name=$1 pattern=$2
+	shift 2
+	expect_status "$name: exit 2" 2 "$@"
+	expect_err "$name: one line" "^allocab: (compare|gate): .*$pattern"
+}
+
+mkbench "$TMP/r.json" arms=system=1,mimalloc=0.8,jemalloc=1.1,tcmalloc=0.95/0.08 rounds=12
+mkbench "$TMP/new.json" arms=system=1.1,mimalloc=0.8 rounds=8 spread=0.001
+mkbench "$TMP/same.json" arms=system=1,mimalloc=0.8 rounds=8 spread=0.001
+mkbench "$TMP/far.json" arms=system=1,mimalloc=0.8 rounds=8 spread=0.001 id=bbbb000000000002
+mkbench "$TMP/crash.json" arms=system=1,mimalloc=0.8 fail=mimalloc:2
+mkbench "$TMP/one.json" arms=system=1,mimalloc=0.8 rounds=1
+mkbench "$TMP/cmd.json" arms=old=1,new=0.7 mode=commands
+mkbench "$TMP/sum.json" arms=system=1,mimalloc=0.8 sum=mimalloc
+mkbench "$TMP/other.json" arms=hoard=1
+mkbench "$TMP/otherwl.json" arms=system=1 wls=batch_prep
+mkbench "$TMP/schema.json" schema=allocab-bench/9
+check "fixtures are JSON" "$J" "$TMP/r.json" schema
+
+# compare: formats and the convention
+expect_status "compare table" 0 "$A" compare "$TMP/r.json"
+if grep -qF "$CONV" "$TMP/out" && grep -q 'p (Holm)' "$TMP/out" && grep -q '95% CI' "$TMP/out"; then
+	ok "table states the convention and its columns"
+else
+	notok "table states the convention and its columns" "$(head -c 400 "$TMP/out")"
+fi
+grep -Eq '^parquet_load +total +mimalloc +1\.25[0-9]x .*faster' "$TMP/out" &&
+	ok "table: mimalloc 1/0.8 faster" || notok "table: mimalloc 1/0.8 faster" "$(grep mimalloc "$TMP/out" | head -2)"
+grep -Eq '^geomean +total +jemalloc .*slower' "$TMP/out" &&
+	ok "table: geomean jemalloc slower" || notok "table: geomean jemalloc slower" "$(grep geomean "$TMP/out")"
+grep -Eq '^pipeline +read +mimalloc' "$TMP/out" &&
+	ok "table: pipeline phases by default" || notok "table: pipeline phases by default" "no read row"
+
+expect_status "compare markdown" 0 "$A" compare "$TMP/r.json" --format markdown
+grep -q '^| workload | phase | candidate | speedup |' "$TMP/out" && grep -qF "$CONV" "$TMP/out" &&
+	ok "markdown table and convention" || notok "markdown table and convention" "$(head -c 300 "$TMP/out")"
+
+expect_status "compare json -o" 0 "$A" compare "$TMP/r.json" --format json -o "$TMP/c.json"
+[ "$("$J" "$TMP/c.json" schema)" = allocab-compare/1 ] && ok "json schema" || notok "json schema" "$(head -c 200 "$TMP/c.json")"
+[ "$("$J" "$TMP/c.json" convention)" = "$CONV" ] && ok "json convention" || notok "json convention" "missing"
+[ "$("$J" "$TMP/c.json" comparisons.0.candidate)" = mimalloc ] &&
+	[ "$("$J" "$TMP/c.json" comparisons.0.verdict)" = faster ] &&
+	[ "$("$J" "$TMP/c.json" comparisons.0.n)" = 12 ] && ok "json first comparison" ||
+	notok "json first comparison" "$("$J" "$TMP/c.json" comparisons.0)"
+[ ! -s "$TMP/out" ] && ok "-o leaves stdout empty" || notok "-o leaves stdout empty" "$(head -c 100 "$TMP/out")"
+ls -a "$TMP" | grep -q '^\.allocab-tmp' && notok "-o leaves no temporary file" "found one" || ok "-o leaves no temporary file"
+
+expect_status "compare csv" 0 "$A" compare "$TMP/r.json" --format csv
+sed -n 2p "$TMP/out" | grep -q '^workload,phase,candidate,baseline,n,' && head -1 "$TMP/out" | grep -qF "$CONV" &&
+	ok "csv convention line and header" || notok "csv convention line and header" "$(head -2 "$TMP/out")"
+
+expect_status "compare --bootstrap" 0 "$A" compare "$TMP/r.json" --format json --bootstrap 10000 --seed 7
+[ "$("$J" "$TMP/out" interval)" = bootstrap ] && [ "$("$J" "$TMP/out" bootstrap.seed)" = 7 ] &&
+	ok "bootstrap recorded" || notok "bootstrap recorded" "$("$J" "$TMP/out" bootstrap)"
+cp "$TMP/out" "$TMP/boot1"
+"$A" compare "$TMP/r.json" --format json --bootstrap 10000 --seed 7 >"$TMP/boot2" 2>/dev/null
+cmp -s "$TMP/boot1" "$TMP/boot2" && ok "bootstrap output identical for a fixed seed" || notok "bootstrap reproducible" "differs"
+
+# failures and insufficient data
+expect_status "compare with a crashed run" 0 "$A" compare "$TMP/crash.json"
+grep -q 'round 3: mimalloc on parquet_load: crashed by SIGSEGV: segfault in arena' "$TMP/out" &&
+	grep -q 'mimalloc 2/16' "$TMP/out" && ok "failed run named with round, status, signal, stderr" ||
+	notok "failed run named" "$(grep -i fail -A2 "$TMP/out")"
+grep -Eq '^parquet_load +total +mimalloc .* 7 ' "$TMP/out" && ok "crashed round not paired (n 7)" ||
+	notok "crashed round not paired" "$(grep '^parquet_load' "$TMP/out")"
+expect_status "compare one round" 0 "$A" compare "$TMP/one.json"
+grep -Eq '^parquet_load +total +mimalloc +- .*insufficient data +1 ' "$TMP/out" &&
+	ok "one round: insufficient data, n 1" || notok "one round: insufficient data" "$(grep '^parquet' "$TMP/out")"
+
+# commands mode: the first arm is the baseline
+expect_status "compare commands" 0 "$A" compare "$TMP/cmd.json" --format json
+[ "$("$J" "$TMP/out" baseline)" = old ] && [ "$("$J" "$TMP/out" comparisons.0.candidate)" = new ] &&
+	ok "commands: first arm is the baseline" || notok "commands baseline" "$("$J" "$TMP/out" comparisons.0)"
+
+# two files
+expect_status "compare two files" 0 "$A" compare "$TMP/r.json" "$TMP/new.json" --format json
+[ "$("$J" "$TMP/out" mode)" = two-sample ] && [ "$("$J" "$TMP/out" 'comparisons.#')" -ge 2 ] &&
+	ok "two files: two-sample comparisons of common arms" || notok "two files" "$("$J" "$TMP/out" mode)"
+expect_status "compare two machines" 0 "$A" compare "$TMP/same.json" "$TMP/far.json"
+grep -q 'WARNING: machine fingerprints differ' "$TMP/err" && grep -q 'WARNING: machine fingerprints differ' "$TMP/out" &&
+	ok "different machines: loud warning on stderr and in the report" || notok "machine warning" "$(cat "$TMP/err")"
+
+# gate: the three outcomes and their exit codes
+expect_status "gate PASS exit 0" 0 "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 5%
+tail -1 "$TMP/out" | grep -q '^gate: PASS' && grep -q '^PASS  *parquet_load/total mimalloc vs system' "$TMP/out" &&
+	ok "gate PASS lines" || notok "gate PASS lines" "$(cat "$TMP/out")"
+expect_status "gate FAIL exit 1" 1 "$A" gate "$TMP/r.json" --candidate jemalloc --min-speedup 5
+tail -1 "$TMP/out" | grep -q '^gate: FAIL' && ok "gate FAIL line" || notok "gate FAIL line" "$(cat "$TMP/out")"
+expect_status "gate INCONCLUSIVE exit 3" 3 "$A" gate "$TMP/r.json" --candidate tcmalloc --min-speedup 5%
+tail -1 "$TMP/out" | grep -q '^gate: INCONCLUSIVE' && ok "gate INCONCLUSIVE line" || notok "gate INCONCLUSIVE line" "$(cat "$TMP/out")"
+expect_status "gate --on geomean" 0 "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 2.5% --on geomean
+[ "$(grep -c '^PASS' "$TMP/out")" = 1 ] && grep -q 'geomean/total' "$TMP/out" && ok "geomean: one verdict" ||
+	notok "geomean: one verdict" "$(cat "$TMP/out")"
+expect_status "gate --max-slowdown" 0 "$A" gate "$TMP/r.json" --candidate mimalloc --max-slowdown 3% --phase read
+expect_status "gate --against slower FAIL" 1 "$A" gate "$TMP/new.json" --against "$TMP/same.json" --max-slowdown 3% --candidate system
+expect_status "gate --against same PASS" 0 "$A" gate "$TMP/same.json" --against "$TMP/same.json" --max-slowdown 3%
+expect_status "gate one round INCONCLUSIVE" 3 "$A" gate "$TMP/one.json" --candidate mimalloc --min-speedup 5%
+grep -q 'insufficient data' "$TMP/out" && ok "gate names insufficient data" || notok "gate insufficient" "$(cat "$TMP/out")"
+
+# bad input: exit 2 and one line
+bad "missing file" "nope.json: No such file or directory" "$A" compare "$TMP/nope.json"
+head -c 300 "$TMP/r.json" >"$TMP/trunc.json"
+bad "truncated file" "trunc.json: truncated JSON" "$A" compare "$TMP/trunc.json"
+echo 'hello' >"$TMP/text.json"
+bad "non-JSON" "text.json: not JSON" "$A" compare "$TMP/text.json"
+bad "wrong schema" "schema 'allocab-bench/9' is not allocab-bench/1" "$A" compare "$TMP/schema.json"
+echo '{"schema":"allocab-bench/1","status":"complete","rounds":[]}' >"$TMP/noconfig.json"
+bad "structurally invalid" "noconfig.json: config: missing" "$A" compare "$TMP/noconfig.json"
+bad "no common arm" "share no arm" "$A" compare "$TMP/r.json" "$TMP/other.json"
+bad "no common workload" "share no workload" "$A" compare "$TMP/r.json" "$TMP/otherwl.json"
+bad "checksums differ" "parquet_load: checksum differs between system \(00000000000000aa\) and mimalloc \(00000000000000bb\): not the same work" "$A" compare "$TMP/sum.json"
+bad "unknown baseline" "baseline 'foo' is not in the file" "$A" compare "$TMP/r.json" --baseline foo
+bad "unknown candidate" "unknown candidate 'foo'" "$A" compare "$TMP/r.json" --candidate foo
+bad "unknown workload" "unknown workload 'foo'" "$A" compare "$TMP/r.json" --workload foo
+bad "unknown phase" "unknown phase 'foo'" "$A" compare "$TMP/r.json" --phase foo
+bad "unknown format" "--format 'xml'" "$A" compare "$TMP/r.json" --format xml
+bad "bad --conf" "--conf 'x'" "$A" compare "$TMP/r.json" --conf x
+bad "small --bootstrap" "--bootstrap '100'" "$A" compare "$TMP/r.json" --bootstrap 100
+bad "gate: missing file" "nope.json: No such file" "$A" gate "$TMP/nope.json" --candidate mimalloc --min-speedup 5
+bad "gate: unknown candidate" "unknown candidate 'foo'" "$A" gate "$TMP/r.json" --candidate foo --min-speedup 5
+bad "gate: negative percentage" "--min-speedup '-5%'" "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup -5%
+bad "gate: not a percentage" "--max-slowdown 'five'" "$A" gate "$TMP/r.json" --candidate mimalloc --max-slowdown five
+bad "gate: 100% speedup" "--min-speedup '100%'" "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 100%
+bad "gate: no margin" "give --min-speedup" "$A" gate "$TMP/r.json" --candidate mimalloc
+bad "gate: no candidate" "give --candidate" "$A" gate "$TMP/r.json" --min-speedup 5
+bad "gate: --against mismatched" "share no arm" "$A" gate "$TMP/other.json" --against "$TMP/r.json" --max-slowdown 3
+
+expect_status "compare --help" 0 "$A" compare --help
+grep -q '^usage: allocab compare' "$TMP/out" && ok "compare --help on stdout" || notok "compare --help" "$(head -2 "$TMP/out")"
+expect_status "gate --help" 0 "$A" gate --help
+grep -q 'Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input' "$TMP/out" && ok "gate --help documents exit codes" ||
+	notok "gate --help" "$(head -3 "$TMP/out")"
+exit $t_fail
