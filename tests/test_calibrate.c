@@ -1,0 +1,220 @@
+/* test_calibrate.c - the calibration's computations on fixed data with hand-checked values: the
+ * minimum detectable effect and the rounds an effect needs, the A/A verdict and its blocks, drift
+ * (Spearman and Theil-Sen), the gate's margin warning, and the calibration file round trip. */
+#include "calibrate.h"
+#include "check.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void test_mde(void)
+{
+	/* z(0.975) + z(0.8) = 2.801585; 0.1 x 2.801585 / sqrt(20 x 3/pi) = 0.0641067. */
+	CHECK_NEAR(calib_mde_pct(0.1, 20, 0.05, 0.8), 6.620611, 1e-4, "MDE of sd 0.1, 20 rounds");
+	CHECK_NEAR(calib_mde_pct(0.2, 80, 0.05, 0.8), 6.620611, 1e-4,
+	           "four times the rounds offset twice the sd");
+	CHECK_NEAR(calib_mde_pct(0, 20, 0.05, 0.8), 0, 1e-12, "no noise, no MDE");
+	CHECK(isinf(calib_mde_pct(0.1, 5, 0.05, 0.8)),
+	      "5 rounds cannot reach alpha 0.05 with a signed-rank test: MDE infinite");
+	CHECK(isfinite(calib_mde_pct(0.1, 6, 0.05, 0.8)), "6 rounds can");
+	/* ln 1.05 = 0.0487902; MDE(34) = 0.0491676 > it, MDE(35) = 0.0484601 <= it. */
+	CHECK(calib_rounds_for(0.1, 5, 0.05, 0.8) == 35, "5%% at sd 0.1 needs 35 rounds (got %zu)",
+	      calib_rounds_for(0.1, 5, 0.05, 0.8));
+	CHECK(calib_rounds_for(0.001, 50, 0.05, 0.8) == 6,
+	      "a huge effect still needs the 6 rounds a signed-rank test needs (got %zu)",
+	      calib_rounds_for(0.001, 50, 0.05, 0.8));
+	CHECK(calib_rounds_for(0.1, 0, 0.05, 0.8) == 0, "no rounds for a zero effect");
+	CHECK_NEAR(calib_log(calib_pct(0.123)), 0.123, 1e-12, "percent and log ratio round trip");
+	CHECK_NEAR(calib_pct(log(1.05)), 5, 1e-9, "ln 1.05 is 5%%");
+}
+
+static void test_noise(void)
+{
+	const double sym[] = {0.1, -0.1, 0.2, -0.2, 0.05, -0.05, 0.3, -0.3};
+	const double pos[] = {0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.10};
+	struct calib_noise n;
+
+	CHECK(calib_noise(sym, 8, 0.05, &n) == 0, "noise of a symmetric sample");
+	CHECK_NEAR(n.sd, 0.2017778, 1e-6, "sd");
+	CHECK_NEAR(n.mad, 0.15 * 1.4826, 1e-6, "MAD x 1.4826");
+	CHECK_NEAR(n.est.est, 0, 1e-12, "HL estimate 0");
+	CHECK(!n.false_positive && n.p > 0.9, "no false positive (p = %g)", n.p);
+	CHECK(calib_noise(pos, 10, 0.05, &n) == 0, "noise of 10 positive ratios");
+	CHECK_NEAR(n.p, 2.0 / 1024, 1e-9, "exact signed-rank p of W+ = 55, n = 10");
+	CHECK_NEAR(n.est.est, 0.055, 1e-12, "HL estimate of 0.01..0.10");
+	CHECK(n.false_positive && n.est.lo > 0, "interval excludes 0: a false positive");
+	CHECK(calib_noise(pos, 1, 0.05, &n) == -1, "one round is refused");
+}
+
+static void test_blocks(void)
+{
+	double d[25];
+	struct calib_blocks b;
+	const double sym[] = {0.1, -0.1, 0.2, -0.2, 0.05, -0.05, 0.3, -0.3, 0.01, -0.01};
+
+	for (int i = 0; i < 10; i++)
+		d[i] = 0.01 * (i + 1);
+	for (int i = 0; i < 10; i++)
+		d[10 + i] = sym[i];
+	for (int i = 20; i < 25; i++)
+		d[i] = 1;
+	CHECK(calib_blocks(d, 25, 10, 0.05, &b) == 0, "blocks of 10");
+	CHECK(b.count == 2 && b.rejected == 1 && b.size == 10,
+	      "two whole blocks, the shifted one rejected (count %zu, rejected %zu)", b.count,
+	      b.rejected);
+	CHECK(calib_blocks(d, 5, 10, 0.05, &b) == 0 && b.count == 0, "fewer rounds than a block");
+	CHECK(calib_blocks(d, 25, 1, 0.05, &b) == -1, "block of 1 refused");
+}
+
+static void test_drift(void)
+{
+	const double x[] = {1, 3, 2, 5, 4};
+	double line[10];
+	struct calib_drift dr;
+
+	/* ranks differ by 0,1,1,1,1: rho = 1 - 6 x 4 / (5 x 24) = 0.8; t = 2.3094 with 3 df. */
+	CHECK(calib_drift(x, 5, &dr) == 0, "drift of 1 3 2 5 4");
+	CHECK_NEAR(dr.rho, 0.8, 1e-12, "Spearman rho");
+	CHECK_NEAR(dr.p, 0.10409, 1e-4, "Spearman p (t approximation, 3 df)");
+	CHECK_NEAR(dr.slope, 0.875, 1e-12, "Theil-Sen slope: median of the 10 pairwise slopes");
+	for (int i = 0; i < 10; i++)
+		line[i] = 2.5 - 0.25 * i;
+	CHECK(calib_drift(line, 10, &dr) == 0, "drift of a falling line");
+	CHECK_NEAR(dr.rho, -1, 1e-12, "rho -1");
+	CHECK_NEAR(dr.slope, -0.25, 1e-12, "slope -0.25 per round");
+	CHECK(calib_drift(line, 1, &dr) == -1, "one point refused");
+}
+
+static void test_margin(void)
+{
+	const double d[] = {0.1, -0.1, 0.2, -0.2, 0.05, -0.05, 0.3, -0.3, 0.0, 0.02};
+	char msg[512] = "";
+
+	/* sd 0.178064 over 10 rounds: MDE 2.801585 x 0.178064 / sqrt(10 x 3/pi) = 0.161433 in
+	 * log ratio = 17.52%; ln 1.03 needs 299 rounds (MDE(298) = 0.029572 > 0.029559). */
+	CHECK(calib_margin_warning(stats_sd(d, 10), 10, 3, 0.05, 0.8, msg, sizeof msg) == 1,
+	      "a 3%% margin on this noise is warned about");
+	CHECK(strstr(msg, "margin 3% is below the minimum detectable effect of these 10 rounds") &&
+	          strstr(msg, "(18% at 80% power"),
+	      "the warning names margin, rounds and MDE: %s", msg);
+	CHECK(strstr(msg, "about 299 rounds would resolve 3%") != NULL,
+	      "and the rounds that would resolve it");
+	CHECK(calib_margin_warning(stats_sd(d, 10), 10, 25, 0.05, 0.8, msg, sizeof msg) == 0,
+	      "a 25%% margin is not");
+	CHECK(calib_margin_warning(stats_sd(d, 5), 5, 25, 0.05, 0.8, msg, sizeof msg) == 1 &&
+	          strstr(msg, "too few rounds"),
+	      "5 rounds cannot decide any margin: %s", msg);
+	CHECK(calib_margin_warning(stats_sd(d, 1), 1, 3, 0.05, 0.8, msg, sizeof msg) == 0,
+	      "one round: no data");
+	{
+		char small[16];
+
+		CHECK(calib_margin_warning(stats_sd(d, 10), 10, 3, 0.05, 0.8, small,
+		                           sizeof small) == 1 &&
+		          strlen(small) == sizeof small - 1,
+		      "a short buffer gets a truncated, terminated warning");
+	}
+}
+
+static void test_file(void)
+{
+	char path[] = "/tmp/allocab-test-calib.XXXXXX", err[512];
+	double d[12] = {0.01, -0.02, 0.03, 0.0, -0.01, 0.02, -0.03, 0.01, 0.02, -0.02, 0.0, 0.01};
+	struct calib_result r = {.workload = "feature_extract",
+	                         .phase = "total",
+	                         .n = 12,
+	                         .d = d,
+	                         .median_a_ns = 1e8,
+	                         .round_s = 0.3};
+	struct calib_plan plan = {.alpha = 0.05,
+	                          .power = 0.8,
+	                          .block = 6,
+	                          .for_rounds = {10},
+	                          .effects = {5},
+	                          .neffects = 1};
+	cJSON *meta = cJSON_CreateObject(), *cfg = cJSON_AddObjectToObject(meta, "config"), *doc;
+	struct calib_file *c;
+	const struct calib_entry *e;
+	char *text;
+	int fd = mkstemp(path);
+	FILE *f;
+
+	calib_noise(d, 12, 0.05, &r.noise);
+	calib_blocks(d, 12, 6, 0.05, &r.blocks);
+	calib_drift(d, 12, &r.drift_ratio);
+	calib_drift(d, 12, &r.drift_time);
+	cJSON_AddStringToObject(meta, "backend", "system");
+	cJSON_AddStringToObject(cfg, "scale", "small");
+	cJSON_AddNumberToObject(cfg, "alpha", 0.05);
+	cJSON_AddNumberToObject(cfg, "power", 0.8);
+	doc = calib_json(&r, 1, &plan, 0.6, meta);
+	CHECK(doc != NULL, "calibration document built");
+	text = cJSON_Print(doc);
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	c = calib_load(path, err, sizeof err);
+	CHECK(c != NULL, "calibration file read back (%s)", c ? "ok" : err);
+	e = c ? calib_find(c, "feature_extract", "total") : NULL;
+	CHECK(e && e->rounds == 12 && fabs(e->sd - stats_sd(d, 12)) < 1e-12,
+	      "its entry keeps rounds and sd");
+	CHECK(c && !calib_find(c, "feature_extract", "decode") && !calib_find(c, "x", "total"),
+	      "unknown workload or phase: no entry");
+	CHECK(c && strcmp(c->backend, "system") == 0 && strcmp(c->scale, "small") == 0 &&
+	          c->alpha == 0.05,
+	      "backend, scale and alpha");
+	calib_file_free(c);
+	calib_file_free(NULL);
+
+	f = fopen(path, "w");
+	fputs("{\"schema\": \"allocab-bench/1\"}", f);
+	fclose(f);
+	CHECK(!calib_load(path, err, sizeof err) &&
+	          strstr(err, "schema is not allocab-calibration/1"),
+	      "another schema is refused: %s", err);
+	f = fopen(path, "w");
+	fputs("{\"schema\": \"allocab-calibration/1\", \"backend\": \"system\", \"config\": "
+	      "{\"scale\": \"small\", \"alpha\": 0.05, \"power\": 0.8}, \"workloads\": "
+	      "[{\"workload\": \"w\", \"phase\": \"total\", \"rounds\": 10, \"sd\": -1}]}",
+	      f);
+	fclose(f);
+	CHECK(!calib_load(path, err, sizeof err) && strstr(err, "workloads:"),
+	      "a negative sd is refused: %s", err);
+	f = fopen(path, "w");
+	fputs("{\"schema\": \"allocab-calibration/1\", \"backend\": \"system\", \"config\": "
+	      "{\"scale\": \"small\", \"alpha\": 0.05, \"power\": 0.8}, \"workloads\": "
+	      "[{\"workload\": \"w\", \"phase\": \"total\", \"rounds\": 1}, "
+	      "{\"workload\": \"v\", \"phase\": \"total\", \"rounds\": 8, \"sd\": 0.5}]}",
+	      f);
+	fclose(f);
+	c = calib_load(path, err, sizeof err);
+	CHECK(c && c->n == 1 && !calib_find(c, "w", "total") && calib_find(c, "v", "total"),
+	      "a workload with too few rounds (no sd) is skipped, the others kept");
+	calib_file_free(c);
+	f = fopen(path, "w");
+	fputs("{\"schema\": \"allocab-calibration/1\"", f);
+	fclose(f);
+	CHECK(!calib_load(path, err, sizeof err) && strstr(err, "not JSON"), "truncated: %s", err);
+	unlink(path);
+	errno = 0;
+	CHECK(!calib_load(path, err, sizeof err) && errno == ENOENT, "missing file: ENOENT (%s)",
+	      err);
+	free(text);
+	cJSON_Delete(doc);
+	cJSON_Delete(meta);
+}
+
+int main(void)
+{
+	test_mde();
+	test_noise();
+	test_blocks();
+	test_drift();
+	test_margin();
+	test_file();
+	return CHECK_DONE();
+}
