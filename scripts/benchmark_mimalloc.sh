@@ -1,0 +1,286 @@
+#!/usr/bin/env bash
+# benchmark_mimalloc.sh - drop-in replacement for the old one-shot "glibc once, mimalloc once under
+# `time`" script. It prints the same four summary lines, now from interleaved paired rounds measured
+# by `allocab bench` and analysed by `allocab compare`, each with its confidence interval, plus a
+# verdict line. Run with --help for the interface; docs/methodology.md for the method.
+set -u
+export LC_ALL=C
+
+prog=benchmark_mimalloc
+budget_default=120
+min_rounds_default=6 # below 6 paired rounds no two-sided 95% signed-rank interval or verdict exists
+
+usage() {
+	cat <<EOF
+usage: scripts/benchmark_mimalloc.sh [options]
+       scripts/benchmark_mimalloc.sh [options] [--] COMMAND [MIMALLOC_COMMAND]
+       scripts/benchmark_mimalloc.sh [options] --cmd COMMAND [--cmd-mimalloc MIMALLOC_COMMAND]
+
+Is mimalloc faster than glibc malloc? Without a command: allocab's own drivers run a workload
+(default pipeline) with each allocator. With commands: your program, run through /bin/sh -c.
+One COMMAND: the mimalloc arm is the same command with LD_PRELOAD=libmimalloc.so.2 exported, so
+every program it starts preloads mimalloc (how teams usually switch; a statically linked program
+ignores LD_PRELOAD). Two: the first runs as is for glibc, the second for mimalloc.
+
+Both arms run in interleaved rounds (allocab bench: in each round each arm runs once, each in a
+fresh process, in a shuffled order; the first --warmup rounds are discarded) until the budget is
+spent, then allocab compare pairs them round by round. A round runs the job twice, and at least
+--min-rounds measured rounds plus the warm-up run whatever the budget: for a long job, shorten it
+(fewer steps) rather than the rounds. The arms are named system and mimalloc in the results.
+
+  -w, --workload NAME    allocab workload to run (default: pipeline; not with commands)
+  --scale S              small, default or large (default: \$BENCH_SCALE, else default)
+  --budget SECONDS       wall-clock budget, warm-up included (default: \$BENCH_BUDGET, else
+                         $budget_default unless --rounds is given)
+  --rounds N             at most N measured rounds (default: as many as the budget allows)
+  --min-rounds N         measured rounds run whatever the budget (default: $min_rounds_default, the
+                         fewest that can give a verdict; never more than --rounds)
+  --warmup N             warm-up rounds, run and discarded (default: 1)
+  --timeout SECONDS      per run, then the run is killed and recorded as timed out
+                         (default: 120 for a workload, 3600 for commands)
+  --preload LIB          what one COMMAND's mimalloc arm preloads (default: libmimalloc.so.2)
+  --cmd COMMAND          the same as a first positional COMMAND
+  --cmd-mimalloc COMMAND the same as a second positional COMMAND
+  --gate PCT             then allocab gate: is mimalloc at least PCT% faster (0 <= PCT < 100;
+                         0: not slower)? Its lines follow; exit with its status
+  -o, --output FILE      results file (default: results/<UTC stamp>.json and a copy
+                         results/latest.json, like allocab bench)
+  -q, --quiet            no progress or summary from allocab bench on stderr
+  -h, --help             this text
+
+Output (stdout):
+  System Allocator Duration: median time of the glibc runs
+  Mimalloc Duration: median time of the mimalloc runs, with the paired time ratio
+                     t_mimalloc/t_glibc and its confidence interval
+  Performance Improvement: (1 - t_mimalloc/t_glibc) x 100, with its confidence interval
+  Speedup Ratio: t_glibc/t_mimalloc, with its confidence interval
+  Verdict: mimalloc is faster | mimalloc is slower | no detectable difference (p, paired rounds)
+  Results: the allocab-bench/1 file, to rerun allocab compare or allocab gate on
+Durations are medians (a workload's total phase; a command's whole process, start-up included)
+and carry no interval of their own: the machine's speed drifts between rounds, and pairing the
+two arms within each round cancels that drift, so the intervals are of the paired ratios:
+Hodges-Lehmann estimate of the per-round log ratios with the Wilcoxon signed-rank interval
+(95%, or the lower level it reaches with fewer than 6 rounds, as the line then says). The
+verdict needs p < 0.05 and an interval that excludes 1.
+
+Binaries: \$ALLOCAB_BUILD/allocab, else build/allocab of this repository, else allocab on PATH.
+Exit status: 0 measured (whatever the verdict); 1 runtime failure (allocab missing, a bench or
+compare failure, fewer than 2 rounds in which both arms succeeded); 2 bad usage; 130
+interrupted (the summary of the finished rounds is still printed). With --gate: the gate's
+0 PASS, 1 FAIL, 3 INCONCLUSIVE.
+
+Examples:
+  scripts/benchmark_mimalloc.sh                        # pipeline workload, 120 s
+  scripts/benchmark_mimalloc.sh --scale small --budget 60
+  scripts/benchmark_mimalloc.sh --budget 1800 'python train.py --steps 200'
+  scripts/benchmark_mimalloc.sh -- './train' './train-mimalloc'
+  scripts/benchmark_mimalloc.sh -q --gate 5            # CI: 0 PASS, 1 FAIL, 3 INCONCLUSIVE
+EOF
+}
+
+die() { # die STATUS MESSAGE
+	printf '%s: %s\n' "$prog" "$2" >&2
+	exit "$1"
+}
+bad() { die 2 "$1 (see --help)"; }
+is_count() { [[ $1 =~ ^[0-9]+$ ]] && [ "${#1}" -le 6 ]; }
+is_seconds() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v s="$1" 'BEGIN { exit !(s > 0) }'; }
+
+workload='' scale='' budget='' rounds='' min_rounds='' warmup='' timeout='' gate='' out='' quiet=''
+preload=libmimalloc.so.2
+cmds=()
+named_cmd='' named_cmd_mi=''
+while [ $# -gt 0 ]; do
+	opt=$1 val='' has_val=0
+	case $opt in
+	--*=*) val=${opt#*=} opt=${opt%%=*} has_val=1 ;;
+	esac
+	case $opt in
+	-w | --workload | --scale | --budget | --rounds | --min-rounds | --warmup | --timeout | \
+		--preload | --cmd | --cmd-mimalloc | --gate | -o | --output)
+		if [ "$has_val" = 0 ]; then
+			[ $# -ge 2 ] || bad "$opt needs a value"
+			val=$2
+			shift
+		fi
+		;;
+	-h | --help | -q | --quiet | --)
+		[ "$has_val" = 0 ] || bad "$opt takes no value"
+		;;
+	-?*) bad "unknown option '$opt'" ;;
+	esac
+	case $opt in
+	-w | --workload) workload=$val ;;
+	--scale) scale=$val ;;
+	--budget) budget=$val ;;
+	--rounds) rounds=$val ;;
+	--min-rounds) min_rounds=$val ;;
+	--warmup) warmup=$val ;;
+	--timeout) timeout=$val ;;
+	--preload) preload=$val ;;
+	--cmd) named_cmd=$val ;;
+	--cmd-mimalloc) named_cmd_mi=$val ;;
+	--gate) gate=$val ;;
+	-o | --output) out=$val ;;
+	-q | --quiet) quiet=1 ;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	--)
+		shift
+		cmds+=("$@")
+		break
+		;;
+	*) cmds+=("$opt") ;;
+	esac
+	shift
+done
+
+if [ -n "$named_cmd$named_cmd_mi" ]; then
+	[ ${#cmds[@]} -eq 0 ] || bad "give the commands either with --cmd/--cmd-mimalloc or as arguments, not both"
+	[ -n "$named_cmd" ] || bad "--cmd-mimalloc needs --cmd (the glibc command)"
+	cmds=("$named_cmd")
+	[ -z "$named_cmd_mi" ] || cmds+=("$named_cmd_mi")
+fi
+[ ${#cmds[@]} -le 2 ] || bad "at most two commands (glibc, then mimalloc), got ${#cmds[@]}"
+for c in "${cmds[@]}"; do
+	[[ $c =~ [^[:space:]] ]] || bad "empty command"
+done
+if [ ${#cmds[@]} -gt 0 ]; then
+	[ -z "$workload" ] || bad "--workload runs allocab's drivers; it cannot be combined with commands"
+	[ -z "$scale" ] || bad "--scale runs allocab's drivers; it cannot be combined with commands"
+else
+	workload=${workload:-pipeline}
+	[[ $workload =~ ^[A-Za-z0-9_]+$ ]] || bad "--workload: '$workload' is not one workload name"
+	scale=${scale:-${BENCH_SCALE:-default}}
+fi
+[ -z "$rounds" ] || { is_count "$rounds" && [ "$rounds" -ge 1 ]; } || bad "--rounds: '$rounds' is not a whole number >= 1"
+[ -z "$min_rounds" ] || { is_count "$min_rounds" && [ "$min_rounds" -ge 1 ]; } || bad "--min-rounds: '$min_rounds' is not a whole number >= 1"
+[ -z "$warmup" ] || is_count "$warmup" || bad "--warmup: '$warmup' is not a whole number"
+[ -z "$timeout" ] || is_seconds "$timeout" || bad "--timeout: '$timeout' is not a number of seconds > 0"
+budget=${budget:-${BENCH_BUDGET:-}}
+[ -n "$budget" ] || [ -n "$rounds" ] || budget=$budget_default
+[ -z "$budget" ] || is_seconds "$budget" || bad "--budget (or BENCH_BUDGET): '$budget' is not a number of seconds > 0"
+if [ -n "$gate" ]; then
+	if ! [[ $gate =~ ^[0-9]+(\.[0-9]+)?%?$ ]] || ! awk -v p="${gate%\%}" 'BEGIN { exit !(p < 100) }'; then
+		bad "--gate: '$gate' is not a percentage in 0..100 (e.g. 5 or 2.5%)"
+	fi
+fi
+[ -z "$out" ] || [ "$out" != - ] || bad "-o: needs a file name"
+if [ -z "$preload" ] || [[ $preload =~ [[:space:]\'\"\\\$\`] ]]; then
+	bad "--preload: '$preload' is not a library name or path"
+fi
+
+if [ -n "${ALLOCAB_BUILD:-}" ]; then
+	allocab=$ALLOCAB_BUILD/allocab
+	[ -x "$allocab" ] || die 1 "ALLOCAB_BUILD=$ALLOCAB_BUILD: no executable allocab there"
+elif root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd) && [ -x "$root/build/allocab" ]; then
+	allocab=$root/build/allocab
+elif allocab=$(command -v allocab); then
+	:
+else
+	die 1 "cannot find allocab: run make, set ALLOCAB_BUILD, or put allocab on PATH"
+fi
+
+bench=("$allocab" bench)
+if [ ${#cmds[@]} -eq 0 ]; then
+	bench+=(-a "system,mimalloc" -w "$workload" --scale "$scale")
+	phase_workload=$workload
+else
+	if [ ${#cmds[@]} -eq 1 ]; then
+		[ -z "${LD_PRELOAD:-}" ] ||
+			die 2 "LD_PRELOAD is already set ($LD_PRELOAD): the glibc arm would not run glibc; unset it or give both commands"
+		# A library ld.so cannot open is skipped with a warning and the arm silently runs glibc.
+		case $(LD_PRELOAD=$preload /bin/true 2>&1) in
+		*"cannot be preloaded"*) die 1 "--preload $preload: the dynamic linker cannot preload it (Debian: apt-get install libmimalloc2.0, or give its path)" ;;
+		esac
+		cmds+=("LD_PRELOAD=$preload; export LD_PRELOAD; ${cmds[0]}")
+	fi
+	bench+=(--cmd "system=${cmds[0]}" --cmd "mimalloc=${cmds[1]}" --timeout "${timeout:-3600}")
+	timeout=
+	phase_workload='command' # the one workload of a commands-mode bench
+fi
+[ -z "$budget" ] || bench+=(--budget "$budget")
+[ -z "$rounds" ] || bench+=(--rounds "$rounds")
+min_rounds=${min_rounds:-$min_rounds_default}
+[ -z "$rounds" ] || [ "$min_rounds" -le "$rounds" ] || min_rounds=$rounds
+bench+=(--min-rounds "$min_rounds")
+[ -z "$warmup" ] || bench+=(--warmup "$warmup")
+[ -z "$timeout" ] || bench+=(--timeout "$timeout")
+[ -z "$quiet" ] || bench+=(--quiet)
+
+latest=
+if [ -z "$out" ]; then
+	mkdir -p results || die 1 "cannot create the results directory"
+	out=results/$(date -u +%Y%m%dT%H%M%SZ).json
+	latest=results/latest.json
+fi
+
+"${bench[@]}" -o "$out"
+status=$?
+case $status in
+0 | 130) ;;
+1 | 2) exit "$status" ;; # allocab bench has said why, in one line
+*) die 1 "allocab bench failed (exit $status)" ;;
+esac
+# From here on an interrupted bench still exits 130, whatever else fails.
+fail=1
+[ "$status" -eq 0 ] || fail=$status
+[ -f "$out" ] || die "$fail" "allocab bench wrote no results file"
+if [ -n "$latest" ]; then
+	if ! cp "$out" "$latest.tmp" || ! mv "$latest.tmp" "$latest"; then
+		die "$fail" "cannot write $latest"
+	fi
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/benchmark_mimalloc.XXXXXX") || die "$fail" "cannot create a temporary directory"
+trap 'rm -rf "$tmp"' EXIT
+only=(--baseline system --candidate mimalloc --workload "$phase_workload" --phase total)
+if ! "$allocab" compare "$out" "${only[@]}" --format csv -o "$tmp/csv" 2>"$tmp/warnings"; then
+	cat "$tmp/warnings" >&2
+	exit "$fail"
+fi
+
+# The columns by name (docs/results-format.md, allocab-compare/1 csv), in this order.
+fields=$(awk -F, '
+	/^#/ { next }
+	!head { for (i = 1; i <= NF; i++) col[$i] = i; head = 1
+		split("n n_baseline n_candidate speedup ci_lo ci_hi ci_level improvement_pct p_holm verdict median_ns_baseline median_ns_candidate", want, " ")
+		for (k = 1; k in want; k++) if (!(want[k] in col)) { print "no column " want[k]; exit 1 }
+		next }
+	{ rows++; line = ""
+	  for (k = 1; k in want; k++) line = line (k > 1 ? "\t" : "") $col[want[k]] }
+	END { if (rows != 1) { print rows + 0 " rows, want 1"; exit 1 } print line }' "$tmp/csv") ||
+	die "$fail" "allocab compare --format csv: unexpected output: $fields"
+IFS=$'\t' read -r n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand <<<"$fields"
+
+if [ -z "$speedup" ] || [ -z "$lo" ] || [ -z "$hi" ]; then
+	[ "$fail" != 130 ] || die 130 "interrupted before 2 rounds with both arms ok; the finished rounds are in $out"
+	die 1 "no comparison possible: fewer than 2 rounds in which both arms succeeded (ok runs: glibc $n_base, mimalloc $n_cand); see the failed runs with: allocab compare $out"
+fi
+cat "$tmp/warnings" >&2 # too few rounds, drift, telemetry spikes: to be read with the numbers
+
+awk -v n="$n" -v nb="$n_base" -v nc="$n_cand" -v s="$speedup" -v lo="$lo" -v hi="$hi" \
+	-v level="$level" -v imp="$improvement" -v p="$p" -v verdict="$verdict" \
+	-v mb="$med_base" -v mc="$med_cand" 'BEGIN {
+	ci = level < 0.9495 ? sprintf("%.1f%% CI", 100 * level) : "95% CI"
+	printf "System Allocator Duration: %.3fs (median of %d runs; intervals are of the paired ratios below)\n", mb / 1e9, nb
+	printf "Mimalloc Duration: %.3fs (median of %d runs; time ratio to glibc %.3f, %s [%.3f, %.3f])\n", mc / 1e9, nc, 1 / s, ci, 1 / hi, 1 / lo
+	printf "Performance Improvement: %.1f%% (%s [%.1f%%, %.1f%%])\n", imp, ci, 100 * (1 - 1 / lo), 100 * (1 - 1 / hi)
+	printf "Speedup Ratio: %.3fx (%s [%.3fx, %.3fx])\n", s, ci, lo, hi
+	what = verdict == "faster" || verdict == "slower" ? "mimalloc is " verdict : verdict
+	# With n <= 5 the exact two-sided signed-rank p is at least 2/2^5 > 0.05.
+	printf "Verdict: %s (%s, %d paired rounds%s)\n", what, p < 0.001 ? "p < 0.001" : sprintf("p = %.2g", p), n,
+		n < 6 ? ": too few for any verdict" : ""
+}'
+
+echo "Results: $out"
+
+if [ -n "$gate" ]; then
+	"$allocab" gate "$out" "${only[@]}" --min-speedup "$gate"
+	gate_status=$?
+fi
+[ "$status" -eq 0 ] || exit "$status"
+[ -z "$gate" ] || exit "$gate_status"
+exit 0
