@@ -124,7 +124,7 @@ int calib_margin_warning(double sd, size_t n, double margin_pct, double alpha, d
 	       "margin %.3g%% is below the minimum detectable effect of these %zu rounds (",
 	       margin_pct, n);
 	if (isfinite(mde))
-		append(msg, len, "%.2g%%", mde);
+		append(msg, len, "%.1f%%", mde);
 	else
 		append(msg, len, "none: too few rounds");
 	append(msg, len,

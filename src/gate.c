@@ -257,7 +257,10 @@ static enum gate_outcome judge_row(const struct gate_spec *g, const struct cmp_r
 		snprintf(n, sizeof n, "%zu", row->n);
 	else
 		snprintf(n, sizeof n, "%zu+%zu", row->n_base, row->n_cand);
-	if (!row->usable)
+	/* With too few rounds an exact interval cannot reach the level asked: it is then the widest
+	 * interval there is, at a lower confidence, and must not decide anything. */
+	int short_level = row->usable && row->d.level < g->conf - 1e-9;
+	if (!row->usable || short_level)
 		o = GATE_INCONCLUSIVE;
 	else
 		o = row->d.hi <= m ? GATE_PASS : row->d.lo > m ? GATE_FAIL : GATE_INCONCLUSIVE;
@@ -276,9 +279,13 @@ static enum gate_outcome judge_row(const struct gate_spec *g, const struct cmp_r
 	fprintf(out, "%s", r->paired ? "t_cand/t_base" : "t_new/t_old");
 	static const char *const relation[] = {
 	    [GATE_PASS] = "<=", [GATE_FAIL] = ">", [GATE_INCONCLUSIVE] = "straddles"};
-	fprintf(out, " %g%% CI [%.3f, %.3f] %s %.3f (speedup %.3fx, n %s", 100 * g->conf,
-	        exp(row->d.lo), exp(row->d.hi), relation[o], bound, cmp_speedup(row->d.est), n);
-	if (o == GATE_INCONCLUSIVE && r->paired && row->sd > 0 && row->d.est != m) {
+	fprintf(out, " %.3g%% CI [%.3f, %.3f] %s %.3f (speedup %.3fx, n %s", 100 * row->d.level,
+	        exp(row->d.lo), exp(row->d.hi), short_level ? "undecided vs" : relation[o], bound,
+	        cmp_speedup(row->d.est), n);
+	if (short_level)
+		fprintf(out, "; the interval reaches only %.3g%% confidence, below the %g%% asked: "
+		             "more rounds needed", 100 * row->d.level, 100 * g->conf);
+	else if (o == GATE_INCONCLUSIVE && r->paired && row->sd > 0 && row->d.est != m) {
 		size_t need = stats_rounds_needed(row->sd, fabs(row->d.est - m), 1 - g->conf, 0.8);
 		if (need > 1000)
 			fprintf(out, "; the estimate is too close to the margin for more rounds to "

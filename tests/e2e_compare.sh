@@ -165,6 +165,12 @@ expect_status "gate --against slower FAIL" 1 "$A" gate "$TMP/new.json" --against
 expect_status "gate --against same PASS" 0 "$A" gate "$TMP/same.json" --against "$TMP/same.json" --max-slowdown 3%
 expect_status "gate one round INCONCLUSIVE" 3 "$A" gate "$TMP/one.json" --candidate mimalloc --min-speedup 5%
 grep -q 'insufficient data' "$TMP/out" && ok "gate names insufficient data" || notok "gate insufficient" "$(cat "$TMP/out")"
+# 4 rounds, mimalloc 20% faster in every one: the exact interval cannot reach 95% (at best
+# 1 - 2/16 = 87.5%), so the gate must not PASS on it.
+mkbench "$TMP/four.json" arms=system=1,mimalloc=0.8 rounds=4
+expect_status "gate on an interval below the level INCONCLUSIVE" 3 "$A" gate "$TMP/four.json" --candidate mimalloc --min-speedup 5%
+grep -q '87.5% CI .*reaches only 87.5% confidence, below the 95% asked' "$TMP/out" &&
+	ok "gate names the achieved level" || notok "gate names the achieved level" "$(cat "$TMP/out")"
 
 # bad input: exit 2 and one line
 bad "missing file" "nope.json: No such file or directory" "$A" compare "$TMP/nope.json"
