@@ -23,13 +23,16 @@ LIBS_system :=
 LIBS_mimalloc := -lmimalloc
 LIBS_jemalloc := -ljemalloc
 LIBS_tcmalloc := -ltcmalloc_minimal
+LIBS_system_slow :=
 
 WORKLOAD_SRC := $(wildcard workloads/*.c)
 COMMON_SRC := src/prng.c src/fingerprint.c src/atomicio.c
 DRIVER_LIB_SRC := src/wlcore.c src/registry.c src/params.c src/runrec.c src/proof.c $(WORKLOAD_SRC)
 DRIVER_MAIN_SRC := src/driver.c
-FRONT_LIB_SRC := src/stats.c
+FRONT_LIB_SRC := src/stats.c src/statdist.c src/resfile.c src/compare.c src/noise.c src/report.c src/gate.c
 FRONT_MAIN_SRC := src/allocab.c
+FRONT_LIB_SRC += src/bench.c src/benchopt.c src/benchrun.c src/benchdoc.c src/runner.c src/telemetry.c
+FRONT_LIB_SRC += src/calibrate.c src/calibreport.c src/calibcli.c src/duet.c
 TEST_SRC := $(wildcard tests/test_*.c)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
@@ -39,7 +42,7 @@ DRIVERS := $(addprefix $(BUILD)/allocab-,$(BACKENDS))
 FRONT := $(BUILD)/allocab
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 ASAN_TESTS := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
-TOOLS := $(BUILD)/tests/jget
+TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive
 
 .PHONY: all deps test unit bench validate install uninstall clean format
 .SUFFIXES:
@@ -64,6 +67,11 @@ $(BUILD)/asan/%.o: %.c
 # The backend object comes last so workload code has the same addresses in every driver.
 $(BUILD)/allocab-%: $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC)) $(BUILD)/allocators/%.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl -Wl,--no-as-needed $(LIBS_$*) -Wl,--as-needed
+# Nothing a backend adds may land before the shared code (docs/allocators.md): driver code calls
+# libraries through the GOT, not the PLT (which precedes .text), and backend code stays out of the
+# .text.startup/.text.unlikely sections that the linker places first.
+$(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC)): CFLAGS += -fno-plt
+$(BUILD)/allocators/%.o: CFLAGS += -fno-plt -fno-reorder-functions -fno-reorder-blocks-and-partition
 
 $(FRONT): $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC) $(FRONT_MAIN_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
@@ -76,6 +84,29 @@ $(BUILD)/asan/tests/%: $(BUILD)/asan/tests/%.o $(call asan_obj,$(LIB_SRC))
 
 $(BUILD)/tests/jget: $(BUILD)/tests/jget.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# The slow backend alone with a probe main: proves its injection count (tests/e2e_calibrate.sh).
+$(BUILD)/tests/inject_probe: $(BUILD)/tests/inject_probe.o $(BUILD)/allocators/system_slow.o
+	$(CC) $(LDFLAGS) -o $@ $^ -ldl -pthread
+
+# The naive analysis (ratio of means, Welch t test) that make validate holds allocab against.
+$(BUILD)/tests/naive: $(BUILD)/tests/naive.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# make validate: the harness measured against itself on this machine (~20 min), results/validation.md.
+validate: deps
+	@$(MAKE) --no-print-directory build-all $(TOOLS)
+	@BUILD=$(BUILD) scripts/validate.sh
+
+# make bench: every driver, every workload, rounds until BENCH_BUDGET seconds (warm-up included)
+# are spent, then the comparison table and a markdown report beside the results (scripts/bench.sh).
+# Small scale by default: a default-scale round takes over a minute on 2 cores, so 5 minutes would
+# hold too few rounds for an interval. BENCH_ARGS='--scale default' BENCH_BUDGET=3600 for full size.
+BENCH_BUDGET ?= 270
+BENCH_ARGS ?= --scale small
+bench: deps
+	@$(MAKE) --no-print-directory build-all
+	@BUILD=$(BUILD) BENCH_BUDGET=$(BENCH_BUDGET) scripts/bench.sh $(BENCH_ARGS)
 
 test: deps
 	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(TOOLS)
