@@ -54,7 +54,8 @@ uint64_t ck_bytes(uint64_t h, const void *p, size_t n)
 		h = ck_mix(h, w);
 	}
 	w = 0;
-	memcpy(&w, b, n);
+	if (n)
+		memcpy(&w, b, n);
 	return ck_mix(h, w ^ ((uint64_t)n << 56));
 }
 
