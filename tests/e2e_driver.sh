@@ -256,7 +256,8 @@ left=$(find "$TMP/outdir" -mindepth 1 ! -name regular | head -3)
 if [ -z "$left" ]; then ok "failed --out left no file behind"; else notok "failed --out left no file behind" "$left"; fi
 
 # A bare file name lands in the working directory; /dev/null stays a device.
-(cd "$TMP/outdir" && "$d0" run "$w0" --scale small --out bare.json) >"$TMP/out" 2>"$TMP/err"
+d0_abs=$(realpath "$d0")
+(cd "$TMP/outdir" && "$d0_abs" run "$w0" --scale small --out bare.json) >"$TMP/out" 2>"$TMP/err"
 if [ $? -eq 0 ] && [ "$("$BUILD/tests/jget" "$TMP/outdir/bare.json" schema)" = allocab-run/1 ]; then
 	ok "--out with a bare file name writes it in the working directory"
 else

@@ -99,7 +99,7 @@ static void test_margin(void)
 	CHECK(calib_margin_warning(stats_sd(d, 10), 10, 3, 0.05, 0.8, msg, sizeof msg) == 1,
 	      "a 3%% margin on this noise is warned about");
 	CHECK(strstr(msg, "margin 3% is below the minimum detectable effect of these 10 rounds") &&
-	          strstr(msg, "(18% at 80% power"),
+	          strstr(msg, "(17.5% at 80% power"),
 	      "the warning names margin, rounds and MDE: %s", msg);
 	CHECK(strstr(msg, "about 299 rounds would resolve 3%") != NULL,
 	      "and the rounds that would resolve it");
