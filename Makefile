@@ -26,7 +26,7 @@ LIBS_tcmalloc := -ltcmalloc_minimal
 LIBS_system_slow :=
 
 WORKLOAD_SRC := $(wildcard workloads/*.c)
-COMMON_SRC := src/prng.c src/fingerprint.c src/atomicio.c
+COMMON_SRC := src/prng.c src/fingerprint.c src/atomicio.c src/errmsg.c src/numparse.c
 DRIVER_LIB_SRC := src/wlcore.c src/registry.c src/params.c src/runrec.c src/proof.c $(WORKLOAD_SRC)
 DRIVER_MAIN_SRC := src/driver.c
 FRONT_LIB_SRC := src/stats.c src/statdist.c src/resfile.c src/compare.c src/noise.c src/report.c src/gate.c

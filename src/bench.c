@@ -3,12 +3,12 @@
  * benchrun.c. */
 #include "bench.h"
 #include "duet.h"
+#include "errmsg.h"
 #include "gate.h"
 #include "runner.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define KILL_GRACE_S   2.0
 #define LIST_TIMEOUT_S 30.0
 
 static const char usage[] =
@@ -81,27 +80,6 @@ static void on_stop(int sig)
 	stop_requested = 1;
 }
 
-static int failf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* failf for functions that return an exit status. */
-static int failst(int status, char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return status;
-}
-
 static int in_list(const char *const *list, const char *s)
 {
 	for (size_t i = 0; list[i]; i++)
@@ -120,8 +98,7 @@ static int by_name_system_first(const void *a, const void *b)
 	return xs != ys ? ys - xs : strcmp(x, y);
 }
 
-/* The directory the drivers are in: --driver-dir, $ALLOCAB_DRIVER_DIR, or allocab's own. */
-static int driver_dir(const char *given, char *dir, size_t len, char *err, size_t errlen)
+int bench_driver_dir(const char *given, char *dir, size_t len, char *err, size_t errlen)
 {
 	const char *env = getenv("ALLOCAB_DRIVER_DIR");
 	ssize_t n;
@@ -131,9 +108,9 @@ static int driver_dir(const char *given, char *dir, size_t len, char *err, size_
 		return 0;
 	}
 	if ((n = readlink("/proc/self/exe", dir, len - 1)) < 0)
-		return failf(err, errlen,
-		             "cannot find the allocab executable: %s (use --driver-dir)",
-		             strerror(errno));
+		return errmsg_fail(err, errlen,
+		                   "cannot find the allocab executable: %s (use --driver-dir)",
+		                   strerror(errno));
 	dir[n] = '\0';
 	*strrchr(dir, '/') = '\0';
 	return 0;
@@ -148,7 +125,7 @@ static int find_drivers(const char *dir, char ***names, char *err, size_t errlen
 	size_t n = 0, cap = 0;
 
 	if (!d)
-		return failf(err, errlen, "driver directory %s: %s", dir, strerror(errno));
+		return errmsg_fail(err, errlen, "driver directory %s: %s", dir, strerror(errno));
 	while ((de = readdir(d))) {
 		const char *name = de->d_name + 8;
 		struct stat st;
@@ -172,7 +149,7 @@ static int find_drivers(const char *dir, char ***names, char *err, size_t errlen
 	closedir(d);
 	if (de) {
 		bench_free_list(v, n);
-		return failf(err, errlen, "out of memory");
+		return errmsg_fail(err, errlen, "out of memory");
 	}
 	if (n)
 		qsort(v, n, sizeof *v, by_name_system_first);
@@ -180,37 +157,42 @@ static int find_drivers(const char *dir, char ***names, char *err, size_t errlen
 	return (int)n;
 }
 
-/* Asks a driver for its workloads (`list --json`). */
-static int list_workloads(const char *path, char ***names, char ***params, char *err, size_t errlen)
+int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
+                         struct bench_wl_list *l, char *err, size_t errlen)
 {
 	char *argv[] = {(char *)path, "list", "--json", NULL};
 	struct runner_spec spec = {.path = path,
 	                           .argv = argv,
 	                           .timeout_s = LIST_TIMEOUT_S,
-	                           .grace_s = KILL_GRACE_S,
+	                           .grace_s = BENCH_KILL_GRACE_S,
 	                           .capture_stdout = 1,
-	                           .stop = &stop_requested};
+	                           .stop = stop};
 	struct runner_result r;
 	int n;
 
+	*l = (struct bench_wl_list){0};
 	if (runner_run(&spec, &r, err, errlen) != 0)
 		return -1;
 	n = r.end == RUNNER_EXITED && r.exit_code == 0 && r.out
-	        ? bench_parse_workload_list(r.out, names, params)
+	        ? bench_parse_workload_list(r.out, &l->names, &l->params)
 	        : -1;
-	if (n <= 0)
-		failf(err, errlen, "%s list --json: %s", path,
-		      r.tail_len ? r.tail : "no workload list on stdout");
+	if (n < 0)
+		errmsg_fail(err, errlen, "%s list --json: %s", path,
+		            r.tail_len ? r.tail : "no workload list on stdout");
 	runner_result_free(&r);
-	return n;
+	if (n < 0)
+		return -2;
+	l->n = (size_t)n;
+	return 0;
 }
 
 /* ---- configuration ---- */
 
 struct setup {
 	struct bench_config c;
-	char **names, **wl_names, **wl_params, **sel;
-	size_t nnames, nwl_names, nsel;
+	struct bench_wl_list list;
+	char **names, **sel;
+	size_t nnames, nsel;
 	char dir[4096];
 	char *paths[2];
 };
@@ -222,14 +204,9 @@ static void setup_free(struct setup *s)
 		free(s->c.arms[i].path);
 	}
 	free(s->c.arms);
-	for (size_t i = 0; i < s->c.nwl; i++) {
-		free(s->c.wl[i].name);
-		free(s->c.wl[i].params);
-	}
-	free(s->c.wl);
+	bench_free_workloads(&s->c);
+	bench_wl_list_free(&s->list);
 	bench_free_list(s->names, s->nnames);
-	bench_free_list(s->wl_names, s->nwl_names);
-	bench_free_list(s->wl_params, s->nwl_names);
 	bench_free_list(s->sel, s->nsel);
 	free(s->paths[0]);
 	free(s->paths[1]);
@@ -260,7 +237,7 @@ static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, si
 	char have[1024];
 	int n;
 
-	if (driver_dir(o->driver_dir, s->dir, sizeof s->dir, err, errlen) != 0)
+	if (bench_driver_dir(o->driver_dir, s->dir, sizeof s->dir, err, errlen) != 0)
 		return 1;
 	if ((n = find_drivers(s->dir, &s->names, err, errlen)) < 0)
 		return 1;
@@ -272,35 +249,36 @@ static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, si
 		s->nsel = (size_t)n;
 		for (size_t i = 0; i < s->nsel; i++)
 			if (index_of(s->names, s->nnames, s->sel[i]) < 0)
-				return failst(2, err, errlen,
-				              "-a: unknown allocator '%s' (drivers in %s: %s)",
-				              s->sel[i], s->dir, s->nnames ? have : "none");
+				return errmsg_status(
+				    2, err, errlen,
+				    "-a: unknown allocator '%s' (drivers in %s: %s)", s->sel[i],
+				    s->dir, s->nnames ? have : "none");
 		if (s->nsel < 2)
-			return failst(2, err, errlen,
-			              "-a: a comparison needs at least two allocators");
+			return errmsg_status(2, err, errlen,
+			                     "-a: a comparison needs at least two allocators");
 	} else {
 		if (!(s->sel = calloc(s->nnames + 1, sizeof *s->sel)))
-			return failst(1, err, errlen, "out of memory");
+			return errmsg_status(1, err, errlen, "out of memory");
 		for (size_t i = 0; i < s->nnames; i++)
 			if (!in_list(calibration_only, s->names[i]) &&
 			    !(s->sel[s->nsel++] = strdup(s->names[i])))
-				return failst(1, err, errlen, "out of memory");
+				return errmsg_status(1, err, errlen, "out of memory");
 		if (s->nsel < 2)
-			return failst(1, err, errlen,
-			              "found %s driver%s in %s (%s); a comparison needs two "
-			              "(build them with make, or use --driver-dir)",
-			              s->nsel ? "only one" : "no", s->nsel ? "" : "s", s->dir,
-			              s->nnames ? have : "none");
+			return errmsg_status(1, err, errlen,
+			                     "found %s driver%s in %s (%s); a comparison needs two "
+			                     "(build them with make, or use --driver-dir)",
+			                     s->nsel ? "only one" : "no", s->nsel ? "" : "s",
+			                     s->dir, s->nnames ? have : "none");
 	}
 	if (!(s->c.arms = calloc(s->nsel, sizeof *s->c.arms)))
-		return failst(1, err, errlen, "out of memory");
+		return errmsg_status(1, err, errlen, "out of memory");
 	for (size_t i = 0; i < s->nsel; i++) {
 		struct bench_arm *a = &s->c.arms[s->c.narms++];
 
 		if (!(a->name = strdup(s->sel[i])) ||
 		    asprintf(&a->path, "%s/allocab-%s", s->dir, s->sel[i]) < 0) {
 			a->path = NULL;
-			return failst(1, err, errlen, "out of memory");
+			return errmsg_status(1, err, errlen, "out of memory");
 		}
 	}
 	return 0;
@@ -309,60 +287,29 @@ static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, si
 /* Workloads of drivers mode, from the first arm's `list --json`, and the --param each gets. */
 static int setup_workloads(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
 {
-	char **sel = NULL, have[1024];
-	int n = list_workloads(s->c.arms[0].path, &s->wl_names, &s->wl_params, err, errlen);
-	int rc = 0;
+	char **sel, have[1024];
+	const char *bad;
+	enum bench_route route;
+	int n, rc = 0;
 
-	if (n < 0)
+	if (bench_list_workloads(s->c.arms[0].path, &stop_requested, &s->list, err, errlen) != 0)
 		return 1;
-	s->nwl_names = (size_t)n;
-	join(s->wl_names, s->nwl_names, have, sizeof have);
-	if (o->workloads) {
-		if ((n = bench_split_list(o->workloads, "-w", &sel, err, errlen)) < 0)
-			return 2;
-	} else {
-		sel = s->wl_names;
-		n = (int)s->nwl_names;
-	}
-	if (!(s->c.wl = calloc((size_t)n, sizeof *s->c.wl)))
-		rc = failst(1, err, errlen, "out of memory");
-	for (int i = 0; rc == 0 && i < n; i++) {
-		int k = index_of(s->wl_names, s->nwl_names, sel[i]);
-		struct bench_workload *w = &s->c.wl[s->c.nwl];
-
-		if (k < 0) {
-			rc = failst(2, err, errlen, "-w: unknown workload '%s' (%s)", sel[i], have);
-			break;
-		}
-		if (!(w->name = strdup(sel[i])) ||
-		    !(w->params = calloc(o->nparams + 1, sizeof *w->params))) {
-			free(w->name);
-			rc = failst(1, err, errlen, "out of memory");
-			break;
-		}
-		s->c.nwl++;
-		for (size_t p = 0; p < o->nparams; p++) {
-			char key[256];
-
-			snprintf(key, sizeof key, ",%.*s,", (int)strcspn(o->params[p], "="),
-			         o->params[p]);
-			if (strstr(s->wl_params[k], key))
-				w->params[w->nparams++] = (char *)o->params[p];
-		}
-	}
-	for (size_t p = 0; rc == 0 && p < o->nparams; p++) {
-		size_t used = 0;
-
-		for (size_t i = 0; i < s->c.nwl; i++)
-			for (size_t j = 0; j < s->c.wl[i].nparams; j++)
-				used += s->c.wl[i].params[j] == o->params[p];
-		if (!used)
-			rc = failst(2, err, errlen,
-			            "--param %.*s: no selected workload has this parameter",
-			            (int)strcspn(o->params[p], "="), o->params[p]);
-	}
-	if (sel != s->wl_names)
-		bench_free_list(sel, (size_t)(n < 0 ? 0 : n));
+	join(s->list.names, s->list.n, have, sizeof have);
+	sel = s->list.names;
+	n = (int)s->list.n;
+	if (o->workloads && (n = bench_split_list(o->workloads, "-w", &sel, err, errlen)) < 0)
+		return 2;
+	route = bench_route_workloads(&s->c, sel, (size_t)n, &s->list, o->params, o->nparams, &bad);
+	if (route == BENCH_ROUTE_NOMEM)
+		rc = errmsg_status(1, err, errlen, "out of memory");
+	else if (route == BENCH_ROUTE_UNKNOWN_WL)
+		rc = errmsg_status(2, err, errlen, "-w: unknown workload '%s' (%s)", bad, have);
+	else if (route == BENCH_ROUTE_UNUSED_PARAM)
+		rc = errmsg_status(2, err, errlen,
+		                   "--param %.*s: no selected workload has this parameter",
+		                   (int)strcspn(bad, "="), bad);
+	if (sel != s->list.names)
+		bench_free_list(sel, (size_t)n);
 	return rc;
 }
 
@@ -370,13 +317,13 @@ static int setup_commands(struct setup *s, const struct bench_opts *o, char *err
 {
 	if (!(s->c.arms = calloc(o->ncmds, sizeof *s->c.arms)) ||
 	    !(s->c.wl = calloc(1, sizeof *s->c.wl)) || !(s->c.wl[0].name = strdup("command")))
-		return failst(1, err, errlen, "out of memory");
+		return errmsg_status(1, err, errlen, "out of memory");
 	s->c.nwl = 1;
 	for (size_t i = 0; i < o->ncmds; i++) {
 		struct bench_arm *a = &s->c.arms[s->c.narms++];
 
 		if (!(a->name = strdup(o->cmd_names[i])))
-			return failst(1, err, errlen, "out of memory");
+			return errmsg_status(1, err, errlen, "out of memory");
 		a->command = (char *)o->cmd_lines[i];
 	}
 	return 0;
@@ -388,11 +335,12 @@ static int setup_duet(struct setup *s, char *err, size_t errlen)
 	int cpu[2];
 
 	if (s->c.narms != 2)
-		return failst(2, err, errlen,
-		              "--duet pairs exactly two allocators (-a A,B), not %zu", s->c.narms);
+		return errmsg_status(2, err, errlen,
+		                     "--duet pairs exactly two allocators (-a A,B), not %zu",
+		                     s->c.narms);
 	for (size_t i = 0; i < s->c.nwl; i++)
 		if (!duet_workload_ok(s->c.wl[i].name))
-			return failst(
+			return errmsg_status(
 			    2, err, errlen,
 			    "--duet: workload '%s' is multi-threaded or not known to be "
 			    "single-threaded (duet takes feature_extract, checkpoint_write)",
@@ -423,15 +371,14 @@ static int make_dirs(const char *dir)
 	return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-/* Fails early when a results file could not be created in dir; atomic_write still decides. */
-static int dir_writable(const char *dir, const char *what, char *err, size_t errlen)
+int bench_dir_writable(const char *dir, const char *what, char *err, size_t errlen)
 {
 	char probe[4096 + 32];
 	int fd;
 
 	snprintf(probe, sizeof probe, "%s/.allocab-probe.XXXXXX", dir);
 	if ((fd = mkstemp(probe)) < 0)
-		return failf(err, errlen, "cannot write %s: %s", what, strerror(errno));
+		return errmsg_fail(err, errlen, "cannot write %s: %s", what, strerror(errno));
 	close(fd);
 	unlink(probe);
 	return 0;
@@ -449,24 +396,24 @@ static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err,
 		const char *slash = strrchr(o->out, '/');
 
 		if (stat(o->out, &st) == 0 && S_ISDIR(st.st_mode))
-			return failf(err, errlen, "-o %s: Is a directory", o->out);
+			return errmsg_fail(err, errlen, "-o %s: Is a directory", o->out);
 		if (!slash)
 			strcpy(dir, ".");
 		else if (slash == o->out)
 			strcpy(dir, "/");
 		else
 			snprintf(dir, sizeof dir, "%.*s", (int)(slash - o->out), o->out);
-		if (dir_writable(dir, o->out, err, errlen) != 0)
+		if (bench_dir_writable(dir, o->out, err, errlen) != 0)
 			return -1;
 		if (!(s->paths[0] = strdup(o->out)))
-			return failf(err, errlen, "out of memory");
+			return errmsg_fail(err, errlen, "out of memory");
 		s->c.nout = 1;
 		s->c.out_paths = s->paths;
 		return 0;
 	}
 	if (make_dirs(rdir) != 0)
-		return failf(err, errlen, "cannot create %s: %s", rdir, strerror(errno));
-	if (dir_writable(rdir, rdir, err, errlen) != 0)
+		return errmsg_fail(err, errlen, "cannot create %s: %s", rdir, strerror(errno));
+	if (bench_dir_writable(rdir, rdir, err, errlen) != 0)
 		return -1;
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
@@ -475,7 +422,7 @@ static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err,
 
 		if ((k == 1 ? asprintf(&p, "%s/%s.json", rdir, stamp)
 		            : asprintf(&p, "%s/%s-%d.json", rdir, stamp, k)) < 0)
-			return failf(err, errlen, "out of memory");
+			return errmsg_fail(err, errlen, "out of memory");
 		if (access(p, F_OK) == 0)
 			free(p);
 		else
@@ -483,14 +430,14 @@ static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err,
 	}
 	if (asprintf(&s->paths[1], "%s/latest.json", rdir) < 0) {
 		s->paths[1] = NULL;
-		return failf(err, errlen, "out of memory");
+		return errmsg_fail(err, errlen, "out of memory");
 	}
 	s->c.nout = 2;
 	s->c.out_paths = s->paths;
 	return 0;
 }
 
-static uint64_t clock_seed(void)
+uint64_t bench_clock_seed(void)
 {
 	struct timespec ts;
 	uint64_t x;
@@ -502,7 +449,7 @@ static uint64_t clock_seed(void)
 	return (x ^ (x >> 29)) & BENCH_SEED_MAX;
 }
 
-static void install_handlers(void)
+const volatile sig_atomic_t *bench_catch_signals(void)
 {
 	struct sigaction sa = {.sa_handler = on_stop};
 
@@ -511,6 +458,7 @@ static void install_handlers(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	return &stop_requested;
 }
 
 static void report(const struct bench_opts *o, const struct setup *s, const struct bench_result *r)
@@ -560,7 +508,7 @@ int bench_main(int argc, char **argv)
 		bench_opts_free(&o);
 		return 0;
 	}
-	install_handlers();
+	bench_catch_signals();
 	s.c = (struct bench_config){
 	    .mode = o.ncmds ? BENCH_COMMANDS : BENCH_DRIVERS,
 	    .scale = o.scale,
@@ -573,8 +521,8 @@ int bench_main(int argc, char **argv)
 	    .warmup = o.warmup,
 	    .min_rounds = o.min_rounds,
 	    .timeout_s = o.timeout_s,
-	    .grace_s = KILL_GRACE_S,
-	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed : clock_seed(),
+	    .grace_s = BENCH_KILL_GRACE_S,
+	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed : bench_clock_seed(),
 	    .pad_max = o.pad_max,
 	    .progress = !o.quiet && isatty(2),
 	    .argv = argv,
@@ -595,8 +543,8 @@ int bench_main(int argc, char **argv)
 	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
 		rc = 1;
 	if (rc != 2 && stop_requested)
-		rc = failst(130, err, sizeof err,
-		            "interrupted before the first round; nothing written");
+		rc = errmsg_status(130, err, sizeof err,
+		                   "interrupted before the first round; nothing written");
 	if (rc == 0 && (rc = bench_run(&s.c, &stop_requested, NULL, &r, err, sizeof err)) == 0) {
 		report(&o, &s, &r);
 		rc = strcmp(r.status, "interrupted") == 0 ? 130 : s.c.gate ? r.gate : 0;

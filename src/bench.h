@@ -3,7 +3,7 @@
  * round. bench.c is the command line (driver and workload discovery, output paths, signals, the
  * final report), benchopt.c parses the options, benchrun.c is the engine (schedule, runs,
  * progress, sequential gate) and benchdoc.c builds the document. `allocab calibrate` can drive
- * the engine with a configuration of its own. */
+ * the engine with a configuration of its own, built with the same helpers (end of this file). */
 #ifndef ALLOCAB_BENCH_H
 #define ALLOCAB_BENCH_H
 
@@ -16,6 +16,8 @@
 #define BENCH_SEED_MAX 9007199254740991ULL
 /* One environment string must stay far below MAX_ARG_STRLEN (128 KiB). */
 #define BENCH_PAD_MAX_LIMIT 65536
+/* How long a process has between SIGTERM and SIGKILL (runner_spec.grace_s). */
+#define BENCH_KILL_GRACE_S 2.0
 
 /* Run statuses: ok, failed, unverified, crashed, timeout, invalid (bench_run_status_name). */
 #define BENCH_NSTATUS 6
@@ -142,5 +144,59 @@ void bench_free_list(char **items, size_t n);
  * with "name") goes into params[i] as a comma-separated ",a,b," string for lookup. Returns the
  * count, or -1 if the text is not that shape. */
 int bench_parse_workload_list(const char *json, char ***names, char ***params);
+
+/* A driver's workloads as bench_parse_workload_list gives them; owns both arrays. */
+struct bench_wl_list {
+	char **names;
+	char **params; /* per workload: its parameter names as ",a,b," */
+	size_t n;
+};
+
+/* Frees what l owns and empties it; accepts NULL and an empty list. */
+void bench_wl_list_free(struct bench_wl_list *l);
+
+enum bench_route {
+	BENCH_ROUTED,
+	BENCH_ROUTE_NOMEM,
+	BENCH_ROUTE_UNKNOWN_WL,   /* a name in sel that the list lacks */
+	BENCH_ROUTE_UNUSED_PARAM, /* a --param that no selected workload takes */
+};
+
+/* Sets c->wl to the workloads sel[0..nsel) of the list l, each with those of params[0..nparams)
+ * ("KEY=VALUE", checked by bench_parse_args) whose KEY it takes. c->wl, its names and params
+ * arrays are malloc'd and freed by bench_free_workloads, even after a failure; the params entries
+ * point into params. Returns BENCH_ROUTED, or the failure with *bad pointing to the name in sel or
+ * the entry of params it concerns: the caller words the message. */
+enum bench_route bench_route_workloads(struct bench_config *c, char *const *sel, size_t nsel,
+                                       const struct bench_wl_list *l, const char *const *params,
+                                       size_t nparams, const char **bad);
+
+/* Frees c->wl as bench_route_workloads built it and sets c->wl NULL, c->nwl 0. */
+void bench_free_workloads(struct bench_config *c);
+
+/* ---- shared with `allocab calibrate` (bench.c) ---- */
+
+/* From now on SIGINT, SIGTERM and SIGHUP only set a flag, and SIGPIPE is ignored. Returns the
+ * flag (static storage) for bench_run's stop. */
+const volatile sig_atomic_t *bench_catch_signals(void);
+
+/* The default --shuffle-seed: from the clock and the pid, 0..BENCH_SEED_MAX. */
+uint64_t bench_clock_seed(void);
+
+/* The directory of the drivers into dir (len bytes): given (--driver-dir) when not NULL, else
+ * $ALLOCAB_DRIVER_DIR, else the directory of the running allocab. Returns 0, or -1 with a reason
+ * in err. */
+int bench_driver_dir(const char *given, char *dir, size_t len, char *err, size_t errlen);
+
+/* Fails early when no file can be created in dir (atomic_write still decides): creates and
+ * removes a probe file. Returns 0, or -1 with "cannot write WHAT: reason" in err. */
+int bench_dir_writable(const char *dir, const char *what, char *err, size_t errlen);
+
+/* Asks the driver at path for its workloads (`path list --json`; stop as in runner_spec, may be
+ * NULL) into *l, which the caller frees with bench_wl_list_free. Returns 0; -1 when the driver
+ * could not be run; -2 when it gave no workload list. err holds the reason on failure, for -2
+ * "PATH list --json: " and the driver's last stderr line. */
+int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
+                         struct bench_wl_list *l, char *err, size_t errlen);
 
 #endif

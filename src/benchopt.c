@@ -1,10 +1,11 @@
 /* benchopt.c - parsing of the `allocab bench` command line into struct bench_opts: syntax,
  * ranges, defaults and the rules between options; no file system access. Also the parsers of
- * name lists and of a driver's `list --json`. */
+ * name lists and of a driver's `list --json`, and the routing of --param values to the selected
+ * workloads by that list. */
 #include "bench.h"
+#include "errmsg.h"
+#include "numparse.h"
 
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,16 +19,6 @@
 #define DEFAULT_PAD_MAX   4096
 
 static const char *const scales[] = {"small", "default", "large", NULL};
-
-static int failf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static int valid_name(const char *s, size_t n)
 {
@@ -48,36 +39,6 @@ static int in_list(const char *const *list, const char *s)
 	return 0;
 }
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_seconds(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	if ((*s < '0' || *s > '9') && *s != '.')
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || *end || !(v >= min && v <= max))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 void bench_free_list(char **items, size_t n)
 {
 	for (size_t i = 0; items && i < n; i++)
@@ -93,25 +54,25 @@ int bench_split_list(const char *list, const char *what, char ***items, char *er
 	for (const char *p = list; *p; p++)
 		cap += *p == ',';
 	if (!(v = calloc(cap, sizeof *v)))
-		return failf(err, errlen, "out of memory");
+		return errmsg_fail(err, errlen, "out of memory");
 	for (const char *p = list;; p++) {
 		size_t len = strcspn(p, ",");
 
 		if (!valid_name(p, len)) {
 			bench_free_list(v, n);
-			return len ? failf(err, errlen, "%s: '%.*s' is not a valid name", what,
-			                   (int)len, p)
-			           : failf(err, errlen, "%s: empty name in '%s'", what, list);
+			return len ? errmsg_fail(err, errlen, "%s: '%.*s' is not a valid name",
+			                         what, (int)len, p)
+			           : errmsg_fail(err, errlen, "%s: empty name in '%s'", what, list);
 		}
 		for (size_t i = 0; i < n; i++)
 			if (strlen(v[i]) == len && strncmp(v[i], p, len) == 0) {
 				bench_free_list(v, n);
-				return failf(err, errlen, "%s: '%.*s' is given twice", what,
-				             (int)len, p);
+				return errmsg_fail(err, errlen, "%s: '%.*s' is given twice", what,
+				                   (int)len, p);
 			}
 		if (!(v[n] = strndup(p, len))) {
 			bench_free_list(v, n);
-			return failf(err, errlen, "out of memory");
+			return errmsg_fail(err, errlen, "out of memory");
 		}
 		n++;
 		p += len;
@@ -128,12 +89,14 @@ static int check_param(const char *kv, const char **seen, size_t nseen, char *er
 	size_t klen = eq ? (size_t)(eq - kv) : 0;
 
 	if (!eq || klen == 0 || eq[1] == '\0')
-		return failf(err, errlen, "--param: '%s' is not KEY=VALUE", kv);
+		return errmsg_fail(err, errlen, "--param: '%s' is not KEY=VALUE", kv);
 	if (strspn(kv, "abcdefghijklmnopqrstuvwxyz0123456789_") != klen)
-		return failf(err, errlen, "--param: '%.*s' is not a parameter name", (int)klen, kv);
+		return errmsg_fail(err, errlen, "--param: '%.*s' is not a parameter name",
+		                   (int)klen, kv);
 	for (size_t i = 0; i < nseen; i++)
 		if (strncmp(seen[i], kv, klen + 1) == 0)
-			return failf(err, errlen, "--param: %.*s is given twice", (int)klen, kv);
+			return errmsg_fail(err, errlen, "--param: %.*s is given twice", (int)klen,
+			                   kv);
 	return 0;
 }
 
@@ -207,11 +170,11 @@ static int match_option(int argc, char **argv, int *i, const char **val, char *e
 			continue;
 		}
 		if (*i + 1 >= argc)
-			return failf(err, errlen, "%s: missing value", name);
+			return errmsg_fail(err, errlen, "%s: missing value", name);
 		*val = argv[++*i];
 		return k;
 	}
-	return failf(err, errlen, "unknown option '%s' (allocab bench --help lists them)", a);
+	return errmsg_fail(err, errlen, "unknown option '%s' (allocab bench --help lists them)", a);
 }
 
 static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen)
@@ -221,15 +184,16 @@ static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen
 	char *name;
 
 	if (!eq || !valid_name(v, n))
-		return failf(err, errlen,
-		             "--cmd: '%s' is not NAME=COMMAND with NAME in [A-Za-z0-9_.-]", v);
+		return errmsg_fail(
+		    err, errlen, "--cmd: '%s' is not NAME=COMMAND with NAME in [A-Za-z0-9_.-]", v);
 	if (strspn(eq + 1, " \t") == strlen(eq + 1))
-		return failf(err, errlen, "--cmd %.*s: empty command", (int)n, v);
+		return errmsg_fail(err, errlen, "--cmd %.*s: empty command", (int)n, v);
 	for (size_t i = 0; i < o->ncmds; i++)
 		if (strlen(o->cmd_names[i]) == n && strncmp(o->cmd_names[i], v, n) == 0)
-			return failf(err, errlen, "--cmd: name '%.*s' is given twice", (int)n, v);
+			return errmsg_fail(err, errlen, "--cmd: name '%.*s' is given twice", (int)n,
+			                   v);
 	if (!(name = strndup(v, n)))
-		return failf(err, errlen, "out of memory");
+		return errmsg_fail(err, errlen, "out of memory");
 	o->cmd_names[o->ncmds] = name;
 	o->cmd_lines[o->ncmds++] = eq + 1;
 	return 0;
@@ -238,6 +202,7 @@ static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen
 static int set_option(struct bench_opts *o, int k, const char *v, char *err, size_t errlen)
 {
 	uint64_t u;
+	double d;
 
 	switch (k) {
 	case O_ALLOC:
@@ -248,15 +213,15 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		return 0;
 	case O_SCALE:
 		if (!in_list(scales, v))
-			return failf(err, errlen,
-			             "--scale: unknown scale '%s' (small, default, large)", v);
+			return errmsg_fail(
+			    err, errlen, "--scale: unknown scale '%s' (small, default, large)", v);
 		o->scale = v;
 		return 0;
 	case O_SEED:
 	case O_SHUF:
-		if (parse_u64(v, BENCH_SEED_MAX, &u) != 0)
-			return failf(err, errlen, "%s: '%s' is not an integer in 0..%llu",
-			             opts[k].lng, v, BENCH_SEED_MAX);
+		if (num_parse_u64(v, &u) != 0 || u > BENCH_SEED_MAX)
+			return errmsg_fail(err, errlen, "%s: '%s' is not an integer in 0..%llu",
+			                   opts[k].lng, v, BENCH_SEED_MAX);
 		*(k == O_SEED ? &o->seed : &o->shuffle_seed) = u;
 		*(k == O_SEED ? &o->seed_set : &o->shuffle_seed_set) = 1;
 		return 0;
@@ -273,10 +238,10 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		    [O_REPS] = 1, [O_ROUNDS] = 1, [O_WARMUP] = 0, [O_MINR] = 1};
 		static const uint64_t hi[] = {
 		    [O_REPS] = 1000, [O_ROUNDS] = 100000, [O_WARMUP] = 1000, [O_MINR] = 100000};
-		if (parse_u64(v, hi[k], &u) != 0 || u < lo[k])
-			return failf(err, errlen, "%s: '%s' is not an integer in %llu..%llu",
-			             opts[k].lng, v, (unsigned long long)lo[k],
-			             (unsigned long long)hi[k]);
+		if (num_parse_u64(v, &u) != 0 || u < lo[k] || u > hi[k])
+			return errmsg_fail(err, errlen, "%s: '%s' is not an integer in %llu..%llu",
+			                   opts[k].lng, v, (unsigned long long)lo[k],
+			                   (unsigned long long)hi[k]);
 		if (k == O_REPS)
 			o->reps = (unsigned)u, o->reps_set = 1;
 		else if (k == O_ROUNDS)
@@ -289,28 +254,30 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	}
 	case O_BUDGET:
 	case O_TIMEOUT:
-		if (parse_seconds(v, 0.001, 1e7, k == O_BUDGET ? &o->budget_s : &o->timeout_s) != 0)
-			return failf(err, errlen,
-			             "%s: '%s' is not a number of seconds in 0.001..1e7",
-			             opts[k].lng, v);
+		if (num_parse_double(v, 0, &d) != 0 || !(d >= 0.001 && d <= 1e7))
+			return errmsg_fail(err, errlen,
+			                   "%s: '%s' is not a number of seconds in 0.001..1e7",
+			                   opts[k].lng, v);
+		*(k == O_BUDGET ? &o->budget_s : &o->timeout_s) = d;
 		return 0;
 	case O_PAD:
-		if (parse_u64(v, BENCH_PAD_MAX_LIMIT, &u) != 0)
-			return failf(err, errlen, "--pad-max: '%s' is not an integer in 0..%d", v,
-			             BENCH_PAD_MAX_LIMIT);
+		if (num_parse_u64(v, &u) != 0 || u > BENCH_PAD_MAX_LIMIT)
+			return errmsg_fail(err, errlen,
+			                   "--pad-max: '%s' is not an integer in 0..%d", v,
+			                   BENCH_PAD_MAX_LIMIT);
 		o->pad_max = (size_t)u;
 		return 0;
 	case O_OUT:
 		if (!*v || strcmp(v, "-") == 0)
-			return failf(err, errlen,
-			             "-o: needs a file name (the results are rewritten "
-			             "after every round)");
+			return errmsg_fail(err, errlen,
+			                   "-o: needs a file name (the results are rewritten "
+			                   "after every round)");
 		o->out = v;
 		return 0;
 	case O_RDIR:
 	case O_DDIR:
 		if (!*v)
-			return failf(err, errlen, "%s: empty directory name", opts[k].lng);
+			return errmsg_fail(err, errlen, "%s: empty directory name", opts[k].lng);
 		*(k == O_RDIR ? &o->results_dir : &o->driver_dir) = v;
 		return 0;
 	case O_CMD:
@@ -326,24 +293,24 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
 	static const int drivers_only[] = {O_ALLOC, O_WL, O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
 
 	if (o->ncmds == 1)
-		return failf(err, errlen, "--cmd: a comparison needs at least two commands");
+		return errmsg_fail(err, errlen, "--cmd: a comparison needs at least two commands");
 	for (size_t i = 0; o->ncmds && i < sizeof drivers_only / sizeof drivers_only[0]; i++)
 		if (given[drivers_only[i]])
-			return failf(err, errlen, "--cmd cannot be combined with %s",
-			             opts[drivers_only[i]].lng);
+			return errmsg_fail(err, errlen, "--cmd cannot be combined with %s",
+			                   opts[drivers_only[i]].lng);
 	if (o->out && o->results_dir)
-		return failf(err, errlen, "-o and --results-dir exclude each other");
+		return errmsg_fail(err, errlen, "-o and --results-dir exclude each other");
 	if (o->duet && o->ncmds)
-		return failf(err, errlen,
-		             "--duet pairs driver runs; it cannot be combined with --cmd");
+		return errmsg_fail(err, errlen,
+		                   "--duet pairs driver runs; it cannot be combined with --cmd");
 	if (!o->rounds_set)
 		o->rounds = o->budget_s > 0 ? 0 : DEFAULT_ROUNDS;
 	if (!given[O_MINR]) {
 		unsigned want = o->gate_argv ? GATE_MIN_ROUNDS : DEFAULT_MIN_ROUNDS;
 		o->min_rounds = o->rounds && o->rounds < want ? o->rounds : want;
 	} else if (o->rounds && o->min_rounds > o->rounds)
-		return failf(err, errlen, "--min-rounds %u is more than --rounds %u", o->min_rounds,
-		             o->rounds);
+		return errmsg_fail(err, errlen, "--min-rounds %u is more than --rounds %u",
+		                   o->min_rounds, o->rounds);
 	return 0;
 }
 
@@ -385,13 +352,13 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 			return 0;
 		}
 		if (a[0] != '-') {
-			failf(err, errlen, "unexpected argument '%s'", a);
+			errmsg_fail(err, errlen, "unexpected argument '%s'", a);
 			goto fail;
 		}
 		if ((k = match_option(argc, argv, &i, &v, err, errlen)) < 0)
 			goto fail;
 		if (given[k] && !opts[k].repeat) {
-			failf(err, errlen, "%s is given twice", opts[k].lng);
+			errmsg_fail(err, errlen, "%s is given twice", opts[k].lng);
 			goto fail;
 		}
 		given[k] = 1;
@@ -402,7 +369,7 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 		return 0;
 	goto fail;
 fail_oom:
-	failf(err, errlen, "out of memory");
+	errmsg_fail(err, errlen, "out of memory");
 fail:
 	bench_opts_free(o);
 	return -1;
@@ -476,4 +443,77 @@ bad:
 	bench_free_list(nv, n);
 	bench_free_list(pv, n);
 	return -1;
+}
+
+void bench_wl_list_free(struct bench_wl_list *l)
+{
+	if (!l)
+		return;
+	bench_free_list(l->names, l->n);
+	bench_free_list(l->params, l->n);
+	*l = (struct bench_wl_list){0};
+}
+
+/* Whether the ",a,b," set of a workload's parameter names holds the KEY of "KEY=VALUE". */
+static int takes_param(const char *set, const char *kv)
+{
+	char key[256];
+
+	snprintf(key, sizeof key, ",%.*s,", (int)strcspn(kv, "="), kv);
+	return strstr(set, key) != NULL;
+}
+
+static int param_routed(const struct bench_config *c, const char *kv)
+{
+	for (size_t i = 0; i < c->nwl; i++)
+		for (size_t j = 0; j < c->wl[i].nparams; j++)
+			if (c->wl[i].params[j] == kv)
+				return 1;
+	return 0;
+}
+
+enum bench_route bench_route_workloads(struct bench_config *c, char *const *sel, size_t nsel,
+                                       const struct bench_wl_list *l, const char *const *params,
+                                       size_t nparams, const char **bad)
+{
+	if (!(c->wl = calloc(nsel, sizeof *c->wl)))
+		return BENCH_ROUTE_NOMEM;
+	for (size_t i = 0; i < nsel; i++) {
+		struct bench_workload *w = &c->wl[c->nwl];
+		size_t k = 0;
+
+		while (k < l->n && strcmp(l->names[k], sel[i]) != 0)
+			k++;
+		if (k == l->n) {
+			*bad = sel[i];
+			return BENCH_ROUTE_UNKNOWN_WL;
+		}
+		if (!(w->name = strdup(sel[i])) ||
+		    !(w->params = calloc(nparams + 1, sizeof *w->params))) {
+			free(w->name);
+			w->name = NULL;
+			return BENCH_ROUTE_NOMEM;
+		}
+		c->nwl++;
+		for (size_t p = 0; p < nparams; p++)
+			if (takes_param(l->params[k], params[p]))
+				w->params[w->nparams++] = (char *)params[p];
+	}
+	for (size_t p = 0; p < nparams; p++)
+		if (!param_routed(c, params[p])) {
+			*bad = params[p];
+			return BENCH_ROUTE_UNUSED_PARAM;
+		}
+	return BENCH_ROUTED;
+}
+
+void bench_free_workloads(struct bench_config *c)
+{
+	for (size_t i = 0; i < c->nwl; i++) {
+		free(c->wl[i].name);
+		free(c->wl[i].params);
+	}
+	free(c->wl);
+	c->wl = NULL;
+	c->nwl = 0;
 }

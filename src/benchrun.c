@@ -4,6 +4,7 @@
 #include "atomicio.h"
 #include "benchdoc.h"
 #include "duet.h"
+#include "errmsg.h"
 #include "gate.h"
 #include "prng.h"
 #include "runner.h"
@@ -11,7 +12,6 @@
 #include "telemetry.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,16 +41,6 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int failf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static int doc_write(struct engine *e, const char *status, char *err, size_t errlen)
 {
 	char now[32], *text;
@@ -60,7 +50,7 @@ static int doc_write(struct engine *e, const char *status, char *err, size_t err
 	benchdoc_set_string(e->doc, "updated_utc", now);
 	benchdoc_set_string(e->doc, "status", status);
 	if (!(text = cJSON_Print(e->doc)))
-		return failf(err, errlen, "out of memory");
+		return errmsg_fail(err, errlen, "out of memory");
 	for (size_t i = 0; rc == 0 && i < e->c->nout; i++)
 		rc = atomic_write(e->c->out_paths[i], text, strlen(text), err, errlen);
 	free(text);
@@ -117,8 +107,8 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 	if (c->mode == BENCH_DRIVERS && e->done == 0 && r->end == RUNNER_EXITED &&
 	    r->exit_code == 2) {
 		*fatal = 2;
-		failf(err, errlen, "allocab-%s rejected the arguments: %s", a->name,
-		      r->tail_len ? last_line(r->tail) : "(no message)");
+		errmsg_fail(err, errlen, "allocab-%s rejected the arguments: %s", a->name,
+		            r->tail_len ? last_line(r->tail) : "(no message)");
 		cJSON_Delete(run);
 		return NULL;
 	}
@@ -154,7 +144,7 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
 	*fatal = 0;
 	if (!argv) {
 		*fatal = 1;
-		failf(err, errlen, "out of memory");
+		errmsg_fail(err, errlen, "out of memory");
 		return NULL;
 	}
 	telemetry_sample(&tel[0]);
@@ -200,7 +190,7 @@ static int run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 		    .spec = &spec[i], .cpu = e->cpu[((size_t)(arm[i] - c->arms) + e->done) % 2]};
 	}
 	if (!argv[0] || !argv[1])
-		rc = failf(err, errlen, "out of memory");
+		rc = errmsg_fail(err, errlen, "out of memory");
 	else if (duet_run(side, e->stop, err, errlen) != 0)
 		rc = -1;
 	else if (side[0].r.end == RUNNER_STOPPED || side[1].r.end == RUNNER_STOPPED)
@@ -349,7 +339,7 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 		cJSON_Delete(round);
 		cJSON_Delete(runs);
 		*fatal = 1;
-		return failf(err, errlen, "out of memory");
+		return errmsg_fail(err, errlen, "out of memory");
 	}
 	for (uint32_t i = 0; i < npairs; i++)
 		order[i] = i;
@@ -474,7 +464,7 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 	if (!(e.doc = benchdoc_new(c)) ||
 	    !(e.rounds = cJSON_GetObjectItemCaseSensitive(e.doc, "rounds"))) {
 		cJSON_Delete(e.doc);
-		failf(err, errlen, "out of memory");
+		errmsg_fail(err, errlen, "out of memory");
 		return 1;
 	}
 	/* The gate judged on the empty document catches unknown arms before any run. */
@@ -485,7 +475,7 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 	if (c->duet &&
 	    (c->narms != 2 || c->mode != BENCH_DRIVERS || duet_cpus(e.cpu, err, errlen))) {
 		if (c->narms != 2 || c->mode != BENCH_DRIVERS)
-			failf(err, errlen, "--duet needs two driver arms");
+			errmsg_fail(err, errlen, "--duet needs two driver arms");
 		cJSON_Delete(e.doc);
 		return 2;
 	}

@@ -4,9 +4,9 @@
  * with Mann-Whitney. Drift of the log ratios with round index is flagged here, telemetry
  * spikes in noise.c (issue 4 §3). */
 #include "compare.h"
+#include "errmsg.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,19 +262,6 @@ static void join_names(char *buf, size_t len, char *const *names, size_t n)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
 }
 
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 static size_t common(char *const *x, size_t nx, char *const *y, size_t ny)
 {
 	size_t n = 0;
@@ -291,19 +278,20 @@ static int check_names(const struct rf_doc *b, const struct rf_doc *c, const str
 	char list[1024];
 
 	if (c && o->baseline)
-		return errf(err, errlen,
-		            "--baseline applies to one results file; with two, every arm "
-		            "of the second is compared with the same arm of the first");
+		return errmsg_fail(err, errlen,
+		                   "--baseline applies to one results file; with two, every arm "
+		                   "of the second is compared with the same arm of the first");
 	if (c && o->bootstrap)
-		return errf(err, errlen, "--bootstrap needs paired rounds (one results file)");
+		return errmsg_fail(err, errlen,
+		                   "--bootstrap needs paired rounds (one results file)");
 	if (c && common(b->arms, b->narms, c->arms, c->narms) == 0)
-		return errf(err, errlen, "%s and %s share no arm: nothing to compare", b->path,
-		            c->path);
+		return errmsg_fail(err, errlen, "%s and %s share no arm: nothing to compare",
+		                   b->path, c->path);
 	for (const struct rf_doc *d = b; d; d = d == c ? NULL : c) {
 		if (o->candidate && rf_arm(d, o->candidate) < 0) {
 			join_names(list, sizeof list, d->arms, d->narms);
-			return errf(err, errlen, "%s: unknown candidate '%s' (arms: %s)", d->path,
-			            o->candidate, list);
+			return errmsg_fail(err, errlen, "%s: unknown candidate '%s' (arms: %s)",
+			                   d->path, o->candidate, list);
 		}
 		if (o->workload && rf_workload(d, o->workload) < 0) {
 			char *names[64];
@@ -311,8 +299,8 @@ static int check_names(const struct rf_doc *b, const struct rf_doc *c, const str
 			for (size_t i = 0; i < n; i++)
 				names[i] = d->wl[i].name;
 			join_names(list, sizeof list, names, n);
-			return errf(err, errlen, "%s: unknown workload '%s' (workloads: %s)",
-			            d->path, o->workload, list);
+			return errmsg_fail(err, errlen, "%s: unknown workload '%s' (workloads: %s)",
+			                   d->path, o->workload, list);
 		}
 		if (!c)
 			break;
@@ -323,9 +311,9 @@ static int check_names(const struct rf_doc *b, const struct rf_doc *c, const str
 			found = (!o->workload || strcmp(b->wl[w].name, o->workload) == 0) &&
 			        rf_phase(&b->wl[w], o->phase) >= 0;
 		if (!found)
-			return errf(err, errlen, "%s: unknown phase '%s'%s%s", b->path, o->phase,
-			            o->workload ? " of workload " : "",
-			            o->workload ? o->workload : "");
+			return errmsg_fail(err, errlen, "%s: unknown phase '%s'%s%s", b->path,
+			                   o->phase, o->workload ? " of workload " : "",
+			                   o->workload ? o->workload : "");
 	}
 	return 0;
 }
@@ -563,13 +551,14 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	}
 	if (r->paired && (ba = rf_arm(base, bname)) < 0) {
 		join_names(list, sizeof list, base->arms, base->narms);
-		errf(err, errlen, "%s: baseline '%s' is not in the file (arms: %s)%s", base->path,
-		     bname, list, o->baseline ? "" : "; name one with --baseline");
+		errmsg_fail(err, errlen, "%s: baseline '%s' is not in the file (arms: %s)%s",
+		            base->path, bname, list,
+		            o->baseline ? "" : "; name one with --baseline");
 		cmp_free(r);
 		return -1;
 	}
 	if (r->paired && o->candidate && strcmp(o->candidate, bname) == 0) {
-		errf(err, errlen, "candidate and baseline are both '%s'", bname);
+		errmsg_fail(err, errlen, "candidate and baseline are both '%s'", bname);
 		cmp_free(r);
 		return -1;
 	}
@@ -593,11 +582,11 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	if (rc == 0)
 		rc = add_rows(&b, ba < 0 ? 0 : (size_t)ba);
 	if (rc == 0 && r->nrows == 0 && r->paired)
-		rc = errf(err, errlen, "%s: no arm to compare with the baseline %s", base->path,
-		          r->baseline);
+		rc = errmsg_fail(err, errlen, "%s: no arm to compare with the baseline %s",
+		                 base->path, r->baseline);
 	else if (rc == 0 && r->nrows == 0)
-		rc = errf(err, errlen, "%s and %s share no workload: nothing to compare",
-		          base->path, c->path);
+		rc = errmsg_fail(err, errlen, "%s and %s share no workload: nothing to compare",
+		                 base->path, c->path);
 	if (rc == 0)
 		rc = decide(&b);
 	if (rc == 0 && noise_doc_warnings(base, cand, &r->warn, &r->nwarn) != 0)

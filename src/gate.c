@@ -6,12 +6,13 @@
 #include "atomicio.h"
 #include "calibrate.h"
 #include "compare.h"
+#include "errmsg.h"
+#include "numparse.h"
 #include "report.h"
 #include "resfile.h"
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,57 +60,27 @@ static const char gate_usage[] =
     "fails, INCONCLUSIVE otherwise (more rounds or a bigger budget can decide it).\n"
     "Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input.\n";
 
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int errf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* "5", "5%" or "2.5%": 0 <= P < 100. */
 static int parse_pct(const char *s, double *out)
 {
-	char *end;
 	double v;
 
-	if (!((s[0] >= '0' && s[0] <= '9') || s[0] == '.'))
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || (*end && strcmp(end, "%") != 0) || !(v >= 0 && v < 100))
+	if (num_parse_double(s, 1, &v) < 0 || !(v >= 0 && v < 100))
 		return -1;
 	*out = v;
 	return 0;
 }
 
+/* --conf has always taken strtod's leading blanks and '+', which the other numbers refuse. */
 static int parse_conf(const char *s, double *out)
 {
-	char *end;
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= 0.5 && v < 1))
+	s += strspn(s, " \t\n\v\f\r");
+	if (num_parse_double(s + (*s == '+'), 0, &v) != 0 || !(v >= 0.5 && v < 1))
 		return -1;
 	*out = v;
 	return 0;
-}
-
-static int parse_u64(const char *s, unsigned long long *out)
-{
-	char *end;
-
-	if (s[0] < '0' || s[0] > '9')
-		return -1;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return errno || *end ? -1 : 0;
 }
 
 /* Option NAME's value from "--name value" or "--name=value"; NULL if argv[*i] is not NAME. */
@@ -153,9 +124,10 @@ static int parse_gate(int argc, char **argv, int start, struct gate_spec *g, con
 		for (size_t k = 0; k < 5 && !done; k++)
 			if ((v = opt_value(argc, argv, &i, str_opts[k], &missing))) {
 				if (!v[0])
-					return errf(err, errlen, "%s: empty name", str_opts[k]);
+					return errmsg_fail(err, errlen, "%s: empty name",
+					                   str_opts[k]);
 				if (set_str(dst[k], v) != 0)
-					return errf(err, errlen, "out of memory");
+					return errmsg_fail(err, errlen, "out of memory");
 				done = 1;
 			}
 		if (done)
@@ -165,12 +137,12 @@ static int parse_gate(int argc, char **argv, int start, struct gate_spec *g, con
 			if (!(v = opt_value(argc, argv, &i, name, &missing)))
 				continue;
 			if (have_margin++)
-				return errf(err, errlen,
-				            "give one of --min-speedup or --max-slowdown");
+				return errmsg_fail(err, errlen,
+				                   "give one of --min-speedup or --max-slowdown");
 			if (parse_pct(v, &g->pct) != 0)
-				return errf(err, errlen,
-				            "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%",
-				            name, v);
+				return errmsg_fail(
+				    err, errlen,
+				    "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%", name, v);
 			g->slowdown = slow;
 			done = 1;
 		}
@@ -178,30 +150,31 @@ static int parse_gate(int argc, char **argv, int start, struct gate_spec *g, con
 			continue;
 		if (!missing && (v = opt_value(argc, argv, &i, "--on", &missing))) {
 			if (strcmp(v, "each") != 0 && strcmp(v, "geomean") != 0)
-				return errf(err, errlen, "--on '%s': want each or geomean", v);
+				return errmsg_fail(err, errlen, "--on '%s': want each or geomean",
+				                   v);
 			g->on_geomean = strcmp(v, "geomean") == 0;
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--conf", &missing))) {
 			if (parse_conf(v, &g->conf) != 0)
-				return errf(err, errlen, "--conf '%s': want a level in [0.5, 1)",
-				            v);
+				return errmsg_fail(err, errlen,
+				                   "--conf '%s': want a level in [0.5, 1)", v);
 		} else if (missing) {
-			return errf(err, errlen, "%s needs a value", argv[i]);
+			return errmsg_fail(err, errlen, "%s needs a value", argv[i]);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return errf(err, errlen, "unknown option '%s'", argv[i]);
+			return errmsg_fail(err, errlen, "unknown option '%s'", argv[i]);
 		} else if (!pos || *pos) {
-			return errf(err, errlen, "unexpected argument '%s'", argv[i]);
+			return errmsg_fail(err, errlen, "unexpected argument '%s'", argv[i]);
 		} else {
 			*pos = argv[i];
 		}
 	}
 	if (!have_margin)
-		return errf(err, errlen, "give --min-speedup P%% or --max-slowdown P%%");
+		return errmsg_fail(err, errlen, "give --min-speedup P%% or --max-slowdown P%%");
 	if (!g->against && !g->candidate)
-		return errf(err, errlen, "give --candidate NAME (or --against OLD)");
+		return errmsg_fail(err, errlen, "give --candidate NAME (or --against OLD)");
 	if (g->against && g->baseline)
-		return errf(err, errlen,
-		            "--baseline and --against exclude each other: with --against "
-		            "every arm is judged against itself in OLD");
+		return errmsg_fail(err, errlen,
+		                   "--baseline and --against exclude each other: with --against "
+		                   "every arm is judged against itself in OLD");
 	return 0;
 }
 
@@ -210,7 +183,7 @@ struct gate_spec *gate_spec_parse(int argc, char **argv, char *err, size_t errle
 	struct gate_spec *g = calloc(1, sizeof *g);
 
 	if (!g) {
-		errf(err, errlen, "out of memory");
+		errmsg_fail(err, errlen, "out of memory");
 		return NULL;
 	}
 	g->conf = DEFAULT_CONF;
@@ -283,8 +256,10 @@ static enum gate_outcome judge_row(const struct gate_spec *g, const struct cmp_r
 	        exp(row->d.lo), exp(row->d.hi), short_level ? "undecided vs" : relation[o], bound,
 	        cmp_speedup(row->d.est), n);
 	if (short_level)
-		fprintf(out, "; the interval reaches only %.3g%% confidence, below the %g%% asked: "
-		             "more rounds needed", 100 * row->d.level, 100 * g->conf);
+		fprintf(out,
+		        "; the interval reaches only %.3g%% confidence, below the %g%% asked: "
+		        "more rounds needed",
+		        100 * row->d.level, 100 * g->conf);
 	else if (o == GATE_INCONCLUSIVE && r->paired && row->sd > 0 && row->d.est != m) {
 		size_t need = stats_rounds_needed(row->sd, fabs(row->d.est - m), 1 - g->conf, 0.8);
 		if (need > 1000)
@@ -418,7 +393,7 @@ int gate_main(int argc, char **argv)
 		rc = parse_gate(argc, argv, 1, g, &path, err, sizeof err);
 	}
 	if (g && rc == 0 && !path)
-		rc = errf(err, sizeof err, "give the results file to judge");
+		rc = errmsg_fail(err, sizeof err, "give the results file to judge");
 	if (g && rc == 0 && (d = rf_load(path, err, sizeof err)))
 		rc = (int)judge(g, d, stdout, stderr, err, sizeof err);
 	else
@@ -445,7 +420,7 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 	                                       "--calibration"};
 	const char **dst[] = {&a->o.baseline, &a->o.candidate, &a->o.workload, &a->o.phase,
 	                      &a->format,     &a->out,         &a->calibration};
-	unsigned long long u;
+	uint64_t u;
 
 	for (int i = 1; i < argc; i++) {
 		int missing = 0, done = 0;
@@ -454,7 +429,8 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 		for (size_t k = 0; k < 7 && !done && !missing; k++)
 			if ((v = opt_value(argc, argv, &i, str_opts[k], &missing))) {
 				if (!v[0])
-					return errf(err, errlen, "%s: empty value", str_opts[k]);
+					return errmsg_fail(err, errlen, "%s: empty value",
+					                   str_opts[k]);
 				*dst[k] = v;
 				done = 1;
 			}
@@ -462,38 +438,40 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 			continue;
 		if (!missing && (v = opt_value(argc, argv, &i, "--phases", &missing))) {
 			if (strcmp(v, "all") != 0)
-				return errf(err, errlen, "--phases '%s': only 'all' is known", v);
+				return errmsg_fail(err, errlen,
+				                   "--phases '%s': only 'all' is known", v);
 			a->o.all_phases = 1;
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--conf", &missing))) {
 			if (parse_conf(v, &a->o.conf) != 0)
-				return errf(err, errlen, "--conf '%s': want a level in [0.5, 1)",
-				            v);
+				return errmsg_fail(err, errlen,
+				                   "--conf '%s': want a level in [0.5, 1)", v);
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--bootstrap", &missing))) {
-			if (parse_u64(v, &u) != 0 || u < CMP_MIN_BOOTSTRAP || u > 10000000)
-				return errf(err, errlen,
-				            "--bootstrap '%s': want %d to 10000000 resamples", v,
-				            CMP_MIN_BOOTSTRAP);
+			if (num_parse_u64(v, &u) != 0 || u < CMP_MIN_BOOTSTRAP || u > 10000000)
+				return errmsg_fail(
+				    err, errlen, "--bootstrap '%s': want %d to 10000000 resamples",
+				    v, CMP_MIN_BOOTSTRAP);
 			a->o.bootstrap = (uint32_t)u;
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--seed", &missing))) {
-			if (parse_u64(v, &u) != 0)
-				return errf(err, errlen, "--seed '%s': want an unsigned integer",
-				            v);
+			if (num_parse_u64(v, &u) != 0)
+				return errmsg_fail(err, errlen,
+				                   "--seed '%s': want an unsigned integer", v);
 			a->o.seed = u;
 		} else if (missing) {
-			return errf(err, errlen, "%s needs a value", argv[i]);
+			return errmsg_fail(err, errlen, "%s needs a value", argv[i]);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return errf(err, errlen, "unknown option '%s'", argv[i]);
+			return errmsg_fail(err, errlen, "unknown option '%s'", argv[i]);
 		} else if (a->nfiles == 2) {
-			return errf(err, errlen,
-			            "unexpected argument '%s': at most two results files", argv[i]);
+			return errmsg_fail(err, errlen,
+			                   "unexpected argument '%s': at most two results files",
+			                   argv[i]);
 		} else {
 			a->files[a->nfiles++] = argv[i];
 		}
 	}
 	if (a->nfiles == 0)
-		return errf(err, errlen, "give a results file");
+		return errmsg_fail(err, errlen, "give a results file");
 	if (a->o.phase && a->o.all_phases)
-		return errf(err, errlen, "--phase and --phases exclude each other");
+		return errmsg_fail(err, errlen, "--phase and --phases exclude each other");
 	return 0;
 }
 
@@ -506,10 +484,10 @@ static int render(const struct cmp_report *r, enum report_format f, const char *
 	int rc;
 
 	if (!mem)
-		return errf(err, errlen, "out of memory");
+		return errmsg_fail(err, errlen, "out of memory");
 	rc = report_write(mem, r, f);
 	if (fclose(mem) != 0 || rc != 0)
-		rc = errf(err, errlen, "out of memory");
+		rc = errmsg_fail(err, errlen, "out of memory");
 	else if (atomic_write(path ? path : "-", buf, n, err, errlen) != 0)
 		rc = -1;
 	free(buf);
@@ -539,7 +517,8 @@ int compare_main(int argc, char **argv)
 	if (parse_compare(argc, argv, &a, err, sizeof err) != 0)
 		rc = 2;
 	else if (report_format_parse(a.format, &f) != 0) {
-		errf(err, sizeof err, "--format '%s': want table, markdown, json or csv", a.format);
+		errmsg_fail(err, sizeof err, "--format '%s': want table, markdown, json or csv",
+		            a.format);
 		rc = 2;
 	}
 	for (size_t i = 0; rc == 0 && i < a.nfiles; i++)

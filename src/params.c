@@ -1,112 +1,14 @@
 /* params.c - strict parsing of the driver's `run` arguments and workload parameters. */
 #include "params.h"
 
+#include "errmsg.h"
+#include "numparse.h"
+
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 static const char *const scale_names[WL_SCALE_COUNT] = {"small", "default", "large"};
-
-static int failf(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int failf(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-static int parse_digits(const char **s, uint64_t *out)
-{
-	uint64_t v = 0;
-	const char *p = *s;
-
-	if (*p < '0' || *p > '9') {
-		errno = EINVAL;
-		return -1;
-	}
-	for (; *p >= '0' && *p <= '9'; p++) {
-		unsigned d = (unsigned)(*p - '0');
-		if (v > (UINT64_MAX - d) / 10) {
-			while (p[1] >= '0' && p[1] <= '9')
-				p++;
-			errno = ERANGE;
-			*s = p + 1;
-			return -1;
-		}
-		v = v * 10 + d;
-	}
-	*s = p;
-	*out = v;
-	return 0;
-}
-
-int params_parse_u64(const char *s, uint64_t *out)
-{
-	uint64_t v;
-
-	if (parse_digits(&s, &v) != 0) {
-		if (errno == ERANGE && *s != '\0')
-			errno = EINVAL;
-		return -1;
-	}
-	if (*s != '\0') {
-		errno = EINVAL;
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int suffix_shift(const char *s)
-{
-	if (s[0] == '\0')
-		return 0;
-	if (s[1] != '\0')
-		return -1;
-	switch (s[0]) {
-	case 'k':
-	case 'K':
-		return 10;
-	case 'M':
-		return 20;
-	case 'G':
-		return 30;
-	}
-	return -1;
-}
-
-int params_parse_i64(const char *s, int bytes, int64_t *out)
-{
-	int neg = *s == '-';
-	uint64_t mag = 0, limit;
-	int shift, range = 0;
-
-	s += neg;
-	if (parse_digits(&s, &mag) != 0) {
-		if (errno != ERANGE)
-			return -1;
-		range = 1;
-	}
-	shift = bytes ? suffix_shift(s) : (*s ? -1 : 0);
-	if (shift < 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
-	if (range || mag > limit >> shift) {
-		errno = ERANGE;
-		return -1;
-	}
-	mag <<= shift;
-	*out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
-	return 0;
-}
 
 int params_parse_scale(const char *s, enum wl_scale *out)
 {
@@ -198,13 +100,13 @@ static int list_params(const struct workload *wl, char *buf, size_t len)
 static int parse_seed(const char *v, uint64_t *out, char *err, size_t errlen)
 {
 	uint64_t n = 0;
-	int rc = params_parse_u64(v, &n);
+	int rc = num_parse_u64(v, &n);
 
 	if (rc != 0 && errno == EINVAL)
-		return failf(err, errlen, "--seed: '%s' is not an unsigned integer", v);
+		return errmsg_fail(err, errlen, "--seed: '%s' is not an unsigned integer", v);
 	if (rc != 0 || n > PARAMS_SEED_MAX)
-		return failf(err, errlen, "--seed: '%s' is out of range 0..%llu", v,
-		             (unsigned long long)PARAMS_SEED_MAX);
+		return errmsg_fail(err, errlen, "--seed: '%s' is out of range 0..%llu", v,
+		                   (unsigned long long)PARAMS_SEED_MAX);
 	*out = n;
 	return 0;
 }
@@ -212,12 +114,13 @@ static int parse_seed(const char *v, uint64_t *out, char *err, size_t errlen)
 static int parse_reps(const char *v, int *out, char *err, size_t errlen)
 {
 	int64_t n = 0;
-	int rc = params_parse_i64(v, 0, &n);
+	int rc = num_parse_i64(v, 0, &n);
 
 	if (rc != 0 && errno == EINVAL)
-		return failf(err, errlen, "--reps: '%s' is not an integer", v);
+		return errmsg_fail(err, errlen, "--reps: '%s' is not an integer", v);
 	if (rc != 0 || n < 1 || n > PARAMS_REPS_MAX)
-		return failf(err, errlen, "--reps: '%s' is out of range 1..%d", v, PARAMS_REPS_MAX);
+		return errmsg_fail(err, errlen, "--reps: '%s' is out of range 1..%d", v,
+		                   PARAMS_REPS_MAX);
 	*out = (int)n;
 	return 0;
 }
@@ -242,30 +145,31 @@ static int parse_options(int argc, char *const *argv, const char **name, struct 
 
 		if (a[0] != '-' || a[1] == '\0') {
 			if (*name)
-				return failf(err, errlen,
-				             "run: unexpected argument '%s' after workload '%s'", a,
-				             *name);
+				return errmsg_fail(
+				    err, errlen,
+				    "run: unexpected argument '%s' after workload '%s'", a, *name);
 			*name = a;
 			continue;
 		}
 		if ((k = option_index(a)) < 0)
-			return failf(err, errlen, "run: unknown option '%s'", a);
+			return errmsg_fail(err, errlen, "run: unknown option '%s'", a);
 		if (!(v = option_value(argc, argv, &i, run_options[k])))
-			return failf(err, errlen, "%s: missing value", run_options[k]);
+			return errmsg_fail(err, errlen, "%s: missing value", run_options[k]);
 		if (k == 0)
 			continue;
 		if (seen & (1u << k))
-			return failf(err, errlen, "%s: given twice", run_options[k]);
+			return errmsg_fail(err, errlen, "%s: given twice", run_options[k]);
 		seen |= 1u << k;
 		if (k == 1 && params_parse_scale(v, &o->scale) != 0)
-			return failf(err, errlen,
-			             "--scale: unknown scale '%s' (small, default, large)", v);
+			return errmsg_fail(
+			    err, errlen, "--scale: unknown scale '%s' (small, default, large)", v);
 		if (k == 2 && parse_seed(v, &o->seed, err, errlen) != 0)
 			return -1;
 		if (k == 3 && parse_reps(v, &o->reps, err, errlen) != 0)
 			return -1;
 		if (k == 4 && *v == '\0')
-			return failf(err, errlen, "--out: empty file name (use - for stdout)");
+			return errmsg_fail(err, errlen,
+			                   "--out: empty file name (use - for stdout)");
 		if (k == 4)
 			o->out = v;
 	}
@@ -283,7 +187,7 @@ static int set_param(struct run_opts *o, const char *kv, char *err, size_t errle
 	int rc;
 
 	if (!eq || eq == kv)
-		return failf(err, errlen, "--param: '%s' is not KEY=VALUE", kv);
+		return errmsg_fail(err, errlen, "--param: '%s' is not KEY=VALUE", kv);
 	klen = (size_t)(eq - kv);
 	for (i = 0; i < wl->nparams; i++)
 		if (strlen(wl->params[i].name) == klen &&
@@ -293,21 +197,22 @@ static int set_param(struct run_opts *o, const char *kv, char *err, size_t errle
 		}
 	if (!p) {
 		list_params(wl, known, sizeof known);
-		return failf(err, errlen, "--param: %s has no parameter '%.*s' (known: %s)",
-		             wl->name, (int)klen, kv, known);
+		return errmsg_fail(err, errlen, "--param: %s has no parameter '%.*s' (known: %s)",
+		                   wl->name, (int)klen, kv, known);
 	}
 	if (o->given[i])
-		return failf(err, errlen, "--param %s: given twice", p->name);
+		return errmsg_fail(err, errlen, "--param %s: given twice", p->name);
 	if (eq[1] == '\0')
-		return failf(err, errlen, "--param %s: empty value", p->name);
-	rc = params_parse_i64(eq + 1, params_is_bytes(p), &v);
+		return errmsg_fail(err, errlen, "--param %s: empty value", p->name);
+	rc = num_parse_i64(eq + 1, params_is_bytes(p), &v);
 	if (rc != 0 && errno == EINVAL)
-		return failf(err, errlen, "--param %s: '%s' is not %s", p->name, eq + 1,
-		             params_is_bytes(p) ? "a byte count (integer, optional k/M/G suffix)"
-		                                : "an integer");
+		return errmsg_fail(err, errlen, "--param %s: '%s' is not %s", p->name, eq + 1,
+		                   params_is_bytes(p)
+		                       ? "a byte count (integer, optional k/M/G suffix)"
+		                       : "an integer");
 	if (rc != 0 || v < p->min || v > p->max)
-		return failf(err, errlen, "--param %s: '%s' is out of range %lld..%lld", p->name,
-		             eq + 1, (long long)p->min, (long long)p->max);
+		return errmsg_fail(err, errlen, "--param %s: '%s' is out of range %lld..%lld",
+		                   p->name, eq + 1, (long long)p->min, (long long)p->max);
 	o->value[i] = v;
 	o->given[i] = 1;
 	return 0;
@@ -327,13 +232,14 @@ int params_parse_run(int argc, char *const *argv, const struct workload *const *
 	if (parse_options(argc, argv, &name, o, err, errlen) != 0)
 		return -1;
 	if (!name)
-		return failf(err, errlen, "run: missing WORKLOAD");
+		return errmsg_fail(err, errlen, "run: missing WORKLOAD");
 	for (const struct workload *const *w = registry; *w && !o->wl; w++)
 		if (strcmp((*w)->name, name) == 0)
 			o->wl = *w;
 	if (!o->wl) {
 		list_workloads(registry, known, sizeof known);
-		return failf(err, errlen, "run: unknown workload '%s' (known: %s)", name, known);
+		return errmsg_fail(err, errlen, "run: unknown workload '%s' (known: %s)", name,
+		                   known);
 	}
 	for (size_t i = 0; i < o->wl->nparams; i++)
 		o->value[i] = o->wl->params[i].def[o->scale];
@@ -362,16 +268,17 @@ int params_validate(const struct run_opts *o, uint64_t phys_bytes, char *err, si
 	uint64_t need;
 
 	if (o->wl->check && o->wl->check(&ctx) != 0)
-		return failf(err, errlen, "%s: %s", o->wl->name, ctx.err);
+		return errmsg_fail(err, errlen, "%s: %s", o->wl->name, ctx.err);
 	need = o->wl->footprint(o->value);
 	if (need > phys_bytes) {
 		human_bytes(need, need_h, sizeof need_h);
 		human_bytes(phys_bytes, have_h, sizeof have_h);
-		return failf(err, errlen,
-		             "%s: these parameters need up to %llu bytes (%s), more than the %llu "
-		             "bytes (%s) of physical memory",
-		             o->wl->name, (unsigned long long)need, need_h,
-		             (unsigned long long)phys_bytes, have_h);
+		return errmsg_fail(
+		    err, errlen,
+		    "%s: these parameters need up to %llu bytes (%s), more than the %llu "
+		    "bytes (%s) of physical memory",
+		    o->wl->name, (unsigned long long)need, need_h, (unsigned long long)phys_bytes,
+		    have_h);
 	}
 	return 0;
 }

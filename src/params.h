@@ -32,14 +32,6 @@ struct run_opts {
 int params_parse_run(int argc, char *const *argv, const struct workload *const *registry,
                      struct run_opts *o, char *err, size_t errlen);
 
-/* Strict decimal integer: no sign but a leading '-', no spaces, no trailing characters. With
- * `bytes`, one suffix k/K, M or G multiplies by 2^10, 2^20, 2^30. Returns 0, or -1 (errno EINVAL
- * for bad syntax, ERANGE for overflow). */
-int params_parse_i64(const char *s, int bytes, int64_t *out);
-
-/* Strict unsigned decimal integer (0 .. 2^64-1). Returns 0, or -1 with errno EINVAL or ERANGE. */
-int params_parse_u64(const char *s, uint64_t *out);
-
 /* "small" | "default" | "large". Returns 0, or -1 for an unknown name. */
 int params_parse_scale(const char *s, enum wl_scale *out);
 const char *params_scale_name(enum wl_scale s);

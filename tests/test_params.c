@@ -3,7 +3,6 @@
 #include "check.h"
 #include "params.h"
 
-#include <errno.h>
 #include <string.h>
 
 static const struct wl_param demo_params[] = {
@@ -178,32 +177,6 @@ static void test_option_values_are_values(void)
 	      "--out --param: '--param' is the file name, not an option");
 }
 
-static void test_integers(void)
-{
-	int64_t v;
-	uint64_t u;
-
-	CHECK(params_parse_i64("9223372036854775807", 0, &v) == 0 && v == INT64_MAX, "INT64_MAX");
-	CHECK(params_parse_i64("-9223372036854775808", 0, &v) == 0 && v == INT64_MIN, "INT64_MIN");
-	errno = 0;
-	CHECK(params_parse_i64("9223372036854775808", 0, &v) == -1 && errno == ERANGE,
-	      "INT64_MAX + 1 is ERANGE");
-	errno = 0;
-	CHECK(params_parse_i64("8589934592G", 1, &v) == -1 && errno == ERANGE,
-	      "suffix overflow is ERANGE");
-	errno = 0;
-	CHECK(params_parse_i64(" 5", 0, &v) == -1 && errno == EINVAL, "leading space is EINVAL");
-	CHECK(params_parse_i64("5 ", 0, &v) == -1 && errno == EINVAL, "trailing space is EINVAL");
-	CHECK(params_parse_i64("-0", 0, &v) == 0 && v == 0, "-0 is 0");
-	CHECK(params_parse_u64("18446744073709551615", &u) == 0 && u == UINT64_MAX, "UINT64_MAX");
-	errno = 0;
-	CHECK(params_parse_u64("18446744073709551616", &u) == -1 && errno == ERANGE,
-	      "UINT64_MAX + 1 is ERANGE");
-	errno = 0;
-	CHECK(params_parse_u64("18446744073709551616x", &u) == -1 && errno == EINVAL,
-	      "overflow with trailing junk is EINVAL");
-}
-
 static void test_format(void)
 {
 	char buf[32];
@@ -244,7 +217,6 @@ int main(void)
 	test_param_values();
 	test_errors();
 	test_option_values_are_values();
-	test_integers();
 	test_format();
 	test_validate();
 	return CHECK_DONE();
