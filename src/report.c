@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A noisy bench flags hundreds of runs: text formats show the first ones and the count. */
+#define REPORT_MAX_FLAG_LINES 20
 #define NCOL 11 /* the last, noise floor, only with a calibration */
 #define CELL 160
 
@@ -341,10 +343,13 @@ static int write_text(FILE *out, const struct cmp_report *r, int md)
 		           : "\ntelemetry spikes (value > median + max(%g MAD, floor) within the "
 		             "workload):\n",
 		        NOISE_SPIKE_MADS);
-	for (size_t i = 0; i < r->nflags; i++) {
+	for (size_t i = 0; i < r->nflags && i < REPORT_MAX_FLAG_LINES; i++) {
 		flag_line(&r->flags[i], line, sizeof line);
 		fprintf(out, "%s%s\n", md ? "- " : "  ", line);
 	}
+	if (r->nflags > REPORT_MAX_FLAG_LINES)
+		fprintf(out, "%sand %zu more (--format json lists every flagged run)\n",
+		        md ? "- " : "  ", r->nflags - REPORT_MAX_FLAG_LINES);
 	free(c);
 	free(a);
 	return 0;
