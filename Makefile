@@ -8,9 +8,10 @@ MANDIR ?= $(PREFIX)/share/man
 BUILD ?= build
 
 CC ?= cc
+# What the code needs is appended with `override`, so `make CFLAGS=-O3` keeps it.
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -pthread
-CPPFLAGS += -D_GNU_SOURCE -DALLOCAB_VERSION='"$(VERSION)"' -Isrc
+override CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -pthread
+override CPPFLAGS += -D_GNU_SOURCE -DALLOCAB_VERSION='"$(VERSION)"' -Isrc
 # GCC removes malloc/free pairs whose pointer does not escape; workloads must really allocate.
 NOBUILTIN := -fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc -fno-builtin-free
 LDLIBS_COMMON := -lcjson -lm -pthread
@@ -70,8 +71,8 @@ $(BUILD)/allocab-%: $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC
 # Nothing a backend adds may land before the shared code (docs/allocators.md): driver code calls
 # libraries through the GOT, not the PLT (which precedes .text), and backend code stays out of the
 # .text.startup/.text.unlikely sections that the linker places first.
-$(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC)): CFLAGS += -fno-plt
-$(BUILD)/allocators/%.o: CFLAGS += -fno-plt -fno-reorder-functions -fno-reorder-blocks-and-partition
+$(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC)): override CFLAGS += -fno-plt
+$(BUILD)/allocators/%.o: override CFLAGS += -fno-plt -fno-reorder-functions -fno-reorder-blocks-and-partition
 
 $(FRONT): $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC) $(FRONT_MAIN_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
