@@ -5,6 +5,7 @@
  * for every allocation that fails. */
 #include "alloc_count.h"
 #include "check.h"
+#include "wl_harness.h"
 #include "workload.h"
 #include "wlutil.h"
 
@@ -14,85 +15,41 @@
 
 static const struct workload *wl = &wl_batch_prep;
 
-static size_t param_index(const char *name)
-{
-	for (size_t i = 0; i < wl->nparams; i++)
-		if (strcmp(wl->params[i].name, name) == 0)
-			return i;
-	printf("# no parameter %s\n", name);
-	return WL_MAX_PARAMS - 1;
-}
-
-static int64_t *param(int64_t *p, const char *name)
-{
-	return &p[param_index(name)];
-}
-
-static void defaults(int64_t *p, int scale)
-{
-	for (size_t i = 0; i < wl->nparams; i++)
-		p[i] = wl->params[i].def[scale];
-}
-
 /* 593 windows of 8 rows: 37 batches of 16 and a last one of 1, twice. */
 static void tiny(int64_t *p)
 {
-	defaults(p, WL_SCALE_SMALL);
-	*param(p, "rows") = 600;
-	*param(p, "batch") = 16;
-	*param(p, "sequence") = 8;
-	*param(p, "epochs") = 2;
-}
-
-static int run(const int64_t *p, uint64_t seed, uint64_t *ck, char *err)
-{
-	struct wl_ctx ctx;
-	int rc;
-
-	memset(&ctx, 0, sizeof ctx);
-	ctx.p = p;
-	ctx.seed = seed;
-	rc = wl->check(&ctx);
-	if (rc == 0)
-		rc = wl->run(&ctx, ck);
-	if (err)
-		memcpy(err, ctx.err, WL_ERR_LEN);
-	return rc;
+	wlh_defaults(wl, p, WL_SCALE_SMALL);
+	*wlh_param(wl, p, "rows") = 600;
+	*wlh_param(wl, p, "batch") = 16;
+	*wlh_param(wl, p, "sequence") = 8;
+	*wlh_param(wl, p, "epochs") = 2;
 }
 
 static void test_table(void)
 {
-	int ok = 1;
-
 	CHECK(strcmp(wl->name, "batch_prep") == 0 && wl_find("batch_prep") == wl, "registered");
 	CHECK(wl->nparams <= WL_MAX_PARAMS && wl->check && wl->footprint && wl->run && wl->phases,
 	      "table complete");
-	for (size_t i = 0; i < wl->nparams; i++)
-		for (int s = 0; s < WL_SCALE_COUNT; s++)
-			ok &= wl->params[i].def[s] >= wl->params[i].min &&
-			      wl->params[i].def[s] <= wl->params[i].max;
-	CHECK(ok, "every default within its range");
-	CHECK(wl->params[param_index("prefetch")].def[WL_SCALE_DEFAULT] == 2,
+	CHECK(wlh_defaults_in_range(wl), "every default within its range");
+	CHECK(wl->params[wlh_param_index(wl, "prefetch")].def[WL_SCALE_DEFAULT] == 2,
 	      "default prefetch is DataLoader's prefetch_factor 2");
 }
 
 static void test_check(void)
 {
 	int64_t p[WL_MAX_PARAMS];
-	struct wl_ctx ctx;
+	char err[WL_ERR_LEN];
 
-	memset(&ctx, 0, sizeof ctx);
-	ctx.p = p;
 	for (int s = 0; s < WL_SCALE_COUNT; s++) {
-		defaults(p, s);
-		CHECK(wl->check(&ctx) == 0, "scale %d defaults pass check()", s);
+		wlh_defaults(wl, p, s);
+		CHECK(wlh_check(wl, p, err) == 0, "scale %d defaults pass check()", s);
 	}
 	tiny(p);
-	*param(p, "sequence") = 601;
-	CHECK(wl->check(&ctx) == -1 && strstr(ctx.err, "sequence"), "sequence > rows rejected: %s",
-	      ctx.err);
-	*param(p, "sequence") = 600;
-	CHECK(wl->check(&ctx) == 0, "sequence == rows (one window) accepted");
+	*wlh_param(wl, p, "sequence") = 601;
+	CHECK(wlh_check(wl, p, err) == -1 && strstr(err, "sequence"),
+	      "sequence > rows rejected: %s", err);
+	*wlh_param(wl, p, "sequence") = 600;
+	CHECK(wlh_check(wl, p, err) == 0, "sequence == rows (one window) accepted");
 }
 
 static void test_checksums(void)
@@ -108,17 +65,17 @@ static void test_checksums(void)
 	                   {"prefetch", 7}, {"pin_cache", 0}, {"sample_copy", 0}};
 
 	tiny(p);
-	rc = run(p, 42, &a, err);
+	rc = wlh_run(wl, p, 42, &a, err);
 	CHECK(rc == 0, "tiny run succeeds: %s", rc ? err : "");
-	run(p, 42, &b, NULL);
-	run(p, 43, &c, NULL);
+	wlh_run(wl, p, 42, &b, NULL);
+	wlh_run(wl, p, 43, &c, NULL);
 	CHECK(a == b, "same seed, same checksum (%016llx)", (unsigned long long)a);
 	CHECK(a != c, "another seed, another checksum");
 	for (size_t k = 0; k < sizeof same_output / sizeof same_output[0]; k++) {
 		tiny(p);
-		*param(p, same_output[k].name) = same_output[k].value;
+		*wlh_param(wl, p, same_output[k].name) = same_output[k].value;
 		b = ~a;
-		run(p, 42, &b, NULL);
+		wlh_run(wl, p, 42, &b, NULL);
 		same &= a == b;
 		if (a != b)
 			printf("# %s=%lld changed the checksum\n", same_output[k].name,
@@ -126,16 +83,16 @@ static void test_checksums(void)
 	}
 	CHECK(same, "checksum independent of workers, prefetch, pin_cache and sample_copy");
 	tiny(p);
-	*param(p, "batch") = 15;
-	run(p, 42, &b, NULL);
+	*wlh_param(wl, p, "batch") = 15;
+	wlh_run(wl, p, 42, &b, NULL);
 	CHECK(b != a, "batch boundaries are part of the output");
 	tiny(p);
-	*param(p, "epochs") = 1;
-	run(p, 42, &b, NULL);
+	*wlh_param(wl, p, "epochs") = 1;
+	wlh_run(wl, p, 42, &b, NULL);
 	CHECK(b != a, "every epoch is part of the output");
-	defaults(p, WL_SCALE_SMALL);
-	rc = run(p, 42, &a, err);
-	run(p, 42, &b, NULL);
+	wlh_defaults(wl, p, WL_SCALE_SMALL);
+	rc = wlh_run(wl, p, 42, &a, err);
+	wlh_run(wl, p, 42, &b, NULL);
 	CHECK(rc == 0 && a == b, "small scale is deterministic: %s", rc ? err : "");
 }
 
@@ -209,10 +166,10 @@ static void test_shapes(void)
 	      batch_bytes, full_pin);
 
 	tiny(p);
-	*param(p, "pin_cache") = 0;
+	*wlh_param(wl, p, "pin_cache") = 0;
 	reset_counts();
 	ac_hook = shape_hook;
-	run(p, 7, &ck, NULL);
+	wlh_run(wl, p, 7, &ck, NULL);
 	ac_hook = NULL;
 	CHECK(full_pins == full && last_pins == 2 && other_pow2 == 0,
 	      "pin_cache=0: one staging buffer per batch: %ld + %ld (want %ld + 2), %ld others",
@@ -225,12 +182,12 @@ static void test_shapes(void)
 	      (long)aligned);
 
 	tiny(p);
-	workers = *param(p, "workers");
+	workers = *wlh_param(wl, p, "workers");
 	reset_counts();
 	ac_hook = shape_hook;
-	run(p, 7, &ck, NULL);
+	wlh_run(wl, p, 7, &ck, NULL);
 	ac_hook = NULL;
-	CHECK(full_pins >= 1 && full_pins <= workers * (*param(p, "prefetch") + 1) &&
+	CHECK(full_pins >= 1 && full_pins <= workers * (*wlh_param(wl, p, "prefetch") + 1) &&
 	          last_pins >= 1 && last_pins <= workers,
 	      "pin_cache=1: staging buffers reused across batches and epochs: %ld full, %ld last",
 	      (long)full_pins, (long)last_pins);
@@ -240,18 +197,15 @@ static void test_shapes(void)
 static void test_footprint(void)
 {
 	int64_t p[WL_MAX_PARAMS];
-	uint64_t ck;
-	long base;
+	long peak;
 
 	for (int pc = 0; pc <= 1; pc++) {
-		defaults(p, WL_SCALE_SMALL);
-		*param(p, "pin_cache") = pc;
-		base = atomic_load(&ac_bytes);
-		atomic_store(&ac_peak, base);
-		run(p, 42, &ck, NULL);
-		CHECK(ac_peak - base <= (long)wl->footprint(p),
+		wlh_defaults(wl, p, WL_SCALE_SMALL);
+		*wlh_param(wl, p, "pin_cache") = pc;
+		peak = wlh_peak_bytes(wl, p, 42);
+		CHECK(peak <= (long)wl->footprint(p),
 		      "pin_cache=%d: small-scale peak live bytes %ld within footprint() %llu", pc,
-		      ac_peak - base, (unsigned long long)wl->footprint(p));
+		      peak, (unsigned long long)wl->footprint(p));
 	}
 }
 
@@ -263,28 +217,22 @@ static void alloc_failures(int pin_cache)
 	int64_t p[WL_MAX_PARAMS];
 	uint64_t ck, want;
 	char err[WL_ERR_LEN];
-	long before, total, tried = 0, bad_rc = 0, bad_msg = 0, leaks = 0, first_bad = 0;
+	long total, tried = 0, bad_rc = 0, bad_msg = 0, leaks = 0, first_bad = 0;
 
 	tiny(p);
-	*param(p, "rows") = 200;
-	*param(p, "pin_cache") = pin_cache;
-	before = atomic_load(&ac_calls);
-	run(p, 42, &want, NULL);
-	total = atomic_load(&ac_calls) - before;
+	*wlh_param(wl, p, "rows") = 200;
+	*wlh_param(wl, p, "pin_cache") = pin_cache;
+	total = wlh_requests(wl, p, 42, &want);
 	for (long k = 1; k <= total; k++, tried++) {
-		long live = atomic_load(&ac_live), start = atomic_load(&ac_calls);
-		int rc;
+		struct wlh_fault f = wlh_run_failing(wl, p, 42, k, &ck, err);
 
-		ac_fail_after(k);
-		rc = run(p, 42, &ck, err);
-		ac_fail_after(0);
-		if (rc == 0 && (atomic_load(&ac_calls) - start < k && ck == want))
+		if (f.rc == 0 && (f.requests < k && ck == want))
 			continue;
-		bad_rc += rc != -1;
-		bad_msg += rc == -1 && strncmp(err, "out of memory", 13) != 0 &&
+		bad_rc += f.rc != -1;
+		bad_msg += f.rc == -1 && strncmp(err, "out of memory", 13) != 0 &&
 		           strncmp(err, "cannot start a loader thread", 28) != 0;
-		leaks += atomic_load(&ac_live) != live;
-		if (!first_bad && (rc != -1 || atomic_load(&ac_live) != live))
+		leaks += f.leaked != 0;
+		if (!first_bad && (f.rc != -1 || f.leaked != 0))
 			first_bad = k;
 	}
 	CHECK(bad_rc == 0 && bad_msg == 0,

@@ -6,10 +6,10 @@
  */
 #include "alloc_count.h"
 #include "check.h"
+#include "wl_harness.h"
 #include "workload.h"
 
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,80 +22,23 @@ char *wl_ckpt_header(const int64_t *p, uint64_t step, size_t *len);
 static const struct workload *wl = &wl_checkpoint_write;
 static char tmpdir[64];
 
-static size_t param_index(const char *name)
-{
-	for (size_t i = 0; i < wl->nparams; i++)
-		if (strcmp(wl->params[i].name, name) == 0)
-			return i;
-	printf("# no parameter %s\n", name);
-	return WL_MAX_PARAMS - 1;
-}
-
-static int64_t *param(int64_t *p, const char *name)
-{
-	return &p[param_index(name)];
-}
-
-static void defaults(int64_t *p, int scale)
-{
-	for (size_t i = 0; i < wl->nparams; i++)
-		p[i] = wl->params[i].def[scale];
-}
-
 /* 48 tensors of at most 4 KiB: runs in well under a millisecond. */
 static void tiny(int64_t *p)
 {
-	defaults(p, WL_SCALE_SMALL);
-	*param(p, "layers") = 1;
-	*param(p, "hidden") = 16;
-	*param(p, "vocab") = 64;
-	*param(p, "checkpoints") = 2;
-}
-
-static int run(const int64_t *p, uint64_t seed, uint64_t *ck, char *err)
-{
-	struct wl_ctx ctx;
-	int rc = 0;
-
-	memset(&ctx, 0, sizeof ctx);
-	ctx.p = p;
-	ctx.seed = seed;
-	if (wl->check)
-		rc = wl->check(&ctx);
-	if (rc == 0)
-		rc = wl->run(&ctx, ck);
-	if (err)
-		memcpy(err, ctx.err, WL_ERR_LEN);
-	return rc;
-}
-
-static int tmpdir_empty(void)
-{
-	DIR *d = opendir(tmpdir);
-	struct dirent *e;
-	int n = 0;
-
-	if (!d)
-		return 0;
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-	closedir(d);
-	return n == 0;
+	wlh_defaults(wl, p, WL_SCALE_SMALL);
+	*wlh_param(wl, p, "layers") = 1;
+	*wlh_param(wl, p, "hidden") = 16;
+	*wlh_param(wl, p, "vocab") = 64;
+	*wlh_param(wl, p, "checkpoints") = 2;
 }
 
 static void test_table(void)
 {
-	int ok = 1;
-
 	CHECK(strcmp(wl->name, "checkpoint_write") == 0 && wl_find("checkpoint_write") == wl,
 	      "registered");
 	CHECK(wl->nparams <= WL_MAX_PARAMS && wl->footprint && wl->run && wl->phases,
 	      "table complete");
-	for (size_t i = 0; i < wl->nparams; i++)
-		for (int s = 0; s < WL_SCALE_COUNT; s++)
-			ok &= wl->params[i].def[s] >= wl->params[i].min &&
-			      wl->params[i].def[s] <= wl->params[i].max;
-	CHECK(ok, "every default within its range");
+	CHECK(wlh_defaults_in_range(wl), "every default within its range");
 }
 
 static void test_sizes(void)
@@ -105,7 +48,7 @@ static void test_sizes(void)
 	size_t n;
 	long kb = 0, mb = 0, huge = 0, between = 0;
 
-	defaults(p, WL_SCALE_DEFAULT);
+	wlh_defaults(wl, p, WL_SCALE_DEFAULT);
 	n = wl_ckpt_tensor_bytes(p, b, 1024);
 	for (size_t k = 0; k < n && k < 1024; k++) {
 		kb += b[k] <= 64 * 1024;
@@ -120,7 +63,7 @@ static void test_sizes(void)
 	CHECK(huge == 3 && sum <= wl->footprint(p),
 	      "one ~100 MB embedding, x3 with Adam state: %ld; %llu bytes in all", huge,
 	      (unsigned long long)sum);
-	*param(p, "adam") = 0;
+	*wlh_param(wl, p, "adam") = 0;
 	CHECK(wl_ckpt_tensor_bytes(p, b, 0) * 3 == n, "adam=0 saves a third of the tensors");
 }
 
@@ -133,7 +76,7 @@ static void test_header(void)
 	cJSON *root, *meta, *e;
 	int contiguous = 1, shapes = 1;
 
-	defaults(p, WL_SCALE_SMALL);
+	wlh_defaults(wl, p, WL_SCALE_SMALL);
 	n = wl_ckpt_tensor_bytes(p, b, 1024);
 	h = wl_ckpt_header(p, 7, &len);
 	CHECK(h && len % 8 == 0, "header built, padded to a multiple of 8 bytes (%zu)", len);
@@ -186,19 +129,19 @@ static void test_checksums(void)
 		int64_t value;
 	} same_bytes[] = {{"whole_file", 1}, {"staging", 4096}, {"staging", 4099}, {"fsync", 1}};
 
-	defaults(p, WL_SCALE_SMALL);
-	rc = run(p, 42, &a, err);
+	wlh_defaults(wl, p, WL_SCALE_SMALL);
+	rc = wlh_run(wl, p, 42, &a, err);
 	CHECK(rc == 0, "small run succeeds: %s", rc ? err : "");
-	CHECK(tmpdir_empty(), "temporary directory removed after a run");
-	run(p, 42, &b, NULL);
-	run(p, 43, &c, NULL);
+	CHECK(wlh_dir_empty(tmpdir), "temporary directory removed after a run");
+	wlh_run(wl, p, 42, &b, NULL);
+	wlh_run(wl, p, 43, &c, NULL);
 	CHECK(a == b, "same seed, same checksum (%016llx)", (unsigned long long)a);
 	CHECK(a != c, "another seed, another checksum");
 	for (size_t k = 0; k < sizeof same_bytes / sizeof same_bytes[0]; k++) {
-		defaults(p, WL_SCALE_SMALL);
-		*param(p, same_bytes[k].name) = same_bytes[k].value;
+		wlh_defaults(wl, p, WL_SCALE_SMALL);
+		*wlh_param(wl, p, same_bytes[k].name) = same_bytes[k].value;
 		b = ~a;
-		run(p, 42, &b, NULL);
+		wlh_run(wl, p, 42, &b, NULL);
 		same &= a == b;
 		if (a != b)
 			printf("# %s=%lld changed the checksum\n", same_bytes[k].name,
@@ -206,14 +149,14 @@ static void test_checksums(void)
 	}
 	CHECK(same, "checksum covers the bytes written, however staged (whole_file, staging)");
 	tiny(p);
-	run(p, 42, &a, NULL);
-	*param(p, "checkpoints") = 1;
-	run(p, 42, &b, NULL);
-	*param(p, "checkpoints") = 2;
-	*param(p, "lm_head") = 1;
-	run(p, 42, &c, NULL);
+	wlh_run(wl, p, 42, &a, NULL);
+	*wlh_param(wl, p, "checkpoints") = 1;
+	wlh_run(wl, p, 42, &b, NULL);
+	*wlh_param(wl, p, "checkpoints") = 2;
+	*wlh_param(wl, p, "lm_head") = 1;
+	wlh_run(wl, p, 42, &c, NULL);
 	CHECK(a != b && a != c && b != c, "every checkpoint and every tensor is in the checksum");
-	CHECK(tmpdir_empty(), "temporary directory still empty");
+	CHECK(wlh_dir_empty(tmpdir), "temporary directory still empty");
 }
 
 static void test_tmpdir_failure(void)
@@ -225,7 +168,7 @@ static void test_tmpdir_failure(void)
 
 	tiny(p);
 	setenv("TMPDIR", "/nonexistent/allocab-test", 1);
-	rc = run(p, 42, &ck, err);
+	rc = wlh_run(wl, p, 42, &ck, err);
 	setenv("TMPDIR", tmpdir, 1);
 	CHECK(rc == -1 && strstr(err, "cannot create a temporary directory"),
 	      "missing TMPDIR is a runtime failure: %s", err);
@@ -247,24 +190,21 @@ static void align_hook(enum ac_op op, size_t size, void *old, void *ptr)
 static void test_alignment_and_footprint(void)
 {
 	int64_t p[WL_MAX_PARAMS];
-	uint64_t ck;
-	long base;
+	long peak;
 
 	for (int whole = 0; whole <= 1; whole++) {
-		defaults(p, WL_SCALE_SMALL);
-		*param(p, "whole_file") = whole;
+		wlh_defaults(wl, p, WL_SCALE_SMALL);
+		*wlh_param(wl, p, "whole_file") = whole;
 		aligned = misaligned = 0;
-		base = atomic_load(&ac_bytes);
-		atomic_store(&ac_peak, base);
 		ac_hook = align_hook;
-		run(p, 42, &ck, NULL);
+		peak = wlh_peak_bytes(wl, p, 42);
 		ac_hook = NULL;
 		CHECK(aligned >= (long)wl_ckpt_tensor_bytes(p, NULL, 0) + 1 && misaligned == 0,
 		      "whole_file=%d: tensors and buffers 64-byte aligned (%ld, %ld not)", whole,
 		      (long)aligned, (long)misaligned);
-		CHECK(ac_peak - base <= (long)wl->footprint(p),
+		CHECK(peak <= (long)wl->footprint(p),
 		      "whole_file=%d: small-scale peak live bytes %ld within footprint() %llu",
-		      whole, ac_peak - base, (unsigned long long)wl->footprint(p));
+		      whole, peak, (unsigned long long)wl->footprint(p));
 	}
 }
 
@@ -273,25 +213,19 @@ static void alloc_failures(int whole)
 	int64_t p[WL_MAX_PARAMS];
 	uint64_t ck;
 	char err[WL_ERR_LEN];
-	long before, total, tried = 0, bad_rc = 0, bad_msg = 0, leaks = 0, left = 0, first_bad = 0;
+	long total, tried = 0, bad_rc = 0, bad_msg = 0, leaks = 0, left = 0, first_bad = 0;
 
 	tiny(p);
-	*param(p, "whole_file") = whole;
-	before = atomic_load(&ac_calls);
-	run(p, 42, &ck, NULL);
-	total = atomic_load(&ac_calls) - before;
+	*wlh_param(wl, p, "whole_file") = whole;
+	total = wlh_requests(wl, p, 42, &ck);
 	for (long k = 1; k <= total; k++, tried++) {
-		long live = atomic_load(&ac_live);
-		int rc;
+		struct wlh_fault f = wlh_run_failing(wl, p, 42, k, &ck, err);
 
-		ac_fail_after(k);
-		rc = run(p, 42, &ck, err);
-		ac_fail_after(0);
-		bad_rc += rc != -1;
-		bad_msg += rc == -1 && strncmp(err, "out of memory", 13) != 0;
-		leaks += atomic_load(&ac_live) != live;
-		left += !tmpdir_empty();
-		if (!first_bad && (rc != -1 || atomic_load(&ac_live) != live || !tmpdir_empty()))
+		bad_rc += f.rc != -1;
+		bad_msg += f.rc == -1 && strncmp(err, "out of memory", 13) != 0;
+		leaks += f.leaked != 0;
+		left += !wlh_dir_empty(tmpdir);
+		if (!first_bad && (f.rc != -1 || f.leaked != 0 || !wlh_dir_empty(tmpdir)))
 			first_bad = k;
 	}
 	CHECK(bad_rc == 0 && bad_msg == 0,

@@ -5,6 +5,7 @@
  * allocation that fails. */
 #include "alloc_count.h"
 #include "check.h"
+#include "wl_harness.h"
 #include "workload.h"
 #include "wlutil.h"
 
@@ -14,51 +15,28 @@
 
 static const struct workload *wl = &wl_feature_extract;
 
-static size_t param_index(const char *name)
+/* Small-scale defaults with `rows` rows in chunks of `chunk`. */
+static void sized(int64_t *p, int64_t rows, int64_t chunk)
 {
-	for (size_t i = 0; i < wl->nparams; i++)
-		if (strcmp(wl->params[i].name, name) == 0)
-			return i;
-	printf("# no parameter %s\n", name);
-	return WL_MAX_PARAMS - 1;
-}
-
-static void defaults(int64_t *p, enum wl_scale s)
-{
-	for (size_t i = 0; i < wl->nparams; i++)
-		p[i] = wl->params[i].def[s];
+	wlh_defaults(wl, p, WL_SCALE_SMALL);
+	*wlh_param(wl, p, "rows") = rows;
+	*wlh_param(wl, p, "chunk_rows") = chunk;
 }
 
 static int run(int64_t rows, int64_t chunk, uint64_t seed, uint64_t *ck, char *err)
 {
 	int64_t p[WL_MAX_PARAMS];
-	struct wl_ctx ctx;
-	int rc;
 
-	defaults(p, WL_SCALE_SMALL);
-	p[param_index("rows")] = rows;
-	p[param_index("chunk_rows")] = chunk;
-	memset(&ctx, 0, sizeof ctx);
-	ctx.p = p;
-	ctx.seed = seed;
-	rc = wl->run(&ctx, ck);
-	if (err)
-		memcpy(err, ctx.err, WL_ERR_LEN);
-	return rc;
+	sized(p, rows, chunk);
+	return wlh_run(wl, p, seed, ck, err);
 }
 
 static void test_table(void)
 {
-	int ok = 1;
-
 	CHECK(strcmp(wl->name, "feature_extract") == 0, "table name");
 	CHECK(wl_find("feature_extract") == wl, "registered");
 	CHECK(wl->nparams <= WL_MAX_PARAMS && wl->footprint && wl->run, "table complete");
-	for (size_t i = 0; i < wl->nparams; i++)
-		for (int s = 0; s < WL_SCALE_COUNT; s++)
-			ok &= wl->params[i].def[s] >= wl->params[i].min &&
-			      wl->params[i].def[s] <= wl->params[i].max;
-	CHECK(ok, "every default within its range");
+	CHECK(wlh_defaults_in_range(wl), "every default within its range");
 }
 
 static void test_checksums(void)
@@ -154,36 +132,30 @@ static void test_shapes(void)
 static void test_footprint(void)
 {
 	int64_t p[WL_MAX_PARAMS];
-	uint64_t ck;
-	long base;
+	long peak;
 
-	defaults(p, WL_SCALE_SMALL);
-	base = atomic_load(&ac_bytes);
-	atomic_store(&ac_peak, base);
-	run(p[param_index("rows")], p[param_index("chunk_rows")], 42, &ck, NULL);
-	CHECK(ac_peak - base <= (long)wl->footprint(p),
-	      "small-scale peak live bytes %ld within footprint() %llu", ac_peak - base,
+	wlh_defaults(wl, p, WL_SCALE_SMALL);
+	peak = wlh_peak_bytes(wl, p, 42);
+	CHECK(peak <= (long)wl->footprint(p),
+	      "small-scale peak live bytes %ld within footprint() %llu", peak,
 	      (unsigned long long)wl->footprint(p));
 }
 
 static void test_alloc_failures(void)
 {
+	int64_t p[WL_MAX_PARAMS];
 	uint64_t ck;
 	char err[WL_ERR_LEN];
-	long before = atomic_load(&ac_calls), total, step, tried = 0, bad = 0, leaks = 0;
+	long total, step, tried = 0, bad = 0, leaks = 0;
 
-	run(600, 256, 42, &ck, NULL);
-	total = atomic_load(&ac_calls) - before;
+	sized(p, 600, 256);
+	total = wlh_requests(wl, p, 42, &ck);
 	step = total / 400 + 1;
 	for (long k = 1; k <= total; k += step, tried++) {
-		long live = atomic_load(&ac_live);
-		int rc;
+		struct wlh_fault f = wlh_run_failing(wl, p, 42, k, &ck, err);
 
-		ac_fail_after(k);
-		rc = run(600, 256, 42, &ck, err);
-		ac_fail_after(0);
-		bad += rc != -1 || strncmp(err, "out of memory allocating", 24) != 0;
-		leaks += atomic_load(&ac_live) != live;
+		bad += f.rc != -1 || strncmp(err, "out of memory allocating", 24) != 0;
+		leaks += f.leaked != 0;
 	}
 	CHECK(bad == 0,
 	      "each of %ld injected allocation failures (of %ld) fails the run with \"out "

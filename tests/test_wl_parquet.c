@@ -4,6 +4,7 @@
  * frees, the footprint bound, and a clean failure for every allocation that fails. */
 #include "alloc_count.h"
 #include "check.h"
+#include "wl_harness.h"
 #include "workload.h"
 
 #include <stdint.h>
@@ -11,75 +12,26 @@
 
 static const struct workload *wl = &wl_parquet_load;
 
-static size_t param_index(const char *name)
-{
-	for (size_t i = 0; i < wl->nparams; i++)
-		if (strcmp(wl->params[i].name, name) == 0)
-			return i;
-	printf("# no parameter %s\n", name);
-	return WL_MAX_PARAMS - 1;
-}
-
-static int64_t *param(int64_t *p, const char *name)
-{
-	return &p[param_index(name)];
-}
-
 /* Small-scale defaults shrunk further so that a run takes milliseconds. */
 static void tiny(int64_t *p)
 {
-	for (size_t i = 0; i < wl->nparams; i++)
-		p[i] = wl->params[i].def[WL_SCALE_SMALL];
-	*param(p, "row_groups") = 3;
-	*param(p, "group_rows") = 9000;
-	*param(p, "page_rows") = 2000;
-	*param(p, "batch_rows") = 4000;
-	*param(p, "dict_entries") = 300;
-	*param(p, "readahead_batches") = 2;
-}
-
-static int run(const int64_t *p, uint64_t seed, uint64_t *ck, char *err)
-{
-	struct wl_ctx ctx;
-	int rc;
-
-	memset(&ctx, 0, sizeof ctx);
-	ctx.p = p;
-	ctx.seed = seed;
-	rc = wl->check(&ctx);
-	if (rc == 0)
-		rc = wl->run(&ctx, ck);
-	if (err)
-		memcpy(err, ctx.err, WL_ERR_LEN);
-	return rc;
-}
-
-static int check_msg(int64_t *p, char *err)
-{
-	struct wl_ctx ctx;
-	int rc;
-
-	memset(&ctx, 0, sizeof ctx);
-	ctx.p = p;
-	rc = wl->check(&ctx);
-	memcpy(err, ctx.err, WL_ERR_LEN);
-	return rc;
+	wlh_defaults(wl, p, WL_SCALE_SMALL);
+	*wlh_param(wl, p, "row_groups") = 3;
+	*wlh_param(wl, p, "group_rows") = 9000;
+	*wlh_param(wl, p, "page_rows") = 2000;
+	*wlh_param(wl, p, "batch_rows") = 4000;
+	*wlh_param(wl, p, "dict_entries") = 300;
+	*wlh_param(wl, p, "readahead_batches") = 2;
 }
 
 static void test_table(void)
 {
-	int ok = 1;
-
 	CHECK(strcmp(wl->name, "parquet_load") == 0, "table name");
 	CHECK(wl_find("parquet_load") == wl, "registered");
 	CHECK(wl->nparams <= WL_MAX_PARAMS && wl->check && wl->footprint && wl->run,
 	      "table complete");
-	for (size_t i = 0; i < wl->nparams; i++)
-		for (int s = 0; s < WL_SCALE_COUNT; s++)
-			ok &= wl->params[i].def[s] >= wl->params[i].min &&
-			      wl->params[i].def[s] <= wl->params[i].max;
-	CHECK(ok, "every default within its range");
-	CHECK(wl->params[param_index("batch_rows")].def[WL_SCALE_DEFAULT] == 131072,
+	CHECK(wlh_defaults_in_range(wl), "every default within its range");
+	CHECK(wl->params[wlh_param_index(wl, "batch_rows")].def[WL_SCALE_DEFAULT] == 131072,
 	      "default batch_rows is Arrow's 131,072");
 }
 
@@ -89,32 +41,32 @@ static void test_check(void)
 	char err[WL_ERR_LEN];
 
 	for (int s = 0; s < WL_SCALE_COUNT; s++) {
-		for (size_t i = 0; i < wl->nparams; i++)
-			p[i] = wl->params[i].def[s];
-		CHECK(check_msg(p, err) == 0, "scale %d defaults pass check()", s);
+		wlh_defaults(wl, p, s);
+		CHECK(wlh_check(wl, p, err) == 0, "scale %d defaults pass check()", s);
 	}
 	tiny(p);
-	*param(p, "string_min_bytes") = 65;
-	CHECK(check_msg(p, err) == -1 && strstr(err, "string_min_bytes"), "min > max rejected: %s",
+	*wlh_param(wl, p, "string_min_bytes") = 65;
+	CHECK(wlh_check(wl, p, err) == -1 && strstr(err, "string_min_bytes"),
+	      "min > max rejected: %s", err);
+	tiny(p);
+	*wlh_param(wl, p, "numeric_columns") = 0;
+	*wlh_param(wl, p, "string_columns") = 0;
+	*wlh_param(wl, p, "dict_columns") = 0;
+	CHECK(wlh_check(wl, p, err) == -1 && strstr(err, "columns"), "no columns rejected: %s",
 	      err);
 	tiny(p);
-	*param(p, "numeric_columns") = 0;
-	*param(p, "string_columns") = 0;
-	*param(p, "dict_columns") = 0;
-	CHECK(check_msg(p, err) == -1 && strstr(err, "columns"), "no columns rejected: %s", err);
+	*wlh_param(wl, p, "numeric_columns") = 64;
+	CHECK(wlh_check(wl, p, err) == -1, "more than 64 columns rejected: %s", err);
 	tiny(p);
-	*param(p, "numeric_columns") = 64;
-	CHECK(check_msg(p, err) == -1, "more than 64 columns rejected: %s", err);
-	tiny(p);
-	*param(p, "dict_entries") = 20000;
-	CHECK(check_msg(p, err) == -1 && strstr(err, "1 MiB"),
+	*wlh_param(wl, p, "dict_entries") = 20000;
+	CHECK(wlh_check(wl, p, err) == -1 && strstr(err, "1 MiB"),
 	      "dictionary page over 1 MiB rejected: %s", err);
-	*param(p, "dict_columns") = 0;
-	CHECK(check_msg(p, err) == 0, "large dict_entries fine without dictionary columns");
+	*wlh_param(wl, p, "dict_columns") = 0;
+	CHECK(wlh_check(wl, p, err) == 0, "large dict_entries fine without dictionary columns");
 	tiny(p);
-	*param(p, "batch_rows") = 1 << 24;
-	*param(p, "string_max_bytes") = 1024;
-	CHECK(check_msg(p, err) == -1 && strstr(err, "int32"),
+	*wlh_param(wl, p, "batch_rows") = 1 << 24;
+	*wlh_param(wl, p, "string_max_bytes") = 1024;
+	CHECK(wlh_check(wl, p, err) == -1 && strstr(err, "int32"),
 	      "string column over 2 GiB per batch rejected: %s", err);
 }
 
@@ -126,26 +78,25 @@ static void test_checksums(void)
 	int rc;
 
 	tiny(p);
-	rc = run(p, 42, &a, err);
+	rc = wlh_run(wl, p, 42, &a, err);
 	CHECK(rc == 0, "tiny run succeeds: %s", rc ? err : "");
-	run(p, 42, &b, NULL);
-	run(p, 43, &c, NULL);
+	wlh_run(wl, p, 42, &b, NULL);
+	wlh_run(wl, p, 43, &c, NULL);
 	CHECK(a == b, "same seed, same checksum (%016llx)", (unsigned long long)a);
 	CHECK(a != c, "another seed, another checksum");
-	*param(p, "decode_threads") = 1;
-	run(p, 42, &b, NULL);
-	*param(p, "decode_threads") = 4;
-	*param(p, "readahead_batches") = 1;
-	run(p, 42, &c, NULL);
+	*wlh_param(wl, p, "decode_threads") = 1;
+	wlh_run(wl, p, 42, &b, NULL);
+	*wlh_param(wl, p, "decode_threads") = 4;
+	*wlh_param(wl, p, "readahead_batches") = 1;
+	wlh_run(wl, p, 42, &c, NULL);
 	CHECK(a == b && a == c, "checksum independent of decode_threads and readahead_batches");
 	tiny(p);
-	*param(p, "batch_rows") = 3000;
-	run(p, 42, &d, NULL);
+	*wlh_param(wl, p, "batch_rows") = 3000;
+	wlh_run(wl, p, 42, &d, NULL);
 	CHECK(d != a, "batch boundaries are part of the output");
-	for (size_t i = 0; i < wl->nparams; i++)
-		p[i] = wl->params[i].def[WL_SCALE_SMALL];
-	rc = run(p, 42, &a, err);
-	run(p, 42, &b, NULL);
+	wlh_defaults(wl, p, WL_SCALE_SMALL);
+	rc = wlh_run(wl, p, 42, &a, err);
+	wlh_run(wl, p, 42, &b, NULL);
 	CHECK(rc == 0 && a == b, "small scale is deterministic: %s", rc ? err : "");
 }
 
@@ -180,10 +131,10 @@ static void test_shapes(void)
 
 	tiny(p);
 	value_len = 23;
-	*param(p, "string_min_bytes") = value_len;
-	*param(p, "string_max_bytes") = value_len;
+	*wlh_param(wl, p, "string_min_bytes") = value_len;
+	*wlh_param(wl, p, "string_max_bytes") = value_len;
 	ac_hook = shape_hook;
-	run(p, 7, &ck, NULL);
+	wlh_run(wl, p, 7, &ck, NULL);
 	ac_hook = NULL;
 	CHECK(dict_values == 2 * 300 * 3,
 	      "one %ld-byte allocation per dictionary value per column chunk: %ld (want %d)",
@@ -199,16 +150,12 @@ static void test_shapes(void)
 static void test_footprint(void)
 {
 	int64_t p[WL_MAX_PARAMS];
-	uint64_t ck;
-	long base;
+	long peak;
 
-	for (size_t i = 0; i < wl->nparams; i++)
-		p[i] = wl->params[i].def[WL_SCALE_SMALL];
-	base = atomic_load(&ac_bytes);
-	atomic_store(&ac_peak, base);
-	run(p, 42, &ck, NULL);
-	CHECK(ac_peak - base <= (long)wl->footprint(p),
-	      "small-scale peak live bytes %ld within footprint() %llu", ac_peak - base,
+	wlh_defaults(wl, p, WL_SCALE_SMALL);
+	peak = wlh_peak_bytes(wl, p, 42);
+	CHECK(peak <= (long)wl->footprint(p),
+	      "small-scale peak live bytes %ld within footprint() %llu", peak,
 	      (unsigned long long)wl->footprint(p));
 }
 
@@ -217,27 +164,21 @@ static void test_alloc_failures(void)
 	int64_t p[WL_MAX_PARAMS];
 	uint64_t ck;
 	char err[WL_ERR_LEN];
-	long before = atomic_load(&ac_calls), total, step, tried = 0, bad_rc = 0, bad_msg = 0,
-	     leaks = 0, first_bad = 0;
+	long total, step, tried = 0, bad_rc = 0, bad_msg = 0, leaks = 0, first_bad = 0;
 
 	tiny(p);
-	*param(p, "row_groups") = 2;
-	*param(p, "decode_threads") = 1;
-	run(p, 42, &ck, NULL);
-	total = atomic_load(&ac_calls) - before;
+	*wlh_param(wl, p, "row_groups") = 2;
+	*wlh_param(wl, p, "decode_threads") = 1;
+	total = wlh_requests(wl, p, 42, &ck);
 	step = total / 400 + 1;
 	for (long k = 1; k <= total; k += step, tried++) {
-		long live = atomic_load(&ac_live);
-		int rc;
+		struct wlh_fault f = wlh_run_failing(wl, p, 42, k, &ck, err);
 
-		ac_fail_after(k);
-		rc = run(p, 42, &ck, err);
-		ac_fail_after(0);
-		bad_rc += rc != -1;
-		bad_msg += rc == -1 && strncmp(err, "out of memory", 13) != 0 &&
+		bad_rc += f.rc != -1;
+		bad_msg += f.rc == -1 && strncmp(err, "out of memory", 13) != 0 &&
 		           strncmp(err, "cannot start a thread", 21) != 0;
-		leaks += atomic_load(&ac_live) != live;
-		if (!first_bad && (rc != -1 || atomic_load(&ac_live) != live))
+		leaks += f.leaked != 0;
+		if (!first_bad && (f.rc != -1 || f.leaked != 0))
 			first_bad = k;
 	}
 	CHECK(bad_rc == 0 && bad_msg == 0,
