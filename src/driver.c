@@ -92,7 +92,8 @@ static int json_flag(int argc, char **argv, const char *cmd)
 		return 0;
 	if (argc == 1 && strcmp(argv[0], "--json") == 0)
 		return 1;
-	fail(EXIT_USAGE, USAGE_HINT, "%s: unexpected argument '%s'", cmd, argv[argc > 1]);
+	fail(EXIT_USAGE, USAGE_HINT, "%s: unexpected argument '%s'", cmd,
+	     argv[strcmp(argv[0], "--json") == 0 && argc > 1]);
 	return -1;
 }
 
@@ -312,6 +313,12 @@ static int out_dir_usable(const char *path, char *err, size_t errlen)
 
 	if (strcmp(path, "-") == 0)
 		return 0;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		if (access(path, W_OK) == 0)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
 	snprintf(copy, sizeof copy, "%s", path);
 	dir = dirname(copy);
 	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
@@ -364,7 +371,8 @@ static int measure(const struct run_opts *o, struct wl_ctx *ctx, struct runrec_r
 
 static int emit(const struct runrec *rec, const char *out)
 {
-	cJSON *doc = runrec_json(rec, fingerprint_json());
+	cJSON *machine = fingerprint_json();
+	cJSON *doc = machine ? runrec_json(rec, machine) : NULL;
 	char *text = doc ? cJSON_Print(doc) : NULL;
 	char err[4096 + 128];
 	size_t n;

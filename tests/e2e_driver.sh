@@ -194,6 +194,8 @@ bad "negative seed" 2 "--seed: '-1' is not an unsigned integer" run "$w0" --seed
 bad "zero reps" 2 "--reps: '0' is out of range 1\.\.1000" run "$w0" --reps 0
 bad "non-numeric reps" 2 "--reps: '2x' is not an integer" run "$w0" --reps 2x
 bad "list with junk" 2 "list: unexpected argument 'x'" list x
+bad "list: the bad argument is named, not --json" 2 "list: unexpected argument 'x'" list x --json
+bad "info: the bad argument is named after --json" 2 "info: unexpected argument 'y'" info --json y
 
 # The first parameter of the first workload that has one, for value errors.
 pw="" pn="" pmin="" pmax=""

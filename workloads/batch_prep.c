@@ -364,7 +364,7 @@ static int bp_epoch(struct wl_ctx *ctx, struct bp_state *st, struct prng *rng, u
 			break;
 		}
 	}
-	if (!st->failed)
+	if (started == st->workers)
 		rc = bp_train(st, h);
 	for (int k = 0; k < started; k++)
 		pthread_join(ld[k].tid, NULL);
