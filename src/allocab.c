@@ -4,6 +4,7 @@
 #include "calibrate.h"
 #include "gate.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,10 +48,21 @@ static const struct subcommand *find(const char *name)
 	return NULL;
 }
 
+/* Pipes made for a child must not land on fds 0-2 (dup2 onto itself would keep O_CLOEXEC and the
+ * child would lose its stdout): occupy any closed one with /dev/null first. */
+static void claim_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd ? O_WRONLY : O_RDONLY) < 0)
+			return;
+}
+
 int main(int argc, char **argv)
 {
 	const struct subcommand *sc;
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	claim_std_fds();
 
 	if (!cmd) {
 		usage(stderr);

@@ -166,8 +166,15 @@ int duet_run(struct duet_side side[2], const volatile sig_atomic_t *stop, char *
 	for (int i = 0; i < 2 && rc == 0; i++) {
 		int p[2];
 
-		if (pipe2(p, O_CLOEXEC) != 0 || (pid[i] = fork()) < 0) {
+		if (pipe2(p, O_CLOEXEC) != 0) {
 			snprintf(err, errlen, "cannot start a duet helper: %s", strerror(errno));
+			rc = -1;
+			break;
+		}
+		if ((pid[i] = fork()) < 0) {
+			snprintf(err, errlen, "cannot start a duet helper: %s", strerror(errno));
+			close(p[0]);
+			close(p[1]);
 			rc = -1;
 			break;
 		}

@@ -105,6 +105,8 @@ static void row_cells(const struct cmp_report *r, const struct cmp_row *row, cha
 	}
 	snprintf(c[3], CELL, "%.3fx", cmp_speedup(row->d.est));
 	snprintf(c[4], CELL, "[%.3f, %.3f]", cmp_speedup(row->d.hi), cmp_speedup(row->d.lo));
+	if (row->d.level + 1e-9 < r->conf)
+		snprintf(c[4] + strlen(c[4]), CELL - strlen(c[4]), " (%.3g%%)", 100 * row->d.level);
 	snprintf(c[5], CELL, "%+.1f%%", cmp_improvement(row->d.est));
 	fmt_p(row->p_holm, c[6]);
 }

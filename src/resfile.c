@@ -261,9 +261,11 @@ static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON 
 		cJSON_ArrayForEach(rep, reps)
 		{
 			double ns = get_num(get(get(rep, "phases"), w->phases[p]), "wall_ns");
-			if (!(ns >= 0))
-				return fail(l, "%s: reps[%zu].phases.%s.wall_ns missing", at, i,
-				            w->phases[p]);
+			if (!(ns > 0 && isfinite(ns)))
+				return fail(l,
+				            "%s: reps[%zu].phases.%s.wall_ns missing or not a positive "
+				            "finite number",
+				            at, i, w->phases[p]);
 			v[i++] = ns;
 		}
 		run->t_ns[p] = stats_median(v, n);
@@ -381,8 +383,9 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 	if (!run->ok)
 		return add_fail(l, jr, round, warmup, (size_t)a, (size_t)w, status);
 	if (d->commands) {
-		if (!(run->wall_ns > 0))
-			return fail(l, "%s: process.wall_ns missing", at);
+		if (!(run->wall_ns > 0 && isfinite(run->wall_ns)))
+			return fail(l, "%s: process.wall_ns missing or not a positive finite number",
+			            at);
 		run->t_ns[0] = run->wall_ns;
 		run->max_rss_kib = get_num(proc, "max_rss_kib");
 		return 0;

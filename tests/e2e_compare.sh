@@ -171,6 +171,12 @@ mkbench "$TMP/four.json" arms=system=1,mimalloc=0.8 rounds=4
 expect_status "gate on an interval below the level INCONCLUSIVE" 3 "$A" gate "$TMP/four.json" --candidate mimalloc --min-speedup 5%
 grep -q '87.5% CI .*reaches only 87.5% confidence, below the 95% asked' "$TMP/out" &&
 	ok "gate names the achieved level" || notok "gate names the achieved level" "$(cat "$TMP/out")"
+expect_status "compare of 4 rounds" 0 "$A" compare "$TMP/four.json" --candidate mimalloc
+grep -q '^parquet_load .*\] (87.5%)' "$TMP/out" &&
+	ok "a CI below the level asked shows the level it reaches" ||
+	notok "a CI below the level asked shows the level it reaches" "$(cat "$TMP/out")"
+sed '0,/"total":{"wall_ns":[0-9]*/s//"total":{"wall_ns":1e999/' "$TMP/four.json" >"$TMP/inf.json"
+bad "compare: infinite time" "wall_ns missing or not a positive finite number" "$A" compare "$TMP/inf.json"
 
 # bad input: exit 2 and one line
 bad "missing file" "nope.json: No such file or directory" "$A" compare "$TMP/nope.json"
