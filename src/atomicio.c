@@ -12,15 +12,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int write_all(int fd, const void *data, size_t n)
+int write_full(int fd, const void *data, size_t n)
 {
 	const char *p = data;
 
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
 			return -1;
 		}
 		p += w;
@@ -65,7 +67,7 @@ static int write_in_place(const char *path, const void *data, size_t n, char *er
 
 	if (fd < 0)
 		return fail(path, err, errlen);
-	if (write_all(fd, data, n) != 0) {
+	if (write_full(fd, data, n) != 0) {
 		int saved = errno;
 		close(fd);
 		errno = saved;
@@ -85,7 +87,7 @@ int atomic_write(const char *path, const void *data, size_t n, char *err, size_t
 
 	if (strcmp(path, "-") == 0) {
 		fflush(stdout);
-		if (write_all(STDOUT_FILENO, data, n) != 0)
+		if (write_full(STDOUT_FILENO, data, n) != 0)
 			return fail("stdout", err, errlen);
 		return 0;
 	}
@@ -103,7 +105,7 @@ int atomic_write(const char *path, const void *data, size_t n, char *err, size_t
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return fail(path, err, errlen);
-	if (write_all(fd, data, n) != 0 || fchmod(fd, default_mode()) != 0 || fsync(fd) != 0)
+	if (write_full(fd, data, n) != 0 || fchmod(fd, default_mode()) != 0 || fsync(fd) != 0)
 		goto undo;
 	if (close(fd) != 0) {
 		fd = -1;

@@ -10,6 +10,10 @@
  * failure the target is unchanged and no temporary file is left behind. */
 int atomic_write(const char *path, const void *data, size_t n, char *err, size_t errlen);
 
+/* Writes all n bytes to fd, retrying short writes and EINTR. Returns 0, or -1 with errno set
+ * (EIO if the descriptor accepts no more bytes). */
+int write_full(int fd, const void *data, size_t n);
+
 /* Reads a whole file into a NUL-terminated malloc'd buffer the caller frees; *n gets the length
  * (may be NULL). Returns NULL with errno set on failure. */
 char *read_file(const char *path, size_t *n);

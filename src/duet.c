@@ -3,6 +3,8 @@
  * (whose single-threaded signal handling it keeps intact) and writes the result to its pipe. */
 #include "duet.h"
 
+#include "atomicio.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -50,23 +52,6 @@ struct duet_msg {
 	char err[256];
 };
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-
-	while (n > 0) {
-		ssize_t k = write(fd, c, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
 /* Reads n bytes; on EINTR with *stop set, asks both helpers once to stop. 0, or -1 at EOF/error. */
 static int read_all(int fd, void *p, size_t n, const volatile sig_atomic_t *stop,
                     const pid_t pid[2], int *told)
@@ -103,7 +88,7 @@ static void helper(struct duet_side *s, int go_fd, int out_fd)
 	CPU_SET(s->cpu, &set);
 	if (sched_setaffinity(0, sizeof set, &set) != 0) {
 		snprintf(m.err, sizeof m.err, "cannot pin to CPU %d: %s", s->cpu, strerror(errno));
-		write_all(out_fd, &m, sizeof m);
+		write_full(out_fd, &m, sizeof m);
 		_exit(1);
 	}
 	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
@@ -113,8 +98,8 @@ static void helper(struct duet_side *s, int go_fd, int out_fd)
 	telemetry_sample(&m.tel[1]);
 	out = m.r.out;
 	m.r.out = NULL;
-	if (write_all(out_fd, &m, sizeof m) != 0 ||
-	    (m.ok && out && m.r.out_len && write_all(out_fd, out, m.r.out_len) != 0))
+	if (write_full(out_fd, &m, sizeof m) != 0 ||
+	    (m.ok && out && m.r.out_len && write_full(out_fd, out, m.r.out_len) != 0))
 		_exit(1);
 	_exit(0);
 }

@@ -233,10 +233,7 @@ int params_parse_run(int argc, char *const *argv, const struct workload *const *
 		return -1;
 	if (!name)
 		return errmsg_fail(err, errlen, "run: missing WORKLOAD");
-	for (const struct workload *const *w = registry; *w && !o->wl; w++)
-		if (strcmp((*w)->name, name) == 0)
-			o->wl = *w;
-	if (!o->wl) {
+	if (!(o->wl = wl_find(registry, name))) {
 		list_workloads(registry, known, sizeof known);
 		return errmsg_fail(err, errlen, "run: unknown workload '%s' (known: %s)", name,
 		                   known);

@@ -65,7 +65,8 @@ int wl_fail(struct wl_ctx *ctx, const char *fmt, ...) __attribute__((format(prin
 
 /* NULL-terminated registry of every workload, in `list` order (src/registry.c). */
 extern const struct workload *const wl_registry[];
-const struct workload *wl_find(const char *name);
+/* The workload called name in a NULL-terminated registry (wl_registry or a test's), or NULL. */
+const struct workload *wl_find(const struct workload *const *registry, const char *name);
 
 extern const struct workload wl_parquet_load;
 extern const struct workload wl_feature_extract;

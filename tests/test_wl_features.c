@@ -34,7 +34,7 @@ static int run(int64_t rows, int64_t chunk, uint64_t seed, uint64_t *ck, char *e
 static void test_table(void)
 {
 	CHECK(strcmp(wl->name, "feature_extract") == 0, "table name");
-	CHECK(wl_find("feature_extract") == wl, "registered");
+	CHECK(wl_find(wl_registry, "feature_extract") == wl, "registered");
 	CHECK(wl->nparams <= WL_MAX_PARAMS && wl->footprint && wl->run, "table complete");
 	CHECK(wlh_defaults_in_range(wl), "every default within its range");
 }

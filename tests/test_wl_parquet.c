@@ -27,7 +27,7 @@ static void tiny(int64_t *p)
 static void test_table(void)
 {
 	CHECK(strcmp(wl->name, "parquet_load") == 0, "table name");
-	CHECK(wl_find("parquet_load") == wl, "registered");
+	CHECK(wl_find(wl_registry, "parquet_load") == wl, "registered");
 	CHECK(wl->nparams <= WL_MAX_PARAMS && wl->check && wl->footprint && wl->run,
 	      "table complete");
 	CHECK(wlh_defaults_in_range(wl), "every default within its range");

@@ -4,6 +4,7 @@
  * staging buffer, or assembled whole in one buffer, into a file in a private mkdtemp directory.
  * File and directory are unlinked as soon as the file is open, so not even a killed run leaves
  * them behind. */
+#include "atomicio.h"
 #include "prng.h"
 #include "workload.h"
 #include "wlutil.h"
@@ -314,21 +315,6 @@ char *wl_ckpt_header(const int64_t *p, uint64_t step, size_t *len)
 	return h;
 }
 
-static int write_all(int fd, const uint8_t *b, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, b, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		b += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* Copies n bytes through the staging buffer, writing and hashing it whenever it fills. */
 static int ck_stage(struct ck_state *st, size_t cap, size_t *used, const uint8_t *src, size_t n,
                     struct ck_stream *ck)
@@ -342,7 +328,7 @@ static int ck_stage(struct ck_state *st, size_t cap, size_t *used, const uint8_t
 		n -= take;
 		if (*used == cap) {
 			cks_feed(ck, st->stage, cap);
-			if (write_all(st->fd, st->stage, cap) != 0)
+			if (write_full(st->fd, st->stage, cap) != 0)
 				return -1;
 			*used = 0;
 		}
@@ -362,7 +348,7 @@ static int ck_write_staged(struct ck_state *st, size_t cap, const uint8_t *prefi
 		if (ck_stage(st, cap, &used, st->t[k].data, st->t[k].bytes, ck))
 			return -1;
 	cks_feed(ck, st->stage, used);
-	return write_all(st->fd, st->stage, used);
+	return write_full(st->fd, st->stage, used);
 }
 
 /* The whole file image: length prefix, header, every tensor. */
@@ -438,7 +424,7 @@ static int ck_write_file(struct wl_ctx *ctx, struct ck_state *st, const uint8_t 
 	errno = 0;
 	if (st->image) {
 		cks_feed(ck, st->image, file);
-		if (write_all(st->fd, st->image, file) != 0)
+		if (write_full(st->fd, st->image, file) != 0)
 			return ck_io_fail(ctx, st, "write");
 	} else {
 		if (!(st->stage = wl_aligned_alloc(cap)))
