@@ -11,7 +11,7 @@ CC ?= cc
 # What the code needs is appended with `override`, so `make CFLAGS=-O3` keeps it.
 CFLAGS ?= -O2 -g
 override CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -pthread
-override CPPFLAGS += -D_GNU_SOURCE -DALLOCAB_VERSION='"$(VERSION)"' -Isrc
+override CPPFLAGS += -D_GNU_SOURCE -DALLOCAB_VERSION='"$(VERSION)"' -Isrc -I.
 # GCC removes malloc/free pairs whose pointer does not escape; workloads must really allocate.
 NOBUILTIN := -fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc -fno-builtin-free
 LDLIBS_COMMON := -lcjson -lm -pthread
@@ -26,14 +26,15 @@ LIBS_jemalloc := -ljemalloc
 LIBS_tcmalloc := -ltcmalloc_minimal
 LIBS_system_slow :=
 
-WORKLOAD_SRC := $(wildcard workloads/*.c)
-COMMON_SRC := src/prng.c src/fingerprint.c src/atomicio.c src/errmsg.c src/numparse.c
-DRIVER_LIB_SRC := src/wlcore.c src/registry.c src/params.c src/runrec.c src/proof.c $(WORKLOAD_SRC)
-DRIVER_MAIN_SRC := src/driver.c
-FRONT_LIB_SRC := src/stats.c src/statdist.c src/resfile.c src/compare.c src/noise.c src/report.c src/gate.c
-FRONT_MAIN_SRC := src/allocab.c
-FRONT_LIB_SRC += src/bench.c src/benchopt.c src/benchrun.c src/benchdoc.c src/runner.c src/telemetry.c
-FRONT_LIB_SRC += src/calibrate.c src/calibreport.c src/calibcli.c src/duet.c
+# The folders say which program a file belongs to (README.md, "Layout"): src/common/ goes into both
+# programs; src/driver/, workloads/lib/ and workloads/ into every driver; src/front/ into allocab.
+# Each program's main is the file named after it.
+COMMON_SRC := $(wildcard src/common/*.c)
+DRIVER_MAIN_SRC := src/driver/driver.c
+DRIVER_LIB_SRC := $(filter-out $(DRIVER_MAIN_SRC),$(wildcard src/driver/*.c)) \
+	$(wildcard workloads/lib/*.c) $(wildcard workloads/*.c)
+FRONT_MAIN_SRC := src/front/allocab.c
+FRONT_LIB_SRC := $(wildcard src/front/*/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
@@ -126,6 +127,6 @@ clean:
 	rm -rf $(BUILD)
 
 format:
-	clang-format -i src/*.[ch] allocators/*.c workloads/*.c tests/*.[ch]
+	clang-format -i $$(find src allocators workloads tests -name '*.[ch]')
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,6 +1,6 @@
 /* jemalloc.c - jemalloc from Debian's libjemalloc.so.2, built without a symbol prefix, so its
  * malloc replaces glibc's. Statistics through mallctl after advancing "epoch" to refresh them. */
-#include "backend.h"
+#include "driver/backend.h"
 
 #include <jemalloc/jemalloc.h>
 #include <stdio.h>

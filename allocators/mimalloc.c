@@ -1,7 +1,7 @@
 /* mimalloc.c - Microsoft's mimalloc from Debian's libmimalloc.so.2, which overrides malloc when
  * linked. Release builds keep no allocated-bytes statistic; mi_process_info gives commit and RSS.
  */
-#include "backend.h"
+#include "driver/backend.h"
 
 #include <mimalloc.h>
 #include <stdio.h>

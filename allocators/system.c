@@ -1,6 +1,6 @@
 /* system.c - glibc's malloc (ptmalloc2), the baseline: nothing is linked beyond libc, so malloc
  * must resolve into libc.so.6. Counters from mallinfo2(), which sums every arena. */
-#include "backend.h"
+#include "driver/backend.h"
 
 #include <gnu/libc-version.h>
 #include <malloc.h>

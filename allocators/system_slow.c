@@ -5,7 +5,7 @@
  * by glibc's own __libc_* entry points. Every block is a glibc chunk, so glibc's
  * malloc_usable_size, malloc_trim and mallinfo2 work unchanged and are not redefined.
  * docs/calibration.md has the measured cost of the spin per call. */
-#include "backend.h"
+#include "driver/backend.h"
 
 #include <errno.h>
 #include <gnu/libc-version.h>

@@ -1,6 +1,6 @@
 /* tcmalloc.c - gperftools' tcmalloc_minimal (no heap profiler) from Debian's
  * libtcmalloc_minimal.so.4. Counters are MallocExtension numeric properties. */
-#include "backend.h"
+#include "driver/backend.h"
 
 #include <gperftools/malloc_extension_c.h>
 #include <gperftools/tcmalloc.h>

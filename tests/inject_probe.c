@@ -5,7 +5,7 @@
  *   inject_probe cost [N]  prints the measured extra cost per call of the wrapper with the
  *                          ALLOCAB_INJECT_NS of the environment, against glibc called directly
  *                          (docs/calibration.md; not a test, nothing is asserted). */
-#include "backend.h"
+#include "driver/backend.h"
 #include "check.h"
 
 #include <dlfcn.h>

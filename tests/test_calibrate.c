@@ -1,7 +1,7 @@
 /* test_calibrate.c - the calibration's computations on fixed data with hand-checked values: the
  * minimum detectable effect and the rounds an effect needs, the A/A verdict and its blocks, drift
  * (Spearman and Theil-Sen), the gate's margin warning, and the calibration file round trip. */
-#include "calibrate.h"
+#include "front/analysis/calibrate.h"
 #include "check.h"
 
 #include <errno.h>

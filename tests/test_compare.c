@@ -4,10 +4,10 @@
  * renderers, and the gate's three outcomes. No timing anywhere. */
 #include "check.h"
 
-#include "compare.h"
-#include "gate.h"
-#include "report.h"
-#include "resfile.h"
+#include "front/analysis/compare.h"
+#include "front/analysis/gate.h"
+#include "front/analysis/report.h"
+#include "front/analysis/resfile.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -523,7 +523,7 @@ static enum gate_outcome gate(const cJSON *doc, const char *args, char *err, siz
 	snprintf(buf, sizeof buf, "--gate %s", args);
 	for (char *t = strtok_r(buf, " ", &save); t && argc < 16; t = strtok_r(NULL, " ", &save))
 		argv[argc++] = t;
-	if (!(g = gate_spec_parse(argc, argv, err, errlen)))
+	if (!(g = gate_spec_parse(argc, argv, NULL, err, errlen)))
 		return GATE_USAGE;
 	o = gate_spec_eval(g, doc, NULL, err, errlen);
 	gate_spec_free(g);

@@ -1,7 +1,7 @@
 /* test_duet.c - duet_run really runs both sides at the same time, each pinned to its own CPU, and
  * brings back their output; the single-threaded workload list. No timing is asserted: concurrency
  * is shown by each side waiting for a file only the other side creates. */
-#include "duet.h"
+#include "front/run/duet.h"
 #include "check.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* test_numparse.c - the strict numbers of the command lines: limits, overflow, the errno that
  * tells syntax from range, and everything a loose strtol/strtod would let through. */
 #include "check.h"
-#include "numparse.h"
+#include "common/numparse.h"
 
 #include <errno.h>
 #include <float.h>

@@ -1,7 +1,7 @@
 /* test_params.c - the driver's `run` argument parsing against a private workload table: good
  * values, every rejected input and the exact message it produces. */
 #include "check.h"
-#include "params.h"
+#include "driver/params.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* test_prng.c - the PRNG is the reproducibility contract of every workload: known outputs for
  * fixed seeds (computed independently from the published algorithms), bounds and permutations. */
 #include "check.h"
-#include "prng.h"
+#include "common/prng.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -3,10 +3,10 @@
  * cleaning, the /proc parsers on fixed text, and the runner on tiny /bin/sh processes (exit,
  * signal, timeout, padding, capture).
  */
-#include "bench.h"
+#include "front/run/bench.h"
 #include "check.h"
-#include "runner.h"
-#include "telemetry.h"
+#include "front/run/runner.h"
+#include "front/run/telemetry.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* test_runrec.c - the allocab-run/1 writer round-tripped through cJSON's parser, the machine
  * fingerprint, and atomic_write's promise: the target is whole or untouched, no temp file left. */
-#include "atomicio.h"
+#include "common/atomicio.h"
 #include "check.h"
-#include "fingerprint.h"
-#include "runrec.h"
+#include "common/fingerprint.h"
+#include "driver/runrec.h"
 
 #include <dirent.h>
 #include <errno.h>

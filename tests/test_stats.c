@@ -3,7 +3,7 @@
  * configurations, mpmath for distributions) run once by the author; the numbers are written here
  * so the test needs nothing at run time. */
 #include "check.h"
-#include "stats.h"
+#include "front/analysis/stats.h"
 
 #include <stdint.h>
 #include <string.h>

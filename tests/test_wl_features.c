@@ -6,8 +6,8 @@
 #include "alloc_count.h"
 #include "check.h"
 #include "wl_harness.h"
-#include "workload.h"
-#include "wlutil.h"
+#include "driver/workload.h"
+#include "workloads/lib/wlutil.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
 #ifndef ALLOCAB_WL_HARNESS_H
 #define ALLOCAB_WL_HARNESS_H
 
-#include "workload.h"
+#include "driver/workload.h"
 
 #include <dirent.h>
 #include <stdint.h>

@@ -2,9 +2,9 @@
  * a 225-feature dataset, loader threads that build whole batches (per-sample tensors stacked into
  * one 64-aligned batch tensor, labels, a power-of-two pinned-memory-like staging copy), and a
  * trainer thread that receives them in order through a bounded window and frees them. */
-#include "prng.h"
-#include "workload.h"
-#include "wlutil.h"
+#include "common/prng.h"
+#include "driver/workload.h"
+#include "workloads/lib/wlutil.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -4,10 +4,10 @@
  * staging buffer, or assembled whole in one buffer, into a file in a private mkdtemp directory.
  * File and directory are unlinked as soon as the file is open, so not even a killed run leaves
  * them behind. */
-#include "atomicio.h"
-#include "prng.h"
-#include "workload.h"
-#include "wlutil.h"
+#include "common/atomicio.h"
+#include "common/prng.h"
+#include "driver/workload.h"
+#include "workloads/lib/wlutil.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -4,9 +4,9 @@
  * matrix that is checksummed and freed; per row: 26 short-lived temporaries of 40..256 bytes
  * freed in LIFO order; the window state lives in realloc-grown ring buffers. All window sums are
  * exact integers, so every feature is finite and depends only on the seed. */
-#include "prng.h"
-#include "workload.h"
-#include "wlutil.h"
+#include "common/prng.h"
+#include "driver/workload.h"
+#include "workloads/lib/wlutil.h"
 
 #include <math.h>
 #include <stdlib.h>

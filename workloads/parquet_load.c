@@ -5,10 +5,10 @@
  * grows to the largest page, and build 64-byte-aligned column buffers that grow x1.5 by alloc +
  * copy + free; finished batches cross a bounded queue to a consumer thread that checksums and
  * frees them. */
-#include "parquet_file.h"
-#include "prng.h"
-#include "workload.h"
-#include "wlutil.h"
+#include "workloads/lib/parquet_file.h"
+#include "common/prng.h"
+#include "driver/workload.h"
+#include "workloads/lib/wlutil.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

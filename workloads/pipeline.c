@@ -4,8 +4,8 @@
  * through their tables, with parameters taken from each table's defaults at a chosen preset.
  * Data does not flow between stages (each synthesises its input from its own seed); the heap
  * does: every stage runs on the heap its predecessors left behind, as in a real epoch. */
-#include "workload.h"
-#include "wlutil.h"
+#include "driver/workload.h"
+#include "workloads/lib/wlutil.h"
 
 #include <string.h>
 

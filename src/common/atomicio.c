@@ -1,0 +1,172 @@
+/* atomicio.c - whole-file writes through a temporary file and rename, and whole-file reads. */
+#include "common/atomicio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int write_full(int fd, const void *data, size_t n)
+{
+	const char *p = data;
+
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int fail(const char *path, char *err, size_t errlen)
+{
+	int saved = errno;
+
+	snprintf(err, errlen, "%s: %s", path, strerror(saved));
+	errno = saved;
+	return -1;
+}
+
+/* mkstemp creates 0600; results are meant to be shared like any file the user creates. */
+static mode_t default_mode(void)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	return 0666 & ~mask;
+}
+
+static void sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+}
+
+/* A device or pipe (/dev/null, /dev/stdout, a FIFO) cannot be replaced by rename, and must not
+ * be: it is written in place, where atomicity has no meaning anyway. */
+static int write_in_place(const char *path, const void *data, size_t n, char *err, size_t errlen)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return fail(path, err, errlen);
+	if (write_full(fd, data, n) != 0) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return fail(path, err, errlen);
+	}
+	if (close(fd) != 0)
+		return fail(path, err, errlen);
+	return 0;
+}
+
+int atomic_write(const char *path, const void *data, size_t n, char *err, size_t errlen)
+{
+	char dircopy[4096], tmp[4096 + 32], resolved[PATH_MAX];
+	const char *dir;
+	struct stat st;
+	int fd, saved;
+
+	if (strcmp(path, "-") == 0) {
+		fflush(stdout);
+		if (write_full(STDOUT_FILENO, data, n) != 0)
+			return fail("stdout", err, errlen);
+		return 0;
+	}
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return write_in_place(path, data, n, err, errlen);
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, resolved))
+		path = resolved;
+	if (path[0] == '\0' || strlen(path) >= sizeof dircopy) {
+		errno = path[0] ? ENAMETOOLONG : ENOENT;
+		return fail(path, err, errlen);
+	}
+	strcpy(dircopy, path);
+	dir = dirname(dircopy);
+	snprintf(tmp, sizeof tmp, "%s/.allocab-tmp.XXXXXX", dir);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return fail(path, err, errlen);
+	if (write_full(fd, data, n) != 0 || fchmod(fd, default_mode()) != 0 || fsync(fd) != 0)
+		goto undo;
+	if (close(fd) != 0) {
+		fd = -1;
+		goto undo;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0)
+		goto undo;
+	sync_dir(dir);
+	return 0;
+undo:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	errno = saved;
+	return fail(path, err, errlen);
+}
+
+char *read_file(const char *path, size_t *n)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	int fd, saved;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	for (;;) {
+		ssize_t r;
+		if (cap - len < 2) {
+			char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+			if (!nb) {
+				errno = ENOMEM;
+				goto fail;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + len, cap - len - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (n)
+		*n = len;
+	return buf;
+fail:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	errno = saved;
+	return NULL;
+}

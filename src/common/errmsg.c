@@ -1,0 +1,33 @@
+/* errmsg.c - formatting a failure's reason into the caller's buffer (errmsg.h). */
+#include "common/errmsg.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int errmsg_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int errmsg_status(int status, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+void errmsg_warn(FILE *f, const char *cmd, const char *w)
+{
+	int loud = strncmp(w, "WARNING: ", 9) == 0;
+
+	fprintf(f, "allocab: %s: %s %s\n", cmd, loud ? "WARNING:" : "warning:", loud ? w + 9 : w);
+}

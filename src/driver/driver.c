@@ -1,0 +1,477 @@
+/* driver.c - main of build/allocab-<backend>: runs one workload in this process with malloc served
+ * by the backend's allocator (proved, not assumed), and prints one allocab-run/1 JSON document.
+ * Exit status: 0 ok, 1 runtime failure, 2 usage error, 4 allocator not verified. */
+#include "common/atomicio.h"
+#include "driver/backend.h"
+#include "common/fingerprint.h"
+#include "driver/params.h"
+#include "driver/proof.h"
+#include "driver/runrec.h"
+#include "driver/workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef ALLOCAB_VERSION
+#define ALLOCAB_VERSION "unknown"
+#endif
+
+enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_UNVERIFIED = 4 };
+
+static char prog[64];
+
+static int fail(int status, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The one stderr line of every failure: "allocab-<backend>: context: problem[ hint]". */
+static int fail(int status, const char *hint, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: %s%s\n", prog, msg, hint);
+	return status;
+}
+
+#define USAGE_HINT " (see --help)"
+
+static const char usage_text[] =
+    "Runs one allocab workload in this process, with malloc served by the allocator the\n"
+    "driver is named after (proved at start), and prints one allocab-run/1 JSON document\n"
+    "(docs/results-format.md).\n"
+    "\n"
+    "  --param KEY=VALUE  set a workload parameter (see `list`); each KEY at most once;\n"
+    "                     byte counts accept a k, M or G suffix (2^10, 2^20, 2^30)\n"
+    "  --scale S          preset of parameter defaults: small, default (default), large\n"
+    "  --seed N           workload seed, 0..2^53-1 (default 42)\n"
+    "  --reps N           runs in this process, 1..1000 (default 1)\n"
+    "  --out FILE         write the record atomically to FILE (default -: stdout)\n"
+    "  list               workloads, phases, parameters (--json: as JSON)\n"
+    "  info               allocator, version, proof, counters, machine (--json: as JSON)\n"
+    "\n"
+    "Exit status: 0 ok; 1 runtime failure (workload error, checksum mismatch, unwritable\n"
+    "output); 2 usage error (bad argument or parameter, too large for physical memory);\n"
+    "4 allocator not verified (malloc is served by another object, e.g. via LD_PRELOAD).\n";
+_Static_assert(PARAMS_SEED_DEFAULT == 42 && PARAMS_REPS_MAX == 1000, "update usage_text");
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: %s run WORKLOAD [--param KEY=VALUE]... [--scale small|default|large]\n"
+	        "           [--seed N] [--reps N] [--out FILE|-]\n",
+	        prog);
+	fprintf(f, "       %s list [--json]\n       %s info [--json]\n", prog, prog);
+	fprintf(f, "       %s --help | --version\n\n", prog);
+	fputs(usage_text, f);
+}
+
+static int wants_help(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	return 0;
+}
+
+/* Parses the only option of list and info. Returns 0/1, or -1 after printing the error. */
+static int json_flag(int argc, char **argv, const char *cmd)
+{
+	if (argc == 0)
+		return 0;
+	if (argc == 1 && strcmp(argv[0], "--json") == 0)
+		return 1;
+	fail(EXIT_USAGE, USAGE_HINT, "%s: unexpected argument '%s'", cmd,
+	     argv[strcmp(argv[0], "--json") == 0 && argc > 1]);
+	return -1;
+}
+
+static int refuse(const struct proof *pr)
+{
+	return fail(EXIT_UNVERIFIED, "", "allocator: %s", pr->problem);
+}
+
+static int print_json(cJSON *doc)
+{
+	char *text = doc ? cJSON_Print(doc) : NULL;
+
+	cJSON_Delete(doc);
+	if (!text)
+		return fail(EXIT_RUNTIME, "", "out of memory building JSON");
+	puts(text);
+	free(text);
+	return fflush(stdout) == 0 ? 0 : fail(EXIT_RUNTIME, "", "stdout: write failed");
+}
+
+/* ---- list ---- */
+
+static cJSON *param_json(const struct wl_param *p)
+{
+	cJSON *o = cJSON_CreateObject(), *def;
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "name", p->name);
+	cJSON_AddStringToObject(o, "unit", p->unit);
+	cJSON_AddStringToObject(o, "help", p->help);
+	if ((def = cJSON_AddObjectToObject(o, "default")))
+		for (int s = 0; s < WL_SCALE_COUNT; s++)
+			cJSON_AddNumberToObject(def, params_scale_name(s), (double)p->def[s]);
+	cJSON_AddNumberToObject(o, "min", (double)p->min);
+	cJSON_AddNumberToObject(o, "max", (double)p->max);
+	return o;
+}
+
+static cJSON *list_json(void)
+{
+	cJSON *root = cJSON_CreateObject(), *arr;
+
+	cJSON_AddStringToObject(root, "schema", "allocab-list/1");
+	arr = cJSON_AddArrayToObject(root, "workloads");
+	for (const struct workload *const *w = wl_registry; *w; w++) {
+		cJSON *o = cJSON_CreateObject(), *ph, *ps;
+		cJSON_AddItemToArray(arr, o);
+		cJSON_AddStringToObject(o, "name", (*w)->name);
+		cJSON_AddStringToObject(o, "description", (*w)->description);
+		ph = cJSON_AddArrayToObject(o, "phases");
+		cJSON_AddItemToArray(ph, cJSON_CreateString("total"));
+		for (size_t i = 0; i < params_nphases(*w); i++)
+			cJSON_AddItemToArray(ph, cJSON_CreateString((*w)->phases[i]));
+		ps = cJSON_AddArrayToObject(o, "params");
+		for (size_t i = 0; i < (*w)->nparams; i++)
+			cJSON_AddItemToArray(ps, param_json(&(*w)->params[i]));
+	}
+	return root;
+}
+
+static void list_text(void)
+{
+	for (const struct workload *const *w = wl_registry; *w; w++) {
+		const struct workload *wl = *w;
+		char v[WL_SCALE_COUNT + 2][32];
+
+		printf("%s: %s\n  phases: total", wl->name, wl->description);
+		for (size_t i = 0; i < params_nphases(wl); i++)
+			printf(", %s", wl->phases[i]);
+		printf("\n  %-22s %-8s %8s %8s %8s  %s\n", "parameter", "unit", "small", "default",
+		       "large", "range");
+		for (size_t i = 0; i < wl->nparams; i++) {
+			const struct wl_param *p = &wl->params[i];
+			for (int s = 0; s < WL_SCALE_COUNT; s++)
+				params_format(p, p->def[s], v[s], sizeof v[s]);
+			params_format(p, p->min, v[WL_SCALE_COUNT], sizeof v[0]);
+			params_format(p, p->max, v[WL_SCALE_COUNT + 1], sizeof v[0]);
+			printf("  %-22s %-8s %8s %8s %8s  %s..%s\n      %s\n", p->name, p->unit,
+			       v[0], v[1], v[2], v[3], v[4], p->help);
+		}
+		printf("\n");
+	}
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	int json = json_flag(argc, argv, "list");
+
+	if (json < 0)
+		return EXIT_USAGE;
+	if (json)
+		return print_json(list_json());
+	list_text();
+	return fflush(stdout) == 0 ? 0 : fail(EXIT_RUNTIME, "", "stdout: write failed");
+}
+
+/* ---- info ---- */
+
+static cJSON *counters_json(void)
+{
+	struct backend_counter c[BACKEND_MAX_COUNTERS];
+	size_t n = backend.counters(c, BACKEND_MAX_COUNTERS);
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t i = 0; o && i < n; i++)
+		cJSON_AddNumberToObject(o, c[i].name, (double)c[i].value);
+	return o;
+}
+
+static cJSON *info_json(const struct proof *pr, const char *version)
+{
+	cJSON *root = cJSON_CreateObject(), *tool, *a, *syms;
+
+	cJSON_AddStringToObject(root, "schema", "allocab-info/1");
+	tool = cJSON_AddObjectToObject(root, "tool");
+	cJSON_AddStringToObject(tool, "name", "allocab");
+	cJSON_AddStringToObject(tool, "version", ALLOCAB_VERSION);
+	a = cJSON_AddObjectToObject(root, "allocator");
+	cJSON_AddStringToObject(a, "name", backend.name);
+	if (version)
+		cJSON_AddStringToObject(a, "version", version);
+	else
+		cJSON_AddNullToObject(a, "version");
+	cJSON_AddStringToObject(a, "library", pr->library);
+	cJSON_AddBoolToObject(a, "verified", pr->verified);
+	cJSON_AddStringToObject(a, "expected", pr->expected);
+	syms = cJSON_AddArrayToObject(a, "symbols");
+	for (int i = 0; i < PROOF_NSYMS; i++)
+		cJSON_AddItemToArray(syms, cJSON_CreateString(proof_symbols[i]));
+	cJSON_AddItemToObject(root, "counters", counters_json());
+	cJSON_AddItemToObject(root, "machine", fingerprint_json());
+	return root;
+}
+
+static const char *text_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "unknown";
+}
+
+static int info_text(cJSON *doc)
+{
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(doc, "allocator");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(doc, "machine");
+	const cJSON *c, *cpus = cJSON_GetObjectItemCaseSensitive(m, "online_cpus");
+
+	printf("allocator  %s %s\n", backend.name, text_of(a, "version"));
+	printf("library    %s\n", text_of(a, "library"));
+	printf("verified   yes: malloc, free, calloc, realloc, posix_memalign resolve into %s\n",
+	       text_of(a, "expected"));
+	printf("counters  ");
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(doc, "counters"))
+	    printf(" %s=%.0f", c->string, c->valuedouble);
+	printf(
+	    "\nmachine    %s, %d online CPUs, kernel %s, glibc %s, THP %s, governor %s (id %s)\n",
+	    text_of(m, "cpu_model"), cJSON_IsNumber(cpus) ? cpus->valueint : 0,
+	    text_of(m, "kernel"), text_of(m, "glibc"), text_of(m, "thp"), text_of(m, "governor"),
+	    text_of(m, "id"));
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(m, "env"))
+	    printf("env        %s=%s\n", c->string, cJSON_IsString(c) ? c->valuestring : "");
+	cJSON_Delete(doc);
+	return fflush(stdout) == 0 ? 0 : fail(EXIT_RUNTIME, "", "stdout: write failed");
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	int json = json_flag(argc, argv, "info");
+	struct proof pr;
+	char version[128];
+	cJSON *doc;
+
+	if (json < 0)
+		return EXIT_USAGE;
+	if (proof_check(backend.library, &pr) != 0)
+		return refuse(&pr);
+	doc = info_json(&pr, backend.version(version, sizeof version) == 0 ? version : NULL);
+	if (!doc)
+		return fail(EXIT_RUNTIME, "", "out of memory building JSON");
+	return json ? print_json(doc) : info_text(doc);
+}
+
+/* ---- run ---- */
+
+static uint64_t physical_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+}
+
+/* Resident bytes from /proc/self/statm, read without allocating; -1 if unreadable. */
+static int64_t resident_bytes(void)
+{
+	char buf[128];
+	long long size, resident;
+	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%lld %lld", &size, &resident) != 2)
+		return -1;
+	return resident * sysconf(_SC_PAGESIZE);
+}
+
+/* Fails early, before a long run, when --out cannot be created; atomic_write still decides. */
+static int out_dir_usable(const char *path, char *err, size_t errlen)
+{
+	char copy[4096];
+	const char *problem = NULL, *dir;
+	struct stat st;
+
+	if (strcmp(path, "-") == 0)
+		return 0;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		if (access(path, W_OK) == 0)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	snprintf(copy, sizeof copy, "%s", path);
+	dir = dirname(copy);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		problem = "Is a directory";
+	else if (stat(dir, &st) != 0)
+		problem = strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		problem = "Not a directory";
+	else if (access(dir, W_OK | X_OK) != 0)
+		problem = strerror(errno);
+	if (!problem)
+		return 0;
+	snprintf(err, errlen, "%s: %s", path, problem);
+	return -1;
+}
+
+static int64_t ts_ns(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+/* The timed loop. Nothing but run() and the clock reads happen between the stamps; results go
+ * into the preallocated reps. Returns 0, or -1 with ctx->err set by the workload. */
+static int measure(const struct run_opts *o, struct wl_ctx *ctx, struct runrec_rep *reps)
+{
+	size_t nphases = params_nphases(o->wl);
+
+	for (int k = 0; k < o->reps; k++) {
+		struct timespec w0, w1, c0, c1;
+		uint64_t checksum = 0;
+		int rc;
+
+		memset(ctx->phase, 0, sizeof ctx->phase);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+		clock_gettime(CLOCK_MONOTONIC, &w0);
+		rc = o->wl->run(ctx, &checksum);
+		clock_gettime(CLOCK_MONOTONIC, &w1);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+		if (rc != 0)
+			return -1;
+		reps[k].checksum = checksum;
+		reps[k].phase[0] =
+		    (struct runrec_time){ts_ns(&w1) - ts_ns(&w0), ts_ns(&c1) - ts_ns(&c0)};
+		for (size_t i = 0; i < nphases; i++)
+			reps[k].phase[1 + i] =
+			    (struct runrec_time){ctx->phase[i].wall_ns, ctx->phase[i].cpu_ns};
+	}
+	return 0;
+}
+
+static int emit(const struct runrec *rec, const char *out)
+{
+	cJSON *machine = fingerprint_json();
+	cJSON *doc = machine ? runrec_json(rec, machine) : NULL;
+	char *text = doc ? cJSON_Print(doc) : NULL;
+	char err[4096 + 128];
+	size_t n;
+	int rc = 0;
+
+	cJSON_Delete(doc);
+	if (!text)
+		return fail(EXIT_RUNTIME, "", "out of memory building the run record");
+	n = strlen(text);
+	text[n] = '\n';
+	if (atomic_write(out, text, n + 1, err, sizeof err) != 0)
+		rc = fail(EXIT_RUNTIME, "", "--out %s", err);
+	free(text);
+	return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run_opts o;
+	struct proof pr;
+	struct wl_ctx ctx = {0};
+	struct runrec rec = {0};
+	struct backend_counter counters[BACKEND_MAX_COUNTERS];
+	struct runrec_rep *reps;
+	struct rusage ru;
+	char err[4096 + 128], version[128];
+	int bad;
+
+	if (params_parse_run(argc, argv, wl_registry, &o, err, sizeof err) != 0)
+		return fail(EXIT_USAGE, USAGE_HINT, "%s", err);
+	if (proof_check(backend.library, &pr) != 0)
+		return refuse(&pr);
+	if (params_validate(&o, physical_memory(), err, sizeof err) != 0)
+		return fail(EXIT_USAGE, "", "%s", err);
+	if (out_dir_usable(o.out, err, sizeof err) != 0)
+		return fail(EXIT_RUNTIME, "", "--out %s", err);
+	if (!(reps = calloc((size_t)o.reps, sizeof *reps)))
+		return fail(EXIT_RUNTIME, "", "out of memory for %d reps", o.reps);
+
+	ctx = (struct wl_ctx){.p = o.value, .seed = o.seed, .scale = o.scale};
+	rec.started = time(NULL);
+	rec.rss_start_bytes = resident_bytes();
+	if (measure(&o, &ctx, reps) != 0) {
+		free(reps);
+		return fail(EXIT_RUNTIME, "", "%s: %s", o.wl->name, ctx.err);
+	}
+	rec.rss_retained_bytes = resident_bytes();
+	getrusage(RUSAGE_SELF, &ru);
+	rec.ncounters = backend.counters(counters, BACKEND_MAX_COUNTERS);
+
+	if ((bad = runrec_first_mismatch(reps, o.reps)) >= 0) {
+		char a[17], b[17];
+		runrec_hex64(reps[0].checksum, a);
+		runrec_hex64(reps[bad].checksum, b);
+		free(reps);
+		return fail(EXIT_RUNTIME, "",
+		            "%s: checksum differs between reps (rep 0: %s, rep %d: %s)", o.wl->name,
+		            a, bad, b);
+	}
+	rec.tool_version = ALLOCAB_VERSION;
+	rec.allocator = backend.name;
+	rec.allocator_version = backend.version(version, sizeof version) == 0 ? version : NULL;
+	rec.library = pr.library;
+	rec.verified = pr.verified;
+	rec.wl = o.wl;
+	rec.scale = o.scale;
+	rec.seed = o.seed;
+	rec.params = o.value;
+	rec.reps = reps;
+	rec.nreps = o.reps;
+	runrec_usage_from(&ru, &rec.rusage);
+	rec.counters = counters;
+	bad = emit(&rec, o.out);
+	free(reps);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	snprintf(prog, sizeof prog, "allocab-%s", backend.name);
+	if (!cmd)
+		return fail(EXIT_USAGE, USAGE_HINT, "missing command (run, list or info)");
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0 ||
+	    ((strcmp(cmd, "run") == 0 || strcmp(cmd, "list") == 0 || strcmp(cmd, "info") == 0) &&
+	     wants_help(argc - 2, argv + 2))) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("%s %s\n", prog, ALLOCAB_VERSION);
+		return 0;
+	}
+	if (strcmp(cmd, "run") == 0)
+		return cmd_run(argc - 2, argv + 2);
+	if (strcmp(cmd, "list") == 0)
+		return cmd_list(argc - 2, argv + 2);
+	if (strcmp(cmd, "info") == 0)
+		return cmd_info(argc - 2, argv + 2);
+	return fail(EXIT_USAGE, USAGE_HINT, "unknown command '%s'", cmd);
+}

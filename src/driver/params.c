@@ -1,0 +1,281 @@
+/* params.c - strict parsing of the driver's `run` arguments and workload parameters. */
+#include "driver/params.h"
+
+#include "common/errmsg.h"
+#include "common/numparse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const scale_names[WL_SCALE_COUNT] = {"small", "default", "large"};
+
+int params_parse_scale(const char *s, enum wl_scale *out)
+{
+	for (int i = 0; i < WL_SCALE_COUNT; i++)
+		if (strcmp(s, scale_names[i]) == 0) {
+			*out = (enum wl_scale)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *params_scale_name(enum wl_scale s)
+{
+	return (unsigned)s < WL_SCALE_COUNT ? scale_names[s] : "?";
+}
+
+int params_is_bytes(const struct wl_param *p)
+{
+	return p->unit && strcmp(p->unit, "bytes") == 0;
+}
+
+void params_format(const struct wl_param *p, int64_t v, char *buf, size_t len)
+{
+	static const char suffix[] = "GMk";
+
+	for (int i = 0; params_is_bytes(p) && v != 0 && i < 3; i++) {
+		int shift = 30 - 10 * i;
+		if (v % ((int64_t)1 << shift) == 0) {
+			snprintf(buf, len, "%lld%c", (long long)(v >> shift), suffix[i]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%lld", (long long)v);
+}
+
+size_t params_nphases(const struct workload *wl)
+{
+	size_t n = 0;
+
+	while (wl->phases && wl->phases[n] && n < WL_MAX_PHASES)
+		n++;
+	return n;
+}
+
+/* Splits "--opt=value" or "--opt value"; advances *i past a separate value. NULL if missing. */
+static const char *option_value(int argc, char *const *argv, int *i, const char *opt)
+{
+	size_t n = strlen(opt);
+	const char *a = argv[*i];
+
+	if (a[n] == '=')
+		return a + n + 1;
+	if (*i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
+static int option_is(const char *arg, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	return strncmp(arg, opt, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+static const char *const run_options[] = {"--param", "--scale", "--seed", "--reps", "--out", NULL};
+
+static int list_workloads(const struct workload *const *registry, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (const struct workload *const *w = registry; *w && used < len; w++)
+		used +=
+		    (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", (*w)->name);
+	return 0;
+}
+
+static int list_params(const struct workload *wl, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < wl->nparams && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "",
+		                         wl->params[i].name);
+	return 0;
+}
+
+static int parse_seed(const char *v, uint64_t *out, char *err, size_t errlen)
+{
+	uint64_t n = 0;
+	int rc = num_parse_u64(v, &n);
+
+	if (rc != 0 && errno == EINVAL)
+		return errmsg_fail(err, errlen, "--seed: '%s' is not an unsigned integer", v);
+	if (rc != 0 || n > PARAMS_SEED_MAX)
+		return errmsg_fail(err, errlen, "--seed: '%s' is out of range 0..%llu", v,
+		                   (unsigned long long)PARAMS_SEED_MAX);
+	*out = n;
+	return 0;
+}
+
+static int parse_reps(const char *v, int *out, char *err, size_t errlen)
+{
+	int64_t n = 0;
+	int rc = num_parse_i64(v, 0, &n);
+
+	if (rc != 0 && errno == EINVAL)
+		return errmsg_fail(err, errlen, "--reps: '%s' is not an integer", v);
+	if (rc != 0 || n < 1 || n > PARAMS_REPS_MAX)
+		return errmsg_fail(err, errlen, "--reps: '%s' is out of range 1..%d", v,
+		                   PARAMS_REPS_MAX);
+	*out = (int)n;
+	return 0;
+}
+
+static int option_index(const char *arg)
+{
+	for (int k = 0; run_options[k]; k++)
+		if (option_is(arg, run_options[k]))
+			return k;
+	return -1;
+}
+
+/* First pass: every option but --param, and the WORKLOAD. */
+static int parse_options(int argc, char *const *argv, const char **name, struct run_opts *o,
+                         char *err, size_t errlen)
+{
+	unsigned seen = 0;
+
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *v;
+		int k;
+
+		if (a[0] != '-' || a[1] == '\0') {
+			if (*name)
+				return errmsg_fail(
+				    err, errlen,
+				    "run: unexpected argument '%s' after workload '%s'", a, *name);
+			*name = a;
+			continue;
+		}
+		if ((k = option_index(a)) < 0)
+			return errmsg_fail(err, errlen, "run: unknown option '%s'", a);
+		if (!(v = option_value(argc, argv, &i, run_options[k])))
+			return errmsg_fail(err, errlen, "%s: missing value", run_options[k]);
+		if (k == 0)
+			continue;
+		if (seen & (1u << k))
+			return errmsg_fail(err, errlen, "%s: given twice", run_options[k]);
+		seen |= 1u << k;
+		if (k == 1 && params_parse_scale(v, &o->scale) != 0)
+			return errmsg_fail(
+			    err, errlen, "--scale: unknown scale '%s' (small, default, large)", v);
+		if (k == 2 && parse_seed(v, &o->seed, err, errlen) != 0)
+			return -1;
+		if (k == 3 && parse_reps(v, &o->reps, err, errlen) != 0)
+			return -1;
+		if (k == 4 && *v == '\0')
+			return errmsg_fail(err, errlen,
+			                   "--out: empty file name (use - for stdout)");
+		if (k == 4)
+			o->out = v;
+	}
+	return 0;
+}
+
+static int set_param(struct run_opts *o, const char *kv, char *err, size_t errlen)
+{
+	const struct workload *wl = o->wl;
+	const char *eq = strchr(kv, '=');
+	const struct wl_param *p = NULL;
+	size_t i, klen;
+	char known[512];
+	int64_t v = 0;
+	int rc;
+
+	if (!eq || eq == kv)
+		return errmsg_fail(err, errlen, "--param: '%s' is not KEY=VALUE", kv);
+	klen = (size_t)(eq - kv);
+	for (i = 0; i < wl->nparams; i++)
+		if (strlen(wl->params[i].name) == klen &&
+		    strncmp(wl->params[i].name, kv, klen) == 0) {
+			p = &wl->params[i];
+			break;
+		}
+	if (!p) {
+		list_params(wl, known, sizeof known);
+		return errmsg_fail(err, errlen, "--param: %s has no parameter '%.*s' (known: %s)",
+		                   wl->name, (int)klen, kv, known);
+	}
+	if (o->given[i])
+		return errmsg_fail(err, errlen, "--param %s: given twice", p->name);
+	if (eq[1] == '\0')
+		return errmsg_fail(err, errlen, "--param %s: empty value", p->name);
+	rc = num_parse_i64(eq + 1, params_is_bytes(p), &v);
+	if (rc != 0 && errno == EINVAL)
+		return errmsg_fail(err, errlen, "--param %s: '%s' is not %s", p->name, eq + 1,
+		                   params_is_bytes(p)
+		                       ? "a byte count (integer, optional k/M/G suffix)"
+		                       : "an integer");
+	if (rc != 0 || v < p->min || v > p->max)
+		return errmsg_fail(err, errlen, "--param %s: '%s' is out of range %lld..%lld",
+		                   p->name, eq + 1, (long long)p->min, (long long)p->max);
+	o->value[i] = v;
+	o->given[i] = 1;
+	return 0;
+}
+
+int params_parse_run(int argc, char *const *argv, const struct workload *const *registry,
+                     struct run_opts *o, char *err, size_t errlen)
+{
+	const char *name = NULL;
+	char known[512];
+
+	memset(o, 0, sizeof *o);
+	o->scale = WL_SCALE_DEFAULT;
+	o->seed = PARAMS_SEED_DEFAULT;
+	o->reps = 1;
+	o->out = "-";
+	if (parse_options(argc, argv, &name, o, err, errlen) != 0)
+		return -1;
+	if (!name)
+		return errmsg_fail(err, errlen, "run: missing WORKLOAD");
+	if (!(o->wl = wl_find(registry, name))) {
+		list_workloads(registry, known, sizeof known);
+		return errmsg_fail(err, errlen, "run: unknown workload '%s' (known: %s)", name,
+		                   known);
+	}
+	for (size_t i = 0; i < o->wl->nparams; i++)
+		o->value[i] = o->wl->params[i].def[o->scale];
+	for (int i = 0; i < argc; i++) {
+		int k = option_index(argv[i]);
+		const char *v;
+
+		if (k < 0)
+			continue;
+		v = option_value(argc, argv, &i, run_options[k]);
+		if (k == 0 && set_param(o, v, err, errlen) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void human_bytes(uint64_t n, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f GiB", (double)n / (1024.0 * 1024 * 1024));
+}
+
+int params_validate(const struct run_opts *o, uint64_t phys_bytes, char *err, size_t errlen)
+{
+	struct wl_ctx ctx = {.p = o->value, .seed = o->seed, .scale = o->scale};
+	char need_h[32], have_h[32];
+	uint64_t need;
+
+	if (o->wl->check && o->wl->check(&ctx) != 0)
+		return errmsg_fail(err, errlen, "%s: %s", o->wl->name, ctx.err);
+	need = o->wl->footprint(o->value);
+	if (need > phys_bytes) {
+		human_bytes(need, need_h, sizeof need_h);
+		human_bytes(phys_bytes, have_h, sizeof have_h);
+		return errmsg_fail(
+		    err, errlen,
+		    "%s: these parameters need up to %llu bytes (%s), more than the %llu "
+		    "bytes (%s) of physical memory",
+		    o->wl->name, (unsigned long long)need, need_h, (unsigned long long)phys_bytes,
+		    have_h);
+	}
+	return 0;
+}

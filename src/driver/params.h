@@ -1,0 +1,53 @@
+/* params.h - the driver's `run` command line as plain data: strict parsing and validation of
+ * options and workload parameters. No I/O and no exit: every function returns an error with a
+ * one-line reason ("--param rows: 0 is out of range 1..4096") that the caller prints. */
+#ifndef ALLOCAB_PARAMS_H
+#define ALLOCAB_PARAMS_H
+
+#include "driver/workload.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PARAMS_SEED_DEFAULT 42
+/* Seeds are JSON numbers in the results: 2^53 - 1 is the largest that every reader keeps exact. */
+#define PARAMS_SEED_MAX 9007199254740991ULL
+#define PARAMS_REPS_MAX 1000
+
+struct run_opts {
+	const struct workload *wl;
+	enum wl_scale scale;
+	uint64_t seed;
+	int reps;
+	const char *out; /* "-" is stdout; points into argv */
+	int64_t
+	    value[WL_MAX_PARAMS]; /* effective values in table order: scale default or --param */
+	unsigned char given[WL_MAX_PARAMS]; /* 1 where --param set the value */
+};
+
+/* Parses the arguments that follow "run" (argc/argv exclude "run") against a NULL-terminated
+ * registry: one WORKLOAD and the options --param KEY=VALUE, --scale, --seed, --reps, --out, each
+ * as "--opt VALUE" or "--opt=VALUE", in any order. Giving an option or a KEY twice is an error.
+ * Returns 0 with *o filled, or -1 with the reason in err. *o keeps pointers into argv. */
+int params_parse_run(int argc, char *const *argv, const struct workload *const *registry,
+                     struct run_opts *o, char *err, size_t errlen);
+
+/* "small" | "default" | "large". Returns 0, or -1 for an unknown name. */
+int params_parse_scale(const char *s, enum wl_scale *out);
+const char *params_scale_name(enum wl_scale s);
+
+/* Whether a parameter's values are byte counts (and so accept k/M/G suffixes). */
+int params_is_bytes(const struct wl_param *p);
+
+/* Writes v the way `list` shows it: "64M" for exact binary multiples of byte counts, else decimal.
+ */
+void params_format(const struct wl_param *p, int64_t v, char *buf, size_t len);
+
+/* Runs the workload's own check() on o's values, then refuses a footprint above phys_bytes
+ * (physical memory). Returns 0, or -1 with the reason in err. */
+int params_validate(const struct run_opts *o, uint64_t phys_bytes, char *err, size_t errlen);
+
+/* Number of names in a workload's phases list (0 for NULL), at most WL_MAX_PHASES. */
+size_t params_nphases(const struct workload *wl);
+
+#endif

@@ -1,0 +1,182 @@
+/* runrec.c - builds the allocab-run/1 cJSON document from a struct runrec. */
+#include "driver/runrec.h"
+#include "driver/params.h"
+
+#include <stdio.h>
+
+void runrec_hex64(uint64_t v, char out[17])
+{
+	snprintf(out, 17, "%016llx", (unsigned long long)v);
+}
+
+int runrec_first_mismatch(const struct runrec_rep *reps, int nreps)
+{
+	for (int i = 1; i < nreps; i++)
+		if (reps[i].checksum != reps[0].checksum)
+			return i;
+	return -1;
+}
+
+static int64_t timeval_ns(struct timeval tv)
+{
+	return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+}
+
+void runrec_usage_from(const struct rusage *ru, struct runrec_usage *out)
+{
+	out->user_ns = timeval_ns(ru->ru_utime);
+	out->sys_ns = timeval_ns(ru->ru_stime);
+	out->max_rss_kib = ru->ru_maxrss;
+	out->minor_faults = ru->ru_minflt;
+	out->major_faults = ru->ru_majflt;
+	out->voluntary_ctx_switches = ru->ru_nvcsw;
+	out->involuntary_ctx_switches = ru->ru_nivcsw;
+}
+
+static cJSON *add_string(cJSON *o, const char *key, const char *s)
+{
+	return s ? cJSON_AddStringToObject(o, key, s) : cJSON_AddNullToObject(o, key);
+}
+
+/* Integers go in as raw text: cJSON 1.7.15 prints doubles with 15 significant digits whenever
+ * that is within an epsilon, which rounds e.g. the seed 9007199254740991 to 9.00719925474099e+15.
+ */
+static cJSON *add_int(cJSON *o, const char *key, int64_t v)
+{
+	char text[24];
+
+	snprintf(text, sizeof text, "%lld", (long long)v);
+	return cJSON_AddRawToObject(o, key, text);
+}
+
+static cJSON *add_int_or_null(cJSON *o, const char *key, int64_t v)
+{
+	return v < 0 ? cJSON_AddNullToObject(o, key) : add_int(o, key, v);
+}
+
+/* The cJSON_Add* calls return NULL on failure; every builder below returns 0 or -1 likewise. */
+static int add_allocator(cJSON *root, const struct runrec *r)
+{
+	cJSON *a = cJSON_AddObjectToObject(root, "allocator");
+
+	if (!a || !cJSON_AddStringToObject(a, "name", r->allocator) ||
+	    !add_string(a, "version", r->allocator_version) ||
+	    !add_string(a, "library", r->library) ||
+	    !cJSON_AddBoolToObject(a, "verified", r->verified))
+		return -1;
+	return 0;
+}
+
+static int add_workload(cJSON *root, const struct runrec *r)
+{
+	cJSON *w = cJSON_AddObjectToObject(root, "workload"), *p;
+
+	if (!w || !cJSON_AddStringToObject(w, "name", r->wl->name) ||
+	    !cJSON_AddStringToObject(w, "scale", params_scale_name(r->scale)) ||
+	    !add_int(w, "seed", (int64_t)r->seed) || !(p = cJSON_AddObjectToObject(w, "params")))
+		return -1;
+	for (size_t i = 0; i < r->wl->nparams; i++)
+		if (!add_int(p, r->wl->params[i].name, r->params[i]))
+			return -1;
+	return 0;
+}
+
+static const char *phase_name(const struct workload *wl, size_t i)
+{
+	return i == 0 ? "total" : wl->phases[i - 1];
+}
+
+static int add_reps(cJSON *root, const struct runrec *r)
+{
+	size_t nphases = 1 + params_nphases(r->wl);
+	cJSON *names = cJSON_AddArrayToObject(root, "phases");
+	cJSON *reps = names ? cJSON_AddArrayToObject(root, "reps") : NULL;
+	char hex[17];
+
+	if (!reps)
+		return -1;
+	for (size_t i = 0; i < nphases; i++) {
+		cJSON *s = cJSON_CreateString(phase_name(r->wl, i));
+		if (!s || !cJSON_AddItemToArray(names, s))
+			return cJSON_Delete(s), -1;
+	}
+	for (int k = 0; k < r->nreps; k++) {
+		cJSON *rep = cJSON_CreateObject(), *ph;
+		if (!rep || !cJSON_AddItemToArray(reps, rep))
+			return cJSON_Delete(rep), -1;
+		runrec_hex64(r->reps[k].checksum, hex);
+		if (!cJSON_AddStringToObject(rep, "checksum", hex) ||
+		    !(ph = cJSON_AddObjectToObject(rep, "phases")))
+			return -1;
+		for (size_t i = 0; i < nphases; i++) {
+			cJSON *t = cJSON_AddObjectToObject(ph, phase_name(r->wl, i));
+			if (!t || !add_int(t, "wall_ns", r->reps[k].phase[i].wall_ns) ||
+			    !add_int(t, "cpu_ns", r->reps[k].phase[i].cpu_ns))
+				return -1;
+		}
+	}
+	runrec_hex64(r->reps[0].checksum, hex);
+	return cJSON_AddStringToObject(root, "checksum", hex) ? 0 : -1;
+}
+
+static int add_usage(cJSON *root, const struct runrec *r)
+{
+	const struct runrec_usage *u = &r->rusage;
+	cJSON *o = cJSON_AddObjectToObject(root, "rusage");
+
+	if (!o || !add_int(o, "user_ns", u->user_ns) || !add_int(o, "sys_ns", u->sys_ns) ||
+	    !add_int(o, "max_rss_kib", u->max_rss_kib) ||
+	    !add_int(o, "minor_faults", u->minor_faults) ||
+	    !add_int(o, "major_faults", u->major_faults) ||
+	    !add_int(o, "voluntary_ctx_switches", u->voluntary_ctx_switches) ||
+	    !add_int(o, "involuntary_ctx_switches", u->involuntary_ctx_switches))
+		return -1;
+	return 0;
+}
+
+static int add_memory(cJSON *root, const struct runrec *r)
+{
+	cJSON *rss = cJSON_AddObjectToObject(root, "rss");
+	cJSON *c = rss ? cJSON_AddObjectToObject(root, "counters") : NULL;
+
+	if (!c || !add_int_or_null(rss, "start_bytes", r->rss_start_bytes) ||
+	    !add_int_or_null(rss, "retained_bytes", r->rss_retained_bytes))
+		return -1;
+	for (size_t i = 0; i < r->ncounters; i++)
+		if (!add_int(c, r->counters[i].name, r->counters[i].value))
+			return -1;
+	return 0;
+}
+
+static const char *utc_stamp(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return NULL;
+	return buf;
+}
+
+cJSON *runrec_json(const struct runrec *r, cJSON *machine)
+{
+	cJSON *root = cJSON_CreateObject(), *tool;
+	char stamp[32];
+
+	if (!root || !cJSON_AddStringToObject(root, "schema", RUNREC_SCHEMA) ||
+	    !(tool = cJSON_AddObjectToObject(root, "tool")) ||
+	    !cJSON_AddStringToObject(tool, "name", "allocab") ||
+	    !cJSON_AddStringToObject(tool, "version", r->tool_version) ||
+	    !add_string(root, "started_utc", utc_stamp(r->started, stamp, sizeof stamp)) ||
+	    add_allocator(root, r) != 0 || add_workload(root, r) != 0 || add_reps(root, r) != 0 ||
+	    add_usage(root, r) != 0 || add_memory(root, r) != 0)
+		goto fail;
+	if (!machine)
+		machine = cJSON_CreateNull();
+	if (!machine || !cJSON_AddItemToObject(root, "machine", machine))
+		goto fail;
+	return root;
+fail:
+	cJSON_Delete(machine);
+	cJSON_Delete(root);
+	return NULL;
+}

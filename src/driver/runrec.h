@@ -1,0 +1,68 @@
+/* runrec.h - the allocab-run/1 document (docs/results-format.md) built from plain structs that the
+ * driver fills while measuring. Building happens after the last rep, never inside a timed region.
+ */
+#ifndef ALLOCAB_RUNREC_H
+#define ALLOCAB_RUNREC_H
+
+#include "driver/backend.h"
+#include "driver/workload.h"
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#define RUNREC_SCHEMA "allocab-run/1"
+
+struct runrec_time {
+	int64_t wall_ns;
+	int64_t cpu_ns;
+};
+
+/* One rep: phase[0] is "total" (the whole run() call), phase[1 + i] the workload's phase i. */
+struct runrec_rep {
+	uint64_t checksum;
+	struct runrec_time phase[1 + WL_MAX_PHASES];
+};
+
+struct runrec_usage {
+	int64_t user_ns, sys_ns;
+	int64_t max_rss_kib;
+	int64_t minor_faults, major_faults;
+	int64_t voluntary_ctx_switches, involuntary_ctx_switches;
+};
+
+/* Everything a run record says; the builder only reads it. Strings may be NULL (JSON null) except
+ * tool_version, allocator and wl. Negative rss values mean "could not be read" (null). */
+struct runrec {
+	const char *tool_version;
+	time_t started;
+	const char *allocator, *allocator_version, *library;
+	int verified;
+	const struct workload *wl;
+	enum wl_scale scale;
+	uint64_t seed;
+	const int64_t *params; /* wl->nparams effective values */
+	const struct runrec_rep *reps;
+	int nreps; /* >= 1 */
+	struct runrec_usage rusage;
+	int64_t rss_start_bytes, rss_retained_bytes;
+	const struct backend_counter *counters;
+	size_t ncounters;
+};
+
+/* Builds the document. Takes ownership of machine (a fingerprint_json object, may be NULL for
+ * null) whether it succeeds or not. Returns a cJSON tree the caller deletes, or NULL when out of
+ * memory. */
+cJSON *runrec_json(const struct runrec *r, cJSON *machine);
+
+/* Index of the first rep whose checksum differs from rep 0's, or -1 when all agree. */
+int runrec_first_mismatch(const struct runrec_rep *reps, int nreps);
+
+/* Converts getrusage() output to the record's units (ns, KiB, counts). */
+void runrec_usage_from(const struct rusage *ru, struct runrec_usage *out);
+
+/* "0123456789abcdef": the 16 lower-case hex digits a checksum is written as (out >= 17 bytes). */
+void runrec_hex64(uint64_t v, char out[17]);
+
+#endif

@@ -1,0 +1,621 @@
+/* compare.c - paired and two-sample comparisons of allocator arms (GUIDE.md §6): per round the log
+ * ratio d = ln(t_candidate / t_baseline); Hodges-Lehmann estimate, signed-rank interval (or seeded
+ * bootstrap), Wilcoxon p, Holm across the report; two files fall back to the Hodges-Lehmann shift
+ * with Mann-Whitney. Drift of the log ratios with round index is flagged here, telemetry
+ * spikes in noise.c (issue 4 §3). */
+#include "front/analysis/compare.h"
+#include "common/errmsg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct builder {
+	struct cmp_report *r;
+	const struct cmp_opts *o;
+	double *a, *b;   /* scratch, one value per measured round (the larger document) */
+	double *pa, *pb; /* round positions matching a and b */
+	double *rss;     /* scratch for memory figures */
+	size_t cap;
+};
+
+double cmp_speedup(double d)
+{
+	return exp(-d);
+}
+
+double cmp_improvement(double d)
+{
+	return (1.0 - exp(d)) * 100.0;
+}
+
+const char *cmp_verdict_name(enum cmp_verdict v)
+{
+	switch (v) {
+	case CMP_FASTER:
+		return "faster";
+	case CMP_SLOWER:
+		return "slower";
+	case CMP_NO_DIFFERENCE:
+		return "no detectable difference";
+	default:
+		return "insufficient data";
+	}
+}
+
+#define warnf(b, ...) (noise_warnf(&(b)->r->warn, &(b)->r->nwarn, __VA_ARGS__) ? -2 : 0)
+
+static void set_na(struct cmp_row *row)
+{
+	struct stats_interval na = {NAN, NAN, NAN, NAN};
+
+	row->d = row->d_rank = row->d_boot = na;
+	row->sd = row->p = row->p_holm = row->drift_rho = row->drift_p = NAN;
+	row->med_base_ns = row->med_cand_ns = row->rss_ratio = NAN;
+	row->retained_base = row->retained_cand = row->peak_base_kib = row->peak_cand_kib = NAN;
+	row->floor_pct = NAN;
+	row->verdict = CMP_INSUFFICIENT;
+}
+
+/* Paired: a holds the n log ratios, pa their round positions. */
+static int paired_stats(struct builder *b, struct cmp_row *row, size_t n)
+{
+	const struct cmp_opts *o = b->o;
+	double w;
+
+	row->n = n;
+	if (n < 2)
+		return 0;
+	if (stats_hl_interval(b->a, n, o->conf, &row->d_rank) != 0 ||
+	    stats_wilcoxon(b->a, n, &w, &row->p) != 0 ||
+	    stats_spearman(b->pa, b->a, n, &row->drift_rho, &row->drift_p) != 0)
+		return -2;
+	row->d = row->d_rank;
+	if (o->bootstrap) {
+		if (stats_bootstrap(b->a, n, stats_hl_estimate, o->bootstrap, o->seed, o->conf,
+		                    &row->d_boot) != 0)
+			return -2;
+		row->has_boot = 1;
+		row->d = row->d_boot;
+	}
+	row->sd = stats_sd(b->a, n);
+	row->drift = row->drift_p < CMP_DRIFT_P;
+	row->usable = 1;
+	return 0;
+}
+
+/* Two files: a (nb values, positions pa) from the baseline, b (nc, pb) from the candidate. */
+static int unpaired_stats(struct builder *bd, struct cmp_row *row, size_t nb, size_t nc)
+{
+	double u, rho, p;
+
+	row->n_base = nb;
+	row->n_cand = nc;
+	row->n = nb < nc ? nb : nc;
+	if (nb < 2 || nc < 2)
+		return 0;
+	if (stats_hl_shift_interval(bd->a, nb, bd->b, nc, bd->o->conf, &row->d_rank) != 0 ||
+	    stats_mann_whitney(bd->a, nb, bd->b, nc, &u, &row->p) != 0 ||
+	    stats_spearman(bd->pa, bd->a, nb, &row->drift_rho, &row->drift_p) != 0 ||
+	    stats_spearman(bd->pb, bd->b, nc, &rho, &p) != 0)
+		return -2;
+	if (p < row->drift_p) {
+		row->drift_rho = rho;
+		row->drift_p = p;
+	}
+	row->d = row->d_rank;
+	row->drift = row->drift_p < CMP_DRIFT_P;
+	row->usable = 1;
+	return 0;
+}
+
+static double median_of(double *v, size_t n)
+{
+	return n ? stats_median(v, n) : NAN;
+}
+
+/* Median time, median retained RSS and peak RSS of one side, over its ok runs. */
+static void side_figures(struct builder *b, const struct rf_doc *doc, size_t arm, size_t w,
+                         size_t p, double *med_ns, double *retained, double *peak, size_t *nok)
+{
+	size_t n = 0, nr = 0, np = 0;
+
+	for (size_t i = 0; i < doc->nrounds; i++) {
+		const struct rf_run *run = rf_run(doc, i, arm, w);
+		if (!run->ok)
+			continue;
+		b->a[n++] = run->t_ns[p];
+		if (isfinite(run->retained_bytes))
+			b->b[nr++] = run->retained_bytes;
+		if (run->max_rss_kib > 0)
+			b->rss[np++] = run->max_rss_kib;
+	}
+	*med_ns = median_of(b->a, n);
+	*retained = median_of(b->b, nr);
+	*peak = median_of(b->rss, np);
+	*nok = n;
+}
+
+static int paired_row(struct builder *b, struct cmp_row *row, size_t w, size_t p, size_t ca,
+                      size_t ba)
+{
+	const struct rf_doc *doc = b->r->base;
+	size_t n = 0, nr = 0;
+
+	side_figures(b, doc, ba, w, p, &row->med_base_ns, &row->retained_base, &row->peak_base_kib,
+	             &row->n_base);
+	side_figures(b, doc, ca, w, p, &row->med_cand_ns, &row->retained_cand, &row->peak_cand_kib,
+	             &row->n_cand);
+	for (size_t i = 0; i < doc->nrounds; i++) {
+		const struct rf_run *rb = rf_run(doc, i, ba, w), *rc = rf_run(doc, i, ca, w);
+		if (!rb->ok || !rc->ok || !(rb->t_ns[p] > 0 && rc->t_ns[p] > 0))
+			continue;
+		if (rb->max_rss_kib > 0 && rc->max_rss_kib > 0)
+			b->rss[nr++] = rc->max_rss_kib / rb->max_rss_kib;
+		row->flagged += noise_spiked(b->r->flags, b->r->nflags, doc, i, ba, w) ||
+		                noise_spiked(b->r->flags, b->r->nflags, doc, i, ca, w);
+		b->pa[n] = (double)i;
+		b->a[n++] = log(rc->t_ns[p] / rb->t_ns[p]);
+	}
+	row->rss_ratio = median_of(b->rss, nr);
+	row->rss_n = nr;
+	return paired_stats(b, row, n);
+}
+
+static size_t log_times(struct builder *b, const struct rf_doc *doc, size_t arm, size_t w, size_t p,
+                        double *out, double *pos, size_t *flagged)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < doc->nrounds; i++) {
+		const struct rf_run *run = rf_run(doc, i, arm, w);
+		if (!run->ok || !(run->t_ns[p] > 0))
+			continue;
+		*flagged += noise_spiked(b->r->flags, b->r->nflags, doc, i, arm, w);
+		pos[n] = (double)i;
+		out[n++] = log(run->t_ns[p]);
+	}
+	return n;
+}
+
+static int unpaired_row(struct builder *b, struct cmp_row *row, size_t wb, size_t wc, size_t p,
+                        size_t ab, size_t ac)
+{
+	const struct cmp_report *r = b->r;
+	size_t nb, nc;
+
+	side_figures(b, r->base, ab, wb, p, &row->med_base_ns, &row->retained_base,
+	             &row->peak_base_kib, &nb);
+	side_figures(b, r->cand, ac, wc, p, &row->med_cand_ns, &row->retained_cand,
+	             &row->peak_cand_kib, &nc);
+	row->rss_ratio = row->peak_cand_kib / row->peak_base_kib;
+	nb = log_times(b, r->base, ab, wb, p, b->a, b->pa, &row->flagged);
+	nc = log_times(b, r->cand, ac, wc, p, b->b, b->pb, &row->flagged);
+	row->rss_n = nb < nc ? nb : nc;
+	return unpaired_stats(b, row, nb, nc);
+}
+
+/* The workloads a geometric mean covers: w[k] at phase index ph[k]. */
+struct gm_set {
+	size_t n;
+	size_t *w, *ph;
+};
+
+/* Per round, the mean over the set's workloads of the log time of one arm (two files) or of the
+ * log ratio (paired, cand_arm != base_arm); rounds where any run failed are skipped. */
+static size_t gm_series(const struct rf_doc *doc, const struct gm_set *s, size_t arm, int ratio,
+                        size_t base_arm, double *out, double *pos)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < doc->nrounds; i++) {
+		double sum = 0;
+		size_t k;
+		for (k = 0; k < s->n; k++) {
+			const struct rf_run *rc = rf_run(doc, i, arm, s->w[k]);
+			const struct rf_run *rb = rf_run(doc, i, base_arm, s->w[k]);
+			if (!(rc->ok && rc->t_ns[s->ph[k]] > 0) ||
+			    (ratio && !(rb->ok && rb->t_ns[s->ph[k]] > 0)))
+				break;
+			sum += log(rc->t_ns[s->ph[k]]) - (ratio ? log(rb->t_ns[s->ph[k]]) : 0.0);
+		}
+		if (k < s->n)
+			continue;
+		pos[n] = (double)i;
+		out[n++] = sum / (double)s->n;
+	}
+	return n;
+}
+
+static int geomean_row(struct builder *b, struct cmp_row *row, const struct gm_set *sb,
+                       const struct gm_set *sc, size_t ab, size_t ac)
+{
+	const struct cmp_report *r = b->r;
+	size_t nb, nc;
+
+	if (r->paired) {
+		row->n_base = gm_series(r->base, sb, ab, 0, ab, b->b, b->pb);
+		row->n_cand = gm_series(r->base, sb, ac, 0, ac, b->b, b->pb);
+		return paired_stats(b, row, gm_series(r->base, sb, ac, 1, ab, b->a, b->pa));
+	}
+	nb = gm_series(r->base, sb, ab, 0, ab, b->a, b->pa);
+	nc = gm_series(r->cand, sc, ac, 0, ac, b->b, b->pb);
+	return unpaired_stats(b, row, nb, nc);
+}
+
+static int want_phase(const struct cmp_opts *o, const struct rf_workload *w, size_t p)
+{
+	if (o->phase)
+		return strcmp(w->phases[p], o->phase) == 0;
+	if (o->all_phases || strcmp(w->name, "pipeline") == 0)
+		return 1;
+	return strcmp(w->phases[p], "total") == 0;
+}
+
+static void join_names(char *buf, size_t len, char *const *names, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
+}
+
+static size_t common(char *const *x, size_t nx, char *const *y, size_t ny)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nx; i++)
+		for (size_t j = 0; j < ny; j++)
+			n += strcmp(x[i], y[j]) == 0;
+	return n;
+}
+
+static int check_names(const struct rf_doc *b, const struct rf_doc *c, const struct cmp_opts *o,
+                       char *err, size_t errlen)
+{
+	char list[1024];
+
+	if (c && o->baseline)
+		return errmsg_fail(err, errlen,
+		                   "--baseline applies to one results file; with two, every arm "
+		                   "of the second is compared with the same arm of the first");
+	if (c && o->bootstrap)
+		return errmsg_fail(err, errlen,
+		                   "--bootstrap needs paired rounds (one results file)");
+	if (c && common(b->arms, b->narms, c->arms, c->narms) == 0)
+		return errmsg_fail(err, errlen, "%s and %s share no arm: nothing to compare",
+		                   b->path, c->path);
+	for (const struct rf_doc *d = b; d; d = d == c ? NULL : c) {
+		if (o->candidate && rf_arm(d, o->candidate) < 0) {
+			join_names(list, sizeof list, d->arms, d->narms);
+			return errmsg_fail(err, errlen, "%s: unknown candidate '%s' (arms: %s)",
+			                   d->path, o->candidate, list);
+		}
+		if (o->workload && rf_workload(d, o->workload) < 0) {
+			char *names[64];
+			size_t n = d->nwl < 64 ? d->nwl : 64;
+			for (size_t i = 0; i < n; i++)
+				names[i] = d->wl[i].name;
+			join_names(list, sizeof list, names, n);
+			return errmsg_fail(err, errlen, "%s: unknown workload '%s' (workloads: %s)",
+			                   d->path, o->workload, list);
+		}
+		if (!c)
+			break;
+	}
+	if (o->phase) {
+		int found = 0;
+		for (size_t w = 0; w < b->nwl && !found; w++)
+			found = (!o->workload || strcmp(b->wl[w].name, o->workload) == 0) &&
+			        rf_phase(&b->wl[w], o->phase) >= 0;
+		if (!found)
+			return errmsg_fail(err, errlen, "%s: unknown phase '%s'%s%s", b->path,
+			                   o->phase, o->workload ? " of workload " : "",
+			                   o->workload ? o->workload : "");
+	}
+	return 0;
+}
+
+static int selected(const struct cmp_opts *o, const char *wl)
+{
+	return !o->workload || strcmp(o->workload, wl) == 0;
+}
+
+static struct cmp_row *new_row(struct builder *b, const char *wl, const char *phase,
+                               const char *cand, const char *base)
+{
+	struct cmp_row *row = &b->r->rows[b->r->nrows++];
+
+	memset(row, 0, sizeof *row);
+	set_na(row);
+	row->workload = wl;
+	row->phase = phase;
+	row->candidate = cand;
+	row->baseline = base;
+	return row;
+}
+
+/* Candidate arm indices into cand (paired: into base) and their baseline indices. */
+static size_t pick_arms(const struct cmp_report *r, const struct cmp_opts *o, size_t base_arm,
+                        size_t *ca, size_t *ba)
+{
+	const struct rf_doc *c = r->paired ? r->base : r->cand;
+	size_t n = 0;
+
+	for (size_t a = 0; a < c->narms; a++) {
+		int b = r->paired ? (int)base_arm : rf_arm(r->base, c->arms[a]);
+		if (b < 0 || (r->paired && a == base_arm) ||
+		    (o->candidate && strcmp(o->candidate, c->arms[a]) != 0))
+			continue;
+		ca[n] = a;
+		ba[n++] = (size_t)b;
+	}
+	return n;
+}
+
+static int add_rows(struct builder *b, size_t base_arm)
+{
+	struct cmp_report *r = b->r;
+	const struct rf_doc *c = r->paired ? r->base : r->cand;
+	const char *gphase = b->o->phase ? b->o->phase : "total";
+	size_t *ca = calloc(c->narms + 1, sizeof *ca), *ba = calloc(c->narms + 1, sizeof *ba);
+	size_t narms = ca && ba ? pick_arms(r, b->o, base_arm, ca, ba) : 0;
+	struct gm_set sb = {0}, sc = {0};
+	int rc = ca && ba ? 0 : -2;
+
+	sb.w = calloc(c->nwl + 1, sizeof *sb.w);
+	sb.ph = calloc(c->nwl + 1, sizeof *sb.ph);
+	sc.w = calloc(c->nwl + 1, sizeof *sc.w);
+	sc.ph = calloc(c->nwl + 1, sizeof *sc.ph);
+	if (!sb.w || !sb.ph || !sc.w || !sc.ph)
+		rc = -2;
+	for (size_t wc = 0; rc == 0 && wc < c->nwl; wc++) {
+		const struct rf_workload *w = &c->wl[wc];
+		int wb = r->paired ? (int)wc : rf_workload(r->base, w->name);
+		if (wb < 0 || !selected(b->o, w->name))
+			continue;
+		for (size_t p = 0; rc == 0 && p < w->nphases; p++) {
+			if (!want_phase(b->o, w, p))
+				continue;
+			int pb = rf_phase(&r->base->wl[wb], w->phases[p]);
+			if (pb < 0)
+				continue;
+			if (strcmp(w->phases[p], gphase) == 0) {
+				sb.w[sb.n] = (size_t)wb;
+				sb.ph[sb.n++] = (size_t)pb;
+				sc.w[sc.n] = wc;
+				sc.ph[sc.n++] = p;
+			}
+			for (size_t k = 0; rc == 0 && k < narms; k++) {
+				struct cmp_row *row = new_row(b, w->name, w->phases[p],
+				                              c->arms[ca[k]], r->base->arms[ba[k]]);
+				rc = r->paired ? paired_row(b, row, wc, p, ca[k], ba[k])
+				               : unpaired_row(b, row, (size_t)wb, wc, (size_t)pb,
+				                              ba[k], ca[k]);
+			}
+		}
+	}
+	for (size_t k = 0; rc == 0 && sb.n >= 2 && k < narms; k++) {
+		struct cmp_row *row =
+		    new_row(b, NULL, gphase, c->arms[ca[k]], r->base->arms[ba[k]]);
+		rc = geomean_row(b, row, &sb, &sc, ba[k], ca[k]);
+	}
+	free(sb.w);
+	free(sb.ph);
+	free(sc.w);
+	free(sc.ph);
+	free(ca);
+	free(ba);
+	return rc;
+}
+
+static int decide(struct builder *b)
+{
+	struct cmp_report *r = b->r;
+	double *p = calloc(r->nrows + 1, sizeof *p), *adj = calloc(r->nrows + 1, sizeof *adj);
+	double alpha = 1.0 - r->conf;
+	size_t m = 0, k = 0;
+
+	if (!p || !adj) {
+		free(p);
+		free(adj);
+		return -2;
+	}
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].usable)
+			p[m++] = r->rows[i].p;
+	if (m && stats_holm(p, m, adj) != 0)
+		m = (size_t)-1;
+	for (size_t i = 0; m != (size_t)-1 && i < r->nrows; i++) {
+		struct cmp_row *row = &r->rows[i];
+		if (!row->usable)
+			continue;
+		row->p_holm = adj[k++];
+		row->verdict = CMP_NO_DIFFERENCE;
+		if (row->p_holm < alpha && row->d.hi < 0)
+			row->verdict = CMP_FASTER;
+		else if (row->p_holm < alpha && row->d.lo > 0)
+			row->verdict = CMP_SLOWER;
+	}
+	free(p);
+	free(adj);
+	return m == (size_t)-1 ? -2 : 0;
+}
+
+static const char *row_name(const struct cmp_row *row, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s %s vs %s", row->workload ? row->workload : "geomean", row->phase,
+	         row->candidate, row->baseline);
+	return buf;
+}
+
+/* The smallest p-value the exact test can give with this many rounds: 2/2^n paired, two
+ * over the number of ways to split the pooled runs unpaired. */
+static double min_p(const struct cmp_report *r, const struct cmp_row *row)
+{
+	double nb = (double)row->n_base, nc = (double)row->n_cand;
+
+	if (r->paired)
+		return 2 * pow(2, -(double)row->n);
+	return 2 * exp(lgamma(nb + 1) + lgamma(nc + 1) - lgamma(nb + nc + 1));
+}
+
+static int row_warnings(struct builder *b)
+{
+	struct cmp_report *r = b->r;
+	size_t insufficient = 0;
+	char name[512];
+	int rc = 0;
+
+	size_t m = 0, coarse = 0, coarse_n = 0, short_level = 0, short_n = 0;
+	double coarse_p = 0, short_conf = 0;
+
+	for (size_t i = 0; i < r->nrows; i++)
+		m += r->rows[i].usable;
+	for (size_t i = 0; i < r->nrows && rc == 0; i++) {
+		const struct cmp_row *row = &r->rows[i];
+		double pmin = min_p(r, row);
+		insufficient += !row->usable;
+		if (!row->usable)
+			continue;
+		if (pmin * (double)m >= 1 - r->conf) {
+			coarse++;
+			coarse_n = row->n;
+			coarse_p = pmin;
+		}
+		if (row->d_rank.level + 1e-9 < r->conf) {
+			short_level++;
+			short_n = row->n;
+			short_conf = row->d_rank.level;
+		}
+		if (rc == 0 && row->drift_p < CMP_DRIFT_P)
+			rc = warnf(b,
+			           "%s: %s trend with round index (Spearman rho %.2f, p %.2g < "
+			           "%.2g): rounds are not exchangeable",
+			           row_name(row, name, sizeof name),
+			           r->paired ? "log ratios" : "log times", row->drift_rho,
+			           row->drift_p, CMP_DRIFT_P);
+	}
+	if (rc == 0 && coarse) {
+		r->verdict_warning = (long)r->nwarn;
+		rc = warnf(
+		    b,
+		    "%zu comparison%s too few rounds for a verdict: with n = %zu the exact "
+		    "rank test's p cannot go below %.2g, and under Holm the smallest of %zu "
+		    "p-values must be below %.2g; run more rounds or compare less (--candidate, "
+		    "--workload, --phase)",
+		    coarse, coarse == 1 ? " has" : "s have", coarse_n, coarse_p, m,
+		    (1 - r->conf) / (double)m);
+	}
+	if (rc == 0 && short_level)
+		rc = warnf(b,
+		           "%zu comparison%s: with n = %zu the widest rank interval reaches only "
+		           "%.1f%% confidence; more rounds needed",
+		           short_level, short_level == 1 ? "" : "s", short_n, 100 * short_conf);
+	if (rc == 0 && insufficient)
+		rc = warnf(b, "%zu comparison%s with fewer than 2 usable rounds: insufficient data",
+		           insufficient, insufficient == 1 ? "" : "s");
+	if (rc == 0 && r->nflags)
+		rc = warnf(b,
+		           "%zu run%s with a telemetry spike (median + %g MAD rule): noisy rounds",
+		           r->nflags, r->nflags == 1 ? "" : "s", NOISE_SPIKE_MADS);
+	return rc;
+}
+
+int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct cmp_opts *o,
+              struct cmp_report **out, char *err, size_t errlen)
+{
+	struct cmp_report *r = calloc(1, sizeof *r);
+	struct builder b = {.r = r, .o = o};
+	const struct rf_doc *c = cand ? cand : base;
+	const char *bname = o->baseline ? o->baseline : base->commands ? base->arms[0] : "system";
+	int ba = -1, rc;
+	char list[1024];
+
+	*out = NULL;
+	if (!r)
+		return -2;
+	r->paired = cand == NULL;
+	r->verdict_warning = -1;
+	r->base = base;
+	r->cand = c;
+	r->conf = o->conf;
+	r->bootstrap = o->bootstrap;
+	r->seed = o->seed;
+	if ((rc = check_names(base, cand, o, err, errlen)) != 0 ||
+	    (cand && (rc = rf_same_work(base, cand, err, errlen)) != 0)) {
+		cmp_free(r);
+		return rc;
+	}
+	if (r->paired && (ba = rf_arm(base, bname)) < 0) {
+		join_names(list, sizeof list, base->arms, base->narms);
+		errmsg_fail(err, errlen, "%s: baseline '%s' is not in the file (arms: %s)%s",
+		            base->path, bname, list,
+		            o->baseline ? "" : "; name one with --baseline");
+		cmp_free(r);
+		return -1;
+	}
+	if (r->paired && o->candidate && strcmp(o->candidate, bname) == 0) {
+		errmsg_fail(err, errlen, "candidate and baseline are both '%s'", bname);
+		cmp_free(r);
+		return -1;
+	}
+	if (r->paired)
+		r->baseline = base->arms[ba];
+	b.cap = 1;
+	for (const struct rf_doc *d = base; d; d = d == c ? NULL : c)
+		if (d->nrounds * d->narms + 1 > b.cap)
+			b.cap = d->nrounds * d->narms + 1;
+	b.a = calloc(b.cap, sizeof *b.a);
+	b.b = calloc(b.cap, sizeof *b.b);
+	b.pa = calloc(b.cap, sizeof *b.pa);
+	b.pb = calloc(b.cap, sizeof *b.pb);
+	b.rss = calloc(b.cap, sizeof *b.rss);
+	r->rows = calloc(c->nwl * RF_MAX_PHASES * c->narms + c->narms + 1, sizeof *r->rows);
+	rc = b.a && b.b && b.pa && b.pb && b.rss && r->rows ? 0 : -2;
+	if (rc == 0 && noise_flag_spikes(base, &r->flags, &r->nflags) != 0)
+		rc = -2;
+	if (rc == 0 && cand && noise_flag_spikes(cand, &r->flags, &r->nflags) != 0)
+		rc = -2;
+	if (rc == 0)
+		rc = add_rows(&b, ba < 0 ? 0 : (size_t)ba);
+	if (rc == 0 && r->nrows == 0 && r->paired)
+		rc = errmsg_fail(err, errlen, "%s: no arm to compare with the baseline %s",
+		                 base->path, r->baseline);
+	else if (rc == 0 && r->nrows == 0)
+		rc = errmsg_fail(err, errlen, "%s and %s share no workload: nothing to compare",
+		                 base->path, c->path);
+	if (rc == 0)
+		rc = decide(&b);
+	if (rc == 0 && noise_doc_warnings(base, cand, &r->warn, &r->nwarn) != 0)
+		rc = -2;
+	if (rc == 0)
+		rc = row_warnings(&b);
+	free(b.a);
+	free(b.b);
+	free(b.pa);
+	free(b.pb);
+	free(b.rss);
+	if (rc != 0) {
+		if (rc == -2)
+			snprintf(err, errlen, "out of memory");
+		cmp_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+void cmp_free(struct cmp_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nwarn; i++)
+		free(r->warn[i]);
+	free(r->warn);
+	free(r->rows);
+	free(r->flags);
+	free(r);
+}

@@ -1,0 +1,90 @@
+/* compare.h - the analysis behind `allocab compare` and `allocab gate`: from loaded results to a
+ * list of comparisons (speedup, interval, p-values, verdict, memory), the failed runs, the rounds
+ * whose noise telemetry spiked and the warnings a reader must see. Plain structs, no printing;
+ * report.h renders them. Method: docs/methodology.md. */
+#ifndef ALLOCAB_COMPARE_H
+#define ALLOCAB_COMPARE_H
+
+#include "front/analysis/noise.h"
+#include "front/analysis/resfile.h"
+#include "front/analysis/stats.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CMP_CONVENTION                                                                             \
+	"speedup 1.12x means the candidate takes 1/1.12 of the baseline's time; "                  \
+	"improvement % = (1 - t_candidate/t_baseline) x 100"
+#define CMP_MIN_BOOTSTRAP 10000
+#define CMP_DRIFT_P       0.01 /* Spearman p below which rounds are not exchangeable */
+
+enum cmp_verdict { CMP_INSUFFICIENT, CMP_NO_DIFFERENCE, CMP_FASTER, CMP_SLOWER };
+
+struct cmp_opts {
+	const char *baseline;  /* one file: the baseline arm; NULL = system (commands: first arm) */
+	const char *candidate; /* NULL = every arm but the baseline (two files: every common arm) */
+	const char *workload;  /* NULL = every workload */
+	const char *phase;  /* NULL = total everywhere plus the phases of the pipeline workload */
+	int all_phases;     /* every phase of every workload */
+	double conf;        /* interval level, e.g. 0.95; alpha = 1 - conf */
+	uint32_t bootstrap; /* 0 = signed-rank interval; else resamples (>= CMP_MIN_BOOTSTRAP) */
+	uint64_t seed;      /* bootstrap seed */
+};
+
+/* One comparison. d is the log ratio ln(t_candidate / t_baseline): negative = candidate faster. */
+struct cmp_row {
+	const char *workload; /* NULL: the geometric mean over workloads */
+	const char *phase, *candidate, *baseline;
+	size_t n;                /* paired: usable rounds; two files: min(n_base, n_cand) */
+	size_t n_base, n_cand;   /* ok runs behind each side */
+	int usable;              /* n >= 2: the figures below are set, else NAN */
+	struct stats_interval d; /* estimate and the interval used for verdict and gate */
+	struct stats_interval
+	    d_rank; /* signed-rank (paired) or Mann-Whitney (two files) interval */
+	int has_boot;
+	struct stats_interval d_boot; /* percentile bootstrap, when asked for (paired only) */
+	double sd;                    /* standard deviation of the per-round log ratios (paired) */
+	double p, p_holm; /* Wilcoxon signed-rank (paired) or Mann-Whitney; Holm over the report */
+	enum cmp_verdict verdict;
+	double med_base_ns, med_cand_ns; /* median times over the ok runs of each side */
+	double rss_ratio; /* peak RSS, candidate / baseline: median of paired ratios */
+	size_t rss_n;
+	double retained_base, retained_cand; /* median retained RSS, bytes */
+	double peak_base_kib, peak_cand_kib; /* median peak RSS */
+	double drift_rho, drift_p; /* log ratios (two files: log times) against round index */
+	int drift;                 /* drift_p < CMP_DRIFT_P */
+	size_t flagged;            /* usable rounds with a telemetry spike on either side */
+	double floor_pct; /* noise floor from a calibration: MDE in % at n rounds; NAN if none */
+};
+
+struct cmp_report {
+	int paired;                       /* one file: rounds paired; else two-sample */
+	const struct rf_doc *base, *cand; /* the same document when paired */
+	const char *baseline;             /* paired: the baseline arm */
+	double conf;
+	uint32_t bootstrap;
+	uint64_t seed;
+	size_t nrows, nflags, nwarn;
+	struct cmp_row *rows;
+	struct noise_flag *flags; /* telemetry spikes in the documents compared */
+	char **warn;              /* one line each, no newline */
+	const char *calibration;  /* what floor_pct comes from (calibrate.h), or NULL; not owned */
+	long verdict_warning;     /* index in warn of the note that Holm leaves no verdict possible
+	                             (irrelevant to the gate), or -1 */
+};
+
+/* Builds the comparisons of cand against base (cand NULL: one file, arms paired by round).
+ * Returns 0 and a report the caller frees with cmp_free, which points into base and cand (keep
+ * them alive). Returns -1 with a one-line reason in err for input that cannot be compared
+ * (unknown arm/workload/phase, files that did different work or share no arm), -2 when memory
+ * ran out. */
+int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct cmp_opts *o,
+              struct cmp_report **out, char *err, size_t errlen);
+void cmp_free(struct cmp_report *r);
+
+/* Conversions from a log ratio d = ln(t_candidate / t_baseline). */
+double cmp_speedup(double d);     /* exp(-d) */
+double cmp_improvement(double d); /* (1 - exp(d)) x 100 */
+const char *cmp_verdict_name(enum cmp_verdict v);
+
+#endif

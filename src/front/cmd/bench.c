@@ -1,0 +1,559 @@
+/* bench.c - the `allocab bench` command line: finding the drivers and their workloads, the output
+ * paths, signal handling and the final report. Options are parsed in benchopt.c, the rounds run in
+ * benchrun.c. */
+#include "front/cmd/commands.h"
+#include "front/run/bench.h"
+#include "front/run/duet.h"
+#include "common/errmsg.h"
+#include "front/analysis/gate.h"
+#include "front/run/runner.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LIST_TIMEOUT_S 30.0
+
+static const char usage[] =
+    "usage: allocab bench [-a ALLOC,...] [-w WORKLOAD,...] [--scale S] [--seed N]\n"
+    "                     [--param KEY=VALUE]... [--reps N] [--rounds N] [--budget SECONDS]\n"
+    "                     [--warmup N] [--min-rounds N] [--timeout SECONDS] [--shuffle-seed N]\n"
+    "                     [--pad-max BYTES] [-o FILE | --results-dir DIR] [--driver-dir DIR]\n"
+    "                     [--duet] [--quiet] [--gate GATE-OPTIONS...]\n"
+    "       allocab bench --cmd NAME='COMMAND' --cmd NAME='COMMAND'... [options]\n"
+    "\n"
+    "Runs rounds: in each round every allocator runs every workload once, each run a fresh\n"
+    "process, in an order shuffled per round; the first --warmup rounds are not compared.\n"
+    "\n"
+    "  -a, --allocators LIST  drivers build/allocab-NAME to compare (default: every one found\n"
+    "                         next to allocab, system first; calibration backends only if named)\n"
+    "  -w, --workloads LIST   workloads (default: every workload the drivers list)\n"
+    "  --scale S              small, default or large (default: default)\n"
+    "  --seed N               workload seed, the same for every run (default: 42)\n"
+    "  --param KEY=VALUE      workload parameter, given to the selected workloads that have it\n"
+    "  --reps N               repetitions inside each driver process (default: 1)\n"
+    "  --rounds N             measured rounds (default: 10; with --budget: no limit)\n"
+    "  --budget SECONDS       stop before the next round would end past SECONDS (warm-up\n"
+    "                         included); at least --min-rounds measured rounds are run\n"
+    "  --warmup N             warm-up rounds, recorded but not compared (default: 1)\n"
+    "  --min-rounds N         measured rounds run whatever the budget, and the first --gate\n"
+    "                         check (default: 3, with --gate 6; never more than --rounds)\n"
+    "  --timeout SECONDS      per run: SIGTERM at the limit, SIGKILL 2 s later (default: 120)\n"
+    "  --shuffle-seed N       seed of the round orders and paddings (default: from the clock)\n"
+    "  --pad-max BYTES        environment padding " RUNNER_PAD_VAR " of 0..BYTES per run "
+    "(default: 4096)\n"
+    "  -o, --output FILE      write the results to FILE\n"
+    "  --results-dir DIR      else DIR/<UTC stamp>.json and DIR/latest.json (default: results)\n"
+    "  --driver-dir DIR       where the drivers are (default: $ALLOCAB_DRIVER_DIR, else the\n"
+    "                         directory of the allocab executable)\n"
+    "  --cmd NAME='COMMAND'   an arm that runs /bin/sh -c COMMAND (two or more; not with -a, -w,\n"
+    "                         --scale, --seed, --param, --reps); NAME is [A-Za-z0-9_.-]+; the\n"
+    "                         first is compare's baseline\n"
+    "  --duet                 run the two allocators of a pair at the same time, each pinned to\n"
+    "                         its own CPU, swapping CPUs every round (single-threaded workloads:\n"
+    "                         feature_extract, checkpoint_write; A/A evidence: "
+    "docs/methodology.md)\n"
+    "  -q, --quiet            no progress and no summary on stderr (failures are still reported)\n"
+    "  --gate OPTIONS...      the rest are `allocab gate` options (--candidate, --baseline,\n"
+    "                         --min-speedup, --max-slowdown, --on, --phase): after every measured\n"
+    "                         round from --min-rounds on, stop as soon as the gate decides\n"
+    "\n"
+    "The results file is rewritten atomically after every round. Progress goes to stderr when it\n"
+    "is a terminal; stdout stays empty except for the verdict lines of --gate.\n"
+    "Exit status: 0 done (even with failed runs, which are counted on stderr), 1 runtime failure,\n"
+    "2 bad input, 130 interrupted (SIGINT, SIGTERM, SIGHUP: the finished rounds are kept).\n"
+    "With --gate: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input, 130 interrupted.\n";
+
+/* Backends that exist to calibrate the harness (docs/calibration.md), not allocators to compare:
+ * selectable with -a, never chosen by default. */
+static const char *const calibration_only[] = {"system_slow", NULL};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static int in_list(const char *const *list, const char *s)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (strcmp(list[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* ---- drivers and workloads ---- */
+
+static int by_name_system_first(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int xs = strcmp(x, "system") == 0, ys = strcmp(y, "system") == 0;
+
+	return xs != ys ? ys - xs : strcmp(x, y);
+}
+
+int bench_driver_dir(const char *given, char *dir, size_t len, char *err, size_t errlen)
+{
+	const char *env = getenv("ALLOCAB_DRIVER_DIR");
+	ssize_t n;
+
+	if (given || (env && *env)) {
+		snprintf(dir, len, "%s", given ? given : env);
+		return 0;
+	}
+	if ((n = readlink("/proc/self/exe", dir, len - 1)) < 0)
+		return errmsg_fail(err, errlen,
+		                   "cannot find the allocab executable: %s (use --driver-dir)",
+		                   strerror(errno));
+	dir[n] = '\0';
+	*strrchr(dir, '/') = '\0';
+	return 0;
+}
+
+/* Backend names of the executable files allocab-NAME in dir, sorted, system first. */
+static int find_drivers(const char *dir, char ***names, char *err, size_t errlen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL, path[4096 + 256];
+	size_t n = 0, cap = 0;
+
+	if (!d)
+		return errmsg_fail(err, errlen, "driver directory %s: %s", dir, strerror(errno));
+	while ((de = readdir(d))) {
+		const char *name = de->d_name + 8;
+		struct stat st;
+
+		if (strncmp(de->d_name, "allocab-", 8) != 0 || !*name ||
+		    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(name))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0)
+			continue;
+		if (n == cap) {
+			char **nv = realloc(v, (cap = cap * 2 + 8) * sizeof *v);
+			if (!nv)
+				break;
+			v = nv;
+		}
+		if (!(v[n] = strdup(name)))
+			break;
+		n++;
+	}
+	closedir(d);
+	if (de) {
+		bench_free_list(v, n);
+		return errmsg_fail(err, errlen, "out of memory");
+	}
+	if (n)
+		qsort(v, n, sizeof *v, by_name_system_first);
+	*names = v;
+	return (int)n;
+}
+
+int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
+                         struct bench_wl_list *l, char *err, size_t errlen)
+{
+	char *argv[] = {(char *)path, "list", "--json", NULL};
+	struct runner_spec spec = {.path = path,
+	                           .argv = argv,
+	                           .timeout_s = LIST_TIMEOUT_S,
+	                           .grace_s = BENCH_KILL_GRACE_S,
+	                           .capture_stdout = 1,
+	                           .stop = stop};
+	struct runner_result r;
+	int n;
+
+	*l = (struct bench_wl_list){0};
+	if (runner_run(&spec, &r, err, errlen) != 0)
+		return -1;
+	n = r.end == RUNNER_EXITED && r.exit_code == 0 && r.out
+	        ? bench_parse_workload_list(r.out, &l->names, &l->params)
+	        : -1;
+	if (n < 0)
+		errmsg_fail(err, errlen, "%s list --json: %s", path,
+		            r.tail_len ? r.tail : "no workload list on stdout");
+	runner_result_free(&r);
+	if (n < 0)
+		return -2;
+	l->n = (size_t)n;
+	return 0;
+}
+
+/* ---- configuration ---- */
+
+struct setup {
+	struct bench_config c;
+	struct bench_wl_list list;
+	char **names, **sel;
+	size_t nnames, nsel;
+	char dir[4096];
+	char *paths[2];
+};
+
+static void setup_free(struct setup *s)
+{
+	for (size_t i = 0; i < s->c.narms; i++) {
+		free(s->c.arms[i].name);
+		free(s->c.arms[i].path);
+	}
+	free(s->c.arms);
+	bench_free_workloads(&s->c);
+	bench_wl_list_free(&s->list);
+	bench_free_list(s->names, s->nnames);
+	bench_free_list(s->sel, s->nsel);
+	free(s->paths[0]);
+	free(s->paths[1]);
+}
+
+static int index_of(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Joins names for a message: "a, b, c". */
+static void join(char *const *v, size_t n, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "", v[i]);
+}
+
+/* Arms of drivers mode: -a, or every driver found but the calibration backends. Returns 0, 1
+ * (runtime) or 2 (usage) with err set. */
+static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
+{
+	char have[1024];
+	int n;
+
+	if (bench_driver_dir(o->driver_dir, s->dir, sizeof s->dir, err, errlen) != 0)
+		return 1;
+	if ((n = find_drivers(s->dir, &s->names, err, errlen)) < 0)
+		return 1;
+	s->nnames = (size_t)n;
+	join(s->names, s->nnames, have, sizeof have);
+	if (o->allocators) {
+		if ((n = bench_split_list(o->allocators, "-a", &s->sel, err, errlen)) < 0)
+			return 2;
+		s->nsel = (size_t)n;
+		for (size_t i = 0; i < s->nsel; i++)
+			if (index_of(s->names, s->nnames, s->sel[i]) < 0)
+				return errmsg_status(
+				    2, err, errlen,
+				    "-a: unknown allocator '%s' (drivers in %s: %s)", s->sel[i],
+				    s->dir, s->nnames ? have : "none");
+		if (s->nsel < 2)
+			return errmsg_status(2, err, errlen,
+			                     "-a: a comparison needs at least two allocators");
+	} else {
+		if (!(s->sel = calloc(s->nnames + 1, sizeof *s->sel)))
+			return errmsg_status(1, err, errlen, "out of memory");
+		for (size_t i = 0; i < s->nnames; i++)
+			if (!in_list(calibration_only, s->names[i]) &&
+			    !(s->sel[s->nsel++] = strdup(s->names[i])))
+				return errmsg_status(1, err, errlen, "out of memory");
+		if (s->nsel < 2)
+			return errmsg_status(1, err, errlen,
+			                     "found %s driver%s in %s (%s); a comparison needs two "
+			                     "(build them with make, or use --driver-dir)",
+			                     s->nsel ? "only one" : "no", s->nsel ? "" : "s",
+			                     s->dir, s->nnames ? have : "none");
+	}
+	if (!(s->c.arms = calloc(s->nsel, sizeof *s->c.arms)))
+		return errmsg_status(1, err, errlen, "out of memory");
+	for (size_t i = 0; i < s->nsel; i++) {
+		struct bench_arm *a = &s->c.arms[s->c.narms++];
+
+		if (!(a->name = strdup(s->sel[i])) ||
+		    asprintf(&a->path, "%s/allocab-%s", s->dir, s->sel[i]) < 0) {
+			a->path = NULL;
+			return errmsg_status(1, err, errlen, "out of memory");
+		}
+	}
+	return 0;
+}
+
+/* Workloads of drivers mode, from the first arm's `list --json`, and the --param each gets. */
+static int setup_workloads(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
+{
+	char **sel, have[1024];
+	const char *bad;
+	enum bench_route route;
+	int n, rc = 0;
+
+	if (bench_list_workloads(s->c.arms[0].path, &stop_requested, &s->list, err, errlen) != 0)
+		return 1;
+	join(s->list.names, s->list.n, have, sizeof have);
+	sel = s->list.names;
+	n = (int)s->list.n;
+	if (o->workloads && (n = bench_split_list(o->workloads, "-w", &sel, err, errlen)) < 0)
+		return 2;
+	route = bench_route_workloads(&s->c, sel, (size_t)n, &s->list, o->params, o->nparams, &bad);
+	if (route == BENCH_ROUTE_NOMEM)
+		rc = errmsg_status(1, err, errlen, "out of memory");
+	else if (route == BENCH_ROUTE_UNKNOWN_WL)
+		rc = errmsg_status(2, err, errlen, "-w: unknown workload '%s' (%s)", bad, have);
+	else if (route == BENCH_ROUTE_UNUSED_PARAM)
+		rc = errmsg_status(2, err, errlen,
+		                   "--param %.*s: no selected workload has this parameter",
+		                   (int)strcspn(bad, "="), bad);
+	if (sel != s->list.names)
+		bench_free_list(sel, (size_t)n);
+	return rc;
+}
+
+static int setup_commands(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
+{
+	if (!(s->c.arms = calloc(o->ncmds, sizeof *s->c.arms)) ||
+	    !(s->c.wl = calloc(1, sizeof *s->c.wl)) || !(s->c.wl[0].name = strdup("command")))
+		return errmsg_status(1, err, errlen, "out of memory");
+	s->c.nwl = 1;
+	for (size_t i = 0; i < o->ncmds; i++) {
+		struct bench_arm *a = &s->c.arms[s->c.narms++];
+
+		if (!(a->name = strdup(o->cmd_names[i])))
+			return errmsg_status(1, err, errlen, "out of memory");
+		a->command = (char *)o->cmd_lines[i];
+	}
+	return 0;
+}
+
+/* --duet: two arms, single-threaded workloads only, two CPUs to pin them to. Returns 0 or 2. */
+static int setup_duet(struct setup *s, char *err, size_t errlen)
+{
+	int cpu[2];
+
+	if (s->c.narms != 2)
+		return errmsg_status(2, err, errlen,
+		                     "--duet pairs exactly two allocators (-a A,B), not %zu",
+		                     s->c.narms);
+	for (size_t i = 0; i < s->c.nwl; i++)
+		if (!duet_workload_ok(s->c.wl[i].name))
+			return errmsg_status(
+			    2, err, errlen,
+			    "--duet: workload '%s' is multi-threaded or not known to be "
+			    "single-threaded (duet takes feature_extract, checkpoint_write)",
+			    s->c.wl[i].name);
+	if (duet_cpus(cpu, err, errlen) != 0)
+		return 2;
+	s->c.duet = 1;
+	return 0;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *dir)
+{
+	char path[4096];
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof path)
+		return errno = ENAMETOOLONG, -1;
+	memcpy(path, dir, n + 1);
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0777) != 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int bench_dir_writable(const char *dir, const char *what, char *err, size_t errlen)
+{
+	char probe[4096 + 32];
+	int fd;
+
+	snprintf(probe, sizeof probe, "%s/.allocab-probe.XXXXXX", dir);
+	if ((fd = mkstemp(probe)) < 0)
+		return errmsg_fail(err, errlen, "cannot write %s: %s", what, strerror(errno));
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
+static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
+{
+	const char *rdir = o->results_dir ? o->results_dir : "results";
+	char stamp[32], dir[4096];
+	struct stat st;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (o->out) {
+		const char *slash = strrchr(o->out, '/');
+
+		if (stat(o->out, &st) == 0 && S_ISDIR(st.st_mode))
+			return errmsg_fail(err, errlen, "-o %s: Is a directory", o->out);
+		if (!slash)
+			strcpy(dir, ".");
+		else if (slash == o->out)
+			strcpy(dir, "/");
+		else
+			snprintf(dir, sizeof dir, "%.*s", (int)(slash - o->out), o->out);
+		if (bench_dir_writable(dir, o->out, err, errlen) != 0)
+			return -1;
+		if (!(s->paths[0] = strdup(o->out)))
+			return errmsg_fail(err, errlen, "out of memory");
+		s->c.nout = 1;
+		s->c.out_paths = s->paths;
+		return 0;
+	}
+	if (make_dirs(rdir) != 0)
+		return errmsg_fail(err, errlen, "cannot create %s: %s", rdir, strerror(errno));
+	if (bench_dir_writable(rdir, rdir, err, errlen) != 0)
+		return -1;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+	for (int k = 1; !s->paths[0]; k++) {
+		char *p;
+
+		if ((k == 1 ? asprintf(&p, "%s/%s.json", rdir, stamp)
+		            : asprintf(&p, "%s/%s-%d.json", rdir, stamp, k)) < 0)
+			return errmsg_fail(err, errlen, "out of memory");
+		if (access(p, F_OK) == 0)
+			free(p);
+		else
+			s->paths[0] = p;
+	}
+	if (asprintf(&s->paths[1], "%s/latest.json", rdir) < 0) {
+		s->paths[1] = NULL;
+		return errmsg_fail(err, errlen, "out of memory");
+	}
+	s->c.nout = 2;
+	s->c.out_paths = s->paths;
+	return 0;
+}
+
+uint64_t bench_clock_seed(void)
+{
+	struct timespec ts;
+	uint64_t x;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	x ^= (uint64_t)getpid() << 32;
+	x = (x ^ (x >> 31)) * 0x9e3779b97f4a7c15ULL;
+	return (x ^ (x >> 29)) & BENCH_SEED_MAX;
+}
+
+const volatile sig_atomic_t *bench_catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_stop};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return &stop_requested;
+}
+
+static void report(const struct bench_opts *o, const struct setup *s, const struct bench_result *r)
+{
+	char by[256] = "";
+	size_t k = 0;
+
+	if (strcmp(r->status, "interrupted") == 0) {
+		fprintf(stderr, "allocab: bench: interrupted after %u round%s; results in %s\n",
+		        r->rounds_done, r->rounds_done == 1 ? "" : "s", s->paths[0]);
+		return;
+	}
+	for (size_t i = 1; bench_run_status_name(i); i++)
+		if (r->by_status[i])
+			k += (size_t)snprintf(by + k, sizeof by - k, "%s%zu %s", k ? ", " : "",
+			                      r->by_status[i], bench_run_status_name(i));
+	if (r->failed)
+		fprintf(stderr,
+		        "allocab: bench: %zu of %zu runs did not succeed (%s); results in %s\n",
+		        r->failed, r->runs, by, s->paths[0]);
+	else if (!o->quiet)
+		fprintf(stderr,
+		        "allocab: bench: %u measured round%s (+%u warm-up) in %.1f s%s; "
+		        "results in %s\n",
+		        r->measured, r->measured == 1 ? "" : "s", r->rounds_done - r->measured,
+		        r->elapsed_s,
+		        strcmp(r->status, "budget") == 0    ? ", stopped by --budget"
+		        : strcmp(r->status, "decided") == 0 ? ", stopped: the gate decided"
+		                                            : "",
+		        s->paths[0]);
+}
+
+int bench_main(int argc, char **argv)
+{
+	struct bench_opts o;
+	struct setup s = {0};
+	struct bench_result r;
+	char err[4096 + 256];
+	int rc;
+
+	if (bench_parse_args(argc, argv, &o, err, sizeof err) != 0) {
+		fprintf(stderr, "allocab: bench: %s\n", err);
+		return 2;
+	}
+	if (o.help) {
+		fputs(usage, stdout);
+		bench_opts_free(&o);
+		return 0;
+	}
+	bench_catch_signals();
+	s.c = (struct bench_config){
+	    .mode = o.ncmds ? BENCH_COMMANDS : BENCH_DRIVERS,
+	    .scale = o.scale,
+	    .seed = o.seed,
+	    .reps = o.reps,
+	    .params = (char **)o.params,
+	    .nparams = o.nparams,
+	    .rounds = o.rounds,
+	    .budget_s = o.budget_s,
+	    .warmup = o.warmup,
+	    .min_rounds = o.min_rounds,
+	    .timeout_s = o.timeout_s,
+	    .grace_s = BENCH_KILL_GRACE_S,
+	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed : bench_clock_seed(),
+	    .pad_max = o.pad_max,
+	    .progress = !o.quiet && isatty(2),
+	    .argv = argv,
+	    .argc = argc,
+	    .gate_argv = o.gate_argv ? o.gate_argv + 1 : NULL,
+	    .gate_argc = o.gate_argc ? o.gate_argc - 1 : 0,
+	};
+	rc = 0;
+	if (o.gate_argv && !(s.c.gate = gate_spec_parse(o.gate_argc, o.gate_argv, NULL, err, sizeof err)))
+		rc = 2;
+	if (rc == 0)
+		rc = o.ncmds ? setup_commands(&s, &o, err, sizeof err)
+		             : setup_arms(&s, &o, err, sizeof err);
+	if (rc == 0 && !o.ncmds)
+		rc = setup_workloads(&s, &o, err, sizeof err);
+	if (rc == 0 && o.duet)
+		rc = setup_duet(&s, err, sizeof err);
+	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
+		rc = 1;
+	if (rc != 2 && stop_requested)
+		rc = errmsg_status(130, err, sizeof err,
+		                   "interrupted before the first round; nothing written");
+	if (rc == 0 && (rc = bench_run(&s.c, &stop_requested, NULL, &r, err, sizeof err)) == 0) {
+		report(&o, &s, &r);
+		rc = strcmp(r.status, "interrupted") == 0 ? 130 : s.c.gate ? r.gate : 0;
+	} else {
+		fprintf(stderr, "allocab: bench: %s\n", err);
+	}
+	gate_spec_free(s.c.gate);
+	setup_free(&s);
+	bench_opts_free(&o);
+	return rc;
+}

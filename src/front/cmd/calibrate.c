@@ -1,0 +1,511 @@
+/* calibcli.c - the `allocab calibrate` command line: options, then one backend against itself
+ * through the bench engine (two arms with the same driver, shuffled, padded, warmed up, within a
+ * budget) or an existing A/A file (--from), handed to calib_report (calibreport.c) for the
+ * noise-floor report and the calibration file. */
+#include "front/cmd/commands.h"
+#include "common/atomicio.h"
+#include "front/run/bench.h"
+#include "front/analysis/calibrate.h"
+#include "front/run/duet.h"
+#include "common/errmsg.h"
+#include "common/numparse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_ROUNDS 20
+
+static const char usage[] =
+    "usage: allocab calibrate [-a BACKEND] [-w WORKLOAD,...] [--scale S] [--seed N]\n"
+    "                         [--param KEY=VALUE]... [--reps N] [--rounds N | --budget SECONDS]\n"
+    "                         [--warmup N] [--timeout SECONDS] [--shuffle-seed N]\n"
+    "                         [--pad-max BYTES] [--driver-dir DIR] [--duet] [--quiet]\n"
+    "                         [--alpha A] [--power P] [--effect P%]... [--for-rounds N]...\n"
+    "                         [--for-budget SECONDS] [--block N] [--phase NAME] [-o FILE]\n"
+    "       allocab calibrate --from RUNS [--arms A,B] [analysis options] [-o FILE]\n"
+    "\n"
+    "Measures the noise floor of this machine: BACKEND (default system) against itself, two\n"
+    "identical arms per round, run exactly like `allocab bench` runs a comparison (fresh\n"
+    "processes, shuffled order, environment padding, warm-up). Reports per workload the spread\n"
+    "of the A/A log ratios ln(t_B/t_A) (sd, MAD), the A/A estimate with its interval (a false\n"
+    "positive when it excludes 0), the false positives among disjoint blocks of --block\n"
+    "rounds, the drift of the ratios and of the times over the session, the minimum\n"
+    "detectable effect (MDE) and the rounds a given effect needs.\n"
+    "\n"
+    "  -a, --allocator NAME   the backend to calibrate (default: system)\n"
+    "  --rounds N             measured rounds (default: 20; with --budget: no limit)\n"
+    "  --duet                 run the two arms at the same time on two CPUs (see bench --help)\n"
+    "  --alpha A              two-sided level of the tests and intervals (default: 0.05)\n"
+    "  --power P              power of the MDE (default: 0.8)\n"
+    "  --effect P%            report the rounds this effect needs (default: 2%, 5%, 10%)\n"
+    "  --for-rounds N         report the MDE of a bench of N rounds (default: 10 and 30)\n"
+    "  --for-budget SECONDS   report the MDE of a bench of this budget with these workloads\n"
+    "                         and two arms, from the round time measured here\n"
+    "  --block N              rounds per A/A sub-comparison (default: 10)\n"
+    "  --phase NAME           calibrate this phase instead of each workload's total\n"
+    "  -o, --output FILE      the calibration (default: results/calibration.json); the runs\n"
+    "                         go to FILE with -runs.json in place of .json\n"
+    "  --from RUNS            analyse an allocab-bench/1 file instead of running: arms A and B\n"
+    "                         (--arms, default its first two) must be the same backend\n"
+    "The other options are those of `allocab bench`.\n"
+    "MDE: the smallest slowdown t_B/t_A - 1 that a paired bench of n rounds detects with the\n"
+    "given power at level alpha (normal approximation, signed-rank efficiency 3/pi), from the sd\n"
+    "of the log ratios measured here. `allocab compare` prints it beside the speedups and\n"
+    "`allocab gate` warns when a margin is below it.\n"
+    "Exit status: 0 done, 1 runtime failure, 2 bad input, 130 interrupted (the finished rounds\n"
+    "are analysed and kept).\n";
+
+struct copts {
+	const char *backend, *from, *arms, *out, *phase;
+	int duet, help;
+	struct calib_plan plan;
+	size_t nfor;
+	char **fwd; /* options for bench_parse_args */
+	int nfwd;
+};
+
+/* A number strictly between lo and hi; with pct it may end in '%'. */
+static int parse_between(const char *s, int pct, double lo, double hi, double *out)
+{
+	double v;
+
+	if (num_parse_double(s, pct, &v) < 0 || !(v > lo && v < hi))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Options of bench that calibrate passes on, all with a value but -q. */
+static const char *const forwarded[] = {
+    "-w",        "--workloads",    "--scale",   "--seed",       "--param",
+    "--reps",    "--rounds",       "--budget",  "--warmup",     "--min-rounds",
+    "--timeout", "--shuffle-seed", "--pad-max", "--driver-dir", NULL,
+};
+
+/* Returns the value of option name at argv[*i] ("--x V", "--x=V", "-xV"), advancing *i, or NULL
+ * when argv[*i] is not that option; *missing is set when the value is absent. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n) != 0)
+		return NULL;
+	if (a[n] == '=' && name[1] == '-')
+		return a + n + 1;
+	if (a[n] && name[1] != '-')
+		return a + n;
+	if (a[n])
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = 1;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int own_option(struct copts *o, const char *name, const char *v, char *err, size_t errlen)
+{
+	double x;
+	uint64_t k;
+
+	if (!strcmp(name, "-a") || !strcmp(name, "--allocator"))
+		o->backend = v;
+	else if (!strcmp(name, "--from"))
+		o->from = v;
+	else if (!strcmp(name, "--arms"))
+		o->arms = v;
+	else if (!strcmp(name, "-o") || !strcmp(name, "--output"))
+		o->out = v;
+	else if (!strcmp(name, "--phase"))
+		o->phase = v;
+	else if (!strcmp(name, "--alpha")) {
+		if (parse_between(v, 0, 0, 0.5, &o->plan.alpha) != 0)
+			return errmsg_fail(err, errlen, "--alpha: '%s' is not a number in (0, 0.5)",
+			                   v);
+	} else if (!strcmp(name, "--power")) {
+		if (parse_between(v, 0, 0, 1, &o->plan.power) != 0)
+			return errmsg_fail(err, errlen, "--power: '%s' is not a number in (0, 1)",
+			                   v);
+	} else if (!strcmp(name, "--effect")) {
+		if (parse_between(v, 1, 0, 1000, &x) != 0)
+			return errmsg_fail(err, errlen,
+			                   "--effect: '%s' is not a percentage in (0, 1000)", v);
+		if (o->plan.neffects == CALIB_MAX_EFFECTS)
+			return errmsg_fail(err, errlen, "--effect: at most %d", CALIB_MAX_EFFECTS);
+		o->plan.effects[o->plan.neffects++] = x;
+	} else if (!strcmp(name, "--for-rounds")) {
+		if (num_parse_u64(v, &k) != 0 || k < 2 || k > 1000000)
+			return errmsg_fail(err, errlen,
+			                   "--for-rounds: '%s' is not an integer in 2..1000000", v);
+		if (o->nfor == 4)
+			return errmsg_fail(err, errlen, "--for-rounds: at most 4");
+		o->plan.for_rounds[o->nfor++] = (size_t)k;
+	} else if (!strcmp(name, "--for-budget")) {
+		if (parse_between(v, 0, 0, 1e7, &o->plan.for_budget_s) != 0)
+			return errmsg_fail(err, errlen,
+			                   "--for-budget: '%s' is not a number of seconds", v);
+	} else if (!strcmp(name, "--block")) {
+		if (num_parse_u64(v, &k) != 0 || k < 6 || k > 100000)
+			return errmsg_fail(err, errlen,
+			                   "--block: '%s' is not an integer in 6..100000", v);
+		o->plan.block = (size_t)k;
+	} else {
+		return 1;
+	}
+	return 0;
+}
+
+static const char *const own[] = {
+    "-a",      "--allocator", "--from",   "--arms",       "-o",           "--output", "--phase",
+    "--alpha", "--power",     "--effect", "--for-rounds", "--for-budget", "--block",  NULL,
+};
+
+static int parse_args(int argc, char **argv, struct copts *o, char *err, size_t errlen)
+{
+	memset(o, 0, sizeof *o);
+	o->backend = "system";
+	o->plan =
+	    (struct calib_plan){.alpha = CALIB_ALPHA, .power = CALIB_POWER, .block = CALIB_BLOCK};
+	if (!(o->fwd = calloc((size_t)argc + 1, sizeof *o->fwd)))
+		return errmsg_fail(err, errlen, "out of memory");
+	o->fwd[o->nfwd++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		int missing = 0, done = 0;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			o->help = 1;
+			return 0;
+		}
+		if (!strcmp(a, "--duet") || !strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			o->duet |= a[2] == 'd';
+			if (a[2] != 'd')
+				o->fwd[o->nfwd++] = argv[i];
+			continue;
+		}
+		for (size_t k = 0; !done && own[k]; k++) {
+			int j = i;
+
+			if ((v = opt_value(argc, argv, &j, own[k], &missing)) || missing) {
+				if (missing)
+					return errmsg_fail(err, errlen, "%s: missing value",
+					                   own[k]);
+				if (own_option(o, own[k], v, err, errlen) != 0)
+					return -1;
+				i = j;
+				done = 1;
+			}
+		}
+		for (size_t k = 0; !done && forwarded[k]; k++) {
+			int j = i;
+
+			if ((v = opt_value(argc, argv, &j, forwarded[k], &missing)) || missing) {
+				if (missing)
+					return errmsg_fail(err, errlen, "%s: missing value",
+					                   forwarded[k]);
+				for (int m = i; m <= j; m++)
+					o->fwd[o->nfwd++] = argv[m];
+				i = j;
+				done = 1;
+			}
+		}
+		if (!done)
+			return errmsg_fail(
+			    err, errlen,
+			    a[0] == '-'
+			        ? "unknown option '%s' (allocab calibrate --help lists them)"
+			        : "unexpected argument '%s'",
+			    a);
+	}
+	if (o->plan.neffects == 0) {
+		o->plan.effects[0] = 2, o->plan.effects[1] = 5, o->plan.effects[2] = 10;
+		o->plan.neffects = 3;
+	}
+	if (o->nfor == 0)
+		o->plan.for_rounds[0] = 10, o->plan.for_rounds[1] = 30;
+	if (o->from && o->nfwd > 1)
+		return errmsg_fail(err, errlen, "--from analyses a file: %s runs nothing",
+		                   o->fwd[1]);
+	if (o->from && o->duet)
+		return errmsg_fail(err, errlen, "--from analyses a file: --duet runs nothing");
+	if (o->arms && !o->from)
+		return errmsg_fail(err, errlen, "--arms: only with --from");
+	return 0;
+}
+
+/* ---- running the A/A bench ---- */
+
+struct setup {
+	const volatile sig_atomic_t *stop;
+	struct bench_config c;
+	struct bench_arm arms[2];
+	char *driver;
+	struct bench_wl_list list;
+	char **sel;
+	size_t nsel;
+	char *paths[1];
+};
+
+static void setup_free(struct setup *s)
+{
+	free(s->arms[0].name);
+	free(s->arms[1].name);
+	free(s->driver);
+	bench_free_workloads(&s->c);
+	bench_wl_list_free(&s->list);
+	bench_free_list(s->sel, s->nsel);
+}
+
+/* The workloads to run (-w or all the driver lists) and the --param each one takes. Returns 0,
+ * 1 (runtime) or 2 (usage). */
+static int setup_workloads(struct setup *s, const struct bench_opts *bo, char *err, size_t errlen)
+{
+	const char *bad;
+	int n, rc = bench_list_workloads(s->driver, s->stop, &s->list, err, errlen);
+
+	if (rc == -2)
+		return errmsg_status(1, err, errlen, "%s list --json: no workload list", s->driver);
+	if (rc != 0)
+		return 1;
+	if (bo->workloads) {
+		if ((n = bench_split_list(bo->workloads, "-w", &s->sel, err, errlen)) < 0)
+			return 2;
+		s->nsel = (size_t)n;
+	}
+	switch (bench_route_workloads(&s->c, bo->workloads ? s->sel : s->list.names,
+	                              bo->workloads ? s->nsel : s->list.n, &s->list, bo->params,
+	                              bo->nparams, &bad)) {
+	case BENCH_ROUTED:
+		return 0;
+	case BENCH_ROUTE_NOMEM:
+		return errmsg_status(1, err, errlen, "out of memory");
+	case BENCH_ROUTE_UNKNOWN_WL:
+		return errmsg_status(2, err, errlen, "-w: unknown workload '%s'", bad);
+	case BENCH_ROUTE_UNUSED_PARAM:
+		return errmsg_status(2, err, errlen, "--param %.*s: no selected workload has it",
+		                     (int)strcspn(bad, "="), bad);
+	}
+	return 1;
+}
+
+/* Builds the two-arm configuration. Returns 0, 1 or 2 with err set. */
+static int setup(struct setup *s, const struct copts *o, const struct bench_opts *bo,
+                 const char *runs_path, int argc, char **argv, char *err, size_t errlen)
+{
+	char dir[4096];
+	int cpu[2], rc;
+
+	if (strspn(o->backend, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(o->backend) ||
+	    !*o->backend)
+		return errmsg_status(2, err, errlen, "-a: '%s' is not a backend name", o->backend);
+	if (bench_driver_dir(bo->driver_dir, dir, sizeof dir, err, errlen) != 0)
+		return 1;
+	if (asprintf(&s->driver, "%s/allocab-%s", dir, o->backend) < 0) {
+		s->driver = NULL;
+		return errmsg_status(1, err, errlen, "out of memory");
+	}
+	if (access(s->driver, X_OK) != 0)
+		return errmsg_status(2, err, errlen, "-a: no driver %s (%s)", s->driver,
+		                     strerror(errno));
+	if (asprintf(&s->arms[0].name, "%s.A", o->backend) < 0)
+		s->arms[0].name = NULL;
+	if (asprintf(&s->arms[1].name, "%s.B", o->backend) < 0)
+		s->arms[1].name = NULL;
+	if (!s->arms[0].name || !s->arms[1].name)
+		return errmsg_status(1, err, errlen, "out of memory");
+	s->arms[0].path = s->arms[1].path = s->driver;
+	s->paths[0] = (char *)runs_path;
+	s->c = (struct bench_config){
+	    .mode = BENCH_DRIVERS,
+	    .arms = s->arms,
+	    .narms = 2,
+	    .scale = bo->scale,
+	    .seed = bo->seed,
+	    .reps = bo->reps,
+	    .params = (char **)bo->params,
+	    .nparams = bo->nparams,
+	    .rounds = bo->rounds_set || bo->budget_s > 0 ? bo->rounds : DEFAULT_ROUNDS,
+	    .budget_s = bo->budget_s,
+	    .warmup = bo->warmup,
+	    .min_rounds = bo->min_rounds,
+	    .timeout_s = bo->timeout_s,
+	    .grace_s = BENCH_KILL_GRACE_S,
+	    .shuffle_seed = bo->shuffle_seed_set ? bo->shuffle_seed : bench_clock_seed(),
+	    .pad_max = bo->pad_max,
+	    .progress = !bo->quiet && isatty(2),
+	    .out_paths = s->paths,
+	    .nout = 1,
+	    .argv = argv,
+	    .argc = argc,
+	};
+	if ((rc = setup_workloads(s, bo, err, errlen)) != 0 || !o->duet)
+		return rc;
+	for (size_t i = 0; i < s->c.nwl; i++)
+		if (!duet_workload_ok(s->c.wl[i].name))
+			return errmsg_status(2, err, errlen,
+			                     "--duet: workload '%s' is not single-threaded "
+			                     "(duet takes feature_extract, checkpoint_write)",
+			                     s->c.wl[i].name);
+	if (duet_cpus(cpu, err, errlen) != 0)
+		return 2;
+	s->c.duet = 1;
+	return 0;
+}
+
+/* ---- output paths ---- */
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* FILE.json -> FILE-runs.json (FILE -> FILE-runs.json). Caller frees. */
+static char *runs_path_of(const char *out)
+{
+	size_t n = strlen(out);
+	char *p;
+
+	if (n > 5 && strcmp(out + n - 5, ".json") == 0)
+		n -= 5;
+	return asprintf(&p, "%.*s-runs.json", (int)n, out) < 0 ? NULL : p;
+}
+
+/* Fails early when a file could not be created next to path; atomic_write still decides. */
+static int writable(const char *path, int make_dir, char *err, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+	         slash ? path : ".");
+	if (make_dir && mkdir(dir, 0777) != 0 && errno != EEXIST)
+		return errmsg_fail(err, errlen, "cannot create %s: %s", dir, strerror(errno));
+	return bench_dir_writable(dir, path, err, errlen);
+}
+
+/* --from RUNS: the analysis of an existing file. */
+static int from_file(const struct copts *o, const char *out, char *err, size_t errlen)
+{
+	char *text = read_file(o->from, NULL), **arms = NULL;
+	cJSON *doc = NULL;
+	const cJSON *cfg_arms;
+	int rc = 2, narms = 0;
+
+	if (!text)
+		return errmsg_status(2, err, errlen, "%s: %s", o->from, strerror(errno));
+	if (writable(out, !o->out, err, errlen) != 0) {
+		rc = 1;
+		goto out;
+	}
+	if (!(doc = cJSON_Parse(text))) {
+		errmsg_fail(err, errlen, "%s: not JSON", o->from);
+		goto out;
+	}
+	if (o->arms) {
+		if ((narms = bench_split_list(o->arms, "--arms", &arms, err, errlen)) < 0)
+			goto out;
+		if (narms != 2) {
+			errmsg_fail(err, errlen, "--arms: want two arms A,B");
+			goto out;
+		}
+	}
+	cfg_arms = get(get(doc, "config"), "arms");
+	if (!o->arms &&
+	    (cJSON_GetArraySize(cfg_arms) < 2 || !cJSON_IsString(cJSON_GetArrayItem(cfg_arms, 0)) ||
+	     !cJSON_IsString(cJSON_GetArrayItem(cfg_arms, 1)))) {
+		errmsg_fail(err, errlen, "%s: config.arms: want at least two arms", o->from);
+		goto out;
+	}
+	rc = calib_report(doc, o->from,
+	                  o->arms ? arms[0] : cJSON_GetArrayItem(cfg_arms, 0)->valuestring,
+	                  o->arms ? arms[1] : cJSON_GetArrayItem(cfg_arms, 1)->valuestring,
+	                  &o->plan, o->phase, out, stdout, err, errlen);
+out:
+	bench_free_list(arms, narms > 0 ? (size_t)narms : 0);
+	cJSON_Delete(doc);
+	free(text);
+	return rc;
+}
+
+/* Runs the A/A bench and analyses it. */
+static int run_and_analyse(const struct copts *o, const char *out,
+                           const volatile sig_atomic_t *stop, int argc, char **argv, char *err,
+                           size_t errlen)
+{
+	struct bench_opts bo;
+	struct bench_result res;
+	struct setup s = {.stop = stop};
+	char *runs = runs_path_of(out);
+	cJSON *doc = NULL;
+	int rc;
+
+	if (!runs)
+		return errmsg_status(1, err, errlen, "out of memory");
+	if (bench_parse_args(o->nfwd, o->fwd, &bo, err, errlen) != 0) {
+		free(runs);
+		return 2;
+	}
+	rc = setup(&s, o, &bo, runs, argc, argv, err, errlen);
+	if (rc == 0 && writable(runs, !o->out, err, errlen) != 0)
+		rc = 1;
+	if (rc == 0 && *stop)
+		rc = 130;
+	if (rc == 0)
+		rc = bench_run(&s.c, stop, &doc, &res, err, errlen);
+	if (rc == 0 && res.measured < 2) {
+		rc = strcmp(res.status, "interrupted") == 0 ? 130 : 1;
+		errmsg_fail(err, errlen,
+		            "%u measured round%s: an A/A analysis needs at least 2 (runs in %s)",
+		            res.measured, res.measured == 1 ? "" : "s", runs);
+	} else if (rc == 0) {
+		if (res.failed)
+			fprintf(stderr,
+			        "allocab: calibrate: %zu of %zu runs did not succeed; see %s\n",
+			        res.failed, res.runs, runs);
+		rc = calib_report(doc, runs, s.arms[0].name, s.arms[1].name, &o->plan, o->phase,
+		                  out, stdout, err, errlen);
+		if (rc == 0 && strcmp(res.status, "interrupted") == 0)
+			rc = 130;
+	}
+	cJSON_Delete(doc);
+	setup_free(&s);
+	bench_opts_free(&bo);
+	free(runs);
+	return rc;
+}
+
+int calibrate_main(int argc, char **argv)
+{
+	struct copts o;
+	char err[4096 + 256];
+	const volatile sig_atomic_t *stop;
+	const char *out;
+	int rc;
+
+	if (parse_args(argc, argv, &o, err, sizeof err) != 0) {
+		fprintf(stderr, "allocab: calibrate: %s\n", err);
+		free(o.fwd);
+		return 2;
+	}
+	if (o.help) {
+		fputs(usage, stdout);
+		free(o.fwd);
+		return 0;
+	}
+	out = o.out ? o.out : CALIB_DEFAULT_PATH;
+	stop = bench_catch_signals();
+	err[0] = '\0';
+	rc = o.from ? from_file(&o, out, err, sizeof err)
+	            : run_and_analyse(&o, out, stop, argc, argv, err, sizeof err);
+	if (rc != 0 && err[0])
+		fprintf(stderr, "allocab: calibrate: %s\n", err);
+	else if (rc == 130)
+		fprintf(stderr, "allocab: calibrate: interrupted\n");
+	free(o.fwd);
+	return rc;
+}

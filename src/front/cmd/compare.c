@@ -1,0 +1,209 @@
+/* compare.c - `allocab compare`: speedups with intervals from one or two results files
+ * (front/analysis/compare.h), rendered by front/analysis/report.h. */
+#include "front/cmd/commands.h"
+
+#include "common/atomicio.h"
+#include "common/errmsg.h"
+#include "common/numparse.h"
+#include "front/analysis/calibrate.h"
+#include "front/analysis/compare.h"
+#include "front/analysis/report.h"
+#include "front/analysis/resfile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_CONF 0.95
+#define DEFAULT_SEED 1
+
+static const char compare_usage[] =
+    "usage: allocab compare RESULTS [RESULTS2] [--baseline NAME] [--candidate NAME]\n"
+    "                       [--workload NAME] [--phase NAME | --phases all]\n"
+    "                       [--format table|markdown|json|csv] [-o FILE]\n"
+    "                       [--conf 0.95] [--bootstrap N] [--seed N] [--calibration FILE]\n"
+    "One file: every arm against the baseline (default system; commands mode: the first arm),\n"
+    "paired by round. Two files: every arm of RESULTS2 against the same arm of RESULTS\n"
+    "(two-sample; warns when the machines differ). By default the total of every workload and\n"
+    "the phases of the pipeline workload, plus the geometric mean over workloads.\n"
+    "  --bootstrap N   percentile bootstrap interval (N >= 10000 resamples, seeded by --seed,\n"
+    "                  default 1) instead of the signed-rank interval; one file only\n"
+    "  --calibration FILE  the noise floor column from this `allocab calibrate` file\n"
+    "                  (default: results/calibration.json when it exists): the smallest\n"
+    "                  slowdown the calibrated noise lets that many paired rounds detect\n"
+    "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's time;\n"
+    "improvement % = (1 - t_candidate/t_baseline) x 100.\n"
+    "Verdict: faster or slower when the Holm-adjusted p < 1 - conf and the interval excludes\n"
+    "1; otherwise no detectable difference; fewer than 2 usable rounds: insufficient data.\n"
+    "Exit status: 0 report written, 2 bad input, 1 runtime failure.\n";
+
+/* --conf has always taken strtod's leading blanks and '+', which the other numbers refuse. */
+static int parse_conf(const char *s, double *out)
+{
+	double v;
+
+	s += strspn(s, " \t\n\v\f\r");
+	if (num_parse_double(s + (*s == '+'), 0, &v) != 0 || !(v >= 0.5 && v < 1))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Option NAME's value from "--name value" or "--name=value"; NULL if argv[*i] is not NAME. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n) != 0)
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n] != '\0')
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = 1;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+struct compare_args {
+	struct cmp_opts o;
+	const char *files[2];
+	size_t nfiles;
+	const char *format, *out, *calibration;
+};
+
+static int parse_compare(int argc, char **argv, struct compare_args *a, char *err, size_t errlen)
+{
+	static const char *const str_opts[] = {"--baseline",   "--candidate", "--workload",
+	                                       "--phase",      "--format",    "-o",
+	                                       "--calibration"};
+	const char **dst[] = {&a->o.baseline, &a->o.candidate, &a->o.workload, &a->o.phase,
+	                      &a->format,     &a->out,         &a->calibration};
+	uint64_t u;
+
+	for (int i = 1; i < argc; i++) {
+		int missing = 0, done = 0;
+		const char *v;
+
+		for (size_t k = 0; k < 7 && !done && !missing; k++)
+			if ((v = opt_value(argc, argv, &i, str_opts[k], &missing))) {
+				if (!v[0])
+					return errmsg_fail(err, errlen, "%s: empty value",
+					                   str_opts[k]);
+				*dst[k] = v;
+				done = 1;
+			}
+		if (done)
+			continue;
+		if (!missing && (v = opt_value(argc, argv, &i, "--phases", &missing))) {
+			if (strcmp(v, "all") != 0)
+				return errmsg_fail(err, errlen,
+				                   "--phases '%s': only 'all' is known", v);
+			a->o.all_phases = 1;
+		} else if (!missing && (v = opt_value(argc, argv, &i, "--conf", &missing))) {
+			if (parse_conf(v, &a->o.conf) != 0)
+				return errmsg_fail(err, errlen,
+				                   "--conf '%s': want a level in [0.5, 1)", v);
+		} else if (!missing && (v = opt_value(argc, argv, &i, "--bootstrap", &missing))) {
+			if (num_parse_u64(v, &u) != 0 || u < CMP_MIN_BOOTSTRAP || u > 10000000)
+				return errmsg_fail(
+				    err, errlen, "--bootstrap '%s': want %d to 10000000 resamples",
+				    v, CMP_MIN_BOOTSTRAP);
+			a->o.bootstrap = (uint32_t)u;
+		} else if (!missing && (v = opt_value(argc, argv, &i, "--seed", &missing))) {
+			if (num_parse_u64(v, &u) != 0)
+				return errmsg_fail(err, errlen,
+				                   "--seed '%s': want an unsigned integer", v);
+			a->o.seed = u;
+		} else if (missing) {
+			return errmsg_fail(err, errlen, "%s needs a value", argv[i]);
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return errmsg_fail(err, errlen, "unknown option '%s'", argv[i]);
+		} else if (a->nfiles == 2) {
+			return errmsg_fail(err, errlen,
+			                   "unexpected argument '%s': at most two results files",
+			                   argv[i]);
+		} else {
+			a->files[a->nfiles++] = argv[i];
+		}
+	}
+	if (a->nfiles == 0)
+		return errmsg_fail(err, errlen, "give a results file");
+	if (a->o.phase && a->o.all_phases)
+		return errmsg_fail(err, errlen, "--phase and --phases exclude each other");
+	return 0;
+}
+
+static int render(const struct cmp_report *r, enum report_format f, const char *path, char *err,
+                  size_t errlen)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *mem = open_memstream(&buf, &n);
+	int rc;
+
+	if (!mem)
+		return errmsg_fail(err, errlen, "out of memory");
+	rc = report_write(mem, r, f);
+	if (fclose(mem) != 0 || rc != 0)
+		rc = errmsg_fail(err, errlen, "out of memory");
+	else if (atomic_write(path ? path : "-", buf, n, err, errlen) != 0)
+		rc = -1;
+	free(buf);
+	return rc;
+}
+
+int compare_main(int argc, char **argv)
+{
+	struct compare_args a = {.o = {.conf = DEFAULT_CONF, .seed = DEFAULT_SEED},
+	                         .format = "table"};
+	struct rf_doc *d[2] = {NULL, NULL};
+	struct cmp_report *r = NULL;
+	struct calib_file *cal = NULL;
+	enum report_format f = REPORT_TABLE;
+	char err[1024], calwarn[1024];
+	int rc = 0;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(compare_usage, stdout);
+			return 0;
+		}
+	if (argc < 2) {
+		fputs(compare_usage, stderr);
+		return 2;
+	}
+	if (parse_compare(argc, argv, &a, err, sizeof err) != 0)
+		rc = 2;
+	else if (report_format_parse(a.format, &f) != 0) {
+		errmsg_fail(err, sizeof err, "--format '%s': want table, markdown, json or csv",
+		            a.format);
+		rc = 2;
+	}
+	for (size_t i = 0; rc == 0 && i < a.nfiles; i++)
+		if (!(d[i] = rf_load(a.files[i], err, sizeof err)))
+			rc = errno == ENOMEM ? 1 : 2;
+	if (rc == 0 && (rc = cmp_build(d[0], d[1], &a.o, &r, err, sizeof err)) != 0)
+		rc = rc == -2 ? 1 : 2;
+	if (rc == 0 &&
+	    calib_apply(r, a.calibration, &cal, calwarn, sizeof calwarn, err, sizeof err) != 0)
+		rc = 2;
+	else if (rc == 0 && calwarn[0])
+		errmsg_warn(stderr, "compare", calwarn);
+	if (rc == 0) {
+		for (size_t i = 0; i < r->nwarn; i++)
+			errmsg_warn(stderr, "compare", r->warn[i]);
+		if (render(r, f, a.out, err, sizeof err) != 0)
+			rc = 1;
+	}
+	if (rc)
+		fprintf(stderr, "allocab: compare: %s\n", err);
+	cmp_free(r);
+	calib_file_free(cal);
+	rf_free(d[0]);
+	rf_free(d[1]);
+	return rc;
+}

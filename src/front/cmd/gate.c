@@ -1,0 +1,51 @@
+/* gate.c - `allocab gate`: judges a results file against a margin (front/analysis/gate.h). */
+#include "front/cmd/commands.h"
+
+#include "common/errmsg.h"
+#include "front/analysis/gate.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char gate_usage[] =
+    "usage: allocab gate RESULTS --candidate NAME [--baseline NAME] --min-speedup P%\n"
+    "                    [--on each|geomean] [--phase NAME] [--workload NAME] [--conf 0.95]\n"
+    "       allocab gate NEW --against OLD --max-slowdown P% [--candidate NAME] [--on ...]\n"
+    "--min-speedup P: the candidate is at least P% faster: t_candidate/t_baseline <= 1 - P/100.\n"
+    "--max-slowdown P: at most P% slower: t_candidate/t_baseline <= 1 + P/100 (with --against,\n"
+    "every arm of NEW against the same arm of OLD). P is 0 <= P < 100, written 5, 5% or 2.5%.\n"
+    "Each comparison (--on each: every workload's total or --phase; --on geomean: the geometric\n"
+    "mean) is PASS when its whole confidence interval satisfies the margin, FAIL when the whole\n"
+    "interval violates it, INCONCLUSIVE otherwise. The gate is PASS when all pass, FAIL when any\n"
+    "fails, INCONCLUSIVE otherwise (more rounds or a bigger budget can decide it).\n"
+    "Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input.\n";
+
+int gate_main(int argc, char **argv)
+{
+	struct gate_spec *g;
+	const char *path = NULL;
+	char err[1024] = "out of memory";
+	int rc;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(gate_usage, stdout);
+			return 0;
+		}
+	if (argc < 2) {
+		fputs(gate_usage, stderr);
+		return GATE_USAGE;
+	}
+	g = gate_spec_parse(argc, argv, &path, err, sizeof err);
+	if (g && !path)
+		rc = errmsg_status(GATE_USAGE, err, sizeof err, "give the results file to judge");
+	else if (g)
+		rc = (int)gate_spec_judge_file(g, path, stdout, stderr, err, sizeof err);
+	else
+		rc = GATE_USAGE;
+	if (rc == GATE_USAGE)
+		fprintf(stderr, "allocab: gate: %s\n", err);
+	gate_spec_free(g);
+	fflush(stdout);
+	return rc;
+}

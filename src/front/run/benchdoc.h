@@ -1,0 +1,37 @@
+/* benchdoc.h - building an allocab-bench/1 document (benchdoc.c), shared by the bench engine. */
+#ifndef ALLOCAB_BENCHDOC_H
+#define ALLOCAB_BENCHDOC_H
+
+#include "front/run/bench.h"
+#include "front/run/runner.h"
+#include "front/run/telemetry.h"
+
+#include <cjson/cJSON.h>
+
+/* Run statuses, in the order of bench_run_status_name. */
+enum run_status { RS_OK, RS_FAILED, RS_UNVERIFIED, RS_CRASHED, RS_TIMEOUT, RS_INVALID, RS_COUNT };
+_Static_assert(RS_COUNT == BENCH_NSTATUS, "bench.h counts the run statuses");
+
+/* Current UTC time as 2026-11-29T21:50:00Z. */
+void benchdoc_utc_now(char buf[32]);
+
+/* A new document with status "running", config from c, the machine fingerprint and no rounds.
+ * The caller owns it (cJSON_Delete); NULL when memory ran out. */
+cJSON *benchdoc_new(const struct bench_config *c);
+
+/* Replaces the top-level member key by a string (NULL: JSON null). */
+void benchdoc_set_string(cJSON *d, const char *key, const char *value);
+
+/* The run object of a finished process (r->end is not RUNNER_STOPPED): status, exit, signal,
+ * stderr tail, process figures, telemetry (tel[0] before, tel[1] after) and, for a driver, its
+ * record when stdout holds one. Writes the status to *st. The caller owns the object. */
+cJSON *benchdoc_run(const struct bench_config *c, const struct bench_arm *a,
+                    const struct bench_workload *w, size_t pad, const struct runner_result *r,
+                    const struct telemetry_sample tel[2], enum run_status *st);
+
+/* The time a run contributes to comparisons, in ns: the median over reps of
+ * record.reps[].phases.total.wall_ns for a driver, process.wall_ns for a command; NAN unless the
+ * run is ok. */
+double benchdoc_run_time(const cJSON *run);
+
+#endif

@@ -1,0 +1,522 @@
+/* benchrun.c - the bench engine: rounds of every (arm, workload) pair in a freshly shuffled order,
+ * one padded process per run, the allocab-bench/1 document rewritten atomically after every round,
+ * progress on stderr, and the sequential gate. Format: docs/results-format.md. */
+#include "common/atomicio.h"
+#include "front/run/benchdoc.h"
+#include "front/run/duet.h"
+#include "common/errmsg.h"
+#include "front/analysis/gate.h"
+#include "common/prng.h"
+#include "front/run/runner.h"
+#include "front/analysis/stats.h"
+#include "front/run/telemetry.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PAD_SEED_XOR 0x5ad5ad5ad5ad5ad5ULL
+
+struct engine {
+	const struct bench_config *c;
+	const volatile sig_atomic_t *stop;
+	cJSON *doc, *rounds;
+	struct prng order, pad;
+	int64_t t_start;
+	int64_t measured_ns; /* summed wall time of the measured rounds */
+	unsigned done, measured;
+	struct bench_result *res;
+	int progress_shown;
+	int cpu[2]; /* --duet: the two CPUs */
+};
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int doc_write(struct engine *e, const char *status, char *err, size_t errlen)
+{
+	char now[32], *text;
+	int rc = 0;
+
+	benchdoc_utc_now(now);
+	benchdoc_set_string(e->doc, "updated_utc", now);
+	benchdoc_set_string(e->doc, "status", status);
+	if (!(text = cJSON_Print(e->doc)))
+		return errmsg_fail(err, errlen, "out of memory");
+	for (size_t i = 0; rc == 0 && i < e->c->nout; i++)
+		rc = atomic_write(e->c->out_paths[i], text, strlen(text), err, errlen);
+	free(text);
+	return rc;
+}
+
+/* The argv of one driver run; strings point into c except the two numbers in num. */
+static char **driver_argv(const struct bench_config *c, const struct bench_arm *a,
+                          const struct bench_workload *w, char num[2][24])
+{
+	size_t n = 0;
+	char **v = calloc(12 + 2 * w->nparams, sizeof *v);
+
+	if (!v)
+		return NULL;
+	snprintf(num[0], 24, "%llu", (unsigned long long)c->seed);
+	snprintf(num[1], 24, "%u", c->reps);
+	v[n++] = a->path;
+	v[n++] = "run";
+	v[n++] = w->name;
+	v[n++] = "--scale";
+	v[n++] = (char *)c->scale;
+	v[n++] = "--seed";
+	v[n++] = num[0];
+	v[n++] = "--reps";
+	v[n++] = num[1];
+	for (size_t i = 0; i < w->nparams; i++) {
+		v[n++] = "--param";
+		v[n++] = w->params[i];
+	}
+	v[n++] = "--out";
+	v[n++] = "-";
+	return v;
+}
+
+/* Last line of a stderr tail, for a one-line message. */
+static const char *last_line(const char *tail)
+{
+	const char *nl = strrchr(tail, '\n');
+
+	return nl ? nl + 1 : tail;
+}
+
+/* The run object of a finished process, counted; NULL with *fatal 2 when a driver rejected its
+ * arguments in the first round. */
+static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
+                        size_t pad, const struct runner_result *r,
+                        const struct telemetry_sample tel[2], int *fatal, char *err, size_t errlen)
+{
+	const struct bench_config *c = e->c;
+	enum run_status st;
+	cJSON *run = benchdoc_run(c, a, w, pad, r, tel, &st);
+
+	if (c->mode == BENCH_DRIVERS && e->done == 0 && r->end == RUNNER_EXITED &&
+	    r->exit_code == 2) {
+		*fatal = 2;
+		errmsg_fail(err, errlen, "allocab-%s rejected the arguments: %s", a->name,
+		            r->tail_len ? last_line(r->tail) : "(no message)");
+		cJSON_Delete(run);
+		return NULL;
+	}
+	if (st != RS_OK) {
+		e->res->failed++;
+		e->res->by_status[st]++;
+	}
+	return run;
+}
+
+/* Runs one pair. Returns the run object, or NULL when stopped (*fatal 0) or on a fatal error
+ * (*fatal 1 runtime, 2 driver usage error; err set). */
+static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
+                       int *fatal, char *err, size_t errlen)
+{
+	const struct bench_config *c = e->c;
+	char num[2][24], *sh_argv[] = {"sh", "-c", a->command, NULL};
+	char **argv = c->mode == BENCH_DRIVERS ? driver_argv(c, a, w, num) : sh_argv;
+	size_t pad = (size_t)prng_below(&e->pad, (uint64_t)c->pad_max + 1);
+	struct runner_spec spec = {
+	    .path = c->mode == BENCH_DRIVERS ? a->path : "/bin/sh",
+	    .argv = argv,
+	    .pad_bytes = pad,
+	    .timeout_s = c->timeout_s,
+	    .grace_s = c->grace_s,
+	    .capture_stdout = c->mode == BENCH_DRIVERS,
+	    .stop = e->stop,
+	};
+	struct runner_result r;
+	struct telemetry_sample tel[2];
+	cJSON *run = NULL;
+
+	*fatal = 0;
+	if (!argv) {
+		*fatal = 1;
+		errmsg_fail(err, errlen, "out of memory");
+		return NULL;
+	}
+	telemetry_sample(&tel[0]);
+	if (runner_run(&spec, &r, err, errlen) != 0) {
+		*fatal = 1;
+	} else if (r.end != RUNNER_STOPPED) {
+		telemetry_sample(&tel[1]);
+		run = judge_run(e, a, w, pad, &r, tel, fatal, err, errlen);
+	}
+	runner_result_free(&r);
+	if (argv != sh_argv)
+		free(argv);
+	return run;
+}
+
+/* --duet: both arms run workload w at once, arm i on CPU cpu[(i + round) % 2], so the arms swap
+ * CPUs every round; which of the two is started first is drawn per pair, like the order of a
+ * sequential round. Adds the two run objects (with their "cpu"), first started first, to runs.
+ * Returns 1 when both finished, 0 when stopped, -1 on a fatal error (*fatal 1 or 2). */
+static int run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs, int *fatal,
+                    char *err, size_t errlen)
+{
+	const struct bench_config *c = e->c;
+	char num[2][2][24], **argv[2];
+	struct runner_spec spec[2];
+	struct duet_side side[2];
+	size_t pad[2];
+	int rc = 1, first = (int)prng_below(&e->order, 2);
+	const struct bench_arm *arm[2] = {&c->arms[first], &c->arms[1 - first]};
+
+	*fatal = 0;
+	for (int i = 0; i < 2; i++) {
+		argv[i] = driver_argv(c, arm[i], w, num[i]);
+		pad[i] = (size_t)prng_below(&e->pad, (uint64_t)c->pad_max + 1);
+		spec[i] = (struct runner_spec){.path = arm[i]->path,
+		                               .argv = argv[i],
+		                               .pad_bytes = pad[i],
+		                               .timeout_s = c->timeout_s,
+		                               .grace_s = c->grace_s,
+		                               .capture_stdout = 1,
+		                               .stop = e->stop};
+		side[i] = (struct duet_side){
+		    .spec = &spec[i], .cpu = e->cpu[((size_t)(arm[i] - c->arms) + e->done) % 2]};
+	}
+	if (!argv[0] || !argv[1])
+		rc = errmsg_fail(err, errlen, "out of memory");
+	else if (duet_run(side, e->stop, err, errlen) != 0)
+		rc = -1;
+	else if (side[0].r.end == RUNNER_STOPPED || side[1].r.end == RUNNER_STOPPED)
+		rc = 0;
+	*fatal = rc < 0;
+	for (int i = 0; rc == 1 && i < 2; i++) {
+		cJSON *run =
+		    judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel, fatal, err, errlen);
+
+		if (!run) {
+			rc = -1;
+			break;
+		}
+		cJSON_AddNumberToObject(run, "cpu", side[i].cpu);
+		cJSON_AddItemToArray(runs, run);
+	}
+	if (argv[0] && argv[1]) {
+		runner_result_free(&side[0].r);
+		runner_result_free(&side[1].r);
+	}
+	free(argv[0]);
+	free(argv[1]);
+	return rc;
+}
+
+/* Per arm: the sum over workloads of the median compared time of its measured ok runs so far,
+ * NAN while a workload has none. */
+static double arm_suite_median(const struct engine *e, size_t arm)
+{
+	const struct bench_config *c = e->c;
+	size_t cap = e->measured ? e->measured : 1;
+	double *t = malloc(cap * sizeof *t), sum = 0;
+	const cJSON *round;
+
+	if (!t)
+		return NAN;
+	for (size_t w = 0; w < c->nwl; w++) {
+		size_t n = 0;
+
+		cJSON_ArrayForEach(round, e->rounds)
+		{
+			const cJSON *run;
+
+			if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(round, "warmup")))
+				continue;
+			cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(round, "runs"))
+			{
+				const cJSON *ra = cJSON_GetObjectItemCaseSensitive(run, "arm");
+				const cJSON *rw = cJSON_GetObjectItemCaseSensitive(run, "workload");
+				double x = benchdoc_run_time(run);
+
+				if (!isnan(x) && n < cap &&
+				    strcmp(ra->valuestring, c->arms[arm].name) == 0 &&
+				    strcmp(rw->valuestring, c->wl[w].name) == 0)
+					t[n++] = x;
+			}
+		}
+		sum = n ? sum + stats_median(t, n) : NAN;
+	}
+	free(t);
+	return sum;
+}
+
+static void fmt_clock(double s, char *buf, size_t len)
+{
+	long v = s > 0 ? (long)(s + 0.5) : 0;
+
+	if (v >= 3600)
+		snprintf(buf, len, "%ld:%02ld:%02ld", v / 3600, v / 60 % 60, v % 60);
+	else
+		snprintf(buf, len, "%ld:%02ld", v / 60, v % 60);
+}
+
+static void fmt_time(double ns, char *buf, size_t len)
+{
+	if (isnan(ns))
+		snprintf(buf, len, "-");
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.0f ms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+}
+
+/* Seconds left: rounds still to run times the mean round time, capped by the budget. */
+static double remaining_s(const struct engine *e, double elapsed, double round_s)
+{
+	const struct bench_config *c = e->c;
+	double left = INFINITY;
+
+	if (c->rounds)
+		left = (c->warmup + c->rounds - e->done) * round_s;
+	if (c->budget_s > 0 && c->budget_s - elapsed < left)
+		left = c->budget_s - elapsed > 0 ? c->budget_s - elapsed : 0;
+	return left;
+}
+
+static void progress(struct engine *e, size_t run, size_t nruns)
+{
+	const struct bench_config *c = e->c;
+	double elapsed = (double)(mono_ns() - e->t_start) / 1e9;
+	double round_s = e->measured ? (double)e->measured_ns / 1e9 / e->measured
+	                             : (e->done ? elapsed / e->done : NAN);
+	char el[32], left[32], line[512];
+	int k;
+
+	fmt_clock(elapsed, el, sizeof el);
+	if (c->rounds)
+		k = snprintf(line, sizeof line, "round %u/%u", e->done + 1, c->warmup + c->rounds);
+	else
+		k = snprintf(line, sizeof line, "round %u", e->done + 1);
+	k += snprintf(line + k, sizeof line - k, "%s, run %zu/%zu, %s elapsed",
+	              e->done < c->warmup ? " (warm-up)" : "", run, nruns, el);
+	if (!isnan(round_s)) {
+		fmt_clock(remaining_s(e, elapsed, round_s), left, sizeof left);
+		k += snprintf(line + k, sizeof line - k, ", ~%s left", left);
+	}
+	for (size_t a = 0; e->measured && a < c->narms && (size_t)k < sizeof line; a++) {
+		char t[32];
+
+		fmt_time(arm_suite_median(e, a), t, sizeof t);
+		k += snprintf(line + k, sizeof line - k, "%s %s %s",
+		              a            ? ","
+		              : c->nwl > 1 ? " | sum of medians:"
+		                           : " | median:",
+		              c->arms[a].name, t);
+	}
+	fprintf(stderr, "\r\033[K%s", line);
+	fflush(stderr);
+	e->progress_shown = 1;
+}
+
+/* Runs round e->done. Returns 1 when finished, 0 when stopped (the round is discarded), -1 on a
+ * fatal error (*fatal 1 or 2). */
+static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
+{
+	const struct bench_config *c = e->c;
+	size_t npairs = c->duet ? c->nwl : c->narms * c->nwl; /* a duet runs both arms at once */
+	uint32_t *order = malloc(npairs * sizeof *order);
+	cJSON *round = cJSON_CreateObject(), *runs = cJSON_CreateArray();
+	int64_t t0 = mono_ns();
+	char now[32];
+	int rc = 1;
+
+	if (!order || !round || !runs) {
+		free(order);
+		cJSON_Delete(round);
+		cJSON_Delete(runs);
+		*fatal = 1;
+		return errmsg_fail(err, errlen, "out of memory");
+	}
+	for (uint32_t i = 0; i < npairs; i++)
+		order[i] = i;
+	prng_shuffle(&e->order, order, (uint32_t)npairs);
+	benchdoc_utc_now(now);
+	cJSON_AddNumberToObject(round, "index", e->done);
+	cJSON_AddBoolToObject(round, "warmup", e->done < c->warmup);
+	cJSON_AddStringToObject(round, "started_utc", now);
+	for (size_t i = 0; i < npairs && rc == 1; i++) {
+		const struct bench_arm *a = &c->arms[order[i] / c->nwl];
+		const struct bench_workload *w = &c->wl[order[i] % c->nwl];
+		cJSON *run;
+
+		if (c->progress)
+			progress(e, i + 1, npairs);
+		if (c->duet) {
+			rc = run_duet(e, w, runs, fatal, err, errlen);
+			continue;
+		}
+		run = run_pair(e, a, w, fatal, err, errlen);
+		if (run)
+			cJSON_AddItemToArray(runs, run);
+		else
+			rc = *fatal ? -1 : 0;
+	}
+	free(order);
+	if (rc != 1) {
+		cJSON_Delete(round);
+		cJSON_Delete(runs);
+		return rc;
+	}
+	cJSON_AddNumberToObject(round, "wall_ns", (double)(mono_ns() - t0));
+	cJSON_AddItemToObject(round, "runs", runs);
+	cJSON_AddItemToArray(e->rounds, round);
+	if (e->done >= c->warmup) {
+		e->measured++;
+		e->measured_ns += mono_ns() - t0;
+	}
+	e->done++;
+	e->res->runs += c->narms * c->nwl;
+	return 1;
+}
+
+/* Whether the budget forbids another measured round: mean measured round time as the estimate. */
+static int budget_spent(const struct engine *e)
+{
+	const struct bench_config *c = e->c;
+	double elapsed, round_s;
+
+	if (c->budget_s <= 0 || e->done < c->warmup || e->measured < c->min_rounds ||
+	    e->measured == 0)
+		return 0;
+	elapsed = (double)(mono_ns() - e->t_start) / 1e9;
+	round_s = (double)e->measured_ns / 1e9 / e->measured;
+	return elapsed + round_s > c->budget_s;
+}
+
+static const char *gate_name(int outcome)
+{
+	return outcome == GATE_PASS ? "PASS" : outcome == GATE_FAIL ? "FAIL" : "INCONCLUSIVE";
+}
+
+/* Evaluates the gate on the document; out gets the verdict lines when not NULL. -1 on a gate
+ * error (err set). */
+static int gate_check(struct engine *e, FILE *out, char *err, size_t errlen)
+{
+	int g = gate_spec_eval(e->c->gate, e->doc, out, err, errlen);
+
+	if (g == GATE_USAGE)
+		return -1;
+	benchdoc_set_string(e->doc, "gate_outcome", gate_name(g));
+	e->res->gate = g;
+	return g;
+}
+
+static int finish(struct engine *e, const char *status, cJSON **doc, char *err, size_t errlen)
+{
+	int rc;
+
+	if (e->progress_shown) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+	}
+	e->res->status = status;
+	e->res->rounds_done = e->done;
+	e->res->measured = e->measured;
+	e->res->elapsed_s = (double)(mono_ns() - e->t_start) / 1e9;
+	rc = doc_write(e, status, err, errlen) == 0 ? 0 : 1;
+	if (rc == 0 && doc) {
+		*doc = e->doc;
+		e->doc = NULL;
+	}
+	cJSON_Delete(e->doc);
+	return rc;
+}
+
+/* A fatal error after rounds were written: mark the file "aborted" (best effort; the reason
+ * already in err is what the user needs) and return the exit status. */
+static int abort_bench(struct engine *e, int status)
+{
+	char ignored[256];
+
+	if (e->progress_shown)
+		fprintf(stderr, "\r\033[K");
+	if (e->done > 0)
+		doc_write(e, "aborted", ignored, sizeof ignored);
+	cJSON_Delete(e->doc);
+	return status;
+}
+
+int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
+              struct bench_result *res, char *err, size_t errlen)
+{
+	struct engine e = {.c = c, .stop = stop, .res = res, .t_start = mono_ns()};
+	const char *status = "complete";
+	int fatal = 0;
+
+	memset(res, 0, sizeof *res);
+	res->gate = -1;
+	if (doc)
+		*doc = NULL;
+	if (!(e.doc = benchdoc_new(c)) ||
+	    !(e.rounds = cJSON_GetObjectItemCaseSensitive(e.doc, "rounds"))) {
+		cJSON_Delete(e.doc);
+		errmsg_fail(err, errlen, "out of memory");
+		return 1;
+	}
+	/* The gate judged on the empty document catches unknown arms before any run. */
+	if (c->gate && gate_spec_eval(c->gate, e.doc, NULL, err, errlen) == GATE_USAGE) {
+		cJSON_Delete(e.doc);
+		return 2;
+	}
+	if (c->duet &&
+	    (c->narms != 2 || c->mode != BENCH_DRIVERS || duet_cpus(e.cpu, err, errlen))) {
+		if (c->narms != 2 || c->mode != BENCH_DRIVERS)
+			errmsg_fail(err, errlen, "--duet needs two driver arms");
+		cJSON_Delete(e.doc);
+		return 2;
+	}
+	prng_seed(&e.order, c->shuffle_seed);
+	prng_seed(&e.pad, c->shuffle_seed ^ PAD_SEED_XOR);
+	for (;;) {
+		int rc;
+
+		if (stop && *stop) {
+			status = "interrupted";
+			break;
+		}
+		if (e.done >= c->warmup && c->rounds && e.measured >= c->rounds)
+			break;
+		if (budget_spent(&e)) {
+			status = "budget";
+			break;
+		}
+		rc = run_round(&e, &fatal, err, errlen);
+		if (rc < 0)
+			return abort_bench(&e, fatal);
+		if (rc == 0) {
+			status = "interrupted";
+			break;
+		}
+		if (c->gate && e.done > c->warmup && e.measured >= c->min_rounds) {
+			int g = gate_check(&e, NULL, err, errlen);
+
+			if (g < 0)
+				return abort_bench(&e, 2);
+			if (g == GATE_PASS || g == GATE_FAIL) {
+				status = "decided";
+				break;
+			}
+		}
+		if (doc_write(&e, "running", err, errlen) != 0)
+			return abort_bench(&e, 1);
+	}
+	benchdoc_set_string(e.doc, "status", status);
+	if (c->gate && strcmp(status, "interrupted") != 0 &&
+	    gate_check(&e, stdout, err, errlen) < 0)
+		return abort_bench(&e, 2);
+	return finish(&e, status, doc, err, errlen);
+}
