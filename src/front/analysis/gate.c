@@ -143,8 +143,7 @@ static int parse_gate(int argc, char **argv, int start, struct gate_spec *g, con
 	return 0;
 }
 
-struct gate_spec *gate_spec_parse(int argc, char **argv, const char **pos, char *err,
-                                  size_t errlen)
+struct gate_spec *gate_spec_parse(int argc, char **argv, const char **pos, char *err, size_t errlen)
 {
 	struct gate_spec *g = calloc(1, sizeof *g);
 

@@ -21,7 +21,7 @@ struct gate_spec *gate_spec_parse(int argc, char **argv, const char **pos, char 
  * or GATE_USAGE with a reason in err (e.g. the candidate is not in the document). Writes the
  * verdict lines to out when out is not NULL. Does not keep bench. */
 enum gate_outcome gate_spec_eval(const struct gate_spec *g, const cJSON *bench, FILE *out,
-				 char *err, size_t errlen);
+                                 char *err, size_t errlen);
 /* Judges the results file at path as gate_spec_eval judges a document; warnings go to warn when
  * it is not NULL. */
 enum gate_outcome gate_spec_judge_file(const struct gate_spec *g, const char *path, FILE *out,

@@ -532,7 +532,8 @@ int bench_main(int argc, char **argv)
 	    .gate_argc = o.gate_argc ? o.gate_argc - 1 : 0,
 	};
 	rc = 0;
-	if (o.gate_argv && !(s.c.gate = gate_spec_parse(o.gate_argc, o.gate_argv, NULL, err, sizeof err)))
+	if (o.gate_argv &&
+	    !(s.c.gate = gate_spec_parse(o.gate_argc, o.gate_argv, NULL, err, sizeof err)))
 		rc = 2;
 	if (rc == 0)
 		rc = o.ncmds ? setup_commands(&s, &o, err, sizeof err)
