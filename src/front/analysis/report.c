@@ -10,8 +10,8 @@
 
 /* A noisy bench flags hundreds of runs: text formats show the first ones and the count. */
 #define REPORT_MAX_FLAG_LINES 20
-#define NCOL 11 /* the last, noise floor, only with a calibration */
-#define CELL 160
+#define NCOL                  11 /* the last, noise floor, only with a calibration */
+#define CELL                  160
 
 static const char *const col_names[NCOL] = {"workload", "phase",          "candidate",  "speedup",
                                             "CI",       "improvement",    "p (Holm)",   "verdict",
@@ -454,11 +454,10 @@ static cJSON *doc_json(const struct rf_doc *d)
 	return o;
 }
 
-static int write_json(FILE *out, const struct cmp_report *r)
+cJSON *report_json(const struct cmp_report *r)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
 	char line[1024];
-	char *text;
 
 	add_str(o, "schema", "allocab-compare/1");
 	cJSON *tool = cJSON_AddObjectToObject(o, "tool");
@@ -504,7 +503,14 @@ static int write_json(FILE *out, const struct cmp_report *r)
 		add_num(j, "threshold", f->threshold);
 		cJSON_AddItemToArray(arr, j);
 	}
-	text = cJSON_Print(o);
+	return o;
+}
+
+static int write_json(FILE *out, const struct cmp_report *r)
+{
+	cJSON *o = report_json(r);
+	char *text = o ? cJSON_Print(o) : NULL;
+
 	cJSON_Delete(o);
 	if (!text)
 		return -1;
