@@ -12,7 +12,7 @@
 #define PLOT_X1   650.0
 #define ROW_H     22.0
 #define TOP       58.0
-#define BOTTOM    70.0
+#define BOTTOM    100.0
 #define SCATTER_W 640.0
 #define SCATTER_H 440.0
 #define MAX_CANDS 6
