@@ -55,7 +55,7 @@ static const char usage[] =
     "                         --scale, --seed, --param, --reps); NAME is [A-Za-z0-9_.-]+; the\n"
     "                         first is compare's baseline\n"
     "  --duet                 run the two allocators of a pair at the same time, each pinned to\n"
-    "                         its own CPU, swapping CPUs every round (single-threaded workloads:\n"
+    "                         its own CPU, drawn per round from --shuffle-seed (single-threaded:\n"
     "                         feature_extract, checkpoint_write; A/A evidence: "
     "docs/methodology.md)\n"
     "  -q, --quiet            no progress and no summary on stderr (failures are still reported)\n"
