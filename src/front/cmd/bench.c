@@ -187,13 +187,19 @@ int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
 		runner_result_free(&r);
 		return errmsg_fail(err, errlen, "out of memory");
 	}
-	if (n < 0)
+	if (n < 0) {
 		errmsg_fail(err, errlen, "%s list --json: %s", path,
 		            r.tail_len ? r.tail : "no workload list on stdout");
-	runner_result_free(&r);
-	if (n < 0)
+		runner_result_free(&r);
 		return -2;
+	}
 	l->n = (size_t)n;
+	if (bench_parse_defaults(r.out, l) != 0) {
+		runner_result_free(&r);
+		bench_wl_list_free(l);
+		return errmsg_fail(err, errlen, "out of memory");
+	}
+	runner_result_free(&r);
 	return 0;
 }
 
@@ -306,8 +312,8 @@ static int setup_workloads(struct setup *s, const struct bench_opts *o, char *er
 	if (bench_list_workloads(s->c.arms[0].path, &stop_requested, &s->list, err, errlen) != 0)
 		return 1;
 	join(s->list.names, s->list.n, have, sizeof have);
-	sel = s->list.names;
-	n = (int)s->list.n;
+	sel = s->list.defaults;
+	n = (int)s->list.ndefaults;
 	if (o->workloads && (n = bench_split_list(o->workloads, "-w", &sel, err, errlen)) < 0)
 		return 2;
 	route = bench_route_workloads(&s->c, sel, (size_t)n, &s->list, o->params, o->nparams, &bad);
@@ -319,7 +325,7 @@ static int setup_workloads(struct setup *s, const struct bench_opts *o, char *er
 		rc = errmsg_status(2, err, errlen,
 		                   "--param %.*s: no selected workload has this parameter",
 		                   (int)strcspn(bad, "="), bad);
-	if (sel != s->list.names)
+	if (sel != s->list.defaults)
 		bench_free_list(sel, (size_t)n);
 	return rc;
 }

@@ -69,7 +69,8 @@ int trace_main(int argc, char **argv)
 			fprintf(stderr, "allocab: trace: info: unexpected option '%s'\n", argv[i]);
 			return 2;
 		} else if (path) {
-			fprintf(stderr, "allocab: trace: info: unexpected argument '%s'\n", argv[i]);
+			fprintf(stderr, "allocab: trace: info: unexpected argument '%s'\n",
+			        argv[i]);
 			return 2;
 		} else {
 			path = argv[i];

@@ -492,6 +492,32 @@ size_t *bench_parse_phase_counts(const char *json, size_t n)
 	return v;
 }
 
+int bench_parse_defaults(const char *json, struct bench_wl_list *l)
+{
+	cJSON *root = cJSON_Parse(json), *arr, *w;
+	size_t k = 0;
+
+	l->ndefaults = 0;
+	if (!(l->defaults = calloc(l->n + 1, sizeof *l->defaults))) {
+		cJSON_Delete(root);
+		return -1;
+	}
+	arr = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "workloads");
+	cJSON_ArrayForEach(w, arr)
+	{
+		if (k >= l->n)
+			break;
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "needs_input")) &&
+		    !(l->defaults[l->ndefaults++] = strdup(l->names[k]))) {
+			cJSON_Delete(root);
+			return -1;
+		}
+		k++;
+	}
+	cJSON_Delete(root);
+	return 0;
+}
+
 size_t bench_comparisons(const struct bench_config *c, const size_t *nphases)
 {
 	size_t per_arm = c->nwl >= 2;
@@ -506,6 +532,7 @@ void bench_wl_list_free(struct bench_wl_list *l)
 	if (!l)
 		return;
 	free(l->nphases);
+	bench_free_list(l->defaults, l->ndefaults);
 	bench_free_list(l->names, l->n);
 	bench_free_list(l->params, l->n);
 	*l = (struct bench_wl_list){0};
