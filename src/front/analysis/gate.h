@@ -17,6 +17,9 @@ int gate_outcome_status(enum gate_outcome o);
 
 struct gate_spec;
 
+/* A margin percentage "5", "5%" or "2.5%", 0 <= P < 100: 0 and *out, or -1. */
+int gate_parse_pct(const char *s, double *out);
+
 /* Parses the gate options (--candidate NAME, --baseline NAME, --min-speedup P%, --max-slowdown P%,
  * --on geomean|each, --phase NAME, --workload NAME, --against OLD, --conf L); argv[0] is not an
  * option. One positional argument is stored in *pos when pos is not NULL, refused otherwise.
