@@ -4,6 +4,8 @@
 #include "front/cmd/commands.h"
 
 #include "common/errmsg.h"
+#include "common/opt.h"
+#include "common/status.h"
 #include "common/trace.h"
 
 #include <dirent.h>
@@ -238,36 +240,43 @@ out:
 	return rc;
 }
 
-static int parse_args(int argc, char **argv, const char **out, int *first)
+enum { R_OUTPUT, R_HELP, R_REST, R_COUNT };
+
+static const struct opt record_opts[R_COUNT] = {
+    [R_OUTPUT] = {"--output", 'o', OPT_VALUE},
+    [R_HELP] = {"--help", 'h', 0},
+    [R_REST] = {"--", 0, OPT_REST},
+};
+
+/* Options up to COMMAND (the first non-option argument, or what follows "--"). Returns 0 with
+ * *first the index of COMMAND (argc if none), 1 for --help, or -1 with the reason in err. */
+static int parse_args(int argc, char **argv, const char **out, int *first, char *err, size_t errlen)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0) {
-			*first = i + 1;
-			return 0;
-		}
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (i + 1 >= argc || !*argv[i + 1]) {
-				fprintf(stderr, "allocab: record: %s needs a file name\n", a);
-				return -1;
-			}
-			*out = argv[++i];
-			continue;
-		}
-		if (strncmp(a, "--output=", 9) == 0 && a[9]) {
-			*out = a + 9;
-			continue;
-		}
-		if (a[0] == '-') {
-			fprintf(stderr,
-			        "allocab: record: unknown option '%s' (record --help lists them)\n",
-			        a);
-			return -1;
-		}
-		*first = i;
-		return 0;
-	}
+	struct opt_parser p;
+	const char *v;
+	int k;
+
+	opt_init(&p, argc, argv, 1, record_opts, R_COUNT);
+	p.help = "record";
 	*first = argc;
+	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
+		switch (k) {
+		case OPT_ERROR:
+			return -1;
+		case OPT_ARG:
+			*first = p.at;
+			return 0;
+		case R_REST:
+			*first = p.at + 1;
+			return 0;
+		case R_HELP:
+			return 1;
+		case R_OUTPUT:
+			if (!*v)
+				return errmsg_fail(err, errlen, "--output: empty file name");
+			*out = v;
+		}
+	}
 	return 0;
 }
 
@@ -276,40 +285,41 @@ int record_main(int argc, char **argv)
 	const char *out = "allocab.trace", *tmpdir = getenv("TMPDIR");
 	char lib[PATH_MAX], dir[PATH_MAX], err[PATH_MAX + 256];
 	struct bundle_stats st = {0};
-	int first = argc, status = 0;
+	int first = argc, status = 0, rc;
 
-	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+	rc = parse_args(argc, argv, &out, &first, err, sizeof err);
+	if (rc == 1) {
 		fputs(record_usage, stdout);
-		return 0;
+		return ST_OK;
 	}
-	if (parse_args(argc, argv, &out, &first) != 0)
-		return 2;
-	if (first >= argc) {
-		fprintf(stderr, "allocab: record: give the COMMAND to record (record --help)\n");
-		return 2;
+	if (rc == 0 && first >= argc)
+		rc = errmsg_fail(err, sizeof err, "give the COMMAND to record (record --help)");
+	if (rc != 0) {
+		fprintf(stderr, "allocab: record: %s\n", err);
+		return ST_USAGE;
 	}
 	if (find_lib(lib, sizeof lib, err, sizeof err) != 0) {
 		fprintf(stderr, "allocab: record: %s\n", err);
-		return 1;
+		return ST_FAIL;
 	}
 	snprintf(dir, sizeof dir, "%s/allocab-record.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "allocab: record: %s: %s\n", dir, strerror(errno));
-		return 1;
+		return ST_FAIL;
 	}
 	signal(SIGINT, SIG_IGN);
 	if (run_command(argv + first, lib, dir, &status) != 0) {
 		fprintf(stderr, "allocab: record: cannot run %s: %s\n", argv[first],
 		        strerror(errno));
 		remove_streams(dir);
-		return 1;
+		return ST_FAIL;
 	}
 	if (bundle(dir, out, &st, err, sizeof err) != 0) {
 		if (status == 127 && st.procs == 0) /* the command did not start; it said why */
 			return rmdir(dir), 127;
 		fprintf(stderr, "allocab: record: %s\n", err);
 		rmdir(dir);
-		return 1;
+		return ST_FAIL;
 	}
 	rmdir(dir);
 	fprintf(stderr,
