@@ -36,6 +36,23 @@ struct bench_workload {
 	size_t nparams;
 };
 
+struct runner_spec;
+struct runner_result;
+
+/* How the engine starts a process and reads the clock: bench_real_runner (runner.h and
+ * CLOCK_MONOTONIC) unless a test gives fakes (tests/test_benchrun.c). */
+struct bench_runner {
+	void *ctx; /* passed to both functions */
+	/* As runner_run: 0 with *r filled (the engine frees it with runner_result_free), or -1 with
+	 * a reason in err when the process could not be started. */
+	int (*run)(void *ctx, const struct runner_spec *spec, struct runner_result *r, char *err,
+	           size_t errlen);
+	/* A monotonic clock in nanoseconds (round times, --budget, progress). */
+	int64_t (*now_ns)(void *ctx);
+};
+
+extern const struct bench_runner bench_real_runner;
+
 /* What bench_run runs. Every pointer is owned by the caller and only read during bench_run. */
 struct bench_config {
 	enum bench_mode mode;
@@ -61,7 +78,8 @@ struct bench_config {
 	char **argv; /* the command line, for the record */
 	int argc;
 	int duet; /* two arms run at once, pinned to two CPUs that swap every round (duet.h) */
-	struct gate_spec *gate; /* NULL without --gate */
+	const struct bench_runner *runner; /* NULL: bench_real_runner; duet runs are always real */
+	struct gate_spec *gate;            /* NULL without --gate */
 	char **gate_argv;       /* the --gate options, for the record */
 	int gate_argc;
 };
