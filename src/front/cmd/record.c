@@ -240,43 +240,40 @@ out:
 	return rc;
 }
 
-enum { R_OUTPUT, R_HELP, R_REST, R_COUNT };
+enum { R_OUTPUT, R_HELP, R_COUNT };
 
 static const struct opt record_opts[R_COUNT] = {
-    [R_OUTPUT] = {"--output", 'o', OPT_VALUE},
-    [R_HELP] = {"--help", 'h', 0},
-    [R_REST] = {"--", 0, OPT_REST},
+    [R_OUTPUT] = {"--output", 'o', OPT_VALUE | OPT_REPEAT},
+    [R_HELP] = {"--help", 'h', OPT_REPEAT},
 };
 
-/* Options up to COMMAND (the first non-option argument, or what follows "--"). Returns 0 with
- * *first the index of COMMAND (argc if none), 1 for --help, or -1 with the reason in err. */
-static int parse_args(int argc, char **argv, const char **out, int *first, char *err, size_t errlen)
+/* Options up to "--" or the first positional argument, where the COMMAND starts (*first). */
+static int parse_args(int argc, char **argv, const char **out, int *first, int *help)
 {
 	struct opt_parser p;
 	const char *v;
+	char err[256];
 	int k;
 
 	opt_init(&p, argc, argv, 1, record_opts, R_COUNT);
-	p.help = "record";
-	*first = argc;
-	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
-		switch (k) {
-		case OPT_ERROR:
+	p.help = "allocab record";
+	p.dashdash = 1;
+	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE && k != OPT_ARG) {
+		if (k == OPT_ERROR) {
+			fprintf(stderr, "allocab: record: %s\n", err);
 			return -1;
-		case OPT_ARG:
-			*first = p.at;
-			return 0;
-		case R_REST:
-			*first = p.at + 1;
-			return 0;
-		case R_HELP:
-			return 1;
-		case R_OUTPUT:
-			if (!*v)
-				return errmsg_fail(err, errlen, "--output: empty file name");
-			*out = v;
 		}
+		if (k == R_HELP) {
+			*help = 1;
+			return 0;
+		}
+		if (!*v) {
+			fprintf(stderr, "allocab: record: %s: empty file name\n", opt_name(&p, k));
+			return -1;
+		}
+		*out = v;
 	}
+	*first = k == OPT_ARG ? p.at : p.i;
 	return 0;
 }
 
@@ -285,17 +282,16 @@ int record_main(int argc, char **argv)
 	const char *out = "allocab.trace", *tmpdir = getenv("TMPDIR");
 	char lib[PATH_MAX], dir[PATH_MAX], err[PATH_MAX + 256];
 	struct bundle_stats st = {0};
-	int first = argc, status = 0, rc;
+	int first = argc, status = 0, help = 0;
 
-	rc = parse_args(argc, argv, &out, &first, err, sizeof err);
-	if (rc == 1) {
+	if (parse_args(argc, argv, &out, &first, &help) != 0)
+		return ST_USAGE;
+	if (help) {
 		fputs(record_usage, stdout);
 		return ST_OK;
 	}
-	if (rc == 0 && first >= argc)
-		rc = errmsg_fail(err, sizeof err, "give the COMMAND to record (record --help)");
-	if (rc != 0) {
-		fprintf(stderr, "allocab: record: %s\n", err);
+	if (first >= argc) {
+		fprintf(stderr, "allocab: record: give the COMMAND to record (record --help)\n");
 		return ST_USAGE;
 	}
 	if (find_lib(lib, sizeof lib, err, sizeof err) != 0) {

@@ -49,46 +49,37 @@ static int info(const char *path, int json)
 	return ST_OK;
 }
 
-enum { T_JSON, T_HELP, T_COUNT };
-
-static const struct opt trace_opts[T_COUNT] = {
-    [T_JSON] = {"--json", 0, 0},
-    [T_HELP] = {"--help", 'h', 0},
-};
-
 int trace_main(int argc, char **argv)
 {
+	static const struct opt opts[] = {{"--json", 0, 0}, {"--help", 'h', OPT_REPEAT}};
 	struct opt_parser p;
-	const char *path = NULL, *v, *sub = NULL;
-	char err[512];
+	const char *path = NULL, *v;
+	char err[256];
 	int json = 0, k;
 
-	opt_init(&p, argc, argv, 1, trace_opts, T_COUNT);
-	p.help = "trace";
-	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE) {
-		if (k == OPT_ERROR) {
-			fprintf(stderr, "allocab: trace: %s\n", err);
-			return ST_USAGE;
-		}
-		if (k == T_HELP) {
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(trace_usage, stdout);
 			return ST_OK;
 		}
-		if (k == T_JSON) {
-			json = 1;
-		} else if (!sub) {
-			sub = v;
-		} else if (!path) {
-			path = v;
-		} else {
-			fprintf(stderr, "allocab: trace: %s: unexpected argument '%s'\n", sub, v);
+	if (argc < 2 || strcmp(argv[1], "info") != 0) {
+		fprintf(stderr, "allocab: trace: %s (trace --help)\n",
+		        argc < 2 ? "give a subcommand: info" : "unknown subcommand (known: info)");
+		return ST_USAGE;
+	}
+	opt_init(&p, argc, argv, 2, opts, 2);
+	p.prefix = "info: ";
+	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE) {
+		if (k == OPT_ARG && path)
+			snprintf(err, sizeof err, "info: unexpected argument '%s'", v);
+		if (k == OPT_ERROR || (k == OPT_ARG && path)) {
+			fprintf(stderr, "allocab: trace: %s\n", err);
 			return ST_USAGE;
 		}
-	}
-	if (!sub || strcmp(sub, "info") != 0) {
-		fprintf(stderr, "allocab: trace: %s (trace --help)\n",
-		        sub ? "unknown subcommand (known: info)" : "give a subcommand: info");
-		return ST_USAGE;
+		if (k == OPT_ARG)
+			path = v;
+		else
+			json = 1;
 	}
 	if (!path) {
 		fprintf(stderr, "allocab: trace: info: give the trace FILE\n");
