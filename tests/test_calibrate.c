@@ -182,7 +182,7 @@ static void test_file(void)
 	      "[{\"workload\": \"w\", \"phase\": \"total\", \"rounds\": 10, \"sd\": -1}]}",
 	      f);
 	fclose(f);
-	CHECK(!calib_load(path, err, sizeof err) && strstr(err, "workloads:"),
+	CHECK(!calib_load(path, err, sizeof err) && strstr(err, "workloads[0]: sd must be"),
 	      "a negative sd is refused: %s", err);
 	f = fopen(path, "w");
 	fputs("{\"schema\": \"allocab-calibration/1\", \"backend\": \"system\", \"config\": "
@@ -198,7 +198,8 @@ static void test_file(void)
 	f = fopen(path, "w");
 	fputs("{\"schema\": \"allocab-calibration/1\"", f);
 	fclose(f);
-	CHECK(!calib_load(path, err, sizeof err) && strstr(err, "not JSON"), "truncated: %s", err);
+	CHECK(!calib_load(path, err, sizeof err) && strstr(err, "truncated JSON"), "truncated: %s",
+	      err);
 	unlink(path);
 	errno = 0;
 	CHECK(!calib_load(path, err, sizeof err) && errno == ENOENT, "missing file: ENOENT (%s)",

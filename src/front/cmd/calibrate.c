@@ -8,6 +8,7 @@
 #include "front/analysis/calibrate.h"
 #include "front/run/duet.h"
 #include "common/errmsg.h"
+#include "common/jsonload.h"
 #include "common/numparse.h"
 
 #include <errno.h>
@@ -113,6 +114,8 @@ static int own_option(struct copts *o, const char *name, const char *v, char *er
 	double x;
 	uint64_t k;
 
+	if (!v[0] && (!strcmp(name, "-o") || !strcmp(name, "--output") || !strcmp(name, "--from")))
+		return errmsg_fail(err, errlen, "%s: empty file name", name);
 	if (!strcmp(name, "-a") || !strcmp(name, "--allocator"))
 		o->backend = v;
 	else if (!strcmp(name, "--from"))
@@ -124,13 +127,15 @@ static int own_option(struct copts *o, const char *name, const char *v, char *er
 	else if (!strcmp(name, "--phase"))
 		o->phase = v;
 	else if (!strcmp(name, "--alpha")) {
-		if (parse_between(v, 0, 0, 0.5, &o->plan.alpha) != 0)
-			return errmsg_fail(err, errlen, "--alpha: '%s' is not a number in (0, 0.5)",
-			                   v);
+		if (parse_between(v, 0, 0, CALIB_ALPHA_MAX, &o->plan.alpha) != 0 ||
+		    o->plan.alpha < CALIB_ALPHA_MIN)
+			return errmsg_fail(err, errlen,
+			                   "--alpha: '%s' is not a number in [1e-06, 0.5)", v);
 	} else if (!strcmp(name, "--power")) {
-		if (parse_between(v, 0, 0, 1, &o->plan.power) != 0)
-			return errmsg_fail(err, errlen, "--power: '%s' is not a number in (0, 1)",
-			                   v);
+		if (parse_between(v, 0, 0, CALIB_POWER_MAX, &o->plan.power) != 0 ||
+		    o->plan.power < CALIB_POWER_MIN)
+			return errmsg_fail(err, errlen,
+			                   "--power: '%s' is not a number in [0.01, 1)", v);
 	} else if (!strcmp(name, "--effect")) {
 		if (parse_between(v, 1, 0, 1000, &x) != 0)
 			return errmsg_fail(err, errlen,
@@ -391,19 +396,15 @@ static int writable(const char *path, int make_dir, char *err, size_t errlen)
 /* --from RUNS: the analysis of an existing file. */
 static int from_file(const struct copts *o, const char *out, char *err, size_t errlen)
 {
-	char *text = read_file(o->from, NULL), **arms = NULL;
-	cJSON *doc = NULL;
+	char **arms = NULL;
+	cJSON *doc = jl_load(o->from, err, errlen);
 	const cJSON *cfg_arms;
 	int rc = 2, narms = 0;
 
-	if (!text)
-		return errmsg_status(2, err, errlen, "%s: %s", o->from, strerror(errno));
+	if (!doc)
+		return errno == ENOMEM ? 1 : 2;
 	if (writable(out, !o->out, err, errlen) != 0) {
 		rc = 1;
-		goto out;
-	}
-	if (!(doc = cJSON_Parse(text))) {
-		errmsg_fail(err, errlen, "%s: not JSON", o->from);
 		goto out;
 	}
 	if (o->arms) {
@@ -428,7 +429,6 @@ static int from_file(const struct copts *o, const char *out, char *err, size_t e
 out:
 	bench_free_list(arms, narms > 0 ? (size_t)narms : 0);
 	cJSON_Delete(doc);
-	free(text);
 	return rc;
 }
 

@@ -27,8 +27,9 @@ static const char compare_usage[] =
     "paired by round. Two files: every arm of RESULTS2 against the same arm of RESULTS\n"
     "(two-sample; warns when the machines differ). By default the total of every workload and\n"
     "the phases of the pipeline workload, plus the geometric mean over workloads.\n"
-    "  --bootstrap N   percentile bootstrap interval (N >= 10000 resamples, seeded by --seed,\n"
-    "                  default 1) instead of the signed-rank interval; one file only\n"
+    "  --bootstrap N   percentile bootstrap interval (10000 to 100000 resamples, seeded by\n"
+    "                  --seed, default 1; N x rounds at most 10^8) instead of the signed-rank\n"
+    "                  interval; one file only\n"
     "  --calibration FILE  the noise floor column from this `allocab calibrate` file\n"
     "                  (default: results/calibration.json when it exists): the smallest\n"
     "                  slowdown the calibrated noise lets that many paired rounds detect\n"
@@ -82,6 +83,7 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 	                                       "--calibration"};
 	const char **dst[] = {&a->o.baseline, &a->o.candidate, &a->o.workload, &a->o.phase,
 	                      &a->format,     &a->out,         &a->calibration};
+	unsigned seen = 0;
 	uint64_t u;
 
 	for (int i = 1; i < argc; i++) {
@@ -93,6 +95,10 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 				if (!v[0])
 					return errmsg_fail(err, errlen, "%s: empty value",
 					                   str_opts[k]);
+				if (seen & (1u << k))
+					return errmsg_fail(err, errlen, "%s is given twice",
+					                   str_opts[k]);
+				seen |= 1u << k;
 				*dst[k] = v;
 				done = 1;
 			}
@@ -108,10 +114,11 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 				return errmsg_fail(err, errlen,
 				                   "--conf '%s': want a level in [0.5, 1)", v);
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--bootstrap", &missing))) {
-			if (num_parse_u64(v, &u) != 0 || u < CMP_MIN_BOOTSTRAP || u > 10000000)
-				return errmsg_fail(
-				    err, errlen, "--bootstrap '%s': want %d to 10000000 resamples",
-				    v, CMP_MIN_BOOTSTRAP);
+			if (num_parse_u64(v, &u) != 0 || u < CMP_MIN_BOOTSTRAP ||
+			    u > CMP_MAX_BOOTSTRAP)
+				return errmsg_fail(err, errlen,
+				                   "--bootstrap '%s': want %d to %d resamples", v,
+				                   CMP_MIN_BOOTSTRAP, CMP_MAX_BOOTSTRAP);
 			a->o.bootstrap = (uint32_t)u;
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--seed", &missing))) {
 			if (num_parse_u64(v, &u) != 0)
