@@ -4,6 +4,7 @@
  * renderers, and the gate's three outcomes. No timing anywhere. */
 #include "check.h"
 
+#include "common/status.h"
 #include "front/analysis/compare.h"
 #include "front/analysis/gate.h"
 #include "front/analysis/report.h"
@@ -209,7 +210,12 @@ static void test_holm(void)
 		CHECK_NEAR(m->p_holm, 4.0 / 64, 1e-12, "holm: mimalloc adjusted 2 x 2/64");
 		CHECK_NEAR(j->p_holm, 4.0 / 64, 1e-12, "holm: jemalloc adjusted max(4/64, 4/64)");
 		CHECK(m->d.hi < 0, "holm: mimalloc interval excludes 1");
-		CHECK(m->verdict == CMP_NO_DIFFERENCE, "holm: mimalloc no detectable difference");
+		CHECK(m->verdict == CMP_TOO_FEW && m->need == 7 && r->need == 7,
+		      "holm: mimalloc too few rounds for a verdict, need 7 (2/2^7 <= 0.05/2)");
+		char v[128];
+		CHECK(!strcmp(cmp_verdict_text(m, v, sizeof v),
+		              "too few rounds for a verdict: need 7"),
+		      "holm: the verdict text says how many rounds (%s)", v);
 		CHECK(r->verdict_warning >= 0 &&
 		          strstr(r->warn[r->verdict_warning], "too few rounds for a verdict"),
 		      "holm: the report says 6 rounds cannot give a verdict for 2 comparisons");
@@ -316,7 +322,8 @@ static void test_refusals(void)
 	struct cmp_report *r = NULL;
 	char err[512] = "";
 	int rc = da && db ? cmp_build(da, db, &defaults, &r, err, sizeof err) : 0;
-	CHECK(rc == -1 && !r && strstr(err, "checksum differs between old") && strstr(err, "new"),
+	CHECK(rc == ST_USAGE && !r && strstr(err, "checksum differs between old") &&
+	          strstr(err, "new"),
 	      "two files: different checksums refused: %s", err);
 	rf_free(da);
 	rf_free(db);
@@ -385,11 +392,11 @@ static void test_two_files(void)
 	struct cmp_opts o = defaults;
 	char err[512] = "";
 	o.baseline = "system";
-	CHECK(cmp_build(da, db, &o, &r, err, sizeof err) == -1 && strstr(err, "--baseline"),
+	CHECK(cmp_build(da, db, &o, &r, err, sizeof err) == ST_USAGE && strstr(err, "--baseline"),
 	      "two files: --baseline refused: %s", err);
 	o = defaults;
 	o.candidate = "system";
-	CHECK(cmp_build(da, db, &o, &r, err, sizeof err) == -1 && strstr(err, "new.json") &&
+	CHECK(cmp_build(da, db, &o, &r, err, sizeof err) == ST_USAGE && strstr(err, "new.json") &&
 	          strstr(err, "unknown candidate 'system'"),
 	      "two files: candidate must be in both: %s", err);
 	rf_free(da);
@@ -403,7 +410,7 @@ static void test_two_files(void)
 	run_add(round_new(b, 0), "jemalloc", "parquet_load", BASE_NS, NULL);
 	da = load(a, "old.json");
 	db = load(b, "new.json");
-	CHECK(da && db && cmp_build(da, db, &defaults, &r, err, sizeof err) == -1 &&
+	CHECK(da && db && cmp_build(da, db, &defaults, &r, err, sizeof err) == ST_USAGE &&
 	          strstr(err, "no arm"),
 	      "two files: no common arm refused: %s", err);
 	rf_free(da);
@@ -457,6 +464,46 @@ static char *render(const struct cmp_report *r, enum report_format f)
 	return buf;
 }
 
+/* Field k (0-based) of CSV line `line` (no quoting in these rows) into buf. */
+static const char *csv_field_of(const char *line, int k, char *buf, size_t len)
+{
+	for (int i = 0; i < k && line; i++)
+		line = strchr(line, ',') ? strchr(line, ',') + 1 : NULL;
+	snprintf(buf, len, "%.*s", line ? (int)strcspn(line, ",\n") : 0, line ? line : "");
+	return buf;
+}
+
+/* The first data row: integers in plain digits, floats that read back exactly. */
+static void csv_exact(const char *csv, const struct cmp_report *r)
+{
+	const char *row = csv ? strchr(csv, '\n') : NULL;
+	char f[64], want[64];
+
+	if (!row || !r) {
+		CHECK(0, "render: csv has a data row");
+		return;
+	}
+	row++;
+	snprintf(want, sizeof want, "%.0f", r->rows[0].med_base_ns);
+	CHECK(!strcmp(csv_field_of(row, 18, f, sizeof f), want),
+	      "render: csv median_ns_baseline exact integer (%s, want %s)", f, want);
+	CHECK(strtod(csv_field_of(row, 7, f, sizeof f), NULL) == cmp_speedup(r->rows[0].d.est),
+	      "render: csv speedup reads back exactly (%s)", f);
+	CHECK(strtod(csv_field_of(row, 12, f, sizeof f), NULL) == r->rows[0].p,
+	      "render: csv p reads back exactly (%s)", f);
+	CHECK(!strcmp(csv_field_of(row, 24, f, sizeof f), "paired"), "render: csv mode column (%s)",
+	      f);
+	char buf[64];
+	report_fmt_double(61636792, buf, sizeof buf);
+	CHECK(!strcmp(buf, "61636792"), "report_fmt_double: 61636792 in plain digits (%s)", buf);
+	report_fmt_double(0.1, buf, sizeof buf);
+	CHECK(!strcmp(buf, "0.1"), "report_fmt_double: 0.1 shortest (%s)", buf);
+	report_fmt_double(1.0 / 3, buf, sizeof buf);
+	CHECK(strtod(buf, NULL) == 1.0 / 3, "report_fmt_double: 1/3 round-trips (%s)", buf);
+	report_fmt_double(NAN, buf, sizeof buf);
+	CHECK(buf[0] == '\0', "report_fmt_double: NaN is empty");
+}
+
 static void test_renderers(void)
 {
 	cJSON *doc = doc_new("system,mimalloc", "parquet_load,pipeline", "aaaa000000000001");
@@ -491,13 +538,14 @@ static void test_renderers(void)
 	          cJSON_IsObject(cJSON_GetObjectItem(c0, "ci_bootstrap")) &&
 	          !strcmp(cJSON_GetObjectItem(j, "interval")->valuestring, "bootstrap"),
 	      "render: json comparison with bootstrap interval");
-	CHECK(csv && csv[0] == '#' && strstr(csv, CMP_CONVENTION) &&
-	          strstr(csv, "\nworkload,phase,candidate,baseline,n,"),
-	      "render: csv convention line and header");
+	CHECK(csv && !strncmp(csv, "workload,phase,candidate,baseline,n,", 36) &&
+	          strstr(csv, ",rounds_needed,mode,conf\n"),
+	      "render: csv starts with its header");
 	size_t lines = 0;
 	for (const char *p = csv; p && *p; p++)
 		lines += *p == '\n';
-	CHECK(r && lines == 2 + r->nrows, "render: csv one row per comparison (%zu lines)", lines);
+	CHECK(r && lines == 1 + r->nrows, "render: csv one row per comparison (%zu lines)", lines);
+	csv_exact(csv, r);
 	cJSON_Delete(j);
 	free(table);
 	free(md);
@@ -514,21 +562,23 @@ static void test_renderers(void)
 	cJSON_Delete(doc);
 }
 
-static enum gate_outcome gate(const cJSON *doc, const char *args, char *err, size_t errlen)
+/* The exit status `allocab gate` would give: ST_OK (PASS), ST_FAIL, ST_INCONCLUSIVE or ST_USAGE. */
+static int gate(const cJSON *doc, const char *args, char *err, size_t errlen)
 {
 	char buf[256], *argv[16], *save;
 	int argc = 0;
 	struct gate_spec *g;
 	enum gate_outcome o;
+	int rc;
 
 	snprintf(buf, sizeof buf, "--gate %s", args);
 	for (char *t = strtok_r(buf, " ", &save); t && argc < 16; t = strtok_r(NULL, " ", &save))
 		argv[argc++] = t;
 	if (!(g = gate_spec_parse(argc, argv, NULL, err, errlen)))
-		return GATE_USAGE;
-	o = gate_spec_eval(g, doc, NULL, err, errlen);
+		return ST_USAGE;
+	rc = gate_spec_eval(g, doc, NULL, &o, err, errlen);
 	gate_spec_free(g);
-	return o;
+	return rc ? ST_USAGE : gate_outcome_status(o);
 }
 
 static void test_gate(void)
@@ -548,24 +598,24 @@ static void test_gate(void)
 			run_add(runs, "jemalloc", wl, b * je[r], NULL);
 		}
 	}
-	CHECK(gate(doc, "--candidate mimalloc --min-speedup 5%", err, sizeof err) == GATE_PASS,
+	CHECK(gate(doc, "--candidate mimalloc --min-speedup 5%", err, sizeof err) == ST_OK,
 	      "gate: 10%% faster passes --min-speedup 5%%");
 	CHECK(gate(doc, "--candidate mimalloc --min-speedup 2.5% --on geomean", err, sizeof err) ==
-	          GATE_PASS,
+	          ST_OK,
 	      "gate: geomean passes --min-speedup 2.5%%");
-	CHECK(gate(doc, "--candidate mimalloc --min-speedup 15", err, sizeof err) == GATE_FAIL,
+	CHECK(gate(doc, "--candidate mimalloc --min-speedup 15", err, sizeof err) == ST_FAIL,
 	      "gate: 10%% faster fails --min-speedup 15");
 	CHECK(gate(doc, "--candidate jemalloc --min-speedup 5%", err, sizeof err) ==
-	          GATE_INCONCLUSIVE,
+	          ST_INCONCLUSIVE,
 	      "gate: 0.90..1.00 straddles 0.95: inconclusive");
 	CHECK(gate(doc, "--candidate jemalloc --max-slowdown 3% --phase read", err, sizeof err) ==
-	          GATE_PASS,
+	          ST_OK,
 	      "gate: --max-slowdown on the pipeline's read phase");
-	CHECK(gate(doc, "--candidate tcmalloc --min-speedup 5%", err, sizeof err) == GATE_USAGE &&
+	CHECK(gate(doc, "--candidate tcmalloc --min-speedup 5%", err, sizeof err) == ST_USAGE &&
 	          strstr(err, "unknown candidate 'tcmalloc'"),
 	      "gate: unknown candidate: %s", err);
 	CHECK(gate(doc, "--candidate mimalloc --phase nope --min-speedup 5%", err, sizeof err) ==
-	              GATE_USAGE &&
+	              ST_USAGE &&
 	          strstr(err, "unknown phase"),
 	      "gate: unknown phase: %s", err);
 
@@ -582,7 +632,7 @@ static void test_gate(void)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		err[0] = '\0';
-		CHECK(gate(doc, bad[i], err, sizeof err) == GATE_USAGE && err[0] &&
+		CHECK(gate(doc, bad[i], err, sizeof err) == ST_USAGE && err[0] &&
 		          !strchr(err, '\n'),
 		      "gate: '%s' refused: %s", bad[i], err);
 	}

@@ -297,11 +297,12 @@ struct calib_file *calib_from_json(const cJSON *doc, const char *path, char *err
 	return c;
 }
 
-struct calib_file *calib_load(const char *path, char *err, size_t errlen)
+struct calib_file *calib_load(const char *path, int *absent, char *err, size_t errlen)
 {
 	cJSON *doc = jl_load(path, err, errlen);
 	struct calib_file *c;
 
+	*absent = !doc && errno == ENOENT;
 	if (!doc)
 		return NULL;
 	c = calib_from_json(doc, path, err, errlen);
@@ -522,7 +523,8 @@ cJSON *calib_json(const struct calib_result *r, size_t n, const struct calib_pla
 int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out, char *warn,
                 size_t wlen, char *err, size_t errlen)
 {
-	struct calib_file *c = calib_load(path ? path : CALIB_DEFAULT_PATH, err, errlen);
+	int absent;
+	struct calib_file *c = calib_load(path ? path : CALIB_DEFAULT_PATH, &absent, err, errlen);
 	int other_machine;
 	size_t used = 0;
 
@@ -531,7 +533,7 @@ int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out,
 	if (!c && path)
 		return -1;
 	if (!c) {
-		if (errno != ENOENT)
+		if (!absent)
 			snprintf(warn, wlen, "calibration ignored: %s", err);
 		return 0;
 	}

@@ -86,11 +86,12 @@ struct calib_file {
 
 /* Reads and validates an allocab-calibration/1 file through jl_load (common/jsonload.h: regular
  * files only, size-capped, nothing after the JSON value). Returns it (free with calib_file_free)
- * or NULL with "PATH: problem" in err; errno ENOENT when the file does not exist. Refused: a
- * wrong schema, missing backend or config.scale, alpha or power out of range, rounds not an
- * integer, sd not null or finite in 0..CALIB_MAX_SD, a workload and phase listed twice. */
-struct calib_file *calib_load(const char *path, char *err, size_t errlen);
-/* The same checks on a document in memory, named path in messages. */
+ * or NULL with "PATH: problem" in err; *absent is 1 when the file does not exist, else 0.
+ * Refused: a wrong schema, missing backend or config.scale, alpha or power out of range, rounds
+ * not an integer, sd not null or finite in 0..CALIB_MAX_SD, a workload and phase listed twice. */
+struct calib_file *calib_load(const char *path, int *absent, char *err, size_t errlen);
+/* The same checks on a document in memory, named path in messages; errno ENOMEM when memory ran
+ * out, else EINVAL. */
 struct calib_file *calib_from_json(const cJSON *doc, const char *path, char *err, size_t errlen);
 /* The entry of a workload and phase, or NULL. */
 const struct calib_entry *calib_find(const struct calib_file *c, const char *workload,
@@ -144,7 +145,8 @@ cJSON *calib_json(const struct calib_result *r, size_t n, const struct calib_pla
 
 /* Analyses arms a and b of an A/A allocab-bench/1 document (named runs_path in messages and in the
  * file), prints the noise-floor report to f and writes the calibration to out atomically. Returns
- * 0, 1 on a runtime failure or 2 when the document is not an A/A comparison, err set. */
+ * ST_OK, or with err set ST_FAIL on a runtime failure or ST_USAGE when the document is not an A/A
+ * comparison (common/status.h). */
 int calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
                  const struct calib_plan *plan, const char *phase, const char *out, FILE *f,
                  char *err, size_t errlen);

@@ -7,6 +7,7 @@
 
 #include "front/analysis/logratio.h"
 #include "common/errmsg.h"
+#include "common/status.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -41,12 +42,26 @@ const char *cmp_verdict_name(enum cmp_verdict v)
 		return "slower";
 	case CMP_NO_DIFFERENCE:
 		return "no detectable difference";
+	case CMP_TOO_FEW:
+		return "too few rounds for a verdict";
 	default:
 		return "insufficient data";
 	}
 }
 
-#define warnf(b, ...) (noise_warnf(&(b)->r->warn, &(b)->r->nwarn, __VA_ARGS__) ? -2 : 0)
+const char *cmp_verdict_text(const struct cmp_row *row, char *buf, size_t len)
+{
+	if (row->verdict == CMP_TOO_FEW)
+		snprintf(buf, len, "%s: need %zu", cmp_verdict_name(row->verdict), row->need);
+	else
+		snprintf(buf, len, "%s", cmp_verdict_name(row->verdict));
+	return buf;
+}
+
+/* The builder's steps return 0, -1 for bad input (err set) or NO_MEMORY. */
+enum { NO_MEMORY = -2 };
+
+#define warnf(b, ...) (noise_warnf(&(b)->r->warn, &(b)->r->nwarn, __VA_ARGS__) ? NO_MEMORY : 0)
 
 static void set_na(struct cmp_row *row)
 {
@@ -72,12 +87,12 @@ static int paired_stats(struct builder *b, struct cmp_row *row, size_t n)
 	if (stats_hl_interval(b->a, n, o->conf, &row->d_rank) != 0 ||
 	    stats_wilcoxon(b->a, n, &w, &row->p) != 0 ||
 	    stats_spearman(b->pa, b->a, n, &row->drift_rho, &row->drift_p) != 0)
-		return -2;
+		return NO_MEMORY;
 	row->d = row->d_rank;
 	if (o->bootstrap) {
 		if (stats_bootstrap(b->a, n, stats_hl_estimate, o->bootstrap, o->seed, o->conf,
 		                    &row->d_boot) != 0)
-			return -2;
+			return NO_MEMORY;
 		row->has_boot = 1;
 		row->d = row->d_boot;
 	}
@@ -101,7 +116,7 @@ static int unpaired_stats(struct builder *bd, struct cmp_row *row, size_t nb, si
 	    stats_mann_whitney(bd->a, nb, bd->b, nc, &u, &row->p) != 0 ||
 	    stats_spearman(bd->pa, bd->a, nb, &row->drift_rho, &row->drift_p) != 0 ||
 	    stats_spearman(bd->pb, bd->b, nc, &rho, &p) != 0)
-		return -2;
+		return NO_MEMORY;
 	if (p < row->drift_p) {
 		row->drift_rho = rho;
 		row->drift_p = p;
@@ -372,14 +387,14 @@ static int add_rows(struct builder *b, size_t base_arm)
 	size_t *ca = calloc(c->narms + 1, sizeof *ca), *ba = calloc(c->narms + 1, sizeof *ba);
 	size_t narms = ca && ba ? pick_arms(r, b->o, base_arm, ca, ba) : 0;
 	struct gm_set sb = {0}, sc = {0};
-	int rc = ca && ba ? 0 : -2;
+	int rc = ca && ba ? 0 : NO_MEMORY;
 
 	sb.w = calloc(c->nwl + 1, sizeof *sb.w);
 	sb.ph = calloc(c->nwl + 1, sizeof *sb.ph);
 	sc.w = calloc(c->nwl + 1, sizeof *sc.w);
 	sc.ph = calloc(c->nwl + 1, sizeof *sc.ph);
 	if (!sb.w || !sb.ph || !sc.w || !sc.ph)
-		rc = -2;
+		rc = NO_MEMORY;
 	for (size_t wc = 0; rc == 0 && wc < c->nwl; wc++) {
 		const struct rf_workload *w = &c->wl[wc];
 		int wb = r->paired ? (int)wc : rf_workload(r->base, w->name);
@@ -420,6 +435,8 @@ static int add_rows(struct builder *b, size_t base_arm)
 	return rc;
 }
 
+/* Holm over the usable rows; a row left undecided whose rounds could not have decided it (n below
+ * the report's rounds rule, stats.h) says so instead of "no detectable difference". */
 static int decide(struct builder *b)
 {
 	struct cmp_report *r = b->r;
@@ -430,11 +447,13 @@ static int decide(struct builder *b)
 	if (!p || !adj) {
 		free(p);
 		free(adj);
-		return -2;
+		return NO_MEMORY;
 	}
 	for (size_t i = 0; i < r->nrows; i++)
 		if (r->rows[i].usable)
 			p[m++] = r->rows[i].p;
+	r->need = r->paired ? stats_signrank_min_n(alpha, m ? m : 1)
+	                    : stats_ranksum_min_n(alpha, m ? m : 1);
 	if (m && stats_holm(p, m, adj) != 0)
 		m = (size_t)-1;
 	for (size_t i = 0; m != (size_t)-1 && i < r->nrows; i++) {
@@ -447,10 +466,14 @@ static int decide(struct builder *b)
 			row->verdict = CMP_FASTER;
 		else if (row->p_holm < alpha && row->d.lo > 0)
 			row->verdict = CMP_SLOWER;
+		else if (row->n < r->need) {
+			row->verdict = CMP_TOO_FEW;
+			row->need = r->need;
+		}
 	}
 	free(p);
 	free(adj);
-	return m == (size_t)-1 ? -2 : 0;
+	return m == (size_t)-1 ? NO_MEMORY : 0;
 }
 
 static const char *row_name(const struct cmp_row *row, char *buf, size_t len)
@@ -460,44 +483,23 @@ static const char *row_name(const struct cmp_row *row, char *buf, size_t len)
 	return buf;
 }
 
-/* The smallest p-value the exact test can give with this many rounds: 2/2^n paired, two
- * over the number of ways to split the pooled runs unpaired. */
-static double min_p(const struct cmp_report *r, const struct cmp_row *row)
-{
-	double nb = (double)row->n_base, nc = (double)row->n_cand;
-
-	if (r->paired)
-		return 2 * pow(2, -(double)row->n);
-	return 2 * exp(lgamma(nb + 1) + lgamma(nc + 1) - lgamma(nb + nc + 1));
-}
-
 static int row_warnings(struct builder *b)
 {
 	struct cmp_report *r = b->r;
-	size_t insufficient = 0;
+	size_t insufficient = 0, m = 0, too_few = 0, few_n = 0;
 	char name[512];
 	int rc = 0;
-
-	size_t m = 0, coarse = 0, coarse_n = 0, short_level = 0, short_n = 0;
-	double coarse_p = 0, short_conf = 0;
 
 	for (size_t i = 0; i < r->nrows; i++)
 		m += r->rows[i].usable;
 	for (size_t i = 0; i < r->nrows && rc == 0; i++) {
 		const struct cmp_row *row = &r->rows[i];
-		double pmin = min_p(r, row);
 		insufficient += !row->usable;
 		if (!row->usable)
 			continue;
-		if (pmin * (double)m >= 1 - r->conf) {
-			coarse++;
-			coarse_n = row->n;
-			coarse_p = pmin;
-		}
-		if (row->d_rank.level + 1e-9 < r->conf) {
-			short_level++;
-			short_n = row->n;
-			short_conf = row->d_rank.level;
+		if (row->verdict == CMP_TOO_FEW) {
+			too_few++;
+			few_n = row->n;
 		}
 		if (rc == 0 && row->drift_p < CMP_DRIFT_P)
 			rc = warnf(b,
@@ -507,22 +509,17 @@ static int row_warnings(struct builder *b)
 			           r->paired ? "log ratios" : "log times", row->drift_rho,
 			           row->drift_p, CMP_DRIFT_P);
 	}
-	if (rc == 0 && coarse) {
+	if (rc == 0 && too_few) {
 		r->verdict_warning = (long)r->nwarn;
 		rc = warnf(
 		    b,
-		    "%zu comparison%s too few rounds for a verdict: with n = %zu the exact "
-		    "rank test's p cannot go below %.2g, and under Holm the smallest of %zu "
-		    "p-values must be below %.2g; run more rounds or compare less (--candidate, "
-		    "--workload, --phase)",
-		    coarse, coarse == 1 ? " has" : "s have", coarse_n, coarse_p, m,
-		    (1 - r->conf) / (double)m);
+		    "%zu comparison%s too few rounds for a verdict (n = %zu): %zu comparisons "
+		    "at alpha %.2g need %zu %s (the smallest n with %s <= alpha/%zu); run "
+		    "more rounds or compare less (--candidate, --workload, --phase)",
+		    too_few, too_few == 1 ? " has" : "s have", few_n, m, 1 - r->conf, r->need,
+		    r->paired ? "paired rounds" : "rounds per file",
+		    r->paired ? "2/2^n" : "2/C(2n,n)", m);
 	}
-	if (rc == 0 && short_level)
-		rc = warnf(b,
-		           "%zu comparison%s: with n = %zu the widest rank interval reaches only "
-		           "%.1f%% confidence; more rounds needed",
-		           short_level, short_level == 1 ? "" : "s", short_n, 100 * short_conf);
 	if (rc == 0 && insufficient)
 		rc = warnf(b, "%zu comparison%s with fewer than 2 usable rounds: insufficient data",
 		           insufficient, insufficient == 1 ? "" : "s");
@@ -545,7 +542,7 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 
 	*out = NULL;
 	if (!r)
-		return -2;
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	r->paired = cand == NULL;
 	r->verdict_warning = -1;
 	r->base = base;
@@ -556,7 +553,7 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	if ((rc = check_names(base, cand, o, err, errlen)) != 0 ||
 	    (cand && (rc = rf_same_work(base, cand, err, errlen)) != 0)) {
 		cmp_free(r);
-		return rc;
+		return rc == NO_MEMORY ? ST_FAIL : ST_USAGE;
 	}
 	if (r->paired && (ba = rf_arm(base, bname)) < 0) {
 		join_names(list, sizeof list, base->arms, base->narms);
@@ -564,12 +561,12 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 		            base->path, bname, list,
 		            o->baseline ? "" : "; name one with --baseline");
 		cmp_free(r);
-		return -1;
+		return ST_USAGE;
 	}
 	if (r->paired && o->candidate && strcmp(o->candidate, bname) == 0) {
 		errmsg_fail(err, errlen, "candidate and baseline are both '%s'", bname);
 		cmp_free(r);
-		return -1;
+		return ST_USAGE;
 	}
 	if (r->paired)
 		r->baseline = base->arms[ba];
@@ -583,11 +580,11 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	b.pb = calloc(b.cap, sizeof *b.pb);
 	b.rss = calloc(b.cap, sizeof *b.rss);
 	r->rows = calloc(c->nwl * RF_MAX_PHASES * c->narms + c->narms + 1, sizeof *r->rows);
-	rc = b.a && b.b && b.pa && b.pb && b.rss && r->rows ? 0 : -2;
+	rc = b.a && b.b && b.pa && b.pb && b.rss && r->rows ? 0 : NO_MEMORY;
 	if (rc == 0 && noise_flag_spikes(base, &r->flags, &r->nflags) != 0)
-		rc = -2;
+		rc = NO_MEMORY;
 	if (rc == 0 && cand && noise_flag_spikes(cand, &r->flags, &r->nflags) != 0)
-		rc = -2;
+		rc = NO_MEMORY;
 	if (rc == 0)
 		rc = add_rows(&b, ba < 0 ? 0 : (size_t)ba);
 	if (rc == 0 && r->nrows == 0 && r->paired)
@@ -599,7 +596,7 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	if (rc == 0)
 		rc = decide(&b);
 	if (rc == 0 && noise_doc_warnings(base, cand, &r->warn, &r->nwarn) != 0)
-		rc = -2;
+		rc = NO_MEMORY;
 	if (rc == 0)
 		rc = row_warnings(&b);
 	free(b.a);
@@ -608,13 +605,13 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	free(b.pb);
 	free(b.rss);
 	if (rc != 0) {
-		if (rc == -2)
+		if (rc == NO_MEMORY)
 			snprintf(err, errlen, "out of memory");
 		cmp_free(r);
-		return rc;
+		return rc == NO_MEMORY ? ST_FAIL : ST_USAGE;
 	}
 	*out = r;
-	return 0;
+	return ST_OK;
 }
 
 void cmp_free(struct cmp_report *r)

@@ -6,6 +6,7 @@
 #include "common/fingerprint.h"
 #include "front/analysis/rfload.h"
 #include "common/jsonload.h"
+#include "common/status.h"
 #include "front/analysis/stats.h"
 
 #include <errno.h>
@@ -346,7 +347,9 @@ static int load_rounds(struct loader *l, const cJSON *rounds)
 	return rc;
 }
 
-struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen)
+/* rf_from_json, with *oom set when memory ran out. */
+static struct rf_doc *from_json(const cJSON *bench, const char *name, int *oom, char *err,
+                                size_t errlen)
 {
 	struct rf_doc *d = calloc(1, sizeof *d);
 	struct loader l = {.d = d, .err = err, .errlen = errlen};
@@ -356,7 +359,7 @@ struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, siz
 	if (!d || !(d->path = strdup(name))) {
 		free(d);
 		snprintf(err, errlen, "%s: out of memory", name);
-		errno = ENOMEM;
+		*oom = 1;
 		return NULL;
 	}
 	if (!cJSON_IsObject(bench))
@@ -384,11 +387,18 @@ struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, siz
 				rc = rl_nomem(&l);
 		}
 	if (rc != 0) {
-		errno = l.nomem ? ENOMEM : EINVAL;
+		*oom = l.nomem;
 		rf_free(d);
 		return NULL;
 	}
 	return d;
+}
+
+struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen)
+{
+	int oom = 0;
+
+	return from_json(bench, name, &oom, err, errlen);
 }
 
 int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size_t errlen)
@@ -428,18 +438,17 @@ int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size
 	return 0;
 }
 
-struct rf_doc *rf_load(const char *path, char *err, size_t errlen)
+int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen)
 {
 	cJSON *root = jl_load(path, err, errlen);
-	struct rf_doc *d;
+	int oom = 0;
 
-	if (!root) {
-		errno = errno == ENOMEM ? ENOMEM : EINVAL;
-		return NULL;
-	}
-	d = rf_from_json(root, path, err, errlen);
+	*out = NULL;
+	if (!root)
+		return errno == ENOMEM ? ST_FAIL : ST_USAGE;
+	*out = from_json(root, path, &oom, err, errlen);
 	cJSON_Delete(root);
-	return d;
+	return *out ? ST_OK : oom ? ST_FAIL : ST_USAGE;
 }
 
 void rf_free(struct rf_doc *d)
