@@ -137,6 +137,40 @@ static int load_names(struct loader *l, const cJSON *arr, const char *what, void
 	return 0;
 }
 
+/* config.arm_configs (absent in older files): label -> {"allocator", "config": [...]}. */
+static int load_arm_configs(struct loader *l, const cJSON *ac)
+{
+	struct rf_doc *d = l->d;
+	const cJSON *c, *item;
+
+	if (!cJSON_IsObject(ac) || !ac->child)
+		return 0;
+	if (!(d->arm_config = calloc(d->narms, sizeof *d->arm_config)))
+		return nomem(l);
+	cJSON_ArrayForEach(c, ac)
+	{
+		const char *alloc = get_str(c, "allocator");
+		int a = rf_arm(d, c->string);
+		char buf[1024];
+		size_t k;
+
+		if (a < 0 || !alloc || !cJSON_IsArray(get(c, "config")))
+			return fail(
+			    l, "config.arm_configs: want label -> {allocator, config} of an arm");
+		k = (size_t)snprintf(buf, sizeof buf, "%s:", alloc);
+		cJSON_ArrayForEach(item, get(c, "config"))
+		{
+			if (cJSON_IsString(item) && k < sizeof buf)
+				k += (size_t)snprintf(buf + k, sizeof buf - k, " %s",
+				                      item->valuestring);
+		}
+		free(d->arm_config[a]);
+		if (!(d->arm_config[a] = strdup(buf)))
+			return nomem(l);
+	}
+	return 0;
+}
+
 static int load_config(struct loader *l, const cJSON *cfg)
 {
 	struct rf_doc *d = l->d;
@@ -161,7 +195,7 @@ static int load_config(struct loader *l, const cJSON *cfg)
 		if (!(d->wl[i].phases[0] = strdup("total")))
 			return nomem(l);
 	}
-	return 0;
+	return load_arm_configs(l, get(cfg, "arm_configs"));
 }
 
 static int load_machine(struct loader *l, const cJSON *m)
@@ -262,10 +296,11 @@ static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON 
 		{
 			double ns = get_num(get(get(rep, "phases"), w->phases[p]), "wall_ns");
 			if (!(ns > 0 && isfinite(ns)))
-				return fail(l,
-				            "%s: reps[%zu].phases.%s.wall_ns missing or not a positive "
-				            "finite number",
-				            at, i, w->phases[p]);
+				return fail(
+				    l,
+				    "%s: reps[%zu].phases.%s.wall_ns missing or not a positive "
+				    "finite number",
+				    at, i, w->phases[p]);
 			v[i++] = ns;
 		}
 		run->t_ns[p] = stats_median(v, n);
@@ -384,8 +419,8 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		return add_fail(l, jr, round, warmup, (size_t)a, (size_t)w, status);
 	if (d->commands) {
 		if (!(run->wall_ns > 0 && isfinite(run->wall_ns)))
-			return fail(l, "%s: process.wall_ns missing or not a positive finite number",
-			            at);
+			return fail(
+			    l, "%s: process.wall_ns missing or not a positive finite number", at);
 		run->t_ns[0] = run->wall_ns;
 		run->max_rss_kib = get_num(proc, "max_rss_kib");
 		return 0;
@@ -596,8 +631,12 @@ void rf_free(struct rf_doc *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->narms; i++)
+	for (size_t i = 0; i < d->narms; i++) {
 		free(d->arms[i]);
+		if (d->arm_config)
+			free(d->arm_config[i]);
+	}
+	free(d->arm_config);
 	for (size_t i = 0; i < d->nwl; i++) {
 		for (size_t p = 0; p < RF_MAX_PHASES; p++)
 			free(d->wl[i].phases[p]);

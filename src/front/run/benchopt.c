@@ -121,6 +121,7 @@ enum opt_id {
 	O_RDIR,
 	O_DDIR,
 	O_CMD,
+	O_ARM,
 	O_COUNT
 };
 
@@ -146,6 +147,7 @@ static const struct {
     [O_RDIR] = {"--results-dir", 0, 0},
     [O_DDIR] = {"--driver-dir", 0, 0},
     [O_CMD] = {"--cmd", 0, 1},
+    [O_ARM] = {"--arm", 0, 1},
 };
 
 /* Matches argv[*i] against the option table; sets *val (from "=VALUE", "-aVALUE" or the next
@@ -285,6 +287,9 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		return 0;
 	case O_CMD:
 		return add_cmd(o, v, err, errlen);
+	case O_ARM:
+		o->arm_specs[o->narm_specs++] = v;
+		return 0;
 	}
 	return -1;
 }
@@ -293,7 +298,8 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 static int check_combinations(struct bench_opts *o, const unsigned char *given, char *err,
                               size_t errlen)
 {
-	static const int drivers_only[] = {O_ALLOC, O_WL, O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
+	static const int drivers_only[] = {O_ALLOC, O_WL,   O_SCALE, O_SEED,
+	                                   O_PARAM, O_REPS, O_DDIR,  O_ARM};
 
 	if (o->ncmds == 1)
 		return errmsg_fail(err, errlen, "--cmd: a comparison needs at least two commands");
@@ -330,8 +336,9 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	o->pad_max = DEFAULT_PAD_MAX;
 	o->params = calloc((size_t)argc + 1, sizeof *o->params);
 	o->cmd_names = calloc((size_t)argc + 1, sizeof *o->cmd_names);
+	o->arm_specs = calloc((size_t)argc + 1, sizeof *o->arm_specs);
 	o->cmd_lines = calloc((size_t)argc + 1, sizeof *o->cmd_lines);
-	if (!o->params || !o->cmd_names || !o->cmd_lines)
+	if (!o->params || !o->cmd_names || !o->cmd_lines || !o->arm_specs)
 		goto fail_oom;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
@@ -409,8 +416,9 @@ void bench_opts_free(struct bench_opts *o)
 	free(o->cmd_names);
 	free(o->cmd_lines);
 	free(o->params);
-	o->cmd_names = o->cmd_lines = o->params = NULL;
-	o->ncmds = o->nparams = 0;
+	free(o->arm_specs);
+	o->cmd_names = o->cmd_lines = o->params = o->arm_specs = NULL;
+	o->ncmds = o->nparams = o->narm_specs = 0;
 }
 /* ",a,b," from a workload's "params" array, for lookup with strstr(",KEY,"). */
 static char *param_set(const cJSON *params)
