@@ -2,6 +2,7 @@
  * settings with the backend's driver. */
 #include "front/run/armspec.h"
 #include "common/errmsg.h"
+#include "common/status.h"
 #include "front/run/runner.h"
 
 #include <stdio.h>
@@ -118,7 +119,7 @@ int armspec_check(const char *driver, const struct arm_spec *a, const volatile s
 	if (env)
 		*env = NULL;
 	if (!argv)
-		return errmsg_status(1, err, errlen, "out of memory");
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	argv[n++] = (char *)driver;
 	argv[n++] = "env";
 	for (size_t i = 0; i < a->nconfig; i++) {
@@ -131,12 +132,13 @@ int armspec_check(const char *driver, const struct arm_spec *a, const volatile s
 		return 1;
 	if (r.end == RUNNER_EXITED && r.exit_code == 0) {
 		rc = env && !(*env = strdup(r.out ? r.out : ""))
-		         ? errmsg_status(1, err, errlen, "out of memory")
+		         ? errmsg_status(ST_FAIL, err, errlen, "out of memory")
 		         : 0;
 	} else {
 		last_line(r.tail_len ? r.tail : "", line, sizeof line);
-		rc = errmsg_status(r.end == RUNNER_EXITED && r.exit_code == 2 ? 2 : 1, err, errlen,
-		                   "--arm %s: %s", a->label,
+		rc = errmsg_status(r.end == RUNNER_EXITED && r.exit_code == ST_USAGE ? ST_USAGE
+		                                                                     : ST_FAIL,
+		                   err, errlen, "--arm %s: %s", a->label,
 		                   line[0] ? line : "the driver does not take the settings");
 	}
 	runner_result_free(&r);
