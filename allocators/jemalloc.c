@@ -46,10 +46,10 @@ static size_t jemalloc_counters(struct backend_counter *out, size_t cap)
 /* How mallctl returns an opt.* value (backend_option.id). */
 enum { JE_UNSIGNED, JE_SSIZE, JE_BOOL, JE_SIZE, JE_STRING };
 
-static const char *const je_bool[] = {"false", "true", NULL};
-static const char *const je_thp[] = {"default", "always", "never", NULL};
-static const char *const je_mthp[] = {"disabled", "auto", "always", NULL};
-static const char *const je_percpu[] = {"disabled", "percpu", "phycpu", NULL};
+#define je_bool   "false,true"
+#define je_thp    "default,always,never"
+#define je_mthp   "disabled,auto,always"
+#define je_percpu "disabled,percpu,phycpu"
 
 #define JE_OPT(nm, t, u, lo, hi, d, kind, text)                                                    \
 	{                                                                                          \
@@ -129,9 +129,7 @@ static enum backend_read jemalloc_read(const struct backend_option *o,
 		*value = (int64_t)v.z;
 		break;
 	default:
-		for (*value = 0; o->choices[*value] && strcmp(o->choices[*value], v.s); ++*value)
-			;
-		if (!o->choices[*value]) {
+		if ((*value = backend_choice_index(o, v.s)) < 0) {
 			snprintf(err, errlen, "%s is '%s'", o->key, v.s);
 			return BACKEND_READ_FAIL;
 		}

@@ -106,7 +106,7 @@ static enum backend_read tcmalloc_read(const struct backend_option *o,
 	size_t v;
 
 	(void)cfg, (void)ncfg;
-	if (!o->key)
+	if (!o->key[0])
 		return BACKEND_READ_NONE;
 	if (!MallocExtension_GetNumericProperty(o->key, &v)) {
 		snprintf(err, errlen, "MallocExtension_GetNumericProperty(\"%s\") failed", o->key);

@@ -33,23 +33,32 @@ enum backend_opt_proof {
 	BACKEND_PROOF_ENV,      /* the variable was in the environment at start; no getter */
 };
 
+/* Text is held in arrays, not pointers: a table of pointers would need one dynamic relocation
+ * per pointer in these position-independent drivers, and .rela.dyn sits before .text, where it
+ * would move the shared code (docs/allocators.md, "Same code addresses in every driver"). */
 struct backend_option {
-	const char *name; /* --config KEY: snake_case */
+	char name[32]; /* --config KEY: snake_case */
 	enum backend_opt_type type;
-	const char *unit;           /* "bytes", "ms", "count", "MiB", "KiB", "" */
-	int64_t min, max;           /* inclusive range of values the library applies */
-	int64_t align;              /* values must be multiples of this (0 or 1: any) */
-	int64_t def;                /* the library's default, unless def_text says otherwise */
-	const char *def_text;       /* NULL, or the default in words ("4 x CPUs") */
-	const char *const *choices; /* BACKEND_OPT_ENUM: NULL-terminated names */
-	const char *help;           /* one line */
-	const char *source;         /* the library's name for it: "mallopt(M_MMAP_THRESHOLD)" */
-	const char *env;            /* its environment form (see backend_ops.env_var) */
+	char unit[8];      /* "bytes", "ms", "count", "MiB", "0/1", "" */
+	int64_t min, max;  /* inclusive range of values the library applies */
+	int64_t align;     /* values must be multiples of this (0 or 1: any) */
+	int64_t def;       /* the library's default, unless def_text says otherwise */
+	char def_text[24]; /* "", or the default in words ("4 x CPUs") */
+	char choices[64];  /* BACKEND_OPT_ENUM: the names, comma-separated; value i is the i-th */
+	char help[112];    /* one line */
+	char source[48];   /* the library's name for it: "mallopt(M_MMAP_THRESHOLD)" */
+	char env[48];      /* its environment form (see backend_ops.env_var) */
 	enum backend_opt_apply apply;
 	enum backend_opt_proof proof;
-	int id;          /* backend-private: mallopt parameter, mi_option_t, ... */
-	const char *key; /* backend-private: mallctl name, numeric property, tunable name */
+	int id;       /* backend-private: mallopt parameter, mi_option_t, ... */
+	char key[48]; /* backend-private: mallctl name, numeric property */
 };
+
+/* The i-th name of an enum option's choices into buf (len bytes); "" when there is none. */
+const char *backend_choice(const struct backend_option *o, int64_t i, char *buf, size_t len);
+
+/* The index of name among an enum option's choices, or -1. */
+int64_t backend_choice_index(const struct backend_option *o, const char *name);
 
 /* One requested value of an option. */
 struct backend_setting {

@@ -46,13 +46,35 @@ static void join_names(const struct backend_ops *b, char *buf, size_t len)
 		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "", b->options[i].name);
 }
 
-static void join_choices(const char *const *ch, char *buf, size_t len)
+const char *backend_choice(const struct backend_option *o, int64_t i, char *buf, size_t len)
 {
+	const char *p = o->choices;
+
+	for (; i > 0 && p; i--)
+		p = (p = strchr(p, ',')) ? p + 1 : NULL;
+	snprintf(buf, len, "%.*s", p && i == 0 ? (int)strcspn(p, ",") : 0, p ? p : "");
+	return buf;
+}
+
+int64_t backend_choice_index(const struct backend_option *o, const char *name)
+{
+	char buf[64];
+
+	for (int64_t i = 0; *backend_choice(o, i, buf, sizeof buf); i++)
+		if (strcmp(buf, name) == 0)
+			return i;
+	return -1;
+}
+
+/* "a, b, c" from the comma-separated choices. */
+static void join_choices(const struct backend_option *o, char *buf, size_t len)
+{
+	char one[64];
 	size_t k = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; ch[i] && k < len; i++)
-		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "", ch[i]);
+	for (int64_t i = 0; *backend_choice(o, i, one, sizeof one) && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "", one);
 }
 
 void config_format(const struct backend_option *o, int64_t v, char *buf, size_t len)
@@ -60,7 +82,7 @@ void config_format(const struct backend_option *o, int64_t v, char *buf, size_t 
 	static const char suffix[] = "GMk";
 
 	if (o->type == BACKEND_OPT_ENUM) {
-		snprintf(buf, len, "%s", v >= 0 && v <= o->max ? o->choices[v] : "?");
+		backend_choice(o, v, buf, len);
 		return;
 	}
 	for (int i = 0; o->type == BACKEND_OPT_BYTES && v != 0 && i < 3; i++) {
@@ -79,10 +101,9 @@ static int parse_value(const struct backend_option *o, const char *v, int64_t *o
 	char lo[32], hi[32], names[512];
 
 	if (o->type == BACKEND_OPT_ENUM) {
-		for (int64_t i = 0; o->choices[i]; i++)
-			if (strcmp(o->choices[i], v) == 0)
-				return *out = i, 0;
-		join_choices(o->choices, names, sizeof names);
+		if ((*out = backend_choice_index(o, v)) >= 0)
+			return 0;
+		join_choices(o, names, sizeof names);
 		return errmsg_fail(err, errlen, "--config %s: '%s' is not one of %s", o->name, v,
 		                   names);
 	}
@@ -294,7 +315,7 @@ static cJSON *value_json(const struct backend_option *o, int64_t v)
 	char text[32];
 
 	if (o->type == BACKEND_OPT_ENUM)
-		return cJSON_CreateString(v >= 0 && v <= o->max ? o->choices[v] : "?");
+		return cJSON_CreateString(backend_choice(o, v, text, sizeof text));
 	snprintf(text, sizeof text, "%lld", (long long)v);
 	return cJSON_CreateRaw(text);
 }
@@ -354,8 +375,8 @@ static cJSON *option_json(const struct backend_ops *b, const struct backend_opti
 	cJSON_AddStringToObject(j, "unit", o->unit);
 	if (o->type == BACKEND_OPT_ENUM) {
 		ch = cJSON_AddArrayToObject(j, "choices");
-		for (size_t i = 0; o->choices[i]; i++)
-			cJSON_AddItemToArray(ch, cJSON_CreateString(o->choices[i]));
+		for (int64_t i = 0; *backend_choice(o, i, envname, sizeof envname); i++)
+			cJSON_AddItemToArray(ch, cJSON_CreateString(envname));
 	} else {
 		cJSON_AddItemToObject(j, "min", value_json(o, o->min));
 		cJSON_AddItemToObject(j, "max", value_json(o, o->max));
@@ -363,7 +384,7 @@ static cJSON *option_json(const struct backend_ops *b, const struct backend_opti
 	if (o->align > 1)
 		cJSON_AddItemToObject(j, "multiple_of", value_json(o, o->align));
 	cJSON_AddItemToObject(
-	    j, "default", o->def_text ? cJSON_CreateString(o->def_text) : value_json(o, o->def));
+	    j, "default", o->def_text[0] ? cJSON_CreateString(o->def_text) : value_json(o, o->def));
 	cJSON_AddStringToObject(j, "help", o->help);
 	cJSON_AddStringToObject(j, "source", o->source);
 	snprintf(envname, sizeof envname, "%s%s%s", b->env_var ? b->env_var : "",
@@ -409,12 +430,12 @@ void config_options_text(const struct backend_ops *b, FILE *f, int current)
 		char def[64], lo[32], hi[32], range[512], now[64] = "-", err[160];
 		int64_t v;
 
-		if (o->def_text)
+		if (o->def_text[0])
 			snprintf(def, sizeof def, "%s", o->def_text);
 		else
 			config_format(o, o->def, def, sizeof def);
 		if (o->type == BACKEND_OPT_ENUM) {
-			join_choices(o->choices, range, sizeof range);
+			join_choices(o, range, sizeof range);
 		} else {
 			config_format(o, o->min, lo, sizeof lo);
 			config_format(o, o->max, hi, sizeof hi);
