@@ -1,8 +1,9 @@
-/* calibrate.h - the noise floor of this machine (issue 4): A/A rounds, one backend against itself,
- * reduced to the spread of the per-round log ratios, the false positives the method makes on
- * them, their drift, and the minimum detectable effect for a number of rounds or a budget. The
- * pure computations (calib_*) work on caller-owned arrays; calibrate.c also reads and writes the
- * allocab-calibration/1 file that `compare` and `gate` consult, and calibcli.c is the command. */
+/* calibrate.h - the noise floor of this machine (docs/calibration.md): A/A rounds, one backend
+ * against itself, reduced to the spread of the per-round log ratios, the false positives the
+ * method makes on them, their drift, and the minimum detectable effect for a number of rounds or
+ * a budget. The pure computations (calib_*) work on caller-owned arrays; calibrate.c also reads
+ * and writes the allocab-calibration/1 file that `compare` and `gate` consult. The report is
+ * calibreport.h; the command is front/cmd/calibrate.c. */
 #ifndef ALLOCAB_CALIBRATE_H
 #define ALLOCAB_CALIBRATE_H
 
@@ -129,13 +130,5 @@ void calib_results_free(struct calib_result *r, size_t n);
  * machine members copied in as given. NULL when memory ran out. */
 cJSON *calib_json(const struct calib_result *r, size_t n, const struct calib_plan *plan,
                   double suite_round_s, const cJSON *meta);
-
-/* Analyses arms a and b of an A/A allocab-bench/1 document (named runs_path in messages and in the
- * file), prints the noise-floor report to f and writes the calibration to out atomically. Returns
- * ST_OK, or with err set ST_FAIL on a runtime failure or ST_USAGE when the document is not an A/A
- * comparison (common/status.h). */
-int calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
-                 const struct calib_plan *plan, const char *phase, const char *out, FILE *f,
-                 char *err, size_t errlen);
 
 #endif

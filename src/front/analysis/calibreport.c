@@ -3,7 +3,7 @@
  * file, with what the file records about the bench it comes from. */
 #include "common/atomicio.h"
 #include "common/status.h"
-#include "front/analysis/calibrate.h"
+#include "front/analysis/calibreport.h"
 
 #include <math.h>
 #include <stdio.h>

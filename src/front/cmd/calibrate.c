@@ -1,12 +1,15 @@
-/* calibcli.c - the `allocab calibrate` command line: options, then one backend against itself
+/* calibrate.c - the `allocab calibrate` command line: options, then one backend against itself
  * through the bench engine (two arms with the same driver, shuffled, padded, warmed up, within a
  * budget) or an existing A/A file (--from), handed to calib_report (calibreport.c) for the
  * noise-floor report and the calibration file. */
 #include "front/cmd/commands.h"
 #include "common/atomicio.h"
+#include "front/cmd/benchopt.h"
 #include "front/run/bench.h"
 #include "front/run/armspec.h"
+#include "front/run/setup.h"
 #include "front/analysis/calibrate.h"
+#include "front/analysis/calibreport.h"
 #include "front/run/duet.h"
 #include "common/errmsg.h"
 #include "common/status.h"
