@@ -115,19 +115,19 @@ static int load_arm_configs(struct loader *l, const cJSON *ac)
 	if (!cJSON_IsObject(ac) || !ac->child)
 		return 0;
 	if (!(d->arm_config = calloc(d->narms, sizeof *d->arm_config)))
-		return nomem(l);
+		return rl_nomem(l);
 	cJSON_ArrayForEach(c, ac)
 	{
-		const char *alloc = get_str(c, "allocator");
+		const char *alloc = rl_get_str(c, "allocator");
 		int a = rf_arm(d, c->string);
 		char buf[1024];
 		size_t k;
 
-		if (a < 0 || !alloc || !cJSON_IsArray(get(c, "config")))
-			return fail(
+		if (a < 0 || !alloc || !cJSON_IsArray(rl_get(c, "config")))
+			return rl_fail(
 			    l, "config.arm_configs: want label -> {allocator, config} of an arm");
 		k = (size_t)snprintf(buf, sizeof buf, "%s:", alloc);
-		cJSON_ArrayForEach(item, get(c, "config"))
+		cJSON_ArrayForEach(item, rl_get(c, "config"))
 		{
 			if (cJSON_IsString(item) && k < sizeof buf)
 				k += (size_t)snprintf(buf + k, sizeof buf - k, " %s",
@@ -135,7 +135,7 @@ static int load_arm_configs(struct loader *l, const cJSON *ac)
 		}
 		free(d->arm_config[a]);
 		if (!(d->arm_config[a] = strdup(buf)))
-			return nomem(l);
+			return rl_nomem(l);
 	}
 	return 0;
 }
@@ -166,7 +166,7 @@ static int load_config(struct loader *l, const cJSON *cfg)
 		if (!(d->wl[i].phases[0] = strdup("total")))
 			return rl_nomem(l);
 	}
-	return load_arm_configs(l, get(cfg, "arm_configs"));
+	return load_arm_configs(l, rl_get(cfg, "arm_configs"));
 }
 
 static int load_machine(struct loader *l, const cJSON *m)
