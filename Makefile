@@ -70,8 +70,12 @@ $(BUILD)/asan/%.o: %.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(NOBUILTIN) $(SANITIZE) -MMD -MP -c -o $@ $<
 
 # The backend object comes last so workload code has the same addresses in every driver.
+# The code starts at a fixed address (.init, then .plt and .text) whatever the size of the
+# dynamic-linking tables before it, which differ by backend (docs/allocators.md).
+DRIVER_CODE_START := 0x10000
 $(BUILD)/allocab-%: $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC)) $(BUILD)/allocators/%.o
-	$(CC) $(LDFLAGS) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl -Wl,--no-as-needed $(LIBS_$*) -Wl,--as-needed
+	$(CC) $(LDFLAGS) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl -Wl,--no-as-needed $(LIBS_$*) -Wl,--as-needed \
+		-Wl,--section-start=.init=$(DRIVER_CODE_START)
 # Nothing a backend adds may land before the shared code (docs/allocators.md): driver code calls
 # libraries through the GOT, not the PLT (which precedes .text), and backend code stays out of the
 # .text.startup/.text.unlikely sections that the linker places first.
