@@ -8,10 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A noisy bench flags hundreds of runs: text formats show the first ones and the count. */
-#define REPORT_MAX_FLAG_LINES 20
-#define NCOL                  11 /* the last, noise floor, only with a calibration */
-#define CELL                  160
+#define NCOL 11 /* the last, noise floor, only with a calibration */
+#define CELL 160
 
 static const char *const col_names[NCOL] = {"workload", "phase",          "candidate",  "speedup",
                                             "CI",       "improvement",    "p (Holm)",   "verdict",
@@ -48,17 +46,18 @@ static void describe_method(const struct cmp_report *r, char *buf, size_t len)
 		snprintf(
 		    buf, len,
 		    "method: rounds paired; d = ln(t_candidate/t_baseline) per round; speedup = "
-		    "exp(-HL(d)), Hodges-Lehmann; interval at the %g%% level asked: %s; p: Wilcoxon signed-rank, "
+		    "exp(-HL(d)), Hodges-Lehmann; interval at the %g%% level asked: %s; p: "
+		    "Wilcoxon signed-rank, "
 		    "Holm-adjusted over %zu comparisons",
 		    100 * r->conf,
 		    r->bootstrap ? "percentile bootstrap over rounds" : "Wilcoxon signed-rank", m);
 	else
-		snprintf(
-		    buf, len,
-		    "method: rounds of two files cannot be paired; speedup = exp(-shift), "
-		    "two-sample Hodges-Lehmann shift of log times; interval at the %g%% level asked: Mann-Whitney "
-		    "(Moses); p: Mann-Whitney, Holm-adjusted over %zu comparisons",
-		    100 * r->conf, m);
+		snprintf(buf, len,
+		         "method: rounds of two files cannot be paired; speedup = exp(-shift), "
+		         "two-sample Hodges-Lehmann shift of log times; interval at the %g%% level "
+		         "asked: Mann-Whitney "
+		         "(Moses); p: Mann-Whitney, Holm-adjusted over %zu comparisons",
+		         100 * r->conf, m);
 }
 
 static void describe_doc(const struct rf_doc *d, const char *role, char *buf, size_t len)
@@ -210,12 +209,6 @@ static void fail_counts(const struct rf_doc *d, char *buf, size_t len)
 	}
 }
 
-static void flag_line(const struct noise_flag *f, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s round %zu: %s on %s: %s %.3g > %.3g", f->doc->path, f->round,
-	         f->doc->arms[f->arm], f->doc->wl[f->wl].name, f->metric, f->value, f->threshold);
-}
-
 /* Text blocks shared by table and markdown: prefix each line as the format wants. */
 static void put_lines(FILE *out, const struct cmp_report *r, const char *pre)
 {
@@ -349,20 +342,6 @@ static int write_text(FILE *out, const struct cmp_report *r, int md)
 		if (r->paired)
 			break;
 	}
-	if (r->nflags)
-		fprintf(out,
-		        md ? "\n**Telemetry spikes** (value > median + max(%g MAD, floor) within "
-		             "the workload):\n"
-		           : "\ntelemetry spikes (value > median + max(%g MAD, floor) within the "
-		             "workload):\n",
-		        NOISE_SPIKE_MADS);
-	for (size_t i = 0; i < r->nflags && i < REPORT_MAX_FLAG_LINES; i++) {
-		flag_line(&r->flags[i], line, sizeof line);
-		fprintf(out, "%s%s\n", md ? "- " : "  ", line);
-	}
-	if (r->nflags > REPORT_MAX_FLAG_LINES)
-		fprintf(out, "%sand %zu more (--format json lists every flagged run)\n",
-		        md ? "- " : "  ", r->nflags - REPORT_MAX_FLAG_LINES);
 	free(c);
 	free(a);
 	return 0;

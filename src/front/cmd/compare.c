@@ -194,7 +194,8 @@ int compare_main(int argc, char **argv)
 	else if (rc == 0 && calwarn[0])
 		errmsg_warn(stderr, "compare", calwarn);
 	if (rc == 0) {
-		for (size_t i = 0; i < r->nwarn; i++)
+		/* Table, markdown and JSON carry the warnings; only CSV has no place for them. */
+		for (size_t i = 0; f == REPORT_CSV && i < r->nwarn; i++)
 			errmsg_warn(stderr, "compare", r->warn[i]);
 		if (render(r, f, a.out, err, sizeof err) != 0)
 			rc = 1;
