@@ -5,6 +5,7 @@
 #include "front/cmd/commands.h"
 #include "common/atomicio.h"
 #include "front/run/bench.h"
+#include "front/run/progress.h"
 #include "front/analysis/calibrate.h"
 #include "front/run/duet.h"
 #include "common/errmsg.h"
@@ -337,7 +338,7 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 	    .grace_s = BENCH_KILL_GRACE_S,
 	    .shuffle_seed = bo->shuffle_seed_set ? bo->shuffle_seed : bench_clock_seed(),
 	    .pad_max = bo->pad_max,
-	    .progress = !bo->quiet && isatty(2),
+	    .progress = (int)progress_mode_for(bo->quiet, 2),
 	    .out_paths = s->paths,
 	    .nout = 1,
 	    .argv = argv,
