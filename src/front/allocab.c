@@ -21,6 +21,8 @@ static const struct subcommand subcommands[] = {
     {"compare", compare_main, "speedups with confidence intervals from results files"},
     {"gate", gate_main, "PASS / FAIL / INCONCLUSIVE against a speedup or slowdown margin"},
     {"calibrate", calibrate_main, "noise floor of this machine: one backend against itself"},
+    {"record", record_main, "record a program's allocation calls into a trace (replay workload)"},
+    {"trace", trace_main, "describe a recorded trace: processes, threads, operations, sizes"},
 };
 
 #define NSUB (sizeof subcommands / sizeof subcommands[0])
