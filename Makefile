@@ -5,6 +5,8 @@ VERSION := 0.1.0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/allocab
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 BUILD ?= build
 
 CC ?= cc
@@ -129,17 +131,27 @@ test: deps
 	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(TOOLS)
 	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS)
 
+# What README.md and the man page point to: the drop-in script, the docs (the CI workflow among
+# them) and bash completion.
+DOCS := README.md $(wildcard docs/*.md)
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)/ci \
+		$(DESTDIR)$(COMPLETIONDIR)
 	install -m 755 $(FRONT) $(DRIVERS) $(DESTDIR)$(BINDIR)
+	install -m 755 scripts/benchmark_mimalloc.sh $(DESTDIR)$(BINDIR)/allocab-benchmark-mimalloc
 	install -m 644 docs/allocab.1 $(DESTDIR)$(MANDIR)/man1/allocab.1
 	install -d $(DESTDIR)$(PREFIX)/lib/allocab
 	install -m 644 $(RECORD_LIB) $(DESTDIR)$(PREFIX)/lib/allocab/
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
+	install -m 644 $(wildcard docs/ci/*.yml) $(DESTDIR)$(DOCDIR)/ci
+	install -m 644 scripts/completion/allocab.bash $(DESTDIR)$(COMPLETIONDIR)/allocab
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/allocab $(addprefix $(DESTDIR)$(BINDIR)/allocab-,$(BACKENDS))
-	rm -f $(DESTDIR)$(MANDIR)/man1/allocab.1
+	rm -f $(DESTDIR)$(BINDIR)/allocab-benchmark-mimalloc
+	rm -f $(DESTDIR)$(MANDIR)/man1/allocab.1 $(DESTDIR)$(COMPLETIONDIR)/allocab
 	rm -f $(DESTDIR)$(PREFIX)/lib/allocab/liballocab-record.so
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf $(BUILD)

@@ -233,6 +233,18 @@ static int format_known(const char *name)
 	return export_find(name) || report_format_parse(name, &f) == 0;
 }
 
+/* Each warning is printed once: in the report when its format has a place for them, else on
+ * stderr. */
+static int carries_warnings(const char *format)
+{
+	static const char *const with[] = {"table", "markdown", "json", "html", NULL};
+
+	for (size_t i = 0; with[i]; i++)
+		if (strcmp(format, with[i]) == 0)
+			return 1;
+	return 0;
+}
+
 int compare_main(int argc, char **argv)
 {
 	struct compare_args a = {
@@ -274,8 +286,7 @@ int compare_main(int argc, char **argv)
 	else if (rc == 0 && calwarn[0])
 		errmsg_warn(stderr, "compare", calwarn);
 	if (rc == 0) {
-		/* Table, markdown and JSON carry the warnings; only CSV has no place for them. */
-		for (size_t i = 0; f == REPORT_CSV && i < r->nwarn; i++)
+		for (size_t i = 0; !carries_warnings(a.format) && i < r->nwarn; i++)
 			errmsg_warn(stderr, "compare", r->warn[i]);
 		if (claims && !(checked = claims_check(claims, r)))
 			rc = errmsg_status(1, err, sizeof err, "out of memory");
