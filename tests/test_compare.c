@@ -486,6 +486,14 @@ static void test_noise_normal(void)
 	char *table = r ? render(r, REPORT_TABLE) : NULL;
 	CHECK(table && !strstr(table, "steal_cpu_s_per_s"), "noise: the table does not list flags");
 	free(table);
+	size_t nwarn = r ? r->nwarn : 0;
+	if (r)
+		cmp_drop_telemetry(r);
+	int left = 0;
+	for (size_t i = 0; r && i < r->nwarn; i++)
+		left |= !strncmp(r->warn[i], "telemetry: ", 11);
+	CHECK(r && r->nwarn == nwarn - 1 && !left && r->nflags == 0,
+	      "noise: cmp_drop_telemetry removes the warning and the flags (--no-telemetry)");
 	cmp_free(r);
 	rf_free(d);
 	cJSON_Delete(doc);

@@ -559,8 +559,10 @@ static int row_warnings(struct builder *b)
 	if (rc == 0 && insufficient)
 		rc = warnf(b, "%zu comparison%s with fewer than 2 usable rounds: insufficient data",
 		           insufficient, insufficient == 1 ? "" : "s");
-	if (rc == 0 && r->nflags)
+	if (rc == 0 && r->nflags) {
+		r->telemetry_warning = (long)r->nwarn;
 		rc = telemetry_warning(b);
+	}
 	return rc;
 }
 
@@ -579,6 +581,7 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 		return -2;
 	r->paired = cand == NULL;
 	r->verdict_warning = -1;
+	r->telemetry_warning = -1;
 	r->base = base;
 	r->cand = c;
 	r->conf = o->conf;
@@ -646,6 +649,21 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	}
 	*out = r;
 	return 0;
+}
+
+void cmp_drop_telemetry(struct cmp_report *r)
+{
+	long t = r->telemetry_warning;
+
+	r->nflags = 0;
+	if (t < 0)
+		return;
+	free(r->warn[t]);
+	memmove(&r->warn[t], &r->warn[t + 1], (r->nwarn - (size_t)t - 1) * sizeof *r->warn);
+	r->nwarn--;
+	if (r->verdict_warning > t)
+		r->verdict_warning--;
+	r->telemetry_warning = -1;
 }
 
 void cmp_free(struct cmp_report *r)

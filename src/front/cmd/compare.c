@@ -28,6 +28,7 @@ static const char compare_usage[] =
     "                       [--format table|markdown|json|csv|html|svg|bmf|gab] [-o FILE]\n"
     "                       [--conf 0.95] [--bootstrap N] [--seed N] [--calibration FILE]\n"
     "                       [--claims FILE] [--min-speedup P% | --max-slowdown P%]\n"
+    "                       [--no-telemetry]\n"
     "One file: every arm against the baseline (default system; commands mode: the first arm),\n"
     "paired by round. Two files: every arm of RESULTS2 against the same arm of RESULTS\n"
     "(two-sample; warns when the machines differ). By default the total of every workload and\n"
@@ -43,10 +44,13 @@ static const char compare_usage[] =
     "  --claims FILE   check the quoted speedups of an allocab-claims/1 file against the\n"
     "                  intervals: confirmed, partly, refuted (docs/claims.md)\n"
     "  --min-speedup P%, --max-slowdown P%  draw this gate margin in html and svg charts\n"
+    "  --no-telemetry  leave the runs' telemetry out (its warning; in json its list), e.g. for\n"
+    "                  a CI step summary\n"
     "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's time;\n"
     "improvement % = (1 - t_candidate/t_baseline) x 100.\n"
     "Verdict: faster or slower when the Holm-adjusted p < 1 - conf and the interval excludes\n"
-    "1; otherwise no detectable difference; fewer than 2 usable rounds: insufficient data.\n"
+    "1; otherwise no detectable difference; fewer than 2 usable rounds: insufficient data;\n"
+    "too few rounds for any verdict under Holm: too few rounds for a verdict: need N.\n"
     "Exit status: 0 report written, 2 bad input, 1 runtime failure.\n";
 
 /* --conf has always taken strtod's leading blanks and '+', which the other numbers refuse. */
@@ -85,6 +89,7 @@ struct compare_args {
 	size_t nfiles;
 	const char *format, *out, *calibration, *claims;
 	double margin; /* bound on t_candidate/t_baseline to draw, or NAN */
+	int no_telemetry;
 };
 
 static int parse_compare(int argc, char **argv, struct compare_args *a, char *err, size_t errlen)
@@ -100,6 +105,10 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 		int missing = 0, done = 0;
 		const char *v;
 
+		if (strcmp(argv[i], "--no-telemetry") == 0) {
+			a->no_telemetry = 1;
+			continue;
+		}
 		for (size_t k = 0; k < 8 && !done && !missing; k++)
 			if ((v = opt_value(argc, argv, &i, str_opts[k], &missing))) {
 				if (!v[0])
@@ -285,6 +294,8 @@ int compare_main(int argc, char **argv)
 		rc = 2;
 	else if (rc == 0 && calwarn[0])
 		errmsg_warn(stderr, "compare", calwarn);
+	if (rc == 0 && a.no_telemetry)
+		cmp_drop_telemetry(r);
 	if (rc == 0) {
 		for (size_t i = 0; !carries_warnings(a.format) && i < r->nwarn; i++)
 			errmsg_warn(stderr, "compare", r->warn[i]);
