@@ -16,7 +16,10 @@
 	"speedup 1.12x means the candidate takes 1/1.12 of the baseline's time; "                  \
 	"improvement % = (1 - t_candidate/t_baseline) x 100"
 #define CMP_MIN_BOOTSTRAP 10000
-#define CMP_DRIFT_P       0.01 /* Spearman p below which rounds are not exchangeable */
+#define CMP_MAX_BOOTSTRAP 100000
+/* Bootstrap cost: resamples x measured rounds, each resample one Hodges-Lehmann estimate. */
+#define CMP_MAX_BOOT_POINTS 1e8
+#define CMP_DRIFT_P         0.01 /* Spearman p below which rounds are not exchangeable */
 
 /* CMP_TOO_FEW: no verdict yet, and none possible with these rounds: the exact test's smallest
  * p-value cannot pass Holm's first step over the report's m comparisons (cmp_row.need). */
@@ -79,10 +82,10 @@ struct cmp_report {
 };
 
 /* Builds the comparisons of cand against base (cand NULL: one file, arms paired by round).
- * Returns 0 and a report the caller frees with cmp_free, which points into base and cand (keep
- * them alive). Returns -1 with a one-line reason in err for input that cannot be compared
- * (unknown arm/workload/phase, files that did different work or share no arm), -2 when memory
- * ran out. */
+ * Returns ST_OK (common/status.h) and in *out a report the caller frees with cmp_free, which
+ * points into base and cand (keep them alive); or, with a one-line reason in err, ST_USAGE for
+ * input that cannot be compared (unknown arm/workload/phase, files that did different work or
+ * share no arm) and ST_FAIL when memory ran out. */
 int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct cmp_opts *o,
               struct cmp_report **out, char *err, size_t errlen);
 void cmp_free(struct cmp_report *r);
