@@ -34,8 +34,8 @@ enum backend_opt_proof {
 };
 
 /* Text is held in arrays, not pointers: a table of pointers would need one dynamic relocation
- * per pointer in these position-independent drivers, and .rela.dyn sits before .text, where it
- * would move the shared code (docs/allocators.md, "Same code addresses in every driver"). */
+ * per pointer in these position-independent drivers, in the tables that must fit below the
+ * fixed code address (docs/allocators.md, "Same code addresses in every driver"). */
 struct backend_option {
 	char name[32]; /* --config KEY: snake_case */
 	enum backend_opt_type type;
