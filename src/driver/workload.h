@@ -1,6 +1,7 @@
 /* workload.h - the workload interface: each workloads/<name>.c defines one static-shaped
- * `const struct workload` table (name, parameters, phases, footprint, run). The driver knows
- * workloads only through this table and the registry below. */
+ * `const struct workload` table (name, parameters, phases, flags, footprint, run). The driver
+ * knows workloads only through this table and the registry (driver/registry.h). Adding a
+ * workload: docs/workloads.md, "Adding a workload". */
 #ifndef ALLOCAB_WORKLOAD_H
 #define ALLOCAB_WORKLOAD_H
 
@@ -14,44 +15,58 @@ enum wl_scale { WL_SCALE_SMALL, WL_SCALE_DEFAULT, WL_SCALE_LARGE, WL_SCALE_COUNT
 #define WL_ERR_LEN    256
 
 struct wl_param {
-	const char *name;             /* KEY of --param KEY=VALUE; [a-z0-9_]+ */
-	const char *unit;             /* "rows", "bytes", "count", "percent", ... */
-	const char *help;             /* one line; what it is and where the default comes from */
-	int64_t def[WL_SCALE_COUNT];  /* default per scale preset */
-	int64_t min, max;             /* inclusive range accepted from the command line */
+	const char *name;            /* KEY of --param KEY=VALUE; [a-z0-9_]+ */
+	const char *unit;            /* "rows", "bytes", "count", "percent", ... */
+	const char *help;            /* one line; what it is and where the default comes from */
+	int64_t def[WL_SCALE_COUNT]; /* default per scale preset */
+	int64_t min, max;            /* inclusive range accepted from the command line */
 };
 
 struct wl_phase_time {
-	int64_t wall_ns;              /* CLOCK_MONOTONIC, summed over every begin/end pair */
-	int64_t cpu_ns;               /* CLOCK_PROCESS_CPUTIME_ID (all threads), summed likewise */
-	int64_t open_wall, open_cpu;  /* start stamps of the pair in progress; private to wlcore.c */
+	int64_t wall_ns;             /* CLOCK_MONOTONIC, summed over every begin/end pair */
+	int64_t cpu_ns;              /* CLOCK_PROCESS_CPUTIME_ID (all threads), summed likewise */
+	int64_t open_wall, open_cpu; /* start stamps of the pair in progress; private to wlcore.c */
 };
 
 /* Everything a run sees. The driver owns it and resets the phase times before every rep;
  * a workload only reads p and seed, calls wl_phase_begin/end and wl_fail. */
 struct wl_ctx {
-	const int64_t *p;             /* effective values, in the table's parameter order */
+	const int64_t *p; /* effective values, in the table's parameter order */
 	uint64_t seed;
-	enum wl_scale scale;          /* the preset the defaults came from (pipeline derives its stages) */
+	enum wl_scale scale; /* the preset the defaults came from (pipeline derives its stages) */
 	struct wl_phase_time phase[WL_MAX_PHASES];
-	char err[WL_ERR_LEN];         /* why run() returned -1 */
+	char err[WL_ERR_LEN]; /* why run() returned -1 */
 };
 
+/* What the front end needs to know about a workload, published by `list --json` and in every
+ * run record as workload.flags (docs/results-format.md); the front end reads them instead of
+ * workload names. */
+enum wl_flags {
+	WL_SINGLE_THREADED = 1u << 0, /* "single_threaded": runs on one thread (bench --duet) */
+	WL_SHOW_PHASES = 1u << 1,     /* "show_phases": compare shows its phases by default */
+	WL_FLAG_COUNT = 2
+};
+
+/* The names of the flags, in bit order (WL_FLAG_COUNT of them). */
+extern const char *const wl_flag_names[WL_FLAG_COUNT];
+
 struct workload {
-	const char *name;             /* [a-z_]+, unique */
-	const char *description;      /* one line for `list` */
+	const char *name;        /* [a-z_]+, unique */
+	const char *description; /* one line for `list` */
 	const struct wl_param *params;
-	size_t nparams;               /* <= WL_MAX_PARAMS */
-	const char *const *phases;    /* names of the phases run() reports, NULL-terminated, or NULL */
+	size_t nparams;            /* <= WL_MAX_PARAMS */
+	const char *const *phases; /* names of the phases run() reports, NULL-terminated, or NULL */
+	unsigned flags;            /* enum wl_flags */
 	/* Upper estimate of the bytes live at once for these parameter values. The driver refuses
 	 * parameters whose footprint exceeds physical memory. */
 	uint64_t (*footprint)(const int64_t *p);
-	/* Parameter combinations the ranges cannot express: returns 0, or -1 with ctx->err set. May be NULL. */
+	/* Parameter combinations the ranges cannot express: returns 0, or -1 with ctx->err set. May
+	 * be NULL. */
 	int (*check)(struct wl_ctx *ctx);
 	/* Runs the workload once. Returns 0 with *checksum set, or -1 with ctx->err set (allocation
-	 * failure: the message starts with "out of memory"). Frees everything it allocated, joins every
-	 * thread and removes every file it made, on success and on failure. The checksum depends only on
-	 * p and seed: never on addresses, timing or thread scheduling. */
+	 * failure: the message starts with "out of memory"). Frees everything it allocated, joins
+	 * every thread and removes every file it made, on success and on failure. The checksum
+	 * depends only on p and seed: never on addresses, timing or thread scheduling. */
 	int (*run)(struct wl_ctx *ctx, uint64_t *checksum);
 };
 
@@ -63,15 +78,7 @@ void wl_phase_end(struct wl_ctx *ctx, int i);
 /* Formats the reason into ctx->err and returns -1, for `return wl_fail(ctx, "...", ...);`. */
 int wl_fail(struct wl_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* NULL-terminated registry of every workload, in `list` order (src/registry.c). */
-extern const struct workload *const wl_registry[];
 /* The workload called name in a NULL-terminated registry (wl_registry or a test's), or NULL. */
 const struct workload *wl_find(const struct workload *const *registry, const char *name);
-
-extern const struct workload wl_parquet_load;
-extern const struct workload wl_feature_extract;
-extern const struct workload wl_batch_prep;
-extern const struct workload wl_checkpoint_write;
-extern const struct workload wl_pipeline;
 
 #endif

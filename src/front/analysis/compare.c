@@ -263,7 +263,7 @@ static int want_phase(const struct cmp_opts *o, const struct rf_workload *w, siz
 {
 	if (o->phase)
 		return strcmp(w->phases[p], o->phase) == 0;
-	if (o->all_phases || strcmp(w->name, "pipeline") == 0)
+	if (o->all_phases || w->show_phases)
 		return 1;
 	return strcmp(w->phases[p], "total") == 0;
 }

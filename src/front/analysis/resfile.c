@@ -275,6 +275,19 @@ static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON 
 	return 0;
 }
 
+/* Whether the array of strings flags holds name. */
+static int has_flag(const cJSON *flags, const char *name)
+{
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, flags)
+	{
+		if (cJSON_IsString(f) && strcmp(f->valuestring, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static char *work_of(const cJSON *wl)
 {
 	char *params = compact(get(wl, "params")), *seed = compact(get(wl, "seed"));
@@ -310,6 +323,7 @@ static int load_record(struct loader *l, struct rf_workload *w, const char **fir
 		return -1;
 	if (!(work = work_of(get(rec, "workload"))))
 		return nomem(l);
+	w->show_phases |= has_flag(get(get(rec, "workload"), "flags"), "show_phases");
 	if (same_work(l, w, first_arm, arm, checksum, work) != 0)
 		return -1;
 	run->max_rss_kib = get_num(get(rec, "rusage"), "max_rss_kib");

@@ -58,7 +58,6 @@ static int64_t real_now_ns(void *ctx)
 
 const struct bench_runner bench_real_runner = {.run = real_run, .now_ns = real_now_ns};
 
-
 static int doc_write(struct engine *e, const char *status, char *err, size_t errlen)
 {
 	char now[32], *text;
@@ -470,8 +469,8 @@ static int abort_bench(struct engine *e, int status)
 int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
               struct bench_result *res, char *err, size_t errlen)
 {
-	struct engine e = {.c = c, .rn = c->runner ? c->runner : &bench_real_runner, .stop = stop,
-	                   .res = res};
+	struct engine e = {
+	    .c = c, .rn = c->runner ? c->runner : &bench_real_runner, .stop = stop, .res = res};
 	const char *status = "complete";
 	int fatal = 0;
 
