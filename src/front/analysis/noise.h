@@ -1,8 +1,9 @@
-/* noise.h - runs disturbed from outside the benchmark (issue 4 §3): a run whose involuntary
- * context switches, stolen CPU time or load average spike far above the other runs of the same
- * workload is flagged, so that a reader can see which rounds to distrust. Flags never remove data:
- * dropping rounds after looking at them would bias the estimate. Also the warnings about the
- * documents: a different machine or allocator environment moves numbers as much as an allocator. */
+/* noise.h - runs disturbed from outside the benchmark (docs/methodology.md, "Noise telemetry and
+ * drift"): a run whose involuntary context switches, stolen CPU time or load average spike far
+ * above the other runs of the same workload is flagged, so that a reader can see which rounds to
+ * distrust. Flags never remove data: dropping rounds after looking at them would bias the estimate.
+ * Also the warnings about the documents: a different machine or allocator environment moves numbers
+ * as much as an allocator. */
 #ifndef ALLOCAB_NOISE_H
 #define ALLOCAB_NOISE_H
 

@@ -1,6 +1,6 @@
-/* bench.c - the `allocab bench` command line: finding the drivers and their workloads, the output
- * paths, signal handling and the final report. Options are parsed in benchopt.c, the rounds run in
- * benchrun.c. */
+/* bench.c - the `allocab bench` command line: from its options (benchopt.h) to the engine's
+ * configuration (drivers and their workloads, output paths, --duet, the rounds rule), then the run
+ * (front/run/bench.h) and the final report. */
 #include "front/cmd/commands.h"
 #include "front/cmd/benchopt.h"
 #include "front/run/bench.h"
