@@ -5,10 +5,11 @@
 #include <string.h>
 
 const struct workload *const wl_registry[] = {
-    &wl_parquet_load, &wl_feature_extract, &wl_batch_prep, &wl_checkpoint_write, &wl_pipeline, NULL,
+    &wl_parquet_load, &wl_feature_extract, &wl_batch_prep, &wl_checkpoint_write,
+    &wl_pipeline,     &wl_replay,          NULL,
 };
 
-const char *const wl_flag_names[WL_FLAG_COUNT] = {"single_threaded", "show_phases"};
+const char *const wl_flag_names[WL_FLAG_COUNT] = {"single_threaded", "show_phases", "needs_input"};
 
 const struct workload *wl_find(const struct workload *const *registry, const char *name)
 {

@@ -11,6 +11,7 @@ extern const struct workload wl_feature_extract;
 extern const struct workload wl_batch_prep;
 extern const struct workload wl_checkpoint_write;
 extern const struct workload wl_pipeline;
+extern const struct workload wl_replay;
 
 /* NULL-terminated registry of every workload, in `list` order. */
 extern const struct workload *const wl_registry[];

@@ -20,7 +20,10 @@ struct wl_param {
 	const char *help;            /* one line; what it is and where the default comes from */
 	int64_t def[WL_SCALE_COUNT]; /* default per scale preset */
 	int64_t min, max;            /* inclusive range accepted from the command line */
+	unsigned flags;              /* WL_PARAM_STRING: the value is text (def, min, max unused) */
 };
+
+#define WL_PARAM_STRING 1u /* wl_param flag: any non-empty text; "" when not given */
 
 struct wl_phase_time {
 	int64_t wall_ns;             /* CLOCK_MONOTONIC, summed over every begin/end pair */
@@ -31,7 +34,9 @@ struct wl_phase_time {
 /* Everything a run sees. The driver owns it and resets the phase times before every rep;
  * a workload only reads p and seed, calls wl_phase_begin/end and wl_fail. */
 struct wl_ctx {
-	const int64_t *p; /* effective values, in the table's parameter order */
+	const int64_t *p;       /* effective values, in the table's parameter order */
+	const char *const *str; /* string parameters' values by the same index ("" if unset) */
+	void *state;            /* what setup() prepared for run(); NULL without setup */
 	uint64_t seed;
 	enum wl_scale scale; /* the preset the defaults came from (pipeline derives its stages) */
 	struct wl_phase_time phase[WL_MAX_PHASES];
@@ -44,7 +49,9 @@ struct wl_ctx {
 enum wl_flags {
 	WL_SINGLE_THREADED = 1u << 0, /* "single_threaded": runs on one thread (bench --duet) */
 	WL_SHOW_PHASES = 1u << 1,     /* "show_phases": compare shows its phases by default */
-	WL_FLAG_COUNT = 2
+	WL_NEEDS_INPUT = 1u << 2, /* "needs_input": runs only on a given input (a trace), so bench
+	                             does not run it by default */
+	WL_FLAG_COUNT = 3
 };
 
 /* The names of the flags, in bit order (WL_FLAG_COUNT of them). */
@@ -53,10 +60,10 @@ extern const char *const wl_flag_names[WL_FLAG_COUNT];
 struct workload {
 	const char *name;        /* [a-z_]+, unique */
 	const char *description; /* one line for `list` */
+	unsigned flags;          /* enum wl_flags */
 	const struct wl_param *params;
 	size_t nparams;            /* <= WL_MAX_PARAMS */
 	const char *const *phases; /* names of the phases run() reports, NULL-terminated, or NULL */
-	unsigned flags;            /* enum wl_flags */
 	/* Upper estimate of the bytes live at once for these parameter values. The driver refuses
 	 * parameters whose footprint exceeds physical memory. */
 	uint64_t (*footprint)(const int64_t *p);
@@ -68,6 +75,11 @@ struct workload {
 	 * every thread and removes every file it made, on success and on failure. The checksum
 	 * depends only on p and seed: never on addresses, timing or thread scheduling. */
 	int (*run)(struct wl_ctx *ctx, uint64_t *checksum);
+	/* Prepares run() outside the timed region (e.g. loads a file) into ctx->state. Returns 0,
+	 * or -1 with ctx->err set for bad input (exit status 2), or -2 for a runtime failure. May
+	 * be NULL. teardown() releases ctx->state after the last rep (may be NULL). */
+	int (*setup)(struct wl_ctx *ctx);
+	void (*teardown)(struct wl_ctx *ctx);
 };
 
 /* Starts/stops timing phase i (index into the table's phases). Pairs may repeat: times add up.
