@@ -393,12 +393,8 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 	};
 	if ((rc = setup_workloads(s, bo, err, errlen)) != 0 || !o->duet)
 		return rc;
-	for (size_t i = 0; i < s->c.nwl; i++)
-		if (!duet_workload_ok(s->c.wl[i].name))
-			return errmsg_status(ST_USAGE, err, errlen,
-			                     "--duet: workload '%s' is not single-threaded "
-			                     "(duet takes feature_extract, checkpoint_write)",
-			                     s->c.wl[i].name);
+	if (bench_duet_workloads_ok(&s->c, &s->list, err, errlen) != 0)
+		return ST_USAGE;
 	if (duet_cpus(cpu, err, errlen) != 0)
 		return ST_USAGE;
 	s->c.duet = 1;
