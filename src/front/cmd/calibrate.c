@@ -436,12 +436,13 @@ static int writable(const char *path, int make_dir, char *err, size_t errlen)
 static int from_file(const struct copts *o, const char *out, char *err, size_t errlen)
 {
 	char **arms = NULL;
-	cJSON *doc = jl_load(o->from, err, errlen);
+	enum jl_why why;
+	cJSON *doc = jl_load(o->from, &why, err, errlen);
 	const cJSON *cfg_arms;
 	int rc = ST_USAGE, narms = 0;
 
 	if (!doc)
-		return errno == ENOMEM ? ST_FAIL : ST_USAGE;
+		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
 	if (writable(out, !o->out, err, errlen) != 0) {
 		rc = ST_FAIL;
 		goto out;
