@@ -136,7 +136,7 @@ static size_t in_play(const struct search *s, size_t *left)
 	return n;
 }
 
-/* A sorted sample, drawn with replacement, of the n candidates; returns its size. */
+/* A sample, drawn with replacement, of the n candidates; returns its size. */
 static size_t draw(struct search *s, size_t n)
 {
 	size_t ns = n / 64, r = 0, before = 0;
@@ -150,7 +150,6 @@ static size_t draw(struct search *s, size_t n)
 			before += s->hi[r] - s->lo[r];
 		s->sample[i] = value(&s->m, r, s->lo[r] + (s->pick[i] - before));
 	}
-	qsort(s->sample, ns, sizeof *s->sample, cmp_double);
 	return ns;
 }
 
@@ -161,7 +160,8 @@ static bool narrow(struct search *s, size_t k, size_t n, size_t left, bool sprea
 {
 	size_t ns = draw(s, n), d = spread ? (size_t)(2 * sqrt((double)ns)) : 0;
 	size_t at = (size_t)((double)(k - left) / (double)n * (double)(ns - 1));
-	double tl = s->sample[at > d ? at - d : 0], th = s->sample[at + d < ns ? at + d : ns - 1];
+	size_t il = at > d ? at - d : 0, iu = at + d < ns ? at + d : ns - 1;
+	double th = hl_find(s->sample, ns, iu), tl = hl_find(s->sample, iu + 1, il);
 	size_t below_tl = split(s, tl, true), upto_th;
 
 	if (below_tl > k) {
