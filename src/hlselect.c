@@ -181,6 +181,7 @@ static bool narrow(struct search *s, size_t k, size_t n, size_t left, bool sprea
 	return false;
 }
 
+/* k-th smallest (0-based) value of the whole matrix. */
 static double kth(struct search *s, size_t k)
 {
 	size_t n, left, i = 0;
