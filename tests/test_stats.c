@@ -749,6 +749,9 @@ static void test_hl_selection(void)
 		bad += select_vs_listing(&r, 1, 30, kind);
 		bad += select_vs_listing(&r, 1500, 90, kind);
 		bad += select_vs_listing(&r, 60, 1999, kind);
+		for (size_t nx = 1; nx <= 3; nx++)
+			for (size_t ny = 0; ny <= 3; ny++)
+				bad += select_vs_listing(&r, nx, ny, kind);
 	}
 	CHECK(bad == 0, "hl_select equals the sorted listing at every rank tried (%d differ)", bad);
 }
