@@ -722,8 +722,8 @@ static int select_vs_listing(struct prng *r, size_t nx, size_t ny, unsigned kind
 	if (!v)
 		return 1;
 	qsort(v, m, sizeof *v, ref_cmp_double);
-	for (size_t i = 0, step = m > 400 ? m / 97 : 1; i <= m; i += step) {
-		size_t k = i < m ? i : m - 1;
+	for (size_t i = 0, parts = m > 400 ? 96 : m - 1; i <= parts; i++) {
+		size_t k = parts ? i * (m - 1) / parts : 0;
 		if (hl_select(&src, &k, 1, &got) != 0 || !same_double(got, v[k]))
 			bad++;
 	}
