@@ -34,6 +34,7 @@ struct rf_workload {
 	char *phases[RF_MAX_PHASES]; /* "total" is always among them */
 	char *checksum;              /* NULL in commands mode or without an ok run */
 	char *work;                  /* effective params, seed and scale as one comparable string */
+	int show_phases; /* a record's workload.flags holds "show_phases": compare shows its phases */
 };
 
 struct rf_fail {
@@ -54,6 +55,9 @@ struct rf_doc {
 	char *env;           /* machine.env as compact JSON, or NULL */
 	size_t narms, nwl;
 	char **arms;
+	/* per arm: "system: mmap_threshold=32M trim_threshold=256M" for a configured arm
+	 * (config.arm_configs, docs/tuning.md), NULL for a plain one; NULL when no arm is */
+	char **arm_config;
 	struct rf_workload *wl;
 	struct nameidx arm_idx, wl_idx; /* for rf_arm and rf_workload */
 	size_t nrounds;                 /* measured rounds, in file order */

@@ -4,6 +4,7 @@
 #include "common/atomicio.h"
 #include "front/run/benchdoc.h"
 #include "front/run/duet.h"
+#include "front/run/progress.h"
 #include "common/errmsg.h"
 #include "front/analysis/gate.h"
 #include "common/prng.h"
@@ -13,6 +14,7 @@
 #include "front/run/telemetry.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,8 @@
 #include <unistd.h>
 
 #define PAD_SEED_XOR 0x5ad5ad5ad5ad5ad5ULL
+/* The top-level status as cJSON_Print writes it: one tab deep, before the value's quote. */
+#define STATUS_KEY "\n\t\"status\":\t\""
 
 struct engine {
 	const struct bench_config *c;
@@ -32,7 +36,9 @@ struct engine {
 	unsigned done, measured;
 	struct bench_result *res;
 	int progress_shown;
-	int cpu[2]; /* --duet: the two CPUs */
+	int cpu[2];          /* --duet: the two CPUs */
+	long status_off;     /* where the top-level status value starts in the written files */
+	uint64_t running_on; /* bit i: out_paths[i] holds a version whose status is "running" */
 };
 
 static int64_t now_ns(const struct engine *e)
@@ -58,7 +64,6 @@ static int64_t real_now_ns(void *ctx)
 
 const struct bench_runner bench_real_runner = {.run = real_run, .now_ns = real_now_ns};
 
-
 static int doc_write(struct engine *e, const char *status, char *err, size_t errlen)
 {
 	char now[32], *text;
@@ -69,10 +74,32 @@ static int doc_write(struct engine *e, const char *status, char *err, size_t err
 	benchdoc_set_string(e->doc, "status", status);
 	if (!(text = cJSON_Print(e->doc)))
 		return errmsg_fail(err, errlen, "out of memory");
-	for (size_t i = 0; rc == 0 && i < e->c->nout; i++)
+	for (size_t i = 0; rc == 0 && i < e->c->nout; i++) {
+		const char *at = strstr(text, STATUS_KEY);
 		rc = atomic_write(e->c->out_paths[i], text, strlen(text), err, errlen);
+		if (rc == 0 && i < 64) {
+			e->running_on &= ~((uint64_t)1 << i);
+			if (at && strcmp(status, "running") == 0) {
+				e->running_on |= (uint64_t)1 << i;
+				e->status_off = (long)(at - text) + (long)strlen(STATUS_KEY);
+			}
+		}
+	}
 	free(text);
 	return rc;
+}
+
+/* When even the aborted document cannot be written (the disk is full), turns the "running" of
+ * the versions on disk into "aborted" in place: same length, no new block needed. */
+static void mark_aborted(struct engine *e)
+{
+	char ignored[256];
+
+	for (size_t i = 0; i < e->c->nout && i < 64; i++)
+		if (e->running_on & ((uint64_t)1 << i))
+			atomic_patch(e->c->out_paths[i], e->status_off, "running", "aborted", 7,
+			             ignored, sizeof ignored);
+	e->running_on = 0;
 }
 
 /* The argv of one driver run; strings point into c except the two numbers in num. */
@@ -80,7 +107,7 @@ static char **driver_argv(const struct bench_config *c, const struct bench_arm *
                           const struct bench_workload *w, char num[2][24])
 {
 	size_t n = 0;
-	char **v = calloc(12 + 2 * w->nparams, sizeof *v);
+	char **v = calloc(12 + 2 * w->nparams + 2 * a->nconfig, sizeof *v);
 
 	if (!v)
 		return NULL;
@@ -98,6 +125,10 @@ static char **driver_argv(const struct bench_config *c, const struct bench_arm *
 	for (size_t i = 0; i < w->nparams; i++) {
 		v[n++] = "--param";
 		v[n++] = w->params[i];
+	}
+	for (size_t i = 0; i < a->nconfig; i++) {
+		v[n++] = "--config";
+		v[n++] = a->config[i];
 	}
 	v[n++] = "--out";
 	v[n++] = "-";
@@ -309,39 +340,66 @@ static double remaining_s(const struct engine *e, double elapsed, double round_s
 	return left;
 }
 
-static void progress(struct engine *e, size_t run, size_t nruns)
+/* The progress text: where the bench is, the time spent and left, and per arm the sum over
+ * workloads of its median times so far. run 0: the round just finished. */
+static void progress_text(struct engine *e, size_t run, size_t nruns, char *line, size_t len)
 {
 	const struct bench_config *c = e->c;
 	double elapsed = (double)(now_ns(e) - e->t_start) / 1e9;
 	double round_s = e->measured ? (double)e->measured_ns / 1e9 / e->measured
 	                             : (e->done ? elapsed / e->done : NAN);
-	char el[32], left[32], line[512];
-	int k;
+	unsigned shown = run ? e->done + 1 : e->done;
+	int warm = run ? e->done < c->warmup : e->done <= c->warmup;
+	char el[32], left[32];
+	size_t k;
 
 	fmt_clock(elapsed, el, sizeof el);
 	if (c->rounds)
-		k = snprintf(line, sizeof line, "round %u/%u", e->done + 1, c->warmup + c->rounds);
+		k = (size_t)snprintf(line, len, "round %u/%u", shown, c->warmup + c->rounds);
 	else
-		k = snprintf(line, sizeof line, "round %u", e->done + 1);
-	k += snprintf(line + k, sizeof line - k, "%s, run %zu/%zu, %s elapsed",
-	              e->done < c->warmup ? " (warm-up)" : "", run, nruns, el);
-	if (!isnan(round_s)) {
+		k = (size_t)snprintf(line, len, "round %u", shown);
+	if (run)
+		k += (size_t)snprintf(line + k, len - k, "%s, run %zu/%zu, %s elapsed",
+		                      warm ? " (warm-up)" : "", run, nruns, el);
+	else
+		k += (size_t)snprintf(line + k, len - k, "%s done, %s elapsed",
+		                      warm ? " (warm-up)" : "", el);
+	if (!isnan(round_s) && k < len) {
 		fmt_clock(remaining_s(e, elapsed, round_s), left, sizeof left);
-		k += snprintf(line + k, sizeof line - k, ", ~%s left", left);
+		k += (size_t)snprintf(line + k, len - k, ", ~%s left", left);
 	}
-	for (size_t a = 0; e->measured && a < c->narms && (size_t)k < sizeof line; a++) {
+	for (size_t a = 0; e->measured && a < c->narms && k < len; a++) {
 		char t[32];
 
 		fmt_time(arm_suite_median(e, a), t, sizeof t);
-		k += snprintf(line + k, sizeof line - k, "%s %s %s",
-		              a            ? ","
-		              : c->nwl > 1 ? " | sum of medians:"
-		                           : " | median:",
-		              c->arms[a].name, t);
+		k += (size_t)snprintf(line + k, len - k, "%s %s %s",
+		                      a            ? ","
+		                      : c->nwl > 1 ? " | sum of medians:"
+		                                   : " | median:",
+		                      c->arms[a].name, t);
 	}
+}
+
+/* On a terminal, before each run: one line rewritten in place, cut to the terminal's width. */
+static void progress(struct engine *e, size_t run, size_t nruns)
+{
+	char line[1024];
+
+	progress_text(e, run, nruns, line, sizeof line);
+	progress_fit(line, progress_width(2));
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	e->progress_shown = 1;
+}
+
+/* Elsewhere (a CI log, a pipe), after each round: one plain line. */
+static void progress_round_line(struct engine *e)
+{
+	char line[1024];
+
+	progress_text(e, 0, 0, line, sizeof line);
+	fprintf(stderr, "allocab: %s\n", line);
+	fflush(stderr);
 }
 
 /* Runs round e->done. Returns 1 when finished, 0 when stopped (the round is discarded), -1 on a
@@ -375,7 +433,7 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 		const struct bench_workload *w = &c->wl[order[i] % c->nwl];
 		cJSON *run;
 
-		if (c->progress)
+		if (c->progress == PROGRESS_TTY)
 			progress(e, i + 1, npairs);
 		if (c->duet) {
 			rc = run_duet(e, w, runs, fatal, err, errlen);
@@ -402,6 +460,8 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 	}
 	e->done++;
 	e->res->runs += c->narms * c->nwl;
+	if (c->progress == PROGRESS_LINES)
+		progress_round_line(e);
 	return 1;
 }
 
@@ -445,6 +505,8 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 	e->res->measured = e->measured;
 	e->res->elapsed_s = (double)(now_ns(e) - e->t_start) / 1e9;
 	rc = doc_write(e, status, err, errlen) == 0 ? ST_OK : ST_FAIL;
+	if (rc != ST_OK)
+		mark_aborted(e);
 	if (rc == 0 && doc) {
 		*doc = e->doc;
 		e->doc = NULL;
@@ -461,8 +523,8 @@ static int abort_bench(struct engine *e, int status)
 
 	if (e->progress_shown)
 		fprintf(stderr, "\r\033[K");
-	if (e->done > 0)
-		doc_write(e, "aborted", ignored, sizeof ignored);
+	if (e->done > 0 && doc_write(e, "aborted", ignored, sizeof ignored) != 0)
+		mark_aborted(e);
 	cJSON_Delete(e->doc);
 	return status;
 }
@@ -470,8 +532,8 @@ static int abort_bench(struct engine *e, int status)
 int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
               struct bench_result *res, char *err, size_t errlen)
 {
-	struct engine e = {.c = c, .rn = c->runner ? c->runner : &bench_real_runner, .stop = stop,
-	                   .res = res};
+	struct engine e = {
+	    .c = c, .rn = c->runner ? c->runner : &bench_real_runner, .stop = stop, .res = res};
 	const char *status = "complete";
 	int fatal = 0;
 
