@@ -1,10 +1,12 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|bench|validate|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|bench|bench-stats|validate|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/allocab
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 BUILD ?= build
 
 CC ?= cc
@@ -113,6 +115,16 @@ $(BUILD)/tests/inject_probe: $(BUILD)/tests/inject_probe.o $(BUILD)/allocators/s
 $(BUILD)/tests/naive: $(BUILD)/tests/naive.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
+# make bench-stats: the Hodges-Lehmann statistics timed on 10^6 values, with peak RSS
+# (tests/bench_stats.c; BENCH_STATS_N=... for another size). Not part of make test.
+BENCH_STATS_N ?= 1000000
+$(BUILD)/tests/bench_stats: $(BUILD)/tests/bench_stats.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+.PHONY: bench-stats
+bench-stats: $(BUILD)/tests/bench_stats
+	$(BUILD)/tests/bench_stats $(BENCH_STATS_N)
+
 # make validate: the harness measured against itself on this machine (~20 min), results/validation.md.
 validate: deps
 	@$(MAKE) --no-print-directory build-all $(TOOLS)
@@ -132,17 +144,27 @@ test: deps
 	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(TOOLS)
 	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS)
 
+# What README.md and the man page point to: the drop-in script, the docs (the CI workflow among
+# them) and bash completion.
+DOCS := README.md $(wildcard docs/*.md)
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)/ci \
+		$(DESTDIR)$(COMPLETIONDIR)
 	install -m 755 $(FRONT) $(DRIVERS) $(DESTDIR)$(BINDIR)
+	install -m 755 scripts/benchmark_mimalloc.sh $(DESTDIR)$(BINDIR)/allocab-benchmark-mimalloc
 	install -m 644 docs/allocab.1 $(DESTDIR)$(MANDIR)/man1/allocab.1
 	install -d $(DESTDIR)$(PREFIX)/lib/allocab
 	install -m 644 $(RECORD_LIB) $(DESTDIR)$(PREFIX)/lib/allocab/
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
+	install -m 644 $(wildcard docs/ci/*.yml) $(DESTDIR)$(DOCDIR)/ci
+	install -m 644 scripts/completion/allocab.bash $(DESTDIR)$(COMPLETIONDIR)/allocab
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/allocab $(addprefix $(DESTDIR)$(BINDIR)/allocab-,$(BACKENDS))
-	rm -f $(DESTDIR)$(MANDIR)/man1/allocab.1
+	rm -f $(DESTDIR)$(BINDIR)/allocab-benchmark-mimalloc
+	rm -f $(DESTDIR)$(MANDIR)/man1/allocab.1 $(DESTDIR)$(COMPLETIONDIR)/allocab
 	rm -f $(DESTDIR)$(PREFIX)/lib/allocab/liballocab-record.so
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf $(BUILD)

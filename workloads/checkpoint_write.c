@@ -554,6 +554,7 @@ const struct workload wl_checkpoint_write = {
     .params = ck_params,
     .nparams = sizeof ck_params / sizeof ck_params[0],
     .phases = ck_phases,
+    .flags = WL_SINGLE_THREADED,
     .footprint = ck_footprint,
     .work = ck_work,
     .check = NULL,

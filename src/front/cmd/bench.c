@@ -1,9 +1,10 @@
-/* bench.c - the `allocab bench` command line: finding the drivers and their workloads, the output
- * paths, signal handling and the final report. Options are parsed in benchopt.c, the rounds run in
- * benchrun.c. */
+/* bench.c - the `allocab bench` command line: from its options (benchopt.h) to the engine's
+ * configuration (drivers and their workloads, output paths, --duet, the rounds rule), then the run
+ * (front/run/bench.h) and the final report. */
 #include "front/cmd/commands.h"
 #include "front/cmd/benchopt.h"
 #include "front/run/bench.h"
+#include "front/run/progress.h"
 #include "front/run/setup.h"
 #include "front/run/duet.h"
 #include "common/errmsg.h"
@@ -59,16 +60,17 @@ static const char usage[] =
     "                         --scale, --seed, --param, --reps); NAME is [A-Za-z0-9_.-]+; the\n"
     "                         first is compare's baseline\n"
     "  --duet                 run the two allocators of a pair at the same time, each pinned to\n"
-    "                         its own CPU, drawn per round from --shuffle-seed (single-threaded:\n"
-    "                         feature_extract, checkpoint_write; A/A evidence: "
-    "docs/methodology.md)\n"
+    "                         its own CPU, drawn per round from --shuffle-seed (workloads that\n"
+    "                         `allocab-system list` marks single-threaded; A/A evidence:\n"
+    "                         docs/methodology.md)\n"
     "  -q, --quiet            no progress and no summary on stderr (failures are still reported)\n"
     "  --gate OPTIONS...      the rest are `allocab gate` options (--candidate, --baseline,\n"
     "                         --min-speedup, --max-slowdown, --on, --phase): after every measured\n"
     "                         round from --min-rounds on, stop as soon as the gate decides\n"
     "\n"
-    "The results file is rewritten atomically after every round. Progress goes to stderr when it\n"
-    "is a terminal; stdout stays empty except for the verdict lines of --gate.\n"
+    "The results file is rewritten atomically after every round. Progress goes to stderr: on a\n"
+    "terminal one line cut to its width, elsewhere (or TERM=dumb) one line per finished round;\n"
+    "stdout stays empty except for the verdict lines of --gate.\n"
     "Exit status: 0 done (even with failed runs, which are counted on stderr), 1 runtime failure,\n"
     "2 bad input, 130 interrupted (SIGINT, SIGTERM, SIGHUP: the finished rounds are kept).\n"
     "With --gate: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input, 130 interrupted.\n";
@@ -290,13 +292,8 @@ static int setup_duet(struct setup *s, char *err, size_t errlen)
 		return errmsg_status(ST_USAGE, err, errlen,
 		                     "--duet pairs exactly two allocators (-a A,B), not %zu",
 		                     s->c.narms);
-	for (size_t i = 0; i < s->c.nwl; i++)
-		if (!duet_workload_ok(s->c.wl[i].name))
-			return errmsg_status(
-			    ST_USAGE, err, errlen,
-			    "--duet: workload '%s' is multi-threaded or not known to be "
-			    "single-threaded (duet takes feature_extract, checkpoint_write)",
-			    s->c.wl[i].name);
+	if (bench_duet_workloads_ok(&s->c, &s->list, err, errlen) != 0)
+		return ST_USAGE;
 	if (duet_cpus(cpu, err, errlen) != 0)
 		return ST_USAGE;
 	s->c.duet = 1;
@@ -386,7 +383,8 @@ static int apply_rounds_rule(struct bench_opts *o, struct setup *s)
 		return -1;
 	for (size_t i = 0; i < s->c.nwl; i++) {
 		int k = s->list.nphases ? index_of(s->list.names, s->list.n, s->c.wl[i].name) : -1;
-		ph[i] = k >= 0 ? s->list.nphases[k] : 1;
+		int all = k >= 0 && s->list.flags && (s->list.flags[k] & BENCH_WL_SHOW_PHASES);
+		ph[i] = all ? s->list.nphases[k] : 1;
 	}
 	bench_rounds_rule(o, bench_comparisons(&s->c, ph), warn, sizeof warn);
 	free(ph);
@@ -460,7 +458,7 @@ int bench_main(int argc, char **argv)
 	    .grace_s = BENCH_KILL_GRACE_S,
 	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed : bench_clock_seed(),
 	    .pad_max = o.pad_max,
-	    .progress = !o.quiet && isatty(2),
+	    .progress = (int)progress_mode_for(o.quiet, 2),
 	    .argv = argv,
 	    .argc = argc,
 	    .gate_argv = o.gate_argv ? o.gate_argv + 1 : NULL,

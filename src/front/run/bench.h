@@ -72,7 +72,7 @@ struct bench_config {
 	double timeout_s, grace_s;
 	uint64_t shuffle_seed;
 	size_t pad_max;
-	int progress;     /* print progress on stderr */
+	int progress;     /* enum progress_mode (progress.h): how progress goes to stderr */
 	char **out_paths; /* every path gets the whole document after every round */
 	size_t nout;
 	char **argv; /* the command line, for the record */
@@ -80,7 +80,7 @@ struct bench_config {
 	int duet; /* two arms run at once, pinned to two CPUs that swap every round (duet.h) */
 	const struct bench_runner *runner; /* NULL: bench_real_runner; duet runs are always real */
 	struct gate_spec *gate;            /* NULL without --gate */
-	char **gate_argv;       /* the --gate options, for the record */
+	char **gate_argv;                  /* the --gate options, for the record */
 	int gate_argc;
 };
 
