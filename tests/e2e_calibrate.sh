@@ -38,7 +38,7 @@ fi
 wl=checkpoint_write
 for ns in 0 300; do
 	ALLOCAB_INJECT_NS=$ns expect_status "system_slow run $wl at $ns ns" 0 \
-		"$slow" run $wl --scale small --seed 7 --out "$TMP/slow$ns.json"
+		"$slow" run $wl --scale small --seed 7 --reps 1 --out "$TMP/slow$ns.json"
 done
 expect_status "system run $wl" 0 "$sys" run $wl --scale small --seed 7 --out "$TMP/sys.json"
 c_sys=$("$jget" "$TMP/sys.json" checksum)
@@ -103,7 +103,7 @@ cp "$TMP/out" "$TMP/cmp.json"
 	ok "json: noise_floor_pct (null: 3 rounds cannot detect anything) and calibration" ||
 	notok "json: noise floor" "$("$jget" "$TMP/cmp.json" comparisons.0.noise_floor_pct)"
 expect_status "compare --format csv with --calibration" 0 "$A" compare "$TMP/cal-runs.json" --baseline system.A --calibration "$cal" --format csv
-head -2 "$TMP/out" | tail -1 | grep -q ',noise_floor_pct$' && ok "csv: noise_floor_pct column" || notok "csv: noise_floor_pct column" "$(head -2 "$TMP/out")"
+head -2 "$TMP/out" | tail -1 | grep -q ',noise_floor_pct,' && ok "csv: noise_floor_pct column" || notok "csv: noise_floor_pct column" "$(head -2 "$TMP/out")"
 # Without --calibration, compare looks for results/calibration.json in the working directory.
 abs_a=$(cd "$(dirname "$A")" && pwd)/allocab
 mkdir -p "$TMP/wd/results"

@@ -12,13 +12,18 @@ CONV='speedup 1.12x means the candidate takes 1/1.12 of the baseline'"'"'s time;
 #   wls="parquet_load,pipeline" rounds=8 warmup=1 id=MACHINE_ID mode=drivers|commands
 #   fail=ARM:ROUND (crashed, SIGSEGV) sum=ARM (a different checksum) schema=... base=NS
 #   spread=0.05 (how much the rounds differ from each other: paired ratios do not see it)
+#   reps=4 (records with regimes: rep 0 cold, the last 3 steady, 64 KiB of RSS growth per rep)
+#   colds="system=2,mimalloc=1" (cold rep time = steady time x this; default 1)
+#   unsettled=ARM (its records say regimes.settled false)
 mkbench() {
 	local out=$1
 	shift
 	awk -v arms=system=1 -v wls=parquet_load,pipeline -v rounds=8 -v warmup=1 \
 		-v id=aaaa000000000001 -v mode=drivers -v fail= -v sum= -v schema=allocab-bench/1 \
-		-v base=100000000 -v spread=0.05 "${@/#/-v}" 'BEGIN {
+		-v base=100000000 -v spread=0.05 -v reps=1 -v colds= -v unsettled= "${@/#/-v}" 'BEGIN {
 	na = split(arms, al, ","); nw = split(wls, wl, ",")
+	nc = split(colds, cl, ",")
+	for (i = 1; i <= nc; i++) { split(cl[i], kv, "="); coldf[kv[1]] = kv[2] }
 	for (a = 1; a <= na; a++) {
 		split(al[a], kv, "="); name[a] = kv[1]; split(kv[2], fa, "/")
 		factor[a] = fa[1]; amp[a] = (fa[2] == "" ? 0.004 : fa[2])
@@ -53,9 +58,23 @@ mkbench() {
 			printf ",\"record\":{\"schema\":\"allocab-run/1\",\"workload\":{\"name\":\"%s\",", wl[w]
 			printf "\"scale\":\"small\",\"seed\":42,\"params\":{\"rows\":100}},"
 			printf "\"phases\":[\"total\"%s],", (wl[w] == "pipeline" ? ",\"read\"" : "")
-			printf "\"reps\":[{\"phases\":{\"total\":{\"wall_ns\":%d}", t
-			if (wl[w] == "pipeline") printf ",\"read\":{\"wall_ns\":%d}", t / 3
-			printf "}}],\"checksum\":\"%s\",", (sum == name[a] ? "00000000000000bb" : "00000000000000aa")
+			if (reps == 1) {
+				printf "\"reps\":[{\"phases\":{\"total\":{\"wall_ns\":%d}", t
+				if (wl[w] == "pipeline") printf ",\"read\":{\"wall_ns\":%d}", t / 3
+				printf "}}],"
+			} else {
+				printf "\"reps\":["
+				for (k = 0; k < reps; k++) {
+					tk = k ? t : int(t * (name[a] in coldf ? coldf[name[a]] : 1))
+					printf "%s{\"regime\":\"%s\",\"rss_after_bytes\":%d,", (k ? "," : ""),
+						(k == 0 ? "cold" : k >= reps - 3 ? "steady" : "warmup"), 1048576 + 65536 * k
+					printf "\"phases\":{\"total\":{\"wall_ns\":%d}", tk
+					if (wl[w] == "pipeline") printf ",\"read\":{\"wall_ns\":%d}", tk / 3
+					printf "}}"
+				}
+				printf "],\"regimes\":{\"settled\":%s},", (unsettled == name[a] ? "false" : "true")
+			}
+			printf "\"checksum\":\"%s\",", (sum == name[a] ? "00000000000000bb" : "00000000000000aa")
 			printf "\"rusage\":{\"max_rss_kib\":%d,\"involuntary_ctx_switches\":2},", 1000 * factor[a]
 			printf "\"rss\":{\"retained_bytes\":1048576}}}"
 		}
@@ -101,7 +120,7 @@ grep -Eq '^pipeline +read +mimalloc' "$TMP/out" &&
 	ok "table: pipeline phases by default" || notok "table: pipeline phases by default" "no read row"
 
 expect_status "compare markdown" 0 "$A" compare "$TMP/r.json" --format markdown
-grep -q '^| workload | phase | candidate | speedup |' "$TMP/out" && grep -qF "$CONV" "$TMP/out" &&
+grep -q '^| workload | phase | candidate | cold speedup |' "$TMP/out" && grep -qF "$CONV" "$TMP/out" &&
 	ok "markdown table and convention" || notok "markdown table and convention" "$(head -c 300 "$TMP/out")"
 
 expect_status "compare json -o" 0 "$A" compare "$TMP/r.json" --format json -o "$TMP/c.json"
@@ -115,7 +134,7 @@ expect_status "compare json -o" 0 "$A" compare "$TMP/r.json" --format json -o "$
 ls -a "$TMP" | grep -q '^\.allocab-tmp' && notok "-o leaves no temporary file" "found one" || ok "-o leaves no temporary file"
 
 expect_status "compare csv" 0 "$A" compare "$TMP/r.json" --format csv
-sed -n 2p "$TMP/out" | grep -q '^workload,phase,candidate,baseline,n,' && head -1 "$TMP/out" | grep -qF "$CONV" &&
+sed -n 2p "$TMP/out" | grep -q '^workload,phase,regime,candidate,baseline,n,' && head -1 "$TMP/out" | grep -qF "$CONV" &&
 	ok "csv convention line and header" || notok "csv convention line and header" "$(head -2 "$TMP/out")"
 
 expect_status "compare --bootstrap" 0 "$A" compare "$TMP/r.json" --format json --bootstrap 10000 --seed 7
@@ -149,9 +168,59 @@ expect_status "compare two machines" 0 "$A" compare "$TMP/same.json" "$TMP/far.j
 grep -q 'WARNING: machine fingerprints differ' "$TMP/err" && grep -q 'WARNING: machine fingerprints differ' "$TMP/out" &&
 	ok "different machines: loud warning on stderr and in the report" || notok "machine warning" "$(cat "$TMP/err")"
 
+# regimes: cold and steady side by side, --regime selects, the gate names its regime
+mkbench "$TMP/reg.json" arms=system=1,mimalloc=0.8 reps=5 colds=system=2,mimalloc=1 unsettled=mimalloc rounds=8
+expect_status "compare both regimes" 0 "$A" compare "$TMP/reg.json" --workload parquet_load
+grep -q 'steady speedup' "$TMP/out" && grep -q 'cold speedup' "$TMP/out" &&
+	grep -Eq '^parquet_load +total +mimalloc +1\.25[0-9]x .* 2\.5[0-9]*x ' "$TMP/out" &&
+	ok "table: steady 1.25x and cold 2.5x side by side" || notok "table: both regimes" "$(cat "$TMP/out")"
+grep -q 'measured cold and steady' "$TMP/out" && ok "table: the file measured both regimes" ||
+	notok "table: regimes measured" "$(head -3 "$TMP/out")"
+grep -q 'mimalloc on parquet_load: 8 of 8 runs never settled' "$TMP/err" &&
+	ok "runs that never settled are flagged" || notok "unsettled runs flagged" "$(cat "$TMP/err")"
+grep -Eq '^parquet_load +mimalloc +8/8 .* 8 .*\+0\.2 MiB$' "$TMP/out" &&
+	ok "per arm: unsettled count and RSS growth" || notok "per arm: unsettled and growth" "$(grep -A4 'per arm' "$TMP/out")"
+expect_status "compare --regime cold" 0 "$A" compare "$TMP/reg.json" --workload parquet_load --regime cold
+grep -Eq '^parquet_load +total +mimalloc +2\.5[0-9]*x' "$TMP/out" && ! grep -q 'steady speedup' "$TMP/out" &&
+	grep -q 'cold speedup' "$TMP/out" && ok "--regime cold: only cold" || notok "--regime cold" "$(cat "$TMP/out")"
+expect_status "compare --regime steady json" 0 "$A" compare "$TMP/reg.json" --regime steady --format json -o "$TMP/reg-c.json"
+[ "$("$J" "$TMP/reg-c.json" regime)" = steady ] && [ "$("$J" "$TMP/reg-c.json" comparisons.0.regime)" = steady ] &&
+	[ "$("$J" "$TMP/reg-c.json" comparisons.0.rss_growth_bytes_baseline)" = 262144 ] &&
+	[ "$("$J" "$TMP/reg-c.json" comparisons.0.unsettled_candidate)" = 8 ] &&
+	[ "$("$J" "$TMP/reg-c.json" inputs.0.regimes.1)" = steady ] &&
+	ok "json: regime, RSS growth, unsettled runs, regimes measured" || notok "json regime fields" "$(head -c 600 "$TMP/reg-c.json")"
+expect_status "compare json both" 0 "$A" compare "$TMP/reg.json" --format json -o "$TMP/reg-b.json"
+[ "$("$J" "$TMP/reg-b.json" comparisons.0.regime)" = steady ] && [ "$("$J" "$TMP/reg-b.json" comparisons.1.regime)" = cold ] &&
+	ok "json both: steady then cold" || notok "json both" "$("$J" "$TMP/reg-b.json" regimes_compared)"
+expect_status "compare csv both" 0 "$A" compare "$TMP/reg.json" --format csv --workload parquet_load
+[ "$(grep -c '^parquet_load,total,steady,mimalloc' "$TMP/out")" = 1 ] && [ "$(grep -c '^parquet_load,total,cold,mimalloc' "$TMP/out")" = 1 ] &&
+	ok "csv: one row per regime" || notok "csv rows per regime" "$(cat "$TMP/out")"
+expect_status "compare markdown both" 0 "$A" compare "$TMP/reg.json" --format markdown
+grep -q '^| workload | phase | candidate | steady speedup | steady 95% CI | steady verdict | cold speedup |' "$TMP/out" &&
+	ok "markdown: both regimes side by side" || notok "markdown both" "$(grep '^| workload' "$TMP/out")"
+expect_status "gate default regime is steady" 0 "$A" gate "$TMP/reg.json" --candidate mimalloc --min-speedup 15% --workload parquet_load
+grep -q '^PASS  *parquet_load/total steady mimalloc vs system' "$TMP/out" && tail -1 "$TMP/out" | grep -q 'steady regime)$' &&
+	ok "gate verdict lines name the steady regime" || notok "gate steady lines" "$(cat "$TMP/out")"
+expect_status "gate --regime cold" 0 "$A" gate "$TMP/reg.json" --candidate mimalloc --min-speedup 50% --regime cold --workload parquet_load
+grep -q '^PASS  *parquet_load/total cold mimalloc vs system' "$TMP/out" && tail -1 "$TMP/out" | grep -q 'cold regime)$' &&
+	ok "gate --regime cold judges and names cold" || notok "gate cold lines" "$(cat "$TMP/out")"
+expect_status "gate --regime steady on the same margin FAILs" 1 "$A" gate "$TMP/reg.json" --candidate mimalloc --min-speedup 50% --workload parquet_load
+# an old file of one rep per run: loads, says cold only; the gate judges cold with a warning
+expect_status "compare on a one-rep file" 0 "$A" compare "$TMP/same.json"
+grep -q 'measured cold only (one repetition per run)' "$TMP/out" && grep -q 'regime: cold only' "$TMP/out" &&
+	ok "a one-rep file says cold only" || notok "one-rep file: cold only" "$(head -8 "$TMP/out")"
+expect_status "gate on a one-rep file" 0 "$A" gate "$TMP/same.json" --candidate mimalloc --min-speedup 5%
+grep -q 'measured cold only (one repetition per run): judging the cold regime' "$TMP/err" &&
+	grep -q '^PASS  *parquet_load/total cold mimalloc' "$TMP/out" &&
+	ok "gate on a one-rep file judges cold and says so" || notok "gate one-rep fallback" "$(cat "$TMP/err" "$TMP/out")"
+bad "gate --regime steady on a one-rep file" "measured cold only .*: no steady times to compare" "$A" gate "$TMP/same.json" --candidate mimalloc --min-speedup 5% --regime steady
+bad "compare --regime steady on a one-rep file" "measured cold only .*: no steady times" "$A" compare "$TMP/same.json" --regime steady
+bad "compare --regime bad" "--regime 'hot': want cold, steady or both" "$A" compare "$TMP/reg.json" --regime hot
+bad "gate --regime both" "--regime 'both': want steady or cold" "$A" gate "$TMP/reg.json" --candidate mimalloc --min-speedup 5% --regime both
+
 # gate: the three outcomes and their exit codes
 expect_status "gate PASS exit 0" 0 "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 5%
-tail -1 "$TMP/out" | grep -q '^gate: PASS' && grep -q '^PASS  *parquet_load/total mimalloc vs system' "$TMP/out" &&
+tail -1 "$TMP/out" | grep -q '^gate: PASS' && grep -q '^PASS  *parquet_load/total cold mimalloc vs system' "$TMP/out" &&
 	ok "gate PASS lines" || notok "gate PASS lines" "$(cat "$TMP/out")"
 expect_status "gate FAIL exit 1" 1 "$A" gate "$TMP/r.json" --candidate jemalloc --min-speedup 5
 tail -1 "$TMP/out" | grep -q '^gate: FAIL' && ok "gate FAIL line" || notok "gate FAIL line" "$(cat "$TMP/out")"

@@ -491,7 +491,7 @@ static void test_renderers(void)
 	          !strcmp(cJSON_GetObjectItem(j, "interval")->valuestring, "bootstrap"),
 	      "render: json comparison with bootstrap interval");
 	CHECK(csv && csv[0] == '#' && strstr(csv, CMP_CONVENTION) &&
-	          strstr(csv, "\nworkload,phase,candidate,baseline,n,"),
+	          strstr(csv, "\nworkload,phase,regime,candidate,baseline,n,"),
 	      "render: csv convention line and header");
 	size_t lines = 0;
 	for (const char *p = csv; p && *p; p++)

@@ -3,6 +3,7 @@
 
 #include "common/errmsg.h"
 #include "common/numparse.h"
+#include "common/steady.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -73,7 +74,8 @@ static int option_is(const char *arg, const char *opt)
 	return strncmp(arg, opt, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
 }
 
-static const char *const run_options[] = {"--param", "--scale", "--seed", "--reps", "--out", NULL};
+static const char *const run_options[] = {"--param", "--scale",    "--seed",      "--reps",
+                                          "--out",   "--max-reps", "--steady-tol", NULL};
 
 static int list_workloads(const struct workload *const *registry, char *buf, size_t len)
 {
@@ -111,17 +113,39 @@ static int parse_seed(const char *v, uint64_t *out, char *err, size_t errlen)
 	return 0;
 }
 
-static int parse_reps(const char *v, int *out, char *err, size_t errlen)
+static int parse_count(const char *opt, const char *v, int lo, int *out, char *err, size_t errlen)
 {
 	int64_t n = 0;
 	int rc = num_parse_i64(v, 0, &n);
 
 	if (rc != 0 && errno == EINVAL)
-		return errmsg_fail(err, errlen, "--reps: '%s' is not an integer", v);
-	if (rc != 0 || n < 1 || n > PARAMS_REPS_MAX)
-		return errmsg_fail(err, errlen, "--reps: '%s' is out of range 1..%d", v,
+		return errmsg_fail(err, errlen, "%s: '%s' is not an integer", opt, v);
+	if (rc != 0 || n < lo || n > PARAMS_REPS_MAX)
+		return errmsg_fail(err, errlen, "%s: '%s' is out of range %d..%d", opt, v, lo,
 		                   PARAMS_REPS_MAX);
 	*out = (int)n;
+	return 0;
+}
+
+/* --reps N (fixed) or auto. */
+static int parse_reps(const char *v, struct run_opts *o, char *err, size_t errlen)
+{
+	if (strcmp(v, "auto") == 0)
+		return 0;
+	if (parse_count("--reps", v, 1, &o->reps, err, errlen) != 0)
+		return -1;
+	o->reps_mode = PARAMS_REPS_FIXED;
+	return 0;
+}
+
+static int parse_tol(const char *v, double *out, char *err, size_t errlen)
+{
+	double d;
+
+	if (num_parse_double(v, 1, &d) < 0 || !(d >= 0 && d <= 100))
+		return errmsg_fail(err, errlen,
+		                   "--steady-tol: '%s' is not a percentage in 0..100, e.g. 5%%", v);
+	*out = d / 100;
 	return 0;
 }
 
@@ -165,7 +189,11 @@ static int parse_options(int argc, char *const *argv, const char **name, struct 
 			    err, errlen, "--scale: unknown scale '%s' (small, default, large)", v);
 		if (k == 2 && parse_seed(v, &o->seed, err, errlen) != 0)
 			return -1;
-		if (k == 3 && parse_reps(v, &o->reps, err, errlen) != 0)
+		if (k == 3 && parse_reps(v, o, err, errlen) != 0)
+			return -1;
+		if (k == 5 && parse_count("--max-reps", v, 2, &o->reps, err, errlen) != 0)
+			return -1;
+		if (k == 6 && parse_tol(v, &o->steady_tol, err, errlen) != 0)
 			return -1;
 		if (k == 4 && *v == '\0')
 			return errmsg_fail(err, errlen,
@@ -173,6 +201,9 @@ static int parse_options(int argc, char *const *argv, const char **name, struct 
 		if (k == 4)
 			o->out = v;
 	}
+	if (o->reps_mode == PARAMS_REPS_FIXED && (seen & 1u << 5))
+		return errmsg_fail(err, errlen,
+		                   "--max-reps caps automatic repetitions; --reps N fixes the count");
 	return 0;
 }
 
@@ -227,10 +258,13 @@ int params_parse_run(int argc, char *const *argv, const struct workload *const *
 	memset(o, 0, sizeof *o);
 	o->scale = WL_SCALE_DEFAULT;
 	o->seed = PARAMS_SEED_DEFAULT;
-	o->reps = 1;
+	o->reps_mode = PARAMS_REPS_AUTO;
+	o->reps = STEADY_MAX_REPS;
+	o->steady_tol = STEADY_TOL;
 	o->out = "-";
 	if (parse_options(argc, argv, &name, o, err, errlen) != 0)
 		return -1;
+
 	if (!name)
 		return errmsg_fail(err, errlen, "run: missing WORKLOAD");
 	if (!(o->wl = wl_find(registry, name))) {

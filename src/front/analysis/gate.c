@@ -23,6 +23,8 @@ struct gate_spec {
 	double pct;
 	int on_geomean;
 	double conf;
+	enum cmp_regimes regime; /* cold or steady (default) */
+	int regime_given;        /* --regime was on the command line */
 };
 
 /* "5", "5%" or "2.5%": 0 <= P < 100. */
@@ -118,6 +120,13 @@ static int parse_gate(int argc, char **argv, int start, struct gate_spec *g, con
 				return errmsg_fail(err, errlen, "--on '%s': want each or geomean",
 				                   v);
 			g->on_geomean = strcmp(v, "geomean") == 0;
+		} else if (!missing && (v = opt_value(argc, argv, &i, "--regime", &missing))) {
+			if (cmp_regimes_parse(v, &g->regime) != 0 || g->regime == CMP_REGIMES_BOTH)
+				return errmsg_fail(err, errlen,
+				                   "--regime '%s': want steady or cold (the gate decides "
+				                   "on one regime)",
+				                   v);
+			g->regime_given = 1;
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--conf", &missing))) {
 			if (parse_conf(v, &g->conf) != 0)
 				return errmsg_fail(err, errlen,
@@ -152,6 +161,7 @@ struct gate_spec *gate_spec_parse(int argc, char **argv, const char **pos, char 
 		return NULL;
 	}
 	g->conf = DEFAULT_CONF;
+	g->regime = CMP_REGIMES_STEADY;
 	if (parse_gate(argc, argv, 1, g, pos, err, errlen) != 0) {
 		gate_spec_free(g);
 		return NULL;
@@ -197,8 +207,9 @@ static enum gate_outcome judge_row(const struct gate_spec *g, const struct cmp_r
 		o = row->d.hi <= m ? GATE_PASS : row->d.lo > m ? GATE_FAIL : GATE_INCONCLUSIVE;
 	if (!out)
 		return o;
-	fprintf(out, "%-12s %s/%s %s ", outcome_name(o), row->workload ? row->workload : "geomean",
-	        row->phase, row->candidate);
+	fprintf(out, "%-12s %s/%s %s %s ", outcome_name(o),
+	        row->workload ? row->workload : "geomean", row->phase, rf_regime_name(row->regime),
+	        row->candidate);
 	if (r->paired)
 		fprintf(out, "vs %s: ", row->baseline);
 	else
@@ -255,15 +266,32 @@ static void margin_note(const struct gate_spec *g, const struct cmp_report *r,
 	    !calib_margin_warning(row->sd, row->n, g->pct, 1 - g->conf, CALIB_POWER, msg,
 	                          sizeof msg))
 		return;
-	snprintf(line, sizeof line, "%s/%s %s: %s", row->workload ? row->workload : "geomean",
-	         row->phase, row->candidate, msg);
+	snprintf(line, sizeof line, "%s/%s %s %s: %s", row->workload ? row->workload : "geomean",
+	         row->phase, rf_regime_name(row->regime), row->candidate, msg);
 	if (out)
 		fprintf(out, "note: %s\n", line);
 	if (warn)
 		errmsg_warn(warn, "gate", line);
 }
 
-/* Judges one loaded document (cand) against its baseline arm or against OLD. */
+/* Without --regime, a document that measured the cold regime only (one repetition per run, e.g.
+ * written before regimes existed) is judged on cold; --regime steady refuses it. Returns the
+ * document that lacks the steady regime when it fell back, else NULL. */
+static const struct rf_doc *cold_only_fallback(struct cmp_opts *o, const struct rf_doc *old,
+                                               const struct rf_doc *cand)
+{
+	const struct rf_doc *lacks = !cand->has_regime[RF_STEADY]      ? cand
+	                             : old && !old->has_regime[RF_STEADY] ? old
+	                                                                  : NULL;
+
+	if (!lacks || !lacks->has_regime[RF_COLD])
+		return NULL;
+	o->regimes = CMP_REGIMES_COLD;
+	return lacks;
+}
+
+/* Judges one loaded document (cand) against its baseline arm or against OLD (the regime and its
+ * fallback: cold_only_fallback). */
 static enum gate_outcome judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out,
                                FILE *warn, char *err, size_t errlen)
 {
@@ -271,7 +299,8 @@ static enum gate_outcome judge(const struct gate_spec *g, struct rf_doc *cand, F
 	                     .candidate = g->candidate,
 	                     .workload = g->workload,
 	                     .phase = g->phase ? g->phase : "total",
-	                     .conf = g->conf};
+	                     .conf = g->conf,
+	                     .regimes = g->regime};
 	struct rf_doc *old = NULL;
 	struct cmp_report *r = NULL;
 	double bound = g->slowdown ? 1 + g->pct / 100 : 1 - g->pct / 100;
@@ -280,9 +309,18 @@ static enum gate_outcome judge(const struct gate_spec *g, struct rf_doc *cand, F
 
 	if (g->against && !(old = rf_load(g->against, err, errlen)))
 		return GATE_USAGE;
+	const struct rf_doc *cold_only = g->regime_given ? NULL : cold_only_fallback(&o, old, cand);
 	if (cmp_build(old ? old : cand, old ? cand : NULL, &o, &r, err, errlen) != 0) {
 		rf_free(old);
 		return GATE_USAGE;
+	}
+	if (cold_only && warn) {
+		char msg[1024];
+		snprintf(msg, sizeof msg,
+		         "%s measured %s: judging the cold regime (give --regime to choose; steady "
+		         "needs a bench with --reps auto, the default)",
+		         cold_only->path, rf_regimes_measured(cold_only));
+		errmsg_warn(warn, "gate", msg);
 	}
 	for (size_t i = 0; warn && i < r->nwarn; i++)
 		if ((long)i != r->verdict_warning)
@@ -307,10 +345,11 @@ static enum gate_outcome judge(const struct gate_spec *g, struct rf_doc *cand, F
 	if (out)
 		fprintf(out,
 		        "gate: %s (%zu pass, %zu fail, %zu inconclusive; %s over the whole %g%% "
-		        "interval, on %s)\n",
+		        "interval, on %s, %s regime)\n",
 		        outcome_name(res), count[GATE_PASS], count[GATE_FAIL],
 		        count[GATE_INCONCLUSIVE], rule, 100 * g->conf,
-		        g->on_geomean ? "the geometric mean" : "each workload");
+		        g->on_geomean ? "the geometric mean" : "each workload",
+		        o.regimes == CMP_REGIMES_COLD ? "cold" : "steady");
 	cmp_free(r);
 	rf_free(old);
 	return res;

@@ -12,7 +12,8 @@ enum gate_outcome { GATE_PASS = 0, GATE_FAIL = 1, GATE_USAGE = 2, GATE_INCONCLUS
 struct gate_spec;
 
 /* Parses the gate options (--candidate NAME, --baseline NAME, --min-speedup P%, --max-slowdown P%,
- * --on geomean|each, --phase NAME, --workload NAME, --against OLD, --conf L); argv[0] is not an
+ * --on geomean|each, --phase NAME, --workload NAME, --against OLD, --conf L, --regime
+ * steady|cold: steady by default, cold for a document that measured cold only); argv[0] is not an
  * option. One positional argument is stored in *pos when pos is not NULL, refused otherwise.
  * Returns a spec the caller frees with gate_spec_free, or NULL with a one-line reason in err. */
 struct gate_spec *gate_spec_parse(int argc, char **argv, const char **pos, char *err,

@@ -5,6 +5,7 @@
 
 #include "common/atomicio.h"
 #include "common/fingerprint.h"
+#include "common/steady.h"
 #include "front/analysis/stats.h"
 
 #include <errno.h>
@@ -246,13 +247,75 @@ static int load_phases(struct loader *l, struct rf_workload *w, const cJSON *lis
 	return 0;
 }
 
-/* Median over reps of each phase's wall_ns. */
+/* The regime of each rep: its "regime" field, or for a record without them (written before
+ * regimes existed) the assignment of steady_assign: rep 0 cold, the last up to 3 steady. */
+static int rep_regimes(struct loader *l, const cJSON *reps, size_t n, enum steady_regime *g,
+                       const char *at)
+{
+	const cJSON *rep;
+	size_t i = 0, labelled = 0;
+	struct steady_rule rule = steady_default_rule();
+
+	steady_assign(n, &rule, g);
+	cJSON_ArrayForEach(rep, reps)
+	{
+		const cJSON *v = get(rep, "regime");
+		int k;
+		if (v && (!cJSON_IsString(v) || (k = steady_regime_parse(v->valuestring)) < 0))
+			return fail(l, "%s: reps[%zu].regime is not cold, warmup or steady", at, i);
+		if (v) {
+			g[i] = (enum steady_regime)k;
+			labelled++;
+		}
+		i++;
+	}
+	if (labelled && labelled != n)
+		return fail(l, "%s: record.reps: some reps have a regime and some do not", at);
+	l->d->legacy_reps |= labelled == 0;
+	return 0;
+}
+
+/* Per regime and phase the median wall_ns of the reps of that regime; the memory after the first
+ * and the last rep; whether the run settled. */
+static int load_regimes(struct loader *l, const struct rf_workload *w, const cJSON *rec,
+                        struct rf_run *run, const char *at)
+{
+	static const enum steady_regime of[RF_NREGIMES] = {STEADY_COLD, STEADY_STEADY};
+	const cJSON *reps = get(rec, "reps"), *settled = get(get(rec, "regimes"), "settled");
+	size_t n = (size_t)cJSON_GetArraySize(reps);
+	enum steady_regime g[RF_MAX_REPS];
+	double v[RF_MAX_REPS];
+
+	if (rep_regimes(l, reps, n, g, at) != 0)
+		return -1;
+	for (int r = 0; r < RF_NREGIMES; r++)
+		for (size_t p = 0; p < w->nphases; p++) {
+			size_t k = 0, i = 0;
+			const cJSON *rep;
+			cJSON_ArrayForEach(rep, reps)
+			{
+				if (g[i++] == of[r])
+					v[k++] = get_num(get(get(rep, "phases"), w->phases[p]),
+					                 "wall_ns");
+			}
+			run->t_regime[r][p] = k ? stats_median(v, k) : NAN;
+		}
+	run->settled = cJSON_IsBool(settled) ? cJSON_IsTrue(settled) : -1;
+	run->rss_first = get_num(cJSON_GetArrayItem(reps, 0), "rss_after_bytes");
+	run->rss_last = get_num(cJSON_GetArrayItem(reps, (int)n - 1), "rss_after_bytes");
+	for (size_t p = 0; p < w->nphases; p++)
+		run->t_ns[p] = isnan(run->t_regime[RF_STEADY][p]) ? run->t_regime[RF_COLD][p]
+		                                                  : run->t_regime[RF_STEADY][p];
+	return 0;
+}
+
+/* Every rep has a positive finite wall_ns for every phase. */
 static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON *reps,
                      struct rf_run *run, const char *at)
 {
-	double v[RF_MAX_REPS];
 	size_t n = (size_t)cJSON_GetArraySize(reps);
 
+	(void)run;
 	if (!cJSON_IsArray(reps) || n < 1 || n > RF_MAX_REPS)
 		return fail(l, "%s: record.reps missing or empty", at);
 	for (size_t p = 0; p < w->nphases; p++) {
@@ -266,9 +329,8 @@ static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON 
 				            "%s: reps[%zu].phases.%s.wall_ns missing or not a positive "
 				            "finite number",
 				            at, i, w->phases[p]);
-			v[i++] = ns;
+			i++;
 		}
-		run->t_ns[p] = stats_median(v, n);
 	}
 	return 0;
 }
@@ -304,7 +366,7 @@ static int load_record(struct loader *l, struct rf_workload *w, const char **fir
 	if (!checksum)
 		return fail(l, "%s: record.checksum missing", at);
 	if (load_phases(l, w, get(rec, "phases"), at) != 0 ||
-	    load_reps(l, w, get(rec, "reps"), run, at) != 0)
+	    load_reps(l, w, get(rec, "reps"), run, at) != 0 || load_regimes(l, w, rec, run, at) != 0)
 		return -1;
 	if (!(work = work_of(get(rec, "workload"))))
 		return nomem(l);
@@ -372,7 +434,9 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 	}
 	memset(run, 0, sizeof *run);
 	for (size_t p = 0; p < RF_MAX_PHASES; p++)
-		run->t_ns[p] = NAN;
+		run->t_ns[p] = run->t_regime[RF_COLD][p] = run->t_regime[RF_STEADY][p] = NAN;
+	run->settled = -1;
+	run->rss_first = run->rss_last = NAN;
 	run->present = 1;
 	run->ok = strcmp(status, "ok") == 0;
 	run->wall_ns = get_num(proc, "wall_ns");
@@ -386,12 +450,15 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		if (!(run->wall_ns > 0 && isfinite(run->wall_ns)))
 			return fail(l, "%s: process.wall_ns missing or not a positive finite number",
 			            at);
-		run->t_ns[0] = run->wall_ns;
+		run->t_ns[0] = run->t_regime[RF_COLD][0] = run->wall_ns;
 		run->max_rss_kib = get_num(proc, "max_rss_kib");
+		d->has_regime[RF_COLD] |= measured >= 0;
 		return 0;
 	}
 	if (load_record(l, &d->wl[w], &first_arm[w], arm, get(jr, "record"), run, at) != 0)
 		return -1;
+	for (int r = 0; measured >= 0 && r < RF_NREGIMES; r++)
+		d->has_regime[r] |= !isnan(run->t_regime[r][0]);
 	if (isnan(run->wall_ns))
 		run->wall_ns = run->t_ns[rf_phase(&d->wl[w], "total")];
 	return 0;
@@ -623,4 +690,19 @@ void rf_free(struct rf_doc *d)
 	free(d->machine_desc);
 	free(d->env);
 	free(d);
+}
+
+const char *rf_regime_name(enum rf_regime g)
+{
+	return g == RF_STEADY ? "steady" : "cold";
+}
+
+const char *rf_regimes_measured(const struct rf_doc *d)
+{
+	if (d->has_regime[RF_COLD] && d->has_regime[RF_STEADY])
+		return "cold and steady";
+	if (d->has_regime[RF_STEADY])
+		return "steady only";
+	return d->commands ? "cold only (commands: one process per run)"
+	                   : "cold only (one repetition per run)";
 }

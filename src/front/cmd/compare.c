@@ -21,12 +21,15 @@
 static const char compare_usage[] =
     "usage: allocab compare RESULTS [RESULTS2] [--baseline NAME] [--candidate NAME]\n"
     "                       [--workload NAME] [--phase NAME | --phases all]\n"
+    "                       [--regime both|steady|cold]\n"
     "                       [--format table|markdown|json|csv] [-o FILE]\n"
     "                       [--conf 0.95] [--bootstrap N] [--seed N] [--calibration FILE]\n"
     "One file: every arm against the baseline (default system; commands mode: the first arm),\n"
     "paired by round. Two files: every arm of RESULTS2 against the same arm of RESULTS\n"
     "(two-sample; warns when the machines differ). By default the total of every workload and\n"
     "the phases of the pipeline workload, plus the geometric mean over workloads.\n"
+    "  --regime R      steady (the median of each run's steady repetitions), cold (its first\n"
+    "                  repetition) or both, side by side (default)\n"
     "  --bootstrap N   percentile bootstrap interval (N >= 10000 resamples, seeded by --seed,\n"
     "                  default 1) instead of the signed-rank interval; one file only\n"
     "  --calibration FILE  the noise floor column from this `allocab calibrate` file\n"
@@ -103,6 +106,10 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 				return errmsg_fail(err, errlen,
 				                   "--phases '%s': only 'all' is known", v);
 			a->o.all_phases = 1;
+		} else if (!missing && (v = opt_value(argc, argv, &i, "--regime", &missing))) {
+			if (cmp_regimes_parse(v, &a->o.regimes) != 0)
+				return errmsg_fail(err, errlen,
+				                   "--regime '%s': want cold, steady or both", v);
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--conf", &missing))) {
 			if (parse_conf(v, &a->o.conf) != 0)
 				return errmsg_fail(err, errlen,
