@@ -250,7 +250,7 @@ fi
 fields=$(awk -F, '
 	/^#/ { next }
 	!head { for (i = 1; i <= NF; i++) col[$i] = i; head = 1
-		split("regime n n_baseline n_candidate speedup ci_lo ci_hi ci_level improvement_pct p_holm verdict median_ns_baseline median_ns_candidate", want, " ")
+		split("regime n n_baseline n_candidate speedup ci_lo ci_hi ci_level improvement_pct p_holm verdict median_ns_baseline median_ns_candidate rounds_needed", want, " ")
 		for (k = 1; k in want; k++) if (!(want[k] in col)) { print "no column " want[k]; exit 1 }
 		next }
 	{ rows++; line = ""
@@ -263,21 +263,21 @@ fields=$(awk -F, '
 summary() {
 	awk -v n="$n" -v nb="$n_base" -v nc="$n_cand" -v s="$speedup" -v lo="$lo" -v hi="$hi" \
 		-v level="$level" -v imp="$improvement" -v p="$p" -v verdict="$verdict" \
-		-v mb="$med_base" -v mc="$med_cand" 'BEGIN {
+		-v mb="$med_base" -v mc="$med_cand" -v need="$need" 'BEGIN {
 	ci = level < 0.9495 ? sprintf("%.1f%% CI", 100 * level) : "95% CI"
 	printf "System Allocator Duration: %.3fs (median of %d runs; intervals are of the paired ratios below)\n", mb / 1e9, nb
 	printf "Mimalloc Duration: %.3fs (median of %d runs; time ratio to glibc %.3f, %s [%.3f, %.3f])\n", mc / 1e9, nc, 1 / s, ci, 1 / hi, 1 / lo
 	printf "Performance Improvement: %.1f%% (%s [%.1f%%, %.1f%%])\n", imp, ci, 100 * (1 - 1 / lo), 100 * (1 - 1 / hi)
 	printf "Speedup Ratio: %.3fx (%s [%.3fx, %.3fx])\n", s, ci, lo, hi
 	what = verdict == "faster" || verdict == "slower" ? "mimalloc is " verdict : verdict
-	# With n <= 5 the exact two-sided signed-rank p is at least 2/2^5 > 0.05.
-	printf "Verdict: %s (%s, %d paired rounds%s)\n", what, p < 0.001 ? "p < 0.001" : sprintf("p = %.2g", p), n,
-		n < 6 ? ": too few for any verdict" : ""
+	# With n <= 5 the exact two-sided signed-rank p is at least 2/2^5 > 0.05 (docs/methodology.md).
+	if (need != "") what = what ": need " need
+	printf "Verdict: %s (%s, %d paired rounds)\n", what, p < 0.001 ? "p < 0.001" : sprintf("p = %.2g", p), n
 }'
 }
 
 usable=0 ok_base='' ok_cand=''
-while IFS=$'\t' read -r regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand; do
+while IFS=$'\t' read -r regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need; do
 	[ -z "$speedup" ] || [ -z "$lo" ] || [ -z "$hi" ] || usable=1
 	ok_base=$n_base ok_cand=$n_cand
 done <<<"$fields"
@@ -287,7 +287,7 @@ if [ "$usable" = 0 ]; then
 fi
 cat "$tmp/warnings" >&2 # too few rounds, drift, telemetry spikes: to be read with the numbers
 
-while IFS=$'\t' read -r regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand; do
+while IFS=$'\t' read -r regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need; do
 	if [ "$regime" = steady ]; then
 		echo "Regime: steady state (median of each process's steady repetitions: training loops, services)"
 	else

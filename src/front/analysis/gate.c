@@ -27,8 +27,7 @@ struct gate_spec {
 	int regime_given;        /* --regime was on the command line */
 };
 
-/* "5", "5%" or "2.5%": 0 <= P < 100. */
-static int parse_pct(const char *s, double *out)
+int gate_parse_pct(const char *s, double *out)
 {
 	double v;
 
@@ -106,7 +105,7 @@ static int parse_gate(int argc, char **argv, int start, struct gate_spec *g, con
 			if (have_margin++)
 				return errmsg_fail(err, errlen,
 				                   "give one of --min-speedup or --max-slowdown");
-			if (parse_pct(v, &g->pct) != 0)
+			if (gate_parse_pct(v, &g->pct) != 0)
 				return errmsg_fail(
 				    err, errlen,
 				    "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%", name, v);

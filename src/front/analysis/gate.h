@@ -11,6 +11,9 @@ enum gate_outcome { GATE_PASS = 0, GATE_FAIL = 1, GATE_USAGE = 2, GATE_INCONCLUS
 
 struct gate_spec;
 
+/* A margin percentage "5", "5%" or "2.5%", 0 <= P < 100: 0 and *out, or -1. */
+int gate_parse_pct(const char *s, double *out);
+
 /* Parses the gate options (--candidate NAME, --baseline NAME, --min-speedup P%, --max-slowdown P%,
  * --on geomean|each, --phase NAME, --workload NAME, --against OLD, --conf L, --regime
  * steady|cold: steady by default, cold for a document that measured cold only); argv[0] is not an

@@ -10,9 +10,9 @@
 
 /* A noisy bench flags hundreds of runs: text formats show the first ones and the count. */
 #define REPORT_MAX_FLAG_LINES 20
-#define MAXCOL 12 /* the last, noise floor, only with a calibration */
-#define ARMCOL 9
-#define CELL 160
+#define MAXCOL                12 /* the last, noise floor, only with a calibration */
+#define ARMCOL                9
+#define CELL                  160
 
 int report_format_parse(const char *name, enum report_format *f)
 {
@@ -97,7 +97,10 @@ static void fmt_p(double p, char *buf)
 static void estimate_cells(const struct cmp_report *r, const struct cmp_row *row, char *speedup,
                            char *ci, char *impr, char *p, char *verdict)
 {
-	snprintf(verdict, CELL, "%s", row ? cmp_verdict_name(row->verdict) : "-");
+	if (row)
+		cmp_verdict_text(row, verdict, CELL);
+	else
+		strcpy(verdict, "-");
 	if (!row || !row->usable) {
 		strcpy(speedup, "-");
 		strcpy(ci, "-");
@@ -514,6 +517,7 @@ static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 	add_num(o, "n_baseline", (double)row->n_base);
 	add_num(o, "n_candidate", (double)row->n_cand);
 	add_str(o, "verdict", cmp_verdict_name(row->verdict));
+	add_num(o, "rounds_needed", row->need ? (double)row->need : NAN);
 	add_num(o, "speedup", cmp_speedup(d));
 	add_num(o, "improvement_pct", cmp_improvement(d));
 	cJSON_AddItemToObject(o, "ci", interval_json(&row->d, row->usable));
@@ -585,11 +589,10 @@ static cJSON *doc_json(const struct rf_doc *d)
 	return o;
 }
 
-static int write_json(FILE *out, const struct cmp_report *r)
+cJSON *report_json(const struct cmp_report *r)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
 	char line[1024];
-	char *text;
 
 	add_str(o, "schema", "allocab-compare/1");
 	cJSON *tool = cJSON_AddObjectToObject(o, "tool");
@@ -642,7 +645,14 @@ static int write_json(FILE *out, const struct cmp_report *r)
 		add_num(j, "threshold", f->threshold);
 		cJSON_AddItemToArray(arr, j);
 	}
-	text = cJSON_Print(o);
+	return o;
+}
+
+static int write_json(FILE *out, const struct cmp_report *r)
+{
+	cJSON *o = report_json(r);
+	char *text = o ? cJSON_Print(o) : NULL;
+
 	cJSON_Delete(o);
 	if (!text)
 		return -1;
@@ -664,12 +674,38 @@ static void csv_field(FILE *out, const char *s, int last)
 	fputc(last ? '\n' : ',', out);
 }
 
+/* Shortest text that reads back as v: integers (below 2^53) in plain digits, other values with
+ * the fewest significant digits that round-trip (at most 17). */
+void report_fmt_double(double v, char *buf, size_t len)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+		snprintf(buf, len, "%.0f", v);
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
 static void csv_num(FILE *out, double v, int last)
 {
-	char buf[64] = "";
+	char buf[64];
 
-	if (isfinite(v))
-		snprintf(buf, sizeof buf, "%.6g", v);
+	report_fmt_double(v, buf, sizeof buf);
+	csv_field(out, buf, last);
+}
+
+static void csv_count(FILE *out, size_t v, int last)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%zu", v);
 	csv_field(out, buf, last);
 }
 
@@ -680,10 +716,9 @@ static int write_csv(FILE *out, const struct cmp_report *r)
 	    "ci_level,improvement_pct,p,p_holm,verdict,peak_rss_ratio,retained_bytes_baseline,"
 	    "retained_bytes_candidate,median_ns_baseline,median_ns_candidate,drift_p,"
 	    "telemetry_flagged_rounds,noise_floor_pct,rss_growth_bytes_baseline,"
-	    "rss_growth_bytes_candidate,unsettled_baseline,unsettled_candidate\n";
+	    "rss_growth_bytes_candidate,unsettled_baseline,unsettled_candidate,rounds_needed,mode,"
+	    "conf\n";
 
-	fprintf(out, "# allocab-compare/1 (%s): %s\n", r->paired ? "paired" : "two-sample",
-	        CMP_CONVENTION);
 	fputs(head, out);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
@@ -693,9 +728,9 @@ static int write_csv(FILE *out, const struct cmp_report *r)
 		csv_field(out, rf_regime_name(row->regime), 0);
 		csv_field(out, row->candidate, 0);
 		csv_field(out, row->baseline, 0);
-		csv_num(out, (double)row->n, 0);
-		csv_num(out, (double)row->n_base, 0);
-		csv_num(out, (double)row->n_cand, 0);
+		csv_count(out, row->n, 0);
+		csv_count(out, row->n_base, 0);
+		csv_count(out, row->n_cand, 0);
 		csv_num(out, cmp_speedup(d), 0);
 		csv_num(out, row->usable ? cmp_speedup(row->d.hi) : NAN, 0);
 		csv_num(out, row->usable ? cmp_speedup(row->d.lo) : NAN, 0);
@@ -710,12 +745,15 @@ static int write_csv(FILE *out, const struct cmp_report *r)
 		csv_num(out, row->med_base_ns, 0);
 		csv_num(out, row->med_cand_ns, 0);
 		csv_num(out, row->drift_p, 0);
-		csv_num(out, (double)row->flagged, 0);
+		csv_count(out, row->flagged, 0);
 		csv_num(out, row->floor_pct, 0);
 		csv_num(out, row->growth_base, 0);
 		csv_num(out, row->growth_cand, 0);
-		csv_num(out, (double)row->unsettled_base, 0);
-		csv_num(out, (double)row->unsettled_cand, 1);
+		csv_count(out, row->unsettled_base, 0);
+		csv_count(out, row->unsettled_cand, 0);
+		csv_num(out, row->need ? (double)row->need : NAN, 0);
+		csv_field(out, r->paired ? "paired" : "two-sample", 0);
+		csv_num(out, r->conf, 1);
 	}
 	return 0;
 }

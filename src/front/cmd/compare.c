@@ -6,11 +6,15 @@
 #include "common/errmsg.h"
 #include "common/numparse.h"
 #include "front/analysis/calibrate.h"
+#include "front/analysis/claims.h"
 #include "front/analysis/compare.h"
+#include "front/analysis/gate.h"
 #include "front/analysis/report.h"
 #include "front/analysis/resfile.h"
+#include "front/export/export.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +26,9 @@ static const char compare_usage[] =
     "usage: allocab compare RESULTS [RESULTS2] [--baseline NAME] [--candidate NAME]\n"
     "                       [--workload NAME] [--phase NAME | --phases all]\n"
     "                       [--regime both|steady|cold]\n"
-    "                       [--format table|markdown|json|csv] [-o FILE]\n"
+    "                       [--format table|markdown|json|csv|html|svg|bmf|gab] [-o FILE]\n"
     "                       [--conf 0.95] [--bootstrap N] [--seed N] [--calibration FILE]\n"
+    "                       [--claims FILE] [--min-speedup P% | --max-slowdown P%]\n"
     "One file: every arm against the baseline (default system; commands mode: the first arm),\n"
     "paired by round. Two files: every arm of RESULTS2 against the same arm of RESULTS\n"
     "(two-sample; warns when the machines differ). By default the total of every workload and\n"
@@ -35,6 +40,12 @@ static const char compare_usage[] =
     "  --calibration FILE  the noise floor column from this `allocab calibrate` file\n"
     "                  (default: results/calibration.json when it exists): the smallest\n"
     "                  slowdown the calibrated noise lets that many paired rounds detect\n"
+    "  --format        html: one self-contained report with charts; svg: the forest plot\n"
+    "                  alone; bmf: Bencher Metric Format; gab: github-action-benchmark\n"
+    "                  customSmallerIsBetter (docs/ci.md)\n"
+    "  --claims FILE   check the quoted speedups of an allocab-claims/1 file against the\n"
+    "                  intervals: confirmed, partly, refuted (docs/claims.md)\n"
+    "  --min-speedup P%, --max-slowdown P%  draw this gate margin in html and svg charts\n"
     "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's time;\n"
     "improvement % = (1 - t_candidate/t_baseline) x 100.\n"
     "Verdict: faster or slower when the Holm-adjusted p < 1 - conf and the interval excludes\n"
@@ -75,23 +86,24 @@ struct compare_args {
 	struct cmp_opts o;
 	const char *files[2];
 	size_t nfiles;
-	const char *format, *out, *calibration;
+	const char *format, *out, *calibration, *claims;
+	double margin; /* bound on t_candidate/t_baseline to draw, or NAN */
 };
 
 static int parse_compare(int argc, char **argv, struct compare_args *a, char *err, size_t errlen)
 {
-	static const char *const str_opts[] = {"--baseline",   "--candidate", "--workload",
-	                                       "--phase",      "--format",    "-o",
-	                                       "--calibration"};
-	const char **dst[] = {&a->o.baseline, &a->o.candidate, &a->o.workload, &a->o.phase,
-	                      &a->format,     &a->out,         &a->calibration};
+	static const char *const str_opts[] = {"--baseline",    "--candidate", "--workload",
+	                                       "--phase",       "--format",    "-o",
+	                                       "--calibration", "--claims"};
+	const char **dst[] = {&a->o.baseline, &a->o.candidate, &a->o.workload,  &a->o.phase,
+	                      &a->format,     &a->out,         &a->calibration, &a->claims};
 	uint64_t u;
 
 	for (int i = 1; i < argc; i++) {
 		int missing = 0, done = 0;
 		const char *v;
 
-		for (size_t k = 0; k < 7 && !done && !missing; k++)
+		for (size_t k = 0; k < 8 && !done && !missing; k++)
 			if ((v = opt_value(argc, argv, &i, str_opts[k], &missing))) {
 				if (!v[0])
 					return errmsg_fail(err, errlen, "%s: empty value",
@@ -99,6 +111,23 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 				*dst[k] = v;
 				done = 1;
 			}
+		if (done)
+			continue;
+		for (int slow = 0; slow < 2 && !done && !missing; slow++) {
+			const char *name = slow ? "--max-slowdown" : "--min-speedup";
+			double pct;
+			if (!(v = opt_value(argc, argv, &i, name, &missing)))
+				continue;
+			if (!isnan(a->margin))
+				return errmsg_fail(err, errlen,
+				                   "give one of --min-speedup or --max-slowdown");
+			if (gate_parse_pct(v, &pct) != 0)
+				return errmsg_fail(
+				    err, errlen,
+				    "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%", name, v);
+			a->margin = slow ? 1 + pct / 100 : 1 - pct / 100;
+			done = 1;
+		}
 		if (done)
 			continue;
 		if (!missing && (v = opt_value(argc, argv, &i, "--phases", &missing))) {
@@ -144,9 +173,45 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 	return 0;
 }
 
-static int render(const struct cmp_report *r, enum report_format f, const char *path, char *err,
-                  size_t errlen)
+/* The report in a text format of report.h, with the claim verdicts: appended to a table or
+ * markdown, as a "claims" member of the JSON, and as the whole CSV (one table per CSV). */
+static int write_text(FILE *mem, const struct cmp_report *r, enum report_format f,
+                      const struct claims_result *claims)
 {
+	cJSON *o;
+	char *text;
+
+	if (!claims || f == REPORT_TABLE || f == REPORT_MARKDOWN) {
+		if (report_write(mem, r, f) != 0)
+			return -1;
+		if (claims) {
+			fputs("\n", mem);
+			claims_write_text(mem, claims, f == REPORT_MARKDOWN);
+		}
+		return 0;
+	}
+	if (f == REPORT_CSV) {
+		claims_write_csv(mem, claims);
+		return 0;
+	}
+	if (!(o = report_json(r)))
+		return -1;
+	cJSON_AddItemToObject(o, "claims", claims_json(claims));
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!text)
+		return -1;
+	fprintf(mem, "%s\n", text);
+	free(text);
+	return 0;
+}
+
+static int render(const struct cmp_report *r, const char *format, const struct compare_args *a,
+                  const struct claims_result *claims, char *err, size_t errlen)
+{
+	const struct exporter *x = export_find(format);
+	struct export_input in = {.r = r, .margin = a->margin, .claims = claims};
+	enum report_format f = REPORT_TABLE;
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *mem = open_memstream(&buf, &n);
@@ -154,23 +219,36 @@ static int render(const struct cmp_report *r, enum report_format f, const char *
 
 	if (!mem)
 		return errmsg_fail(err, errlen, "out of memory");
-	rc = report_write(mem, r, f);
-	if (fclose(mem) != 0 || rc != 0)
+	if (x)
+		rc = x->write(mem, &in, err, errlen);
+	else if (report_format_parse(format, &f) != 0 || write_text(mem, r, f, claims) != 0)
 		rc = errmsg_fail(err, errlen, "out of memory");
-	else if (atomic_write(path ? path : "-", buf, n, err, errlen) != 0)
+	else
+		rc = 0;
+	if (fclose(mem) != 0 && rc == 0)
+		rc = errmsg_fail(err, errlen, "out of memory");
+	else if (rc == 0 && atomic_write(a->out ? a->out : "-", buf, n, err, errlen) != 0)
 		rc = -1;
 	free(buf);
 	return rc;
 }
 
+static int format_known(const char *name)
+{
+	enum report_format f;
+
+	return export_find(name) || report_format_parse(name, &f) == 0;
+}
+
 int compare_main(int argc, char **argv)
 {
-	struct compare_args a = {.o = {.conf = DEFAULT_CONF, .seed = DEFAULT_SEED},
-	                         .format = "table"};
+	struct compare_args a = {
+	    .o = {.conf = DEFAULT_CONF, .seed = DEFAULT_SEED}, .format = "table", .margin = NAN};
 	struct rf_doc *d[2] = {NULL, NULL};
 	struct cmp_report *r = NULL;
 	struct calib_file *cal = NULL;
-	enum report_format f = REPORT_TABLE;
+	struct claims_file *claims = NULL;
+	struct claims_result *checked = NULL;
 	char err[1024], calwarn[1024];
 	int rc = 0;
 
@@ -185,11 +263,13 @@ int compare_main(int argc, char **argv)
 	}
 	if (parse_compare(argc, argv, &a, err, sizeof err) != 0)
 		rc = 2;
-	else if (report_format_parse(a.format, &f) != 0) {
-		errmsg_fail(err, sizeof err, "--format '%s': want table, markdown, json or csv",
+	else if (!format_known(a.format)) {
+		errmsg_fail(err, sizeof err,
+		            "--format '%s': want table, markdown, json, csv, html, svg, bmf or gab",
 		            a.format);
 		rc = 2;
-	}
+	} else if (a.claims && !(claims = claims_load(a.claims, err, sizeof err)))
+		rc = 2;
 	for (size_t i = 0; rc == 0 && i < a.nfiles; i++)
 		if (!(d[i] = rf_load(a.files[i], err, sizeof err)))
 			rc = errno == ENOMEM ? 1 : 2;
@@ -203,11 +283,15 @@ int compare_main(int argc, char **argv)
 	if (rc == 0) {
 		for (size_t i = 0; i < r->nwarn; i++)
 			errmsg_warn(stderr, "compare", r->warn[i]);
-		if (render(r, f, a.out, err, sizeof err) != 0)
+		if (claims && !(checked = claims_check(claims, r)))
+			rc = errmsg_status(1, err, sizeof err, "out of memory");
+		else if (render(r, a.format, &a, checked, err, sizeof err) != 0)
 			rc = 1;
 	}
 	if (rc)
 		fprintf(stderr, "allocab: compare: %s\n", err);
+	claims_result_free(checked);
+	claims_free(claims);
 	cmp_free(r);
 	calib_file_free(cal);
 	rf_free(d[0]);
