@@ -131,7 +131,8 @@ static void test_round_trip(void)
 	CHECK(str_is(back, "regimes.mode", "fixed") && cJSON_IsFalse(at(back, "regimes.settled")) &&
 	          num_is(back, "regimes.cold_ns", 1000000) &&
 	          num_is(back, "regimes.steady_ns", 2000000) &&
-	          num_is(back, "regimes.warmup_reps", 0) && num_is(back, "regimes.steady_reps", 1) &&
+	          num_is(back, "regimes.warmup_reps", 0) &&
+	          num_is(back, "regimes.steady_reps", 1) &&
 	          num_is(back, "regimes.rule.window", 3) &&
 	          num_is(back, "regimes.rule.tolerance", 0.05) &&
 	          cJSON_IsNull(at(back, "regimes.rule.max_reps")),

@@ -23,7 +23,8 @@ int main(void)
 	/* 16.2, 16.6, 16.4: max/min - 1 = 2.5% */
 	CHECK(steady_settled_at(warm, N(warm), &r) == 4, "warm-up then agreement: settled at 4");
 	CHECK(!steady_is_settled(warm, 3, &r), "18.1, 16.2, 16.6 (12%%) is not settled");
-	CHECK(steady_settled_at(quick, N(quick), &r) == 3, "agreement at the minimum: settled at 3");
+	CHECK(steady_settled_at(quick, N(quick), &r) == 3,
+	      "agreement at the minimum: settled at 3");
 	CHECK(!steady_is_settled(quick, 2, &r), "below the minimum of 3 reps: never settled");
 	/* every window spreads 21-25%; at 6 the medians 18 and 18.2 agree (1.1%) */
 	CHECK(steady_settled_at(scatter, 5, &r) == 0, "scatter of 21-25%% in 5 reps: not settled");

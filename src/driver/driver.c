@@ -353,8 +353,8 @@ static int64_t ts_ns(const struct timespec *t)
  * into the preallocated reps. After each rep, outside the stamps: the resident set, and in
  * automatic mode whether the steady-state rule holds (then it stops) or a cap is reached.
  * Sets *nreps to the reps made. Returns 0, or -1 with ctx->err set by the workload. */
-static int measure(const struct run_opts *o, const struct runrec_reps_how *how,
-                   struct wl_ctx *ctx, struct runrec_rep *reps, double *after, int *nreps)
+static int measure(const struct run_opts *o, const struct runrec_reps_how *how, struct wl_ctx *ctx,
+                   struct runrec_rep *reps, double *after, int *nreps)
 {
 	size_t nphases = params_nphases(o->wl);
 	double spent_ns = 0;

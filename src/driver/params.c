@@ -74,7 +74,7 @@ static int option_is(const char *arg, const char *opt)
 	return strncmp(arg, opt, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
 }
 
-static const char *const run_options[] = {"--param", "--scale",    "--seed",      "--reps",
+static const char *const run_options[] = {"--param", "--scale",    "--seed",       "--reps",
                                           "--out",   "--max-reps", "--steady-tol", NULL};
 
 static int list_workloads(const struct workload *const *registry, char *buf, size_t len)
@@ -202,8 +202,8 @@ static int parse_options(int argc, char *const *argv, const char **name, struct 
 			o->out = v;
 	}
 	if (o->reps_mode == PARAMS_REPS_FIXED && (seen & 1u << 5))
-		return errmsg_fail(err, errlen,
-		                   "--max-reps caps automatic repetitions; --reps N fixes the count");
+		return errmsg_fail(
+		    err, errlen, "--max-reps caps automatic repetitions; --reps N fixes the count");
 	return 0;
 }
 

@@ -22,9 +22,9 @@ struct run_opts {
 	enum wl_scale scale;
 	uint64_t seed;
 	enum params_reps_mode reps_mode; /* auto unless --reps N */
-	int reps;                        /* fixed: --reps N; auto: the cap, --max-reps (default 20) */
-	double steady_tol;               /* --steady-tol P%: the rule's tolerance as a fraction */
-	const char *out; /* "-" is stdout; points into argv */
+	int reps;          /* fixed: --reps N; auto: the cap, --max-reps (default 20) */
+	double steady_tol; /* --steady-tol P%: the rule's tolerance as a fraction */
+	const char *out;   /* "-" is stdout; points into argv */
 	int64_t
 	    value[WL_MAX_PARAMS]; /* effective values in table order: scale default or --param */
 	unsigned char given[WL_MAX_PARAMS]; /* 1 where --param set the value */

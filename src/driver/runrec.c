@@ -233,8 +233,9 @@ cJSON *runrec_json(const struct runrec *r, cJSON *machine)
 	    !cJSON_AddStringToObject(tool, "name", "allocab") ||
 	    !cJSON_AddStringToObject(tool, "version", r->tool_version) ||
 	    !add_string(root, "started_utc", utc_stamp(r->started, stamp, sizeof stamp)) ||
-	    add_allocator(root, r) != 0 || add_workload(root, r) != 0 || add_reps(root, r, g) != 0 ||
-	    add_regimes(root, r, g) != 0 || add_usage(root, r) != 0 || add_memory(root, r) != 0)
+	    add_allocator(root, r) != 0 || add_workload(root, r) != 0 ||
+	    add_reps(root, r, g) != 0 || add_regimes(root, r, g) != 0 || add_usage(root, r) != 0 ||
+	    add_memory(root, r) != 0)
 		goto fail;
 	if (!machine)
 		machine = cJSON_CreateNull();

@@ -13,7 +13,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#define RUNREC_SCHEMA "allocab-run/1"
+#define RUNREC_SCHEMA   "allocab-run/1"
 #define RUNREC_MAX_REPS 1000 /* the most reps one run makes: PARAMS_REPS_MAX */
 
 struct runrec_time {
@@ -39,7 +39,7 @@ struct runrec_reps_how {
 /* What the reps say about the two regimes (docs/results-format.md, "regimes"). */
 struct runrec_regimes {
 	enum steady_regime regime[RUNREC_MAX_REPS];
-	int settled;                /* -1: one rep, no steady regime; else 0/1 */
+	int settled; /* -1: one rep, no steady regime; else 0/1 */
 	int nwarmup, nsteady;
 	int64_t cold_ns, steady_ns; /* total wall of rep 0; median of the steady reps (-1: none) */
 };

@@ -15,9 +15,9 @@ struct builder {
 	struct cmp_report *r;
 	const struct cmp_opts *o;
 	enum rf_regime g; /* the regime of the rows being built */
-	double *a, *b;   /* scratch, one value per measured round (the larger document) */
-	double *pa, *pb; /* round positions matching a and b */
-	double *rss;     /* scratch for memory figures */
+	double *a, *b;    /* scratch, one value per measured round (the larger document) */
+	double *pa, *pb;  /* round positions matching a and b */
+	double *rss;      /* scratch for memory figures */
 	size_t cap;
 };
 
@@ -589,10 +589,11 @@ static int regime_warnings(struct builder *b)
 			           rf_regimes_measured(d),
 			           rf_regime_name(r->compared[RF_STEADY] ? RF_STEADY : RF_COLD));
 		if (rc == 0 && d->legacy_reps && d->has_regime[RF_STEADY])
-			rc = warnf(b,
-			           "%s: records without regime fields: their first rep counts as cold, "
-			           "their last (up to 3) as steady",
-			           d->path);
+			rc = warnf(
+			    b,
+			    "%s: records without regime fields: their first rep counts as cold, "
+			    "their last (up to 3) as steady",
+			    d->path);
 		for (size_t a = 0; rc == 0 && r->compared[RF_STEADY] && a < d->narms; a++)
 			for (size_t w = 0; rc == 0 && w < d->nwl; w++) {
 				size_t n = 0, bad = 0;
@@ -602,11 +603,12 @@ static int regime_warnings(struct builder *b)
 					bad += run->ok && run->settled == 0;
 				}
 				if (bad)
-					rc = warnf(b,
-					           "%s: %s on %s: %zu of %zu runs never settled (hit "
-					           "the cap of reps or time): their steady time is the "
-					           "median of their last reps",
-					           d->path, d->arms[a], d->wl[w].name, bad, n);
+					rc = warnf(
+					    b,
+					    "%s: %s on %s: %zu of %zu runs never settled (hit "
+					    "the cap of reps or time): their steady time is the "
+					    "median of their last reps",
+					    d->path, d->arms[a], d->wl[w].name, bad, n);
 			}
 		if (r->paired)
 			break;
@@ -666,9 +668,8 @@ static int row_warnings(struct builder *b)
 /* The regimes to compare: those asked for that both documents measured. Asking for one that a
  * document lacks is refused; with both asked, a missing one is left out (the report says so).
  * Documents without any ok run compare the cold regime, which then has insufficient data. */
-static int pick_regimes(struct cmp_report *r, const struct rf_doc *base,
-                        const struct rf_doc *cand, const struct cmp_opts *o, char *err,
-                        size_t errlen)
+static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const struct rf_doc *cand,
+                        const struct cmp_opts *o, char *err, size_t errlen)
 {
 	int any = 0;
 
@@ -676,14 +677,14 @@ static int pick_regimes(struct cmp_report *r, const struct rf_doc *base,
 	for (int g = 0; g < RF_NREGIMES; g++) {
 		int want = o->regimes == CMP_REGIMES_BOTH ||
 		           (g == RF_COLD) == (o->regimes == CMP_REGIMES_COLD);
-		const struct rf_doc *lacks = !base->has_regime[g]            ? base
+		const struct rf_doc *lacks = !base->has_regime[g]           ? base
 		                             : cand && !cand->has_regime[g] ? cand
-		                                                              : NULL;
+		                                                            : NULL;
 		if (want && lacks && o->regimes != CMP_REGIMES_BOTH &&
 		    (lacks->has_regime[RF_COLD] || lacks->has_regime[RF_STEADY]))
-			return errmsg_fail(err, errlen,
-			                   "%s measured %s: no %s times to compare%s", lacks->path,
-			                   rf_regimes_measured(lacks), rf_regime_name(g),
+			return errmsg_fail(err, errlen, "%s measured %s: no %s times to compare%s",
+			                   lacks->path, rf_regimes_measured(lacks),
+			                   rf_regime_name(g),
 			                   g == RF_STEADY ? " (rerun the bench with --reps auto, "
 			                                    "the default, or use --regime cold)"
 			                                  : "");

@@ -121,10 +121,11 @@ static int parse_gate(int argc, char **argv, int start, struct gate_spec *g, con
 			g->on_geomean = strcmp(v, "geomean") == 0;
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--regime", &missing))) {
 			if (cmp_regimes_parse(v, &g->regime) != 0 || g->regime == CMP_REGIMES_BOTH)
-				return errmsg_fail(err, errlen,
-				                   "--regime '%s': want steady or cold (the gate decides "
-				                   "on one regime)",
-				                   v);
+				return errmsg_fail(
+				    err, errlen,
+				    "--regime '%s': want steady or cold (the gate decides "
+				    "on one regime)",
+				    v);
 			g->regime_given = 1;
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--conf", &missing))) {
 			if (parse_conf(v, &g->conf) != 0)
@@ -279,7 +280,7 @@ static void margin_note(const struct gate_spec *g, const struct cmp_report *r,
 static const struct rf_doc *cold_only_fallback(struct cmp_opts *o, const struct rf_doc *old,
                                                const struct rf_doc *cand)
 {
-	const struct rf_doc *lacks = !cand->has_regime[RF_STEADY]      ? cand
+	const struct rf_doc *lacks = !cand->has_regime[RF_STEADY]         ? cand
 	                             : old && !old->has_regime[RF_STEADY] ? old
 	                                                                  : NULL;
 

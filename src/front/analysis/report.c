@@ -66,8 +66,8 @@ static void describe_regimes(const struct cmp_report *r, char *buf, size_t len)
 	int both = r->compared[RF_COLD] && r->compared[RF_STEADY];
 
 	if (both)
-		snprintf(buf, len, "regimes: steady and cold side by side; %s; %s",
-		         what[RF_STEADY], what[RF_COLD]);
+		snprintf(buf, len, "regimes: steady and cold side by side; %s; %s", what[RF_STEADY],
+		         what[RF_COLD]);
 	else
 		snprintf(buf, len, "regime: %s only%s; %s",
 		         rf_regime_name(r->compared[RF_STEADY] ? RF_STEADY : RF_COLD),
@@ -182,12 +182,12 @@ static int same_comparison(const struct cmp_row *x, const struct cmp_row *y)
 static size_t table_cells(const struct cmp_report *r, char (*c)[CELL], size_t *ncol,
                           unsigned *right)
 {
-	static const char *const one[] = {"workload", "phase",    "candidate", "speedup",
-	                                  "CI",       "improvement", "p (Holm)",  "verdict",
+	static const char *const one[] = {"workload", "phase",          "candidate",  "speedup",
+	                                  "CI",       "improvement",    "p (Holm)",   "verdict",
 	                                  "n",        "peak RSS ratio", "noise floor"};
-	static const char *const two[] = {"workload",       "phase",        "candidate",
-	                                  "steady speedup", "steady CI",    "steady verdict",
-	                                  "cold speedup",   "cold CI",      "cold verdict",
+	static const char *const two[] = {"workload",       "phase",          "candidate",
+	                                  "steady speedup", "steady CI",      "steady verdict",
+	                                  "cold speedup",   "cold CI",        "cold verdict",
 	                                  "n steady/cold",  "peak RSS ratio", "noise floor"};
 	int both = side_by_side(r);
 	size_t n = 1, cols = both ? 12 : 11;
@@ -198,7 +198,8 @@ static size_t table_cells(const struct cmp_report *r, char (*c)[CELL], size_t *n
 	for (size_t j = 0; j < *ncol; j++) {
 		const char *name = both ? two[j] : one[j];
 		if (both && (j == 4 || j == 7))
-			snprintf(c[j], CELL, "%s %g%% CI", j == 4 ? "steady" : "cold", 100 * r->conf);
+			snprintf(c[j], CELL, "%s %g%% CI", j == 4 ? "steady" : "cold",
+			         100 * r->conf);
 		else if (!both && j == 4)
 			snprintf(c[j], CELL, "%g%% CI", 100 * r->conf);
 		else if (!both && j == 3)
@@ -273,7 +274,8 @@ static size_t arm_cells(const struct cmp_report *r, char (*c)[ARMCOL][CELL])
 			fmt_mib(side ? row->retained_cand : row->retained_base, c[n][7]);
 			fmt_mib(growth, c[n][8]);
 			if (growth >= 0)
-				memmove(c[n][8] + 1, c[n][8], strlen(c[n][8]) + 1), c[n][8][0] = '+';
+				memmove(c[n][8] + 1, c[n][8], strlen(c[n][8]) + 1),
+				    c[n][8][0] = '+';
 			n++;
 		}
 		last = row->workload;
@@ -425,16 +427,17 @@ static int write_text(FILE *out, const struct cmp_report *r, int md)
 	nline = table_cells(r, c, &ncol, &right);
 	(md ? print_md : print_grid)(out, c, nline, ncol, right);
 
-	static const char *const arm_head[ARMCOL] = {
-	    "workload", "arm",      "ok rounds",    "cold time", "steady time",
-	    "unsettled", "peak RSS", "retained RSS", "RSS growth"};
+	static const char *const arm_head[ARMCOL] = {"workload",  "arm",          "ok rounds",
+	                                             "cold time", "steady time",  "unsettled",
+	                                             "peak RSS",  "retained RSS", "RSS growth"};
 	for (int j = 0; j < ARMCOL; j++)
 		snprintf(a[0][j], CELL, "%s", arm_head[j]);
 	narm = arm_cells(r, a + 1);
 	if (narm) {
-		fprintf(out, md ? "\n#### Per arm (phase total, ok runs)\n\n"
-		                : "\nper arm (phase total, medians over ok runs; RSS growth: resident "
-		                  "after the last rep minus after the first):\n");
+		fprintf(out,
+		        md ? "\n#### Per arm (phase total, ok runs)\n\n"
+		           : "\nper arm (phase total, medians over ok runs; RSS growth: resident "
+		             "after the last rep minus after the first):\n");
 		(md ? print_md : print_grid)(out, &a[0][0], narm + 1, ARMCOL, 0x1FC);
 	}
 	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {

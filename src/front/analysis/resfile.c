@@ -325,10 +325,11 @@ static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON 
 		{
 			double ns = get_num(get(get(rep, "phases"), w->phases[p]), "wall_ns");
 			if (!(ns > 0 && isfinite(ns)))
-				return fail(l,
-				            "%s: reps[%zu].phases.%s.wall_ns missing or not a positive "
-				            "finite number",
-				            at, i, w->phases[p]);
+				return fail(
+				    l,
+				    "%s: reps[%zu].phases.%s.wall_ns missing or not a positive "
+				    "finite number",
+				    at, i, w->phases[p]);
 			i++;
 		}
 	}
@@ -366,7 +367,8 @@ static int load_record(struct loader *l, struct rf_workload *w, const char **fir
 	if (!checksum)
 		return fail(l, "%s: record.checksum missing", at);
 	if (load_phases(l, w, get(rec, "phases"), at) != 0 ||
-	    load_reps(l, w, get(rec, "reps"), run, at) != 0 || load_regimes(l, w, rec, run, at) != 0)
+	    load_reps(l, w, get(rec, "reps"), run, at) != 0 ||
+	    load_regimes(l, w, rec, run, at) != 0)
 		return -1;
 	if (!(work = work_of(get(rec, "workload"))))
 		return nomem(l);
@@ -448,8 +450,8 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		return add_fail(l, jr, round, warmup, (size_t)a, (size_t)w, status);
 	if (d->commands) {
 		if (!(run->wall_ns > 0 && isfinite(run->wall_ns)))
-			return fail(l, "%s: process.wall_ns missing or not a positive finite number",
-			            at);
+			return fail(
+			    l, "%s: process.wall_ns missing or not a positive finite number", at);
 		run->t_ns[0] = run->t_regime[RF_COLD][0] = run->wall_ns;
 		run->max_rss_kib = get_num(proc, "max_rss_kib");
 		d->has_regime[RF_COLD] |= measured >= 0;

@@ -62,7 +62,7 @@ struct rf_doc {
 	size_t nwarmup;
 	struct rf_run *runs; /* [round][arm][workload]; use rf_run() */
 	size_t nfails;
-	struct rf_fail *fails; /* every run that was not ok, warm-up rounds included */
+	struct rf_fail *fails;       /* every run that was not ok, warm-up rounds included */
 	int has_regime[RF_NREGIMES]; /* some ok measured run has a time of that regime */
 	int legacy_reps;             /* some ok run's reps carry no "regime" (an older record) */
 };

@@ -165,7 +165,8 @@ size_t *bench_parse_phase_counts(const char *json, size_t n);
 
 /* How many comparisons `allocab compare` makes by default on what c runs: per arm but the first,
  * the total of each workload, every phase of the pipeline workload (nphases[i] is workload i's
- * count, NULL = 1 each) and the geometric mean when there are two workloads or more. */
+ * count, NULL = 1 each) and the geometric mean when there are two workloads or more; twice that
+ * for drivers that measure both regimes (reps auto or more than one). */
 size_t bench_comparisons(const struct bench_config *c, const size_t *nphases);
 
 /* Frees what l owns and empties it; accepts NULL and an empty list. */

@@ -246,7 +246,8 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 			return 0;
 		}
 		if (num_parse_u64(v, &u) != 0 || u < lo[k] || u > hi[k])
-			return errmsg_fail(err, errlen, "%s: '%s' is not %san integer in %llu..%llu",
+			return errmsg_fail(err, errlen,
+			                   "%s: '%s' is not %san integer in %llu..%llu",
 			                   opts[k].lng, v, k == O_REPS ? "auto or " : "",
 			                   (unsigned long long)lo[k], (unsigned long long)hi[k]);
 		if (k == O_REPS)
@@ -502,7 +503,10 @@ size_t bench_comparisons(const struct bench_config *c, const size_t *nphases)
 
 	for (size_t i = 0; i < c->nwl; i++)
 		per_arm += strcmp(c->wl[i].name, "pipeline") == 0 && nphases ? nphases[i] : 1;
-	return c->narms > 1 ? (c->narms - 1) * per_arm : 0;
+	/* drivers that repeat measure two regimes, each compared (docs/methodology.md) */
+	size_t regimes = c->mode == BENCH_DRIVERS && c->reps != 1 ? 2 : 1;
+
+	return c->narms > 1 ? (c->narms - 1) * per_arm * regimes : 0;
 }
 
 void bench_wl_list_free(struct bench_wl_list *l)
