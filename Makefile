@@ -14,7 +14,7 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -pthrea
 override CPPFLAGS += -D_GNU_SOURCE -DALLOCAB_VERSION='"$(VERSION)"' -Isrc -I.
 # GCC removes malloc/free pairs whose pointer does not escape; workloads must really allocate.
 NOBUILTIN := -fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc -fno-builtin-free
-LDLIBS_COMMON := -lcjson -lm -pthread
+LDLIBS_COMMON := -lzstd -lcjson -lm -pthread
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Backends: allocators/<name>.c builds build/allocab-<name>; LIBS_<name> is what it links.
@@ -42,9 +42,12 @@ asan_obj = $(patsubst %.c,$(BUILD)/asan/%.o,$(1))
 LIB_SRC := $(COMMON_SRC) $(DRIVER_LIB_SRC) $(FRONT_LIB_SRC)
 DRIVERS := $(addprefix $(BUILD)/allocab-,$(BACKENDS))
 FRONT := $(BUILD)/allocab
+# LD_PRELOAD libraries (src/preload/): built position-independent, linked with what they call.
+RECORD_LIB := $(BUILD)/liballocab-record.so
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 ASAN_TESTS := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
-TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive
+TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
+	$(BUILD)/tests/alloc_threads
 
 .PHONY: all deps test unit bench validate install uninstall clean format
 .SUFFIXES:
@@ -53,7 +56,7 @@ all: deps
 	@$(MAKE) --no-print-directory build-all
 
 .PHONY: build-all
-build-all: $(DRIVERS) $(FRONT)
+build-all: $(DRIVERS) $(FRONT) $(RECORD_LIB)
 
 deps:
 	@scripts/deps.sh
@@ -75,6 +78,14 @@ $(BUILD)/allocab-%: $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC
 $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC)): override CFLAGS += -fno-plt
 $(BUILD)/allocators/%.o: override CFLAGS += -fno-plt -fno-reorder-functions -fno-reorder-blocks-and-partition
 
+# The recorder (docs/trace-format.md) links nothing of the project but the format header.
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec $(NOBUILTIN) -MMD -MP -c -o $@ $<
+
+$(RECORD_LIB): $(BUILD)/pic/src/preload/record.o
+	$(CC) $(LDFLAGS) -shared -o $@ $^ -lzstd -ldl -pthread
+
 $(FRONT): $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC) $(FRONT_MAIN_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
@@ -86,6 +97,10 @@ $(BUILD)/asan/tests/%: $(BUILD)/asan/tests/%.o $(call asan_obj,$(LIB_SRC))
 
 $(BUILD)/tests/jget: $(BUILD)/tests/jget.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# A program with a known allocation stream for the record/replay tests (tests/e2e_record.sh).
+$(BUILD)/tests/alloc_threads: $(BUILD)/tests/alloc_threads.o
+	$(CC) $(LDFLAGS) -o $@ $^ -pthread
 
 # The slow backend alone with a probe main: proves its injection count (tests/e2e_calibrate.sh).
 $(BUILD)/tests/inject_probe: $(BUILD)/tests/inject_probe.o $(BUILD)/allocators/system_slow.o
@@ -118,10 +133,13 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(FRONT) $(DRIVERS) $(DESTDIR)$(BINDIR)
 	install -m 644 docs/allocab.1 $(DESTDIR)$(MANDIR)/man1/allocab.1
+	install -d $(DESTDIR)$(PREFIX)/lib/allocab
+	install -m 644 $(RECORD_LIB) $(DESTDIR)$(PREFIX)/lib/allocab/
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/allocab $(addprefix $(DESTDIR)$(BINDIR)/allocab-,$(BACKENDS))
 	rm -f $(DESTDIR)$(MANDIR)/man1/allocab.1
+	rm -f $(DESTDIR)$(PREFIX)/lib/allocab/liballocab-record.so
 
 clean:
 	rm -rf $(BUILD)

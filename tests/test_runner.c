@@ -105,8 +105,8 @@ static void test_bad(void)
 {
 	BAD("unknown option", "unknown option", "--frobnicate");
 	BAD("stray argument", "unexpected argument", "pipeline");
-	BAD("missing value", "--rounds: missing value", "--rounds");
-	BAD("missing -a value", "-a: missing value", "-a");
+	BAD("missing value", "--rounds needs a value", "--rounds");
+	BAD("missing -a value", "-a needs a value", "-a");
 	BAD("non-numeric rounds", "--rounds: 'ten' is not an integer", "--rounds", "ten");
 	BAD("zero rounds", "1..100000", "--rounds", "0");
 	BAD("negative seed", "--seed", "--seed", "-1");

@@ -1,5 +1,6 @@
 /* allocab.c - main of the front end `allocab`: dispatches to its subcommands. The front end links
  * no allocator under test and no workload; it runs the drivers as processes. */
+#include "common/status.h"
 #include "front/cmd/commands.h"
 #include "front/run/bench.h"
 #include "front/analysis/calibrate.h"
@@ -21,6 +22,8 @@ static const struct subcommand subcommands[] = {
     {"compare", compare_main, "speedups with confidence intervals from results files"},
     {"gate", gate_main, "PASS / FAIL / INCONCLUSIVE against a speedup or slowdown margin"},
     {"calibrate", calibrate_main, "noise floor of this machine: one backend against itself"},
+    {"record", record_main, "record a program's allocation calls into a trace (replay workload)"},
+    {"trace", trace_main, "describe a recorded trace: processes, threads, operations, sizes"},
 };
 
 #define NSUB (sizeof subcommands / sizeof subcommands[0])
@@ -67,35 +70,35 @@ int main(int argc, char **argv)
 
 	if (!cmd) {
 		usage(stderr);
-		return 2;
+		return ST_USAGE;
 	}
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
 	    (strcmp(cmd, "help") == 0 && argc == 2)) {
 		usage(stdout);
-		return 0;
+		return ST_OK;
 	}
 	if (strcmp(cmd, "--version") == 0) {
 		printf("allocab %s\n", ALLOCAB_VERSION);
-		return 0;
+		return ST_OK;
 	}
 	if (strcmp(cmd, "help") == 0) {
 		char *help_argv[] = {argv[2], "--help", NULL};
 
 		if (argc > 3) {
 			fprintf(stderr, "allocab: help: unexpected argument '%s'\n", argv[3]);
-			return 2;
+			return ST_USAGE;
 		}
 		if (!(sc = find(argv[2]))) {
 			fprintf(stderr,
 			        "allocab: help: unknown command '%s' (allocab --help lists them)\n",
 			        argv[2]);
-			return 2;
+			return ST_USAGE;
 		}
 		return sc->main(2, help_argv);
 	}
 	if (!(sc = find(cmd))) {
 		fprintf(stderr, "allocab: unknown command '%s' (allocab --help lists them)\n", cmd);
-		return 2;
+		return ST_USAGE;
 	}
 	return sc->main(argc - 1, argv + 1);
 }

@@ -78,8 +78,8 @@ struct calib_file {
 };
 
 /* Reads and validates an allocab-calibration/1 file. Returns it (free with calib_file_free) or
- * NULL with "PATH: problem" in err; errno ENOENT when the file does not exist. */
-struct calib_file *calib_load(const char *path, char *err, size_t errlen);
+ * NULL with "PATH: problem" in err; *absent is 1 when the file does not exist, else 0. */
+struct calib_file *calib_load(const char *path, int *absent, char *err, size_t errlen);
 /* The entry of a workload and phase, or NULL. */
 const struct calib_entry *calib_find(const struct calib_file *c, const char *workload,
                                      const char *phase);
@@ -132,10 +132,10 @@ cJSON *calib_json(const struct calib_result *r, size_t n, const struct calib_pla
 
 /* Analyses arms a and b of an A/A allocab-bench/1 document (named runs_path in messages and in the
  * file), prints the noise-floor report to f and writes the calibration to out atomically. Returns
- * 0, 1 on a runtime failure or 2 when the document is not an A/A comparison, err set. */
+ * ST_OK, or with err set ST_FAIL on a runtime failure or ST_USAGE when the document is not an A/A
+ * comparison (common/status.h). */
 int calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
                  const struct calib_plan *plan, const char *phase, const char *out, FILE *f,
                  char *err, size_t errlen);
-
 
 #endif

@@ -5,6 +5,7 @@
 #include "front/run/bench.h"
 #include "front/run/duet.h"
 #include "common/errmsg.h"
+#include "common/status.h"
 #include "front/analysis/gate.h"
 #include "front/run/runner.h"
 
@@ -194,7 +195,7 @@ int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
 		            r.tail_len ? r.tail : "no workload list on stdout");
 	runner_result_free(&r);
 	if (n < 0)
-		return -2;
+		return -1;
 	l->n = (size_t)n;
 	return 0;
 }
@@ -251,47 +252,47 @@ static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, si
 	int n;
 
 	if (bench_driver_dir(o->driver_dir, s->dir, sizeof s->dir, err, errlen) != 0)
-		return 1;
+		return ST_FAIL;
 	if ((n = find_drivers(s->dir, &s->names, err, errlen)) < 0)
-		return 1;
+		return ST_FAIL;
 	s->nnames = (size_t)n;
 	join(s->names, s->nnames, have, sizeof have);
 	if (o->allocators) {
 		if ((n = bench_split_list(o->allocators, "-a", &s->sel, err, errlen)) < 0)
-			return 2;
+			return ST_USAGE;
 		s->nsel = (size_t)n;
 		for (size_t i = 0; i < s->nsel; i++)
 			if (index_of(s->names, s->nnames, s->sel[i]) < 0)
 				return errmsg_status(
-				    2, err, errlen,
+				    ST_USAGE, err, errlen,
 				    "-a: unknown allocator '%s' (drivers in %s: %s)", s->sel[i],
 				    s->dir, s->nnames ? have : "none");
 		if (s->nsel < 2)
-			return errmsg_status(2, err, errlen,
+			return errmsg_status(ST_USAGE, err, errlen,
 			                     "-a: a comparison needs at least two allocators");
 	} else {
 		if (!(s->sel = calloc(s->nnames + 1, sizeof *s->sel)))
-			return errmsg_status(1, err, errlen, "out of memory");
+			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		for (size_t i = 0; i < s->nnames; i++)
 			if (!in_list(calibration_only, s->names[i]) &&
 			    !(s->sel[s->nsel++] = strdup(s->names[i])))
-				return errmsg_status(1, err, errlen, "out of memory");
+				return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		if (s->nsel < 2)
-			return errmsg_status(1, err, errlen,
+			return errmsg_status(ST_FAIL, err, errlen,
 			                     "found %s driver%s in %s (%s); a comparison needs two "
 			                     "(build them with make, or use --driver-dir)",
 			                     s->nsel ? "only one" : "no", s->nsel ? "" : "s",
 			                     s->dir, s->nnames ? have : "none");
 	}
 	if (!(s->c.arms = calloc(s->nsel, sizeof *s->c.arms)))
-		return errmsg_status(1, err, errlen, "out of memory");
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	for (size_t i = 0; i < s->nsel; i++) {
 		struct bench_arm *a = &s->c.arms[s->c.narms++];
 
 		if (!(a->name = strdup(s->sel[i])) ||
 		    asprintf(&a->path, "%s/allocab-%s", s->dir, s->sel[i]) < 0) {
 			a->path = NULL;
-			return errmsg_status(1, err, errlen, "out of memory");
+			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		}
 	}
 	return 0;
@@ -306,19 +307,20 @@ static int setup_workloads(struct setup *s, const struct bench_opts *o, char *er
 	int n, rc = 0;
 
 	if (bench_list_workloads(s->c.arms[0].path, &stop_requested, &s->list, err, errlen) != 0)
-		return 1;
+		return ST_FAIL;
 	join(s->list.names, s->list.n, have, sizeof have);
 	sel = s->list.names;
 	n = (int)s->list.n;
 	if (o->workloads && (n = bench_split_list(o->workloads, "-w", &sel, err, errlen)) < 0)
-		return 2;
+		return ST_USAGE;
 	route = bench_route_workloads(&s->c, sel, (size_t)n, &s->list, o->params, o->nparams, &bad);
 	if (route == BENCH_ROUTE_NOMEM)
-		rc = errmsg_status(1, err, errlen, "out of memory");
+		rc = errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	else if (route == BENCH_ROUTE_UNKNOWN_WL)
-		rc = errmsg_status(2, err, errlen, "-w: unknown workload '%s' (%s)", bad, have);
+		rc = errmsg_status(ST_USAGE, err, errlen, "-w: unknown workload '%s' (%s)", bad,
+		                   have);
 	else if (route == BENCH_ROUTE_UNUSED_PARAM)
-		rc = errmsg_status(2, err, errlen,
+		rc = errmsg_status(ST_USAGE, err, errlen,
 		                   "--param %.*s: no selected workload has this parameter",
 		                   (int)strcspn(bad, "="), bad);
 	if (sel != s->list.names)
@@ -330,13 +332,13 @@ static int setup_commands(struct setup *s, const struct bench_opts *o, char *err
 {
 	if (!(s->c.arms = calloc(o->ncmds, sizeof *s->c.arms)) ||
 	    !(s->c.wl = calloc(1, sizeof *s->c.wl)) || !(s->c.wl[0].name = strdup("command")))
-		return errmsg_status(1, err, errlen, "out of memory");
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	s->c.nwl = 1;
 	for (size_t i = 0; i < o->ncmds; i++) {
 		struct bench_arm *a = &s->c.arms[s->c.narms++];
 
 		if (!(a->name = strdup(o->cmd_names[i])))
-			return errmsg_status(1, err, errlen, "out of memory");
+			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		a->command = (char *)o->cmd_lines[i];
 	}
 	return 0;
@@ -348,18 +350,18 @@ static int setup_duet(struct setup *s, char *err, size_t errlen)
 	int cpu[2];
 
 	if (s->c.narms != 2)
-		return errmsg_status(2, err, errlen,
+		return errmsg_status(ST_USAGE, err, errlen,
 		                     "--duet pairs exactly two allocators (-a A,B), not %zu",
 		                     s->c.narms);
 	for (size_t i = 0; i < s->c.nwl; i++)
 		if (!duet_workload_ok(s->c.wl[i].name))
 			return errmsg_status(
-			    2, err, errlen,
+			    ST_USAGE, err, errlen,
 			    "--duet: workload '%s' is multi-threaded or not known to be "
 			    "single-threaded (duet takes feature_extract, checkpoint_write)",
 			    s->c.wl[i].name);
 	if (duet_cpus(cpu, err, errlen) != 0)
-		return 2;
+		return ST_USAGE;
 	s->c.duet = 1;
 	return 0;
 }
@@ -535,12 +537,12 @@ int bench_main(int argc, char **argv)
 
 	if (bench_parse_args(argc, argv, &o, err, sizeof err) != 0) {
 		fprintf(stderr, "allocab: bench: %s\n", err);
-		return 2;
+		return ST_USAGE;
 	}
 	if (o.help) {
 		fputs(usage, stdout);
 		bench_opts_free(&o);
-		return 0;
+		return ST_OK;
 	}
 	bench_catch_signals();
 	s.c = (struct bench_config){
@@ -564,10 +566,10 @@ int bench_main(int argc, char **argv)
 	    .gate_argv = o.gate_argv ? o.gate_argv + 1 : NULL,
 	    .gate_argc = o.gate_argc ? o.gate_argc - 1 : 0,
 	};
-	rc = 0;
+	rc = ST_OK;
 	if (o.gate_argv &&
 	    !(s.c.gate = gate_spec_parse(o.gate_argc, o.gate_argv, NULL, err, sizeof err)))
-		rc = 2;
+		rc = ST_USAGE;
 	if (rc == 0)
 		rc = o.ncmds ? setup_commands(&s, &o, err, sizeof err)
 		             : setup_arms(&s, &o, err, sizeof err);
@@ -578,13 +580,16 @@ int bench_main(int argc, char **argv)
 	if (rc == 0 && apply_rounds_rule(&o, &s) != 0)
 		rc = errmsg_status(1, err, sizeof err, "out of memory");
 	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
-		rc = 1;
-	if (rc != 2 && stop_requested)
-		rc = errmsg_status(130, err, sizeof err,
+		rc = ST_FAIL;
+	if (rc != ST_USAGE && stop_requested)
+		rc = errmsg_status(ST_INTERRUPTED, err, sizeof err,
 		                   "interrupted before the first round; nothing written");
-	if (rc == 0 && (rc = bench_run(&s.c, &stop_requested, NULL, &r, err, sizeof err)) == 0) {
+	if (rc == ST_OK &&
+	    (rc = bench_run(&s.c, &stop_requested, NULL, &r, err, sizeof err)) == ST_OK) {
 		report(&o, &s, &r);
-		rc = strcmp(r.status, "interrupted") == 0 ? 130 : s.c.gate ? r.gate : 0;
+		rc = strcmp(r.status, "interrupted") == 0 ? ST_INTERRUPTED
+		     : s.c.gate                           ? gate_outcome_status(r.gate)
+		                                          : ST_OK;
 	} else {
 		fprintf(stderr, "allocab: bench: %s\n", err);
 	}

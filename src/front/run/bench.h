@@ -77,12 +77,12 @@ struct bench_result {
 };
 
 /* Runs the bench described by c, writing the document to every c->out_paths entry after every
- * round. stop is set asynchronously to interrupt (may be NULL). Returns 0 with *res filled and,
- * if doc is not NULL, the final document in *doc (the caller cJSON_Deletes it). Otherwise returns
- * 1 on a runtime failure or 2 on bad input met while running (a driver rejected its arguments in
- * the first round, or the gate cannot judge the document), with a one-line reason in err; the
- * file is then either not written at all (failure before the first round ended) or has status
- * "aborted". */
+ * round. stop is set asynchronously to interrupt (may be NULL). Returns ST_OK (common/status.h)
+ * with *res filled and, if doc is not NULL, the final document in *doc (the caller cJSON_Deletes
+ * it). Otherwise returns ST_FAIL on a runtime failure or ST_USAGE on bad input met while running (a
+ * driver rejected its arguments in the first round, or the gate cannot judge the document), with a
+ * one-line reason in err; the file is then either not written at all (failure before the first
+ * round ended) or has status "aborted". */
 int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
               struct bench_result *res, char *err, size_t errlen);
 
@@ -210,9 +210,9 @@ int bench_driver_dir(const char *given, char *dir, size_t len, char *err, size_t
 int bench_dir_writable(const char *dir, const char *what, char *err, size_t errlen);
 
 /* Asks the driver at path for its workloads (`path list --json`; stop as in runner_spec, may be
- * NULL) into *l, which the caller frees with bench_wl_list_free. Returns 0; -1 when the driver
- * could not be run; -2 when it gave no workload list. err holds the reason on failure, for -2
- * "PATH list --json: " and the driver's last stderr line. */
+ * NULL) into *l, which the caller frees with bench_wl_list_free. Returns 0, or -1 with the reason
+ * in err: the driver could not be run, or it gave no workload list ("PATH list --json: " and the
+ * driver's last stderr line). */
 int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
                          struct bench_wl_list *l, char *err, size_t errlen);
 

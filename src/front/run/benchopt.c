@@ -5,6 +5,7 @@
 #include "front/run/bench.h"
 #include "common/errmsg.h"
 #include "common/numparse.h"
+#include "common/opt.h"
 #include "front/analysis/stats.h"
 
 #include <stdio.h>
@@ -121,64 +122,36 @@ enum opt_id {
 	O_RDIR,
 	O_DDIR,
 	O_CMD,
+	O_QUIET,
+	O_DUET,
+	O_HELP,
+	O_GATE,
 	O_COUNT
 };
 
-static const struct {
-	const char *lng;
-	char shrt;
-	int repeat;
-} opts[O_COUNT] = {
-    [O_ALLOC] = {"--allocators", 'a', 0},
-    [O_WL] = {"--workloads", 'w', 0},
-    [O_SCALE] = {"--scale", 0, 0},
-    [O_SEED] = {"--seed", 0, 0},
-    [O_PARAM] = {"--param", 0, 1},
-    [O_REPS] = {"--reps", 0, 0},
-    [O_ROUNDS] = {"--rounds", 0, 0},
-    [O_BUDGET] = {"--budget", 0, 0},
-    [O_WARMUP] = {"--warmup", 0, 0},
-    [O_MINR] = {"--min-rounds", 0, 0},
-    [O_TIMEOUT] = {"--timeout", 0, 0},
-    [O_SHUF] = {"--shuffle-seed", 0, 0},
-    [O_PAD] = {"--pad-max", 0, 0},
-    [O_OUT] = {"--output", 'o', 0},
-    [O_RDIR] = {"--results-dir", 0, 0},
-    [O_DDIR] = {"--driver-dir", 0, 0},
-    [O_CMD] = {"--cmd", 0, 1},
+static const struct opt opts[O_COUNT] = {
+    [O_ALLOC] = {"--allocators", 'a', OPT_VALUE},
+    [O_WL] = {"--workloads", 'w', OPT_VALUE},
+    [O_SCALE] = {"--scale", 0, OPT_VALUE},
+    [O_SEED] = {"--seed", 0, OPT_VALUE},
+    [O_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT},
+    [O_REPS] = {"--reps", 0, OPT_VALUE},
+    [O_ROUNDS] = {"--rounds", 0, OPT_VALUE},
+    [O_BUDGET] = {"--budget", 0, OPT_VALUE},
+    [O_WARMUP] = {"--warmup", 0, OPT_VALUE},
+    [O_MINR] = {"--min-rounds", 0, OPT_VALUE},
+    [O_TIMEOUT] = {"--timeout", 0, OPT_VALUE},
+    [O_SHUF] = {"--shuffle-seed", 0, OPT_VALUE},
+    [O_PAD] = {"--pad-max", 0, OPT_VALUE},
+    [O_OUT] = {"--output", 'o', OPT_VALUE},
+    [O_RDIR] = {"--results-dir", 0, OPT_VALUE},
+    [O_DDIR] = {"--driver-dir", 0, OPT_VALUE},
+    [O_CMD] = {"--cmd", 0, OPT_VALUE | OPT_REPEAT},
+    [O_QUIET] = {"--quiet", 'q', OPT_REPEAT},
+    [O_DUET] = {"--duet", 0, OPT_REPEAT},
+    [O_HELP] = {"--help", 'h', OPT_REPEAT},
+    [O_GATE] = {"--gate", 0, OPT_REST},
 };
-
-/* Matches argv[*i] against the option table; sets *val (from "=VALUE", "-aVALUE" or the next
- * argument). Returns the option, or -1 with err set. */
-static int match_option(int argc, char **argv, int *i, const char **val, char *err, size_t errlen)
-{
-	const char *a = argv[*i];
-
-	for (int k = 0; k < O_COUNT; k++) {
-		size_t n = strlen(opts[k].lng);
-		const char *name = opts[k].lng;
-
-		if (strncmp(a, opts[k].lng, n) == 0 && (a[n] == '\0' || a[n] == '=')) {
-			if (a[n] == '=') {
-				*val = a + n + 1;
-				return k;
-			}
-		} else if (opts[k].shrt && a[0] == '-' && a[1] == opts[k].shrt) {
-			name = a;
-			if (a[2]) {
-				*val = a + 2;
-				return k;
-			}
-		} else {
-			continue;
-		}
-		if (*i + 1 >= argc)
-			return errmsg_fail(err, errlen, "%s: missing value", name);
-		*val = argv[++*i];
-		return k;
-	}
-	return errmsg_fail(err, errlen, "unknown option '%s' (allocab bench --help lists them)", a);
-}
 
 static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen)
 {
@@ -224,7 +197,7 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	case O_SHUF:
 		if (num_parse_u64(v, &u) != 0 || u > BENCH_SEED_MAX)
 			return errmsg_fail(err, errlen, "%s: '%s' is not an integer in 0..%llu",
-			                   opts[k].lng, v, BENCH_SEED_MAX);
+			                   opts[k].name, v, BENCH_SEED_MAX);
 		*(k == O_SEED ? &o->seed : &o->shuffle_seed) = u;
 		*(k == O_SEED ? &o->seed_set : &o->shuffle_seed_set) = 1;
 		return 0;
@@ -246,9 +219,8 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 			return 0;
 		}
 		if (num_parse_u64(v, &u) != 0 || u < lo[k] || u > hi[k])
-			return errmsg_fail(err, errlen,
-			                   "%s: '%s' is not %san integer in %llu..%llu",
-			                   opts[k].lng, v, k == O_REPS ? "auto or " : "",
+			return errmsg_fail(err, errlen, "%s: '%s' is not %san integer in %llu..%llu",
+			                   opts[k].name, v, k == O_REPS ? "auto or " : "",
 			                   (unsigned long long)lo[k], (unsigned long long)hi[k]);
 		if (k == O_REPS)
 			o->reps = (unsigned)u, o->reps_set = 1;
@@ -265,7 +237,7 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		if (num_parse_double(v, 0, &d) != 0 || !(d >= 0.001 && d <= 1e7))
 			return errmsg_fail(err, errlen,
 			                   "%s: '%s' is not a number of seconds in 0.001..1e7",
-			                   opts[k].lng, v);
+			                   opts[k].name, v);
 		*(k == O_BUDGET ? &o->budget_s : &o->timeout_s) = d;
 		return 0;
 	case O_PAD:
@@ -285,11 +257,17 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	case O_RDIR:
 	case O_DDIR:
 		if (!*v)
-			return errmsg_fail(err, errlen, "%s: empty directory name", opts[k].lng);
+			return errmsg_fail(err, errlen, "%s: empty directory name", opts[k].name);
 		*(k == O_RDIR ? &o->results_dir : &o->driver_dir) = v;
 		return 0;
 	case O_CMD:
 		return add_cmd(o, v, err, errlen);
+	case O_QUIET:
+		o->quiet = 1;
+		return 0;
+	case O_DUET:
+		o->duet = 1;
+		return 0;
 	}
 	return -1;
 }
@@ -305,7 +283,7 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
 	for (size_t i = 0; o->ncmds && i < sizeof drivers_only / sizeof drivers_only[0]; i++)
 		if (given[drivers_only[i]])
 			return errmsg_fail(err, errlen, "--cmd cannot be combined with %s",
-			                   opts[drivers_only[i]].lng);
+			                   opts[drivers_only[i]].name);
 	if (o->out && o->results_dir)
 		return errmsg_fail(err, errlen, "-o and --results-dir exclude each other");
 	if (o->duet && o->ncmds)
@@ -324,7 +302,9 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
 
 int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, size_t errlen)
 {
-	unsigned char given[O_COUNT] = {0};
+	struct opt_parser p;
+	const char *v;
+	int k;
 
 	memset(o, 0, sizeof *o);
 	o->scale = "default";
@@ -338,42 +318,26 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	o->cmd_lines = calloc((size_t)argc + 1, sizeof *o->cmd_lines);
 	if (!o->params || !o->cmd_names || !o->cmd_lines)
 		goto fail_oom;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		int k;
-
-		if (strcmp(a, "--gate") == 0) {
-			o->gate_argv = argv + i;
-			o->gate_argc = argc - i;
-			break;
+	opt_init(&p, argc, argv, 1, opts, O_COUNT);
+	p.help = "allocab bench";
+	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
+		if (k == OPT_ERROR)
+			goto fail;
+		if (k == OPT_ARG) {
+			errmsg_fail(err, errlen, "unexpected argument '%s'", v);
+			goto fail;
 		}
-		if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-			o->quiet = 1;
-			continue;
-		}
-		if (strcmp(a, "--duet") == 0) {
-			o->duet = 1;
-			continue;
-		}
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+		if (k == O_HELP) {
 			o->help = 1;
 			return 0;
 		}
-		if (a[0] != '-') {
-			errmsg_fail(err, errlen, "unexpected argument '%s'", a);
-			goto fail;
-		}
-		if ((k = match_option(argc, argv, &i, &v, err, errlen)) < 0)
-			goto fail;
-		if (given[k] && !opts[k].repeat) {
-			errmsg_fail(err, errlen, "%s is given twice", opts[k].lng);
-			goto fail;
-		}
-		given[k] = 1;
-		if (set_option(o, k, v, err, errlen) != 0)
+		if (k == O_GATE) {
+			o->gate_argv = argv + p.at;
+			o->gate_argc = argc - p.at;
+		} else if (set_option(o, k, v, err, errlen) != 0)
 			goto fail;
 	}
-	if (check_combinations(o, given, err, errlen) == 0)
+	if (check_combinations(o, p.given, err, errlen) == 0)
 		return 0;
 	goto fail;
 fail_oom:
