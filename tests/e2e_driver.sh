@@ -60,7 +60,8 @@ if command -v nm >/dev/null 2>&1; then
 		text_symbols "$d" >"$TMP/nm.1"
 		# Functions from the first one only $b0 has (its backend) onwards may move: libgcc, _fini.
 		cut=$(join -v1 "$TMP/nm.0" "$TMP/nm.1" | awk '{ print $2 }' | sort | head -1)
-		join "$TMP/nm.0" "$TMP/nm.1" | awk -v cut="${cut:-g}" '$2 < cut' >"$TMP/nm.common"
+		# compared as strings: an address such as 00000000000128e0 would read as the number 128
+		join "$TMP/nm.0" "$TMP/nm.1" | awk -v cut="${cut:-g}" '($2 "") < (cut "")' >"$TMP/nm.common"
 		shared=$(wc -l <"$TMP/nm.common")
 		wl=$(grep -c '^wl_' "$TMP/nm.common")
 		moved=$(awk '$2 != $3' "$TMP/nm.common" | head -3 | tr '\n' ' ')

@@ -740,9 +740,9 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	}
 	if (r->paired)
 		r->baseline = base->arms[ba];
-	if ((rc = pick_regimes(r, base, cand, o, err, errlen)) != 0) {
+	if (pick_regimes(r, base, cand, o, err, errlen) != 0) {
 		cmp_free(r);
-		return rc;
+		return ST_USAGE;
 	}
 	b.cap = 1;
 	for (const struct rf_doc *d = base; d; d = d == c ? NULL : c)
