@@ -106,5 +106,11 @@ int main(void)
 	          strcmp(err, "run: unknown option '--frob' (allocab bench --help lists them)") ==
 	              0,
 	      "prefix and help hint: %s", err);
+	char *cmdline[] = {"cmd", "-q", "--", "--quiet", "x"};
+	opt_init(&p, 5, cmdline, 1, table, T_COUNT);
+	p.dashdash = 1;
+	CHECK(opt_next(&p, &v, err, sizeof err) == T_QUIET &&
+	          opt_next(&p, &v, err, sizeof err) == OPT_DONE && p.i == 3,
+	      "dashdash: \"--\" ends the options, the rest starts after it");
 	return CHECK_DONE();
 }

@@ -3,7 +3,9 @@
  * cleaning, the /proc parsers on fixed text, and the runner on tiny /bin/sh processes (exit,
  * signal, timeout, padding, capture).
  */
+#include "front/cmd/benchopt.h"
 #include "front/run/bench.h"
+#include "front/run/setup.h"
 #include "check.h"
 #include "front/run/runner.h"
 #include "front/run/telemetry.h"

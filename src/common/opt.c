@@ -117,6 +117,10 @@ int opt_next(struct opt_parser *p, const char **val, char *err, size_t errlen)
 		return OPT_DONE;
 	p->at = p->i;
 	a = p->argv[p->i];
+	if (p->dashdash && strcmp(a, "--") == 0) {
+		p->i++;
+		return OPT_DONE;
+	}
 	if (a[0] != '-' || a[1] == '\0') {
 		*val = a;
 		p->i++;

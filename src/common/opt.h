@@ -9,7 +9,9 @@
  *
  * Syntax: a long option is its whole name (no abbreviation unless the parser's abbrev is set),
  * with its value after '=' or in the next argument; a short option has its value attached or in
- * the next argument; a value may start with '-'. "-" alone is a positional argument. Messages are
+ * the next argument; a value may start with '-'. "-" alone is a positional argument; "--" is
+ * an unknown option unless the parser's dashdash is set. A command that takes a command line to
+ * run stops at its first positional argument (p->at) or after "--" (p->i). Messages are
  * one line, without the "allocab: CMD: " prefix: "unknown option '--x'", "--x needs a value",
  * "--x takes no value", "--x is given twice". */
 #ifndef ALLOCAB_OPT_H
@@ -44,19 +46,21 @@ struct opt_parser {
 	const char *prefix; /* put before every message (e.g. "run: "); NULL for none */
 	const char *help; /* the command named in "unknown option '--x' (CMD --help lists them)" */
 	int abbrev;       /* accept a unique prefix of a long name */
+	int dashdash;     /* "--" ends the options: OPT_DONE, with p->i after it */
 	unsigned char given[OPT_MAX];
 	char short_buf[3];
 };
 
 /* Prepares p to read argv[first..argc-1] against the table opts[0..nopts-1] (nopts <= OPT_MAX;
- * rows with neither a name nor a short name are skipped). prefix, help and abbrev start unset. */
+ * rows with neither a name nor a short name are skipped). prefix, help, abbrev and dashdash start
+ * unset. */
 void opt_init(struct opt_parser *p, int argc, char **argv, int first, const struct opt *opts,
               size_t nopts);
 
 /* Reads the next argument. Returns the option's index in the table with *val its value (NULL
  * for an option without OPT_VALUE); OPT_ARG with *val the positional argument; OPT_DONE at the
- * end (also after an OPT_REST option, whose index was returned with p->at at it); or OPT_ERROR
- * with the reason in err. */
+ * end (also after an OPT_REST option, whose index was returned with p->at at it, and after "--"
+ * with dashdash); or OPT_ERROR with the reason in err. */
 int opt_next(struct opt_parser *p, const char **val, char *err, size_t errlen);
 
 /* The name of option k as the user reads it: "--name", or "-x" for a short-only option. */

@@ -181,8 +181,8 @@ static int parse_options(int argc, char *const *argv, const char **name, struct 
 			o->out = v;
 	}
 	if (o->reps_mode == PARAMS_REPS_FIXED && p.given[R_MAX_REPS])
-		return errmsg_fail(err, errlen,
-		                   "--max-reps caps automatic repetitions; --reps N fixes the count");
+		return errmsg_fail(
+		    err, errlen, "--max-reps caps automatic repetitions; --reps N fixes the count");
 	return 0;
 }
 

@@ -4,6 +4,8 @@
  * with Mann-Whitney. Drift of the log ratios with round index is flagged here, telemetry
  * spikes in noise.c (issue 4 §3). */
 #include "front/analysis/compare.h"
+
+#include "front/analysis/logratio.h"
 #include "common/errmsg.h"
 #include "common/status.h"
 
@@ -265,7 +267,7 @@ static int paired_row(struct builder *b, struct cmp_row *row, size_t w, size_t p
 		row->flagged += noise_spiked(b->r->flags, b->r->nflags, doc, i, ba, w) ||
 		                noise_spiked(b->r->flags, b->r->nflags, doc, i, ca, w);
 		b->pa[n] = (double)i;
-		b->a[n++] = log(tc / tb);
+		b->a[n++] = lr_log_ratio(tc, tb);
 	}
 	row->rss_ratio = median_of(b->rss, nr);
 	row->rss_n = nr;
@@ -327,7 +329,7 @@ static size_t gm_series(const struct rf_doc *doc, const struct gm_set *s, enum r
 			const double tc = rc->t_regime[g][s->ph[k]], tb = rb->t_regime[g][s->ph[k]];
 			if (!(rc->ok && tc > 0) || (ratio && !(rb->ok && tb > 0)))
 				break;
-			sum += log(tc) - (ratio ? log(tb) : 0.0);
+			sum += ratio ? lr_log_ratio(tc, tb) : log(tc);
 		}
 		if (k < s->n)
 			continue;
@@ -393,6 +395,12 @@ static int check_names(const struct rf_doc *b, const struct rf_doc *c, const str
 	if (c && o->bootstrap)
 		return errmsg_fail(err, errlen,
 		                   "--bootstrap needs paired rounds (one results file)");
+	if (o->bootstrap && (double)o->bootstrap * (double)b->nrounds > CMP_MAX_BOOT_POINTS)
+		return errmsg_fail(
+		    err, errlen,
+		    "--bootstrap %u over %zu rounds: resamples x rounds exceeds %.0e; "
+		    "use fewer resamples or the signed-rank interval",
+		    o->bootstrap, b->nrounds, CMP_MAX_BOOT_POINTS);
 	if (c && common(b->arms, b->narms, c->arms, c->narms) == 0)
 		return errmsg_fail(err, errlen, "%s and %s share no arm: nothing to compare",
 		                   b->path, c->path);

@@ -119,7 +119,8 @@ static int gate_option(struct gate_spec *g, int k, const char *v, int *have_marg
 		if (cmp_regimes_parse(v, &g->regime) != 0 || g->regime == CMP_REGIMES_BOTH)
 			return errmsg_fail(
 			    err, errlen,
-			    "--regime '%s': want steady or cold (the gate decides on one regime)", v);
+			    "--regime '%s': want steady or cold (the gate decides on one regime)",
+			    v);
 		g->regime_given = 1;
 		return 0;
 	}

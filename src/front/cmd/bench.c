@@ -2,7 +2,9 @@
  * paths, signal handling and the final report. Options are parsed in benchopt.c, the rounds run in
  * benchrun.c. */
 #include "front/cmd/commands.h"
+#include "front/cmd/benchopt.h"
 #include "front/run/bench.h"
+#include "front/run/setup.h"
 #include "front/run/duet.h"
 #include "common/errmsg.h"
 #include "common/status.h"
@@ -17,8 +19,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#define LIST_TIMEOUT_S 30.0
 
 static const char usage[] =
     "usage: allocab bench [-a ALLOC,...] [-w WORKLOAD,...] [--scale S] [--seed N]\n"
@@ -79,14 +79,6 @@ static const char usage[] =
  * selectable with -a, never chosen by default. */
 static const char *const calibration_only[] = {"system_slow", NULL};
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static int in_list(const char *const *list, const char *s)
 {
 	for (size_t i = 0; list[i]; i++)
@@ -103,24 +95,6 @@ static int by_name_system_first(const void *a, const void *b)
 	int xs = strcmp(x, "system") == 0, ys = strcmp(y, "system") == 0;
 
 	return xs != ys ? ys - xs : strcmp(x, y);
-}
-
-int bench_driver_dir(const char *given, char *dir, size_t len, char *err, size_t errlen)
-{
-	const char *env = getenv("ALLOCAB_DRIVER_DIR");
-	ssize_t n;
-
-	if (given || (env && *env)) {
-		snprintf(dir, len, "%s", given ? given : env);
-		return 0;
-	}
-	if ((n = readlink("/proc/self/exe", dir, len - 1)) < 0)
-		return errmsg_fail(err, errlen,
-		                   "cannot find the allocab executable: %s (use --driver-dir)",
-		                   strerror(errno));
-	dir[n] = '\0';
-	*strrchr(dir, '/') = '\0';
-	return 0;
 }
 
 /* Backend names of the executable files allocab-NAME in dir, sorted, system first. */
@@ -164,45 +138,10 @@ static int find_drivers(const char *dir, char ***names, char *err, size_t errlen
 	return (int)n;
 }
 
-int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
-                         struct bench_wl_list *l, char *err, size_t errlen)
-{
-	char *argv[] = {(char *)path, "list", "--json", NULL};
-	struct runner_spec spec = {.path = path,
-	                           .argv = argv,
-	                           .timeout_s = LIST_TIMEOUT_S,
-	                           .grace_s = BENCH_KILL_GRACE_S,
-	                           .capture_stdout = 1,
-	                           .stop = stop};
-	struct runner_result r;
-	int n;
-
-	*l = (struct bench_wl_list){0};
-	if (runner_run(&spec, &r, err, errlen) != 0)
-		return -1;
-	n = r.end == RUNNER_EXITED && r.exit_code == 0 && r.out
-	        ? bench_parse_workload_list(r.out, &l->names, &l->params)
-	        : -1;
-	if (n >= 0 && !(l->nphases = bench_parse_phase_counts(r.out, (size_t)n))) {
-		bench_free_list(l->names, (size_t)n);
-		bench_free_list(l->params, (size_t)n);
-		l->names = l->params = NULL;
-		runner_result_free(&r);
-		return errmsg_fail(err, errlen, "out of memory");
-	}
-	if (n < 0)
-		errmsg_fail(err, errlen, "%s list --json: %s", path,
-		            r.tail_len ? r.tail : "no workload list on stdout");
-	runner_result_free(&r);
-	if (n < 0)
-		return -1;
-	l->n = (size_t)n;
-	return 0;
-}
-
 /* ---- configuration ---- */
 
 struct setup {
+	const volatile sig_atomic_t *stop;
 	struct bench_config c;
 	struct bench_wl_list list;
 	char **names, **sel;
@@ -306,7 +245,7 @@ static int setup_workloads(struct setup *s, const struct bench_opts *o, char *er
 	enum bench_route route;
 	int n, rc = 0;
 
-	if (bench_list_workloads(s->c.arms[0].path, &stop_requested, &s->list, err, errlen) != 0)
+	if (bench_list_workloads(s->c.arms[0].path, s->stop, &s->list, err, errlen) != 0)
 		return ST_FAIL;
 	join(s->list.names, s->list.n, have, sizeof have);
 	sel = s->list.names;
@@ -386,19 +325,6 @@ static int make_dirs(const char *dir)
 	return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-int bench_dir_writable(const char *dir, const char *what, char *err, size_t errlen)
-{
-	char probe[4096 + 32];
-	int fd;
-
-	snprintf(probe, sizeof probe, "%s/.allocab-probe.XXXXXX", dir);
-	if ((fd = mkstemp(probe)) < 0)
-		return errmsg_fail(err, errlen, "cannot write %s: %s", what, strerror(errno));
-	close(fd);
-	unlink(probe);
-	return 0;
-}
-
 static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
 {
 	const char *rdir = o->results_dir ? o->results_dir : "results";
@@ -450,30 +376,6 @@ static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err,
 	s->c.nout = 2;
 	s->c.out_paths = s->paths;
 	return 0;
-}
-
-uint64_t bench_clock_seed(void)
-{
-	struct timespec ts;
-	uint64_t x;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	x = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	x ^= (uint64_t)getpid() << 32;
-	x = (x ^ (x >> 31)) * 0x9e3779b97f4a7c15ULL;
-	return (x ^ (x >> 29)) & BENCH_SEED_MAX;
-}
-
-const volatile sig_atomic_t *bench_catch_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_stop};
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	return &stop_requested;
 }
 
 /* The rounds rule on what this bench compares (bench_rounds_rule); prints its warning. */
@@ -544,7 +446,7 @@ int bench_main(int argc, char **argv)
 		bench_opts_free(&o);
 		return ST_OK;
 	}
-	bench_catch_signals();
+	s.stop = bench_catch_signals();
 	s.c = (struct bench_config){
 	    .mode = o.ncmds ? BENCH_COMMANDS : BENCH_DRIVERS,
 	    .scale = o.scale,
@@ -581,11 +483,10 @@ int bench_main(int argc, char **argv)
 		rc = errmsg_status(1, err, sizeof err, "out of memory");
 	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
 		rc = ST_FAIL;
-	if (rc != ST_USAGE && stop_requested)
+	if (rc != ST_USAGE && *s.stop)
 		rc = errmsg_status(ST_INTERRUPTED, err, sizeof err,
 		                   "interrupted before the first round; nothing written");
-	if (rc == ST_OK &&
-	    (rc = bench_run(&s.c, &stop_requested, NULL, &r, err, sizeof err)) == ST_OK) {
+	if (rc == ST_OK && (rc = bench_run(&s.c, s.stop, NULL, &r, err, sizeof err)) == ST_OK) {
 		report(&o, &s, &r);
 		rc = strcmp(r.status, "interrupted") == 0 ? ST_INTERRUPTED
 		     : s.c.gate                           ? gate_outcome_status(r.gate)

@@ -4,6 +4,8 @@
 #include "front/cmd/commands.h"
 
 #include "common/errmsg.h"
+#include "common/opt.h"
+#include "common/status.h"
 #include "common/trace.h"
 
 #include <dirent.h>
@@ -238,36 +240,40 @@ out:
 	return rc;
 }
 
-static int parse_args(int argc, char **argv, const char **out, int *first)
+enum { R_OUTPUT, R_HELP, R_COUNT };
+
+static const struct opt record_opts[R_COUNT] = {
+    [R_OUTPUT] = {"--output", 'o', OPT_VALUE | OPT_REPEAT},
+    [R_HELP] = {"--help", 'h', OPT_REPEAT},
+};
+
+/* Options up to "--" or the first positional argument, where the COMMAND starts (*first). */
+static int parse_args(int argc, char **argv, const char **out, int *first, int *help)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--") == 0) {
-			*first = i + 1;
-			return 0;
-		}
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (i + 1 >= argc || !*argv[i + 1]) {
-				fprintf(stderr, "allocab: record: %s needs a file name\n", a);
-				return -1;
-			}
-			*out = argv[++i];
-			continue;
-		}
-		if (strncmp(a, "--output=", 9) == 0 && a[9]) {
-			*out = a + 9;
-			continue;
-		}
-		if (a[0] == '-') {
-			fprintf(stderr,
-			        "allocab: record: unknown option '%s' (record --help lists them)\n",
-			        a);
+	struct opt_parser p;
+	const char *v;
+	char err[256];
+	int k;
+
+	opt_init(&p, argc, argv, 1, record_opts, R_COUNT);
+	p.help = "allocab record";
+	p.dashdash = 1;
+	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE && k != OPT_ARG) {
+		if (k == OPT_ERROR) {
+			fprintf(stderr, "allocab: record: %s\n", err);
 			return -1;
 		}
-		*first = i;
-		return 0;
+		if (k == R_HELP) {
+			*help = 1;
+			return 0;
+		}
+		if (!*v) {
+			fprintf(stderr, "allocab: record: %s: empty file name\n", opt_name(&p, k));
+			return -1;
+		}
+		*out = v;
 	}
-	*first = argc;
+	*first = k == OPT_ARG ? p.at : p.i;
 	return 0;
 }
 
@@ -276,40 +282,40 @@ int record_main(int argc, char **argv)
 	const char *out = "allocab.trace", *tmpdir = getenv("TMPDIR");
 	char lib[PATH_MAX], dir[PATH_MAX], err[PATH_MAX + 256];
 	struct bundle_stats st = {0};
-	int first = argc, status = 0;
+	int first = argc, status = 0, help = 0;
 
-	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+	if (parse_args(argc, argv, &out, &first, &help) != 0)
+		return ST_USAGE;
+	if (help) {
 		fputs(record_usage, stdout);
-		return 0;
+		return ST_OK;
 	}
-	if (parse_args(argc, argv, &out, &first) != 0)
-		return 2;
 	if (first >= argc) {
 		fprintf(stderr, "allocab: record: give the COMMAND to record (record --help)\n");
-		return 2;
+		return ST_USAGE;
 	}
 	if (find_lib(lib, sizeof lib, err, sizeof err) != 0) {
 		fprintf(stderr, "allocab: record: %s\n", err);
-		return 1;
+		return ST_FAIL;
 	}
 	snprintf(dir, sizeof dir, "%s/allocab-record.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "allocab: record: %s: %s\n", dir, strerror(errno));
-		return 1;
+		return ST_FAIL;
 	}
 	signal(SIGINT, SIG_IGN);
 	if (run_command(argv + first, lib, dir, &status) != 0) {
 		fprintf(stderr, "allocab: record: cannot run %s: %s\n", argv[first],
 		        strerror(errno));
 		remove_streams(dir);
-		return 1;
+		return ST_FAIL;
 	}
 	if (bundle(dir, out, &st, err, sizeof err) != 0) {
 		if (status == 127 && st.procs == 0) /* the command did not start; it said why */
 			return rmdir(dir), 127;
 		fprintf(stderr, "allocab: record: %s\n", err);
 		rmdir(dir);
-		return 1;
+		return ST_FAIL;
 	}
 	rmdir(dir);
 	fprintf(stderr,

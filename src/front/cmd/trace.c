@@ -2,6 +2,8 @@
  * (front/analysis/tracestat.h). */
 #include "front/cmd/commands.h"
 
+#include "common/opt.h"
+#include "common/status.h"
 #include "front/analysis/tracestat.h"
 
 #include <stdio.h>
@@ -25,7 +27,7 @@ static int info(const char *path, int json)
 
 	if (tracestat_file(path, &r, err, sizeof err) != 0) {
 		fprintf(stderr, "allocab: trace: %s\n", err);
-		return 2;
+		return ST_USAGE;
 	}
 	if (json) {
 		cJSON *doc = tracestat_json(&r, path);
@@ -42,42 +44,46 @@ static int info(const char *path, int json)
 	tracestat_free(&r);
 	if (fflush(stdout) != 0 || rc) {
 		fprintf(stderr, "allocab: trace: cannot write the report\n");
-		return 1;
+		return ST_FAIL;
 	}
-	return 0;
+	return ST_OK;
 }
 
 int trace_main(int argc, char **argv)
 {
-	const char *path = NULL;
-	int json = 0;
+	static const struct opt opts[] = {{"--json", 0, 0}, {"--help", 'h', OPT_REPEAT}};
+	struct opt_parser p;
+	const char *path = NULL, *v;
+	char err[256];
+	int json = 0, k;
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(trace_usage, stdout);
-			return 0;
+			return ST_OK;
 		}
 	if (argc < 2 || strcmp(argv[1], "info") != 0) {
 		fprintf(stderr, "allocab: trace: %s (trace --help)\n",
 		        argc < 2 ? "give a subcommand: info" : "unknown subcommand (known: info)");
-		return 2;
+		return ST_USAGE;
 	}
-	for (int i = 2; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0 && !json) {
-			json = 1;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "allocab: trace: info: unexpected option '%s'\n", argv[i]);
-			return 2;
-		} else if (path) {
-			fprintf(stderr, "allocab: trace: info: unexpected argument '%s'\n", argv[i]);
-			return 2;
-		} else {
-			path = argv[i];
+	opt_init(&p, argc, argv, 2, opts, 2);
+	p.prefix = "info: ";
+	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE) {
+		if (k == OPT_ARG && path)
+			snprintf(err, sizeof err, "info: unexpected argument '%s'", v);
+		if (k == OPT_ERROR || (k == OPT_ARG && path)) {
+			fprintf(stderr, "allocab: trace: %s\n", err);
+			return ST_USAGE;
 		}
+		if (k == OPT_ARG)
+			path = v;
+		else
+			json = 1;
 	}
 	if (!path) {
 		fprintf(stderr, "allocab: trace: info: give the trace FILE\n");
-		return 2;
+		return ST_USAGE;
 	}
 	return info(path, json);
 }

@@ -23,6 +23,7 @@
 
 struct engine {
 	const struct bench_config *c;
+	const struct bench_runner *rn;
 	const volatile sig_atomic_t *stop;
 	cJSON *doc, *rounds;
 	struct prng order, pad;
@@ -34,13 +35,29 @@ struct engine {
 	int cpu[2]; /* --duet: the two CPUs */
 };
 
-static int64_t mono_ns(void)
+static int64_t now_ns(const struct engine *e)
+{
+	return e->rn->now_ns(e->rn->ctx);
+}
+
+static int real_run(void *ctx, const struct runner_spec *spec, struct runner_result *r, char *err,
+                    size_t errlen)
+{
+	(void)ctx;
+	return runner_run(spec, r, err, errlen);
+}
+
+static int64_t real_now_ns(void *ctx)
 {
 	struct timespec ts;
 
+	(void)ctx;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+const struct bench_runner bench_real_runner = {.run = real_run, .now_ns = real_now_ns};
+
 
 static int doc_write(struct engine *e, const char *status, char *err, size_t errlen)
 {
@@ -151,7 +168,7 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
 		return NULL;
 	}
 	telemetry_sample(&tel[0]);
-	if (runner_run(&spec, &r, err, errlen) != 0) {
+	if (e->rn->run(e->rn->ctx, &spec, &r, err, errlen) != 0) {
 		*fatal = ST_FAIL;
 	} else if (r.end != RUNNER_STOPPED) {
 		telemetry_sample(&tel[1]);
@@ -297,7 +314,7 @@ static double remaining_s(const struct engine *e, double elapsed, double round_s
 static void progress(struct engine *e, size_t run, size_t nruns)
 {
 	const struct bench_config *c = e->c;
-	double elapsed = (double)(mono_ns() - e->t_start) / 1e9;
+	double elapsed = (double)(now_ns(e) - e->t_start) / 1e9;
 	double round_s = e->measured ? (double)e->measured_ns / 1e9 / e->measured
 	                             : (e->done ? elapsed / e->done : NAN);
 	char el[32], left[32], line[512];
@@ -337,7 +354,7 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 	size_t npairs = c->duet ? c->nwl : c->narms * c->nwl; /* a duet runs both arms at once */
 	uint32_t *order = malloc(npairs * sizeof *order);
 	cJSON *round = cJSON_CreateObject(), *runs = cJSON_CreateArray();
-	int64_t t0 = mono_ns();
+	int64_t t0 = now_ns(e);
 	char now[32];
 	int rc = 1;
 
@@ -378,12 +395,12 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 		cJSON_Delete(runs);
 		return rc;
 	}
-	cJSON_AddNumberToObject(round, "wall_ns", (double)(mono_ns() - t0));
+	cJSON_AddNumberToObject(round, "wall_ns", (double)(now_ns(e) - t0));
 	cJSON_AddItemToObject(round, "runs", runs);
 	cJSON_AddItemToArray(e->rounds, round);
 	if (e->done >= c->warmup) {
 		e->measured++;
-		e->measured_ns += mono_ns() - t0;
+		e->measured_ns += now_ns(e) - t0;
 	}
 	e->done++;
 	e->res->runs += c->narms * c->nwl;
@@ -399,7 +416,7 @@ static int budget_spent(const struct engine *e)
 	if (c->budget_s <= 0 || e->done < c->warmup || e->measured < c->min_rounds ||
 	    e->measured == 0)
 		return 0;
-	elapsed = (double)(mono_ns() - e->t_start) / 1e9;
+	elapsed = (double)(now_ns(e) - e->t_start) / 1e9;
 	round_s = (double)e->measured_ns / 1e9 / e->measured;
 	return elapsed + round_s > c->budget_s;
 }
@@ -428,7 +445,7 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 	e->res->status = status;
 	e->res->rounds_done = e->done;
 	e->res->measured = e->measured;
-	e->res->elapsed_s = (double)(mono_ns() - e->t_start) / 1e9;
+	e->res->elapsed_s = (double)(now_ns(e) - e->t_start) / 1e9;
 	rc = doc_write(e, status, err, errlen) == 0 ? ST_OK : ST_FAIL;
 	if (rc == 0 && doc) {
 		*doc = e->doc;
@@ -455,10 +472,12 @@ static int abort_bench(struct engine *e, int status)
 int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
               struct bench_result *res, char *err, size_t errlen)
 {
-	struct engine e = {.c = c, .stop = stop, .res = res, .t_start = mono_ns()};
+	struct engine e = {.c = c, .rn = c->runner ? c->runner : &bench_real_runner, .stop = stop,
+	                   .res = res};
 	const char *status = "complete";
 	int fatal = 0;
 
+	e.t_start = now_ns(&e);
 	memset(res, 0, sizeof *res);
 	res->gate = -1;
 	if (doc)
