@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#define TLS    __attribute__((tls_model("initial-exec"))) __thread
-#define EXPORT __attribute__((visibility("default")))
+#define TLS         __attribute__((tls_model("initial-exec"))) __thread
+#define EXPORT      __attribute__((visibility("default")))
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 #define RAW_CAP     (64u << 10)
@@ -294,7 +294,8 @@ static void map_insert(const void *p, uint64_t id)
 		spin_unlock(&s->lock);
 		return;
 	}
-	for (j = h & (s->cap - 1); s->tab[j].key && s->tab[j].key != key; j = (j + 1) & (s->cap - 1))
+	for (j = h & (s->cap - 1); s->tab[j].key && s->tab[j].key != key;
+	     j = (j + 1) & (s->cap - 1))
 		;
 	if (!s->tab[j].key)
 		s->used++;
@@ -547,7 +548,8 @@ static uint64_t new_id(void)
 	if (!t && !(t = thread_register()))
 		return atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed) + 1;
 	if (t->id_next == t->id_limit) {
-		t->id_next = atomic_fetch_add_explicit(&next_id, ID_CHUNK, memory_order_relaxed) + 1;
+		t->id_next =
+		    atomic_fetch_add_explicit(&next_id, ID_CHUNK, memory_order_relaxed) + 1;
 		t->id_limit = t->id_next + ID_CHUNK;
 	}
 	return t->id_next++;

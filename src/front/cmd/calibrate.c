@@ -294,9 +294,9 @@ static int setup_workloads(struct setup *s, const struct bench_opts *bo, char *e
 			return ST_USAGE;
 		s->nsel = (size_t)n;
 	}
-	switch (bench_route_workloads(&s->c, bo->workloads ? s->sel : s->list.names,
-	                              bo->workloads ? s->nsel : s->list.n, &s->list, bo->params,
-	                              bo->nparams, &bad)) {
+	switch (bench_route_workloads(&s->c, bo->workloads ? s->sel : s->list.defaults,
+	                              bo->workloads ? s->nsel : s->list.ndefaults, &s->list,
+	                              bo->params, bo->nparams, &bad)) {
 	case BENCH_ROUTED:
 		return 0;
 	case BENCH_ROUTE_NOMEM:
