@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 static const struct wl_param demo_params[] = {
-    {"rows", "rows", "rows", {1, 2, 3}, 1, 10},
-    {"page_bytes", "bytes", "page", {64, 128, 256}, 64, 1024},
+    {"rows", "rows", "rows", {1, 2, 3}, 1, 10, 0},
+    {"page_bytes", "bytes", "page", {64, 128, 256}, 64, 1024, 0},
 };
 static const char *const demo_phases[] = {"decode", "consume", NULL};
 static const struct workload demo = {
