@@ -18,12 +18,17 @@
 #define PARAMS_MEM_SHARE   2
 #define PARAMS_WORK_FACTOR 100
 
+/* How many reps a run makes (docs/methodology.md, "Cold start and steady state"). */
+enum params_reps_mode { PARAMS_REPS_AUTO, PARAMS_REPS_FIXED };
+
 struct run_opts {
 	const struct workload *wl;
 	enum wl_scale scale;
 	uint64_t seed;
-	int reps;
-	const char *out; /* "-" is stdout; points into argv */
+	enum params_reps_mode reps_mode; /* auto unless --reps N */
+	int reps;          /* fixed: --reps N; auto: the cap, --max-reps (default 20) */
+	double steady_tol; /* --steady-tol P%: the rule's tolerance as a fraction */
+	const char *out;   /* "-" is stdout; points into argv */
 	int64_t
 	    value[WL_MAX_PARAMS]; /* effective values in table order: scale default or --param */
 	unsigned char given[WL_MAX_PARAMS]; /* 1 where --param set the value */
@@ -31,8 +36,9 @@ struct run_opts {
 };
 
 /* Parses the arguments that follow "run" (argc/argv exclude "run") against a NULL-terminated
- * registry: one WORKLOAD and the options --param KEY=VALUE, --scale, --seed, --reps, --out, each
- * as "--opt VALUE" or "--opt=VALUE", in any order. Giving an option or a KEY twice is an error.
+ * registry: one WORKLOAD and the options --param KEY=VALUE, --scale, --seed, --reps N|auto,
+ * --max-reps N (2..1000, auto only), --steady-tol P% (0..100), --out, each as "--opt VALUE" or
+ * "--opt=VALUE", in any order. Giving an option or a KEY twice is an error.
  * Returns 0 with *o filled, or -1 with the reason in err. *o keeps pointers into argv. */
 int params_parse_run(int argc, char *const *argv, const struct workload *const *registry,
                      struct run_opts *o, char *err, size_t errlen);
