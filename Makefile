@@ -36,9 +36,15 @@ DRIVER_LIB_SRC := $(filter-out $(DRIVER_MAIN_SRC),$(wildcard src/driver/*.c)) \
 FRONT_MAIN_SRC := src/front/allocab.c
 FRONT_LIB_SRC := $(wildcard src/front/*/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
+# Preload libraries (docs/programs.md): src/preload/NAME.c plus its src/preload/NAME_*.c files
+# build build/liballocab-NAME.so, position-independent, linked with nothing but libc and libdl.
+PRELOAD_MAINS := $(filter-out $(wildcard src/preload/*_*.c),$(wildcard src/preload/*.c))
+PRELOAD_NAMES := $(patsubst src/preload/%.c,%,$(PRELOAD_MAINS))
+PRELOAD_LIBS := $(patsubst %,$(BUILD)/liballocab-%.so,$(PRELOAD_NAMES))
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 asan_obj = $(patsubst %.c,$(BUILD)/asan/%.o,$(1))
+pic_obj = $(patsubst %.c,$(BUILD)/pic/%.o,$(1))
 LIB_SRC := $(COMMON_SRC) $(DRIVER_LIB_SRC) $(FRONT_LIB_SRC)
 DRIVERS := $(addprefix $(BUILD)/allocab-,$(BACKENDS))
 FRONT := $(BUILD)/allocab
@@ -53,7 +59,7 @@ all: deps
 	@$(MAKE) --no-print-directory build-all
 
 .PHONY: build-all
-build-all: $(DRIVERS) $(FRONT)
+build-all: $(DRIVERS) $(FRONT) $(PRELOAD_LIBS)
 
 deps:
 	@scripts/deps.sh
@@ -65,6 +71,16 @@ $(BUILD)/%.o: %.c
 $(BUILD)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(NOBUILTIN) $(SANITIZE) -MMD -MP -c -o $@ $<
+
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -MMD -MP -c -o $@ $<
+
+define preload_rule
+$(BUILD)/liballocab-$(1).so: $(call pic_obj,src/preload/$(1).c $(wildcard src/preload/$(1)_*.c))
+	$$(CC) $$(LDFLAGS) -shared -Wl,-z,defs -o $$@ $$^ -ldl -pthread
+endef
+$(foreach n,$(PRELOAD_NAMES),$(eval $(call preload_rule,$(n))))
 
 # The backend object comes last so workload code has the same addresses in every driver.
 $(BUILD)/allocab-%: $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC)) $(BUILD)/allocators/%.o
@@ -117,11 +133,14 @@ test: deps
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(FRONT) $(DRIVERS) $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(PREFIX)/lib/allocab
+	install -m 644 $(PRELOAD_LIBS) $(DESTDIR)$(PREFIX)/lib/allocab
 	install -m 644 docs/allocab.1 $(DESTDIR)$(MANDIR)/man1/allocab.1
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/allocab $(addprefix $(DESTDIR)$(BINDIR)/allocab-,$(BACKENDS))
 	rm -f $(DESTDIR)$(MANDIR)/man1/allocab.1
+	rm -rf $(DESTDIR)$(PREFIX)/lib/allocab
 
 clean:
 	rm -rf $(BUILD)
