@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <gnu/libc-version.h>
 #include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ static char count_path[PATH_MAX];
 static char exe_path[PATH_MAX];
 static char preload[4096];
 static char missing[4096]; /* JSON array body of LD_PRELOAD entries not loaded */
+static char loaded[8192];  /* JSON array body of the realpaths of those loaded */
 static struct serving at_start;
 
 int probe_active(void)
@@ -159,6 +161,43 @@ static void *past_counter(const char *sym, void *p, const Dl_info *di)
 	return next(sym);
 }
 
+/* The definition of sym in the first object after the executable in load order (the global
+ * lookup order) that defines it. For a non-PIE executable that takes a function's address,
+ * dlsym returns the executable's canonical PLT stub, which serves nothing itself. */
+static void *past_plt_stub(const char *sym, void *p)
+{
+	void *self = dlopen(NULL, RTLD_LAZY | RTLD_NOLOAD), *found = NULL;
+	struct link_map *lm = NULL;
+
+	if (!self || dlinfo(self, RTLD_DI_LINKMAP, &lm) != 0 || !lm) {
+		if (self)
+			dlclose(self);
+		return p;
+	}
+	for (struct link_map *l = lm->l_next; l && !found; l = l->l_next) {
+		void *h = l->l_name[0] ? dlopen(l->l_name, RTLD_LAZY | RTLD_NOLOAD) : NULL;
+		void *q = h ? dlsym(h, sym) : NULL;
+		Dl_info di;
+
+		if (q && dladdr(q, &di) && di.dli_fname && strcmp(di.dli_fname, l->l_name) == 0)
+			found = q;
+		if (h)
+			dlclose(h);
+	}
+	dlclose(self);
+	return found ? found : p;
+}
+
+/* Whether p is the executable's canonical PLT entry: its dynamic symbol is undefined there. */
+static int plt_stub(void *p)
+{
+	Dl_info di;
+	const ElfW(Sym) *sym = NULL;
+
+	return dladdr1(p, &di, (void **)&sym, RTLD_DL_SYMENT) && di.dli_fbase == exe_base() &&
+	       sym && sym->st_shndx == SHN_UNDEF;
+}
+
 static const char *exe_allocator(void)
 {
 	Dl_info di;
@@ -167,7 +206,7 @@ static const char *exe_allocator(void)
 		for (size_t k = 0; alloc_known_table[i].marks[k]; k++) {
 			void *p = dlsym(RTLD_DEFAULT, alloc_known_table[i].marks[k]);
 
-			if (p && dladdr(p, &di) && di.dli_fbase == exe_base())
+			if (p && dladdr(p, &di) && di.dli_fbase == exe_base() && !plt_stub(p))
 				return alloc_known_table[i].name;
 		}
 	return NULL;
@@ -219,6 +258,8 @@ static void determine(struct serving *sv)
 	for (int i = 0; i < ALLOCKNOWN_NSYMS; i++) {
 		void *p = dlsym(RTLD_DEFAULT, alloc_known_syms[i]);
 
+		if (p && plt_stub(p))
+			p = past_plt_stub(alloc_known_syms[i], p);
 		if (p && dladdr(p, &di))
 			p = past_counter(alloc_known_syms[i], p, &di);
 		if (!p || !dladdr(p, &di) || !di.dli_fname) {
@@ -254,17 +295,25 @@ static void determine(struct serving *sv)
 	}
 }
 
-/* Every LD_PRELOAD entry that is not loaded, as the body of a JSON array. */
+/* The LD_PRELOAD entries that are not loaded, and the realpaths of those that are, as the
+ * bodies of two JSON arrays. */
 static void find_missing(void)
 {
-	char copy[sizeof preload], *save = NULL;
-	size_t k = 0;
+	char copy[sizeof preload], *save = NULL, real[PATH_MAX];
+	size_t k = 0, kl = 0;
 
 	snprintf(copy, sizeof copy, "%s", preload);
 	for (char *e = strtok_r(copy, " :", &save); e; e = strtok_r(NULL, " :", &save)) {
 		void *h = dlopen(e, RTLD_LAZY | RTLD_NOLOAD);
+		struct link_map *lm = NULL;
 
 		if (h) {
+			if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name[0]) {
+				if (kl)
+					put(loaded, sizeof loaded, &kl, ",");
+				probe_json_str(loaded, sizeof loaded, &kl,
+				               realpath(lm->l_name, real) ? real : lm->l_name);
+			}
 			dlclose(h);
 			continue;
 		}
@@ -273,6 +322,7 @@ static void find_missing(void)
 		probe_json_str(missing, sizeof missing, &k, e);
 	}
 	missing[k] = '\0';
+	loaded[kl] = '\0';
 }
 
 static void write_serving(const char *event, const struct serving *sv, const char *tail)
@@ -309,6 +359,8 @@ static void write_serving(const char *event, const struct serving *sv, const cha
 	probe_json_str(buf, sizeof buf, &k, preload);
 	put(buf, sizeof buf, &k, ",\"preload_missing\":[");
 	put(buf, sizeof buf, &k, missing);
+	put(buf, sizeof buf, &k, "],\"preload_paths\":[");
+	put(buf, sizeof buf, &k, loaded);
 	put(buf, sizeof buf, &k, "]");
 	if (tail)
 		put(buf, sizeof buf, &k, tail);

@@ -262,10 +262,11 @@ static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON 
 		{
 			double ns = get_num(get(get(rep, "phases"), w->phases[p]), "wall_ns");
 			if (!(ns > 0 && isfinite(ns)))
-				return fail(l,
-				            "%s: reps[%zu].phases.%s.wall_ns missing or not a positive "
-				            "finite number",
-				            at, i, w->phases[p]);
+				return fail(
+				    l,
+				    "%s: reps[%zu].phases.%s.wall_ns missing or not a positive "
+				    "finite number",
+				    at, i, w->phases[p]);
 			v[i++] = ns;
 		}
 		run->t_ns[p] = stats_median(v, n);
@@ -340,8 +341,10 @@ static int add_fail(struct loader *l, const cJSON *jr, size_t round, int warmup,
 	f->status = strdup(status);
 	f->signal = dup_or_null(get_str(jr, "signal"));
 	f->stderr_tail = dup_or_null(get_str(jr, "stderr_tail"));
+	f->reason = dup_or_null(get_str(jr, "reason"));
 	if (!f->arm || !f->workload || !f->status || (get_str(jr, "signal") && !f->signal) ||
-	    (get_str(jr, "stderr_tail") && !f->stderr_tail))
+	    (get_str(jr, "stderr_tail") && !f->stderr_tail) ||
+	    (get_str(jr, "reason") && !f->reason))
 		return nomem(l);
 	return 0;
 }
@@ -384,8 +387,8 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		return add_fail(l, jr, round, warmup, (size_t)a, (size_t)w, status);
 	if (d->commands) {
 		if (!(run->wall_ns > 0 && isfinite(run->wall_ns)))
-			return fail(l, "%s: process.wall_ns missing or not a positive finite number",
-			            at);
+			return fail(
+			    l, "%s: process.wall_ns missing or not a positive finite number", at);
 		run->t_ns[0] = run->wall_ns;
 		run->max_rss_kib = get_num(proc, "max_rss_kib");
 		return 0;
@@ -612,6 +615,7 @@ void rf_free(struct rf_doc *d)
 		free(f->status);
 		free(f->signal);
 		free(f->stderr_tail);
+		free(f->reason);
 	}
 	free(d->arms);
 	free(d->wl);

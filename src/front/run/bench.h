@@ -24,10 +24,20 @@
 
 enum bench_mode { BENCH_DRIVERS, BENCH_COMMANDS };
 
+/* One arm. Program arms (--program) are command arms whose environment preloads an allocator;
+ * fields that do not apply are NULL. */
 struct bench_arm {
 	char *name;
 	char *path;    /* drivers mode: the driver executable */
 	char *command; /* commands mode: run as /bin/sh -c command */
+	char *preload; /* program arms: the allocator library (realpath) put first in LD_PRELOAD */
+	char *version; /* program arms: the preloaded allocator's version ("" unknown) */
+	/* The proof the probe must give for every run (probelog.h); expect.allocator and
+	 * expect.object NULL: the arm is not probed. */
+	char *expect_allocator;
+	char *expect_object;
+	int expect_exe_counts; /* --expect: the executable's own copy of the allocator is proof */
+	char **env; /* further "NAME=VALUE" for the arm's runs, NULL-terminated or NULL */
 };
 
 struct bench_workload {
@@ -61,6 +71,10 @@ struct bench_config {
 	char **argv; /* the command line, for the record */
 	int argc;
 	int duet; /* two arms run at once, pinned to two CPUs that swap every round (duet.h) */
+	const char *program;    /* --program as given (commands mode), or NULL */
+	const char *probe_lib;  /* build/liballocab-probe.so when an arm is probed, else NULL */
+	const char *count_lib;  /* --count-calls: build/liballocab-count.so, else NULL */
+	const char *probe_dir;  /* private directory for the per-run probe record files */
 	struct gate_spec *gate; /* NULL without --gate */
 	char **gate_argv;       /* the --gate options, for the record */
 	int gate_argc;
@@ -119,6 +133,14 @@ struct bench_opts {
 	const char **cmd_names; /* --cmd NAME=COMMAND split at the first '=' (names are copies) */
 	const char **cmd_lines;
 	size_t ncmds;
+	const char *program;        /* --program COMMAND */
+	const char **preload_names; /* --preload NAME=PATH split like --cmd */
+	const char **preload_paths;
+	size_t npreloads;
+	const char **expect_names; /* --expect NAME=ALLOCATOR split like --cmd */
+	const char **expect_allocs;
+	size_t nexpects;
+	int count_calls;
 	char **gate_argv; /* "--gate" and what follows, or NULL */
 	int gate_argc;
 };

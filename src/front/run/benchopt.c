@@ -118,6 +118,9 @@ enum opt_id {
 	O_RDIR,
 	O_DDIR,
 	O_CMD,
+	O_PROGRAM,
+	O_PRELOAD,
+	O_EXPECT,
 	O_COUNT
 };
 
@@ -143,6 +146,9 @@ static const struct {
     [O_RDIR] = {"--results-dir", 0, 0},
     [O_DDIR] = {"--driver-dir", 0, 0},
     [O_CMD] = {"--cmd", 0, 1},
+    [O_PROGRAM] = {"--program", 0, 0},
+    [O_PRELOAD] = {"--preload", 0, 1},
+    [O_EXPECT] = {"--expect", 0, 1},
 };
 
 /* Matches argv[*i] against the option table; sets *val (from "=VALUE", "-aVALUE" or the next
@@ -196,6 +202,29 @@ static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen
 		return errmsg_fail(err, errlen, "out of memory");
 	o->cmd_names[o->ncmds] = name;
 	o->cmd_lines[o->ncmds++] = eq + 1;
+	return 0;
+}
+
+/* --preload NAME=PATH and --expect NAME=ALLOCATOR: split at the first '=', names unique. */
+static int add_pair(const char *opt, const char **names, const char **values, size_t *n,
+                    const char *v, char *err, size_t errlen)
+{
+	const char *eq = strchr(v, '=');
+	size_t len = eq ? (size_t)(eq - v) : 0;
+	char *name;
+
+	if (!eq || !valid_name(v, len) || !eq[1])
+		return errmsg_fail(err, errlen,
+		                   "%s: '%s' is not NAME=%s with NAME in [A-Za-z0-9_.-]", opt, v,
+		                   strcmp(opt, "--expect") == 0 ? "ALLOCATOR" : "PATH");
+	for (size_t i = 0; i < *n; i++)
+		if (strlen(names[i]) == len && strncmp(names[i], v, len) == 0)
+			return errmsg_fail(err, errlen, "%s: name '%.*s' is given twice", opt,
+			                   (int)len, v);
+	if (!(name = strndup(v, len)))
+		return errmsg_fail(err, errlen, "out of memory");
+	names[*n] = name;
+	values[(*n)++] = eq + 1;
 	return 0;
 }
 
@@ -282,6 +311,17 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		return 0;
 	case O_CMD:
 		return add_cmd(o, v, err, errlen);
+	case O_PROGRAM:
+		if (strspn(v, " \t") == strlen(v))
+			return errmsg_fail(err, errlen, "--program: empty command");
+		o->program = v;
+		return 0;
+	case O_PRELOAD:
+		return add_pair("--preload", o->preload_names, o->preload_paths, &o->npreloads, v,
+		                err, errlen);
+	case O_EXPECT:
+		return add_pair("--expect", o->expect_names, o->expect_allocs, &o->nexpects, v, err,
+		                errlen);
 	}
 	return -1;
 }
@@ -292,8 +332,36 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
 {
 	static const int drivers_only[] = {O_ALLOC, O_WL, O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
 
+	static const int program_excludes[] = {O_WL, O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
+
 	if (o->ncmds == 1)
 		return errmsg_fail(err, errlen, "--cmd: a comparison needs at least two commands");
+	if (o->program && o->ncmds)
+		return errmsg_fail(err, errlen, "--program and --cmd exclude each other");
+	for (size_t i = 0; o->program && i < sizeof program_excludes / sizeof *program_excludes;
+	     i++)
+		if (given[program_excludes[i]])
+			return errmsg_fail(err, errlen, "--program cannot be combined with %s",
+			                   opts[program_excludes[i]].lng);
+	if (o->npreloads && !o->program)
+		return errmsg_fail(err, errlen, "--preload needs --program");
+	if (o->nexpects && !o->ncmds)
+		return errmsg_fail(err, errlen, "--expect needs --cmd arms");
+	for (size_t i = 0; i < o->nexpects; i++) {
+		size_t k = 0;
+
+		while (k < o->ncmds && strcmp(o->cmd_names[k], o->expect_names[i]) != 0)
+			k++;
+		if (k == o->ncmds)
+			return errmsg_fail(err, errlen, "--expect %s: no --cmd arm of that name",
+			                   o->expect_names[i]);
+	}
+	if (o->count_calls && !o->program && !o->nexpects)
+		return errmsg_fail(err, errlen,
+		                   "--count-calls needs --program, or --cmd arms with --expect");
+	if (o->duet && o->program)
+		return errmsg_fail(
+		    err, errlen, "--duet pairs driver runs; it cannot be combined with --program");
 	for (size_t i = 0; o->ncmds && i < sizeof drivers_only / sizeof drivers_only[0]; i++)
 		if (given[drivers_only[i]])
 			return errmsg_fail(err, errlen, "--cmd cannot be combined with %s",
@@ -328,7 +396,12 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	o->params = calloc((size_t)argc + 1, sizeof *o->params);
 	o->cmd_names = calloc((size_t)argc + 1, sizeof *o->cmd_names);
 	o->cmd_lines = calloc((size_t)argc + 1, sizeof *o->cmd_lines);
-	if (!o->params || !o->cmd_names || !o->cmd_lines)
+	o->preload_names = calloc((size_t)argc + 1, sizeof *o->preload_names);
+	o->preload_paths = calloc((size_t)argc + 1, sizeof *o->preload_paths);
+	o->expect_names = calloc((size_t)argc + 1, sizeof *o->expect_names);
+	o->expect_allocs = calloc((size_t)argc + 1, sizeof *o->expect_allocs);
+	if (!o->params || !o->cmd_names || !o->cmd_lines || !o->preload_names ||
+	    !o->preload_paths || !o->expect_names || !o->expect_allocs)
 		goto fail_oom;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
@@ -345,6 +418,10 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 		}
 		if (strcmp(a, "--duet") == 0) {
 			o->duet = 1;
+			continue;
+		}
+		if (strcmp(a, "--count-calls") == 0) {
+			o->count_calls = 1;
 			continue;
 		}
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -381,11 +458,20 @@ void bench_opts_free(struct bench_opts *o)
 		return;
 	for (size_t i = 0; o->cmd_names && i < o->ncmds; i++)
 		free((char *)o->cmd_names[i]);
+	for (size_t i = 0; o->preload_names && i < o->npreloads; i++)
+		free((char *)o->preload_names[i]);
+	for (size_t i = 0; o->expect_names && i < o->nexpects; i++)
+		free((char *)o->expect_names[i]);
 	free(o->cmd_names);
 	free(o->cmd_lines);
 	free(o->params);
+	free(o->preload_names);
+	free(o->preload_paths);
+	free(o->expect_names);
+	free(o->expect_allocs);
 	o->cmd_names = o->cmd_lines = o->params = NULL;
-	o->ncmds = o->nparams = 0;
+	o->preload_names = o->preload_paths = o->expect_names = o->expect_allocs = NULL;
+	o->ncmds = o->nparams = o->npreloads = o->nexpects = 0;
 }
 /* ",a,b," from a workload's "params" array, for lookup with strstr(",KEY,"). */
 static char *param_set(const cJSON *params)

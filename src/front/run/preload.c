@@ -1,8 +1,12 @@
-/* preload.c - resolving allocator libraries in a child process (dlopen, dlinfo, the allocator's
- * version function), finding the project's preload libraries, composing LD_PRELOAD. */
+/* preload.c - resolving allocator libraries by a trial run (`/bin/sh -c :` with the library and
+ * the probe preloaded: the probe reports the realpath ld.so loaded and the allocator's version;
+ * a plain dlopen cannot load jemalloc, whose initial-exec TLS needs preloading), finding the
+ * project's preload libraries, composing LD_PRELOAD. */
 #include "front/run/preload.h"
 #include "common/allocknown.h"
 #include "common/errmsg.h"
+#include "front/run/probelog.h"
+#include "front/run/runner.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,100 +19,97 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void child_version(void *h, const char *name, char *out, size_t len)
+/* The first start record of the file, or NULL. */
+static const cJSON *first_start(const cJSON *recs)
 {
-	void *p;
+	const cJSON *r;
 
-	if (strcmp(name, "mimalloc") == 0 && (p = dlsym(h, "mi_version"))) {
-		int v = ((int (*)(void))p)();
-		snprintf(out, len, "%d.%d.%d", v / 100, v / 10 % 10, v % 10);
-	} else if (strcmp(name, "jemalloc") == 0 && (p = dlsym(h, "mallctl"))) {
-		const char *v = NULL;
-		size_t sz = sizeof v;
-		if (((int (*)(const char *, void *, size_t *, void *, size_t))p)(
-		        "version", (void *)&v, &sz, NULL, 0) == 0 &&
-		    v)
-			snprintf(out, len, "%.*s", (int)strcspn(v, "-"), v);
-	} else if (strcmp(name, "tcmalloc") == 0 && (p = dlsym(h, "tc_version"))) {
-		int a = 0, b = 0;
-		((const char *(*)(int *, int *, const char **))p)(&a, &b, NULL);
-		snprintf(out, len, "%d.%d", a, b);
+	cJSON_ArrayForEach(r, recs)
+	{
+		const char *ev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "event"));
+
+		if (ev && strcmp(ev, "start") == 0)
+			return r;
 	}
+	return NULL;
 }
 
-/* In the child: loads lib, writes "OK\tpath\tallocator\tversion" or "ERR\treason" to fd. */
-static void __attribute__((noreturn)) child_resolve(const char *lib, int fd)
+/* Fills out from the start record of the trial run; -1 with err when lib was not loaded. */
+static int from_record(const char *lib, const cJSON *rec, const char *tail, struct preload_lib *out,
+                       char *err, size_t errlen)
 {
-	char buf[PATH_MAX + 256], real[PATH_MAX];
-	struct link_map *lm = NULL;
-	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	const cJSON *paths = cJSON_GetObjectItemCaseSensitive(rec, "preload_paths");
+	const char *path = cJSON_GetStringValue(cJSON_GetArrayItem(paths, 0));
+	const char *obj = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "object"));
+	const char *ver = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "version"));
+	const char *hit = tail ? strstr(tail, "cannot be preloaded") : NULL;
 	const struct alloc_known *k;
-	char version[64] = "";
-	int n;
 
-	if (!h || dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || !lm->l_name[0]) {
-		const char *e = dlerror();
-		n = snprintf(buf, sizeof buf, "ERR\t%s", e ? e : "cannot be loaded");
-	} else {
-		if (!realpath(lm->l_name, real))
-			snprintf(real, sizeof real, "%s", lm->l_name);
-		k = alloc_known_by_object(real);
-		if (k && strcmp(k->name, "system") != 0)
-			child_version(h, k->name, version, sizeof version);
-		n = snprintf(buf, sizeof buf, "OK\t%s\t%s\t%s", real,
-		             k && strcmp(k->name, "system") != 0 ? k->name : "", version);
-	}
-	if (n > 0 && write(fd, buf, (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1) < 0)
-		_exit(1);
-	_exit(0);
-}
+	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rec, "preload_missing")) > 0 ||
+	    cJSON_GetArraySize(paths) < 2 || !path) {
+		if (hit) {
+			const char *b = hit;
 
-int preload_resolve(const char *lib, struct preload_lib *out, char *err, size_t errlen)
-{
-	char buf[PATH_MAX + 256];
-	int fd[2], status;
-	size_t n = 0;
-	ssize_t k;
-	pid_t pid;
-	char *tab, *tab2;
-
-	memset(out, 0, sizeof *out);
-	if (!lib[0])
-		return errmsg_fail(err, errlen, "empty library name");
-	if (pipe2(fd, O_CLOEXEC) < 0)
-		return errmsg_fail(err, errlen, "pipe: %s", strerror(errno));
-	if ((pid = fork()) < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return errmsg_fail(err, errlen, "fork: %s", strerror(errno));
+			while (b > tail && b[-1] != '\n')
+				b--;
+			return errmsg_fail(err, errlen, "cannot load %s: %.*s", lib,
+			                   (int)strcspn(b, "\n"), b);
+		}
+		return errmsg_fail(err, errlen, "cannot load %s", lib);
 	}
-	if (pid == 0) {
-		close(fd[0]);
-		child_resolve(lib, fd[1]);
+	snprintf(out->path, sizeof out->path, "%s", path);
+	k = alloc_known_by_object(path);
+	if (k && strcmp(k->name, "system") != 0) {
+		snprintf(out->allocator, sizeof out->allocator, "%s", k->name);
+		if (obj && ver && strcmp(obj, path) == 0)
+			snprintf(out->version, sizeof out->version, "%s", ver);
 	}
-	close(fd[1]);
-	while (n < sizeof buf - 1 &&
-	       ((k = read(fd[0], buf + n, sizeof buf - 1 - n)) > 0 || (k < 0 && errno == EINTR)))
-		n += k > 0 ? (size_t)k : 0;
-	buf[n] = '\0';
-	close(fd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (strncmp(buf, "OK\t", 3) != 0)
-		return errmsg_fail(err, errlen, "cannot load %s: %s", lib,
-		                   strncmp(buf, "ERR\t", 4) == 0 ? buf + 4 : "the loader crashed");
-	tab = strchr(buf + 3, '\t');
-	tab2 = tab ? strchr(tab + 1, '\t') : NULL;
-	if (!tab || !tab2)
-		return errmsg_fail(err, errlen, "cannot load %s: garbled answer", lib);
-	*tab = *tab2 = '\0';
-	snprintf(out->path, sizeof out->path, "%.*s", (int)sizeof out->path - 1, buf + 3);
-	snprintf(out->allocator, sizeof out->allocator, "%.31s", tab + 1);
-	snprintf(out->version, sizeof out->version, "%.63s", tab2 + 1);
 	return 0;
 }
 
-int preload_installed(char *buf, size_t len)
+int preload_resolve(const char *lib, const char *probe, struct preload_lib *out, char *err,
+                    size_t errlen)
+{
+	char dir[] = "/tmp/allocab-resolve.XXXXXX", file[sizeof dir + 16];
+	char vpl[2 * PATH_MAX + 32], vfile[sizeof file + 32], *set[] = {vpl, vfile, NULL};
+	char *argv[] = {"sh", "-c", ":", NULL};
+	struct runner_spec spec = {
+	    .path = "/bin/sh", .argv = argv, .timeout_s = 30, .grace_s = 1, .env_set = set};
+	struct runner_result r;
+	cJSON *recs = NULL;
+	size_t bad;
+	int rc = -1, fd;
+
+	memset(out, 0, sizeof *out);
+	if (!lib[0] || strpbrk(lib, ": "))
+		return errmsg_fail(err, errlen, "'%s' is not one library name or path", lib);
+	if (!mkdtemp(dir))
+		return errmsg_fail(err, errlen, "cannot create a directory in /tmp: %s",
+		                   strerror(errno));
+	snprintf(file, sizeof file, "%s/r.jsonl", dir);
+	snprintf(vpl, sizeof vpl, "LD_PRELOAD=%s:%s", lib, probe);
+	snprintf(vfile, sizeof vfile, "ALLOCAB_PROBE_FILE=%s", file);
+	if ((fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
+		errmsg_fail(err, errlen, "%s: %s", file, strerror(errno));
+	} else if (close(fd), runner_run(&spec, &r, err, errlen) == 0) {
+		if (probelog_read(file, &recs, &bad, err, errlen) == 0) {
+			const cJSON *rec = first_start(recs);
+
+			if (rec)
+				rc = from_record(lib, rec, r.tail, out, err, errlen);
+			else
+				errmsg_fail(err, errlen, "the probe %s reported nothing (%s)",
+				            probe, r.tail_len ? r.tail : "no message");
+		}
+		runner_result_free(&r);
+	}
+	cJSON_Delete(recs);
+	unlink(file);
+	rmdir(dir);
+	return rc;
+}
+
+int preload_installed(const char *probe, char *buf, size_t len)
 {
 	size_t k = 0;
 	int n = 0;
@@ -119,7 +120,7 @@ int preload_installed(char *buf, size_t len)
 		struct preload_lib pl;
 		char err[256];
 
-		if (a->preload && preload_resolve(a->preload, &pl, err, sizeof err) != 0)
+		if (a->preload && preload_resolve(a->preload, probe, &pl, err, sizeof err) != 0)
 			continue;
 		k +=
 		    (size_t)snprintf(buf + k, k < len ? len - k : 0, "%s%s", n ? "," : "", a->name);

@@ -1,7 +1,7 @@
 /* preload.h - the preload machinery of the front end (docs/programs.md): finding the shared
  * library of an allocator the way the dynamic linker would, its version, the project's own
  * preload libraries (build/liballocab-NAME.so), and composing LD_PRELOAD. The allocator is only
- * ever loaded in a short-lived child process, never into allocab itself. */
+ * ever loaded into a short-lived trial process, never into allocab itself. */
 #ifndef ALLOCAB_PRELOAD_H
 #define ALLOCAB_PRELOAD_H
 
@@ -16,15 +16,17 @@ struct preload_lib {
 	                        tc_version), "" if it has none */
 };
 
-/* Resolves lib (a soname searched like LD_PRELOAD does, or a path) by dlopen(RTLD_LOCAL) in a
- * child process, and asks the loaded object for its allocator version. Returns 0 with *out
- * filled, or -1 with a one-line reason in err (the dynamic linker's message when it cannot
- * load lib). */
-int preload_resolve(const char *lib, struct preload_lib *out, char *err, size_t errlen);
+/* Resolves lib (a soname searched as LD_PRELOAD searches, or a path) by a trial run of
+ * `/bin/sh -c :` with LD_PRELOAD=lib:probe (probe: the path of liballocab-probe.so): the probe
+ * reports the realpath ld.so loaded and, for an allocator serving malloc, its version. Returns 0
+ * with *out filled, or -1 with a one-line reason in err (the dynamic linker's "cannot be
+ * preloaded" message when it could not load lib). */
+int preload_resolve(const char *lib, const char *probe, struct preload_lib *out, char *err,
+                    size_t errlen);
 
 /* The known allocators (system first) whose Debian library resolves on this machine, as a
  * comma-separated list in buf ("system,mimalloc,jemalloc,tcmalloc"). Returns how many. */
-int preload_installed(char *buf, size_t len);
+int preload_installed(const char *probe, char *buf, size_t len);
 
 /* Path of the project's preload library build/liballocab-NAME.so: next to the running allocab
  * executable, else in ../lib/allocab beside it (make install). Returns 0, or -1 with a reason
