@@ -246,14 +246,14 @@ fi
 fields=$(awk -F, '
 	/^#/ { next }
 	!head { for (i = 1; i <= NF; i++) col[$i] = i; head = 1
-		split("n n_baseline n_candidate speedup ci_lo ci_hi ci_level improvement_pct p_holm verdict median_ns_baseline median_ns_candidate", want, " ")
+		split("n n_baseline n_candidate speedup ci_lo ci_hi ci_level improvement_pct p_holm verdict median_ns_baseline median_ns_candidate rounds_needed", want, " ")
 		for (k = 1; k in want; k++) if (!(want[k] in col)) { print "no column " want[k]; exit 1 }
 		next }
 	{ rows++; line = ""
 	  for (k = 1; k in want; k++) line = line (k > 1 ? "\t" : "") $col[want[k]] }
 	END { if (rows != 1) { print rows + 0 " rows, want 1"; exit 1 } print line }' "$tmp/csv") ||
 	die "$fail" "allocab compare --format csv: unexpected output: $fields"
-IFS=$'\t' read -r n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand <<<"$fields"
+IFS=$'\t' read -r n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need <<<"$fields"
 
 if [ -z "$speedup" ] || [ -z "$lo" ] || [ -z "$hi" ]; then
 	[ "$fail" != 130 ] || die 130 "interrupted before 2 rounds with both arms ok; the finished rounds are in $out"
@@ -263,16 +263,16 @@ cat "$tmp/warnings" >&2 # too few rounds, drift, telemetry spikes: to be read wi
 
 awk -v n="$n" -v nb="$n_base" -v nc="$n_cand" -v s="$speedup" -v lo="$lo" -v hi="$hi" \
 	-v level="$level" -v imp="$improvement" -v p="$p" -v verdict="$verdict" \
-	-v mb="$med_base" -v mc="$med_cand" 'BEGIN {
+	-v mb="$med_base" -v mc="$med_cand" -v need="$need" 'BEGIN {
 	ci = level < 0.9495 ? sprintf("%.1f%% CI", 100 * level) : "95% CI"
 	printf "System Allocator Duration: %.3fs (median of %d runs; intervals are of the paired ratios below)\n", mb / 1e9, nb
 	printf "Mimalloc Duration: %.3fs (median of %d runs; time ratio to glibc %.3f, %s [%.3f, %.3f])\n", mc / 1e9, nc, 1 / s, ci, 1 / hi, 1 / lo
 	printf "Performance Improvement: %.1f%% (%s [%.1f%%, %.1f%%])\n", imp, ci, 100 * (1 - 1 / lo), 100 * (1 - 1 / hi)
 	printf "Speedup Ratio: %.3fx (%s [%.3fx, %.3fx])\n", s, ci, lo, hi
 	what = verdict == "faster" || verdict == "slower" ? "mimalloc is " verdict : verdict
-	# With n <= 5 the exact two-sided signed-rank p is at least 2/2^5 > 0.05.
-	printf "Verdict: %s (%s, %d paired rounds%s)\n", what, p < 0.001 ? "p < 0.001" : sprintf("p = %.2g", p), n,
-		n < 6 ? ": too few for any verdict" : ""
+	# With n <= 5 the exact two-sided signed-rank p is at least 2/2^5 > 0.05 (docs/methodology.md).
+	if (need != "") what = what ": need " need
+	printf "Verdict: %s (%s, %d paired rounds)\n", what, p < 0.001 ? "p < 0.001" : sprintf("p = %.2g", p), n
 }'
 
 echo "Results: $out"

@@ -230,4 +230,27 @@ bad "unwritable -o" 1 "cannot write $TMP/no/such/dir/x.json" --cmd a=true --cmd 
 touch "$TMP/afile"
 bad "results dir is a file" 1 "cannot create $TMP/afile/sub" --cmd a=true --cmd b=true --results-dir "$TMP/afile/sub" --quiet
 
+# ---- the rounds rule (docs/methodology.md, "Multiplicity") ----
+expect_status "rule: default rounds for one comparison" 0 "$A" bench --cmd a=true --cmd b=true --quiet -o "$TMP/rule1.json"
+jeq "rule: 1 comparison, no --rounds: max(10, 6 + 3) = 10 measured rounds (+1 warm-up)" "$TMP/rule1.json" rounds.# 11
+if [ -s "$TMP/err" ]; then notok "rule: no warning without --rounds" "$(head -c 300 "$TMP/err")"; else ok "rule: no warning without --rounds"; fi
+expect_status "rule: --budget alone runs the rule's minimum" 0 "$A" bench --cmd a=true --cmd b=true --budget 0.001 --quiet -o "$TMP/rule2.json"
+jeq "rule: --budget 0.001 still gives 6 measured rounds (+1 warm-up)" "$TMP/rule2.json" rounds.# 7
+expect_status "rule: --rounds below the minimum runs" 0 "$A" bench --cmd a=true --cmd b=true --cmd c=true --cmd d=true --rounds 3 -o "$TMP/rule3.json"
+w='^allocab: bench: warning: --rounds 3 cannot give a verdict: 3 comparisons at alpha 0.05 need 7 paired rounds \(the smallest n with 2/2\^n <= alpha/3\)'
+if [ "$(grep -Ec "$w" "$TMP/err")" = 1 ] && [ "$(grep -c warning "$TMP/err")" = 1 ]; then
+	ok "rule: one warning at the start names the rounds needed"
+else
+	notok "rule: one warning at the start names the rounds needed" "$(head -c 400 "$TMP/err")"
+fi
+expect_status "rule: --quiet keeps the warning off stderr" 0 "$A" bench --cmd a=true --cmd b=true --rounds 2 --quiet -o "$TMP/rule4.json"
+if [ -s "$TMP/err" ]; then notok "rule: --quiet: nothing on stderr" "$(head -c 300 "$TMP/err")"; else ok "rule: --quiet: nothing on stderr"; fi
+"$A" compare "$TMP/rule3.json" >"$TMP/cmp3" 2>/dev/null
+if [ "$(grep -c 'too few rounds for a verdict: need 7' "$TMP/cmp3")" = 3 ] && ! grep -q 'no detectable difference  ' "$TMP/cmp3"; then
+	ok "rule: compare labels each row 'too few rounds for a verdict: need 7'"
+else
+	notok "rule: compare labels each row 'too few rounds for a verdict: need 7'" "$(grep '^command' "$TMP/cmp3")"
+fi
+
 exit $t_fail
+

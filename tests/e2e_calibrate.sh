@@ -103,7 +103,7 @@ cp "$TMP/out" "$TMP/cmp.json"
 	ok "json: noise_floor_pct (null: 3 rounds cannot detect anything) and calibration" ||
 	notok "json: noise floor" "$("$jget" "$TMP/cmp.json" comparisons.0.noise_floor_pct)"
 expect_status "compare --format csv with --calibration" 0 "$A" compare "$TMP/cal-runs.json" --baseline system.A --calibration "$cal" --format csv
-head -2 "$TMP/out" | tail -1 | grep -q ',noise_floor_pct$' && ok "csv: noise_floor_pct column" || notok "csv: noise_floor_pct column" "$(head -2 "$TMP/out")"
+head -1 "$TMP/out" | grep -q ",noise_floor_pct," && ok "csv: noise_floor_pct column" || notok "csv: noise_floor_pct column" "$(head -2 "$TMP/out")"
 # Without --calibration, compare looks for results/calibration.json in the working directory.
 abs_a=$(cd "$(dirname "$A")" && pwd)/allocab
 mkdir -p "$TMP/wd/results"

@@ -115,8 +115,26 @@ expect_status "compare json -o" 0 "$A" compare "$TMP/r.json" --format json -o "$
 ls -a "$TMP" | grep -q '^\.allocab-tmp' && notok "-o leaves no temporary file" "found one" || ok "-o leaves no temporary file"
 
 expect_status "compare csv" 0 "$A" compare "$TMP/r.json" --format csv
-sed -n 2p "$TMP/out" | grep -q '^workload,phase,candidate,baseline,n,' && head -1 "$TMP/out" | grep -qF "$CONV" &&
-	ok "csv convention line and header" || notok "csv convention line and header" "$(head -2 "$TMP/out")"
+head -1 "$TMP/out" | grep -q '^workload,phase,candidate,baseline,n,.*,rounds_needed,mode,conf$' &&
+	! grep -q '^#' "$TMP/out" && ok "csv: the header is the first line, no comment lines" ||
+	notok "csv: the header is the first line, no comment lines" "$(head -2 "$TMP/out")"
+if command -v /usr/bin/python3 >/dev/null 2>&1; then
+	/usr/bin/python3 -c '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows and all(r["workload"] for r in rows), "no rows"
+for r in rows:
+    int(r["n"]); float(r["speedup"])
+    if r["workload"] == "geomean":
+        continue
+    float(r["median_ns_baseline"])
+    assert "e" not in r["median_ns_baseline"], r["median_ns_baseline"]
+    assert r["mode"] == "paired", r["mode"]
+' "$TMP/out" 2>"$TMP/pyerr" && ok "csv: Python csv.DictReader reads it as is; integers are integers" ||
+		notok "csv: Python csv.DictReader reads it as is" "$(tail -1 "$TMP/pyerr")"
+else
+	ok "csv: Python csv reader check skipped: no /usr/bin/python3"
+fi
 
 expect_status "compare --bootstrap" 0 "$A" compare "$TMP/r.json" --format json --bootstrap 10000 --seed 7
 [ "$("$J" "$TMP/out" interval)" = bootstrap ] && [ "$("$J" "$TMP/out" bootstrap.seed)" = 7 ] &&

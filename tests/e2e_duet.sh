@@ -1,5 +1,6 @@
 # e2e_duet.sh - `allocab bench --duet` and `allocab calibrate --duet`: the two arms of a pair run
-# at once, each on its own CPU, the CPUs swap every round; refused where a duet cannot be fair.
+# at once, each on its own CPU, which arm gets which CPU is drawn per round
+# from the shuffle seed; refused where a duet cannot be fair.
 . tests/lib.sh
 
 A=$BUILD/allocab
@@ -18,15 +19,17 @@ cpu_of() {
 	done
 }
 seen=""
+distinct=1
 for r in 0 1 2; do
-	seen="$seen $(cpu_of $r system)/$(cpu_of $r system_slow)"
+	a=$(cpu_of $r system) b=$(cpu_of $r system_slow)
+	{ [ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ]; } || distinct=0
+	seen="$seen $a/$b"
 done
-set -- $seen
-a0=${1%/*} b0=${1#*/}
-if [ $# = 3 ] && [ -n "$a0" ] && [ -n "$b0" ] && [ "$a0" != "$b0" ] && [ "$2" = "$b0/$a0" ] && [ "$3" = "$a0/$b0" ]; then
-	ok "every run records its CPU; the arms swap CPUs every round (system/system_slow:$seen)"
+# Which arm gets which CPU is drawn per round from the shuffle seed (test_duet checks the draw).
+if [ "$distinct" = 1 ]; then
+	ok "every run records its CPU; the arms of a round are on different CPUs (system/system_slow:$seen)"
 else
-	notok "every run records its CPU; the arms swap CPUs every round" "$seen"
+	notok "every run records its CPU; the arms of a round are on different CPUs" "$seen"
 fi
 [ "$("$jget" "$TMP/d.json" rounds.2.runs.0.status)" = ok ] && [ "$("$jget" "$TMP/d.json" rounds.2.runs.1.status)" = ok ] &&
 	[ -n "$("$jget" "$TMP/d.json" rounds.2.runs.1.record.checksum)" ] && ok "duet runs carry their records" ||

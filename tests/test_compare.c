@@ -208,7 +208,12 @@ static void test_holm(void)
 		CHECK_NEAR(m->p_holm, 4.0 / 64, 1e-12, "holm: mimalloc adjusted 2 x 2/64");
 		CHECK_NEAR(j->p_holm, 4.0 / 64, 1e-12, "holm: jemalloc adjusted max(4/64, 4/64)");
 		CHECK(m->d.hi < 0, "holm: mimalloc interval excludes 1");
-		CHECK(m->verdict == CMP_NO_DIFFERENCE, "holm: mimalloc no detectable difference");
+		CHECK(m->verdict == CMP_TOO_FEW && m->need == 7 && r->need == 7,
+		      "holm: mimalloc too few rounds for a verdict, need 7 (2/2^7 <= 0.05/2)");
+		char v[128];
+		CHECK(!strcmp(cmp_verdict_text(m, v, sizeof v),
+		              "too few rounds for a verdict: need 7"),
+		      "holm: the verdict text says how many rounds (%s)", v);
 		CHECK(r->verdict_warning >= 0 &&
 		          strstr(r->warn[r->verdict_warning], "too few rounds for a verdict"),
 		      "holm: the report says 6 rounds cannot give a verdict for 2 comparisons");
@@ -456,6 +461,46 @@ static char *render(const struct cmp_report *r, enum report_format f)
 	return buf;
 }
 
+/* Field k (0-based) of CSV line `line` (no quoting in these rows) into buf. */
+static const char *csv_field_of(const char *line, int k, char *buf, size_t len)
+{
+	for (int i = 0; i < k && line; i++)
+		line = strchr(line, ',') ? strchr(line, ',') + 1 : NULL;
+	snprintf(buf, len, "%.*s", line ? (int)strcspn(line, ",\n") : 0, line ? line : "");
+	return buf;
+}
+
+/* The first data row: integers in plain digits, floats that read back exactly. */
+static void csv_exact(const char *csv, const struct cmp_report *r)
+{
+	const char *row = csv ? strchr(csv, '\n') : NULL;
+	char f[64], want[64];
+
+	if (!row || !r) {
+		CHECK(0, "render: csv has a data row");
+		return;
+	}
+	row++;
+	snprintf(want, sizeof want, "%.0f", r->rows[0].med_base_ns);
+	CHECK(!strcmp(csv_field_of(row, 18, f, sizeof f), want),
+	      "render: csv median_ns_baseline exact integer (%s, want %s)", f, want);
+	CHECK(strtod(csv_field_of(row, 7, f, sizeof f), NULL) == cmp_speedup(r->rows[0].d.est),
+	      "render: csv speedup reads back exactly (%s)", f);
+	CHECK(strtod(csv_field_of(row, 12, f, sizeof f), NULL) == r->rows[0].p,
+	      "render: csv p reads back exactly (%s)", f);
+	CHECK(!strcmp(csv_field_of(row, 24, f, sizeof f), "paired"), "render: csv mode column (%s)",
+	      f);
+	char buf[64];
+	report_fmt_double(61636792, buf, sizeof buf);
+	CHECK(!strcmp(buf, "61636792"), "report_fmt_double: 61636792 in plain digits (%s)", buf);
+	report_fmt_double(0.1, buf, sizeof buf);
+	CHECK(!strcmp(buf, "0.1"), "report_fmt_double: 0.1 shortest (%s)", buf);
+	report_fmt_double(1.0 / 3, buf, sizeof buf);
+	CHECK(strtod(buf, NULL) == 1.0 / 3, "report_fmt_double: 1/3 round-trips (%s)", buf);
+	report_fmt_double(NAN, buf, sizeof buf);
+	CHECK(buf[0] == '\0', "report_fmt_double: NaN is empty");
+}
+
 static void test_renderers(void)
 {
 	cJSON *doc = doc_new("system,mimalloc", "parquet_load,pipeline", "aaaa000000000001");
@@ -490,13 +535,14 @@ static void test_renderers(void)
 	          cJSON_IsObject(cJSON_GetObjectItem(c0, "ci_bootstrap")) &&
 	          !strcmp(cJSON_GetObjectItem(j, "interval")->valuestring, "bootstrap"),
 	      "render: json comparison with bootstrap interval");
-	CHECK(csv && csv[0] == '#' && strstr(csv, CMP_CONVENTION) &&
-	          strstr(csv, "\nworkload,phase,candidate,baseline,n,"),
-	      "render: csv convention line and header");
+	CHECK(csv && !strncmp(csv, "workload,phase,candidate,baseline,n,", 36) &&
+	          strstr(csv, ",rounds_needed,mode,conf\n"),
+	      "render: csv starts with its header");
 	size_t lines = 0;
 	for (const char *p = csv; p && *p; p++)
 		lines += *p == '\n';
-	CHECK(r && lines == 2 + r->nrows, "render: csv one row per comparison (%zu lines)", lines);
+	CHECK(r && lines == 1 + r->nrows, "render: csv one row per comparison (%zu lines)", lines);
+	csv_exact(csv, r);
 	cJSON_Delete(j);
 	free(table);
 	free(md);

@@ -4,6 +4,7 @@
 #include "front/run/duet.h"
 #include "check.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,8 +79,39 @@ static void test_run(void)
 	rmdir(dir);
 }
 
+/* The CPU assignment of each round is a draw from the shuffle seed: reproducible, not alternating,
+ * and over many rounds both assignments come up about equally often. */
+static void test_round_swap(void)
+{
+	unsigned swaps = 0, changes = 0, same = 1, differs = 0;
+	const unsigned n = 400;
+
+	for (unsigned r = 0; r < n; r++) {
+		int s = duet_round_swap(12345, r);
+
+		swaps += (unsigned)s;
+		same &= s == duet_round_swap(12345, r);
+		differs |= s != duet_round_swap(12346, r);
+		changes += r > 0 && s != duet_round_swap(12345, r - 1);
+	}
+	CHECK(same, "duet_round_swap: the same seed and round give the same assignment");
+	CHECK(differs, "duet_round_swap: another shuffle seed gives other assignments");
+	CHECK(changes > n / 4 && changes < 3 * n / 4,
+	      "duet_round_swap: not alternation (%u changes in %u rounds)", changes, n);
+	CHECK(swaps > n / 4 && swaps < 3 * n / 4,
+	      "duet_round_swap: both assignments drawn (%u of %u swapped)", swaps, n);
+	for (uint64_t seed = 0; seed < 64; seed++) {
+		int first = duet_round_swap(seed, 0), alt = 1;
+		for (unsigned r = 1; r < 7; r++)
+			alt &= duet_round_swap(seed, r) == (first ^ (int)(r & 1));
+		if (alt && seed == 63)
+			CHECK(0, "duet_round_swap: 64 seeds all alternate");
+	}
+}
+
 int main(void)
 {
+	test_round_swap();
 	test_workloads();
 	test_run();
 	return CHECK_DONE();

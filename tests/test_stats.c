@@ -427,8 +427,25 @@ static void test_mde(void)
 	      "mde/rounds reject invalid arguments");
 }
 
+/* The rounds rule: the smallest n with 2/2^n <= alpha/m (and 2/C(2k,k) for two samples). */
+static void test_min_rounds(void)
+{
+	CHECK(stats_signrank_min_n(0.05, 1) == 6, "min rounds: 1 comparison at 0.05 needs 6");
+	CHECK(stats_signrank_min_n(0.05, 2) == 7, "min rounds: 2 comparisons need 7");
+	CHECK(stats_signrank_min_n(0.05, 12) == 9, "min rounds: 12 comparisons need 9");
+	CHECK(stats_signrank_min_n(0.05, 20) == 10, "min rounds: 20 comparisons need 10");
+	CHECK(stats_signrank_min_n(0.05, 30) == 11, "min rounds: 30 comparisons need 11");
+	CHECK(stats_signrank_min_n(0.0625, 1) == 5, "min rounds: 2/2^5 == alpha counts");
+	CHECK(stats_signrank_min_n(0, 1) == 0 && stats_signrank_min_n(0.05, 0) == 0,
+	      "min rounds: invalid arguments give 0");
+	CHECK(stats_ranksum_min_n(0.05, 1) == 4, "min rounds two samples: C(8,4) = 70 >= 40");
+	CHECK(stats_ranksum_min_n(0.05, 30) == 7,
+	      "min rounds two samples, 30: C(14,7) = 3432 >= 1200");
+}
+
 int main(void)
 {
+	test_min_rounds();
 	test_summaries();
 	test_wilcoxon_tables();
 	test_wilcoxon_data();

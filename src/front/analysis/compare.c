@@ -39,9 +39,20 @@ const char *cmp_verdict_name(enum cmp_verdict v)
 		return "slower";
 	case CMP_NO_DIFFERENCE:
 		return "no detectable difference";
+	case CMP_TOO_FEW:
+		return "too few rounds for a verdict";
 	default:
 		return "insufficient data";
 	}
+}
+
+const char *cmp_verdict_text(const struct cmp_row *row, char *buf, size_t len)
+{
+	if (row->verdict == CMP_TOO_FEW)
+		snprintf(buf, len, "%s: need %zu", cmp_verdict_name(row->verdict), row->need);
+	else
+		snprintf(buf, len, "%s", cmp_verdict_name(row->verdict));
+	return buf;
 }
 
 #define warnf(b, ...) (noise_warnf(&(b)->r->warn, &(b)->r->nwarn, __VA_ARGS__) ? -2 : 0)
@@ -411,6 +422,8 @@ static int add_rows(struct builder *b, size_t base_arm)
 	return rc;
 }
 
+/* Holm over the usable rows; a row left undecided whose rounds could not have decided it (n below
+ * the report's rounds rule, stats.h) says so instead of "no detectable difference". */
 static int decide(struct builder *b)
 {
 	struct cmp_report *r = b->r;
@@ -426,6 +439,8 @@ static int decide(struct builder *b)
 	for (size_t i = 0; i < r->nrows; i++)
 		if (r->rows[i].usable)
 			p[m++] = r->rows[i].p;
+	r->need = r->paired ? stats_signrank_min_n(alpha, m ? m : 1)
+	                    : stats_ranksum_min_n(alpha, m ? m : 1);
 	if (m && stats_holm(p, m, adj) != 0)
 		m = (size_t)-1;
 	for (size_t i = 0; m != (size_t)-1 && i < r->nrows; i++) {
@@ -438,6 +453,10 @@ static int decide(struct builder *b)
 			row->verdict = CMP_FASTER;
 		else if (row->p_holm < alpha && row->d.lo > 0)
 			row->verdict = CMP_SLOWER;
+		else if (row->n < r->need) {
+			row->verdict = CMP_TOO_FEW;
+			row->need = r->need;
+		}
 	}
 	free(p);
 	free(adj);
@@ -451,44 +470,23 @@ static const char *row_name(const struct cmp_row *row, char *buf, size_t len)
 	return buf;
 }
 
-/* The smallest p-value the exact test can give with this many rounds: 2/2^n paired, two
- * over the number of ways to split the pooled runs unpaired. */
-static double min_p(const struct cmp_report *r, const struct cmp_row *row)
-{
-	double nb = (double)row->n_base, nc = (double)row->n_cand;
-
-	if (r->paired)
-		return 2 * pow(2, -(double)row->n);
-	return 2 * exp(lgamma(nb + 1) + lgamma(nc + 1) - lgamma(nb + nc + 1));
-}
-
 static int row_warnings(struct builder *b)
 {
 	struct cmp_report *r = b->r;
-	size_t insufficient = 0;
+	size_t insufficient = 0, m = 0, too_few = 0, few_n = 0;
 	char name[512];
 	int rc = 0;
-
-	size_t m = 0, coarse = 0, coarse_n = 0, short_level = 0, short_n = 0;
-	double coarse_p = 0, short_conf = 0;
 
 	for (size_t i = 0; i < r->nrows; i++)
 		m += r->rows[i].usable;
 	for (size_t i = 0; i < r->nrows && rc == 0; i++) {
 		const struct cmp_row *row = &r->rows[i];
-		double pmin = min_p(r, row);
 		insufficient += !row->usable;
 		if (!row->usable)
 			continue;
-		if (pmin * (double)m >= 1 - r->conf) {
-			coarse++;
-			coarse_n = row->n;
-			coarse_p = pmin;
-		}
-		if (row->d_rank.level + 1e-9 < r->conf) {
-			short_level++;
-			short_n = row->n;
-			short_conf = row->d_rank.level;
+		if (row->verdict == CMP_TOO_FEW) {
+			too_few++;
+			few_n = row->n;
 		}
 		if (rc == 0 && row->drift_p < CMP_DRIFT_P)
 			rc = warnf(b,
@@ -498,22 +496,17 @@ static int row_warnings(struct builder *b)
 			           r->paired ? "log ratios" : "log times", row->drift_rho,
 			           row->drift_p, CMP_DRIFT_P);
 	}
-	if (rc == 0 && coarse) {
+	if (rc == 0 && too_few) {
 		r->verdict_warning = (long)r->nwarn;
 		rc = warnf(
 		    b,
-		    "%zu comparison%s too few rounds for a verdict: with n = %zu the exact "
-		    "rank test's p cannot go below %.2g, and under Holm the smallest of %zu "
-		    "p-values must be below %.2g; run more rounds or compare less (--candidate, "
-		    "--workload, --phase)",
-		    coarse, coarse == 1 ? " has" : "s have", coarse_n, coarse_p, m,
-		    (1 - r->conf) / (double)m);
+		    "%zu comparison%s too few rounds for a verdict (n = %zu): %zu comparisons "
+		    "at alpha %.2g need %zu %s (the smallest n with %s <= alpha/%zu); run "
+		    "more rounds or compare less (--candidate, --workload, --phase)",
+		    too_few, too_few == 1 ? " has" : "s have", few_n, m, 1 - r->conf, r->need,
+		    r->paired ? "paired rounds" : "rounds per file",
+		    r->paired ? "2/2^n" : "2/C(2n,n)", m);
 	}
-	if (rc == 0 && short_level)
-		rc = warnf(b,
-		           "%zu comparison%s: with n = %zu the widest rank interval reaches only "
-		           "%.1f%% confidence; more rounds needed",
-		           short_level, short_level == 1 ? "" : "s", short_n, 100 * short_conf);
 	if (rc == 0 && insufficient)
 		rc = warnf(b, "%zu comparison%s with fewer than 2 usable rounds: insufficient data",
 		           insufficient, insufficient == 1 ? "" : "s");

@@ -18,7 +18,9 @@
 #define CMP_MIN_BOOTSTRAP 10000
 #define CMP_DRIFT_P       0.01 /* Spearman p below which rounds are not exchangeable */
 
-enum cmp_verdict { CMP_INSUFFICIENT, CMP_NO_DIFFERENCE, CMP_FASTER, CMP_SLOWER };
+/* CMP_TOO_FEW: no verdict yet, and none possible with these rounds: the exact test's smallest
+ * p-value cannot pass Holm's first step over the report's m comparisons (cmp_row.need). */
+enum cmp_verdict { CMP_INSUFFICIENT, CMP_NO_DIFFERENCE, CMP_FASTER, CMP_SLOWER, CMP_TOO_FEW };
 
 struct cmp_opts {
 	const char *baseline;  /* one file: the baseline arm; NULL = system (commands: first arm) */
@@ -55,6 +57,7 @@ struct cmp_row {
 	int drift;                 /* drift_p < CMP_DRIFT_P */
 	size_t flagged;            /* usable rounds with a telemetry spike on either side */
 	double floor_pct; /* noise floor from a calibration: MDE in % at n rounds; NAN if none */
+	size_t need; /* CMP_TOO_FEW: rounds (per file with two files) a verdict needs; else 0 */
 };
 
 struct cmp_report {
@@ -71,6 +74,7 @@ struct cmp_report {
 	const char *calibration;  /* what floor_pct comes from (calibrate.h), or NULL; not owned */
 	long verdict_warning;     /* index in warn of the note that Holm leaves no verdict possible
 	                             (irrelevant to the gate), or -1 */
+	size_t need;              /* rounds every comparison of the report needs for a verdict */
 };
 
 /* Builds the comparisons of cand against base (cand NULL: one file, arms paired by round).
@@ -85,6 +89,10 @@ void cmp_free(struct cmp_report *r);
 /* Conversions from a log ratio d = ln(t_candidate / t_baseline). */
 double cmp_speedup(double d);     /* exp(-d) */
 double cmp_improvement(double d); /* (1 - exp(d)) x 100 */
+/* The verdict's stable name: "faster", "slower", "no detectable difference", "insufficient data"
+ * or "too few rounds for a verdict". */
 const char *cmp_verdict_name(enum cmp_verdict v);
+/* The verdict as a reader sees it: the name, and for CMP_TOO_FEW ": need N". Returns buf. */
+const char *cmp_verdict_text(const struct cmp_row *row, char *buf, size_t len);
 
 #endif

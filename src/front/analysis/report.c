@@ -10,8 +10,8 @@
 
 /* A noisy bench flags hundreds of runs: text formats show the first ones and the count. */
 #define REPORT_MAX_FLAG_LINES 20
-#define NCOL 11 /* the last, noise floor, only with a calibration */
-#define CELL 160
+#define NCOL                  11 /* the last, noise floor, only with a calibration */
+#define CELL                  160
 
 static const char *const col_names[NCOL] = {"workload", "phase",          "candidate",  "speedup",
                                             "CI",       "improvement",    "p (Holm)",   "verdict",
@@ -87,7 +87,7 @@ static void row_cells(const struct cmp_report *r, const struct cmp_row *row, cha
 		snprintf(c[8], CELL, "%zu", row->n);
 	else
 		snprintf(c[8], CELL, "%zu+%zu", row->n_base, row->n_cand);
-	snprintf(c[7], CELL, "%s", cmp_verdict_name(row->verdict));
+	cmp_verdict_text(row, c[7], CELL);
 	if (isnan(row->rss_ratio))
 		strcpy(c[9], "-");
 	else
@@ -399,6 +399,7 @@ static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 	add_num(o, "n_baseline", (double)row->n_base);
 	add_num(o, "n_candidate", (double)row->n_cand);
 	add_str(o, "verdict", cmp_verdict_name(row->verdict));
+	add_num(o, "rounds_needed", row->need ? (double)row->need : NAN);
 	add_num(o, "speedup", cmp_speedup(d));
 	add_num(o, "improvement_pct", cmp_improvement(d));
 	cJSON_AddItemToObject(o, "ci", interval_json(&row->d, row->usable));
@@ -526,12 +527,38 @@ static void csv_field(FILE *out, const char *s, int last)
 	fputc(last ? '\n' : ',', out);
 }
 
+/* Shortest text that reads back as v: integers (below 2^53) in plain digits, other values with
+ * the fewest significant digits that round-trip (at most 17). */
+void report_fmt_double(double v, char *buf, size_t len)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+		snprintf(buf, len, "%.0f", v);
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
 static void csv_num(FILE *out, double v, int last)
 {
-	char buf[64] = "";
+	char buf[64];
 
-	if (isfinite(v))
-		snprintf(buf, sizeof buf, "%.6g", v);
+	report_fmt_double(v, buf, sizeof buf);
+	csv_field(out, buf, last);
+}
+
+static void csv_count(FILE *out, size_t v, int last)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%zu", v);
 	csv_field(out, buf, last);
 }
 
@@ -541,10 +568,8 @@ static int write_csv(FILE *out, const struct cmp_report *r)
 	    "workload,phase,candidate,baseline,n,n_baseline,n_candidate,speedup,ci_lo,ci_hi,"
 	    "ci_level,improvement_pct,p,p_holm,verdict,peak_rss_ratio,retained_bytes_baseline,"
 	    "retained_bytes_candidate,median_ns_baseline,median_ns_candidate,drift_p,"
-	    "telemetry_flagged_rounds,noise_floor_pct\n";
+	    "telemetry_flagged_rounds,noise_floor_pct,rounds_needed,mode,conf\n";
 
-	fprintf(out, "# allocab-compare/1 (%s): %s\n", r->paired ? "paired" : "two-sample",
-	        CMP_CONVENTION);
 	fputs(head, out);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
@@ -553,9 +578,9 @@ static int write_csv(FILE *out, const struct cmp_report *r)
 		csv_field(out, row->phase, 0);
 		csv_field(out, row->candidate, 0);
 		csv_field(out, row->baseline, 0);
-		csv_num(out, (double)row->n, 0);
-		csv_num(out, (double)row->n_base, 0);
-		csv_num(out, (double)row->n_cand, 0);
+		csv_count(out, row->n, 0);
+		csv_count(out, row->n_base, 0);
+		csv_count(out, row->n_cand, 0);
 		csv_num(out, cmp_speedup(d), 0);
 		csv_num(out, row->usable ? cmp_speedup(row->d.hi) : NAN, 0);
 		csv_num(out, row->usable ? cmp_speedup(row->d.lo) : NAN, 0);
@@ -570,8 +595,11 @@ static int write_csv(FILE *out, const struct cmp_report *r)
 		csv_num(out, row->med_base_ns, 0);
 		csv_num(out, row->med_cand_ns, 0);
 		csv_num(out, row->drift_p, 0);
-		csv_num(out, (double)row->flagged, 0);
-		csv_num(out, row->floor_pct, 1);
+		csv_count(out, row->flagged, 0);
+		csv_num(out, row->floor_pct, 0);
+		csv_num(out, row->need ? (double)row->need : NAN, 0);
+		csv_field(out, r->paired ? "paired" : "two-sample", 0);
+		csv_num(out, r->conf, 1);
 	}
 	return 0;
 }

@@ -18,4 +18,9 @@ int report_write(FILE *out, const struct cmp_report *r, enum report_format f);
  * when ..."). */
 void report_rule(const struct cmp_report *r, char *buf, size_t len);
 
+/* v as the shortest text that reads back as the same double ("" for NaN and infinities): plain
+ * digits for integers below 2^53, else the fewest significant digits (at most 17) that round-trip.
+ */
+void report_fmt_double(double v, char *buf, size_t len);
+
 #endif

@@ -614,3 +614,25 @@ size_t stats_rounds_needed(double sd, double effect, double alpha, double power)
 		n++;
 	return n;
 }
+
+size_t stats_signrank_min_n(double alpha, size_t m)
+{
+	size_t n = 1;
+
+	if (!(alpha > 0 && alpha < 1) || m == 0)
+		return 0;
+	while (2 * pow(2, -(double)n) > alpha / (double)m)
+		n++;
+	return n;
+}
+
+size_t stats_ranksum_min_n(double alpha, size_t m)
+{
+	size_t k = 1;
+
+	if (!(alpha > 0 && alpha < 1) || m == 0)
+		return 0;
+	while (2 * exp(2 * lgamma((double)k + 1) - lgamma(2 * (double)k + 1)) > alpha / (double)m)
+		k++;
+	return k;
+}

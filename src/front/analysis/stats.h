@@ -12,9 +12,9 @@
 #include <stdint.h>
 
 struct stats_interval {
-	double est;                   /* point estimate */
-	double lo, hi;                /* confidence bounds, lo <= est <= hi */
-	double level;                 /* achieved confidence (exact methods cannot hit 0.95 exactly) */
+	double est;    /* point estimate */
+	double lo, hi; /* confidence bounds, lo <= est <= hi */
+	double level;  /* achieved confidence (exact methods cannot hit 0.95 exactly) */
 };
 
 /* Median of x[0..n-1] (n >= 1); x is not modified. NAN if n == 0. */
@@ -45,11 +45,12 @@ int stats_wilcoxon(const double *x, size_t n, double *w_plus, double *p);
 /* Two-sample Hodges-Lehmann shift: median of all nx*ny differences y_j - x_i, with the
  * Mann-Whitney (Moses) interval: exact critical values when nx, ny <= 20, normal otherwise. */
 int stats_hl_shift_interval(const double *x, size_t nx, const double *y, size_t ny, double conf,
-			    struct stats_interval *out);
+                            struct stats_interval *out);
 /* Two-sided Mann-Whitney U test (normal approximation with tie correction; exact when no ties and
  * nx, ny <= 20). Writes U for y over x (pairs with y_j > x_i, ties counting one half) and the
  * p-value. */
-int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, double *u, double *p);
+int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, double *u,
+                       double *p);
 
 /* Statistic of a bootstrap resample: returns 0 and *out, or -1 on failure. */
 typedef int (*stats_statistic_fn)(const double *x, size_t n, double *out);
@@ -57,7 +58,7 @@ typedef int (*stats_statistic_fn)(const double *x, size_t n, double *out);
  * seeded by `seed`: identical output for identical input and seed. est is stat(x); level is conf.
  * Should the percentiles miss est (possible for odd statistics), the interval is widened to it. */
 int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
-		    uint64_t seed, double conf, struct stats_interval *out);
+                    uint64_t seed, double conf, struct stats_interval *out);
 
 /* Holm step-down adjustment of m p-values: adj[i] is the adjusted p of p[i] (monotone, <= 1).
  * Each p must lie in [0, 1]; adj may be p. */
@@ -71,12 +72,12 @@ int stats_spearman(const double *x, const double *y, size_t n, double *rho, doub
 /* Welch's unequal-variance t test: t = (mean y - mean x) / se, Welch-Satterthwaite df, two-sided
  * p. Needs nx, ny >= 2. Both samples constant: t = 0 or +-inf, df = nx + ny - 2, p = 1 or 0. */
 int stats_welch(const double *x, size_t nx, const double *y, size_t ny, double *t, double *df,
-		double *p);
+                double *p);
 
 /* Distributions. */
 double stats_norm_cdf(double z);
-double stats_norm_quantile(double p);      /* inverse of stats_norm_cdf; -inf at 0, +inf at 1 */
-double stats_t_cdf(double t, double df);   /* Student t, df > 0 */
+double stats_norm_quantile(double p);    /* inverse of stats_norm_cdf; -inf at 0, +inf at 1 */
+double stats_t_cdf(double t, double df); /* Student t, df > 0 */
 
 /* Minimum detectable effect on the log-ratio scale for a paired design of n rounds whose
  * per-round log ratios have standard deviation sd: two-sided level alpha, given power, normal
@@ -88,5 +89,14 @@ double stats_mde(double sd, size_t n, double alpha, double power);
 /* Rounds needed so that stats_mde(sd, n, alpha, power) <= effect (log scale, > 0): the smallest
  * such n, at least 2. 0 for invalid arguments, SIZE_MAX if the answer does not fit. */
 size_t stats_rounds_needed(double sd, double effect, double alpha, double power);
+
+/* The fewest paired rounds with which m comparisons can reach a verdict under Holm at level alpha
+ * with the exact two-sided signed-rank test: the smallest n with 2 / 2^n <= alpha / m (the
+ * smallest p that test can give with n rounds is 2 / 2^n, and Holm compares the smallest of m
+ * p-values with alpha / m). 0 unless alpha is in (0, 1) and m >= 1. */
+size_t stats_signrank_min_n(double alpha, size_t m);
+/* The same for two samples of k rounds each with the exact Mann-Whitney test: the smallest k with
+ * 2 / C(2k, k) <= alpha / m. 0 for invalid arguments. */
+size_t stats_ranksum_min_n(double alpha, size_t m);
 
 #endif

@@ -43,12 +43,15 @@ static const char usage[] =
     "  --seed N               workload seed, the same for every run (default: 42)\n"
     "  --param KEY=VALUE      workload parameter, given to the selected workloads that have it\n"
     "  --reps N               repetitions inside each driver process (default: 1)\n"
-    "  --rounds N             measured rounds (default: 10; with --budget: no limit)\n"
+    "  --rounds N             measured rounds (default: max(10, n + 3) where n is the fewest\n"
+    "                         rounds with which compare's m comparisons can reach a verdict:\n"
+    "                         the smallest n with 2/2^n <= 0.05/m; with --budget: no limit)\n"
     "  --budget SECONDS       stop before the next round would end past SECONDS (warm-up\n"
     "                         included); at least --min-rounds measured rounds are run\n"
     "  --warmup N             warm-up rounds, recorded but not compared (default: 1)\n"
     "  --min-rounds N         measured rounds run whatever the budget, and the first --gate\n"
-    "                         check (default: 3, with --gate 6; never more than --rounds)\n"
+    "                         check (default: 3; with --budget alone, n as above; with --gate\n"
+    "                         6; never more than --rounds)\n"
     "  --timeout SECONDS      per run: SIGTERM at the limit, SIGKILL 2 s later (default: 120)\n"
     "  --shuffle-seed N       seed of the round orders and paddings (default: from the clock)\n"
     "  --pad-max BYTES        environment padding " RUNNER_PAD_VAR " of 0..BYTES per run "
@@ -72,7 +75,7 @@ static const char usage[] =
     "  --count-calls          with --program or --expect: count malloc-family calls and bytes\n"
     "                         per process (costs time; docs/programs.md)\n"
     "  --duet                 run the two allocators of a pair at the same time, each pinned to\n"
-    "                         its own CPU, swapping CPUs every round (single-threaded workloads:\n"
+    "                         its own CPU, drawn per round from --shuffle-seed (single-threaded:\n"
     "                         feature_extract, checkpoint_write; A/A evidence: "
     "docs/methodology.md)\n"
     "  -q, --quiet            no progress and no summary on stderr (failures are still reported)\n"
@@ -198,6 +201,13 @@ int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
 	n = r.end == RUNNER_EXITED && r.exit_code == 0 && r.out
 	        ? bench_parse_workload_list(r.out, &l->names, &l->params)
 	        : -1;
+	if (n >= 0 && !(l->nphases = bench_parse_phase_counts(r.out, (size_t)n))) {
+		bench_free_list(l->names, (size_t)n);
+		bench_free_list(l->params, (size_t)n);
+		l->names = l->params = NULL;
+		runner_result_free(&r);
+		return errmsg_fail(err, errlen, "out of memory");
+	}
 	if (n < 0)
 		errmsg_fail(err, errlen, "%s list --json: %s", path,
 		            r.tail_len ? r.tail : "no workload list on stdout");
@@ -630,6 +640,27 @@ const volatile sig_atomic_t *bench_catch_signals(void)
 	return &stop_requested;
 }
 
+/* The rounds rule on what this bench compares (bench_rounds_rule); prints its warning. */
+static int apply_rounds_rule(struct bench_opts *o, struct setup *s)
+{
+	size_t *ph = calloc(s->c.nwl + 1, sizeof *ph);
+	char warn[512];
+
+	if (!ph)
+		return -1;
+	for (size_t i = 0; i < s->c.nwl; i++) {
+		int k = s->list.nphases ? index_of(s->list.names, s->list.n, s->c.wl[i].name) : -1;
+		ph[i] = k >= 0 ? s->list.nphases[k] : 1;
+	}
+	bench_rounds_rule(o, bench_comparisons(&s->c, ph), warn, sizeof warn);
+	free(ph);
+	s->c.rounds = o->rounds;
+	s->c.min_rounds = o->min_rounds;
+	if (warn[0] && !o->quiet)
+		errmsg_warn(stderr, "bench", warn);
+	return 0;
+}
+
 static void report(const struct bench_opts *o, const struct setup *s, const struct bench_result *r)
 {
 	char by[256] = "";
@@ -786,6 +817,8 @@ int bench_main(int argc, char **argv)
 		rc = setup_probe(&s, &o, err, sizeof err);
 	if (rc == 0 && o.duet)
 		rc = setup_duet(&s, err, sizeof err);
+	if (rc == 0 && apply_rounds_rule(&o, &s) != 0)
+		rc = errmsg_status(1, err, sizeof err, "out of memory");
 	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
 		rc = 1;
 	if (rc != 2 && stop_requested)

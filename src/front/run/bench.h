@@ -120,6 +120,7 @@ struct bench_opts {
 	double budget_s;
 	unsigned warmup;
 	unsigned min_rounds;
+	int min_rounds_set;
 	double timeout_s;
 	uint64_t shuffle_seed;
 	int shuffle_seed_set;
@@ -152,6 +153,13 @@ struct bench_opts {
 int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, size_t errlen);
 void bench_opts_free(struct bench_opts *o);
 
+/* The rounds rule (docs/methodology.md, "How many rounds"): with m comparisons at alpha 0.05,
+ * need = stats_signrank_min_n(0.05, m). Without --rounds and --budget the bench runs
+ * max(10, need + 3, --min-rounds) rounds; with --budget and neither --rounds, --min-rounds nor
+ * --gate, at least need rounds whatever the budget. Returns need; when --rounds was given below
+ * it (and no --gate), a one-line warning in warn (printed unless --quiet), else warn is "". */
+unsigned bench_rounds_rule(struct bench_opts *o, size_t m, char *warn, size_t len);
+
 /* Splits a comma-separated list into *items (malloc'd array of malloc'd strings). Refuses empty
  * items, duplicates and names outside [A-Za-z0-9_.-]. Returns the count, or -1 with a reason. */
 int bench_split_list(const char *list, const char *what, char ***items, char *err, size_t errlen);
@@ -167,9 +175,20 @@ int bench_parse_workload_list(const char *json, char ***names, char ***params);
 /* A driver's workloads as bench_parse_workload_list gives them; owns both arrays. */
 struct bench_wl_list {
 	char **names;
-	char **params; /* per workload: its parameter names as ",a,b," */
+	char **params;   /* per workload: its parameter names as ",a,b," */
+	size_t *nphases; /* per workload: how many phases it times (1 when the list does not say) */
 	size_t n;
 };
+
+/* Per workload of the `list --json` text (as bench_parse_workload_list reads it), the length of
+ * its "phases" array (1 when absent) into a malloc'd array of n. Returns it, or NULL when memory
+ * ran out or the text has fewer than n workloads. */
+size_t *bench_parse_phase_counts(const char *json, size_t n);
+
+/* How many comparisons `allocab compare` makes by default on what c runs: per arm but the first,
+ * the total of each workload, every phase of the pipeline workload (nphases[i] is workload i's
+ * count, NULL = 1 each) and the geometric mean when there are two workloads or more. */
+size_t bench_comparisons(const struct bench_config *c, const size_t *nphases);
 
 /* Frees what l owns and empties it; accepts NULL and an empty list. */
 void bench_wl_list_free(struct bench_wl_list *l);

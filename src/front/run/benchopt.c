@@ -5,6 +5,7 @@
 #include "front/run/bench.h"
 #include "common/errmsg.h"
 #include "common/numparse.h"
+#include "front/analysis/stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 #define DEFAULT_ROUNDS     10
 #define DEFAULT_WARMUP     1
 #define DEFAULT_MIN_ROUNDS 3
+#define SPARE_ROUNDS       3    /* beyond the rule's minimum: a few disagreeing rounds may occur */
+#define RULE_ALPHA         0.05 /* compare's default level */
 /* With n < 6 no signed-rank interval reaches 95%: a sequential gate must not look earlier. */
 #define GATE_MIN_ROUNDS   6
 #define DEFAULT_TIMEOUT_S 120.0
@@ -278,7 +281,7 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		else if (k == O_WARMUP)
 			o->warmup = (unsigned)u;
 		else
-			o->min_rounds = (unsigned)u;
+			o->min_rounds = (unsigned)u, o->min_rounds_set = 1;
 		return 0;
 	}
 	case O_BUDGET:
@@ -452,6 +455,28 @@ fail:
 	return -1;
 }
 
+unsigned bench_rounds_rule(struct bench_opts *o, size_t m, char *warn, size_t len)
+{
+	unsigned need = (unsigned)stats_signrank_min_n(RULE_ALPHA, m ? m : 1);
+
+	warn[0] = '\0';
+	if (!o->rounds_set && o->budget_s <= 0) {
+		unsigned r = need + SPARE_ROUNDS;
+		r = r > DEFAULT_ROUNDS ? r : DEFAULT_ROUNDS;
+		o->rounds = o->min_rounds > r ? o->min_rounds : r;
+	} else if (!o->rounds_set && !o->min_rounds_set && !o->gate_argv) {
+		o->min_rounds = need > o->min_rounds ? need : o->min_rounds;
+	} else if (o->rounds_set && o->rounds < need && !o->gate_argv) {
+		snprintf(
+		    warn, len,
+		    "--rounds %u cannot give a verdict: %zu comparison%s at alpha %.2g need %u "
+		    "paired rounds (the smallest n with 2/2^n <= alpha/%zu); compare will say "
+		    "\"too few rounds for a verdict\" (use --rounds %u or more, or omit it)",
+		    o->rounds, m, m == 1 ? "" : "s", RULE_ALPHA, need, m, need);
+	}
+	return need;
+}
+
 void bench_opts_free(struct bench_opts *o)
 {
 	if (!o)
@@ -531,10 +556,42 @@ bad:
 	return -1;
 }
 
+size_t *bench_parse_phase_counts(const char *json, size_t n)
+{
+	cJSON *root = cJSON_Parse(json), *arr, *w;
+	size_t *v = calloc(n + 1, sizeof *v), k = 0;
+
+	arr = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "workloads");
+	cJSON_ArrayForEach(w, arr)
+	{
+		const cJSON *ph = cJSON_GetObjectItemCaseSensitive(w, "phases");
+		int np = cJSON_IsArray(ph) ? cJSON_GetArraySize(ph) : 0;
+
+		if (v && k < n)
+			v[k++] = np > 0 ? (size_t)np : 1;
+	}
+	cJSON_Delete(root);
+	if (v && k < n) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+size_t bench_comparisons(const struct bench_config *c, const size_t *nphases)
+{
+	size_t per_arm = c->nwl >= 2;
+
+	for (size_t i = 0; i < c->nwl; i++)
+		per_arm += strcmp(c->wl[i].name, "pipeline") == 0 && nphases ? nphases[i] : 1;
+	return c->narms > 1 ? (c->narms - 1) * per_arm : 0;
+}
+
 void bench_wl_list_free(struct bench_wl_list *l)
 {
 	if (!l)
 		return;
+	free(l->nphases);
 	bench_free_list(l->names, l->n);
 	bench_free_list(l->params, l->n);
 	*l = (struct bench_wl_list){0};

@@ -253,10 +253,11 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
 	return run;
 }
 
-/* --duet: both arms run workload w at once, arm i on CPU cpu[(i + round) % 2], so the arms swap
- * CPUs every round; which of the two is started first is drawn per pair, like the order of a
- * sequential round. Adds the two run objects (with their "cpu"), first started first, to runs.
- * Returns 1 when both finished, 0 when stopped, -1 on a fatal error (*fatal 1 or 2). */
+/* --duet: both arms run workload w at once, arm i on CPU cpu[(i + swap) % 2], where swap is drawn
+ * for each round from the shuffle seed (duet_round_swap); which of the two is started first is
+ * drawn per pair, like the order of a sequential round. Adds the two run objects (with their
+ * "cpu"), first started first, to runs. Returns 1 when both finished, 0 when stopped, -1 on a fatal
+ * error (*fatal 1 or 2). */
 static int run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs, int *fatal,
                     char *err, size_t errlen)
 {
@@ -280,7 +281,10 @@ static int run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 		                               .capture_stdout = 1,
 		                               .stop = e->stop};
 		side[i] = (struct duet_side){
-		    .spec = &spec[i], .cpu = e->cpu[((size_t)(arm[i] - c->arms) + e->done) % 2]};
+		    .spec = &spec[i],
+		    .cpu = e->cpu[((size_t)(arm[i] - c->arms) +
+		                   (size_t)duet_round_swap(c->shuffle_seed, e->done)) %
+		                  2]};
 	}
 	if (!argv[0] || !argv[1])
 		rc = errmsg_fail(err, errlen, "out of memory");

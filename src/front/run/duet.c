@@ -4,6 +4,7 @@
 #include "front/run/duet.h"
 
 #include "common/atomicio.h"
+#include "common/prng.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,16 @@ int duet_workload_ok(const char *name)
 		if (strcmp(duet_workloads[i], name) == 0)
 			return 1;
 	return 0;
+}
+
+#define CPU_SEED_XOR 0xc0ffee5eedc0ffeeULL
+
+int duet_round_swap(uint64_t shuffle_seed, unsigned round)
+{
+	struct prng r;
+
+	prng_seed(&r, (shuffle_seed ^ CPU_SEED_XOR) + 0x9e3779b97f4a7c15ULL * (uint64_t)round);
+	return (int)(prng_next(&r) >> 63);
 }
 
 int duet_cpus(int cpu[2], char *err, size_t errlen)

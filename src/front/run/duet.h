@@ -11,11 +11,17 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Workloads known to run on one thread, the only ones a duet may pair: two multi-threaded runs
  * on two CPUs would compete for both. NULL-terminated. */
 extern const char *const duet_workloads[];
 int duet_workload_ok(const char *name);
+
+/* Whether the arms of round `round` take their CPUs swapped (1) or in order (0): drawn from the
+ * bench's shuffle seed, one independent fair draw per round, so that no arm is favoured by the
+ * parity of the round count. Deterministic for a given (shuffle_seed, round). */
+int duet_round_swap(uint64_t shuffle_seed, unsigned round);
 
 /* The first two CPUs this process may run on. Returns 0, or -1 with a reason in err. */
 int duet_cpus(int cpu[2], char *err, size_t errlen);
