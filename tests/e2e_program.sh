@@ -89,6 +89,24 @@ want=$'jemalloc ok true jemalloc \nmimalloc ok true mimalloc \nsystem ok true sy
 if [ "$st" = "$want" ]; then ok "python3: proven on each arm's allocator"; else notok "python3: verdicts" "$st"; fi
 expect_status "compare reads a --program document" 0 "$A" compare "$TMP/py.json"
 
+expect_status "--count-calls: exit 0" 0 \
+	"$A" bench --program "PYTHONMALLOC=malloc /usr/bin/python3 $TMP/j.py" -a system,mimalloc \
+	--count-calls --rounds 1 --warmup 0 -q -o "$TMP/count.json"
+counted=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["rounds"][0]["runs"]:
+    for p in r["probe"]["processes"]:
+        if p["exe"].startswith("/usr/bin/python3") and p["allocator"] == r["arm"]:
+            print(r["arm"], p["counts"]["malloc"] > 20000 and p["counts"]["bytes"] > 0)
+' "$TMP/count.json" | sort | tr '\n' ' ')
+if [ "$counted" = "mimalloc True system True " ]; then
+	ok "--count-calls: python3's malloc calls counted on each allocator"
+else
+	notok "--count-calls: counts" "$counted"
+fi
+jeq "--count-calls recorded" "$TMP/count.json" config.count_calls true
+
 # ---- proofs that fail ----
 expect_status "misspelled preload in a --cmd arm: exit 1" 1 \
 	"$A" bench --cmd system="sort $TMP/nums.txt >/dev/null" \
