@@ -6,13 +6,11 @@
 #include "front/run/duet.h"
 #include "common/errmsg.h"
 #include "front/analysis/gate.h"
-#include "front/run/preload.h"
+#include "front/run/benchprog.h"
 #include "front/run/runner.h"
-#include "common/allocknown.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,38 +225,16 @@ struct setup {
 	size_t nnames, nsel;
 	char dir[4096];
 	char *paths[2];
-	char probe[PATH_MAX], count[PATH_MAX], probe_dir[PATH_MAX];
+	struct bench_probe_paths pp;
 };
-
-/* Removes the probe directory and whatever run files an interrupted bench left in it. */
-static void remove_probe_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char path[PATH_MAX + 256];
-
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.') {
-			snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-			unlink(path);
-		}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-}
 
 static void setup_free(struct setup *s)
 {
+	bench_free_proof(&s->c, &s->pp);
 	for (size_t i = 0; i < s->c.narms; i++) {
 		free(s->c.arms[i].name);
 		free(s->c.arms[i].path);
-		free(s->c.arms[i].preload);
-		free(s->c.arms[i].version);
-		free(s->c.arms[i].expect_allocator);
-		free(s->c.arms[i].expect_object);
 	}
-	if (s->probe_dir[0])
-		remove_probe_dir(s->probe_dir);
 	free(s->c.arms);
 	bench_free_workloads(&s->c);
 	bench_wl_list_free(&s->list);
@@ -382,129 +358,6 @@ static int setup_commands(struct setup *s, const struct bench_opts *o, char *err
 			return errmsg_status(1, err, errlen, "out of memory");
 		a->command = (char *)o->cmd_lines[i];
 	}
-	return 0;
-}
-
-/* --expect NAME=ALLOCATOR on the --cmd arms. Returns 0 or 2. */
-static int setup_expects(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < o->nexpects; i++) {
-		struct bench_arm *a = s->c.arms;
-
-		while (strcmp(a->name, o->expect_names[i]) != 0)
-			a++;
-		if (!alloc_known_by_name(o->expect_allocs[i]))
-			return errmsg_status(2, err, errlen,
-			                     "--expect %s=%s: unknown allocator (system, mimalloc, "
-			                     "jemalloc, tcmalloc)",
-			                     o->expect_names[i], o->expect_allocs[i]);
-		if (!(a->expect_allocator = strdup(o->expect_allocs[i])))
-			return errmsg_status(1, err, errlen, "out of memory");
-		a->expect_exe_counts = 1;
-	}
-	return 0;
-}
-
-/* One --program arm: name is a known allocator or a --preload name. Returns 0, 1 or 2. */
-static int program_arm(struct setup *s, const struct bench_opts *o, const char *name, char *err,
-                       size_t errlen)
-{
-	const struct alloc_known *k = alloc_known_by_name(name);
-	struct bench_arm *a = &s->c.arms[s->c.narms];
-	const char *lib = NULL;
-	struct preload_lib pl;
-	char why[PATH_MAX + 256];
-
-	for (size_t i = 0; i < o->npreloads; i++)
-		if (strcmp(o->preload_names[i], name) == 0)
-			lib = o->preload_paths[i];
-	if (!lib && !k)
-		return errmsg_status(
-		    2, err, errlen,
-		    "-a: unknown allocator '%s' (known: system, mimalloc, jemalloc, "
-		    "tcmalloc; any other with --preload %s=LIBRARY)",
-		    name, name);
-	if (!(a->name = strdup(name)))
-		return errmsg_status(1, err, errlen, "out of memory");
-	s->c.narms++;
-	a->command = (char *)o->program;
-	if (!lib && !k->preload)
-		return (a->expect_allocator = strdup(k->name))
-		           ? 0
-		           : errmsg_status(1, err, errlen, "out of memory");
-	if (preload_resolve(lib ? lib : k->preload, s->probe, &pl, why, sizeof why) != 0)
-		return lib ? errmsg_status(2, err, errlen, "--preload %s: %s", name, why)
-		           : errmsg_status(2, err, errlen, "-a %s: %s (Debian package %s)", name,
-		                           why, k->package);
-	a->preload = strdup(pl.path);
-	a->version = strdup(pl.version);
-	a->expect_object = strdup(pl.path);
-	if (pl.allocator[0] || k)
-		a->expect_allocator = strdup(pl.allocator[0] ? pl.allocator : k->name);
-	if (!a->preload || !a->version || !a->expect_object ||
-	    ((pl.allocator[0] || k) && !a->expect_allocator))
-		return errmsg_status(1, err, errlen, "out of memory");
-	return 0;
-}
-
-/* --program: arms from -a (default: every allocator installed) and --preload. */
-static int setup_program(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
-{
-	char have[256];
-	int n, rc = 0;
-
-	if (preload_find_own("probe", s->probe, sizeof s->probe, err, errlen) != 0)
-		return 1;
-	if (!o->allocators)
-		preload_installed(s->probe, have, sizeof have);
-	if ((n = bench_split_list(o->allocators ? o->allocators : have, "-a", &s->sel, err,
-	                          errlen)) < 0)
-		return 2;
-	s->nsel = (size_t)n;
-	if (!(s->c.arms = calloc(s->nsel + o->npreloads, sizeof *s->c.arms)) ||
-	    !(s->c.wl = calloc(1, sizeof *s->c.wl)) || !(s->c.wl[0].name = strdup("command")))
-		return errmsg_status(1, err, errlen, "out of memory");
-	s->c.nwl = 1;
-	s->c.program = o->program;
-	for (size_t i = 0; rc == 0 && i < s->nsel; i++)
-		rc = program_arm(s, o, s->sel[i], err, errlen);
-	for (size_t i = 0; rc == 0 && i < o->npreloads; i++)
-		if (index_of(s->sel, s->nsel, o->preload_names[i]) < 0)
-			rc = program_arm(s, o, o->preload_names[i], err, errlen);
-	if (rc == 0 && s->c.narms < 2)
-		rc = errmsg_status(2, err, errlen,
-		                   "--program: a comparison needs at least two allocators (-a, "
-		                   "--preload)");
-	return rc;
-}
-
-/* The probe library, the counting library and the directory of the record files, when an arm
- * is probed. Returns 0 or 1. */
-static int setup_probe(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
-{
-	const char *tmp = getenv("TMPDIR");
-	int any = 0;
-
-	for (size_t i = 0; i < s->c.narms; i++)
-		any |= s->c.arms[i].expect_allocator || s->c.arms[i].expect_object;
-	if (!any)
-		return 0;
-	if (!s->probe[0] && preload_find_own("probe", s->probe, sizeof s->probe, err, errlen) != 0)
-		return 1;
-	s->c.probe_lib = s->probe;
-	if (o->count_calls) {
-		if (preload_find_own("count", s->count, sizeof s->count, err, errlen) != 0)
-			return 1;
-		s->c.count_lib = s->count;
-	}
-	snprintf(s->probe_dir, sizeof s->probe_dir, "%s/allocab-probe.XXXXXX",
-	         tmp && tmp[0] == '/' ? tmp : "/tmp");
-	if (!mkdtemp(s->probe_dir)) {
-		s->probe_dir[0] = '\0';
-		return errmsg_status(1, err, errlen, "cannot create a directory in %s: %s",
-		                     tmp && tmp[0] == '/' ? tmp : "/tmp", strerror(errno));
-	}
-	s->c.probe_dir = s->probe_dir;
 	return 0;
 }
 
@@ -691,76 +544,6 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 		        s->paths[0]);
 }
 
-/* Why a run was not ok, in one line: its reason, else its status, exit or signal and the last
- * line of its stderr. */
-static void run_reason(const cJSON *run, char *buf, size_t len)
-{
-	const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "status"));
-	const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "reason"));
-	const char *tail =
-	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "stderr_tail"));
-	const char *sig = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "signal"));
-	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(run, "exit_status");
-	const char *nl = tail ? strrchr(tail, '\n') : NULL;
-	char what[64];
-
-	if (why) {
-		snprintf(buf, len, "%s: %s", st ? st : "?", why);
-		return;
-	}
-	if (sig)
-		snprintf(what, sizeof what, "%s, %s", st ? st : "?", sig);
-	else if (cJSON_IsNumber(ex))
-		snprintf(what, sizeof what, "%s, exit %d", st ? st : "?", ex->valueint);
-	else
-		snprintf(what, sizeof what, "%s", st ? st : "?");
-	snprintf(buf, len, "%s%s%s", what, tail ? ": " : "", tail ? (nl ? nl + 1 : tail) : "");
-}
-
-/* Prints "allocab: bench: ARM: no verified successful run: WHY" for every arm that has no ok run
- * in a measured round. Returns how many arms it named. */
-static size_t report_unproven(const struct setup *s, const cJSON *doc)
-{
-	const cJSON *rounds = cJSON_GetObjectItemCaseSensitive(doc, "rounds"), *round, *run;
-	size_t named = 0;
-
-	for (size_t i = 0; i < s->c.narms; i++) {
-		const char *arm = s->c.arms[i].name;
-		const cJSON *bad = NULL;
-		size_t ok = 0;
-		char why[1024];
-
-		cJSON_ArrayForEach(round, rounds)
-		{
-			int warm = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(round, "warmup"));
-
-			cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(round, "runs"))
-			{
-				const char *a = cJSON_GetStringValue(
-				    cJSON_GetObjectItemCaseSensitive(run, "arm"));
-				const char *st = cJSON_GetStringValue(
-				    cJSON_GetObjectItemCaseSensitive(run, "status"));
-
-				if (!a || strcmp(a, arm) != 0)
-					continue;
-				if (st && strcmp(st, "ok") == 0)
-					ok += !warm;
-				else if (!bad)
-					bad = run;
-			}
-		}
-		if (ok)
-			continue;
-		if (bad)
-			run_reason(bad, why, sizeof why);
-		else
-			snprintf(why, sizeof why, "no measured run");
-		fprintf(stderr, "allocab: bench: %s: no verified successful run: %s\n", arm, why);
-		named++;
-	}
-	return named;
-}
-
 int bench_main(int argc, char **argv)
 {
 	struct bench_opts o;
@@ -806,15 +589,15 @@ int bench_main(int argc, char **argv)
 	    !(s.c.gate = gate_spec_parse(o.gate_argc, o.gate_argv, NULL, err, sizeof err)))
 		rc = 2;
 	if (rc == 0)
-		rc = o.program ? setup_program(&s, &o, err, sizeof err)
+		rc = o.program ? bench_setup_program(&s.c, &o, &s.pp, err, sizeof err)
 		     : o.ncmds ? setup_commands(&s, &o, err, sizeof err)
 		               : setup_arms(&s, &o, err, sizeof err);
 	if (rc == 0 && o.ncmds)
-		rc = setup_expects(&s, &o, err, sizeof err);
+		rc = bench_setup_expects(&s.c, &o, err, sizeof err);
 	if (rc == 0 && !o.ncmds && !o.program)
 		rc = setup_workloads(&s, &o, err, sizeof err);
 	if (rc == 0)
-		rc = setup_probe(&s, &o, err, sizeof err);
+		rc = bench_setup_probe(&s.c, &o, &s.pp, err, sizeof err);
 	if (rc == 0 && o.duet)
 		rc = setup_duet(&s, err, sizeof err);
 	if (rc == 0 && apply_rounds_rule(&o, &s) != 0)
@@ -827,7 +610,7 @@ int bench_main(int argc, char **argv)
 	if (rc == 0 && (rc = bench_run(&s.c, &stop_requested, &doc, &r, err, sizeof err)) == 0) {
 		report(&o, &s, &r);
 		rc = strcmp(r.status, "interrupted") == 0 ? 130 : s.c.gate ? r.gate : 0;
-		if (rc != 130 && report_unproven(&s, doc) > 0)
+		if (rc != 130 && bench_report_unproven(&s.c, doc, stderr) > 0)
 			rc = 1;
 		cJSON_Delete(doc);
 	} else {

@@ -17,7 +17,8 @@ static const char gate_usage[] =
     "Each comparison (--on each: every workload's total or --phase; --on geomean: the geometric\n"
     "mean) is PASS when its whole confidence interval satisfies the margin, FAIL when the whole\n"
     "interval violates it, INCONCLUSIVE otherwise. The gate is PASS when all pass, FAIL when any\n"
-    "fails, INCONCLUSIVE otherwise (more rounds or a bigger budget can decide it).\n"
+    "fails, INCONCLUSIVE otherwise (more rounds or a bigger budget can decide it). A comparison\n"
+    "without a single usable pair of rounds is FAIL: \"no verified rounds for ARM: REASON\".\n"
     "Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input.\n";
 
 int gate_main(int argc, char **argv)

@@ -4,11 +4,10 @@
 #include "common/atomicio.h"
 #include "front/run/benchdoc.h"
 #include "front/run/duet.h"
-#include "front/run/preload.h"
+#include "front/run/benchprog.h"
 #include "common/errmsg.h"
 #include "front/analysis/gate.h"
 #include "common/prng.h"
-#include "front/run/probelog.h"
 #include "front/run/runner.h"
 #include "front/analysis/stats.h"
 #include "front/run/telemetry.h"
@@ -38,79 +37,6 @@ struct engine {
 	int cpu[2];         /* --duet: the two CPUs */
 	unsigned long nrun; /* runs started, for unique probe file names */
 };
-
-/* The environment and record file of a probed run. */
-struct probe_run {
-	char file[PATH_MAX];
-	char vars[4][PATH_MAX + 64];
-	char preload[3 * PATH_MAX + 16];
-	char *set[64];
-};
-
-static int probed(const struct bench_arm *a)
-{
-	return a->expect_allocator || a->expect_object;
-}
-
-/* Creates the empty record file and the variables of a probed run in p. Program arms preload
- * [count:]allocator:probe; --cmd arms only [count:]probe (their command sets its own LD_PRELOAD,
- * and the probe's exec wrappers add itself back). Returns 0, or -1 with err set. */
-static int probe_prepare(struct engine *e, const struct bench_arm *a, struct probe_run *p,
-                         char *err, size_t errlen)
-{
-	const struct bench_config *c = e->c;
-	const char *parts[3] = {c->count_lib, a->preload, c->probe_lib};
-	size_t k = 0;
-	int fd;
-
-	snprintf(p->file, sizeof p->file, "%s/run-%lu.jsonl", c->probe_dir, e->nrun++);
-	if ((fd = open(p->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
-		return errmsg_fail(err, errlen, "%s: %s", p->file, strerror(errno));
-	close(fd);
-	if (preload_join(parts, 3, p->preload + 11, sizeof p->preload - 11) != 0)
-		return errmsg_fail(err, errlen, "LD_PRELOAD of arm %s too long", a->name);
-	memcpy(p->preload, "LD_PRELOAD=", 11);
-	snprintf(p->vars[0], sizeof p->vars[0], "ALLOCAB_PROBE_FILE=%s", p->file);
-	snprintf(p->vars[1], sizeof p->vars[1], "ALLOCAB_PROBE_LIB=%s", c->probe_lib);
-	p->set[k++] = p->preload;
-	p->set[k++] = p->vars[0];
-	p->set[k++] = p->vars[1];
-	if (c->count_lib) {
-		snprintf(p->vars[2], sizeof p->vars[2], "ALLOCAB_COUNT_LIB=%s", c->count_lib);
-		p->set[k++] = p->vars[2];
-	}
-	for (size_t i = 0; a->env && a->env[i] && k < sizeof p->set / sizeof *p->set - 1; i++)
-		p->set[k++] = a->env[i];
-	p->set[k] = NULL;
-	return 0;
-}
-
-/* Reads and judges the records of a finished probed run into its run object; removes the file. */
-static void probe_finish(const struct bench_arm *a, const struct probe_run *p,
-                         const struct runner_result *r, cJSON *run, enum run_status *st)
-{
-	struct probe_expect x = {.allocator = a->expect_allocator,
-	                         .object = a->expect_object,
-	                         .exe_counts = a->expect_exe_counts};
-	struct probe_verdict v = {0};
-	char shell[PATH_MAX], err[256];
-	cJSON *recs = NULL;
-	size_t bad = 0;
-
-	if (!a->preload && realpath("/bin/sh", shell)) {
-		x.launcher = (pid_t)r->pid;
-		x.launcher_exe = shell;
-	}
-	if (probelog_read(p->file, &recs, &bad, err, sizeof err) != 0)
-		snprintf(v.reason, sizeof v.reason, "%s", err);
-	else
-		probelog_judge(recs, &x, (pid_t)r->pid, r->tail, &v);
-	unlink(p->file);
-	benchdoc_apply_probe(run, v.verified, v.reason, recs ? probelog_summary(recs, &v) : NULL,
-	                     r->tail, st);
-	cJSON_Delete(recs);
-}
-
 static int64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -176,7 +102,7 @@ static const char *last_line(const char *tail)
  * arguments in the first round. */
 static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
                         size_t pad, const struct runner_result *r,
-                        const struct telemetry_sample tel[2], const struct probe_run *pr,
+                        const struct telemetry_sample tel[2], const struct bench_probe_run *pr,
                         int *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
@@ -184,7 +110,7 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 	cJSON *run = benchdoc_run(c, a, w, pad, r, tel, &st);
 
 	if (pr)
-		probe_finish(a, pr, r, run, &st);
+		bench_probe_finish(a, pr, r, run, &st);
 	if (c->mode == BENCH_DRIVERS && e->done == 0 && r->end == RUNNER_EXITED &&
 	    r->exit_code == 2) {
 		*fatal = 2;
@@ -220,18 +146,18 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
 	};
 	struct runner_result r;
 	struct telemetry_sample tel[2];
-	struct probe_run *pr = NULL;
+	struct bench_probe_run *pr = NULL;
 	cJSON *run = NULL;
 
 	*fatal = 0;
-	if (!argv || (probed(a) && !(pr = malloc(sizeof *pr)))) {
+	if (!argv || (bench_arm_probed(a) && !(pr = malloc(sizeof *pr)))) {
 		*fatal = 1;
 		errmsg_fail(err, errlen, "out of memory");
 		if (argv != sh_argv)
 			free(argv);
 		return NULL;
 	}
-	if (pr && probe_prepare(e, a, pr, err, errlen) != 0) {
+	if (pr && bench_probe_prepare(e->c, a, e->nrun++, pr, err, errlen) != 0) {
 		*fatal = 1;
 		free(pr);
 		return NULL;
