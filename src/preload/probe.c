@@ -1,10 +1,11 @@
 /* probe.c - build/liballocab-probe.so: preloaded into every process of a bench run, it finds with
- * dlsym(RTLD_DEFAULT) and dladdr which object serves each function of the malloc family (as the
- * drivers prove theirs), whether the executable defines allocator symbols of its own, and whether
- * every LD_PRELOAD entry was really loaded, and appends one JSON line per event to the file named
- * by ALLOCAB_PROBE_FILE: "start" when an image starts, "fork" in a fork child, "exit" at normal
- * exit. Records are written with one write(2) on an O_APPEND descriptor, so concurrent processes
- * never interleave. Format: docs/results-format.md ("Probe records"). */
+ * dlsym(RTLD_DEFAULT) and the loaded objects' program headers (dladdr's answer) which object serves
+ * each function of the malloc family (as the drivers prove theirs), whether the executable defines
+ * allocator symbols of its own, and whether every LD_PRELOAD entry was really loaded, and appends
+ * one JSON line per event to the file named by ALLOCAB_PROBE_FILE: "start" when an image starts,
+ * "fork" in a fork child, "exit" at normal exit. Records are written with one write(2) on an
+ * O_APPEND descriptor, so concurrent processes never interleave. Format: docs/results-format.md
+ * ("Probe records"). */
 #include "preload/probe.h"
 #include "common/allocknown.h"
 
@@ -12,6 +13,7 @@
 #include <fcntl.h>
 #include <gnu/libc-version.h>
 #include <limits.h>
+#include <stdint.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -137,6 +139,50 @@ void probe_event(const char *event, const char *extra)
 	append_record(buf, k);
 }
 
+struct locate_req {
+	uintptr_t addr;
+	Dl_info *di;
+	int found;
+};
+
+static int locate_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct locate_req *q = arg;
+	uintptr_t lo = UINTPTR_MAX;
+	int hit = 0;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (start < lo)
+			lo = start;
+		if (q->addr >= start && q->addr < start + ph->p_memsz)
+			hit = 1;
+	}
+	if (!hit)
+		return 0;
+	q->di->dli_fname = info->dlpi_name;
+	q->di->dli_fbase = (void *)lo;
+	q->found = 1;
+	return 1;
+}
+
+/* dladdr's dli_fname and dli_fbase for p, from the program headers of the loaded objects:
+ * dladdr itself scans an object's whole symbol table for the nearest symbol, which costs more
+ * than everything else the probe does. Returns nonzero when p lies in a loaded object. */
+static int locate(const void *p, Dl_info *di)
+{
+	struct locate_req q = {.addr = (uintptr_t)p, .di = di};
+
+	memset(di, 0, sizeof *di);
+	dl_iterate_phdr(locate_one, &q);
+	return q.found;
+}
+
 /* The executable's load base, for telling its own definitions from a library's: the object that
  * holds the program headers the kernel mapped (AT_PHDR). */
 static void *exe_base(void)
@@ -144,7 +190,7 @@ static void *exe_base(void)
 	static void *base;
 	Dl_info di;
 
-	if (!base && dladdr((void *)getauxval(AT_PHDR), &di))
+	if (!base && locate((void *)getauxval(AT_PHDR), &di))
 		base = di.dli_fbase;
 	return base;
 }
@@ -156,7 +202,7 @@ static void *past_counter(const char *sym, void *p, const Dl_info *di)
 	    (void *(*)(const char *))dlsym(RTLD_DEFAULT, "allocab_count_next");
 	Dl_info ci;
 
-	if (!next || !dladdr((void *)next, &ci) || ci.dli_fbase != di->dli_fbase)
+	if (!next || !locate((void *)next, &ci) || ci.dli_fbase != di->dli_fbase)
 		return p;
 	return next(sym);
 }
@@ -179,7 +225,7 @@ static void *past_plt_stub(const char *sym, void *p)
 		void *q = h ? dlsym(h, sym) : NULL;
 		Dl_info di;
 
-		if (q && dladdr(q, &di) && di.dli_fname && strcmp(di.dli_fname, l->l_name) == 0)
+		if (q && locate(q, &di) && di.dli_fname && strcmp(di.dli_fname, l->l_name) == 0)
 			found = q;
 		if (h)
 			dlclose(h);
@@ -194,6 +240,8 @@ static int plt_stub(void *p)
 	Dl_info di;
 	const ElfW(Sym) *sym = NULL;
 
+	if (!locate(p, &di) || di.dli_fbase != exe_base())
+		return 0;
 	return dladdr1(p, &di, (void **)&sym, RTLD_DL_SYMENT) && di.dli_fbase == exe_base() &&
 	       sym && sym->st_shndx == SHN_UNDEF;
 }
@@ -206,7 +254,7 @@ static const char *exe_allocator(void)
 		for (size_t k = 0; alloc_known_table[i].marks[k]; k++) {
 			void *p = dlsym(RTLD_DEFAULT, alloc_known_table[i].marks[k]);
 
-			if (p && dladdr(p, &di) && di.dli_fbase == exe_base() && !plt_stub(p))
+			if (p && locate(p, &di) && di.dli_fbase == exe_base() && !plt_stub(p))
 				return alloc_known_table[i].name;
 		}
 	return NULL;
@@ -221,13 +269,13 @@ static void version_of(const char *name, void *base, char *out, size_t len)
 	if (strcmp(name, "system") == 0) {
 		snprintf(out, len, "glibc %s", gnu_get_libc_version());
 	} else if (strcmp(name, "mimalloc") == 0) {
-		if ((p = dlsym(RTLD_DEFAULT, "mi_version")) && dladdr(p, &di) &&
+		if ((p = dlsym(RTLD_DEFAULT, "mi_version")) && locate(p, &di) &&
 		    di.dli_fbase == base) {
 			int v = ((int (*)(void))p)();
 			snprintf(out, len, "%d.%d.%d", v / 100, v / 10 % 10, v % 10);
 		}
 	} else if (strcmp(name, "jemalloc") == 0) {
-		if ((p = dlsym(RTLD_DEFAULT, "mallctl")) && dladdr(p, &di) &&
+		if ((p = dlsym(RTLD_DEFAULT, "mallctl")) && locate(p, &di) &&
 		    di.dli_fbase == base) {
 			const char *v = NULL;
 			size_t sz = sizeof v;
@@ -237,7 +285,7 @@ static void version_of(const char *name, void *base, char *out, size_t len)
 				snprintf(out, len, "%.*s", (int)strcspn(v, "-"), v);
 		}
 	} else if (strcmp(name, "tcmalloc") == 0) {
-		if ((p = dlsym(RTLD_DEFAULT, "tc_version")) && dladdr(p, &di) &&
+		if ((p = dlsym(RTLD_DEFAULT, "tc_version")) && locate(p, &di) &&
 		    di.dli_fbase == base) {
 			int a = 0, b = 0;
 			const char *s =
@@ -260,9 +308,9 @@ static void determine(struct serving *sv)
 
 		if (p && plt_stub(p))
 			p = past_plt_stub(alloc_known_syms[i], p);
-		if (p && dladdr(p, &di))
+		if (p && locate(p, &di))
 			p = past_counter(alloc_known_syms[i], p, &di);
-		if (!p || !dladdr(p, &di) || !di.dli_fname) {
+		if (!p || !locate(p, &di) || !di.dli_fname) {
 			snprintf(sv->path[i], PATH_MAX, "?");
 			continue;
 		}
@@ -401,7 +449,7 @@ __attribute__((constructor)) static void probe_start(void)
 	snprintf(file_path, sizeof file_path, "%s", f);
 	snprintf(count_path, sizeof count_path, "%s", c ? c : "");
 	snprintf(preload, sizeof preload, "%s", pl ? pl : "");
-	if (dladdr((void *)probe_start, &di) && di.dli_fname)
+	if (locate((void *)probe_start, &di) && di.dli_fname)
 		snprintf(self_path, sizeof self_path, "%s", di.dli_fname);
 	if ((n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1)) > 0)
 		exe_path[n] = '\0';

@@ -239,8 +239,12 @@ static void judge_unreported(struct judge *j, const char *path)
 	char buf[PATH_MAX];
 	const char *exe = find_exe(path, buf, sizeof buf);
 	const struct elf_facts *f = facts(exe);
+	char line[512];
 
-	if (f->elf && f->is_static)
+	preload_line(j->tail, line, sizeof line);
+	if (line[0])
+		note(j, R_PRELOAD, "preload failed: %s", line);
+	else if (f->elf && f->is_static)
 		note(j, R_STATIC,
 		     "static executable %s sent no probe report (LD_PRELOAD cannot "
 		     "reach it)",
