@@ -14,7 +14,7 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Wshadow -Wstrict-prototypes -pthrea
 override CPPFLAGS += -D_GNU_SOURCE -DALLOCAB_VERSION='"$(VERSION)"' -Isrc -I.
 # GCC removes malloc/free pairs whose pointer does not escape; workloads must really allocate.
 NOBUILTIN := -fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc -fno-builtin-free
-LDLIBS_COMMON := -lcjson -lm -pthread
+LDLIBS_COMMON := -lzstd -lcjson -lm -pthread
 SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 # Backends: allocators/<name>.c builds build/allocab-<name>; LIBS_<name> is what it links.
@@ -50,7 +50,8 @@ DRIVERS := $(addprefix $(BUILD)/allocab-,$(BACKENDS))
 FRONT := $(BUILD)/allocab
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 ASAN_TESTS := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
-TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive
+TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
+	$(BUILD)/tests/alloc_threads
 
 .PHONY: all deps test unit bench validate install uninstall clean format
 .SUFFIXES:
@@ -72,15 +73,6 @@ $(BUILD)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(NOBUILTIN) $(SANITIZE) -MMD -MP -c -o $@ $<
 
-$(BUILD)/pic/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -MMD -MP -c -o $@ $<
-
-define preload_rule
-$(BUILD)/liballocab-$(1).so: $(call pic_obj,src/preload/$(1).c $(wildcard src/preload/$(1)_*.c))
-	$$(CC) $$(LDFLAGS) -shared -Wl,-z,defs -o $$@ $$^ -ldl -pthread
-endef
-$(foreach n,$(PRELOAD_NAMES),$(eval $(call preload_rule,$(n))))
 
 # The backend object comes last so workload code has the same addresses in every driver.
 $(BUILD)/allocab-%: $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC)) $(BUILD)/allocators/%.o
@@ -90,6 +82,19 @@ $(BUILD)/allocab-%: $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC
 # .text.startup/.text.unlikely sections that the linker places first.
 $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC)): override CFLAGS += -fno-plt
 $(BUILD)/allocators/%.o: override CFLAGS += -fno-plt -fno-reorder-functions -fno-reorder-blocks-and-partition
+
+# Preload libraries link nothing of the project but header-only tables and formats; only what
+# they mark visible is exported. PRELOAD_LDLIBS_<name>: what one of them links besides libdl.
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec $(NOBUILTIN) -MMD -MP -c -o $@ $<
+
+PRELOAD_LDLIBS_record := -lzstd
+define preload_rule
+$(BUILD)/liballocab-$(1).so: $(call pic_obj,src/preload/$(1).c $(wildcard src/preload/$(1)_*.c))
+	$$(CC) $$(LDFLAGS) -shared -Wl,-z,defs -o $$@ $$^ $$(PRELOAD_LDLIBS_$(1)) -ldl -pthread
+endef
+$(foreach n,$(PRELOAD_NAMES),$(eval $(call preload_rule,$(n))))
 
 $(FRONT): $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC) $(FRONT_MAIN_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
@@ -102,6 +107,10 @@ $(BUILD)/asan/tests/%: $(BUILD)/asan/tests/%.o $(call asan_obj,$(LIB_SRC))
 
 $(BUILD)/tests/jget: $(BUILD)/tests/jget.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# A program with a known allocation stream for the record/replay tests (tests/e2e_record.sh).
+$(BUILD)/tests/alloc_threads: $(BUILD)/tests/alloc_threads.o
+	$(CC) $(LDFLAGS) -o $@ $^ -pthread
 
 # The slow backend alone with a probe main: proves its injection count (tests/e2e_calibrate.sh).
 $(BUILD)/tests/inject_probe: $(BUILD)/tests/inject_probe.o $(BUILD)/allocators/system_slow.o
@@ -140,7 +149,8 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/allocab $(addprefix $(DESTDIR)$(BINDIR)/allocab-,$(BACKENDS))
 	rm -f $(DESTDIR)$(MANDIR)/man1/allocab.1
-	rm -rf $(DESTDIR)$(PREFIX)/lib/allocab
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/allocab/,$(notdir $(PRELOAD_LIBS)))
+	-rmdir $(DESTDIR)$(PREFIX)/lib/allocab
 
 clean:
 	rm -rf $(BUILD)

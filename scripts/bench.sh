@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench.sh - what `make bench` runs: the default bench (every allocator, every workload) within
-# BENCH_BUDGET seconds, the comparison table on stdout, and a markdown report beside the results:
-# results/<stamp>.json, results/latest.json (a copy) and results/<stamp>.md.
+# BENCH_BUDGET seconds, the comparison table and the verdicts on the claims of
+# docs/claims/mimalloc-ml.json on stdout, and the reports beside the results: results/<stamp>.json,
+# results/latest.json (a copy), results/<stamp>.md (which links the chart), results/<stamp>.html
+# (charts, table, claims) and results/<stamp>.svg (the forest plot).
 # Usage: scripts/bench.sh [ALLOCAB-BENCH-OPTIONS...] (added to the bench, e.g. --scale small)
 # Environment: BUILD (default build), BENCH_BUDGET (seconds, default 270), RESULTS (default results).
 set -u
@@ -16,6 +18,21 @@ status=$?
 [ -f "$json" ] || exit "$status"
 cp "$json" "$results/.latest.json.tmp" && mv "$results/.latest.json.tmp" "$results/latest.json"
 [ "$status" -eq 0 ] || exit "$status"
-"$build/allocab" compare "$json" || exit $?
-"$build/allocab" compare "$json" --format markdown -o "$results/$stamp.md" || exit $?
-echo "allocab: bench: report in $results/$stamp.md" >&2
+claims=$(dirname "$0")/../docs/claims/mimalloc-ml.json
+"$build/allocab" compare "$json" --claims "$claims" || exit $?
+
+# again: runs a further compare of the same file, whose warnings were printed above: its stderr
+# is shown only when it fails.
+again() {
+	local err rc
+	err=$("$build/allocab" compare "$json" "$@" 2>&1 >/dev/null) && return 0
+	rc=$?
+	printf '%s\n' "$err" >&2
+	return "$rc"
+}
+again --format svg -o "$results/$stamp.svg" || exit $?
+again --format html --claims "$claims" -o "$results/$stamp.html" || exit $?
+again --format markdown --claims "$claims" -o "$results/.$stamp.md.tmp" || exit $?
+printf '\n![Speedup of each allocator over the baseline, with intervals](%s.svg)\n' "$stamp" \
+	>>"$results/.$stamp.md.tmp" && mv "$results/.$stamp.md.tmp" "$results/$stamp.md" || exit 1
+echo "allocab: bench: reports in $results/$stamp.md and $results/$stamp.html" >&2

@@ -217,7 +217,7 @@ bad() { # bad NAME STATUS PATTERN ARGS...
 }
 O=(-o "$TMP/none.json" --quiet)
 bad "unknown option" 2 "unknown option '--frob'" --frob "${O[@]}"
-bad "missing value" 2 "--rounds: missing value" "${O[@]}" --rounds
+bad "missing value" 2 "--rounds needs a value" "${O[@]}" --rounds
 bad "non-numeric rounds" 2 "--rounds: 'many'" --rounds many "${O[@]}"
 bad "zero rounds" 2 "--rounds: '0'" --rounds 0 "${O[@]}"
 bad "bad budget" 2 "--budget" --budget -5 "${O[@]}"

@@ -7,63 +7,6 @@ A=$BUILD/allocab
 J=$BUILD/tests/jget
 CONV='speedup 1.12x means the candidate takes 1/1.12 of the baseline'"'"'s time; improvement % = (1 - t_candidate/t_baseline) x 100'
 
-# mkbench FILE VAR=VALUE...: writes a bench document. Variables:
-#   arms="system=1,mimalloc=0.8/0.01"  arm=time factor[/noise amplitude] against system's time
-#   wls="parquet_load,pipeline" rounds=8 warmup=1 id=MACHINE_ID mode=drivers|commands
-#   fail=ARM:ROUND (crashed, SIGSEGV) sum=ARM (a different checksum) schema=... base=NS
-#   spread=0.05 (how much the rounds differ from each other: paired ratios do not see it)
-mkbench() {
-	local out=$1
-	shift
-	awk -v arms=system=1 -v wls=parquet_load,pipeline -v rounds=8 -v warmup=1 \
-		-v id=aaaa000000000001 -v mode=drivers -v fail= -v sum= -v schema=allocab-bench/1 \
-		-v base=100000000 -v spread=0.05 "${@/#/-v}" 'BEGIN {
-	na = split(arms, al, ","); nw = split(wls, wl, ",")
-	for (a = 1; a <= na; a++) {
-		split(al[a], kv, "="); name[a] = kv[1]; split(kv[2], fa, "/")
-		factor[a] = fa[1]; amp[a] = (fa[2] == "" ? 0.004 : fa[2])
-	}
-	if (mode == "commands") { nw = 1; wl[1] = "command" }
-	printf "{\"schema\":\"%s\",\"tool\":{\"name\":\"allocab\",\"version\":\"0.1.0\"},", schema
-	printf "\"status\":\"complete\",\"config\":{\"mode\":\"%s\",\"arms\":[", mode
-	for (a = 1; a <= na; a++) printf "%s\"%s\"", (a > 1 ? "," : ""), name[a]
-	printf "],\"workloads\":["
-	for (w = 1; w <= nw; w++) printf "%s\"%s\"", (w > 1 ? "," : ""), wl[w]
-	printf "],\"clock_ticks_per_s\":100},\"machine\":{\"cpu_model\":\"Test CPU\",\"online_cpus\":2,"
-	printf "\"kernel\":\"6.1.0\",\"id\":\"%s\",\"env\":{}},\"rounds\":[", id
-	for (r = 0; r < warmup + rounds; r++) {
-		m = r - warmup
-		printf "%s{\"index\":%d,\"warmup\":%s,\"runs\":[", (r ? "," : ""), r, (m < 0 ? "true" : "false")
-		t0 = base * (1 + spread * ((r * 7) % 5))
-		first = 1
-		for (w = 1; w <= nw; w++) for (a = 1; a <= na; a++) {
-			t = int(t0 * w * factor[a] * (1 + amp[a] * (((m * 5 + a * 3 + w) % 7) / 6 - 0.5)))
-			crashed = (fail == name[a] ":" m)
-			printf "%s{\"arm\":\"%s\",\"workload\":\"%s\",\"pad_bytes\":7,", (first ? "" : ","), name[a], wl[w]
-			first = 0
-			if (crashed) {
-				printf "\"status\":\"crashed\",\"exit_status\":null,\"signal\":\"SIGSEGV\","
-				printf "\"stderr_tail\":\"boom\\nsegfault in arena\\n\",\"process\":{\"wall_ns\":%d}}", t
-				continue
-			}
-			printf "\"status\":\"ok\",\"exit_status\":0,\"signal\":null,\"stderr_tail\":null,"
-			printf "\"process\":{\"wall_ns\":%d,\"max_rss_kib\":%d,\"involuntary_ctx_switches\":2},", t, 1000 * factor[a]
-			printf "\"telemetry\":{\"steal_ticks\":0,\"loadavg_1m\":0.5}"
-			if (mode == "commands") { printf "}"; continue }
-			printf ",\"record\":{\"schema\":\"allocab-run/1\",\"workload\":{\"name\":\"%s\",", wl[w]
-			printf "\"scale\":\"small\",\"seed\":42,\"params\":{\"rows\":100}},"
-			printf "\"phases\":[\"total\"%s],", (wl[w] == "pipeline" ? ",\"read\"" : "")
-			printf "\"reps\":[{\"phases\":{\"total\":{\"wall_ns\":%d}", t
-			if (wl[w] == "pipeline") printf ",\"read\":{\"wall_ns\":%d}", t / 3
-			printf "}}],\"checksum\":\"%s\",", (sum == name[a] ? "00000000000000bb" : "00000000000000aa")
-			printf "\"rusage\":{\"max_rss_kib\":%d,\"involuntary_ctx_switches\":2},", 1000 * factor[a]
-			printf "\"rss\":{\"retained_bytes\":1048576}}}"
-		}
-		printf "]}"
-	}
-	printf "]}\n"
-}' >"$out"
-}
 
 # bad NAME PATTERN CMD...: CMD exits 2 with one stderr line `allocab: compare|gate: ...PATTERN`.
 bad() {

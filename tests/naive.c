@@ -41,7 +41,7 @@ static int from_results(const char *spec, double *x, size_t *n)
 	if (!(arm = strrchr(path, ':')))
 		goto out;
 	*arm++ = '\0';
-	if (!(d = rf_load(path, err, sizeof err))) {
+	if (rf_load(path, &d, err, sizeof err) != 0) {
 		fprintf(stderr, "naive: %s\n", err);
 		goto out;
 	}

@@ -123,6 +123,7 @@ static void test_margin(void)
 static void test_file(void)
 {
 	char path[] = "/tmp/allocab-test-calib.XXXXXX", err[512];
+	int absent;
 	double d[12] = {0.01, -0.02, 0.03, 0.0, -0.01, 0.02, -0.03, 0.01, 0.02, -0.02, 0.0, 0.01};
 	struct calib_result r = {.workload = "feature_extract",
 	                         .phase = "total",
@@ -157,7 +158,7 @@ static void test_file(void)
 	f = fdopen(fd, "w");
 	fputs(text, f);
 	fclose(f);
-	c = calib_load(path, err, sizeof err);
+	c = calib_load(path, &absent, err, sizeof err);
 	CHECK(c != NULL, "calibration file read back (%s)", c ? "ok" : err);
 	e = c ? calib_find(c, "feature_extract", "total") : NULL;
 	CHECK(e && e->rounds == 12 && fabs(e->sd - stats_sd(d, 12)) < 1e-12,
@@ -173,7 +174,7 @@ static void test_file(void)
 	f = fopen(path, "w");
 	fputs("{\"schema\": \"allocab-bench/1\"}", f);
 	fclose(f);
-	CHECK(!calib_load(path, err, sizeof err) &&
+	CHECK(!calib_load(path, &absent, err, sizeof err) &&
 	          strstr(err, "schema is not allocab-calibration/1"),
 	      "another schema is refused: %s", err);
 	f = fopen(path, "w");
@@ -182,7 +183,7 @@ static void test_file(void)
 	      "[{\"workload\": \"w\", \"phase\": \"total\", \"rounds\": 10, \"sd\": -1}]}",
 	      f);
 	fclose(f);
-	CHECK(!calib_load(path, err, sizeof err) && strstr(err, "workloads:"),
+	CHECK(!calib_load(path, &absent, err, sizeof err) && strstr(err, "workloads:"),
 	      "a negative sd is refused: %s", err);
 	f = fopen(path, "w");
 	fputs("{\"schema\": \"allocab-calibration/1\", \"backend\": \"system\", \"config\": "
@@ -191,17 +192,17 @@ static void test_file(void)
 	      "{\"workload\": \"v\", \"phase\": \"total\", \"rounds\": 8, \"sd\": 0.5}]}",
 	      f);
 	fclose(f);
-	c = calib_load(path, err, sizeof err);
+	c = calib_load(path, &absent, err, sizeof err);
 	CHECK(c && c->n == 1 && !calib_find(c, "w", "total") && calib_find(c, "v", "total"),
 	      "a workload with too few rounds (no sd) is skipped, the others kept");
 	calib_file_free(c);
 	f = fopen(path, "w");
 	fputs("{\"schema\": \"allocab-calibration/1\"", f);
 	fclose(f);
-	CHECK(!calib_load(path, err, sizeof err) && strstr(err, "not JSON"), "truncated: %s", err);
+	CHECK(!calib_load(path, &absent, err, sizeof err) && strstr(err, "not JSON"),
+	      "truncated: %s", err);
 	unlink(path);
-	errno = 0;
-	CHECK(!calib_load(path, err, sizeof err) && errno == ENOENT, "missing file: ENOENT (%s)",
+	CHECK(!calib_load(path, &absent, err, sizeof err) && absent, "missing file: absent (%s)",
 	      err);
 	free(text);
 	cJSON_Delete(doc);

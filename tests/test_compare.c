@@ -4,6 +4,7 @@
  * renderers, and the gate's three outcomes. No timing anywhere. */
 #include "check.h"
 
+#include "common/status.h"
 #include "front/analysis/compare.h"
 #include "front/analysis/gate.h"
 #include "front/analysis/report.h"
@@ -320,7 +321,8 @@ static void test_refusals(void)
 	struct cmp_report *r = NULL;
 	char err[512] = "";
 	int rc = da && db ? cmp_build(da, db, &defaults, &r, err, sizeof err) : 0;
-	CHECK(rc == -1 && !r && strstr(err, "checksum differs between old") && strstr(err, "new"),
+	CHECK(rc == ST_USAGE && !r && strstr(err, "checksum differs between old") &&
+	          strstr(err, "new"),
 	      "two files: different checksums refused: %s", err);
 	rf_free(da);
 	rf_free(db);
@@ -389,11 +391,11 @@ static void test_two_files(void)
 	struct cmp_opts o = defaults;
 	char err[512] = "";
 	o.baseline = "system";
-	CHECK(cmp_build(da, db, &o, &r, err, sizeof err) == -1 && strstr(err, "--baseline"),
+	CHECK(cmp_build(da, db, &o, &r, err, sizeof err) == ST_USAGE && strstr(err, "--baseline"),
 	      "two files: --baseline refused: %s", err);
 	o = defaults;
 	o.candidate = "system";
-	CHECK(cmp_build(da, db, &o, &r, err, sizeof err) == -1 && strstr(err, "new.json") &&
+	CHECK(cmp_build(da, db, &o, &r, err, sizeof err) == ST_USAGE && strstr(err, "new.json") &&
 	          strstr(err, "unknown candidate 'system'"),
 	      "two files: candidate must be in both: %s", err);
 	rf_free(da);
@@ -407,7 +409,7 @@ static void test_two_files(void)
 	run_add(round_new(b, 0), "jemalloc", "parquet_load", BASE_NS, NULL);
 	da = load(a, "old.json");
 	db = load(b, "new.json");
-	CHECK(da && db && cmp_build(da, db, &defaults, &r, err, sizeof err) == -1 &&
+	CHECK(da && db && cmp_build(da, db, &defaults, &r, err, sizeof err) == ST_USAGE &&
 	          strstr(err, "no arm"),
 	      "two files: no common arm refused: %s", err);
 	rf_free(da);
@@ -559,21 +561,23 @@ static void test_renderers(void)
 	cJSON_Delete(doc);
 }
 
-static enum gate_outcome gate(const cJSON *doc, const char *args, char *err, size_t errlen)
+/* The exit status `allocab gate` would give: ST_OK (PASS), ST_FAIL, ST_INCONCLUSIVE or ST_USAGE. */
+static int gate(const cJSON *doc, const char *args, char *err, size_t errlen)
 {
 	char buf[256], *argv[16], *save;
 	int argc = 0;
 	struct gate_spec *g;
 	enum gate_outcome o;
+	int rc;
 
 	snprintf(buf, sizeof buf, "--gate %s", args);
 	for (char *t = strtok_r(buf, " ", &save); t && argc < 16; t = strtok_r(NULL, " ", &save))
 		argv[argc++] = t;
 	if (!(g = gate_spec_parse(argc, argv, NULL, err, errlen)))
-		return GATE_USAGE;
-	o = gate_spec_eval(g, doc, NULL, err, errlen);
+		return ST_USAGE;
+	rc = gate_spec_eval(g, doc, NULL, &o, err, errlen);
 	gate_spec_free(g);
-	return o;
+	return rc ? ST_USAGE : gate_outcome_status(o);
 }
 
 static void test_gate(void)
@@ -593,24 +597,24 @@ static void test_gate(void)
 			run_add(runs, "jemalloc", wl, b * je[r], NULL);
 		}
 	}
-	CHECK(gate(doc, "--candidate mimalloc --min-speedup 5%", err, sizeof err) == GATE_PASS,
+	CHECK(gate(doc, "--candidate mimalloc --min-speedup 5%", err, sizeof err) == ST_OK,
 	      "gate: 10%% faster passes --min-speedup 5%%");
 	CHECK(gate(doc, "--candidate mimalloc --min-speedup 2.5% --on geomean", err, sizeof err) ==
-	          GATE_PASS,
+	          ST_OK,
 	      "gate: geomean passes --min-speedup 2.5%%");
-	CHECK(gate(doc, "--candidate mimalloc --min-speedup 15", err, sizeof err) == GATE_FAIL,
+	CHECK(gate(doc, "--candidate mimalloc --min-speedup 15", err, sizeof err) == ST_FAIL,
 	      "gate: 10%% faster fails --min-speedup 15");
 	CHECK(gate(doc, "--candidate jemalloc --min-speedup 5%", err, sizeof err) ==
-	          GATE_INCONCLUSIVE,
+	          ST_INCONCLUSIVE,
 	      "gate: 0.90..1.00 straddles 0.95: inconclusive");
 	CHECK(gate(doc, "--candidate jemalloc --max-slowdown 3% --phase read", err, sizeof err) ==
-	          GATE_PASS,
+	          ST_OK,
 	      "gate: --max-slowdown on the pipeline's read phase");
-	CHECK(gate(doc, "--candidate tcmalloc --min-speedup 5%", err, sizeof err) == GATE_USAGE &&
+	CHECK(gate(doc, "--candidate tcmalloc --min-speedup 5%", err, sizeof err) == ST_USAGE &&
 	          strstr(err, "unknown candidate 'tcmalloc'"),
 	      "gate: unknown candidate: %s", err);
 	CHECK(gate(doc, "--candidate mimalloc --phase nope --min-speedup 5%", err, sizeof err) ==
-	              GATE_USAGE &&
+	              ST_USAGE &&
 	          strstr(err, "unknown phase"),
 	      "gate: unknown phase: %s", err);
 
@@ -627,7 +631,7 @@ static void test_gate(void)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		err[0] = '\0';
-		CHECK(gate(doc, bad[i], err, sizeof err) == GATE_USAGE && err[0] &&
+		CHECK(gate(doc, bad[i], err, sizeof err) == ST_USAGE && err[0] &&
 		          !strchr(err, '\n'),
 		      "gate: '%s' refused: %s", bad[i], err);
 	}

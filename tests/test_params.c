@@ -118,11 +118,11 @@ static void test_errors(void)
 	expect_error("demo other", "run: unexpected argument 'other' after workload 'demo'");
 	expect_error("demo --verbose", "run: unknown option '--verbose'");
 	expect_error("demo --params=x", "run: unknown option '--params=x'");
-	expect_error("demo --seed", "--seed: missing value");
-	expect_error("demo --param", "--param: missing value");
+	expect_error("demo --seed", "run: --seed needs a value");
+	expect_error("demo --param", "run: --param needs a value");
 	expect_error("demo --scale huge", "--scale: unknown scale 'huge' (small, default, large)");
 	expect_error("demo --scale ''", "--scale: unknown scale '' (small, default, large)");
-	expect_error("demo --scale small --scale large", "--scale: given twice");
+	expect_error("demo --scale small --scale large", "run: --scale is given twice");
 	expect_error("demo --seed x", "--seed: 'x' is not an unsigned integer");
 	expect_error("demo --seed ''", "--seed: '' is not an unsigned integer");
 	expect_error("demo --seed -1", "--seed: '-1' is not an unsigned integer");
@@ -137,7 +137,7 @@ static void test_errors(void)
 	expect_error("demo --reps 2x", "--reps: '2x' is not an integer");
 	expect_error("demo --reps 1k", "--reps: '1k' is not an integer");
 	expect_error("demo --out ''", "--out: empty file name (use - for stdout)");
-	expect_error("demo --out a --out b", "--out: given twice");
+	expect_error("demo --out a --out b", "run: --out is given twice");
 	expect_error("demo --param rows", "--param: 'rows' is not KEY=VALUE");
 	expect_error("demo --param =5", "--param: '=5' is not KEY=VALUE");
 	expect_error("demo --param width=5", "--param: demo has no parameter 'width' (known: rows, "

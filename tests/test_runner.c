@@ -3,7 +3,9 @@
  * cleaning, the /proc parsers on fixed text, and the runner on tiny /bin/sh processes (exit,
  * signal, timeout, padding, capture).
  */
+#include "front/cmd/benchopt.h"
 #include "front/run/bench.h"
+#include "front/run/setup.h"
 #include "check.h"
 #include "front/run/runner.h"
 #include "front/run/telemetry.h"
@@ -105,8 +107,8 @@ static void test_bad(void)
 {
 	BAD("unknown option", "unknown option", "--frobnicate");
 	BAD("stray argument", "unexpected argument", "pipeline");
-	BAD("missing value", "--rounds: missing value", "--rounds");
-	BAD("missing -a value", "-a: missing value", "-a");
+	BAD("missing value", "--rounds needs a value", "--rounds");
+	BAD("missing -a value", "-a needs a value", "-a");
 	BAD("non-numeric rounds", "--rounds: 'ten' is not an integer", "--rounds", "ten");
 	BAD("zero rounds", "1..100000", "--rounds", "0");
 	BAD("negative seed", "--seed", "--seed", "-1");

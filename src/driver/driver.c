@@ -1,9 +1,11 @@
 /* driver.c - main of build/allocab-<backend>: runs one workload in this process with malloc served
  * by the backend's allocator (proved, not assumed), and prints one allocab-run/1 JSON document.
- * Exit status: 0 ok, 1 runtime failure, 2 usage error, 4 allocator not verified. */
+ * Exit status: common/status.h (README.md, "Exit status"). */
 #include "common/atomicio.h"
 #include "driver/backend.h"
 #include "common/fingerprint.h"
+#include "common/opt.h"
+#include "common/status.h"
 #include "driver/params.h"
 #include "driver/proof.h"
 #include "driver/runrec.h"
@@ -24,8 +26,6 @@
 #ifndef ALLOCAB_VERSION
 #define ALLOCAB_VERSION "unknown"
 #endif
-
-enum { EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_UNVERIFIED = 4 };
 
 static char prog[64];
 
@@ -88,18 +88,27 @@ static int wants_help(int argc, char **argv)
 /* Parses the only option of list and info. Returns 0/1, or -1 after printing the error. */
 static int json_flag(int argc, char **argv, const char *cmd)
 {
-	if (argc == 0)
-		return 0;
-	if (argc == 1 && strcmp(argv[0], "--json") == 0)
-		return 1;
-	fail(EXIT_USAGE, USAGE_HINT, "%s: unexpected argument '%s'", cmd,
-	     argv[strcmp(argv[0], "--json") == 0 && argc > 1]);
-	return -1;
+	static const struct opt opts[] = {{"--json", 0, 0}};
+	struct opt_parser p;
+	const char *v;
+	char err[256];
+	int k, json = 0;
+
+	opt_init(&p, argc, argv, 0, opts, 1);
+	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE) {
+		if (k == OPT_ERROR)
+			return fail(ST_USAGE, USAGE_HINT, "%s: %s", cmd, err), -1;
+		if (k == OPT_ARG)
+			return fail(ST_USAGE, USAGE_HINT, "%s: unexpected argument '%s'", cmd, v),
+			       -1;
+		json = 1;
+	}
+	return json;
 }
 
 static int refuse(const struct proof *pr)
 {
-	return fail(EXIT_UNVERIFIED, "", "allocator: %s", pr->problem);
+	return fail(ST_UNVERIFIED, "", "allocator: %s", pr->problem);
 }
 
 static int print_json(cJSON *doc)
@@ -108,10 +117,10 @@ static int print_json(cJSON *doc)
 
 	cJSON_Delete(doc);
 	if (!text)
-		return fail(EXIT_RUNTIME, "", "out of memory building JSON");
+		return fail(ST_FAIL, "", "out of memory building JSON");
 	puts(text);
 	free(text);
-	return fflush(stdout) == 0 ? 0 : fail(EXIT_RUNTIME, "", "stdout: write failed");
+	return fflush(stdout) == 0 ? ST_OK : fail(ST_FAIL, "", "stdout: write failed");
 }
 
 /* ---- list ---- */
@@ -184,11 +193,11 @@ static int cmd_list(int argc, char **argv)
 	int json = json_flag(argc, argv, "list");
 
 	if (json < 0)
-		return EXIT_USAGE;
+		return ST_USAGE;
 	if (json)
 		return print_json(list_json());
 	list_text();
-	return fflush(stdout) == 0 ? 0 : fail(EXIT_RUNTIME, "", "stdout: write failed");
+	return fflush(stdout) == 0 ? ST_OK : fail(ST_FAIL, "", "stdout: write failed");
 }
 
 /* ---- info ---- */
@@ -257,7 +266,7 @@ static int info_text(cJSON *doc)
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(m, "env"))
 	    printf("env        %s=%s\n", c->string, cJSON_IsString(c) ? c->valuestring : "");
 	cJSON_Delete(doc);
-	return fflush(stdout) == 0 ? 0 : fail(EXIT_RUNTIME, "", "stdout: write failed");
+	return fflush(stdout) == 0 ? ST_OK : fail(ST_FAIL, "", "stdout: write failed");
 }
 
 static int cmd_info(int argc, char **argv)
@@ -268,12 +277,12 @@ static int cmd_info(int argc, char **argv)
 	cJSON *doc;
 
 	if (json < 0)
-		return EXIT_USAGE;
+		return ST_USAGE;
 	if (proof_check(backend.library, &pr) != 0)
 		return refuse(&pr);
 	doc = info_json(&pr, backend.version(version, sizeof version) == 0 ? version : NULL);
 	if (!doc)
-		return fail(EXIT_RUNTIME, "", "out of memory building JSON");
+		return fail(ST_FAIL, "", "out of memory building JSON");
 	return json ? print_json(doc) : info_text(doc);
 }
 
@@ -376,15 +385,15 @@ static int emit(const struct runrec *rec, const char *out)
 	char *text = doc ? cJSON_Print(doc) : NULL;
 	char err[4096 + 128];
 	size_t n;
-	int rc = 0;
+	int rc = ST_OK;
 
 	cJSON_Delete(doc);
 	if (!text)
-		return fail(EXIT_RUNTIME, "", "out of memory building the run record");
+		return fail(ST_FAIL, "", "out of memory building the run record");
 	n = strlen(text);
 	text[n] = '\n';
 	if (atomic_write(out, text, n + 1, err, sizeof err) != 0)
-		rc = fail(EXIT_RUNTIME, "", "--out %s", err);
+		rc = fail(ST_FAIL, "", "--out %s", err);
 	free(text);
 	return rc;
 }
@@ -402,22 +411,22 @@ static int cmd_run(int argc, char **argv)
 	int bad;
 
 	if (params_parse_run(argc, argv, wl_registry, &o, err, sizeof err) != 0)
-		return fail(EXIT_USAGE, USAGE_HINT, "%s", err);
+		return fail(ST_USAGE, USAGE_HINT, "%s", err);
 	if (proof_check(backend.library, &pr) != 0)
 		return refuse(&pr);
 	if (params_validate(&o, physical_memory(), err, sizeof err) != 0)
-		return fail(EXIT_USAGE, "", "%s", err);
+		return fail(ST_USAGE, "", "%s", err);
 	if (out_dir_usable(o.out, err, sizeof err) != 0)
-		return fail(EXIT_RUNTIME, "", "--out %s", err);
+		return fail(ST_FAIL, "", "--out %s", err);
 	if (!(reps = calloc((size_t)o.reps, sizeof *reps)))
-		return fail(EXIT_RUNTIME, "", "out of memory for %d reps", o.reps);
+		return fail(ST_FAIL, "", "out of memory for %d reps", o.reps);
 
 	ctx = (struct wl_ctx){.p = o.value, .seed = o.seed, .scale = o.scale};
 	rec.started = time(NULL);
 	rec.rss_start_bytes = resident_bytes();
 	if (measure(&o, &ctx, reps) != 0) {
 		free(reps);
-		return fail(EXIT_RUNTIME, "", "%s: %s", o.wl->name, ctx.err);
+		return fail(ST_FAIL, "", "%s: %s", o.wl->name, ctx.err);
 	}
 	rec.rss_retained_bytes = resident_bytes();
 	getrusage(RUSAGE_SELF, &ru);
@@ -428,7 +437,7 @@ static int cmd_run(int argc, char **argv)
 		runrec_hex64(reps[0].checksum, a);
 		runrec_hex64(reps[bad].checksum, b);
 		free(reps);
-		return fail(EXIT_RUNTIME, "",
+		return fail(ST_FAIL, "",
 		            "%s: checksum differs between reps (rep 0: %s, rep %d: %s)", o.wl->name,
 		            a, bad, b);
 	}
@@ -456,16 +465,16 @@ int main(int argc, char **argv)
 
 	snprintf(prog, sizeof prog, "allocab-%s", backend.name);
 	if (!cmd)
-		return fail(EXIT_USAGE, USAGE_HINT, "missing command (run, list or info)");
+		return fail(ST_USAGE, USAGE_HINT, "missing command (run, list or info)");
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0 ||
 	    ((strcmp(cmd, "run") == 0 || strcmp(cmd, "list") == 0 || strcmp(cmd, "info") == 0) &&
 	     wants_help(argc - 2, argv + 2))) {
 		usage(stdout);
-		return 0;
+		return ST_OK;
 	}
 	if (strcmp(cmd, "--version") == 0) {
 		printf("%s %s\n", prog, ALLOCAB_VERSION);
-		return 0;
+		return ST_OK;
 	}
 	if (strcmp(cmd, "run") == 0)
 		return cmd_run(argc - 2, argv + 2);
@@ -473,5 +482,5 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 2, argv + 2);
 	if (strcmp(cmd, "info") == 0)
 		return cmd_info(argc - 2, argv + 2);
-	return fail(EXIT_USAGE, USAGE_HINT, "unknown command '%s'", cmd);
+	return fail(ST_USAGE, USAGE_HINT, "unknown command '%s'", cmd);
 }

@@ -3,6 +3,7 @@
 
 #include "common/errmsg.h"
 #include "common/numparse.h"
+#include "common/opt.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -53,27 +54,21 @@ size_t params_nphases(const struct workload *wl)
 	return n;
 }
 
-/* Splits "--opt=value" or "--opt value"; advances *i past a separate value. NULL if missing. */
-static const char *option_value(int argc, char *const *argv, int *i, const char *opt)
+enum { R_PARAM, R_SCALE, R_SEED, R_REPS, R_OUT, R_COUNT };
+
+static const struct opt run_options[R_COUNT] = {
+    [R_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT},
+    [R_SCALE] = {"--scale", 0, OPT_VALUE},
+    [R_SEED] = {"--seed", 0, OPT_VALUE},
+    [R_REPS] = {"--reps", 0, OPT_VALUE},
+    [R_OUT] = {"--out", 0, OPT_VALUE},
+};
+
+static void run_parser(struct opt_parser *p, int argc, char *const *argv)
 {
-	size_t n = strlen(opt);
-	const char *a = argv[*i];
-
-	if (a[n] == '=')
-		return a + n + 1;
-	if (*i + 1 >= argc)
-		return NULL;
-	return argv[++*i];
+	opt_init(p, argc, (char **)argv, 0, run_options, R_COUNT);
+	p->prefix = "run: ";
 }
-
-static int option_is(const char *arg, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	return strncmp(arg, opt, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
-}
-
-static const char *const run_options[] = {"--param", "--scale", "--seed", "--reps", "--out", NULL};
 
 static int list_workloads(const struct workload *const *registry, char *buf, size_t len)
 {
@@ -125,52 +120,35 @@ static int parse_reps(const char *v, int *out, char *err, size_t errlen)
 	return 0;
 }
 
-static int option_index(const char *arg)
-{
-	for (int k = 0; run_options[k]; k++)
-		if (option_is(arg, run_options[k]))
-			return k;
-	return -1;
-}
-
 /* First pass: every option but --param, and the WORKLOAD. */
 static int parse_options(int argc, char *const *argv, const char **name, struct run_opts *o,
                          char *err, size_t errlen)
 {
-	unsigned seen = 0;
+	struct opt_parser p;
+	const char *v;
+	int k;
 
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *v;
-		int k;
-
-		if (a[0] != '-' || a[1] == '\0') {
-			if (*name)
-				return errmsg_fail(
-				    err, errlen,
-				    "run: unexpected argument '%s' after workload '%s'", a, *name);
-			*name = a;
-			continue;
-		}
-		if ((k = option_index(a)) < 0)
-			return errmsg_fail(err, errlen, "run: unknown option '%s'", a);
-		if (!(v = option_value(argc, argv, &i, run_options[k])))
-			return errmsg_fail(err, errlen, "%s: missing value", run_options[k]);
-		if (k == 0)
-			continue;
-		if (seen & (1u << k))
-			return errmsg_fail(err, errlen, "%s: given twice", run_options[k]);
-		seen |= 1u << k;
-		if (k == 1 && params_parse_scale(v, &o->scale) != 0)
+	run_parser(&p, argc, argv);
+	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
+		if (k == OPT_ERROR)
+			return -1;
+		if (k == OPT_ARG && *name)
+			return errmsg_fail(err, errlen,
+			                   "run: unexpected argument '%s' after workload '%s'", v,
+			                   *name);
+		if (k == OPT_ARG)
+			*name = v;
+		if (k == R_SCALE && params_parse_scale(v, &o->scale) != 0)
 			return errmsg_fail(
 			    err, errlen, "--scale: unknown scale '%s' (small, default, large)", v);
-		if (k == 2 && parse_seed(v, &o->seed, err, errlen) != 0)
+		if (k == R_SEED && parse_seed(v, &o->seed, err, errlen) != 0)
 			return -1;
-		if (k == 3 && parse_reps(v, &o->reps, err, errlen) != 0)
+		if (k == R_REPS && parse_reps(v, &o->reps, err, errlen) != 0)
 			return -1;
-		if (k == 4 && *v == '\0')
+		if (k == R_OUT && *v == '\0')
 			return errmsg_fail(err, errlen,
 			                   "--out: empty file name (use - for stdout)");
-		if (k == 4)
+		if (k == R_OUT)
 			o->out = v;
 	}
 	return 0;
@@ -221,8 +199,10 @@ static int set_param(struct run_opts *o, const char *kv, char *err, size_t errle
 int params_parse_run(int argc, char *const *argv, const struct workload *const *registry,
                      struct run_opts *o, char *err, size_t errlen)
 {
-	const char *name = NULL;
+	const char *name = NULL, *v;
 	char known[512];
+	struct opt_parser p;
+	int k;
 
 	memset(o, 0, sizeof *o);
 	o->scale = WL_SCALE_DEFAULT;
@@ -240,16 +220,10 @@ int params_parse_run(int argc, char *const *argv, const struct workload *const *
 	}
 	for (size_t i = 0; i < o->wl->nparams; i++)
 		o->value[i] = o->wl->params[i].def[o->scale];
-	for (int i = 0; i < argc; i++) {
-		int k = option_index(argv[i]);
-		const char *v;
-
-		if (k < 0)
-			continue;
-		v = option_value(argc, argv, &i, run_options[k]);
-		if (k == 0 && set_param(o, v, err, errlen) != 0)
+	run_parser(&p, argc, argv);
+	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE)
+		if (k == R_PARAM && set_param(o, v, err, errlen) != 0)
 			return -1;
-	}
 	return 0;
 }
 

@@ -1,29 +1,29 @@
 /* allocab.c - main of the front end `allocab`: dispatches to its subcommands. The front end links
  * no allocator under test and no workload; it runs the drivers as processes. */
+#include "common/status.h"
 #include "front/cmd/commands.h"
-#include "front/run/bench.h"
-#include "front/analysis/calibrate.h"
-#include "front/analysis/gate.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 
-struct subcommand {
+struct command {
 	const char *name;
 	int (*main)(int argc, char **argv); /* argv[0] is the subcommand name */
 	const char *summary;
 };
 
 /* Adding a subcommand is one line here. */
-static const struct subcommand subcommands[] = {
+static const struct command commands[] = {
     {"bench", bench_main, "run allocators (or commands) in interleaved rounds; write results"},
     {"compare", compare_main, "speedups with confidence intervals from results files"},
     {"gate", gate_main, "PASS / FAIL / INCONCLUSIVE against a speedup or slowdown margin"},
     {"calibrate", calibrate_main, "noise floor of this machine: one backend against itself"},
+    {"record", record_main, "record a program's allocation calls into a trace (replay workload)"},
+    {"trace", trace_main, "describe a recorded trace: processes, threads, operations, sizes"},
 };
 
-#define NSUB (sizeof subcommands / sizeof subcommands[0])
+#define NSUB (sizeof commands / sizeof commands[0])
 
 static void usage(FILE *f)
 {
@@ -36,16 +36,16 @@ static void usage(FILE *f)
 	    "\n"
 	    "Commands:\n");
 	for (size_t i = 0; i < NSUB; i++)
-		fprintf(f, "  %-9s %s\n", subcommands[i].name, subcommands[i].summary);
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f,
 	        "\n`allocab COMMAND --help` describes a command, its options and exit status.\n");
 }
 
-static const struct subcommand *find(const char *name)
+static const struct command *find(const char *name)
 {
 	for (size_t i = 0; i < NSUB; i++)
-		if (strcmp(subcommands[i].name, name) == 0)
-			return &subcommands[i];
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
 	return NULL;
 }
 
@@ -60,42 +60,42 @@ static void claim_std_fds(void)
 
 int main(int argc, char **argv)
 {
-	const struct subcommand *sc;
+	const struct command *sc;
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	claim_std_fds();
 
 	if (!cmd) {
 		usage(stderr);
-		return 2;
+		return ST_USAGE;
 	}
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
 	    (strcmp(cmd, "help") == 0 && argc == 2)) {
 		usage(stdout);
-		return 0;
+		return ST_OK;
 	}
 	if (strcmp(cmd, "--version") == 0) {
 		printf("allocab %s\n", ALLOCAB_VERSION);
-		return 0;
+		return ST_OK;
 	}
 	if (strcmp(cmd, "help") == 0) {
 		char *help_argv[] = {argv[2], "--help", NULL};
 
 		if (argc > 3) {
 			fprintf(stderr, "allocab: help: unexpected argument '%s'\n", argv[3]);
-			return 2;
+			return ST_USAGE;
 		}
 		if (!(sc = find(argv[2]))) {
 			fprintf(stderr,
 			        "allocab: help: unknown command '%s' (allocab --help lists them)\n",
 			        argv[2]);
-			return 2;
+			return ST_USAGE;
 		}
 		return sc->main(2, help_argv);
 	}
 	if (!(sc = find(cmd))) {
 		fprintf(stderr, "allocab: unknown command '%s' (allocab --help lists them)\n", cmd);
-		return 2;
+		return ST_USAGE;
 	}
 	return sc->main(argc - 1, argv + 1);
 }

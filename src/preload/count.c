@@ -12,12 +12,25 @@
 #include <stdio.h>
 #include <string.h>
 
-enum fn { F_MALLOC, F_FREE, F_CALLOC, F_REALLOC, F_POSIX_MEMALIGN, F_ALIGNED_ALLOC, F_MEMALIGN,
-	  F_VALLOC, F_PVALLOC, F_N };
+/* Built with -fvisibility=hidden (Makefile): what it interposes and offers the probe is marked. */
+#define COUNT_EXPORT __attribute__((visibility("default")))
 
-static const char *const fn_names[F_N] = {"malloc",        "free",     "calloc", "realloc",
-                                          "posix_memalign", "aligned_alloc", "memalign",
-                                          "valloc",        "pvalloc"};
+enum fn {
+	F_MALLOC,
+	F_FREE,
+	F_CALLOC,
+	F_REALLOC,
+	F_POSIX_MEMALIGN,
+	F_ALIGNED_ALLOC,
+	F_MEMALIGN,
+	F_VALLOC,
+	F_PVALLOC,
+	F_N
+};
+
+static const char *const fn_names[F_N] = {"malloc",   "free",           "calloc",
+                                          "realloc",  "posix_memalign", "aligned_alloc",
+                                          "memalign", "valloc",         "pvalloc"};
 
 struct counters {
 	uint64_t calls[F_N];
@@ -143,7 +156,7 @@ __attribute__((constructor)) static void count_start(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
 
-void *malloc(size_t n)
+COUNT_EXPORT void *malloc(size_t n)
 {
 	if (__builtin_expect(!real_malloc, 0)) {
 		if (resolving)
@@ -154,7 +167,7 @@ void *malloc(size_t n)
 	return real_malloc(n);
 }
 
-void free(void *p)
+COUNT_EXPORT void free(void *p)
 {
 	if (!p || in_arena(p))
 		return;
@@ -162,7 +175,7 @@ void free(void *p)
 	real_free(p);
 }
 
-void *calloc(size_t n, size_t size)
+COUNT_EXPORT void *calloc(size_t n, size_t size)
 {
 	if (__builtin_expect(!real_calloc, 0)) {
 		if (resolving) {
@@ -175,7 +188,7 @@ void *calloc(size_t n, size_t size)
 	return real_calloc(n, size);
 }
 
-void *realloc(void *p, size_t n)
+COUNT_EXPORT void *realloc(void *p, size_t n)
 {
 	if (__builtin_expect(!real_realloc, 0))
 		resolve();
@@ -190,7 +203,7 @@ void *realloc(void *p, size_t n)
 	return real_realloc(p, n);
 }
 
-int posix_memalign(void **out, size_t align, size_t n)
+COUNT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	if (__builtin_expect(!real_posix_memalign, 0))
 		resolve();
@@ -198,7 +211,7 @@ int posix_memalign(void **out, size_t align, size_t n)
 	return real_posix_memalign(out, align, n);
 }
 
-void *aligned_alloc(size_t align, size_t n)
+COUNT_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
 	if (__builtin_expect(!real_aligned_alloc, 0))
 		resolve();
@@ -206,7 +219,7 @@ void *aligned_alloc(size_t align, size_t n)
 	return real_aligned_alloc(align, n);
 }
 
-void *memalign(size_t align, size_t n)
+COUNT_EXPORT void *memalign(size_t align, size_t n)
 {
 	if (__builtin_expect(!real_memalign, 0))
 		resolve();
@@ -214,7 +227,7 @@ void *memalign(size_t align, size_t n)
 	return real_memalign(align, n);
 }
 
-void *valloc(size_t n)
+COUNT_EXPORT void *valloc(size_t n)
 {
 	if (__builtin_expect(!real_valloc, 0))
 		resolve();
@@ -222,7 +235,7 @@ void *valloc(size_t n)
 	return real_valloc(n);
 }
 
-void *pvalloc(size_t n)
+COUNT_EXPORT void *pvalloc(size_t n)
 {
 	if (__builtin_expect(!real_pvalloc, 0))
 		resolve();
@@ -231,12 +244,12 @@ void *pvalloc(size_t n)
 }
 
 /* The function this library forwards name to (the probe's proof looks behind the wrapper). */
-void *allocab_count_next(const char *name)
+COUNT_EXPORT void *allocab_count_next(const char *name)
 {
 	void *const next[F_N] = {
-	    (void *)real_malloc,         (void *)real_free,          (void *)real_calloc,
-	    (void *)real_realloc,        (void *)real_posix_memalign, (void *)real_aligned_alloc,
-	    (void *)real_memalign,       (void *)real_valloc,         (void *)real_pvalloc};
+	    (void *)real_malloc,   (void *)real_free,           (void *)real_calloc,
+	    (void *)real_realloc,  (void *)real_posix_memalign, (void *)real_aligned_alloc,
+	    (void *)real_memalign, (void *)real_valloc,         (void *)real_pvalloc};
 
 	for (int i = 0; i < F_N; i++)
 		if (strcmp(fn_names[i], name) == 0)
@@ -246,7 +259,7 @@ void *allocab_count_next(const char *name)
 
 /* The process totals as a JSON object {"malloc":N,...,"bytes":B,"threads":T} into buf (len
  * bytes); returns the length written (0 if it does not fit). */
-size_t allocab_count_json(char *buf, size_t len)
+COUNT_EXPORT size_t allocab_count_json(char *buf, size_t len)
 {
 	struct counters sum = retired;
 	size_t k = 0, threads = 0;

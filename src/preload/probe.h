@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* The library is built with -fvisibility=hidden (Makefile): only what is marked with this is
+ * exported, i.e. the interposed libc functions. */
+#define PROBE_EXPORT __attribute__((visibility("default")))
+
 /* The per-run record file (absolute path) the probe appends to; unset: the probe does nothing. */
 #define PROBE_FILE_VAR "ALLOCAB_PROBE_FILE"
 /* Set by the bench to the probe's own path, so exec'ed programs get it back in LD_PRELOAD. */

@@ -144,22 +144,22 @@ static int exec_with(const char *sym, const char *path, char *const argv[], char
 	return rc;
 }
 
-int execve(const char *path, char *const argv[], char *const envp[])
+PROBE_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	return exec_with("execve", path, argv, envp);
 }
 
-int execvpe(const char *file, char *const argv[], char *const envp[])
+PROBE_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	return exec_with("execvpe", file, argv, envp);
 }
 
-int execv(const char *path, char *const argv[])
+PROBE_EXPORT int execv(const char *path, char *const argv[])
 {
 	return exec_with("execve", path, argv, environ);
 }
 
-int execvp(const char *file, char *const argv[])
+PROBE_EXPORT int execvp(const char *file, char *const argv[])
 {
 	return exec_with("execvpe", file, argv, environ);
 }
@@ -181,7 +181,7 @@ int execvp(const char *file, char *const argv[])
 			return errno = E2BIG, -1;                                                  \
 	} while (0)
 
-int execl(const char *path, const char *arg, ...)
+PROBE_EXPORT int execl(const char *path, const char *arg, ...)
 {
 	char *v[ARGV_MAX];
 	char *const *unused = NULL;
@@ -191,7 +191,7 @@ int execl(const char *path, const char *arg, ...)
 	return exec_with("execve", path, v, environ);
 }
 
-int execlp(const char *file, const char *arg, ...)
+PROBE_EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	char *v[ARGV_MAX];
 	char *const *unused = NULL;
@@ -201,7 +201,7 @@ int execlp(const char *file, const char *arg, ...)
 	return exec_with("execvpe", file, v, environ);
 }
 
-int execle(const char *path, const char *arg, ...)
+PROBE_EXPORT int execle(const char *path, const char *arg, ...)
 {
 	char *v[ARGV_MAX];
 	char *const *envp = NULL;
@@ -230,14 +230,14 @@ static int spawn_with(const char *sym, pid_t *pid, const char *path,
 	return rc;
 }
 
-int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-                const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+PROBE_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                             const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	return spawn_with("posix_spawn", pid, path, fa, attr, argv, envp);
 }
 
-int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
-                 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+PROBE_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+                              const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	return spawn_with("posix_spawnp", pid, file, fa, attr, argv, envp);
 }

@@ -165,12 +165,11 @@ void calib_file_free(struct calib_file *c)
 	free(c);
 }
 
-static struct calib_file *load_fail(struct calib_file *c, int e, char *err, size_t errlen,
+static struct calib_file *load_fail(struct calib_file *c, char *err, size_t errlen,
                                     const char *path, const char *problem)
 {
 	snprintf(err, errlen, "%s: %s", path, problem);
 	calib_file_free(c);
-	errno = e;
 	return NULL;
 }
 
@@ -204,7 +203,7 @@ static int load_entries(struct calib_file *c, const cJSON *arr)
 	return 0;
 }
 
-struct calib_file *calib_load(const char *path, char *err, size_t errlen)
+struct calib_file *calib_load(const char *path, int *absent, char *err, size_t errlen)
 {
 	struct calib_file *c = calloc(1, sizeof *c);
 	const cJSON *cfg, *alpha, *power, *id;
@@ -212,16 +211,17 @@ struct calib_file *calib_load(const char *path, char *err, size_t errlen)
 	char *text;
 	int rc;
 
+	*absent = 0;
 	if (!c)
-		return load_fail(c, ENOMEM, err, errlen, path, "out of memory");
+		return load_fail(c, err, errlen, path, "out of memory");
 	if (!(text = read_file(path, NULL))) {
-		int e = errno;
-		return load_fail(c, e, err, errlen, path, strerror(e));
+		*absent = errno == ENOENT;
+		return load_fail(c, err, errlen, path, strerror(errno));
 	}
 	doc = cJSON_Parse(text);
 	free(text);
 	if (!doc)
-		return load_fail(c, EINVAL, err, errlen, path, "not JSON");
+		return load_fail(c, err, errlen, path, "not JSON");
 	cfg = get(doc, "config");
 	alpha = get(cfg, "alpha");
 	power = get(cfg, "power");
@@ -229,14 +229,14 @@ struct calib_file *calib_load(const char *path, char *err, size_t errlen)
 	if (!cJSON_IsString(get(doc, "schema")) ||
 	    strcmp(get(doc, "schema")->valuestring, CALIB_SCHEMA) != 0) {
 		cJSON_Delete(doc);
-		return load_fail(c, EINVAL, err, errlen, path, "schema is not " CALIB_SCHEMA);
+		return load_fail(c, err, errlen, path, "schema is not " CALIB_SCHEMA);
 	}
 	if (!cJSON_IsString(get(doc, "backend")) || !cJSON_IsString(get(cfg, "scale")) ||
 	    !cJSON_IsNumber(alpha) || !(alpha->valuedouble > 0 && alpha->valuedouble < 1) ||
 	    !cJSON_IsNumber(power) || !(power->valuedouble > 0 && power->valuedouble < 1)) {
 		cJSON_Delete(doc);
 		return load_fail(
-		    c, EINVAL, err, errlen, path,
+		    c, err, errlen, path,
 		    "backend, config.scale, config.alpha or config.power missing or invalid");
 	}
 	c->alpha = alpha->valuedouble;
@@ -251,10 +251,10 @@ struct calib_file *calib_load(const char *path, char *err, size_t errlen)
 	cJSON_Delete(doc);
 	if (rc == -1)
 		return load_fail(
-		    c, EINVAL, err, errlen, path,
+		    c, err, errlen, path,
 		    "workloads: not a list of {workload, phase, rounds, sd >= 0 or null}");
 	if (rc < 0 || !c->path || !c->backend || !c->scale)
-		return load_fail(c, ENOMEM, err, errlen, path, "out of memory");
+		return load_fail(c, err, errlen, path, "out of memory");
 	return c;
 }
 
@@ -471,7 +471,8 @@ cJSON *calib_json(const struct calib_result *r, size_t n, const struct calib_pla
 int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out, char *warn,
                 size_t wlen, char *err, size_t errlen)
 {
-	struct calib_file *c = calib_load(path ? path : CALIB_DEFAULT_PATH, err, errlen);
+	int absent;
+	struct calib_file *c = calib_load(path ? path : CALIB_DEFAULT_PATH, &absent, err, errlen);
 	int other_machine;
 	size_t used = 0;
 
@@ -480,7 +481,7 @@ int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out,
 	if (!c && path)
 		return -1;
 	if (!c) {
-		if (errno != ENOENT)
+		if (!absent)
 			snprintf(warn, wlen, "calibration ignored: %s", err);
 		return 0;
 	}

@@ -1,8 +1,9 @@
-/* calibrate.h - the noise floor of this machine (issue 4): A/A rounds, one backend against itself,
- * reduced to the spread of the per-round log ratios, the false positives the method makes on
- * them, their drift, and the minimum detectable effect for a number of rounds or a budget. The
- * pure computations (calib_*) work on caller-owned arrays; calibrate.c also reads and writes the
- * allocab-calibration/1 file that `compare` and `gate` consult, and calibcli.c is the command. */
+/* calibrate.h - the noise floor of this machine (docs/calibration.md): A/A rounds, one backend
+ * against itself, reduced to the spread of the per-round log ratios, the false positives the
+ * method makes on them, their drift, and the minimum detectable effect for a number of rounds or
+ * a budget. The pure computations (calib_*) work on caller-owned arrays; calibrate.c also reads
+ * and writes the allocab-calibration/1 file that `compare` and `gate` consult. The report is
+ * calibreport.h; the command is front/cmd/calibrate.c. */
 #ifndef ALLOCAB_CALIBRATE_H
 #define ALLOCAB_CALIBRATE_H
 
@@ -78,8 +79,8 @@ struct calib_file {
 };
 
 /* Reads and validates an allocab-calibration/1 file. Returns it (free with calib_file_free) or
- * NULL with "PATH: problem" in err; errno ENOENT when the file does not exist. */
-struct calib_file *calib_load(const char *path, char *err, size_t errlen);
+ * NULL with "PATH: problem" in err; *absent is 1 when the file does not exist, else 0. */
+struct calib_file *calib_load(const char *path, int *absent, char *err, size_t errlen);
 /* The entry of a workload and phase, or NULL. */
 const struct calib_entry *calib_find(const struct calib_file *c, const char *workload,
                                      const char *phase);
@@ -129,13 +130,5 @@ void calib_results_free(struct calib_result *r, size_t n);
  * machine members copied in as given. NULL when memory ran out. */
 cJSON *calib_json(const struct calib_result *r, size_t n, const struct calib_plan *plan,
                   double suite_round_s, const cJSON *meta);
-
-/* Analyses arms a and b of an A/A allocab-bench/1 document (named runs_path in messages and in the
- * file), prints the noise-floor report to f and writes the calibration to out atomically. Returns
- * 0, 1 on a runtime failure or 2 when the document is not an A/A comparison, err set. */
-int calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
-                 const struct calib_plan *plan, const char *phase, const char *out, FILE *f,
-                 char *err, size_t errlen);
-
 
 #endif

@@ -2,7 +2,8 @@
  * (calib_analyze), printed as the noise-floor report and written as the allocab-calibration/1
  * file, with what the file records about the bench it comes from. */
 #include "common/atomicio.h"
-#include "front/analysis/calibrate.h"
+#include "common/status.h"
+#include "front/analysis/calibreport.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -184,14 +185,14 @@ int calib_report(const cJSON *doc, const char *runs_path, const char *a, const c
 	double round_s = suite_round_s(doc);
 	cJSON *meta = NULL, *cal = NULL;
 	char *text = NULL;
-	int rc = 2;
+	int rc = ST_USAGE;
 
 	if (!rf)
 		goto out;
 	if (same_backend(doc, a, b, backend, sizeof backend, err, errlen) != 0 ||
 	    calib_analyze(rf, a, b, phase, plan, &r, &n, err, errlen) != 0)
 		goto out;
-	rc = 1;
+	rc = ST_FAIL;
 	if (!(meta = meta_json(doc, backend, a, b, runs_path, plan, rf->nrounds)) ||
 	    !(cal = calib_json(r, n, plan, round_s, meta)) || !(text = cJSON_Print(cal))) {
 		snprintf(err, errlen, "out of memory");
@@ -216,7 +217,7 @@ int calib_report(const cJSON *doc, const char *runs_path, const char *a, const c
 	        "\nMDE: smallest slowdown detected with that power; effects are t_B/t_A - 1.\n"
 	        "calibration written to %s\n",
 	        out);
-	rc = 0;
+	rc = ST_OK;
 out:
 	free(text);
 	cJSON_Delete(cal);

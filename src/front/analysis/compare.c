@@ -5,6 +5,7 @@
  * spikes in noise.c (issue 4 §3). */
 #include "front/analysis/compare.h"
 #include "common/errmsg.h"
+#include "common/status.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -55,7 +56,10 @@ const char *cmp_verdict_text(const struct cmp_row *row, char *buf, size_t len)
 	return buf;
 }
 
-#define warnf(b, ...) (noise_warnf(&(b)->r->warn, &(b)->r->nwarn, __VA_ARGS__) ? -2 : 0)
+/* The builder's steps return 0, -1 for bad input (err set) or NO_MEMORY. */
+enum { NO_MEMORY = -2 };
+
+#define warnf(b, ...) (noise_warnf(&(b)->r->warn, &(b)->r->nwarn, __VA_ARGS__) ? NO_MEMORY : 0)
 
 static void set_na(struct cmp_row *row)
 {
@@ -81,12 +85,12 @@ static int paired_stats(struct builder *b, struct cmp_row *row, size_t n)
 	if (stats_hl_interval(b->a, n, o->conf, &row->d_rank) != 0 ||
 	    stats_wilcoxon(b->a, n, &w, &row->p) != 0 ||
 	    stats_spearman(b->pa, b->a, n, &row->drift_rho, &row->drift_p) != 0)
-		return -2;
+		return NO_MEMORY;
 	row->d = row->d_rank;
 	if (o->bootstrap) {
 		if (stats_bootstrap(b->a, n, stats_hl_estimate, o->bootstrap, o->seed, o->conf,
 		                    &row->d_boot) != 0)
-			return -2;
+			return NO_MEMORY;
 		row->has_boot = 1;
 		row->d = row->d_boot;
 	}
@@ -110,7 +114,7 @@ static int unpaired_stats(struct builder *bd, struct cmp_row *row, size_t nb, si
 	    stats_mann_whitney(bd->a, nb, bd->b, nc, &u, &row->p) != 0 ||
 	    stats_spearman(bd->pa, bd->a, nb, &row->drift_rho, &row->drift_p) != 0 ||
 	    stats_spearman(bd->pb, bd->b, nc, &rho, &p) != 0)
-		return -2;
+		return NO_MEMORY;
 	if (p < row->drift_p) {
 		row->drift_rho = rho;
 		row->drift_p = p;
@@ -374,14 +378,14 @@ static int add_rows(struct builder *b, size_t base_arm)
 	size_t *ca = calloc(c->narms + 1, sizeof *ca), *ba = calloc(c->narms + 1, sizeof *ba);
 	size_t narms = ca && ba ? pick_arms(r, b->o, base_arm, ca, ba) : 0;
 	struct gm_set sb = {0}, sc = {0};
-	int rc = ca && ba ? 0 : -2;
+	int rc = ca && ba ? 0 : NO_MEMORY;
 
 	sb.w = calloc(c->nwl + 1, sizeof *sb.w);
 	sb.ph = calloc(c->nwl + 1, sizeof *sb.ph);
 	sc.w = calloc(c->nwl + 1, sizeof *sc.w);
 	sc.ph = calloc(c->nwl + 1, sizeof *sc.ph);
 	if (!sb.w || !sb.ph || !sc.w || !sc.ph)
-		rc = -2;
+		rc = NO_MEMORY;
 	for (size_t wc = 0; rc == 0 && wc < c->nwl; wc++) {
 		const struct rf_workload *w = &c->wl[wc];
 		int wb = r->paired ? (int)wc : rf_workload(r->base, w->name);
@@ -434,7 +438,7 @@ static int decide(struct builder *b)
 	if (!p || !adj) {
 		free(p);
 		free(adj);
-		return -2;
+		return NO_MEMORY;
 	}
 	for (size_t i = 0; i < r->nrows; i++)
 		if (r->rows[i].usable)
@@ -460,7 +464,7 @@ static int decide(struct builder *b)
 	}
 	free(p);
 	free(adj);
-	return m == (size_t)-1 ? -2 : 0;
+	return m == (size_t)-1 ? NO_MEMORY : 0;
 }
 
 static const char *row_name(const struct cmp_row *row, char *buf, size_t len)
@@ -529,7 +533,7 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 
 	*out = NULL;
 	if (!r)
-		return -2;
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	r->paired = cand == NULL;
 	r->verdict_warning = -1;
 	r->base = base;
@@ -540,7 +544,7 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	if ((rc = check_names(base, cand, o, err, errlen)) != 0 ||
 	    (cand && (rc = rf_same_work(base, cand, err, errlen)) != 0)) {
 		cmp_free(r);
-		return rc;
+		return rc == NO_MEMORY ? ST_FAIL : ST_USAGE;
 	}
 	if (r->paired && (ba = rf_arm(base, bname)) < 0) {
 		join_names(list, sizeof list, base->arms, base->narms);
@@ -548,12 +552,12 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 		            base->path, bname, list,
 		            o->baseline ? "" : "; name one with --baseline");
 		cmp_free(r);
-		return -1;
+		return ST_USAGE;
 	}
 	if (r->paired && o->candidate && strcmp(o->candidate, bname) == 0) {
 		errmsg_fail(err, errlen, "candidate and baseline are both '%s'", bname);
 		cmp_free(r);
-		return -1;
+		return ST_USAGE;
 	}
 	if (r->paired)
 		r->baseline = base->arms[ba];
@@ -567,11 +571,11 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	b.pb = calloc(b.cap, sizeof *b.pb);
 	b.rss = calloc(b.cap, sizeof *b.rss);
 	r->rows = calloc(c->nwl * RF_MAX_PHASES * c->narms + c->narms + 1, sizeof *r->rows);
-	rc = b.a && b.b && b.pa && b.pb && b.rss && r->rows ? 0 : -2;
+	rc = b.a && b.b && b.pa && b.pb && b.rss && r->rows ? 0 : NO_MEMORY;
 	if (rc == 0 && noise_flag_spikes(base, &r->flags, &r->nflags) != 0)
-		rc = -2;
+		rc = NO_MEMORY;
 	if (rc == 0 && cand && noise_flag_spikes(cand, &r->flags, &r->nflags) != 0)
-		rc = -2;
+		rc = NO_MEMORY;
 	if (rc == 0)
 		rc = add_rows(&b, ba < 0 ? 0 : (size_t)ba);
 	if (rc == 0 && r->nrows == 0 && r->paired)
@@ -583,7 +587,7 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	if (rc == 0)
 		rc = decide(&b);
 	if (rc == 0 && noise_doc_warnings(base, cand, &r->warn, &r->nwarn) != 0)
-		rc = -2;
+		rc = NO_MEMORY;
 	if (rc == 0)
 		rc = row_warnings(&b);
 	free(b.a);
@@ -592,13 +596,13 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	free(b.pb);
 	free(b.rss);
 	if (rc != 0) {
-		if (rc == -2)
+		if (rc == NO_MEMORY)
 			snprintf(err, errlen, "out of memory");
 		cmp_free(r);
-		return rc;
+		return rc == NO_MEMORY ? ST_FAIL : ST_USAGE;
 	}
 	*out = r;
-	return 0;
+	return ST_OK;
 }
 
 void cmp_free(struct cmp_report *r)

@@ -78,10 +78,10 @@ struct cmp_report {
 };
 
 /* Builds the comparisons of cand against base (cand NULL: one file, arms paired by round).
- * Returns 0 and a report the caller frees with cmp_free, which points into base and cand (keep
- * them alive). Returns -1 with a one-line reason in err for input that cannot be compared
- * (unknown arm/workload/phase, files that did different work or share no arm), -2 when memory
- * ran out. */
+ * Returns ST_OK (common/status.h) and in *out a report the caller frees with cmp_free, which
+ * points into base and cand (keep them alive); or, with a one-line reason in err, ST_USAGE for
+ * input that cannot be compared (unknown arm/workload/phase, files that did different work or
+ * share no arm) and ST_FAIL when memory ran out. */
 int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct cmp_opts *o,
               struct cmp_report **out, char *err, size_t errlen);
 void cmp_free(struct cmp_report *r);

@@ -7,6 +7,8 @@
 #include "front/analysis/compare.h"
 #include "common/errmsg.h"
 #include "common/numparse.h"
+#include "common/opt.h"
+#include "common/status.h"
 #include "front/analysis/report.h"
 #include "front/analysis/resfile.h"
 
@@ -25,8 +27,7 @@ struct gate_spec {
 	double conf;
 };
 
-/* "5", "5%" or "2.5%": 0 <= P < 100. */
-static int parse_pct(const char *s, double *out)
+int gate_parse_pct(const char *s, double *out)
 {
 	double v;
 
@@ -48,89 +49,95 @@ static int parse_conf(const char *s, double *out)
 	return 0;
 }
 
-/* Option NAME's value from "--name value" or "--name=value"; NULL if argv[*i] is not NAME. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[*i], name, n) != 0)
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 static int set_str(char **dst, const char *v)
 {
 	free(*dst);
 	return (*dst = strdup(v)) ? 0 : -1;
 }
 
-/* Gate options from argv[start..]; positional arguments go to *pos (at most one) when pos is
- * not NULL. */
-static int parse_gate(int argc, char **argv, int start, struct gate_spec *g, const char **pos,
-                      char *err, size_t errlen)
+enum {
+	G_CANDIDATE,
+	G_BASELINE,
+	G_PHASE,
+	G_WORKLOAD,
+	G_AGAINST,
+	G_MIN_SPEEDUP,
+	G_MAX_SLOWDOWN,
+	G_ON,
+	G_CONF,
+	G_COUNT
+};
+
+/* Each option may be given again (the last one counts) but the margin, which is given once. */
+static const struct opt gate_opts[G_COUNT] = {
+    [G_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_REPEAT},
+    [G_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_REPEAT},
+    [G_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT},
+    [G_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT},
+    [G_AGAINST] = {"--against", 0, OPT_VALUE | OPT_REPEAT},
+    [G_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT},
+    [G_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT},
+    [G_ON] = {"--on", 0, OPT_VALUE | OPT_REPEAT},
+    [G_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT},
+};
+
+static int gate_option(struct gate_spec *g, int k, const char *v, int *have_margin, char *err,
+                       size_t errlen)
 {
-	static const char *const str_opts[] = {"--candidate", "--baseline", "--phase", "--workload",
-	                                       "--against"};
-	int have_margin = 0;
+	char **dst[] = {[G_CANDIDATE] = &g->candidate,
+	                [G_BASELINE] = &g->baseline,
+	                [G_PHASE] = &g->phase,
+	                [G_WORKLOAD] = &g->workload,
+	                [G_AGAINST] = &g->against};
 
-	for (int i = start; i < argc; i++) {
-		int missing = 0, done = 0;
-		const char *v;
-		char **dst[] = {&g->candidate, &g->baseline, &g->phase, &g->workload, &g->against};
+	switch (k) {
+	case G_MIN_SPEEDUP:
+	case G_MAX_SLOWDOWN:
+		if ((*have_margin)++)
+			return errmsg_fail(err, errlen,
+			                   "give one of --min-speedup or --max-slowdown");
+		if (gate_parse_pct(v, &g->pct) != 0)
+			return errmsg_fail(err, errlen,
+			                   "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%",
+			                   gate_opts[k].name, v);
+		g->slowdown = k == G_MAX_SLOWDOWN;
+		return 0;
+	case G_ON:
+		if (strcmp(v, "each") != 0 && strcmp(v, "geomean") != 0)
+			return errmsg_fail(err, errlen, "--on '%s': want each or geomean", v);
+		g->on_geomean = strcmp(v, "geomean") == 0;
+		return 0;
+	case G_CONF:
+		if (parse_conf(v, &g->conf) != 0)
+			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
+		return 0;
+	}
+	if (!v[0])
+		return errmsg_fail(err, errlen, "%s: empty name", gate_opts[k].name);
+	if (set_str(dst[k], v) != 0)
+		return errmsg_fail(err, errlen, "out of memory");
+	return 0;
+}
 
-		for (size_t k = 0; k < 5 && !done; k++)
-			if ((v = opt_value(argc, argv, &i, str_opts[k], &missing))) {
-				if (!v[0])
-					return errmsg_fail(err, errlen, "%s: empty name",
-					                   str_opts[k]);
-				if (set_str(dst[k], v) != 0)
-					return errmsg_fail(err, errlen, "out of memory");
-				done = 1;
-			}
-		if (done)
-			continue;
-		for (int slow = 0; slow < 2 && !done && !missing; slow++) {
-			const char *name = slow ? "--max-slowdown" : "--min-speedup";
-			if (!(v = opt_value(argc, argv, &i, name, &missing)))
-				continue;
-			if (have_margin++)
-				return errmsg_fail(err, errlen,
-				                   "give one of --min-speedup or --max-slowdown");
-			if (parse_pct(v, &g->pct) != 0)
-				return errmsg_fail(
-				    err, errlen,
-				    "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%", name, v);
-			g->slowdown = slow;
-			done = 1;
-		}
-		if (done)
-			continue;
-		if (!missing && (v = opt_value(argc, argv, &i, "--on", &missing))) {
-			if (strcmp(v, "each") != 0 && strcmp(v, "geomean") != 0)
-				return errmsg_fail(err, errlen, "--on '%s': want each or geomean",
-				                   v);
-			g->on_geomean = strcmp(v, "geomean") == 0;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--conf", &missing))) {
-			if (parse_conf(v, &g->conf) != 0)
-				return errmsg_fail(err, errlen,
-				                   "--conf '%s': want a level in [0.5, 1)", v);
-		} else if (missing) {
-			return errmsg_fail(err, errlen, "%s needs a value", argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return errmsg_fail(err, errlen, "unknown option '%s'", argv[i]);
-		} else if (!pos || *pos) {
-			return errmsg_fail(err, errlen, "unexpected argument '%s'", argv[i]);
-		} else {
-			*pos = argv[i];
-		}
+/* Gate options from argv[1..]; positional arguments go to *pos (at most one) when pos is not
+ * NULL. */
+static int parse_gate(int argc, char **argv, struct gate_spec *g, const char **pos, char *err,
+                      size_t errlen)
+{
+	struct opt_parser p;
+	int have_margin = 0, k;
+	const char *v;
+
+	opt_init(&p, argc, argv, 1, gate_opts, G_COUNT);
+	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
+		if (k == OPT_ERROR)
+			return -1;
+		if (k == OPT_ARG && (!pos || *pos))
+			return errmsg_fail(err, errlen, "unexpected argument '%s'", v);
+		if (k == OPT_ARG)
+			*pos = v;
+		else if (gate_option(g, k, v, &have_margin, err, errlen) != 0)
+			return -1;
 	}
 	if (!have_margin)
 		return errmsg_fail(err, errlen, "give --min-speedup P%% or --max-slowdown P%%");
@@ -152,7 +159,7 @@ struct gate_spec *gate_spec_parse(int argc, char **argv, const char **pos, char 
 		return NULL;
 	}
 	g->conf = DEFAULT_CONF;
-	if (parse_gate(argc, argv, 1, g, pos, err, errlen) != 0) {
+	if (parse_gate(argc, argv, g, pos, err, errlen) != 0) {
 		gate_spec_free(g);
 		return NULL;
 	}
@@ -171,9 +178,14 @@ void gate_spec_free(struct gate_spec *g)
 	free(g);
 }
 
-static const char *outcome_name(enum gate_outcome o)
+const char *gate_outcome_name(enum gate_outcome o)
 {
 	return o == GATE_PASS ? "PASS" : o == GATE_FAIL ? "FAIL" : "INCONCLUSIVE";
+}
+
+int gate_outcome_status(enum gate_outcome o)
+{
+	return o == GATE_PASS ? ST_OK : o == GATE_FAIL ? ST_FAIL : ST_INCONCLUSIVE;
 }
 
 /* One comparison against the bound on t_candidate/t_baseline. */
@@ -197,8 +209,8 @@ static enum gate_outcome judge_row(const struct gate_spec *g, const struct cmp_r
 		o = row->d.hi <= m ? GATE_PASS : row->d.lo > m ? GATE_FAIL : GATE_INCONCLUSIVE;
 	if (!out)
 		return o;
-	fprintf(out, "%-12s %s/%s %s ", outcome_name(o), row->workload ? row->workload : "geomean",
-	        row->phase, row->candidate);
+	fprintf(out, "%-12s %s/%s %s ", gate_outcome_name(o),
+	        row->workload ? row->workload : "geomean", row->phase, row->candidate);
 	if (r->paired)
 		fprintf(out, "vs %s: ", row->baseline);
 	else
@@ -310,9 +322,10 @@ static int no_pairs(const struct cmp_report *r, const struct cmp_row *row, FILE 
 	return 1;
 }
 
-/* Judges one loaded document (cand) against its baseline arm or against OLD. */
-static enum gate_outcome judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out,
-                               FILE *warn, char *err, size_t errlen)
+/* Judges one loaded document (cand) against its baseline arm or against OLD into *verdict.
+ * Returns 0 or -1 (err set). */
+static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE *warn,
+                 enum gate_outcome *verdict, char *err, size_t errlen)
 {
 	struct cmp_opts o = {.baseline = g->baseline,
 	                     .candidate = g->candidate,
@@ -322,14 +335,14 @@ static enum gate_outcome judge(const struct gate_spec *g, struct rf_doc *cand, F
 	struct rf_doc *old = NULL;
 	struct cmp_report *r = NULL;
 	double bound = g->slowdown ? 1 + g->pct / 100 : 1 - g->pct / 100;
-	size_t count[4] = {0}, judged = 0;
+	size_t count[3] = {0}, judged = 0;
 	char rule[512];
 
-	if (g->against && !(old = rf_load(g->against, err, errlen)))
-		return GATE_USAGE;
-	if (cmp_build(old ? old : cand, old ? cand : NULL, &o, &r, err, errlen) != 0) {
+	if (g->against && rf_load(g->against, &old, err, errlen) != ST_OK)
+		return -1;
+	if (cmp_build(old ? old : cand, old ? cand : NULL, &o, &r, err, errlen) != ST_OK) {
 		rf_free(old);
-		return GATE_USAGE;
+		return -1;
 	}
 	for (size_t i = 0; warn && i < r->nwarn; i++)
 		if ((long)i != r->verdict_warning)
@@ -341,7 +354,8 @@ static enum gate_outcome judge(const struct gate_spec *g, struct rf_doc *cand, F
 		if (r->rows[i].workload && no_pairs(r, &r->rows[i], out, warn)) {
 			cmp_free(r);
 			rf_free(old);
-			return GATE_FAIL;
+			*verdict = GATE_FAIL;
+			return 0;
 		}
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
@@ -361,36 +375,37 @@ static enum gate_outcome judge(const struct gate_spec *g, struct rf_doc *cand, F
 		fprintf(out,
 		        "gate: %s (%zu pass, %zu fail, %zu inconclusive; %s over the whole %g%% "
 		        "interval, on %s)\n",
-		        outcome_name(res), count[GATE_PASS], count[GATE_FAIL],
+		        gate_outcome_name(res), count[GATE_PASS], count[GATE_FAIL],
 		        count[GATE_INCONCLUSIVE], rule, 100 * g->conf,
 		        g->on_geomean ? "the geometric mean" : "each workload");
 	cmp_free(r);
 	rf_free(old);
-	return res;
+	*verdict = res;
+	return 0;
 }
 
-enum gate_outcome gate_spec_eval(const struct gate_spec *g, const cJSON *bench, FILE *out,
-                                 char *err, size_t errlen)
+int gate_spec_eval(const struct gate_spec *g, const cJSON *bench, FILE *out,
+                   enum gate_outcome *verdict, char *err, size_t errlen)
 {
 	struct rf_doc *d = rf_from_json(bench, "the bench document", err, errlen);
-	enum gate_outcome o;
+	int rc;
 
 	if (!d)
-		return GATE_USAGE;
-	o = judge(g, d, out, NULL, err, errlen);
+		return -1;
+	rc = judge(g, d, out, NULL, verdict, err, errlen);
 	rf_free(d);
-	return o;
+	return rc;
 }
 
-enum gate_outcome gate_spec_judge_file(const struct gate_spec *g, const char *path, FILE *out,
-                                       FILE *warn, char *err, size_t errlen)
+int gate_spec_judge_file(const struct gate_spec *g, const char *path, FILE *out, FILE *warn,
+                         enum gate_outcome *verdict, char *err, size_t errlen)
 {
-	struct rf_doc *d = rf_load(path, err, errlen);
-	enum gate_outcome o;
+	struct rf_doc *d;
+	int rc;
 
-	if (!d)
-		return GATE_USAGE;
-	o = judge(g, d, out, warn, err, errlen);
+	if (rf_load(path, &d, err, errlen) != ST_OK)
+		return -1;
+	rc = judge(g, d, out, warn, verdict, err, errlen);
 	rf_free(d);
-	return o;
+	return rc;
 }

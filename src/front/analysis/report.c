@@ -455,11 +455,10 @@ static cJSON *doc_json(const struct rf_doc *d)
 	return o;
 }
 
-static int write_json(FILE *out, const struct cmp_report *r)
+cJSON *report_json(const struct cmp_report *r)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
 	char line[1024];
-	char *text;
 
 	add_str(o, "schema", "allocab-compare/1");
 	cJSON *tool = cJSON_AddObjectToObject(o, "tool");
@@ -505,7 +504,14 @@ static int write_json(FILE *out, const struct cmp_report *r)
 		add_num(j, "threshold", f->threshold);
 		cJSON_AddItemToArray(arr, j);
 	}
-	text = cJSON_Print(o);
+	return o;
+}
+
+static int write_json(FILE *out, const struct cmp_report *r)
+{
+	cJSON *o = report_json(r);
+	char *text = o ? cJSON_Print(o) : NULL;
+
 	cJSON_Delete(o);
 	if (!text)
 		return -1;

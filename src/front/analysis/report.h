@@ -7,6 +7,7 @@
 #include "front/analysis/compare.h"
 
 #include <stdio.h>
+#include <cjson/cJSON.h>
 
 enum report_format { REPORT_TABLE, REPORT_MARKDOWN, REPORT_JSON, REPORT_CSV };
 
@@ -14,6 +15,9 @@ enum report_format { REPORT_TABLE, REPORT_MARKDOWN, REPORT_JSON, REPORT_CSV };
 int report_format_parse(const char *name, enum report_format *f);
 /* Writes the whole report to out. Returns 0, or -1 when memory ran out or writing failed. */
 int report_write(FILE *out, const struct cmp_report *r, enum report_format f);
+/* The allocab-compare/1 document that --format json prints (caller owns it); NULL when memory
+ * ran out. */
+cJSON *report_json(const struct cmp_report *r);
 /* The verdict rule in one sentence, for this report's level (e.g. "verdict: faster or slower
  * when ..."). */
 void report_rule(const struct cmp_report *r, char *buf, size_t len);

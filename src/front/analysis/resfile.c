@@ -5,6 +5,7 @@
 
 #include "common/atomicio.h"
 #include "common/fingerprint.h"
+#include "common/status.h"
 #include "front/analysis/stats.h"
 
 #include <errno.h>
@@ -459,7 +460,9 @@ static int load_rounds(struct loader *l, const cJSON *rounds)
 	return rc;
 }
 
-struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen)
+/* rf_from_json, with *oom set when memory ran out. */
+static struct rf_doc *from_json(const cJSON *bench, const char *name, int *oom, char *err,
+                                size_t errlen)
 {
 	struct rf_doc *d = calloc(1, sizeof *d);
 	struct loader l = {.d = d, .err = err, .errlen = errlen};
@@ -469,7 +472,7 @@ struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, siz
 	if (!d || !(d->path = strdup(name))) {
 		free(d);
 		snprintf(err, errlen, "%s: out of memory", name);
-		errno = ENOMEM;
+		*oom = 1;
 		return NULL;
 	}
 	if (!cJSON_IsObject(bench))
@@ -495,11 +498,18 @@ struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, siz
 				rc = nomem(&l);
 		}
 	if (rc != 0) {
-		errno = l.nomem ? ENOMEM : EINVAL;
+		*oom = l.nomem;
 		rf_free(d);
 		return NULL;
 	}
 	return d;
+}
+
+struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen)
+{
+	int oom = 0;
+
+	return from_json(bench, name, &oom, err, errlen);
 }
 
 int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size_t errlen)
@@ -563,18 +573,21 @@ static int truncated(const char *text, size_t n)
 	return in_str || depth > 0;
 }
 
-struct rf_doc *rf_load(const char *path, char *err, size_t errlen)
+int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen)
 {
+	int oom = 0;
 	size_t n;
-	char *text = read_file(path, &n);
+	char *text;
+
+	*out = NULL;
+	text = read_file(path, &n);
 	const char *end = NULL;
 	cJSON *root;
 	struct rf_doc *d;
 
 	if (!text) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		errno = errno == ENOMEM ? ENOMEM : EINVAL;
-		return NULL;
+		return errno == ENOMEM ? ST_FAIL : ST_USAGE;
 	}
 	root = cJSON_ParseWithLengthOpts(text, n + 1, &end, 1);
 	if (!root) {
@@ -586,13 +599,13 @@ struct rf_doc *rf_load(const char *path, char *err, size_t errlen)
 		else
 			snprintf(err, errlen, "%s: not JSON (parse error at byte %zu)", path, at);
 		free(text);
-		errno = EINVAL;
-		return NULL;
+		return ST_USAGE;
 	}
 	free(text);
-	d = rf_from_json(root, path, err, errlen);
+	d = from_json(root, path, &oom, err, errlen);
 	cJSON_Delete(root);
-	return d;
+	*out = d;
+	return d ? ST_OK : oom ? ST_FAIL : ST_USAGE;
 }
 
 void rf_free(struct rf_doc *d)

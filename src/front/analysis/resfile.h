@@ -58,12 +58,14 @@ struct rf_doc {
 	struct rf_fail *fails; /* every run that was not ok, warm-up rounds included */
 };
 
-/* Reads, parses and validates the file. Returns a document the caller frees with rf_free, or NULL
- * with "PATH: problem" in err (missing file, not JSON, wrong schema, invalid structure, or runs of
- * one workload that did different work: checksums or effective parameters that differ). errno is
- * ENOMEM when memory ran out, EINVAL otherwise. */
-struct rf_doc *rf_load(const char *path, char *err, size_t errlen);
-/* The same on a document in memory, named `name` in messages; bench is not kept. */
+/* Reads, parses and validates the file into *out, a document the caller frees with rf_free.
+ * Returns ST_OK, or with *out NULL and "PATH: problem" in err: ST_USAGE for bad input (missing
+ * file, not JSON, wrong schema, invalid structure, or runs of one workload that did different
+ * work: checksums or effective parameters that differ), ST_FAIL when memory ran out
+ * (common/status.h). */
+int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen);
+/* The same on a document in memory, named `name` in messages; bench is not kept. Returns the
+ * document or NULL with the reason in err (whatever the cause). */
 struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen);
 void rf_free(struct rf_doc *d);
 /* Whether two documents can be compared: the same mode, and for every workload both hold the same

@@ -2,11 +2,14 @@
  * paths, signal handling and the final report. Options are parsed in benchopt.c, the rounds run in
  * benchrun.c. */
 #include "front/cmd/commands.h"
+#include "front/cmd/benchopt.h"
 #include "front/run/bench.h"
+#include "front/run/setup.h"
+#include "front/run/benchprog.h"
 #include "front/run/duet.h"
 #include "common/errmsg.h"
+#include "common/status.h"
 #include "front/analysis/gate.h"
-#include "front/run/benchprog.h"
 #include "front/run/runner.h"
 
 #include <dirent.h>
@@ -17,8 +20,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#define LIST_TIMEOUT_S 30.0
 
 static const char usage[] =
     "usage: allocab bench [-a ALLOC,...] [-w WORKLOAD,...] [--scale S] [--seed N]\n"
@@ -95,14 +96,6 @@ static const char usage[] =
  * selectable with -a, never chosen by default. */
 static const char *const calibration_only[] = {"system_slow", NULL};
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static int in_list(const char *const *list, const char *s)
 {
 	for (size_t i = 0; list[i]; i++)
@@ -119,24 +112,6 @@ static int by_name_system_first(const void *a, const void *b)
 	int xs = strcmp(x, "system") == 0, ys = strcmp(y, "system") == 0;
 
 	return xs != ys ? ys - xs : strcmp(x, y);
-}
-
-int bench_driver_dir(const char *given, char *dir, size_t len, char *err, size_t errlen)
-{
-	const char *env = getenv("ALLOCAB_DRIVER_DIR");
-	ssize_t n;
-
-	if (given || (env && *env)) {
-		snprintf(dir, len, "%s", given ? given : env);
-		return 0;
-	}
-	if ((n = readlink("/proc/self/exe", dir, len - 1)) < 0)
-		return errmsg_fail(err, errlen,
-		                   "cannot find the allocab executable: %s (use --driver-dir)",
-		                   strerror(errno));
-	dir[n] = '\0';
-	*strrchr(dir, '/') = '\0';
-	return 0;
 }
 
 /* Backend names of the executable files allocab-NAME in dir, sorted, system first. */
@@ -180,45 +155,10 @@ static int find_drivers(const char *dir, char ***names, char *err, size_t errlen
 	return (int)n;
 }
 
-int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
-                         struct bench_wl_list *l, char *err, size_t errlen)
-{
-	char *argv[] = {(char *)path, "list", "--json", NULL};
-	struct runner_spec spec = {.path = path,
-	                           .argv = argv,
-	                           .timeout_s = LIST_TIMEOUT_S,
-	                           .grace_s = BENCH_KILL_GRACE_S,
-	                           .capture_stdout = 1,
-	                           .stop = stop};
-	struct runner_result r;
-	int n;
-
-	*l = (struct bench_wl_list){0};
-	if (runner_run(&spec, &r, err, errlen) != 0)
-		return -1;
-	n = r.end == RUNNER_EXITED && r.exit_code == 0 && r.out
-	        ? bench_parse_workload_list(r.out, &l->names, &l->params)
-	        : -1;
-	if (n >= 0 && !(l->nphases = bench_parse_phase_counts(r.out, (size_t)n))) {
-		bench_free_list(l->names, (size_t)n);
-		bench_free_list(l->params, (size_t)n);
-		l->names = l->params = NULL;
-		runner_result_free(&r);
-		return errmsg_fail(err, errlen, "out of memory");
-	}
-	if (n < 0)
-		errmsg_fail(err, errlen, "%s list --json: %s", path,
-		            r.tail_len ? r.tail : "no workload list on stdout");
-	runner_result_free(&r);
-	if (n < 0)
-		return -2;
-	l->n = (size_t)n;
-	return 0;
-}
-
 /* ---- configuration ---- */
 
 struct setup {
+	const volatile sig_atomic_t *stop;
 	struct bench_config c;
 	struct bench_wl_list list;
 	char **names, **sel;
@@ -270,47 +210,47 @@ static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, si
 	int n;
 
 	if (bench_driver_dir(o->driver_dir, s->dir, sizeof s->dir, err, errlen) != 0)
-		return 1;
+		return ST_FAIL;
 	if ((n = find_drivers(s->dir, &s->names, err, errlen)) < 0)
-		return 1;
+		return ST_FAIL;
 	s->nnames = (size_t)n;
 	join(s->names, s->nnames, have, sizeof have);
 	if (o->allocators) {
 		if ((n = bench_split_list(o->allocators, "-a", &s->sel, err, errlen)) < 0)
-			return 2;
+			return ST_USAGE;
 		s->nsel = (size_t)n;
 		for (size_t i = 0; i < s->nsel; i++)
 			if (index_of(s->names, s->nnames, s->sel[i]) < 0)
 				return errmsg_status(
-				    2, err, errlen,
+				    ST_USAGE, err, errlen,
 				    "-a: unknown allocator '%s' (drivers in %s: %s)", s->sel[i],
 				    s->dir, s->nnames ? have : "none");
 		if (s->nsel < 2)
-			return errmsg_status(2, err, errlen,
+			return errmsg_status(ST_USAGE, err, errlen,
 			                     "-a: a comparison needs at least two allocators");
 	} else {
 		if (!(s->sel = calloc(s->nnames + 1, sizeof *s->sel)))
-			return errmsg_status(1, err, errlen, "out of memory");
+			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		for (size_t i = 0; i < s->nnames; i++)
 			if (!in_list(calibration_only, s->names[i]) &&
 			    !(s->sel[s->nsel++] = strdup(s->names[i])))
-				return errmsg_status(1, err, errlen, "out of memory");
+				return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		if (s->nsel < 2)
-			return errmsg_status(1, err, errlen,
+			return errmsg_status(ST_FAIL, err, errlen,
 			                     "found %s driver%s in %s (%s); a comparison needs two "
 			                     "(build them with make, or use --driver-dir)",
 			                     s->nsel ? "only one" : "no", s->nsel ? "" : "s",
 			                     s->dir, s->nnames ? have : "none");
 	}
 	if (!(s->c.arms = calloc(s->nsel, sizeof *s->c.arms)))
-		return errmsg_status(1, err, errlen, "out of memory");
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	for (size_t i = 0; i < s->nsel; i++) {
 		struct bench_arm *a = &s->c.arms[s->c.narms++];
 
 		if (!(a->name = strdup(s->sel[i])) ||
 		    asprintf(&a->path, "%s/allocab-%s", s->dir, s->sel[i]) < 0) {
 			a->path = NULL;
-			return errmsg_status(1, err, errlen, "out of memory");
+			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		}
 	}
 	return 0;
@@ -324,20 +264,21 @@ static int setup_workloads(struct setup *s, const struct bench_opts *o, char *er
 	enum bench_route route;
 	int n, rc = 0;
 
-	if (bench_list_workloads(s->c.arms[0].path, &stop_requested, &s->list, err, errlen) != 0)
-		return 1;
+	if (bench_list_workloads(s->c.arms[0].path, s->stop, &s->list, err, errlen) != 0)
+		return ST_FAIL;
 	join(s->list.names, s->list.n, have, sizeof have);
 	sel = s->list.names;
 	n = (int)s->list.n;
 	if (o->workloads && (n = bench_split_list(o->workloads, "-w", &sel, err, errlen)) < 0)
-		return 2;
+		return ST_USAGE;
 	route = bench_route_workloads(&s->c, sel, (size_t)n, &s->list, o->params, o->nparams, &bad);
 	if (route == BENCH_ROUTE_NOMEM)
-		rc = errmsg_status(1, err, errlen, "out of memory");
+		rc = errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	else if (route == BENCH_ROUTE_UNKNOWN_WL)
-		rc = errmsg_status(2, err, errlen, "-w: unknown workload '%s' (%s)", bad, have);
+		rc = errmsg_status(ST_USAGE, err, errlen, "-w: unknown workload '%s' (%s)", bad,
+		                   have);
 	else if (route == BENCH_ROUTE_UNUSED_PARAM)
-		rc = errmsg_status(2, err, errlen,
+		rc = errmsg_status(ST_USAGE, err, errlen,
 		                   "--param %.*s: no selected workload has this parameter",
 		                   (int)strcspn(bad, "="), bad);
 	if (sel != s->list.names)
@@ -349,13 +290,13 @@ static int setup_commands(struct setup *s, const struct bench_opts *o, char *err
 {
 	if (!(s->c.arms = calloc(o->ncmds, sizeof *s->c.arms)) ||
 	    !(s->c.wl = calloc(1, sizeof *s->c.wl)) || !(s->c.wl[0].name = strdup("command")))
-		return errmsg_status(1, err, errlen, "out of memory");
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	s->c.nwl = 1;
 	for (size_t i = 0; i < o->ncmds; i++) {
 		struct bench_arm *a = &s->c.arms[s->c.narms++];
 
 		if (!(a->name = strdup(o->cmd_names[i])))
-			return errmsg_status(1, err, errlen, "out of memory");
+			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		a->command = (char *)o->cmd_lines[i];
 	}
 	return 0;
@@ -367,18 +308,18 @@ static int setup_duet(struct setup *s, char *err, size_t errlen)
 	int cpu[2];
 
 	if (s->c.narms != 2)
-		return errmsg_status(2, err, errlen,
+		return errmsg_status(ST_USAGE, err, errlen,
 		                     "--duet pairs exactly two allocators (-a A,B), not %zu",
 		                     s->c.narms);
 	for (size_t i = 0; i < s->c.nwl; i++)
 		if (!duet_workload_ok(s->c.wl[i].name))
 			return errmsg_status(
-			    2, err, errlen,
+			    ST_USAGE, err, errlen,
 			    "--duet: workload '%s' is multi-threaded or not known to be "
 			    "single-threaded (duet takes feature_extract, checkpoint_write)",
 			    s->c.wl[i].name);
 	if (duet_cpus(cpu, err, errlen) != 0)
-		return 2;
+		return ST_USAGE;
 	s->c.duet = 1;
 	return 0;
 }
@@ -401,19 +342,6 @@ static int make_dirs(const char *dir)
 		*p = '/';
 	}
 	return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-int bench_dir_writable(const char *dir, const char *what, char *err, size_t errlen)
-{
-	char probe[4096 + 32];
-	int fd;
-
-	snprintf(probe, sizeof probe, "%s/.allocab-probe.XXXXXX", dir);
-	if ((fd = mkstemp(probe)) < 0)
-		return errmsg_fail(err, errlen, "cannot write %s: %s", what, strerror(errno));
-	close(fd);
-	unlink(probe);
-	return 0;
 }
 
 static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
@@ -467,30 +395,6 @@ static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err,
 	s->c.nout = 2;
 	s->c.out_paths = s->paths;
 	return 0;
-}
-
-uint64_t bench_clock_seed(void)
-{
-	struct timespec ts;
-	uint64_t x;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	x = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	x ^= (uint64_t)getpid() << 32;
-	x = (x ^ (x >> 31)) * 0x9e3779b97f4a7c15ULL;
-	return (x ^ (x >> 29)) & BENCH_SEED_MAX;
-}
-
-const volatile sig_atomic_t *bench_catch_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_stop};
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	return &stop_requested;
 }
 
 /* The rounds rule on what this bench compares (bench_rounds_rule); prints its warning. */
@@ -555,16 +459,16 @@ int bench_main(int argc, char **argv)
 
 	if (bench_parse_args(argc, argv, &o, err, sizeof err) != 0) {
 		fprintf(stderr, "allocab: bench: %s\n", err);
-		return 2;
+		return ST_USAGE;
 	}
 	if (o.help) {
 		fputs(usage, stdout);
 		bench_opts_free(&o);
-		return 0;
+		return ST_OK;
 	}
-	bench_catch_signals();
+	s.stop = bench_catch_signals();
 	s.c = (struct bench_config){
-	    .mode = o.ncmds || o.program ? BENCH_COMMANDS : BENCH_DRIVERS,
+	    .mode = o.ncmds || o.prog.program ? BENCH_COMMANDS : BENCH_DRIVERS,
 	    .scale = o.scale,
 	    .seed = o.seed,
 	    .reps = o.reps,
@@ -584,34 +488,37 @@ int bench_main(int argc, char **argv)
 	    .gate_argv = o.gate_argv ? o.gate_argv + 1 : NULL,
 	    .gate_argc = o.gate_argc ? o.gate_argc - 1 : 0,
 	};
-	rc = 0;
+	rc = ST_OK;
 	if (o.gate_argv &&
 	    !(s.c.gate = gate_spec_parse(o.gate_argc, o.gate_argv, NULL, err, sizeof err)))
-		rc = 2;
+		rc = ST_USAGE;
 	if (rc == 0)
-		rc = o.program ? bench_setup_program(&s.c, &o, &s.pp, err, sizeof err)
-		     : o.ncmds ? setup_commands(&s, &o, err, sizeof err)
-		               : setup_arms(&s, &o, err, sizeof err);
+		rc = o.prog.program ? bench_setup_program(&s.c, &o.prog, &s.pp, err, sizeof err)
+		     : o.ncmds      ? setup_commands(&s, &o, err, sizeof err)
+		                    : setup_arms(&s, &o, err, sizeof err);
 	if (rc == 0 && o.ncmds)
-		rc = bench_setup_expects(&s.c, &o, err, sizeof err);
-	if (rc == 0 && !o.ncmds && !o.program)
+		rc = bench_setup_expects(&s.c, &o.prog, err, sizeof err);
+	if (rc == 0 && !o.ncmds && !o.prog.program)
 		rc = setup_workloads(&s, &o, err, sizeof err);
 	if (rc == 0)
-		rc = bench_setup_probe(&s.c, &o, &s.pp, err, sizeof err);
+		rc = bench_setup_probe(&s.c, &o.prog, &s.pp, err, sizeof err);
 	if (rc == 0 && o.duet)
 		rc = setup_duet(&s, err, sizeof err);
 	if (rc == 0 && apply_rounds_rule(&o, &s) != 0)
 		rc = errmsg_status(1, err, sizeof err, "out of memory");
 	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
-		rc = 1;
-	if (rc != 2 && stop_requested)
-		rc = errmsg_status(130, err, sizeof err,
+		rc = ST_FAIL;
+	if (rc != ST_USAGE && *s.stop)
+		rc = errmsg_status(ST_INTERRUPTED, err, sizeof err,
 		                   "interrupted before the first round; nothing written");
-	if (rc == 0 && (rc = bench_run(&s.c, &stop_requested, &doc, &r, err, sizeof err)) == 0) {
+	if (rc == ST_OK && (rc = bench_run(&s.c, s.stop, &doc, &r, err, sizeof err)) == ST_OK) {
 		report(&o, &s, &r);
-		rc = strcmp(r.status, "interrupted") == 0 ? 130 : s.c.gate ? r.gate : 0;
-		if (rc != 130 && bench_report_unproven(&s.c, doc, stderr) > 0)
-			rc = 1;
+		rc = strcmp(r.status, "interrupted") == 0 ? ST_INTERRUPTED
+		     : s.c.gate                           ? gate_outcome_status(r.gate)
+		                                          : ST_OK;
+		/* An arm without a verified successful run fails the bench, whatever the gate. */
+		if (rc != ST_INTERRUPTED && bench_report_unproven(&s.c, doc, stderr) > 0)
+			rc = ST_FAIL;
 		cJSON_Delete(doc);
 	} else {
 		fprintf(stderr, "allocab: bench: %s\n", err);

@@ -1,14 +1,19 @@
-/* calibcli.c - the `allocab calibrate` command line: options, then one backend against itself
+/* calibrate.c - the `allocab calibrate` command line: options, then one backend against itself
  * through the bench engine (two arms with the same driver, shuffled, padded, warmed up, within a
  * budget) or an existing A/A file (--from), handed to calib_report (calibreport.c) for the
  * noise-floor report and the calibration file. */
 #include "front/cmd/commands.h"
 #include "common/atomicio.h"
+#include "front/cmd/benchopt.h"
 #include "front/run/bench.h"
+#include "front/run/setup.h"
 #include "front/analysis/calibrate.h"
+#include "front/analysis/calibreport.h"
 #include "front/run/duet.h"
 #include "common/errmsg.h"
+#include "common/status.h"
 #include "common/numparse.h"
+#include "common/opt.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -79,94 +84,133 @@ static int parse_between(const char *s, int pct, double lo, double hi, double *o
 	return 0;
 }
 
-/* Options of bench that calibrate passes on, all with a value but -q. */
-static const char *const forwarded[] = {
-    "-w",        "--workloads",    "--scale",   "--seed",       "--param",
-    "--reps",    "--rounds",       "--budget",  "--warmup",     "--min-rounds",
-    "--timeout", "--shuffle-seed", "--pad-max", "--driver-dir", NULL,
+/* calibrate's own options, then those of bench that it passes on (K_FORWARDED and after; bench
+ * refuses their repetitions). Each own option may be given again; the last one counts, but
+ * --effect and --for-rounds, which add up. */
+enum {
+	K_HELP,
+	K_ALLOCATOR,
+	K_FROM,
+	K_ARMS,
+	K_OUTPUT,
+	K_PHASE,
+	K_DUET,
+	K_ALPHA,
+	K_POWER,
+	K_EFFECT,
+	K_FOR_ROUNDS,
+	K_FOR_BUDGET,
+	K_BLOCK,
+	K_FORWARDED,
+	K_COUNT = K_FORWARDED + 14
 };
 
-/* Returns the value of option name at argv[*i] ("--x V", "--x=V", "-xV"), advancing *i, or NULL
- * when argv[*i] is not that option; *missing is set when the value is absent. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-
-	if (strncmp(a, name, n) != 0)
-		return NULL;
-	if (a[n] == '=' && name[1] == '-')
-		return a + n + 1;
-	if (a[n] && name[1] != '-')
-		return a + n;
-	if (a[n])
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
+#define OWN(name, c)                                                                               \
+	{                                                                                          \
+		name, c, OPT_VALUE | OPT_REPEAT                                                    \
 	}
-	return argv[++*i];
-}
+static const struct opt calib_opts[K_COUNT] = {
+    [K_HELP] = {"--help", 'h', OPT_REPEAT},
+    [K_ALLOCATOR] = OWN("--allocator", 'a'),
+    [K_FROM] = OWN("--from", 0),
+    [K_ARMS] = OWN("--arms", 0),
+    [K_OUTPUT] = OWN("--output", 'o'),
+    [K_PHASE] = OWN("--phase", 0),
+    [K_DUET] = {"--duet", 0, OPT_REPEAT},
+    [K_ALPHA] = OWN("--alpha", 0),
+    [K_POWER] = OWN("--power", 0),
+    [K_EFFECT] = OWN("--effect", 0),
+    [K_FOR_ROUNDS] = OWN("--for-rounds", 0),
+    [K_FOR_BUDGET] = OWN("--for-budget", 0),
+    [K_BLOCK] = OWN("--block", 0),
+    [K_FORWARDED] = OWN("--workloads", 'w'),
+    OWN("--scale", 0),
+    OWN("--seed", 0),
+    OWN("--param", 0),
+    OWN("--reps", 0),
+    OWN("--rounds", 0),
+    OWN("--budget", 0),
+    OWN("--warmup", 0),
+    OWN("--min-rounds", 0),
+    OWN("--timeout", 0),
+    OWN("--shuffle-seed", 0),
+    OWN("--pad-max", 0),
+    OWN("--driver-dir", 0),
+    {"--quiet", 'q', OPT_REPEAT},
+};
+#undef OWN
 
-static int own_option(struct copts *o, const char *name, const char *v, char *err, size_t errlen)
+static int own_option(struct copts *o, int k, const char *v, char *err, size_t errlen)
 {
 	double x;
-	uint64_t k;
+	uint64_t n;
 
-	if (!strcmp(name, "-a") || !strcmp(name, "--allocator"))
+	switch (k) {
+	case K_ALLOCATOR:
 		o->backend = v;
-	else if (!strcmp(name, "--from"))
+		return 0;
+	case K_FROM:
 		o->from = v;
-	else if (!strcmp(name, "--arms"))
+		return 0;
+	case K_ARMS:
 		o->arms = v;
-	else if (!strcmp(name, "-o") || !strcmp(name, "--output"))
+		return 0;
+	case K_OUTPUT:
 		o->out = v;
-	else if (!strcmp(name, "--phase"))
+		return 0;
+	case K_PHASE:
 		o->phase = v;
-	else if (!strcmp(name, "--alpha")) {
+		return 0;
+	case K_DUET:
+		o->duet = 1;
+		return 0;
+	case K_ALPHA:
 		if (parse_between(v, 0, 0, 0.5, &o->plan.alpha) != 0)
 			return errmsg_fail(err, errlen, "--alpha: '%s' is not a number in (0, 0.5)",
 			                   v);
-	} else if (!strcmp(name, "--power")) {
+		return 0;
+	case K_POWER:
 		if (parse_between(v, 0, 0, 1, &o->plan.power) != 0)
 			return errmsg_fail(err, errlen, "--power: '%s' is not a number in (0, 1)",
 			                   v);
-	} else if (!strcmp(name, "--effect")) {
+		return 0;
+	case K_EFFECT:
 		if (parse_between(v, 1, 0, 1000, &x) != 0)
 			return errmsg_fail(err, errlen,
 			                   "--effect: '%s' is not a percentage in (0, 1000)", v);
 		if (o->plan.neffects == CALIB_MAX_EFFECTS)
 			return errmsg_fail(err, errlen, "--effect: at most %d", CALIB_MAX_EFFECTS);
 		o->plan.effects[o->plan.neffects++] = x;
-	} else if (!strcmp(name, "--for-rounds")) {
-		if (num_parse_u64(v, &k) != 0 || k < 2 || k > 1000000)
+		return 0;
+	case K_FOR_ROUNDS:
+		if (num_parse_u64(v, &n) != 0 || n < 2 || n > 1000000)
 			return errmsg_fail(err, errlen,
 			                   "--for-rounds: '%s' is not an integer in 2..1000000", v);
 		if (o->nfor == 4)
 			return errmsg_fail(err, errlen, "--for-rounds: at most 4");
-		o->plan.for_rounds[o->nfor++] = (size_t)k;
-	} else if (!strcmp(name, "--for-budget")) {
+		o->plan.for_rounds[o->nfor++] = (size_t)n;
+		return 0;
+	case K_FOR_BUDGET:
 		if (parse_between(v, 0, 0, 1e7, &o->plan.for_budget_s) != 0)
 			return errmsg_fail(err, errlen,
 			                   "--for-budget: '%s' is not a number of seconds", v);
-	} else if (!strcmp(name, "--block")) {
-		if (num_parse_u64(v, &k) != 0 || k < 6 || k > 100000)
+		return 0;
+	case K_BLOCK:
+		if (num_parse_u64(v, &n) != 0 || n < 6 || n > 100000)
 			return errmsg_fail(err, errlen,
 			                   "--block: '%s' is not an integer in 6..100000", v);
-		o->plan.block = (size_t)k;
-	} else {
-		return 1;
+		o->plan.block = (size_t)n;
+		return 0;
 	}
-	return 0;
+	return -1;
 }
-
-static const char *const own[] = {
-    "-a",      "--allocator", "--from",   "--arms",       "-o",           "--output", "--phase",
-    "--alpha", "--power",     "--effect", "--for-rounds", "--for-budget", "--block",  NULL,
-};
 
 static int parse_args(int argc, char **argv, struct copts *o, char *err, size_t errlen)
 {
+	struct opt_parser p;
+	const char *v;
+	int k;
+
 	memset(o, 0, sizeof *o);
 	o->backend = "system";
 	o->plan =
@@ -174,53 +218,22 @@ static int parse_args(int argc, char **argv, struct copts *o, char *err, size_t 
 	if (!(o->fwd = calloc((size_t)argc + 1, sizeof *o->fwd)))
 		return errmsg_fail(err, errlen, "out of memory");
 	o->fwd[o->nfwd++] = argv[0];
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		int missing = 0, done = 0;
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	opt_init(&p, argc, argv, 1, calib_opts, K_COUNT);
+	p.help = "allocab calibrate";
+	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
+		if (k == OPT_ERROR)
+			return -1;
+		if (k == OPT_ARG)
+			return errmsg_fail(err, errlen, "unexpected argument '%s'", v);
+		if (k == K_HELP) {
 			o->help = 1;
 			return 0;
 		}
-		if (!strcmp(a, "--duet") || !strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			o->duet |= a[2] == 'd';
-			if (a[2] != 'd')
-				o->fwd[o->nfwd++] = argv[i];
-			continue;
-		}
-		for (size_t k = 0; !done && own[k]; k++) {
-			int j = i;
-
-			if ((v = opt_value(argc, argv, &j, own[k], &missing)) || missing) {
-				if (missing)
-					return errmsg_fail(err, errlen, "%s: missing value",
-					                   own[k]);
-				if (own_option(o, own[k], v, err, errlen) != 0)
-					return -1;
-				i = j;
-				done = 1;
-			}
-		}
-		for (size_t k = 0; !done && forwarded[k]; k++) {
-			int j = i;
-
-			if ((v = opt_value(argc, argv, &j, forwarded[k], &missing)) || missing) {
-				if (missing)
-					return errmsg_fail(err, errlen, "%s: missing value",
-					                   forwarded[k]);
-				for (int m = i; m <= j; m++)
-					o->fwd[o->nfwd++] = argv[m];
-				i = j;
-				done = 1;
-			}
-		}
-		if (!done)
-			return errmsg_fail(
-			    err, errlen,
-			    a[0] == '-'
-			        ? "unknown option '%s' (allocab calibrate --help lists them)"
-			        : "unexpected argument '%s'",
-			    a);
+		if (k >= K_FORWARDED)
+			for (int m = p.at; m < p.i; m++)
+				o->fwd[o->nfwd++] = argv[m];
+		else if (own_option(o, k, v, err, errlen) != 0)
+			return -1;
 	}
 	if (o->plan.neffects == 0) {
 		o->plan.effects[0] = 2, o->plan.effects[1] = 5, o->plan.effects[2] = 10;
@@ -266,15 +279,13 @@ static void setup_free(struct setup *s)
 static int setup_workloads(struct setup *s, const struct bench_opts *bo, char *err, size_t errlen)
 {
 	const char *bad;
-	int n, rc = bench_list_workloads(s->driver, s->stop, &s->list, err, errlen);
+	int n;
 
-	if (rc == -2)
-		return errmsg_status(1, err, errlen, "%s list --json: no workload list", s->driver);
-	if (rc != 0)
-		return 1;
+	if (bench_list_workloads(s->driver, s->stop, &s->list, err, errlen) != 0)
+		return ST_FAIL;
 	if (bo->workloads) {
 		if ((n = bench_split_list(bo->workloads, "-w", &s->sel, err, errlen)) < 0)
-			return 2;
+			return ST_USAGE;
 		s->nsel = (size_t)n;
 	}
 	switch (bench_route_workloads(&s->c, bo->workloads ? s->sel : s->list.names,
@@ -283,14 +294,15 @@ static int setup_workloads(struct setup *s, const struct bench_opts *bo, char *e
 	case BENCH_ROUTED:
 		return 0;
 	case BENCH_ROUTE_NOMEM:
-		return errmsg_status(1, err, errlen, "out of memory");
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	case BENCH_ROUTE_UNKNOWN_WL:
-		return errmsg_status(2, err, errlen, "-w: unknown workload '%s'", bad);
+		return errmsg_status(ST_USAGE, err, errlen, "-w: unknown workload '%s'", bad);
 	case BENCH_ROUTE_UNUSED_PARAM:
-		return errmsg_status(2, err, errlen, "--param %.*s: no selected workload has it",
+		return errmsg_status(ST_USAGE, err, errlen,
+		                     "--param %.*s: no selected workload has it",
 		                     (int)strcspn(bad, "="), bad);
 	}
-	return 1;
+	return ST_FAIL;
 }
 
 /* Builds the two-arm configuration. Returns 0, 1 or 2 with err set. */
@@ -302,22 +314,23 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 
 	if (strspn(o->backend, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(o->backend) ||
 	    !*o->backend)
-		return errmsg_status(2, err, errlen, "-a: '%s' is not a backend name", o->backend);
+		return errmsg_status(ST_USAGE, err, errlen, "-a: '%s' is not a backend name",
+		                     o->backend);
 	if (bench_driver_dir(bo->driver_dir, dir, sizeof dir, err, errlen) != 0)
-		return 1;
+		return ST_FAIL;
 	if (asprintf(&s->driver, "%s/allocab-%s", dir, o->backend) < 0) {
 		s->driver = NULL;
-		return errmsg_status(1, err, errlen, "out of memory");
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	}
 	if (access(s->driver, X_OK) != 0)
-		return errmsg_status(2, err, errlen, "-a: no driver %s (%s)", s->driver,
+		return errmsg_status(ST_USAGE, err, errlen, "-a: no driver %s (%s)", s->driver,
 		                     strerror(errno));
 	if (asprintf(&s->arms[0].name, "%s.A", o->backend) < 0)
 		s->arms[0].name = NULL;
 	if (asprintf(&s->arms[1].name, "%s.B", o->backend) < 0)
 		s->arms[1].name = NULL;
 	if (!s->arms[0].name || !s->arms[1].name)
-		return errmsg_status(1, err, errlen, "out of memory");
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	s->arms[0].path = s->arms[1].path = s->driver;
 	s->paths[0] = (char *)runs_path;
 	s->c = (struct bench_config){
@@ -347,12 +360,12 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 		return rc;
 	for (size_t i = 0; i < s->c.nwl; i++)
 		if (!duet_workload_ok(s->c.wl[i].name))
-			return errmsg_status(2, err, errlen,
+			return errmsg_status(ST_USAGE, err, errlen,
 			                     "--duet: workload '%s' is not single-threaded "
 			                     "(duet takes feature_extract, checkpoint_write)",
 			                     s->c.wl[i].name);
 	if (duet_cpus(cpu, err, errlen) != 0)
-		return 2;
+		return ST_USAGE;
 	s->c.duet = 1;
 	return 0;
 }
@@ -394,12 +407,12 @@ static int from_file(const struct copts *o, const char *out, char *err, size_t e
 	char *text = read_file(o->from, NULL), **arms = NULL;
 	cJSON *doc = NULL;
 	const cJSON *cfg_arms;
-	int rc = 2, narms = 0;
+	int rc = ST_USAGE, narms = 0;
 
 	if (!text)
-		return errmsg_status(2, err, errlen, "%s: %s", o->from, strerror(errno));
+		return errmsg_status(ST_USAGE, err, errlen, "%s: %s", o->from, strerror(errno));
 	if (writable(out, !o->out, err, errlen) != 0) {
-		rc = 1;
+		rc = ST_FAIL;
 		goto out;
 	}
 	if (!(doc = cJSON_Parse(text))) {
@@ -445,20 +458,20 @@ static int run_and_analyse(const struct copts *o, const char *out,
 	int rc;
 
 	if (!runs)
-		return errmsg_status(1, err, errlen, "out of memory");
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	if (bench_parse_args(o->nfwd, o->fwd, &bo, err, errlen) != 0) {
 		free(runs);
-		return 2;
+		return ST_USAGE;
 	}
 	rc = setup(&s, o, &bo, runs, argc, argv, err, errlen);
 	if (rc == 0 && writable(runs, !o->out, err, errlen) != 0)
-		rc = 1;
+		rc = ST_FAIL;
 	if (rc == 0 && *stop)
-		rc = 130;
+		rc = ST_INTERRUPTED;
 	if (rc == 0)
 		rc = bench_run(&s.c, stop, &doc, &res, err, errlen);
 	if (rc == 0 && res.measured < 2) {
-		rc = strcmp(res.status, "interrupted") == 0 ? 130 : 1;
+		rc = strcmp(res.status, "interrupted") == 0 ? ST_INTERRUPTED : ST_FAIL;
 		errmsg_fail(err, errlen,
 		            "%u measured round%s: an A/A analysis needs at least 2 (runs in %s)",
 		            res.measured, res.measured == 1 ? "" : "s", runs);
@@ -470,7 +483,7 @@ static int run_and_analyse(const struct copts *o, const char *out,
 		rc = calib_report(doc, runs, s.arms[0].name, s.arms[1].name, &o->plan, o->phase,
 		                  out, stdout, err, errlen);
 		if (rc == 0 && strcmp(res.status, "interrupted") == 0)
-			rc = 130;
+			rc = ST_INTERRUPTED;
 	}
 	cJSON_Delete(doc);
 	setup_free(&s);
@@ -490,12 +503,12 @@ int calibrate_main(int argc, char **argv)
 	if (parse_args(argc, argv, &o, err, sizeof err) != 0) {
 		fprintf(stderr, "allocab: calibrate: %s\n", err);
 		free(o.fwd);
-		return 2;
+		return ST_USAGE;
 	}
 	if (o.help) {
 		fputs(usage, stdout);
 		free(o.fwd);
-		return 0;
+		return ST_OK;
 	}
 	out = o.out ? o.out : CALIB_DEFAULT_PATH;
 	stop = bench_catch_signals();
@@ -504,7 +517,7 @@ int calibrate_main(int argc, char **argv)
 	            : run_and_analyse(&o, out, stop, argc, argv, err, sizeof err);
 	if (rc != 0 && err[0])
 		fprintf(stderr, "allocab: calibrate: %s\n", err);
-	else if (rc == 130)
+	else if (rc == ST_INTERRUPTED)
 		fprintf(stderr, "allocab: calibrate: interrupted\n");
 	free(o.fwd);
 	return rc;

@@ -5,12 +5,17 @@
 #include "common/atomicio.h"
 #include "common/errmsg.h"
 #include "common/numparse.h"
+#include "common/opt.h"
+#include "common/status.h"
 #include "front/analysis/calibrate.h"
+#include "front/analysis/claims.h"
 #include "front/analysis/compare.h"
+#include "front/analysis/gate.h"
 #include "front/analysis/report.h"
 #include "front/analysis/resfile.h"
+#include "front/export/export.h"
 
-#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +26,9 @@
 static const char compare_usage[] =
     "usage: allocab compare RESULTS [RESULTS2] [--baseline NAME] [--candidate NAME]\n"
     "                       [--workload NAME] [--phase NAME | --phases all]\n"
-    "                       [--format table|markdown|json|csv] [-o FILE]\n"
+    "                       [--format table|markdown|json|csv|html|svg|bmf|gab] [-o FILE]\n"
     "                       [--conf 0.95] [--bootstrap N] [--seed N] [--calibration FILE]\n"
+    "                       [--claims FILE] [--min-speedup P% | --max-slowdown P%]\n"
     "One file: every arm against the baseline (default system; commands mode: the first arm),\n"
     "paired by round. Two files: every arm of RESULTS2 against the same arm of RESULTS\n"
     "(two-sample; warns when the machines differ). By default the total of every workload and\n"
@@ -32,11 +38,17 @@ static const char compare_usage[] =
     "  --calibration FILE  the noise floor column from this `allocab calibrate` file\n"
     "                  (default: results/calibration.json when it exists): the smallest\n"
     "                  slowdown the calibrated noise lets that many paired rounds detect\n"
+    "  --format        html: one self-contained report with charts; svg: the forest plot\n"
+    "                  alone; bmf: Bencher Metric Format; gab: github-action-benchmark\n"
+    "                  customSmallerIsBetter (docs/ci.md)\n"
+    "  --claims FILE   check the quoted speedups of an allocab-claims/1 file against the\n"
+    "                  intervals: confirmed, partly, refuted (docs/claims.md)\n"
+    "  --min-speedup P%, --max-slowdown P%  draw this gate margin in html and svg charts\n"
     "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's time;\n"
     "improvement % = (1 - t_candidate/t_baseline) x 100.\n"
     "Verdict: faster or slower when the Holm-adjusted p < 1 - conf and the interval excludes\n"
     "1; otherwise no detectable difference; fewer than 2 usable rounds: insufficient data.\n"
-    "Exit status: 0 report written, 2 bad input, 1 runtime failure.\n";
+    "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit status\").\n";
 
 /* --conf has always taken strtod's leading blanks and '+', which the other numbers refuse. */
 static int parse_conf(const char *s, double *out)
@@ -50,85 +62,117 @@ static int parse_conf(const char *s, double *out)
 	return 0;
 }
 
-/* Option NAME's value from "--name value" or "--name=value"; NULL if argv[*i] is not NAME. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *missing)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[*i], name, n) != 0)
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 struct compare_args {
 	struct cmp_opts o;
 	const char *files[2];
 	size_t nfiles;
-	const char *format, *out, *calibration;
+	const char *format, *out, *calibration, *claims;
+	double margin; /* bound on t_candidate/t_baseline to draw, or NAN */
 };
+
+enum {
+	C_BASELINE,
+	C_CANDIDATE,
+	C_WORKLOAD,
+	C_PHASE,
+	C_FORMAT,
+	C_OUT,
+	C_CALIBRATION,
+	C_CLAIMS,
+	C_MIN_SPEEDUP,
+	C_MAX_SLOWDOWN,
+	C_PHASES,
+	C_CONF,
+	C_BOOTSTRAP,
+	C_SEED,
+	C_COUNT
+};
+
+/* Each option may be given again; the last one counts (but the margin, given once). */
+static const struct opt compare_opts[C_COUNT] = {
+    [C_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_REPEAT},
+    [C_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_REPEAT},
+    [C_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT},
+    [C_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT},
+    [C_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT},
+    [C_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT},
+    [C_CALIBRATION] = {"--calibration", 0, OPT_VALUE | OPT_REPEAT},
+    [C_CLAIMS] = {"--claims", 0, OPT_VALUE | OPT_REPEAT},
+    [C_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT},
+    [C_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT},
+    [C_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT},
+    [C_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT},
+    [C_BOOTSTRAP] = {"--bootstrap", 0, OPT_VALUE | OPT_REPEAT},
+    [C_SEED] = {"--seed", 0, OPT_VALUE | OPT_REPEAT},
+};
+
+static int compare_option(struct compare_args *a, struct opt_parser *p, int k, const char *v,
+                          char *err, size_t errlen)
+{
+	const char **dst[] = {[C_BASELINE] = &a->o.baseline,     [C_CANDIDATE] = &a->o.candidate,
+	                      [C_WORKLOAD] = &a->o.workload,     [C_PHASE] = &a->o.phase,
+	                      [C_FORMAT] = &a->format,           [C_OUT] = &a->out,
+	                      [C_CALIBRATION] = &a->calibration, [C_CLAIMS] = &a->claims};
+	uint64_t u;
+	double pct;
+
+	switch (k) {
+	case C_MIN_SPEEDUP:
+	case C_MAX_SLOWDOWN:
+		if (!isnan(a->margin))
+			return errmsg_fail(err, errlen,
+			                   "give one of --min-speedup or --max-slowdown");
+		if (gate_parse_pct(v, &pct) != 0)
+			return errmsg_fail(err, errlen,
+			                   "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%",
+			                   opt_name(p, k), v);
+		a->margin = k == C_MAX_SLOWDOWN ? 1 + pct / 100 : 1 - pct / 100;
+		return 0;
+	case C_PHASES:
+		if (strcmp(v, "all") != 0)
+			return errmsg_fail(err, errlen, "--phases '%s': only 'all' is known", v);
+		a->o.all_phases = 1;
+		return 0;
+	case C_CONF:
+		if (parse_conf(v, &a->o.conf) != 0)
+			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
+		return 0;
+	case C_BOOTSTRAP:
+		if (num_parse_u64(v, &u) != 0 || u < CMP_MIN_BOOTSTRAP || u > 10000000)
+			return errmsg_fail(err, errlen,
+			                   "--bootstrap '%s': want %d to 10000000 resamples", v,
+			                   CMP_MIN_BOOTSTRAP);
+		a->o.bootstrap = (uint32_t)u;
+		return 0;
+	case C_SEED:
+		if (num_parse_u64(v, &u) != 0)
+			return errmsg_fail(err, errlen, "--seed '%s': want an unsigned integer", v);
+		a->o.seed = u;
+		return 0;
+	}
+	if (!v[0])
+		return errmsg_fail(err, errlen, "%s: empty value", opt_name(p, k));
+	*dst[k] = v;
+	return 0;
+}
 
 static int parse_compare(int argc, char **argv, struct compare_args *a, char *err, size_t errlen)
 {
-	static const char *const str_opts[] = {"--baseline",   "--candidate", "--workload",
-	                                       "--phase",      "--format",    "-o",
-	                                       "--calibration"};
-	const char **dst[] = {&a->o.baseline, &a->o.candidate, &a->o.workload, &a->o.phase,
-	                      &a->format,     &a->out,         &a->calibration};
-	uint64_t u;
+	struct opt_parser p;
+	const char *v;
+	int k;
 
-	for (int i = 1; i < argc; i++) {
-		int missing = 0, done = 0;
-		const char *v;
-
-		for (size_t k = 0; k < 7 && !done && !missing; k++)
-			if ((v = opt_value(argc, argv, &i, str_opts[k], &missing))) {
-				if (!v[0])
-					return errmsg_fail(err, errlen, "%s: empty value",
-					                   str_opts[k]);
-				*dst[k] = v;
-				done = 1;
-			}
-		if (done)
-			continue;
-		if (!missing && (v = opt_value(argc, argv, &i, "--phases", &missing))) {
-			if (strcmp(v, "all") != 0)
-				return errmsg_fail(err, errlen,
-				                   "--phases '%s': only 'all' is known", v);
-			a->o.all_phases = 1;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--conf", &missing))) {
-			if (parse_conf(v, &a->o.conf) != 0)
-				return errmsg_fail(err, errlen,
-				                   "--conf '%s': want a level in [0.5, 1)", v);
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--bootstrap", &missing))) {
-			if (num_parse_u64(v, &u) != 0 || u < CMP_MIN_BOOTSTRAP || u > 10000000)
-				return errmsg_fail(
-				    err, errlen, "--bootstrap '%s': want %d to 10000000 resamples",
-				    v, CMP_MIN_BOOTSTRAP);
-			a->o.bootstrap = (uint32_t)u;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--seed", &missing))) {
-			if (num_parse_u64(v, &u) != 0)
-				return errmsg_fail(err, errlen,
-				                   "--seed '%s': want an unsigned integer", v);
-			a->o.seed = u;
-		} else if (missing) {
-			return errmsg_fail(err, errlen, "%s needs a value", argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return errmsg_fail(err, errlen, "unknown option '%s'", argv[i]);
-		} else if (a->nfiles == 2) {
-			return errmsg_fail(err, errlen,
-			                   "unexpected argument '%s': at most two results files",
-			                   argv[i]);
-		} else {
-			a->files[a->nfiles++] = argv[i];
-		}
+	opt_init(&p, argc, argv, 1, compare_opts, C_COUNT);
+	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
+		if (k == OPT_ERROR)
+			return -1;
+		if (k != OPT_ARG && compare_option(a, &p, k, v, err, errlen) != 0)
+			return -1;
+		if (k == OPT_ARG && a->nfiles == 2)
+			return errmsg_fail(
+			    err, errlen, "unexpected argument '%s': at most two results files", v);
+		if (k == OPT_ARG)
+			a->files[a->nfiles++] = v;
 	}
 	if (a->nfiles == 0)
 		return errmsg_fail(err, errlen, "give a results file");
@@ -137,9 +181,45 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 	return 0;
 }
 
-static int render(const struct cmp_report *r, enum report_format f, const char *path, char *err,
-                  size_t errlen)
+/* The report in a text format of report.h, with the claim verdicts: appended to a table or
+ * markdown, as a "claims" member of the JSON, and as the whole CSV (one table per CSV). */
+static int write_text(FILE *mem, const struct cmp_report *r, enum report_format f,
+                      const struct claims_result *claims)
 {
+	cJSON *o;
+	char *text;
+
+	if (!claims || f == REPORT_TABLE || f == REPORT_MARKDOWN) {
+		if (report_write(mem, r, f) != 0)
+			return -1;
+		if (claims) {
+			fputs("\n", mem);
+			claims_write_text(mem, claims, f == REPORT_MARKDOWN);
+		}
+		return 0;
+	}
+	if (f == REPORT_CSV) {
+		claims_write_csv(mem, claims);
+		return 0;
+	}
+	if (!(o = report_json(r)))
+		return -1;
+	cJSON_AddItemToObject(o, "claims", claims_json(claims));
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!text)
+		return -1;
+	fprintf(mem, "%s\n", text);
+	free(text);
+	return 0;
+}
+
+static int render(const struct cmp_report *r, const char *format, const struct compare_args *a,
+                  const struct claims_result *claims, char *err, size_t errlen)
+{
+	const struct exporter *x = export_find(format);
+	struct export_input in = {.r = r, .margin = a->margin, .claims = claims};
+	enum report_format f = REPORT_TABLE;
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *mem = open_memstream(&buf, &n);
@@ -147,60 +227,78 @@ static int render(const struct cmp_report *r, enum report_format f, const char *
 
 	if (!mem)
 		return errmsg_fail(err, errlen, "out of memory");
-	rc = report_write(mem, r, f);
-	if (fclose(mem) != 0 || rc != 0)
+	if (x)
+		rc = x->write(mem, &in, err, errlen);
+	else if (report_format_parse(format, &f) != 0 || write_text(mem, r, f, claims) != 0)
 		rc = errmsg_fail(err, errlen, "out of memory");
-	else if (atomic_write(path ? path : "-", buf, n, err, errlen) != 0)
+	else
+		rc = 0;
+	if (fclose(mem) != 0 && rc == 0)
+		rc = errmsg_fail(err, errlen, "out of memory");
+	else if (rc == 0 && atomic_write(a->out ? a->out : "-", buf, n, err, errlen) != 0)
 		rc = -1;
 	free(buf);
 	return rc;
 }
 
+static int format_known(const char *name)
+{
+	enum report_format f;
+
+	return export_find(name) || report_format_parse(name, &f) == 0;
+}
+
 int compare_main(int argc, char **argv)
 {
-	struct compare_args a = {.o = {.conf = DEFAULT_CONF, .seed = DEFAULT_SEED},
-	                         .format = "table"};
+	struct compare_args a = {
+	    .o = {.conf = DEFAULT_CONF, .seed = DEFAULT_SEED}, .format = "table", .margin = NAN};
 	struct rf_doc *d[2] = {NULL, NULL};
 	struct cmp_report *r = NULL;
 	struct calib_file *cal = NULL;
-	enum report_format f = REPORT_TABLE;
+	struct claims_file *claims = NULL;
+	struct claims_result *checked = NULL;
 	char err[1024], calwarn[1024];
-	int rc = 0;
+	int rc = ST_OK;
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(compare_usage, stdout);
-			return 0;
+			return ST_OK;
 		}
 	if (argc < 2) {
 		fputs(compare_usage, stderr);
-		return 2;
+		return ST_USAGE;
 	}
 	if (parse_compare(argc, argv, &a, err, sizeof err) != 0)
-		rc = 2;
-	else if (report_format_parse(a.format, &f) != 0) {
-		errmsg_fail(err, sizeof err, "--format '%s': want table, markdown, json or csv",
+		rc = ST_USAGE;
+	else if (!format_known(a.format)) {
+		errmsg_fail(err, sizeof err,
+		            "--format '%s': want table, markdown, json, csv, html, svg, bmf or gab",
 		            a.format);
-		rc = 2;
-	}
-	for (size_t i = 0; rc == 0 && i < a.nfiles; i++)
-		if (!(d[i] = rf_load(a.files[i], err, sizeof err)))
-			rc = errno == ENOMEM ? 1 : 2;
-	if (rc == 0 && (rc = cmp_build(d[0], d[1], &a.o, &r, err, sizeof err)) != 0)
-		rc = rc == -2 ? 1 : 2;
-	if (rc == 0 &&
+		rc = ST_USAGE;
+	} else if (a.claims && !(claims = claims_load(a.claims, err, sizeof err)))
+		rc = ST_USAGE;
+	for (size_t i = 0; rc == ST_OK && i < a.nfiles; i++)
+		rc = rf_load(a.files[i], &d[i], err, sizeof err);
+	if (rc == ST_OK)
+		rc = cmp_build(d[0], d[1], &a.o, &r, err, sizeof err);
+	if (rc == ST_OK &&
 	    calib_apply(r, a.calibration, &cal, calwarn, sizeof calwarn, err, sizeof err) != 0)
-		rc = 2;
+		rc = ST_USAGE;
 	else if (rc == 0 && calwarn[0])
 		errmsg_warn(stderr, "compare", calwarn);
 	if (rc == 0) {
 		for (size_t i = 0; i < r->nwarn; i++)
 			errmsg_warn(stderr, "compare", r->warn[i]);
-		if (render(r, f, a.out, err, sizeof err) != 0)
-			rc = 1;
+		if (claims && !(checked = claims_check(claims, r)))
+			rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
+		else if (render(r, a.format, &a, checked, err, sizeof err) != 0)
+			rc = ST_FAIL;
 	}
 	if (rc)
 		fprintf(stderr, "allocab: compare: %s\n", err);
+	claims_result_free(checked);
+	claims_free(claims);
 	cmp_free(r);
 	calib_file_free(cal);
 	rf_free(d[0]);

@@ -2,6 +2,7 @@
 #include "front/cmd/commands.h"
 
 #include "common/errmsg.h"
+#include "common/status.h"
 #include "front/analysis/gate.h"
 
 #include <stdio.h>
@@ -19,11 +20,12 @@ static const char gate_usage[] =
     "interval violates it, INCONCLUSIVE otherwise. The gate is PASS when all pass, FAIL when any\n"
     "fails, INCONCLUSIVE otherwise (more rounds or a bigger budget can decide it). A comparison\n"
     "without a single usable pair of rounds is FAIL: \"no verified rounds for ARM: REASON\".\n"
-    "Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input.\n";
+    "Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input (README.md, \"Exit status\").\n";
 
 int gate_main(int argc, char **argv)
 {
 	struct gate_spec *g;
+	enum gate_outcome verdict;
 	const char *path = NULL;
 	char err[1024] = "out of memory";
 	int rc;
@@ -31,20 +33,20 @@ int gate_main(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(gate_usage, stdout);
-			return 0;
+			return ST_OK;
 		}
 	if (argc < 2) {
 		fputs(gate_usage, stderr);
-		return GATE_USAGE;
+		return ST_USAGE;
 	}
 	g = gate_spec_parse(argc, argv, &path, err, sizeof err);
 	if (g && !path)
-		rc = errmsg_status(GATE_USAGE, err, sizeof err, "give the results file to judge");
-	else if (g)
-		rc = (int)gate_spec_judge_file(g, path, stdout, stderr, err, sizeof err);
+		rc = errmsg_status(ST_USAGE, err, sizeof err, "give the results file to judge");
+	else if (g && gate_spec_judge_file(g, path, stdout, stderr, &verdict, err, sizeof err) == 0)
+		rc = gate_outcome_status(verdict);
 	else
-		rc = GATE_USAGE;
-	if (rc == GATE_USAGE)
+		rc = ST_USAGE;
+	if (rc == ST_USAGE)
 		fprintf(stderr, "allocab: gate: %s\n", err);
 	gate_spec_free(g);
 	fflush(stdout);

@@ -5,6 +5,7 @@
 #include "common/errmsg.h"
 #include "front/run/preload.h"
 #include "front/run/probelog.h"
+#include "front/run/setup.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,7 +39,7 @@ static void remove_probe_dir(const char *dir)
 	rmdir(dir);
 }
 
-int bench_setup_expects(struct bench_config *c, const struct bench_opts *o, char *err,
+int bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o, char *err,
                         size_t errlen)
 {
 	for (size_t i = 0; i < o->nexpects; i++) {
@@ -59,7 +60,7 @@ int bench_setup_expects(struct bench_config *c, const struct bench_opts *o, char
 }
 
 /* One --program arm: name is a known allocator or a --preload name. Returns 0, 1 or 2. */
-static int program_arm(struct bench_config *c, const struct bench_opts *o,
+static int program_arm(struct bench_config *c, const struct bench_program_opts *o,
                        const struct bench_probe_paths *pp, const char *name, char *err,
                        size_t errlen)
 {
@@ -101,7 +102,7 @@ static int program_arm(struct bench_config *c, const struct bench_opts *o,
 	return 0;
 }
 
-int bench_setup_program(struct bench_config *c, const struct bench_opts *o,
+int bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
                         struct bench_probe_paths *pp, char *err, size_t errlen)
 {
 	char have[256], **sel = NULL;
@@ -135,7 +136,7 @@ int bench_setup_program(struct bench_config *c, const struct bench_opts *o,
 	return rc;
 }
 
-int bench_setup_probe(struct bench_config *c, const struct bench_opts *o,
+int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
                       struct bench_probe_paths *pp, char *err, size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");

@@ -14,6 +14,20 @@
 #include <stdio.h>
 #include <cjson/cJSON.h>
 
+/* What the command line chose for the program side (front/cmd/benchopt.h fills it); strings
+ * point into argv, except the names, which the option parser owns. */
+struct bench_program_opts {
+	const char *program;        /* --program COMMAND, or NULL */
+	const char *allocators;     /* -a as given, or NULL */
+	const char **preload_names; /* --preload NAME=LIB split at the first '=' */
+	const char **preload_paths;
+	size_t npreloads;
+	const char **expect_names; /* --expect NAME=ALLOCATOR split likewise */
+	const char **expect_allocs;
+	size_t nexpects;
+	int count_calls; /* --count-calls */
+};
+
 /* Where the probed arms' helpers are; zero-initialise, freed by bench_free_proof. */
 struct bench_probe_paths {
 	char probe[PATH_MAX]; /* build/liballocab-probe.so */
@@ -27,18 +41,18 @@ struct bench_probe_paths {
  * caller frees them and c->arms); the proof fields are freed by bench_free_proof. Returns 0, 1
  * (runtime: the probe library is missing) or 2 (unknown allocator, a library that cannot be
  * loaded, fewer than two arms) with a one-line reason in err. */
-int bench_setup_program(struct bench_config *c, const struct bench_opts *o,
+int bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
                         struct bench_probe_paths *pp, char *err, size_t errlen);
 
 /* --expect NAME=ALLOCATOR: sets the proof of those --cmd arms of c (the executable's own copy of
  * the allocator counts). Returns 0, 1 (out of memory) or 2 (unknown allocator) with err. */
-int bench_setup_expects(struct bench_config *c, const struct bench_opts *o, char *err,
+int bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o, char *err,
                         size_t errlen);
 
 /* When an arm of c is probed: finds the probe (and, with --count-calls, the counting library)
  * and creates the record directory under $TMPDIR or /tmp; sets c->probe_lib, c->count_lib and
  * c->probe_dir. Returns 0, or 1 with err. */
-int bench_setup_probe(struct bench_config *c, const struct bench_opts *o,
+int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
                       struct bench_probe_paths *pp, char *err, size_t errlen);
 
 /* Frees the arms' proof fields (preload, version, expect_*) and removes the record directory

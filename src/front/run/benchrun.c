@@ -3,18 +3,16 @@
  * progress on stderr, and the sequential gate. Format: docs/results-format.md. */
 #include "common/atomicio.h"
 #include "front/run/benchdoc.h"
-#include "front/run/duet.h"
 #include "front/run/benchprog.h"
+#include "front/run/duet.h"
 #include "common/errmsg.h"
 #include "front/analysis/gate.h"
 #include "common/prng.h"
+#include "common/status.h"
 #include "front/run/runner.h"
 #include "front/analysis/stats.h"
 #include "front/run/telemetry.h"
 
-#include <fcntl.h>
-#include <limits.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +24,7 @@
 
 struct engine {
 	const struct bench_config *c;
+	const struct bench_runner *rn;
 	const volatile sig_atomic_t *stop;
 	cJSON *doc, *rounds;
 	struct prng order, pad;
@@ -34,16 +33,33 @@ struct engine {
 	unsigned done, measured;
 	struct bench_result *res;
 	int progress_shown;
-	int cpu[2];         /* --duet: the two CPUs */
+	int cpu[2]; /* --duet: the two CPUs */
 	unsigned long nrun; /* runs started, for unique probe file names */
 };
-static int64_t mono_ns(void)
+
+static int64_t now_ns(const struct engine *e)
+{
+	return e->rn->now_ns(e->rn->ctx);
+}
+
+static int real_run(void *ctx, const struct runner_spec *spec, struct runner_result *r, char *err,
+                    size_t errlen)
+{
+	(void)ctx;
+	return runner_run(spec, r, err, errlen);
+}
+
+static int64_t real_now_ns(void *ctx)
 {
 	struct timespec ts;
 
+	(void)ctx;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+const struct bench_runner bench_real_runner = {.run = real_run, .now_ns = real_now_ns};
+
 
 static int doc_write(struct engine *e, const char *status, char *err, size_t errlen)
 {
@@ -98,8 +114,8 @@ static const char *last_line(const char *tail)
 	return nl ? nl + 1 : tail;
 }
 
-/* The run object of a finished process, counted; NULL with *fatal 2 when a driver rejected its
- * arguments in the first round. */
+/* The run object of a finished process, counted; NULL with *fatal ST_USAGE when a driver rejected
+ * its arguments in the first round. */
 static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
                         size_t pad, const struct runner_result *r,
                         const struct telemetry_sample tel[2], const struct bench_probe_run *pr,
@@ -113,7 +129,7 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 		bench_probe_finish(a, pr, r, run, &st);
 	if (c->mode == BENCH_DRIVERS && e->done == 0 && r->end == RUNNER_EXITED &&
 	    r->exit_code == 2) {
-		*fatal = 2;
+		*fatal = ST_USAGE;
 		errmsg_fail(err, errlen, "allocab-%s rejected the arguments: %s", a->name,
 		            r->tail_len ? last_line(r->tail) : "(no message)");
 		cJSON_Delete(run);
@@ -127,7 +143,7 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 }
 
 /* Runs one pair. Returns the run object, or NULL when stopped (*fatal 0) or on a fatal error
- * (*fatal 1 runtime, 2 driver usage error; err set). */
+ * (*fatal ST_FAIL runtime, ST_USAGE driver usage error; err set). */
 static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
                        int *fatal, char *err, size_t errlen)
 {
@@ -149,23 +165,23 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
 	struct bench_probe_run *pr = NULL;
 	cJSON *run = NULL;
 
-	*fatal = 0;
+	*fatal = ST_OK;
 	if (!argv || (bench_arm_probed(a) && !(pr = malloc(sizeof *pr)))) {
-		*fatal = 1;
+		*fatal = ST_FAIL;
 		errmsg_fail(err, errlen, "out of memory");
 		if (argv != sh_argv)
 			free(argv);
 		return NULL;
 	}
-	if (pr && bench_probe_prepare(e->c, a, e->nrun++, pr, err, errlen) != 0) {
-		*fatal = 1;
+	if (pr && bench_probe_prepare(c, a, e->nrun++, pr, err, errlen) != 0) {
+		*fatal = ST_FAIL;
 		free(pr);
 		return NULL;
 	}
 	spec.env_set = pr ? pr->set : a->env;
 	telemetry_sample(&tel[0]);
-	if (runner_run(&spec, &r, err, errlen) != 0) {
-		*fatal = 1;
+	if (e->rn->run(e->rn->ctx, &spec, &r, err, errlen) != 0) {
+		*fatal = ST_FAIL;
 	} else if (r.end != RUNNER_STOPPED) {
 		telemetry_sample(&tel[1]);
 		run = judge_run(e, a, w, pad, &r, tel, pr, fatal, err, errlen);
@@ -183,7 +199,7 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
  * for each round from the shuffle seed (duet_round_swap); which of the two is started first is
  * drawn per pair, like the order of a sequential round. Adds the two run objects (with their
  * "cpu"), first started first, to runs. Returns 1 when both finished, 0 when stopped, -1 on a fatal
- * error (*fatal 1 or 2). */
+ * error (*fatal ST_FAIL or ST_USAGE). */
 static int run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs, int *fatal,
                     char *err, size_t errlen)
 {
@@ -195,7 +211,7 @@ static int run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 	int rc = 1, first = (int)prng_below(&e->order, 2);
 	const struct bench_arm *arm[2] = {&c->arms[first], &c->arms[1 - first]};
 
-	*fatal = 0;
+	*fatal = ST_OK;
 	for (int i = 0; i < 2; i++) {
 		argv[i] = driver_argv(c, arm[i], w, num[i]);
 		pad[i] = (size_t)prng_below(&e->pad, (uint64_t)c->pad_max + 1);
@@ -218,10 +234,10 @@ static int run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 		rc = -1;
 	else if (side[0].r.end == RUNNER_STOPPED || side[1].r.end == RUNNER_STOPPED)
 		rc = 0;
-	*fatal = rc < 0;
+	*fatal = rc < 0 ? ST_FAIL : ST_OK;
 	for (int i = 0; rc == 1 && i < 2; i++) {
-		cJSON *run = judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel, NULL, fatal,
-		                       err, errlen);
+		cJSON *run =
+		    judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel, NULL, fatal, err, errlen);
 
 		if (!run) {
 			rc = -1;
@@ -313,7 +329,7 @@ static double remaining_s(const struct engine *e, double elapsed, double round_s
 static void progress(struct engine *e, size_t run, size_t nruns)
 {
 	const struct bench_config *c = e->c;
-	double elapsed = (double)(mono_ns() - e->t_start) / 1e9;
+	double elapsed = (double)(now_ns(e) - e->t_start) / 1e9;
 	double round_s = e->measured ? (double)e->measured_ns / 1e9 / e->measured
 	                             : (e->done ? elapsed / e->done : NAN);
 	char el[32], left[32], line[512];
@@ -346,14 +362,14 @@ static void progress(struct engine *e, size_t run, size_t nruns)
 }
 
 /* Runs round e->done. Returns 1 when finished, 0 when stopped (the round is discarded), -1 on a
- * fatal error (*fatal 1 or 2). */
+ * fatal error (*fatal ST_FAIL or ST_USAGE). */
 static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	size_t npairs = c->duet ? c->nwl : c->narms * c->nwl; /* a duet runs both arms at once */
 	uint32_t *order = malloc(npairs * sizeof *order);
 	cJSON *round = cJSON_CreateObject(), *runs = cJSON_CreateArray();
-	int64_t t0 = mono_ns();
+	int64_t t0 = now_ns(e);
 	char now[32];
 	int rc = 1;
 
@@ -361,7 +377,7 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 		free(order);
 		cJSON_Delete(round);
 		cJSON_Delete(runs);
-		*fatal = 1;
+		*fatal = ST_FAIL;
 		return errmsg_fail(err, errlen, "out of memory");
 	}
 	for (uint32_t i = 0; i < npairs; i++)
@@ -394,12 +410,12 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 		cJSON_Delete(runs);
 		return rc;
 	}
-	cJSON_AddNumberToObject(round, "wall_ns", (double)(mono_ns() - t0));
+	cJSON_AddNumberToObject(round, "wall_ns", (double)(now_ns(e) - t0));
 	cJSON_AddItemToObject(round, "runs", runs);
 	cJSON_AddItemToArray(e->rounds, round);
 	if (e->done >= c->warmup) {
 		e->measured++;
-		e->measured_ns += mono_ns() - t0;
+		e->measured_ns += now_ns(e) - t0;
 	}
 	e->done++;
 	e->res->runs += c->narms * c->nwl;
@@ -415,27 +431,22 @@ static int budget_spent(const struct engine *e)
 	if (c->budget_s <= 0 || e->done < c->warmup || e->measured < c->min_rounds ||
 	    e->measured == 0)
 		return 0;
-	elapsed = (double)(mono_ns() - e->t_start) / 1e9;
+	elapsed = (double)(now_ns(e) - e->t_start) / 1e9;
 	round_s = (double)e->measured_ns / 1e9 / e->measured;
 	return elapsed + round_s > c->budget_s;
 }
 
-static const char *gate_name(int outcome)
-{
-	return outcome == GATE_PASS ? "PASS" : outcome == GATE_FAIL ? "FAIL" : "INCONCLUSIVE";
-}
-
-/* Evaluates the gate on the document; out gets the verdict lines when not NULL. -1 on a gate
- * error (err set). */
+/* Evaluates the gate on the document; out gets the verdict lines when not NULL. Returns the
+ * verdict, or -1 on a gate error (err set). */
 static int gate_check(struct engine *e, FILE *out, char *err, size_t errlen)
 {
-	int g = gate_spec_eval(e->c->gate, e->doc, out, err, errlen);
+	enum gate_outcome g;
 
-	if (g == GATE_USAGE)
+	if (gate_spec_eval(e->c->gate, e->doc, out, &g, err, errlen) != 0)
 		return -1;
-	benchdoc_set_string(e->doc, "gate_outcome", gate_name(g));
-	e->res->gate = g;
-	return g;
+	benchdoc_set_string(e->doc, "gate_outcome", gate_outcome_name(g));
+	e->res->gate = (int)g;
+	return (int)g;
 }
 
 static int finish(struct engine *e, const char *status, cJSON **doc, char *err, size_t errlen)
@@ -449,8 +460,8 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 	e->res->status = status;
 	e->res->rounds_done = e->done;
 	e->res->measured = e->measured;
-	e->res->elapsed_s = (double)(mono_ns() - e->t_start) / 1e9;
-	rc = doc_write(e, status, err, errlen) == 0 ? 0 : 1;
+	e->res->elapsed_s = (double)(now_ns(e) - e->t_start) / 1e9;
+	rc = doc_write(e, status, err, errlen) == 0 ? ST_OK : ST_FAIL;
 	if (rc == 0 && doc) {
 		*doc = e->doc;
 		e->doc = NULL;
@@ -476,10 +487,12 @@ static int abort_bench(struct engine *e, int status)
 int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
               struct bench_result *res, char *err, size_t errlen)
 {
-	struct engine e = {.c = c, .stop = stop, .res = res, .t_start = mono_ns()};
+	struct engine e = {.c = c, .rn = c->runner ? c->runner : &bench_real_runner, .stop = stop,
+	                   .res = res};
 	const char *status = "complete";
 	int fatal = 0;
 
+	e.t_start = now_ns(&e);
 	memset(res, 0, sizeof *res);
 	res->gate = -1;
 	if (doc)
@@ -488,19 +501,19 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 	    !(e.rounds = cJSON_GetObjectItemCaseSensitive(e.doc, "rounds"))) {
 		cJSON_Delete(e.doc);
 		errmsg_fail(err, errlen, "out of memory");
-		return 1;
+		return ST_FAIL;
 	}
 	/* The gate judged on the empty document catches unknown arms before any run. */
-	if (c->gate && gate_spec_eval(c->gate, e.doc, NULL, err, errlen) == GATE_USAGE) {
+	if (c->gate && gate_spec_eval(c->gate, e.doc, NULL, &(enum gate_outcome){0}, err, errlen)) {
 		cJSON_Delete(e.doc);
-		return 2;
+		return ST_USAGE;
 	}
 	if (c->duet &&
 	    (c->narms != 2 || c->mode != BENCH_DRIVERS || duet_cpus(e.cpu, err, errlen))) {
 		if (c->narms != 2 || c->mode != BENCH_DRIVERS)
 			errmsg_fail(err, errlen, "--duet needs two driver arms");
 		cJSON_Delete(e.doc);
-		return 2;
+		return ST_USAGE;
 	}
 	prng_seed(&e.order, c->shuffle_seed);
 	prng_seed(&e.pad, c->shuffle_seed ^ PAD_SEED_XOR);
@@ -528,18 +541,18 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 			int g = gate_check(&e, NULL, err, errlen);
 
 			if (g < 0)
-				return abort_bench(&e, 2);
+				return abort_bench(&e, ST_USAGE);
 			if (g == GATE_PASS || g == GATE_FAIL) {
 				status = "decided";
 				break;
 			}
 		}
 		if (doc_write(&e, "running", err, errlen) != 0)
-			return abort_bench(&e, 1);
+			return abort_bench(&e, ST_FAIL);
 	}
 	benchdoc_set_string(e.doc, "status", status);
 	if (c->gate && strcmp(status, "interrupted") != 0 &&
 	    gate_check(&e, stdout, err, errlen) < 0)
-		return abort_bench(&e, 2);
+		return abort_bench(&e, ST_USAGE);
 	return finish(&e, status, doc, err, errlen);
 }

@@ -1,0 +1,16 @@
+/* status.h - the exit statuses of every program and command (README.md, "Exit status"; the man
+ * page docs/allocab.1). Every main returns one of these; library functions return 0 or -1 with
+ * a reason (common/errmsg.h) and leave the status to the command that called them. */
+#ifndef ALLOCAB_STATUS_H
+#define ALLOCAB_STATUS_H
+
+enum status {
+	ST_OK = 0,    /* done; the gate: PASS */
+	ST_FAIL = 1,  /* runtime failure (a run failed, an output unwritable); the gate: FAIL */
+	ST_USAGE = 2, /* bad arguments or bad input (parameters, files) */
+	ST_INCONCLUSIVE = 3, /* the gate could not decide: more rounds or a bigger budget can */
+	ST_UNVERIFIED = 4, /* the driver: malloc is not served by the allocator it is named after */
+	ST_INTERRUPTED = 130 /* stopped by SIGINT or SIGTERM (finished rounds are kept) */
+};
+
+#endif

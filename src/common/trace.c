@@ -1,0 +1,548 @@
+/* trace.c - the checked reader of allocab traces (trace.h, docs/trace-format.md). */
+#include "common/trace.h"
+
+#include "common/errmsg.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zstd.h>
+
+struct trace_reader {
+	FILE *f;
+	enum trace_mode mode;
+	uint64_t offset;  /* of the next block */
+	uint64_t nblocks; /* read so far, trailer excluded */
+	uint64_t nprocs;
+	int in_process, ended, done, torn;
+	uint8_t *stored;  /* header + payload as read */
+	uint8_t *raw;     /* decompressed payload */
+	ZSTD_DCtx *dctx;
+};
+
+static const char *const op_names[TRACE_OP_COUNT] = {
+    "?",   "malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign",
+    "valloc", "pvalloc", "reallocarray"};
+
+const char *trace_op_name(unsigned op)
+{
+	return op > 0 && op < TRACE_OP_COUNT ? op_names[op] : "?";
+}
+
+static struct trace_reader *reader_new(FILE *f, enum trace_mode mode, char *err, size_t errlen)
+{
+	struct trace_reader *r = calloc(1, sizeof *r);
+	uint8_t h[TRACE_FILE_HDR];
+	size_t n;
+
+	if (!r || !(r->stored = malloc(TRACE_BLOCK_HDR + TRACE_MAX_PAYLOAD)) ||
+	    !(r->raw = malloc(TRACE_MAX_RAW)) || !(r->dctx = ZSTD_createDCtx())) {
+		errmsg_fail(err, errlen, "out of memory for the trace reader");
+		goto fail;
+	}
+	r->f = f;
+	r->mode = mode;
+	n = fread(h, 1, sizeof h, f);
+	if (n < sizeof h || memcmp(h, TRACE_FILE_MAGIC, 8) != 0) {
+		errmsg_fail(err, errlen, "not an allocab trace (no %s header)", TRACE_FILE_MAGIC);
+		goto fail;
+	}
+	if (trace_get32(h + 8) != TRACE_VERSION) {
+		errmsg_fail(err, errlen, "trace format version %u, this allocab reads version %d",
+		            trace_get32(h + 8), TRACE_VERSION);
+		goto fail;
+	}
+	r->offset = TRACE_FILE_HDR;
+	return r;
+fail:
+	if (r) {
+		r->f = NULL;
+		trace_close(r);
+	}
+	fclose(f);
+	return NULL;
+}
+
+struct trace_reader *trace_open(const char *path, enum trace_mode mode, char *err, size_t errlen)
+{
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+	struct trace_reader *r;
+
+	if (!f)
+		return errmsg_fail(err, errlen, "%s: %s", path, strerror(errno)), NULL;
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		fclose(f);
+		errmsg_fail(err, errlen, "%s: not a regular file", path);
+		return NULL;
+	}
+	r = reader_new(f, mode, err, errlen);
+	if (!r) {
+		char why[256];
+		snprintf(why, sizeof why, "%s", err);
+		errmsg_fail(err, errlen, "%s: %s", path, why);
+	}
+	return r;
+}
+
+struct trace_reader *trace_open_mem(const void *data, size_t n, enum trace_mode mode, char *err,
+                                    size_t errlen)
+{
+	FILE *f = n ? fmemopen((void *)data, n, "rb") : NULL;
+
+	if (!n)
+		return errmsg_fail(err, errlen, "empty trace"), NULL;
+	if (!f)
+		return errmsg_fail(err, errlen, "cannot read trace from memory"), NULL;
+	return reader_new(f, mode, err, errlen);
+}
+
+void trace_close(struct trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+	ZSTD_freeDCtx(r->dctx);
+	free(r->stored);
+	free(r->raw);
+	free(r);
+}
+
+int trace_torn(const struct trace_reader *r)
+{
+	return r->torn;
+}
+
+/* End of input where a block should start or continue: the end of a stream, or an error. */
+static int short_read(struct trace_reader *r, size_t got, char *err, size_t errlen)
+{
+	if (r->mode == TRACE_STREAM) {
+		r->torn = got > 0;
+		r->done = 1;
+		return 0;
+	}
+	if (got == 0)
+		return errmsg_fail(err, errlen,
+		                   "truncated: ends after %llu blocks without its trailer block",
+		                   (unsigned long long)r->nblocks);
+	return errmsg_fail(err, errlen, "truncated: block at byte %llu is incomplete",
+	                   (unsigned long long)r->offset);
+}
+
+static int check_header(struct trace_reader *r, const uint8_t *h, char *err, size_t errlen)
+{
+	unsigned kind = h[4], flags = h[5];
+	uint32_t plen = trace_get32(h + 12), rlen = trace_get32(h + 16);
+	unsigned long long at = (unsigned long long)r->offset;
+
+	if (trace_get32(h) != TRACE_BLOCK_MAGIC || trace_get32(h + 28) != trace_fnv32(h, 28))
+		return errmsg_fail(err, errlen, "corrupt: bad block header at byte %llu", at);
+	if (kind < TRACE_K_PROCESS || kind > TRACE_K_TRAILER || (flags & ~TRACE_F_ZSTD) ||
+	    h[6] || h[7])
+		return errmsg_fail(err, errlen, "corrupt: unknown block kind %u (flags %u) at byte %llu",
+		                   kind, flags, at);
+	if (plen > TRACE_MAX_PAYLOAD || rlen > TRACE_MAX_RAW ||
+	    (kind != TRACE_K_EVENTS && (rlen > TRACE_MAX_META || flags)) ||
+	    (!(flags & TRACE_F_ZSTD) && plen != rlen))
+		return errmsg_fail(err, errlen,
+		                   "corrupt: block at byte %llu declares %u stored / %u raw bytes "
+		                   "(limits %u / %u)",
+		                   at, plen, rlen, TRACE_MAX_PAYLOAD, TRACE_MAX_RAW);
+	if (kind == TRACE_K_EVENTS &&
+	    (trace_get32(h + 20) == 0 || trace_get32(h + 20) > rlen / TRACE_MIN_EVENT))
+		return errmsg_fail(err, errlen,
+		                   "corrupt: block at byte %llu declares %u events in %u bytes", at,
+		                   trace_get32(h + 20), rlen);
+	return 0;
+}
+
+static int check_order(struct trace_reader *r, unsigned kind, char *err, size_t errlen)
+{
+	unsigned long long at = (unsigned long long)r->offset;
+
+	if (kind == TRACE_K_PROCESS) {
+		r->in_process = 1;
+		r->ended = 0;
+		r->nprocs++;
+		return 0;
+	}
+	if (!r->in_process && kind != TRACE_K_TRAILER)
+		return errmsg_fail(err, errlen, "corrupt: block at byte %llu precedes any process",
+		                   at);
+	if (r->ended && kind != TRACE_K_TRAILER)
+		return errmsg_fail(err, errlen,
+		                   "corrupt: block at byte %llu follows its process's end block", at);
+	if (kind == TRACE_K_END)
+		r->ended = 1;
+	if (kind == TRACE_K_TRAILER && r->mode == TRACE_STREAM)
+		return errmsg_fail(err, errlen, "a bundled trace, not a raw stream");
+	return 0;
+}
+
+static int load_payload(struct trace_reader *r, struct trace_block *b, char *err, size_t errlen)
+{
+	const uint8_t *h = r->stored;
+	uint32_t plen = trace_get32(h + 12), rlen = trace_get32(h + 16);
+	const uint8_t *payload = h + TRACE_BLOCK_HDR;
+	size_t n;
+
+	if (trace_fnv32(payload, plen) != trace_get32(h + 24))
+		return errmsg_fail(err, errlen, "corrupt: block at byte %llu fails its payload check",
+		                   (unsigned long long)r->offset);
+	if (h[5] & TRACE_F_ZSTD) {
+		unsigned long long want = ZSTD_getFrameContentSize(payload, plen);
+		if (want != rlen)
+			return errmsg_fail(err, errlen,
+			                   "corrupt: block at byte %llu: zstd frame size does not "
+			                   "match its header",
+			                   (unsigned long long)r->offset);
+		n = ZSTD_decompressDCtx(r->dctx, r->raw, TRACE_MAX_RAW, payload, plen);
+		if (ZSTD_isError(n) || n != rlen)
+			return errmsg_fail(err, errlen, "corrupt: block at byte %llu: zstd: %s",
+			                   (unsigned long long)r->offset,
+			                   ZSTD_isError(n) ? ZSTD_getErrorName(n) : "short frame");
+		b->data = r->raw;
+	} else {
+		b->data = payload;
+	}
+	b->len = rlen;
+	return 0;
+}
+
+int trace_next(struct trace_reader *r, struct trace_block *b, char *err, size_t errlen)
+{
+	uint8_t *h = r->stored;
+	uint32_t plen;
+	size_t got;
+	int c;
+
+	if (r->done)
+		return 0;
+	got = fread(h, 1, TRACE_BLOCK_HDR, r->f);
+	if (got < TRACE_BLOCK_HDR)
+		return short_read(r, got, err, errlen);
+	if (check_header(r, h, err, errlen) != 0)
+		return -1;
+	plen = trace_get32(h + 12);
+	got = fread(h + TRACE_BLOCK_HDR, 1, plen, r->f);
+	if (got < plen)
+		return short_read(r, TRACE_BLOCK_HDR + got, err, errlen);
+	if (check_order(r, h[4], err, errlen) != 0 || load_payload(r, b, err, errlen) != 0)
+		return -1;
+	b->kind = h[4];
+	b->thread = trace_get32(h + 8);
+	b->count = trace_get32(h + 20);
+	b->bytes = h;
+	b->nbytes = TRACE_BLOCK_HDR + plen;
+	if (b->kind == TRACE_K_TRAILER) {
+		if (b->len != 16 || trace_get64(b->data) != r->nblocks ||
+		    trace_get64(b->data + 8) != r->nprocs)
+			return errmsg_fail(err, errlen,
+			                   "corrupt: the trailer does not match the %llu blocks read",
+			                   (unsigned long long)r->nblocks);
+		if ((c = fgetc(r->f)) != EOF)
+			return errmsg_fail(err, errlen, "corrupt: data after the trailer block");
+		r->done = 1;
+		return 0;
+	}
+	r->offset += b->nbytes;
+	r->nblocks++;
+	return 1;
+}
+
+static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (*p >= end)
+			return -1;
+		uint8_t c = *(*p)++;
+		if (shift == 63 && c > 1)
+			return -1;
+		x |= (uint64_t)(c & 0x7f) << shift;
+		if (!(c & 0x80)) {
+			*v = x;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int decode(const uint8_t **p, const uint8_t *end, uint64_t prev_ts, struct trace_event *ev,
+                  char *err, size_t errlen)
+{
+	uint64_t v[3] = {0, 0, 0}, dt;
+	unsigned op;
+	int n;
+
+	if (*p >= end)
+		return errmsg_fail(err, errlen, "corrupt: events block ends early");
+	op = *(*p)++;
+	switch (op) {
+	case TRACE_OP_FREE:
+		n = 1;
+		break;
+	case TRACE_OP_MALLOC:
+	case TRACE_OP_CALLOC:
+		n = 2;
+		break;
+	case TRACE_OP_REALLOC:
+	case TRACE_OP_REALLOCARRAY:
+	case TRACE_OP_POSIX_MEMALIGN:
+	case TRACE_OP_ALIGNED_ALLOC:
+	case TRACE_OP_MEMALIGN:
+	case TRACE_OP_VALLOC:
+	case TRACE_OP_PVALLOC:
+		n = 3;
+		break;
+	default:
+		return errmsg_fail(err, errlen, "corrupt: unknown operation %u", op);
+	}
+	if (get_varint(p, end, &dt) != 0 || dt > UINT64_MAX - prev_ts)
+		return errmsg_fail(err, errlen, "corrupt: bad time in a %s event", trace_op_name(op));
+	for (int k = 0; k < n; k++)
+		if (get_varint(p, end, &v[k]) != 0)
+			return errmsg_fail(err, errlen, "corrupt: bad field in a %s event",
+			                   trace_op_name(op));
+	memset(ev, 0, sizeof *ev);
+	ev->op = op;
+	ev->ts_ns = prev_ts + dt;
+	if (op == TRACE_OP_REALLOC || op == TRACE_OP_REALLOCARRAY) {
+		ev->old_id = v[0];
+		ev->id = v[1];
+		ev->size = v[2];
+	} else {
+		ev->id = v[0];
+		ev->size = v[1];
+		ev->align = v[2];
+	}
+	if (op != TRACE_OP_FREE && ev->id == 0)
+		return errmsg_fail(err, errlen, "corrupt: a %s event returns object 0",
+		                   trace_op_name(op));
+	return 0;
+}
+
+/* Copies a length-prefixed string of the process payload, NULs shown as spaces. */
+static int take_string(const uint8_t **p, const uint8_t *end, char *out, size_t cap)
+{
+	uint32_t n;
+	size_t k;
+
+	if (end - *p < 4)
+		return -1;
+	n = trace_get32(*p);
+	*p += 4;
+	if ((size_t)(end - *p) < n)
+		return -1;
+	for (k = 0; k < n && k + 1 < cap; k++)
+		out[k] = (*p)[k] == '\0' ? ' ' : ((*p)[k] < 32 ? '?' : (char)(*p)[k]);
+	while (k > 0 && out[k - 1] == ' ')
+		k--;
+	out[k] = '\0';
+	*p += n;
+	return 0;
+}
+
+/* Largest factor accepted: 1024 ns per tick. */
+#define TRACE_MAX_FACTOR ((uint64_t)1 << 42)
+
+int trace_events_begin(const struct trace_block *b, struct trace_cursor *c, char *err,
+                       size_t errlen)
+{
+	if (b->kind != TRACE_K_EVENTS || b->len < 8 + (size_t)b->count * TRACE_MIN_EVENT)
+		return errmsg_fail(err, errlen, "corrupt: events block too short for %u events",
+		                   b->count);
+	c->factor = trace_get64(b->data);
+	if (c->factor == 0 || c->factor > TRACE_MAX_FACTOR)
+		return errmsg_fail(err, errlen, "corrupt: events block with a bad clock factor");
+	c->p = b->data + 8;
+	c->end = b->data + b->len;
+	c->ticks = 0;
+	c->left = b->count;
+	return 0;
+}
+
+int trace_events_next(struct trace_cursor *c, struct trace_event *ev, char *err, size_t errlen)
+{
+	unsigned __int128 ns;
+
+	if (!c->left) {
+		if (c->p != c->end)
+			return errmsg_fail(err, errlen, "corrupt: events block has trailing bytes");
+		return 0;
+	}
+	if (decode(&c->p, c->end, c->ticks, ev, err, errlen) != 0)
+		return -1;
+	c->left--;
+	c->ticks = ev->ts_ns;
+	ns = ((unsigned __int128)c->ticks * c->factor) >> 32;
+	if (ns > INT64_MAX)
+		return errmsg_fail(err, errlen, "corrupt: event time out of range");
+	ev->ts_ns = (uint64_t)ns;
+	return 1;
+}
+
+int trace_parse_process(const struct trace_block *b, struct trace_process *pr, char *err,
+                        size_t errlen)
+{
+	const uint8_t *p = b->data + 32, *end = b->data + b->len;
+
+	memset(pr, 0, sizeof *pr);
+	if (b->kind != TRACE_K_PROCESS || b->len < 32 ||
+	    take_string(&p, end, pr->exe, sizeof pr->exe) != 0 ||
+	    take_string(&p, end, pr->args, sizeof pr->args) != 0)
+		return errmsg_fail(err, errlen, "corrupt: bad process block");
+	pr->pid = trace_get64(b->data);
+	pr->ppid = trace_get64(b->data + 8);
+	pr->start_realtime_ns = trace_get64(b->data + 16);
+	pr->start_mono_ns = trace_get64(b->data + 24);
+	return 0;
+}
+
+int trace_parse_end(const struct trace_block *b, uint64_t *c, char *err, size_t errlen)
+{
+	uint32_t n;
+
+	memset(c, 0, TRACE_END_NCOUNTERS * sizeof *c);
+	if (b->kind != TRACE_K_END || b->len < 4 || (n = trace_get32(b->data)) > (b->len - 4) / 8 ||
+	    b->len != 4 + 8 * (size_t)n)
+		return errmsg_fail(err, errlen, "corrupt: bad end block");
+	for (uint32_t k = 0; k < n && k < TRACE_END_NCOUNTERS; k++)
+		c[k] = trace_get64(b->data + 4 + 8 * k);
+	return 0;
+}
+
+int trace_check_buffer(const void *data, size_t n, char *err, size_t errlen)
+{
+	struct trace_reader *r = trace_open_mem(data, n, TRACE_BUNDLE, err, errlen);
+	struct trace_block b;
+	struct trace_process pr;
+	struct trace_event ev;
+	uint64_t c[TRACE_END_NCOUNTERS];
+	int rc = 0;
+
+	if (!r)
+		return -1;
+	while (rc == 0 && (rc = trace_next(r, &b, err, errlen)) == 1) {
+		rc = 0;
+		if (b.kind == TRACE_K_PROCESS)
+			rc = trace_parse_process(&b, &pr, err, errlen);
+		else if (b.kind == TRACE_K_END)
+			rc = trace_parse_end(&b, c, err, errlen);
+		if (rc == 0 && b.kind == TRACE_K_EVENTS) {
+			struct trace_cursor cur;
+			rc = trace_events_begin(&b, &cur, err, errlen);
+			while (rc == 0 && (rc = trace_events_next(&cur, &ev, err, errlen)) == 1)
+				rc = 0;
+		}
+	}
+	trace_close(r);
+	return rc < 0 ? -1 : 0;
+}
+
+int trace_write_trailer(FILE *f, uint64_t nblocks, uint64_t nprocs)
+{
+	uint8_t b[TRACE_BLOCK_HDR + 16];
+
+	trace_put64(b + TRACE_BLOCK_HDR, nblocks);
+	trace_put64(b + TRACE_BLOCK_HDR + 8, nprocs);
+	trace_block_header(b, TRACE_K_TRAILER, 0, 0, 16, 16, 0,
+	                   trace_fnv32(b + TRACE_BLOCK_HDR, 16));
+	return fwrite(b, 1, sizeof b, f) == sizeof b ? 0 : -1;
+}
+
+/* Appends the events of one block to p->ev, growing it within max. */
+static int load_events(const struct trace_block *b, struct trace_proc_events *p, size_t *cap,
+                       size_t max, char *err, size_t errlen)
+{
+	struct trace_cursor c;
+	struct trace_event ev;
+	int rc;
+
+	if (b->count > max - p->n)
+		return errmsg_fail(err, errlen,
+		                   "process %zu (pid %llu) has more than %zu events: too large to load",
+		                   p->index, (unsigned long long)p->info.pid, max);
+	if (p->n + b->count > *cap) {
+		size_t ncap = *cap ? *cap : 4096;
+		struct trace_rec *t;
+		while (ncap < p->n + b->count)
+			ncap *= 2;
+		if (ncap > max)
+			ncap = max;
+		if (!(t = realloc(p->ev, ncap * sizeof *t)))
+			return errmsg_fail(err, errlen, "out of memory loading %zu events", ncap);
+		p->ev = t;
+		*cap = ncap;
+	}
+	if (trace_events_begin(b, &c, err, errlen) != 0)
+		return -1;
+	while ((rc = trace_events_next(&c, &ev, err, errlen)) == 1) {
+		if (ev.align > TRACE_MAX_ALIGN)
+			return errmsg_fail(err, errlen, "corrupt: alignment %llu above 2^30",
+			                   (unsigned long long)ev.align);
+		p->ev[p->n++] = (struct trace_rec){ev.ts_ns, ev.id,         ev.old_id, ev.size,
+		                                   (uint32_t)ev.align, b->thread, (uint8_t)ev.op};
+	}
+	return rc;
+}
+
+static int each_block(struct trace_reader *r, size_t max,
+                      int (*fn)(struct trace_proc_events *, void *, char *, size_t), void *arg,
+                      char *err, size_t errlen)
+{
+	struct trace_proc_events p = {0};
+	struct trace_block b;
+	size_t cap = 0, nproc = 0;
+	int rc, have = 0;
+
+	while ((rc = trace_next(r, &b, err, errlen)) >= 0) {
+		if ((rc == 0 || b.kind == TRACE_K_PROCESS) && have) {
+			if (fn(&p, arg, err, errlen) != 0)
+				break;
+			free(p.ev);
+			have = 0;
+		}
+		if (rc == 0)
+			return 0;
+		if (b.kind == TRACE_K_PROCESS) {
+			p = (struct trace_proc_events){.index = ++nproc};
+			cap = 0;
+			have = 1;
+			if (trace_parse_process(&b, &p.info, err, errlen) != 0)
+				break;
+		} else if (b.kind == TRACE_K_END) {
+			p.complete = 1;
+			if (trace_parse_end(&b, p.end, err, errlen) != 0)
+				break;
+		} else if (load_events(&b, &p, &cap, max, err, errlen) != 0) {
+			break;
+		}
+	}
+	free(p.ev);
+	return -1;
+}
+
+int trace_each_process(const char *path, size_t max_events,
+                       int (*fn)(struct trace_proc_events *, void *, char *, size_t), void *arg,
+                       char *err, size_t errlen)
+{
+	struct trace_reader *r = trace_open(path, TRACE_BUNDLE, err, errlen);
+	char why[512];
+	int rc;
+
+	if (!r)
+		return -1;
+	if (max_events > TRACE_MAX_PROC_EVENTS)
+		max_events = TRACE_MAX_PROC_EVENTS;
+	rc = each_block(r, max_events, fn, arg, err, errlen);
+	trace_close(r);
+	if (rc != 0) {
+		snprintf(why, sizeof why, "%s", err);
+		errmsg_fail(err, errlen, "%s: %s", path, why);
+	}
+	return rc;
+}

@@ -1,0 +1,134 @@
+/* trace.h - reading allocab traces (docs/trace-format.md): a bundled trace written by
+ * `allocab record`, or one raw per-process stream written by the recorder library. A corrupt,
+ * truncated or hostile file is an error with a one-line reason, never a crash: every length is
+ * checked against the format's caps before anything is allocated or read, so a reader holds at
+ * most one block (TRACE_MAX_PAYLOAD + TRACE_MAX_RAW bytes) at a time. */
+#ifndef ALLOCAB_TRACE_H
+#define ALLOCAB_TRACE_H
+
+#include "common/trace_format.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One decoded call. Ids are the recorder's object ids: 0 is NULL (free(NULL), realloc(NULL, n)). */
+struct trace_event {
+	unsigned op;     /* enum trace_op */
+	uint64_t ts_ns;  /* monotonic ns since the process's stream started */
+	uint64_t id;     /* the object the call returned (alloc, realloc) or released (free) */
+	uint64_t old_id; /* realloc/reallocarray: the object passed in (0 for NULL) */
+	uint64_t size;   /* bytes requested (calloc, reallocarray: the product) */
+	uint64_t align;  /* posix_memalign, aligned_alloc, memalign, valloc, pvalloc; else 0 */
+};
+
+struct trace_process {
+	uint64_t pid, ppid;
+	uint64_t start_realtime_ns, start_mono_ns;
+	char exe[512];  /* executable path (truncated), "" if unknown */
+	char args[512]; /* command line, arguments separated by spaces (truncated) */
+};
+
+struct trace_block {
+	unsigned kind;        /* enum trace_kind */
+	uint32_t thread;      /* events: the thread's index in its process */
+	uint32_t count;       /* events: how many */
+	const uint8_t *data;  /* the decompressed payload; valid until the next trace_next */
+	size_t len;
+	const uint8_t *bytes; /* the block as stored (header + payload), for copying */
+	size_t nbytes;
+};
+
+enum trace_mode {
+	TRACE_BUNDLE, /* a whole trace: must end with a trailer block, then end of file */
+	TRACE_STREAM, /* one raw stream: ends at end of file; a torn last block ends it early */
+};
+
+struct trace_reader;
+
+/* Opens path (a regular file) for reading in mode. Returns a reader, or NULL with the reason in
+ * err (prefixed with the path). */
+struct trace_reader *trace_open(const char *path, enum trace_mode mode, char *err, size_t errlen);
+
+/* The same over n bytes in memory (not copied; they must outlive the reader). */
+struct trace_reader *trace_open_mem(const void *data, size_t n, enum trace_mode mode, char *err,
+                                    size_t errlen);
+
+/* Reads and checks the next block (magic, header and payload checks, caps, kind order: a process
+ * block first, events and end blocks after it, the trailer last). Returns 1 with *b filled, 0 at
+ * the end (after the trailer, or in stream mode at end of file or at a torn last block, see
+ * trace_torn), or -1 with the reason in err. */
+int trace_next(struct trace_reader *r, struct trace_block *b, char *err, size_t errlen);
+
+/* In stream mode: whether the stream ended in a torn (incomplete) block that was ignored. */
+int trace_torn(const struct trace_reader *r);
+
+void trace_close(struct trace_reader *r);
+
+/* Walks the events of one events block. */
+struct trace_cursor {
+	const uint8_t *p, *end;
+	uint64_t factor; /* ns per tick, 32.32 fixed point */
+	uint64_t ticks;  /* of the previous event */
+	uint32_t left;   /* events not yet decoded */
+};
+
+/* Starts reading the events of b (an events block). Returns 0, or -1 with the reason in err. */
+int trace_events_begin(const struct trace_block *b, struct trace_cursor *c, char *err,
+                       size_t errlen);
+
+/* Decodes the next event into *ev (its time in ns since the stream started). Returns 1, 0 after
+ * the last one (when the block must also end there), or -1 with the reason in err. */
+int trace_events_next(struct trace_cursor *c, struct trace_event *ev, char *err, size_t errlen);
+
+/* Parses a process block's payload. Returns 0, or -1 with the reason in err. */
+int trace_parse_process(const struct trace_block *b, struct trace_process *pr, char *err,
+                        size_t errlen);
+
+/* Parses an end block's payload into c[0..TRACE_END_NCOUNTERS-1] (missing counters are 0).
+ * Returns 0, or -1 with the reason in err. */
+int trace_parse_end(const struct trace_block *b, uint64_t *c, char *err, size_t errlen);
+
+/* The name of an operation ("malloc", ...), "?" for an unknown one. */
+const char *trace_op_name(unsigned op);
+
+/* Reads a whole bundled trace from memory, decoding every event: the entry point for fuzzing.
+ * Returns 0, or -1 with the reason in err. */
+int trace_check_buffer(const void *data, size_t n, char *err, size_t errlen);
+
+/* One event of a loaded process, with the thread that made it. */
+struct trace_rec {
+	uint64_t ts_ns, id, old_id, size;
+	uint32_t align;  /* at most TRACE_MAX_ALIGN */
+	uint32_t thread; /* the recorder's thread index */
+	uint8_t op;
+};
+
+#define TRACE_MAX_ALIGN (1u << 30)
+/* Events of one process a loader holds at most (48 bytes each). */
+#define TRACE_MAX_PROC_EVENTS (1u << 25)
+
+/* A whole process of a trace, as trace_each_process hands it over. */
+struct trace_proc_events {
+	struct trace_process info;
+	size_t index; /* 1-based position in the trace */
+	int complete; /* its end block was read (else it was killed, called _exit or exec'd) */
+	uint64_t end[TRACE_END_NCOUNTERS];
+	struct trace_rec *ev; /* file order: each thread's events in the order it made them */
+	size_t n;
+};
+
+/* Reads the bundled trace at path and calls fn(p, arg) once per process, in file order, with all
+ * of its events (at most max_events, <= TRACE_MAX_PROC_EVENTS: a process with more is an error).
+ * fn may keep p->ev (setting it to NULL; free() it later); it returns 0, or -1 with the reason in
+ * err to stop. Returns 0, or -1 with the reason in err (prefixed with the path). */
+int trace_each_process(const char *path, size_t max_events,
+                       int (*fn)(struct trace_proc_events *p, void *arg, char *err,
+                                 size_t errlen),
+                       void *arg, char *err, size_t errlen);
+
+/* Writes the trailer block that ends a bundle of nblocks blocks holding nprocs processes to f.
+ * Returns 0, or -1 with errno set. */
+int trace_write_trailer(FILE *f, uint64_t nblocks, uint64_t nprocs);
+
+#endif

@@ -1,0 +1,62 @@
+/* benchopt.h - the options of `allocab bench` (benchopt.c), also read by `allocab calibrate`
+ * for the options it forwards: syntax, ranges, defaults and the rules between options, with no
+ * file system access. */
+#ifndef ALLOCAB_BENCHOPT_H
+#define ALLOCAB_BENCHOPT_H
+
+#include "front/run/benchprog.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parsed command line, before any file system lookup. Strings point into argv. */
+struct bench_opts {
+	const char *allocators; /* -a as given, or NULL */
+	const char *workloads;  /* -w as given, or NULL */
+	const char *scale;
+	uint64_t seed;
+	int seed_set;
+	const char **params; /* --param KEY=VALUE, checked for syntax and duplicate keys */
+	size_t nparams;
+	unsigned reps;
+	int reps_set;
+	unsigned rounds;
+	int rounds_set;
+	double budget_s;
+	unsigned warmup;
+	unsigned min_rounds;
+	int min_rounds_set;
+	double timeout_s;
+	uint64_t shuffle_seed;
+	int shuffle_seed_set;
+	size_t pad_max;
+	const char *out;
+	const char *results_dir;
+	const char *driver_dir;
+	int quiet;
+	int duet;
+	int help;
+	const char **cmd_names; /* --cmd NAME=COMMAND split at the first '=' (names are copies) */
+	const char **cmd_lines;
+	size_t ncmds;
+	/* --program, --preload, --expect, --count-calls (prog.allocators is -a once parsed) */
+	struct bench_program_opts prog;
+	char **gate_argv; /* "--gate" and what follows, or NULL */
+	int gate_argc;
+};
+
+/* Parses argv[1..argc-1] (argv[0] is the subcommand name) into o, with defaults. Checks syntax,
+ * ranges and combinations, not whether allocators or workloads exist. Returns 0, or -1 with a
+ * one-line reason in err (no "allocab: bench: " prefix). On success the caller frees o with
+ * bench_opts_free. */
+int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, size_t errlen);
+void bench_opts_free(struct bench_opts *o);
+
+/* The rounds rule (docs/methodology.md, "How many rounds"): with m comparisons at alpha 0.05,
+ * need = stats_signrank_min_n(0.05, m). Without --rounds and --budget the bench runs
+ * max(10, need + 3, --min-rounds) rounds; with --budget and neither --rounds, --min-rounds nor
+ * --gate, at least need rounds whatever the budget. Returns need; when --rounds was given below
+ * it (and no --gate), a one-line warning in warn (printed unless --quiet), else warn is "". */
+unsigned bench_rounds_rule(struct bench_opts *o, size_t m, char *warn, size_t len);
+
+#endif

@@ -1,0 +1,261 @@
+/* charts.c - the forest plot and speed-against-memory chart (charts.h); chartsamples.c draws the
+ * two charts of raw samples. */
+#include "front/export/charts.h"
+
+#include "front/export/svg.h"
+
+#include <math.h>
+#include <string.h>
+
+#define FOREST_W  900.0
+#define LABEL_W   250.0
+#define PLOT_X1   650.0
+#define ROW_H     22.0
+#define TOP       58.0
+#define BOTTOM    100.0
+#define SCATTER_W 640.0
+#define SCATTER_H 440.0
+#define MAX_CANDS 6
+#define MAX_WLS   64
+
+void chart_convention(FILE *f, double x, double y)
+{
+	svg_text(f, x, y, "muted", "start",
+	         "speedup 1.12x means the candidate takes 1/1.12 of the baseline's time;");
+	svg_text(f, x, y + 14, "muted", "start",
+	         "improvement %% = (1 - t_candidate/t_baseline) x 100");
+}
+
+size_t chart_candidates(const struct cmp_report *r, const char **names, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nrows; i++) {
+		size_t k = 0;
+		while (k < n && strcmp(names[k], r->rows[i].candidate) != 0)
+			k++;
+		if (k == n && n < max)
+			names[n++] = r->rows[i].candidate;
+	}
+	return n;
+}
+
+static const char *verdict_class(const struct cmp_row *row)
+{
+	return row->verdict == CMP_FASTER   ? "faster"
+	       : row->verdict == CMP_SLOWER ? "slower"
+	                                    : "none";
+}
+
+static void row_label(const struct cmp_row *row, char *buf, size_t len)
+{
+	if (!row->workload)
+		snprintf(buf, len, "geomean%s%s  %s", strcmp(row->phase, "total") ? "/" : "",
+		         strcmp(row->phase, "total") ? row->phase : "", row->candidate);
+	else if (strcmp(row->phase, "total") == 0)
+		snprintf(buf, len, "%s  %s", row->workload, row->candidate);
+	else
+		snprintf(buf, len, "%s/%s  %s", row->workload, row->phase, row->candidate);
+}
+
+/* The speedup axis: every usable interval, 1.0 and the margin, padded on a log scale. */
+static struct svg_scale forest_scale(const struct export_input *in)
+{
+	double lo = 1, hi = 1, pad;
+
+	for (size_t i = 0; i < in->r->nrows; i++) {
+		const struct cmp_row *row = &in->r->rows[i];
+		if (!row->usable)
+			continue;
+		lo = fmin(lo, cmp_speedup(row->d.hi));
+		hi = fmax(hi, cmp_speedup(row->d.lo));
+	}
+	if (isfinite(in->margin) && in->margin > 0) {
+		lo = fmin(lo, 1 / in->margin);
+		hi = fmax(hi, 1 / in->margin);
+	}
+	lo = fmax(lo, 0.05);
+	hi = fmin(hi, 20);
+	pad = (log(hi) - log(lo)) * 0.06 + 0.01;
+	return (struct svg_scale){exp(log(lo) - pad), exp(log(hi) + pad), LABEL_W, PLOT_X1, 1};
+}
+
+static void x_axis(FILE *f, const struct svg_scale *s, double y0, double y1, const char *label)
+{
+	double t[SVG_MAX_TICKS];
+	size_t n = svg_ticks(s, t);
+
+	for (size_t i = 0; i < n; i++) {
+		double x = svg_map(s, t[i]);
+		svg_line(f, x, y0, x, y1, "grid");
+		svg_text(f, x, y1 + 16, "tick", "middle", "%gx", t[i]);
+	}
+	svg_line(f, s->p0, y1, s->p1, y1, "axis");
+	svg_text(f, (s->p0 + s->p1) / 2, y1 + 36, "", "middle", "%s", label);
+}
+
+static void forest_row(FILE *f, const struct export_input *in, const struct cmp_row *row,
+                       const struct svg_scale *s, double y)
+{
+	char label[256];
+	const char *v = verdict_class(row);
+	char cls[32];
+
+	row_label(row, label, sizeof label);
+	svg_text(f, LABEL_W - 10, y + 4, row->workload ? "" : "geo", "end", "%s", label);
+	if (!row->usable) {
+		svg_text(f, PLOT_X1 + 10, y + 4, "muted", "start", "insufficient data");
+		return;
+	}
+	double lo = cmp_speedup(row->d.hi), hi = cmp_speedup(row->d.lo);
+	double est = cmp_speedup(row->d.est);
+	snprintf(cls, sizeof cls, "ci-%s", v);
+	svg_line(f, svg_map(s, fmax(lo, s->d0)), y, svg_map(s, fmin(hi, s->d1)), y, cls);
+	snprintf(cls, sizeof cls, "est-%s", v);
+	snprintf(label, sizeof label, "%s: %.3fx [%.3f, %.3f], %.3g%% interval, %zu rounds, %s",
+	         row->candidate, est, lo, hi, 100 * row->d.level, row->n,
+	         cmp_verdict_name(row->verdict));
+	svg_circle(f, svg_map(s, est), y, row->workload ? 4.5 : 6, cls, label);
+	svg_text(f, PLOT_X1 + 10, y + 4, row->workload ? "" : "geo", "start",
+	         "%.3fx [%.3f, %.3f]%s", est, lo, hi,
+	         in->r->conf - row->d.level > 1e-9 ? " *" : "");
+	(void)in;
+}
+
+int chart_forest(FILE *f, const struct export_input *in, int standalone)
+{
+	const struct cmp_report *r = in->r;
+	size_t ngeo = 0, nrow = 0;
+	struct svg_scale s = forest_scale(in);
+	double y, h;
+
+	for (size_t i = 0; i < r->nrows; i++)
+		ngeo += r->rows[i].workload == NULL;
+	nrow = r->nrows - ngeo;
+	h = TOP + ROW_H * (double)(nrow + ngeo) + (ngeo ? ROW_H : 0) + BOTTOM;
+	svg_open(f, FOREST_W, h, "Speedup of each allocator over the baseline, with intervals",
+	         "Forest plot: one row per workload and candidate; dot = Hodges-Lehmann speedup, "
+	         "bar = interval; right of the 1.0x line is faster. " CMP_CONVENTION,
+	         standalone);
+	svg_text(f, 12, 22, "title", "start", "Speedup over %s (%g%% intervals; log scale)",
+	         r->paired ? r->baseline : "the first file", 100 * r->conf);
+	svg_text(f, 12, 40, "muted", "start", "right of 1.0x: candidate faster; %s",
+	         "speedup = t_baseline / t_candidate");
+	y = TOP + ROW_H / 2;
+	x_axis(f, &s, TOP - 6, h - BOTTOM + 4, "speedup (x, log scale)");
+	svg_line(f, svg_map(&s, 1), TOP - 6, svg_map(&s, 1), h - BOTTOM + 4, "ref");
+	if (isfinite(in->margin) && in->margin > 0) {
+		double x = svg_map(&s, 1 / in->margin);
+		svg_line(f, x, TOP - 6, x, h - BOTTOM + 4, "margin");
+		svg_text(f, x + 3, TOP - 10, "muted", "start", "gate margin %.3fx", 1 / in->margin);
+	}
+	for (int geo = 0; geo < 2; geo++) {
+		if (geo && ngeo) {
+			svg_line(f, 12, y - ROW_H / 2 + 4, FOREST_W - 12, y - ROW_H / 2 + 4, "sep");
+			y += ROW_H;
+		}
+		for (size_t i = 0; i < r->nrows; i++)
+			if ((r->rows[i].workload == NULL) == geo) {
+				forest_row(f, in, &r->rows[i], &s, y);
+				y += ROW_H;
+			}
+	}
+	chart_convention(f, 12, h - 40);
+	svg_text(f, 12, h - 10, "muted", "start",
+	         "* the interval reaches less than the requested level (too few rounds)");
+	svg_close(f);
+	return ferror(f) ? -1 : 0;
+}
+
+static struct svg_scale scatter_axis(const struct cmp_report *r, int memory, double p0, double p1)
+{
+	double lo = 1, hi = 1;
+
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct cmp_row *row = &r->rows[i];
+		if (!row->usable || !row->workload || (memory && !(row->rss_ratio > 0)))
+			continue;
+		lo = fmin(lo, memory ? row->rss_ratio : cmp_speedup(row->d.hi));
+		hi = fmax(hi, memory ? row->rss_ratio : cmp_speedup(row->d.lo));
+	}
+	lo = fmax(lo, 0.05);
+	hi = fmin(hi, 20);
+	double pad = (log(hi) - log(lo)) * 0.08 + 0.02;
+	return (struct svg_scale){exp(log(lo) - pad), exp(log(hi) + pad), p0, p1, 1};
+}
+
+static void y_axis(FILE *f, const struct svg_scale *s, double x0, double x1, const char *label)
+{
+	double t[SVG_MAX_TICKS];
+	size_t n = svg_ticks(s, t);
+
+	for (size_t i = 0; i < n; i++) {
+		double y = svg_map(s, t[i]);
+		svg_line(f, x0, y, x1, y, "grid");
+		svg_text(f, x0 - 6, y + 4, "tick", "end", "%gx", t[i]);
+	}
+	svg_line(f, x0, s->p0, x0, s->p1, "axis");
+	fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\">",
+	        x0 - 48, (s->p0 + s->p1) / 2);
+	svg_esc(f, label);
+	fputs("</text>\n", f);
+}
+
+int chart_speed_memory(FILE *f, const struct export_input *in)
+{
+	const struct cmp_report *r = in->r;
+	const char *cands[MAX_CANDS], *wls[MAX_WLS];
+	size_t nc = chart_candidates(r, cands, MAX_CANDS), nw = 0;
+	struct svg_scale x = scatter_axis(r, 1, 90, SCATTER_W - 190);
+	struct svg_scale y = scatter_axis(r, 0, SCATTER_H - 84, 50);
+	char cls[16], tip[256];
+
+	svg_open(f, SCATTER_W, SCATTER_H, "Speed against memory",
+	         "Each mark is one workload (shape) and allocator (colour): speedup (up is faster) "
+	         "against peak resident memory relative to the baseline (left uses less); the bar "
+	         "is the speedup's interval. " CMP_CONVENTION,
+	         0);
+	svg_text(f, 12, 22, "title", "start", "Speed against memory (total of each workload)");
+	svg_text(f, 12, 40, "muted", "start", "up: faster; left: less peak RSS than %s",
+	         r->paired ? r->baseline : "the first file");
+	x_axis(f, &x, 50, SCATTER_H - 84, "peak RSS, candidate / baseline (log scale)");
+	y_axis(f, &y, 90, SCATTER_W - 190, "speedup (x, log scale)");
+	svg_line(f, svg_map(&x, 1), 50, svg_map(&x, 1), SCATTER_H - 84, "ref");
+	svg_line(f, 90, svg_map(&y, 1), SCATTER_W - 190, svg_map(&y, 1), "ref");
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct cmp_row *row = &r->rows[i];
+		size_t k = 0;
+		if (!row->usable || !row->workload || strcmp(row->phase, "total") != 0 ||
+		    !(row->rss_ratio > 0))
+			continue;
+		size_t w = 0;
+		while (k < nc && strcmp(cands[k], row->candidate) != 0)
+			k++;
+		while (w < nw && strcmp(wls[w], row->workload) != 0)
+			w++;
+		if (w == nw && nw < MAX_WLS)
+			wls[nw++] = row->workload;
+		snprintf(cls, sizeof cls, "s%zu", k % MAX_CANDS);
+		double px = svg_map(&x, row->rss_ratio), py = svg_map(&y, cmp_speedup(row->d.est));
+		fprintf(f, "<g class=\"%s\">\n", cls);
+		svg_line(f, px, svg_map(&y, cmp_speedup(row->d.hi)), px,
+		         svg_map(&y, cmp_speedup(row->d.lo)), "series");
+		snprintf(tip, sizeof tip, "%s %s: %.3fx, peak RSS ratio %.2f", row->workload,
+		         row->candidate, cmp_speedup(row->d.est), row->rss_ratio);
+		svg_mark(f, px, py, 5, (unsigned)w, cls, tip);
+		fputs("</g>\n", f);
+	}
+	for (size_t k = 0; k < nc; k++) {
+		snprintf(cls, sizeof cls, "s%zu", k);
+		svg_circle(f, SCATTER_W - 170, 60 + 18 * (double)k, 5, cls, NULL);
+		svg_text(f, SCATTER_W - 160, 64 + 18 * (double)k, "", "start", "%s", cands[k]);
+	}
+	for (size_t w = 0; w < nw; w++) {
+		double ly = 80 + 18 * (double)(nc + w);
+		svg_mark(f, SCATTER_W - 170, ly, 5, (unsigned)w, "s5", NULL);
+		svg_text(f, SCATTER_W - 160, ly + 4, "", "start", "%s", wls[w]);
+	}
+	chart_convention(f, 12, SCATTER_H - 26);
+	svg_close(f);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,26 @@
+/* charts.h - the four charts of a comparison, drawn as inline SVG by the project's own code
+ * (svg.h): a forest plot of every speedup with its interval, per-arm distributions of the
+ * measured times, speed against memory, and per-round speedups in run order. Each writes one
+ * complete <svg> element (standalone: an SVG document of its own with the stylesheet) whose
+ * <title>, axis labels, units and convention sentence make it readable on its own. Each returns 0,
+ * or -1 when memory ran out. */
+#ifndef ALLOCAB_CHARTS_H
+#define ALLOCAB_CHARTS_H
+
+#include "front/export/export.h"
+
+#include <stdio.h>
+
+int chart_forest(FILE *f, const struct export_input *in, int standalone);
+int chart_distributions(FILE *f, const struct export_input *in);
+int chart_speed_memory(FILE *f, const struct export_input *in);
+int chart_rounds(FILE *f, const struct export_input *in);
+
+/* The speedup convention in two lines of muted text from (x, y). */
+void chart_convention(FILE *f, double x, double y);
+
+/* The distinct candidates of r's rows in order of first appearance (at most max), for colours and
+ * legends. Returns the count. */
+size_t chart_candidates(const struct cmp_report *r, const char **names, size_t max);
+
+#endif

@@ -1,0 +1,196 @@
+/* html.c - `--format html`: one self-contained page (inline SVG and CSS, no script, no network)
+ * with the four charts, the comparison table, the claims and the inputs; and `--format svg`, the
+ * forest plot alone. */
+#include "front/export/export.h"
+
+#include "front/analysis/report.h"
+#include "front/export/charts.h"
+#include "front/export/svg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char page_css[] =
+    "body { margin: 2rem auto; max-width: 960px; padding: 0 1rem; background: var(--bg);\n"
+    "  color: var(--fg); font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; }\n"
+    "h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin-top: 2rem; }\n"
+    "p.muted, li.muted { color: var(--muted); }\n"
+    "table { border-collapse: collapse; font-size: 0.85rem; }\n"
+    "th, td { border-bottom: 1px solid var(--grid); padding: 0.25rem 0.6rem; text-align: left; }\n"
+    "td.num { text-align: right; font-variant-numeric: tabular-nums; }\n"
+    "td.faster { color: var(--faster); } td.slower { color: var(--slower); }\n"
+    "figure { margin: 1rem 0; overflow-x: auto; }\n"
+    "pre { white-space: pre-wrap; font-size: 0.8rem; }\n";
+
+static void esc(FILE *f, const char *s)
+{
+	svg_esc(f, s);
+}
+
+static void comparison_table(FILE *f, const struct cmp_report *r)
+{
+	fputs("<table>\n<thead><tr><th>workload</th><th>phase</th><th>candidate</th>"
+	      "<th>speedup</th><th>interval</th><th>improvement</th><th>verdict</th><th>n</th>"
+	      "<th>peak RSS ratio</th></tr></thead>\n<tbody>\n",
+	      f);
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct cmp_row *row = &r->rows[i];
+		const char *v = row->verdict == CMP_FASTER   ? "faster"
+		                : row->verdict == CMP_SLOWER ? "slower"
+		                                             : "";
+		fputs("<tr><td>", f);
+		esc(f, row->workload ? row->workload : "geomean");
+		fputs("</td><td>", f);
+		esc(f, row->phase);
+		fputs("</td><td>", f);
+		esc(f, row->candidate);
+		if (row->usable)
+			fprintf(f,
+			        "</td><td class=\"num\">%.3fx</td><td class=\"num\">[%.3f, %.3f] "
+			        "(%.3g%%)</td><td class=\"num\">%+.1f%%</td>",
+			        cmp_speedup(row->d.est), cmp_speedup(row->d.hi),
+			        cmp_speedup(row->d.lo), 100 * row->d.level,
+			        cmp_improvement(row->d.est));
+		else
+			fputs("</td><td>-</td><td>-</td><td>-</td>", f);
+		fprintf(f, "<td class=\"%s\">%s</td><td class=\"num\">%zu</td>", v,
+		        cmp_verdict_name(row->verdict), row->n);
+		if (isnan(row->rss_ratio))
+			fputs("<td>-</td></tr>\n", f);
+		else
+			fprintf(f, "<td class=\"num\">%.2f</td></tr>\n", row->rss_ratio);
+	}
+	fputs("</tbody>\n</table>\n", f);
+}
+
+static void claims_section(FILE *f, const struct claims_result *c)
+{
+	fprintf(f,
+	        "<h2>Claims</h2>\n<p>%zu confirmed, %zu partly, %zu refuted, %zu not measured "
+	        "(confirmed: the measured interval lies inside the claimed range; refuted: wholly "
+	        "outside it; partly: they overlap).</p>\n<table>\n<thead><tr><th>claim</th>"
+	        "<th>target</th><th>allocator</th><th>claimed</th><th>measured</th><th>verdict</th>"
+	        "<th>source</th></tr></thead>\n<tbody>\n",
+	        c->count[CLAIM_CONFIRMED], c->count[CLAIM_PARTLY], c->count[CLAIM_REFUTED],
+	        c->count[CLAIM_NOT_MEASURED]);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct claims_check *k = &c->checks[i];
+		fputs("<tr><td>", f);
+		esc(f, k->claim->name);
+		fputs("</td><td>", f);
+		esc(f, k->target->workload);
+		fputs("/", f);
+		esc(f, k->target->phase);
+		fputs("</td><td>", f);
+		esc(f, k->claim->allocator);
+		fprintf(f, "</td><td class=\"num\">%.3fx&#8211;%.3fx</td>", k->claim->lo,
+		        k->claim->hi);
+		if (isnan(k->s_est))
+			fputs("<td>-</td>", f);
+		else
+			fprintf(f, "<td class=\"num\">%.3fx [%.3f, %.3f]</td>", k->s_est, k->s_lo,
+			        k->s_hi);
+		fprintf(f, "<td>%s</td><td>", claims_verdict_name(k->verdict));
+		esc(f, k->claim->source);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+}
+
+static void inputs_section(FILE *f, const struct cmp_report *r)
+{
+	char rule[512];
+	const struct rf_doc *docs[2] = {r->base, r->paired ? NULL : r->cand};
+
+	report_rule(r, rule, sizeof rule);
+	fputs("<h2>Inputs and method</h2>\n<ul>\n", f);
+	for (int i = 0; i < 2; i++)
+		if (docs[i]) {
+			fputs("<li>", f);
+			esc(f, docs[i]->path);
+			fprintf(f, ": %zu measured rounds, %zu warm-up discarded, status ",
+			        docs[i]->nrounds, docs[i]->nwarmup);
+			esc(f, docs[i]->status);
+			if (docs[i]->machine_desc) {
+				fputs("; ", f);
+				esc(f, docs[i]->machine_desc);
+			}
+			fputs("</li>\n", f);
+		}
+	fputs("<li>", f);
+	esc(f, rule);
+	fputs("</li>\n<li>", f);
+	esc(f, CMP_CONVENTION);
+	fputs("</li>\n", f);
+	for (size_t i = 0; i < r->nwarn; i++) {
+		fputs("<li class=\"muted\">warning: ", f);
+		esc(f, r->warn[i]);
+		fputs("</li>\n", f);
+	}
+	fputs("</ul>\n", f);
+}
+
+static int write_html(FILE *f, const struct export_input *in, char *err, size_t errlen)
+{
+	const struct cmp_report *r = in->r;
+	int rc = 0;
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+	      "<meta name=\"color-scheme\" content=\"light dark\"/>\n<title>allocab comparison: ",
+	      f);
+	esc(f, r->base->path);
+	fprintf(f, "</title>\n<style>\n%s%s</style>\n</head>\n<body>\n<h1>allocab: ", svg_css(),
+	        page_css);
+	esc(f, r->base->path);
+	if (!r->paired) {
+		fputs(" against ", f);
+		esc(f, r->cand->path);
+	}
+	fputs("</h1>\n<p>", f);
+	esc(f, CMP_CONVENTION);
+	fputs(". Each chart says what it shows; the table below has every number.</p>\n", f);
+	fputs("<h2>Speedups</h2>\n<figure>\n", f);
+	rc |= chart_forest(f, in, 0);
+	fputs("</figure>\n<h2>Speed against memory</h2>\n<figure>\n", f);
+	rc |= chart_speed_memory(f, in);
+	fputs("</figure>\n<h2>Measured times</h2>\n<figure>\n", f);
+	rc |= chart_distributions(f, in);
+	fputs("</figure>\n<h2>Rounds in run order</h2>\n<figure>\n", f);
+	rc |= chart_rounds(f, in);
+	fputs("</figure>\n<h2>Comparisons</h2>\n", f);
+	comparison_table(f, r);
+	if (in->claims)
+		claims_section(f, in->claims);
+	inputs_section(f, r);
+	fprintf(f, "<p class=\"muted\">allocab %s</p>\n</body>\n</html>\n", ALLOCAB_VERSION);
+	if (rc || ferror(f)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int write_svg(FILE *f, const struct export_input *in, char *err, size_t errlen)
+{
+	if (chart_forest(f, in, 1) != 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+const struct exporter export_html = {
+    .name = "html",
+    .summary = "one self-contained HTML report: charts, table, claims (no script, no network)",
+    .flags = EXPORT_MARKUP | EXPORT_CHARTS,
+    .write = write_html,
+};
+
+const struct exporter export_svg = {
+    .name = "svg",
+    .summary = "the forest plot of every speedup with its interval, as an SVG document",
+    .flags = EXPORT_MARKUP | EXPORT_CHARTS,
+    .write = write_svg,
+};

@@ -1,0 +1,34 @@
+/* series.h - the raw samples behind a comparison, as the charts and the history exports need
+ * them: one arm's measured times, the per-round log ratios of a paired row in run order, and a
+ * distribution-free interval for a median. Arrays are malloc'd and owned by the caller. */
+#ifndef ALLOCAB_SERIES_H
+#define ALLOCAB_SERIES_H
+
+#include "front/analysis/compare.h"
+
+#include <stddef.h>
+
+/* The ok times (ns) of arm `arm` in workload `wl`, phase `phase` of d, in round order, into *t
+ * (*n of them; *t NULL when none). Returns 0, or -1 when memory ran out or a name is unknown. */
+int series_arm_times(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
+                     double **t, size_t *n);
+
+/* The peak RSS (bytes) of the ok runs of arm `arm` in workload `wl` of d, as series_arm_times. */
+int series_arm_peak_rss(const struct rf_doc *d, const char *arm, const char *wl, double **v,
+                        size_t *n);
+
+/* Median of x[0..n) after sorting it in place; NAN for n == 0. */
+double series_sorted_median(double *x, size_t n);
+
+/* For a paired, non-geomean row of r: d = ln(t_candidate / t_baseline) of every round where both
+ * runs are ok, in round order, with the rounds' "index" in *round. Returns 0 (*n may be 0), or -1
+ * when memory ran out or the row is not of that kind. */
+int series_round_ratios(const struct cmp_report *r, const struct cmp_row *row, double **d,
+                        size_t **round, size_t *n);
+
+/* Order-statistic interval for the median of the sorted x[0..n): the widest-inside pair
+ * x[j], x[n-1-j] whose binomial coverage is at least conf (the whole range when n is too small).
+ * Sets *lo and *hi; NAN for n == 0. */
+void series_median_interval(const double *sorted, size_t n, double conf, double *lo, double *hi);
+
+#endif

@@ -1,0 +1,172 @@
+# e2e_export.sh - `allocab compare --format html|svg|bmf|gab` and `--claims` on crafted results
+# (mkbench, tests/lib.sh): well-formed markup with the expected charts, the shapes the Bencher and
+# github-action-benchmark consumers read, claim verdicts in every format, bad claims files, and a
+# headless Chromium rendering where Chromium is installed.
+. tests/lib.sh
+
+A=$BUILD/allocab
+J=$BUILD/tests/jget
+
+# well_formed NAME FILE: xmllint, or Python's XML parser, accepts FILE.
+well_formed() {
+	if command -v xmllint >/dev/null 2>&1; then
+		check "$1" xmllint --noout "$2"
+	elif command -v python3 >/dev/null 2>&1; then
+		check "$1" python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$2"
+	else
+		ok "$1 # SKIP neither xmllint nor python3 is installed"
+	fi
+}
+
+# count FILE PATTERN: occurrences of the fixed string PATTERN in FILE.
+count() { grep -o -F -- "$2" "$1" | wc -l; }
+
+mkbench "$TMP/r.json" arms=system=1,mimalloc=0.8,jemalloc=1.1,tcmalloc=0.95/0.08 rounds=12
+mkbench "$TMP/two.json" arms=system=1.1,mimalloc=0.8 rounds=8 spread=0.001
+mkbench "$TMP/base.json" arms=system=1,mimalloc=0.8 rounds=8 spread=0.001
+
+# --- html ------------------------------------------------------------------------------------
+expect_status "html: exit 0" 0 "$A" compare "$TMP/r.json" --format html -o "$TMP/r.html" --min-speedup 5%
+well_formed "html: well-formed" "$TMP/r.html"
+h=$TMP/r.html
+[ "$(count "$h" '<svg ')" -eq 4 ] && ok "html: four charts" || notok "html: four charts" "$(count "$h" '<svg ') svg elements"
+for t in 'Speedup of each allocator over the baseline' 'Speed against memory' 'Measured times per allocator' 'Per-round speedup in run order'; do
+	grep -q "<title>$t" "$h" && ok "html: chart '$t'" || notok "html: chart '$t'" "no title"
+done
+grep -q 'gate margin 1.053x' "$h" && ok "html: gate margin drawn" || notok "html: gate margin drawn" "missing"
+grep -q "speedup 1.12x means the candidate takes 1/1.12" "$h" && ok "html: convention sentence" || notok "html: convention sentence" "missing"
+[ "$(count "$h" 'class="est-')" -ge 10 ] && ok "html: forest has a dot per comparison" || notok "html: forest has a dot per comparison" "$(count "$h" 'class="est-')"
+grep -q 'class="est-faster"' "$h" && ok "html: faster rows coloured as faster" || notok "html: faster rows coloured as faster" "none"
+grep -q 'prefers-color-scheme: dark' "$h" && ok "html: dark scheme" || notok "html: dark scheme" "missing"
+grep -q '<polyline class="series' "$h" && ok "html: per-round lines" || notok "html: per-round lines" "missing"
+grep -q 'axis\|speedup (x, log scale)' "$h" && grep -q 'peak RSS, candidate / baseline' "$h" &&
+	ok "html: axis labels" || notok "html: axis labels" "missing"
+if grep -Eqi '<script|<link |src="|href="http|url\(http|@import' "$h"; then
+	notok "html: self-contained" "$(grep -Eoi '<script|<link |src="|href="http|url\(http|@import' "$h" | head -1)"
+else
+	ok "html: self-contained"
+fi
+expect_status "html: two files" 0 "$A" compare "$TMP/base.json" "$TMP/two.json" --format html -o "$TMP/two.html"
+well_formed "html: two files well-formed" "$TMP/two.html"
+grep -q 'rounds are not paired' "$TMP/two.html" && ok "html: two files say rounds are unpaired" || notok "html: two files say rounds are unpaired" "missing"
+
+# --- svg -------------------------------------------------------------------------------------
+expect_status "svg: exit 0" 0 "$A" compare "$TMP/r.json" --format svg -o "$TMP/r.svg"
+well_formed "svg: well-formed" "$TMP/r.svg"
+head -c 200 "$TMP/r.svg" | grep -q '^<?xml' && ok "svg: XML prolog" || notok "svg: XML prolog" "$(head -c 80 "$TMP/r.svg")"
+[ "$(count "$TMP/r.svg" '<svg ')" -eq 1 ] && grep -q '<style>' "$TMP/r.svg" &&
+	ok "svg: the forest plot alone, styled" || notok "svg: the forest plot alone, styled" "shape"
+grep -q 'gate margin' "$TMP/r.svg" && notok "svg: no margin unless asked" "drawn" || ok "svg: no margin unless asked"
+
+# --- bmf -------------------------------------------------------------------------------------
+expect_status "bmf: exit 0" 0 "$A" compare "$TMP/r.json" --format bmf -o "$TMP/r.bmf"
+b=$TMP/r.bmf
+v=$("$J" "$b" "parquet_load/total/mimalloc.latency.value")
+lo=$("$J" "$b" "parquet_load/total/mimalloc.latency.lower_value")
+hi=$("$J" "$b" "parquet_load/total/mimalloc.latency.upper_value")
+awk -v v="$v" -v l="$lo" -v h="$hi" 'BEGIN { exit !(l <= v && v <= h && v > 0) }' &&
+	ok "bmf: latency value inside its bounds" || notok "bmf: latency value inside its bounds" "$lo $v $hi"
+s=$("$J" "$b" "parquet_load/total/mimalloc.speedup.value")
+awk -v s="$s" 'BEGIN { exit !(s > 1.2 && s < 1.3) }' && ok "bmf: mimalloc speedup 1.25x" || notok "bmf: mimalloc speedup 1.25x" "$s"
+"$J" "$b" "parquet_load/total/system.speedup" >/dev/null 2>&1 && notok "bmf: baseline has no speedup" "present" || ok "bmf: baseline has no speedup"
+"$J" "$b" "parquet_load/total/system.peak-rss.value" >/dev/null && ok "bmf: peak RSS measure" || notok "bmf: peak RSS measure" "missing"
+"$J" "$b" "geomean/total/mimalloc.speedup.lower_value" >/dev/null && ok "bmf: geomean speedup" || notok "bmf: geomean speedup" "missing"
+"$J" "$b" "pipeline/read/tcmalloc.latency.value" >/dev/null && ok "bmf: pipeline phases" || notok "bmf: pipeline phases" "missing"
+
+# --- gab -------------------------------------------------------------------------------------
+expect_status "gab: exit 0" 0 "$A" compare "$TMP/r.json" --format gab -o "$TMP/r.gab"
+g=$TMP/r.gab
+n=$("$J" "$g" "#")
+[ "$n" -ge 8 ] && ok "gab: an array of entries" || notok "gab: an array of entries" "$n"
+bad_entry=""
+i=0
+while [ "$i" -lt "$n" ]; do
+	[ "$("$J" "$g" "$i.unit")" = ns ] || bad_entry="$i unit"
+	"$J" "$g" "$i.value" | grep -Eq '^[0-9.e+]+$' || bad_entry="$i value"
+	"$J" "$g" "$i.range" | grep -q '^± ' || bad_entry="$i range"
+	"$J" "$g" "$i.name" | grep -q '/' || bad_entry="$i name"
+	"$J" "$g" "$i.extra" | grep -q 'median of' || bad_entry="$i extra"
+	i=$((i + 1))
+done
+[ -z "$bad_entry" ] && ok "gab: name, unit, value, range, extra on every entry" || notok "gab: name, unit, value, range, extra on every entry" "$bad_entry"
+"$J" "$g" "1.extra" | grep -q 'speedup over system' && ok "gab: candidates carry their speedup" || notok "gab: candidates carry their speedup" "$("$J" "$g" 1.extra)"
+
+# --- claims ----------------------------------------------------------------------------------
+cat >"$TMP/claims.json" <<'J'
+{"schema": "allocab-claims/1", "title": "test claims", "claims": [
+ {"name": "inside", "allocator": "mimalloc", "speedup": [1.1, 1.4], "source": "test",
+  "targets": [{"workload": "parquet_load"}, {"workload": "pipeline", "phase": "read"}]},
+ {"name": "outside", "allocator": "mimalloc", "improvement_pct": [40, 50], "source": "test",
+  "targets": [{"workload": "geomean"}]},
+ {"name": "overlap", "allocator": "tcmalloc", "speedup": [1.0, 1.05], "source": "test",
+  "targets": [{"workload": "parquet_load"}]},
+ {"name": "absent", "allocator": "hoard", "speedup": [1.0, 2.0], "source": "test",
+  "targets": [{"workload": "parquet_load"}]}
+]}
+J
+expect_status "claims: table exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json"
+grep -q '2 confirmed, 1 partly, 1 refuted, 1 not measured' "$TMP/out" && ok "claims: verdict counts" || notok "claims: verdict counts" "$(grep claims "$TMP/out")"
+grep -E '^inside +parquet_load/total +mimalloc .*confirmed' "$TMP/out" >/dev/null && ok "claims: confirmed line with the measured interval" || notok "claims: confirmed line with the measured interval" "$(grep inside "$TMP/out")"
+grep -E '^outside +geomean .*refuted' "$TMP/out" >/dev/null && ok "claims: improvement_pct refuted" || notok "claims: improvement_pct refuted" "$(grep outside "$TMP/out")"
+grep -E '^absent .*not in the comparison +not measured' "$TMP/out" >/dev/null && ok "claims: not measured" || notok "claims: not measured" "$(grep absent "$TMP/out")"
+expect_status "claims: json exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format json -o "$TMP/c.json"
+[ "$("$J" "$TMP/c.json" claims.0.verdict)" = confirmed ] && [ "$("$J" "$TMP/c.json" claims.2.verdict)" = refuted ] &&
+	[ "$("$J" "$TMP/c.json" claims.3.verdict)" = partly ] && ok "claims: json verdicts" || notok "claims: json verdicts" "$("$J" "$TMP/c.json" claims)"
+"$J" "$TMP/c.json" comparisons.0.speedup >/dev/null && ok "claims: json keeps the comparisons" || notok "claims: json keeps the comparisons" "missing"
+"$J" "$TMP/c.json" claims.0.measured_interval.1 >/dev/null && ok "claims: json measured interval" || notok "claims: json measured interval" "missing"
+expect_status "claims: markdown exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format markdown
+grep -q '^## Claims' "$TMP/out" && grep -q '| outside | geomean | mimalloc |' "$TMP/out" && ok "claims: markdown section" || notok "claims: markdown section" "missing"
+expect_status "claims: csv exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format csv
+[ "$(head -1 "$TMP/out")" = "claim,source,allocator,workload,phase,claimed_lo,claimed_hi,speedup,measured_lo,measured_hi,level,verdict" ] &&
+	[ "$(wc -l <"$TMP/out")" -eq 6 ] && ok "claims: csv header and rows" || notok "claims: csv header and rows" "$(head -2 "$TMP/out")"
+expect_status "claims: html exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format html -o "$TMP/c.html"
+grep -q '<h2>Claims</h2>' "$TMP/c.html" && ok "claims: html section" || notok "claims: html section" "missing"
+expect_status "claims: shipped file" 0 "$A" compare "$TMP/r.json" --claims docs/claims/mimalloc-ml.json
+grep -q 'claims from docs/claims/mimalloc-ml.json' "$TMP/out" && ok "claims: shipped file judged" || notok "claims: shipped file judged" "$(tail -3 "$TMP/out")"
+
+# bad_claims NAME PATTERN: compare with $TMP/bad.json exits 2 with one line.
+bad_claims() {
+	expect_status "claims: $1: exit 2" 2 timeout 10 "$A" compare "$TMP/r.json" --claims "$TMP/bad.json"
+	expect_err "claims: $1: one line" "^allocab: compare: .*$2"
+}
+printf '{"schema": "allocab-claims/2", "claims": []}' >"$TMP/bad.json"
+bad_claims "wrong schema" 'not an allocab-claims/1 document'
+printf '{"schema": "allocab-claims/1", "claims": [{"name": "x", "allocator": "m", "speedup": [2, 1], "source": "s", "targets": [{"workload": "w"}]}]}' >"$TMP/bad.json"
+bad_claims "reversed range" 'claim 1: "speedup" wants 0 < low <= high'
+printf '{"schema": "allocab-claims/1", "claims": [{"name": "x", "allocator": "m", "speedup": [1, 2], "improvement_pct": [1, 2], "source": "s", "targets": [{"workload": "w"}]}]}' >"$TMP/bad.json"
+bad_claims "two ranges" 'give one of "speedup" or "improvement_pct"'
+printf '{"schema": "allocab-claims/1", "claims": [{"name": "x", "allocator": "m", "speedup": [1, 2], "source": "s", "targets": []}]}' >"$TMP/bad.json"
+bad_claims "no targets" '"targets" must be an array of 1 to 16'
+printf '{"schema": "allocab-claims/1", "claims": [{"name": "x", "allocator": "m", "speedup": [1, 2], "source": "s", "targets": [{"workload": "w"}]}]} trailing' >"$TMP/bad.json"
+bad_claims "trailing garbage" 'not valid JSON'
+printf '\001\002binary' >"$TMP/bad.json"
+bad_claims "random bytes" 'not valid JSON'
+rm -f "$TMP/bad.json"
+mkfifo "$TMP/bad.json"
+bad_claims "a FIFO without a writer" 'not a regular file'
+rm -f "$TMP/bad.json"
+head -c 1100000 /dev/zero | tr '\0' ' ' >"$TMP/bad.json"
+bad_claims "over the size cap" 'larger than 1048576 bytes'
+expect_status "claims: missing file: exit 2" 2 "$A" compare "$TMP/r.json" --claims "$TMP/none.json"
+expect_err "claims: missing file: one line" 'none.json: No such file'
+expect_status "format: unknown" 2 "$A" compare "$TMP/r.json" --format pdf
+expect_err "format: unknown: one line" "want table, markdown, json, csv, html, svg, bmf or gab"
+expect_status "margin: bad" 2 "$A" compare "$TMP/r.json" --min-speedup 120%
+expect_err "margin: bad: one line" "compare: --min-speedup '120%'"
+
+# --- rendering -------------------------------------------------------------------------------
+chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -z "$chrome" ]; then
+	ok "html renders in Chromium # SKIP Chromium is not installed (apt-get install chromium)"
+elif ! command -v python3 >/dev/null 2>&1; then
+	ok "html renders in Chromium # SKIP python3 is needed to read the PNG"
+else
+	timeout 90 "$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--window-size=1000,2400 --screenshot="$TMP/r.png" "file://$TMP/r.html" >/dev/null 2>&1
+	if colours=$(python3 tests/pngstat.py "$TMP/r.png" 2>&1) && [ "$colours" -ge 8 ]; then
+		ok "html renders in Chromium ($colours colours)"
+	else
+		notok "html renders in Chromium" "$colours"
+	fi
+fi
+exit $t_fail

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# e2e_record.sh - `allocab record` and `allocab trace info` end to end: a program with a known
+# allocation stream on several threads (tests/alloc_threads.c) is recorded and counted exactly,
+# a Debian program (sort) is recorded, and corrupt, truncated and hostile traces are refused
+# with one line and exit 2.
+# shellcheck source=tests/lib.sh
+. tests/lib.sh
+JGET=$BUILD/tests/jget
+A=$BUILD/allocab
+PROG=$BUILD/tests/alloc_threads
+
+if [ ! -x "$A" ] || [ ! -x "$PROG" ] || [ ! -f "$BUILD/liballocab-record.so" ]; then
+	notok "allocab, alloc_threads and the recorder exist" "build them first"
+	exit 1
+fi
+
+# --- a known stream: 3 workers x (100 malloc, 50 calloc, 25 realloc, 25 posix_memalign) -------
+T=3 N=100 M=50
+expect_status "record alloc_threads exits with its status (0)" 0 "$A" record -o "$TMP/t.trace" -- "$PROG" $T $N $M
+expect_status "trace info --json exits 0" 0 "$A" trace info --json "$TMP/t.trace"
+cp "$TMP/out" "$TMP/t.json"
+j() { "$JGET" "$TMP/t.json" "$1"; }
+want_eq() { if [ "$2" = "$3" ]; then ok "$1 = $3"; else notok "$1" "got $2, want $3"; fi; }
+want_eq "processes" "$(j processes)" 1
+want_eq "threads" "$(j process.0.threads)" $((T + 1))
+# main: the objs and thread arrays and M mallocs; workers: N each
+want_eq "malloc calls" "$(j process.0.ops.malloc)" $((T * N + M + 2))
+want_eq "realloc calls" "$(j process.0.ops.realloc)" $((T * N / 4))
+want_eq "posix_memalign calls" "$(j process.0.ops.posix_memalign)" $((T * N / 4))
+# glibc's pthread_create callocs each thread's TLS block: at least the program's own
+calloc=$(j process.0.ops.calloc)
+if [ "$calloc" -ge $((T * N / 2)) ] && [ "$calloc" -le $((T * N / 2 + 2 * T)) ]; then
+	ok "calloc calls: the program's $((T * N / 2)) and the thread libraries' ($calloc)"
+else
+	notok "calloc calls" "got $calloc, want $((T * N / 2)) + up to $((2 * T))"
+fi
+want_eq "cross-thread frees" "$(j process.0.cross_thread_releases)" $((T * (N + N / 2 + N / 4)))
+want_eq "frees of unknown objects" "$(j process.0.unmatched_releases)" 0
+want_eq "process complete" "$(j process.0.complete)" true
+want_eq "recorder foreign frees" "$(j process.0.recorder.foreign_frees)" 0
+want_eq "recorder dropped events" "$(j process.0.recorder.dropped_events)" 0
+expect_status "trace info (text) exits 0" 0 "$A" trace info "$TMP/t.trace"
+if grep -q 'cross-thread frees' "$TMP/out"; then ok "text report names cross-thread frees"; else notok "text report" "$(head -c 300 "$TMP/out")"; fi
+
+# --- exit status, fork and exec ----------------------------------------------------------------
+expect_status "record returns the command's exit status" 3 "$A" record -o "$TMP/s.trace" -- sh -c 'exit 3'
+expect_status "record of a missing command exits 127" 127 "$A" record -o "$TMP/m.trace" -- /nonexistent/prog
+expect_err "record of a missing command: one line" "^allocab: record: /nonexistent/prog: No such file"
+expect_status "record: fork and exec give one stream per process" 0 "$A" record -o "$TMP/f.trace" -- sh -c "$PROG 2 8 4; $PROG 1 8 4"
+"$A" trace info --json "$TMP/f.trace" >"$TMP/f.json" 2>/dev/null
+np=$("$JGET" "$TMP/f.json" processes)
+if [ "${np:-0}" -ge 3 ]; then ok "sh + 2 children recorded as $np process streams"; else notok "process streams" "got ${np:-none}"; fi
+
+# --- a real Debian program -----------------------------------------------------------------------
+seq 1 20000 | sort -R >"$TMP/in.txt" 2>/dev/null || seq 1 20000 >"$TMP/in.txt"
+expect_status "record sort" 0 "$A" record -o "$TMP/sort.trace" -- sort -n "$TMP/in.txt" -o "$TMP/sorted.txt"
+if cmp -s "$TMP/sorted.txt" <(seq 1 20000); then ok "sort output unchanged under the recorder"; else notok "sort output" "differs"; fi
+expect_status "trace info sort.trace" 0 "$A" trace info --json "$TMP/sort.trace"
+
+# --- bad input: one line, exit 2 -------------------------------------------------------------------
+bad() {
+	expect_status "$1: exit 2" 2 "$A" trace info "$2"
+	expect_err "$1: one line" "^allocab: trace: .*$3"
+}
+sz=$(stat -c %s "$TMP/t.trace")
+head -c $((sz - 7)) "$TMP/t.trace" >"$TMP/trunc1"
+bad "truncated in the trailer" "$TMP/trunc1" "truncated"
+head -c $((sz / 2)) "$TMP/t.trace" >"$TMP/trunc2"
+bad "truncated mid-block" "$TMP/trunc2" "truncated"
+head -c 16 "$TMP/t.trace" >"$TMP/trunc3"
+bad "header only" "$TMP/trunc3" "truncated"
+cp "$TMP/t.trace" "$TMP/flip"
+printf '\x55' | dd of="$TMP/flip" bs=1 seek=$((sz / 2)) conv=notrunc 2>/dev/null
+bad "a flipped byte" "$TMP/flip" "corrupt"
+: >"$TMP/empty"
+bad "empty file" "$TMP/empty" "not an allocab trace"
+head -c 4096 /dev/urandom >"$TMP/random"
+bad "random bytes" "$TMP/random" "not an allocab trace"
+{ printf 'ALLOCTRC\x09\x00\x00\x00\x00\x00\x00\x00'; } >"$TMP/v9"
+bad "future version" "$TMP/v9" "version 9"
+# a block header that declares a 4 GiB payload: refused before anything is allocated
+{ printf 'ALLOCTRC\x01\x00\x00\x00\x00\x00\x00\x00'; head -c 64 /dev/zero; } >"$TMP/hdr0"
+bad "zeroed block header" "$TMP/hdr0" "corrupt"
+bad "a directory" "$TMP" "not a regular file"
+bad "a missing file" "$TMP/nope" "No such file"
+expect_status "trace without subcommand: exit 2" 2 "$A" trace
+expect_status "record without a command: exit 2" 2 "$A" record -o "$TMP/x.trace"
+expect_status "record with an unknown option: exit 2" 2 "$A" record --bogus -- true
+exit $t_fail

@@ -1,0 +1,285 @@
+/* test_benchrun.c - the bench engine (front/run/bench.h) with a fake process runner and a fake
+ * clock: the schedule (every arm once per round, in shuffled orders), the stop rules (--rounds,
+ * --budget with --min-rounds, an interrupt), the sequential gate that stops a bench once it is
+ * decided, and the counting of run statuses. No process is started. */
+#include "check.h"
+#include "common/status.h"
+#include "front/analysis/gate.h"
+#include "front/run/bench.h"
+#include "front/run/runner.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_CALLS 4096
+
+/* The fake: arm i's run takes base_ns[i] (times 1 + a small deterministic wobble) of fake time,
+ * exits with fail_code on the runs listed in fail_at, and sets the stop flag at run stop_at. */
+struct fake {
+	int64_t clock_ns;
+	int64_t base_ns[4];
+	int wobble;
+	size_t calls;
+	char arm_of_call[MAX_CALLS]; /* 'a' + arm index, in call order */
+	size_t fail_at[8], nfail;
+	int fail_code;
+	size_t stop_at; /* 0: never */
+	volatile sig_atomic_t *stop;
+};
+
+static int fake_run(void *ctx, const struct runner_spec *spec, struct runner_result *r, char *err,
+                    size_t errlen)
+{
+	struct fake *f = ctx;
+	const char *cmd = spec->argv[2]; /* sh -c COMMAND: the command is the arm's letter */
+	int arm = cmd[0] - 'a';
+	size_t n = f->calls++;
+
+	(void)err;
+	(void)errlen;
+	memset(r, 0, sizeof *r);
+	if (n < MAX_CALLS)
+		f->arm_of_call[n] = cmd[0];
+	if (f->stop_at && n + 1 == f->stop_at) {
+		*f->stop = 1;
+		r->end = RUNNER_STOPPED;
+		return 0;
+	}
+	r->end = RUNNER_EXITED;
+	for (size_t i = 0; i < f->nfail; i++)
+		if (f->fail_at[i] == n)
+			r->exit_code = f->fail_code;
+	r->wall_ns = f->base_ns[arm];
+	if (f->wobble)
+		r->wall_ns += (int64_t)((n * 7919) % 13) * (f->base_ns[arm] / 1000);
+	f->clock_ns += r->wall_ns;
+	return 0;
+}
+
+static int64_t fake_now(void *ctx)
+{
+	return ((struct fake *)ctx)->clock_ns;
+}
+
+struct setup {
+	struct fake f;
+	struct bench_runner rn;
+	struct bench_arm arms[3];
+	struct bench_workload wl;
+	struct bench_config c;
+	char *argv[2];
+	volatile sig_atomic_t stop;
+};
+
+static void setup_init(struct setup *s, size_t narms)
+{
+	static char *cmds[] = {"a", "b", "c"};
+
+	memset(s, 0, sizeof *s);
+	for (size_t i = 0; i < narms; i++) {
+		s->arms[i] = (struct bench_arm){.name = cmds[i], .command = cmds[i]};
+		s->f.base_ns[i] = 1000000000;
+	}
+	s->f.stop = &s->stop;
+	s->rn = (struct bench_runner){.ctx = &s->f, .run = fake_run, .now_ns = fake_now};
+	s->wl = (struct bench_workload){.name = "command"};
+	s->argv[0] = "bench";
+	s->c = (struct bench_config){.mode = BENCH_COMMANDS,
+	                             .arms = s->arms,
+	                             .narms = narms,
+	                             .wl = &s->wl,
+	                             .nwl = 1,
+	                             .rounds = 5,
+	                             .warmup = 1,
+	                             .min_rounds = 3,
+	                             .timeout_s = 10,
+	                             .grace_s = 1,
+	                             .shuffle_seed = 7,
+	                             .argv = s->argv,
+	                             .argc = 1,
+	                             .runner = &s->rn};
+}
+
+static void test_schedule(void)
+{
+	struct setup s;
+	struct bench_result r;
+	char err[512];
+	int each_once = 1, orders_differ = 0;
+
+	setup_init(&s, 3);
+	CHECK(bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err) == ST_OK, "rounds: runs (%s)",
+	      err);
+	CHECK(strcmp(r.status, "complete") == 0 && r.rounds_done == 6 && r.measured == 5,
+	      "rounds: 1 warm-up + 5 measured rounds, complete (%s, %u, %u)", r.status,
+	      r.rounds_done, r.measured);
+	CHECK(s.f.calls == 18 && r.runs == 18 && r.failed == 0, "rounds: 3 arms x 6 rounds runs");
+	for (size_t round = 0; round < 6; round++) {
+		const char *o = s.f.arm_of_call + 3 * round;
+		each_once &= memchr(o, 'a', 3) && memchr(o, 'b', 3) && memchr(o, 'c', 3);
+		orders_differ |= memcmp(o, s.f.arm_of_call, 3) != 0;
+	}
+	CHECK(each_once, "schedule: every arm exactly once per round (%.18s)", s.f.arm_of_call);
+	CHECK(orders_differ, "schedule: the order is shuffled between rounds (%.18s)",
+	      s.f.arm_of_call);
+	CHECK(r.elapsed_s == 18.0, "elapsed time from the runner's clock (%g s)", r.elapsed_s);
+
+	struct setup t;
+	setup_init(&t, 3);
+	bench_run(&t.c, &t.stop, NULL, &r, err, sizeof err);
+	CHECK(memcmp(s.f.arm_of_call, t.f.arm_of_call, 18) == 0,
+	      "schedule: the same shuffle seed gives the same orders");
+	setup_init(&t, 3);
+	t.c.shuffle_seed = 8;
+	bench_run(&t.c, &t.stop, NULL, &r, err, sizeof err);
+	CHECK(memcmp(s.f.arm_of_call, t.f.arm_of_call, 18) != 0,
+	      "schedule: another shuffle seed, other orders");
+}
+
+static void test_budget(void)
+{
+	struct setup s;
+	struct bench_result r;
+	char err[512];
+
+	/* Rounds of 2 s: the budget of 10 s holds 5 rounds (1 warm-up + 4 measured); a sixth
+	 * would end at 12 s. */
+	setup_init(&s, 2);
+	s.c.rounds = 0;
+	s.c.budget_s = 10;
+	CHECK(bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err) == ST_OK, "budget: runs");
+	CHECK(strcmp(r.status, "budget") == 0 && r.rounds_done == 5 && r.measured == 4 &&
+	          r.elapsed_s <= 10,
+	      "budget: stops before the round that would end past it (%s, %u rounds, %g s)",
+	      r.status, r.rounds_done, r.elapsed_s);
+
+	setup_init(&s, 2);
+	s.c.rounds = 0;
+	s.c.budget_s = 3;
+	s.c.min_rounds = 4;
+	bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err);
+	CHECK(strcmp(r.status, "budget") == 0 && r.measured == 4,
+	      "budget: --min-rounds measured rounds run whatever the budget (%u)", r.measured);
+}
+
+static void test_interrupt(void)
+{
+	struct setup s;
+	struct bench_result r;
+	char err[512];
+
+	setup_init(&s, 2);
+	s.f.stop_at = 8; /* the second run of the fourth round */
+	CHECK(bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err) == ST_OK, "interrupt: runs");
+	CHECK(strcmp(r.status, "interrupted") == 0 && r.rounds_done == 3 && r.measured == 2 &&
+	          r.runs == 6,
+	      "interrupt: the unfinished round is discarded (%s, %u rounds, %zu runs)", r.status,
+	      r.rounds_done, r.runs);
+	CHECK(s.f.calls == 8, "interrupt: nothing runs after the stop (%zu calls)", s.f.calls);
+}
+
+static void test_statuses(void)
+{
+	struct setup s;
+	struct bench_result r;
+	char err[512];
+
+	setup_init(&s, 2);
+	s.f.fail_at[0] = 3, s.f.fail_at[1] = 5, s.f.nfail = 2;
+	s.f.fail_code = 1;
+	bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err);
+	CHECK(r.failed == 2 && r.by_status[1] == 2 && r.runs == 12,
+	      "statuses: failed runs counted (%zu failed, %zu %s)", r.failed, r.by_status[1],
+	      bench_run_status_name(1));
+	setup_init(&s, 2);
+	s.f.fail_at[0] = 4, s.f.nfail = 1;
+	s.f.fail_code = 128 + 11;
+	bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err);
+	CHECK(r.failed == 1 && r.by_status[3] == 1 &&
+	          strcmp(bench_run_status_name(3), "crashed") == 0,
+	      "statuses: a command killed by SIGSEGV (exit 139 from sh) counts as crashed");
+}
+
+/* Runs the bench with stdout (the gate's verdict lines) captured into out. */
+static int run_captured(struct setup *s, struct bench_result *r, cJSON **doc, char *out, size_t len,
+                        char *err, size_t errlen)
+{
+	FILE *tmp = tmpfile();
+	int saved, rc;
+	size_t n = 0;
+
+	fflush(stdout);
+	saved = dup(1);
+	dup2(fileno(tmp), 1);
+	rc = bench_run(&s->c, &s->stop, doc, r, err, errlen);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	rewind(tmp);
+	n = fread(out, 1, len - 1, tmp);
+	out[n] = '\0';
+	fclose(tmp);
+	return rc;
+}
+
+/* The gate after every measured round from --min-rounds on: b takes half of a's time. */
+static void test_gate(void)
+{
+	static char *args[] = {"--gate", "--candidate",   "b", "--baseline",
+	                       "a",      "--min-speedup", "5%"};
+	static char *zero[] = {"--gate", "--candidate", "b", "--min-speedup", "0"};
+	struct setup s;
+	struct bench_result r;
+	char err[512] = "", out[2048];
+	cJSON *doc = NULL;
+
+	setup_init(&s, 2);
+	s.f.base_ns[1] = s.f.base_ns[0] / 2;
+	s.f.wobble = 1;
+	s.c.rounds = 50;
+	s.c.min_rounds = 6;
+	s.c.gate = gate_spec_parse(7, args, NULL, err, sizeof err);
+	s.c.gate_argv = args + 1;
+	s.c.gate_argc = 6;
+	CHECK(s.c.gate != NULL, "gate: options parsed (%s)", err);
+	CHECK(run_captured(&s, &r, &doc, out, sizeof out, err, sizeof err) == ST_OK,
+	      "gate: runs (%s)", err);
+	CHECK(strstr(out, "gate: PASS") != NULL, "gate: the verdict is printed on stdout");
+	CHECK(strcmp(r.status, "decided") == 0 && r.gate == GATE_PASS && r.measured == 6,
+	      "gate: a clear speedup stops the bench at the first check, --min-rounds (%s, %u)",
+	      r.status, r.measured);
+	CHECK(doc && cJSON_IsString(cJSON_GetObjectItem(doc, "gate_outcome")) &&
+	          strcmp(cJSON_GetObjectItem(doc, "gate_outcome")->valuestring, "PASS") == 0,
+	      "gate: the document records the outcome");
+	cJSON_Delete(doc);
+
+	s.f = (struct fake){.base_ns = {1000000000, 1000000000}, .wobble = 1, .stop = &s.stop};
+	s.c.rounds = 8;
+	gate_spec_free(s.c.gate);
+	s.c.gate = gate_spec_parse(5, zero, NULL, err, sizeof err);
+	CHECK(
+	    run_captured(&s, &r, NULL, out, sizeof out, err, sizeof err) == ST_OK &&
+	        strcmp(r.status, "complete") == 0 && r.gate == GATE_INCONCLUSIVE && r.measured == 8,
+	    "gate: equal arms straddle a 0%% margin; --rounds ends the bench INCONCLUSIVE (%s, %u)",
+	    r.status, r.measured);
+
+	static char *unknown[] = {"--gate", "--candidate", "z", "--min-speedup", "5"};
+	struct gate_spec *g = gate_spec_parse(5, unknown, NULL, err, sizeof err);
+	gate_spec_free(s.c.gate);
+	s.c.gate = g;
+	s.f.calls = 0;
+	CHECK(bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err) == ST_USAGE && s.f.calls == 0,
+	      "gate: an arm the gate cannot find is refused before any run (%s)", err);
+	gate_spec_free(g);
+}
+
+int main(void)
+{
+	test_schedule();
+	test_budget();
+	test_interrupt();
+	test_statuses();
+	test_gate();
+	return CHECK_DONE();
+}
