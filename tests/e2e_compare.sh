@@ -137,7 +137,7 @@ grep -q '^parquet_load .*\] (87.5%)' "$TMP/out" &&
 	ok "a CI below the level asked shows the level it reaches" ||
 	notok "a CI below the level asked shows the level it reaches" "$(cat "$TMP/out")"
 sed '0,/"total":{"wall_ns":[0-9]*/s//"total":{"wall_ns":1e999/' "$TMP/four.json" >"$TMP/inf.json"
-bad "compare: infinite time" "wall_ns missing or not a positive finite number" "$A" compare "$TMP/inf.json"
+bad "compare: infinite time" "wall_ns missing or not a positive integer" "$A" compare "$TMP/inf.json"
 
 # bad input: exit 2 and one line
 bad "missing file" "nope.json: No such file or directory" "$A" compare "$TMP/nope.json"

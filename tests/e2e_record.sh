@@ -57,16 +57,42 @@ expect_status "record sort" 0 "$A" record -o "$TMP/sort.trace" -- sort -n "$TMP/
 if cmp -s "$TMP/sorted.txt" <(seq 1 20000); then ok "sort output unchanged under the recorder"; else notok "sort output" "differs"; fi
 expect_status "trace info sort.trace" 0 "$A" trace info --json "$TMP/sort.trace"
 
-# --- bad input: one line, exit 2 -------------------------------------------------------------------
+# --- replay under every driver: same checksum, cross-thread frees wait, never deadlock ---------
+sum0=""
+for d in "$BUILD"/allocab-system "$BUILD"/allocab-mimalloc "$BUILD"/allocab-jemalloc "$BUILD"/allocab-tcmalloc; do
+	b=${d##*/allocab-}
+	expect_status "$b: replay alloc_threads (2 reps, every touch mode)" 0 timeout 60 "$d" run replay --param trace="$TMP/t.trace" --reps 2
+	sum=$("$JGET" "$TMP/out" checksum 2>/dev/null)
+	[ -z "$sum0" ] && sum0=$sum
+	if [ -n "$sum" ] && [ "$sum" = "$sum0" ]; then ok "$b: replay checksum $sum"; else notok "$b: replay checksum" "got '$sum', want '$sum0'"; fi
+	expect_status "$b: replay sort with touch=3" 0 timeout 60 "$d" run replay --param trace="$TMP/sort.trace" --param touch=3
+	cp "$TMP/out" "$TMP/sort.$b.json"
+done
+for m in 0 1; do
+	expect_status "replay touch=$m exits 0" 0 timeout 60 "$BUILD/allocab-system" run replay --param trace="$TMP/t.trace" --param touch=$m
+done
+expect_status "replay with gaps=100 exits 0" 0 timeout 60 "$BUILD/allocab-system" run replay --param trace="$TMP/t.trace" --param gaps=100
+if [ "$("$JGET" "$TMP/out" workload.params.trace)" = "$TMP/t.trace" ]; then ok "run record names the trace (a string parameter)"; else notok "string parameter in the record" "$("$JGET" "$TMP/out" workload.params)"; fi
+if [ "$("$JGET" "$TMP/sort.system.json" checksum)" = "$("$JGET" "$TMP/sort.tcmalloc.json" checksum)" ]; then ok "sort replay: same checksum under system and tcmalloc"; else notok "sort replay checksum" "differs"; fi
+expect_status "replay pid of another process: exit 2" 2 "$BUILD/allocab-system" run replay --param trace="$TMP/t.trace" --param pid=1
+expect_err "replay pid of another process: one line" "no process with pid 1"
+expect_status "replay without a trace: exit 2" 2 "$BUILD/allocab-system" run replay
+expect_err "replay without a trace: one line" "give the trace"
+expect_status "bench -w replay --param trace=FILE" 0 timeout 120 "$A" bench -a system,mimalloc -w replay --param trace="$TMP/t.trace" --rounds 2 -o "$TMP/bench.json"
+if [ "$("$JGET" "$TMP/bench.json" rounds.#)" = 3 ]; then ok "bench ran replay in 2 rounds (+1 warm-up)"; else notok "bench replay rounds" "$("$JGET" "$TMP/bench.json" rounds.#)"; fi
+
 bad() {
 	expect_status "$1: exit 2" 2 "$A" trace info "$2"
 	expect_err "$1: one line" "^allocab: trace: .*$3"
 }
+# --- bad input: one line, exit 2 -------------------------------------------------------------------
 sz=$(stat -c %s "$TMP/t.trace")
 head -c $((sz - 7)) "$TMP/t.trace" >"$TMP/trunc1"
 bad "truncated in the trailer" "$TMP/trunc1" "truncated"
 head -c $((sz / 2)) "$TMP/t.trace" >"$TMP/trunc2"
 bad "truncated mid-block" "$TMP/trunc2" "truncated"
+expect_status "replay of a truncated trace: exit 2" 2 "$BUILD/allocab-system" run replay --param trace="$TMP/trunc2"
+expect_err "replay of a truncated trace: one line" "truncated"
 head -c 16 "$TMP/t.trace" >"$TMP/trunc3"
 bad "header only" "$TMP/trunc3" "truncated"
 cp "$TMP/t.trace" "$TMP/flip"

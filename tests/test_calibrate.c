@@ -183,7 +183,8 @@ static void test_file(void)
 	      "[{\"workload\": \"w\", \"phase\": \"total\", \"rounds\": 10, \"sd\": -1}]}",
 	      f);
 	fclose(f);
-	CHECK(!calib_load(path, &absent, err, sizeof err) && strstr(err, "workloads:"),
+	CHECK(!calib_load(path, &absent, err, sizeof err) &&
+	          strstr(err, "workloads[0]: sd must be"),
 	      "a negative sd is refused: %s", err);
 	f = fopen(path, "w");
 	fputs("{\"schema\": \"allocab-calibration/1\", \"backend\": \"system\", \"config\": "
@@ -199,7 +200,7 @@ static void test_file(void)
 	f = fopen(path, "w");
 	fputs("{\"schema\": \"allocab-calibration/1\"", f);
 	fclose(f);
-	CHECK(!calib_load(path, &absent, err, sizeof err) && strstr(err, "not JSON"),
+	CHECK(!calib_load(path, &absent, err, sizeof err) && strstr(err, "truncated JSON"),
 	      "truncated: %s", err);
 	unlink(path);
 	CHECK(!calib_load(path, &absent, err, sizeof err) && absent, "missing file: absent (%s)",

@@ -75,7 +75,7 @@ static void run_add(cJSON *runs, const char *arm, const char *wl, double t_ns,
 	cJSON_AddStringToObject(r, "workload", wl);
 	cJSON_AddStringToObject(r, "status", o->status ? o->status : "ok");
 	x = cJSON_AddObjectToObject(r, "process");
-	cJSON_AddNumberToObject(x, "wall_ns", t_ns);
+	cJSON_AddNumberToObject(x, "wall_ns", round(t_ns));
 	x = cJSON_AddObjectToObject(r, "telemetry");
 	cJSON_AddNumberToObject(x, "steal_ticks", o->steal_ticks);
 	cJSON_AddNumberToObject(x, "loadavg_1m", 0.5);
@@ -101,9 +101,10 @@ static void run_add(cJSON *runs, const char *arm, const char *wl, double t_ns,
 	rep = cJSON_CreateObject();
 	cJSON_AddItemToArray(reps, rep);
 	ph = cJSON_AddObjectToObject(rep, "phases");
-	cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "total"), "wall_ns", t_ns);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "total"), "wall_ns", round(t_ns));
 	if (pipeline)
-		cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "read"), "wall_ns", t_ns / 2);
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "read"), "wall_ns",
+		                        round(t_ns / 2));
 	cJSON_AddStringToObject(rec, "checksum", o->checksum ? o->checksum : "00000000000000aa");
 	x = cJSON_AddObjectToObject(rec, "rusage");
 	cJSON_AddNumberToObject(x, "max_rss_kib", o->rss_kib ? o->rss_kib : 1000);

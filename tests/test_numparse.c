@@ -57,9 +57,9 @@ static void test_integer_syntax(void)
 
 static void test_doubles(void)
 {
-	static const char *const bad[] = {"",    "-1",   "+1",  " 1",  "1 ",   ".",
-	                                  "inf", "nan",  "1x",  "1%%", "%",    "1e",
-	                                  "1e+", "1.5s", "5 %", "e5",  "1e400"};
+	static const char *const bad[] = {"",    "-1", "+1",    " 1",     "1 ",   ".",   "inf",
+	                                  "nan", "1x", "1%%",   "%",      "1e",   "1e+", "1.5s",
+	                                  "5 %", "e5", "1e400", "0x1p-3", "0X10", "0x5%"};
 	double d = 7;
 
 	CHECK(num_parse_double("2.5", 0, &d) == 0 && d == 2.5, "2.5");

@@ -1,16 +1,21 @@
 /* atomicio.c - whole-file writes through a temporary file and rename, and whole-file reads. */
 #include "common/atomicio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#define TMP_PREFIX ".allocab-tmp."
 
 int write_full(int fd, const void *data, size_t n)
 {
@@ -78,6 +83,91 @@ static int write_in_place(const char *path, const void *data, size_t n, char *er
 	return 0;
 }
 
+/* The test-only fault hook (docs/results-format.md, "Faults"): ALLOCAB_FAULT_WRITES=N lets N
+ * atomic writes of this process succeed, then fails each later one with ENOSPC ("the disk
+ * filled"); ALLOCAB_FAULT_WRITES=kill:N kills the process with SIGKILL during write N+1, after its
+ * temporary file was written and before the rename. Returns 1 to fail this write. */
+static int fault_hook(void)
+{
+	static long calls, limit = -2;
+	static int kill_it;
+	const char *v;
+	char *end;
+
+	if (limit == -2) {
+		limit = -1;
+		if ((v = getenv("ALLOCAB_FAULT_WRITES")) && *v) {
+			kill_it = strncmp(v, "kill:", 5) == 0;
+			limit = strtol(v + 5 * kill_it, &end, 10);
+			if (*end || limit < 0)
+				limit = -1;
+		}
+	}
+	if (limit < 0 || calls++ < limit)
+		return 0;
+	if (kill_it)
+		raise(SIGKILL);
+	errno = ENOSPC;
+	return 1;
+}
+
+/* Whether a directory entry is the temporary file of a process that no longer exists, left more
+ * than STALE_S seconds ago (a writer killed between mkstemp and rename). */
+#define STALE_S 60
+static int stale_temp(int dirfd, const char *name)
+{
+	const char *p = name + strlen(TMP_PREFIX);
+	struct stat st;
+	char *end;
+	long pid;
+
+	if (strncmp(name, TMP_PREFIX, strlen(TMP_PREFIX)) != 0)
+		return 0;
+	pid = strtol(p, &end, 10);
+	if (end == p || *end != '.' || pid <= 0 || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+		return 0;
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_mtime + STALE_S < time(NULL);
+}
+
+/* Removes what writers killed mid-write left in dir (docs/results-format.md, "Faults"). */
+static void remove_stale(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (stale_temp(dirfd(d), e->d_name))
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+}
+
+int atomic_patch(const char *path, long off, const char *expect, const char *data, size_t n,
+                 char *err, size_t errlen)
+{
+	char was[64];
+	int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0)
+		return fail(path, err, errlen);
+	if (n > sizeof was || strlen(expect) != n || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    pread(fd, was, n, off) != (ssize_t)n || memcmp(was, expect, n) != 0) {
+		close(fd);
+		errno = ESTALE;
+		return fail(path, err, errlen);
+	}
+	if (pwrite(fd, data, n, off) != (ssize_t)n || fsync(fd) != 0) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return fail(path, err, errlen);
+	}
+	return close(fd) == 0 ? 0 : fail(path, err, errlen);
+}
+
 int atomic_write(const char *path, const void *data, size_t n, char *err, size_t errlen)
 {
 	char dircopy[4096], tmp[4096 + 32], resolved[PATH_MAX];
@@ -95,17 +185,24 @@ int atomic_write(const char *path, const void *data, size_t n, char *err, size_t
 		return write_in_place(path, data, n, err, errlen);
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, resolved))
 		path = resolved;
-	if (path[0] == '\0' || strlen(path) >= sizeof dircopy) {
-		errno = path[0] ? ENAMETOOLONG : ENOENT;
+	if (path[0] == '\0') {
+		snprintf(err, errlen, "empty file name");
+		errno = ENOENT;
+		return -1;
+	}
+	if (strlen(path) >= sizeof dircopy) {
+		errno = ENAMETOOLONG;
 		return fail(path, err, errlen);
 	}
 	strcpy(dircopy, path);
 	dir = dirname(dircopy);
-	snprintf(tmp, sizeof tmp, "%s/.allocab-tmp.XXXXXX", dir);
+	remove_stale(dir);
+	snprintf(tmp, sizeof tmp, "%s/" TMP_PREFIX "%ld.XXXXXX", dir, (long)getpid());
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return fail(path, err, errlen);
-	if (write_full(fd, data, n) != 0 || fchmod(fd, default_mode()) != 0 || fsync(fd) != 0)
+	if (write_full(fd, data, n) != 0 || fchmod(fd, default_mode()) != 0 || fsync(fd) != 0 ||
+	    fault_hook())
 		goto undo;
 	if (close(fd) != 0) {
 		fd = -1;

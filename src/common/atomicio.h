@@ -7,8 +7,17 @@
 
 /* Replaces path with the n bytes of data, atomically. "-" writes to stdout instead. Returns 0, or
  * -1 with errno set and a one-line reason in err (e.g. "results/x.json: Permission denied"); on
- * failure the target is unchanged and no temporary file is left behind. */
+ * failure the target is unchanged and no temporary file is left behind. The temporary file is
+ * DIR/.allocab-tmp.PID.XXXXXX; such files of processes that no longer exist, older than a minute
+ * (a writer killed between write and rename), are removed by the next write into DIR. A test-only
+ * fault hook, ALLOCAB_FAULT_WRITES, is described in docs/results-format.md ("Faults"). */
 int atomic_write(const char *path, const void *data, size_t n, char *err, size_t errlen);
+
+/* Overwrites n bytes at offset off of the regular file path in place, if they are still `expect`
+ * (n bytes): for a change that needs no new disk blocks when a full disk refuses atomic_write.
+ * Returns 0, or -1 with errno (ESTALE: the bytes differ) and a reason in err. */
+int atomic_patch(const char *path, long off, const char *expect, const char *data, size_t n,
+                 char *err, size_t errlen);
 
 /* Writes all n bytes to fd, retrying short writes and EINTR. Returns 0, or -1 with errno set
  * (EIO if the descriptor accepts no more bytes). */

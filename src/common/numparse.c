@@ -103,7 +103,7 @@ int num_parse_double(const char *s, int pct, double *out)
 	char *end;
 	double v;
 
-	if (!is_digit(*s) && *s != '.') {
+	if ((!is_digit(*s) && *s != '.') || strpbrk(s, "xX")) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -13,9 +13,10 @@ int num_parse_u64(const char *s, uint64_t *out);
  * 2^10, 2^20, 2^30. Returns 0, or -1 with errno EINVAL (bad syntax) or ERANGE (overflow). */
 int num_parse_i64(const char *s, int bytes, int64_t *out);
 
-/* A number as strtod reads it that starts with a digit or '.', followed by nothing, or with pct
- * by one '%'. Returns 0, 1 when the '%' was there, or -1 with errno EINVAL (bad syntax) or
- * ERANGE (out of double's range, strtod's own verdict). *out is set only on success. */
+/* A decimal number as strtod reads it (no hexadecimal "0x" form) that starts with a digit or
+ * '.', followed by nothing, or with pct by one '%'. Returns 0, 1 when the '%' was there, or -1 with
+ * errno EINVAL (bad syntax) or ERANGE (out of double's range, strtod's own verdict). *out is set
+ * only on success. */
 int num_parse_double(const char *s, int pct, double *out);
 
 #endif

@@ -16,14 +16,14 @@ struct trace_reader {
 	uint64_t nblocks; /* read so far, trailer excluded */
 	uint64_t nprocs;
 	int in_process, ended, done, torn;
-	uint8_t *stored;  /* header + payload as read */
-	uint8_t *raw;     /* decompressed payload */
+	uint8_t *stored; /* header + payload as read */
+	uint8_t *raw;    /* decompressed payload */
 	ZSTD_DCtx *dctx;
 };
 
 static const char *const op_names[TRACE_OP_COUNT] = {
-    "?",   "malloc", "calloc", "realloc", "free", "posix_memalign", "aligned_alloc", "memalign",
-    "valloc", "pvalloc", "reallocarray"};
+    "?",        "malloc", "calloc",  "realloc",     "free", "posix_memalign", "aligned_alloc",
+    "memalign", "valloc", "pvalloc", "reallocarray"};
 
 const char *trace_op_name(unsigned op)
 {
@@ -139,10 +139,11 @@ static int check_header(struct trace_reader *r, const uint8_t *h, char *err, siz
 
 	if (trace_get32(h) != TRACE_BLOCK_MAGIC || trace_get32(h + 28) != trace_fnv32(h, 28))
 		return errmsg_fail(err, errlen, "corrupt: bad block header at byte %llu", at);
-	if (kind < TRACE_K_PROCESS || kind > TRACE_K_TRAILER || (flags & ~TRACE_F_ZSTD) ||
-	    h[6] || h[7])
-		return errmsg_fail(err, errlen, "corrupt: unknown block kind %u (flags %u) at byte %llu",
-		                   kind, flags, at);
+	if (kind < TRACE_K_PROCESS || kind > TRACE_K_TRAILER || (flags & ~TRACE_F_ZSTD) || h[6] ||
+	    h[7])
+		return errmsg_fail(err, errlen,
+		                   "corrupt: unknown block kind %u (flags %u) at byte %llu", kind,
+		                   flags, at);
 	if (plen > TRACE_MAX_PAYLOAD || rlen > TRACE_MAX_RAW ||
 	    (kind != TRACE_K_EVENTS && (rlen > TRACE_MAX_META || flags)) ||
 	    (!(flags & TRACE_F_ZSTD) && plen != rlen))
@@ -172,8 +173,8 @@ static int check_order(struct trace_reader *r, unsigned kind, char *err, size_t 
 		return errmsg_fail(err, errlen, "corrupt: block at byte %llu precedes any process",
 		                   at);
 	if (r->ended && kind != TRACE_K_TRAILER)
-		return errmsg_fail(err, errlen,
-		                   "corrupt: block at byte %llu follows its process's end block", at);
+		return errmsg_fail(
+		    err, errlen, "corrupt: block at byte %llu follows its process's end block", at);
 	if (kind == TRACE_K_END)
 		r->ended = 1;
 	if (kind == TRACE_K_TRAILER && r->mode == TRACE_STREAM)
@@ -189,7 +190,8 @@ static int load_payload(struct trace_reader *r, struct trace_block *b, char *err
 	size_t n;
 
 	if (trace_fnv32(payload, plen) != trace_get32(h + 24))
-		return errmsg_fail(err, errlen, "corrupt: block at byte %llu fails its payload check",
+		return errmsg_fail(err, errlen,
+		                   "corrupt: block at byte %llu fails its payload check",
 		                   (unsigned long long)r->offset);
 	if (h[5] & TRACE_F_ZSTD) {
 		unsigned long long want = ZSTD_getFrameContentSize(payload, plen);
@@ -239,9 +241,9 @@ int trace_next(struct trace_reader *r, struct trace_block *b, char *err, size_t 
 	if (b->kind == TRACE_K_TRAILER) {
 		if (b->len != 16 || trace_get64(b->data) != r->nblocks ||
 		    trace_get64(b->data + 8) != r->nprocs)
-			return errmsg_fail(err, errlen,
-			                   "corrupt: the trailer does not match the %llu blocks read",
-			                   (unsigned long long)r->nblocks);
+			return errmsg_fail(
+			    err, errlen, "corrupt: the trailer does not match the %llu blocks read",
+			    (unsigned long long)r->nblocks);
 		if ((c = fgetc(r->f)) != EOF)
 			return errmsg_fail(err, errlen, "corrupt: data after the trailer block");
 		r->done = 1;
@@ -302,7 +304,8 @@ static int decode(const uint8_t **p, const uint8_t *end, uint64_t prev_ts, struc
 		return errmsg_fail(err, errlen, "corrupt: unknown operation %u", op);
 	}
 	if (get_varint(p, end, &dt) != 0 || dt > UINT64_MAX - prev_ts)
-		return errmsg_fail(err, errlen, "corrupt: bad time in a %s event", trace_op_name(op));
+		return errmsg_fail(err, errlen, "corrupt: bad time in a %s event",
+		                   trace_op_name(op));
 	for (int k = 0; k < n; k++)
 		if (get_varint(p, end, &v[k]) != 0)
 			return errmsg_fail(err, errlen, "corrupt: bad field in a %s event",
@@ -463,9 +466,10 @@ static int load_events(const struct trace_block *b, struct trace_proc_events *p,
 	int rc;
 
 	if (b->count > max - p->n)
-		return errmsg_fail(err, errlen,
-		                   "process %zu (pid %llu) has more than %zu events: too large to load",
-		                   p->index, (unsigned long long)p->info.pid, max);
+		return errmsg_fail(
+		    err, errlen,
+		    "process %zu (pid %llu) has more than %zu events: too large to load", p->index,
+		    (unsigned long long)p->info.pid, max);
 	if (p->n + b->count > *cap) {
 		size_t ncap = *cap ? *cap : 4096;
 		struct trace_rec *t;
@@ -484,8 +488,9 @@ static int load_events(const struct trace_block *b, struct trace_proc_events *p,
 		if (ev.align > TRACE_MAX_ALIGN)
 			return errmsg_fail(err, errlen, "corrupt: alignment %llu above 2^30",
 			                   (unsigned long long)ev.align);
-		p->ev[p->n++] = (struct trace_rec){ev.ts_ns, ev.id,         ev.old_id, ev.size,
-		                                   (uint32_t)ev.align, b->thread, (uint8_t)ev.op};
+		p->ev[p->n++] =
+		    (struct trace_rec){ev.ts_ns,           ev.id,     ev.old_id,     ev.size,
+		                       (uint32_t)ev.align, b->thread, (uint8_t)ev.op};
 	}
 	return rc;
 }

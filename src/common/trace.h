@@ -30,10 +30,10 @@ struct trace_process {
 };
 
 struct trace_block {
-	unsigned kind;        /* enum trace_kind */
-	uint32_t thread;      /* events: the thread's index in its process */
-	uint32_t count;       /* events: how many */
-	const uint8_t *data;  /* the decompressed payload; valid until the next trace_next */
+	unsigned kind;       /* enum trace_kind */
+	uint32_t thread;     /* events: the thread's index in its process */
+	uint32_t count;      /* events: how many */
+	const uint8_t *data; /* the decompressed payload; valid until the next trace_next */
 	size_t len;
 	const uint8_t *bytes; /* the block as stored (header + payload), for copying */
 	size_t nbytes;
@@ -123,8 +123,7 @@ struct trace_proc_events {
  * fn may keep p->ev (setting it to NULL; free() it later); it returns 0, or -1 with the reason in
  * err to stop. Returns 0, or -1 with the reason in err (prefixed with the path). */
 int trace_each_process(const char *path, size_t max_events,
-                       int (*fn)(struct trace_proc_events *p, void *arg, char *err,
-                                 size_t errlen),
+                       int (*fn)(struct trace_proc_events *p, void *arg, char *err, size_t errlen),
                        void *arg, char *err, size_t errlen);
 
 /* Writes the trailer block that ends a bundle of nblocks blocks holding nprocs processes to f.

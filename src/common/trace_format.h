@@ -8,22 +8,24 @@
 #include <stdint.h>
 #include <string.h>
 
-#define TRACE_FILE_MAGIC   "ALLOCTRC"
-#define TRACE_VERSION      1
-#define TRACE_FILE_HDR     16 /* magic[8], u32 version, u32 reserved (0) */
-#define TRACE_BLOCK_MAGIC  0x31425441u /* "ATB1" */
-#define TRACE_BLOCK_HDR    32
-#define TRACE_MAX_RAW      (1u << 20) /* largest decompressed block payload the reader accepts */
-#define TRACE_MAX_PAYLOAD  (TRACE_MAX_RAW + (TRACE_MAX_RAW >> 7) + 1024) /* >= ZSTD_compressBound */
-#define TRACE_MAX_META     16384     /* largest process / end / trailer payload */
-#define TRACE_MAX_EVENT    41        /* op byte + 4 varints of at most 10 bytes */
-#define TRACE_MIN_EVENT    3         /* op byte + two one-byte varints */
+#define TRACE_FILE_MAGIC  "ALLOCTRC"
+#define TRACE_VERSION     1
+#define TRACE_FILE_HDR    16          /* magic[8], u32 version, u32 reserved (0) */
+#define TRACE_BLOCK_MAGIC 0x31425441u /* "ATB1" */
+#define TRACE_BLOCK_HDR   32
+#define TRACE_MAX_RAW     (1u << 20) /* largest decompressed block payload the reader accepts */
+#define TRACE_MAX_PAYLOAD (TRACE_MAX_RAW + (TRACE_MAX_RAW >> 7) + 1024) /* >= ZSTD_compressBound   \
+	                                                                 */
+#define TRACE_MAX_META  16384 /* largest process / end / trailer payload */
+#define TRACE_MAX_EVENT 41    /* op byte + 4 varints of at most 10 bytes */
+#define TRACE_MIN_EVENT 3     /* op byte + two one-byte varints */
 
 enum trace_kind {
 	TRACE_K_PROCESS = 1, /* starts a process stream: pid, ppid, clocks, executable, arguments */
 	TRACE_K_EVENTS = 2,  /* events of one thread of the current process, a zstd frame */
 	TRACE_K_END = 3,     /* the process ended normally: its counters */
-	TRACE_K_TRAILER = 4, /* last block of a bundled trace: how many blocks and processes precede */
+	TRACE_K_TRAILER =
+	    4, /* last block of a bundled trace: how many blocks and processes precede */
 };
 
 #define TRACE_F_ZSTD 1u /* block flag: the payload is one zstd frame of raw_len bytes */
@@ -45,14 +47,14 @@ enum trace_op {
 /* End-block counters, in payload order (u32 count, then count u64 values; readers ignore extra
  * ones and take missing ones as 0). */
 enum trace_end_counter {
-	TRACE_END_EVENTS,          /* events recorded (written or not) */
-	TRACE_END_THREADS,         /* threads that recorded at least one event */
-	TRACE_END_BOOTSTRAP,       /* allocations served from the bootstrap arena (not recorded) */
-	TRACE_END_FOREIGN_FREES,   /* frees/reallocs of memory the recorder never saw allocated */
-	TRACE_END_FAILED,          /* allocations that returned NULL (not recorded) */
-	TRACE_END_DURATION_NS,     /* monotonic ns from the stream's start to the end block */
-	TRACE_END_DROPPED,         /* events lost because a block could not be written */
-	TRACE_END_USABLE_SIZE,     /* malloc_usable_size calls (counted, not recorded) */
+	TRACE_END_EVENTS,        /* events recorded (written or not) */
+	TRACE_END_THREADS,       /* threads that recorded at least one event */
+	TRACE_END_BOOTSTRAP,     /* allocations served from the bootstrap arena (not recorded) */
+	TRACE_END_FOREIGN_FREES, /* frees/reallocs of memory the recorder never saw allocated */
+	TRACE_END_FAILED,        /* allocations that returned NULL (not recorded) */
+	TRACE_END_DURATION_NS,   /* monotonic ns from the stream's start to the end block */
+	TRACE_END_DROPPED,       /* events lost because a block could not be written */
+	TRACE_END_USABLE_SIZE,   /* malloc_usable_size calls (counted, not recorded) */
 	TRACE_END_NCOUNTERS
 };
 

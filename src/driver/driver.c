@@ -134,6 +134,11 @@ static cJSON *param_json(const struct wl_param *p)
 	cJSON_AddStringToObject(o, "name", p->name);
 	cJSON_AddStringToObject(o, "unit", p->unit);
 	cJSON_AddStringToObject(o, "help", p->help);
+	if (params_is_string(p)) {
+		cJSON_AddStringToObject(o, "type", "string");
+		return o;
+	}
+	cJSON_AddStringToObject(o, "type", "integer");
 	if ((def = cJSON_AddObjectToObject(o, "default")))
 		for (int s = 0; s < WL_SCALE_COUNT; s++)
 			cJSON_AddNumberToObject(def, params_scale_name(s), (double)p->def[s]);
@@ -153,6 +158,7 @@ static cJSON *list_json(void)
 		cJSON_AddItemToArray(arr, o);
 		cJSON_AddStringToObject(o, "name", (*w)->name);
 		cJSON_AddStringToObject(o, "description", (*w)->description);
+		cJSON_AddBoolToObject(o, "needs_input", ((*w)->flags & WL_NEEDS_INPUT) != 0);
 		ph = cJSON_AddArrayToObject(o, "phases");
 		cJSON_AddItemToArray(ph, cJSON_CreateString("total"));
 		for (size_t i = 0; i < params_nphases(*w); i++)
@@ -177,6 +183,11 @@ static void list_text(void)
 		       "large", "range");
 		for (size_t i = 0; i < wl->nparams; i++) {
 			const struct wl_param *p = &wl->params[i];
+			if (params_is_string(p)) {
+				printf("  %-22s %-8s %8s %8s %8s  %s\n      %s\n", p->name, p->unit,
+				       "-", "-", "-", "text", p->help);
+				continue;
+			}
 			for (int s = 0; s < WL_SCALE_COUNT; s++)
 				params_format(p, p->def[s], v[s], sizeof v[s]);
 			params_format(p, p->min, v[WL_SCALE_COUNT], sizeof v[0]);
@@ -421,10 +432,17 @@ static int cmd_run(int argc, char **argv)
 	if (!(reps = calloc((size_t)o.reps, sizeof *reps)))
 		return fail(ST_FAIL, "", "out of memory for %d reps", o.reps);
 
-	ctx = (struct wl_ctx){.p = o.value, .seed = o.seed, .scale = o.scale};
+	ctx = (struct wl_ctx){.p = o.value, .str = o.str, .seed = o.seed, .scale = o.scale};
+	if (o.wl->setup && (bad = o.wl->setup(&ctx)) != 0) {
+		free(reps);
+		return fail(bad == -1 ? ST_USAGE : ST_FAIL, "", "%s: %s", o.wl->name, ctx.err);
+	}
 	rec.started = time(NULL);
 	rec.rss_start_bytes = resident_bytes();
-	if (measure(&o, &ctx, reps) != 0) {
+	bad = measure(&o, &ctx, reps);
+	if (o.wl->teardown)
+		o.wl->teardown(&ctx);
+	if (bad != 0) {
 		free(reps);
 		return fail(ST_FAIL, "", "%s: %s", o.wl->name, ctx.err);
 	}
@@ -450,6 +468,7 @@ static int cmd_run(int argc, char **argv)
 	rec.scale = o.scale;
 	rec.seed = o.seed;
 	rec.params = o.value;
+	rec.str = o.str;
 	rec.reps = reps;
 	rec.nreps = o.reps;
 	runrec_usage_from(&ru, &rec.rusage);

@@ -26,6 +26,11 @@ const char *params_scale_name(enum wl_scale s)
 	return (unsigned)s < WL_SCALE_COUNT ? scale_names[s] : "?";
 }
 
+int params_is_string(const struct wl_param *p)
+{
+	return (p->flags & WL_PARAM_STRING) != 0;
+}
+
 int params_is_bytes(const struct wl_param *p)
 {
 	return p->unit && strcmp(p->unit, "bytes") == 0;
@@ -182,6 +187,11 @@ static int set_param(struct run_opts *o, const char *kv, char *err, size_t errle
 		return errmsg_fail(err, errlen, "--param %s: given twice", p->name);
 	if (eq[1] == '\0')
 		return errmsg_fail(err, errlen, "--param %s: empty value", p->name);
+	o->given[i] = 1;
+	if (params_is_string(p)) {
+		o->str[i] = eq + 1;
+		return 0;
+	}
 	rc = num_parse_i64(eq + 1, params_is_bytes(p), &v);
 	if (rc != 0 && errno == EINVAL)
 		return errmsg_fail(err, errlen, "--param %s: '%s' is not %s", p->name, eq + 1,
@@ -192,7 +202,6 @@ static int set_param(struct run_opts *o, const char *kv, char *err, size_t errle
 		return errmsg_fail(err, errlen, "--param %s: '%s' is out of range %lld..%lld",
 		                   p->name, eq + 1, (long long)p->min, (long long)p->max);
 	o->value[i] = v;
-	o->given[i] = 1;
 	return 0;
 }
 
@@ -218,8 +227,10 @@ int params_parse_run(int argc, char *const *argv, const struct workload *const *
 		return errmsg_fail(err, errlen, "run: unknown workload '%s' (known: %s)", name,
 		                   known);
 	}
-	for (size_t i = 0; i < o->wl->nparams; i++)
+	for (size_t i = 0; i < o->wl->nparams; i++) {
 		o->value[i] = o->wl->params[i].def[o->scale];
+		o->str[i] = "";
+	}
 	run_parser(&p, argc, argv);
 	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE)
 		if (k == R_PARAM && set_param(o, v, err, errlen) != 0)
@@ -234,7 +245,7 @@ static void human_bytes(uint64_t n, char *buf, size_t len)
 
 int params_validate(const struct run_opts *o, uint64_t phys_bytes, char *err, size_t errlen)
 {
-	struct wl_ctx ctx = {.p = o->value, .seed = o->seed, .scale = o->scale};
+	struct wl_ctx ctx = {.p = o->value, .str = o->str, .seed = o->seed, .scale = o->scale};
 	char need_h[32], have_h[32];
 	uint64_t need;
 

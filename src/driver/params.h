@@ -23,6 +23,7 @@ struct run_opts {
 	int64_t
 	    value[WL_MAX_PARAMS]; /* effective values in table order: scale default or --param */
 	unsigned char given[WL_MAX_PARAMS]; /* 1 where --param set the value */
+	const char *str[WL_MAX_PARAMS];     /* string parameters' values ("" if unset); into argv */
 };
 
 /* Parses the arguments that follow "run" (argc/argv exclude "run") against a NULL-terminated
@@ -35,6 +36,9 @@ int params_parse_run(int argc, char *const *argv, const struct workload *const *
 /* "small" | "default" | "large". Returns 0, or -1 for an unknown name. */
 int params_parse_scale(const char *s, enum wl_scale *out);
 const char *params_scale_name(enum wl_scale s);
+
+/* Whether a parameter's value is text (WL_PARAM_STRING). */
+int params_is_string(const struct wl_param *p);
 
 /* Whether a parameter's values are byte counts (and so accept k/M/G suffixes). */
 int params_is_bytes(const struct wl_param *p);

@@ -4,7 +4,8 @@
 #include <string.h>
 
 const struct workload *const wl_registry[] = {
-    &wl_parquet_load, &wl_feature_extract, &wl_batch_prep, &wl_checkpoint_write, &wl_pipeline, NULL,
+    &wl_parquet_load, &wl_feature_extract, &wl_batch_prep, &wl_checkpoint_write, &wl_pipeline, &wl_replay,
+    NULL,
 };
 
 const struct workload *wl_find(const struct workload *const *registry, const char *name)

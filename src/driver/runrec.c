@@ -75,9 +75,13 @@ static int add_workload(cJSON *root, const struct runrec *r)
 	    !cJSON_AddStringToObject(w, "scale", params_scale_name(r->scale)) ||
 	    !add_int(w, "seed", (int64_t)r->seed) || !(p = cJSON_AddObjectToObject(w, "params")))
 		return -1;
-	for (size_t i = 0; i < r->wl->nparams; i++)
-		if (!add_int(p, r->wl->params[i].name, r->params[i]))
+	for (size_t i = 0; i < r->wl->nparams; i++) {
+		const struct wl_param *q = &r->wl->params[i];
+		if (params_is_string(q)
+		        ? !cJSON_AddStringToObject(p, q->name, r->str && r->str[i] ? r->str[i] : "")
+		        : !add_int(p, q->name, r->params[i]))
 			return -1;
+	}
 	return 0;
 }
 

@@ -14,45 +14,59 @@ enum wl_scale { WL_SCALE_SMALL, WL_SCALE_DEFAULT, WL_SCALE_LARGE, WL_SCALE_COUNT
 #define WL_ERR_LEN    256
 
 struct wl_param {
-	const char *name;             /* KEY of --param KEY=VALUE; [a-z0-9_]+ */
-	const char *unit;             /* "rows", "bytes", "count", "percent", ... */
-	const char *help;             /* one line; what it is and where the default comes from */
-	int64_t def[WL_SCALE_COUNT];  /* default per scale preset */
-	int64_t min, max;             /* inclusive range accepted from the command line */
+	const char *name;            /* KEY of --param KEY=VALUE; [a-z0-9_]+ */
+	const char *unit;            /* "rows", "bytes", "count", "percent", ... */
+	const char *help;            /* one line; what it is and where the default comes from */
+	int64_t def[WL_SCALE_COUNT]; /* default per scale preset */
+	int64_t min, max;            /* inclusive range accepted from the command line */
+	unsigned flags;              /* WL_PARAM_STRING: the value is text (def, min, max unused) */
 };
 
+#define WL_NEEDS_INPUT 1u  /* workload flag: runs only on a given input (a trace): not by default  \
+	                    */
+#define WL_PARAM_STRING 1u /* a string parameter: any non-empty text; "" when not given */
+
 struct wl_phase_time {
-	int64_t wall_ns;              /* CLOCK_MONOTONIC, summed over every begin/end pair */
-	int64_t cpu_ns;               /* CLOCK_PROCESS_CPUTIME_ID (all threads), summed likewise */
-	int64_t open_wall, open_cpu;  /* start stamps of the pair in progress; private to wlcore.c */
+	int64_t wall_ns;             /* CLOCK_MONOTONIC, summed over every begin/end pair */
+	int64_t cpu_ns;              /* CLOCK_PROCESS_CPUTIME_ID (all threads), summed likewise */
+	int64_t open_wall, open_cpu; /* start stamps of the pair in progress; private to wlcore.c */
 };
 
 /* Everything a run sees. The driver owns it and resets the phase times before every rep;
  * a workload only reads p and seed, calls wl_phase_begin/end and wl_fail. */
 struct wl_ctx {
-	const int64_t *p;             /* effective values, in the table's parameter order */
+	const int64_t *p;       /* effective values, in the table's parameter order */
+	const char *const *str; /* string parameters' values by the same index ("" if unset) */
+	void *state;            /* what setup() prepared for run(); NULL without setup */
 	uint64_t seed;
-	enum wl_scale scale;          /* the preset the defaults came from (pipeline derives its stages) */
+	enum wl_scale scale; /* the preset the defaults came from (pipeline derives its stages) */
 	struct wl_phase_time phase[WL_MAX_PHASES];
-	char err[WL_ERR_LEN];         /* why run() returned -1 */
+	char err[WL_ERR_LEN]; /* why run() returned -1 */
 };
 
 struct workload {
-	const char *name;             /* [a-z_]+, unique */
-	const char *description;      /* one line for `list` */
+	const char *name;        /* [a-z_]+, unique */
+	const char *description; /* one line for `list` */
+	unsigned flags;          /* WL_NEEDS_INPUT */
 	const struct wl_param *params;
-	size_t nparams;               /* <= WL_MAX_PARAMS */
-	const char *const *phases;    /* names of the phases run() reports, NULL-terminated, or NULL */
+	size_t nparams;            /* <= WL_MAX_PARAMS */
+	const char *const *phases; /* names of the phases run() reports, NULL-terminated, or NULL */
 	/* Upper estimate of the bytes live at once for these parameter values. The driver refuses
 	 * parameters whose footprint exceeds physical memory. */
 	uint64_t (*footprint)(const int64_t *p);
-	/* Parameter combinations the ranges cannot express: returns 0, or -1 with ctx->err set. May be NULL. */
+	/* Parameter combinations the ranges cannot express: returns 0, or -1 with ctx->err set. May
+	 * be NULL. */
 	int (*check)(struct wl_ctx *ctx);
 	/* Runs the workload once. Returns 0 with *checksum set, or -1 with ctx->err set (allocation
-	 * failure: the message starts with "out of memory"). Frees everything it allocated, joins every
-	 * thread and removes every file it made, on success and on failure. The checksum depends only on
-	 * p and seed: never on addresses, timing or thread scheduling. */
+	 * failure: the message starts with "out of memory"). Frees everything it allocated, joins
+	 * every thread and removes every file it made, on success and on failure. The checksum
+	 * depends only on p and seed: never on addresses, timing or thread scheduling. */
 	int (*run)(struct wl_ctx *ctx, uint64_t *checksum);
+	/* Prepares run() outside the timed region (e.g. loads a file) into ctx->state. Returns 0,
+	 * or -1 with ctx->err set for bad input (exit status 2), or -2 for a runtime failure. May
+	 * be NULL. teardown() releases ctx->state after the last rep (may be NULL). */
+	int (*setup)(struct wl_ctx *ctx);
+	void (*teardown)(struct wl_ctx *ctx);
 };
 
 /* Starts/stops timing phase i (index into the table's phases). Pairs may repeat: times add up.
@@ -73,5 +87,6 @@ extern const struct workload wl_feature_extract;
 extern const struct workload wl_batch_prep;
 extern const struct workload wl_checkpoint_write;
 extern const struct workload wl_pipeline;
+extern const struct workload wl_replay;
 
 #endif

@@ -3,8 +3,10 @@
  * the gate. Method and file format: docs/calibration.md, docs/results-format.md. */
 #include "front/analysis/calibrate.h"
 
-#include "common/atomicio.h"
+#include "common/errmsg.h"
+#include "common/jsonload.h"
 #include "front/analysis/compare.h"
+#include "front/analysis/logratio.h"
 
 #include <errno.h>
 #include <math.h>
@@ -165,96 +167,146 @@ void calib_file_free(struct calib_file *c)
 	free(c);
 }
 
-static struct calib_file *load_fail(struct calib_file *c, char *err, size_t errlen,
+static struct calib_file *load_fail(struct calib_file *c, int e, char *err, size_t errlen,
                                     const char *path, const char *problem)
 {
 	snprintf(err, errlen, "%s: %s", path, problem);
 	calib_file_free(c);
+	errno = e;
 	return NULL;
 }
 
-static int load_entries(struct calib_file *c, const cJSON *arr)
+static int by_entry(const void *x, const void *y)
+{
+	const struct calib_entry *a = x, *b = y;
+	int k = strcmp(a->workload, b->workload);
+
+	return k ? k : strcmp(a->phase, b->phase);
+}
+
+/* The first workload and phase calibrated twice (a copy in tmp, c->n entries), or NULL. */
+static const struct calib_entry *repeated_entry(const struct calib_file *c, struct calib_entry *tmp)
+{
+	memcpy(tmp, c->e, c->n * sizeof *tmp);
+	qsort(tmp, c->n, sizeof *tmp, by_entry);
+	for (size_t i = 1; i < c->n; i++)
+		if (by_entry(&tmp[i - 1], &tmp[i]) == 0)
+			return &tmp[i];
+	return NULL;
+}
+
+/* Returns 0, -1 (invalid: reason in why), or -2 (out of memory). */
+static int load_entries(struct calib_file *c, const cJSON *arr, char *why, size_t len)
 {
 	const cJSON *w;
+	const struct calib_entry *rep;
+	struct calib_entry *tmp;
+	size_t i = 0;
 
 	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1)
-		return -1;
+		return errmsg_fail(why, len, "workloads: missing or empty");
 	if (!(c->e = calloc((size_t)cJSON_GetArraySize(arr), sizeof *c->e)))
 		return -2;
 	cJSON_ArrayForEach(w, arr)
 	{
 		struct calib_entry *e = &c->e[c->n];
-		const cJSON *rounds = get(w, "rounds"), *sd = get(w, "sd");
+		const cJSON *sd = get(w, "sd");
+		uint64_t rounds;
+		double v;
 
 		if (!cJSON_IsString(get(w, "workload")) || !cJSON_IsString(get(w, "phase")) ||
-		    !cJSON_IsNumber(rounds))
-			return -1;
+		    !jl_uint(get(w, "rounds"), CALIB_MAX_ROUNDS, &rounds))
+			return errmsg_fail(why, len,
+			                   "workloads[%zu]: want workload, phase and rounds (an "
+			                   "integer in 0..%.0f)",
+			                   i, (double)CALIB_MAX_ROUNDS);
+		i++;
 		if (!sd || cJSON_IsNull(sd))
 			continue; /* too few rounds to measure a spread */
-		if (!cJSON_IsNumber(sd) || !(sd->valuedouble >= 0) || rounds->valuedouble < 2)
-			return -1;
+		if (!jl_range(sd, 0, CALIB_MAX_SD, &v) || rounds < 2)
+			return errmsg_fail(why, len,
+			                   "workloads[%zu]: sd must be null or a number in 0..%g, "
+			                   "with rounds >= 2",
+			                   i - 1, CALIB_MAX_SD);
 		c->n++;
 		if (!(e->workload = dup_str(get(w, "workload"))) ||
 		    !(e->phase = dup_str(get(w, "phase"))))
 			return -2;
-		e->rounds = (size_t)rounds->valuedouble;
-		e->sd = sd->valuedouble;
+		e->rounds = (size_t)rounds;
+		e->sd = v;
 	}
-	return 0;
+	if (!(tmp = malloc((c->n + 1) * sizeof *tmp)))
+		return -2;
+	rep = repeated_entry(c, tmp);
+	if (rep)
+		errmsg_fail(why, len, "workloads: %.100s, phase %.100s, calibrated twice",
+		            rep->workload, rep->phase);
+	free(tmp);
+	return rep ? -1 : 0;
 }
 
-struct calib_file *calib_load(const char *path, int *absent, char *err, size_t errlen)
+/* Checks the members every calibration has; returns NULL or the reason. */
+static const char *bad_header(const cJSON *doc)
+{
+	const cJSON *cfg = get(doc, "config");
+
+	if (!cJSON_IsString(get(doc, "schema")) ||
+	    strcmp(get(doc, "schema")->valuestring, CALIB_SCHEMA) != 0)
+		return "schema is not " CALIB_SCHEMA;
+	if (!cJSON_IsString(get(doc, "backend")))
+		return "backend missing or not a string";
+	if (!cJSON_IsString(get(cfg, "scale")))
+		return "config.scale missing or not a string";
+	if (!jl_range(get(cfg, "alpha"), CALIB_ALPHA_MIN, CALIB_ALPHA_MAX, NULL) ||
+	    get(cfg, "alpha")->valuedouble == CALIB_ALPHA_MAX)
+		return "config.alpha missing or not a number in [1e-06, 0.5)";
+	if (!jl_range(get(cfg, "power"), CALIB_POWER_MIN, CALIB_POWER_MAX, NULL) ||
+	    get(cfg, "power")->valuedouble == CALIB_POWER_MAX)
+		return "config.power missing or not a number in [0.01, 1)";
+	if (get(doc, "created_utc") && !cJSON_IsString(get(doc, "created_utc")))
+		return "created_utc is not a string";
+	return NULL;
+}
+
+struct calib_file *calib_from_json(const cJSON *doc, const char *path, char *err, size_t errlen)
 {
 	struct calib_file *c = calloc(1, sizeof *c);
-	const cJSON *cfg, *alpha, *power, *id;
-	cJSON *doc;
-	char *text;
+	const cJSON *cfg = get(doc, "config"), *id = get(get(doc, "machine"), "id");
+	const char *bad = cJSON_IsObject(doc) ? bad_header(doc) : "not a JSON object";
+	char why[512];
 	int rc;
 
-	*absent = 0;
 	if (!c)
-		return load_fail(c, err, errlen, path, "out of memory");
-	if (!(text = read_file(path, NULL))) {
-		*absent = errno == ENOENT;
-		return load_fail(c, err, errlen, path, strerror(errno));
-	}
-	doc = cJSON_Parse(text);
-	free(text);
-	if (!doc)
-		return load_fail(c, err, errlen, path, "not JSON");
-	cfg = get(doc, "config");
-	alpha = get(cfg, "alpha");
-	power = get(cfg, "power");
-	id = get(get(doc, "machine"), "id");
-	if (!cJSON_IsString(get(doc, "schema")) ||
-	    strcmp(get(doc, "schema")->valuestring, CALIB_SCHEMA) != 0) {
-		cJSON_Delete(doc);
-		return load_fail(c, err, errlen, path, "schema is not " CALIB_SCHEMA);
-	}
-	if (!cJSON_IsString(get(doc, "backend")) || !cJSON_IsString(get(cfg, "scale")) ||
-	    !cJSON_IsNumber(alpha) || !(alpha->valuedouble > 0 && alpha->valuedouble < 1) ||
-	    !cJSON_IsNumber(power) || !(power->valuedouble > 0 && power->valuedouble < 1)) {
-		cJSON_Delete(doc);
-		return load_fail(
-		    c, err, errlen, path,
-		    "backend, config.scale, config.alpha or config.power missing or invalid");
-	}
-	c->alpha = alpha->valuedouble;
-	c->power = power->valuedouble;
+		return load_fail(c, ENOMEM, err, errlen, path, "out of memory");
+	if (bad)
+		return load_fail(c, EINVAL, err, errlen, path, bad);
+	c->alpha = get(cfg, "alpha")->valuedouble;
+	c->power = get(cfg, "power")->valuedouble;
 	if (cJSON_IsString(id))
 		snprintf(c->machine_id, sizeof c->machine_id, "%s", id->valuestring);
 	c->path = strdup(path);
 	c->backend = dup_str(get(doc, "backend"));
 	c->scale = dup_str(get(cfg, "scale"));
 	c->created_utc = dup_str(get(doc, "created_utc"));
-	rc = load_entries(c, get(doc, "workloads"));
-	cJSON_Delete(doc);
+	rc = load_entries(c, get(doc, "workloads"), why, sizeof why);
 	if (rc == -1)
-		return load_fail(
-		    c, err, errlen, path,
-		    "workloads: not a list of {workload, phase, rounds, sd >= 0 or null}");
-	if (rc < 0 || !c->path || !c->backend || !c->scale)
-		return load_fail(c, err, errlen, path, "out of memory");
+		return load_fail(c, EINVAL, err, errlen, path, why);
+	if (rc < 0 || !c->path || !c->backend || !c->scale ||
+	    (cJSON_IsString(get(doc, "created_utc")) && !c->created_utc))
+		return load_fail(c, ENOMEM, err, errlen, path, "out of memory");
+	return c;
+}
+
+struct calib_file *calib_load(const char *path, int *absent, char *err, size_t errlen)
+{
+	cJSON *doc = jl_load(path, err, errlen);
+	struct calib_file *c;
+
+	*absent = !doc && errno == ENOENT;
+	if (!doc)
+		return NULL;
+	c = calib_from_json(doc, path, err, errlen);
+	cJSON_Delete(doc);
 	return c;
 }
 
@@ -302,7 +354,7 @@ static int analyze_one(const struct rf_doc *doc, size_t w, int p, int ia, int ib
 		if (!a->present || !b->present || !a->ok || !b->ok || !(a->t_ns[p] > 0) ||
 		    !(b->t_ns[p] > 0))
 			continue;
-		r->d[r->n] = log(b->t_ns[p] / a->t_ns[p]);
+		r->d[r->n] = lr_log_ratio(b->t_ns[p], a->t_ns[p]);
 		ta[r->n] = a->t_ns[p];
 		la[r->n++] = log(a->t_ns[p]);
 		if (isfinite(a->wall_ns) && isfinite(b->wall_ns))

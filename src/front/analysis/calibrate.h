@@ -20,6 +20,13 @@
 #define CALIB_POWER        0.80
 #define CALIB_BLOCK        10 /* rounds per A/A sub-comparison */
 #define CALIB_MAX_EFFECTS  8
+/* What a calibration file and the command line accept (docs/calibration.md). */
+#define CALIB_ALPHA_MIN  1e-6 /* alpha in [CALIB_ALPHA_MIN, CALIB_ALPHA_MAX) */
+#define CALIB_ALPHA_MAX  0.5
+#define CALIB_POWER_MIN  0.01 /* power in [CALIB_POWER_MIN, CALIB_POWER_MAX) */
+#define CALIB_POWER_MAX  1.0
+#define CALIB_MAX_ROUNDS 1000000000ull
+#define CALIB_MAX_SD     100.0 /* of log ratios: e^100 is no timing */
 
 /* Spread and A/A verdict of the log ratios d_r = ln(t_B / t_A). */
 struct calib_noise {
@@ -78,9 +85,15 @@ struct calib_file {
 	struct calib_entry *e;
 };
 
-/* Reads and validates an allocab-calibration/1 file. Returns it (free with calib_file_free) or
- * NULL with "PATH: problem" in err; *absent is 1 when the file does not exist, else 0. */
+/* Reads and validates an allocab-calibration/1 file through jl_load (common/jsonload.h: regular
+ * files only, size-capped, nothing after the JSON value). Returns it (free with calib_file_free)
+ * or NULL with "PATH: problem" in err; *absent is 1 when the file does not exist, else 0.
+ * Refused: a wrong schema, missing backend or config.scale, alpha or power out of range, rounds
+ * not an integer, sd not null or finite in 0..CALIB_MAX_SD, a workload and phase listed twice. */
 struct calib_file *calib_load(const char *path, int *absent, char *err, size_t errlen);
+/* The same checks on a document in memory, named path in messages; errno ENOMEM when memory ran
+ * out, else EINVAL. */
+struct calib_file *calib_from_json(const cJSON *doc, const char *path, char *err, size_t errlen);
 /* The entry of a workload and phase, or NULL. */
 const struct calib_entry *calib_find(const struct calib_file *c, const char *workload,
                                      const char *phase);

@@ -5,6 +5,7 @@
 #include "common/status.h"
 #include "front/analysis/calibreport.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,9 +130,14 @@ static int same_backend(const cJSON *doc, const char *a, const char *b, char *ba
 	if (strcmp(get(x, "name")->valuestring, get(y, "name")->valuestring) != 0 ||
 	    (cJSON_IsString(vx) && cJSON_IsString(vy) &&
 	     strcmp(vx->valuestring, vy->valuestring))) {
-		snprintf(err, errlen,
-		         "arms %s and %s ran different allocators (%s, %s): not an A/A comparison",
-		         a, b, get(x, "name")->valuestring, get(y, "name")->valuestring);
+		snprintf(
+		    err, errlen,
+		    "arms %s and %s ran different allocators (%.64s %.32s, %.64s %.32s): not an "
+		    "A/A comparison",
+		    a, b, get(x, "name")->valuestring,
+		    cJSON_IsString(vx) ? vx->valuestring : "(version unknown)",
+		    get(y, "name")->valuestring,
+		    cJSON_IsString(vy) ? vy->valuestring : "(version unknown)");
 		return -1;
 	}
 	snprintf(backend, len, "%s", get(x, "name")->valuestring);
@@ -184,11 +190,18 @@ int calib_report(const cJSON *doc, const char *runs_path, const char *a, const c
 	char backend[256];
 	double round_s = suite_round_s(doc);
 	cJSON *meta = NULL, *cal = NULL;
+	struct calib_file *check = NULL;
 	char *text = NULL;
 	int rc = ST_USAGE;
 
 	if (!rf)
 		goto out;
+	if (!cJSON_IsString(get(get(doc, "config"), "scale"))) {
+		snprintf(err, errlen,
+		         "%s: config.scale is not a preset name: not a bench of drivers",
+		         runs_path);
+		goto out;
+	}
 	if (same_backend(doc, a, b, backend, sizeof backend, err, errlen) != 0 ||
 	    calib_analyze(rf, a, b, phase, plan, &r, &n, err, errlen) != 0)
 		goto out;
@@ -196,6 +209,10 @@ int calib_report(const cJSON *doc, const char *runs_path, const char *a, const c
 	if (!(meta = meta_json(doc, backend, a, b, runs_path, plan, rf->nrounds)) ||
 	    !(cal = calib_json(r, n, plan, round_s, meta)) || !(text = cJSON_Print(cal))) {
 		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (!(check = calib_from_json(cal, out, err, errlen))) {
+		rc = errno == ENOMEM ? ST_FAIL : ST_USAGE;
 		goto out;
 	}
 	if (atomic_write(out, text, strlen(text), err, errlen) != 0)
@@ -219,6 +236,7 @@ int calib_report(const cJSON *doc, const char *runs_path, const char *a, const c
 	        out);
 	rc = ST_OK;
 out:
+	calib_file_free(check);
 	free(text);
 	cJSON_Delete(cal);
 	cJSON_Delete(meta);

@@ -4,6 +4,8 @@
  * with Mann-Whitney. Drift of the log ratios with round index is flagged here, telemetry
  * spikes in noise.c (issue 4 §3). */
 #include "front/analysis/compare.h"
+
+#include "front/analysis/logratio.h"
 #include "common/errmsg.h"
 #include "common/status.h"
 
@@ -171,7 +173,7 @@ static int paired_row(struct builder *b, struct cmp_row *row, size_t w, size_t p
 		row->flagged += noise_spiked(b->r->flags, b->r->nflags, doc, i, ba, w) ||
 		                noise_spiked(b->r->flags, b->r->nflags, doc, i, ca, w);
 		b->pa[n] = (double)i;
-		b->a[n++] = log(rc->t_ns[p] / rb->t_ns[p]);
+		b->a[n++] = lr_log_ratio(rc->t_ns[p], rb->t_ns[p]);
 	}
 	row->rss_ratio = median_of(b->rss, nr);
 	row->rss_n = nr;
@@ -233,7 +235,8 @@ static size_t gm_series(const struct rf_doc *doc, const struct gm_set *s, size_t
 			if (!(rc->ok && rc->t_ns[s->ph[k]] > 0) ||
 			    (ratio && !(rb->ok && rb->t_ns[s->ph[k]] > 0)))
 				break;
-			sum += log(rc->t_ns[s->ph[k]]) - (ratio ? log(rb->t_ns[s->ph[k]]) : 0.0);
+			sum += ratio ? lr_log_ratio(rc->t_ns[s->ph[k]], rb->t_ns[s->ph[k]])
+			             : log(rc->t_ns[s->ph[k]]);
 		}
 		if (k < s->n)
 			continue;
@@ -299,6 +302,12 @@ static int check_names(const struct rf_doc *b, const struct rf_doc *c, const str
 	if (c && o->bootstrap)
 		return errmsg_fail(err, errlen,
 		                   "--bootstrap needs paired rounds (one results file)");
+	if (o->bootstrap && (double)o->bootstrap * (double)b->nrounds > CMP_MAX_BOOT_POINTS)
+		return errmsg_fail(
+		    err, errlen,
+		    "--bootstrap %u over %zu rounds: resamples x rounds exceeds %.0e; "
+		    "use fewer resamples or the signed-rank interval",
+		    o->bootstrap, b->nrounds, CMP_MAX_BOOT_POINTS);
 	if (c && common(b->arms, b->narms, c->arms, c->narms) == 0)
 		return errmsg_fail(err, errlen, "%s and %s share no arm: nothing to compare",
 		                   b->path, c->path);

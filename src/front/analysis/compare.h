@@ -16,7 +16,10 @@
 	"speedup 1.12x means the candidate takes 1/1.12 of the baseline's time; "                  \
 	"improvement % = (1 - t_candidate/t_baseline) x 100"
 #define CMP_MIN_BOOTSTRAP 10000
-#define CMP_DRIFT_P       0.01 /* Spearman p below which rounds are not exchangeable */
+#define CMP_MAX_BOOTSTRAP 100000
+/* Bootstrap cost: resamples x measured rounds, each resample one Hodges-Lehmann estimate. */
+#define CMP_MAX_BOOT_POINTS 1e8
+#define CMP_DRIFT_P         0.01 /* Spearman p below which rounds are not exchangeable */
 
 /* CMP_TOO_FEW: no verdict yet, and none possible with these rounds: the exact test's smallest
  * p-value cannot pass Holm's first step over the report's m comparisons (cmp_row.need). */

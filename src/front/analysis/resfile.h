@@ -5,10 +5,16 @@
 #ifndef ALLOCAB_RESFILE_H
 #define ALLOCAB_RESFILE_H
 
+#include "front/analysis/nameidx.h"
+
 #include <stddef.h>
 #include <cjson/cJSON.h>
 
 #define RF_MAX_PHASES 8
+/* Limits on what a document may hold (docs/results-format.md, "Reading files"). */
+#define RF_MAX_CELLS   10000 /* arms x workloads */
+#define RF_MAX_WALL_NS 1e15  /* ns (11.6 days): any time above is refused */
+#define RF_MAX_FIGURE  1e18  /* counts, bytes, KiB, ticks */
 
 struct rf_run {
 	int present;                /* 0: the round has no run for this arm and workload */
@@ -50,8 +56,9 @@ struct rf_doc {
 	size_t narms, nwl;
 	char **arms;
 	struct rf_workload *wl;
-	size_t nrounds;      /* measured rounds, in file order */
-	size_t *round_index; /* their "index" fields */
+	struct nameidx arm_idx, wl_idx; /* for rf_arm and rf_workload */
+	size_t nrounds;                 /* measured rounds, in file order */
+	size_t *round_index;            /* their "index" fields (= their place among all rounds) */
 	size_t nwarmup;
 	struct rf_run *runs; /* [round][arm][workload]; use rf_run() */
 	size_t nfails;
@@ -59,10 +66,11 @@ struct rf_doc {
 };
 
 /* Reads, parses and validates the file into *out, a document the caller frees with rf_free.
- * Returns ST_OK, or with *out NULL and "PATH: problem" in err: ST_USAGE for bad input (missing
- * file, not JSON, wrong schema, invalid structure, or runs of one workload that did different
- * work: checksums or effective parameters that differ), ST_FAIL when memory ran out
- * (common/status.h). */
+ * The file is read by jl_load (common/jsonload.h): regular files only, size-capped, every limit
+ * of docs/results-format.md, "Reading files". Returns ST_OK, or with *out NULL and "PATH:
+ * problem" in err: ST_USAGE for bad input (missing file, not a regular file, too large, not JSON,
+ * wrong schema, invalid structure, or runs of one workload that did different work: checksums or
+ * effective parameters that differ), ST_FAIL when memory ran out (common/status.h). */
 int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen);
 /* The same on a document in memory, named `name` in messages; bench is not kept. Returns the
  * document or NULL with the reason in err (whatever the cause). */

@@ -159,8 +159,8 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 		if (l.id[k]) {
 			live_free(&l);
 			return errmsg_fail(err, errlen,
-			                   "corrupt: process %zu allocates object %llu twice", p->index,
-			                   (unsigned long long)e->id);
+			                   "corrupt: process %zu allocates object %llu twice",
+			                   p->index, (unsigned long long)e->id);
 		}
 		l.id[k] = e->id;
 		l.size[k] = e->size;
@@ -173,8 +173,8 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 			s->peak_live_objects = objects;
 	}
 	live_free(&l);
-	s->duration_ns = p->complete ? p->end[TRACE_END_DURATION_NS]
-	                             : (p->n ? p->ev[p->n - 1].ts_ns : 0);
+	s->duration_ns =
+	    p->complete ? p->end[TRACE_END_DURATION_NS] : (p->n ? p->ev[p->n - 1].ts_ns : 0);
 	return 0;
 }
 
@@ -207,9 +207,14 @@ static double cross_share(const struct ts_proc *s)
 
 static cJSON *proc_json(const struct ts_proc *s)
 {
-	static const char *const end_names[TRACE_END_NCOUNTERS] = {
-	    "events", "threads", "bootstrap_allocations", "foreign_frees", "failed_allocations",
-	    "duration_ns", "dropped_events", "usable_size_calls"};
+	static const char *const end_names[TRACE_END_NCOUNTERS] = {"events",
+	                                                           "threads",
+	                                                           "bootstrap_allocations",
+	                                                           "foreign_frees",
+	                                                           "failed_allocations",
+	                                                           "duration_ns",
+	                                                           "dropped_events",
+	                                                           "usable_size_calls"};
 	cJSON *o = cJSON_CreateObject(), *ops, *h, *c;
 
 	cJSON_AddNumberToObject(o, "index", (double)s->index);
@@ -290,7 +295,7 @@ static void print_proc(const struct ts_proc *s, FILE *f)
 	fprintf(f, "  peak live %llu bytes in %llu objects; %llu bytes requested in all\n",
 	        (unsigned long long)s->peak_live_bytes, (unsigned long long)s->peak_live_objects,
 	        (unsigned long long)s->bytes_allocated);
-	fprintf(f, "  cross-thread frees %.1f%% (%llu of %llu); unmatched frees %llu", 
+	fprintf(f, "  cross-thread frees %.1f%% (%llu of %llu); unmatched frees %llu",
 	        100 * cross_share(s), (unsigned long long)s->cross_releases,
 	        (unsigned long long)s->releases, (unsigned long long)s->unmatched);
 	if (s->complete)

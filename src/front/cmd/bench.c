@@ -267,8 +267,8 @@ static int setup_workloads(struct setup *s, const struct bench_opts *o, char *er
 	if (bench_list_workloads(s->c.arms[0].path, s->stop, &s->list, err, errlen) != 0)
 		return ST_FAIL;
 	join(s->list.names, s->list.n, have, sizeof have);
-	sel = s->list.names;
-	n = (int)s->list.n;
+	sel = s->list.defaults;
+	n = (int)s->list.ndefaults;
 	if (o->workloads && (n = bench_split_list(o->workloads, "-w", &sel, err, errlen)) < 0)
 		return ST_USAGE;
 	route = bench_route_workloads(&s->c, sel, (size_t)n, &s->list, o->params, o->nparams, &bad);
@@ -281,7 +281,7 @@ static int setup_workloads(struct setup *s, const struct bench_opts *o, char *er
 		rc = errmsg_status(ST_USAGE, err, errlen,
 		                   "--param %.*s: no selected workload has this parameter",
 		                   (int)strcspn(bad, "="), bad);
-	if (sel != s->list.names)
+	if (sel != s->list.defaults)
 		bench_free_list(sel, (size_t)n);
 	return rc;
 }

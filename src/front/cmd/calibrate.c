@@ -11,6 +11,7 @@
 #include "front/analysis/calibreport.h"
 #include "front/run/duet.h"
 #include "common/errmsg.h"
+#include "common/jsonload.h"
 #include "common/status.h"
 #include "common/numparse.h"
 #include "common/opt.h"
@@ -145,6 +146,9 @@ static int own_option(struct copts *o, int k, const char *v, char *err, size_t e
 	double x;
 	uint64_t n;
 
+	if (v && !v[0] && (k == K_OUTPUT || k == K_FROM))
+		return errmsg_fail(err, errlen, "%s: empty file name",
+		                   k == K_FROM ? "--from" : "-o");
 	switch (k) {
 	case K_ALLOCATOR:
 		o->backend = v;
@@ -165,14 +169,16 @@ static int own_option(struct copts *o, int k, const char *v, char *err, size_t e
 		o->duet = 1;
 		return 0;
 	case K_ALPHA:
-		if (parse_between(v, 0, 0, 0.5, &o->plan.alpha) != 0)
-			return errmsg_fail(err, errlen, "--alpha: '%s' is not a number in (0, 0.5)",
-			                   v);
+		if (parse_between(v, 0, 0, CALIB_ALPHA_MAX, &o->plan.alpha) != 0 ||
+		    o->plan.alpha < CALIB_ALPHA_MIN)
+			return errmsg_fail(err, errlen,
+			                   "--alpha: '%s' is not a number in [1e-06, 0.5)", v);
 		return 0;
 	case K_POWER:
-		if (parse_between(v, 0, 0, 1, &o->plan.power) != 0)
-			return errmsg_fail(err, errlen, "--power: '%s' is not a number in (0, 1)",
-			                   v);
+		if (parse_between(v, 0, 0, CALIB_POWER_MAX, &o->plan.power) != 0 ||
+		    o->plan.power < CALIB_POWER_MIN)
+			return errmsg_fail(err, errlen,
+			                   "--power: '%s' is not a number in [0.01, 1)", v);
 		return 0;
 	case K_EFFECT:
 		if (parse_between(v, 1, 0, 1000, &x) != 0)
@@ -288,9 +294,9 @@ static int setup_workloads(struct setup *s, const struct bench_opts *bo, char *e
 			return ST_USAGE;
 		s->nsel = (size_t)n;
 	}
-	switch (bench_route_workloads(&s->c, bo->workloads ? s->sel : s->list.names,
-	                              bo->workloads ? s->nsel : s->list.n, &s->list, bo->params,
-	                              bo->nparams, &bad)) {
+	switch (bench_route_workloads(&s->c, bo->workloads ? s->sel : s->list.defaults,
+	                              bo->workloads ? s->nsel : s->list.ndefaults, &s->list,
+	                              bo->params, bo->nparams, &bad)) {
 	case BENCH_ROUTED:
 		return 0;
 	case BENCH_ROUTE_NOMEM:
@@ -404,19 +410,15 @@ static int writable(const char *path, int make_dir, char *err, size_t errlen)
 /* --from RUNS: the analysis of an existing file. */
 static int from_file(const struct copts *o, const char *out, char *err, size_t errlen)
 {
-	char *text = read_file(o->from, NULL), **arms = NULL;
-	cJSON *doc = NULL;
+	char **arms = NULL;
+	cJSON *doc = jl_load(o->from, err, errlen);
 	const cJSON *cfg_arms;
 	int rc = ST_USAGE, narms = 0;
 
-	if (!text)
-		return errmsg_status(ST_USAGE, err, errlen, "%s: %s", o->from, strerror(errno));
+	if (!doc)
+		return errno == ENOMEM ? ST_FAIL : ST_USAGE;
 	if (writable(out, !o->out, err, errlen) != 0) {
 		rc = ST_FAIL;
-		goto out;
-	}
-	if (!(doc = cJSON_Parse(text))) {
-		errmsg_fail(err, errlen, "%s: not JSON", o->from);
 		goto out;
 	}
 	if (o->arms) {
@@ -441,7 +443,6 @@ static int from_file(const struct copts *o, const char *out, char *err, size_t e
 out:
 	bench_free_list(arms, narms > 0 ? (size_t)narms : 0);
 	cJSON_Delete(doc);
-	free(text);
 	return rc;
 }
 

@@ -33,8 +33,9 @@ static const char compare_usage[] =
     "paired by round. Two files: every arm of RESULTS2 against the same arm of RESULTS\n"
     "(two-sample; warns when the machines differ). By default the total of every workload and\n"
     "the phases of the pipeline workload, plus the geometric mean over workloads.\n"
-    "  --bootstrap N   percentile bootstrap interval (N >= 10000 resamples, seeded by --seed,\n"
-    "                  default 1) instead of the signed-rank interval; one file only\n"
+    "  --bootstrap N   percentile bootstrap interval (10000 to 100000 resamples, seeded by\n"
+    "                  --seed, default 1; N x rounds at most 10^8) instead of the signed-rank\n"
+    "                  interval; one file only\n"
     "  --calibration FILE  the noise floor column from this `allocab calibrate` file\n"
     "                  (default: results/calibration.json when it exists): the smallest\n"
     "                  slowdown the calibrated noise lets that many paired rounds detect\n"
@@ -88,10 +89,11 @@ enum {
 	C_COUNT
 };
 
-/* Each option may be given again; the last one counts (but the margin, given once). */
+/* Each option may be given again and the last one counts, but the arms compared and the margin:
+ * a second --baseline or --candidate is refused, as bench refuses repeats. */
 static const struct opt compare_opts[C_COUNT] = {
-    [C_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_REPEAT},
-    [C_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_REPEAT},
+    [C_BASELINE] = {"--baseline", 0, OPT_VALUE},
+    [C_CANDIDATE] = {"--candidate", 0, OPT_VALUE},
     [C_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT},
     [C_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT},
     [C_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT},
@@ -138,10 +140,9 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
 		return 0;
 	case C_BOOTSTRAP:
-		if (num_parse_u64(v, &u) != 0 || u < CMP_MIN_BOOTSTRAP || u > 10000000)
-			return errmsg_fail(err, errlen,
-			                   "--bootstrap '%s': want %d to 10000000 resamples", v,
-			                   CMP_MIN_BOOTSTRAP);
+		if (num_parse_u64(v, &u) != 0 || u < CMP_MIN_BOOTSTRAP || u > CMP_MAX_BOOTSTRAP)
+			return errmsg_fail(err, errlen, "--bootstrap '%s': want %d to %d resamples",
+			                   v, CMP_MIN_BOOTSTRAP, CMP_MAX_BOOTSTRAP);
 		a->o.bootstrap = (uint32_t)u;
 		return 0;
 	case C_SEED:

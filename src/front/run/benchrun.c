@@ -14,6 +14,7 @@
 #include "front/run/telemetry.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,8 @@
 #include <unistd.h>
 
 #define PAD_SEED_XOR 0x5ad5ad5ad5ad5ad5ULL
+/* The top-level status as cJSON_Print writes it: one tab deep, before the value's quote. */
+#define STATUS_KEY "\n\t\"status\":\t\""
 
 struct engine {
 	const struct bench_config *c;
@@ -33,8 +36,10 @@ struct engine {
 	unsigned done, measured;
 	struct bench_result *res;
 	int progress_shown;
-	int cpu[2]; /* --duet: the two CPUs */
-	unsigned long nrun; /* runs started, for unique probe file names */
+	int cpu[2];          /* --duet: the two CPUs */
+	long status_off;     /* where the top-level status value starts in the written files */
+	uint64_t running_on; /* bit i: out_paths[i] holds a version whose status is "running" */
+	unsigned long nrun;  /* runs started, for unique probe file names */
 };
 
 static int64_t now_ns(const struct engine *e)
@@ -60,7 +65,6 @@ static int64_t real_now_ns(void *ctx)
 
 const struct bench_runner bench_real_runner = {.run = real_run, .now_ns = real_now_ns};
 
-
 static int doc_write(struct engine *e, const char *status, char *err, size_t errlen)
 {
 	char now[32], *text;
@@ -71,10 +75,32 @@ static int doc_write(struct engine *e, const char *status, char *err, size_t err
 	benchdoc_set_string(e->doc, "status", status);
 	if (!(text = cJSON_Print(e->doc)))
 		return errmsg_fail(err, errlen, "out of memory");
-	for (size_t i = 0; rc == 0 && i < e->c->nout; i++)
+	for (size_t i = 0; rc == 0 && i < e->c->nout; i++) {
+		const char *at = strstr(text, STATUS_KEY);
 		rc = atomic_write(e->c->out_paths[i], text, strlen(text), err, errlen);
+		if (rc == 0 && i < 64) {
+			e->running_on &= ~((uint64_t)1 << i);
+			if (at && strcmp(status, "running") == 0) {
+				e->running_on |= (uint64_t)1 << i;
+				e->status_off = (long)(at - text) + (long)strlen(STATUS_KEY);
+			}
+		}
+	}
 	free(text);
 	return rc;
+}
+
+/* When even the aborted document cannot be written (the disk is full), turns the "running" of
+ * the versions on disk into "aborted" in place: same length, no new block needed. */
+static void mark_aborted(struct engine *e)
+{
+	char ignored[256];
+
+	for (size_t i = 0; i < e->c->nout && i < 64; i++)
+		if (e->running_on & ((uint64_t)1 << i))
+			atomic_patch(e->c->out_paths[i], e->status_off, "running", "aborted", 7,
+			             ignored, sizeof ignored);
+	e->running_on = 0;
 }
 
 /* The argv of one driver run; strings point into c except the two numbers in num. */
@@ -236,8 +262,8 @@ static int run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 		rc = 0;
 	*fatal = rc < 0 ? ST_FAIL : ST_OK;
 	for (int i = 0; rc == 1 && i < 2; i++) {
-		cJSON *run =
-		    judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel, NULL, fatal, err, errlen);
+		cJSON *run = judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel, NULL, fatal,
+		                       err, errlen);
 
 		if (!run) {
 			rc = -1;
@@ -462,6 +488,8 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 	e->res->measured = e->measured;
 	e->res->elapsed_s = (double)(now_ns(e) - e->t_start) / 1e9;
 	rc = doc_write(e, status, err, errlen) == 0 ? ST_OK : ST_FAIL;
+	if (rc != ST_OK)
+		mark_aborted(e);
 	if (rc == 0 && doc) {
 		*doc = e->doc;
 		e->doc = NULL;
@@ -478,8 +506,8 @@ static int abort_bench(struct engine *e, int status)
 
 	if (e->progress_shown)
 		fprintf(stderr, "\r\033[K");
-	if (e->done > 0)
-		doc_write(e, "aborted", ignored, sizeof ignored);
+	if (e->done > 0 && doc_write(e, "aborted", ignored, sizeof ignored) != 0)
+		mark_aborted(e);
 	cJSON_Delete(e->doc);
 	return status;
 }
@@ -487,8 +515,8 @@ static int abort_bench(struct engine *e, int status)
 int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
               struct bench_result *res, char *err, size_t errlen)
 {
-	struct engine e = {.c = c, .rn = c->runner ? c->runner : &bench_real_runner, .stop = stop,
-	                   .res = res};
+	struct engine e = {
+	    .c = c, .rn = c->runner ? c->runner : &bench_real_runner, .stop = stop, .res = res};
 	const char *status = "complete";
 	int fatal = 0;
 

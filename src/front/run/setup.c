@@ -224,11 +224,38 @@ size_t bench_comparisons(const struct bench_config *c, const size_t *nphases)
 	return c->narms > 1 ? (c->narms - 1) * per_arm : 0;
 }
 
+int bench_parse_defaults(const char *json, struct bench_wl_list *l)
+{
+	cJSON *root = cJSON_Parse(json), *arr, *w;
+	size_t k = 0;
+
+	l->ndefaults = 0;
+	if (!(l->defaults = calloc(l->n + 1, sizeof *l->defaults))) {
+		cJSON_Delete(root);
+		return -1;
+	}
+	arr = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "workloads");
+	cJSON_ArrayForEach(w, arr)
+	{
+		if (k >= l->n)
+			break;
+		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "needs_input")) &&
+		    !(l->defaults[l->ndefaults++] = strdup(l->names[k]))) {
+			cJSON_Delete(root);
+			return -1;
+		}
+		k++;
+	}
+	cJSON_Delete(root);
+	return 0;
+}
+
 void bench_wl_list_free(struct bench_wl_list *l)
 {
 	if (!l)
 		return;
 	free(l->nphases);
+	bench_free_list(l->defaults, l->ndefaults);
 	bench_free_list(l->names, l->n);
 	bench_free_list(l->params, l->n);
 	*l = (struct bench_wl_list){0};
@@ -324,12 +351,18 @@ int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
 		runner_result_free(&r);
 		return errmsg_fail(err, errlen, "out of memory");
 	}
-	if (n < 0)
+	if (n < 0) {
 		errmsg_fail(err, errlen, "%s list --json: %s", path,
 		            r.tail_len ? r.tail : "no workload list on stdout");
-	runner_result_free(&r);
-	if (n < 0)
+		runner_result_free(&r);
 		return -1;
+	}
 	l->n = (size_t)n;
+	if (bench_parse_defaults(r.out, l) != 0) {
+		runner_result_free(&r);
+		bench_wl_list_free(l);
+		return errmsg_fail(err, errlen, "out of memory");
+	}
+	runner_result_free(&r);
 	return 0;
 }

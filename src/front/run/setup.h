@@ -32,7 +32,13 @@ struct bench_wl_list {
 	char **params;   /* per workload: its parameter names as ",a,b," */
 	size_t *nphases; /* per workload: how many phases it times (1 when the list does not say) */
 	size_t n;
+	char **defaults; /* the workloads run when -w is not given: all but those that need input */
+	size_t ndefaults;
 };
+
+/* Fills l->defaults from the `list --json` text: the names of the workloads that do not say
+ * "needs_input": true (the replay workload needs a trace). Returns 0, or -1 out of memory. */
+int bench_parse_defaults(const char *json, struct bench_wl_list *l);
 
 /* Per workload of the `list --json` text (as bench_parse_workload_list reads it), the length of
  * its "phases" array (1 when absent) into a malloc'd array of n. Returns it, or NULL when memory

@@ -1,0 +1,282 @@
+/* jsonload.c - strict, bounded reading of JSON files (docs/results-format.md, "Reading files"). */
+#include "common/jsonload.h"
+
+#include "common/errmsg.h"
+#include "common/numparse.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int jl_max_bytes(size_t *out, char *err, size_t errlen)
+{
+	const char *v = getenv(JL_MAX_ENV);
+	int64_t n;
+
+	*out = JL_DEFAULT_MAX_BYTES;
+	if (!v || !v[0])
+		return 0;
+	if (num_parse_i64(v, 1, &n) != 0 || n < 1024)
+		return errmsg_fail(err, errlen,
+		                   "%s '%s': want a byte count of at least 1k (k, M, G suffixes)",
+		                   JL_MAX_ENV, v);
+	*out = (size_t)n;
+	return 0;
+}
+
+static const char *kind_of(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+static char *read_fail(int fd, char *buf, int e, char *err, size_t errlen, const char *path,
+                       const char *what)
+{
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	errmsg_fail(err, errlen, "%s: %s", path, what ? what : strerror(e));
+	errno = e;
+	return NULL;
+}
+
+/* Reads at most cap + 1 bytes of a regular file whose stat said size bytes. */
+static char *read_bounded(int fd, size_t size, size_t cap, size_t *n, int *e)
+{
+	size_t len = 0, alloc = (size < cap ? size : cap) + 2;
+	char *buf = malloc(alloc);
+
+	*e = ENOMEM;
+	while (buf) {
+		ssize_t r;
+		if (alloc - len < 2) {
+			size_t grow = alloc > cap / 2 ? cap + 2 : alloc * 2;
+			char *nb = grow > alloc ? realloc(buf, grow) : NULL;
+			if (!nb)
+				break;
+			buf = nb;
+			alloc = grow;
+		}
+		r = read(fd, buf + len, alloc - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			*e = errno;
+			break;
+		}
+		if (r == 0 || (len += (size_t)r) > cap) {
+			buf[len] = '\0';
+			*n = len;
+			return buf;
+		}
+	}
+	free(buf);
+	return NULL;
+}
+
+char *jl_read(const char *path, size_t *n, char *err, size_t errlen)
+{
+	size_t cap, len = 0;
+	struct stat st;
+	char *buf, what[160];
+	int fd, e;
+
+	if (jl_max_bytes(&cap, err, errlen) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!path[0])
+		return read_fail(-1, NULL, ENOENT, err, errlen, "''", "empty file name");
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return read_fail(-1, NULL, errno == ENOENT ? ENOENT : EINVAL, err, errlen, path,
+		                 strerror(errno));
+	if (fstat(fd, &st) != 0)
+		return read_fail(fd, NULL, EINVAL, err, errlen, path, strerror(errno));
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(what, sizeof what, "%s, not a regular file: refused", kind_of(st.st_mode));
+		return read_fail(fd, NULL, EINVAL, err, errlen, path, what);
+	}
+	snprintf(what, sizeof what, "larger than the %zu-byte input limit (set %s to raise it)",
+	         cap, JL_MAX_ENV);
+	if (st.st_size < 0 || (uint64_t)st.st_size > cap)
+		return read_fail(fd, NULL, EFBIG, err, errlen, path, what);
+	buf = read_bounded(fd, (size_t)st.st_size, cap, &len, &e);
+	if (!buf)
+		return read_fail(fd, NULL, e, err, errlen, path, NULL);
+	if (len > cap)
+		return read_fail(fd, buf, EFBIG, err, errlen, path, what);
+	close(fd);
+	if (n)
+		*n = len;
+	return buf;
+}
+
+/* Whether text ends inside a string or an open object/array: a file cut short, not bad JSON. */
+static int truncated(const char *text, size_t n)
+{
+	size_t depth = 0, i = strspn(text, " \t\r\n");
+	int in_str = 0;
+
+	if (i >= n || (text[i] != '{' && text[i] != '['))
+		return 0;
+	for (; i < n; i++) {
+		char c = text[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == '{' || c == '[') {
+			depth++;
+		} else if ((c == '}' || c == ']') && depth > 0) {
+			depth--;
+		}
+	}
+	return in_str || depth > 0;
+}
+
+/* Offset of the first byte no JSON text holds (a control character other than tab, CR, LF,
+ * NUL included), or n. */
+static size_t first_binary(const char *text, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+			return i;
+	}
+	return n;
+}
+
+/* An upper bound on the values, objects and arrays the text parses into. */
+static size_t node_bound(const char *text, size_t n)
+{
+	size_t nodes = 1;
+	int in_str = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = text[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == ',' || c == '[' || c == '{' || c == ':') {
+			nodes++;
+		}
+	}
+	return nodes;
+}
+
+cJSON *jl_parse(const char *name, const char *text, size_t n, char *err, size_t errlen)
+{
+	const char *end = NULL;
+	size_t bin = first_binary(text, n), cap;
+	cJSON *root;
+
+	errno = EINVAL;
+	if (strspn(text, " \t\r\n") >= n && bin == n)
+		return errmsg_fail(err, errlen, "%s: empty file", name), NULL;
+	if (bin < n)
+		return errmsg_fail(err, errlen,
+		                   "%s: not JSON (binary data: byte 0x%02x at offset %zu)", name,
+		                   (unsigned char)text[bin], bin),
+		       NULL;
+	if (jl_max_bytes(&cap, err, errlen) != 0)
+		return NULL;
+	if (node_bound(text, n) > cap / JL_BYTES_PER_NODE)
+		return errmsg_fail(err, errlen,
+		                   "%s: more than %zu JSON values, the limit for a %zu-byte input "
+		                   "limit (set %s to raise it)",
+		                   name, cap / JL_BYTES_PER_NODE, cap, JL_MAX_ENV),
+		       NULL;
+	root = cJSON_ParseWithLengthOpts(text, n + 1, &end, 1);
+	if (root)
+		return root;
+	size_t at = end && end >= text ? (size_t)(end - text) : 0;
+	if (at >= n || truncated(text, n))
+		errmsg_fail(err, errlen, "%s: truncated JSON (ends at byte %zu)", name, n);
+	else
+		errmsg_fail(err, errlen, "%s: not JSON (parse error at byte %zu)", name, at);
+	errno = EINVAL;
+	return NULL;
+}
+
+cJSON *jl_load(const char *path, char *err, size_t errlen)
+{
+	size_t n;
+	char *text = jl_read(path, &n, err, errlen);
+	cJSON *root;
+
+	if (!text)
+		return NULL;
+	root = jl_parse(path, text, n, err, errlen);
+	free(text);
+	return root;
+}
+
+int jl_finite(const cJSON *v, double *out)
+{
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+		return 0;
+	if (out)
+		*out = v->valuedouble;
+	return 1;
+}
+
+int jl_range(const cJSON *v, double lo, double hi, double *out)
+{
+	double x;
+
+	if (!jl_finite(v, &x) || !(x >= lo && x <= hi))
+		return 0;
+	if (out)
+		*out = x;
+	return 1;
+}
+
+int jl_uint(const cJSON *v, uint64_t max, uint64_t *out)
+{
+	double x;
+
+	if (!jl_range(v, 0, (double)max, &x) || x != floor(x) || x >= 18446744073709551616.0)
+		return 0;
+	if ((uint64_t)x > max)
+		return 0;
+	if (out)
+		*out = (uint64_t)x;
+	return 1;
+}
+
+int jl_int(const cJSON *v, int64_t lo, int64_t hi, int64_t *out)
+{
+	double x;
+
+	if (!jl_range(v, (double)lo, (double)hi, &x) || x != floor(x) ||
+	    x >= 9223372036854775808.0 || x < -9223372036854775808.0)
+		return 0;
+	if ((int64_t)x < lo || (int64_t)x > hi)
+		return 0;
+	if (out)
+		*out = (int64_t)x;
+	return 1;
+}

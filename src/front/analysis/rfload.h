@@ -1,0 +1,43 @@
+/* rfload.h - internal to the results reader (resfile.c, rfrecord.c): the loader state, its
+ * one-line failures and the strict field readers both files use. Not for other modules. */
+#ifndef ALLOCAB_RFLOAD_H
+#define ALLOCAB_RFLOAD_H
+
+#include "front/analysis/resfile.h"
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#define RUN_SCHEMA  "allocab-run/1"
+#define RF_MAX_REPS 4096
+
+struct loader {
+	struct rf_doc *d;
+	char *err;
+	size_t errlen;
+	int nomem;
+	double clock_ticks_per_s; /* USER_HZ, the unit of telemetry.steal_ticks */
+};
+
+/* "PATH: reason" into l->err; returns -1. */
+int rl_fail(struct loader *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "PATH: out of memory", remembered for errno ENOMEM; returns -1. */
+int rl_nomem(struct loader *l);
+/* Member key of o when o is an object, else NULL; rl_get_str: the same if it is a string. */
+const cJSON *rl_get(const cJSON *o, const char *key);
+const char *rl_get_str(const cJSON *o, const char *key);
+/* v as compact JSON text ("null" for NULL), malloc'd; NULL when memory ran out. */
+char *rl_compact(const cJSON *v);
+/* A figure that may be absent or null (*out NAN), else a finite number in [0, hi]. Returns 0, or
+ * -1 with "AT: OBJ.KEY is not a number in 0..HI". */
+int rl_opt_num(struct loader *l, const cJSON *o, const char *key, double hi, const char *at,
+               const char *obj, double *out);
+/* A time: an integer number of nanoseconds in 1..RF_MAX_WALL_NS. Returns 1 and *out, else 0. */
+int rl_wall_ns(const cJSON *v, double *out);
+/* The allocab-run/1 record of an ok run of workload w by arm (at: where, for messages): phases,
+ * median time per phase into run, memory figures, and the check that it did the work of the
+ * workload's first ok run (*first_arm). Returns 0 or -1 with the reason set. */
+int rl_record(struct loader *l, struct rf_workload *w, const char **first_arm, const char *arm,
+              const cJSON *rec, struct rf_run *run, const char *at);
+
+#endif

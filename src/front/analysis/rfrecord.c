@@ -1,0 +1,239 @@
+/* rfrecord.c - the driver records inside a results file (docs/results-format.md): phases, reps,
+ * checksums and the same-work check; and the strict field readers of the results loader. */
+#include "front/analysis/rfload.h"
+
+#include "common/jsonload.h"
+#include "front/analysis/stats.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int rl_fail(struct loader *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(l->err, l->errlen, "%s: ", l->d->path);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < l->errlen)
+		vsnprintf(l->err + n, l->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int rl_nomem(struct loader *l)
+{
+	l->nomem = 1;
+	return rl_fail(l, "out of memory");
+}
+
+const cJSON *rl_get(const cJSON *o, const char *key)
+{
+	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+}
+
+const char *rl_get_str(const cJSON *o, const char *key)
+{
+	const cJSON *v = rl_get(o, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+char *rl_compact(const cJSON *v)
+{
+	return v ? cJSON_PrintUnformatted(v) : strdup("null");
+}
+
+int rl_opt_num(struct loader *l, const cJSON *o, const char *key, double hi, const char *at,
+               const char *obj, double *out)
+{
+	const cJSON *v = rl_get(o, key);
+
+	*out = NAN;
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!jl_range(v, 0, hi, out))
+		return rl_fail(l, "%s: %s.%s is not a number in 0..%g", at, obj, key, hi);
+	return 0;
+}
+
+int rl_wall_ns(const cJSON *v, double *out)
+{
+	uint64_t ns;
+
+	if (!jl_uint(v, (uint64_t)RF_MAX_WALL_NS, &ns) || ns == 0)
+		return 0;
+	*out = (double)ns;
+	return 1;
+}
+
+/* Records (or checks against the first ok run) what work a workload did. */
+static int same_work(struct loader *l, struct rf_workload *w, const char **first_arm,
+                     const char *arm, const char *checksum, char *work)
+{
+	if (!w->work) {
+		w->work = work;
+		*first_arm = arm;
+		if (checksum && !(w->checksum = strdup(checksum)))
+			return rl_nomem(l);
+		return 0;
+	}
+	if (checksum && w->checksum && strcmp(checksum, w->checksum) != 0) {
+		free(work);
+		return rl_fail(
+		    l, "%s: checksum differs between %s (%s) and %s (%s): not the same work",
+		    w->name, *first_arm, w->checksum, arm, checksum);
+	}
+	if (strcmp(work, w->work) != 0) {
+		rl_fail(l,
+		        "%s: effective parameters differ between %s (%s) and %s (%s): not the same "
+		        "work",
+		        w->name, *first_arm, w->work, arm, work);
+		free(work);
+		return -1;
+	}
+	free(work);
+	return 0;
+}
+
+static int load_phases(struct loader *l, struct rf_workload *w, const cJSON *list, const char *at)
+{
+	const cJSON *v;
+	size_t n = 0;
+	int has_total = 0;
+
+	if (!cJSON_IsArray(list))
+		return rl_fail(l, "%s: record.phases missing", at);
+	if (cJSON_GetArraySize(list) > RF_MAX_PHASES)
+		return rl_fail(l, "%s: more than %d phases", at, RF_MAX_PHASES);
+	cJSON_ArrayForEach(v, list)
+	{
+		if (!cJSON_IsString(v))
+			return rl_fail(l, "%s: record.phases: not a list of names", at);
+		for (const cJSON *u = list->child; u != v; u = u->next)
+			if (strcmp(u->valuestring, v->valuestring) == 0)
+				return rl_fail(l, "%s: record.phases: '%s' listed twice", at,
+				               v->valuestring);
+		has_total |= strcmp(v->valuestring, "total") == 0;
+		if (w->nphases == 0) {
+			if (!(w->phases[n] = strdup(v->valuestring)))
+				return rl_nomem(l);
+		} else if (n >= w->nphases || strcmp(w->phases[n], v->valuestring) != 0) {
+			return rl_fail(l, "%s: record.phases differ from other runs of %s", at,
+			               w->name);
+		}
+		n++;
+	}
+	if (!has_total)
+		return rl_fail(l, "%s: record.phases lacks \"total\"", at);
+	if (w->nphases != 0 && n != w->nphases)
+		return rl_fail(l, "%s: record.phases differ from other runs of %s", at, w->name);
+	w->nphases = n;
+	return 0;
+}
+
+/* Every rep's checksum, when it has one, is the record's: reps that disagree did other work. */
+static int rep_checksums(struct loader *l, const cJSON *reps, const char *checksum, const char *at)
+{
+	const cJSON *rep;
+	size_t i = 0;
+
+	cJSON_ArrayForEach(rep, reps)
+	{
+		const cJSON *c = rl_get(rep, "checksum");
+		if (c && (!cJSON_IsString(c) || strcmp(c->valuestring, checksum) != 0))
+			return rl_fail(
+			    l, "%s: reps[%zu].checksum %s%.40s%s differs from record.checksum %s",
+			    at, i, cJSON_IsString(c) ? "'" : "",
+			    cJSON_IsString(c) ? c->valuestring : "(not a string)",
+			    cJSON_IsString(c) ? "'" : "", checksum);
+		i++;
+	}
+	return 0;
+}
+
+/* Median over reps of each phase's wall_ns. */
+static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON *reps,
+                     const char *checksum, struct rf_run *run, const char *at)
+{
+	double v[RF_MAX_REPS];
+	size_t n = (size_t)cJSON_GetArraySize(reps);
+
+	if (!cJSON_IsArray(reps) || n < 1)
+		return rl_fail(l, "%s: record.reps missing or empty", at);
+	if (n > RF_MAX_REPS)
+		return rl_fail(l,
+		               "%s: record.reps holds %zu reps, more than the %d a record may hold",
+		               at, n, RF_MAX_REPS);
+	if (rep_checksums(l, reps, checksum, at) != 0)
+		return -1;
+	for (size_t p = 0; p < w->nphases; p++) {
+		size_t i = 0;
+		const cJSON *rep;
+		cJSON_ArrayForEach(rep, reps)
+		{
+			if (!rl_wall_ns(
+			        rl_get(rl_get(rl_get(rep, "phases"), w->phases[p]), "wall_ns"),
+			        &v[i]))
+				return rl_fail(
+				    l,
+				    "%s: reps[%zu].phases.%s.wall_ns missing or not a positive "
+				    "integer of at most %.0f",
+				    at, i, w->phases[p], RF_MAX_WALL_NS);
+			i++;
+		}
+		run->t_ns[p] = stats_median(v, n);
+	}
+	return 0;
+}
+
+static char *work_of(const cJSON *wl)
+{
+	char *params = rl_compact(rl_get(wl, "params")), *seed = rl_compact(rl_get(wl, "seed"));
+	char *scale = rl_compact(rl_get(wl, "scale")), *out = NULL;
+
+	if (params && seed && scale &&
+	    asprintf(&out, "params %s, seed %s, scale %s", params, seed, scale) < 0)
+		out = NULL;
+	free(params);
+	free(seed);
+	free(scale);
+	return out;
+}
+
+int rl_record(struct loader *l, struct rf_workload *w, const char **first_arm, const char *arm,
+              const cJSON *rec, struct rf_run *run, const char *at)
+{
+	const char *schema = rl_get_str(rec, "schema"),
+	           *name = rl_get_str(rl_get(rec, "workload"), "name");
+	const char *checksum = rl_get_str(rec, "checksum");
+	const cJSON *ru = rl_get(rec, "rusage");
+	char *work;
+
+	if (!cJSON_IsObject(rec))
+		return rl_fail(l, "%s: status ok but no record", at);
+	if (!schema || strcmp(schema, RUN_SCHEMA) != 0)
+		return rl_fail(l, "%s: record.schema is not %s", at, RUN_SCHEMA);
+	if (!name || strcmp(name, w->name) != 0)
+		return rl_fail(l, "%s: record is of workload '%.100s', not '%s'", at,
+		               name ? name : "?", w->name);
+	if (!checksum)
+		return rl_fail(l, "%s: record.checksum missing", at);
+	if (load_phases(l, w, rl_get(rec, "phases"), at) != 0 ||
+	    load_reps(l, w, rl_get(rec, "reps"), checksum, run, at) != 0)
+		return -1;
+	if (rl_opt_num(l, ru, "max_rss_kib", RF_MAX_FIGURE, at, "record.rusage",
+	               &run->max_rss_kib) ||
+	    rl_opt_num(l, rl_get(rec, "rss"), "retained_bytes", RF_MAX_FIGURE, at, "record.rss",
+	               &run->retained_bytes))
+		return -1;
+	if (cJSON_IsNumber(rl_get(ru, "involuntary_ctx_switches")) &&
+	    rl_opt_num(l, ru, "involuntary_ctx_switches", RF_MAX_FIGURE, at, "record.rusage",
+	               &run->invol_ctx))
+		return -1;
+	if (!(work = work_of(rl_get(rec, "workload"))))
+		return rl_nomem(l);
+	return same_work(l, w, first_arm, arm, checksum, work);
+}

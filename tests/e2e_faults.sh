@@ -1,0 +1,55 @@
+# e2e_faults.sh - a bench whose disk fills mid-way leaves a file marked "aborted" (not "running",
+# which means killed), and the temporary file of a writer killed between write and rename is
+# removed by the next write into that directory (docs/results-format.md, "Faults"). The disk is
+# filled for real on a small tmpfs when this runs as root, and through the test-only fault hook
+# ALLOCAB_FAULT_WRITES otherwise.
+. tests/lib.sh
+
+A=$BUILD/allocab
+J=$BUILD/tests/jget
+bench() { "$A" bench --cmd a=true --cmd b=true --warmup 0 --quiet "$@"; }
+
+# The hook: two writes succeed (after rounds 1 and 2), the third finds the disk full.
+ALLOCAB_FAULT_WRITES=2 expect_status "disk full after 2 writes: exit 1" 1 bench --rounds 5 -o "$TMP/full.json"
+grep -q 'full.json: No space left on device' "$TMP/err" && ok "the reason on stderr" || notok "the reason on stderr" "$(cat "$TMP/err")"
+[ "$("$J" "$TMP/full.json" status)" = aborted ] && ok "status aborted, not running" ||
+	notok "status aborted, not running" "status $("$J" "$TMP/full.json" status)"
+[ "$("$J" "$TMP/full.json" 'rounds.#')" = 2 ] && ok "the two rounds written are kept" ||
+	notok "the two rounds written are kept" "$("$J" "$TMP/full.json" 'rounds.#')"
+expect_status "compare reads the aborted file" 0 "$A" compare "$TMP/full.json" --baseline a
+ls -a "$TMP" | grep -q '^\.allocab-tmp' && notok "no temporary file left" "$(ls -a "$TMP")" || ok "no temporary file left"
+
+# A real full disk: a 16 KiB tmpfs holds a few rounds, then no new temporary file fits.
+mkdir "$TMP/small"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=16k allocab-test "$TMP/small" 2>/dev/null; then
+	expect_status "tmpfs fills: exit 1" 1 bench --rounds 200 -o "$TMP/small/r.json"
+	[ "$("$J" "$TMP/small/r.json" status)" = aborted ] && [ "$("$J" "$TMP/small/r.json" 'rounds.#')" -ge 1 ] &&
+		ok "tmpfs full: status aborted, rounds kept" ||
+		notok "tmpfs full: status aborted, rounds kept" "status $("$J" "$TMP/small/r.json" status)"
+	umount "$TMP/small"
+else
+	ok "real full disk skipped: mounting a tmpfs needs root (the fault hook above covers it)"
+fi
+
+# A writer killed between its temporary file and the rename leaves .allocab-tmp.PID.XXXXXX.
+printf '{"x":1}' >"$TMP/doc.json"
+mkdir "$TMP/wd"
+sh -c 'exit 0' &
+dead=$!
+wait $dead
+ALLOCAB_FAULT_WRITES=kill:0 expect_status "killed mid-write" 137 "$A" compare "$TMP/full.json" --baseline a -o "$TMP/wd/c.txt"
+left=$(ls -a "$TMP/wd" | grep -c '^\.allocab-tmp\.[0-9]*\.')
+[ "$left" = 1 ] && ok "the killed writer left its temporary file" || notok "the killed writer left its temporary file" "$(ls -a "$TMP/wd")"
+touch -d '2 minutes ago' "$TMP"/wd/.allocab-tmp.*
+: >"$TMP/wd/.allocab-tmp.$dead.fresh-1"
+touch -d '2 minutes ago' "$TMP/wd/.allocab-tmp.$$.alive-1"
+expect_status "the next write into the directory" 0 "$A" compare "$TMP/full.json" --baseline a -o "$TMP/wd/c.txt"
+ls -a "$TMP/wd" | grep -Eq "^\.allocab-tmp\.[0-9]+\.[A-Za-z0-9]{6}$" &&
+	notok "the dead writer's old temporary file is removed" "$(ls -a "$TMP/wd")" ||
+	ok "the dead writer's old temporary file is removed"
+[ -e "$TMP/wd/.allocab-tmp.$dead.fresh-1" ] && ok "a recent one is kept (its writer may be elsewhere)" ||
+	notok "a recent one is kept" "removed"
+[ -e "$TMP/wd/.allocab-tmp.$$.alive-1" ] && ok "a live process's temporary file is kept" ||
+	notok "a live process's temporary file is kept" "removed"
+[ -s "$TMP/wd/c.txt" ] && ok "the write itself succeeded" || notok "the write itself succeeded" "empty"
+exit $t_fail

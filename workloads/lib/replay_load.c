@@ -1,0 +1,343 @@
+/* replay_load.c - loading and checking a recorded process for the replay workload
+ * (replay_load.h). All of it happens before the timed region. */
+#include "workloads/lib/replay_load.h"
+
+#include "common/errmsg.h"
+#include "common/trace.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct pick {
+	uint64_t pid;
+	struct trace_proc_events best;
+	int have;
+};
+
+static int pick_process(struct trace_proc_events *p, void *arg, char *err, size_t errlen)
+{
+	struct pick *k = arg;
+
+	(void)err;
+	(void)errlen;
+	if (k->pid && p->info.pid != k->pid)
+		return 0;
+	if (k->have && p->n <= k->best.n)
+		return 0;
+	free(k->best.ev);
+	k->best = *p;
+	k->have = 1;
+	p->ev = NULL;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Dense thread numbers: the recorder's indices sorted (index 0, the first caller, stays first). */
+static uint32_t *thread_list(const struct trace_rec *ev, size_t n, size_t *nth)
+{
+	uint32_t *t = malloc((n ? n : 1) * sizeof *t), last = UINT32_MAX;
+	size_t k = 0, u = 0;
+
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].thread != last)
+			t[k++] = last = ev[i].thread;
+	qsort(t, k, sizeof *t, cmp_u32);
+	for (size_t i = 0; i < k; i++)
+		if (!u || t[u - 1] != t[i])
+			t[u++] = t[i];
+	*nth = u;
+	return t;
+}
+
+static size_t thread_of(const uint32_t *t, size_t nth, uint32_t idx)
+{
+	size_t lo = 0, hi = nth;
+
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (t[mid] <= idx)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Trace id -> dense object number; open addressing, id 0 marks an empty slot. */
+struct idmap {
+	uint64_t *id;
+	uint32_t *obj;
+	size_t mask;
+};
+
+static size_t idmap_slot(const struct idmap *m, uint64_t id)
+{
+	size_t i = (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 17) & m->mask;
+
+	while (m->id[i] && m->id[i] != id)
+		i = (i + 1) & m->mask;
+	return i;
+}
+
+struct build {
+	struct rp_trace *t;
+	struct idmap map;
+	struct rp_op **alloc_at; /* by object: its allocating op */
+	uint32_t *alloc_th;      /* by object: its allocating thread */
+	uint64_t *size;          /* by object */
+	unsigned char *released; /* by object */
+};
+
+static int is_alloc(unsigned op)
+{
+	return op != TRACE_OP_FREE;
+}
+
+static int build_ops(struct build *b, const struct trace_rec *ev, size_t n, const uint32_t *tl,
+                     char *err, size_t errlen)
+{
+	struct rp_trace *t = b->t;
+	size_t *fill = calloc(t->nth, sizeof *fill);
+	uint64_t *last_ts = calloc(t->nth, sizeof *last_ts);
+
+	if (!fill || !last_ts) {
+		free(fill);
+		free(last_ts);
+		return -2;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_rec *e = &ev[i];
+		size_t th = thread_of(tl, t->nth, e->thread);
+		struct rp_op *o = &t->th[th].ops[fill[th]++];
+		uint64_t dt = fill[th] > 1 && e->ts_ns > last_ts[th] ? e->ts_ns - last_ts[th] : 0;
+
+		last_ts[th] = e->ts_ns;
+		*o = (struct rp_op){.size = e->size,
+		                    .align = e->align,
+		                    .op = e->op,
+		                    .gap_ns = dt > 1000000000u ? 1000000000u : (uint32_t)dt};
+		if (is_alloc(e->op)) {
+			size_t s = idmap_slot(&b->map, e->id);
+			if (b->map.id[s]) {
+				free(fill);
+				free(last_ts);
+				return errmsg_fail(err, errlen,
+				                   "corrupt: object %llu is allocated twice",
+				                   (unsigned long long)e->id);
+			}
+			b->map.id[s] = e->id;
+			b->map.obj[s] = o->obj = ++t->nobj;
+			b->alloc_at[o->obj] = o;
+			b->alloc_th[o->obj] = (uint32_t)th;
+			b->size[o->obj] = e->size;
+		}
+	}
+	free(fill);
+	free(last_ts);
+	return 0;
+}
+
+/* Second pass: every release names its object, waits if another thread allocates it. */
+static int link_releases(struct build *b, const struct trace_rec *ev, size_t n, const uint32_t *tl,
+                         char *err, size_t errlen)
+{
+	struct rp_trace *t = b->t;
+	size_t *pos = calloc(t->nth, sizeof *pos);
+
+	if (!pos)
+		return -2;
+	for (size_t i = 0; i < n; i++) {
+		const struct trace_rec *e = &ev[i];
+		size_t th = thread_of(tl, t->nth, e->thread), s;
+		struct rp_op *o = &t->th[th].ops[pos[th]++];
+		uint64_t gone = e->op == TRACE_OP_FREE ? e->id : e->old_id;
+		uint32_t obj;
+
+		if (!gone)
+			continue;
+		s = idmap_slot(&b->map, gone);
+		if (!b->map.id[s]) {
+			t->dropped++;
+			if (e->op == TRACE_OP_FREE)
+				o->op = 0;
+			continue;
+		}
+		obj = b->map.obj[s];
+		if (b->released[obj]) {
+			free(pos);
+			return errmsg_fail(err, errlen, "corrupt: object %llu is released twice",
+			                   (unsigned long long)gone);
+		}
+		b->released[obj] = 1;
+		if (e->op == TRACE_OP_FREE)
+			o->obj = obj;
+		else
+			o->old = obj;
+		o->old_size = b->size[obj];
+		if (b->alloc_th[obj] != th) {
+			o->flags |= RP_WAIT;
+			b->alloc_at[obj]->flags |= RP_PUBLISH;
+		}
+	}
+	free(pos);
+	return 0;
+}
+
+/* Runs the threads one after another, each as far as it can go without releasing an object not
+ * yet allocated; fails if they all get stuck (no schedule exists, so a replay could deadlock). */
+static int check_schedule(struct build *b, char *err, size_t errlen)
+{
+	struct rp_trace *t = b->t;
+	size_t *pos = calloc(t->nth, sizeof *pos), *queue = malloc(t->nth * sizeof *queue);
+	uint32_t *waiter = calloc((size_t)t->nobj + 1, sizeof *waiter); /* thread + 1 */
+	unsigned char *done = calloc((size_t)t->nobj + 1, 1);
+	size_t nq = 0, finished = 0;
+	uint64_t live = 0;
+	int rc = 0;
+
+	if (!pos || !queue || !waiter || !done) {
+		rc = -2;
+		goto out;
+	}
+	for (size_t k = 0; k < t->nth; k++)
+		queue[nq++] = k;
+	while (nq) {
+		size_t th = queue[--nq];
+		struct rp_thread *r = &t->th[th];
+		for (; pos[th] < r->n; pos[th]++) {
+			const struct rp_op *o = &r->ops[pos[th]];
+			uint32_t need = o->op == TRACE_OP_FREE ? o->obj : o->old;
+			if (need && !done[need]) {
+				waiter[need] = (uint32_t)th + 1;
+				break;
+			}
+			if (need)
+				live -= b->size[need];
+			if (o->op && is_alloc(o->op)) {
+				done[o->obj] = 1;
+				live += o->size;
+				if (live > t->peak_bytes)
+					t->peak_bytes = live;
+				if (waiter[o->obj])
+					queue[nq++] = waiter[o->obj] - 1;
+			}
+		}
+		finished += pos[th] == r->n;
+	}
+	if (finished != t->nth)
+		rc = errmsg_fail(err, errlen,
+		                 "corrupt: %zu of %zu threads release objects that are never "
+		                 "allocated before (no replay order exists)",
+		                 t->nth - finished, t->nth);
+out:
+	free(pos);
+	free(queue);
+	free(waiter);
+	free(done);
+	return rc;
+}
+
+static int list_leaked(struct build *b)
+{
+	struct rp_trace *t = b->t;
+	size_t n = 0;
+
+	for (uint32_t k = 1; k <= t->nobj; k++)
+		n += !b->released[k];
+	if (!(t->leaked = malloc((n ? n : 1) * sizeof *t->leaked)))
+		return -2;
+	for (uint32_t k = 1; k <= t->nobj; k++)
+		if (!b->released[k])
+			t->leaked[t->nleaked++] = k;
+	return 0;
+}
+
+static int build(struct rp_trace *t, const struct trace_rec *ev, size_t n, char *err, size_t errlen)
+{
+	struct build b = {.t = t};
+	uint32_t *tl = thread_list(ev, n, &t->nth);
+	size_t nalloc = 0, cap = 1024;
+	int rc = -2;
+
+	for (size_t i = 0; i < n; i++)
+		nalloc += is_alloc(ev[i].op);
+	while (cap < 2 * nalloc)
+		cap *= 2;
+	b.map.mask = cap - 1;
+	b.map.id = calloc(cap, sizeof *b.map.id);
+	b.map.obj = malloc(cap * sizeof *b.map.obj);
+	b.alloc_at = malloc((nalloc + 1) * sizeof *b.alloc_at);
+	b.alloc_th = malloc((nalloc + 1) * sizeof *b.alloc_th);
+	b.size = calloc(nalloc + 1, sizeof *b.size);
+	b.released = calloc(nalloc + 1, 1);
+	t->th = tl ? calloc(t->nth ? t->nth : 1, sizeof *t->th) : NULL;
+	if (!b.map.id || !b.map.obj || !b.alloc_at || !b.alloc_th || !b.size || !b.released ||
+	    !t->th)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		t->th[thread_of(tl, t->nth, ev[i].thread)].n++;
+	for (size_t k = 0; k < t->nth; k++)
+		if (!(t->th[k].ops = malloc(t->th[k].n * sizeof *t->th[k].ops)))
+			goto out;
+	if ((rc = build_ops(&b, ev, n, tl, err, errlen)) != 0 ||
+	    (rc = link_releases(&b, ev, n, tl, err, errlen)) != 0 ||
+	    (rc = check_schedule(&b, err, errlen)) != 0)
+		goto out;
+	rc = list_leaked(&b);
+out:
+	if (rc == -2)
+		errmsg_fail(err, errlen, "out of memory preparing %zu events", n);
+	free(tl);
+	free(b.map.id);
+	free(b.map.obj);
+	free(b.alloc_at);
+	free(b.alloc_th);
+	free(b.size);
+	free(b.released);
+	return rc;
+}
+
+int rp_load(const char *path, uint64_t pid, struct rp_trace *t, char *err, size_t errlen)
+{
+	struct pick k = {.pid = pid};
+	int rc;
+
+	memset(t, 0, sizeof *t);
+	if (trace_each_process(path, TRACE_MAX_PROC_EVENTS, pick_process, &k, err, errlen) != 0)
+		return -1;
+	if (!k.have || !k.best.n) {
+		free(k.best.ev);
+		if (pid)
+			return errmsg_fail(
+			    err, errlen,
+			    "%s: no process with pid %llu and events (`allocab trace "
+			    "info` lists them)",
+			    path, (unsigned long long)pid);
+		return errmsg_fail(err, errlen, "%s: no process in it made a call", path);
+	}
+	t->pid = k.best.info.pid;
+	t->index = k.best.index;
+	t->events = k.best.n;
+	rc = build(t, k.best.ev, k.best.n, err, errlen);
+	free(k.best.ev);
+	if (rc != 0)
+		rp_free(t);
+	return rc;
+}
+
+void rp_free(struct rp_trace *t)
+{
+	for (size_t k = 0; t->th && k < t->nth; k++)
+		free(t->th[k].ops);
+	free(t->th);
+	free(t->leaked);
+	memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,334 @@
+/* replay.c - replays one recorded process of an `allocab record` trace (docs/trace-format.md):
+ * the same threads, each making its own calls in its recorded order; a release of an object that
+ * another thread allocates waits (spin, then futex) until that allocation has happened in this
+ * replay. The trace is loaded and checked in setup(), outside the timed region; the check
+ * guarantees an order in which every object is allocated before it is released, so these waits
+ * cannot deadlock (replay_load.h). */
+#include "common/trace_format.h"
+#include "driver/workload.h"
+#include "workloads/lib/replay_load.h"
+#include "workloads/lib/wlutil.h"
+
+#include <linux/futex.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { P_TRACE, P_PID, P_TOUCH, P_GAPS };
+enum { TOUCH_NONE, TOUCH_FIRST, TOUCH_PAGES, TOUCH_ALL };
+
+/* clang-format off */
+static const struct wl_param rp_params[] = {
+	[P_TRACE] = {"trace", "file", "the trace to replay (allocab record -o FILE)", {0, 0, 0}, 0, 0,
+		     WL_PARAM_STRING},
+	[P_PID] = {"pid", "pid",
+		   "process to replay; 0: the one with the most events (allocab trace info lists "
+		   "them)", {0, 0, 0}, 0, INT64_MAX},
+	[P_TOUCH] = {"touch", "mode",
+		     "memory written after each allocation: 0 none, 1 first byte, 2 one byte per "
+		     "4 KiB page (default: the first-touch page faults a program pays), 3 every byte",
+		     {2, 2, 2}, 0, 3},
+	[P_GAPS] = {"gaps", "percent",
+		    "recorded time between a thread's calls reproduced by spinning, in percent "
+		    "(0: off, the replay measures allocator work only)", {0, 0, 0}, 0, 10000},
+};
+/* clang-format on */
+
+struct rp_state {
+	struct rp_trace t;
+	void **slot;             /* by object: its block in this replay */
+	_Atomic uint32_t *ready; /* by object: 2 x rep generation once allocated; bit 0: waiters */
+	uint32_t gen;
+	int touch;
+	int64_t gaps;
+	_Atomic int failed;
+	char err[WL_ERR_LEN];
+};
+
+struct rp_worker {
+	struct rp_state *st;
+	const struct rp_thread *th;
+	uint64_t hash;
+	int rc;
+	pthread_t tid;
+};
+
+static uint64_t rp_footprint(const int64_t *p)
+{
+	(void)p;
+	return 0;
+}
+
+static int rp_check(struct wl_ctx *ctx)
+{
+	if (!ctx->str || !ctx->str[P_TRACE] || !*ctx->str[P_TRACE])
+		return wl_fail(ctx, "give the trace: --param trace=FILE (allocab record -o FILE)");
+	return 0;
+}
+
+static uint64_t physical_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+}
+
+static int rp_setup(struct wl_ctx *ctx)
+{
+	struct rp_state *st = calloc(1, sizeof *st);
+	int rc;
+
+	if (!st)
+		return wl_fail(ctx, "out of memory"), -2;
+	rc = rp_load(ctx->str[P_TRACE], (uint64_t)ctx->p[P_PID], &st->t, ctx->err, sizeof ctx->err);
+	if (rc == 0 && st->t.peak_bytes > physical_bytes() / 10 * 9)
+		rc = wl_fail(ctx,
+		             "the recorded process needs %llu bytes live at once, more than "
+		             "this machine's physical memory allows",
+		             (unsigned long long)st->t.peak_bytes);
+	if (rc == 0) {
+		st->slot = calloc((size_t)st->t.nobj + 1, sizeof *st->slot);
+		st->ready = calloc((size_t)st->t.nobj + 1, sizeof *st->ready);
+		if (!st->slot || !st->ready)
+			rc = wl_fail(ctx, "out of memory for %u objects", st->t.nobj) - 1;
+	}
+	if (rc != 0) {
+		rp_free(&st->t);
+		free(st->slot);
+		free((void *)st->ready);
+		free(st);
+		return rc;
+	}
+	st->touch = (int)ctx->p[P_TOUCH];
+	st->gaps = ctx->p[P_GAPS];
+	ctx->state = st;
+	return 0;
+}
+
+static void rp_teardown(struct wl_ctx *ctx)
+{
+	struct rp_state *st = ctx->state;
+
+	if (!st)
+		return;
+	rp_free(&st->t);
+	free(st->slot);
+	free((void *)st->ready);
+	free(st);
+	ctx->state = NULL;
+}
+
+static void futex(_Atomic uint32_t *addr, int op, uint32_t val)
+{
+	syscall(SYS_futex, (uint32_t *)addr, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
+}
+
+static void publish(struct rp_state *st, uint32_t obj)
+{
+	uint32_t old = atomic_exchange_explicit(&st->ready[obj], 2 * st->gen, memory_order_release);
+
+	if (old & 1)
+		futex(&st->ready[obj], FUTEX_WAKE, INT32_MAX);
+}
+
+/* Waits until obj has been allocated in this rep; gives up (returns -1) if the replay failed. */
+static int await(struct rp_state *st, uint32_t obj)
+{
+	uint32_t want = 2 * st->gen;
+
+	for (unsigned n = 0;; n++) {
+		uint32_t v = atomic_load_explicit(&st->ready[obj], memory_order_acquire);
+		if (v == want)
+			return 0;
+		if (atomic_load_explicit(&st->failed, memory_order_relaxed))
+			return -1;
+		if (n < 200) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		if (!(v & 1) && !atomic_compare_exchange_weak(&st->ready[obj], &v, v | 1))
+			continue;
+		futex(&st->ready[obj], FUTEX_WAIT, v | 1);
+	}
+}
+
+static void spin_ns(uint64_t ns)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((uint64_t)((b.tv_sec - a.tv_sec) * 1000000000 + (b.tv_nsec - a.tv_nsec)) < ns);
+}
+
+/* Writes the object's mark where the touch mode says, from byte `from` on. */
+static void touch(int mode, uint8_t *p, uint64_t from, uint64_t size, uint8_t mark)
+{
+	if (!p || !size || mode == TOUCH_NONE)
+		return;
+	if (mode == TOUCH_ALL) {
+		if (size > from)
+			memset(p + from, mark, size - from);
+	} else if (mode == TOUCH_PAGES) {
+		for (uint64_t k = from ? (from + 4095) & ~(uint64_t)4095 : 0; k < size; k += 4096)
+			p[k] = mark;
+	}
+	p[0] = mark;
+}
+
+static void *allocate(const struct rp_op *o)
+{
+	void *p = NULL;
+
+	switch (o->op) {
+	case TRACE_OP_MALLOC:
+		return malloc(o->size);
+	case TRACE_OP_CALLOC:
+		return calloc(1, o->size);
+	case TRACE_OP_POSIX_MEMALIGN:
+		return posix_memalign(&p, o->align, o->size) == 0 ? p : NULL;
+	case TRACE_OP_ALIGNED_ALLOC:
+		return aligned_alloc(o->align, o->size);
+	case TRACE_OP_MEMALIGN:
+		return memalign(o->align, o->size);
+	case TRACE_OP_VALLOC:
+		return valloc(o->size);
+	default:
+		return pvalloc(o->size);
+	}
+}
+
+static int fail_oom(struct rp_state *st, const struct rp_op *o)
+{
+	if (!atomic_exchange(&st->failed, 1))
+		snprintf(st->err, sizeof st->err, "out of memory allocating %llu bytes for a %s",
+		         (unsigned long long)o->size,
+		         o->op == TRACE_OP_REALLOC || o->op == TRACE_OP_REALLOCARRAY ? "realloc"
+		                                                                     : "block");
+	return -1;
+}
+
+/* One op; mixes what it did (never an address) into *h. */
+static int step(struct rp_state *st, const struct rp_op *o, uint64_t *h)
+{
+	uint8_t *p;
+
+	if (st->gaps && o->gap_ns)
+		spin_ns((uint64_t)o->gap_ns * (uint64_t)st->gaps / 100);
+	*h = ck_mix(*h, (uint64_t)o->op << 56 ^ o->size);
+	if (o->op == TRACE_OP_FREE) {
+		if (o->obj && (o->flags & RP_WAIT) && await(st, o->obj) != 0)
+			return -1;
+		p = o->obj ? st->slot[o->obj] : NULL;
+		if (p && st->touch && o->old_size)
+			*h = ck_mix(*h, p[0]);
+		free(p);
+		if (o->obj)
+			st->slot[o->obj] = NULL;
+		return 0;
+	}
+	if (o->op == TRACE_OP_REALLOC || o->op == TRACE_OP_REALLOCARRAY) {
+		void *old = NULL;
+		if (o->old && (o->flags & RP_WAIT) && await(st, o->old) != 0)
+			return -1;
+		old = o->old ? st->slot[o->old] : NULL;
+		p = realloc(old, o->size);
+		if (!p && o->size)
+			return fail_oom(st, o);
+		if (o->old)
+			st->slot[o->old] = NULL;
+		if (p && old && st->touch && o->size && o->old_size)
+			*h = ck_mix(*h, p[0]);
+		touch(st->touch, p, old ? o->old_size : 0, o->size, (uint8_t)o->obj);
+	} else {
+		p = allocate(o);
+		if (!p && o->size)
+			return fail_oom(st, o);
+		touch(st->touch, p, 0, o->size, (uint8_t)o->obj);
+	}
+	st->slot[o->obj] = p;
+	if (o->flags & RP_PUBLISH)
+		publish(st, o->obj);
+	return 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct rp_worker *w = arg;
+
+	w->hash = ck_mix(0, w->th->n);
+	for (size_t i = 0; i < w->th->n; i++)
+		if (w->th->ops[i].op && step(w->st, &w->th->ops[i], &w->hash) != 0) {
+			w->rc = -1;
+			break;
+		}
+	return NULL;
+}
+
+static int rp_run(struct wl_ctx *ctx, uint64_t *checksum)
+{
+	struct rp_state *st = ctx->state;
+	struct rp_worker *w = calloc(st->t.nth, sizeof *w);
+	size_t started = 1;
+	uint64_t h = 0;
+	int rc = 0;
+
+	if (!w)
+		return wl_fail(ctx, "out of memory allocating %zu bytes for replay threads",
+		               st->t.nth * sizeof *w);
+	st->gen++;
+	st->failed = 0;
+	for (size_t k = 0; k < st->t.nth; k++)
+		w[k] = (struct rp_worker){.st = st, .th = &st->t.th[k]};
+	for (; started < st->t.nth; started++)
+		if (pthread_create(&w[started].tid, NULL, worker_main, &w[started]) != 0) {
+			if (!atomic_exchange(&st->failed, 1))
+				snprintf(st->err, sizeof st->err, "cannot start replay thread %zu",
+				         started);
+			break;
+		}
+	if (!st->failed)
+		worker_main(&w[0]);
+	for (size_t k = 1; k < started; k++)
+		pthread_join(w[k].tid, NULL);
+	for (size_t k = 0; k < st->t.nth; k++) {
+		h = ck_mix(h, w[k].hash);
+		rc |= w[k].rc;
+	}
+	for (size_t k = 0; k < st->t.nleaked; k++) {
+		free(st->slot[st->t.leaked[k]]);
+		st->slot[st->t.leaked[k]] = NULL;
+	}
+	free(w);
+	if (rc || st->failed) {
+		for (uint32_t k = 1; k <= st->t.nobj; k++) {
+			free(st->slot[k]);
+			st->slot[k] = NULL;
+		}
+		return wl_fail(ctx, "%s", st->err[0] ? st->err : "replay failed");
+	}
+	*checksum = ck_mix(h, st->t.events);
+	return 0;
+}
+
+const struct workload wl_replay = {
+    .name = "replay",
+    .description = "a recorded program's allocation calls (allocab record), same threads and "
+                   "order",
+    .params = rp_params,
+    .flags = WL_NEEDS_INPUT,
+    .nparams = sizeof rp_params / sizeof rp_params[0],
+    .phases = NULL,
+    .footprint = rp_footprint,
+    .check = rp_check,
+    .run = rp_run,
+    .setup = rp_setup,
+    .teardown = rp_teardown,
+};
