@@ -8,15 +8,12 @@
 #include "front/run/probelog.h"
 #include "front/run/runner.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /* The first start record of the file, or NULL. */
