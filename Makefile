@@ -5,6 +5,8 @@ VERSION := 0.1.0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/allocab
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 BUILD ?= build
 
 CC ?= cc
@@ -37,7 +39,7 @@ FRONT_MAIN_SRC := src/front/allocab.c
 FRONT_LIB_SRC := $(wildcard src/front/*/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 # Preload libraries (docs/programs.md): src/preload/NAME.c plus its src/preload/NAME_*.c files
-# build build/liballocab-NAME.so, position-independent, linked with nothing but libc and libdl.
+# build build/liballocab-NAME.so, position-independent (rule below).
 PRELOAD_MAINS := $(filter-out $(wildcard src/preload/*_*.c),$(wildcard src/preload/*.c))
 PRELOAD_NAMES := $(patsubst src/preload/%.c,%,$(PRELOAD_MAINS))
 PRELOAD_LIBS := $(patsubst %,$(BUILD)/liballocab-%.so,$(PRELOAD_NAMES))
@@ -73,10 +75,12 @@ $(BUILD)/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(NOBUILTIN) $(SANITIZE) -MMD -MP -c -o $@ $<
 
-
 # The backend object comes last so workload code has the same addresses in every driver.
+# The code starts at a fixed address (DRIVER_CODE_START), whatever the size of the symbol tables
+# before it, which grows with each backend's imports (docs/allocators.md).
+DRIVER_CODE_START := 0x10000
 $(BUILD)/allocab-%: $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC)) $(BUILD)/allocators/%.o
-	$(CC) $(LDFLAGS) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl -Wl,--no-as-needed $(LIBS_$*) -Wl,--as-needed
+	$(CC) $(LDFLAGS) -Wl,--section-start=.init=$(DRIVER_CODE_START) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl -Wl,--no-as-needed $(LIBS_$*) -Wl,--as-needed
 # Nothing a backend adds may land before the shared code (docs/allocators.md): driver code calls
 # libraries through the GOT, not the PLT (which precedes .text), and backend code stays out of the
 # .text.startup/.text.unlikely sections that the linker places first.
@@ -139,18 +143,28 @@ test: deps
 	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(TOOLS)
 	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS)
 
+# What README.md and the man page point to: the drop-in script, the docs (the CI workflow among
+# them) and bash completion.
+DOCS := README.md $(wildcard docs/*.md)
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR)/ci \
+		$(DESTDIR)$(COMPLETIONDIR)
 	install -m 755 $(FRONT) $(DRIVERS) $(DESTDIR)$(BINDIR)
-	install -d $(DESTDIR)$(PREFIX)/lib/allocab
-	install -m 644 $(PRELOAD_LIBS) $(DESTDIR)$(PREFIX)/lib/allocab
+	install -m 755 scripts/benchmark_mimalloc.sh $(DESTDIR)$(BINDIR)/allocab-benchmark-mimalloc
 	install -m 644 docs/allocab.1 $(DESTDIR)$(MANDIR)/man1/allocab.1
+	install -d $(DESTDIR)$(PREFIX)/lib/allocab
+	install -m 644 $(PRELOAD_LIBS) $(DESTDIR)$(PREFIX)/lib/allocab/
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
+	install -m 644 $(wildcard docs/ci/*.yml) $(DESTDIR)$(DOCDIR)/ci
+	install -m 644 scripts/completion/allocab.bash $(DESTDIR)$(COMPLETIONDIR)/allocab
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/allocab $(addprefix $(DESTDIR)$(BINDIR)/allocab-,$(BACKENDS))
-	rm -f $(DESTDIR)$(MANDIR)/man1/allocab.1
+	rm -f $(DESTDIR)$(BINDIR)/allocab-benchmark-mimalloc
+	rm -f $(DESTDIR)$(MANDIR)/man1/allocab.1 $(DESTDIR)$(COMPLETIONDIR)/allocab
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/allocab/,$(notdir $(PRELOAD_LIBS)))
 	-rmdir $(DESTDIR)$(PREFIX)/lib/allocab
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf $(BUILD)

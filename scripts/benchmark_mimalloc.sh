@@ -67,7 +67,8 @@ Hodges-Lehmann estimate of the per-round log ratios with the Wilcoxon signed-ran
 (95%, or the lower level it reaches with fewer than 6 rounds, as the line then says). The
 verdict needs p < 0.05 and an interval that excludes 1.
 
-Binaries: \$ALLOCAB_BUILD/allocab, else build/allocab of this repository, else allocab on PATH.
+Binaries: \$ALLOCAB_BUILD/allocab, else build/allocab of this repository, else the allocab
+installed next to this script (make install: allocab-benchmark-mimalloc), else allocab on PATH.
 Exit status: 0 measured (whatever the verdict); 1 runtime failure (allocab missing, a bench or
 compare failure, an arm without a verified successful run, fewer than 2 rounds in which both
 arms succeeded); 2 bad usage; 130
@@ -182,6 +183,8 @@ if [ -n "${ALLOCAB_BUILD:-}" ]; then
 	[ -x "$allocab" ] || die 1 "ALLOCAB_BUILD=$ALLOCAB_BUILD: no executable allocab there"
 elif root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd) && [ -x "$root/build/allocab" ]; then
 	allocab=$root/build/allocab
+elif [ -x "$(dirname "${BASH_SOURCE[0]}")/allocab" ]; then
+	allocab=$(dirname "${BASH_SOURCE[0]}")/allocab # installed: allocab-benchmark-mimalloc
 elif allocab=$(command -v allocab); then
 	:
 else

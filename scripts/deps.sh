@@ -6,7 +6,8 @@
 # only if a test program using every library compiles and links, else says what to install.
 set -u
 
-pkgs="gcc make libc6-dev libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev libcjson-dev libzstd-dev"
+# python3-yaml: the tests parse the CI workflow docs/ci/allocab.yml (tests/e2e_ci.sh).
+pkgs="gcc make libc6-dev libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev libcjson-dev libzstd-dev python3-yaml"
 
 not_debian() {
 	if command -v "${CC:-cc}" >/dev/null 2>&1 && command -v make >/dev/null 2>&1 &&

@@ -31,7 +31,7 @@ check "fixtures are JSON" "$J" "$TMP/r.json" schema
 
 # compare: formats and the convention
 expect_status "compare table" 0 "$A" compare "$TMP/r.json"
-if grep -qF "$CONV" "$TMP/out" && grep -q 'p (Holm)' "$TMP/out" && grep -q '95% CI' "$TMP/out"; then
+if grep -qF "$CONV" "$TMP/out" && grep -q 'p (Holm)' "$TMP/out" && grep -Eq '[0-9.]+% CI' "$TMP/out"; then
 	ok "table states the convention and its columns"
 else
 	notok "table states the convention and its columns" "$(head -c 400 "$TMP/out")"
@@ -107,8 +107,11 @@ expect_status "compare two files" 0 "$A" compare "$TMP/r.json" "$TMP/new.json" -
 [ "$("$J" "$TMP/out" mode)" = two-sample ] && [ "$("$J" "$TMP/out" 'comparisons.#')" -ge 2 ] &&
 	ok "two files: two-sample comparisons of common arms" || notok "two files" "$("$J" "$TMP/out" mode)"
 expect_status "compare two machines" 0 "$A" compare "$TMP/same.json" "$TMP/far.json"
-grep -q 'WARNING: machine fingerprints differ' "$TMP/err" && grep -q 'WARNING: machine fingerprints differ' "$TMP/out" &&
-	ok "different machines: loud warning on stderr and in the report" || notok "machine warning" "$(cat "$TMP/err")"
+[ ! -s "$TMP/err" ] && [ "$(grep -c 'WARNING: machine fingerprints differ' "$TMP/out")" = 1 ] &&
+	ok "different machines: the loud warning once, in the report" || notok "machine warning once" "$(cat "$TMP/err" "$TMP/out")"
+expect_status "compare two machines, csv" 0 "$A" compare "$TMP/same.json" "$TMP/far.json" --format csv
+[ "$(grep -c 'WARNING: machine fingerprints differ' "$TMP/err")" = 1 ] && ! grep -q WARNING "$TMP/out" &&
+	ok "csv: the warning once, on stderr" || notok "csv: the warning once, on stderr" "$(cat "$TMP/err")"
 
 # gate: the three outcomes and their exit codes
 expect_status "gate PASS exit 0" 0 "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 5%
@@ -136,6 +139,34 @@ expect_status "compare of 4 rounds" 0 "$A" compare "$TMP/four.json" --candidate 
 grep -q '^parquet_load .*\] (87.5%)' "$TMP/out" &&
 	ok "a CI below the level asked shows the level it reaches" ||
 	notok "a CI below the level asked shows the level it reaches" "$(cat "$TMP/out")"
+# One scale: the gate line and the compare table print the same speedup interval for a row.
+"$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 5% --workload parquet_load >"$TMP/g1" 2>/dev/null
+"$A" compare "$TMP/r.json" --candidate mimalloc --workload parquet_load >"$TMP/c1" 2>/dev/null
+gci=$(grep -o 'speedup [0-9.]*x, [0-9.]*% CI \[[0-9.]*, [0-9.]*\]' "$TMP/g1" | grep -o '\[.*\]')
+cci=$(grep '^parquet_load ' "$TMP/c1" | grep -o '\[[0-9.]*, [0-9.]*\]')
+[ -n "$gci" ] && [ "$gci" = "$cci" ] && grep -q '>= 1.053x (t_cand/t_base ' "$TMP/g1" &&
+	ok "gate and compare print the same speedup interval ($gci); the ratio follows in parentheses" ||
+	notok "gate and compare print the same speedup interval" "gate '$gci' compare '$cci': $(cat "$TMP/g1")"
+# The distance note: only on INCONCLUSIVE lines, once each, on stdout only.
+"$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 5% >"$TMP/g2" 2>"$TMP/e2"
+[ "$(grep -c '^note:' "$TMP/g2")" = 0 ] && ! grep -q 'note\|detectable' "$TMP/e2" &&
+	ok "no note on a clear PASS" || notok "no note on a clear PASS" "$(cat "$TMP/g2" "$TMP/e2")"
+mkbench "$TMP/near.json" arms=system=1,tcmalloc=0.955/0.04 rounds=8 wls=parquet_load,pipeline
+"$A" gate "$TMP/near.json" --candidate tcmalloc --min-speedup 5% >"$TMP/g3" 2>"$TMP/e3"
+[ "$(grep -c '^INCONCLUSIVE' "$TMP/g3")" = 2 ] && [ "$(grep -c '^note:' "$TMP/g3")" = 2 ] &&
+	grep -q '^note: parquet_load/total tcmalloc: the estimate lies [0-9.]*% from the margin; 8 rounds resolve about [0-9.]*%' "$TMP/g3" &&
+	! grep -q 'note\|detectable' "$TMP/e3" &&
+	ok "one distance note per INCONCLUSIVE line, on stdout only" ||
+	notok "one distance note per INCONCLUSIVE line, on stdout only" "$(cat "$TMP/g3" "$TMP/e3")"
+# FAIL is multiplicity-safe with --on each: Bonferroni over the workloads gated.
+mkbench "$TMP/bonf.json" arms=system=1,x=0.984/0.03 rounds=8 wls=parquet_load,pipeline,batch_prep,feature_extract
+expect_status "each: beyond the margin at 95% but not at the family level: INCONCLUSIVE" 3 "$A" gate "$TMP/bonf.json" --candidate x --min-speedup 3%
+grep -q '^INCONCLUSIVE parquet_load/total x vs system: .*; not FAIL: with 4 comparisons gated FAIL needs the whole 99.2% interval (Bonferroni) below 1.031x' "$TMP/out" &&
+	grep -q 'FAIL the whole 98.8% interval of one beyond it (Bonferroni over 4)' "$TMP/out" &&
+	ok "each: the line and the summary say why it is not FAIL" || notok "each: why not FAIL" "$(cat "$TMP/out")"
+expect_status "each: the same workload gated alone FAILs" 1 "$A" gate "$TMP/bonf.json" --candidate x --min-speedup 3% --workload parquet_load
+grep -q '^FAIL  *parquet_load/total x vs system: speedup 1.019x, 9[0-9.]*% CI \[[0-9.]*, [0-9.]*\] < 1.031x' "$TMP/out" &&
+	ok "a FAIL line prints the speedup interval it decided on" || notok "FAIL line" "$(cat "$TMP/out")"
 sed '0,/"total":{"wall_ns":[0-9]*/s//"total":{"wall_ns":1e999/' "$TMP/four.json" >"$TMP/inf.json"
 bad "compare: infinite time" "wall_ns missing or not a positive integer" "$A" compare "$TMP/inf.json"
 

@@ -451,6 +451,57 @@ static void test_noise(void)
 	cJSON_Delete(doc);
 }
 
+static char *render(const struct cmp_report *r, enum report_format f);
+
+/* Some steal in a fifth of the runs is this machine's normal and is not flagged; one run far beyond
+ * it is, and the warning counts flagged runs per arm and points to the JSON list. */
+static void test_noise_normal(void)
+{
+	cJSON *doc = doc_new("system,mimalloc", "parquet_load,pipeline", "aaaa000000000001");
+	struct run_opt some = {.steal_ticks = 2}, more = {.steal_ticks = 1},
+	               far = {.steal_ticks = 60};
+
+	for (int r = 0; r < 10; r++) {
+		cJSON *runs = round_new(doc, 0);
+		run_add(runs, "system", "parquet_load", BASE_NS, r % 5 == 0 ? &some : NULL);
+		run_add(runs, "mimalloc", "parquet_load", BASE_NS * 0.8, r % 5 == 1 ? &more : NULL);
+		run_add(runs, "system", "pipeline", BASE_NS,
+		        r == 7       ? &far
+		        : r % 5 == 2 ? &some
+		                     : NULL);
+		run_add(runs, "mimalloc", "pipeline", BASE_NS * 0.8, r % 5 == 3 ? &more : NULL);
+	}
+	struct rf_doc *d = load(doc, "noise-normal");
+	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
+	const char *w = NULL;
+
+	CHECK(r && r->nflags == 1 && r->flags[0].round == 7 && r->flags[0].wl == 1,
+	      "noise: some steal in a fifth of the runs is normal here; only the far run is "
+	      "flagged (%zu)",
+	      r ? r->nflags : 0);
+	for (size_t i = 0; r && i < r->nwarn; i++)
+		if (!strncmp(r->warn[i], "telemetry: ", 11))
+			w = w ? "twice" : r->warn[i];
+	CHECK(w && strstr(w, "telemetry: 1 run beyond") && strstr(w, "system 1, mimalloc 0") &&
+	          strstr(w, "compare --format json (telemetry_flags)"),
+	      "noise: one warning with counts per arm and a pointer to the list: %s",
+	      w ? w : "none");
+	char *table = r ? render(r, REPORT_TABLE) : NULL;
+	CHECK(table && !strstr(table, "steal_cpu_s_per_s"), "noise: the table does not list flags");
+	free(table);
+	size_t nwarn = r ? r->nwarn : 0;
+	if (r)
+		cmp_drop_telemetry(r);
+	int left = 0;
+	for (size_t i = 0; r && i < r->nwarn; i++)
+		left |= !strncmp(r->warn[i], "telemetry: ", 11);
+	CHECK(r && r->nwarn == nwarn - 1 && !left && r->nflags == 0,
+	      "noise: cmp_drop_telemetry removes the warning and the flags (--no-telemetry)");
+	cmp_free(r);
+	rf_free(d);
+	cJSON_Delete(doc);
+}
+
 static char *render(const struct cmp_report *r, enum report_format f)
 {
 	char *buf = NULL;
@@ -524,7 +575,7 @@ static void test_renderers(void)
 	char *js = r ? render(r, REPORT_JSON) : NULL, *csv = r ? render(r, REPORT_CSV) : NULL;
 	cJSON *j = js ? cJSON_Parse(js) : NULL;
 
-	CHECK(table && strstr(table, CMP_CONVENTION) && strstr(table, "95% CI") &&
+	CHECK(table && strstr(table, CMP_CONVENTION) && strstr(table, "% CI") &&
 	          strstr(table, "p (Holm)") && strstr(table, "geomean"),
 	      "render: table has the convention and the columns");
 	CHECK(md && strstr(md, CMP_CONVENTION) && strstr(md, "| workload | phase |") &&
@@ -649,6 +700,7 @@ int main(void)
 	test_structure();
 	test_two_files();
 	test_noise();
+	test_noise_normal();
 	test_renderers();
 	test_gate();
 	return CHECK_DONE();

@@ -8,6 +8,7 @@
 #include "front/run/setup.h"
 #include "check.h"
 #include "front/run/runner.h"
+#include "front/run/progress.h"
 #include "front/run/telemetry.h"
 
 #include <stdlib.h>
@@ -342,8 +343,33 @@ static void test_runner(void)
 	runner_result_free(&r);
 }
 
+/* Progress lines fit the terminal: cut to width - 1 columns with "...", $COLUMNS when the
+ * descriptor is not a terminal, TERM=dumb and --quiet choose their modes. */
+static void test_progress(void)
+{
+	char line[128] = "round 3/14, run 2/40, 0:42 elapsed, ~2:10 left | median: system 1.2 s";
+	int fd[2];
+
+	progress_fit(line, 200);
+	CHECK(strlen(line) == 69, "progress_fit: a short line stays whole");
+	progress_fit(line, 40);
+	CHECK(strlen(line) == 39 && !strcmp(line + 36, "..."), "progress_fit: cut to 39 + '...': %s",
+	      line);
+	CHECK(pipe(fd) == 0, "pipe");
+	setenv("COLUMNS", "123", 1);
+	CHECK(progress_width(fd[1]) == 123, "progress_width: $COLUMNS off a terminal");
+	setenv("COLUMNS", "junk", 1);
+	CHECK(progress_width(fd[1]) == 80, "progress_width: 80 by default");
+	unsetenv("COLUMNS");
+	CHECK(progress_mode_for(1, fd[1]) == PROGRESS_NONE, "progress mode: quiet is none");
+	CHECK(progress_mode_for(0, fd[1]) == PROGRESS_LINES, "progress mode: a pipe gets lines");
+	close(fd[0]);
+	close(fd[1]);
+}
+
 int main(void)
 {
+	test_progress();
 	test_defaults();
 	test_good();
 	test_bad();

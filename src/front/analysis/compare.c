@@ -483,6 +483,55 @@ static const char *row_name(const struct cmp_row *row, char *buf, size_t len)
 	return buf;
 }
 
+/* Flagged runs of arm a of doc: each (round, workload) once, whatever number of metrics. */
+static size_t flagged_runs(const struct cmp_report *r, const struct rf_doc *doc, size_t a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nflags; i++) {
+		const struct noise_flag *f = &r->flags[i];
+		size_t j = 0;
+		if (f->doc != doc || f->arm != a)
+			continue;
+		while (j < i && !(r->flags[j].doc == doc && r->flags[j].arm == a &&
+		                  r->flags[j].pos == f->pos && r->flags[j].wl == f->wl))
+			j++;
+		n += j == i;
+	}
+	return n;
+}
+
+/* One line: how many runs lie beyond this bench's normal telemetry, per arm, and where the list
+ * is. */
+static int telemetry_warning(struct builder *b)
+{
+	const struct cmp_report *r = b->r;
+	char per[1024] = "";
+	size_t k = 0, total = 0;
+
+	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
+		for (size_t a = 0; a < d->narms && k < sizeof per; a++) {
+			size_t n = flagged_runs(r, d, a);
+			total += n;
+			k += (size_t)snprintf(per + k, sizeof per - k, "%s%s%s %zu", k ? ", " : "",
+			                      d->arms[a],
+			                      r->paired      ? ""
+			                      : d == r->base ? " (1st file)"
+			                                     : " (2nd file)",
+			                      n);
+		}
+		if (r->paired)
+			break;
+	}
+	return warnf(
+	    b,
+	    "telemetry: %zu run%s beyond this bench's normal context switches, steal or "
+	    "load (Q3 + %g IQR of its own runs that had any): %s; each is listed in compare "
+	    "--format "
+	    "json (telemetry_flags): rerun on a quieter machine if they cluster in one arm",
+	    total, total == 1 ? "" : "s", NOISE_FENCE_IQR, per);
+}
+
 static int row_warnings(struct builder *b)
 {
 	struct cmp_report *r = b->r;
@@ -523,10 +572,10 @@ static int row_warnings(struct builder *b)
 	if (rc == 0 && insufficient)
 		rc = warnf(b, "%zu comparison%s with fewer than 2 usable rounds: insufficient data",
 		           insufficient, insufficient == 1 ? "" : "s");
-	if (rc == 0 && r->nflags)
-		rc = warnf(b,
-		           "%zu run%s with a telemetry spike (median + %g MAD rule): noisy rounds",
-		           r->nflags, r->nflags == 1 ? "" : "s", NOISE_SPIKE_MADS);
+	if (rc == 0 && r->nflags) {
+		r->telemetry_warning = (long)r->nwarn;
+		rc = telemetry_warning(b);
+	}
 	return rc;
 }
 
@@ -545,6 +594,7 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	r->paired = cand == NULL;
 	r->verdict_warning = -1;
+	r->telemetry_warning = -1;
 	r->base = base;
 	r->cand = c;
 	r->conf = o->conf;
@@ -612,6 +662,21 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	}
 	*out = r;
 	return ST_OK;
+}
+
+void cmp_drop_telemetry(struct cmp_report *r)
+{
+	long t = r->telemetry_warning;
+
+	r->nflags = 0;
+	if (t < 0)
+		return;
+	free(r->warn[t]);
+	memmove(&r->warn[t], &r->warn[t + 1], (r->nwarn - (size_t)t - 1) * sizeof *r->warn);
+	r->nwarn--;
+	if (r->verdict_warning > t)
+		r->verdict_warning--;
+	r->telemetry_warning = -1;
 }
 
 void cmp_free(struct cmp_report *r)

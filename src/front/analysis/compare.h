@@ -78,6 +78,7 @@ struct cmp_report {
 	long verdict_warning;     /* index in warn of the note that Holm leaves no verdict possible
 	                             (irrelevant to the gate), or -1 */
 	size_t need;              /* rounds every comparison of the report needs for a verdict */
+	long telemetry_warning;   /* index in warn of the telemetry counts, or -1 */
 };
 
 /* Builds the comparisons of cand against base (cand NULL: one file, arms paired by round).
@@ -88,6 +89,9 @@ struct cmp_report {
 int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct cmp_opts *o,
               struct cmp_report **out, char *err, size_t errlen);
 void cmp_free(struct cmp_report *r);
+/* Leaves the runs' telemetry out of r: its warning and its flags (for a summary that must stay
+ * short; the comparisons keep their telemetry_flagged_rounds). */
+void cmp_drop_telemetry(struct cmp_report *r);
 
 /* Conversions from a log ratio d = ln(t_candidate / t_baseline). */
 double cmp_speedup(double d);     /* exp(-d) */

@@ -188,27 +188,50 @@ int gate_outcome_status(enum gate_outcome o)
 	return o == GATE_PASS ? ST_OK : o == GATE_FAIL ? ST_FAIL : ST_INCONCLUSIVE;
 }
 
-/* One comparison against the bound on t_candidate/t_baseline. */
+/* The speedup convention of compare (CMP_CONVENTION) for a gate line: the speedup, its interval
+ * at the level it reached, the bound as a speedup; the ratio t_cand/t_base in parentheses. */
+static void print_interval(FILE *out, const struct cmp_report *r, const struct stats_interval *iv,
+                           const char *rel, double bound)
+{
+	fprintf(out,
+	        "speedup %.3fx, %.3g%% CI [%.3f, %.3f] %s %.3fx (%s %.3f [%.3f, %.3f] vs %.3f)",
+	        cmp_speedup(iv->est), 100 * iv->level, cmp_speedup(iv->hi), cmp_speedup(iv->lo),
+	        rel, 1 / bound, r->paired ? "t_cand/t_base" : "t_new/t_old", exp(iv->est),
+	        exp(iv->lo), exp(iv->hi), bound);
+}
+
+/* The verdict of one comparison: PASS when its interval at the gate's level lies wholly within
+ * the bound, FAIL when its interval at the family level (fam, Bonferroni over the comparisons
+ * gated; the row itself when one is gated) lies wholly beyond it, INCONCLUSIVE otherwise or when
+ * an interval cannot reach its level. */
+static enum gate_outcome verdict_of(const struct gate_spec *g, const struct cmp_row *row,
+                                    const struct cmp_row *fam, double fam_conf, double m)
+{
+	if (!row->usable || row->d.level < g->conf - 1e-9)
+		return GATE_INCONCLUSIVE;
+	if (row->d.hi <= m)
+		return GATE_PASS;
+	if (fam->usable && fam->d.level >= fam_conf - 1e-9 && fam->d.lo > m)
+		return GATE_FAIL;
+	return GATE_INCONCLUSIVE;
+}
+
+/* One comparison against the bound on t_candidate/t_baseline, printed in one line on out. */
 static enum gate_outcome judge_row(const struct gate_spec *g, const struct cmp_report *r,
-                                   const struct cmp_row *row, double bound, FILE *out)
+                                   const struct cmp_row *row, const struct cmp_row *fam,
+                                   double fam_conf, size_t k, double bound, FILE *out)
 {
 	double m = log(bound);
-	enum gate_outcome o;
+	enum gate_outcome o = verdict_of(g, row, fam, fam_conf, m);
+	int short_level = row->usable && row->d.level < g->conf - 1e-9;
 	char n[64];
 
+	if (!out)
+		return o;
 	if (r->paired)
 		snprintf(n, sizeof n, "%zu", row->n);
 	else
 		snprintf(n, sizeof n, "%zu+%zu", row->n_base, row->n_cand);
-	/* With too few rounds an exact interval cannot reach the level asked: it is then the widest
-	 * interval there is, at a lower confidence, and must not decide anything. */
-	int short_level = row->usable && row->d.level < g->conf - 1e-9;
-	if (!row->usable || short_level)
-		o = GATE_INCONCLUSIVE;
-	else
-		o = row->d.hi <= m ? GATE_PASS : row->d.lo > m ? GATE_FAIL : GATE_INCONCLUSIVE;
-	if (!out)
-		return o;
 	fprintf(out, "%-12s %s/%s %s ", gate_outcome_name(o),
 	        row->workload ? row->workload : "geomean", row->phase, row->candidate);
 	if (r->paired)
@@ -219,27 +242,28 @@ static enum gate_outcome judge_row(const struct gate_spec *g, const struct cmp_r
 		fprintf(out, "insufficient data (%s usable rounds; at least 2 needed)\n", n);
 		return o;
 	}
-	fprintf(out, "%s", r->paired ? "t_cand/t_base" : "t_new/t_old");
-	static const char *const relation[] = {
-	    [GATE_PASS] = "<=", [GATE_FAIL] = ">", [GATE_INCONCLUSIVE] = "straddles"};
-	fprintf(out, " %.3g%% CI [%.3f, %.3f] %s %.3f (speedup %.3fx, n %s", 100 * row->d.level,
-	        exp(row->d.lo), exp(row->d.hi), short_level ? "undecided vs" : relation[o], bound,
-	        cmp_speedup(row->d.est), n);
+	if (o == GATE_FAIL)
+		print_interval(out, r, &fam->d, "<", bound);
+	else
+		print_interval(out, r, &row->d,
+		               short_level      ? "undecided vs"
+		               : o == GATE_PASS ? ">="
+		               : row->d.lo > m  ? "<"
+		                                : "straddles",
+		               bound);
+	fprintf(out, ", n %s", n);
 	if (short_level)
 		fprintf(out,
 		        "; the interval reaches only %.3g%% confidence, below the %g%% asked: "
 		        "more rounds needed",
 		        100 * row->d.level, 100 * g->conf);
-	else if (o == GATE_INCONCLUSIVE && r->paired && row->sd > 0 && row->d.est != m) {
-		size_t need = stats_rounds_needed(row->sd, fabs(row->d.est - m), 1 - g->conf, 0.8);
-		if (need > 1000)
-			fprintf(out, "; the estimate is too close to the margin for more rounds to "
-			             "decide it soon");
-		else if (need > row->n)
-			fprintf(out, "; about %zu rounds could decide it if the estimate holds",
-			        need);
-	}
-	fprintf(out, ")\n");
+	else if (o == GATE_INCONCLUSIVE && row->d.lo > m)
+		fprintf(
+		    out,
+		    "; not FAIL: with %zu comparisons gated FAIL needs the whole %.3g%% interval "
+		    "(Bonferroni) below %.3fx, and it reaches %.3fx",
+		    k, 100 * fam->d.level, 1 / bound, cmp_speedup(fam->d.lo));
+	fprintf(out, "\n");
 	return o;
 }
 
@@ -249,30 +273,74 @@ static void describe_rule(const struct gate_spec *g, const struct cmp_report *r,
 	const char *dir = g->slowdown ? "slower" : "faster", *most = g->slowdown ? "most" : "least";
 
 	if (g->against)
-		snprintf(buf, len, "%s of %s at %s %g%% %s than in %s: t_new/t_old <= %.4g",
-		         g->candidate ? g->candidate : "every arm", r->cand->path, most, g->pct,
-		         dir, r->base->path, bound);
+		snprintf(
+		    buf, len,
+		    "%s of %s at %s %g%% %s than in %s: speedup >= %.4gx (t_new/t_old <= %.4g)",
+		    g->candidate ? g->candidate : "every arm", r->cand->path, most, g->pct, dir,
+		    r->base->path, 1 / bound, bound);
 	else
-		snprintf(buf, len, "%s at %s %g%% %s than %s: t_candidate/t_baseline <= %.4g",
-		         g->candidate, most, g->pct, dir, r->baseline, bound);
+		snprintf(buf, len,
+		         "%s at %s %g%% %s than %s: speedup >= %.4gx (t_candidate/t_baseline <= "
+		         "%.4g)",
+		         g->candidate, most, g->pct, dir, r->baseline, 1 / bound, bound);
 }
 
-/* Warns when the margin is below the minimum detectable effect of the paired rounds judged. */
-static void margin_note(const struct gate_spec *g, const struct cmp_report *r,
-                        const struct cmp_row *row, FILE *out, FILE *warn)
+/* For an INCONCLUSIVE paired comparison: how far its estimate lies from the margin, the smallest
+ * distance its rounds can resolve (MDE at CALIB_POWER) and the rounds that distance needs. One
+ * line on out. */
+static void distance_note(const struct gate_spec *g, const struct cmp_report *r,
+                          const struct cmp_row *row, double bound, FILE *out)
 {
-	char msg[512], line[640];
+	double dist = fabs(row->d.est - log(bound)), alpha = 1 - g->conf;
+	double mde = stats_mde(row->sd, row->n, alpha, CALIB_POWER);
+	size_t need;
 
-	if (!r->paired || !row->usable ||
-	    !calib_margin_warning(row->sd, row->n, g->pct, 1 - g->conf, CALIB_POWER, msg,
-	                          sizeof msg))
+	if (!out || !r->paired || !row->usable || !(row->sd > 0) || row->d.level < g->conf - 1e-9)
 		return;
-	snprintf(line, sizeof line, "%s/%s %s: %s", row->workload ? row->workload : "geomean",
-	         row->phase, row->candidate, msg);
-	if (out)
-		fprintf(out, "note: %s\n", line);
-	if (warn)
-		errmsg_warn(warn, "gate", line);
+	fprintf(out, "note: %s/%s %s: the estimate lies %.2f%% from the margin; ",
+	        row->workload ? row->workload : "geomean", row->phase, row->candidate,
+	        calib_pct(dist));
+	if (isfinite(mde))
+		fprintf(out,
+		        "%zu rounds resolve about %.2f%% (%.0f%% power, sd of log ratios %.3g)",
+		        row->n, calib_pct(mde), 100 * CALIB_POWER, row->sd);
+	else
+		fprintf(out, "%zu rounds resolve no distance at this level", row->n);
+	need = dist > 0 ? stats_rounds_needed(row->sd, dist, alpha, CALIB_POWER) : 0;
+	if (need == 0 || need > 1000)
+		fprintf(out,
+		        "; the estimate is too close to the margin for more rounds to decide it "
+		        "soon: the true effect is about the margin's size\n");
+	else if (need <= row->n)
+		fprintf(out, "; a few more rounds should decide it if the estimate holds\n");
+	else
+		fprintf(out, "; about %zu rounds would decide it if the estimate holds\n", need);
+}
+
+/* Whether the gate judges this row: the geometric mean with --on geomean (when the report has
+ * one), else every workload's row. */
+static int gated(const struct gate_spec *g, const struct cmp_row *row, int any_geomean)
+{
+	if (g->on_geomean && any_geomean)
+		return row->workload == NULL;
+	return row->workload != NULL;
+}
+
+static void summary_line(FILE *out, const struct gate_spec *g, enum gate_outcome res,
+                         const size_t count[3], size_t judged, double fam_conf, const char *rule)
+{
+	fprintf(out,
+	        "gate: %s (%zu pass, %zu fail, %zu inconclusive; %s; PASS needs the whole "
+	        "%g%% interval (or more, as each line shows) of each comparison within the margin",
+	        gate_outcome_name(res), count[GATE_PASS], count[GATE_FAIL],
+	        count[GATE_INCONCLUSIVE], rule, 100 * g->conf);
+	if (judged > 1)
+		fprintf(out,
+		        ", FAIL the whole %.3g%% interval of one beyond it (Bonferroni over %zu)",
+		        100 * fam_conf, judged);
+	else
+		fprintf(out, ", FAIL the whole interval beyond it");
+	fprintf(out, "; on %s)\n", g->on_geomean ? "the geometric mean" : "each workload");
 }
 
 /* Why arm has no ok run in d, in one line: the first failure's reason, else its status and the
@@ -333,7 +401,7 @@ static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE
 	                     .phase = g->phase ? g->phase : "total",
 	                     .conf = g->conf};
 	struct rf_doc *old = NULL;
-	struct cmp_report *r = NULL;
+	struct cmp_report *r = NULL, *fam = NULL;
 	double bound = g->slowdown ? 1 + g->pct / 100 : 1 - g->pct / 100;
 	size_t count[3] = {0}, judged = 0;
 	char rule[512];
@@ -357,28 +425,40 @@ static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE
 			*verdict = GATE_FAIL;
 			return 0;
 		}
+	for (size_t i = 0; i < r->nrows; i++)
+		judged += gated(g, &r->rows[i], any_geomean);
+	double fam_conf = judged > 1 ? 1 - (1 - g->conf) / (double)judged : g->conf;
+	if (judged > 1) {
+		o.conf = fam_conf;
+		if (cmp_build(old ? old : cand, old ? cand : NULL, &o, &fam, err, errlen) !=
+		        ST_OK ||
+		    fam->nrows != r->nrows) {
+			if (fam && fam->nrows != r->nrows)
+				errmsg_fail(err, errlen, "the family-level comparison differs");
+			cmp_free(r);
+			cmp_free(fam);
+			rf_free(old);
+			return -1;
+		}
+	}
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
-		if (g->on_geomean && any_geomean && row->workload)
+		if (!gated(g, row, any_geomean))
 			continue;
-		if (!g->on_geomean && !row->workload)
-			continue;
-		count[judge_row(g, r, row, bound, out)]++;
-		judged++;
-		margin_note(g, r, row, out, warn);
+		enum gate_outcome v =
+		    judge_row(g, r, row, fam ? &fam->rows[i] : row, fam_conf, judged, bound, out);
+		count[v]++;
+		if (v == GATE_INCONCLUSIVE)
+			distance_note(g, r, row, bound, out);
 	}
 	describe_rule(g, r, bound, rule, sizeof rule);
 	enum gate_outcome res = count[GATE_FAIL]                      ? GATE_FAIL
 	                        : count[GATE_INCONCLUSIVE] || !judged ? GATE_INCONCLUSIVE
 	                                                              : GATE_PASS;
 	if (out)
-		fprintf(out,
-		        "gate: %s (%zu pass, %zu fail, %zu inconclusive; %s over the whole %g%% "
-		        "interval, on %s)\n",
-		        gate_outcome_name(res), count[GATE_PASS], count[GATE_FAIL],
-		        count[GATE_INCONCLUSIVE], rule, 100 * g->conf,
-		        g->on_geomean ? "the geometric mean" : "each workload");
+		summary_line(out, g, res, count, judged, fam_conf, rule);
 	cmp_free(r);
+	cmp_free(fam);
 	rf_free(old);
 	*verdict = res;
 	return 0;

@@ -13,7 +13,8 @@
 
 struct metric {
 	const char *name;
-	double floor; /* smallest excess over the median that counts: a MAD of 0 must not flag */
+	double floor; /* smallest value that counts: a quiet machine must not flag trivial blips */
+	int machine;  /* a property of the machine, pooled over workloads; else per workload */
 	double (*value)(const struct rf_run *run);
 };
 
@@ -39,8 +40,8 @@ static double loadavg(const struct rf_run *run)
 
 static const struct metric metrics[] = {
     {.name = "involuntary_ctx_switches_per_s", .floor = 20.0, .value = invol_rate},
-    {.name = "steal_cpu_s_per_s", .floor = 0.05, .value = steal_rate},
-    {.name = "loadavg_1m", .floor = 1.0, .value = loadavg},
+    {.name = "steal_cpu_s_per_s", .floor = 0.05, .machine = 1, .value = steal_rate},
+    {.name = "loadavg_1m", .floor = 1.0, .machine = 1, .value = loadavg},
 };
 
 #define NMETRICS (sizeof metrics / sizeof *metrics)
@@ -52,19 +53,43 @@ static double value_of(const struct rf_doc *doc, size_t i, size_t a, size_t w, s
 	return run->ok ? metrics[m].value(run) : NAN;
 }
 
+/* Whether metric m of workload w is judged against the runs of workload k. */
+static int same_pool(size_t m, size_t w, size_t k)
+{
+	return metrics[m].machine || w == k;
+}
+
+/* This bench's normal for metric m around workload w, from the ok runs of its pool (every
+ * workload for a machine metric): the upper far-out fence Q3 + k IQR of the values above zero
+ * (how much steal or switching there is when there is any), at least the metric's floor; the
+ * floor with fewer than 4 such values; NAN with fewer than 4 runs. */
+static double normal_limit(const struct rf_doc *doc, size_t w, size_t m, double *v)
+{
+	size_t n = 0, runs = 0;
+
+	for (size_t k = 0; k < doc->nwl; k++)
+		for (size_t i = 0; same_pool(m, w, k) && i < doc->nrounds; i++)
+			for (size_t a = 0; a < doc->narms; a++) {
+				double x = value_of(doc, i, a, k, m);
+				runs += isfinite(x);
+				if (x > 0)
+					v[n++] = x;
+			}
+	if (runs < 4)
+		return NAN;
+	if (n < 4)
+		return metrics[m].floor;
+	double q1 = stats_quantile(v, n, 0.25), q3 = stats_quantile(v, n, 0.75);
+	return fmax(q3 + NOISE_FENCE_IQR * (q3 - q1), metrics[m].floor);
+}
+
 static int flag_metric(const struct rf_doc *doc, size_t w, size_t m, double *v,
                        struct noise_flag **flags, size_t *nflags)
 {
-	size_t n = 0;
-	double thr;
+	double thr = normal_limit(doc, w, m, v);
 
-	for (size_t i = 0; i < doc->nrounds; i++)
-		for (size_t a = 0; a < doc->narms; a++)
-			if (isfinite(v[n] = value_of(doc, i, a, w, m)))
-				n++;
-	if (n < 4)
+	if (isnan(thr))
 		return 0;
-	thr = stats_median(v, n) + fmax(NOISE_SPIKE_MADS * stats_mad(v, n), metrics[m].floor);
 	for (size_t i = 0; i < doc->nrounds; i++)
 		for (size_t a = 0; a < doc->narms; a++) {
 			double x = value_of(doc, i, a, w, m);
@@ -90,7 +115,7 @@ static int flag_metric(const struct rf_doc *doc, size_t w, size_t m, double *v,
 
 int noise_flag_spikes(const struct rf_doc *doc, struct noise_flag **flags, size_t *nflags)
 {
-	double *v = malloc((doc->nrounds * doc->narms + 1) * sizeof *v);
+	double *v = malloc((doc->nrounds * doc->narms * doc->nwl + 1) * sizeof *v);
 	int rc = v ? 0 : -1;
 
 	for (size_t w = 0; rc == 0 && w < doc->nwl; w++)
@@ -138,7 +163,8 @@ int noise_doc_warnings(const struct rf_doc *a, const struct rf_doc *b, char ***w
 	int rc = 0;
 
 	for (const struct rf_doc *d = a; d && rc == 0; d = d == b ? NULL : b) {
-		if (strcmp(d->status, "complete") != 0 && strcmp(d->status, "decided") != 0)
+		if (strcmp(d->status, "complete") != 0 && strcmp(d->status, "decided") != 0 &&
+		    strcmp(d->status, "budget") != 0)
 			rc = noise_warnf(warn, nwarn,
 			                 "%s: bench status '%s' after %zu measured rounds", d->path,
 			                 d->status, d->nrounds);

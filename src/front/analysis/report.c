@@ -8,10 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A noisy bench flags hundreds of runs: text formats show the first ones and the count. */
-#define REPORT_MAX_FLAG_LINES 20
-#define NCOL                  11 /* the last, noise floor, only with a calibration */
-#define CELL                  160
+#define NCOL 11 /* the last, noise floor, only with a calibration */
+#define CELL 160
 
 static const char *const col_names[NCOL] = {"workload", "phase",          "candidate",  "speedup",
                                             "CI",       "improvement",    "p (Holm)",   "verdict",
@@ -48,17 +46,18 @@ static void describe_method(const struct cmp_report *r, char *buf, size_t len)
 		snprintf(
 		    buf, len,
 		    "method: rounds paired; d = ln(t_candidate/t_baseline) per round; speedup = "
-		    "exp(-HL(d)), Hodges-Lehmann; %g%% interval: %s; p: Wilcoxon signed-rank, "
+		    "exp(-HL(d)), Hodges-Lehmann; interval at the %g%% level asked: %s; p: "
+		    "Wilcoxon signed-rank, "
 		    "Holm-adjusted over %zu comparisons",
 		    100 * r->conf,
 		    r->bootstrap ? "percentile bootstrap over rounds" : "Wilcoxon signed-rank", m);
 	else
-		snprintf(
-		    buf, len,
-		    "method: rounds of two files cannot be paired; speedup = exp(-shift), "
-		    "two-sample Hodges-Lehmann shift of log times; %g%% interval: Mann-Whitney "
-		    "(Moses); p: Mann-Whitney, Holm-adjusted over %zu comparisons",
-		    100 * r->conf, m);
+		snprintf(buf, len,
+		         "method: rounds of two files cannot be paired; speedup = exp(-shift), "
+		         "two-sample Hodges-Lehmann shift of log times; interval at the %g%% level "
+		         "asked: Mann-Whitney "
+		         "(Moses); p: Mann-Whitney, Holm-adjusted over %zu comparisons",
+		         100 * r->conf, m);
 }
 
 static void describe_doc(const struct rf_doc *d, const char *role, char *buf, size_t len)
@@ -76,6 +75,17 @@ static void fmt_p(double p, char *buf)
 		strcpy(buf, "<0.001");
 	else
 		snprintf(buf, CELL, "%.2g", p);
+}
+
+/* The level the CI column's header names: the one the first comparison that reached the level
+ * asked reached (exact intervals reach a little more), else the level asked; a row at another
+ * level prints its own in the cell. */
+static double head_level(const struct cmp_report *r)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].usable && r->rows[i].d.level + 1e-9 >= r->conf)
+			return r->rows[i].d.level;
+	return r->conf;
 }
 
 static void row_cells(const struct cmp_report *r, const struct cmp_row *row, char c[NCOL][CELL])
@@ -105,7 +115,7 @@ static void row_cells(const struct cmp_report *r, const struct cmp_row *row, cha
 	}
 	snprintf(c[3], CELL, "%.3fx", cmp_speedup(row->d.est));
 	snprintf(c[4], CELL, "[%.3f, %.3f]", cmp_speedup(row->d.hi), cmp_speedup(row->d.lo));
-	if (row->d.level + 1e-9 < r->conf)
+	if (fabs(row->d.level - head_level(r)) > 1e-9)
 		snprintf(c[4] + strlen(c[4]), CELL - strlen(c[4]), " (%.3g%%)", 100 * row->d.level);
 	snprintf(c[5], CELL, "%+.1f%%", cmp_improvement(row->d.est));
 	fmt_p(row->p_holm, c[6]);
@@ -197,12 +207,6 @@ static void fail_counts(const struct rf_doc *d, char *buf, size_t len)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s %zu/%zu", a ? ", " : "",
 		                         d->arms[a], failed, total);
 	}
-}
-
-static void flag_line(const struct noise_flag *f, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s round %zu: %s on %s: %s %.3g > %.3g", f->doc->path, f->round,
-	         f->doc->arms[f->arm], f->doc->wl[f->wl].name, f->metric, f->value, f->threshold);
 }
 
 /* Text blocks shared by table and markdown: prefix each line as the format wants. */
@@ -300,7 +304,7 @@ static int write_text(FILE *out, const struct cmp_report *r, int md)
 	size_t ncol = r->calibration ? NCOL : NCOL - 1;
 	for (size_t j = 0; j < ncol; j++)
 		if (j == 4)
-			snprintf(c[j], CELL, "%g%% CI", 100 * r->conf);
+			snprintf(c[j], CELL, "%.3g%% CI", 100 * head_level(r));
 		else
 			snprintf(c[j], CELL, "%s", col_names[j]);
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -338,20 +342,6 @@ static int write_text(FILE *out, const struct cmp_report *r, int md)
 		if (r->paired)
 			break;
 	}
-	if (r->nflags)
-		fprintf(out,
-		        md ? "\n**Telemetry spikes** (value > median + max(%g MAD, floor) within "
-		             "the workload):\n"
-		           : "\ntelemetry spikes (value > median + max(%g MAD, floor) within the "
-		             "workload):\n",
-		        NOISE_SPIKE_MADS);
-	for (size_t i = 0; i < r->nflags && i < REPORT_MAX_FLAG_LINES; i++) {
-		flag_line(&r->flags[i], line, sizeof line);
-		fprintf(out, "%s%s\n", md ? "- " : "  ", line);
-	}
-	if (r->nflags > REPORT_MAX_FLAG_LINES)
-		fprintf(out, "%sand %zu more (--format json lists every flagged run)\n",
-		        md ? "- " : "  ", r->nflags - REPORT_MAX_FLAG_LINES);
 	free(c);
 	free(a);
 	return 0;

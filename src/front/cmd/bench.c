@@ -4,6 +4,7 @@
 #include "front/cmd/commands.h"
 #include "front/cmd/benchopt.h"
 #include "front/run/bench.h"
+#include "front/run/progress.h"
 #include "front/run/setup.h"
 #include "front/run/benchprog.h"
 #include "front/run/duet.h"
@@ -82,8 +83,9 @@ static const char usage[] =
     "                         --min-speedup, --max-slowdown, --on, --phase): after every measured\n"
     "                         round from --min-rounds on, stop as soon as the gate decides\n"
     "\n"
-    "The results file is rewritten atomically after every round. Progress goes to stderr when it\n"
-    "is a terminal; stdout stays empty except for the verdict lines of --gate.\n"
+    "The results file is rewritten atomically after every round. Progress goes to stderr: on a\n"
+    "terminal one line cut to its width, elsewhere (or TERM=dumb) one line per finished round;\n"
+    "stdout stays empty except for the verdict lines of --gate.\n"
     "Every process of a --program or --expect arm is probed (build/liballocab-probe.so): a run\n"
     "whose processes did not all run the arm's allocator is unverified, with the reason.\n"
     "Exit status: 0 done (even with some failed runs, which are counted on stderr), 1 runtime\n"
@@ -482,7 +484,7 @@ int bench_main(int argc, char **argv)
 	    .grace_s = BENCH_KILL_GRACE_S,
 	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed : bench_clock_seed(),
 	    .pad_max = o.pad_max,
-	    .progress = !o.quiet && isatty(2),
+	    .progress = (int)progress_mode_for(o.quiet, 2),
 	    .argv = argv,
 	    .argc = argc,
 	    .gate_argv = o.gate_argv ? o.gate_argv + 1 : NULL,

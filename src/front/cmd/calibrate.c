@@ -6,6 +6,7 @@
 #include "common/atomicio.h"
 #include "front/cmd/benchopt.h"
 #include "front/run/bench.h"
+#include "front/run/progress.h"
 #include "front/run/setup.h"
 #include "front/analysis/calibrate.h"
 #include "front/analysis/calibreport.h"
@@ -356,7 +357,7 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 	    .grace_s = BENCH_KILL_GRACE_S,
 	    .shuffle_seed = bo->shuffle_seed_set ? bo->shuffle_seed : bench_clock_seed(),
 	    .pad_max = bo->pad_max,
-	    .progress = !bo->quiet && isatty(2),
+	    .progress = (int)progress_mode_for(bo->quiet, 2),
 	    .out_paths = s->paths,
 	    .nout = 1,
 	    .argv = argv,

@@ -29,6 +29,7 @@ static const char compare_usage[] =
     "                       [--format table|markdown|json|csv|html|svg|bmf|gab] [-o FILE]\n"
     "                       [--conf 0.95] [--bootstrap N] [--seed N] [--calibration FILE]\n"
     "                       [--claims FILE] [--min-speedup P% | --max-slowdown P%]\n"
+    "                       [--no-telemetry]\n"
     "One file: every arm against the baseline (default system; commands mode: the first arm),\n"
     "paired by round. Two files: every arm of RESULTS2 against the same arm of RESULTS\n"
     "(two-sample; warns when the machines differ). By default the total of every workload and\n"
@@ -45,10 +46,13 @@ static const char compare_usage[] =
     "  --claims FILE   check the quoted speedups of an allocab-claims/1 file against the\n"
     "                  intervals: confirmed, partly, refuted (docs/claims.md)\n"
     "  --min-speedup P%, --max-slowdown P%  draw this gate margin in html and svg charts\n"
+    "  --no-telemetry  leave the runs' telemetry out (its warning; in json its list), e.g. for\n"
+    "                  a CI step summary\n"
     "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's time;\n"
     "improvement % = (1 - t_candidate/t_baseline) x 100.\n"
     "Verdict: faster or slower when the Holm-adjusted p < 1 - conf and the interval excludes\n"
-    "1; otherwise no detectable difference; fewer than 2 usable rounds: insufficient data.\n"
+    "1; otherwise no detectable difference; fewer than 2 usable rounds: insufficient data;\n"
+    "too few rounds for any verdict under Holm: too few rounds for a verdict: need N.\n"
     "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit status\").\n";
 
 /* --conf has always taken strtod's leading blanks and '+', which the other numbers refuse. */
@@ -69,6 +73,7 @@ struct compare_args {
 	size_t nfiles;
 	const char *format, *out, *calibration, *claims;
 	double margin; /* bound on t_candidate/t_baseline to draw, or NAN */
+	int no_telemetry;
 };
 
 enum {
@@ -86,6 +91,7 @@ enum {
 	C_CONF,
 	C_BOOTSTRAP,
 	C_SEED,
+	C_NO_TELEMETRY,
 	C_COUNT
 };
 
@@ -106,6 +112,7 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT},
     [C_BOOTSTRAP] = {"--bootstrap", 0, OPT_VALUE | OPT_REPEAT},
     [C_SEED] = {"--seed", 0, OPT_VALUE | OPT_REPEAT},
+    [C_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT},
 };
 
 static int compare_option(struct compare_args *a, struct opt_parser *p, int k, const char *v,
@@ -119,6 +126,9 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 	double pct;
 
 	switch (k) {
+	case C_NO_TELEMETRY:
+		a->no_telemetry = 1;
+		return 0;
 	case C_MIN_SPEEDUP:
 	case C_MAX_SLOWDOWN:
 		if (!isnan(a->margin))
@@ -249,6 +259,18 @@ static int format_known(const char *name)
 	return export_find(name) || report_format_parse(name, &f) == 0;
 }
 
+/* Each warning is printed once: in the report when its format has a place for them, else on
+ * stderr. */
+static int carries_warnings(const char *format)
+{
+	static const char *const with[] = {"table", "markdown", "json", "html", NULL};
+
+	for (size_t i = 0; with[i]; i++)
+		if (strcmp(format, with[i]) == 0)
+			return 1;
+	return 0;
+}
+
 int compare_main(int argc, char **argv)
 {
 	struct compare_args a = {
@@ -288,8 +310,10 @@ int compare_main(int argc, char **argv)
 		rc = ST_USAGE;
 	else if (rc == 0 && calwarn[0])
 		errmsg_warn(stderr, "compare", calwarn);
+	if (rc == 0 && a.no_telemetry)
+		cmp_drop_telemetry(r);
 	if (rc == 0) {
-		for (size_t i = 0; i < r->nwarn; i++)
+		for (size_t i = 0; !carries_warnings(a.format) && i < r->nwarn; i++)
 			errmsg_warn(stderr, "compare", r->warn[i]);
 		if (claims && !(checked = claims_check(claims, r)))
 			rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");

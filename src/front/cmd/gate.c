@@ -17,9 +17,12 @@ static const char gate_usage[] =
     "every arm of NEW against the same arm of OLD). P is 0 <= P < 100, written 5, 5% or 2.5%.\n"
     "Each comparison (--on each: every workload's total or --phase; --on geomean: the geometric\n"
     "mean) is PASS when its whole confidence interval satisfies the margin, FAIL when the whole\n"
-    "interval violates it, INCONCLUSIVE otherwise. The gate is PASS when all pass, FAIL when any\n"
-    "fails, INCONCLUSIVE otherwise (more rounds or a bigger budget can decide it). A comparison\n"
-    "without a single usable pair of rounds is FAIL: \"no verified rounds for ARM: REASON\".\n"
+    "interval violates it (with k comparisons gated, the interval at 1 - (1 - conf)/k:\n"
+    "Bonferroni), INCONCLUSIVE otherwise. The gate is PASS when all pass, FAIL when any fails,\n"
+    "INCONCLUSIVE otherwise (more rounds or a bigger budget can decide it). Lines print the\n"
+    "speedup and its interval as compare does, the ratio t_cand/t_base in parentheses.\n"
+    "A comparison without a single usable pair of rounds is FAIL: \"no verified rounds for ARM:\n"
+    "REASON\".\n"
     "Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input (README.md, \"Exit status\").\n";
 
 int gate_main(int argc, char **argv)

@@ -82,7 +82,7 @@ struct bench_config {
 	double timeout_s, grace_s;
 	uint64_t shuffle_seed;
 	size_t pad_max;
-	int progress;     /* print progress on stderr */
+	int progress;     /* enum progress_mode (progress.h): how progress goes to stderr */
 	char **out_paths; /* every path gets the whole document after every round */
 	size_t nout;
 	char **argv; /* the command line, for the record */

@@ -5,6 +5,7 @@
 #include "front/run/benchdoc.h"
 #include "front/run/benchprog.h"
 #include "front/run/duet.h"
+#include "front/run/progress.h"
 #include "common/errmsg.h"
 #include "front/analysis/gate.h"
 #include "common/prng.h"
@@ -352,39 +353,66 @@ static double remaining_s(const struct engine *e, double elapsed, double round_s
 	return left;
 }
 
-static void progress(struct engine *e, size_t run, size_t nruns)
+/* The progress text: where the bench is, the time spent and left, and per arm the sum over
+ * workloads of its median times so far. run 0: the round just finished. */
+static void progress_text(struct engine *e, size_t run, size_t nruns, char *line, size_t len)
 {
 	const struct bench_config *c = e->c;
 	double elapsed = (double)(now_ns(e) - e->t_start) / 1e9;
 	double round_s = e->measured ? (double)e->measured_ns / 1e9 / e->measured
 	                             : (e->done ? elapsed / e->done : NAN);
-	char el[32], left[32], line[512];
-	int k;
+	unsigned shown = run ? e->done + 1 : e->done;
+	int warm = run ? e->done < c->warmup : e->done <= c->warmup;
+	char el[32], left[32];
+	size_t k;
 
 	fmt_clock(elapsed, el, sizeof el);
 	if (c->rounds)
-		k = snprintf(line, sizeof line, "round %u/%u", e->done + 1, c->warmup + c->rounds);
+		k = (size_t)snprintf(line, len, "round %u/%u", shown, c->warmup + c->rounds);
 	else
-		k = snprintf(line, sizeof line, "round %u", e->done + 1);
-	k += snprintf(line + k, sizeof line - k, "%s, run %zu/%zu, %s elapsed",
-	              e->done < c->warmup ? " (warm-up)" : "", run, nruns, el);
-	if (!isnan(round_s)) {
+		k = (size_t)snprintf(line, len, "round %u", shown);
+	if (run)
+		k += (size_t)snprintf(line + k, len - k, "%s, run %zu/%zu, %s elapsed",
+		                      warm ? " (warm-up)" : "", run, nruns, el);
+	else
+		k += (size_t)snprintf(line + k, len - k, "%s done, %s elapsed",
+		                      warm ? " (warm-up)" : "", el);
+	if (!isnan(round_s) && k < len) {
 		fmt_clock(remaining_s(e, elapsed, round_s), left, sizeof left);
-		k += snprintf(line + k, sizeof line - k, ", ~%s left", left);
+		k += (size_t)snprintf(line + k, len - k, ", ~%s left", left);
 	}
-	for (size_t a = 0; e->measured && a < c->narms && (size_t)k < sizeof line; a++) {
+	for (size_t a = 0; e->measured && a < c->narms && k < len; a++) {
 		char t[32];
 
 		fmt_time(arm_suite_median(e, a), t, sizeof t);
-		k += snprintf(line + k, sizeof line - k, "%s %s %s",
-		              a            ? ","
-		              : c->nwl > 1 ? " | sum of medians:"
-		                           : " | median:",
-		              c->arms[a].name, t);
+		k += (size_t)snprintf(line + k, len - k, "%s %s %s",
+		                      a            ? ","
+		                      : c->nwl > 1 ? " | sum of medians:"
+		                                   : " | median:",
+		                      c->arms[a].name, t);
 	}
+}
+
+/* On a terminal, before each run: one line rewritten in place, cut to the terminal's width. */
+static void progress(struct engine *e, size_t run, size_t nruns)
+{
+	char line[1024];
+
+	progress_text(e, run, nruns, line, sizeof line);
+	progress_fit(line, progress_width(2));
 	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	e->progress_shown = 1;
+}
+
+/* Elsewhere (a CI log, a pipe), after each round: one plain line. */
+static void progress_round_line(struct engine *e)
+{
+	char line[1024];
+
+	progress_text(e, 0, 0, line, sizeof line);
+	fprintf(stderr, "allocab: %s\n", line);
+	fflush(stderr);
 }
 
 /* Runs round e->done. Returns 1 when finished, 0 when stopped (the round is discarded), -1 on a
@@ -418,7 +446,7 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 		const struct bench_workload *w = &c->wl[order[i] % c->nwl];
 		cJSON *run;
 
-		if (c->progress)
+		if (c->progress == PROGRESS_TTY)
 			progress(e, i + 1, npairs);
 		if (c->duet) {
 			rc = run_duet(e, w, runs, fatal, err, errlen);
@@ -445,6 +473,8 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 	}
 	e->done++;
 	e->res->runs += c->narms * c->nwl;
+	if (c->progress == PROGRESS_LINES)
+		progress_round_line(e);
 	return 1;
 }
 
