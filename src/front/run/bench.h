@@ -94,7 +94,7 @@ struct bench_config {
 	const char *count_lib; /* --count-calls: build/liballocab-count.so, else NULL */
 	const char *probe_dir; /* private directory for the per-run probe record files */
 	struct gate_spec *gate;            /* NULL without --gate */
-	char **gate_argv;       /* the --gate options, for the record */
+	char **gate_argv;                  /* the --gate options, for the record */
 	int gate_argc;
 };
 
