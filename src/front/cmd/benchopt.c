@@ -76,6 +76,7 @@ enum opt_id {
 	O_PRELOAD,
 	O_EXPECT,
 	O_COUNT_CALLS,
+	O_ARM,
 	O_COUNT
 };
 
@@ -105,6 +106,7 @@ static const struct opt opts[O_COUNT] = {
     [O_PRELOAD] = {"--preload", 0, OPT_VALUE | OPT_REPEAT},
     [O_EXPECT] = {"--expect", 0, OPT_VALUE | OPT_REPEAT},
     [O_COUNT_CALLS] = {"--count-calls", 0, OPT_REPEAT},
+    [O_ARM] = {"--arm", 0, OPT_VALUE | OPT_REPEAT},
 };
 
 static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen)
@@ -165,8 +167,8 @@ static int set_program_option(struct bench_program_opts *p, int k, const char *v
 		return add_pair("--preload", p->preload_names, p->preload_paths, &p->npreloads, v,
 		                err, errlen);
 	case O_EXPECT:
-		return add_pair("--expect", p->expect_names, p->expect_allocs, &p->nexpects, v,
-		                err, errlen);
+		return add_pair("--expect", p->expect_names, p->expect_allocs, &p->nexpects, v, err,
+		                errlen);
 	case O_COUNT_CALLS:
 		p->count_calls = 1;
 		return 0;
@@ -257,6 +259,9 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		return 0;
 	case O_CMD:
 		return add_cmd(o, v, err, errlen);
+	case O_ARM:
+		o->arm_specs[o->narm_specs++] = v;
+		return 0;
 	case O_QUIET:
 		o->quiet = 1;
 		return 0;
@@ -271,7 +276,8 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 static int check_program(const struct bench_opts *o, const unsigned char *given, char *err,
                          size_t errlen)
 {
-	static const int program_excludes[] = {O_WL, O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
+	static const int program_excludes[] = {O_WL,   O_SCALE, O_SEED, O_PARAM,
+	                                       O_REPS, O_DDIR,  O_ARM};
 	const struct bench_program_opts *p = &o->prog;
 
 	if (p->program && o->ncmds)
@@ -298,8 +304,8 @@ static int check_program(const struct bench_opts *o, const unsigned char *given,
 		return errmsg_fail(err, errlen,
 		                   "--count-calls needs --program, or --cmd arms with --expect");
 	if (o->duet && p->program)
-		return errmsg_fail(err, errlen,
-		                   "--duet pairs driver runs; it cannot be combined with --program");
+		return errmsg_fail(
+		    err, errlen, "--duet pairs driver runs; it cannot be combined with --program");
 	return 0;
 }
 
@@ -307,7 +313,8 @@ static int check_program(const struct bench_opts *o, const unsigned char *given,
 static int check_combinations(struct bench_opts *o, const unsigned char *given, char *err,
                               size_t errlen)
 {
-	static const int drivers_only[] = {O_ALLOC, O_WL, O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
+	static const int drivers_only[] = {O_ALLOC, O_WL,   O_SCALE, O_SEED,
+	                                   O_PARAM, O_REPS, O_DDIR,  O_ARM};
 
 	if (o->ncmds == 1)
 		return errmsg_fail(err, errlen, "--cmd: a comparison needs at least two commands");
@@ -348,13 +355,15 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	o->pad_max = DEFAULT_PAD_MAX;
 	o->params = calloc((size_t)argc + 1, sizeof *o->params);
 	o->cmd_names = calloc((size_t)argc + 1, sizeof *o->cmd_names);
+	o->arm_specs = calloc((size_t)argc + 1, sizeof *o->arm_specs);
 	o->cmd_lines = calloc((size_t)argc + 1, sizeof *o->cmd_lines);
 	o->prog.preload_names = calloc((size_t)argc + 1, sizeof *o->prog.preload_names);
 	o->prog.preload_paths = calloc((size_t)argc + 1, sizeof *o->prog.preload_paths);
 	o->prog.expect_names = calloc((size_t)argc + 1, sizeof *o->prog.expect_names);
 	o->prog.expect_allocs = calloc((size_t)argc + 1, sizeof *o->prog.expect_allocs);
-	if (!o->params || !o->cmd_names || !o->cmd_lines || !o->prog.preload_names ||
-	    !o->prog.preload_paths || !o->prog.expect_names || !o->prog.expect_allocs)
+	if (!o->params || !o->cmd_names || !o->cmd_lines || !o->arm_specs ||
+	    !o->prog.preload_names || !o->prog.preload_paths || !o->prog.expect_names ||
+	    !o->prog.expect_allocs)
 		goto fail_oom;
 	opt_init(&p, argc, argv, 1, opts, O_COUNT);
 	p.help = "allocab bench";
@@ -422,11 +431,12 @@ void bench_opts_free(struct bench_opts *o)
 	free(o->cmd_names);
 	free(o->cmd_lines);
 	free(o->params);
+	free(o->arm_specs);
 	free(o->prog.preload_names);
 	free(o->prog.preload_paths);
 	free(o->prog.expect_names);
 	free(o->prog.expect_allocs);
-	o->cmd_names = o->cmd_lines = o->params = NULL;
-	o->ncmds = o->nparams = 0;
+	o->cmd_names = o->cmd_lines = o->params = o->arm_specs = NULL;
+	o->ncmds = o->nparams = o->narm_specs = 0;
 	memset(&o->prog, 0, sizeof o->prog);
 }

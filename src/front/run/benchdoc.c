@@ -69,6 +69,23 @@ static cJSON *proof_json(const struct bench_config *c)
 	return cJSON_CreateNull();
 }
 
+/* label -> {"allocator", "config": ["KEY=VALUE", ...]} for the configured arms. */
+static cJSON *arm_configs(const struct bench_config *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t i = 0; o && i < c->narms; i++) {
+		const struct bench_arm *a = &c->arms[i];
+		cJSON *j;
+
+		if (!a->backend || !(j = cJSON_AddObjectToObject(o, a->name)))
+			continue;
+		cJSON_AddStringToObject(j, "allocator", a->backend);
+		cJSON_AddItemToObject(j, "config", string_array(a->config, a->nconfig));
+	}
+	return o;
+}
+
 static cJSON *config_json(const struct bench_config *c)
 {
 	cJSON *o = cJSON_CreateObject(), *arms = cJSON_CreateArray(), *wl = cJSON_CreateArray();
@@ -113,6 +130,7 @@ static cJSON *config_json(const struct bench_config *c)
 	cJSON_AddStringToObject(o, "pad_var", RUNNER_PAD_VAR);
 	cJSON_AddBoolToObject(o, "duet", c->duet);
 	cJSON_AddItemToObject(o, drivers ? "drivers" : "commands", map);
+	cJSON_AddItemToObject(o, "arm_configs", drivers ? arm_configs(c) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "program",
 	                      c->program ? cJSON_CreateString(c->program) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "proof", proof_json(c));
