@@ -119,7 +119,8 @@ if [ -n "$stamped" ] && cmp -s "$TMP/res/$stamped" "$TMP/res/latest.json"; then 
 if ls -a "$TMP/res" | grep -q '^\.allocab'; then notok "cmd: no temporary files left" "$(ls -a "$TMP/res")"; else ok "cmd: no temporary files left"; fi
 
 # Interrupt: SIGINT during a long run, after two rounds are written, keeps the finished rounds.
-"$A" bench --cmd a="sleep 0.1; [ -e $TMP/long ] && sleep 30.5" --cmd b='sleep 0.1' --rounds 100 --warmup 0 \
+# The long sleep's length is unique to this test run ($$), so that pgrep sees only ours.
+"$A" bench --cmd a="sleep 0.1; [ -e $TMP/long ] && sleep 30.$$" --cmd b='sleep 0.1' --rounds 100 --warmup 0 \
 	-o "$TMP/int.json" 2>"$TMP/int.err" &
 pid=$!
 for _ in $(seq 300); do
@@ -137,7 +138,7 @@ n=$("$J" "$TMP/int.json" rounds.#)
 if [ "$n" -ge 2 ] && [ "$n" -lt 100 ]; then ok "interrupt: finished rounds kept ($n)"; else notok "interrupt: finished rounds kept" "rounds $n"; fi
 grep -v '^allocab: round [0-9]' "$TMP/int.err" >"$TMP/int.err2" # the progress lines of a pipe
 if grep -Eq "^allocab: bench: interrupted after $n rounds; results in $TMP/int.json$" "$TMP/int.err2" && [ "$(wc -l <"$TMP/int.err2")" -eq 1 ]; then ok "interrupt: one line says where the results are"; else notok "interrupt: one line says where the results are" "$(head -c 300 "$TMP/int.err2")"; fi
-if pgrep -f 'sleep 30[.]5' >/dev/null; then notok "interrupt: the running command is killed" "sleep 30.5 still running"; else ok "interrupt: the running command is killed"; fi
+if pgrep -f "sleep 30[.]$$\$" >/dev/null; then notok "interrupt: the running command is killed" "sleep 30.$$ still running"; else ok "interrupt: the running command is killed"; fi
 if "$A" compare "$TMP/int.json" >"$TMP/cmp" 2>&1; then ok "interrupt: compare accepts the file"; else notok "interrupt: compare accepts the file" "$(head -c 300 "$TMP/cmp")"; fi
 
 # ---- scripted fake drivers: faults and a deterministic gate ----

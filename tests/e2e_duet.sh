@@ -37,7 +37,7 @@ fi
 expect_status "compare a duet bench" 0 "$A" compare "$TMP/d.json"
 
 expect_status "--duet refuses a multi-threaded workload" 2 "$A" bench -a system,system_slow -w parquet_load --duet -o "$TMP/x.json"
-expect_err "--duet names the workload" "^allocab: bench: --duet: workload 'parquet_load' is multi-threaded"
+expect_err "--duet names the workload" "^allocab: bench: --duet: workload 'parquet_load' is not single-threaded"
 expect_status "--duet refuses three allocators" 2 "$A" bench -a system,system_slow,mimalloc -w $wl --duet -o "$TMP/x.json"
 expect_err "--duet wants two allocators" '^allocab: bench: --duet pairs exactly two allocators'
 expect_status "--duet refuses --cmd" 2 "$A" bench --cmd a=true --cmd b=true --duet -o "$TMP/x.json"

@@ -77,6 +77,7 @@ mkbench() {
 			printf "\"telemetry\":{\"steal_ticks\":0,\"loadavg_1m\":0.5}"
 			if (mode == "commands") { printf "}"; continue }
 			printf ",\"record\":{\"schema\":\"allocab-run/1\",\"workload\":{\"name\":\"%s\",", wl[w]
+			if (wl[w] == "pipeline") printf "\"flags\":[\"show_phases\"],"
 			printf "\"scale\":\"small\",\"seed\":42,\"params\":{\"rows\":100}},"
 			printf "\"phases\":[\"total\"%s],", (wl[w] == "pipeline" ? ",\"read\"" : "")
 			printf "\"reps\":[{\"phases\":{\"total\":{\"wall_ns\":%d}", t

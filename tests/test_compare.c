@@ -62,7 +62,8 @@ struct run_opt {
 	double rss_kib; /* 0: 1000 */
 };
 
-/* A run whose total (and, for workload "pipeline", phase "read" = total/2) takes t_ns. */
+/* A run whose total (and, for workload "pipeline", phase "read" = total/2, with the flag
+ * show_phases as its driver writes it) takes t_ns. */
 static void run_add(cJSON *runs, const char *arm, const char *wl, double t_ns,
                     const struct run_opt *o)
 {
@@ -89,6 +90,9 @@ static void run_add(cJSON *runs, const char *arm, const char *wl, double t_ns,
 	cJSON_AddStringToObject(rec, "schema", "allocab-run/1");
 	x = cJSON_AddObjectToObject(rec, "workload");
 	cJSON_AddStringToObject(x, "name", wl);
+	if (pipeline)
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(x, "flags"),
+		                     cJSON_CreateString("show_phases"));
 	cJSON_AddStringToObject(x, "scale", "small");
 	cJSON_AddNumberToObject(x, "seed", 42);
 	cJSON_AddNumberToObject(cJSON_AddObjectToObject(x, "params"), "rows",

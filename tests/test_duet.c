@@ -1,7 +1,8 @@
 /* test_duet.c - duet_run really runs both sides at the same time, each pinned to its own CPU, and
- * brings back their output; the single-threaded workload list. No timing is asserted: concurrency
- * is shown by each side waiting for a file only the other side creates. */
+ * brings back their output; --duet takes the workloads its driver flags single-threaded. No timing
+ * is asserted: concurrency is shown by each side waiting for a file only the other side creates. */
 #include "front/run/duet.h"
+#include "front/run/setup.h"
 #include "check.h"
 
 #include <stdint.h>
@@ -10,13 +11,30 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The rule reads the flags of the driver's list, not workload names. */
 static void test_workloads(void)
 {
-	CHECK(duet_workload_ok("feature_extract") && duet_workload_ok("checkpoint_write"),
-	      "single-threaded workloads may be paired");
-	CHECK(!duet_workload_ok("parquet_load") && !duet_workload_ok("batch_prep") &&
-	          !duet_workload_ok("pipeline") && !duet_workload_ok(""),
-	      "multi-threaded or unknown ones may not");
+	const char *json = "{\"workloads\": [{\"name\": \"one\", \"flags\": [\"single_threaded\"]},"
+	                   "{\"name\": \"many\", \"flags\": []}, {\"name\": \"old\"}]}";
+	struct bench_wl_list l = {0};
+	struct bench_workload wl[2] = {{.name = "one"}, {.name = "many"}};
+	struct bench_config c = {.wl = wl, .nwl = 1};
+	char err[256] = "";
+	int n = bench_parse_workload_list(json, &l.names, &l.params);
+
+	CHECK(n == 3 && bench_parse_workload_info(json, 3, &l.nphases, &l.flags) == 0,
+	      "list parsed with its flags");
+	l.n = n > 0 ? (size_t)n : 0;
+	CHECK(bench_duet_workloads_ok(&c, &l, err, sizeof err) == 0,
+	      "a workload flagged single_threaded may be paired");
+	c.nwl = 2;
+	CHECK(bench_duet_workloads_ok(&c, &l, err, sizeof err) == -1 &&
+	          strcmp(err, "--duet: workload 'many' is not single-threaded (the drivers list as "
+	                      "single_threaded: one)") == 0,
+	      "one without the flag may not, and the message names those that may: %s", err);
+	CHECK(bench_wl_flags(&l, "old") == 0 && bench_wl_flags(&l, "absent") == 0,
+	      "no flags when the list gives none or lacks the workload");
+	bench_wl_list_free(&l);
 }
 
 static void test_run(void)

@@ -1,4 +1,4 @@
-/* test_stats.c - src/stats.c on fixed data. Reference values come from published critical-value
+/* test_stats.c - stats.c on fixed data. Reference values come from published critical-value
  * tables, hand computation, or an independent Python script (brute-force enumeration of rank
  * configurations, mpmath for distributions) run once by the author; the numbers are written here
  * so the test needs nothing at run time. */

@@ -6,7 +6,7 @@
 #include "alloc_count.h"
 #include "check.h"
 #include "wl_harness.h"
-#include "driver/workload.h"
+#include "driver/registry.h"
 #include "workloads/lib/wlutil.h"
 
 #include <pthread.h>

@@ -7,7 +7,7 @@
 #include "alloc_count.h"
 #include "check.h"
 #include "wl_harness.h"
-#include "driver/workload.h"
+#include "driver/registry.h"
 
 #include <cjson/cJSON.h>
 #include <stdint.h>

@@ -543,6 +543,7 @@ const struct workload wl_checkpoint_write = {
     .params = ck_params,
     .nparams = sizeof ck_params / sizeof ck_params[0],
     .phases = ck_phases,
+    .flags = WL_SINGLE_THREADED,
     .footprint = ck_footprint,
     .check = NULL,
     .run = ck_run,

@@ -578,6 +578,7 @@ const struct workload wl_feature_extract = {
     .params = fe_params,
     .nparams = P_COUNT,
     .phases = fe_phases,
+    .flags = WL_SINGLE_THREADED,
     .footprint = fe_footprint,
     .check = NULL,
     .run = fe_run,

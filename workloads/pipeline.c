@@ -4,7 +4,7 @@
  * through their tables, with parameters taken from each table's defaults at a chosen preset.
  * Data does not flow between stages (each synthesises its input from its own seed); the heap
  * does: every stage runs on the heap its predecessors left behind, as in a real epoch. */
-#include "driver/workload.h"
+#include "driver/registry.h"
 #include "workloads/lib/wlutil.h"
 
 #include <string.h>
@@ -168,6 +168,7 @@ const struct workload wl_pipeline = {
     .params = pl_params,
     .nparams = sizeof pl_params / sizeof pl_params[0],
     .phases = pl_phases,
+    .flags = WL_SHOW_PHASES,
     .footprint = pl_footprint,
     .check = pl_check,
     .run = pl_run,

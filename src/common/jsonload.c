@@ -221,15 +221,20 @@ cJSON *jl_parse(const char *name, const char *text, size_t n, char *err, size_t 
 	return NULL;
 }
 
-cJSON *jl_load(const char *path, char *err, size_t errlen)
+cJSON *jl_load(const char *path, enum jl_why *why, char *err, size_t errlen)
 {
 	size_t n;
 	char *text = jl_read(path, &n, err, errlen);
 	cJSON *root;
 
-	if (!text)
+	*why = JL_OK;
+	if (!text) {
+		*why = errno == ENOENT ? JL_MISSING : errno == ENOMEM ? JL_NOMEM : JL_BAD;
 		return NULL;
+	}
 	root = jl_parse(path, text, n, err, errlen);
+	if (!root)
+		*why = errno == ENOMEM ? JL_NOMEM : JL_BAD;
 	free(text);
 	return root;
 }

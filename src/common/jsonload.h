@@ -33,8 +33,17 @@ char *jl_read(const char *path, size_t *n, char *err, size_t errlen);
  * error at byte N)"). errno is EINVAL, or ENOMEM when memory ran out. */
 cJSON *jl_parse(const char *name, const char *text, size_t n, char *err, size_t errlen);
 
-/* jl_read then jl_parse. */
-cJSON *jl_load(const char *path, char *err, size_t errlen);
+/* Why jl_load failed, for the caller's exit status. */
+enum jl_why {
+	JL_OK,      /* loaded */
+	JL_MISSING, /* the file does not exist */
+	JL_BAD,     /* bad input: unreadable, not a regular file, over the cap, not strict JSON */
+	JL_NOMEM,   /* memory ran out */
+};
+
+/* jl_read then jl_parse. Returns the value, or NULL with "PATH: reason" in err; *why says which
+ * kind of failure it was (JL_OK on success). */
+cJSON *jl_load(const char *path, enum jl_why *why, char *err, size_t errlen);
 
 /* Number checks on a JSON value; each returns 1 when v is a number that passes, else 0 (so a
  * missing, null or non-number member fails too). Nothing is converted before its range is known. */

@@ -9,7 +9,7 @@
 #include "driver/params.h"
 #include "driver/proof.h"
 #include "driver/runrec.h"
-#include "driver/workload.h"
+#include "driver/registry.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -163,6 +163,7 @@ static cJSON *list_json(void)
 		cJSON_AddItemToArray(ph, cJSON_CreateString("total"));
 		for (size_t i = 0; i < params_nphases(*w); i++)
 			cJSON_AddItemToArray(ph, cJSON_CreateString((*w)->phases[i]));
+		cJSON_AddItemToObject(o, "flags", runrec_wl_flags((*w)->flags));
 		ps = cJSON_AddArrayToObject(o, "params");
 		for (size_t i = 0; i < (*w)->nparams; i++)
 			cJSON_AddItemToArray(ps, param_json(&(*w)->params[i]));

@@ -67,11 +67,22 @@ static int add_allocator(cJSON *root, const struct runrec *r)
 	return 0;
 }
 
+cJSON *runrec_wl_flags(unsigned flags)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int i = 0; a && i < WL_FLAG_COUNT; i++)
+		if (flags & (1u << i))
+			cJSON_AddItemToArray(a, cJSON_CreateString(wl_flag_names[i]));
+	return a;
+}
+
 static int add_workload(cJSON *root, const struct runrec *r)
 {
 	cJSON *w = cJSON_AddObjectToObject(root, "workload"), *p;
 
 	if (!w || !cJSON_AddStringToObject(w, "name", r->wl->name) ||
+	    !cJSON_AddItemToObject(w, "flags", runrec_wl_flags(r->wl->flags)) ||
 	    !cJSON_AddStringToObject(w, "scale", params_scale_name(r->scale)) ||
 	    !add_int(w, "seed", (int64_t)r->seed) || !(p = cJSON_AddObjectToObject(w, "params")))
 		return -1;

@@ -66,4 +66,8 @@ void runrec_usage_from(const struct rusage *ru, struct runrec_usage *out);
 /* "0123456789abcdef": the 16 lower-case hex digits a checksum is written as (out >= 17 bytes). */
 void runrec_hex64(uint64_t v, char out[17]);
 
+/* A workload's flags (enum wl_flags) as the JSON array of their names, as `list --json` and the
+ * run record's workload.flags show them. NULL when memory ran out. */
+cJSON *runrec_wl_flags(unsigned flags);
+
 #endif

@@ -1,6 +1,7 @@
 /* workload.h - the workload interface: each workloads/<name>.c defines one static-shaped
- * `const struct workload` table (name, parameters, phases, footprint, run). The driver knows
- * workloads only through this table and the registry below. */
+ * `const struct workload` table (name, parameters, phases, flags, footprint, run). The driver
+ * knows workloads only through this table and the registry (driver/registry.h). Adding a
+ * workload: docs/workloads.md, "Adding a workload". */
 #ifndef ALLOCAB_WORKLOAD_H
 #define ALLOCAB_WORKLOAD_H
 
@@ -22,9 +23,7 @@ struct wl_param {
 	unsigned flags;              /* WL_PARAM_STRING: the value is text (def, min, max unused) */
 };
 
-#define WL_NEEDS_INPUT 1u  /* workload flag: runs only on a given input (a trace): not by default  \
-	                    */
-#define WL_PARAM_STRING 1u /* a string parameter: any non-empty text; "" when not given */
+#define WL_PARAM_STRING 1u /* wl_param flag: any non-empty text; "" when not given */
 
 struct wl_phase_time {
 	int64_t wall_ns;             /* CLOCK_MONOTONIC, summed over every begin/end pair */
@@ -44,10 +43,24 @@ struct wl_ctx {
 	char err[WL_ERR_LEN]; /* why run() returned -1 */
 };
 
+/* What the front end needs to know about a workload, published by `list --json` and in every
+ * run record as workload.flags (docs/results-format.md); the front end reads them instead of
+ * workload names. */
+enum wl_flags {
+	WL_SINGLE_THREADED = 1u << 0, /* "single_threaded": runs on one thread (bench --duet) */
+	WL_SHOW_PHASES = 1u << 1,     /* "show_phases": compare shows its phases by default */
+	WL_NEEDS_INPUT = 1u << 2, /* "needs_input": runs only on a given input (a trace), so bench
+	                             does not run it by default */
+	WL_FLAG_COUNT = 3
+};
+
+/* The names of the flags, in bit order (WL_FLAG_COUNT of them). */
+extern const char *const wl_flag_names[WL_FLAG_COUNT];
+
 struct workload {
 	const char *name;        /* [a-z_]+, unique */
 	const char *description; /* one line for `list` */
-	unsigned flags;          /* WL_NEEDS_INPUT */
+	unsigned flags;          /* enum wl_flags */
 	const struct wl_param *params;
 	size_t nparams;            /* <= WL_MAX_PARAMS */
 	const char *const *phases; /* names of the phases run() reports, NULL-terminated, or NULL */
@@ -77,16 +90,7 @@ void wl_phase_end(struct wl_ctx *ctx, int i);
 /* Formats the reason into ctx->err and returns -1, for `return wl_fail(ctx, "...", ...);`. */
 int wl_fail(struct wl_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* NULL-terminated registry of every workload, in `list` order (src/registry.c). */
-extern const struct workload *const wl_registry[];
 /* The workload called name in a NULL-terminated registry (wl_registry or a test's), or NULL. */
 const struct workload *wl_find(const struct workload *const *registry, const char *name);
-
-extern const struct workload wl_parquet_load;
-extern const struct workload wl_feature_extract;
-extern const struct workload wl_batch_prep;
-extern const struct workload wl_checkpoint_write;
-extern const struct workload wl_pipeline;
-extern const struct workload wl_replay;
 
 #endif

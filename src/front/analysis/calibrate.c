@@ -5,6 +5,7 @@
 
 #include "common/errmsg.h"
 #include "common/jsonload.h"
+#include "common/status.h"
 #include "front/analysis/compare.h"
 #include "front/analysis/logratio.h"
 
@@ -167,13 +168,12 @@ void calib_file_free(struct calib_file *c)
 	free(c);
 }
 
-static struct calib_file *load_fail(struct calib_file *c, int e, char *err, size_t errlen,
-                                    const char *path, const char *problem)
+static int load_fail(struct calib_file *c, int status, char *err, size_t errlen, const char *path,
+                     const char *problem)
 {
 	snprintf(err, errlen, "%s: %s", path, problem);
 	calib_file_free(c);
-	errno = e;
-	return NULL;
+	return status;
 }
 
 static int by_entry(const void *x, const void *y)
@@ -268,7 +268,8 @@ static const char *bad_header(const cJSON *doc)
 	return NULL;
 }
 
-struct calib_file *calib_from_json(const cJSON *doc, const char *path, char *err, size_t errlen)
+int calib_from_json(const cJSON *doc, const char *path, struct calib_file **out, char *err,
+                    size_t errlen)
 {
 	struct calib_file *c = calloc(1, sizeof *c);
 	const cJSON *cfg = get(doc, "config"), *id = get(get(doc, "machine"), "id");
@@ -276,10 +277,11 @@ struct calib_file *calib_from_json(const cJSON *doc, const char *path, char *err
 	char why[512];
 	int rc;
 
+	*out = NULL;
 	if (!c)
-		return load_fail(c, ENOMEM, err, errlen, path, "out of memory");
+		return load_fail(c, ST_FAIL, err, errlen, path, "out of memory");
 	if (bad)
-		return load_fail(c, EINVAL, err, errlen, path, bad);
+		return load_fail(c, ST_USAGE, err, errlen, path, bad);
 	c->alpha = get(cfg, "alpha")->valuedouble;
 	c->power = get(cfg, "power")->valuedouble;
 	if (cJSON_IsString(id))
@@ -290,22 +292,24 @@ struct calib_file *calib_from_json(const cJSON *doc, const char *path, char *err
 	c->created_utc = dup_str(get(doc, "created_utc"));
 	rc = load_entries(c, get(doc, "workloads"), why, sizeof why);
 	if (rc == -1)
-		return load_fail(c, EINVAL, err, errlen, path, why);
+		return load_fail(c, ST_USAGE, err, errlen, path, why);
 	if (rc < 0 || !c->path || !c->backend || !c->scale ||
 	    (cJSON_IsString(get(doc, "created_utc")) && !c->created_utc))
-		return load_fail(c, ENOMEM, err, errlen, path, "out of memory");
-	return c;
+		return load_fail(c, ST_FAIL, err, errlen, path, "out of memory");
+	*out = c;
+	return ST_OK;
 }
 
 struct calib_file *calib_load(const char *path, int *absent, char *err, size_t errlen)
 {
-	cJSON *doc = jl_load(path, err, errlen);
-	struct calib_file *c;
+	enum jl_why why;
+	cJSON *doc = jl_load(path, &why, err, errlen);
+	struct calib_file *c = NULL;
 
-	*absent = !doc && errno == ENOENT;
+	*absent = why == JL_MISSING;
 	if (!doc)
 		return NULL;
-	c = calib_from_json(doc, path, err, errlen);
+	calib_from_json(doc, path, &c, err, errlen);
 	cJSON_Delete(doc);
 	return c;
 }

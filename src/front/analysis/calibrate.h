@@ -91,9 +91,10 @@ struct calib_file {
  * Refused: a wrong schema, missing backend or config.scale, alpha or power out of range, rounds
  * not an integer, sd not null or finite in 0..CALIB_MAX_SD, a workload and phase listed twice. */
 struct calib_file *calib_load(const char *path, int *absent, char *err, size_t errlen);
-/* The same checks on a document in memory, named path in messages; errno ENOMEM when memory ran
- * out, else EINVAL. */
-struct calib_file *calib_from_json(const cJSON *doc, const char *path, char *err, size_t errlen);
+/* The same checks on a document in memory, named path in messages, into *out. Returns ST_OK, or
+ * with *out NULL and the reason in err ST_USAGE (invalid) or ST_FAIL (out of memory). */
+int calib_from_json(const cJSON *doc, const char *path, struct calib_file **out, char *err,
+                    size_t errlen);
 /* The entry of a workload and phase, or NULL. */
 const struct calib_entry *calib_find(const struct calib_file *c, const char *workload,
                                      const char *phase);

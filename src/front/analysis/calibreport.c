@@ -211,10 +211,9 @@ int calib_report(const cJSON *doc, const char *runs_path, const char *a, const c
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (!(check = calib_from_json(cal, out, err, errlen))) {
-		rc = errno == ENOMEM ? ST_FAIL : ST_USAGE;
+	if ((rc = calib_from_json(cal, out, &check, err, errlen)) != ST_OK)
 		goto out;
-	}
+	rc = ST_FAIL;
 	if (atomic_write(out, text, strlen(text), err, errlen) != 0)
 		goto out;
 	fprintf(f,

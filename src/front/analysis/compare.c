@@ -1,8 +1,8 @@
-/* compare.c - paired and two-sample comparisons of allocator arms (GUIDE.md §6): per round the log
- * ratio d = ln(t_candidate / t_baseline); Hodges-Lehmann estimate, signed-rank interval (or seeded
- * bootstrap), Wilcoxon p, Holm across the report; two files fall back to the Hodges-Lehmann shift
- * with Mann-Whitney. Drift of the log ratios with round index is flagged here, telemetry
- * spikes in noise.c (issue 4 §3). */
+/* compare.c - paired and two-sample comparisons of allocator arms (docs/methodology.md): per round
+ * the log ratio d = ln(t_candidate / t_baseline); Hodges-Lehmann estimate, signed-rank interval (or
+ * seeded bootstrap), Wilcoxon p, Holm across the report; two files fall back to the Hodges-Lehmann
+ * shift with Mann-Whitney. Drift of the log ratios with round index is flagged here, telemetry
+ * spikes in noise.c (docs/methodology.md, "Noise telemetry and drift"). */
 #include "front/analysis/compare.h"
 
 #include "front/analysis/logratio.h"
@@ -266,7 +266,7 @@ static int want_phase(const struct cmp_opts *o, const struct rf_workload *w, siz
 {
 	if (o->phase)
 		return strcmp(w->phases[p], o->phase) == 0;
-	if (o->all_phases || strcmp(w->name, "pipeline") == 0)
+	if (o->all_phases || w->show_phases)
 		return 1;
 	return strcmp(w->phases[p], "total") == 0;
 }

@@ -29,7 +29,7 @@ struct cmp_opts {
 	const char *baseline;  /* one file: the baseline arm; NULL = system (commands: first arm) */
 	const char *candidate; /* NULL = every arm but the baseline (two files: every common arm) */
 	const char *workload;  /* NULL = every workload */
-	const char *phase;  /* NULL = total everywhere plus the phases of the pipeline workload */
+	const char *phase;  /* NULL = the total, or every phase of a workload flagged show_phases */
 	int all_phases;     /* every phase of every workload */
 	double conf;        /* interval level, e.g. 0.95; alpha = 1 - conf */
 	uint32_t bootstrap; /* 0 = signed-rank interval; else resamples (>= CMP_MIN_BOOTSTRAP) */

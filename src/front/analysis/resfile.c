@@ -440,12 +440,13 @@ int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size
 
 int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen)
 {
-	cJSON *root = jl_load(path, err, errlen);
+	enum jl_why why;
+	cJSON *root = jl_load(path, &why, err, errlen);
 	int oom = 0;
 
 	*out = NULL;
 	if (!root)
-		return errno == ENOMEM ? ST_FAIL : ST_USAGE;
+		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
 	*out = from_json(root, path, &oom, err, errlen);
 	cJSON_Delete(root);
 	return *out ? ST_OK : oom ? ST_FAIL : ST_USAGE;

@@ -189,6 +189,19 @@ static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON 
 	return 0;
 }
 
+/* Whether the array of strings flags holds name. */
+static int has_flag(const cJSON *flags, const char *name)
+{
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, flags)
+	{
+		if (cJSON_IsString(f) && strcmp(f->valuestring, name) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 static char *work_of(const cJSON *wl)
 {
 	char *params = rl_compact(rl_get(wl, "params")), *seed = rl_compact(rl_get(wl, "seed"));
@@ -235,5 +248,6 @@ int rl_record(struct loader *l, struct rf_workload *w, const char **first_arm, c
 		return -1;
 	if (!(work = work_of(rl_get(rec, "workload"))))
 		return rl_nomem(l);
+	w->show_phases |= has_flag(rl_get(rl_get(rec, "workload"), "flags"), "show_phases");
 	return same_work(l, w, first_arm, arm, checksum, work);
 }

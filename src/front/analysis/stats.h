@@ -1,4 +1,4 @@
-/* stats.h - the statistics allocab stands on (GUIDE.md §6): robust paired and two-sample location
+/* stats.h - allocab's statistics (docs/methodology.md): robust paired and two-sample location
  * estimates with distribution-free intervals, rank tests, multiplicity correction, and the noise
  * measures of the calibration. Pure functions on caller-owned arrays; none keeps state. Functions
  * that need scratch space allocate it and return -1 if that fails (results then untouched).

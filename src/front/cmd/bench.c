@@ -1,6 +1,6 @@
-/* bench.c - the `allocab bench` command line: finding the drivers and their workloads, the output
- * paths, signal handling and the final report. Options are parsed in benchopt.c, the rounds run in
- * benchrun.c. */
+/* bench.c - the `allocab bench` command line: from its options (benchopt.h) to the engine's
+ * configuration (drivers and their workloads, output paths, --duet, the rounds rule), then the run
+ * (front/run/bench.h) and the final report. */
 #include "front/cmd/commands.h"
 #include "front/cmd/benchopt.h"
 #include "front/run/bench.h"
@@ -60,9 +60,9 @@ static const char usage[] =
     "                         --scale, --seed, --param, --reps); NAME is [A-Za-z0-9_.-]+; the\n"
     "                         first is compare's baseline\n"
     "  --duet                 run the two allocators of a pair at the same time, each pinned to\n"
-    "                         its own CPU, drawn per round from --shuffle-seed (single-threaded:\n"
-    "                         feature_extract, checkpoint_write; A/A evidence: "
-    "docs/methodology.md)\n"
+    "                         its own CPU, drawn per round from --shuffle-seed (workloads that\n"
+    "                         `allocab-system list` marks single-threaded; A/A evidence:\n"
+    "                         docs/methodology.md)\n"
     "  -q, --quiet            no progress and no summary on stderr (failures are still reported)\n"
     "  --gate OPTIONS...      the rest are `allocab gate` options (--candidate, --baseline,\n"
     "                         --min-speedup, --max-slowdown, --on, --phase): after every measured\n"
@@ -292,13 +292,8 @@ static int setup_duet(struct setup *s, char *err, size_t errlen)
 		return errmsg_status(ST_USAGE, err, errlen,
 		                     "--duet pairs exactly two allocators (-a A,B), not %zu",
 		                     s->c.narms);
-	for (size_t i = 0; i < s->c.nwl; i++)
-		if (!duet_workload_ok(s->c.wl[i].name))
-			return errmsg_status(
-			    ST_USAGE, err, errlen,
-			    "--duet: workload '%s' is multi-threaded or not known to be "
-			    "single-threaded (duet takes feature_extract, checkpoint_write)",
-			    s->c.wl[i].name);
+	if (bench_duet_workloads_ok(&s->c, &s->list, err, errlen) != 0)
+		return ST_USAGE;
 	if (duet_cpus(cpu, err, errlen) != 0)
 		return ST_USAGE;
 	s->c.duet = 1;
@@ -388,7 +383,8 @@ static int apply_rounds_rule(struct bench_opts *o, struct setup *s)
 		return -1;
 	for (size_t i = 0; i < s->c.nwl; i++) {
 		int k = s->list.nphases ? index_of(s->list.names, s->list.n, s->c.wl[i].name) : -1;
-		ph[i] = k >= 0 ? s->list.nphases[k] : 1;
+		int all = k >= 0 && s->list.flags && (s->list.flags[k] & BENCH_WL_SHOW_PHASES);
+		ph[i] = all ? s->list.nphases[k] : 1;
 	}
 	bench_rounds_rule(o, bench_comparisons(&s->c, ph), warn, sizeof warn);
 	free(ph);

@@ -365,12 +365,8 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 	};
 	if ((rc = setup_workloads(s, bo, err, errlen)) != 0 || !o->duet)
 		return rc;
-	for (size_t i = 0; i < s->c.nwl; i++)
-		if (!duet_workload_ok(s->c.wl[i].name))
-			return errmsg_status(ST_USAGE, err, errlen,
-			                     "--duet: workload '%s' is not single-threaded "
-			                     "(duet takes feature_extract, checkpoint_write)",
-			                     s->c.wl[i].name);
+	if (bench_duet_workloads_ok(&s->c, &s->list, err, errlen) != 0)
+		return ST_USAGE;
 	if (duet_cpus(cpu, err, errlen) != 0)
 		return ST_USAGE;
 	s->c.duet = 1;
@@ -412,12 +408,13 @@ static int writable(const char *path, int make_dir, char *err, size_t errlen)
 static int from_file(const struct copts *o, const char *out, char *err, size_t errlen)
 {
 	char **arms = NULL;
-	cJSON *doc = jl_load(o->from, err, errlen);
+	enum jl_why why;
+	cJSON *doc = jl_load(o->from, &why, err, errlen);
 	const cJSON *cfg_arms;
 	int rc = ST_USAGE, narms = 0;
 
 	if (!doc)
-		return errno == ENOMEM ? ST_FAIL : ST_USAGE;
+		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
 	if (writable(out, !o->out, err, errlen) != 0) {
 		rc = ST_FAIL;
 		goto out;

@@ -80,7 +80,7 @@ struct bench_config {
 	int duet; /* two arms run at once, pinned to two CPUs that swap every round (duet.h) */
 	const struct bench_runner *runner; /* NULL: bench_real_runner; duet runs are always real */
 	struct gate_spec *gate;            /* NULL without --gate */
-	char **gate_argv;       /* the --gate options, for the record */
+	char **gate_argv;                  /* the --gate options, for the record */
 	int gate_argc;
 };
 

@@ -15,16 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char *const duet_workloads[] = {"feature_extract", "checkpoint_write", NULL};
-
-int duet_workload_ok(const char *name)
-{
-	for (size_t i = 0; duet_workloads[i]; i++)
-		if (strcmp(duet_workloads[i], name) == 0)
-			return 1;
-	return 0;
-}
-
 #define CPU_SEED_XOR 0xc0ffee5eedc0ffeeULL
 
 int duet_round_swap(uint64_t shuffle_seed, unsigned round)

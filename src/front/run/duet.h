@@ -13,11 +13,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Workloads known to run on one thread, the only ones a duet may pair: two multi-threaded runs
- * on two CPUs would compete for both. NULL-terminated. */
-extern const char *const duet_workloads[];
-int duet_workload_ok(const char *name);
-
 /* Whether the arms of round `round` take their CPUs swapped (1) or in order (0): drawn from the
  * bench's shuffle seed, one independent fair draw per round, so that no arm is favoured by the
  * parity of the round count. Deterministic for a given (shuffle_seed, round). */

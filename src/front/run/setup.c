@@ -193,34 +193,86 @@ bad:
 	return -1;
 }
 
-size_t *bench_parse_phase_counts(const char *json, size_t n)
+/* The bits of the flag names a workload's "flags" array holds; unknown names are ignored. */
+static unsigned flag_bits(const cJSON *flags)
+{
+	static const char *const names[] = {[0] = "single_threaded", [1] = "show_phases"};
+	_Static_assert(BENCH_WL_SINGLE_THREADED == 1u << 0 && BENCH_WL_SHOW_PHASES == 1u << 1,
+	               "names[] is in bit order");
+	const cJSON *f;
+	unsigned bits = 0;
+
+	cJSON_ArrayForEach(f, flags)
+	{
+		for (unsigned i = 0; cJSON_IsString(f) && i < sizeof names / sizeof names[0]; i++)
+			if (strcmp(f->valuestring, names[i]) == 0)
+				bits |= 1u << i;
+	}
+	return bits;
+}
+
+int bench_parse_workload_info(const char *json, size_t n, size_t **nphases, unsigned **flags)
 {
 	cJSON *root = cJSON_Parse(json), *arr, *w;
-	size_t *v = calloc(n + 1, sizeof *v), k = 0;
+	size_t *ph = calloc(n + 1, sizeof *ph), k = 0;
+	unsigned *fl = calloc(n + 1, sizeof *fl);
 
 	arr = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "workloads");
 	cJSON_ArrayForEach(w, arr)
 	{
-		const cJSON *ph = cJSON_GetObjectItemCaseSensitive(w, "phases");
-		int np = cJSON_IsArray(ph) ? cJSON_GetArraySize(ph) : 0;
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(w, "phases");
+		int np = cJSON_IsArray(p) ? cJSON_GetArraySize(p) : 0;
 
-		if (v && k < n)
-			v[k++] = np > 0 ? (size_t)np : 1;
+		if (ph && fl && k < n) {
+			fl[k] = flag_bits(cJSON_GetObjectItemCaseSensitive(w, "flags"));
+			ph[k++] = np > 0 ? (size_t)np : 1;
+		}
 	}
 	cJSON_Delete(root);
-	if (v && k < n) {
-		free(v);
-		return NULL;
+	if (!ph || !fl || k < n) {
+		free(ph);
+		free(fl);
+		return -1;
 	}
-	return v;
+	*nphases = ph;
+	*flags = fl;
+	return 0;
 }
 
-size_t bench_comparisons(const struct bench_config *c, const size_t *nphases)
+unsigned bench_wl_flags(const struct bench_wl_list *l, const char *name)
+{
+	for (size_t i = 0; l->flags && i < l->n; i++)
+		if (strcmp(l->names[i], name) == 0)
+			return l->flags[i];
+	return 0;
+}
+
+int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_list *l, char *err,
+                            size_t errlen)
+{
+	char have[512] = "";
+	size_t used = 0;
+
+	for (size_t i = 0; i < l->n && used < sizeof have; i++)
+		if (l->flags && (l->flags[i] & BENCH_WL_SINGLE_THREADED))
+			used += (size_t)snprintf(have + used, sizeof have - used, "%s%s",
+			                         used ? ", " : "", l->names[i]);
+	for (size_t i = 0; i < c->nwl; i++)
+		if (!(bench_wl_flags(l, c->wl[i].name) & BENCH_WL_SINGLE_THREADED))
+			return errmsg_fail(
+			    err, errlen,
+			    "--duet: workload '%s' is not single-threaded (the drivers "
+			    "list as single_threaded: %s)",
+			    c->wl[i].name, used ? have : "none");
+	return 0;
+}
+
+size_t bench_comparisons(const struct bench_config *c, const size_t *shown)
 {
 	size_t per_arm = c->nwl >= 2;
 
 	for (size_t i = 0; i < c->nwl; i++)
-		per_arm += strcmp(c->wl[i].name, "pipeline") == 0 && nphases ? nphases[i] : 1;
+		per_arm += shown ? shown[i] : 1;
 	return c->narms > 1 ? (c->narms - 1) * per_arm : 0;
 }
 
@@ -255,6 +307,7 @@ void bench_wl_list_free(struct bench_wl_list *l)
 	if (!l)
 		return;
 	free(l->nphases);
+	free(l->flags);
 	bench_free_list(l->defaults, l->ndefaults);
 	bench_free_list(l->names, l->n);
 	bench_free_list(l->params, l->n);
@@ -344,7 +397,7 @@ int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
 	n = r.end == RUNNER_EXITED && r.exit_code == 0 && r.out
 	        ? bench_parse_workload_list(r.out, &l->names, &l->params)
 	        : -1;
-	if (n >= 0 && !(l->nphases = bench_parse_phase_counts(r.out, (size_t)n))) {
+	if (n >= 0 && bench_parse_workload_info(r.out, (size_t)n, &l->nphases, &l->flags) != 0) {
 		bench_free_list(l->names, (size_t)n);
 		bench_free_list(l->params, (size_t)n);
 		l->names = l->params = NULL;

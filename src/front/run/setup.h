@@ -26,11 +26,18 @@ void bench_free_list(char **items, size_t n);
  * count, or -1 if the text is not that shape. */
 int bench_parse_workload_list(const char *json, char ***names, char ***params);
 
-/* A driver's workloads as bench_parse_workload_list gives them; owns both arrays. */
+/* What a workload's table declares, from the "flags" of `list --json` (docs/results-format.md). */
+enum bench_wl_flag {
+	BENCH_WL_SINGLE_THREADED = 1u << 0, /* "single_threaded": --duet may pair it */
+	BENCH_WL_SHOW_PHASES = 1u << 1,     /* "show_phases": compare shows its phases by default */
+};
+
+/* A driver's workloads as `list --json` gives them; owns every array. */
 struct bench_wl_list {
 	char **names;
 	char **params;   /* per workload: its parameter names as ",a,b," */
 	size_t *nphases; /* per workload: how many phases it times (1 when the list does not say) */
+	unsigned *flags; /* per workload: enum bench_wl_flag */
 	size_t n;
 	char **defaults; /* the workloads run when -w is not given: all but those that need input */
 	size_t ndefaults;
@@ -41,14 +48,23 @@ struct bench_wl_list {
 int bench_parse_defaults(const char *json, struct bench_wl_list *l);
 
 /* Per workload of the `list --json` text (as bench_parse_workload_list reads it), the length of
- * its "phases" array (1 when absent) into a malloc'd array of n. Returns it, or NULL when memory
- * ran out or the text has fewer than n workloads. */
-size_t *bench_parse_phase_counts(const char *json, size_t n);
+ * its "phases" array (1 when absent) and its flags into malloc'd arrays of n. Returns 0, or -1
+ * when memory ran out or the text has fewer than n workloads. */
+int bench_parse_workload_info(const char *json, size_t n, size_t **nphases, unsigned **flags);
+
+/* The flags of the workload called name in l (0 when l does not have it). */
+unsigned bench_wl_flags(const struct bench_wl_list *l, const char *name);
+
+/* --duet's rule: every workload of c is flagged single_threaded in l (two multi-threaded runs
+ * on two CPUs would compete for both). Returns 0, or -1 with the first other workload and the
+ * single-threaded ones of l named in err. */
+int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_list *l, char *err,
+                            size_t errlen);
 
 /* How many comparisons `allocab compare` makes by default on what c runs: per arm but the first,
- * the total of each workload, every phase of the pipeline workload (nphases[i] is workload i's
- * count, NULL = 1 each) and the geometric mean when there are two workloads or more. */
-size_t bench_comparisons(const struct bench_config *c, const size_t *nphases);
+ * shown[i] rows for workload i (its total, or every phase of a workload flagged show_phases;
+ * NULL = 1 each) and the geometric mean when there are two workloads or more. */
+size_t bench_comparisons(const struct bench_config *c, const size_t *shown);
 
 /* Frees what l owns and empties it; accepts NULL and an empty list. */
 void bench_wl_list_free(struct bench_wl_list *l);

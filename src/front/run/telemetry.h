@@ -1,6 +1,7 @@
 /* telemetry.h - what else was happening on the machine around a run: CPU time stolen by the
  * hypervisor (/proc/stat) and the 1-minute load average (/proc/loadavg). Recorded per run so that
- * compare can flag rounds disturbed from outside (issue 4, §3). The parsers are pure for testing.
+ * compare can flag rounds disturbed from outside (docs/methodology.md, "Noise telemetry and
+ * drift"). The parsers are pure for testing.
  */
 #ifndef ALLOCAB_TELEMETRY_H
 #define ALLOCAB_TELEMETRY_H
