@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|bench|validate|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|bench|bench-stats|validate|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -114,6 +114,16 @@ $(BUILD)/tests/inject_probe: $(BUILD)/tests/inject_probe.o $(BUILD)/allocators/s
 # The naive analysis (ratio of means, Welch t test) that make validate holds allocab against.
 $(BUILD)/tests/naive: $(BUILD)/tests/naive.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# make bench-stats: the Hodges-Lehmann statistics timed on 10^6 values, with peak RSS
+# (tests/bench_stats.c; BENCH_STATS_N=... for another size). Not part of make test.
+BENCH_STATS_N ?= 1000000
+$(BUILD)/tests/bench_stats: $(BUILD)/tests/bench_stats.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+.PHONY: bench-stats
+bench-stats: $(BUILD)/tests/bench_stats
+	$(BUILD)/tests/bench_stats $(BENCH_STATS_N)
 
 # make validate: the harness measured against itself on this machine (~20 min), results/validation.md.
 validate: deps

@@ -3,9 +3,12 @@
  * configurations, mpmath for distributions) run once by the author; the numbers are written here
  * so the test needs nothing at run time. */
 #include "check.h"
+#include "common/prng.h"
+#include "front/analysis/hlselect.h"
 #include "front/analysis/stats.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -443,6 +446,332 @@ static void test_min_rounds(void)
 	      "min rounds two samples, 30: C(14,7) = 3432 >= 1200");
 }
 
+/* The materialising Hodges-Lehmann implementation stats.c had before src/hlselect.c, kept as
+ * the reference the selection must match double for double: list all Walsh averages or
+ * differences, sort or FIND them. */
+#define REF_SIGNRANK_EXACT_MAX 50
+#define REF_RANKSUM_EXACT_MAX  20
+
+static int ref_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double ref_select_kth(double *a, size_t n, size_t k)
+{
+	ptrdiff_t l = 0, r = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+
+	while (l < r) {
+		double pivot = a[kk];
+		ptrdiff_t i = l, j = r;
+
+		do {
+			while (a[i] < pivot)
+				i++;
+			while (pivot < a[j])
+				j--;
+			if (i <= j) {
+				double t = a[i];
+				a[i++] = a[j];
+				a[j--] = t;
+			}
+		} while (i <= j);
+		if (j < kk)
+			l = i;
+		if (kk < i)
+			r = j;
+	}
+	return a[k];
+}
+
+static double ref_median_inplace(double *a, size_t n)
+{
+	size_t h = n / 2;
+	double upper = ref_select_kth(a, n, h), lower;
+
+	if (n % 2)
+		return upper;
+	lower = a[0];
+	for (size_t i = 1; i < h; i++)
+		if (a[i] > lower)
+			lower = a[i];
+	return 0.5 * (lower + upper);
+}
+
+static double *ref_signrank_cdf(size_t n)
+{
+	size_t top = n * (n + 1) / 2;
+	double *c = calloc(top + 1, sizeof *c), scale = ldexp(1.0, -(int)n), acc = 0;
+
+	if (!c)
+		return NULL;
+	c[0] = 1;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t s = i * (i + 1) / 2; s >= i; s--)
+			c[s] += c[s - i];
+	for (size_t s = 0; s <= top; s++) {
+		acc += c[s];
+		c[s] = acc * scale;
+	}
+	return c;
+}
+
+static double *ref_ranksum_cdf(size_t m, size_t n)
+{
+	size_t top = m * n, len = top + m + 1;
+	double *c = calloc(len, sizeof *c), acc = 0, total = 0;
+
+	if (!c)
+		return NULL;
+	c[0] = 1;
+	for (size_t i = 1; i <= m; i++) {
+		for (size_t s = len - 1; s >= n + i; s--)
+			c[s] -= c[s - n - i];
+		for (size_t s = i; s < len; s++)
+			c[s] += c[s - i];
+	}
+	for (size_t s = 0; s <= top; s++)
+		total += c[s];
+	for (size_t s = 0; s <= top; s++) {
+		acc += c[s];
+		c[s] = acc / total;
+	}
+	return c;
+}
+
+static size_t ref_bound_rank(const double *cdf, size_t top, double sd, double alpha, double *level)
+{
+	size_t kmax = (top + 1) / 2, k = 1;
+	double tail, mu = (double)top / 2;
+
+	if (cdf) {
+		while (k < kmax && cdf[k] <= alpha / 2)
+			k++;
+		tail = cdf[k - 1];
+	} else {
+		double kf = floor(mu + 0.5 - stats_norm_quantile(1 - alpha / 2) * sd);
+		k = kf < 1 ? 1 : kf > (double)kmax ? kmax : (size_t)kf;
+		tail = stats_norm_cdf(((double)k - 0.5 - mu) / sd);
+	}
+	*level = fmax(0, 1 - 2 * tail);
+	return k;
+}
+
+static double *ref_walsh_averages(const double *x, size_t n, size_t *count)
+{
+	double *w;
+	size_t k = 0;
+
+	*count = n * (n + 1) / 2;
+	if (!(w = malloc(*count * sizeof *w)))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i; j < n; j++)
+			w[k++] = 0.5 * (x[i] + x[j]);
+	return w;
+}
+
+static double *ref_differences(const double *x, size_t nx, const double *y, size_t ny)
+{
+	double *d = malloc(nx * ny * sizeof *d);
+
+	if (!d)
+		return NULL;
+	for (size_t j = 0; j < ny; j++)
+		for (size_t i = 0; i < nx; i++)
+			d[j * nx + i] = y[j] - x[i];
+	return d;
+}
+
+static void ref_order_interval(double *v, size_t m, const double *cdf, double sd, double conf,
+                               struct stats_interval *out)
+{
+	size_t k = ref_bound_rank(cdf, m, sd, 1 - conf, &out->level);
+
+	qsort(v, m, sizeof *v, ref_cmp_double);
+	out->est = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
+	out->lo = v[k - 1];
+	out->hi = v[m - k];
+}
+
+static int ref_hl_estimate(const double *x, size_t n, double *out)
+{
+	size_t m;
+	double *w = ref_walsh_averages(x, n, &m);
+
+	if (!w)
+		return -1;
+	*out = ref_median_inplace(w, m);
+	free(w);
+	return 0;
+}
+
+static int ref_hl_interval(const double *x, size_t n, double conf, struct stats_interval *out)
+{
+	size_t m;
+	double *w = ref_walsh_averages(x, n, &m), *cdf = NULL;
+
+	if (!w)
+		return -1;
+	if (n <= REF_SIGNRANK_EXACT_MAX && !(cdf = ref_signrank_cdf(n))) {
+		free(w);
+		return -1;
+	}
+	ref_order_interval(w, m, cdf, sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24),
+	                   conf, out);
+	free(cdf);
+	free(w);
+	return 0;
+}
+
+static int ref_hl_shift_interval(const double *x, size_t nx, const double *y, size_t ny,
+                                 double conf, struct stats_interval *out)
+{
+	size_t m = nx * ny;
+	double *d = ref_differences(x, nx, y, ny), *cdf = NULL;
+
+	if (!d)
+		return -1;
+	if (nx <= REF_RANKSUM_EXACT_MAX && ny <= REF_RANKSUM_EXACT_MAX &&
+	    !(cdf = ref_ranksum_cdf(nx, ny))) {
+		free(d);
+		return -1;
+	}
+	ref_order_interval(d, m, cdf, sqrt((double)m * (double)(nx + ny + 1) / 12), conf, out);
+	free(cdf);
+	free(d);
+	return 0;
+}
+
+/* Equal doubles (0 and -0 alike), or both NaN (the mean of an infinite pair of medians). */
+static int same_double(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
+static int same_interval(const struct stats_interval *a, const struct stats_interval *b)
+{
+	return same_double(a->est, b->est) && same_double(a->lo, b->lo) &&
+	       same_double(a->hi, b->hi) && same_double(a->level, b->level);
+}
+
+/* n values of one of several kinds: small integers (many ties), normal deviates, a few distinct
+ * values repeated, positive values spread over decades, quarter steps around 0 (signed zeros
+ * among the Walsh averages), or finite values near the overflow limit mixed with small ones. */
+static void fill_sample(struct prng *r, double *x, size_t n, unsigned kind)
+{
+	double pool[4];
+
+	for (size_t i = 0; i < 4; i++)
+		pool[i] = prng_normal(r);
+	for (size_t i = 0; i < n; i++) {
+		switch (kind % 6) {
+		case 0:
+			x[i] = (double)prng_range(r, -3, 3);
+			break;
+		case 1:
+			x[i] = 0.01 + 0.05 * prng_normal(r);
+			break;
+		case 2:
+			x[i] = pool[prng_below(r, 4)];
+			break;
+		case 3:
+			x[i] = exp(6 * prng_double(r) - 3);
+			break;
+		case 4:
+			x[i] = (double)prng_range(r, -4, 4) / 4 * (prng_below(r, 2) ? 1 : -1);
+			break;
+		default:
+			x[i] = prng_below(r, 3) ? prng_normal(r)
+			                        : 1.7e308 * (prng_double(r) - 0.5) * 2;
+		}
+	}
+}
+
+static const double test_confs[] = {0.5, 0.8, 0.9, 0.95, 0.99, 0.999};
+
+/* The selecting HL functions against the reference on random samples of n in [lo, hi]; returns
+ * the number of mismatches and prints the first. */
+static int hl_vs_reference(struct prng *r, size_t trials, size_t lo, size_t hi)
+{
+	double x[2000], y[2000], a, b;
+	struct stats_interval ca, cb;
+	int bad = 0;
+
+	for (size_t t = 0; t < trials; t++) {
+		size_t n = lo + prng_below(r, hi - lo + 1), ny = lo + prng_below(r, hi - lo + 1);
+		double conf = test_confs[prng_below(r, LEN(test_confs))];
+		unsigned kind = (unsigned)t;
+
+		fill_sample(r, x, n, kind);
+		fill_sample(r, y, ny, kind / 6);
+		int ok = stats_hl_estimate(x, n, &a) == 0 && ref_hl_estimate(x, n, &b) == 0 &&
+		         same_double(a, b);
+		ok = ok && stats_hl_interval(x, n, conf, &ca) == 0 &&
+		     ref_hl_interval(x, n, conf, &cb) == 0 && same_interval(&ca, &cb);
+		ok = ok && stats_hl_shift_interval(x, n, y, ny, conf, &ca) == 0 &&
+		     ref_hl_shift_interval(x, n, y, ny, conf, &cb) == 0 && same_interval(&ca, &cb);
+		if (!ok && bad++ == 0)
+			printf("# mismatch: trial %zu kind %u n %zu ny %zu conf %g: %.17g [%.17g, "
+			       "%.17g] vs %.17g [%.17g, %.17g]\n",
+			       t, kind % 6, n, ny, conf, ca.est, ca.lo, ca.hi, cb.est, cb.lo,
+			       cb.hi);
+	}
+	return bad;
+}
+
+/* hl_select at every listed rank of small cases, and at spread ranks of larger ones. */
+static int select_vs_listing(struct prng *r, size_t nx, size_t ny, unsigned kind)
+{
+	double x[2000], y[2000], got;
+	struct hl_source src = {x, ny ? y : NULL, nx, ny};
+	size_t m;
+	double *v;
+	int bad = 0;
+
+	fill_sample(r, x, nx, kind);
+	fill_sample(r, y, ny, kind);
+	v = ny ? ref_differences(x, nx, y, ny) : ref_walsh_averages(x, nx, &m);
+	m = hl_count(&src);
+	if (!v)
+		return 1;
+	qsort(v, m, sizeof *v, ref_cmp_double);
+	for (size_t i = 0, parts = m > 400 ? 96 : m - 1; i <= parts; i++) {
+		size_t k = parts ? i * (m - 1) / parts : 0;
+		if (hl_select(&src, &k, 1, &got) != 0 || !same_double(got, v[k]))
+			bad++;
+	}
+	free(v);
+	return bad;
+}
+
+static void test_hl_selection(void)
+{
+	struct prng r;
+	int bad = 0;
+
+	prng_seed(&r, 20261130);
+	CHECK(hl_vs_reference(&r, 3000, 1, 60) == 0,
+	      "hl estimate and intervals equal the listing's on 3000 small samples");
+	CHECK(hl_vs_reference(&r, 24, 360, 1100) == 0,
+	      "hl estimate and intervals equal the listing's on 24 samples past the listing size");
+	for (unsigned kind = 0; kind < 6; kind++) {
+		bad += select_vs_listing(&r, 1 + kind, 0, kind);
+		bad += select_vs_listing(&r, 40, 0, kind);
+		bad += select_vs_listing(&r, 900, 0, kind);
+		bad += select_vs_listing(&r, 7, 5, kind);
+		bad += select_vs_listing(&r, 1, 30, kind);
+		bad += select_vs_listing(&r, 1500, 90, kind);
+		bad += select_vs_listing(&r, 60, 1999, kind);
+		for (size_t nx = 1; nx <= 3; nx++)
+			for (size_t ny = 0; ny <= 3; ny++)
+				bad += select_vs_listing(&r, nx, ny, kind);
+	}
+	CHECK(bad == 0, "hl_select equals the sorted listing at every rank tried (%d differ)", bad);
+}
+
 int main(void)
 {
 	test_min_rounds();
@@ -460,5 +789,6 @@ int main(void)
 	test_distributions();
 	test_bootstrap();
 	test_mde();
+	test_hl_selection();
 	return CHECK_DONE();
 }

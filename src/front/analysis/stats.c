@@ -3,6 +3,7 @@
  * programming, so small-sample p-values and interval levels are exact, not read from tables. */
 #include "front/analysis/stats.h"
 #include "common/prng.h"
+#include "front/analysis/hlselect.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -63,39 +64,10 @@ static double *copy_of(const double *x, size_t n)
 	return c;
 }
 
-/* k-th smallest (0-based) of a[0..n-1]; afterwards a[0..k-1] <= a[k] <= a[k+1..n-1] (Hoare's
- * FIND). Expected linear time, which keeps the bootstrap of the HL estimate affordable. */
-static double select_kth(double *a, size_t n, size_t k)
-{
-	ptrdiff_t l = 0, r = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
-
-	while (l < r) {
-		double pivot = a[kk];
-		ptrdiff_t i = l, j = r;
-
-		do {
-			while (a[i] < pivot)
-				i++;
-			while (pivot < a[j])
-				j--;
-			if (i <= j) {
-				double t = a[i];
-				a[i++] = a[j];
-				a[j--] = t;
-			}
-		} while (i <= j);
-		if (j < kk)
-			l = i;
-		if (kk < i)
-			r = j;
-	}
-	return a[k];
-}
-
 static double median_inplace(double *a, size_t n)
 {
 	size_t h = n / 2;
-	double upper = select_kth(a, n, h), lower;
+	double upper = hl_find(a, n, h), lower;
 
 	if (n % 2)
 		return upper;
@@ -277,62 +249,60 @@ static double normal_p(double stat, double mu, double var)
 	return fmin(1, erfc(fmax(0, fabs(stat - mu) - 0.5) / sqrt(2 * var)));
 }
 
-static double *walsh_averages(const double *x, size_t n, size_t *count)
+/* Median of the m Walsh averages or differences: the middle one, or the mean of the middle two. */
+static int hl_median(const struct hl_source *src, size_t m, double *out)
 {
-	double *w;
-	size_t k = 0;
+	size_t ranks[2] = {(m - 1) / 2, m / 2};
+	double v[2];
 
-	if (n >= (size_t)1 << (sizeof(size_t) * 4 - 2))
-		return NULL;
-	*count = n * (n + 1) / 2;
-	if (!(w = malloc(*count * sizeof *w)))
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		for (size_t j = i; j < n; j++)
-			w[k++] = 0.5 * (x[i] + x[j]);
-	return w;
+	if (hl_select(src, ranks, 2, v) != 0)
+		return -1;
+	*out = m % 2 ? v[0] : 0.5 * (v[0] + v[1]);
+	return 0;
 }
 
 int stats_hl_estimate(const double *x, size_t n, double *out)
 {
-	size_t m;
-	double *w;
+	struct hl_source src = {x, NULL, n, 0};
+	size_t m = hl_count(&src);
 
-	if (n == 0 || !all_finite(x, n) || !(w = walsh_averages(x, n, &m)))
+	if (m == 0 || !all_finite(x, n))
 		return -1;
-	*out = median_inplace(w, m);
-	free(w);
-	return 0;
+	return hl_median(&src, m, out);
 }
 
-/* The median of v[0..m-1] (Walsh averages or differences) and its bounds by bound_rank. */
-static void order_interval(double *v, size_t m, const double *cdf, double sd, double conf,
-                           struct stats_interval *out)
+/* The median of the m Walsh averages or differences and its bounds by bound_rank. */
+static int order_interval(const struct hl_source *src, size_t m, const double *cdf, double sd,
+                          double conf, struct stats_interval *out)
 {
-	size_t k = bound_rank(cdf, m, sd, 1 - conf, &out->level);
+	double level, v[4];
+	size_t k = bound_rank(cdf, m, sd, 1 - conf, &level);
+	size_t ranks[4] = {(m - 1) / 2, m / 2, k - 1, m - k};
 
-	qsort(v, m, sizeof *v, cmp_double);
-	out->est = m % 2 ? v[m / 2] : 0.5 * (v[m / 2 - 1] + v[m / 2]);
-	out->lo = v[k - 1];
-	out->hi = v[m - k];
+	if (hl_select(src, ranks, 4, v) != 0)
+		return -1;
+	out->est = m % 2 ? v[0] : 0.5 * (v[0] + v[1]);
+	out->lo = v[2];
+	out->hi = v[3];
+	out->level = level;
+	return 0;
 }
 
 int stats_hl_interval(const double *x, size_t n, double conf, struct stats_interval *out)
 {
-	size_t m;
-	double *w, *cdf = NULL;
+	struct hl_source src = {x, NULL, n, 0};
+	size_t m = hl_count(&src);
+	double *cdf = NULL;
+	int rc;
 
-	if (n == 0 || !valid_conf(conf) || !all_finite(x, n) || !(w = walsh_averages(x, n, &m)))
+	if (m == 0 || !valid_conf(conf) || !all_finite(x, n))
 		return -1;
-	if (n <= SIGNRANK_EXACT_MAX && !(cdf = signrank_cdf(n))) {
-		free(w);
+	if (n <= SIGNRANK_EXACT_MAX && !(cdf = signrank_cdf(n)))
 		return -1;
-	}
-	order_interval(w, m, cdf, sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24),
-	               conf, out);
+	rc = order_interval(
+	    &src, m, cdf, sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24), conf, out);
 	free(cdf);
-	free(w);
-	return 0;
+	return rc;
 }
 
 int stats_wilcoxon(const double *x, size_t n, double *w_plus, double *p)
@@ -380,37 +350,21 @@ int stats_wilcoxon(const double *x, size_t n, double *w_plus, double *p)
 	return 0;
 }
 
-static double *differences(const double *x, size_t nx, const double *y, size_t ny)
-{
-	double *d;
-
-	if (nx > SIZE_MAX / sizeof *d / ny || !(d = malloc(nx * ny * sizeof *d)))
-		return NULL;
-	for (size_t j = 0; j < ny; j++)
-		for (size_t i = 0; i < nx; i++)
-			d[j * nx + i] = y[j] - x[i];
-	return d;
-}
-
 int stats_hl_shift_interval(const double *x, size_t nx, const double *y, size_t ny, double conf,
                             struct stats_interval *out)
 {
-	size_t m = nx * ny;
-	double *d, *cdf = NULL;
-	bool exact = nx <= RANKSUM_EXACT_MAX && ny <= RANKSUM_EXACT_MAX;
+	struct hl_source src = {x, y, nx, ny};
+	size_t m = hl_count(&src);
+	double *cdf = NULL;
+	int rc;
 
-	if (nx == 0 || ny == 0 || !valid_conf(conf) || !all_finite(x, nx) || !all_finite(y, ny))
+	if (m == 0 || !valid_conf(conf) || !all_finite(x, nx) || !all_finite(y, ny))
 		return -1;
-	if (!(d = differences(x, nx, y, ny)))
+	if (nx <= RANKSUM_EXACT_MAX && ny <= RANKSUM_EXACT_MAX && !(cdf = ranksum_cdf(nx, ny)))
 		return -1;
-	if (exact && !(cdf = ranksum_cdf(nx, ny))) {
-		free(d);
-		return -1;
-	}
-	order_interval(d, m, cdf, sqrt((double)m * (double)(nx + ny + 1) / 12), conf, out);
+	rc = order_interval(&src, m, cdf, sqrt((double)m * (double)(nx + ny + 1) / 12), conf, out);
 	free(cdf);
-	free(d);
-	return 0;
+	return rc;
 }
 
 int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, double *u, double *p)

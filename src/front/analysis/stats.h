@@ -28,7 +28,8 @@ double stats_sd(const double *x, size_t n);
 double stats_mad(const double *x, size_t n);
 
 /* One-sample Hodges-Lehmann estimate: median of the n(n+1)/2 Walsh averages (x_i + x_j)/2, i <= j.
- * n >= 1. */
+ * n >= 1. The HL functions select order statistics without listing the averages or differences
+ * (hlselect.h): O(n log n) expected time, O(n) memory. */
 int stats_hl_estimate(const double *x, size_t n, double *out);
 /* HL estimate with the distribution-free interval from the Walsh averages' order statistics
  * (Wilcoxon signed-rank inversion; exact critical values for n <= 50, normal approximation above).

@@ -208,7 +208,7 @@ int chart_speed_memory(FILE *f, const struct export_input *in)
 	size_t nc = chart_candidates(r, cands, MAX_CANDS), nw = 0;
 	struct svg_scale x = scatter_axis(r, 1, 90, SCATTER_W - 190);
 	struct svg_scale y = scatter_axis(r, 0, SCATTER_H - 84, 50);
-	char cls[16], tip[256];
+	char cls[32], tip[256];
 
 	svg_open(f, SCATTER_W, SCATTER_H, "Speed against memory",
 	         "Each mark is one workload (shape) and allocator (colour): speedup (up is faster) "

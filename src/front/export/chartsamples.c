@@ -206,7 +206,7 @@ int chart_rounds(FILE *f, const struct export_input *in)
 	size_t nw = workloads(in->r, wl, MAX_WL);
 	size_t nc = chart_candidates(in->r, cands, MAX_CANDS);
 	double h = 100 + (double)nw * ROUNDS_H, y = 56;
-	char cls[16];
+	char cls[32];
 
 	svg_open(f, W, h, "Per-round speedup in run order",
 	         "One line per allocator: the speedup t_baseline/t_candidate of each round, in the "
