@@ -1,9 +1,13 @@
 /* jemalloc.c - jemalloc from Debian's libjemalloc.so.2, built without a symbol prefix, so its
- * malloc replaces glibc's. Statistics through mallctl after advancing "epoch" to refresh them. */
+ * malloc replaces glibc's. Statistics through mallctl after advancing "epoch" to refresh them.
+ * Options are jemalloc's opt.* settings: MALLOC_CONF at start (jemalloc reads it when it
+ * initialises, before main), read back with mallctl("opt.NAME"). */
 #include "driver/backend.h"
 
 #include <jemalloc/jemalloc.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
 
 static int jemalloc_version(char *buf, size_t len)
 {
@@ -39,9 +43,109 @@ static size_t jemalloc_counters(struct backend_counter *out, size_t cap)
 	return n;
 }
 
+/* How mallctl returns an opt.* value (backend_option.id). */
+enum { JE_UNSIGNED, JE_SSIZE, JE_BOOL, JE_SIZE, JE_STRING };
+
+#define je_bool   "false,true"
+#define je_thp    "default,always,never"
+#define je_mthp   "disabled,auto,always"
+#define je_percpu "disabled,percpu,phycpu"
+
+#define JE_OPT(nm, t, u, lo, hi, d, kind, text)                                                    \
+	{                                                                                          \
+		.name = nm, .type = t, .unit = u, .min = lo, .max = hi, .def = d, .help = text,    \
+		.source = "opt." nm, .env = nm, .apply = BACKEND_APPLY_ENV,                        \
+		.proof = BACKEND_PROOF_READ, .id = kind, .key = "opt." nm                          \
+	}
+#define JE_ENUM(nm, ch, n, d, kind, text)                                                          \
+	{                                                                                          \
+		.name = nm, .type = BACKEND_OPT_ENUM, .unit = "", .min = 0, .max = n - 1,          \
+		.def = d, .choices = ch, .help = text, .source = "opt." nm, .env = nm,             \
+		.apply = BACKEND_APPLY_ENV, .proof = BACKEND_PROOF_READ, .id = kind,               \
+		.key = "opt." nm                                                                   \
+	}
+
+static const struct backend_option jemalloc_options[] = {
+    {.name = "narenas",
+     .type = BACKEND_OPT_INT,
+     .unit = "count",
+     .min = 1,
+     .max = 4096,
+     .def_text = "4 x CPUs",
+     .help = "arenas threads are spread over",
+     .source = "opt.narenas",
+     .env = "narenas",
+     .apply = BACKEND_APPLY_ENV,
+     .proof = BACKEND_PROOF_READ,
+     .id = JE_UNSIGNED,
+     .key = "opt.narenas"},
+    JE_OPT("dirty_decay_ms", BACKEND_OPT_INT, "ms", -1, 3600000, 10000, JE_SSIZE,
+           "time for unused dirty pages to be purged (-1: never, 0: at once)"),
+    JE_OPT("muzzy_decay_ms", BACKEND_OPT_INT, "ms", -1, 3600000, 0, JE_SSIZE,
+           "time for muzzy (lazily purged) pages to be returned (-1: never)"),
+    JE_ENUM("background_thread", je_bool, 2, 0, JE_BOOL, "purge from background threads"),
+    JE_OPT("tcache_max", BACKEND_OPT_BYTES, "bytes", 0, 8 << 20, 32 << 10, JE_SIZE,
+           "largest size class kept in the per-thread caches"),
+    JE_ENUM("thp", je_thp, 3, 0, JE_STRING, "transparent huge pages for the heap (madvise)"),
+    JE_ENUM("metadata_thp", je_mthp, 3, 0, JE_STRING,
+            "transparent huge pages for jemalloc's metadata"),
+    JE_ENUM("percpu_arena", je_percpu, 3, 0, JE_STRING,
+            "one arena per CPU (percpu) or per physical core (phycpu), chosen by the CPU"),
+};
+
+static enum backend_read jemalloc_read(const struct backend_option *o,
+                                       const struct backend_setting *cfg, size_t ncfg,
+                                       int64_t *value, char *err, size_t errlen)
+{
+	union {
+		unsigned u;
+		ssize_t ss;
+		bool b;
+		size_t z;
+		const char *s;
+	} v;
+	size_t sz = o->id == JE_UNSIGNED ? sizeof v.u
+	            : o->id == JE_SSIZE  ? sizeof v.ss
+	            : o->id == JE_BOOL   ? sizeof v.b
+	            : o->id == JE_SIZE   ? sizeof v.z
+	                                 : sizeof v.s;
+
+	(void)cfg, (void)ncfg;
+	if (mallctl(o->key, &v, &sz, NULL, 0) != 0) {
+		snprintf(err, errlen, "mallctl(\"%s\") failed", o->key);
+		return BACKEND_READ_FAIL;
+	}
+	switch (o->id) {
+	case JE_UNSIGNED:
+		*value = v.u;
+		break;
+	case JE_SSIZE:
+		*value = v.ss;
+		break;
+	case JE_BOOL:
+		*value = v.b;
+		break;
+	case JE_SIZE:
+		*value = (int64_t)v.z;
+		break;
+	default:
+		if ((*value = backend_choice_index(o, v.s)) < 0) {
+			snprintf(err, errlen, "%s is '%s'", o->key, v.s);
+			return BACKEND_READ_FAIL;
+		}
+	}
+	return BACKEND_READ_VALUE;
+}
+
 const struct backend_ops backend = {
     .name = "jemalloc",
     .library = "libjemalloc.so.",
     .version = jemalloc_version,
     .counters = jemalloc_counters,
+    .options = jemalloc_options,
+    .noptions = sizeof jemalloc_options / sizeof jemalloc_options[0],
+    .env_var = "MALLOC_CONF",
+    .env_assign = ':',
+    .env_sep = ',',
+    .config_read = jemalloc_read,
 };

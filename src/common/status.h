@@ -9,7 +9,8 @@ enum status {
 	ST_FAIL = 1,  /* runtime failure (a run failed, an output unwritable); the gate: FAIL */
 	ST_USAGE = 2, /* bad arguments or bad input (parameters, files) */
 	ST_INCONCLUSIVE = 3, /* the gate could not decide: more rounds or a bigger budget can */
-	ST_UNVERIFIED = 4, /* the driver: malloc is not served by the allocator it is named after */
+	/* the driver: malloc is not served by its allocator, or a --config is not in force */
+	ST_UNVERIFIED = 4,
 	ST_INTERRUPTED = 130 /* stopped by SIGINT or SIGTERM (finished rounds are kept) */
 };
 

@@ -4,6 +4,7 @@
 #include "common/atomicio.h"
 #include "driver/backend.h"
 #include "common/fingerprint.h"
+#include "driver/config.h"
 #include "common/opt.h"
 #include "common/status.h"
 #include "driver/params.h"
@@ -28,6 +29,7 @@
 #endif
 
 static char prog[64];
+static char **main_argv; /* for re-executing with a configuration's environment */
 
 static int fail(int status, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -58,21 +60,26 @@ static const char usage_text[] =
     "  --seed N           workload seed, 0..2^53-1 (default 42)\n"
     "  --reps N           runs in this process, 1..1000 (default 1)\n"
     "  --out FILE         write the record atomically to FILE (default -: stdout)\n"
-    "  list               workloads, phases, parameters (--json: as JSON)\n"
-    "  info               allocator, version, proof, counters, machine (--json: as JSON)\n"
+    "  --config KEY=VALUE set an allocator option (see `list`; docs/tuning.md); repeatable;\n"
+    "                     the record says what the allocator reports in force\n"
+    "  list               workloads, phases, parameters, allocator options (--json: as JSON)\n"
+    "  info               allocator, version, proof, counters, options in force, machine\n"
+    "  env                the environment that applies --config settings to a program\n"
     "\n"
     "Exit status: 0 ok; 1 runtime failure (workload error, checksum mismatch, unwritable\n"
     "output); 2 usage error (bad argument or parameter, too large for physical memory);\n"
-    "4 allocator not verified (malloc is served by another object, e.g. via LD_PRELOAD).\n";
+    "4 allocator not verified (malloc is served by another object, e.g. via LD_PRELOAD,\n"
+    "or a --config setting is not in force: the record is still written).\n";
 _Static_assert(PARAMS_SEED_DEFAULT == 42 && PARAMS_REPS_MAX == 1000, "update usage_text");
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: %s run WORKLOAD [--param KEY=VALUE]... [--scale small|default|large]\n"
-	        "           [--seed N] [--reps N] [--out FILE|-]\n",
+	        "           [--seed N] [--reps N] [--out FILE|-] [--config KEY=VALUE]...\n",
 	        prog);
 	fprintf(f, "       %s list [--json]\n       %s info [--json]\n", prog, prog);
+	fprintf(f, "       %s env [--config KEY=VALUE]...\n", prog);
 	fprintf(f, "       %s --help | --version\n\n", prog);
 	fputs(usage_text, f);
 }
@@ -152,6 +159,7 @@ static cJSON *list_json(void)
 	cJSON *root = cJSON_CreateObject(), *arr;
 
 	cJSON_AddStringToObject(root, "schema", "allocab-list/1");
+	cJSON_AddItemToObject(root, "options", config_options_json(&backend, 0));
 	arr = cJSON_AddArrayToObject(root, "workloads");
 	for (const struct workload *const *w = wl_registry; *w; w++) {
 		cJSON *o = cJSON_CreateObject(), *ph, *ps;
@@ -198,6 +206,7 @@ static void list_text(void)
 		}
 		printf("\n");
 	}
+	config_options_text(&backend, stdout, 0);
 }
 
 static int cmd_list(int argc, char **argv)
@@ -246,6 +255,7 @@ static cJSON *info_json(const struct proof *pr, const char *version)
 	for (int i = 0; i < PROOF_NSYMS; i++)
 		cJSON_AddItemToArray(syms, cJSON_CreateString(proof_symbols[i]));
 	cJSON_AddItemToObject(root, "counters", counters_json());
+	cJSON_AddItemToObject(root, "options", config_options_json(&backend, 1));
 	cJSON_AddItemToObject(root, "machine", fingerprint_json());
 	return root;
 }
@@ -277,6 +287,7 @@ static int info_text(cJSON *doc)
 	    text_of(m, "id"));
 	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(m, "env"))
 	    printf("env        %s=%s\n", c->string, cJSON_IsString(c) ? c->valuestring : "");
+	config_options_text(&backend, stdout, 1);
 	cJSON_Delete(doc);
 	return fflush(stdout) == 0 ? ST_OK : fail(ST_FAIL, "", "stdout: write failed");
 }
@@ -390,11 +401,13 @@ static int measure(const struct run_opts *o, struct wl_ctx *ctx, struct runrec_r
 	return 0;
 }
 
-static int emit(const struct runrec *rec, const char *out)
+static int emit(const struct runrec *rec, const struct config *cfg, const char *out)
 {
 	cJSON *machine = fingerprint_json();
 	cJSON *doc = machine ? runrec_json(rec, machine) : NULL;
-	char *text = doc ? cJSON_Print(doc) : NULL;
+	cJSON *conf = doc ? config_json(cfg) : NULL;
+	char *text =
+	    conf && cJSON_AddItemToObject(doc, "configuration", conf) ? cJSON_Print(doc) : NULL;
 	char err[4096 + 128];
 	size_t n;
 	int rc = ST_OK;
@@ -410,7 +423,8 @@ static int emit(const struct runrec *rec, const char *out)
 	return rc;
 }
 
-static int cmd_run(int argc, char **argv)
+/* The run proper, after --config was taken out of the arguments. */
+static int run_configured(int argc, char **argv, struct config *cfg)
 {
 	struct run_opts o;
 	struct proof pr;
@@ -424,6 +438,8 @@ static int cmd_run(int argc, char **argv)
 
 	if (params_parse_run(argc, argv, wl_registry, &o, err, sizeof err) != 0)
 		return fail(ST_USAGE, USAGE_HINT, "%s", err);
+	if (config_exec_env(cfg, main_argv, err, sizeof err) != 0)
+		return fail(ST_UNVERIFIED, "", "%s", err);
 	if (proof_check(backend.library, &pr) != 0)
 		return refuse(&pr);
 	if (params_validate(&o, physical_memory(), err, sizeof err) != 0)
@@ -432,6 +448,10 @@ static int cmd_run(int argc, char **argv)
 		return fail(ST_FAIL, "", "--out %s", err);
 	if (!(reps = calloc((size_t)o.reps, sizeof *reps)))
 		return fail(ST_FAIL, "", "out of memory for %d reps", o.reps);
+	if (config_apply(cfg, err, sizeof err) != 0) {
+		free(reps);
+		return fail(ST_UNVERIFIED, "", "configuration: %s", err);
+	}
 
 	ctx = (struct wl_ctx){.p = o.value, .str = o.str, .seed = o.seed, .scale = o.scale};
 	if (o.wl->setup && (bad = o.wl->setup(&ctx)) != 0) {
@@ -450,6 +470,7 @@ static int cmd_run(int argc, char **argv)
 	rec.rss_retained_bytes = resident_bytes();
 	getrusage(RUSAGE_SELF, &ru);
 	rec.ncounters = backend.counters(counters, BACKEND_MAX_COUNTERS);
+	config_verify(cfg);
 
 	if ((bad = runrec_first_mismatch(reps, o.reps)) >= 0) {
 		char a[17], b[17];
@@ -474,9 +495,56 @@ static int cmd_run(int argc, char **argv)
 	rec.nreps = o.reps;
 	runrec_usage_from(&ru, &rec.rusage);
 	rec.counters = counters;
-	bad = emit(&rec, o.out);
+	bad = emit(&rec, cfg, o.out);
 	free(reps);
+	if (bad == 0 && !cfg->verified)
+		return fail(ST_UNVERIFIED, "", "configuration not in force: %s", cfg->problem);
 	return bad;
+}
+
+/* --config: taken out of the arguments, applied through the environment (re-executing the
+ * driver) or in the process, read back after the last rep (docs/tuning.md). */
+static int config_args(struct config *cfg, int *argc, char **argv, char ***rest)
+{
+	char err[1024];
+
+	config_init(cfg, &backend);
+	if (!(*rest = calloc((size_t)*argc + 1, sizeof **rest)))
+		return fail(ST_FAIL, "", "out of memory");
+	if (config_take_args(cfg, *argc, argv, *rest, argc, err, sizeof err) != 0)
+		return fail(ST_USAGE, USAGE_HINT, "%s", err);
+	return 0;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct config cfg;
+	char **rest = NULL;
+	int rc = config_args(&cfg, &argc, argv, &rest);
+
+	if (rc == 0)
+		rc = run_configured(argc, rest, &cfg);
+	free(rest);
+	return rc;
+}
+
+static int cmd_env(int argc, char **argv)
+{
+	struct config cfg;
+	struct config_env env[CONFIG_MAX];
+	char **rest = NULL, err[1024];
+	int rc = config_args(&cfg, &argc, argv, &rest), n;
+
+	if (rc == 0 && argc > 0)
+		rc = fail(ST_USAGE, USAGE_HINT, "env: unexpected argument '%s'", rest[0]);
+	free(rest);
+	if (rc != 0)
+		return rc;
+	if ((n = config_env(&cfg, 1, env, CONFIG_MAX, err, sizeof err)) < 0)
+		return fail(ST_USAGE, "", "env: %s", err);
+	for (int i = 0; i < n; i++)
+		printf("%s=%s\n", env[i].name, env[i].value);
+	return fflush(stdout) == 0 ? 0 : fail(ST_FAIL, "", "stdout: write failed");
 }
 
 int main(int argc, char **argv)
@@ -484,10 +552,12 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : NULL;
 
 	snprintf(prog, sizeof prog, "allocab-%s", backend.name);
+	main_argv = argv;
 	if (!cmd)
-		return fail(ST_USAGE, USAGE_HINT, "missing command (run, list or info)");
+		return fail(ST_USAGE, USAGE_HINT, "missing command (run, list, info or env)");
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0 ||
-	    ((strcmp(cmd, "run") == 0 || strcmp(cmd, "list") == 0 || strcmp(cmd, "info") == 0) &&
+	    ((strcmp(cmd, "run") == 0 || strcmp(cmd, "list") == 0 || strcmp(cmd, "info") == 0 ||
+	      strcmp(cmd, "env") == 0) &&
 	     wants_help(argc - 2, argv + 2))) {
 		usage(stdout);
 		return ST_OK;
@@ -502,5 +572,7 @@ int main(int argc, char **argv)
 		return cmd_list(argc - 2, argv + 2);
 	if (strcmp(cmd, "info") == 0)
 		return cmd_info(argc - 2, argv + 2);
+	if (strcmp(cmd, "env") == 0)
+		return cmd_env(argc - 2, argv + 2);
 	return fail(ST_USAGE, USAGE_HINT, "unknown command '%s'", cmd);
 }

@@ -170,6 +170,23 @@ static size_t arm_cells(const struct cmp_report *r, char (*c)[6][CELL])
 	return n;
 }
 
+/* The configured arms of d with their settings (docs/tuning.md), one line each. */
+static void arm_config_lines(FILE *out, const struct rf_doc *d, int md)
+{
+	int head = 0;
+
+	for (size_t i = 0; d->arm_config && i < d->narms; i++) {
+		if (!d->arm_config[i])
+			continue;
+		if (!head++)
+			fprintf(out,
+			        md ? "\n**Configured arms** in %s:\n"
+			           : "\nconfigured arms in %s:\n",
+			        d->path);
+		fprintf(out, md ? "- `%s` = %s\n" : "  %s = %s\n", d->arms[i], d->arm_config[i]);
+	}
+}
+
 static void fail_line(const struct rf_fail *f, char *buf, size_t len)
 {
 	const char *tail = f->stderr_tail ? f->stderr_tail : "";
@@ -325,6 +342,11 @@ static int write_text(FILE *out, const struct cmp_report *r, int md)
 		(md ? print_md : print_grid)(out, &a[0][0], narm + 1, 6, 0x3c);
 	}
 	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
+		arm_config_lines(out, d, md);
+		if (r->paired)
+			break;
+	}
+	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
 		fail_counts(d, line, sizeof line);
 		fprintf(out,
 		        md ? "\n**Failed runs** in %s (measured rounds): %s\n"
@@ -427,6 +449,10 @@ static cJSON *doc_json(const struct rf_doc *d)
 	add_num(o, "warmup_rounds", (double)d->nwarmup);
 	add_str(o, "machine_id", d->machine_id[0] ? d->machine_id : NULL);
 	add_str(o, "machine", d->machine_desc);
+	cJSON *ac = cJSON_AddObjectToObject(o, "arm_configs");
+	for (size_t i = 0; d->arm_config && i < d->narms; i++)
+		if (d->arm_config[i])
+			add_str(ac, d->arms[i], d->arm_config[i]);
 	cJSON_AddItemToObject(o, "env", d->env ? cJSON_Parse(d->env) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "failures", fails);
 	for (size_t i = 0; i < d->nfails; i++) {

@@ -106,6 +106,40 @@ static int check_grid(struct loader *l, const cJSON *cfg)
 	return 0;
 }
 
+/* config.arm_configs (absent in older files): label -> {"allocator", "config": [...]}. */
+static int load_arm_configs(struct loader *l, const cJSON *ac)
+{
+	struct rf_doc *d = l->d;
+	const cJSON *c, *item;
+
+	if (!cJSON_IsObject(ac) || !ac->child)
+		return 0;
+	if (!(d->arm_config = calloc(d->narms, sizeof *d->arm_config)))
+		return rl_nomem(l);
+	cJSON_ArrayForEach(c, ac)
+	{
+		const char *alloc = rl_get_str(c, "allocator");
+		int a = rf_arm(d, c->string);
+		char buf[1024];
+		size_t k;
+
+		if (a < 0 || !alloc || !cJSON_IsArray(rl_get(c, "config")))
+			return rl_fail(
+			    l, "config.arm_configs: want label -> {allocator, config} of an arm");
+		k = (size_t)snprintf(buf, sizeof buf, "%s:", alloc);
+		cJSON_ArrayForEach(item, rl_get(c, "config"))
+		{
+			if (cJSON_IsString(item) && k < sizeof buf)
+				k += (size_t)snprintf(buf + k, sizeof buf - k, " %s",
+				                      item->valuestring);
+		}
+		free(d->arm_config[a]);
+		if (!(d->arm_config[a] = strdup(buf)))
+			return rl_nomem(l);
+	}
+	return 0;
+}
+
 static int load_config(struct loader *l, const cJSON *cfg)
 {
 	struct rf_doc *d = l->d;
@@ -132,7 +166,7 @@ static int load_config(struct loader *l, const cJSON *cfg)
 		if (!(d->wl[i].phases[0] = strdup("total")))
 			return rl_nomem(l);
 	}
-	return 0;
+	return load_arm_configs(l, rl_get(cfg, "arm_configs"));
 }
 
 static int load_machine(struct loader *l, const cJSON *m)
@@ -456,8 +490,12 @@ void rf_free(struct rf_doc *d)
 {
 	if (!d)
 		return;
-	for (size_t i = 0; i < d->narms; i++)
+	for (size_t i = 0; i < d->narms; i++) {
 		free(d->arms[i]);
+		if (d->arm_config)
+			free(d->arm_config[i]);
+	}
+	free(d->arm_config);
 	for (size_t i = 0; i < d->nwl; i++) {
 		for (size_t p = 0; p < RF_MAX_PHASES; p++)
 			free(d->wl[i].phases[p]);

@@ -55,6 +55,9 @@ struct rf_doc {
 	char *env;           /* machine.env as compact JSON, or NULL */
 	size_t narms, nwl;
 	char **arms;
+	/* per arm: "system: mmap_threshold=32M trim_threshold=256M" for a configured arm
+	 * (config.arm_configs, docs/tuning.md), NULL for a plain one; NULL when no arm is */
+	char **arm_config;
 	struct rf_workload *wl;
 	struct nameidx arm_idx, wl_idx; /* for rf_arm and rf_workload */
 	size_t nrounds;                 /* measured rounds, in file order */

@@ -2,6 +2,7 @@
  * configuration (drivers and their workloads, output paths, --duet, the rounds rule), then the run
  * (front/run/bench.h) and the final report. */
 #include "front/cmd/commands.h"
+#include "front/run/armspec.h"
 #include "front/cmd/benchopt.h"
 #include "front/run/bench.h"
 #include "front/run/progress.h"
@@ -26,7 +27,8 @@ static const char usage[] =
     "                     [--param KEY=VALUE]... [--reps N] [--rounds N] [--budget SECONDS]\n"
     "                     [--warmup N] [--min-rounds N] [--timeout SECONDS] [--shuffle-seed N]\n"
     "                     [--pad-max BYTES] [-o FILE | --results-dir DIR] [--driver-dir DIR]\n"
-    "                     [--duet] [--quiet] [--gate GATE-OPTIONS...]\n"
+    "                     [--arm LABEL=BACKEND[:KEY=VALUE]...]... [--duet] [--quiet]\n"
+    "                     [--gate GATE-OPTIONS...]\n"
     "       allocab bench --cmd NAME='COMMAND' --cmd NAME='COMMAND'... [options]\n"
     "\n"
     "Runs rounds: in each round every allocator runs every workload once, each run a fresh\n"
@@ -34,6 +36,10 @@ static const char usage[] =
     "\n"
     "  -a, --allocators LIST  drivers build/allocab-NAME to compare (default: every one found\n"
     "                         next to allocab, system first; calibration backends only if named)\n"
+    "  --arm LABEL=BACKEND[:KEY=VALUE]...\n"
+    "                         a configured arm named LABEL: driver allocab-BACKEND run with\n"
+    "                         --config KEY=VALUE for each setting (docs/tuning.md); repeatable,\n"
+    "                         with or without -a (then only the --arm arms run)\n"
     "  -w, --workloads LIST   workloads (default: every workload the drivers list)\n"
     "  --scale S              small, default or large (default: default)\n"
     "  --seed N               workload seed, the same for every run (default: 42)\n"
@@ -149,6 +155,8 @@ struct setup {
 	size_t nnames, nsel;
 	char dir[4096];
 	char *paths[2];
+	struct arm_spec *specs; /* --arm, owned; configured arms point into them */
+	size_t nspecs;
 };
 
 static void setup_free(struct setup *s)
@@ -164,6 +172,9 @@ static void setup_free(struct setup *s)
 	bench_free_list(s->sel, s->nsel);
 	free(s->paths[0]);
 	free(s->paths[1]);
+	for (size_t i = 0; i < s->nspecs; i++)
+		armspec_free(&s->specs[i]);
+	free(s->specs);
 }
 
 static int index_of(char *const *v, size_t n, const char *s)
@@ -184,8 +195,50 @@ static void join(char *const *v, size_t n, char *buf, size_t len)
 		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "", v[i]);
 }
 
-/* Arms of drivers mode: -a, or every driver found but the calibration backends. Returns 0, 1
- * (runtime) or 2 (usage) with err set. */
+/* The --arm arms after the -a ones: parsed, their driver found, their settings checked by the
+ * driver (`env --config ...`). Returns 0, 1 or 2 with err set. */
+static int setup_configured_arms(struct setup *s, const struct bench_opts *o, const char *have,
+                                 char *err, size_t errlen)
+{
+	int rc;
+
+	if (o->narm_specs && !(s->specs = calloc(o->narm_specs, sizeof *s->specs)))
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	for (size_t i = 0; i < o->narm_specs; i++) {
+		struct arm_spec *sp = &s->specs[s->nspecs];
+		struct bench_arm *a = &s->c.arms[s->c.narms];
+
+		if (armspec_parse(o->arm_specs[i], sp, err, errlen) != 0)
+			return 2;
+		s->nspecs++;
+		for (size_t k = 0; k < s->c.narms; k++)
+			if (strcmp(s->c.arms[k].name, sp->label) == 0)
+				return errmsg_status(
+				    2, err, errlen, "--arm %s: the name of another arm", sp->label);
+		if (index_of(s->names, s->nnames, sp->backend) < 0)
+			return errmsg_status(
+			    2, err, errlen, "--arm %s: unknown allocator '%s' (drivers in %s: %s)",
+			    sp->label, sp->backend, s->dir, s->nnames ? have : "none");
+		if (!(a->name = strdup(sp->label)) ||
+		    asprintf(&a->path, "%s/allocab-%s", s->dir, sp->backend) < 0) {
+			a->path = NULL;
+			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+		}
+		s->c.narms++;
+		a->backend = sp->backend;
+		a->config = sp->config;
+		a->nconfig = sp->nconfig;
+		if ((rc = armspec_check(a->path, sp, s->stop, NULL, err, errlen)) != 0)
+			return rc;
+	}
+	if (s->c.narms < 2)
+		return errmsg_status(ST_USAGE, err, errlen,
+		                     "--arm: a comparison needs at least two arms");
+	return 0;
+}
+
+/* Arms of drivers mode: -a, or every driver found but the calibration backends, then the --arm
+ * arms. Returns 0, 1 (runtime) or 2 (usage) with err set. */
 static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
 {
 	char have[1024];
@@ -207,10 +260,10 @@ static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, si
 				    ST_USAGE, err, errlen,
 				    "-a: unknown allocator '%s' (drivers in %s: %s)", s->sel[i],
 				    s->dir, s->nnames ? have : "none");
-		if (s->nsel < 2)
+		if (s->nsel + o->narm_specs < 2)
 			return errmsg_status(ST_USAGE, err, errlen,
 			                     "-a: a comparison needs at least two allocators");
-	} else {
+	} else if (!o->narm_specs) {
 		if (!(s->sel = calloc(s->nnames + 1, sizeof *s->sel)))
 			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		for (size_t i = 0; i < s->nnames; i++)
@@ -224,7 +277,7 @@ static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, si
 			                     s->nsel ? "only one" : "no", s->nsel ? "" : "s",
 			                     s->dir, s->nnames ? have : "none");
 	}
-	if (!(s->c.arms = calloc(s->nsel, sizeof *s->c.arms)))
+	if (!(s->c.arms = calloc(s->nsel + o->narm_specs, sizeof *s->c.arms)))
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	for (size_t i = 0; i < s->nsel; i++) {
 		struct bench_arm *a = &s->c.arms[s->c.narms++];
@@ -235,7 +288,7 @@ static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, si
 			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		}
 	}
-	return 0;
+	return setup_configured_arms(s, o, have, err, errlen);
 }
 
 /* Workloads of drivers mode, from the first arm's `list --json`, and the --param each gets. */

@@ -72,6 +72,7 @@ enum opt_id {
 	O_DUET,
 	O_HELP,
 	O_GATE,
+	O_ARM,
 	O_COUNT
 };
 
@@ -97,6 +98,7 @@ static const struct opt opts[O_COUNT] = {
     [O_DUET] = {"--duet", 0, OPT_REPEAT},
     [O_HELP] = {"--help", 'h', OPT_REPEAT},
     [O_GATE] = {"--gate", 0, OPT_REST},
+    [O_ARM] = {"--arm", 0, OPT_VALUE | OPT_REPEAT},
 };
 
 static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen)
@@ -204,6 +206,9 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		return 0;
 	case O_CMD:
 		return add_cmd(o, v, err, errlen);
+	case O_ARM:
+		o->arm_specs[o->narm_specs++] = v;
+		return 0;
 	case O_QUIET:
 		o->quiet = 1;
 		return 0;
@@ -218,7 +223,8 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 static int check_combinations(struct bench_opts *o, const unsigned char *given, char *err,
                               size_t errlen)
 {
-	static const int drivers_only[] = {O_ALLOC, O_WL, O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
+	static const int drivers_only[] = {O_ALLOC, O_WL,   O_SCALE, O_SEED,
+	                                   O_PARAM, O_REPS, O_DDIR,  O_ARM};
 
 	if (o->ncmds == 1)
 		return errmsg_fail(err, errlen, "--cmd: a comparison needs at least two commands");
@@ -257,8 +263,9 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	o->pad_max = DEFAULT_PAD_MAX;
 	o->params = calloc((size_t)argc + 1, sizeof *o->params);
 	o->cmd_names = calloc((size_t)argc + 1, sizeof *o->cmd_names);
+	o->arm_specs = calloc((size_t)argc + 1, sizeof *o->arm_specs);
 	o->cmd_lines = calloc((size_t)argc + 1, sizeof *o->cmd_lines);
-	if (!o->params || !o->cmd_names || !o->cmd_lines)
+	if (!o->params || !o->cmd_names || !o->cmd_lines || !o->arm_specs)
 		goto fail_oom;
 	opt_init(&p, argc, argv, 1, opts, O_COUNT);
 	p.help = "allocab bench";
@@ -320,6 +327,7 @@ void bench_opts_free(struct bench_opts *o)
 	free(o->cmd_names);
 	free(o->cmd_lines);
 	free(o->params);
-	o->cmd_names = o->cmd_lines = o->params = NULL;
-	o->ncmds = o->nparams = 0;
+	free(o->arm_specs);
+	o->cmd_names = o->cmd_lines = o->params = o->arm_specs = NULL;
+	o->ncmds = o->nparams = o->narm_specs = 0;
 }

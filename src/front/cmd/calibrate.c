@@ -6,6 +6,7 @@
 #include "common/atomicio.h"
 #include "front/cmd/benchopt.h"
 #include "front/run/bench.h"
+#include "front/run/armspec.h"
 #include "front/run/progress.h"
 #include "front/run/setup.h"
 #include "front/analysis/calibrate.h"
@@ -27,7 +28,8 @@
 #define DEFAULT_ROUNDS 20
 
 static const char usage[] =
-    "usage: allocab calibrate [-a BACKEND] [-w WORKLOAD,...] [--scale S] [--seed N]\n"
+    "usage: allocab calibrate [-a BACKEND | --arm LABEL=BACKEND[:KEY=VALUE]...]\n"
+    "                         [-w WORKLOAD,...] [--scale S] [--seed N]\n"
     "                         [--param KEY=VALUE]... [--reps N] [--rounds N | --budget SECONDS]\n"
     "                         [--warmup N] [--timeout SECONDS] [--shuffle-seed N]\n"
     "                         [--pad-max BYTES] [--driver-dir DIR] [--duet] [--quiet]\n"
@@ -44,6 +46,9 @@ static const char usage[] =
     "detectable effect (MDE) and the rounds a given effect needs.\n"
     "\n"
     "  -a, --allocator NAME   the backend to calibrate (default: system)\n"
+    "  --arm LABEL=BACKEND[:KEY=VALUE]...\n"
+    "                         calibrate a configured backend instead (docs/tuning.md): both arms,\n"
+    "                         LABEL.A and LABEL.B, run with the settings\n"
     "  --rounds N             measured rounds (default: 20; with --budget: no limit)\n"
     "  --duet                 run the two arms at the same time on two CPUs (see bench --help)\n"
     "  --alpha A              two-sided level of the tests and intervals (default: 0.05)\n"
@@ -68,6 +73,7 @@ static const char usage[] =
 
 struct copts {
 	const char *backend, *from, *arms, *out, *phase;
+	int backend_set;
 	int duet, help;
 	struct calib_plan plan;
 	size_t nfor;
@@ -104,7 +110,7 @@ enum {
 	K_FOR_BUDGET,
 	K_BLOCK,
 	K_FORWARDED,
-	K_COUNT = K_FORWARDED + 14
+	K_COUNT = K_FORWARDED + 15
 };
 
 #define OWN(name, c)                                                                               \
@@ -138,6 +144,7 @@ static const struct opt calib_opts[K_COUNT] = {
     OWN("--shuffle-seed", 0),
     OWN("--pad-max", 0),
     OWN("--driver-dir", 0),
+    OWN("--arm", 0),
     {"--quiet", 'q', OPT_REPEAT},
 };
 #undef OWN
@@ -153,6 +160,7 @@ static int own_option(struct copts *o, int k, const char *v, char *err, size_t e
 	switch (k) {
 	case K_ALLOCATOR:
 		o->backend = v;
+		o->backend_set = 1;
 		return 0;
 	case K_FROM:
 		o->from = v;
@@ -264,6 +272,7 @@ struct setup {
 	const volatile sig_atomic_t *stop;
 	struct bench_config c;
 	struct bench_arm arms[2];
+	struct arm_spec spec; /* --arm */
 	char *driver;
 	struct bench_wl_list list;
 	char **sel;
@@ -276,6 +285,7 @@ static void setup_free(struct setup *s)
 	free(s->arms[0].name);
 	free(s->arms[1].name);
 	free(s->driver);
+	armspec_free(&s->spec);
 	bench_free_workloads(&s->c);
 	bench_wl_list_free(&s->list);
 	bench_free_list(s->sel, s->nsel);
@@ -318,23 +328,41 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 {
 	char dir[4096];
 	int cpu[2], rc;
+	const char *backend = o->backend, *label = o->backend;
 
-	if (strspn(o->backend, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(o->backend) ||
-	    !*o->backend)
+	if (bo->narm_specs > 1 || (bo->narm_specs && o->backend_set))
+		return errmsg_status(ST_USAGE, err, errlen,
+		                     "--arm: calibrate takes one backend (one --arm, "
+		                     "or -a)");
+	if (bo->narm_specs) {
+		if (armspec_parse(bo->arm_specs[0], &s->spec, err, errlen) != 0)
+			return ST_USAGE;
+		backend = s->spec.backend;
+		label = s->spec.label;
+	}
+	if (strspn(backend, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(backend) ||
+	    !*backend)
 		return errmsg_status(ST_USAGE, err, errlen, "-a: '%s' is not a backend name",
-		                     o->backend);
+		                     backend);
 	if (bench_driver_dir(bo->driver_dir, dir, sizeof dir, err, errlen) != 0)
 		return ST_FAIL;
-	if (asprintf(&s->driver, "%s/allocab-%s", dir, o->backend) < 0) {
+	if (asprintf(&s->driver, "%s/allocab-%s", dir, backend) < 0) {
 		s->driver = NULL;
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	}
 	if (access(s->driver, X_OK) != 0)
 		return errmsg_status(ST_USAGE, err, errlen, "-a: no driver %s (%s)", s->driver,
 		                     strerror(errno));
-	if (asprintf(&s->arms[0].name, "%s.A", o->backend) < 0)
+	if (s->spec.label &&
+	    (rc = armspec_check(s->driver, &s->spec, s->stop, NULL, err, errlen)) != 0)
+		return rc;
+	for (int i = 0; s->spec.label && i < 2; i++)
+		s->arms[i] = (struct bench_arm){.backend = s->spec.backend,
+		                                .config = s->spec.config,
+		                                .nconfig = s->spec.nconfig};
+	if (asprintf(&s->arms[0].name, "%s.A", label) < 0)
 		s->arms[0].name = NULL;
-	if (asprintf(&s->arms[1].name, "%s.B", o->backend) < 0)
+	if (asprintf(&s->arms[1].name, "%s.B", label) < 0)
 		s->arms[1].name = NULL;
 	if (!s->arms[0].name || !s->arms[1].name)
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");

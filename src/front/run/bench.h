@@ -28,6 +28,11 @@ struct bench_arm {
 	char *name;
 	char *path;    /* drivers mode: the driver executable */
 	char *command; /* commands mode: run as /bin/sh -c command */
+	/* A configured arm (--arm, docs/tuning.md): its backend and its "KEY=VALUE" settings, each
+	 * passed to the driver as --config; NULL and 0 for a plain arm. */
+	const char *backend;
+	char **config;
+	size_t nconfig;
 };
 
 struct bench_workload {

@@ -38,6 +38,23 @@ static cJSON *string_array(char *const *s, size_t n)
 	return a;
 }
 
+/* label -> {"allocator", "config": ["KEY=VALUE", ...]} for the configured arms. */
+static cJSON *arm_configs(const struct bench_config *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (size_t i = 0; o && i < c->narms; i++) {
+		const struct bench_arm *a = &c->arms[i];
+		cJSON *j;
+
+		if (!a->backend || !(j = cJSON_AddObjectToObject(o, a->name)))
+			continue;
+		cJSON_AddStringToObject(j, "allocator", a->backend);
+		cJSON_AddItemToObject(j, "config", string_array(a->config, a->nconfig));
+	}
+	return o;
+}
+
 static cJSON *config_json(const struct bench_config *c)
 {
 	cJSON *o = cJSON_CreateObject(), *arms = cJSON_CreateArray(), *wl = cJSON_CreateArray();
@@ -82,6 +99,7 @@ static cJSON *config_json(const struct bench_config *c)
 	cJSON_AddStringToObject(o, "pad_var", RUNNER_PAD_VAR);
 	cJSON_AddBoolToObject(o, "duet", c->duet);
 	cJSON_AddItemToObject(o, drivers ? "drivers" : "commands", map);
+	cJSON_AddItemToObject(o, "arm_configs", drivers ? arm_configs(c) : cJSON_CreateNull());
 	cJSON_AddNullToObject(o, drivers ? "commands" : "drivers");
 	if (c->gate)
 		cJSON_AddItemToObject(o, "gate", string_array(c->gate_argv, (size_t)c->gate_argc));

@@ -107,7 +107,7 @@ static char **driver_argv(const struct bench_config *c, const struct bench_arm *
                           const struct bench_workload *w, char num[2][24])
 {
 	size_t n = 0;
-	char **v = calloc(12 + 2 * w->nparams, sizeof *v);
+	char **v = calloc(12 + 2 * w->nparams + 2 * a->nconfig, sizeof *v);
 
 	if (!v)
 		return NULL;
@@ -125,6 +125,10 @@ static char **driver_argv(const struct bench_config *c, const struct bench_arm *
 	for (size_t i = 0; i < w->nparams; i++) {
 		v[n++] = "--param";
 		v[n++] = w->params[i];
+	}
+	for (size_t i = 0; i < a->nconfig; i++) {
+		v[n++] = "--config";
+		v[n++] = a->config[i];
 	}
 	v[n++] = "--out";
 	v[n++] = "-";

@@ -1,0 +1,88 @@
+/* config.h - a driver's allocator configuration (`run --config KEY=VALUE`, docs/tuning.md):
+ * parsing against the backend's declared options, the environment a setting needs at process
+ * start (and the re-execution that puts it there), applying the in-process settings, reading
+ * back what is in force, and the JSON of the run record and of `list`/`info`. Every function
+ * takes the backend table as an argument, so the unit tests link without an allocator. */
+#ifndef ALLOCAB_CONFIG_H
+#define ALLOCAB_CONFIG_H
+
+#include "driver/backend.h"
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONFIG_MAX 32
+/* Set in the environment of the re-executed driver: the environment was applied once. */
+#define CONFIG_EXEC_VAR "ALLOCAB_CONFIG_EXEC"
+
+struct config {
+	const struct backend_ops *b;
+	size_t n;
+	struct backend_setting set[CONFIG_MAX];
+	/* filled by config_verify */
+	enum backend_read read[CONFIG_MAX];
+	int64_t in_force[CONFIG_MAX]; /* valid where read[i] is BACKEND_READ_VALUE */
+	char why[CONFIG_MAX][160];    /* reason where read[i] is BACKEND_READ_FAIL */
+	int verified;
+	char problem[512]; /* the first difference when !verified */
+};
+
+/* One environment assignment. */
+struct config_env {
+	char name[64];
+	char value[2048];
+};
+
+/* An empty configuration of backend b. */
+void config_init(struct config *c, const struct backend_ops *b);
+
+/* Adds "KEY=VALUE" (value in the option's syntax: integer, bytes with k/M/G, or a choice name).
+ * Returns 0, or -1 with a one-line reason in err ("--config narenas: '0' is out of range
+ * 1..1024"): unknown key, bad syntax, out of range, not a multiple, given twice, too many. */
+int config_add(struct config *c, const char *kv, char *err, size_t errlen);
+
+/* Takes every "--config KEY=VALUE" and "--config=KEY=VALUE" out of argv[0..argc) into c and
+ * the other arguments, in order, into rest (argc + 1 entries; NULL-terminated) and *nrest.
+ * Returns 0, or -1 with the reason in err. */
+int config_take_args(struct config *c, int argc, char **argv, char **rest, int *nrest, char *err,
+                     size_t errlen);
+
+/* The environment that applies c to a process: every setting when all is set (what a program
+ * arm needs), else only the BACKEND_APPLY_ENV ones (what the driver needs). Writes at most cap
+ * assignments to out and returns their number, or -1 with the reason in err. */
+int config_env(const struct config *c, int all, struct config_env *out, size_t cap, char *err,
+               size_t errlen);
+
+/* Makes sure the process started with the BACKEND_APPLY_ENV settings of c in its environment:
+ * returns 0 when it did (or none is needed); otherwise sets them and CONFIG_EXEC_VAR and
+ * re-executes /proc/self/exe with argv, which does not return. Returns -1 with the reason in err
+ * when exec fails or when the re-executed process still lacks them. */
+int config_exec_env(const struct config *c, char *const *argv, char *err, size_t errlen);
+
+/* Applies the BACKEND_APPLY_CALL settings. Returns 0, or -1 with the reason in err. */
+int config_apply(const struct config *c, char *err, size_t errlen);
+
+/* Reads back every setting (after the last rep) and sets c->verified: every value read or
+ * probed equals the request, every environment setting is in the environment. */
+void config_verify(struct config *c);
+
+/* The run record's "configuration" object (docs/results-format.md); NULL when out of memory. */
+cJSON *config_json(const struct config *c);
+
+/* Writes an option's value as --config takes it: "32M" for exact multiples of byte counts,
+ * the choice name for an enum, else decimal. */
+void config_format(const struct backend_option *o, int64_t v, char *buf, size_t len);
+
+/* The options of b as JSON (array) for `list`/`info`; with current, each gets "in_force" as
+ * config_read reports it now (null when unreadable). NULL when out of memory. */
+cJSON *config_options_json(const struct backend_ops *b, int current);
+
+/* The same as text lines on f. */
+void config_options_text(const struct backend_ops *b, FILE *f, int current);
+
+/* Names of the proof kinds ("read", "probe", "loader", "accepted", "environment"). */
+const char *config_proof_name(enum backend_opt_proof p);
+
+#endif

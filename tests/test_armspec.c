@@ -1,0 +1,58 @@
+/* test_armspec.c - parsing of configured arms, `--arm LABEL=BACKEND[:KEY=VALUE]...`: good specs,
+ * and every rejected one with its exact message. */
+#include "check.h"
+#include "front/run/armspec.h"
+
+#include <string.h>
+
+static void bad(const char *spec, const char *want)
+{
+	struct arm_spec a;
+	char err[512] = "";
+
+	CHECK(armspec_parse(spec, &a, err, sizeof err) != 0 && strcmp(err, want) == 0 && !a.label &&
+	          !a.config,
+	      "'%s' refused: '%s'", spec, err);
+}
+
+int main(void)
+{
+	struct arm_spec a;
+	char err[512], joined[256];
+
+	CHECK(armspec_parse("glibc-tuned=system:mmap_threshold=32M:trim_threshold=256M", &a, err,
+	                    sizeof err) == 0 &&
+	          strcmp(a.label, "glibc-tuned") == 0 && strcmp(a.backend, "system") == 0 &&
+	          a.nconfig == 2 && strcmp(a.config[0], "mmap_threshold=32M") == 0 &&
+	          strcmp(a.config[1], "trim_threshold=256M") == 0,
+	      "label, backend and two settings");
+	armspec_join(&a, joined, sizeof joined);
+	CHECK(strcmp(joined, "mmap_threshold=32M trim_threshold=256M") == 0, "joined: '%s'",
+	      joined);
+	armspec_free(&a);
+	CHECK(!a.label && !a.config && a.nconfig == 0, "freed and emptied");
+	CHECK(armspec_parse("plain=jemalloc", &a, err, sizeof err) == 0 && a.nconfig == 0 &&
+	          strcmp(a.backend, "jemalloc") == 0,
+	      "an arm without settings");
+	armspec_free(&a);
+	CHECK(armspec_parse("v1.2_x=mimalloc:decommit_delay=0", &a, err, sizeof err) == 0 &&
+	          strcmp(a.config[0], "decommit_delay=0") == 0,
+	      "dots, digits and underscores in a label");
+	armspec_free(&a);
+	bad("system", "--arm: 'system' is not LABEL=BACKEND[:KEY=VALUE]... with LABEL in "
+	              "[A-Za-z0-9_.-]");
+	bad("=system", "--arm: '=system' is not LABEL=BACKEND[:KEY=VALUE]... with LABEL in "
+	               "[A-Za-z0-9_.-]");
+	bad("a b=system", "--arm: 'a b=system' is not LABEL=BACKEND[:KEY=VALUE]... with LABEL in "
+	                  "[A-Za-z0-9_.-]");
+	bad("t=", "--arm t: '' is not a backend name");
+	bad("t=Sys:x=1", "--arm t: 'Sys' is not a backend name");
+	bad("t=system:", "--arm t: '' is not KEY=VALUE");
+	bad("t=system:x", "--arm t: 'x' is not KEY=VALUE");
+	bad("t=system:x=", "--arm t: 'x=' is not KEY=VALUE");
+	bad("t=system:=1", "--arm t: '=1' is not KEY=VALUE");
+	bad("t=system:X=1", "--arm t: 'X=1' is not KEY=VALUE");
+	bad("t=system:a=1::b=2", "--arm t: '' is not KEY=VALUE");
+	bad("t=system:a=1:a=2", "--arm t: a is given twice");
+	return CHECK_DONE();
+}
