@@ -42,13 +42,16 @@ spent, then allocab compare pairs them round by round. A round runs the job twic
   --cmd COMMAND          the same as a first positional COMMAND
   --cmd-mimalloc COMMAND the same as a second positional COMMAND
   --gate PCT             then allocab gate: is mimalloc at least PCT% faster (0 <= PCT < 100;
-                         0: not slower)? Its lines follow; exit with its status
+                         0: not slower) in steady state (commands: cold)? Its lines follow;
+                         exit with its status
   -o, --output FILE      results file (default: results/<UTC stamp>.json and a copy
                          results/latest.json, like allocab bench)
   -q, --quiet            no progress or summary from allocab bench on stderr
   -h, --help             this text
 
-Output (stdout):
+Output (stdout), for each regime measured, steady state first (a workload's driver runs its
+first repetition cold, then repeats until steady; a command is one cold process):
+  Regime: steady state (...) | cold start (...)
   System Allocator Duration: median time of the glibc runs
   Mimalloc Duration: median time of the mimalloc runs, with the paired time ratio
                      t_mimalloc/t_glibc and its confidence interval
@@ -245,28 +248,25 @@ if ! "$allocab" compare "$out" "${only[@]}" --format csv -o "$tmp/csv" 2>"$tmp/w
 	exit "$fail"
 fi
 
-# The columns by name (docs/results-format.md, allocab-compare/1 csv), in this order.
+# The columns by name (docs/results-format.md, allocab-compare/1 csv), in this order; one row per
+# regime, steady first (a command or a one-rep bench has cold only).
 fields=$(awk -F, '
 	/^#/ { next }
 	!head { for (i = 1; i <= NF; i++) col[$i] = i; head = 1
-		split("n n_baseline n_candidate speedup ci_lo ci_hi ci_level improvement_pct p_holm verdict median_ns_baseline median_ns_candidate rounds_needed", want, " ")
+		split("regime n n_baseline n_candidate speedup ci_lo ci_hi ci_level improvement_pct p_holm verdict median_ns_baseline median_ns_candidate rounds_needed", want, " ")
 		for (k = 1; k in want; k++) if (!(want[k] in col)) { print "no column " want[k]; exit 1 }
 		next }
 	{ rows++; line = ""
-	  for (k = 1; k in want; k++) line = line (k > 1 ? "\t" : "") $col[want[k]] }
-	END { if (rows != 1) { print rows + 0 " rows, want 1"; exit 1 } print line }' "$tmp/csv") ||
+	  for (k = 1; k in want; k++) line = line (k > 1 ? "\t" : "") $col[want[k]]
+	  print line }
+	END { if (rows < 1 || rows > 2) { print rows + 0 " rows, want 1 or 2"; exit 1 } }' "$tmp/csv") ||
 	die "$fail" "allocab compare --format csv: unexpected output: $fields"
-IFS=$'\t' read -r n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need <<<"$fields"
 
-if [ -z "$speedup" ] || [ -z "$lo" ] || [ -z "$hi" ]; then
-	[ "$fail" != 130 ] || die 130 "interrupted before 2 rounds with both arms ok; the finished rounds are in $out"
-	die 1 "no comparison possible: fewer than 2 rounds in which both arms succeeded (ok runs: glibc $n_base, mimalloc $n_cand); see the failed runs with: allocab compare $out"
-fi
-cat "$tmp/warnings" >&2 # too few rounds, drift, telemetry spikes: to be read with the numbers
-
-awk -v n="$n" -v nb="$n_base" -v nc="$n_cand" -v s="$speedup" -v lo="$lo" -v hi="$hi" \
-	-v level="$level" -v imp="$improvement" -v p="$p" -v verdict="$verdict" \
-	-v mb="$med_base" -v mc="$med_cand" -v need="$need" 'BEGIN {
+# The five summary lines of one regime from the fields read above.
+summary() {
+	awk -v n="$n" -v nb="$n_base" -v nc="$n_cand" -v s="$speedup" -v lo="$lo" -v hi="$hi" \
+		-v level="$level" -v imp="$improvement" -v p="$p" -v verdict="$verdict" \
+		-v mb="$med_base" -v mc="$med_cand" -v need="$need" 'BEGIN {
 	ci = level < 0.9495 ? sprintf("%.1f%% CI", 100 * level) : "95% CI"
 	printf "System Allocator Duration: %.3fs (median of %d runs; intervals are of the paired ratios below)\n", mb / 1e9, nb
 	printf "Mimalloc Duration: %.3fs (median of %d runs; time ratio to glibc %.3f, %s [%.3f, %.3f])\n", mc / 1e9, nc, 1 / s, ci, 1 / hi, 1 / lo
@@ -277,6 +277,31 @@ awk -v n="$n" -v nb="$n_base" -v nc="$n_cand" -v s="$speedup" -v lo="$lo" -v hi=
 	if (need != "") what = what ": need " need
 	printf "Verdict: %s (%s, %d paired rounds)\n", what, p < 0.001 ? "p < 0.001" : sprintf("p = %.2g", p), n
 }'
+}
+
+usable=0 ok_base='' ok_cand=''
+while IFS=$'\t' read -r regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need; do
+	[ -z "$speedup" ] || [ -z "$lo" ] || [ -z "$hi" ] || usable=1
+	ok_base=$n_base ok_cand=$n_cand
+done <<<"$fields"
+if [ "$usable" = 0 ]; then
+	[ "$fail" != 130 ] || die 130 "interrupted before 2 rounds with both arms ok; the finished rounds are in $out"
+	die 1 "no comparison possible: fewer than 2 rounds in which both arms succeeded (ok runs: glibc $ok_base, mimalloc $ok_cand); see the failed runs with: allocab compare $out"
+fi
+cat "$tmp/warnings" >&2 # too few rounds, drift, telemetry spikes: to be read with the numbers
+
+while IFS=$'\t' read -r regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need; do
+	if [ "$regime" = steady ]; then
+		echo "Regime: steady state (median of each process's steady repetitions: training loops, services)"
+	else
+		echo "Regime: cold start (first repetition of each process: CLI tools, serverless)"
+	fi
+	if [ -z "$speedup" ] || [ -z "$lo" ] || [ -z "$hi" ]; then
+		echo "Verdict: insufficient data (fewer than 2 rounds with both arms ok in this regime)"
+		continue
+	fi
+	summary
+done <<<"$fields"
 
 echo "Results: $out"
 

@@ -54,6 +54,10 @@ expect_status "compare --format json" 0 "$A" compare "$f" --baseline mimalloc --
 [ "$("$JGET" "$TMP/out" inputs.0.arm_configs.glibc-tuned)" = "system: mmap_threshold=32M trim_threshold=256M" ] &&
 	ok "compare json: inputs[].arm_configs" || notok "compare json: inputs[].arm_configs" "$(head -c 400 "$TMP/out")"
 
+expect_status "compare --format html" 0 "$A" compare "$f" --baseline mimalloc --format html -o "$TMP/r.html"
+grep -q 'configured arm <code>glibc-tuned</code> = system: mmap_threshold=32M trim_threshold=256M' "$TMP/r.html" &&
+	ok "compare html: the arm's settings" || notok "compare html: the arm's settings" "$(grep -c configured "$TMP/r.html")"
+
 # The gate judges the label; with 2 rounds it cannot decide, whatever the speeds.
 "$A" gate "$f" --candidate glibc-tuned --baseline mimalloc --min-speedup 1% >"$TMP/out" 2>"$TMP/err"
 rc=$?
@@ -79,6 +83,23 @@ expect_status "calibrate --arm" 0 "$A" calibrate --arm "$TUNED" -w checkpoint_wr
 [ "$("$JGET" "$TMP/cal-runs.json" config.arms)" = '["glibc-tuned.A","glibc-tuned.B"]' ] &&
 	"$JGET" "$TMP/cal-runs.json" config.arm_configs | grep -q '"glibc-tuned.A":{"allocator":"system","config":\["mmap_threshold=32M"' &&
 	ok "calibrate --arm: two configured arms" || notok "calibrate --arm" "$("$JGET" "$TMP/cal-runs.json" config)"
+
+# A configuration the allocator does not put in force: every run of that arm is unverified
+# (jemalloc raises narenas to the CPU count when percpu_arena is on), excluded from compare.
+if [ "$(nproc)" -ge 2 ]; then
+	"$A" bench -a system --arm 'je1=jemalloc:narenas=1:percpu_arena=percpu' -w checkpoint_write \
+		--scale small --rounds 1 --warmup 0 --quiet -o "$TMP/u.json" >/dev/null 2>&1
+	st=""
+	for i in 0 1; do
+		if [ "$("$JGET" "$TMP/u.json" "rounds.0.runs.$i.arm")" = je1 ]; then
+			st=$("$JGET" "$TMP/u.json" "rounds.0.runs.$i.status"):$("$JGET" "$TMP/u.json" "rounds.0.runs.$i.record.configuration.verified")
+		fi
+	done
+	[ "$st" = unverified:false ] && ok "a configuration not in force: the run is unverified, its record says why" ||
+		notok "a configuration not in force: the run is unverified" "$st"
+else
+	ok "# skip unverified configuration: one CPU"
+fi
 
 # Bad arms: exit 2, one line, before any run.
 bad() {

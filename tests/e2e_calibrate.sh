@@ -38,7 +38,7 @@ fi
 wl=checkpoint_write
 for ns in 0 300; do
 	ALLOCAB_INJECT_NS=$ns expect_status "system_slow run $wl at $ns ns" 0 \
-		"$slow" run $wl --scale small --seed 7 --out "$TMP/slow$ns.json"
+		"$slow" run $wl --scale small --seed 7 --reps 1 --out "$TMP/slow$ns.json"
 done
 expect_status "system run $wl" 0 "$sys" run $wl --scale small --seed 7 --out "$TMP/sys.json"
 c_sys=$("$jget" "$TMP/sys.json" checksum)

@@ -44,7 +44,7 @@ grep -Eq '^pipeline +read +mimalloc' "$TMP/out" &&
 	ok "table: pipeline phases by default" || notok "table: pipeline phases by default" "no read row"
 
 expect_status "compare markdown" 0 "$A" compare "$TMP/r.json" --format markdown
-grep -q '^| workload | phase | candidate | speedup |' "$TMP/out" && grep -qF "$CONV" "$TMP/out" &&
+grep -q '^| workload | phase | candidate | cold speedup |' "$TMP/out" && grep -qF "$CONV" "$TMP/out" &&
 	ok "markdown table and convention" || notok "markdown table and convention" "$(head -c 300 "$TMP/out")"
 
 expect_status "compare json -o" 0 "$A" compare "$TMP/r.json" --format json -o "$TMP/c.json"
@@ -58,7 +58,7 @@ expect_status "compare json -o" 0 "$A" compare "$TMP/r.json" --format json -o "$
 ls -a "$TMP" | grep -q '^\.allocab-tmp' && notok "-o leaves no temporary file" "found one" || ok "-o leaves no temporary file"
 
 expect_status "compare csv" 0 "$A" compare "$TMP/r.json" --format csv
-head -1 "$TMP/out" | grep -q '^workload,phase,candidate,baseline,n,.*,rounds_needed,mode,conf$' &&
+head -1 "$TMP/out" | grep -q '^workload,phase,regime,candidate,baseline,n,.*,rounds_needed,mode,conf$' &&
 	! grep -q '^#' "$TMP/out" && ok "csv: the header is the first line, no comment lines" ||
 	notok "csv: the header is the first line, no comment lines" "$(head -2 "$TMP/out")"
 if command -v /usr/bin/python3 >/dev/null 2>&1; then
@@ -113,9 +113,59 @@ expect_status "compare two machines, csv" 0 "$A" compare "$TMP/same.json" "$TMP/
 [ "$(grep -c 'WARNING: machine fingerprints differ' "$TMP/err")" = 1 ] && ! grep -q WARNING "$TMP/out" &&
 	ok "csv: the warning once, on stderr" || notok "csv: the warning once, on stderr" "$(cat "$TMP/err")"
 
+# regimes: cold and steady side by side, --regime selects, the gate names its regime
+mkbench "$TMP/reg.json" arms=system=1,mimalloc=0.8 reps=5 colds=system=2,mimalloc=1 unsettled=mimalloc rounds=8
+expect_status "compare both regimes" 0 "$A" compare "$TMP/reg.json" --workload parquet_load
+grep -q 'steady speedup' "$TMP/out" && grep -q 'cold speedup' "$TMP/out" &&
+	grep -Eq '^parquet_load +total +mimalloc +1\.25[0-9]x .* 2\.5[0-9]*x ' "$TMP/out" &&
+	ok "table: steady 1.25x and cold 2.5x side by side" || notok "table: both regimes" "$(cat "$TMP/out")"
+grep -q 'measured cold and steady' "$TMP/out" && ok "table: the file measured both regimes" ||
+	notok "table: regimes measured" "$(head -3 "$TMP/out")"
+grep -q 'mimalloc on parquet_load: 8 of 8 runs never settled' "$TMP/out" &&
+	ok "runs that never settled are flagged" || notok "unsettled runs flagged" "$(cat "$TMP/out")"
+grep -Eq '^parquet_load +mimalloc +8/8 .* 8 .*\+0\.2 MiB$' "$TMP/out" &&
+	ok "per arm: unsettled count and RSS growth" || notok "per arm: unsettled and growth" "$(grep -A4 'per arm' "$TMP/out")"
+expect_status "compare --regime cold" 0 "$A" compare "$TMP/reg.json" --workload parquet_load --regime cold
+grep -Eq '^parquet_load +total +mimalloc +2\.5[0-9]*x' "$TMP/out" && ! grep -q 'steady speedup' "$TMP/out" &&
+	grep -q 'cold speedup' "$TMP/out" && ok "--regime cold: only cold" || notok "--regime cold" "$(cat "$TMP/out")"
+expect_status "compare --regime steady json" 0 "$A" compare "$TMP/reg.json" --regime steady --format json -o "$TMP/reg-c.json"
+[ "$("$J" "$TMP/reg-c.json" regime)" = steady ] && [ "$("$J" "$TMP/reg-c.json" comparisons.0.regime)" = steady ] &&
+	[ "$("$J" "$TMP/reg-c.json" comparisons.0.rss_growth_bytes_baseline)" = 262144 ] &&
+	[ "$("$J" "$TMP/reg-c.json" comparisons.0.unsettled_candidate)" = 8 ] &&
+	[ "$("$J" "$TMP/reg-c.json" inputs.0.regimes.1)" = steady ] &&
+	ok "json: regime, RSS growth, unsettled runs, regimes measured" || notok "json regime fields" "$(head -c 600 "$TMP/reg-c.json")"
+expect_status "compare json both" 0 "$A" compare "$TMP/reg.json" --format json -o "$TMP/reg-b.json"
+[ "$("$J" "$TMP/reg-b.json" comparisons.0.regime)" = steady ] && [ "$("$J" "$TMP/reg-b.json" comparisons.1.regime)" = cold ] &&
+	ok "json both: steady then cold" || notok "json both" "$("$J" "$TMP/reg-b.json" regimes_compared)"
+expect_status "compare csv both" 0 "$A" compare "$TMP/reg.json" --format csv --workload parquet_load
+[ "$(grep -c '^parquet_load,total,steady,mimalloc' "$TMP/out")" = 1 ] && [ "$(grep -c '^parquet_load,total,cold,mimalloc' "$TMP/out")" = 1 ] &&
+	ok "csv: one row per regime" || notok "csv rows per regime" "$(cat "$TMP/out")"
+expect_status "compare markdown both" 0 "$A" compare "$TMP/reg.json" --format markdown
+grep -Eq '^\| workload \| phase \| candidate \| steady speedup \| steady [0-9.]+% CI \| steady verdict \| cold speedup \|' "$TMP/out" &&
+	ok "markdown: both regimes side by side" || notok "markdown both" "$(grep '^| workload' "$TMP/out")"
+expect_status "gate default regime is steady" 0 "$A" gate "$TMP/reg.json" --candidate mimalloc --min-speedup 15% --workload parquet_load
+grep -q '^PASS  *parquet_load/total steady mimalloc vs system' "$TMP/out" && tail -1 "$TMP/out" | grep -q 'steady regime)$' &&
+	ok "gate verdict lines name the steady regime" || notok "gate steady lines" "$(cat "$TMP/out")"
+expect_status "gate --regime cold" 0 "$A" gate "$TMP/reg.json" --candidate mimalloc --min-speedup 50% --regime cold --workload parquet_load
+grep -q '^PASS  *parquet_load/total cold mimalloc vs system' "$TMP/out" && tail -1 "$TMP/out" | grep -q 'cold regime)$' &&
+	ok "gate --regime cold judges and names cold" || notok "gate cold lines" "$(cat "$TMP/out")"
+expect_status "gate --regime steady on the same margin FAILs" 1 "$A" gate "$TMP/reg.json" --candidate mimalloc --min-speedup 50% --workload parquet_load
+# an old file of one rep per run: loads, says cold only; the gate judges cold with a warning
+expect_status "compare on a one-rep file" 0 "$A" compare "$TMP/same.json"
+grep -q 'measured cold only (one repetition per run)' "$TMP/out" && grep -q 'regime: cold only' "$TMP/out" &&
+	ok "a one-rep file says cold only" || notok "one-rep file: cold only" "$(head -8 "$TMP/out")"
+expect_status "gate on a one-rep file" 0 "$A" gate "$TMP/same.json" --candidate mimalloc --min-speedup 5%
+grep -q 'measured cold only (one repetition per run): judging the cold regime' "$TMP/err" &&
+	grep -q '^PASS  *parquet_load/total cold mimalloc' "$TMP/out" &&
+	ok "gate on a one-rep file judges cold and says so" || notok "gate one-rep fallback" "$(cat "$TMP/err" "$TMP/out")"
+bad "gate --regime steady on a one-rep file" "measured cold only .*: no steady times to compare" "$A" gate "$TMP/same.json" --candidate mimalloc --min-speedup 5% --regime steady
+bad "compare --regime steady on a one-rep file" "measured cold only .*: no steady times" "$A" compare "$TMP/same.json" --regime steady
+bad "compare --regime bad" "--regime 'hot': want cold, steady or both" "$A" compare "$TMP/reg.json" --regime hot
+bad "gate --regime both" "--regime 'both': want steady or cold" "$A" gate "$TMP/reg.json" --candidate mimalloc --min-speedup 5% --regime both
+
 # gate: the three outcomes and their exit codes
 expect_status "gate PASS exit 0" 0 "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 5%
-tail -1 "$TMP/out" | grep -q '^gate: PASS' && grep -q '^PASS  *parquet_load/total mimalloc vs system' "$TMP/out" &&
+tail -1 "$TMP/out" | grep -q '^gate: PASS' && grep -q '^PASS  *parquet_load/total cold mimalloc vs system' "$TMP/out" &&
 	ok "gate PASS lines" || notok "gate PASS lines" "$(cat "$TMP/out")"
 expect_status "gate FAIL exit 1" 1 "$A" gate "$TMP/r.json" --candidate jemalloc --min-speedup 5
 tail -1 "$TMP/out" | grep -q '^gate: FAIL' && ok "gate FAIL line" || notok "gate FAIL line" "$(cat "$TMP/out")"
@@ -154,18 +204,18 @@ cci=$(grep '^parquet_load ' "$TMP/c1" | grep -o '\[[0-9.]*, [0-9.]*\]')
 mkbench "$TMP/near.json" arms=system=1,tcmalloc=0.955/0.04 rounds=8 wls=parquet_load,pipeline
 "$A" gate "$TMP/near.json" --candidate tcmalloc --min-speedup 5% >"$TMP/g3" 2>"$TMP/e3"
 [ "$(grep -c '^INCONCLUSIVE' "$TMP/g3")" = 2 ] && [ "$(grep -c '^note:' "$TMP/g3")" = 2 ] &&
-	grep -q '^note: parquet_load/total tcmalloc: the estimate lies [0-9.]*% from the margin; 8 rounds resolve about [0-9.]*%' "$TMP/g3" &&
+	grep -q '^note: parquet_load/total cold tcmalloc: the estimate lies [0-9.]*% from the margin; 8 rounds resolve about [0-9.]*%' "$TMP/g3" &&
 	! grep -q 'note\|detectable' "$TMP/e3" &&
 	ok "one distance note per INCONCLUSIVE line, on stdout only" ||
 	notok "one distance note per INCONCLUSIVE line, on stdout only" "$(cat "$TMP/g3" "$TMP/e3")"
 # FAIL is multiplicity-safe with --on each: Bonferroni over the workloads gated.
 mkbench "$TMP/bonf.json" arms=system=1,x=0.984/0.03 rounds=8 wls=parquet_load,pipeline,batch_prep,feature_extract
 expect_status "each: beyond the margin at 95% but not at the family level: INCONCLUSIVE" 3 "$A" gate "$TMP/bonf.json" --candidate x --min-speedup 3%
-grep -q '^INCONCLUSIVE parquet_load/total x vs system: .*; not FAIL: with 4 comparisons gated FAIL needs the whole 99.2% interval (Bonferroni) below 1.031x' "$TMP/out" &&
+grep -q '^INCONCLUSIVE parquet_load/total cold x vs system: .*; not FAIL: with 4 comparisons gated FAIL needs the whole 99.2% interval (Bonferroni) below 1.031x' "$TMP/out" &&
 	grep -q 'FAIL the whole 98.8% interval of one beyond it (Bonferroni over 4)' "$TMP/out" &&
 	ok "each: the line and the summary say why it is not FAIL" || notok "each: why not FAIL" "$(cat "$TMP/out")"
 expect_status "each: the same workload gated alone FAILs" 1 "$A" gate "$TMP/bonf.json" --candidate x --min-speedup 3% --workload parquet_load
-grep -q '^FAIL  *parquet_load/total x vs system: speedup 1.019x, 9[0-9.]*% CI \[[0-9.]*, [0-9.]*\] < 1.031x' "$TMP/out" &&
+grep -q '^FAIL  *parquet_load/total cold x vs system: speedup 1.019x, 9[0-9.]*% CI \[[0-9.]*, [0-9.]*\] < 1.031x' "$TMP/out" &&
 	ok "a FAIL line prints the speedup interval it decided on" || notok "FAIL line" "$(cat "$TMP/out")"
 sed '0,/"total":{"wall_ns":[0-9]*/s//"total":{"wall_ns":1e999/' "$TMP/four.json" >"$TMP/inf.json"
 bad "compare: infinite time" "wall_ns missing or not a positive integer" "$A" compare "$TMP/inf.json"

@@ -60,7 +60,8 @@ if command -v nm >/dev/null 2>&1; then
 		text_symbols "$d" >"$TMP/nm.1"
 		# Functions from the first one only $b0 has (its backend) onwards may move: libgcc, _fini.
 		cut=$(join -v1 "$TMP/nm.0" "$TMP/nm.1" | awk '{ print $2 }' | sort | head -1)
-		join "$TMP/nm.0" "$TMP/nm.1" | awk -v cut="${cut:-g}" '$2 < cut' >"$TMP/nm.common"
+		# compared as strings: an address such as 00000000000128e0 would read as the number 128
+		join "$TMP/nm.0" "$TMP/nm.1" | awk -v cut="${cut:-g}" '($2 "") < (cut "")' >"$TMP/nm.common"
 		shared=$(wc -l <"$TMP/nm.common")
 		wl=$(grep -c '^wl_' "$TMP/nm.common")
 		moved=$(awk '$2 != $3' "$TMP/nm.common" | head -3 | tr '\n' ' ')
@@ -151,6 +152,44 @@ for ((i = 0; i < nw; i++)); do
 	fi
 done
 
+# --- regimes: a cold rep, then reps until steady; a run that cannot settle says so -----------
+f=$TMP/regimes.json
+expect_status "$b0: run batch_prep --scale small (reps auto) exits 0" 0 \
+	"$d0" run batch_prep --scale small --out "$f"
+n=$("$JGET" "$f" reps.#)
+p=""
+[ "$n" -ge 4 ] && [ "$n" -le 20 ] || p+=" reps.#=$n"
+[ "$("$JGET" "$f" reps.0.regime)" = cold ] || p+=" reps.0.regime"
+for k in $((n - 3)) $((n - 2)) $((n - 1)); do
+	[ "$("$JGET" "$f" "reps.$k.regime")" = steady ] || p+=" reps.$k.regime"
+	"$JGET" "$f" "reps.$k.rss_after_bytes" >/dev/null || p+=" reps.$k.rss_after_bytes"
+done
+[ "$("$JGET" "$f" regimes.mode)" = auto ] || p+=" regimes.mode"
+[ "$("$JGET" "$f" regimes.steady_reps)" = 3 ] || p+=" regimes.steady_reps"
+[ "$("$JGET" "$f" regimes.warmup_reps)" = $((n - 4)) ] || p+=" regimes.warmup_reps"
+[ "$("$JGET" "$f" regimes.cold_ns)" = "$("$JGET" "$f" reps.0.phases.total.wall_ns)" ] || p+=" regimes.cold_ns"
+"$JGET" "$f" regimes.steady_ns >/dev/null || p+=" regimes.steady_ns"
+"$JGET" "$f" rss.growth_bytes >/dev/null || p+=" rss.growth_bytes"
+settled=$("$JGET" "$f" regimes.settled)
+{ [ "$settled" = true ] || { [ "$settled" = false ] && [ "$n" = 20 ]; }; } || p+=" regimes.settled=$settled"
+if [ -z "$p" ]; then ok "$b0: reps auto: cold, $((n - 4)) warm-up, 3 steady, settled $settled"; else notok "$b0: reps auto record" "$p"; fi
+# tolerance 0: three distinct times never agree, and 4 reps are too few for two windows
+expect_status "$b0: run --max-reps 4 --steady-tol 0 exits 0" 0 \
+	"$d0" run checkpoint_write --scale small --max-reps 4 --steady-tol 0 --out "$f"
+if [ "$("$JGET" "$f" reps.#)" = 4 ] && [ "$("$JGET" "$f" regimes.settled)" = false ] &&
+	[ "$("$JGET" "$f" regimes.rule.max_reps)" = 4 ] && [ "$("$JGET" "$f" reps.3.regime)" = steady ]; then
+	ok "$b0: a run that hits --max-reps without settling is flagged settled: false"
+else
+	notok "$b0: unsettled run flagged" "$(head -c 300 "$f")"
+fi
+expect_status "$b0: run --reps 1 exits 0" 0 "$d0" run checkpoint_write --scale small --reps 1 --out "$f"
+if [ "$("$JGET" "$f" reps.#)" = 1 ] && [ "$("$JGET" "$f" regimes.settled)" = null ] &&
+	[ "$("$JGET" "$f" regimes.steady_ns)" = null ] && [ "$("$JGET" "$f" regimes.mode)" = fixed ]; then
+	ok "$b0: --reps 1 measures the cold regime only"
+else
+	notok "$b0: --reps 1 is cold only" "$(head -c 300 "$f")"
+fi
+
 # --- LD_PRELOAD of another allocator is refused ------------------------------------------------
 w0=${workloads[0]:-none}
 for d in "${drivers[@]}"; do
@@ -195,6 +234,7 @@ bad "non-numeric seed" 2 "--seed: 'abc' is not an unsigned integer" run "$w0" --
 bad "negative seed" 2 "--seed: '-1' is not an unsigned integer" run "$w0" --seed -1
 bad "zero reps" 2 "--reps: '0' is out of range 1\.\.1000" run "$w0" --reps 0
 bad "non-numeric reps" 2 "--reps: '2x' is not an integer" run "$w0" --reps 2x
+bad "--max-reps with --reps N" 2 "--max-reps caps automatic repetitions" run "$w0" --reps 2 --max-reps 5
 bad "list with junk" 2 "list: unexpected argument 'x'" list x
 bad "list: the bad argument is named, not --json" 2 "list: unexpected argument 'x'" list x --json
 bad "info: the bad argument is named after --json" 2 "info: unexpected argument 'y'" info --json y
@@ -229,7 +269,7 @@ fi
 # Too large for physical memory: the largest model checkpoint_write accepts (tens of TB).
 if printf '%s\n' "${workloads[@]}" | grep -qx checkpoint_write; then
 	bad "footprint above physical memory" 2 \
-		"checkpoint_write: these parameters need up to [0-9]+ bytes \(.*\), more than the [0-9]+ bytes \(.*\) of physical memory$" \
+		"checkpoint_write: these parameters need up to [0-9]+ bytes \(.*\), more than 1/2 of the [0-9]+ bytes \(.*\) of physical memory$" \
 		run checkpoint_write --param layers=999 --param hidden=16384 --param vocab=1048576
 else
 	ok "footprint above physical memory: no checkpoint_write workload # skip"

@@ -17,11 +17,19 @@ LINE3="^Performance Improvement: $NUM% \($CI \[$NUM%, $NUM%\]\)$"
 LINE4="^Speedup Ratio: ${NUM}x \($CI \[${NUM}x, ${NUM}x\]\)$"
 VERDICT='^Verdict: (mimalloc is faster|mimalloc is slower|no detectable difference|too few rounds for a verdict: need [0-9]+) \(p (=|<) [0-9.e-]+, [0-9]+ paired rounds\)$'
 
-# summary NAME FILE ROUNDS: FILE (stdout) holds the four lines in order, the verdict over ROUNDS
-# paired rounds and a Results line.
+STEADY='^Regime: steady state \(median of each process.s steady repetitions: training loops, services\)$'
+COLD='^Regime: cold start \(first repetition of each process: CLI tools, serverless\)$'
+
+# summary NAME FILE ROUNDS [REGIMES]: FILE (stdout) holds, per regime (default "steady cold"; a
+# command has "cold" only), a Regime line, the four lines in order and the verdict over ROUNDS
+# paired rounds; then a Results line.
 summary() {
-	local name=$1 f=$2 i=1 re
-	for re in "$LINE1" "$LINE2" "$LINE3" "$LINE4" "$VERDICT" '^Results: .+\.json$'; do
+	local name=$1 f=$2 i=1 re g res=()
+	for g in ${4:-steady cold}; do
+		if [ "$g" = steady ]; then res+=("$STEADY"); else res+=("$COLD"); fi
+		res+=("$LINE1" "$LINE2" "$LINE3" "$LINE4" "$VERDICT")
+	done
+	for re in "${res[@]}" '^Results: .+\.json$'; do
 		if sed -n "${i}p" "$f" | grep -Eq "$re"; then ok "$name: line $i"; else notok "$name: line $i" "'$(sed -n "${i}p" "$f")' does not match $re"; fi
 		i=$((i + 1))
 	done
@@ -52,23 +60,24 @@ jeq "drivers: warm-up + 3 rounds" "$TMP/d.json" rounds.# 4
 if grep -q "^Results: $TMP/d.json$" "$TMP/d.out"; then ok "drivers: Results names -o FILE"; else notok "drivers: Results names -o FILE" "$(tail -n 1 "$TMP/d.out")"; fi
 
 # The printed numbers are allocab compare's (read by column name), converted as documented.
+# The first block is the steady state's.
 if "$BUILD/allocab" compare "$TMP/d.json" --workload pipeline --phase total --candidate mimalloc \
-	--format json -o "$TMP/d.cmp" 2>/dev/null; then
+	--regime steady --format json -o "$TMP/d.cmp" 2>/dev/null; then
 	c=comparisons.0
 	s=$("$J" "$TMP/d.cmp" $c.speedup) lo=$("$J" "$TMP/d.cmp" $c.ci.speedup_lo) hi=$("$J" "$TMP/d.cmp" $c.ci.speedup_hi)
-	line=$(grep '^Speedup Ratio' "$TMP/d.out")
+	line=$(grep -m1 '^Speedup Ratio' "$TMP/d.out")
 	near "drivers: speedup is compare's" "$(echo "$line" | sed -E 's/^Speedup Ratio: ([0-9.]+)x.*/\1/')" "$s" 0.0011
 	near "drivers: speedup CI low is compare's" "$(echo "$line" | sed -E 's/.*\[([0-9.]+)x, .*/\1/')" "$lo" 0.0011
 	near "drivers: speedup CI high is compare's" "$(echo "$line" | sed -E 's/.*, ([0-9.]+)x\]\)$/\1/')" "$hi" 0.0011
-	line=$(grep '^Performance Improvement' "$TMP/d.out")
+	line=$(grep -m1 '^Performance Improvement' "$TMP/d.out")
 	near "drivers: improvement is compare's" "$(echo "$line" | sed -E 's/^Performance Improvement: (-?[0-9.]+)%.*/\1/')" "$("$J" "$TMP/d.cmp" $c.improvement_pct)" 0.051
 	near "drivers: improvement CI low = (1 - 1/speedup_lo) x 100" "$(echo "$line" | sed -E 's/.*\[(-?[0-9.]+)%, .*/\1/')" "$(awk -v x="$lo" 'BEGIN { print 100 * (1 - 1 / x) }')" 0.051
 	near "drivers: improvement CI high = (1 - 1/speedup_hi) x 100" "$(echo "$line" | sed -E 's/.*, (-?[0-9.]+)%\]\)$/\1/')" "$(awk -v x="$hi" 'BEGIN { print 100 * (1 - 1 / x) }')" 0.051
-	line=$(grep '^Mimalloc Duration' "$TMP/d.out")
+	line=$(grep -m1 '^Mimalloc Duration' "$TMP/d.out")
 	near "drivers: time ratio CI low = 1/speedup_hi" "$(echo "$line" | sed -E 's/.*\[([0-9.]+), .*/\1/')" "$(awk -v x="$hi" 'BEGIN { print 1 / x }')" 0.0011
 	near "drivers: time ratio CI high = 1/speedup_lo" "$(echo "$line" | sed -E 's/.*, ([0-9.]+)\]\)$/\1/')" "$(awk -v x="$lo" 'BEGIN { print 1 / x }')" 0.0011
 	near "drivers: mimalloc duration is compare's median" "$(echo "$line" | sed -E 's/^Mimalloc Duration: ([0-9.]+)s.*/\1/')" "$(awk -v x="$("$J" "$TMP/d.cmp" $c.median_ns_candidate)" 'BEGIN { print x / 1e9 }')" 0.0011
-	line=$(grep '^System Allocator Duration' "$TMP/d.out")
+	line=$(grep -m1 '^System Allocator Duration' "$TMP/d.out")
 	near "drivers: glibc duration is compare's median" "$(echo "$line" | sed -E 's/^System Allocator Duration: ([0-9.]+)s.*/\1/')" "$(awk -v x="$("$J" "$TMP/d.cmp" $c.median_ns_baseline)" 'BEGIN { print x / 1e9 }')" 0.0011
 else
 	notok "drivers: allocab compare reads the results" "$(head -c 300 "$TMP/err")"
@@ -76,17 +85,17 @@ fi
 
 # ---- the user's commands ----
 expect_status "two commands: exit 0" 0 "$S" --rounds 3 -q -o "$TMP/c.json" -- true 'sleep 0.001'
-summary "two commands" "$TMP/out" 3
+summary "two commands" "$TMP/out" 3 cold
 jeq "two commands: mode commands" "$TMP/c.json" config.mode commands
 jeq "two commands: glibc arm as given" "$TMP/c.json" config.commands.system true
 jeq "two commands: mimalloc arm as given" "$TMP/c.json" config.commands.mimalloc 'sleep 0.001'
 
 expect_status "--cmd/--cmd-mimalloc: exit 0" 0 "$S" --rounds 3 -q -o "$TMP/n.json" --cmd true --cmd-mimalloc 'sleep 0.001'
-summary "--cmd/--cmd-mimalloc" "$TMP/out" 3
+summary "--cmd/--cmd-mimalloc" "$TMP/out" 3 cold
 jeq "--cmd/--cmd-mimalloc: same arms as positional" "$TMP/n.json" config.commands "$("$J" "$TMP/c.json" config.commands)"
 
 expect_status "one command: exit 0" 0 "$S" --rounds 3 -q -o "$TMP/p.json" "echo \"\${LD_PRELOAD:-none}\" >>'$TMP/seen'"
-summary "one command" "$TMP/out" 3
+summary "one command" "$TMP/out" 3 cold
 if [ "$(grep -c '^none$' "$TMP/seen")" -eq 4 ] && [ "$(grep -c '^libmimalloc\.so\.2$' "$TMP/seen")" -eq 4 ]; then
 	ok "one command: mimalloc arm runs it with LD_PRELOAD=libmimalloc.so.2, glibc arm without"
 else
@@ -113,7 +122,7 @@ esac
 "$BUILD/allocab" gate "$TMP/g.json" --candidate mimalloc --min-speedup 0 >/dev/null 2>&1
 want=$?
 if [ "$st" = "$want" ]; then ok "--gate: status is allocab gate's on the same file"; else notok "--gate: status is allocab gate's on the same file" "$st, allocab gate says $want"; fi
-summary "--gate" "$TMP/g.out" 6
+summary "--gate" "$TMP/g.out" 6 cold
 
 # Without -o: results/<stamp>.json in the current directory and a copy results/latest.json.
 mkdir "$TMP/r"
@@ -138,7 +147,7 @@ wait "$pid"
 st=$?
 if [ "$st" -eq 130 ]; then ok "interrupt: exit 130"; else notok "interrupt: exit 130" "exit $st; $(head -c 300 "$TMP/i.err")"; fi
 jeq "interrupt: results status interrupted" "$TMP/i.json" status interrupted
-summary "interrupt" "$TMP/i.out" "$(($("$J" "$TMP/i.json" rounds.#) - 1))"
+summary "interrupt" "$TMP/i.out" "$(($("$J" "$TMP/i.json" rounds.#) - 1))" cold
 
 # ---- bad usage: one line, exit 2, nothing run ----
 mkdir "$TMP/u"

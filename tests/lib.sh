@@ -38,13 +38,18 @@ check() {
 #   wls="parquet_load,pipeline" rounds=8 warmup=1 id=MACHINE_ID mode=drivers|commands
 #   fail=ARM:ROUND (crashed, SIGSEGV) sum=ARM (a different checksum) schema=... base=NS
 #   spread=0.05 (how much the rounds differ from each other: paired ratios do not see it)
+#   reps=4 (records with regimes: rep 0 cold, the last 3 steady, 64 KiB of RSS growth per rep)
+#   colds="system=2,mimalloc=1" (cold rep time = steady time x this; default 1)
+#   unsettled=ARM (its records say regimes.settled false)
 mkbench() {
 	local out=$1
 	shift
 	awk -v arms=system=1 -v wls=parquet_load,pipeline -v rounds=8 -v warmup=1 \
 		-v id=aaaa000000000001 -v mode=drivers -v fail= -v sum= -v schema=allocab-bench/1 \
-		-v base=100000000 -v spread=0.05 "${@/#/-v}" 'BEGIN {
+		-v base=100000000 -v spread=0.05 -v reps=1 -v colds= -v unsettled= "${@/#/-v}" 'BEGIN {
 	na = split(arms, al, ","); nw = split(wls, wl, ",")
+	nc = split(colds, cl, ",")
+	for (i = 1; i <= nc; i++) { split(cl[i], kv, "="); coldf[kv[1]] = kv[2] }
 	for (a = 1; a <= na; a++) {
 		split(al[a], kv, "="); name[a] = kv[1]; split(kv[2], fa, "/")
 		factor[a] = fa[1]; amp[a] = (fa[2] == "" ? 0.004 : fa[2])
@@ -80,9 +85,23 @@ mkbench() {
 			if (wl[w] == "pipeline") printf "\"flags\":[\"show_phases\"],"
 			printf "\"scale\":\"small\",\"seed\":42,\"params\":{\"rows\":100}},"
 			printf "\"phases\":[\"total\"%s],", (wl[w] == "pipeline" ? ",\"read\"" : "")
-			printf "\"reps\":[{\"phases\":{\"total\":{\"wall_ns\":%d}", t
-			if (wl[w] == "pipeline") printf ",\"read\":{\"wall_ns\":%d}", t / 3
-			printf "}}],\"checksum\":\"%s\",", (sum == name[a] ? "00000000000000bb" : "00000000000000aa")
+			if (reps == 1) {
+				printf "\"reps\":[{\"phases\":{\"total\":{\"wall_ns\":%d}", t
+				if (wl[w] == "pipeline") printf ",\"read\":{\"wall_ns\":%d}", t / 3
+				printf "}}],"
+			} else {
+				printf "\"reps\":["
+				for (k = 0; k < reps; k++) {
+					tk = k ? t : int(t * (name[a] in coldf ? coldf[name[a]] : 1))
+					printf "%s{\"regime\":\"%s\",\"rss_after_bytes\":%d,", (k ? "," : ""),
+						(k == 0 ? "cold" : k >= reps - 3 ? "steady" : "warmup"), 1048576 + 65536 * k
+					printf "\"phases\":{\"total\":{\"wall_ns\":%d}", tk
+					if (wl[w] == "pipeline") printf ",\"read\":{\"wall_ns\":%d}", tk / 3
+					printf "}}"
+				}
+				printf "],\"regimes\":{\"settled\":%s},", (unsettled == name[a] ? "false" : "true")
+			}
+			printf "\"checksum\":\"%s\",", (sum == name[a] ? "00000000000000bb" : "00000000000000aa")
 			printf "\"rusage\":{\"max_rss_kib\":%d,\"involuntary_ctx_switches\":2},", 1000 * factor[a]
 			printf "\"rss\":{\"retained_bytes\":1048576}}}"
 		}

@@ -15,8 +15,31 @@ static void bad(const char *spec, const char *want)
 	      "'%s' refused: '%s'", spec, err);
 }
 
+static void test_env_list(void)
+{
+	char **env = NULL, err[256];
+	int n = armspec_env_list("GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc."
+	                         "tcache_count=0\nMIMALLOC_DECOMMIT_DELAY=0\n",
+	                         &env, err, sizeof err);
+
+	CHECK(n == 2 &&
+	          strcmp(env[0], "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc."
+	                         "tcache_count=0") == 0 &&
+	          strcmp(env[1], "MIMALLOC_DECOMMIT_DELAY=0") == 0 && !env[2],
+	      "a driver's env output becomes a NULL-terminated NAME=VALUE list");
+	armspec_env_free(env);
+	n = armspec_env_list("", &env, err, sizeof err);
+	CHECK(n == 0 && env && !env[0], "no settings: an empty list");
+	armspec_env_free(env);
+	CHECK(armspec_env_list("MALLOC_CONF=narenas:2\nnot an assignment\n", &env, err,
+	                       sizeof err) < 0 &&
+	          strcmp(err, "not an environment assignment: 'not an assignment'") == 0,
+	      "a stray line is refused: '%s'", err);
+}
+
 int main(void)
 {
+	test_env_list();
 	struct arm_spec a;
 	char err[512], joined[256];
 

@@ -540,13 +540,13 @@ static void csv_exact(const char *csv, const struct cmp_report *r)
 	}
 	row++;
 	snprintf(want, sizeof want, "%.0f", r->rows[0].med_base_ns);
-	CHECK(!strcmp(csv_field_of(row, 18, f, sizeof f), want),
+	CHECK(!strcmp(csv_field_of(row, 19, f, sizeof f), want),
 	      "render: csv median_ns_baseline exact integer (%s, want %s)", f, want);
-	CHECK(strtod(csv_field_of(row, 7, f, sizeof f), NULL) == cmp_speedup(r->rows[0].d.est),
+	CHECK(strtod(csv_field_of(row, 8, f, sizeof f), NULL) == cmp_speedup(r->rows[0].d.est),
 	      "render: csv speedup reads back exactly (%s)", f);
-	CHECK(strtod(csv_field_of(row, 12, f, sizeof f), NULL) == r->rows[0].p,
+	CHECK(strtod(csv_field_of(row, 13, f, sizeof f), NULL) == r->rows[0].p,
 	      "render: csv p reads back exactly (%s)", f);
-	CHECK(!strcmp(csv_field_of(row, 24, f, sizeof f), "paired"), "render: csv mode column (%s)",
+	CHECK(!strcmp(csv_field_of(row, 29, f, sizeof f), "paired"), "render: csv mode column (%s)",
 	      f);
 	char buf[64];
 	report_fmt_double(61636792, buf, sizeof buf);
@@ -593,7 +593,7 @@ static void test_renderers(void)
 	          cJSON_IsObject(cJSON_GetObjectItem(c0, "ci_bootstrap")) &&
 	          !strcmp(cJSON_GetObjectItem(j, "interval")->valuestring, "bootstrap"),
 	      "render: json comparison with bootstrap interval");
-	CHECK(csv && !strncmp(csv, "workload,phase,candidate,baseline,n,", 36) &&
+	CHECK(csv && !strncmp(csv, "workload,phase,regime,candidate,baseline,n,", 43) &&
 	          strstr(csv, ",rounds_needed,mode,conf\n"),
 	      "render: csv starts with its header");
 	size_t lines = 0;

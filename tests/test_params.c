@@ -17,6 +17,12 @@ static uint64_t demo_footprint(const int64_t *p)
 	return (uint64_t)p[0] * (uint64_t)p[1];
 }
 
+/* rows: 10000 at the large preset, so 1,000,000 rows is the most one run may do. */
+static double demo_work(const int64_t *p)
+{
+	return (double)p[0];
+}
+
 static int demo_check(struct wl_ctx *ctx)
 {
 	if (ctx->p[2] == 7)
@@ -38,6 +44,7 @@ static const struct workload demo = {
     .nparams = 3,
     .phases = demo_phases,
     .footprint = demo_footprint,
+    .work = demo_work,
     .check = demo_check,
     .run = demo_run,
 };
@@ -80,8 +87,10 @@ static void test_defaults(void)
 {
 	expect_ok("demo");
 	CHECK(opts.wl == &demo && opts.scale == WL_SCALE_DEFAULT &&
-	          opts.seed == PARAMS_SEED_DEFAULT && opts.reps == 1 && strcmp(opts.out, "-") == 0,
-	      "defaults: scale default, seed %d, 1 rep, stdout", PARAMS_SEED_DEFAULT);
+	          opts.seed == PARAMS_SEED_DEFAULT && opts.reps_mode == PARAMS_REPS_AUTO &&
+	          opts.reps == 20 && opts.steady_tol == 0.05 && strcmp(opts.out, "-") == 0,
+	      "defaults: scale default, seed %d, reps auto (at most 20, 5%%), stdout",
+	      PARAMS_SEED_DEFAULT);
 	CHECK(opts.value[0] == 1000 && opts.value[1] == 65536 && !opts.given[0],
 	      "defaults come from the default scale");
 	expect_ok("--scale small demo");
@@ -89,8 +98,15 @@ static void test_defaults(void)
 	      "--scale before WORKLOAD selects small defaults");
 	expect_ok("demo --scale=large --seed=0 --reps 3 --out x.json");
 	CHECK(opts.scale == WL_SCALE_LARGE && opts.value[0] == 10000 && opts.seed == 0 &&
-	          opts.reps == 3 && strcmp(opts.out, "x.json") == 0,
+	          opts.reps == 3 && opts.reps_mode == PARAMS_REPS_FIXED &&
+	          strcmp(opts.out, "x.json") == 0,
 	      "--opt=value and --opt value forms");
+	expect_ok("demo --reps auto --max-reps 7 --steady-tol 2.5%");
+	CHECK(opts.reps_mode == PARAMS_REPS_AUTO && opts.reps == 7 && opts.steady_tol == 0.025,
+	      "--reps auto with --max-reps and --steady-tol");
+	expect_ok("demo --reps 4 --steady-tol 0");
+	CHECK(opts.reps_mode == PARAMS_REPS_FIXED && opts.reps == 4 && opts.steady_tol == 0,
+	      "--steady-tol with a fixed count");
 	expect_ok("other --seed 9007199254740991 --reps 1000");
 	CHECK(opts.wl == &other && opts.seed == 9007199254740991ULL && opts.reps == 1000,
 	      "largest seed and reps");
@@ -136,6 +152,13 @@ static void test_errors(void)
 	expect_error("demo --reps -2", "--reps: '-2' is out of range 1..1000");
 	expect_error("demo --reps 2x", "--reps: '2x' is not an integer");
 	expect_error("demo --reps 1k", "--reps: '1k' is not an integer");
+	expect_error("demo --max-reps 1", "--max-reps: '1' is out of range 2..1000");
+	expect_error("demo --reps 3 --max-reps 5",
+	             "--max-reps caps automatic repetitions; --reps N fixes the count");
+	expect_error("demo --steady-tol 101", "--steady-tol: '101' is not a percentage in 0..100, "
+	                                      "e.g. 5%");
+	expect_error("demo --steady-tol -1", "--steady-tol: '-1' is not a percentage in 0..100, "
+	                                     "e.g. 5%");
 	expect_error("demo --out ''", "--out: empty file name (use - for stdout)");
 	expect_error("demo --out a --out b", "run: --out is given twice");
 	expect_error("demo --param rows", "--param: 'rows' is not KEY=VALUE");
@@ -201,12 +224,21 @@ static void test_validate(void)
 	          strcmp(err, "demo: skew 7 needs rows >= 9") == 0,
 	      "check() failure is reported with the workload name: \"%s\"", err);
 	expect_ok("demo --param rows=1000 --param page_bytes=1M");
-	CHECK(params_validate(&opts, 1ULL << 30, err, sizeof err) == 0,
-	      "a footprint within physical memory passes (%s)", err);
-	CHECK(params_validate(&opts, 1ULL << 29, err, sizeof err) == -1 &&
+	CHECK(params_validate(&opts, 1ULL << 31, err, sizeof err) == 0,
+	      "a footprint within half of physical memory passes (%s)", err);
+	CHECK(params_validate(&opts, 1ULL << 30, err, sizeof err) == -1 &&
 	          strcmp(err, "demo: these parameters need up to 1048576000 bytes (1.0 GiB), "
-	                      "more than the 536870912 bytes (0.5 GiB) of physical memory") == 0,
-	      "a footprint above physical memory names both sizes: \"%s\"", err);
+	                      "more than 1/2 of the 1073741824 bytes (1.0 GiB) of physical "
+	                      "memory") == 0,
+	      "a footprint above half of physical memory names both sizes: \"%s\"", err);
+	expect_ok("demo --param rows=1000000 --param page_bytes=64");
+	CHECK(params_validate(&opts, 1ULL << 40, err, sizeof err) == 0,
+	      "100x the large preset's work passes (%s)", err);
+	expect_ok("demo --param rows=1000000 --param page_bytes=64 --reps 2");
+	CHECK(params_validate(&opts, 1ULL << 40, err, sizeof err) == -1 &&
+	          strcmp(err, "demo: these parameters with --reps 2 are about 200x the work of one "
+	                      "run at --scale large, more than the 100x allowed") == 0,
+	      "twice that with --reps 2 is refused: \"%s\"", err);
 	expect_ok("other");
 	CHECK(params_validate(&opts, 0, err, sizeof err) == 0, "a NULL check() is skipped");
 }

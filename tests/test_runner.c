@@ -51,8 +51,8 @@ static void test_defaults(void)
 	                                                            "min 3");
 	CHECK(o.timeout_s == 120 && o.pad_max == 4096 && o.budget_s == 0, "default timeout 120 s, "
 	                                                                  "pad 4096, no budget");
-	CHECK(o.seed == 42 && !o.seed_set && strcmp(o.scale, "default") == 0 && o.reps == 1,
-	      "default seed 42, scale default, reps 1");
+	CHECK(o.seed == 42 && !o.seed_set && strcmp(o.scale, "default") == 0 && o.reps == 0,
+	      "default seed 42, scale default, reps auto (0)");
 	CHECK(!o.allocators && !o.workloads && !o.out && !o.quiet && !o.gate_argv && !o.ncmds,
 	      "nothing else set by default");
 	bench_opts_free(&o);

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 static const struct wl_param demo_params[] = {
-    {"rows", "rows", "rows", {1, 2, 3}, 1, 10},
-    {"page_bytes", "bytes", "page", {64, 128, 256}, 64, 1024},
+    {"rows", "rows", "rows", {1, 2, 3}, 1, 10, 0},
+    {"page_bytes", "bytes", "page", {64, 128, 256}, 64, 1024, 0},
 };
 static const char *const demo_phases[] = {"decode", "consume", NULL};
 static const struct workload demo = {
@@ -61,6 +61,7 @@ static struct runrec sample(struct runrec_rep reps[2], struct backend_counter co
 	    .params = params,
 	    .reps = reps,
 	    .nreps = 2,
+	    .how = {.automatic = 0, .rule = {3, 3, 0.05}},
 	    .rusage = {1000, 2000, 3000, 4, 5, 6, 7},
 	    .rss_start_bytes = 4096,
 	    .rss_retained_bytes = -1,
@@ -70,6 +71,7 @@ static struct runrec sample(struct runrec_rep reps[2], struct backend_counter co
 
 	for (int k = 0; k < 2; k++) {
 		reps[k].checksum = 0x9f1c2a7b00d1e3f4ULL;
+		reps[k].rss_after_bytes = k ? 12288 : 8192;
 		for (int i = 0; i < 3; i++)
 			reps[k].phase[i] = (struct runrec_time){1000000 * (k + 1) + i, 900000 + i};
 	}
@@ -122,6 +124,21 @@ static void test_round_trip(void)
 	          num_is(back, "reps.0.phases.decode.cpu_ns", 900001),
 	      "per rep, per phase wall_ns and cpu_ns");
 	CHECK(str_is(back, "checksum", "9f1c2a7b00d1e3f4"), "checksum as 16 hex digits");
+	CHECK(str_is(back, "reps.0.regime", "cold") && str_is(back, "reps.1.regime", "steady") &&
+	          num_is(back, "reps.0.rss_after_bytes", 8192) &&
+	          num_is(back, "reps.1.rss_after_bytes", 12288),
+	      "per rep its regime and the resident set after it");
+	CHECK(str_is(back, "regimes.mode", "fixed") && cJSON_IsFalse(at(back, "regimes.settled")) &&
+	          num_is(back, "regimes.cold_ns", 1000000) &&
+	          num_is(back, "regimes.steady_ns", 2000000) &&
+	          num_is(back, "regimes.warmup_reps", 0) &&
+	          num_is(back, "regimes.steady_reps", 1) &&
+	          num_is(back, "regimes.rule.window", 3) &&
+	          num_is(back, "regimes.rule.tolerance", 0.05) &&
+	          cJSON_IsNull(at(back, "regimes.rule.max_reps")),
+	      "regimes: fixed count, cold and steady times, not settled with one rep after cold");
+	CHECK(num_is(back, "rss.after_first_bytes", 8192) && num_is(back, "rss.growth_bytes", 4096),
+	      "rss growth from after the first rep to after the last");
 	CHECK(num_is(back, "rusage.user_ns", 1000) && num_is(back, "rusage.sys_ns", 2000) &&
 	          num_is(back, "rusage.max_rss_kib", 3000) &&
 	          num_is(back, "rusage.minor_faults", 4) &&

@@ -4,6 +4,7 @@
 #include "common/atomicio.h"
 #include "driver/backend.h"
 #include "common/fingerprint.h"
+#include "common/steady.h"
 #include "driver/config.h"
 #include "common/opt.h"
 #include "common/status.h"
@@ -58,7 +59,12 @@ static const char usage_text[] =
     "                     byte counts accept a k, M or G suffix (2^10, 2^20, 2^30)\n"
     "  --scale S          preset of parameter defaults: small, default (default), large\n"
     "  --seed N           workload seed, 0..2^53-1 (default 42)\n"
-    "  --reps N           runs in this process, 1..1000 (default 1)\n"
+    "  --reps N|auto      runs in this process: N (1..1000), or auto (default): the first\n"
+    "                     is cold, then runs until the last 3 agree within --steady-tol or\n"
+    "                     stop improving (at least 3 more, at most --max-reps in all or 10 s\n"
+    "                     after the cold one); docs/methodology.md\n"
+    "  --max-reps N       cap of --reps auto, 2..1000 (default 20)\n"
+    "  --steady-tol P%    tolerance of the steady-state rule, 0..100 (default 5%)\n"
     "  --out FILE         write the record atomically to FILE (default -: stdout)\n"
     "  --config KEY=VALUE set an allocator option (see `list`; docs/tuning.md); repeatable;\n"
     "                     the record says what the allocator reports in force\n"
@@ -70,13 +76,16 @@ static const char usage_text[] =
     "output); 2 usage error (bad argument or parameter, too large for physical memory);\n"
     "4 allocator not verified (malloc is served by another object, e.g. via LD_PRELOAD,\n"
     "or a --config setting is not in force: the record is still written).\n";
-_Static_assert(PARAMS_SEED_DEFAULT == 42 && PARAMS_REPS_MAX == 1000, "update usage_text");
+_Static_assert(PARAMS_SEED_DEFAULT == 42 && PARAMS_REPS_MAX == 1000 && STEADY_MAX_REPS == 20 &&
+                   STEADY_WINDOW == 3 && STEADY_MIN_AFTER == 3,
+               "update usage_text");
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: %s run WORKLOAD [--param KEY=VALUE]... [--scale small|default|large]\n"
-	        "           [--seed N] [--reps N] [--out FILE|-] [--config KEY=VALUE]...\n",
+	        "           [--seed N] [--reps N|auto] [--max-reps N] [--steady-tol P%%]\n"
+	        "           [--out FILE|-] [--config KEY=VALUE]...\n",
 	        prog);
 	fprintf(f, "       %s list [--json]\n       %s info [--json]\n", prog, prog);
 	fprintf(f, "       %s env [--config KEY=VALUE]...\n", prog);
@@ -373,10 +382,14 @@ static int64_t ts_ns(const struct timespec *t)
 }
 
 /* The timed loop. Nothing but run() and the clock reads happen between the stamps; results go
- * into the preallocated reps. Returns 0, or -1 with ctx->err set by the workload. */
-static int measure(const struct run_opts *o, struct wl_ctx *ctx, struct runrec_rep *reps)
+ * into the preallocated reps. After each rep, outside the stamps: the resident set, and in
+ * automatic mode whether the steady-state rule holds (then it stops) or a cap is reached.
+ * Sets *nreps to the reps made. Returns 0, or -1 with ctx->err set by the workload. */
+static int measure(const struct run_opts *o, const struct runrec_reps_how *how, struct wl_ctx *ctx,
+                   struct runrec_rep *reps, double *after, int *nreps)
 {
 	size_t nphases = params_nphases(o->wl);
+	double spent_ns = 0;
 
 	for (int k = 0; k < o->reps; k++) {
 		struct timespec w0, w1, c0, c1;
@@ -397,6 +410,15 @@ static int measure(const struct run_opts *o, struct wl_ctx *ctx, struct runrec_r
 		for (size_t i = 0; i < nphases; i++)
 			reps[k].phase[1 + i] =
 			    (struct runrec_time){ctx->phase[i].wall_ns, ctx->phase[i].cpu_ns};
+		reps[k].rss_after_bytes = resident_bytes();
+		*nreps = k + 1;
+		if (!how->automatic || k == 0)
+			continue;
+		after[k - 1] = (double)reps[k].phase[0].wall_ns;
+		spent_ns += after[k - 1];
+		if (steady_is_settled(after, (size_t)k, &how->rule) ||
+		    ((size_t)k >= how->rule.min_after && spent_ns >= how->max_steady_s * 1e9))
+			break;
 	}
 	return 0;
 }
@@ -432,9 +454,10 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 	struct runrec rec = {0};
 	struct backend_counter counters[BACKEND_MAX_COUNTERS];
 	struct runrec_rep *reps;
+	double *after;
 	struct rusage ru;
 	char err[4096 + 128], version[128];
-	int bad;
+	int bad, nreps = 0;
 
 	if (params_parse_run(argc, argv, wl_registry, &o, err, sizeof err) != 0)
 		return fail(ST_USAGE, USAGE_HINT, "%s", err);
@@ -446,33 +469,46 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 		return fail(ST_USAGE, "", "%s", err);
 	if (out_dir_usable(o.out, err, sizeof err) != 0)
 		return fail(ST_FAIL, "", "--out %s", err);
-	if (!(reps = calloc((size_t)o.reps, sizeof *reps)))
+	reps = calloc((size_t)o.reps, sizeof *reps);
+	after = calloc((size_t)o.reps, sizeof *after);
+	if (!reps || !after) {
+		free(reps);
+		free(after);
 		return fail(ST_FAIL, "", "out of memory for %d reps", o.reps);
+	}
 	if (config_apply(cfg, err, sizeof err) != 0) {
 		free(reps);
+		free(after);
 		return fail(ST_UNVERIFIED, "", "configuration: %s", err);
 	}
 
+	rec.how = (struct runrec_reps_how){.automatic = o.reps_mode == PARAMS_REPS_AUTO,
+	                                   .rule = steady_default_rule(),
+	                                   .max_reps = o.reps,
+	                                   .max_steady_s = STEADY_MAX_S};
+	rec.how.rule.tol = o.steady_tol;
 	ctx = (struct wl_ctx){.p = o.value, .str = o.str, .seed = o.seed, .scale = o.scale};
 	if (o.wl->setup && (bad = o.wl->setup(&ctx)) != 0) {
 		free(reps);
+		free(after);
 		return fail(bad == -1 ? ST_USAGE : ST_FAIL, "", "%s: %s", o.wl->name, ctx.err);
 	}
 	rec.started = time(NULL);
 	rec.rss_start_bytes = resident_bytes();
-	bad = measure(&o, &ctx, reps);
+	bad = measure(&o, &rec.how, &ctx, reps, after, &nreps);
+	free(after);
 	if (o.wl->teardown)
 		o.wl->teardown(&ctx);
 	if (bad != 0) {
 		free(reps);
 		return fail(ST_FAIL, "", "%s: %s", o.wl->name, ctx.err);
 	}
-	rec.rss_retained_bytes = resident_bytes();
+	rec.rss_retained_bytes = reps[nreps - 1].rss_after_bytes;
 	getrusage(RUSAGE_SELF, &ru);
 	rec.ncounters = backend.counters(counters, BACKEND_MAX_COUNTERS);
 	config_verify(cfg);
 
-	if ((bad = runrec_first_mismatch(reps, o.reps)) >= 0) {
+	if ((bad = runrec_first_mismatch(reps, nreps)) >= 0) {
 		char a[17], b[17];
 		runrec_hex64(reps[0].checksum, a);
 		runrec_hex64(reps[bad].checksum, b);
@@ -492,7 +528,7 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 	rec.params = o.value;
 	rec.str = o.str;
 	rec.reps = reps;
-	rec.nreps = o.reps;
+	rec.nreps = nreps;
 	runrec_usage_from(&ru, &rec.rusage);
 	rec.counters = counters;
 	bad = emit(&rec, cfg, o.out);

@@ -4,6 +4,7 @@
 #include "common/errmsg.h"
 #include "common/numparse.h"
 #include "common/opt.h"
+#include "common/steady.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -59,7 +60,7 @@ size_t params_nphases(const struct workload *wl)
 	return n;
 }
 
-enum { R_PARAM, R_SCALE, R_SEED, R_REPS, R_OUT, R_COUNT };
+enum { R_PARAM, R_SCALE, R_SEED, R_REPS, R_OUT, R_MAX_REPS, R_STEADY_TOL, R_COUNT };
 
 static const struct opt run_options[R_COUNT] = {
     [R_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT},
@@ -67,6 +68,8 @@ static const struct opt run_options[R_COUNT] = {
     [R_SEED] = {"--seed", 0, OPT_VALUE},
     [R_REPS] = {"--reps", 0, OPT_VALUE},
     [R_OUT] = {"--out", 0, OPT_VALUE},
+    [R_MAX_REPS] = {"--max-reps", 0, OPT_VALUE},
+    [R_STEADY_TOL] = {"--steady-tol", 0, OPT_VALUE},
 };
 
 static void run_parser(struct opt_parser *p, int argc, char *const *argv)
@@ -111,17 +114,39 @@ static int parse_seed(const char *v, uint64_t *out, char *err, size_t errlen)
 	return 0;
 }
 
-static int parse_reps(const char *v, int *out, char *err, size_t errlen)
+static int parse_count(const char *opt, const char *v, int lo, int *out, char *err, size_t errlen)
 {
 	int64_t n = 0;
 	int rc = num_parse_i64(v, 0, &n);
 
 	if (rc != 0 && errno == EINVAL)
-		return errmsg_fail(err, errlen, "--reps: '%s' is not an integer", v);
-	if (rc != 0 || n < 1 || n > PARAMS_REPS_MAX)
-		return errmsg_fail(err, errlen, "--reps: '%s' is out of range 1..%d", v,
+		return errmsg_fail(err, errlen, "%s: '%s' is not an integer", opt, v);
+	if (rc != 0 || n < lo || n > PARAMS_REPS_MAX)
+		return errmsg_fail(err, errlen, "%s: '%s' is out of range %d..%d", opt, v, lo,
 		                   PARAMS_REPS_MAX);
 	*out = (int)n;
+	return 0;
+}
+
+/* --reps N (fixed) or auto. */
+static int parse_reps(const char *v, struct run_opts *o, char *err, size_t errlen)
+{
+	if (strcmp(v, "auto") == 0)
+		return 0;
+	if (parse_count("--reps", v, 1, &o->reps, err, errlen) != 0)
+		return -1;
+	o->reps_mode = PARAMS_REPS_FIXED;
+	return 0;
+}
+
+static int parse_tol(const char *v, double *out, char *err, size_t errlen)
+{
+	double d;
+
+	if (num_parse_double(v, 1, &d) < 0 || !(d >= 0 && d <= 100))
+		return errmsg_fail(err, errlen,
+		                   "--steady-tol: '%s' is not a percentage in 0..100, e.g. 5%%", v);
+	*out = d / 100;
 	return 0;
 }
 
@@ -148,7 +173,11 @@ static int parse_options(int argc, char *const *argv, const char **name, struct 
 			    err, errlen, "--scale: unknown scale '%s' (small, default, large)", v);
 		if (k == R_SEED && parse_seed(v, &o->seed, err, errlen) != 0)
 			return -1;
-		if (k == R_REPS && parse_reps(v, &o->reps, err, errlen) != 0)
+		if (k == R_REPS && parse_reps(v, o, err, errlen) != 0)
+			return -1;
+		if (k == R_MAX_REPS && parse_count("--max-reps", v, 2, &o->reps, err, errlen) != 0)
+			return -1;
+		if (k == R_STEADY_TOL && parse_tol(v, &o->steady_tol, err, errlen) != 0)
 			return -1;
 		if (k == R_OUT && *v == '\0')
 			return errmsg_fail(err, errlen,
@@ -156,6 +185,9 @@ static int parse_options(int argc, char *const *argv, const char **name, struct 
 		if (k == R_OUT)
 			o->out = v;
 	}
+	if (o->reps_mode == PARAMS_REPS_FIXED && p.given[R_MAX_REPS])
+		return errmsg_fail(
+		    err, errlen, "--max-reps caps automatic repetitions; --reps N fixes the count");
 	return 0;
 }
 
@@ -216,7 +248,9 @@ int params_parse_run(int argc, char *const *argv, const struct workload *const *
 	memset(o, 0, sizeof *o);
 	o->scale = WL_SCALE_DEFAULT;
 	o->seed = PARAMS_SEED_DEFAULT;
-	o->reps = 1;
+	o->reps_mode = PARAMS_REPS_AUTO;
+	o->reps = STEADY_MAX_REPS;
+	o->steady_tol = STEADY_TOL;
 	o->out = "-";
 	if (parse_options(argc, argv, &name, o, err, errlen) != 0)
 		return -1;
@@ -243,6 +277,28 @@ static void human_bytes(uint64_t n, char *buf, size_t len)
 	snprintf(buf, len, "%.1f GiB", (double)n / (1024.0 * 1024 * 1024));
 }
 
+/* The work of these parameters times --reps against PARAMS_WORK_FACTOR runs of the large
+ * preset. */
+static int check_work(const struct run_opts *o, char *err, size_t errlen)
+{
+	int64_t large[WL_MAX_PARAMS];
+	double limit, work;
+
+	if (!o->wl->work)
+		return 0;
+	for (size_t i = 0; i < o->wl->nparams && i < WL_MAX_PARAMS; i++)
+		large[i] = o->wl->params[i].def[WL_SCALE_LARGE];
+	limit = PARAMS_WORK_FACTOR * o->wl->work(large);
+	work = o->wl->work(o->value) * (double)o->reps;
+	if (!(work <= limit))
+		return errmsg_fail(
+		    err, errlen,
+		    "%s: these parameters with --reps %d are about %.3gx the work of "
+		    "one run at --scale large, more than the %dx allowed",
+		    o->wl->name, o->reps, work / (limit / PARAMS_WORK_FACTOR), PARAMS_WORK_FACTOR);
+	return 0;
+}
+
 int params_validate(const struct run_opts *o, uint64_t phys_bytes, char *err, size_t errlen)
 {
 	struct wl_ctx ctx = {.p = o->value, .str = o->str, .seed = o->seed, .scale = o->scale};
@@ -252,15 +308,15 @@ int params_validate(const struct run_opts *o, uint64_t phys_bytes, char *err, si
 	if (o->wl->check && o->wl->check(&ctx) != 0)
 		return errmsg_fail(err, errlen, "%s: %s", o->wl->name, ctx.err);
 	need = o->wl->footprint(o->value);
-	if (need > phys_bytes) {
+	if (need > phys_bytes / PARAMS_MEM_SHARE) {
 		human_bytes(need, need_h, sizeof need_h);
 		human_bytes(phys_bytes, have_h, sizeof have_h);
 		return errmsg_fail(
 		    err, errlen,
-		    "%s: these parameters need up to %llu bytes (%s), more than the %llu "
+		    "%s: these parameters need up to %llu bytes (%s), more than 1/%d of the %llu "
 		    "bytes (%s) of physical memory",
-		    o->wl->name, (unsigned long long)need, need_h, (unsigned long long)phys_bytes,
-		    have_h);
+		    o->wl->name, (unsigned long long)need, need_h, PARAMS_MEM_SHARE,
+		    (unsigned long long)phys_bytes, have_h);
 	}
-	return 0;
+	return check_work(o, err, errlen);
 }

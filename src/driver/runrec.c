@@ -3,6 +3,9 @@
 #include "driver/params.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+_Static_assert(RUNREC_MAX_REPS == PARAMS_REPS_MAX, "one cap on reps");
 
 void runrec_hex64(uint64_t v, char out[17])
 {
@@ -15,6 +18,34 @@ int runrec_first_mismatch(const struct runrec_rep *reps, int nreps)
 		if (reps[i].checksum != reps[0].checksum)
 			return i;
 	return -1;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void runrec_regimes(const struct runrec *r, struct runrec_regimes *out)
+{
+	double t[RUNREC_MAX_REPS];
+	int64_t s[RUNREC_MAX_REPS];
+	int n = r->nreps < RUNREC_MAX_REPS ? r->nreps : RUNREC_MAX_REPS, ns = 0;
+
+	steady_assign((size_t)n, &r->how.rule, out->regime);
+	out->nwarmup = out->nsteady = 0;
+	for (int k = 0; k < n; k++) {
+		out->nwarmup += out->regime[k] == STEADY_WARMUP;
+		if (out->regime[k] == STEADY_STEADY)
+			s[ns++] = r->reps[k].phase[0].wall_ns;
+		t[k] = (double)r->reps[k].phase[0].wall_ns;
+	}
+	out->nsteady = ns;
+	out->cold_ns = r->reps[0].phase[0].wall_ns;
+	qsort(s, (size_t)ns, sizeof *s, cmp_i64);
+	out->steady_ns = ns == 0 ? -1 : ns % 2 ? s[ns / 2] : (s[ns / 2 - 1] + s[ns / 2]) / 2;
+	out->settled = n < 2 ? -1 : steady_is_settled(t + 1, (size_t)n - 1, &r->how.rule);
 }
 
 static int64_t timeval_ns(struct timeval tv)
@@ -101,7 +132,7 @@ static const char *phase_name(const struct workload *wl, size_t i)
 	return i == 0 ? "total" : wl->phases[i - 1];
 }
 
-static int add_reps(cJSON *root, const struct runrec *r)
+static int add_reps(cJSON *root, const struct runrec *r, const struct runrec_regimes *g)
 {
 	size_t nphases = 1 + params_nphases(r->wl);
 	cJSON *names = cJSON_AddArrayToObject(root, "phases");
@@ -121,6 +152,8 @@ static int add_reps(cJSON *root, const struct runrec *r)
 			return cJSON_Delete(rep), -1;
 		runrec_hex64(r->reps[k].checksum, hex);
 		if (!cJSON_AddStringToObject(rep, "checksum", hex) ||
+		    !cJSON_AddStringToObject(rep, "regime", steady_regime_name(g->regime[k])) ||
+		    !add_int_or_null(rep, "rss_after_bytes", r->reps[k].rss_after_bytes) ||
 		    !(ph = cJSON_AddObjectToObject(rep, "phases")))
 			return -1;
 		for (size_t i = 0; i < nphases; i++) {
@@ -149,13 +182,43 @@ static int add_usage(cJSON *root, const struct runrec *r)
 	return 0;
 }
 
+static int add_regimes(cJSON *root, const struct runrec *r, const struct runrec_regimes *g)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "regimes"), *rule;
+	const struct runrec_reps_how *h = &r->how;
+
+	if (!o || !cJSON_AddStringToObject(o, "mode", h->automatic ? "auto" : "fixed") ||
+	    !(g->settled < 0 ? cJSON_AddNullToObject(o, "settled")
+	                     : cJSON_AddBoolToObject(o, "settled", g->settled)) ||
+	    !add_int(o, "cold_ns", g->cold_ns) || !add_int_or_null(o, "steady_ns", g->steady_ns) ||
+	    !add_int(o, "warmup_reps", g->nwarmup) || !add_int(o, "steady_reps", g->nsteady) ||
+	    !(rule = cJSON_AddObjectToObject(o, "rule")) ||
+	    !add_int(rule, "window", (int64_t)h->rule.window) ||
+	    !add_int(rule, "min_reps", (int64_t)h->rule.min_after) ||
+	    !cJSON_AddNumberToObject(rule, "tolerance", h->rule.tol))
+		return -1;
+	if (!h->automatic)
+		return cJSON_AddNullToObject(rule, "max_reps") &&
+		               cJSON_AddNullToObject(rule, "max_steady_s")
+		           ? 0
+		           : -1;
+	return add_int(rule, "max_reps", h->max_reps) &&
+	               cJSON_AddNumberToObject(rule, "max_steady_s", h->max_steady_s)
+	           ? 0
+	           : -1;
+}
+
 static int add_memory(cJSON *root, const struct runrec *r)
 {
 	cJSON *rss = cJSON_AddObjectToObject(root, "rss");
 	cJSON *c = rss ? cJSON_AddObjectToObject(root, "counters") : NULL;
+	int64_t first = r->reps[0].rss_after_bytes, last = r->reps[r->nreps - 1].rss_after_bytes;
 
 	if (!c || !add_int_or_null(rss, "start_bytes", r->rss_start_bytes) ||
-	    !add_int_or_null(rss, "retained_bytes", r->rss_retained_bytes))
+	    !add_int_or_null(rss, "retained_bytes", r->rss_retained_bytes) ||
+	    !add_int_or_null(rss, "after_first_bytes", first) ||
+	    !(first < 0 || last < 0 ? cJSON_AddNullToObject(rss, "growth_bytes")
+	                            : add_int(rss, "growth_bytes", last - first)))
 		return -1;
 	for (size_t i = 0; i < r->ncounters; i++)
 		if (!add_int(c, r->counters[i].name, r->counters[i].value))
@@ -175,22 +238,28 @@ static const char *utc_stamp(time_t t, char *buf, size_t len)
 cJSON *runrec_json(const struct runrec *r, cJSON *machine)
 {
 	cJSON *root = cJSON_CreateObject(), *tool;
+	struct runrec_regimes *g = malloc(sizeof *g);
 	char stamp[32];
 
-	if (!root || !cJSON_AddStringToObject(root, "schema", RUNREC_SCHEMA) ||
+	if (g)
+		runrec_regimes(r, g);
+	if (!g || !root || !cJSON_AddStringToObject(root, "schema", RUNREC_SCHEMA) ||
 	    !(tool = cJSON_AddObjectToObject(root, "tool")) ||
 	    !cJSON_AddStringToObject(tool, "name", "allocab") ||
 	    !cJSON_AddStringToObject(tool, "version", r->tool_version) ||
 	    !add_string(root, "started_utc", utc_stamp(r->started, stamp, sizeof stamp)) ||
-	    add_allocator(root, r) != 0 || add_workload(root, r) != 0 || add_reps(root, r) != 0 ||
-	    add_usage(root, r) != 0 || add_memory(root, r) != 0)
+	    add_allocator(root, r) != 0 || add_workload(root, r) != 0 ||
+	    add_reps(root, r, g) != 0 || add_regimes(root, r, g) != 0 || add_usage(root, r) != 0 ||
+	    add_memory(root, r) != 0)
 		goto fail;
 	if (!machine)
 		machine = cJSON_CreateNull();
 	if (!machine || !cJSON_AddItemToObject(root, "machine", machine))
 		goto fail;
+	free(g);
 	return root;
 fail:
+	free(g);
 	cJSON_Delete(machine);
 	cJSON_Delete(root);
 	return NULL;

@@ -4,6 +4,7 @@
 #ifndef ALLOCAB_RUNREC_H
 #define ALLOCAB_RUNREC_H
 
+#include "common/steady.h"
 #include "driver/backend.h"
 #include "driver/workload.h"
 
@@ -12,7 +13,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#define RUNREC_SCHEMA "allocab-run/1"
+#define RUNREC_SCHEMA   "allocab-run/1"
+#define RUNREC_MAX_REPS 1000 /* the most reps one run makes: PARAMS_REPS_MAX */
 
 struct runrec_time {
 	int64_t wall_ns;
@@ -23,6 +25,23 @@ struct runrec_time {
 struct runrec_rep {
 	uint64_t checksum;
 	struct runrec_time phase[1 + WL_MAX_PHASES];
+	int64_t rss_after_bytes; /* resident after the rep; negative: unreadable */
+};
+
+/* How the reps were made; the regimes themselves follow from the reps (runrec_regimes). */
+struct runrec_reps_how {
+	int automatic;           /* 1: repeated until the rule held or a cap; 0: --reps N */
+	struct steady_rule rule; /* the rule that assigns regimes and decides settled */
+	int max_reps;            /* automatic: the cap on reps, the cold one included */
+	double max_steady_s;     /* automatic: the cap on seconds after the cold rep */
+};
+
+/* What the reps say about the two regimes (docs/results-format.md, "regimes"). */
+struct runrec_regimes {
+	enum steady_regime regime[RUNREC_MAX_REPS];
+	int settled; /* -1: one rep, no steady regime; else 0/1 */
+	int nwarmup, nsteady;
+	int64_t cold_ns, steady_ns; /* total wall of rep 0; median of the steady reps (-1: none) */
 };
 
 struct runrec_usage {
@@ -45,7 +64,8 @@ struct runrec {
 	const int64_t *params; /* wl->nparams effective values */
 	const char *const *str; /* string parameters' values by index (may be NULL: none) */
 	const struct runrec_rep *reps;
-	int nreps; /* >= 1 */
+	int nreps; /* 1..RUNREC_MAX_REPS */
+	struct runrec_reps_how how;
 	struct runrec_usage rusage;
 	int64_t rss_start_bytes, rss_retained_bytes;
 	const struct backend_counter *counters;
@@ -56,6 +76,10 @@ struct runrec {
  * null) whether it succeeds or not. Returns a cJSON tree the caller deletes, or NULL when out of
  * memory. */
 cJSON *runrec_json(const struct runrec *r, cJSON *machine);
+
+/* The regime of every rep of r, cold and steady times of the total phase and whether the rule
+ * held over the reps after the cold one (steady.h). */
+void runrec_regimes(const struct runrec *r, struct runrec_regimes *out);
 
 /* Index of the first rep whose checksum differs from rep 0's, or -1 when all agree. */
 int runrec_first_mismatch(const struct runrec_rep *reps, int nreps);

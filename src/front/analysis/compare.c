@@ -17,9 +17,10 @@
 struct builder {
 	struct cmp_report *r;
 	const struct cmp_opts *o;
-	double *a, *b;   /* scratch, one value per measured round (the larger document) */
-	double *pa, *pb; /* round positions matching a and b */
-	double *rss;     /* scratch for memory figures */
+	enum rf_regime g; /* the regime of the rows being built */
+	double *a, *b;    /* scratch, one value per measured round (the larger document) */
+	double *pa, *pb;  /* round positions matching a and b */
+	double *rss;      /* scratch for memory figures */
 	size_t cap;
 };
 
@@ -31,6 +32,23 @@ double cmp_speedup(double d)
 double cmp_improvement(double d)
 {
 	return (1.0 - exp(d)) * 100.0;
+}
+
+static const char *const regimes_names[] = {"both", "cold", "steady"};
+
+int cmp_regimes_parse(const char *s, enum cmp_regimes *out)
+{
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, regimes_names[i]) == 0) {
+			*out = (enum cmp_regimes)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *cmp_regimes_name(enum cmp_regimes r)
+{
+	return (unsigned)r < 3 ? regimes_names[r] : "both";
 }
 
 const char *cmp_verdict_name(enum cmp_verdict v)
@@ -71,6 +89,10 @@ static void set_na(struct cmp_row *row)
 	row->sd = row->p = row->p_holm = row->drift_rho = row->drift_p = NAN;
 	row->med_base_ns = row->med_cand_ns = row->rss_ratio = NAN;
 	row->retained_base = row->retained_cand = row->peak_base_kib = row->peak_cand_kib = NAN;
+	row->rss_first_base = row->rss_first_cand = row->rss_last_base = row->rss_last_cand = NAN;
+	row->growth_base = row->growth_cand = NAN;
+	for (int g = 0; g < RF_NREGIMES; g++)
+		row->med_regime_base[g] = row->med_regime_cand[g] = NAN;
 	row->floor_pct = NAN;
 	row->verdict = CMP_INSUFFICIENT;
 }
@@ -132,26 +154,97 @@ static double median_of(double *v, size_t n)
 	return n ? stats_median(v, n) : NAN;
 }
 
-/* Median time, median retained RSS and peak RSS of one side, over its ok runs. */
-static void side_figures(struct builder *b, const struct rf_doc *doc, size_t arm, size_t w,
-                         size_t p, double *med_ns, double *retained, double *peak, size_t *nok)
+/* One side's figures over its ok runs (medians): the time of each regime, the resident set after
+ * the first and the last rep and its growth, and the runs that did not settle. */
+struct side {
+	double med_ns, retained, peak;
+	double med_regime[RF_NREGIMES], rss_first, rss_last, growth;
+	size_t nok, unsettled;
+};
+
+/* The median over the ok runs of one figure of a run (NAN figures skipped). */
+static double run_median(struct builder *b, const struct rf_doc *doc, size_t arm, size_t w,
+                         double (*fig)(const struct rf_run *, size_t, int), size_t p, int g)
 {
-	size_t n = 0, nr = 0, np = 0;
+	size_t n = 0;
 
 	for (size_t i = 0; i < doc->nrounds; i++) {
 		const struct rf_run *run = rf_run(doc, i, arm, w);
-		if (!run->ok)
-			continue;
-		b->a[n++] = run->t_ns[p];
-		if (isfinite(run->retained_bytes))
-			b->b[nr++] = run->retained_bytes;
-		if (run->max_rss_kib > 0)
-			b->rss[np++] = run->max_rss_kib;
+		double v = run->ok ? fig(run, p, g) : NAN;
+		if (!isnan(v))
+			b->rss[n++] = v;
 	}
-	*med_ns = median_of(b->a, n);
-	*retained = median_of(b->b, nr);
-	*peak = median_of(b->rss, np);
-	*nok = n;
+	return median_of(b->rss, n);
+}
+
+static double fig_time(const struct rf_run *run, size_t p, int g)
+{
+	return run->t_regime[g][p];
+}
+
+static double fig_rss(const struct rf_run *run, size_t p, int last)
+{
+	(void)p;
+	return last ? run->rss_last : run->rss_first;
+}
+
+static double fig_growth(const struct rf_run *run, size_t p, int g)
+{
+	(void)p, (void)g;
+	return run->rss_last - run->rss_first;
+}
+
+static double fig_retained(const struct rf_run *run, size_t p, int g)
+{
+	(void)p, (void)g;
+	return isfinite(run->retained_bytes) ? run->retained_bytes : NAN;
+}
+
+static double fig_peak(const struct rf_run *run, size_t p, int g)
+{
+	(void)p, (void)g;
+	return run->max_rss_kib > 0 ? run->max_rss_kib : NAN;
+}
+
+static void side_figures(struct builder *b, const struct rf_doc *doc, size_t arm, size_t w,
+                         size_t p, struct side *s)
+{
+	memset(s, 0, sizeof *s);
+	for (size_t i = 0; i < doc->nrounds; i++) {
+		const struct rf_run *run = rf_run(doc, i, arm, w);
+		s->nok += run->ok && run->t_regime[b->g][p] > 0;
+		s->unsettled += run->ok && run->settled == 0;
+	}
+	s->med_ns = run_median(b, doc, arm, w, fig_time, p, (int)b->g);
+	for (int g = 0; g < RF_NREGIMES; g++)
+		s->med_regime[g] = run_median(b, doc, arm, w, fig_time, p, g);
+	s->retained = run_median(b, doc, arm, w, fig_retained, p, 0);
+	s->peak = run_median(b, doc, arm, w, fig_peak, p, 0);
+	s->rss_first = run_median(b, doc, arm, w, fig_rss, p, 0);
+	s->rss_last = run_median(b, doc, arm, w, fig_rss, p, 1);
+	s->growth = run_median(b, doc, arm, w, fig_growth, p, 0);
+}
+
+static void set_sides(struct cmp_row *row, const struct side *sb, const struct side *sc)
+{
+	row->med_base_ns = sb->med_ns;
+	row->med_cand_ns = sc->med_ns;
+	row->retained_base = sb->retained;
+	row->retained_cand = sc->retained;
+	row->peak_base_kib = sb->peak;
+	row->peak_cand_kib = sc->peak;
+	memcpy(row->med_regime_base, sb->med_regime, sizeof sb->med_regime);
+	memcpy(row->med_regime_cand, sc->med_regime, sizeof sc->med_regime);
+	row->rss_first_base = sb->rss_first;
+	row->rss_first_cand = sc->rss_first;
+	row->rss_last_base = sb->rss_last;
+	row->rss_last_cand = sc->rss_last;
+	row->growth_base = sb->growth;
+	row->growth_cand = sc->growth;
+	row->unsettled_base = sb->unsettled;
+	row->unsettled_cand = sc->unsettled;
+	row->n_base = sb->nok;
+	row->n_cand = sc->nok;
 }
 
 static int paired_row(struct builder *b, struct cmp_row *row, size_t w, size_t p, size_t ca,
@@ -159,21 +252,22 @@ static int paired_row(struct builder *b, struct cmp_row *row, size_t w, size_t p
 {
 	const struct rf_doc *doc = b->r->base;
 	size_t n = 0, nr = 0;
+	struct side sb, sc;
 
-	side_figures(b, doc, ba, w, p, &row->med_base_ns, &row->retained_base, &row->peak_base_kib,
-	             &row->n_base);
-	side_figures(b, doc, ca, w, p, &row->med_cand_ns, &row->retained_cand, &row->peak_cand_kib,
-	             &row->n_cand);
+	side_figures(b, doc, ba, w, p, &sb);
+	side_figures(b, doc, ca, w, p, &sc);
+	set_sides(row, &sb, &sc);
 	for (size_t i = 0; i < doc->nrounds; i++) {
 		const struct rf_run *rb = rf_run(doc, i, ba, w), *rc = rf_run(doc, i, ca, w);
-		if (!rb->ok || !rc->ok || !(rb->t_ns[p] > 0 && rc->t_ns[p] > 0))
+		const double tb = rb->t_regime[b->g][p], tc = rc->t_regime[b->g][p];
+		if (!rb->ok || !rc->ok || !(tb > 0 && tc > 0))
 			continue;
 		if (rb->max_rss_kib > 0 && rc->max_rss_kib > 0)
 			b->rss[nr++] = rc->max_rss_kib / rb->max_rss_kib;
 		row->flagged += noise_spiked(b->r->flags, b->r->nflags, doc, i, ba, w) ||
 		                noise_spiked(b->r->flags, b->r->nflags, doc, i, ca, w);
 		b->pa[n] = (double)i;
-		b->a[n++] = lr_log_ratio(rc->t_ns[p], rb->t_ns[p]);
+		b->a[n++] = lr_log_ratio(tc, tb);
 	}
 	row->rss_ratio = median_of(b->rss, nr);
 	row->rss_n = nr;
@@ -187,11 +281,11 @@ static size_t log_times(struct builder *b, const struct rf_doc *doc, size_t arm,
 
 	for (size_t i = 0; i < doc->nrounds; i++) {
 		const struct rf_run *run = rf_run(doc, i, arm, w);
-		if (!run->ok || !(run->t_ns[p] > 0))
+		if (!run->ok || !(run->t_regime[b->g][p] > 0))
 			continue;
 		*flagged += noise_spiked(b->r->flags, b->r->nflags, doc, i, arm, w);
 		pos[n] = (double)i;
-		out[n++] = log(run->t_ns[p]);
+		out[n++] = log(run->t_regime[b->g][p]);
 	}
 	return n;
 }
@@ -201,11 +295,11 @@ static int unpaired_row(struct builder *b, struct cmp_row *row, size_t wb, size_
 {
 	const struct cmp_report *r = b->r;
 	size_t nb, nc;
+	struct side sb, sc;
 
-	side_figures(b, r->base, ab, wb, p, &row->med_base_ns, &row->retained_base,
-	             &row->peak_base_kib, &nb);
-	side_figures(b, r->cand, ac, wc, p, &row->med_cand_ns, &row->retained_cand,
-	             &row->peak_cand_kib, &nc);
+	side_figures(b, r->base, ab, wb, p, &sb);
+	side_figures(b, r->cand, ac, wc, p, &sc);
+	set_sides(row, &sb, &sc);
 	row->rss_ratio = row->peak_cand_kib / row->peak_base_kib;
 	nb = log_times(b, r->base, ab, wb, p, b->a, b->pa, &row->flagged);
 	nc = log_times(b, r->cand, ac, wc, p, b->b, b->pb, &row->flagged);
@@ -221,8 +315,8 @@ struct gm_set {
 
 /* Per round, the mean over the set's workloads of the log time of one arm (two files) or of the
  * log ratio (paired, cand_arm != base_arm); rounds where any run failed are skipped. */
-static size_t gm_series(const struct rf_doc *doc, const struct gm_set *s, size_t arm, int ratio,
-                        size_t base_arm, double *out, double *pos)
+static size_t gm_series(const struct rf_doc *doc, const struct gm_set *s, enum rf_regime g,
+                        size_t arm, int ratio, size_t base_arm, double *out, double *pos)
 {
 	size_t n = 0;
 
@@ -232,11 +326,10 @@ static size_t gm_series(const struct rf_doc *doc, const struct gm_set *s, size_t
 		for (k = 0; k < s->n; k++) {
 			const struct rf_run *rc = rf_run(doc, i, arm, s->w[k]);
 			const struct rf_run *rb = rf_run(doc, i, base_arm, s->w[k]);
-			if (!(rc->ok && rc->t_ns[s->ph[k]] > 0) ||
-			    (ratio && !(rb->ok && rb->t_ns[s->ph[k]] > 0)))
+			const double tc = rc->t_regime[g][s->ph[k]], tb = rb->t_regime[g][s->ph[k]];
+			if (!(rc->ok && tc > 0) || (ratio && !(rb->ok && tb > 0)))
 				break;
-			sum += ratio ? lr_log_ratio(rc->t_ns[s->ph[k]], rb->t_ns[s->ph[k]])
-			             : log(rc->t_ns[s->ph[k]]);
+			sum += ratio ? lr_log_ratio(tc, tb) : log(tc);
 		}
 		if (k < s->n)
 			continue;
@@ -253,12 +346,12 @@ static int geomean_row(struct builder *b, struct cmp_row *row, const struct gm_s
 	size_t nb, nc;
 
 	if (r->paired) {
-		row->n_base = gm_series(r->base, sb, ab, 0, ab, b->b, b->pb);
-		row->n_cand = gm_series(r->base, sb, ac, 0, ac, b->b, b->pb);
-		return paired_stats(b, row, gm_series(r->base, sb, ac, 1, ab, b->a, b->pa));
+		row->n_base = gm_series(r->base, sb, b->g, ab, 0, ab, b->b, b->pb);
+		row->n_cand = gm_series(r->base, sb, b->g, ac, 0, ac, b->b, b->pb);
+		return paired_stats(b, row, gm_series(r->base, sb, b->g, ac, 1, ab, b->a, b->pa));
 	}
-	nb = gm_series(r->base, sb, ab, 0, ab, b->a, b->pa);
-	nc = gm_series(r->cand, sc, ac, 0, ac, b->b, b->pb);
+	nb = gm_series(r->base, sb, b->g, ab, 0, ab, b->a, b->pa);
+	nc = gm_series(r->cand, sc, b->g, ac, 0, ac, b->b, b->pb);
 	return unpaired_stats(b, row, nb, nc);
 }
 
@@ -355,6 +448,7 @@ static struct cmp_row *new_row(struct builder *b, const char *wl, const char *ph
 	memset(row, 0, sizeof *row);
 	set_na(row);
 	row->workload = wl;
+	row->regime = b->g;
 	row->phase = phase;
 	row->candidate = cand;
 	row->baseline = base;
@@ -378,6 +472,9 @@ static size_t pick_arms(const struct cmp_report *r, const struct cmp_opts *o, si
 	}
 	return n;
 }
+
+/* Rows of one comparison come steady first, cold beside it. */
+static const enum rf_regime regime_order[RF_NREGIMES] = {RF_STEADY, RF_COLD};
 
 static int add_rows(struct builder *b, size_t base_arm)
 {
@@ -412,20 +509,27 @@ static int add_rows(struct builder *b, size_t base_arm)
 				sc.w[sc.n] = wc;
 				sc.ph[sc.n++] = p;
 			}
-			for (size_t k = 0; rc == 0 && k < narms; k++) {
-				struct cmp_row *row = new_row(b, w->name, w->phases[p],
-				                              c->arms[ca[k]], r->base->arms[ba[k]]);
-				rc = r->paired ? paired_row(b, row, wc, p, ca[k], ba[k])
-				               : unpaired_row(b, row, (size_t)wb, wc, (size_t)pb,
-				                              ba[k], ca[k]);
-			}
+			for (size_t k = 0; rc == 0 && k < narms; k++)
+				for (int i = 0; rc == 0 && i < RF_NREGIMES; i++) {
+					struct cmp_row *row;
+					if (!r->compared[b->g = regime_order[i]])
+						continue;
+					row = new_row(b, w->name, w->phases[p], c->arms[ca[k]],
+					              r->base->arms[ba[k]]);
+					rc = r->paired ? paired_row(b, row, wc, p, ca[k], ba[k])
+					               : unpaired_row(b, row, (size_t)wb, wc,
+					                              (size_t)pb, ba[k], ca[k]);
+				}
 		}
 	}
-	for (size_t k = 0; rc == 0 && sb.n >= 2 && k < narms; k++) {
-		struct cmp_row *row =
-		    new_row(b, NULL, gphase, c->arms[ca[k]], r->base->arms[ba[k]]);
-		rc = geomean_row(b, row, &sb, &sc, ba[k], ca[k]);
-	}
+	for (size_t k = 0; rc == 0 && sb.n >= 2 && k < narms; k++)
+		for (int i = 0; rc == 0 && i < RF_NREGIMES; i++) {
+			struct cmp_row *row;
+			if (!r->compared[b->g = regime_order[i]])
+				continue;
+			row = new_row(b, NULL, gphase, c->arms[ca[k]], r->base->arms[ba[k]]);
+			rc = geomean_row(b, row, &sb, &sc, ba[k], ca[k]);
+		}
 	free(sb.w);
 	free(sb.ph);
 	free(sc.w);
@@ -478,9 +582,50 @@ static int decide(struct builder *b)
 
 static const char *row_name(const struct cmp_row *row, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s %s vs %s", row->workload ? row->workload : "geomean", row->phase,
-	         row->candidate, row->baseline);
+	snprintf(buf, len, "%s/%s %s %s vs %s", row->workload ? row->workload : "geomean",
+	         row->phase, rf_regime_name(row->regime), row->candidate, row->baseline);
 	return buf;
+}
+
+/* Regimes left out, records without regime fields, runs that never settled. */
+static int regime_warnings(struct builder *b)
+{
+	struct cmp_report *r = b->r;
+	int rc = 0;
+
+	for (const struct rf_doc *d = r->base; d && rc == 0; d = d == r->cand ? NULL : r->cand) {
+		if (r->regimes == CMP_REGIMES_BOTH && !d->commands &&
+		    !(r->compared[RF_COLD] && r->compared[RF_STEADY]) &&
+		    !(d->has_regime[RF_COLD] && d->has_regime[RF_STEADY]))
+			rc = warnf(b, "%s measured %s: only the %s regime is compared", d->path,
+			           rf_regimes_measured(d),
+			           rf_regime_name(r->compared[RF_STEADY] ? RF_STEADY : RF_COLD));
+		if (rc == 0 && d->legacy_reps && d->has_regime[RF_STEADY])
+			rc = warnf(
+			    b,
+			    "%s: records without regime fields: their first rep counts as cold, "
+			    "their last (up to 3) as steady",
+			    d->path);
+		for (size_t a = 0; rc == 0 && r->compared[RF_STEADY] && a < d->narms; a++)
+			for (size_t w = 0; rc == 0 && w < d->nwl; w++) {
+				size_t n = 0, bad = 0;
+				for (size_t i = 0; i < d->nrounds; i++) {
+					const struct rf_run *run = rf_run(d, i, a, w);
+					n += run->ok;
+					bad += run->ok && run->settled == 0;
+				}
+				if (bad)
+					rc = warnf(
+					    b,
+					    "%s: %s on %s: %zu of %zu runs never settled (hit "
+					    "the cap of reps or time): their steady time is the "
+					    "median of their last reps",
+					    d->path, d->arms[a], d->wl[w].name, bad, n);
+			}
+		if (r->paired)
+			break;
+	}
+	return rc;
 }
 
 /* Flagged runs of arm a of doc: each (round, workload) once, whatever number of metrics. */
@@ -572,11 +717,44 @@ static int row_warnings(struct builder *b)
 	if (rc == 0 && insufficient)
 		rc = warnf(b, "%zu comparison%s with fewer than 2 usable rounds: insufficient data",
 		           insufficient, insufficient == 1 ? "" : "s");
+	if (rc == 0)
+		rc = regime_warnings(b);
 	if (rc == 0 && r->nflags) {
 		r->telemetry_warning = (long)r->nwarn;
 		rc = telemetry_warning(b);
 	}
 	return rc;
+}
+
+/* The regimes to compare: those asked for that both documents measured. Asking for one that a
+ * document lacks is refused; with both asked, a missing one is left out (the report says so).
+ * Documents without any ok run compare the cold regime, which then has insufficient data. */
+static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const struct rf_doc *cand,
+                        const struct cmp_opts *o, char *err, size_t errlen)
+{
+	int any = 0;
+
+	r->regimes = o->regimes;
+	for (int g = 0; g < RF_NREGIMES; g++) {
+		int want = o->regimes == CMP_REGIMES_BOTH ||
+		           (g == RF_COLD) == (o->regimes == CMP_REGIMES_COLD);
+		const struct rf_doc *lacks = !base->has_regime[g]           ? base
+		                             : cand && !cand->has_regime[g] ? cand
+		                                                            : NULL;
+		if (want && lacks && o->regimes != CMP_REGIMES_BOTH &&
+		    (lacks->has_regime[RF_COLD] || lacks->has_regime[RF_STEADY]))
+			return errmsg_fail(err, errlen, "%s measured %s: no %s times to compare%s",
+			                   lacks->path, rf_regimes_measured(lacks),
+			                   rf_regime_name(g),
+			                   g == RF_STEADY ? " (rerun the bench with --reps auto, "
+			                                    "the default, or use --regime cold)"
+			                                  : "");
+		r->compared[g] = want && !lacks;
+		any |= r->compared[g];
+	}
+	if (!any)
+		r->compared[o->regimes == CMP_REGIMES_STEADY ? RF_STEADY : RF_COLD] = 1;
+	return 0;
 }
 
 int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct cmp_opts *o,
@@ -620,6 +798,10 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	}
 	if (r->paired)
 		r->baseline = base->arms[ba];
+	if (pick_regimes(r, base, cand, o, err, errlen) != 0) {
+		cmp_free(r);
+		return ST_USAGE;
+	}
 	b.cap = 1;
 	for (const struct rf_doc *d = base; d; d = d == c ? NULL : c)
 		if (d->nrounds * d->narms + 1 > b.cap)
@@ -629,7 +811,8 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	b.pa = calloc(b.cap, sizeof *b.pa);
 	b.pb = calloc(b.cap, sizeof *b.pb);
 	b.rss = calloc(b.cap, sizeof *b.rss);
-	r->rows = calloc(c->nwl * RF_MAX_PHASES * c->narms + c->narms + 1, sizeof *r->rows);
+	r->rows = calloc(RF_NREGIMES * (c->nwl * RF_MAX_PHASES * c->narms + c->narms) + 1,
+	                 sizeof *r->rows);
 	rc = b.a && b.b && b.pa && b.pb && b.rss && r->rows ? 0 : NO_MEMORY;
 	if (rc == 0 && noise_flag_spikes(base, &r->flags, &r->nflags) != 0)
 		rc = NO_MEMORY;

@@ -25,6 +25,13 @@
  * p-value cannot pass Holm's first step over the report's m comparisons (cmp_row.need). */
 enum cmp_verdict { CMP_INSUFFICIENT, CMP_NO_DIFFERENCE, CMP_FASTER, CMP_SLOWER, CMP_TOO_FEW };
 
+/* Which regimes a report compares (--regime): both (steady rows first), or one. */
+enum cmp_regimes { CMP_REGIMES_BOTH, CMP_REGIMES_COLD, CMP_REGIMES_STEADY };
+
+/* "both", "cold", "steady": 0 and *out, or -1. */
+int cmp_regimes_parse(const char *s, enum cmp_regimes *out);
+const char *cmp_regimes_name(enum cmp_regimes r);
+
 struct cmp_opts {
 	const char *baseline;  /* one file: the baseline arm; NULL = system (commands: first arm) */
 	const char *candidate; /* NULL = every arm but the baseline (two files: every common arm) */
@@ -34,12 +41,14 @@ struct cmp_opts {
 	double conf;        /* interval level, e.g. 0.95; alpha = 1 - conf */
 	uint32_t bootstrap; /* 0 = signed-rank interval; else resamples (>= CMP_MIN_BOOTSTRAP) */
 	uint64_t seed;      /* bootstrap seed */
+	enum cmp_regimes regimes; /* both by default */
 };
 
 /* One comparison. d is the log ratio ln(t_candidate / t_baseline): negative = candidate faster. */
 struct cmp_row {
 	const char *workload; /* NULL: the geometric mean over workloads */
 	const char *phase, *candidate, *baseline;
+	enum rf_regime regime;   /* the times compared: the cold rep or the steady reps */
 	size_t n;                /* paired: usable rounds; two files: min(n_base, n_cand) */
 	size_t n_base, n_cand;   /* ok runs behind each side */
 	int usable;              /* n >= 2: the figures below are set, else NAN */
@@ -56,6 +65,13 @@ struct cmp_row {
 	size_t rss_n;
 	double retained_base, retained_cand; /* median retained RSS, bytes */
 	double peak_base_kib, peak_cand_kib; /* median peak RSS */
+	/* per side, over its ok runs: median time of each regime (NAN: none), median resident set
+	 * after the first and after the last rep, median growth (last - first), runs that did not
+	 * settle (record.regimes.settled false) */
+	double med_regime_base[RF_NREGIMES], med_regime_cand[RF_NREGIMES];
+	double rss_first_base, rss_first_cand, rss_last_base, rss_last_cand;
+	double growth_base, growth_cand;
+	size_t unsettled_base, unsettled_cand;
 	double drift_rho, drift_p; /* log ratios (two files: log times) against round index */
 	int drift;                 /* drift_p < CMP_DRIFT_P */
 	size_t flagged;            /* usable rounds with a telemetry spike on either side */
@@ -65,6 +81,8 @@ struct cmp_row {
 
 struct cmp_report {
 	int paired;                       /* one file: rounds paired; else two-sample */
+	enum cmp_regimes regimes;         /* as asked */
+	int compared[RF_NREGIMES];        /* regimes that have rows */
 	const struct rf_doc *base, *cand; /* the same document when paired */
 	const char *baseline;             /* paired: the baseline arm */
 	double conf;

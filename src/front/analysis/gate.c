@@ -25,6 +25,8 @@ struct gate_spec {
 	double pct;
 	int on_geomean;
 	double conf;
+	enum cmp_regimes regime; /* cold or steady (default) */
+	int regime_given;        /* --regime was on the command line */
 };
 
 int gate_parse_pct(const char *s, double *out)
@@ -65,6 +67,7 @@ enum {
 	G_MAX_SLOWDOWN,
 	G_ON,
 	G_CONF,
+	G_REGIME,
 	G_COUNT
 };
 
@@ -79,6 +82,7 @@ static const struct opt gate_opts[G_COUNT] = {
     [G_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT},
     [G_ON] = {"--on", 0, OPT_VALUE | OPT_REPEAT},
     [G_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT},
+    [G_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT},
 };
 
 static int gate_option(struct gate_spec *g, int k, const char *v, int *have_margin, char *err,
@@ -110,6 +114,14 @@ static int gate_option(struct gate_spec *g, int k, const char *v, int *have_marg
 	case G_CONF:
 		if (parse_conf(v, &g->conf) != 0)
 			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
+		return 0;
+	case G_REGIME:
+		if (cmp_regimes_parse(v, &g->regime) != 0 || g->regime == CMP_REGIMES_BOTH)
+			return errmsg_fail(
+			    err, errlen,
+			    "--regime '%s': want steady or cold (the gate decides on one regime)",
+			    v);
+		g->regime_given = 1;
 		return 0;
 	}
 	if (!v[0])
@@ -159,6 +171,7 @@ struct gate_spec *gate_spec_parse(int argc, char **argv, const char **pos, char 
 		return NULL;
 	}
 	g->conf = DEFAULT_CONF;
+	g->regime = CMP_REGIMES_STEADY;
 	if (parse_gate(argc, argv, g, pos, err, errlen) != 0) {
 		gate_spec_free(g);
 		return NULL;
@@ -232,8 +245,9 @@ static enum gate_outcome judge_row(const struct gate_spec *g, const struct cmp_r
 		snprintf(n, sizeof n, "%zu", row->n);
 	else
 		snprintf(n, sizeof n, "%zu+%zu", row->n_base, row->n_cand);
-	fprintf(out, "%-12s %s/%s %s ", gate_outcome_name(o),
-	        row->workload ? row->workload : "geomean", row->phase, row->candidate);
+	fprintf(out, "%-12s %s/%s %s %s ", gate_outcome_name(o),
+	        row->workload ? row->workload : "geomean", row->phase, rf_regime_name(row->regime),
+	        row->candidate);
 	if (r->paired)
 		fprintf(out, "vs %s: ", row->baseline);
 	else
@@ -297,9 +311,9 @@ static void distance_note(const struct gate_spec *g, const struct cmp_report *r,
 
 	if (!out || !r->paired || !row->usable || !(row->sd > 0) || row->d.level < g->conf - 1e-9)
 		return;
-	fprintf(out, "note: %s/%s %s: the estimate lies %.2f%% from the margin; ",
-	        row->workload ? row->workload : "geomean", row->phase, row->candidate,
-	        calib_pct(dist));
+	fprintf(out, "note: %s/%s %s %s: the estimate lies %.2f%% from the margin; ",
+	        row->workload ? row->workload : "geomean", row->phase, rf_regime_name(row->regime),
+	        row->candidate, calib_pct(dist));
 	if (isfinite(mde))
 		fprintf(out,
 		        "%zu rounds resolve about %.2f%% (%.0f%% power, sd of log ratios %.3g)",
@@ -327,7 +341,8 @@ static int gated(const struct gate_spec *g, const struct cmp_row *row, int any_g
 }
 
 static void summary_line(FILE *out, const struct gate_spec *g, enum gate_outcome res,
-                         const size_t count[3], size_t judged, double fam_conf, const char *rule)
+                         const size_t count[3], size_t judged, double fam_conf, const char *rule,
+                         enum cmp_regimes regime)
 {
 	fprintf(out,
 	        "gate: %s (%zu pass, %zu fail, %zu inconclusive; %s; PASS needs the whole "
@@ -340,7 +355,25 @@ static void summary_line(FILE *out, const struct gate_spec *g, enum gate_outcome
 		        100 * fam_conf, judged);
 	else
 		fprintf(out, ", FAIL the whole interval beyond it");
-	fprintf(out, "; on %s)\n", g->on_geomean ? "the geometric mean" : "each workload");
+	fprintf(out, "; on %s, %s regime)\n",
+	        g->on_geomean ? "the geometric mean" : "each workload",
+	        regime == CMP_REGIMES_COLD ? "cold" : "steady");
+}
+
+/* Without --regime, a document that measured the cold regime only (one repetition per run, e.g.
+ * written before regimes existed) is judged on cold; --regime steady refuses it. Returns the
+ * document that lacks the steady regime when it fell back, else NULL. */
+static const struct rf_doc *cold_only_fallback(struct cmp_opts *o, const struct rf_doc *old,
+                                               const struct rf_doc *cand)
+{
+	const struct rf_doc *lacks = !cand->has_regime[RF_STEADY]         ? cand
+	                             : old && !old->has_regime[RF_STEADY] ? old
+	                                                                  : NULL;
+
+	if (!lacks || !lacks->has_regime[RF_COLD])
+		return NULL;
+	o->regimes = CMP_REGIMES_COLD;
+	return lacks;
 }
 
 /* Judges one loaded document (cand) against its baseline arm or against OLD into *verdict.
@@ -352,7 +385,8 @@ static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE
 	                     .candidate = g->candidate,
 	                     .workload = g->workload,
 	                     .phase = g->phase ? g->phase : "total",
-	                     .conf = g->conf};
+	                     .conf = g->conf,
+	                     .regimes = g->regime};
 	struct rf_doc *old = NULL;
 	struct cmp_report *r = NULL, *fam = NULL;
 	double bound = g->slowdown ? 1 + g->pct / 100 : 1 - g->pct / 100;
@@ -361,9 +395,18 @@ static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE
 
 	if (g->against && rf_load(g->against, &old, err, errlen) != ST_OK)
 		return -1;
+	const struct rf_doc *cold_only = g->regime_given ? NULL : cold_only_fallback(&o, old, cand);
 	if (cmp_build(old ? old : cand, old ? cand : NULL, &o, &r, err, errlen) != ST_OK) {
 		rf_free(old);
 		return -1;
+	}
+	if (cold_only && warn) {
+		char msg[1024];
+		snprintf(msg, sizeof msg,
+		         "%s measured %s: judging the cold regime (give --regime to choose; steady "
+		         "needs a bench with --reps auto, the default)",
+		         cold_only->path, rf_regimes_measured(cold_only));
+		errmsg_warn(warn, "gate", msg);
 	}
 	for (size_t i = 0; warn && i < r->nwarn; i++)
 		if ((long)i != r->verdict_warning)
@@ -402,7 +445,7 @@ static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE
 	                        : count[GATE_INCONCLUSIVE] || !judged ? GATE_INCONCLUSIVE
 	                                                              : GATE_PASS;
 	if (out)
-		summary_line(out, g, res, count, judged, fam_conf, rule);
+		summary_line(out, g, res, count, judged, fam_conf, rule, o.regimes);
 	cmp_free(r);
 	cmp_free(fam);
 	rf_free(old);

@@ -21,7 +21,8 @@ struct gate_spec;
 int gate_parse_pct(const char *s, double *out);
 
 /* Parses the gate options (--candidate NAME, --baseline NAME, --min-speedup P%, --max-slowdown P%,
- * --on geomean|each, --phase NAME, --workload NAME, --against OLD, --conf L); argv[0] is not an
+ * --on geomean|each, --phase NAME, --workload NAME, --against OLD, --conf L, --regime
+ * steady|cold: steady by default, cold for a document that measured cold only); argv[0] is not an
  * option. One positional argument is stored in *pos when pos is not NULL, refused otherwise.
  * Returns a spec the caller frees with gate_spec_free, or NULL with a one-line reason in err. */
 struct gate_spec *gate_spec_parse(int argc, char **argv, const char **pos, char *err,

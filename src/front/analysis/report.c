@@ -8,12 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NCOL 11 /* the last, noise floor, only with a calibration */
-#define CELL 160
-
-static const char *const col_names[NCOL] = {"workload", "phase",          "candidate",  "speedup",
-                                            "CI",       "improvement",    "p (Holm)",   "verdict",
-                                            "n",        "peak RSS ratio", "noise floor"};
+#define MAXCOL 12 /* the last, noise floor, only with a calibration */
+#define ARMCOL 9
+#define CELL   160
 
 int report_format_parse(const char *name, enum report_format *f)
 {
@@ -60,11 +57,29 @@ static void describe_method(const struct cmp_report *r, char *buf, size_t len)
 		         100 * r->conf, m);
 }
 
+static void describe_regimes(const struct cmp_report *r, char *buf, size_t len)
+{
+	static const char *const what[RF_NREGIMES] = {
+	    "cold = the first repetition of each run (a fresh process: CLI tools, serverless)",
+	    "steady = the median of each run's steady repetitions (training loops, services)"};
+	int both = r->compared[RF_COLD] && r->compared[RF_STEADY];
+
+	if (both)
+		snprintf(buf, len, "regimes: steady and cold side by side; %s; %s", what[RF_STEADY],
+		         what[RF_COLD]);
+	else
+		snprintf(buf, len, "regime: %s only%s; %s",
+		         rf_regime_name(r->compared[RF_STEADY] ? RF_STEADY : RF_COLD),
+		         r->regimes == CMP_REGIMES_BOTH ? " (the only one measured)" : "",
+		         what[r->compared[RF_STEADY] ? RF_STEADY : RF_COLD]);
+}
+
 static void describe_doc(const struct rf_doc *d, const char *role, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s (%s, status %s): %zu measured rounds, %zu warm-up discarded",
+	snprintf(buf, len,
+	         "%s%s%s (%s, status %s): %zu measured rounds, %zu warm-up discarded; measured %s",
 	         role, role[0] ? " " : "", d->path, d->commands ? "commands" : "drivers", d->status,
-	         d->nrounds, d->nwarmup);
+	         d->nrounds, d->nwarmup, rf_regimes_measured(d));
 }
 
 static void fmt_p(double p, char *buf)
@@ -88,37 +103,132 @@ static double head_level(const struct cmp_report *r)
 	return r->conf;
 }
 
-static void row_cells(const struct cmp_report *r, const struct cmp_row *row, char c[NCOL][CELL])
+/* speedup, interval, improvement, p (Holm) and verdict of one row ("-" where unusable). */
+static void estimate_cells(const struct cmp_report *r, const struct cmp_row *row, char *speedup,
+                           char *ci, char *impr, char *p, char *verdict)
 {
-	snprintf(c[0], CELL, "%s", row->workload ? row->workload : "geomean");
-	snprintf(c[1], CELL, "%s", row->phase);
-	snprintf(c[2], CELL, "%s", row->candidate);
-	if (r->paired)
-		snprintf(c[8], CELL, "%zu", row->n);
+	if (row)
+		cmp_verdict_text(row, verdict, CELL);
 	else
-		snprintf(c[8], CELL, "%zu+%zu", row->n_base, row->n_cand);
-	cmp_verdict_text(row, c[7], CELL);
-	if (isnan(row->rss_ratio))
-		strcpy(c[9], "-");
-	else
-		snprintf(c[9], CELL, "%.2f", row->rss_ratio);
-	if (isnan(row->floor_pct))
-		strcpy(c[10], "-");
-	else if (isinf(row->floor_pct))
-		strcpy(c[10], "none yet");
-	else
-		snprintf(c[10], CELL, "%.1f%%", row->floor_pct);
-	if (!row->usable) {
-		for (int i = 3; i < 7; i++)
-			strcpy(c[i], "-");
+		strcpy(verdict, "-");
+	if (!row || !row->usable) {
+		strcpy(speedup, "-");
+		strcpy(ci, "-");
+		strcpy(impr, "-");
+		strcpy(p, "-");
 		return;
 	}
-	snprintf(c[3], CELL, "%.3fx", cmp_speedup(row->d.est));
-	snprintf(c[4], CELL, "[%.3f, %.3f]", cmp_speedup(row->d.hi), cmp_speedup(row->d.lo));
+	snprintf(speedup, CELL, "%.3fx", cmp_speedup(row->d.est));
+	snprintf(ci, CELL, "[%.3f, %.3f]", cmp_speedup(row->d.hi), cmp_speedup(row->d.lo));
 	if (fabs(row->d.level - head_level(r)) > 1e-9)
-		snprintf(c[4] + strlen(c[4]), CELL - strlen(c[4]), " (%.3g%%)", 100 * row->d.level);
-	snprintf(c[5], CELL, "%+.1f%%", cmp_improvement(row->d.est));
-	fmt_p(row->p_holm, c[6]);
+		snprintf(ci + strlen(ci), CELL - strlen(ci), " (%.3g%%)", 100 * row->d.level);
+	snprintf(impr, CELL, "%+.1f%%", cmp_improvement(row->d.est));
+	fmt_p(row->p_holm, p);
+}
+
+static void n_cell(const struct cmp_report *r, const struct cmp_row *row, char *buf)
+{
+	if (!row)
+		strcpy(buf, "-");
+	else if (r->paired)
+		snprintf(buf, CELL, "%zu", row->n);
+	else
+		snprintf(buf, CELL, "%zu+%zu", row->n_base, row->n_cand);
+}
+
+/* Whether both regimes are in the table, side by side. */
+static int side_by_side(const struct cmp_report *r)
+{
+	return r->compared[RF_COLD] && r->compared[RF_STEADY];
+}
+
+/* One line of the comparisons table: a row, or side by side the steady row s and the cold row c
+ * of one comparison (either may be NULL). Fills MAXCOL cells. */
+static void line_cells(const struct cmp_report *r, const struct cmp_row *s, const struct cmp_row *c,
+                       char cell[MAXCOL][CELL])
+{
+	const struct cmp_row *any = s ? s : c;
+	char unused[2][CELL];
+	size_t k = 3;
+
+	snprintf(cell[0], CELL, "%s", any->workload ? any->workload : "geomean");
+	snprintf(cell[1], CELL, "%s", any->phase);
+	snprintf(cell[2], CELL, "%s", any->candidate);
+	if (side_by_side(r)) {
+		estimate_cells(r, s, cell[3], cell[4], unused[0], unused[1], cell[5]);
+		estimate_cells(r, c, cell[6], cell[7], unused[0], unused[1], cell[8]);
+		char ns[CELL], nc[CELL];
+		n_cell(r, s, ns);
+		n_cell(r, c, nc);
+		snprintf(cell[9], CELL, "%.60s/%.60s", ns, nc);
+		k = 10;
+	} else {
+		estimate_cells(r, any, cell[3], cell[4], cell[5], cell[6], cell[7]);
+		n_cell(r, any, cell[8]);
+		k = 9;
+	}
+	if (isnan(any->rss_ratio))
+		strcpy(cell[k], "-");
+	else
+		snprintf(cell[k], CELL, "%.2f", any->rss_ratio);
+	if (isnan(any->floor_pct))
+		strcpy(cell[k + 1], "-");
+	else if (isinf(any->floor_pct))
+		strcpy(cell[k + 1], "none yet");
+	else
+		snprintf(cell[k + 1], CELL, "%.1f%%", any->floor_pct);
+}
+
+/* Whether rows x and y are the two regimes of one comparison. */
+static int same_comparison(const struct cmp_row *x, const struct cmp_row *y)
+{
+	return x->regime != y->regime && (x->workload == NULL) == (y->workload == NULL) &&
+	       (!x->workload || strcmp(x->workload, y->workload) == 0) &&
+	       strcmp(x->phase, y->phase) == 0 && strcmp(x->candidate, y->candidate) == 0;
+}
+
+/* The table's header and lines into c (MAXCOL cells per line); returns the lines, header included,
+ * and sets *ncol and the right-aligned columns *right. */
+static size_t table_cells(const struct cmp_report *r, char (*c)[CELL], size_t *ncol,
+                          unsigned *right)
+{
+	static const char *const one[] = {"workload", "phase",          "candidate",  "speedup",
+	                                  "CI",       "improvement",    "p (Holm)",   "verdict",
+	                                  "n",        "peak RSS ratio", "noise floor"};
+	static const char *const two[] = {"workload",       "phase",          "candidate",
+	                                  "steady speedup", "steady CI",      "steady verdict",
+	                                  "cold speedup",   "cold CI",        "cold verdict",
+	                                  "n steady/cold",  "peak RSS ratio", "noise floor"};
+	int both = side_by_side(r);
+	size_t n = 1, cols = both ? 12 : 11;
+	const char *regime = rf_regime_name(r->compared[RF_STEADY] ? RF_STEADY : RF_COLD);
+
+	*ncol = r->calibration ? cols : cols - 1;
+	*right = both ? 0xED8 : 0x778;
+	for (size_t j = 0; j < *ncol; j++) {
+		const char *name = both ? two[j] : one[j];
+		if (both && (j == 4 || j == 7))
+			snprintf(c[j], CELL, "%s %.3g%% CI", j == 4 ? "steady" : "cold",
+			         100 * head_level(r));
+		else if (!both && j == 4)
+			snprintf(c[j], CELL, "%.3g%% CI", 100 * head_level(r));
+		else if (!both && j == 3)
+			snprintf(c[j], CELL, "%s speedup", regime);
+		else
+			snprintf(c[j], CELL, "%s", name);
+	}
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct cmp_row *x = &r->rows[i], *y = NULL;
+		char cells[MAXCOL][CELL];
+		if (both && i + 1 < r->nrows && same_comparison(x, &r->rows[i + 1]))
+			y = &r->rows[++i];
+		if (both && x->regime == RF_COLD)
+			line_cells(r, y, x, cells);
+		else
+			line_cells(r, x, y, cells);
+		memcpy(&c[n++ * *ncol], cells, *ncol * CELL);
+	}
+	return n;
 }
 
 static void fmt_ns(double ns, char *buf)
@@ -140,14 +250,15 @@ static void fmt_mib(double bytes, char *buf)
 }
 
 /* The per-arm lines behind the total-phase comparisons: each baseline once, then each candidate. */
-static size_t arm_cells(const struct cmp_report *r, char (*c)[6][CELL])
+static size_t arm_cells(const struct cmp_report *r, char (*c)[ARMCOL][CELL])
 {
 	size_t n = 0;
 	const char *last = NULL;
+	enum rf_regime first = r->compared[RF_STEADY] ? RF_STEADY : RF_COLD;
 
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
-		if (!row->workload || strcmp(row->phase, "total") != 0)
+		if (!row->workload || strcmp(row->phase, "total") != 0 || row->regime != first)
 			continue;
 		for (int side = 0; side < 2; side++) {
 			const struct rf_doc *d = side ? r->cand : r->base;
@@ -160,9 +271,21 @@ static size_t arm_cells(const struct cmp_report *r, char (*c)[6][CELL])
 			                   : " (1st file)");
 			snprintf(c[n][2], CELL, "%zu/%zu", side ? row->n_cand : row->n_base,
 			         d->nrounds);
-			fmt_ns(side ? row->med_cand_ns : row->med_base_ns, c[n][3]);
-			fmt_mib((side ? row->peak_cand_kib : row->peak_base_kib) * 1024, c[n][4]);
-			fmt_mib(side ? row->retained_cand : row->retained_base, c[n][5]);
+			const double *med = side ? row->med_regime_cand : row->med_regime_base;
+			double growth = side ? row->growth_cand : row->growth_base;
+			fmt_ns(med[RF_COLD], c[n][3]);
+			fmt_ns(med[RF_STEADY], c[n][4]);
+			if (r->compared[RF_STEADY])
+				snprintf(c[n][5], CELL, "%zu",
+				         side ? row->unsettled_cand : row->unsettled_base);
+			else
+				strcpy(c[n][5], "-");
+			fmt_mib((side ? row->peak_cand_kib : row->peak_base_kib) * 1024, c[n][6]);
+			fmt_mib(side ? row->retained_cand : row->retained_base, c[n][7]);
+			fmt_mib(growth, c[n][8]);
+			if (growth >= 0)
+				memmove(c[n][8] + 1, c[n][8], strlen(c[n][8]) + 1),
+				    c[n][8][0] = '+';
 			n++;
 		}
 		last = row->workload;
@@ -245,6 +368,8 @@ static void put_lines(FILE *out, const struct cmp_report *r, const char *pre)
 	}
 	describe_method(r, line, sizeof line);
 	fprintf(out, "%s%s\n", pre, line);
+	describe_regimes(r, line, sizeof line);
+	fprintf(out, "%s%s\n", pre, line);
 	if (r->bootstrap)
 		fprintf(out, "%sbootstrap: %u resamples, seed %llu\n", pre, r->bootstrap,
 		        (unsigned long long)r->seed);
@@ -257,7 +382,7 @@ static void put_lines(FILE *out, const struct cmp_report *r, const char *pre)
 
 static void print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
 {
-	size_t w[NCOL] = {0};
+	size_t w[MAXCOL] = {0};
 
 	for (size_t i = 0; i < rows; i++)
 		for (size_t j = 0; j < cols; j++)
@@ -296,8 +421,10 @@ static void print_md(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsig
 static int write_text(FILE *out, const struct cmp_report *r, int md)
 {
 	size_t narm = 0;
-	char(*c)[CELL] = calloc((r->nrows + 1) * NCOL, CELL);
-	char(*a)[6][CELL] = calloc(2 * r->nrows + 1, sizeof *a);
+	char(*c)[CELL] = calloc((r->nrows + 1) * MAXCOL, CELL);
+	char(*a)[ARMCOL][CELL] = calloc(2 * r->nrows + 1, sizeof *a);
+	size_t ncol, nline;
+	unsigned right;
 	char line[2048];
 
 	if (!c || !a) {
@@ -318,28 +445,21 @@ static int write_text(FILE *out, const struct cmp_report *r, int md)
 			fprintf(out, "%s%s\n", loud ? "" : "warning: ", w);
 	}
 	fprintf(out, "\n");
-	size_t ncol = r->calibration ? NCOL : NCOL - 1;
-	for (size_t j = 0; j < ncol; j++)
-		if (j == 4)
-			snprintf(c[j], CELL, "%.3g%% CI", 100 * head_level(r));
-		else
-			snprintf(c[j], CELL, "%s", col_names[j]);
-	for (size_t i = 0; i < r->nrows; i++) {
-		char cells[NCOL][CELL];
-		row_cells(r, &r->rows[i], cells);
-		memcpy(&c[(i + 1) * ncol], cells, ncol * CELL);
-	}
-	(md ? print_md : print_grid)(out, c, r->nrows + 1, ncol, 0x778);
+	nline = table_cells(r, c, &ncol, &right);
+	(md ? print_md : print_grid)(out, c, nline, ncol, right);
 
-	static const char *const arm_head[6] = {"workload",    "arm",      "ok rounds",
-	                                        "median time", "peak RSS", "retained RSS"};
-	for (int j = 0; j < 6; j++)
+	static const char *const arm_head[ARMCOL] = {"workload",  "arm",          "ok rounds",
+	                                             "cold time", "steady time",  "unsettled",
+	                                             "peak RSS",  "retained RSS", "RSS growth"};
+	for (int j = 0; j < ARMCOL; j++)
 		snprintf(a[0][j], CELL, "%s", arm_head[j]);
 	narm = arm_cells(r, a + 1);
 	if (narm) {
-		fprintf(out, md ? "\n#### Per arm (phase total, ok runs)\n\n"
-		                : "\nper arm (phase total, medians over ok runs):\n");
-		(md ? print_md : print_grid)(out, &a[0][0], narm + 1, 6, 0x3c);
+		fprintf(out,
+		        md ? "\n#### Per arm (phase total, ok runs)\n\n"
+		           : "\nper arm (phase total, medians over ok runs; RSS growth: resident "
+		             "after the last rep minus after the first):\n");
+		(md ? print_md : print_grid)(out, &a[0][0], narm + 1, ARMCOL, 0x1FC);
 	}
 	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
 		arm_config_lines(out, d, md);
@@ -405,6 +525,7 @@ static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 	add_str(o, "workload", row->workload ? row->workload : "geomean");
 	cJSON_AddBoolToObject(o, "geomean", row->workload == NULL);
 	add_str(o, "phase", row->phase);
+	add_str(o, "regime", rf_regime_name(row->regime));
 	add_str(o, "candidate", row->candidate);
 	add_str(o, "baseline", row->baseline);
 	add_num(o, "n", (double)row->n);
@@ -429,6 +550,18 @@ static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 	add_num(o, "peak_rss_kib_candidate", row->peak_cand_kib);
 	add_num(o, "retained_bytes_baseline", row->retained_base);
 	add_num(o, "retained_bytes_candidate", row->retained_cand);
+	add_num(o, "median_ns_cold_baseline", row->med_regime_base[RF_COLD]);
+	add_num(o, "median_ns_cold_candidate", row->med_regime_cand[RF_COLD]);
+	add_num(o, "median_ns_steady_baseline", row->med_regime_base[RF_STEADY]);
+	add_num(o, "median_ns_steady_candidate", row->med_regime_cand[RF_STEADY]);
+	add_num(o, "rss_after_first_bytes_baseline", row->rss_first_base);
+	add_num(o, "rss_after_first_bytes_candidate", row->rss_first_cand);
+	add_num(o, "rss_after_last_bytes_baseline", row->rss_last_base);
+	add_num(o, "rss_after_last_bytes_candidate", row->rss_last_cand);
+	add_num(o, "rss_growth_bytes_baseline", row->growth_base);
+	add_num(o, "rss_growth_bytes_candidate", row->growth_cand);
+	add_num(o, "unsettled_baseline", (double)row->unsettled_base);
+	add_num(o, "unsettled_candidate", (double)row->unsettled_cand);
 	cJSON *dr = cJSON_AddObjectToObject(o, "drift");
 	add_num(dr, "rho", row->drift_rho);
 	add_num(dr, "p", row->drift_p);
@@ -447,6 +580,10 @@ static cJSON *doc_json(const struct rf_doc *d)
 	add_str(o, "status", d->status);
 	add_num(o, "rounds", (double)d->nrounds);
 	add_num(o, "warmup_rounds", (double)d->nwarmup);
+	cJSON *reg = cJSON_AddArrayToObject(o, "regimes");
+	for (int g = 0; g < RF_NREGIMES; g++)
+		if (d->has_regime[g])
+			cJSON_AddItemToArray(reg, cJSON_CreateString(rf_regime_name(g)));
 	add_str(o, "machine_id", d->machine_id[0] ? d->machine_id : NULL);
 	add_str(o, "machine", d->machine_desc);
 	cJSON *ac = cJSON_AddObjectToObject(o, "arm_configs");
@@ -484,6 +621,13 @@ cJSON *report_json(const struct cmp_report *r)
 	report_rule(r, line, sizeof line);
 	add_str(o, "verdict_rule", line);
 	add_str(o, "mode", r->paired ? "paired" : "two-sample");
+	add_str(o, "regime", cmp_regimes_name(r->regimes));
+	cJSON *cmpd = cJSON_AddArrayToObject(o, "regimes_compared");
+	for (int g = RF_NREGIMES - 1; g >= 0; g--)
+		if (r->compared[g])
+			cJSON_AddItemToArray(cmpd, cJSON_CreateString(rf_regime_name(g)));
+	describe_regimes(r, line, sizeof line);
+	add_str(o, "regimes_rule", line);
 	add_str(o, "calibration", r->calibration);
 	add_str(o, "baseline", r->paired ? r->baseline : NULL);
 	add_num(o, "conf", r->conf);
@@ -587,10 +731,12 @@ static void csv_count(FILE *out, size_t v, int last)
 static int write_csv(FILE *out, const struct cmp_report *r)
 {
 	static const char *const head =
-	    "workload,phase,candidate,baseline,n,n_baseline,n_candidate,speedup,ci_lo,ci_hi,"
+	    "workload,phase,regime,candidate,baseline,n,n_baseline,n_candidate,speedup,ci_lo,ci_hi,"
 	    "ci_level,improvement_pct,p,p_holm,verdict,peak_rss_ratio,retained_bytes_baseline,"
 	    "retained_bytes_candidate,median_ns_baseline,median_ns_candidate,drift_p,"
-	    "telemetry_flagged_rounds,noise_floor_pct,rounds_needed,mode,conf\n";
+	    "telemetry_flagged_rounds,noise_floor_pct,rss_growth_bytes_baseline,"
+	    "rss_growth_bytes_candidate,unsettled_baseline,unsettled_candidate,rounds_needed,mode,"
+	    "conf\n";
 
 	fputs(head, out);
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -598,6 +744,7 @@ static int write_csv(FILE *out, const struct cmp_report *r)
 		double d = row->usable ? row->d.est : NAN;
 		csv_field(out, row->workload ? row->workload : "geomean", 0);
 		csv_field(out, row->phase, 0);
+		csv_field(out, rf_regime_name(row->regime), 0);
 		csv_field(out, row->candidate, 0);
 		csv_field(out, row->baseline, 0);
 		csv_count(out, row->n, 0);
@@ -619,6 +766,10 @@ static int write_csv(FILE *out, const struct cmp_report *r)
 		csv_num(out, row->drift_p, 0);
 		csv_count(out, row->flagged, 0);
 		csv_num(out, row->floor_pct, 0);
+		csv_num(out, row->growth_base, 0);
+		csv_num(out, row->growth_cand, 0);
+		csv_count(out, row->unsettled_base, 0);
+		csv_count(out, row->unsettled_cand, 0);
 		csv_num(out, row->need ? (double)row->need : NAN, 0);
 		csv_field(out, r->paired ? "paired" : "two-sample", 0);
 		csv_num(out, r->conf, 1);

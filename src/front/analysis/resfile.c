@@ -263,7 +263,9 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 	}
 	memset(run, 0, sizeof *run);
 	for (size_t p = 0; p < RF_MAX_PHASES; p++)
-		run->t_ns[p] = NAN;
+		run->t_ns[p] = run->t_regime[RF_COLD][p] = run->t_regime[RF_STEADY][p] = NAN;
+	run->settled = -1;
+	run->rss_first = run->rss_last = NAN;
 	run->present = 1;
 	run->ok = strcmp(status, "ok") == 0;
 	run->max_rss_kib = run->retained_bytes = NAN;
@@ -275,12 +277,15 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		if (isnan(run->wall_ns))
 			return rl_fail(
 			    l, "%s: process.wall_ns missing or not a positive finite number", at);
-		run->t_ns[0] = run->wall_ns;
+		run->t_ns[0] = run->t_regime[RF_COLD][0] = run->wall_ns;
+		d->has_regime[RF_COLD] |= measured >= 0;
 		return rl_opt_num(l, rl_get(jr, "process"), "max_rss_kib", RF_MAX_FIGURE, at,
 		                  "process", &run->max_rss_kib);
 	}
 	if (rl_record(l, &d->wl[w], &first_arm[w], arm, rl_get(jr, "record"), run, at) != 0)
 		return -1;
+	for (int r = 0; measured >= 0 && r < RF_NREGIMES; r++)
+		d->has_regime[r] |= !isnan(run->t_regime[r][0]);
 	if (isnan(run->wall_ns))
 		run->wall_ns = run->t_ns[rf_phase(&d->wl[w], "total")];
 	return 0;
@@ -523,4 +528,19 @@ void rf_free(struct rf_doc *d)
 	free(d->machine_desc);
 	free(d->env);
 	free(d);
+}
+
+const char *rf_regime_name(enum rf_regime g)
+{
+	return g == RF_STEADY ? "steady" : "cold";
+}
+
+const char *rf_regimes_measured(const struct rf_doc *d)
+{
+	if (d->has_regime[RF_COLD] && d->has_regime[RF_STEADY])
+		return "cold and steady";
+	if (d->has_regime[RF_STEADY])
+		return "steady only";
+	return d->commands ? "cold only (commands: one process per run)"
+	                   : "cold only (one repetition per run)";
 }

@@ -16,10 +16,18 @@
 #define RF_MAX_WALL_NS 1e15  /* ns (11.6 days): any time above is refused */
 #define RF_MAX_FIGURE  1e18  /* counts, bytes, KiB, ticks */
 
+/* The two regimes a driver run measures (docs/methodology.md, "Cold start and steady state"). */
+enum rf_regime { RF_COLD, RF_STEADY, RF_NREGIMES };
+
 struct rf_run {
 	int present;                /* 0: the round has no run for this arm and workload */
 	int ok;                     /* status "ok": times below are valid */
-	double t_ns[RF_MAX_PHASES]; /* per phase of the workload: median over reps of wall_ns */
+	double t_ns[RF_MAX_PHASES]; /* per phase: the steady time if measured, else the cold one */
+	/* per regime and phase: cold = the cold rep's wall_ns (commands: process.wall_ns), steady =
+	 * median of the steady reps' wall_ns; NAN when the run has no rep of that regime */
+	double t_regime[RF_NREGIMES][RF_MAX_PHASES];
+	int settled;                /* record.regimes.settled: 1, 0, or -1 (absent or null) */
+	double rss_first, rss_last; /* resident after the first and after the last rep; NAN */
 	double wall_ns;             /* the process's wall time, for rates (NAN if unknown) */
 	double max_rss_kib;         /* peak RSS; NAN if unknown */
 	double retained_bytes;      /* resident after the last rep; NAN if unknown */
@@ -65,7 +73,9 @@ struct rf_doc {
 	size_t nwarmup;
 	struct rf_run *runs; /* [round][arm][workload]; use rf_run() */
 	size_t nfails;
-	struct rf_fail *fails; /* every run that was not ok, warm-up rounds included */
+	struct rf_fail *fails;       /* every run that was not ok, warm-up rounds included */
+	int has_regime[RF_NREGIMES]; /* some ok measured run has a time of that regime */
+	int legacy_reps;             /* some ok run's reps carry no "regime" (an older record) */
 };
 
 /* Reads, parses and validates the file into *out, a document the caller frees with rf_free.
@@ -89,5 +99,10 @@ const struct rf_run *rf_run(const struct rf_doc *d, size_t round, size_t arm, si
 int rf_arm(const struct rf_doc *d, const char *name);
 int rf_workload(const struct rf_doc *d, const char *name);
 int rf_phase(const struct rf_workload *w, const char *name);
+/* "cold" or "steady". */
+const char *rf_regime_name(enum rf_regime g);
+/* What the document measured, for reports: "cold and steady", "cold only (one repetition per
+ * run)" or "steady only". */
+const char *rf_regimes_measured(const struct rf_doc *d);
 
 #endif

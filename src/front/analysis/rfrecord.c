@@ -3,6 +3,7 @@
 #include "front/analysis/rfload.h"
 
 #include "common/jsonload.h"
+#include "common/steady.h"
 #include "front/analysis/stats.h"
 
 #include <math.h>
@@ -189,6 +190,77 @@ static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON 
 	return 0;
 }
 
+/* The regime of each rep: its "regime" field, or for a record without them (written before
+ * regimes existed) the assignment of steady_assign: rep 0 cold, the last up to 3 steady. */
+static int rep_regimes(struct loader *l, const cJSON *reps, size_t n, enum steady_regime *g,
+                       const char *at)
+{
+	const cJSON *rep;
+	size_t i = 0, labelled = 0;
+	struct steady_rule rule = steady_default_rule();
+
+	steady_assign(n, &rule, g);
+	cJSON_ArrayForEach(rep, reps)
+	{
+		const cJSON *v = rl_get(rep, "regime");
+		int k = -1;
+		if (v && (!cJSON_IsString(v) || (k = steady_regime_parse(v->valuestring)) < 0))
+			return rl_fail(l, "%s: reps[%zu].regime is not cold, warmup or steady", at,
+			               i);
+		if (v) {
+			g[i] = (enum steady_regime)k;
+			labelled++;
+		}
+		i++;
+	}
+	if (labelled && labelled != n)
+		return rl_fail(l, "%s: record.reps: some reps have a regime and some do not", at);
+	l->d->legacy_reps |= labelled == 0;
+	return 0;
+}
+
+/* Per regime and phase the median wall_ns of the reps of that regime (times checked by
+ * load_reps); the resident set after the first and the last rep; whether the run settled. */
+static int load_regimes(struct loader *l, const struct rf_workload *w, const cJSON *rec,
+                        struct rf_run *run, const char *at)
+{
+	static const enum steady_regime of[RF_NREGIMES] = {STEADY_COLD, STEADY_STEADY};
+	const cJSON *reps = rl_get(rec, "reps"),
+	            *settled = rl_get(rl_get(rec, "regimes"), "settled");
+	size_t n = (size_t)cJSON_GetArraySize(reps);
+	enum steady_regime g[RF_MAX_REPS];
+	double v[RF_MAX_REPS];
+
+	if (rep_regimes(l, reps, n, g, at) != 0)
+		return -1;
+	if (settled && !cJSON_IsBool(settled) && !cJSON_IsNull(settled))
+		return rl_fail(l, "%s: record.regimes.settled is not true, false or null", at);
+	for (int r = 0; r < RF_NREGIMES; r++)
+		for (size_t p = 0; p < w->nphases; p++) {
+			size_t k = 0, i = 0;
+			const cJSON *rep;
+			cJSON_ArrayForEach(rep, reps)
+			{
+				if (g[i++] == of[r] &&
+				    rl_wall_ns(rl_get(rl_get(rl_get(rep, "phases"), w->phases[p]),
+				                      "wall_ns"),
+				               &v[k]))
+					k++;
+			}
+			run->t_regime[r][p] = k ? stats_median(v, k) : NAN;
+		}
+	run->settled = cJSON_IsBool(settled) ? cJSON_IsTrue(settled) : -1;
+	if (rl_opt_num(l, cJSON_GetArrayItem(reps, 0), "rss_after_bytes", RF_MAX_FIGURE, at,
+	               "record.reps[0]", &run->rss_first) ||
+	    rl_opt_num(l, cJSON_GetArrayItem(reps, (int)n - 1), "rss_after_bytes", RF_MAX_FIGURE,
+	               at, "record.reps[last]", &run->rss_last))
+		return -1;
+	for (size_t p = 0; p < w->nphases; p++)
+		run->t_ns[p] = isnan(run->t_regime[RF_STEADY][p]) ? run->t_regime[RF_COLD][p]
+		                                                  : run->t_regime[RF_STEADY][p];
+	return 0;
+}
+
 /* Whether the array of strings flags holds name. */
 static int has_flag(const cJSON *flags, const char *name)
 {
@@ -235,7 +307,8 @@ int rl_record(struct loader *l, struct rf_workload *w, const char **first_arm, c
 	if (!checksum)
 		return rl_fail(l, "%s: record.checksum missing", at);
 	if (load_phases(l, w, rl_get(rec, "phases"), at) != 0 ||
-	    load_reps(l, w, rl_get(rec, "reps"), checksum, run, at) != 0)
+	    load_reps(l, w, rl_get(rec, "reps"), checksum, run, at) != 0 ||
+	    load_regimes(l, w, rec, run, at) != 0)
 		return -1;
 	if (rl_opt_num(l, ru, "max_rss_kib", RF_MAX_FIGURE, at, "record.rusage",
 	               &run->max_rss_kib) ||

@@ -24,7 +24,7 @@
 
 static const char usage[] =
     "usage: allocab bench [-a ALLOC,...] [-w WORKLOAD,...] [--scale S] [--seed N]\n"
-    "                     [--param KEY=VALUE]... [--reps N] [--rounds N] [--budget SECONDS]\n"
+    "                     [--param KEY=VALUE]... [--reps N|auto] [--rounds N] [--budget SECONDS]\n"
     "                     [--warmup N] [--min-rounds N] [--timeout SECONDS] [--shuffle-seed N]\n"
     "                     [--pad-max BYTES] [-o FILE | --results-dir DIR] [--driver-dir DIR]\n"
     "                     [--arm LABEL=BACKEND[:KEY=VALUE]...]... [--duet] [--quiet]\n"
@@ -44,7 +44,9 @@ static const char usage[] =
     "  --scale S              small, default or large (default: default)\n"
     "  --seed N               workload seed, the same for every run (default: 42)\n"
     "  --param KEY=VALUE      workload parameter, given to the selected workloads that have it\n"
-    "  --reps N               repetitions inside each driver process (default: 1)\n"
+    "  --reps N|auto          repetitions inside each driver process: auto (default) measures\n"
+    "                         the first as cold start, then repeats until steady state (at\n"
+    "                         most 20); N fixes the count (1: cold start only)\n"
     "  --rounds N             measured rounds (default: max(10, n + 3) where n is the fewest\n"
     "                         rounds with which compare's m comparisons can reach a verdict:\n"
     "                         the smallest n with 2/2^n <= 0.05/m; with --budget: no limit)\n"

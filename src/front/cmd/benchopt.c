@@ -162,10 +162,14 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		    [O_REPS] = 1, [O_ROUNDS] = 1, [O_WARMUP] = 0, [O_MINR] = 1};
 		static const uint64_t hi[] = {
 		    [O_REPS] = 1000, [O_ROUNDS] = 100000, [O_WARMUP] = 1000, [O_MINR] = 100000};
+		if (k == O_REPS && strcmp(v, "auto") == 0) {
+			o->reps = 0, o->reps_set = 1;
+			return 0;
+		}
 		if (num_parse_u64(v, &u) != 0 || u < lo[k] || u > hi[k])
-			return errmsg_fail(err, errlen, "%s: '%s' is not an integer in %llu..%llu",
-			                   opts[k].name, v, (unsigned long long)lo[k],
-			                   (unsigned long long)hi[k]);
+			return errmsg_fail(err, errlen, "%s: '%s' is not %san integer in %llu..%llu",
+			                   opts[k].name, v, k == O_REPS ? "auto or " : "",
+			                   (unsigned long long)lo[k], (unsigned long long)hi[k]);
 		if (k == O_REPS)
 			o->reps = (unsigned)u, o->reps_set = 1;
 		else if (k == O_ROUNDS)
@@ -257,7 +261,7 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	memset(o, 0, sizeof *o);
 	o->scale = "default";
 	o->seed = 42;
-	o->reps = 1;
+	o->reps = 0;
 	o->warmup = DEFAULT_WARMUP;
 	o->timeout_s = DEFAULT_TIMEOUT_S;
 	o->pad_max = DEFAULT_PAD_MAX;

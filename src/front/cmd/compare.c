@@ -26,6 +26,7 @@
 static const char compare_usage[] =
     "usage: allocab compare RESULTS [RESULTS2] [--baseline NAME] [--candidate NAME]\n"
     "                       [--workload NAME] [--phase NAME | --phases all]\n"
+    "                       [--regime both|steady|cold]\n"
     "                       [--format table|markdown|json|csv|html|svg|bmf|gab] [-o FILE]\n"
     "                       [--conf 0.95] [--bootstrap N] [--seed N] [--calibration FILE]\n"
     "                       [--claims FILE] [--min-speedup P% | --max-slowdown P%]\n"
@@ -35,6 +36,8 @@ static const char compare_usage[] =
     "(two-sample; warns when the machines differ). By default the total of every workload (all\n"
     "the phases of a workload whose records are flagged show_phases), plus the geometric mean\n"
     "over workloads.\n"
+    "  --regime R      steady (the median of each run's steady repetitions), cold (its first\n"
+    "                  repetition) or both, side by side (default)\n"
     "  --bootstrap N   percentile bootstrap interval (10000 to 100000 resamples, seeded by\n"
     "                  --seed, default 1; N x rounds at most 10^8) instead of the signed-rank\n"
     "                  interval; one file only\n"
@@ -92,6 +95,7 @@ enum {
 	C_CONF,
 	C_BOOTSTRAP,
 	C_SEED,
+	C_REGIME,
 	C_NO_TELEMETRY,
 	C_COUNT
 };
@@ -113,6 +117,7 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT},
     [C_BOOTSTRAP] = {"--bootstrap", 0, OPT_VALUE | OPT_REPEAT},
     [C_SEED] = {"--seed", 0, OPT_VALUE | OPT_REPEAT},
+    [C_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT},
     [C_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT},
 };
 
@@ -145,6 +150,11 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 		if (strcmp(v, "all") != 0)
 			return errmsg_fail(err, errlen, "--phases '%s': only 'all' is known", v);
 		a->o.all_phases = 1;
+		return 0;
+	case C_REGIME:
+		if (cmp_regimes_parse(v, &a->o.regimes) != 0)
+			return errmsg_fail(err, errlen, "--regime '%s': want cold, steady or both",
+			                   v);
 		return 0;
 	case C_CONF:
 		if (parse_conf(v, &a->o.conf) != 0)

@@ -11,6 +11,7 @@
 static const char gate_usage[] =
     "usage: allocab gate RESULTS --candidate NAME [--baseline NAME] --min-speedup P%\n"
     "                    [--on each|geomean] [--phase NAME] [--workload NAME] [--conf 0.95]\n"
+    "                    [--regime steady|cold]\n"
     "       allocab gate NEW --against OLD --max-slowdown P% [--candidate NAME] [--on ...]\n"
     "--min-speedup P: the candidate is at least P% faster: t_candidate/t_baseline <= 1 - P/100.\n"
     "--max-slowdown P: at most P% slower: t_candidate/t_baseline <= 1 + P/100 (with --against,\n"
@@ -21,6 +22,9 @@ static const char gate_usage[] =
     "Bonferroni), INCONCLUSIVE otherwise. The gate is PASS when all pass, FAIL when any fails,\n"
     "INCONCLUSIVE otherwise (more rounds or a bigger budget can decide it). Lines print the\n"
     "speedup and its interval as compare does, the ratio t_cand/t_base in parentheses.\n"
+    "--regime: the times judged: steady (default; the median of each run's steady repetitions)\n"
+    "or cold (its first repetition); a file that measured cold only is judged on cold, with a\n"
+    "warning, unless --regime steady is given. Every verdict line names its regime.\n"
     "Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input (README.md, \"Exit status\").\n";
 
 int gate_main(int argc, char **argv)

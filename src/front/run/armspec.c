@@ -102,6 +102,42 @@ static void last_line(const char *tail, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)(tail + n - start), start);
 }
 
+void armspec_env_free(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+int armspec_env_list(const char *text, char ***env, char *err, size_t errlen)
+{
+	size_t n = 0, cap = 1;
+	char **v;
+
+	for (const char *p = text; *p; p++)
+		cap += *p == '\n';
+	if (!(v = calloc(cap + 1, sizeof *v)))
+		return errmsg_fail(err, errlen, "out of memory");
+	for (const char *p = text; *p; p += *p == '\n') {
+		size_t len = strcspn(p, "\n"),
+		       name = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+
+		if (len == 0) {
+			p += 1;
+			continue;
+		}
+		if (name == 0 || name >= len || p[name] != '=' || !(v[n] = strndup(p, len))) {
+			armspec_env_free(v);
+			return errmsg_fail(err, errlen, "not an environment assignment: '%.*s'",
+			                   (int)len, p);
+		}
+		n++;
+		p += len;
+	}
+	*env = v;
+	return (int)n;
+}
+
 int armspec_check(const char *driver, const struct arm_spec *a, const volatile sig_atomic_t *stop,
                   char **env, char *err, size_t errlen)
 {

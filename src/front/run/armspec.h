@@ -31,4 +31,11 @@ void armspec_join(const struct arm_spec *a, char *buf, size_t len);
 int armspec_check(const char *driver, const struct arm_spec *a, const volatile sig_atomic_t *stop,
                   char **env, char *err, size_t errlen);
 
+/* Splits the output of `driver env` ("NAME=VALUE" lines) into a NULL-terminated array of
+ * malloc'd strings, the form an arm's extra environment takes for a program's runs. Refuses a
+ * line that is not NAME=VALUE with NAME in [A-Z0-9_]. Returns the count, or -1 with a reason in
+ * err; free the array with armspec_env_free. */
+int armspec_env_list(const char *text, char ***env, char *err, size_t errlen);
+void armspec_env_free(char **env);
+
 #endif

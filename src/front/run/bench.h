@@ -67,7 +67,7 @@ struct bench_config {
 	size_t nwl;
 	const char *scale; /* drivers mode */
 	uint64_t seed;
-	unsigned reps;
+	unsigned reps; /* --reps N for every driver; 0: auto (cold, then until steady) */
 	char **params; /* every --param as given, for the record */
 	size_t nparams;
 	unsigned rounds; /* most measured rounds; 0 = no limit (budget decides) */

@@ -75,7 +75,10 @@ static cJSON *config_json(const struct bench_config *c)
 		cJSON_AddStringToObject(o, "scale", c->scale);
 		cJSON_AddNumberToObject(o, "seed", (double)c->seed);
 		cJSON_AddItemToObject(o, "params", string_array(c->params, c->nparams));
-		cJSON_AddNumberToObject(o, "reps", c->reps);
+		if (c->reps)
+			cJSON_AddNumberToObject(o, "reps", c->reps);
+		else
+			cJSON_AddStringToObject(o, "reps", "auto");
 	} else {
 		cJSON_AddNullToObject(o, "scale");
 		cJSON_AddNullToObject(o, "seed");
@@ -262,12 +265,12 @@ cJSON *benchdoc_run(const struct bench_config *c, const struct bench_arm *a,
 	return o;
 }
 
-/* Compared time of a run in ns, or NAN: median over reps of phases.total.wall_ns for a driver
- * record, process.wall_ns for a command. */
 double benchdoc_run_time(const cJSON *run)
 {
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(run, "status");
 	const cJSON *rec = cJSON_GetObjectItemCaseSensitive(run, "record");
+	const cJSON *steady = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(rec, "regimes"), "steady_ns");
 	const cJSON *reps = cJSON_GetObjectItemCaseSensitive(rec, "reps"), *rep;
 	size_t n = 0, cap = (size_t)cJSON_GetArraySize(reps);
 	double *t, med;
@@ -279,6 +282,8 @@ double benchdoc_run_time(const cJSON *run)
 		const cJSON *w = cJSON_GetObjectItemCaseSensitive(p, "wall_ns");
 		return cJSON_IsNumber(w) ? w->valuedouble : NAN;
 	}
+	if (cJSON_IsNumber(steady) && steady->valuedouble > 0)
+		return steady->valuedouble;
 	if (cap == 0 || !(t = malloc(cap * sizeof *t)))
 		return NAN;
 	cJSON_ArrayForEach(rep, reps)

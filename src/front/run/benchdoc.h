@@ -29,9 +29,9 @@ cJSON *benchdoc_run(const struct bench_config *c, const struct bench_arm *a,
                     const struct bench_workload *w, size_t pad, const struct runner_result *r,
                     const struct telemetry_sample tel[2], enum run_status *st);
 
-/* The time a run contributes to comparisons, in ns: the median over reps of
- * record.reps[].phases.total.wall_ns for a driver, process.wall_ns for a command; NAN unless the
- * run is ok. */
+/* The time a run shows in the bench's progress line, in ns: record.regimes.steady_ns for a driver
+ * that measured the steady state, else the median over reps of record.reps[].phases.total.wall_ns,
+ * process.wall_ns for a command; NAN unless the run is ok. */
 double benchdoc_run_time(const cJSON *run);
 
 #endif

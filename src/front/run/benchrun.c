@@ -120,8 +120,10 @@ static char **driver_argv(const struct bench_config *c, const struct bench_arm *
 	v[n++] = (char *)c->scale;
 	v[n++] = "--seed";
 	v[n++] = num[0];
-	v[n++] = "--reps";
-	v[n++] = num[1];
+	if (c->reps) {
+		v[n++] = "--reps";
+		v[n++] = num[1];
+	}
 	for (size_t i = 0; i < w->nparams; i++) {
 		v[n++] = "--param";
 		v[n++] = w->params[i];

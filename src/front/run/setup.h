@@ -63,7 +63,8 @@ int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_
 
 /* How many comparisons `allocab compare` makes by default on what c runs: per arm but the first,
  * shown[i] rows for workload i (its total, or every phase of a workload flagged show_phases;
- * NULL = 1 each) and the geometric mean when there are two workloads or more. */
+ * NULL = 1 each) and the geometric mean when there are two workloads or more; twice that for
+ * drivers that measure both regimes (reps auto or more than one). */
 size_t bench_comparisons(const struct bench_config *c, const size_t *shown);
 
 /* Frees what l owns and empties it; accepts NULL and an empty list. */

@@ -1,0 +1,55 @@
+/* test_steady.c - the steady-state rule (common/steady.h) on fixed series: agreement of the last
+ * window, agreement of the last two windows' medians, the minimum, series that never settle, and
+ * the regimes assigned to the reps of a run. */
+#include "check.h"
+#include "common/steady.h"
+
+#include <math.h>
+
+#define N(a) (sizeof(a) / sizeof *(a))
+
+int main(void)
+{
+	struct steady_rule r = steady_default_rule();
+	static const double warm[] = {18.1, 16.2, 16.6, 16.4};
+	static const double quick[] = {14.7, 14.9, 14.4};
+	static const double scatter[] = {20, 16, 18, 20, 16.5, 18.2};
+	static const double falling[] = {100, 90, 81, 73, 66, 59, 53, 48, 43, 39, 35, 31};
+	static const double rising[] = {72, 72.4, 77.5, 81, 92, 115};
+	static const double bad[] = {10, 10, NAN, 10, 10, 10};
+	enum steady_regime g[8];
+
+	CHECK(r.window == 3 && r.min_after == 3 && r.tol == 0.05, "default rule: 3, 3, 5%%");
+	/* 16.2, 16.6, 16.4: max/min - 1 = 2.5% */
+	CHECK(steady_settled_at(warm, N(warm), &r) == 4, "warm-up then agreement: settled at 4");
+	CHECK(!steady_is_settled(warm, 3, &r), "18.1, 16.2, 16.6 (12%%) is not settled");
+	CHECK(steady_settled_at(quick, N(quick), &r) == 3,
+	      "agreement at the minimum: settled at 3");
+	CHECK(!steady_is_settled(quick, 2, &r), "below the minimum of 3 reps: never settled");
+	/* every window spreads 21-25%; at 6 the medians 18 and 18.2 agree (1.1%) */
+	CHECK(steady_settled_at(scatter, 5, &r) == 0, "scatter of 21-25%% in 5 reps: not settled");
+	CHECK(steady_settled_at(scatter, N(scatter), &r) == 6,
+	      "scatter without trend: the medians of two windows agree, settled at 6");
+	CHECK(steady_settled_at(falling, N(falling), &r) == 0,
+	      "a 10%% fall per rep never settles (12 reps)");
+	CHECK(steady_settled_at(rising, N(rising), &r) == 0,
+	      "a rise (fragmentation) is a trend, not a steady state");
+	CHECK(steady_settled_at(bad, N(bad), &r) == 0, "a NaN time never settles");
+	r.tol = 0;
+	CHECK(!steady_is_settled(quick, 3, &r), "tolerance 0: distinct times never agree");
+	r.tol = 0.05;
+
+	steady_assign(1, &r, g);
+	CHECK(g[0] == STEADY_COLD, "one rep: cold only");
+	steady_assign(3, &r, g);
+	CHECK(g[0] == STEADY_COLD && g[1] == STEADY_STEADY && g[2] == STEADY_STEADY,
+	      "three reps: cold, then the last two steady");
+	steady_assign(7, &r, g);
+	CHECK(g[0] == STEADY_COLD && g[1] == STEADY_WARMUP && g[3] == STEADY_WARMUP &&
+	          g[4] == STEADY_STEADY && g[6] == STEADY_STEADY,
+	      "seven reps: cold, 3 warm-up, 3 steady");
+	CHECK(steady_regime_parse("steady") == STEADY_STEADY && steady_regime_parse("hot") == -1 &&
+	          steady_regime_name(STEADY_WARMUP)[0] == 'w',
+	      "regime names");
+	return CHECK_DONE();
+}
