@@ -231,7 +231,7 @@ static void test_validate(void)
 	                      "more than 1/2 of the 1073741824 bytes (1.0 GiB) of physical "
 	                      "memory") == 0,
 	      "a footprint above half of physical memory names both sizes: \"%s\"", err);
-	expect_ok("demo --param rows=1000000 --param page_bytes=64");
+	expect_ok("demo --param rows=1000000 --param page_bytes=64 --reps 1");
 	CHECK(params_validate(&opts, 1ULL << 40, err, sizeof err) == 0,
 	      "100x the large preset's work passes (%s)", err);
 	expect_ok("demo --param rows=1000000 --param page_bytes=64 --reps 2");
