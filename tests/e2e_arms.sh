@@ -54,6 +54,10 @@ expect_status "compare --format json" 0 "$A" compare "$f" --baseline mimalloc --
 [ "$("$JGET" "$TMP/out" inputs.0.arm_configs.glibc-tuned)" = "system: mmap_threshold=32M trim_threshold=256M" ] &&
 	ok "compare json: inputs[].arm_configs" || notok "compare json: inputs[].arm_configs" "$(head -c 400 "$TMP/out")"
 
+expect_status "compare --format html" 0 "$A" compare "$f" --baseline mimalloc --format html -o "$TMP/r.html"
+grep -q 'configured arm <code>glibc-tuned</code> = system: mmap_threshold=32M trim_threshold=256M' "$TMP/r.html" &&
+	ok "compare html: the arm's settings" || notok "compare html: the arm's settings" "$(grep -c configured "$TMP/r.html")"
+
 # The gate judges the label; with 2 rounds it cannot decide, whatever the speeds.
 "$A" gate "$f" --candidate glibc-tuned --baseline mimalloc --min-speedup 1% >"$TMP/out" 2>"$TMP/err"
 rc=$?

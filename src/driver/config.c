@@ -423,8 +423,8 @@ void config_options_text(const struct backend_ops *b, FILE *f, int current)
 		return;
 	}
 	fprintf(f, "options of %s (--config KEY=VALUE; docs/tuning.md):\n", b->name);
-	fprintf(f, "  %-24s %-8s %12s  %-26s%s\n", "option", "unit", "default", "range",
-	        current ? "  in force" : "");
+	fprintf(f, "  %-28s %-6s %14s  %-*s%s\n", "option", "unit", "default", current ? 26 : 0,
+	        "range", current ? "  in force" : "");
 	for (size_t i = 0; i < b->noptions; i++) {
 		const struct backend_option *o = &b->options[i];
 		char def[64], lo[32], hi[32], range[512], now[64] = "-", err[160];
@@ -444,8 +444,9 @@ void config_options_text(const struct backend_ops *b, FILE *f, int current)
 		if (current &&
 		    b->config_read(o, NULL, 0, &v, err, sizeof err) == BACKEND_READ_VALUE)
 			config_format(o, v, now, sizeof now);
-		fprintf(f, "  %-24s %-8s %12s  %-26s%s%s\n      %s\n      %s; %s; proof: %s\n",
-		        o->name, o->unit, def, range, current ? "  " : "", current ? now : "",
-		        o->help, o->source, apply_name(o), config_proof_name(o->proof));
+		fprintf(f, "  %-28s %-6s %14s  %-*s%s%s\n      %s\n      %s; %s; proof: %s\n",
+		        o->name, o->unit, def, current ? 26 : 0, range, current ? "  " : "",
+		        current ? now : "", o->help, o->source, apply_name(o),
+		        config_proof_name(o->proof));
 	}
 }

@@ -117,6 +117,14 @@ static void inputs_section(FILE *f, const struct cmp_report *r)
 				esc(f, docs[i]->machine_desc);
 			}
 			fputs("</li>\n", f);
+			for (size_t k = 0; docs[i]->arm_config && k < docs[i]->narms; k++)
+				if (docs[i]->arm_config[k]) {
+					fputs("<li>configured arm <code>", f);
+					esc(f, docs[i]->arms[k]);
+					fputs("</code> = ", f);
+					esc(f, docs[i]->arm_config[k]);
+					fputs("</li>\n", f);
+				}
 		}
 	fputs("<li>", f);
 	esc(f, rule);
