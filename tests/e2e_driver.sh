@@ -269,7 +269,7 @@ fi
 # Too large for physical memory: the largest model checkpoint_write accepts (tens of TB).
 if printf '%s\n' "${workloads[@]}" | grep -qx checkpoint_write; then
 	bad "footprint above physical memory" 2 \
-		"checkpoint_write: these parameters need up to [0-9]+ bytes \(.*\), more than the [0-9]+ bytes \(.*\) of physical memory$" \
+		"checkpoint_write: these parameters need up to [0-9]+ bytes \(.*\), more than 1/2 of the [0-9]+ bytes \(.*\) of physical memory$" \
 		run checkpoint_write --param layers=999 --param hidden=16384 --param vocab=1048576
 else
 	ok "footprint above physical memory: no checkpoint_write workload # skip"

@@ -17,6 +17,12 @@ static uint64_t demo_footprint(const int64_t *p)
 	return (uint64_t)p[0] * (uint64_t)p[1];
 }
 
+/* rows: 10000 at the large preset, so 1,000,000 rows is the most one run may do. */
+static double demo_work(const int64_t *p)
+{
+	return (double)p[0];
+}
+
 static int demo_check(struct wl_ctx *ctx)
 {
 	if (ctx->p[2] == 7)
@@ -38,6 +44,7 @@ static const struct workload demo = {
     .nparams = 3,
     .phases = demo_phases,
     .footprint = demo_footprint,
+    .work = demo_work,
     .check = demo_check,
     .run = demo_run,
 };
@@ -217,12 +224,21 @@ static void test_validate(void)
 	          strcmp(err, "demo: skew 7 needs rows >= 9") == 0,
 	      "check() failure is reported with the workload name: \"%s\"", err);
 	expect_ok("demo --param rows=1000 --param page_bytes=1M");
-	CHECK(params_validate(&opts, 1ULL << 30, err, sizeof err) == 0,
-	      "a footprint within physical memory passes (%s)", err);
-	CHECK(params_validate(&opts, 1ULL << 29, err, sizeof err) == -1 &&
+	CHECK(params_validate(&opts, 1ULL << 31, err, sizeof err) == 0,
+	      "a footprint within half of physical memory passes (%s)", err);
+	CHECK(params_validate(&opts, 1ULL << 30, err, sizeof err) == -1 &&
 	          strcmp(err, "demo: these parameters need up to 1048576000 bytes (1.0 GiB), "
-	                      "more than the 536870912 bytes (0.5 GiB) of physical memory") == 0,
-	      "a footprint above physical memory names both sizes: \"%s\"", err);
+	                      "more than 1/2 of the 1073741824 bytes (1.0 GiB) of physical "
+	                      "memory") == 0,
+	      "a footprint above half of physical memory names both sizes: \"%s\"", err);
+	expect_ok("demo --param rows=1000000 --param page_bytes=64");
+	CHECK(params_validate(&opts, 1ULL << 40, err, sizeof err) == 0,
+	      "100x the large preset's work passes (%s)", err);
+	expect_ok("demo --param rows=1000000 --param page_bytes=64 --reps 2");
+	CHECK(params_validate(&opts, 1ULL << 40, err, sizeof err) == -1 &&
+	          strcmp(err, "demo: these parameters with --reps 2 are about 200x the work of one "
+	                      "run at --scale large, more than the 100x allowed") == 0,
+	      "twice that with --reps 2 is refused: \"%s\"", err);
 	expect_ok("other");
 	CHECK(params_validate(&opts, 0, err, sizeof err) == 0, "a NULL check() is skipped");
 }

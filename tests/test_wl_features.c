@@ -43,17 +43,17 @@ static void test_checksums(void)
 {
 	uint64_t a = 0, b = 1, c = 2, d = 3;
 	char err[WL_ERR_LEN];
-	int rc = run(3000, 1000, 42, &a, err);
+	int rc = run(3000, 1024, 42, &a, err);
 
 	CHECK(rc == 0, "run succeeds: %s", rc ? err : "");
-	run(3000, 1000, 42, &b, NULL);
-	run(3000, 1000, 43, &c, NULL);
+	run(3000, 1024, 42, &b, NULL);
+	run(3000, 1024, 43, &c, NULL);
 	CHECK(a == b, "same seed, same checksum (%016llx)", (unsigned long long)a);
 	CHECK(a != c, "another seed, another checksum");
-	run(3000, 64, 42, &b, NULL);
+	run(3000, 1500, 42, &b, NULL);
 	run(3000, 5000, 42, &c, NULL);
 	CHECK(a == b && a == c, "checksum independent of chunk_rows");
-	run(2999, 1000, 42, &d, NULL);
+	run(2999, 1024, 42, &d, NULL);
 	CHECK(d != a, "one row fewer, another checksum");
 }
 

@@ -105,14 +105,27 @@ static uint64_t bp_footprint(const int64_t *p)
 	uint64_t xb = sat_mul(batch, sample), yb = batch * sizeof(int64_t);
 	uint64_t pin = wl_pow2_ceil(sat_add(xb, yb));
 	uint64_t live = sat_mul((uint64_t)p[P_PREFETCH] + 1, workers) + 1;
+	uint64_t cached = sat_mul((uint64_t)p[P_PREFETCH] + 2, workers); /* bp_setup's pin cache */
 	uint64_t total = sat_mul(rows, BP_ROW_BYTES + sizeof(int64_t) + sizeof(uint32_t));
 
 	if (!pin)
 		return UINT64_MAX;
-	total = sat_add(total, sat_mul(live, sat_add(sat_add(xb, yb), pin)));
+	/* every batch in flight (x, y) and every staging buffer, in use or cached */
+	total = sat_add(total, sat_mul(live, sat_add(xb, yb)));
+	total = sat_add(total, sat_mul(sat_add(live, cached), pin));
 	if (p[P_SAMPLE_COPY])
 		total = sat_add(total, sat_mul(workers, sat_mul(batch, wl_round64(sample))));
 	return total;
+}
+
+/* The dataset generated, then every epoch's windows gathered (and copied per sample). */
+static double bp_work(const int64_t *p)
+{
+	double row = (double)BP_ROW_BYTES, rows = (double)p[P_ROWS];
+	double windows = rows - (double)p[P_SEQUENCE] + 1;
+
+	return rows * row + (double)p[P_EPOCHS] * windows * (double)p[P_SEQUENCE] * row *
+	                        (1.0 + (double)p[P_SAMPLE_COPY]);
 }
 
 static int bp_check(struct wl_ctx *ctx)
@@ -483,6 +496,7 @@ const struct workload wl_batch_prep = {
     .nparams = sizeof bp_params / sizeof bp_params[0],
     .phases = bp_phases,
     .footprint = bp_footprint,
+    .work = bp_work,
     .check = bp_check,
     .run = bp_run,
 };

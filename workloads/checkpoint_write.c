@@ -161,6 +161,17 @@ static uint64_t ck_footprint(const int64_t *p)
 	return data + bookkeeping + (p[P_WHOLE_FILE] ? data + 8 : (uint64_t)p[P_STAGING]);
 }
 
+/* Every checkpoint's state copied, serialised and written (twice through memory for whole_file). */
+static double ck_work(const int64_t *p)
+{
+	double d = (double)p[P_HIDDEN], v = (double)p[P_VOCAB];
+	double elems = v * d * (p[P_LM_HEAD] ? 2 : 1) + CK_POSITIONS * d + 2 * d +
+	               (double)p[P_LAYERS] * (12 * d * d + 13 * d);
+	double bytes = (p[P_ADAM] ? 3 : 1) * elems * sizeof(float);
+
+	return (double)p[P_CHECKPOINTS] * bytes * (p[P_WHOLE_FILE] ? 3 : 2);
+}
+
 static void cks_feed(struct ck_stream *s, const uint8_t *b, size_t n)
 {
 	uint64_t w;
@@ -545,6 +556,7 @@ const struct workload wl_checkpoint_write = {
     .phases = ck_phases,
     .flags = WL_SINGLE_THREADED,
     .footprint = ck_footprint,
+    .work = ck_work,
     .check = NULL,
     .run = ck_run,
 };

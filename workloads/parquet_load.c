@@ -153,6 +153,15 @@ static int pq_check(struct wl_ctx *ctx)
 	return 0;
 }
 
+/* Every row of every row group decoded into batches. */
+static double pq_work(const int64_t *p)
+{
+	double strings = (double)(p[P_STRING_COLS] + p[P_DICT_COLS]);
+	double row = (double)p[P_NUMERIC_COLS] * 8 + strings * (double)(4 + p[P_STRING_MAX]);
+
+	return (double)p[P_ROW_GROUPS] * (double)p[P_GROUP_ROWS] * row;
+}
+
 static uint64_t pq_footprint(const int64_t *p)
 {
 	uint64_t cols = pq_columns(p), strings = (uint64_t)(p[P_STRING_COLS] + p[P_DICT_COLS]);
@@ -593,6 +602,7 @@ const struct workload wl_parquet_load = {
     .nparams = P_COUNT,
     .phases = pq_phases,
     .footprint = pq_footprint,
+    .work = pq_work,
     .check = pq_check,
     .run = pq_run,
 };

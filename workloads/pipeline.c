@@ -91,6 +91,23 @@ static uint64_t pl_footprint(const int64_t *p)
 	return most; /* stages run one after another and each frees everything */
 }
 
+/* Every step's load, features and batches at the data preset, and every checkpoint. */
+static double pl_work(const int64_t *p)
+{
+	double total = 0;
+
+	for (int s = 0; s < S_COUNT; s++) {
+		int64_t v[WL_MAX_PARAMS];
+		double runs = s == S_CHECKPOINT
+		                  ? (p[P_CKPT_EVERY] ? (double)(p[P_STEPS] / p[P_CKPT_EVERY]) : 0)
+		                  : (double)p[P_STEPS];
+
+		if (runs > 0 && !pl_stage_params(p, s, v) && pl_stage[s]->work)
+			total += runs * pl_stage[s]->work(v);
+	}
+	return total;
+}
+
 /* Prepares stage s's context; returns 0, or -1 with ctx->err set. */
 static int pl_stage_ctx(struct wl_ctx *ctx, int s, int64_t *v, struct wl_ctx *sub)
 {
@@ -170,6 +187,7 @@ const struct workload wl_pipeline = {
     .phases = pl_phases,
     .flags = WL_SHOW_PHASES,
     .footprint = pl_footprint,
+    .work = pl_work,
     .check = pl_check,
     .run = pl_run,
 };

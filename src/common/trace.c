@@ -48,9 +48,10 @@ static struct trace_reader *reader_new(FILE *f, enum trace_mode mode, char *err,
 		errmsg_fail(err, errlen, "not an allocab trace (no %s header)", TRACE_FILE_MAGIC);
 		goto fail;
 	}
-	if (trace_get32(h + 8) != TRACE_VERSION) {
-		errmsg_fail(err, errlen, "trace format version %u, this allocab reads version %d",
-		            trace_get32(h + 8), TRACE_VERSION);
+	if (trace_get32(h + 8) != TRACE_VERSION || trace_get32(h + 12) != 0) {
+		errmsg_fail(err, errlen,
+		            "trace format version %u (flags %u), this allocab reads version %d",
+		            trace_get32(h + 8), trace_get32(h + 12), TRACE_VERSION);
 		goto fail;
 	}
 	r->offset = TRACE_FILE_HDR;

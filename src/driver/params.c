@@ -277,6 +277,28 @@ static void human_bytes(uint64_t n, char *buf, size_t len)
 	snprintf(buf, len, "%.1f GiB", (double)n / (1024.0 * 1024 * 1024));
 }
 
+/* The work of these parameters times --reps against PARAMS_WORK_FACTOR runs of the large
+ * preset. */
+static int check_work(const struct run_opts *o, char *err, size_t errlen)
+{
+	int64_t large[WL_MAX_PARAMS];
+	double limit, work;
+
+	if (!o->wl->work)
+		return 0;
+	for (size_t i = 0; i < o->wl->nparams && i < WL_MAX_PARAMS; i++)
+		large[i] = o->wl->params[i].def[WL_SCALE_LARGE];
+	limit = PARAMS_WORK_FACTOR * o->wl->work(large);
+	work = o->wl->work(o->value) * (double)o->reps;
+	if (!(work <= limit))
+		return errmsg_fail(
+		    err, errlen,
+		    "%s: these parameters with --reps %d are about %.3gx the work of "
+		    "one run at --scale large, more than the %dx allowed",
+		    o->wl->name, o->reps, work / (limit / PARAMS_WORK_FACTOR), PARAMS_WORK_FACTOR);
+	return 0;
+}
+
 int params_validate(const struct run_opts *o, uint64_t phys_bytes, char *err, size_t errlen)
 {
 	struct wl_ctx ctx = {.p = o->value, .str = o->str, .seed = o->seed, .scale = o->scale};
@@ -286,15 +308,15 @@ int params_validate(const struct run_opts *o, uint64_t phys_bytes, char *err, si
 	if (o->wl->check && o->wl->check(&ctx) != 0)
 		return errmsg_fail(err, errlen, "%s: %s", o->wl->name, ctx.err);
 	need = o->wl->footprint(o->value);
-	if (need > phys_bytes) {
+	if (need > phys_bytes / PARAMS_MEM_SHARE) {
 		human_bytes(need, need_h, sizeof need_h);
 		human_bytes(phys_bytes, have_h, sizeof have_h);
 		return errmsg_fail(
 		    err, errlen,
-		    "%s: these parameters need up to %llu bytes (%s), more than the %llu "
+		    "%s: these parameters need up to %llu bytes (%s), more than 1/%d of the %llu "
 		    "bytes (%s) of physical memory",
-		    o->wl->name, (unsigned long long)need, need_h, (unsigned long long)phys_bytes,
-		    have_h);
+		    o->wl->name, (unsigned long long)need, need_h, PARAMS_MEM_SHARE,
+		    (unsigned long long)phys_bytes, have_h);
 	}
-	return 0;
+	return check_work(o, err, errlen);
 }

@@ -13,6 +13,10 @@
 /* Seeds are JSON numbers in the results: 2^53 - 1 is the largest that every reader keeps exact. */
 #define PARAMS_SEED_MAX 9007199254740991ULL
 #define PARAMS_REPS_MAX 1000
+/* Limits on one driver run (docs/workloads.md, "Limits"). The other half of memory is for the
+ * system, the front end, and the allocator's own overhead and fragmentation. */
+#define PARAMS_MEM_SHARE   2
+#define PARAMS_WORK_FACTOR 100
 
 /* How many reps a run makes (docs/methodology.md, "Cold start and steady state"). */
 enum params_reps_mode { PARAMS_REPS_AUTO, PARAMS_REPS_FIXED };
@@ -53,8 +57,10 @@ int params_is_bytes(const struct wl_param *p);
  */
 void params_format(const struct wl_param *p, int64_t v, char *buf, size_t len);
 
-/* Runs the workload's own check() on o's values, then refuses a footprint above phys_bytes
- * (physical memory). Returns 0, or -1 with the reason in err. */
+/* Runs the workload's own check() on o's values, then refuses a footprint (every buffer the
+ * workload keeps) above 1/PARAMS_MEM_SHARE of phys_bytes (physical memory), and work (its work()
+ * times --reps) above PARAMS_WORK_FACTOR runs at the large preset. Returns 0, or -1 with the
+ * reason in err. */
 int params_validate(const struct run_opts *o, uint64_t phys_bytes, char *err, size_t errlen);
 
 /* Number of names in a workload's phases list (0 for NULL), at most WL_MAX_PHASES. */

@@ -67,6 +67,10 @@ struct workload {
 	/* Upper estimate of the bytes live at once for these parameter values. The driver refuses
 	 * parameters whose footprint exceeds physical memory. */
 	uint64_t (*footprint)(const int64_t *p);
+	/* A rough count of the bytes one run processes for these parameter values, comparable only
+	 * between values of the same workload: the driver refuses parameters and --reps whose work
+	 * exceeds PARAMS_WORK_FACTOR runs at the large preset (docs/workloads.md). May be NULL. */
+	double (*work)(const int64_t *p);
 	/* Parameter combinations the ranges cannot express: returns 0, or -1 with ctx->err set. May
 	 * be NULL. */
 	int (*check)(struct wl_ctx *ctx);

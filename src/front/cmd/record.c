@@ -174,6 +174,14 @@ static struct stream *list_streams(const char *dir, size_t *n)
 	return s;
 }
 
+static mode_t current_umask(void)
+{
+	mode_t m = umask(0);
+
+	umask(m);
+	return m;
+}
+
 static void remove_streams(const char *dir)
 {
 	size_t n = 0;
@@ -206,7 +214,13 @@ static int bundle(const char *dir, const char *out, struct bundle_stats *st, cha
 		            dir);
 		goto out;
 	}
-	if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "wb"))) {
+	if ((fd = mkstemp(tmp)) >= 0 &&
+	    (fchmod(fd, 0666 & ~current_umask()) != 0 || !(f = fdopen(fd, "wb")))) {
+		close(fd);
+		unlink(tmp);
+		fd = -1;
+	}
+	if (fd < 0) {
 		errmsg_fail(err, errlen, "%s: %s", out, strerror(errno));
 		goto out;
 	}

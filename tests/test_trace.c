@@ -1,0 +1,242 @@
+/* test_trace.c - the trace reader (common/trace.h) on traces built here byte by byte: a valid one
+ * reads back exactly; every truncation and thousands of single-byte corruptions are refused or
+ * read without a crash (this file also runs under ASan+UBSan); hostile headers are refused before
+ * anything is allocated; and the replay loader (workloads/lib/replay_load.h) refuses a trace whose
+ * threads release each other's objects before allocating them (a replay could deadlock). */
+#include "check.h"
+#include "common/prng.h"
+#include "common/trace.h"
+#include "workloads/lib/replay_load.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+struct tb {
+	uint8_t buf[1 << 16];
+	size_t n, blocks, procs;
+};
+
+static void put_block(struct tb *t, unsigned kind, uint32_t thread, const uint8_t *raw,
+                      size_t rawlen, uint32_t count)
+{
+	uint8_t *h = t->buf + t->n, *payload = h + TRACE_BLOCK_HDR;
+	size_t plen = rawlen;
+	unsigned flags = 0;
+
+	if (kind == TRACE_K_EVENTS) {
+		plen =
+		    ZSTD_compress(payload, sizeof t->buf - t->n - TRACE_BLOCK_HDR, raw, rawlen, 1);
+		flags = TRACE_F_ZSTD;
+	} else {
+		memcpy(payload, raw, rawlen);
+	}
+	trace_block_header(h, kind, flags, thread, (uint32_t)plen, (uint32_t)rawlen, count,
+	                   trace_fnv32(payload, plen));
+	t->n += TRACE_BLOCK_HDR + plen;
+	t->blocks++;
+	t->procs += kind == TRACE_K_PROCESS;
+}
+
+static void put_process(struct tb *t, uint64_t pid)
+{
+	uint8_t p[64] = {0};
+
+	trace_put64(p, pid);
+	trace_put64(p + 8, 1);
+	trace_put32(p + 32, 4);
+	memcpy(p + 36, "prog", 4);
+	trace_put32(p + 40, 0);
+	put_block(t, TRACE_K_PROCESS, 0, p, 44, 0);
+}
+
+/* An events block: ops[i] = {op, a, b, c} encoded with a time step of 10 ticks. */
+static void put_events(struct tb *t, uint32_t thread, const uint64_t (*ops)[4], size_t n)
+{
+	uint8_t raw[4096], *p = raw + 8;
+
+	trace_put64(raw, (uint64_t)1 << 32);
+	for (size_t i = 0; i < n; i++) {
+		int nv = ops[i][0] == TRACE_OP_FREE ? 1 : ops[i][0] == TRACE_OP_MALLOC ? 2 : 3;
+		*p++ = (uint8_t)ops[i][0];
+		p = trace_put_varint(p, i ? 10 : 100);
+		for (int k = 0; k < nv; k++)
+			p = trace_put_varint(p, ops[i][1 + k]);
+	}
+	put_block(t, TRACE_K_EVENTS, thread, raw, (size_t)(p - raw), (uint32_t)n);
+}
+
+static void finish(struct tb *t)
+{
+	uint8_t p[16];
+
+	trace_put64(p, t->blocks);
+	trace_put64(p + 8, t->procs);
+	trace_block_header(t->buf + t->n, TRACE_K_TRAILER, 0, 0, 16, 16, 0, trace_fnv32(p, 16));
+	memcpy(t->buf + t->n + TRACE_BLOCK_HDR, p, 16);
+	t->n += TRACE_BLOCK_HDR + 16;
+}
+
+static void start(struct tb *t)
+{
+	memset(t, 0, sizeof *t);
+	trace_file_header(t->buf);
+	t->n = TRACE_FILE_HDR;
+}
+
+/* Thread 0 mallocs 1 and 2 and reallocs 2 into 3; thread 1 frees 1 and 3 (cross-thread). */
+static void valid_trace(struct tb *t)
+{
+	static const uint64_t th0[][4] = {{TRACE_OP_MALLOC, 1, 100, 0},
+	                                  {TRACE_OP_MALLOC, 2, 4000, 0},
+	                                  {TRACE_OP_REALLOC, 2, 3, 9000}};
+	static const uint64_t th1[][4] = {
+	    {TRACE_OP_FREE, 1, 0, 0}, {TRACE_OP_FREE, 3, 0, 0}, {TRACE_OP_FREE, 0, 0, 0}};
+	uint8_t end[4 + 8 * TRACE_END_NCOUNTERS] = {0};
+
+	start(t);
+	put_process(t, 77);
+	put_events(t, 0, th0, 3);
+	put_events(t, 1, th1, 3);
+	trace_put32(end, TRACE_END_NCOUNTERS);
+	put_block(t, TRACE_K_END, 0, end, sizeof end, 0);
+	finish(t);
+}
+
+static int write_tmp(const struct tb *t, char *path)
+{
+	int fd;
+
+	strcpy(path, "/tmp/allocab-test-trace.XXXXXX");
+	if ((fd = mkstemp(path)) < 0)
+		return -1;
+	if (write(fd, t->buf, t->n) != (ssize_t)t->n) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+static void test_valid(void)
+{
+	struct tb t;
+	char err[256] = "", path[64];
+	struct rp_trace rp;
+
+	valid_trace(&t);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == 0, "valid trace reads (%s)", err);
+	CHECK(write_tmp(&t, path) == 0, "trace written to a file");
+	CHECK(rp_load(path, 0, &rp, err, sizeof err) == 0, "replay loads it (%s)", err);
+	CHECK(rp.nth == 2 && rp.nobj == 3 && rp.events == 6 && rp.pid == 77,
+	      "2 threads, 3 objects, 6 events, pid 77");
+	CHECK(rp.nth == 2 && (rp.th[1].ops[0].flags & RP_WAIT) &&
+	          (rp.th[0].ops[0].flags & RP_PUBLISH),
+	      "the cross-thread free waits for a published allocation");
+	CHECK(rp.nleaked == 0 && rp.peak_bytes == 9100, "nothing leaked, peak 9100 bytes");
+	rp_free(&rp);
+	CHECK(rp_load(path, 78, &rp, err, sizeof err) == -1 &&
+	          strstr(err, "no process with pid 78"),
+	      "pid 78 is not in it");
+	unlink(path);
+}
+
+static void test_truncations(void)
+{
+	struct tb t;
+	char err[256];
+	size_t refused = 0;
+
+	valid_trace(&t);
+	for (size_t n = 0; n < t.n; n++)
+		refused += trace_check_buffer(t.buf, n, err, sizeof err) == -1;
+	CHECK(refused == t.n, "every one of %zu truncations is refused (%zu)", t.n, refused);
+}
+
+static void test_corruptions(void)
+{
+	struct tb t, c;
+	struct prng rng;
+	char err[256];
+	size_t refused = 0, runs = 5000;
+
+	valid_trace(&t);
+	prng_seed(&rng, 7);
+	for (size_t k = 0; k < runs; k++) {
+		c = t;
+		c.buf[prng_below(&rng, (uint32_t)c.n)] ^= (uint8_t)(1 + prng_below(&rng, 255));
+		refused += trace_check_buffer(c.buf, c.n, err, sizeof err) == -1;
+	}
+	CHECK(refused == runs, "every one of %zu single-byte corruptions is refused (%zu)", runs,
+	      refused);
+}
+
+static void test_hostile(void)
+{
+	struct tb t;
+	char err[256] = "";
+	static const uint64_t bad_op[][4] = {{TRACE_OP_MALLOC, 1, 10, 0}};
+
+	start(&t);
+	trace_block_header(t.buf + t.n, TRACE_K_EVENTS, TRACE_F_ZSTD, 0, 0xffffffffu, 0xffffffffu,
+	                   0xffffffffu, 0);
+	t.n += TRACE_BLOCK_HDR;
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 && strstr(err, "limits"),
+	      "a header declaring 4 GiB is refused from its header (%s)", err);
+	start(&t);
+	put_events(&t, 0, bad_op, 1);
+	finish(&t);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 && strstr(err, "precedes"),
+	      "events before any process are refused (%s)", err);
+	start(&t);
+	put_process(&t, 1);
+	finish(&t);
+	t.buf[t.n++] = 0;
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
+	          strstr(err, "after the trailer"),
+	      "data after the trailer is refused (%s)", err);
+	memcpy(t.buf + 8, "\x02\0\0\0", 4);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 && strstr(err, "version 2"),
+	      "another version is refused (%s)", err);
+}
+
+/* Thread 0 frees object 2 before it mallocs 1; thread 1 frees 1 before it mallocs 2. */
+static void test_cycle(void)
+{
+	static const uint64_t th0[][4] = {{TRACE_OP_FREE, 2, 0, 0}, {TRACE_OP_MALLOC, 1, 10, 0}};
+	static const uint64_t th1[][4] = {{TRACE_OP_FREE, 1, 0, 0}, {TRACE_OP_MALLOC, 2, 10, 0}};
+	static const uint64_t twice[][4] = {
+	    {TRACE_OP_MALLOC, 1, 10, 0}, {TRACE_OP_FREE, 1, 0, 0}, {TRACE_OP_FREE, 1, 0, 0}};
+	struct tb t;
+	char err[256] = "", path[64];
+	struct rp_trace rp;
+
+	start(&t);
+	put_process(&t, 5);
+	put_events(&t, 0, th0, 2);
+	put_events(&t, 1, th1, 2);
+	finish(&t);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == 0, "the cycle is well-formed");
+	CHECK(write_tmp(&t, path) == 0, "cycle written");
+	CHECK(rp_load(path, 0, &rp, err, sizeof err) == -1 && strstr(err, "no replay order"),
+	      "a replay that would deadlock is refused (%s)", err);
+	unlink(path);
+	start(&t);
+	put_process(&t, 5);
+	put_events(&t, 0, twice, 3);
+	finish(&t);
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, &rp, err, sizeof err) == -1 &&
+	          strstr(err, "released twice"),
+	      "a double free is refused (%s)", err);
+	unlink(path);
+}
+
+int main(void)
+{
+	test_valid();
+	test_truncations();
+	test_corruptions();
+	test_hostile();
+	test_cycle();
+	return CHECK_DONE();
+}
