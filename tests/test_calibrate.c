@@ -1,6 +1,6 @@
 /* test_calibrate.c - the calibration's computations on fixed data with hand-checked values: the
  * minimum detectable effect and the rounds an effect needs, the A/A verdict and its blocks, drift
- * (Spearman and Theil-Sen), the gate's margin warning, and the calibration file round trip. */
+ * (Spearman and Theil-Sen) and the calibration file round trip. */
 #include "front/analysis/calibrate.h"
 #include "check.h"
 
@@ -87,37 +87,6 @@ static void test_drift(void)
 	CHECK_NEAR(dr.rho, -1, 1e-12, "rho -1");
 	CHECK_NEAR(dr.slope, -0.25, 1e-12, "slope -0.25 per round");
 	CHECK(calib_drift(line, 1, &dr) == -1, "one point refused");
-}
-
-static void test_margin(void)
-{
-	const double d[] = {0.1, -0.1, 0.2, -0.2, 0.05, -0.05, 0.3, -0.3, 0.0, 0.02};
-	char msg[512] = "";
-
-	/* sd 0.178064 over 10 rounds: MDE 2.801585 x 0.178064 / sqrt(10 x 3/pi) = 0.161433 in
-	 * log ratio = 17.52%; ln 1.03 needs 299 rounds (MDE(298) = 0.029572 > 0.029559). */
-	CHECK(calib_margin_warning(stats_sd(d, 10), 10, 3, 0.05, 0.8, msg, sizeof msg) == 1,
-	      "a 3%% margin on this noise is warned about");
-	CHECK(strstr(msg, "margin 3% is below the minimum detectable effect of these 10 rounds") &&
-	          strstr(msg, "(17.5% at 80% power"),
-	      "the warning names margin, rounds and MDE: %s", msg);
-	CHECK(strstr(msg, "about 299 rounds would resolve 3%") != NULL,
-	      "and the rounds that would resolve it");
-	CHECK(calib_margin_warning(stats_sd(d, 10), 10, 25, 0.05, 0.8, msg, sizeof msg) == 0,
-	      "a 25%% margin is not");
-	CHECK(calib_margin_warning(stats_sd(d, 5), 5, 25, 0.05, 0.8, msg, sizeof msg) == 1 &&
-	          strstr(msg, "too few rounds"),
-	      "5 rounds cannot decide any margin: %s", msg);
-	CHECK(calib_margin_warning(stats_sd(d, 1), 1, 3, 0.05, 0.8, msg, sizeof msg) == 0,
-	      "one round: no data");
-	{
-		char small[16];
-
-		CHECK(calib_margin_warning(stats_sd(d, 10), 10, 3, 0.05, 0.8, small,
-		                           sizeof small) == 1 &&
-		          strlen(small) == sizeof small - 1,
-		      "a short buffer gets a truncated, terminated warning");
-	}
 }
 
 static void test_file(void)
@@ -216,7 +185,6 @@ int main(void)
 	test_noise();
 	test_blocks();
 	test_drift();
-	test_margin();
 	test_file();
 	return CHECK_DONE();
 }

@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,51 +92,6 @@ size_t calib_rounds_for(double sd, double pct, double alpha, double power)
 	if (!(pct > 0))
 		return 0;
 	return stats_rounds_needed(sd, calib_log(pct), alpha, power);
-}
-
-/* snprintf at the end of what buf already holds; never past len. */
-static void append(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void append(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t k = strlen(buf);
-	va_list ap;
-
-	if (k + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + k, len - k, fmt, ap);
-	va_end(ap);
-}
-
-int calib_margin_warning(double sd, size_t n, double margin_pct, double alpha, double power,
-                         char *msg, size_t len)
-{
-	double mde;
-	size_t need;
-
-	if (n < 2 || len == 0)
-		return 0;
-	mde = calib_mde_pct(sd, n, alpha, power);
-	if (!(margin_pct < mde))
-		return 0;
-	msg[0] = '\0';
-	append(msg, len,
-	       "margin %.3g%% is below the minimum detectable effect of these %zu rounds (",
-	       margin_pct, n);
-	if (isfinite(mde))
-		append(msg, len, "%.1f%%", mde);
-	else
-		append(msg, len, "none: too few rounds");
-	append(msg, len,
-	       " at %.0f%% power, sd of log ratios %.3g): a true change of about the margin's size "
-	       "would likely stay INCONCLUSIVE",
-	       power * 100, sd);
-	need = calib_rounds_for(sd, margin_pct, alpha, power);
-	if (need)
-		append(msg, len, "; about %zu rounds would resolve %.3g%%", need, margin_pct);
-	return 1;
 }
 
 /* ---- the calibration file ---- */

@@ -62,13 +62,6 @@ double calib_mde_pct(double sd, size_t n, double alpha, double power);
 /* Rounds for an effect of pct percent (stats_rounds_needed on calib_log(pct)); 0 if invalid. */
 size_t calib_rounds_for(double sd, double pct, double alpha, double power);
 
-/* The gate's check: a margin of margin_pct percent below the minimum detectable effect of the n
- * paired log ratios it judges, whose sd is sd, means a change of the margin's size would most
- * likely stay INCONCLUSIVE. Returns 1 and a sentence in msg when that is so, 0 when not (or
- * n < 2). */
-int calib_margin_warning(double sd, size_t n, double margin_pct, double alpha, double power,
-                         char *msg, size_t len);
-
 /* One calibrated comparison of a calibration file, for `compare`. */
 struct calib_entry {
 	char *workload, *phase;

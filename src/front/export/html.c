@@ -54,8 +54,9 @@ static void comparison_table(FILE *f, const struct cmp_report *r)
 			        cmp_improvement(row->d.est));
 		else
 			fputs("</td><td>-</td><td>-</td><td>-</td>", f);
+		char vt[96];
 		fprintf(f, "<td class=\"%s\">%s</td><td class=\"num\">%zu</td>", v,
-		        cmp_verdict_name(row->verdict), row->n);
+		        cmp_verdict_text(row, vt, sizeof vt), row->n);
 		if (isnan(row->rss_ratio))
 			fputs("<td>-</td></tr>\n", f);
 		else
