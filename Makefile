@@ -38,14 +38,18 @@ DRIVER_LIB_SRC := $(filter-out $(DRIVER_MAIN_SRC),$(wildcard src/driver/*.c)) \
 FRONT_MAIN_SRC := src/front/allocab.c
 FRONT_LIB_SRC := $(wildcard src/front/*/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
+# Preload libraries (docs/programs.md): src/preload/NAME.c plus its src/preload/NAME_*.c files
+# build build/liballocab-NAME.so, position-independent (rule below).
+PRELOAD_MAINS := $(filter-out $(wildcard src/preload/*_*.c),$(wildcard src/preload/*.c))
+PRELOAD_NAMES := $(patsubst src/preload/%.c,%,$(PRELOAD_MAINS))
+PRELOAD_LIBS := $(patsubst %,$(BUILD)/liballocab-%.so,$(PRELOAD_NAMES))
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 asan_obj = $(patsubst %.c,$(BUILD)/asan/%.o,$(1))
+pic_obj = $(patsubst %.c,$(BUILD)/pic/%.o,$(1))
 LIB_SRC := $(COMMON_SRC) $(DRIVER_LIB_SRC) $(FRONT_LIB_SRC)
 DRIVERS := $(addprefix $(BUILD)/allocab-,$(BACKENDS))
 FRONT := $(BUILD)/allocab
-# LD_PRELOAD libraries (src/preload/): built position-independent, linked with what they call.
-RECORD_LIB := $(BUILD)/liballocab-record.so
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 ASAN_TESTS := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
@@ -58,7 +62,7 @@ all: deps
 	@$(MAKE) --no-print-directory build-all
 
 .PHONY: build-all
-build-all: $(DRIVERS) $(FRONT) $(RECORD_LIB)
+build-all: $(DRIVERS) $(FRONT) $(PRELOAD_LIBS)
 
 deps:
 	@scripts/deps.sh
@@ -83,13 +87,18 @@ $(BUILD)/allocab-%: $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC
 $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC)): override CFLAGS += -fno-plt
 $(BUILD)/allocators/%.o: override CFLAGS += -fno-plt -fno-reorder-functions -fno-reorder-blocks-and-partition
 
-# The recorder (docs/trace-format.md) links nothing of the project but the format header.
+# Preload libraries link nothing of the project but header-only tables and formats; only what
+# they mark visible is exported. PRELOAD_LDLIBS_<name>: what one of them links besides libdl.
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec $(NOBUILTIN) -MMD -MP -c -o $@ $<
 
-$(RECORD_LIB): $(BUILD)/pic/src/preload/record.o
-	$(CC) $(LDFLAGS) -shared -o $@ $^ -lzstd -ldl -pthread
+PRELOAD_LDLIBS_record := -lzstd
+define preload_rule
+$(BUILD)/liballocab-$(1).so: $(call pic_obj,src/preload/$(1).c $(wildcard src/preload/$(1)_*.c))
+	$$(CC) $$(LDFLAGS) -shared -Wl,-z,defs -o $$@ $$^ $$(PRELOAD_LDLIBS_$(1)) -ldl -pthread
+endef
+$(foreach n,$(PRELOAD_NAMES),$(eval $(call preload_rule,$(n))))
 
 $(FRONT): $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC) $(FRONT_MAIN_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
@@ -154,7 +163,7 @@ install: all
 	install -m 755 scripts/benchmark_mimalloc.sh $(DESTDIR)$(BINDIR)/allocab-benchmark-mimalloc
 	install -m 644 docs/allocab.1 $(DESTDIR)$(MANDIR)/man1/allocab.1
 	install -d $(DESTDIR)$(PREFIX)/lib/allocab
-	install -m 644 $(RECORD_LIB) $(DESTDIR)$(PREFIX)/lib/allocab/
+	install -m 644 $(PRELOAD_LIBS) $(DESTDIR)$(PREFIX)/lib/allocab/
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
 	install -m 644 $(wildcard docs/ci/*.yml) $(DESTDIR)$(DOCDIR)/ci
 	install -m 644 scripts/completion/allocab.bash $(DESTDIR)$(COMPLETIONDIR)/allocab
@@ -163,7 +172,8 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/allocab $(addprefix $(DESTDIR)$(BINDIR)/allocab-,$(BACKENDS))
 	rm -f $(DESTDIR)$(BINDIR)/allocab-benchmark-mimalloc
 	rm -f $(DESTDIR)$(MANDIR)/man1/allocab.1 $(DESTDIR)$(COMPLETIONDIR)/allocab
-	rm -f $(DESTDIR)$(PREFIX)/lib/allocab/liballocab-record.so
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/allocab/,$(notdir $(PRELOAD_LIBS)))
+	-rmdir $(DESTDIR)$(PREFIX)/lib/allocab
 	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:

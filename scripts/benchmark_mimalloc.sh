@@ -18,9 +18,13 @@ usage: scripts/benchmark_mimalloc.sh [options]
 
 Is mimalloc faster than glibc malloc? Without a command: allocab's own drivers run a workload
 (default pipeline) with each allocator. With commands: your program, run through /bin/sh -c.
-One COMMAND: the mimalloc arm is the same command with LD_PRELOAD=libmimalloc.so.2 exported, so
-every program it starts preloads mimalloc (how teams usually switch; a statically linked program
-ignores LD_PRELOAD). Two: the first runs as is for glibc, the second for mimalloc.
+One COMMAND: allocab bench --program runs it as is for glibc and with libmimalloc.so.2 in
+LD_PRELOAD for mimalloc, so every program it starts preloads mimalloc (how teams usually switch).
+Two: the first runs as is for glibc, the second for mimalloc (e.g. a build linking mimalloc).
+Either way every process of every run is probed: a run whose processes did not all use the
+arm's allocator (a failed preload, a static or setuid program, a program linking its own
+allocator) is unverified and never compared, and an arm without a verified run fails the script
+with allocab bench's one-line reason (docs/programs.md).
 
 Both arms run in interleaved rounds (allocab bench: in each round each arm runs once, each in a
 fresh process, in a shuffled order; the first --warmup rounds are discarded) until the budget is
@@ -69,7 +73,8 @@ verdict needs p < 0.05 and an interval that excludes 1.
 Binaries: \$ALLOCAB_BUILD/allocab, else build/allocab of this repository, else the allocab
 installed next to this script (make install: allocab-benchmark-mimalloc), else allocab on PATH.
 Exit status: 0 measured (whatever the verdict); 1 runtime failure (allocab missing, a bench or
-compare failure, fewer than 2 rounds in which both arms succeeded); 2 bad usage; 130
+compare failure, an arm without a verified successful run, fewer than 2 rounds in which both
+arms succeeded); 2 bad usage; 130
 interrupted (the summary of the finished rounds is still printed). With --gate: the gate's
 0 PASS, 1 FAIL, 3 INCONCLUSIVE.
 
@@ -77,7 +82,7 @@ Examples:
   scripts/benchmark_mimalloc.sh                        # pipeline workload, 120 s
   scripts/benchmark_mimalloc.sh --scale small --budget 60
   scripts/benchmark_mimalloc.sh --budget 1800 'python train.py --steps 200'
-  scripts/benchmark_mimalloc.sh -- './train' './train-mimalloc'
+  scripts/benchmark_mimalloc.sh -- './train' './train-mimalloc'   # second build links mimalloc
   scripts/benchmark_mimalloc.sh -q --gate 5            # CI: 0 PASS, 1 FAIL, 3 INCONCLUSIVE
 EOF
 }
@@ -195,15 +200,18 @@ if [ ${#cmds[@]} -eq 0 ]; then
 	phase_workload=$workload
 else
 	if [ ${#cmds[@]} -eq 1 ]; then
-		[ -z "${LD_PRELOAD:-}" ] ||
-			die 2 "LD_PRELOAD is already set ($LD_PRELOAD): the glibc arm would not run glibc; unset it or give both commands"
 		# A library ld.so cannot open is skipped with a warning and the arm silently runs glibc.
 		case $(LD_PRELOAD=$preload /bin/true 2>&1) in
 		*"cannot be preloaded"*) die 1 "--preload $preload: the dynamic linker cannot preload it (Debian: apt-get install libmimalloc2.0, or give its path)" ;;
 		esac
-		cmds+=("LD_PRELOAD=$preload; export LD_PRELOAD; ${cmds[0]}")
+		# allocab preloads the library in the mimalloc arm and proves every process of both arms.
+		bench+=(--program "${cmds[0]}" -a system,mimalloc --preload "mimalloc=$preload")
+	else
+		# Two builds: each must prove its allocator (the second links or preloads mimalloc).
+		bench+=(--cmd "system=${cmds[0]}" --cmd "mimalloc=${cmds[1]}" --expect system=system
+			--expect mimalloc=mimalloc)
 	fi
-	bench+=(--cmd "system=${cmds[0]}" --cmd "mimalloc=${cmds[1]}" --timeout "${timeout:-3600}")
+	bench+=(--timeout "${timeout:-3600}")
 	timeout=
 	phase_workload='command' # the one workload of a commands-mode bench
 fi

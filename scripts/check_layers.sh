@@ -14,7 +14,7 @@ rules=(
 	"src/driver/|common/ driver/"
 	"workloads/|common/ driver/ workloads/"
 	"allocators/|driver/backend.h"
-	"src/preload/|common/trace_format.h"
+	"src/preload/|common/trace_format.h common/allocknown.h preload/"
 	"src/front/analysis/|common/ front/analysis/"
 	"src/front/export/|common/ front/analysis/ front/export/"
 	"src/front/run/|common/ front/analysis/ front/run/"

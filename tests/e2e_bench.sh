@@ -63,9 +63,16 @@ else
 fi
 
 # ---- external commands ----
-expect_status "cmd: crash recorded, bench completes" 0 \
+# An arm without a single successful run fails the bench (exit 1), one line per such arm.
+expect_status "cmd: crash recorded, bench completes, exit 1" 1 \
 	"$A" bench --cmd ok=true --cmd 'boom=echo about to crash >&2; kill -SEGV $$' --rounds 2 --quiet -o "$TMP/crash.json"
-expect_err "cmd: failures counted on stderr" 'allocab: bench: 3 of 6 runs did not succeed \(3 crashed\); results in '
+if [ "$(wc -l <"$TMP/err")" -eq 2 ] &&
+	head -n 1 "$TMP/err" | grep -Eq 'allocab: bench: 3 of 6 runs did not succeed \(3 crashed\); results in ' &&
+	tail -n 1 "$TMP/err" | grep -Eq '^allocab: bench: boom: no verified successful run: crashed, SIGSEGV: about to crash$'; then
+	ok "cmd: failures counted on stderr, the arm without a successful run named"
+else
+	notok "cmd: failures counted on stderr, the arm without a successful run named" "$(cat "$TMP/err")"
+fi
 jeq "cmd: status complete" "$TMP/crash.json" status complete
 jeq "cmd: mode commands" "$TMP/crash.json" config.mode commands
 jeq "cmd: workload is 'command'" "$TMP/crash.json" config.workloads.0 command
@@ -82,7 +89,7 @@ jeq "cmd: crash has no exit status" "$TMP/crash.json" "rounds.1.runs.$k.exit_sta
 jeq "cmd: crash keeps the stderr tail" "$TMP/crash.json" "rounds.1.runs.$k.stderr_tail" "about to crash"
 jeq "cmd: no record for commands" "$TMP/crash.json" "rounds.1.runs.$k.record" ""
 
-expect_status "cmd: program killed under the shell" 0 \
+expect_status "cmd: program killed under the shell" 1 \
 	"$A" bench --cmd ok=true --cmd 'inner=sh -c "kill -SEGV \$\$"' --rounds 1 --warmup 0 --quiet -o "$TMP/inner.json"
 k=0
 [ "$("$J" "$TMP/inner.json" rounds.0.runs.0.arm)" = inner ] || k=1
@@ -90,7 +97,7 @@ jeq "cmd: shell status 139 recorded as crashed" "$TMP/inner.json" "rounds.0.runs
 jeq "cmd: ... with signal SIGSEGV" "$TMP/inner.json" "rounds.0.runs.$k.signal" SIGSEGV
 jeq "cmd: ... and the shell's exit status" "$TMP/inner.json" "rounds.0.runs.$k.exit_status" 139
 
-expect_status "cmd: non-zero exit recorded" 0 \
+expect_status "cmd: non-zero exit recorded" 1 \
 	"$A" bench --cmd ok=true --cmd 'bad=echo nope >&2; exit 3' --rounds 1 --warmup 0 --quiet -o "$TMP/fail.json"
 k=0
 [ "$("$J" "$TMP/fail.json" rounds.0.runs.0.arm)" = bad ] || k=1
@@ -98,7 +105,7 @@ jeq "cmd: status failed" "$TMP/fail.json" "rounds.0.runs.$k.status" failed
 jeq "cmd: exit_status 3" "$TMP/fail.json" "rounds.0.runs.$k.exit_status" 3
 jeq "cmd: failed stderr tail" "$TMP/fail.json" "rounds.0.runs.$k.stderr_tail" nope
 
-expect_status "cmd: hanging command killed at --timeout" 0 \
+expect_status "cmd: hanging command killed at --timeout" 1 \
 	timeout 60 "$A" bench --cmd ok=true --cmd 'hang=sleep 30' --timeout 1 --rounds 1 --warmup 0 --quiet -o "$TMP/hang.json"
 k=0
 [ "$("$J" "$TMP/hang.json" rounds.0.runs.0.arm)" = hang ] || k=1
@@ -166,12 +173,18 @@ fake picky 'echo "allocab-picky: --param n: 0 is out of range 1..9" >&2; exit 2'
 fake system "$rec \"system\" \"\$2\" 2000000 2000000 \"\$*\"" "$TMP/picky"
 fake system_slow "$rec \"system_slow\" \"\$2\" 1 1 \"\$*\""
 
-expect_status "fake: default arms from --driver-dir" 0 "$A" bench --driver-dir "$D" -w w1 --rounds 1 --warmup 0 --quiet -o "$TMP/all.json"
+expect_status "fake: default arms from --driver-dir (liar, junk never succeed: exit 1)" 1 "$A" bench --driver-dir "$D" -w w1 --rounds 1 --warmup 0 --quiet -o "$TMP/all.json"
 jeq "fake: system first, then sorted, calibration backend left out" "$TMP/all.json" config.arms '["system","fast","junk","liar"]'
 expect_status "fake: ALLOCAB_DRIVER_DIR" 0 env ALLOCAB_DRIVER_DIR="$D" "$A" bench -a system,fast --rounds 1 --warmup 0 --quiet -o "$TMP/env.json"
 jeq "fake: default workloads from list --json" "$TMP/env.json" config.workloads '["w1","w2"]'
 
-expect_status "fake: unverified, invalid runs recorded" 0 "$A" bench --driver-dir "$D" -a system,liar,junk -w w1 --rounds 1 --warmup 0 --quiet -o "$TMP/bad.json"
+expect_status "fake: unverified, invalid runs recorded, exit 1" 1 "$A" bench --driver-dir "$D" -a system,liar,junk -w w1 --rounds 1 --warmup 0 --quiet -o "$TMP/bad.json"
+if grep -q '^allocab: bench: liar: no verified successful run: unverified' "$TMP/err" &&
+	grep -q '^allocab: bench: junk: no verified successful run: invalid: stdout is not' "$TMP/err"; then
+	ok "fake: one line per arm without a verified run"
+else
+	notok "fake: one line per arm without a verified run" "$(cat "$TMP/err")"
+fi
 every_run "$TMP/bad.json" >"$TMP/runs"
 for want in "system w1 ok" "liar w1 unverified" "junk w1 invalid"; do
 	if grep -qx "$want" "$TMP/runs"; then ok "fake: $want"; else notok "fake: $want" "$(tr '\n' ';' <"$TMP/runs")"; fi

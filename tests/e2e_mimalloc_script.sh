@@ -1,6 +1,6 @@
 # e2e_mimalloc_script.sh - scripts/benchmark_mimalloc.sh end to end: its four summary lines with
 # their labels and intervals, the verdict line, agreement with allocab compare, the user's own
-# commands (one with LD_PRELOAD, two as given), the gate's status, and bad usage. Never asserts
+# commands (one through --program, two as given with --expect), the gate's status, and bad usage. Never asserts
 # which allocator is faster.
 . tests/lib.sh
 S=$PWD/scripts/benchmark_mimalloc.sh
@@ -84,19 +84,28 @@ else
 fi
 
 # ---- the user's commands ----
-expect_status "two commands: exit 0" 0 "$S" --rounds 3 -q -o "$TMP/c.json" -- true 'sleep 0.001'
+# Two commands: each must prove its allocator, so the second one preloads mimalloc itself.
+MI='LD_PRELOAD=libmimalloc.so.2 sleep 0.001'
+expect_status "two commands: exit 0" 0 "$S" --rounds 3 -q -o "$TMP/c.json" -- true "$MI"
 summary "two commands" "$TMP/out" 3 cold
 jeq "two commands: mode commands" "$TMP/c.json" config.mode commands
 jeq "two commands: glibc arm as given" "$TMP/c.json" config.commands.system true
-jeq "two commands: mimalloc arm as given" "$TMP/c.json" config.commands.mimalloc 'sleep 0.001'
+jeq "two commands: mimalloc arm as given" "$TMP/c.json" config.commands.mimalloc "$MI"
+jeq "two commands: the mimalloc arm must prove mimalloc" "$TMP/c.json" config.proof.mimalloc.allocator mimalloc
+expect_status "two commands, the second not on mimalloc: exit 1" 1 "$S" --rounds 2 -q -o "$TMP/c2.json" -- true 'sleep 0.001'
+if grep -q '^allocab: bench: mimalloc: no verified successful run: unverified: other allocator serves malloc' "$TMP/err"; then
+	ok "two commands, the second not on mimalloc: allocab bench says why"
+else
+	notok "two commands, the second not on mimalloc: allocab bench says why" "$(cat "$TMP/err")"
+fi
 
-expect_status "--cmd/--cmd-mimalloc: exit 0" 0 "$S" --rounds 3 -q -o "$TMP/n.json" --cmd true --cmd-mimalloc 'sleep 0.001'
+expect_status "--cmd/--cmd-mimalloc: exit 0" 0 "$S" --rounds 3 -q -o "$TMP/n.json" --cmd true --cmd-mimalloc "$MI"
 summary "--cmd/--cmd-mimalloc" "$TMP/out" 3 cold
 jeq "--cmd/--cmd-mimalloc: same arms as positional" "$TMP/n.json" config.commands "$("$J" "$TMP/c.json" config.commands)"
 
 expect_status "one command: exit 0" 0 "$S" --rounds 3 -q -o "$TMP/p.json" "echo \"\${LD_PRELOAD:-none}\" >>'$TMP/seen'"
 summary "one command" "$TMP/out" 3 cold
-if [ "$(grep -c '^none$' "$TMP/seen")" -eq 4 ] && [ "$(grep -c '^libmimalloc\.so\.2$' "$TMP/seen")" -eq 4 ]; then
+if [ "$(grep -c 'libmimalloc' "$TMP/seen")" -eq 4 ] && [ "$(grep -vc 'libmimalloc' "$TMP/seen")" -eq 4 ]; then
 	ok "one command: mimalloc arm runs it with LD_PRELOAD=libmimalloc.so.2, glibc arm without"
 else
 	notok "one command: mimalloc arm runs it with LD_PRELOAD=libmimalloc.so.2, glibc arm without" "$(sort "$TMP/seen" | uniq -c | tr '\n' ';')"
@@ -104,16 +113,15 @@ fi
 
 # The driver refuses (exit 4) when malloc is not its allocator: every mimalloc run fails.
 expect_status "one command whose preloaded arm fails: exit 1" 1 "$S" --rounds 2 -q -o "$TMP/f.json" "'$BUILD/allocab-system' info >/dev/null"
-# allocab bench counts the failed runs on stderr; the script adds one line of its own, last.
-if [ "$(grep -c '^benchmark_mimalloc: ' "$TMP/err")" -eq 1 ] &&
-	tail -n 1 "$TMP/err" | grep -Eq '^benchmark_mimalloc: no comparison possible: .*mimalloc 0\).*allocab compare '; then
+# allocab bench names the arm without a successful run and the script stops with its status.
+if [ "$(grep -c '^allocab: bench: mimalloc: no verified successful run: failed, exit 4' "$TMP/err")" -eq 1 ]; then
 	ok "one command whose preloaded arm fails: one line says why"
 else
 	notok "one command whose preloaded arm fails: one line says why" "$(cat "$TMP/err")"
 fi
 if [ -s "$TMP/out" ]; then notok "failed arm: no summary lines" "$(head -c 200 "$TMP/out")"; else ok "failed arm: no summary lines"; fi
 
-"$S" --rounds 6 -q -o "$TMP/g.json" --gate 0 true true >"$TMP/g.out" 2>/dev/null
+"$S" --rounds 6 -q -o "$TMP/g.json" --gate 0 true >"$TMP/g.out" 2>/dev/null
 st=$?
 case "$st:$(grep -E '^gate: ' "$TMP/g.out" | cut -d' ' -f2)" in
 0:PASS | 1:FAIL | 3:INCONCLUSIVE) ok "--gate: exit status $st matches the gate line" ;;
@@ -126,7 +134,7 @@ summary "--gate" "$TMP/g.out" 6 cold
 
 # Without -o: results/<stamp>.json in the current directory and a copy results/latest.json.
 mkdir "$TMP/r"
-(cd "$TMP/r" && "$S" --rounds 2 -q true true >"$TMP/r.out" 2>"$TMP/r.err")
+(cd "$TMP/r" && "$S" --rounds 2 -q true >"$TMP/r.out" 2>"$TMP/r.err")
 f=$(sed -n 's/^Results: //p' "$TMP/r.out")
 if [[ $f =~ ^results/[0-9]{8}T[0-9]{6}Z\.json$ ]] && cmp -s "$TMP/r/$f" "$TMP/r/results/latest.json"; then
 	ok "default output: results/<stamp>.json and results/latest.json"
@@ -136,7 +144,7 @@ fi
 
 # Ctrl-C (SIGINT to the process group) once a few rounds are in: the summary of the finished
 # rounds, exit 130.
-setsid bash "$S" -q -o "$TMP/i.json" -- 'sleep 0.02' 'sleep 0.02' >"$TMP/i.out" 2>"$TMP/i.err" &
+setsid bash "$S" -q -o "$TMP/i.json" -- 'sleep 0.02' >"$TMP/i.out" 2>"$TMP/i.err" &
 pid=$!
 for _ in $(seq 100); do
 	[ "$("$J" "$TMP/i.json" rounds.# 2>/dev/null || echo 0)" -ge 4 ] && break
@@ -169,8 +177,8 @@ bad "gate 100%" --gate 100%
 bad "budget 0" --budget 0
 bad "empty command" ''
 if [ -z "$(ls -A "$TMP/u")" ]; then ok "usage: nothing written"; else notok "usage: nothing written" "$(ls -A "$TMP/u")"; fi
-expect_status "LD_PRELOAD already set, one command: exit 2" 2 env LD_PRELOAD=libmimalloc.so.2 "$S" true
-expect_err "LD_PRELOAD already set: one line" '^benchmark_mimalloc: LD_PRELOAD is already set'
+expect_status "LD_PRELOAD already set, one command: exit 0" 0 env LD_PRELOAD=libtcmalloc_minimal.so.4 "$S" --rounds 2 -q -o "$TMP/l.json" true
+jeq "LD_PRELOAD already set: the glibc arm is still proven glibc" "$TMP/l.json" config.proof.system.allocator system
 expect_status "--preload that ld.so cannot load: exit 1" 1 "$S" --preload libnot-a-library.so.9 -o "$TMP/x.json" true
 expect_err "--preload that ld.so cannot load: one line" '^benchmark_mimalloc: --preload libnot-a-library.so.9: '
 expect_status "ALLOCAB_BUILD without allocab: exit 1" 1 env ALLOCAB_BUILD="$TMP/u" "$S" true

@@ -175,7 +175,6 @@ static cJSON *list_json(void)
 		cJSON_AddItemToArray(arr, o);
 		cJSON_AddStringToObject(o, "name", (*w)->name);
 		cJSON_AddStringToObject(o, "description", (*w)->description);
-		cJSON_AddBoolToObject(o, "needs_input", ((*w)->flags & WL_NEEDS_INPUT) != 0);
 		ph = cJSON_AddArrayToObject(o, "phases");
 		cJSON_AddItemToArray(ph, cJSON_CreateString("total"));
 		for (size_t i = 0; i < params_nphases(*w); i++)

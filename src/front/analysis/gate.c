@@ -376,6 +376,53 @@ static const struct rf_doc *cold_only_fallback(struct cmp_opts *o, const struct 
 	return lacks;
 }
 
+/* Why arm has no ok run in d, in one line: the first failure's reason, else its status and the
+ * last line of its stderr. */
+static void no_rounds_reason(const struct rf_doc *d, const char *arm, char *buf, size_t len)
+{
+	for (size_t i = 0; i < d->nfails; i++) {
+		const struct rf_fail *f = &d->fails[i];
+		const char *tail = f->stderr_tail, *nl = tail ? strrchr(tail, '\n') : NULL;
+
+		if (strcmp(f->arm, arm) != 0)
+			continue;
+		if (f->reason)
+			snprintf(buf, len, "%s: %s", f->status, f->reason);
+		else
+			snprintf(buf, len, "%s%s%s", f->status, tail ? ": " : "",
+			         tail ? (nl ? nl + 1 : tail) : "");
+		return;
+	}
+	snprintf(buf, len, "no run of it was ok");
+}
+
+/* A judged comparison without a single usable pair is a failed setup, not missing data: writes
+ * "gate: FAIL: no verified rounds for ARM: WHY" to out (and warn) and returns 1. */
+static int no_pairs(const struct cmp_report *r, const struct cmp_row *row, FILE *out, FILE *warn)
+{
+	const struct rf_doc *d = r->cand;
+	const char *arm = row->candidate;
+	char why[1024], line[1200];
+
+	if (row->n > 0)
+		return 0;
+	if (row->n_cand > 0 && row->n_base == 0) {
+		arm = r->paired ? row->baseline : row->candidate;
+		d = r->base;
+	}
+	if (row->n_cand > 0 && row->n_base > 0)
+		snprintf(why, sizeof why, "no round in which both %s and %s ran ok", row->candidate,
+		         row->baseline);
+	else
+		no_rounds_reason(d, arm, why, sizeof why);
+	snprintf(line, sizeof line, "no verified rounds for %s: %s", arm, why);
+	if (out)
+		fprintf(out, "gate: FAIL: %s\n", line);
+	if (warn && warn != out)
+		fprintf(warn, "allocab: gate: %s\n", line);
+	return 1;
+}
+
 /* Judges one loaded document (cand) against its baseline arm or against OLD into *verdict.
  * Returns 0 or -1 (err set). */
 static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE *warn,
@@ -414,6 +461,13 @@ static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE
 	int any_geomean = 0;
 	for (size_t i = 0; i < r->nrows; i++)
 		any_geomean |= r->rows[i].workload == NULL;
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].workload && no_pairs(r, &r->rows[i], out, warn)) {
+			cmp_free(r);
+			rf_free(old);
+			*verdict = GATE_FAIL;
+			return 0;
+		}
 	for (size_t i = 0; i < r->nrows; i++)
 		judged += gated(g, &r->rows[i], any_geomean);
 	double fam_conf = judged > 1 ? 1 - (1 - g->conf) / (double)judged : g->conf;

@@ -211,8 +211,10 @@ static int add_fail(struct loader *l, const cJSON *jr, size_t round, int warmup,
 	f->status = strdup(status);
 	f->signal = dup_or_null(rl_get_str(jr, "signal"));
 	f->stderr_tail = dup_or_null(rl_get_str(jr, "stderr_tail"));
+	f->reason = dup_or_null(rl_get_str(jr, "reason"));
 	if (!f->arm || !f->workload || !f->status || (rl_get_str(jr, "signal") && !f->signal) ||
-	    (rl_get_str(jr, "stderr_tail") && !f->stderr_tail))
+	    (rl_get_str(jr, "stderr_tail") && !f->stderr_tail) ||
+	    (rl_get_str(jr, "reason") && !f->reason))
 		return rl_nomem(l);
 	return 0;
 }
@@ -515,6 +517,7 @@ void rf_free(struct rf_doc *d)
 		free(f->status);
 		free(f->signal);
 		free(f->stderr_tail);
+		free(f->reason);
 	}
 	nameidx_free(&d->arm_idx);
 	nameidx_free(&d->wl_idx);

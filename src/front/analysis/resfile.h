@@ -52,6 +52,7 @@ struct rf_fail {
 	char *signal;      /* NULL unless killed by a signal */
 	int exit_status;   /* -1 if unknown */
 	char *stderr_tail; /* NULL if none */
+	char *reason;      /* the run's one-line "reason" (unverified, invalid), NULL if none */
 };
 
 struct rf_doc {

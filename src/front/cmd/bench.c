@@ -7,6 +7,7 @@
 #include "front/run/bench.h"
 #include "front/run/progress.h"
 #include "front/run/setup.h"
+#include "front/run/benchprog.h"
 #include "front/run/duet.h"
 #include "common/errmsg.h"
 #include "common/status.h"
@@ -29,7 +30,10 @@ static const char usage[] =
     "                     [--pad-max BYTES] [-o FILE | --results-dir DIR] [--driver-dir DIR]\n"
     "                     [--arm LABEL=BACKEND[:KEY=VALUE]...]... [--duet] [--quiet]\n"
     "                     [--gate GATE-OPTIONS...]\n"
-    "       allocab bench --cmd NAME='COMMAND' --cmd NAME='COMMAND'... [options]\n"
+    "       allocab bench --program 'COMMAND' [-a ALLOC,...] [--preload NAME=LIB]...\n"
+    "                     [--count-calls] [options]\n"
+    "       allocab bench --cmd NAME='COMMAND' --cmd NAME='COMMAND'... [--expect NAME=ALLOC]...\n"
+    "                     [options]\n"
     "\n"
     "Runs rounds: in each round every allocator runs every workload once, each run a fresh\n"
     "process, in an order shuffled per round; the first --warmup rounds are not compared.\n"
@@ -67,6 +71,17 @@ static const char usage[] =
     "  --cmd NAME='COMMAND'   an arm that runs /bin/sh -c COMMAND (two or more; not with -a, -w,\n"
     "                         --scale, --seed, --param, --reps); NAME is [A-Za-z0-9_.-]+; the\n"
     "                         first is compare's baseline\n"
+    "  --program 'COMMAND'    your own program, run as /bin/sh -c COMMAND once per allocator: -a\n"
+    "                         names them (default: system and every allocator whose Debian\n"
+    "                         library is installed); system runs it as it is, the others with\n"
+    "                         the allocator's library in LD_PRELOAD (docs/programs.md)\n"
+    "  --preload NAME=LIB     with --program: an arm NAME that preloads LIB (a path or soname;\n"
+    "                         an allocator built elsewhere), or replaces a known arm's library\n"
+    "  --expect NAME=ALLOC    with --cmd: the --cmd arm NAME must run on ALLOC (system,\n"
+    "                         mimalloc, jemalloc, tcmalloc): every process is probed, and an\n"
+    "                         executable that links ALLOC itself counts as proof\n"
+    "  --count-calls          with --program or --expect: count malloc-family calls and bytes\n"
+    "                         per process (costs time; docs/programs.md)\n"
     "  --duet                 run the two allocators of a pair at the same time, each pinned to\n"
     "                         its own CPU, drawn per round from --shuffle-seed (workloads that\n"
     "                         `allocab-system list` marks single-threaded; A/A evidence:\n"
@@ -80,9 +95,13 @@ static const char usage[] =
     "The results file is rewritten atomically after every round. Progress goes to stderr: on a\n"
     "terminal one line cut to its width, elsewhere (or TERM=dumb) one line per finished round;\n"
     "stdout stays empty except for the verdict lines of --gate.\n"
-    "Exit status: 0 done (even with failed runs, which are counted on stderr), 1 runtime failure,\n"
-    "2 bad input, 130 interrupted (SIGINT, SIGTERM, SIGHUP: the finished rounds are kept).\n"
-    "With --gate: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input, 130 interrupted.\n";
+    "Every process of a --program or --expect arm is probed (build/liballocab-probe.so): a run\n"
+    "whose processes did not all run the arm's allocator is unverified, with the reason.\n"
+    "Exit status: 0 done (even with some failed runs, which are counted on stderr), 1 runtime\n"
+    "failure or an arm without a single verified successful measured run (one line per such\n"
+    "arm), 2 bad input, 130 interrupted (SIGINT, SIGTERM, SIGHUP: the finished rounds are kept).\n"
+    "With --gate: 0 PASS, 1 FAIL or an arm without a verified run, 3 INCONCLUSIVE, 2 bad input,\n"
+    "130 interrupted.\n";
 
 /* Backends that exist to calibrate the harness (docs/calibration.md), not allocators to compare:
  * selectable with -a, never chosen by default. */
@@ -157,12 +176,14 @@ struct setup {
 	size_t nnames, nsel;
 	char dir[4096];
 	char *paths[2];
+	struct bench_probe_paths pp;
 	struct arm_spec *specs; /* --arm, owned; configured arms point into them */
 	size_t nspecs;
 };
 
 static void setup_free(struct setup *s)
 {
+	bench_free_proof(&s->c, &s->pp);
 	for (size_t i = 0; i < s->c.narms; i++) {
 		free(s->c.arms[i].name);
 		free(s->c.arms[i].path);
@@ -487,6 +508,7 @@ int bench_main(int argc, char **argv)
 	struct setup s = {0};
 	struct bench_result r;
 	char err[4096 + 256];
+	cJSON *doc = NULL;
 	int rc;
 
 	if (bench_parse_args(argc, argv, &o, err, sizeof err) != 0) {
@@ -500,7 +522,7 @@ int bench_main(int argc, char **argv)
 	}
 	s.stop = bench_catch_signals();
 	s.c = (struct bench_config){
-	    .mode = o.ncmds ? BENCH_COMMANDS : BENCH_DRIVERS,
+	    .mode = o.ncmds || o.prog.program ? BENCH_COMMANDS : BENCH_DRIVERS,
 	    .scale = o.scale,
 	    .seed = o.seed,
 	    .reps = o.reps,
@@ -525,10 +547,15 @@ int bench_main(int argc, char **argv)
 	    !(s.c.gate = gate_spec_parse(o.gate_argc, o.gate_argv, NULL, err, sizeof err)))
 		rc = ST_USAGE;
 	if (rc == 0)
-		rc = o.ncmds ? setup_commands(&s, &o, err, sizeof err)
-		             : setup_arms(&s, &o, err, sizeof err);
-	if (rc == 0 && !o.ncmds)
+		rc = o.prog.program ? bench_setup_program(&s.c, &o.prog, &s.pp, err, sizeof err)
+		     : o.ncmds      ? setup_commands(&s, &o, err, sizeof err)
+		                    : setup_arms(&s, &o, err, sizeof err);
+	if (rc == 0 && o.ncmds)
+		rc = bench_setup_expects(&s.c, &o.prog, err, sizeof err);
+	if (rc == 0 && !o.ncmds && !o.prog.program)
 		rc = setup_workloads(&s, &o, err, sizeof err);
+	if (rc == 0)
+		rc = bench_setup_probe(&s.c, &o.prog, &s.pp, err, sizeof err);
 	if (rc == 0 && o.duet)
 		rc = setup_duet(&s, err, sizeof err);
 	if (rc == 0 && apply_rounds_rule(&o, &s) != 0)
@@ -538,11 +565,15 @@ int bench_main(int argc, char **argv)
 	if (rc != ST_USAGE && *s.stop)
 		rc = errmsg_status(ST_INTERRUPTED, err, sizeof err,
 		                   "interrupted before the first round; nothing written");
-	if (rc == ST_OK && (rc = bench_run(&s.c, s.stop, NULL, &r, err, sizeof err)) == ST_OK) {
+	if (rc == ST_OK && (rc = bench_run(&s.c, s.stop, &doc, &r, err, sizeof err)) == ST_OK) {
 		report(&o, &s, &r);
 		rc = strcmp(r.status, "interrupted") == 0 ? ST_INTERRUPTED
 		     : s.c.gate                           ? gate_outcome_status(r.gate)
 		                                          : ST_OK;
+		/* An arm without a verified successful run fails the bench, whatever the gate. */
+		if (rc != ST_INTERRUPTED && bench_report_unproven(&s.c, doc, stderr) > 0)
+			rc = ST_FAIL;
+		cJSON_Delete(doc);
 	} else {
 		fprintf(stderr, "allocab: bench: %s\n", err);
 	}

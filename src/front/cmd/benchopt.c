@@ -72,6 +72,10 @@ enum opt_id {
 	O_DUET,
 	O_HELP,
 	O_GATE,
+	O_PROGRAM,
+	O_PRELOAD,
+	O_EXPECT,
+	O_COUNT_CALLS,
 	O_ARM,
 	O_COUNT
 };
@@ -98,6 +102,10 @@ static const struct opt opts[O_COUNT] = {
     [O_DUET] = {"--duet", 0, OPT_REPEAT},
     [O_HELP] = {"--help", 'h', OPT_REPEAT},
     [O_GATE] = {"--gate", 0, OPT_REST},
+    [O_PROGRAM] = {"--program", 0, OPT_VALUE},
+    [O_PRELOAD] = {"--preload", 0, OPT_VALUE | OPT_REPEAT},
+    [O_EXPECT] = {"--expect", 0, OPT_VALUE | OPT_REPEAT},
+    [O_COUNT_CALLS] = {"--count-calls", 0, OPT_REPEAT},
     [O_ARM] = {"--arm", 0, OPT_VALUE | OPT_REPEAT},
 };
 
@@ -121,6 +129,51 @@ static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen
 	o->cmd_names[o->ncmds] = name;
 	o->cmd_lines[o->ncmds++] = eq + 1;
 	return 0;
+}
+
+/* --preload NAME=LIB and --expect NAME=ALLOCATOR: split at the first '=', names unique. */
+static int add_pair(const char *opt, const char **names, const char **values, size_t *n,
+                    const char *v, char *err, size_t errlen)
+{
+	const char *eq = strchr(v, '=');
+	size_t len = eq ? (size_t)(eq - v) : 0;
+	char *name;
+
+	if (!eq || !bench_valid_name(v, len) || !eq[1])
+		return errmsg_fail(err, errlen,
+		                   "%s: '%s' is not NAME=%s with NAME in [A-Za-z0-9_.-]", opt, v,
+		                   strcmp(opt, "--expect") == 0 ? "ALLOCATOR" : "LIBRARY");
+	for (size_t i = 0; i < *n; i++)
+		if (strlen(names[i]) == len && strncmp(names[i], v, len) == 0)
+			return errmsg_fail(err, errlen, "%s: name '%.*s' is given twice", opt,
+			                   (int)len, v);
+	if (!(name = strndup(v, len)))
+		return errmsg_fail(err, errlen, "out of memory");
+	names[*n] = name;
+	values[(*n)++] = eq + 1;
+	return 0;
+}
+
+static int set_program_option(struct bench_program_opts *p, int k, const char *v, char *err,
+                              size_t errlen)
+{
+	switch (k) {
+	case O_PROGRAM:
+		if (strspn(v, " \t") == strlen(v))
+			return errmsg_fail(err, errlen, "--program: empty command");
+		p->program = v;
+		return 0;
+	case O_PRELOAD:
+		return add_pair("--preload", p->preload_names, p->preload_paths, &p->npreloads, v,
+		                err, errlen);
+	case O_EXPECT:
+		return add_pair("--expect", p->expect_names, p->expect_allocs, &p->nexpects, v, err,
+		                errlen);
+	case O_COUNT_CALLS:
+		p->count_calls = 1;
+		return 0;
+	}
+	return -1;
 }
 
 static int set_option(struct bench_opts *o, int k, const char *v, char *err, size_t errlen)
@@ -220,7 +273,44 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		o->duet = 1;
 		return 0;
 	}
-	return -1;
+	return set_program_option(&o->prog, k, v, err, errlen);
+}
+
+/* The rules of --program, --preload, --expect and --count-calls. */
+static int check_program(const struct bench_opts *o, const unsigned char *given, char *err,
+                         size_t errlen)
+{
+	static const int program_excludes[] = {O_WL,   O_SCALE, O_SEED, O_PARAM,
+	                                       O_REPS, O_DDIR,  O_ARM};
+	const struct bench_program_opts *p = &o->prog;
+
+	if (p->program && o->ncmds)
+		return errmsg_fail(err, errlen, "--program and --cmd exclude each other");
+	for (size_t i = 0; p->program && i < sizeof program_excludes / sizeof *program_excludes;
+	     i++)
+		if (given[program_excludes[i]])
+			return errmsg_fail(err, errlen, "--program cannot be combined with %s",
+			                   opts[program_excludes[i]].name);
+	if (p->npreloads && !p->program)
+		return errmsg_fail(err, errlen, "--preload needs --program");
+	if (p->nexpects && !o->ncmds)
+		return errmsg_fail(err, errlen, "--expect needs --cmd arms");
+	for (size_t i = 0; i < p->nexpects; i++) {
+		size_t k = 0;
+
+		while (k < o->ncmds && strcmp(o->cmd_names[k], p->expect_names[i]) != 0)
+			k++;
+		if (k == o->ncmds)
+			return errmsg_fail(err, errlen, "--expect %s: no --cmd arm of that name",
+			                   p->expect_names[i]);
+	}
+	if (p->count_calls && !p->program && !p->nexpects)
+		return errmsg_fail(err, errlen,
+		                   "--count-calls needs --program, or --cmd arms with --expect");
+	if (o->duet && p->program)
+		return errmsg_fail(
+		    err, errlen, "--duet pairs driver runs; it cannot be combined with --program");
+	return 0;
 }
 
 /* Rules between options, checked after all of them are read. */
@@ -232,6 +322,8 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
 
 	if (o->ncmds == 1)
 		return errmsg_fail(err, errlen, "--cmd: a comparison needs at least two commands");
+	if (check_program(o, given, err, errlen) != 0)
+		return -1;
 	for (size_t i = 0; o->ncmds && i < sizeof drivers_only / sizeof drivers_only[0]; i++)
 		if (given[drivers_only[i]])
 			return errmsg_fail(err, errlen, "--cmd cannot be combined with %s",
@@ -269,7 +361,13 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	o->cmd_names = calloc((size_t)argc + 1, sizeof *o->cmd_names);
 	o->arm_specs = calloc((size_t)argc + 1, sizeof *o->arm_specs);
 	o->cmd_lines = calloc((size_t)argc + 1, sizeof *o->cmd_lines);
-	if (!o->params || !o->cmd_names || !o->cmd_lines || !o->arm_specs)
+	o->prog.preload_names = calloc((size_t)argc + 1, sizeof *o->prog.preload_names);
+	o->prog.preload_paths = calloc((size_t)argc + 1, sizeof *o->prog.preload_paths);
+	o->prog.expect_names = calloc((size_t)argc + 1, sizeof *o->prog.expect_names);
+	o->prog.expect_allocs = calloc((size_t)argc + 1, sizeof *o->prog.expect_allocs);
+	if (!o->params || !o->cmd_names || !o->cmd_lines || !o->arm_specs ||
+	    !o->prog.preload_names || !o->prog.preload_paths || !o->prog.expect_names ||
+	    !o->prog.expect_allocs)
 		goto fail_oom;
 	opt_init(&p, argc, argv, 1, opts, O_COUNT);
 	p.help = "allocab bench";
@@ -290,8 +388,10 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 		} else if (set_option(o, k, v, err, errlen) != 0)
 			goto fail;
 	}
-	if (check_combinations(o, p.given, err, errlen) == 0)
+	if (check_combinations(o, p.given, err, errlen) == 0) {
+		o->prog.allocators = o->allocators;
 		return 0;
+	}
 	goto fail;
 fail_oom:
 	errmsg_fail(err, errlen, "out of memory");
@@ -328,10 +428,19 @@ void bench_opts_free(struct bench_opts *o)
 		return;
 	for (size_t i = 0; o->cmd_names && i < o->ncmds; i++)
 		free((char *)o->cmd_names[i]);
+	for (size_t i = 0; o->prog.preload_names && i < o->prog.npreloads; i++)
+		free((char *)o->prog.preload_names[i]);
+	for (size_t i = 0; o->prog.expect_names && i < o->prog.nexpects; i++)
+		free((char *)o->prog.expect_names[i]);
 	free(o->cmd_names);
 	free(o->cmd_lines);
 	free(o->params);
 	free(o->arm_specs);
+	free(o->prog.preload_names);
+	free(o->prog.preload_paths);
+	free(o->prog.expect_names);
+	free(o->prog.expect_allocs);
 	o->cmd_names = o->cmd_lines = o->params = o->arm_specs = NULL;
 	o->ncmds = o->nparams = o->narm_specs = 0;
+	memset(&o->prog, 0, sizeof o->prog);
 }

@@ -4,6 +4,8 @@
 #ifndef ALLOCAB_BENCHOPT_H
 #define ALLOCAB_BENCHOPT_H
 
+#include "front/run/benchprog.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +42,8 @@ struct bench_opts {
 	const char **cmd_names; /* --cmd NAME=COMMAND split at the first '=' (names are copies) */
 	const char **cmd_lines;
 	size_t ncmds;
+	/* --program, --preload, --expect, --count-calls (prog.allocators is -a once parsed) */
+	struct bench_program_opts prog;
 	char **gate_argv; /* "--gate" and what follows, or NULL */
 	int gate_argc;
 };

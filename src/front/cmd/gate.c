@@ -25,6 +25,8 @@ static const char gate_usage[] =
     "--regime: the times judged: steady (default; the median of each run's steady repetitions)\n"
     "or cold (its first repetition); a file that measured cold only is judged on cold, with a\n"
     "warning, unless --regime steady is given. Every verdict line names its regime.\n"
+    "A comparison without a single usable pair of rounds is FAIL: \"no verified rounds for ARM:\n"
+    "REASON\".\n"
     "Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input (README.md, \"Exit status\").\n";
 
 int gate_main(int argc, char **argv)

@@ -24,10 +24,20 @@
 
 enum bench_mode { BENCH_DRIVERS, BENCH_COMMANDS };
 
+/* One arm. Program arms (--program) are command arms whose environment preloads an allocator;
+ * fields that do not apply are NULL. */
 struct bench_arm {
 	char *name;
 	char *path;    /* drivers mode: the driver executable */
 	char *command; /* commands mode: run as /bin/sh -c command */
+	char *preload; /* program arms: the allocator library (realpath) put first in LD_PRELOAD */
+	char *version; /* program arms: the preloaded allocator's version ("" unknown) */
+	/* The proof the probe must give for every run (front/run/probelog.h); expect_allocator and
+	 * expect_object NULL: the arm is not probed. */
+	char *expect_allocator;
+	char *expect_object;
+	int expect_exe_counts; /* --expect: the executable's own copy of the allocator is proof */
+	char **env; /* further "NAME=VALUE" for the arm's runs, NULL-terminated or NULL */
 	/* A configured arm (--arm, docs/tuning.md): its backend and its "KEY=VALUE" settings, each
 	 * passed to the driver as --config; NULL and 0 for a plain arm. */
 	const char *backend;
@@ -84,8 +94,12 @@ struct bench_config {
 	int argc;
 	int duet; /* two arms run at once, pinned to two CPUs that swap every round (duet.h) */
 	const struct bench_runner *runner; /* NULL: bench_real_runner; duet runs are always real */
-	struct gate_spec *gate;            /* NULL without --gate */
-	char **gate_argv;                  /* the --gate options, for the record */
+	const char *program;               /* --program as given (commands mode), or NULL */
+	const char *probe_lib;  /* build/liballocab-probe.so when an arm is probed, else NULL */
+	const char *count_lib;  /* --count-calls: build/liballocab-count.so, else NULL */
+	const char *probe_dir;  /* private directory for the per-run probe record files */
+	struct gate_spec *gate; /* NULL without --gate */
+	char **gate_argv;       /* the --gate options, for the record */
 	int gate_argc;
 };
 

@@ -38,6 +38,37 @@ static cJSON *string_array(char *const *s, size_t n)
 	return a;
 }
 
+/* Per probed arm: what its runs must prove, and the library it preloads. NULL: no arm probed. */
+static cJSON *proof_json(const struct bench_config *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	int any = 0;
+
+	for (size_t i = 0; o && i < c->narms; i++) {
+		const struct bench_arm *a = &c->arms[i];
+		cJSON *p;
+
+		if (!a->expect_allocator && !a->expect_object)
+			continue;
+		any = 1;
+		p = cJSON_CreateObject();
+		cJSON_AddItemToObject(p, "allocator",
+		                      a->expect_allocator ? cJSON_CreateString(a->expect_allocator)
+		                                          : cJSON_CreateNull());
+		cJSON_AddItemToObject(
+		    p, "library", a->preload ? cJSON_CreateString(a->preload) : cJSON_CreateNull());
+		cJSON_AddItemToObject(p, "version",
+		                      a->version && *a->version ? cJSON_CreateString(a->version)
+		                                                : cJSON_CreateNull());
+		cJSON_AddBoolToObject(p, "executable_counts", a->expect_exe_counts);
+		cJSON_AddItemToObject(o, a->name, p);
+	}
+	if (any)
+		return o;
+	cJSON_Delete(o);
+	return cJSON_CreateNull();
+}
+
 /* label -> {"allocator", "config": ["KEY=VALUE", ...]} for the configured arms. */
 static cJSON *arm_configs(const struct bench_config *c)
 {
@@ -103,6 +134,10 @@ static cJSON *config_json(const struct bench_config *c)
 	cJSON_AddBoolToObject(o, "duet", c->duet);
 	cJSON_AddItemToObject(o, drivers ? "drivers" : "commands", map);
 	cJSON_AddItemToObject(o, "arm_configs", drivers ? arm_configs(c) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "program",
+	                      c->program ? cJSON_CreateString(c->program) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "proof", proof_json(c));
+	cJSON_AddBoolToObject(o, "count_calls", c->count_lib != NULL);
 	cJSON_AddNullToObject(o, drivers ? "commands" : "drivers");
 	if (c->gate)
 		cJSON_AddItemToObject(o, "gate", string_array(c->gate_argv, (size_t)c->gate_argc));
@@ -263,6 +298,23 @@ cJSON *benchdoc_run(const struct bench_config *c, const struct bench_arm *a,
 	if (rec)
 		cJSON_AddItemToObject(o, "record", rec);
 	return o;
+}
+
+void benchdoc_apply_probe(cJSON *run, int verified, const char *reason, cJSON *summary,
+                          const char *tail, enum run_status *st)
+{
+	if (summary)
+		cJSON_AddItemToObject(run, "probe", summary);
+	if (verified || (*st != RS_OK && *st != RS_FAILED))
+		return;
+	*st = RS_UNVERIFIED;
+	benchdoc_set_string(run, "status", status_names[*st]);
+	if (cJSON_GetObjectItemCaseSensitive(run, "reason"))
+		benchdoc_set_string(run, "reason", reason);
+	else
+		cJSON_AddStringToObject(run, "reason", reason);
+	if (tail && *tail)
+		benchdoc_set_string(run, "stderr_tail", tail);
 }
 
 double benchdoc_run_time(const cJSON *run)

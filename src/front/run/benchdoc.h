@@ -29,6 +29,12 @@ cJSON *benchdoc_run(const struct bench_config *c, const struct bench_arm *a,
                     const struct bench_workload *w, size_t pad, const struct runner_result *r,
                     const struct telemetry_sample tel[2], enum run_status *st);
 
+/* Adds the probe's judgement of a probed run to its run object: "probe" (summary, taken over;
+ * may be NULL) and, when the proof failed and the run was ok or failed, status "unverified"
+ * with the one-line "reason" and the stderr tail. Updates *st. */
+void benchdoc_apply_probe(cJSON *run, int verified, const char *reason, cJSON *summary,
+                          const char *tail, enum run_status *st);
+
 /* The time a run shows in the bench's progress line, in ns: record.regimes.steady_ns for a driver
  * that measured the steady state, else the median over reps of record.reps[].phases.total.wall_ns,
  * process.wall_ns for a command; NAN unless the run is ok. */

@@ -3,6 +3,7 @@
  * progress on stderr, and the sequential gate. Format: docs/results-format.md. */
 #include "common/atomicio.h"
 #include "front/run/benchdoc.h"
+#include "front/run/benchprog.h"
 #include "front/run/duet.h"
 #include "front/run/progress.h"
 #include "common/errmsg.h"
@@ -39,6 +40,7 @@ struct engine {
 	int cpu[2];          /* --duet: the two CPUs */
 	long status_off;     /* where the top-level status value starts in the written files */
 	uint64_t running_on; /* bit i: out_paths[i] holds a version whose status is "running" */
+	unsigned long nrun;  /* runs started, for unique probe file names */
 };
 
 static int64_t now_ns(const struct engine *e)
@@ -149,12 +151,15 @@ static const char *last_line(const char *tail)
  * its arguments in the first round. */
 static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
                         size_t pad, const struct runner_result *r,
-                        const struct telemetry_sample tel[2], int *fatal, char *err, size_t errlen)
+                        const struct telemetry_sample tel[2], const struct bench_probe_run *pr,
+                        int *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	enum run_status st;
 	cJSON *run = benchdoc_run(c, a, w, pad, r, tel, &st);
 
+	if (pr)
+		bench_probe_finish(a, pr, r, run, &st);
 	if (c->mode == BENCH_DRIVERS && e->done == 0 && r->end == RUNNER_EXITED &&
 	    r->exit_code == 2) {
 		*fatal = ST_USAGE;
@@ -190,21 +195,33 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
 	};
 	struct runner_result r;
 	struct telemetry_sample tel[2];
+	struct bench_probe_run *pr = NULL;
 	cJSON *run = NULL;
 
 	*fatal = ST_OK;
-	if (!argv) {
+	if (!argv || (bench_arm_probed(a) && !(pr = malloc(sizeof *pr)))) {
 		*fatal = ST_FAIL;
 		errmsg_fail(err, errlen, "out of memory");
+		if (argv != sh_argv)
+			free(argv);
 		return NULL;
 	}
+	if (pr && bench_probe_prepare(c, a, e->nrun++, pr, err, errlen) != 0) {
+		*fatal = ST_FAIL;
+		free(pr);
+		return NULL;
+	}
+	spec.env_set = pr ? pr->set : a->env;
 	telemetry_sample(&tel[0]);
 	if (e->rn->run(e->rn->ctx, &spec, &r, err, errlen) != 0) {
 		*fatal = ST_FAIL;
 	} else if (r.end != RUNNER_STOPPED) {
 		telemetry_sample(&tel[1]);
-		run = judge_run(e, a, w, pad, &r, tel, fatal, err, errlen);
+		run = judge_run(e, a, w, pad, &r, tel, pr, fatal, err, errlen);
 	}
+	if (pr && !run)
+		unlink(pr->file);
+	free(pr);
 	runner_result_free(&r);
 	if (argv != sh_argv)
 		free(argv);
@@ -252,8 +269,8 @@ static int run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 		rc = 0;
 	*fatal = rc < 0 ? ST_FAIL : ST_OK;
 	for (int i = 0; rc == 1 && i < 2; i++) {
-		cJSON *run =
-		    judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel, fatal, err, errlen);
+		cJSON *run = judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel, NULL, fatal,
+		                       err, errlen);
 
 		if (!run) {
 			rc = -1;

@@ -105,15 +105,30 @@ static void sink_drain(struct sink *s)
 	}
 }
 
-/* environ without any RUNNER_PAD_VAR, plus RUNNER_PAD_VAR=<pad_bytes x 'p'>. */
-static char **padded_env(size_t pad_bytes, char **padvar)
+/* Whether the entry "NAME=..." names a variable that set replaces. */
+static int replaced(const char *entry, char *const *set)
 {
-	size_t n = 0, k = 0, prefix = strlen(RUNNER_PAD_VAR "=");
+	size_t n = strcspn(entry, "=");
+
+	for (size_t i = 0; set && set[i]; i++)
+		if (strncmp(set[i], entry, n) == 0 && set[i][n] == '=')
+			return 1;
+	return 0;
+}
+
+/* environ without any RUNNER_PAD_VAR and the variables of set, plus set and
+ * RUNNER_PAD_VAR=<pad_bytes x 'p'>. */
+static char **padded_env(size_t pad_bytes, char *const *set, char **padvar)
+{
+	size_t n = 0, k = 0, nset = 0, prefix = strlen(RUNNER_PAD_VAR "=");
 	char **env;
 
 	while (environ[n])
 		n++;
-	if (!(env = calloc(n + 2, sizeof *env)) || !(*padvar = malloc(prefix + pad_bytes + 1))) {
+	while (set && set[nset])
+		nset++;
+	if (!(env = calloc(n + nset + 2, sizeof *env)) ||
+	    !(*padvar = malloc(prefix + pad_bytes + 1))) {
 		free(env);
 		return NULL;
 	}
@@ -121,8 +136,11 @@ static char **padded_env(size_t pad_bytes, char **padvar)
 	memset(*padvar + prefix, 'p', pad_bytes);
 	(*padvar)[prefix + pad_bytes] = '\0';
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], RUNNER_PAD_VAR "=", prefix) != 0)
+		if (strncmp(environ[i], RUNNER_PAD_VAR "=", prefix) != 0 &&
+		    !replaced(environ[i], set))
 			env[k++] = environ[i];
+	for (size_t i = 0; i < nset; i++)
+		env[k++] = set[i];
 	env[k++] = *padvar;
 	env[k] = NULL;
 	return env;
@@ -255,7 +273,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 		rc = 0;
 		goto out;
 	}
-	if (!(env = padded_env(spec->pad_bytes, &padvar))) {
+	if (!(env = padded_env(spec->pad_bytes, spec->env_set, &padvar))) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -270,6 +288,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 	}
 	if (pid == 0)
 		child_exec(spec, env, out[1], errp[1]);
+	r->pid = (long)pid;
 	setpgid(pid, pid);
 	close(out[1]);
 	close(errp[1]);

@@ -24,6 +24,9 @@ struct runner_spec {
 	 * SIGINT, SIGTERM, SIGHUP and SIGCHLD while it runs and waits with ppoll, so a signal that
 	 * sets the flag wakes it at once. */
 	const volatile sig_atomic_t *stop;
+	/* "NAME=VALUE" entries that replace any NAME of the inherited environment; NULL-terminated,
+	 * may be NULL. */
+	char *const *env_set;
 };
 
 enum runner_end {
@@ -37,6 +40,7 @@ struct runner_result {
 	enum runner_end end;
 	int exit_code;
 	int term_signal;
+	long pid;                /* the process started (0 if none was) */
 	int64_t wall_ns;         /* CLOCK_MONOTONIC from just before fork to wait4's return */
 	int64_t user_ns, sys_ns; /* wait4 rusage: the process and the children it waited for */
 	long max_rss_kib;

@@ -196,8 +196,10 @@ bad:
 /* The bits of the flag names a workload's "flags" array holds; unknown names are ignored. */
 static unsigned flag_bits(const cJSON *flags)
 {
-	static const char *const names[] = {[0] = "single_threaded", [1] = "show_phases"};
-	_Static_assert(BENCH_WL_SINGLE_THREADED == 1u << 0 && BENCH_WL_SHOW_PHASES == 1u << 1,
+	static const char *const names[] = {
+	    [0] = "single_threaded", [1] = "show_phases", [2] = "needs_input"};
+	_Static_assert(BENCH_WL_SINGLE_THREADED == 1u << 0 && BENCH_WL_SHOW_PHASES == 1u << 1 &&
+	                   BENCH_WL_NEEDS_INPUT == 1u << 2,
 	               "names[] is in bit order");
 	const cJSON *f;
 	unsigned bits = 0;
@@ -279,29 +281,15 @@ size_t bench_comparisons(const struct bench_config *c, const size_t *shown)
 	return c->narms > 1 ? (c->narms - 1) * per_arm * regimes : 0;
 }
 
-int bench_parse_defaults(const char *json, struct bench_wl_list *l)
+int bench_wl_defaults(struct bench_wl_list *l)
 {
-	cJSON *root = cJSON_Parse(json), *arr, *w;
-	size_t k = 0;
-
 	l->ndefaults = 0;
-	if (!(l->defaults = calloc(l->n + 1, sizeof *l->defaults))) {
-		cJSON_Delete(root);
+	if (!(l->defaults = calloc(l->n + 1, sizeof *l->defaults)))
 		return -1;
-	}
-	arr = cJSON_IsArray(root) ? root : cJSON_GetObjectItemCaseSensitive(root, "workloads");
-	cJSON_ArrayForEach(w, arr)
-	{
-		if (k >= l->n)
-			break;
-		if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(w, "needs_input")) &&
-		    !(l->defaults[l->ndefaults++] = strdup(l->names[k]))) {
-			cJSON_Delete(root);
+	for (size_t k = 0; k < l->n; k++)
+		if (!(l->flags && (l->flags[k] & BENCH_WL_NEEDS_INPUT)) &&
+		    !(l->defaults[l->ndefaults++] = strdup(l->names[k])))
 			return -1;
-		}
-		k++;
-	}
-	cJSON_Delete(root);
 	return 0;
 }
 
@@ -414,7 +402,7 @@ int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
 		return -1;
 	}
 	l->n = (size_t)n;
-	if (bench_parse_defaults(r.out, l) != 0) {
+	if (bench_wl_defaults(l) != 0) {
 		runner_result_free(&r);
 		bench_wl_list_free(l);
 		return errmsg_fail(err, errlen, "out of memory");

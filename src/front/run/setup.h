@@ -30,6 +30,7 @@ int bench_parse_workload_list(const char *json, char ***names, char ***params);
 enum bench_wl_flag {
 	BENCH_WL_SINGLE_THREADED = 1u << 0, /* "single_threaded": --duet may pair it */
 	BENCH_WL_SHOW_PHASES = 1u << 1,     /* "show_phases": compare shows its phases by default */
+	BENCH_WL_NEEDS_INPUT = 1u << 2,     /* "needs_input": run only when -w names it */
 };
 
 /* A driver's workloads as `list --json` gives them; owns every array. */
@@ -43,9 +44,9 @@ struct bench_wl_list {
 	size_t ndefaults;
 };
 
-/* Fills l->defaults from the `list --json` text: the names of the workloads that do not say
- * "needs_input": true (the replay workload needs a trace). Returns 0, or -1 out of memory. */
-int bench_parse_defaults(const char *json, struct bench_wl_list *l);
+/* Fills l->defaults from l->names and l->flags: the workloads not flagged needs_input (the replay
+ * workload needs a trace). Returns 0, or -1 out of memory. */
+int bench_wl_defaults(struct bench_wl_list *l);
 
 /* Per workload of the `list --json` text (as bench_parse_workload_list reads it), the length of
  * its "phases" array (1 when absent) and its flags into malloc'd arrays of n. Returns 0, or -1

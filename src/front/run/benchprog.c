@@ -1,0 +1,309 @@
+/* benchprog.c - --program arms, --expect, the probe's per-run files and judgement, and the check
+ * that every arm has a verified successful run (benchprog.h). */
+#include "front/run/benchprog.h"
+#include "common/allocknown.h"
+#include "common/errmsg.h"
+#include "front/run/preload.h"
+#include "front/run/probelog.h"
+#include "front/run/setup.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int in_list(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* Removes the probe directory and whatever run files an interrupted bench left in it. */
+static void remove_probe_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[PATH_MAX + 256];
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+int bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o, char *err,
+                        size_t errlen)
+{
+	for (size_t i = 0; i < o->nexpects; i++) {
+		struct bench_arm *a = c->arms;
+
+		while (strcmp(a->name, o->expect_names[i]) != 0)
+			a++;
+		if (!alloc_known_by_name(o->expect_allocs[i]))
+			return errmsg_status(2, err, errlen,
+			                     "--expect %s=%s: unknown allocator (system, mimalloc, "
+			                     "jemalloc, tcmalloc)",
+			                     o->expect_names[i], o->expect_allocs[i]);
+		if (!(a->expect_allocator = strdup(o->expect_allocs[i])))
+			return errmsg_status(1, err, errlen, "out of memory");
+		a->expect_exe_counts = 1;
+	}
+	return 0;
+}
+
+/* One --program arm: name is a known allocator or a --preload name. Returns 0, 1 or 2. */
+static int program_arm(struct bench_config *c, const struct bench_program_opts *o,
+                       const struct bench_probe_paths *pp, const char *name, char *err,
+                       size_t errlen)
+{
+	const struct alloc_known *k = alloc_known_by_name(name);
+	struct bench_arm *a = &c->arms[c->narms];
+	const char *lib = NULL;
+	struct preload_lib pl;
+	char why[PATH_MAX + 256];
+
+	for (size_t i = 0; i < o->npreloads; i++)
+		if (strcmp(o->preload_names[i], name) == 0)
+			lib = o->preload_paths[i];
+	if (!lib && !k)
+		return errmsg_status(
+		    2, err, errlen,
+		    "-a: unknown allocator '%s' (known: system, mimalloc, jemalloc, "
+		    "tcmalloc; any other with --preload %s=LIBRARY)",
+		    name, name);
+	if (!(a->name = strdup(name)))
+		return errmsg_status(1, err, errlen, "out of memory");
+	c->narms++;
+	a->command = (char *)o->program;
+	if (!lib && !k->preload)
+		return (a->expect_allocator = strdup(k->name))
+		           ? 0
+		           : errmsg_status(1, err, errlen, "out of memory");
+	if (preload_resolve(lib ? lib : k->preload, pp->probe, &pl, why, sizeof why) != 0)
+		return lib ? errmsg_status(2, err, errlen, "--preload %s: %s", name, why)
+		           : errmsg_status(2, err, errlen, "-a %s: %s (Debian package %s)", name,
+		                           why, k->package);
+	a->preload = strdup(pl.path);
+	a->version = strdup(pl.version);
+	a->expect_object = strdup(pl.path);
+	if (pl.allocator[0] || k)
+		a->expect_allocator = strdup(pl.allocator[0] ? pl.allocator : k->name);
+	if (!a->preload || !a->version || !a->expect_object ||
+	    ((pl.allocator[0] || k) && !a->expect_allocator))
+		return errmsg_status(1, err, errlen, "out of memory");
+	return 0;
+}
+
+int bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
+                        struct bench_probe_paths *pp, char *err, size_t errlen)
+{
+	char have[256], **sel = NULL;
+	size_t nsel;
+	int n, rc = 0;
+
+	if (preload_find_own("probe", pp->probe, sizeof pp->probe, err, errlen) != 0)
+		return 1;
+	if (!o->allocators)
+		preload_installed(pp->probe, have, sizeof have);
+	if ((n = bench_split_list(o->allocators ? o->allocators : have, "-a", &sel, err, errlen)) <
+	    0)
+		return 2;
+	nsel = (size_t)n;
+	if (!(c->arms = calloc(nsel + o->npreloads, sizeof *c->arms)) ||
+	    !(c->wl = calloc(1, sizeof *c->wl)) || !(c->wl[0].name = strdup("command")))
+		rc = errmsg_status(1, err, errlen, "out of memory");
+	else
+		c->nwl = 1;
+	c->program = o->program;
+	for (size_t i = 0; rc == 0 && i < nsel; i++)
+		rc = program_arm(c, o, pp, sel[i], err, errlen);
+	for (size_t i = 0; rc == 0 && i < o->npreloads; i++)
+		if (!in_list(sel, nsel, o->preload_names[i]))
+			rc = program_arm(c, o, pp, o->preload_names[i], err, errlen);
+	bench_free_list(sel, nsel);
+	if (rc == 0 && c->narms < 2)
+		rc = errmsg_status(2, err, errlen,
+		                   "--program: a comparison needs at least two allocators (-a, "
+		                   "--preload)");
+	return rc;
+}
+
+int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
+                      struct bench_probe_paths *pp, char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+	int any = 0;
+
+	for (size_t i = 0; i < c->narms; i++)
+		any |= c->arms[i].expect_allocator || c->arms[i].expect_object;
+	if (!any)
+		return 0;
+	if (!pp->probe[0] &&
+	    preload_find_own("probe", pp->probe, sizeof pp->probe, err, errlen) != 0)
+		return 1;
+	c->probe_lib = pp->probe;
+	if (o->count_calls) {
+		if (preload_find_own("count", pp->count, sizeof pp->count, err, errlen) != 0)
+			return 1;
+		c->count_lib = pp->count;
+	}
+	snprintf(pp->dir, sizeof pp->dir, "%s/allocab-probe.XXXXXX",
+	         tmp && tmp[0] == '/' ? tmp : "/tmp");
+	if (!mkdtemp(pp->dir)) {
+		pp->dir[0] = '\0';
+		return errmsg_status(1, err, errlen, "cannot create a directory in %s: %s",
+		                     tmp && tmp[0] == '/' ? tmp : "/tmp", strerror(errno));
+	}
+	c->probe_dir = pp->dir;
+	return 0;
+}
+
+/* Why a run was not ok, in one line: its reason, else its status, exit or signal and the last
+ * line of its stderr. */
+static void run_reason(const cJSON *run, char *buf, size_t len)
+{
+	const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "status"));
+	const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "reason"));
+	const char *tail =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "stderr_tail"));
+	const char *sig = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "signal"));
+	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(run, "exit_status");
+	const char *nl = tail ? strrchr(tail, '\n') : NULL;
+	char what[64];
+
+	if (why) {
+		snprintf(buf, len, "%s: %s", st ? st : "?", why);
+		return;
+	}
+	if (sig)
+		snprintf(what, sizeof what, "%s, %s", st ? st : "?", sig);
+	else if (cJSON_IsNumber(ex))
+		snprintf(what, sizeof what, "%s, exit %d", st ? st : "?", ex->valueint);
+	else
+		snprintf(what, sizeof what, "%s", st ? st : "?");
+	snprintf(buf, len, "%s%s%s", what, tail ? ": " : "", tail ? (nl ? nl + 1 : tail) : "");
+}
+
+size_t bench_report_unproven(const struct bench_config *c, const cJSON *doc, FILE *f)
+{
+	const cJSON *rounds = cJSON_GetObjectItemCaseSensitive(doc, "rounds"), *round, *run;
+	size_t named = 0;
+
+	for (size_t i = 0; i < c->narms; i++) {
+		const char *arm = c->arms[i].name;
+		const cJSON *bad = NULL;
+		size_t ok = 0;
+		char why[1024];
+
+		cJSON_ArrayForEach(round, rounds)
+		{
+			int warm = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(round, "warmup"));
+
+			cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(round, "runs"))
+			{
+				const char *a = cJSON_GetStringValue(
+				    cJSON_GetObjectItemCaseSensitive(run, "arm"));
+				const char *st = cJSON_GetStringValue(
+				    cJSON_GetObjectItemCaseSensitive(run, "status"));
+
+				if (!a || strcmp(a, arm) != 0)
+					continue;
+				if (st && strcmp(st, "ok") == 0)
+					ok += !warm;
+				else if (!bad)
+					bad = run;
+			}
+		}
+		if (ok)
+			continue;
+		if (bad)
+			run_reason(bad, why, sizeof why);
+		else
+			snprintf(why, sizeof why, "no measured run");
+		fprintf(f, "allocab: bench: %s: no verified successful run: %s\n", arm, why);
+		named++;
+	}
+	return named;
+}
+
+int bench_arm_probed(const struct bench_arm *a)
+{
+	return a->expect_allocator || a->expect_object;
+}
+
+int bench_probe_prepare(const struct bench_config *c, const struct bench_arm *a, unsigned long n,
+                        struct bench_probe_run *p, char *err, size_t errlen)
+{
+	const char *parts[3] = {c->count_lib, a->preload, c->probe_lib};
+	size_t k = 0;
+	int fd;
+
+	snprintf(p->file, sizeof p->file, "%s/run-%lu.jsonl", c->probe_dir, n);
+	if ((fd = open(p->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
+		return errmsg_fail(err, errlen, "%s: %s", p->file, strerror(errno));
+	close(fd);
+	if (preload_join(parts, 3, p->preload + 11, sizeof p->preload - 11) != 0)
+		return errmsg_fail(err, errlen, "LD_PRELOAD of arm %s too long", a->name);
+	memcpy(p->preload, "LD_PRELOAD=", 11);
+	snprintf(p->vars[0], sizeof p->vars[0], "ALLOCAB_PROBE_FILE=%s", p->file);
+	snprintf(p->vars[1], sizeof p->vars[1], "ALLOCAB_PROBE_LIB=%s", c->probe_lib);
+	p->set[k++] = p->preload;
+	p->set[k++] = p->vars[0];
+	p->set[k++] = p->vars[1];
+	if (c->count_lib) {
+		snprintf(p->vars[2], sizeof p->vars[2], "ALLOCAB_COUNT_LIB=%s", c->count_lib);
+		p->set[k++] = p->vars[2];
+	}
+	for (size_t i = 0; a->env && a->env[i] && k < sizeof p->set / sizeof *p->set - 1; i++)
+		p->set[k++] = a->env[i];
+	p->set[k] = NULL;
+	return 0;
+}
+
+void bench_probe_finish(const struct bench_arm *a, const struct bench_probe_run *p,
+                        const struct runner_result *r, cJSON *run, enum run_status *st)
+{
+	struct probe_expect x = {.allocator = a->expect_allocator,
+	                         .object = a->expect_object,
+	                         .exe_counts = a->expect_exe_counts};
+	struct probe_verdict v = {0};
+	char shell[PATH_MAX], err[256];
+	cJSON *recs = NULL;
+	size_t bad = 0;
+
+	if (!a->preload && realpath("/bin/sh", shell)) {
+		x.launcher = (pid_t)r->pid;
+		x.launcher_exe = shell;
+	}
+	if (probelog_read(p->file, &recs, &bad, err, sizeof err) != 0)
+		snprintf(v.reason, sizeof v.reason, "%s", err);
+	else
+		probelog_judge(recs, &x, (pid_t)r->pid, r->tail, &v);
+	unlink(p->file);
+	benchdoc_apply_probe(run, v.verified, v.reason, recs ? probelog_summary(recs, &v) : NULL,
+	                     r->tail, st);
+	cJSON_Delete(recs);
+}
+
+void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp)
+{
+	for (size_t i = 0; c->arms && i < c->narms; i++) {
+		free(c->arms[i].preload);
+		free(c->arms[i].version);
+		free(c->arms[i].expect_allocator);
+		free(c->arms[i].expect_object);
+		c->arms[i].preload = c->arms[i].version = NULL;
+		c->arms[i].expect_allocator = c->arms[i].expect_object = NULL;
+	}
+	if (pp->dir[0])
+		remove_probe_dir(pp->dir);
+	pp->dir[0] = '\0';
+}

@@ -1,0 +1,45 @@
+/* probe.h - internals shared by the files of build/liballocab-probe.so (probe.c: what serves
+ * malloc and the records; probe_exec.c: exec and spawn wrappers that keep the probe in the
+ * environment of exec'ed programs). The library's interface is its environment and its record
+ * file, documented in docs/programs.md and docs/results-format.md. */
+#ifndef ALLOCAB_PROBE_H
+#define ALLOCAB_PROBE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The library is built with -fvisibility=hidden (Makefile): only what is marked with this is
+ * exported, i.e. the interposed libc functions. */
+#define PROBE_EXPORT __attribute__((visibility("default")))
+
+/* The per-run record file (absolute path) the probe appends to; unset: the probe does nothing. */
+#define PROBE_FILE_VAR "ALLOCAB_PROBE_FILE"
+/* Set by the bench to the probe's own path, so exec'ed programs get it back in LD_PRELOAD. */
+#define PROBE_LIB_VAR "ALLOCAB_PROBE_LIB"
+/* With --count-calls: the counting library, kept first in LD_PRELOAD of exec'ed programs. */
+#define PROBE_COUNT_VAR "ALLOCAB_COUNT_LIB"
+/* The schema tag of every record. */
+#define PROBE_SCHEMA "allocab-probe/1"
+
+/* Whether the probe is active in this process (PROBE_FILE_VAR was set at start). */
+int probe_active(void);
+
+/* Appends one event record {"probe":..,"event":EVENT,"pid":..,"ppid":..,<extra>} with a single
+ * write; extra is a JSON fragment ("\"path\":\"...\"") or NULL. Async-signal-safe enough for a
+ * vfork child: no malloc, stack buffers only. */
+void probe_event(const char *event, const char *extra);
+
+/* Writes s as a JSON string (quotes included) into buf at *k, never past len. */
+void probe_json_str(char *buf, size_t len, size_t *k, const char *s);
+
+/* The value LD_PRELOAD must have for a program exec'ed with environment value cur (NULL: unset):
+ * cur with the probe appended and the counting library prepended when missing. Returns buf, or
+ * NULL when nothing needs to change or buf is too small. */
+const char *probe_fix_preload(const char *cur, char *buf, size_t len);
+
+/* The probe's path and the record file path, captured at start ("" when inactive). */
+const char *probe_self_path(void);
+const char *probe_file_path(void);
+const char *probe_count_path(void);
+
+#endif
