@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|bench|bench-stats|validate|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|bench|bench-stats|validate|fuzz|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -52,10 +52,14 @@ DRIVERS := $(addprefix $(BUILD)/allocab-,$(BACKENDS))
 FRONT := $(BUILD)/allocab
 TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 ASAN_TESTS := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
+# Fuzz targets of the readers (tests/fuzz/NAME.c, corpus in tests/fuzz/corpus/NAME): replayed over
+# their corpus by `make test` (gcc, sanitizers), fuzzed by `make fuzz` (clang, libFuzzer).
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/*.c)))
+FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
 	$(BUILD)/tests/alloc_threads
 
-.PHONY: all deps test unit bench validate install uninstall clean format
+.PHONY: all deps test unit bench validate install uninstall clean format fuzz
 .SUFFIXES:
 
 all: deps
@@ -150,8 +154,8 @@ bench: deps
 	@BUILD=$(BUILD) BENCH_BUDGET=$(BENCH_BUDGET) scripts/bench.sh $(BENCH_ARGS)
 
 test: deps
-	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(TOOLS)
-	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS)
+	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)
+	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS)
 
 # What README.md and the man page point to: the drop-in script, the docs (the CI workflow among
 # them) and bash completion.
@@ -166,6 +170,8 @@ install: all
 	install -m 644 $(PRELOAD_LIBS) $(DESTDIR)$(PREFIX)/lib/allocab/
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
 	install -m 644 $(wildcard docs/ci/*.yml) $(DESTDIR)$(DOCDIR)/ci
+	install -d $(DESTDIR)$(DOCDIR)/claims
+	install -m 644 $(wildcard docs/claims/*.json) $(DESTDIR)$(DOCDIR)/claims
 	install -m 644 scripts/completion/allocab.bash $(DESTDIR)$(COMPLETIONDIR)/allocab
 
 uninstall:
@@ -175,6 +181,31 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/allocab/,$(notdir $(PRELOAD_LIBS)))
 	-rmdir $(DESTDIR)$(PREFIX)/lib/allocab
 	rm -rf $(DESTDIR)$(DOCDIR)
+
+$(BUILD)/asan/fuzz-replay-%: $(BUILD)/asan/tests/fuzz/%.o $(BUILD)/asan/tests/fuzz/replay.o \
+		$(call asan_obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+	$(CC) $(LDFLAGS) $(SANITIZE) -o $@ $^ $(LDLIBS_COMMON)
+
+# make fuzz: every reader's target under libFuzzer, ASan and UBSan for FUZZ_SECONDS each, starting
+# from its committed corpus; new inputs collect in $(BUILD)/fuzz/corpus-NAME, crashes in
+# $(BUILD)/fuzz/crash-NAME-* (docs/results-format.md, "Fuzzing"). Installs clang when missing.
+FUZZ_SECONDS ?= 120
+FUZZ_CC ?= clang
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+fuzz_obj = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(1))
+.PRECIOUS: $(BUILD)/fuzz/obj/%.o
+fuzz: deps
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || { echo "make fuzz: installing clang"; \
+		apt-get install -y clang >/dev/null || sudo apt-get install -y clang >/dev/null; }
+	@$(MAKE) --no-print-directory $(addprefix $(BUILD)/fuzz/fuzz-,$(FUZZ_TARGETS))
+	@scripts/fuzz.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -g -O1 -std=gnu11 -pthread $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(BUILD)/fuzz/fuzz-%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(call fuzz_obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS_COMMON)
 
 clean:
 	rm -rf $(BUILD)

@@ -101,6 +101,35 @@ else
 	ok "# skip unverified configuration: one CPU"
 fi
 
+# Program arms with a configuration: the settings reach the program through the library's
+# environment interface (GLIBC_TUNABLES, MALLOC_CONF), the probe proves the allocator.
+if [ -e "$BUILD/liballocab-probe.so" ]; then
+	expect_status "bench --program with --arm" 0 "$A" bench \
+		--program "echo \"MC=\$MALLOC_CONF GT=\$GLIBC_TUNABLES\" >> $TMP/envlog" -a system \
+		--arm 'je2=jemalloc:narenas=2:thp=never' --arm 'gt=system:mmap_threshold=1M:tcache_count=0' \
+		--rounds 1 --warmup 0 --quiet -o "$TMP/p.json"
+	[ "$(sort "$TMP/envlog" | tr '\n' '|')" = 'MC= GT=|MC= GT=glibc.malloc.mmap_threshold=1048576:glibc.malloc.tcache_count=0|MC=narenas:2,thp:never GT=|' ] &&
+		ok "program arms: each arm's settings in its environment" ||
+		notok "program arms: each arm's settings in its environment" "$(cat "$TMP/envlog")"
+	[ "$("$JGET" "$TMP/p.json" config.arm_configs.je2.allocator)" = jemalloc ] &&
+		[ "$("$JGET" "$TMP/p.json" config.arms)" = '["system","je2","gt"]' ] &&
+		ok "program arms: config.arm_configs" || notok "program arms: config.arm_configs" "$("$JGET" "$TMP/p.json" config)"
+	ok_runs=0
+	for i in 0 1 2; do
+		[ "$("$JGET" "$TMP/p.json" "rounds.0.runs.$i.status")" = ok ] &&
+			[ "$("$JGET" "$TMP/p.json" "rounds.0.runs.$i.probe.verified")" = true ] && ok_runs=$((ok_runs + 1))
+	done
+	[ $ok_runs = 3 ] && ok "program arms: every run ok and probed" || notok "program arms: every run ok and probed" "$ok_runs of 3"
+	expect_status "program --arm with a bad setting: exit 2" 2 "$A" bench --program true -a system \
+		--arm 'j=jemalloc:narenas=0' --rounds 1 --quiet -o "$TMP/pbad.json"
+	expect_err "program --arm with a bad setting: one line" "bench: --arm j: allocab-jemalloc: --config narenas: '0' is out of range"
+	expect_status "program --arm of an unknown allocator: exit 2" 2 "$A" bench --program true -a system \
+		--arm 'x=nosuch:a=1' --rounds 1 --quiet -o "$TMP/pbad.json"
+	expect_err "program --arm of an unknown allocator: one line" "bench: --arm x: unknown allocator 'nosuch'"
+else
+	notok "program arms" "no $BUILD/liballocab-probe.so"
+fi
+
 # Bad arms: exit 2, one line, before any run.
 bad() {
 	local name=$1 pattern=$2

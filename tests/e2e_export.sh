@@ -21,7 +21,8 @@ well_formed() {
 # count FILE PATTERN: occurrences of the fixed string PATTERN in FILE.
 count() { grep -o -F -- "$2" "$1" | wc -l; }
 
-mkbench "$TMP/r.json" arms=system=1,mimalloc=0.8,jemalloc=1.1,tcmalloc=0.95/0.08 rounds=12
+mkbench "$TMP/r.json" arms=system=1,mimalloc=0.8,jemalloc=1.1,tcmalloc=0.95/0.08 rounds=12 reps=4
+mkbench "$TMP/cold.json" arms=system=1,mimalloc=0.8 rounds=8
 mkbench "$TMP/two.json" arms=system=1.1,mimalloc=0.8 rounds=8 spread=0.001
 mkbench "$TMP/base.json" arms=system=1,mimalloc=0.8 rounds=8 spread=0.001
 
@@ -39,6 +40,9 @@ grep -q "speedup 1.12x means the candidate takes 1/1.12" "$h" && ok "html: conve
 grep -q 'class="est-faster"' "$h" && ok "html: faster rows coloured as faster" || notok "html: faster rows coloured as faster" "none"
 grep -q 'prefers-color-scheme: dark' "$h" && ok "html: dark scheme" || notok "html: dark scheme" "missing"
 grep -q '<polyline class="series' "$h" && ok "html: per-round lines" || notok "html: per-round lines" "missing"
+grep -q 'class="pt-warm"' "$h" && ok "html: cold repetitions drawn apart from steady times" || notok "html: cold repetitions drawn apart from steady times" "no rings"
+grep -q 'parquet_load  mimalloc  (cold)' "$h" && grep -q 'parquet_load  mimalloc  (steady)' "$h" &&
+	ok "html: forest rows name their regime" || notok "html: forest rows name their regime" "missing"
 grep -q 'axis\|speedup (x, log scale)' "$h" && grep -q 'peak RSS, candidate / baseline' "$h" &&
 	ok "html: axis labels" || notok "html: axis labels" "missing"
 if grep -Eqi '<script|<link |src="|href="http|url\(http|@import' "$h"; then
@@ -61,17 +65,18 @@ grep -q 'gate margin' "$TMP/r.svg" && notok "svg: no margin unless asked" "drawn
 # --- bmf -------------------------------------------------------------------------------------
 expect_status "bmf: exit 0" 0 "$A" compare "$TMP/r.json" --format bmf -o "$TMP/r.bmf"
 b=$TMP/r.bmf
-v=$("$J" "$b" "parquet_load/total/mimalloc.latency.value")
-lo=$("$J" "$b" "parquet_load/total/mimalloc.latency.lower_value")
-hi=$("$J" "$b" "parquet_load/total/mimalloc.latency.upper_value")
+v=$("$J" "$b" "parquet_load/total/steady/mimalloc.latency.value")
+lo=$("$J" "$b" "parquet_load/total/steady/mimalloc.latency.lower_value")
+hi=$("$J" "$b" "parquet_load/total/steady/mimalloc.latency.upper_value")
 awk -v v="$v" -v l="$lo" -v h="$hi" 'BEGIN { exit !(l <= v && v <= h && v > 0) }' &&
 	ok "bmf: latency value inside its bounds" || notok "bmf: latency value inside its bounds" "$lo $v $hi"
-s=$("$J" "$b" "parquet_load/total/mimalloc.speedup.value")
+s=$("$J" "$b" "parquet_load/total/steady/mimalloc.speedup.value")
 awk -v s="$s" 'BEGIN { exit !(s > 1.2 && s < 1.3) }' && ok "bmf: mimalloc speedup 1.25x" || notok "bmf: mimalloc speedup 1.25x" "$s"
-"$J" "$b" "parquet_load/total/system.speedup" >/dev/null 2>&1 && notok "bmf: baseline has no speedup" "present" || ok "bmf: baseline has no speedup"
-"$J" "$b" "parquet_load/total/system.peak-rss.value" >/dev/null && ok "bmf: peak RSS measure" || notok "bmf: peak RSS measure" "missing"
-"$J" "$b" "geomean/total/mimalloc.speedup.lower_value" >/dev/null && ok "bmf: geomean speedup" || notok "bmf: geomean speedup" "missing"
-"$J" "$b" "pipeline/read/tcmalloc.latency.value" >/dev/null && ok "bmf: pipeline phases" || notok "bmf: pipeline phases" "missing"
+"$J" "$b" "parquet_load/total/steady/system.speedup" >/dev/null 2>&1 && notok "bmf: baseline has no speedup" "present" || ok "bmf: baseline has no speedup"
+"$J" "$b" "parquet_load/total/steady/system.peak-rss.value" >/dev/null && ok "bmf: peak RSS measure" || notok "bmf: peak RSS measure" "missing"
+"$J" "$b" "geomean/total/steady/mimalloc.speedup.lower_value" >/dev/null && ok "bmf: geomean speedup" || notok "bmf: geomean speedup" "missing"
+"$J" "$b" "pipeline/read/steady/tcmalloc.latency.value" >/dev/null && ok "bmf: pipeline phases" || notok "bmf: pipeline phases" "missing"
+"$J" "$b" "parquet_load/total/cold/mimalloc.speedup.value" >/dev/null && ok "bmf: the cold regime too" || notok "bmf: the cold regime too" "missing"
 
 # --- gab -------------------------------------------------------------------------------------
 expect_status "gab: exit 0" 0 "$A" compare "$TMP/r.json" --format gab -o "$TMP/r.gab"
@@ -100,25 +105,33 @@ cat >"$TMP/claims.json" <<'J'
   "targets": [{"workload": "geomean"}]},
  {"name": "overlap", "allocator": "tcmalloc", "speedup": [1.0, 1.05], "source": "test",
   "targets": [{"workload": "parquet_load"}]},
+ {"name": "cold start", "allocator": "mimalloc", "regime": "cold", "speedup": [1.2, 1.3], "source": "test",
+  "targets": [{"workload": "parquet_load"}]},
  {"name": "absent", "allocator": "hoard", "speedup": [1.0, 2.0], "source": "test",
   "targets": [{"workload": "parquet_load"}]}
 ]}
 J
 expect_status "claims: table exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json"
-grep -q '2 confirmed, 1 partly, 1 refuted, 1 not measured' "$TMP/out" && ok "claims: verdict counts" || notok "claims: verdict counts" "$(grep claims "$TMP/out")"
-grep -E '^inside +parquet_load/total +mimalloc .*confirmed' "$TMP/out" >/dev/null && ok "claims: confirmed line with the measured interval" || notok "claims: confirmed line with the measured interval" "$(grep inside "$TMP/out")"
-grep -E '^outside +geomean .*refuted' "$TMP/out" >/dev/null && ok "claims: improvement_pct refuted" || notok "claims: improvement_pct refuted" "$(grep outside "$TMP/out")"
+grep -q '3 confirmed, 1 partly, 1 refuted, 1 not measured' "$TMP/out" && ok "claims: verdict counts" || notok "claims: verdict counts" "$(grep claims "$TMP/out")"
+grep -E '^inside +parquet_load/total \(steady\) +mimalloc .*confirmed' "$TMP/out" >/dev/null && ok "claims: confirmed line with the measured interval" || notok "claims: confirmed line with the measured interval" "$(grep inside "$TMP/out")"
+grep -E '^outside +geomean \(steady\) .*refuted' "$TMP/out" >/dev/null && ok "claims: improvement_pct refuted" || notok "claims: improvement_pct refuted" "$(grep outside "$TMP/out")"
 grep -E '^absent .*not in the comparison +not measured' "$TMP/out" >/dev/null && ok "claims: not measured" || notok "claims: not measured" "$(grep absent "$TMP/out")"
+grep -E '^cold start +parquet_load/total \(cold\) +mimalloc .*confirmed' "$TMP/out" >/dev/null && ok "claims: a claim on the cold regime" || notok "claims: a claim on the cold regime" "$(grep 'cold start' "$TMP/out")"
+expect_status "claims: cold-only file" 0 "$A" compare "$TMP/cold.json" --claims "$TMP/claims.json"
+grep -E '^inside +parquet_load/total \(cold\) .*confirmed' "$TMP/out" >/dev/null && ok "claims: a cold-only file is judged on cold" || notok "claims: a cold-only file is judged on cold" "$(grep inside "$TMP/out")"
+printf '{"schema": "allocab-claims/1", "claims": [{"name": "x", "allocator": "m", "regime": "warm", "speedup": [1, 2], "source": "s", "targets": [{"workload": "w"}]}]}' >"$TMP/badregime.json"
+expect_status "claims: bad regime: exit 2" 2 "$A" compare "$TMP/r.json" --claims "$TMP/badregime.json"
+expect_err "claims: bad regime: one line" 'claim 1: "regime" must be "cold" or "steady"'
 expect_status "claims: json exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format json -o "$TMP/c.json"
 [ "$("$J" "$TMP/c.json" claims.0.verdict)" = confirmed ] && [ "$("$J" "$TMP/c.json" claims.2.verdict)" = refuted ] &&
 	[ "$("$J" "$TMP/c.json" claims.3.verdict)" = partly ] && ok "claims: json verdicts" || notok "claims: json verdicts" "$("$J" "$TMP/c.json" claims)"
 "$J" "$TMP/c.json" comparisons.0.speedup >/dev/null && ok "claims: json keeps the comparisons" || notok "claims: json keeps the comparisons" "missing"
 "$J" "$TMP/c.json" claims.0.measured_interval.1 >/dev/null && ok "claims: json measured interval" || notok "claims: json measured interval" "missing"
 expect_status "claims: markdown exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format markdown
-grep -q '^## Claims' "$TMP/out" && grep -q '| outside | geomean | mimalloc |' "$TMP/out" && ok "claims: markdown section" || notok "claims: markdown section" "missing"
+grep -q '^## Claims' "$TMP/out" && grep -q '| outside | geomean (steady) | mimalloc |' "$TMP/out" && ok "claims: markdown section" || notok "claims: markdown section" "missing"
 expect_status "claims: csv exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format csv
-[ "$(head -1 "$TMP/out")" = "claim,source,allocator,workload,phase,claimed_lo,claimed_hi,speedup,measured_lo,measured_hi,level,verdict" ] &&
-	[ "$(wc -l <"$TMP/out")" -eq 6 ] && ok "claims: csv header and rows" || notok "claims: csv header and rows" "$(head -2 "$TMP/out")"
+[ "$(head -1 "$TMP/out")" = "claim,source,allocator,workload,phase,regime,claimed_lo,claimed_hi,speedup,measured_lo,measured_hi,level,verdict" ] &&
+	[ "$(wc -l <"$TMP/out")" -eq 7 ] && ok "claims: csv header and rows" || notok "claims: csv header and rows" "$(head -2 "$TMP/out")"
 expect_status "claims: html exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format html -o "$TMP/c.html"
 grep -q '<h2>Claims</h2>' "$TMP/c.html" && ok "claims: html section" || notok "claims: html section" "missing"
 expect_status "claims: shipped file" 0 "$A" compare "$TMP/r.json" --claims docs/claims/mimalloc-ml.json

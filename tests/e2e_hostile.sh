@@ -6,7 +6,6 @@
 
 A=$BUILD/allocab
 J=$BUILD/tests/jget
-eval "$(sed -n '/^mkbench() {/,/^}$/p' tests/e2e_compare.sh)"
 
 # mkpairs FILE VAR=VALUE...: two arms, every round's times given. Variables:
 #   pairs="100:110 200:220"  base:candidate nanoseconds per measured round (workload w: times w)

@@ -14,7 +14,7 @@ bad() {
 }
 
 work='the work of one run at --scale large, more than the 100x allowed$'
-bad "pipeline steps=100000 (about 9 h)" "pipeline: these parameters with --reps 1 are about .*x $work" \
+bad "pipeline steps=100000 (about 9 h)" "pipeline: these parameters with --reps auto \(at least 4 reps\) are about .*x $work" \
 	pipeline --param steps=100000
 bad "pipeline steps=100000 at small data" "pipeline: .*$work" pipeline --scale small --param steps=100000
 bad "parquet_load of 100000 row groups of 64Mi rows (weeks)" "parquet_load: .*$work" \

@@ -231,9 +231,16 @@ static void test_validate(void)
 	                      "more than 1/2 of the 1073741824 bytes (1.0 GiB) of physical "
 	                      "memory") == 0,
 	      "a footprint above half of physical memory names both sizes: \"%s\"", err);
-	expect_ok("demo --param rows=1000000 --param page_bytes=64");
+	expect_ok("demo --param rows=1000000 --param page_bytes=64 --reps 1");
 	CHECK(params_validate(&opts, 1ULL << 40, err, sizeof err) == 0,
 	      "100x the large preset's work passes (%s)", err);
+	expect_ok("demo --param rows=250000 --param page_bytes=64");
+	CHECK(params_validate(&opts, 1ULL << 40, err, sizeof err) == 0,
+	      "--reps auto counts its 4 minimum reps: 4 x 25x passes (%s)", err);
+	expect_ok("demo --param rows=1000000 --param page_bytes=64");
+	CHECK(params_validate(&opts, 1ULL << 40, err, sizeof err) == -1 &&
+	          strstr(err, "with --reps auto (at least 4 reps) are about 400x") != NULL,
+	      "--reps auto: 4 x 100x is refused: \"%s\"", err);
 	expect_ok("demo --param rows=1000000 --param page_bytes=64 --reps 2");
 	CHECK(params_validate(&opts, 1ULL << 40, err, sizeof err) == -1 &&
 	          strcmp(err, "demo: these parameters with --reps 2 are about 200x the work of one "

@@ -278,24 +278,32 @@ static void human_bytes(uint64_t n, char *buf, size_t len)
 }
 
 /* The work of these parameters times --reps against PARAMS_WORK_FACTOR runs of the large
- * preset. */
+ * preset. --reps auto counts the reps it always makes (the cold one and the minimum after it);
+ * beyond those its time cap bounds it. */
 static int check_work(const struct run_opts *o, char *err, size_t errlen)
 {
 	int64_t large[WL_MAX_PARAMS];
 	double limit, work;
+	int fixed = o->reps_mode == PARAMS_REPS_FIXED;
+	int reps = fixed ? o->reps : 1 + STEADY_MIN_AFTER;
+	char how[64];
 
 	if (!o->wl->work)
 		return 0;
 	for (size_t i = 0; i < o->wl->nparams && i < WL_MAX_PARAMS; i++)
 		large[i] = o->wl->params[i].def[WL_SCALE_LARGE];
 	limit = PARAMS_WORK_FACTOR * o->wl->work(large);
-	work = o->wl->work(o->value) * (double)o->reps;
+	work = o->wl->work(o->value) * (double)reps;
+	if (fixed)
+		snprintf(how, sizeof how, "--reps %d", reps);
+	else
+		snprintf(how, sizeof how, "--reps auto (at least %d reps)", reps);
 	if (!(work <= limit))
-		return errmsg_fail(
-		    err, errlen,
-		    "%s: these parameters with --reps %d are about %.3gx the work of "
-		    "one run at --scale large, more than the %dx allowed",
-		    o->wl->name, o->reps, work / (limit / PARAMS_WORK_FACTOR), PARAMS_WORK_FACTOR);
+		return errmsg_fail(err, errlen,
+		                   "%s: these parameters with %s are about %.3gx the work of "
+		                   "one run at --scale large, more than the %dx allowed",
+		                   o->wl->name, how, work / (limit / PARAMS_WORK_FACTOR),
+		                   PARAMS_WORK_FACTOR);
 	return 0;
 }
 

@@ -94,6 +94,24 @@ static int get_range(const cJSON *o, struct claim *c, const char *where, char *e
 	return 0;
 }
 
+/* "regime": "cold" or "steady"; absent: -1. */
+static int get_regime(const cJSON *o, struct claim *c, const char *where, char *err, size_t errlen)
+{
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "regime");
+
+	c->regime = -1;
+	if (!g)
+		return 0;
+	for (int i = 0; i < RF_NREGIMES; i++)
+		if (cJSON_IsString(g) &&
+		    strcmp(g->valuestring, rf_regime_name((enum rf_regime)i)) == 0)
+			c->regime = i;
+	if (c->regime < 0)
+		return errmsg_fail(err, errlen, "%s: \"regime\" must be \"cold\" or \"steady\"",
+		                   where);
+	return 0;
+}
+
 static int get_targets(const cJSON *o, struct claim *c, const char *where, char *err, size_t errlen)
 {
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "targets"), *e;
@@ -133,7 +151,7 @@ static int parse_claim(const cJSON *o, struct claim *c, size_t i, char *err, siz
 	    get_str(o, "baseline", 0, &c->baseline, where, err, errlen) != 0 ||
 	    get_str(o, "source", 1, &c->source, where, err, errlen) != 0)
 		return -1;
-	if (get_range(o, c, where, err, errlen) != 0)
+	if (get_range(o, c, where, err, errlen) != 0 || get_regime(o, c, where, err, errlen) != 0)
 		return -1;
 	return get_targets(o, c, where, err, errlen);
 }
@@ -246,7 +264,7 @@ struct claims_file *claims_load(const char *path, char *err, size_t errlen)
 }
 
 static const struct cmp_row *find_row(const struct cmp_report *r, const struct claim *c,
-                                      const struct claims_target *t)
+                                      const struct claims_target *t, enum rf_regime g)
 {
 	int geo = strcmp(t->workload, "geomean") == 0;
 
@@ -254,7 +272,8 @@ static const struct cmp_row *find_row(const struct cmp_report *r, const struct c
 		const struct cmp_row *row = &r->rows[i];
 		if (geo != !row->workload || (!geo && strcmp(row->workload, t->workload) != 0))
 			continue;
-		if (strcmp(row->phase, t->phase) != 0 || strcmp(row->candidate, c->allocator) != 0)
+		if (row->regime != g || strcmp(row->phase, t->phase) != 0 ||
+		    strcmp(row->candidate, c->allocator) != 0)
 			continue;
 		if (c->baseline && strcmp(row->baseline, c->baseline) != 0)
 			continue;
@@ -300,7 +319,10 @@ struct claims_result *claims_check(const struct claims_file *f, const struct cmp
 			struct claims_check *k = &res->checks[res->n++];
 			k->claim = &f->c[i];
 			k->target = &f->c[i].targets[t];
-			k->row = find_row(r, k->claim, k->target);
+			k->regime = k->claim->regime >= 0    ? (enum rf_regime)k->claim->regime
+			            : r->compared[RF_STEADY] ? RF_STEADY
+			                                     : RF_COLD;
+			k->row = find_row(r, k->claim, k->target, k->regime);
 			judge(k);
 			res->count[k->verdict]++;
 		}

@@ -26,6 +26,7 @@ struct claims_target {
 struct claim {
 	char *name, *allocator, *baseline, *source; /* baseline NULL: the comparison's */
 	double lo, hi; /* claimed speedup range, t_baseline / t_candidate, 0 < lo <= hi */
+	int regime;    /* enum rf_regime, or -1: steady when the comparison has it, else cold */
 	size_t ntargets;
 	struct claims_target *targets;
 };
@@ -41,6 +42,7 @@ struct claims_check {
 	const struct claim *claim;
 	const struct claims_target *target;
 	const struct cmp_row *row; /* NULL when the comparison has no such row */
+	enum rf_regime regime;     /* the regime judged */
 	enum claims_verdict verdict;
 	double s_lo, s_hi, s_est; /* measured speedup and interval; NAN when not measured */
 	double level;             /* the interval's level */

@@ -13,9 +13,10 @@ static const char *const heads[NCOL] = {"claim",   "target",   "allocator",
 static void target_text(const struct claims_check *k, char *buf, size_t len)
 {
 	if (strcmp(k->target->workload, "geomean") == 0 && strcmp(k->target->phase, "total") == 0)
-		snprintf(buf, len, "geomean");
+		snprintf(buf, len, "geomean (%s)", rf_regime_name(k->regime));
 	else
-		snprintf(buf, len, "%s/%s", k->target->workload, k->target->phase);
+		snprintf(buf, len, "%s/%s (%s)", k->target->workload, k->target->phase,
+		         rf_regime_name(k->regime));
 }
 
 static void cells(const struct claims_check *k, char c[NCOL][CELL])
@@ -63,7 +64,8 @@ static void write_table(FILE *out, const struct claims_result *res)
 	}
 	summary(out, res, "");
 	for (int j = 0; j < NCOL; j++)
-		fprintf(out, "%-*s%s", (int)w[j], heads[j], j + 1 < NCOL ? "  " : "\n");
+		fprintf(out, "%-*s%s", (int)(j + 1 < NCOL ? w[j] : 0), heads[j],
+		        j + 1 < NCOL ? "  " : "\n");
 	for (size_t i = 0; i < res->n; i++) {
 		cells(&res->checks[i], c);
 		for (int j = 0; j < NCOL; j++)
@@ -136,6 +138,7 @@ cJSON *claims_json(const struct claims_result *res)
 		cJSON_AddStringToObject(o, "allocator", k->claim->allocator);
 		cJSON_AddStringToObject(o, "workload", k->target->workload);
 		cJSON_AddStringToObject(o, "phase", k->target->phase);
+		cJSON_AddStringToObject(o, "regime", rf_regime_name(k->regime));
 		cJSON_AddItemToArray(cl, num(k->claim->lo));
 		cJSON_AddItemToArray(cl, num(k->claim->hi));
 		cJSON_AddItemToObject(o, "claimed_speedup", cl);
@@ -168,8 +171,8 @@ static void csv_num(FILE *out, double v, const char *sep)
 
 void claims_write_csv(FILE *out, const struct claims_result *res)
 {
-	fputs("claim,source,allocator,workload,phase,claimed_lo,claimed_hi,speedup,measured_lo,"
-	      "measured_hi,level,verdict\n",
+	fputs("claim,source,allocator,workload,phase,regime,claimed_lo,claimed_hi,speedup,"
+	      "measured_lo,measured_hi,level,verdict\n",
 	      out);
 	for (size_t i = 0; i < res->n; i++) {
 		const struct claims_check *k = &res->checks[i];
@@ -178,6 +181,7 @@ void claims_write_csv(FILE *out, const struct claims_result *res)
 		csv_str(out, k->claim->allocator, ",");
 		csv_str(out, k->target->workload, ",");
 		csv_str(out, k->target->phase, ",");
+		csv_str(out, rf_regime_name(k->regime), ",");
 		csv_num(out, k->claim->lo, ",");
 		csv_num(out, k->claim->hi, ",");
 		csv_num(out, k->s_est, ",");

@@ -43,7 +43,8 @@ static const char usage[] =
     "  --arm LABEL=BACKEND[:KEY=VALUE]...\n"
     "                         a configured arm named LABEL: driver allocab-BACKEND run with\n"
     "                         --config KEY=VALUE for each setting (docs/tuning.md); repeatable,\n"
-    "                         with or without -a (then only the --arm arms run)\n"
+    "                         with or without -a (then only the --arm arms run); with --program\n"
+    "                         the settings go into the program's environment\n"
     "  -w, --workloads LIST   workloads (default: every workload the drivers list)\n"
     "  --scale S              small, default or large (default: default)\n"
     "  --seed N               workload seed, the same for every run (default: 42)\n"
@@ -546,6 +547,8 @@ int bench_main(int argc, char **argv)
 	if (o.gate_argv &&
 	    !(s.c.gate = gate_spec_parse(o.gate_argc, o.gate_argv, NULL, err, sizeof err)))
 		rc = ST_USAGE;
+	o.prog.arm_specs = o.arm_specs;
+	o.prog.narm_specs = o.narm_specs;
 	if (rc == 0)
 		rc = o.prog.program ? bench_setup_program(&s.c, &o.prog, &s.pp, err, sizeof err)
 		     : o.ncmds      ? setup_commands(&s, &o, err, sizeof err)

@@ -220,7 +220,8 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 			return 0;
 		}
 		if (num_parse_u64(v, &u) != 0 || u < lo[k] || u > hi[k])
-			return errmsg_fail(err, errlen, "%s: '%s' is not %san integer in %llu..%llu",
+			return errmsg_fail(err, errlen,
+			                   "%s: '%s' is not %san integer in %llu..%llu",
 			                   opts[k].name, v, k == O_REPS ? "auto or " : "",
 			                   (unsigned long long)lo[k], (unsigned long long)hi[k]);
 		if (k == O_REPS)
@@ -280,8 +281,7 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 static int check_program(const struct bench_opts *o, const unsigned char *given, char *err,
                          size_t errlen)
 {
-	static const int program_excludes[] = {O_WL,   O_SCALE, O_SEED, O_PARAM,
-	                                       O_REPS, O_DDIR,  O_ARM};
+	static const int program_excludes[] = {O_WL, O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
 	const struct bench_program_opts *p = &o->prog;
 
 	if (p->program && o->ncmds)

@@ -2,6 +2,7 @@
  * two charts of raw samples. */
 #include "front/export/charts.h"
 
+#include "front/export/series.h"
 #include "front/export/svg.h"
 
 #include <math.h>
@@ -47,15 +48,15 @@ static const char *verdict_class(const struct cmp_row *row)
 	                                    : "none";
 }
 
-static void row_label(const struct cmp_row *row, char *buf, size_t len)
+/* "WORKLOAD[/PHASE]  CANDIDATE", with "  (cold)" or "  (steady)" when the report has both. */
+static void row_label(const struct cmp_report *r, const struct cmp_row *row, char *buf, size_t len)
 {
-	if (!row->workload)
-		snprintf(buf, len, "geomean%s%s  %s", strcmp(row->phase, "total") ? "/" : "",
-		         strcmp(row->phase, "total") ? row->phase : "", row->candidate);
-	else if (strcmp(row->phase, "total") == 0)
-		snprintf(buf, len, "%s  %s", row->workload, row->candidate);
-	else
-		snprintf(buf, len, "%s/%s  %s", row->workload, row->phase, row->candidate);
+	int both = r->compared[RF_COLD] && r->compared[RF_STEADY];
+	int total = strcmp(row->phase, "total") == 0;
+
+	snprintf(buf, len, "%s%s%s  %s%s%s%s", row->workload ? row->workload : "geomean",
+	         total ? "" : "/", total ? "" : row->phase, row->candidate, both ? "  (" : "",
+	         both ? rf_regime_name(row->regime) : "", both ? ")" : "");
 }
 
 /* The speedup axis: every usable interval, 1.0 and the margin, padded on a log scale. */
@@ -101,7 +102,7 @@ static void forest_row(FILE *f, const struct export_input *in, const struct cmp_
 	const char *v = verdict_class(row);
 	char cls[32];
 
-	row_label(row, label, sizeof label);
+	row_label(in->r, row, label, sizeof label);
 	svg_text(f, LABEL_W - 10, y + 4, row->workload ? "" : "geo", "end", "%s", label);
 	if (!row->usable) {
 		svg_text(f, PLOT_X1 + 10, y + 4, "muted", "start", "insufficient data");
@@ -137,8 +138,11 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone)
 	         "Forest plot: one row per workload and candidate; dot = Hodges-Lehmann speedup, "
 	         "bar = interval; right of the 1.0x line is faster. " CMP_CONVENTION,
 	         standalone);
-	svg_text(f, 12, 22, "title", "start", "Speedup over %s (%g%% intervals; log scale)",
-	         r->paired ? r->baseline : "the first file", 100 * r->conf);
+	svg_text(f, 12, 22, "title", "start", "Speedup over %s (%g%% intervals; log scale; %s)",
+	         r->paired ? r->baseline : "the first file", 100 * r->conf,
+	         r->compared[RF_COLD] && r->compared[RF_STEADY] ? "steady state and cold start"
+	         : r->compared[RF_STEADY]                       ? "steady state"
+	                                                        : "cold start");
 	svg_text(f, 12, 40, "muted", "start", "right of 1.0x: candidate faster; %s",
 	         "speedup = t_baseline / t_candidate");
 	y = TOP + ROW_H / 2;
@@ -215,7 +219,8 @@ int chart_speed_memory(FILE *f, const struct export_input *in)
 	         "against peak resident memory relative to the baseline (left uses less); the bar "
 	         "is the speedup's interval. " CMP_CONVENTION,
 	         0);
-	svg_text(f, 12, 22, "title", "start", "Speed against memory (total of each workload)");
+	svg_text(f, 12, 22, "title", "start", "Speed against memory (total of each workload, %s)",
+	         series_primary_regime(r) == RF_STEADY ? "steady state" : "cold start");
 	svg_text(f, 12, 40, "muted", "start", "up: faster; left: less peak RSS than %s",
 	         r->paired ? r->baseline : "the first file");
 	x_axis(f, &x, 50, SCATTER_H - 84, "peak RSS, candidate / baseline (log scale)");
@@ -226,7 +231,7 @@ int chart_speed_memory(FILE *f, const struct export_input *in)
 		const struct cmp_row *row = &r->rows[i];
 		size_t k = 0;
 		if (!row->usable || !row->workload || strcmp(row->phase, "total") != 0 ||
-		    !(row->rss_ratio > 0))
+		    !(row->rss_ratio > 0) || row->regime != series_primary_regime(r))
 			continue;
 		size_t w = 0;
 		while (k < nc && strcmp(cands[k], row->candidate) != 0)

@@ -74,42 +74,68 @@ static void arm_strip(FILE *f, const double *t, size_t n, const struct svg_scale
 	free(c);
 }
 
-static double panel_distribution(FILE *f, const struct rf_doc *d, const char *wl, double y0)
+/* The millisecond range of every arm's times in both regimes of workload wl. */
+static struct svg_scale time_scale(const struct rf_doc *d, const char *wl)
 {
-	double lo = INFINITY, hi = -INFINITY, y = y0 + 24;
-	struct svg_scale s;
-	double *t;
+	double lo = INFINITY, hi = -INFINITY, *t;
 	size_t n;
 
 	for (size_t a = 0; a < d->narms; a++)
-		if (series_arm_times(d, d->arms[a], wl, "total", &t, &n) == 0) {
-			for (size_t i = 0; i < n; i++) {
-				lo = fmin(lo, t[i] * 1e-6);
-				hi = fmax(hi, t[i] * 1e-6);
+		for (int g = 0; g < RF_NREGIMES; g++)
+			if (series_arm_times(d, d->arms[a], wl, "total", (enum rf_regime)g, &t,
+			                     &n) == 0) {
+				for (size_t i = 0; i < n; i++) {
+					lo = fmin(lo, t[i] * 1e-6);
+					hi = fmax(hi, t[i] * 1e-6);
+				}
+				free(t);
 			}
-			free(t);
-		}
 	if (!(hi >= lo))
 		lo = 0, hi = 1;
-	s = (struct svg_scale){lo - (hi - lo) * 0.05 - 1e-9, hi + (hi - lo) * 0.05 + 1e-9, PLOT_X0,
-	                       PLOT_X1, 0};
+	return (struct svg_scale){lo - (hi - lo) * 0.05 - 1e-9, hi + (hi - lo) * 0.05 + 1e-9,
+	                          PLOT_X0, PLOT_X1, 0};
+}
+
+/* One arm's row: the main regime as box and dots, the cold rep beside it as rings when the main
+ * regime is steady. Returns 0, or -1 when the arm has no ok run. */
+static int arm_row(FILE *f, const struct rf_doc *d, const char *arm, const char *wl,
+                   enum rf_regime main, const struct svg_scale *s, double y)
+{
+	double *t;
+	size_t n;
+	char tip[128];
+
+	if (series_arm_times(d, arm, wl, "total", main, &t, &n) != 0 || n == 0) {
+		free(t);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		t[i] *= 1e-6;
+	arm_strip(f, t, n, s, y, arm);
+	free(t);
+	if (main != RF_STEADY || series_arm_times(d, arm, wl, "total", RF_COLD, &t, &n) != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(tip, sizeof tip, "%s, cold first repetition: %.3f ms", arm, t[i] * 1e-6);
+		svg_circle(f, svg_map(s, t[i] * 1e-6), y + 5 * jitter(i + 7), 2.6, "pt-warm", tip);
+	}
+	free(t);
+	return 0;
+}
+
+static double panel_distribution(FILE *f, const struct rf_doc *d, const char *wl,
+                                 enum rf_regime main, double y0)
+{
+	struct svg_scale s = time_scale(d, wl);
+	double y = y0 + 24, tk[SVG_MAX_TICKS];
+	size_t nt = svg_ticks(&s, tk);
+
 	svg_text(f, 12, y0 + 12, "title", "start", "%s", wl);
 	for (size_t a = 0; a < d->narms; a++, y += ARM_H) {
 		svg_text(f, PLOT_X0 - 10, y + 4, "", "end", "%s", d->arms[a]);
-		if (series_arm_times(d, d->arms[a], wl, "total", &t, &n) != 0 || n == 0) {
+		if (arm_row(f, d, d->arms[a], wl, main, &s, y) != 0)
 			svg_text(f, PLOT_X0, y + 4, "muted", "start", "no ok runs");
-			free(t);
-			continue;
-		}
-		struct svg_scale sn = s;
-		for (size_t i = 0; i < n; i++)
-			t[i] *= 1e-6;
-		sn.d0 = s.d0;
-		arm_strip(f, t, n, &sn, y, d->arms[a]);
-		free(t);
 	}
-	double tk[SVG_MAX_TICKS];
-	size_t nt = svg_ticks(&s, tk);
 	for (size_t i = 0; i < nt; i++) {
 		double x = svg_map(&s, tk[i]);
 		svg_line(f, x, y - 4, x, y, "axis");
@@ -124,18 +150,22 @@ int chart_distributions(FILE *f, const struct export_input *in)
 	const char *wl[MAX_WL];
 	size_t nw = workloads(in->r, wl, MAX_WL);
 	const struct rf_doc *d = in->r->cand ? in->r->cand : in->r->base;
+	enum rf_regime main = d->has_regime[RF_STEADY] ? RF_STEADY : RF_COLD;
 	double h = 70 + (double)nw * ((double)d->narms * ARM_H + PANEL_PAD + 10), y = 56;
 
 	svg_open(f, W, h, "Measured times per allocator",
-	         "Strip and box plot per workload: every measured round's total time (ms) for each "
-	         "allocator; box = quartiles, bar = median. Warm-up rounds are not included.",
+	         "Strip and box plot per workload: each measured round's total time (ms) for each "
+	         "allocator; box = quartiles, bar = median; steady-state time as dots, the cold "
+	         "first repetition of the same runs as rings. Warm-up rounds are not included.",
 	         0);
-	svg_text(f, 12, 22, "title", "start",
-	         "Measured times per allocator (ms, measured rounds of %s)", d->path);
+	svg_text(f, 12, 22, "title", "start", "Measured times per allocator (ms, %s, %s)",
+	         main == RF_STEADY ? "steady state; rings: cold start" : "cold start only",
+	         d->path);
 	svg_text(f, 12, 40, "muted", "start",
-	         "dot = one round; box = quartiles; bar = median; warm-up rounds excluded");
+	         "dot = one round; box = quartiles; bar = median; ring = the same run's first "
+	         "repetition; warm-up rounds excluded");
 	for (size_t i = 0; i < nw; i++)
-		y = panel_distribution(f, d, wl[i], y);
+		y = panel_distribution(f, d, wl[i], main, y);
 	svg_text(f, 12, h - 12, "muted", "start",
 	         "time of the workload's total phase, milliseconds");
 	svg_close(f);
@@ -173,7 +203,8 @@ static double panel_rounds(FILE *f, const struct export_input *in, const char *w
 			const struct cmp_row *row = &r->rows[i];
 			size_t k = 0;
 			if (!row->workload || strcmp(row->workload, wl) != 0 ||
-			    strcmp(row->phase, "total") != 0)
+			    strcmp(row->phase, "total") != 0 ||
+			    row->regime != series_primary_regime(r))
 				continue;
 			if (series_round_ratios(r, row, &d, &round, &n) != 0)
 				return -1;
@@ -212,8 +243,10 @@ int chart_rounds(FILE *f, const struct export_input *in)
 	         "One line per allocator: the speedup t_baseline/t_candidate of each round, in the "
 	         "order the rounds ran, so drift and outliers are visible. " CMP_CONVENTION,
 	         0);
-	svg_text(f, 12, 22, "title", "start", "Per-round speedup over %s, in run order (log scale)",
-	         in->r->baseline ? in->r->baseline : "the baseline");
+	svg_text(f, 12, 22, "title", "start",
+	         "Per-round speedup over %s, %s, in run order (log scale)",
+	         in->r->baseline ? in->r->baseline : "the baseline",
+	         series_primary_regime(in->r) == RF_STEADY ? "steady state" : "cold start");
 	for (size_t k = 0; k < nc; k++) {
 		snprintf(cls, sizeof cls, "s%zu", k);
 		svg_line(f, PLOT_X0 + 120 * (double)k, 36, PLOT_X0 + 120 * (double)k + 18, 36, cls);

@@ -1,8 +1,8 @@
 /* history.c - the exports that benchmark-history services read: `--format bmf` (Bencher Metric
  * Format) and `--format gab` (github-action-benchmark, customSmallerIsBetter). Both name a
- * benchmark "WORKLOAD/PHASE/ARM" and give each arm's median time with a distribution-free interval
- * for the median at the comparison's level; BMF adds the speedup with its interval and the peak
- * RSS. Consumer configuration: docs/ci.md. */
+ * benchmark "WORKLOAD/PHASE/REGIME/ARM" and give each arm's median time with a distribution-free
+ * interval for the median at the comparison's level; BMF adds the speedup with its interval and the
+ * peak RSS. Consumer configuration: docs/ci.md. */
 #include "front/export/export.h"
 
 #include "front/export/series.h"
@@ -18,20 +18,21 @@ struct arm_summary {
 	double rss;         /* median peak RSS, bytes; NAN if unknown */
 };
 
-static int summarize(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
+static int summarize(const struct rf_doc *d, const char *arm, const struct cmp_row *row,
                      double conf, struct arm_summary *s)
 {
 	double *t, *v;
 	size_t n, nv;
 
-	if (series_arm_times(d, arm, wl, phase, &t, &n) != 0)
+	if (series_arm_times(d, arm, row->workload, row->phase, row->regime, &t, &n) != 0)
 		return -1;
 	s->n = n;
 	s->med = series_sorted_median(t, n);
 	series_median_interval(t, n, conf, &s->lo, &s->hi);
 	free(t);
 	s->rss = NAN;
-	if (strcmp(phase, "total") == 0 && series_arm_peak_rss(d, arm, wl, &v, &nv) == 0) {
+	if (strcmp(row->phase, "total") == 0 &&
+	    series_arm_peak_rss(d, arm, row->workload, &v, &nv) == 0) {
 		s->rss = series_sorted_median(v, nv);
 		free(v);
 	}
@@ -41,14 +42,15 @@ static int summarize(const struct rf_doc *d, const char *arm, const char *wl, co
 typedef int (*arm_fn)(void *ctx, const struct cmp_row *row, const char *arm, int is_base,
                       const struct arm_summary *s);
 
-/* Whether a row before row i of the same workload and phase already gave arm. */
+/* Whether a row before row i of the same workload, phase and regime already gave arm. */
 static int seen_before(const struct cmp_report *r, size_t i, const char *arm)
 {
 	const struct cmp_row *b = &r->rows[i];
 
 	for (size_t j = 0; j < i; j++) {
 		const struct cmp_row *a = &r->rows[j];
-		if (!a->workload || strcmp(a->workload, b->workload) || strcmp(a->phase, b->phase))
+		if (!a->workload || strcmp(a->workload, b->workload) ||
+		    strcmp(a->phase, b->phase) || a->regime != b->regime)
 			continue;
 		if ((r->paired && strcmp(a->baseline, arm) == 0) || strcmp(a->candidate, arm) == 0)
 			return 1;
@@ -71,7 +73,7 @@ static int each_arm(const struct cmp_report *r, arm_fn fn, void *ctx)
 			const char *arm = base ? row->baseline : row->candidate;
 			if ((base && !r->paired) || seen_before(r, i, arm))
 				continue;
-			if (summarize(d, arm, row->workload, row->phase, r->conf, &s) != 0)
+			if (summarize(d, arm, row, r->conf, &s) != 0)
 				return -1;
 			if (s.n && fn(ctx, row, arm, base, &s) != 0)
 				return -1;
@@ -82,7 +84,8 @@ static int each_arm(const struct cmp_report *r, arm_fn fn, void *ctx)
 
 static void bench_name(const struct cmp_row *row, const char *arm, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%s/%s", row->workload ? row->workload : "geomean", row->phase, arm);
+	snprintf(buf, len, "%s/%s/%s/%s", row->workload ? row->workload : "geomean", row->phase,
+	         rf_regime_name(row->regime), arm);
 }
 
 static cJSON *bmf_measure(double v, double lo, double hi)

@@ -31,7 +31,7 @@ static void esc(FILE *f, const char *s)
 static void comparison_table(FILE *f, const struct cmp_report *r)
 {
 	fputs("<table>\n<thead><tr><th>workload</th><th>phase</th><th>candidate</th>"
-	      "<th>speedup</th><th>interval</th><th>improvement</th><th>verdict</th><th>n</th>"
+	      "<th>regime</th><th>speedup</th><th>interval</th><th>improvement</th><th>verdict</th><th>n</th>"
 	      "<th>peak RSS ratio</th></tr></thead>\n<tbody>\n",
 	      f);
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -45,6 +45,7 @@ static void comparison_table(FILE *f, const struct cmp_report *r)
 		esc(f, row->phase);
 		fputs("</td><td>", f);
 		esc(f, row->candidate);
+		fprintf(f, "</td><td>%s", rf_regime_name(row->regime));
 		if (row->usable)
 			fprintf(f,
 			        "</td><td class=\"num\">%.3fx</td><td class=\"num\">[%.3f, %.3f] "
@@ -83,6 +84,7 @@ static void claims_section(FILE *f, const struct claims_result *c)
 		esc(f, k->target->workload);
 		fputs("/", f);
 		esc(f, k->target->phase);
+		fprintf(f, " (%s)", rf_regime_name(k->regime));
 		fputs("</td><td>", f);
 		esc(f, k->claim->allocator);
 		fprintf(f, "</td><td class=\"num\">%.3fx&#8211;%.3fx</td>", k->claim->lo,

@@ -4,8 +4,13 @@
 #include <math.h>
 #include <stdlib.h>
 
+enum rf_regime series_primary_regime(const struct cmp_report *r)
+{
+	return r->compared[RF_STEADY] ? RF_STEADY : RF_COLD;
+}
+
 int series_arm_times(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
-                     double **t, size_t *n)
+                     enum rf_regime g, double **t, size_t *n)
 {
 	int a = rf_arm(d, arm), w = wl ? rf_workload(d, wl) : -1, p;
 
@@ -17,8 +22,8 @@ int series_arm_times(const struct rf_doc *d, const char *arm, const char *wl, co
 		return -1;
 	for (size_t i = 0; i < d->nrounds; i++) {
 		const struct rf_run *run = rf_run(d, i, (size_t)a, (size_t)w);
-		if (run->present && run->ok && run->t_ns[p] > 0)
-			(*t)[(*n)++] = run->t_ns[p];
+		if (run->present && run->ok && run->t_regime[g][p] > 0)
+			(*t)[(*n)++] = run->t_regime[g][p];
 	}
 	return 0;
 }
@@ -78,10 +83,10 @@ int series_round_ratios(const struct cmp_report *r, const struct cmp_row *row, d
 	for (size_t i = 0; i < doc->nrounds; i++) {
 		const struct rf_run *rb = rf_run(doc, i, (size_t)b, (size_t)w);
 		const struct rf_run *rc = rf_run(doc, i, (size_t)c, (size_t)w);
-		if (!rb->present || !rc->present || !rb->ok || !rc->ok || !(rb->t_ns[p] > 0) ||
-		    !(rc->t_ns[p] > 0))
+		double tb = rb->t_regime[row->regime][p], tc = rc->t_regime[row->regime][p];
+		if (!rb->present || !rc->present || !rb->ok || !rc->ok || !(tb > 0) || !(tc > 0))
 			continue;
-		(*d)[*n] = log(rc->t_ns[p] / rb->t_ns[p]);
+		(*d)[*n] = log(tc / tb);
 		(*round)[(*n)++] = doc->round_index[i];
 	}
 	return 0;

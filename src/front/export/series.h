@@ -8,10 +8,14 @@
 
 #include <stddef.h>
 
-/* The ok times (ns) of arm `arm` in workload `wl`, phase `phase` of d, in round order, into *t
- * (*n of them; *t NULL when none). Returns 0, or -1 when memory ran out or a name is unknown. */
+/* The ok times (ns) of regime g of arm `arm` in workload `wl`, phase `phase` of d, in round
+ * order, into *t (*n of them; *t NULL when none). Returns 0, or -1 when memory ran out or a name
+ * is unknown. */
 int series_arm_times(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
-                     double **t, size_t *n);
+                     enum rf_regime g, double **t, size_t *n);
+
+/* The regime a report leads with: steady when it compared steady rows, else cold. */
+enum rf_regime series_primary_regime(const struct cmp_report *r);
 
 /* The peak RSS (bytes) of the ok runs of arm `arm` in workload `wl` of d, as series_arm_times. */
 int series_arm_peak_rss(const struct rf_doc *d, const char *arm, const char *wl, double **v,
@@ -20,8 +24,8 @@ int series_arm_peak_rss(const struct rf_doc *d, const char *arm, const char *wl,
 /* Median of x[0..n) after sorting it in place; NAN for n == 0. */
 double series_sorted_median(double *x, size_t n);
 
-/* For a paired, non-geomean row of r: d = ln(t_candidate / t_baseline) of every round where both
- * runs are ok, in round order, with the rounds' "index" in *round. Returns 0 (*n may be 0), or -1
+/* For a paired, non-geomean row of r: d = ln(t_candidate / t_baseline) of the row's regime in
+ * every round where both runs are ok, in round order, with the rounds' "index" in *round. Returns 0 (*n may be 0), or -1
  * when memory ran out or the row is not of that kind. */
 int series_round_ratios(const struct cmp_report *r, const struct cmp_row *row, double **d,
                         size_t **round, size_t *n);

@@ -43,6 +43,7 @@ struct bench_arm {
 	const char *backend;
 	char **config;
 	size_t nconfig;
+	int owns_config; /* backend, config and env are the arm's own (program arms) */
 };
 
 struct bench_workload {

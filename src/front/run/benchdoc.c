@@ -133,7 +133,7 @@ static cJSON *config_json(const struct bench_config *c)
 	cJSON_AddStringToObject(o, "pad_var", RUNNER_PAD_VAR);
 	cJSON_AddBoolToObject(o, "duet", c->duet);
 	cJSON_AddItemToObject(o, drivers ? "drivers" : "commands", map);
-	cJSON_AddItemToObject(o, "arm_configs", drivers ? arm_configs(c) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "arm_configs", arm_configs(c));
 	cJSON_AddItemToObject(o, "program",
 	                      c->program ? cJSON_CreateString(c->program) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "proof", proof_json(c));

@@ -2,6 +2,7 @@
  * that every arm has a verified successful run (benchprog.h). */
 #include "front/run/benchprog.h"
 #include "common/allocknown.h"
+#include "front/run/armspec.h"
 #include "common/errmsg.h"
 #include "front/run/preload.h"
 #include "front/run/probelog.h"
@@ -59,10 +60,11 @@ int bench_setup_expects(struct bench_config *c, const struct bench_program_opts 
 	return 0;
 }
 
-/* One --program arm: name is a known allocator or a --preload name. Returns 0, 1 or 2. */
+/* One --program arm called label: name is a known allocator or a --preload name. Returns 0, 1
+ * or 2. */
 static int program_arm(struct bench_config *c, const struct bench_program_opts *o,
-                       const struct bench_probe_paths *pp, const char *name, char *err,
-                       size_t errlen)
+                       const struct bench_probe_paths *pp, const char *label, const char *name,
+                       char *err, size_t errlen)
 {
 	const struct alloc_known *k = alloc_known_by_name(name);
 	struct bench_arm *a = &c->arms[c->narms];
@@ -79,7 +81,7 @@ static int program_arm(struct bench_config *c, const struct bench_program_opts *
 		    "-a: unknown allocator '%s' (known: system, mimalloc, jemalloc, "
 		    "tcmalloc; any other with --preload %s=LIBRARY)",
 		    name, name);
-	if (!(a->name = strdup(name)))
+	if (!(a->name = strdup(label)))
 		return errmsg_status(1, err, errlen, "out of memory");
 	c->narms++;
 	a->command = (char *)o->program;
@@ -102,6 +104,61 @@ static int program_arm(struct bench_config *c, const struct bench_program_opts *
 	return 0;
 }
 
+/* One --arm arm of a program: a known allocator, its settings checked by its driver
+ * (`allocab-BACKEND env --config ...`), whose output becomes the arm's environment. Returns 0, 1
+ * or 2. */
+static int configured_arm(struct bench_config *c, const struct bench_program_opts *o,
+                          const struct bench_probe_paths *pp, const char *text, char *err,
+                          size_t errlen)
+{
+	struct arm_spec sp;
+	char dir[PATH_MAX], driver[PATH_MAX + 32], *env_text = NULL, **env = NULL;
+	struct bench_arm *a;
+	int rc;
+
+	if (armspec_parse(text, &sp, err, errlen) != 0)
+		return 2;
+	for (size_t i = 0; i < c->narms; i++)
+		if (strcmp(c->arms[i].name, sp.label) == 0) {
+			rc = errmsg_status(2, err, errlen, "--arm %s: the name of another arm",
+			                   sp.label);
+			goto out;
+		}
+	if (!alloc_known_by_name(sp.backend)) {
+		rc = errmsg_status(2, err, errlen,
+		                   "--arm %s: unknown allocator '%s' (known: system, mimalloc, "
+		                   "jemalloc, tcmalloc)",
+		                   sp.label, sp.backend);
+		goto out;
+	}
+	if ((rc = bench_driver_dir(NULL, dir, sizeof dir, err, errlen)) != 0)
+		goto out;
+	snprintf(driver, sizeof driver, "%s/allocab-%s", dir, sp.backend);
+	if ((rc = armspec_check(driver, &sp, NULL, &env_text, err, errlen)) != 0)
+		goto out;
+	if (armspec_env_list(env_text, &env, err, errlen) < 0) {
+		rc = 1;
+		goto out;
+	}
+	if ((rc = program_arm(c, o, pp, sp.label, sp.backend, err, errlen)) != 0)
+		goto out;
+	a = &c->arms[c->narms - 1];
+	a->env = env;
+	a->backend = sp.backend;
+	a->config = sp.config;
+	a->nconfig = sp.nconfig;
+	a->owns_config = 1;
+	env = NULL;
+	sp.backend = NULL;
+	sp.config = NULL;
+	sp.nconfig = 0;
+out:
+	armspec_env_free(env);
+	free(env_text);
+	armspec_free(&sp);
+	return rc;
+}
+
 int bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
                         struct bench_probe_paths *pp, char *err, size_t errlen)
 {
@@ -113,21 +170,26 @@ int bench_setup_program(struct bench_config *c, const struct bench_program_opts 
 		return 1;
 	if (!o->allocators)
 		preload_installed(pp->probe, have, sizeof have);
-	if ((n = bench_split_list(o->allocators ? o->allocators : have, "-a", &sel, err, errlen)) <
-	    0)
+	if (!o->allocators && o->narm_specs)
+		n = 0;
+	else if ((n = bench_split_list(o->allocators ? o->allocators : have, "-a", &sel, err,
+	                               errlen)) < 0)
 		return 2;
 	nsel = (size_t)n;
-	if (!(c->arms = calloc(nsel + o->npreloads, sizeof *c->arms)) ||
+	if (!(c->arms = calloc(nsel + o->npreloads + o->narm_specs, sizeof *c->arms)) ||
 	    !(c->wl = calloc(1, sizeof *c->wl)) || !(c->wl[0].name = strdup("command")))
 		rc = errmsg_status(1, err, errlen, "out of memory");
 	else
 		c->nwl = 1;
 	c->program = o->program;
 	for (size_t i = 0; rc == 0 && i < nsel; i++)
-		rc = program_arm(c, o, pp, sel[i], err, errlen);
+		rc = program_arm(c, o, pp, sel[i], sel[i], err, errlen);
 	for (size_t i = 0; rc == 0 && i < o->npreloads; i++)
 		if (!in_list(sel, nsel, o->preload_names[i]))
-			rc = program_arm(c, o, pp, o->preload_names[i], err, errlen);
+			rc = program_arm(c, o, pp, o->preload_names[i], o->preload_names[i], err,
+			                 errlen);
+	for (size_t i = 0; rc == 0 && i < o->narm_specs; i++)
+		rc = configured_arm(c, o, pp, o->arm_specs[i], err, errlen);
 	bench_free_list(sel, nsel);
 	if (rc == 0 && c->narms < 2)
 		rc = errmsg_status(2, err, errlen,
@@ -302,6 +364,18 @@ void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp)
 		free(c->arms[i].expect_object);
 		c->arms[i].preload = c->arms[i].version = NULL;
 		c->arms[i].expect_allocator = c->arms[i].expect_object = NULL;
+		if (c->arms[i].owns_config) {
+			struct arm_spec sp = {.backend = (char *)c->arms[i].backend,
+			                      .config = c->arms[i].config,
+			                      .nconfig = c->arms[i].nconfig};
+			armspec_free(&sp);
+			armspec_env_free(c->arms[i].env);
+			c->arms[i].backend = NULL;
+			c->arms[i].config = NULL;
+			c->arms[i].env = NULL;
+			c->arms[i].nconfig = 0;
+			c->arms[i].owns_config = 0;
+		}
 	}
 	if (pp->dir[0])
 		remove_probe_dir(pp->dir);

@@ -26,6 +26,10 @@ struct bench_program_opts {
 	const char **expect_allocs;
 	size_t nexpects;
 	int count_calls; /* --count-calls */
+	/* --arm LABEL=BACKEND[:KEY=VALUE]...: program arms of a known allocator whose settings go
+	 * into the program's environment (docs/tuning.md, "Programs") */
+	const char **arm_specs;
+	size_t narm_specs;
 };
 
 /* Where the probed arms' helpers are; zero-initialise, freed by bench_free_proof. */
@@ -36,11 +40,12 @@ struct bench_probe_paths {
 };
 
 /* --program: c->arms from -a (default: system and every allocator whose Debian library is
- * installed) plus the --preload names, each running o->program, with its library resolved and
- * its proof set; c->wl the one workload "command"; c->program. Arm names are malloc'd (the
- * caller frees them and c->arms); the proof fields are freed by bench_free_proof. Returns 0, 1
- * (runtime: the probe library is missing) or 2 (unknown allocator, a library that cannot be
- * loaded, fewer than two arms) with a one-line reason in err. */
+ * installed, or none when --arm is given) plus the --preload names and the --arm arms (their
+ * settings checked by the backend's driver and put in the arm's env), each running o->program, with
+ * its library resolved and its proof set; c->wl the one workload "command"; c->program. Arm names
+ * are malloc'd (the caller frees them and c->arms); the proof fields are freed by bench_free_proof.
+ * Returns 0, 1 (runtime: the probe library is missing) or 2 (unknown allocator, a library that
+ * cannot be loaded, fewer than two arms) with a one-line reason in err. */
 int bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
                         struct bench_probe_paths *pp, char *err, size_t errlen);
 
