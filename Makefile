@@ -170,6 +170,8 @@ install: all
 	install -m 644 $(PRELOAD_LIBS) $(DESTDIR)$(PREFIX)/lib/allocab/
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
 	install -m 644 $(wildcard docs/ci/*.yml) $(DESTDIR)$(DOCDIR)/ci
+	install -d $(DESTDIR)$(DOCDIR)/claims
+	install -m 644 $(wildcard docs/claims/*.json) $(DESTDIR)$(DOCDIR)/claims
 	install -m 644 scripts/completion/allocab.bash $(DESTDIR)$(COMPLETIONDIR)/allocab
 
 uninstall:

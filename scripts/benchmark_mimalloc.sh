@@ -48,6 +48,9 @@ spent, then allocab compare pairs them round by round. A round runs the job twic
   --gate PCT             then allocab gate: is mimalloc at least PCT% faster (0 <= PCT < 100;
                          0: not slower) in steady state (commands: cold)? Its lines follow;
                          exit with its status
+  --claims FILE          check the quoted speedups of this allocab-claims/1 file against the
+                         intervals (default for a workload: docs/claims/mimalloc-ml.json;
+                         for commands: none)
   -o, --output FILE      results file (default: results/<UTC stamp>.json and a copy
                          results/latest.json, like allocab bench)
   -q, --quiet            no progress or summary from allocab bench on stderr
@@ -63,6 +66,8 @@ first repetition cold, then repeats until steady; a command is one cold process)
   Speedup Ratio: t_glibc/t_mimalloc, with its confidence interval
   Verdict: mimalloc is faster | mimalloc is slower | no detectable difference (p, paired rounds)
   Results: the allocab-bench/1 file, to rerun allocab compare or allocab gate on
+  Claims: the verdicts on the quoted figures for mimalloc (docs/claims.md): confirmed,
+          partly, refuted or not measured, each with the measured interval
 Durations are medians (a workload's total phase; a command's whole process, start-up included)
 and carry no interval of their own: the machine's speed drifts between rounds, and pairing the
 two arms within each round cancels that drift, so the intervals are of the paired ratios:
@@ -98,7 +103,7 @@ is_seconds() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v s="$1" 'BEGIN { exit !(
 workload='' scale='' budget='' rounds='' min_rounds='' warmup='' timeout='' gate='' out='' quiet=''
 preload=libmimalloc.so.2
 cmds=()
-named_cmd='' named_cmd_mi=''
+named_cmd='' named_cmd_mi='' claims=''
 while [ $# -gt 0 ]; do
 	opt=$1 val='' has_val=0
 	case $opt in
@@ -106,7 +111,7 @@ while [ $# -gt 0 ]; do
 	esac
 	case $opt in
 	-w | --workload | --scale | --budget | --rounds | --min-rounds | --warmup | --timeout | \
-		--preload | --cmd | --cmd-mimalloc | --gate | -o | --output)
+		--preload | --cmd | --cmd-mimalloc | --gate | -o | --output | --claims)
 		if [ "$has_val" = 0 ]; then
 			[ $# -ge 2 ] || bad "$opt needs a value"
 			val=$2
@@ -130,6 +135,7 @@ while [ $# -gt 0 ]; do
 	--cmd) named_cmd=$val ;;
 	--cmd-mimalloc) named_cmd_mi=$val ;;
 	--gate) gate=$val ;;
+	--claims) claims=$val ;;
 	-o | --output) out=$val ;;
 	-q | --quiet) quiet=1 ;;
 	-h | --help)
@@ -312,6 +318,23 @@ while IFS=$'\t' read -r regime n n_base n_cand speedup lo hi level improvement p
 done <<<"$fields"
 
 echo "Results: $out"
+# The quoted figures for mimalloc checked against these intervals (docs/claims.md): by default for
+# allocab's own workloads, which the shipped claims describe; for a command only when asked.
+if [ -z "$claims" ] && [ ${#cmds[@]} -eq 0 ]; then
+	here=$(dirname "${BASH_SOURCE[0]}")
+	for c in "$here/../docs/claims/mimalloc-ml.json" \
+		"$here/../share/doc/allocab/claims/mimalloc-ml.json"; do
+		[ -f "$c" ] && claims=$c && break
+	done
+fi
+if [ -n "$claims" ]; then
+	"$allocab" compare "$out" --baseline system --candidate mimalloc --workload "$phase_workload" \
+		--claims "$claims" >"$tmp/claims" 2>"$tmp/claims.err" || {
+		cat "$tmp/claims.err" >&2
+		exit "$fail"
+	}
+	sed -n '/^claims from /,$p' "$tmp/claims" | grep -v ' not in the comparison ' | sed 's/^/Claims: /'
+fi
 
 if [ -n "$gate" ]; then
 	"$allocab" gate "$out" "${only[@]}" --min-speedup "$gate"

@@ -57,7 +57,13 @@ jeq "drivers: arms system, mimalloc" "$TMP/d.json" config.arms '["system","mimal
 jeq "drivers: pipeline by default" "$TMP/d.json" config.workloads '["pipeline"]'
 jeq "drivers: --scale passed" "$TMP/d.json" config.scale small
 jeq "drivers: warm-up + 3 rounds" "$TMP/d.json" rounds.# 4
-if grep -q "^Results: $TMP/d.json$" "$TMP/d.out"; then ok "drivers: Results names -o FILE"; else notok "drivers: Results names -o FILE" "$(tail -n 1 "$TMP/d.out")"; fi
+if grep -q "^Results: $TMP/d.json$" "$TMP/d.out"; then ok "drivers: Results names -o FILE"; else notok "drivers: Results names -o FILE" "$(grep '^Results' "$TMP/d.out")"; fi
+if grep -Eq '^Claims: claims from .*mimalloc-ml.json \(mimalloc in ML training pipelines\): [0-9]+ confirmed' "$TMP/d.out" &&
+	grep -Eq '^Claims: overall 10-25% faster +pipeline/total \((steady|cold)\) +mimalloc +1.100x-1.250x .*(confirmed|partly|refuted|not measured)$' "$TMP/d.out"; then
+	ok "drivers: the shipped claims judged after the results"
+else
+	notok "drivers: the shipped claims judged after the results" "$(grep '^Claims' "$TMP/d.out" | head -3)"
+fi
 
 # The printed numbers are allocab compare's (read by column name), converted as documented.
 # The first block is the steady state's.
@@ -101,6 +107,7 @@ fi
 
 expect_status "--cmd/--cmd-mimalloc: exit 0" 0 "$S" --rounds 3 -q -o "$TMP/n.json" --cmd true --cmd-mimalloc "$MI"
 summary "--cmd/--cmd-mimalloc" "$TMP/out" 3 cold
+if grep -q '^Claims' "$TMP/out"; then notok "commands: no claims unless asked" "$(grep '^Claims' "$TMP/out" | head -1)"; else ok "commands: no claims unless asked"; fi
 jeq "--cmd/--cmd-mimalloc: same arms as positional" "$TMP/n.json" config.commands "$("$J" "$TMP/c.json" config.commands)"
 
 expect_status "one command: exit 0" 0 "$S" --rounds 3 -q -o "$TMP/p.json" "echo \"\${LD_PRELOAD:-none}\" >>'$TMP/seen'"

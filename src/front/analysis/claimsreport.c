@@ -64,7 +64,8 @@ static void write_table(FILE *out, const struct claims_result *res)
 	}
 	summary(out, res, "");
 	for (int j = 0; j < NCOL; j++)
-		fprintf(out, "%-*s%s", (int)w[j], heads[j], j + 1 < NCOL ? "  " : "\n");
+		fprintf(out, "%-*s%s", (int)(j + 1 < NCOL ? w[j] : 0), heads[j],
+		        j + 1 < NCOL ? "  " : "\n");
 	for (size_t i = 0; i < res->n; i++) {
 		cells(&res->checks[i], c);
 		for (int j = 0; j < NCOL; j++)
