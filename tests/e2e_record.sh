@@ -51,6 +51,21 @@ expect_status "record: fork and exec give one stream per process" 0 "$A" record 
 np=$("$JGET" "$TMP/f.json" processes)
 if [ "${np:-0}" -ge 3 ]; then ok "sh + 2 children recorded as $np process streams"; else notok "process streams" "got ${np:-none}"; fi
 
+# --- a killed process leaves a readable trace: its stream up to its last block, no end block -------
+expect_status "record of a shell killed by SIGKILL exits 137" 137 "$A" record -o "$TMP/k.trace" -- sh -c "$PROG 1 8 4; kill -KILL \$\$"
+expect_status "trace info reads the killed run's trace" 0 "$A" trace info --json "$TMP/k.trace"
+cp "$TMP/out" "$TMP/k.json"
+nk=$("$JGET" "$TMP/k.json" processes)
+done_k=0
+for ((i = 1; i < ${nk:-0}; i++)); do
+	[ "$("$JGET" "$TMP/k.json" "process.$i.complete")" = true ] && done_k=1
+done
+if [ "$("$JGET" "$TMP/k.json" process.0.complete)" = false ] && [ "$done_k" = 1 ]; then
+	ok "the killed shell is marked incomplete, its finished child complete"
+else
+	notok "killed process" "$(head -c 300 "$TMP/k.json")"
+fi
+
 # --- a real Debian program -----------------------------------------------------------------------
 seq 1 20000 | sort -R >"$TMP/in.txt" 2>/dev/null || seq 1 20000 >"$TMP/in.txt"
 expect_status "record sort" 0 "$A" record -o "$TMP/sort.trace" -- sort -n "$TMP/in.txt" -o "$TMP/sorted.txt"

@@ -18,7 +18,7 @@
 #define CMP_MIN_BOOTSTRAP 10000
 #define CMP_MAX_BOOTSTRAP 100000
 /* Bootstrap cost: resamples x measured rounds, each resample one Hodges-Lehmann estimate. */
-#define CMP_MAX_BOOT_POINTS 1e8
+#define CMP_MAX_BOOT_POINTS 1e7
 #define CMP_DRIFT_P         0.01 /* Spearman p below which rounds are not exchangeable */
 
 /* CMP_TOO_FEW: no verdict yet, and none possible with these rounds: the exact test's smallest

@@ -39,7 +39,7 @@ static const char compare_usage[] =
     "  --regime R      steady (the median of each run's steady repetitions), cold (its first\n"
     "                  repetition) or both, side by side (default)\n"
     "  --bootstrap N   percentile bootstrap interval (10000 to 100000 resamples, seeded by\n"
-    "                  --seed, default 1; N x rounds at most 10^8) instead of the signed-rank\n"
+    "                  --seed, default 1; N x rounds at most 10^7) instead of the signed-rank\n"
     "                  interval; one file only\n"
     "  --calibration FILE  the noise floor column from this `allocab calibrate` file\n"
     "                  (default: results/calibration.json when it exists): the smallest\n"
