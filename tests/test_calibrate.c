@@ -179,8 +179,24 @@ static void test_file(void)
 	cJSON_Delete(meta);
 }
 
+/* 4,000 rounds hold 8 million pairs: the slope comes from a bounded sample of them. */
+static void test_drift_many(void)
+{
+	size_t n = 4000;
+	double *x = malloc(n * sizeof *x);
+	struct calib_drift dr;
+
+	for (size_t i = 0; x && i < n; i++)
+		x[i] = 0.5 * (double)i + (i % 2 ? 0.25 : -0.25);
+	CHECK(x && calib_drift(x, n, &dr) == 0, "drift of 4000 rounds");
+	CHECK(x && fabs(dr.slope - 0.5) < 0.01, "sampled Theil-Sen slope of a noisy line: %g",
+	      dr.slope);
+	free(x);
+}
+
 int main(void)
 {
+	test_drift_many();
 	test_mde();
 	test_noise();
 	test_blocks();

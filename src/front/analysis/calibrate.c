@@ -5,6 +5,7 @@
 
 #include "common/errmsg.h"
 #include "common/jsonload.h"
+#include "common/prng.h"
 #include "common/status.h"
 #include "front/analysis/compare.h"
 #include "front/analysis/logratio.h"
@@ -56,23 +57,51 @@ int calib_blocks(const double *d, size_t n, size_t size, double alpha, struct ca
 	return 0;
 }
 
-int calib_drift(const double *x, size_t n, struct calib_drift *out)
+/* The pairwise slopes of x: all n(n-1)/2 of them, or CALIB_MAX_SLOPES pairs i < j drawn with a
+ * fixed seed when there are more (randomised Theil-Sen: the median of a uniform sample of the
+ * slopes), so that memory and time stay bounded. Returns how many were written. */
+static size_t pair_slopes(const double *x, size_t n, double *slopes)
 {
 	size_t m = n * (n - 1) / 2, k = 0;
+	struct prng r;
+
+	if (m <= CALIB_MAX_SLOPES) {
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = i + 1; j < n; j++)
+				slopes[k++] = (x[j] - x[i]) / (double)(j - i);
+		return k;
+	}
+	prng_seed(&r, CALIB_SLOPE_SEED);
+	while (k < CALIB_MAX_SLOPES) {
+		size_t i = (size_t)prng_below(&r, n), j = (size_t)prng_below(&r, n);
+		if (i == j)
+			continue;
+		if (i > j) {
+			size_t t = i;
+			i = j;
+			j = t;
+		}
+		slopes[k++] = (x[j] - x[i]) / (double)(j - i);
+	}
+	return k;
+}
+
+int calib_drift(const double *x, size_t n, struct calib_drift *out)
+{
+	size_t m = n * (n - 1) / 2;
 	double *idx, *slopes;
 	int rc = -1;
 
 	if (n < 2)
 		return -1;
+	if (m > CALIB_MAX_SLOPES)
+		m = CALIB_MAX_SLOPES;
 	idx = malloc(n * sizeof *idx);
 	slopes = malloc(m * sizeof *slopes);
 	if (idx && slopes) {
 		for (size_t i = 0; i < n; i++)
 			idx[i] = (double)i;
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = i + 1; j < n; j++)
-				slopes[k++] = (x[j] - x[i]) / (double)(j - i);
-		out->slope = stats_median(slopes, m);
+		out->slope = stats_median(slopes, pair_slopes(x, n, slopes));
 		rc = stats_spearman(idx, x, n, &out->rho, &out->p);
 	}
 	free(idx);

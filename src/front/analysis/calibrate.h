@@ -27,6 +27,9 @@
 #define CALIB_POWER_MAX  1.0
 #define CALIB_MAX_ROUNDS 1000000000ull
 #define CALIB_MAX_SD     100.0 /* of log ratios: e^100 is no timing */
+/* Theil-Sen slopes of calib_drift: all pairs up to this many, else a seeded sample of them. */
+#define CALIB_MAX_SLOPES ((size_t)1 << 22)
+#define CALIB_SLOPE_SEED 0x7e115e7ULL
 
 /* Spread and A/A verdict of the log ratios d_r = ln(t_B / t_A). */
 struct calib_noise {
@@ -42,7 +45,7 @@ struct calib_blocks {
 	size_t size, count, rejected; /* rejected: blocks whose interval excludes 0 */
 };
 
-/* Trend of a series against its round index. */
+/* Trend of a series against its round index; the slope from at most CALIB_MAX_SLOPES pairs. */
 struct calib_drift {
 	double rho, p; /* Spearman rank correlation and its two-sided p */
 	double slope;  /* Theil-Sen: median of pairwise slopes, units per round */
