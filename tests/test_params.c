@@ -6,9 +6,9 @@
 #include <string.h>
 
 static const struct wl_param demo_params[] = {
-    {"rows", "rows", "rows per group", {100, 1000, 10000}, 1, 1000000},
-    {"page_bytes", "bytes", "page size", {4096, 65536, 1048576}, 64, 1LL << 40},
-    {"skew", "percent", "signed skew", {0, 0, 0}, -50, 50},
+    {"rows", "rows", "rows per group", {100, 1000, 10000}, 1, 1000000, 0},
+    {"page_bytes", "bytes", "page size", {4096, 65536, 1048576}, 64, 1LL << 40, 0},
+    {"skew", "percent", "signed skew", {0, 0, 0}, -50, 50, 0},
 };
 static const char *const demo_phases[] = {"decode", "consume", NULL};
 
