@@ -40,7 +40,7 @@ int gate_parse_pct(const char *s, double *out)
 }
 
 /* --conf has always taken strtod's leading blanks and '+', which the other numbers refuse. */
-static int parse_conf(const char *s, double *out)
+int gate_parse_conf(const char *s, double *out)
 {
 	double v;
 
@@ -112,7 +112,7 @@ static int gate_option(struct gate_spec *g, int k, const char *v, int *have_marg
 		g->on_geomean = strcmp(v, "geomean") == 0;
 		return 0;
 	case G_CONF:
-		if (parse_conf(v, &g->conf) != 0)
+		if (gate_parse_conf(v, &g->conf) != 0)
 			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
 		return 0;
 	case G_REGIME:

@@ -19,6 +19,9 @@ struct gate_spec;
 
 /* A margin percentage "5", "5%" or "2.5%", 0 <= P < 100: 0 and *out, or -1. */
 int gate_parse_pct(const char *s, double *out);
+/* An interval level for --conf, 0.5 <= L < 1 (leading blanks and '+' accepted, as always): 0
+ * and *out, or -1. */
+int gate_parse_conf(const char *s, double *out);
 
 /* Parses the gate options (--candidate NAME, --baseline NAME, --min-speedup P%, --max-slowdown P%,
  * --on geomean|each, --phase NAME, --workload NAME, --against OLD, --conf L, --regime

@@ -59,18 +59,6 @@ static const char compare_usage[] =
     "too few rounds for any verdict under Holm: too few rounds for a verdict: need N.\n"
     "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit status\").\n";
 
-/* --conf has always taken strtod's leading blanks and '+', which the other numbers refuse. */
-static int parse_conf(const char *s, double *out)
-{
-	double v;
-
-	s += strspn(s, " \t\n\v\f\r");
-	if (num_parse_double(s + (*s == '+'), 0, &v) != 0 || !(v >= 0.5 && v < 1))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 struct compare_args {
 	struct cmp_opts o;
 	const char *files[2];
@@ -157,7 +145,7 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 			                   v);
 		return 0;
 	case C_CONF:
-		if (parse_conf(v, &a->o.conf) != 0)
+		if (gate_parse_conf(v, &a->o.conf) != 0)
 			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
 		return 0;
 	case C_BOOTSTRAP:

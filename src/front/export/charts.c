@@ -59,10 +59,21 @@ static void row_label(const struct cmp_report *r, const struct cmp_row *row, cha
 	         both ? rf_regime_name(row->regime) : "", both ? ")" : "");
 }
 
-/* The speedup axis: every usable interval, 1.0 and the margin, padded on a log scale. */
+/* A log axis over the ratios [lo, hi], clamped to [0.05, 20], padded by pad of its log span plus
+ * margin on each side. */
+static struct svg_scale ratio_axis(double lo, double hi, double pad, double margin, double p0,
+                                   double p1)
+{
+	lo = fmax(lo, 0.05);
+	hi = fmin(hi, 20);
+	pad = (log(hi) - log(lo)) * pad + margin;
+	return (struct svg_scale){exp(log(lo) - pad), exp(log(hi) + pad), p0, p1, 1};
+}
+
+/* The speedup axis: every usable interval, 1.0 and the margin. */
 static struct svg_scale forest_scale(const struct export_input *in)
 {
-	double lo = 1, hi = 1, pad;
+	double lo = 1, hi = 1;
 
 	for (size_t i = 0; i < in->r->nrows; i++) {
 		const struct cmp_row *row = &in->r->rows[i];
@@ -75,10 +86,7 @@ static struct svg_scale forest_scale(const struct export_input *in)
 		lo = fmin(lo, 1 / in->margin);
 		hi = fmax(hi, 1 / in->margin);
 	}
-	lo = fmax(lo, 0.05);
-	hi = fmin(hi, 20);
-	pad = (log(hi) - log(lo)) * 0.06 + 0.01;
-	return (struct svg_scale){exp(log(lo) - pad), exp(log(hi) + pad), LABEL_W, PLOT_X1, 1};
+	return ratio_axis(lo, hi, 0.06, 0.01, LABEL_W, PLOT_X1);
 }
 
 static void x_axis(FILE *f, const struct svg_scale *s, double y0, double y1, const char *label)
@@ -171,21 +179,27 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone)
 	return ferror(f) ? -1 : 0;
 }
 
+/* Whether the speed-against-memory chart draws row: a usable workload total of the leading
+ * regime with a memory ratio. */
+static int scatter_row(const struct cmp_report *r, const struct cmp_row *row)
+{
+	return row->usable && row->workload && strcmp(row->phase, "total") == 0 &&
+	       row->rss_ratio > 0 && row->regime == series_primary_regime(r);
+}
+
+/* The memory (memory 1) or speedup axis of the rows scatter_row draws, with 1.0. */
 static struct svg_scale scatter_axis(const struct cmp_report *r, int memory, double p0, double p1)
 {
 	double lo = 1, hi = 1;
 
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
-		if (!row->usable || !row->workload || (memory && !(row->rss_ratio > 0)))
+		if (!scatter_row(r, row))
 			continue;
 		lo = fmin(lo, memory ? row->rss_ratio : cmp_speedup(row->d.hi));
 		hi = fmax(hi, memory ? row->rss_ratio : cmp_speedup(row->d.lo));
 	}
-	lo = fmax(lo, 0.05);
-	hi = fmin(hi, 20);
-	double pad = (log(hi) - log(lo)) * 0.08 + 0.02;
-	return (struct svg_scale){exp(log(lo) - pad), exp(log(hi) + pad), p0, p1, 1};
+	return ratio_axis(lo, hi, 0.08, 0.02, p0, p1);
 }
 
 static void y_axis(FILE *f, const struct svg_scale *s, double x0, double x1, const char *label)
@@ -230,8 +244,7 @@ int chart_speed_memory(FILE *f, const struct export_input *in)
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
 		size_t k = 0;
-		if (!row->usable || !row->workload || strcmp(row->phase, "total") != 0 ||
-		    !(row->rss_ratio > 0) || row->regime != series_primary_regime(r))
+		if (!scatter_row(r, row))
 			continue;
 		size_t w = 0;
 		while (k < nc && strcmp(cands[k], row->candidate) != 0)

@@ -82,6 +82,21 @@ static int each_arm(const struct cmp_report *r, arm_fn fn, void *ctx)
 	return 0;
 }
 
+/* Prints the document j (NULL: memory ran out while building it) and deletes it. */
+static int print_and_free(FILE *f, cJSON *j, char *err, size_t errlen)
+{
+	char *text = j ? cJSON_Print(j) : NULL;
+
+	cJSON_Delete(j);
+	if (!text) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	fprintf(f, "%s\n", text);
+	free(text);
+	return 0;
+}
+
 static void bench_name(const struct cmp_row *row, const char *arm, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%s/%s/%s", row->workload ? row->workload : "geomean", row->phase,
@@ -124,34 +139,35 @@ static int bmf_arm(void *ctx, const struct cmp_row *row, const char *arm, int is
 	return 0;
 }
 
+/* Adds each usable row's speedup with its interval to the candidate's benchmark. */
+static int bmf_speedups(cJSON *doc, const struct cmp_report *r)
+{
+	char name[512];
+	cJSON *b;
+
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct cmp_row *row = &r->rows[i];
+		if (!row->usable)
+			continue;
+		bench_name(row, row->candidate, name, sizeof name);
+		if (!(b = bmf_bench(doc, name)))
+			return -1;
+		cJSON_AddItemToObject(b, "speedup",
+		                      bmf_measure(cmp_speedup(row->d.est), cmp_speedup(row->d.hi),
+		                                  cmp_speedup(row->d.lo)));
+	}
+	return 0;
+}
+
 static int write_bmf(FILE *f, const struct export_input *in, char *err, size_t errlen)
 {
-	cJSON *doc = cJSON_CreateObject(), *b;
-	char name[512], *text = NULL;
+	cJSON *doc = cJSON_CreateObject();
 
-	if (doc && each_arm(in->r, bmf_arm, doc) == 0)
-		for (size_t i = 0; i < in->r->nrows; i++) {
-			const struct cmp_row *row = &in->r->rows[i];
-			if (!row->usable)
-				continue;
-			bench_name(row, row->candidate, name, sizeof name);
-			if (!(b = bmf_bench(doc, name)))
-				break;
-			cJSON_AddItemToObject(b, "speedup",
-			                      bmf_measure(cmp_speedup(row->d.est),
-			                                  cmp_speedup(row->d.hi),
-			                                  cmp_speedup(row->d.lo)));
-		}
-	if (doc)
-		text = cJSON_Print(doc);
-	cJSON_Delete(doc);
-	if (!text) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
+	if (doc && (each_arm(in->r, bmf_arm, doc) != 0 || bmf_speedups(doc, in->r) != 0)) {
+		cJSON_Delete(doc);
+		doc = NULL;
 	}
-	fprintf(f, "%s\n", text);
-	free(text);
-	return 0;
+	return print_and_free(f, doc, err, errlen);
 }
 
 static int gab_arm(void *ctx, const struct cmp_row *row, const char *arm, int is_base,
@@ -188,18 +204,12 @@ static int gab_arm(void *ctx, const struct cmp_row *row, const char *arm, int is
 static int write_gab(FILE *f, const struct export_input *in, char *err, size_t errlen)
 {
 	cJSON *arr = cJSON_CreateArray();
-	char *text = NULL;
 
-	if (arr && each_arm(in->r, gab_arm, arr) == 0)
-		text = cJSON_Print(arr);
-	cJSON_Delete(arr);
-	if (!text) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
+	if (arr && each_arm(in->r, gab_arm, arr) != 0) {
+		cJSON_Delete(arr);
+		arr = NULL;
 	}
-	fprintf(f, "%s\n", text);
-	free(text);
-	return 0;
+	return print_and_free(f, arr, err, errlen);
 }
 
 const struct exporter export_bmf = {
