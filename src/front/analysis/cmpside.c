@@ -1,0 +1,115 @@
+/* cmpside.c - the per-side summaries of a comparison row (compare.h): median times of each
+ * regime, memory (peak, retained, resident set after the first and last rep, its growth) and the
+ * runs that never settled, over the ok runs of each arm. */
+#include "front/analysis/cmpint.h"
+
+#include <math.h>
+#include <string.h>
+
+double cmp_median(double *v, size_t n)
+{
+	return n ? stats_median(v, n) : NAN;
+}
+
+/* One side's figures over its ok runs (medians): the time of each regime, the resident set after
+ * the first and the last rep and its growth, and the runs that did not settle. */
+struct side {
+	double med_ns, retained, peak;
+	double med_regime[RF_NREGIMES], rss_first, rss_last, growth;
+	size_t nok, unsettled;
+};
+
+/* The median over the ok runs of one figure of a run (NAN figures skipped). */
+static double run_median(struct cmp_builder *b, const struct rf_doc *doc, size_t arm, size_t w,
+                         double (*fig)(const struct rf_run *, size_t, int), size_t p, int g)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < doc->nrounds; i++) {
+		const struct rf_run *run = rf_run(doc, i, arm, w);
+		double v = run->ok ? fig(run, p, g) : NAN;
+		if (!isnan(v))
+			b->rss[n++] = v;
+	}
+	return cmp_median(b->rss, n);
+}
+
+static double fig_time(const struct rf_run *run, size_t p, int g)
+{
+	return run->t_regime[g][p];
+}
+
+static double fig_rss(const struct rf_run *run, size_t p, int last)
+{
+	(void)p;
+	return last ? run->rss_last : run->rss_first;
+}
+
+static double fig_growth(const struct rf_run *run, size_t p, int g)
+{
+	(void)p, (void)g;
+	return run->rss_last - run->rss_first;
+}
+
+static double fig_retained(const struct rf_run *run, size_t p, int g)
+{
+	(void)p, (void)g;
+	return isfinite(run->retained_bytes) ? run->retained_bytes : NAN;
+}
+
+static double fig_peak(const struct rf_run *run, size_t p, int g)
+{
+	(void)p, (void)g;
+	return run->max_rss_kib > 0 ? run->max_rss_kib : NAN;
+}
+
+static void side_figures(struct cmp_builder *b, const struct rf_doc *doc, size_t arm, size_t w,
+                         size_t p, struct side *s)
+{
+	memset(s, 0, sizeof *s);
+	for (size_t i = 0; i < doc->nrounds; i++) {
+		const struct rf_run *run = rf_run(doc, i, arm, w);
+		s->nok += run->ok && run->t_regime[b->g][p] > 0;
+		s->unsettled += run->ok && run->settled == 0;
+	}
+	s->med_ns = run_median(b, doc, arm, w, fig_time, p, (int)b->g);
+	for (int g = 0; g < RF_NREGIMES; g++)
+		s->med_regime[g] = run_median(b, doc, arm, w, fig_time, p, g);
+	s->retained = run_median(b, doc, arm, w, fig_retained, p, 0);
+	s->peak = run_median(b, doc, arm, w, fig_peak, p, 0);
+	s->rss_first = run_median(b, doc, arm, w, fig_rss, p, 0);
+	s->rss_last = run_median(b, doc, arm, w, fig_rss, p, 1);
+	s->growth = run_median(b, doc, arm, w, fig_growth, p, 0);
+}
+
+static void set_sides(struct cmp_row *row, const struct side *sb, const struct side *sc)
+{
+	row->med_base_ns = sb->med_ns;
+	row->med_cand_ns = sc->med_ns;
+	row->retained_base = sb->retained;
+	row->retained_cand = sc->retained;
+	row->peak_base_kib = sb->peak;
+	row->peak_cand_kib = sc->peak;
+	memcpy(row->med_regime_base, sb->med_regime, sizeof sb->med_regime);
+	memcpy(row->med_regime_cand, sc->med_regime, sizeof sc->med_regime);
+	row->rss_first_base = sb->rss_first;
+	row->rss_first_cand = sc->rss_first;
+	row->rss_last_base = sb->rss_last;
+	row->rss_last_cand = sc->rss_last;
+	row->growth_base = sb->growth;
+	row->growth_cand = sc->growth;
+	row->unsettled_base = sb->unsettled;
+	row->unsettled_cand = sc->unsettled;
+	row->n_base = sb->nok;
+	row->n_cand = sc->nok;
+}
+
+void cmp_row_sides(struct cmp_builder *b, struct cmp_row *row, const struct rf_doc *db, size_t ab,
+                   size_t wb, const struct rf_doc *dc, size_t ac, size_t wc, size_t p)
+{
+	struct side sb, sc;
+
+	side_figures(b, db, ab, wb, p, &sb);
+	side_figures(b, dc, ac, wc, p, &sc);
+	set_sides(row, &sb, &sc);
+}
