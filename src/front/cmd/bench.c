@@ -8,7 +8,6 @@
 #include "front/run/progress.h"
 #include "front/run/setup.h"
 #include "front/run/benchprog.h"
-#include "front/run/duet.h"
 #include "common/errmsg.h"
 #include "common/status.h"
 #include "front/analysis/gate.h"
@@ -364,18 +363,11 @@ static int setup_commands(struct setup *s, const struct bench_opts *o, char *err
 /* --duet: two arms, single-threaded workloads only, two CPUs to pin them to. Returns 0 or 2. */
 static int setup_duet(struct setup *s, char *err, size_t errlen)
 {
-	int cpu[2];
-
 	if (s->c.narms != 2)
 		return errmsg_status(ST_USAGE, err, errlen,
 		                     "--duet pairs exactly two allocators (-a A,B), not %zu",
 		                     s->c.narms);
-	if (bench_duet_workloads_ok(&s->c, &s->list, err, errlen) != 0)
-		return ST_USAGE;
-	if (duet_cpus(cpu, err, errlen) != 0)
-		return ST_USAGE;
-	s->c.duet = 1;
-	return 0;
+	return bench_duet_setup(&s->c, &s->list, err, errlen) != 0 ? ST_USAGE : 0;
 }
 
 /* mkdir -p */

@@ -11,7 +11,6 @@
 #include "front/run/setup.h"
 #include "front/analysis/calibrate.h"
 #include "front/analysis/calibreport.h"
-#include "front/run/duet.h"
 #include "common/errmsg.h"
 #include "common/jsonload.h"
 #include "common/status.h"
@@ -327,7 +326,7 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
                  const char *runs_path, int argc, char **argv, char *err, size_t errlen)
 {
 	char dir[4096];
-	int cpu[2], rc;
+	int rc;
 	const char *backend = o->backend, *label = o->backend;
 
 	if (bo->narm_specs > 1 || (bo->narm_specs && o->backend_set))
@@ -393,12 +392,7 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 	};
 	if ((rc = setup_workloads(s, bo, err, errlen)) != 0 || !o->duet)
 		return rc;
-	if (bench_duet_workloads_ok(&s->c, &s->list, err, errlen) != 0)
-		return ST_USAGE;
-	if (duet_cpus(cpu, err, errlen) != 0)
-		return ST_USAGE;
-	s->c.duet = 1;
-	return 0;
+	return bench_duet_setup(&s->c, &s->list, err, errlen) != 0 ? ST_USAGE : 0;
 }
 
 /* ---- output paths ---- */

@@ -4,6 +4,7 @@
 #include "front/run/setup.h"
 
 #include "common/errmsg.h"
+#include "front/run/duet.h"
 #include "front/run/runner.h"
 
 #include <errno.h>
@@ -266,6 +267,17 @@ int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_
 			    "--duet: workload '%s' is not single-threaded (the drivers "
 			    "list as single_threaded: %s)",
 			    c->wl[i].name, used ? have : "none");
+	return 0;
+}
+
+int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, char *err,
+                     size_t errlen)
+{
+	int cpu[2];
+
+	if (bench_duet_workloads_ok(c, l, err, errlen) != 0 || duet_cpus(cpu, err, errlen) != 0)
+		return -1;
+	c->duet = 1;
 	return 0;
 }
 

@@ -61,6 +61,10 @@ unsigned bench_wl_flags(const struct bench_wl_list *l, const char *name);
  * single-threaded ones of l named in err. */
 int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_list *l, char *err,
                             size_t errlen);
+/* Turns c into a duet (c->duet = 1) when the rule above holds and this machine has two CPUs to
+ * pin the runs to. Returns 0, or -1 with the reason in err. */
+int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, char *err,
+                     size_t errlen);
 
 /* How many comparisons `allocab compare` makes by default on what c runs: per arm but the first,
  * shown[i] rows for workload i (its total, or every phase of a workload flagged show_phases;
