@@ -25,7 +25,7 @@ static int check_failures;
 #define CHECK_NEAR(got, want, tol, name)                                                           \
 	do {                                                                                       \
 		double g_ = (got), w_ = (want);                                                    \
-		CHECK(fabs(g_ - w_) <= (tol), "%s: got %.10g want %.10g", name, g_, w_);          \
+		CHECK(fabs(g_ - w_) <= (tol), "%s: got %.10g want %.10g", name, g_, w_);           \
 	} while (0)
 
 #define CHECK_DONE() (fflush(stdout), check_failures ? 1 : 0)

@@ -353,8 +353,8 @@ static void test_progress(void)
 	progress_fit(line, 200);
 	CHECK(strlen(line) == 69, "progress_fit: a short line stays whole");
 	progress_fit(line, 40);
-	CHECK(strlen(line) == 39 && !strcmp(line + 36, "..."), "progress_fit: cut to 39 + '...': %s",
-	      line);
+	CHECK(strlen(line) == 39 && !strcmp(line + 36, "..."),
+	      "progress_fit: cut to 39 + '...': %s", line);
 	CHECK(pipe(fd) == 0, "pipe");
 	setenv("COLUMNS", "123", 1);
 	CHECK(progress_width(fd[1]) == 123, "progress_width: $COLUMNS off a terminal");

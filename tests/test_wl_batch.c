@@ -27,7 +27,8 @@ static void tiny(int64_t *p)
 
 static void test_table(void)
 {
-	CHECK(strcmp(wl->name, "batch_prep") == 0 && wl_find(wl_registry, "batch_prep") == wl, "registered");
+	CHECK(strcmp(wl->name, "batch_prep") == 0 && wl_find(wl_registry, "batch_prep") == wl,
+	      "registered");
 	CHECK(wl->nparams <= WL_MAX_PARAMS && wl->check && wl->footprint && wl->run && wl->phases,
 	      "table complete");
 	CHECK(wlh_defaults_in_range(wl), "every default within its range");

@@ -34,7 +34,8 @@ static void tiny(int64_t *p)
 
 static void test_table(void)
 {
-	CHECK(strcmp(wl->name, "checkpoint_write") == 0 && wl_find(wl_registry, "checkpoint_write") == wl,
+	CHECK(strcmp(wl->name, "checkpoint_write") == 0 &&
+	          wl_find(wl_registry, "checkpoint_write") == wl,
 	      "registered");
 	CHECK(wl->nparams <= WL_MAX_PARAMS && wl->footprint && wl->run && wl->phases,
 	      "table complete");

@@ -24,7 +24,8 @@ static void test_table(void)
 	static const char *const names[] = {"load", "features", "batches", "checkpoint"};
 	int ok;
 
-	CHECK(strcmp(wl->name, "pipeline") == 0 && wl_find(wl_registry, "pipeline") == wl, "registered");
+	CHECK(strcmp(wl->name, "pipeline") == 0 && wl_find(wl_registry, "pipeline") == wl,
+	      "registered");
 	CHECK(wl->nparams <= WL_MAX_PARAMS && wl->check && wl->footprint && wl->run,
 	      "table complete");
 	ok = wlh_defaults_in_range(wl);

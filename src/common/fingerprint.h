@@ -11,8 +11,8 @@
 cJSON *fingerprint_json(void);
 
 /* 16 hex digits identifying the hardware/OS part of a fingerprint object (cpu_model, online_cpus,
- * kernel, glibc, thp, governor; not env). Written into out (>= 17 bytes). Two objects with equal ids
- * came from machines we treat as the same. */
+ * kernel, glibc, thp, governor; not env). Written into out (>= 17 bytes). Two objects with equal
+ * ids came from machines we treat as the same. */
 void fingerprint_id(const cJSON *machine, char out[17]);
 
 #endif

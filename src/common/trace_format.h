@@ -14,11 +14,12 @@
 #define TRACE_BLOCK_MAGIC 0x31425441u /* "ATB1" */
 #define TRACE_BLOCK_HDR   32
 #define TRACE_MAX_RAW     (1u << 20) /* largest decompressed block payload the reader accepts */
-#define TRACE_MAX_PAYLOAD (TRACE_MAX_RAW + (TRACE_MAX_RAW >> 7) + 1024) /* >= ZSTD_compressBound   \
-	                                                                 */
-#define TRACE_MAX_META  16384 /* largest process / end / trailer payload */
-#define TRACE_MAX_EVENT 41    /* op byte + 4 varints of at most 10 bytes */
-#define TRACE_MIN_EVENT 3     /* op byte + two one-byte varints */
+#define TRACE_MAX_PAYLOAD                                                                          \
+	(TRACE_MAX_RAW + (TRACE_MAX_RAW >> 7) + 1024) /* >= ZSTD_compressBound                     \
+	                                               */
+#define TRACE_MAX_META  16384                         /* largest process / end / trailer payload */
+#define TRACE_MAX_EVENT 41                            /* op byte + 4 varints of at most 10 bytes */
+#define TRACE_MIN_EVENT 3                             /* op byte + two one-byte varints */
 
 enum trace_kind {
 	TRACE_K_PROCESS = 1, /* starts a process stream: pid, ppid, clocks, executable, arguments */

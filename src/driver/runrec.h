@@ -61,7 +61,7 @@ struct runrec {
 	const struct workload *wl;
 	enum wl_scale scale;
 	uint64_t seed;
-	const int64_t *params; /* wl->nparams effective values */
+	const int64_t *params;  /* wl->nparams effective values */
 	const char *const *str; /* string parameters' values by index (may be NULL: none) */
 	const struct runrec_rep *reps;
 	int nreps; /* 1..RUNREC_MAX_REPS */

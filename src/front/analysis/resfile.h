@@ -42,7 +42,8 @@ struct rf_workload {
 	char *phases[RF_MAX_PHASES]; /* "total" is always among them */
 	char *checksum;              /* NULL in commands mode or without an ok run */
 	char *work;                  /* effective params, seed and scale as one comparable string */
-	int show_phases; /* a record's workload.flags holds "show_phases": compare shows its phases */
+	int show_phases; /* a record's workload.flags holds "show_phases": compare shows its phases
+	                  */
 };
 
 struct rf_fail {

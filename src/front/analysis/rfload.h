@@ -36,8 +36,9 @@ int rl_opt_num(struct loader *l, const cJSON *o, const char *key, double hi, con
 int rl_wall_ns(const cJSON *v, double *out);
 /* The allocab-run/1 record of an ok run of workload w by arm (at: where, for messages): phases,
  * median time per phase into run, the times of each regime (cold, steady), whether the run
- * settled, memory figures (the resident set after the first and the last rep), and the check that it did the work of the
- * workload's first ok run (*first_arm). Returns 0 or -1 with the reason set. */
+ * settled, memory figures (the resident set after the first and the last rep), and the check that
+ * it did the work of the workload's first ok run (*first_arm). Returns 0 or -1 with the reason set.
+ */
 int rl_record(struct loader *l, struct rf_workload *w, const char **first_arm, const char *arm,
               const cJSON *rec, struct rf_run *run, const char *at);
 

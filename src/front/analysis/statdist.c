@@ -100,4 +100,3 @@ double stats_t_cdf(double t, double df)
 	tail = isinf(t) ? 0 : 0.5 * beta_inc(df / 2, 0.5, df / (df + t * t), t * t / (df + t * t));
 	return t > 0 ? 1 - tail : tail;
 }
-

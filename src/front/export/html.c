@@ -31,7 +31,8 @@ static void esc(FILE *f, const char *s)
 static void comparison_table(FILE *f, const struct cmp_report *r)
 {
 	fputs("<table>\n<thead><tr><th>workload</th><th>phase</th><th>candidate</th>"
-	      "<th>regime</th><th>speedup</th><th>interval</th><th>improvement</th><th>verdict</th><th>n</th>"
+	      "<th>regime</th><th>speedup</th><th>interval</th><th>improvement</th><th>verdict</"
+	      "th><th>n</th>"
 	      "<th>peak RSS ratio</th></tr></thead>\n<tbody>\n",
 	      f);
 	for (size_t i = 0; i < r->nrows; i++) {

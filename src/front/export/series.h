@@ -25,8 +25,8 @@ int series_arm_peak_rss(const struct rf_doc *d, const char *arm, const char *wl,
 double series_sorted_median(double *x, size_t n);
 
 /* For a paired, non-geomean row of r: d = ln(t_candidate / t_baseline) of the row's regime in
- * every round where both runs are ok, in round order, with the rounds' "index" in *round. Returns 0 (*n may be 0), or -1
- * when memory ran out or the row is not of that kind. */
+ * every round where both runs are ok, in round order, with the rounds' "index" in *round. Returns 0
+ * (*n may be 0), or -1 when memory ran out or the row is not of that kind. */
 int series_round_ratios(const struct cmp_report *r, const struct cmp_row *row, double **d,
                         size_t **round, size_t *n);
 
