@@ -40,7 +40,8 @@ grep -q "speedup 1.12x means the candidate takes 1/1.12" "$h" && ok "html: conve
 grep -q 'class="est-faster"' "$h" && ok "html: faster rows coloured as faster" || notok "html: faster rows coloured as faster" "none"
 grep -q 'prefers-color-scheme: dark' "$h" && ok "html: dark scheme" || notok "html: dark scheme" "missing"
 grep -q '<polyline class="series' "$h" && ok "html: per-round lines" || notok "html: per-round lines" "missing"
-grep -q 'class="pt-warm"' "$h" && ok "html: cold repetitions drawn apart from steady times" || notok "html: cold repetitions drawn apart from steady times" "no rings"
+grep -q '<circle [^>]*class="pt-warm"><title>[a-z]*, cold first repetition' "$h" && ok "html: cold repetitions drawn apart from steady times" || notok "html: cold repetitions drawn apart from steady times" "no rings"
+grep -q 'class="pt-warm" style="stroke-width:2.5"><title>[a-z]*, warm-up round (not compared)' "$h" && ok "html: warm-up rounds drawn, marked as not compared" || notok "html: warm-up rounds drawn, marked as not compared" "no crosses"
 grep -q 'parquet_load  mimalloc  (cold)' "$h" && grep -q 'parquet_load  mimalloc  (steady)' "$h" &&
 	ok "html: forest rows name their regime" || notok "html: forest rows name their regime" "missing"
 grep -q 'axis\|speedup (x, log scale)' "$h" && grep -q 'peak RSS, candidate / baseline' "$h" &&

@@ -60,6 +60,11 @@ const struct rf_run *rf_run(const struct rf_doc *d, size_t round, size_t arm, si
 	return &d->runs[(round * d->narms + arm) * d->nwl + wl];
 }
 
+const struct rf_run *rf_warm_run(const struct rf_doc *d, size_t k, size_t arm, size_t wl)
+{
+	return &d->warm_runs[(k * d->narms + arm) * d->nwl + wl];
+}
+
 /* A non-empty array of distinct names into a new array of n elements of size elem, each name a
  * copy stored at offset name_off, indexed by idx; *out is set first so that rf_free can clean up
  * a failure. */
@@ -240,14 +245,17 @@ static int load_process(struct loader *l, const cJSON *jr, struct rf_run *run, c
 	return 0;
 }
 
-static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup, long measured,
+/* Loads run jr of round `round` into its slot of the round's block row (a measured or a warm-up
+ * round: rf_run, rf_warm_run). */
+static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup, struct rf_run *row,
                     const char **first_arm, const char *at)
 {
 	struct rf_doc *d = l->d;
 	const char *arm = rl_get_str(jr, "arm"), *wl = rl_get_str(jr, "workload");
 	const char *status = rl_get_str(jr, "status");
 	int a = arm ? rf_arm(d, arm) : -1, w = wl ? rf_workload(d, wl) : -1;
-	struct rf_run scratch, *run = &scratch;
+	struct rf_run *run;
+	int measured = !warmup;
 
 	if (a < 0)
 		return rl_fail(l, "%s: arm %s%.100s%s is not in config.arms", at, arm ? "'" : "",
@@ -258,11 +266,9 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 	if (!in_list(status, run_statuses))
 		return rl_fail(l, "%s: status %s%.100s%s is not a run status", at,
 		               status ? "'" : "", status ? status : "missing", status ? "'" : "");
-	if (measured >= 0) {
-		run = &d->runs[((size_t)measured * d->narms + (size_t)a) * d->nwl + (size_t)w];
-		if (run->present)
-			return rl_fail(l, "%s: second run of %s on %s in one round", at, arm, wl);
-	}
+	run = &row[(size_t)a * d->nwl + (size_t)w];
+	if (run->present)
+		return rl_fail(l, "%s: second run of %s on %s in one round", at, arm, wl);
 	memset(run, 0, sizeof *run);
 	for (size_t p = 0; p < RF_MAX_PHASES; p++)
 		run->t_ns[p] = run->t_regime[RF_COLD][p] = run->t_regime[RF_STEADY][p] = NAN;
@@ -280,13 +286,13 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 			return rl_fail(
 			    l, "%s: process.wall_ns missing or not a positive finite number", at);
 		run->t_ns[0] = run->t_regime[RF_COLD][0] = run->wall_ns;
-		d->has_regime[RF_COLD] |= measured >= 0;
+		d->has_regime[RF_COLD] |= measured;
 		return rl_opt_num(l, rl_get(jr, "process"), "max_rss_kib", RF_MAX_FIGURE, at,
 		                  "process", &run->max_rss_kib);
 	}
 	if (rl_record(l, &d->wl[w], &first_arm[w], arm, rl_get(jr, "record"), run, at) != 0)
 		return -1;
-	for (int r = 0; measured >= 0 && r < RF_NREGIMES; r++)
+	for (int r = 0; measured && r < RF_NREGIMES; r++)
 		d->has_regime[r] |= !isnan(run->t_regime[r][0]);
 	if (isnan(run->wall_ns))
 		run->wall_ns = run->t_ns[rf_phase(&d->wl[w], "total")];
@@ -319,19 +325,18 @@ static int round_head(struct loader *l, const cJSON *jr, size_t i, int *warmup)
 	return 0;
 }
 
-/* The run table holds measured rounds x arms x workloads slots: no more than the runs the file
- * holds can justify (a round holds one run per arm and workload). */
+/* The run tables hold (measured + warm-up rounds) x arms x workloads slots: no more than the runs
+ * the file holds can justify (a round holds one run per arm and workload). */
 static int check_table(struct loader *l, size_t nruns)
 {
 	struct rf_doc *d = l->d;
 	size_t cells = d->narms * d->nwl;
 
-	if (d->nrounds > (2 * nruns + cells) / cells)
-		return rl_fail(
-		    l,
-		    "rounds: %zu measured rounds of %zu arms x %zu workloads, but only %zu "
-		    "runs in the file",
-		    d->nrounds, d->narms, d->nwl, nruns);
+	if (d->nrounds + d->nwarmup > (2 * nruns + cells) / cells)
+		return rl_fail(l,
+		               "rounds: %zu measured and %zu warm-up rounds of %zu arms x %zu "
+		               "workloads, but only %zu runs in the file",
+		               d->nrounds, d->nwarmup, d->narms, d->nwl, nruns);
 	return 0;
 }
 
@@ -340,7 +345,7 @@ static int load_rounds(struct loader *l, const cJSON *rounds)
 	struct rf_doc *d = l->d;
 	const cJSON *jr, *run;
 	const char **first_arm = NULL;
-	size_t nruns = 0, i = 0, m = 0;
+	size_t nruns = 0, i = 0, m = 0, wu = 0;
 	int rc = 0, warmup = 0;
 
 	if (!cJSON_IsArray(rounds))
@@ -350,34 +355,38 @@ static int load_rounds(struct loader *l, const cJSON *rounds)
 		if (round_head(l, jr, i++, &warmup) != 0)
 			return -1;
 		d->nrounds += !warmup;
+		d->nwarmup += warmup;
 		nruns += (size_t)cJSON_GetArraySize(rl_get(jr, "runs"));
 	}
 	if (check_table(l, nruns) != 0)
 		return -1;
 	d->runs = calloc(d->nrounds * d->narms * d->nwl + 1, sizeof *d->runs);
+	d->warm_runs = calloc(d->nwarmup * d->narms * d->nwl + 1, sizeof *d->warm_runs);
 	d->round_index = calloc(d->nrounds + 1, sizeof *d->round_index);
 	d->fails = calloc(nruns + 1, sizeof *d->fails);
 	first_arm = calloc(d->nwl, sizeof *first_arm);
-	if (!d->runs || !d->round_index || !d->fails || !first_arm) {
+	if (!d->runs || !d->warm_runs || !d->round_index || !d->fails || !first_arm) {
 		free(first_arm);
 		return rl_nomem(l);
 	}
 	i = 0;
 	cJSON_ArrayForEach(jr, rounds)
 	{
-		long measured = -1;
+		struct rf_run *row;
 		size_t j = 0;
 		char at[64];
 
 		warmup = cJSON_IsTrue(rl_get(jr, "warmup"));
-		if (warmup)
-			d->nwarmup++;
-		else
-			d->round_index[measured = (long)m++] = i;
+		if (warmup) {
+			row = &d->warm_runs[wu++ * d->narms * d->nwl];
+		} else {
+			d->round_index[m] = i;
+			row = &d->runs[m++ * d->narms * d->nwl];
+		}
 		cJSON_ArrayForEach(run, rl_get(jr, "runs"))
 		{
 			snprintf(at, sizeof at, "rounds[%zu].runs[%zu]", i, j++);
-			if ((rc = load_run(l, run, i, warmup, measured, first_arm, at)) != 0)
+			if ((rc = load_run(l, run, i, warmup, row, first_arm, at)) != 0)
 				break;
 		}
 		if (rc)
@@ -524,6 +533,7 @@ void rf_free(struct rf_doc *d)
 	free(d->arms);
 	free(d->wl);
 	free(d->runs);
+	free(d->warm_runs);
 	free(d->round_index);
 	free(d->fails);
 	free(d->path);

@@ -1,7 +1,8 @@
 /* resfile.h - an allocab-bench/1 results document, validated and reduced to what compare and gate
  * need: per measured round, arm and workload one run with its status, its time per phase (median
- * over reps), its memory figures and its noise telemetry. Warm-up rounds are dropped here, except
- * that their failures are still listed. Everything is copied: a loaded document keeps no cJSON. */
+ * over reps), its memory figures and its noise telemetry. Warm-up rounds are kept apart
+ * (rf_warm_run) for reports to show; they never enter a comparison, and their failures are listed
+ * with the others. Everything is copied: a loaded document keeps no cJSON. */
 #ifndef ALLOCAB_RESFILE_H
 #define ALLOCAB_RESFILE_H
 
@@ -73,7 +74,8 @@ struct rf_doc {
 	size_t nrounds;                 /* measured rounds, in file order */
 	size_t *round_index;            /* their "index" fields (= their place among all rounds) */
 	size_t nwarmup;
-	struct rf_run *runs; /* [round][arm][workload]; use rf_run() */
+	struct rf_run *runs;      /* [round][arm][workload]; use rf_run() */
+	struct rf_run *warm_runs; /* the nwarmup warm-up rounds likewise; use rf_warm_run() */
 	size_t nfails;
 	struct rf_fail *fails;       /* every run that was not ok, warm-up rounds included */
 	int has_regime[RF_NREGIMES]; /* some ok measured run has a time of that regime */
@@ -97,6 +99,9 @@ void rf_free(struct rf_doc *d);
 int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size_t errlen);
 
 const struct rf_run *rf_run(const struct rf_doc *d, size_t round, size_t arm, size_t wl);
+/* The run of warm-up round k (0 <= k < nwarmup, in file order): for reports only, never compared.
+ */
+const struct rf_run *rf_warm_run(const struct rf_doc *d, size_t k, size_t arm, size_t wl);
 /* Index of a name, or -1. */
 int rf_arm(const struct rf_doc *d, const char *name);
 int rf_workload(const struct rf_doc *d, const char *name);

@@ -74,22 +74,27 @@ static void arm_strip(FILE *f, const double *t, size_t n, const struct svg_scale
 	free(c);
 }
 
-/* The millisecond range of every arm's times in both regimes of workload wl. */
+/* The millisecond range of every arm's times, both regimes, measured and warm-up rounds, in
+ * workload wl. */
 static struct svg_scale time_scale(const struct rf_doc *d, const char *wl)
 {
+	int (*const series[2])(const struct rf_doc *, const char *, const char *, const char *,
+	                       enum rf_regime, double **,
+	                       size_t *) = {series_arm_times, series_warm_times};
 	double lo = INFINITY, hi = -INFINITY, *t;
 	size_t n;
 
 	for (size_t a = 0; a < d->narms; a++)
-		for (int g = 0; g < RF_NREGIMES; g++)
-			if (series_arm_times(d, d->arms[a], wl, "total", (enum rf_regime)g, &t,
-			                     &n) == 0) {
-				for (size_t i = 0; i < n; i++) {
-					lo = fmin(lo, t[i] * 1e-6);
-					hi = fmax(hi, t[i] * 1e-6);
-				}
-				free(t);
+		for (int g = 0; g < RF_NREGIMES * 2; g++) {
+			if (series[g / RF_NREGIMES](d, d->arms[a], wl, "total",
+			                            (enum rf_regime)(g % RF_NREGIMES), &t, &n) != 0)
+				continue;
+			for (size_t i = 0; i < n; i++) {
+				lo = fmin(lo, t[i] * 1e-6);
+				hi = fmax(hi, t[i] * 1e-6);
 			}
+			free(t);
+		}
 	if (!(hi >= lo))
 		lo = 0, hi = 1;
 	return (struct svg_scale){lo - (hi - lo) * 0.05 - 1e-9, hi + (hi - lo) * 0.05 + 1e-9,
@@ -113,13 +118,23 @@ static int arm_row(FILE *f, const struct rf_doc *d, const char *arm, const char 
 		t[i] *= 1e-6;
 	arm_strip(f, t, n, s, y, arm);
 	free(t);
-	if (main != RF_STEADY || series_arm_times(d, arm, wl, "total", RF_COLD, &t, &n) != 0)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		snprintf(tip, sizeof tip, "%s, cold first repetition: %.3f ms", arm, t[i] * 1e-6);
-		svg_circle(f, svg_map(s, t[i] * 1e-6), y + 5 * jitter(i + 7), 2.6, "pt-warm", tip);
+	if (main == RF_STEADY && series_arm_times(d, arm, wl, "total", RF_COLD, &t, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			snprintf(tip, sizeof tip, "%s, cold first repetition: %.3f ms", arm,
+			         t[i] * 1e-6);
+			svg_circle(f, svg_map(s, t[i] * 1e-6), y + 5 * jitter(i + 7), 2.6,
+			           "pt-warm", tip);
+		}
+		free(t);
 	}
-	free(t);
+	if (series_warm_times(d, arm, wl, "total", main, &t, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			snprintf(tip, sizeof tip, "%s, warm-up round (not compared): %.3f ms", arm,
+			         t[i] * 1e-6);
+			svg_mark(f, svg_map(s, t[i] * 1e-6), y - 8, 3, 5, "pt-warm", tip);
+		}
+		free(t);
+	}
 	return 0;
 }
 
@@ -156,14 +171,15 @@ int chart_distributions(FILE *f, const struct export_input *in)
 	svg_open(f, W, h, "Measured times per allocator",
 	         "Strip and box plot per workload: each measured round's total time (ms) for each "
 	         "allocator; box = quartiles, bar = median; steady-state time as dots, the cold "
-	         "first repetition of the same runs as rings. Warm-up rounds are not included.",
+	         "first repetition of the same runs as rings, warm-up rounds (never compared) as "
+	         "crosses.",
 	         0);
 	svg_text(f, 12, 22, "title", "start", "Measured times per allocator (ms, %s, %s)",
 	         main == RF_STEADY ? "steady state; rings: cold start" : "cold start only",
 	         d->path);
 	svg_text(f, 12, 40, "muted", "start",
 	         "dot = one round; box = quartiles; bar = median; ring = the same run's first "
-	         "repetition; warm-up rounds excluded");
+	         "repetition; cross = a warm-up round (not compared)");
 	for (size_t i = 0; i < nw; i++)
 		y = panel_distribution(f, d, wl[i], main, y);
 	svg_text(f, 12, h - 12, "muted", "start",

@@ -9,8 +9,12 @@ enum rf_regime series_primary_regime(const struct cmp_report *r)
 	return r->compared[RF_STEADY] ? RF_STEADY : RF_COLD;
 }
 
-int series_arm_times(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
-                     enum rf_regime g, double **t, size_t *n)
+/* The times of regime g, phase `phase` of arm and workload over the n rounds that run(d, i, a, w)
+ * gives. */
+static int times_of(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
+                    enum rf_regime g, size_t rounds,
+                    const struct rf_run *(*run_of)(const struct rf_doc *, size_t, size_t, size_t),
+                    double **t, size_t *n)
 {
 	int a = rf_arm(d, arm), w = wl ? rf_workload(d, wl) : -1, p;
 
@@ -18,14 +22,26 @@ int series_arm_times(const struct rf_doc *d, const char *arm, const char *wl, co
 	*n = 0;
 	if (a < 0 || w < 0 || (p = rf_phase(&d->wl[w], phase)) < 0)
 		return -1;
-	if (d->nrounds && !(*t = malloc(d->nrounds * sizeof **t)))
+	if (rounds && !(*t = malloc(rounds * sizeof **t)))
 		return -1;
-	for (size_t i = 0; i < d->nrounds; i++) {
-		const struct rf_run *run = rf_run(d, i, (size_t)a, (size_t)w);
+	for (size_t i = 0; i < rounds; i++) {
+		const struct rf_run *run = run_of(d, i, (size_t)a, (size_t)w);
 		if (run->present && run->ok && run->t_regime[g][p] > 0)
 			(*t)[(*n)++] = run->t_regime[g][p];
 	}
 	return 0;
+}
+
+int series_arm_times(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
+                     enum rf_regime g, double **t, size_t *n)
+{
+	return times_of(d, arm, wl, phase, g, d->nrounds, rf_run, t, n);
+}
+
+int series_warm_times(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
+                      enum rf_regime g, double **t, size_t *n)
+{
+	return times_of(d, arm, wl, phase, g, d->nwarmup, rf_warm_run, t, n);
 }
 
 int series_arm_peak_rss(const struct rf_doc *d, const char *arm, const char *wl, double **v,

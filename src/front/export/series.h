@@ -14,6 +14,10 @@
 int series_arm_times(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
                      enum rf_regime g, double **t, size_t *n);
 
+/* The same for the warm-up rounds of d, which no comparison uses. */
+int series_warm_times(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
+                      enum rf_regime g, double **t, size_t *n);
+
 /* The regime a report leads with: steady when it compared steady rows, else cold. */
 enum rf_regime series_primary_regime(const struct cmp_report *r);
 
