@@ -137,6 +137,15 @@ static enum backend_read jemalloc_read(const struct backend_option *o,
 	return BACKEND_READ_VALUE;
 }
 
+static int jemalloc_probe(const struct backend_option *o, char *buf, size_t len)
+{
+	static const char *const kind[] = {"je_unsigned", "je_ssize", "je_bool", "je_size",
+	                                   "je_string"};
+
+	snprintf(buf, len, "%s:%s", kind[o->id], o->key);
+	return 0;
+}
+
 const struct backend_ops backend = {
     .name = "jemalloc",
     .library = "libjemalloc.so.",
@@ -148,4 +157,5 @@ const struct backend_ops backend = {
     .env_assign = ':',
     .env_sep = ',',
     .config_read = jemalloc_read,
+    .config_probe = jemalloc_probe,
 };

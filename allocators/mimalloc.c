@@ -97,6 +97,12 @@ static enum backend_read mimalloc_read(const struct backend_option *o,
 	return BACKEND_READ_VALUE;
 }
 
+static int mimalloc_probe(const struct backend_option *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%d", o->id == mi_option_reserve_os_memory ? "mi_kib" : "mi", o->id);
+	return 0;
+}
+
 const struct backend_ops backend = {
     .name = "mimalloc",
     .library = "libmimalloc.so.",
@@ -105,4 +111,5 @@ const struct backend_ops backend = {
     .options = mimalloc_options,
     .noptions = sizeof mimalloc_options / sizeof mimalloc_options[0],
     .config_read = mimalloc_read,
+    .config_probe = mimalloc_probe,
 };

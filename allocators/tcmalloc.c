@@ -116,6 +116,14 @@ static enum backend_read tcmalloc_read(const struct backend_option *o,
 	return BACKEND_READ_VALUE;
 }
 
+static int tcmalloc_probe(const struct backend_option *o, char *buf, size_t len)
+{
+	if (!o->key[0])
+		return -1;
+	snprintf(buf, len, "tc:%s", o->key);
+	return 0;
+}
+
 const struct backend_ops backend = {
     .name = "tcmalloc",
     .library = "libtcmalloc_minimal.so.",
@@ -125,4 +133,5 @@ const struct backend_ops backend = {
     .noptions = sizeof tcmalloc_options / sizeof tcmalloc_options[0],
     .config_apply = tcmalloc_apply,
     .config_read = tcmalloc_read,
+    .config_probe = tcmalloc_probe,
 };

@@ -106,6 +106,10 @@ struct backend_ops {
 	enum backend_read (*config_read)(const struct backend_option *o,
 	                                 const struct backend_setting *cfg, size_t ncfg,
 	                                 int64_t *value, char *err, size_t errlen);
+	/* How the preload probe reads option o back in a program (docs/results-format.md, "Probe
+	 * records"): writes "READER:KEY" (e.g. "je_unsigned:opt.narenas") into buf and returns 0,
+	 * or returns -1 when the library offers no reader. NULL: no option can be read back. */
+	int (*config_probe)(const struct backend_option *o, char *buf, size_t len);
 };
 
 extern const struct backend_ops backend;

@@ -216,6 +216,30 @@ int config_env(const struct config *c, int all, struct config_env *out, size_t c
 	return (int)n;
 }
 
+int config_probe_spec(const struct config *c, char *buf, size_t len, char *err, size_t errlen)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < c->n; i++) {
+		const struct backend_option *o = c->set[i].opt;
+		char v[64], rd[96];
+		int n;
+
+		if (o->type == BACKEND_OPT_ENUM)
+			config_format(o, c->set[i].value, v, sizeof v);
+		else
+			snprintf(v, sizeof v, "%lld", (long long)c->set[i].value);
+		if (!c->b->config_probe || c->b->config_probe(o, rd, sizeof rd) != 0)
+			snprintf(rd, sizeof rd, "none:");
+		n = snprintf(buf + k, len - k, "%s%s=%s:%s", k ? ";" : "", o->name, rd, v);
+		if (n < 0 || (size_t)n >= len - k)
+			return errmsg_fail(err, errlen, "%s: too many settings", PROBE_CONFIG_VAR);
+		k += (size_t)n;
+	}
+	return 0;
+}
+
 int config_exec_env(const struct config *c, char *const *argv, char *err, size_t errlen)
 {
 	struct config_env env[CONFIG_MAX];

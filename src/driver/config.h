@@ -16,6 +16,8 @@
 #define CONFIG_MAX 32
 /* Set in the environment of the re-executed driver: the environment was applied once. */
 #define CONFIG_EXEC_VAR "ALLOCAB_CONFIG_EXEC"
+/* The read-back spec `env --probe` prints for the preload probe (docs/results-format.md). */
+#define PROBE_CONFIG_VAR "ALLOCAB_PROBE_CONFIG"
 
 struct config {
 	const struct backend_ops *b;
@@ -54,6 +56,12 @@ int config_take_args(struct config *c, int argc, char **argv, char **rest, int *
  * assignments to out and returns their number, or -1 with the reason in err. */
 int config_env(const struct config *c, int all, struct config_env *out, size_t cap, char *err,
                size_t errlen);
+
+/* The value of the probe's read-back spec (PROBE_CONFIG_VAR) for c:
+ * "NAME=READER:KEY:VALUE" items joined by ';', READER "none" (and KEY empty) where the library
+ * offers no reader; VALUE is the integer, or the choice name of an enum option. Returns 0, or -1
+ * with the reason in err (too long for len). */
+int config_probe_spec(const struct config *c, char *buf, size_t len, char *err, size_t errlen);
 
 /* Makes sure the process started with the BACKEND_APPLY_ENV settings of c in its environment:
  * returns 0 when it did (or none is needed); otherwise sets them and CONFIG_EXEC_VAR and

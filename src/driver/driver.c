@@ -74,6 +74,7 @@ static const char usage_text[] =
     "  list               workloads, phases, parameters, allocator options (--json: as JSON)\n"
     "  info               allocator, version, proof, counters, options in force, machine\n"
     "  env                the environment that applies --config settings to a program\n"
+    "                     (--probe: also the probe's read-back spec, ALLOCAB_PROBE_CONFIG)\n"
     "\n"
     "Exit status: 0 ok; 1 runtime failure (workload error, checksum mismatch, unwritable\n"
     "output); 2 usage error (bad argument or parameter, too large for physical memory);\n"
@@ -91,7 +92,7 @@ static void usage(FILE *f)
 	        "           [--out FILE|-] [--config KEY=VALUE]...\n",
 	        prog);
 	fprintf(f, "       %s list [--json]\n       %s info [--json]\n", prog, prog);
-	fprintf(f, "       %s env [--config KEY=VALUE]...\n", prog);
+	fprintf(f, "       %s env [--probe] [--config KEY=VALUE]...\n", prog);
 	fprintf(f, "       %s --help | --version\n\n", prog);
 	fputs(usage_text, f);
 }
@@ -426,18 +427,23 @@ static int cmd_env(int argc, char **argv)
 {
 	struct config cfg;
 	struct config_env env[CONFIG_MAX];
-	char **rest = NULL, err[1024];
-	int rc = config_args(&cfg, &argc, argv, &rest), n;
+	char **rest = NULL, err[1024], spec[2048];
+	int rc = config_args(&cfg, &argc, argv, &rest), n, probe = 0;
 
-	if (rc == 0 && argc > 0)
-		rc = fail(ST_USAGE, USAGE_HINT, "env: unexpected argument '%s'", rest[0]);
+	if (rc == 0 && argc > 0 && strcmp(rest[0], "--probe") == 0)
+		probe = 1;
+	if (rc == 0 && argc > probe)
+		rc = fail(ST_USAGE, USAGE_HINT, "env: unexpected argument '%s'", rest[probe]);
 	free(rest);
 	if (rc != 0)
 		return rc;
-	if ((n = config_env(&cfg, 1, env, CONFIG_MAX, err, sizeof err)) < 0)
+	if ((n = config_env(&cfg, 1, env, CONFIG_MAX, err, sizeof err)) < 0 ||
+	    (probe && config_probe_spec(&cfg, spec, sizeof spec, err, sizeof err) != 0))
 		return fail(ST_USAGE, "", "env: %s", err);
 	for (int i = 0; i < n; i++)
 		printf("%s=%s\n", env[i].name, env[i].value);
+	if (probe && cfg.n > 0)
+		printf("%s=%s\n", PROBE_CONFIG_VAR, spec);
 	return fflush(stdout) == 0 ? 0 : fail(ST_FAIL, "", "stdout: write failed");
 }
 

@@ -3,7 +3,8 @@
  * each function of the malloc family (as the drivers prove theirs), whether the executable defines
  * allocator symbols of its own, and whether every LD_PRELOAD entry was really loaded, and appends
  * one JSON line per event to the file named by ALLOCAB_PROBE_FILE: "start" when an image starts,
- * "fork" in a fork child, "exit" at normal exit. Records are written with one write(2) on an
+ * "fork" in a fork child, "exit" at normal exit (with the read-back of a configured arm, in
+ * probe_config.c). Records are written with one write(2) on an
  * O_APPEND descriptor, so concurrent processes never interleave. Format: docs/results-format.md
  * ("Probe records"). */
 #include "preload/probe.h"
@@ -246,6 +247,20 @@ static int plt_stub(void *p)
 	       sym && sym->st_shndx == SHN_UNDEF;
 }
 
+const char *probe_object_of(const void *p, char *buf, size_t len)
+{
+	Dl_info di;
+	char real[PATH_MAX];
+
+	if (!locate(p, &di) || !di.dli_fname)
+		return NULL;
+	if (di.dli_fbase == exe_base())
+		snprintf(buf, len, "%s", exe_path);
+	else
+		snprintf(buf, len, "%s", realpath(di.dli_fname, real) ? real : di.dli_fname);
+	return buf;
+}
+
 static const char *exe_allocator(void)
 {
 	Dl_info di;
@@ -454,6 +469,7 @@ __attribute__((constructor)) static void probe_start(void)
 	if ((n = readlink("/proc/self/exe", exe_path, sizeof exe_path - 1)) > 0)
 		exe_path[n] = '\0';
 	find_missing();
+	probe_config_init(getenv(PROBE_CONFIG_VAR));
 	determine(&at_start);
 	write_serving("start", &at_start, NULL);
 	pthread_atfork(NULL, NULL, after_fork_child);
@@ -462,11 +478,15 @@ __attribute__((constructor)) static void probe_start(void)
 __attribute__((destructor)) static void probe_exit(void)
 {
 	struct serving now;
-	char counts[4096];
+	char tail[8192];
+	size_t k;
 
 	if (!probe_active())
 		return;
 	determine(&now);
-	counts_fragment(counts, sizeof counts);
-	write_serving("exit", &now, counts);
+	counts_fragment(tail, 4096);
+	k = strlen(tail);
+	probe_config_json(tail, sizeof tail, &k, now.path[0]);
+	tail[k] = '\0';
+	write_serving("exit", &now, tail);
 }

@@ -18,6 +18,8 @@
 #define PROBE_LIB_VAR "ALLOCAB_PROBE_LIB"
 /* With --count-calls: the counting library, kept first in LD_PRELOAD of exec'ed programs. */
 #define PROBE_COUNT_VAR "ALLOCAB_COUNT_LIB"
+/* Set by the bench for a configured arm: the settings to read back at exit (probe_config.c). */
+#define PROBE_CONFIG_VAR "ALLOCAB_PROBE_CONFIG"
 /* The schema tag of every record. */
 #define PROBE_SCHEMA "allocab-probe/1"
 
@@ -41,5 +43,20 @@ const char *probe_fix_preload(const char *cur, char *buf, size_t len);
 const char *probe_self_path(void);
 const char *probe_file_path(void);
 const char *probe_count_path(void);
+
+/* The realpath of the object that holds p (the executable's path for the executable) into buf;
+ * returns buf, or NULL when p lies in no loaded object. */
+const char *probe_object_of(const void *p, char *buf, size_t len);
+
+/* Takes the read-back spec (the value of PROBE_CONFIG_VAR, or NULL) at start: up to
+ * PROBE_CONFIG_MAX items "NAME=READER:KEY:VALUE" joined by ';' (docs/results-format.md).
+ * Malformed items are kept as unreadable. No allocation. */
+#define PROBE_CONFIG_MAX 32
+void probe_config_init(const char *spec);
+
+/* Appends ",\"config\":{...}" to buf at *k (never past len) when a spec was given: per setting
+ * the requested value and what the reader of the allocator in the object serving malloc
+ * (serving: its path) reports in force, or why it is unreadable. */
+void probe_config_json(char *buf, size_t len, size_t *k, const char *serving);
 
 #endif

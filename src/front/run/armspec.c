@@ -141,7 +141,7 @@ int armspec_env_list(const char *text, char ***env, char *err, size_t errlen)
 int armspec_check(const char *driver, const struct arm_spec *a, const volatile sig_atomic_t *stop,
                   char **env, char *err, size_t errlen)
 {
-	char **argv = calloc(3 + 2 * a->nconfig, sizeof *argv), line[1024];
+	char **argv = calloc(4 + 2 * a->nconfig, sizeof *argv), line[1024];
 	struct runner_spec spec = {.path = driver,
 	                           .argv = argv,
 	                           .timeout_s = CHECK_TIMEOUT_S,
@@ -158,6 +158,8 @@ int armspec_check(const char *driver, const struct arm_spec *a, const volatile s
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	argv[n++] = (char *)driver;
 	argv[n++] = "env";
+	if (env)
+		argv[n++] = "--probe";
 	for (size_t i = 0; i < a->nconfig; i++) {
 		argv[n++] = "--config";
 		argv[n++] = a->config[i];

@@ -26,7 +26,8 @@ void armspec_free(struct arm_spec *a);
 void armspec_join(const struct arm_spec *a, char *buf, size_t len);
 
 /* Runs `driver env --config KEY=VALUE...` for a's settings (stop may be NULL). Returns 0 with the
- * driver's output (NAME=VALUE lines, malloc'd) in *env when env is not NULL; ST_USAGE when the
+ * output of `driver env --probe ...` (NAME=VALUE lines, the probe's read-back spec
+ * ALLOCAB_PROBE_CONFIG among them; malloc'd) in *env when env is not NULL; ST_USAGE when the
  * driver refused a setting (err: its one line); ST_FAIL when it could not be run (err set). */
 int armspec_check(const char *driver, const struct arm_spec *a, const volatile sig_atomic_t *stop,
                   char **env, char *err, size_t errlen);

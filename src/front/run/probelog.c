@@ -19,7 +19,7 @@
 #define MAX_LISTED  64
 #define FACTS_CACHE 16
 
-enum reason_kind { R_PRELOAD, R_STATIC, R_SETID, R_NOREPORT, R_OWN, R_OTHER, R_COUNT };
+enum reason_kind { R_PRELOAD, R_STATIC, R_SETID, R_NOREPORT, R_OWN, R_OTHER, R_CONFIG, R_COUNT };
 
 struct judge {
 	const struct probe_expect *e;
@@ -150,6 +150,38 @@ static int in_preload(const char *preload, const char *object)
 	return preload && (strstr(preload, object) || strstr(preload, b));
 }
 
+/* "1", "percpu": a requested or read-back value as text. */
+static void value_text(const cJSON *v, char *buf, size_t len)
+{
+	if (cJSON_IsString(v))
+		snprintf(buf, len, "%s", v->valuestring);
+	else if (cJSON_IsNumber(v))
+		snprintf(buf, len, "%.17g", v->valuedouble);
+	else
+		snprintf(buf, len, "?");
+}
+
+/* The exit record's read-back of a configured arm: a setting read back with another value than
+ * the one requested is not in force; one that could not be read back proves nothing either way. */
+static void judge_config(struct judge *j, const cJSON *r)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r, "config"))
+	{
+		const cJSON *want = cJSON_GetObjectItemCaseSensitive(c, "requested");
+		const cJSON *got = cJSON_GetObjectItemCaseSensitive(c, "in_force");
+		char a[64], b[64];
+
+		if (!got || (want && cJSON_Compare(want, got, 1)))
+			continue;
+		value_text(want, a, sizeof a);
+		value_text(got, b, sizeof b);
+		note(j, R_CONFIG, "configuration not in force: %s=%s read back %s in %s (pid %ld)",
+		     c->string ? c->string : "?", a, b, base(str(r, "exe")), num(r, "pid"));
+	}
+}
+
 static void judge_image(struct judge *j, const cJSON *r)
 {
 	const struct probe_expect *e = j->e;
@@ -162,6 +194,7 @@ static void judge_image(struct judge *j, const cJSON *r)
 	if (e->launcher > 0 && is(exe, e->launcher_exe) &&
 	    (pid == e->launcher || num(r, "ppid") == e->launcher))
 		return;
+	judge_config(j, r);
 	if (cJSON_GetArraySize(missing) > 0) {
 		const cJSON *m = cJSON_GetArrayItem(missing, 0);
 
@@ -344,6 +377,7 @@ cJSON *probelog_summary(const cJSON *records, const struct probe_verdict *v)
 				cJSON_ReplaceItemInObjectCaseSensitive(last, "exited",
 				                                       cJSON_CreateTrue());
 				copy_field(last, r, "counts");
+				copy_field(last, r, "config");
 			}
 			continue;
 		}

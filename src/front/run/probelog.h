@@ -37,13 +37,14 @@ int probelog_read(const char *path, cJSON **out, size_t *bad, char *err, size_t 
 /* Judges the records of one run whose first process was top, against e; tail is the run's stderr
  * tail (for the dynamic linker's "cannot be preloaded" line) or NULL. Fills *v. The reasons, in
  * this priority: "preload failed: ...", "static executable ...", "setuid program ...", "no probe
- * report ...", "program links its own allocator (...)", "other allocator serves malloc: ...". */
+ * report ...", "program links its own allocator (...)", "other allocator serves malloc: ...",
+ * "configuration not in force: KEY=V read back W ..." (an exit record's "config" read-back). */
 void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t top, const char *tail,
                     struct probe_verdict *v);
 
 /* The "probe" object of a run in the results document: verified, reason, counts, and per process
  * (at most 64) pid, ppid, exe, allocator, version, object, exe_allocator and the call counts of
- * --count-calls. NULL when memory ran out. */
+ * --count-calls and the "config" read-back of its exit record. NULL when memory ran out. */
 cJSON *probelog_summary(const cJSON *records, const struct probe_verdict *v);
 
 #endif
