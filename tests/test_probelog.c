@@ -1,6 +1,7 @@
 /* test_probelog.c - judging probe records (front/run/probelog.h) on hand-written records: the
  * verdict and the reason's priority, the launcher exemption of --cmd arms, exec'ed programs that
- * never reported, --expect's executable proof, and the reader's handling of bad lines. */
+ * never reported, --expect's executable proof, a configured arm's read-back, and the reader's
+ * handling of bad lines. */
 #include "check.h"
 #include "front/run/probelog.h"
 
@@ -192,8 +193,52 @@ static void test_read(void)
 	      "read: a missing file is an error naming it (%s)", err);
 }
 
+/* An exit record of sort on jemalloc with the read-back config (a JSON object body). */
+static char *exit_with(char *buf, size_t len, const char *config)
+{
+	size_t k;
+
+	rec(buf, len, "exit", 10, 1, "/usr/bin/sort", "jemalloc", JE, NULL, NULL);
+	k = strlen(buf) - 1;
+	snprintf(buf + k, len - k, ",\"config\":{%s}}", config);
+	return buf;
+}
+
+static void test_config(void)
+{
+	char a[1024], b[2048];
+	const char *lines[2];
+	struct probe_expect e = {.allocator = "jemalloc"};
+	struct probe_verdict v;
+
+	rec_preload = JE ":/build/liballocab-probe.so";
+	lines[0] = rec(a, sizeof a, "start", 10, 1, "/usr/bin/sort", "jemalloc", JE, NULL, NULL);
+	lines[1] =
+	    exit_with(b, sizeof b,
+	              "\"dirty_decay_ms\":{\"requested\":5000,\"in_force\":5000},"
+	              "\"thp\":{\"requested\":\"never\",\"in_force\":\"never\"},"
+	              "\"x\":{\"requested\":1,\"unreadable\":\"the library offers no reader\"}");
+	judge(lines, 2, &e, 10, NULL, &v);
+	CHECK(v.verified, "settings in force, one unreadable: verified (%s)", v.reason);
+	lines[1] = exit_with(b, sizeof b,
+	                     "\"dirty_decay_ms\":{\"requested\":5000,\"in_force\":5000},"
+	                     "\"narenas\":{\"requested\":1,\"in_force\":2}");
+	judge(lines, 2, &e, 10, NULL, &v);
+	CHECK(!v.verified &&
+	          strcmp(v.reason, "configuration not in force: narenas=1 read back 2 in "
+	                           "sort (pid 10)") == 0,
+	      "a setting read back with another value: unverified (%s)", v.reason);
+	lines[1] =
+	    exit_with(b, sizeof b, "\"thp\":{\"requested\":\"never\",\"in_force\":\"always\"}");
+	judge(lines, 2, &e, 10, NULL, &v);
+	CHECK(!v.verified && strstr(v.reason, "thp=never read back always"),
+	      "a choice read back as another: unverified (%s)", v.reason);
+	rec_preload = "";
+}
+
 int main(void)
 {
+	test_config();
 	test_verified();
 	test_priorities();
 	test_no_report();
