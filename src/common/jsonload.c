@@ -127,32 +127,6 @@ char *jl_read(const char *path, size_t *n, char *err, size_t errlen)
 	return buf;
 }
 
-/* Whether text ends inside a string or an open object/array: a file cut short, not bad JSON. */
-static int truncated(const char *text, size_t n)
-{
-	size_t depth = 0, i = strspn(text, " \t\r\n");
-	int in_str = 0;
-
-	if (i >= n || (text[i] != '{' && text[i] != '['))
-		return 0;
-	for (; i < n; i++) {
-		char c = text[i];
-		if (in_str) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_str = 0;
-		} else if (c == '"') {
-			in_str = 1;
-		} else if (c == '{' || c == '[') {
-			depth++;
-		} else if ((c == '}' || c == ']') && depth > 0) {
-			depth--;
-		}
-	}
-	return in_str || depth > 0;
-}
-
 /* Offset of the first byte no JSON text holds (a control character other than tab, CR, LF,
  * NUL included), or n. */
 static size_t first_binary(const char *text, size_t n)
@@ -165,10 +139,17 @@ static size_t first_binary(const char *text, size_t n)
 	return n;
 }
 
-/* An upper bound on the values, objects and arrays the text parses into. */
-static size_t node_bound(const char *text, size_t n)
+/* What one pass over the text, strings skipped, tells before parsing it. */
+struct jl_shape {
+	size_t nodes;  /* an upper bound on the values, objects and arrays it parses into */
+	int truncated; /* it opens with an object or array and ends inside a string or an open one:
+	                  a file cut short, not bad JSON */
+};
+
+static struct jl_shape shape_of(const char *text, size_t n)
 {
-	size_t nodes = 1;
+	struct jl_shape sh = {.nodes = 1};
+	size_t depth = 0, lead = strspn(text, " \t\r\n");
 	int in_str = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -180,17 +161,25 @@ static size_t node_bound(const char *text, size_t n)
 				in_str = 0;
 		} else if (c == '"') {
 			in_str = 1;
-		} else if (c == ',' || c == '[' || c == '{' || c == ':') {
-			nodes++;
+		} else if (c == '{' || c == '[') {
+			depth++;
+			sh.nodes++;
+		} else if ((c == '}' || c == ']') && depth > 0) {
+			depth--;
+		} else if (c == ',' || c == ':') {
+			sh.nodes++;
 		}
 	}
-	return nodes;
+	sh.truncated =
+	    lead < n && (text[lead] == '{' || text[lead] == '[') && (in_str || depth > 0);
+	return sh;
 }
 
 cJSON *jl_parse(const char *name, const char *text, size_t n, char *err, size_t errlen)
 {
 	const char *end = NULL;
 	size_t bin = first_binary(text, n), cap;
+	struct jl_shape sh;
 	cJSON *root;
 
 	errno = EINVAL;
@@ -203,7 +192,8 @@ cJSON *jl_parse(const char *name, const char *text, size_t n, char *err, size_t 
 		       NULL;
 	if (jl_max_bytes(&cap, err, errlen) != 0)
 		return NULL;
-	if (node_bound(text, n) > cap / JL_BYTES_PER_NODE)
+	sh = shape_of(text, n);
+	if (sh.nodes > cap / JL_BYTES_PER_NODE)
 		return errmsg_fail(err, errlen,
 		                   "%s: more than %zu JSON values, the limit for a %zu-byte input "
 		                   "limit (set %s to raise it)",
@@ -213,7 +203,7 @@ cJSON *jl_parse(const char *name, const char *text, size_t n, char *err, size_t 
 	if (root)
 		return root;
 	size_t at = end && end >= text ? (size_t)(end - text) : 0;
-	if (at >= n || truncated(text, n))
+	if (at >= n || sh.truncated)
 		errmsg_fail(err, errlen, "%s: truncated JSON (ends at byte %zu)", name, n);
 	else
 		errmsg_fail(err, errlen, "%s: not JSON (parse error at byte %zu)", name, at);
