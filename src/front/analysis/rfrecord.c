@@ -33,7 +33,14 @@ int rl_nomem(struct loader *l)
 
 const cJSON *rl_get(const cJSON *o, const char *key)
 {
-	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	const cJSON *c;
+
+	if (!cJSON_IsObject(o))
+		return NULL;
+	for (c = o->child; c; c = c->next)
+		if (c->string && c->string[0] == key[0] && strcmp(c->string, key) == 0)
+			return c;
+	return NULL;
 }
 
 const char *rl_get_str(const cJSON *o, const char *key)
@@ -70,33 +77,62 @@ int rl_wall_ns(const cJSON *v, double *out)
 	return 1;
 }
 
-/* Records (or checks against the first ok run) what work a workload did. */
-static int same_work(struct loader *l, struct rf_workload *w, const char **first_arm,
-                     const char *arm, const char *checksum, char *work)
+static char *work_of(const cJSON *wl)
 {
+	char *params = rl_compact(rl_get(wl, "params")), *seed = rl_compact(rl_get(wl, "seed"));
+	char *scale = rl_compact(rl_get(wl, "scale")), *out = NULL;
+
+	if (params && seed && scale &&
+	    asprintf(&out, "params %s, seed %s, scale %s", params, seed, scale) < 0)
+		out = NULL;
+	free(params);
+	free(seed);
+	free(scale);
+	return out;
+}
+
+/* Whether two records' workload objects name the same work: params, seed and scale. */
+static int same_members(const cJSON *a, const cJSON *b)
+{
+	static const char *const keys[] = {"params", "seed", "scale"};
+
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+		const cJSON *x = rl_get(a, keys[k]), *y = rl_get(b, keys[k]);
+		if (!x != !y || (x && !cJSON_Compare(x, y, 1)))
+			return 0;
+	}
+	return 1;
+}
+
+/* Records (or checks against the first ok run) what work workload wi did: its checksum and the
+ * record's workload object wl. */
+static int same_work(struct loader *l, size_t wi, const char *arm, const char *checksum,
+                     const cJSON *wl)
+{
+	struct rf_workload *w = &l->d->wl[wi];
+	char *work;
+
 	if (!w->work) {
-		w->work = work;
-		*first_arm = arm;
-		if (checksum && !(w->checksum = strdup(checksum)))
+		l->first_arm[wi] = arm;
+		if (!(w->work = work_of(wl)) || !(l->first_wl[wi] = cJSON_Duplicate(wl, 1)) ||
+		    (checksum && !(w->checksum = strdup(checksum))))
 			return rl_nomem(l);
 		return 0;
 	}
-	if (checksum && w->checksum && strcmp(checksum, w->checksum) != 0) {
-		free(work);
+	if (checksum && w->checksum && strcmp(checksum, w->checksum) != 0)
 		return rl_fail(
 		    l, "%s: checksum differs between %s (%s) and %s (%s): not the same work",
-		    w->name, *first_arm, w->checksum, arm, checksum);
-	}
-	if (strcmp(work, w->work) != 0) {
-		rl_fail(l,
-		        "%s: effective parameters differ between %s (%s) and %s (%s): not the same "
-		        "work",
-		        w->name, *first_arm, w->work, arm, work);
-		free(work);
-		return -1;
-	}
+		    w->name, l->first_arm[wi], w->checksum, arm, checksum);
+	if (same_members(l->first_wl[wi], wl))
+		return 0;
+	if (!(work = work_of(wl)))
+		return rl_nomem(l);
+	rl_fail(l,
+	        "%s: effective parameters differ between %s (%s) and %s (%s): not the same "
+	        "work",
+	        w->name, l->first_arm[wi], w->work, arm, work);
 	free(work);
-	return 0;
+	return -1;
 }
 
 static int load_phases(struct loader *l, struct rf_workload *w, const cJSON *list, const char *at)
@@ -274,28 +310,14 @@ static int has_flag(const cJSON *flags, const char *name)
 	return 0;
 }
 
-static char *work_of(const cJSON *wl)
+int rl_record(struct loader *l, size_t wi, const char *arm, const cJSON *rec, struct rf_run *run,
+              const char *at)
 {
-	char *params = rl_compact(rl_get(wl, "params")), *seed = rl_compact(rl_get(wl, "seed"));
-	char *scale = rl_compact(rl_get(wl, "scale")), *out = NULL;
-
-	if (params && seed && scale &&
-	    asprintf(&out, "params %s, seed %s, scale %s", params, seed, scale) < 0)
-		out = NULL;
-	free(params);
-	free(seed);
-	free(scale);
-	return out;
-}
-
-int rl_record(struct loader *l, struct rf_workload *w, const char **first_arm, const char *arm,
-              const cJSON *rec, struct rf_run *run, const char *at)
-{
+	struct rf_workload *w = &l->d->wl[wi];
 	const char *schema = rl_get_str(rec, "schema"),
 	           *name = rl_get_str(rl_get(rec, "workload"), "name");
 	const char *checksum = rl_get_str(rec, "checksum");
 	const cJSON *ru = rl_get(rec, "rusage");
-	char *work;
 
 	if (!cJSON_IsObject(rec))
 		return rl_fail(l, "%s: status ok but no record", at);
@@ -319,8 +341,6 @@ int rl_record(struct loader *l, struct rf_workload *w, const char **first_arm, c
 	    rl_opt_num(l, ru, "involuntary_ctx_switches", RF_MAX_FIGURE, at, "record.rusage",
 	               &run->invol_ctx))
 		return -1;
-	if (!(work = work_of(rl_get(rec, "workload"))))
-		return rl_nomem(l);
 	w->show_phases |= has_flag(rl_get(rl_get(rec, "workload"), "flags"), "show_phases");
-	return same_work(l, w, first_arm, arm, checksum, work);
+	return same_work(l, wi, arm, checksum, rl_get(rec, "workload"));
 }
