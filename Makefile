@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|bench|bench-stats|validate|fuzz|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|bench|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -141,6 +141,15 @@ $(BUILD)/tests/bench_stats: $(BUILD)/tests/bench_stats.o $(call obj,$(COMMON_SRC
 .PHONY: bench-stats
 bench-stats: $(BUILD)/tests/bench_stats
 	$(BUILD)/tests/bench_stats $(BENCH_STATS_N)
+
+# make bench-compare: allocab compare timed end to end on a generated results file of
+# BENCH_COMPARE_ROUNDS rounds with BENCH_COMPARE_REPS reps per run (scripts/bench_compare.sh;
+# about 1.3 GB of TMPDIR at 10^6 rounds of one rep). Not part of make test.
+BENCH_COMPARE_ROUNDS ?= 1000000
+BENCH_COMPARE_REPS ?= 1
+.PHONY: bench-compare
+bench-compare: $(BUILD)/allocab
+	scripts/bench_compare.sh $(BUILD) $(BENCH_COMPARE_ROUNDS) 3 $(BENCH_COMPARE_REPS)
 
 # make validate: the harness measured against itself on this machine (~20 min), results/validation.md.
 validate: deps

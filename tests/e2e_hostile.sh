@@ -97,7 +97,7 @@ awk 'BEGIN { printf "{\"schema\":\"allocab-bench/1\",\"status\":\"complete\",\"c
 	for (i = 0; i < 100; i++) printf "%s\"a%d\"", (i ? "," : ""), i; printf "],\"workloads\":[";
 	for (i = 0; i < 100; i++) printf "%s\"w%d\"", (i ? "," : ""), i; printf "]},\"rounds\":[";
 	for (i = 0; i < 2000; i++) printf "%s{\"index\":%d,\"warmup\":false,\"runs\":[]}", (i ? "," : ""), i; print "]}" }' >"$TMP/empty.json"
-bad "2000 empty rounds of 10,000 pairs" 'rounds: 2000 measured and 0 warm-up rounds of 100 arms x 100 workloads, but only 0 runs' "$A" compare "$TMP/empty.json"
+bad "2000 empty rounds of 10,000 pairs" 'rounds: 2 rounds of 100 arms x 100 workloads, but only 0 runs in them' "$A" compare "$TMP/empty.json"
 awk 'BEGIN { printf "{\"schema\":\"allocab-bench/1\",\"status\":\"complete\",\"config\":{\"mode\":\"drivers\",\"arms\":[";
 	for (i = 0; i < 5000; i++) printf "%s\"arm%d\"", (i ? "," : ""), i; print ",\"arm17\"],\"workloads\":[\"w\"]},\"rounds\":[]}" }' >"$TMP/twice.json"
 bad "a repeated arm among 5001" "config.arms: 'arm17' listed twice" "$A" compare "$TMP/twice.json"

@@ -32,7 +32,7 @@ static void test_parse(void)
 	      "cut short: %s", err);
 	CHECK(!parse("{\"a\": \x01}", err, sizeof err) && strstr(err, "binary data: byte 0x01"),
 	      "a control byte: %s", err);
-	CHECK(!parse("{x}", err, sizeof err) && strstr(err, "not JSON (parse error at byte 2)"),
+	CHECK(!parse("{x}", err, sizeof err) && strstr(err, "not JSON (parse error at byte 1)"),
 	      "a syntax error is not 'truncated': %s", err);
 	setenv(JL_MAX_ENV, "1k", 1);
 	CHECK(

@@ -2,11 +2,13 @@
 #include "common/jsonload.h"
 
 #include "common/errmsg.h"
+#include "common/jsonparse.h"
 #include "common/numparse.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,125 +91,108 @@ static char *read_bounded(int fd, size_t size, size_t cap, size_t *n, int *e)
 	return NULL;
 }
 
-char *jl_read(const char *path, size_t *n, char *err, size_t errlen)
+static const char *jl_too_large(char *buf, size_t len, size_t cap)
 {
-	size_t cap, len = 0;
-	struct stat st;
-	char *buf, what[160];
-	int fd, e;
+	snprintf(buf, len, "larger than the %zu-byte input limit (set %s to raise it)", cap,
+	         JL_MAX_ENV);
+	return buf;
+}
 
-	if (jl_max_bytes(&cap, err, errlen) != 0) {
+int jl_open(const char *path, size_t *size, size_t *cap, char *err, size_t errlen)
+{
+	struct stat st;
+	char what[160];
+	int fd;
+
+	if (jl_max_bytes(cap, err, errlen) != 0) {
 		errno = EINVAL;
-		return NULL;
+		return -1;
 	}
 	if (!path[0])
-		return read_fail(-1, NULL, ENOENT, err, errlen, "''", "empty file name");
+		return read_fail(-1, NULL, ENOENT, err, errlen, "''", "empty file name"), -1;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return read_fail(-1, NULL, errno == ENOENT ? ENOENT : EINVAL, err, errlen, path,
-		                 strerror(errno));
+		                 strerror(errno)),
+		       -1;
 	if (fstat(fd, &st) != 0)
-		return read_fail(fd, NULL, EINVAL, err, errlen, path, strerror(errno));
+		return read_fail(fd, NULL, EINVAL, err, errlen, path, strerror(errno)), -1;
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(what, sizeof what, "%s, not a regular file: refused", kind_of(st.st_mode));
-		return read_fail(fd, NULL, EINVAL, err, errlen, path, what);
+		return read_fail(fd, NULL, EINVAL, err, errlen, path, what), -1;
 	}
-	snprintf(what, sizeof what, "larger than the %zu-byte input limit (set %s to raise it)",
-	         cap, JL_MAX_ENV);
-	if (st.st_size < 0 || (uint64_t)st.st_size > cap)
-		return read_fail(fd, NULL, EFBIG, err, errlen, path, what);
-	buf = read_bounded(fd, (size_t)st.st_size, cap, &len, &e);
+	if (st.st_size < 0 || (uint64_t)st.st_size > *cap)
+		return read_fail(fd, NULL, EFBIG, err, errlen, path,
+		                 jl_too_large(what, sizeof what, *cap)),
+		       -1;
+	*size = (size_t)st.st_size;
+	return fd;
+}
+
+char *jl_read(const char *path, size_t *n, char *err, size_t errlen)
+{
+	size_t cap, size, len = 0;
+	char *buf, what[160];
+	int fd = jl_open(path, &size, &cap, err, errlen), e;
+
+	if (fd < 0)
+		return NULL;
+	buf = read_bounded(fd, size, cap, &len, &e);
 	if (!buf)
 		return read_fail(fd, NULL, e, err, errlen, path, NULL);
 	if (len > cap)
-		return read_fail(fd, buf, EFBIG, err, errlen, path, what);
+		return read_fail(fd, buf, EFBIG, err, errlen, path,
+		                 jl_too_large(what, sizeof what, cap));
 	close(fd);
 	if (n)
 		*n = len;
 	return buf;
 }
 
-/* Offset of the first byte no JSON text holds (a control character other than tab, CR, LF,
- * NUL included), or n. */
-static size_t first_binary(const char *text, size_t n)
+int jl_parse_error(const char *name, const struct jp_result *r, size_t binary, unsigned char byte,
+                   size_t size, size_t cap, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)text[i];
-		if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
-			return i;
+	errno = EINVAL;
+	if (r->status == JP_NOMEM) {
+		errno = ENOMEM;
+		return errmsg_fail(err, errlen, "%s: out of memory", name);
 	}
-	return n;
-}
-
-/* What one pass over the text, strings skipped, tells before parsing it. */
-struct jl_shape {
-	size_t nodes;  /* an upper bound on the values, objects and arrays it parses into */
-	int truncated; /* it opens with an object or array and ends inside a string or an open one:
-	                  a file cut short, not bad JSON */
-};
-
-static struct jl_shape shape_of(const char *text, size_t n)
-{
-	struct jl_shape sh = {.nodes = 1};
-	size_t depth = 0, lead = strspn(text, " \t\r\n");
-	int in_str = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		char c = text[i];
-		if (in_str) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_str = 0;
-		} else if (c == '"') {
-			in_str = 1;
-		} else if (c == '{' || c == '[') {
-			depth++;
-			sh.nodes++;
-		} else if ((c == '}' || c == ']') && depth > 0) {
-			depth--;
-		} else if (c == ',' || c == ':') {
-			sh.nodes++;
-		}
-	}
-	sh.truncated =
-	    lead < n && (text[lead] == '{' || text[lead] == '[') && (in_str || depth > 0);
-	return sh;
+	if (r->status == JP_TOO_MANY)
+		return errmsg_fail(err, errlen,
+		                   "%s: more than %zu JSON values, the limit for a %zu-byte input "
+		                   "limit (set %s to raise it)",
+		                   name, cap / JL_BYTES_PER_NODE, cap, JL_MAX_ENV);
+	if (binary != SIZE_MAX)
+		return errmsg_fail(err, errlen,
+		                   "%s: not JSON (binary data: byte 0x%02x at offset %zu)", name,
+		                   byte, binary);
+	if (r->status == JP_SHORT)
+		return errmsg_fail(err, errlen, "%s: truncated JSON (ends at byte %zu)", name,
+		                   size);
+	return errmsg_fail(err, errlen, "%s: not JSON (parse error at byte %zu)", name, r->at);
 }
 
 cJSON *jl_parse(const char *name, const char *text, size_t n, char *err, size_t errlen)
 {
-	const char *end = NULL;
-	size_t bin = first_binary(text, n), cap;
-	struct jl_shape sh;
+	size_t cap, nodes = 0, bin;
+	struct jp_result r;
 	cJSON *root;
 
 	errno = EINVAL;
-	if (strspn(text, " \t\r\n") >= n && bin == n)
-		return errmsg_fail(err, errlen, "%s: empty file", name), NULL;
-	if (bin < n)
-		return errmsg_fail(err, errlen,
-		                   "%s: not JSON (binary data: byte 0x%02x at offset %zu)", name,
-		                   (unsigned char)text[bin], bin),
-		       NULL;
 	if (jl_max_bytes(&cap, err, errlen) != 0)
 		return NULL;
-	sh = shape_of(text, n);
-	if (sh.nodes > cap / JL_BYTES_PER_NODE)
-		return errmsg_fail(err, errlen,
-		                   "%s: more than %zu JSON values, the limit for a %zu-byte input "
-		                   "limit (set %s to raise it)",
-		                   name, cap / JL_BYTES_PER_NODE, cap, JL_MAX_ENV),
-		       NULL;
-	root = cJSON_ParseWithLengthOpts(text, n + 1, &end, 1);
-	if (root)
+	bin = jp_first_binary(text, n);
+	if (jp_skip_ws(text, n, 0) >= n && bin == n)
+		return errmsg_fail(err, errlen, "%s: empty file", name), NULL;
+	root = jp_parse(text, n, NULL, &nodes, cap / JL_BYTES_PER_NODE, &r);
+	if (root && (r.at = jp_skip_ws(text, n, r.at)) == n)
 		return root;
-	size_t at = end && end >= text ? (size_t)(end - text) : 0;
-	if (at >= n || sh.truncated)
-		errmsg_fail(err, errlen, "%s: truncated JSON (ends at byte %zu)", name, n);
-	else
-		errmsg_fail(err, errlen, "%s: not JSON (parse error at byte %zu)", name, at);
-	errno = EINVAL;
+	if (root) {
+		cJSON_Delete(root);
+		r.status = JP_SYNTAX;
+	}
+	jl_parse_error(name, &r, bin < n && r.status != JP_NOMEM ? bin : SIZE_MAX,
+	               bin < n ? (unsigned char)text[bin] : 0, n, cap, err, errlen);
 	return NULL;
 }
 

@@ -20,18 +20,33 @@
  * malformed. */
 int jl_max_bytes(size_t *out, char *err, size_t errlen);
 
+/* Opens path for reading the way every reader must: O_NONBLOCK, then refused unless it is a
+ * regular file of at most the size cap (jl_max_bytes, into *cap). Returns the descriptor with the
+ * file's size in *size, or -1 with "PATH: reason" in err and errno: ENOENT (missing or empty
+ * name), EFBIG (over the cap) or EINVAL (not a regular file, unreadable, malformed cap). */
+int jl_open(const char *path, size_t *size, size_t *cap, char *err, size_t errlen);
+
 /* Reads path whole into a NUL-terminated malloc'd buffer (*n bytes, NUL not counted). The file is
  * opened with O_NONBLOCK and must be a regular file: a FIFO, device, socket or directory is
  * refused at once, never read. Returns the text, or NULL with "PATH: reason" in err and errno:
  * ENOENT (missing), ENOMEM, EFBIG (over the cap) or EINVAL (not a regular file, unreadable). */
 char *jl_read(const char *path, size_t *n, char *err, size_t errlen);
 
-/* Parses text (n bytes) as one JSON value, named `name` in messages. Refused, with "NAME: reason"
- * in err and NULL returned: an empty file, bytes that are not text (control characters other
- * than tab, CR, LF; NUL), anything after the value, a file cut short ("truncated JSON"), more
- * values than the size cap allows (JL_BYTES_PER_NODE), or other syntax errors ("not JSON (parse
- * error at byte N)"). errno is EINVAL, or ENOMEM when memory ran out. */
+/* Parses text (n bytes) as one strict JSON value (common/jsonparse.h), named `name` in messages;
+ * the tree is the caller's (cJSON_Delete). Refused, with "NAME: reason" in err and NULL
+ * returned: an empty file, bytes that are not text (control characters other than tab, CR, LF;
+ * NUL), anything after the value, a file cut short ("truncated JSON"), more values than the size
+ * cap allows (JL_BYTES_PER_NODE), or other syntax errors ("not JSON (parse error at byte N)").
+ * errno is EINVAL, or ENOMEM when memory ran out. */
 cJSON *jl_parse(const char *name, const char *text, size_t n, char *err, size_t errlen);
+
+struct jp_result;
+/* The message of a failed parse, as jl_parse words it: r from common/jsonparse.h with r->at
+ * counted from the file's start, `binary` the offset of the first byte that is not text in what
+ * was read (or SIZE_MAX), `size` the file's length, cap the size cap. Sets errno (ENOMEM or
+ * EINVAL); returns -1. */
+int jl_parse_error(const char *name, const struct jp_result *r, size_t binary, unsigned char byte,
+                   size_t size, size_t cap, char *err, size_t errlen);
 
 /* Why jl_load failed, for the caller's exit status. */
 enum jl_why {

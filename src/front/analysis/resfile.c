@@ -6,6 +6,7 @@
 #include "common/fingerprint.h"
 #include "front/analysis/rfload.h"
 #include "common/jsonload.h"
+#include "common/jsonstream.h"
 #include "common/status.h"
 #include "front/analysis/stats.h"
 
@@ -19,15 +20,8 @@
 
 #define RF_SCHEMA "allocab-bench/1"
 
-static const char *const run_statuses[] = {"ok",         "failed",  "crashed", "timeout",
-                                           "unverified", "invalid", NULL};
 static const char *const bench_statuses[] = {"running",     "complete", "budget", "decided",
                                              "interrupted", "aborted",  NULL};
-
-static char *dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
 
 static int in_list(const char *s, const char *const *list)
 {
@@ -197,209 +191,36 @@ static int load_machine(struct loader *l, const cJSON *m)
 	return 0;
 }
 
-static int add_fail(struct loader *l, const cJSON *jr, size_t round, int warmup, size_t a, size_t w,
-                    const char *status, const char *at)
+/* The rounds: from the array in memory, or one at a time from js when it is not NULL. */
+static int load_rounds(struct loader *l, const cJSON *rounds, struct js_stream *js)
 {
-	struct rf_doc *d = l->d;
-	struct rf_fail *f = &d->fails[d->nfails];
-	const cJSON *es = rl_get(jr, "exit_status");
-	int64_t code = -1;
+	const cJSON *jr;
+	enum jl_why why;
+	int k;
 
-	if (es && !cJSON_IsNull(es) && !jl_int(es, 0, 255, &code))
-		return rl_fail(l, "%s: exit_status is not null or an integer in 0..255", at);
-	d->nfails++;
-	f->round = round;
-	f->warmup = warmup;
-	f->exit_status = (int)code;
-	f->arm = strdup(d->arms[a]);
-	f->workload = strdup(d->wl[w].name);
-	f->status = strdup(status);
-	f->signal = dup_or_null(rl_get_str(jr, "signal"));
-	f->stderr_tail = dup_or_null(rl_get_str(jr, "stderr_tail"));
-	f->reason = dup_or_null(rl_get_str(jr, "reason"));
-	if (!f->arm || !f->workload || !f->status || (rl_get_str(jr, "signal") && !f->signal) ||
-	    (rl_get_str(jr, "stderr_tail") && !f->stderr_tail) ||
-	    (rl_get_str(jr, "reason") && !f->reason))
-		return rl_nomem(l);
-	return 0;
-}
-
-/* What the bench measured around the process: wall time and noise telemetry. */
-static int load_process(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at)
-{
-	const cJSON *proc = rl_get(jr, "process"), *tel = rl_get(jr, "telemetry");
-	const cJSON *w = rl_get(proc, "wall_ns");
-	double steal;
-
-	run->wall_ns = NAN;
-	if (w && !cJSON_IsNull(w) && !rl_wall_ns(w, &run->wall_ns))
-		return rl_fail(
-		    l, "%s: process.wall_ns missing or not a positive integer of at most %.0f", at,
-		    RF_MAX_WALL_NS);
-	if (rl_opt_num(l, tel, "steal_ticks", RF_MAX_FIGURE, at, "telemetry", &steal) ||
-	    rl_opt_num(l, proc, "involuntary_ctx_switches", RF_MAX_FIGURE, at, "process",
-	               &run->invol_ctx) ||
-	    rl_opt_num(l, tel, "loadavg_1m", 1e9, at, "telemetry", &run->loadavg_1m))
-		return -1;
-	run->steal_s = steal / l->clock_ticks_per_s;
-	return 0;
-}
-
-/* Loads run jr of round `round` into its slot of the round's block row (a measured or a warm-up
- * round: rf_run, rf_warm_run). */
-static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup, struct rf_run *row,
-                    const char **first_arm, const char *at)
-{
-	struct rf_doc *d = l->d;
-	const char *arm = rl_get_str(jr, "arm"), *wl = rl_get_str(jr, "workload");
-	const char *status = rl_get_str(jr, "status");
-	int a = arm ? rf_arm(d, arm) : -1, w = wl ? rf_workload(d, wl) : -1;
-	struct rf_run *run;
-	int measured = !warmup;
-
-	if (a < 0)
-		return rl_fail(l, "%s: arm %s%.100s%s is not in config.arms", at, arm ? "'" : "",
-		               arm ? arm : "missing", arm ? "'" : "");
-	if (w < 0)
-		return rl_fail(l, "%s: workload %s%.100s%s is not in config.workloads", at,
-		               wl ? "'" : "", wl ? wl : "missing", wl ? "'" : "");
-	if (!in_list(status, run_statuses))
-		return rl_fail(l, "%s: status %s%.100s%s is not a run status", at,
-		               status ? "'" : "", status ? status : "missing", status ? "'" : "");
-	run = &row[(size_t)a * d->nwl + (size_t)w];
-	if (run->present)
-		return rl_fail(l, "%s: second run of %s on %s in one round", at, arm, wl);
-	memset(run, 0, sizeof *run);
-	for (size_t p = 0; p < RF_MAX_PHASES; p++)
-		run->t_ns[p] = run->t_regime[RF_COLD][p] = run->t_regime[RF_STEADY][p] = NAN;
-	run->settled = -1;
-	run->rss_first = run->rss_last = NAN;
-	run->present = 1;
-	run->ok = strcmp(status, "ok") == 0;
-	run->max_rss_kib = run->retained_bytes = NAN;
-	if (load_process(l, jr, run, at) != 0)
-		return -1;
-	if (!run->ok)
-		return add_fail(l, jr, round, warmup, (size_t)a, (size_t)w, status, at);
-	if (d->commands) {
-		if (isnan(run->wall_ns))
-			return rl_fail(
-			    l, "%s: process.wall_ns missing or not a positive finite number", at);
-		run->t_ns[0] = run->t_regime[RF_COLD][0] = run->wall_ns;
-		d->has_regime[RF_COLD] |= measured;
-		return rl_opt_num(l, rl_get(jr, "process"), "max_rss_kib", RF_MAX_FIGURE, at,
-		                  "process", &run->max_rss_kib);
-	}
-	if (rl_record(l, &d->wl[w], &first_arm[w], arm, rl_get(jr, "record"), run, at) != 0)
-		return -1;
-	for (int r = 0; measured && r < RF_NREGIMES; r++)
-		d->has_regime[r] |= !isnan(run->t_regime[r][0]);
-	if (isnan(run->wall_ns))
-		run->wall_ns = run->t_ns[rf_phase(&d->wl[w], "total")];
-	return 0;
-}
-
-/* Round i's index (its place in the file: 0, 1, ...) and warm-up flag. */
-static int round_head(struct loader *l, const cJSON *jr, size_t i, int *warmup)
-{
-	const cJSON *idx = rl_get(jr, "index"), *wu = rl_get(jr, "warmup");
-	uint64_t k;
-
-	if (!cJSON_IsObject(jr) || !cJSON_IsArray(rl_get(jr, "runs")))
-		return rl_fail(l, "rounds[%zu]: no runs", i);
-	if (wu && !cJSON_IsBool(wu))
-		return rl_fail(l, "rounds[%zu].warmup: not true or false", i);
-	*warmup = cJSON_IsTrue(wu);
-	if (!idx)
-		return rl_fail(l, "rounds[%zu]: index missing", i);
-	if (cJSON_IsNumber(idx) && idx->valuedouble < 0)
-		return rl_fail(l, "rounds[%zu]: index must be >= 0", i);
-	if (!jl_uint(idx, (uint64_t)1 << 53, &k))
-		return rl_fail(l, "rounds[%zu]: index is not an integer", i);
-	if (k != i)
-		return rl_fail(
-		    l,
-		    "rounds[%zu]: index %llu where %zu was due: rounds are numbered 0, 1, ... "
-		    "in file order, each once",
-		    i, (unsigned long long)k, i);
-	return 0;
-}
-
-/* The run tables hold (measured + warm-up rounds) x arms x workloads slots: no more than the runs
- * the file holds can justify (a round holds one run per arm and workload). */
-static int check_table(struct loader *l, size_t nruns)
-{
-	struct rf_doc *d = l->d;
-	size_t cells = d->narms * d->nwl;
-
-	if (d->nrounds + d->nwarmup > (2 * nruns + cells) / cells)
-		return rl_fail(l,
-		               "rounds: %zu measured and %zu warm-up rounds of %zu arms x %zu "
-		               "workloads, but only %zu runs in the file",
-		               d->nrounds, d->nwarmup, d->narms, d->nwl, nruns);
-	return 0;
-}
-
-static int load_rounds(struct loader *l, const cJSON *rounds)
-{
-	struct rf_doc *d = l->d;
-	const cJSON *jr, *run;
-	const char **first_arm = NULL;
-	size_t nruns = 0, i = 0, m = 0, wu = 0;
-	int rc = 0, warmup = 0;
-
-	if (!cJSON_IsArray(rounds))
+	if (!js && !cJSON_IsArray(rounds))
 		return rl_fail(l, "rounds: missing");
-	cJSON_ArrayForEach(jr, rounds)
-	{
-		if (round_head(l, jr, i++, &warmup) != 0)
-			return -1;
-		d->nrounds += !warmup;
-		d->nwarmup += warmup;
-		nruns += (size_t)cJSON_GetArraySize(rl_get(jr, "runs"));
-	}
-	if (check_table(l, nruns) != 0)
-		return -1;
-	d->runs = calloc(d->nrounds * d->narms * d->nwl + 1, sizeof *d->runs);
-	d->warm_runs = calloc(d->nwarmup * d->narms * d->nwl + 1, sizeof *d->warm_runs);
-	d->round_index = calloc(d->nrounds + 1, sizeof *d->round_index);
-	d->fails = calloc(nruns + 1, sizeof *d->fails);
-	first_arm = calloc(d->nwl, sizeof *first_arm);
-	if (!d->runs || !d->warm_runs || !d->round_index || !d->fails || !first_arm) {
-		free(first_arm);
-		return rl_nomem(l);
-	}
-	i = 0;
-	cJSON_ArrayForEach(jr, rounds)
-	{
-		struct rf_run *row;
-		size_t j = 0;
-		char at[64];
-
-		warmup = cJSON_IsTrue(rl_get(jr, "warmup"));
-		if (warmup) {
-			row = &d->warm_runs[wu++ * d->narms * d->nwl];
-		} else {
-			d->round_index[m] = i;
-			row = &d->runs[m++ * d->narms * d->nwl];
-		}
-		cJSON_ArrayForEach(run, rl_get(jr, "runs"))
+	if (!js) {
+		cJSON_ArrayForEach(jr, rounds)
 		{
-			snprintf(at, sizeof at, "rounds[%zu].runs[%zu]", i, j++);
-			if ((rc = load_run(l, run, i, warmup, row, first_arm, at)) != 0)
-				break;
+			if (rl_round(l, jr) != 0)
+				return -1;
 		}
-		if (rc)
-			break;
-		i++;
+		return 0;
 	}
-	free(first_arm);
-	return rc;
+	if (!js_has_array(js))
+		return rl_fail(l, "rounds: missing");
+	while ((k = js_next(js, &jr, &why, l->err, l->errlen)) == 1)
+		if (rl_round(l, jr) != 0)
+			return -1;
+	l->nomem = why == JL_NOMEM;
+	return k;
 }
 
-/* rf_from_json, with *oom set when memory ran out. */
-static struct rf_doc *from_json(const cJSON *bench, const char *name, int *oom, char *err,
-                                size_t errlen)
+/* The document bench, its rounds read from js when it is not NULL (bench is then js_head);
+ * *oom set when memory ran out. */
+static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const char *name,
+                                int *oom, char *err, size_t errlen)
 {
 	struct rf_doc *d = calloc(1, sizeof *d);
 	struct loader l = {.d = d, .err = err, .errlen = errlen};
@@ -429,7 +250,8 @@ static struct rf_doc *from_json(const cJSON *bench, const char *name, int *oom, 
 	if (rc == 0)
 		rc = load_machine(&l, rl_get(bench, "machine"));
 	if (rc == 0)
-		rc = load_rounds(&l, rl_get(bench, "rounds"));
+		rc = load_rounds(&l, rl_get(bench, "rounds"), js);
+	rl_forget(&l);
 	for (size_t w = 0; rc == 0 && w < d->nwl; w++)
 		if (d->wl[w].nphases == 0) {
 			d->wl[w].nphases = 1;
@@ -448,7 +270,7 @@ struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, siz
 {
 	int oom = 0;
 
-	return from_json(bench, name, &oom, err, errlen);
+	return from_json(bench, NULL, name, &oom, err, errlen);
 }
 
 int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size_t errlen)
@@ -490,15 +312,16 @@ int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size
 
 int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen)
 {
+	static const char *const before[] = {"schema", "status", "config", "machine", NULL};
 	enum jl_why why;
-	cJSON *root = jl_load(path, &why, err, errlen);
+	struct js_stream *js = js_open(path, "rounds", before, &why, err, errlen);
 	int oom = 0;
 
 	*out = NULL;
-	if (!root)
+	if (!js)
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
-	*out = from_json(root, path, &oom, err, errlen);
-	cJSON_Delete(root);
+	*out = from_json(js_head(js), js, path, &oom, err, errlen);
+	js_close(js);
 	return *out ? ST_OK : oom ? ST_FAIL : ST_USAGE;
 }
 

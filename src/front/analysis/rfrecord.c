@@ -33,7 +33,18 @@ int rl_nomem(struct loader *l)
 
 const cJSON *rl_get(const cJSON *o, const char *key)
 {
-	return cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	const cJSON *c;
+
+	if (!cJSON_IsObject(o))
+		return NULL;
+	for (c = o->child; c; c = c->next) {
+		const char *a = c->string, *b = key;
+		while (a && *a && *a == *b)
+			a++, b++;
+		if (a && *a == *b)
+			return c;
+	}
+	return NULL;
 }
 
 const char *rl_get_str(const cJSON *o, const char *key)
@@ -70,33 +81,62 @@ int rl_wall_ns(const cJSON *v, double *out)
 	return 1;
 }
 
-/* Records (or checks against the first ok run) what work a workload did. */
-static int same_work(struct loader *l, struct rf_workload *w, const char **first_arm,
-                     const char *arm, const char *checksum, char *work)
+static char *work_of(const cJSON *wl)
 {
+	char *params = rl_compact(rl_get(wl, "params")), *seed = rl_compact(rl_get(wl, "seed"));
+	char *scale = rl_compact(rl_get(wl, "scale")), *out = NULL;
+
+	if (params && seed && scale &&
+	    asprintf(&out, "params %s, seed %s, scale %s", params, seed, scale) < 0)
+		out = NULL;
+	free(params);
+	free(seed);
+	free(scale);
+	return out;
+}
+
+/* Whether two records' workload objects name the same work: params, seed and scale. */
+static int same_members(const cJSON *a, const cJSON *b)
+{
+	static const char *const keys[] = {"params", "seed", "scale"};
+
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+		const cJSON *x = rl_get(a, keys[k]), *y = rl_get(b, keys[k]);
+		if (!x != !y || (x && !cJSON_Compare(x, y, 1)))
+			return 0;
+	}
+	return 1;
+}
+
+/* Records (or checks against the first ok run) what work workload wi did: its checksum and the
+ * record's workload object wl. */
+static int same_work(struct loader *l, size_t wi, const char *arm, const char *checksum,
+                     const cJSON *wl)
+{
+	struct rf_workload *w = &l->d->wl[wi];
+	char *work;
+
 	if (!w->work) {
-		w->work = work;
-		*first_arm = arm;
-		if (checksum && !(w->checksum = strdup(checksum)))
+		l->first_arm[wi] = arm;
+		if (!(w->work = work_of(wl)) || !(l->first_wl[wi] = cJSON_Duplicate(wl, 1)) ||
+		    (checksum && !(w->checksum = strdup(checksum))))
 			return rl_nomem(l);
 		return 0;
 	}
-	if (checksum && w->checksum && strcmp(checksum, w->checksum) != 0) {
-		free(work);
+	if (checksum && w->checksum && strcmp(checksum, w->checksum) != 0)
 		return rl_fail(
 		    l, "%s: checksum differs between %s (%s) and %s (%s): not the same work",
-		    w->name, *first_arm, w->checksum, arm, checksum);
-	}
-	if (strcmp(work, w->work) != 0) {
-		rl_fail(l,
-		        "%s: effective parameters differ between %s (%s) and %s (%s): not the same "
-		        "work",
-		        w->name, *first_arm, w->work, arm, work);
-		free(work);
-		return -1;
-	}
+		    w->name, l->first_arm[wi], w->checksum, arm, checksum);
+	if (same_members(l->first_wl[wi], wl))
+		return 0;
+	if (!(work = work_of(wl)))
+		return rl_nomem(l);
+	rl_fail(l,
+	        "%s: effective parameters differ between %s (%s) and %s (%s): not the same "
+	        "work",
+	        w->name, l->first_arm[wi], w->work, arm, work);
 	free(work);
-	return 0;
+	return -1;
 }
 
 static int load_phases(struct loader *l, struct rf_workload *w, const cJSON *list, const char *at)
@@ -155,12 +195,13 @@ static int rep_checksums(struct loader *l, const cJSON *reps, const char *checks
 	return 0;
 }
 
-/* Median over reps of each phase's wall_ns. */
+/* Every rep's wall_ns of every phase into l->rep_t (phase p, rep i at p * RF_MAX_REPS + i), and
+ * their median over reps into run->t_ns. */
 static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON *reps,
                      const char *checksum, struct rf_run *run, const char *at)
 {
-	double v[RF_MAX_REPS];
-	size_t n = (size_t)cJSON_GetArraySize(reps);
+	size_t n = (size_t)cJSON_GetArraySize(reps), i = 0;
+	const cJSON *rep;
 
 	if (!cJSON_IsArray(reps) || n < 1)
 		return rl_fail(l, "%s: record.reps missing or empty", at);
@@ -170,23 +211,23 @@ static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON 
 		               at, n, RF_MAX_REPS);
 	if (rep_checksums(l, reps, checksum, at) != 0)
 		return -1;
-	for (size_t p = 0; p < w->nphases; p++) {
-		size_t i = 0;
-		const cJSON *rep;
-		cJSON_ArrayForEach(rep, reps)
-		{
-			if (!rl_wall_ns(
-			        rl_get(rl_get(rl_get(rep, "phases"), w->phases[p]), "wall_ns"),
-			        &v[i]))
+	if (!l->rep_t && !(l->rep_t = malloc(RF_MAX_PHASES * RF_MAX_REPS * sizeof *l->rep_t)))
+		return rl_nomem(l);
+	cJSON_ArrayForEach(rep, reps)
+	{
+		const cJSON *phases = rl_get(rep, "phases");
+		for (size_t p = 0; p < w->nphases; p++)
+			if (!rl_wall_ns(rl_get(rl_get(phases, w->phases[p]), "wall_ns"),
+			                &l->rep_t[p * RF_MAX_REPS + i]))
 				return rl_fail(
 				    l,
 				    "%s: reps[%zu].phases.%s.wall_ns missing or not a positive "
 				    "integer of at most %.0f",
 				    at, i, w->phases[p], RF_MAX_WALL_NS);
-			i++;
-		}
-		run->t_ns[p] = stats_median(v, n);
+		i++;
 	}
+	for (size_t p = 0; p < w->nphases; p++)
+		run->t_ns[p] = stats_median(&l->rep_t[p * RF_MAX_REPS], n);
 	return 0;
 }
 
@@ -219,8 +260,8 @@ static int rep_regimes(struct loader *l, const cJSON *reps, size_t n, enum stead
 	return 0;
 }
 
-/* Per regime and phase the median wall_ns of the reps of that regime (times checked by
- * load_reps); the resident set after the first and the last rep; whether the run settled. */
+/* Per regime and phase the median wall_ns of the reps of that regime (the times load_reps left
+ * in l->rep_t); the resident set after the first and the last rep; whether the run settled. */
 static int load_regimes(struct loader *l, const struct rf_workload *w, const cJSON *rec,
                         struct rf_run *run, const char *at)
 {
@@ -237,16 +278,10 @@ static int load_regimes(struct loader *l, const struct rf_workload *w, const cJS
 		return rl_fail(l, "%s: record.regimes.settled is not true, false or null", at);
 	for (int r = 0; r < RF_NREGIMES; r++)
 		for (size_t p = 0; p < w->nphases; p++) {
-			size_t k = 0, i = 0;
-			const cJSON *rep;
-			cJSON_ArrayForEach(rep, reps)
-			{
-				if (g[i++] == of[r] &&
-				    rl_wall_ns(rl_get(rl_get(rl_get(rep, "phases"), w->phases[p]),
-				                      "wall_ns"),
-				               &v[k]))
-					k++;
-			}
+			size_t k = 0;
+			for (size_t i = 0; i < n; i++)
+				if (g[i] == of[r])
+					v[k++] = l->rep_t[p * RF_MAX_REPS + i];
 			run->t_regime[r][p] = k ? stats_median(v, k) : NAN;
 		}
 	run->settled = cJSON_IsBool(settled) ? cJSON_IsTrue(settled) : -1;
@@ -274,28 +309,14 @@ static int has_flag(const cJSON *flags, const char *name)
 	return 0;
 }
 
-static char *work_of(const cJSON *wl)
+int rl_record(struct loader *l, size_t wi, const char *arm, const cJSON *rec, struct rf_run *run,
+              const char *at)
 {
-	char *params = rl_compact(rl_get(wl, "params")), *seed = rl_compact(rl_get(wl, "seed"));
-	char *scale = rl_compact(rl_get(wl, "scale")), *out = NULL;
-
-	if (params && seed && scale &&
-	    asprintf(&out, "params %s, seed %s, scale %s", params, seed, scale) < 0)
-		out = NULL;
-	free(params);
-	free(seed);
-	free(scale);
-	return out;
-}
-
-int rl_record(struct loader *l, struct rf_workload *w, const char **first_arm, const char *arm,
-              const cJSON *rec, struct rf_run *run, const char *at)
-{
+	struct rf_workload *w = &l->d->wl[wi];
 	const char *schema = rl_get_str(rec, "schema"),
 	           *name = rl_get_str(rl_get(rec, "workload"), "name");
 	const char *checksum = rl_get_str(rec, "checksum");
 	const cJSON *ru = rl_get(rec, "rusage");
-	char *work;
 
 	if (!cJSON_IsObject(rec))
 		return rl_fail(l, "%s: status ok but no record", at);
@@ -319,8 +340,6 @@ int rl_record(struct loader *l, struct rf_workload *w, const char **first_arm, c
 	    rl_opt_num(l, ru, "involuntary_ctx_switches", RF_MAX_FIGURE, at, "record.rusage",
 	               &run->invol_ctx))
 		return -1;
-	if (!(work = work_of(rl_get(rec, "workload"))))
-		return rl_nomem(l);
 	w->show_phases |= has_flag(rl_get(rl_get(rec, "workload"), "flags"), "show_phases");
-	return same_work(l, w, first_arm, arm, checksum, work);
+	return same_work(l, wi, arm, checksum, rl_get(rec, "workload"));
 }
