@@ -57,7 +57,7 @@ ASAN_TESTS := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/*.c)))
 FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
-	$(BUILD)/tests/alloc_threads
+	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz
 .SUFFIXES:
@@ -119,6 +119,10 @@ $(BUILD)/tests/jget: $(BUILD)/tests/jget.o
 # A program with a known allocation stream for the record/replay tests (tests/e2e_record.sh).
 $(BUILD)/tests/alloc_threads: $(BUILD)/tests/alloc_threads.o
 	$(CC) $(LDFLAGS) -o $@ $^ -pthread
+
+# Synthetic traces for the replay limit tests (tests/e2e_limits.sh).
+$(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o
+	$(CC) $(LDFLAGS) -o $@ $^
 
 # The slow backend alone with a probe main: proves its injection count (tests/e2e_calibrate.sh).
 $(BUILD)/tests/inject_probe: $(BUILD)/tests/inject_probe.o $(BUILD)/allocators/system_slow.o

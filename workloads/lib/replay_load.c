@@ -333,6 +333,61 @@ int rp_load(const char *path, uint64_t pid, struct rp_trace *t, char *err, size_
 	return rc;
 }
 
+/* Bytes the replay's touch writes beyond from (realloc: the old size) with one byte per page
+ * (pages) or every byte (bytes), as replay.c's touch() does. */
+static void touched(uint64_t from, uint64_t size, uint64_t *pages, uint64_t *bytes)
+{
+	uint64_t start = from ? (from + 4095) & ~(uint64_t)4095 : 0;
+
+	*pages = size > start ? (size - start + 4095) / 4096 : 0;
+	*bytes = size > from ? size - from : 0;
+}
+
+static void cost_op(const struct rp_op *o, struct rp_cost *c)
+{
+	int moved = o->old && (o->op == TRACE_OP_REALLOC || o->op == TRACE_OP_REALLOCARRAY);
+	uint64_t pages, bytes;
+
+	c->events++;
+	if (o->op == TRACE_OP_FREE)
+		return;
+	touched(moved ? o->old_size : 0, o->size, &pages, &bytes);
+	if (moved)
+		c->copy_bytes += o->old_size < o->size ? o->old_size : o->size;
+	c->bytes += bytes;
+	if (o->size > RP_FRESH_MIN) {
+		c->maps++;
+		c->fresh_pages += pages;
+	} else {
+		c->pages += pages;
+	}
+}
+
+void rp_cost(const struct rp_trace *t, struct rp_cost *c)
+{
+	uint64_t peak_pages, first;
+
+	memset(c, 0, sizeof *c);
+	c->table_bytes = t->nth * sizeof *t->th + t->nleaked * sizeof *t->leaked;
+	for (size_t k = 0; k < t->nth; k++) {
+		uint64_t gap = 0;
+		for (size_t i = 0; i < t->th[k].n; i++) {
+			const struct rp_op *o = &t->th[k].ops[i];
+			if (!o->op)
+				continue;
+			gap += o->gap_ns;
+			cost_op(o, c);
+		}
+		if (gap > c->gap_ns)
+			c->gap_ns = gap;
+		c->table_bytes += t->th[k].n * sizeof *t->th[k].ops;
+	}
+	peak_pages = (t->peak_bytes + 4095) / 4096;
+	first = c->pages < peak_pages ? c->pages : peak_pages;
+	c->fresh_pages += first;
+	c->pages -= first;
+}
+
 void rp_free(struct rp_trace *t)
 {
 	for (size_t k = 0; t->th && k < t->nth; k++)
