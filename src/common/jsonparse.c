@@ -287,11 +287,13 @@ static size_t string_end(struct jp *j, size_t from, int *escaped)
 	}
 }
 
-/* The escapes of text[j->i..end) decoded into o; 0, or -1 with the parse stopped. */
+/* The escapes of text[j->i..end) decoded into o; 0, or -1 with the parse stopped at the bad
+ * escape: its backslash for a \u escape, else the character after the backslash. */
 static int unescape(struct jp *j, size_t end, char *o)
 {
 	while (j->i < end) {
 		char c = j->s[j->i++];
+		size_t esc = j->i;
 		if (c != '\\') {
 			*o++ = c;
 			continue;
@@ -321,9 +323,10 @@ static int unescape(struct jp *j, size_t end, char *o)
 		case 'u':
 			if (escape_u(j, &o) == 0 && j->i <= end)
 				break;
-			/* fall through */
+			j->i = esc - 1;
+			return stop(j, JP_SYNTAX), -1;
 		default:
-			j->i = j->i > end ? end : j->i - 1;
+			j->i = esc;
 			return stop(j, JP_SYNTAX), -1;
 		}
 	}
