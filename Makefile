@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|bench|bench-stats|validate|fuzz|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|bench|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -57,7 +57,7 @@ ASAN_TESTS := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/*.c)))
 FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
-	$(BUILD)/tests/alloc_threads
+	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz
 .SUFFIXES:
@@ -120,6 +120,10 @@ $(BUILD)/tests/jget: $(BUILD)/tests/jget.o
 $(BUILD)/tests/alloc_threads: $(BUILD)/tests/alloc_threads.o
 	$(CC) $(LDFLAGS) -o $@ $^ -pthread
 
+# Synthetic traces for the replay limit tests (tests/e2e_limits.sh).
+$(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
 # The slow backend alone with a probe main: proves its injection count (tests/e2e_calibrate.sh).
 $(BUILD)/tests/inject_probe: $(BUILD)/tests/inject_probe.o $(BUILD)/allocators/system_slow.o
 	$(CC) $(LDFLAGS) -o $@ $^ -ldl -pthread
@@ -137,6 +141,15 @@ $(BUILD)/tests/bench_stats: $(BUILD)/tests/bench_stats.o $(call obj,$(COMMON_SRC
 .PHONY: bench-stats
 bench-stats: $(BUILD)/tests/bench_stats
 	$(BUILD)/tests/bench_stats $(BENCH_STATS_N)
+
+# make bench-compare: allocab compare timed end to end on a generated results file of
+# BENCH_COMPARE_ROUNDS rounds with BENCH_COMPARE_REPS reps per run (scripts/bench_compare.sh;
+# about 1.3 GB of TMPDIR at 10^6 rounds of one rep). Not part of make test.
+BENCH_COMPARE_ROUNDS ?= 1000000
+BENCH_COMPARE_REPS ?= 1
+.PHONY: bench-compare
+bench-compare: $(BUILD)/allocab
+	scripts/bench_compare.sh $(BUILD) $(BENCH_COMPARE_ROUNDS) 3 $(BENCH_COMPARE_REPS)
 
 # make validate: the harness measured against itself on this machine (~20 min), results/validation.md.
 validate: deps

@@ -1,7 +1,7 @@
 # e2e_hostile.sh - the readers against hostile and huge inputs (docs/results-format.md, "Reading
 # files"): non-regular files, size and grid limits, repeated rounds, numbers out of range, one strict
-# behaviour for results and calibration files, messages that say what is wrong, and log ratios
-# whose ties are decided on the integer times. Every file is crafted here; no benchmark runs.
+# behaviour for results and calibration files, messages that say what is wrong, log ratios whose
+# ties are decided on the integer times, and the streamed reader. Every file is crafted here; no benchmark runs.
 . tests/lib.sh
 
 A=$BUILD/allocab
@@ -172,6 +172,32 @@ bad "index -1" 'rounds\[1\]: index must be >= 0' "$A" compare "$TMP/neg.json"
 mkpairs "$TMP/vers.json" arms=A,B names=system,system vers=2.36,2.37 pairs="100:101 102:100 100:100"
 bad "differing allocator versions" 'ran different allocators \(system 2.36, system 2.37\)' "$A" calibrate --from "$TMP/vers.json" -o "$TMP/cal-v.json"
 bad "calibrate -o ''" '-o: empty file name' "$A" calibrate --from "$TMP/aa.json" -o ''
+
+# 10. The streamed reader (src/common/jsonstream.h): the same document compact, indented (windows
+#     of the file fall elsewhere), with config and machine after the rounds, gives the same
+#     comparison; a second "rounds" is refused.
+mkbench "$TMP/long.json" arms=system=1,mimalloc=0.9/0.05 wls=parquet_load,pipeline rounds=1500 warmup=2 reps=4
+mkdir -p "$TMP/compact" "$TMP/indented" "$TMP/reordered"
+cp "$TMP/long.json" "$TMP/compact/r.json"
+python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"), indent=1)' \
+	"$TMP/long.json" "$TMP/indented/r.json"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump({"rounds": d.pop("rounds"), **d}, open(sys.argv[2], "w"), separators=(",", ":"))' \
+	"$TMP/long.json" "$TMP/reordered/r.json"
+for v in compact indented reordered; do
+	(cd "$TMP/$v" && "$OLDPWD/$A" compare r.json --format json >out.json 2>err.txt; echo $? >rc)
+done
+size=$(stat -c %s "$TMP/indented/r.json")
+[ "$size" -gt 2097152 ] && ok "the indented file spans more than two read windows ($size bytes)" ||
+	notok "the indented file spans more than two read windows" "$size bytes"
+[ "$(cat "$TMP/compact/rc")" = 0 ] && cmp -s "$TMP/compact/out.json" "$TMP/indented/out.json" &&
+	ok "compact and indented: the same comparison" ||
+	notok "compact and indented: the same comparison" "$(diff "$TMP/compact/out.json" "$TMP/indented/out.json" | head -5)"
+cmp -s "$TMP/compact/out.json" "$TMP/reordered/out.json" && ok "config and machine after the rounds: the same comparison" ||
+	notok "config and machine after the rounds: the same comparison" "$(head -c 300 "$TMP/reordered/err.txt")"
+perl -pe 's/\}$/,"rounds":[]}/' "$TMP/r.json" >"$TMP/tworounds.json"
+bad "a second rounds member" "member 'rounds' appears twice in the top-level object" "$A" compare "$TMP/tworounds.json"
 
 # 9. Ties decided on integer times: 110/100 and 100/110 are exact negatives, so the nine |d| tie
 #    and the tie-corrected test applies (p 0.023; the exact test on rounding noise said 0.095).

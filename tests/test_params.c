@@ -250,6 +250,47 @@ static void test_validate(void)
 	CHECK(params_validate(&opts, 0, err, sizeof err) == 0, "a NULL check() is skipped");
 }
 
+/* A loaded input (workload.h, input_cost) against the same limits: memory as a footprint,
+ * estimated seconds x --reps against PARAMS_WORK_FACTOR runs of PARAMS_WORK_RUN_S. */
+static void test_validate_input(void)
+{
+	struct wl_input_cost c = {.footprint = 1ULL << 29, .run_s = 250, .work = "per rep 5 calls"};
+
+	expect_ok("other");
+	CHECK(params_validate_input(&opts, &c, 1ULL << 30, err, sizeof err) == 0,
+	      "--reps auto: 4 x 250 s is 1000 s, within 100 runs of 10 s (%s)", err);
+	c.run_s = 251;
+	CHECK(params_validate_input(&opts, &c, 1ULL << 30, err, sizeof err) == -1 &&
+	          strcmp(err,
+	                 "other: this input with --reps auto (at least 4 reps) is about 100x the "
+	                 "work of a 10 s run (estimated 17 min: per rep 5 calls), more than the "
+	                 "100x allowed") == 0,
+	      "4 x 251 s is refused, with the estimate and its detail: \"%s\"", err);
+	expect_ok("other --reps 1000");
+	c.run_s = 1;
+	CHECK(params_validate_input(&opts, &c, 1ULL << 30, err, sizeof err) == 0,
+	      "--reps 1000 of 1 s passes (%s)", err);
+	c.run_s = 1.5;
+	c.work[0] = 0;
+	CHECK(params_validate_input(&opts, &c, 1ULL << 30, err, sizeof err) == -1 &&
+	          strcmp(err, "other: this input with --reps 1000 is about 150x the work of a 10 s "
+	                      "run (estimated 25 min), more than the 100x allowed") == 0,
+	      "--reps 1000 of 1.5 s is refused: \"%s\"", err);
+	c.run_s = 3600 * 24 * 30;
+	CHECK(params_validate_input(&opts, &c, 1ULL << 30, err, sizeof err) == -1 &&
+	          strstr(err, "(estimated 3e+04 days)") != NULL,
+	      "a month per rep is shown in days: \"%s\"", err);
+	c.run_s = NAN;
+	CHECK(params_validate_input(&opts, &c, 1ULL << 30, err, sizeof err) == -1,
+	      "an estimate that is not a number is refused");
+	c = (struct wl_input_cost){.footprint = (1ULL << 29) + 1, .memory = "peak 0.5 GiB"};
+	CHECK(params_validate_input(&opts, &c, 1ULL << 30, err, sizeof err) == -1 &&
+	          strcmp(err, "other: this input needs up to 536870913 bytes (0.5 GiB: peak 0.5 "
+	                      "GiB), more than 1/2 of the 1073741824 bytes (1.0 GiB) of physical "
+	                      "memory") == 0,
+	      "a footprint above half of physical memory is refused first: \"%s\"", err);
+}
+
 int main(void)
 {
 	test_defaults();
@@ -258,5 +299,6 @@ int main(void)
 	test_option_values_are_values();
 	test_format();
 	test_validate();
+	test_validate_input();
 	return CHECK_DONE();
 }

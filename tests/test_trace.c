@@ -231,6 +231,78 @@ static void test_cycle(void)
 	unlink(path);
 }
 
+/* What the work limit counts (replay_load.h, rp_cost): calls, realloc moves, the pages and bytes
+ * touch writes as replay.c's touch() does, mappings and fresh pages of blocks over RP_FRESH_MIN,
+ * the longest thread's gaps, and the tables the replay keeps. */
+static void test_cost(void)
+{
+	static const uint64_t big[][4] = {{TRACE_OP_MALLOC, 1, 64 << 20, 0},
+	                                  {TRACE_OP_REALLOC, 1, 2, (64 << 20) + 1},
+	                                  {TRACE_OP_MALLOC, 3, RP_FRESH_MIN, 0},
+	                                  {TRACE_OP_FREE, 2, 0, 0}};
+	/* thread 1 frees 1 and allocates 2, thread 2 frees 2 and allocates 3, thread 0 frees 3 */
+	static const uint64_t chain0[][4] = {{TRACE_OP_MALLOC, 1, 8, 0}, {TRACE_OP_FREE, 3, 0, 0}};
+	static const uint64_t chain1[][4] = {{TRACE_OP_FREE, 1, 0, 0}, {TRACE_OP_MALLOC, 2, 8, 0}};
+	static const uint64_t chain2[][4] = {{TRACE_OP_FREE, 2, 0, 0}, {TRACE_OP_MALLOC, 3, 8, 0}};
+	struct tb t;
+	char err[256] = "", path[64];
+	struct rp_trace rp;
+	struct rp_cost c;
+
+	valid_trace(&t);
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, &rp, err, sizeof err) == 0,
+	      "valid trace loads (%s)", err);
+	unlink(path);
+	rp_cost(&rp, &c);
+	CHECK(c.events == 6 && c.maps == 0, "6 calls, no large block");
+	CHECK(c.copy_bytes == 4000, "the realloc may move its 4000 bytes (%llu)",
+	      (unsigned long long)c.copy_bytes);
+	CHECK(c.fresh_pages == 3 && c.pages == 1 && c.bytes == 9100,
+	      "touch writes 1 + 1 + 2 pages, 3 of them fresh (the 9100-byte peak), 100 + 4000 + "
+	      "5000 bytes (%llu, %llu, %llu)",
+	      (unsigned long long)c.fresh_pages, (unsigned long long)c.pages,
+	      (unsigned long long)c.bytes);
+	CHECK(c.gap_ns == 30,
+	      "spun time 30 ns: thread 1's second free waits for thread 0's realloc at 20 ns, "
+	      "then its free(NULL) spins 10 more (%llu)",
+	      (unsigned long long)c.gap_ns);
+	CHECK(c.table_bytes == 2 * sizeof(struct rp_thread) + 6 * sizeof(struct rp_op),
+	      "tables: 2 threads, 6 ops (%llu bytes)", (unsigned long long)c.table_bytes);
+	rp_free(&rp);
+	start(&t);
+	put_process(&t, 8);
+	put_events(&t, 0, chain0, 2);
+	put_events(&t, 1, chain1, 2);
+	put_events(&t, 2, chain2, 2);
+	finish(&t);
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, &rp, err, sizeof err) == 0,
+	      "a chain of waits across 3 threads loads (%s)", err);
+	unlink(path);
+	rp_cost(&rp, &c);
+	CHECK(c.gap_ns == 20, "its spun time is the chain's 20 ns, not one thread's 10 (%llu)",
+	      (unsigned long long)c.gap_ns);
+	rp_free(&rp);
+	start(&t);
+	put_process(&t, 9);
+	put_events(&t, 0, big, 4);
+	finish(&t);
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, &rp, err, sizeof err) == 0,
+	      "a trace of 64 MiB blocks loads (%s)", err);
+	unlink(path);
+	rp_cost(&rp, &c);
+	CHECK(c.maps == 2 && c.fresh_pages == 16384 + 1 + RP_FRESH_MIN / 4096 && c.pages == 0,
+	      "blocks over 7 MiB are fresh mappings: 16384 pages, then the 1 page a realloc adds; "
+	      "a 7 MiB block within the peak is fresh too (%llu, %llu, %llu)",
+	      (unsigned long long)c.maps, (unsigned long long)c.fresh_pages,
+	      (unsigned long long)c.pages);
+	CHECK(c.copy_bytes == 64 << 20 && c.bytes == (64 << 20) + 1 + RP_FRESH_MIN,
+	      "the realloc moves 64 MiB and touches 1 byte more");
+	CHECK(rp.nleaked == 1 && c.table_bytes == sizeof(struct rp_thread) +
+	                                              4 * sizeof(struct rp_op) + sizeof(uint32_t),
+	      "the leaked 7 MiB block is in the tables");
+	rp_free(&rp);
+}
+
 int main(void)
 {
 	test_valid();
@@ -238,5 +310,6 @@ int main(void)
 	test_corruptions();
 	test_hostile();
 	test_cycle();
+	test_cost();
 	return CHECK_DONE();
 }

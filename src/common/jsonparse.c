@@ -23,22 +23,30 @@ struct jp {
 	enum jp_status st;
 };
 
-static void *pool_alloc(struct jp_pool *p, size_t size)
+/* A new chunk for at least need bytes, twice the last one's size. */
+static void *pool_grow(struct jp_pool *p, size_t need)
+{
+	struct jp_chunk *c = p->chunks;
+	size_t sz = c && c->size * 2 > JP_CHUNK_MIN ? c->size * 2 : JP_CHUNK_MIN;
+
+	if (sz < need)
+		sz = need;
+	if (!(c = malloc(sizeof *c + sz)))
+		return NULL;
+	c->size = sz;
+	c->next = p->chunks;
+	p->chunks = c;
+	p->used = need;
+	return c->data;
+}
+
+static inline void *pool_alloc(struct jp_pool *p, size_t size)
 {
 	struct jp_chunk *c = p->chunks;
 	size_t need = (size + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
 
-	if (!c || c->size - p->used < need) {
-		size_t sz = c && c->size * 2 > JP_CHUNK_MIN ? c->size * 2 : JP_CHUNK_MIN;
-		if (sz < need)
-			sz = need;
-		if (!(c = malloc(sizeof *c + sz)))
-			return NULL;
-		c->size = sz;
-		c->next = p->chunks;
-		p->chunks = c;
-		p->used = 0;
-	}
+	if (!c || c->size - p->used < need)
+		return pool_grow(p, need);
 	p->used += need;
 	return (char *)c->data + p->used - need;
 }
@@ -98,7 +106,7 @@ static void *stop(struct jp *j, enum jp_status st)
 	return NULL;
 }
 
-static void *take(struct jp *j, size_t size)
+static inline void *take(struct jp *j, size_t size)
 {
 	void *p = j->pool ? pool_alloc(j->pool, size) : malloc(size);
 

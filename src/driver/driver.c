@@ -304,6 +304,22 @@ static int emit(const struct runrec *rec, const struct config *cfg, const char *
 	return rc;
 }
 
+/* Whether the input setup() loaded is beyond the driver's limits (params_validate_input); if so,
+ * tears the workload down and says why in err. */
+static int input_refused(const struct run_opts *o, struct wl_ctx *ctx, char *err, size_t errlen)
+{
+	struct wl_input_cost c = {0};
+
+	if (!o->wl->input_cost)
+		return 0;
+	o->wl->input_cost(ctx, &c);
+	if (params_validate_input(o, &c, physical_memory(), err, errlen) == 0)
+		return 0;
+	if (o->wl->teardown)
+		o->wl->teardown(ctx);
+	return 1;
+}
+
 /* The run proper, after --config was taken out of the arguments. */
 static int run_configured(int argc, char **argv, struct config *cfg)
 {
@@ -351,6 +367,11 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 		free(reps);
 		free(after);
 		return fail(bad == -1 ? ST_USAGE : ST_FAIL, "", "%s: %s", o.wl->name, ctx.err);
+	}
+	if (input_refused(&o, &ctx, err, sizeof err)) {
+		free(reps);
+		free(after);
+		return fail(ST_USAGE, "", "%s", err);
 	}
 	rec.started = time(NULL);
 	rec.rss_start_bytes = resident_bytes();

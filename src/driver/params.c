@@ -277,16 +277,39 @@ static void human_bytes(uint64_t n, char *buf, size_t len)
 	snprintf(buf, len, "%.1f GiB", (double)n / (1024.0 * 1024 * 1024));
 }
 
+/* A duration the way a refusal shows it: "95 s", "42 min", "6.7 h", "1.2e+03 days". */
+static void human_seconds(double s, char *buf, size_t len)
+{
+	if (s < 120)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s < 7200)
+		snprintf(buf, len, "%.0f min", s / 60);
+	else if (s < 172800)
+		snprintf(buf, len, "%.1f h", s / 3600);
+	else
+		snprintf(buf, len, "%.3g days", s / 86400);
+}
+
+/* The reps the work limit counts: --reps N, or for --reps auto the reps it always makes (the
+ * cold one and the minimum after it; beyond those its time cap bounds it), described in how. */
+static int counted_reps(const struct run_opts *o, char *how, size_t len)
+{
+	if (o->reps_mode == PARAMS_REPS_FIXED) {
+		snprintf(how, len, "--reps %d", o->reps);
+		return o->reps;
+	}
+	snprintf(how, len, "--reps auto (at least %d reps)", 1 + STEADY_MIN_AFTER);
+	return 1 + STEADY_MIN_AFTER;
+}
+
 /* The work of these parameters times --reps against PARAMS_WORK_FACTOR runs of the large
- * preset. --reps auto counts the reps it always makes (the cold one and the minimum after it);
- * beyond those its time cap bounds it. */
+ * preset. */
 static int check_work(const struct run_opts *o, char *err, size_t errlen)
 {
 	int64_t large[WL_MAX_PARAMS];
 	double limit, work;
-	int fixed = o->reps_mode == PARAMS_REPS_FIXED;
-	int reps = fixed ? o->reps : 1 + STEADY_MIN_AFTER;
 	char how[64];
+	int reps = counted_reps(o, how, sizeof how);
 
 	if (!o->wl->work)
 		return 0;
@@ -294,10 +317,6 @@ static int check_work(const struct run_opts *o, char *err, size_t errlen)
 		large[i] = o->wl->params[i].def[WL_SCALE_LARGE];
 	limit = PARAMS_WORK_FACTOR * o->wl->work(large);
 	work = o->wl->work(o->value) * (double)reps;
-	if (fixed)
-		snprintf(how, sizeof how, "--reps %d", reps);
-	else
-		snprintf(how, sizeof how, "--reps auto (at least %d reps)", reps);
 	if (!(work <= limit))
 		return errmsg_fail(err, errlen,
 		                   "%s: these parameters with %s are about %.3gx the work of "
@@ -307,24 +326,53 @@ static int check_work(const struct run_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
+/* need bytes (who, e.g. "these parameters need") against 1/PARAMS_MEM_SHARE of phys_bytes;
+ * detail, if not empty, says what need is made of. */
+static int check_memory(const struct run_opts *o, const char *who, uint64_t need,
+                        const char *detail, uint64_t phys_bytes, char *err, size_t errlen)
+{
+	char need_h[32], have_h[32];
+
+	if (need <= phys_bytes / PARAMS_MEM_SHARE)
+		return 0;
+	human_bytes(need, need_h, sizeof need_h);
+	human_bytes(phys_bytes, have_h, sizeof have_h);
+	return errmsg_fail(err, errlen,
+	                   "%s: %s up to %llu bytes (%s%s%s), more than 1/%d of the %llu "
+	                   "bytes (%s) of physical memory",
+	                   o->wl->name, who, (unsigned long long)need, need_h, *detail ? ": " : "",
+	                   detail, PARAMS_MEM_SHARE, (unsigned long long)phys_bytes, have_h);
+}
+
 int params_validate(const struct run_opts *o, uint64_t phys_bytes, char *err, size_t errlen)
 {
 	struct wl_ctx ctx = {.p = o->value, .str = o->str, .seed = o->seed, .scale = o->scale};
-	char need_h[32], have_h[32];
-	uint64_t need;
 
 	if (o->wl->check && o->wl->check(&ctx) != 0)
 		return errmsg_fail(err, errlen, "%s: %s", o->wl->name, ctx.err);
-	need = o->wl->footprint(o->value);
-	if (need > phys_bytes / PARAMS_MEM_SHARE) {
-		human_bytes(need, need_h, sizeof need_h);
-		human_bytes(phys_bytes, have_h, sizeof have_h);
-		return errmsg_fail(
-		    err, errlen,
-		    "%s: these parameters need up to %llu bytes (%s), more than 1/%d of the %llu "
-		    "bytes (%s) of physical memory",
-		    o->wl->name, (unsigned long long)need, need_h, PARAMS_MEM_SHARE,
-		    (unsigned long long)phys_bytes, have_h);
-	}
+	if (check_memory(o, "these parameters need", o->wl->footprint(o->value), "", phys_bytes,
+	                 err, errlen) != 0)
+		return -1;
 	return check_work(o, err, errlen);
+}
+
+int params_validate_input(const struct run_opts *o, const struct wl_input_cost *c,
+                          uint64_t phys_bytes, char *err, size_t errlen)
+{
+	char how[64];
+	int reps = counted_reps(o, how, sizeof how);
+	double limit = PARAMS_WORK_FACTOR * PARAMS_WORK_RUN_S, work = c->run_s * reps;
+	char dur[32];
+
+	if (check_memory(o, "this input needs", c->footprint, c->memory, phys_bytes, err, errlen) !=
+	    0)
+		return -1;
+	if (work <= limit)
+		return 0;
+	human_seconds(work, dur, sizeof dur);
+	return errmsg_fail(err, errlen,
+	                   "%s: this input with %s is about %.3gx the work of a %g s run "
+	                   "(estimated %s%s%s), more than the %dx allowed",
+	                   o->wl->name, how, work / PARAMS_WORK_RUN_S, PARAMS_WORK_RUN_S, dur,
+	                   *c->work ? ": " : "", c->work, PARAMS_WORK_FACTOR);
 }

@@ -17,6 +17,10 @@
  * system, the front end, and the allocator's own overhead and fragmentation. */
 #define PARAMS_MEM_SHARE   2
 #define PARAMS_WORK_FACTOR 100
+/* The work limit of a workload whose input decides its work (workload.h, input_cost) is counted
+ * in estimated seconds: PARAMS_WORK_FACTOR runs of this many, about what one run of the other
+ * workloads at --scale large takes on the 2-core machine of docs/workloads.md. */
+#define PARAMS_WORK_RUN_S 10.0
 
 /* How many reps a run makes (docs/methodology.md, "Cold start and steady state"). */
 enum params_reps_mode { PARAMS_REPS_AUTO, PARAMS_REPS_FIXED };
@@ -62,6 +66,13 @@ void params_format(const struct wl_param *p, int64_t v, char *buf, size_t len);
  * times --reps) above PARAMS_WORK_FACTOR runs at the large preset. Returns 0, or -1 with the
  * reason in err. */
 int params_validate(const struct run_opts *o, uint64_t phys_bytes, char *err, size_t errlen);
+
+/* After the workload's setup(): refuses its loaded input (*c, from its input_cost) with the same
+ * limits as params_validate: a footprint above 1/PARAMS_MEM_SHARE of phys_bytes, and c->run_s
+ * times --reps above PARAMS_WORK_FACTOR runs of PARAMS_WORK_RUN_S seconds. Returns 0, or -1 with
+ * the reason in err. */
+int params_validate_input(const struct run_opts *o, const struct wl_input_cost *c,
+                          uint64_t phys_bytes, char *err, size_t errlen);
 
 /* Number of names in a workload's phases list (0 for NULL), at most WL_MAX_PHASES. */
 size_t params_nphases(const struct workload *wl);

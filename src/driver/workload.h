@@ -31,6 +31,14 @@ struct wl_phase_time {
 	int64_t open_wall, open_cpu; /* start stamps of the pair in progress; private to wlcore.c */
 };
 
+/* What a workload's loaded input costs (input_cost below), filled after setup(). */
+struct wl_input_cost {
+	uint64_t footprint; /* bytes live at once in a run, every buffer counted (as footprint()) */
+	double run_s;       /* estimated seconds of one run (docs/workloads.md, "Limits") */
+	char memory[128];   /* what footprint is made of, for a refusal ("1.2 GiB live at ...") */
+	char work[256];     /* what run_s is made of, for a refusal ("3.4e+07 calls, ...") */
+};
+
 /* Everything a run sees. The driver owns it and resets the phase times before every rep;
  * a workload only reads p and seed, calls wl_phase_begin/end and wl_fail. */
 struct wl_ctx {
@@ -84,6 +92,12 @@ struct workload {
 	 * be NULL. teardown() releases ctx->state after the last rep (may be NULL). */
 	int (*setup)(struct wl_ctx *ctx);
 	void (*teardown)(struct wl_ctx *ctx);
+	/* For a workload whose input decides its size (footprint() and work() cannot know it):
+	 * fills *c from what setup() loaded into ctx->state. The driver refuses the input like it
+	 * refuses parameters: a footprint above 1/PARAMS_MEM_SHARE of physical memory, or run_s
+	 * times --reps above PARAMS_WORK_FACTOR runs of PARAMS_WORK_RUN_S seconds
+	 * (src/driver/params.h). May be NULL. */
+	void (*input_cost)(const struct wl_ctx *ctx, struct wl_input_cost *c);
 };
 
 /* Starts/stops timing phase i (index into the table's phases). Pairs may repeat: times add up.

@@ -333,6 +333,113 @@ int rp_load(const char *path, uint64_t pid, struct rp_trace *t, char *err, size_
 	return rc;
 }
 
+/* Bytes the replay's touch writes beyond from (realloc: the old size) with one byte per page
+ * (pages) or every byte (bytes), as replay.c's touch() does. */
+static void touched(uint64_t from, uint64_t size, uint64_t *pages, uint64_t *bytes)
+{
+	uint64_t start = from ? (from + 4095) & ~(uint64_t)4095 : 0;
+
+	*pages = size > start ? (size - start + 4095) / 4096 : 0;
+	*bytes = size > from ? size - from : 0;
+}
+
+static void cost_op(const struct rp_op *o, struct rp_cost *c)
+{
+	int moved = o->old && (o->op == TRACE_OP_REALLOC || o->op == TRACE_OP_REALLOCARRAY);
+	uint64_t pages, bytes;
+
+	c->events++;
+	if (o->op == TRACE_OP_FREE)
+		return;
+	touched(moved ? o->old_size : 0, o->size, &pages, &bytes);
+	if (moved)
+		c->copy_bytes += o->old_size < o->size ? o->old_size : o->size;
+	c->bytes += bytes;
+	if (o->size > RP_FRESH_MIN) {
+		c->maps++;
+		c->fresh_pages += pages;
+	} else {
+		c->pages += pages;
+	}
+}
+
+static uint64_t all_gaps(const struct rp_trace *t)
+{
+	uint64_t sum = 0;
+
+	for (size_t k = 0; k < t->nth; k++)
+		for (size_t i = 0; i < t->th[k].n; i++)
+			sum += t->th[k].ops[i].op ? t->th[k].ops[i].gap_ns : 0;
+	return sum;
+}
+
+/* The time the replay's spinning alone takes, from the recorded gaps: each thread spins an op's gap
+ * and then waits for the allocation the op releases, so an op ends at the later of its thread's
+ * previous end plus its gap and that allocation's end. Runs the threads as check_schedule does.
+ * Returns the latest end, or when out of memory the sum of every gap (an upper bound). */
+static uint64_t spun_ns(const struct rp_trace *t)
+{
+	size_t *pos = calloc(t->nth, sizeof *pos), *queue = malloc(t->nth * sizeof *queue), nq = 0;
+	uint64_t *end = calloc(t->nth, sizeof *end),
+	         *at = malloc(((size_t)t->nobj + 1) * sizeof *at);
+	uint32_t *waiter = calloc((size_t)t->nobj + 1, sizeof *waiter); /* thread + 1 */
+	uint64_t last = 0;
+
+	if (!pos || !queue || !end || !at || !waiter) {
+		last = all_gaps(t);
+		goto out;
+	}
+	memset(at, 0xff, ((size_t)t->nobj + 1) * sizeof *at); /* not allocated yet */
+	for (size_t k = 0; k < t->nth; k++)
+		queue[nq++] = k;
+	while (nq) {
+		size_t th = queue[--nq];
+		const struct rp_thread *r = &t->th[th];
+		for (; pos[th] < r->n; pos[th]++) {
+			const struct rp_op *o = &r->ops[pos[th]];
+			uint32_t need = o->op == TRACE_OP_FREE ? o->obj : o->old;
+			uint64_t now = end[th] + (o->op ? o->gap_ns : 0);
+			if (need && at[need] == UINT64_MAX) {
+				waiter[need] = (uint32_t)th + 1;
+				break;
+			}
+			end[th] = now = need && at[need] > now ? at[need] : now;
+			last = now > last ? now : last;
+			if (o->op && is_alloc(o->op)) {
+				at[o->obj] = now;
+				if (waiter[o->obj])
+					queue[nq++] = waiter[o->obj] - 1;
+			}
+		}
+	}
+out:
+	free(pos);
+	free(queue);
+	free(end);
+	free(at);
+	free(waiter);
+	return last;
+}
+
+void rp_cost(const struct rp_trace *t, struct rp_cost *c)
+{
+	uint64_t peak_pages, first;
+
+	memset(c, 0, sizeof *c);
+	c->table_bytes = t->nth * sizeof *t->th + t->nleaked * sizeof *t->leaked;
+	for (size_t k = 0; k < t->nth; k++) {
+		for (size_t i = 0; i < t->th[k].n; i++)
+			if (t->th[k].ops[i].op)
+				cost_op(&t->th[k].ops[i], c);
+		c->table_bytes += t->th[k].n * sizeof *t->th[k].ops;
+	}
+	c->gap_ns = spun_ns(t);
+	peak_pages = (t->peak_bytes + 4095) / 4096;
+	first = c->pages < peak_pages ? c->pages : peak_pages;
+	c->fresh_pages += first;
+	c->pages -= first;
+}
+
 void rp_free(struct rp_trace *t)
 {
 	for (size_t k = 0; t->th && k < t->nth; k++)

@@ -41,6 +41,31 @@ struct rp_trace {
 	size_t index;                  /* the process's position in the trace */
 };
 
+/* Blocks larger than this get fresh pages from the system on every allocation under at least one
+ * of the project's allocators (jemalloc from its 8 MiB size class on, glibc and mimalloc from
+ * 32 MiB): each page the replay touches there is a page fault (docs/workloads.md, replay). */
+#define RP_FRESH_MIN (7u << 20)
+
+/* What one replay of a trace does, whatever its touch and gaps parameters: the counts the work
+ * limit is estimated from (docs/workloads.md, replay, "Work and memory limits"). */
+struct rp_cost {
+	uint64_t events;      /* calls the replay makes (skipped releases excluded) */
+	uint64_t maps;        /* allocations larger than RP_FRESH_MIN */
+	uint64_t copy_bytes;  /* bytes a realloc may move: min(old, new) size of each */
+	uint64_t fresh_pages; /* 4 KiB pages touch=2 writes for the first time in the rep: those of
+	                         blocks larger than RP_FRESH_MIN, and of smaller ones as many as the
+	                         peak of live bytes covers (the heap grows to it in every rep) */
+	uint64_t pages;       /* the other 4 KiB pages touch=2 writes (reused memory) */
+	uint64_t bytes;       /* bytes touch=3 writes */
+	uint64_t gap_ns;      /* the recorded gaps on the longest chain of the replay: each
+	                         thread's in order, and a release waits for its allocation */
+	uint64_t table_bytes; /* what the loaded trace keeps for the run: op arrays, thread and
+	                         leaked-object lists */
+};
+
+/* Counts what one replay of t does into *c. */
+void rp_cost(const struct rp_trace *t, struct rp_cost *c);
+
 /* Loads process pid of the trace at path (pid 0: the process with the most events). Returns 0,
  * or -1 with the reason in err (a bad or unsuitable trace), or -2 when out of memory. */
 int rp_load(const char *path, uint64_t pid, struct rp_trace *t, char *err, size_t errlen);

@@ -8,7 +8,18 @@
 #include <stddef.h>
 
 /* What cmp_build's steps share: the report being built and its scratch. */
+/* The figures of one arm and workload of a document that neither phase nor regime changes:
+ * medians of memory figures, and the runs that never settled. */
+struct cmp_side_memo {
+	const struct rf_doc *doc; /* NULL: empty */
+	size_t arm, w;
+	double retained, peak, rss_first, rss_last, growth;
+	size_t unsettled;
+};
+
 struct cmp_builder {
+	struct cmp_side_memo memo[2]; /* the last two sides computed (a row's base and candidate) */
+	unsigned memo_next;
 	struct cmp_report *r;
 	const struct cmp_opts *o;
 	enum rf_regime g; /* the regime of the rows being built */

@@ -63,23 +63,48 @@ static double fig_peak(const struct rf_run *run, size_t p, int g)
 	return run->max_rss_kib > 0 ? run->max_rss_kib : NAN;
 }
 
+/* The memo of arm and w in doc, computed when the builder does not hold it. */
+static const struct cmp_side_memo *side_memo(struct cmp_builder *b, const struct rf_doc *doc,
+                                             size_t arm, size_t w)
+{
+	struct cmp_side_memo *m;
+
+	for (int k = 0; k < 2; k++)
+		if (b->memo[k].doc == doc && b->memo[k].arm == arm && b->memo[k].w == w)
+			return &b->memo[k];
+	m = &b->memo[b->memo_next++ % 2];
+	*m = (struct cmp_side_memo){.doc = doc, .arm = arm, .w = w};
+	for (size_t i = 0; i < doc->nrounds; i++) {
+		const struct rf_run *run = rf_run(doc, i, arm, w);
+		m->unsettled += run->ok && run->settled == 0;
+	}
+	m->retained = run_median(b, doc, arm, w, fig_retained, 0, 0);
+	m->peak = run_median(b, doc, arm, w, fig_peak, 0, 0);
+	m->rss_first = run_median(b, doc, arm, w, fig_rss, 0, 0);
+	m->rss_last = run_median(b, doc, arm, w, fig_rss, 0, 1);
+	m->growth = run_median(b, doc, arm, w, fig_growth, 0, 0);
+	return m;
+}
+
 static void side_figures(struct cmp_builder *b, const struct rf_doc *doc, size_t arm, size_t w,
                          size_t p, struct side *s)
 {
+	const struct cmp_side_memo *m = side_memo(b, doc, arm, w);
+
 	memset(s, 0, sizeof *s);
 	for (size_t i = 0; i < doc->nrounds; i++) {
 		const struct rf_run *run = rf_run(doc, i, arm, w);
 		s->nok += run->ok && run->t_regime[b->g][p] > 0;
-		s->unsettled += run->ok && run->settled == 0;
 	}
-	s->med_ns = run_median(b, doc, arm, w, fig_time, p, (int)b->g);
 	for (int g = 0; g < RF_NREGIMES; g++)
 		s->med_regime[g] = run_median(b, doc, arm, w, fig_time, p, g);
-	s->retained = run_median(b, doc, arm, w, fig_retained, p, 0);
-	s->peak = run_median(b, doc, arm, w, fig_peak, p, 0);
-	s->rss_first = run_median(b, doc, arm, w, fig_rss, p, 0);
-	s->rss_last = run_median(b, doc, arm, w, fig_rss, p, 1);
-	s->growth = run_median(b, doc, arm, w, fig_growth, p, 0);
+	s->med_ns = s->med_regime[b->g];
+	s->unsettled = m->unsettled;
+	s->retained = m->retained;
+	s->peak = m->peak;
+	s->rss_first = m->rss_first;
+	s->rss_last = m->rss_last;
+	s->growth = m->growth;
 }
 
 static void set_sides(struct cmp_row *row, const struct side *sb, const struct side *sc)

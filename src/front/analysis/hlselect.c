@@ -9,6 +9,8 @@
  * 18(3), 1975), so a few sweeps leave O(rows + cols) candidates, which are listed and searched by
  * Hoare's FIND ("Algorithm 65: Find", CACM 4(7), 1961). */
 #include "front/analysis/hlselect.h"
+
+#include "front/analysis/dsort.h"
 #include "common/prng.h"
 
 #include <math.h>
@@ -38,13 +40,6 @@ struct search {
 	size_t cap;
 	struct prng rng;
 };
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static int cmp_size(const void *a, const void *b)
 {
@@ -212,7 +207,7 @@ static double *sorted_copy(const double *v, size_t n)
 
 	if (c) {
 		memcpy(c, v, n * sizeof *c);
-		qsort(c, n, sizeof *c, cmp_double);
+		dsort(c, n);
 	}
 	return c;
 }

@@ -22,6 +22,7 @@ struct loader {
 	 * growing tables; rl_forget frees what they hold */
 	const char **first_arm;
 	cJSON **first_wl;
+	double *rep_t; /* a record's rep times by phase (rl_record), RF_MAX_PHASES x RF_MAX_REPS */
 	size_t nruns, runs_cap, warm_cap, index_cap, fails_cap;
 };
 

@@ -37,9 +37,13 @@ const cJSON *rl_get(const cJSON *o, const char *key)
 
 	if (!cJSON_IsObject(o))
 		return NULL;
-	for (c = o->child; c; c = c->next)
-		if (c->string && c->string[0] == key[0] && strcmp(c->string, key) == 0)
+	for (c = o->child; c; c = c->next) {
+		const char *a = c->string, *b = key;
+		while (a && *a && *a == *b)
+			a++, b++;
+		if (a && *a == *b)
 			return c;
+	}
 	return NULL;
 }
 
@@ -191,12 +195,13 @@ static int rep_checksums(struct loader *l, const cJSON *reps, const char *checks
 	return 0;
 }
 
-/* Median over reps of each phase's wall_ns. */
+/* Every rep's wall_ns of every phase into l->rep_t (phase p, rep i at p * RF_MAX_REPS + i), and
+ * their median over reps into run->t_ns. */
 static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON *reps,
                      const char *checksum, struct rf_run *run, const char *at)
 {
-	double v[RF_MAX_REPS];
-	size_t n = (size_t)cJSON_GetArraySize(reps);
+	size_t n = (size_t)cJSON_GetArraySize(reps), i = 0;
+	const cJSON *rep;
 
 	if (!cJSON_IsArray(reps) || n < 1)
 		return rl_fail(l, "%s: record.reps missing or empty", at);
@@ -206,23 +211,23 @@ static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON 
 		               at, n, RF_MAX_REPS);
 	if (rep_checksums(l, reps, checksum, at) != 0)
 		return -1;
-	for (size_t p = 0; p < w->nphases; p++) {
-		size_t i = 0;
-		const cJSON *rep;
-		cJSON_ArrayForEach(rep, reps)
-		{
-			if (!rl_wall_ns(
-			        rl_get(rl_get(rl_get(rep, "phases"), w->phases[p]), "wall_ns"),
-			        &v[i]))
+	if (!l->rep_t && !(l->rep_t = malloc(RF_MAX_PHASES * RF_MAX_REPS * sizeof *l->rep_t)))
+		return rl_nomem(l);
+	cJSON_ArrayForEach(rep, reps)
+	{
+		const cJSON *phases = rl_get(rep, "phases");
+		for (size_t p = 0; p < w->nphases; p++)
+			if (!rl_wall_ns(rl_get(rl_get(phases, w->phases[p]), "wall_ns"),
+			                &l->rep_t[p * RF_MAX_REPS + i]))
 				return rl_fail(
 				    l,
 				    "%s: reps[%zu].phases.%s.wall_ns missing or not a positive "
 				    "integer of at most %.0f",
 				    at, i, w->phases[p], RF_MAX_WALL_NS);
-			i++;
-		}
-		run->t_ns[p] = stats_median(v, n);
+		i++;
 	}
+	for (size_t p = 0; p < w->nphases; p++)
+		run->t_ns[p] = stats_median(&l->rep_t[p * RF_MAX_REPS], n);
 	return 0;
 }
 
@@ -255,8 +260,8 @@ static int rep_regimes(struct loader *l, const cJSON *reps, size_t n, enum stead
 	return 0;
 }
 
-/* Per regime and phase the median wall_ns of the reps of that regime (times checked by
- * load_reps); the resident set after the first and the last rep; whether the run settled. */
+/* Per regime and phase the median wall_ns of the reps of that regime (the times load_reps left
+ * in l->rep_t); the resident set after the first and the last rep; whether the run settled. */
 static int load_regimes(struct loader *l, const struct rf_workload *w, const cJSON *rec,
                         struct rf_run *run, const char *at)
 {
@@ -273,16 +278,10 @@ static int load_regimes(struct loader *l, const struct rf_workload *w, const cJS
 		return rl_fail(l, "%s: record.regimes.settled is not true, false or null", at);
 	for (int r = 0; r < RF_NREGIMES; r++)
 		for (size_t p = 0; p < w->nphases; p++) {
-			size_t k = 0, i = 0;
-			const cJSON *rep;
-			cJSON_ArrayForEach(rep, reps)
-			{
-				if (g[i++] == of[r] &&
-				    rl_wall_ns(rl_get(rl_get(rl_get(rep, "phases"), w->phases[p]),
-				                      "wall_ns"),
-				               &v[k]))
-					k++;
-			}
+			size_t k = 0;
+			for (size_t i = 0; i < n; i++)
+				if (g[i] == of[r])
+					v[k++] = l->rep_t[p * RF_MAX_REPS + i];
 			run->t_regime[r][p] = k ? stats_median(v, k) : NAN;
 		}
 	run->settled = cJSON_IsBool(settled) ? cJSON_IsTrue(settled) : -1;

@@ -249,6 +249,8 @@ void rl_forget(struct loader *l)
 		cJSON_Delete(l->first_wl[w]);
 	free(l->first_wl);
 	free(l->first_arm);
+	free(l->rep_t);
+	l->rep_t = NULL;
 	l->first_wl = NULL;
 	l->first_arm = NULL;
 }

@@ -2,6 +2,8 @@
  * Wolfe, "Nonparametric Statistical Methods": exact null distributions are counted by dynamic
  * programming, so small-sample p-values and interval levels are exact, not read from tables. */
 #include "front/analysis/stats.h"
+
+#include "front/analysis/dsort.h"
 #include "common/prng.h"
 #include "front/analysis/hlselect.h"
 
@@ -12,27 +14,6 @@
 
 #define SIGNRANK_EXACT_MAX 50 /* 2^50 subsets: counts stay exact in a double */
 #define RANKSUM_EXACT_MAX  20 /* C(40, 20) arrangements: likewise */
-
-struct keyed {
-	double v;
-	size_t i;
-};
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static int cmp_keyed(const void *a, const void *b)
-{
-	const struct keyed *x = a, *y = b;
-
-	if (x->v != y->v)
-		return (x->v > y->v) - (x->v < y->v);
-	return (x->i > y->i) - (x->i < y->i);
-}
 
 static bool any_nan(const double *x, size_t n)
 {
@@ -105,7 +86,7 @@ double stats_quantile(const double *x, size_t n, double q)
 
 	if (n == 0 || !(q >= 0 && q <= 1) || any_nan(x, n) || !(c = copy_of(x, n)))
 		return NAN;
-	qsort(c, n, sizeof *c, cmp_double);
+	dsort(c, n);
 	v = quantile_sorted(c, n, q);
 	free(c);
 	return v;
@@ -153,13 +134,13 @@ double stats_mad(const double *x, size_t n)
 /* Mid-ranks (1-based) of v[0..n-1] into rank; *ties = sum over tie groups of t^3 - t. */
 static int midranks(const double *v, size_t n, double *rank, double *ties)
 {
-	struct keyed *k = malloc((n ? n : 1) * sizeof *k);
+	struct dsort_keyed *k = malloc((n ? n : 1) * sizeof *k);
 
 	if (!k)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct keyed){v[i], i};
-	qsort(k, n, sizeof *k, cmp_keyed);
+		k[i] = (struct dsort_keyed){v[i], i};
+	dsort_keyed(k, n);
 	*ties = 0;
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && k[j].v == k[i].v; j++)
@@ -425,7 +406,7 @@ int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t
 		if (stat(buf, n, &draws[b]) != 0 || isnan(draws[b]))
 			goto out;
 	}
-	qsort(draws, resamples, sizeof *draws, cmp_double);
+	dsort(draws, resamples);
 	out->est = est;
 	out->lo = fmin(est, quantile_sorted(draws, resamples, alpha / 2));
 	out->hi = fmax(est, quantile_sorted(draws, resamples, 1 - alpha / 2));
@@ -439,7 +420,7 @@ out:
 
 int stats_holm(const double *p, size_t m, double *adj)
 {
-	struct keyed *k;
+	struct dsort_keyed *k;
 	double run = 0;
 
 	for (size_t i = 0; i < m; i++)
@@ -448,8 +429,8 @@ int stats_holm(const double *p, size_t m, double *adj)
 	if (!(k = malloc((m ? m : 1) * sizeof *k)))
 		return -1;
 	for (size_t i = 0; i < m; i++)
-		k[i] = (struct keyed){p[i], i};
-	qsort(k, m, sizeof *k, cmp_keyed);
+		k[i] = (struct dsort_keyed){p[i], i};
+	dsort_keyed(k, m);
 	for (size_t j = 0; j < m; j++) {
 		run = fmax(run, (double)(m - j) * k[j].v);
 		adj[k[j].i] = fmin(1, run);
