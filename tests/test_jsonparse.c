@@ -434,6 +434,34 @@ static void test_depth(void)
 	}
 }
 
+/* jp_parse_nested: the limit counts the containers the value sits in. */
+static void test_depth_nested(void)
+{
+	size_t n;
+	char *s = nested(JP_MAX_DEPTH - 2, 0, &n);
+	struct guarded g;
+	struct jp_result r;
+	size_t nodes = 0;
+	cJSON *v;
+
+	if (!s || guard(&g, s, n) != 0)
+		return free(s);
+	v = jp_parse_nested(g.text, n, 2, NULL, &nodes, SIZE_MAX, &r);
+	CHECK(v && r.status == JP_OK, "%d arrays inside 2 containers: accepted", JP_MAX_DEPTH - 2);
+	cJSON_Delete(v);
+	v = jp_parse_nested(g.text, n, 3, NULL, &nodes, SIZE_MAX, &r);
+	CHECK(!v && r.status == JP_SYNTAX && r.at == JP_MAX_DEPTH - 3,
+	      "%d arrays inside 3 containers: refused at the innermost bracket (at %zu)",
+	      JP_MAX_DEPTH - 2, r.at);
+	v = jp_parse_nested(g.text, n, JP_MAX_DEPTH, NULL, &nodes, SIZE_MAX, &r);
+	CHECK(!v && r.status == JP_SYNTAX && r.at == 0, "any array at JP_MAX_DEPTH: refused");
+	v = jp_parse_nested("7", 1, JP_MAX_DEPTH, NULL, &nodes, SIZE_MAX, &r);
+	CHECK(v && v->valuedouble == 7, "a scalar at JP_MAX_DEPTH: accepted");
+	cJSON_Delete(v);
+	unguard(&g);
+	free(s);
+}
+
 static void test_max_nodes(void)
 {
 	const char *text = "{\"a\":[1,\"x\",null],\"b\":{}}"; /* 6 nodes */
@@ -627,6 +655,7 @@ int main(void)
 	test_values();
 	test_strict();
 	test_depth();
+	test_depth_nested();
 	test_max_nodes();
 	test_span();
 	test_prefixes();

@@ -527,6 +527,34 @@ static void test_node_limit(void)
 	free(b.p);
 }
 
+/* Nesting counts from the file's top, as in the whole file: 1000 deep in all, the object and the
+ * array included, passes; 1001 does not, in an element or in another member. */
+static void test_depth(void)
+{
+	struct buf b = {0};
+	struct outcome st;
+	char name[64];
+
+	for (unsigned depth = JP_MAX_DEPTH - 2; depth <= JP_MAX_DEPTH + 1; depth++) {
+		for (int member = 0; member < 2; member++) {
+			unsigned inner = depth - 1 - !member; /* below the object (and the array) */
+			b.n = 0;
+			adds(&b, member ? "{\"rounds\":[],\"a\":" : "{\"a\":0,\"rounds\":[0,");
+			for (unsigned i = 0; i < inner; i++)
+				adds(&b, "[");
+			for (unsigned i = 0; i < inner; i++)
+				adds(&b, "]");
+			adds(&b, member ? "}" : "]}");
+			snprintf(name, sizeof name, "nesting %u deep in %s", depth,
+			         member ? "a member" : "an element");
+			check_text(name, b.p, b.n, &st);
+			CHECK(st.ok == (depth <= JP_MAX_DEPTH), "%s: %s", name,
+			      st.ok ? "accepted" : st.err);
+		}
+	}
+	free(b.p);
+}
+
 /* The streamed member twice: refused (the whole-file reader keeps the first). */
 static void test_twice(void)
 {
@@ -743,6 +771,7 @@ int main(void)
 	test_small();
 	test_head();
 	test_twice();
+	test_depth();
 	test_node_limit();
 	test_mutations();
 	test_window_sweep();

@@ -6,6 +6,7 @@
 #include "check.h"
 #include "memfile.h"
 #include "common/jsonload.h"
+#include "common/jsonparse.h"
 #include "front/analysis/resfile.h"
 
 #include <glob.h>
@@ -193,6 +194,40 @@ static const char mkbench_all[] =
     "  n=$((n + 1))\n"
     "done\n";
 
+/* A round with a member nested `depth` deep in all (the file's object, rounds and the round
+ * included): rf_load and rf_from_json agree, at the limit and one above. */
+static void rf_deep(const char *path)
+{
+	size_t n = 0;
+	char err[1024], *text = jl_read(path, &n, err, sizeof err), *at;
+
+	if (!text || !(at = strstr(text, "{\"index\":0,")))
+		return free(text);
+	for (unsigned depth = JP_MAX_DEPTH; depth <= JP_MAX_DEPTH + 1; depth++) {
+		size_t inner = depth - 3, head = (size_t)(at + 1 - text), len = 0;
+		char *deep = malloc(n + 2 * inner + 16);
+		const char *bad = "memfd";
+		struct rf_doc *d;
+		if (!deep)
+			break;
+		memcpy(deep, text, head);
+		len = head + (size_t)sprintf(deep + head, "\"deep\":");
+		memset(deep + len, '[', inner);
+		memset(deep + len + inner, ']', inner);
+		len += 2 * inner;
+		deep[len++] = ',';
+		memcpy(deep + len, text + head, n - head);
+		len += n - head;
+		d = mf_set(&mf, deep, len) == 0 ? rf_both(mf.path, &bad, err, sizeof err) : NULL;
+		CHECK(!bad && !d == (depth > JP_MAX_DEPTH),
+		      "a round with a member nesting %u deep in all: %s by both%s%s", depth,
+		      d ? "accepted" : "refused", d ? "" : ": ", d ? "" : err);
+		rf_free(d);
+		free(deep);
+	}
+	free(text);
+}
+
 static void test_results(void)
 {
 	static const char *const late[] = {"schema", "tool",    "status", "rounds",
@@ -235,8 +270,10 @@ static void test_results(void)
 		CHECK(!bad, "mkbench %s: rf_load and rf_from_json agree%s%s (%s)", args,
 		      bad ? ": " : "", bad ? bad : "", d ? "accepted" : err);
 		accepted += d != NULL;
-		if (i == 0)
+		if (i == 0) {
 			rf_mutations(path);
+			rf_deep(path);
+		}
 		for (int o = 0; o < (i == 0 ? 2 : 1); o++) {
 			struct rf_doc *d2;
 			snprintf(moved, sizeof moved, "%s.moved%d", path, o);

@@ -475,7 +475,18 @@ static cJSON *value(struct jp *j)
 cJSON *jp_parse(const char *text, size_t n, struct jp_pool *pool, size_t *nodes, size_t max_nodes,
                 struct jp_result *r)
 {
-	struct jp j = {.s = text, .n = n, .pool = pool, .nodes = nodes, .max_nodes = max_nodes};
+	return jp_parse_nested(text, n, 0, pool, nodes, max_nodes, r);
+}
+
+cJSON *jp_parse_nested(const char *text, size_t n, unsigned depth, struct jp_pool *pool,
+                       size_t *nodes, size_t max_nodes, struct jp_result *r)
+{
+	struct jp j = {.s = text,
+	               .n = n,
+	               .pool = pool,
+	               .nodes = nodes,
+	               .max_nodes = max_nodes,
+	               .depth = depth};
 	cJSON *c = value(&j);
 
 	r->status = c ? JP_OK : j.st;

@@ -159,15 +159,15 @@ static int next_byte(struct js_stream *s, char *c)
 	return rc > 0 ? 0 : rc == 0 ? fail_syntax(s) : -1;
 }
 
-/* One value at the window's start, read on until the window holds it whole; into pool, or
- * malloc'd when pool is NULL. */
-static cJSON *parse_value(struct js_stream *s, struct jp_pool *pool, size_t *nodes)
+/* One value at the window's start, `depth` arrays and objects deep in the file, read on until the
+ * window holds it whole; into pool, or malloc'd when pool is NULL. */
+static cJSON *parse_value(struct js_stream *s, unsigned depth, struct jp_pool *pool, size_t *nodes)
 {
 	for (;;) {
 		struct jp_result r;
 		size_t n0 = *nodes, avail = s->hi - s->lo;
-		cJSON *v =
-		    jp_parse(s->buf + s->lo, avail, pool, nodes, s->cap / JL_BYTES_PER_NODE, &r);
+		cJSON *v = jp_parse_nested(s->buf + s->lo, avail, depth, pool, nodes,
+		                           s->cap / JL_BYTES_PER_NODE, &r);
 		if (v && (r.at < avail || s->eof)) {
 			s->lo += r.at;
 			return v;
@@ -208,7 +208,7 @@ static int member(struct js_stream *s)
 		return -1;
 	if (c != '"')
 		return fail_syntax(s);
-	if (!(k = parse_value(s, NULL, &key_nodes)))
+	if (!(k = parse_value(s, 1, NULL, &key_nodes)))
 		return -1;
 	if (next_byte(s, &c) != 0)
 		goto out;
@@ -234,7 +234,7 @@ static int member(struct js_stream *s)
 			goto out;
 		}
 	}
-	if (!(v = parse_value(s, NULL, &s->head_nodes)))
+	if (!(v = parse_value(s, 1, NULL, &s->head_nodes)))
 		goto out;
 	if (cJSON_AddItemToObject(s->head, k->valuestring, v)) {
 		rc = 0;
@@ -289,7 +289,7 @@ static int next(struct js_stream *s, const cJSON **elem)
 	if (s->nelem > 0 && (s->lo++, next_byte(s, &c) != 0))
 		return -1;
 	size_t nodes = 0;
-	if (!(*elem = parse_value(s, &s->pool, &nodes)))
+	if (!(*elem = parse_value(s, 2, &s->pool, &nodes)))
 		return -1;
 	s->nelem++;
 	return 1;
@@ -335,7 +335,7 @@ static int start(struct js_stream *s, const char *const *before)
 	if (rc < 0)
 		return -1;
 	if (c != '{') {
-		if (!(s->head = parse_value(s, NULL, &s->head_nodes)))
+		if (!(s->head = parse_value(s, 0, NULL, &s->head_nodes)))
 			return -1;
 		return end_of_file(s);
 	}
