@@ -228,6 +228,49 @@ static void rf_deep(const char *path)
 	free(text);
 }
 
+/* A second "rounds" member, after the first or before it: both readers refuse, the same way. */
+static void rf_twice(const char *path)
+{
+	static const char *const extra[] = {",\"rounds\":[]}", ",\"rounds\":null}"};
+	size_t n = 0;
+	char err[1024], err2[1024], *text = jl_read(path, &n, err, sizeof err), *end;
+
+	if (!text || !(end = strrchr(text, '}')))
+		return free(text);
+	for (int first = 0; first < 2; first++) {
+		for (size_t k = 0; k < 2; k++) {
+			size_t head = (size_t)(end - text), len;
+			char *t = malloc(n + 32);
+			struct rf_doc *ds = NULL, *dw = NULL;
+			enum jl_why why;
+			cJSON *whole;
+			if (!t)
+				break;
+			if (first) /* {"rounds":null, then the rest */
+				len = (size_t)sprintf(t, "{\"rounds\":%s,%s", k ? "null" : "[]",
+				                      text + 1);
+			else
+				len = head + (size_t)sprintf((char *)memcpy(t, text, head) + head,
+				                             "%s", extra[k]);
+			err[0] = err2[0] = '\0';
+			if (mf_set(&mf, t, len) == 0) {
+				rf_load(mf.path, &ds, err, sizeof err);
+				whole = jl_load(mf.path, &why, err2, sizeof err2);
+				dw = whole ? rf_from_json(whole, mf.path, err2, sizeof err2) : NULL;
+				cJSON_Delete(whole);
+				CHECK(!ds && !dw && strstr(err, "member 'rounds' appears twice") &&
+				          strcmp(err, err2) == 0,
+				      "a second rounds member (%s, %s): refused by both: %s",
+				      first ? "first" : "last", k ? "null" : "an array", err2);
+			}
+			rf_free(ds);
+			rf_free(dw);
+			free(t);
+		}
+	}
+	free(text);
+}
+
 static void test_results(void)
 {
 	static const char *const late[] = {"schema", "tool",    "status", "rounds",
@@ -273,6 +316,7 @@ static void test_results(void)
 		if (i == 0) {
 			rf_mutations(path);
 			rf_deep(path);
+			rf_twice(path);
 		}
 		for (int o = 0; o < (i == 0 ? 2 : 1); o++) {
 			struct rf_doc *d2;
