@@ -240,6 +240,10 @@ static void test_cost(void)
 	                                  {TRACE_OP_REALLOC, 1, 2, (64 << 20) + 1},
 	                                  {TRACE_OP_MALLOC, 3, RP_FRESH_MIN, 0},
 	                                  {TRACE_OP_FREE, 2, 0, 0}};
+	/* thread 1 frees 1 and allocates 2, thread 2 frees 2 and allocates 3, thread 0 frees 3 */
+	static const uint64_t chain0[][4] = {{TRACE_OP_MALLOC, 1, 8, 0}, {TRACE_OP_FREE, 3, 0, 0}};
+	static const uint64_t chain1[][4] = {{TRACE_OP_FREE, 1, 0, 0}, {TRACE_OP_MALLOC, 2, 8, 0}};
+	static const uint64_t chain2[][4] = {{TRACE_OP_FREE, 2, 0, 0}, {TRACE_OP_MALLOC, 3, 8, 0}};
 	struct tb t;
 	char err[256] = "", path[64];
 	struct rp_trace rp;
@@ -258,10 +262,25 @@ static void test_cost(void)
 	      "5000 bytes (%llu, %llu, %llu)",
 	      (unsigned long long)c.fresh_pages, (unsigned long long)c.pages,
 	      (unsigned long long)c.bytes);
-	CHECK(c.gap_ns == 20, "each thread's gaps add up to 20 ns (%llu)",
+	CHECK(c.gap_ns == 30,
+	      "spun time 30 ns: thread 1's second free waits for thread 0's realloc at 20 ns, "
+	      "then its free(NULL) spins 10 more (%llu)",
 	      (unsigned long long)c.gap_ns);
 	CHECK(c.table_bytes == 2 * sizeof(struct rp_thread) + 6 * sizeof(struct rp_op),
 	      "tables: 2 threads, 6 ops (%llu bytes)", (unsigned long long)c.table_bytes);
+	rp_free(&rp);
+	start(&t);
+	put_process(&t, 8);
+	put_events(&t, 0, chain0, 2);
+	put_events(&t, 1, chain1, 2);
+	put_events(&t, 2, chain2, 2);
+	finish(&t);
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, &rp, err, sizeof err) == 0,
+	      "a chain of waits across 3 threads loads (%s)", err);
+	unlink(path);
+	rp_cost(&rp, &c);
+	CHECK(c.gap_ns == 20, "its spun time is the chain's 20 ns, not one thread's 10 (%llu)",
+	      (unsigned long long)c.gap_ns);
 	rp_free(&rp);
 	start(&t);
 	put_process(&t, 9);

@@ -142,8 +142,8 @@ static void add(char *buf, size_t len, const char *fmt, ...)
 }
 
 /* The loaded trace's footprint (its peak of live requested bytes, the replay's tables) and one
- * rep's estimated seconds (calls, fresh mappings, moves, touched memory, spun gaps; the gaps
- * of different threads pass at the same time, so the longest thread's count). */
+ * rep's estimated seconds: calls, fresh mappings, moves and touched memory of every thread, and
+ * the gaps spun along the replay's longest chain (rp_cost). */
 static void rp_input_cost(const struct wl_ctx *ctx, struct wl_input_cost *c)
 {
 	const struct rp_state *st = ctx->state;

@@ -295,11 +295,13 @@ static size_t string_end(struct jp *j, size_t from, int *escaped)
 	}
 }
 
-/* The escapes of text[j->i..end) decoded into o; 0, or -1 with the parse stopped. */
+/* The escapes of text[j->i..end) decoded into o; 0, or -1 with the parse stopped at the bad
+ * escape: its backslash for a \u escape, else the character after the backslash. */
 static int unescape(struct jp *j, size_t end, char *o)
 {
 	while (j->i < end) {
 		char c = j->s[j->i++];
+		size_t esc = j->i;
 		if (c != '\\') {
 			*o++ = c;
 			continue;
@@ -329,9 +331,10 @@ static int unescape(struct jp *j, size_t end, char *o)
 		case 'u':
 			if (escape_u(j, &o) == 0 && j->i <= end)
 				break;
-			/* fall through */
+			j->i = esc - 1;
+			return stop(j, JP_SYNTAX), -1;
 		default:
-			j->i = j->i > end ? end : j->i - 1;
+			j->i = esc;
 			return stop(j, JP_SYNTAX), -1;
 		}
 	}
@@ -472,7 +475,18 @@ static cJSON *value(struct jp *j)
 cJSON *jp_parse(const char *text, size_t n, struct jp_pool *pool, size_t *nodes, size_t max_nodes,
                 struct jp_result *r)
 {
-	struct jp j = {.s = text, .n = n, .pool = pool, .nodes = nodes, .max_nodes = max_nodes};
+	return jp_parse_nested(text, n, 0, pool, nodes, max_nodes, r);
+}
+
+cJSON *jp_parse_nested(const char *text, size_t n, unsigned depth, struct jp_pool *pool,
+                       size_t *nodes, size_t max_nodes, struct jp_result *r)
+{
+	struct jp j = {.s = text,
+	               .n = n,
+	               .pool = pool,
+	               .nodes = nodes,
+	               .max_nodes = max_nodes,
+	               .depth = depth};
 	cJSON *c = value(&j);
 
 	r->status = c ? JP_OK : j.st;

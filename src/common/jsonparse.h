@@ -48,6 +48,11 @@ struct jp_result {
 cJSON *jp_parse(const char *text, size_t n, struct jp_pool *pool, size_t *nodes, size_t max_nodes,
                 struct jp_result *r);
 
+/* jp_parse for a value that sits inside `depth` arrays and objects of a document read piece by
+ * piece (common/jsonstream.h), so that JP_MAX_DEPTH counts from the document's top. */
+cJSON *jp_parse_nested(const char *text, size_t n, unsigned depth, struct jp_pool *pool,
+                       size_t *nodes, size_t max_nodes, struct jp_result *r);
+
 /* Offset of the first JSON whitespace-free byte at or after i, or n. */
 size_t jp_skip_ws(const char *text, size_t n, size_t i);
 

@@ -56,17 +56,43 @@ static int fail(struct js_stream *s, enum jl_why why, const char *fmt, ...)
 	return -1;
 }
 
+/* The file offset of the first byte that is not text from buf[0] on, or SIZE_MAX, into *byte:
+ * in the window, else in the rest of the file (up to the cap), read through the window, which a
+ * failed stream no longer needs. jl_parse names such a byte wherever it is in the file. */
+static size_t first_binary(struct js_stream *s, unsigned char *byte)
+{
+	size_t bin = jp_first_binary(s->buf, s->hi);
+
+	while (bin == s->hi && !s->eof && s->base + s->hi <= s->cap) {
+		ssize_t r = read(s->fd, s->buf, s->bufsize);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return SIZE_MAX;
+		s->base += s->hi;
+		s->lo = 0;
+		s->hi = (size_t)r;
+		bin = jp_first_binary(s->buf, s->hi);
+	}
+	if (bin == s->hi)
+		return SIZE_MAX;
+	*byte = (unsigned char)s->buf[bin];
+	return s->base + bin;
+}
+
 /* A parse failure r, r->at counted from buf[lo], in jl_parse's words. */
 static int fail_parse(struct js_stream *s, struct jp_result r)
 {
-	size_t bin = jp_first_binary(s->buf, s->hi);
+	size_t size, bin = SIZE_MAX;
+	unsigned char byte = 0;
 
 	if (r.status == JP_SYNTAX && s->lo + r.at >= s->hi && s->eof)
 		r.status = JP_SHORT;
 	r.at += s->base + s->lo;
-	jl_parse_error(s->name, &r, bin < s->hi && r.status != JP_NOMEM ? s->base + bin : SIZE_MAX,
-	               bin < s->hi ? (unsigned char)s->buf[bin] : 0,
-	               s->eof ? s->base + s->hi : s->size, s->cap, s->err, sizeof s->err);
+	size = s->eof ? s->base + s->hi : s->size;
+	if (r.status != JP_NOMEM && r.status != JP_TOO_MANY)
+		bin = first_binary(s, &byte);
+	jl_parse_error(s->name, &r, bin, byte, size, s->cap, s->err, sizeof s->err);
 	s->why = errno == ENOMEM ? JL_NOMEM : JL_BAD;
 	s->state = JS_FAILED;
 	return -1;
@@ -133,15 +159,15 @@ static int next_byte(struct js_stream *s, char *c)
 	return rc > 0 ? 0 : rc == 0 ? fail_syntax(s) : -1;
 }
 
-/* One value at the window's start, read on until the window holds it whole; into pool, or
- * malloc'd when pool is NULL. */
-static cJSON *parse_value(struct js_stream *s, struct jp_pool *pool, size_t *nodes)
+/* One value at the window's start, `depth` arrays and objects deep in the file, read on until the
+ * window holds it whole; into pool, or malloc'd when pool is NULL. */
+static cJSON *parse_value(struct js_stream *s, unsigned depth, struct jp_pool *pool, size_t *nodes)
 {
 	for (;;) {
 		struct jp_result r;
 		size_t n0 = *nodes, avail = s->hi - s->lo;
-		cJSON *v =
-		    jp_parse(s->buf + s->lo, avail, pool, nodes, s->cap / JL_BYTES_PER_NODE, &r);
+		cJSON *v = jp_parse_nested(s->buf + s->lo, avail, depth, pool, nodes,
+		                           s->cap / JL_BYTES_PER_NODE, &r);
 		if (v && (r.at < avail || s->eof)) {
 			s->lo += r.at;
 			return v;
@@ -174,6 +200,7 @@ static int end_of_file(struct js_stream *s)
 static int member(struct js_stream *s)
 {
 	cJSON *k, *v;
+	size_t key_nodes = 0; /* a key is no value: jl_parse does not count it */
 	char c;
 	int rc = -1;
 
@@ -181,7 +208,7 @@ static int member(struct js_stream *s)
 		return -1;
 	if (c != '"')
 		return fail_syntax(s);
-	if (!(k = parse_value(s, NULL, &s->head_nodes)))
+	if (!(k = parse_value(s, 1, NULL, &key_nodes)))
 		return -1;
 	if (next_byte(s, &c) != 0)
 		goto out;
@@ -207,7 +234,7 @@ static int member(struct js_stream *s)
 			goto out;
 		}
 	}
-	if (!(v = parse_value(s, NULL, &s->head_nodes)))
+	if (!(v = parse_value(s, 1, NULL, &s->head_nodes)))
 		goto out;
 	if (cJSON_AddItemToObject(s->head, k->valuestring, v)) {
 		rc = 0;
@@ -259,9 +286,10 @@ static int next(struct js_stream *s, const cJSON **elem)
 	}
 	if (s->nelem > 0 && c != ',')
 		return fail_syntax(s);
-	s->lo += s->nelem > 0;
+	if (s->nelem > 0 && (s->lo++, next_byte(s, &c) != 0))
+		return -1;
 	size_t nodes = 0;
-	if (!(*elem = parse_value(s, &s->pool, &nodes)))
+	if (!(*elem = parse_value(s, 2, &s->pool, &nodes)))
 		return -1;
 	s->nelem++;
 	return 1;
@@ -307,7 +335,7 @@ static int start(struct js_stream *s, const char *const *before)
 	if (rc < 0)
 		return -1;
 	if (c != '{') {
-		if (!(s->head = parse_value(s, NULL, &s->head_nodes)))
+		if (!(s->head = parse_value(s, 0, NULL, &s->head_nodes)))
 			return -1;
 		return end_of_file(s);
 	}

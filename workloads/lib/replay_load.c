@@ -363,6 +363,64 @@ static void cost_op(const struct rp_op *o, struct rp_cost *c)
 	}
 }
 
+static uint64_t all_gaps(const struct rp_trace *t)
+{
+	uint64_t sum = 0;
+
+	for (size_t k = 0; k < t->nth; k++)
+		for (size_t i = 0; i < t->th[k].n; i++)
+			sum += t->th[k].ops[i].op ? t->th[k].ops[i].gap_ns : 0;
+	return sum;
+}
+
+/* The time the replay's spinning alone takes, from the recorded gaps: each thread spins an op's gap
+ * and then waits for the allocation the op releases, so an op ends at the later of its thread's
+ * previous end plus its gap and that allocation's end. Runs the threads as check_schedule does.
+ * Returns the latest end, or when out of memory the sum of every gap (an upper bound). */
+static uint64_t spun_ns(const struct rp_trace *t)
+{
+	size_t *pos = calloc(t->nth, sizeof *pos), *queue = malloc(t->nth * sizeof *queue), nq = 0;
+	uint64_t *end = calloc(t->nth, sizeof *end),
+	         *at = malloc(((size_t)t->nobj + 1) * sizeof *at);
+	uint32_t *waiter = calloc((size_t)t->nobj + 1, sizeof *waiter); /* thread + 1 */
+	uint64_t last = 0;
+
+	if (!pos || !queue || !end || !at || !waiter) {
+		last = all_gaps(t);
+		goto out;
+	}
+	memset(at, 0xff, ((size_t)t->nobj + 1) * sizeof *at); /* not allocated yet */
+	for (size_t k = 0; k < t->nth; k++)
+		queue[nq++] = k;
+	while (nq) {
+		size_t th = queue[--nq];
+		const struct rp_thread *r = &t->th[th];
+		for (; pos[th] < r->n; pos[th]++) {
+			const struct rp_op *o = &r->ops[pos[th]];
+			uint32_t need = o->op == TRACE_OP_FREE ? o->obj : o->old;
+			uint64_t now = end[th] + (o->op ? o->gap_ns : 0);
+			if (need && at[need] == UINT64_MAX) {
+				waiter[need] = (uint32_t)th + 1;
+				break;
+			}
+			end[th] = now = need && at[need] > now ? at[need] : now;
+			last = now > last ? now : last;
+			if (o->op && is_alloc(o->op)) {
+				at[o->obj] = now;
+				if (waiter[o->obj])
+					queue[nq++] = waiter[o->obj] - 1;
+			}
+		}
+	}
+out:
+	free(pos);
+	free(queue);
+	free(end);
+	free(at);
+	free(waiter);
+	return last;
+}
+
 void rp_cost(const struct rp_trace *t, struct rp_cost *c)
 {
 	uint64_t peak_pages, first;
@@ -370,18 +428,12 @@ void rp_cost(const struct rp_trace *t, struct rp_cost *c)
 	memset(c, 0, sizeof *c);
 	c->table_bytes = t->nth * sizeof *t->th + t->nleaked * sizeof *t->leaked;
 	for (size_t k = 0; k < t->nth; k++) {
-		uint64_t gap = 0;
-		for (size_t i = 0; i < t->th[k].n; i++) {
-			const struct rp_op *o = &t->th[k].ops[i];
-			if (!o->op)
-				continue;
-			gap += o->gap_ns;
-			cost_op(o, c);
-		}
-		if (gap > c->gap_ns)
-			c->gap_ns = gap;
+		for (size_t i = 0; i < t->th[k].n; i++)
+			if (t->th[k].ops[i].op)
+				cost_op(&t->th[k].ops[i], c);
 		c->table_bytes += t->th[k].n * sizeof *t->th[k].ops;
 	}
+	c->gap_ns = spun_ns(t);
 	peak_pages = (t->peak_bytes + 4095) / 4096;
 	first = c->pages < peak_pages ? c->pages : peak_pages;
 	c->fresh_pages += first;

@@ -57,7 +57,8 @@ struct rp_cost {
 	                         peak of live bytes covers (the heap grows to it in every rep) */
 	uint64_t pages;       /* the other 4 KiB pages touch=2 writes (reused memory) */
 	uint64_t bytes;       /* bytes touch=3 writes */
-	uint64_t gap_ns;      /* the largest sum of one thread's recorded gaps */
+	uint64_t gap_ns;      /* the recorded gaps on the longest chain of the replay: each
+	                         thread's in order, and a release waits for its allocation */
 	uint64_t table_bytes; /* what the loaded trace keeps for the run: op arrays, thread and
 	                         leaked-object lists */
 };

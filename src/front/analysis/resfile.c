@@ -191,13 +191,25 @@ static int load_machine(struct loader *l, const cJSON *m)
 	return 0;
 }
 
-/* The rounds: from the array in memory, or one at a time from js when it is not NULL. */
-static int load_rounds(struct loader *l, const cJSON *rounds, struct js_stream *js)
+/* A second member "rounds" in the document in memory: refused, as the stream refuses it. */
+static int rounds_once(struct loader *l, const cJSON *bench)
 {
-	const cJSON *jr;
+	int n = 0;
+
+	for (const cJSON *m = bench->child; m; m = m->next)
+		n += m->string && strcmp(m->string, "rounds") == 0;
+	return n > 1 ? rl_fail(l, "member 'rounds' appears twice in the top-level object") : 0;
+}
+
+/* The rounds: from the array in memory, or one at a time from js when it is not NULL. */
+static int load_rounds(struct loader *l, const cJSON *bench, struct js_stream *js)
+{
+	const cJSON *jr, *rounds = rl_get(bench, "rounds");
 	enum jl_why why;
 	int k;
 
+	if (!js && rounds_once(l, bench) != 0)
+		return -1;
 	if (!js && !cJSON_IsArray(rounds))
 		return rl_fail(l, "rounds: missing");
 	if (!js) {
@@ -250,7 +262,7 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 	if (rc == 0)
 		rc = load_machine(&l, rl_get(bench, "machine"));
 	if (rc == 0)
-		rc = load_rounds(&l, rl_get(bench, "rounds"), js);
+		rc = load_rounds(&l, bench, js);
 	rl_forget(&l);
 	for (size_t w = 0; rc == 0 && w < d->nwl; w++)
 		if (d->wl[w].nphases == 0) {

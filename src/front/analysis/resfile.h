@@ -89,8 +89,9 @@ struct rf_doc {
  * wrong schema, invalid structure, or runs of one workload that did different work: checksums or
  * effective parameters that differ), ST_FAIL when memory ran out (common/status.h). */
 int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen);
-/* The same on a document in memory, named `name` in messages; bench is not kept. Returns the
- * document or NULL with the reason in err (whatever the cause). */
+/* The same on a document in memory, named `name` in messages (a second "rounds" member is
+ * refused, as rf_load's stream refuses it); bench is not kept. Returns the document or NULL with
+ * the reason in err (whatever the cause). */
 struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen);
 void rf_free(struct rf_doc *d);
 /* Whether two documents can be compared: the same mode, and for every workload both hold the same
