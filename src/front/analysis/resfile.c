@@ -260,10 +260,10 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 	else
 		rc = load_config(&l, rl_get(bench, "config"));
 	if (rc == 0)
-		rc = load_machine(&l, rl_get(bench, "machine"));
-	if (rc == 0)
 		rc = load_rounds(&l, bench, js);
 	rl_forget(&l);
+	if (rc == 0)
+		rc = load_machine(&l, rl_get(bench, "machine"));
 	for (size_t w = 0; rc == 0 && w < d->nwl; w++)
 		if (d->wl[w].nphases == 0) {
 			d->wl[w].nphases = 1;
@@ -324,7 +324,8 @@ int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size
 
 int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen)
 {
-	static const char *const before[] = {"schema", "status", "config", "machine", NULL};
+	/* what load_rounds needs; machine is read after the rounds, when the head is whole */
+	static const char *const before[] = {"schema", "status", "config", NULL};
 	enum jl_why why;
 	struct js_stream *js = js_open(path, "rounds", before, &why, err, errlen);
 	int oom = 0;
