@@ -672,6 +672,50 @@ static void test_blank_runs(void)
 #endif
 }
 
+/* jl_open and jl_parse_error, the pieces the stream shares with jl_load. */
+static void test_jl_pieces(void)
+{
+	struct jp_result r = {.status = JP_SYNTAX, .at = 7};
+	size_t size = 0, cap = 0;
+	char err[512];
+	int fd;
+
+	if (mf_set(&mf, "{\"rounds\":[]}", 13) != 0)
+		return;
+	fd = jl_open(mf.path, &size, &cap, err, sizeof err);
+	CHECK(fd >= 0 && size == 13 && cap == JL_DEFAULT_MAX_BYTES,
+	      "jl_open: a descriptor, the size, the default cap");
+	if (fd >= 0)
+		close(fd);
+	setenv(JL_MAX_ENV, "1k", 1);
+	if (mf_set(&mf, "", 0) == 0 && ftruncate(mf.fd, 1025) == 0) {
+		errno = 0;
+		fd = jl_open(mf.path, &size, &cap, err, sizeof err);
+		CHECK(fd < 0 && errno == EFBIG && cap == 1024 &&
+		          strstr(err, "1024-byte input limit"),
+		      "jl_open: 1025 bytes over a 1k cap, EFBIG: %s", err);
+	}
+	unsetenv(JL_MAX_ENV);
+	CHECK(jl_parse_error("f", &r, SIZE_MAX, 0, 9, 64, err, sizeof err) == -1 &&
+	          errno == EINVAL && strcmp(err, "f: not JSON (parse error at byte 7)") == 0,
+	      "jl_parse_error: syntax: %s", err);
+	CHECK(jl_parse_error("f", &r, 3, 0x1f, 9, 64, err, sizeof err) == -1 &&
+	          strcmp(err, "f: not JSON (binary data: byte 0x1f at offset 3)") == 0,
+	      "jl_parse_error: a binary byte comes first: %s", err);
+	r.status = JP_SHORT;
+	CHECK(jl_parse_error("f", &r, SIZE_MAX, 0, 9, 64, err, sizeof err) == -1 &&
+	          strcmp(err, "f: truncated JSON (ends at byte 9)") == 0,
+	      "jl_parse_error: short: %s", err);
+	r.status = JP_TOO_MANY;
+	CHECK(jl_parse_error("f", &r, 3, 1, 9, 64, err, sizeof err) == -1 &&
+	          strstr(err, "f: more than 8 JSON values, the limit for a 64-byte input limit"),
+	      "jl_parse_error: too many, before a binary byte: %s", err);
+	r.status = JP_NOMEM;
+	CHECK(jl_parse_error("f", &r, SIZE_MAX, 0, 9, 64, err, sizeof err) == -1 &&
+	          errno == ENOMEM && strcmp(err, "f: out of memory") == 0,
+	      "jl_parse_error: out of memory, ENOMEM");
+}
+
 static void test_files(void)
 {
 	char dir[] = "/tmp/allocab-js.XXXXXX", path[128], err[512];
@@ -778,6 +822,7 @@ int main(void)
 	test_big();
 	test_large_values();
 	test_blank_runs();
+	test_jl_pieces();
 	test_files();
 	close(mf.fd);
 	return CHECK_DONE();
