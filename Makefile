@@ -56,6 +56,9 @@ ASAN_TESTS := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
 # their corpus by `make test` (gcc, sanitizers), fuzzed by `make fuzz` (clang, libFuzzer).
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/*.c)))
 FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
+# The tests of the reader thread of common/jsonstream, also under ThreadSanitizer.
+TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,test_jsonstream test_rfstream)
+tsan_obj = $(patsubst %.c,$(BUILD)/tsan/%.o,$(1))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace
 
@@ -113,6 +116,13 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(call obj,$(LIB_SRC))
 $(BUILD)/asan/tests/%: $(BUILD)/asan/tests/%.o $(call asan_obj,$(LIB_SRC))
 	$(CC) $(LDFLAGS) $(SANITIZE) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl
 
+$(BUILD)/tsan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(NOBUILTIN) -fsanitize=thread -MMD -MP -c -o $@ $<
+
+$(BUILD)/tsan/tests/%: $(BUILD)/tsan/tests/%.o $(call tsan_obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+	$(CC) $(LDFLAGS) -fsanitize=thread -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl
+
 $(BUILD)/tests/jget: $(BUILD)/tests/jget.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
@@ -167,8 +177,8 @@ bench: deps
 	@BUILD=$(BUILD) BENCH_BUDGET=$(BENCH_BUDGET) scripts/bench.sh $(BENCH_ARGS)
 
 test: deps
-	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)
-	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS)
+	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(TSAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)
+	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(TSAN_TESTS) $(FUZZ_REPLAYS)
 
 # What README.md and the man page point to: the drop-in script, the docs (the CI workflow among
 # them) and bash completion.

@@ -806,8 +806,44 @@ static void test_mutations(void)
 	      total);
 }
 
+static int no_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	(void)t, (void)fn, (void)arg;
+	return EAGAIN;
+}
+
+/* The reading ahead: stopped early with batches in flight (no hang, nothing leaked under ASan),
+ * and without a thread (js_next reads each batch itself) the same elements and refusals. */
+static void test_threads(void)
+{
+	struct buf b = {0};
+	struct outcome st;
+	const cJSON *e;
+	enum jl_why why;
+	char err[256];
+	int k = 0;
+
+	document(&b, "\"schema\":\"x\", ", 100000, ", \"post\": 1");
+	if (mf_set(&mf, b.p, b.n) == 0) {
+		struct js_stream *s = js_open(mf.path, "rounds", no_before, &why, err, sizeof err);
+		while (s && k < 10 && js_next(s, &e, &why, err, sizeof err) == 1)
+			k++;
+		js_close(s);
+		CHECK(s && k == 10, "closed after 10 of 100000 elements, the rest read ahead");
+	}
+	js_spawn = no_thread;
+	check_text("no reader thread: a 2.6 MiB file of 100000 elements", b.p, b.n, &st);
+	CHECK(st.ok && st.nelem == 100000, "no reader thread: all 100000 elements arrive");
+	b.p[b.n / 2] = '\x01';
+	check_text("no reader thread: a control byte half way", b.p, b.n, &st);
+	CHECK(!st.ok && strstr(st.err, "binary data: byte 0x01"), "no reader thread: %s", st.err);
+	free(b.p);
+}
+
 int main(void)
 {
+	int (*spawn)(pthread_t *, void *(*)(void *), void *) = js_spawn;
+
 	if (mf_open(&mf) < 0) {
 		CHECK(0, "memfd_create");
 		return CHECK_DONE();
@@ -824,6 +860,8 @@ int main(void)
 	test_blank_runs();
 	test_jl_pieces();
 	test_files();
+	test_threads();
+	js_spawn = spawn;
 	close(mf.fd);
 	return CHECK_DONE();
 }

@@ -65,6 +65,21 @@ void jp_pool_reset(struct jp_pool *p)
 	p->used = 0;
 }
 
+struct jp_mark jp_pool_mark(const struct jp_pool *p)
+{
+	return (struct jp_mark){p->chunks, p->used};
+}
+
+void jp_pool_rewind(struct jp_pool *p, struct jp_mark m)
+{
+	while (p->chunks != m.chunk) {
+		struct jp_chunk *c = p->chunks;
+		p->chunks = c->next;
+		free(c);
+	}
+	p->used = m.used;
+}
+
 void jp_pool_free(struct jp_pool *p)
 {
 	jp_pool_reset(p);

@@ -22,6 +22,15 @@ struct jp_pool {
 
 /* Empties the pool: every tree parsed into it becomes invalid; its largest chunk is kept. */
 void jp_pool_reset(struct jp_pool *p);
+
+/* A point in a pool's filling, to go back to: what was taken after it is given back. */
+struct jp_mark {
+	struct jp_chunk *chunk;
+	size_t used;
+};
+struct jp_mark jp_pool_mark(const struct jp_pool *p);
+/* Gives back everything taken since m (a mark of p): trees parsed since become invalid. */
+void jp_pool_rewind(struct jp_pool *p, struct jp_mark m);
 void jp_pool_free(struct jp_pool *p);
 
 enum jp_status {
