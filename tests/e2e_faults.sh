@@ -1,5 +1,6 @@
 # e2e_faults.sh - a bench whose disk fills mid-way leaves a file marked "aborted" (not "running",
-# which means killed), and the temporary file of a writer killed between write and rename is
+# which means killed), one whose file system turns read-only says on stderr that its file was
+# left "running", and the temporary file of a writer killed between write and rename is
 # removed by the next write into that directory (docs/results-format.md, "Faults"). The disk is
 # filled for real on a small tmpfs when this runs as root, and through the test-only fault hook
 # ALLOCAB_FAULT_WRITES otherwise.
@@ -18,6 +19,16 @@ grep -q 'full.json: No space left on device' "$TMP/err" && ok "the reason on std
 	notok "the two rounds written are kept" "$("$J" "$TMP/full.json" 'rounds.#')"
 expect_status "compare reads the aborted file" 0 "$A" compare "$TMP/full.json" --baseline a
 ls -a "$TMP" | grep -q '^\.allocab-tmp' && notok "no temporary file left" "$(ls -a "$TMP")" || ok "no temporary file left"
+
+# The file system turns read-only after two writes: nothing can change the file, which keeps
+# "running" and the two rounds; the one line on stderr says so, so that "running" is not read as
+# a killed bench.
+ALLOCAB_FAULT_WRITES=ro:2 expect_status "read-only after 2 writes: exit 1" 1 bench --rounds 5 -o "$TMP/ro.json"
+expect_err "read-only: one line naming the file left running" \
+	"ro.json: Read-only file system; .*ro.json still says status 'running': nothing could be written to it"
+[ "$("$J" "$TMP/ro.json" status)" = running ] && [ "$("$J" "$TMP/ro.json" 'rounds.#')" = 2 ] &&
+	ok "read-only: the file keeps running and its two rounds" ||
+	notok "read-only: the file keeps running and its two rounds" "status $("$J" "$TMP/ro.json" status)"
 
 # A real full disk: a 16 KiB tmpfs holds a few rounds, then no new temporary file fits.
 mkdir "$TMP/small"

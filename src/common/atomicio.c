@@ -86,28 +86,55 @@ static int write_in_place(const char *path, const void *data, size_t n, char *er
 /* The test-only fault hook (docs/results-format.md, "Faults"): ALLOCAB_FAULT_WRITES=N lets N
  * atomic writes of this process succeed, then fails each later one with ENOSPC ("the disk
  * filled"); ALLOCAB_FAULT_WRITES=kill:N kills the process with SIGKILL during write N+1, after its
- * temporary file was written and before the rename. Returns 1 to fail this write. */
-static int fault_hook(void)
+ * temporary file was written and before the rename; ALLOCAB_FAULT_WRITES=ro:N fails every write
+ * and patch after the first N with EROFS before touching anything ("the file system turned
+ * read-only"). */
+enum fault { FAULT_NONE, FAULT_FULL, FAULT_KILL, FAULT_RO };
+static enum fault fault_mode;
+static long fault_calls, fault_limit = -2;
+
+static void fault_init(void)
 {
-	static long calls, limit = -2;
-	static int kill_it;
-	const char *v;
+	const char *v = getenv("ALLOCAB_FAULT_WRITES");
+	size_t skip = 0;
 	char *end;
 
-	if (limit == -2) {
-		limit = -1;
-		if ((v = getenv("ALLOCAB_FAULT_WRITES")) && *v) {
-			kill_it = strncmp(v, "kill:", 5) == 0;
-			limit = strtol(v + 5 * kill_it, &end, 10);
-			if (*end || limit < 0)
-				limit = -1;
-		}
-	}
-	if (limit < 0 || calls++ < limit)
+	fault_limit = -1;
+	if (!v || !*v)
+		return;
+	fault_mode = FAULT_FULL;
+	if (strncmp(v, "kill:", 5) == 0)
+		fault_mode = FAULT_KILL, skip = 5;
+	else if (strncmp(v, "ro:", 3) == 0)
+		fault_mode = FAULT_RO, skip = 3;
+	fault_limit = strtol(v + skip, &end, 10);
+	if (*end || fault_limit < 0)
+		fault_limit = -1, fault_mode = FAULT_NONE;
+}
+
+/* Counts a write at `when` (FAULT_RO: before it, else after its temporary file) and returns 1
+ * with errno set to fail it (FAULT_KILL does not return). */
+static int fault_hook(enum fault when)
+{
+	if (fault_limit == -2)
+		fault_init();
+	if (fault_mode == FAULT_NONE || (when == FAULT_RO) != (fault_mode == FAULT_RO) ||
+	    fault_calls++ < fault_limit)
 		return 0;
-	if (kill_it)
+	if (fault_mode == FAULT_KILL)
 		raise(SIGKILL);
-	errno = ENOSPC;
+	errno = fault_mode == FAULT_RO ? EROFS : ENOSPC;
+	return 1;
+}
+
+/* Whether the file system has turned read-only for the hook (a patch after failed writes). */
+static int fault_read_only(void)
+{
+	if (fault_limit == -2)
+		fault_init();
+	if (fault_mode != FAULT_RO || fault_calls <= fault_limit)
+		return 0;
+	errno = EROFS;
 	return 1;
 }
 
@@ -148,7 +175,7 @@ int atomic_patch(const char *path, long off, const char *expect, const char *dat
                  char *err, size_t errlen)
 {
 	char was[64];
-	int fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = fault_read_only() ? -1 : open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 
 	if (fd < 0)
@@ -181,6 +208,8 @@ int atomic_write(const char *path, const void *data, size_t n, char *err, size_t
 			return fail("stdout", err, errlen);
 		return 0;
 	}
+	if (fault_hook(FAULT_RO))
+		return fail(path, err, errlen);
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
 		return write_in_place(path, data, n, err, errlen);
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, resolved))
@@ -202,7 +231,7 @@ int atomic_write(const char *path, const void *data, size_t n, char *err, size_t
 	if (fd < 0)
 		return fail(path, err, errlen);
 	if (write_full(fd, data, n) != 0 || fchmod(fd, default_mode()) != 0 || fsync(fd) != 0 ||
-	    fault_hook())
+	    fault_hook(FAULT_FULL))
 		goto undo;
 	if (close(fd) != 0) {
 		fd = -1;

@@ -92,16 +92,25 @@ static int doc_write(struct engine *e, const char *status, char *err, size_t err
 }
 
 /* When even the aborted document cannot be written (the disk is full), turns the "running" of
- * the versions on disk into "aborted" in place: same length, no new block needed. */
-static void mark_aborted(struct engine *e)
+ * the versions on disk into "aborted" in place: same length, no new block needed. When that too
+ * fails (a read-only file system), says in err which file still says "running". */
+static void mark_aborted(struct engine *e, char *err, size_t errlen)
 {
 	char ignored[256];
+	const char *left = NULL;
+	size_t k;
 
 	for (size_t i = 0; i < e->c->nout && i < 64; i++)
-		if (e->running_on & ((uint64_t)1 << i))
-			atomic_patch(e->c->out_paths[i], e->status_off, "running", "aborted", 7,
-			             ignored, sizeof ignored);
+		if ((e->running_on & ((uint64_t)1 << i)) &&
+		    atomic_patch(e->c->out_paths[i], e->status_off, "running", "aborted", 7,
+		                 ignored, sizeof ignored) != 0 &&
+		    !left)
+			left = e->c->out_paths[i];
 	e->running_on = 0;
+	k = strlen(err);
+	if (left && k + 1 < errlen)
+		snprintf(err + k, errlen - k,
+		         "; %s still says status 'running': nothing could be written to it", left);
 }
 
 /* The argv of one driver run; strings point into c except the two numbers in num. */
@@ -429,7 +438,7 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 	e->res->elapsed_s = (double)(now_ns(e) - e->t_start) / 1e9;
 	rc = doc_write(e, status, err, errlen) == 0 ? ST_OK : ST_FAIL;
 	if (rc != ST_OK)
-		mark_aborted(e);
+		mark_aborted(e, err, errlen);
 	if (rc == 0 && doc) {
 		*doc = e->doc;
 		e->doc = NULL;
@@ -439,15 +448,16 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 }
 
 /* A fatal error after rounds were written: mark the file "aborted" (best effort; the reason
- * already in err is what the user needs) and return the exit status. */
-static int abort_bench(struct engine *e, int status)
+ * already in err is what the user needs, with a note when a file is left "running") and return
+ * the exit status. */
+static int abort_bench(struct engine *e, int status, char *err, size_t errlen)
 {
 	char ignored[256];
 
 	if (e->progress_shown)
 		fprintf(stderr, "\r\033[K");
 	if (e->done > 0 && doc_write(e, "aborted", ignored, sizeof ignored) != 0)
-		mark_aborted(e);
+		mark_aborted(e, err, errlen);
 	cJSON_Delete(e->doc);
 	return status;
 }
@@ -500,7 +510,7 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 		}
 		rc = run_round(&e, &fatal, err, errlen);
 		if (rc < 0)
-			return abort_bench(&e, fatal);
+			return abort_bench(&e, fatal, err, errlen);
 		if (rc == 0) {
 			status = "interrupted";
 			break;
@@ -509,18 +519,18 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 			int g = gate_check(&e, NULL, err, errlen);
 
 			if (g < 0)
-				return abort_bench(&e, ST_USAGE);
+				return abort_bench(&e, ST_USAGE, err, errlen);
 			if (g == GATE_PASS || g == GATE_FAIL) {
 				status = "decided";
 				break;
 			}
 		}
 		if (doc_write(&e, "running", err, errlen) != 0)
-			return abort_bench(&e, ST_FAIL);
+			return abort_bench(&e, ST_FAIL, err, errlen);
 	}
 	benchdoc_set_string(e.doc, "status", status);
 	if (c->gate && strcmp(status, "interrupted") != 0 &&
 	    gate_check(&e, stdout, err, errlen) < 0)
-		return abort_bench(&e, ST_USAGE);
+		return abort_bench(&e, ST_USAGE, err, errlen);
 	return finish(&e, status, doc, err, errlen);
 }
