@@ -53,7 +53,7 @@ static int from_results(const char *spec, double *x, size_t *n)
 		int p = rf_phase(&d->wl[w], "total");
 
 		if (run->present && run->ok && p >= 0)
-			x[(*n)++] = run->t_ns[p];
+			x[(*n)++] = rf_time(run, (size_t)p);
 	}
 	rc = a >= 0 && w >= 0 ? 0 : -1;
 	rf_free(d);

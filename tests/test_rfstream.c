@@ -41,8 +41,7 @@ static int same_run(const struct rf_run *a, const struct rf_run *b)
 	           same_double(a->loadavg_1m, b->loadavg_1m);
 
 	for (int p = 0; same && p < RF_MAX_PHASES; p++)
-		same = same_double(a->t_ns[p], b->t_ns[p]) &&
-		       same_double(a->t_regime[RF_COLD][p], b->t_regime[RF_COLD][p]) &&
+		same = same_double(a->t_regime[RF_COLD][p], b->t_regime[RF_COLD][p]) &&
 		       same_double(a->t_regime[RF_STEADY][p], b->t_regime[RF_STEADY][p]);
 	return same;
 }

@@ -338,12 +338,12 @@ static int analyze_one(const struct rf_doc *doc, size_t w, int p, int ia, int ib
 		const struct rf_run *a = rf_run(doc, i, (size_t)ia, w);
 		const struct rf_run *b = rf_run(doc, i, (size_t)ib, w);
 
-		if (!a->present || !b->present || !a->ok || !b->ok || !(a->t_ns[p] > 0) ||
-		    !(b->t_ns[p] > 0))
+		if (!a->present || !b->present || !a->ok || !b->ok || !(rf_time(a, p) > 0) ||
+		    !(rf_time(b, p) > 0))
 			continue;
-		r->d[r->n] = lr_log_ratio(b->t_ns[p], a->t_ns[p]);
-		ta[r->n] = a->t_ns[p];
-		la[r->n++] = log(a->t_ns[p]);
+		r->d[r->n] = lr_log_ratio(rf_time(b, p), rf_time(a, p));
+		ta[r->n] = rf_time(a, p);
+		la[r->n++] = log(rf_time(a, p));
 		if (isfinite(a->wall_ns) && isfinite(b->wall_ns))
 			wall[nwall++] = (a->wall_ns + b->wall_ns) / 1e9;
 	}

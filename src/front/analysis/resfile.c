@@ -54,6 +54,12 @@ const struct rf_run *rf_run(const struct rf_doc *d, size_t round, size_t arm, si
 	return &d->runs[(round * d->narms + arm) * d->nwl + wl];
 }
 
+double rf_time(const struct rf_run *run, size_t p)
+{
+	return isnan(run->t_regime[RF_STEADY][p]) ? run->t_regime[RF_COLD][p]
+	                                          : run->t_regime[RF_STEADY][p];
+}
+
 const struct rf_run *rf_warm_run(const struct rf_doc *d, size_t k, size_t arm, size_t wl)
 {
 	return &d->warm_runs[(k * d->narms + arm) * d->nwl + wl];

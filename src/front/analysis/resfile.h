@@ -21,9 +21,8 @@
 enum rf_regime { RF_COLD, RF_STEADY, RF_NREGIMES };
 
 struct rf_run {
-	int present;                /* 0: the round has no run for this arm and workload */
-	int ok;                     /* status "ok": times below are valid */
-	double t_ns[RF_MAX_PHASES]; /* per phase: the steady time if measured, else the cold one */
+	int present; /* 0: the round has no run for this arm and workload */
+	int ok;      /* status "ok": times below are valid */
 	/* per regime and phase: cold = the cold rep's wall_ns (commands: process.wall_ns), steady =
 	 * median of the steady reps' wall_ns; NAN when the run has no rep of that regime */
 	double t_regime[RF_NREGIMES][RF_MAX_PHASES];
@@ -100,6 +99,8 @@ void rf_free(struct rf_doc *d);
 int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size_t errlen);
 
 const struct rf_run *rf_run(const struct rf_doc *d, size_t round, size_t arm, size_t wl);
+/* A run's time of phase p: the steady time if measured, else the cold one (NAN if neither). */
+double rf_time(const struct rf_run *run, size_t p);
 /* The run of warm-up round k (0 <= k < nwarmup, in file order): for reports only, never compared.
  */
 const struct rf_run *rf_warm_run(const struct rf_doc *d, size_t k, size_t arm, size_t wl);

@@ -195,10 +195,10 @@ static int rep_checksums(struct loader *l, const cJSON *reps, const char *checks
 	return 0;
 }
 
-/* Every rep's wall_ns of every phase into l->rep_t (phase p, rep i at p * RF_MAX_REPS + i), and
- * their median over reps into run->t_ns. */
+/* Every rep's wall_ns of every phase, checked, into l->rep_t (phase p, rep i at
+ * p * RF_MAX_REPS + i) for load_regimes. */
 static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON *reps,
-                     const char *checksum, struct rf_run *run, const char *at)
+                     const char *checksum, const char *at)
 {
 	size_t n = (size_t)cJSON_GetArraySize(reps), i = 0;
 	const cJSON *rep;
@@ -226,8 +226,6 @@ static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON 
 				    at, i, w->phases[p], RF_MAX_WALL_NS);
 		i++;
 	}
-	for (size_t p = 0; p < w->nphases; p++)
-		run->t_ns[p] = stats_median(&l->rep_t[p * RF_MAX_REPS], n);
 	return 0;
 }
 
@@ -290,9 +288,6 @@ static int load_regimes(struct loader *l, const struct rf_workload *w, const cJS
 	    rl_opt_num(l, cJSON_GetArrayItem(reps, (int)n - 1), "rss_after_bytes", RF_MAX_FIGURE,
 	               at, "record.reps[last]", &run->rss_last))
 		return -1;
-	for (size_t p = 0; p < w->nphases; p++)
-		run->t_ns[p] = isnan(run->t_regime[RF_STEADY][p]) ? run->t_regime[RF_COLD][p]
-		                                                  : run->t_regime[RF_STEADY][p];
 	return 0;
 }
 
@@ -328,7 +323,7 @@ int rl_record(struct loader *l, size_t wi, const char *arm, const cJSON *rec, st
 	if (!checksum)
 		return rl_fail(l, "%s: record.checksum missing", at);
 	if (load_phases(l, w, rl_get(rec, "phases"), at) != 0 ||
-	    load_reps(l, w, rl_get(rec, "reps"), checksum, run, at) != 0 ||
+	    load_reps(l, w, rl_get(rec, "reps"), checksum, at) != 0 ||
 	    load_regimes(l, w, rec, run, at) != 0)
 		return -1;
 	if (rl_opt_num(l, ru, "max_rss_kib", RF_MAX_FIGURE, at, "record.rusage",

@@ -121,7 +121,7 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		return rl_fail(l, "%s: second run of %s on %s in one round", at, arm, wl);
 	memset(run, 0, sizeof *run);
 	for (size_t p = 0; p < RF_MAX_PHASES; p++)
-		run->t_ns[p] = run->t_regime[RF_COLD][p] = run->t_regime[RF_STEADY][p] = NAN;
+		run->t_regime[RF_COLD][p] = run->t_regime[RF_STEADY][p] = NAN;
 	run->settled = -1;
 	run->rss_first = run->rss_last = NAN;
 	run->present = 1;
@@ -135,7 +135,7 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		if (isnan(run->wall_ns))
 			return rl_fail(
 			    l, "%s: process.wall_ns missing or not a positive finite number", at);
-		run->t_ns[0] = run->t_regime[RF_COLD][0] = run->wall_ns;
+		run->t_regime[RF_COLD][0] = run->wall_ns;
 		d->has_regime[RF_COLD] |= measured;
 		return rl_opt_num(l, rl_get(jr, "process"), "max_rss_kib", RF_MAX_FIGURE, at,
 		                  "process", &run->max_rss_kib);
@@ -145,7 +145,7 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 	for (int r = 0; measured && r < RF_NREGIMES; r++)
 		d->has_regime[r] |= !isnan(run->t_regime[r][0]);
 	if (isnan(run->wall_ns))
-		run->wall_ns = run->t_ns[rf_phase(&d->wl[w], "total")];
+		run->wall_ns = rf_time(run, (size_t)rf_phase(&d->wl[w], "total"));
 	return 0;
 }
 
