@@ -11,12 +11,12 @@ double cmp_median(double *v, size_t n)
 	return n ? stats_median(v, n) : NAN;
 }
 
-/* One side's figures over its ok runs (medians): the time of each regime, the resident set after
- * the first and the last rep and its growth, and the runs that did not settle. */
+/* One side's figures over its ok runs (medians): the time of each regime, and (in m) memory and
+ * the runs that did not settle. */
 struct side {
-	double med_ns, retained, peak;
-	double med_regime[RF_NREGIMES], rss_first, rss_last, growth;
-	size_t nok, unsettled;
+	double med_ns, med_regime[RF_NREGIMES];
+	size_t nok;
+	struct cmp_side_memo m; /* a copy: the builder keeps only the last two */
 };
 
 /* The median over the ok runs of one figure of a run (NAN figures skipped). */
@@ -89,9 +89,8 @@ static const struct cmp_side_memo *side_memo(struct cmp_builder *b, const struct
 static void side_figures(struct cmp_builder *b, const struct rf_doc *doc, size_t arm, size_t w,
                          size_t p, struct side *s)
 {
-	const struct cmp_side_memo *m = side_memo(b, doc, arm, w);
-
 	memset(s, 0, sizeof *s);
+	s->m = *side_memo(b, doc, arm, w);
 	for (size_t i = 0; i < doc->nrounds; i++) {
 		const struct rf_run *run = rf_run(doc, i, arm, w);
 		s->nok += run->ok && run->t_regime[b->g][p] > 0;
@@ -99,32 +98,26 @@ static void side_figures(struct cmp_builder *b, const struct rf_doc *doc, size_t
 	for (int g = 0; g < RF_NREGIMES; g++)
 		s->med_regime[g] = run_median(b, doc, arm, w, fig_time, p, g);
 	s->med_ns = s->med_regime[b->g];
-	s->unsettled = m->unsettled;
-	s->retained = m->retained;
-	s->peak = m->peak;
-	s->rss_first = m->rss_first;
-	s->rss_last = m->rss_last;
-	s->growth = m->growth;
 }
 
 static void set_sides(struct cmp_row *row, const struct side *sb, const struct side *sc)
 {
 	row->med_base_ns = sb->med_ns;
 	row->med_cand_ns = sc->med_ns;
-	row->retained_base = sb->retained;
-	row->retained_cand = sc->retained;
-	row->peak_base_kib = sb->peak;
-	row->peak_cand_kib = sc->peak;
+	row->retained_base = sb->m.retained;
+	row->retained_cand = sc->m.retained;
+	row->peak_base_kib = sb->m.peak;
+	row->peak_cand_kib = sc->m.peak;
 	memcpy(row->med_regime_base, sb->med_regime, sizeof sb->med_regime);
 	memcpy(row->med_regime_cand, sc->med_regime, sizeof sc->med_regime);
-	row->rss_first_base = sb->rss_first;
-	row->rss_first_cand = sc->rss_first;
-	row->rss_last_base = sb->rss_last;
-	row->rss_last_cand = sc->rss_last;
-	row->growth_base = sb->growth;
-	row->growth_cand = sc->growth;
-	row->unsettled_base = sb->unsettled;
-	row->unsettled_cand = sc->unsettled;
+	row->rss_first_base = sb->m.rss_first;
+	row->rss_first_cand = sc->m.rss_first;
+	row->rss_last_base = sb->m.rss_last;
+	row->rss_last_cand = sc->m.rss_last;
+	row->growth_base = sb->m.growth;
+	row->growth_cand = sc->m.growth;
+	row->unsettled_base = sb->m.unsettled;
+	row->unsettled_cand = sc->m.unsettled;
 	row->n_base = sb->nok;
 	row->n_cand = sc->nok;
 }
