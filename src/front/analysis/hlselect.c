@@ -10,8 +10,8 @@
  * Hoare's FIND ("Algorithm 65: Find", CACM 4(7), 1961). */
 #include "front/analysis/hlselect.h"
 
-#include "front/analysis/dsort.h"
 #include "common/prng.h"
+#include "front/analysis/dsort.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -3,8 +3,8 @@
  * programming, so small-sample p-values and interval levels are exact, not read from tables. */
 #include "front/analysis/stats.h"
 
-#include "front/analysis/dsort.h"
 #include "common/prng.h"
+#include "front/analysis/dsort.h"
 #include "front/analysis/hlselect.h"
 
 #include <math.h>
