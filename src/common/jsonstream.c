@@ -35,7 +35,7 @@ enum js_state { JS_ARRAY, JS_DONE, JS_FAILED };
 struct js_stream {
 	int fd;
 	char *name;
-	size_t cap, size; /* input cap; file size (stat, then what was read once at its end) */
+	size_t cap, size; /* input cap; the file's size when it was opened */
 	char *buf;
 	size_t bufsize, lo, hi; /* unread text: buf[lo..hi) */
 	size_t base;            /* file offset of buf[0] */

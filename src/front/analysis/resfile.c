@@ -23,14 +23,6 @@
 static const char *const bench_statuses[] = {"running",     "complete", "budget", "decided",
                                              "interrupted", "aborted",  NULL};
 
-static int in_list(const char *s, const char *const *list)
-{
-	for (size_t i = 0; s && list[i]; i++)
-		if (strcmp(s, list[i]) == 0)
-			return 1;
-	return 0;
-}
-
 int rf_arm(const struct rf_doc *d, const char *name)
 {
 	return (int)nameidx_find(&d->arm_idx, name);
@@ -259,7 +251,7 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 		rc = rl_fail(&l, "schema '%.100s' is not %s", schema, RF_SCHEMA);
 	else if (!status)
 		rc = rl_fail(&l, "status missing");
-	else if (!in_list(status, bench_statuses))
+	else if (!rl_in_list(status, bench_statuses))
 		rc = rl_fail(&l, "status '%.100s' is not a bench status", status);
 	else if (!(d->status = strdup(status)))
 		rc = rl_nomem(&l);

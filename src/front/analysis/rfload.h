@@ -36,6 +36,8 @@ void rl_forget(struct loader *l);
 int rl_fail(struct loader *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "PATH: out of memory", remembered for errno ENOMEM; returns -1. */
 int rl_nomem(struct loader *l);
+/* Whether s (may be NULL) is one of the NULL-terminated list: a status among the known ones. */
+int rl_in_list(const char *s, const char *const *list);
 /* Member key of o when o is an object, else NULL; rl_get_str: the same if it is a string. */
 const cJSON *rl_get(const cJSON *o, const char *key);
 const char *rl_get_str(const cJSON *o, const char *key);

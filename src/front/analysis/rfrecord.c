@@ -31,6 +31,14 @@ int rl_nomem(struct loader *l)
 	return rl_fail(l, "out of memory");
 }
 
+int rl_in_list(const char *s, const char *const *list)
+{
+	for (size_t i = 0; s && list[i]; i++)
+		if (strcmp(s, list[i]) == 0)
+			return 1;
+	return 0;
+}
+
 const cJSON *rl_get(const cJSON *o, const char *key)
 {
 	const cJSON *c;

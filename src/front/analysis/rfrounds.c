@@ -19,14 +19,6 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-static int in_list(const char *s, const char *const *list)
-{
-	for (size_t i = 0; s && list[i]; i++)
-		if (strcmp(s, list[i]) == 0)
-			return 1;
-	return 0;
-}
-
 /* *p (of *cap elements of size elem) grown to hold at least need, doubling. */
 static int grow(struct loader *l, void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -113,7 +105,7 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 	if (w < 0)
 		return rl_fail(l, "%s: workload %s%.100s%s is not in config.workloads", at,
 		               wl ? "'" : "", wl ? wl : "missing", wl ? "'" : "");
-	if (!in_list(status, run_statuses))
+	if (!rl_in_list(status, run_statuses))
 		return rl_fail(l, "%s: status %s%.100s%s is not a run status", at,
 		               status ? "'" : "", status ? status : "missing", status ? "'" : "");
 	run = &row[(size_t)a * d->nwl + (size_t)w];
