@@ -59,8 +59,10 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 # The tests of the reader thread of common/jsonstream, also under ThreadSanitizer.
 TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,test_jsonstream test_rfstream)
 tsan_obj = $(patsubst %.c,$(BUILD)/tsan/%.o,$(1))
+# ptrack_cost measures what process tracking costs (docs/programs.md, "Process tracking"); the
+# tests only build it.
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
-	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace
+	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz
 .SUFFIXES:
