@@ -20,6 +20,9 @@
 #define PROBE_COUNT_VAR "ALLOCAB_COUNT_LIB"
 /* Set by the bench for a configured arm: the settings to read back at exit (probe_config.c). */
 #define PROBE_CONFIG_VAR "ALLOCAB_PROBE_CONFIG"
+/* Before a READER in that spec: the reader returns only the library's parse of the request, so
+ * the setting is recorded "requested, effect unproven" (docs/results-format.md). */
+#define PROBE_REQUESTED_PREFIX "requested_"
 /* The schema tag of every record. */
 #define PROBE_SCHEMA "allocab-probe/1"
 
