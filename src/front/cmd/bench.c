@@ -219,7 +219,8 @@ static void join(char *const *v, size_t n, char *buf, size_t len)
 }
 
 /* The --arm arms after the -a ones: parsed, their driver found, their settings checked by the
- * driver (`env --config ...`). Returns 0, 1 or 2 with err set. */
+ * driver (`env --config ...`). Returns ST_OK, ST_FAIL (runtime) or ST_USAGE (a bad --arm) with
+ * err set. */
 static int setup_configured_arms(struct setup *s, const struct bench_opts *o, const char *have,
                                  char *err, size_t errlen)
 {
@@ -232,16 +233,18 @@ static int setup_configured_arms(struct setup *s, const struct bench_opts *o, co
 		struct bench_arm *a = &s->c.arms[s->c.narms];
 
 		if (armspec_parse(o->arm_specs[i], sp, err, errlen) != 0)
-			return 2;
+			return ST_USAGE;
 		s->nspecs++;
 		for (size_t k = 0; k < s->c.narms; k++)
 			if (strcmp(s->c.arms[k].name, sp->label) == 0)
-				return errmsg_status(
-				    2, err, errlen, "--arm %s: the name of another arm", sp->label);
+				return errmsg_status(ST_USAGE, err, errlen,
+				                     "--arm %s: the name of another arm",
+				                     sp->label);
 		if (index_of(s->names, s->nnames, sp->backend) < 0)
-			return errmsg_status(
-			    2, err, errlen, "--arm %s: unknown allocator '%s' (drivers in %s: %s)",
-			    sp->label, sp->backend, s->dir, s->nnames ? have : "none");
+			return errmsg_status(ST_USAGE, err, errlen,
+			                     "--arm %s: unknown allocator '%s' (drivers in %s: %s)",
+			                     sp->label, sp->backend, s->dir,
+			                     s->nnames ? have : "none");
 		if (!(a->name = strdup(sp->label)) ||
 		    asprintf(&a->path, "%s/allocab-%s", s->dir, sp->backend) < 0) {
 			a->path = NULL;
@@ -257,11 +260,11 @@ static int setup_configured_arms(struct setup *s, const struct bench_opts *o, co
 	if (s->c.narms < 2)
 		return errmsg_status(ST_USAGE, err, errlen,
 		                     "--arm: a comparison needs at least two arms");
-	return 0;
+	return ST_OK;
 }
 
 /* Arms of drivers mode: -a, or every driver found but the calibration backends, then the --arm
- * arms. Returns 0, 1 (runtime) or 2 (usage) with err set. */
+ * arms. Returns ST_OK, ST_FAIL (runtime) or ST_USAGE with err set. */
 static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
 {
 	char have[1024];
@@ -360,7 +363,8 @@ static int setup_commands(struct setup *s, const struct bench_opts *o, char *err
 	return 0;
 }
 
-/* --duet: two arms, single-threaded workloads only, two CPUs to pin them to. Returns 0 or 2. */
+/* --duet: two arms, single-threaded workloads only, two CPUs to pin them to. Returns ST_OK or
+ * ST_USAGE. */
 static int setup_duet(struct setup *s, char *err, size_t errlen)
 {
 	if (s->c.narms != 2)
@@ -475,6 +479,8 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 		        r->rounds_done, r->rounds_done == 1 ? "" : "s", s->paths[0]);
 		return;
 	}
+	if (strcmp(r->status, "aborted") == 0)
+		return; /* report_hopeless says why */
 	for (size_t i = 1; bench_run_status_name(i); i++)
 		if (r->by_status[i])
 			k += (size_t)snprintf(by + k, sizeof by - k, "%s%zu %s", k ? ", " : "",
@@ -493,6 +499,20 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 		        : strcmp(r->status, "decided") == 0 ? ", stopped: the gate decided"
 		                                            : "",
 		        s->paths[0]);
+}
+
+/* The bench stopped after its first round: the arms whose proof cannot succeed, and why it
+ * stopped. Returns ST_FAIL. */
+static int report_hopeless(const struct setup *s, const cJSON *doc)
+{
+	const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "rounds"), 0);
+
+	bench_report_hopeless(&s->c, first, stderr);
+	fprintf(stderr,
+	        "allocab: bench: stopped after the first round: no later round can change these "
+	        "proofs (docs/programs.md, \"Failing loudly\"); results in %s\n",
+	        s->paths[0]);
+	return ST_FAIL;
 }
 
 int bench_main(int argc, char **argv)
@@ -551,10 +571,16 @@ int bench_main(int argc, char **argv)
 		rc = setup_workloads(&s, &o, err, sizeof err);
 	if (rc == 0)
 		rc = bench_setup_probe(&s.c, &o.prog, &s.pp, err, sizeof err);
+	if (rc == 0 && s.c.tracking && strcmp(s.c.tracking, "ptrace") != 0)
+		fprintf(stderr,
+		        "allocab: bench: WARNING: process tracking: %s: processes started past the "
+		        "probe's exec wrappers cannot be seen (docs/programs.md, \"Process "
+		        "tracking\")\n",
+		        s.c.tracking);
 	if (rc == 0 && o.duet)
 		rc = setup_duet(&s, err, sizeof err);
 	if (rc == 0 && apply_rounds_rule(&o, &s) != 0)
-		rc = errmsg_status(1, err, sizeof err, "out of memory");
+		rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
 	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
 		rc = ST_FAIL;
 	if (rc != ST_USAGE && *s.stop)
@@ -566,7 +592,9 @@ int bench_main(int argc, char **argv)
 		     : s.c.gate                           ? gate_outcome_status(r.gate)
 		                                          : ST_OK;
 		/* An arm without a verified successful run fails the bench, whatever the gate. */
-		if (rc != ST_INTERRUPTED && bench_report_unproven(&s.c, doc, stderr) > 0)
+		if (strcmp(r.status, "aborted") == 0)
+			rc = report_hopeless(&s, doc);
+		else if (rc != ST_INTERRUPTED && bench_report_unproven(&s.c, doc, stderr) > 0)
 			rc = ST_FAIL;
 		cJSON_Delete(doc);
 	} else {

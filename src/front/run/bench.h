@@ -96,16 +96,21 @@ struct bench_config {
 	int duet; /* two arms run at once, pinned to two CPUs that swap every round (duet.h) */
 	const struct bench_runner *runner; /* NULL: bench_real_runner; duet runs are always real */
 	const char *program;               /* --program as given (commands mode), or NULL */
-	const char *probe_lib;  /* build/liballocab-probe.so when an arm is probed, else NULL */
-	const char *count_lib;  /* --count-calls: build/liballocab-count.so, else NULL */
-	const char *probe_dir;  /* private directory for the per-run probe record files */
+	const char *probe_lib; /* build/liballocab-probe.so when an arm is probed, else NULL */
+	const char *count_lib; /* --count-calls: build/liballocab-count.so, else NULL */
+	const char *probe_dir; /* private directory for the per-run probe record files */
+	/* how probed runs' processes are known: "ptrace", or "probe only (ptrace: EPERM)" when this
+	 * process may not trace (front/run/ptrack.h); NULL when no arm is probed */
+	const char *tracking;
 	struct gate_spec *gate; /* NULL without --gate */
 	char **gate_argv;       /* the --gate options, for the record */
 	int gate_argc;
 };
 
 struct bench_result {
-	const char *status;   /* complete, budget, decided or interrupted (a static string) */
+	/* complete, budget, decided, interrupted, or aborted when the first round showed a proof
+	 * failure no later round can change (bench_report_hopeless); a static string */
+	const char *status;
 	unsigned rounds_done; /* finished rounds, warm-up included */
 	unsigned measured;
 	size_t runs, failed;             /* runs in finished rounds; those not ok */
@@ -115,12 +120,14 @@ struct bench_result {
 };
 
 /* Runs the bench described by c, writing the document to every c->out_paths entry after every
- * round. stop is set asynchronously to interrupt (may be NULL). Returns ST_OK (common/status.h)
- * with *res filled and, if doc is not NULL, the final document in *doc (the caller cJSON_Deletes
- * it). Otherwise returns ST_FAIL on a runtime failure or ST_USAGE on bad input met while running (a
- * driver rejected its arguments in the first round, or the gate cannot judge the document), with a
- * one-line reason in err; the file is then either not written at all (failure before the first
- * round ended) or has status "aborted". */
+ * round. stop is set asynchronously to interrupt (may be NULL). After the first round (warm-up or
+ * not) it stops with status "aborted" when an arm's proof failed there for a reason no later
+ * round can change (front/run/benchprog.h, bench_report_hopeless). Returns ST_OK
+ * (common/status.h) with *res filled and, if doc is not NULL, the final document in *doc (the
+ * caller cJSON_Deletes it). Otherwise returns ST_FAIL on a runtime failure or ST_USAGE on bad input
+ * met while running (a driver rejected its arguments in the first round, or the gate cannot judge
+ * the document), with a one-line reason in err; the file is then either not written at all (failure
+ * before the first round ended) or has status "aborted". */
 int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
               struct bench_result *res, char *err, size_t errlen);
 

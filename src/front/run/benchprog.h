@@ -37,6 +37,7 @@ struct bench_probe_paths {
 	char probe[PATH_MAX]; /* build/liballocab-probe.so */
 	char count[PATH_MAX]; /* build/liballocab-count.so (--count-calls) */
 	char dir[PATH_MAX];   /* private directory of the per-run record files ("" none) */
+	char tracking[64];    /* bench_config.tracking */
 };
 
 /* --program: c->arms from -a (default: system and every allocator whose Debian library is
@@ -44,19 +45,22 @@ struct bench_probe_paths {
  * settings checked by the backend's driver and put in the arm's env), each running o->program, with
  * its library resolved and its proof set; c->wl the one workload "command"; c->program. Arm names
  * are malloc'd (the caller frees them and c->arms); the proof fields are freed by bench_free_proof.
- * Returns 0, 1 (runtime: the probe library is missing) or 2 (unknown allocator, a library that
- * cannot be loaded, fewer than two arms) with a one-line reason in err. */
+ * Returns ST_OK, ST_FAIL (runtime: the probe library is missing, memory) or ST_USAGE (unknown
+ * allocator, a library that cannot be loaded, a bad --arm, fewer than two arms) with a one-line
+ * reason in err (common/status.h). */
 int bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
                         struct bench_probe_paths *pp, char *err, size_t errlen);
 
 /* --expect NAME=ALLOCATOR: sets the proof of those --cmd arms of c (the executable's own copy of
- * the allocator counts). Returns 0, 1 (out of memory) or 2 (unknown allocator) with err. */
+ * the allocator counts). Returns ST_OK, ST_FAIL (memory) or ST_USAGE (unknown allocator) with
+ * err. */
 int bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o, char *err,
                         size_t errlen);
 
-/* When an arm of c is probed: finds the probe (and, with --count-calls, the counting library)
- * and creates the record directory under $TMPDIR or /tmp; sets c->probe_lib, c->count_lib and
- * c->probe_dir. Returns 0, or 1 with err. */
+/* When an arm of c is probed: finds the probe (and, with --count-calls, the counting library),
+ * creates the record directory under $TMPDIR or /tmp and finds out whether processes can be
+ * tracked (front/run/ptrack.h); sets c->probe_lib, c->count_lib, c->probe_dir and
+ * c->tracking. Returns ST_OK, or ST_FAIL with err (a runtime failure: no bad input here). */
 int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
                       struct bench_probe_paths *pp, char *err, size_t errlen);
 
@@ -86,6 +90,13 @@ int bench_probe_prepare(const struct bench_config *c, const struct bench_arm *a,
  * when the proof fails, makes it unverified (benchdoc_apply_probe); removes the file. */
 void bench_probe_finish(const struct bench_arm *a, const struct bench_probe_run *p,
                         const struct runner_result *r, cJSON *run, enum run_status *st);
+
+/* The arms of c whose every run in round (a round object of the document) is unverified for a
+ * reason no later run can change (the run's probe.deterministic: preload failed, static
+ * executable, setuid program, program links its own allocator, other allocator serves malloc;
+ * docs/programs.md, "Failing loudly"). Writes "allocab: bench: ARM: no verified successful run:
+ * unverified: REASON" for each to f (unless NULL) and returns how many. */
+size_t bench_report_hopeless(const struct bench_config *c, const cJSON *round, FILE *f);
 
 /* Writes "allocab: bench: ARM: no verified successful run: WHY" to f for every arm of c without
  * an ok run in a measured round of doc (WHY: the first failed run's reason, else its status,
