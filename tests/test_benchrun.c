@@ -4,8 +4,8 @@
  * decided, and the counting of run statuses. No process is started. */
 #include "check.h"
 #include "common/status.h"
-#include "front/analysis/gate.h"
-#include "front/run/bench.h"
+#include "front/cmd/gateopt.h"
+#include "front/run/run.h"
 #include "front/run/runner.h"
 
 #include <stdlib.h>
@@ -239,7 +239,9 @@ static void test_gate(void)
 	s.f.wobble = 1;
 	s.c.rounds = 50;
 	s.c.min_rounds = 6;
-	s.c.gate = gate_spec_parse(7, args, NULL, err, sizeof err);
+	struct gate_spec g;
+
+	s.c.gate = gateopt_parse(7, args, &g, NULL, err, sizeof err) == 0 ? &g : NULL;
 	s.c.gate_argv = args + 1;
 	s.c.gate_argc = 6;
 	CHECK(s.c.gate != NULL, "gate: options parsed (%s)", err);
@@ -256,8 +258,7 @@ static void test_gate(void)
 
 	s.f = (struct fake){.base_ns = {1000000000, 1000000000}, .wobble = 1, .stop = &s.stop};
 	s.c.rounds = 8;
-	gate_spec_free(s.c.gate);
-	s.c.gate = gate_spec_parse(5, zero, NULL, err, sizeof err);
+	s.c.gate = gateopt_parse(5, zero, &g, NULL, err, sizeof err) == 0 ? &g : NULL;
 	CHECK(
 	    run_captured(&s, &r, NULL, out, sizeof out, err, sizeof err) == ST_OK &&
 	        strcmp(r.status, "complete") == 0 && r.gate == GATE_INCONCLUSIVE && r.measured == 8,
@@ -265,13 +266,10 @@ static void test_gate(void)
 	    r.status, r.measured);
 
 	static char *unknown[] = {"--gate", "--candidate", "z", "--min-speedup", "5"};
-	struct gate_spec *g = gate_spec_parse(5, unknown, NULL, err, sizeof err);
-	gate_spec_free(s.c.gate);
-	s.c.gate = g;
+	s.c.gate = gateopt_parse(5, unknown, &g, NULL, err, sizeof err) == 0 ? &g : NULL;
 	s.f.calls = 0;
 	CHECK(bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err) == ST_USAGE && s.f.calls == 0,
 	      "gate: an arm the gate cannot find is refused before any run (%s)", err);
-	gate_spec_free(g);
 }
 
 int main(void)

@@ -4,8 +4,8 @@
  * so the test needs nothing at run time. */
 #include "check.h"
 #include "common/prng.h"
-#include "front/analysis/hlselect.h"
-#include "front/analysis/stats.h"
+#include "front/stats/hlselect.h"
+#include "front/stats/stats.h"
 
 #include <stdint.h>
 #include <stdlib.h>

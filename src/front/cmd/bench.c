@@ -2,16 +2,11 @@
  * configuration (drivers and their workloads, output paths, --duet, the rounds rule), then the run
  * (front/run/bench.h) and the final report. */
 #include "front/cmd/commands.h"
-#include "front/run/armspec.h"
+#include "front/run/run.h"
 #include "front/cmd/benchopt.h"
-#include "front/run/bench.h"
-#include "front/run/progress.h"
-#include "front/run/setup.h"
-#include "front/run/benchprog.h"
 #include "common/errmsg.h"
 #include "common/status.h"
-#include "front/analysis/gate.h"
-#include "front/run/runner.h"
+#include "front/cmd/gateopt.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -62,7 +57,7 @@ static const char usage[] =
     "                         6; never more than --rounds)\n"
     "  --timeout SECONDS      per run: SIGTERM at the limit, SIGKILL 2 s later (default: 120)\n"
     "  --shuffle-seed N       seed of the round orders and paddings (default: from the clock)\n"
-    "  --pad-max BYTES        environment padding " RUNNER_PAD_VAR " of 0..BYTES per run "
+    "  --pad-max BYTES        environment padding " BENCH_PAD_VAR " of 0..BYTES per run "
     "(default: 4096)\n"
     "  -o, --output FILE      write the results to FILE\n"
     "  --results-dir DIR      else DIR/<UTC stamp>.json and DIR/latest.json (default: results)\n"
@@ -179,6 +174,7 @@ struct setup {
 	struct bench_probe_paths pp;
 	struct arm_spec *specs; /* --arm, owned; configured arms point into them */
 	size_t nspecs;
+	struct gate_spec gate; /* --gate: c.gate points here */
 };
 
 static void setup_free(struct setup *s)
@@ -536,9 +532,10 @@ int bench_main(int argc, char **argv)
 	    .gate_argc = o.gate_argc ? o.gate_argc - 1 : 0,
 	};
 	rc = ST_OK;
-	if (o.gate_argv &&
-	    !(s.c.gate = gate_spec_parse(o.gate_argc, o.gate_argv, NULL, err, sizeof err)))
+	if (o.gate_argv && gateopt_parse(o.gate_argc, o.gate_argv, &s.gate, NULL, err, sizeof err) != 0)
 		rc = ST_USAGE;
+	else if (o.gate_argv)
+		s.c.gate = &s.gate;
 	o.prog.arm_specs = o.arm_specs;
 	o.prog.narm_specs = o.narm_specs;
 	if (rc == 0)
@@ -572,7 +569,6 @@ int bench_main(int argc, char **argv)
 	} else {
 		fprintf(stderr, "allocab: bench: %s\n", err);
 	}
-	gate_spec_free(s.c.gate);
 	setup_free(&s);
 	bench_opts_free(&o);
 	return rc;

@@ -5,9 +5,8 @@
 #include "common/errmsg.h"
 #include "common/numparse.h"
 #include "common/opt.h"
-#include "front/analysis/stats.h"
-#include "front/run/bench.h"
-#include "front/run/setup.h"
+#include "front/stats/stats.h"
+#include "front/run/run.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef ALLOCAB_BENCHOPT_H
 #define ALLOCAB_BENCHOPT_H
 
-#include "front/run/benchprog.h"
+#include "front/run/run.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* compare.c - `allocab compare`: speedups with intervals from one or two results files
- * (front/analysis/compare.h), rendered by front/analysis/report.h. */
+ * (front/compare/compare.h), rendered by one of the formats of front/export/export.h. */
 #include "front/cmd/commands.h"
 
 #include "common/atomicio.h"
@@ -7,12 +7,11 @@
 #include "common/numparse.h"
 #include "common/opt.h"
 #include "common/status.h"
-#include "front/analysis/calibrate.h"
-#include "front/analysis/claims.h"
-#include "front/analysis/compare.h"
-#include "front/analysis/gate.h"
-#include "front/analysis/report.h"
-#include "front/analysis/resfile.h"
+#include "front/calib/calib.h"
+#include "front/claims/claims.h"
+#include "front/compare/compare.h"
+#include "front/cmd/gateopt.h"
+#include "front/results/results.h"
 #include "front/export/export.h"
 
 #include <math.h>
@@ -23,11 +22,12 @@
 #define DEFAULT_CONF 0.95
 #define DEFAULT_SEED 1
 
-static const char compare_usage[] =
+static const char usage_head[] =
     "usage: allocab compare RESULTS [RESULTS2] [--baseline NAME] [--candidate NAME]\n"
     "                       [--workload NAME] [--phase NAME | --phases all]\n"
     "                       [--regime both|steady|cold]\n"
-    "                       [--format table|markdown|json|csv|html|svg|bmf|gab] [-o FILE]\n"
+    "                       [--format %s] [-o FILE]\n";
+static const char usage_body[] =
     "                       [--conf 0.95] [--bootstrap N] [--seed N] [--calibration FILE]\n"
     "                       [--claims FILE] [--min-speedup P% | --max-slowdown P%]\n"
     "                       [--no-telemetry]\n"
@@ -58,6 +58,14 @@ static const char compare_usage[] =
     "1; otherwise no detectable difference; fewer than 2 usable rounds: insufficient data;\n"
     "too few rounds for any verdict under Holm: too few rounds for a verdict: need N.\n"
     "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit status\").\n";
+
+static void compare_usage(FILE *f)
+{
+	char names[256];
+
+	fprintf(f, usage_head, export_names(names, sizeof names, "|", "|"));
+	fputs(usage_body, f);
+}
 
 struct compare_args {
 	struct cmp_opts o;
@@ -128,7 +136,7 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 		if (!isnan(a->margin))
 			return errmsg_fail(err, errlen,
 			                   "give one of --min-speedup or --max-slowdown");
-		if (gate_parse_pct(v, &pct) != 0)
+		if (gateopt_pct(v, &pct) != 0)
 			return errmsg_fail(err, errlen,
 			                   "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%",
 			                   opt_name(p, k), v);
@@ -145,7 +153,7 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 			                   v);
 		return 0;
 	case C_CONF:
-		if (gate_parse_conf(v, &a->o.conf) != 0)
+		if (gateopt_conf(v, &a->o.conf) != 0)
 			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
 		return 0;
 	case C_BOOTSTRAP:
@@ -191,45 +199,10 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 	return 0;
 }
 
-/* The report in a text format of report.h, with the claim verdicts: appended to a table or
- * markdown, as a "claims" member of the JSON, and as the whole CSV (one table per CSV). */
-static int write_text(FILE *mem, const struct cmp_report *r, enum report_format f,
-                      const struct claims_result *claims)
-{
-	cJSON *o;
-	char *text;
-
-	if (!claims || f == REPORT_TABLE || f == REPORT_MARKDOWN) {
-		if (report_write(mem, r, f) != 0)
-			return -1;
-		if (claims) {
-			fputs("\n", mem);
-			claims_write_text(mem, claims, f == REPORT_MARKDOWN);
-		}
-		return 0;
-	}
-	if (f == REPORT_CSV) {
-		claims_write_csv(mem, claims);
-		return 0;
-	}
-	if (!(o = report_json(r)))
-		return -1;
-	cJSON_AddItemToObject(o, "claims", claims_json(claims));
-	text = cJSON_Print(o);
-	cJSON_Delete(o);
-	if (!text)
-		return -1;
-	fprintf(mem, "%s\n", text);
-	free(text);
-	return 0;
-}
-
-static int render(const struct cmp_report *r, const char *format, const struct compare_args *a,
+static int render(const struct cmp_report *r, const struct exporter *x, const struct compare_args *a,
                   const struct claims_result *claims, char *err, size_t errlen)
 {
-	const struct exporter *x = export_find(format);
 	struct export_input in = {.r = r, .margin = a->margin, .claims = claims};
-	enum report_format f = REPORT_TABLE;
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *mem = open_memstream(&buf, &n);
@@ -237,37 +210,15 @@ static int render(const struct cmp_report *r, const char *format, const struct c
 
 	if (!mem)
 		return errmsg_fail(err, errlen, "out of memory");
-	if (x)
-		rc = x->write(mem, &in, err, errlen);
-	else if (report_format_parse(format, &f) != 0 || write_text(mem, r, f, claims) != 0)
+	rc = x->write(mem, &in, err, errlen);
+	if (rc == 0 && ferror(mem))
 		rc = errmsg_fail(err, errlen, "out of memory");
-	else
-		rc = 0;
 	if (fclose(mem) != 0 && rc == 0)
 		rc = errmsg_fail(err, errlen, "out of memory");
 	else if (rc == 0 && atomic_write(a->out ? a->out : "-", buf, n, err, errlen) != 0)
 		rc = -1;
 	free(buf);
 	return rc;
-}
-
-static int format_known(const char *name)
-{
-	enum report_format f;
-
-	return export_find(name) || report_format_parse(name, &f) == 0;
-}
-
-/* Each warning is printed once: in the report when its format has a place for them, else on
- * stderr. */
-static int carries_warnings(const char *format)
-{
-	static const char *const with[] = {"table", "markdown", "json", "html", NULL};
-
-	for (size_t i = 0; with[i]; i++)
-		if (strcmp(format, with[i]) == 0)
-			return 1;
-	return 0;
 }
 
 int compare_main(int argc, char **argv)
@@ -279,24 +230,24 @@ int compare_main(int argc, char **argv)
 	struct calib_file *cal = NULL;
 	struct claims_file *claims = NULL;
 	struct claims_result *checked = NULL;
-	char err[1024], calwarn[1024];
+	const struct exporter *x = NULL;
+	char err[1024], calwarn[1024], names[256];
 	int rc = ST_OK;
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			fputs(compare_usage, stdout);
+			compare_usage(stdout);
 			return ST_OK;
 		}
 	if (argc < 2) {
-		fputs(compare_usage, stderr);
+		compare_usage(stderr);
 		return ST_USAGE;
 	}
 	if (parse_compare(argc, argv, &a, err, sizeof err) != 0)
 		rc = ST_USAGE;
-	else if (!format_known(a.format)) {
-		errmsg_fail(err, sizeof err,
-		            "--format '%s': want table, markdown, json, csv, html, svg, bmf or gab",
-		            a.format);
+	else if (!(x = export_find(a.format))) {
+		errmsg_fail(err, sizeof err, "--format '%s': want %s", a.format,
+		            export_names(names, sizeof names, ", ", " or "));
 		rc = ST_USAGE;
 	} else if (a.claims && !(claims = claims_load(a.claims, err, sizeof err)))
 		rc = ST_USAGE;
@@ -312,11 +263,11 @@ int compare_main(int argc, char **argv)
 	if (rc == 0 && a.no_telemetry)
 		cmp_drop_telemetry(r);
 	if (rc == 0) {
-		for (size_t i = 0; !carries_warnings(a.format) && i < r->nwarn; i++)
+		for (size_t i = 0; !(x->flags & EXPORT_WARNINGS) && i < r->nwarn; i++)
 			errmsg_warn(stderr, "compare", r->warn[i]);
 		if (claims && !(checked = claims_check(claims, r)))
 			rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
-		else if (render(r, a.format, &a, checked, err, sizeof err) != 0)
+		else if (render(r, x, &a, checked, err, sizeof err) != 0)
 			rc = ST_FAIL;
 	}
 	if (rc)

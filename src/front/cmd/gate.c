@@ -1,9 +1,9 @@
-/* gate.c - `allocab gate`: judges a results file against a margin (front/analysis/gate.h). */
+/* gate.c - `allocab gate`: judges a results file against a margin (front/gate/gate.h). */
 #include "front/cmd/commands.h"
 
 #include "common/errmsg.h"
 #include "common/status.h"
-#include "front/analysis/gate.h"
+#include "front/cmd/gateopt.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -31,7 +31,7 @@ static const char gate_usage[] =
 
 int gate_main(int argc, char **argv)
 {
-	struct gate_spec *g;
+	struct gate_spec g;
 	enum gate_outcome verdict;
 	const char *path = NULL;
 	char err[1024] = "out of memory";
@@ -46,16 +46,16 @@ int gate_main(int argc, char **argv)
 		fputs(gate_usage, stderr);
 		return ST_USAGE;
 	}
-	g = gate_spec_parse(argc, argv, &path, err, sizeof err);
-	if (g && !path)
+	if (gateopt_parse(argc, argv, &g, &path, err, sizeof err) != 0)
+		rc = ST_USAGE;
+	else if (!path)
 		rc = errmsg_status(ST_USAGE, err, sizeof err, "give the results file to judge");
-	else if (g && gate_spec_judge_file(g, path, stdout, stderr, &verdict, err, sizeof err) == 0)
+	else if (gate_spec_judge_file(&g, path, stdout, stderr, &verdict, err, sizeof err) == 0)
 		rc = gate_outcome_status(verdict);
 	else
 		rc = ST_USAGE;
 	if (rc == ST_USAGE)
 		fprintf(stderr, "allocab: gate: %s\n", err);
-	gate_spec_free(g);
 	fflush(stdout);
 	return rc;
 }

@@ -1,10 +1,10 @@
 /* trace.c - `allocab trace info [--json] FILE`: what a trace recorded by `allocab record` holds
- * (front/analysis/tracestat.h). */
+ * (front/tracestat/tracestat.h). */
 #include "front/cmd/commands.h"
 
 #include "common/opt.h"
 #include "common/status.h"
-#include "front/analysis/tracestat.h"
+#include "front/tracestat/tracestat.h"
 
 #include <stdio.h>
 #include <stdlib.h>

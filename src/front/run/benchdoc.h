@@ -2,7 +2,7 @@
 #ifndef ALLOCAB_BENCHDOC_H
 #define ALLOCAB_BENCHDOC_H
 
-#include "front/run/bench.h"
+#include "front/run/run.h"
 #include "front/run/runner.h"
 #include "front/run/telemetry.h"
 

@@ -2,11 +2,10 @@
  * that every arm has a verified successful run (benchprog.h). */
 #include "front/run/benchprog.h"
 #include "common/allocknown.h"
-#include "front/run/armspec.h"
+#include "front/run/run.h"
 #include "common/errmsg.h"
 #include "front/run/preload.h"
 #include "front/run/probelog.h"
-#include "front/run/setup.h"
 
 #include <dirent.h>
 #include <errno.h>
