@@ -30,6 +30,7 @@ function generate(cmd,   line, k, rc) {
 	if (close(cmd) != 0 || rc < 0 || n == 0) {
 		print "manopts: " cmd " printed no entries" > "/dev/stderr"
 		failed = 1
+		exit 1
 	}
 }
 function flush(   i, k) {
@@ -54,7 +55,8 @@ within && key == "" { print; next }
 within { text[key] = text[key] $0 "\n"; next }
 { print }
 END {
+	if (failed)
+		exit 1
 	if (within) { print "manopts: " page ": BEGIN OPTIONS without END OPTIONS" > "/dev/stderr"; exit 2 }
-	exit failed ? 1 : 0
 }
 ' "$page"

@@ -76,7 +76,11 @@ static int help(int argc, char **argv)
 
 	if (strcmp(argv[2], "--complete") == 0)
 		return help_complete(argc - 3, argv + 3, commands, NSUB, main_opts, M_COUNT);
-	if (strcmp(argv[2], "--man") == 0 && argc == 4 && (sc = find(argv[3]))) {
+	if (strcmp(argv[2], "--man") == 0 && argc == 4) {
+		if (!(sc = find(argv[3]))) {
+			fprintf(stderr, "allocab: help: unknown command '%s'\n", argv[3]);
+			return ST_USAGE;
+		}
 		optdoc_man(stdout, sc->doc);
 		return fflush(stdout) == 0 ? ST_OK : ST_FAIL;
 	}
