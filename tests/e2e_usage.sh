@@ -5,7 +5,7 @@
 # page and in what completion offers (bench's after --gate: the gate's); no --help and no text of
 # the page names an option that no table has; the completion script names none itself; --help
 # and the rendered page fit 80 columns, and the page renders without troff's defects (words run
-# together by macro arguments, stray font escapes, groff warnings).
+# together by macro arguments, stray font escapes or control characters, groff warnings).
 . tests/lib.sh
 A=$BUILD/allocab
 D=$BUILD/allocab-system
@@ -127,16 +127,24 @@ got=$(complete_words "$A" bench -w pipe | tr '\n' ' ')
 got=$(complete_words "$A" bench --rounds "" | tr '\n' ' ')
 [ -z "$got" ] && ok "completion: a number offers nothing" || notok "completion: a number offers nothing" "$got"
 
-# The rendered page: 80 columns, no groff warning, no words run together or stray escapes.
+# The rendered page: 80 columns, no groff warning, no words run together, no stray escapes.
+# page_defects PAGE: one line per defect.
+page_defects() {
+	LC_ALL=C grep -n '[[:cntrl:]]' "$1" | sed 's/$/: a control character in the source/' | cat -v | head -2
+	groff -t -man -Tutf8 -ww -z "$1" 2>&1 | head -2
+	groff -t -man -Tutf8 -P-cbou -rLL=80n "$1" 2>/dev/null >"$TMP/page"
+	LC_ALL=C.UTF-8 grep -nE '^.{81}' "$TMP/page" | head -2
+	grep -nE '[a-z]{16,}|[a-z](IB|BI|IR|RI|BR|RB)+\b|\\f|[[:cntrl:]]' "$TMP/page" | cat -v | head -5
+}
 if command -v groff >/dev/null 2>&1; then
-	groff -t -man -Tutf8 -ww -z "$MAN" >"$TMP/gw" 2>&1
-	[ ! -s "$TMP/gw" ] && ok "groff renders the man page without warnings" || notok "groff warnings" "$(head -c 300 "$TMP/gw")"
-	groff -t -man -Tutf8 -rLL=80n "$MAN" 2>/dev/null | col -bx >"$TMP/page"
-	w=$(wc -L <"$TMP/page")
-	[ "$w" -le 80 ] && ok "the man page fits 80 columns" || notok "the man page fits 80 columns" "$w: $(awk 'length > 80' "$TMP/page" | head -2)"
-	bad=$(grep -nE '[a-z]{16,}|[a-z](IB|BI|IR|RI|BR|RB)+\b|\\f' "$TMP/page" | head -3)
-	[ -z "$bad" ] && ok "the man page has no words run together and no stray font escapes" ||
-		notok "the man page has no words run together and no stray font escapes" "$bad"
+	bad=$(page_defects "$MAN")
+	[ -z "$bad" ] && ok "the man page renders in 80 columns without warnings, run-together words or stray escapes" ||
+		notok "the man page renders cleanly" "$bad"
+	# The defects the page had (tests/data/man_defects.1) are caught.
+	page_defects tests/data/man_defects.1 >"$TMP/defects"
+	grep -q 'table wider than line width' "$TMP/defects" && grep -q 'comparewouldthensay' "$TMP/defects" &&
+		grep -q 'a control character in the source' "$TMP/defects" && ok "the page checks catch a wide table, run-together words and escapes as text" ||
+		notok "the page checks catch the old defects" "$(cat "$TMP/defects")"
 else
 	ok "man page rendering checks skipped: no groff (apt-get install groff-base)"
 fi
