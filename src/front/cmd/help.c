@@ -100,7 +100,6 @@ static void complete_command(int n, char **words, const struct opt_doc *d)
 		int v;
 
 		k = opt_find(d->opts, d->nopts, words[i], &inl);
-
 		if (k >= 0 && (d->opts[k].flags & OPT_REST) && d->rest) {
 			d = d->rest;
 			continue;
