@@ -3,7 +3,7 @@
  * shift, rounded to multiples of STEP if given (ties).
  * Prints the wall and CPU seconds of each call and the process's peak RSS so far. */
 #include "common/prng.h"
-#include "front/analysis/stats.h"
+#include "front/stats/stats.h"
 
 #include <math.h>
 #include <stdio.h>

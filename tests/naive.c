@@ -4,8 +4,8 @@
  * Usage: naive A B [ALPHA]   where A and B are each either a text file of times (one number a
  * line) or RESULTS.json:ARM:WORKLOAD (the measured ok runs of that arm in an allocab-bench/1 file).
  * Prints one line: ratio=mean_B/mean_A, t, df, p and verdict=different|same at ALPHA (0.05). */
-#include "front/analysis/resfile.h"
-#include "front/analysis/stats.h"
+#include "front/results/results.h"
+#include "front/stats/stats.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,9 +3,10 @@
  * --budget with --min-rounds, an interrupt), the sequential gate that stops a bench once it is
  * decided, and the counting of run statuses. No process is started. */
 #include "check.h"
+#include "common/atomicio.h"
 #include "common/status.h"
-#include "front/analysis/gate.h"
-#include "front/run/bench.h"
+#include "front/cmd/gateopt.h"
+#include "front/run/run.h"
 #include "front/run/runner.h"
 
 #include <stdlib.h>
@@ -239,7 +240,9 @@ static void test_gate(void)
 	s.f.wobble = 1;
 	s.c.rounds = 50;
 	s.c.min_rounds = 6;
-	s.c.gate = gate_spec_parse(7, args, NULL, err, sizeof err);
+	struct gate_spec g;
+
+	s.c.gate = gateopt_parse(7, args, &g, NULL, err, sizeof err) == 0 ? &g : NULL;
 	s.c.gate_argv = args + 1;
 	s.c.gate_argc = 6;
 	CHECK(s.c.gate != NULL, "gate: options parsed (%s)", err);
@@ -256,8 +259,7 @@ static void test_gate(void)
 
 	s.f = (struct fake){.base_ns = {1000000000, 1000000000}, .wobble = 1, .stop = &s.stop};
 	s.c.rounds = 8;
-	gate_spec_free(s.c.gate);
-	s.c.gate = gate_spec_parse(5, zero, NULL, err, sizeof err);
+	s.c.gate = gateopt_parse(5, zero, &g, NULL, err, sizeof err) == 0 ? &g : NULL;
 	CHECK(
 	    run_captured(&s, &r, NULL, out, sizeof out, err, sizeof err) == ST_OK &&
 	        strcmp(r.status, "complete") == 0 && r.gate == GATE_INCONCLUSIVE && r.measured == 8,
@@ -265,13 +267,54 @@ static void test_gate(void)
 	    r.status, r.measured);
 
 	static char *unknown[] = {"--gate", "--candidate", "z", "--min-speedup", "5"};
-	struct gate_spec *g = gate_spec_parse(5, unknown, NULL, err, sizeof err);
-	gate_spec_free(s.c.gate);
-	s.c.gate = g;
+	s.c.gate = gateopt_parse(5, unknown, &g, NULL, err, sizeof err) == 0 ? &g : NULL;
 	s.f.calls = 0;
 	CHECK(bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err) == ST_USAGE && s.f.calls == 0,
 	      "gate: an arm the gate cannot find is refused before any run (%s)", err);
-	gate_spec_free(g);
+}
+
+/* The file written after every round holds exactly what cJSON_Print gives for the document, though
+ * each round is printed only once (benchtext.c); the status of a running file is where the
+ * engine patches it when a full disk refuses the final write. */
+static void test_text(void)
+{
+	struct setup s;
+	struct bench_result r;
+	char err[512] = "", dir[] = "/tmp/allocab-benchtext.XXXXXX", path[64], *paths[1] = {path};
+	cJSON *doc = NULL;
+
+	setup_init(&s, 3);
+	s.c.rounds = 4;
+	CHECK(mkdtemp(dir) != NULL, "text: a scratch directory");
+	snprintf(path, sizeof path, "%s/r.json", dir);
+	s.c.out_paths = paths;
+	s.c.nout = 1;
+	CHECK(bench_run(&s.c, &s.stop, &doc, &r, err, sizeof err) == ST_OK && doc,
+	      "text: the bench runs (%s)", err);
+	char *want = doc ? cJSON_Print(doc) : NULL, *got = read_file(path, NULL);
+	CHECK(want && got && strcmp(want, got) == 0,
+	      "text: the file is byte for byte cJSON_Print of the document (%zu and %zu bytes)",
+	      want ? strlen(want) : 0, got ? strlen(got) : 0);
+	free(want);
+	free(got);
+	cJSON_Delete(doc);
+
+	s.f = (struct fake){.base_ns = {1000000000, 1000000000, 1000000000},
+	                    .stop = &s.stop,
+	                    .stop_at = 11};
+	s.stop = 0;
+	CHECK(bench_run(&s.c, &s.stop, &doc, &r, err, sizeof err) == ST_OK &&
+	          strcmp(r.status, "interrupted") == 0,
+	      "text: an interrupted bench (%s)", r.status);
+	want = doc ? cJSON_Print(doc) : NULL;
+	got = read_file(path, NULL);
+	CHECK(want && got && strcmp(want, got) == 0 && strstr(got, "\"status\":\t\"interrupted\""),
+	      "text: an interrupted bench's file is its document, rounds up to the last whole one");
+	free(want);
+	free(got);
+	cJSON_Delete(doc);
+	unlink(path);
+	rmdir(dir);
 }
 
 int main(void)
@@ -281,5 +324,6 @@ int main(void)
 	test_interrupt();
 	test_statuses();
 	test_gate();
+	test_text();
 	return CHECK_DONE();
 }

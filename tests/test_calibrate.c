@@ -1,7 +1,7 @@
 /* test_calibrate.c - the calibration's computations on fixed data with hand-checked values: the
  * minimum detectable effect and the rounds an effect needs, the A/A verdict and its blocks, drift
  * (Spearman and Theil-Sen) and the calibration file round trip. */
-#include "front/analysis/calibrate.h"
+#include "front/calib/calib.h"
 #include "check.h"
 
 #include <errno.h>

@@ -5,10 +5,10 @@
 #include "check.h"
 
 #include "common/status.h"
-#include "front/analysis/compare.h"
-#include "front/analysis/gate.h"
-#include "front/analysis/report.h"
-#include "front/analysis/resfile.h"
+#include "front/compare/compare.h"
+#include "front/cmd/gateopt.h"
+#include "front/export/exportint.h"
+#include "front/results/results.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -455,7 +455,7 @@ static void test_noise(void)
 	cJSON_Delete(doc);
 }
 
-static char *render(const struct cmp_report *r, enum report_format f);
+static char *render(const struct cmp_report *r, const char *format);
 
 /* Some steal in a fifth of the runs is this machine's normal and is not flagged; one run far beyond
  * it is, and the warning counts flagged runs per arm and points to the JSON list. */
@@ -490,7 +490,7 @@ static void test_noise_normal(void)
 	          strstr(w, "compare --format json (telemetry_flags)"),
 	      "noise: one warning with counts per arm and a pointer to the list: %s",
 	      w ? w : "none");
-	char *table = r ? render(r, REPORT_TABLE) : NULL;
+	char *table = r ? render(r, "table") : NULL;
 	CHECK(table && !strstr(table, "steal_cpu_s_per_s"), "noise: the table does not list flags");
 	free(table);
 	size_t nwarn = r ? r->nwarn : 0;
@@ -506,14 +506,16 @@ static void test_noise_normal(void)
 	cJSON_Delete(doc);
 }
 
-static char *render(const struct cmp_report *r, enum report_format f)
+/* The report in the format named (export.h), or NULL. */
+static char *render(const struct cmp_report *r, const char *format)
 {
-	char *buf = NULL;
+	struct export_input in = {.r = r, .margin = NAN};
+	char *buf = NULL, err[256];
 	size_t n = 0;
 	FILE *m = open_memstream(&buf, &n);
 
 	if (m) {
-		report_write(m, r, f);
+		export_find(format)->write(m, &in, err, sizeof err);
 		fclose(m);
 	}
 	return buf;
@@ -549,14 +551,14 @@ static void csv_exact(const char *csv, const struct cmp_report *r)
 	CHECK(!strcmp(csv_field_of(row, 29, f, sizeof f), "paired"), "render: csv mode column (%s)",
 	      f);
 	char buf[64];
-	report_fmt_double(61636792, buf, sizeof buf);
-	CHECK(!strcmp(buf, "61636792"), "report_fmt_double: 61636792 in plain digits (%s)", buf);
-	report_fmt_double(0.1, buf, sizeof buf);
-	CHECK(!strcmp(buf, "0.1"), "report_fmt_double: 0.1 shortest (%s)", buf);
-	report_fmt_double(1.0 / 3, buf, sizeof buf);
-	CHECK(strtod(buf, NULL) == 1.0 / 3, "report_fmt_double: 1/3 round-trips (%s)", buf);
-	report_fmt_double(NAN, buf, sizeof buf);
-	CHECK(buf[0] == '\0', "report_fmt_double: NaN is empty");
+	export_fmt_double(61636792, buf, sizeof buf);
+	CHECK(!strcmp(buf, "61636792"), "export_fmt_double: 61636792 in plain digits (%s)", buf);
+	export_fmt_double(0.1, buf, sizeof buf);
+	CHECK(!strcmp(buf, "0.1"), "export_fmt_double: 0.1 shortest (%s)", buf);
+	export_fmt_double(1.0 / 3, buf, sizeof buf);
+	CHECK(strtod(buf, NULL) == 1.0 / 3, "export_fmt_double: 1/3 round-trips (%s)", buf);
+	export_fmt_double(NAN, buf, sizeof buf);
+	CHECK(buf[0] == '\0', "export_fmt_double: NaN is empty");
 }
 
 static void test_renderers(void)
@@ -574,9 +576,9 @@ static void test_renderers(void)
 	boot.bootstrap = CMP_MIN_BOOTSTRAP;
 	struct rf_doc *d = load(doc, "render");
 	struct cmp_report *r = d ? build(d, NULL, &boot) : NULL;
-	char *table = r ? render(r, REPORT_TABLE) : NULL,
-	     *md = r ? render(r, REPORT_MARKDOWN) : NULL;
-	char *js = r ? render(r, REPORT_JSON) : NULL, *csv = r ? render(r, REPORT_CSV) : NULL;
+	char *table = r ? render(r, "table") : NULL,
+	     *md = r ? render(r, "markdown") : NULL;
+	char *js = r ? render(r, "json") : NULL, *csv = r ? render(r, "csv") : NULL;
 	cJSON *j = js ? cJSON_Parse(js) : NULL;
 
 	CHECK(table && strstr(table, CMP_CONVENTION) && strstr(table, "% CI") &&
@@ -622,17 +624,16 @@ static int gate(const cJSON *doc, const char *args, char *err, size_t errlen)
 {
 	char buf[256], *argv[16], *save;
 	int argc = 0;
-	struct gate_spec *g;
+	struct gate_spec g;
 	enum gate_outcome o;
 	int rc;
 
 	snprintf(buf, sizeof buf, "--gate %s", args);
 	for (char *t = strtok_r(buf, " ", &save); t && argc < 16; t = strtok_r(NULL, " ", &save))
 		argv[argc++] = t;
-	if (!(g = gate_spec_parse(argc, argv, NULL, err, errlen)))
+	if (gateopt_parse(argc, argv, &g, NULL, err, errlen) != 0)
 		return ST_USAGE;
-	rc = gate_spec_eval(g, doc, NULL, &o, err, errlen);
-	gate_spec_free(g);
+	rc = gate_spec_eval(&g, doc, NULL, &o, err, errlen);
 	return rc ? ST_USAGE : gate_outcome_status(o);
 }
 

@@ -1,9 +1,9 @@
-/* test_dsort.c - the radix sort of doubles (front/analysis/dsort.h) against qsort on values of
+/* test_dsort.c - the radix sort of doubles (front/stats/dsort.h) against qsort on values of
  * every kind: both signs, zeros of both signs, infinities, subnormals, repeats; and the keyed
  * sort's order of ties. */
 #include "check.h"
 #include "common/prng.h"
-#include "front/analysis/dsort.h"
+#include "front/stats/dsort.h"
 
 #include <float.h>
 #include <math.h>

@@ -2,7 +2,7 @@
  * brings back their output; --duet takes the workloads its driver flags single-threaded. No timing
  * is asserted: concurrency is shown by each side waiting for a file only the other side creates. */
 #include "front/run/duet.h"
-#include "front/run/setup.h"
+#include "front/run/run.h"
 #include "check.h"
 
 #include <stdint.h>

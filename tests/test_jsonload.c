@@ -1,9 +1,9 @@
 /* test_jsonload.c - the strict reader (common/jsonload.h), sorted name indices and log ratios
- * decided on integer times (front/analysis/nameidx.h, logratio.h). */
+ * decided on integer times (common/nameidx.h, front/stats/stats.h). */
 #include "check.h"
 #include "common/jsonload.h"
-#include "front/analysis/logratio.h"
-#include "front/analysis/nameidx.h"
+#include "front/stats/stats.h"
+#include "common/nameidx.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -131,13 +131,13 @@ static void test_names(void)
 
 static void test_log_ratio(void)
 {
-	CHECK(lr_log_ratio(110, 100) == -lr_log_ratio(100, 110), "ln(11/10) == -ln(10/11)");
-	CHECK(lr_log_ratio(220, 200) == lr_log_ratio(1100000, 1000000),
+	CHECK(stats_log_ratio(110, 100) == -stats_log_ratio(100, 110), "ln(11/10) == -ln(10/11)");
+	CHECK(stats_log_ratio(220, 200) == stats_log_ratio(1100000, 1000000),
 	      "equal ratios, bit-identical log ratios");
-	CHECK(lr_log_ratio(123456789, 123456789) == 0, "equal times: exactly 0");
-	CHECK(lr_log_ratio(100.5, 201) == lr_log_ratio(1, 2), "half nanoseconds (medians) reduce");
-	CHECK_NEAR(lr_log_ratio(3, 2), log(1.5), 1e-15, "ln(3/2)");
-	CHECK_NEAR(lr_log_ratio(1.25, 1), log(1.25), 1e-15,
+	CHECK(stats_log_ratio(123456789, 123456789) == 0, "equal times: exactly 0");
+	CHECK(stats_log_ratio(100.5, 201) == stats_log_ratio(1, 2), "half nanoseconds (medians) reduce");
+	CHECK_NEAR(stats_log_ratio(3, 2), log(1.5), 1e-15, "ln(3/2)");
+	CHECK_NEAR(stats_log_ratio(1.25, 1), log(1.25), 1e-15,
 	           "a time that is not whole: log of the ratio");
 }
 

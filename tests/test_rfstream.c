@@ -7,7 +7,7 @@
 #include "memfile.h"
 #include "common/jsonload.h"
 #include "common/jsonparse.h"
-#include "front/analysis/resfile.h"
+#include "front/results/results.h"
 
 #include <glob.h>
 #include <math.h>

@@ -4,11 +4,9 @@
  * signal, timeout, padding, capture).
  */
 #include "front/cmd/benchopt.h"
-#include "front/run/bench.h"
-#include "front/run/setup.h"
+#include "front/run/run.h"
 #include "check.h"
 #include "front/run/runner.h"
-#include "front/run/progress.h"
 #include "front/run/telemetry.h"
 
 #include <stdlib.h>

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +34,15 @@ int write_full(int fd, const void *data, size_t n)
 		p += w;
 		n -= (size_t)w;
 	}
+	return 0;
+}
+
+/* The same for the n pieces of iov, in order (iov is not modified). */
+static int writev_full(int fd, const struct iovec *iov, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (write_full(fd, iov[i].iov_base, iov[i].iov_len) != 0)
+			return -1;
 	return 0;
 }
 
@@ -66,13 +76,14 @@ static void sync_dir(const char *dir)
 
 /* A device or pipe (/dev/null, /dev/stdout, a FIFO) cannot be replaced by rename, and must not
  * be: it is written in place, where atomicity has no meaning anyway. */
-static int write_in_place(const char *path, const void *data, size_t n, char *err, size_t errlen)
+static int write_in_place(const char *path, const struct iovec *iov, size_t n, char *err,
+                          size_t errlen)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return fail(path, err, errlen);
-	if (write_full(fd, data, n) != 0) {
+	if (writev_full(fd, iov, n) != 0) {
 		int saved = errno;
 		close(fd);
 		errno = saved;
@@ -195,25 +206,23 @@ int atomic_patch(const char *path, long off, const char *expect, const char *dat
 	return close(fd) == 0 ? 0 : fail(path, err, errlen);
 }
 
-int atomic_write(const char *path, const void *data, size_t n, char *err, size_t errlen)
+int atomic_writev(const char *path, const struct iovec *iov, size_t n, char *err, size_t errlen)
 {
-	char dircopy[4096], tmp[4096 + 32], resolved[PATH_MAX];
+	char dircopy[4096], tmp[4096 + 32];
 	const char *dir;
 	struct stat st;
 	int fd, saved;
 
 	if (strcmp(path, "-") == 0) {
 		fflush(stdout);
-		if (write_full(STDOUT_FILENO, data, n) != 0)
+		if (writev_full(STDOUT_FILENO, iov, n) != 0)
 			return fail("stdout", err, errlen);
 		return 0;
 	}
 	if (fault_hook(FAULT_RO))
 		return fail(path, err, errlen);
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return write_in_place(path, data, n, err, errlen);
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, resolved))
-		path = resolved;
+		return write_in_place(path, iov, n, err, errlen);
 	if (path[0] == '\0') {
 		snprintf(err, errlen, "empty file name");
 		errno = ENOENT;
@@ -230,7 +239,7 @@ int atomic_write(const char *path, const void *data, size_t n, char *err, size_t
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return fail(path, err, errlen);
-	if (write_full(fd, data, n) != 0 || fchmod(fd, default_mode()) != 0 || fsync(fd) != 0 ||
+	if (writev_full(fd, iov, n) != 0 || fchmod(fd, default_mode()) != 0 || fsync(fd) != 0 ||
 	    fault_hook(FAULT_FULL))
 		goto undo;
 	if (close(fd) != 0) {
@@ -249,6 +258,13 @@ undo:
 	unlink(tmp);
 	errno = saved;
 	return fail(path, err, errlen);
+}
+
+int atomic_write(const char *path, const void *data, size_t n, char *err, size_t errlen)
+{
+	struct iovec iov = {.iov_base = (void *)data, .iov_len = n};
+
+	return atomic_writev(path, &iov, 1, err, errlen);
 }
 
 char *read_file(const char *path, size_t *n)

@@ -1,5 +1,9 @@
 /* atomicio.h - whole-file output that is never seen half-written: write to a temporary file in
- * the target's directory, fsync, rename over the target. */
+ * the target's directory, fsync, rename over the target. The rule for what a path names
+ * (docs/results-format.md, "Writing files"): the path's last component is replaced, never written
+ * through. A symbolic link there is replaced by the new file and its target is left as it was; a
+ * device or FIFO there (/dev/null, /dev/stdout, a pipe) is written in place, since it cannot be
+ * replaced and holds no file to protect. */
 #ifndef ALLOCAB_ATOMICIO_H
 #define ALLOCAB_ATOMICIO_H
 
@@ -12,6 +16,10 @@
  * (a writer killed between write and rename), are removed by the next write into DIR. A test-only
  * fault hook, ALLOCAB_FAULT_WRITES, is described in docs/results-format.md ("Faults"). */
 int atomic_write(const char *path, const void *data, size_t n, char *err, size_t errlen);
+
+struct iovec;
+/* The same for the concatenation of the n pieces of iov. */
+int atomic_writev(const char *path, const struct iovec *iov, size_t n, char *err, size_t errlen);
 
 /* Overwrites n bytes at offset off of the regular file path in place, if they are still `expect`
  * (n bytes): for a change that needs no new disk blocks when a full disk refuses atomic_write.

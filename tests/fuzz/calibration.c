@@ -2,7 +2,7 @@
  * (common/jsonload.h) and calib_from_json, then a lookup in what was accepted. Built by `make
  * fuzz`; replayed over tests/fuzz/corpus/calibration in `make test`. */
 #include "common/jsonload.h"
-#include "front/analysis/calibrate.h"
+#include "front/calib/calib.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,14 +1,14 @@
 /* results.c - fuzz target of the results reader: bytes as a file through the streaming reader
  * (rf_load, common/jsonstream.h), and in memory through the strict JSON loader (common/jsonload.h)
  * and rf_from_json, which must both accept (with the same rounds, runs and failures) or both
- * refuse, else abort; and an accepted document on through compare and its table and JSON
- * reports. Built by `make fuzz` with libFuzzer; replayed over tests/fuzz/corpus/results by
+ * refuse, else abort; and an accepted document on through compare and every format of
+ * front/export/export.h. Built by `make fuzz` with libFuzzer; replayed over tests/fuzz/corpus/results by
  * tests/fuzz/replay.c in `make test` (docs/results-format.md, "Fuzzing"). */
 #include "common/jsonload.h"
 #include "common/status.h"
-#include "front/analysis/compare.h"
-#include "front/analysis/report.h"
-#include "front/analysis/resfile.h"
+#include "front/compare/compare.h"
+#include "front/export/export.h"
+#include "front/results/results.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -19,15 +19,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void render(const struct cmp_report *r, enum report_format f)
+static void render(const struct cmp_report *r, const struct exporter *x)
 {
-	char *buf = NULL;
+	struct export_input in = {.r = r, .margin = 1.05};
+	char *buf = NULL, err[256];
 	size_t n = 0;
 	FILE *mem = open_memstream(&buf, &n);
 
 	if (!mem)
 		return;
-	report_write(mem, r, f);
+	x->write(mem, &in, err, sizeof err);
 	fclose(mem);
 	free(buf);
 }
@@ -85,8 +86,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		same_verdict(streamed, d);
 	rf_free(streamed);
 	if (d && cmp_build(d, NULL, &o, &r, err, sizeof err) == 0) {
-		render(r, REPORT_TABLE);
-		render(r, REPORT_JSON);
+		for (size_t i = 0; export_at(i); i++)
+			render(r, export_at(i));
 	}
 	cmp_free(r);
 	rf_free(d);

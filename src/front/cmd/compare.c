@@ -1,18 +1,18 @@
 /* compare.c - `allocab compare`: speedups with intervals from one or two results files
- * (front/analysis/compare.h), rendered by front/analysis/report.h. */
+ * (front/compare/compare.h), rendered by one of the formats of front/export/export.h. */
 #include "front/cmd/commands.h"
 
 #include "common/atomicio.h"
 #include "common/errmsg.h"
 #include "common/numparse.h"
 #include "common/opt.h"
+#include "common/optdoc.h"
 #include "common/status.h"
-#include "front/analysis/calibrate.h"
-#include "front/analysis/claims.h"
-#include "front/analysis/compare.h"
-#include "front/analysis/gate.h"
-#include "front/analysis/report.h"
-#include "front/analysis/resfile.h"
+#include "front/calib/calib.h"
+#include "front/claims/claims.h"
+#include "front/compare/compare.h"
+#include "front/cmd/gateopt.h"
+#include "front/results/results.h"
 #include "front/export/export.h"
 
 #include <math.h>
@@ -22,42 +22,6 @@
 
 #define DEFAULT_CONF 0.95
 #define DEFAULT_SEED 1
-
-static const char compare_usage[] =
-    "usage: allocab compare RESULTS [RESULTS2] [--baseline NAME] [--candidate NAME]\n"
-    "                       [--workload NAME] [--phase NAME | --phases all]\n"
-    "                       [--regime both|steady|cold]\n"
-    "                       [--format table|markdown|json|csv|html|svg|bmf|gab] [-o FILE]\n"
-    "                       [--conf 0.95] [--bootstrap N] [--seed N] [--calibration FILE]\n"
-    "                       [--claims FILE] [--min-speedup P% | --max-slowdown P%]\n"
-    "                       [--no-telemetry]\n"
-    "One file: every arm against the baseline (default system; commands mode: the first arm),\n"
-    "paired by round. Two files: every arm of RESULTS2 against the same arm of RESULTS\n"
-    "(two-sample; warns when the machines differ). By default the total of every workload (all\n"
-    "the phases of a workload whose records are flagged show_phases), plus the geometric mean\n"
-    "over workloads.\n"
-    "  --regime R      steady (the median of each run's steady repetitions), cold (its first\n"
-    "                  repetition) or both, side by side (default)\n"
-    "  --bootstrap N   percentile bootstrap interval (10000 to 100000 resamples, seeded by\n"
-    "                  --seed, default 1; N x rounds at most 10^7) instead of the signed-rank\n"
-    "                  interval; one file only\n"
-    "  --calibration FILE  the noise floor column from this `allocab calibrate` file\n"
-    "                  (default: results/calibration.json when it exists): the smallest\n"
-    "                  slowdown the calibrated noise lets that many paired rounds detect\n"
-    "  --format        html: one self-contained report with charts; svg: the forest plot\n"
-    "                  alone; bmf: Bencher Metric Format; gab: github-action-benchmark\n"
-    "                  customSmallerIsBetter (docs/ci.md)\n"
-    "  --claims FILE   check the quoted speedups of an allocab-claims/1 file against the\n"
-    "                  intervals: confirmed, partly, refuted (docs/claims.md)\n"
-    "  --min-speedup P%, --max-slowdown P%  draw this gate margin in html and svg charts\n"
-    "  --no-telemetry  leave the runs' telemetry out (its warning; in json its list), e.g. for\n"
-    "                  a CI step summary\n"
-    "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's time;\n"
-    "improvement % = (1 - t_candidate/t_baseline) x 100.\n"
-    "Verdict: faster or slower when the Holm-adjusted p < 1 - conf and the interval excludes\n"
-    "1; otherwise no detectable difference; fewer than 2 usable rounds: insufficient data;\n"
-    "too few rounds for any verdict under Holm: too few rounds for a verdict: need N.\n"
-    "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit status\").\n";
 
 struct compare_args {
 	struct cmp_opts o;
@@ -73,40 +37,107 @@ enum {
 	C_CANDIDATE,
 	C_WORKLOAD,
 	C_PHASE,
+	C_PHASES,
+	C_REGIME,
 	C_FORMAT,
 	C_OUT,
+	C_CONF,
+	C_BOOTSTRAP,
+	C_SEED,
 	C_CALIBRATION,
 	C_CLAIMS,
 	C_MIN_SPEEDUP,
 	C_MAX_SLOWDOWN,
-	C_PHASES,
-	C_CONF,
-	C_BOOTSTRAP,
-	C_SEED,
-	C_REGIME,
 	C_NO_TELEMETRY,
 	C_COUNT
 };
 
+static const char *format_at(size_t i, const char **summary)
+{
+	const struct exporter *x = export_at(i);
+
+	if (x)
+		*summary = x->summary;
+	return x ? x->name : NULL;
+}
+static const struct opt_values format_values = {NULL, format_at};
+
+static const char *regime_at(size_t i, const char **summary)
+{
+	(void)summary;
+	return i < CMP_REGIMES_COUNT ? cmp_regimes_name((enum cmp_regimes)i) : NULL;
+}
+static const struct opt_values regime_values = {NULL, regime_at};
+
+static const char *const phases_words[] = {"all", NULL};
+static const struct opt_values phases_values = {phases_words, NULL};
+
 /* Each option may be given again and the last one counts, but the arms compared and the margin:
  * a second --baseline or --candidate is refused, as bench refuses repeats. */
 static const struct opt compare_opts[C_COUNT] = {
-    [C_BASELINE] = {"--baseline", 0, OPT_VALUE},
-    [C_CANDIDATE] = {"--candidate", 0, OPT_VALUE},
-    [C_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT},
-    [C_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT},
-    [C_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT},
-    [C_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT},
-    [C_CALIBRATION] = {"--calibration", 0, OPT_VALUE | OPT_REPEAT},
-    [C_CLAIMS] = {"--claims", 0, OPT_VALUE | OPT_REPEAT},
-    [C_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT},
-    [C_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT},
-    [C_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT},
-    [C_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT},
-    [C_BOOTSTRAP] = {"--bootstrap", 0, OPT_VALUE | OPT_REPEAT},
-    [C_SEED] = {"--seed", 0, OPT_VALUE | OPT_REPEAT},
-    [C_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT},
-    [C_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT},
+    [C_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
+                    .help = "the baseline arm (default: system; a --cmd or --program bench: its "
+                            "first arm)"},
+    [C_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
+                     .help = "only this candidate arm"},
+    [C_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT | OPT_WORKLOAD, "NAME",
+                    .help = "only this workload"},
+    [C_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",
+                 .help = "compare this phase instead of each workload's total"},
+    [C_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT, NULL,
+                  .help = "compare every phase of every workload", .values = &phases_values},
+    [C_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT, NULL,
+                  .help = "steady (the median of each run's steady repetitions), cold (its first "
+                          "repetition) or both, side by side (default)",
+                  .values = &regime_values},
+    [C_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT, "F",
+                  .help = "the report's format, one of:", .values = &format_values},
+    [C_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+               .help = "write the report to FILE (atomically) instead of standard output"},
+    [C_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT, "LEVEL",
+                .help = "confidence level of the intervals, in [0.5, 1) (default: 0.95); the "
+                        "verdict's level is 1 - LEVEL"},
+    [C_BOOTSTRAP] = {"--bootstrap", 0, OPT_VALUE | OPT_REPEAT, "N",
+                     .help = "percentile bootstrap interval (10000 to 100000 resamples, seeded "
+                             "by --seed; N x rounds at most 10^7) instead of the signed-rank "
+                             "interval; one file only"},
+    [C_SEED] = {"--seed", 0, OPT_VALUE | OPT_REPEAT, "N",
+                .help = "seed of the bootstrap (default: 1)"},
+    [C_CALIBRATION] = {"--calibration", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+                       .help = "the noise floor column from this `allocab calibrate` file "
+                               "(default: results/calibration.json when it exists): the "
+                               "smallest slowdown the calibrated noise lets that many paired "
+                               "rounds detect"},
+    [C_CLAIMS] = {"--claims", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+                  .help = "check the quoted speedups of an allocab-claims/1 file against the "
+                          "intervals: confirmed, partly, refuted (docs/claims.md)"},
+    [C_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT, "P%",
+                       .help = "draw this gate margin in html and svg charts"},
+    [C_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT, "P%",
+                        .help = "the same for a slowdown margin (one of the two)"},
+    [C_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT, NULL,
+                        .help = "leave the runs' telemetry out (the warning with its counts per "
+                                "arm; in json its list), e.g. for a CI step summary"},
+};
+
+const struct opt_doc compare_doc = {
+    .prog = "allocab compare",
+    .synopsis = (const char *const[]){"RESULTS [RESULTS2] [OPTIONS]", NULL},
+    .about = "One file: every arm against the baseline, paired by round. Two files: every arm "
+             "of RESULTS2 against the same arm of RESULTS (two-sample; warns when the machines "
+             "differ). By default the total of every workload (all the phases of a workload "
+             "whose records are flagged show_phases), plus the geometric mean over "
+             "workloads.\n",
+    .opts = compare_opts,
+    .nopts = C_COUNT,
+    .notes = "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's "
+             "time; improvement % = (1 - t_candidate/t_baseline) x 100.\n"
+             "Verdict: faster or slower when the Holm-adjusted p < 1 - conf and the interval "
+             "excludes 1; otherwise no detectable difference; fewer than 2 usable rounds: "
+             "insufficient data; too few rounds for any verdict under Holm: too few rounds for "
+             "a verdict: need N.\n"
+             "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit "
+             "status\").\n",
 };
 
 static int compare_option(struct compare_args *a, struct opt_parser *p, int k, const char *v,
@@ -128,7 +159,7 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 		if (!isnan(a->margin))
 			return errmsg_fail(err, errlen,
 			                   "give one of --min-speedup or --max-slowdown");
-		if (gate_parse_pct(v, &pct) != 0)
+		if (gateopt_pct(v, &pct) != 0)
 			return errmsg_fail(err, errlen,
 			                   "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%",
 			                   opt_name(p, k), v);
@@ -145,7 +176,7 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 			                   v);
 		return 0;
 	case C_CONF:
-		if (gate_parse_conf(v, &a->o.conf) != 0)
+		if (gateopt_conf(v, &a->o.conf) != 0)
 			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
 		return 0;
 	case C_BOOTSTRAP:
@@ -191,45 +222,10 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 	return 0;
 }
 
-/* The report in a text format of report.h, with the claim verdicts: appended to a table or
- * markdown, as a "claims" member of the JSON, and as the whole CSV (one table per CSV). */
-static int write_text(FILE *mem, const struct cmp_report *r, enum report_format f,
-                      const struct claims_result *claims)
-{
-	cJSON *o;
-	char *text;
-
-	if (!claims || f == REPORT_TABLE || f == REPORT_MARKDOWN) {
-		if (report_write(mem, r, f) != 0)
-			return -1;
-		if (claims) {
-			fputs("\n", mem);
-			claims_write_text(mem, claims, f == REPORT_MARKDOWN);
-		}
-		return 0;
-	}
-	if (f == REPORT_CSV) {
-		claims_write_csv(mem, claims);
-		return 0;
-	}
-	if (!(o = report_json(r)))
-		return -1;
-	cJSON_AddItemToObject(o, "claims", claims_json(claims));
-	text = cJSON_Print(o);
-	cJSON_Delete(o);
-	if (!text)
-		return -1;
-	fprintf(mem, "%s\n", text);
-	free(text);
-	return 0;
-}
-
-static int render(const struct cmp_report *r, const char *format, const struct compare_args *a,
+static int render(const struct cmp_report *r, const struct exporter *x, const struct compare_args *a,
                   const struct claims_result *claims, char *err, size_t errlen)
 {
-	const struct exporter *x = export_find(format);
 	struct export_input in = {.r = r, .margin = a->margin, .claims = claims};
-	enum report_format f = REPORT_TABLE;
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *mem = open_memstream(&buf, &n);
@@ -237,37 +233,15 @@ static int render(const struct cmp_report *r, const char *format, const struct c
 
 	if (!mem)
 		return errmsg_fail(err, errlen, "out of memory");
-	if (x)
-		rc = x->write(mem, &in, err, errlen);
-	else if (report_format_parse(format, &f) != 0 || write_text(mem, r, f, claims) != 0)
+	rc = x->write(mem, &in, err, errlen);
+	if (rc == 0 && ferror(mem))
 		rc = errmsg_fail(err, errlen, "out of memory");
-	else
-		rc = 0;
 	if (fclose(mem) != 0 && rc == 0)
 		rc = errmsg_fail(err, errlen, "out of memory");
 	else if (rc == 0 && atomic_write(a->out ? a->out : "-", buf, n, err, errlen) != 0)
 		rc = -1;
 	free(buf);
 	return rc;
-}
-
-static int format_known(const char *name)
-{
-	enum report_format f;
-
-	return export_find(name) || report_format_parse(name, &f) == 0;
-}
-
-/* Each warning is printed once: in the report when its format has a place for them, else on
- * stderr. */
-static int carries_warnings(const char *format)
-{
-	static const char *const with[] = {"table", "markdown", "json", "html", NULL};
-
-	for (size_t i = 0; with[i]; i++)
-		if (strcmp(format, with[i]) == 0)
-			return 1;
-	return 0;
 }
 
 int compare_main(int argc, char **argv)
@@ -279,24 +253,24 @@ int compare_main(int argc, char **argv)
 	struct calib_file *cal = NULL;
 	struct claims_file *claims = NULL;
 	struct claims_result *checked = NULL;
-	char err[1024], calwarn[1024];
+	const struct exporter *x = NULL;
+	char err[1024], calwarn[1024], names[256];
 	int rc = ST_OK;
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			fputs(compare_usage, stdout);
+			optdoc_usage(stdout, &compare_doc, NULL);
 			return ST_OK;
 		}
 	if (argc < 2) {
-		fputs(compare_usage, stderr);
+		optdoc_usage(stderr, &compare_doc, NULL);
 		return ST_USAGE;
 	}
 	if (parse_compare(argc, argv, &a, err, sizeof err) != 0)
 		rc = ST_USAGE;
-	else if (!format_known(a.format)) {
-		errmsg_fail(err, sizeof err,
-		            "--format '%s': want table, markdown, json, csv, html, svg, bmf or gab",
-		            a.format);
+	else if (!(x = export_find(a.format))) {
+		errmsg_fail(err, sizeof err, "--format '%s': want %s", a.format,
+		            export_names(names, sizeof names, ", ", " or "));
 		rc = ST_USAGE;
 	} else if (a.claims && !(claims = claims_load(a.claims, err, sizeof err)))
 		rc = ST_USAGE;
@@ -312,11 +286,11 @@ int compare_main(int argc, char **argv)
 	if (rc == 0 && a.no_telemetry)
 		cmp_drop_telemetry(r);
 	if (rc == 0) {
-		for (size_t i = 0; !carries_warnings(a.format) && i < r->nwarn; i++)
+		for (size_t i = 0; !(x->flags & EXPORT_WARNINGS) && i < r->nwarn; i++)
 			errmsg_warn(stderr, "compare", r->warn[i]);
 		if (claims && !(checked = claims_check(claims, r)))
 			rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
-		else if (render(r, a.format, &a, checked, err, sizeof err) != 0)
+		else if (render(r, x, &a, checked, err, sizeof err) != 0)
 			rc = ST_FAIL;
 	}
 	if (rc)

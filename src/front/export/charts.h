@@ -1,5 +1,5 @@
 /* charts.h - the four charts of a comparison, drawn as inline SVG by the project's own code
- * (svg.h): a forest plot of every speedup with its interval, per-arm distributions of the
+ * (svgdraw.h): a forest plot of every speedup with its interval, per-arm distributions of the
  * measured times, speed against memory, and per-round speedups in run order. Each writes one
  * complete <svg> element (standalone: an SVG document of its own with the stylesheet) whose
  * <title>, axis labels, units and convention sentence make it readable on its own. Each returns 0,
@@ -7,7 +7,7 @@
 #ifndef ALLOCAB_CHARTS_H
 #define ALLOCAB_CHARTS_H
 
-#include "front/export/export.h"
+#include "front/export/exportint.h"
 
 #include <stdio.h>
 

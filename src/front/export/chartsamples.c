@@ -3,7 +3,7 @@
 #include "front/export/charts.h"
 
 #include "front/export/series.h"
-#include "front/export/svg.h"
+#include "front/export/svgdraw.h"
 
 #include <math.h>
 #include <stdlib.h>

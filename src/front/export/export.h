@@ -1,6 +1,7 @@
-/* export.h - the formats of `allocab compare --format` beyond the text renderings of
- * front/analysis/report.h: one exporter per format, each in its own file of this folder, behind
- * the one interface below (the registry is export.c).
+/* export.h - every output format of `allocab compare --format`, the text table included: one
+ * exporter per format, each in its own file of this folder named after it (table.c,
+ * markdown.c, json.c, csv.c, html.c, svg.c, bmf.c, gab.c), behind the one interface below. The
+ * registry is export.c; what the formats share is private to this folder (exportint.h).
  *
  * Convention for every exporter: it renders what the comparison (and the results documents it
  * points to) already holds, recomputes no statistic of its own beyond order statistics of the
@@ -9,8 +10,8 @@
 #ifndef ALLOCAB_EXPORT_H
 #define ALLOCAB_EXPORT_H
 
-#include "front/analysis/claims.h"
-#include "front/analysis/compare.h"
+#include "front/claims/claims.h"
+#include "front/compare/compare.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -22,10 +23,12 @@ struct export_input {
 	const struct claims_result *claims; /* NULL without --claims */
 };
 
+/* What a format declares; the caller decides by these, never by a format's name. */
 enum export_flags {
-	EXPORT_MARKUP = 1 << 0, /* XML: SVG or XHTML-compatible HTML, checked by xmllint in tests */
-	EXPORT_JSON = 1 << 1,   /* one JSON document */
-	EXPORT_CHARTS = 1 << 2, /* draws the charts of charts.h */
+	EXPORT_MARKUP = 1 << 0,   /* XML: SVG or XHTML-compatible HTML, checked by xmllint in tests */
+	EXPORT_JSON = 1 << 1,     /* one JSON document */
+	EXPORT_CHARTS = 1 << 2,   /* draws charts */
+	EXPORT_WARNINGS = 1 << 3, /* carries the report's warnings (else they go to stderr) */
 };
 
 struct exporter {
@@ -37,9 +40,10 @@ struct exporter {
 
 /* The exporter named name, or NULL. */
 const struct exporter *export_find(const char *name);
-/* The i-th exporter, NULL past the end (for usage texts). */
+/* The i-th exporter in the registry's order, NULL past the end. */
 const struct exporter *export_at(size_t i);
-
-extern const struct exporter export_svg, export_html, export_bmf, export_gab;
+/* The names of every exporter joined by sep, the last two by last (e.g. "|" and "|", or ", " and
+ * " or "), into buf (truncated to len). Returns buf. */
+const char *export_names(char *buf, size_t len, const char *sep, const char *last);
 
 #endif

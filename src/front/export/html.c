@@ -1,11 +1,9 @@
 /* html.c - `--format html`: one self-contained page (inline SVG and CSS, no script, no network)
- * with the four charts, the comparison table, the claims and the inputs; and `--format svg`, the
- * forest plot alone. */
-#include "front/export/export.h"
+ * with the four charts, the comparison table, the claims and the inputs. */
+#include "front/export/exportint.h"
 
-#include "front/analysis/report.h"
 #include "front/export/charts.h"
-#include "front/export/svg.h"
+#include "front/export/svgdraw.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -107,7 +105,7 @@ static void inputs_section(FILE *f, const struct cmp_report *r)
 	char rule[512];
 	const struct rf_doc *docs[2] = {r->base, r->paired ? NULL : r->cand};
 
-	report_rule(r, rule, sizeof rule);
+	export_rule(r, rule, sizeof rule);
 	fputs("<h2>Inputs and method</h2>\n<ul>\n", f);
 	for (int i = 0; i < 2; i++)
 		if (docs[i]) {
@@ -184,25 +182,9 @@ static int write_html(FILE *f, const struct export_input *in, char *err, size_t 
 	return 0;
 }
 
-static int write_svg(FILE *f, const struct export_input *in, char *err, size_t errlen)
-{
-	if (chart_forest(f, in, 1) != 0) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
 const struct exporter export_html = {
     .name = "html",
     .summary = "one self-contained HTML report: charts, table, claims (no script, no network)",
-    .flags = EXPORT_MARKUP | EXPORT_CHARTS,
+    .flags = EXPORT_MARKUP | EXPORT_CHARTS | EXPORT_WARNINGS,
     .write = write_html,
-};
-
-const struct exporter export_svg = {
-    .name = "svg",
-    .summary = "the forest plot of every speedup with its interval, as an SVG document",
-    .flags = EXPORT_MARKUP | EXPORT_CHARTS,
-    .write = write_svg,
 };

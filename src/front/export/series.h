@@ -4,7 +4,8 @@
 #ifndef ALLOCAB_SERIES_H
 #define ALLOCAB_SERIES_H
 
-#include "front/analysis/compare.h"
+#include "front/compare/compare.h"
+
 
 #include <stddef.h>
 

@@ -1,6 +1,6 @@
 /* armspec.c - configured arms: parsing `--arm LABEL=BACKEND[:KEY=VALUE]...` and checking the
  * settings with the backend's driver. */
-#include "front/run/armspec.h"
+#include "front/run/run.h"
 #include "common/errmsg.h"
 #include "common/status.h"
 #include "front/run/runner.h"

@@ -3,7 +3,7 @@
  * docs/results-format.md. */
 #include "front/run/benchdoc.h"
 #include "common/fingerprint.h"
-#include "front/analysis/stats.h"
+#include "front/stats/stats.h"
 
 #include <math.h>
 #include <stdio.h>

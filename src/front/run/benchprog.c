@@ -2,12 +2,11 @@
  * that every arm has a verified successful run (benchprog.h). */
 #include "front/run/benchprog.h"
 #include "common/allocknown.h"
-#include "front/run/armspec.h"
+#include "front/run/run.h"
 #include "common/errmsg.h"
 #include "front/run/preload.h"
 #include "front/run/probelog.h"
 #include "front/run/ptrack.h"
-#include "front/run/setup.h"
 #include "common/status.h"
 
 #include <dirent.h>

@@ -3,7 +3,7 @@
 #include "front/run/benchprogress.h"
 
 #include "front/run/benchdoc.h"
-#include "front/analysis/stats.h"
+#include "front/stats/stats.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #ifndef ALLOCAB_BENCHPROGRESS_H
 #define ALLOCAB_BENCHPROGRESS_H
 
-#include "front/run/bench.h"
+#include "front/run/run.h"
 
 #include <cjson/cJSON.h>
 #include <stddef.h>

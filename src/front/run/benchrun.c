@@ -1,5 +1,6 @@
 /* benchrun.c - the bench engine: rounds of every (arm, workload) pair in a freshly shuffled order,
- * one padded process per run, the allocab-bench/1 document rewritten atomically after every round,
+ * one padded process per run, the allocab-bench/1 document rewritten atomically after every round
+ * (each round printed once: benchtext.c),
  * progress on stderr (its text: benchprogress.c), and the sequential gate. Format:
  * docs/results-format.md. */
 #include "common/atomicio.h"
@@ -7,9 +8,9 @@
 #include "front/run/benchprog.h"
 #include "front/run/benchprogress.h"
 #include "front/run/duet.h"
-#include "front/run/progress.h"
+#include "front/run/run.h"
 #include "common/errmsg.h"
-#include "front/analysis/gate.h"
+#include "front/gate/gate.h"
 #include "common/prng.h"
 #include "common/status.h"
 #include "front/run/runner.h"
@@ -23,14 +24,13 @@
 #include <unistd.h>
 
 #define PAD_SEED_XOR 0x5ad5ad5ad5ad5ad5ULL
-/* The top-level status as cJSON_Print writes it: one tab deep, before the value's quote. */
-#define STATUS_KEY "\n\t\"status\":\t\""
 
 struct engine {
 	const struct bench_config *c;
 	const struct bench_runner *rn;
 	const volatile sig_atomic_t *stop;
 	cJSON *doc, *rounds;
+	struct benchdoc_text text; /* the rounds of doc, each printed once */
 	struct prng order, pad;
 	int64_t t_start;
 	int64_t measured_ns; /* summed wall time of the measured rounds */
@@ -68,26 +68,23 @@ const struct bench_runner bench_real_runner = {.run = real_run, .now_ns = real_n
 
 static int doc_write(struct engine *e, const char *status, char *err, size_t errlen)
 {
-	char now[32], *text;
+	char now[32];
+	long at;
 	int rc = 0;
 
 	benchdoc_utc_now(now);
 	benchdoc_set_string(e->doc, "updated_utc", now);
 	benchdoc_set_string(e->doc, "status", status);
-	if (!(text = cJSON_Print(e->doc)))
-		return errmsg_fail(err, errlen, "out of memory");
 	for (size_t i = 0; rc == 0 && i < e->c->nout; i++) {
-		const char *at = strstr(text, STATUS_KEY);
-		rc = atomic_write(e->c->out_paths[i], text, strlen(text), err, errlen);
+		rc = benchdoc_text_write(e->doc, &e->text, e->c->out_paths[i], &at, err, errlen);
 		if (rc == 0 && i < 64) {
 			e->running_on &= ~((uint64_t)1 << i);
-			if (at && strcmp(status, "running") == 0) {
+			if (at >= 0 && strcmp(status, "running") == 0) {
 				e->running_on |= (uint64_t)1 << i;
-				e->status_off = (long)(at - text) + (long)strlen(STATUS_KEY);
+				e->status_off = at;
 			}
 		}
 	}
-	free(text);
 	return rc;
 }
 
@@ -403,6 +400,10 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 	cJSON_AddNumberToObject(round, "wall_ns", (double)(now_ns(e) - t0));
 	cJSON_AddItemToObject(round, "runs", runs);
 	cJSON_AddItemToArray(e->rounds, round);
+	if (benchdoc_text_add(&e->text, round) != 0) {
+		*fatal = ST_FAIL;
+		return errmsg_fail(err, errlen, "out of memory");
+	}
 	if (e->done >= c->warmup) {
 		e->measured++;
 		e->measured_ns += now_ns(e) - t0;
@@ -461,6 +462,7 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 		e->doc = NULL;
 	}
 	cJSON_Delete(e->doc);
+	benchdoc_text_free(&e->text);
 	return rc;
 }
 
@@ -476,6 +478,7 @@ static int abort_bench(struct engine *e, int status, char *err, size_t errlen)
 	if (e->done > 0 && doc_write(e, "aborted", ignored, sizeof ignored) != 0)
 		mark_aborted(e, err, errlen);
 	cJSON_Delete(e->doc);
+	benchdoc_text_free(&e->text);
 	return status;
 }
 

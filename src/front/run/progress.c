@@ -1,5 +1,5 @@
 /* progress.c - the terminal side of bench progress (progress.h). */
-#include "front/run/progress.h"
+#include "front/run/run.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,11 +6,13 @@
 #ifndef ALLOCAB_RUNNER_H
 #define ALLOCAB_RUNNER_H
 
+#include "front/run/run.h"
+
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define RUNNER_PAD_VAR  "ALLOCAB_PAD"
+#define RUNNER_PAD_VAR  BENCH_PAD_VAR
 #define RUNNER_TAIL_MAX 1024        /* bytes of stderr kept */
 #define RUNNER_OUT_MAX  (16u << 20) /* bytes of stdout kept when captured */
 

@@ -1,7 +1,7 @@
 /* setup.c - what `allocab bench` and `allocab calibrate` need before the engine runs: the driver
  * directory, a driver's workload list and the routing of --param values by it, output directory
  * checks, the default shuffle seed, and the signals that stop a bench (front/run/setup.h). */
-#include "front/run/setup.h"
+#include "front/run/run.h"
 
 #include "common/errmsg.h"
 #include "front/run/duet.h"

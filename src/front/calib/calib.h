@@ -1,0 +1,153 @@
+/* calib.h - the noise floor of this machine (docs/calibration.md): A/A rounds, one backend
+ * against itself, reduced to the spread of the per-round log ratios, the false positives the
+ * method makes on them, their drift, and the minimum detectable effect for a number of rounds or
+ * a budget. The pure computations (calib_*) work on caller-owned arrays; calibrate.c also reads
+ * and writes the allocab-calibration/1 file that `compare` and `gate` consult. The report is
+ * calib_report below; the command is front/cmd/calibrate.c. */
+#ifndef ALLOCAB_CALIB_H
+#define ALLOCAB_CALIB_H
+
+#include "front/results/results.h"
+#include "front/stats/stats.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <cjson/cJSON.h>
+
+#define CALIB_SCHEMA       "allocab-calibration/1"
+#define CALIB_DEFAULT_PATH "results/calibration.json"
+#define CALIB_ALPHA        0.05
+#define CALIB_POWER        0.80
+#define CALIB_BLOCK        10 /* rounds per A/A sub-comparison */
+#define CALIB_MAX_EFFECTS  8
+/* What a calibration file and the command line accept (docs/calibration.md). */
+#define CALIB_ALPHA_MIN  1e-6 /* alpha in [CALIB_ALPHA_MIN, CALIB_ALPHA_MAX) */
+#define CALIB_ALPHA_MAX  0.5
+#define CALIB_POWER_MIN  0.01 /* power in [CALIB_POWER_MIN, CALIB_POWER_MAX) */
+#define CALIB_POWER_MAX  1.0
+#define CALIB_MAX_ROUNDS 1000000000ull
+#define CALIB_MAX_SD     100.0 /* of log ratios: e^100 is no timing */
+/* Theil-Sen slopes of calib_drift: all pairs up to this many, else a seeded sample of them. */
+#define CALIB_MAX_SLOPES ((size_t)1 << 22)
+#define CALIB_SLOPE_SEED 0x7e115e7ULL
+
+/* Spread and A/A verdict of the log ratios d_r = ln(t_B / t_A). */
+struct calib_noise {
+	size_t n;
+	double sd, mad;            /* sample sd; MAD scaled to the normal sd */
+	struct stats_interval est; /* Hodges-Lehmann, signed-rank interval at 1 - alpha */
+	double p;                  /* Wilcoxon signed-rank */
+	int false_positive;        /* the interval excludes 0: the method would call A != A */
+};
+
+/* Disjoint blocks of `size` consecutive rounds, each judged as its own A/A comparison. */
+struct calib_blocks {
+	size_t size, count, rejected; /* rejected: blocks whose interval excludes 0 */
+};
+
+/* Trend of a series against its round index; the slope from at most CALIB_MAX_SLOPES pairs. */
+struct calib_drift {
+	double rho, p; /* Spearman rank correlation and its two-sided p */
+	double slope;  /* Theil-Sen: median of pairwise slopes, units per round */
+};
+
+/* Each returns 0, or -1 when memory ran out or the input is too short (n < 2; blocks: size < 2). */
+int calib_noise(const double *d, size_t n, double alpha, struct calib_noise *out);
+int calib_blocks(const double *d, size_t n, size_t size, double alpha, struct calib_blocks *out);
+int calib_drift(const double *x, size_t n, struct calib_drift *out);
+
+/* Effect sizes in percent of time (t_B / t_A = 1 + pct/100) and log ratios, both ways. */
+double calib_pct(double log_ratio); /* (exp(d) - 1) x 100 */
+double calib_log(double pct);       /* ln(1 + pct/100) */
+/* Minimum detectable slowdown in percent for n rounds of log-ratio sd (stats_mde); INFINITY when
+ * n rounds cannot reach alpha at all. */
+double calib_mde_pct(double sd, size_t n, double alpha, double power);
+/* Rounds for an effect of pct percent (stats_rounds_needed on calib_log(pct)); 0 if invalid. */
+size_t calib_rounds_for(double sd, double pct, double alpha, double power);
+
+/* One calibrated comparison of a calibration file, for `compare`. */
+struct calib_entry {
+	char *workload, *phase;
+	size_t rounds;
+	double sd; /* of the A/A log ratios */
+};
+
+struct calib_file {
+	char *path, *backend, *scale, *created_utc;
+	char desc[512];      /* one line for reports: path, backend, scale, date */
+	char machine_id[17]; /* "" if absent */
+	double alpha, power;
+	size_t n;
+	struct calib_entry *e;
+};
+
+/* Reads and validates an allocab-calibration/1 file through jl_load (common/jsonload.h: regular
+ * files only, size-capped, nothing after the JSON value). Returns it (free with calib_file_free)
+ * or NULL with "PATH: problem" in err; *absent is 1 when the file does not exist, else 0.
+ * Refused: a wrong schema, missing backend or config.scale, alpha or power out of range, rounds
+ * not an integer, sd not null or finite in 0..CALIB_MAX_SD, a workload and phase listed twice. */
+struct calib_file *calib_load(const char *path, int *absent, char *err, size_t errlen);
+/* The same checks on a document in memory, named path in messages, into *out. Returns ST_OK, or
+ * with *out NULL and the reason in err ST_USAGE (invalid) or ST_FAIL (out of memory). */
+int calib_from_json(const cJSON *doc, const char *path, struct calib_file **out, char *err,
+                    size_t errlen);
+/* The entry of a workload and phase, or NULL. */
+const struct calib_entry *calib_find(const struct calib_file *c, const char *workload,
+                                     const char *phase);
+void calib_file_free(struct calib_file *c);
+
+struct cmp_report;
+/* compare's noise floor: loads the calibration at path (NULL: CALIB_DEFAULT_PATH, skipped when
+ * absent, invalid, or from another machine than r's results) into *out (caller frees) and sets
+ * floor_pct of every paired row of r whose workload and phase it calibrated: the MDE at the row's
+ * rounds, alpha 1 - r->conf. When it set any, r->calibration points to (*out)->desc. Returns 0,
+ * with a warning in warn when the default file is invalid or a given one does not apply (other
+ * machine, nothing calibrated; else warn is ""), or -1 with err set when a given path cannot be
+ * read. */
+int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out, char *warn,
+                size_t wlen, char *err, size_t errlen);
+
+/* What `allocab calibrate` reports for one workload (and phase) of an A/A document. */
+struct calib_result {
+	const char *workload, *phase; /* point into the rf_doc */
+	size_t n;
+	double *d;          /* n log ratios in round order (owned) */
+	double median_a_ns; /* median time of arm A */
+	double round_s;     /* median wall time of the two runs of a round, seconds */
+	struct calib_noise noise;
+	struct calib_blocks blocks;
+	struct calib_drift drift_ratio; /* of d: rounds are not exchangeable when it trends */
+	struct calib_drift drift_time;  /* of ln t_A: session drift, which pairing cancels */
+};
+
+struct calib_plan {
+	double alpha, power;
+	size_t block;
+	size_t for_rounds[4]; /* MDE rows to report; 0 ends the list */
+	double for_budget_s;  /* 0: none */
+	double effects[CALIB_MAX_EFFECTS];
+	size_t neffects;
+};
+
+/* The A/A analysis of arms a and b of doc for every workload's phase `phase` (NULL: total).
+ * Returns 0 with *out (calib_results_free) and *nout, or -1 with a reason in err. */
+int calib_analyze(const struct rf_doc *doc, const char *a, const char *b, const char *phase,
+                  const struct calib_plan *plan, struct calib_result **out, size_t *nout, char *err,
+                  size_t errlen);
+void calib_results_free(struct calib_result *r, size_t n);
+
+/* The allocab-calibration/1 document (caller owns it): meta holds backend, runs_file, config and
+ * machine members copied in as given. NULL when memory ran out. */
+cJSON *calib_json(const struct calib_result *r, size_t n, const struct calib_plan *plan,
+                  double suite_round_s, const cJSON *meta);
+
+/* The report of `allocab calibrate` (calibreport.c). Analyses arms a and b of an A/A
+ * allocab-bench/1 document (named runs_path in messages and in the
+ * file), prints the noise-floor report to f and writes the calibration to out atomically. Returns
+ * ST_OK, or with err set ST_FAIL on a runtime failure or ST_USAGE when the document is not an A/A
+ * comparison (common/status.h). */
+int calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
+                 const struct calib_plan *plan, const char *phase, const char *out, FILE *f,
+                 char *err, size_t errlen);
+
+#endif

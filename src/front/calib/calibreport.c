@@ -1,0 +1,245 @@
+/* calibreport.c - the output of `allocab calibrate`: an A/A bench document analysed
+ * (calib_analyze), printed as the noise-floor report and written as the allocab-calibration/1
+ * file, with what the file records about the bench it comes from. */
+#include "common/atomicio.h"
+#include "common/status.h"
+#include "front/calib/calib.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void fmt_pct(double pct, char *buf, size_t len)
+{
+	if (isfinite(pct))
+		snprintf(buf, len, "%.2g%%", pct);
+	else
+		snprintf(buf, len, "none");
+}
+
+static void print_result(FILE *f, const struct calib_result *r, const struct calib_plan *plan,
+                         double round_s)
+{
+	char a[32];
+
+	fprintf(f, "\n%s (%s): %zu paired rounds, median %.3g ms\n", r->workload, r->phase, r->n,
+	        r->median_a_ns / 1e6);
+	if (r->n < 2) {
+		fprintf(f, "  fewer than 2 usable rounds: nothing to report\n");
+		return;
+	}
+	fprintf(f, "  spread of ln(tB/tA)  sd %.4f, MAD %.4f\n", r->noise.sd, r->noise.mad);
+	fprintf(f, "  A/A estimate         %+.2f%% [%+.2f%%, %+.2f%%] (%.1f%%), p = %.3g: %s\n",
+	        calib_pct(r->noise.est.est), calib_pct(r->noise.est.lo), calib_pct(r->noise.est.hi),
+	        r->noise.est.level * 100, r->noise.p,
+	        r->noise.false_positive ? "FALSE POSITIVE (A differs from A)" : "no difference");
+	if (r->blocks.count)
+		fprintf(f, "  blocks of %zu rounds   %zu of %zu with a false positive\n",
+		        r->blocks.size, r->blocks.rejected, r->blocks.count);
+	fprintf(f,
+	        "  drift                ratios rho %+.2f (p %.2g); times rho %+.2f (p %.2g), "
+	        "%+.2f%% per round%s\n",
+	        r->drift_ratio.rho, r->drift_ratio.p, r->drift_time.rho, r->drift_time.p,
+	        calib_pct(r->drift_time.slope),
+	        r->drift_ratio.p < 0.01 ? "; the ratios trend: rounds are not exchangeable" : "");
+	fmt_pct(calib_mde_pct(r->noise.sd, r->n, plan->alpha, plan->power), a, sizeof a);
+	fprintf(f, "  MDE (%.0f%% power)      %zu rounds %s", plan->power * 100, r->n, a);
+	for (size_t i = 0; i < 4 && plan->for_rounds[i]; i++) {
+		fmt_pct(calib_mde_pct(r->noise.sd, plan->for_rounds[i], plan->alpha, plan->power),
+		        a, sizeof a);
+		fprintf(f, " | %zu rounds %s", plan->for_rounds[i], a);
+	}
+	if (plan->for_budget_s > 0 && round_s > 0) {
+		size_t k = (size_t)floor(plan->for_budget_s / round_s);
+
+		fmt_pct(calib_mde_pct(r->noise.sd, k, plan->alpha, plan->power), a, sizeof a);
+		fprintf(f, " | %.0f s (%zu rounds) %s", plan->for_budget_s, k, a);
+	}
+	fprintf(f, "\n  rounds needed        ");
+	for (size_t i = 0; i < plan->neffects; i++) {
+		size_t k =
+		    calib_rounds_for(r->noise.sd, plan->effects[i], plan->alpha, plan->power);
+
+		fprintf(f, "%s%.3g%%: ", i ? " | " : "", plan->effects[i]);
+		if (k && round_s > 0)
+			fprintf(f, "%zu (~%.0f s)", k, (double)k * round_s);
+		else if (k)
+			fprintf(f, "%zu", k);
+		else
+			fprintf(f, "-");
+	}
+	fprintf(f, "\n");
+}
+
+static const cJSON *get(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* Median wall time of the measured rounds of a bench document, in seconds (NAN if none). */
+static double suite_round_s(const cJSON *doc)
+{
+	const cJSON *round;
+	double *w = malloc(((size_t)cJSON_GetArraySize(get(doc, "rounds")) + 1) * sizeof *w), m;
+	size_t n = 0;
+
+	if (!w)
+		return NAN;
+	cJSON_ArrayForEach(round, get(doc, "rounds"))
+	{
+		const cJSON *ns = get(round, "wall_ns");
+
+		if (!cJSON_IsTrue(get(round, "warmup")) && cJSON_IsNumber(ns))
+			w[n++] = ns->valuedouble / 1e9;
+	}
+	m = n ? stats_median(w, n) : NAN;
+	free(w);
+	return m;
+}
+
+/* The allocator name and version an arm's records report, or NULL. */
+static const cJSON *arm_allocator(const cJSON *doc, const char *arm)
+{
+	const cJSON *round, *run;
+
+	cJSON_ArrayForEach(round, get(doc, "rounds")) cJSON_ArrayForEach(run, get(round, "runs"))
+	{
+		const cJSON *a = get(run, "arm"), *al = get(get(run, "record"), "allocator");
+
+		if (cJSON_IsString(a) && strcmp(a->valuestring, arm) == 0 &&
+		    cJSON_IsString(get(al, "name")))
+			return al;
+	}
+	return NULL;
+}
+
+/* Checks that arms a and b ran the same allocator; writes its name into backend. */
+static int same_backend(const cJSON *doc, const char *a, const char *b, char *backend, size_t len,
+                        char *err, size_t errlen)
+{
+	const cJSON *x = arm_allocator(doc, a), *y = arm_allocator(doc, b);
+	const cJSON *vx = get(x, "version"), *vy = get(y, "version");
+
+	if (!x || !y) {
+		snprintf(err, errlen, "arm %s has no run record with an allocator", x ? b : a);
+		return -1;
+	}
+	if (strcmp(get(x, "name")->valuestring, get(y, "name")->valuestring) != 0 ||
+	    (cJSON_IsString(vx) && cJSON_IsString(vy) &&
+	     strcmp(vx->valuestring, vy->valuestring))) {
+		snprintf(
+		    err, errlen,
+		    "arms %s and %s ran different allocators (%.64s %.32s, %.64s %.32s): not an "
+		    "A/A comparison",
+		    a, b, get(x, "name")->valuestring,
+		    cJSON_IsString(vx) ? vx->valuestring : "(version unknown)",
+		    get(y, "name")->valuestring,
+		    cJSON_IsString(vy) ? vy->valuestring : "(version unknown)");
+		return -1;
+	}
+	snprintf(backend, len, "%s", get(x, "name")->valuestring);
+	return 0;
+}
+
+static cJSON *meta_json(const cJSON *doc, const char *backend, const char *a, const char *b,
+                        const char *runs_path, const struct calib_plan *plan, size_t measured)
+{
+	static const char *const copy[] = {"scale",  "seed",     "params",       "reps",
+	                                   "warmup", "budget_s", "shuffle_seed", "pad_max_bytes",
+	                                   "duet",   NULL};
+	const cJSON *cfg = get(doc, "config");
+	cJSON *m = cJSON_CreateObject(), *tool, *arms, *c;
+	char now[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	tool = cJSON_AddObjectToObject(m, "tool");
+	cJSON_AddStringToObject(tool, "name", "allocab");
+	cJSON_AddStringToObject(tool, "version", ALLOCAB_VERSION);
+	cJSON_AddStringToObject(m, "created_utc", now);
+	cJSON_AddStringToObject(m, "backend", backend);
+	arms = cJSON_AddArrayToObject(m, "arms");
+	cJSON_AddItemToArray(arms, cJSON_CreateString(a));
+	cJSON_AddItemToArray(arms, cJSON_CreateString(b));
+	cJSON_AddStringToObject(m, "runs_file", runs_path);
+	c = cJSON_AddObjectToObject(m, "config");
+	for (size_t i = 0; copy[i]; i++)
+		if (get(cfg, copy[i]))
+			cJSON_AddItemToObject(c, copy[i], cJSON_Duplicate(get(cfg, copy[i]), 1));
+	cJSON_AddNumberToObject(c, "rounds", (double)measured);
+	cJSON_AddNumberToObject(c, "alpha", plan->alpha);
+	cJSON_AddNumberToObject(c, "power", plan->power);
+	cJSON_AddNumberToObject(c, "block", (double)plan->block);
+	if (get(doc, "machine"))
+		cJSON_AddItemToObject(m, "machine", cJSON_Duplicate(get(doc, "machine"), 1));
+	return m;
+}
+
+int calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
+                 const struct calib_plan *plan, const char *phase, const char *out, FILE *f,
+                 char *err, size_t errlen)
+{
+	struct rf_doc *rf = rf_from_json(doc, runs_path, err, errlen);
+	struct calib_result *r = NULL;
+	size_t n = 0;
+	char backend[256];
+	double round_s = suite_round_s(doc);
+	cJSON *meta = NULL, *cal = NULL;
+	struct calib_file *check = NULL;
+	char *text = NULL;
+	int rc = ST_USAGE;
+
+	if (!rf)
+		goto out;
+	if (!cJSON_IsString(get(get(doc, "config"), "scale"))) {
+		snprintf(err, errlen,
+		         "%s: config.scale is not a preset name: not a bench of drivers",
+		         runs_path);
+		goto out;
+	}
+	if (same_backend(doc, a, b, backend, sizeof backend, err, errlen) != 0 ||
+	    calib_analyze(rf, a, b, phase, plan, &r, &n, err, errlen) != 0)
+		goto out;
+	rc = ST_FAIL;
+	if (!(meta = meta_json(doc, backend, a, b, runs_path, plan, rf->nrounds)) ||
+	    !(cal = calib_json(r, n, plan, round_s, meta)) || !(text = cJSON_Print(cal))) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if ((rc = calib_from_json(cal, out, &check, err, errlen)) != ST_OK)
+		goto out;
+	rc = ST_FAIL;
+	if (atomic_write(out, text, strlen(text), err, errlen) != 0)
+		goto out;
+	fprintf(f,
+	        "allocab calibrate: %s against itself (%s vs %s), %zu measured rounds, scale %s, "
+	        "alpha %.3g, power %.0f%%\n",
+	        backend, a, b, rf->nrounds,
+	        cJSON_IsString(get(get(doc, "config"), "scale"))
+	            ? get(get(doc, "config"), "scale")->valuestring
+	            : "?",
+	        plan->alpha, plan->power * 100);
+	if (isfinite(round_s))
+		fprintf(f, "a round of these workloads takes %.3g s (median); runs in %s\n",
+		        round_s, runs_path);
+	for (size_t i = 0; i < n; i++)
+		print_result(f, &r[i], plan, round_s);
+	fprintf(f,
+	        "\nMDE: smallest slowdown detected with that power; effects are t_B/t_A - 1.\n"
+	        "calibration written to %s\n",
+	        out);
+	rc = ST_OK;
+out:
+	calib_file_free(check);
+	free(text);
+	cJSON_Delete(cal);
+	cJSON_Delete(meta);
+	calib_results_free(r, n);
+	rf_free(rf);
+	return rc;
+}

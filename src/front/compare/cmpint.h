@@ -1,0 +1,79 @@
+/* cmpint.h - private to compare.c and its parts (cmprow.c, cmpside.c, cmpverdict.c): the builder
+ * cmp_build threads through its steps. compare.h is the public API. */
+#ifndef ALLOCAB_CMPINT_H
+#define ALLOCAB_CMPINT_H
+
+#include "front/compare/compare.h"
+
+#include <stddef.h>
+
+/* What cmp_build's steps share: the report being built and its scratch. */
+/* The figures of one arm and workload of a document that neither phase nor regime changes:
+ * medians of memory figures, and the runs that never settled. */
+struct cmp_side_memo {
+	const struct rf_doc *doc; /* NULL: empty */
+	size_t arm, w;
+	double retained, peak, rss_first, rss_last, growth;
+	size_t unsettled;
+};
+
+struct cmp_builder {
+	struct cmp_side_memo memo[2]; /* the last two sides computed (a row's base and candidate) */
+	unsigned memo_next;
+	struct cmp_report *r;
+	const struct cmp_opts *o;
+	enum rf_regime g; /* the regime of the rows being built */
+	double *a, *b;    /* scratch, one value per measured round (the larger document) */
+	double *pa, *pb;  /* round positions matching a and b */
+	double *rss;      /* scratch for memory figures */
+	size_t cap;
+};
+
+/* The builder's steps return 0, -1 for bad input (err set) or CMP_NO_MEMORY. */
+enum { CMP_NO_MEMORY = -2 };
+
+/* cmprow.c */
+
+/* Sets every figure of row to NAN and its verdict to CMP_INSUFFICIENT. */
+void cmp_row_set_na(struct cmp_row *row);
+/* One file: fills row with arm ca against arm ba of b->r->base on workload w, phase index p,
+ * regime b->g, rounds paired (uses b's scratch). Returns 0 or CMP_NO_MEMORY. */
+int cmp_row_paired(struct cmp_builder *b, struct cmp_row *row, size_t w, size_t p, size_t ca,
+                   size_t ba);
+/* Two files: arm ab of workload wb in b->r->base against arm ac of workload wc in b->r->cand,
+ * both at phase index p, regime b->g. Returns 0 or CMP_NO_MEMORY. */
+int cmp_row_unpaired(struct cmp_builder *b, struct cmp_row *row, size_t wb, size_t wc, size_t p,
+                     size_t ab, size_t ac);
+
+/* The workloads a geometric mean covers: w[k] at phase index ph[k]. */
+struct cmp_gm_set {
+	size_t n;
+	size_t *w, *ph;
+};
+
+/* The geometric mean over the workloads of sb (base) and sc (cand; paired: unused) of arm ac
+ * against arm ab, regime b->g. Returns 0 or CMP_NO_MEMORY. */
+int cmp_row_geomean(struct cmp_builder *b, struct cmp_row *row, const struct cmp_gm_set *sb,
+                    const struct cmp_gm_set *sc, size_t ab, size_t ac);
+
+/* cmpside.c */
+
+/* The median of v[0..n), NAN when n is 0. */
+double cmp_median(double *v, size_t n);
+/* Sets row's per-side figures (median times, memory, growth, unsettled runs, n_base, n_cand)
+ * from arm ab of workload wb in db and arm ac of workload wc in dc, at phase index p, regime
+ * b->g (uses b->rss as scratch). */
+void cmp_row_sides(struct cmp_builder *b, struct cmp_row *row, const struct rf_doc *db, size_t ab,
+                   size_t wb, const struct rf_doc *dc, size_t ac, size_t wc, size_t p);
+
+/* cmpverdict.c */
+
+/* Holm over the usable rows of b->r: sets r->need and each usable row's p_holm and verdict.
+ * Returns 0 or CMP_NO_MEMORY. */
+int cmp_decide(struct cmp_builder *b);
+/* Appends the report's warnings (drift, too few rounds, insufficient data, regimes, runs that
+ * never settled, telemetry) and sets verdict_warning and telemetry_warning. Returns 0 or
+ * CMP_NO_MEMORY. */
+int cmp_warnings(struct cmp_builder *b);
+
+#endif

@@ -1,0 +1,173 @@
+/* cmprow.c - the statistics of one comparison row (compare.h, docs/methodology.md): paired
+ * log ratios with Hodges-Lehmann, signed-rank (or bootstrap) interval and Wilcoxon p; two files
+ * with the Hodges-Lehmann shift and Mann-Whitney; the geometric mean over workloads; drift. */
+#include "front/compare/cmpint.h"
+
+#include "front/stats/stats.h"
+
+#include <math.h>
+#include <string.h>
+
+void cmp_row_set_na(struct cmp_row *row)
+{
+	struct stats_interval na = {NAN, NAN, NAN, NAN};
+
+	row->d = row->d_rank = row->d_boot = na;
+	row->sd = row->p = row->p_holm = row->drift_rho = row->drift_p = NAN;
+	row->med_base_ns = row->med_cand_ns = row->rss_ratio = NAN;
+	row->retained_base = row->retained_cand = row->peak_base_kib = row->peak_cand_kib = NAN;
+	row->rss_first_base = row->rss_first_cand = row->rss_last_base = row->rss_last_cand = NAN;
+	row->growth_base = row->growth_cand = NAN;
+	for (int g = 0; g < RF_NREGIMES; g++)
+		row->med_regime_base[g] = row->med_regime_cand[g] = NAN;
+	row->floor_pct = NAN;
+	row->verdict = CMP_INSUFFICIENT;
+}
+
+/* Paired: a holds the n log ratios, pa their round positions. */
+static int paired_stats(struct cmp_builder *b, struct cmp_row *row, size_t n)
+{
+	const struct cmp_opts *o = b->o;
+	double w;
+
+	row->n = n;
+	if (n < 2)
+		return 0;
+	if (stats_hl_interval(b->a, n, o->conf, &row->d_rank) != 0 ||
+	    stats_wilcoxon(b->a, n, &w, &row->p) != 0 ||
+	    stats_spearman(b->pa, b->a, n, &row->drift_rho, &row->drift_p) != 0)
+		return CMP_NO_MEMORY;
+	row->d = row->d_rank;
+	if (o->bootstrap) {
+		if (stats_bootstrap(b->a, n, stats_hl_estimate, o->bootstrap, o->seed, o->conf,
+		                    &row->d_boot) != 0)
+			return CMP_NO_MEMORY;
+		row->has_boot = 1;
+		row->d = row->d_boot;
+	}
+	row->sd = stats_sd(b->a, n);
+	row->drift = row->drift_p < CMP_DRIFT_P;
+	row->usable = 1;
+	return 0;
+}
+
+/* Two files: a (nb values, positions pa) from the baseline, b (nc, pb) from the candidate. */
+static int unpaired_stats(struct cmp_builder *bd, struct cmp_row *row, size_t nb, size_t nc)
+{
+	double u, rho, p;
+
+	row->n_base = nb;
+	row->n_cand = nc;
+	row->n = nb < nc ? nb : nc;
+	if (nb < 2 || nc < 2)
+		return 0;
+	if (stats_hl_shift_interval(bd->a, nb, bd->b, nc, bd->o->conf, &row->d_rank) != 0 ||
+	    stats_mann_whitney(bd->a, nb, bd->b, nc, &u, &row->p) != 0 ||
+	    stats_spearman(bd->pa, bd->a, nb, &row->drift_rho, &row->drift_p) != 0 ||
+	    stats_spearman(bd->pb, bd->b, nc, &rho, &p) != 0)
+		return CMP_NO_MEMORY;
+	if (p < row->drift_p) {
+		row->drift_rho = rho;
+		row->drift_p = p;
+	}
+	row->d = row->d_rank;
+	row->drift = row->drift_p < CMP_DRIFT_P;
+	row->usable = 1;
+	return 0;
+}
+
+int cmp_row_paired(struct cmp_builder *b, struct cmp_row *row, size_t w, size_t p, size_t ca,
+                   size_t ba)
+{
+	const struct rf_doc *doc = b->r->base;
+	size_t n = 0, nr = 0;
+
+	cmp_row_sides(b, row, doc, ba, w, doc, ca, w, p);
+	for (size_t i = 0; i < doc->nrounds; i++) {
+		const struct rf_run *rb = rf_run(doc, i, ba, w), *rc = rf_run(doc, i, ca, w);
+		const double tb = rb->t_regime[b->g][p], tc = rc->t_regime[b->g][p];
+		if (!rb->ok || !rc->ok || !(tb > 0 && tc > 0))
+			continue;
+		if (rb->max_rss_kib > 0 && rc->max_rss_kib > 0)
+			b->rss[nr++] = rc->max_rss_kib / rb->max_rss_kib;
+		row->flagged += noise_spiked(b->r->flags, b->r->nflags, doc, i, ba, w) ||
+		                noise_spiked(b->r->flags, b->r->nflags, doc, i, ca, w);
+		b->pa[n] = (double)i;
+		b->a[n++] = stats_log_ratio(tc, tb);
+	}
+	row->rss_ratio = cmp_median(b->rss, nr);
+	row->rss_n = nr;
+	return paired_stats(b, row, n);
+}
+
+static size_t log_times(struct cmp_builder *b, const struct rf_doc *doc, size_t arm, size_t w,
+                        size_t p, double *out, double *pos, size_t *flagged)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < doc->nrounds; i++) {
+		const struct rf_run *run = rf_run(doc, i, arm, w);
+		if (!run->ok || !(run->t_regime[b->g][p] > 0))
+			continue;
+		*flagged += noise_spiked(b->r->flags, b->r->nflags, doc, i, arm, w);
+		pos[n] = (double)i;
+		out[n++] = log(run->t_regime[b->g][p]);
+	}
+	return n;
+}
+
+int cmp_row_unpaired(struct cmp_builder *b, struct cmp_row *row, size_t wb, size_t wc, size_t p,
+                     size_t ab, size_t ac)
+{
+	const struct cmp_report *r = b->r;
+	size_t nb, nc;
+
+	cmp_row_sides(b, row, r->base, ab, wb, r->cand, ac, wc, p);
+	row->rss_ratio = row->peak_cand_kib / row->peak_base_kib;
+	nb = log_times(b, r->base, ab, wb, p, b->a, b->pa, &row->flagged);
+	nc = log_times(b, r->cand, ac, wc, p, b->b, b->pb, &row->flagged);
+	row->rss_n = nb < nc ? nb : nc;
+	return unpaired_stats(b, row, nb, nc);
+}
+
+/* Per round, the mean over the set's workloads of the log time of one arm (two files) or of the
+ * log ratio (paired, cand_arm != base_arm); rounds where any run failed are skipped. */
+static size_t gm_series(const struct rf_doc *doc, const struct cmp_gm_set *s, enum rf_regime g,
+                        size_t arm, int ratio, size_t base_arm, double *out, double *pos)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < doc->nrounds; i++) {
+		double sum = 0;
+		size_t k;
+		for (k = 0; k < s->n; k++) {
+			const struct rf_run *rc = rf_run(doc, i, arm, s->w[k]);
+			const struct rf_run *rb = rf_run(doc, i, base_arm, s->w[k]);
+			const double tc = rc->t_regime[g][s->ph[k]], tb = rb->t_regime[g][s->ph[k]];
+			if (!(rc->ok && tc > 0) || (ratio && !(rb->ok && tb > 0)))
+				break;
+			sum += ratio ? stats_log_ratio(tc, tb) : log(tc);
+		}
+		if (k < s->n)
+			continue;
+		pos[n] = (double)i;
+		out[n++] = sum / (double)s->n;
+	}
+	return n;
+}
+
+int cmp_row_geomean(struct cmp_builder *b, struct cmp_row *row, const struct cmp_gm_set *sb,
+                    const struct cmp_gm_set *sc, size_t ab, size_t ac)
+{
+	const struct cmp_report *r = b->r;
+	size_t nb, nc;
+
+	if (r->paired) {
+		row->n_base = gm_series(r->base, sb, b->g, ab, 0, ab, b->b, b->pb);
+		row->n_cand = gm_series(r->base, sb, b->g, ac, 0, ac, b->b, b->pb);
+		return paired_stats(b, row, gm_series(r->base, sb, b->g, ac, 1, ab, b->a, b->pa));
+	}
+	nb = gm_series(r->base, sb, b->g, ab, 0, ab, b->a, b->pa);
+	nc = gm_series(r->cand, sc, b->g, ac, 0, ac, b->b, b->pb);
+	return unpaired_stats(b, row, nb, nc);
+}

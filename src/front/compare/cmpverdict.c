@@ -1,0 +1,196 @@
+/* cmpverdict.c - the report-wide pass of a comparison (compare.h): Holm's correction and each
+ * row's verdict, then the warnings a reader must see (drift, too few rounds, insufficient data,
+ * regimes, never-settled runs, telemetry). */
+#include "front/compare/cmpint.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define warnf(b, ...) (noise_warnf(&(b)->r->warn, &(b)->r->nwarn, __VA_ARGS__) ? CMP_NO_MEMORY : 0)
+
+/* Holm over the usable rows; a row left undecided whose rounds could not have decided it (n below
+ * the report's rounds rule, stats.h) says so instead of "no detectable difference". */
+int cmp_decide(struct cmp_builder *b)
+{
+	struct cmp_report *r = b->r;
+	double *p = calloc(r->nrows + 1, sizeof *p), *adj = calloc(r->nrows + 1, sizeof *adj);
+	double alpha = 1.0 - r->conf;
+	size_t m = 0, k = 0;
+
+	if (!p || !adj) {
+		free(p);
+		free(adj);
+		return CMP_NO_MEMORY;
+	}
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].usable)
+			p[m++] = r->rows[i].p;
+	r->need = r->paired ? stats_signrank_min_n(alpha, m ? m : 1)
+	                    : stats_ranksum_min_n(alpha, m ? m : 1);
+	if (m && stats_holm(p, m, adj) != 0)
+		m = (size_t)-1;
+	for (size_t i = 0; m != (size_t)-1 && i < r->nrows; i++) {
+		struct cmp_row *row = &r->rows[i];
+		if (!row->usable)
+			continue;
+		row->p_holm = adj[k++];
+		row->verdict = CMP_NO_DIFFERENCE;
+		if (row->p_holm < alpha && row->d.hi < 0)
+			row->verdict = CMP_FASTER;
+		else if (row->p_holm < alpha && row->d.lo > 0)
+			row->verdict = CMP_SLOWER;
+		else if (row->n < r->need) {
+			row->verdict = CMP_TOO_FEW;
+			row->need = r->need;
+		}
+	}
+	free(p);
+	free(adj);
+	return m == (size_t)-1 ? CMP_NO_MEMORY : 0;
+}
+
+static const char *row_name(const struct cmp_row *row, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s %s %s vs %s", row->workload ? row->workload : "geomean",
+	         row->phase, rf_regime_name(row->regime), row->candidate, row->baseline);
+	return buf;
+}
+
+/* Regimes left out, records without regime fields, runs that never settled. */
+static int regime_warnings(struct cmp_builder *b)
+{
+	struct cmp_report *r = b->r;
+	int rc = 0;
+
+	for (const struct rf_doc *d = r->base; d && rc == 0; d = d == r->cand ? NULL : r->cand) {
+		if (r->regimes == CMP_REGIMES_BOTH && !d->commands &&
+		    !(r->compared[RF_COLD] && r->compared[RF_STEADY]) &&
+		    !(d->has_regime[RF_COLD] && d->has_regime[RF_STEADY]))
+			rc = warnf(b, "%s measured %s: only the %s regime is compared", d->path,
+			           rf_regimes_measured(d),
+			           rf_regime_name(r->compared[RF_STEADY] ? RF_STEADY : RF_COLD));
+		if (rc == 0 && d->legacy_reps && d->has_regime[RF_STEADY])
+			rc = warnf(
+			    b,
+			    "%s: records without regime fields: their first rep counts as cold, "
+			    "their last (up to 3) as steady",
+			    d->path);
+		for (size_t a = 0; rc == 0 && r->compared[RF_STEADY] && a < d->narms; a++)
+			for (size_t w = 0; rc == 0 && w < d->nwl; w++) {
+				size_t n = 0, bad = 0;
+				for (size_t i = 0; i < d->nrounds; i++) {
+					const struct rf_run *run = rf_run(d, i, a, w);
+					n += run->ok;
+					bad += run->ok && run->settled == 0;
+				}
+				if (bad)
+					rc = warnf(
+					    b,
+					    "%s: %s on %s: %zu of %zu runs never settled (hit "
+					    "the cap of reps or time): their steady time is the "
+					    "median of their last reps",
+					    d->path, d->arms[a], d->wl[w].name, bad, n);
+			}
+		if (r->paired)
+			break;
+	}
+	return rc;
+}
+
+/* Flagged runs of arm a of doc: each (round, workload) once, whatever number of metrics. */
+static size_t flagged_runs(const struct cmp_report *r, const struct rf_doc *doc, size_t a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->nflags; i++) {
+		const struct noise_flag *f = &r->flags[i];
+		size_t j = 0;
+		if (f->doc != doc || f->arm != a)
+			continue;
+		while (j < i && !(r->flags[j].doc == doc && r->flags[j].arm == a &&
+		                  r->flags[j].pos == f->pos && r->flags[j].wl == f->wl))
+			j++;
+		n += j == i;
+	}
+	return n;
+}
+
+/* One line: how many runs lie beyond this bench's normal telemetry, per arm, and where the list
+ * is. */
+static int telemetry_warning(struct cmp_builder *b)
+{
+	const struct cmp_report *r = b->r;
+	char per[1024] = "";
+	size_t k = 0, total = 0;
+
+	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
+		for (size_t a = 0; a < d->narms && k < sizeof per; a++) {
+			size_t n = flagged_runs(r, d, a);
+			total += n;
+			k += (size_t)snprintf(per + k, sizeof per - k, "%s%s%s %zu", k ? ", " : "",
+			                      d->arms[a],
+			                      r->paired      ? ""
+			                      : d == r->base ? " (1st file)"
+			                                     : " (2nd file)",
+			                      n);
+		}
+		if (r->paired)
+			break;
+	}
+	return warnf(
+	    b,
+	    "telemetry: %zu run%s beyond this bench's normal context switches, steal or "
+	    "load (Q3 + %g IQR of its own runs that had any): %s; each is listed in compare "
+	    "--format "
+	    "json (telemetry_flags): rerun on a quieter machine if they cluster in one arm",
+	    total, total == 1 ? "" : "s", NOISE_FENCE_IQR, per);
+}
+
+int cmp_warnings(struct cmp_builder *b)
+{
+	struct cmp_report *r = b->r;
+	size_t insufficient = 0, m = 0, too_few = 0, few_n = 0;
+	char name[512];
+	int rc = 0;
+
+	for (size_t i = 0; i < r->nrows; i++)
+		m += r->rows[i].usable;
+	for (size_t i = 0; i < r->nrows && rc == 0; i++) {
+		const struct cmp_row *row = &r->rows[i];
+		insufficient += !row->usable;
+		if (!row->usable)
+			continue;
+		if (row->verdict == CMP_TOO_FEW) {
+			too_few++;
+			few_n = row->n;
+		}
+		if (rc == 0 && row->drift_p < CMP_DRIFT_P)
+			rc = warnf(b,
+			           "%s: %s trend with round index (Spearman rho %.2f, p %.2g < "
+			           "%.2g): rounds are not exchangeable",
+			           row_name(row, name, sizeof name),
+			           r->paired ? "log ratios" : "log times", row->drift_rho,
+			           row->drift_p, CMP_DRIFT_P);
+	}
+	if (rc == 0 && too_few) {
+		r->verdict_warning = (long)r->nwarn;
+		rc = warnf(
+		    b,
+		    "%zu comparison%s too few rounds for a verdict (n = %zu): %zu comparisons "
+		    "at alpha %.2g need %zu %s (the smallest n with %s <= alpha/%zu); run "
+		    "more rounds or compare less (--candidate, --workload, --phase)",
+		    too_few, too_few == 1 ? " has" : "s have", few_n, m, 1 - r->conf, r->need,
+		    r->paired ? "paired rounds" : "rounds per file",
+		    r->paired ? "2/2^n" : "2/C(2n,n)", m);
+	}
+	if (rc == 0 && insufficient)
+		rc = warnf(b, "%zu comparison%s with fewer than 2 usable rounds: insufficient data",
+		           insufficient, insufficient == 1 ? "" : "s");
+	if (rc == 0)
+		rc = regime_warnings(b);
+	if (rc == 0 && r->nflags) {
+		r->telemetry_warning = (long)r->nwarn;
+		rc = telemetry_warning(b);
+	}
+	return rc;
+}

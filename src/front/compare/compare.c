@@ -1,0 +1,397 @@
+/* compare.c - cmp_build's orchestration (docs/methodology.md): checks the names asked for, picks
+ * the regimes and arms, adds the rows (statistics in cmprow.c, per-side summaries in cmpside.c)
+ * and the geometric mean, then Holm, verdicts and warnings (cmpverdict.c); plus the names of
+ * verdicts and regimes. Telemetry spikes come from noise.c. */
+#include "front/compare/cmpint.h"
+
+#include "common/errmsg.h"
+#include "common/status.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double cmp_speedup(double d)
+{
+	return exp(-d);
+}
+
+double cmp_improvement(double d)
+{
+	return (1.0 - exp(d)) * 100.0;
+}
+
+static const char *const regimes_names[CMP_REGIMES_COUNT] = {"both", "cold", "steady"};
+
+int cmp_regimes_parse(const char *s, enum cmp_regimes *out)
+{
+	for (int i = 0; i < CMP_REGIMES_COUNT; i++)
+		if (strcmp(s, regimes_names[i]) == 0) {
+			*out = (enum cmp_regimes)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *cmp_regimes_name(enum cmp_regimes r)
+{
+	return (unsigned)r < CMP_REGIMES_COUNT ? regimes_names[r] : "both";
+}
+
+const char *cmp_verdict_name(enum cmp_verdict v)
+{
+	switch (v) {
+	case CMP_FASTER:
+		return "faster";
+	case CMP_SLOWER:
+		return "slower";
+	case CMP_NO_DIFFERENCE:
+		return "no detectable difference";
+	case CMP_TOO_FEW:
+		return "too few rounds for a verdict";
+	default:
+		return "insufficient data";
+	}
+}
+
+const char *cmp_verdict_text(const struct cmp_row *row, char *buf, size_t len)
+{
+	if (row->verdict == CMP_TOO_FEW)
+		snprintf(buf, len, "%s: need %zu", cmp_verdict_name(row->verdict), row->need);
+	else
+		snprintf(buf, len, "%s", cmp_verdict_name(row->verdict));
+	return buf;
+}
+
+static int want_phase(const struct cmp_opts *o, const struct rf_workload *w, size_t p)
+{
+	if (o->phase)
+		return strcmp(w->phases[p], o->phase) == 0;
+	if (o->all_phases || w->show_phases)
+		return 1;
+	return strcmp(w->phases[p], "total") == 0;
+}
+
+static void join_names(char *buf, size_t len, char *const *names, size_t n)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", names[i]);
+}
+
+static size_t common(char *const *x, size_t nx, char *const *y, size_t ny)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < nx; i++)
+		for (size_t j = 0; j < ny; j++)
+			n += strcmp(x[i], y[j]) == 0;
+	return n;
+}
+
+static int check_names(const struct rf_doc *b, const struct rf_doc *c, const struct cmp_opts *o,
+                       char *err, size_t errlen)
+{
+	char list[1024];
+
+	if (c && o->baseline)
+		return errmsg_fail(err, errlen,
+		                   "--baseline applies to one results file; with two, every arm "
+		                   "of the second is compared with the same arm of the first");
+	if (c && o->bootstrap)
+		return errmsg_fail(err, errlen,
+		                   "--bootstrap needs paired rounds (one results file)");
+	if (o->bootstrap && (double)o->bootstrap * (double)b->nrounds > CMP_MAX_BOOT_POINTS)
+		return errmsg_fail(
+		    err, errlen,
+		    "--bootstrap %u over %zu rounds: resamples x rounds exceeds %.0e; "
+		    "use fewer resamples or the signed-rank interval",
+		    o->bootstrap, b->nrounds, CMP_MAX_BOOT_POINTS);
+	if (c && common(b->arms, b->narms, c->arms, c->narms) == 0)
+		return errmsg_fail(err, errlen, "%s and %s share no arm: nothing to compare",
+		                   b->path, c->path);
+	for (const struct rf_doc *d = b; d; d = d == c ? NULL : c) {
+		if (o->candidate && rf_arm(d, o->candidate) < 0) {
+			join_names(list, sizeof list, d->arms, d->narms);
+			return errmsg_fail(err, errlen, "%s: unknown candidate '%s' (arms: %s)",
+			                   d->path, o->candidate, list);
+		}
+		if (o->workload && rf_workload(d, o->workload) < 0) {
+			char *names[64];
+			size_t n = d->nwl < 64 ? d->nwl : 64;
+			for (size_t i = 0; i < n; i++)
+				names[i] = d->wl[i].name;
+			join_names(list, sizeof list, names, n);
+			return errmsg_fail(err, errlen, "%s: unknown workload '%s' (workloads: %s)",
+			                   d->path, o->workload, list);
+		}
+		if (!c)
+			break;
+	}
+	if (o->phase) {
+		int found = 0;
+		for (size_t w = 0; w < b->nwl && !found; w++)
+			found = (!o->workload || strcmp(b->wl[w].name, o->workload) == 0) &&
+			        rf_phase(&b->wl[w], o->phase) >= 0;
+		if (!found)
+			return errmsg_fail(err, errlen, "%s: unknown phase '%s'%s%s", b->path,
+			                   o->phase, o->workload ? " of workload " : "",
+			                   o->workload ? o->workload : "");
+	}
+	return 0;
+}
+
+static int selected(const struct cmp_opts *o, const char *wl)
+{
+	return !o->workload || strcmp(o->workload, wl) == 0;
+}
+
+static struct cmp_row *new_row(struct cmp_builder *b, const char *wl, const char *phase,
+                               const char *cand, const char *base)
+{
+	struct cmp_row *row = &b->r->rows[b->r->nrows++];
+
+	memset(row, 0, sizeof *row);
+	cmp_row_set_na(row);
+	row->workload = wl;
+	row->regime = b->g;
+	row->phase = phase;
+	row->candidate = cand;
+	row->baseline = base;
+	return row;
+}
+
+/* Candidate arm indices into cand (paired: into base) and their baseline indices. */
+static size_t pick_arms(const struct cmp_report *r, const struct cmp_opts *o, size_t base_arm,
+                        size_t *ca, size_t *ba)
+{
+	const struct rf_doc *c = r->paired ? r->base : r->cand;
+	size_t n = 0;
+
+	for (size_t a = 0; a < c->narms; a++) {
+		int b = r->paired ? (int)base_arm : rf_arm(r->base, c->arms[a]);
+		if (b < 0 || (r->paired && a == base_arm) ||
+		    (o->candidate && strcmp(o->candidate, c->arms[a]) != 0))
+			continue;
+		ca[n] = a;
+		ba[n++] = (size_t)b;
+	}
+	return n;
+}
+
+/* Rows of one comparison come steady first, cold beside it. */
+static const enum rf_regime regime_order[RF_NREGIMES] = {RF_STEADY, RF_COLD};
+
+static int add_rows(struct cmp_builder *b, size_t base_arm)
+{
+	struct cmp_report *r = b->r;
+	const struct rf_doc *c = r->paired ? r->base : r->cand;
+	const char *gphase = b->o->phase ? b->o->phase : "total";
+	size_t *ca = calloc(c->narms + 1, sizeof *ca), *ba = calloc(c->narms + 1, sizeof *ba);
+	size_t narms = ca && ba ? pick_arms(r, b->o, base_arm, ca, ba) : 0;
+	struct cmp_gm_set sb = {0}, sc = {0};
+	int rc = ca && ba ? 0 : CMP_NO_MEMORY;
+
+	sb.w = calloc(c->nwl + 1, sizeof *sb.w);
+	sb.ph = calloc(c->nwl + 1, sizeof *sb.ph);
+	sc.w = calloc(c->nwl + 1, sizeof *sc.w);
+	sc.ph = calloc(c->nwl + 1, sizeof *sc.ph);
+	if (!sb.w || !sb.ph || !sc.w || !sc.ph)
+		rc = CMP_NO_MEMORY;
+	for (size_t wc = 0; rc == 0 && wc < c->nwl; wc++) {
+		const struct rf_workload *w = &c->wl[wc];
+		int wb = r->paired ? (int)wc : rf_workload(r->base, w->name);
+		if (wb < 0 || !selected(b->o, w->name))
+			continue;
+		for (size_t p = 0; rc == 0 && p < w->nphases; p++) {
+			if (!want_phase(b->o, w, p))
+				continue;
+			int pb = rf_phase(&r->base->wl[wb], w->phases[p]);
+			if (pb < 0)
+				continue;
+			if (strcmp(w->phases[p], gphase) == 0) {
+				sb.w[sb.n] = (size_t)wb;
+				sb.ph[sb.n++] = (size_t)pb;
+				sc.w[sc.n] = wc;
+				sc.ph[sc.n++] = p;
+			}
+			for (size_t k = 0; rc == 0 && k < narms; k++)
+				for (int i = 0; rc == 0 && i < RF_NREGIMES; i++) {
+					struct cmp_row *row;
+					if (!r->compared[b->g = regime_order[i]])
+						continue;
+					row = new_row(b, w->name, w->phases[p], c->arms[ca[k]],
+					              r->base->arms[ba[k]]);
+					rc = r->paired ? cmp_row_paired(b, row, wc, p, ca[k], ba[k])
+					               : cmp_row_unpaired(b, row, (size_t)wb, wc,
+					                                  (size_t)pb, ba[k], ca[k]);
+				}
+		}
+	}
+	for (size_t k = 0; rc == 0 && sb.n >= 2 && k < narms; k++)
+		for (int i = 0; rc == 0 && i < RF_NREGIMES; i++) {
+			struct cmp_row *row;
+			if (!r->compared[b->g = regime_order[i]])
+				continue;
+			row = new_row(b, NULL, gphase, c->arms[ca[k]], r->base->arms[ba[k]]);
+			rc = cmp_row_geomean(b, row, &sb, &sc, ba[k], ca[k]);
+		}
+	free(sb.w);
+	free(sb.ph);
+	free(sc.w);
+	free(sc.ph);
+	free(ca);
+	free(ba);
+	return rc;
+}
+
+/* The regimes to compare: those asked for that both documents measured. Asking for one that a
+ * document lacks is refused; with both asked, a missing one is left out (the report says so).
+ * Documents without any ok run compare the cold regime, which then has insufficient data. */
+static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const struct rf_doc *cand,
+                        const struct cmp_opts *o, char *err, size_t errlen)
+{
+	int any = 0;
+
+	r->regimes = o->regimes;
+	for (int g = 0; g < RF_NREGIMES; g++) {
+		int want = o->regimes == CMP_REGIMES_BOTH ||
+		           (g == RF_COLD) == (o->regimes == CMP_REGIMES_COLD);
+		const struct rf_doc *lacks = !base->has_regime[g]           ? base
+		                             : cand && !cand->has_regime[g] ? cand
+		                                                            : NULL;
+		if (want && lacks && o->regimes != CMP_REGIMES_BOTH &&
+		    (lacks->has_regime[RF_COLD] || lacks->has_regime[RF_STEADY]))
+			return errmsg_fail(err, errlen, "%s measured %s: no %s times to compare%s",
+			                   lacks->path, rf_regimes_measured(lacks),
+			                   rf_regime_name(g),
+			                   g == RF_STEADY ? " (rerun the bench with --reps auto, "
+			                                    "the default, or use --regime cold)"
+			                                  : "");
+		r->compared[g] = want && !lacks;
+		any |= r->compared[g];
+	}
+	if (!any)
+		r->compared[o->regimes == CMP_REGIMES_STEADY ? RF_STEADY : RF_COLD] = 1;
+	return 0;
+}
+
+int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct cmp_opts *o,
+              struct cmp_report **out, char *err, size_t errlen)
+{
+	struct cmp_report *r = calloc(1, sizeof *r);
+	struct cmp_builder b = {.r = r, .o = o};
+	const struct rf_doc *c = cand ? cand : base;
+	const char *bname = o->baseline ? o->baseline : base->commands ? base->arms[0] : "system";
+	int ba = -1, rc;
+	char list[1024];
+
+	*out = NULL;
+	if (!r)
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	r->paired = cand == NULL;
+	r->verdict_warning = -1;
+	r->telemetry_warning = -1;
+	r->base = base;
+	r->cand = c;
+	r->conf = o->conf;
+	r->bootstrap = o->bootstrap;
+	r->seed = o->seed;
+	if ((rc = check_names(base, cand, o, err, errlen)) != 0 ||
+	    (cand && (rc = rf_same_work(base, cand, err, errlen)) != 0)) {
+		cmp_free(r);
+		return rc == CMP_NO_MEMORY ? ST_FAIL : ST_USAGE;
+	}
+	if (r->paired && (ba = rf_arm(base, bname)) < 0) {
+		join_names(list, sizeof list, base->arms, base->narms);
+		errmsg_fail(err, errlen, "%s: baseline '%s' is not in the file (arms: %s)%s",
+		            base->path, bname, list,
+		            o->baseline ? "" : "; name one with --baseline");
+		cmp_free(r);
+		return ST_USAGE;
+	}
+	if (r->paired && o->candidate && strcmp(o->candidate, bname) == 0) {
+		errmsg_fail(err, errlen, "candidate and baseline are both '%s'", bname);
+		cmp_free(r);
+		return ST_USAGE;
+	}
+	if (r->paired)
+		r->baseline = base->arms[ba];
+	if (pick_regimes(r, base, cand, o, err, errlen) != 0) {
+		cmp_free(r);
+		return ST_USAGE;
+	}
+	b.cap = 1;
+	for (const struct rf_doc *d = base; d; d = d == c ? NULL : c)
+		if (d->nrounds * d->narms + 1 > b.cap)
+			b.cap = d->nrounds * d->narms + 1;
+	b.a = calloc(b.cap, sizeof *b.a);
+	b.b = calloc(b.cap, sizeof *b.b);
+	b.pa = calloc(b.cap, sizeof *b.pa);
+	b.pb = calloc(b.cap, sizeof *b.pb);
+	b.rss = calloc(b.cap, sizeof *b.rss);
+	r->rows = calloc(RF_NREGIMES * (c->nwl * RF_MAX_PHASES * c->narms + c->narms) + 1,
+	                 sizeof *r->rows);
+	rc = b.a && b.b && b.pa && b.pb && b.rss && r->rows ? 0 : CMP_NO_MEMORY;
+	if (rc == 0 && noise_flag_spikes(base, &r->flags, &r->nflags) != 0)
+		rc = CMP_NO_MEMORY;
+	if (rc == 0 && cand && noise_flag_spikes(cand, &r->flags, &r->nflags) != 0)
+		rc = CMP_NO_MEMORY;
+	if (rc == 0)
+		rc = add_rows(&b, ba < 0 ? 0 : (size_t)ba);
+	if (rc == 0 && r->nrows == 0 && r->paired)
+		rc = errmsg_fail(err, errlen, "%s: no arm to compare with the baseline %s",
+		                 base->path, r->baseline);
+	else if (rc == 0 && r->nrows == 0)
+		rc = errmsg_fail(err, errlen, "%s and %s share no workload: nothing to compare",
+		                 base->path, c->path);
+	if (rc == 0)
+		rc = cmp_decide(&b);
+	if (rc == 0 && noise_doc_warnings(base, cand, &r->warn, &r->nwarn) != 0)
+		rc = CMP_NO_MEMORY;
+	if (rc == 0)
+		rc = cmp_warnings(&b);
+	free(b.a);
+	free(b.b);
+	free(b.pa);
+	free(b.pb);
+	free(b.rss);
+	if (rc != 0) {
+		if (rc == CMP_NO_MEMORY)
+			snprintf(err, errlen, "out of memory");
+		cmp_free(r);
+		return rc == CMP_NO_MEMORY ? ST_FAIL : ST_USAGE;
+	}
+	*out = r;
+	return ST_OK;
+}
+
+void cmp_drop_telemetry(struct cmp_report *r)
+{
+	long t = r->telemetry_warning;
+
+	r->nflags = 0;
+	if (t < 0)
+		return;
+	free(r->warn[t]);
+	memmove(&r->warn[t], &r->warn[t + 1], (r->nwarn - (size_t)t - 1) * sizeof *r->warn);
+	r->nwarn--;
+	if (r->verdict_warning > t)
+		r->verdict_warning--;
+	r->telemetry_warning = -1;
+}
+
+void cmp_free(struct cmp_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nwarn; i++)
+		free(r->warn[i]);
+	free(r->warn);
+	free(r->rows);
+	free(r->flags);
+	free(r);
+}

@@ -1,0 +1,161 @@
+/* compare.h - the analysis behind `allocab compare` and `allocab gate`: from loaded results to a
+ * list of comparisons (speedup, interval, p-values, verdict, memory), the failed runs, the rounds
+ * whose noise telemetry spiked and the warnings a reader must see. Plain structs, no printing;
+ * front/export/export.h renders them. Method: docs/methodology.md. */
+#ifndef ALLOCAB_COMPARE_H
+#define ALLOCAB_COMPARE_H
+
+#include "front/results/results.h"
+#include "front/stats/stats.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CMP_CONVENTION                                                                             \
+	"speedup 1.12x means the candidate takes 1/1.12 of the baseline's time; "                  \
+	"improvement % = (1 - t_candidate/t_baseline) x 100"
+#define CMP_MIN_BOOTSTRAP 10000
+#define CMP_MAX_BOOTSTRAP 100000
+/* Bootstrap cost: resamples x measured rounds, each resample one Hodges-Lehmann estimate. */
+#define CMP_MAX_BOOT_POINTS 1e7
+#define CMP_DRIFT_P         0.01 /* Spearman p below which rounds are not exchangeable */
+
+/* CMP_TOO_FEW: no verdict yet, and none possible with these rounds: the exact test's smallest
+ * p-value cannot pass Holm's first step over the report's m comparisons (cmp_row.need). */
+enum cmp_verdict { CMP_INSUFFICIENT, CMP_NO_DIFFERENCE, CMP_FASTER, CMP_SLOWER, CMP_TOO_FEW };
+
+/* Which regimes a report compares (--regime): both (steady rows first), or one. */
+enum cmp_regimes { CMP_REGIMES_BOTH, CMP_REGIMES_COLD, CMP_REGIMES_STEADY };
+#define CMP_REGIMES_COUNT 3
+
+/* "both", "cold", "steady": 0 and *out, or -1. */
+int cmp_regimes_parse(const char *s, enum cmp_regimes *out);
+/* The name of r ("both" for a value out of range). */
+const char *cmp_regimes_name(enum cmp_regimes r);
+
+struct cmp_opts {
+	const char *baseline;  /* one file: the baseline arm; NULL = system (commands: first arm) */
+	const char *candidate; /* NULL = every arm but the baseline (two files: every common arm) */
+	const char *workload;  /* NULL = every workload */
+	const char *phase;  /* NULL = the total, or every phase of a workload flagged show_phases */
+	int all_phases;     /* every phase of every workload */
+	double conf;        /* interval level, e.g. 0.95; alpha = 1 - conf */
+	uint32_t bootstrap; /* 0 = signed-rank interval; else resamples (>= CMP_MIN_BOOTSTRAP) */
+	uint64_t seed;      /* bootstrap seed */
+	enum cmp_regimes regimes; /* both by default */
+};
+
+/* One comparison. d is the log ratio ln(t_candidate / t_baseline): negative = candidate faster. */
+struct cmp_row {
+	const char *workload; /* NULL: the geometric mean over workloads */
+	const char *phase, *candidate, *baseline;
+	enum rf_regime regime;   /* the times compared: the cold rep or the steady reps */
+	size_t n;                /* paired: usable rounds; two files: min(n_base, n_cand) */
+	size_t n_base, n_cand;   /* ok runs behind each side */
+	int usable;              /* n >= 2: the figures below are set, else NAN */
+	struct stats_interval d; /* estimate and the interval used for verdict and gate */
+	struct stats_interval
+	    d_rank; /* signed-rank (paired) or Mann-Whitney (two files) interval */
+	int has_boot;
+	struct stats_interval d_boot; /* percentile bootstrap, when asked for (paired only) */
+	double sd;                    /* standard deviation of the per-round log ratios (paired) */
+	double p, p_holm; /* Wilcoxon signed-rank (paired) or Mann-Whitney; Holm over the report */
+	enum cmp_verdict verdict;
+	double med_base_ns, med_cand_ns; /* median times over the ok runs of each side */
+	double rss_ratio; /* peak RSS, candidate / baseline: median of paired ratios */
+	size_t rss_n;
+	double retained_base, retained_cand; /* median retained RSS, bytes */
+	double peak_base_kib, peak_cand_kib; /* median peak RSS */
+	/* per side, over its ok runs: median time of each regime (NAN: none), median resident set
+	 * after the first and after the last rep, median growth (last - first), runs that did not
+	 * settle (record.regimes.settled false) */
+	double med_regime_base[RF_NREGIMES], med_regime_cand[RF_NREGIMES];
+	double rss_first_base, rss_first_cand, rss_last_base, rss_last_cand;
+	double growth_base, growth_cand;
+	size_t unsettled_base, unsettled_cand;
+	double drift_rho, drift_p; /* log ratios (two files: log times) against round index */
+	int drift;                 /* drift_p < CMP_DRIFT_P */
+	size_t flagged;            /* usable rounds with a telemetry spike on either side */
+	double floor_pct; /* noise floor from a calibration: MDE in % at n rounds; NAN if none */
+	size_t need; /* CMP_TOO_FEW: rounds (per file with two files) a verdict needs; else 0 */
+};
+
+struct cmp_report {
+	int paired;                       /* one file: rounds paired; else two-sample */
+	enum cmp_regimes regimes;         /* as asked */
+	int compared[RF_NREGIMES];        /* regimes that have rows */
+	const struct rf_doc *base, *cand; /* the same document when paired */
+	const char *baseline;             /* paired: the baseline arm */
+	double conf;
+	uint32_t bootstrap;
+	uint64_t seed;
+	size_t nrows, nflags, nwarn;
+	struct cmp_row *rows;
+	struct noise_flag *flags; /* telemetry spikes in the documents compared */
+	char **warn;              /* one line each, no newline */
+	const char *calibration;  /* what floor_pct comes from (front/calib/calib.h), or NULL; not owned */
+	long verdict_warning;     /* index in warn of the note that Holm leaves no verdict possible
+	                             (irrelevant to the gate), or -1 */
+	size_t need;              /* rounds every comparison of the report needs for a verdict */
+	long telemetry_warning;   /* index in warn of the telemetry counts, or -1 */
+};
+
+/* Builds the comparisons of cand against base (cand NULL: one file, arms paired by round).
+ * Returns ST_OK (common/status.h) and in *out a report the caller frees with cmp_free, which
+ * points into base and cand (keep them alive); or, with a one-line reason in err, ST_USAGE for
+ * input that cannot be compared (unknown arm/workload/phase, files that did different work or
+ * share no arm) and ST_FAIL when memory ran out. */
+int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct cmp_opts *o,
+              struct cmp_report **out, char *err, size_t errlen);
+void cmp_free(struct cmp_report *r);
+/* Leaves the runs' telemetry out of r: its warning and its flags (for a summary that must stay
+ * short; the comparisons keep their telemetry_flagged_rounds). */
+void cmp_drop_telemetry(struct cmp_report *r);
+
+/* Conversions from a log ratio d = ln(t_candidate / t_baseline). */
+double cmp_speedup(double d);     /* exp(-d) */
+double cmp_improvement(double d); /* (1 - exp(d)) x 100 */
+/* The verdict's stable name: "faster", "slower", "no detectable difference", "insufficient data"
+ * or "too few rounds for a verdict". */
+const char *cmp_verdict_name(enum cmp_verdict v);
+/* The verdict as a reader sees it: the name, and for CMP_TOO_FEW ": need N". Returns buf. */
+const char *cmp_verdict_text(const struct cmp_row *row, char *buf, size_t len);
+
+/* Noise (noise.c): runs disturbed from outside the benchmark: a run whose involuntary context switches,
+ * stolen CPU time or load average lie beyond what this very bench shows as normal for the machine
+ * is flagged, so that a reader can see which rounds to distrust. Flags never remove data:
+ * dropping rounds after looking at them would bias the estimate. Also the warnings about the
+ * documents: a different machine or allocator environment moves numbers as much as an allocator.
+ * Method: docs/methodology.md, "Noise telemetry and drift". */
+#define NOISE_FENCE_IQR 3.0 /* flagged: value > max(Q3 + 3 IQR of the values above 0, floor) */
+
+struct noise_flag {
+	const struct rf_doc *doc;
+	size_t pos;         /* position among the document's measured rounds */
+	size_t round;       /* the round's index */
+	size_t arm, wl;     /* indices into the document */
+	const char *metric; /* static name, e.g. "loadavg_1m" */
+	double value, threshold;
+};
+
+/* Appends a flag to *flags (grown with realloc, owned by the caller) for every ok measured run of
+ * doc whose telemetry lies beyond the bench's normal: Q3 + NOISE_FENCE_IQR x IQR of the values
+ * above 0 (how much there is when there is any) over the ok runs of all arms of the same workload
+ * for context switches, of every workload for the machine-wide steal and load average, and at
+ * least the metric's floor (the floor alone with fewer than 4 such values; nothing with fewer
+ * than 4 runs). Returns 0, or -1 when memory ran out (*flags still valid). */
+int noise_flag_spikes(const struct rf_doc *doc, struct noise_flag **flags, size_t *nflags);
+/* Whether run (pos, arm, wl) of doc carries a flag. */
+int noise_spiked(const struct noise_flag *flags, size_t nflags, const struct rf_doc *doc,
+                 size_t pos, size_t arm, size_t wl);
+/* Appends to *warn (grown with realloc; lines malloc'd, owned by the caller) what a reader must
+ * know about the documents themselves: a bench that did not end as asked (statuses other than
+ * complete, budget and decided), allocator-steering environment
+ * variables, and when b is not NULL a machine fingerprint or environment that differs from a's.
+ * Returns 0, or -1 when memory ran out. */
+int noise_doc_warnings(const struct rf_doc *a, const struct rf_doc *b, char ***warn, size_t *nwarn);
+/* Appends one formatted line to *warn (as noise_doc_warnings). Returns 0, or -1 (memory). */
+int noise_warnf(char ***warn, size_t *nwarn, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

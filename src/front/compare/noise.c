@@ -1,0 +1,201 @@
+/* noise.c - telemetry spike flags (compare.h). Rates are per second of the run's own wall time so
+ * that a slow arm, which naturally collects more context switches, is not flagged for being slow.
+ */
+#include "front/compare/compare.h"
+
+#include "front/stats/stats.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct metric {
+	const char *name;
+	double floor; /* smallest value that counts: a quiet machine must not flag trivial blips */
+	int machine;  /* a property of the machine, pooled over workloads; else per workload */
+	double (*value)(const struct rf_run *run);
+};
+
+static double per_second(double count, const struct rf_run *run)
+{
+	return run->wall_ns > 0 ? count / (run->wall_ns * 1e-9) : NAN;
+}
+
+static double invol_rate(const struct rf_run *run)
+{
+	return per_second(run->invol_ctx, run);
+}
+
+static double steal_rate(const struct rf_run *run)
+{
+	return per_second(run->steal_s, run);
+}
+
+static double loadavg(const struct rf_run *run)
+{
+	return run->loadavg_1m;
+}
+
+static const struct metric metrics[] = {
+    {.name = "involuntary_ctx_switches_per_s", .floor = 20.0, .value = invol_rate},
+    {.name = "steal_cpu_s_per_s", .floor = 0.05, .machine = 1, .value = steal_rate},
+    {.name = "loadavg_1m", .floor = 1.0, .machine = 1, .value = loadavg},
+};
+
+#define NMETRICS (sizeof metrics / sizeof *metrics)
+
+static double value_of(const struct rf_doc *doc, size_t i, size_t a, size_t w, size_t m)
+{
+	const struct rf_run *run = rf_run(doc, i, a, w);
+
+	return run->ok ? metrics[m].value(run) : NAN;
+}
+
+/* Whether metric m of workload w is judged against the runs of workload k. */
+static int same_pool(size_t m, size_t w, size_t k)
+{
+	return metrics[m].machine || w == k;
+}
+
+/* This bench's normal for metric m around workload w, from the ok runs of its pool (every
+ * workload for a machine metric): the upper far-out fence Q3 + k IQR of the values above zero
+ * (how much steal or switching there is when there is any), at least the metric's floor; the
+ * floor with fewer than 4 such values; NAN with fewer than 4 runs. */
+static double normal_limit(const struct rf_doc *doc, size_t w, size_t m, double *v)
+{
+	size_t n = 0, runs = 0;
+
+	for (size_t k = 0; k < doc->nwl; k++)
+		for (size_t i = 0; same_pool(m, w, k) && i < doc->nrounds; i++)
+			for (size_t a = 0; a < doc->narms; a++) {
+				double x = value_of(doc, i, a, k, m);
+				runs += isfinite(x);
+				if (x > 0)
+					v[n++] = x;
+			}
+	if (runs < 4)
+		return NAN;
+	if (n < 4)
+		return metrics[m].floor;
+	double q1 = stats_quantile(v, n, 0.25), q3 = stats_quantile(v, n, 0.75);
+	return fmax(q3 + NOISE_FENCE_IQR * (q3 - q1), metrics[m].floor);
+}
+
+static int flag_metric(const struct rf_doc *doc, size_t w, size_t m, double *v,
+                       struct noise_flag **flags, size_t *nflags)
+{
+	double thr = normal_limit(doc, w, m, v);
+
+	if (isnan(thr))
+		return 0;
+	for (size_t i = 0; i < doc->nrounds; i++)
+		for (size_t a = 0; a < doc->narms; a++) {
+			double x = value_of(doc, i, a, w, m);
+			struct noise_flag *f;
+			if (!(x > thr))
+				continue;
+			if (!(f = realloc(*flags, (*nflags + 1) * sizeof *f)))
+				return -1;
+			*flags = f;
+			f[(*nflags)++] = (struct noise_flag){
+			    .doc = doc,
+			    .pos = i,
+			    .round = doc->round_index[i],
+			    .arm = a,
+			    .wl = w,
+			    .metric = metrics[m].name,
+			    .value = x,
+			    .threshold = thr,
+			};
+		}
+	return 0;
+}
+
+int noise_flag_spikes(const struct rf_doc *doc, struct noise_flag **flags, size_t *nflags)
+{
+	double *v = malloc((doc->nrounds * doc->narms * doc->nwl + 1) * sizeof *v);
+	int rc = v ? 0 : -1;
+
+	for (size_t w = 0; rc == 0 && w < doc->nwl; w++)
+		for (size_t m = 0; rc == 0 && m < NMETRICS; m++)
+			rc = flag_metric(doc, w, m, v, flags, nflags);
+	free(v);
+	return rc;
+}
+
+int noise_spiked(const struct noise_flag *flags, size_t nflags, const struct rf_doc *doc,
+                 size_t pos, size_t arm, size_t wl)
+{
+	for (size_t i = 0; i < nflags; i++)
+		if (flags[i].doc == doc && flags[i].pos == pos && flags[i].arm == arm &&
+		    flags[i].wl == wl)
+			return 1;
+	return 0;
+}
+
+int noise_warnf(char ***warn, size_t *n, const char *fmt, ...)
+{
+	char **w = realloc(*warn, (*n + 1) * sizeof *w);
+	va_list ap;
+	int len;
+
+	if (!w)
+		return -1;
+	*warn = w;
+	va_start(ap, fmt);
+	len = vasprintf(&w[*n], fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+static int steering(const char *env)
+{
+	return env && strcmp(env, "{}") != 0 && strcmp(env, "null") != 0;
+}
+
+int noise_doc_warnings(const struct rf_doc *a, const struct rf_doc *b, char ***warn, size_t *nwarn)
+{
+	int rc = 0;
+
+	for (const struct rf_doc *d = a; d && rc == 0; d = d == b ? NULL : b) {
+		if (strcmp(d->status, "complete") != 0 && strcmp(d->status, "decided") != 0 &&
+		    strcmp(d->status, "budget") != 0)
+			rc = noise_warnf(warn, nwarn,
+			                 "%s: bench status '%s' after %zu measured rounds", d->path,
+			                 d->status, d->nrounds);
+		if (rc == 0 && d->tracking && strcmp(d->tracking, "ptrace") != 0)
+			rc = noise_warnf(warn, nwarn,
+			                 "WARNING: %s: process tracking: %s: processes started "
+			                 "past the probe's exec wrappers could not be seen "
+			                 "(docs/programs.md, \"Process tracking\")",
+			                 d->path, d->tracking);
+		if (rc == 0 && steering(d->env))
+			rc = noise_warnf(warn, nwarn,
+			                 "%s: ran with allocator-steering environment %s", d->path,
+			                 d->env);
+	}
+	if (rc || !b)
+		return rc;
+	if (!a->machine_id[0] || !b->machine_id[0])
+		rc = noise_warnf(warn, nwarn,
+		                 "WARNING: %s has no machine fingerprint: cannot tell whether both "
+		                 "files come from the same machine",
+		                 a->machine_id[0] ? b->path : a->path);
+	else if (strcmp(a->machine_id, b->machine_id) != 0)
+		rc =
+		    noise_warnf(warn, nwarn,
+		                "WARNING: machine fingerprints differ: %s (%s: %s) vs %s (%s: %s): "
+		                "the differences mix machine and allocator effects",
+		                a->path, a->machine_id, a->machine_desc, b->path, b->machine_id,
+		                b->machine_desc);
+	if (rc == 0 && a->env && b->env && strcmp(a->env, b->env) != 0)
+		rc = noise_warnf(warn, nwarn,
+		                 "WARNING: allocator environment differs: %s %s vs %s %s", a->path,
+		                 a->env, b->path, b->env);
+	return rc;
+}

@@ -1,0 +1,217 @@
+/* cells.c - the cell texts of the comparisons table and the per-arm table, shared by the
+ * terminal table and markdown (markup.c) so both show the same numbers. */
+#include "front/export/exportint.h"
+
+#include <math.h>
+#include <string.h>
+
+static void fmt_p(double p, char *buf)
+{
+	if (isnan(p))
+		strcpy(buf, "-");
+	else if (p < 0.001)
+		strcpy(buf, "<0.001");
+	else
+		snprintf(buf, CELL, "%.2g", p);
+}
+
+/* The level the CI column's header names: the one the first comparison that reached the level
+ * asked reached (exact intervals reach a little more), else the level asked; a row at another
+ * level prints its own in the cell. */
+static double head_level(const struct cmp_report *r)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].usable && r->rows[i].d.level + 1e-9 >= r->conf)
+			return r->rows[i].d.level;
+	return r->conf;
+}
+
+/* speedup, interval, improvement, p (Holm) and verdict of one row ("-" where unusable). */
+static void estimate_cells(const struct cmp_report *r, const struct cmp_row *row, char *speedup,
+                           char *ci, char *impr, char *p, char *verdict)
+{
+	if (row)
+		cmp_verdict_text(row, verdict, CELL);
+	else
+		strcpy(verdict, "-");
+	if (!row || !row->usable) {
+		strcpy(speedup, "-");
+		strcpy(ci, "-");
+		strcpy(impr, "-");
+		strcpy(p, "-");
+		return;
+	}
+	snprintf(speedup, CELL, "%.3fx", cmp_speedup(row->d.est));
+	snprintf(ci, CELL, "[%.3f, %.3f]", cmp_speedup(row->d.hi), cmp_speedup(row->d.lo));
+	if (fabs(row->d.level - head_level(r)) > 1e-9)
+		snprintf(ci + strlen(ci), CELL - strlen(ci), " (%.3g%%)", 100 * row->d.level);
+	snprintf(impr, CELL, "%+.1f%%", cmp_improvement(row->d.est));
+	fmt_p(row->p_holm, p);
+}
+
+static void n_cell(const struct cmp_report *r, const struct cmp_row *row, char *buf)
+{
+	if (!row)
+		strcpy(buf, "-");
+	else if (r->paired)
+		snprintf(buf, CELL, "%zu", row->n);
+	else
+		snprintf(buf, CELL, "%zu+%zu", row->n_base, row->n_cand);
+}
+
+/* Whether both regimes are in the table, side by side. */
+static int side_by_side(const struct cmp_report *r)
+{
+	return r->compared[RF_COLD] && r->compared[RF_STEADY];
+}
+
+/* One line of the comparisons table: a row, or side by side the steady row s and the cold row c
+ * of one comparison (either may be NULL). Fills MAXCOL cells. */
+static void line_cells(const struct cmp_report *r, const struct cmp_row *s, const struct cmp_row *c,
+                       char cell[MAXCOL][CELL])
+{
+	const struct cmp_row *any = s ? s : c;
+	char unused[2][CELL];
+	size_t k = 3;
+
+	snprintf(cell[0], CELL, "%s", any->workload ? any->workload : "geomean");
+	snprintf(cell[1], CELL, "%s", any->phase);
+	snprintf(cell[2], CELL, "%s", any->candidate);
+	if (side_by_side(r)) {
+		estimate_cells(r, s, cell[3], cell[4], unused[0], unused[1], cell[5]);
+		estimate_cells(r, c, cell[6], cell[7], unused[0], unused[1], cell[8]);
+		char ns[CELL], nc[CELL];
+		n_cell(r, s, ns);
+		n_cell(r, c, nc);
+		snprintf(cell[9], CELL, "%.60s/%.60s", ns, nc);
+		k = 10;
+	} else {
+		estimate_cells(r, any, cell[3], cell[4], cell[5], cell[6], cell[7]);
+		n_cell(r, any, cell[8]);
+		k = 9;
+	}
+	if (isnan(any->rss_ratio))
+		strcpy(cell[k], "-");
+	else
+		snprintf(cell[k], CELL, "%.2f", any->rss_ratio);
+	if (isnan(any->floor_pct))
+		strcpy(cell[k + 1], "-");
+	else if (isinf(any->floor_pct))
+		strcpy(cell[k + 1], "none yet");
+	else
+		snprintf(cell[k + 1], CELL, "%.1f%%", any->floor_pct);
+}
+
+/* Whether rows x and y are the two regimes of one comparison. */
+static int same_comparison(const struct cmp_row *x, const struct cmp_row *y)
+{
+	return x->regime != y->regime && (x->workload == NULL) == (y->workload == NULL) &&
+	       (!x->workload || strcmp(x->workload, y->workload) == 0) &&
+	       strcmp(x->phase, y->phase) == 0 && strcmp(x->candidate, y->candidate) == 0;
+}
+
+/* The table's header and lines into c (MAXCOL cells per line); returns the lines, header included,
+ * and sets *ncol and the right-aligned columns *right. */
+size_t export_table_cells(const struct cmp_report *r, char (*c)[CELL], size_t *ncol,
+                          unsigned *right)
+{
+	static const char *const one[] = {"workload", "phase",          "candidate",  "speedup",
+	                                  "CI",       "improvement",    "p (Holm)",   "verdict",
+	                                  "n",        "peak RSS ratio", "noise floor"};
+	static const char *const two[] = {"workload",       "phase",          "candidate",
+	                                  "steady speedup", "steady CI",      "steady verdict",
+	                                  "cold speedup",   "cold CI",        "cold verdict",
+	                                  "n steady/cold",  "peak RSS ratio", "noise floor"};
+	int both = side_by_side(r);
+	size_t n = 1, cols = both ? 12 : 11;
+	const char *regime = rf_regime_name(r->compared[RF_STEADY] ? RF_STEADY : RF_COLD);
+
+	*ncol = r->calibration ? cols : cols - 1;
+	*right = both ? 0xED8 : 0x778;
+	for (size_t j = 0; j < *ncol; j++) {
+		const char *name = both ? two[j] : one[j];
+		if (both && (j == 4 || j == 7))
+			snprintf(c[j], CELL, "%s %.3g%% CI", j == 4 ? "steady" : "cold",
+			         100 * head_level(r));
+		else if (!both && j == 4)
+			snprintf(c[j], CELL, "%.3g%% CI", 100 * head_level(r));
+		else if (!both && j == 3)
+			snprintf(c[j], CELL, "%s speedup", regime);
+		else
+			snprintf(c[j], CELL, "%s", name);
+	}
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct cmp_row *x = &r->rows[i], *y = NULL;
+		char cells[MAXCOL][CELL];
+		if (both && i + 1 < r->nrows && same_comparison(x, &r->rows[i + 1]))
+			y = &r->rows[++i];
+		if (both && x->regime == RF_COLD)
+			line_cells(r, y, x, cells);
+		else
+			line_cells(r, x, y, cells);
+		memcpy(&c[n++ * *ncol], cells, *ncol * CELL);
+	}
+	return n;
+}
+
+static void fmt_ns(double ns, char *buf)
+{
+	if (isnan(ns))
+		strcpy(buf, "-");
+	else if (ns >= 10e9)
+		snprintf(buf, CELL, "%.2f s", ns * 1e-9);
+	else
+		snprintf(buf, CELL, "%.2f ms", ns * 1e-6);
+}
+
+static void fmt_mib(double bytes, char *buf)
+{
+	if (isnan(bytes))
+		strcpy(buf, "-");
+	else
+		snprintf(buf, CELL, "%.1f MiB", bytes / 1048576.0);
+}
+
+/* The per-arm lines behind the total-phase comparisons: each baseline once, then each candidate. */
+size_t export_arm_cells(const struct cmp_report *r, char (*c)[ARMCOL][CELL])
+{
+	size_t n = 0;
+	const char *last = NULL;
+	enum rf_regime first = r->compared[RF_STEADY] ? RF_STEADY : RF_COLD;
+
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct cmp_row *row = &r->rows[i];
+		if (!row->workload || strcmp(row->phase, "total") != 0 || row->regime != first)
+			continue;
+		for (int side = 0; side < 2; side++) {
+			const struct rf_doc *d = side ? r->cand : r->base;
+			if (side == 0 && r->paired && last && strcmp(last, row->workload) == 0)
+				continue;
+			snprintf(c[n][0], CELL, "%s", row->workload);
+			snprintf(c[n][1], CELL, "%s%s", side ? row->candidate : row->baseline,
+			         r->paired ? ""
+			         : side    ? " (2nd file)"
+			                   : " (1st file)");
+			snprintf(c[n][2], CELL, "%zu/%zu", side ? row->n_cand : row->n_base,
+			         d->nrounds);
+			const double *med = side ? row->med_regime_cand : row->med_regime_base;
+			double growth = side ? row->growth_cand : row->growth_base;
+			fmt_ns(med[RF_COLD], c[n][3]);
+			fmt_ns(med[RF_STEADY], c[n][4]);
+			if (r->compared[RF_STEADY])
+				snprintf(c[n][5], CELL, "%zu",
+				         side ? row->unsettled_cand : row->unsettled_base);
+			else
+				strcpy(c[n][5], "-");
+			fmt_mib((side ? row->peak_cand_kib : row->peak_base_kib) * 1024, c[n][6]);
+			fmt_mib(side ? row->retained_cand : row->retained_base, c[n][7]);
+			fmt_mib(growth, c[n][8]);
+			if (growth >= 0)
+				memmove(c[n][8] + 1, c[n][8], strlen(c[n][8]) + 1),
+				    c[n][8][0] = '+';
+			n++;
+		}
+		last = row->workload;
+	}
+	return n;
+}

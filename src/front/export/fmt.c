@@ -1,0 +1,71 @@
+/* fmt.c - what several formats print alike: the verdict rule, the regimes compared, and numbers
+ * as text and as JSON. */
+#include "front/export/exportint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void export_rule(const struct cmp_report *r, char *buf, size_t len)
+{
+	snprintf(
+	    buf, len,
+	    "verdict: faster or slower when the Holm-adjusted p < %.2g and the %g%% interval of "
+	    "the speedup excludes 1; otherwise no detectable difference",
+	    1.0 - r->conf, 100 * r->conf);
+}
+
+void export_describe_regimes(const struct cmp_report *r, char *buf, size_t len)
+{
+	static const char *const what[RF_NREGIMES] = {
+	    "cold = the first repetition of each run (a fresh process: CLI tools, serverless)",
+	    "steady = the median of each run's steady repetitions (training loops, services)"};
+	int both = r->compared[RF_COLD] && r->compared[RF_STEADY];
+
+	if (both)
+		snprintf(buf, len, "regimes: steady and cold side by side; %s; %s", what[RF_STEADY],
+		         what[RF_COLD]);
+	else
+		snprintf(buf, len, "regime: %s only%s; %s",
+		         rf_regime_name(r->compared[RF_STEADY] ? RF_STEADY : RF_COLD),
+		         r->regimes == CMP_REGIMES_BOTH ? " (the only one measured)" : "",
+		         what[r->compared[RF_STEADY] ? RF_STEADY : RF_COLD]);
+}
+
+/* Shortest text that reads back as v: integers (below 2^53) in plain digits, other values with
+ * the fewest significant digits that round-trip (at most 17). */
+void export_fmt_double(double v, char *buf, size_t len)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+		snprintf(buf, len, "%.0f", v);
+		return;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+cJSON *export_json_num(double v)
+{
+	return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull();
+}
+
+int export_print_json(FILE *f, cJSON *j, char *err, size_t errlen)
+{
+	char *text = j ? cJSON_Print(j) : NULL;
+
+	cJSON_Delete(j);
+	if (!text) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	fprintf(f, "%s\n", text);
+	free(text);
+	return 0;
+}

@@ -1,0 +1,49 @@
+/* gate.h - the gate as a library for `allocab gate` and `allocab bench --gate` (sequential
+ * sampling: bench asks after every round whether it may stop). Its options are read by
+ * front/cmd/gateopt.c. */
+#ifndef ALLOCAB_GATE_H
+#define ALLOCAB_GATE_H
+
+#include "front/compare/compare.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <cjson/cJSON.h>
+
+/* The verdicts; their exit statuses are gate_outcome_status's. */
+#define GATE_DEFAULT_CONF 0.95
+
+enum gate_outcome { GATE_PASS, GATE_FAIL, GATE_INCONCLUSIVE };
+
+/* "PASS", "FAIL" or "INCONCLUSIVE". */
+const char *gate_outcome_name(enum gate_outcome o);
+/* The exit status of a verdict (common/status.h): ST_OK, ST_FAIL or ST_INCONCLUSIVE. */
+int gate_outcome_status(enum gate_outcome o);
+
+/* What a gate judges: a margin on t_candidate/t_baseline for one candidate against a baseline
+ * in one file, or for every arm of a new file against itself in an old one (against). Names are
+ * not owned (NULL: not given). */
+struct gate_spec {
+	const char *candidate, *baseline, *phase, *workload, *against;
+	int slowdown; /* a bound of at most pct % slower; else at least pct % faster */
+	double pct;
+	int on_geomean; /* judge the geometric mean; else every workload's comparison */
+	double conf;
+	enum cmp_regimes regime; /* cold or steady (default) */
+	int regime_given;        /* the regime was asked for (else a cold-only file is judged cold) */
+};
+
+/* The defaults: nothing named, conf GATE_DEFAULT_CONF, steady regime. */
+void gate_spec_init(struct gate_spec *g);
+
+/* Judges an in-memory allocab-bench/1 document into *verdict. Returns 0, or -1 with a reason in
+ * err when it cannot be judged (e.g. the candidate is not in the document: bad input). Writes the
+ * verdict lines to out when out is not NULL. Does not keep bench. */
+int gate_spec_eval(const struct gate_spec *g, const cJSON *bench, FILE *out,
+                   enum gate_outcome *verdict, char *err, size_t errlen);
+/* Judges the results file at path as gate_spec_eval judges a document; warnings go to warn when
+ * it is not NULL. Returns 0, or -1 with the reason in err. */
+int gate_spec_judge_file(const struct gate_spec *g, const char *path, FILE *out, FILE *warn,
+                         enum gate_outcome *verdict, char *err, size_t errlen);
+
+#endif

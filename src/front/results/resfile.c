@@ -1,0 +1,348 @@
+/* resfile.c - loading and validating allocab-bench/1 documents (docs/results-format.md) into the
+ * flat per-round tables of results.h. The checks that make a comparison meaningful live here too:
+ * every ok run of a workload must have done the same work (checksum, params, seed, scale). */
+#include "front/results/results.h"
+
+#include "common/fingerprint.h"
+#include "front/results/rfload.h"
+#include "common/jsonload.h"
+#include "common/jsonstream.h"
+#include "common/status.h"
+#include "front/stats/stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RF_SCHEMA "allocab-bench/1"
+
+static const char *const bench_statuses[] = {"running",     "complete", "budget", "decided",
+                                             "interrupted", "aborted",  NULL};
+
+/* A non-empty array of distinct names into a new array of n elements of size elem, each name a
+ * copy stored at offset name_off, indexed by idx; *out is set first so that rf_free can clean up
+ * a failure. */
+static int load_names(struct loader *l, const cJSON *arr, const char *what, void **out, size_t elem,
+                      size_t name_off, size_t *n, struct nameidx *idx)
+{
+	const cJSON *v;
+	size_t i = 0;
+	long rep;
+
+	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1)
+		return rl_fail(l, "config.%s: missing or empty", what);
+	if (!(*out = calloc((size_t)cJSON_GetArraySize(arr), elem)))
+		return rl_nomem(l);
+	cJSON_ArrayForEach(v, arr)
+	{
+		char **name = (char **)((char *)*out + i * elem + name_off);
+		if (!cJSON_IsString(v) || !v->valuestring[0])
+			return rl_fail(l, "config.%s[%zu]: not a name", what, i);
+		if (!(*name = strdup(v->valuestring)))
+			return rl_nomem(l);
+		*n = ++i;
+	}
+	if (nameidx_build(idx, *out, *n, elem, name_off) != 0)
+		return rl_nomem(l);
+	if ((rep = nameidx_repeat(idx)) >= 0)
+		return rl_fail(l, "config.%s: '%s' listed twice", what,
+		               *(char **)((char *)*out + (size_t)rep * elem + name_off));
+	return 0;
+}
+
+/* Arms x workloads: every round holds a run of each, every comparison a row of each. */
+static int check_grid(struct loader *l, const cJSON *cfg)
+{
+	size_t na = (size_t)cJSON_GetArraySize(rl_get(cfg, "arms"));
+	size_t nw = (size_t)cJSON_GetArraySize(rl_get(cfg, "workloads"));
+
+	if (na > RF_MAX_CELLS || nw > RF_MAX_CELLS || na * nw > RF_MAX_CELLS)
+		return rl_fail(
+		    l,
+		    "config: %zu arms x %zu workloads exceed the limit of %d arm-workload "
+		    "pairs",
+		    na, nw, RF_MAX_CELLS);
+	return 0;
+}
+
+/* config.arm_configs (absent in older files): label -> {"allocator", "config": [...]}. */
+static int load_arm_configs(struct loader *l, const cJSON *ac)
+{
+	struct rf_doc *d = l->d;
+	const cJSON *c, *item;
+
+	if (!cJSON_IsObject(ac) || !ac->child)
+		return 0;
+	if (!(d->arm_config = calloc(d->narms, sizeof *d->arm_config)))
+		return rl_nomem(l);
+	cJSON_ArrayForEach(c, ac)
+	{
+		const char *alloc = rl_get_str(c, "allocator");
+		int a = rf_arm(d, c->string);
+		char buf[1024];
+		size_t k;
+
+		if (a < 0 || !alloc || !cJSON_IsArray(rl_get(c, "config")))
+			return rl_fail(
+			    l, "config.arm_configs: want label -> {allocator, config} of an arm");
+		k = (size_t)snprintf(buf, sizeof buf, "%s:", alloc);
+		cJSON_ArrayForEach(item, rl_get(c, "config"))
+		{
+			if (cJSON_IsString(item) && k < sizeof buf)
+				k += (size_t)snprintf(buf + k, sizeof buf - k, " %s",
+				                      item->valuestring);
+		}
+		free(d->arm_config[a]);
+		if (!(d->arm_config[a] = strdup(buf)))
+			return rl_nomem(l);
+	}
+	return 0;
+}
+
+static int load_config(struct loader *l, const cJSON *cfg)
+{
+	struct rf_doc *d = l->d;
+	const char *mode = rl_get_str(cfg, "mode");
+
+	if (!cJSON_IsObject(cfg))
+		return rl_fail(l, "config: missing");
+	if (!mode || (strcmp(mode, "drivers") != 0 && strcmp(mode, "commands") != 0))
+		return rl_fail(l, "config.mode: want \"drivers\" or \"commands\"");
+	d->commands = strcmp(mode, "commands") == 0;
+	if (rl_opt_num(l, cfg, "clock_ticks_per_s", 1e6, "config", "config", &l->clock_ticks_per_s))
+		return -1;
+	/* USER_HZ is 100 on every Linux architecture allocab builds on */
+	if (!(l->clock_ticks_per_s >= 1))
+		l->clock_ticks_per_s = 100;
+	if (check_grid(l, cfg) != 0 ||
+	    load_names(l, rl_get(cfg, "arms"), "arms", (void **)&d->arms, sizeof *d->arms, 0,
+	               &d->narms, &d->arm_idx) != 0 ||
+	    load_names(l, rl_get(cfg, "workloads"), "workloads", (void **)&d->wl, sizeof *d->wl,
+	               offsetof(struct rf_workload, name), &d->nwl, &d->wl_idx) != 0)
+		return -1;
+	for (size_t i = 0; d->commands && i < d->nwl; i++) {
+		d->wl[i].nphases = 1;
+		if (!(d->wl[i].phases[0] = strdup("total")))
+			return rl_nomem(l);
+	}
+	if (rl_get_str(cfg, "process_tracking") &&
+	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
+		return rl_nomem(l);
+	return load_arm_configs(l, rl_get(cfg, "arm_configs"));
+}
+
+static int load_machine(struct loader *l, const cJSON *m)
+{
+	struct rf_doc *d = l->d;
+	const char *id = rl_get_str(m, "id"), *cpu = rl_get_str(m, "cpu_model"),
+	           *kern = rl_get_str(m, "kernel");
+	double ncpu;
+	char desc[512];
+
+	if (!cJSON_IsObject(m))
+		return 0;
+	if (rl_opt_num(l, m, "online_cpus", 1e6, "machine", "machine", &ncpu) != 0)
+		return -1;
+	if (id && strlen(id) < sizeof d->machine_id)
+		strcpy(d->machine_id, id);
+	else
+		fingerprint_id(m, d->machine_id);
+	snprintf(desc, sizeof desc, "%.200s, %.0f CPUs, kernel %.100s", cpu ? cpu : "unknown CPU",
+	         isnan(ncpu) ? 0.0 : ncpu, kern ? kern : "unknown");
+	if (!(d->machine_desc = strdup(desc)) || !(d->env = rl_compact(rl_get(m, "env"))))
+		return rl_nomem(l);
+	return 0;
+}
+
+/* A second member "rounds" in the document in memory: refused, as the stream refuses it. */
+static int rounds_once(struct loader *l, const cJSON *bench)
+{
+	int n = 0;
+
+	for (const cJSON *m = bench->child; m; m = m->next)
+		n += m->string && strcmp(m->string, "rounds") == 0;
+	return n > 1 ? rl_fail(l, "member 'rounds' appears twice in the top-level object") : 0;
+}
+
+/* The rounds: from the array in memory, or one at a time from js when it is not NULL. */
+static int load_rounds(struct loader *l, const cJSON *bench, struct js_stream *js)
+{
+	const cJSON *jr, *rounds = rl_get(bench, "rounds");
+	enum jl_why why;
+	int k;
+
+	if (!js && rounds_once(l, bench) != 0)
+		return -1;
+	if (!js && !cJSON_IsArray(rounds))
+		return rl_fail(l, "rounds: missing");
+	if (!js) {
+		cJSON_ArrayForEach(jr, rounds)
+		{
+			if (rl_round(l, jr) != 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (!js_has_array(js))
+		return rl_fail(l, "rounds: missing");
+	while ((k = js_next(js, &jr, &why, l->err, l->errlen)) == 1)
+		if (rl_round(l, jr) != 0)
+			return -1;
+	l->nomem = why == JL_NOMEM;
+	return k;
+}
+
+/* The document bench, its rounds read from js when it is not NULL (bench is then js_head);
+ * *oom set when memory ran out. */
+static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const char *name,
+                                int *oom, char *err, size_t errlen)
+{
+	struct rf_doc *d = calloc(1, sizeof *d);
+	struct loader l = {.d = d, .err = err, .errlen = errlen};
+	const char *schema = rl_get_str(bench, "schema"), *status = rl_get_str(bench, "status");
+	int rc;
+
+	if (!d || !(d->path = strdup(name))) {
+		free(d);
+		snprintf(err, errlen, "%s: out of memory", name);
+		*oom = 1;
+		return NULL;
+	}
+	if (!cJSON_IsObject(bench))
+		rc = rl_fail(&l, "not an allocab results document (not a JSON object)");
+	else if (!schema)
+		rc = rl_fail(&l, "not an allocab results document (no schema)");
+	else if (strcmp(schema, RF_SCHEMA) != 0)
+		rc = rl_fail(&l, "schema '%.100s' is not %s", schema, RF_SCHEMA);
+	else if (!status)
+		rc = rl_fail(&l, "status missing");
+	else if (!rl_in_list(status, bench_statuses))
+		rc = rl_fail(&l, "status '%.100s' is not a bench status", status);
+	else if (!(d->status = strdup(status)))
+		rc = rl_nomem(&l);
+	else
+		rc = load_config(&l, rl_get(bench, "config"));
+	if (rc == 0)
+		rc = load_rounds(&l, bench, js);
+	rl_forget(&l);
+	if (rc == 0)
+		rc = load_machine(&l, rl_get(bench, "machine"));
+	for (size_t w = 0; rc == 0 && w < d->nwl; w++)
+		if (d->wl[w].nphases == 0) {
+			d->wl[w].nphases = 1;
+			if (!(d->wl[w].phases[0] = strdup("total")))
+				rc = rl_nomem(&l);
+		}
+	if (rc != 0) {
+		*oom = l.nomem;
+		rf_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen)
+{
+	int oom = 0;
+
+	return from_json(bench, NULL, name, &oom, err, errlen);
+}
+
+int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size_t errlen)
+{
+	if (a->commands != b->commands) {
+		snprintf(err, errlen, "%s holds %s runs and %s holds %s runs: not comparable",
+		         a->path, a->commands ? "command" : "driver", b->path,
+		         b->commands ? "command" : "driver");
+		return -1;
+	}
+	for (size_t i = 0; i < b->nwl; i++) {
+		const struct rf_workload *y = &b->wl[i];
+		int j = rf_workload(a, y->name);
+		const struct rf_workload *x = j < 0 ? NULL : &a->wl[j];
+		const char *what = NULL, *vx = NULL, *vy = NULL;
+		if (!x || !x->work || !y->work)
+			continue;
+		if (x->checksum && y->checksum && strcmp(x->checksum, y->checksum) != 0)
+			what = "checksum", vx = x->checksum, vy = y->checksum;
+		else if (strcmp(x->work, y->work) != 0)
+			what = "effective parameters", vx = x->work, vy = y->work;
+		if (what) {
+			snprintf(err, errlen,
+			         "%s: %s differs between %s (%s) and %s (%s): not the same work",
+			         y->name, what, a->path, vx, b->path, vy);
+			return -1;
+		}
+		int same = x->nphases == y->nphases;
+		for (size_t p = 0; same && p < x->nphases; p++)
+			same = strcmp(x->phases[p], y->phases[p]) == 0;
+		if (!same) {
+			snprintf(err, errlen, "%s: phases differ between %s and %s", y->name,
+			         a->path, b->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen)
+{
+	/* what load_rounds needs; machine is read after the rounds, when the head is whole */
+	static const char *const before[] = {"schema", "status", "config", NULL};
+	enum jl_why why;
+	struct js_stream *js = js_open(path, "rounds", before, &why, err, errlen);
+	int oom = 0;
+
+	*out = NULL;
+	if (!js)
+		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
+	*out = from_json(js_head(js), js, path, &oom, err, errlen);
+	js_close(js);
+	return *out ? ST_OK : oom ? ST_FAIL : ST_USAGE;
+}
+
+void rf_free(struct rf_doc *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->narms; i++) {
+		free(d->arms[i]);
+		if (d->arm_config)
+			free(d->arm_config[i]);
+	}
+	free(d->arm_config);
+	for (size_t i = 0; i < d->nwl; i++) {
+		for (size_t p = 0; p < RF_MAX_PHASES; p++)
+			free(d->wl[i].phases[p]);
+		free(d->wl[i].name);
+		free(d->wl[i].checksum);
+		free(d->wl[i].work);
+	}
+	for (size_t i = 0; i < d->nfails; i++) {
+		struct rf_fail *f = &d->fails[i];
+		free(f->arm);
+		free(f->workload);
+		free(f->status);
+		free(f->signal);
+		free(f->stderr_tail);
+		free(f->reason);
+	}
+	nameidx_free(&d->arm_idx);
+	nameidx_free(&d->wl_idx);
+	free(d->arms);
+	free(d->wl);
+	free(d->runs);
+	free(d->warm_runs);
+	free(d->round_index);
+	free(d->fails);
+	free(d->path);
+	free(d->status);
+	free(d->machine_desc);
+	free(d->env);
+	free(d->tracking);
+	free(d);
+}

@@ -1,0 +1,119 @@
+/* results.h - an allocab-bench/1 results document, validated and reduced to what compare and gate
+ * need: per measured round, arm and workload one run with its status, its time per phase (median
+ * over reps), its memory figures and its noise telemetry. Warm-up rounds are kept apart
+ * (rf_warm_run) for reports to show; they never enter a comparison, and their failures are listed
+ * with the others. Everything is copied: a loaded document keeps no cJSON. */
+#ifndef ALLOCAB_RESULTS_H
+#define ALLOCAB_RESULTS_H
+
+#include "common/nameidx.h"
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#define RF_MAX_PHASES 8
+/* Limits on what a document may hold (docs/results-format.md, "Reading files"). */
+#define RF_MAX_CELLS   10000 /* arms x workloads */
+#define RF_MAX_WALL_NS 1e15  /* ns (11.6 days): any time above is refused */
+#define RF_MAX_FIGURE  1e18  /* counts, bytes, KiB, ticks */
+
+/* The two regimes a driver run measures (docs/methodology.md, "Cold start and steady state"). */
+enum rf_regime { RF_COLD, RF_STEADY, RF_NREGIMES };
+
+struct rf_run {
+	int present; /* 0: the round has no run for this arm and workload */
+	int ok;      /* status "ok": times below are valid */
+	/* per regime and phase: cold = the cold rep's wall_ns (commands: process.wall_ns), steady =
+	 * median of the steady reps' wall_ns; NAN when the run has no rep of that regime */
+	double t_regime[RF_NREGIMES][RF_MAX_PHASES];
+	int settled;                /* record.regimes.settled: 1, 0, or -1 (absent or null) */
+	double rss_first, rss_last; /* resident after the first and after the last rep; NAN */
+	double wall_ns;             /* the process's wall time, for rates (NAN if unknown) */
+	double max_rss_kib;         /* peak RSS; NAN if unknown */
+	double retained_bytes;      /* resident after the last rep; NAN if unknown */
+	double invol_ctx;           /* involuntary context switches of the run; NAN if unknown */
+	double steal_s;             /* CPU time stolen during the run, all CPUs; NAN if unknown */
+	double loadavg_1m;          /* NAN if unknown */
+};
+
+struct rf_workload {
+	char *name;
+	size_t nphases;              /* 0 until an ok run has been seen */
+	char *phases[RF_MAX_PHASES]; /* "total" is always among them */
+	char *checksum;              /* NULL in commands mode or without an ok run */
+	char *work;                  /* effective params, seed and scale as one comparable string */
+	int show_phases; /* a record's workload.flags holds "show_phases": compare shows its phases
+	                  */
+};
+
+struct rf_fail {
+	size_t round; /* the round's "index" */
+	int warmup;
+	char *arm, *workload, *status;
+	char *signal;      /* NULL unless killed by a signal */
+	int exit_status;   /* -1 if unknown */
+	char *stderr_tail; /* NULL if none */
+	char *reason;      /* the run's one-line "reason" (unverified, invalid), NULL if none */
+};
+
+struct rf_doc {
+	char *path;          /* the name errors and reports use */
+	char *status;        /* the bench's status: complete, running, interrupted, ... */
+	int commands;        /* config.mode "commands": one pseudo-workload, process times */
+	char machine_id[17]; /* "" if the document has no machine fingerprint */
+	char *machine_desc;  /* "cpu_model, N cpus, kernel K" or NULL */
+	char *env;           /* machine.env as compact JSON, or NULL */
+	char *tracking;      /* config.process_tracking (probed arms: "ptrace" or "probe only
+	                        (...)"), or NULL */
+	size_t narms, nwl;
+	char **arms;
+	/* per arm: "system: mmap_threshold=32M trim_threshold=256M" for a configured arm
+	 * (config.arm_configs, docs/tuning.md), NULL for a plain one; NULL when no arm is */
+	char **arm_config;
+	struct rf_workload *wl;
+	struct nameidx arm_idx, wl_idx; /* for rf_arm and rf_workload */
+	size_t nrounds;                 /* measured rounds, in file order */
+	size_t *round_index;            /* their "index" fields (= their place among all rounds) */
+	size_t nwarmup;
+	struct rf_run *runs;      /* [round][arm][workload]; use rf_run() */
+	struct rf_run *warm_runs; /* the nwarmup warm-up rounds likewise; use rf_warm_run() */
+	size_t nfails;
+	struct rf_fail *fails;       /* every run that was not ok, warm-up rounds included */
+	int has_regime[RF_NREGIMES]; /* some ok measured run has a time of that regime */
+	int legacy_reps;             /* some ok run's reps carry no "regime" (an older record) */
+};
+
+/* Reads, parses and validates the file into *out, a document the caller frees with rf_free.
+ * The file is read by jl_load (common/jsonload.h): regular files only, size-capped, every limit
+ * of docs/results-format.md, "Reading files". Returns ST_OK, or with *out NULL and "PATH:
+ * problem" in err: ST_USAGE for bad input (missing file, not a regular file, too large, not JSON,
+ * wrong schema, invalid structure, or runs of one workload that did different work: checksums or
+ * effective parameters that differ), ST_FAIL when memory ran out (common/status.h). */
+int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen);
+/* The same on a document in memory, named `name` in messages (a second "rounds" member is
+ * refused, as rf_load's stream refuses it); bench is not kept. Returns the document or NULL with
+ * the reason in err (whatever the cause). */
+struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen);
+void rf_free(struct rf_doc *d);
+/* Whether two documents can be compared: the same mode, and for every workload both hold the same
+ * checksum, effective parameters and phases. Returns 0, or -1 with the first difference in err
+ * ("WORKLOAD: checksum differs between A (x) and B (y): not the same work"). */
+int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size_t errlen);
+
+const struct rf_run *rf_run(const struct rf_doc *d, size_t round, size_t arm, size_t wl);
+/* A run's time of phase p: the steady time if measured, else the cold one (NAN if neither). */
+double rf_time(const struct rf_run *run, size_t p);
+/* The run of warm-up round k (0 <= k < nwarmup, in file order): for reports only, never compared.
+ */
+const struct rf_run *rf_warm_run(const struct rf_doc *d, size_t k, size_t arm, size_t wl);
+/* Index of a name, or -1. */
+int rf_arm(const struct rf_doc *d, const char *name);
+int rf_workload(const struct rf_doc *d, const char *name);
+int rf_phase(const struct rf_workload *w, const char *name);
+/* "cold" or "steady". */
+const char *rf_regime_name(enum rf_regime g);
+/* What the document measured, for reports: "cold and steady", "cold only (one repetition per
+ * run)" or "steady only". */
+const char *rf_regimes_measured(const struct rf_doc *d);
+
+#endif

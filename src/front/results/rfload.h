@@ -1,0 +1,60 @@
+/* rfload.h - private to the results reader (resfile.c, rfrounds.c, rfrecord.c): the loader state, its
+ * one-line failures and the strict field readers both files use. Not for other modules. */
+#ifndef ALLOCAB_RFLOAD_H
+#define ALLOCAB_RFLOAD_H
+
+#include "front/results/results.h"
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+#define RUN_SCHEMA  "allocab-run/1"
+#define RF_MAX_REPS 4096
+
+struct loader {
+	struct rf_doc *d;
+	char *err;
+	size_t errlen;
+	int nomem;
+	double clock_ticks_per_s; /* USER_HZ, the unit of telemetry.steal_ticks */
+	/* rounds (rl_round): per workload the arm of its first ok run (a name in d->arms) and a
+	 * copy of that run's record.workload, the runs seen, and the allocated lengths of d's
+	 * growing tables; rl_forget frees what they hold */
+	const char **first_arm;
+	cJSON **first_wl;
+	double *rep_t; /* a record's rep times by phase (rl_record), RF_MAX_PHASES x RF_MAX_REPS */
+	size_t nruns, runs_cap, warm_cap, index_cap, fails_cap;
+};
+
+/* Reads the next round of the document (its index must be its place: 0, 1, ...) into l->d's
+ * tables. Returns 0, or -1 with the reason set. */
+int rl_round(struct loader *l, const cJSON *round);
+/* Frees the loader's own memory (not the document). */
+void rl_forget(struct loader *l);
+
+/* "PATH: reason" into l->err; returns -1. */
+int rl_fail(struct loader *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "PATH: out of memory", remembered for errno ENOMEM; returns -1. */
+int rl_nomem(struct loader *l);
+/* Whether s (may be NULL) is one of the NULL-terminated list: a status among the known ones. */
+int rl_in_list(const char *s, const char *const *list);
+/* Member key of o when o is an object, else NULL; rl_get_str: the same if it is a string. */
+const cJSON *rl_get(const cJSON *o, const char *key);
+const char *rl_get_str(const cJSON *o, const char *key);
+/* v as compact JSON text ("null" for NULL), malloc'd; NULL when memory ran out. */
+char *rl_compact(const cJSON *v);
+/* A figure that may be absent or null (*out NAN), else a finite number in [0, hi]. Returns 0, or
+ * -1 with "AT: OBJ.KEY is not a number in 0..HI". */
+int rl_opt_num(struct loader *l, const cJSON *o, const char *key, double hi, const char *at,
+               const char *obj, double *out);
+/* A time: an integer number of nanoseconds in 1..RF_MAX_WALL_NS. Returns 1 and *out, else 0. */
+int rl_wall_ns(const cJSON *v, double *out);
+/* The allocab-run/1 record of an ok run of workload wi by arm (a name in l->d->arms; at: where,
+ * for messages): phases, median time per phase into run, the times of each regime (cold,
+ * steady), whether the run settled, memory figures (the resident set after the first and the last
+ * rep), and the check that it did the work of the workload's first ok run (l->first_arm,
+ * l->first_wl). Returns 0 or -1 with the reason set. */
+int rl_record(struct loader *l, size_t wi, const char *arm, const cJSON *rec, struct rf_run *run,
+              const char *at);
+
+#endif

@@ -1,0 +1,386 @@
+/* run.h - the run module's public face: the bench engine that runs interleaved rounds of
+ * allocator drivers (or of the user's own commands), each run a fresh padded process, and writes
+ * an allocab-bench/1 document; what a command sets up before it (drivers, workload lists,
+ * configured arms, program arms and their proof, signals); the progress modes. The command lines
+ * are front/cmd/bench.c and front/cmd/calibrate.c. The other headers of this folder are private to
+ * it. */
+#ifndef ALLOCAB_RUN_H
+#define ALLOCAB_RUN_H
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The bench engine (benchrun.c): interleaved rounds of allocator drivers (or of the user's own
+ * commands), each run a fresh padded process, written as an allocab-bench/1 document after every
+ * round. benchrun.c is the engine (schedule, runs, progress, sequential gate) and benchdoc.c
+ * builds the document. What a command does before it runs the engine (drivers, workload lists,
+ * signals) is below; the command lines are front/cmd/bench.c (options: front/cmd/benchopt.h)
+ * and front/cmd/calibrate.c. */
+
+/* The environment variable whose random-length value pads every run's environment. */
+#define BENCH_PAD_VAR "ALLOCAB_PAD"
+/* 2^53 - 1: exact in every JSON reader. */
+#define BENCH_SEED_MAX 9007199254740991ULL
+/* One environment string must stay far below MAX_ARG_STRLEN (128 KiB). */
+#define BENCH_PAD_MAX_LIMIT 65536
+/* How long a process has between SIGTERM and SIGKILL (runner_spec.grace_s). */
+#define BENCH_KILL_GRACE_S 2.0
+
+/* Run statuses: ok, failed, unverified, crashed, timeout, invalid (bench_run_status_name). */
+#define BENCH_NSTATUS 6
+
+enum bench_mode { BENCH_DRIVERS, BENCH_COMMANDS };
+
+/* One arm. Program arms (--program) are command arms whose environment preloads an allocator;
+ * fields that do not apply are NULL. */
+struct bench_arm {
+	char *name;
+	char *path;    /* drivers mode: the driver executable */
+	char *command; /* commands mode: run as /bin/sh -c command */
+	char *preload; /* program arms: the allocator library (realpath) put first in LD_PRELOAD */
+	char *version; /* program arms: the preloaded allocator's version ("" unknown) */
+	/* The proof the probe must give for every run (front/run/probelog.h); expect_allocator and
+	 * expect_object NULL: the arm is not probed. */
+	char *expect_allocator;
+	char *expect_object;
+	int expect_exe_counts; /* --expect: the executable's own copy of the allocator is proof */
+	char **env; /* further "NAME=VALUE" for the arm's runs, NULL-terminated or NULL */
+	/* A configured arm (--arm, docs/tuning.md): its backend and its "KEY=VALUE" settings, each
+	 * passed to the driver as --config; NULL and 0 for a plain arm. */
+	const char *backend;
+	char **config;
+	size_t nconfig;
+	int owns_config; /* backend, config and env are the arm's own (program arms) */
+};
+
+struct bench_workload {
+	char *name;
+	char **params; /* the "KEY=VALUE" that apply to this workload */
+	size_t nparams;
+};
+
+struct runner_spec;
+struct runner_result;
+
+/* How the engine starts a process and reads the clock: bench_real_runner (runner.h and
+ * CLOCK_MONOTONIC) unless a test gives fakes (tests/test_benchrun.c). */
+struct bench_runner {
+	void *ctx; /* passed to both functions */
+	/* As runner_run: 0 with *r filled (the engine frees it with runner_result_free), or -1 with
+	 * a reason in err when the process could not be started. */
+	int (*run)(void *ctx, const struct runner_spec *spec, struct runner_result *r, char *err,
+	           size_t errlen);
+	/* A monotonic clock in nanoseconds (round times, --budget, progress). */
+	int64_t (*now_ns)(void *ctx);
+};
+
+extern const struct bench_runner bench_real_runner;
+
+/* What bench_run runs. Every pointer is owned by the caller and only read during bench_run. */
+struct bench_config {
+	enum bench_mode mode;
+	struct bench_arm *arms;
+	size_t narms;
+	struct bench_workload *wl; /* commands mode: one, named "command" */
+	size_t nwl;
+	const char *scale; /* drivers mode */
+	uint64_t seed;
+	unsigned reps; /* --reps N for every driver; 0: auto (cold, then until steady) */
+	char **params; /* every --param as given, for the record */
+	size_t nparams;
+	unsigned rounds; /* most measured rounds; 0 = no limit (budget decides) */
+	double budget_s; /* 0 = none; counts from the start, warm-up included */
+	unsigned warmup;
+	unsigned min_rounds; /* measured rounds run whatever the budget; first gate check */
+	double timeout_s, grace_s;
+	uint64_t shuffle_seed;
+	size_t pad_max;
+	int progress;     /* enum progress_mode (progress.h): how progress goes to stderr */
+	char **out_paths; /* every path gets the whole document after every round */
+	size_t nout;
+	char **argv; /* the command line, for the record */
+	int argc;
+	int duet; /* two arms run at once, pinned to two CPUs that swap every round (duet.h) */
+	const struct bench_runner *runner; /* NULL: bench_real_runner; duet runs are always real */
+	const char *program;               /* --program as given (commands mode), or NULL */
+	const char *probe_lib;  /* build/liballocab-probe.so when an arm is probed, else NULL */
+	const char *count_lib;  /* --count-calls: build/liballocab-count.so, else NULL */
+	const char *probe_dir;  /* private directory for the per-run probe record files */
+	/* how probed runs' processes are known: "ptrace", or "probe only (ptrace: EPERM)" when this
+	 * process may not trace (front/run/ptrack.h); NULL when no arm is probed */
+	const char *tracking;
+	struct gate_spec *gate; /* NULL without --gate */
+	char **gate_argv;       /* the --gate options, for the record */
+	int gate_argc;
+};
+
+struct bench_result {
+	/* complete, budget, decided, interrupted, or aborted when the first round showed a proof
+	 * failure no later round can change (bench_report_hopeless); a static string */
+	const char *status;
+	unsigned rounds_done; /* finished rounds, warm-up included */
+	unsigned measured;
+	size_t runs, failed;             /* runs in finished rounds; those not ok */
+	size_t by_status[BENCH_NSTATUS]; /* runs by status index, see bench_run_status_name */
+	int gate;                        /* final gate outcome (enum gate_outcome) or -1 */
+	double elapsed_s;
+};
+
+/* Runs the bench described by c, writing the document to every c->out_paths entry after every
+ * round. stop is set asynchronously to interrupt (may be NULL). After the first round (warm-up or
+ * not) it stops with status "aborted" when an arm's proof failed there for a reason no later
+ * round can change (bench_report_hopeless). Returns ST_OK (common/status.h) with *res filled and,
+ * if doc is not NULL, the final document in *doc (the caller cJSON_Deletes it). Otherwise returns
+ * ST_FAIL on a runtime failure or ST_USAGE on bad input met while running (a driver rejected its
+ * arguments in the first round, or the gate cannot judge the document), with a one-line reason in
+ * err; the file is then either not written at all (failure before the first round ended) or has
+ * status "aborted". */
+int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
+              struct bench_result *res, char *err, size_t errlen);
+
+/* Name of the i-th counted run status ("ok", "failed", "unverified", "crashed", "timeout",
+ * "invalid"), NULL past the end. */
+const char *bench_run_status_name(size_t i);
+
+/* Setup (setup.c): what `allocab bench` and `allocab calibrate` do before they run the engine
+ * (bench.h): find the drivers, ask one for its workloads and route the --param values by that
+ * list, check output directories, draw the default shuffle seed, and catch the signals that stop
+ * a bench. */
+
+/* Whether s[0..n) is a name of [A-Za-z0-9_.-]+ (arms, workloads, --cmd names). */
+int bench_valid_name(const char *s, size_t n);
+
+/* Splits a comma-separated list into *items (malloc'd array of malloc'd strings). Refuses empty
+ * items, duplicates and names outside [A-Za-z0-9_.-]. Returns the count, or -1 with a reason. */
+int bench_split_list(const char *list, const char *what, char ***items, char *err, size_t errlen);
+/* Frees n items and the array; accepts NULL. */
+void bench_free_list(char **items, size_t n);
+
+/* Workload names from the output of `<driver> list --json`: an array of objects with a "name",
+ * or an object with such an array under "workloads". Each object's "params" (array of objects
+ * with "name") goes into params[i] as a comma-separated ",a,b," string for lookup. Returns the
+ * count, or -1 if the text is not that shape. */
+int bench_parse_workload_list(const char *json, char ***names, char ***params);
+
+/* What a workload's table declares, from the "flags" of `list --json` (docs/results-format.md). */
+enum bench_wl_flag {
+	BENCH_WL_SINGLE_THREADED = 1u << 0, /* "single_threaded": --duet may pair it */
+	BENCH_WL_SHOW_PHASES = 1u << 1,     /* "show_phases": compare shows its phases by default */
+	BENCH_WL_NEEDS_INPUT = 1u << 2,     /* "needs_input": run only when -w names it */
+};
+
+/* A driver's workloads as `list --json` gives them; owns every array. */
+struct bench_wl_list {
+	char **names;
+	char **params;   /* per workload: its parameter names as ",a,b," */
+	size_t *nphases; /* per workload: how many phases it times (1 when the list does not say) */
+	unsigned *flags; /* per workload: enum bench_wl_flag */
+	size_t n;
+	char **defaults; /* the workloads run when -w is not given: all but those that need input */
+	size_t ndefaults;
+};
+
+/* Fills l->defaults from l->names and l->flags: the workloads not flagged needs_input (the replay
+ * workload needs a trace). Returns 0, or -1 out of memory. */
+int bench_wl_defaults(struct bench_wl_list *l);
+
+/* Per workload of the `list --json` text (as bench_parse_workload_list reads it), the length of
+ * its "phases" array (1 when absent) and its flags into malloc'd arrays of n. Returns 0, or -1
+ * when memory ran out or the text has fewer than n workloads. */
+int bench_parse_workload_info(const char *json, size_t n, size_t **nphases, unsigned **flags);
+
+/* The flags of the workload called name in l (0 when l does not have it). */
+unsigned bench_wl_flags(const struct bench_wl_list *l, const char *name);
+
+/* --duet's rule: every workload of c is flagged single_threaded in l (two multi-threaded runs
+ * on two CPUs would compete for both). Returns 0, or -1 with the first other workload and the
+ * single-threaded ones of l named in err. */
+int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_list *l, char *err,
+                            size_t errlen);
+/* Turns c into a duet (c->duet = 1) when the rule above holds and this machine has two CPUs to
+ * pin the runs to. Returns 0, or -1 with the reason in err. */
+int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, char *err,
+                     size_t errlen);
+
+/* How many comparisons `allocab compare` makes by default on what c runs: per arm but the first,
+ * shown[i] rows for workload i (its total, or every phase of a workload flagged show_phases;
+ * NULL = 1 each) and the geometric mean when there are two workloads or more; twice that for
+ * drivers that measure both regimes (reps auto or more than one). */
+size_t bench_comparisons(const struct bench_config *c, const size_t *shown);
+
+/* Frees what l owns and empties it; accepts NULL and an empty list. */
+void bench_wl_list_free(struct bench_wl_list *l);
+
+enum bench_route {
+	BENCH_ROUTED,
+	BENCH_ROUTE_NOMEM,
+	BENCH_ROUTE_UNKNOWN_WL,   /* a name in sel that the list lacks */
+	BENCH_ROUTE_UNUSED_PARAM, /* a --param that no selected workload takes */
+};
+
+/* Sets c->wl to the workloads sel[0..nsel) of the list l, each with those of params[0..nparams)
+ * ("KEY=VALUE", checked by bench_parse_args) whose KEY it takes. c->wl, its names and params
+ * arrays are malloc'd and freed by bench_free_workloads, even after a failure; the params entries
+ * point into params. Returns BENCH_ROUTED, or the failure with *bad pointing to the name in sel or
+ * the entry of params it concerns: the caller words the message. */
+enum bench_route bench_route_workloads(struct bench_config *c, char *const *sel, size_t nsel,
+                                       const struct bench_wl_list *l, const char *const *params,
+                                       size_t nparams, const char **bad);
+
+/* Frees c->wl as bench_route_workloads built it and sets c->wl NULL, c->nwl 0. */
+void bench_free_workloads(struct bench_config *c);
+
+/* From now on SIGINT, SIGTERM and SIGHUP only set a flag, and SIGPIPE is ignored. Returns the
+ * flag (static storage) for bench_run's stop. */
+const volatile sig_atomic_t *bench_catch_signals(void);
+
+/* The default --shuffle-seed: from the clock and the pid, 0..BENCH_SEED_MAX. */
+uint64_t bench_clock_seed(void);
+
+/* The directory of the drivers into dir (len bytes): given (--driver-dir) when not NULL, else
+ * $ALLOCAB_DRIVER_DIR, else the directory of the running allocab. Returns 0, or -1 with a reason
+ * in err. */
+int bench_driver_dir(const char *given, char *dir, size_t len, char *err, size_t errlen);
+
+/* Fails early when no file can be created in dir (atomic_write still decides): creates and
+ * removes a probe file. Returns 0, or -1 with "cannot write WHAT: reason" in err. */
+int bench_dir_writable(const char *dir, const char *what, char *err, size_t errlen);
+
+/* Asks the driver at path for its workloads (`path list --json`; stop as in runner_spec, may be
+ * NULL) into *l, which the caller frees with bench_wl_list_free. Returns 0, or -1 with the reason
+ * in err: the driver could not be run, or it gave no workload list ("PATH list --json: " and the
+ * driver's last stderr line). */
+int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
+                         struct bench_wl_list *l, char *err, size_t errlen);
+
+/* Configured arms (armspec.c), `--arm LABEL=BACKEND[:KEY=VALUE]...` (docs/tuning.md): the
+ * parser, and the check that asks the backend's driver (`allocab-BACKEND env --config ...`)
+ * whether it takes the settings, which also yields the environment a program needs for them. */
+
+struct arm_spec {
+	char *label;   /* [A-Za-z0-9_.-]+, the arm's name in results, compare and gate */
+	char *backend; /* [a-z0-9_]+: the driver allocab-BACKEND */
+	char **config; /* "KEY=VALUE" as given, for the driver's --config */
+	size_t nconfig;
+};
+
+/* Parses one --arm value into *a (every string malloc'd). Refuses a missing '=', a bad label or
+ * backend name, an empty, malformed or repeated KEY=VALUE. Returns 0, or -1 with a one-line
+ * reason in err ("--arm: ..."); *a is then empty. */
+int armspec_parse(const char *s, struct arm_spec *a, char *err, size_t errlen);
+
+/* Frees what a owns and empties it; accepts NULL. */
+void armspec_free(struct arm_spec *a);
+
+/* "mmap_threshold=32M trim_threshold=256M": the settings joined by blanks, into buf. */
+void armspec_join(const struct arm_spec *a, char *buf, size_t len);
+
+/* Runs `driver env --config KEY=VALUE...` for a's settings (stop may be NULL). Returns 0 with the
+ * output of `driver env --probe ...` (NAME=VALUE lines, the probe's read-back spec
+ * ALLOCAB_PROBE_CONFIG among them; malloc'd) in *env when env is not NULL; ST_USAGE when the
+ * driver refused a setting (err: its one line); ST_FAIL when it could not be run (err set). */
+int armspec_check(const char *driver, const struct arm_spec *a, const volatile sig_atomic_t *stop,
+                  char **env, char *err, size_t errlen);
+
+/* Splits the output of `driver env` ("NAME=VALUE" lines) into a NULL-terminated array of
+ * malloc'd strings, the form an arm's extra environment takes for a program's runs. Refuses a
+ * line that is not NAME=VALUE with NAME in [A-Z0-9_]. Returns the count, or -1 with a reason in
+ * err; free the array with armspec_env_free. */
+int armspec_env_list(const char *text, char ***env, char *err, size_t errlen);
+void armspec_env_free(char **env);
+
+/* Progress (progress.c): how `allocab bench` and `allocab calibrate` show progress on stderr: on a terminal
+ * one line rewritten in place and cut to the terminal's width; elsewhere (a CI log, a pipe, a file,
+ * TERM=dumb) one plain line per finished round; nothing with --quiet. No colour is used. */
+
+enum progress_mode { PROGRESS_NONE, PROGRESS_TTY, PROGRESS_LINES };
+
+/* The mode for file descriptor fd: none when quiet; TTY when fd is a terminal and $TERM is set
+ * and not "dumb"; plain lines otherwise. */
+enum progress_mode progress_mode_for(int quiet, int fd);
+
+/* Columns of the terminal on fd (TIOCGWINSZ), else $COLUMNS when it is a number in 20..10000,
+ * else 80. */
+size_t progress_width(int fd);
+
+/* Cuts the NUL-terminated line so that it takes at most width - 1 columns (the last column is
+ * left free so that the terminal does not wrap); a cut line ends in "...". The line is ASCII. */
+void progress_fit(char *line, size_t width);
+
+/* Program arms (benchprog.c), the program side of `allocab bench`: --program arms, one per
+ * allocator, preloading the library front/run/preload.h resolves; --expect on --cmd arms; the
+ * probe's files and environment for every run of a probed arm, and its judgement (probelog.h)
+ * folded into the run object; and the final check that every arm has a verified successful run.
+ * docs/programs.md describes the behaviour. */
+
+/* What the command line chose for the program side (front/cmd/benchopt.h fills it); strings
+ * point into argv, except the names, which the option parser owns. */
+struct bench_program_opts {
+	const char *program;        /* --program COMMAND, or NULL */
+	const char *allocators;     /* -a as given, or NULL */
+	const char **preload_names; /* --preload NAME=LIB split at the first '=' */
+	const char **preload_paths;
+	size_t npreloads;
+	const char **expect_names; /* --expect NAME=ALLOCATOR split likewise */
+	const char **expect_allocs;
+	size_t nexpects;
+	int count_calls; /* --count-calls */
+	/* --arm LABEL=BACKEND[:KEY=VALUE]...: program arms of a known allocator whose settings go
+	 * into the program's environment (docs/tuning.md, "Programs") */
+	const char **arm_specs;
+	size_t narm_specs;
+};
+
+/* Where the probed arms' helpers are; zero-initialise, freed by bench_free_proof. */
+struct bench_probe_paths {
+	char probe[PATH_MAX]; /* build/liballocab-probe.so */
+	char count[PATH_MAX]; /* build/liballocab-count.so (--count-calls) */
+	char dir[PATH_MAX];   /* private directory of the per-run record files ("" none) */
+	char tracking[64];    /* bench_config.tracking */
+};
+
+/* --program: c->arms from -a (default: system and every allocator whose Debian library is
+ * installed, or none when --arm is given) plus the --preload names and the --arm arms (their
+ * settings checked by the backend's driver and put in the arm's env), each running o->program, with
+ * its library resolved and its proof set; c->wl the one workload "command"; c->program. Arm names
+ * are malloc'd (the caller frees them and c->arms); the proof fields are freed by bench_free_proof.
+ * Returns ST_OK, ST_FAIL (runtime: the probe library is missing, memory) or ST_USAGE (unknown
+ * allocator, a library that cannot be loaded, a bad --arm, fewer than two arms) with a one-line
+ * reason in err (common/status.h). */
+int bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
+                        struct bench_probe_paths *pp, char *err, size_t errlen);
+
+/* --expect NAME=ALLOCATOR: sets the proof of those --cmd arms of c (the executable's own copy of
+ * the allocator counts). Returns ST_OK, ST_FAIL (memory) or ST_USAGE (unknown allocator) with
+ * err. */
+int bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o, char *err,
+                        size_t errlen);
+
+/* When an arm of c is probed: finds the probe (and, with --count-calls, the counting library),
+ * creates the record directory under $TMPDIR or /tmp and finds out whether processes can be
+ * tracked (front/run/ptrack.h); sets c->probe_lib, c->count_lib, c->probe_dir and
+ * c->tracking. Returns ST_OK, or ST_FAIL with err (a runtime failure: no bad input here). */
+int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
+                      struct bench_probe_paths *pp, char *err, size_t errlen);
+
+/* Frees the arms' proof fields (preload, version, expect_*) and removes the record directory
+ * with whatever an interrupted bench left in it. */
+void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp);
+
+/* The arms of c whose every run in round (a round object of the document) is unverified for a
+ * reason no later run can change (the run's probe.deterministic: preload failed, static
+ * executable, setuid program, program links its own allocator, other allocator serves malloc;
+ * docs/programs.md, "Failing loudly"). Writes "allocab: bench: ARM: no verified successful run:
+ * unverified: REASON" for each to f (unless NULL) and returns how many. */
+size_t bench_report_hopeless(const struct bench_config *c, const cJSON *round, FILE *f);
+
+/* Writes "allocab: bench: ARM: no verified successful run: WHY" to f for every arm of c without
+ * an ok run in a measured round of doc (WHY: the first failed run's reason, else its status,
+ * exit or signal and last stderr line). Returns how many arms it named. */
+size_t bench_report_unproven(const struct bench_config *c, const cJSON *doc, FILE *f);
+
+#endif

@@ -1,0 +1,573 @@
+/* stats.c - the statistics of allocab; contracts in stats.h. Rank methods follow Hollander &
+ * Wolfe, "Nonparametric Statistical Methods": exact null distributions are counted by dynamic
+ * programming, so small-sample p-values and interval levels are exact, not read from tables. */
+#include "front/stats/stats.h"
+
+#include "common/prng.h"
+#include "front/stats/dsort.h"
+#include "front/stats/hlselect.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIGNRANK_EXACT_MAX 50 /* 2^50 subsets: counts stay exact in a double */
+#define RANKSUM_EXACT_MAX  20 /* C(40, 20) arrangements: likewise */
+
+static bool any_nan(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (isnan(x[i]))
+			return true;
+	return false;
+}
+
+static bool all_finite(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return false;
+	return true;
+}
+
+static bool valid_conf(double conf)
+{
+	return conf > 0 && conf < 1;
+}
+
+static double *copy_of(const double *x, size_t n)
+{
+	double *c = malloc((n ? n : 1) * sizeof *c);
+
+	if (c && n)
+		memcpy(c, x, n * sizeof *c);
+	return c;
+}
+
+static double median_inplace(double *a, size_t n)
+{
+	size_t h = n / 2;
+	double upper = hl_find(a, n, h), lower;
+
+	if (n % 2)
+		return upper;
+	lower = a[0];
+	for (size_t i = 1; i < h; i++)
+		if (a[i] > lower)
+			lower = a[i];
+	return 0.5 * (lower + upper);
+}
+
+static double quantile_sorted(const double *s, size_t n, double q)
+{
+	double h = (double)(n - 1) * q;
+	size_t i = (size_t)floor(h);
+
+	if (i + 1 >= n || h == (double)i)
+		return s[i < n ? i : n - 1];
+	return s[i] + (h - (double)i) * (s[i + 1] - s[i]);
+}
+
+double stats_median(const double *x, size_t n)
+{
+	double *c, m;
+
+	if (n == 0 || any_nan(x, n) || !(c = copy_of(x, n)))
+		return NAN;
+	m = median_inplace(c, n);
+	free(c);
+	return m;
+}
+
+double stats_quantile(const double *x, size_t n, double q)
+{
+	double *c, v;
+
+	if (n == 0 || !(q >= 0 && q <= 1) || any_nan(x, n) || !(c = copy_of(x, n)))
+		return NAN;
+	dsort(c, n);
+	v = quantile_sorted(c, n, q);
+	free(c);
+	return v;
+}
+
+double stats_mean(const double *x, size_t n)
+{
+	double sum = 0;
+
+	if (n == 0)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		sum += x[i];
+	return sum / (double)n;
+}
+
+double stats_sd(const double *x, size_t n)
+{
+	double mean, ss = 0;
+
+	if (any_nan(x, n))
+		return NAN;
+	if (n < 2)
+		return 0;
+	mean = stats_mean(x, n);
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - mean) * (x[i] - mean);
+	return sqrt(ss / (double)(n - 1));
+}
+
+double stats_mad(const double *x, size_t n)
+{
+	double *c, med, mad;
+
+	if (n == 0 || any_nan(x, n) || !(c = copy_of(x, n)))
+		return NAN;
+	med = median_inplace(c, n);
+	for (size_t i = 0; i < n; i++)
+		c[i] = fabs(x[i] - med);
+	mad = median_inplace(c, n);
+	free(c);
+	return 1.4826 * mad;
+}
+
+/* Mid-ranks (1-based) of v[0..n-1] into rank; *ties = sum over tie groups of t^3 - t. */
+static int midranks(const double *v, size_t n, double *rank, double *ties)
+{
+	struct dsort_keyed *k = malloc((n ? n : 1) * sizeof *k);
+
+	if (!k)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct dsort_keyed){v[i], i};
+	dsort_keyed(k, n);
+	*ties = 0;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && k[j].v == k[i].v; j++)
+			;
+		double t = (double)(j - i), mid = 0.5 * (double)(i + 1 + j);
+		*ties += t * t * t - t;
+		for (size_t g = i; g < j; g++)
+			rank[k[g].i] = mid;
+	}
+	free(k);
+	return 0;
+}
+
+/* Exact null CDF of the signed-rank statistic W+ for n untied nonzero values: cdf[w] = P(W+ <= w),
+ * w = 0..n(n+1)/2. Counts subsets of {1..n} by sum, one rank at a time. */
+static double *signrank_cdf(size_t n)
+{
+	size_t top = n * (n + 1) / 2;
+	double *c = calloc(top + 1, sizeof *c), scale = ldexp(1.0, -(int)n), acc = 0;
+
+	if (!c)
+		return NULL;
+	c[0] = 1;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t s = i * (i + 1) / 2; s >= i; s--)
+			c[s] += c[s - i];
+	for (size_t s = 0; s <= top; s++) {
+		acc += c[s];
+		c[s] = acc * scale;
+	}
+	return c;
+}
+
+/* Exact null CDF of the Mann-Whitney U for untied samples of sizes m and n: cdf[u] = P(U <= u),
+ * u = 0..mn. The counts are the coefficients of the Gaussian binomial [m+n choose m]_q, built as
+ * the product over i = 1..m of (1 - q^(n+i)) / (1 - q^i). */
+static double *ranksum_cdf(size_t m, size_t n)
+{
+	size_t top = m * n, len = top + m + 1;
+	double *c = calloc(len, sizeof *c), acc = 0, total = 0;
+
+	if (!c)
+		return NULL;
+	c[0] = 1;
+	for (size_t i = 1; i <= m; i++) {
+		for (size_t s = len - 1; s >= n + i; s--)
+			c[s] -= c[s - n - i];
+		for (size_t s = i; s < len; s++)
+			c[s] += c[s - i];
+	}
+	for (size_t s = 0; s <= top; s++)
+		total += c[s];
+	for (size_t s = 0; s <= top; s++) {
+		acc += c[s];
+		c[s] = acc / total;
+	}
+	return c;
+}
+
+/* Rank k of the lower bound among the top sorted Walsh averages or differences, where the null
+ * statistic S is symmetric on 0..top: the largest k with P(S <= k - 1) <= alpha / 2, kept within
+ * 1..(top + 1) / 2. cdf is S's exact CDF, or NULL for the normal approximation with standard
+ * deviation sd and continuity correction. *level = 1 - 2 P(S <= k - 1). */
+static size_t bound_rank(const double *cdf, size_t top, double sd, double alpha, double *level)
+{
+	size_t kmax = (top + 1) / 2, k = 1;
+	double tail, mu = (double)top / 2;
+
+	if (cdf) {
+		while (k < kmax && cdf[k] <= alpha / 2)
+			k++;
+		tail = cdf[k - 1];
+	} else {
+		double kf = floor(mu + 0.5 - stats_norm_quantile(1 - alpha / 2) * sd);
+		k = kf < 1 ? 1 : kf > (double)kmax ? kmax : (size_t)kf;
+		tail = stats_norm_cdf(((double)k - 0.5 - mu) / sd);
+	}
+	*level = fmax(0, 1 - 2 * tail);
+	return k;
+}
+
+/* Two-sided p of a statistic symmetric about mu with the given variance, continuity-corrected. */
+static double normal_p(double stat, double mu, double var)
+{
+	if (!(var > 0))
+		return 1;
+	return fmin(1, erfc(fmax(0, fabs(stat - mu) - 0.5) / sqrt(2 * var)));
+}
+
+/* Median of the m Walsh averages or differences: the middle one, or the mean of the middle two. */
+static int hl_median(const struct hl_source *src, size_t m, double *out)
+{
+	size_t ranks[2] = {(m - 1) / 2, m / 2};
+	double v[2];
+
+	if (hl_select(src, ranks, 2, v) != 0)
+		return -1;
+	*out = m % 2 ? v[0] : 0.5 * (v[0] + v[1]);
+	return 0;
+}
+
+int stats_hl_estimate(const double *x, size_t n, double *out)
+{
+	struct hl_source src = {x, NULL, n, 0};
+	size_t m = hl_count(&src);
+
+	if (m == 0 || !all_finite(x, n))
+		return -1;
+	return hl_median(&src, m, out);
+}
+
+/* The median of the m Walsh averages or differences and its bounds by bound_rank. */
+static int order_interval(const struct hl_source *src, size_t m, const double *cdf, double sd,
+                          double conf, struct stats_interval *out)
+{
+	double level, v[4];
+	size_t k = bound_rank(cdf, m, sd, 1 - conf, &level);
+	size_t ranks[4] = {(m - 1) / 2, m / 2, k - 1, m - k};
+
+	if (hl_select(src, ranks, 4, v) != 0)
+		return -1;
+	out->est = m % 2 ? v[0] : 0.5 * (v[0] + v[1]);
+	out->lo = v[2];
+	out->hi = v[3];
+	out->level = level;
+	return 0;
+}
+
+int stats_hl_interval(const double *x, size_t n, double conf, struct stats_interval *out)
+{
+	struct hl_source src = {x, NULL, n, 0};
+	size_t m = hl_count(&src);
+	double *cdf = NULL;
+	int rc;
+
+	if (m == 0 || !valid_conf(conf) || !all_finite(x, n))
+		return -1;
+	if (n <= SIGNRANK_EXACT_MAX && !(cdf = signrank_cdf(n)))
+		return -1;
+	rc = order_interval(
+	    &src, m, cdf, sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24), conf, out);
+	free(cdf);
+	return rc;
+}
+
+int stats_wilcoxon(const double *x, size_t n, double *w_plus, double *p)
+{
+	double *a, *rank, ties, w = 0;
+	size_t m = 0;
+
+	if (!all_finite(x, n) || !(a = malloc((2 * n + 1) * sizeof *a)))
+		return -1;
+	rank = a + n;
+	for (size_t i = 0; i < n; i++)
+		if (x[i] != 0)
+			a[m++] = fabs(x[i]);
+	if (m == 0) {
+		free(a);
+		*w_plus = 0;
+		*p = 1;
+		return 0;
+	}
+	if (midranks(a, m, rank, &ties) < 0) {
+		free(a);
+		return -1;
+	}
+	for (size_t i = 0, j = 0; i < n; i++) {
+		if (x[i] == 0)
+			continue;
+		if (x[i] > 0)
+			w += rank[j];
+		j++;
+	}
+	free(a);
+	double top = (double)m * (double)(m + 1) / 2;
+	if (ties == 0 && m <= SIGNRANK_EXACT_MAX) {
+		double *cdf = signrank_cdf(m);
+		size_t wi = (size_t)w;
+
+		if (!cdf)
+			return -1;
+		*p = fmin(1, 2 * fmin(cdf[wi], cdf[(size_t)top - wi]));
+		free(cdf);
+	} else {
+		*p = normal_p(w, top / 2, top * (double)(2 * m + 1) / 12 - ties / 48);
+	}
+	*w_plus = w;
+	return 0;
+}
+
+int stats_hl_shift_interval(const double *x, size_t nx, const double *y, size_t ny, double conf,
+                            struct stats_interval *out)
+{
+	struct hl_source src = {x, y, nx, ny};
+	size_t m = hl_count(&src);
+	double *cdf = NULL;
+	int rc;
+
+	if (m == 0 || !valid_conf(conf) || !all_finite(x, nx) || !all_finite(y, ny))
+		return -1;
+	if (nx <= RANKSUM_EXACT_MAX && ny <= RANKSUM_EXACT_MAX && !(cdf = ranksum_cdf(nx, ny)))
+		return -1;
+	rc = order_interval(&src, m, cdf, sqrt((double)m * (double)(nx + ny + 1) / 12), conf, out);
+	free(cdf);
+	return rc;
+}
+
+int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, double *u, double *p)
+{
+	size_t n = nx + ny;
+	double *v, *rank, ties, ry = 0, top = (double)nx * (double)ny;
+
+	if (nx == 0 || ny == 0 || !all_finite(x, nx) || !all_finite(y, ny))
+		return -1;
+	if (!(v = malloc(2 * n * sizeof *v)))
+		return -1;
+	rank = v + n;
+	memcpy(v, x, nx * sizeof *v);
+	memcpy(v + nx, y, ny * sizeof *v);
+	if (midranks(v, n, rank, &ties) < 0) {
+		free(v);
+		return -1;
+	}
+	for (size_t i = nx; i < n; i++)
+		ry += rank[i];
+	free(v);
+	double stat = ry - (double)ny * (double)(ny + 1) / 2;
+	if (ties == 0 && nx <= RANKSUM_EXACT_MAX && ny <= RANKSUM_EXACT_MAX) {
+		double *cdf = ranksum_cdf(nx, ny);
+		size_t ui = (size_t)stat;
+
+		if (!cdf)
+			return -1;
+		*p = fmin(1, 2 * fmin(cdf[ui], cdf[(size_t)top - ui]));
+		free(cdf);
+	} else {
+		double nn = (double)n;
+		*p = normal_p(stat, top / 2, top / 12 * (nn + 1 - ties / (nn * (nn - 1))));
+	}
+	*u = stat;
+	return 0;
+}
+
+int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
+                    uint64_t seed, double conf, struct stats_interval *out)
+{
+	double est, *buf = NULL, *draws = NULL, alpha = 1 - conf;
+	struct prng r;
+	int rc = -1;
+
+	if (n == 0 || !stat || resamples == 0 || !valid_conf(conf) || !all_finite(x, n))
+		return -1;
+	if (stat(x, n, &est) != 0 || isnan(est))
+		return -1;
+	buf = malloc(n * sizeof *buf);
+	draws = malloc(resamples * sizeof *draws);
+	if (!buf || !draws)
+		goto out;
+	prng_seed(&r, seed);
+	for (uint32_t b = 0; b < resamples; b++) {
+		for (size_t i = 0; i < n; i++)
+			buf[i] = x[prng_below(&r, n)];
+		if (stat(buf, n, &draws[b]) != 0 || isnan(draws[b]))
+			goto out;
+	}
+	dsort(draws, resamples);
+	out->est = est;
+	out->lo = fmin(est, quantile_sorted(draws, resamples, alpha / 2));
+	out->hi = fmax(est, quantile_sorted(draws, resamples, 1 - alpha / 2));
+	out->level = conf;
+	rc = 0;
+out:
+	free(buf);
+	free(draws);
+	return rc;
+}
+
+int stats_holm(const double *p, size_t m, double *adj)
+{
+	struct dsort_keyed *k;
+	double run = 0;
+
+	for (size_t i = 0; i < m; i++)
+		if (!(p[i] >= 0 && p[i] <= 1))
+			return -1;
+	if (!(k = malloc((m ? m : 1) * sizeof *k)))
+		return -1;
+	for (size_t i = 0; i < m; i++)
+		k[i] = (struct dsort_keyed){p[i], i};
+	dsort_keyed(k, m);
+	for (size_t j = 0; j < m; j++) {
+		run = fmax(run, (double)(m - j) * k[j].v);
+		adj[k[j].i] = fmin(1, run);
+	}
+	free(k);
+	return 0;
+}
+
+/* P(|T| >= |t|) for Student's T with df degrees of freedom. */
+static double t_two_sided(double t, double df)
+{
+	return 2 * stats_t_cdf(-fabs(t), df);
+}
+
+int stats_spearman(const double *x, const double *y, size_t n, double *rho, double *p)
+{
+	double *rx, tx, ty, sxy = 0, sxx = 0, syy = 0, mid = (double)(n + 1) / 2, r;
+
+	if (n < 2 || !all_finite(x, n) || !all_finite(y, n) || !(rx = malloc(2 * n * sizeof *rx)))
+		return -1;
+	if (midranks(x, n, rx, &tx) < 0 || midranks(y, n, rx + n, &ty) < 0) {
+		free(rx);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		double dx = rx[i] - mid, dy = rx[n + i] - mid;
+		sxy += dx * dy;
+		sxx += dx * dx;
+		syy += dy * dy;
+	}
+	free(rx);
+	if (sxx == 0 || syy == 0) {
+		*rho = 0;
+		*p = 1;
+		return 0;
+	}
+	r = fmax(-1, fmin(1, sxy / sqrt(sxx * syy)));
+	*rho = r;
+	if (n < 4)
+		*p = 1;
+	else if (1 - r * r <= 0)
+		*p = 0;
+	else
+		*p = t_two_sided(r * sqrt((double)(n - 2) / (1 - r * r)), (double)(n - 2));
+	return 0;
+}
+
+int stats_welch(const double *x, size_t nx, const double *y, size_t ny, double *t, double *df,
+                double *p)
+{
+	double vx, vy, se2, diff;
+
+	if (nx < 2 || ny < 2 || !all_finite(x, nx) || !all_finite(y, ny))
+		return -1;
+	vx = pow(stats_sd(x, nx), 2) / (double)nx;
+	vy = pow(stats_sd(y, ny), 2) / (double)ny;
+	se2 = vx + vy;
+	diff = stats_mean(y, ny) - stats_mean(x, nx);
+	if (se2 == 0) {
+		*t = diff == 0 ? 0 : copysign(INFINITY, diff);
+		*df = (double)(nx + ny - 2);
+		*p = diff == 0 ? 1 : 0;
+		return 0;
+	}
+	*t = diff / sqrt(se2);
+	*df = se2 * se2 / (vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1));
+	*p = t_two_sided(*t, *df);
+	return 0;
+}
+
+/* Smallest n at which a two-sided signed-rank test can reach alpha at all: its smallest p-value
+ * is 2 / 2^n. */
+static size_t signrank_min_rounds(double alpha)
+{
+	size_t n = 1;
+
+	while (ldexp(1.0, 1 - (int)n) > alpha)
+		n++;
+	return n;
+}
+
+static bool valid_design(double sd, double alpha, double power)
+{
+	return sd >= 0 && isfinite(sd) && alpha > 0 && alpha < 1 && power > 0 && power < 1;
+}
+
+static double mde_z(double alpha, double power)
+{
+	return fmax(0, stats_norm_quantile(1 - alpha / 2) + stats_norm_quantile(power));
+}
+
+double stats_mde(double sd, size_t n, double alpha, double power)
+{
+	if (!valid_design(sd, alpha, power))
+		return NAN;
+	if (n < signrank_min_rounds(alpha))
+		return INFINITY;
+	return mde_z(alpha, power) * sd / sqrt((double)n * 3 / M_PI);
+}
+
+size_t stats_rounds_needed(double sd, double effect, double alpha, double power)
+{
+	size_t n, least;
+	double need;
+
+	if (!valid_design(sd, alpha, power) || !(effect > 0))
+		return 0;
+	least = signrank_min_rounds(alpha);
+	if (least < 2)
+		least = 2;
+	need = ceil(pow(mde_z(alpha, power) * sd / effect, 2) * M_PI / 3);
+	if (!(need < 1e15))
+		return SIZE_MAX;
+	n = need > (double)least ? (size_t)need : least;
+	while (stats_mde(sd, n, alpha, power) > effect)
+		n++;
+	return n;
+}
+
+size_t stats_signrank_min_n(double alpha, size_t m)
+{
+	size_t n = 1;
+
+	if (!(alpha > 0 && alpha < 1) || m == 0)
+		return 0;
+	while (2 * pow(2, -(double)n) > alpha / (double)m)
+		n++;
+	return n;
+}
+
+size_t stats_ranksum_min_n(double alpha, size_t m)
+{
+	size_t k = 1;
+
+	if (!(alpha > 0 && alpha < 1) || m == 0)
+		return 0;
+	while (2 * exp(2 * lgamma((double)k + 1) - lgamma(2 * (double)k + 1)) > alpha / (double)m)
+		k++;
+	return k;
+}

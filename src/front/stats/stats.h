@@ -1,0 +1,112 @@
+/* stats.h - allocab's statistics (docs/methodology.md): robust paired and two-sample location
+ * estimates with distribution-free intervals, rank tests, multiplicity correction, and the noise
+ * measures of the calibration. Pure functions on caller-owned arrays; none keeps state. Functions
+ * that need scratch space allocate it and return -1 if that fails (results then untouched).
+ * The int-returning functions also return -1, results untouched, on unusable input: a NaN or
+ * infinity in the data, fewer points than documented, conf outside (0, 1). The double-returning
+ * summaries return NAN when x holds a NaN. */
+#ifndef ALLOCAB_STATS_H
+#define ALLOCAB_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct stats_interval {
+	double est;    /* point estimate */
+	double lo, hi; /* confidence bounds, lo <= est <= hi */
+	double level;  /* achieved confidence (exact methods cannot hit 0.95 exactly) */
+};
+
+/* Median of x[0..n-1] (n >= 1); x is not modified. NAN if n == 0. */
+double stats_median(const double *x, size_t n);
+/* Quantile q in [0,1] by linear interpolation between order statistics (Hyndman-Fan type 7). */
+double stats_quantile(const double *x, size_t n, double q);
+double stats_mean(const double *x, size_t n); /* NAN if n == 0 */
+/* Sample standard deviation (n - 1 denominator); 0 if n < 2. */
+double stats_sd(const double *x, size_t n);
+/* Median absolute deviation scaled by 1.4826 (consistent for the normal sd). */
+double stats_mad(const double *x, size_t n);
+
+/* One-sample Hodges-Lehmann estimate: median of the n(n+1)/2 Walsh averages (x_i + x_j)/2, i <= j.
+ * n >= 1. The HL functions select order statistics without listing the averages or differences
+ * (hlselect.h): O(n log n) expected time, O(n) memory. */
+int stats_hl_estimate(const double *x, size_t n, double *out);
+/* HL estimate with the distribution-free interval from the Walsh averages' order statistics
+ * (Wilcoxon signed-rank inversion; exact critical values for n <= 50, normal approximation above).
+ * conf is the nominal level, e.g. 0.95. n >= 1; with too few points for the level, lo/hi are the
+ * extreme Walsh averages and level reports what they achieve. */
+int stats_hl_interval(const double *x, size_t n, double conf, struct stats_interval *out);
+
+/* Two-sided Wilcoxon signed-rank test of "median of x is 0". Zeros are dropped (Wilcoxon's
+ * method); ties get mid-ranks. Exact null distribution when no ties remain and n <= 50, normal
+ * approximation with tie and continuity correction otherwise. Writes W+ and the p-value; with no
+ * nonzero value (n == 0 included) W+ = 0 and p = 1. */
+int stats_wilcoxon(const double *x, size_t n, double *w_plus, double *p);
+
+/* Two-sample Hodges-Lehmann shift: median of all nx*ny differences y_j - x_i, with the
+ * Mann-Whitney (Moses) interval: exact critical values when nx, ny <= 20, normal otherwise. */
+int stats_hl_shift_interval(const double *x, size_t nx, const double *y, size_t ny, double conf,
+                            struct stats_interval *out);
+/* Two-sided Mann-Whitney U test (normal approximation with tie correction; exact when no ties and
+ * nx, ny <= 20). Writes U for y over x (pairs with y_j > x_i, ties counting one half) and the
+ * p-value. */
+int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, double *u,
+                       double *p);
+
+/* Statistic of a bootstrap resample: returns 0 and *out, or -1 on failure. */
+typedef int (*stats_statistic_fn)(const double *x, size_t n, double *out);
+/* Percentile bootstrap interval of stat over x, from `resamples` resamples drawn with the PRNG
+ * seeded by `seed`: identical output for identical input and seed. est is stat(x); level is conf.
+ * Should the percentiles miss est (possible for odd statistics), the interval is widened to it. */
+int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
+                    uint64_t seed, double conf, struct stats_interval *out);
+
+/* Holm step-down adjustment of m p-values: adj[i] is the adjusted p of p[i] (monotone, <= 1).
+ * Each p must lie in [0, 1]; adj may be p. */
+int stats_holm(const double *p, size_t m, double *adj);
+
+/* Spearman rank correlation of (x_i, y_i) with mid-ranks, and its two-sided p-value (t
+ * approximation with n - 2 degrees of freedom; 1.0 when n < 4). n >= 2. If x or y is constant,
+ * rho = 0 and p = 1 (no trend to see). */
+int stats_spearman(const double *x, const double *y, size_t n, double *rho, double *p);
+
+/* Welch's unequal-variance t test: t = (mean y - mean x) / se, Welch-Satterthwaite df, two-sided
+ * p. Needs nx, ny >= 2. Both samples constant: t = 0 or +-inf, df = nx + ny - 2, p = 1 or 0. */
+int stats_welch(const double *x, size_t nx, const double *y, size_t ny, double *t, double *df,
+                double *p);
+
+/* Distributions. */
+double stats_norm_cdf(double z);
+double stats_norm_quantile(double p);    /* inverse of stats_norm_cdf; -inf at 0, +inf at 1 */
+double stats_t_cdf(double t, double df); /* Student t, df > 0 */
+
+/* Minimum detectable effect on the log-ratio scale for a paired design of n rounds whose
+ * per-round log ratios have standard deviation sd: two-sided level alpha, given power, normal
+ * approximation adjusted for the Wilcoxon test's efficiency (3/pi):
+ *     MDE = (z_{1-alpha/2} + z_power) * sd / sqrt(n * 3 / pi).
+ * INFINITY when n is too small for a two-sided signed-rank test to reach alpha at all
+ * (2 / 2^n > alpha: n < 6 at alpha 0.05); NAN unless sd >= 0 and alpha, power in (0, 1). */
+double stats_mde(double sd, size_t n, double alpha, double power);
+/* Rounds needed so that stats_mde(sd, n, alpha, power) <= effect (log scale, > 0): the smallest
+ * such n, at least 2. 0 for invalid arguments, SIZE_MAX if the answer does not fit. */
+size_t stats_rounds_needed(double sd, double effect, double alpha, double power);
+
+/* The fewest paired rounds with which m comparisons can reach a verdict under Holm at level alpha
+ * with the exact two-sided signed-rank test: the smallest n with 2 / 2^n <= alpha / m (the
+ * smallest p that test can give with n rounds is 2 / 2^n, and Holm compares the smallest of m
+ * p-values with alpha / m). 0 unless alpha is in (0, 1) and m >= 1. */
+size_t stats_signrank_min_n(double alpha, size_t m);
+/* The same for two samples of k rounds each with the exact Mann-Whitney test: the smallest k with
+ * 2 / C(2k, k) <= alpha / m. 0 for invalid arguments. */
+size_t stats_ranksum_min_n(double alpha, size_t m);
+
+/* The per-round log ratio d = ln(t_num / t_den) of two times, decided on the times
+ * themselves: results files hold integer nanoseconds (medians of reps may end in .5), and two
+ * rounds whose times stand in the same ratio must give the same d to the last bit, a ratio and
+ * its inverse exact negatives, or the rank tests miss the tie (docs/methodology.md). */
+/* ln(num / den) for num, den > 0. When both are whole or half units below 2^52, computed as
+ * log(a) - log(b) of the fraction a/b = num/den in lowest terms: 0 exactly for equal times,
+ * bit-identical for equal ratios, lr(x, y) == -lr(y, x). Otherwise log(num / den). */
+double stats_log_ratio(double num, double den);
+
+#endif

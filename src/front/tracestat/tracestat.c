@@ -1,0 +1,324 @@
+/* tracestat.c - statistics of a trace for `allocab trace info` (tracestat.h). */
+#include "front/tracestat/tracestat.h"
+
+#include "common/errmsg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* id -> (size, thread) of the live objects; open addressing, key 0 is empty. */
+struct live {
+	uint64_t *id, *size;
+	uint32_t *thread;
+	size_t mask;
+};
+
+static int live_init(struct live *l, size_t nalloc)
+{
+	size_t cap = 1024;
+
+	while (cap < 2 * nalloc)
+		cap *= 2;
+	l->id = calloc(cap, sizeof *l->id);
+	l->size = malloc(cap * sizeof *l->size);
+	l->thread = malloc(cap * sizeof *l->thread);
+	l->mask = cap - 1;
+	return l->id && l->size && l->thread ? 0 : -1;
+}
+
+static void live_free(struct live *l)
+{
+	free(l->id);
+	free(l->size);
+	free(l->thread);
+}
+
+static size_t live_slot(const struct live *l, uint64_t id)
+{
+	size_t i = (size_t)(id * 0x9e3779b97f4a7c15ULL >> 20) & l->mask;
+
+	while (l->id[i] && l->id[i] != id)
+		i = (i + 1) & l->mask;
+	return i;
+}
+
+/* Removes id; returns 1 with its size and thread, or 0 if it is not live. */
+static int live_take(struct live *l, uint64_t id, uint64_t *size, uint32_t *thread)
+{
+	size_t i = live_slot(l, id), j;
+
+	if (!l->id[i])
+		return 0;
+	*size = l->size[i];
+	*thread = l->thread[i];
+	l->id[i] = 0;
+	for (j = (i + 1) & l->mask; l->id[j]; j = (j + 1) & l->mask) {
+		size_t home = (size_t)(l->id[j] * 0x9e3779b97f4a7c15ULL >> 20) & l->mask;
+		if (((j - home) & l->mask) >= ((j - i) & l->mask)) {
+			l->id[i] = l->id[j];
+			l->size[i] = l->size[j];
+			l->thread[i] = l->thread[j];
+			l->id[j] = 0;
+			i = j;
+		}
+	}
+	return 1;
+}
+
+static int is_alloc(unsigned op)
+{
+	return op != TRACE_OP_FREE;
+}
+
+/* Time order; at equal times allocations first (a block is allocated before it is released). */
+static int by_time(const void *a, const void *b)
+{
+	const struct trace_rec *x = a, *y = b;
+
+	if (x->ts_ns != y->ts_ns)
+		return x->ts_ns < y->ts_ns ? -1 : 1;
+	return (x->op == TRACE_OP_FREE) - (y->op == TRACE_OP_FREE);
+}
+
+static int bucket(uint64_t size)
+{
+	int k = 0;
+
+	while (size && k < TS_BUCKETS - 1) {
+		size >>= 1;
+		k++;
+	}
+	return k;
+}
+
+static void count_threads(struct ts_proc *s, const struct trace_rec *ev, size_t n)
+{
+	uint32_t last = UINT32_MAX;
+	uint32_t *t = malloc(n * sizeof *t);
+
+	if (!t)
+		return;
+	for (size_t i = 0; i < n; i++)
+		t[i] = ev[i].thread;
+	for (size_t i = 0; i < n; i++)
+		if (t[i] != last) {
+			size_t k;
+			for (k = 0; k < s->threads && t[k] != t[i]; k++)
+				;
+			if (k == s->threads)
+				t[s->threads++] = t[i];
+			last = t[i];
+		}
+	free(t);
+}
+
+static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t errlen)
+{
+	struct ts_result *r = arg;
+	struct ts_proc *s, *np = realloc(r->procs, (r->n + 1) * sizeof *np);
+	struct live l;
+	uint64_t live = 0, objects = 0, sz;
+	uint32_t th;
+
+	if (!np)
+		return errmsg_fail(err, errlen, "out of memory");
+	r->procs = np;
+	s = memset(&np[r->n++], 0, sizeof *s);
+	s->info = p->info;
+	s->index = p->index;
+	s->complete = p->complete;
+	memcpy(s->end, p->end, sizeof s->end);
+	s->events = p->n;
+	count_threads(s, p->ev, p->n);
+	qsort(p->ev, p->n, sizeof *p->ev, by_time);
+	if (live_init(&l, p->n) != 0) {
+		live_free(&l);
+		return errmsg_fail(err, errlen, "out of memory for %zu live objects", p->n);
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		const struct trace_rec *e = &p->ev[i];
+		uint64_t gone = e->op == TRACE_OP_FREE ? e->id : e->old_id;
+		size_t k;
+
+		s->ops[e->op]++;
+		if (e->op == TRACE_OP_FREE && !e->id)
+			s->free_null++;
+		if (gone && live_take(&l, gone, &sz, &th)) {
+			s->releases++;
+			s->cross_releases += th != e->thread;
+			live -= sz;
+			objects--;
+		} else if (gone) {
+			s->unmatched++;
+		}
+		if (!is_alloc(e->op))
+			continue;
+		s->hist[bucket(e->size)]++;
+		s->bytes_allocated += e->size;
+		k = live_slot(&l, e->id);
+		if (l.id[k]) {
+			live_free(&l);
+			return errmsg_fail(err, errlen,
+			                   "corrupt: process %zu allocates object %llu twice",
+			                   p->index, (unsigned long long)e->id);
+		}
+		l.id[k] = e->id;
+		l.size[k] = e->size;
+		l.thread[k] = e->thread;
+		live += e->size;
+		objects++;
+		if (live > s->peak_live_bytes)
+			s->peak_live_bytes = live;
+		if (objects > s->peak_live_objects)
+			s->peak_live_objects = objects;
+	}
+	live_free(&l);
+	s->duration_ns =
+	    p->complete ? p->end[TRACE_END_DURATION_NS] : (p->n ? p->ev[p->n - 1].ts_ns : 0);
+	return 0;
+}
+
+int tracestat_file(const char *path, struct ts_result *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof *out);
+	if (trace_each_process(path, TRACE_MAX_PROC_EVENTS, add_process, out, err, errlen) != 0) {
+		tracestat_free(out);
+		return -1;
+	}
+	return 0;
+}
+
+void tracestat_free(struct ts_result *r)
+{
+	free(r->procs);
+	r->procs = NULL;
+	r->n = 0;
+}
+
+static uint64_t bucket_low(int k)
+{
+	return k == 0 ? 0 : (uint64_t)1 << (k - 1);
+}
+
+static double cross_share(const struct ts_proc *s)
+{
+	return s->releases ? (double)s->cross_releases / (double)s->releases : 0.0;
+}
+
+static cJSON *proc_json(const struct ts_proc *s)
+{
+	static const char *const end_names[TRACE_END_NCOUNTERS] = {"events",
+	                                                           "threads",
+	                                                           "bootstrap_allocations",
+	                                                           "foreign_frees",
+	                                                           "failed_allocations",
+	                                                           "duration_ns",
+	                                                           "dropped_events",
+	                                                           "usable_size_calls"};
+	cJSON *o = cJSON_CreateObject(), *ops, *h, *c;
+
+	cJSON_AddNumberToObject(o, "index", (double)s->index);
+	cJSON_AddNumberToObject(o, "pid", (double)s->info.pid);
+	cJSON_AddNumberToObject(o, "ppid", (double)s->info.ppid);
+	cJSON_AddStringToObject(o, "exe", s->info.exe);
+	cJSON_AddStringToObject(o, "args", s->info.args);
+	cJSON_AddBoolToObject(o, "complete", s->complete);
+	cJSON_AddNumberToObject(o, "threads", (double)s->threads);
+	cJSON_AddNumberToObject(o, "events", (double)s->events);
+	ops = cJSON_AddObjectToObject(o, "ops");
+	for (unsigned k = 1; k < TRACE_OP_COUNT; k++)
+		cJSON_AddNumberToObject(ops, trace_op_name(k), (double)s->ops[k]);
+	cJSON_AddNumberToObject(o, "free_null", (double)s->free_null);
+	cJSON_AddNumberToObject(o, "releases", (double)s->releases);
+	cJSON_AddNumberToObject(o, "cross_thread_releases", (double)s->cross_releases);
+	cJSON_AddNumberToObject(o, "cross_thread_share", cross_share(s));
+	cJSON_AddNumberToObject(o, "unmatched_releases", (double)s->unmatched);
+	cJSON_AddNumberToObject(o, "bytes_allocated", (double)s->bytes_allocated);
+	cJSON_AddNumberToObject(o, "peak_live_bytes", (double)s->peak_live_bytes);
+	cJSON_AddNumberToObject(o, "peak_live_objects", (double)s->peak_live_objects);
+	cJSON_AddNumberToObject(o, "duration_ns", (double)s->duration_ns);
+	h = cJSON_AddArrayToObject(o, "size_histogram");
+	for (int k = 0; k < TS_BUCKETS; k++) {
+		cJSON *b;
+		if (!s->hist[k])
+			continue;
+		b = cJSON_CreateObject();
+		cJSON_AddNumberToObject(b, "min_bytes", (double)bucket_low(k));
+		cJSON_AddNumberToObject(b, "count", (double)s->hist[k]);
+		cJSON_AddItemToArray(h, b);
+	}
+	c = cJSON_AddObjectToObject(o, "recorder");
+	for (int k = 0; k < TRACE_END_NCOUNTERS; k++)
+		if (s->complete)
+			cJSON_AddNumberToObject(c, end_names[k], (double)s->end[k]);
+		else
+			cJSON_AddNullToObject(c, end_names[k]);
+	return o;
+}
+
+cJSON *tracestat_json(const struct ts_result *r, const char *path)
+{
+	cJSON *root = cJSON_CreateObject(), *arr;
+	uint64_t ops[TRACE_OP_COUNT] = {0}, ev = 0;
+
+	cJSON_AddStringToObject(root, "schema", "allocab-trace-info/1");
+	cJSON_AddStringToObject(root, "trace", path);
+	cJSON_AddNumberToObject(root, "format_version", TRACE_VERSION);
+	cJSON_AddNumberToObject(root, "processes", (double)r->n);
+	arr = cJSON_AddArrayToObject(root, "process");
+	for (size_t i = 0; i < r->n; i++) {
+		cJSON_AddItemToArray(arr, proc_json(&r->procs[i]));
+		ev += r->procs[i].events;
+		for (unsigned k = 1; k < TRACE_OP_COUNT; k++)
+			ops[k] += r->procs[i].ops[k];
+	}
+	cJSON_AddNumberToObject(root, "events", (double)ev);
+	arr = cJSON_AddObjectToObject(root, "ops");
+	for (unsigned k = 1; k < TRACE_OP_COUNT; k++)
+		cJSON_AddNumberToObject(arr, trace_op_name(k), (double)ops[k]);
+	return root;
+}
+
+static void print_proc(const struct ts_proc *s, FILE *f)
+{
+	fprintf(f, "process %zu: pid %llu (parent %llu)%s\n  %s\n", s->index,
+	        (unsigned long long)s->info.pid, (unsigned long long)s->info.ppid,
+	        s->complete ? "" : "  [incomplete: no end record]",
+	        *s->info.args ? s->info.args : s->info.exe);
+	fprintf(f, "  threads %llu, events %llu, duration %.3f s\n", (unsigned long long)s->threads,
+	        (unsigned long long)s->events, (double)s->duration_ns / 1e9);
+	fprintf(f, "  ops:");
+	for (unsigned k = 1; k < TRACE_OP_COUNT; k++)
+		if (s->ops[k])
+			fprintf(f, " %s %llu", trace_op_name(k), (unsigned long long)s->ops[k]);
+	fprintf(f, " (free(NULL) %llu)\n", (unsigned long long)s->free_null);
+	fprintf(f, "  peak live %llu bytes in %llu objects; %llu bytes requested in all\n",
+	        (unsigned long long)s->peak_live_bytes, (unsigned long long)s->peak_live_objects,
+	        (unsigned long long)s->bytes_allocated);
+	fprintf(f, "  cross-thread frees %.1f%% (%llu of %llu); unmatched frees %llu",
+	        100 * cross_share(s), (unsigned long long)s->cross_releases,
+	        (unsigned long long)s->releases, (unsigned long long)s->unmatched);
+	if (s->complete)
+		fprintf(f, "; recorder: %llu bootstrap, %llu foreign frees, %llu dropped",
+		        (unsigned long long)s->end[TRACE_END_BOOTSTRAP],
+		        (unsigned long long)s->end[TRACE_END_FOREIGN_FREES],
+		        (unsigned long long)s->end[TRACE_END_DROPPED]);
+	fprintf(f, "\n  sizes:");
+	for (int k = 0; k < TS_BUCKETS; k++)
+		if (s->hist[k])
+			fprintf(f, " >=%llu:%llu", (unsigned long long)bucket_low(k),
+			        (unsigned long long)s->hist[k]);
+	fprintf(f, "\n");
+}
+
+void tracestat_print(const struct ts_result *r, const char *path, FILE *f)
+{
+	uint64_t ev = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		ev += r->procs[i].events;
+	fprintf(f, "%s: allocab trace version %d, %zu processes, %llu events\n", path,
+	        TRACE_VERSION, r->n, (unsigned long long)ev);
+	for (size_t i = 0; i < r->n; i++)
+		print_proc(&r->procs[i], f);
+}
