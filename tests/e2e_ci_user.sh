@@ -23,10 +23,12 @@ fi
 ws=$TMP/user
 mkdir -p "$ws" "$TMP/state"
 cp tests/ci_user/churn.c tests/ci_user/Makefile "$ws/"
-sim() { # sim NAME ARGS...: runs the job; its output in $TMP/NAME.out
+sim() { # sim NAME ARGS...: runs the job, as a CI runner would, outside any make (under `make
+	# test` a nested make prints "Entering directory" for the user's own build); its output in
+	# $TMP/NAME.out
 	local name=$1
 	shift
-	"$PY" tests/ci_simulate.py docs/ci/allocab.yml allocab "$ws" "$TMP/state" --no-apt \
+	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS "$PY" tests/ci_simulate.py docs/ci/allocab.yml allocab "$ws" "$TMP/state" --no-apt \
 		--set ALLOCAB_REPO="file://$root" --set ALLOCAB_REF=HEAD --set ALLOCAB_PREFIX="$TMP/prefix" \
 		--set ALLOCAB_BUDGET=6 "$@" >"$TMP/$name.out" 2>&1
 }
