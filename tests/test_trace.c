@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -303,6 +304,69 @@ static void test_cost(void)
 	rp_free(&rp);
 }
 
+/* Thread 0xffffffff (the old thread list's end marker) is a thread like any other. */
+static void test_thread_max(void)
+{
+	static const uint64_t a[][4] = {{TRACE_OP_MALLOC, 1, 16, 0}};
+	static const uint64_t b[][4] = {{TRACE_OP_FREE, 1, 0, 0}};
+	struct tb t;
+	char err[256] = "";
+	struct rp_trace rp;
+
+	start(&t);
+	put_process(&t, 3);
+	put_events(&t, 0xffffffffu, a, 1);
+	finish(&t);
+	CHECK(rp_load_mem(t.buf, t.n, 0, &rp, err, sizeof err) == 0 && rp.nth == 1 &&
+	          rp.th[0].n == 1,
+	      "thread 0xffffffff alone is one thread (%s)", err);
+	rp_free(&rp);
+	start(&t);
+	put_process(&t, 3);
+	put_events(&t, 0xffffffffu, a, 1);
+	put_events(&t, 0, b, 1);
+	finish(&t);
+	CHECK(rp_load_mem(t.buf, t.n, 0, &rp, err, sizeof err) == 0 && rp.nth == 2 &&
+	          (rp.th[0].ops[0].flags & RP_WAIT),
+	      "threads 0xffffffff and 0 stay two, the free waits for the other's malloc (%s)",
+	      err);
+	rp_free(&rp);
+}
+
+/* A block that declares far more than it stores is refused before it is decompressed. */
+static void test_bomb(void)
+{
+	static struct tb t;
+	static uint8_t raw[1 << 20];
+	char err[256] = "";
+	uint32_t n = (uint32_t)((sizeof raw - 8) / 3);
+
+	trace_put64(raw, (uint64_t)1 << 32);
+	for (uint32_t i = 0; i < n; i++)
+		raw[8 + 3 * i] = TRACE_OP_FREE;
+	start(&t);
+	put_process(&t, 1);
+	put_block(&t, TRACE_K_EVENTS, 0, raw, 8 + 3 * (size_t)n, n);
+	finish(&t);
+	CHECK(t.n < 4096, "1 MiB of free(NULL) compresses to %zu bytes", t.n);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
+	          strstr(err, "compression bomb"),
+	      "refused as a compression bomb (%s)", err);
+}
+
+/* A FIFO is refused without waiting for a writer. */
+static void test_fifo(void)
+{
+	char path[] = "/tmp/allocab-test-fifo.XXXXXX", err[256] = "";
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0 && close(fd) == 0 && unlink(path) == 0 && mkfifo(path, 0600) == 0,
+	      "a FIFO made");
+	CHECK(trace_open(path, TRACE_BUNDLE, err, sizeof err) == NULL && strstr(err, "a FIFO"),
+	      "trace_open refuses it at once (%s)", err);
+	unlink(path);
+}
+
 int main(void)
 {
 	test_valid();
@@ -311,5 +375,8 @@ int main(void)
 	test_hostile();
 	test_cycle();
 	test_cost();
+	test_thread_max();
+	test_bomb();
+	test_fifo();
 	return CHECK_DONE();
 }

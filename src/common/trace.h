@@ -46,6 +46,16 @@ enum trace_mode {
 
 struct trace_reader;
 
+/* Decompression limits of a reader: a trace whose blocks, counted from its start, decompress to
+ * more than TRACE_MAX_EXPANSION times their stored bytes (beyond the first TRACE_RAW_FLOOR
+ * bytes), or to more than TRACE_MAX_TOTAL_RAW bytes in all, is refused at the block that
+ * crosses the line, before that block is decompressed. Recordings expand about 1.5-2.5x. */
+#define TRACE_MAX_EXPANSION 64
+#define TRACE_RAW_FLOOR     ((uint64_t)1 << 20)
+#define TRACE_MAX_TOTAL_RAW ((uint64_t)4 << 30)
+/* The largest allocation an event may record: no address space holds more. */
+#define TRACE_MAX_SIZE ((uint64_t)1 << 56)
+
 /* Opens path (a regular file) for reading in mode. Returns a reader, or NULL with the reason in
  * err (prefixed with the path). */
 struct trace_reader *trace_open(const char *path, enum trace_mode mode, char *err, size_t errlen);
@@ -125,6 +135,17 @@ struct trace_proc_events {
 int trace_each_process(const char *path, size_t max_events,
                        int (*fn)(struct trace_proc_events *p, void *arg, char *err, size_t errlen),
                        void *arg, char *err, size_t errlen);
+
+/* The same over n bytes of a bundled trace in memory (not copied); reasons are not prefixed. */
+int trace_each_process_mem(const void *data, size_t n, size_t max_events,
+                           int (*fn)(struct trace_proc_events *p, void *arg, char *err,
+                                     size_t errlen),
+                           void *arg, char *err, size_t errlen);
+
+/* The distinct thread indices of ev[0..n), ascending, in *out (malloc'd; free() it), *nth of
+ * them. Linear in n plus a sort of the runs of equal indices (a run per events block). Returns 0,
+ * or -1 when out of memory. */
+int trace_thread_list(const struct trace_rec *ev, size_t n, uint32_t **out, size_t *nth);
 
 /* Writes the trailer block that ends a bundle of nblocks blocks holding nprocs processes to f.
  * Returns 0, or -1 with errno set. */

@@ -59,6 +59,8 @@ struct rp_cost {
 	uint64_t bytes;       /* bytes touch=3 writes */
 	uint64_t gap_ns;      /* the recorded gaps on the longest chain of the replay: each
 	                         thread's in order, and a release waits for its allocation */
+	uint64_t gap_sum_ns;  /* the recorded gaps of every thread, summed: what the spinning
+	                         costs the CPUs (threads spin at once only as far as there are CPUs) */
 	uint64_t table_bytes; /* what the loaded trace keeps for the run: op arrays, thread and
 	                         leaked-object lists */
 };
@@ -66,9 +68,17 @@ struct rp_cost {
 /* Counts what one replay of t does into *c. */
 void rp_cost(const struct rp_trace *t, struct rp_cost *c);
 
+/* The threads a replay starts at most: a process with more is refused (docs/workloads.md,
+ * replay, "Work and memory limits"), well below any host's pid_max (32768 by default). */
+#define RP_MAX_THREADS 1024u
+
 /* Loads process pid of the trace at path (pid 0: the process with the most events). Returns 0,
  * or -1 with the reason in err (a bad or unsuitable trace), or -2 when out of memory. */
 int rp_load(const char *path, uint64_t pid, struct rp_trace *t, char *err, size_t errlen);
+
+/* The same from n bytes of a bundled trace in memory (the fuzz target's entry). */
+int rp_load_mem(const void *data, size_t n, uint64_t pid, struct rp_trace *t, char *err,
+                size_t errlen);
 
 void rp_free(struct rp_trace *t);
 

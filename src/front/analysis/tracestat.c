@@ -93,22 +93,11 @@ static int bucket(uint64_t size)
 
 static void count_threads(struct ts_proc *s, const struct trace_rec *ev, size_t n)
 {
-	uint32_t last = UINT32_MAX;
-	uint32_t *t = malloc(n * sizeof *t);
+	uint32_t *t;
+	size_t nth;
 
-	if (!t)
-		return;
-	for (size_t i = 0; i < n; i++)
-		t[i] = ev[i].thread;
-	for (size_t i = 0; i < n; i++)
-		if (t[i] != last) {
-			size_t k;
-			for (k = 0; k < s->threads && t[k] != t[i]; k++)
-				;
-			if (k == s->threads)
-				t[s->threads++] = t[i];
-			last = t[i];
-		}
+	if (trace_thread_list(ev, n, &t, &nth) == 0)
+		s->threads = nth;
 	free(t);
 }
 
