@@ -82,7 +82,7 @@ static void finish(struct tb *t)
 static void start(struct tb *t)
 {
 	memset(t, 0, sizeof *t);
-	trace_file_header(t->buf);
+	trace_file_header(t->buf, TRACE_FILE_MAGIC);
 	t->n = TRACE_FILE_HDR;
 }
 
@@ -101,6 +101,7 @@ static void valid_trace(struct tb *t)
 	put_events(t, 0, th0, 3);
 	put_events(t, 1, th1, 3);
 	trace_put32(end, TRACE_END_NCOUNTERS);
+	trace_put64(end + 4 + 8 * TRACE_END_HOW, TRACE_HOW_EXIT);
 	put_block(t, TRACE_K_END, 0, end, sizeof end, 0);
 	finish(t);
 }
@@ -128,7 +129,7 @@ static void test_valid(void)
 	valid_trace(&t);
 	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == 0, "valid trace reads (%s)", err);
 	CHECK(write_tmp(&t, path) == 0, "trace written to a file");
-	CHECK(rp_load(path, 0, &rp, err, sizeof err) == 0, "replay loads it (%s)", err);
+	CHECK(rp_load(path, 0, 1, &rp, err, sizeof err) == 0, "replay loads it (%s)", err);
 	CHECK(rp.nth == 2 && rp.nobj == 3 && rp.events == 6 && rp.pid == 77,
 	      "2 threads, 3 objects, 6 events, pid 77");
 	CHECK(rp.nth == 2 && (rp.th[1].ops[0].flags & RP_WAIT) &&
@@ -136,7 +137,7 @@ static void test_valid(void)
 	      "the cross-thread free waits for a published allocation");
 	CHECK(rp.nleaked == 0 && rp.peak_bytes == 9100, "nothing leaked, peak 9100 bytes");
 	rp_free(&rp);
-	CHECK(rp_load(path, 78, &rp, err, sizeof err) == -1 &&
+	CHECK(rp_load(path, 78, 1, &rp, err, sizeof err) == -1 &&
 	          strstr(err, "no process with pid 78"),
 	      "pid 78 is not in it");
 	unlink(path);
@@ -196,8 +197,8 @@ static void test_hostile(void)
 	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
 	          strstr(err, "after the trailer"),
 	      "data after the trailer is refused (%s)", err);
-	memcpy(t.buf + 8, "\x02\0\0\0", 4);
-	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 && strstr(err, "version 2"),
+	memcpy(t.buf + 8, "\x03\0\0\0", 4);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 && strstr(err, "version 3"),
 	      "another version is refused (%s)", err);
 }
 
@@ -219,14 +220,14 @@ static void test_cycle(void)
 	finish(&t);
 	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == 0, "the cycle is well-formed");
 	CHECK(write_tmp(&t, path) == 0, "cycle written");
-	CHECK(rp_load(path, 0, &rp, err, sizeof err) == -1 && strstr(err, "no replay order"),
+	CHECK(rp_load(path, 0, 1, &rp, err, sizeof err) == -1 && strstr(err, "no replay order"),
 	      "a replay that would deadlock is refused (%s)", err);
 	unlink(path);
 	start(&t);
 	put_process(&t, 5);
 	put_events(&t, 0, twice, 3);
 	finish(&t);
-	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, &rp, err, sizeof err) == -1 &&
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, 1, &rp, err, sizeof err) == -1 &&
 	          strstr(err, "released twice"),
 	      "a double free is refused (%s)", err);
 	unlink(path);
@@ -251,7 +252,7 @@ static void test_cost(void)
 	struct rp_cost c;
 
 	valid_trace(&t);
-	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, &rp, err, sizeof err) == 0,
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, 1, &rp, err, sizeof err) == 0,
 	      "valid trace loads (%s)", err);
 	unlink(path);
 	rp_cost(&rp, &c);
@@ -276,7 +277,7 @@ static void test_cost(void)
 	put_events(&t, 1, chain1, 2);
 	put_events(&t, 2, chain2, 2);
 	finish(&t);
-	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, &rp, err, sizeof err) == 0,
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, 1, &rp, err, sizeof err) == 0,
 	      "a chain of waits across 3 threads loads (%s)", err);
 	unlink(path);
 	rp_cost(&rp, &c);
@@ -287,7 +288,7 @@ static void test_cost(void)
 	put_process(&t, 9);
 	put_events(&t, 0, big, 4);
 	finish(&t);
-	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, &rp, err, sizeof err) == 0,
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, 1, &rp, err, sizeof err) == 0,
 	      "a trace of 64 MiB blocks loads (%s)", err);
 	unlink(path);
 	rp_cost(&rp, &c);
@@ -317,7 +318,7 @@ static void test_thread_max(void)
 	put_process(&t, 3);
 	put_events(&t, 0xffffffffu, a, 1);
 	finish(&t);
-	CHECK(rp_load_mem(t.buf, t.n, 0, &rp, err, sizeof err) == 0 && rp.nth == 1 &&
+	CHECK(rp_load_mem(t.buf, t.n, 0, 1, &rp, err, sizeof err) == 0 && rp.nth == 1 &&
 	          rp.th[0].n == 1,
 	      "thread 0xffffffff alone is one thread (%s)", err);
 	rp_free(&rp);
@@ -326,7 +327,7 @@ static void test_thread_max(void)
 	put_events(&t, 0xffffffffu, a, 1);
 	put_events(&t, 0, b, 1);
 	finish(&t);
-	CHECK(rp_load_mem(t.buf, t.n, 0, &rp, err, sizeof err) == 0 && rp.nth == 2 &&
+	CHECK(rp_load_mem(t.buf, t.n, 0, 1, &rp, err, sizeof err) == 0 && rp.nth == 2 &&
 	          (rp.th[0].ops[0].flags & RP_WAIT),
 	      "threads 0xffffffff and 0 stay two, the free waits for the other's malloc (%s)",
 	      err);
@@ -367,6 +368,56 @@ static void test_fifo(void)
 	unlink(path);
 }
 
+/* A process without a complete stream is refused unless allowed, and says why; a version 1
+ * trace is still read (its end block means exit). */
+static void test_incomplete(void)
+{
+	static const uint64_t a[][4] = {{TRACE_OP_MALLOC, 1, 16, 0}};
+	struct tb t;
+	char err[256] = "";
+	struct rp_trace rp;
+	uint8_t end[4 + 8 * TRACE_END_NCOUNTERS] = {0};
+
+	start(&t);
+	put_process(&t, 6);
+	put_events(&t, 0, a, 1);
+	trace_put32(end, TRACE_END_NCOUNTERS);
+	trace_put64(end + 4 + 8 * TRACE_END_HOW, TRACE_HOW_KILLED);
+	put_block(&t, TRACE_K_END, 0, end, sizeof end, 0);
+	finish(&t);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == -1 &&
+	          strstr(err, "is incomplete: killed or crashed") &&
+	          strstr(err, "incomplete=allow"),
+	      "a killed process is refused (%s)", err);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 1, &rp, err, sizeof err) == 0, "and allowed (%s)", err);
+	rp_free(&rp);
+	trace_put64(end + 4 + 8 * TRACE_END_HOW, TRACE_HOW_EXEC);
+	trace_put64(end + 4 + 8 * TRACE_END_DROPPED, 5);
+	trace_put64(end + 4 + 8 * TRACE_END_EVENTS, 6);
+	trace_put64(end + 4 + 8 * TRACE_END_WRITE_ERRNO, 28);
+	start(&t);
+	put_process(&t, 6);
+	put_events(&t, 0, a, 1);
+	put_block(&t, TRACE_K_END, 0, end, sizeof end, 0);
+	finish(&t);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == -1 &&
+	          strstr(err, "5 of 6 events dropped: its stream could not be written (No space"),
+	      "an exec'd process whose blocks were dropped is refused (%s)", err);
+	trace_put64(end + 4 + 8 * TRACE_END_DROPPED, 0);
+	start(&t);
+	put_process(&t, 6);
+	put_events(&t, 0, a, 1);
+	put_block(&t, TRACE_K_END, 0, end, sizeof end, 0);
+	finish(&t);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == 0,
+	      "an image that ended in an exec is complete (%s)", err);
+	rp_free(&rp);
+	memcpy(t.buf + 8, "\x01\0\0\0", 4);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == 0,
+	      "a version 1 trace with an end block is read as complete (%s)", err);
+	rp_free(&rp);
+}
+
 int main(void)
 {
 	test_valid();
@@ -378,5 +429,6 @@ int main(void)
 	test_thread_max();
 	test_bomb();
 	test_fifo();
+	test_incomplete();
 	return CHECK_DONE();
 }

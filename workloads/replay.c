@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { P_TRACE, P_PID, P_TOUCH, P_GAPS };
+enum { P_TRACE, P_PID, P_TOUCH, P_GAPS, P_INCOMPLETE };
 enum { TOUCH_NONE, TOUCH_FIRST, TOUCH_PAGES, TOUCH_ALL };
 
 /* clang-format off */
@@ -41,6 +41,10 @@ static const struct wl_param rp_params[] = {
 	[P_GAPS] = {"gaps", "percent",
 		    "recorded time between a thread's calls reproduced by spinning, in percent "
 		    "(0: off, the replay measures allocator work only)", {0, 0, 0}, 0, 10000},
+	[P_INCOMPLETE] = {"incomplete", "refuse|allow",
+			  "a process whose stream is incomplete (killed, still running, events "
+			  "dropped): refuse (default) or allow its replay", {0, 0, 0}, 0, 0,
+			  WL_PARAM_STRING},
 };
 /* clang-format on */
 
@@ -72,8 +76,12 @@ static uint64_t rp_footprint(const int64_t *p)
 
 static int rp_check(struct wl_ctx *ctx)
 {
+	const char *inc = ctx->str ? ctx->str[P_INCOMPLETE] : NULL;
+
 	if (!ctx->str || !ctx->str[P_TRACE] || !*ctx->str[P_TRACE])
 		return wl_fail(ctx, "give the trace: --param trace=FILE (allocab record -o FILE)");
+	if (inc && *inc && strcmp(inc, "allow") != 0 && strcmp(inc, "refuse") != 0)
+		return wl_fail(ctx, "--param incomplete: '%s' is not refuse or allow", inc);
 	return 0;
 }
 
@@ -84,7 +92,9 @@ static int rp_setup(struct wl_ctx *ctx)
 
 	if (!st)
 		return wl_fail(ctx, "out of memory"), -2;
-	rc = rp_load(ctx->str[P_TRACE], (uint64_t)ctx->p[P_PID], &st->t, ctx->err, sizeof ctx->err);
+	rc = rp_load(ctx->str[P_TRACE], (uint64_t)ctx->p[P_PID],
+	             ctx->str[P_INCOMPLETE] && strcmp(ctx->str[P_INCOMPLETE], "allow") == 0, &st->t,
+	             ctx->err, sizeof ctx->err);
 	if (rc == 0) {
 		st->slot = calloc((size_t)st->t.nobj + 1, sizeof *st->slot);
 		st->ready = calloc((size_t)st->t.nobj + 1, sizeof *st->ready);

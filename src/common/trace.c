@@ -18,6 +18,8 @@ struct trace_reader {
 	uint64_t nblocks; /* read so far, trailer excluded */
 	uint64_t nprocs;
 	uint64_t stored_total, raw_total; /* payload bytes of the blocks read, as stored and raw */
+	unsigned version, last_kind;
+	int compressed_only; /* events payloads are checked, not decompressed (data NULL) */
 	int in_process, ended, done, torn;
 	uint8_t *stored; /* header + payload as read */
 	uint8_t *raw;    /* decompressed payload */
@@ -36,6 +38,8 @@ const char *trace_op_name(unsigned op)
 static struct trace_reader *reader_new(FILE *f, enum trace_mode mode, char *err, size_t errlen)
 {
 	struct trace_reader *r = calloc(1, sizeof *r);
+	const char *magic = mode == TRACE_STREAM ? TRACE_RAW_MAGIC : TRACE_FILE_MAGIC;
+	unsigned oldest = mode == TRACE_STREAM ? TRACE_VERSION : 1;
 	uint8_t h[TRACE_FILE_HDR];
 	size_t n;
 
@@ -47,14 +51,16 @@ static struct trace_reader *reader_new(FILE *f, enum trace_mode mode, char *err,
 	r->f = f;
 	r->mode = mode;
 	n = fread(h, 1, sizeof h, f);
-	if (n < sizeof h || memcmp(h, TRACE_FILE_MAGIC, 8) != 0) {
-		errmsg_fail(err, errlen, "not an allocab trace (no %s header)", TRACE_FILE_MAGIC);
+	if (n < sizeof h || memcmp(h, magic, 8) != 0) {
+		errmsg_fail(err, errlen, "not an allocab %s (no %s header)",
+		            mode == TRACE_STREAM ? "raw stream" : "trace", magic);
 		goto fail;
 	}
-	if (trace_get32(h + 8) != TRACE_VERSION || trace_get32(h + 12) != 0) {
+	r->version = trace_get32(h + 8);
+	if (r->version < oldest || r->version > TRACE_VERSION || trace_get32(h + 12) != 0) {
 		errmsg_fail(err, errlen,
-		            "trace format version %u (flags %u), this allocab reads version %d",
-		            trace_get32(h + 8), trace_get32(h + 12), TRACE_VERSION);
+		            "trace format version %u (flags %u), this allocab reads versions %u to %d",
+		            r->version, trace_get32(h + 12), oldest, TRACE_VERSION);
 		goto fail;
 	}
 	r->offset = TRACE_FILE_HDR;
@@ -150,6 +156,21 @@ int trace_torn(const struct trace_reader *r)
 	return r->torn;
 }
 
+void trace_compressed_only(struct trace_reader *r)
+{
+	r->compressed_only = 1;
+}
+
+unsigned trace_version(const struct trace_reader *r)
+{
+	return r->version;
+}
+
+uint64_t trace_offset(const struct trace_reader *r)
+{
+	return r->offset;
+}
+
 /* End of input where a block should start or continue: the end of a stream, or an error. */
 static int short_read(struct trace_reader *r, size_t got, char *err, size_t errlen)
 {
@@ -166,6 +187,14 @@ static int short_read(struct trace_reader *r, size_t got, char *err, size_t errl
 	                   (unsigned long long)r->offset);
 }
 
+/* Bundles hold process, events, end and trailer blocks; raw streams process, status, events. */
+static int kind_known(enum trace_mode mode, unsigned kind)
+{
+	if (mode == TRACE_STREAM)
+		return kind == TRACE_K_PROCESS || kind == TRACE_K_STATUS || kind == TRACE_K_EVENTS;
+	return kind >= TRACE_K_PROCESS && kind <= TRACE_K_TRAILER;
+}
+
 static int check_header(struct trace_reader *r, const uint8_t *h, char *err, size_t errlen)
 {
 	unsigned kind = h[4], flags = h[5];
@@ -174,8 +203,7 @@ static int check_header(struct trace_reader *r, const uint8_t *h, char *err, siz
 
 	if (trace_get32(h) != TRACE_BLOCK_MAGIC || trace_get32(h + 28) != trace_fnv32(h, 28))
 		return errmsg_fail(err, errlen, "corrupt: bad block header at byte %llu", at);
-	if (kind < TRACE_K_PROCESS || kind > TRACE_K_TRAILER || (flags & ~TRACE_F_ZSTD) || h[6] ||
-	    h[7])
+	if (!kind_known(r->mode, kind) || (flags & ~TRACE_F_ZSTD) || h[6] || h[7])
 		return errmsg_fail(err, errlen,
 		                   "corrupt: unknown block kind %u (flags %u) at byte %llu", kind,
 		                   flags, at);
@@ -198,12 +226,22 @@ static int check_order(struct trace_reader *r, unsigned kind, char *err, size_t 
 {
 	unsigned long long at = (unsigned long long)r->offset;
 
+	unsigned last = r->last_kind;
+
+	r->last_kind = kind;
+	if (kind == TRACE_K_PROCESS && r->mode == TRACE_STREAM && r->in_process)
+		return errmsg_fail(err, errlen, "corrupt: a second process block at byte %llu", at);
 	if (kind == TRACE_K_PROCESS) {
 		r->in_process = 1;
 		r->ended = 0;
 		r->nprocs++;
 		return 0;
 	}
+	if (kind == TRACE_K_STATUS && last != TRACE_K_PROCESS)
+		return errmsg_fail(err, errlen,
+		                   "corrupt: the status block at byte %llu does not follow the process "
+		                   "block",
+		                   at);
 	if (!r->in_process && kind != TRACE_K_TRAILER)
 		return errmsg_fail(err, errlen, "corrupt: block at byte %llu precedes any process",
 		                   at);
@@ -249,6 +287,11 @@ static int load_payload(struct trace_reader *r, struct trace_block *b, char *err
 	const uint8_t *payload = h + TRACE_BLOCK_HDR;
 	size_t n;
 
+	if ((h[5] & TRACE_F_ZSTD) && r->compressed_only && h[4] == TRACE_K_EVENTS) {
+		b->data = NULL;
+		b->len = rlen;
+		return 0;
+	}
 	if (trace_fnv32(payload, plen) != trace_get32(h + 24))
 		return errmsg_fail(err, errlen,
 		                   "corrupt: block at byte %llu fails its payload check",
@@ -315,7 +358,7 @@ int trace_next(struct trace_reader *r, struct trace_block *b, char *err, size_t 
 	return 1;
 }
 
-static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+int trace_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
 	uint64_t x = 0;
 
@@ -364,11 +407,11 @@ static int decode(const uint8_t **p, const uint8_t *end, uint64_t prev_ts, struc
 	default:
 		return errmsg_fail(err, errlen, "corrupt: unknown operation %u", op);
 	}
-	if (get_varint(p, end, &dt) != 0 || dt > UINT64_MAX - prev_ts)
+	if (trace_varint(p, end, &dt) != 0 || dt > UINT64_MAX - prev_ts)
 		return errmsg_fail(err, errlen, "corrupt: bad time in a %s event",
 		                   trace_op_name(op));
 	for (int k = 0; k < n; k++)
-		if (get_varint(p, end, &v[k]) != 0)
+		if (trace_varint(p, end, &v[k]) != 0)
 			return errmsg_fail(err, errlen, "corrupt: bad field in a %s event",
 			                   trace_op_name(op));
 	memset(ev, 0, sizeof *ev);
@@ -519,7 +562,8 @@ int trace_parse_end(const struct trace_block *b, uint64_t *c, char *err, size_t 
 	uint32_t n;
 
 	memset(c, 0, TRACE_END_NCOUNTERS * sizeof *c);
-	if (b->kind != TRACE_K_END || b->len < 4 || (n = trace_get32(b->data)) > (b->len - 4) / 8 ||
+	if ((b->kind != TRACE_K_END && b->kind != TRACE_K_STATUS) || b->len < 4 ||
+	    (n = trace_get32(b->data)) > (b->len - 4) / 8 ||
 	    b->len != 4 + 8 * (size_t)n)
 		return errmsg_fail(err, errlen, "corrupt: bad end block");
 	for (uint32_t k = 0; k < n && k < TRACE_END_NCOUNTERS; k++)

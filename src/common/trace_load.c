@@ -4,6 +4,8 @@
 
 #include "common/errmsg.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +58,8 @@ static int each_block(struct trace_reader *r, size_t max,
 
 	while ((rc = trace_next(r, &b, err, errlen)) >= 0) {
 		if ((rc == 0 || b.kind == TRACE_K_PROCESS) && have) {
+			char why[256];
+			p.complete = !trace_loss(p.has_end, p.end, why, sizeof why);
 			if (fn(&p, arg, err, errlen) != 0)
 				break;
 			free(p.ev);
@@ -64,15 +68,17 @@ static int each_block(struct trace_reader *r, size_t max,
 		if (rc == 0)
 			return 0;
 		if (b.kind == TRACE_K_PROCESS) {
-			p = (struct trace_proc_events){.index = ++nproc};
+			p = (struct trace_proc_events){.index = ++nproc, .version = trace_version(r)};
 			cap = 0;
 			have = 1;
 			if (trace_parse_process(&b, &p.info, err, errlen) != 0)
 				break;
 		} else if (b.kind == TRACE_K_END) {
-			p.complete = 1;
+			p.has_end = 1;
 			if (trace_parse_end(&b, p.end, err, errlen) != 0)
 				break;
+			if (trace_version(r) == 1)
+				p.end[TRACE_END_HOW] = TRACE_HOW_EXIT;
 		} else if (load_events(&b, &p, &cap, max, err, errlen) != 0) {
 			break;
 		}
@@ -116,6 +122,62 @@ int trace_each_process_mem(const void *data, size_t n, size_t max_events,
 {
 	return each_process(trace_open_mem(data, n, TRACE_BUNDLE, err, errlen), NULL, max_events,
 	                    fn, arg, err, errlen);
+}
+
+const char *trace_how_name(uint64_t how)
+{
+	static const char *const names[TRACE_HOW_COUNT] = {"unknown", "exit",   "exec",
+	                                                   "_exit",   "killed", "running"};
+
+	return how < TRACE_HOW_COUNT ? names[how] : "unknown";
+}
+
+/* Appends "; " (unless at the start) and the formatted text to buf at *k, within len. */
+static void say(char *buf, size_t len, size_t *k, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void say(char *buf, size_t len, size_t *k, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*k && *k + 2 < len) {
+		memcpy(buf + *k, "; ", 3);
+		*k += 2;
+	}
+	if (*k >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *k, len - *k, fmt, ap);
+	va_end(ap);
+	*k = n < 0 ? *k : *k + (size_t)n < len ? *k + (size_t)n : len - 1;
+}
+
+const char *trace_loss(int has_end, const uint64_t *end, char *buf, size_t len)
+{
+	uint64_t how = end[TRACE_END_HOW];
+	size_t k = 0;
+
+	buf[0] = '\0';
+	if (!has_end)
+		say(buf, len, &k, "no end record (killed, _exit or exec: a version 1 trace does not "
+		                  "say which)");
+	else if (how == TRACE_HOW_KILLED)
+		say(buf, len, &k, "killed or crashed: the events its threads had not flushed are lost");
+	else if (how == TRACE_HOW_RUNNING)
+		say(buf, len, &k, "still running when recorded: its stream is cut there");
+	else if (how != TRACE_HOW_EXIT && how != TRACE_HOW_EXEC && how != TRACE_HOW__EXIT)
+		say(buf, len, &k, "ended in an unknown way (%llu)", (unsigned long long)how);
+	if (end[TRACE_END_DROPPED])
+		say(buf, len, &k, "%llu of %llu events dropped: its stream could not be written (%s)",
+		    (unsigned long long)end[TRACE_END_DROPPED],
+		    (unsigned long long)end[TRACE_END_EVENTS],
+		    end[TRACE_END_WRITE_ERRNO] && end[TRACE_END_WRITE_ERRNO] < 4096
+		        ? strerror((int)end[TRACE_END_WRITE_ERRNO])
+		        : "a write failed");
+	if (end[TRACE_END_TORN_BYTES])
+		say(buf, len, &k, "a torn tail of %llu bytes dropped",
+		    (unsigned long long)end[TRACE_END_TORN_BYTES]);
+	return k ? buf : NULL;
 }
 
 static int cmp_u32(const void *a, const void *b)

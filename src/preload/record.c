@@ -1,13 +1,14 @@
 /* record.c - build/liballocab-record.so, the LD_PRELOAD library behind `allocab record`: it wraps
- * every allocation call of the process, gives each returned block an object id, and writes the
- * calls per thread as zstd-compressed blocks to one stream file per process in
- * $ALLOCAB_RECORD_DIR (docs/trace-format.md). Without that variable it records nothing. This file:
- * the library's life cycle (start, fork, exit) and the interposed functions; record.h lists the
- * others.
+ * every allocation call of the process and writes the calls per thread, with the addresses they
+ * returned or released, as zstd-compressed blocks to one raw stream per process in
+ * $ALLOCAB_RECORD_DIR; `allocab record` numbers the objects and bundles the streams into a trace
+ * (docs/trace-format.md). Without that variable it records nothing. This file: the library's life
+ * cycle (start, fork, exec and exit) and the interposed functions; record.h lists the others.
  *
- * Hot path: a per-thread buffer guarded by a per-thread lock that only the exit and fork handlers
- * ever contend for; the address-to-id map is sharded (64 shards, one spinlock each). A thread
- * compresses and appends its own block (one write() to an O_APPEND file) when its buffer fills. */
+ * Hot path: the real call, a time-stamp read, and an append to a per-thread buffer under a
+ * per-thread lock that only the exit, exec and fork handlers ever contend for. A release is
+ * stamped before the real call and an allocation after it, so that wherever two threads pass an
+ * address between them, the release comes first in time. */
 #include "preload/record.h"
 
 #include <errno.h>
@@ -22,31 +23,47 @@ static char record_dir[3072];
 static void record_alloc(unsigned op, void *p, size_t size, size_t align)
 {
 	uint64_t v[3];
+	uint64_t now;
 
 	if (!p) {
 		rec_count(TRACE_END_FAILED, 1);
 		return;
 	}
-	v[0] = rec_new_id();
+	now = rec_now();
+	v[0] = (uintptr_t)p;
 	v[1] = size;
 	v[2] = align;
-	rec_map_insert(p, v[0]);
-	rec_emit(op, v, align ? 3 : 2);
+	rec_emit(op, now, v, align ? 3 : 2);
 }
 
-/* ---- fork, start, exit ---- */
+/* ---- fork, start, exec, exit ---- */
 
-/* The child keeps only the forking thread; its buffer holds the parent's events. */
+/* The child keeps only the forking thread; its buffer held the parent's events. */
 static void atfork_child(void)
 {
 	if (!atomic_load(&rec_on))
 		return;
 	atomic_store(&rec_on, 0);
 	rec_threads_after_fork();
-	rec_map_reset();
 	rec_stream_close();
 	if (rec_stream_open(record_dir) == 0)
 		atomic_store(&rec_on, 1);
+}
+
+int rec_end(unsigned how)
+{
+	if (!atomic_load(&rec_on) || rec_stream_pid() != (long)getpid())
+		return 0;
+	atomic_store(&rec_on, 0);
+	rec_flush_all();
+	rec_status_write(how);
+	return 1;
+}
+
+void rec_resume(void)
+{
+	rec_status_write(TRACE_HOW_RUNNING);
+	atomic_store(&rec_on, 1);
 }
 
 __attribute__((constructor)) static void record_start(void)
@@ -57,6 +74,7 @@ __attribute__((constructor)) static void record_start(void)
 		return;
 	strcpy(record_dir, dir);
 	rec_clock_init();
+	rec_fault_init(getenv("ALLOCAB_RECORD_FAULT_BLOCKS"));
 	if (rec_thread_init() != 0)
 		return;
 	pthread_atfork(NULL, NULL, atfork_child);
@@ -73,12 +91,8 @@ __attribute__((constructor)) static void record_start(void)
 
 __attribute__((destructor)) static void record_stop(void)
 {
-	if (!atomic_load(&rec_on))
-		return;
-	rec_flush_all();
-	atomic_store(&rec_on, 0);
-	rec_write_end_block();
-	rec_stream_close();
+	if (rec_end(TRACE_HOW_EXIT))
+		rec_stream_close();
 }
 
 /* ---- the interposed functions ---- */
@@ -109,53 +123,45 @@ REC_EXPORT void *calloc(size_t nmemb, size_t size)
 
 REC_EXPORT void free(void *p)
 {
-	uint64_t id;
-
 	if (!p || rec_in_arena(p)) {
 		if (!p && rec_recording())
-			rec_emit(TRACE_OP_FREE, &(uint64_t){0}, 1);
+			rec_emit(TRACE_OP_FREE, rec_now_release(), &(uint64_t){0}, 1);
 		return;
 	}
 	if (rec_bootstrapping())
 		return;
-	if (rec_recording()) {
-		if ((id = rec_map_remove(p)))
-			rec_emit(TRACE_OP_FREE, &id, 1);
-		else
-			rec_count(TRACE_END_FOREIGN_FREES, 1);
-	}
+	if (rec_recording())
+		rec_emit(TRACE_OP_FREE, rec_now_release(), &(uint64_t){(uintptr_t)p}, 1);
 	rec_real_free(p);
 }
 
-/* realloc and reallocarray: op says which; size is the product already checked for overflow. */
+/* realloc and reallocarray: op says which; size is the product already checked for overflow.
+ * The event carries two times: the release of p (before the call) as ticks before its own. */
 static void *resize(unsigned op, void *p, size_t nmemb, size_t size)
 {
-	uint64_t v[3];
+	uint64_t v[4], released;
 	void *q;
 
 	if (!rec_recording())
 		return op == TRACE_OP_REALLOC ? rec_real_realloc(p, size)
 		                              : rec_real_reallocarray(p, nmemb, size);
-	v[0] = p ? rec_map_remove(p) : 0;
-	if (p && !v[0])
-		rec_count(TRACE_END_FOREIGN_FREES, 1);
+	released = rec_now_release();
 	q = op == TRACE_OP_REALLOC ? rec_real_realloc(p, size) : rec_real_reallocarray(p, nmemb, size);
 	size = op == TRACE_OP_REALLOC ? size : nmemb * size;
 	if (!q && p && size == 0) {
-		if (v[0])
-			rec_emit(TRACE_OP_FREE, v, 1);
+		rec_emit(TRACE_OP_FREE, released, &(uint64_t){(uintptr_t)p}, 1);
 		return NULL;
 	}
 	if (!q) {
-		if (v[0])
-			rec_map_insert(p, v[0]);
 		rec_count(TRACE_END_FAILED, 1);
 		return NULL;
 	}
-	v[1] = rec_new_id();
-	v[2] = size;
-	rec_map_insert(q, v[1]);
-	rec_emit(op, v, 3);
+	v[0] = rec_now();
+	v[0] = v[0] > released ? v[0] - released : 0;
+	v[1] = (uintptr_t)p;
+	v[2] = (uintptr_t)q;
+	v[3] = size;
+	rec_emit(op, released + v[0], v, 4);
 	return q;
 }
 

@@ -2,10 +2,11 @@
  * behind `allocab record` (docs/trace-format.md):
  *   record.c         life cycle (start, fork, exit) and the interposed allocation functions;
  *   record_boot.c    the real functions found with dlsym, and the arena that serves dlsym itself;
- *   record_map.c     the address -> object id map;
  *   record_thread.c  per-thread event buffers: appending an event, flushing a block;
- *   record_stream.c  the process's stream file: clock, file header, process and end blocks.
- * The library's interface is its environment (ALLOCAB_RECORD_DIR) and its stream files. */
+ *   record_stream.c  the process's raw stream: clock, header, process and status blocks;
+ *   record_exec.c    the exec family, _exit and _Exit: the stream is flushed and ended first.
+ * The library's interface is its environment (ALLOCAB_RECORD_DIR) and its raw streams, which
+ * `allocab record` bundles into a trace (front/cmd/recbundle.h). */
 #ifndef ALLOCAB_RECORD_H
 #define ALLOCAB_RECORD_H
 
@@ -18,6 +19,10 @@
 #define REC_TLS         __attribute__((tls_model("initial-exec"))) __thread
 #define REC_EXPORT      __attribute__((visibility("default")))
 #define REC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The longest raw event: op byte and 5 varints (realloc: time, release time, old and new
+ * address, size). */
+#define REC_MAX_EVENT 51
 
 /* ---- record_boot.c ---- */
 
@@ -44,7 +49,7 @@ size_t rec_arena_size(const void *p);
 
 /* ---- record_thread.c ---- */
 
-/* Process-wide counters of the end block (enum trace_end_counter). */
+/* Process-wide counters of the status block (enum trace_end_counter). */
 extern atomic_uint_fast64_t rec_counter[TRACE_END_NCOUNTERS];
 extern atomic_int rec_on; /* recording in this process */
 extern atomic_uint rec_nthreads;
@@ -52,60 +57,66 @@ extern REC_TLS int rec_guard; /* > 0 while the recorder itself allocates on this
 
 void rec_count(int k, uint64_t n);
 
-void rec_spin_lock(atomic_int *l);
-void rec_spin_unlock(atomic_int *l);
-/* n bytes of fresh zeroed pages (mmap: never through the allocator being recorded), or NULL. */
-void *rec_map_pages(size_t n);
-
 /* Whether the calling thread's allocation calls are recorded now. */
 static inline int rec_recording(void)
 {
 	return !rec_guard && atomic_load_explicit(&rec_on, memory_order_relaxed);
 }
 
+void rec_spin_lock(atomic_int *l);
+void rec_spin_unlock(atomic_int *l);
+/* n bytes of fresh zeroed pages (mmap: never through the allocator being recorded), or NULL. */
+void *rec_map_pages(size_t n);
+
 /* Creates the thread-exit key; returns 0 or -1. */
 int rec_thread_init(void);
 
-/* Appends one event: op, then the varints v[0..n-1] after the time delta. */
-void rec_emit(unsigned op, const uint64_t *v, int n);
-
-/* A fresh object id from the calling thread's range. */
-uint64_t rec_new_id(void);
+/* Appends one raw event made at ticks now (rec_now): op, then the varints v[0..n-1]. */
+void rec_emit(unsigned op, uint64_t now, const uint64_t *v, int n);
 
 /* Flushes every thread's buffer to the stream. */
 void rec_flush_all(void);
 
-/* Events recorded by every thread so far. */
-uint64_t rec_events(void);
-
 /* In the child of a fork: only the forking thread remains, with an empty buffer. */
 void rec_threads_after_fork(void);
-
-/* ---- record_map.c ---- */
-
-void rec_map_insert(const void *p, uint64_t id);
-/* Removes p; returns its id, or 0 when the recorder never saw it allocated. */
-uint64_t rec_map_remove(const void *p);
-void rec_map_reset(void);
 
 /* ---- record_stream.c ---- */
 
 extern atomic_int rec_stream_broken; /* a block could not be written: later ones are dropped */
 
+/* Takes the value of ALLOCAB_RECORD_FAULT_BLOCKS (NULL: unset), a test-only fault hook. */
+void rec_fault_init(const char *v);
+
 /* Time-stamp counter or CLOCK_MONOTONIC ticks, chosen once at start. */
 void rec_clock_init(void);
-/* Ticks since the stream started. */
-uint64_t rec_stream_ticks(void);
+/* Ticks since the stream started, for an allocation: read after every instruction before the
+ * call has executed (record_stream.c says why that orders events across threads). */
+uint64_t rec_now(void);
+/* The same for a release, stamped before the call that frees: read before any later store. */
+uint64_t rec_now_release(void);
 /* ns per tick as a 32.32 fixed-point factor, measured over the stream so far. */
 uint64_t rec_tick_factor(void);
 
-/* Writes one whole block to the stream (one write() on the O_APPEND descriptor). */
-void rec_write_block(uint8_t *block, size_t n);
+/* Appends one whole block to the stream (one write() on the O_APPEND descriptor); a failure
+ * breaks the stream and records its errno. Returns 0, or -1 when the block was not written. */
+int rec_write_block(uint8_t *block, size_t n);
 
-/* Opens this process's stream in dir and writes its file header and process block: 0 or -1. */
+/* Opens this process's stream in dir and writes its header, process block and status block
+ * (how: running): 0, or -1 with errno set (a stream that could be created but not written stays,
+ * for the bundler to report). */
 int rec_stream_open(const char *dir);
 void rec_stream_close(void);
-/* Writes the end block with the counters. */
-void rec_write_end_block(void);
+/* The pid whose stream is open (a vfork child shares the memory but not the pid). */
+long rec_stream_pid(void);
+/* Rewrites the status block in place with the counters now and how (enum trace_how). */
+void rec_status_write(unsigned how);
+
+/* ---- record.c ---- */
+
+/* Stops recording, flushes every thread and marks the stream ended with how (enum trace_how),
+ * when this process records (not a vfork child). Returns 1 when it did. */
+int rec_end(unsigned how);
+/* Records again after rec_end (an exec that failed). */
+void rec_resume(void);
 
 #endif

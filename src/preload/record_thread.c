@@ -1,27 +1,39 @@
 /* record_thread.c - the recorder's per-thread event buffers (record.h). Each thread appends to its
- * own 64 KiB buffer under its own lock, which only the exit and fork handlers contend for; when the
- * buffer is full the thread compresses it (zstd level 1) and appends the block to the stream. */
+ * own 64 KiB buffer; when the buffer is full the thread compresses it (zstd level 1), appends the
+ * block to the stream and updates the status block. No map, no lock, no shared state on the hot
+ * path: events name addresses, and the bundler numbers the objects (docs/trace-format.md, "Raw
+ * streams").
+ *
+ * Another thread may flush a thread's buffer only at exit, exec and _exit (flush_all). The two
+ * meet in an asymmetric Dekker handshake instead of a lock: the owner raises `busy`, then checks
+ * `stop`, with only a compiler barrier between (a plain store and load); a flusher raises `stop`
+ * on every thread, then membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) makes every running thread
+ * execute a full memory barrier, then it waits for `busy` to fall. So either the owner saw `stop`
+ * and stepped back, or the flusher sees `busy` and waits. Where membarrier is not available the
+ * owner uses a full fence itself. */
 #include "preload/record.h"
 
+#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #define RAW_CAP  (64u << 10)
 #define COMP_CAP (TRACE_BLOCK_HDR + RAW_CAP + (RAW_CAP >> 7) + 1024)
 #define ZLEVEL   1
-#define ID_CHUNK 1024
 
 struct tstate {
-	atomic_int lock;
+	atomic_int busy; /* the owner is in its buffer */
+	atomic_int stop; /* a flusher wants the buffer: the owner keeps out */
 	uint32_t index;
 	uint8_t *raw, *comp;
 	size_t used;
 	uint32_t count;
 	uint64_t last_ts;
-	uint64_t events;            /* recorded by this thread; summed into the end block */
-	uint64_t id_next, id_limit; /* this thread's current range of object ids */
+	uint64_t last_addr; /* of the block's previous event: addresses are stored as differences */
 	ZSTD_CCtx *cctx;
 	struct tstate *next;
 };
@@ -35,7 +47,7 @@ static REC_TLS struct tstate *t_state;
 static pthread_key_t thread_key;
 static pthread_mutex_t threads_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct tstate *threads;
-static atomic_uint_fast64_t next_id;
+static int membarrier_ok; /* this process registered for private expedited membarriers */
 
 void rec_count(int k, uint64_t n)
 {
@@ -57,6 +69,34 @@ void rec_spin_unlock(atomic_int *l)
 	atomic_store_explicit(l, 0, memory_order_release);
 }
 
+/* The owner enters its buffer: raises busy, and steps back while a flusher holds it. */
+static void owner_enter(struct tstate *t)
+{
+	for (;;) {
+		atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
+		if (membarrier_ok)
+			atomic_signal_fence(memory_order_seq_cst);
+		else
+			atomic_thread_fence(memory_order_seq_cst);
+		if (!atomic_load_explicit(&t->stop, memory_order_acquire))
+			return;
+		atomic_store_explicit(&t->busy, 0, memory_order_release);
+		while (atomic_load_explicit(&t->stop, memory_order_acquire))
+			sched_yield();
+	}
+}
+
+static void owner_leave(struct tstate *t)
+{
+	atomic_store_explicit(&t->busy, 0, memory_order_release);
+}
+
+static void register_membarrier(void)
+{
+	membarrier_ok =
+	    syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
 void *rec_map_pages(size_t n)
 {
 	void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -64,7 +104,9 @@ void *rec_map_pages(size_t n)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* Compresses and writes t's buffer; the caller holds t->lock with rec_guard set. */
+/* Compresses and writes t's buffer, counts its events (written or dropped) and updates the
+ * status block; the caller owns the buffer (its thread, or a flusher that stopped it) with
+ * rec_guard set. */
 static void flush_locked(struct tstate *t)
 {
 	size_t n;
@@ -77,18 +119,20 @@ static void flush_locked(struct tstate *t)
 	n = t->cctx ? ZSTD_compressCCtx(t->cctx, t->comp + TRACE_BLOCK_HDR,
 	                                COMP_CAP - TRACE_BLOCK_HDR, t->raw, t->used, ZLEVEL)
 	            : 0;
-	if (!t->cctx || ZSTD_isError(n) || atomic_load(&rec_stream_broken)) {
+	rec_count(TRACE_END_EVENTS, t->count);
+	if (!t->cctx || ZSTD_isError(n)) {
 		rec_count(TRACE_END_DROPPED, t->count);
 	} else {
 		trace_block_header(t->comp, TRACE_K_EVENTS, TRACE_F_ZSTD, t->index, (uint32_t)n,
 		                   (uint32_t)t->used, t->count,
 		                   trace_fnv32(t->comp + TRACE_BLOCK_HDR, n));
-		rec_write_block(t->comp, TRACE_BLOCK_HDR + n);
-		if (atomic_load(&rec_stream_broken))
+		if (rec_write_block(t->comp, TRACE_BLOCK_HDR + n) != 0)
 			rec_count(TRACE_END_DROPPED, t->count);
 	}
 	t->used = 8;
 	t->count = 0;
+	t->last_addr = 0;
+	rec_status_write(TRACE_HOW_RUNNING);
 }
 
 static int tstate_buffers(struct tstate *t)
@@ -124,7 +168,7 @@ static void thread_exit(void *arg)
 	struct tstate *t = arg;
 
 	rec_guard++;
-	rec_spin_lock(&t->lock);
+	owner_enter(t);
 	if (t->raw)
 		flush_locked(t);
 	ZSTD_freeCCtx(t->cctx);
@@ -132,81 +176,70 @@ static void thread_exit(void *arg)
 	if (t->raw)
 		munmap(t->raw, RAW_CAP + COMP_CAP);
 	t->raw = t->comp = NULL;
-	rec_spin_unlock(&t->lock);
+	owner_leave(t);
 	rec_guard--;
 }
 
 int rec_thread_init(void)
 {
+	register_membarrier();
 	return pthread_key_create(&thread_key, thread_exit) == 0 ? 0 : -1;
 }
 
-void rec_emit(unsigned op, const uint64_t *v, int n)
+void rec_emit(unsigned op, uint64_t now, const uint64_t *v, int n)
 {
 	struct tstate *t = t_state;
 	uint8_t *p;
-	uint64_t now;
 
-	if (!t && !(t = thread_register()))
+	if (REC_UNLIKELY(!t) && !(t = thread_register()))
 		return;
 	rec_guard++;
-	rec_spin_lock(&t->lock);
-	if (tstate_buffers(t) != 0 || !atomic_load_explicit(&rec_on, memory_order_relaxed)) {
-		rec_spin_unlock(&t->lock);
+	owner_enter(t);
+	if (REC_UNLIKELY(tstate_buffers(t) != 0) ||
+	    !atomic_load_explicit(&rec_on, memory_order_relaxed)) {
+		owner_leave(t);
 		rec_guard--;
 		return;
 	}
-	if (t->used + TRACE_MAX_EVENT > RAW_CAP)
+	if (t->used + REC_MAX_EVENT > RAW_CAP)
 		flush_locked(t);
-	now = rec_stream_ticks();
+	if (now < t->last_ts) /* clocks of two CPUs a few ticks apart: keep the thread's order */
+		now = t->last_ts;
 	p = t->raw + t->used;
 	*p++ = (uint8_t)op;
 	p = trace_put_varint(p, t->count ? now - t->last_ts : now);
-	for (int k = 0; k < n; k++)
-		p = trace_put_varint(p, v[k]);
+	for (int k = 0; k < n; k++) {
+		uint64_t x = v[k];
+		if (trace_raw_is_address(op, k)) {
+			x = trace_zigzag(x - t->last_addr);
+			t->last_addr = v[k];
+		}
+		p = trace_put_varint(p, x);
+	}
 	t->last_ts = now;
 	t->count++;
 	t->used = (size_t)(p - t->raw);
-	t->events++;
-	rec_spin_unlock(&t->lock);
+	owner_leave(t);
 	rec_guard--;
-}
-
-uint64_t rec_new_id(void)
-{
-	struct tstate *t = t_state;
-
-	if (!t && !(t = thread_register()))
-		return atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed) + 1;
-	if (t->id_next == t->id_limit) {
-		t->id_next =
-		    atomic_fetch_add_explicit(&next_id, ID_CHUNK, memory_order_relaxed) + 1;
-		t->id_limit = t->id_next + ID_CHUNK;
-	}
-	return t->id_next++;
 }
 
 void rec_flush_all(void)
 {
 	rec_guard++;
 	pthread_mutex_lock(&threads_mu);
+	for (struct tstate *t = threads; t; t = t->next)
+		atomic_store(&t->stop, 1);
+	if (membarrier_ok)
+		syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
 	for (struct tstate *t = threads; t; t = t->next) {
-		rec_spin_lock(&t->lock);
+		while (atomic_load(&t->busy))
+			sched_yield();
 		if (t->raw)
 			flush_locked(t);
-		rec_spin_unlock(&t->lock);
+		atomic_store_explicit(&t->stop, 0, memory_order_release);
 	}
 	pthread_mutex_unlock(&threads_mu);
 	rec_guard--;
-}
-
-uint64_t rec_events(void)
-{
-	uint64_t events = 0;
-
-	for (struct tstate *t = threads; t; t = t->next)
-		events += t->events;
-	return events;
 }
 
 void rec_threads_after_fork(void)
@@ -216,15 +249,16 @@ void rec_threads_after_fork(void)
 	pthread_mutex_init(&threads_mu, NULL);
 	threads = NULL;
 	atomic_store(&rec_nthreads, 0);
-	atomic_store(&next_id, 0);
 	for (int k = 0; k < TRACE_END_NCOUNTERS; k++)
 		atomic_store(&rec_counter[k], 0);
+	register_membarrier();
 	if (self) {
-		atomic_store(&self->lock, 0);
+		atomic_store(&self->busy, 0);
+		atomic_store(&self->stop, 0);
 		self->used = 8;
 		self->count = 0;
-		self->events = 0;
-		self->id_next = self->id_limit = 0;
+		self->last_ts = 0;
+		self->last_addr = 0;
 		self->index = atomic_fetch_add(&rec_nthreads, 1);
 		self->next = NULL;
 		threads = self;

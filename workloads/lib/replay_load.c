@@ -11,6 +11,7 @@
 
 struct pick {
 	uint64_t pid;
+	int allow_incomplete;
 	struct trace_proc_events best;
 	int have;
 };
@@ -340,6 +341,16 @@ static int load_picked(struct pick *k, const char *name, struct rp_trace *t, cha
 	t->pid = k->best.info.pid;
 	t->index = k->best.index;
 	t->events = k->best.n;
+	if (!k->best.complete && !k->allow_incomplete) {
+		char why[256];
+		trace_loss(k->best.has_end, k->best.end, why, sizeof why);
+		free(k->best.ev);
+		return errmsg_fail(err, errlen,
+		                   "%s%sprocess %zu (pid %llu) is incomplete: %s; replay it anyway "
+		                   "with --param incomplete=allow",
+		                   name ? name : "", name ? ": " : "", t->index,
+		                   (unsigned long long)t->pid, why);
+	}
 	rc = build(t, k->best.ev, k->best.n, err, errlen);
 	free(k->best.ev);
 	if (rc != 0) {
@@ -352,9 +363,10 @@ static int load_picked(struct pick *k, const char *name, struct rp_trace *t, cha
 	return rc;
 }
 
-int rp_load(const char *path, uint64_t pid, struct rp_trace *t, char *err, size_t errlen)
+int rp_load(const char *path, uint64_t pid, int allow_incomplete, struct rp_trace *t, char *err,
+            size_t errlen)
 {
-	struct pick k = {.pid = pid};
+	struct pick k = {.pid = pid, .allow_incomplete = allow_incomplete};
 
 	memset(t, 0, sizeof *t);
 	if (trace_each_process(path, TRACE_MAX_PROC_EVENTS, pick_process, &k, err, errlen) != 0)
@@ -362,10 +374,10 @@ int rp_load(const char *path, uint64_t pid, struct rp_trace *t, char *err, size_
 	return load_picked(&k, path, t, err, errlen);
 }
 
-int rp_load_mem(const void *data, size_t n, uint64_t pid, struct rp_trace *t, char *err,
-                size_t errlen)
+int rp_load_mem(const void *data, size_t n, uint64_t pid, int allow_incomplete,
+                struct rp_trace *t, char *err, size_t errlen)
 {
-	struct pick k = {.pid = pid};
+	struct pick k = {.pid = pid, .allow_incomplete = allow_incomplete};
 
 	memset(t, 0, sizeof *t);
 	if (trace_each_process_mem(data, n, TRACE_MAX_PROC_EVENTS, pick_process, &k, err,

@@ -72,13 +72,16 @@ void rp_cost(const struct rp_trace *t, struct rp_cost *c);
  * replay, "Work and memory limits"), well below any host's pid_max (32768 by default). */
 #define RP_MAX_THREADS 1024u
 
-/* Loads process pid of the trace at path (pid 0: the process with the most events). Returns 0,
- * or -1 with the reason in err (a bad or unsuitable trace), or -2 when out of memory. */
-int rp_load(const char *path, uint64_t pid, struct rp_trace *t, char *err, size_t errlen);
+/* Loads process pid of the trace at path (pid 0: the process with the most events). A process
+ * whose stream is incomplete (trace_loss: killed, still running, events dropped) is refused
+ * unless allow_incomplete. Returns 0, or -1 with the reason in err (a bad or unsuitable trace),
+ * or -2 when out of memory. */
+int rp_load(const char *path, uint64_t pid, int allow_incomplete, struct rp_trace *t, char *err,
+            size_t errlen);
 
 /* The same from n bytes of a bundled trace in memory (the fuzz target's entry). */
-int rp_load_mem(const void *data, size_t n, uint64_t pid, struct rp_trace *t, char *err,
-                size_t errlen);
+int rp_load_mem(const void *data, size_t n, uint64_t pid, int allow_incomplete,
+                struct rp_trace *t, char *err, size_t errlen);
 
 void rp_free(struct rp_trace *t);
 

@@ -11,15 +11,17 @@
 #include <string.h>
 
 static const char trace_usage[] =
-    "usage: allocab trace info [--json] FILE\n"
-    "Describes a trace written by `allocab record` (docs/trace-format.md): per process its\n"
-    "threads, operations by kind, a size histogram, peak live bytes, the share of frees made\n"
-    "by another thread than the allocating one, and its duration. --json prints an\n"
-    "allocab-trace-info/1 document (docs/results-format.md).\n"
+    "usage: allocab trace info [--json] [--all] FILE\n"
+    "Describes a trace written by `allocab record` (docs/trace-format.md): per process how its\n"
+    "stream ended and what it lacks, its threads, operations by kind, a size histogram, peak\n"
+    "live bytes, the share of frees made by another thread than the allocating one, and its\n"
+    "duration; the 5 processes with the most events first, then one line on the others (--all:\n"
+    "each in full). --json prints an allocab-trace-info/1 document of every process\n"
+    "(docs/results-format.md).\n"
     "Exit status: 0 ok; 1 output failed; 2 bad arguments or a corrupt, truncated or\n"
     "unreadable trace.\n";
 
-static int info(const char *path, int json)
+static int info(const char *path, int json, int all)
 {
 	struct ts_result r;
 	char err[1024];
@@ -39,7 +41,7 @@ static int info(const char *path, int json)
 			rc = 1;
 		free(text);
 	} else {
-		tracestat_print(&r, path, stdout);
+		tracestat_print(&r, path, all, stdout);
 	}
 	tracestat_free(&r);
 	if (fflush(stdout) != 0 || rc) {
@@ -51,11 +53,12 @@ static int info(const char *path, int json)
 
 int trace_main(int argc, char **argv)
 {
-	static const struct opt opts[] = {{"--json", 0, 0}, {"--help", 'h', OPT_REPEAT}};
+	static const struct opt opts[] = {
+	    {"--json", 0, 0}, {"--all", 0, 0}, {"--help", 'h', OPT_REPEAT}};
 	struct opt_parser p;
 	const char *path = NULL, *v;
 	char err[256];
-	int json = 0, k;
+	int json = 0, all = 0, k;
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -67,7 +70,7 @@ int trace_main(int argc, char **argv)
 		        argc < 2 ? "give a subcommand: info" : "unknown subcommand (known: info)");
 		return ST_USAGE;
 	}
-	opt_init(&p, argc, argv, 2, opts, 2);
+	opt_init(&p, argc, argv, 2, opts, 3);
 	p.prefix = "info: ";
 	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE) {
 		if (k == OPT_ARG && path)
@@ -78,12 +81,14 @@ int trace_main(int argc, char **argv)
 		}
 		if (k == OPT_ARG)
 			path = v;
-		else
+		else if (k == 0)
 			json = 1;
+		else
+			all = 1;
 	}
 	if (!path) {
 		fprintf(stderr, "allocab: trace: info: give the trace FILE\n");
 		return ST_USAGE;
 	}
-	return info(path, json);
+	return info(path, json, all);
 }
