@@ -115,7 +115,7 @@ static int build_ops(struct build *b, const struct trace_rec *ev, size_t n, cons
 
 		last_ts[th] = e->ts_ns;
 		*o = (struct rp_op){.size = e->size,
-		                    .align = e->align,
+		                    .align_log2 = e->align ? (uint8_t)__builtin_ctz(e->align) : 0,
 		                    .op = e->op,
 		                    .gap_ns = dt > 1000000000u ? 1000000000u : (uint32_t)dt};
 		if (bad_alignment(e)) {
@@ -185,7 +185,8 @@ static int link_releases(struct build *b, const struct trace_rec *ev, size_t n, 
 			o->obj = obj;
 		else
 			o->old = obj;
-		o->old_size = b->size[obj];
+		if (b->size[obj])
+			o->flags |= RP_OLD_SIZED;
 		if (b->alloc_th[obj] != th) {
 			o->flags |= RP_WAIT;
 			b->alloc_at[obj]->flags |= RP_PUBLISH;
@@ -309,6 +310,8 @@ static int build(struct rp_trace *t, const struct trace_rec *ev, size_t n, char 
 	    (rc = check_schedule(&b, err, errlen)) != 0)
 		goto out;
 	rc = list_leaked(&b);
+	t->obj_size = b.size;
+	b.size = NULL;
 out:
 	if (rc == -2)
 		errmsg_fail(err, errlen, "out of memory preparing %zu events", n);
@@ -402,17 +405,17 @@ static void add_sat(uint64_t *a, uint64_t b)
 	*a = *a > UINT64_MAX - b ? UINT64_MAX : *a + b;
 }
 
-static void cost_op(const struct rp_op *o, struct rp_cost *c)
+static void cost_op(const struct rp_trace *t, const struct rp_op *o, struct rp_cost *c)
 {
 	int moved = o->old && (o->op == TRACE_OP_REALLOC || o->op == TRACE_OP_REALLOCARRAY);
-	uint64_t pages, bytes;
+	uint64_t pages, bytes, old_size = moved ? rp_old_size(t, o) : 0;
 
 	c->events++;
 	if (o->op == TRACE_OP_FREE)
 		return;
-	touched(moved ? o->old_size : 0, o->size, &pages, &bytes);
+	touched(moved ? old_size : 0, o->size, &pages, &bytes);
 	if (moved)
-		add_sat(&c->copy_bytes, o->old_size < o->size ? o->old_size : o->size);
+		add_sat(&c->copy_bytes, old_size < o->size ? old_size : o->size);
 	add_sat(&c->bytes, bytes);
 	if (o->size > RP_FRESH_MIN) {
 		c->maps++;
@@ -485,11 +488,12 @@ void rp_cost(const struct rp_trace *t, struct rp_cost *c)
 	uint64_t peak_pages, first;
 
 	memset(c, 0, sizeof *c);
-	c->table_bytes = t->nth * sizeof *t->th + t->nleaked * sizeof *t->leaked;
+	c->table_bytes = t->nth * sizeof *t->th + t->nleaked * sizeof *t->leaked +
+	                 ((uint64_t)t->nobj + 1) * sizeof *t->obj_size;
 	for (size_t k = 0; k < t->nth; k++) {
 		for (size_t i = 0; i < t->th[k].n; i++)
 			if (t->th[k].ops[i].op)
-				cost_op(&t->th[k].ops[i], c);
+				cost_op(t, &t->th[k].ops[i], c);
 		c->table_bytes += t->th[k].n * sizeof *t->th[k].ops;
 	}
 	c->gap_ns = spun_ns(t);
@@ -506,5 +510,6 @@ void rp_free(struct rp_trace *t)
 		free(t->th[k].ops);
 	free(t->th);
 	free(t->leaked);
+	free(t->obj_size);
 	memset(t, 0, sizeof *t);
 }

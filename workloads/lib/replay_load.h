@@ -10,19 +10,20 @@
 #include <stdint.h>
 
 enum {
-	RP_WAIT = 1,   /* the released object is allocated by another thread: wait for it */
-	RP_PUBLISH = 2 /* the object this op allocates is released by another thread */
+	RP_WAIT = 1,      /* the released object is allocated by another thread: wait for it */
+	RP_PUBLISH = 2,   /* the object this op allocates is released by another thread */
+	RP_OLD_SIZED = 4  /* the object this op releases was allocated with a size above 0 */
 };
 
+/* One op of a replay thread, 24 bytes: the replay keeps one per event for the run. */
 struct rp_op {
 	uint64_t size;
-	uint64_t old_size; /* free, realloc: the size of the object released */
-	uint32_t obj;      /* allocated (or, for free, released) object; 0 is NULL */
-	uint32_t old;      /* realloc: the object passed in; 0 is NULL */
-	uint32_t align;
-	uint32_t gap_ns; /* since this thread's previous op (capped at 1 s) */
-	uint8_t op;      /* enum trace_op */
-	uint8_t flags;   /* RP_WAIT, RP_PUBLISH */
+	uint32_t obj;        /* allocated (or, for free, released) object; 0 is NULL */
+	uint32_t old;        /* realloc: the object passed in; 0 is NULL */
+	uint32_t gap_ns;     /* since this thread's previous op (capped at 1 s) */
+	uint8_t op;          /* enum trace_op */
+	uint8_t flags;       /* RP_WAIT, RP_PUBLISH */
+	uint8_t align_log2;  /* the aligned calls: log2 of their alignment (a power of two) */
 };
 
 struct rp_thread {
@@ -33,7 +34,8 @@ struct rp_thread {
 struct rp_trace {
 	struct rp_thread *th; /* th[0] is the process's first thread (its main thread) */
 	size_t nth;
-	uint32_t nobj;    /* objects are 1..nobj */
+	uint32_t nobj;      /* objects are 1..nobj */
+	uint64_t *obj_size; /* by object (0..nobj): the size it was allocated with; 0 for NULL */
 	uint32_t *leaked; /* objects never released: the replay frees them at the end */
 	size_t nleaked;
 	uint64_t pid, events, dropped; /* dropped: releases of objects the trace never allocated */
@@ -61,9 +63,16 @@ struct rp_cost {
 	                         thread's in order, and a release waits for its allocation */
 	uint64_t gap_sum_ns;  /* the recorded gaps of every thread, summed: what the spinning
 	                         costs the CPUs (threads spin at once only as far as there are CPUs) */
-	uint64_t table_bytes; /* what the loaded trace keeps for the run: op arrays, thread and
-	                         leaked-object lists */
+	uint64_t table_bytes; /* what the loaded trace keeps for the run: op arrays, object sizes,
+	                         thread and leaked-object lists */
 };
+
+/* The size of the object op o releases (free: its object, realloc: the one passed in), 0 for
+ * none. */
+static inline uint64_t rp_old_size(const struct rp_trace *t, const struct rp_op *o)
+{
+	return t->obj_size[o->op == 4 /* TRACE_OP_FREE */ ? o->obj : o->old];
+}
 
 /* Counts what one replay of t does into *c. */
 void rp_cost(const struct rp_trace *t, struct rp_cost *c);
