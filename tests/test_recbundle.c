@@ -69,7 +69,10 @@ static void events(FILE *f, uint32_t th, const uint64_t (*ev)[6], size_t n)
 	trace_put64(raw, (uint64_t)1 << 32);
 	for (size_t i = 0; i < n; i++) {
 		unsigned op = (unsigned)ev[i][0];
-		int nv = op == TRACE_OP_FREE ? 1 : op == TRACE_OP_MALLOC ? 2 : op == TRACE_OP_REALLOC ? 4 : 3;
+		int nv = op == TRACE_OP_FREE      ? 1
+		         : op == TRACE_OP_MALLOC  ? 2
+		         : op == TRACE_OP_REALLOC ? 4
+		                                  : 3;
 		*p++ = (uint8_t)op;
 		p = trace_put_varint(p, ev[i][1] - last);
 		last = ev[i][1];
@@ -94,6 +97,17 @@ struct seen {
 	size_t procs;
 };
 
+/* Bundles dir into memory (*buf, *len: free() it); returns rb_bundle's result. */
+static int bundle(const char *dir, struct rb_result *res, char **buf, size_t *len, char *err,
+                  size_t errlen)
+{
+	FILE *f = open_memstream(buf, len);
+	int rc = rb_bundle(dir, f, res, err, errlen);
+
+	fclose(f);
+	return rc;
+}
+
 static int collect(struct trace_proc_events *p, void *arg, char *err, size_t errlen)
 {
 	struct seen *s = arg;
@@ -113,13 +127,12 @@ static int collect(struct trace_proc_events *p, void *arg, char *err, size_t err
 /* Thread 0 mallocs A (t 10), thread 1 frees it (t 20), thread 0 mallocs A again (t 20: after the
  * release at the same tick), thread 1 reallocs A to B (released at t 40, B at t 45), thread 0
  * frees B (t 50) and frees C, which nobody allocated (t 60), then mallocs D twice (t 70, 80). */
-static const uint64_t th0[][6] = {{TRACE_OP_MALLOC, 10, 0x1000, 16},
-                                  {TRACE_OP_MALLOC, 20, 0x1000, 32},
-                                  {TRACE_OP_FREE, 50, 0x2000},
-                                  {TRACE_OP_FREE, 60, 0x3000},
-                                  {TRACE_OP_MALLOC, 70, 0x4000, 8},
-                                  {TRACE_OP_MALLOC, 80, 0x4000, 8}};
-static const uint64_t th1[][6] = {{TRACE_OP_FREE, 20, 0x1000}, {TRACE_OP_REALLOC, 45, 5, 0x1000, 0x2000, 64}};
+static const uint64_t th0[][6] = {
+    {TRACE_OP_MALLOC, 10, 0x1000, 16}, {TRACE_OP_MALLOC, 20, 0x1000, 32},
+    {TRACE_OP_FREE, 50, 0x2000},       {TRACE_OP_FREE, 60, 0x3000},
+    {TRACE_OP_MALLOC, 70, 0x4000, 8},  {TRACE_OP_MALLOC, 80, 0x4000, 8}};
+static const uint64_t th1[][6] = {{TRACE_OP_FREE, 20, 0x1000},
+                                  {TRACE_OP_REALLOC, 45, 5, 0x1000, 0x2000, 64}};
 
 static void test_numbering(const char *dir)
 {
@@ -137,16 +150,13 @@ static void test_numbering(const char *dir)
 	events(f, 1, th1, 2);
 	events(f, 0, th0, 6);
 	fclose(f);
-	f = open_memstream(&buf, &len);
-	CHECK(rb_bundle(dir, f, &res, err, sizeof err) == 0, "the stream bundles (%s)", err);
-	fclose(f);
+	CHECK(bundle(dir, &res, &buf, &len, err, sizeof err) == 0, "the stream bundles (%s)", err);
 	CHECK(res.procs == 1 && res.events == 7 && res.foreign == 1 && res.misordered == 1,
 	      "1 process, 7 events written, 1 foreign free dropped, 1 misordered allocation "
 	      "(%llu %llu %llu %llu)",
 	      (unsigned long long)res.procs, (unsigned long long)res.events,
 	      (unsigned long long)res.foreign, (unsigned long long)res.misordered);
-	CHECK(trace_each_process_mem(buf, len, 1000, collect, &s, err, sizeof err) == 0 &&
-	          s.n == 7,
+	CHECK(trace_each_process_mem(buf, len, 1000, collect, &s, err, sizeof err) == 0 && s.n == 7,
 	      "the trace reads back with its 7 events (%s)", err);
 	/* file order: each thread's events in its order, thread 0's block first */
 	CHECK(s.n == 7 && s.ev[0].id == 1 && s.ev[1].id == 2 && s.ev[2].op == TRACE_OP_FREE &&
@@ -185,9 +195,8 @@ static void test_killed(const char *dir)
 	events(f, 0, th0 + 2, 1);
 	fclose(f);
 	CHECK(stat(path, &st) == 0 && truncate(path, st.st_size - 3) == 0, "its last block cut");
-	f = open_memstream(&buf, &len);
-	CHECK(rb_bundle(dir, f, &res, err, sizeof err) == 0, "a killed stream bundles (%s)", err);
-	fclose(f);
+	CHECK(bundle(dir, &res, &buf, &len, err, sizeof err) == 0, "a killed stream bundles (%s)",
+	      err);
 	CHECK(res.nlost == 1 && res.lost[0].end[TRACE_END_HOW] == TRACE_HOW_KILLED &&
 	          res.lost[0].end[TRACE_END_TORN_BYTES] > 0,
 	      "it is reported lost: killed, with a torn tail");

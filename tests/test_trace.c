@@ -332,8 +332,7 @@ static void test_thread_max(void)
 	finish(&t);
 	CHECK(rp_load_mem(t.buf, t.n, 0, 1, &rp, err, sizeof err) == 0 && rp.nth == 2 &&
 	          (rp.th[0].ops[0].flags & RP_WAIT),
-	      "threads 0xffffffff and 0 stay two, the free waits for the other's malloc (%s)",
-	      err);
+	      "threads 0xffffffff and 0 stay two, the free waits for the other's malloc (%s)", err);
 	rp_free(&rp);
 }
 

@@ -289,13 +289,14 @@ static int await(struct rp_state *st, uint32_t obj)
 		}
 		if (!(v & 1) && !atomic_compare_exchange_weak(&st->ready[obj], &v, v | 1))
 			continue;
-		syscall(SYS_futex, (uint32_t *)&st->ready[obj], FUTEX_WAIT | FUTEX_PRIVATE_FLAG, v | 1,
-		        &nap, NULL, 0);
+		syscall(SYS_futex, (uint32_t *)&st->ready[obj], FUTEX_WAIT | FUTEX_PRIVATE_FLAG,
+		        v | 1, &nap, NULL, 0);
 	}
 }
 
 /* Marks the replay failed with its reason (the first one wins) and wakes every waiter. */
-static int fail_all(struct rp_state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail_all(struct rp_state *st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static int fail_all(struct rp_state *st, const char *fmt, ...)
 {
 	va_list ap;

@@ -58,9 +58,10 @@ static struct trace_reader *reader_new(FILE *f, enum trace_mode mode, char *err,
 	}
 	r->version = trace_get32(h + 8);
 	if (r->version < oldest || r->version > TRACE_VERSION || trace_get32(h + 12) != 0) {
-		errmsg_fail(err, errlen,
-		            "trace format version %u (flags %u), this allocab reads versions %u to %d",
-		            r->version, trace_get32(h + 12), oldest, TRACE_VERSION);
+		errmsg_fail(
+		    err, errlen,
+		    "trace format version %u (flags %u), this allocab reads versions %u to %d",
+		    r->version, trace_get32(h + 12), oldest, TRACE_VERSION);
 		goto fail;
 	}
 	r->offset = TRACE_FILE_HDR;
@@ -238,10 +239,11 @@ static int check_order(struct trace_reader *r, unsigned kind, char *err, size_t 
 		return 0;
 	}
 	if (kind == TRACE_K_STATUS && last != TRACE_K_PROCESS)
-		return errmsg_fail(err, errlen,
-		                   "corrupt: the status block at byte %llu does not follow the process "
-		                   "block",
-		                   at);
+		return errmsg_fail(
+		    err, errlen,
+		    "corrupt: the status block at byte %llu does not follow the process "
+		    "block",
+		    at);
 	if (!r->in_process && kind != TRACE_K_TRAILER)
 		return errmsg_fail(err, errlen, "corrupt: block at byte %llu precedes any process",
 		                   at);
@@ -265,18 +267,19 @@ static int check_expansion(struct trace_reader *r, const uint8_t *h, char *err, 
 	r->stored_total = stored;
 	r->raw_total = raw;
 	if (raw > TRACE_MAX_TOTAL_RAW)
-		return errmsg_fail(err, errlen,
-		                   "too large: its blocks through the one at byte %llu decompress to more "
-		                   "than %llu bytes (the readers' limit)",
-		                   (unsigned long long)r->offset,
-		                   (unsigned long long)TRACE_MAX_TOTAL_RAW);
+		return errmsg_fail(
+		    err, errlen,
+		    "too large: its blocks through the one at byte %llu decompress to more "
+		    "than %llu bytes (the readers' limit)",
+		    (unsigned long long)r->offset, (unsigned long long)TRACE_MAX_TOTAL_RAW);
 	if (raw > TRACE_RAW_FLOOR && raw / TRACE_MAX_EXPANSION > stored)
-		return errmsg_fail(err, errlen,
-		                   "corrupt: its blocks through the one at byte %llu decompress to %llu "
-		                   "bytes from %llu stored, more than %dx (a compression bomb, not a "
-		                   "recording)",
-		                   (unsigned long long)r->offset, (unsigned long long)raw,
-		                   (unsigned long long)stored, TRACE_MAX_EXPANSION);
+		return errmsg_fail(
+		    err, errlen,
+		    "corrupt: its blocks through the one at byte %llu decompress to %llu "
+		    "bytes from %llu stored, more than %dx (a compression bomb, not a "
+		    "recording)",
+		    (unsigned long long)r->offset, (unsigned long long)raw,
+		    (unsigned long long)stored, TRACE_MAX_EXPANSION);
 	return 0;
 }
 
@@ -563,8 +566,7 @@ int trace_parse_end(const struct trace_block *b, uint64_t *c, char *err, size_t 
 
 	memset(c, 0, TRACE_END_NCOUNTERS * sizeof *c);
 	if ((b->kind != TRACE_K_END && b->kind != TRACE_K_STATUS) || b->len < 4 ||
-	    (n = trace_get32(b->data)) > (b->len - 4) / 8 ||
-	    b->len != 4 + 8 * (size_t)n)
+	    (n = trace_get32(b->data)) > (b->len - 4) / 8 || b->len != 4 + 8 * (size_t)n)
 		return errmsg_fail(err, errlen, "corrupt: bad end block");
 	for (uint32_t k = 0; k < n && k < TRACE_END_NCOUNTERS; k++)
 		c[k] = trace_get64(b->data + 4 + 8 * k);

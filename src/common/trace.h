@@ -139,10 +139,10 @@ struct trace_rec {
 /* A whole process of a trace, as trace_each_process hands it over. */
 struct trace_proc_events {
 	struct trace_process info;
-	size_t index;     /* 1-based position in the trace */
-	unsigned version; /* the file's format version */
-	int has_end;      /* its end block was read */
-	int complete; /* every event it made is here: trace_loss() is NULL */
+	size_t index;                      /* 1-based position in the trace */
+	unsigned version;                  /* the file's format version */
+	int has_end;                       /* its end block was read */
+	int complete;                      /* every event it made is here: trace_loss() is NULL */
 	uint64_t end[TRACE_END_NCOUNTERS]; /* the end block's counters; a version 1 end block
 	                                       gets end[TRACE_END_HOW] = TRACE_HOW_EXIT */
 	struct trace_rec *ev; /* file order: each thread's events in the order it made them */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define TRACE_FILE_MAGIC  "ALLOCTRC" /* a bundled trace */
-#define TRACE_RAW_MAGIC   "ALLOCRAW" /* one process's raw stream (the recorder's, for the bundler) */
+#define TRACE_RAW_MAGIC   "ALLOCRAW" /* a raw stream: one process image, for the bundler */
 #define TRACE_VERSION     2
 #define TRACE_FILE_HDR    16          /* magic[8], u32 version, u32 reserved (0) */
 #define TRACE_BLOCK_MAGIC 0x31425441u /* "ATB1" */
@@ -135,7 +135,7 @@ static inline uint64_t trace_zigzag(uint64_t d)
 
 static inline uint64_t trace_unzigzag(uint64_t z)
 {
-	return (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+	return (z >> 1) ^ (0 - (z & 1));
 }
 
 /* Whether field k (after the time) of a raw stream's op is an address: free, the allocations:

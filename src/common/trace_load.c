@@ -68,7 +68,8 @@ static int each_block(struct trace_reader *r, size_t max,
 		if (rc == 0)
 			return 0;
 		if (b.kind == TRACE_K_PROCESS) {
-			p = (struct trace_proc_events){.index = ++nproc, .version = trace_version(r)};
+			p = (struct trace_proc_events){.index = ++nproc,
+			                               .version = trace_version(r)};
 			cap = 0;
 			have = 1;
 			if (trace_parse_process(&b, &p.info, err, errlen) != 0)
@@ -117,8 +118,8 @@ int trace_each_process(const char *path, size_t max_events,
 }
 
 int trace_each_process_mem(const void *data, size_t n, size_t max_events,
-                           int (*fn)(struct trace_proc_events *, void *, char *, size_t),
-                           void *arg, char *err, size_t errlen)
+                           int (*fn)(struct trace_proc_events *, void *, char *, size_t), void *arg,
+                           char *err, size_t errlen)
 {
 	return each_process(trace_open_mem(data, n, TRACE_BUNDLE, err, errlen), NULL, max_events,
 	                    fn, arg, err, errlen);
@@ -159,16 +160,19 @@ const char *trace_loss(int has_end, const uint64_t *end, char *buf, size_t len)
 
 	buf[0] = '\0';
 	if (!has_end)
-		say(buf, len, &k, "no end record (killed, _exit or exec: a version 1 trace does not "
-		                  "say which)");
+		say(buf, len, &k,
+		    "no end record (killed, _exit or exec: a version 1 trace does not "
+		    "say which)");
 	else if (how == TRACE_HOW_KILLED)
-		say(buf, len, &k, "killed or crashed: the events its threads had not flushed are lost");
+		say(buf, len, &k,
+		    "killed or crashed: the events its threads had not flushed are lost");
 	else if (how == TRACE_HOW_RUNNING)
 		say(buf, len, &k, "still running when recorded: its stream is cut there");
 	else if (how != TRACE_HOW_EXIT && how != TRACE_HOW_EXEC && how != TRACE_HOW__EXIT)
 		say(buf, len, &k, "ended in an unknown way (%llu)", (unsigned long long)how);
 	if (end[TRACE_END_DROPPED])
-		say(buf, len, &k, "%llu of %llu events dropped: its stream could not be written (%s)",
+		say(buf, len, &k,
+		    "%llu of %llu events dropped: its stream could not be written (%s)",
 		    (unsigned long long)end[TRACE_END_DROPPED],
 		    (unsigned long long)end[TRACE_END_EVENTS],
 		    end[TRACE_END_WRITE_ERRNO] && end[TRACE_END_WRITE_ERRNO] < 4096

@@ -146,7 +146,8 @@ static void *resize(unsigned op, void *p, size_t nmemb, size_t size)
 		return op == TRACE_OP_REALLOC ? rec_real_realloc(p, size)
 		                              : rec_real_reallocarray(p, nmemb, size);
 	released = rec_now_release();
-	q = op == TRACE_OP_REALLOC ? rec_real_realloc(p, size) : rec_real_reallocarray(p, nmemb, size);
+	q = op == TRACE_OP_REALLOC ? rec_real_realloc(p, size)
+	                           : rec_real_reallocarray(p, nmemb, size);
 	size = op == TRACE_OP_REALLOC ? size : nmemb * size;
 	if (!q && p && size == 0) {
 		rec_emit(TRACE_OP_FREE, released, &(uint64_t){(uintptr_t)p}, 1);

@@ -110,38 +110,22 @@ static int run_execl(const char *sym, const char *path, const char *arg, va_list
 	return run_exec(sym, path, v, envp);
 }
 
-REC_EXPORT int execl(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	int rc;
+/* Defines NAME(path, arg, ...) over run_execl with the vector call SYM; ENV: an environment
+ * follows the arguments. */
+#define REC_EXECL(NAME, SYM, ENV)                                                                  \
+	REC_EXPORT int NAME(const char *path, const char *arg, ...)                                \
+	{                                                                                          \
+		va_list ap;                                                                        \
+		int rc;                                                                            \
+		va_start(ap, arg);                                                                 \
+		rc = run_execl(SYM, path, arg, ap, ENV);                                           \
+		va_end(ap);                                                                        \
+		return rc;                                                                         \
+	}
 
-	va_start(ap, arg);
-	rc = run_execl("execve", path, arg, ap, 0);
-	va_end(ap);
-	return rc;
-}
-
-REC_EXPORT int execlp(const char *file, const char *arg, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, arg);
-	rc = run_execl("execvpe", file, arg, ap, 0);
-	va_end(ap);
-	return rc;
-}
-
-REC_EXPORT int execle(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, arg);
-	rc = run_execl("execve", path, arg, ap, 1);
-	va_end(ap);
-	return rc;
-}
+REC_EXECL(execl, "execve", 0)
+REC_EXECL(execlp, "execvpe", 0)
+REC_EXECL(execle, "execve", 1)
 
 static __attribute__((noreturn)) void run_exit(const char *sym, int status)
 {

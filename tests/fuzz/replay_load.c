@@ -1,8 +1,8 @@
 /* replay_load.c - fuzz target of the replay loader (workloads/lib/replay_load.h): a bundled trace
  * loaded for replay from memory (every process read, the one with the most events split per
  * thread, renumbered, its releases linked and its schedule checked, incomplete or not), then the
- * work estimate of what was accepted, and the same by its pid with incomplete streams refused. Built by `make fuzz`; replayed over
- * tests/fuzz/corpus/replay_load in `make test`. */
+ * work estimate of what was accepted, and the same by its pid with incomplete streams refused.
+ * Built by `make fuzz`; replayed over tests/fuzz/corpus/replay_load in `make test`. */
 #include "workloads/lib/replay_load.h"
 
 #include <stdint.h>

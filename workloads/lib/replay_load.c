@@ -121,12 +121,11 @@ static int build_ops(struct build *b, const struct trace_rec *ev, size_t n, cons
 		if (bad_alignment(e)) {
 			free(fill);
 			free(last_ts);
-			return errmsg_fail(err, errlen,
-			                   "corrupt: thread %u calls %s with alignment %u, %s",
-			                   e->thread, trace_op_name(e->op), e->align,
-			                   e->op == TRACE_OP_POSIX_MEMALIGN
-			                       ? "not a power of two multiple of 8"
-			                       : "not a power of two");
+			return errmsg_fail(
+			    err, errlen, "corrupt: thread %u calls %s with alignment %u, %s",
+			    e->thread, trace_op_name(e->op), e->align,
+			    e->op == TRACE_OP_POSIX_MEMALIGN ? "not a power of two multiple of 8"
+			                                     : "not a power of two");
 		}
 		if (is_alloc(e->op)) {
 			size_t s = idmap_slot(&b->map, e->id);
@@ -230,9 +229,10 @@ static int check_schedule(struct build *b, char *err, size_t errlen)
 				done[o->obj] = 1;
 				live += o->size;
 				if (live > TRACE_MAX_SIZE) {
-					rc = errmsg_fail(err, errlen,
-					                 "corrupt: more than 2^56 bytes live at once, "
-					                 "more than any address space holds");
+					rc = errmsg_fail(
+					    err, errlen,
+					    "corrupt: more than 2^56 bytes live at once, "
+					    "more than any address space holds");
 					goto out;
 				}
 				if (live > t->peak_bytes)
@@ -334,12 +334,13 @@ static int load_picked(struct pick *k, const char *name, struct rp_trace *t, cha
 	if (!k->have || !k->best.n) {
 		free(k->best.ev);
 		if (k->pid)
-			return errmsg_fail(
-			    err, errlen,
-			    "%s%sno process with pid %llu and events (`allocab trace info` lists them)",
-			    name ? name : "", name ? ": " : "", (unsigned long long)k->pid);
-		return errmsg_fail(err, errlen, "%s%sno process in it made a call", name ? name : "",
-		                   name ? ": " : "");
+			return errmsg_fail(err, errlen,
+			                   "%s%sno process with pid %llu and events (`allocab "
+			                   "trace info` lists them)",
+			                   name ? name : "", name ? ": " : "",
+			                   (unsigned long long)k->pid);
+		return errmsg_fail(err, errlen, "%s%sno process in it made a call",
+		                   name ? name : "", name ? ": " : "");
 	}
 	t->pid = k->best.info.pid;
 	t->index = k->best.index;
@@ -377,14 +378,14 @@ int rp_load(const char *path, uint64_t pid, int allow_incomplete, struct rp_trac
 	return load_picked(&k, path, t, err, errlen);
 }
 
-int rp_load_mem(const void *data, size_t n, uint64_t pid, int allow_incomplete,
-                struct rp_trace *t, char *err, size_t errlen)
+int rp_load_mem(const void *data, size_t n, uint64_t pid, int allow_incomplete, struct rp_trace *t,
+                char *err, size_t errlen)
 {
 	struct pick k = {.pid = pid, .allow_incomplete = allow_incomplete};
 
 	memset(t, 0, sizeof *t);
-	if (trace_each_process_mem(data, n, TRACE_MAX_PROC_EVENTS, pick_process, &k, err,
-	                           errlen) != 0)
+	if (trace_each_process_mem(data, n, TRACE_MAX_PROC_EVENTS, pick_process, &k, err, errlen) !=
+	    0)
 		return free(k.best.ev), -1;
 	return load_picked(&k, NULL, t, err, errlen);
 }

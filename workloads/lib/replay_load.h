@@ -6,24 +6,26 @@
 #ifndef ALLOCAB_REPLAY_LOAD_H
 #define ALLOCAB_REPLAY_LOAD_H
 
+#include "common/trace_format.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 enum {
-	RP_WAIT = 1,      /* the released object is allocated by another thread: wait for it */
-	RP_PUBLISH = 2,   /* the object this op allocates is released by another thread */
-	RP_OLD_SIZED = 4  /* the object this op releases was allocated with a size above 0 */
+	RP_WAIT = 1,     /* the released object is allocated by another thread: wait for it */
+	RP_PUBLISH = 2,  /* the object this op allocates is released by another thread */
+	RP_OLD_SIZED = 4 /* the object this op releases was allocated with a size above 0 */
 };
 
 /* One op of a replay thread, 24 bytes: the replay keeps one per event for the run. */
 struct rp_op {
 	uint64_t size;
-	uint32_t obj;        /* allocated (or, for free, released) object; 0 is NULL */
-	uint32_t old;        /* realloc: the object passed in; 0 is NULL */
-	uint32_t gap_ns;     /* since this thread's previous op (capped at 1 s) */
-	uint8_t op;          /* enum trace_op */
-	uint8_t flags;       /* RP_WAIT, RP_PUBLISH */
-	uint8_t align_log2;  /* the aligned calls: log2 of their alignment (a power of two) */
+	uint32_t obj;       /* allocated (or, for free, released) object; 0 is NULL */
+	uint32_t old;       /* realloc: the object passed in; 0 is NULL */
+	uint32_t gap_ns;    /* since this thread's previous op (capped at 1 s) */
+	uint8_t op;         /* enum trace_op */
+	uint8_t flags;      /* RP_WAIT, RP_PUBLISH, RP_OLD_SIZED */
+	uint8_t align_log2; /* the aligned calls: log2 of their alignment (a power of two) */
 };
 
 struct rp_thread {
@@ -36,7 +38,7 @@ struct rp_trace {
 	size_t nth;
 	uint32_t nobj;      /* objects are 1..nobj */
 	uint64_t *obj_size; /* by object (0..nobj): the size it was allocated with; 0 for NULL */
-	uint32_t *leaked; /* objects never released: the replay frees them at the end */
+	uint32_t *leaked;   /* objects never released: the replay frees them at the end */
 	size_t nleaked;
 	uint64_t pid, events, dropped; /* dropped: releases of objects the trace never allocated */
 	uint64_t peak_bytes;           /* live bytes at the peak of the checked schedule */
@@ -61,8 +63,8 @@ struct rp_cost {
 	uint64_t bytes;       /* bytes touch=3 writes */
 	uint64_t gap_ns;      /* the recorded gaps on the longest chain of the replay: each
 	                         thread's in order, and a release waits for its allocation */
-	uint64_t gap_sum_ns;  /* the recorded gaps of every thread, summed: what the spinning
-	                         costs the CPUs (threads spin at once only as far as there are CPUs) */
+	uint64_t gap_sum_ns;  /* the recorded gaps of every thread, summed: what spinning costs the
+	                         CPUs (threads spin at once only as far as there are CPUs) */
 	uint64_t table_bytes; /* what the loaded trace keeps for the run: op arrays, object sizes,
 	                         thread and leaked-object lists */
 };
@@ -71,7 +73,7 @@ struct rp_cost {
  * none. */
 static inline uint64_t rp_old_size(const struct rp_trace *t, const struct rp_op *o)
 {
-	return t->obj_size[o->op == 4 /* TRACE_OP_FREE */ ? o->obj : o->old];
+	return t->obj_size[o->op == TRACE_OP_FREE ? o->obj : o->old];
 }
 
 /* Counts what one replay of t does into *c. */
@@ -89,8 +91,8 @@ int rp_load(const char *path, uint64_t pid, int allow_incomplete, struct rp_trac
             size_t errlen);
 
 /* The same from n bytes of a bundled trace in memory (the fuzz target's entry). */
-int rp_load_mem(const void *data, size_t n, uint64_t pid, int allow_incomplete,
-                struct rp_trace *t, char *err, size_t errlen);
+int rp_load_mem(const void *data, size_t n, uint64_t pid, int allow_incomplete, struct rp_trace *t,
+                char *err, size_t errlen);
 
 void rp_free(struct rp_trace *t);
 

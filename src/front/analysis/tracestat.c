@@ -207,10 +207,18 @@ static double cross_share(const struct ts_proc *s)
  * and what it lacks (loss: null when nothing). */
 static void recorder_json(cJSON *o, const struct ts_proc *s)
 {
-	static const char *const end_names[TRACE_END_NCOUNTERS] = {
-	    "events",         "threads",     "bootstrap_allocations", "foreign_frees",
-	    "failed_allocations", "duration_ns", "dropped_events",    "usable_size_calls",
-	    "how",            "write_errno", "torn_bytes",            "misordered_allocations"};
+	static const char *const end_names[TRACE_END_NCOUNTERS] = {"events",
+	                                                           "threads",
+	                                                           "bootstrap_allocations",
+	                                                           "foreign_frees",
+	                                                           "failed_allocations",
+	                                                           "duration_ns",
+	                                                           "dropped_events",
+	                                                           "usable_size_calls",
+	                                                           "how",
+	                                                           "write_errno",
+	                                                           "torn_bytes",
+	                                                           "misordered_allocations"};
 	cJSON *c = cJSON_AddObjectToObject(o, "recorder");
 	char why[256];
 

@@ -172,7 +172,8 @@ static int write_end(FILE *out, const uint64_t *c)
 	for (int k = 0; k < TRACE_END_NCOUNTERS; k++)
 		trace_put64(p + 4 + 8 * k, c[k]);
 	trace_block_header(b, TRACE_K_END, 0, 0, sizeof b - TRACE_BLOCK_HDR,
-	                   sizeof b - TRACE_BLOCK_HDR, 0, trace_fnv32(p, sizeof b - TRACE_BLOCK_HDR));
+	                   sizeof b - TRACE_BLOCK_HDR, 0,
+	                   trace_fnv32(p, sizeof b - TRACE_BLOCK_HDR));
 	return fwrite(b, 1, sizeof b, out) == sizeof b ? 0 : -1;
 }
 
@@ -198,8 +199,7 @@ static int note_loss(struct rb_result *res, const struct scan *s, const uint64_t
 }
 
 /* Writes one process: its process block, its merged events, its end block. */
-static int write_process(struct scan *s, FILE *out, struct rb_result *res, char *err,
-                         size_t errlen)
+static int write_process(struct scan *s, FILE *out, struct rb_result *res, char *err, size_t errlen)
 {
 	struct rm_output o = {.out = out};
 	uint64_t end[TRACE_END_NCOUNTERS];
@@ -260,10 +260,11 @@ int rb_bundle(const char *dir, FILE *out, struct rb_result *res, char *err, size
 	memset(res, 0, sizeof *res);
 	if (n == 0) {
 		free(s);
-		errmsg_fail(err, errlen,
-		            "the recorder wrote nothing: it was not loaded (a static or setuid program?) "
-		            "or could not write to %s",
-		            dir);
+		errmsg_fail(
+		    err, errlen,
+		    "the recorder wrote nothing: it was not loaded (a static or setuid program?) "
+		    "or could not write to %s",
+		    dir);
 		return -2;
 	}
 	trace_file_header(hdr, TRACE_FILE_MAGIC);

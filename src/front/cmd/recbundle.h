@@ -18,8 +18,8 @@
 /* A process the trace holds only in part, for the report. */
 struct rb_loss {
 	uint64_t pid;
-	size_t index;    /* 1-based position in the trace */
-	char name[64];   /* the executable's base name */
+	size_t index;  /* 1-based position in the trace */
+	char name[64]; /* the executable's base name */
 	uint64_t end[TRACE_END_NCOUNTERS];
 };
 

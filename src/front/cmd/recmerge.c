@@ -133,18 +133,18 @@ struct cursor {
 	uint8_t *in;         /* the current block, decompressed */
 	size_t in_cap;
 	const uint8_t *p, *lim;
-	uint32_t left;       /* events of the current block not yet decoded */
-	uint64_t dticks;     /* of the last event decoded */
-	uint64_t last_addr;  /* the block's previous address (addresses are differences) */
+	uint32_t left;           /* events of the current block not yet decoded */
+	uint64_t dticks;         /* of the last event decoded */
+	uint64_t last_addr;      /* the block's previous address (addresses are differences) */
 	struct rev ahead[AHEAD]; /* decoded, not yet taken: ahead[head], ... */
 	unsigned head, nahead;
-	uint64_t ticks;      /* of the pending event */
-	unsigned op;         /* of the pending event, 0 when the cursor is done */
-	uint64_t v[4];       /* its fields as recorded */
-	int phase;           /* 0: its release comes next (realloc), 1: its allocation or only step */
-	uint64_t key;        /* ticks of the next step */
-	uint64_t old_id;     /* realloc: the object its release took */
-	uint8_t *out;        /* output block: factor, then events */
+	uint64_t ticks;  /* of the pending event */
+	unsigned op;     /* of the pending event, 0 when the cursor is done */
+	uint64_t v[4];   /* its fields as recorded */
+	int phase;       /* 0: its release comes next (realloc), 1: its allocation or only step */
+	uint64_t key;    /* ticks of the next step */
+	uint64_t old_id; /* realloc: the object its release took */
+	uint8_t *out;    /* output block: factor, then events */
 	size_t used;
 	uint32_t count;
 	uint64_t last_ns;
@@ -152,7 +152,8 @@ struct cursor {
 
 struct merge {
 	struct rm_input *in;
-	uint64_t factor; /* ns per tick (32.32) of the stream's last events block, for every event */
+	uint64_t
+	    factor; /* ns per tick (32.32) of the stream's last events block, for every event */
 	struct rm_output *o;
 	struct cursor *c;
 	size_t nc;
@@ -238,7 +239,7 @@ static int decode(struct merge *m, struct cursor *c, struct rev *e)
 				return -1;
 		c->left--;
 		e->op = c->p < c->lim ? *c->p++ : 0;
-		nv = e->op == TRACE_OP_FREE                                      ? 1
+		nv = e->op == TRACE_OP_FREE                                        ? 1
 		     : e->op == TRACE_OP_MALLOC || e->op == TRACE_OP_CALLOC        ? 2
 		     : e->op == TRACE_OP_REALLOC || e->op == TRACE_OP_REALLOCARRAY ? 4
 		     : e->op > 0 && e->op < TRACE_OP_COUNT                         ? 3
@@ -332,8 +333,8 @@ static int flush_out(struct merge *m, struct cursor *c)
 	if (!c->count)
 		return 0;
 	trace_put64(c->out, (uint64_t)1 << 32);
-	n = ZSTD_compressCCtx(m->cctx, m->comp + TRACE_BLOCK_HDR, TRACE_MAX_PAYLOAD, c->out, c->used,
-	                      1);
+	n = ZSTD_compressCCtx(m->cctx, m->comp + TRACE_BLOCK_HDR, TRACE_MAX_PAYLOAD, c->out,
+	                      c->used, 1);
 	if (ZSTD_isError(n))
 		return errmsg_fail(m->err, m->errlen, "zstd: %s", ZSTD_getErrorName(n));
 	trace_block_header(m->comp, TRACE_K_EVENTS, TRACE_F_ZSTD, c->thread, (uint32_t)n,
@@ -420,8 +421,8 @@ static int step(struct merge *m, struct cursor *c)
 		w[1] = c->v[1];
 		w[2] = c->v[2];
 		if (allocate(m, c->v[0], &w[0]) != 0 ||
-		    emit(m, c, op, c->ticks, w, op == TRACE_OP_MALLOC || op == TRACE_OP_CALLOC ? 2 : 3) !=
-		        0)
+		    emit(m, c, op, c->ticks, w,
+		         op == TRACE_OP_MALLOC || op == TRACE_OP_CALLOC ? 2 : 3) != 0)
 			return -1;
 	}
 	next_event(m, c);

@@ -18,17 +18,17 @@ struct rm_block {
 };
 
 struct rm_input {
-	int fd;                /* the stream, read with pread */
-	struct rm_block *b;    /* sorted here by thread, then seq */
+	int fd;             /* the stream, read with pread */
+	struct rm_block *b; /* sorted here by thread, then seq */
 	size_t n;
 };
 
 struct rm_output {
 	FILE *out;
-	uint64_t blocks, events;   /* written */
-	uint64_t foreign;          /* releases of addresses the process never allocated here */
-	uint64_t misordered;       /* allocations at an address still live */
-	uint64_t damaged_bytes;    /* of blocks that no longer read back: their events are lost */
+	uint64_t blocks, events; /* written */
+	uint64_t foreign;        /* releases of addresses the process never allocated here */
+	uint64_t misordered;     /* allocations at an address still live */
+	uint64_t damaged_bytes;  /* of blocks that no longer read back: their events are lost */
 };
 
 /* Merges in's blocks into events blocks on o->out. Returns 0, or -1 with the reason in err (out

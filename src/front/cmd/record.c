@@ -100,7 +100,8 @@ static void remove_stale_dirs(const char *tmp)
 		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_mtime + STALE_S < time(NULL))
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    st.st_mtime + STALE_S < time(NULL))
 			rb_remove_streams(path);
 	}
 	closedir(d);
@@ -200,7 +201,8 @@ static void name_pids(const long *pids, size_t n, char *buf, size_t len)
 				strcpy(comm, "?");
 			fclose(f);
 		}
-		k += (size_t)snprintf(buf + k, len - k, "%spid %ld %s", i ? ", " : "", pids[i], comm);
+		k += (size_t)snprintf(buf + k, len - k, "%spid %ld %s", i ? ", " : "", pids[i],
+		                      comm);
 	}
 	if (n > 3 && k < len)
 		snprintf(buf + k, len - k, ", ...");
@@ -228,10 +230,11 @@ static void wait_background(int wait_s)
 	if (!(n = list_children(pids, 4)))
 		return;
 	name_pids(pids, n, names, sizeof names);
-	fprintf(stderr,
-	        "allocab: record: warning: %zu process(es) COMMAND left in the background still run "
-	        "after %d s (%s): their streams are cut here and marked running in the trace\n",
-	        n, got_signal ? 0 : wait_s, names);
+	fprintf(
+	    stderr,
+	    "allocab: record: warning: %zu process(es) COMMAND left in the background still run "
+	    "after %d s (%s): their streams are cut here and marked running in the trace\n",
+	    n, got_signal ? 0 : wait_s, names);
 }
 
 /* Writes the trace of dir to out (atomically). Returns 0, -2 when dir holds no stream (nothing
@@ -299,8 +302,7 @@ static void report_losses(const struct rb_result *res)
 	    "are lost",
 	    "still ran when the trace was bundled: their streams are cut there",
 	    "lost events: their streams could not be written",
-	    "ended in a torn or unreadable block, dropped",
-	    "have no end record"};
+	    "ended in a torn or unreadable block, dropped", "have no end record"};
 
 	for (int kind = 0; kind < 5; kind++) {
 		char names[256] = "";
@@ -314,15 +316,17 @@ static void report_losses(const struct rb_result *res)
 			events += l->end[TRACE_END_EVENTS];
 			e = e ? e : l->end[TRACE_END_WRITE_ERRNO];
 			if (n++ < 3 && k < sizeof names)
-				k += (size_t)snprintf(names + k, sizeof names - k,
-				                      "%sprocess %zu pid %llu %s", n > 1 ? ", " : "",
-				                      l->index, (unsigned long long)l->pid, l->name);
+				k +=
+				    (size_t)snprintf(names + k, sizeof names - k,
+				                     "%sprocess %zu pid %llu %s", n > 1 ? ", " : "",
+				                     l->index, (unsigned long long)l->pid, l->name);
 		}
 		if (!n)
 			continue;
 		fprintf(stderr, "allocab: record: warning: %zu process(es) %s", n, what[kind]);
 		if (kind == 2)
-			fprintf(stderr, " (%s): %llu of %llu events dropped", e && e < 4096 ? strerror((int)e) : "a write failed",
+			fprintf(stderr, " (%s): %llu of %llu events dropped",
+			        e && e < 4096 ? strerror((int)e) : "a write failed",
 			        (unsigned long long)dropped, (unsigned long long)events);
 		fprintf(stderr, " (%s%s)\n", names, n > 3 ? ", ..." : "");
 	}
@@ -330,7 +334,8 @@ static void report_losses(const struct rb_result *res)
 
 static void report(const struct rb_result *res, const char *out, int in_place)
 {
-	fprintf(stderr, "allocab: record: %llu process images (%llu ended in an exec), %llu events -> %s",
+	fprintf(stderr,
+	        "allocab: record: %llu process images (%llu ended in an exec), %llu events -> %s",
 	        (unsigned long long)res->procs, (unsigned long long)res->images_exec,
 	        (unsigned long long)res->events, out);
 	if (in_place)
@@ -339,16 +344,18 @@ static void report(const struct rb_result *res, const char *out, int in_place)
 		fprintf(stderr, " (`allocab trace info %s`)\n", out);
 	report_losses(res);
 	if (res->unreadable)
-		fprintf(stderr,
-		        "allocab: record: warning: %llu stream(s) hold no readable process block (a "
-		        "full disk?): their processes are not in the trace\n",
-		        (unsigned long long)res->unreadable);
+		fprintf(
+		    stderr,
+		    "allocab: record: warning: %llu stream(s) hold no readable process block (a "
+		    "full disk?): their processes are not in the trace\n",
+		    (unsigned long long)res->unreadable);
 	if (res->misordered)
-		fprintf(stderr,
-		        "allocab: record: warning: %llu allocation(s) returned an address still live "
-		        "in the recording's order (the clocks of two CPUs disagreed): their objects "
-		        "may be paired wrongly\n",
-		        (unsigned long long)res->misordered);
+		fprintf(
+		    stderr,
+		    "allocab: record: warning: %llu allocation(s) returned an address still live "
+		    "in the recording's order (the clocks of two CPUs disagreed): their objects "
+		    "may be paired wrongly\n",
+		    (unsigned long long)res->misordered);
 }
 
 /* Whether the trace lost events the program made because the recording itself failed. */
@@ -380,8 +387,8 @@ static int parse_wait(const char *v, int *wait_s)
 	uint64_t n;
 
 	if (num_parse_u64(v, &n) != 0 || n > 3600) {
-		fprintf(stderr, "allocab: record: --wait: '%s' is not a number of seconds in 0..3600\n",
-		        v);
+		fprintf(stderr,
+		        "allocab: record: --wait: '%s' is not a number of seconds in 0..3600\n", v);
 		return -1;
 	}
 	*wait_s = (int)n;
@@ -439,8 +446,8 @@ static int record(char **cmd, const char *lib, const char *dir, const char *out,
 	if (rc == -2 && status == 127) /* the command did not start; it said why */
 		return 127;
 	if (rc == -2) {
-		fprintf(stderr, "allocab: record: %s (%s exited %d): no trace written\n", err, cmd[0],
-		        status);
+		fprintf(stderr, "allocab: record: %s (%s exited %d): no trace written\n", err,
+		        cmd[0], status);
 		return status ? status : ST_FAIL;
 	}
 	if (rc != 0) {
@@ -483,7 +490,8 @@ int record_main(int argc, char **argv)
 	}
 	catch_signals();
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
-		fprintf(stderr, "allocab: record: warning: cannot collect background processes: %s\n",
+		fprintf(stderr,
+		        "allocab: record: warning: cannot collect background processes: %s\n",
 		        strerror(errno));
 	rc = record(argv + a.first, lib, dir, a.out, a.wait_s);
 	rb_remove_streams(dir);
