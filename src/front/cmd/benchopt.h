@@ -66,8 +66,4 @@ void bench_opts_free(struct bench_opts *o);
  * it (and no --gate), a one-line warning in warn (printed unless --quiet), else warn is "". */
 unsigned bench_rounds_rule(struct bench_opts *o, size_t m, char *warn, size_t len);
 
-/* Backend names of the executable files allocab-NAME in dir (bench.c), sorted, system first,
- * into *names (free with bench_free_list). Returns how many, or -1 with the reason in err. */
-int bench_find_drivers(const char *dir, char ***names, char *err, size_t errlen);
-
 #endif

@@ -103,6 +103,24 @@ static int load_arm_configs(struct loader *l, const cJSON *ac)
 	return 0;
 }
 
+/* config.baseline, an arm of the file: the arm compared against by default. Files written before
+ * it existed compared against the arm named system (the baseline backend) when they had one. */
+static int load_baseline(struct loader *l, const cJSON *cfg)
+{
+	struct rf_doc *d = l->d;
+	const cJSON *b = rl_get(cfg, "baseline");
+	const char *name = cJSON_IsString(b) ? b->valuestring : NULL;
+
+	if (b && !name)
+		return rl_fail(l, "config.baseline: want an arm's name");
+	if (name && rf_arm(d, name) < 0)
+		return rl_fail(l, "config.baseline '%.100s' is not an arm of config.arms", name);
+	if (!name)
+		name = !d->commands && rf_arm(d, "system") >= 0 ? "system" : d->arms[0];
+	d->baseline = d->arms[rf_arm(d, name)];
+	return 0;
+}
+
 static int load_config(struct loader *l, const cJSON *cfg)
 {
 	struct rf_doc *d = l->d;
@@ -132,6 +150,8 @@ static int load_config(struct loader *l, const cJSON *cfg)
 	if (rl_get_str(cfg, "process_tracking") &&
 	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
 		return rl_nomem(l);
+	if (load_baseline(l, cfg) != 0)
+		return -1;
 	return load_arm_configs(l, rl_get(cfg, "arm_configs"));
 }
 

@@ -67,6 +67,7 @@ struct rf_doc {
 	                        (...)"), or NULL */
 	size_t narms, nwl;
 	char **arms;
+	const char *baseline; /* the arm compared against by default (config.baseline), in arms */
 	/* per arm: "system: mmap_threshold=32M trim_threshold=256M" for a configured arm
 	 * (config.arm_configs, docs/tuning.md), NULL for a plain one; NULL when no arm is */
 	char **arm_config;

@@ -101,6 +101,8 @@ static cJSON *config_json(const struct bench_config *c)
 	for (size_t i = 0; i < c->nwl; i++)
 		cJSON_AddItemToArray(wl, cJSON_CreateString(c->wl[i].name));
 	cJSON_AddItemToObject(o, "arms", arms);
+	cJSON_AddStringToObject(o, "baseline",
+	                        c->baseline ? c->baseline : c->narms ? c->arms[0].name : "");
 	cJSON_AddItemToObject(o, "workloads", wl);
 	if (drivers) {
 		cJSON_AddStringToObject(o, "scale", c->scale);

@@ -85,6 +85,9 @@ struct bench_config {
 	enum bench_mode mode;
 	struct bench_arm *arms;
 	size_t narms;
+	/* The arm compared against by default (config.baseline): the platform's own allocator when
+	 * an arm runs it plainly, else the first arm; NULL: the first arm. Not owned. */
+	const char *baseline;
 	struct bench_workload *wl; /* commands mode: one, named "command" */
 	size_t nwl;
 	const char *scale; /* drivers mode */
@@ -182,7 +185,49 @@ struct bench_wl_list {
 	size_t n;
 	char **defaults; /* the workloads run when -w is not given: all but those that need input */
 	size_t ndefaults;
+	unsigned backend_flags; /* enum bench_backend_flag of the driver that gave the list */
 };
+
+/* What a backend declares of itself, from "allocator"."flags" of `list --json` (src/driver/
+ * backend.h, enum backend_flags): commands choose arms by these, never by a backend's name. */
+enum bench_backend_flag {
+	BENCH_BACKEND_BASELINE = 1u << 0,    /* "baseline": compared against by default, first */
+	BENCH_BACKEND_CALIBRATION = 1u << 1, /* "calibration": run only when named with -a */
+};
+
+/* The backend flags of a `list --json` text (0 when it declares none). */
+unsigned bench_parse_backend_flags(const char *json);
+
+/* The drivers of a directory and what each backend declares (drivers.c). */
+struct bench_drivers {
+	char dir[4096];
+	char **names;    /* backend names: allocab-NAME; the baseline first, then by name */
+	unsigned *flags; /* per driver: enum bench_backend_flag */
+	size_t n;
+};
+
+/* Backend names of the executable files allocab-NAME in dir into *names (malloc'd, sorted by
+ * name; bench_free_list frees them). Returns the count, or -1 with err. */
+int bench_find_drivers(const char *dir, char ***names, char *err, size_t errlen);
+/* The drivers of the directory bench_driver_dir(given) finds, each asked for its flags (`list
+ * --json`; stop as in runner_spec). Returns ST_OK, or ST_FAIL with err (free d with
+ * bench_drivers_free either way). */
+int bench_drivers_find(const char *given, const volatile sig_atomic_t *stop,
+                       struct bench_drivers *d, char *err, size_t errlen);
+void bench_drivers_free(struct bench_drivers *d);
+/* The index of backend name in d, or -1. */
+long bench_drivers_index(const struct bench_drivers *d, const char *name);
+/* The names of d joined by ", " ("none" when empty) into buf. */
+void bench_drivers_join(const struct bench_drivers *d, char *buf, size_t len);
+
+/* The one workload setup of bench and calibrate: asks driver for its workloads (into *list, which
+ * the caller frees with bench_wl_list_free), and routes the -w selection (workloads, a comma list;
+ * NULL: the defaults) and the --param values to c->wl (bench_route_workloads). Returns ST_OK, or
+ * with err ST_USAGE (an unknown workload, a --param no selected workload takes) or ST_FAIL. */
+int bench_setup_workloads(struct bench_config *c, const char *driver, const char *workloads,
+                          const char *const *params, size_t nparams,
+                          const volatile sig_atomic_t *stop, struct bench_wl_list *list,
+                          char *err, size_t errlen);
 
 /* Fills l->defaults from l->names and l->flags: the workloads not flagged needs_input (the replay
  * workload needs a trace). Returns 0, or -1 out of memory. */
@@ -194,6 +239,8 @@ int bench_wl_defaults(struct bench_wl_list *l);
 int bench_parse_workload_info(const char *json, size_t n, size_t **nphases, unsigned **flags);
 
 /* The flags of the workload called name in l (0 when l does not have it). */
+/* The index of the workload called name in l, or -1. */
+long bench_wl_index(const struct bench_wl_list *l, const char *name);
 unsigned bench_wl_flags(const struct bench_wl_list *l, const char *name);
 
 /* --duet's rule: every workload of c is flagged single_threaded in l (two multi-threaded runs
