@@ -14,6 +14,7 @@
 #include "common/status.h"
 #include "front/run/runner.h"
 #include "front/run/telemetry.h"
+#include "common/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -74,7 +75,7 @@ static int doc_write(struct engine *e, const char *status, char *err, size_t err
 	benchdoc_utc_now(now);
 	benchdoc_set_string(e->doc, "updated_utc", now);
 	benchdoc_set_string(e->doc, "status", status);
-	if (!(text = cJSON_Print(e->doc)))
+	if (!(text = utf8_fix(cJSON_Print(e->doc))))
 		return errmsg_fail(err, errlen, "out of memory");
 	for (size_t i = 0; rc == 0 && i < e->c->nout; i++) {
 		const char *at = strstr(text, STATUS_KEY);
