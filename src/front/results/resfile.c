@@ -8,6 +8,7 @@
 #include "common/jsonload.h"
 #include "common/jsonstream.h"
 #include "common/status.h"
+#include "common/utf8.h"
 #include "front/stats/stats.h"
 
 #include <errno.h>
@@ -40,8 +41,11 @@ static int load_names(struct loader *l, const cJSON *arr, const char *what, void
 	cJSON_ArrayForEach(v, arr)
 	{
 		char **name = (char **)((char *)*out + i * elem + name_off);
-		if (!cJSON_IsString(v) || !v->valuestring[0])
-			return rl_fail(l, "config.%s[%zu]: not a name", what, i);
+		if (!cJSON_IsString(v) || !rl_is_name(v->valuestring))
+			return rl_fail(l,
+			               "config.%s[%zu]: not a name (non-empty, without control "
+			               "characters)",
+			               what, i);
 		if (!(*name = strdup(v->valuestring)))
 			return rl_nomem(l);
 		*n = ++i;
@@ -292,9 +296,11 @@ int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size
 		else if (strcmp(x->work, y->work) != 0)
 			what = "effective parameters", vx = x->work, vy = y->work;
 		if (what) {
-			snprintf(err, errlen,
+			char msg[1024];
+			snprintf(msg, sizeof msg,
 			         "%s: %s differs between %s (%s) and %s (%s): not the same work",
 			         y->name, what, a->path, vx, b->path, vy);
+			utf8_quote(err, errlen, msg);
 			return -1;
 		}
 		int same = x->nphases == y->nphases;

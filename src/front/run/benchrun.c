@@ -15,6 +15,7 @@
 #include "common/status.h"
 #include "front/run/runner.h"
 #include "front/run/telemetry.h"
+#include "common/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>
