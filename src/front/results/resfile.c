@@ -140,10 +140,12 @@ static int load_machine(struct loader *l, const cJSON *m)
 	double ncpu;
 	char desc[512];
 
+	d->online_cpus = NAN;
 	if (!cJSON_IsObject(m))
 		return 0;
 	if (rl_opt_num(l, m, "online_cpus", 1e6, "machine", "machine", &ncpu) != 0)
 		return -1;
+	d->online_cpus = ncpu;
 	if (id && strlen(id) < sizeof d->machine_id)
 		strcpy(d->machine_id, id);
 	else
@@ -153,6 +155,36 @@ static int load_machine(struct loader *l, const cJSON *m)
 	if (!(d->machine_desc = strdup(desc)) || !(d->env = rl_compact(rl_get(m, "env"))))
 		return rl_nomem(l);
 	return 0;
+}
+
+/* task.label or task.host: absent or null (NULL), else 1..RF_MAX_LABEL bytes of
+ * [A-Za-z0-9_.:@+-] (the rule `allocab bench --label` applies). */
+static int load_task_name(struct loader *l, const cJSON *task, const char *key, char **out)
+{
+	const cJSON *v = rl_get(task, key);
+	size_t n;
+
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	n = cJSON_IsString(v) ? strlen(v->valuestring) : 0;
+	if (n == 0 || n > RF_MAX_LABEL ||
+	    strspn(v->valuestring, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	                           "0123456789_.:@+-") != n)
+		return rl_fail(l, "task.%s: want 1 to %d characters of [A-Za-z0-9_.:@+-]", key,
+		               RF_MAX_LABEL);
+	return (*out = strdup(v->valuestring)) ? 0 : rl_nomem(l);
+}
+
+/* The task of a job array that wrote the file (docs/results-format.md, "task"): optional. */
+static int load_task(struct loader *l, const cJSON *task)
+{
+	if (!task || cJSON_IsNull(task))
+		return 0;
+	if (!cJSON_IsObject(task))
+		return rl_fail(l, "task: want an object");
+	if (load_task_name(l, task, "label", &l->d->label) != 0)
+		return -1;
+	return load_task_name(l, task, "host", &l->d->host);
 }
 
 /* A second member "rounds" in the document in memory: refused, as the stream refuses it. */
@@ -228,6 +260,8 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 	rl_forget(&l);
 	if (rc == 0)
 		rc = load_machine(&l, rl_get(bench, "machine"));
+	if (rc == 0)
+		rc = load_task(&l, rl_get(bench, "task"));
 	for (size_t w = 0; rc == 0 && w < d->nwl; w++)
 		if (d->wl[w].nphases == 0) {
 			d->wl[w].nphases = 1;
@@ -340,5 +374,7 @@ void rf_free(struct rf_doc *d)
 	free(d->status);
 	free(d->machine_desc);
 	free(d->env);
+	free(d->label);
+	free(d->host);
 	free(d);
 }

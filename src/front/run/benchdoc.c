@@ -255,6 +255,10 @@ static cJSON *telemetry_json(const struct telemetry_sample *before,
 		cJSON_AddNumberToObject(t, "loadavg_1m", before->loadavg_1m);
 	else
 		cJSON_AddNullToObject(t, "loadavg_1m");
+	if (before->have_runnable)
+		cJSON_AddNumberToObject(t, "runnable", before->runnable);
+	else
+		cJSON_AddNullToObject(t, "runnable");
 	return t;
 }
 
