@@ -17,6 +17,7 @@ struct command {
 static const struct command commands[] = {
     {"bench", bench_main, "run allocators (or commands) in interleaved rounds; write results"},
     {"compare", compare_main, "speedups with confidence intervals from results files"},
+    {"merge", merge_main, "results of several machines: per machine, pooled, and the odd ones"},
     {"gate", gate_main, "PASS / FAIL / INCONCLUSIVE against a speedup or slowdown margin"},
     {"calibrate", calibrate_main, "noise floor of this machine: one backend against itself"},
     {"record", record_main, "record a program's allocation calls into a trace (replay workload)"},

@@ -7,6 +7,7 @@
 
 int bench_main(int argc, char **argv);
 int compare_main(int argc, char **argv);
+int merge_main(int argc, char **argv);
 int gate_main(int argc, char **argv);
 int calibrate_main(int argc, char **argv);
 int record_main(int argc, char **argv);

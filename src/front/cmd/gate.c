@@ -6,6 +6,7 @@
 #include "front/cmd/gateopt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char gate_usage[] =
@@ -13,6 +14,8 @@ static const char gate_usage[] =
     "                    [--on each|geomean] [--phase NAME] [--workload NAME] [--conf 0.95]\n"
     "                    [--regime steady|cold]\n"
     "       allocab gate NEW --against OLD --max-slowdown P% [--candidate NAME] [--on ...]\n"
+    "       allocab gate RESULTS RESULTS... --candidate NAME --min-speedup P%\n"
+    "                    [--on pooled|each-machine] [--on each|geomean] [options]\n"
     "--min-speedup P: the candidate is at least P% faster: t_candidate/t_baseline <= 1 - P/100.\n"
     "--max-slowdown P: at most P% slower: t_candidate/t_baseline <= 1 + P/100 (with --against,\n"
     "every arm of NEW against the same arm of OLD). P is 0 <= P < 100, written 5, 5% or 2.5%.\n"
@@ -27,13 +30,18 @@ static const char gate_usage[] =
     "warning, unless --regime steady is given. Every verdict line names its regime.\n"
     "A comparison without a single usable pair of rounds is FAIL: \"no verified rounds for ARM:\n"
     "REASON\".\n"
+    "Several files are a fleet, one machine each (allocab merge; docs/fleet.md): --on pooled\n"
+    "(default) judges each comparison's pooled interval (random effects, Hartung-Knapp-Sidik-\n"
+    "Jonkman), --on each-machine every machine's own interval (Bonferroni over all of them for\n"
+    "FAIL). A comparison that a machine lacks or cannot pool is never PASS.\n"
     "Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input (README.md, \"Exit status\").\n";
 
 int gate_main(int argc, char **argv)
 {
 	struct gate_spec g;
 	enum gate_outcome verdict;
-	const char *path = NULL;
+	const char **paths;
+	size_t n = 0;
 	char err[1024] = "out of memory";
 	int rc;
 
@@ -46,14 +54,26 @@ int gate_main(int argc, char **argv)
 		fputs(gate_usage, stderr);
 		return ST_USAGE;
 	}
-	if (gateopt_parse(argc, argv, &g, &path, err, sizeof err) != 0)
+	if (!(paths = calloc((size_t)argc + 1, sizeof *paths))) {
+		fprintf(stderr, "allocab: gate: out of memory\n");
+		return ST_FAIL;
+	}
+	if (gateopt_parse_files(argc, argv, &g, paths, &n, err, sizeof err) != 0)
 		rc = ST_USAGE;
-	else if (!path)
+	else if (n == 0)
 		rc = errmsg_status(ST_USAGE, err, sizeof err, "give the results file to judge");
-	else if (gate_spec_judge_file(&g, path, stdout, stderr, &verdict, err, sizeof err) == 0)
+	else if (n == 1 && g.fleet_on)
+		rc = errmsg_status(ST_USAGE, err, sizeof err,
+		                   "--on pooled and --on each-machine judge a fleet: give the results "
+		                   "files of two machines or more");
+	else if ((n == 1 ? gate_spec_judge_file(&g, paths[0], stdout, stderr, &verdict, err,
+	                                        sizeof err)
+	                 : gate_fleet_judge_files(&g, paths, n, stdout, stderr, &verdict, err,
+	                                          sizeof err)) == 0)
 		rc = gate_outcome_status(verdict);
 	else
 		rc = ST_USAGE;
+	free(paths);
 	if (rc == ST_USAGE)
 		fprintf(stderr, "allocab: gate: %s\n", err);
 	fflush(stdout);

@@ -80,9 +80,17 @@ static int gate_option(struct gate_spec *g, int k, const char *v, int *have_marg
 		g->slowdown = k == G_MAX_SLOWDOWN;
 		return 0;
 	case G_ON:
-		if (strcmp(v, "each") != 0 && strcmp(v, "geomean") != 0)
-			return errmsg_fail(err, errlen, "--on '%s': want each or geomean", v);
-		g->on_geomean = strcmp(v, "geomean") == 0;
+		if (strcmp(v, "each-machine") == 0 || strcmp(v, "pooled") == 0) {
+			g->each_machine = strcmp(v, "each-machine") == 0;
+			g->fleet_on = 1;
+		}
+		else if (strcmp(v, "each") == 0 || strcmp(v, "geomean") == 0)
+			g->on_geomean = strcmp(v, "geomean") == 0;
+		else
+			return errmsg_fail(err, errlen,
+			                   "--on '%s': want each or geomean (the comparisons), or "
+			                   "pooled or each-machine (a fleet)",
+			                   v);
 		return 0;
 	case G_CONF:
 		if (gateopt_conf(v, &g->conf) != 0)
@@ -103,26 +111,29 @@ static int gate_option(struct gate_spec *g, int k, const char *v, int *have_marg
 	return 0;
 }
 
-/* Gate options from argv[1..]; positional arguments go to *pos (at most one) when pos is not
- * NULL. */
-static int parse_gate(int argc, char **argv, struct gate_spec *g, const char **pos, char *err,
-                      size_t errlen)
+/* Gate options from argv[1..]; positional arguments go to pos[0..cap) (*npos of them) when pos
+ * is not NULL. */
+static int parse_gate(int argc, char **argv, struct gate_spec *g, const char **pos, size_t cap,
+                      size_t *npos, char *err, size_t errlen)
 {
 	struct opt_parser p;
 	int have_margin = 0, k;
 	const char *v;
+	size_t n = 0;
 
 	opt_init(&p, argc, argv, 1, gate_opts, G_COUNT);
 	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
-		if (k == OPT_ARG && (!pos || *pos))
+		if (k == OPT_ARG && (!pos || n == cap))
 			return errmsg_fail(err, errlen, "unexpected argument '%s'", v);
 		if (k == OPT_ARG)
-			*pos = v;
+			pos[n++] = v;
 		else if (gate_option(g, k, v, &have_margin, err, errlen) != 0)
 			return -1;
 	}
+	if (npos)
+		*npos = n;
 	if (!have_margin)
 		return errmsg_fail(err, errlen, "give --min-speedup P%% or --max-slowdown P%%");
 	if (!g->against && !g->candidate)
@@ -138,5 +149,13 @@ int gateopt_parse(int argc, char **argv, struct gate_spec *g, const char **pos, 
                   size_t errlen)
 {
 	gate_spec_init(g);
-	return parse_gate(argc, argv, g, pos, err, errlen);
+	return parse_gate(argc, argv, g, pos, 1, NULL, err, errlen);
+}
+
+int gateopt_parse_files(int argc, char **argv, struct gate_spec *g, const char **files,
+                        size_t *nfiles, char *err, size_t errlen)
+{
+	gate_spec_init(g);
+	*nfiles = 0;
+	return parse_gate(argc, argv, g, files, (size_t)argc, nfiles, err, errlen);
 }

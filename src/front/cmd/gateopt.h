@@ -12,11 +12,15 @@ int gateopt_pct(const char *s, double *out);
 int gateopt_conf(const char *s, double *out);
 
 /* Reads the gate options of argv[1..] into *g (--candidate NAME, --baseline NAME, --min-speedup
- * P%, --max-slowdown P%, --on geomean|each, --phase NAME, --workload NAME, --against OLD, --conf
- * L, --regime steady|cold), after gate_spec_init; names point into argv. One positional argument
- * is stored in *pos when pos is not NULL, refused otherwise. Returns 0, or -1 with a one-line
- * reason in err. */
+ * P%, --max-slowdown P%, --on geomean|each|pooled|each-machine, --phase NAME, --workload NAME,
+ * --against OLD, --conf L, --regime steady|cold), after gate_spec_init; names point into argv.
+ * One positional argument is stored in *pos when pos is not NULL, refused otherwise. Returns 0,
+ * or -1 with a one-line reason in err. */
 int gateopt_parse(int argc, char **argv, struct gate_spec *g, const char **pos, char *err,
                   size_t errlen);
+/* The same with any number of positional arguments, stored in files (room for argc) and counted
+ * in *nfiles (the files of a fleet). */
+int gateopt_parse_files(int argc, char **argv, struct gate_spec *g, const char **files,
+                        size_t *nfiles, char *err, size_t errlen);
 
 #endif

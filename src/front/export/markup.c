@@ -125,7 +125,7 @@ static void put_lines(FILE *out, const struct cmp_report *r, const char *pre)
 		fprintf(out, "%s%s\n", pre, r->calibration);
 }
 
-static void print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
+void export_print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
 {
 	size_t w[MAXCOL] = {0};
 
@@ -142,18 +142,18 @@ static void print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, uns
 	}
 }
 
-static void md_escape(FILE *out, const char *s)
+void export_md_escape(FILE *out, const char *s)
 {
 	for (; *s; s++)
 		fprintf(out, *s == '|' ? "\\|" : "%c", *s);
 }
 
-static void print_md(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
+void export_print_md(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
 {
 	for (size_t i = 0; i < rows; i++) {
 		for (size_t j = 0; j < cols; j++) {
 			fprintf(out, "| ");
-			md_escape(out, c[i * cols + j]);
+			export_md_escape(out, c[i * cols + j]);
 			fprintf(out, " ");
 		}
 		fprintf(out, "|\n");
@@ -191,7 +191,7 @@ static int write_report(FILE *out, const struct cmp_report *r, int md)
 	}
 	fprintf(out, "\n");
 	nline = export_table_cells(r, c, &ncol, &right);
-	(md ? print_md : print_grid)(out, c, nline, ncol, right);
+	(md ? export_print_md : export_print_grid)(out, c, nline, ncol, right);
 
 	static const char *const arm_head[ARMCOL] = {"workload",  "arm",          "ok rounds",
 	                                             "cold time", "steady time",  "unsettled",
@@ -204,7 +204,7 @@ static int write_report(FILE *out, const struct cmp_report *r, int md)
 		        md ? "\n#### Per arm (phase total, ok runs)\n\n"
 		           : "\nper arm (phase total, medians over ok runs; RSS growth: resident "
 		             "after the last rep minus after the first):\n");
-		(md ? print_md : print_grid)(out, &a[0][0], narm + 1, ARMCOL, 0x1FC);
+		(md ? export_print_md : export_print_grid)(out, &a[0][0], narm + 1, ARMCOL, 0x1FC);
 	}
 	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
 		arm_config_lines(out, d, md);
@@ -221,7 +221,7 @@ static int write_report(FILE *out, const struct cmp_report *r, int md)
 			fail_line(&d->fails[i], line, sizeof line);
 			fprintf(out, md ? "- " : "  ");
 			if (md)
-				md_escape(out, line);
+				export_md_escape(out, line);
 			else
 				fputs(line, out);
 			fprintf(out, "\n");

@@ -78,6 +78,10 @@ int fleet_build(struct rf_doc *const *docs, size_t n, const struct cmp_opts *o,
                 struct fleet_report **out, char *err, size_t errlen);
 void fleet_free(struct fleet_report *f);
 
+/* Leaves the machines' telemetry out (each machine's cmp_drop_telemetry) and words the warnings
+ * again. Returns 0, or -1 when memory ran out. */
+int fleet_drop_telemetry(struct fleet_report *f);
+
 /* The pooled interval of row at another level (e.g. a gate's Bonferroni level) into *lo, *hi:
  * mu -+ t_{k-1} x se. Returns 0, or -1 when the row has no pooled estimate. */
 int fleet_pooled_at(const struct fleet_row *row, double conf, double *lo, double *hi);

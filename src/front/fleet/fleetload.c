@@ -115,3 +115,16 @@ int fleet_warnings(struct fleet_report *f)
 		          unpooled, unpooled == 1 ? " is" : "s are", rows, rows == 1 ? "" : "s");
 	return rc ? -1 : 0;
 }
+
+int fleet_drop_telemetry(struct fleet_report *f)
+{
+	for (size_t i = 0; i < f->nm; i++)
+		if (f->m[i].r)
+			cmp_drop_telemetry(f->m[i].r);
+	for (size_t i = 0; i < f->nwarn; i++)
+		free(f->warn[i]);
+	free(f->warn);
+	f->warn = NULL;
+	f->nwarn = 0;
+	return fleet_warnings(f);
+}

@@ -1,0 +1,239 @@
+/* merge.c - `allocab merge`: the results files of several machines (a job array's tasks, a CI
+ * matrix's legs), each compared within itself, pooled per comparison across the machines
+ * (front/fleet/fleet.h), rendered by one of the formats of front/export/export.h. docs/fleet.md. */
+#include "front/cmd/commands.h"
+
+#include "common/atomicio.h"
+#include "common/errmsg.h"
+#include "common/opt.h"
+#include "common/status.h"
+#include "front/cmd/gateopt.h"
+#include "front/export/export.h"
+#include "front/fleet/fleet.h"
+#include "front/results/results.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_head[] =
+    "usage: allocab merge RESULTS RESULTS... [--baseline NAME] [--candidate NAME]\n"
+    "                     [--workload NAME] [--phase NAME | --phases all]\n"
+    "                     [--regime both|steady|cold] [--conf 0.95]\n"
+    "                     [--format %s] [-o FILE]\n";
+static const char usage_body[] =
+    "                     [--min-speedup P% | --max-slowdown P%] [--no-telemetry]\n"
+    "Each results file is one machine (its task label, allocab bench --label, names it; else\n"
+    "its file name). Every machine is compared within its own file, arms paired by round, as\n"
+    "`allocab compare FILE` compares it; each comparison is then pooled across the machines by a\n"
+    "random-effects meta-analysis of the machines' Hodges-Lehmann log ratios: DerSimonian-Laird\n"
+    "tau^2, Hartung-Knapp-Sidik-Jonkman interval (t with k-1 df), I^2, and a prediction\n"
+    "interval for a new machine of the fleet (t with k-2 df). A machine is named odd when its\n"
+    "studentized deleted residual exceeds z_{1-alpha/(2k)}: the other machines do not predict\n"
+    "it. A machine that lacks an arm, workload, phase or regime the others have, did other\n"
+    "work, or has fewer than 2 usable rounds keeps its row with the reason and is not pooled.\n"
+    "  --format        table (default), markdown, json (allocab-fleet/1), csv, html (a forest\n"
+    "                  plot of every machine and the pooled estimate), svg (the forest plot),\n"
+    "                  bmf, gab (docs/fleet.md)\n"
+    "  --min-speedup P%, --max-slowdown P%  draw this gate margin in html and svg\n"
+    "  --no-telemetry  leave the machines' telemetry warnings out\n"
+    "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's time.\n"
+    "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit status\").\n";
+
+static void merge_usage(FILE *f)
+{
+	char names[256];
+
+	fprintf(f, usage_head, export_names(names, sizeof names, "|", "|"));
+	fputs(usage_body, f);
+}
+
+enum {
+	M_BASELINE,
+	M_CANDIDATE,
+	M_WORKLOAD,
+	M_PHASE,
+	M_PHASES,
+	M_REGIME,
+	M_CONF,
+	M_FORMAT,
+	M_OUT,
+	M_MIN_SPEEDUP,
+	M_MAX_SLOWDOWN,
+	M_NO_TELEMETRY,
+	M_COUNT
+};
+
+static const struct opt merge_opts[M_COUNT] = {
+    [M_BASELINE] = {"--baseline", 0, OPT_VALUE},
+    [M_CANDIDATE] = {"--candidate", 0, OPT_VALUE},
+    [M_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT},
+    [M_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT},
+    [M_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT},
+    [M_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT},
+    [M_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT},
+    [M_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT},
+    [M_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT},
+    [M_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT},
+    [M_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT},
+    [M_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT},
+};
+
+struct merge_args {
+	struct cmp_opts o;
+	const char **files;
+	size_t nfiles;
+	const char *format, *out;
+	double margin;
+	int no_telemetry;
+};
+
+static int merge_option(struct merge_args *a, struct opt_parser *p, int k, const char *v,
+                        char *err, size_t errlen)
+{
+	const char **dst[] = {[M_BASELINE] = &a->o.baseline, [M_CANDIDATE] = &a->o.candidate,
+	                      [M_WORKLOAD] = &a->o.workload, [M_PHASE] = &a->o.phase,
+	                      [M_FORMAT] = &a->format,       [M_OUT] = &a->out};
+	double pct;
+
+	switch (k) {
+	case M_NO_TELEMETRY:
+		a->no_telemetry = 1;
+		return 0;
+	case M_MIN_SPEEDUP:
+	case M_MAX_SLOWDOWN:
+		if (!isnan(a->margin))
+			return errmsg_fail(err, errlen,
+			                   "give one of --min-speedup or --max-slowdown");
+		if (gateopt_pct(v, &pct) != 0)
+			return errmsg_fail(err, errlen,
+			                   "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%",
+			                   opt_name(p, k), v);
+		a->margin = k == M_MAX_SLOWDOWN ? 1 + pct / 100 : 1 - pct / 100;
+		return 0;
+	case M_PHASES:
+		if (strcmp(v, "all") != 0)
+			return errmsg_fail(err, errlen, "--phases '%s': only 'all' is known", v);
+		a->o.all_phases = 1;
+		return 0;
+	case M_REGIME:
+		if (cmp_regimes_parse(v, &a->o.regimes) != 0)
+			return errmsg_fail(err, errlen, "--regime '%s': want cold, steady or both",
+			                   v);
+		return 0;
+	case M_CONF:
+		if (gateopt_conf(v, &a->o.conf) != 0)
+			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
+		return 0;
+	}
+	if (!v[0])
+		return errmsg_fail(err, errlen, "%s: empty value", opt_name(p, k));
+	*dst[k] = v;
+	return 0;
+}
+
+static int parse_merge(int argc, char **argv, struct merge_args *a, char *err, size_t errlen)
+{
+	struct opt_parser p;
+	const char *v;
+	int k;
+
+	if (!(a->files = calloc((size_t)argc + 1, sizeof *a->files)))
+		return errmsg_fail(err, errlen, "out of memory");
+	opt_init(&p, argc, argv, 1, merge_opts, M_COUNT);
+	p.help = "allocab merge";
+	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
+		if (k == OPT_ERROR)
+			return -1;
+		if (k == OPT_ARG)
+			a->files[a->nfiles++] = v;
+		else if (merge_option(a, &p, k, v, err, errlen) != 0)
+			return -1;
+	}
+	if (a->nfiles < 2)
+		return errmsg_fail(err, errlen,
+		                   "give the results files of two machines or more (one file: "
+		                   "allocab compare)");
+	if (a->nfiles > FLEET_MAX_FILES)
+		return errmsg_fail(err, errlen, "%zu results files: at most %d", a->nfiles,
+		                   FLEET_MAX_FILES);
+	if (a->o.phase && a->o.all_phases)
+		return errmsg_fail(err, errlen, "--phase and --phases exclude each other");
+	return 0;
+}
+
+static int render(const struct fleet_report *f, const struct exporter *x,
+                  const struct merge_args *a, char *err, size_t errlen)
+{
+	struct export_fleet_input in = {.f = f, .margin = a->margin};
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *mem = open_memstream(&buf, &n);
+	int rc;
+
+	if (!mem)
+		return errmsg_fail(err, errlen, "out of memory");
+	rc = x->write_fleet(mem, &in, err, errlen);
+	if (rc == 0 && ferror(mem))
+		rc = errmsg_fail(err, errlen, "out of memory");
+	if (fclose(mem) != 0 && rc == 0)
+		rc = errmsg_fail(err, errlen, "out of memory");
+	else if (rc == 0 && atomic_write(a->out ? a->out : "-", buf, n, err, errlen) != 0)
+		rc = -1;
+	free(buf);
+	return rc;
+}
+
+/* Loads every file (any failure ends it), builds the fleet and writes the report. */
+static int merge_run(struct merge_args *a, const struct exporter *x, char *err, size_t errlen)
+{
+	struct rf_doc **d = calloc(a->nfiles, sizeof *d);
+	struct fleet_report *f = NULL;
+	int rc = d ? ST_OK : errmsg_status(ST_FAIL, err, errlen, "out of memory");
+
+	for (size_t i = 0; rc == ST_OK && i < a->nfiles; i++)
+		rc = rf_load(a->files[i], &d[i], err, errlen);
+	if (rc == ST_OK)
+		rc = fleet_build(d, a->nfiles, &a->o, &f, err, errlen);
+	if (rc == ST_OK && a->no_telemetry && fleet_drop_telemetry(f) != 0)
+		rc = errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	for (size_t i = 0; rc == ST_OK && !(x->flags & EXPORT_WARNINGS) && i < f->nwarn; i++)
+		errmsg_warn(stderr, "merge", f->warn[i]);
+	if (rc == ST_OK && render(f, x, a, err, errlen) != 0)
+		rc = ST_FAIL;
+	fleet_free(f);
+	for (size_t i = 0; d && i < a->nfiles; i++)
+		rf_free(d[i]);
+	free(d);
+	return rc;
+}
+
+int merge_main(int argc, char **argv)
+{
+	struct merge_args a = {.o = {.conf = 0.95}, .format = "table", .margin = NAN};
+	const struct exporter *x = NULL;
+	char err[1024], names[256];
+	int rc = ST_OK;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			merge_usage(stdout);
+			return ST_OK;
+		}
+	if (argc < 2) {
+		merge_usage(stderr);
+		return ST_USAGE;
+	}
+	if (parse_merge(argc, argv, &a, err, sizeof err) != 0)
+		rc = ST_USAGE;
+	else if (!(x = export_find(a.format)) || !x->write_fleet)
+		rc = errmsg_status(ST_USAGE, err, sizeof err, "--format '%s': want %s", a.format,
+		                   export_names(names, sizeof names, ", ", " or "));
+	if (rc == ST_OK)
+		rc = merge_run(&a, x, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "allocab: merge: %s\n", err);
+	free(a.files);
+	return rc;
+}
