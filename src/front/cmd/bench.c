@@ -7,6 +7,8 @@
 #include "common/errmsg.h"
 #include "common/status.h"
 #include "front/cmd/gateopt.h"
+#include "front/fleet/fleet.h"
+#include "front/results/results.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +25,7 @@ static const char usage[] =
     "                     [--warmup N] [--min-rounds N] [--timeout SECONDS] [--shuffle-seed N]\n"
     "                     [--pad-max BYTES] [-o FILE | --results-dir DIR] [--driver-dir DIR]\n"
     "                     [--arm LABEL=BACKEND[:KEY=VALUE]...]... [--duet] [--quiet]\n"
+    "                     [--label NAME] [--shard N]\n"
     "                     [--gate GATE-OPTIONS...]\n"
     "       allocab bench --program 'COMMAND' [-a ALLOC,...] [--preload NAME=LIB]...\n"
     "                     [--count-calls] [options]\n"
@@ -81,12 +84,24 @@ static const char usage[] =
     "                         its own CPU, drawn per round from --shuffle-seed (workloads that\n"
     "                         `allocab-system list` marks single-threaded; A/A evidence:\n"
     "                         docs/methodology.md)\n"
+    "  --label NAME           this machine's name when several machines are merged (allocab\n"
+    "                         merge; docs/fleet.md); default: $ALLOCAB_LABEL, else\n"
+    "                         $SLURMD_NODENAME, else the host name; unless it is the host name\n"
+    "                         the default files are DIR/<stamp>-NAME.json and\n"
+    "                         DIR/latest-NAME.json\n"
+    "  --shard N              this task's index in its job array; default: $ALLOCAB_SHARD, else\n"
+    "                         $SLURM_ARRAY_TASK_ID, else $JOB_COMPLETION_INDEX; without\n"
+    "                         --shuffle-seed it chooses the shuffle seed\n"
     "  -q, --quiet            no progress, summary or --rounds warning on stderr (failures are\n"
     "                         still reported)\n"
     "  --gate OPTIONS...      the rest are `allocab gate` options (--candidate, --baseline,\n"
     "                         --min-speedup, --max-slowdown, --on, --phase): after every measured\n"
     "                         round from --min-rounds on, stop as soon as the gate decides\n"
     "\n"
+    "One bench per machine: a bench holds DIR/.allocab-bench.BOOT_ID.lock (DIR: the results\n"
+    "directory, or the directory of -o) and another one on the same machine is refused (exit\n"
+    "1); what else ran is recorded before every run (telemetry.runnable) and a bench whose\n"
+    "machine was busy says so at the end.\n"
     "The results file is rewritten atomically after every round. Progress goes to stderr: on a\n"
     "terminal one line cut to its width, elsewhere (or TERM=dumb) one line per finished round;\n"
     "stdout stays empty except for the verdict lines of --gate.\n"
@@ -175,10 +190,13 @@ struct setup {
 	struct arm_spec *specs; /* --arm, owned; configured arms point into them */
 	size_t nspecs;
 	struct gate_spec gate; /* --gate: c.gate points here */
+	struct bench_task task; /* c.task points here */
+	char outdir[4096];      /* where the results go: the lock's directory */
 };
 
 static void setup_free(struct setup *s)
 {
+	bench_task_unlock(&s->task);
 	bench_free_proof(&s->c, &s->pp);
 	for (size_t i = 0; i < s->c.narms; i++) {
 		free(s->c.arms[i].name);
@@ -389,6 +407,10 @@ static int make_dirs(const char *dir)
 static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
 {
 	const char *rdir = o->results_dir ? o->results_dir : "results";
+	/* a task label given by the flag or the environment names the files, so that the tasks of
+	 * an array that share a results directory never overwrite each other's latest.json */
+	int tagged = s->task.label_from && strcmp(s->task.label_from, "hostname") != 0;
+	const char *sep = tagged ? "-" : "", *tag = tagged ? s->task.label : "";
 	char stamp[32], dir[4096];
 	struct stat st;
 	time_t now = time(NULL);
@@ -407,6 +429,7 @@ static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err,
 			snprintf(dir, sizeof dir, "%.*s", (int)(slash - o->out), o->out);
 		if (bench_dir_writable(dir, o->out, err, errlen) != 0)
 			return -1;
+		snprintf(s->outdir, sizeof s->outdir, "%s", dir);
 		if (!(s->paths[0] = strdup(o->out)))
 			return errmsg_fail(err, errlen, "out of memory");
 		s->c.nout = 1;
@@ -417,20 +440,21 @@ static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err,
 		return errmsg_fail(err, errlen, "cannot create %s: %s", rdir, strerror(errno));
 	if (bench_dir_writable(rdir, rdir, err, errlen) != 0)
 		return -1;
+	snprintf(s->outdir, sizeof s->outdir, "%s", rdir);
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
 	for (int k = 1; !s->paths[0]; k++) {
 		char *p;
 
-		if ((k == 1 ? asprintf(&p, "%s/%s.json", rdir, stamp)
-		            : asprintf(&p, "%s/%s-%d.json", rdir, stamp, k)) < 0)
+		if ((k == 1 ? asprintf(&p, "%s/%s%s%s.json", rdir, stamp, sep, tag)
+		            : asprintf(&p, "%s/%s%s%s-%d.json", rdir, stamp, sep, tag, k)) < 0)
 			return errmsg_fail(err, errlen, "out of memory");
 		if (access(p, F_OK) == 0)
 			free(p);
 		else
 			s->paths[0] = p;
 	}
-	if (asprintf(&s->paths[1], "%s/latest.json", rdir) < 0) {
+	if (asprintf(&s->paths[1], "%s/latest%s%s.json", rdir, sep, tag) < 0) {
 		s->paths[1] = NULL;
 		return errmsg_fail(err, errlen, "out of memory");
 	}
@@ -491,6 +515,25 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 		        s->paths[0]);
 }
 
+/* A bench whose machine was not its own says so: another task was runnable before most runs. */
+static void warn_busy(const cJSON *doc, const char *path)
+{
+	char err[256];
+	struct rf_doc *d = rf_from_json(doc, path, err, sizeof err);
+	struct fleet_machine m = {.doc = d};
+
+	if (!d)
+		return;
+	fleet_machine_load(&m);
+	if (m.busy)
+		fprintf(stderr,
+		        "allocab: bench: WARNING: another task was runnable before %.0f%% of the runs "
+		        "(median %.0f other; load average %.2f): this machine was not the bench's "
+		        "alone, and its times carry that contention (docs/fleet.md)\n",
+		        100 * m.busy_share, m.others, m.load);
+	rf_free(d);
+}
+
 int bench_main(int argc, char **argv)
 {
 	struct bench_opts o;
@@ -510,6 +553,11 @@ int bench_main(int argc, char **argv)
 		return ST_OK;
 	}
 	s.stop = bench_catch_signals();
+	if (bench_task_resolve(&s.task, o.label, o.shard, err, sizeof err) != 0) {
+		fprintf(stderr, "allocab: bench: %s\n", err);
+		bench_opts_free(&o);
+		return ST_USAGE;
+	}
 	s.c = (struct bench_config){
 	    .mode = o.ncmds || o.prog.program ? BENCH_COMMANDS : BENCH_DRIVERS,
 	    .scale = o.scale,
@@ -523,13 +571,16 @@ int bench_main(int argc, char **argv)
 	    .min_rounds = o.min_rounds,
 	    .timeout_s = o.timeout_s,
 	    .grace_s = BENCH_KILL_GRACE_S,
-	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed : bench_clock_seed(),
+	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed
+	                    : s.task.shard >= 0 ? bench_task_shuffle_seed(&s.task)
+	                                        : bench_clock_seed(),
 	    .pad_max = o.pad_max,
 	    .progress = (int)progress_mode_for(o.quiet, 2),
 	    .argv = argv,
 	    .argc = argc,
 	    .gate_argv = o.gate_argv ? o.gate_argv + 1 : NULL,
 	    .gate_argc = o.gate_argc ? o.gate_argc - 1 : 0,
+	    .task = &s.task,
 	};
 	rc = ST_OK;
 	if (o.gate_argv && gateopt_parse(o.gate_argc, o.gate_argv, &s.gate, NULL, err, sizeof err) != 0)
@@ -554,11 +605,14 @@ int bench_main(int argc, char **argv)
 		rc = errmsg_status(1, err, sizeof err, "out of memory");
 	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
 		rc = ST_FAIL;
+	if (rc == 0)
+		rc = bench_task_lock(&s.task, s.outdir, err, sizeof err);
 	if (rc != ST_USAGE && *s.stop)
 		rc = errmsg_status(ST_INTERRUPTED, err, sizeof err,
 		                   "interrupted before the first round; nothing written");
 	if (rc == ST_OK && (rc = bench_run(&s.c, s.stop, &doc, &r, err, sizeof err)) == ST_OK) {
 		report(&o, &s, &r);
+		warn_busy(doc, s.paths[0]);
 		rc = strcmp(r.status, "interrupted") == 0 ? ST_INTERRUPTED
 		     : s.c.gate                           ? gate_outcome_status(r.gate)
 		                                          : ST_OK;

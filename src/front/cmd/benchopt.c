@@ -76,6 +76,8 @@ enum opt_id {
 	O_EXPECT,
 	O_COUNT_CALLS,
 	O_ARM,
+	O_LABEL,
+	O_SHARD,
 	O_COUNT
 };
 
@@ -106,6 +108,8 @@ static const struct opt opts[O_COUNT] = {
     [O_EXPECT] = {"--expect", 0, OPT_VALUE | OPT_REPEAT},
     [O_COUNT_CALLS] = {"--count-calls", 0, OPT_REPEAT},
     [O_ARM] = {"--arm", 0, OPT_VALUE | OPT_REPEAT},
+    [O_LABEL] = {"--label", 0, OPT_VALUE},
+    [O_SHARD] = {"--shard", 0, OPT_VALUE},
 };
 
 static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen)
@@ -265,6 +269,19 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		return add_cmd(o, v, err, errlen);
 	case O_ARM:
 		o->arm_specs[o->narm_specs++] = v;
+		return 0;
+	case O_LABEL:
+		if (!bench_task_valid_label(v))
+			return errmsg_fail(err, errlen,
+			                   "--label '%.40s': want 1 to %d characters of [A-Za-z0-9_.:@+-]",
+			                   v, BENCH_TASK_LABEL_MAX);
+		o->label = v;
+		return 0;
+	case O_SHARD:
+		if (bench_task_parse_shard(v, &u) != 0)
+			return errmsg_fail(err, errlen, "--shard '%s': want an integer in 0..%llu", v,
+			                   (unsigned long long)BENCH_TASK_SHARD_MAX);
+		o->shard = v;
 		return 0;
 	case O_QUIET:
 		o->quiet = 1;
