@@ -7,8 +7,6 @@
 #include "common/errmsg.h"
 #include "common/status.h"
 #include "front/cmd/gateopt.h"
-#include "front/fleet/fleet.h"
-#include "front/results/results.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -100,8 +98,8 @@ static const char usage[] =
     "\n"
     "One bench per machine: a bench holds DIR/.allocab-bench.BOOT_ID.lock (DIR: the results\n"
     "directory, or the directory of -o) and another one on the same machine is refused (exit\n"
-    "1); what else ran is recorded before every run (telemetry.runnable) and a bench whose\n"
-    "machine was busy says so at the end.\n"
+    "1); what else was runnable is recorded before every run (telemetry.runnable), and allocab\n"
+    "merge names a machine that was busy.\n"
     "The results file is rewritten atomically after every round. Progress goes to stderr: on a\n"
     "terminal one line cut to its width, elsewhere (or TERM=dumb) one line per finished round;\n"
     "stdout stays empty except for the verdict lines of --gate.\n"
@@ -515,25 +513,6 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 		        s->paths[0]);
 }
 
-/* A bench whose machine was not its own says so: another task was runnable before most runs. */
-static void warn_busy(const cJSON *doc, const char *path)
-{
-	char err[256];
-	struct rf_doc *d = rf_from_json(doc, path, err, sizeof err);
-	struct fleet_machine m = {.doc = d};
-
-	if (!d)
-		return;
-	fleet_machine_load(&m);
-	if (m.busy)
-		fprintf(stderr,
-		        "allocab: bench: WARNING: another task was runnable before %.0f%% of the runs "
-		        "(median %.0f other; load average %.2f): this machine was not the bench's "
-		        "alone, and its times carry that contention (docs/fleet.md)\n",
-		        100 * m.busy_share, m.others, m.load);
-	rf_free(d);
-}
-
 int bench_main(int argc, char **argv)
 {
 	struct bench_opts o;
@@ -612,7 +591,6 @@ int bench_main(int argc, char **argv)
 		                   "interrupted before the first round; nothing written");
 	if (rc == ST_OK && (rc = bench_run(&s.c, s.stop, &doc, &r, err, sizeof err)) == ST_OK) {
 		report(&o, &s, &r);
-		warn_busy(doc, s.paths[0]);
 		rc = strcmp(r.status, "interrupted") == 0 ? ST_INTERRUPTED
 		     : s.c.gate                           ? gate_outcome_status(r.gate)
 		                                          : ST_OK;

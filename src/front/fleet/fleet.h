@@ -78,10 +78,6 @@ int fleet_build(struct rf_doc *const *docs, size_t n, const struct cmp_opts *o,
                 struct fleet_report **out, char *err, size_t errlen);
 void fleet_free(struct fleet_report *f);
 
-/* m's load figures (load_runs, busy_share, others, load, busy) from the telemetry of the
- * measured runs of m->doc; the rest of m is left alone. */
-void fleet_machine_load(struct fleet_machine *m);
-
 /* Leaves the machines' telemetry out (each machine's cmp_drop_telemetry) and words the warnings
  * again. Returns 0, or -1 when memory ran out. */
 int fleet_drop_telemetry(struct fleet_report *f);

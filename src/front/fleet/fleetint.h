@@ -23,7 +23,9 @@ struct fleet_ctx {
 int fleet_fill_row(const struct fleet_ctx *c, struct fleet_row *row,
                    const struct cmp_row *const *entries);
 
-/* fleetload.c */
+/* fleetload.c: m's load figures (load_runs, busy_share, others, load, busy) from the telemetry
+ * of the measured runs of m->doc. */
+void fleet_machine_load(struct fleet_machine *m);
 /* The fleet's warnings into f->warn (busy machines, machines without comparisons, each machine's
  * own warnings under its label, comparisons not pooled). Returns 0, or -1 when memory ran out. */
 int fleet_warnings(struct fleet_report *f);

@@ -150,6 +150,8 @@ uint64_t bench_task_shuffle_seed(const struct bench_task *t);
  * writes who holds it into it. Returns 0 with t->lock and t->lock_fd set, or ST_FAIL with a
  * one-line reason in err: another bench holds it (err names it), or the file cannot be opened. */
 int bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t errlen);
+/* Removes the lock file and releases the lock (nothing when none is held). A bench killed
+ * before it leaves a file that locks nothing; the next bench takes it. */
 void bench_task_unlock(struct bench_task *t);
 
 struct bench_result {

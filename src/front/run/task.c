@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -133,31 +134,56 @@ static void holder(int fd, char *buf, size_t len)
 		snprintf(buf, len, "a process that has not written its name yet");
 }
 
+/* Whether fd is still the file at path: a holder that released the lock removed the file, and a
+ * lock taken on a removed file locks nothing. */
+static int still_there(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && lstat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* Opens and locks t->lock: 0 with *fd, 1 when another bench holds it (its name in who), -1 with
+ * errno set. */
+static int take(struct bench_task *t, int *fd, char *who, size_t len)
+{
+	for (int tries = 0; tries < 8; tries++) {
+		if ((*fd = open(t->lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0)
+			return -1;
+		if (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+			int e = errno;
+			holder(*fd, who, len);
+			close(*fd);
+			errno = e;
+			return e == EWOULDBLOCK ? 1 : -1;
+		}
+		if (still_there(*fd, t->lock))
+			return 0;
+		close(*fd);
+	}
+	errno = EAGAIN;
+	return -1;
+}
+
 int bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t errlen)
 {
 	char who[512], stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
-	int fd;
+	int fd, rc;
 
 	snprintf(t->lock, sizeof t->lock, "%s/.allocab-bench.%s.lock", dir,
 	         t->boot_id[0] ? t->boot_id : t->host[0] ? t->host : "this-machine");
-	if ((fd = open(t->lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0)
-		return errmsg_status(ST_FAIL, err, errlen, "cannot open the lock %s: %s", t->lock,
-		                     strerror(errno));
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		int e = errno;
-		holder(fd, who, sizeof who);
-		close(fd);
-		if (e != EWOULDBLOCK)
-			return errmsg_status(ST_FAIL, err, errlen, "cannot lock %s: %s", t->lock,
-			                     strerror(e));
+	if ((rc = take(t, &fd, who, sizeof who)) == 1)
 		return errmsg_status(ST_FAIL, err, errlen,
 		                     "another bench runs on this machine (%.300s; lock %s): two "
 		                     "benches on one machine slow each other down; run them one after "
 		                     "the other (docs/fleet.md)",
 		                     who, t->lock);
-	}
+	if (rc != 0)
+		return errmsg_status(ST_FAIL, err, errlen, "cannot lock %s: %s", t->lock,
+		                     strerror(errno));
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	snprintf(who, sizeof who, "pid %ld, label %s, host %s, since %s\n", (long)getpid(),
@@ -171,7 +197,9 @@ int bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t err
 
 void bench_task_unlock(struct bench_task *t)
 {
-	if (t->lock_fd >= 0)
-		close(t->lock_fd);
+	if (t->lock_fd < 0)
+		return;
+	unlink(t->lock);
+	close(t->lock_fd);
 	t->lock_fd = -1;
 }
