@@ -60,7 +60,7 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,test_jsonstream test_rfstream)
 tsan_obj = $(patsubst %.c,$(BUILD)/tsan/%.o,$(1))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
-	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace
+	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/mkfleet
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz
 .SUFFIXES:
@@ -129,6 +129,10 @@ $(BUILD)/tests/jget: $(BUILD)/tests/jget.o
 # A program with a known allocation stream for the record/replay tests (tests/e2e_record.sh).
 $(BUILD)/tests/alloc_threads: $(BUILD)/tests/alloc_threads.o
 	$(CC) $(LDFLAGS) -o $@ $^ -pthread
+
+# Synthetic fleets with known per-machine effects for make validate (scripts/validate.sh).
+$(BUILD)/tests/mkfleet: $(BUILD)/tests/mkfleet.o $(BUILD)/src/common/prng.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 # Synthetic traces for the replay limit tests (tests/e2e_limits.sh).
 $(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o

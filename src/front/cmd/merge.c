@@ -30,7 +30,7 @@ static const char usage_body[] =
     "random-effects meta-analysis of the machines' Hodges-Lehmann log ratios: DerSimonian-Laird\n"
     "tau^2, Hartung-Knapp-Sidik-Jonkman interval (t with k-1 df), I^2, and a prediction\n"
     "interval for a new machine of the fleet (t with k-2 df). A machine is named odd when its\n"
-    "studentized deleted residual exceeds z_{1-alpha/(2k)}: the other machines do not predict\n"
+    "studentized deleted residual exceeds t_{k-1, 1-alpha/(2k)}: the others do not predict\n"
     "it. A machine that lacks an arm, workload, phase or regime the others have, did other\n"
     "work, or has fewer than 2 usable rounds keeps its row with the reason and is not pooled.\n"
     "  --format        table (default), markdown, json (allocab-fleet/1), csv, html (a forest\n"

@@ -154,7 +154,7 @@ int chart_fleet_forest(FILE *out, const struct export_fleet_input *in, int stand
 	chart_convention(out, 12, h - 40);
 	svg_text(out, 12, h - 10, "muted", "start",
 	         "odd: the other machines do not predict it: |studentized deleted residual| > "
-	         "z_{1 - %g/(2k)}, k machines pooled",
+	         "t_{k-1, 1 - %g/(2k)}, k machines pooled",
 	         1 - f->conf);
 	svg_close(out);
 	return ferror(out) ? -1 : 0;

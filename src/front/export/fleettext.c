@@ -17,7 +17,7 @@ void export_fleet_method(const struct fleet_report *f, char *buf, size_t len)
 	         "signed-rank interval; its standard error = interval width / (2 z)); pooled across "
 	         "the machines by random effects: DerSimonian-Laird tau^2, Hartung-Knapp-Sidik-"
 	         "Jonkman %g%% interval (t, k - 1 df); new machine: prediction interval (t, k - 2 "
-	         "df); odd: |studentized deleted residual| > z_{1 - %g/(2k)} "
+	         "df, DerSimonian-Laird se); odd: |studentized deleted residual| > t_{k-1, 1 - %g/(2k)} "
 	         "(docs/methodology.md, \"A fleet of machines\")",
 	         100 * f->conf, 1 - f->conf);
 }

@@ -93,10 +93,26 @@ static int machine_warnings(struct fleet_report *f, const struct fleet_machine *
 	return rc;
 }
 
+/* Two files from one running kernel are two sessions of one machine, not two machines. */
+static int same_machine(struct fleet_report *f)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < f->nm; i++)
+		for (size_t j = 0; j < i && f->m[i].doc->boot_id; j++)
+			if (f->m[j].doc->boot_id && !strcmp(f->m[i].doc->boot_id, f->m[j].doc->boot_id))
+				rc |= add(f,
+				          "WARNING: %s and %s ran on one machine (boot id %s): two "
+				          "sessions, not two machines, and the pooling counts that "
+				          "machine twice",
+				          f->m[j].label, f->m[i].label, f->m[i].doc->boot_id);
+	return rc;
+}
+
 int fleet_warnings(struct fleet_report *f)
 {
 	size_t unpooled = 0, rows = 0;
-	int rc = 0;
+	int rc = same_machine(f);
 
 	for (size_t i = 0; i < f->nm; i++)
 		rc |= machine_warnings(f, &f->m[i]);

@@ -157,9 +157,12 @@ static int load_machine(struct loader *l, const cJSON *m)
 	return 0;
 }
 
-/* task.label or task.host: absent or null (NULL), else 1..RF_MAX_LABEL bytes of
- * [A-Za-z0-9_.:@+-] (the rule `allocab bench --label` applies). */
-static int load_task_name(struct loader *l, const cJSON *task, const char *key, char **out)
+#define LABEL_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:@+-"
+
+/* A name of task: absent or null (NULL), else 1..RF_MAX_LABEL bytes of chars (labels and hosts:
+ * the rule `allocab bench --label` applies; shown as what in messages). */
+static int load_task_name(struct loader *l, const cJSON *task, const char *key,
+                          const char *chars, const char *what, char **out)
 {
 	const cJSON *v = rl_get(task, key);
 	size_t n;
@@ -167,11 +170,9 @@ static int load_task_name(struct loader *l, const cJSON *task, const char *key, 
 	if (!v || cJSON_IsNull(v))
 		return 0;
 	n = cJSON_IsString(v) ? strlen(v->valuestring) : 0;
-	if (n == 0 || n > RF_MAX_LABEL ||
-	    strspn(v->valuestring, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	                           "0123456789_.:@+-") != n)
-		return rl_fail(l, "task.%s: want 1 to %d characters of [A-Za-z0-9_.:@+-]", key,
-		               RF_MAX_LABEL);
+	if (n == 0 || n > RF_MAX_LABEL || strspn(v->valuestring, chars) != n)
+		return rl_fail(l, "task.%s: want 1 to %d characters of %s", key, RF_MAX_LABEL,
+		               what);
 	return (*out = strdup(v->valuestring)) ? 0 : rl_nomem(l);
 }
 
@@ -182,9 +183,13 @@ static int load_task(struct loader *l, const cJSON *task)
 		return 0;
 	if (!cJSON_IsObject(task))
 		return rl_fail(l, "task: want an object");
-	if (load_task_name(l, task, "label", &l->d->label) != 0)
+	static const char names[] = "[A-Za-z0-9_.:@+-]";
+
+	if (load_task_name(l, task, "label", LABEL_CHARS, names, &l->d->label) != 0 ||
+	    load_task_name(l, task, "host", LABEL_CHARS, names, &l->d->host) != 0)
 		return -1;
-	return load_task_name(l, task, "host", &l->d->host);
+	return load_task_name(l, task, "boot_id", "0123456789abcdef-", "[0-9a-f-]",
+	                      &l->d->boot_id);
 }
 
 /* A second member "rounds" in the document in memory: refused, as the stream refuses it. */
@@ -376,5 +381,6 @@ void rf_free(struct rf_doc *d)
 	free(d->env);
 	free(d->label);
 	free(d->host);
+	free(d->boot_id);
 	free(d);
 }

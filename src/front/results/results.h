@@ -69,6 +69,7 @@ struct rf_doc {
 	double online_cpus;  /* machine.online_cpus, NAN if unknown */
 	char *label;         /* task.label: the machine's name in a fleet (docs/fleet.md), or NULL */
 	char *host;          /* task.host, or NULL */
+	char *boot_id;       /* task.boot_id: the running kernel the bench ran on, or NULL */
 	size_t narms, nwl;
 	char **arms;
 	/* per arm: "system: mmap_threshold=32M trim_threshold=256M" for a configured arm

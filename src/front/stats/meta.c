@@ -138,8 +138,8 @@ int stats_meta_re(const double *y, const double *se, size_t k, double conf,
 	out->pi_lo = out->pi_hi = NAN;
 	if (k >= 3) {
 		t = stats_t_quantile(1 - (1 - conf) / 2, (double)(k - 2));
-		out->pi_lo = f.mu - t * sqrt(f.tau2 + out->se * out->se);
-		out->pi_hi = f.mu + t * sqrt(f.tau2 + out->se * out->se);
+		out->pi_lo = f.mu - t * sqrt(f.tau2 + out->se_dl * out->se_dl);
+		out->pi_hi = f.mu + t * sqrt(f.tau2 + out->se_dl * out->se_dl);
 	}
 	return 0;
 }
@@ -157,7 +157,7 @@ int stats_meta_deleted(const double *y, const double *se, size_t k, double *t)
 
 double stats_meta_odd_bound(double alpha, size_t k)
 {
-	if (!(alpha > 0 && alpha < 1) || k == 0)
+	if (!(alpha > 0 && alpha < 1) || k < 2)
 		return NAN;
-	return stats_norm_quantile(1 - alpha / (2 * (double)k));
+	return stats_t_quantile(1 - alpha / (2 * (double)k), (double)(k - 1));
 }
