@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|bench|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|test-fleet|bench|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -179,6 +179,15 @@ BENCH_ARGS ?= --scale small
 bench: deps
 	@$(MAKE) --no-print-directory build-all
 	@BUILD=$(BUILD) BENCH_BUDGET=$(BENCH_BUDGET) scripts/bench.sh $(BENCH_ARGS)
+
+# make test-fleet: the fleet launchers run where this machine can run them (docs/fleet.md,
+# "Tested here"): the Slurm job-array script on a one-node Slurm, the Kubernetes manifest against
+# the API models of python3-kubernetes; installs slurm-wlm, munge and python3-kubernetes, skips
+# what cannot run here with a message. Not part of make test.
+.PHONY: test-fleet
+test-fleet: deps
+	@$(MAKE) --no-print-directory build-all $(BUILD)/tests/jget
+	@BUILD=$(BUILD) tests/fleet_slurm.sh
 
 test: deps
 	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(TSAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)

@@ -10,6 +10,7 @@
 A=$BUILD/allocab
 J=$BUILD/tests/jget
 F=$TMP/fleet
+PY=/usr/bin/python3
 unset ALLOCAB_LABEL ALLOCAB_SHARD SLURM_ARRAY_TASK_ID SLURMD_NODENAME JOB_COMPLETION_INDEX
 mkdir -p "$F"
 
@@ -49,7 +50,7 @@ awk -v p="$pi_lo" -v l="$lo" 'BEGIN { exit !(p < l) }' && ok "json: the predicti
 
 # a machine without an arm, one that was busy: per row, never pooled silently
 "$A" merge "$F"/{a,b,c,noje,busy}.json --format json -o "$F/gap.json" 2>"$TMP/err"
-je=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+je=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1]))
 r=[c for c in d["comparisons"] if c["candidate"]=="jemalloc" and c["workload"]=="parquet_load"][0]
 m=[x for x in r["machines"] if x["machine"]=="noje"][0]
 print(r["machines_pooled"], m["pooled"], m["reason"])' "$F/gap.json" 2>&1)
@@ -66,13 +67,13 @@ for fmt in table markdown json csv html svg bmf gab; do
 	expect_status "format $fmt: exit 0" 0 "$A" merge "$F"/{a,b,c,odd}.json --format "$fmt" -o "$F/m.$fmt"
 	grep -q "odd" "$F/m.$fmt" && ok "format $fmt: carries the machines' rows" || notok "format $fmt: machine rows" "$(head -c 300 "$F/m.$fmt")"
 done
-rows=$(python3 -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(len(r), sum(x["kind"]=="pooled" for x in r), r[3]["machine"], r[3]["odd"])' "$F/m.csv")
+rows=$("$PY" -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(len(r), sum(x["kind"]=="pooled" for x in r), r[3]["machine"], r[3]["odd"])' "$F/m.csv")
 [ "$rows" = "40 8 odd true" ] && ok "csv: a line per machine and comparison, one pooled line per comparison" || notok "csv" "$rows"
 for fmt in html svg; do
 	if command -v xmllint >/dev/null 2>&1; then
 		check "format $fmt: well-formed" xmllint --noout "$F/m.$fmt"
 	else
-		check "format $fmt: well-formed" python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$F/m.$fmt"
+		check "format $fmt: well-formed" "$PY" -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$F/m.$fmt"
 	fi
 done
 grep -q 'class="diamond"' "$F/m.svg" && [ "$(grep -c 'class="est-odd"' "$F/m.svg")" -ge 1 ] &&
@@ -151,8 +152,8 @@ else
 fi
 
 # --- the launchers of docs/fleet/ ----------------------------------------------------------------
-if python3 -c 'import yaml' 2>/dev/null; then
-	python3 tests/fleet_launchers.py docs/fleet docs/fleet.md "$A" >"$TMP/launch" 2>&1
+if "$PY" -c 'import yaml' 2>/dev/null; then
+	"$PY" tests/fleet_launchers.py docs/fleet docs/fleet.md "$A" >"$TMP/launch" 2>&1
 	rc=$?
 	cat "$TMP/launch"
 	grep -q '^not ok' "$TMP/launch" && t_fail=1
