@@ -207,6 +207,8 @@ install: all
 	install -m 755 scripts/deps.sh $(DESTDIR)$(PREFIX)/lib/allocab/deps.sh
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
 	install -m 644 $(wildcard docs/ci/*.yml) $(DESTDIR)$(DOCDIR)/ci
+	install -d $(DESTDIR)$(DOCDIR)/fleet
+	install -m 644 $(wildcard docs/fleet/*) $(DESTDIR)$(DOCDIR)/fleet
 	install -d $(DESTDIR)$(DOCDIR)/claims
 	install -m 644 $(wildcard docs/claims/*.json) $(DESTDIR)$(DOCDIR)/claims
 	install -m 644 scripts/completion/allocab.bash $(DESTDIR)$(COMPLETIONDIR)/allocab

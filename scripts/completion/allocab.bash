@@ -56,7 +56,7 @@ _allocab() {
 		;;
 	--scale) COMPREPLY=($(compgen -W "small default large" -- "$cur")); return 0 ;;
 	--format) COMPREPLY=($(compgen -W "table markdown json csv" -- "$cur")); return 0 ;;
-	--on) COMPREPLY=($(compgen -W "each geomean" -- "$cur")); return 0 ;;
+	--on) COMPREPLY=($(compgen -W "each geomean pooled each-machine" -- "$cur")); return 0 ;;
 	--phases) COMPREPLY=($(compgen -W "all" -- "$cur")); return 0 ;;
 	-o | --output | --against | --calibration | --from | --results-dir | --driver-dir)
 		_allocab_files "$cur"

@@ -6,6 +6,7 @@
 #include "common/numparse.h"
 #include "common/opt.h"
 
+#include <math.h>
 #include <string.h>
 
 int gateopt_pct(const char *s, double *out)
@@ -27,6 +28,42 @@ int gateopt_conf(const char *s, double *out)
 	if (num_parse_double(s + (*s == '+'), 0, &v) != 0 || !(v >= 0.5 && v < 1))
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int gateopt_margin(const char *opt, const char *v, int slowdown, double *margin, char *err,
+                   size_t errlen)
+{
+	double pct;
+
+	if (!isnan(*margin))
+		return errmsg_fail(err, errlen, "give one of --min-speedup or --max-slowdown");
+	if (gateopt_pct(v, &pct) != 0)
+		return errmsg_fail(err, errlen, "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%",
+		                   opt, v);
+	*margin = slowdown ? 1 + pct / 100 : 1 - pct / 100;
+	return 0;
+}
+
+int gateopt_phases(const char *v, int *all, char *err, size_t errlen)
+{
+	if (strcmp(v, "all") != 0)
+		return errmsg_fail(err, errlen, "--phases '%s': only 'all' is known", v);
+	*all = 1;
+	return 0;
+}
+
+int gateopt_regimes(const char *v, enum cmp_regimes *r, char *err, size_t errlen)
+{
+	if (cmp_regimes_parse(v, r) != 0)
+		return errmsg_fail(err, errlen, "--regime '%s': want cold, steady or both", v);
+	return 0;
+}
+
+int gateopt_level(const char *v, double *conf, char *err, size_t errlen)
+{
+	if (gateopt_conf(v, conf) != 0)
+		return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
 	return 0;
 }
 

@@ -11,6 +11,16 @@ int gateopt_pct(const char *s, double *out);
  * and *out, or -1. */
 int gateopt_conf(const char *s, double *out);
 
+/* The values compare and merge read alike, each with its one-line message in err: a margin
+ * (--min-speedup, or --max-slowdown when slowdown) into *margin, a bound on
+ * t_candidate/t_baseline (refused when *margin is already set: not NAN); --phases all;
+ * --regime; --conf. Each returns 0, or -1 with err set. */
+int gateopt_margin(const char *opt, const char *v, int slowdown, double *margin, char *err,
+                   size_t errlen);
+int gateopt_phases(const char *v, int *all, char *err, size_t errlen);
+int gateopt_regimes(const char *v, enum cmp_regimes *r, char *err, size_t errlen);
+int gateopt_level(const char *v, double *conf, char *err, size_t errlen);
+
 /* Reads the gate options of argv[1..] into *g (--candidate NAME, --baseline NAME, --min-speedup
  * P%, --max-slowdown P%, --on geomean|each|pooled|each-machine, --phase NAME, --workload NAME,
  * --against OLD, --conf L, --regime steady|cold), after gate_spec_init; names point into argv.

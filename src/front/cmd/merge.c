@@ -3,11 +3,11 @@
  * (front/fleet/fleet.h), rendered by one of the formats of front/export/export.h. docs/fleet.md. */
 #include "front/cmd/commands.h"
 
-#include "common/atomicio.h"
 #include "common/errmsg.h"
 #include "common/opt.h"
 #include "common/status.h"
 #include "front/cmd/gateopt.h"
+#include "front/cmd/report.h"
 #include "front/export/export.h"
 #include "front/fleet/fleet.h"
 #include "front/results/results.h"
@@ -95,7 +95,6 @@ static int merge_option(struct merge_args *a, struct opt_parser *p, int k, const
 	const char **dst[] = {[M_BASELINE] = &a->o.baseline, [M_CANDIDATE] = &a->o.candidate,
 	                      [M_WORKLOAD] = &a->o.workload, [M_PHASE] = &a->o.phase,
 	                      [M_FORMAT] = &a->format,       [M_OUT] = &a->out};
-	double pct;
 
 	switch (k) {
 	case M_NO_TELEMETRY:
@@ -103,29 +102,14 @@ static int merge_option(struct merge_args *a, struct opt_parser *p, int k, const
 		return 0;
 	case M_MIN_SPEEDUP:
 	case M_MAX_SLOWDOWN:
-		if (!isnan(a->margin))
-			return errmsg_fail(err, errlen,
-			                   "give one of --min-speedup or --max-slowdown");
-		if (gateopt_pct(v, &pct) != 0)
-			return errmsg_fail(err, errlen,
-			                   "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%",
-			                   opt_name(p, k), v);
-		a->margin = k == M_MAX_SLOWDOWN ? 1 + pct / 100 : 1 - pct / 100;
-		return 0;
+		return gateopt_margin(opt_name(p, k), v, k == M_MAX_SLOWDOWN, &a->margin, err,
+		                      errlen);
 	case M_PHASES:
-		if (strcmp(v, "all") != 0)
-			return errmsg_fail(err, errlen, "--phases '%s': only 'all' is known", v);
-		a->o.all_phases = 1;
-		return 0;
+		return gateopt_phases(v, &a->o.all_phases, err, errlen);
 	case M_REGIME:
-		if (cmp_regimes_parse(v, &a->o.regimes) != 0)
-			return errmsg_fail(err, errlen, "--regime '%s': want cold, steady or both",
-			                   v);
-		return 0;
+		return gateopt_regimes(v, &a->o.regimes, err, errlen);
 	case M_CONF:
-		if (gateopt_conf(v, &a->o.conf) != 0)
-			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
-		return 0;
+		return gateopt_level(v, &a->o.conf, err, errlen);
 	}
 	if (!v[0])
 		return errmsg_fail(err, errlen, "%s: empty value", opt_name(p, k));
@@ -163,26 +147,24 @@ static int parse_merge(int argc, char **argv, struct merge_args *a, char *err, s
 	return 0;
 }
 
+struct render_ctx {
+	const struct exporter *x;
+	struct export_fleet_input in;
+};
+
+static int render_one(FILE *f, const void *ctx, char *err, size_t errlen)
+{
+	const struct render_ctx *c = ctx;
+
+	return c->x->write_fleet(f, &c->in, err, errlen);
+}
+
 static int render(const struct fleet_report *f, const struct exporter *x,
                   const struct merge_args *a, char *err, size_t errlen)
 {
-	struct export_fleet_input in = {.f = f, .margin = a->margin};
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *mem = open_memstream(&buf, &n);
-	int rc;
+	struct render_ctx c = {x, {.f = f, .margin = a->margin}};
 
-	if (!mem)
-		return errmsg_fail(err, errlen, "out of memory");
-	rc = x->write_fleet(mem, &in, err, errlen);
-	if (rc == 0 && ferror(mem))
-		rc = errmsg_fail(err, errlen, "out of memory");
-	if (fclose(mem) != 0 && rc == 0)
-		rc = errmsg_fail(err, errlen, "out of memory");
-	else if (rc == 0 && atomic_write(a->out ? a->out : "-", buf, n, err, errlen) != 0)
-		rc = -1;
-	free(buf);
-	return rc;
+	return report_write(a->out, render_one, &c, err, errlen);
 }
 
 /* Loads every file (any failure ends it), builds the fleet and writes the report. */

@@ -54,6 +54,9 @@ int export_write_markup(FILE *out, const struct export_input *in, int md, char *
 void export_print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right);
 void export_print_md(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right);
 void export_md_escape(FILE *out, const char *s);
+/* The warnings w[0..n) as the table (md 0) or markdown (md 1) prints them; a "WARNING: " line
+ * loud (a markdown alert). */
+void export_print_warnings(FILE *out, char *const *warn, size_t n, int md);
 
 /* fleettext.c: a fleet (`allocab merge`) as the table (md 0) or markdown (md 1) formats render
  * it: the method, the warnings, the machines, and per comparison every machine's row and the

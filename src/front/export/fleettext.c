@@ -167,16 +167,7 @@ static void put_head(FILE *out, const struct fleet_report *f, int md)
 	        "the fleet's mean effect; \"a new machine\" is where another machine of this fleet "
 	        "would fall\n",
 	        pre);
-	for (size_t i = 0; i < f->nwarn; i++) {
-		const char *w = f->warn[i];
-		int loud = strncmp(w, "WARNING: ", 9) == 0;
-		if (md && loud)
-			fprintf(out, "\n> [!WARNING]\n> %s\n\n", w + 9);
-		else if (md)
-			fprintf(out, "%s- **warning:** %s\n", i == 0 ? "\n" : "", w);
-		else
-			fprintf(out, "%s%s\n", loud ? "" : "warning: ", w);
-	}
+	export_print_warnings(out, f->warn, f->nwarn, md);
 }
 
 int export_fleet_markup(FILE *out, const struct export_fleet_input *in, int md, char *err,

@@ -30,17 +30,26 @@ static cJSON *interval_json(const struct stats_interval *iv, int usable)
 	return o;
 }
 
-static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
+/* What names a comparison: workload ("geomean" for the geometric mean), phase, regime and arms. */
+static cJSON *key_json(const char *workload, const char *phase, enum rf_regime regime,
+                       const char *candidate, const char *baseline)
 {
 	cJSON *o = cJSON_CreateObject();
+
+	add_str(o, "workload", workload ? workload : "geomean");
+	cJSON_AddBoolToObject(o, "geomean", workload == NULL);
+	add_str(o, "phase", phase);
+	add_str(o, "regime", rf_regime_name(regime));
+	add_str(o, "candidate", candidate);
+	add_str(o, "baseline", baseline);
+	return o;
+}
+
+static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
+{
+	cJSON *o = key_json(row->workload, row->phase, row->regime, row->candidate, row->baseline);
 	double d = row->usable ? row->d.est : NAN;
 
-	add_str(o, "workload", row->workload ? row->workload : "geomean");
-	cJSON_AddBoolToObject(o, "geomean", row->workload == NULL);
-	add_str(o, "phase", row->phase);
-	add_str(o, "regime", rf_regime_name(row->regime));
-	add_str(o, "candidate", row->candidate);
-	add_str(o, "baseline", row->baseline);
 	add_num(o, "n", (double)row->n);
 	add_num(o, "n_baseline", (double)row->n_base);
 	add_num(o, "n_candidate", (double)row->n_cand);
@@ -121,24 +130,40 @@ static cJSON *doc_json(const struct rf_doc *d)
 	return o;
 }
 
-cJSON *export_compare_json(const struct cmp_report *r)
+/* A document's schema, tool and convention. */
+static cJSON *doc_head(const char *schema)
 {
-	cJSON *o = cJSON_CreateObject(), *arr;
-	char line[1024];
+	cJSON *o = cJSON_CreateObject(), *tool;
 
-	add_str(o, "schema", "allocab-compare/1");
-	cJSON *tool = cJSON_AddObjectToObject(o, "tool");
+	add_str(o, "schema", schema);
+	tool = cJSON_AddObjectToObject(o, "tool");
 	add_str(tool, "name", "allocab");
 	add_str(tool, "version", ALLOCAB_VERSION);
 	add_str(o, "convention", CMP_CONVENTION);
+	return o;
+}
+
+/* The regimes asked for and those compared (steady first), as "regime" and "regimes_compared". */
+static void regimes_json(cJSON *o, enum cmp_regimes asked, const int compared[RF_NREGIMES])
+{
+	cJSON *cmpd;
+
+	add_str(o, "regime", cmp_regimes_name(asked));
+	cmpd = cJSON_AddArrayToObject(o, "regimes_compared");
+	for (int g = RF_NREGIMES - 1; g >= 0; g--)
+		if (compared[g])
+			cJSON_AddItemToArray(cmpd, cJSON_CreateString(rf_regime_name(g)));
+}
+
+cJSON *export_compare_json(const struct cmp_report *r)
+{
+	cJSON *o = doc_head("allocab-compare/1"), *arr;
+	char line[1024];
+
 	export_rule(r, line, sizeof line);
 	add_str(o, "verdict_rule", line);
 	add_str(o, "mode", r->paired ? "paired" : "two-sample");
-	add_str(o, "regime", cmp_regimes_name(r->regimes));
-	cJSON *cmpd = cJSON_AddArrayToObject(o, "regimes_compared");
-	for (int g = RF_NREGIMES - 1; g >= 0; g--)
-		if (r->compared[g])
-			cJSON_AddItemToArray(cmpd, cJSON_CreateString(rf_regime_name(g)));
+	regimes_json(o, r->regimes, r->compared);
 	export_describe_regimes(r, line, sizeof line);
 	add_str(o, "regimes_rule", line);
 	add_str(o, "calibration", r->calibration);
@@ -241,14 +266,9 @@ static cJSON *cell_json(const struct fleet_report *f, const struct fleet_row *ro
 
 static cJSON *fleet_row_json(const struct fleet_report *f, const struct fleet_row *row)
 {
-	cJSON *o = cJSON_CreateObject(), *arr;
+	cJSON *o = key_json(row->workload, row->phase, row->regime, row->candidate, row->baseline);
+	cJSON *arr;
 
-	add_str(o, "workload", row->workload ? row->workload : "geomean");
-	cJSON_AddBoolToObject(o, "geomean", row->workload == NULL);
-	add_str(o, "phase", row->phase);
-	add_str(o, "regime", rf_regime_name(row->regime));
-	add_str(o, "candidate", row->candidate);
-	add_str(o, "baseline", row->baseline);
 	add_num(o, "machines_pooled", (double)row->npooled);
 	cJSON_AddItemToObject(o, "pooled", pooled_json(row));
 	add_num(o, "odd_bound", row->odd_bound);
@@ -280,21 +300,12 @@ static int write_json_fleet(FILE *out, const struct export_fleet_input *in, char
                             size_t errlen)
 {
 	const struct fleet_report *f = in->f;
-	cJSON *o = cJSON_CreateObject(), *arr;
+	cJSON *o = doc_head("allocab-fleet/1"), *arr;
 	char line[1024];
 
-	add_str(o, "schema", "allocab-fleet/1");
-	cJSON *tool = cJSON_AddObjectToObject(o, "tool");
-	add_str(tool, "name", "allocab");
-	add_str(tool, "version", ALLOCAB_VERSION);
-	add_str(o, "convention", CMP_CONVENTION);
 	export_fleet_method(f, line, sizeof line);
 	add_str(o, "method", line);
-	add_str(o, "regime", cmp_regimes_name(f->regimes));
-	cJSON *cmpd = cJSON_AddArrayToObject(o, "regimes_compared");
-	for (int g = RF_NREGIMES - 1; g >= 0; g--)
-		if (f->compared[g])
-			cJSON_AddItemToArray(cmpd, cJSON_CreateString(rf_regime_name(g)));
+	regimes_json(o, f->regimes, f->compared);
 	add_num(o, "conf", f->conf);
 	add_num(o, "alpha", round((1.0 - f->conf) * 1e9) / 1e9);
 	cJSON_AddItemToObject(o, "machines", arr = cJSON_CreateArray());

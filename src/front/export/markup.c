@@ -142,6 +142,20 @@ void export_print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, uns
 	}
 }
 
+void export_print_warnings(FILE *out, char *const *warn, size_t n, int md)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *w = warn[i];
+		int loud = strncmp(w, "WARNING: ", 9) == 0;
+		if (md && loud)
+			fprintf(out, "\n> [!WARNING]\n> %s\n\n", w + 9);
+		else if (md)
+			fprintf(out, "%s- **warning:** %s\n", i == 0 ? "\n" : "", w);
+		else
+			fprintf(out, "%s%s\n", loud ? "" : "warning: ", w);
+	}
+}
+
 void export_md_escape(FILE *out, const char *s)
 {
 	for (; *s; s++)
@@ -179,16 +193,7 @@ static int write_report(FILE *out, const struct cmp_report *r, int md)
 	}
 	fprintf(out, md ? "### allocab compare\n\n" : "allocab compare\n");
 	put_lines(out, r, md ? "- " : "");
-	for (size_t i = 0; i < r->nwarn; i++) {
-		const char *w = r->warn[i];
-		int loud = strncmp(w, "WARNING: ", 9) == 0;
-		if (md && loud)
-			fprintf(out, "\n> [!WARNING]\n> %s\n\n", w + 9);
-		else if (md)
-			fprintf(out, "%s- **warning:** %s\n", i == 0 ? "\n" : "", w);
-		else
-			fprintf(out, "%s%s\n", loud ? "" : "warning: ", w);
-	}
+	export_print_warnings(out, r->warn, r->nwarn, md);
 	fprintf(out, "\n");
 	nline = export_table_cells(r, c, &ncol, &right);
 	(md ? export_print_md : export_print_grid)(out, c, nline, ncol, right);

@@ -13,6 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct cmp_opts gate_cmp_opts(const struct gate_spec *g)
+{
+	return (struct cmp_opts){.baseline = g->baseline,
+	                         .candidate = g->candidate,
+	                         .workload = g->workload,
+	                         .phase = g->phase ? g->phase : "total",
+	                         .conf = g->conf,
+	                         .regimes = g->regime};
+}
+
 void gate_spec_init(struct gate_spec *g)
 {
 	*g = (struct gate_spec){.conf = GATE_DEFAULT_CONF, .regime = CMP_REGIMES_STEADY};
@@ -256,12 +266,7 @@ static int no_pairs(const struct cmp_report *r, const struct cmp_row *row, FILE 
 static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE *warn,
                  enum gate_outcome *verdict, char *err, size_t errlen)
 {
-	struct cmp_opts o = {.baseline = g->baseline,
-	                     .candidate = g->candidate,
-	                     .workload = g->workload,
-	                     .phase = g->phase ? g->phase : "total",
-	                     .conf = g->conf,
-	                     .regimes = g->regime};
+	struct cmp_opts o = gate_cmp_opts(g);
 	struct rf_doc *old = NULL;
 	struct cmp_report *r = NULL, *fam = NULL;
 	double bound = g->slowdown ? 1 + g->pct / 100 : 1 - g->pct / 100;

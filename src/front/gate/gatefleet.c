@@ -215,12 +215,7 @@ static void cold_fallback(const struct gate_spec *g, struct rf_doc **d, size_t n
 static int judge_docs(const struct gate_spec *g, struct rf_doc **d, size_t n, FILE *out,
                       FILE *warn, enum gate_outcome *verdict, char *err, size_t errlen)
 {
-	struct cmp_opts o = {.baseline = g->baseline,
-	                     .candidate = g->candidate,
-	                     .workload = g->workload,
-	                     .phase = g->phase ? g->phase : "total",
-	                     .conf = g->conf,
-	                     .regimes = g->regime};
+	struct cmp_opts o = gate_cmp_opts(g);
 	struct fleet_report *f = NULL, *fam = NULL;
 	struct fleet_gate fg = {.g = g, .out = out};
 

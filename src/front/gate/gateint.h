@@ -7,6 +7,9 @@
 
 #include <stdio.h>
 
+/* What a gate compares: its arms, workload, phase (total by default), level and regime. */
+struct cmp_opts gate_cmp_opts(const struct gate_spec *g);
+
 /* The speedup convention of compare (CMP_CONVENTION) for a gate line: the speedup, its interval
  * at the level it reached, rel and the bound as a speedup; the ratio (named ratio, e.g.
  * "t_cand/t_base") in parentheses. */
