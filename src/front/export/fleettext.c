@@ -65,7 +65,7 @@ void export_fleet_pooled_note(const struct fleet_report *f, const struct fleet_r
 	}
 	k = (size_t)snprintf(buf, len, "tau %.3g, I^2 %.0f%%", row->meta.tau, 100 * row->meta.i2);
 	if (k < len && !isnan(row->meta.pi_lo))
-		k += (size_t)snprintf(buf + k, len - k, "; a new machine: [%.3f, %.3f]",
+		k += (size_t)snprintf(buf + k, len - k, "; a new machine: [%.3g, %.3g]",
 		                      cmp_speedup(row->meta.pi_hi), cmp_speedup(row->meta.pi_lo));
 	else if (k < len)
 		k += (size_t)snprintf(buf + k, len - k, "; no prediction interval below 3 machines");
