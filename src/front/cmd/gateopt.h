@@ -3,6 +3,7 @@
 #ifndef ALLOCAB_GATEOPT_H
 #define ALLOCAB_GATEOPT_H
 
+#include "common/opt.h"
 #include "front/gate/gate.h"
 
 /* A margin percentage "5", "5%" or "2.5%", 0 <= P < 100: 0 and *out, or -1. */
@@ -10,6 +11,11 @@ int gateopt_pct(const char *s, double *out);
 /* An interval level for --conf, 0.5 <= L < 1 (leading blanks and '+' accepted, as always): 0
  * and *out, or -1. */
 int gateopt_conf(const char *s, double *out);
+
+/* The value lists of compare's and merge's --format (the export registry), --regime and
+ * --phases, for their option tables (common/opt.h). */
+extern const struct opt_values gateopt_format_values, gateopt_regime_values,
+    gateopt_phases_values;
 
 /* The values compare and merge read alike, each with its one-line message in err: a margin
  * (--min-speedup, or --max-slowdown when slowdown) into *margin, a bound on

@@ -5,6 +5,7 @@
 
 #include "common/errmsg.h"
 #include "common/opt.h"
+#include "common/optdoc.h"
 #include "common/status.h"
 #include "front/cmd/gateopt.h"
 #include "front/cmd/report.h"
@@ -16,38 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char usage_head[] =
-    "usage: allocab merge RESULTS RESULTS... [--baseline NAME] [--candidate NAME]\n"
-    "                     [--workload NAME] [--phase NAME | --phases all]\n"
-    "                     [--regime both|steady|cold] [--conf 0.95]\n"
-    "                     [--format %s] [-o FILE]\n";
-static const char usage_body[] =
-    "                     [--min-speedup P% | --max-slowdown P%] [--no-telemetry]\n"
-    "Each results file is one machine (its task label, allocab bench --label, names it; else\n"
-    "its file name). Every machine is compared within its own file, arms paired by round, as\n"
-    "`allocab compare FILE` compares it; each comparison is then pooled across the machines by a\n"
-    "random-effects meta-analysis of the machines' Hodges-Lehmann log ratios: DerSimonian-Laird\n"
-    "tau^2, Hartung-Knapp-Sidik-Jonkman interval (t with k-1 df), I^2, and a prediction\n"
-    "interval for a new machine of the fleet (t with k-2 df). A machine is named odd when its\n"
-    "studentized deleted residual exceeds t_{k-1, 1-alpha/(2k)}: the others do not predict\n"
-    "it. A machine that lacks an arm, workload, phase or regime the others have, did other\n"
-    "work, or has fewer than 2 usable rounds keeps its row with the reason and is not pooled.\n"
-    "  --format        table (default), markdown, json (allocab-fleet/1), csv, html (a forest\n"
-    "                  plot of every machine and the pooled estimate), svg (the forest plot),\n"
-    "                  bmf, gab (docs/fleet.md)\n"
-    "  --min-speedup P%, --max-slowdown P%  draw this gate margin in html and svg\n"
-    "  --no-telemetry  leave the machines' telemetry warnings out\n"
-    "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's time.\n"
-    "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit status\").\n";
-
-static void merge_usage(FILE *f)
-{
-	char names[256];
-
-	fprintf(f, usage_head, export_names(names, sizeof names, "|", "|"));
-	fputs(usage_body, f);
-}
 
 enum {
 	M_BASELINE,
@@ -65,19 +34,61 @@ enum {
 	M_COUNT
 };
 
+/* compare's options that choose what is compared; the arms may be given once. */
 static const struct opt merge_opts[M_COUNT] = {
-    [M_BASELINE] = {"--baseline", 0, OPT_VALUE},
-    [M_CANDIDATE] = {"--candidate", 0, OPT_VALUE},
-    [M_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT},
-    [M_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT},
-    [M_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT},
-    [M_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT},
-    [M_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT},
-    [M_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT},
-    [M_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT},
-    [M_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT},
-    [M_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT},
-    [M_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT},
+    [M_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
+                    .help = "the baseline arm on every machine (default: system; a --cmd or "
+                            "--program bench: the first file's first arm)"},
+    [M_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
+                     .help = "only this candidate arm"},
+    [M_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT | OPT_WORKLOAD, "NAME",
+                    .help = "only this workload"},
+    [M_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",
+                 .help = "compare this phase instead of each workload's total"},
+    [M_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT, NULL,
+                  .help = "compare every phase of every workload",
+                  .values = &gateopt_phases_values},
+    [M_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT, NULL,
+                  .help = "steady, cold or both, side by side (default)",
+                  .values = &gateopt_regime_values},
+    [M_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT, "LEVEL",
+                .help = "confidence level of every interval, in [0.5, 1) (default: 0.95); odd "
+                        "machines are named at 1 - LEVEL, Bonferroni over the machines"},
+    [M_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT, "F",
+                  .help = "the report's format (json: allocab-fleet/1; html: a forest plot of "
+                          "every machine and the pooled estimate), one of:",
+                  .values = &gateopt_format_values},
+    [M_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+               .help = "write the report to FILE (atomically) instead of standard output"},
+    [M_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT, "P%",
+                       .help = "draw this gate margin in html and svg charts"},
+    [M_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT, "P%",
+                        .help = "the same for a slowdown margin (one of the two)"},
+    [M_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT, NULL,
+                        .help = "leave the machines' telemetry warnings out, e.g. for a CI step "
+                                "summary"},
+};
+
+const struct opt_doc merge_doc = {
+    .prog = "allocab merge",
+    .synopsis = (const char *const[]){"RESULTS RESULTS... [OPTIONS]", NULL},
+    .about = "Each results file is one machine (its task label, allocab bench --label, names "
+             "it; else its file name). Every machine is compared within its own file, arms "
+             "paired by round, as `allocab compare FILE` compares it; each comparison is then "
+             "pooled across the machines by a random-effects meta-analysis of the machines' "
+             "Hodges-Lehmann log ratios: DerSimonian-Laird tau^2, Hartung-Knapp-Sidik-Jonkman "
+             "interval (t with k-1 df), I^2, and a prediction interval for a new machine of the "
+             "fleet (t with k-2 df). A machine is named odd when its studentized deleted "
+             "residual exceeds t_{k-1, 1-alpha/(2k)}: the others do not predict it. A machine "
+             "that lacks an arm, workload, phase or regime the others have, did other work, or "
+             "has fewer than 2 usable rounds keeps its row with the reason and is not pooled "
+             "(docs/fleet.md).\n",
+    .opts = merge_opts,
+    .nopts = M_COUNT,
+    .notes = "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's "
+             "time.\n"
+             "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit "
+             "status\").\n",
 };
 
 struct merge_args {
@@ -200,11 +211,11 @@ int merge_main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			merge_usage(stdout);
+			optdoc_usage(stdout, &merge_doc, NULL);
 			return ST_OK;
 		}
 	if (argc < 2) {
-		merge_usage(stderr);
+		optdoc_usage(stderr, &merge_doc, NULL);
 		return ST_USAGE;
 	}
 	if (parse_merge(argc, argv, &a, err, sizeof err) != 0)
