@@ -94,6 +94,10 @@ mkbench "$F/cmds.json" label=cmds mode=commands arms=system=1,mimalloc=0.9/0.02 
 expect_status "merge: drivers and commands are refused" 2 "$A" merge "$F/a.json" "$F/cmds.json"
 expect_err "merge: kinds: one line" 'one fleet compares one kind'
 expect_status "merge: an unknown format" 2 "$A" merge "$F/a.json" "$F/b.json" --format pdf
+mkbench "$F/badlabel.json" label='a/b' arms=system=1,mimalloc=0.9/0.02 rounds=12
+expect_status "merge: a task label outside [A-Za-z0-9_.:@+-] is refused" 2 "$A" merge "$F/a.json" "$F/badlabel.json"
+expect_err "merge: bad label: one line" 'badlabel.json: task.label: want 1 to 128 characters of'
+expect_status "compare reads the same file strictly too" 2 "$A" compare "$F/badlabel.json"
 
 # --- the fleet gate -----------------------------------------------------------------------------
 expect_status "gate: pooled PASS on a healthy fleet" 0 "$A" gate "$F"/{a,b,c}.json --candidate mimalloc --min-speedup 5%

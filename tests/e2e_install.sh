@@ -47,7 +47,7 @@ got=$(complete_words "$p/bin/allocab" ga)
 got=$(complete_words "$p/bin/allocab" bench --bud)
 [ "$got" = --budget ] && ok "completion: bench --bud completes to --budget" || notok "completion: bench --bud" "$got"
 got=$(complete_words "$p/bin/allocab" gate r.json --on "")
-[ "$got" = "each geomean" ] && ok "completion: gate --on offers each geomean" || notok "completion: gate --on" "$got"
+[ "$got" = "each geomean pooled each-machine" ] && ok "completion: gate --on offers each geomean pooled each-machine" || notok "completion: gate --on" "$got"
 got=$(complete_words "$p/bin/allocab" bench -a m)
 [ "$got" = mimalloc ] && ok "completion: -a offers the installed drivers" || notok "completion: -a offers the installed drivers" "$got"
 
