@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|bench|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|man|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|test-fleet|bench|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|man|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -59,7 +59,8 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 # ptrack_cost measures what process tracking costs (docs/programs.md, "Process tracking"); the
 # tests only build it.
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
-	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost
+	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
+	$(BUILD)/tests/mkfleet
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz man
 .SUFFIXES:
@@ -122,6 +123,10 @@ $(BUILD)/tests/jget: $(BUILD)/tests/jget.o
 $(BUILD)/tests/alloc_threads: $(BUILD)/tests/alloc_threads.o
 	$(CC) $(LDFLAGS) -o $@ $^ -pthread
 
+# Synthetic fleets with known per-machine effects for make validate (scripts/validate.sh).
+$(BUILD)/tests/mkfleet: $(BUILD)/tests/mkfleet.o $(BUILD)/src/common/prng.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
 # Synthetic traces for the replay limit tests (tests/e2e_limits.sh).
 $(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o
 	$(CC) $(LDFLAGS) -o $@ $^
@@ -168,6 +173,15 @@ bench: deps
 	@$(MAKE) --no-print-directory build-all
 	@BUILD=$(BUILD) BENCH_BUDGET=$(BENCH_BUDGET) scripts/bench.sh $(BENCH_ARGS)
 
+# make test-fleet: the fleet launchers run where this machine can run them (docs/fleet.md,
+# "Tested here"): the Slurm job-array script on a one-node Slurm, the Kubernetes manifest against
+# the API models of python3-kubernetes; installs slurm-wlm, munge and python3-kubernetes, skips
+# what cannot run here with a message. Not part of make test.
+.PHONY: test-fleet
+test-fleet: deps
+	@$(MAKE) --no-print-directory build-all $(BUILD)/tests/jget
+	@BUILD=$(BUILD) tests/fleet_slurm.sh
+
 test: deps
 	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)
 	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS)
@@ -193,6 +207,8 @@ install: all
 	install -m 755 scripts/deps.sh $(DESTDIR)$(PREFIX)/lib/allocab/deps.sh
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
 	install -m 644 $(wildcard docs/ci/*.yml) $(DESTDIR)$(DOCDIR)/ci
+	install -d $(DESTDIR)$(DOCDIR)/fleet
+	install -m 644 $(wildcard docs/fleet/*) $(DESTDIR)$(DOCDIR)/fleet
 	install -d $(DESTDIR)$(DOCDIR)/claims
 	install -m 644 $(wildcard docs/claims/*.json) $(DESTDIR)$(DOCDIR)/claims
 	install -m 644 scripts/completion/allocab.bash $(DESTDIR)$(COMPLETIONDIR)/allocab

@@ -32,10 +32,13 @@ struct setup {
 	struct arm_spec *specs; /* --arm, owned; configured arms point into them */
 	size_t nspecs;
 	struct gate_spec gate; /* --gate: c.gate points here */
+	struct bench_task task; /* c.task points here */
+	char outdir[4096];      /* where the results go: the lock's directory */
 };
 
 static void setup_free(struct setup *s)
 {
+	bench_task_unlock(&s->task);
 	bench_free_proof(&s->c, &s->pp);
 	for (size_t i = 0; i < s->c.narms; i++) {
 		free(s->c.arms[i].name);
@@ -216,6 +219,10 @@ static int make_dirs(const char *dir)
 static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
 {
 	const char *rdir = o->results_dir ? o->results_dir : "results";
+	/* a task label given by the flag or the environment names the files, so that the tasks of
+	 * an array that share a results directory never overwrite each other's latest.json */
+	int tagged = s->task.label_from && strcmp(s->task.label_from, "hostname") != 0;
+	const char *sep = tagged ? "-" : "", *tag = tagged ? s->task.label : "";
 	char stamp[32], dir[4096];
 	struct stat st;
 	time_t now = time(NULL);
@@ -234,6 +241,7 @@ static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err,
 			snprintf(dir, sizeof dir, "%.*s", (int)(slash - o->out), o->out);
 		if (bench_dir_writable(dir, o->out, err, errlen) != 0)
 			return -1;
+		snprintf(s->outdir, sizeof s->outdir, "%s", dir);
 		if (!(s->paths[0] = strdup(o->out)))
 			return errmsg_fail(err, errlen, "out of memory");
 		s->c.nout = 1;
@@ -244,20 +252,21 @@ static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err,
 		return errmsg_fail(err, errlen, "cannot create %s: %s", rdir, strerror(errno));
 	if (bench_dir_writable(rdir, rdir, err, errlen) != 0)
 		return -1;
+	snprintf(s->outdir, sizeof s->outdir, "%s", rdir);
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
 	for (int k = 1; !s->paths[0]; k++) {
 		char *p;
 
-		if ((k == 1 ? asprintf(&p, "%s/%s.json", rdir, stamp)
-		            : asprintf(&p, "%s/%s-%d.json", rdir, stamp, k)) < 0)
+		if ((k == 1 ? asprintf(&p, "%s/%s%s%s.json", rdir, stamp, sep, tag)
+		            : asprintf(&p, "%s/%s%s%s-%d.json", rdir, stamp, sep, tag, k)) < 0)
 			return errmsg_fail(err, errlen, "out of memory");
 		if (access(p, F_OK) == 0)
 			free(p);
 		else
 			s->paths[0] = p;
 	}
-	if (asprintf(&s->paths[1], "%s/latest.json", rdir) < 0) {
+	if (asprintf(&s->paths[1], "%s/latest%s%s.json", rdir, sep, tag) < 0) {
 		s->paths[1] = NULL;
 		return errmsg_fail(err, errlen, "out of memory");
 	}
@@ -353,6 +362,11 @@ int bench_main(int argc, char **argv)
 		return ST_OK;
 	}
 	s.stop = bench_catch_signals();
+	if (bench_task_resolve(&s.task, o.label, o.shard, err, sizeof err) != 0) {
+		fprintf(stderr, "allocab: bench: %s\n", err);
+		bench_opts_free(&o);
+		return ST_USAGE;
+	}
 	s.c = (struct bench_config){
 	    .mode = o.ncmds || o.prog.program ? BENCH_COMMANDS : BENCH_DRIVERS,
 	    .scale = o.scale,
@@ -366,13 +380,16 @@ int bench_main(int argc, char **argv)
 	    .min_rounds = o.min_rounds,
 	    .timeout_s = o.timeout_s,
 	    .grace_s = BENCH_KILL_GRACE_S,
-	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed : bench_clock_seed(),
+	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed
+	                    : s.task.shard >= 0 ? bench_task_shuffle_seed(&s.task)
+	                                        : bench_clock_seed(),
 	    .pad_max = o.pad_max,
 	    .progress = (int)progress_mode_for(o.quiet, 2),
 	    .argv = argv,
 	    .argc = argc,
 	    .gate_argv = o.gate_argv ? o.gate_argv + 1 : NULL,
 	    .gate_argc = o.gate_argc ? o.gate_argc - 1 : 0,
+	    .task = &s.task,
 	};
 	rc = ST_OK;
 	if (o.gate_argv && gateopt_parse(o.gate_argc, o.gate_argv, &s.gate, NULL, err, sizeof err) != 0)
@@ -404,6 +421,8 @@ int bench_main(int argc, char **argv)
 		rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
 	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
 		rc = ST_FAIL;
+	if (rc == 0)
+		rc = bench_task_lock(&s.task, s.outdir, err, sizeof err);
 	if (rc != ST_USAGE && *s.stop)
 		rc = errmsg_status(ST_INTERRUPTED, err, sizeof err,
 		                   "interrupted before the first round; nothing written");

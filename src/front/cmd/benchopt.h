@@ -37,6 +37,8 @@ struct bench_opts {
 	const char *out;
 	const char *results_dir;
 	const char *driver_dir;
+	const char *label; /* --label: the machine's name in a fleet (docs/fleet.md), or NULL */
+	const char *shard; /* --shard: the task's index in its job array, or NULL */
 	int quiet;
 	int duet;
 	int help;

@@ -417,6 +417,21 @@ static int writable(const char *path, int make_dir, char *err, size_t errlen)
 	return bench_dir_writable(dir, path, err, errlen);
 }
 
+/* The machine's bench lock (front/run/run.h) in the directory of path, as `allocab bench` takes
+ * it: an A/A bench beside another bench measures neither. Returns 0, ST_USAGE (a bad label in
+ * the environment) or ST_FAIL with err set. */
+static int lock_machine(struct bench_task *t, const char *path, char *err, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+	         slash ? path : ".");
+	if (bench_task_resolve(t, NULL, NULL, err, errlen) != 0)
+		return ST_USAGE;
+	return bench_task_lock(t, dir, err, errlen);
+}
+
 /* --from RUNS: the analysis of an existing file. */
 static int from_file(const struct copts *o, const char *out, char *err, size_t errlen)
 {
@@ -465,6 +480,7 @@ static int run_and_analyse(const struct copts *o, const char *out,
 	struct bench_opts bo;
 	struct bench_result res;
 	struct setup s = {.stop = stop};
+	struct bench_task task = {.lock_fd = -1};
 	char *runs = runs_path_of(out);
 	cJSON *doc = NULL;
 	int rc;
@@ -478,6 +494,8 @@ static int run_and_analyse(const struct copts *o, const char *out,
 	rc = setup(&s, o, &bo, runs, argc, argv, err, errlen);
 	if (rc == 0 && writable(runs, !o->out, err, errlen) != 0)
 		rc = ST_FAIL;
+	if (rc == 0 && (rc = lock_machine(&task, runs, err, errlen)) == 0)
+		s.c.task = &task;
 	if (rc == 0 && *stop)
 		rc = ST_INTERRUPTED;
 	if (rc == 0)
@@ -499,6 +517,7 @@ static int run_and_analyse(const struct copts *o, const char *out,
 	}
 	cJSON_Delete(doc);
 	setup_free(&s);
+	bench_task_unlock(&task);
 	bench_opts_free(&bo);
 	free(runs);
 	return rc;

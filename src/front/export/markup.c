@@ -140,7 +140,7 @@ static void put_lines(FILE *out, const struct cmp_report *r, int md)
 		put_line(out, pre, r->calibration, md);
 }
 
-static void print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
+void export_print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
 {
 	size_t w[MAXCOL] = {0};
 
@@ -160,7 +160,23 @@ static void print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, uns
 	}
 }
 
-static void print_md(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
+void export_print_warnings(FILE *out, char *const *warn, size_t n, int md)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *w = warn[i];
+		int loud = strncmp(w, "WARNING: ", 9) == 0;
+		if (md && loud) {
+			put_line(out, "\n> [!WARNING]\n> ", w + 9, md);
+			fputs("\n", out);
+		} else if (md) {
+			put_line(out, i == 0 ? "\n- **warning:** " : "- **warning:** ", w, md);
+		} else {
+			put_line(out, loud ? "" : "warning: ", w, md);
+		}
+	}
+}
+
+void export_print_md(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
 {
 	for (size_t i = 0; i < rows; i++) {
 		for (size_t j = 0; j < cols; j++) {
@@ -191,21 +207,10 @@ static int write_report(FILE *out, const struct cmp_report *r, int md)
 	}
 	fprintf(out, md ? "### allocab compare\n\n" : "allocab compare\n");
 	put_lines(out, r, md);
-	for (size_t i = 0; i < r->nwarn; i++) {
-		const char *w = r->warn[i];
-		int loud = strncmp(w, "WARNING: ", 9) == 0;
-		if (md && loud) {
-			put_line(out, "\n> [!WARNING]\n> ", w + 9, md);
-			fputs("\n", out);
-		} else if (md) {
-			put_line(out, i == 0 ? "\n- **warning:** " : "- **warning:** ", w, md);
-		} else {
-			put_line(out, loud ? "" : "warning: ", w, md);
-		}
-	}
+	export_print_warnings(out, r->warn, r->nwarn, md);
 	fprintf(out, "\n");
 	nline = export_table_cells(r, c, &ncol, &right);
-	(md ? print_md : print_grid)(out, c, nline, ncol, right);
+	(md ? export_print_md : export_print_grid)(out, c, nline, ncol, right);
 
 	static const char *const arm_head[ARMCOL] = {"workload",  "arm",          "ok rounds",
 	                                             "cold time", "steady time",  "unsettled",
@@ -218,7 +223,7 @@ static int write_report(FILE *out, const struct cmp_report *r, int md)
 		        md ? "\n#### Per arm (phase total, ok runs)\n\n"
 		           : "\nper arm (phase total, medians over ok runs; RSS growth: resident "
 		             "after the last rep minus after the first):\n");
-		(md ? print_md : print_grid)(out, &a[0][0], narm + 1, ARMCOL, 0x1FC);
+		(md ? export_print_md : export_print_grid)(out, &a[0][0], narm + 1, ARMCOL, 0x1FC);
 	}
 	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
 		arm_config_lines(out, d, md);

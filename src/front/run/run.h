@@ -119,7 +119,46 @@ struct bench_config {
 	struct gate_spec *gate; /* NULL without --gate */
 	char **gate_argv;       /* the --gate options, for the record */
 	int gate_argc;
+	const struct bench_task *task; /* written as the document's "task"; NULL: none */
 };
+
+/* A bench as one task of a job array (task.c, docs/fleet.md). */
+#define BENCH_TASK_LABEL_MAX 128
+#define BENCH_TASK_SHARD_MAX 4294967295ULL
+
+struct bench_task {
+	char label[BENCH_TASK_LABEL_MAX + 1]; /* the machine's name in a fleet; "" none */
+	const char *label_from; /* "--label", the variable it came from, "hostname"; NULL none */
+	long long shard;        /* the task's index in its array, -1 none */
+	const char *shard_from; /* "--shard" or the variable; NULL none */
+	char host[BENCH_TASK_LABEL_MAX + 1]; /* uname's node name ("" unless a valid label) */
+	char boot_id[64]; /* /proc/sys/kernel/random/boot_id: one per running kernel ("" unknown) */
+	char lock[4096 + 64]; /* the lock file held ("" none) */
+	int lock_fd;          /* -1 when not held */
+};
+
+/* Whether s is a label: 1 to BENCH_TASK_LABEL_MAX characters of [A-Za-z0-9_.:@+-]. */
+int bench_task_valid_label(const char *s);
+/* A shard index: an integer in 0..BENCH_TASK_SHARD_MAX. Returns 0 and *out, or -1. */
+int bench_task_parse_shard(const char *s, uint64_t *out);
+/* Fills *t: the label from label (--label) when not NULL, else $ALLOCAB_LABEL, else
+ * $SLURMD_NODENAME, else the host name; the shard from shard (--shard) when not NULL, else
+ * $ALLOCAB_SHARD, $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX (the first set), else none; the
+ * host and boot id. The flags are checked by the caller; a variable that is not a label or an
+ * index is refused. Returns 0, or -1 with "VARIABLE='value': ..." in err. */
+int bench_task_resolve(struct bench_task *t, const char *label, const char *shard, char *err,
+                       size_t errlen);
+/* The task's shuffle seed when --shuffle-seed is not given: splitmix64 of its shard index, so
+ * that task i of any array shuffles alike and two tasks of one array differ. */
+uint64_t bench_task_shuffle_seed(const struct bench_task *t);
+/* Takes the machine's bench lock in dir: DIR/.allocab-bench.BOOT_ID.lock (flock, exclusive,
+ * released when the process ends, shared by every container of one kernel that sees dir), and
+ * writes who holds it into it. Returns 0 with t->lock and t->lock_fd set, or ST_FAIL with a
+ * one-line reason in err: another bench holds it (err names it), or the file cannot be opened. */
+int bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t errlen);
+/* Removes the lock file and releases the lock (nothing when none is held). A bench killed
+ * before it leaves a file that locks nothing; the next bench takes it. */
+void bench_task_unlock(struct bench_task *t);
 
 struct bench_result {
 	/* complete, budget, decided, interrupted, or aborted when the first round showed a proof
