@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|bench|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|bench|bench-stats|bench-compare|seq-sim|validate|fuzz|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -60,9 +60,9 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,test_jsonstream test_rfstream)
 tsan_obj = $(patsubst %.c,$(BUILD)/tsan/%.o,$(1))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
-	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace
+	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/seqsim
 
-.PHONY: all deps test unit bench validate install uninstall clean format fuzz
+.PHONY: all deps test unit bench validate install uninstall clean format fuzz seq-sim
 .SUFFIXES:
 
 all: deps
@@ -151,6 +151,14 @@ $(BUILD)/tests/bench_stats: $(BUILD)/tests/bench_stats.o $(call obj,$(COMMON_SRC
 .PHONY: bench-stats
 bench-stats: $(BUILD)/tests/bench_stats
 	$(BUILD)/tests/bench_stats $(BENCH_STATS_N)
+
+# make seq-sim: the candidate rules for a gate judged after every round, simulated on synthetic
+# log ratios (tests/seqsim.c; docs/methodology.md, "Sequential decisions"): SEQSIM_TRIALS per
+# cell, budgets SEQSIM_BUDGETS rounds. Not part of make test.
+SEQSIM_TRIALS ?= 40000
+SEQSIM_BUDGETS ?= 20 40 80
+seq-sim: $(BUILD)/tests/seqsim
+	$(BUILD)/tests/seqsim $(SEQSIM_TRIALS) 1 $(SEQSIM_BUDGETS)
 
 # make bench-compare: allocab compare timed end to end on a generated results file of
 # BENCH_COMPARE_ROUNDS rounds with BENCH_COMPARE_REPS reps per run (scripts/bench_compare.sh;

@@ -100,6 +100,49 @@ size_t stats_signrank_min_n(double alpha, size_t m);
  * 2 / C(2k, k) <= alpha / m. 0 for invalid arguments. */
 size_t stats_ranksum_min_n(double alpha, size_t m);
 
+/* Sequential decisions (seqci.c; docs/methodology.md, "Sequential decisions"): intervals that
+ * stay valid when a procedure looks at them after every observation and stops at the first
+ * decision. The rule: Lan-DeMets O'Brien-Fleming-type spending in its continuous-monitoring
+ * form, a constant boundary c on the score (Brownian) scale over the planned information, applied
+ * to the fixed-n rank intervals: at information fraction t the interval is taken at the nominal
+ * two-sided level alpha_t = 2 (1 - Phi(c / sqrt t)). Any subset of looks (every observation, or
+ * fewer) keeps the chance that some look's interval misses the true value at most alpha, as far
+ * as the standardised rank statistic behaves like Brownian motion in information time. */
+struct stats_seq_plan {
+	size_t planned;    /* N: the most observations the procedure may take (information 1) */
+	size_t first_look; /* no decision before this many */
+};
+/* c with P(sup_{0<=t<=1} |B_t| >= c) = alpha for standard Brownian motion B (2.2414 at 0.05).
+ * NAN unless alpha is in (0, 1). */
+double stats_seq_boundary(double alpha);
+/* The nominal two-sided level 2 (1 - Phi(c / sqrt(frac))) at information fraction frac in (0, 1];
+ * 0 (no decision) for frac outside it or alpha outside (0, 1). */
+double stats_seq_alpha_at(double frac, double alpha);
+/* The same for n paired observations of a plan (frac = n / N): 0 when n is below first_look or
+ * above N. */
+double stats_seq_alpha(const struct stats_seq_plan *p, size_t n, double alpha);
+/* The sequential interval after n paired observations: stats_hl_interval at the nominal level
+ * 1 - stats_seq_alpha(p, n, alpha), written to *asked (1 when no decision is possible at n, and
+ * the interval is then the widest). out->level is the level reached; the interval decides only
+ * when it reaches *asked and *asked < 1. Returns 0, or -1 as stats_hl_interval. */
+int stats_seq_interval(const double *x, size_t n, const struct stats_seq_plan *p, double alpha,
+                       struct stats_interval *out, double *asked);
+/* P(sup_{t<=1} B_t + drift t >= c(alpha)): the chance that a true effect of `drift` standard
+ * errors of the full plan crosses the boundary on its side by the last look (continuous
+ * monitoring; looks once a round cross a little less often). NAN for invalid arguments. */
+double stats_seq_power(double drift, double alpha);
+/* The sequential counterpart of stats_mde: the smallest effect (log scale) that a plan of N
+ * rounds with per-round sd decides with the given power (rank efficiency 3/pi as stats_mde).
+ * INFINITY when even the last look cannot reach its level (2 / 2^N above it); NAN for invalid
+ * arguments. */
+double stats_seq_mde(double sd, size_t planned, double alpha, double power);
+/* The smallest plan N with stats_seq_mde(sd, N, alpha, power) <= effect; 0 for invalid
+ * arguments, SIZE_MAX if the answer does not fit. */
+size_t stats_seq_rounds_needed(double sd, double effect, double alpha, double power);
+/* The first look of plan p at which the exact signed-rank interval can reach its level at all
+ * (2 / 2^n <= stats_seq_alpha(p, n, alpha)); 0 when none up to N can. */
+size_t stats_seq_first_decision(const struct stats_seq_plan *p, double alpha);
+
 /* The per-round log ratio d = ln(t_num / t_den) of two times, decided on the times
  * themselves: results files hold integer nanoseconds (medians of reps may end in .5), and two
  * rounds whose times stand in the same ratio must give the same d to the last bit, a ratio and
