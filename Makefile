@@ -60,7 +60,8 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,test_jsonstream test_rfstream)
 tsan_obj = $(patsubst %.c,$(BUILD)/tsan/%.o,$(1))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
-	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/seqsim
+	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/seqsim \
+	$(BUILD)/tests/jsleep
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz seq-sim
 .SUFFIXES:
@@ -129,6 +130,10 @@ $(BUILD)/tests/jget: $(BUILD)/tests/jget.o
 # A program with a known allocation stream for the record/replay tests (tests/e2e_record.sh).
 $(BUILD)/tests/alloc_threads: $(BUILD)/tests/alloc_threads.o
 	$(CC) $(LDFLAGS) -o $@ $^ -pthread
+
+# The synthetic command of make validate's sequential part: a sleep with log-normal jitter.
+$(BUILD)/tests/jsleep: $(BUILD)/tests/jsleep.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 # Synthetic traces for the replay limit tests (tests/e2e_limits.sh).
 $(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o

@@ -3,6 +3,8 @@
  * log ratios. Not used by allocab itself.
  *
  * Usage: seqsim [TRIALS [SEED [BUDGET...]]]   (default 20000 trials, seed 1, budgets 20 40 80)
+ *        seqsim replay FILE CANDIDATE BASELINE PCT
+ *        seqsim plan SD EFFECT_PCT POWER
  *
  * Every trial draws one stream of log ratios d_1..d_N (N = the budget in rounds) and every rule
  * judges the same stream (common random numbers) with the gate of `--max-slowdown 0%`: after each
@@ -12,7 +14,16 @@
  * wrong), each with normal noise (per-arm log-normal sd 0.1, so d has sd 0.1 sqrt 2) and with a
  * heavier tail (10% of rounds with 3 times that spread). Prints every rate with its Wilson 95%
  * interval, and checks on the first trials of each cell that the rule allocab uses decides at
- * every look as the production code (stats_seq_interval) does. */
+ * every look as the production code (stats_seq_interval) does.
+ *
+ * replay: the gate `bench --gate --max-slowdown PCT%` used before sequential intervals (the
+ * fixed-n signed-rank 95% interval after every round from round 6) replayed on the cold times of
+ * a results file of one workload: prints "PASS N", "FAIL N" (its first decision and the paired
+ * rounds it came after) or "NONE N" (N: the rounds in the file). The decisions are a function of
+ * the rounds so far, so the replay is that procedure on these rounds (scripts/validate.sh).
+ * plan: the rounds a fixed-n comparison and a sequential plan need for an effect of EFFECT_PCT
+ * percent at alpha 0.05 with the given power, from the sd of the log ratios. */
+#include "front/results/results.h"
 #include "front/stats/stats.h"
 
 #include "common/prng.h"
@@ -208,44 +219,14 @@ static const struct rule rules[] = {
 
 /* ---- per-look thresholds ---- */
 
-/* Exact null CDF of the signed-rank statistic for n <= 50 (cdf[w] = P(W+ <= w)). */
-static double *signrank_cdf(size_t n)
-{
-	size_t top = n * (n + 1) / 2;
-	double *c = calloc(top + 1, sizeof *c), acc = 0;
-
-	c[0] = 1;
-	for (size_t i = 1; i <= n; i++)
-		for (size_t s = i * (i + 1) / 2; s >= i; s--)
-			c[s] += c[s - i];
-	for (size_t s = 0; s <= top; s++) {
-		acc += c[s];
-		c[s] = acc * ldexp(1.0, -(int)n);
-	}
-	return c;
-}
-
 /* Rank k of the signed-rank interval [A_(k), A_(M+1-k)] at two-sided nominal alpha a, as
- * stats_hl_interval picks it; 0 when no interval of n points reaches 1 - a. */
+ * stats_hl_interval takes it; 0 when no interval of n points reaches 1 - a. */
 static size_t rank_k(size_t n, double a)
 {
-	size_t top = n * (n + 1) / 2, kmax = (top + 1) / 2, k = 1;
-	double sd = sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24), tail;
+	double level;
+	size_t k = a > 0 ? stats_signrank_rank(n, 1 - a, &level) : 0;
 
-	if (!(a > 0))
-		return 0;
-	if (n <= 50) {
-		double *c = signrank_cdf(n);
-		while (k < kmax && c[k] <= a / 2)
-			k++;
-		tail = c[k - 1];
-		free(c);
-	} else {
-		double kf = floor((double)top / 2 + 0.5 - norm_q(1 - a / 2) * sd);
-		k = kf < 1 ? 1 : kf > (double)kmax ? kmax : (size_t)kf;
-		tail = stats_norm_cdf(((double)k - 0.5 - (double)top / 2) / sd);
-	}
-	return 1 - 2 * tail >= 1 - a - 1e-12 ? k : 0;
+	return k && level >= 1 - a - 1e-12 ? k : 0;
 }
 
 /* Student t quantile by bisection on stats_t_cdf. */
@@ -407,8 +388,57 @@ static const char *const scen_name[4] = {"A/A at the bound, normal", "5% slower,
                                          "A/A at the bound, heavy tail",
                                          "5% slower, heavy tail"};
 
+/* The fixed-n 95% gate after every round from FIRST_LOOK on, replayed. */
+static int replay(const char *path, const char *cand, const char *base, double pct)
+{
+	struct rf_doc *d;
+	char err[512];
+	double m = log1p(pct / 100), *x;
+	size_t n = 0;
+	int a, b, w;
+
+	if (rf_load(path, &d, err, sizeof err) != 0) {
+		fprintf(stderr, "seqsim: %s\n", err);
+		return 2;
+	}
+	a = rf_arm(d, base), b = rf_arm(d, cand), w = d->nwl == 1 ? 0 : -1;
+	if (a < 0 || b < 0 || w < 0 || !(x = malloc((d->nrounds + 1) * sizeof *x))) {
+		fprintf(stderr, "seqsim: %s: want arms %s and %s and one workload\n", path, base, cand);
+		rf_free(d);
+		return 2;
+	}
+	for (size_t r = 0; r < d->nrounds; r++) {
+		const struct rf_run *rb = rf_run(d, r, (size_t)a, 0), *rc = rf_run(d, r, (size_t)b, 0);
+		struct stats_interval iv;
+		if (!rb->ok || !rc->ok)
+			continue;
+		x[n] = stats_log_ratio(rc->t_regime[RF_COLD][0], rb->t_regime[RF_COLD][0]);
+		if (++n < FIRST_LOOK || stats_hl_interval(x, n, 1 - ALPHA, &iv) != 0)
+			continue;
+		if (iv.hi <= m || iv.lo > m) {
+			printf("%s %zu\n", iv.hi <= m ? "PASS" : "FAIL", n);
+			free(x);
+			rf_free(d);
+			return 0;
+		}
+	}
+	printf("NONE %zu\n", n);
+	free(x);
+	rf_free(d);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 6 && strcmp(argv[1], "replay") == 0)
+		return replay(argv[2], argv[3], argv[4], strtod(argv[5], NULL));
+	if (argc == 5 && strcmp(argv[1], "plan") == 0) {
+		double sd = strtod(argv[2], NULL), e = log1p(strtod(argv[3], NULL) / 100);
+		double pw = strtod(argv[4], NULL);
+		printf("fixed %zu sequential %zu\n", stats_rounds_needed(sd, e, ALPHA, pw),
+		       stats_seq_rounds_needed(sd, e, ALPHA, pw));
+		return 0;
+	}
 	size_t trials = argc > 1 ? strtoul(argv[1], NULL, 10) : 20000;
 	uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
 	static struct thresholds th[MAX_BUDGETS][NRULES];

@@ -4,7 +4,8 @@
  * (4/pi) sum_k (-1)^k / (2k+1) exp(-(2k+1)^2 pi^2 / (8 c^2)) (seqci.c uses the reflection series
  * instead), the power by integrating the first-passage density c / sqrt(2 pi t^3)
  * exp(-(c - drift t)^2 / (2t)) over (0, 1] (seqci.c uses the closed form), and the first decidable
- * look by scanning 2 / 2^n <= alpha_n. Plus a seeded brute-force check of the coverage promise. */
+ * look by scanning 2 / 2^n <= alpha_n; the equivalence margin (stats_equiv_margin) from its
+ * formula in mpmath. Plus a seeded brute-force check of the coverage promise. */
 #include "front/stats/stats.h"
 
 #include "check.h"
@@ -83,6 +84,14 @@ static void test_power(void)
 	          stats_seq_mde(0.1414, n - 1, 0.05, 0.9) > 0.0488,
 	      "sequential rounds for 5%% at sd 0.1414, 90%% power: the smallest plan (%zu)", n);
 	CHECK(stats_seq_rounds_needed(0.1, 0, 0.05, 0.8) == 0, "sequential rounds: effect 0 invalid");
+	CHECK(fabs(stats_equiv_margin(0.1, 30, 0.05, 0.8) - 0.060562220620139299) < 1e-9 &&
+	          fabs(stats_equiv_margin(0.1, 100, 0.05, 0.8) - 0.033171294366254804) < 1e-9,
+	      "equivalence margin of sd 0.1 at 80%% power: 0.0605622 over 30 rounds, 0.0331713 "
+	      "over 100 (got %.9f, %.9f)",
+	      stats_equiv_margin(0.1, 30, 0.05, 0.8), stats_equiv_margin(0.1, 100, 0.05, 0.8));
+	CHECK(isinf(stats_equiv_margin(0.1, 5, 0.05, 0.8)) &&
+	          isnan(stats_equiv_margin(0.1, 30, 0.05, 1)),
+	      "equivalence margin: none for 5 rounds, NAN for power 1");
 }
 
 static void test_first_decision(void)
@@ -97,6 +106,18 @@ static void test_first_decision(void)
 	}
 	struct stats_seq_plan tiny = {.planned = 5, .first_look = 1};
 	CHECK(stats_seq_first_decision(&tiny, 0.05) == 0, "plan of 5: no look can decide");
+}
+
+static void test_rank(void)
+{
+	double level;
+
+	CHECK(stats_signrank_rank(10, 0.95, &level) == 9 && fabs(level - 0.951171875) < 1e-12,
+	      "rank of the 95%% interval of 10 points: k = 9, level 974/1024 (docs/methodology.md)");
+	CHECK(stats_signrank_rank(5, 0.95, &level) == 1 && fabs(level - (1 - 2.0 / 32)) < 1e-12,
+	      "5 points cannot reach 95%%: the extremes, at 1 - 2/32");
+	CHECK(stats_signrank_rank(0, 0.95, &level) == 0 && stats_signrank_rank(10, 1, &level) == 0,
+	      "rank: no points or conf 1 refused");
 }
 
 static void test_interval(void)
@@ -166,6 +187,7 @@ int main(void)
 	test_levels();
 	test_power();
 	test_first_decision();
+	test_rank();
 	test_interval();
 	test_coverage();
 	return CHECK_DONE();

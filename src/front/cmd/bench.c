@@ -23,7 +23,7 @@ static const char usage[] =
     "                     [--warmup N] [--min-rounds N] [--timeout SECONDS] [--shuffle-seed N]\n"
     "                     [--pad-max BYTES] [-o FILE | --results-dir DIR] [--driver-dir DIR]\n"
     "                     [--arm LABEL=BACKEND[:KEY=VALUE]...]... [--duet] [--quiet]\n"
-    "                     [--gate GATE-OPTIONS...]\n"
+    "                     [--equivalence M%] [--gate GATE-OPTIONS...]\n"
     "       allocab bench --program 'COMMAND' [-a ALLOC,...] [--preload NAME=LIB]...\n"
     "                     [--count-calls] [options]\n"
     "       allocab bench --cmd NAME='COMMAND' --cmd NAME='COMMAND'... [--expect NAME=ALLOC]...\n"
@@ -48,13 +48,18 @@ static const char usage[] =
     "                         most 20); N fixes the count (1: cold start only)\n"
     "  --rounds N             measured rounds (default: max(10, n + 3) where n is the fewest\n"
     "                         rounds with which compare's m comparisons can reach a verdict:\n"
-    "                         the smallest n with 2/2^n <= 0.05/m; with --budget: no limit)\n"
+    "                         the smallest n with 2/2^n <= 0.05/m; with --gate, at least the\n"
+    "                         smallest plan its last look can decide in, + 3; with --budget:\n"
+    "                         no limit)\n"
     "  --budget SECONDS       stop before the next round would end past SECONDS (warm-up\n"
     "                         included); at least --min-rounds measured rounds are run\n"
     "  --warmup N             warm-up rounds, recorded but not compared (default: 1)\n"
     "  --min-rounds N         measured rounds run whatever the budget, and the first --gate\n"
-    "                         check (default: 3; with --budget alone, n as above; with --gate\n"
+    "                         look (default: 3; with --budget alone, n as above; with --gate\n"
     "                         6; never more than --rounds)\n"
+    "  --equivalence M%       the equivalence margin, recorded in the results: compare, the\n"
+    "                         claims check and gate use it for this file unless given theirs\n"
+    "                         (0 < M < 100; default: none recorded, compare then uses 2%)\n"
     "  --timeout SECONDS      per run: SIGTERM at the limit, SIGKILL 2 s later (default: 120)\n"
     "  --shuffle-seed N       seed of the round orders and paddings (default: from the clock)\n"
     "  --pad-max BYTES        environment padding " BENCH_PAD_VAR " of 0..BYTES per run "
@@ -84,8 +89,12 @@ static const char usage[] =
     "  -q, --quiet            no progress, summary or --rounds warning on stderr (failures are\n"
     "                         still reported)\n"
     "  --gate OPTIONS...      the rest are `allocab gate` options (--candidate, --baseline,\n"
-    "                         --min-speedup, --max-slowdown, --on, --phase): after every measured\n"
-    "                         round from --min-rounds on, stop as soon as the gate decides\n"
+    "                         --min-speedup, --max-slowdown, --on, --phase, --equivalence): after\n"
+    "                         every measured round from --min-rounds on, stop as soon as the\n"
+    "                         gate decides, with intervals valid under that looking: a plan of\n"
+    "                         --rounds (else the rounds the budget holds at the first look),\n"
+    "                         recorded in the results (docs/methodology.md, \"Sequential\n"
+    "                         decisions\")\n"
     "\n"
     "The results file is rewritten atomically after every round. Progress goes to stderr: on a\n"
     "terminal one line cut to its width, elsewhere (or TERM=dumb) one line per finished round;\n"
@@ -452,7 +461,9 @@ static int apply_rounds_rule(struct bench_opts *o, struct setup *s)
 		int all = k >= 0 && s->list.flags && (s->list.flags[k] & BENCH_WL_SHOW_PHASES);
 		ph[i] = all ? s->list.nphases[k] : 1;
 	}
-	bench_rounds_rule(o, bench_comparisons(&s->c, ph), warn, sizeof warn);
+	bench_rounds_rule(o, bench_comparisons(&s->c, ph),
+	                  s->c.gate ? bench_gate_need(s->c.gate, s->c.nwl, s->c.narms) : 0, warn,
+	                  sizeof warn);
 	free(ph);
 	s->c.rounds = o->rounds;
 	s->c.min_rounds = o->min_rounds;
@@ -521,6 +532,7 @@ int bench_main(int argc, char **argv)
 	    .budget_s = o.budget_s,
 	    .warmup = o.warmup,
 	    .min_rounds = o.min_rounds,
+	    .equivalence = o.equivalence,
 	    .timeout_s = o.timeout_s,
 	    .grace_s = BENCH_KILL_GRACE_S,
 	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed : bench_clock_seed(),
@@ -532,10 +544,11 @@ int bench_main(int argc, char **argv)
 	    .gate_argc = o.gate_argc ? o.gate_argc - 1 : 0,
 	};
 	rc = ST_OK;
-	if (o.gate_argv && gateopt_parse(o.gate_argc, o.gate_argv, &s.gate, NULL, err, sizeof err) != 0)
+	if (o.gate_argv && bench_parse_gate(&o, &s.gate, err, sizeof err) != 0)
 		rc = ST_USAGE;
 	else if (o.gate_argv)
 		s.c.gate = &s.gate;
+	s.c.equivalence = o.equivalence;
 	o.prog.arm_specs = o.arm_specs;
 	o.prog.narm_specs = o.narm_specs;
 	if (rc == 0)

@@ -5,9 +5,11 @@
 #include "common/errmsg.h"
 #include "common/numparse.h"
 #include "common/opt.h"
+#include "front/cmd/gateopt.h"
 #include "front/stats/stats.h"
 #include "front/run/run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +19,8 @@
 #define DEFAULT_MIN_ROUNDS 3
 #define SPARE_ROUNDS       3    /* beyond the rule's minimum: a few disagreeing rounds may occur */
 #define RULE_ALPHA         0.05 /* compare's default level */
-/* With n < 6 no signed-rank interval reaches 95%: a sequential gate must not look earlier. */
+/* The sequential gate's first look: the guard of docs/methodology.md, "Sequential decisions" (with
+ * n < 6 no signed-rank interval reaches even 95%; its plan's own levels come later still). */
 #define GATE_MIN_ROUNDS   6
 #define DEFAULT_TIMEOUT_S 120.0
 #define DEFAULT_PAD_MAX   4096
@@ -76,6 +79,7 @@ enum opt_id {
 	O_EXPECT,
 	O_COUNT_CALLS,
 	O_ARM,
+	O_EQUIVALENCE,
 	O_COUNT
 };
 
@@ -106,6 +110,7 @@ static const struct opt opts[O_COUNT] = {
     [O_EXPECT] = {"--expect", 0, OPT_VALUE | OPT_REPEAT},
     [O_COUNT_CALLS] = {"--count-calls", 0, OPT_REPEAT},
     [O_ARM] = {"--arm", 0, OPT_VALUE | OPT_REPEAT},
+    [O_EQUIVALENCE] = {"--equivalence", 0, OPT_VALUE},
 };
 
 static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen)
@@ -269,6 +274,13 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	case O_QUIET:
 		o->quiet = 1;
 		return 0;
+	case O_EQUIVALENCE:
+		if (gateopt_pct(v, &d) != 0 || !(d > 0))
+			return errmsg_fail(err, errlen,
+			                   "--equivalence '%s': want a percentage 0 < M < 100, e.g. 2%%",
+			                   v);
+		o->equivalence = d;
+		return 0;
 	case O_DUET:
 		o->duet = 1;
 		return 0;
@@ -356,6 +368,7 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	o->warmup = DEFAULT_WARMUP;
 	o->timeout_s = DEFAULT_TIMEOUT_S;
 	o->pad_max = DEFAULT_PAD_MAX;
+	o->equivalence = NAN;
 	o->params = calloc((size_t)argc + 1, sizeof *o->params);
 	o->cmd_names = calloc((size_t)argc + 1, sizeof *o->cmd_names);
 	o->arm_specs = calloc((size_t)argc + 1, sizeof *o->arm_specs);
@@ -399,7 +412,8 @@ fail:
 	return -1;
 }
 
-unsigned bench_rounds_rule(struct bench_opts *o, size_t m, char *warn, size_t len)
+unsigned bench_rounds_rule(struct bench_opts *o, size_t m, unsigned gate_need, char *warn,
+                           size_t len)
 {
 	unsigned need = (unsigned)stats_signrank_min_n(RULE_ALPHA, m ? m : 1);
 
@@ -407,18 +421,52 @@ unsigned bench_rounds_rule(struct bench_opts *o, size_t m, char *warn, size_t le
 	if (!o->rounds_set && o->budget_s <= 0) {
 		unsigned r = need + SPARE_ROUNDS;
 		r = r > DEFAULT_ROUNDS ? r : DEFAULT_ROUNDS;
+		r = gate_need + SPARE_ROUNDS > r ? gate_need + SPARE_ROUNDS : r;
 		o->rounds = o->min_rounds > r ? o->min_rounds : r;
+	} else if (o->rounds_set && o->gate_argv && o->rounds < gate_need) {
+		snprintf(warn, len,
+		         "--rounds %u cannot give the sequential gate a decision: its last look needs a "
+		         "plan of %u rounds (docs/methodology.md, \"Sequential decisions\"); the gate "
+		         "will say INCONCLUSIVE",
+		         o->rounds, gate_need);
 	} else if (!o->rounds_set && !o->min_rounds_set && !o->gate_argv) {
 		o->min_rounds = need > o->min_rounds ? need : o->min_rounds;
 	} else if (o->rounds_set && o->rounds < need && !o->gate_argv) {
 		snprintf(
 		    warn, len,
-		    "--rounds %u cannot give a verdict: %zu comparison%s at alpha %.2g need %u "
-		    "paired rounds (the smallest n with 2/2^n <= alpha/%zu); compare will say "
-		    "\"too few rounds for a verdict\" (use --rounds %u or more, or omit it)",
+		    "--rounds %u cannot give a verdict: the simultaneous intervals of %zu "
+		    "comparison%s at alpha %.2g need %u paired rounds (the smallest n with 2/2^n "
+		    "<= alpha/%zu); compare will say \"too few rounds for a verdict\" (use "
+		    "--rounds %u or more, or omit it)",
 		    o->rounds, m, m == 1 ? "" : "s", RULE_ALPHA, need, m, need);
 	}
 	return need;
+}
+
+int bench_parse_gate(struct bench_opts *o, struct gate_spec *g, char *err, size_t errlen)
+{
+	if (gateopt_parse(o->gate_argc, o->gate_argv, g, NULL, err, errlen) != 0)
+		return -1;
+	if (!isnan(g->equivalence) && !isnan(o->equivalence) && g->equivalence != o->equivalence)
+		return errmsg_fail(err, errlen,
+		                   "--equivalence %g%% and the gate's --equivalence %g%% differ",
+		                   o->equivalence, g->equivalence);
+	if (!isnan(g->equivalence))
+		o->equivalence = g->equivalence;
+	else if (g->slowdown)
+		g->equivalence = o->equivalence;
+	return 0;
+}
+
+unsigned bench_gate_need(const struct gate_spec *g, size_t nwl, size_t narms)
+{
+	size_t k = 1;
+
+	if (!g->on_geomean && !g->workload)
+		k = nwl;
+	if (g->against && !g->candidate)
+		k *= narms;
+	return (unsigned)stats_seq_min_planned((1 - g->conf) / (double)(k ? k : 1));
 }
 
 void bench_opts_free(struct bench_opts *o)

@@ -30,7 +30,7 @@ static const char usage_head[] =
 static const char usage_body[] =
     "                       [--conf 0.95] [--bootstrap N] [--seed N] [--calibration FILE]\n"
     "                       [--claims FILE] [--min-speedup P% | --max-slowdown P%]\n"
-    "                       [--no-telemetry]\n"
+    "                       [--equivalence M%] [--no-telemetry]\n"
     "One file: every arm against the baseline (default system; commands mode: the first arm),\n"
     "paired by round. Two files: every arm of RESULTS2 against the same arm of RESULTS\n"
     "(two-sample; warns when the machines differ). By default the total of every workload (all\n"
@@ -50,13 +50,20 @@ static const char usage_body[] =
     "  --claims FILE   check the quoted speedups of an allocab-claims/1 file against the\n"
     "                  intervals: confirmed, partly, refuted (docs/claims.md)\n"
     "  --min-speedup P%, --max-slowdown P%  draw this gate margin in html and svg charts\n"
+    "  --equivalence M%  the equivalence margin: a comparison whose interval lies inside\n"
+    "                  [1/(1+M/100), 1+M/100] is equivalent within ±M% (default: the\n"
+    "                  file's bench --equivalence, else 2%; 0 turns the verdict off)\n"
     "  --no-telemetry  leave the runs' telemetry out (its warning; in json its list), e.g. for\n"
     "                  a CI step summary\n"
     "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's time;\n"
     "improvement % = (1 - t_candidate/t_baseline) x 100.\n"
-    "Verdict: faster or slower when the Holm-adjusted p < 1 - conf and the interval excludes\n"
-    "1; otherwise no detectable difference; fewer than 2 usable rounds: insufficient data;\n"
-    "too few rounds for any verdict under Holm: too few rounds for a verdict: need N.\n"
+    "Intervals: simultaneous over the m comparisons of the report, each at 1 - (1 - conf)/m\n"
+    "(Bonferroni); the level is named in the header.\n"
+    "Verdict, read off the printed interval: faster or slower when it lies wholly above or\n"
+    "below 1x; equivalent within ±M% when it lies inside the margin (both are said when both\n"
+    "hold); otherwise no detectable difference; fewer than 2 usable rounds: insufficient\n"
+    "data; too few rounds for the interval to reach its level: too few rounds for a verdict:\n"
+    "need N.\n"
     "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit status\").\n";
 
 static void compare_usage(FILE *f)
@@ -73,6 +80,7 @@ struct compare_args {
 	size_t nfiles;
 	const char *format, *out, *calibration, *claims;
 	double margin; /* bound on t_candidate/t_baseline to draw, or NAN */
+	double equivalence; /* --equivalence, or NAN when not given */
 	int no_telemetry;
 };
 
@@ -93,6 +101,7 @@ enum {
 	C_SEED,
 	C_REGIME,
 	C_NO_TELEMETRY,
+	C_EQUIVALENCE,
 	C_COUNT
 };
 
@@ -115,6 +124,7 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_SEED] = {"--seed", 0, OPT_VALUE | OPT_REPEAT},
     [C_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT},
     [C_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT},
+    [C_EQUIVALENCE] = {"--equivalence", 0, OPT_VALUE | OPT_REPEAT},
 };
 
 static int compare_option(struct compare_args *a, struct opt_parser *p, int k, const char *v,
@@ -142,6 +152,8 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 			                   opt_name(p, k), v);
 		a->margin = k == C_MAX_SLOWDOWN ? 1 + pct / 100 : 1 - pct / 100;
 		return 0;
+	case C_EQUIVALENCE:
+		return gateopt_equivalence(v, &a->equivalence, err, errlen);
 	case C_PHASES:
 		if (strcmp(v, "all") != 0)
 			return errmsg_fail(err, errlen, "--phases '%s': only 'all' is known", v);
@@ -223,8 +235,10 @@ static int render(const struct cmp_report *r, const struct exporter *x, const st
 
 int compare_main(int argc, char **argv)
 {
-	struct compare_args a = {
-	    .o = {.conf = DEFAULT_CONF, .seed = DEFAULT_SEED}, .format = "table", .margin = NAN};
+	struct compare_args a = {.o = {.conf = DEFAULT_CONF, .seed = DEFAULT_SEED},
+	                         .format = "table",
+	                         .margin = NAN,
+	                         .equivalence = NAN};
 	struct rf_doc *d[2] = {NULL, NULL};
 	struct cmp_report *r = NULL;
 	struct calib_file *cal = NULL;
@@ -253,6 +267,9 @@ int compare_main(int argc, char **argv)
 		rc = ST_USAGE;
 	for (size_t i = 0; rc == ST_OK && i < a.nfiles; i++)
 		rc = rf_load(a.files[i], &d[i], err, sizeof err);
+	if (rc == ST_OK)
+		a.o.equivalence = cmp_pick_equivalence(a.equivalence, d[1] ? d[1] : d[0],
+		                                       CMP_DEFAULT_EQUIVALENCE);
 	if (rc == ST_OK)
 		rc = cmp_build(d[0], d[1], &a.o, &r, err, sizeof err);
 	if (rc == ST_OK &&

@@ -11,7 +11,7 @@
 static const char gate_usage[] =
     "usage: allocab gate RESULTS --candidate NAME [--baseline NAME] --min-speedup P%\n"
     "                    [--on each|geomean] [--phase NAME] [--workload NAME] [--conf 0.95]\n"
-    "                    [--regime steady|cold]\n"
+    "                    [--regime steady|cold] [--equivalence M% (with --max-slowdown)]\n"
     "       allocab gate NEW --against OLD --max-slowdown P% [--candidate NAME] [--on ...]\n"
     "--min-speedup P: the candidate is at least P% faster: t_candidate/t_baseline <= 1 - P/100.\n"
     "--max-slowdown P: at most P% slower: t_candidate/t_baseline <= 1 + P/100 (with --against,\n"
@@ -25,6 +25,12 @@ static const char gate_usage[] =
     "--regime: the times judged: steady (default; the median of each run's steady repetitions)\n"
     "or cold (its first repetition); a file that measured cold only is judged on cold, with a\n"
     "warning, unless --regime steady is given. Every verdict line names its regime.\n"
+    "--equivalence M: with --max-slowdown, a comparison whose whole interval lies within ±M%\n"
+    "also passes (equivalent: a slowdown that counts as none), and FAIL needs a slowdown beyond\n"
+    "both P and M (default: the file's bench --equivalence, else none).\n"
+    "A file written by bench --gate, whose rounds the gate looked at after every round, is\n"
+    "judged with the sequential intervals of its recorded plan (config.sequential), as the bench\n"
+    "judged it; lines then say \"sequential\" and after which round of the plan.\n"
     "A comparison without a single usable pair of rounds is FAIL: \"no verified rounds for ARM:\n"
     "REASON\".\n"
     "Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input (README.md, \"Exit status\").\n";

@@ -6,6 +6,7 @@
 #include "common/numparse.h"
 #include "common/opt.h"
 
+#include <math.h>
 #include <string.h>
 
 int gateopt_pct(const char *s, double *out)
@@ -15,6 +16,14 @@ int gateopt_pct(const char *s, double *out)
 	if (num_parse_double(s, 1, &v) < 0 || !(v >= 0 && v < 100))
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int gateopt_equivalence(const char *s, double *out, char *err, size_t errlen)
+{
+	if (gateopt_pct(s, out) != 0)
+		return errmsg_fail(err, errlen,
+		                   "--equivalence '%s': want a percentage 0 <= M < 100, e.g. 2%%", s);
 	return 0;
 }
 
@@ -41,6 +50,7 @@ enum {
 	G_ON,
 	G_CONF,
 	G_REGIME,
+	G_EQUIVALENCE,
 	G_COUNT
 };
 
@@ -56,6 +66,7 @@ static const struct opt gate_opts[G_COUNT] = {
     [G_ON] = {"--on", 0, OPT_VALUE | OPT_REPEAT},
     [G_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT},
     [G_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT},
+    [G_EQUIVALENCE] = {"--equivalence", 0, OPT_VALUE | OPT_REPEAT},
 };
 
 static int gate_option(struct gate_spec *g, int k, const char *v, int *have_margin, char *err,
@@ -88,6 +99,8 @@ static int gate_option(struct gate_spec *g, int k, const char *v, int *have_marg
 		if (gateopt_conf(v, &g->conf) != 0)
 			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
 		return 0;
+	case G_EQUIVALENCE:
+		return gateopt_equivalence(v, &g->equivalence, err, errlen);
 	case G_REGIME:
 		if (cmp_regimes_parse(v, &g->regime) != 0 || g->regime == CMP_REGIMES_BOTH)
 			return errmsg_fail(
@@ -125,6 +138,10 @@ static int parse_gate(int argc, char **argv, struct gate_spec *g, const char **p
 	}
 	if (!have_margin)
 		return errmsg_fail(err, errlen, "give --min-speedup P%% or --max-slowdown P%%");
+	if (!isnan(g->equivalence) && !g->slowdown)
+		return errmsg_fail(err, errlen,
+		                   "--equivalence relaxes a no-regression requirement "
+		                   "(--max-slowdown), not --min-speedup");
 	if (!g->against && !g->candidate)
 		return errmsg_fail(err, errlen, "give --candidate NAME (or --against OLD)");
 	if (g->against && g->baseline)

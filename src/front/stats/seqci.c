@@ -5,7 +5,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <stdint.h>
 
 /* Upper normal tail 1 - Phi(x), accurate far out. */
 static double upper_tail(double x)
@@ -104,59 +103,6 @@ double stats_seq_power(double drift, double alpha)
 	else
 		second = exp(-(c - drift) * (c - drift) / 2) * mills(c + drift) / sqrt(2 * M_PI);
 	return fmin(1, upper_tail(c - drift) + second);
-}
-
-/* The drift (effect over the standard error of a full plan) with stats_seq_power = power. */
-static double drift_for(double alpha, double power)
-{
-	double lo = 0, hi = 64;
-
-	for (int i = 0; i < 200 && hi - lo > 1e-13; i++) {
-		double mid = 0.5 * (lo + hi);
-		if (stats_seq_power(mid, alpha) < power)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return 0.5 * (lo + hi);
-}
-
-/* Whether the exact signed-rank interval of N observations can reach the last look's level at
- * all: its widest one has 1 - 2 / 2^N. */
-static int decidable(size_t N, double alpha)
-{
-	return N < 1024 ? ldexp(2.0, -(int)N) <= stats_seq_alpha_at(1, alpha) : 1;
-}
-
-static int valid_design(double sd, double alpha, double power)
-{
-	return sd >= 0 && isfinite(sd) && alpha > 0 && alpha < 1 && power > 0 && power < 1;
-}
-
-double stats_seq_mde(double sd, size_t planned, double alpha, double power)
-{
-	if (!valid_design(sd, alpha, power))
-		return NAN;
-	if (planned == 0 || !decidable(planned, alpha))
-		return INFINITY;
-	return drift_for(alpha, power) * sd * sqrt(M_PI / 3) / sqrt((double)planned);
-}
-
-size_t stats_seq_rounds_needed(double sd, double effect, double alpha, double power)
-{
-	double need;
-	size_t n = 2;
-
-	if (!valid_design(sd, alpha, power) || !(effect > 0))
-		return 0;
-	need = ceil(pow(drift_for(alpha, power) * sd / effect, 2) * M_PI / 3);
-	if (!(need < 1e15))
-		return SIZE_MAX;
-	if (need > (double)n)
-		n = (size_t)need;
-	while (stats_seq_mde(sd, n, alpha, power) > effect)
-		n++;
-	return n;
 }
 
 size_t stats_seq_first_decision(const struct stats_seq_plan *p, double alpha)
