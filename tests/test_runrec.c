@@ -294,10 +294,14 @@ static void test_atomic_write(void)
 	snprintf(link_path, sizeof link_path, "%s/link.json", dir);
 	snprintf(path, sizeof path, "%s/sub/keep", dir);
 	CHECK(symlink(path, link_path) == 0, "symlink made");
-	CHECK(atomic_write(link_path, "new", 3, err, sizeof err) == 0, "write through a symlink");
-	CHECK(lstat(link_path, &st) == 0 && S_ISLNK(st.st_mode), "the symlink stays a symlink");
+	CHECK(atomic_write(link_path, "new", 3, err, sizeof err) == 0, "write onto a symlink");
+	CHECK(lstat(link_path, &st) == 0 && S_ISREG(st.st_mode),
+	      "the symlink is replaced by the file, never written through");
+	back = read_file(link_path, &n);
+	CHECK(back && n == 3 && strcmp(back, "new") == 0, "the new file holds what was written");
+	free(back);
 	back = read_file(path, &n);
-	CHECK(back && n == 3 && strcmp(back, "new") == 0, "its target was replaced");
+	CHECK(back && n == 1 && strcmp(back, "k") == 0, "the link's target is left as it was");
 	free(back);
 	CHECK(count_entries(bad) == 1, "no temporary file beside the target");
 	unlink(link_path);

@@ -32,16 +32,6 @@ static void tiny(int64_t *p)
 	*wlh_param(wl, p, "checkpoints") = 2;
 }
 
-static void test_table(void)
-{
-	CHECK(strcmp(wl->name, "checkpoint_write") == 0 &&
-	          wl_find(wl_registry, "checkpoint_write") == wl,
-	      "registered");
-	CHECK(wl->nparams <= WL_MAX_PARAMS && wl->footprint && wl->run && wl->phases,
-	      "table complete");
-	CHECK(wlh_defaults_in_range(wl), "every default within its range");
-}
-
 static void test_sizes(void)
 {
 	int64_t p[WL_MAX_PARAMS];
@@ -247,7 +237,6 @@ int main(void)
 		return 1;
 	}
 	setenv("TMPDIR", tmpdir, 1);
-	test_table();
 	test_sizes();
 	test_header();
 	test_checksums();

@@ -31,14 +31,6 @@ static int run(int64_t rows, int64_t chunk, uint64_t seed, uint64_t *ck, char *e
 	return wlh_run(wl, p, seed, ck, err);
 }
 
-static void test_table(void)
-{
-	CHECK(strcmp(wl->name, "feature_extract") == 0, "table name");
-	CHECK(wl_find(wl_registry, "feature_extract") == wl, "registered");
-	CHECK(wl->nparams <= WL_MAX_PARAMS && wl->footprint && wl->run, "table complete");
-	CHECK(wlh_defaults_in_range(wl), "every default within its range");
-}
-
 static void test_checksums(void)
 {
 	uint64_t a = 0, b = 1, c = 2, d = 3;
@@ -167,7 +159,6 @@ static void test_alloc_failures(void)
 
 int main(void)
 {
-	test_table();
 	test_checksums();
 #if AC_ENABLED
 	test_shapes();

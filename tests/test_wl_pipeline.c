@@ -19,17 +19,11 @@ static const struct workload *const stages[] = {&wl_parquet_load, &wl_feature_ex
                                                 &wl_batch_prep, &wl_checkpoint_write};
 static char tmpdir[64];
 
-static void test_table(void)
+static void test_phases(void)
 {
 	static const char *const names[] = {"load", "features", "batches", "checkpoint"};
-	int ok;
+	int ok = 1;
 
-	CHECK(strcmp(wl->name, "pipeline") == 0 && wl_find(wl_registry, "pipeline") == wl,
-	      "registered");
-	CHECK(wl->nparams <= WL_MAX_PARAMS && wl->check && wl->footprint && wl->run,
-	      "table complete");
-	ok = wlh_defaults_in_range(wl);
-	CHECK(ok, "every default within its range");
 	for (int i = 0; i < 4; i++)
 		ok &= wl->phases[i] && strcmp(wl->phases[i], names[i]) == 0;
 	CHECK(ok && !wl->phases[4], "phases load, features, batches, checkpoint");
@@ -43,7 +37,6 @@ static void test_check_and_footprint(void)
 
 	for (int s = 0; s < WL_SCALE_COUNT; s++) {
 		wlh_defaults(wl, p, s);
-		CHECK(wlh_check(wl, p, err) == 0, "scale %d defaults pass check(): %s", s, err);
 		for (int k = 0; k < 4; k++) {
 			const char *preset = k == 3 ? "checkpoint_scale" : "data_scale";
 
@@ -154,7 +147,7 @@ int main(void)
 		return 1;
 	}
 	setenv("TMPDIR", tmpdir, 1);
-	test_table();
+	test_phases();
 	test_check_and_footprint();
 	test_run();
 #if AC_ENABLED

@@ -1,8 +1,9 @@
 /* wl_harness.h - what the workload unit tests (tests/test_wl_*.c) share: parameters by name, a
- * parameter vector from a scale preset, one check() or run through a workload's table, the range
- * check of its defaults, an empty-directory probe and, when alloc_count.h is included first, a
- * run's peak bytes and allocation requests and a run with one request failing. Each test passes
- * its own table; nothing here prints a check line, so every test keeps its own assertions. */
+ * parameter vector from a scale preset, one check() or run through a workload's table, an
+ * empty-directory probe and, when alloc_count.h is included first, a run's peak bytes and
+ * allocation requests and a run with one request failing. Each test passes its own table; nothing
+ * here prints a check line, so every test keeps its own assertions. The checks every table gets
+ * are one loop over the registry in tests/test_wl_registry.c. */
 #ifndef ALLOCAB_WL_HARNESS_H
 #define ALLOCAB_WL_HARNESS_H
 
@@ -35,18 +36,6 @@ static inline void wlh_defaults(const struct workload *w, int64_t *p, enum wl_sc
 {
 	for (size_t i = 0; i < w->nparams; i++)
 		p[i] = w->params[i].def[scale];
-}
-
-/* 1 if every default of every preset lies within its parameter's range. */
-static inline int wlh_defaults_in_range(const struct workload *w)
-{
-	int ok = 1;
-
-	for (size_t i = 0; i < w->nparams; i++)
-		for (int s = 0; s < WL_SCALE_COUNT; s++)
-			ok &= w->params[i].def[s] >= w->params[i].min &&
-			      w->params[i].def[s] <= w->params[i].max;
-	return ok;
 }
 
 /* w->check() on p (the caller guarantees the table has one), with a fresh context; copies the
