@@ -4,13 +4,11 @@
  * "Sequential decisions"). Its rule is gaterule.c, its lines gateline.c. */
 #include "front/gate/gateint.h"
 
-#include "front/calib/calib.h"
 #include "front/compare/compare.h"
 #include "common/errmsg.h"
 #include "common/status.h"
 #include "front/results/results.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
