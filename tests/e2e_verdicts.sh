@@ -1,5 +1,6 @@
-# e2e_verdicts.sh - every format of `allocab compare` prints the interval its verdicts rest on
-# (docs/methodology.md, "Verdicts"): on crafted results (mkbench, tests/lib.sh) with faster,
+# e2e_verdicts.sh - every format of `allocab compare` (table, markdown, json, csv, html, svg, gab)
+# prints the interval its verdicts rest on (docs/methodology.md, "Reading the output", "Multiplicity:
+# simultaneous intervals", "Equivalence"): on crafted results (mkbench, tests/lib.sh) with faster,
 # slower, equivalent, both, undecided and too-few rows, tests/verdict_check.py parses each output
 # and checks that faster holds exactly when the printed interval lies above 1x, slower below, and
 # equivalent within +-M% inside the margin; the family level is named and the per-comparison
@@ -19,7 +20,7 @@ mkbench "$TMP/new.json" arms=system=1,a=0.79 rounds=10 spread=0.001
 agree() {
 	local name=$1 f
 	shift
-	for f in table markdown json csv html gab; do
+	for f in table markdown json csv html svg gab; do
 		if ! "$A" compare "$@" --format "$f" -o "$TMP/out.$f" 2>"$TMP/err"; then
 			notok "$name: $f" "compare failed: $(head -c 300 "$TMP/err")"
 			continue

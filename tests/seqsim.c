@@ -11,8 +11,9 @@
  * round n from the first look (6) on, PASS when the rule's interval lies at or below 0, FAIL when
  * it lies above 0; the first decision stops the trial. Scenarios: the true log ratio exactly at
  * the bound (A/A: every decision is wrong) and a true 5% slowdown (ln 1.05: FAIL is right, PASS
- * wrong), each with normal noise (per-arm log-normal sd 0.1, so d has sd 0.1 sqrt 2) and with a
- * heavier tail (10% of rounds with 3 times that spread). Prints every rate with its Wilson 95%
+ * wrong), each with normal noise (per-arm log-normal sd 0.1, so d has sd 0.1 sqrt 2), with a
+ * heavier tail (10% of rounds with 3 times that spread) and bursty (a spread that wanders over
+ * the rounds, draw()). Prints every rate with its Wilson 95%
  * interval, and checks on the first trials of each cell that the rule allocab uses decides at
  * every look as the production code (stats_seq_interval) does.
  *
@@ -353,10 +354,17 @@ static enum outcome production(const struct state *s, size_t N)
 	return iv.hi <= 0 ? O_PASS : iv.lo > 0 ? O_FAIL : O_NONE;
 }
 
-static double draw(struct prng *r, double effect, int heavy)
+/* One log ratio: normal (kind 0), with a heavier tail (1: 10% of rounds with 3 times the
+ * spread), or bursty (2: a spread that wanders over the rounds as a busy machine's does,
+ * exp(0.7 u) times the normal one with u an AR(1) series of correlation 0.9, *u its state). */
+static double draw(struct prng *r, double effect, int kind, double *u)
 {
-	double sd = heavy && prng_double(r) < 0.1 ? 3 * SD_D : SD_D;
+	double sd = kind == 1 && prng_double(r) < 0.1 ? 3 * SD_D : SD_D;
 
+	if (kind == 2) {
+		*u = 0.9 * *u + sqrt(1 - 0.81) * prng_normal(r);
+		sd *= exp(0.7 * *u);
+	}
 	return effect + sd * prng_normal(r);
 }
 
@@ -384,9 +392,11 @@ static void rate(char *buf, size_t len, size_t k, size_t n)
 	snprintf(buf, len, "%.2f%% (%.2f-%.2f)", 100.0 * (double)k / (double)n, 100 * lo, 100 * hi);
 }
 
-static const char *const scen_name[4] = {"A/A at the bound, normal", "5% slower, normal",
-                                         "A/A at the bound, heavy tail",
-                                         "5% slower, heavy tail"};
+#define NSCEN 6
+static const char *const scen_name[NSCEN] = {
+    "A/A at the bound, normal",     "5% slower, normal",
+    "A/A at the bound, heavy tail", "5% slower, heavy tail",
+    "A/A at the bound, bursty",     "5% slower, bursty"};
 
 /* The fixed-n 95% gate after every round from FIRST_LOOK on, replayed. */
 static int replay(const char *path, const char *cand, const char *base, double pct)
@@ -442,7 +452,7 @@ int main(int argc, char **argv)
 	size_t trials = argc > 1 ? strtoul(argv[1], NULL, 10) : 20000;
 	uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
 	static struct thresholds th[MAX_BUDGETS][NRULES];
-	static struct tally t[4][MAX_BUDGETS][NRULES];
+	static struct tally t[NSCEN][MAX_BUDGETS][NRULES];
 	double d[MAX_N + 1];
 	size_t looks = 0, differ = 0;
 
@@ -462,16 +472,17 @@ int main(int argc, char **argv)
 	for (size_t b = 0; b < nbudgets; b++)
 		for (size_t k = 0; k < NRULES; k++)
 			thresholds_for(&rules[k], budgets[b], &th[b][k]);
-	for (int sc = 0; sc < 4; sc++) {
+	for (int sc = 0; sc < NSCEN; sc++) {
 		struct prng r;
 		prng_seed(&r, seed * 1000003 + (uint64_t)sc);
 		for (size_t b = 0; b < nbudgets; b++)
 			for (size_t i = 0; i < trials; i++) {
 				struct state s = {.d = d};
+				double u = sc / 2 == 2 ? prng_normal(&r) : 0;
 				enum outcome o[NRULES] = {0};
 				size_t stop[NRULES] = {0}, open = NRULES;
 				for (size_t n = 1; n <= budgets[b] && open; n++) {
-					add(&s, draw(&r, sc % 2 ? EFFECT : 0, sc >= 2));
+					add(&s, draw(&r, sc % 2 ? EFFECT : 0, sc / 2, &u));
 					for (size_t k = 0; n >= FIRST_LOOK && k < NRULES; k++) {
 						if (o[k])
 							continue;
@@ -496,14 +507,15 @@ int main(int argc, char **argv)
 			}
 	}
 	printf("seqsim: %zu trials per cell, seed %llu, alpha %.2f, first look after %d rounds; "
-	       "d = ln(t_cand/t_base), sd %.4f (heavy tail: 10%% of rounds 3x that), gate "
+	       "d = ln(t_cand/t_base), sd %.4f (heavy tail: 10%% of rounds 3x that; bursty: times "
+	       "exp(0.7 u), u AR(1) 0.9), gate "
 	       "--max-slowdown 0%%\n",
 	       trials, (unsigned long long)seed, ALPHA, FIRST_LOOK, SD_D);
 	for (size_t k = 0; k < NRULES; k++)
 		printf("rule %-15s %s\n", rules[k].name, rules[k].what);
 	printf("cross-check: BM-OBF-rank decided as stats_seq_interval at %zu of %zu looks\n",
 	       looks - differ, looks);
-	for (int sc = 0; sc < 4; sc++) {
+	for (int sc = 0; sc < NSCEN; sc++) {
 		printf("\n%s\n", scen_name[sc]);
 		printf("%-15s %6s  %-24s %-24s %s\n", "rule", "budget",
 		       sc % 2 ? "FAIL (power)" : "FAIL (wrong)", "PASS (wrong)", "mean rounds");

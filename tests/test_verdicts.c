@@ -1,4 +1,4 @@
-/* test_verdicts.c - the verdicts of docs/methodology.md, "Verdicts", "Equivalence" and
+/* test_verdicts.c - the verdicts of docs/methodology.md, "Reading the output", "Equivalence" and
  * "Sequential decisions" on known-answer documents built in memory (commands mode: one process
  * time per run): the simultaneous level and the verdicts read off the printed interval, the
  * equivalence verdict and its precedence, the claims check with equivalence, and the gate's

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """verdict_check.py - reads one output of `allocab compare --format FORMAT` and checks that every
-verdict it prints agrees with the interval it prints beside it (docs/methodology.md, "Verdicts"):
+verdict it prints agrees with the interval it prints beside it (docs/methodology.md, "Reading the output"):
 faster exactly when the speedup interval lies above 1x, slower exactly when it lies below,
 equivalent within +-M% exactly when it lies inside [1/(1+M/100), 1+M/100]. Printed numbers have
 three decimals, so a bound that rounds to the limit itself is allowed either way.
 
-Usage: verdict_check.py FORMAT FILE   (table, markdown, json, csv, html, gab)
+Usage: verdict_check.py FORMAT FILE   (table, markdown, json, csv, html, svg, gab)
 Prints "ROWS rows agree" and exits 0, or one line per disagreement and exits 1."""
 import csv
 import html
@@ -89,7 +89,7 @@ def read(fmt, text):
                 v = ("equivalent" if v == "equivalent" else v + ",") + " within ±%g%%" % m
             out.append((float(r["ci_lo"]), float(r["ci_hi"]), v))
         return out, m, 1e-12
-    if fmt == "html":
+    if fmt in ("html", "svg"):
         text = html.unescape(text)
         m = re.search(r"equivalent within ±([0-9.]+)% when", text)
         rows = [(float(a), float(b), v) for a, b, v in re.findall(
@@ -97,13 +97,15 @@ def read(fmt, text):
             + VERDICT + "<", text)]
         forest = [(float(a), float(b), v) for a, b, v in re.findall(
             r": [0-9.]+x " + IV + r", [0-9.]+% interval, \d+ rounds, " + VERDICT + "<", text)]
+        if fmt == "svg":  # the forest plot alone: its dots stand for the table's rows
+            rows, forest = forest, []
         colours = re.findall(r"class=\"est-([a-z]+)\"><title>[^<]*?, " + VERDICT + "<", text)
         for cls, v in colours:
             want = ("faster" if v.startswith("faster") else "slower" if v.startswith("slower")
                     else "equivalent" if v.startswith("equivalent") else "none")
             if cls != want:
                 PROBLEMS.append("html forest: a dot coloured %s for the verdict %s" % (cls, v))
-        if len(forest) != len(rows) or len(colours) != len(rows):
+        if (fmt == "html" and len(forest) != len(rows)) or len(colours) != len(rows):
             PROBLEMS.append("html: %d table rows, %d forest dots, %d coloured" %
                             (len(rows), len(forest), len(colours)))
         return rows + forest, float(m.group(1)) if m else None, 0.0005

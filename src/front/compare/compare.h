@@ -20,9 +20,9 @@
 #define CMP_MAX_BOOT_POINTS 1e7
 #define CMP_DRIFT_P         0.01 /* Spearman p below which rounds are not exchangeable */
 
-/* The verdicts, read off the printed interval (docs/methodology.md, "Verdicts"): CMP_FASTER or
- * CMP_SLOWER when it lies wholly beyond 1, CMP_EQUIVALENT when it lies inside the equivalence
- * margin +-M (cmp_opts.equivalence), else CMP_NO_DIFFERENCE. CMP_TOO_FEW: no verdict, and none
+/* The verdicts, read off the printed interval (docs/methodology.md, "Reading the output"):
+ * CMP_FASTER or CMP_SLOWER when it lies wholly beyond 1, CMP_EQUIVALENT when it lies inside the
+ * equivalence margin +-M (cmp_opts.equivalence), else CMP_NO_DIFFERENCE. CMP_TOO_FEW: no verdict, and none
  * possible with these rounds: no interval of them reaches the family level (the exact
  * interval's widest level is 1 - 2/2^n; cmp_row.need). */
 enum cmp_verdict {
