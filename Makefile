@@ -174,7 +174,8 @@ BENCH_COMPARE_REPS ?= 1
 bench-compare: $(BUILD)/allocab
 	scripts/bench_compare.sh $(BUILD) $(BENCH_COMPARE_ROUNDS) 3 $(BENCH_COMPARE_REPS)
 
-# make validate: the harness measured against itself on this machine (~20 min), results/validation.md.
+# make validate: the harness measured against itself on this machine (~20 min, and ~17 more for the
+# sequential gate; VALIDATE_ONLY=seq|classic runs one part), results/validation.md.
 validate: deps
 	@$(MAKE) --no-print-directory build-all $(TOOLS)
 	@BUILD=$(BUILD) scripts/validate.sh
