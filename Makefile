@@ -56,12 +56,11 @@ ASAN_TESTS := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
 # their corpus by `make test` (gcc, sanitizers), fuzzed by `make fuzz` (clang, libFuzzer).
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/*.c)))
 FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
-# The tests of the reader thread of common/jsonstream, also under ThreadSanitizer.
-TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,test_jsonstream test_rfstream)
-tsan_obj = $(patsubst %.c,$(BUILD)/tsan/%.o,$(1))
+# ptrack_cost measures what process tracking costs (docs/programs.md, "Process tracking"); the
+# tests only build it.
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
-	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/seqsim \
-	$(BUILD)/tests/jsleep
+	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
+	$(BUILD)/tests/seqsim $(BUILD)/tests/jsleep
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz man seq-sim
 .SUFFIXES:
@@ -117,13 +116,6 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(call obj,$(LIB_SRC))
 $(BUILD)/asan/tests/%: $(BUILD)/asan/tests/%.o $(call asan_obj,$(LIB_SRC))
 	$(CC) $(LDFLAGS) $(SANITIZE) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl
 
-$(BUILD)/tsan/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(NOBUILTIN) -fsanitize=thread -MMD -MP -c -o $@ $<
-
-$(BUILD)/tsan/tests/%: $(BUILD)/tsan/tests/%.o $(call tsan_obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
-	$(CC) $(LDFLAGS) -fsanitize=thread -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl
-
 $(BUILD)/tests/jget: $(BUILD)/tests/jget.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
@@ -167,8 +159,8 @@ seq-sim: $(BUILD)/tests/seqsim
 
 # make bench-compare: allocab compare timed end to end on a generated results file of
 # BENCH_COMPARE_ROUNDS rounds with BENCH_COMPARE_REPS reps per run (scripts/bench_compare.sh;
-# about 1.3 GB of TMPDIR at 10^6 rounds of one rep). Not part of make test.
-BENCH_COMPARE_ROUNDS ?= 1000000
+# about 130 MB of TMPDIR at 10^5 rounds of one rep). Not part of make test.
+BENCH_COMPARE_ROUNDS ?= 100000
 BENCH_COMPARE_REPS ?= 1
 .PHONY: bench-compare
 bench-compare: $(BUILD)/allocab
@@ -191,8 +183,8 @@ bench: deps
 	@BUILD=$(BUILD) BENCH_BUDGET=$(BENCH_BUDGET) scripts/bench.sh $(BENCH_ARGS)
 
 test: deps
-	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(TSAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)
-	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(TSAN_TESTS) $(FUZZ_REPLAYS)
+	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)
+	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS)
 
 # make man: the man page's option entries regenerated from the option tables (src/common/opt.h)
 # between its BEGIN/END OPTIONS markers, keeping the text written below each entry
@@ -227,8 +219,10 @@ uninstall:
 	-rmdir $(DESTDIR)$(PREFIX)/lib/allocab
 	rm -rf $(DESTDIR)$(DOCDIR)
 
+# What the fuzz targets link: the readers of both programs (the replay loader is a driver's).
+FUZZ_LIB_SRC := $(COMMON_SRC) $(FRONT_LIB_SRC) workloads/lib/replay_load.c
 $(BUILD)/asan/fuzz-replay-%: $(BUILD)/asan/tests/fuzz/%.o $(BUILD)/asan/tests/fuzz/replay.o \
-		$(call asan_obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+		$(call asan_obj,$(FUZZ_LIB_SRC))
 	$(CC) $(LDFLAGS) $(SANITIZE) -o $@ $^ $(LDLIBS_COMMON)
 
 # make fuzz: every reader's target under libFuzzer, ASan and UBSan for FUZZ_SECONDS each, starting
@@ -249,7 +243,7 @@ $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -g -O1 -std=gnu11 -pthread $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(BUILD)/fuzz/fuzz-%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(call fuzz_obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+$(BUILD)/fuzz/fuzz-%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(call fuzz_obj,$(FUZZ_LIB_SRC))
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS_COMMON)
 
 clean:

@@ -148,7 +148,7 @@ static void test_claims_equivalence(void)
 	struct rf_doc *d = NULL;
 	struct cmp_report *r = compare_doc(doc, &d, 2);
 	char err[256] = "", v[128];
-	struct claims_file *f = claims_parse(claims_text, "claims", err, sizeof err);
+	struct claims_file *f = claims_parse(claims_text, strlen(claims_text), "claims", err, sizeof err);
 	struct claims_result *res = f && r ? claims_check(f, r) : NULL;
 
 	CHECK(res && res->n == 3, "claims: three checks (%s)", err);

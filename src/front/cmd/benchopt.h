@@ -81,8 +81,4 @@ unsigned bench_gate_need(const struct gate_spec *g, size_t nwl, size_t narms);
 unsigned bench_rounds_rule(struct bench_opts *o, size_t m, unsigned gate_need, char *warn,
                            size_t len);
 
-/* Backend names of the executable files allocab-NAME in dir (bench.c), sorted, system first,
- * into *names (free with bench_free_list). Returns how many, or -1 with the reason in err. */
-int bench_find_drivers(const char *dir, char ***names, char *err, size_t errlen);
-
 #endif

@@ -78,8 +78,8 @@ static const struct opt_values phases_values = {phases_words, NULL};
  * a second --baseline or --candidate is refused, as bench refuses repeats. */
 static const struct opt compare_opts[C_COUNT] = {
     [C_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
-                    .help = "the baseline arm (default: system; a --cmd or --program bench: its "
-                            "first arm)"},
+                    .help = "the baseline arm (default: the file's config.baseline: the arm of "
+                            "the baseline backend, system, or else the first arm)"},
     [C_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
                      .help = "only this candidate arm"},
     [C_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT | OPT_WORKLOAD, "NAME",

@@ -73,8 +73,8 @@ static const struct opt gate_opts[G_COUNT] = {
     [G_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_REPEAT | OPT_ALLOCATOR, "NAME",
                      .help = "the arm judged (required without --against)"},
     [G_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_REPEAT | OPT_ALLOCATOR, "NAME",
-                    .help = "the arm it is judged against (default: system; a --cmd or "
-                            "--program bench: its first arm)"},
+                    .help = "the arm it is judged against (default: the file's config.baseline: "
+                            "the arm of the baseline backend, system, or else the first arm)"},
     [G_AGAINST] = {"--against", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "OLD",
                    .help = "judge every arm of NEW (or only --candidate) against the same arm "
                            "of the stored results OLD, two-sample (R is t_new/t_old); not "

@@ -31,9 +31,21 @@ void export_describe_regimes(const struct cmp_report *r, char *buf, size_t len);
 void export_fmt_double(double v, char *buf, size_t len);
 /* A JSON number, or null for NaN and infinities; NULL when memory ran out. */
 cJSON *export_json_num(double v);
-/* Prints j (NULL: memory ran out) with a newline and deletes it. Returns 0, or -1 with "out of
- * memory" in err. */
+/* Prints j (NULL: memory ran out) with a newline and deletes it, its strings made well-formed
+ * UTF-8 (common/utf8.h: a path given on the command line may not be). Returns 0, or -1 with "out
+ * of memory" in err. */
 int export_print_json(FILE *f, cJSON *j, char *err, size_t errlen);
+
+/* How export_text writes a text that may hold names, paths or lines from a file. */
+enum export_text_flags {
+	EXPORT_TEXT_MD = 1 << 0,   /* markdown: "<" that could open an HTML tag or comment as &lt; */
+	EXPORT_TEXT_CELL = 1 << 1, /* a markdown table cell: "|" as \| */
+};
+/* Writes s with every control character and DEL as \xNN (a name can break no line or table,
+ * nor steer a terminal), and what flags ask. */
+void export_text(FILE *out, const char *s, unsigned flags);
+/* The bytes export_text(out, s, 0) writes. */
+size_t export_text_len(const char *s);
 
 /* cells.c */
 

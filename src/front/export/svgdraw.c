@@ -1,6 +1,8 @@
 /* svgdraw.c - drawing primitives for the charts (svgdraw.h). */
 #include "front/export/svgdraw.h"
 
+#include "common/utf8.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -104,7 +106,16 @@ size_t svg_ticks(const struct svg_scale *s, double *t)
 
 void svg_esc(FILE *f, const char *s)
 {
-	for (; s && *s; s++)
+	for (; s && *s; s++) {
+		int k = (unsigned char)*s < 0x80 ? 1 : utf8_seq((const unsigned char *)s, strnlen(s, 4));
+		if (k != 1) {
+			if (k > 1)
+				fwrite(s, 1, (size_t)k, f);
+			else
+				fputs("\xef\xbf\xbd", f); /* U+FFFD for a byte that is not UTF-8 */
+			s += k > 1 ? k - 1 : 0;
+			continue;
+		}
 		switch (*s) {
 		case '&':
 			fputs("&amp;", f);
@@ -125,6 +136,7 @@ void svg_esc(FILE *f, const char *s)
 			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
 				fputc(*s, f);
 		}
+	}
 }
 
 void svg_open(FILE *f, double w, double h, const char *title, const char *desc, int standalone)

@@ -8,6 +8,7 @@
 #include "common/jsonload.h"
 #include "common/jsonstream.h"
 #include "common/status.h"
+#include "common/utf8.h"
 #include "front/stats/stats.h"
 
 #include <errno.h>
@@ -40,8 +41,11 @@ static int load_names(struct loader *l, const cJSON *arr, const char *what, void
 	cJSON_ArrayForEach(v, arr)
 	{
 		char **name = (char **)((char *)*out + i * elem + name_off);
-		if (!cJSON_IsString(v) || !v->valuestring[0])
-			return rl_fail(l, "config.%s[%zu]: not a name", what, i);
+		if (!cJSON_IsString(v) || !rl_is_name(v->valuestring))
+			return rl_fail(l,
+			               "config.%s[%zu]: not a name (non-empty, without control "
+			               "characters)",
+			               what, i);
 		if (!(*name = strdup(v->valuestring)))
 			return rl_nomem(l);
 		*n = ++i;
@@ -125,6 +129,24 @@ static int load_decision_plan(struct loader *l, const cJSON *cfg)
 	return 0;
 }
 
+/* config.baseline, an arm of the file: the arm compared against by default. Files written before
+ * it existed compared against the arm named system (the baseline backend) when they had one. */
+static int load_baseline(struct loader *l, const cJSON *cfg)
+{
+	struct rf_doc *d = l->d;
+	const cJSON *b = rl_get(cfg, "baseline");
+	const char *name = cJSON_IsString(b) ? b->valuestring : NULL;
+
+	if (b && !name)
+		return rl_fail(l, "config.baseline: want an arm's name");
+	if (name && rf_arm(d, name) < 0)
+		return rl_fail(l, "config.baseline '%.100s' is not an arm of config.arms", name);
+	if (!name)
+		name = !d->commands && rf_arm(d, "system") >= 0 ? "system" : d->arms[0];
+	d->baseline = d->arms[rf_arm(d, name)];
+	return 0;
+}
+
 static int load_config(struct loader *l, const cJSON *cfg)
 {
 	struct rf_doc *d = l->d;
@@ -152,6 +174,11 @@ static int load_config(struct loader *l, const cJSON *cfg)
 			return rl_nomem(l);
 	}
 	if (load_decision_plan(l, cfg) != 0)
+		return -1;
+	if (rl_get_str(cfg, "process_tracking") &&
+	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
+		return rl_nomem(l);
+	if (load_baseline(l, cfg) != 0)
 		return -1;
 	return load_arm_configs(l, rl_get(cfg, "arm_configs"));
 }
@@ -294,9 +321,11 @@ int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size
 		else if (strcmp(x->work, y->work) != 0)
 			what = "effective parameters", vx = x->work, vy = y->work;
 		if (what) {
-			snprintf(err, errlen,
+			char msg[1024];
+			snprintf(msg, sizeof msg,
 			         "%s: %s differs between %s (%s) and %s (%s): not the same work",
 			         y->name, what, a->path, vx, b->path, vy);
+			utf8_quote(err, errlen, msg);
 			return -1;
 		}
 		int same = x->nphases == y->nphases;
@@ -365,5 +394,6 @@ void rf_free(struct rf_doc *d)
 	free(d->status);
 	free(d->machine_desc);
 	free(d->env);
+	free(d->tracking);
 	free(d);
 }

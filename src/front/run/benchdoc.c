@@ -101,6 +101,8 @@ static cJSON *config_json(const struct bench_config *c)
 	for (size_t i = 0; i < c->nwl; i++)
 		cJSON_AddItemToArray(wl, cJSON_CreateString(c->wl[i].name));
 	cJSON_AddItemToObject(o, "arms", arms);
+	cJSON_AddStringToObject(o, "baseline",
+	                        c->baseline ? c->baseline : c->narms ? c->arms[0].name : "");
 	cJSON_AddItemToObject(o, "workloads", wl);
 	if (drivers) {
 		cJSON_AddStringToObject(o, "scale", c->scale);
@@ -138,6 +140,8 @@ static cJSON *config_json(const struct bench_config *c)
 	                      c->program ? cJSON_CreateString(c->program) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "proof", proof_json(c));
 	cJSON_AddBoolToObject(o, "count_calls", c->count_lib != NULL);
+	cJSON_AddItemToObject(o, "process_tracking",
+	                      c->tracking ? cJSON_CreateString(c->tracking) : cJSON_CreateNull());
 	cJSON_AddNullToObject(o, drivers ? "commands" : "drivers");
 	if (c->gate)
 		cJSON_AddItemToObject(o, "gate", string_array(c->gate_argv, (size_t)c->gate_argc));

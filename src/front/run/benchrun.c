@@ -16,6 +16,7 @@
 #include "common/status.h"
 #include "front/run/runner.h"
 #include "front/run/telemetry.h"
+#include "common/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -156,6 +157,20 @@ static const char *last_line(const char *tail)
 	return nl ? nl + 1 : tail;
 }
 
+/* A probed run whose processes were not tracked (ptrace refused for it alone) makes the document's
+ * config.process_tracking say so. */
+static void note_tracking(struct engine *e, const cJSON *run)
+{
+	cJSON *config = cJSON_GetObjectItemCaseSensitive(e->doc, "config");
+	const char *doc =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(config, "process_tracking"));
+	const char *got = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(run, "probe"), "tracking"));
+
+	if (got && doc && strcmp(doc, "ptrace") == 0 && strcmp(got, "ptrace") != 0)
+		benchdoc_set_string(config, "process_tracking", got);
+}
+
 /* The run object of a finished process, counted; NULL with *fatal ST_USAGE when a driver rejected
  * its arguments in the first round. */
 static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
@@ -167,8 +182,10 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 	enum run_status st;
 	cJSON *run = benchdoc_run(c, a, w, pad, r, tel, &st);
 
-	if (pr)
+	if (pr) {
 		bench_probe_finish(a, pr, r, run, &st);
+		note_tracking(e, run);
+	}
 	if (c->mode == BENCH_DRIVERS && e->done == 0 && r->end == RUNNER_EXITED &&
 	    r->exit_code == 2) {
 		*fatal = ST_USAGE;
@@ -221,6 +238,7 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
 		return NULL;
 	}
 	spec.env_set = pr ? pr->set : a->env;
+	spec.track = pr != NULL;
 	telemetry_sample(&tel[0]);
 	if (e->rn->run(e->rn->ctx, &spec, &r, err, errlen) != 0) {
 		*fatal = ST_FAIL;
@@ -568,6 +586,11 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 			status = "interrupted";
 			break;
 		}
+		if (e.done == 1 && !(e.done >= c->warmup && c->rounds && e.measured >= c->rounds) &&
+		    bench_report_hopeless(c, cJSON_GetArrayItem(e.rounds, 0), NULL) > 0) {
+			status = "aborted";
+			break;
+		}
 		if (c->gate && e.done > c->warmup && e.measured >= c->min_rounds) {
 			fix_plan(&e);
 			e.looks++;
@@ -585,7 +608,8 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 			return abort_bench(&e, ST_FAIL, err, errlen);
 	}
 	benchdoc_set_string(e.doc, "status", status);
-	if (c->gate && strcmp(status, "interrupted") != 0 && gate_final(&e, err, errlen) < 0)
+	if (c->gate && strcmp(status, "interrupted") != 0 && strcmp(status, "aborted") != 0 &&
+	    gate_final(&e, err, errlen) < 0)
 		return abort_bench(&e, ST_USAGE, err, errlen);
 	return finish(&e, status, doc, err, errlen);
 }

@@ -85,6 +85,9 @@ struct bench_config {
 	enum bench_mode mode;
 	struct bench_arm *arms;
 	size_t narms;
+	/* The arm compared against by default (config.baseline): the platform's own allocator when
+	 * an arm runs it plainly, else the first arm; NULL: the first arm. Not owned. */
+	const char *baseline;
 	struct bench_workload *wl; /* commands mode: one, named "command" */
 	size_t nwl;
 	const char *scale; /* drivers mode */
@@ -111,13 +114,18 @@ struct bench_config {
 	const char *probe_lib;  /* build/liballocab-probe.so when an arm is probed, else NULL */
 	const char *count_lib;  /* --count-calls: build/liballocab-count.so, else NULL */
 	const char *probe_dir;  /* private directory for the per-run probe record files */
+	/* how probed runs' processes are known: "ptrace", or "probe only (ptrace: EPERM)" when this
+	 * process may not trace (front/run/ptrack.h); NULL when no arm is probed */
+	const char *tracking;
 	struct gate_spec *gate; /* NULL without --gate */
 	char **gate_argv;       /* the --gate options, for the record */
 	int gate_argc;
 };
 
 struct bench_result {
-	const char *status;   /* complete, budget, decided or interrupted (a static string) */
+	/* complete, budget, decided, interrupted, or aborted when the first round showed a proof
+	 * failure no later round can change (bench_report_hopeless); a static string */
+	const char *status;
 	unsigned rounds_done; /* finished rounds, warm-up included */
 	unsigned measured;
 	size_t runs, failed;             /* runs in finished rounds; those not ok */
@@ -129,12 +137,14 @@ struct bench_result {
 };
 
 /* Runs the bench described by c, writing the document to every c->out_paths entry after every
- * round. stop is set asynchronously to interrupt (may be NULL). Returns ST_OK (common/status.h)
- * with *res filled and, if doc is not NULL, the final document in *doc (the caller cJSON_Deletes
- * it). Otherwise returns ST_FAIL on a runtime failure or ST_USAGE on bad input met while running (a
- * driver rejected its arguments in the first round, or the gate cannot judge the document), with a
- * one-line reason in err; the file is then either not written at all (failure before the first
- * round ended) or has status "aborted". */
+ * round. stop is set asynchronously to interrupt (may be NULL). After the first round (warm-up or
+ * not) it stops with status "aborted" when an arm's proof failed there for a reason no later
+ * round can change (bench_report_hopeless). Returns ST_OK (common/status.h) with *res filled and,
+ * if doc is not NULL, the final document in *doc (the caller cJSON_Deletes it). Otherwise returns
+ * ST_FAIL on a runtime failure or ST_USAGE on bad input met while running (a driver rejected its
+ * arguments in the first round, or the gate cannot judge the document), with a one-line reason in
+ * err; the file is then either not written at all (failure before the first round ended) or has
+ * status "aborted". */
 int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
               struct bench_result *res, char *err, size_t errlen);
 
@@ -178,7 +188,49 @@ struct bench_wl_list {
 	size_t n;
 	char **defaults; /* the workloads run when -w is not given: all but those that need input */
 	size_t ndefaults;
+	unsigned backend_flags; /* enum bench_backend_flag of the driver that gave the list */
 };
+
+/* What a backend declares of itself, from "allocator"."flags" of `list --json` (src/driver/
+ * backend.h, enum backend_flags): commands choose arms by these, never by a backend's name. */
+enum bench_backend_flag {
+	BENCH_BACKEND_BASELINE = 1u << 0,    /* "baseline": compared against by default, first */
+	BENCH_BACKEND_CALIBRATION = 1u << 1, /* "calibration": run only when named with -a */
+};
+
+/* The backend flags of a `list --json` text (0 when it declares none). */
+unsigned bench_parse_backend_flags(const char *json);
+
+/* The drivers of a directory and what each backend declares (drivers.c). */
+struct bench_drivers {
+	char dir[4096];
+	char **names;    /* backend names: allocab-NAME; the baseline first, then by name */
+	unsigned *flags; /* per driver: enum bench_backend_flag */
+	size_t n;
+};
+
+/* Backend names of the executable files allocab-NAME in dir into *names (malloc'd, sorted by
+ * name; bench_free_list frees them). Returns the count, or -1 with err. */
+int bench_find_drivers(const char *dir, char ***names, char *err, size_t errlen);
+/* The drivers of the directory bench_driver_dir(given) finds, each asked for its flags (`list
+ * --json`; stop as in runner_spec). Returns ST_OK, or ST_FAIL with err (free d with
+ * bench_drivers_free either way). */
+int bench_drivers_find(const char *given, const volatile sig_atomic_t *stop,
+                       struct bench_drivers *d, char *err, size_t errlen);
+void bench_drivers_free(struct bench_drivers *d);
+/* The index of backend name in d, or -1. */
+long bench_drivers_index(const struct bench_drivers *d, const char *name);
+/* The names of d joined by ", " ("none" when empty) into buf. */
+void bench_drivers_join(const struct bench_drivers *d, char *buf, size_t len);
+
+/* The one workload setup of bench and calibrate: asks driver for its workloads (into *list, which
+ * the caller frees with bench_wl_list_free), and routes the -w selection (workloads, a comma list;
+ * NULL: the defaults) and the --param values to c->wl (bench_route_workloads). Returns ST_OK, or
+ * with err ST_USAGE (an unknown workload, a --param no selected workload takes) or ST_FAIL. */
+int bench_setup_workloads(struct bench_config *c, const char *driver, const char *workloads,
+                          const char *const *params, size_t nparams,
+                          const volatile sig_atomic_t *stop, struct bench_wl_list *list,
+                          char *err, size_t errlen);
 
 /* Fills l->defaults from l->names and l->flags: the workloads not flagged needs_input (the replay
  * workload needs a trace). Returns 0, or -1 out of memory. */
@@ -190,6 +242,8 @@ int bench_wl_defaults(struct bench_wl_list *l);
 int bench_parse_workload_info(const char *json, size_t n, size_t **nphases, unsigned **flags);
 
 /* The flags of the workload called name in l (0 when l does not have it). */
+/* The index of the workload called name in l, or -1. */
+long bench_wl_index(const struct bench_wl_list *l, const char *name);
 unsigned bench_wl_flags(const struct bench_wl_list *l, const char *name);
 
 /* --duet's rule: every workload of c is flagged single_threaded in l (two multi-threaded runs
@@ -336,6 +390,7 @@ struct bench_probe_paths {
 	char probe[PATH_MAX]; /* build/liballocab-probe.so */
 	char count[PATH_MAX]; /* build/liballocab-count.so (--count-calls) */
 	char dir[PATH_MAX];   /* private directory of the per-run record files ("" none) */
+	char tracking[64];    /* bench_config.tracking */
 };
 
 /* --program: c->arms from -a (default: system and every allocator whose Debian library is
@@ -343,25 +398,35 @@ struct bench_probe_paths {
  * settings checked by the backend's driver and put in the arm's env), each running o->program, with
  * its library resolved and its proof set; c->wl the one workload "command"; c->program. Arm names
  * are malloc'd (the caller frees them and c->arms); the proof fields are freed by bench_free_proof.
- * Returns 0, 1 (runtime: the probe library is missing) or 2 (unknown allocator, a library that
- * cannot be loaded, fewer than two arms) with a one-line reason in err. */
+ * Returns ST_OK, ST_FAIL (runtime: the probe library is missing, memory) or ST_USAGE (unknown
+ * allocator, a library that cannot be loaded, a bad --arm, fewer than two arms) with a one-line
+ * reason in err (common/status.h). */
 int bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
                         struct bench_probe_paths *pp, char *err, size_t errlen);
 
 /* --expect NAME=ALLOCATOR: sets the proof of those --cmd arms of c (the executable's own copy of
- * the allocator counts). Returns 0, 1 (out of memory) or 2 (unknown allocator) with err. */
+ * the allocator counts). Returns ST_OK, ST_FAIL (memory) or ST_USAGE (unknown allocator) with
+ * err. */
 int bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o, char *err,
                         size_t errlen);
 
-/* When an arm of c is probed: finds the probe (and, with --count-calls, the counting library)
- * and creates the record directory under $TMPDIR or /tmp; sets c->probe_lib, c->count_lib and
- * c->probe_dir. Returns 0, or 1 with err. */
+/* When an arm of c is probed: finds the probe (and, with --count-calls, the counting library),
+ * creates the record directory under $TMPDIR or /tmp and finds out whether processes can be
+ * tracked (front/run/ptrack.h); sets c->probe_lib, c->count_lib, c->probe_dir and
+ * c->tracking. Returns ST_OK, or ST_FAIL with err (a runtime failure: no bad input here). */
 int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
                       struct bench_probe_paths *pp, char *err, size_t errlen);
 
 /* Frees the arms' proof fields (preload, version, expect_*) and removes the record directory
  * with whatever an interrupted bench left in it. */
 void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp);
+
+/* The arms of c whose every run in round (a round object of the document) is unverified for a
+ * reason no later run can change (the run's probe.deterministic: preload failed, static
+ * executable, setuid program, program links its own allocator, other allocator serves malloc;
+ * docs/programs.md, "Failing loudly"). Writes "allocab: bench: ARM: no verified successful run:
+ * unverified: REASON" for each to f (unless NULL) and returns how many. */
+size_t bench_report_hopeless(const struct bench_config *c, const cJSON *round, FILE *f);
 
 /* Writes "allocab: bench: ARM: no verified successful run: WHY" to f for every arm of c without
  * an ok run in a measured round of doc (WHY: the first failed run's reason, else its status,
