@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|test-fleet|bench|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|man|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|test-fleet|bench|bench-stats|bench-compare|seq-sim|validate|fuzz|deps|install|uninstall|man|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -60,9 +60,9 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 # tests only build it.
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
-	$(BUILD)/tests/mkfleet
+	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/jsleep
 
-.PHONY: all deps test unit bench validate install uninstall clean format fuzz man
+.PHONY: all deps test unit bench validate install uninstall clean format fuzz man seq-sim
 .SUFFIXES:
 
 all: deps
@@ -127,6 +127,10 @@ $(BUILD)/tests/alloc_threads: $(BUILD)/tests/alloc_threads.o
 $(BUILD)/tests/mkfleet: $(BUILD)/tests/mkfleet.o $(BUILD)/src/common/prng.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
+# The synthetic command of make validate's sequential part: a sleep with log-normal jitter.
+$(BUILD)/tests/jsleep: $(BUILD)/tests/jsleep.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
 # Synthetic traces for the replay limit tests (tests/e2e_limits.sh).
 $(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o
 	$(CC) $(LDFLAGS) -o $@ $^
@@ -149,6 +153,14 @@ $(BUILD)/tests/bench_stats: $(BUILD)/tests/bench_stats.o $(call obj,$(COMMON_SRC
 bench-stats: $(BUILD)/tests/bench_stats
 	$(BUILD)/tests/bench_stats $(BENCH_STATS_N)
 
+# make seq-sim: the candidate rules for a gate judged after every round, simulated on synthetic
+# log ratios (tests/seqsim.c; docs/methodology.md, "Sequential decisions"): SEQSIM_TRIALS per
+# cell, budgets SEQSIM_BUDGETS rounds. Not part of make test.
+SEQSIM_TRIALS ?= 40000
+SEQSIM_BUDGETS ?= 20 40 80
+seq-sim: $(BUILD)/tests/seqsim
+	$(BUILD)/tests/seqsim $(SEQSIM_TRIALS) 1 $(SEQSIM_BUDGETS)
+
 # make bench-compare: allocab compare timed end to end on a generated results file of
 # BENCH_COMPARE_ROUNDS rounds with BENCH_COMPARE_REPS reps per run (scripts/bench_compare.sh;
 # about 130 MB of TMPDIR at 10^5 rounds of one rep). Not part of make test.
@@ -158,7 +170,8 @@ BENCH_COMPARE_REPS ?= 1
 bench-compare: $(BUILD)/allocab
 	scripts/bench_compare.sh $(BUILD) $(BENCH_COMPARE_ROUNDS) 3 $(BENCH_COMPARE_REPS)
 
-# make validate: the harness measured against itself on this machine (~20 min), results/validation.md.
+# make validate: the harness measured against itself on this machine (~20 min, and ~17 more for the
+# sequential gate; VALIDATE_ONLY=seq|classic runs one part), results/validation.md.
 validate: deps
 	@$(MAKE) --no-print-directory build-all $(TOOLS)
 	@BUILD=$(BUILD) scripts/validate.sh

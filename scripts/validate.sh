@@ -2,12 +2,16 @@
 # validate.sh - `make validate`: measures on this machine whether allocab keeps its promises, and
 # writes results/validation.md: (a) A/A false positives of allocab's method next to a naive one,
 # (b) injected slowdowns of known size (system_slow): estimate, interval, coverage, detection rate,
-# (c) duet against sequential interleaving at equal wall-clock budget, (d) the pooled interval of
-# a fleet of machines on synthetic fleets (scripts/validate_fleet.sh). Not part of `make test`.
-# VALIDATE_ONLY=machine runs (a) to (c) alone, VALIDATE_ONLY=fleet (d) alone.
-# Knobs (environment): VALIDATE_SCALE (small), VALIDATE_WORKLOAD (checkpoint_write),
-# VALIDATE_TRIALS (20), VALIDATE_ROUNDS (10, the bench default), VALIDATE_ROUNDS_LONG (30),
-# VALIDATE_DUET_TRIALS (10), VALIDATE_DUET_BUDGET (15 s), VALIDATE_OUT (results/validation.md).
+# (c) duet against sequential interleaving at equal wall-clock budget, (d) the sequential gate of
+# bench --gate on a synthetic command: A/A wrong decisions and power against today's procedure
+# (scripts/validate_seq.sh), (e) the pooled interval of a fleet of machines on synthetic fleets
+# (scripts/validate_fleet.sh). Not part of `make test`.
+# Knobs (environment): VALIDATE_ONLY (all; machine: (a) to (c); seq: (d) alone; fleet: (e)
+# alone), VALIDATE_SCALE (small), VALIDATE_WORKLOAD (checkpoint_write), VALIDATE_TRIALS (20),
+# VALIDATE_ROUNDS (10, the bench default), VALIDATE_ROUNDS_LONG (30), VALIDATE_DUET_TRIALS (10),
+# VALIDATE_DUET_BUDGET (15 s), VALIDATE_OUT (results/validation.md); (d): VALIDATE_SEQ_TRIALS
+# (200), VALIDATE_SEQ_ROUNDS (40), VALIDATE_SEQ_MAX (80), VALIDATE_SEQ_MS (4), VALIDATE_SEQ_SD
+# (0.1), VALIDATE_SEQ_EFFECT (5).
 set -u
 BUILD=${BUILD:-build}
 SCALE=${VALIDATE_SCALE:-small}
@@ -18,23 +22,35 @@ ROUNDS_LONG=${VALIDATE_ROUNDS_LONG:-30}
 DUET_TRIALS=${VALIDATE_DUET_TRIALS:-10}
 DUET_BUDGET=${VALIDATE_DUET_BUDGET:-15}
 OUT=${VALIDATE_OUT:-results/validation.md}
-ONLY=${VALIDATE_ONLY:-}
+ONLY=${VALIDATE_ONLY:-all}
 EFFECTS="2 5 10"
 
-case "$ONLY" in "" | machine | fleet) ;; *)
-	echo "validate: VALIDATE_ONLY must be machine or fleet (or empty: both)" >&2
+case "$ONLY" in all | machine | seq | fleet) ;; *)
+	echo "validate: VALIDATE_ONLY must be all, machine, seq or fleet" >&2
 	exit 2 ;;
 esac
-if [ "$ONLY" = fleet ]; then
-	mkdir -p "$(dirname "$OUT")"
+mkdir -p "$(dirname "$OUT")"
+# One part alone: its section under the file's heading.
+only_part() {
 	{
 		echo "# allocab validation on this machine"
 		echo
-		echo "Written by \`VALIDATE_ONLY=fleet make validate\` (scripts/validate_fleet.sh) on $(date -u +%Y-%m-%dT%H:%M:%SZ)."
+		echo "Written by \`VALIDATE_ONLY=$ONLY make validate\` on $(date -u +%Y-%m-%dT%H:%M:%SZ)."
 		echo
-		BUILD=$BUILD scripts/validate_fleet.sh || exit 1
+		"$@" || exit 1
 	} >"$OUT.tmp.$$" && mv "$OUT.tmp.$$" "$OUT" || { rm -f "$OUT.tmp.$$"; exit 1; }
 	echo "validate: written $OUT" >&2
+	exit 0
+}
+seq_part() {
+	local rc=0
+	BUILD=$BUILD scripts/validate_seq.sh "$OUT.seq.$$" && cat "$OUT.seq.$$" || rc=1
+	rm -f "$OUT.seq.$$"
+	return $rc
+}
+[ "$ONLY" = seq ] && only_part seq_part
+if [ "$ONLY" = fleet ]; then
+	only_part env BUILD="$BUILD" scripts/validate_fleet.sh
 	exit 0
 fi
 
@@ -164,8 +180,9 @@ elapsed=$(($(date +%s) - t_start))
 	echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, kernel $(uname -r);"
 	echo "load average (1, 5, 15 min) $load_start at the start, $load_end at the end."
 	echo "Workload \`$WL\` at scale \`$SCALE\`: $calls_rep allocator calls per run, median $(awk -v t="$t_base" 'BEGIN { printf "%.1f", t / 1e6 }') ms under glibc (pilot of 7 runs)."
-	echo "Decisions use alpha = 0.05: allocab's verdict is \`allocab compare\`'s (Holm-adjusted Wilcoxon p < 0.05 and the"
-	echo "signed-rank interval excludes 1); the naive verdict is Welch's t test on the raw times (p < 0.05)."
+	echo "Decisions use alpha = 0.05: allocab's verdict is \`allocab compare\`'s (its printed signed-rank interval, simultaneous"
+	echo "over the regimes compared: 97.5% each for steady and cold, excludes 1; an interval within ±2% is \"equivalent\", no"
+	echo "false positive); the naive verdict is Welch's t test on the raw times (p < 0.05)."
 	echo
 	echo "## (a) A/A: the same allocator against itself, $TRIALS comparisons of $ROUNDS rounds"
 	echo
@@ -173,7 +190,7 @@ elapsed=$(($(date +%s) - t_start))
 	echo "- naive, same runs: the same two arms' times, unpaired: ratio of means, Welch t test."
 	echo "- naive, sequential: $ROUNDS runs of the driver, then $ROUNDS more (no shuffling, no padding), ratio of means, Welch t test."
 	echo
-	fa=$(awk -F'\t' '$5 != "no detectable difference"' "$W/a.tsv" | wc -l)
+	fa=$(awk -F'\t' '$5 == "faster" || $5 == "slower"' "$W/a.tsv" | wc -l)
 	fi=$(awk -F'\t' '$6 ~ /verdict=different/' "$W/a.tsv" | wc -l)
 	fs=$(awk -F'\t' '$7 ~ /verdict=different/' "$W/a.tsv" | wc -l)
 	na=$(wc -l <"$W/a.tsv")
@@ -185,7 +202,7 @@ elapsed=$(($(date +%s) - t_start))
 	echo
 	echo "<details><summary>per trial</summary>"
 	echo
-	echo "| trial | allocab estimate [95% interval] | verdict | naive same runs: ratio, p | naive sequential: ratio, p |"
+	echo "| trial | allocab estimate [printed interval] | verdict | naive same runs: ratio, p | naive sequential: ratio, p |"
 	echo "|---|---|---|---|---|"
 	while IFS=$'\t' read -r t est lo hi v ni ns; do
 		echo "| $t | $(pct "$est") [$(pct "$lo"), $(pct "$hi")] | $v | $(echo "$ni" | sed -E 's/.*ratio=([0-9.]+).* p=([0-9.e-]+).*/\1, \2/') | $(echo "$ns" | sed -E 's/.*ratio=([0-9.]+).* p=([0-9.e-]+).*/\1, \2/') |"
@@ -197,7 +214,7 @@ elapsed=$(($(date +%s) - t_start))
 	echo
 	echo "\`ALLOCAB_INJECT_NS\` per call chosen for the nominal effect from the pilot; the true effect of each trial is"
 	echo "measured: the spin time the slow runs' counters report (scaled to one rep) plus the probe's cost per call"
-	echo "outside the spin, over the trial's glibc median. Covered: the 95% interval contains the true effect."
+	echo "outside the spin, over the trial's glibc median. Covered: the printed interval contains the true effect."
 	echo "Detected: \`allocab compare\` says slower."
 	echo
 	echo "| nominal | ALLOCAB_INJECT_NS | rounds | true effect (median) | estimate (median) | interval width (median) | coverage | detection |"
@@ -215,7 +232,7 @@ elapsed=$(($(date +%s) - t_start))
 	echo
 	echo "<details><summary>per trial</summary>"
 	echo
-	echo "| nominal | rounds | trial | true | estimate [95% interval] | verdict |"
+	echo "| nominal | rounds | trial | true | estimate [printed interval] | verdict |"
 	echo "|---|---|---|---|---|---|"
 	while IFS=$'\t' read -r e r t tl est lo hi v; do
 		echo "| $e% | $r | $t | $(pct "$tl") | $(pct "$est") [$(pct "$lo"), $(pct "$hi")] | $v |"
@@ -248,7 +265,7 @@ elapsed=$(($(date +%s) - t_start))
 	echo
 	echo "<details><summary>per trial</summary>"
 	echo
-	echo "| mode | trial | test | true | rounds | estimate [95% interval] | verdict |"
+	echo "| mode | trial | test | true | rounds | estimate [printed interval] | verdict |"
 	echo "|---|---|---|---|---|---|---|"
 	while IFS=$'\t' read -r m t k tl n est lo hi v; do
 		echo "| $m | $t | $k | $(pct "$tl") | $n | $(pct "$est") [$(pct "$lo"), $(pct "$hi")] | $v |"
@@ -258,5 +275,9 @@ elapsed=$(($(date +%s) - t_start))
 	echo
 	[ "$ONLY" = machine ] || BUILD=$BUILD scripts/validate_fleet.sh
 } >"$W/validation.md"
+if [ "$ONLY" = all ]; then
+	log "(d) sequential gating"
+	BUILD=$BUILD scripts/validate_seq.sh "$W/seq.md" && { echo; cat "$W/seq.md"; } >>"$W/validation.md"
+fi
 cp "$W/validation.md" "$OUT.tmp.$$" && mv "$OUT.tmp.$$" "$OUT"
 log "written $OUT"

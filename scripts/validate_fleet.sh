@@ -76,7 +76,7 @@ col() { awk -v c="$2" '{ s += $c } END { print s + 0 }' "$W/$1.tsv"; }
 cnt() { wc -l <"$W/$1.tsv"; }
 med() { awk -v c="$2" '{ print $c }' "$W/$1.tsv" | median; }
 
-echo "## (d) A fleet of machines: the pooled interval on synthetic fleets, $TRIALS fleets per scenario"
+echo "## (e) A fleet of machines: the pooled interval on synthetic fleets, $TRIALS fleets per scenario"
 echo
 echo "Each fleet is $K machines written by \`tests/mkfleet\` (seed $SEED; $elapsed s for the three scenarios)"
 echo "with known effects: machine i's true log ratio ln(t_cand/t_base) is theta_i = $MU + $TAU z_i,"

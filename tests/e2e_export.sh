@@ -131,7 +131,7 @@ expect_status "claims: json exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/
 expect_status "claims: markdown exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format markdown
 grep -q '^## Claims' "$TMP/out" && grep -q '| outside | geomean (steady) | mimalloc |' "$TMP/out" && ok "claims: markdown section" || notok "claims: markdown section" "missing"
 expect_status "claims: csv exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format csv
-[ "$(head -1 "$TMP/out")" = "claim,source,allocator,workload,phase,regime,claimed_lo,claimed_hi,speedup,measured_lo,measured_hi,level,verdict" ] &&
+[ "$(head -1 "$TMP/out")" = "claim,source,allocator,workload,phase,regime,claimed_lo,claimed_hi,speedup,measured_lo,measured_hi,level,verdict,reason" ] &&
 	[ "$(wc -l <"$TMP/out")" -eq 7 ] && ok "claims: csv header and rows" || notok "claims: csv header and rows" "$(head -2 "$TMP/out")"
 expect_status "claims: html exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format html -o "$TMP/c.html"
 grep -q '<h2>Claims</h2>' "$TMP/c.html" && ok "claims: html section" || notok "claims: html section" "missing"

@@ -15,7 +15,7 @@ LINE1="^System Allocator Duration: [0-9]+\.[0-9]{3}s \(median of [0-9]+ runs; in
 LINE2="^Mimalloc Duration: [0-9]+\.[0-9]{3}s \(median of [0-9]+ runs; time ratio to glibc $NUM, $CI \[$NUM, $NUM\]\)$"
 LINE3="^Performance Improvement: $NUM% \($CI \[$NUM%, $NUM%\]\)$"
 LINE4="^Speedup Ratio: ${NUM}x \($CI \[${NUM}x, ${NUM}x\]\)$"
-VERDICT='^Verdict: (mimalloc is faster|mimalloc is slower|no detectable difference|too few rounds for a verdict: need [0-9]+) \(p (=|<) [0-9.e-]+, [0-9]+ paired rounds\)$'
+VERDICT='^Verdict: ((mimalloc is faster|mimalloc is slower)(, within ±[0-9.]+%)?|mimalloc and glibc are equivalent within ±[0-9.]+%|no detectable difference|too few rounds for a verdict: need [0-9]+) \(p (=|<) [0-9.e-]+, [0-9]+ paired rounds\)$'
 
 STEADY='^Regime: steady state \(median of each process.s steady repetitions: training loops, services\)$'
 COLD='^Regime: cold start \(first repetition of each process: CLI tools, serverless\)$'

@@ -249,9 +249,25 @@ static void test_gate(void)
 	CHECK(run_captured(&s, &r, &doc, out, sizeof out, err, sizeof err) == ST_OK,
 	      "gate: runs (%s)", err);
 	CHECK(strstr(out, "gate: PASS") != NULL, "gate: the verdict is printed on stdout");
-	CHECK(strcmp(r.status, "decided") == 0 && r.gate == GATE_PASS && r.measured == 6,
-	      "gate: a clear speedup stops the bench at the first check, --min-rounds (%s, %u)",
-	      r.status, r.measured);
+	struct stats_seq_plan plan = {.planned = 50, .first_look = 6};
+	size_t first = stats_seq_first_decision(&plan, 0.05);
+	CHECK(strcmp(r.status, "decided") == 0 && r.gate == GATE_PASS && r.measured == first,
+	      "gate: a clear speedup stops the bench at the first look its plan of 50 rounds can "
+	      "decide at (%s, %u, want %zu)",
+	      r.status, r.measured, first);
+	cJSON *seq = doc ? cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "config"), "sequential")
+	                 : NULL;
+	cJSON *dec = doc ? cJSON_GetObjectItem(doc, "gate_decision") : NULL;
+	CHECK(seq && cJSON_GetObjectItem(seq, "planned_rounds")->valuedouble == 50 &&
+	          cJSON_GetObjectItem(seq, "first_look")->valuedouble == 6,
+	      "gate: the document records the plan: 50 rounds, first look after 6");
+	CHECK(dec && cJSON_GetObjectItem(dec, "looks")->valuedouble == (double)(first - 5) &&
+	          cJSON_GetObjectItem(dec, "rounds")->valuedouble == (double)first &&
+	          cJSON_GetArraySize(cJSON_GetObjectItem(dec, "lines")) == 2 &&
+	          strstr(cJSON_GetArrayItem(cJSON_GetObjectItem(dec, "lines"), 1)->valuestring,
+	                 "sequential: after round"),
+	      "gate: the document records the decision: rounds, looks and the gate's lines");
+	CHECK(r.planned == 50 && r.looks == first - 5, "gate: the result counts plan and looks");
 	CHECK(doc && cJSON_IsString(cJSON_GetObjectItem(doc, "gate_outcome")) &&
 	          strcmp(cJSON_GetObjectItem(doc, "gate_outcome")->valuestring, "PASS") == 0,
 	      "gate: the document records the outcome");
@@ -265,6 +281,24 @@ static void test_gate(void)
 	        strcmp(r.status, "complete") == 0 && r.gate == GATE_INCONCLUSIVE && r.measured == 8,
 	    "gate: equal arms straddle a 0%% margin; --rounds ends the bench INCONCLUSIVE (%s, %u)",
 	    r.status, r.measured);
+
+	/* --budget alone: the plan is fixed at the first look from the mean round time (2 s of fake
+	 * time and a little more, 14 s spent of 30: 7 more rounds) and the bench stops when it is
+	 * spent. */
+	s.f = (struct fake){.base_ns = {1000000000, 1000000000}, .wobble = 1, .stop = &s.stop};
+	s.c.rounds = 0;
+	s.c.budget_s = 30;
+	CHECK(run_captured(&s, &r, &doc, out, sizeof out, err, sizeof err) == ST_OK &&
+	          r.planned == 13 && r.measured == 13 && strcmp(r.status, "budget") == 0 &&
+	          r.gate == GATE_INCONCLUSIVE,
+	      "gate with --budget: a plan of the rounds the budget holds at the first look, "
+	      "run to its end (%zu planned, %u run, %s)",
+	      r.planned, r.measured, r.status);
+	seq = doc ? cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "config"), "sequential") : NULL;
+	CHECK(seq && cJSON_GetObjectItem(seq, "planned_rounds")->valuedouble == 13,
+	      "gate with --budget: the plan is recorded");
+	cJSON_Delete(doc);
+	s.c.budget_s = 0;
 
 	static char *unknown[] = {"--gate", "--candidate", "z", "--min-speedup", "5"};
 	s.c.gate = gateopt_parse(5, unknown, &g, NULL, err, sizeof err) == 0 ? &g : NULL;

@@ -64,6 +64,12 @@ double calib_log(double pct);       /* ln(1 + pct/100) */
 double calib_mde_pct(double sd, size_t n, double alpha, double power);
 /* Rounds for an effect of pct percent (stats_rounds_needed on calib_log(pct)); 0 if invalid. */
 size_t calib_rounds_for(double sd, double pct, double alpha, double power);
+/* The same for the sequential gate of bench --gate: the plan of rounds that decides an effect of
+ * pct percent with that power (stats_seq_rounds_needed); 0 if invalid. */
+size_t calib_seq_rounds_for(double sd, double pct, double alpha, double power);
+/* The smallest equivalence margin in percent that n rounds establish with that power when the
+ * true difference is 0 (stats_equiv_margin); INFINITY when n rounds cannot reach alpha. */
+double calib_equiv_pct(double sd, size_t n, double alpha, double power);
 
 /* One calibrated comparison of a calibration file, for `compare`. */
 struct calib_entry {
@@ -100,10 +106,10 @@ struct cmp_report;
 /* compare's noise floor: loads the calibration at path (NULL: CALIB_DEFAULT_PATH, skipped when
  * absent, invalid, or from another machine than r's results) into *out (caller frees) and sets
  * floor_pct of every paired row of r whose workload and phase it calibrated: the MDE at the row's
- * rounds, alpha 1 - r->conf. When it set any, r->calibration points to (*out)->desc. Returns 0,
- * with a warning in warn when the default file is invalid or a given one does not apply (other
- * machine, nothing calibrated; else warn is ""), or -1 with err set when a given path cannot be
- * read. */
+ * rounds, alpha 1 - r->family_conf (the level of its intervals). When it set any,
+ * r->calibration points to (*out)->desc. Returns 0, with a warning in warn when the default
+ * file is invalid or a given one does not apply (other machine, nothing calibrated; else warn
+ * is ""), or -1 with err set when a given path cannot be read. */
 int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out, char *warn,
                 size_t wlen, char *err, size_t errlen);
 

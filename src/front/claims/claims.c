@@ -21,6 +21,16 @@ const char *claims_verdict_name(enum claims_verdict v)
 	return verdict_names[v];
 }
 
+const char *claims_verdict_text(const struct claims_check *k, char *buf, size_t len)
+{
+	if (k->verdict == CLAIM_REFUTED && k->equivalent)
+		snprintf(buf, len, "%s: equivalent within ±%g%%", verdict_names[k->verdict],
+		         k->equiv_pct);
+	else
+		snprintf(buf, len, "%s", verdict_names[k->verdict]);
+	return buf;
+}
+
 void claims_free(struct claims_file *f)
 {
 	if (!f)
@@ -283,10 +293,13 @@ static void judge(struct claims_check *k)
 {
 	const struct cmp_row *row = k->row;
 
-	k->s_lo = k->s_hi = k->s_est = k->level = NAN;
+	k->s_lo = k->s_hi = k->s_est = k->level = k->equiv_pct = NAN;
+	k->equivalent = 0;
 	k->verdict = CLAIM_NOT_MEASURED;
-	if (!row || !row->usable)
+	if (!row || !row->usable || row->verdict == CMP_TOO_FEW)
 		return;
+	k->equivalent = row->equivalent;
+	k->equiv_pct = row->equiv_pct;
 	k->s_est = cmp_speedup(row->d.est);
 	k->s_lo = cmp_speedup(row->d.hi);
 	k->s_hi = cmp_speedup(row->d.lo);

@@ -288,7 +288,9 @@ static int apply_rounds_rule(struct bench_opts *o, struct setup *s)
 		int all = k >= 0 && s->list.flags && (s->list.flags[k] & BENCH_WL_SHOW_PHASES);
 		ph[i] = all ? s->list.nphases[k] : 1;
 	}
-	bench_rounds_rule(o, bench_comparisons(&s->c, ph), warn, sizeof warn);
+	bench_rounds_rule(o, bench_comparisons(&s->c, ph),
+	                  s->c.gate ? bench_gate_need(s->c.gate, s->c.nwl, s->c.narms) : 0, warn,
+	                  sizeof warn);
 	free(ph);
 	s->c.rounds = o->rounds;
 	s->c.min_rounds = o->min_rounds;
@@ -378,6 +380,7 @@ int bench_main(int argc, char **argv)
 	    .budget_s = o.budget_s,
 	    .warmup = o.warmup,
 	    .min_rounds = o.min_rounds,
+	    .equivalence = o.equivalence,
 	    .timeout_s = o.timeout_s,
 	    .grace_s = BENCH_KILL_GRACE_S,
 	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed
@@ -392,10 +395,11 @@ int bench_main(int argc, char **argv)
 	    .task = &s.task,
 	};
 	rc = ST_OK;
-	if (o.gate_argv && gateopt_parse(o.gate_argc, o.gate_argv, &s.gate, NULL, err, sizeof err) != 0)
+	if (o.gate_argv && bench_parse_gate(&o, &s.gate, err, sizeof err) != 0)
 		rc = ST_USAGE;
 	else if (o.gate_argv)
 		s.c.gate = &s.gate;
+	s.c.equivalence = o.equivalence;
 	o.prog.arm_specs = o.arm_specs;
 	o.prog.narm_specs = o.narm_specs;
 	if (rc == 0)

@@ -7,9 +7,11 @@
 #include "common/opt.h"
 #include "common/optdoc.h"
 #include "front/cmd/commands.h"
+#include "front/cmd/gateopt.h"
 #include "front/stats/stats.h"
 #include "front/run/run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,8 @@
 #define DEFAULT_MIN_ROUNDS 3
 #define SPARE_ROUNDS       3    /* beyond the rule's minimum: a few disagreeing rounds may occur */
 #define RULE_ALPHA         0.05 /* compare's default level */
-/* With n < 6 no signed-rank interval reaches 95%: a sequential gate must not look earlier. */
+/* The sequential gate's first look: the guard of docs/methodology.md, "Sequential decisions" (with
+ * n < 6 no signed-rank interval reaches even 95%; its plan's own levels come later still). */
 #define GATE_MIN_ROUNDS   6
 #define DEFAULT_TIMEOUT_S 120.0
 #define DEFAULT_PAD_MAX   4096
@@ -74,6 +77,7 @@ enum opt_id {
 	O_TIMEOUT,
 	O_SHUF,
 	O_PAD,
+	O_EQUIVALENCE,
 	O_GATE,
 	O_H_OUTPUT,
 	O_OUT,
@@ -130,14 +134,15 @@ static const struct opt opts[O_COUNT] = {
     [O_ROUNDS] = {"--rounds", 0, OPT_VALUE, "N",
                   .help = "measured rounds (default: max(10, n + 3) where n is the fewest rounds "
                           "with which compare's m comparisons can reach a verdict: the smallest "
-                          "n with 2/2^n <= 0.05/m; with --budget: no limit)"},
+                          "n with 2/2^n <= 0.05/m; with --gate, at least the smallest plan its "
+                          "last look can decide in, + 3; with --budget: no limit)"},
     [O_BUDGET] = {"--budget", 0, OPT_VALUE, "SECONDS",
                   .help = "stop before the next round would end past SECONDS (warm-up "
                           "included); at least --min-rounds measured rounds are run"},
     [O_WARMUP] = {"--warmup", 0, OPT_VALUE, "N",
                   .help = "warm-up rounds, 0..1000, recorded but not compared (default: 1)"},
     [O_MINR] = {"--min-rounds", 0, OPT_VALUE, "N",
-                .help = "measured rounds run whatever the budget, and the first --gate check "
+                .help = "measured rounds run whatever the budget, and the first --gate look "
                         "(default: 3; with --budget alone, n as above; with --gate 6; never "
                         "more than --rounds)"},
     [O_TIMEOUT] = {"--timeout", 0, OPT_VALUE, "SECONDS",
@@ -147,9 +152,16 @@ static const struct opt opts[O_COUNT] = {
     [O_PAD] = {"--pad-max", 0, OPT_VALUE, "BYTES",
                .help = "environment padding " BENCH_PAD_VAR " of a length uniform in 0..BYTES per "
                        "run (default: 4096, at most 65536; 0: empty)"},
+    [O_EQUIVALENCE] = {"--equivalence", 0, OPT_VALUE, "M%",
+                       .help = "the equivalence margin, 0 < M < 100, recorded in the results: "
+                               "compare, the claims check and gate use it for this file unless "
+                               "given theirs (default: none recorded, compare then uses 2%)"},
     [O_GATE] = {"--gate", 0, OPT_REST, "GATE-OPTIONS...",
                 .help = "must come last: the rest are `allocab gate` options; after every "
-                        "measured round from --min-rounds on, stop as soon as the gate decides"},
+                        "measured round from --min-rounds on, stop as soon as the gate decides, "
+                        "with intervals valid under that looking: a plan of --rounds (else the "
+                        "rounds the budget holds at the first look), recorded in the results "
+                        "(docs/methodology.md, \"Sequential decisions\")"},
     [O_H_OUTPUT] = {NULL, 0, 0, NULL, .help = "Output"},
     [O_OUT] = {"--output", 'o', OPT_VALUE | OPT_FILE, "FILE", .help = "write the results to FILE"},
     [O_RDIR] = {"--results-dir", 0, OPT_VALUE | OPT_DIR, "DIR",
@@ -403,6 +415,13 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	case O_QUIET:
 		o->quiet = 1;
 		return 0;
+	case O_EQUIVALENCE:
+		if (gateopt_pct(v, &d) != 0 || !(d > 0))
+			return errmsg_fail(err, errlen,
+			                   "--equivalence '%s': want a percentage 0 < M < 100, e.g. 2%%",
+			                   v);
+		o->equivalence = d;
+		return 0;
 	case O_DUET:
 		o->duet = 1;
 		return 0;
@@ -490,6 +509,7 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	o->warmup = DEFAULT_WARMUP;
 	o->timeout_s = DEFAULT_TIMEOUT_S;
 	o->pad_max = DEFAULT_PAD_MAX;
+	o->equivalence = NAN;
 	o->params = calloc((size_t)argc + 1, sizeof *o->params);
 	o->cmd_names = calloc((size_t)argc + 1, sizeof *o->cmd_names);
 	o->arm_specs = calloc((size_t)argc + 1, sizeof *o->arm_specs);
@@ -533,7 +553,8 @@ fail:
 	return -1;
 }
 
-unsigned bench_rounds_rule(struct bench_opts *o, size_t m, char *warn, size_t len)
+unsigned bench_rounds_rule(struct bench_opts *o, size_t m, unsigned gate_need, char *warn,
+                           size_t len)
 {
 	unsigned need = (unsigned)stats_signrank_min_n(RULE_ALPHA, m ? m : 1);
 
@@ -541,18 +562,52 @@ unsigned bench_rounds_rule(struct bench_opts *o, size_t m, char *warn, size_t le
 	if (!o->rounds_set && o->budget_s <= 0) {
 		unsigned r = need + SPARE_ROUNDS;
 		r = r > DEFAULT_ROUNDS ? r : DEFAULT_ROUNDS;
+		r = gate_need + SPARE_ROUNDS > r ? gate_need + SPARE_ROUNDS : r;
 		o->rounds = o->min_rounds > r ? o->min_rounds : r;
+	} else if (o->rounds_set && o->gate_argv && o->rounds < gate_need) {
+		snprintf(warn, len,
+		         "--rounds %u cannot give the sequential gate a decision: its last look needs a "
+		         "plan of %u rounds (docs/methodology.md, \"Sequential decisions\"); the gate "
+		         "will say INCONCLUSIVE",
+		         o->rounds, gate_need);
 	} else if (!o->rounds_set && !o->min_rounds_set && !o->gate_argv) {
 		o->min_rounds = need > o->min_rounds ? need : o->min_rounds;
 	} else if (o->rounds_set && o->rounds < need && !o->gate_argv) {
 		snprintf(
 		    warn, len,
-		    "--rounds %u cannot give a verdict: %zu comparison%s at alpha %.2g need %u "
-		    "paired rounds (the smallest n with 2/2^n <= alpha/%zu); compare will say "
-		    "\"too few rounds for a verdict\" (use --rounds %u or more, or omit it)",
+		    "--rounds %u cannot give a verdict: the simultaneous intervals of %zu "
+		    "comparison%s at alpha %.2g need %u paired rounds (the smallest n with 2/2^n "
+		    "<= alpha/%zu); compare will say \"too few rounds for a verdict\" (use "
+		    "--rounds %u or more, or omit it)",
 		    o->rounds, m, m == 1 ? "" : "s", RULE_ALPHA, need, m, need);
 	}
 	return need;
+}
+
+int bench_parse_gate(struct bench_opts *o, struct gate_spec *g, char *err, size_t errlen)
+{
+	if (gateopt_parse(o->gate_argc, o->gate_argv, g, NULL, err, errlen) != 0)
+		return -1;
+	if (!isnan(g->equivalence) && !isnan(o->equivalence) && g->equivalence != o->equivalence)
+		return errmsg_fail(err, errlen,
+		                   "--equivalence %g%% and the gate's --equivalence %g%% differ",
+		                   o->equivalence, g->equivalence);
+	if (!isnan(g->equivalence))
+		o->equivalence = g->equivalence;
+	else if (g->slowdown)
+		g->equivalence = o->equivalence;
+	return 0;
+}
+
+unsigned bench_gate_need(const struct gate_spec *g, size_t nwl, size_t narms)
+{
+	size_t k = 1;
+
+	if (!g->on_geomean && !g->workload)
+		k = nwl;
+	if (g->against && !g->candidate)
+		k *= narms;
+	return (unsigned)stats_seq_min_planned((1 - g->conf) / (double)(k ? k : 1));
 }
 
 void bench_opts_free(struct bench_opts *o)

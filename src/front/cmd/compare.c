@@ -29,6 +29,7 @@ struct compare_args {
 	size_t nfiles;
 	const char *format, *out, *calibration, *claims;
 	double margin; /* bound on t_candidate/t_baseline to draw, or NAN */
+	double equivalence; /* --equivalence, or NAN when not given */
 	int no_telemetry;
 };
 
@@ -49,6 +50,7 @@ enum {
 	C_MIN_SPEEDUP,
 	C_MAX_SLOWDOWN,
 	C_NO_TELEMETRY,
+	C_EQUIVALENCE,
 	C_COUNT
 };
 
@@ -76,8 +78,8 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
                .help = "write the report to FILE (atomically) instead of standard output"},
     [C_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT, "LEVEL",
-                .help = "confidence level of the intervals, in [0.5, 1) (default: 0.95); the "
-                        "verdict's level is 1 - LEVEL"},
+                .help = "family level of the intervals, in [0.5, 1) (default: 0.95): with m "
+                        "comparisons each is at 1 - (1 - LEVEL)/m, so that all hold at once"},
     [C_BOOTSTRAP] = {"--bootstrap", 0, OPT_VALUE | OPT_REPEAT, "N",
                      .help = "percentile bootstrap interval (10000 to 100000 resamples, seeded "
                              "by --seed; N x rounds at most 10^7) instead of the signed-rank "
@@ -99,6 +101,10 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT, NULL,
                         .help = "leave the runs' telemetry out (the warning with its counts per "
                                 "arm; in json its list), e.g. for a CI step summary"},
+    [C_EQUIVALENCE] = {"--equivalence", 0, OPT_VALUE | OPT_REPEAT, "M%",
+                       .help = "the equivalence margin: a comparison whose interval lies inside "
+                               "[1/(1+M/100), 1+M/100] is equivalent within ±M% (default: the "
+                               "file's bench --equivalence, else 2%; 0 turns the verdict off)"},
 };
 
 const struct opt_doc compare_doc = {
@@ -113,10 +119,13 @@ const struct opt_doc compare_doc = {
     .nopts = C_COUNT,
     .notes = "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's "
              "time; improvement % = (1 - t_candidate/t_baseline) x 100.\n"
-             "Verdict: faster or slower when the Holm-adjusted p < 1 - conf and the interval "
-             "excludes 1; otherwise no detectable difference; fewer than 2 usable rounds: "
-             "insufficient data; too few rounds for any verdict under Holm: too few rounds for "
-             "a verdict: need N.\n"
+             "Intervals: simultaneous over the m comparisons of the report, each at "
+             "1 - (1 - conf)/m (Bonferroni); the level is named in the header.\n"
+             "Verdict, read off the printed interval: faster or slower when it lies wholly "
+             "above or below 1x; equivalent within ±M% when it lies inside the margin (both "
+             "are said when both hold); otherwise no detectable difference; fewer than 2 "
+             "usable rounds: insufficient data; too few rounds for the interval to reach its "
+             "level: too few rounds for a verdict: need N.\n"
              "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit "
              "status\").\n",
 };
@@ -138,6 +147,8 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 	case C_MAX_SLOWDOWN:
 		return gateopt_margin(opt_name(p, k), v, k == C_MAX_SLOWDOWN, &a->margin, err,
 		                      errlen);
+	case C_EQUIVALENCE:
+		return gateopt_equivalence(v, &a->equivalence, err, errlen);
 	case C_PHASES:
 		return gateopt_phases(v, &a->o.all_phases, err, errlen);
 	case C_REGIME:
@@ -209,8 +220,10 @@ static int render(const struct cmp_report *r, const struct exporter *x, const st
 
 int compare_main(int argc, char **argv)
 {
-	struct compare_args a = {
-	    .o = {.conf = DEFAULT_CONF, .seed = DEFAULT_SEED}, .format = "table", .margin = NAN};
+	struct compare_args a = {.o = {.conf = DEFAULT_CONF, .seed = DEFAULT_SEED},
+	                         .format = "table",
+	                         .margin = NAN,
+	                         .equivalence = NAN};
 	struct rf_doc *d[2] = {NULL, NULL};
 	struct cmp_report *r = NULL;
 	struct calib_file *cal = NULL;
@@ -239,6 +252,9 @@ int compare_main(int argc, char **argv)
 		rc = ST_USAGE;
 	for (size_t i = 0; rc == ST_OK && i < a.nfiles; i++)
 		rc = rf_load(a.files[i], &d[i], err, sizeof err);
+	if (rc == ST_OK)
+		a.o.equivalence = cmp_pick_equivalence(a.equivalence, d[1] ? d[1] : d[0],
+		                                       CMP_DEFAULT_EQUIVALENCE);
 	if (rc == ST_OK)
 		rc = cmp_build(d[0], d[1], &a.o, &r, err, sizeof err);
 	if (rc == ST_OK &&

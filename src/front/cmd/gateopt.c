@@ -22,6 +22,14 @@ int gateopt_pct(const char *s, double *out)
 	return 0;
 }
 
+int gateopt_equivalence(const char *s, double *out, char *err, size_t errlen)
+{
+	if (gateopt_pct(s, out) != 0)
+		return errmsg_fail(err, errlen,
+		                   "--equivalence '%s': want a percentage 0 <= M < 100, e.g. 2%%", s);
+	return 0;
+}
+
 /* --conf has always taken strtod's leading blanks and '+', which the other numbers refuse. */
 int gateopt_conf(const char *s, double *out)
 {
@@ -101,6 +109,7 @@ enum {
 	G_WORKLOAD,
 	G_CONF,
 	G_REGIME,
+	G_EQUIVALENCE,
 	G_COUNT
 };
 
@@ -156,6 +165,11 @@ static const struct opt gate_opts[G_COUNT] = {
                           "repetitions, what a long-running process sees) or cold (its first "
                           "repetition)",
                   .values = &regime_values},
+    [G_EQUIVALENCE] = {"--equivalence", 0, OPT_VALUE | OPT_REPEAT, "M%",
+                       .help = "with --max-slowdown: a comparison whose whole interval lies "
+                               "within ±M% also passes (equivalent), and FAIL needs a slowdown "
+                               "beyond both P and M (default: the file's bench --equivalence, "
+                               "else none)"},
 };
 
 const struct opt_doc gate_doc = {
@@ -177,6 +191,10 @@ const struct opt_doc gate_doc = {
         "t_cand/t_base in parentheses.\n"
         "A file that measured cold only is judged on cold, with a warning, unless --regime "
         "steady is given. Every verdict line names its regime.\n"
+        "A file written by bench --gate, whose rounds the gate looked at after every round, is "
+        "judged with the sequential intervals of its recorded plan (config.sequential), as the "
+        "bench judged it; its lines then say \"sequential\" and after which round of the plan "
+        "(docs/methodology.md, \"Sequential decisions\").\n"
         "A comparison without a single usable pair of rounds is FAIL: \"no verified rounds for "
         "ARM: REASON\".\n"
         "Several files are a fleet, one machine each (allocab merge; docs/fleet.md): --on pooled "
@@ -225,6 +243,8 @@ static int gate_option(struct gate_spec *g, int k, const char *v, int *have_marg
 		if (gateopt_conf(v, &g->conf) != 0)
 			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
 		return 0;
+	case G_EQUIVALENCE:
+		return gateopt_equivalence(v, &g->equivalence, err, errlen);
 	case G_REGIME:
 		if (cmp_regimes_parse(v, &g->regime) != 0 || g->regime == CMP_REGIMES_BOTH)
 			return errmsg_fail(
@@ -265,6 +285,10 @@ static int parse_gate(int argc, char **argv, struct gate_spec *g, const char **p
 		*npos = n;
 	if (!have_margin)
 		return errmsg_fail(err, errlen, "give --min-speedup P%% or --max-slowdown P%%");
+	if (!isnan(g->equivalence) && !g->slowdown)
+		return errmsg_fail(err, errlen,
+		                   "--equivalence relaxes a no-regression requirement "
+		                   "(--max-slowdown), not --min-speedup");
 	if (!g->against && !g->candidate)
 		return errmsg_fail(err, errlen, "give --candidate NAME (or --against OLD)");
 	if (g->against && g->baseline)

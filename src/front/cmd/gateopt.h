@@ -8,6 +8,9 @@
 
 /* A margin percentage "5", "5%" or "2.5%", 0 <= P < 100: 0 and *out, or -1. */
 int gateopt_pct(const char *s, double *out);
+/* --equivalence M: a percentage as gateopt_pct (0 turns the verdict off). 0 and *out, or -1 with
+ * the one-line reason in err. */
+int gateopt_equivalence(const char *s, double *out, char *err, size_t errlen);
 /* An interval level for --conf, 0.5 <= L < 1 (leading blanks and '+' accepted, as always): 0
  * and *out, or -1. */
 int gateopt_conf(const char *s, double *out);
@@ -29,9 +32,9 @@ int gateopt_level(const char *v, double *conf, char *err, size_t errlen);
 
 /* Reads the gate options of argv[1..] into *g (--candidate NAME, --baseline NAME, --min-speedup
  * P%, --max-slowdown P%, --on geomean|each|pooled|each-machine, --phase NAME, --workload NAME,
- * --against OLD, --conf L, --regime steady|cold), after gate_spec_init; names point into argv.
- * One positional argument is stored in *pos when pos is not NULL, refused otherwise. Returns 0,
- * or -1 with a one-line reason in err. */
+ * --against OLD, --conf L, --regime steady|cold, --equivalence M% with --max-slowdown only),
+ * after gate_spec_init; names point into argv. One positional argument is stored in *pos when
+ * pos is not NULL, refused otherwise. Returns 0, or -1 with a one-line reason in err. */
 int gateopt_parse(int argc, char **argv, struct gate_spec *g, const char **pos, char *err,
                   size_t errlen);
 /* The same with any number of positional arguments, stored in files (room for argc) and counted

@@ -26,12 +26,14 @@ static void cells(const struct claims_check *k, char c[CLAIM_NCOL][CLAIM_CELL])
 	target_text(k, c[1], CLAIM_CELL);
 	snprintf(c[2], CLAIM_CELL, "%s", k->claim->allocator);
 	snprintf(c[3], CLAIM_CELL, "%.3fx-%.3fx", k->claim->lo, k->claim->hi);
+	char lv[16];
+
 	if (isnan(k->s_est))
 		snprintf(c[4], CLAIM_CELL, "%s", k->row ? "too few rounds" : "not in the comparison");
 	else
-		snprintf(c[4], CLAIM_CELL, "%.3fx [%.3f, %.3f] (%.3g%%)", k->s_est, k->s_lo, k->s_hi,
-		         100 * k->level);
-	snprintf(c[5], CLAIM_CELL, "%s", claims_verdict_name(k->verdict));
+		snprintf(c[4], CLAIM_CELL, "%.3fx [%.3f, %.3f] (%s%%)", k->s_est, k->s_lo, k->s_hi,
+		         cmp_level_text(k->level, lv, sizeof lv));
+	claims_verdict_text(k, c[5], CLAIM_CELL);
 }
 
 static void summary(FILE *out, const struct claims_result *res, int md)
@@ -50,7 +52,8 @@ static void summary(FILE *out, const struct claims_result *res, int md)
 	        res->count[CLAIM_CONFIRMED], res->count[CLAIM_PARTLY], res->count[CLAIM_REFUTED],
 	        res->count[CLAIM_NOT_MEASURED]);
 	fputs("confirmed: the measured interval lies inside the claimed range; refuted: wholly "
-	      "outside it; partly: they overlap\n",
+	      "outside it (\"equivalent within ±M%\": and inside the equivalence margin, no "
+	      "difference that matters); partly: they overlap\n",
 	      out);
 }
 
@@ -150,6 +153,13 @@ cJSON *export_claims_json(const struct claims_result *res)
 		cJSON_AddItemToObject(o, "measured_interval", me);
 		cJSON_AddItemToObject(o, "level", export_json_num(k->level));
 		cJSON_AddStringToObject(o, "verdict", claims_verdict_name(k->verdict));
+		if (k->verdict == CLAIM_REFUTED && k->equivalent) {
+			char why[64];
+			snprintf(why, sizeof why, "equivalent within ±%g%%", k->equiv_pct);
+			cJSON_AddStringToObject(o, "reason", why);
+		} else {
+			cJSON_AddNullToObject(o, "reason");
+		}
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;
@@ -174,7 +184,7 @@ static void csv_num(FILE *out, double v, const char *sep)
 void export_claims_csv(FILE *out, const struct claims_result *res)
 {
 	fputs("claim,source,allocator,workload,phase,regime,claimed_lo,claimed_hi,speedup,"
-	      "measured_lo,measured_hi,level,verdict\n",
+	      "measured_lo,measured_hi,level,verdict,reason\n",
 	      out);
 	for (size_t i = 0; i < res->n; i++) {
 		const struct claims_check *k = &res->checks[i];
@@ -190,6 +200,13 @@ void export_claims_csv(FILE *out, const struct claims_result *res)
 		csv_num(out, k->s_lo, ",");
 		csv_num(out, k->s_hi, ",");
 		csv_num(out, k->level, ",");
-		csv_str(out, claims_verdict_name(k->verdict), "\n");
+		csv_str(out, claims_verdict_name(k->verdict), ",");
+		if (k->verdict == CLAIM_REFUTED && k->equivalent) {
+			char why[64];
+			snprintf(why, sizeof why, "equivalent within ±%g%%", k->equiv_pct);
+			csv_str(out, why, "\n");
+		} else {
+			fputs("\n", out);
+		}
 	}
 }

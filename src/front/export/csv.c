@@ -39,11 +39,12 @@ static int write_compare_csv(FILE *out, const struct cmp_report *r)
 {
 	static const char *const head =
 	    "workload,phase,regime,candidate,baseline,n,n_baseline,n_candidate,speedup,ci_lo,ci_hi,"
-	    "ci_level,improvement_pct,p,p_holm,verdict,peak_rss_ratio,retained_bytes_baseline,"
+	    "ci_level,improvement_pct,p,p_bonferroni,verdict,peak_rss_ratio,"
+	    "retained_bytes_baseline,"
 	    "retained_bytes_candidate,median_ns_baseline,median_ns_candidate,drift_p,"
 	    "telemetry_flagged_rounds,noise_floor_pct,rss_growth_bytes_baseline,"
 	    "rss_growth_bytes_candidate,unsettled_baseline,unsettled_candidate,rounds_needed,mode,"
-	    "conf\n";
+	    "conf,family_level,ci_each_lo,ci_each_hi,ci_each_level,equivalent,equivalence_pct\n";
 
 	fputs(head, out);
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -63,7 +64,7 @@ static int write_compare_csv(FILE *out, const struct cmp_report *r)
 		csv_num(out, row->usable ? row->d.level : NAN, 0);
 		csv_num(out, cmp_improvement(d), 0);
 		csv_num(out, row->p, 0);
-		csv_num(out, row->p_holm, 0);
+		csv_num(out, row->p_adj, 0);
 		csv_field(out, cmp_verdict_name(row->verdict), 0);
 		csv_num(out, row->rss_ratio, 0);
 		csv_num(out, row->retained_base, 0);
@@ -79,7 +80,17 @@ static int write_compare_csv(FILE *out, const struct cmp_report *r)
 		csv_count(out, row->unsettled_cand, 0);
 		csv_num(out, row->need ? (double)row->need : NAN, 0);
 		csv_field(out, r->paired ? "paired" : "two-sample", 0);
-		csv_num(out, r->conf, 1);
+		csv_num(out, r->conf, 0);
+		csv_num(out, r->family_conf, 0);
+		csv_num(out, row->usable ? cmp_speedup(row->d_each.hi) : NAN, 0);
+		csv_num(out, row->usable ? cmp_speedup(row->d_each.lo) : NAN, 0);
+		csv_num(out, row->usable ? row->d_each.level : NAN, 0);
+		csv_field(out,
+		          !row->usable || row->verdict == CMP_TOO_FEW || isnan(row->equiv_pct) ? ""
+		          : row->equivalent                                                    ? "true"
+		                                                                 : "false",
+		          0);
+		csv_num(out, row->equiv_pct, 1);
 	}
 	return 0;
 }

@@ -19,9 +19,10 @@ extern const struct exporter export_table, export_markdown, export_json, export_
 
 /* fmt.c */
 
-/* The verdict rule in one sentence, for this report's level (e.g. "verdict: faster or slower
- * when ..."). */
+/* The verdict rule in one sentence, for this report's level and equivalence margin (e.g.
+ * "verdict: read off the printed interval, ..."). */
 void export_rule(const struct cmp_report *r, char *buf, size_t len);
+
 /* The regimes compared in one sentence ("regimes: steady and cold side by side; ..."). */
 void export_describe_regimes(const struct cmp_report *r, char *buf, size_t len);
 /* v as the shortest text that reads back as the same double ("" for NaN and infinities): plain

@@ -31,9 +31,11 @@ static int gab_entry(cJSON *arr, const char *name, const struct cmp_row *row, in
 	cJSON_AddStringToObject(e, "range", range);
 	if (!is_base && row->usable) {
 		size_t k = strlen(extra);
-		snprintf(extra + k, sizeof extra - k, "; speedup over %s %.3fx [%.3f, %.3f]%s",
+		char vt[128], lv[16];
+		snprintf(extra + k, sizeof extra - k, "; speedup over %s %.3fx [%.3f, %.3f] (%s%%): %s%s",
 		         row->baseline, cmp_speedup(row->d.est), cmp_speedup(row->d.hi),
-		         cmp_speedup(row->d.lo), more ? more : "");
+		         cmp_speedup(row->d.lo), cmp_level_text(row->d.level, lv, sizeof lv),
+		         cmp_verdict_text(row, vt, sizeof vt), more ? more : "");
 	}
 	cJSON_AddStringToObject(e, "extra", extra);
 	cJSON_AddItemToArray(arr, e);

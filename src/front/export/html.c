@@ -19,6 +19,7 @@ static const char page_css[] =
     "th, td { border-bottom: 1px solid var(--grid); padding: 0.25rem 0.6rem; text-align: left; }\n"
     "td.num { text-align: right; font-variant-numeric: tabular-nums; }\n"
     "td.faster { color: var(--faster); } td.slower { color: var(--slower); }\n"
+    "td.equivalent { color: var(--equiv); }\n"
     "figure { margin: 1rem 0; overflow-x: auto; }\n"
     "pre { white-space: pre-wrap; font-size: 0.8rem; }\n";
 
@@ -36,9 +37,11 @@ static void comparison_table(FILE *f, const struct cmp_report *r)
 	      f);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
-		const char *v = row->verdict == CMP_FASTER   ? "faster"
-		                : row->verdict == CMP_SLOWER ? "slower"
-		                                             : "";
+		const char *v = row->verdict == CMP_FASTER       ? "faster"
+		                : row->verdict == CMP_SLOWER     ? "slower"
+		                : row->verdict == CMP_EQUIVALENT ? "equivalent"
+		                                                 : "";
+		char lv[16];
 		fputs("<tr><td>", f);
 		esc(f, row->workload ? row->workload : "geomean");
 		fputs("</td><td>", f);
@@ -49,9 +52,9 @@ static void comparison_table(FILE *f, const struct cmp_report *r)
 		if (row->usable)
 			fprintf(f,
 			        "</td><td class=\"num\">%.3fx</td><td class=\"num\">[%.3f, %.3f] "
-			        "(%.3g%%)</td><td class=\"num\">%+.1f%%</td>",
+			        "(%s%%)</td><td class=\"num\">%+.1f%%</td>",
 			        cmp_speedup(row->d.est), cmp_speedup(row->d.hi),
-			        cmp_speedup(row->d.lo), 100 * row->d.level,
+			        cmp_speedup(row->d.lo), cmp_level_text(row->d.level, lv, sizeof lv),
 			        cmp_improvement(row->d.est));
 		else
 			fputs("</td><td>-</td><td>-</td><td>-</td>", f);
@@ -71,7 +74,8 @@ static void claims_section(FILE *f, const struct claims_result *c)
 	fprintf(f,
 	        "<h2>Claims</h2>\n<p>%zu confirmed, %zu partly, %zu refuted, %zu not measured "
 	        "(confirmed: the measured interval lies inside the claimed range; refuted: wholly "
-	        "outside it; partly: they overlap).</p>\n<table>\n<thead><tr><th>claim</th>"
+	        "outside it, and when also equivalent within the margin no difference that "
+	        "matters; partly: they overlap).</p>\n<table>\n<thead><tr><th>claim</th>"
 	        "<th>target</th><th>allocator</th><th>claimed</th><th>measured</th><th>verdict</th>"
 	        "<th>source</th></tr></thead>\n<tbody>\n",
 	        c->count[CLAIM_CONFIRMED], c->count[CLAIM_PARTLY], c->count[CLAIM_REFUTED],
@@ -94,7 +98,8 @@ static void claims_section(FILE *f, const struct claims_result *c)
 		else
 			fprintf(f, "<td class=\"num\">%.3fx [%.3f, %.3f]</td>", k->s_est, k->s_lo,
 			        k->s_hi);
-		fprintf(f, "<td>%s</td><td>", claims_verdict_name(k->verdict));
+		char vt[96];
+		fprintf(f, "<td>%s</td><td>", claims_verdict_text(k, vt, sizeof vt));
 		esc(f, k->claim->source);
 		fputs("</td></tr>\n", f);
 	}
@@ -103,7 +108,7 @@ static void claims_section(FILE *f, const struct claims_result *c)
 
 static void inputs_section(FILE *f, const struct cmp_report *r)
 {
-	char rule[512];
+	char rule[1024];
 	const struct rf_doc *docs[2] = {r->base, r->paired ? NULL : r->cand};
 
 	export_rule(r, rule, sizeof rule);

@@ -30,6 +30,14 @@ static cJSON *interval_json(const struct stats_interval *iv, int usable)
 	return o;
 }
 
+/* true, false, or null when the row has no verdict or the report no margin. */
+static cJSON *equivalent_json(const struct cmp_row *row)
+{
+	if (!row->usable || row->verdict == CMP_TOO_FEW || isnan(row->equiv_pct))
+		return cJSON_CreateNull();
+	return cJSON_CreateBool(row->equivalent);
+}
+
 /* What names a comparison: workload ("geomean" for the geometric mean), phase, regime and arms. */
 static cJSON *key_json(const char *workload, const char *phase, enum rf_regime regime,
                        const char *candidate, const char *baseline)
@@ -49,20 +57,24 @@ static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 {
 	cJSON *o = key_json(row->workload, row->phase, row->regime, row->candidate, row->baseline);
 	double d = row->usable ? row->d.est : NAN;
+	char vt[128];
 
 	add_num(o, "n", (double)row->n);
 	add_num(o, "n_baseline", (double)row->n_base);
 	add_num(o, "n_candidate", (double)row->n_cand);
 	add_str(o, "verdict", cmp_verdict_name(row->verdict));
+	add_str(o, "verdict_text", cmp_verdict_text(row, vt, sizeof vt));
+	cJSON_AddItemToObject(o, "equivalent", equivalent_json(row));
 	add_num(o, "rounds_needed", row->need ? (double)row->need : NAN);
 	add_num(o, "speedup", cmp_speedup(d));
 	add_num(o, "improvement_pct", cmp_improvement(d));
 	cJSON_AddItemToObject(o, "ci", interval_json(&row->d, row->usable));
 	cJSON_AddItemToObject(o, "ci_rank", interval_json(&row->d_rank, row->usable));
+	cJSON_AddItemToObject(o, "ci_per_comparison", interval_json(&row->d_each, row->usable));
 	cJSON_AddItemToObject(o, "ci_bootstrap",
 	                      row->has_boot ? interval_json(&row->d_boot, 1) : cJSON_CreateNull());
 	add_num(o, "p", row->p);
-	add_num(o, "p_holm", row->p_holm);
+	add_num(o, "p_bonferroni", row->p_adj);
 	add_num(o, "sd_log_ratio", r->paired ? row->sd : NAN);
 	add_num(o, "median_ns_baseline", row->med_base_ns);
 	add_num(o, "median_ns_candidate", row->med_cand_ns);
@@ -170,6 +182,9 @@ cJSON *export_compare_json(const struct cmp_report *r)
 	add_str(o, "baseline", r->paired ? r->baseline : NULL);
 	add_num(o, "conf", r->conf);
 	add_num(o, "alpha", round((1.0 - r->conf) * 1e9) / 1e9);
+	add_num(o, "family_size", (double)r->family);
+	add_num(o, "family_level", r->family_conf);
+	add_num(o, "equivalence_pct", r->equivalence > 0 ? r->equivalence : NAN);
 	add_str(o, "interval",
 	        r->paired ? r->bootstrap ? "bootstrap" : "signed-rank" : "mann-whitney");
 	if (r->bootstrap) {

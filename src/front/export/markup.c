@@ -8,26 +8,26 @@
 
 static void describe_method(const struct cmp_report *r, char *buf, size_t len)
 {
-	size_t m = 0;
+	char lv[16];
 
-	for (size_t i = 0; i < r->nrows; i++)
-		m += r->rows[i].usable;
+	cmp_level_text(r->family_conf, lv, sizeof lv);
 	if (r->paired)
 		snprintf(
 		    buf, len,
 		    "method: rounds paired; d = ln(t_candidate/t_baseline) per round; speedup = "
-		    "exp(-HL(d)), Hodges-Lehmann; interval at the %g%% level asked: %s; p: "
-		    "Wilcoxon signed-rank, "
-		    "Holm-adjusted over %zu comparisons",
-		    100 * r->conf,
-		    r->bootstrap ? "percentile bootstrap over rounds" : "Wilcoxon signed-rank", m);
+		    "exp(-HL(d)), Hodges-Lehmann; intervals: %s at %s%% each, simultaneous %g%% "
+		    "over the %zu comparisons (Bonferroni); per-comparison %g%% intervals and "
+		    "p-values (Wilcoxon signed-rank) in --format json and csv",
+		    r->bootstrap ? "percentile bootstrap over rounds" : "Wilcoxon signed-rank", lv,
+		    100 * r->conf, r->family, 100 * r->conf);
 	else
 		snprintf(buf, len,
 		         "method: rounds of two files cannot be paired; speedup = exp(-shift), "
-		         "two-sample Hodges-Lehmann shift of log times; interval at the %g%% level "
-		         "asked: Mann-Whitney "
-		         "(Moses); p: Mann-Whitney, Holm-adjusted over %zu comparisons",
-		         100 * r->conf, m);
+		         "two-sample Hodges-Lehmann shift of log times; intervals: Mann-Whitney "
+		         "(Moses) at %s%% each, simultaneous %g%% over the %zu comparisons "
+		         "(Bonferroni); per-comparison %g%% intervals and p-values (Mann-Whitney) "
+		         "in --format json and csv",
+		         lv, 100 * r->conf, r->family, 100 * r->conf);
 }
 
 static void describe_doc(const struct rf_doc *d, const char *role, char *buf, size_t len)
@@ -140,18 +140,29 @@ static void put_lines(FILE *out, const struct cmp_report *r, int md)
 		put_line(out, pre, r->calibration, md);
 }
 
+/* Columns a cell takes on a terminal as export_text writes it: its bytes but the continuation
+ * bytes of UTF-8 characters (the ± of a verdict is one column, two bytes). */
+static size_t cell_width(const char *s)
+{
+	size_t n = export_text_len(s);
+
+	for (; *s; s++)
+		n -= ((unsigned char)*s & 0xC0) == 0x80;
+	return n;
+}
+
 void export_print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
 {
 	size_t w[MAXCOL] = {0};
 
 	for (size_t i = 0; i < rows; i++)
 		for (size_t j = 0; j < cols; j++)
-			if (export_text_len(c[i * cols + j]) > w[j])
-				w[j] = export_text_len(c[i * cols + j]);
+			if (cell_width(c[i * cols + j]) > w[j])
+				w[j] = cell_width(c[i * cols + j]);
 	for (size_t i = 0; i < rows; i++) {
 		for (size_t j = 0; j < cols; j++) {
 			const char *cell = c[i * cols + j];
-			size_t pad = w[j] - export_text_len(cell);
+			size_t pad = w[j] - cell_width(cell);
 			fprintf(out, "%s%*s", j ? "  " : "", (right >> j & 1) ? (int)pad : 0, "");
 			export_text(out, cell, 0);
 			fprintf(out, "%*s", (right >> j & 1) || j + 1 == cols ? 0 : (int)pad, "");

@@ -1,7 +1,9 @@
 /* gate.h - the gate as a library for `allocab gate` and `allocab bench --gate` (sequential
  * sampling: bench asks after every round whether it may stop), and for a fleet of machines
- * (`allocab gate` with several files: gatefleet.c). Its options are read by
- * front/cmd/gateopt.c. */
+ * (`allocab gate` with several files: gatefleet.c). Its options are read by front/cmd/gateopt.c.
+ * A document whose rounds a sequential gate looked at (rf_doc.seq, written by bench --gate) is
+ * judged with the sequential interval of its plan, whoever judges it; any other with the fixed-n
+ * interval (docs/methodology.md, "The gate", "Sequential decisions"). */
 #ifndef ALLOCAB_GATE_H
 #define ALLOCAB_GATE_H
 
@@ -34,9 +36,13 @@ struct gate_spec {
 	double conf;
 	enum cmp_regimes regime; /* cold or steady (default) */
 	int regime_given;        /* the regime was asked for (else a cold-only file is judged cold) */
+	/* --equivalence M (percent; NAN: not given, then the document's config.equivalence_pct):
+	 * with a --max-slowdown requirement, a comparison whose whole interval lies within +-M%
+	 * passes as equivalent, and only a slowdown beyond both P and M fails */
+	double equivalence;
 };
 
-/* The defaults: nothing named, conf GATE_DEFAULT_CONF, steady regime. */
+/* The defaults: nothing named, conf GATE_DEFAULT_CONF, steady regime, no equivalence. */
 void gate_spec_init(struct gate_spec *g);
 
 /* Judges an in-memory allocab-bench/1 document into *verdict. Returns 0, or -1 with a reason in

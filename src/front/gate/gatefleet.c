@@ -15,6 +15,7 @@
 
 struct fleet_gate {
 	const struct gate_spec *g;
+	struct gate_ctx ctx; /* the rule of one file's gate, fixed-n: a fleet has no sequential plan */
 	const struct fleet_report *f, *fam; /* fam: each machine's intervals at the family level */
 	double bound, m, fam_conf;
 	enum cmp_regimes regime; /* the regime judged (g->regime, or cold by the fallback) */
@@ -74,17 +75,19 @@ static enum gate_outcome judge_pooled(struct fleet_gate *fg, const struct fleet_
 			if (gap_verdict(&row->cells[i]) == GATE_FAIL)
 				o = GATE_FAIL;
 		}
-	if (!gaps && row->has_meta && row->meta.hi <= fg->m)
+	if (!gaps && row->has_meta &&
+	    (row->meta.hi <= fg->m || gate_equivalent(&fg->ctx, (struct gate_iv){&iv, 0})))
 		o = GATE_PASS;
 	else if (!gaps && row->has_meta && fleet_pooled_at(row, fg->fam_conf, &flo, &fhi) == 0 &&
-	         flo > fg->m)
+	         flo > gate_fail_bound(&fg->ctx))
 		o = GATE_FAIL;
 	if (!fg->out)
 		return o;
 	line_head(fg, o, row, NULL);
 	if (row->has_meta) {
 		struct stats_interval fam = {row->meta.mu, flo, fhi, fg->fam_conf};
-		gate_print_interval(fg->out, "t_cand/t_base", o == GATE_FAIL && !gaps ? &fam : &iv,
+		gate_print_interval(fg->out, &fg->ctx, "t_cand/t_base",
+		                    o == GATE_FAIL && !gaps ? &fam : &iv,
 		                    o == GATE_PASS             ? ">="
 		                    : o == GATE_FAIL && !gaps  ? "<"
 		                    : row->meta.lo > fg->m     ? "<"
@@ -122,7 +125,7 @@ static enum gate_outcome judge_machine(struct fleet_gate *fg, size_t ri, size_t 
 		}
 		return o;
 	}
-	o = gate_row_verdict(fg->g, r, fam, fg->fam_conf, fg->m);
+	o = gate_verdict(&fg->ctx, r, fam);
 	if (!fg->out)
 		return o;
 	line_head(fg, o, row, fg->f->m[m].label);
@@ -130,7 +133,7 @@ static enum gate_outcome judge_machine(struct fleet_gate *fg, size_t ri, size_t 
 		fprintf(fg->out, "insufficient data (%zu usable rounds; at least 2 needed)\n", r->n);
 		return o;
 	}
-	gate_print_interval(fg->out, "t_cand/t_base", o == GATE_FAIL ? &fam->d : &r->d,
+	gate_print_interval(fg->out, &fg->ctx, "t_cand/t_base", o == GATE_FAIL ? &fam->d : &r->d,
 	                    o == GATE_PASS        ? ">="
 	                    : o == GATE_FAIL      ? "<"
 	                    : r->d.level < fg->g->conf - 1e-9 ? "undecided vs"
@@ -172,6 +175,8 @@ static void judge(struct fleet_gate *fg)
 		if (gated(fg->g, &f->rows[i], any_geomean))
 			fg->judged += fg->g->each_machine ? f->nm : 1;
 	fg->fam_conf = fg->judged > 1 ? 1 - (1 - fg->g->conf) / (double)fg->judged : fg->g->conf;
+	fg->ctx.fam_conf = fg->fam_conf;
+	fg->ctx.judged = fg->judged;
 }
 
 static void verdicts(struct fleet_gate *fg)
@@ -215,12 +220,15 @@ static void cold_fallback(const struct gate_spec *g, struct rf_doc **d, size_t n
 static int judge_docs(const struct gate_spec *g, struct rf_doc **d, size_t n, FILE *out,
                       FILE *warn, enum gate_outcome *verdict, char *err, size_t errlen)
 {
-	struct cmp_opts o = gate_cmp_opts(g);
+	struct cmp_opts o = gate_cmp_opts(g, NULL);
 	struct fleet_report *f = NULL, *fam = NULL;
 	struct fleet_gate fg = {.g = g, .out = out};
 
 	fg.bound = g->slowdown ? 1 + g->pct / 100 : 1 - g->pct / 100;
 	fg.m = log(fg.bound);
+	fg.ctx = (struct gate_ctx){.g = g, .bound = fg.bound, .m = fg.m};
+	fg.ctx.equiv_pct = g->slowdown ? g->equivalence : NAN;
+	fg.ctx.equiv = cmp_equiv_log(fg.ctx.equiv_pct);
 	cold_fallback(g, d, n, &o, warn);
 	if (fleet_build(d, n, &o, &f, err, errlen) != ST_OK)
 		return -1;

@@ -107,6 +107,28 @@ static int load_arm_configs(struct loader *l, const cJSON *ac)
 	return 0;
 }
 
+/* config.equivalence_pct (bench --equivalence) and config.sequential, the plan of a sequential
+ * gate (bench --gate), both absent or null in files that have none. */
+static int load_decision_plan(struct loader *l, const cJSON *cfg)
+{
+	struct rf_doc *d = l->d;
+	const cJSON *seq = rl_get(cfg, "sequential");
+	double n, first;
+
+	if (rl_opt_num(l, cfg, "equivalence_pct", 99.999, "config", "config", &d->equivalence))
+		return -1;
+	if (!seq || cJSON_IsNull(seq))
+		return 0;
+	if (rl_opt_num(l, seq, "planned_rounds", 1e9, "config", "sequential", &n) ||
+	    rl_opt_num(l, seq, "first_look", 1e9, "config", "sequential", &first))
+		return -1;
+	if (!(n >= 1 && first >= 1 && first <= n && n == floor(n) && first == floor(first)))
+		return rl_fail(l, "config.sequential: want integers 1 <= first_look <= "
+		                  "planned_rounds");
+	d->seq = (struct stats_seq_plan){.planned = (size_t)n, .first_look = (size_t)first};
+	return 0;
+}
+
 /* config.baseline, an arm of the file: the arm compared against by default. Files written before
  * it existed compared against the arm named system (the baseline backend) when they had one. */
 static int load_baseline(struct loader *l, const cJSON *cfg)
@@ -151,6 +173,8 @@ static int load_config(struct loader *l, const cJSON *cfg)
 		if (!(d->wl[i].phases[0] = strdup("total")))
 			return rl_nomem(l);
 	}
+	if (load_decision_plan(l, cfg) != 0)
+		return -1;
 	if (rl_get_str(cfg, "process_tracking") &&
 	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
 		return rl_nomem(l);
@@ -273,6 +297,7 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 		*oom = 1;
 		return NULL;
 	}
+	d->equivalence = NAN;
 	if (!cJSON_IsObject(bench))
 		rc = rl_fail(&l, "not an allocab results document (not a JSON object)");
 	else if (!schema)

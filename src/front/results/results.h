@@ -7,6 +7,7 @@
 #define ALLOCAB_RESULTS_H
 
 #include "common/nameidx.h"
+#include "front/stats/stats.h"
 
 #include <stddef.h>
 #include <cjson/cJSON.h>
@@ -89,6 +90,10 @@ struct rf_doc {
 	struct rf_fail *fails;       /* every run that was not ok, warm-up rounds included */
 	int has_regime[RF_NREGIMES]; /* some ok measured run has a time of that regime */
 	int legacy_reps;             /* some ok run's reps carry no "regime" (an older record) */
+	double equivalence;          /* config.equivalence_pct (bench --equivalence); NAN: none */
+	/* config.sequential: the plan a sequential gate (bench --gate) looked at every round by;
+	 * planned 0 when the rounds were not stopped by looking at them */
+	struct stats_seq_plan seq;
 };
 
 /* Reads, parses and validates the file into *out, a document the caller frees with rf_free.

@@ -147,6 +147,11 @@ static cJSON *config_json(const struct bench_config *c)
 		cJSON_AddItemToObject(o, "gate", string_array(c->gate_argv, (size_t)c->gate_argc));
 	else
 		cJSON_AddNullToObject(o, "gate");
+	cJSON_AddNullToObject(o, "sequential");
+	if (c->equivalence > 0)
+		cJSON_AddNumberToObject(o, "equivalence_pct", c->equivalence);
+	else
+		cJSON_AddNullToObject(o, "equivalence_pct");
 	cJSON_AddNumberToObject(o, "clock_ticks_per_s", (double)sysconf(_SC_CLK_TCK));
 	argv = string_array(c->argv, (size_t)c->argc);
 	cJSON_InsertItemInArray(argv, 0, cJSON_CreateString("allocab"));
@@ -195,7 +200,41 @@ cJSON *benchdoc_new(const struct bench_config *c)
 		cJSON_AddItemToObject(d, "task", task_json(c->task));
 	cJSON_AddItemToObject(d, "rounds", cJSON_CreateArray());
 	cJSON_AddNullToObject(d, "gate_outcome");
+	cJSON_AddNullToObject(d, "gate_decision");
 	return d;
+}
+
+void benchdoc_set_plan(cJSON *d, const struct stats_seq_plan *p)
+{
+	cJSON *cfg = cJSON_GetObjectItemCaseSensitive(d, "config"), *s = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(s, "rule",
+	                        "O'Brien-Fleming boundary under continuous monitoring, signed-rank");
+	cJSON_AddNumberToObject(s, "planned_rounds", (double)p->planned);
+	cJSON_AddNumberToObject(s, "first_look", (double)p->first_look);
+	cJSON_ReplaceItemInObjectCaseSensitive(cfg, "sequential", s);
+}
+
+void benchdoc_set_decision(cJSON *d, const char *outcome, unsigned rounds, unsigned looks,
+                           const char *text)
+{
+	cJSON *o = cJSON_CreateObject(), *lines = cJSON_CreateArray();
+	const char *p = text;
+
+	cJSON_AddStringToObject(o, "outcome", outcome);
+	cJSON_AddNumberToObject(o, "rounds", rounds);
+	cJSON_AddNumberToObject(o, "looks", looks);
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = strndup(p, n);
+		if (line)
+			cJSON_AddItemToArray(lines, cJSON_CreateString(line));
+		free(line);
+		p += n + (nl != NULL);
+	}
+	cJSON_AddItemToObject(o, "lines", lines);
+	cJSON_ReplaceItemInObjectCaseSensitive(d, "gate_decision", o);
 }
 
 void benchdoc_set_string(cJSON *d, const char *key, const char *value)

@@ -1,8 +1,9 @@
 /* benchrun.c - the bench engine: rounds of every (arm, workload) pair in a freshly shuffled order,
  * one padded process per run, the allocab-bench/1 document rewritten atomically after every round
  * (each round printed once: benchtext.c),
- * progress on stderr (its text: benchprogress.c), and the sequential gate. Format:
- * docs/results-format.md. */
+ * progress on stderr (its text: benchprogress.c), and the sequential gate: judged after every
+ * round from --min-rounds on with the intervals of its plan, which the document records
+ * (docs/methodology.md, "Sequential decisions"). Format: docs/results-format.md. */
 #include "common/atomicio.h"
 #include "front/run/benchdoc.h"
 #include "front/run/benchprog.h"
@@ -42,6 +43,8 @@ struct engine {
 	long status_off;     /* where the top-level status value starts in the written files */
 	uint64_t running_on; /* bit i: out_paths[i] holds a version whose status is "running" */
 	unsigned long nrun;  /* runs started, for unique probe file names */
+	struct stats_seq_plan plan; /* --gate: planned 0 until fixed */
+	unsigned looks;             /* gate checks after rounds */
 };
 
 static int64_t now_ns(const struct engine *e)
@@ -430,6 +433,28 @@ static int budget_spent(const struct engine *e)
 	return elapsed + round_s > c->budget_s;
 }
 
+/* The sequential gate's plan, fixed at its first look and recorded in the document: --rounds,
+ * else the rounds done plus those the rest of the budget holds at the mean measured round time
+ * (round times, not the log ratios, decide it). */
+static void fix_plan(struct engine *e)
+{
+	const struct bench_config *c = e->c;
+	double left, round_s;
+
+	if (e->plan.planned)
+		return;
+	e->plan.first_look = c->min_rounds;
+	if (c->rounds) {
+		e->plan.planned = c->rounds;
+	} else {
+		left = c->budget_s - (double)(now_ns(e) - e->t_start) / 1e9;
+		round_s = (double)e->measured_ns / 1e9 / (e->measured ? e->measured : 1);
+		e->plan.planned = e->measured + (left > 0 && round_s > 0 ? (size_t)(left / round_s) : 0);
+	}
+	benchdoc_set_plan(e->doc, &e->plan);
+	e->res->planned = e->plan.planned;
+}
+
 /* Evaluates the gate on the document; out gets the verdict lines when not NULL. Returns the
  * verdict, or -1 on a gate error (err set). */
 static int gate_check(struct engine *e, FILE *out, char *err, size_t errlen)
@@ -441,6 +466,27 @@ static int gate_check(struct engine *e, FILE *out, char *err, size_t errlen)
 	benchdoc_set_string(e->doc, "gate_outcome", gate_outcome_name(g));
 	e->res->gate = (int)g;
 	return (int)g;
+}
+
+/* The final judgement: its lines to stdout and, with the rounds and looks, into the document. */
+static int gate_final(struct engine *e, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int g;
+
+	if (!mem)
+		return errmsg_fail(err, errlen, "out of memory");
+	g = gate_check(e, mem, err, errlen);
+	fclose(mem);
+	if (g >= 0) {
+		fputs(text ? text : "", stdout);
+		benchdoc_set_decision(e->doc, gate_outcome_name((enum gate_outcome)g), e->measured,
+		                      e->looks, text);
+	}
+	free(text);
+	return g;
 }
 
 static int finish(struct engine *e, const char *status, cJSON **doc, char *err, size_t errlen)
@@ -525,6 +571,10 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 		}
 		if (e.done >= c->warmup && c->rounds && e.measured >= c->rounds)
 			break;
+		if (e.plan.planned && e.measured >= e.plan.planned) {
+			status = "budget";
+			break;
+		}
 		if (budget_spent(&e)) {
 			status = "budget";
 			break;
@@ -542,6 +592,9 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 			break;
 		}
 		if (c->gate && e.done > c->warmup && e.measured >= c->min_rounds) {
+			fix_plan(&e);
+			e.looks++;
+			e.res->looks = e.looks;
 			int g = gate_check(&e, NULL, err, errlen);
 
 			if (g < 0)
@@ -556,7 +609,7 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 	}
 	benchdoc_set_string(e.doc, "status", status);
 	if (c->gate && strcmp(status, "interrupted") != 0 && strcmp(status, "aborted") != 0 &&
-	    gate_check(&e, stdout, err, errlen) < 0)
+	    gate_final(&e, err, errlen) < 0)
 		return abort_bench(&e, ST_USAGE, err, errlen);
 	return finish(&e, status, doc, err, errlen);
 }

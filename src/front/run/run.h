@@ -99,6 +99,7 @@ struct bench_config {
 	double budget_s; /* 0 = none; counts from the start, warm-up included */
 	unsigned warmup;
 	unsigned min_rounds; /* measured rounds run whatever the budget; first gate check */
+	double equivalence;  /* --equivalence M (percent, recorded for compare and gate); NAN */
 	double timeout_s, grace_s;
 	uint64_t shuffle_seed;
 	size_t pad_max;
@@ -169,6 +170,8 @@ struct bench_result {
 	size_t runs, failed;             /* runs in finished rounds; those not ok */
 	size_t by_status[BENCH_NSTATUS]; /* runs by status index, see bench_run_status_name */
 	int gate;                        /* final gate outcome (enum gate_outcome) or -1 */
+	size_t planned;                  /* the sequential gate's plan of rounds (0: none) */
+	unsigned looks;                  /* gate checks made after rounds */
 	double elapsed_s;
 };
 

@@ -307,6 +307,19 @@ int stats_hl_interval(const double *x, size_t n, double conf, struct stats_inter
 	return rc;
 }
 
+size_t stats_signrank_rank(size_t n, double conf, double *level)
+{
+	double *cdf = NULL;
+	size_t k;
+
+	if (n == 0 || !valid_conf(conf) || (n <= SIGNRANK_EXACT_MAX && !(cdf = signrank_cdf(n))))
+		return 0;
+	k = bound_rank(cdf, n * (n + 1) / 2,
+	               sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24), 1 - conf, level);
+	free(cdf);
+	return k;
+}
+
 int stats_wilcoxon(const double *x, size_t n, double *w_plus, double *p)
 {
 	double *a, *rank, ties, w = 0;
@@ -405,15 +418,19 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, d
 	return 0;
 }
 
-int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
-                    uint64_t seed, double conf, struct stats_interval *out)
+int stats_bootstrap_levels(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
+                           uint64_t seed, const double *conf, size_t k,
+                           struct stats_interval *out)
 {
-	double est, *buf = NULL, *draws = NULL, alpha = 1 - conf;
+	double est, *buf = NULL, *draws = NULL;
 	struct prng r;
 	int rc = -1;
 
-	if (n == 0 || !stat || resamples == 0 || !valid_conf(conf) || !all_finite(x, n))
+	if (n == 0 || !stat || resamples == 0 || k == 0 || !all_finite(x, n))
 		return -1;
+	for (size_t j = 0; j < k; j++)
+		if (!valid_conf(conf[j]))
+			return -1;
 	if (stat(x, n, &est) != 0 || isnan(est))
 		return -1;
 	buf = malloc(n * sizeof *buf);
@@ -428,15 +445,24 @@ int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t
 			goto out;
 	}
 	hl_sort(draws, resamples);
-	out->est = est;
-	out->lo = fmin(est, quantile_sorted(draws, resamples, alpha / 2));
-	out->hi = fmax(est, quantile_sorted(draws, resamples, 1 - alpha / 2));
-	out->level = conf;
+	for (size_t j = 0; j < k; j++) {
+		double alpha = 1 - conf[j];
+		out[j].est = est;
+		out[j].lo = fmin(est, quantile_sorted(draws, resamples, alpha / 2));
+		out[j].hi = fmax(est, quantile_sorted(draws, resamples, 1 - alpha / 2));
+		out[j].level = conf[j];
+	}
 	rc = 0;
 out:
 	free(buf);
 	free(draws);
 	return rc;
+}
+
+int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
+                    uint64_t seed, double conf, struct stats_interval *out)
+{
+	return stats_bootstrap_levels(x, n, stat, resamples, seed, &conf, 1, out);
 }
 
 int stats_holm(const double *p, size_t m, double *adj)
@@ -520,75 +546,4 @@ int stats_welch(const double *x, size_t nx, const double *y, size_t ny, double *
 	*df = se2 * se2 / (vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1));
 	*p = t_two_sided(*t, *df);
 	return 0;
-}
-
-/* Smallest n at which a two-sided signed-rank test can reach alpha at all: its smallest p-value
- * is 2 / 2^n. */
-static size_t signrank_min_rounds(double alpha)
-{
-	size_t n = 1;
-
-	while (ldexp(1.0, 1 - (int)n) > alpha)
-		n++;
-	return n;
-}
-
-static bool valid_design(double sd, double alpha, double power)
-{
-	return sd >= 0 && isfinite(sd) && alpha > 0 && alpha < 1 && power > 0 && power < 1;
-}
-
-static double mde_z(double alpha, double power)
-{
-	return fmax(0, stats_norm_quantile(1 - alpha / 2) + stats_norm_quantile(power));
-}
-
-double stats_mde(double sd, size_t n, double alpha, double power)
-{
-	if (!valid_design(sd, alpha, power))
-		return NAN;
-	if (n < signrank_min_rounds(alpha))
-		return INFINITY;
-	return mde_z(alpha, power) * sd / sqrt((double)n * 3 / M_PI);
-}
-
-size_t stats_rounds_needed(double sd, double effect, double alpha, double power)
-{
-	size_t n, least;
-	double need;
-
-	if (!valid_design(sd, alpha, power) || !(effect > 0))
-		return 0;
-	least = signrank_min_rounds(alpha);
-	if (least < 2)
-		least = 2;
-	need = ceil(pow(mde_z(alpha, power) * sd / effect, 2) * M_PI / 3);
-	if (!(need < 1e15))
-		return SIZE_MAX;
-	n = need > (double)least ? (size_t)need : least;
-	while (stats_mde(sd, n, alpha, power) > effect)
-		n++;
-	return n;
-}
-
-size_t stats_signrank_min_n(double alpha, size_t m)
-{
-	size_t n = 1;
-
-	if (!(alpha > 0 && alpha < 1) || m == 0)
-		return 0;
-	while (2 * pow(2, -(double)n) > alpha / (double)m)
-		n++;
-	return n;
-}
-
-size_t stats_ranksum_min_n(double alpha, size_t m)
-{
-	size_t k = 1;
-
-	if (!(alpha > 0 && alpha < 1) || m == 0)
-		return 0;
-	while (2 * exp(2 * lgamma((double)k + 1) - lgamma(2 * (double)k + 1)) > alpha / (double)m)
-		k++;
-	return k;
 }
