@@ -146,7 +146,7 @@ static enum gate_outcome judge_rows(struct gate_ctx *c, const struct cmp_report 
 
 /* Judges one loaded document (cand) against its baseline arm or against OLD into *verdict.
  * Returns 0 or -1 (err set). */
-static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE *warn,
+static int judge(const struct gate_spec *g, const struct rf_doc *cand, FILE *out, FILE *warn,
                  enum gate_outcome *verdict, char *err, size_t errlen)
 {
 	const struct stats_seq_plan *seq = cand->seq.planned ? &cand->seq : NULL;
@@ -215,6 +215,12 @@ int gate_spec_eval(const struct gate_spec *g, const cJSON *bench, FILE *out,
 	rc = judge(g, d, out, NULL, verdict, err, errlen);
 	rf_free(d);
 	return rc;
+}
+
+int gate_spec_judge(const struct gate_spec *g, const struct rf_doc *d, FILE *out,
+                    enum gate_outcome *verdict, char *err, size_t errlen)
+{
+	return judge(g, d, out, NULL, verdict, err, errlen);
 }
 
 int gate_spec_judge_file(const struct gate_spec *g, const char *path, FILE *out, FILE *warn,

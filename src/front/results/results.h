@@ -108,6 +108,20 @@ int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen);
  * the reason in err (whatever the cause). */
 struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen);
 void rf_free(struct rf_doc *d);
+
+/* A document built round by round as a bench runs (the engine's, after every round), never
+ * read again: the head (schema, status, config, machine, task) of the live document head once,
+ * then each round as it ends; the checks are rf_from_json's. */
+struct rf_builder;
+/* Reads head, which must stay alive and in place: its config.sequential (the plan a sequential
+ * gate fixes at its first look) is read again at every rf_builder_doc. NULL with err on bad
+ * input or when memory ran out. */
+struct rf_builder *rf_builder_new(const cJSON *head, const char *name, char *err, size_t errlen);
+/* Adds the next round. Returns 0, or -1 with err. */
+int rf_builder_round(struct rf_builder *b, const cJSON *round, char *err, size_t errlen);
+/* The document of the rounds so far, valid until the next call on b; NULL with err. */
+const struct rf_doc *rf_builder_doc(struct rf_builder *b, char *err, size_t errlen);
+void rf_builder_free(struct rf_builder *b);
 /* Whether two documents can be compared: the same mode, and for every workload both hold the same
  * checksum, effective parameters and phases. Returns 0, or -1 with the first difference in err
  * ("WORKLOAD: checksum differs between A (x) and B (y): not the same work"). */

@@ -33,6 +33,7 @@ struct engine {
 	const volatile sig_atomic_t *stop;
 	cJSON *doc, *rounds;
 	struct benchdoc_text text; /* the rounds of doc, each printed once */
+	struct rf_builder *tables; /* --gate: the rounds of doc as the gate reads them */
 	struct prng order, pad;
 	int64_t t_start;
 	int64_t measured_ns; /* summed wall time of the measured rounds */
@@ -408,6 +409,10 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 		*fatal = ST_FAIL;
 		return errmsg_fail(err, errlen, "out of memory");
 	}
+	if (e->tables && rf_builder_round(e->tables, round, err, errlen) != 0) {
+		*fatal = ST_FAIL;
+		return -1;
+	}
 	if (e->done >= c->warmup) {
 		e->measured++;
 		e->measured_ns += now_ns(e) - t0;
@@ -455,13 +460,23 @@ static void fix_plan(struct engine *e)
 	e->res->planned = e->plan.planned;
 }
 
-/* Evaluates the gate on the document; out gets the verdict lines when not NULL. Returns the
- * verdict, or -1 on a gate error (err set). */
+/* Evaluates the gate on the rounds so far, from the tables built as they ended (never reading the
+ * document again); out gets the verdict lines when not NULL. Returns the verdict, or -1 on a gate
+ * error (err set). */
+static int gate_judge(struct engine *e, FILE *out, enum gate_outcome *g, char *err,
+                      size_t errlen)
+{
+	const struct rf_doc *d = rf_builder_doc(e->tables, err, errlen);
+
+	return d ? gate_spec_judge(e->c->gate, d, out, g, err, errlen) : -1;
+}
+
+/* The same, the verdict recorded in the document and the result. */
 static int gate_check(struct engine *e, FILE *out, char *err, size_t errlen)
 {
 	enum gate_outcome g;
 
-	if (gate_spec_eval(e->c->gate, e->doc, out, &g, err, errlen) != 0)
+	if (gate_judge(e, out, &g, err, errlen) != 0)
 		return -1;
 	benchdoc_set_string(e->doc, "gate_outcome", gate_outcome_name(g));
 	e->res->gate = (int)g;
@@ -510,6 +525,7 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 	}
 	cJSON_Delete(e->doc);
 	benchdoc_text_free(&e->text);
+	rf_builder_free(e->tables);
 	return rc;
 }
 
@@ -526,6 +542,7 @@ static int abort_bench(struct engine *e, int status, char *err, size_t errlen)
 		mark_aborted(e, err, errlen);
 	cJSON_Delete(e->doc);
 	benchdoc_text_free(&e->text);
+	rf_builder_free(e->tables);
 	return status;
 }
 
@@ -549,7 +566,13 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 		return ST_FAIL;
 	}
 	/* The gate judged on the empty document catches unknown arms before any run. */
-	if (c->gate && gate_spec_eval(c->gate, e.doc, NULL, &(enum gate_outcome){0}, err, errlen)) {
+	if (c->gate &&
+	    !(e.tables = rf_builder_new(e.doc, c->nout ? c->out_paths[0] : "bench", err, errlen))) {
+		cJSON_Delete(e.doc);
+		return ST_FAIL;
+	}
+	if (c->gate && gate_judge(&e, NULL, &(enum gate_outcome){0}, err, errlen) != 0) {
+		rf_builder_free(e.tables);
 		cJSON_Delete(e.doc);
 		return ST_USAGE;
 	}
