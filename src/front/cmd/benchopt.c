@@ -280,7 +280,7 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 static int check_program(const struct bench_opts *o, const unsigned char *given, char *err,
                          size_t errlen)
 {
-	static const int program_excludes[] = {O_WL, O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
+	static const int program_excludes[] = {O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
 	const struct bench_program_opts *p = &o->prog;
 
 	if (p->program && o->ncmds)
@@ -316,8 +316,8 @@ static int check_program(const struct bench_opts *o, const unsigned char *given,
 static int check_combinations(struct bench_opts *o, const unsigned char *given, char *err,
                               size_t errlen)
 {
-	static const int drivers_only[] = {O_ALLOC, O_WL,   O_SCALE, O_SEED,
-	                                   O_PARAM, O_REPS, O_DDIR,  O_ARM};
+	static const int drivers_only[] = {O_ALLOC, O_SCALE, O_SEED, O_PARAM,
+	                                   O_REPS,  O_DDIR,  O_ARM};
 
 	if (o->ncmds == 1)
 		return errmsg_fail(err, errlen, "--cmd: a comparison needs at least two commands");
