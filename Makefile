@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|bench|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|bench|bench-models|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -60,7 +60,7 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,test_jsonstream test_rfstream)
 tsan_obj = $(patsubst %.c,$(BUILD)/tsan/%.o,$(1))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
-	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace
+	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/phase_fixture
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz
 .SUFFIXES:
@@ -130,6 +130,10 @@ $(BUILD)/tests/jget: $(BUILD)/tests/jget.o
 $(BUILD)/tests/alloc_threads: $(BUILD)/tests/alloc_threads.o
 	$(CC) $(LDFLAGS) -o $@ $^ -pthread
 
+# A program that marks its phases with phase/allocab_phase.h (tests/e2e_phases.sh).
+$(BUILD)/tests/phase_fixture: $(BUILD)/tests/phase_fixture.o
+	$(CC) $(LDFLAGS) -o $@ $^
+
 # Synthetic traces for the replay limit tests (tests/e2e_limits.sh).
 $(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o
 	$(CC) $(LDFLAGS) -o $@ $^
@@ -175,6 +179,16 @@ BENCH_ARGS ?= --scale small
 bench: deps
 	@$(MAKE) --no-print-directory build-all
 	@BUILD=$(BUILD) BENCH_BUDGET=$(BENCH_BUDGET) scripts/bench.sh $(BENCH_ARGS)
+
+# make bench-models: the training examples (examples/, docs/models.md) under every allocator, each
+# recorded once and replayed, docs/claims/models.json checked; installs python3-torch and cargo
+# from Debian when they are missing. Not part of make test. MODELS_ROUNDS, MODELS, MODELS_ARGS_<m>:
+# scripts/bench_models.sh.
+.PHONY: bench-models
+bench-models:
+	@scripts/deps.sh python3-torch cargo
+	@$(MAKE) --no-print-directory build-all
+	@BUILD=$(BUILD) scripts/bench_models.sh $(MODELS_OUT)
 
 test: deps
 	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(TSAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)

@@ -1,5 +1,6 @@
 #!/bin/sh
-# deps.sh - `make deps`: makes sure the Debian packages allocab builds against are installed.
+# deps.sh - `make deps`: makes sure the Debian packages allocab builds against are installed
+# (and those named as arguments, for an optional target).
 # Silent and fast when nothing is missing (make, make test and make bench run it every time).
 # Missing packages: installs them with apt-get as root, or through sudo when it works without a
 # password; otherwise prints the exact command and fails. Not Debian (no dpkg-query): succeeds
@@ -7,7 +8,8 @@
 set -u
 
 # python3-yaml: the tests parse the CI workflow docs/ci/allocab.yml (tests/e2e_ci.sh).
-pkgs="gcc make libc6-dev libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev libcjson-dev libzstd-dev python3-yaml"
+# Arguments: more packages an optional target needs (make bench-models: python3-torch, cargo).
+pkgs="gcc make libc6-dev libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev libcjson-dev libzstd-dev python3-yaml $*"
 
 not_debian() {
 	if command -v "${CC:-cc}" >/dev/null 2>&1 && command -v make >/dev/null 2>&1 &&
