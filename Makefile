@@ -186,7 +186,7 @@ bench: deps
 # scripts/bench_models.sh.
 .PHONY: bench-models
 bench-models:
-	@scripts/deps.sh python3-torch cargo
+	@scripts/deps.sh --also python3-torch cargo
 	@$(MAKE) --no-print-directory build-all
 	@BUILD=$(BUILD) scripts/bench_models.sh $(MODELS_OUT)
 
@@ -205,6 +205,7 @@ install: all
 	install -m 644 docs/allocab.1 $(DESTDIR)$(MANDIR)/man1/allocab.1
 	install -d $(DESTDIR)$(PREFIX)/lib/allocab
 	install -m 644 $(PRELOAD_LIBS) $(DESTDIR)$(PREFIX)/lib/allocab/
+	install -m 755 scripts/deps.sh $(DESTDIR)$(PREFIX)/lib/allocab/deps.sh
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
 	install -m 644 $(wildcard docs/ci/*.yml) $(DESTDIR)$(DOCDIR)/ci
 	install -d $(DESTDIR)$(DOCDIR)/claims
@@ -215,7 +216,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/allocab $(addprefix $(DESTDIR)$(BINDIR)/allocab-,$(BACKENDS))
 	rm -f $(DESTDIR)$(BINDIR)/allocab-benchmark-mimalloc
 	rm -f $(DESTDIR)$(MANDIR)/man1/allocab.1 $(DESTDIR)$(COMPLETIONDIR)/allocab
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/allocab/,$(notdir $(PRELOAD_LIBS)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/allocab/,$(notdir $(PRELOAD_LIBS)) deps.sh)
 	-rmdir $(DESTDIR)$(PREFIX)/lib/allocab
 	rm -rf $(DESTDIR)$(DOCDIR)
 
