@@ -496,7 +496,6 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 	int fatal = 0;
 
 	snprintf(e.marks_dir, sizeof e.marks_dir, "%s", marks_dir);
-
 	e.t_start = now_ns(&e);
 	memset(res, 0, sizeof *res);
 	res->gate = -1;

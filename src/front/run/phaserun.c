@@ -55,7 +55,8 @@ int phaserun_prepare(const char *dir, unsigned long n, char *const *base, struct
 		return errmsg_fail(err, errlen, "%s: %s", p->file, strerror(errno));
 	}
 	close(fd);
-	memcpy(p->set, base, k * sizeof *p->set);
+	if (k)
+		memcpy(p->set, base, k * sizeof *p->set);
 	p->set[k] = p->var;
 	p->lo = p->hi = 0;
 	return 0;
