@@ -5,7 +5,8 @@
 # table of it all in OUT/models.md. Usage: scripts/bench_models.sh [OUT]
 # Environment: BUILD (build directory), MODELS ("dqn ppo tft mamba2 rust"), MODELS_ROUNDS
 # (measured rounds per bench; default: the bench's own rule), MODELS_ARGS_<model> (arguments of
-# a model's program, e.g. MODELS_ARGS_dqn='--epochs 4'), CARGO (Debian's /usr/bin/cargo).
+# a model's program, e.g. MODELS_ARGS_dqn='--epochs 4'), MODELS_REPLAY (0: no record and
+# replay), CARGO (Debian's /usr/bin/cargo).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
@@ -63,6 +64,10 @@ rc=0
 for m in $models; do
 	say "$m: bench under every allocator (load $(load))"
 	bench_model "$m" || rc=1
+	if [ "${MODELS_REPLAY:-1}" = 0 ]; then
+		echo "$m $(date -u +%FT%TZ) load $(load)" >>"$out/load.txt"
+		continue
+	fi
 	say "$m: record once, then replay in every driver (load $(load))"
 	# shellcheck disable=SC2046 # the command's words are its arguments
 	if "$A" record -o "$out/$m.trace" -- $(command_of "$m") >/dev/null; then
