@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|bench|bench-models|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|bench|bench-models|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|man|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -59,10 +59,13 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 # The tests of the reader thread of common/jsonstream, also under ThreadSanitizer.
 TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,test_jsonstream test_rfstream)
 tsan_obj = $(patsubst %.c,$(BUILD)/tsan/%.o,$(1))
+# ptrack_cost measures what process tracking costs (docs/programs.md, "Process tracking"); the
+# tests only build it.
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
-	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/phase_fixture
+	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
+	$(BUILD)/tests/phase_fixture
 
-.PHONY: all deps test unit bench validate install uninstall clean format fuzz
+.PHONY: all deps test unit bench validate install uninstall clean format fuzz man
 .SUFFIXES:
 
 all: deps
@@ -194,6 +197,13 @@ test: deps
 	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(TSAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)
 	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(TSAN_TESTS) $(FUZZ_REPLAYS)
 
+# make man: the man page's option entries regenerated from the option tables (src/common/opt.h)
+# between its BEGIN/END OPTIONS markers, keeping the text written below each entry
+# (scripts/manopts.sh); `make test` fails while the committed page differs.
+man: build-all
+	@scripts/manopts.sh $(BUILD) docs/allocab.1 >docs/allocab.1.tmp && mv docs/allocab.1.tmp docs/allocab.1 || \
+		{ rm -f docs/allocab.1.tmp; exit 1; }
+
 # What README.md and the man page point to: the drop-in script, the docs (the CI workflow among
 # them) and bash completion.
 DOCS := README.md $(wildcard docs/*.md)
@@ -220,8 +230,10 @@ uninstall:
 	-rmdir $(DESTDIR)$(PREFIX)/lib/allocab
 	rm -rf $(DESTDIR)$(DOCDIR)
 
+# What the fuzz targets link: the readers of both programs (the replay loader is a driver's).
+FUZZ_LIB_SRC := $(COMMON_SRC) $(FRONT_LIB_SRC) workloads/lib/replay_load.c
 $(BUILD)/asan/fuzz-replay-%: $(BUILD)/asan/tests/fuzz/%.o $(BUILD)/asan/tests/fuzz/replay.o \
-		$(call asan_obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+		$(call asan_obj,$(FUZZ_LIB_SRC))
 	$(CC) $(LDFLAGS) $(SANITIZE) -o $@ $^ $(LDLIBS_COMMON)
 
 # make fuzz: every reader's target under libFuzzer, ASan and UBSan for FUZZ_SECONDS each, starting
@@ -242,7 +254,7 @@ $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -g -O1 -std=gnu11 -pthread $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(BUILD)/fuzz/fuzz-%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(call fuzz_obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+$(BUILD)/fuzz/fuzz-%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(call fuzz_obj,$(FUZZ_LIB_SRC))
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS_COMMON)
 
 clean:

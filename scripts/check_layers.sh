@@ -38,8 +38,8 @@ rules=(
 	"src/common/|common/"
 	"src/driver/|common/ driver/"
 	"workloads/|common/ driver/ workloads/"
-	"allocators/|driver/backend.h"
-	"src/preload/|common/trace_format.h common/allocknown.h preload/"
+	"allocators/|driver/backend.h common/hugetlb.h"
+	"src/preload/|common/trace_format.h common/allocknown.h common/hugetlb.h preload/"
 	"src/front/allocab.c|common/ front/cmd/commands.h"
 )
 

@@ -24,7 +24,8 @@ cmp -s docs/ci/allocab.yml "$p/share/doc/allocab/ci/allocab.yml" && ok "the work
 
 # The installed script finds the allocab next to it (nothing on PATH, no ALLOCAB_BUILD).
 (cd "$TMP" && env -u ALLOCAB_BUILD PATH=/usr/bin:/bin "$p/bin/allocab-benchmark-mimalloc" \
-	--cmd true --cmd-mimalloc true --rounds 2 --quiet -o "$TMP/m.json") >"$TMP/m.out" 2>&1
+	--cmd /bin/true --cmd-mimalloc 'LD_PRELOAD=libmimalloc.so.2 /bin/true' --rounds 2 --quiet \
+	-o "$TMP/m.json") >"$TMP/m.out" 2>&1
 rc=$?
 [ "$rc" = 0 ] && grep -q '^Results: ' "$TMP/m.out" && ok "installed script runs with the allocab next to it" ||
 	notok "installed script runs with the allocab next to it" "exit $rc: $(tail -3 "$TMP/m.out")"

@@ -129,6 +129,9 @@ static int load_config(struct loader *l, const cJSON *cfg)
 		if (!(d->wl[i].phases[0] = strdup("total")))
 			return rl_nomem(l);
 	}
+	if (rl_get_str(cfg, "process_tracking") &&
+	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
+		return rl_nomem(l);
 	return load_arm_configs(l, rl_get(cfg, "arm_configs"));
 }
 
@@ -340,5 +343,6 @@ void rf_free(struct rf_doc *d)
 	free(d->status);
 	free(d->machine_desc);
 	free(d->env);
+	free(d->tracking);
 	free(d);
 }

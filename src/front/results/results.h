@@ -69,6 +69,8 @@ struct rf_doc {
 	char machine_id[17]; /* "" if the document has no machine fingerprint */
 	char *machine_desc;  /* "cpu_model, N cpus, kernel K" or NULL */
 	char *env;           /* machine.env as compact JSON, or NULL */
+	char *tracking;      /* config.process_tracking (probed arms: "ptrace" or "probe only
+	                        (...)"), or NULL */
 	size_t narms, nwl;
 	char **arms;
 	/* per arm: "system: mmap_threshold=32M trim_threshold=256M" for a configured arm

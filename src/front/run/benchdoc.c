@@ -138,6 +138,8 @@ static cJSON *config_json(const struct bench_config *c)
 	                      c->program ? cJSON_CreateString(c->program) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "proof", proof_json(c));
 	cJSON_AddBoolToObject(o, "count_calls", c->count_lib != NULL);
+	cJSON_AddItemToObject(o, "process_tracking",
+	                      c->tracking ? cJSON_CreateString(c->tracking) : cJSON_CreateNull());
 	cJSON_AddNullToObject(o, drivers ? "commands" : "drivers");
 	if (c->gate)
 		cJSON_AddItemToObject(o, "gate", string_array(c->gate_argv, (size_t)c->gate_argc));

@@ -158,6 +158,20 @@ static const char *last_line(const char *tail)
 	return nl ? nl + 1 : tail;
 }
 
+/* A probed run whose processes were not tracked (ptrace refused for it alone) makes the document's
+ * config.process_tracking say so. */
+static void note_tracking(struct engine *e, const cJSON *run)
+{
+	cJSON *config = cJSON_GetObjectItemCaseSensitive(e->doc, "config");
+	const char *doc =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(config, "process_tracking"));
+	const char *got = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(run, "probe"), "tracking"));
+
+	if (got && doc && strcmp(doc, "ptrace") == 0 && strcmp(got, "ptrace") != 0)
+		benchdoc_set_string(config, "process_tracking", got);
+}
+
 /* The run object of a finished process, counted; NULL with *fatal ST_USAGE when a driver rejected
  * its arguments in the first round. */
 static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
@@ -169,8 +183,10 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 	enum run_status st;
 	cJSON *run = benchdoc_run(c, a, w, pad, r, tel, &st);
 
-	if (pr)
+	if (pr) {
 		bench_probe_finish(a, pr, r, run, &st);
+		note_tracking(e, run);
+	}
 	if (ph)
 		phaserun_finish(ph, &e->phases, run, &st);
 	if (c->mode == BENCH_DRIVERS && e->done == 0 && r->end == RUNNER_EXITED &&
@@ -235,6 +251,7 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
 		return NULL;
 	}
 	spec.env_set = c->mode == BENCH_COMMANDS ? ph.set : spec.env_set;
+	spec.track = pr != NULL;
 	telemetry_sample(&tel[0]);
 	ph.lo = phaserun_clock();
 	if (e->rn->run(e->rn->ctx, &spec, &r, err, errlen) != 0) {
@@ -541,6 +558,11 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 			status = "interrupted";
 			break;
 		}
+		if (e.done == 1 && !(e.done >= c->warmup && c->rounds && e.measured >= c->rounds) &&
+		    bench_report_hopeless(c, cJSON_GetArrayItem(e.rounds, 0), NULL) > 0) {
+			status = "aborted";
+			break;
+		}
 		if (c->gate && e.done > c->warmup && e.measured >= c->min_rounds) {
 			int g = gate_check(&e, NULL, err, errlen);
 
@@ -555,7 +577,7 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 			return abort_bench(&e, ST_FAIL, err, errlen);
 	}
 	benchdoc_set_string(e.doc, "status", status);
-	if (c->gate && strcmp(status, "interrupted") != 0 &&
+	if (c->gate && strcmp(status, "interrupted") != 0 && strcmp(status, "aborted") != 0 &&
 	    gate_check(&e, stdout, err, errlen) < 0)
 		return abort_bench(&e, ST_USAGE, err, errlen);
 	return finish(&e, status, doc, err, errlen);

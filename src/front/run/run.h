@@ -110,13 +110,18 @@ struct bench_config {
 	const char *probe_lib;  /* build/liballocab-probe.so when an arm is probed, else NULL */
 	const char *count_lib;  /* --count-calls: build/liballocab-count.so, else NULL */
 	const char *probe_dir;  /* private directory for the per-run probe record files */
+	/* how probed runs' processes are known: "ptrace", or "probe only (ptrace: EPERM)" when this
+	 * process may not trace (front/run/ptrack.h); NULL when no arm is probed */
+	const char *tracking;
 	struct gate_spec *gate; /* NULL without --gate */
 	char **gate_argv;       /* the --gate options, for the record */
 	int gate_argc;
 };
 
 struct bench_result {
-	const char *status;   /* complete, budget, decided or interrupted (a static string) */
+	/* complete, budget, decided, interrupted, or aborted when the first round showed a proof
+	 * failure no later round can change (bench_report_hopeless); a static string */
+	const char *status;
 	unsigned rounds_done; /* finished rounds, warm-up included */
 	unsigned measured;
 	size_t runs, failed;             /* runs in finished rounds; those not ok */
@@ -126,12 +131,14 @@ struct bench_result {
 };
 
 /* Runs the bench described by c, writing the document to every c->out_paths entry after every
- * round. stop is set asynchronously to interrupt (may be NULL). Returns ST_OK (common/status.h)
- * with *res filled and, if doc is not NULL, the final document in *doc (the caller cJSON_Deletes
- * it). Otherwise returns ST_FAIL on a runtime failure or ST_USAGE on bad input met while running (a
- * driver rejected its arguments in the first round, or the gate cannot judge the document), with a
- * one-line reason in err; the file is then either not written at all (failure before the first
- * round ended) or has status "aborted". */
+ * round. stop is set asynchronously to interrupt (may be NULL). After the first round (warm-up or
+ * not) it stops with status "aborted" when an arm's proof failed there for a reason no later
+ * round can change (bench_report_hopeless). Returns ST_OK (common/status.h) with *res filled and,
+ * if doc is not NULL, the final document in *doc (the caller cJSON_Deletes it). Otherwise returns
+ * ST_FAIL on a runtime failure or ST_USAGE on bad input met while running (a driver rejected its
+ * arguments in the first round, or the gate cannot judge the document), with a one-line reason in
+ * err; the file is then either not written at all (failure before the first round ended) or has
+ * status "aborted". */
 int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
               struct bench_result *res, char *err, size_t errlen);
 
@@ -333,6 +340,7 @@ struct bench_probe_paths {
 	char probe[PATH_MAX]; /* build/liballocab-probe.so */
 	char count[PATH_MAX]; /* build/liballocab-count.so (--count-calls) */
 	char dir[PATH_MAX];   /* private directory of the per-run record files ("" none) */
+	char tracking[64];    /* bench_config.tracking */
 };
 
 /* --program: c->arms from -a (default: system and every allocator whose Debian library is
@@ -340,25 +348,35 @@ struct bench_probe_paths {
  * settings checked by the backend's driver and put in the arm's env), each running o->program, with
  * its library resolved and its proof set; c->wl the one workload "command"; c->program. Arm names
  * are malloc'd (the caller frees them and c->arms); the proof fields are freed by bench_free_proof.
- * Returns 0, 1 (runtime: the probe library is missing) or 2 (unknown allocator, a library that
- * cannot be loaded, fewer than two arms) with a one-line reason in err. */
+ * Returns ST_OK, ST_FAIL (runtime: the probe library is missing, memory) or ST_USAGE (unknown
+ * allocator, a library that cannot be loaded, a bad --arm, fewer than two arms) with a one-line
+ * reason in err (common/status.h). */
 int bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
                         struct bench_probe_paths *pp, char *err, size_t errlen);
 
 /* --expect NAME=ALLOCATOR: sets the proof of those --cmd arms of c (the executable's own copy of
- * the allocator counts). Returns 0, 1 (out of memory) or 2 (unknown allocator) with err. */
+ * the allocator counts). Returns ST_OK, ST_FAIL (memory) or ST_USAGE (unknown allocator) with
+ * err. */
 int bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o, char *err,
                         size_t errlen);
 
-/* When an arm of c is probed: finds the probe (and, with --count-calls, the counting library)
- * and creates the record directory under $TMPDIR or /tmp; sets c->probe_lib, c->count_lib and
- * c->probe_dir. Returns 0, or 1 with err. */
+/* When an arm of c is probed: finds the probe (and, with --count-calls, the counting library),
+ * creates the record directory under $TMPDIR or /tmp and finds out whether processes can be
+ * tracked (front/run/ptrack.h); sets c->probe_lib, c->count_lib, c->probe_dir and
+ * c->tracking. Returns ST_OK, or ST_FAIL with err (a runtime failure: no bad input here). */
 int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
                       struct bench_probe_paths *pp, char *err, size_t errlen);
 
 /* Frees the arms' proof fields (preload, version, expect_*) and removes the record directory
  * with whatever an interrupted bench left in it. */
 void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp);
+
+/* The arms of c whose every run in round (a round object of the document) is unverified for a
+ * reason no later run can change (the run's probe.deterministic: preload failed, static
+ * executable, setuid program, program links its own allocator, other allocator serves malloc;
+ * docs/programs.md, "Failing loudly"). Writes "allocab: bench: ARM: no verified successful run:
+ * unverified: REASON" for each to f (unless NULL) and returns how many. */
+size_t bench_report_hopeless(const struct bench_config *c, const cJSON *round, FILE *f);
 
 /* Writes "allocab: bench: ARM: no verified successful run: WHY" to f for every arm of c without
  * an ok run in a measured round of doc (WHY: the first failed run's reason, else its status,
