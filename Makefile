@@ -221,6 +221,8 @@ install: all
 	install -d $(DESTDIR)$(DOCDIR)/claims
 	install -m 644 $(wildcard docs/claims/*.json) $(DESTDIR)$(DOCDIR)/claims
 	install -m 644 scripts/completion/allocab.bash $(DESTDIR)$(COMPLETIONDIR)/allocab
+	install -d $(DESTDIR)$(DOCDIR)/phase
+	install -m 644 phase/allocab_phase.h phase/allocab_phase.py $(DESTDIR)$(DOCDIR)/phase
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/allocab $(addprefix $(DESTDIR)$(BINDIR)/allocab-,$(BACKENDS))
