@@ -2,7 +2,9 @@
 # validate.sh - `make validate`: measures on this machine whether allocab keeps its promises, and
 # writes results/validation.md: (a) A/A false positives of allocab's method next to a naive one,
 # (b) injected slowdowns of known size (system_slow): estimate, interval, coverage, detection rate,
-# (c) duet against sequential interleaving at equal wall-clock budget. Not part of `make test`.
+# (c) duet against sequential interleaving at equal wall-clock budget, (d) the pooled interval of
+# a fleet of machines on synthetic fleets (scripts/validate_fleet.sh). Not part of `make test`.
+# VALIDATE_ONLY=machine runs (a) to (c) alone, VALIDATE_ONLY=fleet (d) alone.
 # Knobs (environment): VALIDATE_SCALE (small), VALIDATE_WORKLOAD (checkpoint_write),
 # VALIDATE_TRIALS (20), VALIDATE_ROUNDS (10, the bench default), VALIDATE_ROUNDS_LONG (30),
 # VALIDATE_DUET_TRIALS (10), VALIDATE_DUET_BUDGET (15 s), VALIDATE_OUT (results/validation.md).
@@ -16,7 +18,25 @@ ROUNDS_LONG=${VALIDATE_ROUNDS_LONG:-30}
 DUET_TRIALS=${VALIDATE_DUET_TRIALS:-10}
 DUET_BUDGET=${VALIDATE_DUET_BUDGET:-15}
 OUT=${VALIDATE_OUT:-results/validation.md}
+ONLY=${VALIDATE_ONLY:-}
 EFFECTS="2 5 10"
+
+case "$ONLY" in "" | machine | fleet) ;; *)
+	echo "validate: VALIDATE_ONLY must be machine or fleet (or empty: both)" >&2
+	exit 2 ;;
+esac
+if [ "$ONLY" = fleet ]; then
+	mkdir -p "$(dirname "$OUT")"
+	{
+		echo "# allocab validation on this machine"
+		echo
+		echo "Written by \`VALIDATE_ONLY=fleet make validate\` (scripts/validate_fleet.sh) on $(date -u +%Y-%m-%dT%H:%M:%SZ)."
+		echo
+		BUILD=$BUILD scripts/validate_fleet.sh || exit 1
+	} >"$OUT.tmp.$$" && mv "$OUT.tmp.$$" "$OUT" || { rm -f "$OUT.tmp.$$"; exit 1; }
+	echo "validate: written $OUT" >&2
+	exit 0
+fi
 
 A=$BUILD/allocab
 J=$BUILD/tests/jget
@@ -235,6 +255,8 @@ elapsed=$(($(date +%s) - t_start))
 	done <"$W/c.tsv"
 	echo
 	echo "</details>"
+	echo
+	[ "$ONLY" = machine ] || BUILD=$BUILD scripts/validate_fleet.sh
 } >"$W/validation.md"
 cp "$W/validation.md" "$OUT.tmp.$$" && mv "$OUT.tmp.$$" "$OUT"
 log "written $OUT"

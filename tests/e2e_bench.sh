@@ -151,13 +151,13 @@ if "$A" compare "$TMP/int.json" >"$TMP/cmp" 2>&1; then ok "interrupt: compare ac
 # ---- scripted fake drivers: faults and a deterministic gate ----
 D=$TMP/drivers
 mkdir -p "$D"
-fake() { # fake NAME BODY-OF-run [DIR]
-	local dir=${3:-$D}
+fake() { # fake NAME BODY-OF-run [DIR [FLAGS]]: FLAGS the backend's declared flags, a JSON array
+	local dir=${3:-$D} flags=${4:-[]}
 	mkdir -p "$dir"
 	cat >"$dir/allocab-$1" <<EOF
 #!/bin/sh
 case "\$1" in
-list) echo '{"schema":"allocab-list/1","workloads":[{"name":"w1","params":[{"name":"n"}]},{"name":"w2","params":[]}]}' ;;
+list) echo '{"schema":"allocab-list/1","allocator":{"name":"$1","flags":$flags},"workloads":[{"name":"w1","params":[{"name":"n"}]},{"name":"w2","params":[]}]}' ;;
 run) $2 ;;
 *) exit 2 ;;
 esac
@@ -165,16 +165,17 @@ EOF
 	chmod +x "$dir/allocab-$1"
 }
 rec='printf '"'"'{"schema":"allocab-run/1","allocator":{"name":"%s","verified":true},"workload":{"name":"%s","scale":"small","seed":42,"params":{}},"phases":["total"],"reps":[{"checksum":"00000000000000aa","phases":{"total":{"wall_ns":%s,"cpu_ns":%s}}}],"checksum":"00000000000000aa","argv":"%s"}'"'"
-fake system "$rec \"system\" \"\$2\" 2000000 2000000 \"\$*\""
+fake system "$rec \"system\" \"\$2\" 2000000 2000000 \"\$*\"" "$D" '["baseline"]'
 fake fast "$rec \"fast\" \"\$2\" 1000000 1000000 \"\$*\""
 fake liar 'echo "allocab-liar: allocator: malloc is served by libc.so.6" >&2; exit 4'
 fake junk 'echo hello'
 fake picky 'echo "allocab-picky: --param n: 0 is out of range 1..9" >&2; exit 2' "$TMP/picky"
-fake system "$rec \"system\" \"\$2\" 2000000 2000000 \"\$*\"" "$TMP/picky"
-fake system_slow "$rec \"system_slow\" \"\$2\" 1 1 \"\$*\""
+fake system "$rec \"system\" \"\$2\" 2000000 2000000 \"\$*\"" "$TMP/picky" '["baseline"]'
+fake system_slow "$rec \"system_slow\" \"\$2\" 1 1 \"\$*\"" "$D" '["calibration"]'
+
 
 expect_status "fake: default arms from --driver-dir (liar, junk never succeed: exit 1)" 1 "$A" bench --driver-dir "$D" -w w1 --rounds 1 --warmup 0 --quiet -o "$TMP/all.json"
-jeq "fake: system first, then sorted, calibration backend left out" "$TMP/all.json" config.arms '["system","fast","junk","liar"]'
+jeq "fake: the declared baseline first, then sorted, the calibration backend left out" "$TMP/all.json" config.arms '["system","fast","junk","liar"]'
 expect_status "fake: ALLOCAB_DRIVER_DIR" 0 env ALLOCAB_DRIVER_DIR="$D" "$A" bench -a system,fast --rounds 1 --warmup 0 --quiet -o "$TMP/env.json"
 jeq "fake: default workloads from list --json" "$TMP/env.json" config.workloads '["w1","w2"]'
 

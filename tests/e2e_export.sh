@@ -152,9 +152,9 @@ bad_claims "two ranges" 'give one of "speedup" or "improvement_pct"'
 printf '{"schema": "allocab-claims/1", "claims": [{"name": "x", "allocator": "m", "speedup": [1, 2], "source": "s", "targets": []}]}' >"$TMP/bad.json"
 bad_claims "no targets" '"targets" must be an array of 1 to 16'
 printf '{"schema": "allocab-claims/1", "claims": [{"name": "x", "allocator": "m", "speedup": [1, 2], "source": "s", "targets": [{"workload": "w"}]}]} trailing' >"$TMP/bad.json"
-bad_claims "trailing garbage" 'not valid JSON'
+bad_claims "trailing garbage" 'bad.json: not JSON \(parse error at byte [0-9]+\)'
 printf '\001\002binary' >"$TMP/bad.json"
-bad_claims "random bytes" 'not valid JSON'
+bad_claims "random bytes" 'bad.json: not JSON \(binary data: byte 0x01 at offset 0\)'
 rm -f "$TMP/bad.json"
 mkfifo "$TMP/bad.json"
 bad_claims "a FIFO without a writer" 'not a regular file'

@@ -83,8 +83,19 @@ struct backend_counter {
 	int64_t value;
 };
 
+/* What a backend is for, declared in its table; the front end reads them from `list --json`
+ * ("allocator"."flags") and never decides by a backend's name. */
+enum backend_flags {
+	/* The platform's own allocator: the arm every other is compared against by default. */
+	BACKEND_BASELINE = 1u << 0,
+	/* A harness check (a known injected cost, docs/calibration.md), not an allocator to compare:
+	 * run only when asked for by name (-a), never by default. */
+	BACKEND_CALIBRATION = 1u << 1,
+};
+
 struct backend_ops {
 	const char *name; /* "system", "mimalloc", ...: the driver is build/allocab-<name> */
+	unsigned flags;   /* enum backend_flags */
 	/* Basename prefix of the shared object that must define the malloc the process uses, e.g.
 	 * "libc.so." or "libmimalloc.so.". NULL means the driver executable itself defines it. */
 	const char *library;

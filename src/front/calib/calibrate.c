@@ -7,6 +7,7 @@
 #include "common/jsonload.h"
 #include "common/prng.h"
 #include "common/status.h"
+#include "common/utf8.h"
 #include "front/compare/compare.h"
 #include "front/stats/stats.h"
 
@@ -154,7 +155,10 @@ void calib_file_free(struct calib_file *c)
 static int load_fail(struct calib_file *c, int status, char *err, size_t errlen, const char *path,
                      const char *problem)
 {
-	snprintf(err, errlen, "%s: %s", path, problem);
+	char msg[1024];
+
+	snprintf(msg, sizeof msg, "%s: %s", path, problem);
+	utf8_quote(err, errlen, msg);
 	calib_file_free(c);
 	return status;
 }

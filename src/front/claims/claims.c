@@ -2,6 +2,7 @@
 #include "front/claims/claims.h"
 
 #include "common/errmsg.h"
+#include "common/jsonload.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,7 +43,8 @@ void claims_free(struct claims_file *f)
 	free(f);
 }
 
-/* A string member: required or not, non-empty, at most NAME_MAX_LEN bytes, no control bytes. */
+/* A string member: required or not, non-empty, at most NAME_MAX_LEN bytes, no control byte or
+ * DEL. */
 static int get_str(const cJSON *o, const char *key, int required, char **dst, const char *where,
                    char *err, size_t errlen)
 {
@@ -58,7 +60,7 @@ static int get_str(const cJSON *o, const char *key, int required, char **dst, co
 		return errmsg_fail(err, errlen, "%s: \"%s\" is longer than %d bytes", where, key,
 		                   NAME_MAX_LEN);
 	for (const char *s = v->valuestring; *s; s++)
-		if ((unsigned char)*s < 0x20)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			return errmsg_fail(err, errlen, "%s: \"%s\" holds a control character",
 			                   where, key);
 	if (!(*dst = strdup(v->valuestring)))
@@ -184,23 +186,23 @@ static int parse_doc(const cJSON *doc, struct claims_file *f, char *err, size_t 
 	return 0;
 }
 
-struct claims_file *claims_parse(const char *text, const char *name, char *err, size_t errlen)
+struct claims_file *claims_parse(const char *text, size_t n, const char *name, char *err,
+                                 size_t errlen)
 {
 	struct claims_file *f = calloc(1, sizeof *f);
-	const char *end = NULL;
 	cJSON *doc;
-	char why[512] = "out of memory";
+	char why[512];
 
 	if (!f || !(f->path = strdup(name))) {
 		free(f);
 		errmsg_fail(err, errlen, "out of memory");
 		return NULL;
 	}
-	doc = cJSON_ParseWithOpts(text, &end, 1);
-	if (!doc)
-		snprintf(why, sizeof why, "not valid JSON near byte %zu",
-		         end ? (size_t)(end - text) : 0);
-	if (!doc || parse_doc(doc, f, why, sizeof why) != 0) {
+	if (!(doc = jl_parse(name, text, n, err, errlen))) {
+		claims_free(f);
+		return NULL;
+	}
+	if (parse_doc(doc, f, why, sizeof why) != 0) {
 		errmsg_fail(err, errlen, "%s: %s", name, why);
 		cJSON_Delete(doc);
 		claims_free(f);
@@ -249,16 +251,11 @@ struct claims_file *claims_load(const char *path, char *err, size_t errlen)
 	char *text = read_bounded(path, &n, why, sizeof why);
 	struct claims_file *f;
 
-	if (text && strlen(text) != n) {
-		snprintf(why, sizeof why, "holds a NUL byte");
-		free(text);
-		text = NULL;
-	}
 	if (!text) {
 		errmsg_fail(err, errlen, "%s: %s", path, why);
 		return NULL;
 	}
-	f = claims_parse(text, path, err, errlen);
+	f = claims_parse(text, n, path, err, errlen);
 	free(text);
 	return f;
 }

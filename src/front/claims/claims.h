@@ -55,11 +55,13 @@ struct claims_result {
 	size_t count[4]; /* by verdict */
 };
 
-/* Reads and validates the claims file at path (a regular file of at most CLAIMS_MAX_BYTES).
- * Returns it (claims_free) or NULL with "PATH: problem" in err. */
+/* Reads and validates the claims file at path (a regular file of at most CLAIMS_MAX_BYTES),
+ * strict JSON as jl_parse reads it (common/jsonload.h). Returns it (claims_free) or NULL with
+ * "PATH: problem" in err. */
 struct claims_file *claims_load(const char *path, char *err, size_t errlen);
-/* Parses an in-memory document, named name in messages. */
-struct claims_file *claims_parse(const char *text, const char *name, char *err, size_t errlen);
+/* Parses an in-memory document of n bytes, named name in messages. */
+struct claims_file *claims_parse(const char *text, size_t n, const char *name, char *err,
+                                 size_t errlen);
 void claims_free(struct claims_file *f);
 
 /* Judges every claim of f against r. Returns a result (claims_result_free; points into f and r)

@@ -79,6 +79,9 @@ enum opt_id {
 	O_OUT,
 	O_RDIR,
 	O_QUIET,
+	O_H_FLEET,
+	O_LABEL,
+	O_SHARD,
 	O_H_PROGRAMS,
 	O_CMD,
 	O_PROGRAM,
@@ -155,6 +158,18 @@ static const struct opt opts[O_COUNT] = {
     [O_QUIET] = {"--quiet", 'q', OPT_REPEAT, NULL,
                  .help = "no progress, summary or --rounds warning on stderr (failures are "
                          "still reported)"},
+    [O_H_FLEET] = {NULL, 0, 0, NULL, .help = "One task of a job array (docs/fleet.md)"},
+    [O_LABEL] = {"--label", 0, OPT_VALUE, "NAME",
+                 .help = "this machine's name when several machines are merged (allocab "
+                         "merge): 1 to 128 characters of [A-Za-z0-9_.:@+-] (default: "
+                         "$ALLOCAB_LABEL, else $SLURMD_NODENAME, else the host name); unless it "
+                         "is the host name, the default files are DIR/<stamp>-NAME.json and "
+                         "DIR/latest-NAME.json"},
+    [O_SHARD] = {"--shard", 0, OPT_VALUE, "N",
+                 .help = "this task's index in its job array, 0..2^32-1 (default: "
+                         "$ALLOCAB_SHARD, else $SLURM_ARRAY_TASK_ID, else "
+                         "$JOB_COMPLETION_INDEX); without --shuffle-seed it chooses the shuffle "
+                         "seed"},
     [O_H_PROGRAMS] = {NULL, 0, 0, NULL, .help = "Your own programs"},
     [O_CMD] = {"--cmd", 0, OPT_VALUE | OPT_REPEAT, "NAME='COMMAND'",
                .help = "an arm that runs your program as `/bin/sh -c COMMAND`, timed whole and "
@@ -196,7 +211,11 @@ const struct opt_doc bench_doc = {
     .opts = opts,
     .nopts = O_COUNT,
     .rest = &gate_doc,
-    .notes = "The results file is rewritten atomically after every round. Progress goes to "
+    .notes = "One bench per machine: a bench holds DIR/.allocab-bench.BOOT_ID.lock (DIR: the "
+             "results directory, or the directory of -o) and another one on the same machine is "
+             "refused (exit 1); what else was runnable is recorded before every run "
+             "(telemetry.runnable), and allocab merge names a machine that was busy.\n"
+             "The results file is rewritten atomically after every round. Progress goes to "
              "stderr: on a terminal one line cut to its width, elsewhere (or TERM=dumb) one "
              "line per finished round; stdout stays empty except for the verdict lines of "
              "--gate.\n"
@@ -368,6 +387,19 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		return add_cmd(o, v, err, errlen);
 	case O_ARM:
 		o->arm_specs[o->narm_specs++] = v;
+		return 0;
+	case O_LABEL:
+		if (!bench_task_valid_label(v))
+			return errmsg_fail(err, errlen,
+			                   "--label '%.40s': want 1 to %d characters of [A-Za-z0-9_.:@+-]",
+			                   v, BENCH_TASK_LABEL_MAX);
+		o->label = v;
+		return 0;
+	case O_SHARD:
+		if (bench_task_parse_shard(v, &u) != 0)
+			return errmsg_fail(err, errlen, "--shard '%s': want an integer in 0..%llu", v,
+			                   (unsigned long long)BENCH_TASK_SHARD_MAX);
+		o->shard = v;
 		return 0;
 	case O_QUIET:
 		o->quiet = 1;

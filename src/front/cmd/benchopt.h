@@ -37,6 +37,8 @@ struct bench_opts {
 	const char *out;
 	const char *results_dir;
 	const char *driver_dir;
+	const char *label; /* --label: the machine's name in a fleet (docs/fleet.md), or NULL */
+	const char *shard; /* --shard: the task's index in its job array, or NULL */
 	int quiet;
 	int duet;
 	int help;
@@ -65,9 +67,5 @@ void bench_opts_free(struct bench_opts *o);
  * --gate, at least need rounds whatever the budget. Returns need; when --rounds was given below
  * it (and no --gate), a one-line warning in warn (printed unless --quiet), else warn is "". */
 unsigned bench_rounds_rule(struct bench_opts *o, size_t m, char *warn, size_t len);
-
-/* Backend names of the executable files allocab-NAME in dir (bench.c), sorted, system first,
- * into *names (free with bench_free_list). Returns how many, or -1 with the reason in err. */
-int bench_find_drivers(const char *dir, char ***names, char *err, size_t errlen);
 
 #endif

@@ -2,7 +2,6 @@
  * (front/compare/compare.h), rendered by one of the formats of front/export/export.h. */
 #include "front/cmd/commands.h"
 
-#include "common/atomicio.h"
 #include "common/errmsg.h"
 #include "common/numparse.h"
 #include "common/opt.h"
@@ -12,6 +11,7 @@
 #include "front/claims/claims.h"
 #include "front/compare/compare.h"
 #include "front/cmd/gateopt.h"
+#include "front/cmd/report.h"
 #include "front/results/results.h"
 #include "front/export/export.h"
 
@@ -52,32 +52,13 @@ enum {
 	C_COUNT
 };
 
-static const char *format_at(size_t i, const char **summary)
-{
-	const struct exporter *x = export_at(i);
-
-	if (x)
-		*summary = x->summary;
-	return x ? x->name : NULL;
-}
-static const struct opt_values format_values = {NULL, format_at};
-
-static const char *regime_at(size_t i, const char **summary)
-{
-	(void)summary;
-	return i < CMP_REGIMES_COUNT ? cmp_regimes_name((enum cmp_regimes)i) : NULL;
-}
-static const struct opt_values regime_values = {NULL, regime_at};
-
-static const char *const phases_words[] = {"all", NULL};
-static const struct opt_values phases_values = {phases_words, NULL};
 
 /* Each option may be given again and the last one counts, but the arms compared and the margin:
  * a second --baseline or --candidate is refused, as bench refuses repeats. */
 static const struct opt compare_opts[C_COUNT] = {
     [C_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
-                    .help = "the baseline arm (default: system; a --cmd or --program bench: its "
-                            "first arm)"},
+                    .help = "the baseline arm (default: the file's config.baseline: the arm of "
+                            "the baseline backend, system, or else the first arm)"},
     [C_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
                      .help = "only this candidate arm"},
     [C_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT | OPT_WORKLOAD, "NAME",
@@ -85,13 +66,13 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",
                  .help = "compare this phase instead of each workload's total"},
     [C_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT, NULL,
-                  .help = "compare every phase of every workload", .values = &phases_values},
+                  .help = "compare every phase of every workload", .values = &gateopt_phases_values},
     [C_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT, NULL,
                   .help = "steady (the median of each run's steady repetitions), cold (its first "
                           "repetition) or both, side by side (default)",
-                  .values = &regime_values},
+                  .values = &gateopt_regime_values},
     [C_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT, "F",
-                  .help = "the report's format, one of:", .values = &format_values},
+                  .help = "the report's format, one of:", .values = &gateopt_format_values},
     [C_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
                .help = "write the report to FILE (atomically) instead of standard output"},
     [C_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT, "LEVEL",
@@ -148,7 +129,6 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 	                      [C_FORMAT] = &a->format,           [C_OUT] = &a->out,
 	                      [C_CALIBRATION] = &a->calibration, [C_CLAIMS] = &a->claims};
 	uint64_t u;
-	double pct;
 
 	switch (k) {
 	case C_NO_TELEMETRY:
@@ -156,29 +136,14 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 		return 0;
 	case C_MIN_SPEEDUP:
 	case C_MAX_SLOWDOWN:
-		if (!isnan(a->margin))
-			return errmsg_fail(err, errlen,
-			                   "give one of --min-speedup or --max-slowdown");
-		if (gateopt_pct(v, &pct) != 0)
-			return errmsg_fail(err, errlen,
-			                   "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%",
-			                   opt_name(p, k), v);
-		a->margin = k == C_MAX_SLOWDOWN ? 1 + pct / 100 : 1 - pct / 100;
-		return 0;
+		return gateopt_margin(opt_name(p, k), v, k == C_MAX_SLOWDOWN, &a->margin, err,
+		                      errlen);
 	case C_PHASES:
-		if (strcmp(v, "all") != 0)
-			return errmsg_fail(err, errlen, "--phases '%s': only 'all' is known", v);
-		a->o.all_phases = 1;
-		return 0;
+		return gateopt_phases(v, &a->o.all_phases, err, errlen);
 	case C_REGIME:
-		if (cmp_regimes_parse(v, &a->o.regimes) != 0)
-			return errmsg_fail(err, errlen, "--regime '%s': want cold, steady or both",
-			                   v);
-		return 0;
+		return gateopt_regimes(v, &a->o.regimes, err, errlen);
 	case C_CONF:
-		if (gateopt_conf(v, &a->o.conf) != 0)
-			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
-		return 0;
+		return gateopt_level(v, &a->o.conf, err, errlen);
 	case C_BOOTSTRAP:
 		if (num_parse_u64(v, &u) != 0 || u < CMP_MIN_BOOTSTRAP || u > CMP_MAX_BOOTSTRAP)
 			return errmsg_fail(err, errlen, "--bootstrap '%s': want %d to %d resamples",
@@ -222,26 +187,24 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 	return 0;
 }
 
+struct render_ctx {
+	const struct exporter *x;
+	struct export_input in;
+};
+
+static int render_one(FILE *f, const void *ctx, char *err, size_t errlen)
+{
+	const struct render_ctx *c = ctx;
+
+	return c->x->write(f, &c->in, err, errlen);
+}
+
 static int render(const struct cmp_report *r, const struct exporter *x, const struct compare_args *a,
                   const struct claims_result *claims, char *err, size_t errlen)
 {
-	struct export_input in = {.r = r, .margin = a->margin, .claims = claims};
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *mem = open_memstream(&buf, &n);
-	int rc;
+	struct render_ctx c = {x, {.r = r, .margin = a->margin, .claims = claims}};
 
-	if (!mem)
-		return errmsg_fail(err, errlen, "out of memory");
-	rc = x->write(mem, &in, err, errlen);
-	if (rc == 0 && ferror(mem))
-		rc = errmsg_fail(err, errlen, "out of memory");
-	if (fclose(mem) != 0 && rc == 0)
-		rc = errmsg_fail(err, errlen, "out of memory");
-	else if (rc == 0 && atomic_write(a->out ? a->out : "-", buf, n, err, errlen) != 0)
-		rc = -1;
-	free(buf);
-	return rc;
+	return report_write(a->out, render_one, &c, err, errlen);
 }
 
 int compare_main(int argc, char **argv)

@@ -310,7 +310,7 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	struct cmp_report *r = calloc(1, sizeof *r);
 	struct cmp_builder b = {.r = r, .o = o};
 	const struct rf_doc *c = cand ? cand : base;
-	const char *bname = o->baseline ? o->baseline : base->commands ? base->arms[0] : "system";
+	const char *bname = o->baseline ? o->baseline : base->baseline;
 	int ba = -1, rc;
 	char list[1024];
 

@@ -34,7 +34,7 @@ int cmp_regimes_parse(const char *s, enum cmp_regimes *out);
 const char *cmp_regimes_name(enum cmp_regimes r);
 
 struct cmp_opts {
-	const char *baseline;  /* one file: the baseline arm; NULL = system (commands: first arm) */
+	const char *baseline;  /* one file: the baseline arm; NULL = the document's (rf_doc.baseline) */
 	const char *candidate; /* NULL = every arm but the baseline (two files: every common arm) */
 	const char *workload;  /* NULL = every workload */
 	const char *phase;  /* NULL = the total, or every phase of a workload flagged show_phases */

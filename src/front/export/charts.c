@@ -59,10 +59,8 @@ static void row_label(const struct cmp_report *r, const struct cmp_row *row, cha
 	         both ? rf_regime_name(row->regime) : "", both ? ")" : "");
 }
 
-/* A log axis over the ratios [lo, hi], clamped to [0.05, 20], padded by pad of its log span plus
- * margin on each side. */
-static struct svg_scale ratio_axis(double lo, double hi, double pad, double margin, double p0,
-                                   double p1)
+struct svg_scale chart_ratio_axis(double lo, double hi, double pad, double margin, double p0,
+                                  double p1)
 {
 	lo = fmax(lo, 0.05);
 	hi = fmin(hi, 20);
@@ -86,10 +84,10 @@ static struct svg_scale forest_scale(const struct export_input *in)
 		lo = fmin(lo, 1 / in->margin);
 		hi = fmax(hi, 1 / in->margin);
 	}
-	return ratio_axis(lo, hi, 0.06, 0.01, LABEL_W, PLOT_X1);
+	return chart_ratio_axis(lo, hi, 0.06, 0.01, LABEL_W, PLOT_X1);
 }
 
-static void x_axis(FILE *f, const struct svg_scale *s, double y0, double y1, const char *label)
+void chart_x_axis(FILE *f, const struct svg_scale *s, double y0, double y1, const char *label)
 {
 	double t[SVG_MAX_TICKS];
 	size_t n = svg_ticks(s, t);
@@ -154,7 +152,7 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone)
 	svg_text(f, 12, 40, "muted", "start", "right of 1.0x: candidate faster; %s",
 	         "speedup = t_baseline / t_candidate");
 	y = TOP + ROW_H / 2;
-	x_axis(f, &s, TOP - 6, h - BOTTOM + 4, "speedup (x, log scale)");
+	chart_x_axis(f, &s, TOP - 6, h - BOTTOM + 4, "speedup (x, log scale)");
 	svg_line(f, svg_map(&s, 1), TOP - 6, svg_map(&s, 1), h - BOTTOM + 4, "ref");
 	if (isfinite(in->margin) && in->margin > 0) {
 		double x = svg_map(&s, 1 / in->margin);
@@ -199,7 +197,7 @@ static struct svg_scale scatter_axis(const struct cmp_report *r, int memory, dou
 		lo = fmin(lo, memory ? row->rss_ratio : cmp_speedup(row->d.hi));
 		hi = fmax(hi, memory ? row->rss_ratio : cmp_speedup(row->d.lo));
 	}
-	return ratio_axis(lo, hi, 0.08, 0.02, p0, p1);
+	return chart_ratio_axis(lo, hi, 0.08, 0.02, p0, p1);
 }
 
 static void y_axis(FILE *f, const struct svg_scale *s, double x0, double x1, const char *label)
@@ -237,7 +235,7 @@ int chart_speed_memory(FILE *f, const struct export_input *in)
 	         series_primary_regime(r) == RF_STEADY ? "steady state" : "cold start");
 	svg_text(f, 12, 40, "muted", "start", "up: faster; left: less peak RSS than %s",
 	         r->paired ? r->baseline : "the first file");
-	x_axis(f, &x, 50, SCATTER_H - 84, "peak RSS, candidate / baseline (log scale)");
+	chart_x_axis(f, &x, 50, SCATTER_H - 84, "peak RSS, candidate / baseline (log scale)");
 	y_axis(f, &y, 90, SCATTER_W - 190, "speedup (x, log scale)");
 	svg_line(f, svg_map(&x, 1), 50, svg_map(&x, 1), SCATTER_H - 84, "ref");
 	svg_line(f, 90, svg_map(&y, 1), SCATTER_W - 190, svg_map(&y, 1), "ref");

@@ -34,20 +34,24 @@ static void cells(const struct claims_check *k, char c[CLAIM_NCOL][CLAIM_CELL])
 	snprintf(c[5], CLAIM_CELL, "%s", claims_verdict_name(k->verdict));
 }
 
-static void summary(FILE *out, const struct claims_result *res, const char *pre)
+static void summary(FILE *out, const struct claims_result *res, int md)
 {
 	const struct claims_file *f = res->file;
+	unsigned how = md ? EXPORT_TEXT_MD : 0;
 
-	fprintf(
-	    out,
-	    "%sclaims from %s%s%s%s: %zu confirmed, %zu partly, %zu refuted, %zu not measured\n",
-	    pre, f->path, f->title ? " (" : "", f->title ? f->title : "", f->title ? ")" : "",
-	    res->count[CLAIM_CONFIRMED], res->count[CLAIM_PARTLY], res->count[CLAIM_REFUTED],
-	    res->count[CLAIM_NOT_MEASURED]);
-	fprintf(out,
-	        "%sconfirmed: the measured interval lies inside the claimed range; refuted: "
-	        "wholly outside it; partly: they overlap\n",
-	        pre);
+	fputs("claims from ", out);
+	export_text(out, f->path, how);
+	if (f->title) {
+		fputs(" (", out);
+		export_text(out, f->title, how);
+		fputs(")", out);
+	}
+	fprintf(out, ": %zu confirmed, %zu partly, %zu refuted, %zu not measured\n",
+	        res->count[CLAIM_CONFIRMED], res->count[CLAIM_PARTLY], res->count[CLAIM_REFUTED],
+	        res->count[CLAIM_NOT_MEASURED]);
+	fputs("confirmed: the measured interval lies inside the claimed range; refuted: wholly "
+	      "outside it; partly: they overlap\n",
+	      out);
 }
 
 static void write_table(FILE *out, const struct claims_result *res)
@@ -63,7 +67,7 @@ static void write_table(FILE *out, const struct claims_result *res)
 			if (strlen(c[j]) > w[j])
 				w[j] = strlen(c[j]);
 	}
-	summary(out, res, "");
+	summary(out, res, 0);
 	for (int j = 0; j < CLAIM_NCOL; j++)
 		fprintf(out, "%-*s%s", (int)(j + 1 < CLAIM_NCOL ? w[j] : 0), heads[j],
 		        j + 1 < CLAIM_NCOL ? "  " : "\n");
@@ -77,16 +81,18 @@ static void write_table(FILE *out, const struct claims_result *res)
 		size_t j = 0;
 		while (j < i && strcmp(res->file->c[j].source, res->file->c[i].source) != 0)
 			j++;
-		if (j == i)
-			fprintf(out, "source: %s\n", res->file->c[i].source);
+		if (j == i) {
+			fputs("source: ", out);
+			export_text(out, res->file->c[i].source, 0);
+			fputs("\n", out);
+		}
 	}
 }
 
 static void md_cell(FILE *out, const char *s)
 {
 	fputs(" ", out);
-	for (; *s; s++)
-		fputs(*s == '|' ? "\\|" : (char[2]){*s, 0}, out);
+	export_text(out, s, EXPORT_TEXT_MD | EXPORT_TEXT_CELL);
 	fputs(" |", out);
 }
 
@@ -95,7 +101,7 @@ static void write_md(FILE *out, const struct claims_result *res)
 	char c[CLAIM_NCOL][CLAIM_CELL];
 
 	fputs("\n## Claims\n\n", out);
-	summary(out, res, "");
+	summary(out, res, 1);
 	fputs("\n|", out);
 	for (int j = 0; j < CLAIM_NCOL; j++)
 		md_cell(out, heads[j]);

@@ -2,6 +2,8 @@
  * as text and as JSON. */
 #include "front/export/exportint.h"
 
+#include "common/utf8.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +60,7 @@ cJSON *export_json_num(double v)
 
 int export_print_json(FILE *f, cJSON *j, char *err, size_t errlen)
 {
-	char *text = j ? cJSON_Print(j) : NULL;
+	char *text = j ? utf8_fix(cJSON_Print(j)) : NULL;
 
 	cJSON_Delete(j);
 	if (!text) {
@@ -68,4 +70,34 @@ int export_print_json(FILE *f, cJSON *j, char *err, size_t errlen)
 	fprintf(f, "%s\n", text);
 	free(text);
 	return 0;
+}
+
+static int is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+void export_text(FILE *out, const char *s, unsigned flags)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s, next = (unsigned char)s[1];
+		if (is_control(c))
+			fprintf(out, "\\x%02x", c);
+		else if (c == '<' && (flags & EXPORT_TEXT_MD) &&
+		         ((unsigned)((next | 0x20) - 'a') < 26 || next == '/' || next == '!' || next == '?'))
+			fputs("&lt;", out);
+		else if (c == '|' && (flags & EXPORT_TEXT_CELL))
+			fputs("\\|", out);
+		else
+			fputc(c, out);
+	}
+}
+
+size_t export_text_len(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += is_control((unsigned char)*s) ? 4 : 1;
+	return n;
 }

@@ -1,6 +1,8 @@
 /* svgdraw.c - drawing primitives for the charts (svgdraw.h). */
 #include "front/export/svgdraw.h"
 
+#include "common/utf8.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@ static const char css[] =
     "text.muted, text.tick { fill: var(--muted); }\n"
     "text.title { font-weight: 600; font-size: 14px; }\n"
     "text.geo { font-weight: 600; }\n"
+    "text.odd { fill: var(--slower); font-weight: 600; }\n"
     ".axis { stroke: var(--fg); stroke-width: 1; }\n"
     ".grid { stroke: var(--grid); stroke-width: 1; }\n"
     ".ref { stroke: var(--fg); stroke-width: 1.5; stroke-dasharray: 4 3; }\n"
@@ -29,6 +32,9 @@ static const char css[] =
     ".ci-none { stroke: var(--none); stroke-width: 2.5; }\n"
     ".est-faster { fill: var(--faster); } .est-slower { fill: var(--slower); }\n"
     ".est-none { fill: var(--none); }\n"
+    ".ci-odd { stroke: var(--slower); stroke-width: 2.5; } .est-odd { fill: var(--slower); }\n"
+    ".diamond { fill: var(--accent); } .pi { stroke: var(--accent); stroke-width: 1.5;\n"
+    "  stroke-dasharray: 3 2; }\n"
     ".pt { fill: var(--accent); fill-opacity: 0.55; }\n"
     ".pt-warm { fill: none; stroke: var(--warm); stroke-width: 1.2; }\n"
     ".box { fill: var(--accent); fill-opacity: 0.12; stroke: var(--accent); stroke-width: 1; }\n"
@@ -103,7 +109,16 @@ size_t svg_ticks(const struct svg_scale *s, double *t)
 
 void svg_esc(FILE *f, const char *s)
 {
-	for (; s && *s; s++)
+	for (; s && *s; s++) {
+		int k = (unsigned char)*s < 0x80 ? 1 : utf8_seq((const unsigned char *)s, strnlen(s, 4));
+		if (k != 1) {
+			if (k > 1)
+				fwrite(s, 1, (size_t)k, f);
+			else
+				fputs("\xef\xbf\xbd", f); /* U+FFFD for a byte that is not UTF-8 */
+			s += k > 1 ? k - 1 : 0;
+			continue;
+		}
 		switch (*s) {
 		case '&':
 			fputs("&amp;", f);
@@ -124,6 +139,7 @@ void svg_esc(FILE *f, const char *s)
 			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
 				fputc(*s, f);
 		}
+	}
 }
 
 void svg_open(FILE *f, double w, double h, const char *title, const char *desc, int standalone)

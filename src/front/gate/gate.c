@@ -1,6 +1,6 @@
 /* gate.c - the gate: a margin on t_candidate/t_baseline judged by the whole confidence interval
  * (docs/methodology.md, "The gate"), shared by `allocab gate` and `allocab bench --gate`. */
-#include "front/gate/gate.h"
+#include "front/gate/gateint.h"
 
 #include "front/calib/calib.h"
 #include "front/compare/compare.h"
@@ -12,6 +12,16 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+struct cmp_opts gate_cmp_opts(const struct gate_spec *g)
+{
+	return (struct cmp_opts){.baseline = g->baseline,
+	                         .candidate = g->candidate,
+	                         .workload = g->workload,
+	                         .phase = g->phase ? g->phase : "total",
+	                         .conf = g->conf,
+	                         .regimes = g->regime};
+}
 
 void gate_spec_init(struct gate_spec *g)
 {
@@ -30,22 +40,23 @@ int gate_outcome_status(enum gate_outcome o)
 
 /* The speedup convention of compare (CMP_CONVENTION) for a gate line: the speedup, its interval
  * at the level it reached, the bound as a speedup; the ratio t_cand/t_base in parentheses. */
-static void print_interval(FILE *out, const struct cmp_report *r, const struct stats_interval *iv,
-                           const char *rel, double bound)
+void gate_print_interval(FILE *out, const char *ratio, const struct stats_interval *iv,
+                         const char *rel, double bound)
 {
 	fprintf(out,
 	        "speedup %.3fx, %.3g%% CI [%.3f, %.3f] %s %.3fx (%s %.3f [%.3f, %.3f] vs %.3f)",
 	        cmp_speedup(iv->est), 100 * iv->level, cmp_speedup(iv->hi), cmp_speedup(iv->lo),
-	        rel, 1 / bound, r->paired ? "t_cand/t_base" : "t_new/t_old", exp(iv->est),
-	        exp(iv->lo), exp(iv->hi), bound);
+	        rel, 1 / bound, ratio, exp(iv->est), exp(iv->lo), exp(iv->hi), bound);
 }
 
-/* The verdict of one comparison: PASS when its interval at the gate's level lies wholly within
- * the bound, FAIL when its interval at the family level (fam, Bonferroni over the comparisons
- * gated; the row itself when one is gated) lies wholly beyond it, INCONCLUSIVE otherwise or when
- * an interval cannot reach its level. */
-static enum gate_outcome verdict_of(const struct gate_spec *g, const struct cmp_row *row,
-                                    const struct cmp_row *fam, double fam_conf, double m)
+static void print_interval(FILE *out, const struct cmp_report *r, const struct stats_interval *iv,
+                           const char *rel, double bound)
+{
+	gate_print_interval(out, r->paired ? "t_cand/t_base" : "t_new/t_old", iv, rel, bound);
+}
+
+enum gate_outcome gate_row_verdict(const struct gate_spec *g, const struct cmp_row *row,
+                                   const struct cmp_row *fam, double fam_conf, double m)
 {
 	if (!row->usable || row->d.level < g->conf - 1e-9)
 		return GATE_INCONCLUSIVE;
@@ -62,7 +73,7 @@ static enum gate_outcome judge_row(const struct gate_spec *g, const struct cmp_r
                                    double fam_conf, size_t k, double bound, FILE *out)
 {
 	double m = log(bound);
-	enum gate_outcome o = verdict_of(g, row, fam, fam_conf, m);
+	enum gate_outcome o = gate_row_verdict(g, row, fam, fam_conf, m);
 	int short_level = row->usable && row->d.level < g->conf - 1e-9;
 	char n[64];
 
@@ -257,12 +268,7 @@ static int no_pairs(const struct cmp_report *r, const struct cmp_row *row, FILE 
 static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE *warn,
                  enum gate_outcome *verdict, char *err, size_t errlen)
 {
-	struct cmp_opts o = {.baseline = g->baseline,
-	                     .candidate = g->candidate,
-	                     .workload = g->workload,
-	                     .phase = g->phase ? g->phase : "total",
-	                     .conf = g->conf,
-	                     .regimes = g->regime};
+	struct cmp_opts o = gate_cmp_opts(g);
 	struct rf_doc *old = NULL;
 	struct cmp_report *r = NULL, *fam = NULL;
 	double bound = g->slowdown ? 1 + g->pct / 100 : 1 - g->pct / 100;

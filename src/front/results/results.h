@@ -16,6 +16,7 @@
 #define RF_MAX_CELLS   10000 /* arms x workloads */
 #define RF_MAX_WALL_NS 1e15  /* ns (11.6 days): any time above is refused */
 #define RF_MAX_FIGURE  1e18  /* counts, bytes, KiB, ticks */
+#define RF_MAX_LABEL   128   /* bytes of task.label and task.host */
 
 /* The two regimes a driver run measures (docs/methodology.md, "Cold start and steady state"). */
 enum rf_regime { RF_COLD, RF_STEADY, RF_NREGIMES };
@@ -34,6 +35,8 @@ struct rf_run {
 	double invol_ctx;           /* involuntary context switches of the run; NAN if unknown */
 	double steal_s;             /* CPU time stolen during the run, all CPUs; NAN if unknown */
 	double loadavg_1m;          /* NAN if unknown */
+	double runnable; /* telemetry.runnable: tasks runnable just before the run, the bench's own
+	                    included (NAN if unknown) */
 };
 
 struct rf_workload {
@@ -71,8 +74,13 @@ struct rf_doc {
 	char *env;           /* machine.env as compact JSON, or NULL */
 	char *tracking;      /* config.process_tracking (probed arms: "ptrace" or "probe only
 	                        (...)"), or NULL */
+	double online_cpus;  /* machine.online_cpus, NAN if unknown */
+	char *label;         /* task.label: the machine's name in a fleet (docs/fleet.md), or NULL */
+	char *host;          /* task.host, or NULL */
+	char *boot_id;       /* task.boot_id: the running kernel the bench ran on, or NULL */
 	size_t narms, nwl;
 	char **arms;
+	const char *baseline; /* the arm compared against by default (config.baseline), in arms */
 	/* per arm: "system: mmap_threshold=32M trim_threshold=256M" for a configured arm
 	 * (config.arm_configs, docs/tuning.md), NULL for a plain one; NULL when no arm is */
 	char **arm_config;

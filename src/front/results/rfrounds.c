@@ -81,7 +81,8 @@ static int load_process(struct loader *l, const cJSON *jr, struct rf_run *run, c
 	if (rl_opt_num(l, tel, "steal_ticks", RF_MAX_FIGURE, at, "telemetry", &steal) ||
 	    rl_opt_num(l, proc, "involuntary_ctx_switches", RF_MAX_FIGURE, at, "process",
 	               &run->invol_ctx) ||
-	    rl_opt_num(l, tel, "loadavg_1m", 1e9, at, "telemetry", &run->loadavg_1m))
+	    rl_opt_num(l, tel, "loadavg_1m", 1e9, at, "telemetry", &run->loadavg_1m) ||
+	    rl_opt_num(l, tel, "runnable", 1e9, at, "telemetry", &run->runnable))
 		return -1;
 	run->steal_s = steal / l->clock_ticks_per_s;
 	return 0;

@@ -101,6 +101,8 @@ static cJSON *config_json(const struct bench_config *c)
 	for (size_t i = 0; i < c->nwl; i++)
 		cJSON_AddItemToArray(wl, cJSON_CreateString(c->wl[i].name));
 	cJSON_AddItemToObject(o, "arms", arms);
+	cJSON_AddStringToObject(o, "baseline",
+	                        c->baseline ? c->baseline : c->narms ? c->arms[0].name : "");
 	cJSON_AddItemToObject(o, "workloads", wl);
 	if (drivers) {
 		cJSON_AddStringToObject(o, "scale", c->scale);
@@ -152,6 +154,27 @@ static cJSON *config_json(const struct bench_config *c)
 	return o;
 }
 
+static cJSON *text_or_null(const char *s)
+{
+	return s && *s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+/* The task of a job array (docs/results-format.md, "task"). */
+static cJSON *task_json(const struct bench_task *t)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, "label", text_or_null(t->label));
+	cJSON_AddItemToObject(o, "label_from", text_or_null(t->label_from));
+	cJSON_AddItemToObject(o, "shard", t->shard >= 0 ? cJSON_CreateNumber((double)t->shard)
+	                                                : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "shard_from", text_or_null(t->shard_from));
+	cJSON_AddItemToObject(o, "host", text_or_null(t->host));
+	cJSON_AddItemToObject(o, "boot_id", text_or_null(t->boot_id));
+	cJSON_AddItemToObject(o, "lock", text_or_null(t->lock));
+	return o;
+}
+
 cJSON *benchdoc_new(const struct bench_config *c)
 {
 	cJSON *d = cJSON_CreateObject(), *tool = cJSON_CreateObject(), *machine;
@@ -168,6 +191,8 @@ cJSON *benchdoc_new(const struct bench_config *c)
 	cJSON_AddItemToObject(d, "config", config_json(c));
 	machine = fingerprint_json();
 	cJSON_AddItemToObject(d, "machine", machine ? machine : cJSON_CreateNull());
+	if (c->task)
+		cJSON_AddItemToObject(d, "task", task_json(c->task));
 	cJSON_AddItemToObject(d, "rounds", cJSON_CreateArray());
 	cJSON_AddNullToObject(d, "gate_outcome");
 	return d;
@@ -257,6 +282,10 @@ static cJSON *telemetry_json(const struct telemetry_sample *before,
 		cJSON_AddNumberToObject(t, "loadavg_1m", before->loadavg_1m);
 	else
 		cJSON_AddNullToObject(t, "loadavg_1m");
+	if (before->have_runnable)
+		cJSON_AddNumberToObject(t, "runnable", before->runnable);
+	else
+		cJSON_AddNullToObject(t, "runnable");
 	return t;
 }
 

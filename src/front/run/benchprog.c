@@ -194,6 +194,10 @@ int bench_setup_program(struct bench_config *c, const struct bench_program_opts 
 	for (size_t i = 0; rc == ST_OK && i < o->narm_specs; i++)
 		rc = configured_arm(c, o, pp, o->arm_specs[i], err, errlen);
 	bench_free_list(sel, nsel);
+	for (size_t i = 0; rc == ST_OK && !c->baseline && i < c->narms; i++)
+		if (!c->arms[i].preload && !c->arms[i].backend && c->arms[i].expect_allocator &&
+		    alloc_known_platform(alloc_known_by_name(c->arms[i].expect_allocator)))
+			c->baseline = c->arms[i].name;
 	if (rc == ST_OK && c->narms < 2)
 		rc = errmsg_status(ST_USAGE, err, errlen,
 		                   "--program: a comparison needs at least two allocators (-a, "

@@ -16,6 +16,7 @@
 #include "common/status.h"
 #include "front/run/runner.h"
 #include "front/run/telemetry.h"
+#include "common/utf8.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -214,7 +214,8 @@ static void judge_image(struct judge *j, const cJSON *r)
 		     base(pimg_str(sv, "malloc")), base(pimg_str(sv, "free")));
 	} else if (is(alloc, "executable")) {
 		note(j, R_OWN, "program links its own allocator (defines malloc): %s", exe);
-	} else if (obj && alloc_known_by_object(obj) && !is(alloc, "system") &&
+	} else if (obj && alloc_known_by_object(obj) &&
+	           !alloc_known_platform(alloc_known_by_object(obj)) &&
 	           !in_preload(pimg_str(r, "preload"), obj)) {
 		note(j, R_OWN, "program links its own allocator (%s, %s): %s", alloc, base(obj),
 		     exe);

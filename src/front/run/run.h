@@ -85,6 +85,9 @@ struct bench_config {
 	enum bench_mode mode;
 	struct bench_arm *arms;
 	size_t narms;
+	/* The arm compared against by default (config.baseline): the platform's own allocator when
+	 * an arm runs it plainly, else the first arm; NULL: the first arm. Not owned. */
+	const char *baseline;
 	struct bench_workload *wl; /* commands mode: one, named "command" */
 	size_t nwl;
 	const char *scale; /* drivers mode */
@@ -116,7 +119,46 @@ struct bench_config {
 	struct gate_spec *gate; /* NULL without --gate */
 	char **gate_argv;       /* the --gate options, for the record */
 	int gate_argc;
+	const struct bench_task *task; /* written as the document's "task"; NULL: none */
 };
+
+/* A bench as one task of a job array (task.c, docs/fleet.md). */
+#define BENCH_TASK_LABEL_MAX 128
+#define BENCH_TASK_SHARD_MAX 4294967295ULL
+
+struct bench_task {
+	char label[BENCH_TASK_LABEL_MAX + 1]; /* the machine's name in a fleet; "" none */
+	const char *label_from; /* "--label", the variable it came from, "hostname"; NULL none */
+	long long shard;        /* the task's index in its array, -1 none */
+	const char *shard_from; /* "--shard" or the variable; NULL none */
+	char host[BENCH_TASK_LABEL_MAX + 1]; /* uname's node name ("" unless a valid label) */
+	char boot_id[64]; /* /proc/sys/kernel/random/boot_id: one per running kernel ("" unknown) */
+	char lock[4096 + 64]; /* the lock file held ("" none) */
+	int lock_fd;          /* -1 when not held */
+};
+
+/* Whether s is a label: 1 to BENCH_TASK_LABEL_MAX characters of [A-Za-z0-9_.:@+-]. */
+int bench_task_valid_label(const char *s);
+/* A shard index: an integer in 0..BENCH_TASK_SHARD_MAX. Returns 0 and *out, or -1. */
+int bench_task_parse_shard(const char *s, uint64_t *out);
+/* Fills *t: the label from label (--label) when not NULL, else $ALLOCAB_LABEL, else
+ * $SLURMD_NODENAME, else the host name; the shard from shard (--shard) when not NULL, else
+ * $ALLOCAB_SHARD, $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX (the first set), else none; the
+ * host and boot id. The flags are checked by the caller; a variable that is not a label or an
+ * index is refused. Returns 0, or -1 with "VARIABLE='value': ..." in err. */
+int bench_task_resolve(struct bench_task *t, const char *label, const char *shard, char *err,
+                       size_t errlen);
+/* The task's shuffle seed when --shuffle-seed is not given: splitmix64 of its shard index, so
+ * that task i of any array shuffles alike and two tasks of one array differ. */
+uint64_t bench_task_shuffle_seed(const struct bench_task *t);
+/* Takes the machine's bench lock in dir: DIR/.allocab-bench.BOOT_ID.lock (flock, exclusive,
+ * released when the process ends, shared by every container of one kernel that sees dir), and
+ * writes who holds it into it. Returns 0 with t->lock and t->lock_fd set, or ST_FAIL with a
+ * one-line reason in err: another bench holds it (err names it), or the file cannot be opened. */
+int bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t errlen);
+/* Removes the lock file and releases the lock (nothing when none is held). A bench killed
+ * before it leaves a file that locks nothing; the next bench takes it. */
+void bench_task_unlock(struct bench_task *t);
 
 struct bench_result {
 	/* complete, budget, decided, interrupted, or aborted when the first round showed a proof
@@ -182,7 +224,49 @@ struct bench_wl_list {
 	size_t n;
 	char **defaults; /* the workloads run when -w is not given: all but those that need input */
 	size_t ndefaults;
+	unsigned backend_flags; /* enum bench_backend_flag of the driver that gave the list */
 };
+
+/* What a backend declares of itself, from "allocator"."flags" of `list --json` (src/driver/
+ * backend.h, enum backend_flags): commands choose arms by these, never by a backend's name. */
+enum bench_backend_flag {
+	BENCH_BACKEND_BASELINE = 1u << 0,    /* "baseline": compared against by default, first */
+	BENCH_BACKEND_CALIBRATION = 1u << 1, /* "calibration": run only when named with -a */
+};
+
+/* The backend flags of a `list --json` text (0 when it declares none). */
+unsigned bench_parse_backend_flags(const char *json);
+
+/* The drivers of a directory and what each backend declares (drivers.c). */
+struct bench_drivers {
+	char dir[4096];
+	char **names;    /* backend names: allocab-NAME; the baseline first, then by name */
+	unsigned *flags; /* per driver: enum bench_backend_flag */
+	size_t n;
+};
+
+/* Backend names of the executable files allocab-NAME in dir into *names (malloc'd, sorted by
+ * name; bench_free_list frees them). Returns the count, or -1 with err. */
+int bench_find_drivers(const char *dir, char ***names, char *err, size_t errlen);
+/* The drivers of the directory bench_driver_dir(given) finds, each asked for its flags (`list
+ * --json`; stop as in runner_spec). Returns ST_OK, or ST_FAIL with err (free d with
+ * bench_drivers_free either way). */
+int bench_drivers_find(const char *given, const volatile sig_atomic_t *stop,
+                       struct bench_drivers *d, char *err, size_t errlen);
+void bench_drivers_free(struct bench_drivers *d);
+/* The index of backend name in d, or -1. */
+long bench_drivers_index(const struct bench_drivers *d, const char *name);
+/* The names of d joined by ", " ("none" when empty) into buf. */
+void bench_drivers_join(const struct bench_drivers *d, char *buf, size_t len);
+
+/* The one workload setup of bench and calibrate: asks driver for its workloads (into *list, which
+ * the caller frees with bench_wl_list_free), and routes the -w selection (workloads, a comma list;
+ * NULL: the defaults) and the --param values to c->wl (bench_route_workloads). Returns ST_OK, or
+ * with err ST_USAGE (an unknown workload, a --param no selected workload takes) or ST_FAIL. */
+int bench_setup_workloads(struct bench_config *c, const char *driver, const char *workloads,
+                          const char *const *params, size_t nparams,
+                          const volatile sig_atomic_t *stop, struct bench_wl_list *list,
+                          char *err, size_t errlen);
 
 /* Fills l->defaults from l->names and l->flags: the workloads not flagged needs_input (the replay
  * workload needs a trace). Returns 0, or -1 out of memory. */
@@ -194,6 +278,8 @@ int bench_wl_defaults(struct bench_wl_list *l);
 int bench_parse_workload_info(const char *json, size_t n, size_t **nphases, unsigned **flags);
 
 /* The flags of the workload called name in l (0 when l does not have it). */
+/* The index of the workload called name in l, or -1. */
+long bench_wl_index(const struct bench_wl_list *l, const char *name);
 unsigned bench_wl_flags(const struct bench_wl_list *l, const char *name);
 
 /* --duet's rule: every workload of c is flagged single_threaded in l (two multi-threaded runs

@@ -3,6 +3,8 @@
 #include "front/run/runner.h"
 #include "front/run/ptrack.h"
 
+#include "common/utf8.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -390,39 +392,6 @@ const char *runner_signal_name(int sig)
 	return NULL;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes available), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	unsigned char lo = 0x80, hi = 0xBF;
-
-	if (c >= 0x01 && c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		len = 3;
-	else if (c >= 0xF0 && c <= 0xF4)
-		len = 4;
-	else
-		return 0;
-	if (c == 0xE0)
-		lo = 0xA0;
-	else if (c == 0xED)
-		hi = 0x9F;
-	else if (c == 0xF0)
-		lo = 0x90;
-	else if (c == 0xF4)
-		hi = 0x8F;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	return len;
-}
-
 size_t runner_clean_tail(const char *raw, size_t n, int cut, char *out)
 {
 	const unsigned char *s = (const unsigned char *)raw;
@@ -440,16 +409,16 @@ size_t runner_clean_tail(const char *raw, size_t n, int cut, char *out)
 	while (n > i && (raw[n - 1] == '\n' || raw[n - 1] == '\r'))
 		n--;
 	while (i < n) {
-		size_t len = utf8_len(s + i, n - i);
+		int len = s[i] ? utf8_seq(s + i, n - i) : 0;
 
-		if (len == 0) {
+		if (len <= 0) {
 			out[k++] = '?';
 			i++;
 			continue;
 		}
-		memcpy(out + k, s + i, len);
-		k += len;
-		i += len;
+		memcpy(out + k, s + i, (size_t)len);
+		k += (size_t)len;
+		i += (size_t)len;
 	}
 	out[k] = '\0';
 	return k;

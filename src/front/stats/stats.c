@@ -4,7 +4,6 @@
 #include "front/stats/stats.h"
 
 #include "common/prng.h"
-#include "front/stats/dsort.h"
 #include "front/stats/hlselect.h"
 
 #include <math.h>
@@ -86,7 +85,7 @@ double stats_quantile(const double *x, size_t n, double q)
 
 	if (n == 0 || !(q >= 0 && q <= 1) || any_nan(x, n) || !(c = copy_of(x, n)))
 		return NAN;
-	dsort(c, n);
+	hl_sort(c, n);
 	v = quantile_sorted(c, n, q);
 	free(c);
 	return v;
@@ -131,16 +130,38 @@ double stats_mad(const double *x, size_t n)
 	return 1.4826 * mad;
 }
 
+/* A value and its place, for ranks: sorted by v, ties by i. */
+struct keyed {
+	double v;
+	size_t i;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	if (signbit(x->v) != signbit(y->v))
+		return signbit(x->v) ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static void sort_keyed(struct keyed *k, size_t n)
+{
+	qsort(k, n, sizeof *k, by_key);
+}
+
 /* Mid-ranks (1-based) of v[0..n-1] into rank; *ties = sum over tie groups of t^3 - t. */
 static int midranks(const double *v, size_t n, double *rank, double *ties)
 {
-	struct dsort_keyed *k = malloc((n ? n : 1) * sizeof *k);
+	struct keyed *k = malloc((n ? n : 1) * sizeof *k);
 
 	if (!k)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct dsort_keyed){v[i], i};
-	dsort_keyed(k, n);
+		k[i] = (struct keyed){v[i], i};
+	sort_keyed(k, n);
 	*ties = 0;
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && k[j].v == k[i].v; j++)
@@ -406,7 +427,7 @@ int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t
 		if (stat(buf, n, &draws[b]) != 0 || isnan(draws[b]))
 			goto out;
 	}
-	dsort(draws, resamples);
+	hl_sort(draws, resamples);
 	out->est = est;
 	out->lo = fmin(est, quantile_sorted(draws, resamples, alpha / 2));
 	out->hi = fmax(est, quantile_sorted(draws, resamples, 1 - alpha / 2));
@@ -420,7 +441,7 @@ out:
 
 int stats_holm(const double *p, size_t m, double *adj)
 {
-	struct dsort_keyed *k;
+	struct keyed *k;
 	double run = 0;
 
 	for (size_t i = 0; i < m; i++)
@@ -429,8 +450,8 @@ int stats_holm(const double *p, size_t m, double *adj)
 	if (!(k = malloc((m ? m : 1) * sizeof *k)))
 		return -1;
 	for (size_t i = 0; i < m; i++)
-		k[i] = (struct dsort_keyed){p[i], i};
-	dsort_keyed(k, m);
+		k[i] = (struct keyed){p[i], i};
+	sort_keyed(k, m);
 	for (size_t j = 0; j < m; j++) {
 		run = fmax(run, (double)(m - j) * k[j].v);
 		adj[k[j].i] = fmin(1, run);

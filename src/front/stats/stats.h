@@ -79,6 +79,46 @@ int stats_welch(const double *x, size_t nx, const double *y, size_t ny, double *
 double stats_norm_cdf(double z);
 double stats_norm_quantile(double p);    /* inverse of stats_norm_cdf; -inf at 0, +inf at 1 */
 double stats_t_cdf(double t, double df); /* Student t, df > 0 */
+/* Inverse of stats_t_cdf in p: exact for df 1 and 2, else Newton on the CDF (relative error
+ * about 1e-15); -inf at 0, +inf at 1, NAN unless p in [0, 1] and df > 0. */
+double stats_t_quantile(double p, double df);
+
+/* Random-effects meta-analysis (meta.c; docs/methodology.md, "A fleet of machines"): k estimates
+ * y[i] with standard errors se[i] (finite, > 0), one per machine. */
+struct stats_meta {
+	size_t k;
+	double mu;         /* pooled estimate: inverse-variance weights 1 / (se_i^2 + tau^2) */
+	double se;         /* Hartung-Knapp-Sidik-Jonkman standard error of mu */
+	double lo, hi;     /* mu -+ t_{k-1, 1 - (1 - level)/2} x se */
+	double level;      /* the conf asked for (the t interval is exact under its model) */
+	double se_dl;      /* the DerSimonian-Laird standard error 1 / sqrt(sum of the weights) */
+	double q;          /* Cochran's Q with the fixed-effect weights 1 / se_i^2 */
+	double tau2, tau;  /* DerSimonian-Laird between-machine variance, and its root */
+	double i2;         /* I^2 = max(0, (Q - (k - 1)) / Q); 0 when Q is 0 */
+	double pi_lo, pi_hi; /* prediction interval for a new machine: mu -+ t_{k-2} x
+	                      * sqrt(tau^2 + se_dl^2) (Higgins, Thompson & Spiegelhalter 2009); NAN
+	                      * when k < 3 */
+};
+/* Pools y[0..k) at level conf in (0, 1). k >= 2. Returns 0, or -1 (out untouched) for k < 2, a
+ * non-finite y or se, an se <= 0, or conf outside (0, 1). */
+int stats_meta_re(const double *y, const double *se, size_t k, double conf,
+                  struct stats_meta *out);
+/* Studentized deleted residuals: t[i] = (y_i - mu_(-i)) / sqrt(se_i^2 + tau^2_(-i) +
+ * se_DL(-i)^2), where mu_(-i), tau^2_(-i) and se_DL(-i) are the DerSimonian-Laird fit of the
+ * other k - 1 machines (Viechtbauer & Cheung 2010): how far machine i lies from what the others
+ * predict for it. k >= 3. Returns 0, or -1 (t untouched) for unusable input as stats_meta_re. */
+int stats_meta_deleted(const double *y, const double *se, size_t k, double *t);
+/* The bound a deleted residual must exceed in absolute value for its machine to be named odd:
+ * t_{k-1, 1 - alpha / (2k)}, Bonferroni over the k machines, with the Student t for the spread
+ * the other machines' tau^2 estimate leaves (docs/methodology.md, "A fleet of machines": with
+ * z_{1 - alpha/(2k)} an ordinary machine of a fleet of 3 to 8 was named in 11-19% of synthetic
+ * fleets). NAN unless alpha in (0, 1) and k >= 2. */
+double stats_meta_odd_bound(double alpha, size_t k);
+/* The standard error an interval [lo, hi] of achieved level `level` implies for its estimate:
+ * (hi - lo) / (2 z_{(1 + level)/2}) (for the signed-rank interval of a Hodges-Lehmann estimate a
+ * consistent estimate of its standard deviation; docs/methodology.md). NAN for a non-finite or
+ * reversed interval or a level outside (0, 1). */
+double stats_interval_se(double lo, double hi, double level);
 
 /* Minimum detectable effect on the log-ratio scale for a paired design of n rounds whose
  * per-round log ratios have standard deviation sd: two-sided level alpha, given power, normal
