@@ -135,7 +135,15 @@ static int regime_warnings(struct cmp_builder *b)
 					n += run->ok;
 					bad += run->ok && run->settled == 0;
 				}
-				if (bad)
+				if (bad && d->commands)
+					rc = warnf(
+					    b,
+					    "%s: %s on %s: %zu of %zu runs never settled (a "
+					    "repeated phase's spans did not meet the steady "
+					    "rule): their steady time is the median of their "
+					    "last spans",
+					    d->path, d->arms[a], d->wl[w].name, bad, n);
+				else if (bad)
 					rc = warnf(
 					    b,
 					    "%s: %s on %s: %zu of %zu runs never settled (hit "

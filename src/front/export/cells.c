@@ -170,11 +170,11 @@ size_t export_arm_cells(const struct cmp_report *r, char (*c)[ARMCOL][CELL])
 {
 	size_t n = 0;
 	const char *last = NULL;
-	enum rf_regime first = r->compared[RF_STEADY] ? RF_STEADY : RF_COLD;
 
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
-		if (!row->workload || strcmp(row->phase, "total") != 0 || row->regime != first)
+		if (!row->workload || strcmp(row->phase, "total") != 0 ||
+		    (i > 0 && same_comparison(&r->rows[i - 1], row)))
 			continue;
 		for (int side = 0; side < 2; side++) {
 			const struct rf_doc *d = side ? r->cand : r->base;

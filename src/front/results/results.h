@@ -48,6 +48,12 @@ struct rf_workload {
 	char *work;                  /* effective params, seed and scale as one comparable string */
 	int show_phases; /* a record's workload.flags holds "show_phases": compare shows its phases
 	                  */
+	/* commands mode: 1 when the ok runs carry the phases the program marked (phase_marks), -1
+	 * when they carry none, 0 before the first ok run */
+	int marked;
+	/* per regime and phase: some ok measured run has a time of it (a marked phase that ran once
+	 * has no steady time; a command's total never has one) */
+	unsigned char measured[RF_NREGIMES][RF_MAX_PHASES];
 };
 
 struct rf_fail {
@@ -137,6 +143,10 @@ const struct rf_run *rf_warm_run(const struct rf_doc *d, size_t k, size_t arm, s
 int rf_arm(const struct rf_doc *d, const char *name);
 int rf_workload(const struct rf_doc *d, const char *name);
 int rf_phase(const struct rf_workload *w, const char *name);
+/* Whether some ok measured run of the workload called workload (NULL: of any) has a time of
+ * regime g for the phase called phase. */
+int rf_phase_measured(const struct rf_doc *d, const char *workload, const char *phase,
+                      enum rf_regime g);
 /* "cold" or "steady". */
 const char *rf_regime_name(enum rf_regime g);
 /* What the document measured, for reports: "cold and steady", "cold only (one repetition per

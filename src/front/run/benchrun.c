@@ -9,6 +9,7 @@
 #include "front/run/benchprog.h"
 #include "front/run/benchprogress.h"
 #include "front/run/duet.h"
+#include "front/run/phaserun.h"
 #include "front/run/run.h"
 #include "common/errmsg.h"
 #include "front/gate/gate.h"
@@ -18,6 +19,7 @@
 #include "front/run/telemetry.h"
 #include "common/utf8.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +48,9 @@ struct engine {
 	unsigned long nrun;  /* runs started, for unique probe file names */
 	struct stats_seq_plan plan; /* --gate: planned 0 until fixed */
 	unsigned looks;             /* gate checks after rounds */
+	unsigned long nmarks;      /* command runs started, for unique marks file names */
+	char marks_dir[PATH_MAX];  /* commands mode: the runs' phase marks files ("" none) */
+	struct phase_names phases; /* the phase names every ok command run must mark */
 };
 
 static int64_t now_ns(const struct engine *e)
@@ -177,7 +182,7 @@ static void note_tracking(struct engine *e, const cJSON *run)
 static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
                         size_t pad, const struct runner_result *r,
                         const struct telemetry_sample tel[2], const struct bench_probe_run *pr,
-                        int *fatal, char *err, size_t errlen)
+                        struct phaserun *ph, int *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	enum run_status st;
@@ -187,6 +192,8 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 		bench_probe_finish(a, pr, r, run, &st);
 		note_tracking(e, run);
 	}
+	if (ph)
+		phaserun_finish(ph, &e->phases, run, &st);
 	if (c->mode == BENCH_DRIVERS && e->done == 0 && r->end == RUNNER_EXITED &&
 	    r->exit_code == 2) {
 		*fatal = ST_USAGE;
@@ -223,6 +230,7 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
 	struct runner_result r;
 	struct telemetry_sample tel[2];
 	struct bench_probe_run *pr = NULL;
+	struct phaserun ph = {.set = NULL};
 	cJSON *run = NULL;
 
 	*fatal = ST_OK;
@@ -239,16 +247,30 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
 		return NULL;
 	}
 	spec.env_set = pr ? pr->set : a->env;
+	if (c->mode == BENCH_COMMANDS &&
+	    phaserun_prepare(e->marks_dir, e->nmarks++, spec.env_set, &ph, err, errlen) != 0) {
+		*fatal = ST_FAIL;
+		if (pr)
+			unlink(pr->file);
+		free(pr);
+		return NULL;
+	}
+	spec.env_set = c->mode == BENCH_COMMANDS ? ph.set : spec.env_set;
 	spec.track = pr != NULL;
 	telemetry_sample(&tel[0]);
+	ph.lo = phaserun_clock();
 	if (e->rn->run(e->rn->ctx, &spec, &r, err, errlen) != 0) {
 		*fatal = ST_FAIL;
 	} else if (r.end != RUNNER_STOPPED) {
+		ph.hi = phaserun_clock();
 		telemetry_sample(&tel[1]);
-		run = judge_run(e, a, w, pad, &r, tel, pr, fatal, err, errlen);
+		run = judge_run(e, a, w, pad, &r, tel, pr,
+		                c->mode == BENCH_COMMANDS ? &ph : NULL, fatal, err, errlen);
 	}
 	if (pr && !run)
 		unlink(pr->file);
+	if (c->mode == BENCH_COMMANDS && ph.set)
+		phaserun_finish(&ph, &e->phases, NULL, NULL);
 	free(pr);
 	runner_result_free(&r);
 	if (argv != sh_argv)
@@ -297,8 +319,8 @@ static int run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 		rc = 0;
 	*fatal = rc < 0 ? ST_FAIL : ST_OK;
 	for (int i = 0; rc == 1 && i < 2; i++) {
-		cJSON *run = judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel, NULL, fatal,
-		                       err, errlen);
+		cJSON *run = judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel, NULL, NULL,
+		                       fatal, err, errlen);
 
 		if (!run) {
 			rc = -1;
@@ -546,14 +568,15 @@ static int abort_bench(struct engine *e, int status, char *err, size_t errlen)
 	return status;
 }
 
-int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
-              struct bench_result *res, char *err, size_t errlen)
+static int run_engine(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
+                      struct bench_result *res, const char *marks_dir, char *err, size_t errlen)
 {
 	struct engine e = {
 	    .c = c, .rn = c->runner ? c->runner : &bench_real_runner, .stop = stop, .res = res};
 	const char *status = "complete";
 	int fatal = 0;
 
+	snprintf(e.marks_dir, sizeof e.marks_dir, "%s", marks_dir);
 	e.t_start = now_ns(&e);
 	memset(res, 0, sizeof *res);
 	res->gate = -1;
@@ -635,4 +658,23 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 	    gate_final(&e, err, errlen) < 0)
 		return abort_bench(&e, ST_USAGE, err, errlen);
 	return finish(&e, status, doc, err, errlen);
+}
+
+int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
+              struct bench_result *res, char *err, size_t errlen)
+{
+	char dir[PATH_MAX] = "";
+	int rc;
+
+	if (c->mode == BENCH_COMMANDS && phaserun_dir(dir, err, errlen) != 0) {
+		memset(res, 0, sizeof *res);
+		res->gate = -1;
+		if (doc)
+			*doc = NULL;
+		return ST_FAIL;
+	}
+	rc = run_engine(c, stop, doc, res, dir, err, errlen);
+	if (dir[0])
+		rmdir(dir);
+	return rc;
 }
