@@ -1,6 +1,6 @@
 /* allocab_phase.h - marks the phases of a program for allocab (docs/programs.md, "Phases your
  * program marks"). Header only, no dependency beyond libc; does nothing unless the program runs
- * under `allocab bench`, which names the marks file in ALLOCAB_PHASE_FILE.
+ * under `allocab bench` or `allocab record`, which name the marks file in ALLOCAB_PHASE_FILE.
  *
  *     #include "allocab_phase.h"
  *     allocab_phase_begin("load");  ...  allocab_phase_end("load");
@@ -8,10 +8,10 @@
  *         allocab_phase_begin("epoch");  train_one_epoch();  allocab_phase_end("epoch");
  *     }
  *
- * Each mark is one line "begin NAME NS" or "end NAME NS", NS the program's own CLOCK_MONOTONIC
- * reading in nanoseconds, appended with a single write(2) to a descriptor opened with O_APPEND:
- * lines from several threads or processes never interleave. NAME: 1 to 64 of [A-Za-z0-9_.-],
- * not "total". */
+ * Each mark is one line "begin NAME NS PID" or "end NAME NS PID", NS the program's own
+ * CLOCK_MONOTONIC reading in nanoseconds, PID the process writing it (a forked child marks as
+ * itself), appended with a single write(2) to a descriptor opened with O_APPEND: lines from
+ * several threads or processes never interleave. NAME: 1 to 64 of [A-Za-z0-9_.-], not "total". */
 #ifndef ALLOCAB_PHASE_H
 #define ALLOCAB_PHASE_H
 
@@ -35,8 +35,8 @@ static inline void allocab_phase_mark(const char *what, const char *name)
 	if (fd < 0)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	n = snprintf(line, sizeof line, "%s %s %lld\n", what, name,
-	             (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+	n = snprintf(line, sizeof line, "%s %s %lld %ld\n", what, name,
+	             (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec, (long)getpid());
 	if (n > 0 && n < (int)sizeof line && write(fd, line, (size_t)n) < 0)
 		fd = -1;
 }

@@ -8,8 +8,9 @@
             train_one_epoch()
 
 No dependency beyond the standard library; does nothing unless the program runs under
-`allocab bench`, which names the marks file in ALLOCAB_PHASE_FILE. Each mark is one line
-"begin NAME NS" or "end NAME NS", NS from time.monotonic_ns() (CLOCK_MONOTONIC on Linux),
+`allocab bench` or `allocab record`, which name the marks file in ALLOCAB_PHASE_FILE. Each mark
+is one line "begin NAME NS PID" or "end NAME NS PID", NS from time.monotonic_ns()
+(CLOCK_MONOTONIC on Linux), PID the process writing it (a forked worker marks as itself),
 appended with one os.write to a descriptor opened with O_APPEND. NAME: 1 to 64 of
 [A-Za-z0-9_.-], not "total".
 """
@@ -29,7 +30,7 @@ def _mark(what, name):
     t = time.monotonic_ns()
     if _fd >= 0:
         try:
-            os.write(_fd, b"%s %s %d\n" % (what, name.encode(), t))
+            os.write(_fd, b"%s %s %d %d\n" % (what, name.encode(), t, os.getpid()))
         except OSError:
             _fd = -1
 

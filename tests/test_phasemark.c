@@ -2,7 +2,7 @@
  * order, nesting of different phases, and every way a marks file is refused with one reason:
  * malformed and overlong lines, unbalanced begin and end, names that are not phase names, "total",
  * timestamps that are not CLOCK_MONOTONIC nanoseconds of the run, too many names or spans, a
- * line cut short; and reading: a FIFO, a symbolic link or a file over the size cap is refused
+ * line cut short; the writer's pid each line may carry; and reading: a FIFO, a symbolic link or a file over the size cap is refused
  * without being read past the cap. */
 #include "check.h"
 #include "common/phasemark.h"
@@ -55,6 +55,32 @@ static void good(void)
 	phasemark_free(&s);
 }
 
+/* The pid a line may carry: the span's writer, checked and kept. */
+static void pids(void)
+{
+	struct phasemark_set s;
+
+	CHECK(parse("begin epoch 10 4242\nend epoch 30 4242\nbegin epoch 40\nend epoch 50 7\n"
+	            "begin epoch 60\nend epoch 70\n",
+	            0, 0, &s) == 0,
+	      "lines with and without a pid are read: %s", err);
+	CHECK(s.phase[0].n == 3 && s.phase[0].pid[0] == 4242 && s.phase[0].pid[1] == 7 &&
+	          s.phase[0].pid[2] == 0,
+	      "each span keeps its writer: 4242, the end line's 7, none");
+	CHECK(s.phase[0].at[0] == 10 && s.phase[0].at[1] == 40 && s.phase[0].ns[0] == 20,
+	      "each span keeps its begin time and its duration");
+	phasemark_free(&s);
+	CHECK(refused("begin epoch 1 12\nend epoch 2 13\n", 0, 0,
+	              "line 2: pid 13 ends 'epoch', begun by pid 12 at line 1"),
+	      "a span begun by one process and ended by another");
+	CHECK(refused("begin epoch 1 0\n", 0, 0, "pid '0' is not a process id (1 to 4194304)"),
+	      "pid 0");
+	CHECK(refused("begin epoch 1 4194305\n", 0, 0, "pid '4194305' is not"),
+	      "a pid above Linux's limit");
+	CHECK(refused("begin epoch 1 12 x\n", 0, 0, "pid '12 x' is not"), "a fifth field");
+	CHECK(refused("begin epoch 1 -3\n", 0, 0, "pid '-3' is not"), "a negative pid");
+}
+
 static void hostile(void)
 {
 	char big[PHASEMARK_MAX_LINE + 40], *many;
@@ -62,10 +88,12 @@ static void hostile(void)
 
 	CHECK(refused("begin epoch 1\nend epoch 2", 0, 0, "line 2: no newline"),
 	      "a last line without its newline (a mark cut short)");
-	CHECK(refused("start epoch 1\n", 0, 0, "line 1: not 'begin NAME NS'"), "an unknown verb");
-	CHECK(refused("begin epoch\n", 0, 0, "line 1: not 'begin NAME NS'"), "a missing timestamp");
+	CHECK(refused("start epoch 1\n", 0, 0, "line 1: not 'begin NAME NS [PID]'"),
+	      "an unknown verb");
+	CHECK(refused("begin epoch\n", 0, 0, "line 1: not 'begin NAME NS [PID]'"),
+	      "a missing timestamp");
 	CHECK(refused("begin  epoch 1\n", 0, 0, "is not a phase name"), "two blanks");
-	CHECK(refused("begin epoch 1 \n", 0, 0, "timestamp '1 ' is not"), "a trailing blank");
+	CHECK(refused("begin epoch 1 \n", 0, 0, "pid '' is not a process id"), "a trailing blank");
 	CHECK(refused("begin epoch -5\n", 0, 0, "timestamp '-5' is not"), "a negative timestamp");
 	CHECK(refused("begin epoch 99999999999999999999\n", 0, 0, "is not a decimal integer"),
 	      "a timestamp beyond 19 digits");
@@ -150,6 +178,7 @@ static void files(void)
 int main(void)
 {
 	good();
+	pids();
 	hostile();
 	files();
 	CHECK(phasemark_valid_name("epoch", 5) && !phasemark_valid_name("", 0) &&

@@ -68,10 +68,39 @@ static struct phasemark_phase *phase_of(struct phasemark_set *s, const char *nam
 	return p;
 }
 
-static int end_span(struct phasemark_set *s, struct phasemark_phase *p, int64_t t, size_t line,
-                    char *err, size_t errlen)
+/* Room for one more span in p's three arrays. */
+static int grow(struct phasemark_phase *p)
 {
-	int64_t d = t - p->open_at;
+	size_t cap = p->cap ? 2 * p->cap : 16;
+	int64_t *ns = realloc(p->ns, cap * sizeof *ns), *at;
+	uint32_t *pid;
+
+	if (!ns)
+		return -1;
+	p->ns = ns;
+	if (!(at = realloc(p->at, cap * sizeof *at)))
+		return -1;
+	p->at = at;
+	if (!(pid = realloc(p->pid, cap * sizeof *pid)))
+		return -1;
+	p->pid = pid;
+	p->cap = cap;
+	return 0;
+}
+
+/* One mark line's fields. */
+struct mark {
+	int end;
+	const char *name;
+	size_t nl;
+	int64_t t;
+	uint32_t pid; /* 0: none */
+};
+
+static int end_span(struct phasemark_set *s, struct phasemark_phase *p, const struct mark *m,
+                    size_t line, char *err, size_t errlen)
+{
+	int64_t d = m->t - p->open_at;
 
 	if (p->open_at < 0)
 		return errmsg_fail(err, errlen, "line %zu: end of '%s' that was not begun", line,
@@ -81,73 +110,98 @@ static int end_span(struct phasemark_set *s, struct phasemark_phase *p, int64_t 
 		                   "line %zu: '%s' lasts %lld ns from its begin at line %zu: not "
 		                   "in 1..10^15",
 		                   line, p->name, (long long)d, p->open_line);
+	if (m->pid && p->open_pid && m->pid != p->open_pid)
+		return errmsg_fail(err, errlen,
+		                   "line %zu: pid %u ends '%s', begun by pid %u at line %zu: a span "
+		                   "is one process's",
+		                   line, m->pid, p->name, p->open_pid, p->open_line);
 	if (s->nspans == PHASEMARK_MAX_SPANS)
 		return errmsg_fail(err, errlen, "line %zu: more than %d phases ended", line,
 		                   PHASEMARK_MAX_SPANS);
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 16;
-		int64_t *ns = realloc(p->ns, cap * sizeof *ns);
-		if (!ns)
-			return errmsg_fail(err, errlen, "out of memory");
-		p->ns = ns;
-		p->cap = cap;
-	}
-	p->ns[p->n++] = d;
+	if (p->n == p->cap && grow(p) != 0)
+		return errmsg_fail(err, errlen, "out of memory");
+	p->ns[p->n] = d;
+	p->at[p->n] = p->open_at;
+	p->pid[p->n++] = p->open_pid ? p->open_pid : m->pid;
 	s->nspans++;
 	p->open_at = -1;
 	return 0;
 }
 
-/* One line, line[0..n) without its newline: "begin NAME NS" or "end NAME NS". */
-static int parse_line(struct phasemark_set *s, const char *line, size_t n, size_t no, int64_t lo,
-                      int64_t hi, char *err, size_t errlen)
+/* Splits line[0..n) into "begin|end NAME NS [PID]". */
+static int split(const char *line, size_t n, size_t no, struct mark *m, char *err, size_t errlen)
 {
-	const char *sp1 = memchr(line, ' ', n), *name, *num, *sp2;
-	size_t kw, nl, nn;
-	struct phasemark_phase *p;
+	const char *f[4], *end = line + n;
+	size_t len[4], k = 0;
 	char buf[40];
-	int64_t t;
+	int64_t pid = 0;
 
-	if (!sp1 || !(sp2 = memchr(sp1 + 1, ' ', n - (size_t)(sp1 + 1 - line))))
-		return errmsg_fail(err, errlen, "line %zu: not 'begin NAME NS' or 'end NAME NS'",
-		                   no);
-	kw = (size_t)(sp1 - line);
-	name = sp1 + 1;
-	nl = (size_t)(sp2 - name);
-	num = sp2 + 1;
-	nn = n - (size_t)(num - line);
-	if (!((kw == 5 && memcmp(line, "begin", 5) == 0) || (kw == 3 && memcmp(line, "end", 3) == 0)))
-		return errmsg_fail(err, errlen, "line %zu: not 'begin NAME NS' or 'end NAME NS'",
-		                   no);
-	if (!phasemark_valid_name(name, nl)) {
-		shown(name, nl, buf);
+	for (const char *p = line; k < 4; k++) {
+		const char *sp = k < 3 ? memchr(p, ' ', (size_t)(end - p)) : NULL;
+		f[k] = p;
+		len[k] = (size_t)((sp ? sp : end) - p);
+		if (!sp) {
+			k++;
+			break;
+		}
+		p = sp + 1;
+	}
+	if (k < 3 ||
+	    !((len[0] == 5 && memcmp(f[0], "begin", 5) == 0) ||
+	      (len[0] == 3 && memcmp(f[0], "end", 3) == 0)))
+		return errmsg_fail(err, errlen,
+		                   "line %zu: not 'begin NAME NS [PID]' or 'end NAME NS [PID]'", no);
+	m->end = len[0] == 3;
+	m->name = f[1];
+	m->nl = len[1];
+	if (!phasemark_valid_name(f[1], len[1])) {
+		shown(f[1], len[1], buf);
 		return errmsg_fail(err, errlen,
 		                   "line %zu: '%s' is not a phase name (1 to %d of [A-Za-z0-9_.-], "
 		                   "not 'total')",
 		                   no, buf, PHASEMARK_MAX_NAME);
 	}
-	if (parse_ns(num, nn, &t) != 0) {
-		shown(num, nn, buf);
+	if (parse_ns(f[2], len[2], &m->t) != 0) {
+		shown(f[2], len[2], buf);
 		return errmsg_fail(err, errlen,
 		                   "line %zu: timestamp '%s' is not a decimal integer of ns", no,
 		                   buf);
 	}
-	if ((lo || hi) && (t < lo || t > hi))
+	if (k == 4 && (parse_ns(f[3], len[3], &pid) != 0 || pid < 1 || pid > PHASEMARK_MAX_PID)) {
+		shown(f[3], len[3], buf);
+		return errmsg_fail(err, errlen, "line %zu: pid '%s' is not a process id (1 to %u)",
+		                   no, buf, PHASEMARK_MAX_PID);
+	}
+	m->pid = (uint32_t)pid;
+	return 0;
+}
+
+/* One line, line[0..n) without its newline: "begin NAME NS [PID]" or "end NAME NS [PID]". */
+static int parse_line(struct phasemark_set *s, const char *line, size_t n, size_t no, int64_t lo,
+                      int64_t hi, char *err, size_t errlen)
+{
+	struct phasemark_phase *p;
+	struct mark m = {0};
+
+	if (split(line, n, no, &m, err, errlen) != 0)
+		return -1;
+	if ((lo || hi) && (m.t < lo || m.t > hi))
 		return errmsg_fail(err, errlen,
 		                   "line %zu: timestamp %lld lies outside the run (%lld..%lld): not "
 		                   "CLOCK_MONOTONIC nanoseconds",
-		                   no, (long long)t, (long long)lo, (long long)hi);
-	if (!(p = phase_of(s, name, nl)))
+		                   no, (long long)m.t, (long long)lo, (long long)hi);
+	if (!(p = phase_of(s, m.name, m.nl)))
 		return errmsg_fail(err, errlen, "line %zu: more than %d phase names", no,
 		                   PHASEMARK_MAX_PHASES);
-	if (kw == 3)
-		return end_span(s, p, t, no, err, errlen);
+	if (m.end)
+		return end_span(s, p, &m, no, err, errlen);
 	if (p->open_at >= 0)
 		return errmsg_fail(err, errlen,
 		                   "line %zu: begin of '%s' while it is open (begun at line %zu)",
 		                   no, p->name, p->open_line);
-	p->open_at = t;
+	p->open_at = m.t;
 	p->open_line = no;
+	p->open_pid = m.pid;
 	return 0;
 }
 
@@ -221,7 +275,10 @@ int phasemark_read(const char *path, int64_t lo, int64_t hi, struct phasemark_se
 
 void phasemark_free(struct phasemark_set *s)
 {
-	for (size_t i = 0; i < s->nphases; i++)
+	for (size_t i = 0; i < s->nphases; i++) {
 		free(s->phase[i].ns);
+		free(s->phase[i].at);
+		free(s->phase[i].pid);
+	}
 	memset(s, 0, sizeof *s);
 }

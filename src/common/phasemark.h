@@ -1,8 +1,9 @@
 /* phasemark.h - the phases a program reports about itself (docs/programs.md, "Phases your
- * program marks"): the program appends lines "begin NAME NS" and "end NAME NS" to the file named
- * by ALLOCAB_PHASE_FILE, NS its own CLOCK_MONOTONIC reading in nanoseconds; this reads them back,
- * within fixed bounds, into the durations of each phase. Any line that breaks the protocol makes
- * the whole file refused with one reason: marks are evidence, and half of them is none. */
+ * program marks"): the program appends lines "begin NAME NS [PID]" and "end NAME NS [PID]" to the
+ * file named by ALLOCAB_PHASE_FILE, NS its own CLOCK_MONOTONIC reading in nanoseconds, PID (the
+ * helpers write it) the process that wrote the line; this reads them back, within fixed bounds,
+ * into the spans of each phase. Any line that breaks the protocol makes the whole file refused
+ * with one reason: marks are evidence, and half of them is none. */
 #ifndef ALLOCAB_PHASEMARK_H
 #define ALLOCAB_PHASEMARK_H
 
@@ -16,14 +17,19 @@
 #define PHASEMARK_MAX_PHASES 7          /* distinct names (the results keep 8 phases with total) */
 #define PHASEMARK_MAX_SPANS  4096       /* ended phases in one file */
 #define PHASEMARK_MAX_NS     1000000000000000LL /* 10^15 ns: the longest phase (results' limit) */
+#define PHASEMARK_MAX_PID    4194304u /* Linux's PID_MAX_LIMIT on 64-bit machines (2^22) */
 
-/* One phase name and the durations of its spans, in the order they began. */
+/* One phase name and its spans, in the order they began (a name cannot begin again before it
+ * ended, so each span begins at or after the end of the one before). */
 struct phasemark_phase {
 	char name[PHASEMARK_MAX_NAME + 1];
-	int64_t *ns; /* malloc'd, n durations, each 1..PHASEMARK_MAX_NS */
+	int64_t *ns;  /* malloc'd, n durations, each 1..PHASEMARK_MAX_NS */
+	int64_t *at;  /* malloc'd, n begin times (the program's CLOCK_MONOTONIC ns) */
+	uint32_t *pid; /* malloc'd, n writers: the PID of the span's lines, 0 when they carry none */
 	size_t n, cap;
-	int64_t open_at;  /* begin time of the span in progress, or -1 */
-	size_t open_line; /* its line number */
+	int64_t open_at;   /* begin time of the span in progress, or -1 */
+	size_t open_line;  /* its line number */
+	uint32_t open_pid; /* its begin line's PID, 0 for none */
 };
 
 struct phasemark_set {
@@ -39,8 +45,9 @@ int phasemark_valid_name(const char *s, size_t n);
 
 /* Parses the text[0..len) of a marks file into *s (zeroed first). [lo, hi] is the
  * CLOCK_MONOTONIC window the program ran in (ns); a timestamp outside it is refused (lo = hi = 0:
- * not checked). Returns 0, or -1 with the first problem in err ("line 7: end of 'epoch' that
- * was not begun"). Free *s with phasemark_free either way. */
+ * not checked). A PID, when a line has one, is 1..PHASEMARK_MAX_PID, and a span's begin and end
+ * lines that both carry one must carry the same. Returns 0, or -1 with the first problem in err
+ * ("line 7: end of 'epoch' that was not begun"). Free *s with phasemark_free either way. */
 int phasemark_parse(const char *text, size_t len, int64_t lo, int64_t hi, struct phasemark_set *s,
                     char *err, size_t errlen);
 

@@ -45,8 +45,9 @@ mod mimalloc {
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// The phase marks of allocab: "begin NAME NS" / "end NAME NS" lines, NS from CLOCK_MONOTONIC,
-/// each appended with one write to ALLOCAB_PHASE_FILE (nothing when it is not set).
+/// The phase marks of allocab: "begin NAME NS PID" / "end NAME NS PID" lines, NS from
+/// CLOCK_MONOTONIC, PID this process, each appended with one write to ALLOCAB_PHASE_FILE (nothing
+/// when it is not set).
 struct Phases(Option<File>);
 
 #[repr(C)]
@@ -68,7 +69,8 @@ impl Phases {
         let mut ts = Timespec { tv_sec: 0, tv_nsec: 0 };
         unsafe { clock_gettime(1, &mut ts) }; // CLOCK_MONOTONIC
         if let Some(f) = self.0.as_mut() {
-            let line = format!("{} {} {}\n", what, name, ts.tv_sec * 1_000_000_000 + ts.tv_nsec);
+            let ns = ts.tv_sec * 1_000_000_000 + ts.tv_nsec;
+            let line = format!("{} {} {} {}\n", what, name, ns, std::process::id());
             if f.write_all(line.as_bytes()).is_err() {
                 self.0 = None;
             }
