@@ -6,85 +6,13 @@
 #include "check.h"
 #include "common/prng.h"
 #include "common/trace.h"
+#include "tracebuild.h"
 #include "workloads/lib/replay_load.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
-
-struct tb {
-	uint8_t buf[1 << 16];
-	size_t n, blocks, procs;
-};
-
-static void put_block(struct tb *t, unsigned kind, uint32_t thread, const uint8_t *raw,
-                      size_t rawlen, uint32_t count)
-{
-	uint8_t *h = t->buf + t->n, *payload = h + TRACE_BLOCK_HDR;
-	size_t plen = rawlen;
-	unsigned flags = 0;
-
-	if (kind == TRACE_K_EVENTS) {
-		plen =
-		    ZSTD_compress(payload, sizeof t->buf - t->n - TRACE_BLOCK_HDR, raw, rawlen, 1);
-		flags = TRACE_F_ZSTD;
-	} else {
-		memcpy(payload, raw, rawlen);
-	}
-	trace_block_header(h, kind, flags, thread, (uint32_t)plen, (uint32_t)rawlen, count,
-	                   trace_fnv32(payload, plen));
-	t->n += TRACE_BLOCK_HDR + plen;
-	t->blocks++;
-	t->procs += kind == TRACE_K_PROCESS;
-}
-
-static void put_process(struct tb *t, uint64_t pid)
-{
-	uint8_t p[64] = {0};
-
-	trace_put64(p, pid);
-	trace_put64(p + 8, 1);
-	trace_put32(p + 32, 4);
-	memcpy(p + 36, "prog", 4);
-	trace_put32(p + 40, 0);
-	put_block(t, TRACE_K_PROCESS, 0, p, 44, 0);
-}
-
-/* An events block: ops[i] = {op, a, b, c} encoded with a time step of 10 ticks. */
-static void put_events(struct tb *t, uint32_t thread, const uint64_t (*ops)[4], size_t n)
-{
-	uint8_t raw[4096], *p = raw + 8;
-
-	trace_put64(raw, (uint64_t)1 << 32);
-	for (size_t i = 0; i < n; i++) {
-		int nv = ops[i][0] == TRACE_OP_FREE ? 1 : ops[i][0] == TRACE_OP_MALLOC ? 2 : 3;
-		*p++ = (uint8_t)ops[i][0];
-		p = trace_put_varint(p, i ? 10 : 100);
-		for (int k = 0; k < nv; k++)
-			p = trace_put_varint(p, ops[i][1 + k]);
-	}
-	put_block(t, TRACE_K_EVENTS, thread, raw, (size_t)(p - raw), (uint32_t)n);
-}
-
-static void finish(struct tb *t)
-{
-	uint8_t p[16];
-
-	trace_put64(p, t->blocks);
-	trace_put64(p + 8, t->procs);
-	trace_block_header(t->buf + t->n, TRACE_K_TRAILER, 0, 0, 16, 16, 0, trace_fnv32(p, 16));
-	memcpy(t->buf + t->n + TRACE_BLOCK_HDR, p, 16);
-	t->n += TRACE_BLOCK_HDR + 16;
-}
-
-static void start(struct tb *t)
-{
-	memset(t, 0, sizeof *t);
-	trace_file_header(t->buf, TRACE_FILE_MAGIC);
-	t->n = TRACE_FILE_HDR;
-}
 
 /* Thread 0 mallocs 1 and 2 and reallocs 2 into 3; thread 1 frees 1 and 3 (cross-thread). */
 static void valid_trace(struct tb *t)
@@ -104,20 +32,6 @@ static void valid_trace(struct tb *t)
 	trace_put64(end + 4 + 8 * TRACE_END_HOW, TRACE_HOW_EXIT);
 	put_block(t, TRACE_K_END, 0, end, sizeof end, 0);
 	finish(t);
-}
-
-static int write_tmp(const struct tb *t, char *path)
-{
-	int fd;
-
-	strcpy(path, "/tmp/allocab-test-trace.XXXXXX");
-	if ((fd = mkstemp(path)) < 0)
-		return -1;
-	if (write(fd, t->buf, t->n) != (ssize_t)t->n) {
-		close(fd);
-		return -1;
-	}
-	return close(fd);
 }
 
 static void test_valid(void)
@@ -197,8 +111,8 @@ static void test_hostile(void)
 	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
 	          strstr(err, "after the trailer"),
 	      "data after the trailer is refused (%s)", err);
-	memcpy(t.buf + 8, "\x03\0\0\0", 4);
-	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 && strstr(err, "version 3"),
+	memcpy(t.buf + 8, "\x04\0\0\0", 4);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 && strstr(err, "version 4"),
 	      "another version is refused (%s)", err);
 }
 

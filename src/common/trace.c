@@ -20,7 +20,7 @@ struct trace_reader {
 	uint64_t stored_total, raw_total; /* payload bytes of the blocks read, as stored and raw */
 	unsigned version, last_kind;
 	int compressed_only; /* events payloads are checked, not decompressed (data NULL) */
-	int in_process, ended, done, torn;
+	int in_process, ended, marked, done, torn;
 	uint8_t *stored; /* header + payload as read */
 	uint8_t *raw;    /* decompressed payload */
 	ZSTD_DCtx *dctx;
@@ -188,12 +188,14 @@ static int short_read(struct trace_reader *r, size_t got, char *err, size_t errl
 	                   (unsigned long long)r->offset);
 }
 
-/* Bundles hold process, events, end and trailer blocks; raw streams process, status, events. */
-static int kind_known(enum trace_mode mode, unsigned kind)
+/* Bundles hold process, events, end and trailer blocks, and from version 3 on marks blocks; raw
+ * streams process, status, events. */
+static int kind_known(const struct trace_reader *r, unsigned kind)
 {
-	if (mode == TRACE_STREAM)
+	if (r->mode == TRACE_STREAM)
 		return kind == TRACE_K_PROCESS || kind == TRACE_K_STATUS || kind == TRACE_K_EVENTS;
-	return kind >= TRACE_K_PROCESS && kind <= TRACE_K_TRAILER;
+	return (kind >= TRACE_K_PROCESS && kind <= TRACE_K_TRAILER) ||
+	       (kind == TRACE_K_MARKS && r->version >= 3);
 }
 
 static int check_header(struct trace_reader *r, const uint8_t *h, char *err, size_t errlen)
@@ -204,12 +206,13 @@ static int check_header(struct trace_reader *r, const uint8_t *h, char *err, siz
 
 	if (trace_get32(h) != TRACE_BLOCK_MAGIC || trace_get32(h + 28) != trace_fnv32(h, 28))
 		return errmsg_fail(err, errlen, "corrupt: bad block header at byte %llu", at);
-	if (!kind_known(r->mode, kind) || (flags & ~TRACE_F_ZSTD) || h[6] || h[7])
+	if (!kind_known(r, kind) || (flags & ~TRACE_F_ZSTD) || h[6] || h[7])
 		return errmsg_fail(err, errlen,
 		                   "corrupt: unknown block kind %u (flags %u) at byte %llu", kind,
 		                   flags, at);
 	if (plen > TRACE_MAX_PAYLOAD || rlen > TRACE_MAX_RAW ||
-	    (kind != TRACE_K_EVENTS && (rlen > TRACE_MAX_META || flags)) ||
+	    (kind != TRACE_K_EVENTS &&
+	     (rlen > (kind == TRACE_K_MARKS ? TRACE_MAX_MARKS : TRACE_MAX_META) || flags)) ||
 	    (!(flags & TRACE_F_ZSTD) && plen != rlen))
 		return errmsg_fail(err, errlen,
 		                   "corrupt: block at byte %llu declares %u stored / %u raw bytes "
@@ -232,9 +235,14 @@ static int check_order(struct trace_reader *r, unsigned kind, char *err, size_t 
 	r->last_kind = kind;
 	if (kind == TRACE_K_PROCESS && r->mode == TRACE_STREAM && r->in_process)
 		return errmsg_fail(err, errlen, "corrupt: a second process block at byte %llu", at);
+	if (last == TRACE_K_MARKS && kind != TRACE_K_END)
+		return errmsg_fail(err, errlen,
+		                   "corrupt: block at byte %llu follows a marks block, which only an "
+		                   "end block may",
+		                   at);
 	if (kind == TRACE_K_PROCESS) {
 		r->in_process = 1;
-		r->ended = 0;
+		r->ended = r->marked = 0;
 		r->nprocs++;
 		return 0;
 	}
@@ -252,6 +260,8 @@ static int check_order(struct trace_reader *r, unsigned kind, char *err, size_t 
 		    err, errlen, "corrupt: block at byte %llu follows its process's end block", at);
 	if (kind == TRACE_K_END)
 		r->ended = 1;
+	if (kind == TRACE_K_MARKS && r->marked++)
+		return errmsg_fail(err, errlen, "corrupt: a second marks block at byte %llu", at);
 	if (kind == TRACE_K_TRAILER && r->mode == TRACE_STREAM)
 		return errmsg_fail(err, errlen, "a bundled trace, not a raw stream");
 	return 0;
@@ -571,43 +581,4 @@ int trace_parse_end(const struct trace_block *b, uint64_t *c, char *err, size_t 
 	for (uint32_t k = 0; k < n && k < TRACE_END_NCOUNTERS; k++)
 		c[k] = trace_get64(b->data + 4 + 8 * k);
 	return 0;
-}
-
-int trace_check_buffer(const void *data, size_t n, char *err, size_t errlen)
-{
-	struct trace_reader *r = trace_open_mem(data, n, TRACE_BUNDLE, err, errlen);
-	struct trace_block b;
-	struct trace_process pr;
-	struct trace_event ev;
-	uint64_t c[TRACE_END_NCOUNTERS];
-	int rc = 0;
-
-	if (!r)
-		return -1;
-	while (rc == 0 && (rc = trace_next(r, &b, err, errlen)) == 1) {
-		rc = 0;
-		if (b.kind == TRACE_K_PROCESS)
-			rc = trace_parse_process(&b, &pr, err, errlen);
-		else if (b.kind == TRACE_K_END)
-			rc = trace_parse_end(&b, c, err, errlen);
-		if (rc == 0 && b.kind == TRACE_K_EVENTS) {
-			struct trace_cursor cur;
-			rc = trace_events_begin(&b, &cur, err, errlen);
-			while (rc == 0 && (rc = trace_events_next(&cur, &ev, err, errlen)) == 1)
-				rc = 0;
-		}
-	}
-	trace_close(r);
-	return rc < 0 ? -1 : 0;
-}
-
-int trace_write_trailer(FILE *f, uint64_t nblocks, uint64_t nprocs)
-{
-	uint8_t b[TRACE_BLOCK_HDR + 16];
-
-	trace_put64(b + TRACE_BLOCK_HDR, nblocks);
-	trace_put64(b + TRACE_BLOCK_HDR + 8, nprocs);
-	trace_block_header(b, TRACE_K_TRAILER, 0, 0, 16, 16, 0,
-	                   trace_fnv32(b + TRACE_BLOCK_HDR, 16));
-	return fwrite(b, 1, sizeof b, f) == sizeof b ? 0 : -1;
 }

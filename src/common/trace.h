@@ -40,7 +40,7 @@ struct trace_block {
 };
 
 enum trace_mode {
-	TRACE_BUNDLE, /* a whole trace (TRACE_FILE_MAGIC, version 1 or 2): must end with a trailer
+	TRACE_BUNDLE, /* a whole trace (TRACE_FILE_MAGIC, version 1 to 3): must end with a trailer
 	                 block, then end of file */
 	TRACE_STREAM, /* one raw stream (TRACE_RAW_MAGIC, this version): a process block, its status
 	                 block, events blocks whose events name addresses (front/cmd/recbundle.h);
@@ -68,7 +68,8 @@ struct trace_reader *trace_open_mem(const void *data, size_t n, enum trace_mode 
                                     size_t errlen);
 
 /* Reads and checks the next block (magic, header and payload checks, caps, kind order: a process
- * block first, events and end blocks after it, the trailer last). Returns 1 with *b filled, 0 at
+ * block first, events and end blocks after it, at most one marks block right before its end
+ * block, the trailer last). Returns 1 with *b filled, 0 at
  * the end (after the trailer, or in stream mode at end of file or at a torn last block, see
  * trace_torn), or -1 with the reason in err. */
 int trace_next(struct trace_reader *r, struct trace_block *b, char *err, size_t errlen);
@@ -117,6 +118,38 @@ int trace_parse_process(const struct trace_block *b, struct trace_process *pr, c
  * (missing counters are 0). Returns 0, or -1 with the reason in err. */
 int trace_parse_end(const struct trace_block *b, uint64_t *c, char *err, size_t errlen);
 
+/* One span of a marked phase, in ns since the process's stream started: begin < end. */
+struct trace_span {
+	uint64_t begin_ns, end_ns;
+};
+
+/* The phases a process marked (a marks block), each with its spans in order. */
+struct trace_marks {
+	size_t nphases; /* 0: none */
+	struct {
+		char name[TRACE_MARKS_MAX_NAME + 1]; /* a phase name (common/phasemark.h) */
+		const struct trace_span *span;       /* into all */
+		size_t n;                            /* >= 1 */
+	} phase[TRACE_MARKS_MAX_PHASES];
+	size_t nspans;           /* over all phases, <= TRACE_MARKS_MAX_SPANS */
+	struct trace_span *all;  /* malloc'd: every phase's spans, phase after phase */
+};
+
+/* Parses a marks block's payload into *m: 1 to TRACE_MARKS_MAX_PHASES distinct phase names, each
+ * with 1 or more spans of 1..TRACE_MARKS_MAX_NS ns that begin no earlier than the one before
+ * ended, at most TRACE_MARKS_MAX_SPANS in all, the payload consumed exactly. Returns 0, or -1
+ * with the reason in err (*m then holds nothing). */
+int trace_parse_marks(const struct trace_block *b, struct trace_marks *m, char *err,
+                      size_t errlen);
+
+/* Frees what m holds and zeroes it; accepts a zeroed one. */
+void trace_marks_free(struct trace_marks *m);
+
+/* Writes m (1 or more phases, as trace_parse_marks accepts) as a whole marks block, header and
+ * payload, into buf of cap bytes (TRACE_BLOCK_HDR + TRACE_MAX_MARKS always suffice). Returns its
+ * length, or 0 when it does not fit. */
+size_t trace_marks_block(const struct trace_marks *m, uint8_t *buf, size_t cap);
+
 /* The name of an operation ("malloc", ...), "?" for an unknown one. */
 const char *trace_op_name(unsigned op);
 
@@ -145,14 +178,16 @@ struct trace_proc_events {
 	int complete;                      /* every event it made is here: trace_loss() is NULL */
 	uint64_t end[TRACE_END_NCOUNTERS]; /* the end block's counters; a version 1 end block
 	                                       gets end[TRACE_END_HOW] = TRACE_HOW_EXIT */
+	struct trace_marks marks;          /* the phases it marked (version 3), nphases 0: none */
 	struct trace_rec *ev; /* file order: each thread's events in the order it made them */
 	size_t n;
 };
 
 /* Reads the bundled trace at path and calls fn(p, arg) once per process, in file order, with all
- * of its events (at most max_events, <= TRACE_MAX_PROC_EVENTS: a process with more is an error).
- * fn may keep p->ev (setting it to NULL; free() it later); it returns 0, or -1 with the reason in
- * err to stop. Returns 0, or -1 with the reason in err (prefixed with the path). */
+ * of its events (at most max_events, <= TRACE_MAX_PROC_EVENTS: a process with more is an error)
+ * and its marks. fn may keep p->ev (setting it to NULL; free() it later) and p->marks (copying it
+ * and zeroing p->marks; trace_marks_free it later); it returns 0, or -1 with the reason in err to
+ * stop. Returns 0, or -1 with the reason in err (prefixed with the path). */
 int trace_each_process(const char *path, size_t max_events,
                        int (*fn)(struct trace_proc_events *p, void *arg, char *err, size_t errlen),
                        void *arg, char *err, size_t errlen);

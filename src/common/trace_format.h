@@ -11,7 +11,7 @@
 
 #define TRACE_FILE_MAGIC  "ALLOCTRC" /* a bundled trace */
 #define TRACE_RAW_MAGIC   "ALLOCRAW" /* a raw stream: one process image, for the bundler */
-#define TRACE_VERSION     2
+#define TRACE_VERSION     3
 #define TRACE_FILE_HDR    16          /* magic[8], u32 version, u32 reserved (0) */
 #define TRACE_BLOCK_MAGIC 0x31425441u /* "ATB1" */
 #define TRACE_BLOCK_HDR   32
@@ -32,7 +32,19 @@ enum trace_kind {
 	    4, /* last block of a bundled trace: how many blocks and processes precede */
 	TRACE_K_STATUS = 5, /* raw streams only, right after the process block: the end block's
 	                       counters so far, rewritten in place as the process runs */
+	TRACE_K_MARKS = 6,  /* version 3, bundles only: the phases the process marked, in its own
+	                       time base; after its events blocks, right before its end block */
 };
+
+/* The marks block's caps (those of the marks file, common/phasemark.h) and its largest payload:
+ * u32 phases, then per phase u32 name length, the name, u32 spans and per span u64 begin and
+ * u64 end (ns since the process's stream started). */
+#define TRACE_MARKS_MAX_PHASES 7
+#define TRACE_MARKS_MAX_SPANS  4096
+#define TRACE_MARKS_MAX_NAME   64
+#define TRACE_MARKS_MAX_NS     1000000000000000ULL /* 10^15 ns: the longest span */
+#define TRACE_MAX_MARKS                                                                            \
+	(4 + TRACE_MARKS_MAX_PHASES * (8 + TRACE_MARKS_MAX_NAME) + 16 * TRACE_MARKS_MAX_SPANS)
 
 #define TRACE_F_ZSTD 1u /* block flag: the payload is one zstd frame of raw_len bytes */
 

@@ -1,5 +1,6 @@
-/* trace_load.c - a bundled trace loaded one process at a time (trace.h: trace_each_process), and
- * the distinct threads of a loaded process. */
+/* trace_load.c - a bundled trace loaded one process at a time (trace.h: trace_each_process) or
+ * checked whole (trace_check_buffer), the distinct threads of a loaded process, and the trailer
+ * a bundle ends with. */
 #include "common/trace.h"
 
 #include "common/errmsg.h"
@@ -63,6 +64,7 @@ static int each_block(struct trace_reader *r, size_t max,
 			if (fn(&p, arg, err, errlen) != 0)
 				break;
 			free(p.ev);
+			trace_marks_free(&p.marks);
 			have = 0;
 		}
 		if (rc == 0)
@@ -80,11 +82,15 @@ static int each_block(struct trace_reader *r, size_t max,
 				break;
 			if (trace_version(r) == 1)
 				p.end[TRACE_END_HOW] = TRACE_HOW_EXIT;
+		} else if (b.kind == TRACE_K_MARKS) {
+			if (trace_parse_marks(&b, &p.marks, err, errlen) != 0)
+				break;
 		} else if (load_events(&b, &p, &cap, max, err, errlen) != 0) {
 			break;
 		}
 	}
 	free(p.ev);
+	trace_marks_free(&p.marks);
 	return -1;
 }
 
@@ -209,4 +215,46 @@ int trace_thread_list(const struct trace_rec *ev, size_t n, uint32_t **out, size
 			t[u++] = t[i];
 	*nth = u;
 	return 0;
+}
+
+int trace_check_buffer(const void *data, size_t n, char *err, size_t errlen)
+{
+	struct trace_reader *r = trace_open_mem(data, n, TRACE_BUNDLE, err, errlen);
+	struct trace_block b;
+	struct trace_process pr;
+	struct trace_event ev;
+	struct trace_marks m;
+	uint64_t c[TRACE_END_NCOUNTERS];
+	int rc = 0;
+
+	if (!r)
+		return -1;
+	while (rc == 0 && (rc = trace_next(r, &b, err, errlen)) == 1) {
+		rc = 0;
+		if (b.kind == TRACE_K_PROCESS)
+			rc = trace_parse_process(&b, &pr, err, errlen);
+		else if (b.kind == TRACE_K_END)
+			rc = trace_parse_end(&b, c, err, errlen);
+		else if (b.kind == TRACE_K_MARKS && (rc = trace_parse_marks(&b, &m, err, errlen)) == 0)
+			trace_marks_free(&m);
+		if (rc == 0 && b.kind == TRACE_K_EVENTS) {
+			struct trace_cursor cur;
+			rc = trace_events_begin(&b, &cur, err, errlen);
+			while (rc == 0 && (rc = trace_events_next(&cur, &ev, err, errlen)) == 1)
+				rc = 0;
+		}
+	}
+	trace_close(r);
+	return rc < 0 ? -1 : 0;
+}
+
+int trace_write_trailer(FILE *f, uint64_t nblocks, uint64_t nprocs)
+{
+	uint8_t b[TRACE_BLOCK_HDR + 16];
+
+	trace_put64(b + TRACE_BLOCK_HDR, nblocks);
+	trace_put64(b + TRACE_BLOCK_HDR + 8, nprocs);
+	trace_block_header(b, TRACE_K_TRAILER, 0, 0, 16, 16, 0,
+	                   trace_fnv32(b + TRACE_BLOCK_HDR, 16));
+	return fwrite(b, 1, sizeof b, f) == sizeof b ? 0 : -1;
 }

@@ -1,0 +1,220 @@
+/* test_tracemarks.c - the phases a process marked, as a trace holds them (docs/trace-format.md,
+ * "Layout": the marks block of version 3): written and read back exactly, handed over with their
+ * process by the loader, and every malformed or misplaced marks block refused with one reason
+ * (this file also runs under ASan+UBSan). */
+#include "check.h"
+#include "common/trace.h"
+#include "tracebuild.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char err[512];
+
+/* A marks block of the phases "setup" (one span) and "epoch" (n spans of 20 ns, 10 apart). */
+static void put_marks(struct tb *t, size_t n)
+{
+	static struct trace_span sp[TRACE_MARKS_MAX_SPANS + 1];
+	static uint8_t block[TRACE_BLOCK_HDR + TRACE_MAX_MARKS];
+	struct trace_marks m = {.nphases = 2, .nspans = 1 + n};
+	size_t len;
+
+	sp[0] = (struct trace_span){90, 100};
+	for (size_t i = 0; i < n; i++)
+		sp[1 + i] = (struct trace_span){100 + 30 * i, 120 + 30 * i};
+	strcpy(m.phase[0].name, "setup");
+	m.phase[0].span = sp;
+	m.phase[0].n = 1;
+	strcpy(m.phase[1].name, "epoch");
+	m.phase[1].span = sp + 1;
+	m.phase[1].n = n;
+	len = trace_marks_block(&m, block, sizeof block);
+	memcpy(t->buf + t->n, block, len);
+	t->n += len;
+	t->blocks++;
+}
+
+static void put_end(struct tb *t)
+{
+	uint8_t end[4 + 8 * TRACE_END_NCOUNTERS] = {0};
+
+	trace_put32(end, TRACE_END_NCOUNTERS);
+	trace_put64(end + 4 + 8 * TRACE_END_HOW, TRACE_HOW_EXIT);
+	put_block(t, TRACE_K_END, 0, end, sizeof end, 0);
+}
+
+static const uint64_t ops[][4] = {{TRACE_OP_MALLOC, 1, 16, 0}, {TRACE_OP_FREE, 1, 0, 0}};
+
+static int keep(struct trace_proc_events *p, void *arg, char *e, size_t elen)
+{
+	(void)e;
+	(void)elen;
+	*(struct trace_marks *)arg = p->marks;
+	memset(&p->marks, 0, sizeof p->marks);
+	return 0;
+}
+
+static void roundtrip(void)
+{
+	static struct tb t;
+	struct trace_marks m = {0};
+
+	start(&t);
+	put_process(&t, 7);
+	put_events(&t, 0, ops, 2);
+	put_marks(&t, 3);
+	put_end(&t);
+	finish(&t);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == 0,
+	      "a version 3 trace with a marks block reads (%s)", err);
+	CHECK(trace_each_process_mem(t.buf, t.n, 100, keep, &m, err, sizeof err) == 0 &&
+	          m.nphases == 2,
+	      "the loader hands the marks over with their process (%s)", err);
+	CHECK(strcmp(m.phase[0].name, "setup") == 0 && m.phase[0].n == 1 &&
+	          m.phase[0].span[0].begin_ns == 90 && m.phase[0].span[0].end_ns == 100,
+	      "setup: one span, 90..100 ns");
+	CHECK(strcmp(m.phase[1].name, "epoch") == 0 && m.phase[1].n == 3 &&
+	          m.phase[1].span[2].begin_ns == 160 && m.phase[1].span[2].end_ns == 180 &&
+	          m.nspans == 4,
+	      "epoch: three spans, the last 160..180 ns; 4 spans in all");
+	trace_marks_free(&m);
+	start(&t);
+	put_process(&t, 7);
+	put_marks(&t, TRACE_MARKS_MAX_SPANS - 1);
+	put_end(&t);
+	finish(&t);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == 0,
+	      "the most spans a marks file may hold fit one block (%s)", err);
+	memcpy(t.buf + 8, "\x02\0\0\0", 4);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
+	          strstr(err, "unknown block kind 6"),
+	      "a version 2 trace has no marks blocks (%s)", err);
+}
+
+/* Trace with a marks block whose payload (after its phase count) is body[0..n). */
+static int refused_payload(const uint8_t *body, size_t n, uint32_t nphases, const char *want)
+{
+	static struct tb t;
+	uint8_t p[512];
+
+	trace_put32(p, nphases);
+	memcpy(p + 4, body, n);
+	start(&t);
+	put_process(&t, 7);
+	put_block(&t, TRACE_K_MARKS, 0, p, 4 + n, 0);
+	put_end(&t);
+	finish(&t);
+	if (trace_check_buffer(t.buf, t.n, err, sizeof err) == 0 || !strstr(err, want)) {
+		printf("# got '%s'\n", err);
+		return 0;
+	}
+	return 1;
+}
+
+/* A phase entry: name, then spans (begin, end) pairs. */
+static size_t phase(uint8_t *p, const char *name, const uint64_t *se, uint32_t n)
+{
+	size_t k = strlen(name);
+
+	trace_put32(p, (uint32_t)k);
+	memcpy(p + 4, name, k);
+	trace_put32(p + 4 + k, n);
+	for (uint32_t i = 0; i < 2 * n; i++)
+		trace_put64(p + 8 + k + 8 * i, se[i]);
+	return 8 + k + 16 * n;
+}
+
+static void payloads(void)
+{
+	uint8_t b[512] = {0};
+	size_t n;
+	static const uint64_t ok[] = {10, 20, 20, 40}, overlap[] = {10, 30, 20, 40},
+	                      empty[] = {10, 10}, huge[] = {0, 1000000000000001ULL};
+
+	CHECK(refused_payload(b, 0, 0, "not 1 to 7 phases"), "no phase");
+	CHECK(refused_payload(b, 0, 8, "not 1 to 7 phases"), "eight phases");
+	n = phase(b, "epoch", overlap, 2);
+	CHECK(refused_payload(b, n, 1, "span 2 of 'epoch' (20..40 ns) begins before the span"),
+	      "spans that overlap");
+	n = phase(b, "epoch", empty, 1);
+	CHECK(refused_payload(b, n, 1, "ends before it begins"), "a span of no time");
+	n = phase(b, "epoch", huge, 1);
+	CHECK(refused_payload(b, n, 1, "lasts more than 10^15 ns"), "a span beyond 10^15 ns");
+	n = phase(b, "total", ok, 2);
+	CHECK(refused_payload(b, n, 1, "phase 1 has no valid name"), "'total' is no phase name");
+	n = phase(b, "ep\x1b[2J", ok, 2);
+	CHECK(refused_payload(b, n, 1, "phase 1 has no valid name"), "control bytes in a name");
+	n = phase(b, "epoch", ok, 2);
+	n += phase(b + n, "epoch", ok, 1);
+	CHECK(refused_payload(b, n, 2, "'epoch' listed twice"), "a name twice");
+	n = phase(b, "epoch", ok, 2);
+	CHECK(refused_payload(b, n, 2, "phase 2 has no valid name"), "fewer phases than declared");
+	b[n] = 0;
+	CHECK(refused_payload(b, n + 1, 1, "1 bytes after the last phase"), "trailing bytes");
+	n = phase(b, "epoch", ok, 0);
+	CHECK(refused_payload(b, n, 1, "'epoch' has 0 spans"), "a phase without spans");
+	n = phase(b, "epoch", ok, 2);
+	trace_put32(b + 9, 1000000);
+	CHECK(refused_payload(b, n, 1, "run past the block"), "more spans than the block holds");
+}
+
+/* Marks blocks in the wrong place, twice, too large or compressed. */
+static void placement(void)
+{
+	static struct tb t;
+	uint8_t big[TRACE_MAX_MARKS + 8] = {0};
+
+	start(&t);
+	put_process(&t, 7);
+	put_marks(&t, 1);
+	put_events(&t, 0, ops, 2);
+	put_end(&t);
+	finish(&t);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
+	          strstr(err, "follows a marks block"),
+	      "events after the marks block (%s)", err);
+	start(&t);
+	put_process(&t, 7);
+	put_marks(&t, 1);
+	put_marks(&t, 1);
+	put_end(&t);
+	finish(&t);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
+	          strstr(err, "follows a marks block"),
+	      "two marks blocks (%s)", err);
+	start(&t);
+	put_process(&t, 7);
+	put_end(&t);
+	put_marks(&t, 1);
+	finish(&t);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
+	          strstr(err, "follows its process's end block"),
+	      "a marks block after the end block (%s)", err);
+	start(&t);
+	put_marks(&t, 1);
+	finish(&t);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 && strstr(err, "precedes"),
+	      "a marks block before any process (%s)", err);
+	start(&t);
+	put_process(&t, 7);
+	put_marks(&t, 1);
+	finish(&t);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
+	          strstr(err, "follows a marks block"),
+	      "a marks block without its end block (%s)", err);
+	start(&t);
+	put_process(&t, 7);
+	trace_put32(big, 1);
+	put_block(&t, TRACE_K_MARKS, 0, big, sizeof big, 0);
+	finish(&t);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 && strstr(err, "declares"),
+	      "a marks block over its cap is refused from its header (%s)", err);
+}
+
+int main(void)
+{
+	roundtrip();
+	payloads();
+	placement();
+	return CHECK_DONE();
+}
