@@ -3,10 +3,12 @@
  * before an allocation at the same tick, a realloc's release at its own earlier time), a release
  * of an address never allocated is dropped and counted, an allocation at a live address is
  * counted as misordered, the status block's counters and end reach the end block, a stream whose
- * pid is gone and whose status says running is killed, and a damaged block is counted, not
- * fatal. */
+ * pid is gone and whose status says running is killed, a damaged block is counted, not fatal;
+ * and the phases a command marked go to the process images that made them (recmarks.h), in each
+ * image's time base, or are left out and counted. */
 #include "check.h"
 #include "common/trace.h"
+#include "common/phasemark.h"
 #include "front/cmd/recbundle.h"
 
 #include <stdlib.h>
@@ -35,7 +37,8 @@ static void block(FILE *f, unsigned kind, uint32_t thread, const uint8_t *p, siz
 	fwrite(z, 1, n, f);
 }
 
-static void process(FILE *f, uint64_t pid)
+/* A stream's header and process block, its stream started at CLOCK_MONOTONIC start ns. */
+static void process_at(FILE *f, uint64_t pid, uint64_t start)
 {
 	uint8_t p[48] = {0}, hdr[TRACE_FILE_HDR];
 
@@ -43,12 +46,19 @@ static void process(FILE *f, uint64_t pid)
 	fwrite(hdr, 1, sizeof hdr, f);
 	trace_put64(p, pid);
 	trace_put64(p + 8, 1);
+	trace_put64(p + 24, start);
 	trace_put32(p + 32, 4);
 	memcpy(p + 36, "prog", 4);
 	block(f, TRACE_K_PROCESS, 0, p, 44, 0);
 }
 
-static void status(FILE *f, uint64_t how, uint64_t events)
+static void process(FILE *f, uint64_t pid)
+{
+	process_at(f, pid, 0);
+}
+
+/* A status block: how the stream ended, its events, its duration in ns. */
+static void status_for(FILE *f, uint64_t how, uint64_t events, uint64_t duration)
 {
 	uint8_t p[4 + 8 * TRACE_END_NCOUNTERS] = {0};
 
@@ -56,7 +66,13 @@ static void status(FILE *f, uint64_t how, uint64_t events)
 	trace_put64(p + 4 + 8 * TRACE_END_HOW, how);
 	trace_put64(p + 4 + 8 * TRACE_END_EVENTS, events);
 	trace_put64(p + 4 + 8 * TRACE_END_BOOTSTRAP, 7);
+	trace_put64(p + 4 + 8 * TRACE_END_DURATION_NS, duration);
 	block(f, TRACE_K_STATUS, 0, p, sizeof p, 0);
+}
+
+static void status(FILE *f, uint64_t how, uint64_t events)
+{
+	status_for(f, how, events, 0);
 }
 
 /* One raw events block of thread th: ev[i] = {op, ticks, fields...} with absolute ticks and
@@ -102,7 +118,7 @@ static int bundle(const char *dir, struct rb_result *res, char **buf, size_t *le
                   size_t errlen)
 {
 	FILE *f = open_memstream(buf, len);
-	int rc = rb_bundle(dir, f, res, err, errlen);
+	int rc = rb_bundle(dir, NULL, f, res, err, errlen);
 
 	fclose(f);
 	return rc;
@@ -208,6 +224,87 @@ static void test_killed(const char *dir)
 	unlink(path);
 }
 
+static int keep_marks(struct trace_proc_events *p, void *arg, char *err, size_t errlen)
+{
+	struct trace_marks *m = arg;
+
+	(void)err;
+	(void)errlen;
+	m[p->index - 1] = p->marks;
+	memset(&p->marks, 0, sizeof p->marks);
+	return 0;
+}
+
+/* Two images: pid 5 from 1000 to 1500 ns, pid 6 from 1200 to 1300 (a child). */
+static void test_marks(const char *dir)
+{
+	static const char text[] =
+	    "begin epoch 1100 5\nend epoch 1150 5\nbegin load 1210 6\nend load 1250 6\n"
+	    "begin epoch 1160 5\nend epoch 1400 5\nbegin other 1300\nend other 1350\n"
+	    "begin other 1360 9\nend other 1370 9\nbegin other 1380\nend other 1390 5\n"
+	    "begin other 1210\nend other 1220\nbegin load 1400 5\nend load 1490 5\n"
+	    "begin load 1390 5\nend load 1395 5\nbegin load 1420 5\nend load 1430 5\n";
+	char a[512], b[512], err[256] = "";
+	struct phasemark_set set;
+	struct trace_marks m[2] = {{0}};
+	struct rb_result res;
+	char *buf;
+	size_t len;
+	FILE *f;
+
+	CHECK(phasemark_parse(text, strlen(text), 0, 0, &set, err, sizeof err) == 0,
+	      "the marks parse (%s)", err);
+	snprintf(a, sizeof a, "%s/s.5.1000.ats", dir);
+	snprintf(b, sizeof b, "%s/s.6.1200.ats", dir);
+	f = fopen(a, "wb");
+	process_at(f, 5, 1000);
+	status_for(f, TRACE_HOW_EXIT, 1, 500);
+	events(f, 0, th0, 1);
+	fclose(f);
+	f = fopen(b, "wb");
+	process_at(f, 6, 1200);
+	status_for(f, TRACE_HOW_EXIT, 1, 100);
+	events(f, 0, th0, 1);
+	fclose(f);
+	f = open_memstream(&buf, &len);
+	CHECK(rb_bundle(dir, &set, f, &res, err, sizeof err) == 0, "bundled with marks (%s)", err);
+	fclose(f);
+	CHECK(res.marked_procs == 2 && res.marked_spans == 7 && res.marked_phases == 3,
+	      "7 spans of 3 phases in 2 processes (%llu %llu %llu)",
+	      (unsigned long long)res.marked_spans, (unsigned long long)res.marked_phases,
+	      (unsigned long long)res.marked_procs);
+	CHECK(res.left_spans == 3 && res.left_pid == 9 && res.left_without_pid == 1 &&
+	          res.left_overlapping == 1,
+	      "left out: pid 9's span, a pid-less span while both ran, a span of 'load' begun "
+	      "inside another (%llu %llu %llu %llu)",
+	      (unsigned long long)res.left_spans, (unsigned long long)res.left_pid,
+	      (unsigned long long)res.left_without_pid, (unsigned long long)res.left_overlapping);
+	CHECK(trace_each_process_mem(buf, len, 100, keep_marks, m, err, sizeof err) == 0,
+	      "the trace reads back (%s)", err);
+	CHECK(m[0].nphases == 3 && strcmp(m[0].phase[0].name, "epoch") == 0 &&
+	          m[0].phase[0].n == 2 && m[0].phase[0].span[0].begin_ns == 100 &&
+	          m[0].phase[0].span[1].end_ns == 400,
+	      "pid 5: epoch twice, 100..150 and 160..400 ns since its start");
+	CHECK(m[0].nphases == 3 && strcmp(m[0].phase[1].name, "load") == 0 &&
+	          m[0].phase[1].n == 2 && m[0].phase[1].span[0].begin_ns == 390 &&
+	          m[0].phase[1].span[1].begin_ns == 400,
+	      "pid 5: load in the order it began (390, 400), the one begun inside 400..490 out");
+	CHECK(m[0].nphases == 3 && strcmp(m[0].phase[2].name, "other") == 0 &&
+	          m[0].phase[2].n == 2 && m[0].phase[2].span[0].begin_ns == 300,
+	      "pid 5: other, a pid-less span only it held and one ended with its pid");
+	CHECK(m[1].nphases == 1 && strcmp(m[1].phase[0].name, "load") == 0 &&
+	          m[1].phase[0].n == 1 && m[1].phase[0].span[0].begin_ns == 10 &&
+	          m[1].phase[0].span[0].end_ns == 50,
+	      "pid 6: load once, 10..50 ns since its own start");
+	trace_marks_free(&m[0]);
+	trace_marks_free(&m[1]);
+	phasemark_free(&set);
+	rb_result_free(&res);
+	free(buf);
+	unlink(a);
+	unlink(b);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/allocab-test-bundle.XXXXXX";
@@ -215,10 +312,12 @@ int main(void)
 	struct rb_result res;
 
 	CHECK(mkdtemp(dir) != NULL, "a stream directory");
-	CHECK(rb_bundle(dir, stdout, &res, err, sizeof err) == -2 && strstr(err, "wrote nothing"),
+	CHECK(rb_bundle(dir, NULL, stdout, &res, err, sizeof err) == -2 &&
+	          strstr(err, "wrote nothing"),
 	      "an empty directory: nothing written (%s)", err);
 	test_numbering(dir);
 	test_killed(dir);
+	test_marks(dir);
 	rmdir(dir);
 	return CHECK_DONE();
 }

@@ -1,17 +1,21 @@
 /* recbundle.c - the bundler behind `allocab record` (recbundle.h): the raw streams of a record
  * directory in start order, each read once to index its blocks and take its process and status
- * blocks, then merged (recmerge.c) and ended with an end block. */
+ * blocks, then merged (recmerge.c), given the phases it marked (recmarks.c) and ended with an end
+ * block. */
 #include "front/cmd/recbundle.h"
 
 #include "common/errmsg.h"
 #include "common/trace.h"
+#include "front/cmd/recmarks.h"
 #include "front/cmd/recmerge.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -73,11 +77,76 @@ void rb_remove_streams(const char *dir)
 {
 	size_t n = 0;
 	struct stream *s = list_streams(dir, &n);
+	char marks[PATH_MAX];
 
 	for (size_t i = 0; i < n; i++)
 		unlink(s[i].path);
 	free_streams(s, n);
+	snprintf(marks, sizeof marks, "%s/" RB_MARKS_FILE, dir);
+	if (unlink(marks) != 0 && (errno == EISDIR || errno == EPERM))
+		rmdir(marks);
 	rmdir(dir);
+}
+
+/* The pid and lifetime of the image whose raw stream is at path (its process and status blocks);
+ * an unreadable one holds no span. */
+static void image_of(const char *path, struct rk_image *img)
+{
+	char err[512];
+	struct trace_reader *r = trace_open(path, TRACE_STREAM, err, sizeof err);
+	struct trace_block b;
+	struct trace_process pr;
+	uint64_t c[TRACE_END_NCOUNTERS];
+
+	memset(img, 0, sizeof *img);
+	if (!r)
+		return;
+	trace_compressed_only(r);
+	if (trace_next(r, &b, err, sizeof err) == 1 &&
+	    trace_parse_process(&b, &pr, err, sizeof err) == 0) {
+		img->pid = pr.pid;
+		img->start_ns = img->end_ns = pr.start_mono_ns;
+		if (trace_next(r, &b, err, sizeof err) == 1 && b.kind == TRACE_K_STATUS &&
+		    trace_parse_end(&b, c, err, sizeof err) == 0 &&
+		    c[TRACE_END_DURATION_NS] <= UINT64_MAX - img->start_ns)
+			img->end_ns = img->start_ns + c[TRACE_END_DURATION_NS];
+	}
+	trace_close(r);
+}
+
+static int phase_in(const struct trace_marks *m, const char *name)
+{
+	for (size_t i = 0; i < m->nphases; i++)
+		if (strcmp(m->phase[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* The marks of every stream (out[0..n), trace_marks_free them): marks given to their images. */
+static int attribute(const struct stream *st, size_t n, const struct phasemark_set *marks,
+                     struct trace_marks *out, struct rb_result *res)
+{
+	struct rk_image *img = calloc(n, sizeof *img);
+	struct rk_left left;
+	int rc;
+
+	if (!img)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		image_of(st[i].path, &img[i]);
+	rc = rk_attribute(marks, img, n, out, &left);
+	free(img);
+	res->left_spans = left.no_image + left.without_pid + left.overlapping;
+	res->left_overlapping = left.overlapping;
+	res->left_pid = left.pid;
+	res->left_without_pid = left.without_pid;
+	for (size_t p = 0; rc == 0 && p < marks->nphases; p++) {
+		size_t i = 0;
+		while (i < n && !phase_in(&out[i], marks->phase[p].name))
+			i++;
+		res->marked_phases += i < n;
+	}
+	return rc;
 }
 
 void rb_result_free(struct rb_result *res)
@@ -198,8 +267,29 @@ static int note_loss(struct rb_result *res, const struct scan *s, const uint64_t
 	return 0;
 }
 
-/* Writes one process: its process block, its merged events, its end block. */
-static int write_process(struct scan *s, FILE *out, struct rb_result *res, char *err, size_t errlen)
+/* Writes the marks block of m, when it holds a phase. */
+static int write_marks(const struct trace_marks *m, FILE *out, struct rb_result *res, char *err,
+                       size_t errlen)
+{
+	static uint8_t block[TRACE_BLOCK_HDR + TRACE_MAX_MARKS];
+	size_t n;
+
+	if (!m || !m->nphases)
+		return 0;
+	if (!(n = trace_marks_block(m, block, sizeof block)))
+		return errmsg_fail(err, errlen, "the marks of a process do not fit a block");
+	errno = 0;
+	if (fwrite(block, 1, n, out) != n)
+		return errmsg_fail(err, errlen, "%s", strerror(errno ? errno : EIO));
+	res->blocks++;
+	res->marked_procs++;
+	res->marked_spans += m->nspans;
+	return 0;
+}
+
+/* Writes one process: its process block, its merged events, its marks, its end block. */
+static int write_process(struct scan *s, const struct trace_marks *marks, FILE *out,
+                         struct rb_result *res, char *err, size_t errlen)
 {
 	struct rm_output o = {.out = out};
 	uint64_t end[TRACE_END_NCOUNTERS];
@@ -207,7 +297,7 @@ static int write_process(struct scan *s, FILE *out, struct rb_result *res, char 
 	errno = 0;
 	if (fwrite(s->process, 1, s->process_len, out) != s->process_len)
 		return errmsg_fail(err, errlen, "%s", strerror(errno ? errno : EIO));
-	if (rm_merge(&s->in, &o, err, errlen) != 0)
+	if (rm_merge(&s->in, &o, err, errlen) != 0 || write_marks(marks, out, res, err, errlen) != 0)
 		return -1;
 	memcpy(end, s->end, sizeof end);
 	end[TRACE_END_HOW] = how_ended(s);
@@ -227,8 +317,8 @@ static int write_process(struct scan *s, FILE *out, struct rb_result *res, char 
 	return 0;
 }
 
-static int bundle_stream(const char *path, FILE *out, struct rb_result *res, char *err,
-                         size_t errlen)
+static int bundle_stream(const char *path, const struct trace_marks *marks, FILE *out,
+                         struct rb_result *res, char *err, size_t errlen)
 {
 	struct scan s = {.in.fd = -1};
 	int rc = scan_stream(path, &s);
@@ -241,7 +331,7 @@ static int bundle_stream(const char *path, FILE *out, struct rb_result *res, cha
 	} else if ((s.in.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		res->unreadable++;
 	} else {
-		rc = write_process(&s, out, res, err, errlen);
+		rc = write_process(&s, marks, out, res, err, errlen);
 	}
 	if (s.in.fd >= 0)
 		close(s.in.fd);
@@ -250,10 +340,12 @@ static int bundle_stream(const char *path, FILE *out, struct rb_result *res, cha
 	return rc;
 }
 
-int rb_bundle(const char *dir, FILE *out, struct rb_result *res, char *err, size_t errlen)
+int rb_bundle(const char *dir, const struct phasemark_set *marks, FILE *out,
+              struct rb_result *res, char *err, size_t errlen)
 {
 	size_t n = 0;
 	struct stream *s = list_streams(dir, &n);
+	struct trace_marks *m = NULL;
 	uint8_t hdr[TRACE_FILE_HDR];
 	int rc = 0;
 
@@ -267,15 +359,21 @@ int rb_bundle(const char *dir, FILE *out, struct rb_result *res, char *err, size
 		    dir);
 		return -2;
 	}
+	if (marks && marks->nspans &&
+	    (!(m = calloc(n, sizeof *m)) || attribute(s, n, marks, m, res) != 0))
+		rc = errmsg_fail(err, errlen, "out of memory attributing the phase marks");
 	trace_file_header(hdr, TRACE_FILE_MAGIC);
 	errno = 0;
-	if (fwrite(hdr, 1, sizeof hdr, out) != sizeof hdr)
+	if (rc == 0 && fwrite(hdr, 1, sizeof hdr, out) != sizeof hdr)
 		rc = errmsg_fail(err, errlen, "%s", strerror(errno ? errno : EIO));
 	for (size_t i = 0; rc == 0 && i < n; i++)
-		rc = bundle_stream(s[i].path, out, res, err, errlen);
+		rc = bundle_stream(s[i].path, m ? &m[i] : NULL, out, res, err, errlen);
 	errno = 0;
 	if (rc == 0 && trace_write_trailer(out, res->blocks, res->procs) != 0)
 		rc = errmsg_fail(err, errlen, "%s", strerror(errno ? errno : EIO));
+	for (size_t i = 0; m && i < n; i++)
+		trace_marks_free(&m[i]);
+	free(m);
 	free_streams(s, n);
 	if (rc != 0)
 		rb_result_free(res);

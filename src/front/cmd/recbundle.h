@@ -5,10 +5,12 @@
  * passed between threads is released before it is allocated again), gives every allocation a
  * fresh object id (address -> id, one map per process, here instead of in the recorded program),
  * writes the events per thread with nanosecond times, and ends each process with an end block
- * that says how its stream ended and what was lost. */
+ * that says how its stream ended and what was lost; the phases the command marked go to the
+ * processes that marked them (front/cmd/recmarks.h), in a marks block before their end block. */
 #ifndef ALLOCAB_RECBUNDLE_H
 #define ALLOCAB_RECBUNDLE_H
 
+#include "common/phasemark.h"
 #include "common/trace_format.h"
 
 #include <stddef.h>
@@ -30,16 +32,29 @@ struct rb_result {
 	uint64_t foreign, misordered;   /* summed over the processes */
 	struct rb_loss *lost;           /* processes whose trace_loss is not NULL (malloc'd) */
 	size_t nlost;
+	uint64_t marked_procs, marked_spans; /* processes with a marks block, their spans */
+	uint64_t marked_phases;              /* distinct phase names among them */
+	uint64_t left_spans, left_pid;       /* marked spans given to no process; one pid of them */
+	uint64_t left_without_pid;           /* of those, written without a pid */
+	uint64_t left_overlapping;           /* of those, begun before an earlier span of their
+	                                        phase in their process ended */
 };
+
+/* The marks file `allocab record` creates in its stream directory for COMMAND
+ * (ALLOCAB_PHASE_FILE). */
+#define RB_MARKS_FILE "marks"
 
 /* Writes the trace of the raw streams s.PID.START.ats in dir to out, in order of their start
  * times; a process whose status says running is resolved to killed when its pid no longer
- * exists. Returns 0 with *res filled (rb_result_free it); -2 when dir holds no stream (nothing
- * written); or -1 when out of memory or a write to out failed (errno set); the reason in err. */
-int rb_bundle(const char *dir, FILE *out, struct rb_result *res, char *err, size_t errlen);
+ * exists. marks (NULL: none) are the phases the command marked, read from its marks file. Returns
+ * 0 with *res filled (rb_result_free it); -2 when dir holds no stream (nothing written); or -1
+ * when out of memory or a write to out failed (errno set); the reason in err. */
+int rb_bundle(const char *dir, const struct phasemark_set *marks, FILE *out,
+              struct rb_result *res, char *err, size_t errlen);
 void rb_result_free(struct rb_result *res);
 
-/* Removes every raw stream in dir, then dir itself when it is empty. */
+/* Removes every raw stream in dir and its marks file (whatever the command made of it), then dir
+ * itself when it is empty. */
 void rb_remove_streams(const char *dir);
 
 #endif

@@ -1,9 +1,12 @@
 /* record.c - `allocab record [-o FILE] [--] COMMAND [ARGS...]`: runs COMMAND with the recorder
- * library preloaded (docs/trace-format.md), waits for it and for what it left running in the
- * background (orphans are re-parented to record), then bundles the raw streams it wrote into one
- * trace (front/cmd/recbundle.h), written atomically (common/atomicio.h), and says what the trace
- * lacks. Signals that stop record are passed on to COMMAND; the stream directory is removed on
- * every way out, and the next record removes those of recorders that were killed. */
+ * library preloaded (docs/trace-format.md) and a marks file for the phases it marks
+ * (ALLOCAB_PHASE_FILE, docs/programs.md), waits for it and for what it left running in the
+ * background (orphans are re-parented to record), then bundles the raw streams it wrote and its
+ * marks into one trace (front/cmd/recbundle.h), written atomically (common/atomicio.h), and says
+ * what the trace lacks; marks that break the protocol are left out with their reason, never the
+ * trace. Signals that stop record are passed on to COMMAND; the stream directory, marks file
+ * included, is removed on every way out, and the next record removes those of recorders that
+ * were killed. */
 #include "front/cmd/commands.h"
 
 #include "common/atomicio.h"
@@ -11,12 +14,14 @@
 #include "common/numparse.h"
 #include "common/opt.h"
 #include "common/optdoc.h"
+#include "common/phasemark.h"
 #include "common/status.h"
 #include "common/trace.h"
 #include "front/cmd/recbundle.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
@@ -112,13 +117,17 @@ static void catch_signals(void)
 /* In the child: default signals, killed with SIGTERM if record dies, then COMMAND. */
 static void exec_command(char **cmd, const char *preload, const char *dir, pid_t parent)
 {
+	char marks[PATH_MAX + 16];
+
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
 		_exit(128 + SIGTERM);
+	snprintf(marks, sizeof marks, "%s/" RB_MARKS_FILE, dir);
 	setenv("LD_PRELOAD", preload, 1);
 	setenv("ALLOCAB_RECORD_DIR", dir, 1);
+	setenv(PHASEMARK_ENV, marks, 1);
 	execvp(cmd[0], cmd);
 	fprintf(stderr, "allocab: record: %s: %s\n", cmd[0], strerror(errno));
 	_exit(127);
@@ -221,8 +230,8 @@ static void wait_background(int wait_s)
 
 /* Writes the trace of dir to out (atomically). Returns 0, -2 when dir holds no stream (nothing
  * written), or -1; the reason in err. */
-static int write_trace(const char *dir, const char *out, struct rb_result *res, int *in_place,
-                       char *err, size_t errlen)
+static int write_trace(const char *dir, const struct phasemark_set *marks, const char *out,
+                       struct rb_result *res, int *in_place, char *err, size_t errlen)
 {
 	struct atomic_out o;
 	char why[512];
@@ -239,7 +248,7 @@ static int write_trace(const char *dir, const char *out, struct rb_result *res, 
 		return errmsg_fail(err, errlen, "%s: %s", out, strerror(errno));
 	}
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	rc = rb_bundle(dir, f, res, why, sizeof why);
+	rc = rb_bundle(dir, marks, f, res, why, sizeof why);
 	if (fclose(f) != 0 && rc == 0)
 		rc = errmsg_fail(why, sizeof why, "%s", strerror(errno));
 	if (rc != 0) {
@@ -314,6 +323,37 @@ static void report_losses(const struct rb_result *res)
 	}
 }
 
+/* The phases the trace holds, and the marked spans it left out. */
+static void report_marks(const struct rb_result *res)
+{
+	uint64_t by_pid = res->left_spans - res->left_without_pid - res->left_overlapping;
+
+	if (res->marked_spans)
+		fprintf(stderr,
+		        "allocab: record: phase marks: %llu span(s) of %llu phase(s) in %llu "
+		        "process(es)\n",
+		        (unsigned long long)res->marked_spans,
+		        (unsigned long long)res->marked_phases,
+		        (unsigned long long)res->marked_procs);
+	if (!res->left_spans)
+		return;
+	fprintf(stderr, "allocab: record: warning: %llu of %llu marked span(s) left out of the trace:",
+	        (unsigned long long)res->left_spans,
+	        (unsigned long long)(res->left_spans + res->marked_spans));
+	if (by_pid)
+		fprintf(stderr, " %llu of a pid no recorded process image holds (pid %llu: not "
+		                "recorded, or the span outlives its image);",
+		        (unsigned long long)by_pid, (unsigned long long)res->left_pid);
+	if (res->left_without_pid)
+		fprintf(stderr, " %llu written without a pid while several processes or none ran;",
+		        (unsigned long long)res->left_without_pid);
+	if (res->left_overlapping)
+		fprintf(stderr, " %llu begun before an earlier span of their phase in their process "
+		                "ended;",
+		        (unsigned long long)res->left_overlapping);
+	fputs(" docs/trace-format.md, \"What is recorded\"\n", stderr);
+}
+
 static void report(const struct rb_result *res, const char *out, int in_place)
 {
 	fprintf(stderr,
@@ -331,6 +371,7 @@ static void report(const struct rb_result *res, const char *out, int in_place)
 		    "allocab: record: warning: %llu stream(s) hold no readable process block (a "
 		    "full disk?): their processes are not in the trace\n",
 		    (unsigned long long)res->unreadable);
+	report_marks(res);
 	if (res->misordered)
 		fprintf(
 		    stderr,
@@ -368,7 +409,7 @@ const struct opt_doc record_doc = {
              "malloc, calloc, realloc, reallocarray, free, posix_memalign, aligned_alloc, "
              "memalign, valloc and pvalloc call of every process it starts (fork, exec) to one "
              "trace file (docs/trace-format.md), for `allocab trace info` and the replay "
-             "workload.\n",
+             "workload, with the phases COMMAND marks in ALLOCAB_PHASE_FILE (docs/programs.md).\n",
     .opts = record_opts,
     .nopts = R_COUNT,
     .notes = "The recorder library is " RECORD_LIB_NAME " beside the allocab executable, or in "
@@ -436,19 +477,61 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	return 0;
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Creates the empty marks file of COMMAND in dir; says why when it cannot (COMMAND then marks
+ * nothing). Returns 0 or -1. */
+static int create_marks(const char *dir)
+{
+	char path[PATH_MAX + 16];
+	int fd;
+
+	snprintf(path, sizeof path, "%s/" RB_MARKS_FILE, dir);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0)
+		return close(fd);
+	fprintf(stderr, "allocab: record: warning: cannot create the marks file %s: %s: phases are "
+	                "not recorded\n",
+	        path, strerror(errno));
+	return -1;
+}
+
+/* Reads the marks COMMAND wrote between lo and hi (CLOCK_MONOTONIC ns) into *s; marks that break
+ * the protocol are left out of the trace, with their reason on stderr. */
+static void read_marks(const char *dir, int64_t lo, int64_t hi, struct phasemark_set *s)
+{
+	char path[PATH_MAX + 16], why[512];
+
+	snprintf(path, sizeof path, "%s/" RB_MARKS_FILE, dir);
+	if (phasemark_read(path, lo, hi, s, why, sizeof why) == 0)
+		return;
+	phasemark_free(s);
+	fprintf(stderr, "allocab: record: warning: phase marks left out of the trace: %s\n", why);
+}
+
 /* Runs the command and bundles its trace; the stream directory dir exists. */
 static int record(char **cmd, const char *lib, const char *dir, const char *out, int wait_s)
 {
 	char err[PATH_MAX + 256];
 	struct rb_result res = {0};
-	int status = 0, in_place = 0, rc;
+	struct phasemark_set marks = {0};
+	int status = 0, in_place = 0, rc, marked = create_marks(dir) == 0;
+	int64_t lo = mono_ns();
 
 	if (run_command(cmd, lib, dir, &status) != 0) {
 		fprintf(stderr, "allocab: record: cannot run %s: %s\n", cmd[0], strerror(errno));
 		return ST_FAIL;
 	}
 	wait_background(wait_s);
-	rc = write_trace(dir, out, &res, &in_place, err, sizeof err);
+	if (marked && status != 127)
+		read_marks(dir, lo, mono_ns(), &marks);
+	rc = write_trace(dir, &marks, out, &res, &in_place, err, sizeof err);
+	phasemark_free(&marks);
 	if (rc == -2 && status == 127) /* the command did not start; it said why */
 		return 127;
 	if (rc == -2) {

@@ -26,7 +26,8 @@ const struct opt_doc trace_doc = {
     .about = "Describes a trace written by `allocab record` (docs/trace-format.md): per process "
              "how its stream ended and what it lacks, its threads, operations by kind, a size "
              "histogram, peak live bytes, the share of frees made by another thread than the "
-             "allocating one, and its duration; the 5 processes with the most events first.\n",
+             "allocating one, its duration, and the phases it marked with the events in each "
+             "span; the 5 processes with the most events first.\n",
     .opts = trace_opts,
     .nopts = sizeof trace_opts / sizeof trace_opts[0],
     .notes = "Exit status: 0 ok; 1 output failed; 2 bad arguments or a corrupt, truncated or "

@@ -2,6 +2,7 @@
 #include "front/tracestat/tracestat.h"
 
 #include "common/errmsg.h"
+#include "front/tracestat/tsmarks.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,8 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 			s->peak_live_objects = objects;
 	}
 	live_free(&l);
+	if (ts_marks_take(s, p, p->ev, p->n) != 0)
+		return errmsg_fail(err, errlen, "out of memory");
 	s->duration_ns = p->n ? p->ev[p->n - 1].ts_ns : 0;
 	if (p->has_end && p->end[TRACE_END_DURATION_NS] > s->duration_ns)
 		s->duration_ns = p->end[TRACE_END_DURATION_NS];
@@ -188,6 +191,8 @@ int tracestat_file(const char *path, struct ts_result *out, char *err, size_t er
 
 void tracestat_free(struct ts_result *r)
 {
+	for (size_t i = 0; i < r->n; i++)
+		ts_marks_free(&r->procs[i]);
 	free(r->procs);
 	r->procs = NULL;
 	r->n = 0;
@@ -270,6 +275,7 @@ static cJSON *proc_json(const struct ts_proc *s)
 		cJSON_AddItemToArray(h, b);
 	}
 	recorder_json(o, s);
+	ts_marks_json(o, s);
 	return o;
 }
 
@@ -331,6 +337,7 @@ static void print_proc(const struct ts_proc *s, FILE *f)
 			fprintf(f, " >=%llu:%llu", (unsigned long long)bucket_low(k),
 			        (unsigned long long)s->hist[k]);
 	fprintf(f, "\n");
+	ts_marks_print(s, f);
 }
 
 /* Most events first; the earlier process on a tie. */

@@ -1,6 +1,7 @@
 /* tracestat.h - what `allocab trace info` reports about a trace (docs/trace-format.md): per
  * process its threads, operations by kind, a size histogram, peak live bytes, the share of
- * cross-thread frees and its duration, computed from the events in time order. */
+ * cross-thread frees, its duration, and the phases it marked with the events in each span,
+ * computed from the events in time order. */
 #ifndef ALLOCAB_TRACESTAT_H
 #define ALLOCAB_TRACESTAT_H
 
@@ -26,6 +27,8 @@ struct ts_proc {
 	uint64_t hist[TS_BUCKETS]; /* requested sizes of allocations and reallocations */
 	uint64_t peak_live_bytes, peak_live_objects, bytes_allocated;
 	uint64_t duration_ns; /* end block's duration, else the last event's time */
+	struct trace_marks marks; /* the phases it marked (nphases 0: none) */
+	uint64_t *span_events;    /* malloc'd: events within each span of marks.all, in its order */
 };
 
 struct ts_result {
