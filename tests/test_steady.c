@@ -1,12 +1,60 @@
 /* test_steady.c - the steady-state rule (common/steady.h) on fixed series: agreement of the last
- * window, agreement of the last two windows' medians, the minimum, series that never settle, and
- * the regimes assigned to the reps of a run. */
+ * window, agreement of the last two windows' medians, the minimum, series that never settle, the
+ * regimes assigned to the reps of a run, and those of a marked phase's spans (the same as the rule
+ * applied prefix by prefix). */
 #include "check.h"
 #include "common/steady.h"
 
+#include "common/prng.h"
+
 #include <math.h>
+#include <string.h>
 
 #define N(a) (sizeof(a) / sizeof *(a))
+
+/* steady_spans written out from steady_settled_at, as the bench first did it. */
+static int spans_reference(const int64_t *ns, size_t n, const struct steady_rule *r,
+                           enum steady_regime *g)
+{
+	double t[64];
+	size_t m = n - 1, j, first;
+
+	g[0] = STEADY_COLD;
+	if (n < 2)
+		return -1;
+	for (size_t i = 0; i < m; i++)
+		t[i] = (double)ns[i + 1];
+	j = steady_settled_at(t, m, r);
+	first = j ? j - r->window : m > r->window ? m - r->window : 0;
+	for (size_t i = 0; i < m; i++)
+		g[i + 1] = i >= first ? STEADY_STEADY : STEADY_WARMUP;
+	return j ? 1 : 0;
+}
+
+/* Random series of 1 to 40 spans, some with a trend, some with a zero: the same regimes. */
+static void spans(void)
+{
+	struct steady_rule r = steady_default_rule();
+	struct prng p;
+	enum steady_regime a[41], b[41];
+	int64_t ns[41];
+	int same = 1;
+
+	prng_seed(&p, 7);
+	for (int trial = 0; trial < 3000; trial++) {
+		size_t n = 1 + prng_next(&p) % 40;
+		for (size_t i = 0; i < n; i++)
+			ns[i] = 1000 + (int64_t)(prng_next(&p) % 120) - (trial % 3 ? 0 : 20 * (int64_t)i);
+		if (trial % 17 == 0)
+			ns[n / 2] = 0;
+		same &= steady_spans(ns, n, &r, a) == spans_reference(ns, n, &r, b) &&
+		        memcmp(a, b, n * sizeof *a) == 0;
+	}
+	CHECK(same, "steady_spans agrees with the rule applied prefix by prefix (3000 series)");
+	ns[0] = 5;
+	CHECK(steady_spans(ns, 1, &r, a) == -1 && a[0] == STEADY_COLD,
+	      "one span: cold, no steady regime");
+}
 
 int main(void)
 {
@@ -51,5 +99,6 @@ int main(void)
 	CHECK(steady_regime_parse("steady") == STEADY_STEADY && steady_regime_parse("hot") == -1 &&
 	          steady_regime_name(STEADY_WARMUP)[0] == 'w',
 	      "regime names");
+	spans();
 	return CHECK_DONE();
 }

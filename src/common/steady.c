@@ -57,6 +57,38 @@ size_t steady_settled_at(const double *t, size_t n, const struct steady_rule *r)
 	return 0;
 }
 
+/* Whether the first k times of t (all positive) have settled by r, from their last 2 windows. */
+static int settled_prefix(const int64_t *t, size_t k, const struct steady_rule *r)
+{
+	struct steady_rule q = *r;
+	double v[128];
+	size_t c = k < 2 * r->window ? k : 2 * r->window;
+
+	if (k < r->min_after || r->window < 1 || r->window > 64)
+		return 0;
+	for (size_t i = 0; i < c; i++)
+		v[i] = (double)t[k - c + i];
+	q.min_after = 0;
+	return steady_is_settled(v, c, &q);
+}
+
+int steady_spans(const int64_t *ns, size_t n, const struct steady_rule *r,
+                 enum steady_regime *g)
+{
+	size_t m = n - 1, j = 0, first;
+
+	g[0] = STEADY_COLD;
+	if (n < 2)
+		return -1;
+	for (size_t k = 1; k <= m && !j && ns[k] > 0; k++)
+		if (settled_prefix(ns + 1, k, r))
+			j = k;
+	first = j ? j - r->window : m > r->window ? m - r->window : 0;
+	for (size_t i = 0; i < m; i++)
+		g[i + 1] = i >= first ? STEADY_STEADY : STEADY_WARMUP;
+	return j ? 1 : 0;
+}
+
 void steady_assign(size_t nreps, const struct steady_rule *r, enum steady_regime *out)
 {
 	size_t steady = nreps > 1 ? nreps - 1 : 0;

@@ -6,6 +6,7 @@
 #define ALLOCAB_STEADY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum steady_regime { STEADY_COLD, STEADY_WARMUP, STEADY_STEADY, STEADY_NREGIMES };
 
@@ -33,6 +34,14 @@ int steady_is_settled(const double *t, size_t n, const struct steady_rule *r);
 /* The smallest prefix length j <= n of t at which steady_is_settled holds, or 0 if none: where a
  * driver repeating until the rule is met would have stopped. */
 size_t steady_settled_at(const double *t, size_t n, const struct steady_rule *r);
+
+/* The regimes of the n >= 1 spans of a phase a program marked (docs/programs.md, "Phases your
+ * program marks"), ns[0..n) their times in order, into g[0..n): the first is cold; the rule is
+ * applied to the spans after it, in order, and those from the first window where it held to the
+ * last are steady (if it never held: the last `window`), those before warm-up. Returns whether
+ * they settled: 1, 0, or -1 for a single span (no steady regime). Linear in n. */
+int steady_spans(const int64_t *ns, size_t n, const struct steady_rule *r,
+                 enum steady_regime *g);
 
 /* The regime of each of nreps reps (the cold one included): rep 0 cold, the last
  * min(window, nreps - 1) steady, the others warm-up. */

@@ -62,32 +62,12 @@ int phaserun_prepare(const char *dir, unsigned long n, char *const *base, struct
 	return 0;
 }
 
-/* The regime of each of the n spans of a phase and whether they settled (-1: one span). */
-static void span_regimes(const int64_t *ns, size_t n, enum steady_regime *g, int *settled)
-{
-	struct steady_rule r = steady_default_rule();
-	size_t m = n - 1, j, first;
-	double *t = malloc((m ? m : 1) * sizeof *t);
-
-	g[0] = STEADY_COLD;
-	*settled = n > 1 ? 0 : -1;
-	for (size_t i = 0; t && i < m; i++)
-		t[i] = (double)ns[i + 1];
-	j = t ? steady_settled_at(t, m, &r) : 0;
-	free(t);
-	if (j)
-		*settled = 1, first = j - r.window;
-	else
-		first = m > r.window ? m - r.window : 0;
-	for (size_t i = 0; i < m; i++)
-		g[i + 1] = i >= first ? STEADY_STEADY : STEADY_WARMUP;
-}
-
 static cJSON *phase_json(const struct phasemark_phase *ph)
 {
 	cJSON *o = cJSON_CreateObject(), *w = cJSON_CreateArray(), *rg = cJSON_CreateArray();
 	enum steady_regime *g = malloc(ph->n * sizeof *g);
 	double *steady = malloc(ph->n * sizeof *steady);
+	struct steady_rule rule = steady_default_rule();
 	size_t ns = 0;
 	int settled;
 
@@ -95,7 +75,7 @@ static cJSON *phase_json(const struct phasemark_phase *ph)
 		cJSON_Delete(o), cJSON_Delete(w), cJSON_Delete(rg), free(g), free(steady);
 		return NULL;
 	}
-	span_regimes(ph->ns, ph->n, g, &settled);
+	settled = steady_spans(ph->ns, ph->n, &rule, g);
 	for (size_t i = 0; i < ph->n; i++) {
 		cJSON_AddItemToArray(w, cJSON_CreateNumber((double)ph->ns[i]));
 		cJSON_AddItemToArray(rg, cJSON_CreateString(steady_regime_name(g[i])));
