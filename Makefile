@@ -136,8 +136,9 @@ $(BUILD)/tests/mkfleet: $(BUILD)/tests/mkfleet.o $(BUILD)/src/common/prng.o
 $(BUILD)/tests/jsleep: $(BUILD)/tests/jsleep.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
-# Synthetic traces for the replay limit tests (tests/e2e_limits.sh).
-$(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o
+# Synthetic traces for the replay tests (tests/e2e_limits.sh, tests/e2e_record_phases.sh).
+$(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o $(BUILD)/src/common/trace_marks.o \
+		$(BUILD)/src/common/phasemark.o $(BUILD)/src/common/errmsg.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # The slow backend alone with a probe main: proves its injection count (tests/e2e_calibrate.sh).
@@ -252,7 +253,8 @@ uninstall:
 	rm -rf $(DESTDIR)$(DOCDIR)
 
 # What the fuzz targets link: the readers of both programs (the replay loader is a driver's).
-FUZZ_LIB_SRC := $(COMMON_SRC) $(FRONT_LIB_SRC) workloads/lib/replay_load.c
+FUZZ_LIB_SRC := $(COMMON_SRC) $(FRONT_LIB_SRC) workloads/lib/replay_load.c \
+	workloads/lib/replay_marks.c
 $(BUILD)/asan/fuzz-replay-%: $(BUILD)/asan/tests/fuzz/%.o $(BUILD)/asan/tests/fuzz/replay.o \
 		$(call asan_obj,$(FUZZ_LIB_SRC))
 	$(CC) $(LDFLAGS) $(SANITIZE) -o $@ $^ $(LDLIBS_COMMON)

@@ -1,10 +1,11 @@
 /* mktrace.c - writes a synthetic allocab trace (docs/trace-format.md) for the replay tests
- * (tests/e2e_limits.sh): one process of one thread making 2 x PAIRS events, each GAP_NS
- * nanoseconds after the one before: PAIRS times malloc(SIZE) then free, or with `realloc` one
- * malloc(SIZE), a chain of reallocs alternating between SIZE + 4096 and SIZE, and a free. Events
- * blocks are stored uncompressed. Usage: mktrace OUT PAIRS SIZE GAP_NS [realloc]. Exits 0, or 2
- * with one line on stderr. */
-#include "common/trace_format.h"
+ * (tests/e2e_limits.sh, tests/e2e_record_phases.sh): one process of one thread making 2 x PAIRS
+ * events, each GAP_NS nanoseconds after the one before: PAIRS times malloc(SIZE) then free, or
+ * with `realloc` one malloc(SIZE), a chain of reallocs alternating between SIZE + 4096 and SIZE,
+ * and a free; with `marks=N` the events split into N spans of the phase "step", back to back,
+ * the first from the first event on. Events blocks are stored uncompressed. Usage: mktrace OUT
+ * PAIRS SIZE GAP_NS [realloc] [marks=N]. Exits 0, or 2 with one line on stderr. */
+#include "common/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,24 @@ static int put_end(struct mt *m, uint64_t events)
 	return put_block(m, TRACE_K_END, e, sizeof e, 0);
 }
 
+/* N spans of "step" over the n events (event i at (i + 1) x gap ns), back to back. */
+static int put_marks(struct mt *m, uint64_t nspans, uint64_t n, uint64_t gap)
+{
+	static struct trace_span sp[TRACE_MARKS_MAX_SPANS];
+	static uint8_t block[TRACE_BLOCK_HDR + TRACE_MAX_MARKS];
+	struct trace_marks k = {.nphases = 1, .nspans = nspans, .all = sp};
+	size_t len;
+
+	for (uint64_t i = 0; i < nspans; i++)
+		sp[i] = (struct trace_span){gap * (1 + n * i / nspans), gap * (1 + n * (i + 1) / nspans)};
+	strcpy(k.phase[0].name, "step");
+	k.phase[0].span = sp;
+	k.phase[0].n = nspans;
+	len = trace_marks_block(&k, block, sizeof block);
+	m->blocks++;
+	return len && fwrite(block, 1, len, m->f) == len ? 0 : -1;
+}
+
 static int put_trailer(struct mt *m)
 {
 	uint8_t t[16];
@@ -116,15 +135,21 @@ static int number(const char *s, uint64_t *v)
 int main(int argc, char **argv)
 {
 	uint8_t hdr[TRACE_FILE_HDR];
-	uint64_t pairs, size, gap, n;
+	uint64_t pairs, size, gap, n, marks = 0;
 	struct mt m = {0};
-	int rc = 0;
+	int rc = 0, bad = argc < 5;
 
-	m.chain = argc == 6 && strcmp(argv[5], "realloc") == 0;
-	if ((argc != 5 && !m.chain) || number(argv[2], &pairs) || number(argv[3], &size) ||
-	    number(argv[4], &gap) || !pairs || pairs > (1u << 24) || gap > 1000000000u) {
-		fprintf(stderr,
-		        "usage: mktrace OUT PAIRS(1..2^24) SIZE GAP_NS(0..1e9) [realloc]\n");
+	for (int i = 5; i < argc; i++)
+		if (strcmp(argv[i], "realloc") == 0)
+			m.chain = 1;
+		else if (strncmp(argv[i], "marks=", 6) != 0 || number(argv[i] + 6, &marks) ||
+		         !marks || marks > TRACE_MARKS_MAX_SPANS)
+			bad = 1;
+	if (bad || number(argv[2], &pairs) || number(argv[3], &size) || number(argv[4], &gap) ||
+	    !pairs || pairs > (1u << 24) || gap < !!marks || gap > 1000000000u ||
+	    marks > 2 * pairs) {
+		fprintf(stderr, "usage: mktrace OUT PAIRS(1..2^24) SIZE GAP_NS(0..1e9) [realloc] "
+		                "[marks=N(1..4096, <= 2 PAIRS, GAP_NS >= 1)]\n");
 		return 2;
 	}
 	if (!(m.f = fopen(argv[1], "wb"))) {
@@ -138,6 +163,8 @@ int main(int argc, char **argv)
 	for (uint64_t i = 0; i < n && !rc; i += MT_BLOCK_EVENTS)
 		rc |= put_events(&m, i, i + MT_BLOCK_EVENTS < n ? i + MT_BLOCK_EVENTS : n, n, size,
 		                 gap);
+	if (marks)
+		rc |= put_marks(&m, marks, n, gap);
 	rc |= put_end(&m, n);
 	rc |= put_trailer(&m);
 	if (fclose(m.f) != 0 || rc) {

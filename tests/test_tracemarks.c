@@ -1,10 +1,13 @@
 /* test_tracemarks.c - the phases a process marked, as a trace holds them (docs/trace-format.md,
  * "Layout": the marks block of version 3): written and read back exactly, handed over with their
- * process by the loader, and every malformed or misplaced marks block refused with one reason
- * (this file also runs under ASan+UBSan). */
+ * process by the loader, every malformed or misplaced marks block refused with one reason; and as
+ * the replay loader splits the process by them (workloads/lib/replay_load.h, struct rp_marks):
+ * the calls of each span, phases it cannot time, and a trace whose threads would wait across a
+ * boundary refused (this file also runs under ASan+UBSan). */
 #include "check.h"
 #include "common/trace.h"
 #include "tracebuild.h"
+#include "workloads/lib/replay_load.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -211,9 +214,118 @@ static void placement(void)
 	      "a marks block over its cap is refused from its header (%s)", err);
 }
 
+/* A process: its events blocks (ops0 on thread 0, ops1 on thread 1 when n1), then the marks
+ * block of the phases ph (name, spans as begin, end pairs). */
+struct phase_spec {
+	const char *name;
+	uint64_t se[8];
+	size_t n;
+};
+
+static void marked(struct tb *t, const uint64_t (*ops0)[4], size_t n0, const uint64_t (*ops1)[4],
+                   size_t n1, const struct phase_spec *ph, size_t nph)
+{
+	static struct trace_span sp[32];
+	static uint8_t block[TRACE_BLOCK_HDR + TRACE_MAX_MARKS];
+	struct trace_marks m = {.nphases = nph, .all = sp};
+	size_t len, k = 0;
+
+	for (size_t p = 0; p < nph; p++) {
+		strcpy(m.phase[p].name, ph[p].name);
+		m.phase[p].span = sp + k;
+		m.phase[p].n = ph[p].n;
+		for (size_t j = 0; j < ph[p].n; j++)
+			sp[k++] = (struct trace_span){ph[p].se[2 * j], ph[p].se[2 * j + 1]};
+	}
+	m.nspans = k;
+	start(t);
+	put_process(t, 9);
+	put_events(t, 0, ops0, n0);
+	if (n1)
+		put_events(t, 1, ops1, n1);
+	len = trace_marks_block(&m, block, sizeof block);
+	memcpy(t->buf + t->n, block, len);
+	t->n += len;
+	t->blocks++;
+	put_end(t);
+	finish(t);
+}
+
+/* One thread, calls at 100, 110, ..., 150 ns. */
+static void replay_phases(void)
+{
+	static const uint64_t six[][4] = {{TRACE_OP_MALLOC, 1, 16, 0}, {TRACE_OP_FREE, 1, 0, 0},
+	                                  {TRACE_OP_MALLOC, 2, 16, 0}, {TRACE_OP_FREE, 2, 0, 0},
+	                                  {TRACE_OP_MALLOC, 3, 16, 0}, {TRACE_OP_FREE, 3, 0, 0}};
+	static const struct phase_spec ph[] = {{"load", {100, 125}, 1},
+	                                       {"epoch", {125, 140, 140, 151, 300, 400}, 3},
+	                                       {"idle", {200, 250}, 1}};
+	static struct tb t;
+	struct rp_trace rp;
+	struct rp_cost c;
+	const struct rp_marks *k = &rp.marks;
+
+	marked(&t, six, 6, NULL, 0, ph, 3);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == 0, "a marked process loads (%s)",
+	      err);
+	CHECK(k->nphases == 2 && strcmp(k->name[0], "load") == 0 &&
+	          strcmp(k->name[1], "epoch") == 0 && k->nspans[0] == 1 && k->nspans[1] == 2,
+	      "load and epoch timed, epoch's two spans with calls");
+	CHECK(k->calls[0] == 3 && k->calls[1] == 1 && k->calls[2] == 2,
+	      "calls by their time: 3 in load (100, 110, 120), 1 and 2 in the epochs (130; 140, "
+	      "150) (%llu %llu %llu)",
+	      (unsigned long long)k->calls[0], (unsigned long long)k->calls[1],
+	      (unsigned long long)k->calls[2]);
+	CHECK(k->skipped[1] == 1 && k->nuntimed == 1 && strcmp(k->untimed[0], "idle") == 0 &&
+	          strstr(k->why[0], "first span holds no call"),
+	      "epoch's third span is skipped; idle, without a call, is not timed (%s)", k->why[0]);
+	CHECK(k->nbounds == 8 && k->bound[0] == 0 && k->bound[1] == 1 && k->bound[2] == 1 &&
+	          k->bound[3] == 2 && k->bound[4] == 2 && k->bound[5] == 3,
+	      "8 boundaries; load from the first to the second, the epochs from the second to the "
+	      "third and from the third to the fourth");
+	CHECK(rp.th[0].nchunk == 3 && rp.th[0].chunk[0].seg == 1 && rp.th[0].chunk[1].from == 3 &&
+	          rp.th[0].chunk[1].seg == 2 && rp.th[0].chunk[2].from == 4 &&
+	          rp.th[0].chunk[2].seg == 3,
+	      "the thread's ops in segments 1 (ops 0-2), 2 (op 3) and 3 (ops 4-5)");
+	rp_cost(&rp, &c);
+	CHECK(c.crossings == 8, "one thread passes 8 boundaries");
+	rp_free(&rp);
+	CHECK(rp_load_mem(t.buf, t.n, 0, RP_NO_MARKS, &rp, err, sizeof err) == 0 &&
+	          rp.marks.nphases == 0 && rp.marks.nbounds == 0 && !rp.th[0].chunk,
+	      "RP_NO_MARKS: no phase, no boundary (%s)", err);
+	rp_free(&rp);
+}
+
+/* Thread 1 frees object 1 at 100 ns, thread 0 allocates it at 110: a boundary at 105 puts the
+ * release before it in every replay that passes boundaries at once. */
+static void replay_deadlock(void)
+{
+	static const uint64_t ops0[][4] = {{TRACE_OP_MALLOC, 2, 16, 0}, {TRACE_OP_MALLOC, 1, 16, 0}};
+	static const uint64_t ops1[][4] = {{TRACE_OP_FREE, 1, 0, 0}};
+	static const struct phase_spec ph[] = {{"late", {105, 200}, 1}};
+	static const struct phase_spec ok[] = {{"early", {90, 200}, 1}};
+	static struct tb t;
+	struct rp_trace rp;
+
+	marked(&t, ops0, 2, ops1, 1, ph, 1);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == -1 &&
+	          strstr(err, "wait across a phase boundary") && strstr(err, "marks=ignore"),
+	      "a release that would wait across a boundary is refused (%s)", err);
+	CHECK(rp_load_mem(t.buf, t.n, 0, RP_NO_MARKS, &rp, err, sizeof err) == 0,
+	      "and replayed without the marks (%s)", err);
+	rp_free(&rp);
+	marked(&t, ops0, 2, ops1, 1, ok, 1);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == 0 && rp.marks.nphases == 1 &&
+	          rp.marks.calls[0] == 3,
+	      "with the boundary before both, the span holds all 3 calls (%s)", err);
+	rp_free(&rp);
+}
+
 int main(void)
 {
 	roundtrip();
+	replay_phases();
+	replay_deadlock();
 	payloads();
 	placement();
 	return CHECK_DONE();

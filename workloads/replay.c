@@ -1,8 +1,10 @@
 /* replay.c - replays one recorded process of an `allocab record` trace (docs/trace-format.md):
  * the same threads, each making its own calls in its recorded order; a release of an object that
  * another thread allocates waits (spin, then futex) until that allocation has happened in this
- * replay. The trace is loaded and checked in setup(), outside the timed region; the check
- * guarantees an order in which every object is allocated before it is released, so these waits
+ * replay. The phases the process marked are timed: every thread passes each boundary between
+ * them at once, and the last to arrive stamps the time (driver/workload.h, struct wl_marks). The
+ * trace is loaded and checked in setup(), outside the timed region; the check guarantees an order
+ * in which every object is allocated before it is released, boundaries included, so these waits
  * cannot deadlock (replay_load.h); when a thread fails (an allocation or a thread start), every
  * waiter is woken and gives up, so a failed replay ends with its reason. */
 #include "common/trace.h"
@@ -25,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { P_TRACE, P_PID, P_TOUCH, P_GAPS, P_INCOMPLETE };
+enum { P_TRACE, P_PID, P_TOUCH, P_GAPS, P_INCOMPLETE, P_MARKS };
 enum { TOUCH_NONE, TOUCH_FIRST, TOUCH_PAGES, TOUCH_ALL };
 
 /* clang-format off */
@@ -46,6 +48,10 @@ static const struct wl_param rp_params[] = {
 			  "a process whose stream is incomplete (killed, still running, events "
 			  "dropped): refuse (default) or allow its replay", {0, 0, 0}, 0, 0,
 			  WL_PARAM_STRING},
+	[P_MARKS] = {"marks", "use|ignore",
+		     "the phases the process marked: time each as a phase (use, default; every "
+		     "thread passes their boundaries at once) or replay as if unmarked (ignore)",
+		     {0, 0, 0}, 0, 0, WL_PARAM_STRING},
 };
 /* clang-format on */
 
@@ -53,6 +59,9 @@ struct rp_state {
 	struct rp_trace t;
 	void **slot;             /* by object: its block in this replay */
 	_Atomic uint32_t *ready; /* by object: 2 x rep generation once allocated; bit 0: waiters */
+	_Atomic uint32_t *arrived; /* by boundary: threads that passed it, over every rep */
+	_Atomic uint32_t *open;    /* by boundary: as ready, once every thread arrived */
+	int64_t *stamp;            /* by boundary: CLOCK_MONOTONIC when the last thread arrived */
 	uint32_t gen;
 	int touch;
 	int64_t gaps;
@@ -64,6 +73,7 @@ struct rp_worker {
 	struct rp_state *st;
 	const struct rp_thread *th;
 	uint64_t hash;
+	uint32_t passed; /* phase boundaries this thread has arrived at */
 	int rc;
 	pthread_t tid;
 };
@@ -78,12 +88,58 @@ static uint64_t rp_footprint(const int64_t *p)
 static int rp_check(struct wl_ctx *ctx)
 {
 	const char *inc = ctx->str ? ctx->str[P_INCOMPLETE] : NULL;
+	const char *marks = ctx->str ? ctx->str[P_MARKS] : NULL;
 
 	if (!ctx->str || !ctx->str[P_TRACE] || !*ctx->str[P_TRACE])
 		return wl_fail(ctx, "give the trace: --param trace=FILE (allocab record -o FILE)");
 	if (inc && *inc && strcmp(inc, "allow") != 0 && strcmp(inc, "refuse") != 0)
 		return wl_fail(ctx, "--param incomplete: '%s' is not refuse or allow", inc);
+	if (marks && *marks && strcmp(marks, "use") != 0 && strcmp(marks, "ignore") != 0)
+		return wl_fail(ctx, "--param marks: '%s' is not use or ignore", marks);
 	return 0;
+}
+
+/* The loading flags of the string parameters. */
+static unsigned load_flags(const struct wl_ctx *ctx)
+{
+	const char *inc = ctx->str[P_INCOMPLETE], *marks = ctx->str[P_MARKS];
+
+	return (inc && strcmp(inc, "allow") == 0 ? RP_ALLOW_INCOMPLETE : 0) |
+	       (marks && strcmp(marks, "ignore") == 0 ? RP_NO_MARKS : 0);
+}
+
+/* What the driver learns of the timed phases (driver/workload.h), pointing into st. */
+static void describe_marks(struct rp_state *st, struct wl_marks *w)
+{
+	const struct rp_marks *m = &st->t.marks;
+
+	memset(w, 0, sizeof *w);
+	w->nphases = m->nphases;
+	for (size_t p = 0; p < m->nphases; p++) {
+		w->name[p] = m->name[p];
+		w->nspans[p] = m->nspans[p];
+		w->skipped[p] = m->skipped[p];
+	}
+	w->bound = m->bound;
+	w->calls = m->calls;
+	w->stamp = st->stamp;
+	w->nstamps = m->nbounds;
+	w->nuntimed = m->nuntimed;
+	for (size_t p = 0; p < m->nuntimed; p++) {
+		w->untimed[p] = m->untimed[p];
+		w->why[p] = m->why[p];
+	}
+}
+
+static void free_state(struct rp_state *st)
+{
+	rp_free(&st->t);
+	free(st->slot);
+	free((void *)st->ready);
+	free((void *)st->arrived);
+	free((void *)st->open);
+	free(st->stamp);
+	free(st);
 }
 
 /* Restarts the process's peak resident set (what getrusage and wait4 report as maxrss) from what
@@ -108,24 +164,25 @@ static int rp_setup(struct wl_ctx *ctx)
 
 	if (!st)
 		return wl_fail(ctx, "out of memory"), -2;
-	rc = rp_load(ctx->str[P_TRACE], (uint64_t)ctx->p[P_PID],
-	             ctx->str[P_INCOMPLETE] && strcmp(ctx->str[P_INCOMPLETE], "allow") == 0, &st->t,
-	             ctx->err, sizeof ctx->err);
+	rc = rp_load(ctx->str[P_TRACE], (uint64_t)ctx->p[P_PID], load_flags(ctx), &st->t, ctx->err,
+	             sizeof ctx->err);
 	if (rc == 0) {
+		size_t nb = st->t.marks.nbounds ? st->t.marks.nbounds : 1;
 		st->slot = calloc((size_t)st->t.nobj + 1, sizeof *st->slot);
 		st->ready = calloc((size_t)st->t.nobj + 1, sizeof *st->ready);
-		if (!st->slot || !st->ready)
+		st->arrived = calloc(nb, sizeof *st->arrived);
+		st->open = calloc(nb, sizeof *st->open);
+		st->stamp = calloc(nb, sizeof *st->stamp);
+		if (!st->slot || !st->ready || !st->arrived || !st->open || !st->stamp)
 			rc = wl_fail(ctx, "out of memory for %u objects", st->t.nobj) - 1;
 	}
 	if (rc != 0) {
-		rp_free(&st->t);
-		free(st->slot);
-		free((void *)st->ready);
-		free(st);
+		free_state(st);
 		return rc;
 	}
 	st->touch = (int)ctx->p[P_TOUCH];
 	st->gaps = ctx->p[P_GAPS];
+	describe_marks(st, &ctx->marks);
 	ctx->state = st;
 	reset_peak_rss();
 	return 0;
@@ -139,6 +196,10 @@ static int rp_setup(struct wl_ctx *ctx)
 #define RP_NS_FAULT 1500.0
 #define RP_NS_PAGE  5.0
 #define RP_NS_BYTE  0.05
+/* A phase boundary passed by one thread: alone, an atomic add and a clock read; with others, the
+ * wait for the last of them and a futex wake (measured with tests/hostile/gen_marks_trace.py). */
+#define RP_NS_CROSS_ALONE 50.0
+#define RP_NS_CROSS       6000.0
 
 static double gib(uint64_t n)
 {
@@ -203,14 +264,16 @@ static void rp_input_cost(const struct wl_ctx *ctx, struct wl_input_cost *c)
 	const struct rp_state *st = ctx->state;
 	struct rp_cost k;
 	uint64_t tables;
-	double calls, maps, moved, mem = 0, spun;
-	char t[5][24];
+	double calls, maps, moved, mem = 0, spun, crossed;
+	char t[6][24];
 	int cpus;
 
 	rp_cost(&st->t, &k);
 	tables = k.table_bytes +
 	         ((uint64_t)st->t.nobj + 1) * (sizeof *st->slot + sizeof *st->ready) +
 	         st->t.nth * sizeof(struct rp_worker);
+	_Static_assert(RP_BOUND_BYTES == sizeof *st->arrived + sizeof *st->open + sizeof *st->stamp,
+	               "what a boundary costs the replay");
 	c->footprint = st->t.peak_bytes + tables;
 	snprintf(c->memory, sizeof c->memory,
 	         "%.1f GiB live at the recorded peak, %.1f GiB of replay tables",
@@ -223,7 +286,8 @@ static void rp_input_cost(const struct wl_ctx *ctx, struct wl_input_cost *c)
 	if (st->touch == TOUCH_ALL)
 		mem += (double)k.bytes * RP_NS_BYTE * 1e-9;
 	spun = spun_s(&k, st->gaps, &cpus);
-	c->run_s = calls + maps + moved + mem + spun;
+	crossed = (double)k.crossings * (st->t.nth > 1 ? RP_NS_CROSS : RP_NS_CROSS_ALONE) * 1e-9;
+	c->run_s = calls + maps + moved + mem + spun + crossed;
 	c->work[0] = 0;
 	add(c->work, sizeof c->work, "per rep %.3g calls %s", (double)k.events, secs(t[0], calls));
 	if (k.maps)
@@ -241,18 +305,17 @@ static void rp_input_cost(const struct wl_ctx *ctx, struct wl_input_cost *c)
 	if (st->gaps)
 		add(c->work, sizeof c->work, "gaps=%lld spins %s (%zu threads on %d CPU%s)",
 		    (long long)st->gaps, secs(t[4], spun), st->t.nth, cpus, cpus == 1 ? "" : "s");
+	if (k.crossings)
+		add(c->work, sizeof c->work, "%zu phase boundaries x %zu threads %s",
+		    st->t.marks.nbounds, st->t.nth, secs(t[5], crossed));
 }
 
 static void rp_teardown(struct wl_ctx *ctx)
 {
-	struct rp_state *st = ctx->state;
-
-	if (!st)
+	if (!ctx->state)
 		return;
-	rp_free(&st->t);
-	free(st->slot);
-	free((void *)st->ready);
-	free(st);
+	free_state(ctx->state);
+	memset(&ctx->marks, 0, sizeof ctx->marks);
 	ctx->state = NULL;
 }
 
@@ -261,24 +324,25 @@ static void futex(_Atomic uint32_t *addr, int op, uint32_t val)
 	syscall(SYS_futex, (uint32_t *)addr, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
 }
 
-static void publish(struct rp_state *st, uint32_t obj)
+/* Sets flag f to 2 x the rep's generation (done) and wakes whoever sleeps on it. */
+static void publish_flag(struct rp_state *st, _Atomic uint32_t *f)
 {
-	uint32_t old = atomic_exchange_explicit(&st->ready[obj], 2 * st->gen, memory_order_release);
+	uint32_t old = atomic_exchange_explicit(f, 2 * st->gen, memory_order_release);
 
 	if (old & 1)
-		futex(&st->ready[obj], FUTEX_WAKE, INT32_MAX);
+		futex(f, FUTEX_WAKE, INT32_MAX);
 }
 
-/* Waits until obj has been allocated in this rep; gives up (returns -1) once the replay failed.
- * A failing thread wakes every sleeper (fail_all); a sleep also ends after 50 ms, so a waiter
- * that went to sleep just after that wake-up still sees the failure. */
-static int await(struct rp_state *st, uint32_t obj)
+/* Waits until flag f is set in this rep; gives up (returns -1) once the replay failed. A failing
+ * thread wakes every sleeper (fail_all); a sleep also ends after 50 ms, so a waiter that went to
+ * sleep just after that wake-up still sees the failure. */
+static int await_flag(struct rp_state *st, _Atomic uint32_t *f)
 {
 	static const struct timespec nap = {0, 50000000};
 	uint32_t want = 2 * st->gen;
 
 	for (unsigned n = 0;; n++) {
-		uint32_t v = atomic_load_explicit(&st->ready[obj], memory_order_acquire);
+		uint32_t v = atomic_load_explicit(f, memory_order_acquire);
 		if (v == want)
 			return 0;
 		if (atomic_load_explicit(&st->failed, memory_order_acquire))
@@ -287,11 +351,51 @@ static int await(struct rp_state *st, uint32_t obj)
 			__builtin_ia32_pause();
 			continue;
 		}
-		if (!(v & 1) && !atomic_compare_exchange_weak(&st->ready[obj], &v, v | 1))
+		if (!(v & 1) && !atomic_compare_exchange_weak(f, &v, v | 1))
 			continue;
-		syscall(SYS_futex, (uint32_t *)&st->ready[obj], FUTEX_WAIT | FUTEX_PRIVATE_FLAG,
-		        v | 1, &nap, NULL, 0);
+		syscall(SYS_futex, (uint32_t *)f, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, v | 1, &nap, NULL,
+		        0);
 	}
+}
+
+static void publish(struct rp_state *st, uint32_t obj)
+{
+	publish_flag(st, &st->ready[obj]);
+}
+
+/* Waits until obj has been allocated in this rep (await_flag). */
+static int await(struct rp_state *st, uint32_t obj)
+{
+	return await_flag(st, &st->ready[obj]);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* This thread is done with every op before boundary j; the last thread to say so stamps the time
+ * and opens it. */
+static void arrive(struct rp_state *st, uint32_t j)
+{
+	uint32_t n = atomic_fetch_add_explicit(&st->arrived[j], 1, memory_order_acq_rel) + 1;
+
+	if (n == st->gen * (uint32_t)st->t.nth) {
+		st->stamp[j] = now_ns();
+		publish_flag(st, &st->open[j]);
+	}
+}
+
+/* Takes w from the boundaries it passed to segment seg: arrives at those in between and waits
+ * until the last of them is open. */
+static int cross(struct rp_state *st, struct rp_worker *w, uint32_t seg)
+{
+	for (; w->passed < seg; w->passed++)
+		arrive(st, w->passed);
+	return seg ? await_flag(st, &st->open[seg - 1]) : 0;
 }
 
 /* Marks the replay failed with its reason (the first one wins) and wakes every waiter. */
@@ -309,6 +413,9 @@ static int fail_all(struct rp_state *st, const char *fmt, ...)
 	for (uint32_t k = 1; k <= st->t.nobj; k++)
 		if (atomic_load_explicit(&st->ready[k], memory_order_relaxed) & 1)
 			futex(&st->ready[k], FUTEX_WAKE, INT32_MAX);
+	for (size_t j = 0; j < st->t.marks.nbounds; j++)
+		if (atomic_load_explicit(&st->open[j], memory_order_relaxed) & 1)
+			futex(&st->open[j], FUTEX_WAKE, INT32_MAX);
 	return -1;
 }
 
@@ -421,16 +528,34 @@ static int step(struct rp_state *st, const struct rp_op *o, uint64_t *h)
 	return 0;
 }
 
+/* Runs ops [from, to) of w's thread. */
+static int run_ops(struct rp_worker *w, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (w->th->ops[i].op && step(w->st, &w->th->ops[i], &w->hash) != 0)
+			return -1;
+	return 0;
+}
+
+/* One replay thread: its ops segment by segment, each segment once every thread is done with the
+ * ones before (cross), then past every boundary left. */
 static void *worker_main(void *arg)
 {
 	struct rp_worker *w = arg;
+	const struct rp_thread *th = w->th;
+	size_t c = 0;
 
-	w->hash = ck_mix(0, w->th->n);
-	for (size_t i = 0; i < w->th->n; i++)
-		if (w->th->ops[i].op && step(w->st, &w->th->ops[i], &w->hash) != 0) {
+	w->hash = ck_mix(0, th->n);
+	if (!th->chunk)
+		w->rc = run_ops(w, 0, th->n);
+	for (; c < th->nchunk && w->rc == 0; c++) {
+		size_t end = c + 1 < th->nchunk ? th->chunk[c + 1].from : th->n;
+		if (cross(w->st, w, th->chunk[c].seg) != 0 ||
+		    run_ops(w, th->chunk[c].from, end) != 0)
 			w->rc = -1;
-			break;
-		}
+	}
+	for (; w->passed < w->st->t.marks.nbounds; w->passed++)
+		arrive(w->st, w->passed);
 	return NULL;
 }
 

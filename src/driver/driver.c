@@ -14,6 +14,7 @@
 #include "common/utf8.h"
 #include "driver/params.h"
 #include "driver/proof.h"
+#include "driver/runmarks.h"
 #include "driver/runrec.h"
 #include "driver/registry.h"
 
@@ -236,7 +237,7 @@ static int64_t ts_ns(const struct timespec *t)
  * automatic mode whether the steady-state rule holds (then it stops) or a cap is reached.
  * Sets *nreps to the reps made. Returns 0, or -1 with ctx->err set by the workload. */
 static int measure(const struct run_opts *o, const struct runrec_reps_how *how, struct wl_ctx *ctx,
-                   struct runrec_rep *reps, double *after, int *nreps)
+                   struct runrec_rep *reps, double *after, struct runmarks *marks, int *nreps)
 {
 	size_t nphases = params_nphases(o->wl);
 	double spent_ns = 0;
@@ -261,6 +262,7 @@ static int measure(const struct run_opts *o, const struct runrec_reps_how *how, 
 			reps[k].phase[1 + i] =
 			    (struct runrec_time){ctx->phase[i].wall_ns, ctx->phase[i].cpu_ns};
 		reps[k].rss_after_bytes = resident_bytes();
+		runmarks_rep(marks, k);
 		*nreps = k + 1;
 		if (!how->automatic || k == 0)
 			continue;
@@ -273,11 +275,12 @@ static int measure(const struct run_opts *o, const struct runrec_reps_how *how, 
 	return 0;
 }
 
-static int emit(const struct runrec *rec, const struct config *cfg, const char *out)
+static int emit(const struct runrec *rec, const struct runmarks *marks, const struct config *cfg,
+                const char *out)
 {
 	cJSON *machine = fingerprint_json();
 	cJSON *doc = machine ? runrec_json(rec, machine) : NULL;
-	cJSON *conf = doc ? config_json(cfg) : NULL;
+	cJSON *conf = doc && runmarks_json(doc, marks) == 0 ? config_json(cfg) : NULL;
 	char *text =
 	    conf && cJSON_AddItemToObject(doc, "configuration", conf) ? utf8_fix(cJSON_Print(doc))
 	                                                             : NULL;
@@ -319,6 +322,7 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 	struct proof pr;
 	struct wl_ctx ctx = {0};
 	struct runrec rec = {0};
+	struct runmarks marks;
 	struct backend_counter counters[BACKEND_MAX_COUNTERS];
 	struct runrec_rep *reps;
 	double *after;
@@ -365,14 +369,19 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 		free(after);
 		return fail(ST_USAGE, "", "%s", err);
 	}
+	bad = runmarks_init(&marks, &ctx.marks, &rec.how.rule, o.reps);
 	rec.started = time(NULL);
 	rec.rss_start_bytes = resident_bytes();
-	bad = measure(&o, &rec.how, &ctx, reps, after, &nreps);
+	if (bad == 0)
+		bad = measure(&o, &rec.how, &ctx, reps, after, &marks, &nreps);
+	else
+		snprintf(ctx.err, sizeof ctx.err, "out of memory for the marked phases");
 	free(after);
 	if (o.wl->teardown)
 		o.wl->teardown(&ctx);
 	if (bad != 0) {
 		free(reps);
+		runmarks_free(&marks);
 		return fail(ST_FAIL, "", "%s: %s", o.wl->name, ctx.err);
 	}
 	rec.rss_retained_bytes = reps[nreps - 1].rss_after_bytes;
@@ -385,6 +394,7 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 		runrec_hex64(reps[0].checksum, a);
 		runrec_hex64(reps[bad].checksum, b);
 		free(reps);
+		runmarks_free(&marks);
 		return fail(ST_FAIL, "",
 		            "%s: checksum differs between reps (rep 0: %s, rep %d: %s)", o.wl->name,
 		            a, bad, b);
@@ -403,8 +413,9 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 	rec.nreps = nreps;
 	runrec_usage_from(&ru, &rec.rusage);
 	rec.counters = counters;
-	bad = emit(&rec, cfg, o.out);
+	bad = emit(&rec, &marks, cfg, o.out);
 	free(reps);
+	runmarks_free(&marks);
 	if (bad == 0 && !cfg->verified)
 		return fail(ST_UNVERIFIED, "", "configuration not in force: %s", cfg->problem);
 	return bad;

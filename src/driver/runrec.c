@@ -80,6 +80,14 @@ static cJSON *add_int(cJSON *o, const char *key, int64_t v)
 	return cJSON_AddRawToObject(o, key, text);
 }
 
+cJSON *runrec_int(int64_t v)
+{
+	char text[24];
+
+	snprintf(text, sizeof text, "%lld", (long long)v);
+	return cJSON_CreateRaw(text);
+}
+
 static cJSON *add_int_or_null(cJSON *o, const char *key, int64_t v)
 {
 	return v < 0 ? cJSON_AddNullToObject(o, key) : add_int(o, key, v);

@@ -87,6 +87,10 @@ int runrec_first_mismatch(const struct runrec_rep *reps, int nreps);
 /* Converts getrusage() output to the record's units (ns, KiB, counts). */
 void runrec_usage_from(const struct rusage *ru, struct runrec_usage *out);
 
+/* v as a JSON number written as exact decimal text (cJSON would print a double with 15
+ * significant digits); NULL when out of memory. */
+cJSON *runrec_int(int64_t v);
+
 /* "0123456789abcdef": the 16 lower-case hex digits a checksum is written as (out >= 17 bytes). */
 void runrec_hex64(uint64_t v, char out[17]);
 

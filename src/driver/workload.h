@@ -39,6 +39,28 @@ struct wl_input_cost {
 	char work[256];     /* what run_s is made of, for a refusal ("3.4e+07 calls, ...") */
 };
 
+#define WL_MAX_MARKED 7 /* phases an input may mark: those of a marks file (common/phasemark.h) */
+
+/* Phases the input marks, which the workload times itself (replay: the phases the recorded
+ * program marked; docs/workloads.md, replay, "Marked phases"). setup() describes them, pointing
+ * into ctx->state; in every rep, run() writes into stamp the CLOCK_MONOTONIC time at which it
+ * passed each boundary between them; after the rep, outside the timed region, the driver turns
+ * the stamps into span times and labels their regimes (docs/results-format.md, phase_marks). */
+struct wl_marks {
+	size_t nphases;                  /* phases timed; 0: none */
+	const char *name[WL_MAX_MARKED]; /* phase names (common/phasemark.h) */
+	size_t nspans[WL_MAX_MARKED];    /* spans timed per phase, in every rep */
+	size_t skipped[WL_MAX_MARKED];   /* spans per phase left untimed (nothing happens in them) */
+	const uint32_t *bound; /* per timed span, phase after phase: the stamps it begins and ends at
+	                          (2 per span; begin < end < nstamps) */
+	const uint64_t *calls; /* per timed span: the operations run() makes in it */
+	const int64_t *stamp;  /* nstamps times, written by every rep */
+	size_t nstamps;
+	size_t nuntimed;                    /* phases the input marks that cannot be timed */
+	const char *untimed[WL_MAX_MARKED]; /* their names */
+	const char *why[WL_MAX_MARKED];     /* and why, one phrase each */
+};
+
 /* Everything a run sees. The driver owns it and resets the phase times before every rep;
  * a workload only reads p and seed, calls wl_phase_begin/end and wl_fail. */
 struct wl_ctx {
@@ -48,7 +70,8 @@ struct wl_ctx {
 	uint64_t seed;
 	enum wl_scale scale; /* the preset the defaults came from (pipeline derives its stages) */
 	struct wl_phase_time phase[WL_MAX_PHASES];
-	char err[WL_ERR_LEN]; /* why run() returned -1 */
+	struct wl_marks marks; /* what setup() says of the phases its input marks; zero: none */
+	char err[WL_ERR_LEN];  /* why run() returned -1 */
 };
 
 /* What the front end needs to know about a workload, published by `list --json` and in every

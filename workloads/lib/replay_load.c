@@ -11,10 +11,17 @@
 
 struct pick {
 	uint64_t pid;
-	int allow_incomplete;
+	unsigned flags;
 	struct trace_proc_events best;
 	int have;
 };
+
+static void drop(struct pick *k)
+{
+	free(k->best.ev);
+	k->best.ev = NULL;
+	trace_marks_free(&k->best.marks);
+}
 
 static int pick_process(struct trace_proc_events *p, void *arg, char *err, size_t errlen)
 {
@@ -26,14 +33,15 @@ static int pick_process(struct trace_proc_events *p, void *arg, char *err, size_
 		return 0;
 	if (k->have && p->n <= k->best.n)
 		return 0;
-	free(k->best.ev);
+	drop(k);
 	k->best = *p;
 	k->have = 1;
 	p->ev = NULL;
+	memset(&p->marks, 0, sizeof p->marks);
 	return 0;
 }
 
-static size_t thread_of(const uint32_t *t, size_t nth, uint32_t idx)
+size_t rp_thread_index(const uint32_t *t, size_t nth, uint32_t idx)
 {
 	size_t lo = 0, hi = nth;
 
@@ -109,7 +117,7 @@ static int build_ops(struct build *b, const struct trace_rec *ev, size_t n, cons
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct trace_rec *e = &ev[i];
-		size_t th = thread_of(tl, t->nth, e->thread);
+		size_t th = rp_thread_index(tl, t->nth, e->thread);
 		struct rp_op *o = &t->th[th].ops[fill[th]++];
 		uint64_t dt = fill[th] > 1 && e->ts_ns > last_ts[th] ? e->ts_ns - last_ts[th] : 0;
 
@@ -159,7 +167,7 @@ static int link_releases(struct build *b, const struct trace_rec *ev, size_t n, 
 		return -2;
 	for (size_t i = 0; i < n; i++) {
 		const struct trace_rec *e = &ev[i];
-		size_t th = thread_of(tl, t->nth, e->thread), s;
+		size_t th = rp_thread_index(tl, t->nth, e->thread), s;
 		struct rp_op *o = &t->th[th].ops[pos[th]++];
 		uint64_t gone = e->op == TRACE_OP_FREE ? e->id : e->old_id;
 		uint32_t obj;
@@ -195,62 +203,85 @@ static int link_releases(struct build *b, const struct trace_rec *ev, size_t n, 
 	return 0;
 }
 
+/* The end of thread r's ops in segments up to s: the first op of a later segment (*c: the chunk
+ * reached so far, advanced as s grows). */
+static size_t seg_end(const struct rp_thread *r, size_t *c, size_t s)
+{
+	if (!r->chunk)
+		return r->n;
+	while (*c < r->nchunk && r->chunk[*c].seg <= s)
+		++*c;
+	return *c < r->nchunk ? r->chunk[*c].from : r->n;
+}
+
 /* Runs the threads one after another, each as far as it can go without releasing an object not
- * yet allocated; fails if they all get stuck (no schedule exists, so a replay could deadlock). */
+ * yet allocated, segment by segment (no op of a later segment before every thread is done with
+ * the earlier ones, as the replay passes phase boundaries); fails if they all get stuck in a
+ * segment (no schedule exists, so a replay could deadlock). */
 static int check_schedule(struct build *b, char *err, size_t errlen)
 {
 	struct rp_trace *t = b->t;
 	size_t *pos = calloc(t->nth, sizeof *pos), *queue = malloc(t->nth * sizeof *queue);
+	size_t *chunk = calloc(t->nth, sizeof *chunk);
 	uint32_t *waiter = calloc((size_t)t->nobj + 1, sizeof *waiter); /* thread + 1 */
 	unsigned char *done = calloc((size_t)t->nobj + 1, 1);
-	size_t nq = 0, finished = 0;
+	size_t nq = 0, stuck = 0, seg = 0;
 	uint64_t live = 0;
 	int rc = 0;
 
-	if (!pos || !queue || !waiter || !done) {
+	if (!pos || !queue || !chunk || !waiter || !done) {
 		rc = -2;
 		goto out;
 	}
-	for (size_t k = 0; k < t->nth; k++)
-		queue[nq++] = k;
-	while (nq) {
-		size_t th = queue[--nq];
-		struct rp_thread *r = &t->th[th];
-		for (; pos[th] < r->n; pos[th]++) {
-			const struct rp_op *o = &r->ops[pos[th]];
-			uint32_t need = o->op == TRACE_OP_FREE ? o->obj : o->old;
-			if (need && !done[need]) {
-				waiter[need] = (uint32_t)th + 1;
-				break;
-			}
-			if (need)
-				live -= b->size[need];
-			if (o->op && is_alloc(o->op)) {
-				done[o->obj] = 1;
-				live += o->size;
-				if (live > TRACE_MAX_SIZE) {
-					rc = errmsg_fail(
-					    err, errlen,
-					    "corrupt: more than 2^56 bytes live at once, "
-					    "more than any address space holds");
-					goto out;
+	for (; seg <= t->marks.nbounds && !stuck; seg++) {
+		for (size_t k = 0; k < t->nth; k++)
+			queue[nq++] = k;
+		while (nq) {
+			size_t th = queue[--nq], end = seg_end(&t->th[th], &chunk[th], seg);
+			struct rp_thread *r = &t->th[th];
+			for (; pos[th] < end; pos[th]++) {
+				const struct rp_op *o = &r->ops[pos[th]];
+				uint32_t need = o->op == TRACE_OP_FREE ? o->obj : o->old;
+				if (need && !done[need]) {
+					waiter[need] = (uint32_t)th + 1;
+					break;
 				}
-				if (live > t->peak_bytes)
-					t->peak_bytes = live;
-				if (waiter[o->obj])
-					queue[nq++] = waiter[o->obj] - 1;
+				if (need)
+					live -= b->size[need];
+				if (o->op && is_alloc(o->op)) {
+					done[o->obj] = 1;
+					live += o->size;
+					if (live > TRACE_MAX_SIZE) {
+						rc = errmsg_fail(
+						    err, errlen,
+						    "corrupt: more than 2^56 bytes live at once, "
+						    "more than any address space holds");
+						goto out;
+					}
+					if (live > t->peak_bytes)
+						t->peak_bytes = live;
+					if (waiter[o->obj])
+						queue[nq++] = waiter[o->obj] - 1;
+				}
 			}
 		}
-		finished += pos[th] == r->n;
+		for (size_t k = 0; k < t->nth; k++)
+			stuck += pos[k] < seg_end(&t->th[k], &chunk[k], seg);
 	}
-	if (finished != t->nth)
+	if (stuck && t->marks.nbounds)
+		rc = errmsg_fail(err, errlen,
+		                 "%zu of %zu threads wait across a phase boundary for an allocation "
+		                 "after it (--param marks=ignore replays without the phases)",
+		                 stuck, t->nth);
+	else if (stuck)
 		rc = errmsg_fail(err, errlen,
 		                 "corrupt: %zu of %zu threads release objects that are never "
 		                 "allocated before (no replay order exists)",
-		                 t->nth - finished, t->nth);
+		                 stuck, t->nth);
 out:
 	free(pos);
 	free(queue);
+	free(chunk);
 	free(waiter);
 	free(done);
 	return rc;
@@ -271,7 +302,8 @@ static int list_leaked(struct build *b)
 	return 0;
 }
 
-static int build(struct rp_trace *t, const struct trace_rec *ev, size_t n, char *err, size_t errlen)
+static int build(struct rp_trace *t, const struct trace_rec *ev, size_t n,
+                 const struct trace_marks *marks, char *err, size_t errlen)
 {
 	struct build b = {.t = t};
 	uint32_t *tl;
@@ -301,19 +333,20 @@ static int build(struct rp_trace *t, const struct trace_rec *ev, size_t n, char 
 	    !t->th)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		t->th[thread_of(tl, t->nth, ev[i].thread)].n++;
+		t->th[rp_thread_index(tl, t->nth, ev[i].thread)].n++;
 	for (size_t k = 0; k < t->nth; k++)
 		if (!(t->th[k].ops = malloc(t->th[k].n * sizeof *t->th[k].ops)))
 			goto out;
 	if ((rc = build_ops(&b, ev, n, tl, err, errlen)) != 0 ||
 	    (rc = link_releases(&b, ev, n, tl, err, errlen)) != 0 ||
+	    (marks && (rc = rp_marks_build(t, marks, ev, n, tl, err, errlen)) != 0) ||
 	    (rc = check_schedule(&b, err, errlen)) != 0)
 		goto out;
 	rc = list_leaked(&b);
 	t->obj_size = b.size;
 	b.size = NULL;
 out:
-	if (rc == -2)
+	if (rc == -2 && !*err)
 		errmsg_fail(err, errlen, "out of memory preparing %zu events", n);
 	free(tl);
 	free(b.map.id);
@@ -332,7 +365,7 @@ static int load_picked(struct pick *k, const char *name, struct rp_trace *t, cha
 	int rc;
 
 	if (!k->have || !k->best.n) {
-		free(k->best.ev);
+		drop(k);
 		if (k->pid)
 			return errmsg_fail(err, errlen,
 			                   "%s%sno process with pid %llu and events (`allocab "
@@ -345,18 +378,20 @@ static int load_picked(struct pick *k, const char *name, struct rp_trace *t, cha
 	t->pid = k->best.info.pid;
 	t->index = k->best.index;
 	t->events = k->best.n;
-	if (!k->best.complete && !k->allow_incomplete) {
+	if (!k->best.complete && !(k->flags & RP_ALLOW_INCOMPLETE)) {
 		char why[256];
 		trace_loss(k->best.has_end, k->best.end, why, sizeof why);
-		free(k->best.ev);
+		drop(k);
 		return errmsg_fail(err, errlen,
 		                   "%s%sprocess %zu (pid %llu) is incomplete: %s; replay it anyway "
 		                   "with --param incomplete=allow",
 		                   name ? name : "", name ? ": " : "", t->index,
 		                   (unsigned long long)t->pid, why);
 	}
-	rc = build(t, k->best.ev, k->best.n, err, errlen);
-	free(k->best.ev);
+	err[0] = '\0';
+	rc = build(t, k->best.ev, k->best.n, k->flags & RP_NO_MARKS ? NULL : &k->best.marks, err,
+	           errlen);
+	drop(k);
 	if (rc != 0) {
 		char why[400];
 		snprintf(why, sizeof why, "%s", err);
@@ -367,26 +402,26 @@ static int load_picked(struct pick *k, const char *name, struct rp_trace *t, cha
 	return rc;
 }
 
-int rp_load(const char *path, uint64_t pid, int allow_incomplete, struct rp_trace *t, char *err,
+int rp_load(const char *path, uint64_t pid, unsigned flags, struct rp_trace *t, char *err,
             size_t errlen)
 {
-	struct pick k = {.pid = pid, .allow_incomplete = allow_incomplete};
+	struct pick k = {.pid = pid, .flags = flags};
 
 	memset(t, 0, sizeof *t);
 	if (trace_each_process(path, TRACE_MAX_PROC_EVENTS, pick_process, &k, err, errlen) != 0)
-		return free(k.best.ev), -1;
+		return drop(&k), -1;
 	return load_picked(&k, path, t, err, errlen);
 }
 
-int rp_load_mem(const void *data, size_t n, uint64_t pid, int allow_incomplete, struct rp_trace *t,
+int rp_load_mem(const void *data, size_t n, uint64_t pid, unsigned flags, struct rp_trace *t,
                 char *err, size_t errlen)
 {
-	struct pick k = {.pid = pid, .allow_incomplete = allow_incomplete};
+	struct pick k = {.pid = pid, .flags = flags};
 
 	memset(t, 0, sizeof *t);
 	if (trace_each_process_mem(data, n, TRACE_MAX_PROC_EVENTS, pick_process, &k, err, errlen) !=
 	    0)
-		return free(k.best.ev), -1;
+		return drop(&k), -1;
 	return load_picked(&k, NULL, t, err, errlen);
 }
 
@@ -495,8 +530,11 @@ void rp_cost(const struct rp_trace *t, struct rp_cost *c)
 		for (size_t i = 0; i < t->th[k].n; i++)
 			if (t->th[k].ops[i].op)
 				cost_op(t, &t->th[k].ops[i], c);
-		c->table_bytes += t->th[k].n * sizeof *t->th[k].ops;
+		c->table_bytes += t->th[k].n * sizeof *t->th[k].ops +
+		                  t->th[k].nchunk * sizeof *t->th[k].chunk;
 	}
+	c->crossings = (uint64_t)t->nth * t->marks.nbounds;
+	c->table_bytes += t->marks.nbounds * RP_BOUND_BYTES;
 	c->gap_ns = spun_ns(t);
 	c->gap_sum_ns = all_gaps(t);
 	peak_pages = (t->peak_bytes + 4095) / 4096;
@@ -507,6 +545,7 @@ void rp_cost(const struct rp_trace *t, struct rp_cost *c)
 
 void rp_free(struct rp_trace *t)
 {
+	rp_marks_free(t);
 	for (size_t k = 0; t->th && k < t->nth; k++)
 		free(t->th[k].ops);
 	free(t->th);

@@ -6,7 +6,7 @@
 #ifndef ALLOCAB_REPLAY_LOAD_H
 #define ALLOCAB_REPLAY_LOAD_H
 
-#include "common/trace_format.h"
+#include "common/trace.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -28,9 +28,37 @@ struct rp_op {
 	uint8_t align_log2; /* the aligned calls: log2 of their alignment (a power of two) */
 };
 
+/* A stretch of a thread's ops whose recorded times lie in one segment between phase boundaries:
+ * segment s holds the times after s boundaries (from boundary s - 1 on, before boundary s). */
+struct rp_chunk {
+	uint32_t from; /* the stretch's first op; it lasts until the next chunk's */
+	uint32_t seg;  /* its segment, 0..nbounds, never lower than the chunk before's */
+};
+
 struct rp_thread {
 	struct rp_op *ops;
 	size_t n;
+	struct rp_chunk *chunk; /* with timed phases: the thread's ops by segment; NULL: one */
+	size_t nchunk;
+};
+
+/* The phases the replayed process marked (docs/workloads.md, replay, "Marked phases"). Every
+ * begin and end of a span is a boundary; the replay passes each boundary in all threads at once
+ * (no op of a later segment starts before every op of the earlier ones has ended) and times a
+ * span from the boundary it begins at to the one it ends at. A phase is timed when its first span
+ * holds a call; its later spans without one are skipped (untimed); a phase whose first span holds
+ * none is not timed at all. */
+struct rp_marks {
+	size_t nbounds; /* boundaries, in time order; 0: no phase is timed, no boundary passed */
+	size_t nphases; /* phases timed */
+	char name[TRACE_MARKS_MAX_PHASES][TRACE_MARKS_MAX_NAME + 1];
+	size_t nspans[TRACE_MARKS_MAX_PHASES];  /* timed spans */
+	size_t skipped[TRACE_MARKS_MAX_PHASES]; /* later spans without a call */
+	uint32_t *bound;                        /* per timed span: its begin and end boundary */
+	uint64_t *calls;                        /* per timed span: the calls replayed in it */
+	size_t nuntimed;                        /* marked phases not timed */
+	char untimed[TRACE_MARKS_MAX_PHASES][TRACE_MARKS_MAX_NAME + 1];
+	const char *why[TRACE_MARKS_MAX_PHASES]; /* why, one phrase each */
 };
 
 struct rp_trace {
@@ -43,6 +71,7 @@ struct rp_trace {
 	uint64_t pid, events, dropped; /* dropped: releases of objects the trace never allocated */
 	uint64_t peak_bytes;           /* live bytes at the peak of the checked schedule */
 	size_t index;                  /* the process's position in the trace */
+	struct rp_marks marks;         /* the phases it marked */
 };
 
 /* Blocks larger than this get fresh pages from the system on every allocation under at least one
@@ -66,8 +95,12 @@ struct rp_cost {
 	uint64_t gap_sum_ns;  /* the recorded gaps of every thread, summed: what spinning costs the
 	                         CPUs (threads spin at once only as far as there are CPUs) */
 	uint64_t table_bytes; /* what the loaded trace keeps for the run: op arrays, object sizes,
-	                         thread and leaked-object lists */
+	                         thread and leaked-object lists, segments and boundaries */
+	uint64_t crossings;   /* boundaries passed by every thread: threads x boundaries */
 };
+
+/* What the replay keeps per phase boundary: an arrival count, an open flag, a time stamp. */
+#define RP_BOUND_BYTES 16
 
 /* The size of the object op o releases (free: its object, realloc: the one passed in), 0 for
  * none. */
@@ -83,16 +116,34 @@ void rp_cost(const struct rp_trace *t, struct rp_cost *c);
  * replay, "Work and memory limits"), well below any host's pid_max (32768 by default). */
 #define RP_MAX_THREADS 1024u
 
-/* Loads process pid of the trace at path (pid 0: the process with the most events). A process
- * whose stream is incomplete (trace_loss: killed, still running, events dropped) is refused
- * unless allow_incomplete. Returns 0, or -1 with the reason in err (a bad or unsuitable trace),
- * or -2 when out of memory. */
-int rp_load(const char *path, uint64_t pid, int allow_incomplete, struct rp_trace *t, char *err,
+enum {
+	RP_ALLOW_INCOMPLETE = 1, /* rp_load: replay an incomplete process */
+	RP_NO_MARKS = 2          /* rp_load: leave the phases it marked out (no boundaries) */
+};
+
+/* Loads process pid of the trace at path (pid 0: the process with the most events) with the
+ * phases it marked. A process whose stream is incomplete (trace_loss: killed, still running,
+ * events dropped) is refused unless flags hold RP_ALLOW_INCOMPLETE. Returns 0, or -1 with the
+ * reason in err (a bad or unsuitable trace), or -2 when out of memory. */
+int rp_load(const char *path, uint64_t pid, unsigned flags, struct rp_trace *t, char *err,
             size_t errlen);
 
 /* The same from n bytes of a bundled trace in memory (the fuzz target's entry). */
-int rp_load_mem(const void *data, size_t n, uint64_t pid, int allow_incomplete, struct rp_trace *t,
+int rp_load_mem(const void *data, size_t n, uint64_t pid, unsigned flags, struct rp_trace *t,
                 char *err, size_t errlen);
+
+/* The index in tl[0..nth) (ascending, trace_thread_list) of the recorder's thread idx. */
+size_t rp_thread_index(const uint32_t *tl, size_t nth, uint32_t idx);
+
+/* Splits the loaded threads of t into segments by the spans of m (the process's marks), from
+ * the times of ev[0..n) (the events t was built from, in the same order; tl: their threads), and
+ * fills t->marks: the phases timed, their spans' boundaries and calls, those not timed and why.
+ * Returns 0, or -2 when out of memory. */
+int rp_marks_build(struct rp_trace *t, const struct trace_marks *m, const struct trace_rec *ev,
+                   size_t n, const uint32_t *tl, char *err, size_t errlen);
+
+/* Frees what rp_marks_build added to t. */
+void rp_marks_free(struct rp_trace *t);
 
 void rp_free(struct rp_trace *t);
 

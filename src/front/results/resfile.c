@@ -169,7 +169,7 @@ static int load_config(struct loader *l, const cJSON *cfg)
 	               offsetof(struct rf_workload, name), &d->nwl, &d->wl_idx) != 0)
 		return -1;
 	for (size_t i = 0; d->commands && i < d->nwl; i++) {
-		d->wl[i].nphases = 1;
+		d->wl[i].nphases = d->wl[i].nrecord = 1;
 		if (!(d->wl[i].phases[0] = strdup("total")))
 			return rl_nomem(l);
 	}

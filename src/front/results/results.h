@@ -44,12 +44,15 @@ struct rf_workload {
 	char *name;
 	size_t nphases;              /* 0 until an ok run has been seen */
 	char *phases[RF_MAX_PHASES]; /* "total" is always among them */
+	size_t nrecord; /* how many of them the runs time themselves (a driver record's "phases",
+	                   a command's total); the others are phases its input marked */
 	char *checksum;              /* NULL in commands mode or without an ok run */
 	char *work;                  /* effective params, seed and scale as one comparable string */
 	int show_phases; /* a record's workload.flags holds "show_phases": compare shows its phases
 	                  */
-	/* commands mode: 1 when the ok runs carry the phases the program marked (phase_marks), -1
-	 * when they carry none, 0 before the first ok run */
+	/* 1 when the ok runs carry the phases a program marked (a command run's phase_marks, or a
+	 * replay record's: its recorded process's), -1 when they carry none, 0 before the first ok
+	 * run */
 	int marked;
 	/* per regime and phase: some ok measured run has a time of it (a marked phase that ran once
 	 * has no steady time; a command's total never has one) */

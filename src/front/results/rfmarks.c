@@ -1,6 +1,7 @@
-/* rfmarks.c - the phases a command run marked itself (a run's "phase_marks",
- * docs/results-format.md): their names into the workload's phases after "total", their cold and
- * steady times into the run, read from the spans and regimes the bench wrote. */
+/* rfmarks.c - the phases a program marked itself (a command run's "phase_marks", or a replay
+ * record's, the phases of the process it replayed; docs/results-format.md): their names into the
+ * workload's phases after those its runs time themselves, their cold and steady times into the
+ * run, read from the spans and regimes the bench or the driver wrote. */
 #include "front/results/rfload.h"
 
 #include "common/phasemark.h"
@@ -18,11 +19,18 @@ static int phase_slot(struct loader *l, struct rf_workload *w, const char *name,
 {
 	int p = rf_phase(w, name);
 
+	if (p >= 0 && (size_t)p < w->nrecord)
+		return rl_fail(l, "%s: phase_marks: '%s' is a phase the run times itself", at, name);
 	if (!first && p < 0)
 		return rl_fail(l, "%s: phase_marks: phase '%s' that the first marked run of %s lacks",
 		               at, name, w->name);
+	if (!first)
+		return p;
 	if (p >= 0)
-		return first ? rl_fail(l, "%s: phase_marks: '%s' listed twice", at, name) : p;
+		return rl_fail(l, "%s: phase_marks: '%s' listed twice", at, name);
+	if (w->nphases == RF_MAX_PHASES)
+		return rl_fail(l, "%s: phase_marks: more than %d phases with the run's own", at,
+		               RF_MAX_PHASES);
 	if (!(w->phases[w->nphases] = strdup(name)))
 		return rl_nomem(l);
 	return (int)w->nphases++;
@@ -72,7 +80,7 @@ int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, c
 {
 	struct rf_workload *w = &l->d->wl[wi];
 	const cJSON *pm = rl_get(jr, "phase_marks"), *phases = rl_get(pm, "phases"), *ph;
-	int has = pm && !cJSON_IsNull(pm), first = w->marked == 0 && has, all_settled = 1;
+	int has = pm && !cJSON_IsNull(pm), first = w->marked == 0 && has, all_settled = 1, prior;
 	unsigned seen = 0;
 
 	if (has && !cJSON_IsObject(pm))
@@ -87,11 +95,12 @@ int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, c
 		return 0;
 	if (!cJSON_IsArray(phases) || cJSON_GetArraySize(phases) < 1 ||
 	    cJSON_GetArraySize(phases) > PHASEMARK_MAX_PHASES ||
-	    (!first && (size_t)cJSON_GetArraySize(phases) != w->nphases - 1))
+	    (!first && (size_t)cJSON_GetArraySize(phases) != w->nphases - w->nrecord))
 		return rl_fail(l,
 		               "%s: phase_marks.phases is not an array of the %s phases of %s "
 		               "(1 to %d)",
 		               at, first ? "marked" : "same", w->name, PHASEMARK_MAX_PHASES);
+	prior = run->settled;
 	run->settled = -1;
 	cJSON_ArrayForEach(ph, phases)
 	{
@@ -109,6 +118,8 @@ int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, c
 		if (settled >= 0)
 			run->settled = all_settled &= settled;
 	}
+	if (prior >= 0)
+		run->settled = run->settled < 0 ? prior : prior && run->settled;
 	w->show_phases = 1;
 	return 0;
 }

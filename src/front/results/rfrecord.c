@@ -183,10 +183,10 @@ static int load_phases(struct loader *l, struct rf_workload *w, const cJSON *lis
 				return rl_fail(l, "%s: record.phases: '%s' listed twice", at,
 				               v->valuestring);
 		has_total |= strcmp(v->valuestring, "total") == 0;
-		if (w->nphases == 0) {
+		if (w->nrecord == 0) {
 			if (!(w->phases[n] = strdup(v->valuestring)))
 				return rl_nomem(l);
-		} else if (n >= w->nphases || strcmp(w->phases[n], v->valuestring) != 0) {
+		} else if (n >= w->nrecord || strcmp(w->phases[n], v->valuestring) != 0) {
 			return rl_fail(l, "%s: record.phases differ from other runs of %s", at,
 			               w->name);
 		}
@@ -194,9 +194,10 @@ static int load_phases(struct loader *l, struct rf_workload *w, const cJSON *lis
 	}
 	if (!has_total)
 		return rl_fail(l, "%s: record.phases lacks \"total\"", at);
-	if (w->nphases != 0 && n != w->nphases)
+	if (w->nrecord != 0 && n != w->nrecord)
 		return rl_fail(l, "%s: record.phases differ from other runs of %s", at, w->name);
-	w->nphases = n;
+	if (w->nrecord == 0)
+		w->nphases = w->nrecord = n;
 	return 0;
 }
 
@@ -241,7 +242,7 @@ static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON 
 	cJSON_ArrayForEach(rep, reps)
 	{
 		const cJSON *phases = rl_get(rep, "phases");
-		for (size_t p = 0; p < w->nphases; p++)
+		for (size_t p = 0; p < w->nrecord; p++)
 			if (!rl_wall_ns(rl_get(rl_get(phases, w->phases[p]), "wall_ns"),
 			                &l->rep_t[p * RF_MAX_REPS + i]))
 				return rl_fail(
@@ -300,7 +301,7 @@ static int load_regimes(struct loader *l, const struct rf_workload *w, const cJS
 	if (settled && !cJSON_IsBool(settled) && !cJSON_IsNull(settled))
 		return rl_fail(l, "%s: record.regimes.settled is not true, false or null", at);
 	for (int r = 0; r < RF_NREGIMES; r++)
-		for (size_t p = 0; p < w->nphases; p++) {
+		for (size_t p = 0; p < w->nrecord; p++) {
 			size_t k = 0;
 			for (size_t i = 0; i < n; i++)
 				if (g[i] == of[r])

@@ -147,7 +147,8 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		return rl_opt_num(l, rl_get(jr, "process"), "max_rss_kib", RF_MAX_FIGURE, at,
 		                  "process", &run->max_rss_kib);
 	}
-	if (rl_record(l, (size_t)w, d->arms[a], rl_get(jr, "record"), run, at) != 0)
+	if (rl_record(l, (size_t)w, d->arms[a], rl_get(jr, "record"), run, at) != 0 ||
+	    rl_marks(l, (size_t)w, rl_get(jr, "record"), run, at) != 0)
 		return -1;
 	note_measured(d, &d->wl[w], run, measured);
 	if (isnan(run->wall_ns))

@@ -1,0 +1,187 @@
+/* runmarks.c - the phases a workload's input marks, rep by rep, and their record (runmarks.h). */
+#include "driver/runmarks.h"
+
+#include "driver/runrec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int runmarks_init(struct runmarks *r, const struct wl_marks *m, const struct steady_rule *rule,
+                  int maxreps)
+{
+	size_t n = 0;
+
+	memset(r, 0, sizeof *r);
+	r->m = m;
+	r->rule = *rule;
+	r->maxreps = maxreps;
+	r->d.nphases = m->nphases;
+	r->d.nuntimed = m->nuntimed;
+	for (size_t p = 0; p < m->nphases; p++) {
+		n += r->d.nspans[p] = m->nspans[p];
+		r->d.skipped[p] = m->skipped[p];
+		snprintf(r->d.name[p], sizeof r->d.name[p], "%s", m->name[p]);
+	}
+	for (size_t p = 0; p < m->nuntimed; p++) {
+		snprintf(r->d.untimed[p], sizeof r->d.untimed[p], "%s", m->untimed[p]);
+		snprintf(r->d.why[p], sizeof r->d.why[p], "%s", m->why[p]);
+	}
+	r->nspans = n;
+	if (!m->nphases)
+		return 0;
+	if (!(r->d.calls = malloc(n * sizeof *r->d.calls)))
+		return -1;
+	memcpy(r->d.calls, m->calls, n * sizeof *r->d.calls);
+	r->first = malloc(n * sizeof *r->first);
+	r->t = malloc(n * sizeof *r->t);
+	r->g = malloc(n * sizeof *r->g);
+	r->scratch = malloc(n * sizeof *r->scratch);
+	r->rep = calloc((size_t)maxreps * m->nphases, sizeof *r->rep);
+	return r->first && r->t && r->g && r->scratch && r->rep ? 0 : -1;
+}
+
+void runmarks_free(struct runmarks *r)
+{
+	free(r->d.calls);
+	free(r->first);
+	free(r->t);
+	free(r->g);
+	free(r->scratch);
+	free(r->rep);
+	memset(r, 0, sizeof *r);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of the n times of t labelled steady in g, sorted in place in tmp; -1 for none. */
+static int64_t steady_median(const int64_t *t, const enum steady_regime *g, size_t n, int64_t *tmp)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (g[i] == STEADY_STEADY)
+			tmp[k++] = t[i];
+	if (!k)
+		return -1;
+	qsort(tmp, k, sizeof *tmp, cmp_i64);
+	return k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2;
+}
+
+void runmarks_rep(struct runmarks *r, int k)
+{
+	const struct wl_marks *m = r->m;
+	int64_t *tmp = malloc((r->nspans ? r->nspans : 1) * sizeof *tmp);
+	size_t at = 0;
+
+	if (!m->nphases || k >= r->maxreps)
+		goto out;
+	for (size_t i = 0; i < r->nspans; i++) {
+		int64_t d = m->stamp[m->bound[2 * i + 1]] - m->stamp[m->bound[2 * i]];
+		r->t[i] = d > 0 ? d : 1;
+	}
+	for (size_t p = 0; p < m->nphases; at += m->nspans[p++]) {
+		enum steady_regime *g = k == 0 ? r->g + at : r->scratch;
+		struct runmarks_rep *q = &r->rep[(size_t)k * m->nphases + p];
+		q->settled = steady_spans(r->t + at, m->nspans[p], &r->rule, g);
+		q->cold_ns = r->t[at];
+		q->steady_ns = tmp ? steady_median(r->t + at, g, m->nspans[p], tmp) : -1;
+	}
+	if (k == 0)
+		memcpy(r->first, r->t, r->nspans * sizeof *r->t);
+	r->nreps = k + 1;
+out:
+	free(tmp);
+}
+
+/* An exact integer, or null for a negative one (none). */
+static cJSON *int_or_null(int64_t v)
+{
+	return v < 0 ? cJSON_CreateNull() : runrec_int(v);
+}
+
+static cJSON *settled_json(int s)
+{
+	return s < 0 ? cJSON_CreateNull() : cJSON_CreateBool(s);
+}
+
+/* Every rep's cold and steady times and whether it settled, for phase p. */
+static cJSON *reps_json(const struct runmarks *r, size_t p)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (int k = 0; a && k < r->nreps; k++) {
+		const struct runmarks_rep *q = &r->rep[(size_t)k * r->d.nphases + p];
+		cJSON *o = cJSON_CreateObject();
+		if (!o || !cJSON_AddItemToArray(a, o) ||
+		    !cJSON_AddItemToObject(o, "cold_ns", runrec_int(q->cold_ns)) ||
+		    !cJSON_AddItemToObject(o, "steady_ns", int_or_null(q->steady_ns)) ||
+		    !cJSON_AddItemToObject(o, "settled", settled_json(q->settled)))
+			return cJSON_Delete(a), NULL;
+	}
+	return a;
+}
+
+/* Phase p of rep 0: its spans, their regimes and what the rule made of them; the calls of each
+ * span; every rep's times. at: its first span. */
+static cJSON *phase_json(const struct runmarks *r, size_t p, size_t at)
+{
+	const struct runmarks_rep *q = &r->rep[p];
+	cJSON *o = cJSON_CreateObject(), *w, *g, *c;
+
+	if (!o || !cJSON_AddStringToObject(o, "name", r->d.name[p]) ||
+	    !(w = cJSON_AddArrayToObject(o, "wall_ns")) ||
+	    !(g = cJSON_AddArrayToObject(o, "regimes")) ||
+	    !cJSON_AddItemToObject(o, "settled", settled_json(q->settled)) ||
+	    !cJSON_AddItemToObject(o, "cold_ns", runrec_int(q->cold_ns)) ||
+	    !cJSON_AddItemToObject(o, "steady_ns", int_or_null(q->steady_ns)) ||
+	    !(c = cJSON_AddArrayToObject(o, "calls")) ||
+	    !cJSON_AddItemToObject(o, "skipped_spans", runrec_int((int64_t)r->d.skipped[p])) ||
+	    !cJSON_AddItemToObject(o, "reps", reps_json(r, p)))
+		return cJSON_Delete(o), NULL;
+	for (size_t i = at; i < at + r->d.nspans[p]; i++)
+		if (!cJSON_AddItemToArray(w, runrec_int(r->first[i])) ||
+		    !cJSON_AddItemToArray(g, cJSON_CreateString(steady_regime_name(r->g[i]))) ||
+		    !cJSON_AddItemToArray(c, runrec_int((int64_t)r->d.calls[i])))
+			return cJSON_Delete(o), NULL;
+	return o;
+}
+
+static int untimed_json(cJSON *root, const struct runmarks_desc *d)
+{
+	cJSON *a = cJSON_AddArrayToObject(root, "phase_marks_untimed");
+
+	for (size_t i = 0; a && i < d->nuntimed; i++) {
+		cJSON *o = cJSON_CreateObject();
+		if (!o || !cJSON_AddItemToArray(a, o) ||
+		    !cJSON_AddStringToObject(o, "name", d->untimed[i]) ||
+		    !cJSON_AddStringToObject(o, "reason", d->why[i]))
+			return -1;
+	}
+	return a ? 0 : -1;
+}
+
+int runmarks_json(cJSON *root, const struct runmarks *r)
+{
+	cJSON *pm, *phases;
+	size_t at = 0;
+
+	if (r->d.nuntimed && untimed_json(root, &r->d) != 0)
+		return -1;
+	if (!r->d.nphases || !r->nreps)
+		return 0;
+	if (!(pm = cJSON_AddObjectToObject(root, "phase_marks")) ||
+	    !(phases = cJSON_AddArrayToObject(pm, "phases")))
+		return -1;
+	for (size_t p = 0; p < r->d.nphases; at += r->d.nspans[p++]) {
+		cJSON *o = phase_json(r, p, at);
+		if (!o || !cJSON_AddItemToArray(phases, o))
+			return cJSON_Delete(o), -1;
+	}
+	return 0;
+}
