@@ -58,6 +58,17 @@ static void good(void)
 /* The pid a line may carry: the span's writer, checked and kept. */
 static void pids(void)
 {
+	static const struct {
+		const char *text, *want, *name;
+	} bad[] = {
+	    {"begin epoch 1 12\nend epoch 2 13\n",
+	     "line 2: pid 13 ends 'epoch', begun by pid 12 at line 1",
+	     "a span begun by one process and ended by another"},
+	    {"begin epoch 1 0\n", "pid '0' is not a process id (1 to 4194304)", "pid 0"},
+	    {"begin epoch 1 4194305\n", "pid '4194305' is not", "a pid above Linux's limit"},
+	    {"begin epoch 1 12 x\n", "pid '12 x' is not", "a fifth field"},
+	    {"begin epoch 1 -3\n", "pid '-3' is not", "a negative pid"},
+	};
 	struct phasemark_set s;
 
 	CHECK(parse("begin epoch 10 4242\nend epoch 30 4242\nbegin epoch 40\nend epoch 50 7\n"
@@ -70,15 +81,8 @@ static void pids(void)
 	CHECK(s.phase[0].at[0] == 10 && s.phase[0].at[1] == 40 && s.phase[0].ns[0] == 20,
 	      "each span keeps its begin time and its duration");
 	phasemark_free(&s);
-	CHECK(refused("begin epoch 1 12\nend epoch 2 13\n", 0, 0,
-	              "line 2: pid 13 ends 'epoch', begun by pid 12 at line 1"),
-	      "a span begun by one process and ended by another");
-	CHECK(refused("begin epoch 1 0\n", 0, 0, "pid '0' is not a process id (1 to 4194304)"),
-	      "pid 0");
-	CHECK(refused("begin epoch 1 4194305\n", 0, 0, "pid '4194305' is not"),
-	      "a pid above Linux's limit");
-	CHECK(refused("begin epoch 1 12 x\n", 0, 0, "pid '12 x' is not"), "a fifth field");
-	CHECK(refused("begin epoch 1 -3\n", 0, 0, "pid '-3' is not"), "a negative pid");
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		CHECK(refused(bad[i].text, 0, 0, bad[i].want), "%s is refused", bad[i].name);
 }
 
 static void hostile(void)

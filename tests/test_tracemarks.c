@@ -161,50 +161,42 @@ static void payloads(void)
 	CHECK(refused_payload(b, n, 1, "run past the block"), "more spans than the block holds");
 }
 
-/* Marks blocks in the wrong place, twice, too large or compressed. */
+/* A trace of the blocks of layout ('p' process, 'e' events, 'm' marks, 'x' end) and a trailer. */
+static void layout_trace(struct tb *t, const char *layout)
+{
+	start(t);
+	for (const char *c = layout; *c; c++)
+		if (*c == 'p')
+			put_process(t, 7);
+		else if (*c == 'e')
+			put_events(t, 0, ops, 2);
+		else if (*c == 'm')
+			put_marks(t, 1);
+		else
+			put_end(t);
+	finish(t);
+}
+
+/* Marks blocks in the wrong place, twice, or too large. */
 static void placement(void)
 {
+	static const struct {
+		const char *layout, *want, *name;
+	} c[] = {
+	    {"pmex", "follows a marks block", "events after the marks block"},
+	    {"pmmx", "follows a marks block", "two marks blocks"},
+	    {"pxm", "follows its process's end block", "a marks block after the end block"},
+	    {"m", "precedes", "a marks block before any process"},
+	    {"pm", "follows a marks block", "a marks block without its end block"},
+	};
 	static struct tb t;
 	uint8_t big[TRACE_MAX_MARKS + 8] = {0};
 
-	start(&t);
-	put_process(&t, 7);
-	put_marks(&t, 1);
-	put_events(&t, 0, ops, 2);
-	put_end(&t);
-	finish(&t);
-	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
-	          strstr(err, "follows a marks block"),
-	      "events after the marks block (%s)", err);
-	start(&t);
-	put_process(&t, 7);
-	put_marks(&t, 1);
-	put_marks(&t, 1);
-	put_end(&t);
-	finish(&t);
-	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
-	          strstr(err, "follows a marks block"),
-	      "two marks blocks (%s)", err);
-	start(&t);
-	put_process(&t, 7);
-	put_end(&t);
-	put_marks(&t, 1);
-	finish(&t);
-	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
-	          strstr(err, "follows its process's end block"),
-	      "a marks block after the end block (%s)", err);
-	start(&t);
-	put_marks(&t, 1);
-	finish(&t);
-	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 && strstr(err, "precedes"),
-	      "a marks block before any process (%s)", err);
-	start(&t);
-	put_process(&t, 7);
-	put_marks(&t, 1);
-	finish(&t);
-	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
-	          strstr(err, "follows a marks block"),
-	      "a marks block without its end block (%s)", err);
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		layout_trace(&t, c[i].layout);
+		CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 && strstr(err, c[i].want),
+		      "%s is refused (%s)", c[i].name, err);
+	}
 	start(&t);
 	put_process(&t, 7);
 	trace_put32(big, 1);
