@@ -90,6 +90,28 @@ expect_status "replay with the marks" 0 "$SYS" run replay --param trace="$TMP/c.
 jeq "marks=ignore: no phase_marks" "$TMP/ign.json" phase_marks ""
 jeq "... and the same checksum" "$TMP/ign.json" checksum "$("$J" "$TMP/out" checksum)"
 
+# ---- a results file whose replay marks disagree with the record is refused ----
+if [ -x /usr/bin/python3 ]; then
+	/usr/bin/python3 - "$TMP/b.json" "$TMP/clash.json" "$TMP/lack.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["rounds"]:
+    for run in r["runs"]:
+        rec = run["record"]
+        rec["phases"].append("epoch")
+        for rep in rec["reps"]:
+            rep["phases"]["epoch"] = {"wall_ns": 5, "cpu_ns": 5}
+json.dump(d, open(sys.argv[2], "w"))
+d = json.load(open(sys.argv[1]))
+d["rounds"][1]["runs"][0]["record"]["phase_marks"]["phases"].pop(0)
+json.dump(d, open(sys.argv[3], "w"))
+PY
+	expect_status "a marked phase named like a phase of the record: refused" 2 "$A" compare "$TMP/clash.json"
+	expect_err "... with one line" "phase_marks: 'epoch' is a phase the run times itself"
+	expect_status "a replay run marking fewer phases than the others: refused" 2 "$A" compare "$TMP/lack.json"
+	expect_err "... with one line" "phase_marks.phases is not an array of the same phases"
+fi
+
 # ---- a hostile marks file: the trace without marks, one line on stderr ----
 "$A" record -o "$TMP/h.trace" -- "$F" 2 garbage >/dev/null 2>"$TMP/err"
 rc=$?
