@@ -39,7 +39,7 @@ static struct trace_reader *reader_new(FILE *f, enum trace_mode mode, char *err,
 {
 	struct trace_reader *r = calloc(1, sizeof *r);
 	const char *magic = mode == TRACE_STREAM ? TRACE_RAW_MAGIC : TRACE_FILE_MAGIC;
-	unsigned oldest = mode == TRACE_STREAM ? TRACE_VERSION : 1;
+	unsigned oldest = mode == TRACE_STREAM ? 2 : 1; /* raw streams of 2 and 3 are alike */
 	uint8_t h[TRACE_FILE_HDR];
 	size_t n;
 

@@ -42,7 +42,7 @@ struct trace_block {
 enum trace_mode {
 	TRACE_BUNDLE, /* a whole trace (TRACE_FILE_MAGIC, version 1 to 3): must end with a trailer
 	                 block, then end of file */
-	TRACE_STREAM, /* one raw stream (TRACE_RAW_MAGIC, this version): a process block, its status
+	TRACE_STREAM, /* one raw stream (TRACE_RAW_MAGIC, version 2 or 3): a process block, its status
 	                 block, events blocks whose events name addresses (front/cmd/recbundle.h);
 	                 ends at end of file, a torn last block ends it early */
 };
