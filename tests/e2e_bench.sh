@@ -242,6 +242,9 @@ bad "one --cmd" 2 "--cmd: a comparison needs at least two commands" --cmd a=true
 bad "duplicate --cmd" 2 "--cmd: name 'a' is given twice" --cmd a=true --cmd a=false "${O[@]}"
 bad "--cmd with -a" 2 "--cmd cannot be combined with --allocators" --cmd a=true --cmd b=true -a system "${O[@]}"
 bad "bad --cmd name" 2 "--cmd: 'a/b=true' is not NAME=COMMAND" --cmd a/b=true --cmd c=true "${O[@]}"
+bad "--cmd arm named like an option" 2 "--cmd: '--help=true' is not NAME=COMMAND .*not starting with '-'" --cmd --help=true --cmd c=true "${O[@]}"
+bad "--cmd arm name starting with '-'" 2 "--cmd: '-x=true' is not NAME=COMMAND" --cmd=-x=true --cmd c=true "${O[@]}"
+bad "--preload arm name starting with '-'" 2 "--preload: '-x=libx.so' is not NAME=LIBRARY .*not starting with '-'" --program true --preload=-x=libx.so "${O[@]}"
 bad "gate: unknown candidate" 2 "" --cmd a=true --cmd b=true "${O[@]}" --gate --candidate zz --min-speedup 5%
 bad "gate: bad margin" 2 "" --cmd a=true --cmd b=true "${O[@]}" --gate --candidate b --min-speedup lots
 bad "bad --equivalence" 2 "--equivalence '0': want a percentage 0 < M < 100" --cmd a=true --cmd b=true --equivalence 0 "${O[@]}"

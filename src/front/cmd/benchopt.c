@@ -185,8 +185,8 @@ static const struct opt opts[O_COUNT] = {
     [O_CMD] = {"--cmd", 0, OPT_VALUE | OPT_REPEAT, "NAME='COMMAND'",
                .help = "an arm that runs your program as `/bin/sh -c COMMAND` (two or more; not "
                        "with -a, --arm, -w, --scale, --seed, --param, --reps, --driver-dir, "
-                       "--duet); NAME is [A-Za-z0-9_.-]+, unique; the first is compare's "
-                       "baseline"},
+                       "--duet); NAME is [A-Za-z0-9_.-]+, not starting with '-', unique; the "
+                       "first is compare's baseline"},
     [O_PROGRAM] = {"--program", 0, OPT_VALUE, "'COMMAND'",
                    .help = "your own program, run as `/bin/sh -c COMMAND` once per allocator: -a "
                            "names them (default: system and every allocator whose Debian "
@@ -247,9 +247,11 @@ static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen
 	size_t n = eq ? (size_t)(eq - v) : 0;
 	char *name;
 
-	if (!eq || !bench_valid_name(v, n))
-		return errmsg_fail(
-		    err, errlen, "--cmd: '%s' is not NAME=COMMAND with NAME in [A-Za-z0-9_.-]", v);
+	if (!eq || !bench_valid_name(v, n) || v[0] == '-')
+		return errmsg_fail(err, errlen,
+		                   "--cmd: '%s' is not NAME=COMMAND with NAME in [A-Za-z0-9_.-], not "
+		                   "starting with '-'",
+		                   v);
 	if (strspn(eq + 1, " \t") == strlen(eq + 1))
 		return errmsg_fail(err, errlen, "--cmd %.*s: empty command", (int)n, v);
 	for (size_t i = 0; i < o->ncmds; i++)
@@ -271,10 +273,11 @@ static int add_pair(const char *opt, const char **names, const char **values, si
 	size_t len = eq ? (size_t)(eq - v) : 0;
 	char *name;
 
-	if (!eq || !bench_valid_name(v, len) || !eq[1])
+	if (!eq || !bench_valid_name(v, len) || v[0] == '-' || !eq[1])
 		return errmsg_fail(err, errlen,
-		                   "%s: '%s' is not NAME=%s with NAME in [A-Za-z0-9_.-]", opt, v,
-		                   strcmp(opt, "--expect") == 0 ? "ALLOCATOR" : "LIBRARY");
+		                   "%s: '%s' is not NAME=%s with NAME in [A-Za-z0-9_.-], not "
+		                   "starting with '-'",
+		                   opt, v, strcmp(opt, "--expect") == 0 ? "ALLOCATOR" : "LIBRARY");
 	for (size_t i = 0; i < *n; i++)
 		if (strlen(names[i]) == len && strncmp(names[i], v, len) == 0)
 			return errmsg_fail(err, errlen, "%s: name '%.*s' is given twice", opt,
