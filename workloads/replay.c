@@ -195,6 +195,21 @@ static double spun_s(const struct rp_cost *k, int64_t gaps, int *cpus)
 	return (chain > shared ? chain : shared) * (double)gaps / 100 * 1e-9;
 }
 
+/* The recorded process the replay runs, for the record (docs/results-format.md). */
+static void rp_describe_input(const struct wl_ctx *ctx, struct wl_input_desc *d)
+{
+	const struct rp_state *st = ctx->state;
+
+	d->index = (int64_t)st->t.index;
+	d->pid = (int64_t)st->t.pid;
+	d->threads = (int64_t)st->t.nth;
+	d->events = (int64_t)st->t.events;
+	d->duration_ns = st->t.duration_ns;
+	snprintf(d->exe, sizeof d->exe, "%s", st->t.info.exe);
+	snprintf(d->command, sizeof d->command, "%s", st->t.info.args);
+	snprintf(d->ended, sizeof d->ended, "%s", trace_how_name(st->t.how));
+}
+
 /* The loaded trace's footprint (its peak of live requested bytes, the replay's tables) and one
  * rep's estimated seconds: calls, fresh mappings, moves and touched memory of every thread, and
  * the gaps spun (spun_s). */
@@ -495,4 +510,5 @@ const struct workload wl_replay = {
     .setup = rp_setup,
     .teardown = rp_teardown,
     .input_cost = rp_input_cost,
+    .describe_input = rp_describe_input,
 };

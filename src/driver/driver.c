@@ -319,6 +319,7 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 	struct proof pr;
 	struct wl_ctx ctx = {0};
 	struct runrec rec = {0};
+	struct wl_input_desc input;
 	struct backend_counter counters[BACKEND_MAX_COUNTERS];
 	struct runrec_rep *reps;
 	double *after;
@@ -364,6 +365,10 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 		free(reps);
 		free(after);
 		return fail(ST_USAGE, "", "%s", err);
+	}
+	if (o.wl->describe_input) {
+		o.wl->describe_input(&ctx, &input);
+		rec.input = &input;
 	}
 	rec.started = time(NULL);
 	rec.rss_start_bytes = resident_bytes();

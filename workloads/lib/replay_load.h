@@ -6,6 +6,7 @@
 #ifndef ALLOCAB_REPLAY_LOAD_H
 #define ALLOCAB_REPLAY_LOAD_H
 
+#include "common/trace.h"
 #include "common/trace_format.h"
 
 #include <stddef.h>
@@ -43,6 +44,9 @@ struct rp_trace {
 	uint64_t pid, events, dropped; /* dropped: releases of objects the trace never allocated */
 	uint64_t peak_bytes;           /* live bytes at the peak of the checked schedule */
 	size_t index;                  /* the process's position in the trace */
+	struct trace_process info;     /* its pid, executable and command line */
+	int64_t duration_ns;           /* its stream's duration while recorded; -1: no end block */
+	uint64_t how;                  /* how its stream ended (enum trace_how) */
 };
 
 /* Blocks larger than this get fresh pages from the system on every allocation under at least one
