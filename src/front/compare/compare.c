@@ -264,9 +264,13 @@ static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const s
 			return errmsg_fail(err, errlen, "%s measured %s: no %s times to compare%s",
 			                   lacks->path, rf_regimes_measured(lacks),
 			                   rf_regime_name(g),
-			                   g == RF_STEADY ? " (rerun the bench with --reps auto, "
-			                                    "the default, or use --regime cold)"
-			                                  : "");
+			                   g != RF_STEADY ? ""
+			                   : lacks->commands
+			                       ? " (a --cmd or --program bench times each run's "
+			                         "process once: use --regime cold, or time the steady "
+			                         "repetitions inside your program and bench that)"
+			                       : " (rerun the bench with --reps auto, the default, or "
+			                         "use --regime cold)");
 		r->compared[g] = want && !lacks;
 		any |= r->compared[g];
 	}

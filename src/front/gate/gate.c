@@ -170,10 +170,11 @@ static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE
 	c.r = r;
 	if (cold_only && warn) {
 		char msg[1024];
-		snprintf(msg, sizeof msg,
-		         "%s measured %s: judging the cold regime (give --regime to choose; steady "
-		         "needs a bench with --reps auto, the default)",
-		         cold_only->path, rf_regimes_measured(cold_only));
+		snprintf(msg, sizeof msg, "%s measured %s: judging the cold regime%s",
+		         cold_only->path, rf_regimes_measured(cold_only),
+		         cold_only->commands ? ", the only one a --cmd or --program bench measures"
+		                             : " (give --regime to choose; steady needs a bench "
+		                               "with --reps auto, the default)");
 		errmsg_warn(warn, "gate", msg);
 	}
 	for (size_t i = 0; warn && i < r->nwarn; i++)
