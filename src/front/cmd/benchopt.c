@@ -332,7 +332,7 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	case O_SEED:
 	case O_SHUF:
 		if (num_parse_u64(v, &u) != 0 || u > BENCH_SEED_MAX)
-			return errmsg_fail(err, errlen, "%s: '%s' is not an integer in 0..%llu",
+			return errmsg_fail(err, errlen, "%s '%s': want a whole number from 0 to %llu",
 			                   opts[k].name, v, BENCH_SEED_MAX);
 		*(k == O_SEED ? &o->seed : &o->shuffle_seed) = u;
 		*(k == O_SEED ? &o->seed_set : &o->shuffle_seed_set) = 1;
@@ -350,15 +350,18 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		    [O_REPS] = 1, [O_ROUNDS] = 1, [O_WARMUP] = 0, [O_MINR] = 1};
 		static const uint64_t hi[] = {
 		    [O_REPS] = 1000, [O_ROUNDS] = 100000, [O_WARMUP] = 1000, [O_MINR] = 100000};
+		static const char *const what[] = {[O_REPS] = "auto or a whole number of repetitions",
+		                                   [O_ROUNDS] = "a whole number of rounds",
+		                                   [O_WARMUP] = "a whole number of warm-up rounds",
+		                                   [O_MINR] = "a whole number of rounds"};
 		if (k == O_REPS && strcmp(v, reps_words[0]) == 0) {
 			o->reps = 0, o->reps_set = 1;
 			return 0;
 		}
 		if (num_parse_u64(v, &u) != 0 || u < lo[k] || u > hi[k])
-			return errmsg_fail(err, errlen,
-			                   "%s: '%s' is not %san integer in %llu..%llu",
-			                   opts[k].name, v, k == O_REPS ? "auto or " : "",
-			                   (unsigned long long)lo[k], (unsigned long long)hi[k]);
+			return errmsg_fail(err, errlen, "%s '%s': want %s from %llu to %llu",
+			                   opts[k].name, v, what[k], (unsigned long long)lo[k],
+			                   (unsigned long long)hi[k]);
 		if (k == O_REPS)
 			o->reps = (unsigned)u, o->reps_set = 1;
 		else if (k == O_ROUNDS)
@@ -373,14 +376,14 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	case O_TIMEOUT:
 		if (num_parse_double(v, 0, &d) != 0 || !(d >= 0.001 && d <= 1e7))
 			return errmsg_fail(err, errlen,
-			                   "%s: '%s' is not a number of seconds in 0.001..1e7",
+			                   "%s '%s': want a number of seconds from 0.001 to 10000000",
 			                   opts[k].name, v);
 		*(k == O_BUDGET ? &o->budget_s : &o->timeout_s) = d;
 		return 0;
 	case O_PAD:
 		if (num_parse_u64(v, &u) != 0 || u > BENCH_PAD_MAX_LIMIT)
 			return errmsg_fail(err, errlen,
-			                   "--pad-max: '%s' is not an integer in 0..%d", v,
+			                   "--pad-max '%s': want a whole number of bytes from 0 to %d", v,
 			                   BENCH_PAD_MAX_LIMIT);
 		o->pad_max = (size_t)u;
 		return 0;
@@ -411,7 +414,7 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		return 0;
 	case O_SHARD:
 		if (bench_task_parse_shard(v, &u) != 0)
-			return errmsg_fail(err, errlen, "--shard '%s': want an integer in 0..%llu", v,
+			return errmsg_fail(err, errlen, "--shard '%s': want a whole number from 0 to %llu", v,
 			                   (unsigned long long)BENCH_TASK_SHARD_MAX);
 		o->shard = v;
 		return 0;

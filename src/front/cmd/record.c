@@ -212,11 +212,11 @@ static void wait_background(int wait_s)
 	if (!(n = list_children(pids, 4)))
 		return;
 	name_pids(pids, n, names, sizeof names);
-	fprintf(
-	    stderr,
-	    "allocab: record: warning: %zu process(es) COMMAND left in the background still run "
-	    "after %d s (%s): their streams are cut here and marked running in the trace\n",
-	    n, got_signal ? 0 : wait_s, names);
+	fprintf(stderr,
+	        "allocab: record: warning: %zu %s COMMAND left in the background still %s after %d "
+	        "s (%s): %s cut here and marked running in the trace\n",
+	        n, n == 1 ? "process" : "processes", n == 1 ? "runs" : "run",
+	        got_signal ? 0 : wait_s, names, n == 1 ? "its stream is" : "their streams are");
 }
 
 /* Writes the trace of dir to out (atomically). Returns 0, -2 when dir holds no stream (nothing
@@ -279,12 +279,18 @@ static int loss_is(const struct rb_loss *l, int kind)
 /* One warning per kind of loss, with how many processes and a few of them. */
 static void report_losses(const struct rb_result *res)
 {
-	static const char *const what[] = {
-	    "were killed or crashed before their end: the events their threads had not flushed "
-	    "are lost",
-	    "still ran when the trace was bundled: their streams are cut there",
-	    "lost events: their streams could not be written",
-	    "ended in a torn or unreadable block, dropped", "have no end record"};
+	static const char *const what[][2] = {
+	    {"was killed or crashed before its end: the events its threads had not flushed are "
+	     "lost",
+	     "were killed or crashed before their end: the events their threads had not flushed "
+	     "are lost"},
+	    {"still ran when the trace was bundled: its stream is cut there",
+	     "still ran when the trace was bundled: their streams are cut there"},
+	    {"lost events: its stream could not be written",
+	     "lost events: their streams could not be written"},
+	    {"ended in a torn or unreadable block, dropped",
+	     "ended in a torn or unreadable block, dropped"},
+	    {"has no end record", "have no end record"}};
 
 	for (int kind = 0; kind < 5; kind++) {
 		char names[256] = "";
@@ -305,7 +311,8 @@ static void report_losses(const struct rb_result *res)
 		}
 		if (!n)
 			continue;
-		fprintf(stderr, "allocab: record: warning: %zu process(es) %s", n, what[kind]);
+		fprintf(stderr, "allocab: record: warning: %zu %s %s", n,
+		        n == 1 ? "process" : "processes", what[kind][n != 1]);
 		if (kind == 2)
 			fprintf(stderr, " (%s): %llu of %llu events dropped",
 			        e && e < 4096 ? strerror((int)e) : "a write failed",
@@ -316,10 +323,10 @@ static void report_losses(const struct rb_result *res)
 
 static void report(const struct rb_result *res, const char *out, int in_place)
 {
-	fprintf(stderr,
-	        "allocab: record: %llu process images (%llu ended in an exec), %llu events -> %s",
-	        (unsigned long long)res->procs, (unsigned long long)res->images_exec,
-	        (unsigned long long)res->events, out);
+	fprintf(stderr, "allocab: record: %llu process image%s (%llu ended in an exec), %llu event%s -> %s",
+	        (unsigned long long)res->procs, res->procs == 1 ? "" : "s",
+	        (unsigned long long)res->images_exec, (unsigned long long)res->events,
+	        res->events == 1 ? "" : "s", out);
 	if (in_place)
 		fputc('\n', stderr);
 	else
@@ -328,16 +335,19 @@ static void report(const struct rb_result *res, const char *out, int in_place)
 	if (res->unreadable)
 		fprintf(
 		    stderr,
-		    "allocab: record: warning: %llu stream(s) hold no readable process block (a "
-		    "full disk?): their processes are not in the trace\n",
-		    (unsigned long long)res->unreadable);
+		    "allocab: record: warning: %llu %s no readable process block (a full disk?): "
+		    "%s not in the trace\n",
+		    (unsigned long long)res->unreadable,
+		    res->unreadable == 1 ? "stream holds" : "streams hold",
+		    res->unreadable == 1 ? "its process is" : "their processes are");
 	if (res->misordered)
 		fprintf(
 		    stderr,
-		    "allocab: record: warning: %llu allocation(s) returned an address still live "
-		    "in the recording's order (the clocks of two CPUs disagreed): their objects "
-		    "may be paired wrongly\n",
-		    (unsigned long long)res->misordered);
+		    "allocab: record: warning: %llu %s an address still live in the recording's "
+		    "order (the clocks of two CPUs disagreed): %s be paired wrongly\n",
+		    (unsigned long long)res->misordered,
+		    res->misordered == 1 ? "allocation returned" : "allocations returned",
+		    res->misordered == 1 ? "its object may" : "their objects may");
 }
 
 /* Whether the trace lost events the program made because the recording itself failed. */
@@ -394,7 +404,8 @@ static int parse_wait(const char *v, int *wait_s)
 
 	if (num_parse_u64(v, &n) != 0 || n > 3600) {
 		fprintf(stderr,
-		        "allocab: record: --wait: '%s' is not a number of seconds in 0..3600\n", v);
+		        "allocab: record: --wait '%s': want a whole number of seconds from 0 to 3600\n",
+		        v);
 		return -1;
 	}
 	*wait_s = (int)n;
