@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|test-fleet|bench|bench-stats|bench-compare|seq-sim|validate|fuzz|deps|install|uninstall|man|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|test-fleet|bench|bench-models|bench-stats|bench-compare|seq-sim|validate|fuzz|deps|install|uninstall|man|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -60,7 +60,8 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 # tests only build it.
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
-	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/jsleep
+	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/jsleep \
+	$(BUILD)/tests/phase_fixture
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz man seq-sim
 .SUFFIXES:
@@ -122,6 +123,10 @@ $(BUILD)/tests/jget: $(BUILD)/tests/jget.o
 # A program with a known allocation stream for the record/replay tests (tests/e2e_record.sh).
 $(BUILD)/tests/alloc_threads: $(BUILD)/tests/alloc_threads.o
 	$(CC) $(LDFLAGS) -o $@ $^ -pthread
+
+# A program that marks its phases with phase/allocab_phase.h (tests/e2e_phases.sh).
+$(BUILD)/tests/phase_fixture: $(BUILD)/tests/phase_fixture.o
+	$(CC) $(LDFLAGS) -o $@ $^
 
 # Synthetic fleets with known per-machine effects for make validate (scripts/validate.sh).
 $(BUILD)/tests/mkfleet: $(BUILD)/tests/mkfleet.o $(BUILD)/src/common/prng.o
@@ -186,6 +191,16 @@ bench: deps
 	@$(MAKE) --no-print-directory build-all
 	@BUILD=$(BUILD) BENCH_BUDGET=$(BENCH_BUDGET) scripts/bench.sh $(BENCH_ARGS)
 
+# make bench-models: the training examples (examples/, docs/models.md) under every allocator, each
+# recorded once and replayed, docs/claims/models.json checked; installs python3-torch and cargo
+# from Debian when they are missing. Not part of make test. MODELS_ROUNDS, MODELS, MODELS_ARGS_<m>:
+# scripts/bench_models.sh.
+.PHONY: bench-models
+bench-models:
+	@scripts/deps.sh --also python3-torch cargo
+	@$(MAKE) --no-print-directory build-all
+	@BUILD=$(BUILD) scripts/bench_models.sh $(MODELS_OUT)
+
 # make test-fleet: the fleet launchers run where this machine can run them (docs/fleet.md,
 # "Tested here"): the Slurm job-array script on a one-node Slurm, the Kubernetes manifest against
 # the API models of python3-kubernetes; installs slurm-wlm, munge and python3-kubernetes, skips
@@ -225,6 +240,8 @@ install: all
 	install -d $(DESTDIR)$(DOCDIR)/claims
 	install -m 644 $(wildcard docs/claims/*.json) $(DESTDIR)$(DOCDIR)/claims
 	install -m 644 scripts/completion/allocab.bash $(DESTDIR)$(COMPLETIONDIR)/allocab
+	install -d $(DESTDIR)$(DOCDIR)/phase
+	install -m 644 phase/allocab_phase.h phase/allocab_phase.py $(DESTDIR)$(DOCDIR)/phase
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/allocab $(addprefix $(DESTDIR)$(BINDIR)/allocab-,$(BACKENDS))

@@ -13,7 +13,8 @@ set -u
 # launchers of docs/fleet/ (tests/e2e_fleet.sh).
 # Optional targets install their own tools, never needed by make test: make fuzz (clang), make
 # test-fleet (slurm-wlm and munge for a one-node Slurm, python3-kubernetes for the Kubernetes API
-# models; tests/fleet_slurm.sh).
+# models; tests/fleet_slurm.sh), make bench-models (python3-torch and cargo, through
+# `deps.sh --also PKG...`: these packages too).
 pkgs="gcc make libc6-dev libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev libcjson-dev libzstd-dev python3-yaml"
 runtime=0
 case "${1:-}" in
@@ -21,9 +22,13 @@ case "${1:-}" in
 	runtime=1
 	pkgs="libmimalloc2.0 libjemalloc2 libtcmalloc-minimal4 libcjson1 libzstd1"
 	;;
+--also)
+	shift
+	pkgs="$pkgs $*"
+	;;
 "") ;;
 *)
-	echo "allocab: deps.sh: unknown argument '$1' (usage: deps.sh [--runtime])" >&2
+	echo "allocab: deps.sh: unknown argument '$1' (usage: deps.sh [--runtime | --also PKG...])" >&2
 	exit 2
 	;;
 esac

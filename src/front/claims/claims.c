@@ -333,6 +333,10 @@ struct claims_result *claims_check(const struct claims_file *f, const struct cmp
 			            : r->compared[RF_STEADY] ? RF_STEADY
 			                                     : RF_COLD;
 			k->row = find_row(r, k->claim, k->target, k->regime);
+			if (!k->row && k->claim->regime < 0 && k->regime == RF_STEADY &&
+			    r->compared[RF_COLD] &&
+			    (k->row = find_row(r, k->claim, k->target, RF_COLD)))
+				k->regime = RF_COLD;
 			judge(k);
 			res->count[k->verdict]++;
 		}

@@ -28,7 +28,7 @@ struct claims_target {
 struct claim {
 	char *name, *allocator, *baseline, *source; /* baseline NULL: the comparison's */
 	double lo, hi; /* claimed speedup range, t_baseline / t_candidate, 0 < lo <= hi */
-	int regime;    /* enum rf_regime, or -1: steady when the comparison has it, else cold */
+	int regime; /* enum rf_regime, or -1: steady when the comparison has it for the target, else cold */
 	size_t ntargets;
 	struct claims_target *targets;
 };

@@ -185,6 +185,24 @@ static int setup_commands(struct setup *s, const struct bench_opts *o, char *err
 	return 0;
 }
 
+/* -w with --program or --cmd: the name of the program's one workload instead of "command" (so
+ * that the results of several programs say which is which, and claims can name them). */
+static int name_command(struct setup *s, const char *name, char *err, size_t errlen)
+{
+	char *n;
+
+	if (!bench_valid_name(name, strlen(name)))
+		return errmsg_status(ST_USAGE, err, errlen,
+		                     "-w '%s': with --program or --cmd, -w names the program's "
+		                     "workload: one name of [A-Za-z0-9_.-]",
+		                     name);
+	if (!(n = strdup(name)))
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	free(s->c.wl[0].name);
+	s->c.wl[0].name = n;
+	return 0;
+}
+
 /* --duet: two arms, single-threaded workloads only, two CPUs to pin them to. Returns ST_OK or
  * ST_USAGE. */
 static int setup_duet(struct setup *s, char *err, size_t errlen)
@@ -432,6 +450,8 @@ int bench_main(int argc, char **argv)
 		                    : setup_arms(&s, &o, err, sizeof err);
 	if (rc == 0 && o.ncmds)
 		rc = bench_setup_expects(&s.c, &o.prog, err, sizeof err);
+	if (rc == 0 && (o.ncmds || o.prog.program) && o.workloads)
+		rc = name_command(&s, o.workloads, err, sizeof err);
 	if (rc == 0 && !o.ncmds && !o.prog.program)
 		rc = bench_setup_workloads(&s.c, s.c.arms[0].path, o.workloads, o.params,
 		                           o.nparams, s.stop, &s.list, err, sizeof err);

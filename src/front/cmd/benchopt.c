@@ -108,7 +108,8 @@ static const struct opt opts[O_COUNT] = {
                        "the program's environment"},
     [O_WL] = {"--workloads", 'w', OPT_VALUE | OPT_WORKLOAD, "LIST",
               .help = "workloads, comma-separated (default: every workload the drivers list "
-                      "but those that need an input)"},
+                      "but those that need an input); with --cmd or --program, one name for "
+                      "the program's workload (default: command)"},
     [O_SCALE] = {"--scale", 0, OPT_VALUE, NULL,
                  .help = "preset of the workloads' parameters (default: default)",
                  .values = &bench_scale_values},
@@ -183,10 +184,11 @@ static const struct opt opts[O_COUNT] = {
                          "seed"},
     [O_H_PROGRAMS] = {NULL, 0, 0, NULL, .help = "Your own programs"},
     [O_CMD] = {"--cmd", 0, OPT_VALUE | OPT_REPEAT, "NAME='COMMAND'",
-               .help = "an arm that runs your program as `/bin/sh -c COMMAND` (two or more; not "
-                       "with -a, --arm, -w, --scale, --seed, --param, --reps, --driver-dir, "
-                       "--duet); NAME is [A-Za-z0-9_.-]+, not starting with '-', unique; the "
-                       "first is compare's baseline"},
+               .help = "an arm that runs your program as `/bin/sh -c COMMAND`, timed whole and "
+                       "per phase it marks in ALLOCAB_PHASE_FILE (two or more; not with -a, "
+                       "--arm, --scale, --seed, --param, --reps, --driver-dir, --duet); NAME is "
+                       "[A-Za-z0-9_.-]+, not starting with '-', unique; the first is compare's "
+                       "baseline"},
     [O_PROGRAM] = {"--program", 0, OPT_VALUE, "'COMMAND'",
                    .help = "your own program, run as `/bin/sh -c COMMAND` once per allocator: -a "
                            "names them (default: system and every allocator whose Debian "
@@ -439,7 +441,7 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 static int check_program(const struct bench_opts *o, const unsigned char *given, char *err,
                          size_t errlen)
 {
-	static const int program_excludes[] = {O_WL, O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
+	static const int program_excludes[] = {O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
 	const struct bench_program_opts *p = &o->prog;
 
 	if (p->program && o->ncmds)
@@ -475,8 +477,8 @@ static int check_program(const struct bench_opts *o, const unsigned char *given,
 static int check_combinations(struct bench_opts *o, const unsigned char *given, char *err,
                               size_t errlen)
 {
-	static const int drivers_only[] = {O_ALLOC, O_WL,   O_SCALE, O_SEED,
-	                                   O_PARAM, O_REPS, O_DDIR,  O_ARM};
+	static const int drivers_only[] = {O_ALLOC, O_SCALE, O_SEED, O_PARAM,
+	                                   O_REPS,  O_DDIR,  O_ARM};
 
 	if (o->ncmds == 1)
 		return errmsg_fail(err, errlen, "--cmd: a comparison needs at least two commands");

@@ -135,7 +135,16 @@ static int regime_warnings(struct cmp_builder *b)
 					n += run->ok;
 					bad += run->ok && run->settled == 0;
 				}
-				if (bad)
+				if (bad && d->commands)
+					rc = warnf(
+					    b,
+					    "%s: %s on %s: %zu of %zu run%s never settled (a "
+					    "repeated phase's spans did not meet the steady "
+					    "rule): %s steady time is the median of %s last spans",
+					    d->path, d->arms[a], d->wl[w].name, bad, n,
+					    n == 1 ? "" : "s", bad == 1 ? "its" : "their",
+					    bad == 1 ? "its" : "their");
+				else if (bad)
 					rc = warnf(
 					    b,
 					    "%s: %s on %s: %zu of %zu run%s never settled (the "

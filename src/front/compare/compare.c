@@ -115,6 +115,18 @@ static int check_names(const struct rf_doc *b, const struct rf_doc *c, const str
 			return errmsg_fail(err, errlen, "%s: unknown phase '%s'%s%s", b->path,
 			                   o->phase, o->workload ? " of workload " : "",
 			                   o->workload ? o->workload : "");
+		if (o->regimes != CMP_REGIMES_BOTH) {
+			enum rf_regime g = o->regimes == CMP_REGIMES_COLD ? RF_COLD : RF_STEADY;
+			for (const struct rf_doc *d = b; d; d = d == c ? NULL : c)
+				if (d->has_regime[g] &&
+				    !rf_phase_measured(d, o->workload, o->phase, g))
+					return errmsg_fail(
+					    err, errlen,
+					    "%s: phase '%s' has no %s times (a program's "
+					    "total, or a phase it ran once, has only a cold "
+					    "one)",
+					    d->path, o->phase, rf_regime_name(g));
+		}
 	}
 	return 0;
 }
@@ -157,6 +169,18 @@ static size_t pick_arms(const struct cmp_report *r, const struct cmp_opts *o, si
 	return n;
 }
 
+/* Whether phase p of workload w (of the candidates' document) has times of regime g: always,
+ * unless the documents have that regime only for other phases (a program's phases that ran
+ * once have no steady time, its total never has one: docs/programs.md). */
+static int phase_has(const struct cmp_report *r, const struct rf_workload *w, size_t p,
+                     enum rf_regime g)
+{
+	const struct rf_doc *c = r->paired ? r->base : r->cand;
+
+	return w->measured[g][p] || !c->has_regime[g] ||
+	       rf_phase_measured(r->base, w->name, w->phases[p], g);
+}
+
 /* Rows of one comparison come steady first, cold beside it. */
 static const enum rf_regime regime_order[RF_NREGIMES] = {RF_STEADY, RF_COLD};
 
@@ -196,7 +220,8 @@ static int add_rows(struct cmp_builder *b, size_t base_arm)
 			for (size_t k = 0; rc == 0 && k < narms; k++)
 				for (int i = 0; rc == 0 && i < RF_NREGIMES; i++) {
 					struct cmp_row *row;
-					if (!r->compared[b->g = regime_order[i]])
+					if (!r->compared[b->g = regime_order[i]] ||
+					    !phase_has(r, w, p, b->g))
 						continue;
 					row = new_row(b, w->name, w->phases[p], c->arms[ca[k]],
 					              r->base->arms[ba[k]]);
@@ -267,8 +292,9 @@ static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const s
 			                   g != RF_STEADY ? ""
 			                   : lacks->commands
 			                       ? " (a --cmd or --program bench times each run's "
-			                         "process once: use --regime cold, or time the steady "
-			                         "repetitions inside your program and bench that)"
+			                         "process once: use --regime cold, or have the program "
+			                         "mark the phases it repeats: docs/programs.md, "
+			                         "\"Phases your program marks\")"
 			                       : " (rerun the bench with --reps auto, the default, or "
 			                         "use --regime cold)");
 		r->compared[g] = want && !lacks;

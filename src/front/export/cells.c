@@ -231,7 +231,6 @@ void export_arm_cells(const struct cmp_report *r, struct export_grid *g)
 	    "calls/run"};
 	size_t n = 1;
 	const char *last = NULL;
-	enum rf_regime first = r->compared[RF_STEADY] ? RF_STEADY : RF_COLD;
 	int procs = any_probed(r, 0), calls = any_probed(r, 1);
 	char(*c)[CELL] = g->c;
 	size_t *ncol = &g->cols;
@@ -244,7 +243,8 @@ void export_arm_cells(const struct cmp_report *r, struct export_grid *g)
 		snprintf(c[j], CELL, "%s", arm_head[j == 9 && !procs ? 10 : j]);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
-		if (!row->workload || strcmp(row->phase, "total") != 0 || row->regime != first)
+		if (!row->workload || strcmp(row->phase, "total") != 0 ||
+		    (i > 0 && same_comparison(&r->rows[i - 1], row)))
 			continue;
 		for (int side = 0; side < 2; side++) {
 			if (side == 0 && r->paired && last && strcmp(last, row->workload) == 0)

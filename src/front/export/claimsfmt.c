@@ -99,7 +99,9 @@ static void missing_workloads(const struct claims_result *res, const struct cmp_
 		                         r->cand->wl[w].name);
 	if (used < len)
 		snprintf(buf + used, len - used,
-		         "): a claim is judged on the workloads it names (docs/claims.md)");
+		         "): a claim is judged on the workloads it names (docs/claims.md)%s",
+		         r->cand->commands ? "; a --program or --cmd bench names its workload with -w"
+		                           : "");
 }
 
 static void summary(FILE *out, const struct claims_result *res, const struct cmp_report *r,

@@ -42,14 +42,16 @@ static int gated(const struct gate_spec *g, const struct cmp_row *row, int any_g
 }
 
 /* Without --regime, a document that measured the cold regime only (one repetition per run, e.g.
- * written before regimes existed) is judged on cold; --regime steady refuses it. Returns the
+ * written before regimes existed), or only for other phases than the one judged (a program's
+ * total, a phase it ran once), is judged on cold; --regime steady refuses it. Returns the
  * document that lacks the steady regime when it fell back, else NULL. */
 static const struct rf_doc *cold_only_fallback(struct cmp_opts *o, const struct rf_doc *old,
                                                const struct rf_doc *cand)
 {
-	const struct rf_doc *lacks = !cand->has_regime[RF_STEADY]         ? cand
-	                             : old && !old->has_regime[RF_STEADY] ? old
-	                                                                  : NULL;
+	const struct rf_doc *lacks =
+	    !rf_phase_measured(cand, o->workload, o->phase, RF_STEADY)         ? cand
+	    : old && !rf_phase_measured(old, o->workload, o->phase, RF_STEADY) ? old
+	                                                                       : NULL;
 
 	if (!lacks || !lacks->has_regime[RF_COLD])
 		return NULL;
@@ -146,7 +148,7 @@ static enum gate_outcome judge_rows(struct gate_ctx *c, const struct cmp_report 
 
 /* Judges one loaded document (cand) against its baseline arm or against OLD into *verdict.
  * Returns 0 or -1 (err set). */
-static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE *warn,
+static int judge(const struct gate_spec *g, const struct rf_doc *cand, FILE *out, FILE *warn,
                  enum gate_outcome *verdict, char *err, size_t errlen)
 {
 	const struct stats_seq_plan *seq = cand->seq.planned ? &cand->seq : NULL;
@@ -170,11 +172,21 @@ static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE
 	c.r = r;
 	if (cold_only && warn) {
 		char msg[1024];
-		snprintf(msg, sizeof msg, "%s measured %s: judging the cold regime%s",
-		         cold_only->path, rf_regimes_measured(cold_only),
-		         cold_only->commands ? ", the only one a --cmd or --program bench measures"
-		                             : " (give --regime to choose; steady needs a bench "
-		                               "with --reps auto, the default)");
+		if (cold_only->has_regime[RF_STEADY])
+			snprintf(msg, sizeof msg,
+			         "%s: phase %s has no steady times (a program's total, or a phase "
+			         "it ran once): judging the cold regime (--phase names a repeated "
+			         "phase)",
+			         cold_only->path, o.phase);
+		else
+			snprintf(msg, sizeof msg, "%s measured %s: judging the cold regime%s",
+			         cold_only->path, rf_regimes_measured(cold_only),
+			         cold_only->commands
+			             ? ", the only one a --cmd or --program bench measures unless the "
+			               "program marks repeated phases (docs/programs.md, \"Phases your "
+			               "program marks\")"
+			             : " (give --regime to choose; steady needs a bench with --reps "
+			               "auto, the default)");
 		errmsg_warn(warn, "gate", msg);
 	}
 	for (size_t i = 0; warn && i < r->nwarn; i++)
@@ -216,6 +228,12 @@ int gate_spec_eval(const struct gate_spec *g, const cJSON *bench, FILE *out,
 	rc = judge(g, d, out, NULL, verdict, err, errlen);
 	rf_free(d);
 	return rc;
+}
+
+int gate_spec_judge(const struct gate_spec *g, const struct rf_doc *d, FILE *out,
+                    enum gate_outcome *verdict, char *err, size_t errlen)
+{
+	return judge(g, d, out, NULL, verdict, err, errlen);
 }
 
 int gate_spec_judge_file(const struct gate_spec *g, const char *path, FILE *out, FILE *warn,

@@ -50,6 +50,10 @@ void gate_spec_init(struct gate_spec *g);
  * verdict lines to out when out is not NULL. Does not keep bench. */
 int gate_spec_eval(const struct gate_spec *g, const cJSON *bench, FILE *out,
                    enum gate_outcome *verdict, char *err, size_t errlen);
+/* Judges a loaded document (the bench engine's, built round by round: rf_builder) as
+ * gate_spec_eval judges one in memory. */
+int gate_spec_judge(const struct gate_spec *g, const struct rf_doc *d, FILE *out,
+                    enum gate_outcome *verdict, char *err, size_t errlen);
 /* Judges the results file at path as gate_spec_eval judges a document; warnings go to warn when
  * it is not NULL. Returns 0, or -1 with the reason in err. */
 int gate_spec_judge_file(const struct gate_spec *g, const char *path, FILE *out, FILE *warn,

@@ -281,37 +281,78 @@ static int load_rounds(struct loader *l, const cJSON *bench, struct js_stream *j
 	return k;
 }
 
+/* A new, empty document named name, or NULL (err set) when memory ran out. */
+static struct rf_doc *doc_new(const char *name, char *err, size_t errlen)
+{
+	struct rf_doc *d = calloc(1, sizeof *d);
+
+	if (!d || !(d->path = strdup(name))) {
+		free(d);
+		snprintf(err, errlen, "%s: out of memory", name);
+		return NULL;
+	}
+	d->equivalence = NAN;
+	return d;
+}
+
+/* What precedes the rounds: schema, status and config. */
+static int load_head(struct loader *l, const cJSON *bench)
+{
+	const char *schema = rl_get_str(bench, "schema"), *status = rl_get_str(bench, "status");
+
+	if (!cJSON_IsObject(bench))
+		return rl_fail(l, "not an allocab results document (not a JSON object)");
+	if (!schema)
+		return rl_fail(l, "not an allocab results document (no schema)");
+	if (strcmp(schema, RF_SCHEMA) != 0)
+		return rl_fail(l, "schema '%.100s' is not %s", schema, RF_SCHEMA);
+	if (!status)
+		return rl_fail(l, "status missing");
+	if (!rl_in_list(status, bench_statuses))
+		return rl_fail(l, "status '%.100s' is not a bench status", status);
+	if (!(l->d->status = strdup(status)))
+		return rl_nomem(l);
+	return load_config(l, rl_get(bench, "config"));
+}
+
+/* Workloads without an ok run yet time only their total: their phase list, as rl_record would
+ * have set it, while (on) the document is looked at; off takes it back (a later ok run sets the
+ * real list). */
+static int default_phases(struct loader *l, int on, unsigned char *set)
+{
+	struct rf_doc *d = l->d;
+
+	for (size_t w = 0; w < d->nwl; w++) {
+		if (on && d->wl[w].nphases == 0) {
+			d->wl[w].nphases = 1;
+			if (!(d->wl[w].phases[0] = strdup("total")))
+				return rl_nomem(l);
+			if (set)
+				set[w] = 1;
+		} else if (!on && set && set[w]) {
+			free(d->wl[w].phases[0]);
+			d->wl[w].phases[0] = NULL;
+			d->wl[w].nphases = 0;
+			set[w] = 0;
+		}
+	}
+	return 0;
+}
+
 /* The document bench, its rounds read from js when it is not NULL (bench is then js_head);
  * *oom set when memory ran out. */
 static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const char *name,
                                 int *oom, char *err, size_t errlen)
 {
-	struct rf_doc *d = calloc(1, sizeof *d);
+	struct rf_doc *d = doc_new(name, err, errlen);
 	struct loader l = {.d = d, .err = err, .errlen = errlen};
-	const char *schema = rl_get_str(bench, "schema"), *status = rl_get_str(bench, "status");
 	int rc;
 
-	if (!d || !(d->path = strdup(name))) {
-		free(d);
-		snprintf(err, errlen, "%s: out of memory", name);
+	if (!d) {
 		*oom = 1;
 		return NULL;
 	}
-	d->equivalence = NAN;
-	if (!cJSON_IsObject(bench))
-		rc = rl_fail(&l, "not an allocab results document (not a JSON object)");
-	else if (!schema)
-		rc = rl_fail(&l, "not an allocab results document (no schema)");
-	else if (strcmp(schema, RF_SCHEMA) != 0)
-		rc = rl_fail(&l, "schema '%.100s' is not %s", schema, RF_SCHEMA);
-	else if (!status)
-		rc = rl_fail(&l, "status missing");
-	else if (!rl_in_list(status, bench_statuses))
-		rc = rl_fail(&l, "status '%.100s' is not a bench status", status);
-	else if (!(d->status = strdup(status)))
-		rc = rl_nomem(&l);
-	else
-		rc = load_config(&l, rl_get(bench, "config"));
+	rc = load_head(&l, bench);
 	if (rc == 0)
 		rc = load_rounds(&l, bench, js);
 	if (rc == 0)
@@ -321,18 +362,74 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 		rc = load_machine(&l, rl_get(bench, "machine"));
 	if (rc == 0)
 		rc = load_task(&l, rl_get(bench, "task"));
-	for (size_t w = 0; rc == 0 && w < d->nwl; w++)
-		if (d->wl[w].nphases == 0) {
-			d->wl[w].nphases = 1;
-			if (!(d->wl[w].phases[0] = strdup("total")))
-				rc = rl_nomem(&l);
-		}
+	if (rc == 0)
+		rc = default_phases(&l, 1, NULL);
 	if (rc != 0) {
 		*oom = l.nomem;
 		rf_free(d);
 		return NULL;
 	}
 	return d;
+}
+
+struct rf_builder {
+	struct loader l;
+	const cJSON *head; /* the live document: its config.sequential is read at every look */
+	unsigned char *defaulted;
+	char err[1024];
+};
+
+struct rf_builder *rf_builder_new(const cJSON *head, const char *name, char *err, size_t errlen)
+{
+	struct rf_builder *b = calloc(1, sizeof *b);
+	struct rf_doc *d = doc_new(name, err, errlen);
+
+	if (!b || !d) {
+		free(b);
+		rf_free(d);
+		snprintf(err, errlen, "%s: out of memory", name);
+		return NULL;
+	}
+	b->head = head;
+	b->l = (struct loader){.d = d, .err = b->err, .errlen = sizeof b->err};
+	if (load_head(&b->l, head) != 0 || load_machine(&b->l, rl_get(head, "machine")) != 0 ||
+	    load_task(&b->l, rl_get(head, "task")) != 0 ||
+	    !(b->defaulted = calloc(d->nwl + 1, 1))) {
+		snprintf(err, errlen, "%s", b->err[0] ? b->err : "out of memory");
+		rf_builder_free(b);
+		return NULL;
+	}
+	return b;
+}
+
+int rf_builder_round(struct rf_builder *b, const cJSON *round, char *err, size_t errlen)
+{
+	default_phases(&b->l, 0, b->defaulted);
+	if (rl_round(&b->l, round) != 0) {
+		snprintf(err, errlen, "%s", b->err);
+		return -1;
+	}
+	return 0;
+}
+
+const struct rf_doc *rf_builder_doc(struct rf_builder *b, char *err, size_t errlen)
+{
+	if (default_phases(&b->l, 1, b->defaulted) != 0 ||
+	    load_decision_plan(&b->l, rl_get(b->head, "config")) != 0) {
+		snprintf(err, errlen, "%s", b->err);
+		return NULL;
+	}
+	return b->l.d;
+}
+
+void rf_builder_free(struct rf_builder *b)
+{
+	if (!b)
+		return;
+	rl_forget(&b->l);
+	rf_free(b->l.d);
+	free(b->defaulted);
+	free(b);
 }
 
 struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen)

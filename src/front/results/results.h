@@ -65,6 +65,12 @@ struct rf_workload {
 	int show_phases; /* a record's workload.flags holds "show_phases": compare shows its phases
 	                  */
 	struct rf_input *input; /* what it ran on (a replay), NULL for a synthetic workload */
+	/* commands mode: 1 when the ok runs carry the phases the program marked (phase_marks), -1
+	 * when they carry none, 0 before the first ok run */
+	int marked;
+	/* per regime and phase: some ok measured run has a time of it (a marked phase that ran once
+	 * has no steady time; a command's total never has one) */
+	unsigned char measured[RF_NREGIMES][RF_MAX_PHASES];
 };
 
 struct rf_fail {
@@ -125,6 +131,20 @@ int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen);
  * the reason in err (whatever the cause). */
 struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen);
 void rf_free(struct rf_doc *d);
+
+/* A document built round by round as a bench runs (the engine's, after every round), never
+ * read again: the head (schema, status, config, machine, task) of the live document head once,
+ * then each round as it ends; the checks are rf_from_json's. */
+struct rf_builder;
+/* Reads head, which must stay alive and in place: its config.sequential (the plan a sequential
+ * gate fixes at its first look) is read again at every rf_builder_doc. NULL with err on bad
+ * input or when memory ran out. */
+struct rf_builder *rf_builder_new(const cJSON *head, const char *name, char *err, size_t errlen);
+/* Adds the next round. Returns 0, or -1 with err. */
+int rf_builder_round(struct rf_builder *b, const cJSON *round, char *err, size_t errlen);
+/* The document of the rounds so far, valid until the next call on b; NULL with err. */
+const struct rf_doc *rf_builder_doc(struct rf_builder *b, char *err, size_t errlen);
+void rf_builder_free(struct rf_builder *b);
 /* Whether two documents can be compared: the same mode, and for every workload both hold the same
  * checksum, effective parameters and phases. Returns 0, or -1 with the first difference in err
  * ("WORKLOAD: checksum differs between A (x) and B (y): not the same work"). */
@@ -140,6 +160,10 @@ const struct rf_run *rf_warm_run(const struct rf_doc *d, size_t k, size_t arm, s
 int rf_arm(const struct rf_doc *d, const char *name);
 int rf_workload(const struct rf_doc *d, const char *name);
 int rf_phase(const struct rf_workload *w, const char *name);
+/* Whether some ok measured run of the workload called workload (NULL: of any) has a time of
+ * regime g for the phase called phase. */
+int rf_phase_measured(const struct rf_doc *d, const char *workload, const char *phase,
+                      enum rf_regime g);
 /* "cold" or "steady". */
 const char *rf_regime_name(enum rf_regime g);
 /* What the document measured, for reports: "cold and steady", "cold only (one repetition per

@@ -46,9 +46,22 @@ const char *rf_regime_name(enum rf_regime g)
 const char *rf_regimes_measured(const struct rf_doc *d)
 {
 	if (d->has_regime[RF_COLD] && d->has_regime[RF_STEADY])
-		return "cold and steady";
+		return d->commands ? "cold and steady (steady: the phases the program repeated)"
+		                   : "cold and steady";
 	if (d->has_regime[RF_STEADY])
 		return "steady only";
-	return d->commands ? "cold only (commands: one process per run)"
+	return d->commands ? "cold only (commands: one process per run, no phase repeated)"
 	                   : "cold only (one repetition per run)";
+}
+
+int rf_phase_measured(const struct rf_doc *d, const char *workload, const char *phase,
+                      enum rf_regime g)
+{
+	for (size_t w = 0; w < d->nwl; w++) {
+		int p = rf_phase(&d->wl[w], phase);
+		if ((!workload || strcmp(d->wl[w].name, workload) == 0) && p >= 0 &&
+		    d->wl[w].measured[g][p])
+			return 1;
+	}
+	return 0;
 }

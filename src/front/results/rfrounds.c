@@ -88,6 +88,18 @@ static int load_process(struct loader *l, const cJSON *jr, struct rf_run *run, c
 	return rl_probe(l, jr, run, at);
 }
 
+/* Which regimes and phases an ok run of workload w has times of, when it is measured. */
+static void note_measured(struct rf_doc *d, struct rf_workload *w, const struct rf_run *run,
+                          int measured)
+{
+	for (int r = 0; measured && r < RF_NREGIMES; r++)
+		for (size_t p = 0; p < w->nphases; p++)
+			if (!isnan(run->t_regime[r][p])) {
+				w->measured[r][p] = 1;
+				d->has_regime[r] = 1;
+			}
+}
+
 /* Loads run jr of round `round` into its slot of the round's block row (a measured or a warm-up
  * round: rf_run, rf_warm_run). */
 static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup, struct rf_run *row,
@@ -129,14 +141,15 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 			return rl_fail(
 			    l, "%s: process.wall_ns missing or not a positive finite number", at);
 		run->t_regime[RF_COLD][0] = run->wall_ns;
-		d->has_regime[RF_COLD] |= measured;
+		if (rl_marks(l, (size_t)w, jr, run, at) != 0)
+			return -1;
+		note_measured(d, &d->wl[w], run, measured);
 		return rl_opt_num(l, rl_get(jr, "process"), "max_rss_kib", RF_MAX_FIGURE, at,
 		                  "process", &run->max_rss_kib);
 	}
 	if (rl_record(l, (size_t)w, d->arms[a], rl_get(jr, "record"), run, at) != 0)
 		return -1;
-	for (int r = 0; measured && r < RF_NREGIMES; r++)
-		d->has_regime[r] |= !isnan(run->t_regime[r][0]);
+	note_measured(d, &d->wl[w], run, measured);
 	if (isnan(run->wall_ns))
 		run->wall_ns = rf_time(run, (size_t)rf_phase(&d->wl[w], "total"));
 	return 0;

@@ -9,6 +9,7 @@
 #include "front/run/benchprog.h"
 #include "front/run/benchprogress.h"
 #include "front/run/duet.h"
+#include "front/run/phaserun.h"
 #include "front/run/run.h"
 #include "common/errmsg.h"
 #include "front/gate/gate.h"
@@ -18,6 +19,7 @@
 #include "front/run/telemetry.h"
 #include "common/utf8.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@ struct engine {
 	const volatile sig_atomic_t *stop;
 	cJSON *doc, *rounds;
 	struct benchdoc_text text; /* the rounds of doc, each printed once */
+	struct rf_builder *tables; /* --gate: the rounds of doc as the gate reads them */
 	struct prng order, pad;
 	int64_t t_start;
 	int64_t measured_ns; /* summed wall time of the measured rounds */
@@ -45,6 +48,9 @@ struct engine {
 	unsigned long nrun;  /* runs started, for unique probe file names */
 	struct stats_seq_plan plan; /* --gate: planned 0 until fixed */
 	unsigned looks;             /* gate checks after rounds */
+	unsigned long nmarks;      /* command runs started, for unique marks file names */
+	char marks_dir[PATH_MAX];  /* commands mode: the runs' phase marks files ("" none) */
+	struct phase_names phases; /* the phase names every ok command run must mark */
 };
 
 static int64_t now_ns(const struct engine *e)
@@ -176,7 +182,7 @@ static void note_tracking(struct engine *e, const cJSON *run)
 static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
                         size_t pad, const struct runner_result *r,
                         const struct telemetry_sample tel[2], const struct bench_probe_run *pr,
-                        int *fatal, char *err, size_t errlen)
+                        struct phaserun *ph, int *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	enum run_status st;
@@ -186,6 +192,8 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 		bench_probe_finish(a, pr, r, run, &st);
 		note_tracking(e, run);
 	}
+	if (ph)
+		phaserun_finish(ph, &e->phases, run, &st);
 	if (c->mode == BENCH_DRIVERS && e->done == 0 && r->end == RUNNER_EXITED &&
 	    r->exit_code == 2) {
 		*fatal = ST_USAGE;
@@ -222,6 +230,7 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
 	struct runner_result r;
 	struct telemetry_sample tel[2];
 	struct bench_probe_run *pr = NULL;
+	struct phaserun ph = {.set = NULL};
 	cJSON *run = NULL;
 
 	*fatal = ST_OK;
@@ -238,16 +247,30 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
 		return NULL;
 	}
 	spec.env_set = pr ? pr->set : a->env;
+	if (c->mode == BENCH_COMMANDS &&
+	    phaserun_prepare(e->marks_dir, e->nmarks++, spec.env_set, &ph, err, errlen) != 0) {
+		*fatal = ST_FAIL;
+		if (pr)
+			unlink(pr->file);
+		free(pr);
+		return NULL;
+	}
+	spec.env_set = c->mode == BENCH_COMMANDS ? ph.set : spec.env_set;
 	spec.track = pr != NULL;
 	telemetry_sample(&tel[0]);
+	ph.lo = phaserun_clock();
 	if (e->rn->run(e->rn->ctx, &spec, &r, err, errlen) != 0) {
 		*fatal = ST_FAIL;
 	} else if (r.end != RUNNER_STOPPED) {
+		ph.hi = phaserun_clock();
 		telemetry_sample(&tel[1]);
-		run = judge_run(e, a, w, pad, &r, tel, pr, fatal, err, errlen);
+		run = judge_run(e, a, w, pad, &r, tel, pr,
+		                c->mode == BENCH_COMMANDS ? &ph : NULL, fatal, err, errlen);
 	}
 	if (pr && !run)
 		unlink(pr->file);
+	if (c->mode == BENCH_COMMANDS && ph.set)
+		phaserun_finish(&ph, &e->phases, NULL, NULL);
 	free(pr);
 	runner_result_free(&r);
 	if (argv != sh_argv)
@@ -296,8 +319,8 @@ static int run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 		rc = 0;
 	*fatal = rc < 0 ? ST_FAIL : ST_OK;
 	for (int i = 0; rc == 1 && i < 2; i++) {
-		cJSON *run = judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel, NULL, fatal,
-		                       err, errlen);
+		cJSON *run = judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel, NULL, NULL,
+		                       fatal, err, errlen);
 
 		if (!run) {
 			rc = -1;
@@ -408,6 +431,10 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 		*fatal = ST_FAIL;
 		return errmsg_fail(err, errlen, "out of memory");
 	}
+	if (e->tables && rf_builder_round(e->tables, round, err, errlen) != 0) {
+		*fatal = ST_FAIL;
+		return -1;
+	}
 	if (e->done >= c->warmup) {
 		e->measured++;
 		e->measured_ns += now_ns(e) - t0;
@@ -455,13 +482,23 @@ static void fix_plan(struct engine *e)
 	e->res->planned = e->plan.planned;
 }
 
-/* Evaluates the gate on the document; out gets the verdict lines when not NULL. Returns the
- * verdict, or -1 on a gate error (err set). */
+/* Evaluates the gate on the rounds so far, from the tables built as they ended (never reading the
+ * document again); out gets the verdict lines when not NULL. Returns the verdict, or -1 on a gate
+ * error (err set). */
+static int gate_judge(struct engine *e, FILE *out, enum gate_outcome *g, char *err,
+                      size_t errlen)
+{
+	const struct rf_doc *d = rf_builder_doc(e->tables, err, errlen);
+
+	return d ? gate_spec_judge(e->c->gate, d, out, g, err, errlen) : -1;
+}
+
+/* The same, the verdict recorded in the document and the result. */
 static int gate_check(struct engine *e, FILE *out, char *err, size_t errlen)
 {
 	enum gate_outcome g;
 
-	if (gate_spec_eval(e->c->gate, e->doc, out, &g, err, errlen) != 0)
+	if (gate_judge(e, out, &g, err, errlen) != 0)
 		return -1;
 	benchdoc_set_string(e->doc, "gate_outcome", gate_outcome_name(g));
 	e->res->gate = (int)g;
@@ -510,6 +547,7 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 	}
 	cJSON_Delete(e->doc);
 	benchdoc_text_free(&e->text);
+	rf_builder_free(e->tables);
 	return rc;
 }
 
@@ -526,17 +564,19 @@ static int abort_bench(struct engine *e, int status, char *err, size_t errlen)
 		mark_aborted(e, err, errlen);
 	cJSON_Delete(e->doc);
 	benchdoc_text_free(&e->text);
+	rf_builder_free(e->tables);
 	return status;
 }
 
-int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
-              struct bench_result *res, char *err, size_t errlen)
+static int run_engine(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
+                      struct bench_result *res, const char *marks_dir, char *err, size_t errlen)
 {
 	struct engine e = {
 	    .c = c, .rn = c->runner ? c->runner : &bench_real_runner, .stop = stop, .res = res};
 	const char *status = "complete";
 	int fatal = 0;
 
+	snprintf(e.marks_dir, sizeof e.marks_dir, "%s", marks_dir);
 	e.t_start = now_ns(&e);
 	memset(res, 0, sizeof *res);
 	res->gate = -1;
@@ -549,7 +589,13 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 		return ST_FAIL;
 	}
 	/* The gate judged on the empty document catches unknown arms before any run. */
-	if (c->gate && gate_spec_eval(c->gate, e.doc, NULL, &(enum gate_outcome){0}, err, errlen)) {
+	if (c->gate &&
+	    !(e.tables = rf_builder_new(e.doc, c->nout ? c->out_paths[0] : "bench", err, errlen))) {
+		cJSON_Delete(e.doc);
+		return ST_FAIL;
+	}
+	if (c->gate && gate_judge(&e, NULL, &(enum gate_outcome){0}, err, errlen) != 0) {
+		rf_builder_free(e.tables);
 		cJSON_Delete(e.doc);
 		return ST_USAGE;
 	}
@@ -612,4 +658,23 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 	    gate_final(&e, err, errlen) < 0)
 		return abort_bench(&e, ST_USAGE, err, errlen);
 	return finish(&e, status, doc, err, errlen);
+}
+
+int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
+              struct bench_result *res, char *err, size_t errlen)
+{
+	char dir[PATH_MAX] = "";
+	int rc;
+
+	if (c->mode == BENCH_COMMANDS && phaserun_dir(dir, err, errlen) != 0) {
+		memset(res, 0, sizeof *res);
+		res->gate = -1;
+		if (doc)
+			*doc = NULL;
+		return ST_FAIL;
+	}
+	rc = run_engine(c, stop, doc, res, dir, err, errlen);
+	if (dir[0])
+		rmdir(dir);
+	return rc;
 }

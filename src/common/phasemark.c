@@ -1,0 +1,227 @@
+/* phasemark.c - reading the phase marks of phasemark.h. */
+#include "common/phasemark.h"
+
+#include "common/errmsg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int phasemark_valid_name(const char *s, size_t n)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
+
+	if (n < 1 || n > PHASEMARK_MAX_NAME || (n == 5 && memcmp(s, "total", 5) == 0))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!s[i] || !strchr(ok, s[i]))
+			return 0;
+	return 1;
+}
+
+/* The first bytes of s[0..n) for a message: printable ASCII, anything else as '?'. */
+static void shown(const char *s, size_t n, char out[40])
+{
+	size_t k = n < 32 ? n : 32;
+
+	for (size_t i = 0; i < k; i++)
+		out[i] = s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\'' ? s[i] : '?';
+	strcpy(out + k, n > k ? "..." : "");
+}
+
+/* A decimal integer of 1 to 19 digits, no sign, into *v. */
+static int parse_ns(const char *s, size_t n, int64_t *v)
+{
+	uint64_t x = 0;
+
+	if (n < 1 || n > 19)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		x = x * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (x > INT64_MAX)
+		return -1;
+	*v = (int64_t)x;
+	return 0;
+}
+
+/* The phase called name, added when new; NULL when there are already PHASEMARK_MAX_PHASES. */
+static struct phasemark_phase *phase_of(struct phasemark_set *s, const char *name, size_t n)
+{
+	struct phasemark_phase *p;
+
+	for (size_t i = 0; i < s->nphases; i++)
+		if (strlen(s->phase[i].name) == n && memcmp(s->phase[i].name, name, n) == 0)
+			return &s->phase[i];
+	if (s->nphases == PHASEMARK_MAX_PHASES)
+		return NULL;
+	p = &s->phase[s->nphases++];
+	memcpy(p->name, name, n);
+	p->name[n] = '\0';
+	p->open_at = -1;
+	return p;
+}
+
+static int end_span(struct phasemark_set *s, struct phasemark_phase *p, int64_t t, size_t line,
+                    char *err, size_t errlen)
+{
+	int64_t d = t - p->open_at;
+
+	if (p->open_at < 0)
+		return errmsg_fail(err, errlen, "line %zu: end of '%s' that was not begun", line,
+		                   p->name);
+	if (d <= 0 || d > PHASEMARK_MAX_NS)
+		return errmsg_fail(err, errlen,
+		                   "line %zu: '%s' lasts %lld ns from its begin at line %zu: not "
+		                   "in 1..10^15",
+		                   line, p->name, (long long)d, p->open_line);
+	if (s->nspans == PHASEMARK_MAX_SPANS)
+		return errmsg_fail(err, errlen, "line %zu: more than %d phases ended", line,
+		                   PHASEMARK_MAX_SPANS);
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		int64_t *ns = realloc(p->ns, cap * sizeof *ns);
+		if (!ns)
+			return errmsg_fail(err, errlen, "out of memory");
+		p->ns = ns;
+		p->cap = cap;
+	}
+	p->ns[p->n++] = d;
+	s->nspans++;
+	p->open_at = -1;
+	return 0;
+}
+
+/* One line, line[0..n) without its newline: "begin NAME NS" or "end NAME NS". */
+static int parse_line(struct phasemark_set *s, const char *line, size_t n, size_t no, int64_t lo,
+                      int64_t hi, char *err, size_t errlen)
+{
+	const char *sp1 = memchr(line, ' ', n), *name, *num, *sp2;
+	size_t kw, nl, nn;
+	struct phasemark_phase *p;
+	char buf[40];
+	int64_t t;
+
+	if (!sp1 || !(sp2 = memchr(sp1 + 1, ' ', n - (size_t)(sp1 + 1 - line))))
+		return errmsg_fail(err, errlen, "line %zu: not 'begin NAME NS' or 'end NAME NS'",
+		                   no);
+	kw = (size_t)(sp1 - line);
+	name = sp1 + 1;
+	nl = (size_t)(sp2 - name);
+	num = sp2 + 1;
+	nn = n - (size_t)(num - line);
+	if (!((kw == 5 && memcmp(line, "begin", 5) == 0) || (kw == 3 && memcmp(line, "end", 3) == 0)))
+		return errmsg_fail(err, errlen, "line %zu: not 'begin NAME NS' or 'end NAME NS'",
+		                   no);
+	if (!phasemark_valid_name(name, nl)) {
+		shown(name, nl, buf);
+		return errmsg_fail(err, errlen,
+		                   "line %zu: '%s' is not a phase name (1 to %d of [A-Za-z0-9_.-], "
+		                   "not 'total')",
+		                   no, buf, PHASEMARK_MAX_NAME);
+	}
+	if (parse_ns(num, nn, &t) != 0) {
+		shown(num, nn, buf);
+		return errmsg_fail(err, errlen,
+		                   "line %zu: timestamp '%s' is not a decimal integer of ns", no,
+		                   buf);
+	}
+	if ((lo || hi) && (t < lo || t > hi))
+		return errmsg_fail(err, errlen,
+		                   "line %zu: timestamp %lld lies outside the run (%lld..%lld): not "
+		                   "CLOCK_MONOTONIC nanoseconds",
+		                   no, (long long)t, (long long)lo, (long long)hi);
+	if (!(p = phase_of(s, name, nl)))
+		return errmsg_fail(err, errlen, "line %zu: more than %d phase names", no,
+		                   PHASEMARK_MAX_PHASES);
+	if (kw == 3)
+		return end_span(s, p, t, no, err, errlen);
+	if (p->open_at >= 0)
+		return errmsg_fail(err, errlen,
+		                   "line %zu: begin of '%s' while it is open (begun at line %zu)",
+		                   no, p->name, p->open_line);
+	p->open_at = t;
+	p->open_line = no;
+	return 0;
+}
+
+int phasemark_parse(const char *text, size_t len, int64_t lo, int64_t hi, struct phasemark_set *s,
+                    char *err, size_t errlen)
+{
+	size_t at = 0;
+
+	memset(s, 0, sizeof *s);
+	if (len > PHASEMARK_MAX_BYTES)
+		return errmsg_fail(err, errlen, "the marks exceed %u bytes", PHASEMARK_MAX_BYTES);
+	while (at < len) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+
+		s->nlines++;
+		if (n + 1 > PHASEMARK_MAX_LINE)
+			return errmsg_fail(err, errlen, "line %zu: longer than %d bytes", s->nlines,
+			                   PHASEMARK_MAX_LINE);
+		if (!nl)
+			return errmsg_fail(err, errlen,
+			                   "line %zu: no newline at its end (a mark cut short)",
+			                   s->nlines);
+		if (parse_line(s, text + at, n, s->nlines, lo, hi, err, errlen) != 0)
+			return -1;
+		at += n + 1;
+	}
+	for (size_t i = 0; i < s->nphases; i++)
+		if (s->phase[i].open_at >= 0)
+			return errmsg_fail(err, errlen, "'%s' begun at line %zu never ended",
+			                   s->phase[i].name, s->phase[i].open_line);
+	return 0;
+}
+
+int phasemark_read(const char *path, int64_t lo, int64_t hi, struct phasemark_set *s, char *err,
+                   size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	char *buf;
+	size_t n = 0;
+	int rc = 0;
+
+	memset(s, 0, sizeof *s);
+	if (fd < 0)
+		return errmsg_fail(err, errlen, "cannot open the marks file: %s",
+		                   errno == ELOOP ? "a symbolic link replaced it" : strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return errmsg_fail(err, errlen, "the marks file is not a regular file");
+	}
+	if (!(buf = malloc(PHASEMARK_MAX_BYTES + 1))) {
+		close(fd);
+		return errmsg_fail(err, errlen, "out of memory");
+	}
+	for (;;) {
+		ssize_t k = read(fd, buf + n, PHASEMARK_MAX_BYTES + 1 - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			rc = errmsg_fail(err, errlen, "cannot read the marks file: %s", strerror(errno));
+		if (k <= 0 || (n += (size_t)k) > PHASEMARK_MAX_BYTES)
+			break;
+	}
+	close(fd);
+	if (rc == 0)
+		rc = phasemark_parse(buf, n, lo, hi, s, err, errlen);
+	free(buf);
+	return rc;
+}
+
+void phasemark_free(struct phasemark_set *s)
+{
+	for (size_t i = 0; i < s->nphases; i++)
+		free(s->phase[i].ns);
+	memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,114 @@
+/* rfmarks.c - the phases a command run marked itself (a run's "phase_marks",
+ * docs/results-format.md): their names into the workload's phases after "total", their cold and
+ * steady times into the run, read from the spans and regimes the bench wrote. */
+#include "front/results/rfload.h"
+
+#include "common/phasemark.h"
+#include "common/steady.h"
+#include "front/stats/stats.h"
+
+#include <math.h>
+#include <string.h>
+
+_Static_assert(RF_MAX_PHASES >= PHASEMARK_MAX_PHASES + 1, "marked phases and total fit");
+
+/* The index of the marked phase name in w: appended for the first marked run, else looked up. */
+static int phase_slot(struct loader *l, struct rf_workload *w, const char *name, int first,
+                      const char *at)
+{
+	int p = rf_phase(w, name);
+
+	if (!first && p < 0)
+		return rl_fail(l, "%s: phase_marks: phase '%s' that the first marked run of %s lacks",
+		               at, name, w->name);
+	if (p >= 0)
+		return first ? rl_fail(l, "%s: phase_marks: '%s' listed twice", at, name) : p;
+	if (!(w->phases[w->nphases] = strdup(name)))
+		return rl_nomem(l);
+	return (int)w->nphases++;
+}
+
+/* One phase's spans: cold = the first, steady = the median of those labelled steady. Sets
+ * *settled from its "settled" (-1 when null). */
+static int load_spans(struct loader *l, const cJSON *ph, const char *name, struct rf_run *run,
+                      int p, int *settled, const char *at)
+{
+	const cJSON *wall = rl_get(ph, "wall_ns"), *rg = rl_get(ph, "regimes"),
+	            *st = rl_get(ph, "settled");
+	int n = cJSON_GetArraySize(wall);
+	double v[RF_MAX_REPS], t;
+	size_t k = 0;
+
+	if (!cJSON_IsArray(wall) || !cJSON_IsArray(rg) || n < 1 || n > RF_MAX_REPS ||
+	    cJSON_GetArraySize(rg) != n)
+		return rl_fail(l,
+		               "%s: phase_marks: wall_ns and regimes of '%s' are not two arrays of "
+		               "1 to %d entries",
+		               at, name, RF_MAX_REPS);
+	for (int i = 0; i < n; i++) {
+		const cJSON *gi = cJSON_GetArrayItem(rg, i);
+		int r = cJSON_IsString(gi) ? steady_regime_parse(gi->valuestring) : -1;
+		if (!rl_wall_ns(cJSON_GetArrayItem(wall, i), &t))
+			return rl_fail(l,
+			               "%s: phase_marks: wall_ns[%d] is not a positive integer of at "
+			               "most %.0f",
+			               at, i, RF_MAX_WALL_NS);
+		if (r < 0 || (i == 0) != (r == STEADY_COLD))
+			return rl_fail(l, "%s: phase_marks: regimes[%d] of '%s' is not %s", at, i,
+			               name, i == 0 ? "cold" : "warmup or steady");
+		if (i == 0)
+			run->t_regime[RF_COLD][p] = t;
+		if (r == STEADY_STEADY)
+			v[k++] = t;
+	}
+	run->t_regime[RF_STEADY][p] = k ? stats_median(v, k) : NAN;
+	if (st && !cJSON_IsBool(st) && !cJSON_IsNull(st))
+		return rl_fail(l, "%s: phase_marks: settled is not true, false or null", at);
+	*settled = cJSON_IsBool(st) ? cJSON_IsTrue(st) : -1;
+	return 0;
+}
+
+int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, const char *at)
+{
+	struct rf_workload *w = &l->d->wl[wi];
+	const cJSON *pm = rl_get(jr, "phase_marks"), *phases = rl_get(pm, "phases"), *ph;
+	int has = pm && !cJSON_IsNull(pm), first = w->marked == 0 && has, all_settled = 1;
+	unsigned seen = 0;
+
+	if (has && !cJSON_IsObject(pm))
+		return rl_fail(l, "%s: phase_marks is not an object or null", at);
+	if (w->marked == 0)
+		w->marked = has ? 1 : -1;
+	else if ((w->marked > 0) != has)
+		return rl_fail(l, "%s: phase_marks %s, where the first ok run of %s %s", at,
+		               has ? "present" : "missing", w->name,
+		               has ? "marked no phase" : "marked phases");
+	if (!has)
+		return 0;
+	if (!cJSON_IsArray(phases) || cJSON_GetArraySize(phases) < 1 ||
+	    cJSON_GetArraySize(phases) > PHASEMARK_MAX_PHASES ||
+	    (!first && (size_t)cJSON_GetArraySize(phases) != w->nphases - 1))
+		return rl_fail(l,
+		               "%s: phase_marks.phases is not an array of the %s phases of %s "
+		               "(1 to %d)",
+		               at, first ? "marked" : "same", w->name, PHASEMARK_MAX_PHASES);
+	run->settled = -1;
+	cJSON_ArrayForEach(ph, phases)
+	{
+		const char *name = rl_get_str(ph, "name");
+		int p, settled;
+		if (!name || !phasemark_valid_name(name, strlen(name)))
+			return rl_fail(l, "%s: phase_marks: a phase without a valid name", at);
+		if ((p = phase_slot(l, w, name, first, at)) < 0)
+			return -1;
+		if (seen & (1u << p))
+			return rl_fail(l, "%s: phase_marks: '%s' listed twice", at, name);
+		seen |= 1u << p;
+		if (load_spans(l, ph, name, run, p, &settled, at) != 0)
+			return -1;
+		if (settled >= 0)
+			run->settled = all_settled &= settled;
+	}
+	w->show_phases = 1;
+	return 0;
+}
