@@ -67,7 +67,7 @@ grep -q '<h2>Per arm</h2>' "$h" && grep -q '<th>steady time</th>' "$h" &&
 	ok "html: a per-arm table" || notok "html: a per-arm table" "missing"
 grep -q 'No p-values beside the intervals' "$h" && grep -q 'p-value (and its interval at the per-comparison level) is in' "$h" &&
 	ok "html: says where the p-values are and why not here" || notok "html: says where the p-values are and why not here" "missing"
-grep -q '<strong>steady: .*faster' "$h" && ok "html: a summary line first" || notok "html: a summary line first" "$(grep -o '<strong>[^<]*' "$h" | head -1)"
+grep -q '<strong>[0-9]* comparisons: steady .*faster' "$h" && ok "html: a summary line first" || notok "html: a summary line first" "$(grep -o '<strong>[^<]*' "$h" | head -1)"
 rounds_svg=$(sed -n '/<title>Per-round speedup/,/<\/svg>/p' "$h")
 nt=$(printf '%s\n' "$rounds_svg" | grep -c 'class="tick" text-anchor="middle">[0-9]*<')
 [ "$nt" -ge 4 ] && ok "html: the rounds chart has round ticks ($nt)" || notok "html: the rounds chart has round ticks" "$nt"
