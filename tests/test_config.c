@@ -35,7 +35,8 @@ static void test_parse(void)
 	              err,
 	      "unknown key: '%s'", err);
 	CHECK(add(&c, "mmap_max=x", err, sizeof err) != 0 &&
-	          strcmp(err, "--config mmap_max 'x': want a whole number from 0 to 2147483647") == 0,
+	          strcmp(err, "--config mmap_max 'x': want a whole number from 0 to 2147483647") ==
+	              0,
 	      "bad integer: '%s'", err);
 	CHECK(add(&c, "top_pad=1Q", err, sizeof err) != 0 &&
 	          strcmp(err, "--config top_pad '1Q': want a byte count (a whole number, optional "

@@ -141,18 +141,27 @@ static void test_errors(void)
 	expect_error("demo --scale small --scale large", "run: --scale is given twice");
 	expect_error("demo --seed x", "--seed 'x': want a whole number from 0 to 9007199254740991");
 	expect_error("demo --seed ''", "--seed '': want a whole number from 0 to 9007199254740991");
-	expect_error("demo --seed -1", "--seed '-1': want a whole number from 0 to 9007199254740991");
-	expect_error("demo --seed 1.5", "--seed '1.5': want a whole number from 0 to 9007199254740991");
+	expect_error("demo --seed -1",
+	             "--seed '-1': want a whole number from 0 to 9007199254740991");
+	expect_error("demo --seed 1.5",
+	             "--seed '1.5': want a whole number from 0 to 9007199254740991");
 	expect_error("demo --seed 9007199254740992",
 	             "--seed '9007199254740992': want a whole number from 0 to 9007199254740991");
-	expect_error("demo --seed 18446744073709551616",
-	             "--seed '18446744073709551616': want a whole number from 0 to 9007199254740991");
-	expect_error("demo --reps 0", "--reps '0': want auto or a whole number of repetitions from 1 to 1000");
-	expect_error("demo --reps 1001", "--reps '1001': want auto or a whole number of repetitions from 1 to 1000");
-	expect_error("demo --reps -2", "--reps '-2': want auto or a whole number of repetitions from 1 to 1000");
-	expect_error("demo --reps 2x", "--reps '2x': want auto or a whole number of repetitions from 1 to 1000");
-	expect_error("demo --reps 1k", "--reps '1k': want auto or a whole number of repetitions from 1 to 1000");
-	expect_error("demo --max-reps 1", "--max-reps '1': want a whole number of repetitions from 2 to 1000");
+	expect_error(
+	    "demo --seed 18446744073709551616",
+	    "--seed '18446744073709551616': want a whole number from 0 to 9007199254740991");
+	expect_error("demo --reps 0",
+	             "--reps '0': want auto or a whole number of repetitions from 1 to 1000");
+	expect_error("demo --reps 1001",
+	             "--reps '1001': want auto or a whole number of repetitions from 1 to 1000");
+	expect_error("demo --reps -2",
+	             "--reps '-2': want auto or a whole number of repetitions from 1 to 1000");
+	expect_error("demo --reps 2x",
+	             "--reps '2x': want auto or a whole number of repetitions from 1 to 1000");
+	expect_error("demo --reps 1k",
+	             "--reps '1k': want auto or a whole number of repetitions from 1 to 1000");
+	expect_error("demo --max-reps 1",
+	             "--max-reps '1': want a whole number of repetitions from 2 to 1000");
 	expect_error("demo --reps 3 --max-reps 5",
 	             "--max-reps caps automatic repetitions; --reps N fixes the count");
 	expect_error("demo --steady-tol 101", "--steady-tol '101': want a percentage from 0 to "
@@ -169,25 +178,40 @@ static void test_errors(void)
 	                                    "page_bytes, skew)");
 	expect_error("other --param rows=5", "--param: other has no parameter 'rows' (known: )");
 	expect_error("demo --param rows=", "--param rows: empty value");
-	expect_error("demo --param rows=abc", "--param rows 'abc': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=12x", "--param rows '12x': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=+5", "--param rows '+5': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=0x10", "--param rows '0x10': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=1k", "--param rows '1k': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=0", "--param rows '0': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=-1", "--param rows '-1': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=abc",
+	             "--param rows 'abc': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=12x",
+	             "--param rows '12x': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=+5",
+	             "--param rows '+5': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=0x10",
+	             "--param rows '0x10': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=1k",
+	             "--param rows '1k': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=0",
+	             "--param rows '0': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=-1",
+	             "--param rows '-1': want a whole number from 1 to 1000000");
 	expect_error("demo --param rows=1000001",
 	             "--param rows '1000001': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=99999999999999999999999",
-	             "--param rows '99999999999999999999999': want a whole number from 1 to 1000000");
+	expect_error(
+	    "demo --param rows=99999999999999999999999",
+	    "--param rows '99999999999999999999999': want a whole number from 1 to 1000000");
 	expect_error("demo --param rows=1 --param rows=2", "--param rows: given twice");
-	expect_error("demo --param page_bytes=1T", "--param page_bytes '1T': want a byte count (a whole number, optional k/M/G suffix) from 64 to 1099511627776");
-	expect_error("demo --param page_bytes=1kk", "--param page_bytes '1kk': want a byte count (a whole number, optional k/M/G suffix) from 64 to 1099511627776");
+	expect_error("demo --param page_bytes=1T",
+	             "--param page_bytes '1T': want a byte count (a whole number, optional k/M/G "
+	             "suffix) from 64 to 1099511627776");
+	expect_error("demo --param page_bytes=1kk",
+	             "--param page_bytes '1kk': want a byte count (a whole number, optional k/M/G "
+	             "suffix) from 64 to 1099511627776");
 	expect_error("demo --param page_bytes=2048G",
-	             "--param page_bytes '2048G': want a byte count (a whole number, optional k/M/G suffix) from 64 to 1099511627776");
+	             "--param page_bytes '2048G': want a byte count (a whole number, optional "
+	             "k/M/G suffix) from 64 to 1099511627776");
 	expect_error("demo --param page_bytes=9007199254740992G",
-	             "--param page_bytes '9007199254740992G': want a byte count (a whole number, optional k/M/G suffix) from 64 to 1099511627776");
-	expect_error("demo --param skew=51", "--param skew '51': want a whole number from -50 to 50");
+	             "--param page_bytes '9007199254740992G': want a byte count (a whole number, "
+	             "optional k/M/G suffix) from 64 to 1099511627776");
+	expect_error("demo --param skew=51",
+	             "--param skew '51': want a whole number from -50 to 50");
 	expect_error("demo --param skew=-", "--param skew '-': want a whole number from -50 to 50");
 }
 

@@ -111,7 +111,8 @@ static int parse_value(const struct backend_option *o, const char *v, int64_t *o
 	config_format(o, o->max, hi, sizeof hi);
 	if (num_parse_i64(v, o->type == BACKEND_OPT_BYTES, out) != 0 || *out < o->min ||
 	    *out > o->max)
-		return errmsg_fail(err, errlen, "--config %s '%s': want %s from %s to %s", o->name, v,
+		return errmsg_fail(err, errlen, "--config %s '%s': want %s from %s to %s", o->name,
+		                   v,
 		                   o->type == BACKEND_OPT_BYTES
 		                       ? "a byte count (a whole number, optional k/M/G suffix)"
 		                       : "a whole number",

@@ -148,8 +148,8 @@ static int parse_seed(const char *v, uint64_t *out, char *err, size_t errlen)
 	int rc = num_parse_u64(v, &n);
 
 	if (rc != 0 || n > PARAMS_SEED_MAX)
-		return errmsg_fail(err, errlen, "--seed '%s': want a whole number from 0 to %llu", v,
-		                   (unsigned long long)PARAMS_SEED_MAX);
+		return errmsg_fail(err, errlen, "--seed '%s': want a whole number from 0 to %llu",
+		                   v, (unsigned long long)PARAMS_SEED_MAX);
 	*out = n;
 	return 0;
 }
@@ -160,7 +160,8 @@ static int parse_count(const char *opt, const char *v, int lo, int *out, char *e
 	int rc = num_parse_i64(v, 0, &n);
 
 	if (rc != 0 || n < lo || n > PARAMS_REPS_MAX)
-		return errmsg_fail(err, errlen, "%s '%s': want %sa whole number of repetitions from %d "
+		return errmsg_fail(err, errlen,
+		                   "%s '%s': want %sa whole number of repetitions from %d "
 		                   "to %d",
 		                   opt, v, strcmp(opt, "--reps") == 0 ? "auto or " : "", lo,
 		                   PARAMS_REPS_MAX);
@@ -184,8 +185,8 @@ static int parse_tol(const char *v, double *out, char *err, size_t errlen)
 	double d;
 
 	if (num_parse_double(v, 1, &d) < 0 || !(d >= 0 && d <= 100))
-		return errmsg_fail(err, errlen,
-		                   "--steady-tol '%s': want a percentage from 0 to 100, e.g. 5%%", v);
+		return errmsg_fail(
+		    err, errlen, "--steady-tol '%s': want a percentage from 0 to 100, e.g. 5%%", v);
 	*out = d / 100;
 	return 0;
 }
@@ -266,12 +267,11 @@ static int set_param(struct run_opts *o, const char *kv, char *err, size_t errle
 	}
 	rc = num_parse_i64(eq + 1, params_is_bytes(p), &v);
 	if (rc != 0 || v < p->min || v > p->max)
-		return errmsg_fail(err, errlen, "--param %s '%s': want %s from %lld to %lld",
-		                   p->name, eq + 1,
-		                   params_is_bytes(p)
-		                       ? "a byte count (a whole number, optional k/M/G suffix)"
+		return errmsg_fail(
+		    err, errlen, "--param %s '%s': want %s from %lld to %lld", p->name, eq + 1,
+		    params_is_bytes(p) ? "a byte count (a whole number, optional k/M/G suffix)"
 		                       : "a whole number",
-		                   (long long)p->min, (long long)p->max);
+		    (long long)p->min, (long long)p->max);
 	o->value[i] = v;
 	return 0;
 }

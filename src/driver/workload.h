@@ -43,7 +43,7 @@ struct wl_input_cost {
  * record's workload.input (docs/results-format.md), filled by describe_input after setup().
  * Unknown numbers are -1, unknown strings "". */
 struct wl_input_desc {
-	int64_t index;       /* the process's position in its trace (1-based) */
+	int64_t index; /* the process's position in its trace (1-based) */
 	int64_t pid, threads, events;
 	int64_t duration_ns; /* from the start of its stream to its end block, while recorded */
 	char exe[512];       /* its executable */

@@ -250,10 +250,11 @@ static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen
 	char *name;
 
 	if (!eq || !bench_valid_name(v, n) || v[0] == '-')
-		return errmsg_fail(err, errlen,
-		                   "--cmd: '%s' is not NAME=COMMAND with NAME in [A-Za-z0-9_.-], not "
-		                   "starting with '-'",
-		                   v);
+		return errmsg_fail(
+		    err, errlen,
+		    "--cmd: '%s' is not NAME=COMMAND with NAME in [A-Za-z0-9_.-], not "
+		    "starting with '-'",
+		    v);
 	if (strspn(eq + 1, " \t") == strlen(eq + 1))
 		return errmsg_fail(err, errlen, "--cmd %.*s: empty command", (int)n, v);
 	for (size_t i = 0; i < o->ncmds; i++)
@@ -334,7 +335,8 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	case O_SEED:
 	case O_SHUF:
 		if (num_parse_u64(v, &u) != 0 || u > BENCH_SEED_MAX)
-			return errmsg_fail(err, errlen, "%s '%s': want a whole number from 0 to %llu",
+			return errmsg_fail(err, errlen,
+			                   "%s '%s': want a whole number from 0 to %llu",
 			                   opts[k].name, v, BENCH_SEED_MAX);
 		*(k == O_SEED ? &o->seed : &o->shuffle_seed) = u;
 		*(k == O_SEED ? &o->seed_set : &o->shuffle_seed_set) = 1;
@@ -352,7 +354,8 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		    [O_REPS] = 1, [O_ROUNDS] = 1, [O_WARMUP] = 0, [O_MINR] = 1};
 		static const uint64_t hi[] = {
 		    [O_REPS] = 1000, [O_ROUNDS] = 100000, [O_WARMUP] = 1000, [O_MINR] = 100000};
-		static const char *const what[] = {[O_REPS] = "auto or a whole number of repetitions",
+		static const char *const what[] = {[O_REPS] =
+		                                       "auto or a whole number of repetitions",
 		                                   [O_ROUNDS] = "a whole number of rounds",
 		                                   [O_WARMUP] = "a whole number of warm-up rounds",
 		                                   [O_MINR] = "a whole number of rounds"};
@@ -377,16 +380,17 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	case O_BUDGET:
 	case O_TIMEOUT:
 		if (num_parse_double(v, 0, &d) != 0 || !(d >= 0.001 && d <= 1e7))
-			return errmsg_fail(err, errlen,
-			                   "%s '%s': want a number of seconds from 0.001 to 10000000",
-			                   opts[k].name, v);
+			return errmsg_fail(
+			    err, errlen, "%s '%s': want a number of seconds from 0.001 to 10000000",
+			    opts[k].name, v);
 		*(k == O_BUDGET ? &o->budget_s : &o->timeout_s) = d;
 		return 0;
 	case O_PAD:
 		if (num_parse_u64(v, &u) != 0 || u > BENCH_PAD_MAX_LIMIT)
-			return errmsg_fail(err, errlen,
-			                   "--pad-max '%s': want a whole number of bytes from 0 to %d", v,
-			                   BENCH_PAD_MAX_LIMIT);
+			return errmsg_fail(
+			    err, errlen,
+			    "--pad-max '%s': want a whole number of bytes from 0 to %d", v,
+			    BENCH_PAD_MAX_LIMIT);
 		o->pad_max = (size_t)u;
 		return 0;
 	case O_OUT:
@@ -416,7 +420,8 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		return 0;
 	case O_SHARD:
 		if (bench_task_parse_shard(v, &u) != 0)
-			return errmsg_fail(err, errlen, "--shard '%s': want a whole number from 0 to %llu", v,
+			return errmsg_fail(err, errlen,
+			                   "--shard '%s': want a whole number from 0 to %llu", v,
 			                   (unsigned long long)BENCH_TASK_SHARD_MAX);
 		o->shard = v;
 		return 0;

@@ -186,39 +186,42 @@ static int own_option(struct copts *o, int k, const char *v, char *err, size_t e
 	case K_POWER:
 		if (parse_between(v, 0, 0, CALIB_POWER_MAX, &o->plan.power) != 0 ||
 		    o->plan.power < CALIB_POWER_MIN)
-			return errmsg_fail(err, errlen,
-			                   "--power '%s': want a number in [0.01, 1)", v);
+			return errmsg_fail(err, errlen, "--power '%s': want a number in [0.01, 1)",
+			                   v);
 		return 0;
 	case K_EFFECT:
 		if (parse_between(v, 1, 0, 1000, &x) != 0)
-			return errmsg_fail(err, errlen,
-			                   "--effect '%s': want a percentage in (0, 1000), e.g. 5%%", v);
+			return errmsg_fail(
+			    err, errlen, "--effect '%s': want a percentage in (0, 1000), e.g. 5%%",
+			    v);
 		if (o->plan.neffects == CALIB_MAX_EFFECTS)
 			return errmsg_fail(err, errlen, "--effect: at most %d", CALIB_MAX_EFFECTS);
 		o->plan.effects[o->plan.neffects++] = x;
 		return 0;
 	case K_FOR_ROUNDS:
 		if (num_parse_u64(v, &n) != 0 || n < 2 || n > 1000000)
-			return errmsg_fail(err, errlen,
-			                   "--for-rounds '%s': want a whole number of rounds from 2 to "
-			                   "1000000",
-			                   v);
+			return errmsg_fail(
+			    err, errlen,
+			    "--for-rounds '%s': want a whole number of rounds from 2 to "
+			    "1000000",
+			    v);
 		if (o->nfor == 4)
 			return errmsg_fail(err, errlen, "--for-rounds: at most 4");
 		o->plan.for_rounds[o->nfor++] = (size_t)n;
 		return 0;
 	case K_FOR_BUDGET:
 		if (parse_between(v, 0, 0, 1e7, &o->plan.for_budget_s) != 0)
-			return errmsg_fail(err, errlen,
-			                   "--for-budget '%s': want a number of seconds above 0 and "
-			                   "below 10000000",
-			                   v);
+			return errmsg_fail(
+			    err, errlen,
+			    "--for-budget '%s': want a number of seconds above 0 and "
+			    "below 10000000",
+			    v);
 		return 0;
 	case K_BLOCK:
 		if (num_parse_u64(v, &n) != 0 || n < 6 || n > 100000)
-			return errmsg_fail(err, errlen,
-			                   "--block '%s': want a whole number of rounds from 6 to 100000",
-			                   v);
+			return errmsg_fail(
+			    err, errlen,
+			    "--block '%s': want a whole number of rounds from 6 to 100000", v);
 		o->plan.block = (size_t)n;
 		return 0;
 	}

@@ -56,7 +56,6 @@ enum {
 	C_COUNT
 };
 
-
 /* Each option may be given again and the last one counts, but the arms compared and the margin:
  * a second --baseline or --candidate is refused, as bench refuses repeats. */
 static const struct opt compare_opts[C_COUNT] = {
@@ -70,7 +69,8 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",
                  .help = "compare this phase instead of each workload's total"},
     [C_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT, NULL,
-                  .help = "compare every phase of every workload", .values = &gateopt_phases_values},
+                  .help = "compare every phase of every workload",
+                  .values = &gateopt_phases_values},
     [C_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT, NULL,
                   .help = "steady (the median of each run's steady repetitions), cold (its first "
                           "repetition) or both, side by side (default)",
@@ -173,8 +173,9 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 		return 0;
 	case C_SEED:
 		if (num_parse_u64(v, &u) != 0)
-			return errmsg_fail(err, errlen, "--seed '%s': want a whole number from 0 to %llu",
-			                   v, (unsigned long long)UINT64_MAX);
+			return errmsg_fail(err, errlen,
+			                   "--seed '%s': want a whole number from 0 to %llu", v,
+			                   (unsigned long long)UINT64_MAX);
 		a->o.seed = u;
 		return 0;
 	}
@@ -243,9 +244,9 @@ static int render_one(FILE *f, const void *ctx, char *err, size_t errlen)
 	return c->x->write(f, &c->in, err, errlen);
 }
 
-static int render(const struct cmp_report *r, const struct exporter *x, const struct compare_args *a,
-                  const struct claims_result *claims, const struct cmp_replay *rp, size_t nrp,
-                  char *err, size_t errlen)
+static int render(const struct cmp_report *r, const struct exporter *x,
+                  const struct compare_args *a, const struct claims_result *claims,
+                  const struct cmp_replay *rp, size_t nrp, char *err, size_t errlen)
 {
 	struct render_ctx c = {x,
 	                       {.r = r,

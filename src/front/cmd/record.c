@@ -323,7 +323,8 @@ static void report_losses(const struct rb_result *res)
 
 static void report(const struct rb_result *res, const char *out, int in_place)
 {
-	fprintf(stderr, "allocab: record: %llu process image%s (%llu ended in an exec), %llu event%s -> %s",
+	fprintf(stderr,
+	        "allocab: record: %llu process image%s (%llu ended in an exec), %llu event%s -> %s",
 	        (unsigned long long)res->procs, res->procs == 1 ? "" : "s",
 	        (unsigned long long)res->images_exec, (unsigned long long)res->events,
 	        res->events == 1 ? "" : "s", out);
@@ -403,9 +404,10 @@ static int parse_wait(const char *v, int *wait_s)
 	uint64_t n;
 
 	if (num_parse_u64(v, &n) != 0 || n > 3600) {
-		fprintf(stderr,
-		        "allocab: record: --wait '%s': want a whole number of seconds from 0 to 3600\n",
-		        v);
+		fprintf(
+		    stderr,
+		    "allocab: record: --wait '%s': want a whole number of seconds from 0 to 3600\n",
+		    v);
 		return -1;
 	}
 	*wait_s = (int)n;

@@ -73,11 +73,12 @@ static int predict_rows(const struct cmp_report *r, struct cmp_replay *x, enum r
 		p->lo = predict(x->t_prog_ns, x->t_replay_ns, cmp_speedup(row->d.hi));
 		p->hi = predict(x->t_prog_ns, x->t_replay_ns, cmp_speedup(row->d.lo));
 		if (isinf(p->est)) {
-			snprintf(x->why_not, sizeof x->why_not,
-			         "the replay under %s saves %.3g ms, at least the program's %.3g ms: "
-			         "that time cannot be the program's",
-			         row->candidate, x->t_replay_ns * (1 - exp(row->d.est)) * 1e-6,
-			         x->t_prog_ns * 1e-6);
+			snprintf(
+			    x->why_not, sizeof x->why_not,
+			    "the replay under %s saves %.3g ms, at least the program's %.3g ms: "
+			    "that time cannot be the program's",
+			    row->candidate, x->t_replay_ns * (1 - exp(row->d.est)) * 1e-6,
+			    x->t_prog_ns * 1e-6);
 			x->n = 0;
 			return 0;
 		}
@@ -116,9 +117,10 @@ static void replay_of(const struct cmp_report *r, const struct cmp_program *prog
 		         "it rests on the cold regime (the first repetition: a program that runs "
 		         "once), which this report does not compare (--regime steady)");
 	else if (isnan(x->t_prog_ns))
-		snprintf(x->why_not, sizeof x->why_not,
-		         "the program's own time is unknown: the trace records no duration for this "
-		         "process; give a --program bench of it with --program-results");
+		snprintf(
+		    x->why_not, sizeof x->why_not,
+		    "the program's own time is unknown: the trace records no duration for this "
+		    "process; give a --program bench of it with --program-results");
 	else if (!base || isnan(base->med_regime_base[RF_COLD]))
 		snprintf(x->why_not, sizeof x->why_not, "the baseline has no ok cold replay");
 	else {
@@ -127,8 +129,8 @@ static void replay_of(const struct cmp_report *r, const struct cmp_program *prog
 	}
 }
 
-int cmp_replays(const struct cmp_report *r, const struct cmp_program *prog,
-                struct cmp_replay **out, size_t *nout)
+int cmp_replays(const struct cmp_report *r, const struct cmp_program *prog, struct cmp_replay **out,
+                size_t *nout)
 {
 	const struct rf_doc *d = r->cand;
 	struct cmp_replay *x;
@@ -148,7 +150,8 @@ int cmp_replays(const struct cmp_report *r, const struct cmp_program *prog,
 		if (!d->wl[w].input)
 			continue;
 		for (size_t i = 0; i < r->nrows && !used; i++)
-			used = r->rows[i].workload && strcmp(r->rows[i].workload, d->wl[w].name) == 0;
+			used =
+			    r->rows[i].workload && strcmp(r->rows[i].workload, d->wl[w].name) == 0;
 		if (!used)
 			continue;
 		if (!(x[n].p = calloc(r->nrows + 1, sizeof *x[n].p))) {

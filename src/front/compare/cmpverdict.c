@@ -244,8 +244,8 @@ int cmp_warnings(struct cmp_builder *b)
 		    "(the smallest n with %s <= alpha/%zu); run more rounds or compare less "
 		    "(--candidate, --workload, --phase)",
 		    too_few, too_few == 1 ? " has" : "s have", few_n, m, m == 1 ? "" : "s",
-		    1 - r->conf, r->family,
-		    r->need, r->paired ? "paired rounds" : "rounds per file",
+		    1 - r->conf, r->family, r->need,
+		    r->paired ? "paired rounds" : "rounds per file",
 		    r->paired ? "2/2^n" : "2/C(2n,n)", r->family);
 	}
 	if (rc == 0 && insufficient)

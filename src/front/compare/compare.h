@@ -201,8 +201,8 @@ struct cmp_replay {
 /* The replays among r's workloads (those with an input), each with its predictions or why there
  * are none; prog NULL: the program's time is the trace's. Returns 0 and *out (cmp_replays_free,
  * NULL and *n 0 when none), or -1 when memory ran out. */
-int cmp_replays(const struct cmp_report *r, const struct cmp_program *prog,
-                struct cmp_replay **out, size_t *n);
+int cmp_replays(const struct cmp_report *r, const struct cmp_program *prog, struct cmp_replay **out,
+                size_t *n);
 void cmp_replays_free(struct cmp_replay *x, size_t n);
 /* The program's time from a --program (or --cmd) bench prog: the median process time of its ok
  * measured runs of arm (NULL, or an arm it lacks: its baseline), the arm used in *used. Returns 0,

@@ -226,9 +226,8 @@ static void arm_line(const struct cmp_report *r, const struct cmp_row *row, int 
 void export_arm_cells(const struct cmp_report *r, struct export_grid *g)
 {
 	static const char *const arm_head[ARMCOL] = {
-	    "workload",  "arm",          "ok rounds",  "cold time",         "steady time",
-	    "unsettled", "peak RSS",     "retained RSS", "RSS growth", "processes/run",
-	    "calls/run"};
+	    "workload", "arm",          "ok rounds",  "cold time",     "steady time", "unsettled",
+	    "peak RSS", "retained RSS", "RSS growth", "processes/run", "calls/run"};
 	size_t n = 1;
 	const char *last = NULL;
 	int procs = any_probed(r, 0), calls = any_probed(r, 1);

@@ -68,9 +68,9 @@ static int layer_ms(const struct rf_doc *d, const char *arm, const char *wl, enu
 	*n = 0;
 	if (k == LAYER_COLD && main != RF_STEADY)
 		return -1;
-	rc = k == LAYER_WARM ? series_warm_times(d, arm, wl, "total", main, t, n)
-	                     : series_arm_times(d, arm, wl, "total",
-	                                        k == LAYER_COLD ? RF_COLD : main, t, n);
+	rc = k == LAYER_WARM
+	         ? series_warm_times(d, arm, wl, "total", main, t, n)
+	         : series_arm_times(d, arm, wl, "total", k == LAYER_COLD ? RF_COLD : main, t, n);
 	if (rc != 0 || *n == 0) {
 		free(*t);
 		*t = NULL;

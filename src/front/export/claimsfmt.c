@@ -82,7 +82,8 @@ static void missing_workloads(const struct claims_result *res, const struct cmp_
 		while (j < i && strcmp(res->checks[j].target->workload, wl) != 0)
 			j++;
 		if (j == i && used < len)
-			used += (size_t)snprintf(buf + used, len - used, "%s%s", k++ ? ", " : "", wl);
+			used +=
+			    (size_t)snprintf(buf + used, len - used, "%s%s", k++ ? ", " : "", wl);
 	}
 	if (!n) {
 		buf[0] = '\0';
@@ -100,12 +101,13 @@ static void missing_workloads(const struct claims_result *res, const struct cmp_
 	if (used < len)
 		snprintf(buf + used, len - used,
 		         "): a claim is judged on the workloads it names (docs/claims.md)%s",
-		         r->cand->commands ? "; a --program or --cmd bench names its workload with -w"
-		                           : "");
+		         r->cand->commands
+		             ? "; a --program or --cmd bench names its workload with -w"
+		             : "");
 }
 
-static void summary(FILE *out, const struct claims_result *res, const struct cmp_report *r,
-                    int md, size_t width)
+static void summary(FILE *out, const struct claims_result *res, const struct cmp_report *r, int md,
+                    size_t width)
 {
 	const struct claims_file *f = res->file;
 	char line[EXPORT_LINE];

@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 #define MAXCOL 12 /* the last, noise floor, only with a calibration */
-#define ARMCOL 11 /* the last two, processes and calls, only for probed runs that have them */
+#define ARMCOL             11 /* the last two, processes and calls, only for probed runs that have them */
 #define CELL   160
 #define EXPORT_GRID_MAXCOL 16
 #define EXPORT_LINE        2048 /* a line of prose */

@@ -148,13 +148,15 @@ static size_t row_cells(const struct fleet_report *f, char (*c)[CELL])
 	return n;
 }
 
-static void put_head(FILE *out, const struct fleet_report *f, int md, size_t width)
+/* The method, the regimes, the convention, how to read a line, and the warnings: the table
+ * format's head; markdown's <details> after the tables. */
+static void put_method(FILE *out, const struct fleet_report *f, int md, size_t width)
 {
 	const char *pre = md ? "- " : "";
 	char line[EXPORT_LINE];
 
-	fprintf(out, md ? "### allocab merge: %zu machines\n\n" : "allocab merge: %zu machines\n",
-	        f->nm);
+	if (md)
+		fputs("\n<details><summary>Method and warnings</summary>\n\n", out);
 	export_fleet_method(f, line, sizeof line);
 	export_wrap(out, pre, "  ", line, md ? 0 : width);
 	snprintf(line, sizeof line, "regimes compared: %s%s%s",
@@ -164,12 +166,15 @@ static void put_head(FILE *out, const struct fleet_report *f, int md, size_t wid
 	export_wrap(out, pre, "  ", line, md ? 0 : width);
 	snprintf(line, sizeof line, "convention: %s", CMP_CONVENTION);
 	export_wrap(out, pre, "  ", line, md ? 0 : width);
-	export_wrap(out, pre, "  ",
-	            "a machine's interval is its own (paired rounds, the level it reaches); POOLED "
-	            "is the fleet's mean effect; \"a new machine\" is where another machine of this "
-	            "fleet would fall",
-	            md ? 0 : width);
+	export_wrap(
+	    out, pre, "  ",
+	    "a machine's interval is its own (paired rounds, the level it reaches); POOLED "
+	    "is the fleet's mean effect; \"a new machine\" is where another machine of this "
+	    "fleet would fall",
+	    md ? 0 : width);
 	export_print_warnings(out, f->warn, f->nwarn, md, width);
+	if (md)
+		fputs("\n</details>\n", out);
 }
 
 int export_fleet_markup(FILE *out, const struct export_fleet_input *in, int md, char *err,
@@ -188,7 +193,10 @@ int export_fleet_markup(FILE *out, const struct export_fleet_input *in, int md, 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	put_head(out, f, md, in->width);
+	fprintf(out, md ? "### allocab merge: %zu machines\n" : "allocab merge: %zu machines\n",
+	        f->nm);
+	if (!md)
+		put_method(out, f, md, in->width);
 	fprintf(out, md ? "\n#### Machines\n\n" : "\nmachines (others: runs before which another "
 	                                          "task was runnable):\n");
 	machine_cells(f, mc);
@@ -196,6 +204,8 @@ int export_fleet_markup(FILE *out, const struct export_fleet_input *in, int md, 
 	fprintf(out, md ? "\n#### Comparisons\n\n" : "\n");
 	row_cells(f, c);
 	md ? export_print_md(out, &gc) : export_print_grid(out, &gc, in->width);
+	if (md)
+		put_method(out, f, md, in->width);
 	free(c);
 	free(mc);
 	return 0;

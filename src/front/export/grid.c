@@ -18,8 +18,8 @@ size_t export_text_width(const char *s)
 }
 
 /* The columns cols[0..n) of g as aligned columns, header first. */
-static void print_part(FILE *out, const struct export_grid *g, const size_t *w,
-                       const size_t *cols, size_t n)
+static void print_part(FILE *out, const struct export_grid *g, const size_t *w, const size_t *cols,
+                       size_t n)
 {
 	for (size_t i = 0; i < g->rows; i++) {
 		for (size_t k = 0; k < n; k++) {

@@ -34,8 +34,8 @@ static void esc(FILE *f, const char *s)
 /* The class of a verdict cell: its colour. */
 static const char *verdict_class(const char *verdict)
 {
-	return strncmp(verdict, "faster", 6) == 0       ? "faster"
-	       : strncmp(verdict, "slower", 6) == 0     ? "slower"
+	return strncmp(verdict, "faster", 6) == 0        ? "faster"
+	       : strncmp(verdict, "slower", 6) == 0      ? "slower"
 	       : strncmp(verdict, "equivalent", 10) == 0 ? "equivalent"
 	                                                 : "";
 }
@@ -88,11 +88,12 @@ static int tables(FILE *f, const struct cmp_report *r)
 	for (size_t i = 0; i < r->nrows; i++)
 		short_level |= chart_short_level(r, &r->rows[i]);
 	if (short_level)
-		fprintf(f,
-		        "<p class=\"muted\">A level in parentheses after an interval (marked * in the "
-		        "chart): that interval reaches less than the requested %s%% (too few rounds "
-		        "for a verdict).</p>\n",
-		        cmp_level_text(r->family_conf, lv, sizeof lv));
+		fprintf(
+		    f,
+		    "<p class=\"muted\">A level in parentheses after an interval (marked * in the "
+		    "chart): that interval reaches less than the requested %s%% (too few rounds "
+		    "for a verdict).</p>\n",
+		    cmp_level_text(r->family_conf, lv, sizeof lv));
 	fputs("<p class=\"muted\">No p-values beside the intervals: each verdict is read off the "
 	      "interval printed beside it, and a p-value can disagree with it at the margin. Each "
 	      "comparison's p-value (and its interval at the per-comparison level) is in "

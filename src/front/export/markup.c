@@ -75,7 +75,6 @@ static void fail_counts(const struct rf_doc *d, char *buf, size_t len)
 	}
 }
 
-
 /* One line of prose: markdown writes pre and text as is, the table wraps it at width with its
  * continuation lines indented by cont. */
 static void put_line(FILE *out, const char *pre, const char *cont, const char *text, int md,
@@ -103,7 +102,8 @@ void export_print_warnings(FILE *out, char *const *warn, size_t n, int md, size_
 			put_line(out, "\n> [!WARNING]\n> ", "", w + 9, md, 0);
 			fputs("\n", out);
 		} else if (md) {
-			put_line(out, i == 0 ? "\n- **warning:** " : "- **warning:** ", "", w, md, 0);
+			put_line(out, i == 0 ? "\n- **warning:** " : "- **warning:** ", "", w, md,
+			         0);
 		} else {
 			put_line(out, is_loud(w) ? "" : "warning: ", "  ", w, md, width);
 		}
@@ -122,8 +122,8 @@ static void failed_runs(FILE *out, const struct cmp_report *r, int md, size_t wi
 			export_text(out, d->path, EXPORT_TEXT_MD);
 			put_line(out, " (measured rounds): ", "", line, md, 0);
 		} else {
-			snprintf(head, sizeof head, "failed runs in %s (measured rounds): %s", d->path,
-			         line);
+			snprintf(head, sizeof head, "failed runs in %s (measured rounds): %s",
+			         d->path, line);
 			fputs("\n", out);
 			export_wrap(out, "", "  ", head, width);
 		}
@@ -213,10 +213,11 @@ static int tables(FILE *out, const struct export_input *in, int md)
 		if (md)
 			fputs("\n#### Per arm (phase total, medians over ok runs)\n\n", out);
 		else
-			export_wrap(out, "\nper arm ", "  ",
-			            "(phase total, medians over ok runs; RSS growth: resident after the "
-			            "last rep minus after the first):",
-			            in->width);
+			export_wrap(
+			    out, "\nper arm ", "  ",
+			    "(phase total, medians over ok runs; RSS growth: resident after the "
+			    "last rep minus after the first):",
+			    in->width);
 		md ? export_print_md(out, &ga) : export_print_grid(out, &ga, in->width);
 	}
 	free(c);

@@ -42,17 +42,20 @@ static void describe_method(const struct cmp_report *r, char *buf, size_t len)
 
 	cmp_level_text(r->family_conf, lv, sizeof lv);
 	if (r->family > 1)
-		snprintf(over, sizeof over, "at %s%% each, simultaneous %g%% over the %zu comparisons "
-		         "(Bonferroni)", lv, 100 * r->conf, r->family);
+		snprintf(over, sizeof over,
+		         "at %s%% each, simultaneous %g%% over the %zu comparisons "
+		         "(Bonferroni)",
+		         lv, 100 * r->conf, r->family);
 	else
 		snprintf(over, sizeof over, "at %s%% (one comparison)", lv);
 	if (r->paired)
-		snprintf(buf, len,
-		         "method: rounds paired; d = ln(t_candidate/t_baseline) per round; speedup = "
-		         "exp(-HL(d)), Hodges-Lehmann; intervals: %s %s; per-comparison %g%% "
-		         "intervals and p-values (Wilcoxon signed-rank) in --format json and csv",
-		         r->bootstrap ? "percentile bootstrap over rounds" : "Wilcoxon signed-rank",
-		         over, 100 * r->conf);
+		snprintf(
+		    buf, len,
+		    "method: rounds paired; d = ln(t_candidate/t_baseline) per round; speedup = "
+		    "exp(-HL(d)), Hodges-Lehmann; intervals: %s %s; per-comparison %g%% "
+		    "intervals and p-values (Wilcoxon signed-rank) in --format json and csv",
+		    r->bootstrap ? "percentile bootstrap over rounds" : "Wilcoxon signed-rank",
+		    over, 100 * r->conf);
 	else
 		snprintf(buf, len,
 		         "method: rounds of two files cannot be paired; speedup = exp(-shift), "
@@ -94,13 +97,14 @@ size_t export_method_lines(const struct cmp_report *r, int without_convention,
 /* The verdict counts of the rows of regime g: "steady: 2 faster, 1 no detectable difference". */
 static void counts(const struct cmp_report *r, enum rf_regime g, char *buf, size_t len)
 {
-	static const enum cmp_verdict order[] = {CMP_FASTER,  CMP_SLOWER,       CMP_EQUIVALENT,
+	static const enum cmp_verdict order[] = {CMP_FASTER,        CMP_SLOWER,  CMP_EQUIVALENT,
 	                                         CMP_NO_DIFFERENCE, CMP_TOO_FEW, CMP_INSUFFICIENT};
 	size_t n[sizeof order / sizeof order[0]] = {0}, shown = 0;
 	char eq[48];
 
 	for (size_t i = 0; i < r->nrows; i++)
-		for (size_t k = 0; r->rows[i].regime == g && k < sizeof order / sizeof order[0]; k++)
+		for (size_t k = 0; r->rows[i].regime == g && k < sizeof order / sizeof order[0];
+		     k++)
 			n[k] += r->rows[i].verdict == order[k];
 	snprintf(eq, sizeof eq, "equivalent within ±%g%%", r->equivalence);
 	add(buf, len, "%s ", rf_regime_name(g));
@@ -122,8 +126,8 @@ static void headline(const struct cmp_row *row, char *buf, size_t len)
 		add(buf, len, " on %s%s%s", row->workload, strcmp(row->phase, "total") ? "/" : "",
 		    strcmp(row->phase, "total") ? row->phase : "");
 	if (row->usable)
-		add(buf, len, " %.3fx [%.3f, %.3f]", cmp_speedup(row->d.est), cmp_speedup(row->d.hi),
-		    cmp_speedup(row->d.lo));
+		add(buf, len, " %.3fx [%.3f, %.3f]", cmp_speedup(row->d.est),
+		    cmp_speedup(row->d.hi), cmp_speedup(row->d.lo));
 	add(buf, len, " %s", cmp_verdict_text(row, vt, sizeof vt));
 }
 
@@ -201,7 +205,8 @@ static void what_replayed(const struct rf_input *in, char *buf, size_t len)
 		add(buf, len, " %.0f", in->index);
 	if (!isnan(in->pid))
 		add(buf, len, " (pid %.0f%s%s%s%s)", in->pid, in->exe ? ", " : "",
-		    in->exe ? in->exe : "", in->command ? ": " : "", in->command ? in->command : "");
+		    in->exe ? in->exe : "", in->command ? ": " : "",
+		    in->command ? in->command : "");
 	if (in->trace)
 		add(buf, len, " of trace %s", in->trace);
 }
@@ -217,7 +222,8 @@ static void replay_head(const struct cmp_replay *x, char (*line)[EXPORT_LINE])
 	if (in && !isnan(in->events))
 		add(line[0], EXPORT_LINE, ", %.0f calls", in->events);
 	if (in && !isnan(in->threads))
-		add(line[0], EXPORT_LINE, ", %.0f thread%s", in->threads, in->threads == 1 ? "" : "s");
+		add(line[0], EXPORT_LINE, ", %.0f thread%s", in->threads,
+		    in->threads == 1 ? "" : "s");
 	if (in && !isnan(in->duration_ns))
 		add(line[0], EXPORT_LINE, ", %.3f s while recorded", in->duration_ns * 1e-9);
 	if (in && in->ended)
@@ -258,17 +264,19 @@ size_t export_replay_lines(const struct export_input *in, char (*line)[EXPORT_LI
 			         x->why_not);
 			continue;
 		}
-		snprintf(line[n], EXPORT_LINE,
-		         "predicted speedup of the whole program (%s regime): t_prog / (t_prog - "
-		         "(t_replay,%s - t_replay,candidate)), t_replay,%s %.3f ms, t_prog %.3f ms = ",
-		         rf_regime_name(x->regime), x->p[0].row->baseline, x->p[0].row->baseline,
-		         x->t_replay_ns * 1e-6, x->t_prog_ns * 1e-6);
+		snprintf(
+		    line[n], EXPORT_LINE,
+		    "predicted speedup of the whole program (%s regime): t_prog / (t_prog - "
+		    "(t_replay,%s - t_replay,candidate)), t_replay,%s %.3f ms, t_prog %.3f ms = ",
+		    rf_regime_name(x->regime), x->p[0].row->baseline, x->p[0].row->baseline,
+		    x->t_replay_ns * 1e-6, x->t_prog_ns * 1e-6);
 		if (x->t_prog_from)
 			add(line[n], EXPORT_LINE, "the median time of arm %s in %s", x->t_prog_arm,
 			    x->t_prog_from);
 		else
 			add(line[n], EXPORT_LINE,
-			    "the process's duration while recorded (recording slows a program, so the "
+			    "the process's duration while recorded (recording slows a program, so "
+			    "the "
 			    "prediction leans towards 1x; --program-results FILE takes a --program "
 			    "bench's time instead)");
 		add(line[n++], EXPORT_LINE,
@@ -282,15 +290,14 @@ size_t export_replay_lines(const struct export_input *in, char (*line)[EXPORT_LI
 	return n;
 }
 
-const char *export_replay_note(const struct export_input *in, const char *wl, char *buf,
-                               size_t len)
+const char *export_replay_note(const struct export_input *in, const char *wl, char *buf, size_t len)
 {
 	for (size_t k = 0; wl && k < in->nreplays; k++)
 		if (strcmp(in->replays[k].workload, wl) == 0) {
 			char what[EXPORT_LINE / 2];
 			what_replayed(in->replays[k].input, what, sizeof what);
-			snprintf(buf, len, "replay of %s: the allocation stream only, not the program",
-			         what);
+			snprintf(buf, len,
+			         "replay of %s: the allocation stream only, not the program", what);
 			return buf;
 		}
 	return NULL;

@@ -34,7 +34,8 @@ int rl_probe(struct loader *l, const cJSON *jr, struct rf_run *run, const char *
 		return rl_fail(l, "%s: probe.counts_total is not an object", at);
 	run->calls = 0;
 	for (size_t k = 0; k < sizeof call_keys / sizeof call_keys[0]; k++) {
-		if (rl_opt_num(l, counts, call_keys[k], RF_MAX_FIGURE, at, "probe.counts_total", &v))
+		if (rl_opt_num(l, counts, call_keys[k], RF_MAX_FIGURE, at, "probe.counts_total",
+		               &v))
 			return -1;
 		run->calls += isnan(v) ? 0 : v;
 	}
@@ -78,8 +79,7 @@ static int load_input(struct loader *l, struct rf_workload *w, const cJSON *wl)
 
 	if (!in || cJSON_IsNull(in))
 		return 0;
-	snprintf(where, sizeof where, "%s: the record.workload.input of its first ok run",
-	         w->name);
+	snprintf(where, sizeof where, "%s: the record.workload.input of its first ok run", w->name);
 	if (!cJSON_IsObject(in))
 		return rl_fail(l, "%s is not an object", where);
 	if (!(x = calloc(1, sizeof *x)))
