@@ -211,6 +211,15 @@ test-fleet: deps
 	@$(MAKE) --no-print-directory build-all $(BUILD)/tests/jget
 	@BUILD=$(BUILD) tests/fleet_slurm.sh
 
+# make test-render: the HTML report laid out by headless Chromium and its chart of measured times
+# checked against the data (tests/e2e_render.sh; make test runs it too, and skips it without
+# Chromium); installs chromium, and says so and skips the check when it cannot.
+.PHONY: test-render
+test-render:
+	@scripts/deps.sh --also chromium || echo "make test-render: chromium could not be installed"
+	@$(MAKE) --no-print-directory build-all
+	@BUILD=$(BUILD) bash tests/e2e_render.sh
+
 test: deps
 	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)
 	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS)

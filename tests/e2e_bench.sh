@@ -125,6 +125,18 @@ stamped=$(ls "$TMP/res" | grep -v '^latest.json$' | grep -E '^[0-9]{8}T[0-9]{6}Z
 if [ -n "$stamped" ] && cmp -s "$TMP/res/$stamped" "$TMP/res/latest.json"; then ok "cmd: <stamp>.json and latest.json identical"; else notok "cmd: <stamp>.json and latest.json identical" "$(ls "$TMP/res")"; fi
 if ls -a "$TMP/res" | grep -q '^\.allocab'; then notok "cmd: no temporary files left" "$(ls -a "$TMP/res")"; else ok "cmd: no temporary files left"; fi
 
+# A finished bench says what ran, apart, and the command that reads its results next (quoted for
+# a shell when the path needs it).
+mkdir -p "$TMP/with space"
+expect_status "cmd: a finished bench" 0 "$A" bench --cmd a=true --cmd b=true --rounds 2 -o "$TMP/with space/n.json"
+grep -v '^allocab: round [0-9]' "$TMP/err" >"$TMP/err2"
+if grep -Eq '^allocab: bench: 2 measured rounds and 1 warm-up round in [0-9.]+ s; results in ' "$TMP/err2" &&
+	[ "$(tail -n 1 "$TMP/err2")" = "allocab: bench: next: allocab compare '$TMP/with space/n.json'" ]; then
+	ok "cmd: a finished bench counts measured and warm-up rounds apart and names the next command"
+else
+	notok "cmd: a finished bench counts measured and warm-up rounds apart and names the next command" "$(cat "$TMP/err2")"
+fi
+
 # Interrupt: SIGINT during a long run, after two rounds are written, keeps the finished rounds.
 # The long sleep's length is unique to this test run ($$), so that pgrep sees only ours.
 "$A" bench --cmd a="sleep 0.1; [ -e $TMP/long ] && sleep 30.$$" --cmd b='sleep 0.1' --rounds 100 --warmup 0 \
@@ -144,7 +156,12 @@ jeq "interrupt: status interrupted" "$TMP/int.json" status interrupted
 n=$("$J" "$TMP/int.json" rounds.#)
 if [ "$n" -ge 2 ] && [ "$n" -lt 100 ]; then ok "interrupt: finished rounds kept ($n)"; else notok "interrupt: finished rounds kept" "rounds $n"; fi
 grep -v '^allocab: round [0-9]' "$TMP/int.err" >"$TMP/int.err2" # the progress lines of a pipe
-if grep -Eq "^allocab: bench: interrupted after $n rounds; results in $TMP/int.json$" "$TMP/int.err2" && [ "$(wc -l <"$TMP/int.err2")" -eq 1 ]; then ok "interrupt: one line says where the results are"; else notok "interrupt: one line says where the results are" "$(head -c 300 "$TMP/int.err2")"; fi
+if grep -Eq "^allocab: bench: interrupted after $n measured rounds and 0 warm-up rounds; results in $TMP/int.json$" "$TMP/int.err2" &&
+	grep -Eq "^allocab: bench: next: allocab compare $TMP/int.json$" "$TMP/int.err2" && [ "$(wc -l <"$TMP/int.err2")" -eq 2 ]; then
+	ok "interrupt: one line says what ran and where the results are, one the next command"
+else
+	notok "interrupt: one line says what ran and where the results are, one the next command" "$(head -c 300 "$TMP/int.err2")"
+fi
 if pgrep -f "sleep 30[.]$$\$" >/dev/null; then notok "interrupt: the running command is killed" "sleep 30.$$ still running"; else ok "interrupt: the running command is killed"; fi
 if "$A" compare "$TMP/int.json" >"$TMP/cmp" 2>&1; then ok "interrupt: compare accepts the file"; else notok "interrupt: compare accepts the file" "$(head -c 300 "$TMP/cmp")"; fi
 
@@ -229,8 +246,8 @@ bad() { # bad NAME STATUS PATTERN ARGS...
 O=(-o "$TMP/none.json" --quiet)
 bad "unknown option" 2 "unknown option '--frob'" --frob "${O[@]}"
 bad "missing value" 2 "--rounds needs a value" "${O[@]}" --rounds
-bad "non-numeric rounds" 2 "--rounds: 'many'" --rounds many "${O[@]}"
-bad "zero rounds" 2 "--rounds: '0'" --rounds 0 "${O[@]}"
+bad "non-numeric rounds" 2 "--rounds 'many': want a whole number of rounds from 1 to 100000$" --rounds many "${O[@]}"
+bad "zero rounds" 2 "--rounds '0': want a whole number of rounds from 1 to 100000$" --rounds 0 "${O[@]}"
 bad "bad budget" 2 "--budget" --budget -5 "${O[@]}"
 bad "unknown scale" 2 "--scale" --scale enormous "${O[@]}"
 bad "unknown allocator" 2 "-a: unknown allocator 'nosuch'" --driver-dir "$D" -a system,nosuch "${O[@]}"
@@ -242,6 +259,9 @@ bad "one --cmd" 2 "--cmd: a comparison needs at least two commands" --cmd a=true
 bad "duplicate --cmd" 2 "--cmd: name 'a' is given twice" --cmd a=true --cmd a=false "${O[@]}"
 bad "--cmd with -a" 2 "--cmd cannot be combined with --allocators" --cmd a=true --cmd b=true -a system "${O[@]}"
 bad "bad --cmd name" 2 "--cmd: 'a/b=true' is not NAME=COMMAND" --cmd a/b=true --cmd c=true "${O[@]}"
+bad "--cmd arm named like an option" 2 "--cmd: '--help=true' is not NAME=COMMAND .*not starting with '-'" --cmd --help=true --cmd c=true "${O[@]}"
+bad "--cmd arm name starting with '-'" 2 "--cmd: '-x=true' is not NAME=COMMAND" --cmd=-x=true --cmd c=true "${O[@]}"
+bad "--preload arm name starting with '-'" 2 "--preload: '-x=libx.so' is not NAME=LIBRARY .*not starting with '-'" --program true --preload=-x=libx.so "${O[@]}"
 bad "gate: unknown candidate" 2 "" --cmd a=true --cmd b=true "${O[@]}" --gate --candidate zz --min-speedup 5%
 bad "gate: bad margin" 2 "" --cmd a=true --cmd b=true "${O[@]}" --gate --candidate b --min-speedup lots
 bad "bad --equivalence" 2 "--equivalence '0': want a percentage 0 < M < 100" --cmd a=true --cmd b=true --equivalence 0 "${O[@]}"

@@ -58,7 +58,7 @@ expect_status "compare json -o" 0 "$A" compare "$TMP/r.json" --format json -o "$
 ls -a "$TMP" | grep -q '^\.allocab-tmp' && notok "-o leaves no temporary file" "found one" || ok "-o leaves no temporary file"
 
 expect_status "compare csv" 0 "$A" compare "$TMP/r.json" --format csv
-head -1 "$TMP/out" | grep -q '^workload,phase,regime,candidate,baseline,n,.*,rounds_needed,mode,conf,.*,equivalence_pct$' &&
+head -1 "$TMP/out" | grep -q '^workload,phase,regime,candidate,baseline,n,.*,rounds_needed,mode,conf,.*,equivalence_pct,processes_baseline,processes_candidate,calls_baseline,calls_candidate,note$' &&
 	! grep -q '^#' "$TMP/out" && ok "csv: the header is the first line, no comment lines" ||
 	notok "csv: the header is the first line, no comment lines" "$(head -2 "$TMP/out")"
 if command -v /usr/bin/python3 >/dev/null 2>&1; then
@@ -121,7 +121,7 @@ grep -q 'steady speedup' "$TMP/out" && grep -q 'cold speedup' "$TMP/out" &&
 	ok "table: steady 1.25x and cold 2.5x side by side" || notok "table: both regimes" "$(cat "$TMP/out")"
 grep -q 'measured cold and steady' "$TMP/out" && ok "table: the file measured both regimes" ||
 	notok "table: regimes measured" "$(head -3 "$TMP/out")"
-grep -q 'mimalloc on parquet_load: 8 of 8 runs never settled' "$TMP/out" &&
+grep -q 'mimalloc on parquet_load: 8 of 8 runs never settled (the steady rule did not hold within their reps' "$TMP/out" &&
 	ok "runs that never settled are flagged" || notok "unsettled runs flagged" "$(cat "$TMP/out")"
 grep -Eq '^parquet_load +mimalloc +8/8 .* 8 .*\+0\.2 MiB$' "$TMP/out" &&
 	ok "per arm: unsettled count and RSS growth" || notok "per arm: unsettled and growth" "$(grep -A4 'per arm' "$TMP/out")"

@@ -114,8 +114,8 @@ bad() {
 }
 S=$BUILD/allocab-system
 bad "unknown key" "system has no option 'nope' \(known: mmap_threshold" "$S" run $W --config nope=1
-bad "bad value" "mmap_threshold: 'abc' is not a byte count" "$S" run $W --config mmap_threshold=abc
-bad "out of range" "mmap_threshold: '2G' is out of range 0..2147483647" "$S" run $W --config mmap_threshold=2G
+bad "bad value" "mmap_threshold 'abc': want a byte count" "$S" run $W --config mmap_threshold=abc
+bad "out of range" "mmap_threshold '2G': want a byte count .* from 0 to 2147483647" "$S" run $W --config mmap_threshold=2G
 bad "not KEY=VALUE" "'mmap_threshold' is not KEY=VALUE" "$S" run $W --config mmap_threshold
 bad "given twice" "tcache_count: given twice" "$S" run $W --config tcache_count=1 --config tcache_count=2
 bad "enum value" "thp: 'bogus' is not one of default, always, never" "$BUILD/allocab-jemalloc" run $W --config thp=bogus

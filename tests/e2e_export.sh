@@ -51,6 +51,39 @@ if grep -Eqi '<script|<link |src="|href="http|url\(http|@import' "$h"; then
 else
 	ok "html: self-contained"
 fi
+# The issues a reader of the rendered page found (docs/methodology.md, "Reading the output").
+grep -o '<circle [^>]*class="pt"><title>[a-z]*: [0-9.]* ms</title>' "$h" | grep -q ': 0.000 ms' &&
+	notok "html: steady dots' tooltips in ms" "$(grep -o 'class="pt"><title>[^<]*' "$h" | head -1)" ||
+	ok "html: steady dots' tooltips in ms"
+v=$(grep -o 'class="pt"><title>system: [0-9.]* ms' "$h" | head -1 | grep -o '[0-9.]* ms')
+case $v in 1[0-9][0-9].*' ms') ok "html: a steady dot's tooltip states its time ($v)" ;; *) notok "html: a steady dot's tooltip states its time" "$v" ;; esac
+vis=$(sed 's|<desc>[^<]*</desc>||g' "$h" | grep -o 'takes 1/1.12 of' | wc -l)
+[ "$vis" -eq 1 ] && ok "html: the convention is stated once" || notok "html: the convention is stated once" "$vis times"
+grep -q 'the interval reaches less than the requested level' "$h" &&
+	notok "html: no footnote without a starred interval" "printed" || ok "html: no footnote without a starred interval"
+grep -q '<th>steady 99.[0-9]*% CI</th>' "$h" && grep -q '<th>cold verdict</th>' "$h" &&
+	ok "html: the comparisons table has the table format's columns" || notok "html: the comparisons table has the table format's columns" "$(grep -o '<thead>.*</thead>' "$h" | head -1)"
+grep -q '<h2>Per arm</h2>' "$h" && grep -q '<th>steady time</th>' "$h" &&
+	ok "html: a per-arm table" || notok "html: a per-arm table" "missing"
+grep -q 'No p-values beside the intervals' "$h" && grep -q 'p-value (and its interval at the per-comparison level) is in' "$h" &&
+	ok "html: says where the p-values are and why not here" || notok "html: says where the p-values are and why not here" "missing"
+grep -q '<strong>[0-9]* comparisons: steady .*faster' "$h" && ok "html: a summary line first" || notok "html: a summary line first" "$(grep -o '<strong>[^<]*' "$h" | head -1)"
+rounds_svg=$(sed -n '/<title>Per-round speedup/,/<\/svg>/p' "$h")
+nt=$(printf '%s\n' "$rounds_svg" | grep -c 'class="tick" text-anchor="middle">[0-9]*<')
+[ "$nt" -ge 4 ] && ok "html: the rounds chart has round ticks ($nt)" || notok "html: the rounds chart has round ticks" "$nt"
+# A warm-up round whose cold repetition is ten times the rest: not drawn, so not on the axis.
+mkbench "$TMP/warm.json" arms=system=1,mimalloc=0.8 wls=feature_extract rounds=8 reps=4 warmcold=10
+"$A" compare "$TMP/warm.json" --format html -o "$TMP/warm.html"
+top=$(sed -n '/<title>Measured times per allocator/,/<\/svg>/p' "$TMP/warm.html" | grep -o 'class="tick" text-anchor="middle">[0-9.]*<' | grep -o '[0-9.]*<' | tr -d '<' | sort -n | tail -1)
+[ "${top%.*}" -lt 200 ] && ok "html: the time axis covers what is drawn, not an undrawn warm-up cold rep ($top ms)" ||
+	notok "html: the time axis covers what is drawn, not an undrawn warm-up cold rep" "last tick $top ms"
+# Too few rounds for the family level: the star in the chart, the level in the table, one note.
+mkbench "$TMP/few.json" arms=system=1,mimalloc=0.8 wls=parquet_load rounds=6 reps=4
+"$A" compare "$TMP/few.json" --format html -o "$TMP/few.html"
+grep -q '\] \*</text>' "$TMP/few.html" && grep -q '\* the interval reaches less than the requested level' "$TMP/few.html" &&
+	grep -q 'A level in parentheses after an interval (marked \* in the chart)' "$TMP/few.html" &&
+	grep -q '<td class="num">\[[0-9.]*, [0-9.]*\] ([0-9.]*%)</td>' "$TMP/few.html" &&
+	ok "html: a starred interval, its footnote and its level in the table" || notok "html: a starred interval, its footnote and its level in the table" "missing"
 expect_status "html: two files" 0 "$A" compare "$TMP/base.json" "$TMP/two.json" --format html -o "$TMP/two.html"
 well_formed "html: two files well-formed" "$TMP/two.html"
 grep -q 'rounds are not paired' "$TMP/two.html" && ok "html: two files say rounds are unpaired" || notok "html: two files say rounds are unpaired" "missing"
@@ -116,7 +149,7 @@ expect_status "claims: table exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP
 grep -q '3 confirmed, 1 partly, 1 refuted, 1 not measured' "$TMP/out" && ok "claims: verdict counts" || notok "claims: verdict counts" "$(grep claims "$TMP/out")"
 grep -E '^inside +parquet_load/total \(steady\) +mimalloc .*confirmed' "$TMP/out" >/dev/null && ok "claims: confirmed line with the measured interval" || notok "claims: confirmed line with the measured interval" "$(grep inside "$TMP/out")"
 grep -E '^outside +geomean \(steady\) .*refuted' "$TMP/out" >/dev/null && ok "claims: improvement_pct refuted" || notok "claims: improvement_pct refuted" "$(grep outside "$TMP/out")"
-grep -E '^absent .*not in the comparison +not measured' "$TMP/out" >/dev/null && ok "claims: not measured" || notok "claims: not measured" "$(grep absent "$TMP/out")"
+grep -E '^absent .*no arm hoard in the file +not measured' "$TMP/out" >/dev/null && ok "claims: not measured, and why" || notok "claims: not measured" "$(grep absent "$TMP/out")"
 grep -E '^cold start +parquet_load/total \(cold\) +mimalloc .*confirmed' "$TMP/out" >/dev/null && ok "claims: a claim on the cold regime" || notok "claims: a claim on the cold regime" "$(grep 'cold start' "$TMP/out")"
 expect_status "claims: cold-only file" 0 "$A" compare "$TMP/cold.json" --claims "$TMP/claims.json"
 grep -E '^inside +parquet_load/total \(cold\) .*confirmed' "$TMP/out" >/dev/null && ok "claims: a cold-only file is judged on cold" || notok "claims: a cold-only file is judged on cold" "$(grep inside "$TMP/out")"

@@ -67,6 +67,11 @@ for fmt in table markdown json csv html svg bmf gab; do
 	expect_status "format $fmt: exit 0" 0 "$A" merge "$F"/{a,b,c,odd}.json --format "$fmt" -o "$F/m.$fmt"
 	grep -q "odd" "$F/m.$fmt" && ok "format $fmt: carries the machines' rows" || notok "format $fmt: machine rows" "$(head -c 300 "$F/m.$fmt")"
 done
+t=$(grep -n '^#### Machines$' "$F/m.markdown" | cut -d: -f1)
+d=$(grep -n '^<details><summary>Method and warnings</summary>$' "$F/m.markdown" | cut -d: -f1)
+m=$(grep -n '^- method: each file is one machine' "$F/m.markdown" | cut -d: -f1)
+[ -n "$t" ] && [ -n "$d" ] && [ -n "$m" ] && [ "$t" -lt "$d" ] && [ "$d" -lt "$m" ] &&
+	ok "markdown: the tables first, the method folded into <details>" || notok "markdown: shape" "machines $t, details $d, method $m"
 rows=$("$PY" -c 'import csv,sys; r=list(csv.DictReader(open(sys.argv[1]))); print(len(r), sum(x["kind"]=="pooled" for x in r), r[3]["machine"], r[3]["odd"])' "$F/m.csv")
 [ "$rows" = "40 8 odd true" ] && ok "csv: a line per machine and comparison, one pooled line per comparison" || notok "csv" "$rows"
 for fmt in html svg; do

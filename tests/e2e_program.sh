@@ -106,6 +106,17 @@ else
 	notok "--count-calls: counts" "$counted"
 fi
 jeq "--count-calls recorded" "$TMP/count.json" config.count_calls true
+expect_status "compare a --count-calls bench" 0 "$A" compare "$TMP/count.json"
+procs=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(*[r["probe"]["process_count"] for r in d["rounds"][0]["runs"] if r["arm"] == "system"])' "$TMP/count.json")
+if grep -Eq '^workload +arm +ok rounds .* processes/run +calls/run$' "$TMP/out" &&
+	grep -Eq "^command +system +1/1 .* $procs +[0-9.]+ [kM]\$" "$TMP/out"; then
+	ok "compare: processes per run ($procs) and calls per run in the per-arm table"
+else
+	notok "compare: processes and calls per arm" "$(grep -A3 '^workload  *arm' "$TMP/out")"
+fi
 
 # ---- proofs that fail ----
 expect_status "misspelled preload in a --cmd arm: exit 1" 1 \

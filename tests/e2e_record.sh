@@ -95,6 +95,20 @@ expect_status "replay without a trace: exit 2" 2 "$BUILD/allocab-system" run rep
 expect_err "replay without a trace: one line" "give the trace"
 expect_status "bench -w replay --param trace=FILE" 0 timeout 120 "$A" bench -a system,mimalloc -w replay --param trace="$TMP/t.trace" --rounds 2 -o "$TMP/bench.json"
 if [ "$("$JGET" "$TMP/bench.json" rounds.#)" = 3 ]; then ok "bench ran replay in 2 rounds (+1 warm-up)"; else notok "bench replay rounds" "$("$JGET" "$TMP/bench.json" rounds.#)"; fi
+# The records name the process replayed, and compare says what the replay is.
+pid=$("$JGET" "$TMP/bench.json" rounds.1.runs.0.record.workload.input.pid)
+dur=$("$JGET" "$TMP/bench.json" rounds.1.runs.0.record.workload.input.duration_ns)
+exe=$("$JGET" "$TMP/bench.json" rounds.1.runs.0.record.workload.input.exe)
+if [ "${pid:-0}" -gt 0 ] && [ "${dur:-0}" -gt 0 ] && [ -n "$exe" ] && [ "$exe" != null ]; then
+	ok "replay records name the recorded process (pid $pid, $exe, $dur ns)"
+else
+	notok "replay records name the recorded process" "pid $pid, exe $exe, duration $dur"
+fi
+expect_status "compare the replay bench" 0 "$A" compare "$TMP/bench.json"
+grep -q "^replay (workload replay): process [0-9]* (pid $pid, " "$TMP/out" && grep -q "of trace $TMP/t.trace" "$TMP/out" &&
+	grep -q '^replay: the allocation stream only' "$TMP/out" && grep -q '^predicted speedup of the whole program' "$TMP/out" &&
+	ok "compare names the trace and the process replayed, the caveat and the prediction" ||
+	notok "compare of a replay" "$(grep -i 'replay\|predicted' "$TMP/out" | head -5)"
 
 bad() {
 	expect_status "$1: exit 2" 2 "$A" trace info "$2"

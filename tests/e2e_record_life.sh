@@ -58,7 +58,7 @@ np=$("$A" trace info --json "$TMP/bg.trace" | python3 -c 'import json,sys; d=jso
 [ "$np" = "4 4" ] && ok "all 4 processes waited for and complete (sh, subshell, sleep, true)" || notok "background processes" "$np"
 [ "$(left)" = 0 ] && ok "no stream directory left" || notok "stream directory left" "$(ls "$TMPDIR")"
 expect_status "record --wait 1 of a command that leaves sleep 3 running" 0 "$A" record --wait 1 -o "$TMP/bg2.trace" -- sh -c 'sleep 3 &'
-grep -q 'warning: 1 process(es) COMMAND left in the background still run after 1 s (pid [0-9]* sleep)' "$TMP/err" && ok "what still runs is named" || notok "background report" "$(cat "$TMP/err")"
+grep -q 'warning: 1 process COMMAND left in the background still runs after 1 s (pid [0-9]* sleep): its stream is cut here' "$TMP/err" && ok "what still runs is named" || notok "background report" "$(cat "$TMP/err")"
 "$A" trace info --json "$TMP/bg2.trace" | grep -q '"how":	"running"' && ok "its stream is marked running in the trace" || notok "running stream" "not marked"
 expect_status "record --wait 3601: exit 2" 2 "$A" record --wait 3601 -- true
 
@@ -96,7 +96,7 @@ expect_status "the next record" 0 "$A" record -o "$TMP/t.trace" -- "$TMP/churn" 
 # --- a full TMPDIR: losses said with numbers, exit 1 ---------------------------------------------
 full_tmpdir() {
 	expect_status "$1: exit 1" 1 "$A" record -o "$TMP/full.trace" -- "$TMP/churn" 300000
-	grep -Eq 'warning: 1 process\(es\) lost events: their streams could not be written \(No space left on device\): [0-9]+ of 600003 events dropped' "$TMP/err" && ok "$1: the loss with its numbers" || notok "$1: message" "$(cat "$TMP/err")"
+	grep -Eq 'warning: 1 process lost events: its stream could not be written \(No space left on device\): [0-9]+ of 600003 events dropped' "$TMP/err" && ok "$1: the loss with its numbers" || notok "$1: message" "$(cat "$TMP/err")"
 	"$A" trace info --json "$TMP/full.trace" >"$TMP/full.json"
 	d=$(j "$TMP/full.json" process.0.recorder.dropped_events)
 	[ "${d:-0}" -gt 0 ] && [ "$(j "$TMP/full.json" process.0.complete)" = false ] && ok "$1: trace info counts $d dropped events" || notok "$1: trace info" "$(head -c 300 "$TMP/full.json")"

@@ -27,7 +27,7 @@ within() {
 mkdir -p "$TMP/tmpdir"
 TMPDIR=$TMP/tmpdir "$A" record -o "$TMP/c.trace" -- "$F" 4 >"$TMP/out" 2>"$TMP/err"
 rc=$?
-if [ $rc = 0 ] && grep -q '^allocab: record: phase marks: 5 span(s) of 2 phase(s) in 1 process(es)$' "$TMP/err"; then
+if [ $rc = 0 ] && grep -q '^allocab: record: phase marks: 5 spans of 2 phases in 1 process$' "$TMP/err"; then
 	ok "record of the C fixture: exit 0, 5 spans of 2 phases in 1 process"
 else
 	notok "record of the C fixture" "exit $rc: $(head -c 400 "$TMP/err")"

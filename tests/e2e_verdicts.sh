@@ -16,12 +16,13 @@ mkbench "$TMP/few.json" arms=system=1,a=0.8,b=1.1,c=1.002/0.004 rounds=6 reps=4
 mkbench "$TMP/old.json" arms=system=1,a=0.8 rounds=10 spread=0.001
 mkbench "$TMP/new.json" arms=system=1,a=0.79 rounds=10 spread=0.001
 
-# agree NAME FILE ARGS...: compare FILE ARGS in every format, each output checked.
+# agree NAME FILE ARGS...: compare FILE ARGS in every format, each output checked (the table as
+# wide as it is: split to fit a terminal, an interval and its verdict can land in two parts).
 agree() {
 	local name=$1 f
 	shift
 	for f in table markdown json csv html svg gab; do
-		if ! "$A" compare "$@" --format "$f" -o "$TMP/out.$f" 2>"$TMP/err"; then
+		if ! COLUMNS=1000 "$A" compare "$@" --format "$f" -o "$TMP/out.$f" 2>"$TMP/err"; then
 			notok "$name: $f" "compare failed: $(head -c 300 "$TMP/err")"
 			continue
 		fi
@@ -58,7 +59,7 @@ awk -v m="$m" -v l="$lv" 'BEGIN { exit !(m == 20 && l > 0.99749 && l < 0.99751) 
 	ok "json: the family of 20 comparisons at 1 - 0.05/20" || notok "json: family" "$m $lv"
 "$J" "$TMP/v.cj" comparisons.0.ci_per_comparison.level | awk '{ exit !($1 >= 0.95 && $1 < 0.99) }' &&
 	ok "json: the per-comparison 95% interval is kept" || notok "json: per-comparison interval" "$("$J" "$TMP/v.cj" comparisons.0.ci_per_comparison)"
-"$A" compare "$TMP/v.json" --regime steady >"$TMP/t" 2>/dev/null
+COLUMNS=1000 "$A" compare "$TMP/v.json" --regime steady >"$TMP/t" 2>/dev/null
 grep -q '^workload  *phase  *candidate  *steady speedup  *99.7[0-9]*% CI' "$TMP/t" &&
 	grep -q 'the 99.75% simultaneous interval (each at 1 - 0.05/20, Bonferroni over the 20 comparisons' "$TMP/t" &&
 	ok "table: the header and the rule name the family level" || notok "table: family level named" "$(head -12 "$TMP/t")"

@@ -3,6 +3,9 @@
 # Variables: BUILD (build directory), TMP (a private scratch directory removed on exit).
 set -u
 BUILD=${BUILD:-build}
+# compare's text formats fit $COLUMNS (docs/methodology.md, "Reading the output"); the tests that
+# read whole lines of a table see them unsplit, and the layout tests set their own widths.
+export COLUMNS=1000
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/allocab-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 t_fail=0
@@ -40,6 +43,11 @@ check() {
 #   spread=0.05 (how much the rounds differ from each other: paired ratios do not see it)
 #   reps=4 (records with regimes: rep 0 cold, the last 3 steady, 64 KiB of RSS growth per rep)
 #   colds="system=2,mimalloc=1" (cold rep time = steady time x this; default 1)
+#   warmcold=F (the warm-up rounds' cold reps take F times longer still; default 1)
+#   procs=N (every run carries a verified probe summary of N processes) calls=K (and K
+#   malloc-family calls in it: K/2 malloc, K/2 free)
+#   replay=NS (every record's workload ran on a recorded process: params.trace "rec.trace",
+#   workload.input of pid 4242, /usr/bin/sort, NS ns while recorded)
 #   unsettled=ARM (its records say regimes.settled false)
 #   label=NAME (task.label: the machine's name in a fleet)  runnable=N (telemetry.runnable, 1)
 #   phase=N (shifts the noise pattern by N rounds, so that machines differ)
@@ -48,7 +56,7 @@ mkbench() {
 	shift
 	awk -v arms=system=1 -v wls=parquet_load,pipeline -v rounds=8 -v warmup=1 \
 		-v id=aaaa000000000001 -v mode=drivers -v fail= -v sum= -v schema=allocab-bench/1 \
-		-v base=100000000 -v spread=0.05 -v reps=1 -v colds= -v unsettled= -v label= -v runnable=1 \
+		-v base=100000000 -v spread=0.05 -v reps=1 -v colds= -v warmcold=1 -v procs= -v calls= -v replay= -v unsettled= -v label= -v runnable=1 \
 		-v phase=0 "${@/#/-v}" 'BEGIN {
 	na = split(arms, al, ","); nw = split(wls, wl, ",")
 	nc = split(colds, cl, ",")
@@ -85,10 +93,20 @@ mkbench() {
 			printf "\"status\":\"ok\",\"exit_status\":0,\"signal\":null,\"stderr_tail\":null,"
 			printf "\"process\":{\"wall_ns\":%d,\"max_rss_kib\":%d,\"involuntary_ctx_switches\":2},", t, 1000 * factor[a]
 			printf "\"telemetry\":{\"steal_ticks\":0,\"loadavg_1m\":0.5,\"runnable\":%d}", runnable
+			if (procs != "") {
+				printf ",\"probe\":{\"verified\":true,\"reason\":null,\"tracking\":\"ptrace\",\"process_count\":%d", procs
+				if (calls != "") printf ",\"counts_total\":{\"malloc\":%d,\"free\":%d,\"bytes\":999}", calls / 2, calls - calls / 2
+				printf ",\"processes\":[]}"
+			}
 			if (mode == "commands") { printf "}"; continue }
 			printf ",\"record\":{\"schema\":\"allocab-run/1\",\"workload\":{\"name\":\"%s\",", wl[w]
 			if (wl[w] == "pipeline") printf "\"flags\":[\"show_phases\"],"
-			printf "\"scale\":\"small\",\"seed\":42,\"params\":{\"rows\":100}},"
+			if (replay != "") {
+				printf "\"scale\":\"small\",\"seed\":42,\"params\":{\"trace\":\"rec.trace\",\"pid\":0},"
+				printf "\"input\":{\"index\":3,\"pid\":4242,\"threads\":1,\"events\":298,\"duration_ns\":%d,", replay
+				printf "\"exe\":\"/usr/bin/sort\",\"command\":\"sort -n big.txt\",\"ended\":\"exit\"}},"
+			} else
+				printf "\"scale\":\"small\",\"seed\":42,\"params\":{\"rows\":100}},"
 			printf "\"phases\":[\"total\"%s],", (wl[w] == "pipeline" ? ",\"read\"" : "")
 			if (reps == 1) {
 				printf "\"reps\":[{\"phases\":{\"total\":{\"wall_ns\":%d}", t
@@ -97,7 +115,7 @@ mkbench() {
 			} else {
 				printf "\"reps\":["
 				for (k = 0; k < reps; k++) {
-					tk = k ? t : int(t * (name[a] in coldf ? coldf[name[a]] : 1))
+					tk = k ? t : int(t * (name[a] in coldf ? coldf[name[a]] : 1) * (m < 0 ? warmcold : 1))
 					printf "%s{\"regime\":\"%s\",\"rss_after_bytes\":%d,", (k ? "," : ""),
 						(k == 0 ? "cold" : k >= reps - 3 ? "steady" : "warmup"), 1048576 + 65536 * k
 					printf "\"phases\":{\"total\":{\"wall_ns\":%d}", tk

@@ -139,26 +139,35 @@ static void test_errors(void)
 	expect_error("demo --scale huge", "--scale: unknown scale 'huge' (small, default, large)");
 	expect_error("demo --scale ''", "--scale: unknown scale '' (small, default, large)");
 	expect_error("demo --scale small --scale large", "run: --scale is given twice");
-	expect_error("demo --seed x", "--seed: 'x' is not an unsigned integer");
-	expect_error("demo --seed ''", "--seed: '' is not an unsigned integer");
-	expect_error("demo --seed -1", "--seed: '-1' is not an unsigned integer");
-	expect_error("demo --seed 1.5", "--seed: '1.5' is not an unsigned integer");
+	expect_error("demo --seed x", "--seed 'x': want a whole number from 0 to 9007199254740991");
+	expect_error("demo --seed ''", "--seed '': want a whole number from 0 to 9007199254740991");
+	expect_error("demo --seed -1",
+	             "--seed '-1': want a whole number from 0 to 9007199254740991");
+	expect_error("demo --seed 1.5",
+	             "--seed '1.5': want a whole number from 0 to 9007199254740991");
 	expect_error("demo --seed 9007199254740992",
-	             "--seed: '9007199254740992' is out of range 0..9007199254740991");
-	expect_error("demo --seed 18446744073709551616",
-	             "--seed: '18446744073709551616' is out of range 0..9007199254740991");
-	expect_error("demo --reps 0", "--reps: '0' is out of range 1..1000");
-	expect_error("demo --reps 1001", "--reps: '1001' is out of range 1..1000");
-	expect_error("demo --reps -2", "--reps: '-2' is out of range 1..1000");
-	expect_error("demo --reps 2x", "--reps: '2x' is not an integer");
-	expect_error("demo --reps 1k", "--reps: '1k' is not an integer");
-	expect_error("demo --max-reps 1", "--max-reps: '1' is out of range 2..1000");
+	             "--seed '9007199254740992': want a whole number from 0 to 9007199254740991");
+	expect_error(
+	    "demo --seed 18446744073709551616",
+	    "--seed '18446744073709551616': want a whole number from 0 to 9007199254740991");
+	expect_error("demo --reps 0",
+	             "--reps '0': want auto or a whole number of repetitions from 1 to 1000");
+	expect_error("demo --reps 1001",
+	             "--reps '1001': want auto or a whole number of repetitions from 1 to 1000");
+	expect_error("demo --reps -2",
+	             "--reps '-2': want auto or a whole number of repetitions from 1 to 1000");
+	expect_error("demo --reps 2x",
+	             "--reps '2x': want auto or a whole number of repetitions from 1 to 1000");
+	expect_error("demo --reps 1k",
+	             "--reps '1k': want auto or a whole number of repetitions from 1 to 1000");
+	expect_error("demo --max-reps 1",
+	             "--max-reps '1': want a whole number of repetitions from 2 to 1000");
 	expect_error("demo --reps 3 --max-reps 5",
 	             "--max-reps caps automatic repetitions; --reps N fixes the count");
-	expect_error("demo --steady-tol 101", "--steady-tol: '101' is not a percentage in 0..100, "
-	                                      "e.g. 5%");
-	expect_error("demo --steady-tol -1", "--steady-tol: '-1' is not a percentage in 0..100, "
-	                                     "e.g. 5%");
+	expect_error("demo --steady-tol 101", "--steady-tol '101': want a percentage from 0 to "
+	                                      "100, e.g. 5%");
+	expect_error("demo --steady-tol -1", "--steady-tol '-1': want a percentage from 0 to "
+	                                     "100, e.g. 5%");
 	expect_error("demo --out ''", "--out: empty file name (use - for stdout)");
 	expect_error("demo --out a --out b", "run: --out is given twice");
 	expect_error("demo --param rows", "--param: 'rows' is not KEY=VALUE");
@@ -169,28 +178,41 @@ static void test_errors(void)
 	                                    "page_bytes, skew)");
 	expect_error("other --param rows=5", "--param: other has no parameter 'rows' (known: )");
 	expect_error("demo --param rows=", "--param rows: empty value");
-	expect_error("demo --param rows=abc", "--param rows: 'abc' is not an integer");
-	expect_error("demo --param rows=12x", "--param rows: '12x' is not an integer");
-	expect_error("demo --param rows=+5", "--param rows: '+5' is not an integer");
-	expect_error("demo --param rows=0x10", "--param rows: '0x10' is not an integer");
-	expect_error("demo --param rows=1k", "--param rows: '1k' is not an integer");
-	expect_error("demo --param rows=0", "--param rows: '0' is out of range 1..1000000");
-	expect_error("demo --param rows=-1", "--param rows: '-1' is out of range 1..1000000");
+	expect_error("demo --param rows=abc",
+	             "--param rows 'abc': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=12x",
+	             "--param rows '12x': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=+5",
+	             "--param rows '+5': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=0x10",
+	             "--param rows '0x10': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=1k",
+	             "--param rows '1k': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=0",
+	             "--param rows '0': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=-1",
+	             "--param rows '-1': want a whole number from 1 to 1000000");
 	expect_error("demo --param rows=1000001",
-	             "--param rows: '1000001' is out of range 1..1000000");
-	expect_error("demo --param rows=99999999999999999999999",
-	             "--param rows: '99999999999999999999999' is out of range 1..1000000");
+	             "--param rows '1000001': want a whole number from 1 to 1000000");
+	expect_error(
+	    "demo --param rows=99999999999999999999999",
+	    "--param rows '99999999999999999999999': want a whole number from 1 to 1000000");
 	expect_error("demo --param rows=1 --param rows=2", "--param rows: given twice");
-	expect_error("demo --param page_bytes=1T", "--param page_bytes: '1T' is not a byte count "
-	                                           "(integer, optional k/M/G suffix)");
-	expect_error("demo --param page_bytes=1kk", "--param page_bytes: '1kk' is not a byte count "
-	                                            "(integer, optional k/M/G suffix)");
+	expect_error("demo --param page_bytes=1T",
+	             "--param page_bytes '1T': want a byte count (a whole number, optional k/M/G "
+	             "suffix) from 64 to 1099511627776");
+	expect_error("demo --param page_bytes=1kk",
+	             "--param page_bytes '1kk': want a byte count (a whole number, optional k/M/G "
+	             "suffix) from 64 to 1099511627776");
 	expect_error("demo --param page_bytes=2048G",
-	             "--param page_bytes: '2048G' is out of range 64..1099511627776");
+	             "--param page_bytes '2048G': want a byte count (a whole number, optional "
+	             "k/M/G suffix) from 64 to 1099511627776");
 	expect_error("demo --param page_bytes=9007199254740992G",
-	             "--param page_bytes: '9007199254740992G' is out of range 64..1099511627776");
-	expect_error("demo --param skew=51", "--param skew: '51' is out of range -50..50");
-	expect_error("demo --param skew=-", "--param skew: '-' is not an integer");
+	             "--param page_bytes '9007199254740992G': want a byte count (a whole number, "
+	             "optional k/M/G suffix) from 64 to 1099511627776");
+	expect_error("demo --param skew=51",
+	             "--param skew '51': want a whole number from -50 to 50");
+	expect_error("demo --param skew=-", "--param skew '-': want a whole number from -50 to 50");
 }
 
 static void test_option_values_are_values(void)

@@ -93,8 +93,8 @@ def read(fmt, text):
         text = html.unescape(text)
         m = re.search(r"equivalent within ±([0-9.]+)% when", text)
         rows = [(float(a), float(b), v) for a, b, v in re.findall(
-            IV + r" \([0-9.]+%\)</td><td class=\"num\">[+-][0-9.]+%</td><td class=\"[a-z]*\">"
-            + VERDICT + "<", text)]
+            IV + r"(?: \([0-9.]+%\))?</td>(?:<td class=\"num\">[+-][0-9.]+%</td>)?"
+            r"<td(?: class=\"[a-z]*\")?>" + VERDICT + "<", text)]
         forest = [(float(a), float(b), v) for a, b, v in re.findall(
             r": [0-9.]+x " + IV + r", [0-9.]+% interval, \d+ rounds, " + VERDICT + "<", text)]
         if fmt == "svg":  # the forest plot alone: its dots stand for the table's rows

@@ -108,29 +108,6 @@ static unsigned load_flags(const struct wl_ctx *ctx)
 	       (marks && strcmp(marks, "ignore") == 0 ? RP_NO_MARKS : 0);
 }
 
-/* What the driver learns of the timed phases (driver/workload.h), pointing into st. */
-static void describe_marks(struct rp_state *st, struct wl_marks *w)
-{
-	const struct rp_marks *m = &st->t.marks;
-
-	memset(w, 0, sizeof *w);
-	w->nphases = m->nphases;
-	for (size_t p = 0; p < m->nphases; p++) {
-		w->name[p] = m->name[p];
-		w->nspans[p] = m->nspans[p];
-		w->skipped[p] = m->skipped[p];
-	}
-	w->bound = m->bound;
-	w->calls = m->calls;
-	w->stamp = st->stamp;
-	w->nstamps = m->nbounds;
-	w->nuntimed = m->nuntimed;
-	for (size_t p = 0; p < m->nuntimed; p++) {
-		w->untimed[p] = m->untimed[p];
-		w->why[p] = m->why[p];
-	}
-}
-
 static void free_state(struct rp_state *st)
 {
 	rp_free(&st->t);
@@ -182,7 +159,7 @@ static int rp_setup(struct wl_ctx *ctx)
 	}
 	st->touch = (int)ctx->p[P_TOUCH];
 	st->gaps = ctx->p[P_GAPS];
-	describe_marks(st, &ctx->marks);
+	rp_marks_describe(&st->t, st->stamp, &ctx->marks);
 	ctx->state = st;
 	reset_peak_rss();
 	return 0;
@@ -254,6 +231,21 @@ static double spun_s(const struct rp_cost *k, int64_t gaps, int *cpus)
 	*cpus = cpu_count();
 	shared = (double)k->gap_sum_ns / *cpus;
 	return (chain > shared ? chain : shared) * (double)gaps / 100 * 1e-9;
+}
+
+/* The recorded process the replay runs, for the record (docs/results-format.md). */
+static void rp_describe_input(const struct wl_ctx *ctx, struct wl_input_desc *d)
+{
+	const struct rp_state *st = ctx->state;
+
+	d->index = (int64_t)st->t.index;
+	d->pid = (int64_t)st->t.pid;
+	d->threads = (int64_t)st->t.nth;
+	d->events = (int64_t)st->t.events;
+	d->duration_ns = st->t.duration_ns;
+	snprintf(d->exe, sizeof d->exe, "%s", st->t.info.exe);
+	snprintf(d->command, sizeof d->command, "%s", st->t.info.args);
+	snprintf(d->ended, sizeof d->ended, "%s", trace_how_name(st->t.how));
 }
 
 /* The loaded trace's footprint (its peak of live requested bytes, the replay's tables) and one
@@ -620,4 +612,5 @@ const struct workload wl_replay = {
     .setup = rp_setup,
     .teardown = rp_teardown,
     .input_cost = rp_input_cost,
+    .describe_input = rp_describe_input,
 };

@@ -107,16 +107,16 @@ static int parse_value(const struct backend_option *o, const char *v, int64_t *o
 		return errmsg_fail(err, errlen, "--config %s: '%s' is not one of %s", o->name, v,
 		                   names);
 	}
-	if (num_parse_i64(v, o->type == BACKEND_OPT_BYTES, out) != 0)
-		return errmsg_fail(err, errlen, "--config %s: '%s' is not %s", o->name, v,
-		                   o->type == BACKEND_OPT_BYTES
-		                       ? "a byte count (integer, optional k/M/G suffix)"
-		                       : "an integer");
 	config_format(o, o->min, lo, sizeof lo);
 	config_format(o, o->max, hi, sizeof hi);
-	if (*out < o->min || *out > o->max)
-		return errmsg_fail(err, errlen, "--config %s: '%s' is out of range %s..%s", o->name,
-		                   v, lo, hi);
+	if (num_parse_i64(v, o->type == BACKEND_OPT_BYTES, out) != 0 || *out < o->min ||
+	    *out > o->max)
+		return errmsg_fail(err, errlen, "--config %s '%s': want %s from %s to %s", o->name,
+		                   v,
+		                   o->type == BACKEND_OPT_BYTES
+		                       ? "a byte count (a whole number, optional k/M/G suffix)"
+		                       : "a whole number",
+		                   lo, hi);
 	if (o->align > 1 && *out % o->align != 0)
 		return errmsg_fail(err, errlen, "--config %s: '%s' is not a multiple of %lld",
 		                   o->name, v, (long long)o->align);

@@ -323,6 +323,7 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 	struct wl_ctx ctx = {0};
 	struct runrec rec = {0};
 	struct runmarks marks;
+	struct wl_input_desc input;
 	struct backend_counter counters[BACKEND_MAX_COUNTERS];
 	struct runrec_rep *reps;
 	double *after;
@@ -368,6 +369,10 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 		free(reps);
 		free(after);
 		return fail(ST_USAGE, "", "%s", err);
+	}
+	if (o.wl->describe_input) {
+		o.wl->describe_input(&ctx, &input);
+		rec.input = &input;
 	}
 	bad = runmarks_init(&marks, &ctx.marks, &rec.how.rule, o.reps);
 	rec.started = time(NULL);

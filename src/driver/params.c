@@ -147,11 +147,9 @@ static int parse_seed(const char *v, uint64_t *out, char *err, size_t errlen)
 	uint64_t n = 0;
 	int rc = num_parse_u64(v, &n);
 
-	if (rc != 0 && errno == EINVAL)
-		return errmsg_fail(err, errlen, "--seed: '%s' is not an unsigned integer", v);
 	if (rc != 0 || n > PARAMS_SEED_MAX)
-		return errmsg_fail(err, errlen, "--seed: '%s' is out of range 0..%llu", v,
-		                   (unsigned long long)PARAMS_SEED_MAX);
+		return errmsg_fail(err, errlen, "--seed '%s': want a whole number from 0 to %llu",
+		                   v, (unsigned long long)PARAMS_SEED_MAX);
 	*out = n;
 	return 0;
 }
@@ -161,10 +159,11 @@ static int parse_count(const char *opt, const char *v, int lo, int *out, char *e
 	int64_t n = 0;
 	int rc = num_parse_i64(v, 0, &n);
 
-	if (rc != 0 && errno == EINVAL)
-		return errmsg_fail(err, errlen, "%s: '%s' is not an integer", opt, v);
 	if (rc != 0 || n < lo || n > PARAMS_REPS_MAX)
-		return errmsg_fail(err, errlen, "%s: '%s' is out of range %d..%d", opt, v, lo,
+		return errmsg_fail(err, errlen,
+		                   "%s '%s': want %sa whole number of repetitions from %d "
+		                   "to %d",
+		                   opt, v, strcmp(opt, "--reps") == 0 ? "auto or " : "", lo,
 		                   PARAMS_REPS_MAX);
 	*out = (int)n;
 	return 0;
@@ -186,8 +185,8 @@ static int parse_tol(const char *v, double *out, char *err, size_t errlen)
 	double d;
 
 	if (num_parse_double(v, 1, &d) < 0 || !(d >= 0 && d <= 100))
-		return errmsg_fail(err, errlen,
-		                   "--steady-tol: '%s' is not a percentage in 0..100, e.g. 5%%", v);
+		return errmsg_fail(
+		    err, errlen, "--steady-tol '%s': want a percentage from 0 to 100, e.g. 5%%", v);
 	*out = d / 100;
 	return 0;
 }
@@ -267,14 +266,12 @@ static int set_param(struct run_opts *o, const char *kv, char *err, size_t errle
 		return 0;
 	}
 	rc = num_parse_i64(eq + 1, params_is_bytes(p), &v);
-	if (rc != 0 && errno == EINVAL)
-		return errmsg_fail(err, errlen, "--param %s: '%s' is not %s", p->name, eq + 1,
-		                   params_is_bytes(p)
-		                       ? "a byte count (integer, optional k/M/G suffix)"
-		                       : "an integer");
 	if (rc != 0 || v < p->min || v > p->max)
-		return errmsg_fail(err, errlen, "--param %s: '%s' is out of range %lld..%lld",
-		                   p->name, eq + 1, (long long)p->min, (long long)p->max);
+		return errmsg_fail(
+		    err, errlen, "--param %s '%s': want %s from %lld to %lld", p->name, eq + 1,
+		    params_is_bytes(p) ? "a byte count (a whole number, optional k/M/G suffix)"
+		                       : "a whole number",
+		    (long long)p->min, (long long)p->max);
 	o->value[i] = v;
 	return 0;
 }

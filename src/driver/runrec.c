@@ -116,6 +116,26 @@ cJSON *runrec_wl_flags(unsigned flags)
 	return a;
 }
 
+/* workload.input: the input a workload ran on (struct wl_input_desc). */
+static int add_input(cJSON *w, const struct wl_input_desc *d)
+{
+	cJSON *o = cJSON_AddObjectToObject(w, "input");
+	const int64_t num[] = {d->index, d->pid, d->threads, d->events, d->duration_ns};
+	static const char *const numk[] = {"index", "pid", "threads", "events", "duration_ns"};
+	const char *str[] = {d->exe, d->command, d->ended};
+	static const char *const strk[] = {"exe", "command", "ended"};
+
+	if (!o)
+		return -1;
+	for (size_t i = 0; i < sizeof num / sizeof num[0]; i++)
+		if (!add_int_or_null(o, numk[i], num[i]))
+			return -1;
+	for (size_t i = 0; i < sizeof str / sizeof str[0]; i++)
+		if (!add_string(o, strk[i], str[i][0] ? str[i] : NULL))
+			return -1;
+	return 0;
+}
+
 static int add_workload(cJSON *root, const struct runrec *r)
 {
 	cJSON *w = cJSON_AddObjectToObject(root, "workload"), *p;
@@ -132,7 +152,7 @@ static int add_workload(cJSON *root, const struct runrec *r)
 		        : !add_int(p, q->name, r->params[i]))
 			return -1;
 	}
-	return 0;
+	return r->input ? add_input(w, r->input) : 0;
 }
 
 static const char *phase_name(const struct workload *wl, size_t i)

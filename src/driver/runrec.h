@@ -63,6 +63,7 @@ struct runrec {
 	uint64_t seed;
 	const int64_t *params;  /* wl->nparams effective values */
 	const char *const *str; /* string parameters' values by index (may be NULL: none) */
+	const struct wl_input_desc *input; /* what the workload ran on, or NULL */
 	const struct runrec_rep *reps;
 	int nreps; /* 1..RUNREC_MAX_REPS */
 	struct runrec_reps_how how;

@@ -61,6 +61,18 @@ struct wl_marks {
 	const char *why[WL_MAX_MARKED];     /* and why, one phrase each */
 };
 
+/* What a workload that runs on a given input ran on (a replay: the recorded process), for the run
+ * record's workload.input (docs/results-format.md), filled by describe_input after setup().
+ * Unknown numbers are -1, unknown strings "". */
+struct wl_input_desc {
+	int64_t index; /* the process's position in its trace (1-based) */
+	int64_t pid, threads, events;
+	int64_t duration_ns; /* from the start of its stream to its end block, while recorded */
+	char exe[512];       /* its executable */
+	char command[512];   /* its command line, arguments separated by spaces */
+	char ended[16];      /* how its stream ended (common/trace.h, trace_how_name) */
+};
+
 /* Everything a run sees. The driver owns it and resets the phase times before every rep;
  * a workload only reads p and seed, calls wl_phase_begin/end and wl_fail. */
 struct wl_ctx {
@@ -121,6 +133,9 @@ struct workload {
 	 * times --reps above PARAMS_WORK_FACTOR runs of PARAMS_WORK_RUN_S seconds
 	 * (src/driver/params.h). May be NULL. */
 	void (*input_cost)(const struct wl_ctx *ctx, struct wl_input_cost *c);
+	/* For a workload that runs on a given input: what setup() loaded, for the record. May be
+	 * NULL. */
+	void (*describe_input)(const struct wl_ctx *ctx, struct wl_input_desc *d);
 };
 
 /* Starts/stops timing phase i (index into the table's phases). Pairs may repeat: times add up.

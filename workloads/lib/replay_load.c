@@ -378,6 +378,9 @@ static int load_picked(struct pick *k, const char *name, struct rp_trace *t, cha
 	t->pid = k->best.info.pid;
 	t->index = k->best.index;
 	t->events = k->best.n;
+	t->info = k->best.info;
+	t->duration_ns = k->best.has_end ? (int64_t)k->best.end[TRACE_END_DURATION_NS] : -1;
+	t->how = k->best.has_end ? k->best.end[TRACE_END_HOW] : TRACE_HOW_KILLED;
 	if (!k->best.complete && !(k->flags & RP_ALLOW_INCOMPLETE)) {
 		char why[256];
 		trace_loss(k->best.has_end, k->best.end, why, sizeof why);

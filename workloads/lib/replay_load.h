@@ -7,6 +7,8 @@
 #define ALLOCAB_REPLAY_LOAD_H
 
 #include "common/trace.h"
+#include "common/trace_format.h"
+#include "driver/workload.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +73,9 @@ struct rp_trace {
 	uint64_t pid, events, dropped; /* dropped: releases of objects the trace never allocated */
 	uint64_t peak_bytes;           /* live bytes at the peak of the checked schedule */
 	size_t index;                  /* the process's position in the trace */
+	struct trace_process info;     /* its pid, executable and command line */
+	int64_t duration_ns;           /* its stream's duration while recorded; -1: no end block */
+	uint64_t how;                  /* how its stream ended (enum trace_how) */
 	struct rp_marks marks;         /* the phases it marked */
 };
 
@@ -144,6 +149,10 @@ int rp_marks_build(struct rp_trace *t, const struct trace_marks *m, const struct
 
 /* Frees what rp_marks_build added to t. */
 void rp_marks_free(struct rp_trace *t);
+
+/* What the driver learns of t's timed phases (driver/workload.h, struct wl_marks), pointing into
+ * t and stamp (one time per boundary, which the replay writes in every rep). */
+void rp_marks_describe(const struct rp_trace *t, const int64_t *stamp, struct wl_marks *w);
 
 void rp_free(struct rp_trace *t);
 

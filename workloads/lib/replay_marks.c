@@ -173,3 +173,25 @@ void rp_marks_free(struct rp_trace *t)
 	free(t->marks.bound);
 	free(t->marks.calls);
 }
+
+void rp_marks_describe(const struct rp_trace *t, const int64_t *stamp, struct wl_marks *w)
+{
+	const struct rp_marks *m = &t->marks;
+
+	memset(w, 0, sizeof *w);
+	w->nphases = m->nphases;
+	for (size_t p = 0; p < m->nphases; p++) {
+		w->name[p] = m->name[p];
+		w->nspans[p] = m->nspans[p];
+		w->skipped[p] = m->skipped[p];
+	}
+	w->bound = m->bound;
+	w->calls = m->calls;
+	w->stamp = stamp;
+	w->nstamps = m->nbounds;
+	w->nuntimed = m->nuntimed;
+	for (size_t p = 0; p < m->nuntimed; p++) {
+		w->untimed[p] = m->untimed[p];
+		w->why[p] = m->why[p];
+	}
+}

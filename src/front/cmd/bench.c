@@ -317,14 +317,41 @@ static int apply_rounds_rule(struct bench_opts *o, struct setup *s)
 	return 0;
 }
 
+/* "5 measured rounds and 1 warm-up round": what a bench ran. */
+static void rounds_text(const struct bench_result *r, char *buf, size_t len)
+{
+	unsigned warm = r->rounds_done - r->measured;
+
+	snprintf(buf, len, "%u measured round%s and %u warm-up round%s", r->measured,
+	         r->measured == 1 ? "" : "s", warm, warm == 1 ? "" : "s");
+}
+
+/* The command that reads the results next, the path quoted for a shell when it needs it. */
+static void next_command(const char *path)
+{
+	int plain = path[strspn(path, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	                              "0123456789_./:@%+=,-")] == '\0';
+
+	fputs("allocab: bench: next: allocab compare ", stderr);
+	if (plain) {
+		fprintf(stderr, "%s\n", path);
+		return;
+	}
+	fputc('\'', stderr);
+	for (; *path; path++)
+		fputs(*path == '\'' ? "'\\''" : (char[2]){*path, 0}, stderr);
+	fputs("'\n", stderr);
+}
+
 static void report(const struct bench_opts *o, const struct setup *s, const struct bench_result *r)
 {
-	char by[256] = "";
+	char by[256] = "", rounds[96];
 	size_t k = 0;
 
+	rounds_text(r, rounds, sizeof rounds);
 	if (strcmp(r->status, "interrupted") == 0) {
-		fprintf(stderr, "allocab: bench: interrupted after %u round%s; results in %s\n",
-		        r->rounds_done, r->rounds_done == 1 ? "" : "s", s->paths[0]);
+		fprintf(stderr, "allocab: bench: interrupted after %s; results in %s\n", rounds,
+		        s->paths[0]);
 		return;
 	}
 	if (strcmp(r->status, "aborted") == 0)
@@ -335,13 +362,10 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 			                      r->by_status[i], bench_run_status_name(i));
 	if (r->failed)
 		fprintf(stderr,
-		        "allocab: bench: %zu of %zu runs did not succeed (%s); results in %s\n",
-		        r->failed, r->runs, by, s->paths[0]);
+		        "allocab: bench: %zu of %zu run%s did not succeed (%s); results in %s\n",
+		        r->failed, r->runs, r->runs == 1 ? "" : "s", by, s->paths[0]);
 	else if (!o->quiet)
-		fprintf(stderr,
-		        "allocab: bench: %u measured round%s (+%u warm-up) in %.1f s%s; "
-		        "results in %s\n",
-		        r->measured, r->measured == 1 ? "" : "s", r->rounds_done - r->measured,
+		fprintf(stderr, "allocab: bench: %s in %.1f s%s; results in %s\n", rounds,
 		        r->elapsed_s,
 		        strcmp(r->status, "budget") == 0    ? ", stopped by --budget"
 		        : strcmp(r->status, "decided") == 0 ? ", stopped: the gate decided"
@@ -460,6 +484,8 @@ int bench_main(int argc, char **argv)
 			rc = report_hopeless(&s, doc);
 		else if (rc != ST_INTERRUPTED && bench_report_unproven(&s.c, doc, stderr) > 0)
 			rc = ST_FAIL;
+		else if (r.measured && (rc == ST_INTERRUPTED || !o.quiet))
+			next_command(s.paths[0]);
 		cJSON_Delete(doc);
 	} else {
 		fprintf(stderr, "allocab: bench: %s\n", err);

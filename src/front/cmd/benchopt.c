@@ -187,7 +187,8 @@ static const struct opt opts[O_COUNT] = {
                .help = "an arm that runs your program as `/bin/sh -c COMMAND`, timed whole and "
                        "per phase it marks in ALLOCAB_PHASE_FILE (two or more; not with -a, "
                        "--arm, --scale, --seed, --param, --reps, --driver-dir, --duet); NAME is "
-                       "[A-Za-z0-9_.-]+, unique; the first is compare's baseline"},
+                       "[A-Za-z0-9_.-]+, not starting with '-', unique; the first is compare's "
+                       "baseline"},
     [O_PROGRAM] = {"--program", 0, OPT_VALUE, "'COMMAND'",
                    .help = "your own program, run as `/bin/sh -c COMMAND` once per allocator: -a "
                            "names them (default: system and every allocator whose Debian "
@@ -248,9 +249,12 @@ static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen
 	size_t n = eq ? (size_t)(eq - v) : 0;
 	char *name;
 
-	if (!eq || !bench_valid_name(v, n))
+	if (!eq || !bench_valid_name(v, n) || v[0] == '-')
 		return errmsg_fail(
-		    err, errlen, "--cmd: '%s' is not NAME=COMMAND with NAME in [A-Za-z0-9_.-]", v);
+		    err, errlen,
+		    "--cmd: '%s' is not NAME=COMMAND with NAME in [A-Za-z0-9_.-], not "
+		    "starting with '-'",
+		    v);
 	if (strspn(eq + 1, " \t") == strlen(eq + 1))
 		return errmsg_fail(err, errlen, "--cmd %.*s: empty command", (int)n, v);
 	for (size_t i = 0; i < o->ncmds; i++)
@@ -272,10 +276,11 @@ static int add_pair(const char *opt, const char **names, const char **values, si
 	size_t len = eq ? (size_t)(eq - v) : 0;
 	char *name;
 
-	if (!eq || !bench_valid_name(v, len) || !eq[1])
+	if (!eq || !bench_valid_name(v, len) || v[0] == '-' || !eq[1])
 		return errmsg_fail(err, errlen,
-		                   "%s: '%s' is not NAME=%s with NAME in [A-Za-z0-9_.-]", opt, v,
-		                   strcmp(opt, "--expect") == 0 ? "ALLOCATOR" : "LIBRARY");
+		                   "%s: '%s' is not NAME=%s with NAME in [A-Za-z0-9_.-], not "
+		                   "starting with '-'",
+		                   opt, v, strcmp(opt, "--expect") == 0 ? "ALLOCATOR" : "LIBRARY");
 	for (size_t i = 0; i < *n; i++)
 		if (strlen(names[i]) == len && strncmp(names[i], v, len) == 0)
 			return errmsg_fail(err, errlen, "%s: name '%.*s' is given twice", opt,
@@ -330,7 +335,8 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	case O_SEED:
 	case O_SHUF:
 		if (num_parse_u64(v, &u) != 0 || u > BENCH_SEED_MAX)
-			return errmsg_fail(err, errlen, "%s: '%s' is not an integer in 0..%llu",
+			return errmsg_fail(err, errlen,
+			                   "%s '%s': want a whole number from 0 to %llu",
 			                   opts[k].name, v, BENCH_SEED_MAX);
 		*(k == O_SEED ? &o->seed : &o->shuffle_seed) = u;
 		*(k == O_SEED ? &o->seed_set : &o->shuffle_seed_set) = 1;
@@ -348,15 +354,19 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		    [O_REPS] = 1, [O_ROUNDS] = 1, [O_WARMUP] = 0, [O_MINR] = 1};
 		static const uint64_t hi[] = {
 		    [O_REPS] = 1000, [O_ROUNDS] = 100000, [O_WARMUP] = 1000, [O_MINR] = 100000};
+		static const char *const what[] = {[O_REPS] =
+		                                       "auto or a whole number of repetitions",
+		                                   [O_ROUNDS] = "a whole number of rounds",
+		                                   [O_WARMUP] = "a whole number of warm-up rounds",
+		                                   [O_MINR] = "a whole number of rounds"};
 		if (k == O_REPS && strcmp(v, reps_words[0]) == 0) {
 			o->reps = 0, o->reps_set = 1;
 			return 0;
 		}
 		if (num_parse_u64(v, &u) != 0 || u < lo[k] || u > hi[k])
-			return errmsg_fail(err, errlen,
-			                   "%s: '%s' is not %san integer in %llu..%llu",
-			                   opts[k].name, v, k == O_REPS ? "auto or " : "",
-			                   (unsigned long long)lo[k], (unsigned long long)hi[k]);
+			return errmsg_fail(err, errlen, "%s '%s': want %s from %llu to %llu",
+			                   opts[k].name, v, what[k], (unsigned long long)lo[k],
+			                   (unsigned long long)hi[k]);
 		if (k == O_REPS)
 			o->reps = (unsigned)u, o->reps_set = 1;
 		else if (k == O_ROUNDS)
@@ -370,16 +380,17 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	case O_BUDGET:
 	case O_TIMEOUT:
 		if (num_parse_double(v, 0, &d) != 0 || !(d >= 0.001 && d <= 1e7))
-			return errmsg_fail(err, errlen,
-			                   "%s: '%s' is not a number of seconds in 0.001..1e7",
-			                   opts[k].name, v);
+			return errmsg_fail(
+			    err, errlen, "%s '%s': want a number of seconds from 0.001 to 10000000",
+			    opts[k].name, v);
 		*(k == O_BUDGET ? &o->budget_s : &o->timeout_s) = d;
 		return 0;
 	case O_PAD:
 		if (num_parse_u64(v, &u) != 0 || u > BENCH_PAD_MAX_LIMIT)
-			return errmsg_fail(err, errlen,
-			                   "--pad-max: '%s' is not an integer in 0..%d", v,
-			                   BENCH_PAD_MAX_LIMIT);
+			return errmsg_fail(
+			    err, errlen,
+			    "--pad-max '%s': want a whole number of bytes from 0 to %d", v,
+			    BENCH_PAD_MAX_LIMIT);
 		o->pad_max = (size_t)u;
 		return 0;
 	case O_OUT:
@@ -409,7 +420,8 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		return 0;
 	case O_SHARD:
 		if (bench_task_parse_shard(v, &u) != 0)
-			return errmsg_fail(err, errlen, "--shard '%s': want an integer in 0..%llu", v,
+			return errmsg_fail(err, errlen,
+			                   "--shard '%s': want a whole number from 0 to %llu", v,
 			                   (unsigned long long)BENCH_TASK_SHARD_MAX);
 		o->shard = v;
 		return 0;

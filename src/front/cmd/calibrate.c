@@ -181,39 +181,47 @@ static int own_option(struct copts *o, int k, const char *v, char *err, size_t e
 		if (parse_between(v, 0, 0, CALIB_ALPHA_MAX, &o->plan.alpha) != 0 ||
 		    o->plan.alpha < CALIB_ALPHA_MIN)
 			return errmsg_fail(err, errlen,
-			                   "--alpha: '%s' is not a number in [1e-06, 0.5)", v);
+			                   "--alpha '%s': want a number in [1e-06, 0.5)", v);
 		return 0;
 	case K_POWER:
 		if (parse_between(v, 0, 0, CALIB_POWER_MAX, &o->plan.power) != 0 ||
 		    o->plan.power < CALIB_POWER_MIN)
-			return errmsg_fail(err, errlen,
-			                   "--power: '%s' is not a number in [0.01, 1)", v);
+			return errmsg_fail(err, errlen, "--power '%s': want a number in [0.01, 1)",
+			                   v);
 		return 0;
 	case K_EFFECT:
 		if (parse_between(v, 1, 0, 1000, &x) != 0)
-			return errmsg_fail(err, errlen,
-			                   "--effect: '%s' is not a percentage in (0, 1000)", v);
+			return errmsg_fail(
+			    err, errlen, "--effect '%s': want a percentage in (0, 1000), e.g. 5%%",
+			    v);
 		if (o->plan.neffects == CALIB_MAX_EFFECTS)
 			return errmsg_fail(err, errlen, "--effect: at most %d", CALIB_MAX_EFFECTS);
 		o->plan.effects[o->plan.neffects++] = x;
 		return 0;
 	case K_FOR_ROUNDS:
 		if (num_parse_u64(v, &n) != 0 || n < 2 || n > 1000000)
-			return errmsg_fail(err, errlen,
-			                   "--for-rounds: '%s' is not an integer in 2..1000000", v);
+			return errmsg_fail(
+			    err, errlen,
+			    "--for-rounds '%s': want a whole number of rounds from 2 to "
+			    "1000000",
+			    v);
 		if (o->nfor == 4)
 			return errmsg_fail(err, errlen, "--for-rounds: at most 4");
 		o->plan.for_rounds[o->nfor++] = (size_t)n;
 		return 0;
 	case K_FOR_BUDGET:
 		if (parse_between(v, 0, 0, 1e7, &o->plan.for_budget_s) != 0)
-			return errmsg_fail(err, errlen,
-			                   "--for-budget: '%s' is not a number of seconds", v);
+			return errmsg_fail(
+			    err, errlen,
+			    "--for-budget '%s': want a number of seconds above 0 and "
+			    "below 10000000",
+			    v);
 		return 0;
 	case K_BLOCK:
 		if (num_parse_u64(v, &n) != 0 || n < 6 || n > 100000)
-			return errmsg_fail(err, errlen,
-			                   "--block: '%s' is not an integer in 6..100000", v);
+			return errmsg_fail(
+			    err, errlen,
+			    "--block '%s': want a whole number of rounds from 6 to 100000", v);
 		o->plan.block = (size_t)n;
 		return 0;
 	}
@@ -508,8 +516,8 @@ static int run_and_analyse(const struct copts *o, const char *out,
 	} else if (rc == 0) {
 		if (res.failed)
 			fprintf(stderr,
-			        "allocab: calibrate: %zu of %zu runs did not succeed; see %s\n",
-			        res.failed, res.runs, runs);
+			        "allocab: calibrate: %zu of %zu run%s did not succeed; see %s\n",
+			        res.failed, res.runs, res.runs == 1 ? "" : "s", runs);
 		rc = calib_report(doc, runs, s.arms[0].name, s.arms[1].name, &o->plan, o->phase,
 		                  out, stdout, err, errlen);
 		if (rc == 0 && strcmp(res.status, "interrupted") == 0)

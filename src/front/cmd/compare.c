@@ -28,6 +28,7 @@ struct compare_args {
 	const char *files[2];
 	size_t nfiles;
 	const char *format, *out, *calibration, *claims;
+	const char *program; /* --program-results: the program's own time for a replay */
 	double margin; /* bound on t_candidate/t_baseline to draw, or NAN */
 	double equivalence; /* --equivalence, or NAN when not given */
 	int no_telemetry;
@@ -51,9 +52,9 @@ enum {
 	C_MAX_SLOWDOWN,
 	C_NO_TELEMETRY,
 	C_EQUIVALENCE,
+	C_PROGRAM_RESULTS,
 	C_COUNT
 };
-
 
 /* Each option may be given again and the last one counts, but the arms compared and the margin:
  * a second --baseline or --candidate is refused, as bench refuses repeats. */
@@ -68,7 +69,8 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",
                  .help = "compare this phase instead of each workload's total"},
     [C_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT, NULL,
-                  .help = "compare every phase of every workload", .values = &gateopt_phases_values},
+                  .help = "compare every phase of every workload",
+                  .values = &gateopt_phases_values},
     [C_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT, NULL,
                   .help = "steady (the median of each run's steady repetitions), cold (its first "
                           "repetition) or both, side by side (default)",
@@ -105,6 +107,13 @@ static const struct opt compare_opts[C_COUNT] = {
                        .help = "the equivalence margin: a comparison whose interval lies inside "
                                "[1/(1+M/100), 1+M/100] is equivalent within ±M% (default: the "
                                "file's bench --equivalence, else 2%; 0 turns the verdict off)"},
+    [C_PROGRAM_RESULTS] = {"--program-results", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+                           .help = "for a replay (-w replay): a --program bench of the recorded "
+                                   "program, whose baseline's median time predicts the "
+                                   "program's speedup from the replay's (default: the "
+                                   "recorded process's duration in the trace; "
+                                   "docs/methodology.md, \"Does the replay predict the "
+                                   "program?\")"},
 };
 
 const struct opt_doc compare_doc = {
@@ -136,7 +145,8 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 	const char **dst[] = {[C_BASELINE] = &a->o.baseline,     [C_CANDIDATE] = &a->o.candidate,
 	                      [C_WORKLOAD] = &a->o.workload,     [C_PHASE] = &a->o.phase,
 	                      [C_FORMAT] = &a->format,           [C_OUT] = &a->out,
-	                      [C_CALIBRATION] = &a->calibration, [C_CLAIMS] = &a->claims};
+	                      [C_CALIBRATION] = &a->calibration, [C_CLAIMS] = &a->claims,
+	                      [C_PROGRAM_RESULTS] = &a->program};
 	uint64_t u;
 
 	switch (k) {
@@ -163,7 +173,9 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 		return 0;
 	case C_SEED:
 		if (num_parse_u64(v, &u) != 0)
-			return errmsg_fail(err, errlen, "--seed '%s': want an unsigned integer", v);
+			return errmsg_fail(err, errlen,
+			                   "--seed '%s': want a whole number from 0 to %llu", v,
+			                   (unsigned long long)UINT64_MAX);
 		a->o.seed = u;
 		return 0;
 	}
@@ -203,6 +215,28 @@ struct render_ctx {
 	struct export_input in;
 };
 
+/* The replays of r with their predictions, the program's time from --program-results when it is
+ * given (prog, loaded). Returns ST_OK, ST_USAGE (a program file that cannot serve, or no replay
+ * to predict) or ST_FAIL (memory), with err set. */
+static int replays(const struct cmp_report *r, const struct rf_doc *prog, struct cmp_replay **x,
+                   size_t *n, char *err, size_t errlen)
+{
+	struct cmp_program p = {0};
+
+	if (prog && cmp_program_time(prog, r->paired ? r->baseline : NULL, &p.t_ns, &p.arm, err,
+	                             errlen) != 0)
+		return ST_USAGE;
+	p.path = prog ? prog->path : NULL;
+	if (cmp_replays(r, &p, x, n) != 0)
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	if (prog && !*n)
+		return errmsg_status(ST_USAGE, err, errlen,
+		                     "--program-results %s: the comparison holds no replay (a "
+		                     "workload run on a recorded trace) to predict from",
+		                     prog->path);
+	return ST_OK;
+}
+
 static int render_one(FILE *f, const void *ctx, char *err, size_t errlen)
 {
 	const struct render_ctx *c = ctx;
@@ -210,10 +244,17 @@ static int render_one(FILE *f, const void *ctx, char *err, size_t errlen)
 	return c->x->write(f, &c->in, err, errlen);
 }
 
-static int render(const struct cmp_report *r, const struct exporter *x, const struct compare_args *a,
-                  const struct claims_result *claims, char *err, size_t errlen)
+static int render(const struct cmp_report *r, const struct exporter *x,
+                  const struct compare_args *a, const struct claims_result *claims,
+                  const struct cmp_replay *rp, size_t nrp, char *err, size_t errlen)
 {
-	struct render_ctx c = {x, {.r = r, .margin = a->margin, .claims = claims}};
+	struct render_ctx c = {x,
+	                       {.r = r,
+	                        .margin = a->margin,
+	                        .claims = claims,
+	                        .width = report_width(a->out),
+	                        .replays = rp,
+	                        .nreplays = nrp}};
 
 	return report_write(a->out, render_one, &c, err, errlen);
 }
@@ -224,7 +265,9 @@ int compare_main(int argc, char **argv)
 	                         .format = "table",
 	                         .margin = NAN,
 	                         .equivalence = NAN};
-	struct rf_doc *d[2] = {NULL, NULL};
+	struct rf_doc *d[2] = {NULL, NULL}, *prog = NULL;
+	struct cmp_replay *rp = NULL;
+	size_t nrp = 0;
 	struct cmp_report *r = NULL;
 	struct calib_file *cal = NULL;
 	struct claims_file *claims = NULL;
@@ -252,6 +295,8 @@ int compare_main(int argc, char **argv)
 		rc = ST_USAGE;
 	for (size_t i = 0; rc == ST_OK && i < a.nfiles; i++)
 		rc = rf_load(a.files[i], &d[i], err, sizeof err);
+	if (rc == ST_OK && a.program)
+		rc = rf_load(a.program, &prog, err, sizeof err);
 	if (rc == ST_OK)
 		a.o.equivalence = cmp_pick_equivalence(a.equivalence, d[1] ? d[1] : d[0],
 		                                       CMP_DEFAULT_EQUIVALENCE);
@@ -264,16 +309,20 @@ int compare_main(int argc, char **argv)
 		errmsg_warn(stderr, "compare", calwarn);
 	if (rc == 0 && a.no_telemetry)
 		cmp_drop_telemetry(r);
+	if (rc == 0)
+		rc = replays(r, prog, &rp, &nrp, err, sizeof err);
 	if (rc == 0) {
 		for (size_t i = 0; !(x->flags & EXPORT_WARNINGS) && i < r->nwarn; i++)
 			errmsg_warn(stderr, "compare", r->warn[i]);
 		if (claims && !(checked = claims_check(claims, r)))
 			rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
-		else if (render(r, x, &a, checked, err, sizeof err) != 0)
+		else if (render(r, x, &a, checked, rp, nrp, err, sizeof err) != 0)
 			rc = ST_FAIL;
 	}
 	if (rc)
 		fprintf(stderr, "allocab: compare: %s\n", err);
+	cmp_replays_free(rp, nrp);
+	rf_free(prog);
 	claims_result_free(checked);
 	claims_free(claims);
 	cmp_free(r);

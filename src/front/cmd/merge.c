@@ -173,7 +173,7 @@ static int render_one(FILE *f, const void *ctx, char *err, size_t errlen)
 static int render(const struct fleet_report *f, const struct exporter *x,
                   const struct merge_args *a, char *err, size_t errlen)
 {
-	struct render_ctx c = {x, {.f = f, .margin = a->margin}};
+	struct render_ctx c = {x, {.f = f, .margin = a->margin, .width = report_width(a->out)}};
 
 	return report_write(a->out, render_one, &c, err, errlen);
 }

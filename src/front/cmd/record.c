@@ -221,11 +221,11 @@ static void wait_background(int wait_s)
 	if (!(n = list_children(pids, 4)))
 		return;
 	name_pids(pids, n, names, sizeof names);
-	fprintf(
-	    stderr,
-	    "allocab: record: warning: %zu process(es) COMMAND left in the background still run "
-	    "after %d s (%s): their streams are cut here and marked running in the trace\n",
-	    n, got_signal ? 0 : wait_s, names);
+	fprintf(stderr,
+	        "allocab: record: warning: %zu %s COMMAND left in the background still %s after %d "
+	        "s (%s): %s cut here and marked running in the trace\n",
+	        n, n == 1 ? "process" : "processes", n == 1 ? "runs" : "run",
+	        got_signal ? 0 : wait_s, names, n == 1 ? "its stream is" : "their streams are");
 }
 
 /* Writes the trace of dir to out (atomically). Returns 0, -2 when dir holds no stream (nothing
@@ -288,12 +288,18 @@ static int loss_is(const struct rb_loss *l, int kind)
 /* One warning per kind of loss, with how many processes and a few of them. */
 static void report_losses(const struct rb_result *res)
 {
-	static const char *const what[] = {
-	    "were killed or crashed before their end: the events their threads had not flushed "
-	    "are lost",
-	    "still ran when the trace was bundled: their streams are cut there",
-	    "lost events: their streams could not be written",
-	    "ended in a torn or unreadable block, dropped", "have no end record"};
+	static const char *const what[][2] = {
+	    {"was killed or crashed before its end: the events its threads had not flushed are "
+	     "lost",
+	     "were killed or crashed before their end: the events their threads had not flushed "
+	     "are lost"},
+	    {"still ran when the trace was bundled: its stream is cut there",
+	     "still ran when the trace was bundled: their streams are cut there"},
+	    {"lost events: its stream could not be written",
+	     "lost events: their streams could not be written"},
+	    {"ended in a torn or unreadable block, dropped",
+	     "ended in a torn or unreadable block, dropped"},
+	    {"has no end record", "have no end record"}};
 
 	for (int kind = 0; kind < 5; kind++) {
 		char names[256] = "";
@@ -314,7 +320,8 @@ static void report_losses(const struct rb_result *res)
 		}
 		if (!n)
 			continue;
-		fprintf(stderr, "allocab: record: warning: %zu process(es) %s", n, what[kind]);
+		fprintf(stderr, "allocab: record: warning: %zu %s %s", n,
+		        n == 1 ? "process" : "processes", what[kind][n != 1]);
 		if (kind == 2)
 			fprintf(stderr, " (%s): %llu of %llu events dropped",
 			        e && e < 4096 ? strerror((int)e) : "a write failed",
@@ -323,33 +330,40 @@ static void report_losses(const struct rb_result *res)
 	}
 }
 
+static const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 /* The phases the trace holds, and the marked spans it left out. */
 static void report_marks(const struct rb_result *res)
 {
-	uint64_t by_pid = res->left_spans - res->left_without_pid - res->left_overlapping;
+	uint64_t by_pid = res->left_spans - res->left_without_pid - res->left_overlapping,
+	         all = res->left_spans + res->marked_spans;
 
 	if (res->marked_spans)
-		fprintf(stderr,
-		        "allocab: record: phase marks: %llu span(s) of %llu phase(s) in %llu "
-		        "process(es)\n",
-		        (unsigned long long)res->marked_spans,
+		fprintf(stderr, "allocab: record: phase marks: %llu %s of %llu %s in %llu %s\n",
+		        (unsigned long long)res->marked_spans, plural(res->marked_spans, "span", "spans"),
 		        (unsigned long long)res->marked_phases,
-		        (unsigned long long)res->marked_procs);
+		        plural(res->marked_phases, "phase", "phases"),
+		        (unsigned long long)res->marked_procs,
+		        plural(res->marked_procs, "process", "processes"));
 	if (!res->left_spans)
 		return;
-	fprintf(stderr, "allocab: record: warning: %llu of %llu marked span(s) left out of the trace:",
-	        (unsigned long long)res->left_spans,
-	        (unsigned long long)(res->left_spans + res->marked_spans));
+	fprintf(stderr, "allocab: record: warning: %llu of %llu marked %s left out of the trace:",
+	        (unsigned long long)res->left_spans, (unsigned long long)all,
+	        plural(all, "span", "spans"));
 	if (by_pid)
-		fprintf(stderr, " %llu of a pid no recorded process image holds (pid %llu: not "
-		                "recorded, or the span outlives its image);",
+		fprintf(stderr,
+		        " %llu of a pid no recorded process image holds (pid %llu: not recorded, or "
+		        "the span outlives its image);",
 		        (unsigned long long)by_pid, (unsigned long long)res->left_pid);
 	if (res->left_without_pid)
 		fprintf(stderr, " %llu written without a pid while several processes or none ran;",
 		        (unsigned long long)res->left_without_pid);
 	if (res->left_overlapping)
-		fprintf(stderr, " %llu begun before an earlier span of their phase in their process "
-		                "ended;",
+		fprintf(stderr,
+		        " %llu begun before an earlier span of their phase in their process ended;",
 		        (unsigned long long)res->left_overlapping);
 	fputs(" docs/trace-format.md, \"What is recorded\"\n", stderr);
 }
@@ -357,9 +371,10 @@ static void report_marks(const struct rb_result *res)
 static void report(const struct rb_result *res, const char *out, int in_place)
 {
 	fprintf(stderr,
-	        "allocab: record: %llu process images (%llu ended in an exec), %llu events -> %s",
-	        (unsigned long long)res->procs, (unsigned long long)res->images_exec,
-	        (unsigned long long)res->events, out);
+	        "allocab: record: %llu process image%s (%llu ended in an exec), %llu event%s -> %s",
+	        (unsigned long long)res->procs, res->procs == 1 ? "" : "s",
+	        (unsigned long long)res->images_exec, (unsigned long long)res->events,
+	        res->events == 1 ? "" : "s", out);
 	if (in_place)
 		fputc('\n', stderr);
 	else
@@ -368,17 +383,20 @@ static void report(const struct rb_result *res, const char *out, int in_place)
 	if (res->unreadable)
 		fprintf(
 		    stderr,
-		    "allocab: record: warning: %llu stream(s) hold no readable process block (a "
-		    "full disk?): their processes are not in the trace\n",
-		    (unsigned long long)res->unreadable);
+		    "allocab: record: warning: %llu %s no readable process block (a full disk?): "
+		    "%s not in the trace\n",
+		    (unsigned long long)res->unreadable,
+		    res->unreadable == 1 ? "stream holds" : "streams hold",
+		    res->unreadable == 1 ? "its process is" : "their processes are");
 	report_marks(res);
 	if (res->misordered)
 		fprintf(
 		    stderr,
-		    "allocab: record: warning: %llu allocation(s) returned an address still live "
-		    "in the recording's order (the clocks of two CPUs disagreed): their objects "
-		    "may be paired wrongly\n",
-		    (unsigned long long)res->misordered);
+		    "allocab: record: warning: %llu %s an address still live in the recording's "
+		    "order (the clocks of two CPUs disagreed): %s be paired wrongly\n",
+		    (unsigned long long)res->misordered,
+		    res->misordered == 1 ? "allocation returned" : "allocations returned",
+		    res->misordered == 1 ? "its object may" : "their objects may");
 }
 
 /* Whether the trace lost events the program made because the recording itself failed. */
@@ -434,8 +452,10 @@ static int parse_wait(const char *v, int *wait_s)
 	uint64_t n;
 
 	if (num_parse_u64(v, &n) != 0 || n > 3600) {
-		fprintf(stderr,
-		        "allocab: record: --wait: '%s' is not a number of seconds in 0..3600\n", v);
+		fprintf(
+		    stderr,
+		    "allocab: record: --wait '%s': want a whole number of seconds from 0 to 3600\n",
+		    v);
 		return -1;
 	}
 	*wait_s = (int)n;

@@ -14,6 +14,7 @@ struct cmp_side_memo {
 	const struct rf_doc *doc; /* NULL: empty */
 	size_t arm, w;
 	double retained, peak, rss_first, rss_last, growth;
+	double processes, calls; /* per run: processes started, malloc-family calls (probed runs) */
 	size_t unsettled;
 };
 

@@ -22,6 +22,7 @@ void cmp_row_set_na(struct cmp_row *row)
 	row->retained_base = row->retained_cand = row->peak_base_kib = row->peak_cand_kib = NAN;
 	row->rss_first_base = row->rss_first_cand = row->rss_last_base = row->rss_last_cand = NAN;
 	row->growth_base = row->growth_cand = NAN;
+	row->processes_base = row->processes_cand = row->calls_base = row->calls_cand = NAN;
 	for (int g = 0; g < RF_NREGIMES; g++)
 		row->med_regime_base[g] = row->med_regime_cand[g] = NAN;
 	row->floor_pct = NAN;

@@ -1,6 +1,7 @@
 /* cmpside.c - the per-side summaries of a comparison row (compare.h): median times of each
- * regime, memory (peak, retained, resident set after the first and last rep, its growth) and the
- * runs that never settled, over the ok runs of each arm. */
+ * regime, memory (peak, retained, resident set after the first and last rep, its growth), the
+ * processes and allocation calls of probed runs, and the runs that never settled, over the ok
+ * runs of each arm. */
 #include "front/compare/cmpint.h"
 
 #include <math.h>
@@ -63,6 +64,18 @@ static double fig_peak(const struct rf_run *run, size_t p, int g)
 	return run->max_rss_kib > 0 ? run->max_rss_kib : NAN;
 }
 
+static double fig_processes(const struct rf_run *run, size_t p, int g)
+{
+	(void)p, (void)g;
+	return run->processes;
+}
+
+static double fig_calls(const struct rf_run *run, size_t p, int g)
+{
+	(void)p, (void)g;
+	return run->calls;
+}
+
 /* The memo of arm and w in doc, computed when the builder does not hold it. */
 static const struct cmp_side_memo *side_memo(struct cmp_builder *b, const struct rf_doc *doc,
                                              size_t arm, size_t w)
@@ -83,6 +96,8 @@ static const struct cmp_side_memo *side_memo(struct cmp_builder *b, const struct
 	m->rss_first = run_median(b, doc, arm, w, fig_rss, 0, 0);
 	m->rss_last = run_median(b, doc, arm, w, fig_rss, 0, 1);
 	m->growth = run_median(b, doc, arm, w, fig_growth, 0, 0);
+	m->processes = run_median(b, doc, arm, w, fig_processes, 0, 0);
+	m->calls = run_median(b, doc, arm, w, fig_calls, 0, 0);
 	return m;
 }
 
@@ -116,6 +131,10 @@ static void set_sides(struct cmp_row *row, const struct side *sb, const struct s
 	row->rss_last_cand = sc->m.rss_last;
 	row->growth_base = sb->m.growth;
 	row->growth_cand = sc->m.growth;
+	row->processes_base = sb->m.processes;
+	row->processes_cand = sc->m.processes;
+	row->calls_base = sb->m.calls;
+	row->calls_cand = sc->m.calls;
 	row->unsettled_base = sb->m.unsettled;
 	row->unsettled_cand = sc->m.unsettled;
 	row->n_base = sb->nok;

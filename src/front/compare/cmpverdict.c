@@ -138,18 +138,21 @@ static int regime_warnings(struct cmp_builder *b)
 				if (bad && d->commands)
 					rc = warnf(
 					    b,
-					    "%s: %s on %s: %zu of %zu runs never settled (a "
+					    "%s: %s on %s: %zu of %zu run%s never settled (a "
 					    "repeated phase's spans did not meet the steady "
-					    "rule): their steady time is the median of their "
-					    "last spans",
-					    d->path, d->arms[a], d->wl[w].name, bad, n);
+					    "rule): %s steady time is the median of %s last spans",
+					    d->path, d->arms[a], d->wl[w].name, bad, n,
+					    n == 1 ? "" : "s", bad == 1 ? "its" : "their",
+					    bad == 1 ? "its" : "their");
 				else if (bad)
 					rc = warnf(
 					    b,
-					    "%s: %s on %s: %zu of %zu runs never settled (hit "
-					    "the cap of reps or time): their steady time is the "
-					    "median of their last reps",
-					    d->path, d->arms[a], d->wl[w].name, bad, n);
+					    "%s: %s on %s: %zu of %zu run%s never settled (the "
+					    "steady rule did not hold within %s reps, fixed or "
+					    "capped): %s steady time is the median of %s last reps",
+					    d->path, d->arms[a], d->wl[w].name, bad, n,
+					    n == 1 ? "" : "s", bad == 1 ? "its" : "their",
+					    bad == 1 ? "its" : "their", bad == 1 ? "its" : "their");
 			}
 		if (r->paired)
 			break;
@@ -237,11 +240,12 @@ int cmp_warnings(struct cmp_builder *b)
 		rc = warnf(
 		    b,
 		    "%zu comparison%s too few rounds for a verdict (n = %zu): the simultaneous "
-		    "intervals of %zu comparisons (each at 1 - %.2g/%zu, Bonferroni) need %zu %s "
+		    "intervals of %zu comparison%s (each at 1 - %.2g/%zu, Bonferroni) need %zu %s "
 		    "(the smallest n with %s <= alpha/%zu); run more rounds or compare less "
 		    "(--candidate, --workload, --phase)",
-		    too_few, too_few == 1 ? " has" : "s have", few_n, m, 1 - r->conf, r->family,
-		    r->need, r->paired ? "paired rounds" : "rounds per file",
+		    too_few, too_few == 1 ? " has" : "s have", few_n, m, m == 1 ? "" : "s",
+		    1 - r->conf, r->family, r->need,
+		    r->paired ? "paired rounds" : "rounds per file",
 		    r->paired ? "2/2^n" : "2/C(2n,n)", r->family);
 	}
 	if (rc == 0 && insufficient)

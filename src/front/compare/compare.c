@@ -286,12 +286,17 @@ static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const s
 		                                                            : NULL;
 		if (want && lacks && o->regimes != CMP_REGIMES_BOTH &&
 		    (lacks->has_regime[RF_COLD] || lacks->has_regime[RF_STEADY]))
-			return errmsg_fail(err, errlen, "%s measured %s: no %s times to compare%s",
-			                   lacks->path, rf_regimes_measured(lacks),
-			                   rf_regime_name(g),
-			                   g == RF_STEADY ? " (rerun the bench with --reps auto, "
-			                                    "the default, or use --regime cold)"
-			                                  : "");
+			return errmsg_fail(
+			    err, errlen, "%s measured %s: no %s times to compare%s", lacks->path,
+			    rf_regimes_measured(lacks), rf_regime_name(g),
+			    g != RF_STEADY ? ""
+			    : lacks->commands
+			        ? " (a --cmd or --program bench times each run's "
+			          "process once: use --regime cold, or have the program "
+			          "mark the phases it repeats: docs/programs.md, "
+			          "\"Phases your program marks\")"
+			        : " (rerun the bench with --reps auto, the default, or "
+			          "use --regime cold)");
 		r->compared[g] = want && !lacks;
 		any |= r->compared[g];
 	}

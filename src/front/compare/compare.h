@@ -102,6 +102,10 @@ struct cmp_row {
 	double rss_first_base, rss_first_cand, rss_last_base, rss_last_cand;
 	double growth_base, growth_cand;
 	size_t unsettled_base, unsettled_cand;
+	/* probed runs (a --program bench, --cmd with --expect), per side, medians over the ok runs:
+	 * processes per run (probe.process_count) and, with --count-calls, malloc-family calls per
+	 * run (probe.counts_total); NAN when the runs carry none */
+	double processes_base, processes_cand, calls_base, calls_cand;
 	double drift_rho, drift_p; /* log ratios (two files: log times) against round index */
 	int drift;                 /* drift_p < CMP_DRIFT_P */
 	size_t flagged;            /* usable rounds with a telemetry spike on either side */
@@ -161,6 +165,50 @@ double cmp_equiv_log(double pct);
 /* The equivalence margin to use: given when it is not NAN, else the document's
  * (config.equivalence_pct) when it has one, else dflt. */
 double cmp_pick_equivalence(double given, const struct rf_doc *d, double dflt);
+
+/* Replays (cmpreplay.c): a workload that ran on an input (rf_workload.input: a recorded process
+ * replayed, docs/workloads.md) measures that process's allocation stream only. Its speedup
+ * predicts the whole program's by docs/methodology.md, "Does the replay predict the program?":
+ * P = t_prog / (t_prog - (t_replay,base - t_replay,cand)), with t_replay,base the baseline's
+ * median cold replay time, t_replay,cand = t_replay,base / s for the cold row's speedup s, and
+ * t_prog the program's own time (the recorded process's duration from the trace, or the
+ * baseline's median of a --program bench). The interval is the row's, carried through P (P grows
+ * with s); the two times are taken as known. */
+struct cmp_program {
+	const char *path; /* a --program bench whose time is t_ns, or NULL: the trace's */
+	const char *arm;  /* the arm of it timed */
+	double t_ns;
+};
+
+struct cmp_prediction {
+	const struct cmp_row *row; /* the replay's cold comparison of one candidate */
+	double est, lo, hi;        /* the predicted speedup and interval; hi INFINITY: unbounded */
+};
+
+struct cmp_replay {
+	const char *workload;
+	const struct rf_input *input; /* the process replayed (may be NULL for an old record) */
+	enum rf_regime regime;        /* the regime the prediction rests on: cold */
+	double t_prog_ns;             /* NAN: unknown */
+	const char *t_prog_from;      /* the --program bench it comes from; NULL: the trace */
+	const char *t_prog_arm;       /* its arm */
+	double t_replay_ns;           /* the baseline's median cold replay time */
+	size_t n;
+	struct cmp_prediction *p; /* one per candidate with a usable cold row */
+	char why_not[320];        /* n == 0: why no prediction */
+};
+
+/* The replays among r's workloads (those with an input), each with its predictions or why there
+ * are none; prog NULL: the program's time is the trace's. Returns 0 and *out (cmp_replays_free,
+ * NULL and *n 0 when none), or -1 when memory ran out. */
+int cmp_replays(const struct cmp_report *r, const struct cmp_program *prog, struct cmp_replay **out,
+                size_t *n);
+void cmp_replays_free(struct cmp_replay *x, size_t n);
+/* The program's time from a --program (or --cmd) bench prog: the median process time of its ok
+ * measured runs of arm (NULL, or an arm it lacks: its baseline), the arm used in *used. Returns 0,
+ * or -1 with the reason in err (not a commands bench, no ok run). */
+int cmp_program_time(const struct rf_doc *prog, const char *arm, double *t_ns, const char **used,
+                     char *err, size_t errlen);
 
 /* Noise (noise.c): runs disturbed from outside the benchmark: a run whose involuntary context switches,
  * stolen CPU time or load average lie beyond what this very bench shows as normal for the machine

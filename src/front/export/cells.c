@@ -102,10 +102,7 @@ static int same_comparison(const struct cmp_row *x, const struct cmp_row *y)
 	       strcmp(x->phase, y->phase) == 0 && strcmp(x->candidate, y->candidate) == 0;
 }
 
-/* The table's header and lines into c (MAXCOL cells per line); returns the lines, header included,
- * and sets *ncol and the right-aligned columns *right. */
-size_t export_table_cells(const struct cmp_report *r, char (*c)[CELL], size_t *ncol,
-                          unsigned *right)
+void export_table_cells(const struct cmp_report *r, struct export_grid *g)
 {
 	static const char *const one[] = {"workload", "phase",          "candidate", "speedup",
 	                                  "CI",       "improvement",    "verdict",   "n",
@@ -115,13 +112,16 @@ size_t export_table_cells(const struct cmp_report *r, char (*c)[CELL], size_t *n
 	                                  "cold speedup",   "cold CI",        "cold verdict",
 	                                  "n steady/cold",  "peak RSS ratio", "noise floor"};
 	int both = side_by_side(r);
-	size_t n = 1, cols = both ? 12 : 10;
+	size_t n = 1, cols = both ? 12 : 10, *ncol = &g->cols;
+	char(*c)[CELL] = g->c;
 	const char *regime = rf_regime_name(r->compared[RF_STEADY] ? RF_STEADY : RF_COLD);
 	char lv[16];
 
 	cmp_level_text(head_level(r), lv, sizeof lv);
 	*ncol = r->calibration ? cols : cols - 1;
-	*right = both ? 0xED8 : 0x3B8;
+	g->right = both ? 0xED8 : 0x3B8;
+	g->keys = 3;
+	g->groups = both ? 1u << 3 | 1u << 6 | 1u << 9 : 1u << 3 | 1u << 7;
 	for (size_t j = 0; j < *ncol; j++) {
 		const char *name = both ? two[j] : one[j];
 		if (both && (j == 4 || j == 7))
@@ -144,7 +144,7 @@ size_t export_table_cells(const struct cmp_report *r, char (*c)[CELL], size_t *n
 			line_cells(r, x, y, cells);
 		memcpy(&c[n++ * *ncol], cells, *ncol * CELL);
 	}
-	return n;
+	g->rows = n;
 }
 
 static void fmt_ns(double ns, char *buf)
@@ -165,46 +165,92 @@ static void fmt_mib(double bytes, char *buf)
 		snprintf(buf, CELL, "%.1f MiB", bytes / 1048576.0);
 }
 
-/* The per-arm lines behind the total-phase comparisons: each baseline once, then each candidate. */
-size_t export_arm_cells(const struct cmp_report *r, char (*c)[ARMCOL][CELL])
+/* "12", "125.4 k", "2.80 M": a count per run, short. */
+static void fmt_count(double v, char *buf)
 {
-	size_t n = 0;
-	const char *last = NULL;
+	if (isnan(v))
+		strcpy(buf, "-");
+	else if (v < 10000)
+		snprintf(buf, CELL, "%.0f", v);
+	else if (v < 999950)
+		snprintf(buf, CELL, "%.1f k", v * 1e-3);
+	else
+		snprintf(buf, CELL, "%.2f M", v * 1e-6);
+}
 
+/* Whether some row of r has a figure of probed runs: processes (calls 0) or calls (1). */
+static int any_probed(const struct cmp_report *r, int calls)
+{
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct cmp_row *row = &r->rows[i];
+		if (!isnan(calls ? row->calls_base : row->processes_base) ||
+		    !isnan(calls ? row->calls_cand : row->processes_cand))
+			return 1;
+	}
+	return 0;
+}
+
+/* One arm's line: its cells in the order of the header (arm_head), the probed ones last. */
+static void arm_line(const struct cmp_report *r, const struct cmp_row *row, int side,
+                     char (*c)[CELL], size_t ncol)
+{
+	const struct rf_doc *d = side ? r->cand : r->base;
+	const double *med = side ? row->med_regime_cand : row->med_regime_base;
+	double growth = side ? row->growth_cand : row->growth_base;
+
+	snprintf(c[0], CELL, "%s", row->workload);
+	snprintf(c[1], CELL, "%s%s", side ? row->candidate : row->baseline,
+	         r->paired ? ""
+	         : side    ? " (2nd file)"
+	                   : " (1st file)");
+	snprintf(c[2], CELL, "%zu/%zu", side ? row->n_cand : row->n_base, d->nrounds);
+	fmt_ns(med[RF_COLD], c[3]);
+	fmt_ns(med[RF_STEADY], c[4]);
+	if (r->compared[RF_STEADY])
+		snprintf(c[5], CELL, "%zu", side ? row->unsettled_cand : row->unsettled_base);
+	else
+		strcpy(c[5], "-");
+	fmt_mib((side ? row->peak_cand_kib : row->peak_base_kib) * 1024, c[6]);
+	fmt_mib(side ? row->retained_cand : row->retained_base, c[7]);
+	fmt_mib(growth, c[8]);
+	if (growth >= 0)
+		memmove(c[8] + 1, c[8], strlen(c[8]) + 1), c[8][0] = '+';
+	for (size_t j = 9; j < ncol; j++) {
+		int calls = j == ncol - 1 && any_probed(r, 1);
+		fmt_count(calls ? (side ? row->calls_cand : row->calls_base)
+		                : (side ? row->processes_cand : row->processes_base),
+		          c[j]);
+	}
+}
+
+void export_arm_cells(const struct cmp_report *r, struct export_grid *g)
+{
+	static const char *const arm_head[ARMCOL] = {
+	    "workload", "arm",          "ok rounds",  "cold time",     "steady time", "unsettled",
+	    "peak RSS", "retained RSS", "RSS growth", "processes/run", "calls/run"};
+	size_t n = 1;
+	const char *last = NULL;
+	int procs = any_probed(r, 0), calls = any_probed(r, 1);
+	char(*c)[CELL] = g->c;
+	size_t *ncol = &g->cols;
+
+	*ncol = 9 + (size_t)procs + (size_t)calls;
+	g->right = 0x7FC;
+	g->keys = 2;
+	g->groups = 1u << 2 | 1u << 6 | 1u << 9;
+	for (size_t j = 0; j < *ncol; j++)
+		snprintf(c[j], CELL, "%s", arm_head[j == 9 && !procs ? 10 : j]);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
 		if (!row->workload || strcmp(row->phase, "total") != 0 ||
 		    (i > 0 && same_comparison(&r->rows[i - 1], row)))
 			continue;
 		for (int side = 0; side < 2; side++) {
-			const struct rf_doc *d = side ? r->cand : r->base;
 			if (side == 0 && r->paired && last && strcmp(last, row->workload) == 0)
 				continue;
-			snprintf(c[n][0], CELL, "%s", row->workload);
-			snprintf(c[n][1], CELL, "%s%s", side ? row->candidate : row->baseline,
-			         r->paired ? ""
-			         : side    ? " (2nd file)"
-			                   : " (1st file)");
-			snprintf(c[n][2], CELL, "%zu/%zu", side ? row->n_cand : row->n_base,
-			         d->nrounds);
-			const double *med = side ? row->med_regime_cand : row->med_regime_base;
-			double growth = side ? row->growth_cand : row->growth_base;
-			fmt_ns(med[RF_COLD], c[n][3]);
-			fmt_ns(med[RF_STEADY], c[n][4]);
-			if (r->compared[RF_STEADY])
-				snprintf(c[n][5], CELL, "%zu",
-				         side ? row->unsettled_cand : row->unsettled_base);
-			else
-				strcpy(c[n][5], "-");
-			fmt_mib((side ? row->peak_cand_kib : row->peak_base_kib) * 1024, c[n][6]);
-			fmt_mib(side ? row->retained_cand : row->retained_base, c[n][7]);
-			fmt_mib(growth, c[n][8]);
-			if (growth >= 0)
-				memmove(c[n][8] + 1, c[n][8], strlen(c[n][8]) + 1),
-				    c[n][8][0] = '+';
-			n++;
+			arm_line(r, row, side, &c[n++ * *ncol], *ncol);
 		}
 		last = row->workload;
 	}
-	return n;
+	g->rows = n;
 }

@@ -125,9 +125,12 @@ static void forest_row(FILE *f, const struct export_input *in, const struct cmp_
 	         row->n, cmp_verdict_text(row, vt, sizeof vt));
 	svg_circle(f, svg_map(s, est), y, row->workload ? 4.5 : 6, cls, label);
 	svg_text(f, PLOT_X1 + 10, y + 4, row->workload ? "" : "geo", "start",
-	         "%.3fx [%.3f, %.3f]%s", est, lo, hi,
-	         in->r->family_conf - row->d.level > 1e-9 ? " *" : "");
-	(void)in;
+	         "%.3fx [%.3f, %.3f]%s", est, lo, hi, chart_short_level(in->r, row) ? " *" : "");
+}
+
+int chart_short_level(const struct cmp_report *r, const struct cmp_row *row)
+{
+	return row->usable && r->family_conf - row->d.level > 1e-9;
 }
 
 int chart_forest(FILE *f, const struct export_input *in, int standalone)
@@ -135,13 +138,14 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone)
 	const struct cmp_report *r = in->r;
 	size_t ngeo = 0, nrow = 0;
 	struct svg_scale s = forest_scale(in);
-	double y, h;
+	double y, h, notes;
 	char lv[16];
 
 	for (size_t i = 0; i < r->nrows; i++)
 		ngeo += r->rows[i].workload == NULL;
 	nrow = r->nrows - ngeo;
-	h = TOP + ROW_H * (double)(nrow + ngeo) + (ngeo ? ROW_H : 0) + BOTTOM;
+	notes = standalone ? 16 * (double)in->nreplays : 0;
+	h = TOP + ROW_H * (double)(nrow + ngeo) + (ngeo ? ROW_H : 0) + BOTTOM + notes;
 	svg_open(f, FOREST_W, h, "Speedup of each allocator over the baseline, with intervals",
 	         "Forest plot: one row per workload and candidate; dot = Hodges-Lehmann speedup, "
 	         "bar = interval; right of the 1.0x line is faster. " CMP_CONVENTION,
@@ -157,11 +161,11 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone)
 	         "right of 1.0x: candidate faster; %s; colour: the verdict, read off the bar",
 	         "speedup = t_baseline / t_candidate");
 	y = TOP + ROW_H / 2;
-	chart_x_axis(f, &s, TOP - 6, h - BOTTOM + 4, "speedup (x, log scale)");
-	svg_line(f, svg_map(&s, 1), TOP - 6, svg_map(&s, 1), h - BOTTOM + 4, "ref");
+	chart_x_axis(f, &s, TOP - 6, h - BOTTOM - notes + 4, "speedup (x, log scale)");
+	svg_line(f, svg_map(&s, 1), TOP - 6, svg_map(&s, 1), h - BOTTOM - notes + 4, "ref");
 	if (isfinite(in->margin) && in->margin > 0) {
 		double x = svg_map(&s, 1 / in->margin);
-		svg_line(f, x, TOP - 6, x, h - BOTTOM + 4, "margin");
+		svg_line(f, x, TOP - 6, x, h - BOTTOM - notes + 4, "margin");
 		svg_text(f, x + 3, TOP - 10, "muted", "start", "gate margin %.3fx", 1 / in->margin);
 	}
 	for (int geo = 0; geo < 2; geo++) {
@@ -175,9 +179,21 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone)
 				y += ROW_H;
 			}
 	}
-	chart_convention(f, 12, h - 40);
-	svg_text(f, 12, h - 10, "muted", "start",
-	         "* the interval reaches less than the requested level (too few rounds)");
+	if (standalone)
+		chart_convention(f, 12, h - 40);
+	for (size_t k = 0; standalone && k < in->nreplays; k++) {
+		char note[EXPORT_LINE];
+		svg_text(f, 12, h - 56 - 16 * (double)k, "muted", "start", "%s",
+		         export_replay_note(in, in->replays[k].workload, note, sizeof note));
+	}
+	for (size_t i = 0; i < r->nrows; i++)
+		if (chart_short_level(r, &r->rows[i])) {
+			svg_text(f, 12, h - 10, "muted", "start",
+			         "* the interval reaches less than the requested level %s%% (too "
+			         "few rounds)",
+			         cmp_level_text(r->family_conf, lv, sizeof lv));
+			break;
+		}
 	svg_close(f);
 	return ferror(f) ? -1 : 0;
 }
@@ -276,7 +292,6 @@ int chart_speed_memory(FILE *f, const struct export_input *in)
 		svg_mark(f, SCATTER_W - 170, ly, 5, (unsigned)w, "s5", NULL);
 		svg_text(f, SCATTER_W - 160, ly + 4, "", "start", "%s", wls[w]);
 	}
-	chart_convention(f, 12, SCATTER_H - 26);
 	svg_close(f);
 	return ferror(f) ? -1 : 0;
 }

@@ -2,8 +2,9 @@
  * (svgdraw.h): a forest plot of every speedup with its interval, per-arm distributions of the
  * measured times, speed against memory, and per-round speedups in run order. Each writes one
  * complete <svg> element (standalone: an SVG document of its own with the stylesheet) whose
- * <title>, axis labels, units and convention sentence make it readable on its own. Each returns 0,
- * or -1 when memory ran out. */
+ * <title>, axis labels and units make it readable on its own; the convention sentence is in every
+ * chart's <desc>, and drawn only in a standalone chart (a page states it once). Each returns 0, or
+ * -1 when memory ran out. */
 #ifndef ALLOCAB_CHARTS_H
 #define ALLOCAB_CHARTS_H
 
@@ -28,6 +29,10 @@ struct svg_scale chart_ratio_axis(double lo, double hi, double pad, double margi
                                   double p1);
 /* The x axis of s between y0 and y1: grid lines, ticks ("1.2x") and label under it. */
 void chart_x_axis(FILE *f, const struct svg_scale *s, double y0, double y1, const char *label);
+
+/* Whether row's interval reaches less than the report's family level (too few rounds): the
+ * forest plot and the HTML table mark it with "*". */
+int chart_short_level(const struct cmp_report *r, const struct cmp_row *row);
 
 /* The speedup convention in two lines of muted text from (x, y). */
 void chart_convention(FILE *f, double x, double y);

@@ -52,6 +52,36 @@ static double jitter(size_t i)
 	return (double)(x % 2001) / 1000.0 - 1.0;
 }
 
+/* What an arm's row of the distribution chart draws: the main regime's measured times as box and
+ * dots, the cold rep of the same runs as rings when the main regime is steady, and the warm-up
+ * rounds' main-regime times as crosses. The time axis covers exactly these. */
+enum layer { LAYER_MAIN, LAYER_COLD, LAYER_WARM, LAYER_COUNT };
+
+/* The times (ms) layer k of arm in workload wl draws into *t (*n of them, malloc'd; NULL when
+ * none). Returns 0, or -1 when the layer is not drawn, has no time, or memory ran out. */
+static int layer_ms(const struct rf_doc *d, const char *arm, const char *wl, enum rf_regime main,
+                    enum layer k, double **t, size_t *n)
+{
+	int rc;
+
+	*t = NULL;
+	*n = 0;
+	if (k == LAYER_COLD && main != RF_STEADY)
+		return -1;
+	rc = k == LAYER_WARM
+	         ? series_warm_times(d, arm, wl, "total", main, t, n)
+	         : series_arm_times(d, arm, wl, "total", k == LAYER_COLD ? RF_COLD : main, t, n);
+	if (rc != 0 || *n == 0) {
+		free(*t);
+		*t = NULL;
+		return -1;
+	}
+	for (size_t i = 0; i < *n; i++)
+		(*t)[i] *= 1e-6;
+	return 0;
+}
+
+/* Box, median and dots of the times t[0..n) (ms), each dot with its time as its tooltip. */
 static void arm_strip(FILE *f, const double *t, size_t n, const struct svg_scale *s, double y,
                       const char *arm)
 {
@@ -68,30 +98,25 @@ static void arm_strip(FILE *f, const double *t, size_t n, const struct svg_scale
 	svg_rect(f, svg_map(s, q1), y - 7, svg_map(s, q3) - svg_map(s, q1), 14, "box");
 	svg_line(f, svg_map(s, med), y - 8, svg_map(s, med), y + 8, "med");
 	for (size_t i = 0; i < n; i++) {
-		snprintf(tip, sizeof tip, "%s: %.3f ms", arm, t[i] * 1e-6);
+		snprintf(tip, sizeof tip, "%s: %.3f ms", arm, t[i]);
 		svg_circle(f, svg_map(s, t[i]), y + 5 * jitter(i), 2.2, "pt", tip);
 	}
 	free(c);
 }
 
-/* The millisecond range of every arm's times, both regimes, measured and warm-up rounds, in
- * workload wl. */
-static struct svg_scale time_scale(const struct rf_doc *d, const char *wl)
+/* The millisecond axis of workload wl: what every arm's row draws (enum layer), padded by 5%. */
+static struct svg_scale time_scale(const struct rf_doc *d, const char *wl, enum rf_regime main)
 {
-	int (*const series[2])(const struct rf_doc *, const char *, const char *, const char *,
-	                       enum rf_regime, double **,
-	                       size_t *) = {series_arm_times, series_warm_times};
 	double lo = INFINITY, hi = -INFINITY, *t;
 	size_t n;
 
 	for (size_t a = 0; a < d->narms; a++)
-		for (int g = 0; g < RF_NREGIMES * 2; g++) {
-			if (series[g / RF_NREGIMES](d, d->arms[a], wl, "total",
-			                            (enum rf_regime)(g % RF_NREGIMES), &t, &n) != 0)
+		for (int k = 0; k < LAYER_COUNT; k++) {
+			if (layer_ms(d, d->arms[a], wl, main, (enum layer)k, &t, &n) != 0)
 				continue;
 			for (size_t i = 0; i < n; i++) {
-				lo = fmin(lo, t[i] * 1e-6);
-				hi = fmax(hi, t[i] * 1e-6);
+				lo = fmin(lo, t[i]);
+				hi = fmax(hi, t[i]);
 			}
 			free(t);
 		}
@@ -101,8 +126,7 @@ static struct svg_scale time_scale(const struct rf_doc *d, const char *wl)
 	                          PLOT_X0, PLOT_X1, 0};
 }
 
-/* One arm's row: the main regime as box and dots, the cold rep beside it as rings when the main
- * regime is steady. Returns 0, or -1 when the arm has no ok run. */
+/* One arm's row (enum layer). Returns 0, or -1 when the arm has no ok run. */
 static int arm_row(FILE *f, const struct rf_doc *d, const char *arm, const char *wl,
                    enum rf_regime main, const struct svg_scale *s, double y)
 {
@@ -110,28 +134,22 @@ static int arm_row(FILE *f, const struct rf_doc *d, const char *arm, const char 
 	size_t n;
 	char tip[128];
 
-	if (series_arm_times(d, arm, wl, "total", main, &t, &n) != 0 || n == 0) {
-		free(t);
+	if (layer_ms(d, arm, wl, main, LAYER_MAIN, &t, &n) != 0)
 		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		t[i] *= 1e-6;
 	arm_strip(f, t, n, s, y, arm);
 	free(t);
-	if (main == RF_STEADY && series_arm_times(d, arm, wl, "total", RF_COLD, &t, &n) == 0) {
+	if (layer_ms(d, arm, wl, main, LAYER_COLD, &t, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
-			snprintf(tip, sizeof tip, "%s, cold first repetition: %.3f ms", arm,
-			         t[i] * 1e-6);
-			svg_circle(f, svg_map(s, t[i] * 1e-6), y + 5 * jitter(i + 7), 2.6,
-			           "pt-warm", tip);
+			snprintf(tip, sizeof tip, "%s, cold first repetition: %.3f ms", arm, t[i]);
+			svg_circle(f, svg_map(s, t[i]), y + 5 * jitter(i + 7), 2.6, "pt-warm", tip);
 		}
 		free(t);
 	}
-	if (series_warm_times(d, arm, wl, "total", main, &t, &n) == 0) {
+	if (layer_ms(d, arm, wl, main, LAYER_WARM, &t, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			snprintf(tip, sizeof tip, "%s, warm-up round (not compared): %.3f ms", arm,
-			         t[i] * 1e-6);
-			svg_mark(f, svg_map(s, t[i] * 1e-6), y - 8, 3, 5, "pt-warm", tip);
+			         t[i]);
+			svg_mark(f, svg_map(s, t[i]), y - 8, 3, 5, "pt-warm", tip);
 		}
 		free(t);
 	}
@@ -141,7 +159,7 @@ static int arm_row(FILE *f, const struct rf_doc *d, const char *arm, const char 
 static double panel_distribution(FILE *f, const struct rf_doc *d, const char *wl,
                                  enum rf_regime main, double y0)
 {
-	struct svg_scale s = time_scale(d, wl);
+	struct svg_scale s = time_scale(d, wl, main);
 	double y = y0 + 24, tk[SVG_MAX_TICKS];
 	size_t nt = svg_ticks(&s, tk);
 
@@ -188,18 +206,36 @@ int chart_distributions(FILE *f, const struct export_input *in)
 	return ferror(f) ? -1 : 0;
 }
 
-/* Per-round speedups of every candidate of workload wl, in run order, on a log axis. */
+/* The round axis from pixel p0 to p1 at y: ticks at whole round indices, and its label. */
+static void round_axis(FILE *f, const struct svg_scale *x, double y)
+{
+	double t[SVG_MAX_TICKS];
+	size_t n = svg_ticks(x, t);
+
+	svg_line(f, x->p0, y, x->p1, y, "axis");
+	for (size_t i = 0; i < n; i++) {
+		if (t[i] != floor(t[i]))
+			continue;
+		svg_line(f, svg_map(x, t[i]), y, svg_map(x, t[i]), y + 4, "axis");
+		svg_text(f, svg_map(x, t[i]), y + 15, "tick", "middle", "%g", t[i]);
+	}
+	svg_text(f, x->p1, y + 28, "tick", "end", "round (its index in the file, in run order)");
+}
+
+/* Per-round speedups of every candidate of workload wl, in run order, on a log axis; the first
+ * pass finds the range of the rounds and speedups drawn, the second draws. */
 static double panel_rounds(FILE *f, const struct export_input *in, const char *wl,
                            const char **cands, size_t nc, double y0)
 {
 	const struct cmp_report *r = in->r;
-	double lo = 1, hi = 1, *d;
-	size_t *round, n, rmax = 1;
+	double lo = 1, hi = 1, *d, rmin = INFINITY, rmax = -INFINITY;
+	size_t *round, n;
 	char cls[24];
 
 	for (int pass = 0; pass < 2; pass++) {
-		struct svg_scale x = {0, (double)rmax, PLOT_X0, PLOT_X1, 0};
-		struct svg_scale y = {lo / 1.02, hi * 1.02, y0 + ROUNDS_H - 30, y0 + 20, 1};
+		double pad = rmax > rmin ? 0.02 * (rmax - rmin) : 0.5;
+		struct svg_scale x = {rmin - pad, rmax + pad, PLOT_X0, PLOT_X1, 0};
+		struct svg_scale y = {lo / 1.02, hi * 1.02, y0 + ROUNDS_H - 40, y0 + 20, 1};
 		if (pass) {
 			svg_text(f, 12, y0 + 12, "title", "start", "%s", wl);
 			double t[SVG_MAX_TICKS];
@@ -211,9 +247,8 @@ static double panel_rounds(FILE *f, const struct export_input *in, const char *w
 				         "%gx", t[i]);
 			}
 			svg_line(f, PLOT_X0, svg_map(&y, 1), PLOT_X1, svg_map(&y, 1), "ref");
-			svg_line(f, PLOT_X0, y.p0, PLOT_X1, y.p0, "axis");
-			svg_text(f, PLOT_X1, y.p0 + 16, "tick", "end",
-			         "round index, run order (0 to %zu)", rmax);
+			if (rmax >= rmin)
+				round_axis(f, &x, y.p0);
 		}
 		for (size_t i = 0; i < r->nrows; i++) {
 			const struct cmp_row *row = &r->rows[i];
@@ -230,7 +265,8 @@ static double panel_rounds(FILE *f, const struct export_input *in, const char *w
 				double s = exp(-d[j]);
 				lo = fmin(lo, s);
 				hi = fmax(hi, s);
-				rmax = round[j] > rmax ? round[j] : rmax;
+				rmin = fmin(rmin, (double)round[j]);
+				rmax = fmax(rmax, (double)round[j]);
 			}
 			if (pass && n) {
 				snprintf(cls, sizeof cls, "series s%zu", k % MAX_CANDS);
@@ -252,7 +288,7 @@ int chart_rounds(FILE *f, const struct export_input *in)
 	const char *wl[MAX_WL], *cands[MAX_CANDS];
 	size_t nw = workloads(in->r, wl, MAX_WL);
 	size_t nc = chart_candidates(in->r, cands, MAX_CANDS);
-	double h = 100 + (double)nw * ROUNDS_H, y = 56;
+	double h = 70 + (double)nw * ROUNDS_H, y = 56;
 	char cls[32];
 
 	svg_open(f, W, h, "Per-round speedup in run order",
@@ -277,7 +313,6 @@ int chart_rounds(FILE *f, const struct export_input *in)
 	for (size_t i = 0; i < nw; i++)
 		if ((y = panel_rounds(f, in, wl[i], cands, nc, y)) < 0)
 			return -1;
-	chart_convention(f, 12, h - 26);
 	svg_close(f);
 	return ferror(f) ? -1 : 0;
 }

@@ -3,9 +3,9 @@
 #include "front/export/exportint.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define CLAIM_CELL 96
 #define CLAIM_NCOL 6
 
 static const char *const heads[CLAIM_NCOL] = {"claim",   "target",   "allocator",
@@ -20,75 +20,140 @@ static void target_text(const struct claims_check *k, char *buf, size_t len)
 		         rf_regime_name(k->regime));
 }
 
-static void cells(const struct claims_check *k, char c[CLAIM_NCOL][CLAIM_CELL])
+/* Whether the compared documents hold workload wl. */
+static int holds_workload(const struct cmp_report *r, const char *wl)
 {
-	snprintf(c[0], CLAIM_CELL, "%s", k->claim->name);
-	target_text(k, c[1], CLAIM_CELL);
-	snprintf(c[2], CLAIM_CELL, "%s", k->claim->allocator);
-	snprintf(c[3], CLAIM_CELL, "%.3fx-%.3fx", k->claim->lo, k->claim->hi);
+	return rf_workload(r->base, wl) >= 0 && rf_workload(r->cand, wl) >= 0;
+}
+
+/* Why k was not measured, briefly: what of its target the comparison lacks. */
+static void not_measured(const struct claims_check *k, const struct cmp_report *r, char *buf,
+                         size_t len)
+{
+	const char *wl = k->target->workload;
+	int geo = strcmp(wl, "geomean") == 0, w = geo ? -1 : rf_workload(r->cand, wl);
+
+	if (k->row)
+		snprintf(buf, len, "too few rounds");
+	else if (!geo && !holds_workload(r, wl))
+		snprintf(buf, len, "no workload %s in the file", wl);
+	else if (rf_arm(r->cand, k->claim->allocator) < 0)
+		snprintf(buf, len, "no arm %s in the file", k->claim->allocator);
+	else if (w >= 0 && rf_phase(&r->cand->wl[w], k->target->phase) < 0)
+		snprintf(buf, len, "%s has no phase %s", wl, k->target->phase);
+	else if (!r->compared[k->regime])
+		snprintf(buf, len, "the %s regime is not compared", rf_regime_name(k->regime));
+	else if (geo)
+		snprintf(buf, len, "no geometric mean in the comparison");
+	else
+		snprintf(buf, len, "not in the comparison");
+}
+
+static void cells(const struct claims_check *k, const struct cmp_report *r, char (*c)[CELL])
+{
 	char lv[16];
 
+	snprintf(c[0], CELL, "%s", k->claim->name);
+	target_text(k, c[1], CELL);
+	snprintf(c[2], CELL, "%s", k->claim->allocator);
+	snprintf(c[3], CELL, "%.3fx-%.3fx", k->claim->lo, k->claim->hi);
 	if (isnan(k->s_est))
-		snprintf(c[4], CLAIM_CELL, "%s", k->row ? "too few rounds" : "not in the comparison");
+		not_measured(k, r, c[4], CELL);
 	else
-		snprintf(c[4], CLAIM_CELL, "%.3fx [%.3f, %.3f] (%s%%)", k->s_est, k->s_lo, k->s_hi,
+		snprintf(c[4], CELL, "%.3fx [%.3f, %.3f] (%s%%)", k->s_est, k->s_lo, k->s_hi,
 		         cmp_level_text(k->level, lv, sizeof lv));
-	claims_verdict_text(k, c[5], CLAIM_CELL);
+	claims_verdict_text(k, c[5], CELL);
 }
 
-static void summary(FILE *out, const struct claims_result *res, int md)
+/* "not measured: 8 targets name workloads this file does not hold (parquet_load, batch_prep;
+ * it holds command)", when that is why some were not measured; "" otherwise. */
+static void missing_workloads(const struct claims_result *res, const struct cmp_report *r,
+                              char *buf, size_t len)
+{
+	size_t n = 0, k = 0, used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < res->n; i++) {
+		const char *wl = res->checks[i].target->workload;
+		size_t j = 0;
+		if (res->checks[i].row || strcmp(wl, "geomean") == 0 || holds_workload(r, wl))
+			continue;
+		n++;
+		while (j < i && strcmp(res->checks[j].target->workload, wl) != 0)
+			j++;
+		if (j == i && used < len)
+			used +=
+			    (size_t)snprintf(buf + used, len - used, "%s%s", k++ ? ", " : "", wl);
+	}
+	if (!n) {
+		buf[0] = '\0';
+		return;
+	}
+	char names[512];
+	snprintf(names, sizeof names, "%s", buf);
+	used = (size_t)snprintf(buf, len,
+	                        "not measured: %zu target%s of these claims name%s workloads this "
+	                        "file does not hold (%s; it holds ",
+	                        n, n == 1 ? "" : "s", n == 1 ? "s" : "", names);
+	for (size_t w = 0; w < r->cand->nwl && used < len; w++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", w ? ", " : "",
+		                         r->cand->wl[w].name);
+	if (used < len)
+		snprintf(buf + used, len - used,
+		         "): a claim is judged on the workloads it names (docs/claims.md)%s",
+		         r->cand->commands
+		             ? "; a --program or --cmd bench names its workload with -w"
+		             : "");
+}
+
+static void summary(FILE *out, const struct claims_result *res, const struct cmp_report *r, int md,
+                    size_t width)
 {
 	const struct claims_file *f = res->file;
-	unsigned how = md ? EXPORT_TEXT_MD : 0;
+	char line[EXPORT_LINE];
+	size_t k;
 
-	fputs("claims from ", out);
-	export_text(out, f->path, how);
-	if (f->title) {
-		fputs(" (", out);
-		export_text(out, f->title, how);
-		fputs(")", out);
-	}
-	fprintf(out, ": %zu confirmed, %zu partly, %zu refuted, %zu not measured\n",
-	        res->count[CLAIM_CONFIRMED], res->count[CLAIM_PARTLY], res->count[CLAIM_REFUTED],
-	        res->count[CLAIM_NOT_MEASURED]);
-	fputs("confirmed: the measured interval lies inside the claimed range; refuted: wholly "
-	      "outside it (\"equivalent within ±M%\": and inside the equivalence margin, no "
-	      "difference that matters); partly: they overlap\n",
-	      out);
+	k = (size_t)snprintf(line, sizeof line, "claims from %s", f->path);
+	if (f->title && k < sizeof line)
+		k += (size_t)snprintf(line + k, sizeof line - k, " (%s)", f->title);
+	if (k < sizeof line)
+		snprintf(line + k, sizeof line - k,
+		         ": %zu confirmed, %zu partly, %zu refuted, %zu not measured",
+		         res->count[CLAIM_CONFIRMED], res->count[CLAIM_PARTLY],
+		         res->count[CLAIM_REFUTED], res->count[CLAIM_NOT_MEASURED]);
+	export_prose(out, line, md, width);
+	export_prose(out,
+	             "confirmed: the measured interval lies inside the claimed range; refuted: "
+	             "wholly outside it (\"equivalent within ±M%\": and inside the equivalence "
+	             "margin, no difference that matters); partly: they overlap",
+	             md, width);
+	missing_workloads(res, r, line, sizeof line);
+	if (line[0])
+		export_prose(out, line, md, width);
 }
 
-static void write_table(FILE *out, const struct claims_result *res)
+static void write_table(FILE *out, const struct claims_result *res, const struct cmp_report *r,
+                        size_t width)
 {
-	char c[CLAIM_NCOL][CLAIM_CELL];
-	size_t w[CLAIM_NCOL];
+	char(*c)[CELL] = calloc((res->n + 1) * CLAIM_NCOL, CELL);
+	struct export_grid g = {
+	    .c = c, .rows = res->n + 1, .cols = CLAIM_NCOL, .keys = 1, .groups = 1u << 1 | 1u << 3};
 
-	for (int j = 0; j < CLAIM_NCOL; j++)
-		w[j] = strlen(heads[j]);
-	for (size_t i = 0; i < res->n; i++) {
-		cells(&res->checks[i], c);
+	summary(out, res, r, 0, width);
+	if (c) {
 		for (int j = 0; j < CLAIM_NCOL; j++)
-			if (strlen(c[j]) > w[j])
-				w[j] = strlen(c[j]);
-	}
-	summary(out, res, 0);
-	for (int j = 0; j < CLAIM_NCOL; j++)
-		fprintf(out, "%-*s%s", (int)(j + 1 < CLAIM_NCOL ? w[j] : 0), heads[j],
-		        j + 1 < CLAIM_NCOL ? "  " : "\n");
-	for (size_t i = 0; i < res->n; i++) {
-		cells(&res->checks[i], c);
-		for (int j = 0; j < CLAIM_NCOL; j++)
-			fprintf(out, "%-*s%s", (int)(j + 1 < CLAIM_NCOL ? w[j] : 0), c[j],
-			        j + 1 < CLAIM_NCOL ? "  " : "\n");
+			snprintf(c[j], CELL, "%s", heads[j]);
+		for (size_t i = 0; i < res->n; i++)
+			cells(&res->checks[i], r, &c[(i + 1) * CLAIM_NCOL]);
+		export_print_grid(out, &g, width);
+		free(c);
 	}
 	for (size_t i = 0; i < res->file->n; i++) {
 		size_t j = 0;
 		while (j < i && strcmp(res->file->c[j].source, res->file->c[i].source) != 0)
 			j++;
-		if (j == i) {
-			fputs("source: ", out);
-			export_text(out, res->file->c[i].source, 0);
-			fputs("\n", out);
-		}
+		if (j == i)
+			export_wrap(out, "source: ", "  ", res->file->c[i].source, width);
 	}
 }
 
@@ -99,12 +164,12 @@ static void md_cell(FILE *out, const char *s)
 	fputs(" |", out);
 }
 
-static void write_md(FILE *out, const struct claims_result *res)
+static void write_md(FILE *out, const struct claims_result *res, const struct cmp_report *r)
 {
-	char c[CLAIM_NCOL][CLAIM_CELL];
+	char c[CLAIM_NCOL][CELL];
 
 	fputs("\n## Claims\n\n", out);
-	summary(out, res, 1);
+	summary(out, res, r, 1, 0);
 	fputs("\n|", out);
 	for (int j = 0; j < CLAIM_NCOL; j++)
 		md_cell(out, heads[j]);
@@ -113,7 +178,7 @@ static void write_md(FILE *out, const struct claims_result *res)
 		fputs(j == 4 ? "---:|" : "---|", out);
 	fputs("\n", out);
 	for (size_t i = 0; i < res->n; i++) {
-		cells(&res->checks[i], c);
+		cells(&res->checks[i], r, c);
 		fputs("|", out);
 		for (int j = 0; j < CLAIM_NCOL; j++)
 			md_cell(out, c[j]);
@@ -122,12 +187,13 @@ static void write_md(FILE *out, const struct claims_result *res)
 	}
 }
 
-void export_claims_text(FILE *out, const struct claims_result *res, int md)
+void export_claims_text(FILE *out, const struct claims_result *res, const struct cmp_report *r,
+                        int md, size_t width)
 {
 	if (md)
-		write_md(out, res);
+		write_md(out, res, r);
 	else
-		write_table(out, res);
+		write_table(out, res, r, width);
 }
 
 cJSON *export_claims_json(const struct claims_result *res)

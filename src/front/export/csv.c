@@ -35,8 +35,10 @@ static void csv_count(FILE *out, size_t v, int last)
 	csv_field(out, buf, last);
 }
 
-static int write_compare_csv(FILE *out, const struct cmp_report *r)
+static int write_compare_csv(FILE *out, const struct export_input *in)
 {
+	const struct cmp_report *r = in->r;
+	char note[EXPORT_LINE];
 	static const char *const head =
 	    "workload,phase,regime,candidate,baseline,n,n_baseline,n_candidate,speedup,ci_lo,ci_hi,"
 	    "ci_level,improvement_pct,p,p_bonferroni,verdict,peak_rss_ratio,"
@@ -44,7 +46,8 @@ static int write_compare_csv(FILE *out, const struct cmp_report *r)
 	    "retained_bytes_candidate,median_ns_baseline,median_ns_candidate,drift_p,"
 	    "telemetry_flagged_rounds,noise_floor_pct,rss_growth_bytes_baseline,"
 	    "rss_growth_bytes_candidate,unsettled_baseline,unsettled_candidate,rounds_needed,mode,"
-	    "conf,family_level,ci_each_lo,ci_each_hi,ci_each_level,equivalent,equivalence_pct\n";
+	    "conf,family_level,ci_each_lo,ci_each_hi,ci_each_level,equivalent,equivalence_pct,"
+	    "processes_baseline,processes_candidate,calls_baseline,calls_candidate,note\n";
 
 	fputs(head, out);
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -90,7 +93,13 @@ static int write_compare_csv(FILE *out, const struct cmp_report *r)
 		          : row->equivalent                                                    ? "true"
 		                                                                 : "false",
 		          0);
-		csv_num(out, row->equiv_pct, 1);
+		csv_num(out, row->equiv_pct, 0);
+		csv_num(out, row->processes_base, 0);
+		csv_num(out, row->processes_cand, 0);
+		csv_num(out, row->calls_base, 0);
+		csv_num(out, row->calls_cand, 0);
+		const char *n = export_replay_note(in, row->workload, note, sizeof note);
+		csv_field(out, n ? n : "", 1);
 	}
 	return 0;
 }
@@ -181,7 +190,7 @@ static int write_csv(FILE *out, const struct export_input *in, char *err, size_t
 	if (in->claims)
 		export_claims_csv(out, in->claims);
 	else
-		write_compare_csv(out, in->r);
+		write_compare_csv(out, in);
 	return 0;
 }
 

@@ -24,12 +24,17 @@ struct export_input {
 	const struct cmp_report *r;
 	double margin;                      /* a gate bound on t_candidate/t_baseline, or NAN */
 	const struct claims_result *claims; /* NULL without --claims */
+	size_t width; /* the text formats fit this many columns (0: no limit) */
+	/* the replays among r's workloads, with their predictions (cmp_replays); may be NULL */
+	const struct cmp_replay *replays;
+	size_t nreplays;
 };
 
 /* What an exporter is given for a fleet (`allocab merge`); owned by the caller. */
 struct export_fleet_input {
 	const struct fleet_report *f;
 	double margin; /* a gate bound on t_candidate/t_baseline, or NAN */
+	size_t width;  /* the text formats fit this many columns (0: no limit) */
 };
 
 /* What a format declares; the caller decides by these, never by a format's name. */

@@ -10,8 +10,10 @@
 #include <cjson/cJSON.h>
 
 #define MAXCOL 12 /* the last, noise floor, only with a calibration */
-#define ARMCOL 9
+#define ARMCOL             11 /* the last two, processes and calls, only for probed runs that have them */
 #define CELL   160
+#define EXPORT_GRID_MAXCOL 16
+#define EXPORT_LINE        2048 /* a line of prose */
 
 /* The exporters of the registry (export.c), one file each. */
 extern const struct exporter export_table, export_markdown, export_json, export_csv, export_html,
@@ -47,28 +49,73 @@ void export_text(FILE *out, const char *s, unsigned flags);
 /* The bytes export_text(out, s, 0) writes. */
 size_t export_text_len(const char *s);
 
+/* grid.c: tables and prose of the text formats. */
+
+/* A table of rows x cols cells, its first row the header. */
+struct export_grid {
+	char (*c)[CELL];
+	size_t rows, cols; /* cols <= EXPORT_GRID_MAXCOL */
+	unsigned right;    /* bit j: column j right-aligned */
+	size_t keys;       /* the first columns, which name a line: repeated in every part */
+	unsigned groups;   /* bit j: column j starts a group that a split keeps together */
+};
+/* The columns a text takes on a terminal as export_text writes it: its bytes but the continuation
+ * bytes of UTF-8 characters (the ± of a verdict is one column, two bytes). */
+size_t export_text_width(const char *s);
+/* g as aligned columns, cells written by export_text. Wider than width (0: no limit), it is
+ * split into parts of consecutive columns, each with the key columns first and at most width
+ * columns wide, whole groups where they fit (a group wider than that is split by columns, a
+ * single column wider than that stands alone), one after another with a blank line between:
+ * every cell is printed once, besides the keys. */
+void export_print_grid(FILE *out, const struct export_grid *g, size_t width);
+/* g as a markdown table, cells written by export_text for markdown cells. */
+void export_print_md(FILE *out, const struct export_grid *g);
+/* first, then text (written by export_text) wrapped at spaces so that no line is wider than
+ * width (0: no limit; a longer word stays whole), every line after the first starting with cont;
+ * ends with a newline. */
+void export_wrap(FILE *out, const char *first, const char *cont, const char *text, size_t width);
+/* A line of prose: markdown (md 1) as is, the table wrapped at width, continued indented. */
+void export_prose(FILE *out, const char *text, int md, size_t width);
+
 /* cells.c */
 
-/* The comparisons table's header and lines into c (MAXCOL cells per line, room for r->nrows + 1
- * lines); returns the lines, header included, and sets *ncol and the right-aligned columns
- * *right (bit j for column j). */
-size_t export_table_cells(const struct cmp_report *r, char (*c)[CELL], size_t *ncol,
-                          unsigned *right);
-/* The per-arm lines behind the total-phase comparisons into c (room for 2 x r->nrows lines):
- * each baseline once, then each candidate. Returns the lines. */
-size_t export_arm_cells(const struct cmp_report *r, char (*c)[ARMCOL][CELL]);
+/* The comparisons table into g (g->c holds MAXCOL cells per line, room for r->nrows + 1 lines):
+ * its header and lines, and the shape: rows, columns, alignment, keys and groups. */
+void export_table_cells(const struct cmp_report *r, struct export_grid *g);
+/* The per-arm table behind the total-phase comparisons into g (g->c holds ARMCOL cells per line,
+ * room for 2 x r->nrows + 1 lines): its header, then each baseline once, then each candidate;
+ * the columns of probed runs (processes per run, calls per run) only when some arm has them.
+ * g->rows is 1 when no arm has a line. */
+void export_arm_cells(const struct cmp_report *r, struct export_grid *g);
 
 /* markup.c: the table (md 0) and markdown (md 1) renderings, claims appended. Returns 0, or -1
  * with "out of memory" in err. */
 int export_write_markup(FILE *out, const struct export_input *in, int md, char *err,
                         size_t errlen);
-/* A grid of rows x cols cells as aligned columns (bit j of right: column j right-aligned), or
- * as a markdown table (its first row the header), cells written by export_text. */
-void export_print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right);
-void export_print_md(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right);
-/* The warnings w[0..n) as the table (md 0) or markdown (md 1) prints them; a "WARNING: " line
- * loud (a markdown alert). */
-void export_print_warnings(FILE *out, char *const *warn, size_t n, int md);
+/* The warnings w[0..n) as the table (md 0: wrapped at width) or markdown (md 1) prints them; a
+ * "WARNING: " line loud (a markdown alert). */
+void export_print_warnings(FILE *out, char *const *warn, size_t n, int md, size_t width);
+
+/* prose.c: what the formats say besides their tables, as lines (each < EXPORT_LINE bytes). */
+
+/* The inputs and method of r: each document (path, mode, status, rounds), the baseline arm,
+ * the method, the regimes, the bootstrap, the convention (unless without_convention), the verdict
+ * rule and the calibration. Returns the lines (at most 10). */
+size_t export_method_lines(const struct cmp_report *r, int without_convention,
+                           char (*line)[EXPORT_LINE]);
+/* One line that sums r up: per regime the verdict counts, then the geometric mean of each
+ * candidate (or, without one, the comparisons of the leading regime when they are few, else the
+ * largest decided one), and the warnings' count. */
+void export_summary(const struct cmp_report *r, char *buf, size_t len);
+/* What the replays of in say (struct cmp_replay): per replay, what was replayed, the caveat that
+ * it is the allocation stream only, how the program's speedup is predicted, then one line per
+ * candidate (each starting with two spaces) or why there is none. Returns the lines (at most
+ * max). */
+size_t export_replay_lines(const struct export_input *in, char (*line)[EXPORT_LINE], size_t max);
+/* The replay caveat of workload wl, one sentence, or NULL when wl is no replay: for formats that
+ * carry one note per comparison (csv, gab, the svg's title). */
+const char *export_replay_note(const struct export_input *in, const char *wl, char *buf,
+                               size_t len);
 
 /* fleettext.c: a fleet (`allocab merge`) as the table (md 0) or markdown (md 1) formats render
  * it: the method, the warnings, the machines, and per comparison every machine's row and the
@@ -90,9 +137,11 @@ void export_fleet_method(const struct fleet_report *f, char *buf, size_t len);
  * it); NULL when memory ran out. */
 cJSON *export_compare_json(const struct cmp_report *r);
 
-/* claimsfmt.c: the claim verdicts as a table (md 0) or markdown (md 1), as the "claims" member
- * of the JSON (NULL when memory ran out), and as CSV. */
-void export_claims_text(FILE *out, const struct claims_result *res, int md);
+/* claimsfmt.c: the claim verdicts as a table (md 0, fitting width) or markdown (md 1) with why
+ * a claim was not measured (what of its target r lacks), as the "claims" member of the JSON
+ * (NULL when memory ran out), and as CSV. */
+void export_claims_text(FILE *out, const struct claims_result *res, const struct cmp_report *r,
+                        int md, size_t width);
 cJSON *export_claims_json(const struct claims_result *res);
 void export_claims_csv(FILE *out, const struct claims_result *res);
 

@@ -151,7 +151,8 @@ int chart_fleet_forest(FILE *out, const struct export_fleet_input *in, int stand
 		svg_line(out, 12, y - ROW_H / 2 + 4, W - 12, y - ROW_H / 2 + 4, "sep");
 		y += ROW_H;
 	}
-	chart_convention(out, 12, h - 40);
+	if (standalone)
+		chart_convention(out, 12, h - 40);
 	svg_text(out, 12, h - 10, "muted", "start",
 	         "odd: the other machines do not predict it: |studentized deleted residual| > "
 	         "t_{k-1, 1 - %g/(2k)}, k machines pooled",

@@ -148,26 +148,33 @@ static size_t row_cells(const struct fleet_report *f, char (*c)[CELL])
 	return n;
 }
 
-static void put_head(FILE *out, const struct fleet_report *f, int md)
+/* The method, the regimes, the convention, how to read a line, and the warnings: the table
+ * format's head; markdown's <details> after the tables. */
+static void put_method(FILE *out, const struct fleet_report *f, int md, size_t width)
 {
 	const char *pre = md ? "- " : "";
-	char line[1024];
+	char line[EXPORT_LINE];
 
-	fprintf(out, md ? "### allocab merge: %zu machines\n\n" : "allocab merge: %zu machines\n",
-	        f->nm);
+	if (md)
+		fputs("\n<details><summary>Method and warnings</summary>\n\n", out);
 	export_fleet_method(f, line, sizeof line);
-	fprintf(out, "%s%s\n", pre, line);
-	fprintf(out, "%sregimes compared: %s%s%s\n", pre,
-	        f->compared[RF_STEADY] ? "steady" : "",
-	        f->compared[RF_STEADY] && f->compared[RF_COLD] ? " and " : "",
-	        f->compared[RF_COLD] ? "cold" : "");
-	fprintf(out, "%sconvention: %s\n", pre, CMP_CONVENTION);
-	fprintf(out,
-	        "%sa machine's interval is its own (paired rounds, the level it reaches); POOLED is "
-	        "the fleet's mean effect; \"a new machine\" is where another machine of this fleet "
-	        "would fall\n",
-	        pre);
-	export_print_warnings(out, f->warn, f->nwarn, md);
+	export_wrap(out, pre, "  ", line, md ? 0 : width);
+	snprintf(line, sizeof line, "regimes compared: %s%s%s",
+	         f->compared[RF_STEADY] ? "steady" : "",
+	         f->compared[RF_STEADY] && f->compared[RF_COLD] ? " and " : "",
+	         f->compared[RF_COLD] ? "cold" : "");
+	export_wrap(out, pre, "  ", line, md ? 0 : width);
+	snprintf(line, sizeof line, "convention: %s", CMP_CONVENTION);
+	export_wrap(out, pre, "  ", line, md ? 0 : width);
+	export_wrap(
+	    out, pre, "  ",
+	    "a machine's interval is its own (paired rounds, the level it reaches); POOLED "
+	    "is the fleet's mean effect; \"a new machine\" is where another machine of this "
+	    "fleet would fall",
+	    md ? 0 : width);
+	export_print_warnings(out, f->warn, f->nwarn, md, width);
+	if (md)
+		fputs("\n</details>\n", out);
 }
 
 int export_fleet_markup(FILE *out, const struct export_fleet_input *in, int md, char *err,
@@ -177,6 +184,8 @@ int export_fleet_markup(FILE *out, const struct export_fleet_input *in, int md, 
 	size_t lines = 1 + f->nrows * (f->nm + 1);
 	char(*c)[CELL] = calloc(lines * FLEET_COLS, CELL);
 	char(*mc)[CELL] = calloc((f->nm + 1) * MACHINE_COLS, CELL);
+	struct export_grid gm = {mc, f->nm + 1, MACHINE_COLS, 1u << 3, 1, 0};
+	struct export_grid gc = {c, lines, FLEET_COLS, 1u << 5, 5, 1u << 5 | 1u << 8};
 
 	if (!c || !mc) {
 		free(c);
@@ -184,14 +193,19 @@ int export_fleet_markup(FILE *out, const struct export_fleet_input *in, int md, 
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	put_head(out, f, md);
+	fprintf(out, md ? "### allocab merge: %zu machines\n" : "allocab merge: %zu machines\n",
+	        f->nm);
+	if (!md)
+		put_method(out, f, md, in->width);
 	fprintf(out, md ? "\n#### Machines\n\n" : "\nmachines (others: runs before which another "
 	                                          "task was runnable):\n");
 	machine_cells(f, mc);
-	(md ? export_print_md : export_print_grid)(out, mc, f->nm + 1, MACHINE_COLS, 1u << 3);
+	md ? export_print_md(out, &gm) : export_print_grid(out, &gm, in->width);
 	fprintf(out, md ? "\n#### Comparisons\n\n" : "\n");
 	row_cells(f, c);
-	(md ? export_print_md : export_print_grid)(out, c, lines, FLEET_COLS, 1u << 5);
+	md ? export_print_md(out, &gc) : export_print_grid(out, &gc, in->width);
+	if (md)
+		put_method(out, f, md, in->width);
 	free(c);
 	free(mc);
 	return 0;

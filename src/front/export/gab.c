@@ -10,18 +10,18 @@
 #include <string.h>
 
 /* One entry: the arm's median with its range, the speedup of a candidate in the extra text, and
- * more (a fleet's pooled speedup) after it. */
+ * more (a fleet's pooled speedup) after it; note (a replay's caveat) last, on every entry. */
 static int gab_entry(cJSON *arr, const char *name, const struct cmp_row *row, int is_base,
-                     const struct export_arm_summary *s, const char *more)
+                     const struct export_arm_summary *s, const char *more, const char *note)
 {
-	char range[64], extra[768];
+	char range[64], extra[1536];
 	cJSON *e = cJSON_CreateObject();
 
 	if (!e)
 		return -1;
 	snprintf(range, sizeof range, "± %.0f", fmax(s->hi - s->med, s->med - s->lo));
-	snprintf(extra, sizeof extra, "median of %zu runs; interval of the median [%.0f, %.0f] ns",
-	         s->n, s->lo, s->hi);
+	snprintf(extra, sizeof extra, "median of %zu run%s; interval of the median [%.0f, %.0f] ns",
+	         s->n, s->n == 1 ? "" : "s", s->lo, s->hi);
 	if (isfinite(s->rss))
 		snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; peak RSS %.1f MiB",
 		         s->rss / 1048576.0);
@@ -37,18 +37,27 @@ static int gab_entry(cJSON *arr, const char *name, const struct cmp_row *row, in
 		         cmp_speedup(row->d.lo), cmp_level_text(row->d.level, lv, sizeof lv),
 		         cmp_verdict_text(row, vt, sizeof vt), more ? more : "");
 	}
+	if (note)
+		snprintf(extra + strlen(extra), sizeof extra - strlen(extra), "; %s", note);
 	cJSON_AddStringToObject(e, "extra", extra);
 	cJSON_AddItemToArray(arr, e);
 	return 0;
 }
 
+struct gab_compare {
+	cJSON *arr;
+	const struct export_input *in;
+};
+
 static int gab_arm(void *ctx, const struct cmp_row *row, const char *arm, int is_base,
                    const struct export_arm_summary *s)
 {
-	char name[512];
+	const struct gab_compare *g = ctx;
+	char name[512], note[EXPORT_LINE];
 
 	export_bench_name(row, arm, name, sizeof name);
-	return gab_entry(ctx, name, row, is_base, s, NULL);
+	return gab_entry(g->arr, name, row, is_base, s, NULL,
+	                 export_replay_note(g->in, row->workload, note, sizeof note));
 }
 
 struct gab_fleet {
@@ -80,7 +89,7 @@ static int gab_fleet_arm(void *ctx, const char *machine, const struct cmp_row *r
 		snprintf(more, sizeof more, "; pooled over %zu machines %.3fx [%.3f, %.3f]",
 		         fr->npooled, cmp_speedup(fr->meta.mu), cmp_speedup(fr->meta.hi),
 		         cmp_speedup(fr->meta.lo));
-	return gab_entry(g->arr, full, row, is_base, s, more);
+	return gab_entry(g->arr, full, row, is_base, s, more, NULL);
 }
 
 static int write_gab_fleet(FILE *f, const struct export_fleet_input *in, char *err,
@@ -97,13 +106,13 @@ static int write_gab_fleet(FILE *f, const struct export_fleet_input *in, char *e
 
 static int write_gab(FILE *f, const struct export_input *in, char *err, size_t errlen)
 {
-	cJSON *arr = cJSON_CreateArray();
+	struct gab_compare g = {cJSON_CreateArray(), in};
 
-	if (arr && export_each_arm(in->r, gab_arm, arr) != 0) {
-		cJSON_Delete(arr);
-		arr = NULL;
+	if (g.arr && export_each_arm(in->r, gab_arm, &g) != 0) {
+		cJSON_Delete(g.arr);
+		g.arr = NULL;
 	}
-	return export_print_json(f, arr, err, errlen);
+	return export_print_json(f, g.arr, err, errlen);
 }
 
 const struct exporter export_gab = {

@@ -1,5 +1,6 @@
 /* html.c - `--format html`: one self-contained page (inline SVG and CSS, no script, no network)
- * with the four charts, the comparison table, the claims and the inputs; for a fleet, the forest
+ * with a summary, the four charts, the comparisons and per-arm tables as the table format has
+ * them, the replays, the claims and the inputs; for a fleet, the forest
  * plot of every machine and the pooled estimates, the machines and the comparisons. */
 #include "front/export/exportint.h"
 
@@ -21,6 +22,8 @@ static const char page_css[] =
     "td.faster { color: var(--faster); } td.slower { color: var(--slower); }\n"
     "td.equivalent { color: var(--equiv); }\n"
     "figure { margin: 1rem 0; overflow-x: auto; }\n"
+    "div.wide { overflow-x: auto; }\n"
+    "li.sub { list-style: none; margin-left: 1rem; }\n"
     "pre { white-space: pre-wrap; font-size: 0.8rem; }\n";
 
 static void esc(FILE *f, const char *s)
@@ -28,45 +31,103 @@ static void esc(FILE *f, const char *s)
 	svg_esc(f, s);
 }
 
-static void comparison_table(FILE *f, const struct cmp_report *r)
+/* The class of a verdict cell: its colour. */
+static const char *verdict_class(const char *verdict)
 {
-	fputs("<table>\n<thead><tr><th>workload</th><th>phase</th><th>candidate</th>"
-	      "<th>regime</th><th>speedup</th><th>interval</th><th>improvement</th><th>verdict</"
-	      "th><th>n</th>"
-	      "<th>peak RSS ratio</th></tr></thead>\n<tbody>\n",
-	      f);
-	for (size_t i = 0; i < r->nrows; i++) {
-		const struct cmp_row *row = &r->rows[i];
-		const char *v = row->verdict == CMP_FASTER       ? "faster"
-		                : row->verdict == CMP_SLOWER     ? "slower"
-		                : row->verdict == CMP_EQUIVALENT ? "equivalent"
-		                                                 : "";
-		char lv[16];
-		fputs("<tr><td>", f);
-		esc(f, row->workload ? row->workload : "geomean");
-		fputs("</td><td>", f);
-		esc(f, row->phase);
-		fputs("</td><td>", f);
-		esc(f, row->candidate);
-		fprintf(f, "</td><td>%s", rf_regime_name(row->regime));
-		if (row->usable)
-			fprintf(f,
-			        "</td><td class=\"num\">%.3fx</td><td class=\"num\">[%.3f, %.3f] "
-			        "(%s%%)</td><td class=\"num\">%+.1f%%</td>",
-			        cmp_speedup(row->d.est), cmp_speedup(row->d.hi),
-			        cmp_speedup(row->d.lo), cmp_level_text(row->d.level, lv, sizeof lv),
-			        cmp_improvement(row->d.est));
-		else
-			fputs("</td><td>-</td><td>-</td><td>-</td>", f);
-		char vt[96];
-		fprintf(f, "<td class=\"%s\">%s</td><td class=\"num\">%zu</td>", v,
-		        cmp_verdict_text(row, vt, sizeof vt), row->n);
-		if (isnan(row->rss_ratio))
-			fputs("<td>-</td></tr>\n", f);
-		else
-			fprintf(f, "<td class=\"num\">%.2f</td></tr>\n", row->rss_ratio);
+	return strncmp(verdict, "faster", 6) == 0        ? "faster"
+	       : strncmp(verdict, "slower", 6) == 0      ? "slower"
+	       : strncmp(verdict, "equivalent", 10) == 0 ? "equivalent"
+	                                                 : "";
+}
+
+/* A grid (cells.c) as an HTML table; a column whose header holds "verdict" is coloured by its
+ * verdicts. */
+static void grid_table(FILE *f, const struct export_grid *g)
+{
+	fputs("<div class=\"wide\"><table>\n<thead><tr>", f);
+	for (size_t j = 0; j < g->cols; j++) {
+		fputs("<th>", f);
+		esc(f, g->c[j]);
+		fputs("</th>", f);
 	}
-	fputs("</tbody>\n</table>\n", f);
+	fputs("</tr></thead>\n<tbody>\n", f);
+	for (size_t i = 1; i < g->rows; i++) {
+		fputs("<tr>", f);
+		for (size_t j = 0; j < g->cols; j++) {
+			const char *cell = g->c[i * g->cols + j];
+			const char *cls = strstr(g->c[j], "verdict") ? verdict_class(cell)
+			                  : (g->right >> j & 1)      ? "num"
+			                                             : "";
+			fprintf(f, cls[0] ? "<td class=\"%s\">" : "<td>", cls);
+			esc(f, cell);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody>\n</table></div>\n", f);
+}
+
+/* The comparisons, as the table format shows them, and the per-arm table. Returns 0, or -1 when
+ * memory ran out. */
+static int tables(FILE *f, const struct cmp_report *r)
+{
+	char(*c)[CELL] = calloc((r->nrows + 1) * MAXCOL, CELL);
+	char(*a)[CELL] = calloc((2 * r->nrows + 1) * ARMCOL, CELL);
+	struct export_grid g = {.c = c}, ga = {.c = a};
+	char lv[16];
+	int short_level = 0;
+
+	if (!c || !a) {
+		free(c);
+		free(a);
+		return -1;
+	}
+	export_table_cells(r, &g);
+	fputs("<h2>Comparisons</h2>\n", f);
+	grid_table(f, &g);
+	for (size_t i = 0; i < r->nrows; i++)
+		short_level |= chart_short_level(r, &r->rows[i]);
+	if (short_level)
+		fprintf(
+		    f,
+		    "<p class=\"muted\">A level in parentheses after an interval (marked * in the "
+		    "chart): that interval reaches less than the requested %s%% (too few rounds "
+		    "for a verdict).</p>\n",
+		    cmp_level_text(r->family_conf, lv, sizeof lv));
+	fputs("<p class=\"muted\">No p-values beside the intervals: each verdict is read off the "
+	      "interval printed beside it, and a p-value can disagree with it at the margin. Each "
+	      "comparison's p-value (and its interval at the per-comparison level) is in "
+	      "<code>--format json</code> and <code>csv</code> (docs/methodology.md, \"Reading the "
+	      "output\").</p>\n",
+	      f);
+	export_arm_cells(r, &ga);
+	if (ga.rows > 1) {
+		fputs("<h2>Per arm</h2>\n<p>The total phase, medians over the ok runs; RSS growth: "
+		      "the resident set after the last repetition minus after the first.</p>\n",
+		      f);
+		grid_table(f, &ga);
+	}
+	free(c);
+	free(a);
+	return 0;
+}
+
+/* What the replays say (export_replay_lines), as a list. */
+static void replay_section(FILE *f, const struct export_input *in)
+{
+	char(*line)[EXPORT_LINE] = malloc(64 * sizeof *line);
+	size_t n = line ? export_replay_lines(in, line, 64) : 0;
+
+	if (n) {
+		fputs("<h2>Replay</h2>\n<ul>\n", f);
+		for (size_t i = 0; i < n; i++) {
+			fputs(line[i][0] == ' ' ? "<li class=\"sub\">" : "<li>", f);
+			esc(f, line[i] + (line[i][0] == ' ' ? 2 : 0));
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+	}
+	free(line);
 }
 
 static void claims_section(FILE *f, const struct claims_result *c)
@@ -108,37 +169,33 @@ static void claims_section(FILE *f, const struct claims_result *c)
 
 static void inputs_section(FILE *f, const struct cmp_report *r)
 {
-	char rule[1024];
+	char line[12][EXPORT_LINE];
+	size_t n = export_method_lines(r, 1, line);
 	const struct rf_doc *docs[2] = {r->base, r->paired ? NULL : r->cand};
 
-	export_rule(r, rule, sizeof rule);
 	fputs("<h2>Inputs and method</h2>\n<ul>\n", f);
-	for (int i = 0; i < 2; i++)
-		if (docs[i]) {
-			fputs("<li>", f);
+	for (size_t i = 0; i < n; i++) {
+		fputs("<li>", f);
+		esc(f, line[i]);
+		fputs("</li>\n", f);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (docs[i] && docs[i]->machine_desc) {
+			fputs("<li>machine of ", f);
 			esc(f, docs[i]->path);
-			fprintf(f, ": %zu measured rounds, %zu warm-up discarded, status ",
-			        docs[i]->nrounds, docs[i]->nwarmup);
-			esc(f, docs[i]->status);
-			if (docs[i]->machine_desc) {
-				fputs("; ", f);
-				esc(f, docs[i]->machine_desc);
-			}
+			fputs(": ", f);
+			esc(f, docs[i]->machine_desc);
 			fputs("</li>\n", f);
-			for (size_t k = 0; docs[i]->arm_config && k < docs[i]->narms; k++)
-				if (docs[i]->arm_config[k]) {
-					fputs("<li>configured arm <code>", f);
-					esc(f, docs[i]->arms[k]);
-					fputs("</code> = ", f);
-					esc(f, docs[i]->arm_config[k]);
-					fputs("</li>\n", f);
-				}
 		}
-	fputs("<li>", f);
-	esc(f, rule);
-	fputs("</li>\n<li>", f);
-	esc(f, CMP_CONVENTION);
-	fputs("</li>\n", f);
+		for (size_t k = 0; docs[i] && docs[i]->arm_config && k < docs[i]->narms; k++)
+			if (docs[i]->arm_config[k]) {
+				fputs("<li>configured arm <code>", f);
+				esc(f, docs[i]->arms[k]);
+				fputs("</code> = ", f);
+				esc(f, docs[i]->arm_config[k]);
+				fputs("</li>\n", f);
+			}
+	}
 	for (size_t i = 0; i < r->nwarn; i++) {
 		fputs("<li class=\"muted\">warning: ", f);
 		esc(f, r->warn[i]);
@@ -150,6 +207,7 @@ static void inputs_section(FILE *f, const struct cmp_report *r)
 static int write_html(FILE *f, const struct export_input *in, char *err, size_t errlen)
 {
 	const struct cmp_report *r = in->r;
+	char summary[EXPORT_LINE];
 	int rc = 0;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
@@ -164,9 +222,12 @@ static int write_html(FILE *f, const struct export_input *in, char *err, size_t 
 		fputs(" against ", f);
 		esc(f, r->cand->path);
 	}
-	fputs("</h1>\n<p>", f);
+	fputs("</h1>\n<p><strong>", f);
+	export_summary(r, summary, sizeof summary);
+	esc(f, summary);
+	fputs("</strong></p>\n<p>Convention: ", f);
 	esc(f, CMP_CONVENTION);
-	fputs(". Each chart says what it shows; the table below has every number.</p>\n", f);
+	fputs(". Each chart says what it shows; the tables below have every number.</p>\n", f);
 	fputs("<h2>Speedups</h2>\n<figure>\n", f);
 	rc |= chart_forest(f, in, 0);
 	fputs("</figure>\n<h2>Speed against memory</h2>\n<figure>\n", f);
@@ -175,8 +236,9 @@ static int write_html(FILE *f, const struct export_input *in, char *err, size_t 
 	rc |= chart_distributions(f, in);
 	fputs("</figure>\n<h2>Rounds in run order</h2>\n<figure>\n", f);
 	rc |= chart_rounds(f, in);
-	fputs("</figure>\n<h2>Comparisons</h2>\n", f);
-	comparison_table(f, r);
+	fputs("</figure>\n", f);
+	rc |= tables(f, r);
+	replay_section(f, in);
 	if (in->claims)
 		claims_section(f, in->claims);
 	inputs_section(f, r);

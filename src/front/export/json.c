@@ -94,6 +94,10 @@ static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 	add_num(o, "rss_after_last_bytes_candidate", row->rss_last_cand);
 	add_num(o, "rss_growth_bytes_baseline", row->growth_base);
 	add_num(o, "rss_growth_bytes_candidate", row->growth_cand);
+	add_num(o, "processes_baseline", row->processes_base);
+	add_num(o, "processes_candidate", row->processes_cand);
+	add_num(o, "calls_baseline", row->calls_base);
+	add_num(o, "calls_candidate", row->calls_cand);
 	add_num(o, "unsettled_baseline", (double)row->unsettled_base);
 	add_num(o, "unsettled_candidate", (double)row->unsettled_cand);
 	cJSON *dr = cJSON_AddObjectToObject(o, "drift");
@@ -335,10 +339,80 @@ static int write_json_fleet(FILE *out, const struct export_fleet_input *in, char
 	return export_print_json(out, o, err, errlen);
 }
 
+/* The process a replay ran (struct rf_input), or null. */
+static cJSON *process_json(const struct rf_input *in)
+{
+	cJSON *o;
+
+	if (!in)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	add_str(o, "trace", in->trace);
+	add_num(o, "index", in->index);
+	add_num(o, "pid", in->pid);
+	add_str(o, "exe", in->exe);
+	add_str(o, "command", in->command);
+	add_num(o, "threads", in->threads);
+	add_num(o, "events", in->events);
+	add_num(o, "duration_ns", in->duration_ns);
+	add_str(o, "ended", in->ended);
+	return o;
+}
+
+/* A replay's prediction of the program's speedup (struct cmp_replay), or null. */
+static cJSON *prediction_json(const struct cmp_replay *x)
+{
+	cJSON *o, *arr;
+
+	if (!x->n)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	add_str(o, "regime", rf_regime_name(x->regime));
+	add_num(o, "program_ns", x->t_prog_ns);
+	add_str(o, "program_from", x->t_prog_from ? x->t_prog_from : "trace");
+	add_str(o, "program_arm", x->t_prog_arm);
+	add_num(o, "replay_baseline_ns", x->t_replay_ns);
+	cJSON_AddItemToObject(o, "candidates", arr = cJSON_CreateArray());
+	for (size_t i = 0; i < x->n; i++) {
+		const struct cmp_prediction *p = &x->p[i];
+		cJSON *c = cJSON_CreateObject(), *ci = cJSON_CreateArray();
+		add_str(c, "candidate", p->row->candidate);
+		add_num(c, "speedup", p->est);
+		cJSON_AddItemToArray(ci, export_json_num(p->lo));
+		cJSON_AddItemToArray(ci, export_json_num(p->hi));
+		cJSON_AddItemToObject(c, "ci", ci);
+		add_num(c, "level", p->row->d.level);
+		add_num(c, "replay_speedup", cmp_speedup(p->row->d.est));
+		cJSON_AddItemToArray(arr, c);
+	}
+	return o;
+}
+
+/* "replays": what each replay ran and predicts (docs/results-format.md, allocab-compare/1). */
+static cJSON *replays_json(const struct export_input *in)
+{
+	cJSON *arr = cJSON_CreateArray();
+	char note[EXPORT_LINE];
+
+	for (size_t k = 0; arr && k < in->nreplays; k++) {
+		const struct cmp_replay *x = &in->replays[k];
+		cJSON *o = cJSON_CreateObject();
+		add_str(o, "workload", x->workload);
+		cJSON_AddItemToObject(o, "process", process_json(x->input));
+		add_str(o, "caveat", export_replay_note(in, x->workload, note, sizeof note));
+		cJSON_AddItemToObject(o, "prediction", prediction_json(x));
+		add_str(o, "no_prediction", x->n ? NULL : x->why_not);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
 static int write_json(FILE *out, const struct export_input *in, char *err, size_t errlen)
 {
 	cJSON *o = export_compare_json(in->r);
 
+	if (o)
+		cJSON_AddItemToObject(o, "replays", replays_json(in));
 	if (o && in->claims)
 		cJSON_AddItemToObject(o, "claims", export_claims_json(in->claims));
 	return export_print_json(out, o, err, errlen);

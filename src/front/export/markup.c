@@ -1,47 +1,18 @@
 /* markup.c - what the table (table.c: terminals) and markdown (markdown.c: pull requests,
  * $GITHUB_STEP_SUMMARY) formats share, which is all of them: the description lines, warnings,
- * both tables, configured arms, failed runs, and the claim verdicts. */
+ * both tables, replays, configured arms, failed runs, and the claim verdicts. The table fits
+ * its width (prose wrapped, tables split: grid.c); markdown leads with a one-line summary and the
+ * tables, and folds the inputs, method and warnings into <details>. */
 #include "front/export/exportint.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static void describe_method(const struct cmp_report *r, char *buf, size_t len)
-{
-	char lv[16];
-
-	cmp_level_text(r->family_conf, lv, sizeof lv);
-	if (r->paired)
-		snprintf(
-		    buf, len,
-		    "method: rounds paired; d = ln(t_candidate/t_baseline) per round; speedup = "
-		    "exp(-HL(d)), Hodges-Lehmann; intervals: %s at %s%% each, simultaneous %g%% "
-		    "over the %zu comparisons (Bonferroni); per-comparison %g%% intervals and "
-		    "p-values (Wilcoxon signed-rank) in --format json and csv",
-		    r->bootstrap ? "percentile bootstrap over rounds" : "Wilcoxon signed-rank", lv,
-		    100 * r->conf, r->family, 100 * r->conf);
-	else
-		snprintf(buf, len,
-		         "method: rounds of two files cannot be paired; speedup = exp(-shift), "
-		         "two-sample Hodges-Lehmann shift of log times; intervals: Mann-Whitney "
-		         "(Moses) at %s%% each, simultaneous %g%% over the %zu comparisons "
-		         "(Bonferroni); per-comparison %g%% intervals and p-values (Mann-Whitney) "
-		         "in --format json and csv",
-		         lv, 100 * r->conf, r->family, 100 * r->conf);
-}
-
-static void describe_doc(const struct rf_doc *d, const char *role, char *buf, size_t len)
-{
-	snprintf(buf, len,
-	         "%s%s%s (%s, status %s): %zu measured rounds, %zu warm-up discarded; measured %s",
-	         role, role[0] ? " " : "", d->path, d->commands ? "commands" : "drivers", d->status,
-	         d->nrounds, d->nwarmup, rf_regimes_measured(d));
-}
-
 /* The configured arms of d with their settings (docs/tuning.md), one line each. */
-static void arm_config_lines(FILE *out, const struct rf_doc *d, int md)
+static void arm_config_lines(FILE *out, const struct rf_doc *d, int md, size_t width)
 {
 	unsigned how = md ? EXPORT_TEXT_MD : 0;
+	char line[EXPORT_LINE];
 	int head = 0;
 
 	for (size_t i = 0; d->arm_config && i < d->narms; i++) {
@@ -52,11 +23,16 @@ static void arm_config_lines(FILE *out, const struct rf_doc *d, int md)
 			export_text(out, d->path, how);
 			fputs(":\n", out);
 		}
-		fputs(md ? "- `" : "  ", out);
-		export_text(out, d->arms[i], how);
-		fputs(md ? "` = " : " = ", out);
-		export_text(out, d->arm_config[i], how);
-		fputs("\n", out);
+		if (md) {
+			fputs("- `", out);
+			export_text(out, d->arms[i], how);
+			fputs("` = ", out);
+			export_text(out, d->arm_config[i], how);
+			fputs("\n", out);
+		} else {
+			snprintf(line, sizeof line, "%s = %s", d->arms[i], d->arm_config[i]);
+			export_wrap(out, "  ", "    ", line, width);
+		}
 	}
 }
 
@@ -99,177 +75,203 @@ static void fail_counts(const struct rf_doc *d, char *buf, size_t len)
 	}
 }
 
-/* One line: pre (the format's markup), then text as export_text writes it. */
-static void put_line(FILE *out, const char *pre, const char *text, int md)
+/* One line of prose: markdown writes pre and text as is, the table wraps it at width with its
+ * continuation lines indented by cont. */
+static void put_line(FILE *out, const char *pre, const char *cont, const char *text, int md,
+                     size_t width)
 {
-	fputs(pre, out);
-	export_text(out, text, md ? EXPORT_TEXT_MD : 0);
-	fputs("\n", out);
-}
-
-/* Text blocks shared by table and markdown: prefix each line as the format wants. */
-static void put_lines(FILE *out, const struct cmp_report *r, int md)
-{
-	const char *pre = md ? "- " : "";
-	char line[2048];
-
-	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
-		describe_doc(d,
-		             r->paired      ? ""
-		             : d == r->base ? "baseline:"
-		                            : "candidate:",
-		             line, sizeof line);
-		put_line(out, pre, line, md);
-		if (r->paired) {
-			snprintf(line, sizeof line, "baseline arm: %s", r->baseline);
-			put_line(out, pre, line, md);
-			break;
-		}
-	}
-	describe_method(r, line, sizeof line);
-	put_line(out, pre, line, md);
-	export_describe_regimes(r, line, sizeof line);
-	put_line(out, pre, line, md);
-	if (r->bootstrap)
-		fprintf(out, "%sbootstrap: %u resamples, seed %llu\n", pre, r->bootstrap,
-		        (unsigned long long)r->seed);
-	fprintf(out, "%sconvention: %s\n", pre, CMP_CONVENTION);
-	export_rule(r, line, sizeof line);
-	put_line(out, pre, line, md);
-	if (r->calibration)
-		put_line(out, pre, r->calibration, md);
-}
-
-/* Columns a cell takes on a terminal as export_text writes it: its bytes but the continuation
- * bytes of UTF-8 characters (the ± of a verdict is one column, two bytes). */
-static size_t cell_width(const char *s)
-{
-	size_t n = export_text_len(s);
-
-	for (; *s; s++)
-		n -= ((unsigned char)*s & 0xC0) == 0x80;
-	return n;
-}
-
-void export_print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
-{
-	size_t w[MAXCOL] = {0};
-
-	for (size_t i = 0; i < rows; i++)
-		for (size_t j = 0; j < cols; j++)
-			if (cell_width(c[i * cols + j]) > w[j])
-				w[j] = cell_width(c[i * cols + j]);
-	for (size_t i = 0; i < rows; i++) {
-		for (size_t j = 0; j < cols; j++) {
-			const char *cell = c[i * cols + j];
-			size_t pad = w[j] - cell_width(cell);
-			fprintf(out, "%s%*s", j ? "  " : "", (right >> j & 1) ? (int)pad : 0, "");
-			export_text(out, cell, 0);
-			fprintf(out, "%*s", (right >> j & 1) || j + 1 == cols ? 0 : (int)pad, "");
-		}
-		fprintf(out, "\n");
+	if (md) {
+		fputs(pre, out);
+		export_text(out, text, EXPORT_TEXT_MD);
+		fputs("\n", out);
+	} else {
+		export_wrap(out, pre, cont, text, width);
 	}
 }
 
-void export_print_warnings(FILE *out, char *const *warn, size_t n, int md)
+static int is_loud(const char *w)
+{
+	return strncmp(w, "WARNING: ", 9) == 0;
+}
+
+void export_print_warnings(FILE *out, char *const *warn, size_t n, int md, size_t width)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *w = warn[i];
-		int loud = strncmp(w, "WARNING: ", 9) == 0;
-		if (md && loud) {
-			put_line(out, "\n> [!WARNING]\n> ", w + 9, md);
+		if (md && is_loud(w)) {
+			put_line(out, "\n> [!WARNING]\n> ", "", w + 9, md, 0);
 			fputs("\n", out);
 		} else if (md) {
-			put_line(out, i == 0 ? "\n- **warning:** " : "- **warning:** ", w, md);
+			put_line(out, i == 0 ? "\n- **warning:** " : "- **warning:** ", "", w, md,
+			         0);
 		} else {
-			put_line(out, loud ? "" : "warning: ", w, md);
+			put_line(out, is_loud(w) ? "" : "warning: ", "  ", w, md, width);
 		}
 	}
 }
 
-void export_print_md(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
+/* The failed runs of every document: the counts per arm, then each failure. */
+static void failed_runs(FILE *out, const struct cmp_report *r, int md, size_t width)
 {
-	for (size_t i = 0; i < rows; i++) {
-		for (size_t j = 0; j < cols; j++) {
-			fprintf(out, "| ");
-			export_text(out, c[i * cols + j], EXPORT_TEXT_MD | EXPORT_TEXT_CELL);
-			fprintf(out, " ");
+	char line[EXPORT_LINE], head[EXPORT_LINE];
+
+	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
+		fail_counts(d, line, sizeof line);
+		if (md) {
+			fputs("\n**Failed runs** in ", out);
+			export_text(out, d->path, EXPORT_TEXT_MD);
+			put_line(out, " (measured rounds): ", "", line, md, 0);
+		} else {
+			snprintf(head, sizeof head, "failed runs in %s (measured rounds): %s",
+			         d->path, line);
+			fputs("\n", out);
+			export_wrap(out, "", "  ", head, width);
 		}
-		fprintf(out, "|\n");
-		for (size_t j = 0; i == 0 && j < cols; j++)
-			fprintf(out, "|%s%s", (right >> j & 1) ? "---:" : "---",
-			        j + 1 == cols ? "|\n" : "");
+		for (size_t i = 0; i < d->nfails; i++) {
+			fail_line(&d->fails[i], line, sizeof line);
+			if (md) {
+				fputs("- ", out);
+				export_text(out, line, EXPORT_TEXT_MD | EXPORT_TEXT_CELL);
+				fputs("\n", out);
+			} else {
+				export_wrap(out, "  ", "    ", line, width);
+			}
+		}
+		if (r->paired)
+			break;
 	}
 }
 
-static int write_report(FILE *out, const struct cmp_report *r, int md)
+/* The replays' lines (export_replay_lines): markdown as a section of bullets. */
+static void replays(FILE *out, const struct export_input *in, int md)
 {
-	size_t narm = 0;
+	char(*line)[EXPORT_LINE] = malloc(64 * sizeof *line);
+	size_t n;
+
+	if (!line || !(n = export_replay_lines(in, line, 64))) {
+		free(line);
+		return;
+	}
+	fputs(md ? "\n#### Replay\n\n" : "\n", out);
+	for (size_t i = 0; i < n; i++) {
+		int sub = line[i][0] == ' ';
+		put_line(out, sub ? (md ? "  - " : "  ") : (md ? "- " : ""), sub ? "      " : "  ",
+		         line[i] + (sub ? 2 : 0), md, in->width);
+	}
+	free(line);
+}
+
+/* The inputs and method: the table's header lines; markdown's <details> (with the warnings
+ * but the loud ones, which lead the report, and the configured arms). */
+static void method(FILE *out, const struct export_input *in, int md)
+{
+	const struct cmp_report *r = in->r;
+	char line[12][EXPORT_LINE];
+	size_t n = export_method_lines(r, 0, line), nwarn = 0;
+
+	if (md) {
+		for (size_t i = 0; i < r->nwarn; i++)
+			nwarn += !is_loud(r->warn[i]);
+		fprintf(out, "\n<details><summary>Inputs, method%s</summary>\n\n",
+		        nwarn ? " and warnings" : "");
+	}
+	for (size_t i = 0; i < n; i++)
+		put_line(out, md ? "- " : "", "  ", line[i], md, in->width);
+	for (size_t i = 0; md && i < r->nwarn; i++)
+		if (!is_loud(r->warn[i]))
+			put_line(out, "- **warning:** ", "", r->warn[i], md, 0);
+	if (!md) {
+		export_print_warnings(out, r->warn, r->nwarn, md, in->width);
+		return;
+	}
+	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
+		arm_config_lines(out, d, md, in->width);
+		if (r->paired)
+			break;
+	}
+	fputs("\n</details>\n", out);
+}
+
+/* The comparisons table and the per-arm table. Returns 0, or -1 when memory ran out. */
+static int tables(FILE *out, const struct export_input *in, int md)
+{
+	const struct cmp_report *r = in->r;
 	char(*c)[CELL] = calloc((r->nrows + 1) * MAXCOL, CELL);
-	char(*a)[ARMCOL][CELL] = calloc(2 * r->nrows + 1, sizeof *a);
-	size_t ncol, nline;
-	unsigned right;
-	char line[2048];
+	char(*a)[CELL] = calloc((2 * r->nrows + 1) * ARMCOL, CELL);
+	struct export_grid g = {.c = c}, ga = {.c = a};
 
 	if (!c || !a) {
 		free(c);
 		free(a);
 		return -1;
 	}
-	fprintf(out, md ? "### allocab compare\n\n" : "allocab compare\n");
-	put_lines(out, r, md);
-	export_print_warnings(out, r->warn, r->nwarn, md);
-	fprintf(out, "\n");
-	nline = export_table_cells(r, c, &ncol, &right);
-	(md ? export_print_md : export_print_grid)(out, c, nline, ncol, right);
-
-	static const char *const arm_head[ARMCOL] = {"workload",  "arm",          "ok rounds",
-	                                             "cold time", "steady time",  "unsettled",
-	                                             "peak RSS",  "retained RSS", "RSS growth"};
-	for (int j = 0; j < ARMCOL; j++)
-		snprintf(a[0][j], CELL, "%s", arm_head[j]);
-	narm = export_arm_cells(r, a + 1);
-	if (narm) {
-		fprintf(out,
-		        md ? "\n#### Per arm (phase total, ok runs)\n\n"
-		           : "\nper arm (phase total, medians over ok runs; RSS growth: resident "
-		             "after the last rep minus after the first):\n");
-		(md ? export_print_md : export_print_grid)(out, &a[0][0], narm + 1, ARMCOL, 0x1FC);
-	}
-	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
-		arm_config_lines(out, d, md);
-		if (r->paired)
-			break;
-	}
-	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
-		fail_counts(d, line, sizeof line);
-		fputs(md ? "\n**Failed runs** in " : "\nfailed runs in ", out);
-		export_text(out, d->path, md ? EXPORT_TEXT_MD : 0);
-		put_line(out, " (measured rounds): ", line, md);
-		for (size_t i = 0; i < d->nfails; i++) {
-			fail_line(&d->fails[i], line, sizeof line);
-			fputs(md ? "- " : "  ", out);
-			export_text(out, line, md ? EXPORT_TEXT_MD | EXPORT_TEXT_CELL : 0);
-			fputs("\n", out);
-		}
-		if (r->paired)
-			break;
+	export_table_cells(r, &g);
+	fputs("\n", out);
+	md ? export_print_md(out, &g) : export_print_grid(out, &g, in->width);
+	export_arm_cells(r, &ga);
+	if (ga.rows > 1) {
+		if (md)
+			fputs("\n#### Per arm (phase total, medians over ok runs)\n\n", out);
+		else
+			export_wrap(
+			    out, "\nper arm ", "  ",
+			    "(phase total, medians over ok runs; RSS growth: resident after the "
+			    "last rep minus after the first):",
+			    in->width);
+		md ? export_print_md(out, &ga) : export_print_grid(out, &ga, in->width);
 	}
 	free(c);
 	free(a);
 	return 0;
 }
 
+static int write_table(FILE *out, const struct export_input *in)
+{
+	const struct cmp_report *r = in->r;
+
+	fputs("allocab compare\n", out);
+	method(out, in, 0);
+	if (tables(out, in, 0) != 0)
+		return -1;
+	replays(out, in, 0);
+	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
+		arm_config_lines(out, d, 0, in->width);
+		if (r->paired)
+			break;
+	}
+	failed_runs(out, r, 0, in->width);
+	return 0;
+}
+
+static int write_markdown(FILE *out, const struct export_input *in)
+{
+	const struct cmp_report *r = in->r;
+	char line[EXPORT_LINE];
+
+	fputs("### allocab compare\n\n", out);
+	export_summary(r, line, sizeof line);
+	put_line(out, "**Summary:** ", "", line, 1, 0);
+	for (size_t i = 0; i < r->nwarn; i++)
+		if (is_loud(r->warn[i]))
+			export_print_warnings(out, &r->warn[i], 1, 1, 0);
+	if (tables(out, in, 1) != 0)
+		return -1;
+	replays(out, in, 1);
+	failed_runs(out, r, 1, 0);
+	method(out, in, 1);
+	return 0;
+}
+
 int export_write_markup(FILE *out, const struct export_input *in, int md, char *err,
                         size_t errlen)
 {
-	if (write_report(out, in->r, md) != 0) {
+	if ((md ? write_markdown : write_table)(out, in) != 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	if (in->claims) {
 		fputs("\n", out);
-		export_claims_text(out, in->claims, md);
+		export_claims_text(out, in->claims, in->r, md, in->width);
 	}
 	return 0;
 }

@@ -179,10 +179,15 @@ static int judge(const struct gate_spec *g, const struct rf_doc *cand, FILE *out
 			         "phase)",
 			         cold_only->path, o.phase);
 		else
-			snprintf(msg, sizeof msg,
-			         "%s measured %s: judging the cold regime (give --regime to "
-			         "choose; steady needs a bench with --reps auto, the default)",
-			         cold_only->path, rf_regimes_measured(cold_only));
+			snprintf(
+			    msg, sizeof msg, "%s measured %s: judging the cold regime%s",
+			    cold_only->path, rf_regimes_measured(cold_only),
+			    cold_only->commands
+			        ? ", the only one a --cmd or --program bench measures unless the "
+			          "program marks repeated phases (docs/programs.md, \"Phases your "
+			          "program marks\")"
+			        : " (give --regime to choose; steady needs a bench with --reps "
+			          "auto, the default)");
 		errmsg_warn(warn, "gate", msg);
 	}
 	for (size_t i = 0; warn && i < r->nwarn; i++)

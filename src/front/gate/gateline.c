@@ -114,9 +114,9 @@ void gate_line(const struct gate_ctx *c, const struct cmp_row *row, const struct
 		        c->equiv_pct);
 	else if (o == GATE_INCONCLUSIVE && pass.iv->lo > gate_fail_bound(c))
 		fprintf(out,
-		        "; not FAIL: with %zu comparisons gated FAIL needs the whole %s%s%% interval "
-		        "(Bonferroni) below %.3fx, and it reaches %.3fx",
-		        c->judged, c->seq ? "sequential " : "",
+		        "; not FAIL: with %zu comparison%s gated FAIL needs the whole %s%s%% "
+		        "interval (Bonferroni) below %.3fx, and it reaches %.3fx",
+		        c->judged, c->judged == 1 ? "" : "s", c->seq ? "sequential " : "",
 		        cmp_level_text(fail.asked < 1 ? fail.asked : fail.iv->level, lv, sizeof lv),
 		        exp(-gate_fail_bound(c)), cmp_speedup(fail.iv->lo));
 	else if (o == GATE_INCONCLUSIVE && pass.iv->lo > c->m)

@@ -355,6 +355,8 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 	rc = load_head(&l, bench);
 	if (rc == 0)
 		rc = load_rounds(&l, bench, js);
+	if (rc == 0)
+		rc = rl_inputs(&l);
 	rl_forget(&l);
 	if (rc == 0)
 		rc = load_machine(&l, rl_get(bench, "machine"));
@@ -508,6 +510,7 @@ void rf_free(struct rf_doc *d)
 		free(d->wl[i].name);
 		free(d->wl[i].checksum);
 		free(d->wl[i].work);
+		rf_input_free(d->wl[i].input);
 	}
 	for (size_t i = 0; i < d->nfails; i++) {
 		struct rf_fail *f = &d->fails[i];

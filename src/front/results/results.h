@@ -38,6 +38,22 @@ struct rf_run {
 	double loadavg_1m;          /* NAN if unknown */
 	double runnable; /* telemetry.runnable: tasks runnable just before the run, the bench's own
 	                    included (NAN if unknown) */
+	/* probed runs (the run's "probe"): processes the run started (probe.process_count) and
+	 * malloc-family calls of all its images (the sum of probe.counts_total but bytes, with
+	 * --count-calls); NAN when the run has none */
+	double processes, calls;
+};
+
+/* The input a workload ran on, from its first ok run's record.workload.input (a replay's trace
+ * and the recorded process it replays; docs/results-format.md). Strings may be NULL; numbers NAN
+ * when absent. */
+struct rf_input {
+	char *trace;   /* record.workload.params.trace: the trace's path as given to the bench */
+	char *exe;     /* the recorded process's executable */
+	char *command; /* its command line */
+	char *ended;   /* how its stream ended: exit, exec, _exit, killed, running, unknown */
+	double index, pid, threads, events;
+	double duration_ns; /* from the start of its stream to its end block, while recorded */
 };
 
 struct rf_workload {
@@ -50,6 +66,7 @@ struct rf_workload {
 	char *work;                  /* effective params, seed and scale as one comparable string */
 	int show_phases; /* a record's workload.flags holds "show_phases": compare shows its phases
 	                  */
+	struct rf_input *input; /* what it ran on (a replay), NULL for a synthetic workload */
 	/* 1 when the ok runs carry the phases a program marked (a command run's phase_marks, or a
 	 * replay record's: its recorded process's), -1 when they carry none, 0 before the first ok
 	 * run */

@@ -31,6 +31,13 @@ struct loader {
 int rl_round(struct loader *l, const cJSON *round);
 /* Frees the loader's own memory (not the document). */
 void rl_forget(struct loader *l);
+/* After the rounds, before rl_forget (rfinput.c): every workload's input from its first ok run's
+ * record.workload.input into rf_workload.input. Returns 0, or -1 with the reason set. */
+int rl_inputs(struct loader *l);
+void rf_input_free(struct rf_input *in);
+/* A run's probe figures (rfinput.c): probe.process_count and the calls of probe.counts_total
+ * into run (NAN when absent). Returns 0, or -1 with "AT: probe..." set. */
+int rl_probe(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at);
 
 /* "PATH: reason" into l->err, as one line whatever the names in it (control characters and bytes
  * that are not UTF-8 as \xNN, common/utf8.h); returns -1. */

@@ -85,7 +85,7 @@ static int load_process(struct loader *l, const cJSON *jr, struct rf_run *run, c
 	    rl_opt_num(l, tel, "runnable", 1e9, at, "telemetry", &run->runnable))
 		return -1;
 	run->steal_s = steal / l->clock_ticks_per_s;
-	return 0;
+	return rl_probe(l, jr, run, at);
 }
 
 /* Which regimes and phases an ok run of workload w has times of, when it is measured. */

@@ -377,9 +377,9 @@ void tracestat_print(const struct ts_result *r, const char *path, int all, FILE 
 		ev += r->procs[i].events;
 		incomplete += !r->procs[i].complete;
 	}
-	fprintf(f, "%s: allocab trace version %u, %zu processes (%zu incomplete), %llu events%s\n",
-	        path, r->version, r->n, incomplete, (unsigned long long)ev,
-	        r->n > 1 ? "; the busiest first" : "");
+	fprintf(f, "%s: allocab trace version %u, %zu process%s (%zu incomplete), %llu event%s%s\n",
+	        path, r->version, r->n, r->n == 1 ? "" : "es", incomplete, (unsigned long long)ev,
+	        ev == 1 ? "" : "s", r->n > 1 ? "; the busiest first" : "");
 	if (!by) {
 		for (size_t i = 0; i < r->n; i++)
 			print_proc(&r->procs[i], f);

@@ -1,0 +1,150 @@
+/* grid.c - tables and prose of the text formats (exportint.h): a grid as aligned columns that
+ * fit a terminal (split into parts that repeat the key columns when it is too wide, as git and
+ * cargo do), as a markdown table, and a line of prose wrapped at a width. */
+#include "front/export/exportint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GAP 2 /* spaces between two columns */
+
+size_t export_text_width(const char *s)
+{
+	size_t n = export_text_len(s);
+
+	for (; *s; s++)
+		n -= ((unsigned char)*s & 0xC0) == 0x80;
+	return n;
+}
+
+/* The columns cols[0..n) of g as aligned columns, header first. */
+static void print_part(FILE *out, const struct export_grid *g, const size_t *w, const size_t *cols,
+                       size_t n)
+{
+	for (size_t i = 0; i < g->rows; i++) {
+		for (size_t k = 0; k < n; k++) {
+			size_t j = cols[k];
+			const char *cell = g->c[i * g->cols + j];
+			size_t pad = w[j] - export_text_width(cell);
+			int right = g->right >> j & 1;
+			fprintf(out, "%*s%*s", k ? GAP : 0, "", right ? (int)pad : 0, "");
+			export_text(out, cell, 0);
+			fprintf(out, "%*s", right || k + 1 == n ? 0 : (int)pad, "");
+		}
+		fputs("\n", out);
+	}
+}
+
+/* The end of the group that starts at column j: the next start, or the last column. */
+static size_t group_end(const struct export_grid *g, size_t j)
+{
+	size_t k = j + 1;
+
+	while (k < g->cols && !(g->groups >> k & 1))
+		k++;
+	return k;
+}
+
+void export_print_grid(FILE *out, const struct export_grid *g, size_t width)
+{
+	size_t w[EXPORT_GRID_MAXCOL] = {0}, cols[EXPORT_GRID_MAXCOL];
+	size_t keys = g->keys < g->cols ? g->keys : 0, keyw = 0, total = 0, next = keys;
+
+	for (size_t i = 0; i < g->rows; i++)
+		for (size_t j = 0; j < g->cols; j++)
+			if (export_text_width(g->c[i * g->cols + j]) > w[j])
+				w[j] = export_text_width(g->c[i * g->cols + j]);
+	for (size_t j = 0; j < g->cols; j++) {
+		total += (j ? GAP : 0) + w[j];
+		cols[j] = j;
+	}
+	if (!width || total <= width) {
+		print_part(out, g, w, cols, g->cols);
+		return;
+	}
+	for (size_t j = 0; j < keys; j++)
+		keyw += (j ? GAP : 0) + w[j];
+	for (int part = 0; next < g->cols; part++) {
+		size_t n = keys, used = keyw;
+		while (next < g->cols) {
+			size_t end = group_end(g, next), gw = 0;
+			for (size_t j = next; j < end; j++)
+				gw += (n + j - next ? GAP : 0) + w[j];
+			if (used + gw > width && n > keys)
+				break;
+			for (; next < end && (n == keys || used + GAP + w[next] <= width); next++) {
+				used += (n ? GAP : 0) + w[next];
+				cols[n++] = next;
+			}
+			if (next < end)
+				break;
+		}
+		if (part)
+			fputs("\n", out);
+		print_part(out, g, w, cols, n);
+	}
+}
+
+void export_print_md(FILE *out, const struct export_grid *g)
+{
+	for (size_t i = 0; i < g->rows; i++) {
+		for (size_t j = 0; j < g->cols; j++) {
+			fprintf(out, "| ");
+			export_text(out, g->c[i * g->cols + j], EXPORT_TEXT_MD | EXPORT_TEXT_CELL);
+			fprintf(out, " ");
+		}
+		fprintf(out, "|\n");
+		for (size_t j = 0; i == 0 && j < g->cols; j++)
+			fprintf(out, "|%s%s", (g->right >> j & 1) ? "---:" : "---",
+			        j + 1 == g->cols ? "|\n" : "");
+	}
+}
+
+/* The bytes of the word at s (up to a space or the end). */
+static size_t word_len(const char *s)
+{
+	return strcspn(s, " ");
+}
+
+void export_wrap(FILE *out, const char *first, const char *cont, const char *text, size_t width)
+{
+	size_t col = export_text_width(first), indent = export_text_width(cont);
+	int fresh = 1;
+	char word[4096];
+
+	fputs(first, out);
+	while (*text) {
+		size_t n = word_len(text), ww;
+		if (n >= sizeof word)
+			n = sizeof word - 1;
+		memcpy(word, text, n);
+		word[n] = '\0';
+		ww = export_text_width(word);
+		if (!fresh && width && col + 1 + ww > width) {
+			fprintf(out, "\n%s", cont);
+			col = indent;
+			fresh = 1;
+		}
+		if (!fresh) {
+			fputc(' ', out);
+			col++;
+		}
+		export_text(out, word, 0);
+		col += ww;
+		fresh = 0;
+		text += n;
+		while (*text == ' ')
+			text++;
+	}
+	fputs("\n", out);
+}
+
+void export_prose(FILE *out, const char *text, int md, size_t width)
+{
+	if (md) {
+		export_text(out, text, EXPORT_TEXT_MD);
+		fputs("\n", out);
+	} else {
+		export_wrap(out, "", "  ", text, width);
+	}
+}
