@@ -60,7 +60,7 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,test_jsonstream test_rfstream)
 tsan_obj = $(patsubst %.c,$(BUILD)/tsan/%.o,$(1))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
-	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace
+	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/vardecomp
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz
 .SUFFIXES:
@@ -140,6 +140,10 @@ $(BUILD)/tests/inject_probe: $(BUILD)/tests/inject_probe.o $(BUILD)/allocators/s
 
 # The naive analysis (ratio of means, Welch t test) that make validate holds allocab against.
 $(BUILD)/tests/naive: $(BUILD)/tests/naive.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# Where the variance of a bench is (make validate's variance part, docs/methodology.md).
+$(BUILD)/tests/vardecomp: $(BUILD)/tests/vardecomp.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
 # make bench-stats: the Hodges-Lehmann statistics timed on 10^6 values, with peak RSS

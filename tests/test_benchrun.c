@@ -6,6 +6,8 @@
 #include "common/atomicio.h"
 #include "common/status.h"
 #include "front/cmd/gateopt.h"
+#include "front/compare/compare.h"
+#include "front/results/results.h"
 #include "front/run/run.h"
 #include "front/run/runner.h"
 
@@ -317,8 +319,111 @@ static void test_text(void)
 	rmdir(dir);
 }
 
+/* A rule for the tests (not a valid sequential decision): the comparisons of candidate `who`
+ * ("*": every one) are decided once they have `after` usable rounds. */
+struct fake_rule {
+	const char *who;
+	size_t after;
+};
+
+static int fake_decided(void *ctx, const struct cmp_row *row)
+{
+	const struct fake_rule *f = ctx;
+
+	return (strcmp(f->who, "*") == 0 || strcmp(row->candidate, f->who) == 0) &&
+	       row->n >= f->after;
+}
+
+/* The row of candidate cand in doc's comparison (commands mode: one workload). */
+static size_t rounds_of(const cJSON *doc, const char *cand)
+{
+	char err[512];
+	struct rf_doc *d = rf_from_json(doc, "doc", err, sizeof err);
+	struct cmp_opts o = {.conf = 0.95};
+	struct cmp_report *r = NULL;
+	size_t n = 0;
+
+	if (d && cmp_build(d, NULL, &o, &r, err, sizeof err) == ST_OK)
+		for (size_t i = 0; i < r->nrows; i++)
+			if (strcmp(r->rows[i].candidate, cand) == 0)
+				n = r->rows[i].n;
+	if (!d)
+		printf("# %s\n", err);
+	cmp_free(r);
+	rf_free(d);
+	return n;
+}
+
+/* Adaptive allocation: a decided candidate's cell leaves the rounds, later rounds list it under
+ * "left", the reader and compare take such rounds, and the bench ends "decided" once no cell
+ * is needed. */
+static void test_allocation(void)
+{
+	struct fake_rule fr = {"c", 4};
+	struct bench_rule rule = {"test", fake_decided, &fr};
+	struct bench_alloc alloc;
+	struct setup s;
+	struct bench_result r;
+	char err[512] = "";
+	cJSON *doc = NULL, *round, *left;
+
+	bench_alloc_by_rule(&alloc, &rule);
+	setup_init(&s, 3);
+	s.c.rounds = 8;
+	s.c.alloc = &alloc;
+	CHECK(bench_run(&s.c, &s.stop, &doc, &r, err, sizeof err) == ST_OK && doc,
+	      "allocation: runs (%s)", err);
+	CHECK(strcmp(r.status, "complete") == 0 && r.measured == 8,
+	      "allocation: the undecided comparison keeps the bench going (%s, %u)", r.status,
+	      r.measured);
+	CHECK(s.f.calls == 3 * 5 + 2 * 4 && r.runs == s.f.calls,
+	      "allocation: arm c leaves after measured round 4 (%zu calls, %zu runs)", s.f.calls,
+	      r.runs);
+	round = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "rounds"), 5);
+	left = cJSON_GetObjectItem(round, "left");
+	CHECK(cJSON_GetArraySize(left) == 1 &&
+	          strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(left, 0),
+	                                                          "arm")),
+	                 "c") == 0 &&
+	          cJSON_GetArraySize(cJSON_GetObjectItem(round, "runs")) == 2,
+	      "allocation: a later round lists the cell that left and holds the other runs");
+	CHECK(!cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "rounds"), 4),
+	                           "left"),
+	      "allocation: rounds where every cell ran list none");
+	CHECK(rounds_of(doc, "c") == 4 && rounds_of(doc, "b") == 8,
+	      "allocation: compare pairs c in the 4 rounds it ran, b in all 8 (%zu, %zu)",
+	      rounds_of(doc, "c"), rounds_of(doc, "b"));
+	CHECK(strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "config"),
+	                                                      "allocation")),
+	             "test") == 0,
+	      "allocation: config.allocation names the rule");
+	cJSON_Delete(doc);
+
+	fr = (struct fake_rule){"*", 5};
+	setup_init(&s, 3);
+	s.c.rounds = 20;
+	s.c.alloc = &alloc;
+	CHECK(bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err) == ST_OK &&
+	          strcmp(r.status, "decided") == 0 && r.measured == 5 && s.f.calls == 18,
+	      "allocation: with every comparison decided the bench ends 'decided' (%s, %u, %zu)",
+	      r.status, r.measured, s.f.calls);
+
+	/* Rounds of 3 s with 3 arms, 2 s once c left: a budget of 20 s holds the warm-up and 3
+	 * measured rounds of 3 arms (12 s) and 4 of 2 arms (8 s). */
+	fr = (struct fake_rule){"c", 3};
+	setup_init(&s, 3);
+	s.c.rounds = 0;
+	s.c.budget_s = 20;
+	s.c.alloc = &alloc;
+	CHECK(bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err) == ST_OK &&
+	          strcmp(r.status, "budget") == 0 && r.measured == 7 && r.elapsed_s == 20,
+	      "allocation: the budget expects the shorter rounds of the cells left (%s, %u, %g s)",
+	      r.status, r.measured, r.elapsed_s);
+}
+
 int main(void)
 {
+	test_allocation();
 	test_schedule();
 	test_budget();
 	test_interrupt();

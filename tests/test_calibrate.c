@@ -194,8 +194,66 @@ static void test_drift_many(void)
 	free(x);
 }
 
+/* Six processes of two reps each, cells 0 and 1 alternating in time; hand-checked values. */
+static void test_vardecomp(void)
+{
+	const double mean[6] = {1, 2, 1.2, 2.2, 0.8, 1.8};
+	double y[12];
+	size_t start[7], cell[6], one[7];
+	struct calib_var v;
+	struct calib_var_input in = {y, start, cell, 6, 2};
+
+	for (size_t p = 0; p < 6; p++) {
+		y[2 * p] = mean[p] - 0.1;
+		y[2 * p + 1] = mean[p] + 0.1;
+		start[p] = 2 * p;
+		cell[p] = p % 2;
+		one[p] = p;
+	}
+	start[6] = 12;
+	one[6] = 6;
+	CHECK(calib_vardecomp(&in, &v) == 0, "decomposition of 6 processes");
+	CHECK(v.nproc == 6 && v.nobs == 12, "6 processes, 12 reps");
+	CHECK_NEAR(v.reps, 2, 1e-12, "two reps per process");
+	/* residuals +-0.1: SS 0.12 over 6 df */
+	CHECK_NEAR(v.within, 0.02, 1e-12, "within: pooled variance around process means");
+	CHECK_NEAR(v.rep_rho, -0.5, 1e-12, "lag-1 autocorrelation of +-0.1 residuals");
+	/* centred means 0 0 .2 .2 -.2 -.2: SS 0.16 over 6 - 2 df, less 0.02 / 2 */
+	CHECK_NEAR(v.between, 0.03, 1e-12, "between: variance of centred process means");
+	/* lag products 0 0 .04 -.04 .04 over 5 */
+	CHECK_NEAR(v.moment, 0.008, 1e-12, "moment: lag-1 autocovariance in run order");
+	CHECK_NEAR(v.process, 0.022, 1e-12, "process: the rest of between");
+	CHECK_NEAR(calib_var_sample(&v, 2), 0.04, 1e-12, "a process of 2 reps: 0.03 + 0.02 / 2");
+	CHECK_NEAR(calib_var_best_reps(&v, 1, 0.25), sqrt(0.02 / (0.03 * 0.25)), 1e-12,
+	           "best reps: sqrt(within x process_s / (between x rep_s))");
+	for (size_t p = 0; p < 6; p++)
+		y[2 * p + 1] = y[2 * p] = 0.01 * (double)(p % 2);
+	CHECK(calib_vardecomp(&in, &v) == 0 && v.between == 0 && v.moment == 0 &&
+	          v.process == 0 && isnan(v.rep_rho),
+	      "equal times: nothing between, no residual to correlate");
+	y[0] = -1;
+	y[1] = 1;
+	CHECK(calib_vardecomp(&in, &v) == 0 && v.between == 0,
+	      "between never goes below 0 when within / reps exceeds the spread of the means");
+	in.start = one;
+	CHECK(calib_vardecomp(&in, &v) == -1, "one rep per process: no within, refused");
+	in.start = start;
+	cell[5] = 2;
+	CHECK(calib_vardecomp(&in, &v) == -1, "a cell out of range is refused");
+	cell[5] = 1;
+	y[3] = NAN;
+	CHECK(calib_vardecomp(&in, &v) == -1, "a time that is not finite is refused");
+	y[3] = 0;
+	start[1] = 0;
+	CHECK(calib_vardecomp(&in, &v) == -1, "a process without a rep is refused");
+	start[1] = 2;
+	in.nproc = 3;
+	CHECK(calib_vardecomp(&in, &v) == -1, "3 processes of 2 cells leave no degree of freedom");
+}
+
 int main(void)
 {
+	test_vardecomp();
 	test_drift_many();
 	test_mde();
 	test_noise();

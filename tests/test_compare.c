@@ -363,6 +363,79 @@ static void test_structure(void)
 	}
 }
 
+static void left_add(cJSON *doc, const char *arm, const char *wl)
+{
+	cJSON *rounds = cJSON_GetObjectItem(doc, "rounds");
+	cJSON *r = cJSON_GetArrayItem(rounds, cJSON_GetArraySize(rounds) - 1), *c;
+	cJSON *left = cJSON_GetObjectItem(r, "left");
+
+	if (!left)
+		left = cJSON_AddArrayToObject(r, "left");
+	c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "arm", arm);
+	cJSON_AddStringToObject(c, "workload", wl);
+	cJSON_AddItemToArray(left, c);
+}
+
+/* Adaptive allocation: jemalloc's cells leave after round 5; its comparisons pair the rounds
+ * where both arms ran, and the reader refuses "left" lists that contradict the runs. */
+static void test_left(void)
+{
+	cJSON *doc = doc_new("system,mimalloc,jemalloc", "wa,wb", "aaaa000000000001");
+	const char *wls[] = {"wa", "wb"};
+
+	for (int i = 0; i < 10; i++) {
+		cJSON *runs = round_new(doc, 0);
+		for (int w = 0; w < 2; w++) {
+			run_add(runs, "system", wls[w], BASE_NS * (1 + 0.01 * i), NULL);
+			run_add(runs, "mimalloc", wls[w], 0.9 * BASE_NS * (1 + 0.01 * i), NULL);
+			if (i < 5)
+				run_add(runs, "jemalloc", wls[w], 1.1 * BASE_NS, NULL);
+			else
+				left_add(doc, "jemalloc", wls[w]);
+		}
+	}
+	struct rf_doc *d = load(doc, "left");
+	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
+	const struct cmp_row *je = find_row(r, "wa", "total", "jemalloc");
+	const struct cmp_row *mi = find_row(r, "wb", "total", "mimalloc");
+	const struct cmp_row *gm = find_row(r, NULL, "total", "jemalloc");
+
+	CHECK(d && rf_run(d, 7, 2, 1)->left && !rf_run(d, 7, 2, 1)->present &&
+	          !rf_run(d, 3, 2, 1)->left,
+	      "left: the reader marks the cells that had left");
+	CHECK(je && je->n == 5 && mi && mi->n == 10 && gm && gm->n == 5,
+	      "left: a comparison pairs only the rounds where both ran (%zu, %zu, geomean %zu)",
+	      je ? je->n : 0, mi ? mi->n : 0, gm ? gm->n : 0);
+	cmp_free(r);
+	rf_free(d);
+
+	left_add(doc, "mimalloc", "wa");
+	CHECK(!rf_from_json(doc, "bad", (char[512]){0}, 512), "left: a cell with a run refused");
+	cJSON_DeleteItemFromArray(cJSON_GetObjectItem(cJSON_GetArrayItem(
+	                              cJSON_GetObjectItem(doc, "rounds"), 9), "left"), 2);
+	left_add(doc, "jemalloc", "wa");
+	char err[512] = "";
+	d = rf_from_json(doc, "twice", err, sizeof err);
+	CHECK(!d && strstr(err, "rounds[9].left[2]: jemalloc on wa is listed twice"),
+	      "left: a cell listed twice refused (%s)", err);
+	rf_free(d);
+	cJSON_DeleteItemFromArray(cJSON_GetObjectItem(cJSON_GetArrayItem(
+	                              cJSON_GetObjectItem(doc, "rounds"), 9), "left"), 2);
+	left_add(doc, "tcmalloc", "wa");
+	d = rf_from_json(doc, "unknown", err, sizeof err);
+	CHECK(!d && strstr(err, "rounds[9].left[2]: not an arm and a workload of config"),
+	      "left: an unknown arm refused (%s)", err);
+	rf_free(d);
+	cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "rounds"), 9),
+	                          "left", cJSON_CreateString("jemalloc"));
+	d = rf_from_json(doc, "string", err, sizeof err);
+	CHECK(!d && strstr(err, "rounds[9].left: not an array"), "left: not an array refused (%s)",
+	      err);
+	rf_free(d);
+	cJSON_Delete(doc);
+}
+
 /* Unpaired: the arm in the second file takes 0.9 of its time in the first; the machines differ. */
 static void test_two_files(void)
 {
@@ -704,6 +777,7 @@ int main(void)
 	test_refusals();
 	test_structure();
 	test_two_files();
+	test_left();
 	test_noise();
 	test_noise_normal();
 	test_renderers();

@@ -3,6 +3,7 @@
  * (front/run/bench.h) and the final report. */
 #include "front/cmd/commands.h"
 #include "front/run/run.h"
+#include "front/calib/calib.h"
 #include "front/cmd/benchopt.h"
 #include "common/errmsg.h"
 #include "common/status.h"
@@ -491,6 +492,17 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 		        s->paths[0]);
 }
 
+/* The budget's yield on stderr (calib_yield_report); a bench whose arms compare cannot judge by
+ * default (no system arm) says so in one line. */
+static void yield(const cJSON *doc)
+{
+	char err[1024];
+
+	fputc('\n', stderr);
+	if (calib_yield_report(doc, stderr, err, sizeof err) != ST_OK)
+		fprintf(stderr, "allocab: bench: no yield to report: %s\n", err);
+}
+
 int bench_main(int argc, char **argv)
 {
 	struct bench_opts o;
@@ -559,6 +571,8 @@ int bench_main(int argc, char **argv)
 		                   "interrupted before the first round; nothing written");
 	if (rc == ST_OK && (rc = bench_run(&s.c, s.stop, &doc, &r, err, sizeof err)) == ST_OK) {
 		report(&o, &s, &r);
+		if (!o.quiet && strcmp(r.status, "interrupted") != 0)
+			yield(doc);
 		rc = strcmp(r.status, "interrupted") == 0 ? ST_INTERRUPTED
 		     : s.c.gate                           ? gate_outcome_status(r.gate)
 		                                          : ST_OK;

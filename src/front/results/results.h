@@ -22,6 +22,7 @@ enum rf_regime { RF_COLD, RF_STEADY, RF_NREGIMES };
 
 struct rf_run {
 	int present; /* 0: the round has no run for this arm and workload */
+	int left;    /* no run because the cell had left the rounds (adaptive allocation) */
 	int ok;      /* status "ok": times below are valid */
 	/* per regime and phase: cold = the cold rep's wall_ns (commands: process.wall_ns), steady =
 	 * median of the steady reps' wall_ns; NAN when the run has no rep of that regime */

@@ -141,6 +141,37 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 	return 0;
 }
 
+/* The cells that had left the rounds (adaptive allocation, docs/results-format.md): objects
+ * {"arm", "workload"} of known names, each once, none with a run in the round. */
+static int load_left(struct loader *l, const cJSON *left, size_t i, struct rf_run *row)
+{
+	struct rf_doc *d = l->d;
+	const cJSON *e;
+	size_t j = 0;
+
+	if (!left)
+		return 0;
+	if (!cJSON_IsArray(left))
+		return rl_fail(l, "rounds[%zu].left: not an array", i);
+	cJSON_ArrayForEach(e, left)
+	{
+		const char *arm = rl_get_str(e, "arm"), *wl = rl_get_str(e, "workload");
+		int a = arm ? rf_arm(d, arm) : -1, w = wl ? rf_workload(d, wl) : -1;
+		struct rf_run *run;
+
+		if (a < 0 || w < 0)
+			return rl_fail(l, "rounds[%zu].left[%zu]: not an arm and a workload of config",
+			               i, j);
+		run = &row[(size_t)a * d->nwl + (size_t)w];
+		if (run->present || run->left)
+			return rl_fail(l, "rounds[%zu].left[%zu]: %s on %s %s", i, j, arm, wl,
+			               run->present ? "has a run in this round" : "is listed twice");
+		run->left = 1;
+		j++;
+	}
+	return 0;
+}
+
 /* Round i's index (its place in the file: 0, 1, ...) and warm-up flag. */
 static int round_head(struct loader *l, const cJSON *jr, size_t i, int *warmup)
 {
@@ -168,8 +199,8 @@ static int round_head(struct loader *l, const cJSON *jr, size_t i, int *warmup)
 }
 
 /* The run tables hold (measured + warm-up rounds) x arms x workloads slots: no more than the runs
- * read so far can justify (a round holds one run per arm and workload; a round cut short by an
- * interruption may hold fewer). */
+ * and left cells read so far can justify (a round holds one run per arm and workload or lists the
+ * cell as left; up to half may be missing). */
 static int check_table(struct loader *l, size_t nrounds)
 {
 	struct rf_doc *d = l->d;
@@ -218,7 +249,8 @@ int rl_round(struct loader *l, const cJSON *jr)
 
 	if (round_head(l, jr, i, &warmup) != 0)
 		return -1;
-	l->nruns += (size_t)cJSON_GetArraySize(rl_get(jr, "runs"));
+	l->nruns += (size_t)cJSON_GetArraySize(rl_get(jr, "runs")) +
+	            (size_t)cJSON_GetArraySize(rl_get(jr, "left"));
 	if (check_table(l, i + 1) != 0)
 		return -1;
 	if (!l->first_arm && (!(l->first_arm = calloc(d->nwl, sizeof *l->first_arm)) ||
@@ -232,7 +264,7 @@ int rl_round(struct loader *l, const cJSON *jr)
 		if (load_run(l, run, i, warmup, row, at) != 0)
 			return -1;
 	}
-	return 0;
+	return load_left(l, rl_get(jr, "left"), i, row);
 }
 
 void rl_forget(struct loader *l)

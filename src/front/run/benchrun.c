@@ -1,9 +1,10 @@
 /* benchrun.c - the bench engine: rounds of every (arm, workload) pair in a freshly shuffled order,
  * one padded process per run, the allocab-bench/1 document rewritten atomically after every round
  * (each round printed once: benchtext.c),
- * progress on stderr (its text: benchprogress.c), and the sequential gate. Format:
- * docs/results-format.md. */
+ * progress on stderr (its text: benchprogress.c), the sequential gate, and adaptive allocation
+ * (the cells that still run: benchalloc.c). Format: docs/results-format.md. */
 #include "common/atomicio.h"
+#include "front/run/benchalloc.h"
 #include "front/run/benchdoc.h"
 #include "front/run/benchprog.h"
 #include "front/run/benchprogress.h"
@@ -33,7 +34,8 @@ struct engine {
 	struct benchdoc_text text; /* the rounds of doc, each printed once */
 	struct prng order, pad;
 	int64_t t_start;
-	int64_t measured_ns; /* summed wall time of the measured rounds */
+	int64_t measured_ns; /* summed wall time of the measured rounds, each scaled to all cells */
+	double share;        /* of a whole round's time, what the cells still running take */
 	unsigned done, measured;
 	struct bench_result *res;
 	int progress_shown;
@@ -41,6 +43,7 @@ struct engine {
 	long status_off;     /* where the top-level status value starts in the written files */
 	uint64_t running_on; /* bit i: out_paths[i] holds a version whose status is "running" */
 	unsigned long nrun;  /* runs started, for unique probe file names */
+	struct bench_cells cells; /* which arm x workload cells still run */
 };
 
 static int64_t now_ns(const struct engine *e)
@@ -302,7 +305,7 @@ static void progress_text(struct engine *e, size_t run, size_t nruns, char *line
 	    .rounds = e->rounds,
 	    .done = e->done,
 	    .measured = e->measured,
-	    .measured_ns = e->measured_ns,
+	    .measured_ns = (int64_t)((double)e->measured_ns * bench_cells_share(&e->cells)),
 	    .elapsed_s = (double)(now_ns(e) - e->t_start) / 1e9,
 	};
 
@@ -329,6 +332,17 @@ static void progress_round_line(struct engine *e)
 	progress_text(e, 0, 0, line, sizeof line);
 	fprintf(stderr, "allocab: %s\n", line);
 	fflush(stderr);
+}
+
+/* Whether the pair order[i] names runs in this round: its cell has not left (in a duet, either
+ * arm's cell of the workload). */
+static int cell_runs(const struct engine *e, uint32_t pair)
+{
+	const struct bench_config *c = e->c;
+
+	if (!c->duet)
+		return e->cells.need[pair];
+	return e->cells.need[pair % c->nwl] || e->cells.need[c->nwl + pair % c->nwl];
 }
 
 /* Runs round e->done. Returns 1 when finished, 0 when stopped (the round is discarded), -1 on a
@@ -362,6 +376,8 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 		const struct bench_workload *w = &c->wl[order[i] % c->nwl];
 		cJSON *run;
 
+		if (!cell_runs(e, order[i]))
+			continue;
 		if (c->progress == PROGRESS_TTY)
 			progress(e, i + 1, npairs);
 		if (c->duet) {
@@ -383,22 +399,26 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 	cJSON_AddNumberToObject(round, "wall_ns", (double)(now_ns(e) - t0));
 	cJSON_AddItemToObject(round, "runs", runs);
 	cJSON_AddItemToArray(e->rounds, round);
-	if (benchdoc_text_add(&e->text, round) != 0) {
+	if (bench_cells_record(&e->cells, c, round) != 0 ||
+	    benchdoc_text_add(&e->text, round) != 0) {
 		*fatal = ST_FAIL;
 		return errmsg_fail(err, errlen, "out of memory");
 	}
 	if (e->done >= c->warmup) {
 		e->measured++;
-		e->measured_ns += now_ns(e) - t0;
+		e->measured_ns += (int64_t)((double)(now_ns(e) - t0) / e->share);
+		bench_cells_account(&e->cells, c, runs);
 	}
 	e->done++;
-	e->res->runs += c->narms * c->nwl;
+	e->res->runs += (size_t)cJSON_GetArraySize(runs);
 	if (c->progress == PROGRESS_LINES)
 		progress_round_line(e);
 	return 1;
 }
 
-/* Whether the budget forbids another measured round: mean measured round time as the estimate. */
+/* Whether the budget forbids another measured round. The estimate is the mean measured round,
+ * each scaled to a whole round by the share of its time the cells that ran take
+ * (bench_cells_share), times that share for the cells still running. */
 static int budget_spent(const struct engine *e)
 {
 	const struct bench_config *c = e->c;
@@ -408,8 +428,22 @@ static int budget_spent(const struct engine *e)
 	    e->measured == 0)
 		return 0;
 	elapsed = (double)(now_ns(e) - e->t_start) / 1e9;
-	round_s = (double)e->measured_ns / 1e9 / e->measured;
+	round_s = (double)e->measured_ns / 1e9 / e->measured * bench_cells_share(&e->cells);
 	return elapsed + round_s > c->budget_s;
+}
+
+/* Adaptive allocation after a measured round: asks which cells still run. Returns 1 when none
+ * does (every comparison is decided), 0 otherwise, -1 on an error (err set). */
+static int allocate(struct engine *e, char *err, size_t errlen)
+{
+	const struct bench_config *c = e->c;
+
+	if (!c->alloc || e->done <= c->warmup || e->measured < c->min_rounds)
+		return 0;
+	if (bench_cells_update(&e->cells, c, e->doc, err, errlen) != 0)
+		return -1;
+	e->share = bench_cells_share(&e->cells);
+	return bench_cells_needed(&e->cells) == 0;
 }
 
 /* Evaluates the gate on the document; out gets the verdict lines when not NULL. Returns the
@@ -446,6 +480,7 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 	}
 	cJSON_Delete(e->doc);
 	benchdoc_text_free(&e->text);
+	bench_cells_free(&e->cells);
 	return rc;
 }
 
@@ -462,14 +497,18 @@ static int abort_bench(struct engine *e, int status, char *err, size_t errlen)
 		mark_aborted(e, err, errlen);
 	cJSON_Delete(e->doc);
 	benchdoc_text_free(&e->text);
+	bench_cells_free(&e->cells);
 	return status;
 }
 
 int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
               struct bench_result *res, char *err, size_t errlen)
 {
-	struct engine e = {
-	    .c = c, .rn = c->runner ? c->runner : &bench_real_runner, .stop = stop, .res = res};
+	struct engine e = {.c = c,
+	                   .rn = c->runner ? c->runner : &bench_real_runner,
+	                   .stop = stop,
+	                   .res = res,
+	                   .share = 1};
 	const char *status = "complete";
 	int fatal = 0;
 
@@ -479,7 +518,8 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 	if (doc)
 		*doc = NULL;
 	if (!(e.doc = benchdoc_new(c)) ||
-	    !(e.rounds = cJSON_GetObjectItemCaseSensitive(e.doc, "rounds"))) {
+	    !(e.rounds = cJSON_GetObjectItemCaseSensitive(e.doc, "rounds")) ||
+	    bench_cells_init(&e.cells, c) != 0) {
 		cJSON_Delete(e.doc);
 		errmsg_fail(err, errlen, "out of memory");
 		return ST_FAIL;
@@ -516,6 +556,12 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 			return abort_bench(&e, fatal, err, errlen);
 		if (rc == 0) {
 			status = "interrupted";
+			break;
+		}
+		if ((rc = allocate(&e, err, errlen)) < 0)
+			return abort_bench(&e, ST_USAGE, err, errlen);
+		if (rc == 1) {
+			status = "decided";
 			break;
 		}
 		if (c->gate && e.done > c->warmup && e.measured >= c->min_rounds) {

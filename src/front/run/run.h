@@ -65,6 +65,35 @@ struct bench_workload {
 
 struct runner_spec;
 struct runner_result;
+struct cmp_row;
+
+/* Adaptive allocation (benchalloc.c; docs/methodology.md, "Adaptive allocation"): after every
+ * measured round from min_rounds on, the engine asks which arm x workload cells still need runs.
+ * A cell that does not leaves the rounds for good (each later round lists it under "left"), and
+ * the bench ends "decided" when no cell is left. */
+struct bench_alloc {
+	const char *name; /* recorded as config.allocation */
+	void *ctx;
+	/* With the document so far, clears need[a * nwl + w] for every cell (arm a, workload w)
+	 * that needs no more runs; never sets an entry. Returns 0, or -1 with a reason in err. */
+	int (*update)(void *ctx, const cJSON *doc, unsigned char *need, size_t ncells, char *err,
+	              size_t errlen);
+};
+
+/* A decision rule on the comparisons `allocab compare` makes by default: whether a row needs no
+ * more rounds. It must stay valid however often it is asked (an anytime-valid decision, never
+ * the fixed-n interval): the engine asks it after every round. */
+struct bench_rule {
+	const char *name;
+	int (*decided)(void *ctx, const struct cmp_row *row);
+	void *ctx;
+};
+
+/* The allocation that keeps a cell while any of compare's default comparisons that uses it is
+ * undecided by rule: a row of its workload with its arm as candidate or baseline (both regimes,
+ * every phase compare shows), and a geometric mean of its arm or against it, which uses every
+ * workload. rule must outlive the bench. */
+void bench_alloc_by_rule(struct bench_alloc *a, const struct bench_rule *rule);
 
 /* How the engine starts a process and reads the clock: bench_real_runner (runner.h and
  * CLOCK_MONOTONIC) unless a test gives fakes (tests/test_benchrun.c). */
@@ -113,6 +142,7 @@ struct bench_config {
 	struct gate_spec *gate; /* NULL without --gate */
 	char **gate_argv;       /* the --gate options, for the record */
 	int gate_argc;
+	const struct bench_alloc *alloc; /* NULL: every cell runs in every round */
 };
 
 struct bench_result {
