@@ -208,11 +208,13 @@ variance_report() {
 	echo "the other share, the machine's load over seconds and minutes) and **specific** (the rest: layout, page"
 	echo "placement, CPU). **paired** and **unpaired**: the sd of the difference of the two arms' process means, paired"
 	echo "within a round and as if unpaired. **best reps**: the reps per process that minimise variance x cost."
+	echo "**persistent A/A**: pairs of processes of a round whose reps, paired rep by rep, give a 95% interval without"
+	echo "0: what one persistent process per arm taking turns rep by rep would conclude about two identical arms."
 	echo
-	echo "| condition | time | workload | load | rep sd | process sd | of it: moment | specific | paired sd | unpaired sd | best reps |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| condition | time | workload | load | rep sd | process sd | of it: moment | specific | paired sd | unpaired sd | best reps | persistent A/A |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 	while IFS=$'\t' read -r i label time ld line; do
-		echo "| $label | $time | $(echo "$line" | kv workload) | $ld | $(echo "$line" | kv within_sd) | $(echo "$line" | kv between_sd) | $(echo "$line" | kv moment_sd) | $(echo "$line" | kv process_sd) | $(echo "$line" | kv paired_sd) | $(echo "$line" | kv unpaired_sd) | $(echo "$line" | kv best_reps) |"
+		echo "| $label | $time | $(echo "$line" | kv workload) | $ld | $(echo "$line" | kv within_sd) | $(echo "$line" | kv between_sd) | $(echo "$line" | kv moment_sd) | $(echo "$line" | kv process_sd) | $(echo "$line" | kv paired_sd) | $(echo "$line" | kv unpaired_sd) | $(echo "$line" | kv best_reps) | $(echo "$line" | kv persistent_fp) |"
 	done <"$W/d.tsv"
 	echo
 	for c in "${VAR_CONDS[@]}"; do

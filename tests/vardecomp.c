@@ -12,13 +12,18 @@
  *              (design_line below)
  * Output, one line per workload, then one per workload and arm:
  *   workload=W processes=P reps=K within_sd= between_sd= moment_sd= process_sd= rep_rho=
- *     paired_sd= unpaired_sd= pairs= rep_s= process_s= best_reps=
+ *     paired_sd= unpaired_sd= pairs= rep_s= process_s= best_reps= persistent_fp=k/n
+ *   (persistent_fp: pairs of processes of a round, arm 0 and another, whose reps paired rep by
+ *   rep give a 95% signed-rank interval of the log ratio that excludes 0: what a design of one
+ *   persistent process per arm, taking turns rep by rep, would conclude; a false positive when
+ *   the arms are the same allocator)
  *   profile workload=W arm=A runs=N rep0=+x.x% rep1=... (mean of ln t_j minus the mean of the
  *     run's last 3 reps, over the runs with the most reps, in percent)
  * Exit 0, 1 when nothing could be decomposed, 2 on bad input. */
 #include "common/jsonload.h"
 #include "common/steady.h"
 #include "front/calib/calib.h"
+#include "front/stats/stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -39,7 +44,7 @@ struct run {
 	size_t arm, round;
 	size_t nreps, first_steady;
 	double t[VD_MAX_REPS]; /* ln time of each rep */
-	double wall_s, rep_wall_s[VD_MAX_REPS];
+	double wall_s, rep_wall_s[VD_MAX_REPS], rep_cpu_s[VD_MAX_REPS];
 };
 
 struct wl_runs {
@@ -74,6 +79,7 @@ static int read_run(const cJSON *run, const struct opts *o, struct run *r)
 		const cJSON *tot = cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "phases"), "total");
 		const cJSON *w = cJSON_GetObjectItem(tot, "wall_ns");
 		const cJSON *c = cJSON_GetObjectItem(tot, o->cpu ? "cpu_ns" : "wall_ns");
+		const cJSON *u = cJSON_GetObjectItem(tot, "cpu_ns");
 		const cJSON *g = cJSON_GetObjectItem(rep, "regime");
 
 		if (j >= VD_MAX_REPS || !cJSON_IsNumber(c) || !cJSON_IsNumber(w) ||
@@ -83,6 +89,7 @@ static int read_run(const cJSON *run, const struct opts *o, struct run *r)
 		    strcmp(g->valuestring, "steady") == 0)
 			r->first_steady = j;
 		r->t[j] = log(c->valuedouble);
+		r->rep_cpu_s[j] = cJSON_IsNumber(u) ? u->valuedouble / 1e9 : NAN;
 		r->rep_wall_s[j++] = w->valuedouble / 1e9;
 	}
 	r->nreps = j;
@@ -183,6 +190,34 @@ out:
 	free(b);
 }
 
+/* Pairs of processes (arm 0 and another, same round) with at least 6 common selected reps, and of
+ * them those whose rep-by-rep log ratios give a 95% signed-rank interval without 0. */
+static void persistent(const struct wl_runs *w, const struct opts *o, size_t *k, size_t *n)
+{
+	*k = *n = 0;
+	for (size_t i = 0; i < w->n; i++)
+		for (size_t j = 0; j < w->n; j++) {
+			const struct run *a = &w->r[i], *b = &w->r[j];
+			size_t alo, ahi, blo, bhi, m;
+			double d[VD_MAX_REPS];
+			struct stats_interval ci;
+
+			if (a->arm != 0 || b->arm == 0 || a->round != b->round)
+				continue;
+			selected(a, o, &alo, &ahi);
+			selected(b, o, &blo, &bhi);
+			m = ahi - alo < bhi - blo ? ahi - alo : bhi - blo;
+			if (m < 6)
+				continue;
+			for (size_t r = 0; r < m; r++)
+				d[r] = b->t[blo + r] - a->t[alo + r];
+			if (stats_hl_interval(d, m, 0.95, &ci) != 0)
+				continue;
+			(*n)++;
+			*k += ci.lo > 0 || ci.hi < 0;
+		}
+}
+
 /* The costs: median selected rep, median process time beyond its selected reps. */
 static void costs(const struct wl_runs *w, const struct opts *o, double *rep_s, double *proc_s)
 {
@@ -218,7 +253,7 @@ static int decompose(const char *wl, const struct wl_runs *w, const struct opts 
 {
 	double *y = malloc(w->n * VD_MAX_REPS * sizeof *y), rep_s, proc_s, vp, vu;
 	size_t *start = malloc((w->n + 1) * sizeof *start), *cell = malloc(w->n * sizeof *cell);
-	size_t np = 0, ny = 0, pairs;
+	size_t np = 0, ny = 0, pairs, fp, nfp;
 	struct calib_var v;
 	int rc = -1;
 
@@ -242,12 +277,13 @@ static int decompose(const char *wl, const struct wl_runs *w, const struct opts 
 	}
 	pairing(w, o, narms, nrounds, &vp, &vu, &pairs);
 	costs(w, o, &rep_s, &proc_s);
+	persistent(w, o, &fp, &nfp);
 	printf("workload=%s processes=%zu reps=%.2f within_sd=%.4f between_sd=%.4f moment_sd=%.4f "
 	       "process_sd=%.4f rep_rho=%.3f paired_sd=%.4f unpaired_sd=%.4f pairs=%zu rep_s=%.4f "
-	       "process_s=%.4f best_reps=%.2f\n",
+	       "process_s=%.4f best_reps=%.2f persistent_fp=%zu/%zu\n",
 	       wl, v.nproc, v.reps, sqrt(v.within), sqrt(v.between), sqrt(v.moment),
 	       sqrt(v.process), v.rep_rho, sqrt(vp), sqrt(vu), pairs, rep_s, proc_s,
-	       calib_var_best_reps(&v, proc_s, rep_s));
+	       calib_var_best_reps(&v, proc_s, rep_s), fp, nfp);
 	rc = 0;
 out:
 	free(y);
@@ -292,8 +328,9 @@ enum dkind { D_FIXED, D_FIXED_ONE, D_AUTO };
 struct design {
 	char name[32];
 	enum dkind kind;
-	size_t k;               /* D_FIXED*: reps in all, the cold one included */
+	size_t k;                /* D_FIXED*: reps in all, the cold one included; D_AUTO: cap */
 	struct steady_rule rule; /* D_AUTO */
+	int rule_cpu;            /* D_AUTO: the rule judges CPU times, not wall times */
 };
 
 static double median_small(const double *x, size_t n)
@@ -318,11 +355,13 @@ static int replay(const struct run *r, const struct design *d, double *y, double
 	if (d->kind == D_AUTO) {
 		size_t j;
 
-		for (size_t i = 1; i < r->nreps; i++)
-			t[i - 1] = r->rep_wall_s[i];
-		j = r->nreps > 1 ? steady_settled_at(t, r->nreps - 1, &d->rule) : 0;
+		size_t cap = d->k && d->k < r->nreps ? d->k : r->nreps;
+
+		for (size_t i = 1; i < cap; i++)
+			t[i - 1] = d->rule_cpu ? r->rep_cpu_s[i] : r->rep_wall_s[i];
+		j = cap > 1 ? steady_settled_at(t, cap - 1, &d->rule) : 0;
 		*settled = j > 0;
-		k = j ? j + 1 : r->nreps;
+		k = j ? j + 1 : cap;
 		nsteady = k - 1 < d->rule.window ? k - 1 : d->rule.window;
 	} else {
 		if ((k = d->k) > r->nreps)
@@ -406,6 +445,13 @@ static void designs(const char *wl, const struct wl_runs *w, size_t narms, size_
 	design_line(wl, w, &d, narms, nrounds);
 	d.rule = (struct steady_rule){2, 2, STEADY_TOL};
 	snprintf(d.name, sizeof d.name, "auto-w2");
+	design_line(wl, w, &d, narms, nrounds);
+	d.rule = steady_default_rule();
+	d.rule_cpu = 1;
+	snprintf(d.name, sizeof d.name, "auto-cpu");
+	design_line(wl, w, &d, narms, nrounds);
+	d.k = 8;
+	snprintf(d.name, sizeof d.name, "auto-cpu-cap8");
 	design_line(wl, w, &d, narms, nrounds);
 	for (size_t k = 1; k <= most; k++) {
 		d = (struct design){.kind = D_FIXED, .k = k};

@@ -68,6 +68,8 @@ static const char usage_text[] =
     "                     docs/methodology.md\n"
     "  --max-reps N       cap of --reps auto, 2..1000 (default 20)\n"
     "  --steady-tol P%    tolerance of the steady-state rule, 0..100 (default 5%)\n"
+    "  --steady-time T    the times the rule judges: wall (default) or cpu (the process's\n"
+    "                     CPU time of each rep, every thread)\n"
     "  --out FILE         write the record atomically to FILE (default -: stdout)\n"
     "  --config KEY=VALUE set an allocator option (see `list`; docs/tuning.md); repeatable;\n"
     "                     the record says what the allocator reports in force\n"
@@ -89,6 +91,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: %s run WORKLOAD [--param KEY=VALUE]... [--scale small|default|large]\n"
 	        "           [--seed N] [--reps N|auto] [--max-reps N] [--steady-tol P%%]\n"
+	        "           [--steady-time wall|cpu]\n"
 	        "           [--out FILE|-] [--config KEY=VALUE]...\n",
 	        prog);
 	fprintf(f, "       %s list [--json]\n       %s info [--json]\n", prog, prog);
@@ -273,8 +276,8 @@ static int measure(const struct run_opts *o, const struct runrec_reps_how *how, 
 		*nreps = k + 1;
 		if (!how->automatic || k == 0)
 			continue;
-		after[k - 1] = (double)reps[k].phase[0].wall_ns;
-		spent_ns += after[k - 1];
+		after[k - 1] = (double)(how->cpu ? reps[k].phase[0].cpu_ns : reps[k].phase[0].wall_ns);
+		spent_ns += (double)reps[k].phase[0].wall_ns;
 		if (steady_is_settled(after, (size_t)k, &how->rule) ||
 		    ((size_t)k >= how->rule.min_after && spent_ns >= how->max_steady_s * 1e9))
 			break;
@@ -360,7 +363,8 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 	rec.how = (struct runrec_reps_how){.automatic = o.reps_mode == PARAMS_REPS_AUTO,
 	                                   .rule = steady_default_rule(),
 	                                   .max_reps = o.reps,
-	                                   .max_steady_s = STEADY_MAX_S};
+	                                   .max_steady_s = STEADY_MAX_S,
+	                                   .cpu = o.steady_cpu};
 	rec.how.rule.tol = o.steady_tol;
 	ctx = (struct wl_ctx){.p = o.value, .str = o.str, .seed = o.seed, .scale = o.scale};
 	if (o.wl->setup && (bad = o.wl->setup(&ctx)) != 0) {

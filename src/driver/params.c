@@ -60,7 +60,7 @@ size_t params_nphases(const struct workload *wl)
 	return n;
 }
 
-enum { R_PARAM, R_SCALE, R_SEED, R_REPS, R_OUT, R_MAX_REPS, R_STEADY_TOL, R_COUNT };
+enum { R_PARAM, R_SCALE, R_SEED, R_REPS, R_OUT, R_MAX_REPS, R_STEADY_TOL, R_STEADY_TIME, R_COUNT };
 
 static const struct opt run_options[R_COUNT] = {
     [R_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT},
@@ -70,6 +70,7 @@ static const struct opt run_options[R_COUNT] = {
     [R_OUT] = {"--out", 0, OPT_VALUE},
     [R_MAX_REPS] = {"--max-reps", 0, OPT_VALUE},
     [R_STEADY_TOL] = {"--steady-tol", 0, OPT_VALUE},
+    [R_STEADY_TIME] = {"--steady-time", 0, OPT_VALUE},
 };
 
 static void run_parser(struct opt_parser *p, int argc, char *const *argv)
@@ -179,6 +180,10 @@ static int parse_options(int argc, char *const *argv, const char **name, struct 
 			return -1;
 		if (k == R_STEADY_TOL && parse_tol(v, &o->steady_tol, err, errlen) != 0)
 			return -1;
+		if (k == R_STEADY_TIME && strcmp(v, "wall") != 0 && strcmp(v, "cpu") != 0)
+			return errmsg_fail(err, errlen, "--steady-time: '%s' is not wall or cpu", v);
+		if (k == R_STEADY_TIME)
+			o->steady_cpu = strcmp(v, "cpu") == 0;
 		if (k == R_OUT && *v == '\0')
 			return errmsg_fail(err, errlen,
 			                   "--out: empty file name (use - for stdout)");

@@ -20,7 +20,8 @@
 
 static const char usage[] =
     "usage: allocab bench [-a ALLOC,...] [-w WORKLOAD,...] [--scale S] [--seed N]\n"
-    "                     [--param KEY=VALUE]... [--reps N|auto] [--rounds N] [--budget SECONDS]\n"
+    "                     [--param KEY=VALUE]... [--reps N|auto] [--time wall|cpu|auto]\n"
+    "                     [--rounds N] [--budget SECONDS]\n"
     "                     [--warmup N] [--min-rounds N] [--timeout SECONDS] [--shuffle-seed N]\n"
     "                     [--pad-max BYTES] [-o FILE | --results-dir DIR] [--driver-dir DIR]\n"
     "                     [--arm LABEL=BACKEND[:KEY=VALUE]...]... [--duet] [--quiet]\n"
@@ -47,6 +48,10 @@ static const char usage[] =
     "  --reps N|auto          repetitions inside each driver process: auto (default) measures\n"
     "                         the first as cold start, then repeats until steady state (at\n"
     "                         most 20); N fixes the count (1: cold start only)\n"
+    "  --time T               the time compare uses, recorded as config.time: auto (default:\n"
+    "                         the process's CPU time for single-threaded workloads, whose\n"
+    "                         drivers' steady rule then judges CPU times, wall time for the\n"
+    "                         others), wall or cpu (docs/methodology.md, \"Which time\")\n"
     "  --rounds N             measured rounds (default: max(10, n + 3) where n is the fewest\n"
     "                         rounds with which compare's m comparisons can reach a verdict:\n"
     "                         the smallest n with 2/2^n <= 0.05/m; with --budget: no limit)\n"
@@ -486,9 +491,10 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 		        "results in %s\n",
 		        r->measured, r->measured == 1 ? "" : "s", r->rounds_done - r->measured,
 		        r->elapsed_s,
-		        strcmp(r->status, "budget") == 0    ? ", stopped by --budget"
-		        : strcmp(r->status, "decided") == 0 ? ", stopped: the gate decided"
-		                                            : "",
+		        strcmp(r->status, "budget") == 0 ? ", stopped by --budget"
+		        : strcmp(r->status, "decided") != 0 ? ""
+		        : s->c.gate                         ? ", stopped: the gate decided"
+		                                            : ", stopped: every comparison decided",
 		        s->paths[0]);
 }
 
@@ -527,6 +533,7 @@ int bench_main(int argc, char **argv)
 	    .scale = o.scale,
 	    .seed = o.seed,
 	    .reps = o.reps,
+	    .time = o.time,
 	    .params = (char **)o.params,
 	    .nparams = o.nparams,
 	    .rounds = o.rounds,

@@ -76,6 +76,7 @@ enum opt_id {
 	O_EXPECT,
 	O_COUNT_CALLS,
 	O_ARM,
+	O_TIME,
 	O_COUNT
 };
 
@@ -106,6 +107,7 @@ static const struct opt opts[O_COUNT] = {
     [O_EXPECT] = {"--expect", 0, OPT_VALUE | OPT_REPEAT},
     [O_COUNT_CALLS] = {"--count-calls", 0, OPT_REPEAT},
     [O_ARM] = {"--arm", 0, OPT_VALUE | OPT_REPEAT},
+    [O_TIME] = {"--time", 0, OPT_VALUE},
 };
 
 static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen)
@@ -269,6 +271,10 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	case O_QUIET:
 		o->quiet = 1;
 		return 0;
+	case O_TIME:
+		if (rf_time_policy_parse(v, &o->time) != 0)
+			return errmsg_fail(err, errlen, "--time: '%s' is not wall, cpu or auto", v);
+		return 0;
 	case O_DUET:
 		o->duet = 1;
 		return 0;
@@ -280,7 +286,8 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 static int check_program(const struct bench_opts *o, const unsigned char *given, char *err,
                          size_t errlen)
 {
-	static const int program_excludes[] = {O_WL, O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
+	static const int program_excludes[] = {O_WL,   O_SCALE, O_SEED, O_PARAM,
+	                                       O_REPS, O_DDIR,  O_TIME};
 	const struct bench_program_opts *p = &o->prog;
 
 	if (p->program && o->ncmds)
@@ -316,8 +323,8 @@ static int check_program(const struct bench_opts *o, const unsigned char *given,
 static int check_combinations(struct bench_opts *o, const unsigned char *given, char *err,
                               size_t errlen)
 {
-	static const int drivers_only[] = {O_ALLOC, O_WL,   O_SCALE, O_SEED,
-	                                   O_PARAM, O_REPS, O_DDIR,  O_ARM};
+	static const int drivers_only[] = {O_ALLOC, O_WL,   O_SCALE, O_SEED, O_PARAM,
+	                                   O_REPS,  O_DDIR, O_ARM,   O_TIME};
 
 	if (o->ncmds == 1)
 		return errmsg_fail(err, errlen, "--cmd: a comparison needs at least two commands");
@@ -332,6 +339,8 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
 	if (o->duet && o->ncmds)
 		return errmsg_fail(err, errlen,
 		                   "--duet pairs driver runs; it cannot be combined with --cmd");
+	if (o->ncmds || o->prog.program)
+		o->time = RF_POLICY_WALL;
 	if (!o->rounds_set)
 		o->rounds = o->budget_s > 0 ? 0 : DEFAULT_ROUNDS;
 	if (!given[O_MINR]) {
@@ -353,6 +362,7 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	o->scale = "default";
 	o->seed = 42;
 	o->reps = 0;
+	o->time = RF_POLICY_AUTO;
 	o->warmup = DEFAULT_WARMUP;
 	o->timeout_s = DEFAULT_TIMEOUT_S;
 	o->pad_max = DEFAULT_PAD_MAX;

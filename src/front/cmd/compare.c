@@ -30,7 +30,7 @@ static const char usage_head[] =
 static const char usage_body[] =
     "                       [--conf 0.95] [--bootstrap N] [--seed N] [--calibration FILE]\n"
     "                       [--claims FILE] [--min-speedup P% | --max-slowdown P%]\n"
-    "                       [--no-telemetry]\n"
+    "                       [--time wall|cpu|auto] [--no-telemetry]\n"
     "One file: every arm against the baseline (default system; commands mode: the first arm),\n"
     "paired by round. Two files: every arm of RESULTS2 against the same arm of RESULTS\n"
     "(two-sample; warns when the machines differ). By default the total of every workload (all\n"
@@ -38,6 +38,10 @@ static const char usage_body[] =
     "over workloads.\n"
     "  --regime R      steady (the median of each run's steady repetitions), cold (its first\n"
     "                  repetition) or both, side by side (default)\n"
+    "  --time T        the time of a repetition compared: wall, cpu (the process's CPU time,\n"
+    "                  every thread) or auto (CPU time for single-threaded workloads, wall\n"
+    "                  time for the others); default: the one the bench recorded\n"
+    "                  (config.time; wall for files without it)\n"
     "  --bootstrap N   percentile bootstrap interval (10000 to 100000 resamples, seeded by\n"
     "                  --seed, default 1; N x rounds at most 10^7) instead of the signed-rank\n"
     "                  interval; one file only\n"
@@ -74,6 +78,8 @@ struct compare_args {
 	const char *format, *out, *calibration, *claims;
 	double margin; /* bound on t_candidate/t_baseline to draw, or NAN */
 	int no_telemetry;
+	int time_set; /* --time given: time applies to every file */
+	enum rf_time_policy time;
 };
 
 enum {
@@ -93,6 +99,7 @@ enum {
 	C_SEED,
 	C_REGIME,
 	C_NO_TELEMETRY,
+	C_TIME,
 	C_COUNT
 };
 
@@ -115,6 +122,7 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_SEED] = {"--seed", 0, OPT_VALUE | OPT_REPEAT},
     [C_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT},
     [C_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT},
+    [C_TIME] = {"--time", 0, OPT_VALUE | OPT_REPEAT},
 };
 
 static int compare_option(struct compare_args *a, struct opt_parser *p, int k, const char *v,
@@ -146,6 +154,11 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 		if (strcmp(v, "all") != 0)
 			return errmsg_fail(err, errlen, "--phases '%s': only 'all' is known", v);
 		a->o.all_phases = 1;
+		return 0;
+	case C_TIME:
+		if (rf_time_policy_parse(v, &a->time) != 0)
+			return errmsg_fail(err, errlen, "--time '%s': want wall, cpu or auto", v);
+		a->time_set = 1;
 		return 0;
 	case C_REGIME:
 		if (cmp_regimes_parse(v, &a->o.regimes) != 0)
@@ -197,6 +210,29 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 	if (a->o.phase && a->o.all_phases)
 		return errmsg_fail(err, errlen, "--phase and --phases exclude each other");
 	return 0;
+}
+
+/* --time for every file; without it each file's own (config.time), and two files whose own
+ * differ are both compared on wall time, with a warning. */
+static void pick_time(const struct compare_args *a, struct rf_doc *d[2])
+{
+	char w[256];
+
+	if (a->time_set) {
+		for (int i = 0; i < 2; i++)
+			if (d[i])
+				rf_use_time(d[i], a->time);
+		return;
+	}
+	if (!d[1] || d[0]->time_given == d[1]->time_given)
+		return;
+	snprintf(w, sizeof w,
+	         "the two files compare different times (config.time %s and %s): both "
+	         "compared on wall time; --time chooses",
+	         rf_time_policy_name(d[0]->time_given), rf_time_policy_name(d[1]->time_given));
+	errmsg_warn(stderr, "compare", w);
+	rf_use_time(d[0], RF_POLICY_WALL);
+	rf_use_time(d[1], RF_POLICY_WALL);
 }
 
 static int render(const struct cmp_report *r, const struct exporter *x, const struct compare_args *a,
@@ -253,6 +289,8 @@ int compare_main(int argc, char **argv)
 		rc = ST_USAGE;
 	for (size_t i = 0; rc == ST_OK && i < a.nfiles; i++)
 		rc = rf_load(a.files[i], &d[i], err, sizeof err);
+	if (rc == ST_OK)
+		pick_time(&a, d);
 	if (rc == ST_OK)
 		rc = cmp_build(d[0], d[1], &a.o, &r, err, sizeof err);
 	if (rc == ST_OK &&

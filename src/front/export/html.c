@@ -102,7 +102,7 @@ static void claims_section(FILE *f, const struct claims_result *c)
 
 static void inputs_section(FILE *f, const struct cmp_report *r)
 {
-	char rule[512];
+	char rule[512], times[512];
 	const struct rf_doc *docs[2] = {r->base, r->paired ? NULL : r->cand};
 
 	export_rule(r, rule, sizeof rule);
@@ -114,6 +114,8 @@ static void inputs_section(FILE *f, const struct cmp_report *r)
 			fprintf(f, ": %zu measured rounds, %zu warm-up discarded, status ",
 			        docs[i]->nrounds, docs[i]->nwarmup);
 			esc(f, docs[i]->status);
+			fputs("; compared: ", f);
+			esc(f, rf_times_used(docs[i], times, sizeof times));
 			if (docs[i]->machine_desc) {
 				fputs("; ", f);
 				esc(f, docs[i]->machine_desc);

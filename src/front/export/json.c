@@ -29,6 +29,20 @@ static cJSON *interval_json(const struct stats_interval *iv, int usable)
 	return o;
 }
 
+/* The time a row compared: its workload's, for a geometric mean "mixed" when they differ. */
+static const char *row_time(const struct cmp_report *r, const struct cmp_row *row)
+{
+	const struct rf_doc *d = r->base;
+	int w = row->workload ? rf_workload(d, row->workload) : -1;
+	size_t ncpu = 0;
+
+	if (w >= 0)
+		return rf_time_name(d->wl[w].time);
+	for (size_t i = 0; i < d->nwl; i++)
+		ncpu += d->wl[i].time == RF_TIME_CPU;
+	return ncpu == 0 ? "wall" : ncpu == d->nwl ? "cpu" : "mixed";
+}
+
 static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -38,6 +52,7 @@ static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 	cJSON_AddBoolToObject(o, "geomean", row->workload == NULL);
 	add_str(o, "phase", row->phase);
 	add_str(o, "regime", rf_regime_name(row->regime));
+	add_str(o, "time", row_time(r, row));
 	add_str(o, "candidate", row->candidate);
 	add_str(o, "baseline", row->baseline);
 	add_num(o, "n", (double)row->n);
@@ -140,6 +155,8 @@ cJSON *export_compare_json(const struct cmp_report *r)
 			cJSON_AddItemToArray(cmpd, cJSON_CreateString(rf_regime_name(g)));
 	export_describe_regimes(r, line, sizeof line);
 	add_str(o, "regimes_rule", line);
+	add_str(o, "time_policy", rf_time_policy_name(r->base->time_policy));
+	add_str(o, "times", rf_times_used(r->base, line, sizeof line));
 	add_str(o, "calibration", r->calibration);
 	add_str(o, "baseline", r->paired ? r->baseline : NULL);
 	add_num(o, "conf", r->conf);

@@ -32,10 +32,14 @@ static void describe_method(const struct cmp_report *r, char *buf, size_t len)
 
 static void describe_doc(const struct rf_doc *d, const char *role, char *buf, size_t len)
 {
+	char times[512];
+
 	snprintf(buf, len,
-	         "%s%s%s (%s, status %s): %zu measured rounds, %zu warm-up discarded; measured %s",
+	         "%s%s%s (%s, status %s): %zu measured rounds, %zu warm-up discarded; measured %s; "
+	         "compared: %s",
 	         role, role[0] ? " " : "", d->path, d->commands ? "commands" : "drivers", d->status,
-	         d->nrounds, d->nwarmup, rf_regimes_measured(d));
+	         d->nrounds, d->nwarmup, rf_regimes_measured(d),
+	         rf_times_used(d, times, sizeof times));
 }
 
 /* The configured arms of d with their settings (docs/tuning.md), one line each. */

@@ -107,6 +107,7 @@ static int load_config(struct loader *l, const cJSON *cfg)
 {
 	struct rf_doc *d = l->d;
 	const char *mode = rl_get_str(cfg, "mode");
+	const cJSON *time = rl_get(cfg, "time");
 
 	if (!cJSON_IsObject(cfg))
 		return rl_fail(l, "config: missing");
@@ -129,6 +130,11 @@ static int load_config(struct loader *l, const cJSON *cfg)
 		if (!(d->wl[i].phases[0] = strdup("total")))
 			return rl_nomem(l);
 	}
+	for (size_t i = 0; i < d->nwl; i++)
+		d->wl[i].has_cpu = !d->commands;
+	if (time && (!cJSON_IsString(time) || rf_time_policy_parse(time->valuestring,
+	                                                            &d->time_given) != 0))
+		return rl_fail(l, "config.time: want \"wall\", \"cpu\" or \"auto\"");
 	return load_arm_configs(l, rl_get(cfg, "arm_configs"));
 }
 
@@ -239,6 +245,7 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 		rf_free(d);
 		return NULL;
 	}
+	rf_use_time(d, d->time_given);
 	return d;
 }
 

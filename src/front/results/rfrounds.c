@@ -113,7 +113,11 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		return rl_fail(l, "%s: second run of %s on %s in one round", at, arm, wl);
 	memset(run, 0, sizeof *run);
 	for (size_t p = 0; p < RF_MAX_PHASES; p++)
-		run->t_regime[RF_COLD][p] = run->t_regime[RF_STEADY][p] = NAN;
+		for (int g = 0; g < RF_NREGIMES; g++) {
+			run->t_regime[g][p] = NAN;
+			for (int t = 0; t < RF_NTIMES; t++)
+				run->t_basis[t][g][p] = NAN;
+		}
 	run->settled = -1;
 	run->rss_first = run->rss_last = NAN;
 	run->present = 1;
@@ -127,7 +131,7 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		if (isnan(run->wall_ns))
 			return rl_fail(
 			    l, "%s: process.wall_ns missing or not a positive finite number", at);
-		run->t_regime[RF_COLD][0] = run->wall_ns;
+		run->t_regime[RF_COLD][0] = run->t_basis[RF_TIME_WALL][RF_COLD][0] = run->wall_ns;
 		d->has_regime[RF_COLD] |= measured;
 		return rl_opt_num(l, rl_get(jr, "process"), "max_rss_kib", RF_MAX_FIGURE, at,
 		                  "process", &run->max_rss_kib);
@@ -274,7 +278,8 @@ void rl_forget(struct loader *l)
 	free(l->first_wl);
 	free(l->first_arm);
 	free(l->rep_t);
-	l->rep_t = NULL;
+	free(l->rep_c);
+	l->rep_t = l->rep_c = NULL;
 	l->first_wl = NULL;
 	l->first_arm = NULL;
 }

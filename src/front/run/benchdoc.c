@@ -116,6 +116,7 @@ static cJSON *config_json(const struct bench_config *c)
 		cJSON_AddNullToObject(o, "params");
 		cJSON_AddNullToObject(o, "reps");
 	}
+	cJSON_AddStringToObject(o, "time", rf_time_policy_name(c->time));
 	if (c->rounds)
 		cJSON_AddNumberToObject(o, "rounds", c->rounds);
 	else

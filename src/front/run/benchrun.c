@@ -118,7 +118,7 @@ static char **driver_argv(const struct bench_config *c, const struct bench_arm *
                           const struct bench_workload *w, char num[2][24])
 {
 	size_t n = 0;
-	char **v = calloc(12 + 2 * w->nparams + 2 * a->nconfig, sizeof *v);
+	char **v = calloc(14 + 2 * w->nparams + 2 * a->nconfig, sizeof *v);
 
 	if (!v)
 		return NULL;
@@ -134,6 +134,10 @@ static char **driver_argv(const struct bench_config *c, const struct bench_arm *
 	if (c->reps) {
 		v[n++] = "--reps";
 		v[n++] = num[1];
+	}
+	if (c->time == RF_POLICY_CPU || (c->time == RF_POLICY_AUTO && w->single_threaded)) {
+		v[n++] = "--steady-time";
+		v[n++] = "cpu";
 	}
 	for (size_t i = 0; i < w->nparams; i++) {
 		v[n++] = "--param";

@@ -7,6 +7,8 @@
 #ifndef ALLOCAB_RUN_H
 #define ALLOCAB_RUN_H
 
+#include "front/results/results.h"
+
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <signal.h>
@@ -61,6 +63,7 @@ struct bench_workload {
 	char *name;
 	char **params; /* the "KEY=VALUE" that apply to this workload */
 	size_t nparams;
+	int single_threaded; /* flagged single_threaded by the drivers' list */
 };
 
 struct runner_spec;
@@ -119,6 +122,10 @@ struct bench_config {
 	const char *scale; /* drivers mode */
 	uint64_t seed;
 	unsigned reps; /* --reps N for every driver; 0: auto (cold, then until steady) */
+	/* the time compare uses for this bench (config.time; docs/methodology.md, "Which time"):
+	 * a workload compared on CPU time gets --steady-time cpu, so that its driver's rule judges
+	 * the times compared */
+	enum rf_time_policy time;
 	char **params; /* every --param as given, for the record */
 	size_t nparams;
 	unsigned rounds; /* most measured rounds; 0 = no limit (budget decides) */
