@@ -447,6 +447,13 @@ static void designs(const char *wl, const struct wl_runs *w, size_t narms, size_
 	snprintf(d.name, sizeof d.name, "auto-w2");
 	design_line(wl, w, &d, narms, nrounds);
 	d.rule = steady_default_rule();
+	d.k = 8;
+	snprintf(d.name, sizeof d.name, "auto-cap8");
+	design_line(wl, w, &d, narms, nrounds);
+	d.k = 6;
+	snprintf(d.name, sizeof d.name, "auto-cap6");
+	design_line(wl, w, &d, narms, nrounds);
+	d.k = 0;
 	d.rule_cpu = 1;
 	snprintf(d.name, sizeof d.name, "auto-cpu");
 	design_line(wl, w, &d, narms, nrounds);
