@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|bench|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|bench|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|man|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -62,7 +62,7 @@ tsan_obj = $(patsubst %.c,$(BUILD)/tsan/%.o,$(1))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/vardecomp
 
-.PHONY: all deps test unit bench validate install uninstall clean format fuzz
+.PHONY: all deps test unit bench validate install uninstall clean format fuzz man
 .SUFFIXES:
 
 all: deps
@@ -184,6 +184,13 @@ test: deps
 	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(TSAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)
 	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(TSAN_TESTS) $(FUZZ_REPLAYS)
 
+# make man: the man page's option entries regenerated from the option tables (src/common/opt.h)
+# between its BEGIN/END OPTIONS markers, keeping the text written below each entry
+# (scripts/manopts.sh); `make test` fails while the committed page differs.
+man: build-all
+	@scripts/manopts.sh $(BUILD) docs/allocab.1 >docs/allocab.1.tmp && mv docs/allocab.1.tmp docs/allocab.1 || \
+		{ rm -f docs/allocab.1.tmp; exit 1; }
+
 # What README.md and the man page point to: the drop-in script, the docs (the CI workflow among
 # them) and bash completion.
 DOCS := README.md $(wildcard docs/*.md)
@@ -195,6 +202,7 @@ install: all
 	install -m 644 docs/allocab.1 $(DESTDIR)$(MANDIR)/man1/allocab.1
 	install -d $(DESTDIR)$(PREFIX)/lib/allocab
 	install -m 644 $(PRELOAD_LIBS) $(DESTDIR)$(PREFIX)/lib/allocab/
+	install -m 755 scripts/deps.sh $(DESTDIR)$(PREFIX)/lib/allocab/deps.sh
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
 	install -m 644 $(wildcard docs/ci/*.yml) $(DESTDIR)$(DOCDIR)/ci
 	install -d $(DESTDIR)$(DOCDIR)/claims
@@ -205,7 +213,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/allocab $(addprefix $(DESTDIR)$(BINDIR)/allocab-,$(BACKENDS))
 	rm -f $(DESTDIR)$(BINDIR)/allocab-benchmark-mimalloc
 	rm -f $(DESTDIR)$(MANDIR)/man1/allocab.1 $(DESTDIR)$(COMPLETIONDIR)/allocab
-	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/allocab/,$(notdir $(PRELOAD_LIBS)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/lib/allocab/,$(notdir $(PRELOAD_LIBS)) deps.sh)
 	-rmdir $(DESTDIR)$(PREFIX)/lib/allocab
 	rm -rf $(DESTDIR)$(DOCDIR)
 

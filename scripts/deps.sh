@@ -1,6 +1,9 @@
 #!/bin/sh
 # deps.sh - `make deps`: makes sure the Debian packages allocab builds against are installed.
 # Silent and fast when nothing is missing (make, make test and make bench run it every time).
+# `deps.sh --runtime` (installed by `make install` as PREFIX/lib/allocab/deps.sh): only the
+# libraries an installed allocab runs with, for a fresh machine that restored a built allocab from
+# a cache (docs/ci.md).
 # Missing packages: installs them with apt-get as root, or through sudo when it works without a
 # password; otherwise prints the exact command and fails. Not Debian (no dpkg-query): succeeds
 # only if a test program using every library compiles and links, else says what to install.
@@ -8,6 +11,18 @@ set -u
 
 # python3-yaml: the tests parse the CI workflow docs/ci/allocab.yml (tests/e2e_ci.sh).
 pkgs="gcc make libc6-dev libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev libcjson-dev libzstd-dev python3-yaml"
+runtime=0
+case "${1:-}" in
+--runtime)
+	runtime=1
+	pkgs="libmimalloc2.0 libjemalloc2 libtcmalloc-minimal4 libcjson1 libzstd1"
+	;;
+"") ;;
+*)
+	echo "allocab: deps.sh: unknown argument '$1' (usage: deps.sh [--runtime])" >&2
+	exit 2
+	;;
+esac
 
 not_debian() {
 	if command -v "${CC:-cc}" >/dev/null 2>&1 && command -v make >/dev/null 2>&1 &&
@@ -24,7 +39,10 @@ not_debian() {
 	exit 1
 }
 
-command -v dpkg-query >/dev/null 2>&1 || not_debian
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	[ "$runtime" -eq 0 ] || { echo "allocab: deps.sh --runtime: not a Debian system" >&2; exit 1; }
+	not_debian
+fi
 
 # shellcheck disable=SC2086 # word splitting of the package list is intended
 installed=$(dpkg-query -W -f='${Package} ${Status}\n' $pkgs 2>/dev/null | awk '$NF == "installed" { print $1 }')

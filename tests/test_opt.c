@@ -9,13 +9,13 @@
 enum { T_ALLOC, T_ROUNDS, T_PARAM, T_QUIET, T_OUT, T_GATE, T_RATE, T_COUNT };
 
 static const struct opt table[T_COUNT] = {
-    [T_ALLOC] = {"--allocators", 'a', OPT_VALUE},
-    [T_ROUNDS] = {"--rounds", 0, OPT_VALUE},
-    [T_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT},
-    [T_QUIET] = {"--quiet", 'q', OPT_REPEAT},
-    [T_OUT] = {NULL, 'o', OPT_VALUE},
-    [T_GATE] = {"--gate", 0, OPT_REST},
-    [T_RATE] = {"--rate", 0, OPT_VALUE},
+    [T_ALLOC] = {"--allocators", 'a', OPT_VALUE, NULL, .help = "h"},
+    [T_ROUNDS] = {"--rounds", 0, OPT_VALUE, NULL, .help = "h"},
+    [T_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT, NULL, .help = "h"},
+    [T_QUIET] = {"--quiet", 'q', OPT_REPEAT, NULL, .help = "h"},
+    [T_OUT] = {NULL, 'o', OPT_VALUE, NULL, .help = "h"},
+    [T_GATE] = {"--gate", 0, OPT_REST, NULL, .help = "h"},
+    [T_RATE] = {"--rate", 0, OPT_VALUE, NULL, .help = "h"},
 };
 
 /* Parses the space-separated words of line (argv[0] is "cmd"); writes "k=value;" per result
@@ -112,5 +112,16 @@ int main(void)
 	CHECK(opt_next(&p, &v, err, sizeof err) == T_QUIET &&
 	          opt_next(&p, &v, err, sizeof err) == OPT_DONE && p.i == 3,
 	      "dashdash: \"--\" ends the options, the rest starts after it");
+
+	const char *inl;
+	CHECK(opt_find(table, T_COUNT, "--rounds=3", &inl) == T_ROUNDS && strcmp(inl, "3") == 0,
+	      "opt_find: a long option and its inline value");
+	CHECK(opt_find(table, T_COUNT, "-afoo", &inl) == T_ALLOC && strcmp(inl, "foo") == 0,
+	      "opt_find: a short option with its value attached");
+	CHECK(opt_find(table, T_COUNT, "-qx", &inl) < 0 &&
+	          opt_find(table, T_COUNT, "--roun", &inl) < 0,
+	      "opt_find: a flag with text attached, and a prefix, are no option");
+	CHECK(opt_find(table, T_COUNT, "-", &inl) < 0 && opt_find(table, T_COUNT, "file", &inl) < 0,
+	      "opt_find: \"-\" and a positional argument are no option");
 	return CHECK_DONE();
 }

@@ -58,19 +58,19 @@ static const char *spelled(struct opt_parser *p, int k, const char *arg)
 }
 
 /* The row of long option a ("--name" or "--name=..."), or -1; with abbrev, a unique prefix. */
-static int find_long(const struct opt_parser *p, const char *a)
+static int find_long(const struct opt *opts, size_t nopts, int abbrev, const char *a)
 {
 	size_t n = strcspn(a, "=");
 	int found = -1, matches = 0;
 
-	for (size_t k = 0; k < p->nopts; k++) {
-		const char *name = p->opts[k].name;
+	for (size_t k = 0; k < nopts; k++) {
+		const char *name = opts[k].name;
 
 		if (!name || strncmp(name, a, n) != 0)
 			continue;
 		if (name[n] == '\0')
 			return (int)k;
-		if (p->abbrev && n > 2) {
+		if (abbrev && n > 2) {
 			found = (int)k;
 			matches++;
 		}
@@ -78,33 +78,47 @@ static int find_long(const struct opt_parser *p, const char *a)
 	return matches == 1 ? found : -1;
 }
 
-static int find_short(const struct opt_parser *p, char c)
+static int find_short(const struct opt *opts, size_t nopts, char c)
 {
-	for (size_t k = 0; c && k < p->nopts; k++)
-		if (p->opts[k].short_name == c)
+	for (size_t k = 0; c && k < nopts; k++)
+		if (opts[k].short_name == c)
 			return (int)k;
 	return -1;
+}
+
+/* The row of option argument a (it starts with '-') and its inline value, or -1. */
+static int find(const struct opt *opts, size_t nopts, int abbrev, const char *a, const char **inl)
+{
+	int k;
+
+	*inl = NULL;
+	if (a[1] == '-') {
+		if ((k = find_long(opts, nopts, abbrev, a)) >= 0 && strchr(a, '='))
+			*inl = strchr(a, '=') + 1;
+		return k;
+	}
+	if ((k = find_short(opts, nopts, a[1])) < 0 || (a[2] && !(opts[k].flags & OPT_VALUE)))
+		return -1;
+	if (a[2])
+		*inl = a + 2;
+	return k;
+}
+
+int opt_find(const struct opt *opts, size_t nopts, const char *arg, const char **inl)
+{
+	*inl = NULL;
+	if (arg[0] != '-' || arg[1] == '\0')
+		return -1;
+	return find(opts, nopts, 0, arg, inl);
 }
 
 /* Finds the option at argv[p->i] and its inline value (after '=' or a short letter), if any. */
 static int lookup(struct opt_parser *p, const char **inl, char *err, size_t errlen)
 {
 	const char *a = p->argv[p->i];
-	int k;
+	int k = find(p->opts, p->nopts, p->abbrev, a, inl);
 
-	*inl = NULL;
-	if (a[1] == '-') {
-		if ((k = find_long(p, a)) < 0)
-			return unknown(p, err, errlen, a);
-		if (strchr(a, '='))
-			*inl = strchr(a, '=') + 1;
-		return k;
-	}
-	if ((k = find_short(p, a[1])) < 0 || (a[2] && !(p->opts[k].flags & OPT_VALUE)))
-		return unknown(p, err, errlen, a);
-	if (a[2])
-		*inl = a + 2;
-	return k;
+	return k < 0 ? unknown(p, err, errlen, a) : k;
 }
 
 int opt_next(struct opt_parser *p, const char **val, char *err, size_t errlen)

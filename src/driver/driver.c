@@ -9,6 +9,7 @@
 #include "driver/config.h"
 #include "driver/describe.h"
 #include "common/opt.h"
+#include "common/optdoc.h"
 #include "common/status.h"
 #include "driver/params.h"
 #include "driver/proof.h"
@@ -52,52 +53,38 @@ static int fail(int status, const char *hint, const char *fmt, ...)
 
 #define USAGE_HINT " (see --help)"
 
-static const char usage_text[] =
-    "Runs one allocab workload in this process, with malloc served by the allocator the\n"
-    "driver is named after (proved at start), and prints one allocab-run/1 JSON document\n"
-    "(docs/results-format.md).\n"
-    "\n"
-    "  --param KEY=VALUE  set a workload parameter (see `list`); each KEY at most once;\n"
-    "                     byte counts accept a k, M or G suffix (2^10, 2^20, 2^30)\n"
-    "  --scale S          preset of parameter defaults: small, default (default), large\n"
-    "  --seed N           workload seed, 0..2^53-1 (default 42)\n"
-    "  --reps N|auto      runs in this process: N (1..1000), or auto (default): the first\n"
-    "                     is cold, then runs until the last 3 agree within --steady-tol, or\n"
-    "                     the medians of the last two windows of 3 do (at least 3 more, at\n"
-    "                     most --max-reps in all or 10 s after the cold one); see\n"
-    "                     docs/methodology.md\n"
-    "  --max-reps N       cap of --reps auto, 2..1000 (default 20)\n"
-    "  --steady-tol P%    tolerance of the steady-state rule, 0..100 (default 5%)\n"
-    "  --steady-time T    the times the rule judges: wall (default) or cpu (the process's\n"
-    "                     CPU time of each rep, every thread)\n"
-    "  --out FILE         write the record atomically to FILE (default -: stdout)\n"
-    "  --config KEY=VALUE set an allocator option (see `list`; docs/tuning.md); repeatable;\n"
-    "                     the record says what the allocator reports in force\n"
-    "  list               workloads, phases, parameters, allocator options (--json: as JSON)\n"
-    "  info               allocator, version, proof, counters, options in force, machine\n"
-    "  env                the environment that applies --config settings to a program\n"
-    "                     (--probe: also the probe's read-back spec, ALLOCAB_PROBE_CONFIG)\n"
-    "\n"
-    "Exit status: 0 ok; 1 runtime failure (workload error, checksum mismatch, unwritable\n"
-    "output); 2 usage error (bad argument or parameter, too large for physical memory);\n"
-    "4 allocator not verified (malloc is served by another object, e.g. via LD_PRELOAD,\n"
-    "or a --config setting is not in force: the record is still written).\n";
-_Static_assert(PARAMS_SEED_DEFAULT == 42 && PARAMS_REPS_MAX == 1000 && STEADY_MAX_REPS == 20 &&
-                   STEADY_WINDOW == 3 && STEADY_MIN_AFTER == 3,
-               "update usage_text");
+/* The usage: the options are those of `run` (params.c). */
+static const struct opt_doc usage_doc = {
+    .synopsis =
+        (const char *const[]){"run WORKLOAD [OPTIONS]", "list [--json]", "info [--json]",
+                              "env [--probe] [--config KEY=VALUE]...", "--help | --version", NULL},
+    .about = "Runs one allocab workload in this process, with malloc served by the allocator the "
+             "driver is named after (proved at start), and prints one allocab-run/1 JSON "
+             "document (docs/results-format.md).\n",
+    .notes = "Commands besides run:\n"
+             "  list   workloads, phases, parameters, allocator options (--json: as JSON)\n"
+             "  info   allocator, version, proof, counters, options in force, machine\n"
+             "  env    the environment that applies --config settings to a program\n"
+             "         (--probe: also the probe's read-back spec, ALLOCAB_PROBE_CONFIG)\n"
+             "\n"
+             "Exit status: 0 ok; 1 runtime failure (workload error, checksum mismatch, "
+             "unwritable output); 2 usage error (bad argument or parameter, too large for "
+             "physical memory); 4 allocator not verified (malloc is served by another object, "
+             "e.g. via LD_PRELOAD, or a --config setting is not in force: the record is still "
+             "written).\n",
+};
 
-static void usage(FILE *f)
+/* The usage, or with man the man page entries of run's options (scripts/manopts.sh). */
+static void usage(FILE *f, int man)
 {
-	fprintf(f,
-	        "usage: %s run WORKLOAD [--param KEY=VALUE]... [--scale small|default|large]\n"
-	        "           [--seed N] [--reps N|auto] [--max-reps N] [--steady-tol P%%]\n"
-	        "           [--steady-time wall|cpu]\n"
-	        "           [--out FILE|-] [--config KEY=VALUE]...\n",
-	        prog);
-	fprintf(f, "       %s list [--json]\n       %s info [--json]\n", prog, prog);
-	fprintf(f, "       %s env [--probe] [--config KEY=VALUE]...\n", prog);
-	fprintf(f, "       %s --help | --version\n\n", prog);
-	fputs(usage_text, f);
+	struct opt_doc d = usage_doc;
+
+	d.prog = man ? "allocab-BACKEND" : prog;
+	d.opts = params_run_options(&d.nopts);
+	if (man)
+		optdoc_man(f, &d);
+	else
+		optdoc_usage(f, &d, NULL);
 }
 
 static int wants_help(int argc, char **argv)
@@ -111,7 +98,7 @@ static int wants_help(int argc, char **argv)
 /* Parses the only option of list and info. Returns 0/1, or -1 after printing the error. */
 static int json_flag(int argc, char **argv, const char *cmd)
 {
-	static const struct opt opts[] = {{"--json", 0, 0}};
+	static const struct opt opts[] = {{"--json", 0, 0, NULL, .help = "as JSON"}};
 	struct opt_parser p;
 	const char *v;
 	char err[256];
@@ -480,11 +467,15 @@ int main(int argc, char **argv)
 	main_argv = argv;
 	if (!cmd)
 		return fail(ST_USAGE, USAGE_HINT, "missing command (run, list, info or env)");
+	if (strcmp(cmd, "help") == 0 && argc == 3 && strcmp(argv[2], "--man") == 0) {
+		usage(stdout, 1);
+		return fflush(stdout) == 0 ? ST_OK : ST_FAIL;
+	}
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0 ||
 	    ((strcmp(cmd, "run") == 0 || strcmp(cmd, "list") == 0 || strcmp(cmd, "info") == 0 ||
 	      strcmp(cmd, "env") == 0) &&
 	     wants_help(argc - 2, argv + 2))) {
-		usage(stdout);
+		usage(stdout, 0);
 		return ST_OK;
 	}
 	if (strcmp(cmd, "--version") == 0) {

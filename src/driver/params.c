@@ -10,7 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const scale_names[WL_SCALE_COUNT] = {"small", "default", "large"};
+static const char *const scale_names[WL_SCALE_COUNT + 1] = {"small", "default", "large", NULL};
+static const char *const reps_words[] = {"auto", NULL};
+static const struct opt_values scale_values = {scale_names, NULL};
+static const struct opt_values reps_values = {reps_words, NULL};
+static const char *const steady_times[] = {"wall", "cpu", NULL};
+static const struct opt_values steady_time_values = {steady_times, NULL};
 
 int params_parse_scale(const char *s, enum wl_scale *out)
 {
@@ -60,18 +65,61 @@ size_t params_nphases(const struct workload *wl)
 	return n;
 }
 
-enum { R_PARAM, R_SCALE, R_SEED, R_REPS, R_OUT, R_MAX_REPS, R_STEADY_TOL, R_STEADY_TIME, R_COUNT };
-
-static const struct opt run_options[R_COUNT] = {
-    [R_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT},
-    [R_SCALE] = {"--scale", 0, OPT_VALUE},
-    [R_SEED] = {"--seed", 0, OPT_VALUE},
-    [R_REPS] = {"--reps", 0, OPT_VALUE},
-    [R_OUT] = {"--out", 0, OPT_VALUE},
-    [R_MAX_REPS] = {"--max-reps", 0, OPT_VALUE},
-    [R_STEADY_TOL] = {"--steady-tol", 0, OPT_VALUE},
-    [R_STEADY_TIME] = {"--steady-time", 0, OPT_VALUE},
+enum {
+	R_HEADING,
+	R_PARAM,
+	R_SCALE,
+	R_SEED,
+	R_REPS,
+	R_MAX_REPS,
+	R_STEADY_TOL,
+	R_STEADY_TIME,
+	R_OUT,
+	R_CONFIG,
+	R_COUNT
 };
+
+/* --config is taken out of the arguments before this parser runs (config_take_args, driver.c);
+ * its row documents it. */
+static const struct opt run_options[R_COUNT] = {
+    [R_HEADING] = {NULL, 0, 0, NULL, .help = "Options of run (--config also of env)"},
+    [R_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT, "KEY=VALUE",
+                 .help = "set a workload parameter (see `list`); each KEY at most once; byte "
+                         "counts accept a k, M or G suffix (2^10, 2^20, 2^30)"},
+    [R_SCALE] = {"--scale", 0, OPT_VALUE, NULL,
+                 .help = "preset of parameter defaults (default: default)",
+                 .values = &scale_values},
+    [R_SEED] = {"--seed", 0, OPT_VALUE, "N", .help = "workload seed, 0..2^53-1 (default 42)"},
+    [R_REPS] = {"--reps", 0, OPT_VALUE, "N|auto",
+                .help = "runs in this process: N (1..1000), or auto (default): the first is "
+                        "cold, then runs until the last 3 agree within --steady-tol, or the "
+                        "medians of the last two windows of 3 do (at least 3 more, at most "
+                        "--max-reps in all or 10 s after the cold one); see docs/methodology.md",
+                .values = &reps_values},
+    [R_MAX_REPS] = {"--max-reps", 0, OPT_VALUE, "N",
+                    .help = "cap of --reps auto, 2..1000 (default 20)"},
+    [R_STEADY_TIME] = {"--steady-time", 0, OPT_VALUE, NULL,
+                       .help = "the times the steady-state rule judges: wall (default) or cpu "
+                               "(the process's CPU time of each rep, every thread)",
+                       .values = &steady_time_values},
+    [R_STEADY_TOL] = {"--steady-tol", 0, OPT_VALUE, "P%",
+                      .help = "tolerance of the steady-state rule, 0..100 (default 5%)"},
+    [R_OUT] = {"--out", 0, OPT_VALUE | OPT_FILE, "FILE|-",
+               .help = "write the record atomically to FILE (default -: stdout)"},
+    [R_CONFIG] = {"--config", 0, OPT_VALUE | OPT_REPEAT, "KEY=VALUE",
+                  .help = "set an allocator option (see `list`; docs/tuning.md); repeatable; "
+                          "the record says what the allocator reports in force"},
+};
+_Static_assert(PARAMS_SEED_DEFAULT == 42 && PARAMS_REPS_MAX == 1000 && STEADY_MAX_REPS == 20 &&
+                   STEADY_WINDOW == 3 && STEADY_MIN_AFTER == 3 && STEADY_MAX_S == 10.0 &&
+                   STEADY_TOL == 0.05,
+               "update the help of run_options");
+
+const struct opt *params_run_options(size_t *n)
+{
+	*n = R_COUNT;
+	return run_options;
+}
 
 static void run_parser(struct opt_parser *p, int argc, char *const *argv)
 {
@@ -132,7 +180,7 @@ static int parse_count(const char *opt, const char *v, int lo, int *out, char *e
 /* --reps N (fixed) or auto. */
 static int parse_reps(const char *v, struct run_opts *o, char *err, size_t errlen)
 {
-	if (strcmp(v, "auto") == 0)
+	if (strcmp(v, reps_words[0]) == 0)
 		return 0;
 	if (parse_count("--reps", v, 1, &o->reps, err, errlen) != 0)
 		return -1;

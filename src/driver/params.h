@@ -4,6 +4,7 @@
 #ifndef ALLOCAB_PARAMS_H
 #define ALLOCAB_PARAMS_H
 
+#include "common/opt.h"
 #include "driver/workload.h"
 
 #include <stddef.h>
@@ -48,6 +49,10 @@ struct run_opts {
  * Returns 0 with *o filled, or -1 with the reason in err. *o keeps pointers into argv. */
 int params_parse_run(int argc, char *const *argv, const struct workload *const *registry,
                      struct run_opts *o, char *err, size_t errlen);
+
+/* The option table of `run` (common/opt.h), n rows: the usage and man page entries of the
+ * driver's options (driver.c). */
+const struct opt *params_run_options(size_t *n);
 
 /* "small" | "default" | "large". Returns 0, or -1 for an unknown name. */
 int params_parse_scale(const char *s, enum wl_scale *out);

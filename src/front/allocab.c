@@ -1,5 +1,7 @@
 /* allocab.c - main of the front end `allocab`: dispatches to its subcommands. The front end links
  * no allocator under test and no workload; it runs the drivers as processes. */
+#include "common/opt.h"
+#include "common/optdoc.h"
 #include "common/status.h"
 #include "front/cmd/commands.h"
 
@@ -7,23 +9,30 @@
 #include <stdio.h>
 #include <string.h>
 
-struct command {
-	const char *name;
-	int (*main)(int argc, char **argv); /* argv[0] is the subcommand name */
-	const char *summary;
-};
-
-/* Adding a subcommand is one line here. */
+/* Adding a subcommand is one line here (its usage and options: its opt_doc, commands.h). */
 static const struct command commands[] = {
-    {"bench", bench_main, "run allocators (or commands) in interleaved rounds; write results"},
-    {"compare", compare_main, "speedups with confidence intervals from results files"},
-    {"gate", gate_main, "PASS / FAIL / INCONCLUSIVE against a speedup or slowdown margin"},
-    {"calibrate", calibrate_main, "noise floor of this machine: one backend against itself"},
-    {"record", record_main, "record a program's allocation calls into a trace (replay workload)"},
-    {"trace", trace_main, "describe a recorded trace: processes, threads, operations, sizes"},
+    {"bench", bench_main, &bench_doc,
+     "run allocators (or commands) in interleaved rounds; write results"},
+    {"compare", compare_main, &compare_doc,
+     "speedups with confidence intervals from results files"},
+    {"gate", gate_main, &gate_doc,
+     "PASS / FAIL / INCONCLUSIVE against a speedup or slowdown margin"},
+    {"calibrate", calibrate_main, &calibrate_doc,
+     "noise floor of this machine: one backend against itself"},
+    {"record", record_main, &record_doc,
+     "record a program's allocation calls into a trace (replay workload)"},
+    {"trace", trace_main, &trace_doc,
+     "describe a recorded trace: processes, threads, operations, sizes"},
 };
 
 #define NSUB (sizeof commands / sizeof commands[0])
+
+/* main's own options, besides `help COMMAND` (read before any command). */
+enum { M_HELP, M_VERSION, M_COUNT };
+static const struct opt main_opts[M_COUNT] = {
+    [M_HELP] = {"--help", 'h', 0, NULL, .help = "this text"},
+    [M_VERSION] = {"--version", 0, 0, NULL, .help = "the version"},
+};
 
 static void usage(FILE *f)
 {
@@ -58,10 +67,40 @@ static void claim_std_fds(void)
 			return;
 }
 
+/* `allocab help COMMAND`: the command's usage; `help --man COMMAND`: its man page entries
+ * (scripts/manopts.sh); `help --complete WORD...`: bash completion's candidates. */
+static int help(int argc, char **argv)
+{
+	char *help_argv[] = {argv[2], "--help", NULL};
+	const struct command *sc;
+
+	if (strcmp(argv[2], "--complete") == 0)
+		return help_complete(argc - 3, argv + 3, commands, NSUB, main_opts, M_COUNT);
+	if (strcmp(argv[2], "--man") == 0 && argc == 4) {
+		if (!(sc = find(argv[3]))) {
+			fprintf(stderr, "allocab: help: unknown command '%s'\n", argv[3]);
+			return ST_USAGE;
+		}
+		optdoc_man(stdout, sc->doc);
+		return fflush(stdout) == 0 ? ST_OK : ST_FAIL;
+	}
+	if (argc > 3) {
+		fprintf(stderr, "allocab: help: unexpected argument '%s'\n", argv[3]);
+		return ST_USAGE;
+	}
+	if (!(sc = find(argv[2]))) {
+		fprintf(stderr, "allocab: help: unknown command '%s' (allocab --help lists them)\n",
+		        argv[2]);
+		return ST_USAGE;
+	}
+	return sc->main(2, help_argv);
+}
+
 int main(int argc, char **argv)
 {
 	const struct command *sc;
-	const char *cmd = argc > 1 ? argv[1] : NULL;
+	const char *cmd = argc > 1 ? argv[1] : NULL, *inl;
+	int k;
 
 	claim_std_fds();
 
@@ -69,30 +108,17 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return ST_USAGE;
 	}
-	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
-	    (strcmp(cmd, "help") == 0 && argc == 2)) {
+	k = opt_find(main_opts, M_COUNT, cmd, &inl);
+	if ((k == M_HELP && !inl) || (strcmp(cmd, "help") == 0 && argc == 2)) {
 		usage(stdout);
 		return ST_OK;
 	}
-	if (strcmp(cmd, "--version") == 0) {
+	if (k == M_VERSION && !inl) {
 		printf("allocab %s\n", ALLOCAB_VERSION);
 		return ST_OK;
 	}
-	if (strcmp(cmd, "help") == 0) {
-		char *help_argv[] = {argv[2], "--help", NULL};
-
-		if (argc > 3) {
-			fprintf(stderr, "allocab: help: unexpected argument '%s'\n", argv[3]);
-			return ST_USAGE;
-		}
-		if (!(sc = find(argv[2]))) {
-			fprintf(stderr,
-			        "allocab: help: unknown command '%s' (allocab --help lists them)\n",
-			        argv[2]);
-			return ST_USAGE;
-		}
-		return sc->main(2, help_argv);
-	}
+	if (strcmp(cmd, "help") == 0)
+		return help(argc, argv);
 	if (!(sc = find(cmd))) {
 		fprintf(stderr, "allocab: unknown command '%s' (allocab --help lists them)\n", cmd);
 		return ST_USAGE;

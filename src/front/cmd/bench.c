@@ -6,6 +6,7 @@
 #include "front/calib/calib.h"
 #include "front/cmd/benchopt.h"
 #include "common/errmsg.h"
+#include "common/optdoc.h"
 #include "common/status.h"
 #include "front/cmd/gateopt.h"
 
@@ -17,92 +18,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static const char usage[] =
-    "usage: allocab bench [-a ALLOC,...] [-w WORKLOAD,...] [--scale S] [--seed N]\n"
-    "                     [--param KEY=VALUE]... [--reps N|auto] [--time wall|cpu|auto]\n"
-    "                     [--rounds N] [--budget SECONDS]\n"
-    "                     [--warmup N] [--min-rounds N] [--timeout SECONDS] [--shuffle-seed N]\n"
-    "                     [--pad-max BYTES] [-o FILE | --results-dir DIR] [--driver-dir DIR]\n"
-    "                     [--arm LABEL=BACKEND[:KEY=VALUE]...]... [--duet] [--quiet]\n"
-    "                     [--gate GATE-OPTIONS...]\n"
-    "       allocab bench --program 'COMMAND' [-a ALLOC,...] [--preload NAME=LIB]...\n"
-    "                     [--count-calls] [options]\n"
-    "       allocab bench --cmd NAME='COMMAND' --cmd NAME='COMMAND'... [--expect NAME=ALLOC]...\n"
-    "                     [options]\n"
-    "\n"
-    "Runs rounds: in each round every allocator runs every workload once, each run a fresh\n"
-    "process, in an order shuffled per round; the first --warmup rounds are not compared.\n"
-    "\n"
-    "  -a, --allocators LIST  drivers build/allocab-NAME to compare (default: every one found\n"
-    "                         next to allocab, system first; calibration backends only if named)\n"
-    "  --arm LABEL=BACKEND[:KEY=VALUE]...\n"
-    "                         a configured arm named LABEL: driver allocab-BACKEND run with\n"
-    "                         --config KEY=VALUE for each setting (docs/tuning.md); repeatable,\n"
-    "                         with or without -a (then only the --arm arms run); with --program\n"
-    "                         the settings go into the program's environment\n"
-    "  -w, --workloads LIST   workloads (default: every workload the drivers list)\n"
-    "  --scale S              small, default or large (default: default)\n"
-    "  --seed N               workload seed, the same for every run (default: 42)\n"
-    "  --param KEY=VALUE      workload parameter, given to the selected workloads that have it\n"
-    "  --reps N|auto          repetitions inside each driver process: auto (default) measures\n"
-    "                         the first as cold start, then repeats until steady state (at\n"
-    "                         most 20); N fixes the count (1: cold start only)\n"
-    "  --time T               the time compare uses, recorded as config.time: auto (default:\n"
-    "                         the process's CPU time for single-threaded workloads, whose\n"
-    "                         drivers' steady rule then judges CPU times, wall time for the\n"
-    "                         others), wall or cpu (docs/methodology.md, \"Which time\")\n"
-    "  --rounds N             measured rounds (default: max(10, n + 3) where n is the fewest\n"
-    "                         rounds with which compare's m comparisons can reach a verdict:\n"
-    "                         the smallest n with 2/2^n <= 0.05/m; with --budget: no limit)\n"
-    "  --budget SECONDS       stop before the next round would end past SECONDS (warm-up\n"
-    "                         included); at least --min-rounds measured rounds are run\n"
-    "  --warmup N             warm-up rounds, recorded but not compared (default: 1)\n"
-    "  --min-rounds N         measured rounds run whatever the budget, and the first --gate\n"
-    "                         check (default: 3; with --budget alone, n as above; with --gate\n"
-    "                         6; never more than --rounds)\n"
-    "  --timeout SECONDS      per run: SIGTERM at the limit, SIGKILL 2 s later (default: 120)\n"
-    "  --shuffle-seed N       seed of the round orders and paddings (default: from the clock)\n"
-    "  --pad-max BYTES        environment padding " BENCH_PAD_VAR " of 0..BYTES per run "
-    "(default: 4096)\n"
-    "  -o, --output FILE      write the results to FILE\n"
-    "  --results-dir DIR      else DIR/<UTC stamp>.json and DIR/latest.json (default: results)\n"
-    "  --driver-dir DIR       where the drivers are (default: $ALLOCAB_DRIVER_DIR, else the\n"
-    "                         directory of the allocab executable)\n"
-    "  --cmd NAME='COMMAND'   an arm that runs /bin/sh -c COMMAND (two or more; not with -a, -w,\n"
-    "                         --scale, --seed, --param, --reps); NAME is [A-Za-z0-9_.-]+; the\n"
-    "                         first is compare's baseline\n"
-    "  --program 'COMMAND'    your own program, run as /bin/sh -c COMMAND once per allocator: -a\n"
-    "                         names them (default: system and every allocator whose Debian\n"
-    "                         library is installed); system runs it as it is, the others with\n"
-    "                         the allocator's library in LD_PRELOAD (docs/programs.md)\n"
-    "  --preload NAME=LIB     with --program: an arm NAME that preloads LIB (a path or soname;\n"
-    "                         an allocator built elsewhere), or replaces a known arm's library\n"
-    "  --expect NAME=ALLOC    with --cmd: the --cmd arm NAME must run on ALLOC (system,\n"
-    "                         mimalloc, jemalloc, tcmalloc): every process is probed, and an\n"
-    "                         executable that links ALLOC itself counts as proof\n"
-    "  --count-calls          with --program or --expect: count malloc-family calls and bytes\n"
-    "                         per process (costs time; docs/programs.md)\n"
-    "  --duet                 run the two allocators of a pair at the same time, each pinned to\n"
-    "                         its own CPU, drawn per round from --shuffle-seed (workloads that\n"
-    "                         `allocab-system list` marks single-threaded; A/A evidence:\n"
-    "                         docs/methodology.md)\n"
-    "  -q, --quiet            no progress, summary or --rounds warning on stderr (failures are\n"
-    "                         still reported)\n"
-    "  --gate OPTIONS...      the rest are `allocab gate` options (--candidate, --baseline,\n"
-    "                         --min-speedup, --max-slowdown, --on, --phase): after every measured\n"
-    "                         round from --min-rounds on, stop as soon as the gate decides\n"
-    "\n"
-    "The results file is rewritten atomically after every round. Progress goes to stderr: on a\n"
-    "terminal one line cut to its width, elsewhere (or TERM=dumb) one line per finished round;\n"
-    "stdout stays empty except for the verdict lines of --gate.\n"
-    "Every process of a --program or --expect arm is probed (build/liballocab-probe.so): a run\n"
-    "whose processes did not all run the arm's allocator is unverified, with the reason.\n"
-    "Exit status: 0 done (even with some failed runs, which are counted on stderr), 1 runtime\n"
-    "failure or an arm without a single verified successful measured run (one line per such\n"
-    "arm), 2 bad input, 130 interrupted (SIGINT, SIGTERM, SIGHUP: the finished rounds are kept).\n"
-    "With --gate: 0 PASS, 1 FAIL or an arm without a verified run, 3 INCONCLUSIVE, 2 bad input,\n"
-    "130 interrupted.\n";
 
 /* Backends that exist to calibrate the harness (docs/calibration.md), not allocators to compare:
  * selectable with -a, never chosen by default. */
@@ -126,8 +41,7 @@ static int by_name_system_first(const void *a, const void *b)
 	return xs != ys ? ys - xs : strcmp(x, y);
 }
 
-/* Backend names of the executable files allocab-NAME in dir, sorted, system first. */
-static int find_drivers(const char *dir, char ***names, char *err, size_t errlen)
+int bench_find_drivers(const char *dir, char ***names, char *err, size_t errlen)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -271,7 +185,7 @@ static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, si
 
 	if (bench_driver_dir(o->driver_dir, s->dir, sizeof s->dir, err, errlen) != 0)
 		return ST_FAIL;
-	if ((n = find_drivers(s->dir, &s->names, err, errlen)) < 0)
+	if ((n = bench_find_drivers(s->dir, &s->names, err, errlen)) < 0)
 		return ST_FAIL;
 	s->nnames = (size_t)n;
 	join(s->names, s->nnames, have, sizeof have);
@@ -523,7 +437,7 @@ int bench_main(int argc, char **argv)
 		return ST_USAGE;
 	}
 	if (o.help) {
-		fputs(usage, stdout);
+		optdoc_usage(stdout, &bench_doc, NULL);
 		bench_opts_free(&o);
 		return ST_OK;
 	}

@@ -5,6 +5,8 @@
 #include "common/errmsg.h"
 #include "common/numparse.h"
 #include "common/opt.h"
+#include "common/optdoc.h"
+#include "front/cmd/commands.h"
 #include "front/stats/stats.h"
 #include "front/run/run.h"
 
@@ -21,8 +23,14 @@
 #define GATE_MIN_ROUNDS   6
 #define DEFAULT_TIMEOUT_S 120.0
 #define DEFAULT_PAD_MAX   4096
+#define DEFAULT_SEED      42
 
 static const char *const scales[] = {"small", "default", "large", NULL};
+static const char *const reps_words[] = {"auto", NULL};
+static const char *const time_words[] = {"auto", "wall", "cpu", NULL};
+static const struct opt_values bench_time_values = {time_words, NULL};
+const struct opt_values bench_scale_values = {scales, NULL};
+const struct opt_values bench_reps_values = {reps_words, NULL};
 
 static int in_list(const char *const *list, const char *s)
 {
@@ -49,13 +57,19 @@ static int check_param(const char *kv, const char **seen, size_t nseen, char *er
 	return 0;
 }
 
+/* The options in the order of --help; O_H_* are its headings. */
 enum opt_id {
 	O_ALLOC,
+	O_ARM,
 	O_WL,
 	O_SCALE,
 	O_SEED,
 	O_PARAM,
 	O_REPS,
+	O_TIME,
+	O_DDIR,
+	O_DUET,
+	O_H_ROUNDS,
 	O_ROUNDS,
 	O_BUDGET,
 	O_WARMUP,
@@ -63,51 +77,146 @@ enum opt_id {
 	O_TIMEOUT,
 	O_SHUF,
 	O_PAD,
+	O_GATE,
+	O_H_OUTPUT,
 	O_OUT,
 	O_RDIR,
-	O_DDIR,
-	O_CMD,
 	O_QUIET,
-	O_DUET,
-	O_HELP,
-	O_GATE,
+	O_H_PROGRAMS,
+	O_CMD,
 	O_PROGRAM,
 	O_PRELOAD,
 	O_EXPECT,
 	O_COUNT_CALLS,
-	O_ARM,
-	O_TIME,
+	O_HELP,
 	O_COUNT
 };
 
 static const struct opt opts[O_COUNT] = {
-    [O_ALLOC] = {"--allocators", 'a', OPT_VALUE},
-    [O_WL] = {"--workloads", 'w', OPT_VALUE},
-    [O_SCALE] = {"--scale", 0, OPT_VALUE},
-    [O_SEED] = {"--seed", 0, OPT_VALUE},
-    [O_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT},
-    [O_REPS] = {"--reps", 0, OPT_VALUE},
-    [O_ROUNDS] = {"--rounds", 0, OPT_VALUE},
-    [O_BUDGET] = {"--budget", 0, OPT_VALUE},
-    [O_WARMUP] = {"--warmup", 0, OPT_VALUE},
-    [O_MINR] = {"--min-rounds", 0, OPT_VALUE},
-    [O_TIMEOUT] = {"--timeout", 0, OPT_VALUE},
-    [O_SHUF] = {"--shuffle-seed", 0, OPT_VALUE},
-    [O_PAD] = {"--pad-max", 0, OPT_VALUE},
-    [O_OUT] = {"--output", 'o', OPT_VALUE},
-    [O_RDIR] = {"--results-dir", 0, OPT_VALUE},
-    [O_DDIR] = {"--driver-dir", 0, OPT_VALUE},
-    [O_CMD] = {"--cmd", 0, OPT_VALUE | OPT_REPEAT},
-    [O_QUIET] = {"--quiet", 'q', OPT_REPEAT},
-    [O_DUET] = {"--duet", 0, OPT_REPEAT},
-    [O_HELP] = {"--help", 'h', OPT_REPEAT},
-    [O_GATE] = {"--gate", 0, OPT_REST},
-    [O_PROGRAM] = {"--program", 0, OPT_VALUE},
-    [O_PRELOAD] = {"--preload", 0, OPT_VALUE | OPT_REPEAT},
-    [O_EXPECT] = {"--expect", 0, OPT_VALUE | OPT_REPEAT},
-    [O_COUNT_CALLS] = {"--count-calls", 0, OPT_REPEAT},
-    [O_ARM] = {"--arm", 0, OPT_VALUE | OPT_REPEAT},
-    [O_TIME] = {"--time", 0, OPT_VALUE},
+    [O_ALLOC] = {"--allocators", 'a', OPT_VALUE | OPT_ALLOCATOR, "LIST",
+                 .help = "allocators to compare, comma-separated: drivers allocab-NAME in the "
+                         "driver directory (default: every one found there, system first; "
+                         "calibration backends only if named)"},
+    [O_ARM] = {"--arm", 0, OPT_VALUE | OPT_REPEAT, "LABEL=BACKEND[:KEY=VALUE]...",
+               .help = "a configured arm named LABEL: driver allocab-BACKEND run with --config "
+                       "KEY=VALUE for each setting (docs/tuning.md); repeatable, with or without "
+                       "-a (then only the --arm arms run); with --program the settings go into "
+                       "the program's environment"},
+    [O_WL] = {"--workloads", 'w', OPT_VALUE | OPT_WORKLOAD, "LIST",
+              .help = "workloads, comma-separated (default: every workload the drivers list "
+                      "but those that need an input)"},
+    [O_SCALE] = {"--scale", 0, OPT_VALUE, NULL,
+                 .help = "preset of the workloads' parameters (default: default)",
+                 .values = &bench_scale_values},
+    [O_SEED] = {"--seed", 0, OPT_VALUE, "N",
+                .help = "workload seed, the same for every run, 0..2^53-1 (default: 42)"},
+    [O_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT, "KEY=VALUE",
+                 .help = "workload parameter, given to the selected workloads that have it; "
+                         "repeatable"},
+    [O_REPS] = {"--reps", 0, OPT_VALUE, "N|auto",
+                .help = "repetitions inside each driver process: auto (default) measures the "
+                        "first as cold start, then repeats until steady state (at most 20); N "
+                        "fixes the count (1: cold start only)",
+                .values = &bench_reps_values},
+    [O_TIME] = {"--time", 0, OPT_VALUE, NULL,
+                .help = "the time compare uses, recorded as config.time: auto (default: the "
+                        "process's CPU time for single-threaded workloads, whose drivers' steady "
+                        "rule then judges CPU times, wall time for the others), wall or cpu "
+                        "(docs/methodology.md, \"Which time\")",
+                .values = &bench_time_values},
+    [O_DDIR] = {"--driver-dir", 0, OPT_VALUE | OPT_DIR, "DIR",
+                .help = "where the drivers are (default: $ALLOCAB_DRIVER_DIR, else the "
+                        "directory of the allocab executable)"},
+    [O_DUET] = {"--duet", 0, OPT_REPEAT, NULL,
+                .help = "run the two allocators of a pair at the same time, each pinned to its "
+                        "own CPU, drawn per round from --shuffle-seed (workloads that "
+                        "`allocab-system list` marks single-threaded; A/A evidence: "
+                        "docs/methodology.md)"},
+    [O_H_ROUNDS] = {NULL, 0, 0, NULL, .help = "Rounds"},
+    [O_ROUNDS] = {"--rounds", 0, OPT_VALUE, "N",
+                  .help = "measured rounds (default: max(10, n + 3) where n is the fewest rounds "
+                          "with which compare's m comparisons can reach a verdict: the smallest "
+                          "n with 2/2^n <= 0.05/m; with --budget: no limit)"},
+    [O_BUDGET] = {"--budget", 0, OPT_VALUE, "SECONDS",
+                  .help = "stop before the next round would end past SECONDS (warm-up "
+                          "included); at least --min-rounds measured rounds are run"},
+    [O_WARMUP] = {"--warmup", 0, OPT_VALUE, "N",
+                  .help = "warm-up rounds, 0..1000, recorded but not compared (default: 1)"},
+    [O_MINR] = {"--min-rounds", 0, OPT_VALUE, "N",
+                .help = "measured rounds run whatever the budget, and the first --gate check "
+                        "(default: 3; with --budget alone, n as above; with --gate 6; never "
+                        "more than --rounds)"},
+    [O_TIMEOUT] = {"--timeout", 0, OPT_VALUE, "SECONDS",
+                   .help = "per run: SIGTERM at the limit, SIGKILL 2 s later (default: 120)"},
+    [O_SHUF] = {"--shuffle-seed", 0, OPT_VALUE, "N",
+                .help = "seed of the round orders and paddings (default: from the clock)"},
+    [O_PAD] = {"--pad-max", 0, OPT_VALUE, "BYTES",
+               .help = "environment padding " BENCH_PAD_VAR " of a length uniform in 0..BYTES per "
+                       "run (default: 4096, at most 65536; 0: empty)"},
+    [O_GATE] = {"--gate", 0, OPT_REST, "GATE-OPTIONS...",
+                .help = "must come last: the rest are `allocab gate` options; after every "
+                        "measured round from --min-rounds on, stop as soon as the gate decides"},
+    [O_H_OUTPUT] = {NULL, 0, 0, NULL, .help = "Output"},
+    [O_OUT] = {"--output", 'o', OPT_VALUE | OPT_FILE, "FILE", .help = "write the results to FILE"},
+    [O_RDIR] = {"--results-dir", 0, OPT_VALUE | OPT_DIR, "DIR",
+                .help = "else DIR/<UTC stamp>.json and DIR/latest.json (default: results)"},
+    [O_QUIET] = {"--quiet", 'q', OPT_REPEAT, NULL,
+                 .help = "no progress, summary or --rounds warning on stderr (failures are "
+                         "still reported)"},
+    [O_H_PROGRAMS] = {NULL, 0, 0, NULL, .help = "Your own programs"},
+    [O_CMD] = {"--cmd", 0, OPT_VALUE | OPT_REPEAT, "NAME='COMMAND'",
+               .help = "an arm that runs your program as `/bin/sh -c COMMAND` (two or more; not "
+                       "with -a, --arm, -w, --scale, --seed, --param, --reps, --driver-dir, "
+                       "--duet); NAME is [A-Za-z0-9_.-]+, unique; the first is compare's "
+                       "baseline"},
+    [O_PROGRAM] = {"--program", 0, OPT_VALUE, "'COMMAND'",
+                   .help = "your own program, run as `/bin/sh -c COMMAND` once per allocator: -a "
+                           "names them (default: system and every allocator whose Debian "
+                           "library is installed); system runs it as it is, the others with the "
+                           "allocator's library in LD_PRELOAD (docs/programs.md)"},
+    [O_PRELOAD] = {"--preload", 0, OPT_VALUE | OPT_REPEAT, "NAME=LIB",
+                   .help = "with --program: an arm NAME that preloads LIB (a path or soname; an "
+                           "allocator built elsewhere), or replaces a known arm's library"},
+    [O_EXPECT] = {"--expect", 0, OPT_VALUE | OPT_REPEAT, "NAME=ALLOC",
+                  .help = "with --cmd: the --cmd arm NAME must run on ALLOC (system, mimalloc, "
+                          "jemalloc, tcmalloc): every process is probed, and an executable that "
+                          "links ALLOC itself counts as proof"},
+    [O_COUNT_CALLS] = {"--count-calls", 0, OPT_REPEAT, NULL,
+                       .help = "with --program or --expect: count malloc-family calls and bytes "
+                               "per process (costs time; docs/programs.md)"},
+    [O_HELP] = {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
+};
+_Static_assert(DEFAULT_SEED == 42 && DEFAULT_ROUNDS == 10 && SPARE_ROUNDS == 3 &&
+                   DEFAULT_WARMUP == 1 && DEFAULT_MIN_ROUNDS == 3 && GATE_MIN_ROUNDS == 6 &&
+                   DEFAULT_TIMEOUT_S == 120.0 && DEFAULT_PAD_MAX == 4096 &&
+                   BENCH_PAD_MAX_LIMIT == 65536,
+               "update the help of opts");
+
+const struct opt_doc bench_doc = {
+    .prog = "allocab bench",
+    .synopsis =
+        (const char *const[]){"[-a ALLOC,...] [OPTIONS] [--gate GATE-OPTIONS...]",
+                              "--program 'COMMAND' [-a ALLOC,...] [OPTIONS]",
+                              "--cmd NAME='COMMAND' --cmd NAME='COMMAND'... [OPTIONS]", NULL},
+    .about = "Runs rounds: in each round every allocator runs every workload once, each run a "
+             "fresh process, in an order shuffled per round; the first --warmup rounds are not "
+             "compared.\n",
+    .opts = opts,
+    .nopts = O_COUNT,
+    .rest = &gate_doc,
+    .notes = "The results file is rewritten atomically after every round. Progress goes to "
+             "stderr: on a terminal one line cut to its width, elsewhere (or TERM=dumb) one "
+             "line per finished round; stdout stays empty except for the verdict lines of "
+             "--gate.\n"
+             "Every process of a --program or --expect arm is probed "
+             "(build/liballocab-probe.so): a run whose processes did not all run the arm's "
+             "allocator is unverified, with the reason.\n"
+             "Exit status: 0 done (even with some failed runs, which are counted on stderr), 1 "
+             "runtime failure or an arm without a single verified successful measured run (one "
+             "line per such arm), 2 bad input, 130 interrupted (SIGINT, SIGTERM, SIGHUP: the "
+             "finished rounds are kept).\n"
+             "With --gate: 0 PASS, 1 FAIL or an arm without a verified run, 3 INCONCLUSIVE, 2 "
+             "bad input, 130 interrupted.\n",
 };
 
 static int add_cmd(struct bench_opts *o, const char *v, char *err, size_t errlen)
@@ -216,7 +325,7 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 		    [O_REPS] = 1, [O_ROUNDS] = 1, [O_WARMUP] = 0, [O_MINR] = 1};
 		static const uint64_t hi[] = {
 		    [O_REPS] = 1000, [O_ROUNDS] = 100000, [O_WARMUP] = 1000, [O_MINR] = 100000};
-		if (k == O_REPS && strcmp(v, "auto") == 0) {
+		if (k == O_REPS && strcmp(v, reps_words[0]) == 0) {
 			o->reps = 0, o->reps_set = 1;
 			return 0;
 		}
@@ -360,7 +469,7 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 
 	memset(o, 0, sizeof *o);
 	o->scale = "default";
-	o->seed = 42;
+	o->seed = DEFAULT_SEED;
 	o->reps = 0;
 	o->time = RF_POLICY_AUTO;
 	o->warmup = DEFAULT_WARMUP;

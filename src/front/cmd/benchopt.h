@@ -4,10 +4,14 @@
 #ifndef ALLOCAB_BENCHOPT_H
 #define ALLOCAB_BENCHOPT_H
 
+#include "common/opt.h"
 #include "front/run/run.h"
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* The values of --scale and --reps, which calibrate passes on to bench. */
+extern const struct opt_values bench_scale_values, bench_reps_values;
 
 /* Parsed command line, before any file system lookup. Strings point into argv. */
 struct bench_opts {
@@ -62,5 +66,9 @@ void bench_opts_free(struct bench_opts *o);
  * --gate, at least need rounds whatever the budget. Returns need; when --rounds was given below
  * it (and no --gate), a one-line warning in warn (printed unless --quiet), else warn is "". */
 unsigned bench_rounds_rule(struct bench_opts *o, size_t m, char *warn, size_t len);
+
+/* Backend names of the executable files allocab-NAME in dir (bench.c), sorted, system first,
+ * into *names (free with bench_free_list). Returns how many, or -1 with the reason in err. */
+int bench_find_drivers(const char *dir, char ***names, char *err, size_t errlen);
 
 #endif

@@ -13,6 +13,7 @@
 #include "common/status.h"
 #include "common/numparse.h"
 #include "common/opt.h"
+#include "common/optdoc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,50 +23,6 @@
 #include <unistd.h>
 
 #define DEFAULT_ROUNDS 20
-
-static const char usage[] =
-    "usage: allocab calibrate [-a BACKEND | --arm LABEL=BACKEND[:KEY=VALUE]...]\n"
-    "                         [-w WORKLOAD,...] [--scale S] [--seed N]\n"
-    "                         [--param KEY=VALUE]... [--reps N] [--rounds N | --budget SECONDS]\n"
-    "                         [--warmup N] [--timeout SECONDS] [--shuffle-seed N]\n"
-    "                         [--pad-max BYTES] [--driver-dir DIR] [--duet] [--quiet]\n"
-    "                         [--alpha A] [--power P] [--effect P%]... [--for-rounds N]...\n"
-    "                         [--for-budget SECONDS] [--block N] [--phase NAME] [-o FILE]\n"
-    "       allocab calibrate --from RUNS [--arms A,B] [analysis options] [-o FILE]\n"
-    "\n"
-    "Measures the noise floor of this machine: BACKEND (default system) against itself, two\n"
-    "identical arms per round, run exactly like `allocab bench` runs a comparison (fresh\n"
-    "processes, shuffled order, environment padding, warm-up). Reports per workload the spread\n"
-    "of the A/A log ratios ln(t_B/t_A) (sd, MAD), the A/A estimate with its interval (a false\n"
-    "positive when it excludes 0), the false positives among disjoint blocks of --block\n"
-    "rounds, the drift of the ratios and of the times over the session, the minimum\n"
-    "detectable effect (MDE) and the rounds a given effect needs.\n"
-    "\n"
-    "  -a, --allocator NAME   the backend to calibrate (default: system)\n"
-    "  --arm LABEL=BACKEND[:KEY=VALUE]...\n"
-    "                         calibrate a configured backend instead (docs/tuning.md): both arms,\n"
-    "                         LABEL.A and LABEL.B, run with the settings\n"
-    "  --rounds N             measured rounds (default: 20; with --budget: no limit)\n"
-    "  --duet                 run the two arms at the same time on two CPUs (see bench --help)\n"
-    "  --alpha A              two-sided level of the tests and intervals (default: 0.05)\n"
-    "  --power P              power of the MDE (default: 0.8)\n"
-    "  --effect P%            report the rounds this effect needs (default: 2%, 5%, 10%)\n"
-    "  --for-rounds N         report the MDE of a bench of N rounds (default: 10 and 30)\n"
-    "  --for-budget SECONDS   report the MDE of a bench of this budget with these workloads\n"
-    "                         and two arms, from the round time measured here\n"
-    "  --block N              rounds per A/A sub-comparison (default: 10)\n"
-    "  --phase NAME           calibrate this phase instead of each workload's total\n"
-    "  -o, --output FILE      the calibration (default: results/calibration.json); the runs\n"
-    "                         go to FILE with -runs.json in place of .json\n"
-    "  --from RUNS            analyse an allocab-bench/1 file instead of running: arms A and B\n"
-    "                         (--arms, default its first two) must be the same backend\n"
-    "The other options are those of `allocab bench`.\n"
-    "MDE: the smallest slowdown t_B/t_A - 1 that a paired bench of n rounds detects with the\n"
-    "given power at level alpha (normal approximation, signed-rank efficiency 3/pi), from the sd\n"
-    "of the log ratios measured here. `allocab compare` prints it beside the speedups and\n"
-    "`allocab gate` warns when a margin is below it.\n"
-    "Exit status: 0 done, 1 runtime failure, 2 bad input, 130 interrupted (the finished rounds\n"
-    "are analysed and kept).\n";
 
 struct copts {
 	const char *backend, *from, *arms, *out, *phase;
@@ -92,7 +49,6 @@ static int parse_between(const char *s, int pct, double lo, double hi, double *o
  * refuses their repetitions). Each own option may be given again; the last one counts, but
  * --effect and --for-rounds, which add up. */
 enum {
-	K_HELP,
 	K_ALLOCATOR,
 	K_FROM,
 	K_ARMS,
@@ -105,45 +61,93 @@ enum {
 	K_FOR_ROUNDS,
 	K_FOR_BUDGET,
 	K_BLOCK,
+	K_HELP,
+	K_H_BENCH,
 	K_FORWARDED,
 	K_COUNT = K_FORWARDED + 15
 };
 
-#define OWN(name, c)                                                                               \
+#define OWN (OPT_VALUE | OPT_REPEAT)
+/* A bench option passed on, listed by name (bench --help describes it). */
+#define FWD(name, c, flags, vals)                                                                  \
 	{                                                                                          \
-		name, c, OPT_VALUE | OPT_REPEAT                                                    \
+		name, c, flags, NULL, .values = vals                                               \
 	}
 static const struct opt calib_opts[K_COUNT] = {
-    [K_HELP] = {"--help", 'h', OPT_REPEAT},
-    [K_ALLOCATOR] = OWN("--allocator", 'a'),
-    [K_FROM] = OWN("--from", 0),
-    [K_ARMS] = OWN("--arms", 0),
-    [K_OUTPUT] = OWN("--output", 'o'),
-    [K_PHASE] = OWN("--phase", 0),
-    [K_DUET] = {"--duet", 0, OPT_REPEAT},
-    [K_ALPHA] = OWN("--alpha", 0),
-    [K_POWER] = OWN("--power", 0),
-    [K_EFFECT] = OWN("--effect", 0),
-    [K_FOR_ROUNDS] = OWN("--for-rounds", 0),
-    [K_FOR_BUDGET] = OWN("--for-budget", 0),
-    [K_BLOCK] = OWN("--block", 0),
-    [K_FORWARDED] = OWN("--workloads", 'w'),
-    OWN("--scale", 0),
-    OWN("--seed", 0),
-    OWN("--param", 0),
-    OWN("--reps", 0),
-    OWN("--rounds", 0),
-    OWN("--budget", 0),
-    OWN("--warmup", 0),
-    OWN("--min-rounds", 0),
-    OWN("--timeout", 0),
-    OWN("--shuffle-seed", 0),
-    OWN("--pad-max", 0),
-    OWN("--driver-dir", 0),
-    OWN("--arm", 0),
-    {"--quiet", 'q', OPT_REPEAT},
+    [K_ALLOCATOR] = {"--allocator", 'a', OWN | OPT_ALLOCATOR, "NAME",
+                     .help = "the backend to calibrate (default: system)"},
+    [K_FROM] = {"--from", 0, OWN | OPT_FILE, "RUNS",
+                .help = "analyse an allocab-bench/1 file instead of running: arms A and B "
+                        "(--arms, default its first two) must be the same backend"},
+    [K_ARMS] = {"--arms", 0, OWN, "A,B", .help = "with --from: the two arms to analyse"},
+    [K_OUTPUT] = {"--output", 'o', OWN | OPT_FILE, "FILE",
+                  .help = "the calibration (default: " CALIB_DEFAULT_PATH "); the runs go to "
+                          "NAME-runs.json for a FILE NAME.json"},
+    [K_PHASE] = {"--phase", 0, OWN, "NAME",
+                 .help = "calibrate this phase instead of each workload's total"},
+    [K_DUET] = {"--duet", 0, OPT_REPEAT, NULL,
+                .help = "run the two arms at the same time on two CPUs (see bench --help)"},
+    [K_ALPHA] = {"--alpha", 0, OWN, "A",
+                 .help = "two-sided level of the tests and intervals, in [1e-6, 0.5) (default: "
+                         "0.05)"},
+    [K_POWER] = {"--power", 0, OWN, "P", .help = "power of the MDE, in [0.01, 1) (default: 0.8)"},
+    [K_EFFECT] = {"--effect", 0, OWN, "P%",
+                  .help = "report the rounds this effect needs; repeatable (default: 2%, 5%, "
+                          "10%)"},
+    [K_FOR_ROUNDS] = {"--for-rounds", 0, OWN, "N",
+                      .help = "report the MDE of a bench of N rounds, 2..1000000; repeatable, "
+                              "up to four (default: 10 and 30)"},
+    [K_FOR_BUDGET] = {"--for-budget", 0, OWN, "SECONDS",
+                      .help = "report the MDE of a bench of this budget with these workloads "
+                              "and two arms, from the round time measured here"},
+    [K_BLOCK] = {"--block", 0, OWN, "N",
+                 .help = "rounds per A/A sub-comparison, 6..100000 (default: 10)"},
+    [K_HELP] = {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
+    [K_H_BENCH] = {NULL, 0, 0, NULL, .help = "Options of allocab bench it runs with"},
+    [K_FORWARDED] = {"--rounds", 0, OWN, "N",
+                     .help = "measured rounds (default: 20; with --budget: no limit)"},
+    {"--arm", 0, OWN, "LABEL=BACKEND[:KEY=VALUE]...",
+     .help = "calibrate a configured backend instead (docs/tuning.md): both arms, LABEL.A and "
+             "LABEL.B, run with the settings; not with -a"},
+    FWD("--workloads", 'w', OWN | OPT_WORKLOAD, NULL),
+    FWD("--scale", 0, OWN, &bench_scale_values),
+    FWD("--seed", 0, OWN, NULL),
+    FWD("--param", 0, OWN, NULL),
+    FWD("--reps", 0, OWN, &bench_reps_values),
+    FWD("--budget", 0, OWN, NULL),
+    FWD("--warmup", 0, OWN, NULL),
+    FWD("--min-rounds", 0, OWN, NULL),
+    FWD("--timeout", 0, OWN, NULL),
+    FWD("--shuffle-seed", 0, OWN, NULL),
+    FWD("--pad-max", 0, OWN, NULL),
+    FWD("--driver-dir", 0, OWN | OPT_DIR, NULL),
+    FWD("--quiet", 'q', OPT_REPEAT, NULL),
 };
+#undef FWD
 #undef OWN
+
+const struct opt_doc calibrate_doc = {
+    .prog = "allocab calibrate",
+    .synopsis = (const char *const[]){"[-a BACKEND | --arm LABEL=BACKEND...] [OPTIONS]",
+                                      "--from RUNS [--arms A,B] [OPTIONS] [-o FILE]", NULL},
+    .about = "Measures the noise floor of this machine: BACKEND (default system) against "
+             "itself, two identical arms per round, run exactly like `allocab bench` runs a "
+             "comparison (fresh processes, shuffled order, environment padding, warm-up). "
+             "Reports per workload the spread of the A/A log ratios ln(t_B/t_A) (sd, MAD), the "
+             "A/A estimate with its interval (a false positive when it excludes 0), the false "
+             "positives among disjoint blocks of --block rounds, the drift of the ratios and of "
+             "the times over the session, the minimum detectable effect (MDE) and the rounds a "
+             "given effect needs.\n",
+    .opts = calib_opts,
+    .nopts = K_COUNT,
+    .notes = "MDE: the smallest slowdown t_B/t_A - 1 that a paired bench of n rounds detects "
+             "with the given power at level alpha (normal approximation, signed-rank "
+             "efficiency 3/pi), from the sd of the log ratios measured here. `allocab compare` "
+             "prints it beside the speedups and `allocab gate` warns when a margin is below "
+             "it.\n"
+             "Exit status: 0 done, 1 runtime failure, 2 bad input, 130 interrupted (the "
+             "finished rounds are analysed and kept).\n",
+};
 
 static int own_option(struct copts *o, int k, const char *v, char *err, size_t errlen)
 {
@@ -525,7 +529,7 @@ int calibrate_main(int argc, char **argv)
 		return ST_USAGE;
 	}
 	if (o.help) {
-		fputs(usage, stdout);
+		optdoc_usage(stdout, &calibrate_doc, NULL);
 		free(o.fwd);
 		return ST_OK;
 	}

@@ -5,11 +5,35 @@
 #ifndef ALLOCAB_COMMANDS_H
 #define ALLOCAB_COMMANDS_H
 
+#include "common/optdoc.h"
+
+#include <stddef.h>
+
 int bench_main(int argc, char **argv);
 int compare_main(int argc, char **argv);
 int gate_main(int argc, char **argv);
 int calibrate_main(int argc, char **argv);
 int record_main(int argc, char **argv);
 int trace_main(int argc, char **argv);
+
+/* Each command's usage and option table (common/optdoc.h), defined beside the table: the gate's
+ * in gateopt.c, bench's in benchopt.c, the others in the command's file. */
+extern const struct opt_doc bench_doc, compare_doc, gate_doc, calibrate_doc, record_doc, trace_doc;
+
+/* A subcommand of the front end: front/allocab.c lists them in commands[]. */
+struct command {
+	const char *name;
+	int (*main)(int argc, char **argv); /* argv[0] is the subcommand name */
+	const struct opt_doc *doc;
+	const char *summary; /* one line for `allocab --help` */
+};
+
+/* `allocab help --complete WORD...` (help.c): what bash completion offers for the last of the
+ * words that follow `allocab` on a command line being typed (scripts/completion/allocab.bash).
+ * Prints "words" and then each candidate that starts with the last word, one a line; or "files"
+ * or "dirs" when the shell should complete a file or directory name. The commands of cmds and
+ * the options of main's table (main_opts) come first. Returns 0. */
+int help_complete(int nwords, char **words, const struct command *cmds, size_t ncmds,
+                  const struct opt *main_opts, size_t nmain);
 
 #endif

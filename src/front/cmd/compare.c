@@ -6,6 +6,7 @@
 #include "common/errmsg.h"
 #include "common/numparse.h"
 #include "common/opt.h"
+#include "common/optdoc.h"
 #include "common/status.h"
 #include "front/calib/calib.h"
 #include "front/claims/claims.h"
@@ -21,55 +22,6 @@
 
 #define DEFAULT_CONF 0.95
 #define DEFAULT_SEED 1
-
-static const char usage_head[] =
-    "usage: allocab compare RESULTS [RESULTS2] [--baseline NAME] [--candidate NAME]\n"
-    "                       [--workload NAME] [--phase NAME | --phases all]\n"
-    "                       [--regime both|steady|cold]\n"
-    "                       [--format %s] [-o FILE]\n";
-static const char usage_body[] =
-    "                       [--conf 0.95] [--bootstrap N] [--seed N] [--calibration FILE]\n"
-    "                       [--claims FILE] [--min-speedup P% | --max-slowdown P%]\n"
-    "                       [--time wall|cpu|auto] [--no-telemetry]\n"
-    "One file: every arm against the baseline (default system; commands mode: the first arm),\n"
-    "paired by round. Two files: every arm of RESULTS2 against the same arm of RESULTS\n"
-    "(two-sample; warns when the machines differ). By default the total of every workload (all\n"
-    "the phases of a workload whose records are flagged show_phases), plus the geometric mean\n"
-    "over workloads.\n"
-    "  --regime R      steady (the median of each run's steady repetitions), cold (its first\n"
-    "                  repetition) or both, side by side (default)\n"
-    "  --time T        the time of a repetition compared: wall, cpu (the process's CPU time,\n"
-    "                  every thread) or auto (CPU time for single-threaded workloads, wall\n"
-    "                  time for the others); default: the one the bench recorded\n"
-    "                  (config.time; wall for files without it)\n"
-    "  --bootstrap N   percentile bootstrap interval (10000 to 100000 resamples, seeded by\n"
-    "                  --seed, default 1; N x rounds at most 10^7) instead of the signed-rank\n"
-    "                  interval; one file only\n"
-    "  --calibration FILE  the noise floor column from this `allocab calibrate` file\n"
-    "                  (default: results/calibration.json when it exists): the smallest\n"
-    "                  slowdown the calibrated noise lets that many paired rounds detect\n"
-    "  --format        html: one self-contained report with charts; svg: the forest plot\n"
-    "                  alone; bmf: Bencher Metric Format; gab: github-action-benchmark\n"
-    "                  customSmallerIsBetter (docs/ci.md)\n"
-    "  --claims FILE   check the quoted speedups of an allocab-claims/1 file against the\n"
-    "                  intervals: confirmed, partly, refuted (docs/claims.md)\n"
-    "  --min-speedup P%, --max-slowdown P%  draw this gate margin in html and svg charts\n"
-    "  --no-telemetry  leave the runs' telemetry out (its warning; in json its list), e.g. for\n"
-    "                  a CI step summary\n"
-    "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's time;\n"
-    "improvement % = (1 - t_candidate/t_baseline) x 100.\n"
-    "Verdict: faster or slower when the Holm-adjusted p < 1 - conf and the interval excludes\n"
-    "1; otherwise no detectable difference; fewer than 2 usable rounds: insufficient data;\n"
-    "too few rounds for any verdict under Holm: too few rounds for a verdict: need N.\n"
-    "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit status\").\n";
-
-static void compare_usage(FILE *f)
-{
-	char names[256];
-
-	fprintf(f, usage_head, export_names(names, sizeof names, "|", "|"));
-	fputs(usage_body, f);
-}
 
 struct compare_args {
 	struct cmp_opts o;
@@ -87,42 +39,116 @@ enum {
 	C_CANDIDATE,
 	C_WORKLOAD,
 	C_PHASE,
+	C_PHASES,
+	C_REGIME,
+	C_TIME,
 	C_FORMAT,
 	C_OUT,
+	C_CONF,
+	C_BOOTSTRAP,
+	C_SEED,
 	C_CALIBRATION,
 	C_CLAIMS,
 	C_MIN_SPEEDUP,
 	C_MAX_SLOWDOWN,
-	C_PHASES,
-	C_CONF,
-	C_BOOTSTRAP,
-	C_SEED,
-	C_REGIME,
 	C_NO_TELEMETRY,
-	C_TIME,
 	C_COUNT
 };
+
+static const char *format_at(size_t i, const char **summary)
+{
+	const struct exporter *x = export_at(i);
+
+	if (x)
+		*summary = x->summary;
+	return x ? x->name : NULL;
+}
+static const struct opt_values format_values = {NULL, format_at};
+
+static const char *regime_at(size_t i, const char **summary)
+{
+	(void)summary;
+	return i < CMP_REGIMES_COUNT ? cmp_regimes_name((enum cmp_regimes)i) : NULL;
+}
+static const struct opt_values regime_values = {NULL, regime_at};
+
+static const char *const phases_words[] = {"all", NULL};
+static const struct opt_values phases_values = {phases_words, NULL};
+static const char *const time_words[] = {"wall", "cpu", "auto", NULL};
+static const struct opt_values time_values = {time_words, NULL};
 
 /* Each option may be given again and the last one counts, but the arms compared and the margin:
  * a second --baseline or --candidate is refused, as bench refuses repeats. */
 static const struct opt compare_opts[C_COUNT] = {
-    [C_BASELINE] = {"--baseline", 0, OPT_VALUE},
-    [C_CANDIDATE] = {"--candidate", 0, OPT_VALUE},
-    [C_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT},
-    [C_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT},
-    [C_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT},
-    [C_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT},
-    [C_CALIBRATION] = {"--calibration", 0, OPT_VALUE | OPT_REPEAT},
-    [C_CLAIMS] = {"--claims", 0, OPT_VALUE | OPT_REPEAT},
-    [C_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT},
-    [C_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT},
-    [C_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT},
-    [C_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT},
-    [C_BOOTSTRAP] = {"--bootstrap", 0, OPT_VALUE | OPT_REPEAT},
-    [C_SEED] = {"--seed", 0, OPT_VALUE | OPT_REPEAT},
-    [C_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT},
-    [C_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT},
-    [C_TIME] = {"--time", 0, OPT_VALUE | OPT_REPEAT},
+    [C_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
+                    .help = "the baseline arm (default: system; a --cmd or --program bench: its "
+                            "first arm)"},
+    [C_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
+                     .help = "only this candidate arm"},
+    [C_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT | OPT_WORKLOAD, "NAME",
+                    .help = "only this workload"},
+    [C_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",
+                 .help = "compare this phase instead of each workload's total"},
+    [C_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT, NULL,
+                  .help = "compare every phase of every workload", .values = &phases_values},
+    [C_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT, NULL,
+                  .help = "steady (the median of each run's steady repetitions), cold (its first "
+                          "repetition) or both, side by side (default)",
+                  .values = &regime_values},
+    [C_TIME] = {"--time", 0, OPT_VALUE | OPT_REPEAT, NULL,
+                .help = "the time of a repetition compared: wall, cpu (the process's CPU time, "
+                        "every thread) or auto (CPU time for single-threaded workloads, wall time "
+                        "for the others); default: the one the bench recorded (config.time; wall "
+                        "for files without it)",
+                .values = &time_values},
+    [C_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT, "F",
+                  .help = "the report's format, one of:", .values = &format_values},
+    [C_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+               .help = "write the report to FILE (atomically) instead of standard output"},
+    [C_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT, "LEVEL",
+                .help = "confidence level of the intervals, in [0.5, 1) (default: 0.95); the "
+                        "verdict's level is 1 - LEVEL"},
+    [C_BOOTSTRAP] = {"--bootstrap", 0, OPT_VALUE | OPT_REPEAT, "N",
+                     .help = "percentile bootstrap interval (10000 to 100000 resamples, seeded "
+                             "by --seed; N x rounds at most 10^7) instead of the signed-rank "
+                             "interval; one file only"},
+    [C_SEED] = {"--seed", 0, OPT_VALUE | OPT_REPEAT, "N",
+                .help = "seed of the bootstrap (default: 1)"},
+    [C_CALIBRATION] = {"--calibration", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+                       .help = "the noise floor column from this `allocab calibrate` file "
+                               "(default: results/calibration.json when it exists): the "
+                               "smallest slowdown the calibrated noise lets that many paired "
+                               "rounds detect"},
+    [C_CLAIMS] = {"--claims", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+                  .help = "check the quoted speedups of an allocab-claims/1 file against the "
+                          "intervals: confirmed, partly, refuted (docs/claims.md)"},
+    [C_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT, "P%",
+                       .help = "draw this gate margin in html and svg charts"},
+    [C_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT, "P%",
+                        .help = "the same for a slowdown margin (one of the two)"},
+    [C_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT, NULL,
+                        .help = "leave the runs' telemetry out (the warning with its counts per "
+                                "arm; in json its list), e.g. for a CI step summary"},
+};
+
+const struct opt_doc compare_doc = {
+    .prog = "allocab compare",
+    .synopsis = (const char *const[]){"RESULTS [RESULTS2] [OPTIONS]", NULL},
+    .about = "One file: every arm against the baseline, paired by round. Two files: every arm "
+             "of RESULTS2 against the same arm of RESULTS (two-sample; warns when the machines "
+             "differ). By default the total of every workload (all the phases of a workload "
+             "whose records are flagged show_phases), plus the geometric mean over "
+             "workloads.\n",
+    .opts = compare_opts,
+    .nopts = C_COUNT,
+    .notes = "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's "
+             "time; improvement % = (1 - t_candidate/t_baseline) x 100.\n"
+             "Verdict: faster or slower when the Holm-adjusted p < 1 - conf and the interval "
+             "excludes 1; otherwise no detectable difference; fewer than 2 usable rounds: "
+             "insufficient data; too few rounds for any verdict under Holm: too few rounds for "
+             "a verdict: need N.\n"
+             "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit "
+             "status\").\n",
 };
 
 static int compare_option(struct compare_args *a, struct opt_parser *p, int k, const char *v,
@@ -272,11 +298,11 @@ int compare_main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			compare_usage(stdout);
+			optdoc_usage(stdout, &compare_doc, NULL);
 			return ST_OK;
 		}
 	if (argc < 2) {
-		compare_usage(stderr);
+		optdoc_usage(stderr, &compare_doc, NULL);
 		return ST_USAGE;
 	}
 	if (parse_compare(argc, argv, &a, err, sizeof err) != 0)

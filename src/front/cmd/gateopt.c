@@ -5,6 +5,8 @@
 #include "common/errmsg.h"
 #include "common/numparse.h"
 #include "common/opt.h"
+#include "common/optdoc.h"
+#include "front/cmd/commands.h"
 
 #include <string.h>
 
@@ -33,29 +35,85 @@ int gateopt_conf(const char *s, double *out)
 enum {
 	G_CANDIDATE,
 	G_BASELINE,
-	G_PHASE,
-	G_WORKLOAD,
 	G_AGAINST,
 	G_MIN_SPEEDUP,
 	G_MAX_SLOWDOWN,
 	G_ON,
+	G_PHASE,
+	G_WORKLOAD,
 	G_CONF,
 	G_REGIME,
 	G_COUNT
 };
 
+enum { ON_EACH, ON_GEOMEAN };
+static const char *const on_words[] = {[ON_EACH] = "each", [ON_GEOMEAN] = "geomean", NULL};
+static const struct opt_values on_values = {on_words, NULL};
+
+/* Every regime of compare but both: the gate decides on one (CMP_REGIMES_BOTH is the first). */
+static const char *gate_regime_at(size_t i, const char **summary)
+{
+	(void)summary;
+	return i + 1 < CMP_REGIMES_COUNT ? cmp_regimes_name((enum cmp_regimes)(i + 1)) : NULL;
+}
+static const struct opt_values regime_values = {NULL, gate_regime_at};
+
 /* Each option may be given again (the last one counts) but the margin, which is given once. */
 static const struct opt gate_opts[G_COUNT] = {
-    [G_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_REPEAT},
-    [G_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_REPEAT},
-    [G_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT},
-    [G_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT},
-    [G_AGAINST] = {"--against", 0, OPT_VALUE | OPT_REPEAT},
-    [G_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT},
-    [G_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT},
-    [G_ON] = {"--on", 0, OPT_VALUE | OPT_REPEAT},
-    [G_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT},
-    [G_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT},
+    [G_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_REPEAT | OPT_ALLOCATOR, "NAME",
+                     .help = "the arm judged (required without --against)"},
+    [G_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_REPEAT | OPT_ALLOCATOR, "NAME",
+                    .help = "the arm it is judged against (default: system; a --cmd or "
+                            "--program bench: its first arm)"},
+    [G_AGAINST] = {"--against", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "OLD",
+                   .help = "judge every arm of NEW (or only --candidate) against the same arm "
+                           "of the stored results OLD, two-sample (R is t_new/t_old); not "
+                           "with --baseline"},
+    [G_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT, "P%",
+                       .help = "the candidate is at least P% faster: R <= 1 - P/100 (5% is R "
+                               "<= 0.95, a speedup of at least 1.0526x)"},
+    [G_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT, "P%",
+                        .help = "at most P% slower: R <= 1 + P/100; exactly one of the two "
+                                "margins, P written 5, 5% or 2.5% with 0 <= P < 100"},
+    [G_ON] = {"--on", 0, OPT_VALUE | OPT_REPEAT, NULL,
+              .help = "what is judged: each (default) every workload's total (or --phase), PASS "
+                      "when all pass; geomean one decision on the geometric mean over the "
+                      "workloads (per arm with --against)",
+              .values = &on_values},
+    [G_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",
+                 .help = "judge this phase instead of each workload's total"},
+    [G_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT | OPT_WORKLOAD, "NAME",
+                    .help = "judge this workload only"},
+    [G_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT, "LEVEL",
+                .help = "confidence level of the intervals, in [0.5, 1) (default: 0.95)"},
+    [G_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT, NULL,
+                  .help = "the times judged: steady (default; the median of each run's steady "
+                          "repetitions, what a long-running process sees) or cold (its first "
+                          "repetition)",
+                  .values = &regime_values},
+};
+
+const struct opt_doc gate_doc = {
+    .prog = "allocab gate",
+    .synopsis = (const char *const[]){"RESULTS --candidate NAME --min-speedup P% [OPTIONS]",
+                                      "NEW --against OLD --max-slowdown P% [OPTIONS]", NULL},
+    .about = "Judges the comparisons `allocab compare` would report against a margin on the "
+             "ratio R = t_candidate/t_baseline.\n",
+    .opts = gate_opts,
+    .nopts = G_COUNT,
+    .notes =
+        "Each comparison is PASS when its whole confidence interval satisfies the margin, FAIL "
+        "when the whole interval violates it (with k comparisons gated, the interval at "
+        "1 - (1 - conf)/k: Bonferroni), INCONCLUSIVE otherwise. The gate is PASS when all "
+        "pass, FAIL when any fails, INCONCLUSIVE otherwise (more rounds or a bigger budget can "
+        "decide it). Lines print the speedup and its interval as compare does, the ratio "
+        "t_cand/t_base in parentheses.\n"
+        "A file that measured cold only is judged on cold, with a warning, unless --regime "
+        "steady is given. Every verdict line names its regime.\n"
+        "A comparison without a single usable pair of rounds is FAIL: \"no verified rounds for "
+        "ARM: REASON\".\n"
+        "Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input (README.md, \"Exit "
+        "status\").\n",
 };
 
 static int gate_option(struct gate_spec *g, int k, const char *v, int *have_margin, char *err,
@@ -80,9 +138,9 @@ static int gate_option(struct gate_spec *g, int k, const char *v, int *have_marg
 		g->slowdown = k == G_MAX_SLOWDOWN;
 		return 0;
 	case G_ON:
-		if (strcmp(v, "each") != 0 && strcmp(v, "geomean") != 0)
+		if (strcmp(v, on_words[ON_EACH]) != 0 && strcmp(v, on_words[ON_GEOMEAN]) != 0)
 			return errmsg_fail(err, errlen, "--on '%s': want each or geomean", v);
-		g->on_geomean = strcmp(v, "geomean") == 0;
+		g->on_geomean = strcmp(v, on_words[ON_GEOMEAN]) == 0;
 		return 0;
 	case G_CONF:
 		if (gateopt_conf(v, &g->conf) != 0)

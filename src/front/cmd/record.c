@@ -5,6 +5,7 @@
 
 #include "common/errmsg.h"
 #include "common/opt.h"
+#include "common/optdoc.h"
 #include "common/status.h"
 #include "common/trace.h"
 
@@ -22,19 +23,6 @@
 #include <unistd.h>
 
 #define RECORD_LIB_NAME "liballocab-record.so"
-
-static const char record_usage[] =
-    "usage: allocab record [-o FILE] [--] COMMAND [ARGS...]\n"
-    "Runs COMMAND (found on PATH) with the allocab recorder preloaded and writes every malloc,\n"
-    "calloc, realloc, reallocarray, free, posix_memalign, aligned_alloc, memalign, valloc and\n"
-    "pvalloc call of every process it starts (fork, exec) to one trace file\n"
-    "(docs/trace-format.md), for `allocab trace info` and the replay workload.\n"
-    "  -o, --output FILE   the trace file (default allocab.trace); written atomically\n"
-    "The recorder library is " RECORD_LIB_NAME " beside the allocab executable, or in\n"
-    "../lib/allocab/ from it; ALLOCAB_RECORD_LIB names another. Static and setuid programs\n"
-    "cannot be recorded (LD_PRELOAD does not reach them).\n"
-    "Exit status: COMMAND's exit status (128 + signal if it was killed) once the trace is\n"
-    "written; 127 if COMMAND cannot be run; 1 if no trace could be written; 2 bad arguments.\n";
 
 /* The recorder library: $ALLOCAB_RECORD_LIB, or beside the executable, or ../lib/allocab/. */
 static int find_lib(char *out, size_t len, char *err, size_t errlen)
@@ -257,8 +245,28 @@ out:
 enum { R_OUTPUT, R_HELP, R_COUNT };
 
 static const struct opt record_opts[R_COUNT] = {
-    [R_OUTPUT] = {"--output", 'o', OPT_VALUE | OPT_REPEAT},
-    [R_HELP] = {"--help", 'h', OPT_REPEAT},
+    [R_OUTPUT] = {"--output", 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+                  .help = "the trace file (default allocab.trace), written atomically: to a "
+                          "temporary name, then renamed"},
+    [R_HELP] = {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
+};
+
+const struct opt_doc record_doc = {
+    .prog = "allocab record",
+    .synopsis = (const char *const[]){"[-o FILE] [--] COMMAND [ARGS...]", NULL},
+    .about = "Runs COMMAND (found on PATH) with the allocab recorder preloaded and writes every "
+             "malloc, calloc, realloc, reallocarray, free, posix_memalign, aligned_alloc, "
+             "memalign, valloc and pvalloc call of every process it starts (fork, exec) to one "
+             "trace file (docs/trace-format.md), for `allocab trace info` and the replay "
+             "workload.\n",
+    .opts = record_opts,
+    .nopts = R_COUNT,
+    .notes = "The recorder library is " RECORD_LIB_NAME " beside the allocab executable, or in "
+             "../lib/allocab/ from it; ALLOCAB_RECORD_LIB names another. Static and setuid "
+             "programs cannot be recorded (LD_PRELOAD does not reach them).\n"
+             "Exit status: COMMAND's exit status (128 + signal if it was killed) once the trace "
+             "is written; 127 if COMMAND cannot be run; 1 if no trace could be written; 2 bad "
+             "arguments.\n",
 };
 
 /* Options up to "--" or the first positional argument, where the COMMAND starts (*first). */
@@ -301,7 +309,7 @@ int record_main(int argc, char **argv)
 	if (parse_args(argc, argv, &out, &first, &help) != 0)
 		return ST_USAGE;
 	if (help) {
-		fputs(record_usage, stdout);
+		optdoc_usage(stdout, &record_doc, NULL);
 		return ST_OK;
 	}
 	if (first >= argc) {

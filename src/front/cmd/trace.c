@@ -3,6 +3,7 @@
 #include "front/cmd/commands.h"
 
 #include "common/opt.h"
+#include "common/optdoc.h"
 #include "common/status.h"
 #include "front/tracestat/tracestat.h"
 
@@ -10,14 +11,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char trace_usage[] =
-    "usage: allocab trace info [--json] FILE\n"
-    "Describes a trace written by `allocab record` (docs/trace-format.md): per process its\n"
-    "threads, operations by kind, a size histogram, peak live bytes, the share of frees made\n"
-    "by another thread than the allocating one, and its duration. --json prints an\n"
-    "allocab-trace-info/1 document (docs/results-format.md).\n"
-    "Exit status: 0 ok; 1 output failed; 2 bad arguments or a corrupt, truncated or\n"
-    "unreadable trace.\n";
+static const struct opt trace_opts[] = {
+    {"--json", 0, 0, NULL,
+     .help = "print an allocab-trace-info/1 document (docs/results-format.md)"},
+    {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
+};
+
+const struct opt_doc trace_doc = {
+    .prog = "allocab trace",
+    .synopsis = (const char *const[]){"info [--json] FILE", NULL},
+    .about = "Describes a trace written by `allocab record` (docs/trace-format.md): per process "
+             "its threads, operations by kind, a size histogram, peak live bytes, the share of "
+             "frees made by another thread than the allocating one, and its duration.\n",
+    .opts = trace_opts,
+    .nopts = sizeof trace_opts / sizeof trace_opts[0],
+    .notes = "Exit status: 0 ok; 1 output failed; 2 bad arguments or a corrupt, truncated or "
+             "unreadable trace.\n",
+};
 
 static int info(const char *path, int json)
 {
@@ -51,7 +61,6 @@ static int info(const char *path, int json)
 
 int trace_main(int argc, char **argv)
 {
-	static const struct opt opts[] = {{"--json", 0, 0}, {"--help", 'h', OPT_REPEAT}};
 	struct opt_parser p;
 	const char *path = NULL, *v;
 	char err[256];
@@ -59,7 +68,7 @@ int trace_main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			fputs(trace_usage, stdout);
+			optdoc_usage(stdout, &trace_doc, NULL);
 			return ST_OK;
 		}
 	if (argc < 2 || strcmp(argv[1], "info") != 0) {
@@ -67,7 +76,7 @@ int trace_main(int argc, char **argv)
 		        argc < 2 ? "give a subcommand: info" : "unknown subcommand (known: info)");
 		return ST_USAGE;
 	}
-	opt_init(&p, argc, argv, 2, opts, 2);
+	opt_init(&p, argc, argv, 2, trace_opts, trace_doc.nopts);
 	p.prefix = "info: ";
 	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE) {
 		if (k == OPT_ARG && path)

@@ -22,11 +22,11 @@ double cmp_improvement(double d)
 	return (1.0 - exp(d)) * 100.0;
 }
 
-static const char *const regimes_names[] = {"both", "cold", "steady"};
+static const char *const regimes_names[CMP_REGIMES_COUNT] = {"both", "cold", "steady"};
 
 int cmp_regimes_parse(const char *s, enum cmp_regimes *out)
 {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < CMP_REGIMES_COUNT; i++)
 		if (strcmp(s, regimes_names[i]) == 0) {
 			*out = (enum cmp_regimes)i;
 			return 0;
@@ -36,7 +36,7 @@ int cmp_regimes_parse(const char *s, enum cmp_regimes *out)
 
 const char *cmp_regimes_name(enum cmp_regimes r)
 {
-	return (unsigned)r < 3 ? regimes_names[r] : "both";
+	return (unsigned)r < CMP_REGIMES_COUNT ? regimes_names[r] : "both";
 }
 
 const char *cmp_verdict_name(enum cmp_verdict v)
