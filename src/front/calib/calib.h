@@ -126,7 +126,8 @@ int calib_yield_report(const cJSON *doc, FILE *f, char *err, size_t errlen);
 struct calib_entry {
 	char *workload, *phase;
 	size_t rounds;
-	double sd; /* of the A/A log ratios */
+	double sd;         /* of the A/A log ratios */
+	enum rf_time time; /* the time those compared ("time"; wall when absent) */
 };
 
 struct calib_file {
@@ -167,6 +168,7 @@ int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out,
 /* What `allocab calibrate` reports for one workload (and phase) of an A/A document. */
 struct calib_result {
 	const char *workload, *phase; /* point into the rf_doc */
+	enum rf_time time;            /* the time compared (the document's config.time) */
 	size_t n;
 	double *d;          /* n log ratios in round order (owned) */
 	double median_a_ns; /* median time of arm A */
