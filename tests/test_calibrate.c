@@ -96,6 +96,7 @@ static void test_file(void)
 	double d[12] = {0.01, -0.02, 0.03, 0.0, -0.01, 0.02, -0.03, 0.01, 0.02, -0.02, 0.0, 0.01};
 	struct calib_result r = {.workload = "feature_extract",
 	                         .phase = "total",
+	                         .time = RF_TIME_CPU,
 	                         .n = 12,
 	                         .d = d,
 	                         .median_a_ns = 1e8,
@@ -132,6 +133,7 @@ static void test_file(void)
 	e = c ? calib_find(c, "feature_extract", "total") : NULL;
 	CHECK(e && e->rounds == 12 && fabs(e->sd - stats_sd(d, 12)) < 1e-12,
 	      "its entry keeps rounds and sd");
+	CHECK(e && e->time == RF_TIME_CPU, "its entry keeps the time it compared");
 	CHECK(c && !calib_find(c, "feature_extract", "decode") && !calib_find(c, "x", "total"),
 	      "unknown workload or phase: no entry");
 	CHECK(c && strcmp(c->backend, "system") == 0 && strcmp(c->scale, "small") == 0 &&
@@ -140,6 +142,16 @@ static void test_file(void)
 	calib_file_free(c);
 	calib_file_free(NULL);
 
+	f = fopen(path, "w");
+	fputs("{\"schema\": \"allocab-calibration/1\", \"backend\": \"system\", \"config\": "
+	      "{\"scale\": \"small\", \"alpha\": 0.05, \"power\": 0.8}, \"workloads\": "
+	      "[{\"workload\": \"w\", \"phase\": \"total\", \"time\": \"gpu\", \"rounds\": 10, "
+	      "\"sd\": 0.1}]}",
+	      f);
+	fclose(f);
+	CHECK(!calib_load(path, &absent, err, sizeof err) &&
+	          strstr(err, "workloads[0]: time must be wall or cpu"),
+	      "a time other than wall or cpu is refused: %s", err);
 	f = fopen(path, "w");
 	fputs("{\"schema\": \"allocab-bench/1\"}", f);
 	fclose(f);
