@@ -186,7 +186,6 @@ for i in "${!VAR_CONDS[@]}"; do
 	for time in wall cpu; do
 		flag=
 		[ $time = cpu ] && flag=--cpu
-		[ $time = cpu ] && [ "$i" -gt 0 ] && continue
 		"$VD" $flag --from "$VAR_FROM" "$W/d-runs.json" | grep '^workload=' |
 			sed "s/^/$i\t$label\t$time\t$ld\t/" >>"$W/d.tsv"
 	done
