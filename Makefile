@@ -217,8 +217,10 @@ uninstall:
 	-rmdir $(DESTDIR)$(PREFIX)/lib/allocab
 	rm -rf $(DESTDIR)$(DOCDIR)
 
+# What the fuzz targets link: the readers of both programs (the replay loader is a driver's).
+FUZZ_LIB_SRC := $(COMMON_SRC) $(FRONT_LIB_SRC) workloads/lib/replay_load.c
 $(BUILD)/asan/fuzz-replay-%: $(BUILD)/asan/tests/fuzz/%.o $(BUILD)/asan/tests/fuzz/replay.o \
-		$(call asan_obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+		$(call asan_obj,$(FUZZ_LIB_SRC))
 	$(CC) $(LDFLAGS) $(SANITIZE) -o $@ $^ $(LDLIBS_COMMON)
 
 # make fuzz: every reader's target under libFuzzer, ASan and UBSan for FUZZ_SECONDS each, starting
@@ -239,7 +241,7 @@ $(BUILD)/fuzz/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -g -O1 -std=gnu11 -pthread $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(BUILD)/fuzz/fuzz-%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(call fuzz_obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+$(BUILD)/fuzz/fuzz-%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(call fuzz_obj,$(FUZZ_LIB_SRC))
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS_COMMON)
 
 clean:

@@ -273,7 +273,8 @@ def main():
                 f.write(substitute(script, ev))
             cmd = ["bash", "--noprofile", "--norc", "-eo", "pipefail", f.name] if shell == "bash" \
                 else ["sh", "-e", f.name]
-            penv = dict(os.environ)
+            penv = {k: v for k, v in os.environ.items()
+                    if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES")}
             penv.update(env)
             penv.update(step_env)
             penv.update({"GITHUB_OUTPUT": files["output"], "GITHUB_ENV": files["env"],

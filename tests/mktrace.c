@@ -90,6 +90,7 @@ static int put_end(struct mt *m, uint64_t events)
 	trace_put32(e, TRACE_END_NCOUNTERS);
 	trace_put64(e + 4 + 8 * TRACE_END_EVENTS, events);
 	trace_put64(e + 4 + 8 * TRACE_END_THREADS, 1);
+	trace_put64(e + 4 + 8 * TRACE_END_HOW, TRACE_HOW_EXIT);
 	return put_block(m, TRACE_K_END, e, sizeof e, 0);
 }
 
@@ -131,7 +132,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = 2 * pairs;
-	trace_file_header(hdr);
+	trace_file_header(hdr, TRACE_FILE_MAGIC);
 	rc |= fwrite(hdr, 1, sizeof hdr, m.f) == sizeof hdr ? 0 : -1;
 	rc |= put_process(&m);
 	for (uint64_t i = 0; i < n && !rc; i += MT_BLOCK_EVENTS)

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -81,7 +82,7 @@ static void finish(struct tb *t)
 static void start(struct tb *t)
 {
 	memset(t, 0, sizeof *t);
-	trace_file_header(t->buf);
+	trace_file_header(t->buf, TRACE_FILE_MAGIC);
 	t->n = TRACE_FILE_HDR;
 }
 
@@ -100,6 +101,7 @@ static void valid_trace(struct tb *t)
 	put_events(t, 0, th0, 3);
 	put_events(t, 1, th1, 3);
 	trace_put32(end, TRACE_END_NCOUNTERS);
+	trace_put64(end + 4 + 8 * TRACE_END_HOW, TRACE_HOW_EXIT);
 	put_block(t, TRACE_K_END, 0, end, sizeof end, 0);
 	finish(t);
 }
@@ -127,7 +129,7 @@ static void test_valid(void)
 	valid_trace(&t);
 	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == 0, "valid trace reads (%s)", err);
 	CHECK(write_tmp(&t, path) == 0, "trace written to a file");
-	CHECK(rp_load(path, 0, &rp, err, sizeof err) == 0, "replay loads it (%s)", err);
+	CHECK(rp_load(path, 0, 1, &rp, err, sizeof err) == 0, "replay loads it (%s)", err);
 	CHECK(rp.nth == 2 && rp.nobj == 3 && rp.events == 6 && rp.pid == 77,
 	      "2 threads, 3 objects, 6 events, pid 77");
 	CHECK(rp.nth == 2 && (rp.th[1].ops[0].flags & RP_WAIT) &&
@@ -135,7 +137,7 @@ static void test_valid(void)
 	      "the cross-thread free waits for a published allocation");
 	CHECK(rp.nleaked == 0 && rp.peak_bytes == 9100, "nothing leaked, peak 9100 bytes");
 	rp_free(&rp);
-	CHECK(rp_load(path, 78, &rp, err, sizeof err) == -1 &&
+	CHECK(rp_load(path, 78, 1, &rp, err, sizeof err) == -1 &&
 	          strstr(err, "no process with pid 78"),
 	      "pid 78 is not in it");
 	unlink(path);
@@ -195,8 +197,8 @@ static void test_hostile(void)
 	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
 	          strstr(err, "after the trailer"),
 	      "data after the trailer is refused (%s)", err);
-	memcpy(t.buf + 8, "\x02\0\0\0", 4);
-	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 && strstr(err, "version 2"),
+	memcpy(t.buf + 8, "\x03\0\0\0", 4);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 && strstr(err, "version 3"),
 	      "another version is refused (%s)", err);
 }
 
@@ -218,14 +220,14 @@ static void test_cycle(void)
 	finish(&t);
 	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == 0, "the cycle is well-formed");
 	CHECK(write_tmp(&t, path) == 0, "cycle written");
-	CHECK(rp_load(path, 0, &rp, err, sizeof err) == -1 && strstr(err, "no replay order"),
+	CHECK(rp_load(path, 0, 1, &rp, err, sizeof err) == -1 && strstr(err, "no replay order"),
 	      "a replay that would deadlock is refused (%s)", err);
 	unlink(path);
 	start(&t);
 	put_process(&t, 5);
 	put_events(&t, 0, twice, 3);
 	finish(&t);
-	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, &rp, err, sizeof err) == -1 &&
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, 1, &rp, err, sizeof err) == -1 &&
 	          strstr(err, "released twice"),
 	      "a double free is refused (%s)", err);
 	unlink(path);
@@ -250,7 +252,7 @@ static void test_cost(void)
 	struct rp_cost c;
 
 	valid_trace(&t);
-	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, &rp, err, sizeof err) == 0,
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, 1, &rp, err, sizeof err) == 0,
 	      "valid trace loads (%s)", err);
 	unlink(path);
 	rp_cost(&rp, &c);
@@ -266,8 +268,10 @@ static void test_cost(void)
 	      "spun time 30 ns: thread 1's second free waits for thread 0's realloc at 20 ns, "
 	      "then its free(NULL) spins 10 more (%llu)",
 	      (unsigned long long)c.gap_ns);
-	CHECK(c.table_bytes == 2 * sizeof(struct rp_thread) + 6 * sizeof(struct rp_op),
-	      "tables: 2 threads, 6 ops (%llu bytes)", (unsigned long long)c.table_bytes);
+	CHECK(c.table_bytes == 2 * sizeof(struct rp_thread) + 6 * sizeof(struct rp_op) + 4 * 8,
+	      "tables: 2 threads, 6 ops, the sizes of objects 0..3 (%llu bytes)",
+	      (unsigned long long)c.table_bytes);
+	CHECK(sizeof(struct rp_op) == 24, "an op takes 24 bytes");
 	rp_free(&rp);
 	start(&t);
 	put_process(&t, 8);
@@ -275,7 +279,7 @@ static void test_cost(void)
 	put_events(&t, 1, chain1, 2);
 	put_events(&t, 2, chain2, 2);
 	finish(&t);
-	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, &rp, err, sizeof err) == 0,
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, 1, &rp, err, sizeof err) == 0,
 	      "a chain of waits across 3 threads loads (%s)", err);
 	unlink(path);
 	rp_cost(&rp, &c);
@@ -286,7 +290,7 @@ static void test_cost(void)
 	put_process(&t, 9);
 	put_events(&t, 0, big, 4);
 	finish(&t);
-	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, &rp, err, sizeof err) == 0,
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, 1, &rp, err, sizeof err) == 0,
 	      "a trace of 64 MiB blocks loads (%s)", err);
 	unlink(path);
 	rp_cost(&rp, &c);
@@ -298,8 +302,121 @@ static void test_cost(void)
 	CHECK(c.copy_bytes == 64 << 20 && c.bytes == (64 << 20) + 1 + RP_FRESH_MIN,
 	      "the realloc moves 64 MiB and touches 1 byte more");
 	CHECK(rp.nleaked == 1 && c.table_bytes == sizeof(struct rp_thread) +
-	                                              4 * sizeof(struct rp_op) + sizeof(uint32_t),
+	                                              4 * sizeof(struct rp_op) + sizeof(uint32_t) +
+	                                              4 * 8,
 	      "the leaked 7 MiB block is in the tables");
+	rp_free(&rp);
+}
+
+/* Thread 0xffffffff (the old thread list's end marker) is a thread like any other. */
+static void test_thread_max(void)
+{
+	static const uint64_t a[][4] = {{TRACE_OP_MALLOC, 1, 16, 0}};
+	static const uint64_t b[][4] = {{TRACE_OP_FREE, 1, 0, 0}};
+	struct tb t;
+	char err[256] = "";
+	struct rp_trace rp;
+
+	start(&t);
+	put_process(&t, 3);
+	put_events(&t, 0xffffffffu, a, 1);
+	finish(&t);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 1, &rp, err, sizeof err) == 0 && rp.nth == 1 &&
+	          rp.th[0].n == 1,
+	      "thread 0xffffffff alone is one thread (%s)", err);
+	rp_free(&rp);
+	start(&t);
+	put_process(&t, 3);
+	put_events(&t, 0xffffffffu, a, 1);
+	put_events(&t, 0, b, 1);
+	finish(&t);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 1, &rp, err, sizeof err) == 0 && rp.nth == 2 &&
+	          (rp.th[0].ops[0].flags & RP_WAIT),
+	      "threads 0xffffffff and 0 stay two, the free waits for the other's malloc (%s)", err);
+	rp_free(&rp);
+}
+
+/* A block that declares far more than it stores is refused before it is decompressed. */
+static void test_bomb(void)
+{
+	static struct tb t;
+	static uint8_t raw[1 << 20];
+	char err[256] = "";
+	uint32_t n = (uint32_t)((sizeof raw - 8) / 3);
+
+	trace_put64(raw, (uint64_t)1 << 32);
+	for (uint32_t i = 0; i < n; i++)
+		raw[8 + 3 * i] = TRACE_OP_FREE;
+	start(&t);
+	put_process(&t, 1);
+	put_block(&t, TRACE_K_EVENTS, 0, raw, 8 + 3 * (size_t)n, n);
+	finish(&t);
+	CHECK(t.n < 4096, "1 MiB of free(NULL) compresses to %zu bytes", t.n);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == -1 &&
+	          strstr(err, "compression bomb"),
+	      "refused as a compression bomb (%s)", err);
+}
+
+/* A FIFO is refused without waiting for a writer. */
+static void test_fifo(void)
+{
+	char path[] = "/tmp/allocab-test-fifo.XXXXXX", err[256] = "";
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0 && close(fd) == 0 && unlink(path) == 0 && mkfifo(path, 0600) == 0,
+	      "a FIFO made");
+	CHECK(trace_open(path, TRACE_BUNDLE, err, sizeof err) == NULL && strstr(err, "a FIFO"),
+	      "trace_open refuses it at once (%s)", err);
+	unlink(path);
+}
+
+/* A process without a complete stream is refused unless allowed, and says why; a version 1
+ * trace is still read (its end block means exit). */
+static void test_incomplete(void)
+{
+	static const uint64_t a[][4] = {{TRACE_OP_MALLOC, 1, 16, 0}};
+	struct tb t;
+	char err[256] = "";
+	struct rp_trace rp;
+	uint8_t end[4 + 8 * TRACE_END_NCOUNTERS] = {0};
+
+	start(&t);
+	put_process(&t, 6);
+	put_events(&t, 0, a, 1);
+	trace_put32(end, TRACE_END_NCOUNTERS);
+	trace_put64(end + 4 + 8 * TRACE_END_HOW, TRACE_HOW_KILLED);
+	put_block(&t, TRACE_K_END, 0, end, sizeof end, 0);
+	finish(&t);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == -1 &&
+	          strstr(err, "is incomplete: killed or crashed") &&
+	          strstr(err, "incomplete=allow"),
+	      "a killed process is refused (%s)", err);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 1, &rp, err, sizeof err) == 0, "and allowed (%s)", err);
+	rp_free(&rp);
+	trace_put64(end + 4 + 8 * TRACE_END_HOW, TRACE_HOW_EXEC);
+	trace_put64(end + 4 + 8 * TRACE_END_DROPPED, 5);
+	trace_put64(end + 4 + 8 * TRACE_END_EVENTS, 6);
+	trace_put64(end + 4 + 8 * TRACE_END_WRITE_ERRNO, 28);
+	start(&t);
+	put_process(&t, 6);
+	put_events(&t, 0, a, 1);
+	put_block(&t, TRACE_K_END, 0, end, sizeof end, 0);
+	finish(&t);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == -1 &&
+	          strstr(err, "5 of 6 events dropped: its stream could not be written (No space"),
+	      "an exec'd process whose blocks were dropped is refused (%s)", err);
+	trace_put64(end + 4 + 8 * TRACE_END_DROPPED, 0);
+	start(&t);
+	put_process(&t, 6);
+	put_events(&t, 0, a, 1);
+	put_block(&t, TRACE_K_END, 0, end, sizeof end, 0);
+	finish(&t);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == 0,
+	      "an image that ended in an exec is complete (%s)", err);
+	rp_free(&rp);
+	memcpy(t.buf + 8, "\x01\0\0\0", 4);
+	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == 0,
+	      "a version 1 trace with an end block is read as complete (%s)", err);
 	rp_free(&rp);
 }
 
@@ -311,5 +428,9 @@ int main(void)
 	test_hostile();
 	test_cycle();
 	test_cost();
+	test_thread_max();
+	test_bomb();
+	test_fifo();
+	test_incomplete();
 	return CHECK_DONE();
 }

@@ -3,15 +3,19 @@
  * another thread allocates waits (spin, then futex) until that allocation has happened in this
  * replay. The trace is loaded and checked in setup(), outside the timed region; the check
  * guarantees an order in which every object is allocated before it is released, so these waits
- * cannot deadlock (replay_load.h). */
-#include "common/trace_format.h"
+ * cannot deadlock (replay_load.h); when a thread fails (an allocation or a thread start), every
+ * waiter is woken and gives up, so a failed replay ends with its reason. */
+#include "common/trace.h"
 #include "driver/workload.h"
 #include "workloads/lib/replay_load.h"
 #include "workloads/lib/wlutil.h"
 
 #include <linux/futex.h>
 #include <malloc.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { P_TRACE, P_PID, P_TOUCH, P_GAPS };
+enum { P_TRACE, P_PID, P_TOUCH, P_GAPS, P_INCOMPLETE };
 enum { TOUCH_NONE, TOUCH_FIRST, TOUCH_PAGES, TOUCH_ALL };
 
 /* clang-format off */
@@ -38,6 +42,10 @@ static const struct wl_param rp_params[] = {
 	[P_GAPS] = {"gaps", "percent",
 		    "recorded time between a thread's calls reproduced by spinning, in percent "
 		    "(0: off, the replay measures allocator work only)", {0, 0, 0}, 0, 10000},
+	[P_INCOMPLETE] = {"incomplete", "refuse|allow",
+			  "a process whose stream is incomplete (killed, still running, events "
+			  "dropped): refuse (default) or allow its replay", {0, 0, 0}, 0, 0,
+			  WL_PARAM_STRING},
 };
 /* clang-format on */
 
@@ -69,9 +77,28 @@ static uint64_t rp_footprint(const int64_t *p)
 
 static int rp_check(struct wl_ctx *ctx)
 {
+	const char *inc = ctx->str ? ctx->str[P_INCOMPLETE] : NULL;
+
 	if (!ctx->str || !ctx->str[P_TRACE] || !*ctx->str[P_TRACE])
 		return wl_fail(ctx, "give the trace: --param trace=FILE (allocab record -o FILE)");
+	if (inc && *inc && strcmp(inc, "allow") != 0 && strcmp(inc, "refuse") != 0)
+		return wl_fail(ctx, "--param incomplete: '%s' is not refuse or allow", inc);
 	return 0;
+}
+
+/* Restarts the process's peak resident set (what getrusage and wait4 report as maxrss) from what
+ * is resident now: loading peaks at about 100 bytes per event, several times the replay's own
+ * tables, and would hide the allocator's peak (docs/workloads.md, replay, "Memory"). Best effort:
+ * without /proc the peak includes the loading. */
+static void reset_peak_rss(void)
+{
+	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (write(fd, "5", 1) < 0)
+		(void)0;
+	close(fd);
 }
 
 static int rp_setup(struct wl_ctx *ctx)
@@ -81,7 +108,9 @@ static int rp_setup(struct wl_ctx *ctx)
 
 	if (!st)
 		return wl_fail(ctx, "out of memory"), -2;
-	rc = rp_load(ctx->str[P_TRACE], (uint64_t)ctx->p[P_PID], &st->t, ctx->err, sizeof ctx->err);
+	rc = rp_load(ctx->str[P_TRACE], (uint64_t)ctx->p[P_PID],
+	             ctx->str[P_INCOMPLETE] && strcmp(ctx->str[P_INCOMPLETE], "allow") == 0, &st->t,
+	             ctx->err, sizeof ctx->err);
 	if (rc == 0) {
 		st->slot = calloc((size_t)st->t.nobj + 1, sizeof *st->slot);
 		st->ready = calloc((size_t)st->t.nobj + 1, sizeof *st->ready);
@@ -98,6 +127,7 @@ static int rp_setup(struct wl_ctx *ctx)
 	st->touch = (int)ctx->p[P_TOUCH];
 	st->gaps = ctx->p[P_GAPS];
 	ctx->state = st;
+	reset_peak_rss();
 	return 0;
 }
 
@@ -141,9 +171,33 @@ static void add(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* CPUs this process may run on. */
+static int cpu_count(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+/* Seconds one rep spins for gaps=P: the longest chain of gaps (waits chain the threads), or the
+ * gaps of every thread shared among the CPUs (spinning threads compete for them), whichever is
+ * longer. *cpus gets the CPU count. */
+static double spun_s(const struct rp_cost *k, int64_t gaps, int *cpus)
+{
+	double chain = (double)k->gap_ns, shared;
+
+	*cpus = cpu_count();
+	shared = (double)k->gap_sum_ns / *cpus;
+	return (chain > shared ? chain : shared) * (double)gaps / 100 * 1e-9;
+}
+
 /* The loaded trace's footprint (its peak of live requested bytes, the replay's tables) and one
  * rep's estimated seconds: calls, fresh mappings, moves and touched memory of every thread, and
- * the gaps spun along the replay's longest chain (rp_cost). */
+ * the gaps spun (spun_s). */
 static void rp_input_cost(const struct wl_ctx *ctx, struct wl_input_cost *c)
 {
 	const struct rp_state *st = ctx->state;
@@ -151,6 +205,7 @@ static void rp_input_cost(const struct wl_ctx *ctx, struct wl_input_cost *c)
 	uint64_t tables;
 	double calls, maps, moved, mem = 0, spun;
 	char t[5][24];
+	int cpus;
 
 	rp_cost(&st->t, &k);
 	tables = k.table_bytes +
@@ -167,7 +222,7 @@ static void rp_input_cost(const struct wl_ctx *ctx, struct wl_input_cost *c)
 		mem = ((double)k.fresh_pages * RP_NS_FAULT + (double)k.pages * RP_NS_PAGE) * 1e-9;
 	if (st->touch == TOUCH_ALL)
 		mem += (double)k.bytes * RP_NS_BYTE * 1e-9;
-	spun = (double)k.gap_ns * (double)st->gaps / 100 * 1e-9;
+	spun = spun_s(&k, st->gaps, &cpus);
 	c->run_s = calls + maps + moved + mem + spun;
 	c->work[0] = 0;
 	add(c->work, sizeof c->work, "per rep %.3g calls %s", (double)k.events, secs(t[0], calls));
@@ -184,8 +239,8 @@ static void rp_input_cost(const struct wl_ctx *ctx, struct wl_input_cost *c)
 		add(c->work, sizeof c->work, "touch=3 %.3g bytes (%.3g fresh pages) %s",
 		    (double)k.bytes, (double)k.fresh_pages, secs(t[3], mem));
 	if (st->gaps)
-		add(c->work, sizeof c->work, "gaps=%lld spins %s", (long long)st->gaps,
-		    secs(t[4], spun));
+		add(c->work, sizeof c->work, "gaps=%lld spins %s (%zu threads on %d CPU%s)",
+		    (long long)st->gaps, secs(t[4], spun), st->t.nth, cpus, cpus == 1 ? "" : "s");
 }
 
 static void rp_teardown(struct wl_ctx *ctx)
@@ -214,16 +269,19 @@ static void publish(struct rp_state *st, uint32_t obj)
 		futex(&st->ready[obj], FUTEX_WAKE, INT32_MAX);
 }
 
-/* Waits until obj has been allocated in this rep; gives up (returns -1) if the replay failed. */
+/* Waits until obj has been allocated in this rep; gives up (returns -1) once the replay failed.
+ * A failing thread wakes every sleeper (fail_all); a sleep also ends after 50 ms, so a waiter
+ * that went to sleep just after that wake-up still sees the failure. */
 static int await(struct rp_state *st, uint32_t obj)
 {
+	static const struct timespec nap = {0, 50000000};
 	uint32_t want = 2 * st->gen;
 
 	for (unsigned n = 0;; n++) {
 		uint32_t v = atomic_load_explicit(&st->ready[obj], memory_order_acquire);
 		if (v == want)
 			return 0;
-		if (atomic_load_explicit(&st->failed, memory_order_relaxed))
+		if (atomic_load_explicit(&st->failed, memory_order_acquire))
 			return -1;
 		if (n < 200) {
 			__builtin_ia32_pause();
@@ -231,8 +289,27 @@ static int await(struct rp_state *st, uint32_t obj)
 		}
 		if (!(v & 1) && !atomic_compare_exchange_weak(&st->ready[obj], &v, v | 1))
 			continue;
-		futex(&st->ready[obj], FUTEX_WAIT, v | 1);
+		syscall(SYS_futex, (uint32_t *)&st->ready[obj], FUTEX_WAIT | FUTEX_PRIVATE_FLAG,
+		        v | 1, &nap, NULL, 0);
 	}
+}
+
+/* Marks the replay failed with its reason (the first one wins) and wakes every waiter. */
+static int fail_all(struct rp_state *st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int fail_all(struct rp_state *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (atomic_exchange(&st->failed, 1))
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(st->err, sizeof st->err, fmt, ap);
+	va_end(ap);
+	for (uint32_t k = 1; k <= st->t.nobj; k++)
+		if (atomic_load_explicit(&st->ready[k], memory_order_relaxed) & 1)
+			futex(&st->ready[k], FUTEX_WAKE, INT32_MAX);
+	return -1;
 }
 
 static void spin_ns(uint64_t ns)
@@ -260,9 +337,11 @@ static void touch(int mode, uint8_t *p, uint64_t from, uint64_t size, uint8_t ma
 	p[0] = mark;
 }
 
+/* The allocation o makes; NULL with errno set when it fails. */
 static void *allocate(const struct rp_op *o)
 {
 	void *p = NULL;
+	int rc;
 
 	switch (o->op) {
 	case TRACE_OP_MALLOC:
@@ -270,11 +349,13 @@ static void *allocate(const struct rp_op *o)
 	case TRACE_OP_CALLOC:
 		return calloc(1, o->size);
 	case TRACE_OP_POSIX_MEMALIGN:
-		return posix_memalign(&p, o->align, o->size) == 0 ? p : NULL;
+		if ((rc = posix_memalign(&p, (size_t)1 << o->align_log2, o->size)) != 0)
+			errno = rc;
+		return rc == 0 ? p : NULL;
 	case TRACE_OP_ALIGNED_ALLOC:
-		return aligned_alloc(o->align, o->size);
+		return aligned_alloc((size_t)1 << o->align_log2, o->size);
 	case TRACE_OP_MEMALIGN:
-		return memalign(o->align, o->size);
+		return memalign((size_t)1 << o->align_log2, o->size);
 	case TRACE_OP_VALLOC:
 		return valloc(o->size);
 	default:
@@ -282,14 +363,16 @@ static void *allocate(const struct rp_op *o)
 	}
 }
 
-static int fail_oom(struct rp_state *st, const struct rp_op *o)
+/* A failed allocation: out of memory, or what else the allocator said (errno e). */
+static int fail_alloc(struct rp_state *st, const struct rp_op *o, int e)
 {
-	if (!atomic_exchange(&st->failed, 1))
-		snprintf(st->err, sizeof st->err, "out of memory allocating %llu bytes for a %s",
-		         (unsigned long long)o->size,
-		         o->op == TRACE_OP_REALLOC || o->op == TRACE_OP_REALLOCARRAY ? "realloc"
-		                                                                     : "block");
-	return -1;
+	const char *what = o->op == TRACE_OP_REALLOCARRAY ? "realloc" : trace_op_name(o->op);
+
+	if (e == ENOMEM || e == 0)
+		return fail_all(st, "out of memory allocating %llu bytes for a %s",
+		                (unsigned long long)o->size, what);
+	return fail_all(st, "a %s of %llu bytes (alignment %llu) failed: %s", what,
+	                (unsigned long long)o->size, 1ull << o->align_log2, strerror(e));
 }
 
 /* One op; mixes what it did (never an address) into *h. */
@@ -304,7 +387,7 @@ static int step(struct rp_state *st, const struct rp_op *o, uint64_t *h)
 		if (o->obj && (o->flags & RP_WAIT) && await(st, o->obj) != 0)
 			return -1;
 		p = o->obj ? st->slot[o->obj] : NULL;
-		if (p && st->touch && o->old_size)
+		if (p && st->touch && (o->flags & RP_OLD_SIZED))
 			*h = ck_mix(*h, p[0]);
 		free(p);
 		if (o->obj)
@@ -316,18 +399,20 @@ static int step(struct rp_state *st, const struct rp_op *o, uint64_t *h)
 		if (o->old && (o->flags & RP_WAIT) && await(st, o->old) != 0)
 			return -1;
 		old = o->old ? st->slot[o->old] : NULL;
+		errno = 0;
 		p = realloc(old, o->size);
 		if (!p && o->size)
-			return fail_oom(st, o);
+			return fail_alloc(st, o, errno);
 		if (o->old)
 			st->slot[o->old] = NULL;
-		if (p && old && st->touch && o->size && o->old_size)
+		if (p && old && st->touch && o->size && (o->flags & RP_OLD_SIZED))
 			*h = ck_mix(*h, p[0]);
-		touch(st->touch, p, old ? o->old_size : 0, o->size, (uint8_t)o->obj);
+		touch(st->touch, p, old ? rp_old_size(&st->t, o) : 0, o->size, (uint8_t)o->obj);
 	} else {
+		errno = 0;
 		p = allocate(o);
 		if (!p && o->size)
-			return fail_oom(st, o);
+			return fail_alloc(st, o, errno);
 		touch(st->touch, p, 0, o->size, (uint8_t)o->obj);
 	}
 	st->slot[o->obj] = p;
@@ -364,13 +449,14 @@ static int rp_run(struct wl_ctx *ctx, uint64_t *checksum)
 	st->failed = 0;
 	for (size_t k = 0; k < st->t.nth; k++)
 		w[k] = (struct rp_worker){.st = st, .th = &st->t.th[k]};
-	for (; started < st->t.nth; started++)
-		if (pthread_create(&w[started].tid, NULL, worker_main, &w[started]) != 0) {
-			if (!atomic_exchange(&st->failed, 1))
-				snprintf(st->err, sizeof st->err, "cannot start replay thread %zu",
-				         started);
+	for (; started < st->t.nth; started++) {
+		int e = pthread_create(&w[started].tid, NULL, worker_main, &w[started]);
+		if (e != 0) {
+			fail_all(st, "cannot start replay thread %zu of %zu: %s", started + 1,
+			         st->t.nth, strerror(e));
 			break;
 		}
+	}
 	if (!st->failed)
 		worker_main(&w[0]);
 	for (size_t k = 1; k < started; k++)

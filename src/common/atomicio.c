@@ -37,15 +37,6 @@ int write_full(int fd, const void *data, size_t n)
 	return 0;
 }
 
-/* The same for the n pieces of iov, in order (iov is not modified). */
-static int writev_full(int fd, const struct iovec *iov, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (write_full(fd, iov[i].iov_base, iov[i].iov_len) != 0)
-			return -1;
-	return 0;
-}
-
 static int fail(const char *path, char *err, size_t errlen)
 {
 	int saved = errno;
@@ -72,26 +63,6 @@ static void sync_dir(const char *dir)
 		fsync(fd);
 		close(fd);
 	}
-}
-
-/* A device or pipe (/dev/null, /dev/stdout, a FIFO) cannot be replaced by rename, and must not
- * be: it is written in place, where atomicity has no meaning anyway. */
-static int write_in_place(const char *path, const struct iovec *iov, size_t n, char *err,
-                          size_t errlen)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return fail(path, err, errlen);
-	if (writev_full(fd, iov, n) != 0) {
-		int saved = errno;
-		close(fd);
-		errno = saved;
-		return fail(path, err, errlen);
-	}
-	if (close(fd) != 0)
-		return fail(path, err, errlen);
-	return 0;
 }
 
 /* The test-only fault hook (docs/results-format.md, "Faults"): ALLOCAB_FAULT_WRITES=N lets N
@@ -206,58 +177,99 @@ int atomic_patch(const char *path, long off, const char *expect, const char *dat
 	return close(fd) == 0 ? 0 : fail(path, err, errlen);
 }
 
-int atomic_writev(const char *path, const struct iovec *iov, size_t n, char *err, size_t errlen)
+/* A device or pipe (/dev/null, /dev/stdout, a FIFO) cannot be replaced by rename, and must not
+ * be: it is written in place, where atomicity has no meaning anyway. */
+static int open_in_place(struct atomic_out *o, const char *path, char *err, size_t errlen)
 {
-	char dircopy[4096], tmp[4096 + 32];
-	const char *dir;
-	struct stat st;
-	int fd, saved;
+	o->in_place = 1;
+	o->fd = open(path, O_WRONLY | O_CLOEXEC);
+	return o->fd < 0 ? fail(path, err, errlen) : 0;
+}
 
+int atomic_begin(struct atomic_out *o, const char *path, char *err, size_t errlen)
+{
+	char copy[sizeof o->dir];
+	struct stat st;
+
+	memset(o, 0, sizeof *o);
+	o->fd = -1;
+	snprintf(o->path, sizeof o->path, "%s", path);
 	if (strcmp(path, "-") == 0) {
 		fflush(stdout);
-		if (writev_full(STDOUT_FILENO, iov, n) != 0)
-			return fail("stdout", err, errlen);
+		o->in_place = 1;
+		o->fd = STDOUT_FILENO;
+		snprintf(o->path, sizeof o->path, "stdout");
 		return 0;
 	}
 	if (fault_hook(FAULT_RO))
 		return fail(path, err, errlen);
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return write_in_place(path, iov, n, err, errlen);
+		return open_in_place(o, path, err, errlen);
 	if (path[0] == '\0') {
 		snprintf(err, errlen, "empty file name");
 		errno = ENOENT;
 		return -1;
 	}
-	if (strlen(path) >= sizeof dircopy) {
+	if (strlen(path) >= sizeof o->dir) {
 		errno = ENAMETOOLONG;
 		return fail(path, err, errlen);
 	}
-	strcpy(dircopy, path);
-	dir = dirname(dircopy);
-	remove_stale(dir);
-	snprintf(tmp, sizeof tmp, "%s/" TMP_PREFIX "%ld.XXXXXX", dir, (long)getpid());
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return fail(path, err, errlen);
-	if (writev_full(fd, iov, n) != 0 || fchmod(fd, default_mode()) != 0 || fsync(fd) != 0 ||
-	    fault_hook(FAULT_FULL))
-		goto undo;
-	if (close(fd) != 0) {
-		fd = -1;
-		goto undo;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0)
-		goto undo;
-	sync_dir(dir);
-	return 0;
-undo:
-	saved = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
+	snprintf(o->target, sizeof o->target, "%s", path);
+	strcpy(copy, path);
+	snprintf(o->dir, sizeof o->dir, "%s", dirname(copy));
+	remove_stale(o->dir);
+	snprintf(o->tmp, sizeof o->tmp, "%s/" TMP_PREFIX "%ld.XXXXXX", o->dir, (long)getpid());
+	o->fd = mkstemp(o->tmp);
+	return o->fd < 0 ? fail(path, err, errlen) : 0;
+}
+
+void atomic_abort(struct atomic_out *o)
+{
+	int saved = errno;
+
+	if (o->fd >= 0 && o->fd != STDOUT_FILENO)
+		close(o->fd);
+	if (!o->in_place && o->tmp[0])
+		unlink(o->tmp);
+	o->fd = -1;
 	errno = saved;
-	return fail(path, err, errlen);
+}
+
+int atomic_commit(struct atomic_out *o, char *err, size_t errlen)
+{
+	int fd = o->fd;
+
+	o->fd = -1;
+	if (o->in_place) {
+		if (fd != STDOUT_FILENO && close(fd) != 0)
+			return fail(o->path, err, errlen);
+		return 0;
+	}
+	if (fchmod(fd, default_mode()) != 0 || fsync(fd) != 0 || fault_hook(FAULT_FULL)) {
+		o->fd = fd;
+		atomic_abort(o);
+		return fail(o->target, err, errlen);
+	}
+	if (close(fd) != 0 || rename(o->tmp, o->target) != 0) {
+		atomic_abort(o);
+		return fail(o->target, err, errlen);
+	}
+	sync_dir(o->dir);
+	return 0;
+}
+
+int atomic_writev(const char *path, const struct iovec *iov, size_t n, char *err, size_t errlen)
+{
+	struct atomic_out o;
+
+	if (atomic_begin(&o, path, err, errlen) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (write_full(o.fd, iov[i].iov_base, iov[i].iov_len) != 0) {
+			atomic_abort(&o);
+			return fail(o.in_place ? o.path : o.target, err, errlen);
+		}
+	return atomic_commit(&o, err, errlen);
 }
 
 int atomic_write(const char *path, const void *data, size_t n, char *err, size_t errlen)

@@ -21,6 +21,24 @@ struct iovec;
 /* The same for the concatenation of the n pieces of iov. */
 int atomic_writev(const char *path, const struct iovec *iov, size_t n, char *err, size_t errlen);
 
+/* A whole file written piece by piece (one too large to build in memory, such as a trace), under
+ * atomic_write's rules: a temporary file in the target's directory, renamed over it by
+ * atomic_commit; a device or FIFO written in place (never replaced); "-" stdout. */
+struct atomic_out {
+	int fd;       /* write here */
+	int in_place; /* fd is the target itself */
+	char path[4096], target[4096], dir[4096], tmp[4096 + 32];
+};
+
+/* Opens the output for path. Returns 0, or -1 with errno set and a reason in err (nothing
+ * created). */
+int atomic_begin(struct atomic_out *o, const char *path, char *err, size_t errlen);
+/* Makes what was written the target (fsync and rename). Returns 0, or -1 with errno set and a
+ * reason in err: the target is then unchanged and the temporary file gone. */
+int atomic_commit(struct atomic_out *o, char *err, size_t errlen);
+/* Gives up: the temporary file is removed, the target unchanged (errno preserved). */
+void atomic_abort(struct atomic_out *o);
+
 /* Overwrites n bytes at offset off of the regular file path in place, if they are still `expect`
  * (n bytes): for a change that needs no new disk blocks when a full disk refuses atomic_write.
  * Returns 0, or -1 with errno (ESTALE: the bytes differ) and a reason in err. */

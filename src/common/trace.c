@@ -4,9 +4,11 @@
 #include "common/errmsg.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 
 struct trace_reader {
@@ -15,6 +17,9 @@ struct trace_reader {
 	uint64_t offset;  /* of the next block */
 	uint64_t nblocks; /* read so far, trailer excluded */
 	uint64_t nprocs;
+	uint64_t stored_total, raw_total; /* payload bytes of the blocks read, as stored and raw */
+	unsigned version, last_kind;
+	int compressed_only; /* events payloads are checked, not decompressed (data NULL) */
 	int in_process, ended, done, torn;
 	uint8_t *stored; /* header + payload as read */
 	uint8_t *raw;    /* decompressed payload */
@@ -33,6 +38,8 @@ const char *trace_op_name(unsigned op)
 static struct trace_reader *reader_new(FILE *f, enum trace_mode mode, char *err, size_t errlen)
 {
 	struct trace_reader *r = calloc(1, sizeof *r);
+	const char *magic = mode == TRACE_STREAM ? TRACE_RAW_MAGIC : TRACE_FILE_MAGIC;
+	unsigned oldest = mode == TRACE_STREAM ? TRACE_VERSION : 1;
 	uint8_t h[TRACE_FILE_HDR];
 	size_t n;
 
@@ -44,14 +51,17 @@ static struct trace_reader *reader_new(FILE *f, enum trace_mode mode, char *err,
 	r->f = f;
 	r->mode = mode;
 	n = fread(h, 1, sizeof h, f);
-	if (n < sizeof h || memcmp(h, TRACE_FILE_MAGIC, 8) != 0) {
-		errmsg_fail(err, errlen, "not an allocab trace (no %s header)", TRACE_FILE_MAGIC);
+	if (n < sizeof h || memcmp(h, magic, 8) != 0) {
+		errmsg_fail(err, errlen, "not an allocab %s (no %s header)",
+		            mode == TRACE_STREAM ? "raw stream" : "trace", magic);
 		goto fail;
 	}
-	if (trace_get32(h + 8) != TRACE_VERSION || trace_get32(h + 12) != 0) {
-		errmsg_fail(err, errlen,
-		            "trace format version %u (flags %u), this allocab reads version %d",
-		            trace_get32(h + 8), trace_get32(h + 12), TRACE_VERSION);
+	r->version = trace_get32(h + 8);
+	if (r->version < oldest || r->version > TRACE_VERSION || trace_get32(h + 12) != 0) {
+		errmsg_fail(
+		    err, errlen,
+		    "trace format version %u (flags %u), this allocab reads versions %u to %d",
+		    r->version, trace_get32(h + 12), oldest, TRACE_VERSION);
 		goto fail;
 	}
 	r->offset = TRACE_FILE_HDR;
@@ -65,19 +75,50 @@ fail:
 	return NULL;
 }
 
+static const char *file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m) || S_ISBLK(m))
+		return "a device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* Opens path for reading without blocking on a FIFO or a device, and refuses anything but a
+ * regular file before reading a byte. */
+static FILE *open_regular(const char *path, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st = {0};
+	FILE *f;
+
+	if (fd < 0)
+		return errmsg_fail(err, errlen, "%s: %s", path, strerror(errno)), NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		errmsg_fail(err, errlen, "%s: %s, not a regular file: refused", path,
+		            file_kind(st.st_mode));
+		close(fd);
+		return NULL;
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "rb"))) {
+		errmsg_fail(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 struct trace_reader *trace_open(const char *path, enum trace_mode mode, char *err, size_t errlen)
 {
-	struct stat st;
-	FILE *f = fopen(path, "rb");
+	FILE *f = open_regular(path, err, errlen);
 	struct trace_reader *r;
 
 	if (!f)
-		return errmsg_fail(err, errlen, "%s: %s", path, strerror(errno)), NULL;
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-		fclose(f);
-		errmsg_fail(err, errlen, "%s: not a regular file", path);
 		return NULL;
-	}
 	r = reader_new(f, mode, err, errlen);
 	if (!r) {
 		char why[256];
@@ -116,6 +157,21 @@ int trace_torn(const struct trace_reader *r)
 	return r->torn;
 }
 
+void trace_compressed_only(struct trace_reader *r)
+{
+	r->compressed_only = 1;
+}
+
+unsigned trace_version(const struct trace_reader *r)
+{
+	return r->version;
+}
+
+uint64_t trace_offset(const struct trace_reader *r)
+{
+	return r->offset;
+}
+
 /* End of input where a block should start or continue: the end of a stream, or an error. */
 static int short_read(struct trace_reader *r, size_t got, char *err, size_t errlen)
 {
@@ -132,6 +188,14 @@ static int short_read(struct trace_reader *r, size_t got, char *err, size_t errl
 	                   (unsigned long long)r->offset);
 }
 
+/* Bundles hold process, events, end and trailer blocks; raw streams process, status, events. */
+static int kind_known(enum trace_mode mode, unsigned kind)
+{
+	if (mode == TRACE_STREAM)
+		return kind == TRACE_K_PROCESS || kind == TRACE_K_STATUS || kind == TRACE_K_EVENTS;
+	return kind >= TRACE_K_PROCESS && kind <= TRACE_K_TRAILER;
+}
+
 static int check_header(struct trace_reader *r, const uint8_t *h, char *err, size_t errlen)
 {
 	unsigned kind = h[4], flags = h[5];
@@ -140,8 +204,7 @@ static int check_header(struct trace_reader *r, const uint8_t *h, char *err, siz
 
 	if (trace_get32(h) != TRACE_BLOCK_MAGIC || trace_get32(h + 28) != trace_fnv32(h, 28))
 		return errmsg_fail(err, errlen, "corrupt: bad block header at byte %llu", at);
-	if (kind < TRACE_K_PROCESS || kind > TRACE_K_TRAILER || (flags & ~TRACE_F_ZSTD) || h[6] ||
-	    h[7])
+	if (!kind_known(r->mode, kind) || (flags & ~TRACE_F_ZSTD) || h[6] || h[7])
 		return errmsg_fail(err, errlen,
 		                   "corrupt: unknown block kind %u (flags %u) at byte %llu", kind,
 		                   flags, at);
@@ -164,12 +227,23 @@ static int check_order(struct trace_reader *r, unsigned kind, char *err, size_t 
 {
 	unsigned long long at = (unsigned long long)r->offset;
 
+	unsigned last = r->last_kind;
+
+	r->last_kind = kind;
+	if (kind == TRACE_K_PROCESS && r->mode == TRACE_STREAM && r->in_process)
+		return errmsg_fail(err, errlen, "corrupt: a second process block at byte %llu", at);
 	if (kind == TRACE_K_PROCESS) {
 		r->in_process = 1;
 		r->ended = 0;
 		r->nprocs++;
 		return 0;
 	}
+	if (kind == TRACE_K_STATUS && last != TRACE_K_PROCESS)
+		return errmsg_fail(
+		    err, errlen,
+		    "corrupt: the status block at byte %llu does not follow the process "
+		    "block",
+		    at);
 	if (!r->in_process && kind != TRACE_K_TRAILER)
 		return errmsg_fail(err, errlen, "corrupt: block at byte %llu precedes any process",
 		                   at);
@@ -183,6 +257,32 @@ static int check_order(struct trace_reader *r, unsigned kind, char *err, size_t 
 	return 0;
 }
 
+/* Counts the block's stored and raw bytes; refuses them beyond the decompression limits
+ * (trace.h), before the payload is decompressed. */
+static int check_expansion(struct trace_reader *r, const uint8_t *h, char *err, size_t errlen)
+{
+	uint64_t stored = r->stored_total + trace_get32(h + 12),
+	         raw = r->raw_total + trace_get32(h + 16);
+
+	r->stored_total = stored;
+	r->raw_total = raw;
+	if (raw > TRACE_MAX_TOTAL_RAW)
+		return errmsg_fail(
+		    err, errlen,
+		    "too large: its blocks through the one at byte %llu decompress to more "
+		    "than %llu bytes (the readers' limit)",
+		    (unsigned long long)r->offset, (unsigned long long)TRACE_MAX_TOTAL_RAW);
+	if (raw > TRACE_RAW_FLOOR && raw / TRACE_MAX_EXPANSION > stored)
+		return errmsg_fail(
+		    err, errlen,
+		    "corrupt: its blocks through the one at byte %llu decompress to %llu "
+		    "bytes from %llu stored, more than %dx (a compression bomb, not a "
+		    "recording)",
+		    (unsigned long long)r->offset, (unsigned long long)raw,
+		    (unsigned long long)stored, TRACE_MAX_EXPANSION);
+	return 0;
+}
+
 static int load_payload(struct trace_reader *r, struct trace_block *b, char *err, size_t errlen)
 {
 	const uint8_t *h = r->stored;
@@ -190,6 +290,11 @@ static int load_payload(struct trace_reader *r, struct trace_block *b, char *err
 	const uint8_t *payload = h + TRACE_BLOCK_HDR;
 	size_t n;
 
+	if ((h[5] & TRACE_F_ZSTD) && r->compressed_only && h[4] == TRACE_K_EVENTS) {
+		b->data = NULL;
+		b->len = rlen;
+		return 0;
+	}
 	if (trace_fnv32(payload, plen) != trace_get32(h + 24))
 		return errmsg_fail(err, errlen,
 		                   "corrupt: block at byte %llu fails its payload check",
@@ -232,7 +337,8 @@ int trace_next(struct trace_reader *r, struct trace_block *b, char *err, size_t 
 	got = fread(h + TRACE_BLOCK_HDR, 1, plen, r->f);
 	if (got < plen)
 		return short_read(r, TRACE_BLOCK_HDR + got, err, errlen);
-	if (check_order(r, h[4], err, errlen) != 0 || load_payload(r, b, err, errlen) != 0)
+	if (check_order(r, h[4], err, errlen) != 0 || check_expansion(r, h, err, errlen) != 0 ||
+	    load_payload(r, b, err, errlen) != 0)
 		return -1;
 	b->kind = h[4];
 	b->thread = trace_get32(h + 8);
@@ -255,7 +361,7 @@ int trace_next(struct trace_reader *r, struct trace_block *b, char *err, size_t 
 	return 1;
 }
 
-static int get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+int trace_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 {
 	uint64_t x = 0;
 
@@ -304,11 +410,11 @@ static int decode(const uint8_t **p, const uint8_t *end, uint64_t prev_ts, struc
 	default:
 		return errmsg_fail(err, errlen, "corrupt: unknown operation %u", op);
 	}
-	if (get_varint(p, end, &dt) != 0 || dt > UINT64_MAX - prev_ts)
+	if (trace_varint(p, end, &dt) != 0 || dt > UINT64_MAX - prev_ts)
 		return errmsg_fail(err, errlen, "corrupt: bad time in a %s event",
 		                   trace_op_name(op));
 	for (int k = 0; k < n; k++)
-		if (get_varint(p, end, &v[k]) != 0)
+		if (trace_varint(p, end, &v[k]) != 0)
 			return errmsg_fail(err, errlen, "corrupt: bad field in a %s event",
 			                   trace_op_name(op));
 	memset(ev, 0, sizeof *ev);
@@ -326,14 +432,52 @@ static int decode(const uint8_t **p, const uint8_t *end, uint64_t prev_ts, struc
 	if (op != TRACE_OP_FREE && ev->id == 0)
 		return errmsg_fail(err, errlen, "corrupt: a %s event returns object 0",
 		                   trace_op_name(op));
+	if (ev->size > TRACE_MAX_SIZE)
+		return errmsg_fail(err, errlen,
+		                   "corrupt: a %s of %llu bytes succeeded, more than any address "
+		                   "space holds (2^56)",
+		                   trace_op_name(op), (unsigned long long)ev->size);
 	return 0;
 }
 
-/* Copies a length-prefixed string of the process payload, NULs shown as spaces. */
+/* The length of the well-formed UTF-8 sequence at p (at most n bytes), or 0 when it is not one
+ * (a stray byte, an overlong form, a surrogate, a code point above U+10FFFF). */
+static size_t utf8_len(const uint8_t *p, size_t n)
+{
+	size_t len = 0;
+	uint32_t cp;
+
+	if (p[0] < 0x80)
+		len = 1;
+	else if (p[0] >= 0xc2 && p[0] < 0xe0)
+		len = 2;
+	else if (p[0] >= 0xe0 && p[0] < 0xf0)
+		len = 3;
+	else if (p[0] >= 0xf0 && p[0] < 0xf5)
+		len = 4;
+	if (!len || len > n)
+		return 0;
+	for (size_t k = 1; k < len; k++)
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+	if (len == 3) {
+		cp = (uint32_t)(p[0] & 0x0f) << 12 | (uint32_t)(p[1] & 0x3f) << 6;
+		if (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))
+			return 0;
+	} else if (len == 4) {
+		cp = (uint32_t)(p[0] & 0x07) << 18 | (uint32_t)(p[1] & 0x3f) << 12;
+		if (cp < 0x10000 || cp > 0x10ffff)
+			return 0;
+	}
+	return len;
+}
+
+/* Copies a length-prefixed string of the process payload: NULs shown as spaces, other control
+ * bytes and bytes that are not well-formed UTF-8 as '?', so every report prints valid text. */
 static int take_string(const uint8_t **p, const uint8_t *end, char *out, size_t cap)
 {
 	uint32_t n;
-	size_t k;
+	size_t k = 0, i = 0, len;
 
 	if (end - *p < 4)
 		return -1;
@@ -341,8 +485,18 @@ static int take_string(const uint8_t **p, const uint8_t *end, char *out, size_t 
 	*p += 4;
 	if ((size_t)(end - *p) < n)
 		return -1;
-	for (k = 0; k < n && k + 1 < cap; k++)
-		out[k] = (*p)[k] == '\0' ? ' ' : ((*p)[k] < 32 ? '?' : (char)(*p)[k]);
+	while (i < n && k + 1 < cap) {
+		const uint8_t *c = *p + i;
+		len = utf8_len(c, n - i);
+		if (len > 1 && k + len < cap) {
+			memcpy(out + k, c, len);
+			k += len;
+			i += len;
+			continue;
+		}
+		out[k++] = *c == '\0' ? ' ' : (*c < 32 || *c == 127 || len != 1) ? '?' : (char)*c;
+		i += len > 1 ? len : 1;
+	}
 	while (k > 0 && out[k - 1] == ' ')
 		k--;
 	out[k] = '\0';
@@ -411,8 +565,8 @@ int trace_parse_end(const struct trace_block *b, uint64_t *c, char *err, size_t 
 	uint32_t n;
 
 	memset(c, 0, TRACE_END_NCOUNTERS * sizeof *c);
-	if (b->kind != TRACE_K_END || b->len < 4 || (n = trace_get32(b->data)) > (b->len - 4) / 8 ||
-	    b->len != 4 + 8 * (size_t)n)
+	if ((b->kind != TRACE_K_END && b->kind != TRACE_K_STATUS) || b->len < 4 ||
+	    (n = trace_get32(b->data)) > (b->len - 4) / 8 || b->len != 4 + 8 * (size_t)n)
 		return errmsg_fail(err, errlen, "corrupt: bad end block");
 	for (uint32_t k = 0; k < n && k < TRACE_END_NCOUNTERS; k++)
 		c[k] = trace_get64(b->data + 4 + 8 * k);
@@ -456,99 +610,4 @@ int trace_write_trailer(FILE *f, uint64_t nblocks, uint64_t nprocs)
 	trace_block_header(b, TRACE_K_TRAILER, 0, 0, 16, 16, 0,
 	                   trace_fnv32(b + TRACE_BLOCK_HDR, 16));
 	return fwrite(b, 1, sizeof b, f) == sizeof b ? 0 : -1;
-}
-
-/* Appends the events of one block to p->ev, growing it within max. */
-static int load_events(const struct trace_block *b, struct trace_proc_events *p, size_t *cap,
-                       size_t max, char *err, size_t errlen)
-{
-	struct trace_cursor c;
-	struct trace_event ev;
-	int rc;
-
-	if (b->count > max - p->n)
-		return errmsg_fail(
-		    err, errlen,
-		    "process %zu (pid %llu) has more than %zu events: too large to load", p->index,
-		    (unsigned long long)p->info.pid, max);
-	if (p->n + b->count > *cap) {
-		size_t ncap = *cap ? *cap : 4096;
-		struct trace_rec *t;
-		while (ncap < p->n + b->count)
-			ncap *= 2;
-		if (ncap > max)
-			ncap = max;
-		if (!(t = realloc(p->ev, ncap * sizeof *t)))
-			return errmsg_fail(err, errlen, "out of memory loading %zu events", ncap);
-		p->ev = t;
-		*cap = ncap;
-	}
-	if (trace_events_begin(b, &c, err, errlen) != 0)
-		return -1;
-	while ((rc = trace_events_next(&c, &ev, err, errlen)) == 1) {
-		if (ev.align > TRACE_MAX_ALIGN)
-			return errmsg_fail(err, errlen, "corrupt: alignment %llu above 2^30",
-			                   (unsigned long long)ev.align);
-		p->ev[p->n++] =
-		    (struct trace_rec){ev.ts_ns,           ev.id,     ev.old_id,     ev.size,
-		                       (uint32_t)ev.align, b->thread, (uint8_t)ev.op};
-	}
-	return rc;
-}
-
-static int each_block(struct trace_reader *r, size_t max,
-                      int (*fn)(struct trace_proc_events *, void *, char *, size_t), void *arg,
-                      char *err, size_t errlen)
-{
-	struct trace_proc_events p = {0};
-	struct trace_block b;
-	size_t cap = 0, nproc = 0;
-	int rc, have = 0;
-
-	while ((rc = trace_next(r, &b, err, errlen)) >= 0) {
-		if ((rc == 0 || b.kind == TRACE_K_PROCESS) && have) {
-			if (fn(&p, arg, err, errlen) != 0)
-				break;
-			free(p.ev);
-			have = 0;
-		}
-		if (rc == 0)
-			return 0;
-		if (b.kind == TRACE_K_PROCESS) {
-			p = (struct trace_proc_events){.index = ++nproc};
-			cap = 0;
-			have = 1;
-			if (trace_parse_process(&b, &p.info, err, errlen) != 0)
-				break;
-		} else if (b.kind == TRACE_K_END) {
-			p.complete = 1;
-			if (trace_parse_end(&b, p.end, err, errlen) != 0)
-				break;
-		} else if (load_events(&b, &p, &cap, max, err, errlen) != 0) {
-			break;
-		}
-	}
-	free(p.ev);
-	return -1;
-}
-
-int trace_each_process(const char *path, size_t max_events,
-                       int (*fn)(struct trace_proc_events *, void *, char *, size_t), void *arg,
-                       char *err, size_t errlen)
-{
-	struct trace_reader *r = trace_open(path, TRACE_BUNDLE, err, errlen);
-	char why[512];
-	int rc;
-
-	if (!r)
-		return -1;
-	if (max_events > TRACE_MAX_PROC_EVENTS)
-		max_events = TRACE_MAX_PROC_EVENTS;
-	rc = each_block(r, max_events, fn, arg, err, errlen);
-	trace_close(r);
-	if (rc != 0) {
-		snprintf(why, sizeof why, "%s", err);
-		errmsg_fail(err, errlen, "%s: %s", path, why);
-	}
-	return rc;
 }

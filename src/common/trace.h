@@ -40,11 +40,24 @@ struct trace_block {
 };
 
 enum trace_mode {
-	TRACE_BUNDLE, /* a whole trace: must end with a trailer block, then end of file */
-	TRACE_STREAM, /* one raw stream: ends at end of file; a torn last block ends it early */
+	TRACE_BUNDLE, /* a whole trace (TRACE_FILE_MAGIC, version 1 or 2): must end with a trailer
+	                 block, then end of file */
+	TRACE_STREAM, /* one raw stream (TRACE_RAW_MAGIC, this version): a process block, its status
+	                 block, events blocks whose events name addresses (front/cmd/recbundle.h);
+	                 ends at end of file, a torn last block ends it early */
 };
 
 struct trace_reader;
+
+/* Decompression limits of a reader: a trace whose blocks, counted from its start, decompress to
+ * more than TRACE_MAX_EXPANSION times their stored bytes (beyond the first TRACE_RAW_FLOOR
+ * bytes), or to more than TRACE_MAX_TOTAL_RAW bytes in all, is refused at the block that
+ * crosses the line, before that block is decompressed. Recordings expand about 1.5-2.5x. */
+#define TRACE_MAX_EXPANSION 64
+#define TRACE_RAW_FLOOR     ((uint64_t)1 << 20)
+#define TRACE_MAX_TOTAL_RAW ((uint64_t)4 << 30)
+/* The largest allocation an event may record: no address space holds more. */
+#define TRACE_MAX_SIZE ((uint64_t)1 << 56)
 
 /* Opens path (a regular file) for reading in mode. Returns a reader, or NULL with the reason in
  * err (prefixed with the path). */
@@ -62,6 +75,21 @@ int trace_next(struct trace_reader *r, struct trace_block *b, char *err, size_t 
 
 /* In stream mode: whether the stream ended in a torn (incomplete) block that was ignored. */
 int trace_torn(const struct trace_reader *r);
+
+/* From now on trace_next neither checks nor decompresses compressed events payloads: their blocks
+ * come with data NULL (len is still the raw length), for a reader that decompresses them later
+ * and treats a frame that does not decompress to that length as damage. */
+void trace_compressed_only(struct trace_reader *r);
+
+/* The format version in the file header. */
+unsigned trace_version(const struct trace_reader *r);
+
+/* The byte offset of the next block: after trace_next returned 1, the end of that block. */
+uint64_t trace_offset(const struct trace_reader *r);
+
+/* Reads an LEB128 varint at *p (before end) into *v and advances *p. Returns 0, or -1 when it
+ * runs past end or beyond 64 bits. */
+int trace_varint(const uint8_t **p, const uint8_t *end, uint64_t *v);
 
 void trace_close(struct trace_reader *r);
 
@@ -85,8 +113,8 @@ int trace_events_next(struct trace_cursor *c, struct trace_event *ev, char *err,
 int trace_parse_process(const struct trace_block *b, struct trace_process *pr, char *err,
                         size_t errlen);
 
-/* Parses an end block's payload into c[0..TRACE_END_NCOUNTERS-1] (missing counters are 0).
- * Returns 0, or -1 with the reason in err. */
+/* Parses an end (or a raw stream's status) block's payload into c[0..TRACE_END_NCOUNTERS-1]
+ * (missing counters are 0). Returns 0, or -1 with the reason in err. */
 int trace_parse_end(const struct trace_block *b, uint64_t *c, char *err, size_t errlen);
 
 /* The name of an operation ("malloc", ...), "?" for an unknown one. */
@@ -111,9 +139,12 @@ struct trace_rec {
 /* A whole process of a trace, as trace_each_process hands it over. */
 struct trace_proc_events {
 	struct trace_process info;
-	size_t index; /* 1-based position in the trace */
-	int complete; /* its end block was read (else it was killed, called _exit or exec'd) */
-	uint64_t end[TRACE_END_NCOUNTERS];
+	size_t index;                      /* 1-based position in the trace */
+	unsigned version;                  /* the file's format version */
+	int has_end;                       /* its end block was read */
+	int complete;                      /* every event it made is here: trace_loss() is NULL */
+	uint64_t end[TRACE_END_NCOUNTERS]; /* the end block's counters; a version 1 end block
+	                                       gets end[TRACE_END_HOW] = TRACE_HOW_EXIT */
 	struct trace_rec *ev; /* file order: each thread's events in the order it made them */
 	size_t n;
 };
@@ -125,6 +156,26 @@ struct trace_proc_events {
 int trace_each_process(const char *path, size_t max_events,
                        int (*fn)(struct trace_proc_events *p, void *arg, char *err, size_t errlen),
                        void *arg, char *err, size_t errlen);
+
+/* Why a process's stream is incomplete, from its end block (has_end: whether it had one, end: its
+ * counters): killed, still running, events dropped, a torn tail, no end record; into buf (of len
+ * bytes), or NULL when nothing is missing. */
+const char *trace_loss(int has_end, const uint64_t *end, char *buf, size_t len);
+
+/* "exit", "exec", "_exit", "killed", "running", or "unknown": how a stream ended (enum
+ * trace_how). */
+const char *trace_how_name(uint64_t how);
+
+/* The same over n bytes of a bundled trace in memory (not copied); reasons are not prefixed. */
+int trace_each_process_mem(const void *data, size_t n, size_t max_events,
+                           int (*fn)(struct trace_proc_events *p, void *arg, char *err,
+                                     size_t errlen),
+                           void *arg, char *err, size_t errlen);
+
+/* The distinct thread indices of ev[0..n), ascending, in *out (malloc'd; free() it), *nth of
+ * them. Linear in n plus a sort of the runs of equal indices (a run per events block). Returns 0,
+ * or -1 when out of memory. */
+int trace_thread_list(const struct trace_rec *ev, size_t n, uint32_t **out, size_t *nth);
 
 /* Writes the trailer block that ends a bundle of nblocks blocks holding nprocs processes to f.
  * Returns 0, or -1 with errno set. */

@@ -1,6 +1,7 @@
 /* trace_format.h - the allocab trace format (docs/trace-format.md) as constants and inline
- * encoders, shared by the recorder (src/preload/record.c, which links nothing else of the project)
- * and the reader (common/trace.h). Every integer on disk is little-endian. */
+ * encoders, shared by the recorder (src/preload/record*.c, which links nothing else of the
+ * project), the bundler (front/cmd/recbundle.h) and the reader (common/trace.h). Every integer on
+ * disk is little-endian. */
 #ifndef ALLOCAB_TRACE_FORMAT_H
 #define ALLOCAB_TRACE_FORMAT_H
 
@@ -8,8 +9,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#define TRACE_FILE_MAGIC  "ALLOCTRC"
-#define TRACE_VERSION     1
+#define TRACE_FILE_MAGIC  "ALLOCTRC" /* a bundled trace */
+#define TRACE_RAW_MAGIC   "ALLOCRAW" /* a raw stream: one process image, for the bundler */
+#define TRACE_VERSION     2
 #define TRACE_FILE_HDR    16          /* magic[8], u32 version, u32 reserved (0) */
 #define TRACE_BLOCK_MAGIC 0x31425441u /* "ATB1" */
 #define TRACE_BLOCK_HDR   32
@@ -24,9 +26,12 @@
 enum trace_kind {
 	TRACE_K_PROCESS = 1, /* starts a process stream: pid, ppid, clocks, executable, arguments */
 	TRACE_K_EVENTS = 2,  /* events of one thread of the current process, a zstd frame */
-	TRACE_K_END = 3,     /* the process ended normally: its counters */
+	TRACE_K_END = 3,     /* the process's counters and how its stream ended (version 1: only
+	                        written when it ended normally) */
 	TRACE_K_TRAILER =
 	    4, /* last block of a bundled trace: how many blocks and processes precede */
+	TRACE_K_STATUS = 5, /* raw streams only, right after the process block: the end block's
+	                       counters so far, rewritten in place as the process runs */
 };
 
 #define TRACE_F_ZSTD 1u /* block flag: the payload is one zstd frame of raw_len bytes */
@@ -56,7 +61,24 @@ enum trace_end_counter {
 	TRACE_END_DURATION_NS,   /* monotonic ns from the stream's start to the end block */
 	TRACE_END_DROPPED,       /* events lost because a block could not be written */
 	TRACE_END_USABLE_SIZE,   /* malloc_usable_size calls (counted, not recorded) */
+	TRACE_END_HOW,           /* how the stream ended: enum trace_how (version 2) */
+	TRACE_END_WRITE_ERRNO,   /* errno of the first block write that failed, 0 if none */
+	TRACE_END_TORN_BYTES,    /* bytes of a torn or unreadable stream tail the bundler dropped */
+	TRACE_END_MISORDERED,    /* allocations at an address still live when numbered: the clocks
+	                            of two threads disagreed */
 	TRACE_END_NCOUNTERS
+};
+
+/* How a process's stream ended (TRACE_END_HOW). */
+enum trace_how {
+	TRACE_HOW_UNKNOWN = 0, /* a version 1 trace: the end block says only that it ended */
+	TRACE_HOW_EXIT = 1,    /* exit() or a return from main: every event flushed */
+	TRACE_HOW_EXEC = 2,    /* the image was replaced by exec: every event flushed before it */
+	TRACE_HOW__EXIT = 3,   /* _exit() or _Exit(): every event flushed before it */
+	TRACE_HOW_KILLED = 4,  /* gone without an end: killed by a signal or crashed; the events
+	                          its threads had not flushed yet are lost */
+	TRACE_HOW_RUNNING = 5, /* still running when the trace was bundled: cut there */
+	TRACE_HOW_COUNT
 };
 
 static inline void trace_put32(uint8_t *p, uint32_t v)
@@ -103,6 +125,28 @@ static inline uint8_t *trace_put_varint(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/* A signed difference of two addresses as an unsigned varint value: 0, -1, 1, -2, ... -> 0, 1, 2,
+ * 3, ... (raw streams store each address as the difference from the one before it in its
+ * block). */
+static inline uint64_t trace_zigzag(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static inline uint64_t trace_unzigzag(uint64_t z)
+{
+	return (z >> 1) ^ (0 - (z & 1));
+}
+
+/* Whether field k (after the time) of a raw stream's op is an address: free, the allocations:
+ * field 0; realloc, reallocarray (release ticks, old address, new address, size): 1 and 2. */
+static inline int trace_raw_is_address(unsigned op, int k)
+{
+	if (op == TRACE_OP_REALLOC || op == TRACE_OP_REALLOCARRAY)
+		return k == 1 || k == 2;
+	return k == 0;
+}
+
 /* Block header fields (offsets in bytes): 0 magic u32, 4 kind u8, 5 flags u8, 6 reserved u16 (0),
  * 8 thread u32, 12 payload_len u32, 16 raw_len u32, 20 count u32, 24 payload FNV-1a u32,
  * 28 FNV-1a u32 of bytes 0..27. */
@@ -122,9 +166,10 @@ static inline void trace_block_header(uint8_t h[TRACE_BLOCK_HDR], unsigned kind,
 	trace_put32(h + 28, trace_fnv32(h, 28));
 }
 
-static inline void trace_file_header(uint8_t h[TRACE_FILE_HDR])
+/* magic: TRACE_FILE_MAGIC or TRACE_RAW_MAGIC. */
+static inline void trace_file_header(uint8_t h[TRACE_FILE_HDR], const char *magic)
 {
-	memcpy(h, TRACE_FILE_MAGIC, 8);
+	memcpy(h, magic, 8);
 	trace_put32(h + 8, TRACE_VERSION);
 	trace_put32(h + 12, 0);
 }

@@ -5,11 +5,13 @@
 #include "common/errmsg.h"
 #include "common/trace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct pick {
 	uint64_t pid;
+	int allow_incomplete;
 	struct trace_proc_events best;
 	int have;
 };
@@ -29,32 +31,6 @@ static int pick_process(struct trace_proc_events *p, void *arg, char *err, size_
 	k->have = 1;
 	p->ev = NULL;
 	return 0;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Dense thread numbers: the recorder's indices sorted (index 0, the first caller, stays first). */
-static uint32_t *thread_list(const struct trace_rec *ev, size_t n, size_t *nth)
-{
-	uint32_t *t = malloc((n ? n : 1) * sizeof *t), last = UINT32_MAX;
-	size_t k = 0, u = 0;
-
-	if (!t)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (ev[i].thread != last)
-			t[k++] = last = ev[i].thread;
-	qsort(t, k, sizeof *t, cmp_u32);
-	for (size_t i = 0; i < k; i++)
-		if (!u || t[u - 1] != t[i])
-			t[u++] = t[i];
-	*nth = u;
-	return t;
 }
 
 static size_t thread_of(const uint32_t *t, size_t nth, uint32_t idx)
@@ -101,6 +77,24 @@ static int is_alloc(unsigned op)
 	return op != TRACE_OP_FREE;
 }
 
+/* Whether an aligned call's alignment is one no allocator must accept (posix_memalign: a power of
+ * two multiple of sizeof(void *); aligned_alloc, memalign: a power of two). The recorder writes
+ * only calls that succeeded, so such an alignment comes from a damaged or made-up trace. */
+static int bad_alignment(const struct trace_rec *e)
+{
+	int pow2 = e->align && !(e->align & (e->align - 1));
+
+	switch (e->op) {
+	case TRACE_OP_POSIX_MEMALIGN:
+		return !pow2 || e->align < sizeof(void *);
+	case TRACE_OP_ALIGNED_ALLOC:
+	case TRACE_OP_MEMALIGN:
+		return !pow2;
+	default:
+		return 0;
+	}
+}
+
 static int build_ops(struct build *b, const struct trace_rec *ev, size_t n, const uint32_t *tl,
                      char *err, size_t errlen)
 {
@@ -121,9 +115,18 @@ static int build_ops(struct build *b, const struct trace_rec *ev, size_t n, cons
 
 		last_ts[th] = e->ts_ns;
 		*o = (struct rp_op){.size = e->size,
-		                    .align = e->align,
+		                    .align_log2 = e->align ? (uint8_t)__builtin_ctz(e->align) : 0,
 		                    .op = e->op,
 		                    .gap_ns = dt > 1000000000u ? 1000000000u : (uint32_t)dt};
+		if (bad_alignment(e)) {
+			free(fill);
+			free(last_ts);
+			return errmsg_fail(
+			    err, errlen, "corrupt: thread %u calls %s with alignment %u, %s",
+			    e->thread, trace_op_name(e->op), e->align,
+			    e->op == TRACE_OP_POSIX_MEMALIGN ? "not a power of two multiple of 8"
+			                                     : "not a power of two");
+		}
 		if (is_alloc(e->op)) {
 			size_t s = idmap_slot(&b->map, e->id);
 			if (b->map.id[s]) {
@@ -181,7 +184,8 @@ static int link_releases(struct build *b, const struct trace_rec *ev, size_t n, 
 			o->obj = obj;
 		else
 			o->old = obj;
-		o->old_size = b->size[obj];
+		if (b->size[obj])
+			o->flags |= RP_OLD_SIZED;
 		if (b->alloc_th[obj] != th) {
 			o->flags |= RP_WAIT;
 			b->alloc_at[obj]->flags |= RP_PUBLISH;
@@ -224,6 +228,13 @@ static int check_schedule(struct build *b, char *err, size_t errlen)
 			if (o->op && is_alloc(o->op)) {
 				done[o->obj] = 1;
 				live += o->size;
+				if (live > TRACE_MAX_SIZE) {
+					rc = errmsg_fail(
+					    err, errlen,
+					    "corrupt: more than 2^56 bytes live at once, "
+					    "more than any address space holds");
+					goto out;
+				}
 				if (live > t->peak_bytes)
 					t->peak_bytes = live;
 				if (waiter[o->obj])
@@ -263,10 +274,17 @@ static int list_leaked(struct build *b)
 static int build(struct rp_trace *t, const struct trace_rec *ev, size_t n, char *err, size_t errlen)
 {
 	struct build b = {.t = t};
-	uint32_t *tl = thread_list(ev, n, &t->nth);
+	uint32_t *tl;
 	size_t nalloc = 0, cap = 1024;
 	int rc = -2;
 
+	if (trace_thread_list(ev, n, &tl, &t->nth) != 0)
+		goto out;
+	if (t->nth > RP_MAX_THREADS) {
+		rc = errmsg_fail(err, errlen, "%zu threads, more than the %u a replay starts",
+		                 t->nth, RP_MAX_THREADS);
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++)
 		nalloc += is_alloc(ev[i].op);
 	while (cap < 2 * nalloc)
@@ -278,7 +296,7 @@ static int build(struct rp_trace *t, const struct trace_rec *ev, size_t n, char 
 	b.alloc_th = malloc((nalloc + 1) * sizeof *b.alloc_th);
 	b.size = calloc(nalloc + 1, sizeof *b.size);
 	b.released = calloc(nalloc + 1, 1);
-	t->th = tl ? calloc(t->nth ? t->nth : 1, sizeof *t->th) : NULL;
+	t->th = calloc(t->nth ? t->nth : 1, sizeof *t->th);
 	if (!b.map.id || !b.map.obj || !b.alloc_at || !b.alloc_th || !b.size || !b.released ||
 	    !t->th)
 		goto out;
@@ -292,6 +310,8 @@ static int build(struct rp_trace *t, const struct trace_rec *ev, size_t n, char 
 	    (rc = check_schedule(&b, err, errlen)) != 0)
 		goto out;
 	rc = list_leaked(&b);
+	t->obj_size = b.size;
+	b.size = NULL;
 out:
 	if (rc == -2)
 		errmsg_fail(err, errlen, "out of memory preparing %zu events", n);
@@ -305,32 +325,69 @@ out:
 	return rc;
 }
 
-int rp_load(const char *path, uint64_t pid, struct rp_trace *t, char *err, size_t errlen)
+/* Builds t from the process pick_process chose; name prefixes the reasons (NULL: none). */
+static int load_picked(struct pick *k, const char *name, struct rp_trace *t, char *err,
+                       size_t errlen)
 {
-	struct pick k = {.pid = pid};
 	int rc;
+
+	if (!k->have || !k->best.n) {
+		free(k->best.ev);
+		if (k->pid)
+			return errmsg_fail(err, errlen,
+			                   "%s%sno process with pid %llu and events (`allocab "
+			                   "trace info` lists them)",
+			                   name ? name : "", name ? ": " : "",
+			                   (unsigned long long)k->pid);
+		return errmsg_fail(err, errlen, "%s%sno process in it made a call",
+		                   name ? name : "", name ? ": " : "");
+	}
+	t->pid = k->best.info.pid;
+	t->index = k->best.index;
+	t->events = k->best.n;
+	if (!k->best.complete && !k->allow_incomplete) {
+		char why[256];
+		trace_loss(k->best.has_end, k->best.end, why, sizeof why);
+		free(k->best.ev);
+		return errmsg_fail(err, errlen,
+		                   "%s%sprocess %zu (pid %llu) is incomplete: %s; replay it anyway "
+		                   "with --param incomplete=allow",
+		                   name ? name : "", name ? ": " : "", t->index,
+		                   (unsigned long long)t->pid, why);
+	}
+	rc = build(t, k->best.ev, k->best.n, err, errlen);
+	free(k->best.ev);
+	if (rc != 0) {
+		char why[400];
+		snprintf(why, sizeof why, "%s", err);
+		errmsg_fail(err, errlen, "%s%sprocess %zu (pid %llu): %s", name ? name : "",
+		            name ? ": " : "", t->index, (unsigned long long)t->pid, why);
+		rp_free(t);
+	}
+	return rc;
+}
+
+int rp_load(const char *path, uint64_t pid, int allow_incomplete, struct rp_trace *t, char *err,
+            size_t errlen)
+{
+	struct pick k = {.pid = pid, .allow_incomplete = allow_incomplete};
 
 	memset(t, 0, sizeof *t);
 	if (trace_each_process(path, TRACE_MAX_PROC_EVENTS, pick_process, &k, err, errlen) != 0)
-		return -1;
-	if (!k.have || !k.best.n) {
-		free(k.best.ev);
-		if (pid)
-			return errmsg_fail(
-			    err, errlen,
-			    "%s: no process with pid %llu and events (`allocab trace "
-			    "info` lists them)",
-			    path, (unsigned long long)pid);
-		return errmsg_fail(err, errlen, "%s: no process in it made a call", path);
-	}
-	t->pid = k.best.info.pid;
-	t->index = k.best.index;
-	t->events = k.best.n;
-	rc = build(t, k.best.ev, k.best.n, err, errlen);
-	free(k.best.ev);
-	if (rc != 0)
-		rp_free(t);
-	return rc;
+		return free(k.best.ev), -1;
+	return load_picked(&k, path, t, err, errlen);
+}
+
+int rp_load_mem(const void *data, size_t n, uint64_t pid, int allow_incomplete, struct rp_trace *t,
+                char *err, size_t errlen)
+{
+	struct pick k = {.pid = pid, .allow_incomplete = allow_incomplete};
+
+	memset(t, 0, sizeof *t);
+	if (trace_each_process_mem(data, n, TRACE_MAX_PROC_EVENTS, pick_process, &k, err, errlen) !=
+	    0)
+		return free(k.best.ev), -1;
+	return load_picked(&k, NULL, t, err, errlen);
 }
 
 /* Bytes the replay's touch writes beyond from (realloc: the old size) with one byte per page
@@ -343,23 +400,29 @@ static void touched(uint64_t from, uint64_t size, uint64_t *pages, uint64_t *byt
 	*bytes = size > from ? size - from : 0;
 }
 
-static void cost_op(const struct rp_op *o, struct rp_cost *c)
+/* *a += b, saturating: sizes of a hostile trace may sum past 2^64. */
+static void add_sat(uint64_t *a, uint64_t b)
+{
+	*a = *a > UINT64_MAX - b ? UINT64_MAX : *a + b;
+}
+
+static void cost_op(const struct rp_trace *t, const struct rp_op *o, struct rp_cost *c)
 {
 	int moved = o->old && (o->op == TRACE_OP_REALLOC || o->op == TRACE_OP_REALLOCARRAY);
-	uint64_t pages, bytes;
+	uint64_t pages, bytes, old_size = moved ? rp_old_size(t, o) : 0;
 
 	c->events++;
 	if (o->op == TRACE_OP_FREE)
 		return;
-	touched(moved ? o->old_size : 0, o->size, &pages, &bytes);
+	touched(moved ? old_size : 0, o->size, &pages, &bytes);
 	if (moved)
-		c->copy_bytes += o->old_size < o->size ? o->old_size : o->size;
-	c->bytes += bytes;
+		add_sat(&c->copy_bytes, old_size < o->size ? old_size : o->size);
+	add_sat(&c->bytes, bytes);
 	if (o->size > RP_FRESH_MIN) {
 		c->maps++;
-		c->fresh_pages += pages;
+		add_sat(&c->fresh_pages, pages);
 	} else {
-		c->pages += pages;
+		add_sat(&c->pages, pages);
 	}
 }
 
@@ -426,14 +489,16 @@ void rp_cost(const struct rp_trace *t, struct rp_cost *c)
 	uint64_t peak_pages, first;
 
 	memset(c, 0, sizeof *c);
-	c->table_bytes = t->nth * sizeof *t->th + t->nleaked * sizeof *t->leaked;
+	c->table_bytes = t->nth * sizeof *t->th + t->nleaked * sizeof *t->leaked +
+	                 ((uint64_t)t->nobj + 1) * sizeof *t->obj_size;
 	for (size_t k = 0; k < t->nth; k++) {
 		for (size_t i = 0; i < t->th[k].n; i++)
 			if (t->th[k].ops[i].op)
-				cost_op(&t->th[k].ops[i], c);
+				cost_op(t, &t->th[k].ops[i], c);
 		c->table_bytes += t->th[k].n * sizeof *t->th[k].ops;
 	}
 	c->gap_ns = spun_ns(t);
+	c->gap_sum_ns = all_gaps(t);
 	peak_pages = (t->peak_bytes + 4095) / 4096;
 	first = c->pages < peak_pages ? c->pages : peak_pages;
 	c->fresh_pages += first;
@@ -446,5 +511,6 @@ void rp_free(struct rp_trace *t)
 		free(t->th[k].ops);
 	free(t->th);
 	free(t->leaked);
+	free(t->obj_size);
 	memset(t, 0, sizeof *t);
 }

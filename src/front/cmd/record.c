@@ -1,28 +1,41 @@
 /* record.c - `allocab record [-o FILE] [--] COMMAND [ARGS...]`: runs COMMAND with the recorder
- * library preloaded (docs/trace-format.md), then bundles the per-process streams it wrote into one
- * trace file, written under a temporary name and renamed into place. */
+ * library preloaded (docs/trace-format.md), waits for it and for what it left running in the
+ * background (orphans are re-parented to record), then bundles the raw streams it wrote into one
+ * trace (front/cmd/recbundle.h), written atomically (common/atomicio.h), and says what the trace
+ * lacks. Signals that stop record are passed on to COMMAND; the stream directory is removed on
+ * every way out, and the next record removes those of recorders that were killed. */
 #include "front/cmd/commands.h"
 
+#include "common/atomicio.h"
 #include "common/errmsg.h"
+#include "common/numparse.h"
 #include "common/opt.h"
 #include "common/optdoc.h"
 #include "common/status.h"
 #include "common/trace.h"
+#include "front/cmd/recbundle.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RECORD_LIB_NAME "liballocab-record.so"
+#define DIR_PREFIX      "allocab-record."
+#define BACKGROUND_S    10 /* how long record waits for what COMMAND left running, by default */
+#define STALE_S         60 /* a dead recorder's directory is removed once this old */
+
+static volatile sig_atomic_t got_signal;
+static volatile pid_t child_pid;
 
 /* The recorder library: $ALLOCAB_RECORD_LIB, or beside the executable, or ../lib/allocab/. */
 static int find_lib(char *out, size_t len, char *err, size_t errlen)
@@ -52,208 +65,305 @@ static int find_lib(char *out, size_t len, char *err, size_t errlen)
 	return errmsg_fail(err, errlen, "%s not found beside %s (run make)", RECORD_LIB_NAME, dir);
 }
 
+/* Removes the stream directories in tmp of recorders that no longer exist (killed before their
+ * own clean-up), once they are STALE_S seconds old. */
+static void remove_stale_dirs(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+	char path[PATH_MAX];
+	struct stat st;
+	long pid;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (sscanf(e->d_name, DIR_PREFIX "%ld.", &pid) != 1 || pid <= 0 ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    st.st_mtime + STALE_S < time(NULL))
+			rb_remove_streams(path);
+	}
+	closedir(d);
+}
+
+/* SIGINT, SIGTERM, SIGHUP: remembered, and passed on to COMMAND when a process sent them (the
+ * terminal sends its own to COMMAND's process group already). */
+static void on_signal(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	got_signal = sig;
+	if (child_pid > 0 && si->si_code <= 0)
+		kill(child_pid, sig);
+}
+
+static void catch_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO};
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* In the child: default signals, killed with SIGTERM if record dies, then COMMAND. */
+static void exec_command(char **cmd, const char *preload, const char *dir, pid_t parent)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+		_exit(128 + SIGTERM);
+	setenv("LD_PRELOAD", preload, 1);
+	setenv("ALLOCAB_RECORD_DIR", dir, 1);
+	execvp(cmd[0], cmd);
+	fprintf(stderr, "allocab: record: %s: %s\n", cmd[0], strerror(errno));
+	_exit(127);
+}
+
 static int run_command(char **cmd, const char *lib, const char *dir, int *status)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *preload = NULL;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 	int ws;
 
 	if (asprintf(&preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "") < 0)
 		return -1;
 	fflush(NULL);
 	pid = fork();
-	if (pid < 0) {
-		free(preload);
-		return -1;
-	}
-	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		setenv("LD_PRELOAD", preload, 1);
-		setenv("ALLOCAB_RECORD_DIR", dir, 1);
-		execvp(cmd[0], cmd);
-		fprintf(stderr, "allocab: record: %s: %s\n", cmd[0], strerror(errno));
-		_exit(127);
-	}
+	if (pid == 0)
+		exec_command(cmd, preload, dir, parent);
 	free(preload);
+	if (pid < 0)
+		return -1;
+	child_pid = pid;
 	while (waitpid(pid, &ws, 0) < 0)
 		if (errno != EINTR)
 			return -1;
+	child_pid = 0;
 	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 	return 0;
 }
 
-struct stream {
-	char *path;
-	uint64_t start;
-};
-
-static int by_start(const void *a, const void *b)
+/* The pids of record's children still alive (orphans of COMMAND re-parented to it), into
+ * pids[0..cap); returns how many there are. */
+static size_t list_children(long *pids, size_t cap)
 {
-	const struct stream *x = a, *y = b;
+	char path[64];
+	size_t n = 0;
+	long pid;
+	FILE *f;
 
-	return x->start < y->start ? -1 : x->start > y->start;
+	snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
+	if (!(f = fopen(path, "r")))
+		return 0;
+	while (fscanf(f, "%ld", &pid) == 1)
+		if (n++ < cap)
+			pids[n - 1] = pid;
+	fclose(f);
+	return n;
 }
 
-struct bundle_stats {
-	uint64_t blocks, procs, events, torn, unended, bad;
-};
-
-/* Copies the valid blocks of one stream to out; a torn or corrupt tail is dropped and counted. */
-static int copy_stream(const char *path, FILE *out, struct bundle_stats *st)
+/* "pid N NAME" for up to 3 of the n pids, into buf. */
+static void name_pids(const long *pids, size_t n, char *buf, size_t len)
 {
-	char err[512];
-	struct trace_reader *r = trace_open(path, TRACE_STREAM, err, sizeof err);
-	struct trace_block b;
-	int rc, ended = 0;
+	size_t k = 0;
 
-	if (!r) {
-		st->bad++;
-		return 0;
-	}
-	while ((rc = trace_next(r, &b, err, sizeof err)) == 1) {
-		if (fwrite(b.bytes, 1, b.nbytes, out) != b.nbytes) {
-			trace_close(r);
-			return -1;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && i < 3 && k < len; i++) {
+		char path[64], comm[32] = "?";
+		FILE *f;
+		snprintf(path, sizeof path, "/proc/%ld/comm", pids[i]);
+		if ((f = fopen(path, "r"))) {
+			if (fscanf(f, "%31s", comm) != 1)
+				strcpy(comm, "?");
+			fclose(f);
 		}
-		st->blocks++;
-		st->procs += b.kind == TRACE_K_PROCESS;
-		st->events += b.kind == TRACE_K_EVENTS ? b.count : 0;
-		ended |= b.kind == TRACE_K_END;
+		k += (size_t)snprintf(buf + k, len - k, "%spid %ld %s", i ? ", " : "", pids[i],
+		                      comm);
 	}
-	if (rc < 0 || trace_torn(r))
-		st->torn++;
-	if (!ended)
-		st->unended++;
-	trace_close(r);
+	if (n > 3 && k < len)
+		snprintf(buf + k, len - k, ", ...");
+}
+
+/* Waits up to BACKGROUND_S for what COMMAND left running (a signal ends the wait) and says what
+ * still runs: its streams are cut when the trace is bundled. */
+static void wait_background(int wait_s)
+{
+	const struct timespec nap = {0, 20000000};
+	time_t until = time(NULL) + wait_s;
+	char names[256];
+	long pids[4];
+	size_t n;
+	int ws;
+
+	for (;;) {
+		pid_t p = waitpid(-1, &ws, WNOHANG);
+		if (p > 0)
+			continue;
+		if ((p < 0 && errno == ECHILD) || got_signal || time(NULL) >= until)
+			break;
+		nanosleep(&nap, NULL);
+	}
+	if (!(n = list_children(pids, 4)))
+		return;
+	name_pids(pids, n, names, sizeof names);
+	fprintf(
+	    stderr,
+	    "allocab: record: warning: %zu process(es) COMMAND left in the background still run "
+	    "after %d s (%s): their streams are cut here and marked running in the trace\n",
+	    n, got_signal ? 0 : wait_s, names);
+}
+
+/* Writes the trace of dir to out (atomically). Returns 0, -2 when dir holds no stream (nothing
+ * written), or -1; the reason in err. */
+static int write_trace(const char *dir, const char *out, struct rb_result *res, int *in_place,
+                       char *err, size_t errlen)
+{
+	struct atomic_out o;
+	char why[512];
+	FILE *f;
+	int fd, rc;
+
+	if (atomic_begin(&o, out, err, errlen) != 0)
+		return -1;
+	*in_place = o.in_place;
+	if ((fd = dup(o.fd)) < 0 || !(f = fdopen(fd, "wb"))) {
+		if (fd >= 0)
+			close(fd);
+		atomic_abort(&o);
+		return errmsg_fail(err, errlen, "%s: %s", out, strerror(errno));
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	rc = rb_bundle(dir, f, res, why, sizeof why);
+	if (fclose(f) != 0 && rc == 0)
+		rc = errmsg_fail(why, sizeof why, "%s", strerror(errno));
+	if (rc != 0) {
+		atomic_abort(&o);
+		rb_result_free(res);
+		if (rc == -2)
+			return errmsg_fail(err, errlen, "%s", why), -2;
+		return errmsg_fail(err, errlen, "%s: %s", out, why);
+	}
+	if (atomic_commit(&o, err, errlen) != 0) {
+		rb_result_free(res);
+		return -1;
+	}
 	return 0;
 }
 
-/* The streams of dir sorted by their start time; *n gets how many. */
-static struct stream *list_streams(const char *dir, size_t *n)
+/* Whether loss l is of the kind-th sort report_losses names (a torn tail that comes with dropped
+ * events is the same loss). */
+static int loss_is(const struct rb_loss *l, int kind)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	struct stream *s = NULL;
-	size_t cap = 0;
+	uint64_t how = l->end[TRACE_END_HOW];
 
-	*n = 0;
-	if (!d)
-		return NULL;
-	while ((e = readdir(d))) {
-		unsigned long long pid, start;
-		char tail[8];
-		if (sscanf(e->d_name, "s.%llu.%llu.%3s", &pid, &start, tail) != 3 ||
-		    strcmp(tail, "ats") != 0)
-			continue;
-		if (*n == cap) {
-			struct stream *t = realloc(s, (cap = cap ? 2 * cap : 16) * sizeof *s);
-			if (!t)
-				break;
-			s = t;
+	switch (kind) {
+	case 0:
+		return how == TRACE_HOW_KILLED;
+	case 1:
+		return how == TRACE_HOW_RUNNING;
+	case 2:
+		return l->end[TRACE_END_DROPPED] != 0;
+	case 3:
+		return l->end[TRACE_END_TORN_BYTES] != 0 && !l->end[TRACE_END_DROPPED];
+	default:
+		return how == TRACE_HOW_UNKNOWN;
+	}
+}
+
+/* One warning per kind of loss, with how many processes and a few of them. */
+static void report_losses(const struct rb_result *res)
+{
+	static const char *const what[] = {
+	    "were killed or crashed before their end: the events their threads had not flushed "
+	    "are lost",
+	    "still ran when the trace was bundled: their streams are cut there",
+	    "lost events: their streams could not be written",
+	    "ended in a torn or unreadable block, dropped", "have no end record"};
+
+	for (int kind = 0; kind < 5; kind++) {
+		char names[256] = "";
+		size_t n = 0, k = 0;
+		uint64_t dropped = 0, events = 0, e = 0;
+		for (size_t i = 0; i < res->nlost; i++) {
+			const struct rb_loss *l = &res->lost[i];
+			if (!loss_is(l, kind))
+				continue;
+			dropped += l->end[TRACE_END_DROPPED];
+			events += l->end[TRACE_END_EVENTS];
+			e = e ? e : l->end[TRACE_END_WRITE_ERRNO];
+			if (n++ < 3 && k < sizeof names)
+				k +=
+				    (size_t)snprintf(names + k, sizeof names - k,
+				                     "%sprocess %zu pid %llu %s", n > 1 ? ", " : "",
+				                     l->index, (unsigned long long)l->pid, l->name);
 		}
-		if (asprintf(&s[*n].path, "%s/%s", dir, e->d_name) < 0)
-			break;
-		s[(*n)++].start = start;
+		if (!n)
+			continue;
+		fprintf(stderr, "allocab: record: warning: %zu process(es) %s", n, what[kind]);
+		if (kind == 2)
+			fprintf(stderr, " (%s): %llu of %llu events dropped",
+			        e && e < 4096 ? strerror((int)e) : "a write failed",
+			        (unsigned long long)dropped, (unsigned long long)events);
+		fprintf(stderr, " (%s%s)\n", names, n > 3 ? ", ..." : "");
 	}
-	closedir(d);
-	if (*n)
-		qsort(s, *n, sizeof *s, by_start);
-	return s;
 }
 
-static mode_t current_umask(void)
+static void report(const struct rb_result *res, const char *out, int in_place)
 {
-	mode_t m = umask(0);
-
-	umask(m);
-	return m;
+	fprintf(stderr,
+	        "allocab: record: %llu process images (%llu ended in an exec), %llu events -> %s",
+	        (unsigned long long)res->procs, (unsigned long long)res->images_exec,
+	        (unsigned long long)res->events, out);
+	if (in_place)
+		fputc('\n', stderr);
+	else
+		fprintf(stderr, " (`allocab trace info %s`)\n", out);
+	report_losses(res);
+	if (res->unreadable)
+		fprintf(
+		    stderr,
+		    "allocab: record: warning: %llu stream(s) hold no readable process block (a "
+		    "full disk?): their processes are not in the trace\n",
+		    (unsigned long long)res->unreadable);
+	if (res->misordered)
+		fprintf(
+		    stderr,
+		    "allocab: record: warning: %llu allocation(s) returned an address still live "
+		    "in the recording's order (the clocks of two CPUs disagreed): their objects "
+		    "may be paired wrongly\n",
+		    (unsigned long long)res->misordered);
 }
 
-static void remove_streams(const char *dir)
+/* Whether the trace lost events the program made because the recording itself failed. */
+static int recording_failed(const struct rb_result *res)
 {
-	size_t n = 0;
-	struct stream *s = list_streams(dir, &n);
-
-	for (size_t i = 0; i < n; i++) {
-		unlink(s[i].path);
-		free(s[i].path);
-	}
-	free(s);
-	rmdir(dir);
+	for (size_t i = 0; i < res->nlost; i++)
+		if (res->lost[i].end[TRACE_END_DROPPED] || res->lost[i].end[TRACE_END_TORN_BYTES])
+			return 1;
+	return res->unreadable != 0;
 }
 
-static int bundle(const char *dir, const char *out, struct bundle_stats *st, char *err,
-                  size_t errlen)
-{
-	size_t n = 0;
-	struct stream *s = list_streams(dir, &n);
-	char tmp[PATH_MAX + 16], copy[PATH_MAX];
-	uint8_t hdr[TRACE_FILE_HDR];
-	FILE *f = NULL;
-	int fd, rc = -1;
-
-	snprintf(copy, sizeof copy, "%s", out);
-	snprintf(tmp, sizeof tmp, "%s/.allocab-trace.XXXXXX", dirname(copy));
-	if (n == 0) {
-		errmsg_fail(err, errlen,
-		            "the recorder wrote nothing: it was not loaded (a static or setuid "
-		            "program?) or could not write to %s",
-		            dir);
-		goto out;
-	}
-	if ((fd = mkstemp(tmp)) >= 0 &&
-	    (fchmod(fd, 0666 & ~current_umask()) != 0 || !(f = fdopen(fd, "wb")))) {
-		close(fd);
-		unlink(tmp);
-		fd = -1;
-	}
-	if (fd < 0) {
-		errmsg_fail(err, errlen, "%s: %s", out, strerror(errno));
-		goto out;
-	}
-	trace_file_header(hdr);
-	if (fwrite(hdr, 1, sizeof hdr, f) != sizeof hdr)
-		goto io;
-	for (size_t i = 0; i < n; i++)
-		if (copy_stream(s[i].path, f, st) != 0)
-			goto io;
-	if (trace_write_trailer(f, st->blocks, st->procs) != 0 || fflush(f) != 0 ||
-	    fsync(fileno(f)) != 0)
-		goto io;
-	if (fclose(f) != 0 || rename(tmp, out) != 0) {
-		f = NULL;
-		goto io;
-	}
-	f = NULL;
-	rc = 0;
-	goto out;
-io:
-	errmsg_fail(err, errlen, "%s: %s", out, strerror(errno));
-	unlink(tmp);
-out:
-	if (f)
-		fclose(f);
-	for (size_t i = 0; i < n; i++) {
-		unlink(s[i].path);
-		free(s[i].path);
-	}
-	free(s);
-	return rc;
-}
-
-enum { R_OUTPUT, R_HELP, R_COUNT };
+enum { R_OUTPUT, R_WAIT, R_HELP, R_COUNT };
 
 static const struct opt record_opts[R_COUNT] = {
     [R_OUTPUT] = {"--output", 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
-                  .help = "the trace file (default allocab.trace), written atomically: to a "
-                          "temporary name, then renamed"},
+                  .help = "the trace file (default allocab.trace); written atomically, a device "
+                          "or FIFO written in place"},
+    [R_WAIT] = {"--wait", 'w', OPT_VALUE | OPT_REPEAT, "SECONDS",
+                .help = "how long to wait for processes COMMAND leaves running in the "
+                        "background, 0..3600 (default 10); what still runs is reported"},
     [R_HELP] = {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
 };
 
 const struct opt_doc record_doc = {
     .prog = "allocab record",
-    .synopsis = (const char *const[]){"[-o FILE] [--] COMMAND [ARGS...]", NULL},
+    .synopsis = (const char *const[]){"[-o FILE] [-w SECONDS] [--] COMMAND [ARGS...]", NULL},
     .about = "Runs COMMAND (found on PATH) with the allocab recorder preloaded and writes every "
              "malloc, calloc, realloc, reallocarray, free, posix_memalign, aligned_alloc, "
              "memalign, valloc and pvalloc call of every process it starts (fork, exec) to one "
@@ -263,14 +373,36 @@ const struct opt_doc record_doc = {
     .nopts = R_COUNT,
     .notes = "The recorder library is " RECORD_LIB_NAME " beside the allocab executable, or in "
              "../lib/allocab/ from it; ALLOCAB_RECORD_LIB names another. Static and setuid "
-             "programs cannot be recorded (LD_PRELOAD does not reach them).\n"
-             "Exit status: COMMAND's exit status (128 + signal if it was killed) once the trace "
-             "is written; 127 if COMMAND cannot be run; 1 if no trace could be written; 2 bad "
-             "arguments.\n",
+             "programs cannot be recorded (LD_PRELOAD does not reach them). SIGINT, SIGTERM and "
+             "SIGHUP sent to record go to COMMAND; if record is killed, COMMAND gets SIGTERM.\n"
+             "Exit status: COMMAND's exit status (128 + signal if it was killed) when it is not "
+             "0; else 0 once the trace is written whole, 1 if no trace could be written or "
+             "events were lost because a stream could not be written (each loss is said on "
+             "stderr); 127 if COMMAND cannot be run; 2 bad arguments.\n",
 };
 
-/* Options up to "--" or the first positional argument, where the COMMAND starts (*first). */
-static int parse_args(int argc, char **argv, const char **out, int *first, int *help)
+struct record_args {
+	const char *out;
+	int wait_s;
+	int first; /* argv index where COMMAND starts */
+	int help;
+};
+
+static int parse_wait(const char *v, int *wait_s)
+{
+	uint64_t n;
+
+	if (num_parse_u64(v, &n) != 0 || n > 3600) {
+		fprintf(stderr,
+		        "allocab: record: --wait: '%s' is not a number of seconds in 0..3600\n", v);
+		return -1;
+	}
+	*wait_s = (int)n;
+	return 0;
+}
+
+/* Options up to "--" or the first positional argument, where the COMMAND starts. */
+static int parse_args(int argc, char **argv, struct record_args *a)
 {
 	struct opt_parser p;
 	const char *v;
@@ -286,33 +418,68 @@ static int parse_args(int argc, char **argv, const char **out, int *first, int *
 			return -1;
 		}
 		if (k == R_HELP) {
-			*help = 1;
+			a->help = 1;
 			return 0;
+		}
+		if (k == R_WAIT) {
+			if (parse_wait(v, &a->wait_s) != 0)
+				return -1;
+			continue;
 		}
 		if (!*v) {
 			fprintf(stderr, "allocab: record: %s: empty file name\n", opt_name(&p, k));
 			return -1;
 		}
-		*out = v;
+		a->out = v;
 	}
-	*first = k == OPT_ARG ? p.at : p.i;
+	a->first = k == OPT_ARG ? p.at : p.i;
 	return 0;
+}
+
+/* Runs the command and bundles its trace; the stream directory dir exists. */
+static int record(char **cmd, const char *lib, const char *dir, const char *out, int wait_s)
+{
+	char err[PATH_MAX + 256];
+	struct rb_result res = {0};
+	int status = 0, in_place = 0, rc;
+
+	if (run_command(cmd, lib, dir, &status) != 0) {
+		fprintf(stderr, "allocab: record: cannot run %s: %s\n", cmd[0], strerror(errno));
+		return ST_FAIL;
+	}
+	wait_background(wait_s);
+	rc = write_trace(dir, out, &res, &in_place, err, sizeof err);
+	if (rc == -2 && status == 127) /* the command did not start; it said why */
+		return 127;
+	if (rc == -2) {
+		fprintf(stderr, "allocab: record: %s (%s exited %d): no trace written\n", err,
+		        cmd[0], status);
+		return status ? status : ST_FAIL;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "allocab: record: %s\n", err);
+		return status ? status : ST_FAIL;
+	}
+	report(&res, out, in_place);
+	rc = recording_failed(&res);
+	rb_result_free(&res);
+	return status ? status : rc ? ST_FAIL : ST_OK;
 }
 
 int record_main(int argc, char **argv)
 {
-	const char *out = "allocab.trace", *tmpdir = getenv("TMPDIR");
+	const char *tmpdir = getenv("TMPDIR");
 	char lib[PATH_MAX], dir[PATH_MAX], err[PATH_MAX + 256];
-	struct bundle_stats st = {0};
-	int first = argc, status = 0, help = 0;
+	struct record_args a = {.out = "allocab.trace", .wait_s = BACKGROUND_S, .first = argc};
+	int rc;
 
-	if (parse_args(argc, argv, &out, &first, &help) != 0)
+	if (parse_args(argc, argv, &a) != 0)
 		return ST_USAGE;
-	if (help) {
+	if (a.help) {
 		optdoc_usage(stdout, &record_doc, NULL);
 		return ST_OK;
 	}
-	if (first >= argc) {
+	if (a.first >= argc) {
 		fprintf(stderr, "allocab: record: give the COMMAND to record (record --help)\n");
 		return ST_USAGE;
 	}
@@ -320,34 +487,19 @@ int record_main(int argc, char **argv)
 		fprintf(stderr, "allocab: record: %s\n", err);
 		return ST_FAIL;
 	}
-	snprintf(dir, sizeof dir, "%s/allocab-record.XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	tmpdir = tmpdir && *tmpdir ? tmpdir : "/tmp";
+	remove_stale_dirs(tmpdir);
+	snprintf(dir, sizeof dir, "%s/" DIR_PREFIX "%ld.XXXXXX", tmpdir, (long)getpid());
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "allocab: record: %s: %s\n", dir, strerror(errno));
 		return ST_FAIL;
 	}
-	signal(SIGINT, SIG_IGN);
-	if (run_command(argv + first, lib, dir, &status) != 0) {
-		fprintf(stderr, "allocab: record: cannot run %s: %s\n", argv[first],
-		        strerror(errno));
-		remove_streams(dir);
-		return ST_FAIL;
-	}
-	if (bundle(dir, out, &st, err, sizeof err) != 0) {
-		if (status == 127 && st.procs == 0) /* the command did not start; it said why */
-			return rmdir(dir), 127;
-		fprintf(stderr, "allocab: record: %s\n", err);
-		rmdir(dir);
-		return ST_FAIL;
-	}
-	rmdir(dir);
-	fprintf(stderr,
-	        "allocab: record: %llu processes, %llu events -> %s (`allocab trace info %s`)\n",
-	        (unsigned long long)st.procs, (unsigned long long)st.events, out, out);
-	if (st.torn || st.bad || st.unended)
+	catch_signals();
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 		fprintf(stderr,
-		        "allocab: record: warning: %llu process(es) ended without an end record "
-		        "(killed, _exit or exec); %llu stream(s) had a torn or unreadable tail "
-		        "(dropped)\n",
-		        (unsigned long long)st.unended, (unsigned long long)(st.torn + st.bad));
-	return status;
+		        "allocab: record: warning: cannot collect background processes: %s\n",
+		        strerror(errno));
+	rc = record(argv + a.first, lib, dir, a.out, a.wait_s);
+	rb_remove_streams(dir);
+	return rc;
 }

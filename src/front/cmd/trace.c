@@ -13,23 +13,26 @@
 
 static const struct opt trace_opts[] = {
     {"--json", 0, 0, NULL,
-     .help = "print an allocab-trace-info/1 document (docs/results-format.md)"},
+     .help = "print an allocab-trace-info/1 document of every process (docs/results-format.md)"},
+    {"--all", 0, 0, NULL, .help = "show every process in full (default: the 5 with the most events, "
+                                  "then one line on the others)"},
     {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
 };
 
 const struct opt_doc trace_doc = {
     .prog = "allocab trace",
-    .synopsis = (const char *const[]){"info [--json] FILE", NULL},
+    .synopsis = (const char *const[]){"info [--json] [--all] FILE", NULL},
     .about = "Describes a trace written by `allocab record` (docs/trace-format.md): per process "
-             "its threads, operations by kind, a size histogram, peak live bytes, the share of "
-             "frees made by another thread than the allocating one, and its duration.\n",
+             "how its stream ended and what it lacks, its threads, operations by kind, a size "
+             "histogram, peak live bytes, the share of frees made by another thread than the "
+             "allocating one, and its duration; the 5 processes with the most events first.\n",
     .opts = trace_opts,
     .nopts = sizeof trace_opts / sizeof trace_opts[0],
     .notes = "Exit status: 0 ok; 1 output failed; 2 bad arguments or a corrupt, truncated or "
              "unreadable trace.\n",
 };
 
-static int info(const char *path, int json)
+static int info(const char *path, int json, int all)
 {
 	struct ts_result r;
 	char err[1024];
@@ -49,7 +52,7 @@ static int info(const char *path, int json)
 			rc = 1;
 		free(text);
 	} else {
-		tracestat_print(&r, path, stdout);
+		tracestat_print(&r, path, all, stdout);
 	}
 	tracestat_free(&r);
 	if (fflush(stdout) != 0 || rc) {
@@ -64,7 +67,7 @@ int trace_main(int argc, char **argv)
 	struct opt_parser p;
 	const char *path = NULL, *v;
 	char err[256];
-	int json = 0, k;
+	int json = 0, all = 0, k;
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -87,12 +90,14 @@ int trace_main(int argc, char **argv)
 		}
 		if (k == OPT_ARG)
 			path = v;
-		else
+		else if (k == 0)
 			json = 1;
+		else if (k == 1)
+			all = 1;
 	}
 	if (!path) {
 		fprintf(stderr, "allocab: trace: info: give the trace FILE\n");
 		return ST_USAGE;
 	}
-	return info(path, json);
+	return info(path, json, all);
 }

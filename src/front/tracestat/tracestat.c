@@ -93,23 +93,18 @@ static int bucket(uint64_t size)
 
 static void count_threads(struct ts_proc *s, const struct trace_rec *ev, size_t n)
 {
-	uint32_t last = UINT32_MAX;
-	uint32_t *t = malloc(n * sizeof *t);
+	uint32_t *t;
+	size_t nth;
 
-	if (!t)
-		return;
-	for (size_t i = 0; i < n; i++)
-		t[i] = ev[i].thread;
-	for (size_t i = 0; i < n; i++)
-		if (t[i] != last) {
-			size_t k;
-			for (k = 0; k < s->threads && t[k] != t[i]; k++)
-				;
-			if (k == s->threads)
-				t[s->threads++] = t[i];
-			last = t[i];
-		}
+	if (trace_thread_list(ev, n, &t, &nth) == 0)
+		s->threads = nth;
 	free(t);
+}
+
+/* a + b, saturating: a hostile trace's sizes may sum past 2^64. */
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t errlen)
@@ -124,9 +119,11 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 		return errmsg_fail(err, errlen, "out of memory");
 	r->procs = np;
 	s = memset(&np[r->n++], 0, sizeof *s);
+	r->version = p->version;
 	s->info = p->info;
 	s->index = p->index;
 	s->complete = p->complete;
+	s->has_end = p->has_end;
 	memcpy(s->end, p->end, sizeof s->end);
 	s->events = p->n;
 	count_threads(s, p->ev, p->n);
@@ -146,7 +143,7 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 		if (gone && live_take(&l, gone, &sz, &th)) {
 			s->releases++;
 			s->cross_releases += th != e->thread;
-			live -= sz;
+			live = live > sz ? live - sz : 0;
 			objects--;
 		} else if (gone) {
 			s->unmatched++;
@@ -154,7 +151,7 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 		if (!is_alloc(e->op))
 			continue;
 		s->hist[bucket(e->size)]++;
-		s->bytes_allocated += e->size;
+		s->bytes_allocated = add_sat(s->bytes_allocated, e->size);
 		k = live_slot(&l, e->id);
 		if (l.id[k]) {
 			live_free(&l);
@@ -165,7 +162,7 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 		l.id[k] = e->id;
 		l.size[k] = e->size;
 		l.thread[k] = e->thread;
-		live += e->size;
+		live = add_sat(live, e->size);
 		objects++;
 		if (live > s->peak_live_bytes)
 			s->peak_live_bytes = live;
@@ -173,8 +170,9 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 			s->peak_live_objects = objects;
 	}
 	live_free(&l);
-	s->duration_ns =
-	    p->complete ? p->end[TRACE_END_DURATION_NS] : (p->n ? p->ev[p->n - 1].ts_ns : 0);
+	s->duration_ns = p->n ? p->ev[p->n - 1].ts_ns : 0;
+	if (p->has_end && p->end[TRACE_END_DURATION_NS] > s->duration_ns)
+		s->duration_ns = p->end[TRACE_END_DURATION_NS];
 	return 0;
 }
 
@@ -205,7 +203,9 @@ static double cross_share(const struct ts_proc *s)
 	return s->releases ? (double)s->cross_releases / (double)s->releases : 0.0;
 }
 
-static cJSON *proc_json(const struct ts_proc *s)
+/* The end block's counters as recorder{} (null without an end block), with how the stream ended
+ * and what it lacks (loss: null when nothing). */
+static void recorder_json(cJSON *o, const struct ts_proc *s)
 {
 	static const char *const end_names[TRACE_END_NCOUNTERS] = {"events",
 	                                                           "threads",
@@ -214,8 +214,30 @@ static cJSON *proc_json(const struct ts_proc *s)
 	                                                           "failed_allocations",
 	                                                           "duration_ns",
 	                                                           "dropped_events",
-	                                                           "usable_size_calls"};
-	cJSON *o = cJSON_CreateObject(), *ops, *h, *c;
+	                                                           "usable_size_calls",
+	                                                           "how",
+	                                                           "write_errno",
+	                                                           "torn_bytes",
+	                                                           "misordered_allocations"};
+	cJSON *c = cJSON_AddObjectToObject(o, "recorder");
+	char why[256];
+
+	for (int k = 0; k < TRACE_END_NCOUNTERS; k++)
+		if (!s->has_end)
+			cJSON_AddNullToObject(c, end_names[k]);
+		else if (k == TRACE_END_HOW)
+			cJSON_AddStringToObject(c, end_names[k], trace_how_name(s->end[k]));
+		else
+			cJSON_AddNumberToObject(c, end_names[k], (double)s->end[k]);
+	if (trace_loss(s->has_end, s->end, why, sizeof why))
+		cJSON_AddStringToObject(o, "loss", why);
+	else
+		cJSON_AddNullToObject(o, "loss");
+}
+
+static cJSON *proc_json(const struct ts_proc *s)
+{
+	cJSON *o = cJSON_CreateObject(), *ops, *h;
 
 	cJSON_AddNumberToObject(o, "index", (double)s->index);
 	cJSON_AddNumberToObject(o, "pid", (double)s->info.pid);
@@ -247,12 +269,7 @@ static cJSON *proc_json(const struct ts_proc *s)
 		cJSON_AddNumberToObject(b, "count", (double)s->hist[k]);
 		cJSON_AddItemToArray(h, b);
 	}
-	c = cJSON_AddObjectToObject(o, "recorder");
-	for (int k = 0; k < TRACE_END_NCOUNTERS; k++)
-		if (s->complete)
-			cJSON_AddNumberToObject(c, end_names[k], (double)s->end[k]);
-		else
-			cJSON_AddNullToObject(c, end_names[k]);
+	recorder_json(o, s);
 	return o;
 }
 
@@ -263,7 +280,7 @@ cJSON *tracestat_json(const struct ts_result *r, const char *path)
 
 	cJSON_AddStringToObject(root, "schema", "allocab-trace-info/1");
 	cJSON_AddStringToObject(root, "trace", path);
-	cJSON_AddNumberToObject(root, "format_version", TRACE_VERSION);
+	cJSON_AddNumberToObject(root, "format_version", r->version);
 	cJSON_AddNumberToObject(root, "processes", (double)r->n);
 	arr = cJSON_AddArrayToObject(root, "process");
 	for (size_t i = 0; i < r->n; i++) {
@@ -281,10 +298,15 @@ cJSON *tracestat_json(const struct ts_result *r, const char *path)
 
 static void print_proc(const struct ts_proc *s, FILE *f)
 {
-	fprintf(f, "process %zu: pid %llu (parent %llu)%s\n  %s\n", s->index,
+	char why[256];
+	const char *loss = trace_loss(s->has_end, s->end, why, sizeof why);
+
+	fprintf(f, "process %zu: pid %llu (parent %llu), ended: %s\n  %s\n", s->index,
 	        (unsigned long long)s->info.pid, (unsigned long long)s->info.ppid,
-	        s->complete ? "" : "  [incomplete: no end record]",
+	        s->has_end ? trace_how_name(s->end[TRACE_END_HOW]) : "no end record",
 	        *s->info.args ? s->info.args : s->info.exe);
+	if (loss)
+		fprintf(f, "  incomplete: %s\n", loss);
 	fprintf(f, "  threads %llu, events %llu, duration %.3f s\n", (unsigned long long)s->threads,
 	        (unsigned long long)s->events, (double)s->duration_ns / 1e9);
 	fprintf(f, "  ops:");
@@ -298,7 +320,7 @@ static void print_proc(const struct ts_proc *s, FILE *f)
 	fprintf(f, "  cross-thread frees %.1f%% (%llu of %llu); unmatched frees %llu",
 	        100 * cross_share(s), (unsigned long long)s->cross_releases,
 	        (unsigned long long)s->releases, (unsigned long long)s->unmatched);
-	if (s->complete)
+	if (s->has_end)
 		fprintf(f, "; recorder: %llu bootstrap, %llu foreign frees, %llu dropped",
 		        (unsigned long long)s->end[TRACE_END_BOOTSTRAP],
 		        (unsigned long long)s->end[TRACE_END_FOREIGN_FREES],
@@ -311,14 +333,57 @@ static void print_proc(const struct ts_proc *s, FILE *f)
 	fprintf(f, "\n");
 }
 
-void tracestat_print(const struct ts_result *r, const char *path, FILE *f)
+/* Most events first; the earlier process on a tie. */
+static int by_work(const void *a, const void *b)
 {
+	const struct ts_proc *x = *(const struct ts_proc *const *)a,
+	                     *y = *(const struct ts_proc *const *)b;
+
+	if (x->events != y->events)
+		return x->events > y->events ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* One line on the processes that are not shown: how many, their events, how many incomplete. */
+static void print_rest(const struct ts_proc *const *by, size_t from, size_t n, FILE *f)
+{
+	uint64_t ev = 0, incomplete = 0;
+
+	for (size_t i = from; i < n; i++) {
+		ev += by[i]->events;
+		incomplete += !by[i]->complete;
+	}
+	fprintf(f,
+	        "... and %zu more processes with %llu events in all (at most %llu each), %llu of "
+	        "them incomplete: --all shows each, --json lists every one\n",
+	        n - from, (unsigned long long)ev, (unsigned long long)by[from]->events,
+	        (unsigned long long)incomplete);
+}
+
+void tracestat_print(const struct ts_result *r, const char *path, int all, FILE *f)
+{
+	const struct ts_proc **by = malloc((r->n ? r->n : 1) * sizeof *by);
+	size_t show = all || r->n <= TS_SHOW + 1 ? r->n : TS_SHOW, incomplete = 0;
 	uint64_t ev = 0;
 
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
 		ev += r->procs[i].events;
-	fprintf(f, "%s: allocab trace version %d, %zu processes, %llu events\n", path,
-	        TRACE_VERSION, r->n, (unsigned long long)ev);
+		incomplete += !r->procs[i].complete;
+	}
+	fprintf(f, "%s: allocab trace version %u, %zu processes (%zu incomplete), %llu events%s\n",
+	        path, r->version, r->n, incomplete, (unsigned long long)ev,
+	        r->n > 1 ? "; the busiest first" : "");
+	if (!by) {
+		for (size_t i = 0; i < r->n; i++)
+			print_proc(&r->procs[i], f);
+		return;
+	}
 	for (size_t i = 0; i < r->n; i++)
-		print_proc(&r->procs[i], f);
+		by[i] = &r->procs[i];
+	qsort(by, r->n, sizeof *by, by_work);
+	for (size_t i = 0; i < show; i++)
+		print_proc(by[i], f);
+	if (show < r->n)
+		print_rest(by, show, r->n, f);
+	free(by);
 }

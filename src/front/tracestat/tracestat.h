@@ -15,7 +15,7 @@
 struct ts_proc {
 	struct trace_process info;
 	size_t index;
-	int complete;
+	int complete, has_end; /* as trace_proc_events */
 	uint64_t end[TRACE_END_NCOUNTERS];
 	uint64_t events, threads;
 	uint64_t ops[TRACE_OP_COUNT];
@@ -29,9 +29,12 @@ struct ts_proc {
 };
 
 struct ts_result {
-	struct ts_proc *procs;
+	struct ts_proc *procs; /* in file order */
 	size_t n;
+	unsigned version; /* the trace format version of the file */
 };
+
+#define TS_SHOW 5 /* processes the text report shows in full unless told to show all */
 
 /* Reads the trace at path. Returns 0 with *out filled (release with tracestat_free), or -1 with
  * the reason in err. */
@@ -41,7 +44,8 @@ void tracestat_free(struct ts_result *r);
 /* The allocab-trace-info/1 document (docs/results-format.md); NULL when out of memory. */
 cJSON *tracestat_json(const struct ts_result *r, const char *path);
 
-/* The same as text for people. */
-void tracestat_print(const struct ts_result *r, const char *path, FILE *f);
+/* The same as text for people: the TS_SHOW processes with the most events, then one line on
+ * the others, or every process when all. */
+void tracestat_print(const struct ts_result *r, const char *path, int all, FILE *f);
 
 #endif
