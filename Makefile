@@ -165,7 +165,8 @@ BENCH_COMPARE_REPS ?= 1
 bench-compare: $(BUILD)/allocab
 	scripts/bench_compare.sh $(BUILD) $(BENCH_COMPARE_ROUNDS) 3 $(BENCH_COMPARE_REPS)
 
-# make validate: the harness measured against itself on this machine (~20 min), results/validation.md.
+# make validate: the harness measured against itself on this machine (~30 min), results/validation.md;
+# VALIDATE_ONLY=variance (or aa, injected, duet, comma-separated) runs a part alone.
 validate: deps
 	@$(MAKE) --no-print-directory build-all $(TOOLS)
 	@BUILD=$(BUILD) scripts/validate.sh

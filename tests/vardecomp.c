@@ -433,6 +433,16 @@ out:
 	free(dd);
 }
 
+/* The steady rules replayed: the default, a window of 2, and caps on the reps in all. */
+static const struct {
+	const char *name;
+	size_t window, cap;
+	int cpu;
+} auto_designs[] = {
+    {"auto", 3, 0, 0},     {"auto-w2", 2, 0, 0},     {"auto-cap8", 3, 8, 0},
+    {"auto-cap6", 3, 6, 0}, {"auto-cpu", 3, 0, 1}, {"auto-cpu-cap8", 3, 8, 1},
+};
+
 static void designs(const char *wl, const struct wl_runs *w, size_t narms, size_t nrounds)
 {
 	struct design d;
@@ -440,26 +450,15 @@ static void designs(const char *wl, const struct wl_runs *w, size_t narms, size_
 
 	for (size_t i = 0; i < w->n; i++)
 		most = w->r[i].nreps > most ? w->r[i].nreps : most;
-	d = (struct design){.kind = D_AUTO, .rule = steady_default_rule()};
-	snprintf(d.name, sizeof d.name, "auto");
-	design_line(wl, w, &d, narms, nrounds);
-	d.rule = (struct steady_rule){2, 2, STEADY_TOL};
-	snprintf(d.name, sizeof d.name, "auto-w2");
-	design_line(wl, w, &d, narms, nrounds);
-	d.rule = steady_default_rule();
-	d.k = 8;
-	snprintf(d.name, sizeof d.name, "auto-cap8");
-	design_line(wl, w, &d, narms, nrounds);
-	d.k = 6;
-	snprintf(d.name, sizeof d.name, "auto-cap6");
-	design_line(wl, w, &d, narms, nrounds);
-	d.k = 0;
-	d.rule_cpu = 1;
-	snprintf(d.name, sizeof d.name, "auto-cpu");
-	design_line(wl, w, &d, narms, nrounds);
-	d.k = 8;
-	snprintf(d.name, sizeof d.name, "auto-cpu-cap8");
-	design_line(wl, w, &d, narms, nrounds);
+	for (size_t i = 0; i < sizeof auto_designs / sizeof *auto_designs; i++) {
+		d = (struct design){.kind = D_AUTO,
+		                    .k = auto_designs[i].cap,
+		                    .rule = {auto_designs[i].window, auto_designs[i].window,
+		                             STEADY_TOL},
+		                    .rule_cpu = auto_designs[i].cpu};
+		snprintf(d.name, sizeof d.name, "%s", auto_designs[i].name);
+		design_line(wl, w, &d, narms, nrounds);
+	}
 	for (size_t k = 1; k <= most; k++) {
 		d = (struct design){.kind = D_FIXED, .k = k};
 		snprintf(d.name, sizeof d.name, "reps%zu", k);
