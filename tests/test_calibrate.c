@@ -2,6 +2,7 @@
  * minimum detectable effect and the rounds an effect needs, the A/A verdict and its blocks, drift
  * (Spearman and Theil-Sen) and the calibration file round trip. */
 #include "front/calib/calib.h"
+#include "front/compare/compare.h"
 #include "check.h"
 
 #include <errno.h>
@@ -263,8 +264,35 @@ static void test_vardecomp(void)
 	CHECK(calib_vardecomp(&in, &v) == -1, "3 processes of 2 cells leave no degree of freedom");
 }
 
+/* The budget's yield of one row: a 95% interval of +-0.1 around -0.05 from 12 rounds. */
+static void test_yield(void)
+{
+	struct cmp_row row = {.usable = 1, .n = 12, .verdict = CMP_NO_DIFFERENCE};
+	struct calib_yield y;
+	double sd;
+
+	row.d = (struct stats_interval){-0.05, -0.1, 0.1, 0.95};
+	sd = calib_interval_sd(&row.d, 12);
+	/* 0.1 x sqrt(12 x 3/pi) / 1.959964 */
+	CHECK_NEAR(sd, 0.1 * sqrt(36 / M_PI) / 1.959964, 1e-6, "the sd a rank interval implies");
+	CHECK(calib_yield(&row, 60, 0.05, 0.8, &y) == 0, "yield of a usable row");
+	CHECK_NEAR(y.half_pct, expm1(0.1) * 100, 1e-9, "half-width now: 100 (exp((hi-lo)/2) - 1)");
+	CHECK_NEAR(y.half2_pct, expm1(0.1 / sqrt(2)) * 100, 1e-6,
+	           "twice the rounds: the half-width over sqrt 2");
+	CHECK(!y.decided && y.for_verdict == calib_rounds_for(sd, -calib_pct(-0.05), 0.05 / 60, 0.8) &&
+	          y.for_verdict > 12,
+	      "rounds for a verdict at alpha / m if the estimate holds (%zu)", y.for_verdict);
+	row.verdict = CMP_FASTER;
+	CHECK(calib_yield(&row, 60, 0.05, 0.8, &y) == 0 && y.decided && y.for_verdict == 0,
+	      "a decided row needs no more rounds");
+	row.usable = 0;
+	CHECK(calib_yield(&row, 60, 0.05, 0.8, &y) == -1, "an unusable row has no yield");
+	CHECK(isnan(calib_interval_sd(&row.d, 1)), "one round implies no sd");
+}
+
 int main(void)
 {
+	test_yield();
 	test_vardecomp();
 	test_drift_many();
 	test_mde();

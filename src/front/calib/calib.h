@@ -105,6 +105,7 @@ struct cmp_row;
 struct calib_yield {
 	int decided;        /* it has a faster or slower verdict */
 	double half_pct;    /* half-width of its interval now (calib_half_pct) */
+	/* planned, as calibrate plans, from sd = calib_interval_sd of its interval: */
 	double half2_pct;   /* expected with twice its rounds: calib_mde_pct(sd, 2n, alpha, 0.5) */
 	size_t for_verdict; /* undecided: rounds a verdict needs if the estimate holds,
 	                       calib_rounds_for(sd, |estimate|, alpha / m, power); 0 when decided or
@@ -113,6 +114,11 @@ struct calib_yield {
 
 /* The half-width of an interval of log ratios in percent of time: 100 (exp((hi - lo) / 2) - 1). */
 double calib_half_pct(const struct stats_interval *d);
+/* The per-round sd of log ratios that a rank interval of n rounds implies: the sd whose normal
+ * interval at d's level, deflated by the signed-rank efficiency 3/pi, is as wide:
+ * (hi - lo) / 2 x sqrt(n 3/pi) / z_{1-(1-level)/2}. Robust to outliers as the interval is; NAN
+ * for n < 2 or an empty interval. */
+double calib_interval_sd(const struct stats_interval *d, size_t n);
 /* The yield of one paired comparison row of a report of m comparisons. Returns 0, or -1 when the
  * row is not usable. */
 int calib_yield(const struct cmp_row *row, size_t m, double alpha, double power,

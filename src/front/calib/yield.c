@@ -19,19 +19,28 @@ double calib_half_pct(const struct stats_interval *d)
 	return expm1((d->hi - d->lo) / 2) * 100;
 }
 
+double calib_interval_sd(const struct stats_interval *d, size_t n)
+{
+	double z = stats_norm_quantile(1 - (1 - d->level) / 2);
+
+	if (!(d->hi >= d->lo) || n < 2 || !(z > 0))
+		return NAN;
+	return (d->hi - d->lo) / 2 * sqrt((double)n * 3 / M_PI) / z;
+}
+
 int calib_yield(const struct cmp_row *row, size_t m, double alpha, double power,
                 struct calib_yield *out)
 {
 	double a = m > 1 ? alpha / (double)m : alpha;
+	double sd = calib_interval_sd(&row->d, row->n);
 
-	if (!row->usable || !(row->sd >= 0) || m == 0)
+	if (!row->usable || !(sd >= 0) || m == 0)
 		return -1;
 	out->decided = row->verdict == CMP_FASTER || row->verdict == CMP_SLOWER;
 	out->half_pct = calib_half_pct(&row->d);
-	out->half2_pct = calib_mde_pct(row->sd, 2 * row->n, alpha, 0.5);
-	out->for_verdict = out->decided ? 0
-	                                : calib_rounds_for(row->sd, fabs(calib_pct(row->d.est)), a,
-	                                                   power);
+	out->half2_pct = calib_mde_pct(sd, 2 * row->n, alpha, 0.5);
+	out->for_verdict =
+	    out->decided ? 0 : calib_rounds_for(sd, fabs(calib_pct(row->d.est)), a, power);
 	return 0;
 }
 
