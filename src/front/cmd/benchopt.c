@@ -27,7 +27,7 @@
 
 static const char *const scales[] = {"small", "default", "large", NULL};
 static const char *const reps_words[] = {"auto", NULL};
-static const char *const time_words[] = {"auto", "wall", "cpu", NULL};
+static const char *const time_words[] = {"cpu", "auto", "wall", NULL};
 static const struct opt_values bench_time_values = {time_words, NULL};
 const struct opt_values bench_scale_values = {scales, NULL};
 const struct opt_values bench_reps_values = {reps_words, NULL};
@@ -119,9 +119,10 @@ static const struct opt opts[O_COUNT] = {
                         "fixes the count (1: cold start only)",
                 .values = &bench_reps_values},
     [O_TIME] = {"--time", 0, OPT_VALUE, NULL,
-                .help = "the time compare uses, recorded as config.time: auto (default: the "
-                        "process's CPU time for single-threaded workloads, whose drivers' steady "
-                        "rule then judges CPU times, wall time for the others), wall or cpu "
+                .help = "the time of a repetition compare uses, recorded as config.time: cpu "
+                        "(default: the process's CPU time, every thread, user and system; the "
+                        "drivers' steady rule then judges CPU times), auto (CPU time for "
+                        "single-threaded workloads, wall time for the others) or wall "
                         "(docs/methodology.md, \"Which time\")",
                 .values = &bench_time_values},
     [O_DDIR] = {"--driver-dir", 0, OPT_VALUE | OPT_DIR, "DIR",
@@ -471,7 +472,7 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	o->scale = "default";
 	o->seed = DEFAULT_SEED;
 	o->reps = 0;
-	o->time = RF_POLICY_AUTO;
+	o->time = RF_POLICY_CPU;
 	o->warmup = DEFAULT_WARMUP;
 	o->timeout_s = DEFAULT_TIMEOUT_S;
 	o->pad_max = DEFAULT_PAD_MAX;

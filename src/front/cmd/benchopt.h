@@ -24,7 +24,7 @@ struct bench_opts {
 	size_t nparams;
 	unsigned reps;
 	int reps_set;
-	enum rf_time_policy time; /* --time: the time compare uses (default auto) */
+	enum rf_time_policy time; /* --time: the time compare uses (default cpu) */
 	unsigned rounds;
 	int rounds_set;
 	double budget_s;
