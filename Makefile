@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|bench|bench-stats|bench-compare|validate|fuzz|deps|install|uninstall|man|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|test-fleet|bench|bench-stats|bench-compare|seq-sim|validate|fuzz|deps|install|uninstall|man|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.1.0
 PREFIX ?= /usr/local
@@ -56,13 +56,13 @@ ASAN_TESTS := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
 # their corpus by `make test` (gcc, sanitizers), fuzzed by `make fuzz` (clang, libFuzzer).
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/*.c)))
 FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
-# The tests of the reader thread of common/jsonstream, also under ThreadSanitizer.
-TSAN_TESTS := $(addprefix $(BUILD)/tsan/tests/,test_jsonstream test_rfstream)
-tsan_obj = $(patsubst %.c,$(BUILD)/tsan/%.o,$(1))
+# ptrack_cost measures what process tracking costs (docs/programs.md, "Process tracking"); the
+# tests only build it.
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
-	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/vardecomp
+	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
+	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/jsleep $(BUILD)/tests/vardecomp
 
-.PHONY: all deps test unit bench validate install uninstall clean format fuzz man
+.PHONY: all deps test unit bench validate install uninstall clean format fuzz man seq-sim
 .SUFFIXES:
 
 all: deps
@@ -116,19 +116,20 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(call obj,$(LIB_SRC))
 $(BUILD)/asan/tests/%: $(BUILD)/asan/tests/%.o $(call asan_obj,$(LIB_SRC))
 	$(CC) $(LDFLAGS) $(SANITIZE) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl
 
-$(BUILD)/tsan/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(NOBUILTIN) -fsanitize=thread -MMD -MP -c -o $@ $<
-
-$(BUILD)/tsan/tests/%: $(BUILD)/tsan/tests/%.o $(call tsan_obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
-	$(CC) $(LDFLAGS) -fsanitize=thread -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl
-
 $(BUILD)/tests/jget: $(BUILD)/tests/jget.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
 # A program with a known allocation stream for the record/replay tests (tests/e2e_record.sh).
 $(BUILD)/tests/alloc_threads: $(BUILD)/tests/alloc_threads.o
 	$(CC) $(LDFLAGS) -o $@ $^ -pthread
+
+# Synthetic fleets with known per-machine effects for make validate (scripts/validate.sh).
+$(BUILD)/tests/mkfleet: $(BUILD)/tests/mkfleet.o $(BUILD)/src/common/prng.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+# The synthetic command of make validate's sequential part: a sleep with log-normal jitter.
+$(BUILD)/tests/jsleep: $(BUILD)/tests/jsleep.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 # Synthetic traces for the replay limit tests (tests/e2e_limits.sh).
 $(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o
@@ -156,17 +157,26 @@ $(BUILD)/tests/bench_stats: $(BUILD)/tests/bench_stats.o $(call obj,$(COMMON_SRC
 bench-stats: $(BUILD)/tests/bench_stats
 	$(BUILD)/tests/bench_stats $(BENCH_STATS_N)
 
+# make seq-sim: the candidate rules for a gate judged after every round, simulated on synthetic
+# log ratios (tests/seqsim.c; docs/methodology.md, "Sequential decisions"): SEQSIM_TRIALS per
+# cell, budgets SEQSIM_BUDGETS rounds. Not part of make test.
+SEQSIM_TRIALS ?= 40000
+SEQSIM_BUDGETS ?= 20 40 80
+seq-sim: $(BUILD)/tests/seqsim
+	$(BUILD)/tests/seqsim $(SEQSIM_TRIALS) 1 $(SEQSIM_BUDGETS)
+
 # make bench-compare: allocab compare timed end to end on a generated results file of
 # BENCH_COMPARE_ROUNDS rounds with BENCH_COMPARE_REPS reps per run (scripts/bench_compare.sh;
-# about 1.3 GB of TMPDIR at 10^6 rounds of one rep). Not part of make test.
-BENCH_COMPARE_ROUNDS ?= 1000000
+# about 130 MB of TMPDIR at 10^5 rounds of one rep). Not part of make test.
+BENCH_COMPARE_ROUNDS ?= 100000
 BENCH_COMPARE_REPS ?= 1
 .PHONY: bench-compare
 bench-compare: $(BUILD)/allocab
 	scripts/bench_compare.sh $(BUILD) $(BENCH_COMPARE_ROUNDS) 3 $(BENCH_COMPARE_REPS)
 
-# make validate: the harness measured against itself on this machine (~30 min), results/validation.md;
-# VALIDATE_ONLY=variance (or aa, injected, duet, comma-separated) runs a part alone.
+# make validate: the harness measured against itself on this machine (~20 min, ~17 more for the
+# sequential gate and ~10 for where the variance is; VALIDATE_ONLY=machine|seq|fleet|variance
+# runs one part), results/validation.md.
 validate: deps
 	@$(MAKE) --no-print-directory build-all $(TOOLS)
 	@BUILD=$(BUILD) scripts/validate.sh
@@ -181,9 +191,18 @@ bench: deps
 	@$(MAKE) --no-print-directory build-all
 	@BUILD=$(BUILD) BENCH_BUDGET=$(BENCH_BUDGET) scripts/bench.sh $(BENCH_ARGS)
 
+# make test-fleet: the fleet launchers run where this machine can run them (docs/fleet.md,
+# "Tested here"): the Slurm job-array script on a one-node Slurm, the Kubernetes manifest against
+# the API models of python3-kubernetes; installs slurm-wlm, munge and python3-kubernetes, skips
+# what cannot run here with a message. Not part of make test.
+.PHONY: test-fleet
+test-fleet: deps
+	@$(MAKE) --no-print-directory build-all $(BUILD)/tests/jget
+	@BUILD=$(BUILD) tests/fleet_slurm.sh
+
 test: deps
-	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(TSAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)
-	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(TSAN_TESTS) $(FUZZ_REPLAYS)
+	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)
+	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS)
 
 # make man: the man page's option entries regenerated from the option tables (src/common/opt.h)
 # between its BEGIN/END OPTIONS markers, keeping the text written below each entry
@@ -206,6 +225,8 @@ install: all
 	install -m 755 scripts/deps.sh $(DESTDIR)$(PREFIX)/lib/allocab/deps.sh
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)
 	install -m 644 $(wildcard docs/ci/*.yml) $(DESTDIR)$(DOCDIR)/ci
+	install -d $(DESTDIR)$(DOCDIR)/fleet
+	install -m 644 $(wildcard docs/fleet/*) $(DESTDIR)$(DOCDIR)/fleet
 	install -d $(DESTDIR)$(DOCDIR)/claims
 	install -m 644 $(wildcard docs/claims/*.json) $(DESTDIR)$(DOCDIR)/claims
 	install -m 644 scripts/completion/allocab.bash $(DESTDIR)$(COMPLETIONDIR)/allocab

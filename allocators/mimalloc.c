@@ -1,7 +1,11 @@
 /* mimalloc.c - Microsoft's mimalloc from Debian's libmimalloc.so.2, which overrides malloc when
  * linked. Release builds keep no allocated-bytes statistic; mi_process_info gives commit and RSS.
  * Options are the mi_option_t of 2.0.9, set through MIMALLOC_<NAME> at start (mimalloc reads
- * them when it initialises) and read back with mi_option_get. */
+ * them when it initialises) and read back with mi_option_get, which is the value mimalloc
+ * consults whenever it acts on it; except reserve_huge_os_pages, whose effect (the huge pages
+ * mimalloc managed to reserve) is read from /proc/self/smaps, and large_os_pages and
+ * reserve_os_memory, whose effect mimalloc does not show (proof "requested", docs/tuning.md). */
+#include "common/hugetlb.h"
 #include "driver/backend.h"
 
 #include <mimalloc.h>
@@ -33,12 +37,14 @@ static size_t mimalloc_counters(struct backend_counter *out, size_t cap)
 	return n;
 }
 
-#define MI_FLAG(nm, env_name, opt, d, text)                                                        \
+#define MI_FLAG_PROOF(nm, env_name, opt, d, pr, text)                                              \
 	{                                                                                          \
 		.name = nm, .type = BACKEND_OPT_INT, .unit = "0/1", .min = 0, .max = 1, .def = d,  \
 		.help = text, .source = "mi_option_" nm, .env = "MIMALLOC_" env_name,              \
-		.apply = BACKEND_APPLY_ENV, .proof = BACKEND_PROOF_READ, .id = opt                 \
+		.apply = BACKEND_APPLY_ENV, .proof = pr, .id = opt                                 \
 	}
+#define MI_FLAG(nm, env_name, opt, d, text)                                                        \
+	MI_FLAG_PROOF(nm, env_name, opt, d, BACKEND_PROOF_READ, text)
 #define MI_NUM(nm, env_name, opt, u, hi, d, text)                                                  \
 	{                                                                                          \
 		.name = nm, .type = BACKEND_OPT_INT, .unit = u, .min = 0, .max = hi, .def = d,     \
@@ -51,10 +57,12 @@ static const struct backend_option mimalloc_options[] = {
             "commit whole segments when they are reserved"),
     MI_NUM("eager_commit_delay", "EAGER_COMMIT_DELAY", mi_option_eager_commit_delay, "count", 1024,
            1, "segments per thread not committed eagerly"),
-    MI_FLAG("large_os_pages", "LARGE_OS_PAGES", mi_option_large_os_pages, 0,
-            "back segments with 2 MiB pages where the system allows (implies eager commit)"),
+    MI_FLAG_PROOF("large_os_pages", "LARGE_OS_PAGES", mi_option_large_os_pages, 0,
+                  BACKEND_PROOF_REQUESTED,
+                  "back segments with 2 MiB pages where the system allows (implies eager "
+                  "commit)"),
     MI_NUM("reserve_huge_os_pages", "RESERVE_HUGE_OS_PAGES", mi_option_reserve_huge_os_pages,
-           "count", 64, 0, "1 GiB huge pages reserved at start"),
+           "count", 64, 0, "1 GiB huge pages reserved at start (read: the ones it got)"),
     {.name = "reserve_os_memory",
      .type = BACKEND_OPT_BYTES,
      .unit = "bytes",
@@ -66,7 +74,7 @@ static const struct backend_option mimalloc_options[] = {
      .source = "mi_option_reserve_os_memory (KiB)",
      .env = "MIMALLOC_RESERVE_OS_MEMORY",
      .apply = BACKEND_APPLY_ENV,
-     .proof = BACKEND_PROOF_READ,
+     .proof = BACKEND_PROOF_REQUESTED,
      .id = mi_option_reserve_os_memory},
     MI_FLAG("page_reset", "PAGE_RESET", mi_option_page_reset, 0,
             "reset (madvise) the memory of free pages"),
@@ -90,7 +98,17 @@ static enum backend_read mimalloc_read(const struct backend_option *o,
                                        const struct backend_setting *cfg, size_t ncfg,
                                        int64_t *value, char *err, size_t errlen)
 {
-	(void)cfg, (void)ncfg, (void)err, (void)errlen;
+	long long huge;
+
+	(void)cfg, (void)ncfg;
+	if (o->id == mi_option_reserve_huge_os_pages) {
+		if ((huge = hugetlb_mapped_bytes()) < 0) {
+			snprintf(err, errlen, "/proc/self/smaps is unreadable");
+			return BACKEND_READ_FAIL;
+		}
+		*value = huge >> 30;
+		return BACKEND_READ_VALUE;
+	}
 	*value = mi_option_get((mi_option_t)o->id);
 	if (o->id == mi_option_reserve_os_memory)
 		*value *= 1024;
@@ -99,7 +117,11 @@ static enum backend_read mimalloc_read(const struct backend_option *o,
 
 static int mimalloc_probe(const struct backend_option *o, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s:%d", o->id == mi_option_reserve_os_memory ? "mi_kib" : "mi", o->id);
+	snprintf(buf, len, "%s:%d",
+	         o->id == mi_option_reserve_os_memory       ? "mi_kib"
+	         : o->id == mi_option_reserve_huge_os_pages ? "mi_huge_pages"
+	                                                    : "mi",
+	         o->id);
 	return 0;
 }
 

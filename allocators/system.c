@@ -281,6 +281,7 @@ static enum backend_read system_read(const struct backend_option *o,
 
 const struct backend_ops backend = {
     .name = "system",
+    .flags = BACKEND_BASELINE,
     .library = "libc.so.",
     .version = system_version,
     .counters = system_counters,

@@ -230,6 +230,7 @@ static size_t slow_counters(struct backend_counter *out, size_t cap)
 
 const struct backend_ops backend = {
     .name = "system_slow",
+    .flags = BACKEND_CALIBRATION,
     .library = NULL,
     .version = slow_version,
     .counters = slow_counters,

@@ -64,16 +64,19 @@ first repetition cold, then repeats until steady; a command is one cold process)
                      t_mimalloc/t_glibc and its confidence interval
   Performance Improvement: (1 - t_mimalloc/t_glibc) x 100, with its confidence interval
   Speedup Ratio: t_glibc/t_mimalloc, with its confidence interval
-  Verdict: mimalloc is faster | mimalloc is slower | no detectable difference (p, paired rounds)
+  Verdict: mimalloc is faster | mimalloc is slower (", within ±M%" when also equivalent) |
+           mimalloc and glibc are equivalent within ±M% | no detectable difference
+           (p Bonferroni-adjusted over the regimes compared, paired rounds)
   Results: the allocab-bench/1 file, to rerun allocab compare or allocab gate on
   Claims: the verdicts on the quoted figures for mimalloc (docs/claims.md): confirmed,
           partly, refuted or not measured, each with the measured interval
 Durations are medians (a workload's total phase; a command's whole process, start-up included)
 and carry no interval of their own: the machine's speed drifts between rounds, and pairing the
 two arms within each round cancels that drift, so the intervals are of the paired ratios:
-Hodges-Lehmann estimate of the per-round log ratios with the Wilcoxon signed-rank interval
-(95%, or the lower level it reaches with fewer than 6 rounds, as the line then says). The
-verdict needs p < 0.05 and an interval that excludes 1.
+Hodges-Lehmann estimate of the per-round log ratios with the Wilcoxon signed-rank interval,
+simultaneous over the regimes compared (97.5% each for two, 95% for one; the level each line
+names). The verdict is read off that interval: faster or slower when it excludes 1,
+equivalent when it lies within allocab compare's equivalence margin (2% by default).
 
 Binaries: \$ALLOCAB_BUILD/allocab, else build/allocab of this repository, else the allocab
 installed next to this script (make install: allocab-benchmark-mimalloc), else allocab on PATH.
@@ -267,11 +270,11 @@ fi
 fields=$(awk -F, '
 	/^#/ { next }
 	!head { for (i = 1; i <= NF; i++) col[$i] = i; head = 1
-		split("regime n n_baseline n_candidate speedup ci_lo ci_hi ci_level improvement_pct p_holm verdict median_ns_baseline median_ns_candidate rounds_needed", want, " ")
+		split("regime n n_baseline n_candidate speedup ci_lo ci_hi ci_level improvement_pct p_bonferroni verdict median_ns_baseline median_ns_candidate rounds_needed equivalent equivalence_pct", want, " ")
 		for (k = 1; k in want; k++) if (!(want[k] in col)) { print "no column " want[k]; exit 1 }
 		next }
 	{ rows++; line = ""
-	  for (k = 1; k in want; k++) line = line (k > 1 ? "\t" : "") $col[want[k]]
+	  for (k = 1; k in want; k++) line = line (k > 1 ? "\037" : "") $col[want[k]]
 	  print line }
 	END { if (rows < 1 || rows > 2) { print rows + 0 " rows, want 1 or 2"; exit 1 } }' "$tmp/csv") ||
 	die "$fail" "allocab compare --format csv: unexpected output: $fields"
@@ -280,13 +283,15 @@ fields=$(awk -F, '
 summary() {
 	awk -v n="$n" -v nb="$n_base" -v nc="$n_cand" -v s="$speedup" -v lo="$lo" -v hi="$hi" \
 		-v level="$level" -v imp="$improvement" -v p="$p" -v verdict="$verdict" \
-		-v mb="$med_base" -v mc="$med_cand" -v need="$need" 'BEGIN {
-	ci = level < 0.9495 ? sprintf("%.1f%% CI", 100 * level) : "95% CI"
+		-v mb="$med_base" -v mc="$med_cand" -v need="$need" -v eq="$equivalent" -v eqp="$eq_pct" 'BEGIN {
+	ci = sprintf("%.3g%% CI", 100 * level)
 	printf "System Allocator Duration: %.3fs (median of %d runs; intervals are of the paired ratios below)\n", mb / 1e9, nb
 	printf "Mimalloc Duration: %.3fs (median of %d runs; time ratio to glibc %.3f, %s [%.3f, %.3f])\n", mc / 1e9, nc, 1 / s, ci, 1 / hi, 1 / lo
 	printf "Performance Improvement: %.1f%% (%s [%.1f%%, %.1f%%])\n", imp, ci, 100 * (1 - 1 / lo), 100 * (1 - 1 / hi)
 	printf "Speedup Ratio: %.3fx (%s [%.3fx, %.3fx])\n", s, ci, lo, hi
 	what = verdict == "faster" || verdict == "slower" ? "mimalloc is " verdict : verdict
+	if (verdict == "equivalent") what = "mimalloc and glibc are equivalent within ±" eqp "%"
+	else if (eq == "true") what = what ", within ±" eqp "%"
 	# With n <= 5 the exact two-sided signed-rank p is at least 2/2^5 > 0.05 (docs/methodology.md).
 	if (need != "") what = what ": need " need
 	printf "Verdict: %s (%s, %d paired rounds)\n", what, p < 0.001 ? "p < 0.001" : sprintf("p = %.2g", p), n
@@ -294,7 +299,7 @@ summary() {
 }
 
 usable=0 ok_base='' ok_cand=''
-while IFS=$'\t' read -r regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need; do
+while IFS=$'\037' read -r regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need equivalent eq_pct; do
 	[ -z "$speedup" ] || [ -z "$lo" ] || [ -z "$hi" ] || usable=1
 	ok_base=$n_base ok_cand=$n_cand
 done <<<"$fields"
@@ -304,7 +309,7 @@ if [ "$usable" = 0 ]; then
 fi
 cat "$tmp/warnings" >&2 # too few rounds, drift, telemetry spikes: to be read with the numbers
 
-while IFS=$'\t' read -r regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need; do
+while IFS=$'\037' read -r regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need equivalent eq_pct; do
 	if [ "$regime" = steady ]; then
 		echo "Regime: steady state (median of each process's steady repetitions: training loops, services)"
 	else

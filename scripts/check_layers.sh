@@ -23,13 +23,14 @@ modules=(
 	"stats|"
 	"results|stats"
 	"compare|stats results"
+	"fleet|stats results compare"
 	"claims|stats results compare"
 	"calib|stats results compare"
-	"gate|stats results compare calib"
+	"gate|stats results compare calib fleet"
 	"tracestat|"
-	"export|stats results compare claims"
+	"export|stats results compare claims fleet"
 	"run|stats results compare gate"
-	"cmd|stats results compare claims calib gate tracestat export run"
+	"cmd|stats results compare fleet claims calib gate tracestat export run"
 )
 
 # What the other folders may include, by path prefix of the included file. The first rule whose
@@ -38,8 +39,8 @@ rules=(
 	"src/common/|common/"
 	"src/driver/|common/ driver/"
 	"workloads/|common/ driver/ workloads/"
-	"allocators/|driver/backend.h"
-	"src/preload/|common/trace_format.h common/allocknown.h preload/"
+	"allocators/|driver/backend.h common/hugetlb.h"
+	"src/preload/|common/trace_format.h common/allocknown.h common/hugetlb.h preload/"
 	"src/front/allocab.c|common/ front/cmd/commands.h"
 )
 

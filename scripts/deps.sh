@@ -9,7 +9,11 @@
 # only if a test program using every library compiles and links, else says what to install.
 set -u
 
-# python3-yaml: the tests parse the CI workflow docs/ci/allocab.yml (tests/e2e_ci.sh).
+# python3-yaml: the tests parse the CI workflow docs/ci/allocab.yml (tests/e2e_ci.sh) and the fleet
+# launchers of docs/fleet/ (tests/e2e_fleet.sh).
+# Optional targets install their own tools, never needed by make test: make fuzz (clang), make
+# test-fleet (slurm-wlm and munge for a one-node Slurm, python3-kubernetes for the Kubernetes API
+# models; tests/fleet_slurm.sh).
 pkgs="gcc make libc6-dev libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev libcjson-dev libzstd-dev python3-yaml"
 runtime=0
 case "${1:-}" in

@@ -2,16 +2,17 @@
 # validate.sh - `make validate`: measures on this machine whether allocab keeps its promises, and
 # writes results/validation.md: (a) A/A false positives of allocab's method next to a naive one,
 # (b) injected slowdowns of known size (system_slow): estimate, interval, coverage, detection rate,
-# (c) duet against sequential interleaving at equal wall-clock budget, (d) where the variance is
-# (docs/methodology.md): rep to rep, process to process (what neighbours in time share, and the
-# rest), with the layout fixed and the CPU pinned. Not part of `make test`.
-# Knobs (environment): VALIDATE_ONLY (the parts to run, comma-separated: aa, injected, duet,
-# variance; default all), VALIDATE_SCALE (small), VALIDATE_WORKLOAD (checkpoint_write),
-# VALIDATE_TRIALS (20), VALIDATE_ROUNDS (10, the bench default), VALIDATE_ROUNDS_LONG (30),
-# VALIDATE_DUET_TRIALS (10), VALIDATE_DUET_BUDGET (15 s), VALIDATE_VAR_WORKLOADS
-# (checkpoint_write,feature_extract), VALIDATE_VAR_REPS (10 reps per process), VALIDATE_VAR_FROM
-# (4: the first rep decomposed, 0 being the cold one), VALIDATE_VAR_ROUNDS (20 per condition),
-# VALIDATE_VAR_CPU (1: the CPU of the pinned conditions), VALIDATE_OUT (results/validation.md).
+# (c) duet against sequential interleaving at equal wall-clock budget, (d) the sequential gate of
+# bench --gate on a synthetic command: A/A wrong decisions and power against today's procedure
+# (scripts/validate_seq.sh), (e) the pooled interval of a fleet of machines on synthetic fleets
+# (scripts/validate_fleet.sh), (f) where this machine's variance is (scripts/validate_variance.sh).
+# Not part of `make test`.
+# Knobs (environment): VALIDATE_ONLY (all; machine: (a) to (c); seq: (d) alone; fleet: (e)
+# alone; variance: (f) alone, knobs in scripts/validate_variance.sh), VALIDATE_SCALE (small), VALIDATE_WORKLOAD (checkpoint_write), VALIDATE_TRIALS (20),
+# VALIDATE_ROUNDS (10, the bench default), VALIDATE_ROUNDS_LONG (30), VALIDATE_DUET_TRIALS (10),
+# VALIDATE_DUET_BUDGET (15 s), VALIDATE_OUT (results/validation.md); (d): VALIDATE_SEQ_TRIALS
+# (200), VALIDATE_SEQ_ROUNDS (40), VALIDATE_SEQ_MAX (80), VALIDATE_SEQ_MS (4), VALIDATE_SEQ_SD
+# (0.1), VALIDATE_SEQ_EFFECT (5).
 set -u
 BUILD=${BUILD:-build}
 SCALE=${VALIDATE_SCALE:-small}
@@ -22,43 +23,53 @@ ROUNDS_LONG=${VALIDATE_ROUNDS_LONG:-30}
 DUET_TRIALS=${VALIDATE_DUET_TRIALS:-10}
 DUET_BUDGET=${VALIDATE_DUET_BUDGET:-15}
 OUT=${VALIDATE_OUT:-results/validation.md}
-ONLY=${VALIDATE_ONLY:-aa,injected,duet,variance}
-VAR_WLS=${VALIDATE_VAR_WORKLOADS:-checkpoint_write,feature_extract}
-VAR_REPS=${VALIDATE_VAR_REPS:-10}
-VAR_FROM=${VALIDATE_VAR_FROM:-4}
-VAR_ROUNDS=${VALIDATE_VAR_ROUNDS:-20}
-VAR_CPU=${VALIDATE_VAR_CPU:-1}
+ONLY=${VALIDATE_ONLY:-all}
 EFFECTS="2 5 10"
-for p in ${ONLY//,/ }; do
-	case $p in aa | injected | duet | variance) ;; *)
-		echo "validate: VALIDATE_ONLY: unknown part '$p' (aa, injected, duet, variance)" >&2
-		exit 2 ;;
-	esac
-done
-want() { case ",$ONLY," in *",$1,"*) return 0 ;; esac; return 1; }
+
+case "$ONLY" in all | machine | seq | fleet | variance) ;; *)
+	echo "validate: VALIDATE_ONLY must be all, machine, seq, fleet or variance" >&2
+	exit 2 ;;
+esac
+mkdir -p "$(dirname "$OUT")"
+# One part alone: its section under the file's heading.
+only_part() {
+	{
+		echo "# allocab validation on this machine"
+		echo
+		echo "Written by \`VALIDATE_ONLY=$ONLY make validate\` on $(date -u +%Y-%m-%dT%H:%M:%SZ)."
+		echo
+		"$@" || exit 1
+	} >"$OUT.tmp.$$" && mv "$OUT.tmp.$$" "$OUT" || { rm -f "$OUT.tmp.$$"; exit 1; }
+	echo "validate: written $OUT" >&2
+	exit 0
+}
+seq_part() {
+	local rc=0
+	BUILD=$BUILD scripts/validate_seq.sh "$OUT.seq.$$" && cat "$OUT.seq.$$" || rc=1
+	rm -f "$OUT.seq.$$"
+	return $rc
+}
+[ "$ONLY" = seq ] && only_part seq_part
+[ "$ONLY" = variance ] && only_part env BUILD="$BUILD" scripts/validate_variance.sh
+if [ "$ONLY" = fleet ]; then
+	only_part env BUILD="$BUILD" scripts/validate_fleet.sh
+	exit 0
+fi
 
 A=$BUILD/allocab
 J=$BUILD/tests/jget
 NAIVE=$BUILD/tests/naive
 PROBE=$BUILD/tests/inject_probe
-VD=$BUILD/tests/vardecomp
 SYS=$BUILD/allocab-system
 SLOW=$BUILD/allocab-system_slow
 
-for f in "$A" "$J" "$NAIVE" "$PROBE" "$VD" "$SYS" "$SLOW"; do
+for f in "$A" "$J" "$NAIVE" "$PROBE" "$SYS" "$SLOW"; do
 	[ -x "$f" ] || { echo "validate: $f is missing (make all test first)" >&2; exit 1; }
 done
 case "$WL" in feature_extract | checkpoint_write) ;; *)
 	echo "validate: VALIDATE_WORKLOAD must be single-threaded (duet): feature_extract or checkpoint_write" >&2
 	exit 2 ;;
 esac
-if want variance; then
-	for t in setarch taskset; do
-		command -v $t >/dev/null || { echo "validate: variance needs $t (util-linux)" >&2; exit 1; }
-	done
-	[ "$VAR_FROM" -ge 1 ] && [ "$VAR_REPS" -ge $((VAR_FROM + 2)) ] ||
-		{ echo "validate: VALIDATE_VAR_REPS must be at least VALIDATE_VAR_FROM + 2, VALIDATE_VAR_FROM at least 1" >&2; exit 2; }
-fi
 W=$(mktemp -d "${TMPDIR:-/tmp}/allocab-validate.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 mkdir -p "$(dirname "$OUT")"
@@ -75,11 +86,7 @@ median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (N
 rate() { awk -v k="$1" -v n="$2" 'BEGIN { z = 1.959964; p = k / n; d = 1 + z * z / n; c = (p + z * z / (2 * n)) / d; h = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d; lo = c - h; if (lo < 0) lo = 0; hi = c + h; if (hi > 1) hi = 1; printf "%d/%d (%.0f-%.0f%%)", k, n, lo * 100, hi * 100 }'; }
 pct() { awk -v x="$1" 'BEGIN { if (x == "nan" || x == "") print "-"; else printf "%+.2f%%", (exp(x) - 1) * 100 }'; }
 
-load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-
 # ---- the machine and the workload ----
-declare -A NS EXTRA SPUN
-if want injected || want duet || want aa; then
 log "pilot: $WL at scale $SCALE"
 "$SLOW" run "$WL" --scale "$SCALE" --reps 1 --out "$W/r1.json" &&
 	"$SLOW" run "$WL" --scale "$SCALE" --reps 2 --out "$W/r2.json" || { echo "validate: pilot run failed" >&2; exit 1; }
@@ -89,18 +96,19 @@ for i in 1 2 3 4 5 6 7; do
 	"$SYS" run "$WL" --scale "$SCALE" --out "$W/p.json" && "$J" "$W/p.json" reps.0.phases.total.wall_ns
 done >"$W/pilot.txt"
 t_base=$(median <"$W/pilot.txt")
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 log "pilot: $calls_rep allocator calls per rep, median time $t_base ns"
 
 # Cost of N ns of injection per call beyond the spin counter (first clock read, call): from the
 # probe, at the N in question, quiet loop.
 probe_cost() { ALLOCAB_INJECT_NS=$1 "$PROBE" cost 100000 | sed -E 's/.*extra_ns_per_call=([0-9.]+).*spun_ns_per_call=([0-9.]+).*/\1 \2/'; }
+declare -A NS EXTRA SPUN
 for e in $EFFECTS; do
 	n=$(awk -v p="$e" -v t="$t_base" -v c="$calls_rep" 'BEGIN { n = p / 100 * t / c - 55; printf "%d", n < 1 ? 1 : n }')
 	NS[$e]=$n
 	read -r EXTRA[$e] SPUN[$e] < <(probe_cost "$n")
 	log "effect $e%: ALLOCAB_INJECT_NS=$n (probe: ${EXTRA[$e]} ns extra per call, ${SPUN[$e]} in the spin counter)"
 done
-fi
 
 # True effect of one injected bench, as a log ratio: the spin measured in the slow runs, scaled to
 # the calls of one rep, plus the probe's cost outside the spin counter, over the baseline median.
@@ -113,10 +121,9 @@ true_log() { # bench.json effect
 }
 
 # ---- (a) A/A false positives ----
+log "(a) $TRIALS A/A comparisons of $ROUNDS rounds each"
 : >"$W/a.tsv"
-want aa && log "(a) $TRIALS A/A comparisons of $ROUNDS rounds each"
 for t in $(seq 1 "$TRIALS"); do
-	want aa || break
 	"$A" calibrate -a system -w "$WL" --scale "$SCALE" --rounds "$ROUNDS" --quiet -o "$W/a.json" >/dev/null || { log "calibrate failed"; continue; }
 	cmp_json "$W/a-runs.json" system.A system.B
 	est=$(cget ci.log_ratio) lo=$(cget ci.log_lo) hi=$(cget ci.log_hi) v=$(cget verdict)
@@ -133,7 +140,6 @@ done
 # ---- (b) injected slowdowns ----
 : >"$W/b.tsv"
 for e in $EFFECTS; do
-	want injected || break
 	for r in "$ROUNDS" "$ROUNDS_LONG"; do
 		log "(b) $e% injected, $TRIALS trials of $r rounds"
 		for t in $(seq 1 "$TRIALS"); do
@@ -150,7 +156,6 @@ done
 # ---- (c) duet against sequential interleaving, equal budget ----
 : >"$W/c.tsv"
 for t in $(seq 1 "$DUET_TRIALS"); do
-	want duet || break
 	for mode in sequential duet; do
 		flag=
 		[ $mode = duet ] && flag=--duet
@@ -166,69 +171,8 @@ for t in $(seq 1 "$DUET_TRIALS"); do
 				"$(cget ci.log_ratio)" "$(cget ci.log_lo)" "$(cget ci.log_hi)" "$(cget verdict)" >>"$W/c.tsv"
 	done
 done
-# ---- (d) where the variance is ----
-# Conditions: label, prefix command, extra calibrate options. "layout fixed": ASLR off for the
-# bench and every driver it starts (setarch -R, inherited through exec) and no environment
-# padding; "pinned": every run on CPU VAR_CPU (taskset, inherited).
-VAR_CONDS=("free|||ASLR on, padding 0..4096 B, any CPU (what a bench does)"
-	"layout fixed|setarch -R|--pad-max 0|ASLR off, no padding"
-	"pinned|taskset -c $VAR_CPU||one CPU for every run"
-	"both fixed|taskset -c $VAR_CPU setarch -R|--pad-max 0|ASLR off, no padding, one CPU")
-: >"$W/d.tsv"
-for i in "${!VAR_CONDS[@]}"; do
-	want variance || break
-	IFS='|' read -r label prefix extra what <<<"${VAR_CONDS[$i]}"
-	log "(d) $label: A/A of $VAR_WLS, $VAR_ROUNDS rounds of $VAR_REPS reps per process (load $(cut -d' ' -f1 /proc/loadavg))"
-	ld=$(cut -d' ' -f1 /proc/loadavg)
-	# shellcheck disable=SC2086 # prefix and extra are lists of words
-	$prefix "$A" calibrate -a system -w "$VAR_WLS" --scale "$SCALE" --reps "$VAR_REPS" \
-		--rounds "$VAR_ROUNDS" $extra --quiet -o "$W/d.json" >/dev/null || { log "calibrate failed"; continue; }
-	for time in wall cpu; do
-		flag=
-		[ $time = cpu ] && flag=--cpu
-		"$VD" $flag --from "$VAR_FROM" "$W/d-runs.json" | grep '^workload=' |
-			sed "s/^/$i\t$label\t$time\t$ld\t/" >>"$W/d.tsv"
-	done
-	[ "$i" -eq 0 ] && "$VD" --from 0 "$W/d-runs.json" | grep '^profile' >"$W/d-profile.txt"
-done
-
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 elapsed=$(($(date +%s) - t_start))
-
-# The (d) section of the report (docs/methodology.md, "Where the variance is").
-kv() { sed -E "s/(^|.*[ \t])$1=([^ ]*).*/\2/"; }
-variance_report() {
-	echo "## (d) Where the variance is: $VAR_ROUNDS A/A rounds of \`$VAR_WLS\`, $VAR_REPS reps per process, per condition"
-	echo
-	echo "\`allocab calibrate -a system --reps $VAR_REPS\` under each condition; the log times of reps $VAR_FROM to $((VAR_REPS - 1))"
-	echo "(0 is the cold one) decomposed by \`build/tests/vardecomp\`: **rep** to rep within a process (sd of a rep around"
-	echo "its process's mean); **process** to process (sd of process means beyond what the reps explain), split into"
-	echo "**moment** (the lag-1 autocovariance of the process means in run order: what processes that ran one after"
-	echo "the other share, the machine's load over seconds and minutes) and **specific** (the rest: layout, page"
-	echo "placement, CPU). **paired** and **unpaired**: the sd of the difference of the two arms' process means, paired"
-	echo "within a round and as if unpaired. **best reps**: the reps per process that minimise variance x cost."
-	echo "**persistent A/A**: pairs of processes of a round whose reps, paired rep by rep, give a 95% interval without"
-	echo "0: what one persistent process per arm taking turns rep by rep would conclude about two identical arms."
-	echo
-	echo "| condition | time | workload | load | rep sd | process sd | of it: moment | specific | paired sd | unpaired sd | best reps | persistent A/A |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
-	while IFS=$'\t' read -r i label time ld line; do
-		echo "| $label | $time | $(echo "$line" | kv workload) | $ld | $(echo "$line" | kv within_sd) | $(echo "$line" | kv between_sd) | $(echo "$line" | kv moment_sd) | $(echo "$line" | kv process_sd) | $(echo "$line" | kv paired_sd) | $(echo "$line" | kv unpaired_sd) | $(echo "$line" | kv best_reps) | $(echo "$line" | kv persistent_fp) |"
-	done <"$W/d.tsv"
-	echo
-	for c in "${VAR_CONDS[@]}"; do
-		IFS='|' read -r label prefix extra what <<<"$c"
-		echo "- $label: $what${prefix:+ (\`$prefix\`)}${extra:+, \`$extra\`}"
-	done
-	echo
-	echo "How far a process settles: per rep, the mean of its log time minus the mean of its process's last 3 reps"
-	echo "(condition free):"
-	echo
-	echo '```'
-	cat "$W/d-profile.txt" 2>/dev/null
-	echo '```'
-	echo
-}
 
 # ---- the report ----
 {
@@ -237,19 +181,18 @@ variance_report() {
 	echo "Written by \`make validate\` (scripts/validate.sh) on $(date -u +%Y-%m-%dT%H:%M:%SZ) in $((elapsed / 60)) min $((elapsed % 60)) s."
 	echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, kernel $(uname -r);"
 	echo "load average (1, 5, 15 min) $load_start at the start, $load_end at the end."
-	[ -n "${t_base:-}" ] &&
-		echo "Workload \`$WL\` at scale \`$SCALE\`: $calls_rep allocator calls per run, median $(awk -v t="$t_base" 'BEGIN { printf "%.1f", t / 1e6 }') ms under glibc (pilot of 7 runs)."
-	echo "Decisions use alpha = 0.05: allocab's verdict is \`allocab compare\`'s (Holm-adjusted Wilcoxon p < 0.05 and the"
-	echo "signed-rank interval excludes 1); the naive verdict is Welch's t test on the raw times (p < 0.05)."
+	echo "Workload \`$WL\` at scale \`$SCALE\`: $calls_rep allocator calls per run, median $(awk -v t="$t_base" 'BEGIN { printf "%.1f", t / 1e6 }') ms under glibc (pilot of 7 runs)."
+	echo "Decisions use alpha = 0.05: allocab's verdict is \`allocab compare\`'s (its printed signed-rank interval, simultaneous"
+	echo "over the regimes compared: 97.5% each for steady and cold, excludes 1; an interval within ±2% is \"equivalent\", no"
+	echo "false positive); the naive verdict is Welch's t test on the raw times (p < 0.05)."
 	echo
-	if want aa; then
 	echo "## (a) A/A: the same allocator against itself, $TRIALS comparisons of $ROUNDS rounds"
 	echo
 	echo "- allocab: \`allocab calibrate -a system\` (two identical arms, shuffled, padded, 1 warm-up round), then \`allocab compare\`."
 	echo "- naive, same runs: the same two arms' times, unpaired: ratio of means, Welch t test."
 	echo "- naive, sequential: $ROUNDS runs of the driver, then $ROUNDS more (no shuffling, no padding), ratio of means, Welch t test."
 	echo
-	fa=$(awk -F'\t' '$5 != "no detectable difference"' "$W/a.tsv" | wc -l)
+	fa=$(awk -F'\t' '$5 == "faster" || $5 == "slower"' "$W/a.tsv" | wc -l)
 	fi=$(awk -F'\t' '$6 ~ /verdict=different/' "$W/a.tsv" | wc -l)
 	fs=$(awk -F'\t' '$7 ~ /verdict=different/' "$W/a.tsv" | wc -l)
 	na=$(wc -l <"$W/a.tsv")
@@ -261,7 +204,7 @@ variance_report() {
 	echo
 	echo "<details><summary>per trial</summary>"
 	echo
-	echo "| trial | allocab estimate [95% interval] | verdict | naive same runs: ratio, p | naive sequential: ratio, p |"
+	echo "| trial | allocab estimate [printed interval] | verdict | naive same runs: ratio, p | naive sequential: ratio, p |"
 	echo "|---|---|---|---|---|"
 	while IFS=$'\t' read -r t est lo hi v ni ns; do
 		echo "| $t | $(pct "$est") [$(pct "$lo"), $(pct "$hi")] | $v | $(echo "$ni" | sed -E 's/.*ratio=([0-9.]+).* p=([0-9.e-]+).*/\1, \2/') | $(echo "$ns" | sed -E 's/.*ratio=([0-9.]+).* p=([0-9.e-]+).*/\1, \2/') |"
@@ -269,13 +212,11 @@ variance_report() {
 	echo
 	echo "</details>"
 	echo
-	fi
-	if want injected; then
 	echo "## (b) Injected slowdowns (system_slow against system), $TRIALS trials each"
 	echo
 	echo "\`ALLOCAB_INJECT_NS\` per call chosen for the nominal effect from the pilot; the true effect of each trial is"
 	echo "measured: the spin time the slow runs' counters report (scaled to one rep) plus the probe's cost per call"
-	echo "outside the spin, over the trial's glibc median. Covered: the 95% interval contains the true effect."
+	echo "outside the spin, over the trial's glibc median. Covered: the printed interval contains the true effect."
 	echo "Detected: \`allocab compare\` says slower."
 	echo
 	echo "| nominal | ALLOCAB_INJECT_NS | rounds | true effect (median) | estimate (median) | interval width (median) | coverage | detection |"
@@ -293,7 +234,7 @@ variance_report() {
 	echo
 	echo "<details><summary>per trial</summary>"
 	echo
-	echo "| nominal | rounds | trial | true | estimate [95% interval] | verdict |"
+	echo "| nominal | rounds | trial | true | estimate [printed interval] | verdict |"
 	echo "|---|---|---|---|---|---|"
 	while IFS=$'\t' read -r e r t tl est lo hi v; do
 		echo "| $e% | $r | $t | $(pct "$tl") | $(pct "$est") [$(pct "$lo"), $(pct "$hi")] | $v |"
@@ -301,8 +242,6 @@ variance_report() {
 	echo
 	echo "</details>"
 	echo
-	fi
-	if want duet; then
 	echo "## (c) Duet against sequential interleaving, ${DUET_BUDGET} s budget each, $DUET_TRIALS trials"
 	echo
 	echo "Same workload, same wall-clock budget (warm-up included). Sequential: the two runs of a round one after"
@@ -328,15 +267,22 @@ variance_report() {
 	echo
 	echo "<details><summary>per trial</summary>"
 	echo
-	echo "| mode | trial | test | true | rounds | estimate [95% interval] | verdict |"
+	echo "| mode | trial | test | true | rounds | estimate [printed interval] | verdict |"
 	echo "|---|---|---|---|---|---|---|"
 	while IFS=$'\t' read -r m t k tl n est lo hi v; do
 		echo "| $m | $t | $k | $(pct "$tl") | $n | $(pct "$est") [$(pct "$lo"), $(pct "$hi")] | $v |"
 	done <"$W/c.tsv"
 	echo
 	echo "</details>"
-	fi
-	want variance && variance_report
+	echo
+	[ "$ONLY" = machine ] || BUILD=$BUILD scripts/validate_fleet.sh
 } >"$W/validation.md"
+if [ "$ONLY" = all ]; then
+	log "(d) sequential gating"
+	BUILD=$BUILD scripts/validate_seq.sh "$W/seq.md" && { echo; cat "$W/seq.md"; } >>"$W/validation.md"
+	log "(f) where the variance is"
+	BUILD=$BUILD scripts/validate_variance.sh >"$W/variance.md" &&
+		{ echo; cat "$W/variance.md"; } >>"$W/validation.md"
+fi
 cp "$W/validation.md" "$OUT.tmp.$$" && mv "$OUT.tmp.$$" "$OUT"
 log "written $OUT"

@@ -151,13 +151,13 @@ if "$A" compare "$TMP/int.json" >"$TMP/cmp" 2>&1; then ok "interrupt: compare ac
 # ---- scripted fake drivers: faults and a deterministic gate ----
 D=$TMP/drivers
 mkdir -p "$D"
-fake() { # fake NAME BODY-OF-run [DIR]
-	local dir=${3:-$D}
+fake() { # fake NAME BODY-OF-run [DIR [FLAGS]]: FLAGS the backend's declared flags, a JSON array
+	local dir=${3:-$D} flags=${4:-[]}
 	mkdir -p "$dir"
 	cat >"$dir/allocab-$1" <<EOF
 #!/bin/sh
 case "\$1" in
-list) echo '{"schema":"allocab-list/1","workloads":[{"name":"w1","params":[{"name":"n"}]},{"name":"w2","params":[]}]}' ;;
+list) echo '{"schema":"allocab-list/1","allocator":{"name":"$1","flags":$flags},"workloads":[{"name":"w1","params":[{"name":"n"}]},{"name":"w2","params":[]}]}' ;;
 run) $2 ;;
 *) exit 2 ;;
 esac
@@ -165,16 +165,17 @@ EOF
 	chmod +x "$dir/allocab-$1"
 }
 rec='printf '"'"'{"schema":"allocab-run/1","allocator":{"name":"%s","verified":true},"workload":{"name":"%s","scale":"small","seed":42,"params":{}},"phases":["total"],"reps":[{"checksum":"00000000000000aa","phases":{"total":{"wall_ns":%s,"cpu_ns":%s}}}],"checksum":"00000000000000aa","argv":"%s"}'"'"
-fake system "$rec \"system\" \"\$2\" 2000000 2000000 \"\$*\""
+fake system "$rec \"system\" \"\$2\" 2000000 2000000 \"\$*\"" "$D" '["baseline"]'
 fake fast "$rec \"fast\" \"\$2\" 1000000 1000000 \"\$*\""
 fake liar 'echo "allocab-liar: allocator: malloc is served by libc.so.6" >&2; exit 4'
 fake junk 'echo hello'
 fake picky 'echo "allocab-picky: --param n: 0 is out of range 1..9" >&2; exit 2' "$TMP/picky"
-fake system "$rec \"system\" \"\$2\" 2000000 2000000 \"\$*\"" "$TMP/picky"
-fake system_slow "$rec \"system_slow\" \"\$2\" 1 1 \"\$*\""
+fake system "$rec \"system\" \"\$2\" 2000000 2000000 \"\$*\"" "$TMP/picky" '["baseline"]'
+fake system_slow "$rec \"system_slow\" \"\$2\" 1 1 \"\$*\"" "$D" '["calibration"]'
+
 
 expect_status "fake: default arms from --driver-dir (liar, junk never succeed: exit 1)" 1 "$A" bench --driver-dir "$D" -w w1 --rounds 1 --warmup 0 --quiet -o "$TMP/all.json"
-jeq "fake: system first, then sorted, calibration backend left out" "$TMP/all.json" config.arms '["system","fast","junk","liar"]'
+jeq "fake: the declared baseline first, then sorted, the calibration backend left out" "$TMP/all.json" config.arms '["system","fast","junk","liar"]'
 expect_status "fake: ALLOCAB_DRIVER_DIR" 0 env ALLOCAB_DRIVER_DIR="$D" "$A" bench -a system,fast --rounds 1 --warmup 0 --quiet -o "$TMP/env.json"
 jeq "fake: default workloads from list --json" "$TMP/env.json" config.workloads '["w1","w2"]'
 
@@ -204,8 +205,16 @@ done
 expect_status "fake: sequential gate decides" 0 "$A" bench --driver-dir "$D" -a system,fast -w w1 --rounds 20 --quiet -o "$TMP/gate.json" --gate --candidate fast --min-speedup 10%
 if grep -q '^gate: PASS' "$TMP/out"; then ok "fake: gate verdict on stdout"; else notok "fake: gate verdict on stdout" "$(head -c 300 "$TMP/out")"; fi
 jeq "fake: status decided" "$TMP/gate.json" status decided
-jeq "fake: stopped at the first look (warm-up + 6)" "$TMP/gate.json" rounds.# 7
+jeq "fake: stopped at the first look a plan of 20 rounds can decide at (warm-up + 11)" "$TMP/gate.json" rounds.# 12
+jeq "fake: the plan is recorded" "$TMP/gate.json" config.sequential.planned_rounds 20
+jeq "fake: the decision is recorded with its looks (rounds 6 to 11)" "$TMP/gate.json" gate_decision.looks 6
+expect_status "fake: allocab gate on the file re-judges it sequentially, same verdict" 0 "$A" gate "$TMP/gate.json" --candidate fast --min-speedup 10%
+grep -q '^PASS .*sequential [0-9.]*% CI .*after round 11 of 20 planned' "$TMP/out" && ok "fake: the gate line names the sequential interval and the look" ||
+	notok "fake: the gate line names the sequential interval and the look" "$(head -c 400 "$TMP/out")"
 jeq "fake: gate outcome recorded" "$TMP/gate.json" gate_outcome PASS
+expect_status "--equivalence is recorded" 0 "$A" bench --cmd a=true --cmd b=true --rounds 2 --equivalence 3% --quiet -o "$TMP/eq.json"
+jeq "--equivalence is recorded as config.equivalence_pct" "$TMP/eq.json" config.equivalence_pct 3
+jeq "without --gate no plan is recorded" "$TMP/eq.json" config.sequential null
 expect_status "fake: gate FAIL exits 1" 1 "$A" bench --driver-dir "$D" -a system,fast -w w1 --rounds 20 --quiet -o "$TMP/gate2.json" --gate --candidate system --baseline fast --min-speedup 10%
 
 # ---- bad input: one line, documented status, no file ----
@@ -237,6 +246,8 @@ bad "--cmd with -a" 2 "--cmd cannot be combined with --allocators" --cmd a=true 
 bad "bad --cmd name" 2 "--cmd: 'a/b=true' is not NAME=COMMAND" --cmd a/b=true --cmd c=true "${O[@]}"
 bad "gate: unknown candidate" 2 "" --cmd a=true --cmd b=true "${O[@]}" --gate --candidate zz --min-speedup 5%
 bad "gate: bad margin" 2 "" --cmd a=true --cmd b=true "${O[@]}" --gate --candidate b --min-speedup lots
+bad "bad --equivalence" 2 "--equivalence '0': want a percentage 0 < M < 100" --cmd a=true --cmd b=true --equivalence 0 "${O[@]}"
+bad "two equivalence margins" 2 "--equivalence 3% and the gate's --equivalence 2% differ" --cmd a=true --cmd b=true --equivalence 3 "${O[@]}" --gate --candidate b --max-slowdown 0 --equivalence 2
 mkdir -p "$TMP/empty"
 bad "no drivers" 1 "found no drivers in $TMP/empty" --driver-dir "$TMP/empty" "${O[@]}"
 fake system "$rec" "$TMP/empty"
@@ -254,7 +265,7 @@ if [ -s "$TMP/err" ]; then notok "rule: no warning without --rounds" "$(head -c 
 expect_status "rule: --budget alone runs the rule's minimum" 0 "$A" bench --cmd a=true --cmd b=true --budget 0.001 --quiet -o "$TMP/rule2.json"
 jeq "rule: --budget 0.001 still gives 6 measured rounds (+1 warm-up)" "$TMP/rule2.json" rounds.# 7
 expect_status "rule: --rounds below the minimum runs" 0 "$A" bench --cmd a=true --cmd b=true --cmd c=true --cmd d=true --rounds 3 -o "$TMP/rule3.json"
-w='^allocab: bench: warning: --rounds 3 cannot give a verdict: 3 comparisons at alpha 0.05 need 7 paired rounds \(the smallest n with 2/2\^n <= alpha/3\)'
+w='^allocab: bench: warning: --rounds 3 cannot give a verdict: the simultaneous intervals of 3 comparisons at alpha 0.05 need 7 paired rounds \(the smallest n with 2/2\^n <= alpha/3\)'
 if [ "$(grep -Ec "$w" "$TMP/err")" = 1 ] && [ "$(grep -c warning "$TMP/err")" = 1 ]; then
 	ok "rule: one warning at the start names the rounds needed"
 else

@@ -128,7 +128,7 @@ grep -q 'reaches only 75% confidence, below the 95% asked' "$TMP/out" && ! grep 
 expect_status "calibrate --alpha 2" 2 "$A" calibrate --alpha 2 -o "$TMP/x.json"
 expect_err "calibrate --alpha 2 says why" '^allocab: calibrate: --alpha: .2. is not a number in \[1e-06, 0.5\)$'
 expect_status "calibrate unknown backend" 2 "$A" calibrate -a nosuch -o "$TMP/x.json"
-expect_err "calibrate unknown backend says why" '^allocab: calibrate: -a: no driver .*allocab-nosuch'
+expect_err "calibrate unknown backend says why" "^allocab: calibrate: -a: unknown allocator 'nosuch' \(drivers in "
 expect_status "calibrate unknown workload" 2 "$A" calibrate -w nosuch -o "$TMP/x.json"
 expect_err "calibrate unknown workload says why" "^allocab: calibrate: -w: unknown workload 'nosuch'"
 expect_status "calibrate --cmd" 2 "$A" calibrate --cmd a=true -o "$TMP/x.json"

@@ -18,10 +18,12 @@ declare -A configs=(
 # Read back as a value (the others are proven by "accepted" or "environment").
 declare -A readable=(
 	[system]="mmap_threshold tcache_count mxfast mmap_max"
-	[jemalloc]="narenas dirty_decay_ms thp background_thread tcache_max"
-	[mimalloc]="decommit_delay eager_commit reserve_os_memory"
+	[jemalloc]="narenas dirty_decay_ms background_thread tcache_max"
+	[mimalloc]="decommit_delay eager_commit"
 	[tcmalloc]="max_total_thread_cache_bytes aggressive_decommit"
 )
+# Taken as requested, effect unproven: in_force stays null, proof "requested".
+declare -A requested_only=([jemalloc]="thp" [mimalloc]="reserve_os_memory")
 
 for b in system jemalloc mimalloc tcmalloc; do
 	d=$BUILD/allocab-$b
@@ -45,6 +47,14 @@ for b in system jemalloc mimalloc tcmalloc; do
 			ok "$b: $k read back as $got"
 		else
 			notok "$b: $k read back" "requested '$want', in force '$got'"
+		fi
+	done
+	for k in ${requested_only[$b]:-}; do
+		got=$("$JGET" "$TMP/conf.json" "configuration.in_force.$k"):$("$JGET" "$TMP/conf.json" "configuration.proof.$k")
+		if [ "$got" = null:requested ]; then
+			ok "$b: $k: requested, effect unproven, not reported in force"
+		else
+			notok "$b: $k: requested only" "in_force:proof is '$got'"
 		fi
 	done
 	if [ "$("$JGET" "$TMP/plain.json" checksum)" = "$("$JGET" "$TMP/conf.json" checksum)" ]; then

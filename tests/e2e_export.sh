@@ -131,7 +131,7 @@ expect_status "claims: json exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/
 expect_status "claims: markdown exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format markdown
 grep -q '^## Claims' "$TMP/out" && grep -q '| outside | geomean (steady) | mimalloc |' "$TMP/out" && ok "claims: markdown section" || notok "claims: markdown section" "missing"
 expect_status "claims: csv exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format csv
-[ "$(head -1 "$TMP/out")" = "claim,source,allocator,workload,phase,regime,claimed_lo,claimed_hi,speedup,measured_lo,measured_hi,level,verdict" ] &&
+[ "$(head -1 "$TMP/out")" = "claim,source,allocator,workload,phase,regime,claimed_lo,claimed_hi,speedup,measured_lo,measured_hi,level,verdict,reason" ] &&
 	[ "$(wc -l <"$TMP/out")" -eq 7 ] && ok "claims: csv header and rows" || notok "claims: csv header and rows" "$(head -2 "$TMP/out")"
 expect_status "claims: html exit 0" 0 "$A" compare "$TMP/r.json" --claims "$TMP/claims.json" --format html -o "$TMP/c.html"
 grep -q '<h2>Claims</h2>' "$TMP/c.html" && ok "claims: html section" || notok "claims: html section" "missing"
@@ -152,9 +152,9 @@ bad_claims "two ranges" 'give one of "speedup" or "improvement_pct"'
 printf '{"schema": "allocab-claims/1", "claims": [{"name": "x", "allocator": "m", "speedup": [1, 2], "source": "s", "targets": []}]}' >"$TMP/bad.json"
 bad_claims "no targets" '"targets" must be an array of 1 to 16'
 printf '{"schema": "allocab-claims/1", "claims": [{"name": "x", "allocator": "m", "speedup": [1, 2], "source": "s", "targets": [{"workload": "w"}]}]} trailing' >"$TMP/bad.json"
-bad_claims "trailing garbage" 'not valid JSON'
+bad_claims "trailing garbage" 'bad.json: not JSON \(parse error at byte [0-9]+\)'
 printf '\001\002binary' >"$TMP/bad.json"
-bad_claims "random bytes" 'not valid JSON'
+bad_claims "random bytes" 'bad.json: not JSON \(binary data: byte 0x01 at offset 0\)'
 rm -f "$TMP/bad.json"
 mkfifo "$TMP/bad.json"
 bad_claims "a FIFO without a writer" 'not a regular file'

@@ -109,7 +109,7 @@ bad "--bootstrap cost bound" '--bootstrap 10000 over 1001 rounds: resamples x ro
 sub '"index":1,' '"index":1e300,' "$TMP/r.json" "$TMP/i300.json"
 bad "index 1e300" 'rounds\[1\]: index is not an integer' "$A" compare "$TMP/i300.json"
 sub '"index":1,' '"index":1e999,' "$TMP/r.json" "$TMP/iinf.json"
-bad "index inf" 'rounds\[1\]: index is not an integer' "$A" compare "$TMP/iinf.json"
+bad "index inf" 'iinf.json: not JSON \(a number out of range at byte [0-9]+\)' "$A" compare "$TMP/iinf.json"
 mkbench "$TMP/crash.json" arms=system=1,mimalloc=0.8 fail=mimalloc:2 rounds=4
 sub '"exit_status":null' '"exit_status":1e300' "$TMP/crash.json" "$TMP/es.json"
 bad "exit_status 1e300" 'exit_status is not null or an integer in 0..255' "$A" compare "$TMP/es.json"
@@ -145,7 +145,7 @@ expect_status "a good calibration applies" 0 "$A" compare "$TMP/r.json" --calibr
 cal "$TMP/c-trail.json" ' garbage'
 bad "calibration: trailing garbage" 'c-trail.json: not JSON \(parse error at byte' "$A" compare "$TMP/r.json" --calibration "$TMP/c-trail.json"
 cal "$TMP/c-inf.json" '' 0.8 '{"workload":"parquet_load","phase":"total","rounds":10,"sd":1e999}'
-bad "calibration: infinite sd" 'workloads\[0\]: sd must be null or a number in 0..100' "$A" compare "$TMP/r.json" --calibration "$TMP/c-inf.json"
+bad "calibration: infinite sd" 'c-inf.json: not JSON \(a number out of range at byte [0-9]+\)' "$A" compare "$TMP/r.json" --calibration "$TMP/c-inf.json"
 cal "$TMP/c-pow.json" '' 1e-320
 bad "calibration: power 1e-320" 'config.power missing or not a number in \[0.01, 1\)' "$A" compare "$TMP/r.json" --calibration "$TMP/c-pow.json"
 cal "$TMP/c-dup.json" '' 0.8 '{"workload":"parquet_load","phase":"total","rounds":10,"sd":0.01}' '{"workload":"parquet_load","phase":"total","rounds":12,"sd":0.02}'
@@ -175,7 +175,7 @@ bad "calibrate -o ''" '-o: empty file name' "$A" calibrate --from "$TMP/aa.json"
 
 # 10. The streamed reader (src/common/jsonstream.h): the same document compact, indented (windows
 #     of the file fall elsewhere), with config and machine after the rounds, gives the same
-#     comparison; a second "rounds" is refused.
+#     comparison; a second "rounds" is refused, as any name twice in one object is.
 mkbench "$TMP/long.json" arms=system=1,mimalloc=0.9/0.05 wls=parquet_load,pipeline rounds=1500 warmup=2 reps=4
 mkdir -p "$TMP/compact" "$TMP/indented" "$TMP/reordered"
 cp "$TMP/long.json" "$TMP/compact/r.json"
@@ -197,7 +197,7 @@ size=$(stat -c %s "$TMP/indented/r.json")
 cmp -s "$TMP/compact/out.json" "$TMP/reordered/out.json" && ok "config and machine after the rounds: the same comparison" ||
 	notok "config and machine after the rounds: the same comparison" "$(head -c 300 "$TMP/reordered/err.txt")"
 perl -pe 's/\}$/,"rounds":[]}/' "$TMP/r.json" >"$TMP/tworounds.json"
-bad "a second rounds member" "member 'rounds' appears twice in the top-level object" "$A" compare "$TMP/tworounds.json"
+bad "a second rounds member" "not JSON \\(member 'rounds' appears twice in one object\\)" "$A" compare "$TMP/tworounds.json"
 
 # 9. Ties decided on integer times: 110/100 and 100/110 are exact negatives, so the nine |d| tie
 #    and the tie-corrected test applies (p 0.023; the exact test on rounding noise said 0.095).

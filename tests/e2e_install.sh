@@ -12,10 +12,12 @@ p=$root$prefix
 missing=""
 for f in bin/allocab bin/allocab-system bin/allocab-mimalloc bin/allocab-benchmark-mimalloc \
 	share/man/man1/allocab.1 share/doc/allocab/README.md share/doc/allocab/methodology.md \
-	share/doc/allocab/ci.md share/doc/allocab/ci/allocab.yml share/bash-completion/completions/allocab; do
+	share/doc/allocab/ci.md share/doc/allocab/ci/allocab.yml share/bash-completion/completions/allocab \
+	share/doc/allocab/fleet.md share/doc/allocab/fleet/allocab-fleet.yml \
+	share/doc/allocab/fleet/allocab-array.sbatch share/doc/allocab/fleet/allocab-indexed-job.yaml; do
 	[ -e "$p/$f" ] || missing="$missing $f"
 done
-[ -z "$missing" ] && ok "install layout: programs, script, man page, docs, workflow, completion" ||
+[ -z "$missing" ] && ok "install layout: programs, script, man page, docs, workflows, fleet launchers, completion" ||
 	notok "install layout" "missing:$missing"
 [ -x "$p/bin/allocab-benchmark-mimalloc" ] && ok "allocab-benchmark-mimalloc is executable" ||
 	notok "allocab-benchmark-mimalloc is executable" "$(ls -l "$p/bin" 2>&1 | head -3)"
@@ -24,7 +26,8 @@ cmp -s docs/ci/allocab.yml "$p/share/doc/allocab/ci/allocab.yml" && ok "the work
 
 # The installed script finds the allocab next to it (nothing on PATH, no ALLOCAB_BUILD).
 (cd "$TMP" && env -u ALLOCAB_BUILD PATH=/usr/bin:/bin "$p/bin/allocab-benchmark-mimalloc" \
-	--cmd true --cmd-mimalloc true --rounds 2 --quiet -o "$TMP/m.json") >"$TMP/m.out" 2>&1
+	--cmd /bin/true --cmd-mimalloc 'LD_PRELOAD=libmimalloc.so.2 /bin/true' --rounds 2 --quiet \
+	-o "$TMP/m.json") >"$TMP/m.out" 2>&1
 rc=$?
 [ "$rc" = 0 ] && grep -q '^Results: ' "$TMP/m.out" && ok "installed script runs with the allocab next to it" ||
 	notok "installed script runs with the allocab next to it" "exit $rc: $(tail -3 "$TMP/m.out")"
@@ -45,7 +48,7 @@ got=$(complete_words "$p/bin/allocab" ga)
 got=$(complete_words "$p/bin/allocab" bench --bud)
 [ "$got" = --budget ] && ok "completion: bench --bud completes to --budget" || notok "completion: bench --bud" "$got"
 got=$(complete_words "$p/bin/allocab" gate r.json --on "")
-[ "$got" = "each geomean" ] && ok "completion: gate --on offers each geomean" || notok "completion: gate --on" "$got"
+[ "$got" = "each geomean pooled each-machine" ] && ok "completion: gate --on offers each geomean pooled each-machine" || notok "completion: gate --on" "$got"
 got=$(complete_words "$p/bin/allocab" bench -a m)
 [ "$got" = mimalloc ] && ok "completion: -a offers the installed drivers" || notok "completion: -a offers the installed drivers" "$got"
 

@@ -41,12 +41,15 @@ check() {
 #   reps=4 (records with regimes: rep 0 cold, the last 3 steady, 64 KiB of RSS growth per rep)
 #   colds="system=2,mimalloc=1" (cold rep time = steady time x this; default 1)
 #   unsettled=ARM (its records say regimes.settled false)
+#   label=NAME (task.label: the machine's name in a fleet)  runnable=N (telemetry.runnable, 1)
+#   phase=N (shifts the noise pattern by N rounds, so that machines differ)
 mkbench() {
 	local out=$1
 	shift
 	awk -v arms=system=1 -v wls=parquet_load,pipeline -v rounds=8 -v warmup=1 \
 		-v id=aaaa000000000001 -v mode=drivers -v fail= -v sum= -v schema=allocab-bench/1 \
-		-v base=100000000 -v spread=0.05 -v reps=1 -v colds= -v unsettled= "${@/#/-v}" 'BEGIN {
+		-v base=100000000 -v spread=0.05 -v reps=1 -v colds= -v unsettled= -v label= -v runnable=1 \
+		-v phase=0 "${@/#/-v}" 'BEGIN {
 	na = split(arms, al, ","); nw = split(wls, wl, ",")
 	nc = split(colds, cl, ",")
 	for (i = 1; i <= nc; i++) { split(cl[i], kv, "="); coldf[kv[1]] = kv[2] }
@@ -61,14 +64,16 @@ mkbench() {
 	printf "],\"workloads\":["
 	for (w = 1; w <= nw; w++) printf "%s\"%s\"", (w > 1 ? "," : ""), wl[w]
 	printf "],\"clock_ticks_per_s\":100},\"machine\":{\"cpu_model\":\"Test CPU\",\"online_cpus\":2,"
-	printf "\"kernel\":\"6.1.0\",\"id\":\"%s\",\"env\":{}},\"rounds\":[", id
+	printf "\"kernel\":\"6.1.0\",\"id\":\"%s\",\"env\":{}},", id
+	if (label != "") printf "\"task\":{\"label\":\"%s\",\"host\":\"%s\"},", label, label
+	printf "\"rounds\":["
 	for (r = 0; r < warmup + rounds; r++) {
 		m = r - warmup
 		printf "%s{\"index\":%d,\"warmup\":%s,\"runs\":[", (r ? "," : ""), r, (m < 0 ? "true" : "false")
 		t0 = base * (1 + spread * ((r * 7) % 5))
 		first = 1
 		for (w = 1; w <= nw; w++) for (a = 1; a <= na; a++) {
-			t = int(t0 * w * factor[a] * (1 + amp[a] * (((m * 5 + a * 3 + w) % 7) / 6 - 0.5)))
+			t = int(t0 * w * factor[a] * (1 + amp[a] * ((((m + phase) * 5 + a * 3 + w) % 7) / 6 - 0.5)))
 			crashed = (fail == name[a] ":" m)
 			printf "%s{\"arm\":\"%s\",\"workload\":\"%s\",\"pad_bytes\":7,", (first ? "" : ","), name[a], wl[w]
 			first = 0
@@ -79,7 +84,7 @@ mkbench() {
 			}
 			printf "\"status\":\"ok\",\"exit_status\":0,\"signal\":null,\"stderr_tail\":null,"
 			printf "\"process\":{\"wall_ns\":%d,\"max_rss_kib\":%d,\"involuntary_ctx_switches\":2},", t, 1000 * factor[a]
-			printf "\"telemetry\":{\"steal_ticks\":0,\"loadavg_1m\":0.5}"
+			printf "\"telemetry\":{\"steal_ticks\":0,\"loadavg_1m\":0.5,\"runnable\":%d}", runnable
 			if (mode == "commands") { printf "}"; continue }
 			printf ",\"record\":{\"schema\":\"allocab-run/1\",\"workload\":{\"name\":\"%s\",", wl[w]
 			if (wl[w] == "pipeline") printf "\"flags\":[\"show_phases\"],"

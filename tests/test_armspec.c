@@ -63,11 +63,15 @@ int main(void)
 	      "dots, digits and underscores in a label");
 	armspec_free(&a);
 	bad("system", "--arm: 'system' is not LABEL=BACKEND[:KEY=VALUE]... with LABEL in "
-	              "[A-Za-z0-9_.-]");
+	              "[A-Za-z0-9_.-], not starting with '-'");
 	bad("=system", "--arm: '=system' is not LABEL=BACKEND[:KEY=VALUE]... with LABEL in "
-	               "[A-Za-z0-9_.-]");
+	               "[A-Za-z0-9_.-], not starting with '-'");
 	bad("a b=system", "--arm: 'a b=system' is not LABEL=BACKEND[:KEY=VALUE]... with LABEL in "
-	                  "[A-Za-z0-9_.-]");
+	                  "[A-Za-z0-9_.-], not starting with '-'");
+	bad("--help=system", "--arm: '--help=system' is not LABEL=BACKEND[:KEY=VALUE]... with LABEL "
+	                     "in [A-Za-z0-9_.-], not starting with '-'");
+	bad("-x=system", "--arm: '-x=system' is not LABEL=BACKEND[:KEY=VALUE]... with LABEL in "
+	                 "[A-Za-z0-9_.-], not starting with '-'");
 	bad("t=", "--arm t: '' is not a backend name");
 	bad("t=Sys:x=1", "--arm t: 'Sys' is not a backend name");
 	bad("t=system:", "--arm t: '' is not KEY=VALUE");

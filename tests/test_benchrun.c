@@ -251,9 +251,25 @@ static void test_gate(void)
 	CHECK(run_captured(&s, &r, &doc, out, sizeof out, err, sizeof err) == ST_OK,
 	      "gate: runs (%s)", err);
 	CHECK(strstr(out, "gate: PASS") != NULL, "gate: the verdict is printed on stdout");
-	CHECK(strcmp(r.status, "decided") == 0 && r.gate == GATE_PASS && r.measured == 6,
-	      "gate: a clear speedup stops the bench at the first check, --min-rounds (%s, %u)",
-	      r.status, r.measured);
+	struct stats_seq_plan plan = {.planned = 50, .first_look = 6};
+	size_t first = stats_seq_first_decision(&plan, 0.05);
+	CHECK(strcmp(r.status, "decided") == 0 && r.gate == GATE_PASS && r.measured == first,
+	      "gate: a clear speedup stops the bench at the first look its plan of 50 rounds can "
+	      "decide at (%s, %u, want %zu)",
+	      r.status, r.measured, first);
+	cJSON *seq = doc ? cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "config"), "sequential")
+	                 : NULL;
+	cJSON *dec = doc ? cJSON_GetObjectItem(doc, "gate_decision") : NULL;
+	CHECK(seq && cJSON_GetObjectItem(seq, "planned_rounds")->valuedouble == 50 &&
+	          cJSON_GetObjectItem(seq, "first_look")->valuedouble == 6,
+	      "gate: the document records the plan: 50 rounds, first look after 6");
+	CHECK(dec && cJSON_GetObjectItem(dec, "looks")->valuedouble == (double)(first - 5) &&
+	          cJSON_GetObjectItem(dec, "rounds")->valuedouble == (double)first &&
+	          cJSON_GetArraySize(cJSON_GetObjectItem(dec, "lines")) == 2 &&
+	          strstr(cJSON_GetArrayItem(cJSON_GetObjectItem(dec, "lines"), 1)->valuestring,
+	                 "sequential: after round"),
+	      "gate: the document records the decision: rounds, looks and the gate's lines");
+	CHECK(r.planned == 50 && r.looks == first - 5, "gate: the result counts plan and looks");
 	CHECK(doc && cJSON_IsString(cJSON_GetObjectItem(doc, "gate_outcome")) &&
 	          strcmp(cJSON_GetObjectItem(doc, "gate_outcome")->valuestring, "PASS") == 0,
 	      "gate: the document records the outcome");
@@ -267,6 +283,24 @@ static void test_gate(void)
 	        strcmp(r.status, "complete") == 0 && r.gate == GATE_INCONCLUSIVE && r.measured == 8,
 	    "gate: equal arms straddle a 0%% margin; --rounds ends the bench INCONCLUSIVE (%s, %u)",
 	    r.status, r.measured);
+
+	/* --budget alone: the plan is fixed at the first look from the mean round time (2 s of fake
+	 * time and a little more, 14 s spent of 30: 7 more rounds) and the bench stops when it is
+	 * spent. */
+	s.f = (struct fake){.base_ns = {1000000000, 1000000000}, .wobble = 1, .stop = &s.stop};
+	s.c.rounds = 0;
+	s.c.budget_s = 30;
+	CHECK(run_captured(&s, &r, &doc, out, sizeof out, err, sizeof err) == ST_OK &&
+	          r.planned == 13 && r.measured == 13 && strcmp(r.status, "budget") == 0 &&
+	          r.gate == GATE_INCONCLUSIVE,
+	      "gate with --budget: a plan of the rounds the budget holds at the first look, "
+	      "run to its end (%zu planned, %u run, %s)",
+	      r.planned, r.measured, r.status);
+	seq = doc ? cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "config"), "sequential") : NULL;
+	CHECK(seq && cJSON_GetObjectItem(seq, "planned_rounds")->valuedouble == 13,
+	      "gate with --budget: the plan is recorded");
+	cJSON_Delete(doc);
+	s.c.budget_s = 0;
 
 	static char *unknown[] = {"--gate", "--candidate", "z", "--min-speedup", "5"};
 	s.c.gate = gateopt_parse(5, unknown, &g, NULL, err, sizeof err) == 0 ? &g : NULL;
@@ -408,17 +442,53 @@ static void test_allocation(void)
 	      "allocation: with every comparison decided the bench ends 'decided' (%s, %u, %zu)",
 	      r.status, r.measured, s.f.calls);
 
-	/* Rounds of 3 s with 3 arms, 2 s once c left: a budget of 20 s holds the warm-up and 3
-	 * measured rounds of 3 arms (12 s) and 4 of 2 arms (8 s). */
+	/* Rounds of 3 s with 3 arms, 2 s once c left. The plan is fixed at the first look, after 3
+	 * measured rounds (12 s of 20 spent): 3 + 8/3 = 5 rounds; the two rounds of a and b then
+	 * take 4 s and the bench ends at its plan, 4 s early. */
 	fr = (struct fake_rule){"c", 3};
 	setup_init(&s, 3);
 	s.c.rounds = 0;
 	s.c.budget_s = 20;
 	s.c.alloc = &alloc;
+	CHECK(bench_run(&s.c, &s.stop, &doc, &r, err, sizeof err) == ST_OK &&
+	          strcmp(r.status, "budget") == 0 && r.measured == 5 && r.planned == 5 &&
+	          r.elapsed_s == 16,
+	      "allocation: the plan fixed at the first look from whole rounds ends the bench, the "
+	      "shorter rounds after c left end it sooner (%s, %u of %zu, %g s)",
+	      r.status, r.measured, r.planned, r.elapsed_s);
+	CHECK(doc && cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "config"),
+	                                                     "sequential"),
+	                                 "planned_rounds")
+	                     ->valuedouble == 5,
+	      "allocation: the document records the plan");
+	cJSON_Delete(doc);
+
+	/* the budget's estimate of the next round counts only the cells left: 3 rounds of 3 s (and
+	 * the warm-up), then c leaves; with 13 s left, rounds of 2 s */
+	setup_init(&s, 3);
+	s.c.rounds = 0;
+	s.c.budget_s = 25;
+	s.c.alloc = &alloc;
+	CHECK(bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err) == ST_OK && r.planned == 7 &&
+	          r.measured == 7 && r.elapsed_s == 20,
+	      "allocation: a plan of 7 (3 + 13/3) run in rounds of 2 s once c left (%u of %zu, "
+	      "%g s)",
+	      r.measured, r.planned, r.elapsed_s);
+
+	/* the valid rule: a clear effect on three arms is decided by its sequential interval */
+	struct bench_alloc seq;
+	bench_alloc_by_rule(&seq, &bench_rule_sequential);
+	setup_init(&s, 3);
+	s.f.base_ns[1] = s.f.base_ns[0] / 2;
+	s.f.base_ns[2] = s.f.base_ns[0] * 2;
+	s.f.wobble = 1;
+	s.c.rounds = 40;
+	s.c.alloc = &seq;
 	CHECK(bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err) == ST_OK &&
-	          strcmp(r.status, "budget") == 0 && r.measured == 7 && r.elapsed_s == 20,
-	      "allocation: the budget expects the shorter rounds of the cells left (%s, %u, %g s)",
-	      r.status, r.measured, r.elapsed_s);
+	          strcmp(r.status, "decided") == 0 && r.measured < 40 && r.planned == 40,
+	      "allocation by the sequential rule: both comparisons decided before the plan of 40 "
+	      "(%s, %u)",
+	      r.status, r.measured);
 }
 
 int main(void)

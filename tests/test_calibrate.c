@@ -275,18 +275,25 @@ static void test_yield(void)
 	sd = calib_interval_sd(&row.d, 12);
 	/* 0.1 x sqrt(12 x 3/pi) / 1.959964 */
 	CHECK_NEAR(sd, 0.1 * sqrt(36 / M_PI) / 1.959964, 1e-6, "the sd a rank interval implies");
-	CHECK(calib_yield(&row, 60, 0.05, 0.8, &y) == 0, "yield of a usable row");
+	CHECK(calib_yield(&row, 0.8, &y) == 0, "yield of a usable row");
 	CHECK_NEAR(y.half_pct, expm1(0.1) * 100, 1e-9, "half-width now: 100 (exp((hi-lo)/2) - 1)");
 	CHECK_NEAR(y.half2_pct, expm1(0.1 / sqrt(2)) * 100, 1e-6,
 	           "twice the rounds: the half-width over sqrt 2");
-	CHECK(!y.decided && y.for_verdict == calib_rounds_for(sd, -calib_pct(-0.05), 0.05 / 60, 0.8) &&
+	CHECK(!y.decided && y.for_verdict == calib_rounds_for(sd, -calib_pct(-0.05), 0.05, 0.8) &&
 	          y.for_verdict > 12,
-	      "rounds for a verdict at alpha / m if the estimate holds (%zu)", y.for_verdict);
+	      "rounds for a verdict at the interval's level if the estimate holds (%zu)",
+	      y.for_verdict);
 	row.verdict = CMP_FASTER;
-	CHECK(calib_yield(&row, 60, 0.05, 0.8, &y) == 0 && y.decided && y.for_verdict == 0,
+	CHECK(calib_yield(&row, 0.8, &y) == 0 && y.decided && y.for_verdict == 0,
 	      "a decided row needs no more rounds");
+	row.verdict = CMP_NO_DIFFERENCE;
+	row.has_seq = 1;
+	row.seq_asked = 0.99;
+	row.d_seq = (struct stats_interval){-0.05, -0.08, -0.02, 0.995};
+	CHECK(calib_yield(&row, 0.8, &y) == 0 && y.decided,
+	      "a row decided by its sequential interval needs no more rounds");
 	row.usable = 0;
-	CHECK(calib_yield(&row, 60, 0.05, 0.8, &y) == -1, "an unusable row has no yield");
+	CHECK(calib_yield(&row, 0.8, &y) == -1, "an unusable row has no yield");
 	CHECK(isnan(calib_interval_sd(&row.d, 1)), "one round implies no sd");
 }
 

@@ -1,5 +1,5 @@
 /* test_compare.c - compare and gate on crafted allocab-bench/1 documents built in memory: exact
- * ratios with hand-checked speedups, Holm across comparisons, the geometric mean, failures and
+ * ratios with hand-checked speedups, Bonferroni across comparisons, the geometric mean, failures and
  * insufficient data, refusal of different work, two-file mode, telemetry and drift flags, the
  * renderers, and the gate's three outcomes. No timing anywhere. */
 #include "check.h"
@@ -176,9 +176,9 @@ static void test_exact_ratio(void)
 		CHECK_NEAR(cmp_speedup(row->d.lo), 1 / 0.9, 1e-12, "exact: CI high end 1/0.9");
 		CHECK_NEAR(cmp_improvement(row->d.est), 10.0, 1e-9,
 		           "exact: improvement 10 percent");
-		CHECK_NEAR(row->p_holm, row->p, 0, "exact: Holm of one comparison is p");
-		CHECK(row->verdict == (row->p < 0.05 ? CMP_FASTER : CMP_NO_DIFFERENCE),
-		      "exact: verdict follows p %.4g and the interval", row->p);
+		CHECK_NEAR(row->p_adj, row->p, 0, "exact: Bonferroni of one comparison is p");
+		CHECK(row->verdict == CMP_TOO_FEW && row->need == 6 && row->d.level < 0.95,
+		      "exact: 5 rounds cannot reach 95%%: too few rounds, need 6");
 		CHECK_NEAR(row->rss_ratio, 1.0, 0, "exact: peak RSS ratio 1");
 		CHECK_NEAR(row->retained_cand, 1 << 20, 0, "exact: retained RSS median");
 		CHECK(!row->drift, "exact: no drift flagged");
@@ -188,9 +188,10 @@ static void test_exact_ratio(void)
 	cJSON_Delete(doc);
 }
 
-/* Two candidates, 6 rounds: exact signed-rank p 2/64 and 4/64; Holm makes both 4/64 = 0.0625,
- * so the first, significant alone, is no detectable difference in this report. */
-static void test_holm(void)
+/* Two candidates, 6 rounds: exact signed-rank p 2/64 and 4/64, Bonferroni 4/64 and 8/64; the
+ * simultaneous intervals at 1 - 0.05/2 need 7 rounds (2/2^7 <= 0.025), so the first, significant
+ * alone, has no verdict in this report. */
+static void test_bonferroni(void)
 {
 	cJSON *doc = doc_new("system,mimalloc,jemalloc", "batch_prep", "aaaa000000000001");
 	const double mi[6] = {0.90, 0.91, 0.92, 0.93, 0.94, 0.95};
@@ -211,9 +212,11 @@ static void test_holm(void)
 	if (m && j) {
 		CHECK_NEAR(m->p, 2.0 / 64, 1e-12, "holm: mimalloc exact p 2/64");
 		CHECK_NEAR(j->p, 4.0 / 64, 1e-12, "holm: jemalloc exact p 4/64");
-		CHECK_NEAR(m->p_holm, 4.0 / 64, 1e-12, "holm: mimalloc adjusted 2 x 2/64");
-		CHECK_NEAR(j->p_holm, 4.0 / 64, 1e-12, "holm: jemalloc adjusted max(4/64, 4/64)");
-		CHECK(m->d.hi < 0, "holm: mimalloc interval excludes 1");
+		CHECK_NEAR(m->p_adj, 4.0 / 64, 1e-12, "holm: mimalloc adjusted 2 x 2/64");
+		CHECK_NEAR(j->p_adj, 8.0 / 64, 1e-12, "holm: jemalloc adjusted 2 x 4/64");
+		CHECK(r->family == 2 && fabs(r->family_conf - 0.975) < 1e-12 &&
+		          m->d.level < r->family_conf,
+		      "holm: the family level 97.5%% is out of reach of 6 rounds");
 		CHECK(m->verdict == CMP_TOO_FEW && m->need == 7 && r->need == 7,
 		      "holm: mimalloc too few rounds for a verdict, need 7 (2/2^7 <= 0.05/2)");
 		char v[128];
@@ -742,8 +745,8 @@ static void test_renderers(void)
 	cJSON *j = js ? cJSON_Parse(js) : NULL;
 
 	CHECK(table && strstr(table, CMP_CONVENTION) && strstr(table, "% CI") &&
-	          strstr(table, "p (Holm)") && strstr(table, "geomean"),
-	      "render: table has the convention and the columns");
+	          strstr(table, "simultaneous") && strstr(table, "geomean"),
+	      "render: table has the convention, the family level and the columns");
 	CHECK(md && strstr(md, CMP_CONVENTION) && strstr(md, "| workload | phase |") &&
 	          strstr(md, "|---|"),
 	      "render: markdown table");
@@ -751,12 +754,14 @@ static void test_renderers(void)
 	          !strcmp(cJSON_GetObjectItem(j, "convention")->valuestring, CMP_CONVENTION),
 	      "render: json schema and convention");
 	cJSON *c0 = j ? cJSON_GetArrayItem(cJSON_GetObjectItem(j, "comparisons"), 0) : NULL;
-	CHECK(c0 && cJSON_GetObjectItem(c0, "speedup") && cJSON_GetObjectItem(c0, "p_holm") &&
+	CHECK(c0 && cJSON_GetObjectItem(c0, "speedup") && cJSON_GetObjectItem(c0, "p_bonferroni") &&
+	          cJSON_IsObject(cJSON_GetObjectItem(c0, "ci_per_comparison")) &&
 	          cJSON_IsObject(cJSON_GetObjectItem(c0, "ci_bootstrap")) &&
 	          !strcmp(cJSON_GetObjectItem(j, "interval")->valuestring, "bootstrap"),
 	      "render: json comparison with bootstrap interval");
 	CHECK(csv && !strncmp(csv, "workload,phase,regime,candidate,baseline,n,", 43) &&
-	          strstr(csv, ",rounds_needed,mode,conf\n"),
+	          strstr(csv, ",rounds_needed,mode,conf,family_level,ci_each_lo,ci_each_hi,"
+	                      "ci_each_level,equivalent,equivalence_pct\n"),
 	      "render: csv starts with its header");
 	size_t lines = 0;
 	for (const char *p = csv; p && *p; p++)
@@ -858,7 +863,7 @@ static void test_gate(void)
 int main(void)
 {
 	test_exact_ratio();
-	test_holm();
+	test_bonferroni();
 	test_geomean();
 	test_insufficient();
 	test_refusals();

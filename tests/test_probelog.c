@@ -1,10 +1,14 @@
 /* test_probelog.c - judging probe records (front/run/probelog.h) on hand-written records: the
  * verdict and the reason's priority, the launcher exemption of --cmd arms, exec'ed programs that
- * never reported, --expect's executable proof, a configured arm's read-back, and the reader's
- * handling of bad lines. */
+ * never reported, images the process tracker saw that never reported, --expect's executable
+ * proof, a configured arm's read-back, which reasons are deterministic, the summary's images (the
+ * busiest kept, calls attributed to the image that made them) and the reader's handling of bad
+ * lines. */
 #include "check.h"
 #include "front/run/probelog.h"
+#include "front/run/ptrack.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,12 +46,15 @@ static cJSON *records(const char *const *lines, size_t n)
 	return a;
 }
 
+/* What the tracker saw, for judge_tracked; NULL: the probe alone. */
+static const struct ptrack *tracker;
+
 static void judge(const char *const *lines, size_t n, const struct probe_expect *e, int top,
                   const char *tail, struct probe_verdict *v)
 {
 	cJSON *r = records(lines, n);
 
-	probelog_judge(r, e, top, tail, v);
+	probelog_judge(r, e, top, tail, tracker, v);
 	cJSON_Delete(r);
 }
 
@@ -115,12 +122,14 @@ static void test_no_report(void)
 	cJSON *none = cJSON_CreateArray();
 
 	judge(lines, 2, &e, 10, NULL, &v);
-	CHECK(!v.verified && strcmp(v.reason, "/nonexistent/static-prog sent no probe report") == 0,
-	      "an exec'ed program without a start record (%s)", v.reason);
+	CHECK(!v.verified &&
+	          strcmp(v.reason, "/nonexistent/static-prog (pid 12) sent no probe report") == 0 &&
+	          !v.deterministic,
+	      "an exec'ed program without a start record, not deterministic (%s)", v.reason);
 	judge(lines, 1, &e, 99, NULL, &v);
 	CHECK(!v.verified && strstr(v.reason, "the program sent no probe report"),
 	      "the first process never reported (%s)", v.reason);
-	probelog_judge(none, &e, 10, NULL, &v);
+	probelog_judge(none, &e, 10, NULL, NULL, &v);
 	CHECK(!v.verified && v.processes == 0, "no records at all: unverified (%s)", v.reason);
 	cJSON_Delete(none);
 }
@@ -152,9 +161,68 @@ static void test_cmd_arms(void)
 	e.launcher = 0;
 	e.allocator = "mimalloc";
 	judge(lines, 3, &e, 10, NULL, &v);
+	CHECK(!v.verified &&
+	          strstr(v.reason, "other allocator serves malloc: libc.so.6 in "
+	                           "/usr/bin/dash (pid 10), expected mimalloc") &&
+	          v.deterministic,
+	      "without the exemption the shell on glibc fails the proof, deterministic (%s)",
+	      v.reason);
+	e.launcher = 10;
+	judge(lines, 2, &e, 10, NULL, &v);
+	CHECK(!v.verified && strcmp(v.reason, "the program sent no probe report (only the "
+	                                      "bench's own shell reported)") == 0,
+	      "--expect with only the exempt shell and its fork child: unverified (%s)", v.reason);
+	lines[1] = rec(b, sizeof b, "start", 10, 1, "/usr/bin/dash", "system", LIBC, NULL, NULL);
+	judge(lines, 2, &e, 10, NULL, &v);
 	CHECK(!v.verified && strstr(v.reason, "other allocator serves malloc: libc.so.6 in "
-	                                      "/usr/bin/dash (pid 10), expected mimalloc"),
-	      "without the exemption the shell on glibc fails the proof (%s)", v.reason);
+	                                      "/usr/bin/dash (pid 10)"),
+	      "the shell exec'ing a shell: the second image is the program's, judged (%s)",
+	      v.reason);
+}
+
+static void test_tracked(void)
+{
+	char a[1024], b[1024], c[1024];
+	const char *lines[] = {
+	    rec(a, sizeof a, "start", 10, 1, "/usr/bin/dash", "system", LIBC, NULL, NULL),
+	    rec(b, sizeof b, "start", 10, 1, "/usr/bin/sort", "system", LIBC, NULL, NULL),
+	    rec(c, sizeof c, "start", 12, 10, "/usr/bin/dash", "system", LIBC, NULL, NULL)};
+	struct ptrack_image seen[] = {{10, "/usr/bin/dash"},
+	                              {10, "/usr/bin/sort"},
+	                              {11, "/usr/bin/sort"},
+	                              {12, "/usr/bin/dash"},
+	                              {12, "/usr/bin/env"}};
+	struct ptrack t = {
+	    .mode = PTRACK_TRACED, .images = seen, .nimages = 2, .processes = 3, .threads = 4};
+	struct probe_expect e = {.allocator = "system"};
+	struct probe_verdict v;
+
+	tracker = &t;
+	judge(lines, 3, &e, 10, NULL, &v);
+	CHECK(v.verified && v.tracked && v.processes == 3 && v.threads == 4 && v.images == 3 &&
+	          strcmp(v.tracking, "ptrace") == 0,
+	      "every tracked image reported: verified, the tracker's counts (%s)", v.reason);
+	t.nimages = 5;
+	judge(lines, 3, &e, 10, NULL, &v);
+	CHECK(!v.verified && strcmp(v.reason, "/usr/bin/sort (pid 11) sent no probe report") == 0,
+	      "an image the probe never saw (a raw execve): unverified, named with its pid (%s)",
+	      v.reason);
+	seen[2] = (struct ptrack_image){10, "/usr/bin/sort"};
+	judge(lines, 3, &e, 10, NULL, &v);
+	CHECK(!v.verified && strstr(v.reason, "(pid 10) sent no probe report"),
+	      "a pid that exec'ed the same program twice needs two start records (%s)", v.reason);
+	seen[2] = (struct ptrack_image){12, "/usr/bin/dash"};
+	seen[4] = (struct ptrack_image){12, "/usr/bin/dash"};
+	judge(lines, 3, &e, 10, NULL, &v);
+	CHECK(!v.verified && strstr(v.reason, "/usr/bin/dash (pid 12) sent no probe report"),
+	      "two execs of pid 12, one start record (%s)", v.reason);
+	t.mode = PTRACK_REFUSED;
+	t.refused_errno = EPERM;
+	judge(lines, 3, &e, 10, NULL, &v);
+	CHECK(v.verified && !v.tracked && v.processes == 2 &&
+	          strcmp(v.tracking, "probe only (ptrace: EPERM)") == 0,
+	      "ptrace refused: the probe's records alone, and the run says so (%s)", v.tracking);
+	tracker = NULL;
 }
 
 static void test_read(void)
@@ -179,7 +247,7 @@ static void test_read(void)
 	CHECK(probelog_read(path, &r, &bad, err, sizeof err) == 0 && cJSON_GetArraySize(r) == 2 &&
 	          bad == 2,
 	      "read: two records, a non-JSON line and a foreign object skipped and counted");
-	sum = probelog_summary(r, &v);
+	sum = probelog_summary(r, NULL, &v);
 	CHECK(sum && cJSON_IsTrue(cJSON_GetObjectItem(
 	                 cJSON_GetArrayItem(cJSON_GetObjectItem(sum, "processes"), 0), "exited")),
 	      "summary: the exit record marks the process exited");
@@ -233,7 +301,77 @@ static void test_config(void)
 	judge(lines, 2, &e, 10, NULL, &v);
 	CHECK(!v.verified && strstr(v.reason, "thp=never read back always"),
 	      "a choice read back as another: unverified (%s)", v.reason);
+	lines[1] = exit_with(b, sizeof b,
+	                     "\"thp\":{\"requested\":\"never\",\"read_back\":\"never\","
+	                     "\"unproven\":\"requested, effect unproven\"}");
+	judge(lines, 2, &e, 10, NULL, &v);
+	CHECK(v.verified,
+	      "a setting whose effect cannot be read, taken as requested: verified (%s)", v.reason);
+	lines[1] = exit_with(b, sizeof b,
+	                     "\"thp\":{\"requested\":\"never\",\"read_back\":\"always\","
+	                     "\"unproven\":\"requested, effect unproven\"}");
+	judge(lines, 2, &e, 10, NULL, &v);
+	CHECK(!v.verified && strstr(v.reason, "thp=never read back always") && !v.deterministic,
+	      "... but one the library did not even take: unverified, not deterministic (%s)",
+	      v.reason);
 	rec_preload = "";
+}
+
+/* The summary of a shell that forks 80 short children, then execs bash, which execs python3
+ * doing the work: python3 is listed, the cut is said, and its calls are its own. */
+static void test_summary(void)
+{
+	cJSON *r = cJSON_CreateArray(), *sum, *list, *p;
+	struct probe_verdict v = {.verified = 1, .processes = 83, .images = 83, .records = 1};
+	char a[1024], b[1300];
+	int python = 0, bash_calls = -1;
+
+	cJSON_AddItemToArray(r, cJSON_Parse(rec(a, sizeof a, "start", 10, 1, "/usr/bin/dash",
+	                                        "system", LIBC, NULL, NULL)));
+	for (int i = 0; i < 80; i++)
+		cJSON_AddItemToArray(r,
+		                     cJSON_Parse(rec(a, sizeof a, "fork", 100 + i, 10,
+		                                     "/usr/bin/dash", "system", LIBC, NULL, NULL)));
+	cJSON_AddItemToArray(
+	    r, cJSON_Parse("{\"probe\":\"allocab-probe/1\",\"event\":\"exec\",\"pid\":10,"
+	                   "\"ppid\":1,\"path\":\"/usr/bin/bash\",\"cpu_ns\":1000,"
+	                   "\"counts\":{\"malloc\":40}}"));
+	cJSON_AddItemToArray(r, cJSON_Parse(rec(a, sizeof a, "start", 10, 1, "/usr/bin/bash",
+	                                        "system", LIBC, NULL, NULL)));
+	cJSON_AddItemToArray(
+	    r, cJSON_Parse("{\"probe\":\"allocab-probe/1\",\"event\":\"exec\",\"pid\":10,"
+	                   "\"ppid\":1,\"path\":\"/usr/bin/python3\",\"counts\":{\"malloc\":7}}"));
+	cJSON_AddItemToArray(r, cJSON_Parse(rec(a, sizeof a, "start", 10, 1, "/usr/bin/python3.11",
+	                                        "system", LIBC, NULL, NULL)));
+	rec(b, sizeof b, "exit", 10, 1, "/usr/bin/python3.11", "system", LIBC, NULL, NULL);
+	snprintf(b + strlen(b) - 1, sizeof b - strlen(b) + 1,
+	         ",\"counts\":{\"malloc\":2800000,\"free\":2700000}}");
+	cJSON_AddItemToArray(r, cJSON_Parse(b));
+	sum = probelog_summary(r, NULL, &v);
+	list = cJSON_GetObjectItem(sum, "processes");
+	cJSON_ArrayForEach(p, list)
+	{
+		const char *exe = cJSON_GetStringValue(cJSON_GetObjectItem(p, "exe"));
+		const cJSON *m = cJSON_GetObjectItem(cJSON_GetObjectItem(p, "counts"), "malloc");
+
+		if (strcmp(exe, "/usr/bin/python3.11") == 0)
+			python = cJSON_IsNumber(m) && m->valuedouble == 2800000;
+		if (strcmp(exe, "/usr/bin/bash") == 0)
+			bash_calls = cJSON_IsNumber(m) ? (int)m->valuedouble : -2;
+	}
+	CHECK(cJSON_GetArraySize(list) == PROBELOG_LISTED && python,
+	      "83 images: 64 listed, python3 (the most calls) among them with its own counts");
+	CHECK(bash_calls == 7, "bash keeps the calls it made before its exec (%d)", bash_calls);
+	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(sum, "processes_truncated")) &&
+	          cJSON_GetObjectItem(sum, "processes_omitted")->valueint == 83 - PROBELOG_LISTED &&
+	          cJSON_GetObjectItem(sum, "image_count")->valueint == 83,
+	      "the summary says what was cut");
+	CHECK(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "counts_total"), "malloc")->valuedouble ==
+	        2800047,
+	    "counts_total sums every image, listed or not");
+	cJSON_Delete(sum);
+	cJSON_Delete(r);
 }
 
 int main(void)
@@ -243,6 +381,8 @@ int main(void)
 	test_priorities();
 	test_no_report();
 	test_cmd_arms();
+	test_tracked();
+	test_summary();
 	test_read();
 	return CHECK_DONE();
 }

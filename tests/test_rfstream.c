@@ -6,7 +6,7 @@
 #include "check.h"
 #include "memfile.h"
 #include "common/jsonload.h"
-#include "common/jsonparse.h"
+#include "common/jsonstrict.h"
 #include "front/results/results.h"
 
 #include <glob.h>
@@ -202,7 +202,7 @@ static void rf_deep(const char *path)
 
 	if (!text || !(at = strstr(text, "{\"index\":0,")))
 		return free(text);
-	for (unsigned depth = JP_MAX_DEPTH; depth <= JP_MAX_DEPTH + 1; depth++) {
+	for (unsigned depth = JST_MAX_DEPTH; depth <= JST_MAX_DEPTH + 1; depth++) {
 		size_t inner = depth - 3, head = (size_t)(at + 1 - text), len = 0;
 		char *deep = malloc(n + 2 * inner + 16);
 		const char *bad = "memfd";
@@ -218,7 +218,7 @@ static void rf_deep(const char *path)
 		memcpy(deep + len, text + head, n - head);
 		len += n - head;
 		d = mf_set(&mf, deep, len) == 0 ? rf_both(mf.path, &bad, err, sizeof err) : NULL;
-		CHECK(!bad && !d == (depth > JP_MAX_DEPTH),
+		CHECK(!bad && !d == (depth > JST_MAX_DEPTH),
 		      "a round with a member nesting %u deep in all: %s by both%s%s", depth,
 		      d ? "accepted" : "refused", d ? "" : ": ", d ? "" : err);
 		rf_free(d);

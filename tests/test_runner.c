@@ -265,6 +265,17 @@ static void test_telemetry(void)
 	          telemetry_parse_loadavg("", &load) == -1 &&
 	          telemetry_parse_loadavg("1.5x 1 1", &load) == -1,
 	      "loadavg garbage refused");
+	unsigned run = 0;
+	CHECK(telemetry_parse_runnable("0.11 0.12 0.05 3/93 5639\n", &run) == 0 && run == 3,
+	      "runnable: R of the fourth field R/T");
+	CHECK(telemetry_parse_runnable("0.11 0.12 0.05 93 5639\n", &run) == -1 &&
+	          telemetry_parse_runnable("0.11 0.12 0.05 0/93 1\n", &run) == -1 &&
+	          telemetry_parse_runnable("0.11 0.12\n", &run) == -1 &&
+	          telemetry_parse_runnable("", &run) == -1 && run == 3,
+	      "runnable: no R/T field, R of 0 or a short line refused");
+	struct telemetry_sample t;
+	telemetry_sample(&t);
+	CHECK(t.have_runnable && t.runnable >= 1, "runnable: this process is running as it reads");
 }
 
 static int sh(const char *cmd, size_t pad, double timeout, struct runner_result *r)

@@ -53,6 +53,13 @@ static inline const struct alloc_known *alloc_known_by_name(const char *name)
 	return NULL;
 }
 
+/* Whether k is the platform's own allocator (glibc's malloc, in libc): the one nothing is preloaded
+ * for, and the arm a program bench compares against by default. */
+static inline int alloc_known_platform(const struct alloc_known *k)
+{
+	return k && !k->preload;
+}
+
 /* The entry whose object basename starts with its prefix (path may have directories), or NULL. */
 static inline const struct alloc_known *alloc_known_by_object(const char *path)
 {

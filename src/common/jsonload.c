@@ -2,7 +2,7 @@
 #include "common/jsonload.h"
 
 #include "common/errmsg.h"
-#include "common/jsonparse.h"
+#include "common/jsonstrict.h"
 #include "common/numparse.h"
 
 #include <errno.h>
@@ -149,15 +149,15 @@ char *jl_read(const char *path, size_t *n, char *err, size_t errlen)
 	return buf;
 }
 
-int jl_parse_error(const char *name, const struct jp_result *r, size_t binary, unsigned char byte,
-                   size_t size, size_t cap, char *err, size_t errlen)
+int jl_parse_error(const char *name, const struct jst_result *r, size_t binary,
+                   unsigned char byte, size_t size, size_t cap, char *err, size_t errlen)
 {
 	errno = EINVAL;
-	if (r->status == JP_NOMEM) {
+	if (r->status == JST_NOMEM) {
 		errno = ENOMEM;
 		return errmsg_fail(err, errlen, "%s: out of memory", name);
 	}
-	if (r->status == JP_TOO_MANY)
+	if (r->status == JST_TOO_MANY)
 		return errmsg_fail(err, errlen,
 		                   "%s: more than %zu JSON values, the limit for a %zu-byte input "
 		                   "limit (set %s to raise it)",
@@ -166,32 +166,37 @@ int jl_parse_error(const char *name, const struct jp_result *r, size_t binary, u
 		return errmsg_fail(err, errlen,
 		                   "%s: not JSON (binary data: byte 0x%02x at offset %zu)", name,
 		                   byte, binary);
-	if (r->status == JP_SHORT)
+	if (r->status == JST_SHORT)
 		return errmsg_fail(err, errlen, "%s: truncated JSON (ends at byte %zu)", name,
 		                   size);
+	if (r->status == JST_RULE && r->at == SIZE_MAX)
+		return errmsg_fail(err, errlen, "%s: not JSON (%s)", name, r->rule);
+	if (r->status == JST_RULE)
+		return errmsg_fail(err, errlen, "%s: not JSON (%s at byte %zu)", name, r->rule,
+		                   r->at);
 	return errmsg_fail(err, errlen, "%s: not JSON (parse error at byte %zu)", name, r->at);
 }
 
 cJSON *jl_parse(const char *name, const char *text, size_t n, char *err, size_t errlen)
 {
 	size_t cap, nodes = 0, bin;
-	struct jp_result r;
+	struct jst_result r;
 	cJSON *root;
 
 	errno = EINVAL;
 	if (jl_max_bytes(&cap, err, errlen) != 0)
 		return NULL;
-	bin = jp_first_binary(text, n);
-	if (jp_skip_ws(text, n, 0) >= n && bin == n)
+	bin = jst_first_binary(text, n);
+	if (jst_skip_ws(text, n, 0) >= n && bin == n)
 		return errmsg_fail(err, errlen, "%s: empty file", name), NULL;
-	root = jp_parse(text, n, NULL, &nodes, cap / JL_BYTES_PER_NODE, &r);
-	if (root && (r.at = jp_skip_ws(text, n, r.at)) == n)
+	root = jst_parse(text, n, 0, NULL, &nodes, cap / JL_BYTES_PER_NODE, &r);
+	if (root && (r.at = jst_skip_ws(text, n, r.at)) == n)
 		return root;
 	if (root) {
 		cJSON_Delete(root);
-		r.status = JP_SYNTAX;
+		r.status = JST_SYNTAX;
 	}
-	jl_parse_error(name, &r, bin < n && r.status != JP_NOMEM ? bin : SIZE_MAX,
+	jl_parse_error(name, &r, bin < n && r.status != JST_NOMEM ? bin : SIZE_MAX,
 	               bin < n ? (unsigned char)text[bin] : 0, n, cap, err, errlen);
 	return NULL;
 }

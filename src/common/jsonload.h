@@ -1,7 +1,8 @@
 /* jsonload.h - the one strict way allocab reads a JSON file it did not write in this process
- * (results, calibration): a regular file opened without blocking, at most a capped number of
- * bytes, text only, exactly one JSON value with nothing after it, and numbers range-checked before
- * any conversion. Limits and messages: docs/results-format.md, "Reading files". */
+ * (results, calibration, claims): a regular file opened without blocking, at most a capped number
+ * of bytes, text only, exactly one strict JSON value (common/jsonstrict.h) with nothing after it,
+ * and numbers range-checked before any conversion. Limits and messages: docs/results-format.md,
+ * "Reading files". */
 #ifndef ALLOCAB_JSONLOAD_H
 #define ALLOCAB_JSONLOAD_H
 
@@ -32,21 +33,22 @@ int jl_open(const char *path, size_t *size, size_t *cap, char *err, size_t errle
  * ENOENT (missing), ENOMEM, EFBIG (over the cap) or EINVAL (not a regular file, unreadable). */
 char *jl_read(const char *path, size_t *n, char *err, size_t errlen);
 
-/* Parses text (n bytes) as one strict JSON value (common/jsonparse.h), named `name` in messages;
- * the tree is the caller's (cJSON_Delete). Refused, with "NAME: reason" in err and NULL
+/* Parses text (n bytes) as one strict JSON value (common/jsonstrict.h), named `name` in
+ * messages; the tree is the caller's (cJSON_Delete). Refused, with "NAME: reason" in err and NULL
  * returned: an empty file, bytes that are not text (control characters other than tab, CR, LF;
  * NUL), anything after the value, a file cut short ("truncated JSON"), more values than the size
- * cap allows (JL_BYTES_PER_NODE), or other syntax errors ("not JSON (parse error at byte N)").
- * errno is EINVAL, or ENOMEM when memory ran out. */
+ * cap allows (JL_BYTES_PER_NODE), JSON that strict JSON refuses ("not JSON (invalid UTF-8 at
+ * byte N)", "not JSON (member 'x' appears twice in one object)"), or other syntax errors ("not
+ * JSON (parse error at byte N)"). errno is EINVAL, or ENOMEM when memory ran out. */
 cJSON *jl_parse(const char *name, const char *text, size_t n, char *err, size_t errlen);
 
-struct jp_result;
-/* The message of a failed parse, as jl_parse words it: r from common/jsonparse.h with r->at
+struct jst_result;
+/* The message of a failed parse, as jl_parse words it: r from common/jsonstrict.h with r->at
  * counted from the file's start, `binary` the offset of the first byte that is not text in what
  * was read (or SIZE_MAX), `size` the file's length, cap the size cap. Sets errno (ENOMEM or
  * EINVAL); returns -1. */
-int jl_parse_error(const char *name, const struct jp_result *r, size_t binary, unsigned char byte,
-                   size_t size, size_t cap, char *err, size_t errlen);
+int jl_parse_error(const char *name, const struct jst_result *r, size_t binary,
+                   unsigned char byte, size_t size, size_t cap, char *err, size_t errlen);
 
 /* Why jl_load failed, for the caller's exit status. */
 enum jl_why {

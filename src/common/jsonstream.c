@@ -1,16 +1,14 @@
 /* jsonstream.c - a top-level object read member by member through a window of the file, one
- * member's array element at a time (jsonstream.h). The array's elements are read and parsed ahead
- * by a producer thread, in batches of about JS_BATCH_TEXT bytes of text, each into its own pool:
- * the caller's thread checks one batch while the next is parsed. The producer owns the file, the
- * window and the parser state from js_open's end until it publishes its last batch; the members
- * after the array go into `tail`, which the caller's thread moves into `head` at the end. */
+ * member's array element at a time (jsonstream.h). Each value is scanned and built by
+ * common/jsonstrict.h once the window holds it whole; what is written here is only the grammar
+ * of the top-level object and of the streamed array around those values. */
 #include "common/jsonstream.h"
 
 #include "common/errmsg.h"
-#include "common/jsonparse.h"
+#include "common/jsonstrict.h"
+#include "common/utf8.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,17 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define JS_WINDOW     ((size_t)1 << 20)
-#define JS_BATCH_TEXT ((size_t)1 << 20)
-#define JS_NBATCH     3 /* the caller's batch and up to two parsed ahead */
-
-/* Elements parsed together, valid until the batch is given back. */
-struct js_batch {
-	struct jp_pool pool;
-	const cJSON **elem;
-	size_t n, cap, next; /* elements, their room, the next one to hand out */
-	int last; /* none follows: the array ended (and the file was read) or reading failed */
-};
+#define JS_WINDOW ((size_t)1 << 20)
 
 enum js_state { JS_ARRAY, JS_DONE, JS_FAILED };
 
@@ -42,24 +30,13 @@ struct js_stream {
 	int eof;
 	const char *key;
 	cJSON *head;
-	cJSON *tail; /* the members after the array, while the producer reads them */
-	cJSON *into; /* where member() adds: head, or tail */
 	size_t head_nodes;
-	struct jp_pool pool; /* the elements of read_tail_first's pass */
-	/* the producer: a thread, or js_next itself when none could be started */
-	pthread_t thread;
-	int streaming; /* the producer has the array: only batches tell the caller about it */
-	int threaded, stop, merged;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct js_batch batch[JS_NBATCH];
-	size_t produced, released; /* batches published and given back, counted from 0 */
-	struct js_batch *cur;      /* the caller's batch, NULL before the first */
-	size_t nelem;              /* elements returned in this pass */
-	size_t array_at;           /* file offset just after the array's '[' */
-	int key_seen;              /* the member `key` was read (an array or not) */
-	int has_array;             /* key's array was found */
-	int tail_read;             /* the members after the array were read in a first pass */
+	struct jst_arena arena; /* the element js_next returned last */
+	size_t nelem;           /* elements read in this pass */
+	size_t array_at;        /* file offset just after the array's '[' */
+	int key_seen;           /* the member `key` was read (an array or not) */
+	int has_array;          /* key's array was found */
+	int tail_read;          /* the members after the array were read in a first pass */
 	enum js_state state;
 	enum jl_why why;
 	char err[512];
@@ -87,7 +64,7 @@ static int fail(struct js_stream *s, enum jl_why why, const char *fmt, ...)
  * failed stream no longer needs. jl_parse names such a byte wherever it is in the file. */
 static size_t first_binary(struct js_stream *s, unsigned char *byte)
 {
-	size_t bin = jp_first_binary(s->buf, s->hi);
+	size_t bin = jst_first_binary(s->buf, s->hi);
 
 	while (bin == s->hi && !s->eof && s->base + s->hi <= s->cap) {
 		ssize_t r = read(s->fd, s->buf, s->bufsize);
@@ -98,7 +75,7 @@ static size_t first_binary(struct js_stream *s, unsigned char *byte)
 		s->base += s->hi;
 		s->lo = 0;
 		s->hi = (size_t)r;
-		bin = jp_first_binary(s->buf, s->hi);
+		bin = jst_first_binary(s->buf, s->hi);
 	}
 	if (bin == s->hi)
 		return SIZE_MAX;
@@ -106,17 +83,18 @@ static size_t first_binary(struct js_stream *s, unsigned char *byte)
 	return s->base + bin;
 }
 
-/* A parse failure r, r->at counted from buf[lo], in jl_parse's words. */
-static int fail_parse(struct js_stream *s, struct jp_result r)
+/* A parse failure r, r->at counted from buf[lo] (or SIZE_MAX), in jl_parse's words. */
+static int fail_parse(struct js_stream *s, struct jst_result r)
 {
 	size_t size, bin = SIZE_MAX;
 	unsigned char byte = 0;
 
-	if (r.status == JP_SYNTAX && s->lo + r.at >= s->hi && s->eof)
-		r.status = JP_SHORT;
-	r.at += s->base + s->lo;
+	if (r.status == JST_SYNTAX && s->lo + r.at >= s->hi && s->eof)
+		r.status = JST_SHORT;
+	if (r.at != SIZE_MAX)
+		r.at += s->base + s->lo;
 	size = s->eof ? s->base + s->hi : s->size;
-	if (r.status != JP_NOMEM && r.status != JP_TOO_MANY)
+	if (r.status != JST_NOMEM && r.status != JST_TOO_MANY)
 		bin = first_binary(s, &byte);
 	jl_parse_error(s->name, &r, bin, byte, size, s->cap, s->err, sizeof s->err);
 	s->why = errno == ENOMEM ? JL_NOMEM : JL_BAD;
@@ -126,7 +104,28 @@ static int fail_parse(struct js_stream *s, struct jp_result r)
 
 static int fail_syntax(struct js_stream *s)
 {
-	return fail_parse(s, (struct jp_result){.status = JP_SYNTAX, .at = 0});
+	return fail_parse(s, (struct jst_result){.status = JST_SYNTAX, .at = 0});
+}
+
+/* A member name the top-level object holds twice. */
+static int fail_twice(struct js_stream *s, const char *name)
+{
+	struct jst_result r = {.status = JST_RULE, .at = SIZE_MAX};
+	char shown[64];
+
+	snprintf(r.rule, sizeof r.rule, "member '%s' appears twice in one object",
+	         utf8_quote(shown, sizeof shown, name));
+	return fail_parse(s, r);
+}
+
+/* The top-level members read so far have distinct names. */
+static int head_unique(struct js_stream *s)
+{
+	struct jst_result r;
+
+	if (!cJSON_IsObject(s->head) || jst_unique_keys(s->head, &r) == 0)
+		return 0;
+	return fail_parse(s, r);
 }
 
 /* More of the file into the window, growing it when one value fills it. */
@@ -165,7 +164,7 @@ static int fill(struct js_stream *s)
 static int peek(struct js_stream *s, char *c)
 {
 	for (;;) {
-		s->lo = jp_skip_ws(s->buf, s->hi, s->lo);
+		s->lo = jst_skip_ws(s->buf, s->hi, s->lo);
 		if (s->lo < s->hi) {
 			*c = s->buf[s->lo];
 			return 1;
@@ -186,33 +185,33 @@ static int next_byte(struct js_stream *s, char *c)
 }
 
 /* One value at the window's start, `depth` arrays and objects deep in the file, read on until the
- * window holds it whole; into pool, or malloc'd when pool is NULL. */
-static cJSON *parse_value(struct js_stream *s, unsigned depth, struct jp_pool *pool, size_t *nodes)
+ * window holds it whole; into arena, or malloc'd when arena is NULL. */
+static cJSON *parse_value(struct js_stream *s, unsigned depth, struct jst_arena *arena,
+                          size_t *nodes)
 {
-	struct jp_mark mark = pool ? jp_pool_mark(pool) : (struct jp_mark){0};
-
 	for (;;) {
-		struct jp_result r;
+		struct jst_result r;
 		size_t n0 = *nodes, avail = s->hi - s->lo;
-		cJSON *v = jp_parse_nested(s->buf + s->lo, avail, depth, pool, nodes,
-		                           s->cap / JL_BYTES_PER_NODE, &r);
-		if (v && (r.at < avail || s->eof)) {
+		const char *text = s->buf + s->lo;
+		int rc = jst_scan(text, avail, depth, nodes, s->cap / JL_BYTES_PER_NODE, &r);
+		if (rc == 0 && (r.at < avail || s->eof)) {
+			cJSON *v = jst_build(text, r.at, arena, &r);
+			if (!v)
+				return fail_parse(s, r), NULL;
 			s->lo += r.at;
 			return v;
 		}
-		if (!v && (r.status != JP_SHORT || s->eof))
+		if (rc != 0 && (r.status != JST_SHORT || s->eof)) {
+			jst_earliest(text, avail, &r);
 			return fail_parse(s, r), NULL;
-		if (v && !pool)
-			cJSON_Delete(v);
-		if (pool)
-			jp_pool_rewind(pool, mark);
+		}
 		*nodes = n0;
 		if (fill(s) != 0)
 			return NULL;
 	}
 }
 
-/* After the top-level value: nothing but whitespace. */
+/* After the top-level value: nothing but whitespace, and no member name twice. */
 static int end_of_file(struct js_stream *s)
 {
 	char c;
@@ -220,6 +219,8 @@ static int end_of_file(struct js_stream *s)
 
 	if (rc != 0)
 		return rc < 0 ? -1 : fail_syntax(s);
+	if (head_unique(s) != 0)
+		return -1;
 	s->state = JS_DONE;
 	return 0;
 }
@@ -228,7 +229,7 @@ static int end_of_file(struct js_stream *s)
 static int member(struct js_stream *s)
 {
 	cJSON *k, *v;
-	size_t key_nodes = 0; /* a key is no value: jl_parse does not count it */
+	size_t key_nodes = 0; /* a name is no value: jl_parse does not count it */
 	char c;
 	int rc = -1;
 
@@ -249,8 +250,7 @@ static int member(struct js_stream *s)
 		goto out;
 	if (strcmp(k->valuestring, s->key) == 0) {
 		if (s->key_seen) {
-			fail(s, JL_BAD, "member '%.100s' appears twice in the top-level object",
-			     s->key);
+			fail_twice(s, s->key);
 			goto out;
 		}
 		s->key_seen = 1;
@@ -264,7 +264,7 @@ static int member(struct js_stream *s)
 	}
 	if (!(v = parse_value(s, 1, NULL, &s->head_nodes)))
 		goto out;
-	if (cJSON_AddItemToObject(s->into, k->valuestring, v)) {
+	if (cJSON_AddItemToObject(s->head, k->valuestring, v)) {
 		rc = 0;
 	} else {
 		cJSON_Delete(v);
@@ -297,12 +297,13 @@ static int members(struct js_stream *s, int first)
 	}
 }
 
-/* The next element into pool: 1; 0 after the array and the rest of the file; -1. */
-static int next(struct js_stream *s, struct jp_pool *pool, const cJSON **elem)
+/* The next element into the arena: 1; 0 after the array and the rest of the file; -1. */
+static int next(struct js_stream *s, const cJSON **elem)
 {
 	size_t nodes = 0;
 	char c;
 
+	jst_arena_reset(&s->arena);
 	if (next_byte(s, &c) != 0)
 		return -1;
 	if (c == ']') {
@@ -317,7 +318,7 @@ static int next(struct js_stream *s, struct jp_pool *pool, const cJSON **elem)
 		return fail_syntax(s);
 	if (s->nelem > 0 && (s->lo++, next_byte(s, &c) != 0))
 		return -1;
-	if (!(*elem = parse_value(s, 2, pool, &nodes)))
+	if (!(*elem = parse_value(s, 2, &s->arena, &nodes)))
 		return -1;
 	s->nelem++;
 	return 1;
@@ -338,9 +339,8 @@ static int read_tail_first(struct js_stream *s)
 	const cJSON *e;
 	int rc;
 
-	do
-		jp_pool_reset(&s->pool);
-	while ((rc = next(s, &s->pool, &e)) == 1);
+	while ((rc = next(s, &e)) == 1)
+		;
 	if (rc < 0)
 		return -1;
 	if (lseek(s->fd, (off_t)s->array_at, SEEK_SET) < 0)
@@ -369,123 +369,15 @@ static int start(struct js_stream *s, const char *const *before)
 		return end_of_file(s);
 	}
 	s->lo++;
-	if (!(s->into = s->head = cJSON_CreateObject()))
+	if (!(s->head = cJSON_CreateObject()))
 		return fail(s, JL_NOMEM, "out of memory");
 	s->head_nodes = 1;
 	if ((rc = members(s, 1)) <= 0)
 		return rc;
 	s->state = JS_ARRAY;
-	return missing_before(s, before) ? read_tail_first(s) : 0;
-}
-
-/* Elements into b until it holds about JS_BATCH_TEXT bytes of text, or the last of them. */
-static void fill_batch(struct js_stream *s, struct js_batch *b)
-{
-	size_t from = s->base + s->lo;
-	const cJSON *e;
-	int rc;
-
-	jp_pool_reset(&b->pool);
-	b->n = b->next = 0;
-	b->last = 0;
-	while (s->base + s->lo - from < JS_BATCH_TEXT) {
-		if ((rc = next(s, &b->pool, &e)) != 1) {
-			b->last = 1;
-			return;
-		}
-		if (b->n == b->cap) {
-			size_t cap = b->cap ? 2 * b->cap : 1024;
-			const cJSON **ne = realloc(b->elem, cap * sizeof *ne);
-			if (!ne) {
-				fail(s, JL_NOMEM, "out of memory");
-				b->last = 1;
-				return;
-			}
-			b->elem = ne;
-			b->cap = cap;
-		}
-		b->elem[b->n++] = e;
-	}
-}
-
-static void *produce(void *arg)
-{
-	struct js_stream *s = arg;
-
-	for (;;) {
-		struct js_batch *b;
-		int last;
-		pthread_mutex_lock(&s->mu);
-		while (s->produced - s->released == JS_NBATCH && !s->stop)
-			pthread_cond_wait(&s->cv, &s->mu);
-		b = s->stop ? NULL : &s->batch[s->produced % JS_NBATCH];
-		pthread_mutex_unlock(&s->mu);
-		if (!b)
-			return NULL;
-		fill_batch(s, b);
-		last = b->last;
-		pthread_mutex_lock(&s->mu);
-		s->produced++;
-		pthread_cond_broadcast(&s->cv);
-		pthread_mutex_unlock(&s->mu);
-		if (last)
-			return NULL;
-	}
-}
-
-static int spawn_thread(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-	return pthread_create(t, NULL, fn, arg);
-}
-
-int (*js_spawn)(pthread_t *t, void *(*fn)(void *), void *arg) = spawn_thread;
-
-/* Hands the producer the streamed array: a thread when one can be started. From then on only
- * the producer touches the stream's state, until the caller takes its last batch. */
-static void start_producer(struct js_stream *s)
-{
-	if (!s->tail_read && !(s->into = s->tail = cJSON_CreateObject())) {
-		fail(s, JL_NOMEM, "out of memory");
-		return;
-	}
-	pthread_mutex_init(&s->mu, NULL);
-	pthread_cond_init(&s->cv, NULL);
-	s->streaming = 1;
-	s->threaded = js_spawn(&s->thread, produce, s) == 0;
-}
-
-/* The caller's next batch, once the current one is given back. */
-static struct js_batch *take(struct js_stream *s)
-{
-	struct js_batch *b;
-
-	if (!s->threaded) {
-		b = &s->batch[s->produced++ % JS_NBATCH];
-		s->released = s->produced - 1;
-		fill_batch(s, b);
-		return b;
-	}
-	pthread_mutex_lock(&s->mu);
-	s->released += s->cur != NULL;
-	pthread_cond_broadcast(&s->cv);
-	while (s->produced == s->released)
-		pthread_cond_wait(&s->cv, &s->mu);
-	b = &s->batch[s->released % JS_NBATCH];
-	pthread_mutex_unlock(&s->mu);
-	return b;
-}
-
-/* After the last batch: the members the producer read after the array, into head. */
-static int finish(struct js_stream *s)
-{
-	if (s->state == JS_FAILED)
+	if (head_unique(s) != 0)
 		return -1;
-	while (!s->merged && s->tail && s->tail->child) {
-		cJSON *m = cJSON_DetachItemViaPointer(s->tail, s->tail->child);
-		cJSON_AddItemToArray(s->head, m);
-	}
-	s->merged = 1;
-	return 0;
+	return missing_before(s, before) ? read_tail_first(s) : 0;
 }
 
 struct js_stream *js_open(const char *path, const char *key, const char *const *before,
@@ -512,9 +404,7 @@ struct js_stream *js_open(const char *path, const char *key, const char *const *
 		fail(s, JL_NOMEM, "out of memory");
 	else
 		start(s, before);
-	if (s->state == JS_ARRAY)
-		start_producer(s);
-	if (!s->streaming && s->state == JS_FAILED) {
+	if (s->state == JS_FAILED) {
 		*why = s->why;
 		errmsg_fail(err, errlen, "%s", s->err);
 		js_close(s);
@@ -538,18 +428,11 @@ int js_next(struct js_stream *s, const cJSON **elem, enum jl_why *why, char *err
 {
 	int rc;
 
-	if (!s->streaming) {
-		rc = s->state == JS_DONE ? 0 : -1;
-	} else {
-		while (!s->cur || (s->cur->next == s->cur->n && !s->cur->last))
-			s->cur = take(s);
-		if (s->cur->next < s->cur->n) {
-			*elem = s->cur->elem[s->cur->next++];
-			*why = JL_OK;
-			return 1;
-		}
-		rc = finish(s);
+	if (s->state == JS_ARRAY && next(s, elem) == 1) {
+		*why = JL_OK;
+		return 1;
 	}
+	rc = s->state == JS_DONE ? 0 : -1;
 	*why = rc < 0 ? s->why : JL_OK;
 	if (rc < 0)
 		errmsg_fail(err, errlen, "%s", s->err);
@@ -560,26 +443,10 @@ void js_close(struct js_stream *s)
 {
 	if (!s)
 		return;
-	if (s->threaded) {
-		pthread_mutex_lock(&s->mu);
-		s->stop = 1;
-		pthread_cond_broadcast(&s->cv);
-		pthread_mutex_unlock(&s->mu);
-		pthread_join(s->thread, NULL);
-	}
-	if (s->streaming) {
-		pthread_mutex_destroy(&s->mu);
-		pthread_cond_destroy(&s->cv);
-	}
-	for (int k = 0; k < JS_NBATCH; k++) {
-		jp_pool_free(&s->batch[k].pool);
-		free(s->batch[k].elem);
-	}
 	if (s->fd >= 0)
 		close(s->fd);
 	cJSON_Delete(s->head);
-	cJSON_Delete(s->tail);
-	jp_pool_free(&s->pool);
+	jst_arena_free(&s->arena);
 	free(s->buf);
 	free(s->name);
 	free(s);

@@ -1,15 +1,13 @@
 /* jsonstream.h - reading a JSON file whose top level is an object with one long array (a results
  * file's "rounds") one element at a time: memory is bounded by the other members and the largest
  * element, not by the file. The file is opened, capped and parsed as strictly as jl_load reads a
- * whole one (common/jsonload.h), with the same messages and offsets counted from the file's start;
- * in addition the streamed member may appear only once. Limits: docs/results-format.md, "Reading
- * files". */
+ * whole one (common/jsonload.h, common/jsonstrict.h), with the same messages and offsets counted
+ * from the file's start. Limits: docs/results-format.md, "Reading files". */
 #ifndef ALLOCAB_JSONSTREAM_H
 #define ALLOCAB_JSONSTREAM_H
 
 #include "common/jsonload.h"
 
-#include <pthread.h>
 #include <cjson/cJSON.h>
 
 struct js_stream;
@@ -30,17 +28,13 @@ const cJSON *js_head(const struct js_stream *s);
  * returns); a `key` that is not an array stays in js_head. */
 int js_has_array(const struct js_stream *s);
 
-/* The next element of the array (read and parsed ahead by another thread): returns 1 with *elem,
- * valid until the next call; 0 after the last one, once the rest of the file was read and checked
- * (the members after the array, then nothing but whitespace); -1 with "PATH: reason" in err and
- * *why. Every call after 0 or -1 returns the same again. */
+/* The next element of the array: returns 1 with *elem, valid until the next call; 0 after the
+ * last one, once the rest of the file was read and checked (the members after the array, no
+ * member name twice at the top level, then nothing but whitespace); -1 with "PATH: reason" in err
+ * and *why. Every call after 0 or -1 returns the same again. */
 int js_next(struct js_stream *s, const cJSON **elem, enum jl_why *why, char *err, size_t errlen);
 
-/* Stops the reading ahead and frees everything, the elements and the head included. */
+/* Frees everything, the current element and the head included. */
 void js_close(struct js_stream *s);
-
-/* How js_open starts the thread that reads the array ahead: pthread_create, or a test's stand-in;
- * when it returns non-zero, js_next reads each batch itself in the caller's thread. */
-extern int (*js_spawn)(pthread_t *t, void *(*fn)(void *), void *arg);
 
 #endif

@@ -1,6 +1,8 @@
 /* status.h - the exit statuses of every program and command (README.md, "Exit status"; the man
- * page docs/allocab.1). Every main returns one of these; library functions return 0 or -1 with
- * a reason (common/errmsg.h) and leave the status to the command that called them. */
+ * page docs/allocab.1). Every main returns one of these. Library functions return 0 or -1 with a
+ * reason (common/errmsg.h) and leave the status to the command that called them; only a function
+ * whose caller must tell bad input from a runtime failure returns an enum status instead (ST_OK,
+ * ST_USAGE, ST_FAIL, never a bare 1 or 2), and its contract says so. */
 #ifndef ALLOCAB_STATUS_H
 #define ALLOCAB_STATUS_H
 

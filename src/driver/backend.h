@@ -26,9 +26,13 @@ enum backend_opt_apply {
 
 /* How a driver proves the option is in force, strongest first (the run record's "proof"). */
 enum backend_opt_proof {
-	BACKEND_PROOF_READ,   /* the allocator reports the value it uses (mallctl, mi_option_get) */
+	BACKEND_PROOF_READ,   /* the allocator reports the value in effect (arenas.narenas, not
+	                         opt.narenas; mimalloc's huge pages from /proc/self/smaps) */
 	BACKEND_PROOF_PROBE,  /* behaviour observed after the last rep matches the value */
 	BACKEND_PROOF_LOADER, /* the dynamic loader's own parse of the environment string */
+	/* the allocator's reader returns its parse of the request, not the value its effect shows
+	 * (jemalloc's opt.thp): "requested, effect unproven"; in_force stays null */
+	BACKEND_PROOF_REQUESTED,
 	BACKEND_PROOF_ACCEPTED, /* the setter reported success; the library has no getter */
 	BACKEND_PROOF_ENV,      /* the variable was in the environment at start; no getter */
 };
@@ -68,7 +72,8 @@ struct backend_setting {
 
 /* What config_read reports. */
 enum backend_read {
-	BACKEND_READ_VALUE, /* *value is what is in force */
+	BACKEND_READ_VALUE, /* *value is what is in force (BACKEND_PROOF_REQUESTED: what the library
+	                       took from the request) */
 	BACKEND_READ_NONE,  /* the library offers no way to read it (proof ACCEPTED or ENV) */
 	BACKEND_READ_FAIL,  /* the read or the probe failed; err says why */
 };
@@ -78,8 +83,19 @@ struct backend_counter {
 	int64_t value;
 };
 
+/* What a backend is for, declared in its table; the front end reads them from `list --json`
+ * ("allocator"."flags") and never decides by a backend's name. */
+enum backend_flags {
+	/* The platform's own allocator: the arm every other is compared against by default. */
+	BACKEND_BASELINE = 1u << 0,
+	/* A harness check (a known injected cost, docs/calibration.md), not an allocator to compare:
+	 * run only when asked for by name (-a), never by default. */
+	BACKEND_CALIBRATION = 1u << 1,
+};
+
 struct backend_ops {
 	const char *name; /* "system", "mimalloc", ...: the driver is build/allocab-<name> */
+	unsigned flags;   /* enum backend_flags */
 	/* Basename prefix of the shared object that must define the malloc the process uses, e.g.
 	 * "libc.so." or "libmimalloc.so.". NULL means the driver executable itself defines it. */
 	const char *library;

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 static const char *const proof_names[] = {
-    [BACKEND_PROOF_READ] = "read",       [BACKEND_PROOF_PROBE] = "probe",
-    [BACKEND_PROOF_LOADER] = "loader",   [BACKEND_PROOF_ACCEPTED] = "accepted",
-    [BACKEND_PROOF_ENV] = "environment",
+    [BACKEND_PROOF_READ] = "read",         [BACKEND_PROOF_PROBE] = "probe",
+    [BACKEND_PROOF_LOADER] = "loader",     [BACKEND_PROOF_REQUESTED] = "requested",
+    [BACKEND_PROOF_ACCEPTED] = "accepted", [BACKEND_PROOF_ENV] = "environment",
 };
 
 const char *config_proof_name(enum backend_opt_proof p)
@@ -232,7 +232,11 @@ int config_probe_spec(const struct config *c, char *buf, size_t len, char *err, 
 			snprintf(v, sizeof v, "%lld", (long long)c->set[i].value);
 		if (!c->b->config_probe || c->b->config_probe(o, rd, sizeof rd) != 0)
 			snprintf(rd, sizeof rd, "none:");
-		n = snprintf(buf + k, len - k, "%s%s=%s:%s", k ? ";" : "", o->name, rd, v);
+		n = snprintf(buf + k, len - k, "%s%s=%s%s:%s", k ? ";" : "", o->name,
+		             o->proof == BACKEND_PROOF_REQUESTED && strncmp(rd, "none:", 5) != 0
+		                 ? PROBE_REQUESTED_PREFIX
+		                 : "",
+		             rd, v);
 		if (n < 0 || (size_t)n >= len - k)
 			return errmsg_fail(err, errlen, "%s: too many settings", PROBE_CONFIG_VAR);
 		k += (size_t)n;
@@ -314,7 +318,12 @@ static void note_problem(struct config *c, size_t i, const char *what)
 		return;
 	}
 	config_format(o, c->in_force[i], got, sizeof got);
-	snprintf(c->problem, sizeof c->problem, "%s=%s requested, %s in force", o->name, want, got);
+	if (o->proof == BACKEND_PROOF_REQUESTED)
+		snprintf(c->problem, sizeof c->problem, "%s=%s requested, %s read back", o->name,
+		         want, got);
+	else
+		snprintf(c->problem, sizeof c->problem, "%s=%s requested, %s in force", o->name,
+		         want, got);
 }
 
 void config_verify(struct config *c)
@@ -358,8 +367,9 @@ cJSON *config_json(const struct config *c)
 		goto fail;
 	for (size_t i = 0; i < c->n; i++) {
 		const struct backend_option *o = c->set[i].opt;
-		cJSON *v = c->read[i] == BACKEND_READ_VALUE ? value_json(o, c->in_force[i])
-		                                            : cJSON_CreateNull();
+		cJSON *v = c->read[i] == BACKEND_READ_VALUE && o->proof != BACKEND_PROOF_REQUESTED
+		               ? value_json(o, c->in_force[i])
+		               : cJSON_CreateNull();
 		if (!cJSON_AddItemToObject(req, o->name, value_json(o, c->set[i].value)) ||
 		    !cJSON_AddItemToObject(got, o->name, v) ||
 		    !cJSON_AddStringToObject(proof, o->name, config_proof_name(o->proof)))
@@ -418,8 +428,9 @@ static cJSON *option_json(const struct backend_ops *b, const struct backend_opti
 	cJSON_AddStringToObject(j, "proof", config_proof_name(o->proof));
 	if (current)
 		cJSON_AddItemToObject(j, "in_force",
-		                      b->config_read(o, NULL, 0, &v, err, sizeof err) ==
-		                              BACKEND_READ_VALUE
+		                      o->proof != BACKEND_PROOF_REQUESTED &&
+		                              b->config_read(o, NULL, 0, &v, err, sizeof err) ==
+		                                  BACKEND_READ_VALUE
 		                          ? value_json(o, v)
 		                          : cJSON_CreateNull());
 	return j;
@@ -465,7 +476,7 @@ void config_options_text(const struct backend_ops *b, FILE *f, int current)
 			config_format(o, o->max, hi, sizeof hi);
 			snprintf(range, sizeof range, "%s..%s", lo, hi);
 		}
-		if (current &&
+		if (current && o->proof != BACKEND_PROOF_REQUESTED &&
 		    b->config_read(o, NULL, 0, &v, err, sizeof err) == BACKEND_READ_VALUE)
 			config_format(o, v, now, sizeof now);
 		fprintf(f, "  %-28s %-6s %14s  %-*s%s%s\n      %s\n      %s; %s; proof: %s\n",

@@ -18,6 +18,9 @@
 #define CONFIG_EXEC_VAR "ALLOCAB_CONFIG_EXEC"
 /* The read-back spec `env --probe` prints for the preload probe (docs/results-format.md). */
 #define PROBE_CONFIG_VAR "ALLOCAB_PROBE_CONFIG"
+/* Put before the READER of a setting whose reader only returns the library's parse of the
+ * request (BACKEND_PROOF_REQUESTED): the probe then records it as "requested, effect unproven". */
+#define PROBE_REQUESTED_PREFIX "requested_"
 
 struct config {
 	const struct backend_ops *b;
@@ -25,8 +28,10 @@ struct config {
 	struct backend_setting set[CONFIG_MAX];
 	/* filled by config_verify */
 	enum backend_read read[CONFIG_MAX];
-	int64_t in_force[CONFIG_MAX]; /* valid where read[i] is BACKEND_READ_VALUE */
-	char why[CONFIG_MAX][160];    /* reason where read[i] is BACKEND_READ_FAIL */
+	/* valid where read[i] is BACKEND_READ_VALUE; for BACKEND_PROOF_REQUESTED options the
+	 * library's parse of the request, which is not reported as in force */
+	int64_t in_force[CONFIG_MAX];
+	char why[CONFIG_MAX][160]; /* reason where read[i] is BACKEND_READ_FAIL */
 	int verified;
 	char problem[512]; /* the first difference when !verified */
 };
@@ -59,7 +64,8 @@ int config_env(const struct config *c, int all, struct config_env *out, size_t c
 
 /* The value of the probe's read-back spec (PROBE_CONFIG_VAR) for c:
  * "NAME=READER:KEY:VALUE" items joined by ';', READER "none" (and KEY empty) where the library
- * offers no reader; VALUE is the integer, or the choice name of an enum option. Returns 0, or -1
+ * offers no reader, prefixed with PROBE_REQUESTED_PREFIX where it reads only the request; VALUE
+ * is the integer, or the choice name of an enum option. Returns 0, or -1
  * with the reason in err (too long for len). */
 int config_probe_spec(const struct config *c, char *buf, size_t len, char *err, size_t errlen);
 

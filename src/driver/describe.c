@@ -37,11 +37,26 @@ static cJSON *param_json(const struct wl_param *p)
 	return o;
 }
 
+/* The backend's declared flags (backend.h) by name. */
+static cJSON *backend_flags_json(const struct backend_ops *b)
+{
+	cJSON *f = cJSON_CreateArray();
+
+	if (f && (b->flags & BACKEND_BASELINE))
+		cJSON_AddItemToArray(f, cJSON_CreateString("baseline"));
+	if (f && (b->flags & BACKEND_CALIBRATION))
+		cJSON_AddItemToArray(f, cJSON_CreateString("calibration"));
+	return f;
+}
+
 cJSON *describe_list_json(const struct backend_ops *b)
 {
-	cJSON *root = cJSON_CreateObject(), *arr;
+	cJSON *root = cJSON_CreateObject(), *arr, *a;
 
 	cJSON_AddStringToObject(root, "schema", "allocab-list/1");
+	a = cJSON_AddObjectToObject(root, "allocator");
+	cJSON_AddStringToObject(a, "name", b->name);
+	cJSON_AddItemToObject(a, "flags", backend_flags_json(b));
 	cJSON_AddItemToObject(root, "options", config_options_json(b, 0));
 	arr = cJSON_AddArrayToObject(root, "workloads");
 	for (const struct workload *const *w = wl_registry; *w; w++) {
@@ -112,6 +127,7 @@ cJSON *describe_info_json(const struct backend_ops *b, const struct proof *pr, c
 	cJSON_AddStringToObject(tool, "version", ALLOCAB_VERSION);
 	a = cJSON_AddObjectToObject(root, "allocator");
 	cJSON_AddStringToObject(a, "name", b->name);
+	cJSON_AddItemToObject(a, "flags", backend_flags_json(b));
 	if (version)
 		cJSON_AddStringToObject(a, "version", version);
 	else

@@ -11,6 +11,7 @@
 #include "common/opt.h"
 #include "common/optdoc.h"
 #include "common/status.h"
+#include "common/utf8.h"
 #include "driver/params.h"
 #include "driver/proof.h"
 #include "driver/runrec.h"
@@ -123,7 +124,7 @@ static int refuse(const struct proof *pr)
 
 static int print_json(cJSON *doc)
 {
-	char *text = doc ? cJSON_Print(doc) : NULL;
+	char *text = doc ? utf8_fix(cJSON_Print(doc)) : NULL;
 
 	cJSON_Delete(doc);
 	if (!text)
@@ -278,7 +279,8 @@ static int emit(const struct runrec *rec, const struct config *cfg, const char *
 	cJSON *doc = machine ? runrec_json(rec, machine) : NULL;
 	cJSON *conf = doc ? config_json(cfg) : NULL;
 	char *text =
-	    conf && cJSON_AddItemToObject(doc, "configuration", conf) ? cJSON_Print(doc) : NULL;
+	    conf && cJSON_AddItemToObject(doc, "configuration", conf) ? utf8_fix(cJSON_Print(doc))
+	                                                             : NULL;
 	char err[4096 + 128];
 	size_t n;
 	int rc = ST_OK;

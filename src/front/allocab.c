@@ -15,6 +15,8 @@ static const struct command commands[] = {
      "run allocators (or commands) in interleaved rounds; write results"},
     {"compare", compare_main, &compare_doc,
      "speedups with confidence intervals from results files"},
+    {"merge", merge_main, &merge_doc,
+     "results of several machines: per machine, pooled, and the odd ones"},
     {"gate", gate_main, &gate_doc,
      "PASS / FAIL / INCONCLUSIVE against a speedup or slowdown margin"},
     {"calibrate", calibrate_main, &calibrate_doc,

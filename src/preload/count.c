@@ -257,15 +257,17 @@ COUNT_EXPORT void *allocab_count_next(const char *name)
 	return NULL;
 }
 
-/* The process totals as a JSON object {"malloc":N,...,"bytes":B,"threads":T} into buf (len
- * bytes); returns the length written (0 if it does not fit). */
-COUNT_EXPORT size_t allocab_count_json(char *buf, size_t len)
+/* The process totals as a JSON object {"malloc":N,...,"bytes":B,"live_threads":T} into buf
+ * (len bytes); returns the length written (0 if it does not fit, or when try is set and another
+ * thread holds the registry: an exec from a vfork child must not wait). */
+static size_t count_json(char *buf, size_t len, int try)
 {
 	struct counters sum = retired;
 	size_t k = 0, threads = 0;
 	int n;
 
-	pthread_mutex_lock(&reg_lock);
+	if (try ? pthread_mutex_trylock(&reg_lock) != 0 : pthread_mutex_lock(&reg_lock) != 0)
+		return 0;
 	for (int i = 0; i < MAX_THREADS; i++)
 		if (live[i]) {
 			add_up(&sum, live[i]);
@@ -284,4 +286,17 @@ COUNT_EXPORT size_t allocab_count_json(char *buf, size_t len)
 	if (n < 0 || (size_t)n >= len - k)
 		return 0;
 	return k + (size_t)n;
+}
+
+/* The totals at normal exit (count_json). */
+COUNT_EXPORT size_t allocab_count_json(char *buf, size_t len)
+{
+	return count_json(buf, len, 0);
+}
+
+/* The totals so far, for the record of an exec that replaces the image: 0 rather than wait for
+ * the registry's lock. */
+COUNT_EXPORT size_t allocab_count_json_try(char *buf, size_t len)
+{
+	return count_json(buf, len, 1);
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <time.h>
 #include <unistd.h>
 
 #define REC_MAX  16384
@@ -433,29 +434,44 @@ static void write_serving(const char *event, const struct serving *sv, const cha
 
 static void after_fork_child(void)
 {
-	write_serving("fork", &at_start, NULL);
+	char work[64];
+
+	probe_work_json(work, sizeof work, PROBE_COUNTS_NONE);
+	write_serving("fork", &at_start, work);
 }
 
-/* ",\"counts\":{...}" from the counting library when it is loaded, else "". */
-static void counts_fragment(char *out, size_t len)
+void probe_work_json(char *out, size_t len, enum probe_counts c)
 {
 	size_t (*fmt)(char *, size_t) =
-	    (size_t(*)(char *, size_t))dlsym(RTLD_DEFAULT, "allocab_count_json");
+	    c == PROBE_COUNTS_NONE
+	        ? NULL
+	        : (size_t(*)(char *, size_t))dlsym(RTLD_DEFAULT, c == PROBE_COUNTS_TRY
+	                                                             ? "allocab_count_json_try"
+	                                                             : "allocab_count_json");
+	static const char key[] = ",\"counts\":";
+	struct timespec ts;
+	size_t k = 0, n;
+	char num[48];
 
 	out[0] = '\0';
-	if (fmt) {
-		size_t k = 0;
-
-		put(out, len, &k, ",\"counts\":");
-		k += fmt(out + k, len - k);
-		out[k < len ? k : len - 1] = '\0';
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) {
+		snprintf(num, sizeof num, ",\"cpu_ns\":%lld",
+		         (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+		put(out, len, &k, num);
 	}
+	if (fmt && k + sizeof key < len) {
+		memcpy(out + k, key, sizeof key - 1);
+		if ((n = fmt(out + k + sizeof key - 1, len - k - sizeof key + 1)) > 0)
+			k += sizeof key - 1 + n;
+	}
+	out[k < len ? k : len - 1] = '\0';
 }
 
 __attribute__((constructor)) static void probe_start(void)
 {
 	const char *f = getenv(PROBE_FILE_VAR), *c = getenv(PROBE_COUNT_VAR);
 	const char *pl = getenv("LD_PRELOAD");
+	char work[64];
 	Dl_info di;
 	ssize_t n;
 
@@ -471,7 +487,8 @@ __attribute__((constructor)) static void probe_start(void)
 	find_missing();
 	probe_config_init(getenv(PROBE_CONFIG_VAR));
 	determine(&at_start);
-	write_serving("start", &at_start, NULL);
+	probe_work_json(work, sizeof work, PROBE_COUNTS_NONE);
+	write_serving("start", &at_start, work);
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
 
@@ -484,7 +501,7 @@ __attribute__((destructor)) static void probe_exit(void)
 	if (!probe_active())
 		return;
 	determine(&now);
-	counts_fragment(tail, 4096);
+	probe_work_json(tail, 4096, PROBE_COUNTS_WAIT);
 	k = strlen(tail);
 	probe_config_json(tail, sizeof tail, &k, now.path[0]);
 	tail[k] = '\0';

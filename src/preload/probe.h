@@ -20,6 +20,9 @@
 #define PROBE_COUNT_VAR "ALLOCAB_COUNT_LIB"
 /* Set by the bench for a configured arm: the settings to read back at exit (probe_config.c). */
 #define PROBE_CONFIG_VAR "ALLOCAB_PROBE_CONFIG"
+/* Before a READER in that spec: the reader returns only the library's parse of the request, so
+ * the setting is recorded "requested, effect unproven" (docs/results-format.md). */
+#define PROBE_REQUESTED_PREFIX "requested_"
 /* The schema tag of every record. */
 #define PROBE_SCHEMA "allocab-probe/1"
 
@@ -43,6 +46,19 @@ const char *probe_fix_preload(const char *cur, char *buf, size_t len);
 const char *probe_self_path(void);
 const char *probe_file_path(void);
 const char *probe_count_path(void);
+
+/* Which counts probe_work_json adds. */
+enum probe_counts {
+	PROBE_COUNTS_NONE,
+	PROBE_COUNTS_TRY,  /* an exec, maybe from a vfork child: left out rather than wait for the
+	                      counting library's lock */
+	PROBE_COUNTS_WAIT, /* at normal exit */
+};
+
+/* ",\"cpu_ns\":N" (the process's CPU time so far: CLOCK_PROCESS_CPUTIME_ID, which an exec
+ * keeps) and, when the counting library is loaded and c asks, ",\"counts\":{...}" (its totals)
+ * into out (len bytes, always terminated). No malloc. */
+void probe_work_json(char *out, size_t len, enum probe_counts c);
 
 /* The realpath of the object that holds p (the executable's path for the executable) into buf;
  * returns buf, or NULL when p lies in no loaded object. */

@@ -1,9 +1,12 @@
 /* probe_config.c - the probe's read-back of a configured arm's settings: at start it takes the
  * spec the bench put in ALLOCAB_PROBE_CONFIG (written by `allocab-BACKEND env --probe`); at exit
  * it asks the allocator that serves malloc, through the reader that allocator itself exports
- * (jemalloc's mallctl("opt.*"), mimalloc's mi_option_get, gperftools'
- * MallocExtension_GetNumericProperty), which value is in force. Static buffers only: nothing
- * here allocates through the allocator under test. Format: docs/results-format.md. */
+ * (jemalloc's mallctl, mimalloc's mi_option_get, gperftools'
+ * MallocExtension_GetNumericProperty) or, for mimalloc's huge pages, /proc/self/smaps, which
+ * value is in force; a setting whose reader only returns the library's parse of the request
+ * (PROBE_REQUESTED_PREFIX) is recorded as "requested, effect unproven". Static buffers only:
+ * nothing here allocates through the allocator under test. Format: docs/results-format.md. */
+#include "common/hugetlb.h"
 #include "preload/probe.h"
 
 #include <dlfcn.h>
@@ -18,6 +21,7 @@
 
 struct item {
 	const char *name, *reader, *key, *value; /* into spec; reader NULL: malformed */
+	int requested_only;                      /* PROBE_REQUESTED_PREFIX was given */
 };
 
 static char spec[SPEC_MAX];
@@ -31,8 +35,10 @@ static const char *const readers[][2] = {
     {"je_bool", "mallctl"},
     {"je_size", "mallctl"},
     {"je_string", "mallctl"},
+    {"je_narenas", "mallctl"},
     {"mi", "mi_option_get"},
     {"mi_kib", "mi_option_get"},
+    {"mi_huge_pages", "mi_option_get"},
     {"tc", "MallocExtension_GetNumericProperty"},
     {"none", NULL},
 };
@@ -66,6 +72,10 @@ static void parse_item(char *s, struct item *it)
 	if (!(c1 = strchr(eq + 1, ':')) || !(c2 = strchr(c1 + 1, ':')))
 		return;
 	*c1 = *c2 = '\0';
+	if (strncmp(eq + 1, PROBE_REQUESTED_PREFIX, strlen(PROBE_REQUESTED_PREFIX)) == 0) {
+		it->requested_only = 1;
+		eq += strlen(PROBE_REQUESTED_PREFIX);
+	}
 	if (!s[0] || !only(s, LOWER) || !reader_symbol(eq + 1) || !only(c1 + 1, WORD) || !c2[1] ||
 	    !only(c2 + 1, WORD))
 		return;
@@ -146,7 +156,22 @@ static int read_with(const struct item *it, void *fn, char *out, size_t len, cha
 	                                          : sizeof v.s;
 
 	memset(&v, 0, sizeof v);
-	if (strncmp(r, "mi", 2) == 0) {
+	if (strcmp(r, "mi_huge_pages") == 0) {
+		long long huge = hugetlb_mapped_bytes();
+		if (huge < 0)
+			return snprintf(why, wlen, "/proc/self/smaps is unreadable"), -1;
+		snprintf(out, len, "%lld", huge >> 30);
+	} else if (strcmp(r, "je_narenas") == 0) {
+		size_t oversize = 0, zs = sizeof oversize;
+		sz = sizeof v.u;
+		if (((mallctl_fn)fn)(it->key, &v.u, &sz, NULL, 0) != 0)
+			return snprintf(why, wlen, "mallctl(\"%s\") failed", it->key), -1;
+		/* arenas.narenas counts the arena for huge allocations too (docs/tuning.md) */
+		if (((mallctl_fn)fn)("opt.oversize_threshold", &oversize, &zs, NULL, 0) == 0 &&
+		    oversize && v.u)
+			v.u--;
+		snprintf(out, len, "%u", v.u);
+	} else if (strncmp(r, "mi", 2) == 0) {
 		char *end;
 		long id = strtol(it->key, &end, 10);
 		if (*end || id < 0 || id > 1000)
@@ -156,7 +181,9 @@ static int read_with(const struct item *it, void *fn, char *out, size_t len, cha
 		             (strcmp(r, "mi_kib") == 0 ? 1024 : 1));
 	} else if (strcmp(r, "tc") == 0) {
 		if (!((tc_get_fn)fn)(it->key, &v.z))
-			return snprintf(why, wlen, "%s(\"%s\") failed", readers[7][1], it->key), -1;
+			return snprintf(why, wlen, "%s(\"%s\") failed", reader_symbol("tc"),
+			                it->key),
+			       -1;
 		snprintf(out, len, "%zu", v.z);
 	} else {
 		if (((mallctl_fn)fn)(it->key, &v, &sz, NULL, 0) != 0)
@@ -210,8 +237,11 @@ void probe_config_json(char *buf, size_t len, size_t *k, const char *serving)
 		else
 			put(buf, len, k, "null");
 		if (read_item(&items[i], serving, got, sizeof got, why, sizeof why) == 0) {
-			put(buf, len, k, ",\"in_force\":");
+			put(buf, len, k,
+			    items[i].requested_only ? ",\"read_back\":" : ",\"in_force\":");
 			put_value(buf, len, k, got);
+			if (items[i].requested_only)
+				put(buf, len, k, ",\"unproven\":\"requested, effect unproven\"");
 		} else {
 			put(buf, len, k, ",\"unreadable\":");
 			probe_json_str(buf, len, k, why);

@@ -104,6 +104,9 @@ static char *const *fix_env(char *const *env, char **out, size_t cap, char vars[
 	return out;
 }
 
+/* The event's record: the spawned child, the path, and for an exec the image's work so far (its
+ * CPU time and, with --count-calls, its calls: the exec ends the image, so no exit record will
+ * carry them). */
 static void note(const char *event, const char *path, pid_t child)
 {
 	char extra[VAR_MAX];
@@ -115,8 +118,10 @@ static void note(const char *event, const char *path, pid_t child)
 		k += (size_t)snprintf(extra, sizeof extra, "\"child\":%ld,", (long)child);
 	memcpy(extra + k, "\"path\":", 7);
 	k += 7;
-	probe_json_str(extra, sizeof extra - 1, &k, path ? path : "");
+	probe_json_str(extra, sizeof extra - 1024, &k, path ? path : "");
 	extra[k] = '\0';
+	if (strcmp(event, "exec") == 0)
+		probe_work_json(extra + k, sizeof extra - k, PROBE_COUNTS_TRY);
 	probe_event(event, extra);
 }
 

@@ -64,6 +64,12 @@ double calib_log(double pct);       /* ln(1 + pct/100) */
 double calib_mde_pct(double sd, size_t n, double alpha, double power);
 /* Rounds for an effect of pct percent (stats_rounds_needed on calib_log(pct)); 0 if invalid. */
 size_t calib_rounds_for(double sd, double pct, double alpha, double power);
+/* The same for the sequential gate of bench --gate: the plan of rounds that decides an effect of
+ * pct percent with that power (stats_seq_rounds_needed); 0 if invalid. */
+size_t calib_seq_rounds_for(double sd, double pct, double alpha, double power);
+/* The smallest equivalence margin in percent that n rounds establish with that power when the
+ * true difference is 0 (stats_equiv_margin); INFINITY when n rounds cannot reach alpha. */
+double calib_equiv_pct(double sd, size_t n, double alpha, double power);
 
 /* Where the variance is (vardecomp.c; docs/methodology.md, "Where the variance is"): log rep
  * times of many processes, several reps each, split into rep to rep within a process, and process
@@ -103,13 +109,14 @@ double calib_var_best_reps(const struct calib_var *v, double process_s, double r
  * and what more rounds would buy, planned from the sd of its own log ratios as calibrate plans. */
 struct cmp_row;
 struct calib_yield {
-	int decided;        /* it has a faster or slower verdict */
+	int decided;        /* faster, slower or equivalent, or decided by its sequential interval */
 	double half_pct;    /* half-width of its interval now (calib_half_pct) */
-	/* planned, as calibrate plans, from sd = calib_interval_sd of its interval: */
-	double half2_pct;   /* expected with twice its rounds: calib_mde_pct(sd, 2n, alpha, 0.5) */
+	/* planned, as calibrate plans, from sd = calib_interval_sd of its interval, at the level a
+	 * = 1 - that interval's level (the report's family level): */
+	double half2_pct;   /* expected with twice its rounds: calib_mde_pct(sd, 2n, a, 0.5) */
 	size_t for_verdict; /* undecided: rounds a verdict needs if the estimate holds,
-	                       calib_rounds_for(sd, |estimate|, alpha / m, power); 0 when decided or
-	                       the estimate is 0; SIZE_MAX beyond reach */
+	                       calib_rounds_for(sd, |estimate|, a, power); 0 when decided or the
+	                       estimate is 0; SIZE_MAX beyond reach */
 };
 
 /* The half-width of an interval of log ratios in percent of time: 100 (exp((hi - lo) / 2) - 1). */
@@ -119,10 +126,8 @@ double calib_half_pct(const struct stats_interval *d);
  * (hi - lo) / 2 x sqrt(n 3/pi) / z_{1-(1-level)/2}. Robust to outliers as the interval is; NAN
  * for n < 2 or an empty interval. */
 double calib_interval_sd(const struct stats_interval *d, size_t n);
-/* The yield of one paired comparison row of a report of m comparisons. Returns 0, or -1 when the
- * row is not usable. */
-int calib_yield(const struct cmp_row *row, size_t m, double alpha, double power,
-                struct calib_yield *out);
+/* The yield of one paired comparison row. Returns 0, or -1 when the row is not usable. */
+int calib_yield(const struct cmp_row *row, double power, struct calib_yield *out);
 /* Prints the yield of every comparison `allocab compare` makes by default on the bench document
  * doc to f. Returns ST_OK, or with err set ST_USAGE (the document cannot be compared) or
  * ST_FAIL (out of memory). */
@@ -164,10 +169,10 @@ struct cmp_report;
 /* compare's noise floor: loads the calibration at path (NULL: CALIB_DEFAULT_PATH, skipped when
  * absent, invalid, or from another machine than r's results) into *out (caller frees) and sets
  * floor_pct of every paired row of r whose workload and phase it calibrated: the MDE at the row's
- * rounds, alpha 1 - r->conf. When it set any, r->calibration points to (*out)->desc. Returns 0,
- * with a warning in warn when the default file is invalid or a given one does not apply (other
- * machine, nothing calibrated; else warn is ""), or -1 with err set when a given path cannot be
- * read. */
+ * rounds, alpha 1 - r->family_conf (the level of its intervals). When it set any,
+ * r->calibration points to (*out)->desc. Returns 0, with a warning in warn when the default
+ * file is invalid or a given one does not apply (other machine, nothing calibrated; else warn
+ * is ""), or -1 with err set when a given path cannot be read. */
 int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out, char *warn,
                 size_t wlen, char *err, size_t errlen);
 

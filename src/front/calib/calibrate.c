@@ -7,6 +7,7 @@
 #include "common/jsonload.h"
 #include "common/prng.h"
 #include "common/status.h"
+#include "common/utf8.h"
 #include "front/compare/compare.h"
 #include "front/stats/stats.h"
 
@@ -123,6 +124,20 @@ size_t calib_rounds_for(double sd, double pct, double alpha, double power)
 	return stats_rounds_needed(sd, calib_log(pct), alpha, power);
 }
 
+size_t calib_seq_rounds_for(double sd, double pct, double alpha, double power)
+{
+	if (!(pct > 0))
+		return 0;
+	return stats_seq_rounds_needed(sd, calib_log(pct), alpha, power);
+}
+
+double calib_equiv_pct(double sd, size_t n, double alpha, double power)
+{
+	double m = stats_equiv_margin(sd, n, alpha, power);
+
+	return isfinite(m) ? calib_pct(m) : m;
+}
+
 /* ---- the calibration file ---- */
 
 static const cJSON *get(const cJSON *o, const char *key)
@@ -154,7 +169,10 @@ void calib_file_free(struct calib_file *c)
 static int load_fail(struct calib_file *c, int status, char *err, size_t errlen, const char *path,
                      const char *problem)
 {
-	snprintf(err, errlen, "%s: %s", path, problem);
+	char msg[1024];
+
+	snprintf(msg, sizeof msg, "%s: %s", path, problem);
+	utf8_quote(err, errlen, msg);
 	calib_file_free(c);
 	return status;
 }
@@ -425,6 +443,7 @@ static cJSON *mde_row(const struct calib_result *r, const struct calib_plan *pla
 		add_num(o, "budget_s", budget_s);
 	cJSON_AddNumberToObject(o, "rounds", (double)n);
 	add_num(o, "pct", calib_mde_pct(r->noise.sd, n, plan->alpha, plan->power));
+	add_num(o, "equivalence_pct", calib_equiv_pct(r->noise.sd, n, plan->alpha, plan->power));
 	return o;
 }
 
@@ -481,10 +500,14 @@ static cJSON *result_json(const struct calib_result *r, const struct calib_plan 
 		cJSON *e = cJSON_CreateObject();
 		size_t k =
 		    calib_rounds_for(r->noise.sd, plan->effects[i], plan->alpha, plan->power);
+		size_t q =
+		    calib_seq_rounds_for(r->noise.sd, plan->effects[i], plan->alpha, plan->power);
 
 		cJSON_AddNumberToObject(e, "effect_pct", plan->effects[i]);
 		add_num(e, "rounds", k ? (double)k : NAN);
 		add_num(e, "time_s", k ? (double)k * suite_round_s : NAN);
+		add_num(e, "sequential_rounds", q ? (double)q : NAN);
+		add_num(e, "sequential_time_s", q ? (double)q * suite_round_s : NAN);
 		cJSON_AddItemToArray(need, e);
 	}
 	return o;
@@ -548,7 +571,7 @@ int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out,
 		if (e && w >= 0 && e->time != r->base->wl[w].time)
 			e = NULL;
 		if (e && row->usable) {
-			row->floor_pct = calib_mde_pct(e->sd, row->n, 1 - r->conf, c->power);
+			row->floor_pct = calib_mde_pct(e->sd, row->n, 1 - r->family_conf, c->power);
 			used++;
 		}
 	}
@@ -559,8 +582,8 @@ int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out,
 		return 0;
 	}
 	snprintf(c->desc, sizeof c->desc,
-	         "noise floor: smallest slowdown detectable with %.0f%% power in that many rounds, "
-	         "from %s (%s against itself, scale %s, %s)",
+	         "noise floor: smallest slowdown detectable with %.0f%% power in that many rounds "
+	         "at the intervals' level, from %s (%s against itself, scale %s, %s)",
 	         c->power * 100, c->path, c->backend, c->scale,
 	         c->created_utc ? c->created_utc : "undated");
 	r->calibration = c->desc;

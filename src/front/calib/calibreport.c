@@ -3,6 +3,7 @@
  * file, with what the file records about the bench it comes from. */
 #include "common/atomicio.h"
 #include "common/status.h"
+#include "common/utf8.h"
 #include "front/calib/calib.h"
 
 #include <errno.h>
@@ -18,6 +19,45 @@ static void fmt_pct(double pct, char *buf, size_t len)
 		snprintf(buf, len, "%.2g%%", pct);
 	else
 		snprintf(buf, len, "none");
+}
+
+/* A percentage of the rounds run and of each --for-rounds (the MDE, the equivalence margin), with
+ * no newline. */
+static void print_sizes(FILE *f, const char *head, const char *sign,
+                        double (*pct)(double, size_t, double, double),
+                        const struct calib_result *r, const struct calib_plan *plan)
+{
+	char a[32];
+
+	fputs(head, f);
+	for (size_t i = 0; i <= 4; i++) {
+		size_t n = i == 0 ? r->n : plan->for_rounds[i - 1];
+		if (!n)
+			break;
+		fmt_pct(pct(r->noise.sd, n, plan->alpha, plan->power), a, sizeof a);
+		fprintf(f, "%s%zu rounds %s%s", i ? " | " : "", n, sign, a);
+	}
+}
+
+/* One line of rounds per effect, fixed-n (calib_rounds_for) or sequential. */
+static void print_rounds(FILE *f, const char *head,
+                         size_t (*rounds)(double, double, double, double),
+                         const struct calib_result *r, const struct calib_plan *plan,
+                         double round_s)
+{
+	fputs(head, f);
+	for (size_t i = 0; i < plan->neffects; i++) {
+		size_t k = rounds(r->noise.sd, plan->effects[i], plan->alpha, plan->power);
+
+		fprintf(f, "%s%.3g%%: ", i ? " | " : "", plan->effects[i]);
+		if (k && round_s > 0)
+			fprintf(f, "%zu (~%.0f s)", k, (double)k * round_s);
+		else if (k)
+			fprintf(f, "%zu", k);
+		else
+			fprintf(f, "-");
+	}
+	fprintf(f, "\n");
 }
 
 static void print_result(FILE *f, const struct calib_result *r, const struct calib_plan *plan,
@@ -45,32 +85,19 @@ static void print_result(FILE *f, const struct calib_result *r, const struct cal
 	        r->drift_ratio.rho, r->drift_ratio.p, r->drift_time.rho, r->drift_time.p,
 	        calib_pct(r->drift_time.slope),
 	        r->drift_ratio.p < 0.01 ? "; the ratios trend: rounds are not exchangeable" : "");
-	fmt_pct(calib_mde_pct(r->noise.sd, r->n, plan->alpha, plan->power), a, sizeof a);
-	fprintf(f, "  MDE (%.0f%% power)      %zu rounds %s", plan->power * 100, r->n, a);
-	for (size_t i = 0; i < 4 && plan->for_rounds[i]; i++) {
-		fmt_pct(calib_mde_pct(r->noise.sd, plan->for_rounds[i], plan->alpha, plan->power),
-		        a, sizeof a);
-		fprintf(f, " | %zu rounds %s", plan->for_rounds[i], a);
-	}
+	snprintf(a, sizeof a, "  MDE (%.0f%% power)      ", plan->power * 100);
+	print_sizes(f, a, "", calib_mde_pct, r, plan);
 	if (plan->for_budget_s > 0 && round_s > 0) {
 		size_t k = (size_t)floor(plan->for_budget_s / round_s);
 
 		fmt_pct(calib_mde_pct(r->noise.sd, k, plan->alpha, plan->power), a, sizeof a);
 		fprintf(f, " | %.0f s (%zu rounds) %s", plan->for_budget_s, k, a);
 	}
-	fprintf(f, "\n  rounds needed        ");
-	for (size_t i = 0; i < plan->neffects; i++) {
-		size_t k =
-		    calib_rounds_for(r->noise.sd, plan->effects[i], plan->alpha, plan->power);
-
-		fprintf(f, "%s%.3g%%: ", i ? " | " : "", plan->effects[i]);
-		if (k && round_s > 0)
-			fprintf(f, "%zu (~%.0f s)", k, (double)k * round_s);
-		else if (k)
-			fprintf(f, "%zu", k);
-		else
-			fprintf(f, "-");
-	}
+	fprintf(f, "\n");
+	print_rounds(f, "  rounds needed        ", calib_rounds_for, r, plan, round_s);
+	print_rounds(f, "  with bench --gate    ", calib_seq_rounds_for, r, plan, round_s);
+	snprintf(a, sizeof a, "  equivalence (%.0f%%)    ", plan->power * 100);
+	print_sizes(f, a, "±", calib_equiv_pct, r, plan);
 	fprintf(f, "\n");
 }
 
@@ -207,7 +234,7 @@ int calib_report(const cJSON *doc, const char *runs_path, const char *a, const c
 		goto out;
 	rc = ST_FAIL;
 	if (!(meta = meta_json(doc, backend, a, b, runs_path, plan, rf->nrounds)) ||
-	    !(cal = calib_json(r, n, plan, round_s, meta)) || !(text = cJSON_Print(cal))) {
+	    !(cal = calib_json(r, n, plan, round_s, meta)) || !(text = utf8_fix(cJSON_Print(cal)))) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
@@ -230,7 +257,11 @@ int calib_report(const cJSON *doc, const char *runs_path, const char *a, const c
 	for (size_t i = 0; i < n; i++)
 		print_result(f, &r[i], plan, round_s);
 	fprintf(f,
-	        "\nMDE: smallest slowdown detected with that power; effects are t_B/t_A - 1.\n"
+	        "\nMDE: smallest slowdown detected with that power; effects are t_B/t_A - 1. With "
+	        "bench --gate: the plan of rounds\nthe sequential gate needs for it. "
+	        "Equivalence: the smallest margin M for which two equal arms are found\n"
+	        "equivalent within ±M with that power (compare --equivalence, gate "
+	        "--equivalence).\n"
 	        "calibration written to %s\n",
 	        out);
 	rc = ST_OK;

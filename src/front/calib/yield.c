@@ -28,17 +28,17 @@ double calib_interval_sd(const struct stats_interval *d, size_t n)
 	return (d->hi - d->lo) / 2 * sqrt((double)n * 3 / M_PI) / z;
 }
 
-int calib_yield(const struct cmp_row *row, size_t m, double alpha, double power,
-                struct calib_yield *out)
+int calib_yield(const struct cmp_row *row, double power, struct calib_yield *out)
 {
-	double a = m > 1 ? alpha / (double)m : alpha;
+	double a = 1 - row->d.level;
 	double sd = calib_interval_sd(&row->d, row->n);
 
-	if (!row->usable || !(sd >= 0) || m == 0)
+	if (!row->usable || !(sd >= 0) || !(a > 0 && a < 1))
 		return -1;
-	out->decided = row->verdict == CMP_FASTER || row->verdict == CMP_SLOWER;
+	out->decided = row->verdict == CMP_FASTER || row->verdict == CMP_SLOWER ||
+	               row->verdict == CMP_EQUIVALENT || cmp_row_seq_decided(row);
 	out->half_pct = calib_half_pct(&row->d);
-	out->half2_pct = calib_mde_pct(sd, 2 * row->n, alpha, 0.5);
+	out->half2_pct = calib_mde_pct(sd, 2 * row->n, a, 0.5);
 	out->for_verdict =
 	    out->decided ? 0 : calib_rounds_for(sd, fabs(calib_pct(row->d.est)), a, power);
 	return 0;
@@ -50,13 +50,13 @@ static void row_name(const struct cmp_row *row, char *buf, size_t len)
 	         row->candidate);
 }
 
-static void print_row(const struct cmp_row *row, size_t m, FILE *f)
+static void print_row(const struct cmp_row *row, FILE *f)
 {
 	struct calib_yield y;
 	char name[160], more[64];
 
 	row_name(row, name, sizeof name);
-	if (calib_yield(row, m, CALIB_ALPHA, CALIB_POWER, &y) != 0) {
+	if (calib_yield(row, CALIB_POWER, &y) != 0) {
 		fprintf(f, "%-40s %-6s %6zu  %s\n", name, rf_regime_name(row->regime), row->n,
 		        "too few rounds to plan");
 		return;
@@ -82,17 +82,20 @@ int calib_yield_report(const cJSON *doc, FILE *f, char *err, size_t errlen)
 
 	if (!d)
 		return ST_USAGE;
+	o.equivalence = cmp_pick_equivalence(NAN, d, CMP_DEFAULT_EQUIVALENCE);
+	o.seq = d->seq.planned ? &d->seq : NULL;
 	if ((rc = cmp_build(d, NULL, &o, &r, err, errlen)) == ST_OK) {
 		fprintf(f,
 		        "what the budget bought (docs/methodology.md, \"The budget's yield\"): per "
 		        "comparison its rounds, the half-width of its interval, the half-width "
 		        "expected with twice the rounds, and the rounds a faster or slower verdict "
-		        "needs if the estimate holds (80%% power, alpha 0.05/%zu)\n",
-		        r->nrows);
+		        "needs if the estimate holds (80%% power, at the level of its interval; \"has "
+		        "one\": faster, slower or equivalent, or decided by its sequential "
+		        "interval)\n");
 		fprintf(f, "%-40s %-6s %6s  %10s  %14s  %s\n", "comparison", "regime", "rounds",
 		        "half-width", "with 2x rounds", "rounds for a verdict");
 		for (size_t i = 0; i < r->nrows; i++)
-			print_row(&r->rows[i], r->nrows, f);
+			print_row(&r->rows[i], f);
 	}
 	cmp_free(r);
 	rf_free(d);

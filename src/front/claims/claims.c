@@ -2,6 +2,7 @@
 #include "front/claims/claims.h"
 
 #include "common/errmsg.h"
+#include "common/jsonload.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,16 @@ static const char *const verdict_names[] = {"confirmed", "partly", "refuted", "n
 const char *claims_verdict_name(enum claims_verdict v)
 {
 	return verdict_names[v];
+}
+
+const char *claims_verdict_text(const struct claims_check *k, char *buf, size_t len)
+{
+	if (k->verdict == CLAIM_REFUTED && k->equivalent)
+		snprintf(buf, len, "%s: equivalent within ±%g%%", verdict_names[k->verdict],
+		         k->equiv_pct);
+	else
+		snprintf(buf, len, "%s", verdict_names[k->verdict]);
+	return buf;
 }
 
 void claims_free(struct claims_file *f)
@@ -42,7 +53,8 @@ void claims_free(struct claims_file *f)
 	free(f);
 }
 
-/* A string member: required or not, non-empty, at most NAME_MAX_LEN bytes, no control bytes. */
+/* A string member: required or not, non-empty, at most NAME_MAX_LEN bytes, no control byte or
+ * DEL. */
 static int get_str(const cJSON *o, const char *key, int required, char **dst, const char *where,
                    char *err, size_t errlen)
 {
@@ -58,7 +70,7 @@ static int get_str(const cJSON *o, const char *key, int required, char **dst, co
 		return errmsg_fail(err, errlen, "%s: \"%s\" is longer than %d bytes", where, key,
 		                   NAME_MAX_LEN);
 	for (const char *s = v->valuestring; *s; s++)
-		if ((unsigned char)*s < 0x20)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			return errmsg_fail(err, errlen, "%s: \"%s\" holds a control character",
 			                   where, key);
 	if (!(*dst = strdup(v->valuestring)))
@@ -184,23 +196,23 @@ static int parse_doc(const cJSON *doc, struct claims_file *f, char *err, size_t 
 	return 0;
 }
 
-struct claims_file *claims_parse(const char *text, const char *name, char *err, size_t errlen)
+struct claims_file *claims_parse(const char *text, size_t n, const char *name, char *err,
+                                 size_t errlen)
 {
 	struct claims_file *f = calloc(1, sizeof *f);
-	const char *end = NULL;
 	cJSON *doc;
-	char why[512] = "out of memory";
+	char why[512];
 
 	if (!f || !(f->path = strdup(name))) {
 		free(f);
 		errmsg_fail(err, errlen, "out of memory");
 		return NULL;
 	}
-	doc = cJSON_ParseWithOpts(text, &end, 1);
-	if (!doc)
-		snprintf(why, sizeof why, "not valid JSON near byte %zu",
-		         end ? (size_t)(end - text) : 0);
-	if (!doc || parse_doc(doc, f, why, sizeof why) != 0) {
+	if (!(doc = jl_parse(name, text, n, err, errlen))) {
+		claims_free(f);
+		return NULL;
+	}
+	if (parse_doc(doc, f, why, sizeof why) != 0) {
 		errmsg_fail(err, errlen, "%s: %s", name, why);
 		cJSON_Delete(doc);
 		claims_free(f);
@@ -249,16 +261,11 @@ struct claims_file *claims_load(const char *path, char *err, size_t errlen)
 	char *text = read_bounded(path, &n, why, sizeof why);
 	struct claims_file *f;
 
-	if (text && strlen(text) != n) {
-		snprintf(why, sizeof why, "holds a NUL byte");
-		free(text);
-		text = NULL;
-	}
 	if (!text) {
 		errmsg_fail(err, errlen, "%s: %s", path, why);
 		return NULL;
 	}
-	f = claims_parse(text, path, err, errlen);
+	f = claims_parse(text, n, path, err, errlen);
 	free(text);
 	return f;
 }
@@ -286,10 +293,13 @@ static void judge(struct claims_check *k)
 {
 	const struct cmp_row *row = k->row;
 
-	k->s_lo = k->s_hi = k->s_est = k->level = NAN;
+	k->s_lo = k->s_hi = k->s_est = k->level = k->equiv_pct = NAN;
+	k->equivalent = 0;
 	k->verdict = CLAIM_NOT_MEASURED;
-	if (!row || !row->usable)
+	if (!row || !row->usable || row->verdict == CMP_TOO_FEW)
 		return;
+	k->equivalent = row->equivalent;
+	k->equiv_pct = row->equiv_pct;
 	k->s_est = cmp_speedup(row->d.est);
 	k->s_lo = cmp_speedup(row->d.hi);
 	k->s_hi = cmp_speedup(row->d.lo);

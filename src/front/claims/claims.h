@@ -1,7 +1,9 @@
 /* claims.h - checking quoted speedups against a comparison: an allocab-claims/1 file
  * (docs/claims.md) lists expected speedups as ranges, each mapped to the workloads or phases it
- * describes, and every mapping gets a verdict from the measured interval: confirmed (the interval
- * lies inside the claimed range), refuted (outside it), partly (they overlap), or not measured. */
+ * describes, and every mapping gets a verdict from the measured interval, the one compare prints
+ * (at the report's family level): confirmed (the interval lies inside the claimed range), refuted
+ * (outside it; the reason says when the interval is also equivalent within the report's margin:
+ * no difference that matters), partly (they overlap), or not measured. */
 #ifndef ALLOCAB_CLAIMS_H
 #define ALLOCAB_CLAIMS_H
 
@@ -46,6 +48,8 @@ struct claims_check {
 	enum claims_verdict verdict;
 	double s_lo, s_hi, s_est; /* measured speedup and interval; NAN when not measured */
 	double level;             /* the interval's level */
+	int equivalent;           /* the row is equivalent within +-equiv_pct */
+	double equiv_pct;         /* the report's margin, NAN: none */
 };
 
 struct claims_result {
@@ -55,11 +59,13 @@ struct claims_result {
 	size_t count[4]; /* by verdict */
 };
 
-/* Reads and validates the claims file at path (a regular file of at most CLAIMS_MAX_BYTES).
- * Returns it (claims_free) or NULL with "PATH: problem" in err. */
+/* Reads and validates the claims file at path (a regular file of at most CLAIMS_MAX_BYTES),
+ * strict JSON as jl_parse reads it (common/jsonload.h). Returns it (claims_free) or NULL with
+ * "PATH: problem" in err. */
 struct claims_file *claims_load(const char *path, char *err, size_t errlen);
-/* Parses an in-memory document, named name in messages. */
-struct claims_file *claims_parse(const char *text, const char *name, char *err, size_t errlen);
+/* Parses an in-memory document of n bytes, named name in messages. */
+struct claims_file *claims_parse(const char *text, size_t n, const char *name, char *err,
+                                 size_t errlen);
 void claims_free(struct claims_file *f);
 
 /* Judges every claim of f against r. Returns a result (claims_result_free; points into f and r)
@@ -69,5 +75,7 @@ void claims_result_free(struct claims_result *res);
 
 /* "confirmed", "partly", "refuted" or "not measured". */
 const char *claims_verdict_name(enum claims_verdict v);
+/* The verdict with its reason when it has one ("refuted: equivalent within ±2%"). Returns buf. */
+const char *claims_verdict_text(const struct claims_check *k, char *buf, size_t len);
 
 #endif

@@ -19,86 +19,28 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Backends that exist to calibrate the harness (docs/calibration.md), not allocators to compare:
- * selectable with -a, never chosen by default. */
-static const char *const calibration_only[] = {"system_slow", NULL};
-
-static int in_list(const char *const *list, const char *s)
-{
-	for (size_t i = 0; list[i]; i++)
-		if (strcmp(list[i], s) == 0)
-			return 1;
-	return 0;
-}
-
-/* ---- drivers and workloads ---- */
-
-static int by_name_system_first(const void *a, const void *b)
-{
-	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	int xs = strcmp(x, "system") == 0, ys = strcmp(y, "system") == 0;
-
-	return xs != ys ? ys - xs : strcmp(x, y);
-}
-
-int bench_find_drivers(const char *dir, char ***names, char *err, size_t errlen)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char **v = NULL, path[4096 + 256];
-	size_t n = 0, cap = 0;
-
-	if (!d)
-		return errmsg_fail(err, errlen, "driver directory %s: %s", dir, strerror(errno));
-	while ((de = readdir(d))) {
-		const char *name = de->d_name + 8;
-		struct stat st;
-
-		if (strncmp(de->d_name, "allocab-", 8) != 0 || !*name ||
-		    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(name))
-			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, X_OK) != 0)
-			continue;
-		if (n == cap) {
-			char **nv = realloc(v, (cap = cap * 2 + 8) * sizeof *v);
-			if (!nv)
-				break;
-			v = nv;
-		}
-		if (!(v[n] = strdup(name)))
-			break;
-		n++;
-	}
-	closedir(d);
-	if (de) {
-		bench_free_list(v, n);
-		return errmsg_fail(err, errlen, "out of memory");
-	}
-	if (n)
-		qsort(v, n, sizeof *v, by_name_system_first);
-	*names = v;
-	return (int)n;
-}
-
 /* ---- configuration ---- */
 
 struct setup {
 	const volatile sig_atomic_t *stop;
 	struct bench_config c;
 	struct bench_wl_list list;
-	char **names, **sel;
-	size_t nnames, nsel;
-	char dir[4096];
+	struct bench_drivers drv;
+	char **sel;
+	size_t nsel;
 	char *paths[2];
 	struct bench_probe_paths pp;
 	struct arm_spec *specs; /* --arm, owned; configured arms point into them */
 	size_t nspecs;
-	struct gate_spec gate; /* --gate: c.gate points here */
+	struct gate_spec gate;   /* --gate: c.gate points here */
+	struct bench_alloc alloc; /* --allocation sequential: c.alloc points here */
+	struct bench_task task; /* c.task points here */
+	char outdir[4096];      /* where the results go: the lock's directory */
 };
 
 static void setup_free(struct setup *s)
 {
+	bench_task_unlock(&s->task);
 	bench_free_proof(&s->c, &s->pp);
 	for (size_t i = 0; i < s->c.narms; i++) {
 		free(s->c.arms[i].name);
@@ -107,7 +49,7 @@ static void setup_free(struct setup *s)
 	free(s->c.arms);
 	bench_free_workloads(&s->c);
 	bench_wl_list_free(&s->list);
-	bench_free_list(s->names, s->nnames);
+	bench_drivers_free(&s->drv);
 	bench_free_list(s->sel, s->nsel);
 	free(s->paths[0]);
 	free(s->paths[1]);
@@ -116,29 +58,13 @@ static void setup_free(struct setup *s)
 	free(s->specs);
 }
 
-static int index_of(char *const *v, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(v[i], s) == 0)
-			return (int)i;
-	return -1;
-}
-
-/* Joins names for a message: "a, b, c". */
-static void join(char *const *v, size_t n, char *buf, size_t len)
-{
-	size_t k = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && k < len; i++)
-		k += (size_t)snprintf(buf + k, len - k, "%s%s", i ? ", " : "", v[i]);
-}
-
 /* The --arm arms after the -a ones: parsed, their driver found, their settings checked by the
- * driver (`env --config ...`). Returns 0, 1 or 2 with err set. */
-static int setup_configured_arms(struct setup *s, const struct bench_opts *o, const char *have,
-                                 char *err, size_t errlen)
+ * driver (`env --config ...`). Returns ST_OK, ST_FAIL (runtime) or ST_USAGE (a bad --arm) with
+ * err set. */
+static int setup_configured_arms(struct setup *s, const struct bench_opts *o, char *err,
+                                 size_t errlen)
 {
+	char have[1024];
 	int rc;
 
 	if (o->narm_specs && !(s->specs = calloc(o->narm_specs, sizeof *s->specs)))
@@ -148,18 +74,21 @@ static int setup_configured_arms(struct setup *s, const struct bench_opts *o, co
 		struct bench_arm *a = &s->c.arms[s->c.narms];
 
 		if (armspec_parse(o->arm_specs[i], sp, err, errlen) != 0)
-			return 2;
+			return ST_USAGE;
 		s->nspecs++;
 		for (size_t k = 0; k < s->c.narms; k++)
 			if (strcmp(s->c.arms[k].name, sp->label) == 0)
-				return errmsg_status(
-				    2, err, errlen, "--arm %s: the name of another arm", sp->label);
-		if (index_of(s->names, s->nnames, sp->backend) < 0)
-			return errmsg_status(
-			    2, err, errlen, "--arm %s: unknown allocator '%s' (drivers in %s: %s)",
-			    sp->label, sp->backend, s->dir, s->nnames ? have : "none");
+				return errmsg_status(ST_USAGE, err, errlen,
+				                     "--arm %s: the name of another arm",
+				                     sp->label);
+		if (bench_drivers_index(&s->drv, sp->backend) < 0) {
+			bench_drivers_join(&s->drv, have, sizeof have);
+			return errmsg_status(ST_USAGE, err, errlen,
+			                     "--arm %s: unknown allocator '%s' (drivers in %s: %s)",
+			                     sp->label, sp->backend, s->drv.dir, have);
+		}
 		if (!(a->name = strdup(sp->label)) ||
-		    asprintf(&a->path, "%s/allocab-%s", s->dir, sp->backend) < 0) {
+		    asprintf(&a->path, "%s/allocab-%s", s->drv.dir, sp->backend) < 0) {
 			a->path = NULL;
 			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		}
@@ -173,48 +102,58 @@ static int setup_configured_arms(struct setup *s, const struct bench_opts *o, co
 	if (s->c.narms < 2)
 		return errmsg_status(ST_USAGE, err, errlen,
 		                     "--arm: a comparison needs at least two arms");
-	return 0;
+	return ST_OK;
 }
 
-/* Arms of drivers mode: -a, or every driver found but the calibration backends, then the --arm
- * arms. Returns 0, 1 (runtime) or 2 (usage) with err set. */
+/* The arm compared against by default (config.baseline): the first plain arm whose backend is
+ * flagged baseline, else the first arm. */
+static const char *default_baseline(const struct setup *s)
+{
+	for (size_t i = 0; i < s->c.narms; i++) {
+		const struct bench_arm *a = &s->c.arms[i];
+		long k = a->backend ? -1 : bench_drivers_index(&s->drv, a->name);
+		if (k >= 0 && (s->drv.flags[k] & BENCH_BACKEND_BASELINE))
+			return a->name;
+	}
+	return s->c.narms ? s->c.arms[0].name : NULL;
+}
+
+/* Arms of drivers mode: -a, or every driver found but those flagged calibration (the baseline
+ * first), then the --arm arms. Returns ST_OK, ST_FAIL (runtime) or ST_USAGE with err set. */
 static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
 {
 	char have[1024];
-	int n;
+	int n, rc;
 
-	if (bench_driver_dir(o->driver_dir, s->dir, sizeof s->dir, err, errlen) != 0)
-		return ST_FAIL;
-	if ((n = bench_find_drivers(s->dir, &s->names, err, errlen)) < 0)
-		return ST_FAIL;
-	s->nnames = (size_t)n;
-	join(s->names, s->nnames, have, sizeof have);
+	if ((rc = bench_drivers_find(o->driver_dir, s->stop, &s->drv, err, errlen)) != ST_OK)
+		return rc;
+	bench_drivers_join(&s->drv, have, sizeof have);
 	if (o->allocators) {
 		if ((n = bench_split_list(o->allocators, "-a", &s->sel, err, errlen)) < 0)
 			return ST_USAGE;
 		s->nsel = (size_t)n;
 		for (size_t i = 0; i < s->nsel; i++)
-			if (index_of(s->names, s->nnames, s->sel[i]) < 0)
+			if (bench_drivers_index(&s->drv, s->sel[i]) < 0)
 				return errmsg_status(
 				    ST_USAGE, err, errlen,
 				    "-a: unknown allocator '%s' (drivers in %s: %s)", s->sel[i],
-				    s->dir, s->nnames ? have : "none");
+				    s->drv.dir, have);
 		if (s->nsel + o->narm_specs < 2)
 			return errmsg_status(ST_USAGE, err, errlen,
 			                     "-a: a comparison needs at least two allocators");
 	} else if (!o->narm_specs) {
-		if (!(s->sel = calloc(s->nnames + 1, sizeof *s->sel)))
+		if (!(s->sel = calloc(s->drv.n + 1, sizeof *s->sel)))
 			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-		for (size_t i = 0; i < s->nnames; i++)
-			if (!in_list(calibration_only, s->names[i]) &&
-			    !(s->sel[s->nsel++] = strdup(s->names[i])))
+		for (size_t i = 0; i < s->drv.n; i++)
+			if (!(s->drv.flags[i] & BENCH_BACKEND_CALIBRATION) &&
+			    !(s->sel[s->nsel++] = strdup(s->drv.names[i])))
 				return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		if (s->nsel < 2)
 			return errmsg_status(ST_FAIL, err, errlen,
 			                     "found %s driver%s in %s (%s); a comparison needs two "
 			                     "(build them with make, or use --driver-dir)",
 			                     s->nsel ? "only one" : "no", s->nsel ? "" : "s",
-			                     s->dir, s->nnames ? have : "none");
+			                     s->drv.dir, have);
 	}
 	if (!(s->c.arms = calloc(s->nsel + o->narm_specs, sizeof *s->c.arms)))
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
@@ -222,41 +161,13 @@ static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, si
 		struct bench_arm *a = &s->c.arms[s->c.narms++];
 
 		if (!(a->name = strdup(s->sel[i])) ||
-		    asprintf(&a->path, "%s/allocab-%s", s->dir, s->sel[i]) < 0) {
+		    asprintf(&a->path, "%s/allocab-%s", s->drv.dir, s->sel[i]) < 0) {
 			a->path = NULL;
 			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		}
 	}
-	return setup_configured_arms(s, o, have, err, errlen);
-}
-
-/* Workloads of drivers mode, from the first arm's `list --json`, and the --param each gets. */
-static int setup_workloads(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
-{
-	char **sel, have[1024];
-	const char *bad;
-	enum bench_route route;
-	int n, rc = 0;
-
-	if (bench_list_workloads(s->c.arms[0].path, s->stop, &s->list, err, errlen) != 0)
-		return ST_FAIL;
-	join(s->list.names, s->list.n, have, sizeof have);
-	sel = s->list.defaults;
-	n = (int)s->list.ndefaults;
-	if (o->workloads && (n = bench_split_list(o->workloads, "-w", &sel, err, errlen)) < 0)
-		return ST_USAGE;
-	route = bench_route_workloads(&s->c, sel, (size_t)n, &s->list, o->params, o->nparams, &bad);
-	if (route == BENCH_ROUTE_NOMEM)
-		rc = errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	else if (route == BENCH_ROUTE_UNKNOWN_WL)
-		rc = errmsg_status(ST_USAGE, err, errlen, "-w: unknown workload '%s' (%s)", bad,
-		                   have);
-	else if (route == BENCH_ROUTE_UNUSED_PARAM)
-		rc = errmsg_status(ST_USAGE, err, errlen,
-		                   "--param %.*s: no selected workload has this parameter",
-		                   (int)strcspn(bad, "="), bad);
-	if (sel != s->list.defaults)
-		bench_free_list(sel, (size_t)n);
+	if ((rc = setup_configured_arms(s, o, err, errlen)) == ST_OK)
+		s->c.baseline = default_baseline(s);
 	return rc;
 }
 
@@ -276,7 +187,8 @@ static int setup_commands(struct setup *s, const struct bench_opts *o, char *err
 	return 0;
 }
 
-/* --duet: two arms, single-threaded workloads only, two CPUs to pin them to. Returns 0 or 2. */
+/* --duet: two arms, single-threaded workloads only, two CPUs to pin them to. Returns ST_OK or
+ * ST_USAGE. */
 static int setup_duet(struct setup *s, char *err, size_t errlen)
 {
 	if (s->c.narms != 2)
@@ -309,6 +221,10 @@ static int make_dirs(const char *dir)
 static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
 {
 	const char *rdir = o->results_dir ? o->results_dir : "results";
+	/* a task label given by the flag or the environment names the files, so that the tasks of
+	 * an array that share a results directory never overwrite each other's latest.json */
+	int tagged = s->task.label_from && strcmp(s->task.label_from, "hostname") != 0;
+	const char *sep = tagged ? "-" : "", *tag = tagged ? s->task.label : "";
 	char stamp[32], dir[4096];
 	struct stat st;
 	time_t now = time(NULL);
@@ -327,6 +243,7 @@ static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err,
 			snprintf(dir, sizeof dir, "%.*s", (int)(slash - o->out), o->out);
 		if (bench_dir_writable(dir, o->out, err, errlen) != 0)
 			return -1;
+		snprintf(s->outdir, sizeof s->outdir, "%s", dir);
 		if (!(s->paths[0] = strdup(o->out)))
 			return errmsg_fail(err, errlen, "out of memory");
 		s->c.nout = 1;
@@ -337,20 +254,21 @@ static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err,
 		return errmsg_fail(err, errlen, "cannot create %s: %s", rdir, strerror(errno));
 	if (bench_dir_writable(rdir, rdir, err, errlen) != 0)
 		return -1;
+	snprintf(s->outdir, sizeof s->outdir, "%s", rdir);
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
 	for (int k = 1; !s->paths[0]; k++) {
 		char *p;
 
-		if ((k == 1 ? asprintf(&p, "%s/%s.json", rdir, stamp)
-		            : asprintf(&p, "%s/%s-%d.json", rdir, stamp, k)) < 0)
+		if ((k == 1 ? asprintf(&p, "%s/%s%s%s.json", rdir, stamp, sep, tag)
+		            : asprintf(&p, "%s/%s%s%s-%d.json", rdir, stamp, sep, tag, k)) < 0)
 			return errmsg_fail(err, errlen, "out of memory");
 		if (access(p, F_OK) == 0)
 			free(p);
 		else
 			s->paths[0] = p;
 	}
-	if (asprintf(&s->paths[1], "%s/latest.json", rdir) < 0) {
+	if (asprintf(&s->paths[1], "%s/latest%s%s.json", rdir, sep, tag) < 0) {
 		s->paths[1] = NULL;
 		return errmsg_fail(err, errlen, "out of memory");
 	}
@@ -368,11 +286,13 @@ static int apply_rounds_rule(struct bench_opts *o, struct setup *s)
 	if (!ph)
 		return -1;
 	for (size_t i = 0; i < s->c.nwl; i++) {
-		int k = s->list.nphases ? index_of(s->list.names, s->list.n, s->c.wl[i].name) : -1;
+		long k = s->list.nphases ? bench_wl_index(&s->list, s->c.wl[i].name) : -1;
 		int all = k >= 0 && s->list.flags && (s->list.flags[k] & BENCH_WL_SHOW_PHASES);
 		ph[i] = all ? s->list.nphases[k] : 1;
 	}
-	bench_rounds_rule(o, bench_comparisons(&s->c, ph), warn, sizeof warn);
+	bench_rounds_rule(o, bench_comparisons(&s->c, ph),
+	                  s->c.gate ? bench_gate_need(s->c.gate, s->c.nwl, s->c.narms) : 0, warn,
+	                  sizeof warn);
 	free(ph);
 	s->c.rounds = o->rounds;
 	s->c.min_rounds = o->min_rounds;
@@ -391,6 +311,8 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 		        r->rounds_done, r->rounds_done == 1 ? "" : "s", s->paths[0]);
 		return;
 	}
+	if (strcmp(r->status, "aborted") == 0)
+		return; /* report_hopeless says why */
 	for (size_t i = 1; bench_run_status_name(i); i++)
 		if (r->by_status[i])
 			k += (size_t)snprintf(by + k, sizeof by - k, "%s%zu %s", k ? ", " : "",
@@ -412,6 +334,25 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 		        s->paths[0]);
 }
 
+/* --allocation sequential (the default): needs the arm compare takes as baseline by default
+ * (system; the first of a --cmd or --program bench), without which the default is none. */
+static int setup_allocation(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
+{
+	int base = s->c.mode == BENCH_COMMANDS;
+
+	for (size_t i = 0; !base && i < s->c.narms; i++)
+		base = strcmp(s->c.arms[i].name, "system") == 0;
+	if (!o->allocation || (!base && !o->allocation_set))
+		return 0;
+	if (!base)
+		return errmsg_status(ST_USAGE, err, errlen,
+		                     "--allocation sequential: no arm 'system', the baseline of "
+		                     "compare's default comparisons");
+	bench_alloc_by_rule(&s->alloc, &bench_rule_sequential);
+	s->c.alloc = &s->alloc;
+	return 0;
+}
+
 /* The budget's yield on stderr (calib_yield_report); a bench whose arms compare cannot judge by
  * default (no system arm) says so in one line. */
 static void yield(const cJSON *doc)
@@ -421,6 +362,20 @@ static void yield(const cJSON *doc)
 	fputc('\n', stderr);
 	if (calib_yield_report(doc, stderr, err, sizeof err) != ST_OK)
 		fprintf(stderr, "allocab: bench: no yield to report: %s\n", err);
+}
+
+/* The bench stopped after its first round: the arms whose proof cannot succeed, and why it
+ * stopped. Returns ST_FAIL. */
+static int report_hopeless(const struct setup *s, const cJSON *doc)
+{
+	const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "rounds"), 0);
+
+	bench_report_hopeless(&s->c, first, stderr);
+	fprintf(stderr,
+	        "allocab: bench: stopped after the first round: no later round can change these "
+	        "proofs (docs/programs.md, \"Failing loudly\"); results in %s\n",
+	        s->paths[0]);
+	return ST_FAIL;
 }
 
 int bench_main(int argc, char **argv)
@@ -442,6 +397,11 @@ int bench_main(int argc, char **argv)
 		return ST_OK;
 	}
 	s.stop = bench_catch_signals();
+	if (bench_task_resolve(&s.task, o.label, o.shard, err, sizeof err) != 0) {
+		fprintf(stderr, "allocab: bench: %s\n", err);
+		bench_opts_free(&o);
+		return ST_USAGE;
+	}
 	s.c = (struct bench_config){
 	    .mode = o.ncmds || o.prog.program ? BENCH_COMMANDS : BENCH_DRIVERS,
 	    .scale = o.scale,
@@ -454,21 +414,26 @@ int bench_main(int argc, char **argv)
 	    .budget_s = o.budget_s,
 	    .warmup = o.warmup,
 	    .min_rounds = o.min_rounds,
+	    .equivalence = o.equivalence,
 	    .timeout_s = o.timeout_s,
 	    .grace_s = BENCH_KILL_GRACE_S,
-	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed : bench_clock_seed(),
+	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed
+	                    : s.task.shard >= 0 ? bench_task_shuffle_seed(&s.task)
+	                                        : bench_clock_seed(),
 	    .pad_max = o.pad_max,
 	    .progress = (int)progress_mode_for(o.quiet, 2),
 	    .argv = argv,
 	    .argc = argc,
 	    .gate_argv = o.gate_argv ? o.gate_argv + 1 : NULL,
 	    .gate_argc = o.gate_argc ? o.gate_argc - 1 : 0,
+	    .task = &s.task,
 	};
 	rc = ST_OK;
-	if (o.gate_argv && gateopt_parse(o.gate_argc, o.gate_argv, &s.gate, NULL, err, sizeof err) != 0)
+	if (o.gate_argv && bench_parse_gate(&o, &s.gate, err, sizeof err) != 0)
 		rc = ST_USAGE;
 	else if (o.gate_argv)
 		s.c.gate = &s.gate;
+	s.c.equivalence = o.equivalence;
 	o.prog.arm_specs = o.arm_specs;
 	o.prog.narm_specs = o.narm_specs;
 	if (rc == 0)
@@ -478,27 +443,41 @@ int bench_main(int argc, char **argv)
 	if (rc == 0 && o.ncmds)
 		rc = bench_setup_expects(&s.c, &o.prog, err, sizeof err);
 	if (rc == 0 && !o.ncmds && !o.prog.program)
-		rc = setup_workloads(&s, &o, err, sizeof err);
+		rc = bench_setup_workloads(&s.c, s.c.arms[0].path, o.workloads, o.params,
+		                           o.nparams, s.stop, &s.list, err, sizeof err);
 	if (rc == 0)
 		rc = bench_setup_probe(&s.c, &o.prog, &s.pp, err, sizeof err);
+	if (rc == 0 && s.c.tracking && strcmp(s.c.tracking, "ptrace") != 0)
+		fprintf(stderr,
+		        "allocab: bench: WARNING: process tracking: %s: processes started past the "
+		        "probe's exec wrappers cannot be seen (docs/programs.md, \"Process "
+		        "tracking\")\n",
+		        s.c.tracking);
 	if (rc == 0 && o.duet)
 		rc = setup_duet(&s, err, sizeof err);
 	if (rc == 0 && apply_rounds_rule(&o, &s) != 0)
-		rc = errmsg_status(1, err, sizeof err, "out of memory");
+		rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
+	if (rc == 0)
+		rc = setup_allocation(&s, &o, err, sizeof err);
 	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
 		rc = ST_FAIL;
+	if (rc == 0)
+		rc = bench_task_lock(&s.task, s.outdir, err, sizeof err);
 	if (rc != ST_USAGE && *s.stop)
 		rc = errmsg_status(ST_INTERRUPTED, err, sizeof err,
 		                   "interrupted before the first round; nothing written");
 	if (rc == ST_OK && (rc = bench_run(&s.c, s.stop, &doc, &r, err, sizeof err)) == ST_OK) {
 		report(&o, &s, &r);
-		if (!o.quiet && strcmp(r.status, "interrupted") != 0)
+		if (!o.quiet && strcmp(r.status, "interrupted") != 0 &&
+		    strcmp(r.status, "aborted") != 0)
 			yield(doc);
 		rc = strcmp(r.status, "interrupted") == 0 ? ST_INTERRUPTED
 		     : s.c.gate                           ? gate_outcome_status(r.gate)
 		                                          : ST_OK;
 		/* An arm without a verified successful run fails the bench, whatever the gate. */
-		if (rc != ST_INTERRUPTED && bench_report_unproven(&s.c, doc, stderr) > 0)
+		if (strcmp(r.status, "aborted") == 0)
+			rc = report_hopeless(&s, doc);
+		else if (rc != ST_INTERRUPTED && bench_report_unproven(&s.c, doc, stderr) > 0)
 			rc = ST_FAIL;
 		cJSON_Delete(doc);
 	} else {

@@ -7,9 +7,11 @@
 #include "common/opt.h"
 #include "common/optdoc.h"
 #include "front/cmd/commands.h"
+#include "front/cmd/gateopt.h"
 #include "front/stats/stats.h"
 #include "front/run/run.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,8 @@
 #define DEFAULT_MIN_ROUNDS 3
 #define SPARE_ROUNDS       3    /* beyond the rule's minimum: a few disagreeing rounds may occur */
 #define RULE_ALPHA         0.05 /* compare's default level */
-/* With n < 6 no signed-rank interval reaches 95%: a sequential gate must not look earlier. */
+/* The sequential gate's first look: the guard of docs/methodology.md, "Sequential decisions" (with
+ * n < 6 no signed-rank interval reaches even 95%; its plan's own levels come later still). */
 #define GATE_MIN_ROUNDS   6
 #define DEFAULT_TIMEOUT_S 120.0
 #define DEFAULT_PAD_MAX   4096
@@ -28,6 +31,8 @@
 static const char *const scales[] = {"small", "default", "large", NULL};
 static const char *const reps_words[] = {"auto", NULL};
 static const char *const time_words[] = {"cpu", "auto", "wall", NULL};
+static const char *const allocation_words[] = {"sequential", "none", NULL};
+static const struct opt_values bench_allocation_values = {allocation_words, NULL};
 static const struct opt_values bench_time_values = {time_words, NULL};
 const struct opt_values bench_scale_values = {scales, NULL};
 const struct opt_values bench_reps_values = {reps_words, NULL};
@@ -75,13 +80,18 @@ enum opt_id {
 	O_WARMUP,
 	O_MINR,
 	O_TIMEOUT,
+	O_ALLOCATION,
 	O_SHUF,
 	O_PAD,
+	O_EQUIVALENCE,
 	O_GATE,
 	O_H_OUTPUT,
 	O_OUT,
 	O_RDIR,
 	O_QUIET,
+	O_H_FLEET,
+	O_LABEL,
+	O_SHARD,
 	O_H_PROGRAMS,
 	O_CMD,
 	O_PROGRAM,
@@ -137,16 +147,25 @@ static const struct opt opts[O_COUNT] = {
     [O_ROUNDS] = {"--rounds", 0, OPT_VALUE, "N",
                   .help = "measured rounds (default: max(10, n + 3) where n is the fewest rounds "
                           "with which compare's m comparisons can reach a verdict: the smallest "
-                          "n with 2/2^n <= 0.05/m; with --budget: no limit)"},
+                          "n with 2/2^n <= 0.05/m; with --gate, at least the smallest plan its "
+                          "last look can decide in, + 3; with --budget: no limit)"},
     [O_BUDGET] = {"--budget", 0, OPT_VALUE, "SECONDS",
                   .help = "stop before the next round would end past SECONDS (warm-up "
                           "included); at least --min-rounds measured rounds are run"},
     [O_WARMUP] = {"--warmup", 0, OPT_VALUE, "N",
                   .help = "warm-up rounds, 0..1000, recorded but not compared (default: 1)"},
     [O_MINR] = {"--min-rounds", 0, OPT_VALUE, "N",
-                .help = "measured rounds run whatever the budget, and the first --gate check "
+                .help = "measured rounds run whatever the budget, and the first --gate look "
                         "(default: 3; with --budget alone, n as above; with --gate 6; never "
                         "more than --rounds)"},
+    [O_ALLOCATION] = {"--allocation", 0, OPT_VALUE, NULL,
+                      .help = "sequential (default): an arm x workload whose every comparison "
+                              "is decided by its sequential interval leaves the rounds "
+                              "(docs/methodology.md, \"Adaptive allocation\"); none: every "
+                              "arm runs every workload in every round. Needs compare's default "
+                              "baseline among the arms (system; a --cmd bench's first) and no "
+                              "--gate",
+                      .values = &bench_allocation_values},
     [O_TIMEOUT] = {"--timeout", 0, OPT_VALUE, "SECONDS",
                    .help = "per run: SIGTERM at the limit, SIGKILL 2 s later (default: 120)"},
     [O_SHUF] = {"--shuffle-seed", 0, OPT_VALUE, "N",
@@ -154,9 +173,16 @@ static const struct opt opts[O_COUNT] = {
     [O_PAD] = {"--pad-max", 0, OPT_VALUE, "BYTES",
                .help = "environment padding " BENCH_PAD_VAR " of a length uniform in 0..BYTES per "
                        "run (default: 4096, at most 65536; 0: empty)"},
+    [O_EQUIVALENCE] = {"--equivalence", 0, OPT_VALUE, "M%",
+                       .help = "the equivalence margin, 0 < M < 100, recorded in the results: "
+                               "compare, the claims check and gate use it for this file unless "
+                               "given theirs (default: none recorded, compare then uses 2%)"},
     [O_GATE] = {"--gate", 0, OPT_REST, "GATE-OPTIONS...",
                 .help = "must come last: the rest are `allocab gate` options; after every "
-                        "measured round from --min-rounds on, stop as soon as the gate decides"},
+                        "measured round from --min-rounds on, stop as soon as the gate decides, "
+                        "with intervals valid under that looking: a plan of --rounds (else the "
+                        "rounds the budget holds at the first look), recorded in the results "
+                        "(docs/methodology.md, \"Sequential decisions\")"},
     [O_H_OUTPUT] = {NULL, 0, 0, NULL, .help = "Output"},
     [O_OUT] = {"--output", 'o', OPT_VALUE | OPT_FILE, "FILE", .help = "write the results to FILE"},
     [O_RDIR] = {"--results-dir", 0, OPT_VALUE | OPT_DIR, "DIR",
@@ -164,6 +190,18 @@ static const struct opt opts[O_COUNT] = {
     [O_QUIET] = {"--quiet", 'q', OPT_REPEAT, NULL,
                  .help = "no progress, summary or --rounds warning on stderr (failures are "
                          "still reported)"},
+    [O_H_FLEET] = {NULL, 0, 0, NULL, .help = "One task of a job array (docs/fleet.md)"},
+    [O_LABEL] = {"--label", 0, OPT_VALUE, "NAME",
+                 .help = "this machine's name when several machines are merged (allocab "
+                         "merge): 1 to 128 characters of [A-Za-z0-9_.:@+-] (default: "
+                         "$ALLOCAB_LABEL, else $SLURMD_NODENAME, else the host name); unless it "
+                         "is the host name, the default files are DIR/<stamp>-NAME.json and "
+                         "DIR/latest-NAME.json"},
+    [O_SHARD] = {"--shard", 0, OPT_VALUE, "N",
+                 .help = "this task's index in its job array, 0..2^32-1 (default: "
+                         "$ALLOCAB_SHARD, else $SLURM_ARRAY_TASK_ID, else "
+                         "$JOB_COMPLETION_INDEX); without --shuffle-seed it chooses the shuffle "
+                         "seed"},
     [O_H_PROGRAMS] = {NULL, 0, 0, NULL, .help = "Your own programs"},
     [O_CMD] = {"--cmd", 0, OPT_VALUE | OPT_REPEAT, "NAME='COMMAND'",
                .help = "an arm that runs your program as `/bin/sh -c COMMAND` (two or more; not "
@@ -205,7 +243,11 @@ const struct opt_doc bench_doc = {
     .opts = opts,
     .nopts = O_COUNT,
     .rest = &gate_doc,
-    .notes = "The results file is rewritten atomically after every round. Progress goes to "
+    .notes = "One bench per machine: a bench holds DIR/.allocab-bench.BOOT_ID.lock (DIR: the "
+             "results directory, or the directory of -o) and another one on the same machine is "
+             "refused (exit 1); what else was runnable is recorded before every run "
+             "(telemetry.runnable), and allocab merge names a machine that was busy.\n"
+             "The results file is rewritten atomically after every round. Progress goes to "
              "stderr: on a terminal one line cut to its width, elsewhere (or TERM=dumb) one "
              "line per finished round; stdout stays empty except for the verdict lines of "
              "--gate.\n"
@@ -378,12 +420,39 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	case O_ARM:
 		o->arm_specs[o->narm_specs++] = v;
 		return 0;
+	case O_LABEL:
+		if (!bench_task_valid_label(v))
+			return errmsg_fail(err, errlen,
+			                   "--label '%.40s': want 1 to %d characters of [A-Za-z0-9_.:@+-]",
+			                   v, BENCH_TASK_LABEL_MAX);
+		o->label = v;
+		return 0;
+	case O_SHARD:
+		if (bench_task_parse_shard(v, &u) != 0)
+			return errmsg_fail(err, errlen, "--shard '%s': want an integer in 0..%llu", v,
+			                   (unsigned long long)BENCH_TASK_SHARD_MAX);
+		o->shard = v;
+		return 0;
 	case O_QUIET:
 		o->quiet = 1;
+		return 0;
+	case O_ALLOCATION:
+		o->allocation = strcmp(v, "sequential") == 0;
+		o->allocation_set = 1;
+		if (!o->allocation && strcmp(v, "none") != 0)
+			return errmsg_fail(err, errlen, "--allocation: '%s' is not sequential or none",
+			                   v);
 		return 0;
 	case O_TIME:
 		if (rf_time_policy_parse(v, &o->time) != 0)
 			return errmsg_fail(err, errlen, "--time: '%s' is not wall, cpu or auto", v);
+		return 0;
+	case O_EQUIVALENCE:
+		if (gateopt_pct(v, &d) != 0 || !(d > 0))
+			return errmsg_fail(err, errlen,
+			                   "--equivalence '%s': want a percentage 0 < M < 100, e.g. 2%%",
+			                   v);
+		o->equivalence = d;
 		return 0;
 	case O_DUET:
 		o->duet = 1;
@@ -451,6 +520,12 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
 		                   "--duet pairs driver runs; it cannot be combined with --cmd");
 	if (o->ncmds || o->prog.program)
 		o->time = RF_POLICY_WALL;
+	if (o->gate_argv && o->allocation_set && o->allocation)
+		return errmsg_fail(err, errlen,
+		                   "--allocation sequential and --gate exclude each other: the gate "
+		                   "stops the bench itself");
+	if (o->gate_argv)
+		o->allocation = 0;
 	if (!o->rounds_set)
 		o->rounds = o->budget_s > 0 ? 0 : DEFAULT_ROUNDS;
 	if (!given[O_MINR]) {
@@ -473,9 +548,11 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	o->seed = DEFAULT_SEED;
 	o->reps = 0;
 	o->time = RF_POLICY_CPU;
+	o->allocation = 1;
 	o->warmup = DEFAULT_WARMUP;
 	o->timeout_s = DEFAULT_TIMEOUT_S;
 	o->pad_max = DEFAULT_PAD_MAX;
+	o->equivalence = NAN;
 	o->params = calloc((size_t)argc + 1, sizeof *o->params);
 	o->cmd_names = calloc((size_t)argc + 1, sizeof *o->cmd_names);
 	o->arm_specs = calloc((size_t)argc + 1, sizeof *o->arm_specs);
@@ -519,7 +596,8 @@ fail:
 	return -1;
 }
 
-unsigned bench_rounds_rule(struct bench_opts *o, size_t m, char *warn, size_t len)
+unsigned bench_rounds_rule(struct bench_opts *o, size_t m, unsigned gate_need, char *warn,
+                           size_t len)
 {
 	unsigned need = (unsigned)stats_signrank_min_n(RULE_ALPHA, m ? m : 1);
 
@@ -527,18 +605,52 @@ unsigned bench_rounds_rule(struct bench_opts *o, size_t m, char *warn, size_t le
 	if (!o->rounds_set && o->budget_s <= 0) {
 		unsigned r = need + SPARE_ROUNDS;
 		r = r > DEFAULT_ROUNDS ? r : DEFAULT_ROUNDS;
+		r = gate_need + SPARE_ROUNDS > r ? gate_need + SPARE_ROUNDS : r;
 		o->rounds = o->min_rounds > r ? o->min_rounds : r;
+	} else if (o->rounds_set && o->gate_argv && o->rounds < gate_need) {
+		snprintf(warn, len,
+		         "--rounds %u cannot give the sequential gate a decision: its last look needs a "
+		         "plan of %u rounds (docs/methodology.md, \"Sequential decisions\"); the gate "
+		         "will say INCONCLUSIVE",
+		         o->rounds, gate_need);
 	} else if (!o->rounds_set && !o->min_rounds_set && !o->gate_argv) {
 		o->min_rounds = need > o->min_rounds ? need : o->min_rounds;
 	} else if (o->rounds_set && o->rounds < need && !o->gate_argv) {
 		snprintf(
 		    warn, len,
-		    "--rounds %u cannot give a verdict: %zu comparison%s at alpha %.2g need %u "
-		    "paired rounds (the smallest n with 2/2^n <= alpha/%zu); compare will say "
-		    "\"too few rounds for a verdict\" (use --rounds %u or more, or omit it)",
+		    "--rounds %u cannot give a verdict: the simultaneous intervals of %zu "
+		    "comparison%s at alpha %.2g need %u paired rounds (the smallest n with 2/2^n "
+		    "<= alpha/%zu); compare will say \"too few rounds for a verdict\" (use "
+		    "--rounds %u or more, or omit it)",
 		    o->rounds, m, m == 1 ? "" : "s", RULE_ALPHA, need, m, need);
 	}
 	return need;
+}
+
+int bench_parse_gate(struct bench_opts *o, struct gate_spec *g, char *err, size_t errlen)
+{
+	if (gateopt_parse(o->gate_argc, o->gate_argv, g, NULL, err, errlen) != 0)
+		return -1;
+	if (!isnan(g->equivalence) && !isnan(o->equivalence) && g->equivalence != o->equivalence)
+		return errmsg_fail(err, errlen,
+		                   "--equivalence %g%% and the gate's --equivalence %g%% differ",
+		                   o->equivalence, g->equivalence);
+	if (!isnan(g->equivalence))
+		o->equivalence = g->equivalence;
+	else if (g->slowdown)
+		g->equivalence = o->equivalence;
+	return 0;
+}
+
+unsigned bench_gate_need(const struct gate_spec *g, size_t nwl, size_t narms)
+{
+	size_t k = 1;
+
+	if (!g->on_geomean && !g->workload)
+		k = nwl;
+	if (g->against && !g->candidate)
+		k *= narms;
+	return (unsigned)stats_seq_min_planned((1 - g->conf) / (double)(k ? k : 1));
 }
 
 void bench_opts_free(struct bench_opts *o)

@@ -25,6 +25,8 @@ struct bench_opts {
 	unsigned reps;
 	int reps_set;
 	enum rf_time_policy time; /* --time: the time compare uses (default cpu) */
+	int allocation;           /* --allocation: 1 sequential (default), 0 none */
+	int allocation_set;
 	unsigned rounds;
 	int rounds_set;
 	double budget_s;
@@ -38,6 +40,8 @@ struct bench_opts {
 	const char *out;
 	const char *results_dir;
 	const char *driver_dir;
+	const char *label; /* --label: the machine's name in a fleet (docs/fleet.md), or NULL */
+	const char *shard; /* --shard: the task's index in its job array, or NULL */
 	int quiet;
 	int duet;
 	int help;
@@ -51,6 +55,7 @@ struct bench_opts {
 	struct bench_program_opts prog;
 	char **gate_argv; /* "--gate" and what follows, or NULL */
 	int gate_argc;
+	double equivalence; /* --equivalence M, NAN when not given */
 };
 
 /* Parses argv[1..argc-1] (argv[0] is the subcommand name) into o, with defaults. Checks syntax,
@@ -60,15 +65,25 @@ struct bench_opts {
 int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, size_t errlen);
 void bench_opts_free(struct bench_opts *o);
 
-/* The rounds rule (docs/methodology.md, "How many rounds"): with m comparisons at alpha 0.05,
- * need = stats_signrank_min_n(0.05, m). Without --rounds and --budget the bench runs
- * max(10, need + 3, --min-rounds) rounds; with --budget and neither --rounds, --min-rounds nor
- * --gate, at least need rounds whatever the budget. Returns need; when --rounds was given below
- * it (and no --gate), a one-line warning in warn (printed unless --quiet), else warn is "". */
-unsigned bench_rounds_rule(struct bench_opts *o, size_t m, char *warn, size_t len);
+/* The --gate options of o into *g (gateopt_parse), with one equivalence margin per bench: bench's
+ * --equivalence, or the gate's (which then becomes the bench's, recorded for compare); the gate
+ * uses it with --max-slowdown. Returns 0, or -1 with a one-line reason in err (bad options, or
+ * two margins that differ). */
+int bench_parse_gate(struct bench_opts *o, struct gate_spec *g, char *err, size_t errlen);
+/* The smallest plan whose last look can give the sequential gate g a decision: at its FAIL
+ * level, Bonferroni over the comparisons it gates (each of nwl workloads, or one; times narms
+ * with --against and no --candidate). */
+unsigned bench_gate_need(const struct gate_spec *g, size_t nwl, size_t narms);
 
-/* Backend names of the executable files allocab-NAME in dir (bench.c), sorted, system first,
- * into *names (free with bench_free_list). Returns how many, or -1 with the reason in err. */
-int bench_find_drivers(const char *dir, char ***names, char *err, size_t errlen);
+/* The rounds rule (docs/methodology.md, "How many rounds"): with m comparisons at alpha 0.05,
+ * need = stats_signrank_min_n(0.05, m), the fewest rounds whose simultaneous intervals reach
+ * their level. gate_need (0 without --gate): the smallest plan whose last look can give the
+ * sequential gate a decision (stats_seq_min_planned at the gate's FAIL level). Without --rounds
+ * and --budget the bench runs max(10, need + 3, gate_need + 3, --min-rounds) rounds; with
+ * --budget and neither --rounds, --min-rounds nor --gate, at least need rounds whatever the
+ * budget. Returns need; when --rounds was given below it (and no --gate), or below gate_need
+ * (with --gate), a one-line warning in warn (printed unless --quiet), else warn is "". */
+unsigned bench_rounds_rule(struct bench_opts *o, size_t m, unsigned gate_need, char *warn,
+                           size_t len);
 
 #endif

@@ -75,7 +75,7 @@ enum {
 	}
 static const struct opt calib_opts[K_COUNT] = {
     [K_ALLOCATOR] = {"--allocator", 'a', OWN | OPT_ALLOCATOR, "NAME",
-                     .help = "the backend to calibrate (default: system)"},
+                     .help = "the backend to calibrate (default: the baseline backend, system)"},
     [K_FROM] = {"--from", 0, OWN | OPT_FILE, "RUNS",
                 .help = "analyse an allocab-bench/1 file instead of running: arms A and B "
                         "(--arms, default its first two) must be the same backend"},
@@ -227,7 +227,6 @@ static int parse_args(int argc, char **argv, struct copts *o, char *err, size_t 
 	int k;
 
 	memset(o, 0, sizeof *o);
-	o->backend = "system";
 	o->plan =
 	    (struct calib_plan){.alpha = CALIB_ALPHA, .power = CALIB_POWER, .block = CALIB_BLOCK};
 	if (!(o->fwd = calloc((size_t)argc + 1, sizeof *o->fwd)))
@@ -273,10 +272,9 @@ struct setup {
 	struct bench_config c;
 	struct bench_arm arms[2];
 	struct arm_spec spec; /* --arm */
+	struct bench_drivers drv;
 	char *driver;
 	struct bench_wl_list list;
-	char **sel;
-	size_t nsel;
 	char *paths[1];
 };
 
@@ -288,45 +286,30 @@ static void setup_free(struct setup *s)
 	armspec_free(&s->spec);
 	bench_free_workloads(&s->c);
 	bench_wl_list_free(&s->list);
-	bench_free_list(s->sel, s->nsel);
+	bench_drivers_free(&s->drv);
 }
 
-/* The workloads to run (-w or all the driver lists) and the --param each one takes. Returns 0,
- * 1 (runtime) or 2 (usage). */
-static int setup_workloads(struct setup *s, const struct bench_opts *bo, char *err, size_t errlen)
+/* The backend to calibrate: -a, --arm's, or the driver flagged baseline. Returns ST_OK or
+ * ST_USAGE with err. */
+static int pick_backend(const struct setup *s, const char **backend, char *err, size_t errlen)
 {
-	const char *bad;
-	int n;
-
-	if (bench_list_workloads(s->driver, s->stop, &s->list, err, errlen) != 0)
-		return ST_FAIL;
-	if (bo->workloads) {
-		if ((n = bench_split_list(bo->workloads, "-w", &s->sel, err, errlen)) < 0)
-			return ST_USAGE;
-		s->nsel = (size_t)n;
-	}
-	switch (bench_route_workloads(&s->c, bo->workloads ? s->sel : s->list.defaults,
-	                              bo->workloads ? s->nsel : s->list.ndefaults, &s->list,
-	                              bo->params, bo->nparams, &bad)) {
-	case BENCH_ROUTED:
-		return 0;
-	case BENCH_ROUTE_NOMEM:
-		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	case BENCH_ROUTE_UNKNOWN_WL:
-		return errmsg_status(ST_USAGE, err, errlen, "-w: unknown workload '%s'", bad);
-	case BENCH_ROUTE_UNUSED_PARAM:
-		return errmsg_status(ST_USAGE, err, errlen,
-		                     "--param %.*s: no selected workload has it",
-		                     (int)strcspn(bad, "="), bad);
-	}
-	return ST_FAIL;
+	if (*backend)
+		return ST_OK;
+	for (size_t i = 0; i < s->drv.n; i++)
+		if (s->drv.flags[i] & BENCH_BACKEND_BASELINE) {
+			*backend = s->drv.names[i];
+			return ST_OK;
+		}
+	return errmsg_status(ST_USAGE, err, errlen,
+	                     "no driver in %s declares itself the baseline: give -a BACKEND",
+	                     s->drv.dir);
 }
 
-/* Builds the two-arm configuration. Returns 0, 1 or 2 with err set. */
+/* Builds the two-arm configuration. Returns ST_OK, ST_FAIL or ST_USAGE with err set. */
 static int setup(struct setup *s, const struct copts *o, const struct bench_opts *bo,
                  const char *runs_path, int argc, char **argv, char *err, size_t errlen)
 {
-	char dir[4096];
+	char have[1024];
 	int rc;
 	const char *backend = o->backend, *label = o->backend;
 
@@ -340,19 +323,24 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 		backend = s->spec.backend;
 		label = s->spec.label;
 	}
-	if (strspn(backend, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(backend) ||
-	    !*backend)
+	if (backend && (strspn(backend, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(backend) ||
+	                !*backend))
 		return errmsg_status(ST_USAGE, err, errlen, "-a: '%s' is not a backend name",
 		                     backend);
-	if (bench_driver_dir(bo->driver_dir, dir, sizeof dir, err, errlen) != 0)
-		return ST_FAIL;
-	if (asprintf(&s->driver, "%s/allocab-%s", dir, backend) < 0) {
+	if ((rc = bench_drivers_find(bo->driver_dir, s->stop, &s->drv, err, errlen)) != ST_OK ||
+	    (rc = pick_backend(s, &backend, err, errlen)) != ST_OK)
+		return rc;
+	label = label ? label : backend;
+	if (bench_drivers_index(&s->drv, backend) < 0) {
+		bench_drivers_join(&s->drv, have, sizeof have);
+		return errmsg_status(ST_USAGE, err, errlen,
+		                     "-a: unknown allocator '%s' (drivers in %s: %s)", backend,
+		                     s->drv.dir, have);
+	}
+	if (asprintf(&s->driver, "%s/allocab-%s", s->drv.dir, backend) < 0) {
 		s->driver = NULL;
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	}
-	if (access(s->driver, X_OK) != 0)
-		return errmsg_status(ST_USAGE, err, errlen, "-a: no driver %s (%s)", s->driver,
-		                     strerror(errno));
 	if (s->spec.label &&
 	    (rc = armspec_check(s->driver, &s->spec, s->stop, NULL, err, errlen)) != 0)
 		return rc;
@@ -392,7 +380,9 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 	    .argv = argv,
 	    .argc = argc,
 	};
-	if ((rc = setup_workloads(s, bo, err, errlen)) != 0 || !o->duet)
+	if ((rc = bench_setup_workloads(&s->c, s->driver, bo->workloads, bo->params, bo->nparams,
+	                                s->stop, &s->list, err, errlen)) != ST_OK ||
+	    !o->duet)
 		return rc;
 	return bench_duet_setup(&s->c, &s->list, err, errlen) != 0 ? ST_USAGE : 0;
 }
@@ -426,6 +416,21 @@ static int writable(const char *path, int make_dir, char *err, size_t errlen)
 	if (make_dir && mkdir(dir, 0777) != 0 && errno != EEXIST)
 		return errmsg_fail(err, errlen, "cannot create %s: %s", dir, strerror(errno));
 	return bench_dir_writable(dir, path, err, errlen);
+}
+
+/* The machine's bench lock (front/run/run.h) in the directory of path, as `allocab bench` takes
+ * it: an A/A bench beside another bench measures neither. Returns 0, ST_USAGE (a bad label in
+ * the environment) or ST_FAIL with err set. */
+static int lock_machine(struct bench_task *t, const char *path, char *err, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+	         slash ? path : ".");
+	if (bench_task_resolve(t, NULL, NULL, err, errlen) != 0)
+		return ST_USAGE;
+	return bench_task_lock(t, dir, err, errlen);
 }
 
 /* --from RUNS: the analysis of an existing file. */
@@ -476,6 +481,7 @@ static int run_and_analyse(const struct copts *o, const char *out,
 	struct bench_opts bo;
 	struct bench_result res;
 	struct setup s = {.stop = stop};
+	struct bench_task task = {.lock_fd = -1};
 	char *runs = runs_path_of(out);
 	cJSON *doc = NULL;
 	int rc;
@@ -489,6 +495,8 @@ static int run_and_analyse(const struct copts *o, const char *out,
 	rc = setup(&s, o, &bo, runs, argc, argv, err, errlen);
 	if (rc == 0 && writable(runs, !o->out, err, errlen) != 0)
 		rc = ST_FAIL;
+	if (rc == 0 && (rc = lock_machine(&task, runs, err, errlen)) == 0)
+		s.c.task = &task;
 	if (rc == 0 && *stop)
 		rc = ST_INTERRUPTED;
 	if (rc == 0)
@@ -510,6 +518,7 @@ static int run_and_analyse(const struct copts *o, const char *out,
 	}
 	cJSON_Delete(doc);
 	setup_free(&s);
+	bench_task_unlock(&task);
 	bench_opts_free(&bo);
 	free(runs);
 	return rc;

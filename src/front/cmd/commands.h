@@ -11,6 +11,7 @@
 
 int bench_main(int argc, char **argv);
 int compare_main(int argc, char **argv);
+int merge_main(int argc, char **argv);
 int gate_main(int argc, char **argv);
 int calibrate_main(int argc, char **argv);
 int record_main(int argc, char **argv);
@@ -18,7 +19,8 @@ int trace_main(int argc, char **argv);
 
 /* Each command's usage and option table (common/optdoc.h), defined beside the table: the gate's
  * in gateopt.c, bench's in benchopt.c, the others in the command's file. */
-extern const struct opt_doc bench_doc, compare_doc, gate_doc, calibrate_doc, record_doc, trace_doc;
+extern const struct opt_doc bench_doc, compare_doc, merge_doc, gate_doc, calibrate_doc, record_doc,
+    trace_doc;
 
 /* A subcommand of the front end: front/allocab.c lists them in commands[]. */
 struct command {

@@ -2,7 +2,6 @@
  * (front/compare/compare.h), rendered by one of the formats of front/export/export.h. */
 #include "front/cmd/commands.h"
 
-#include "common/atomicio.h"
 #include "common/errmsg.h"
 #include "common/numparse.h"
 #include "common/opt.h"
@@ -12,6 +11,7 @@
 #include "front/claims/claims.h"
 #include "front/compare/compare.h"
 #include "front/cmd/gateopt.h"
+#include "front/cmd/report.h"
 #include "front/results/results.h"
 #include "front/export/export.h"
 
@@ -29,6 +29,7 @@ struct compare_args {
 	size_t nfiles;
 	const char *format, *out, *calibration, *claims;
 	double margin; /* bound on t_candidate/t_baseline to draw, or NAN */
+	double equivalence; /* --equivalence, or NAN when not given */
 	int no_telemetry;
 	int time_set; /* --time given: time applies to every file */
 	enum rf_time_policy time;
@@ -52,28 +53,10 @@ enum {
 	C_MIN_SPEEDUP,
 	C_MAX_SLOWDOWN,
 	C_NO_TELEMETRY,
+	C_EQUIVALENCE,
 	C_COUNT
 };
 
-static const char *format_at(size_t i, const char **summary)
-{
-	const struct exporter *x = export_at(i);
-
-	if (x)
-		*summary = x->summary;
-	return x ? x->name : NULL;
-}
-static const struct opt_values format_values = {NULL, format_at};
-
-static const char *regime_at(size_t i, const char **summary)
-{
-	(void)summary;
-	return i < CMP_REGIMES_COUNT ? cmp_regimes_name((enum cmp_regimes)i) : NULL;
-}
-static const struct opt_values regime_values = {NULL, regime_at};
-
-static const char *const phases_words[] = {"all", NULL};
-static const struct opt_values phases_values = {phases_words, NULL};
 static const char *const time_words[] = {"wall", "cpu", "auto", NULL};
 static const struct opt_values time_values = {time_words, NULL};
 
@@ -81,8 +64,8 @@ static const struct opt_values time_values = {time_words, NULL};
  * a second --baseline or --candidate is refused, as bench refuses repeats. */
 static const struct opt compare_opts[C_COUNT] = {
     [C_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
-                    .help = "the baseline arm (default: system; a --cmd or --program bench: its "
-                            "first arm)"},
+                    .help = "the baseline arm (default: the file's config.baseline: the arm of "
+                            "the baseline backend, system, or else the first arm)"},
     [C_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
                      .help = "only this candidate arm"},
     [C_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT | OPT_WORKLOAD, "NAME",
@@ -90,11 +73,11 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",
                  .help = "compare this phase instead of each workload's total"},
     [C_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT, NULL,
-                  .help = "compare every phase of every workload", .values = &phases_values},
+                  .help = "compare every phase of every workload", .values = &gateopt_phases_values},
     [C_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT, NULL,
                   .help = "steady (the median of each run's steady repetitions), cold (its first "
                           "repetition) or both, side by side (default)",
-                  .values = &regime_values},
+                  .values = &gateopt_regime_values},
     [C_TIME] = {"--time", 0, OPT_VALUE | OPT_REPEAT, NULL,
                 .help = "the time of a repetition compared: wall, cpu (the process's CPU time, "
                         "every thread) or auto (CPU time for single-threaded workloads, wall time "
@@ -102,12 +85,12 @@ static const struct opt compare_opts[C_COUNT] = {
                         "for files without it)",
                 .values = &time_values},
     [C_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT, "F",
-                  .help = "the report's format, one of:", .values = &format_values},
+                  .help = "the report's format, one of:", .values = &gateopt_format_values},
     [C_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
                .help = "write the report to FILE (atomically) instead of standard output"},
     [C_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT, "LEVEL",
-                .help = "confidence level of the intervals, in [0.5, 1) (default: 0.95); the "
-                        "verdict's level is 1 - LEVEL"},
+                .help = "family level of the intervals, in [0.5, 1) (default: 0.95): with m "
+                        "comparisons each is at 1 - (1 - LEVEL)/m, so that all hold at once"},
     [C_BOOTSTRAP] = {"--bootstrap", 0, OPT_VALUE | OPT_REPEAT, "N",
                      .help = "percentile bootstrap interval (10000 to 100000 resamples, seeded "
                              "by --seed; N x rounds at most 10^7) instead of the signed-rank "
@@ -129,6 +112,10 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT, NULL,
                         .help = "leave the runs' telemetry out (the warning with its counts per "
                                 "arm; in json its list), e.g. for a CI step summary"},
+    [C_EQUIVALENCE] = {"--equivalence", 0, OPT_VALUE | OPT_REPEAT, "M%",
+                       .help = "the equivalence margin: a comparison whose interval lies inside "
+                               "[1/(1+M/100), 1+M/100] is equivalent within ±M% (default: the "
+                               "file's bench --equivalence, else 2%; 0 turns the verdict off)"},
 };
 
 const struct opt_doc compare_doc = {
@@ -143,10 +130,13 @@ const struct opt_doc compare_doc = {
     .nopts = C_COUNT,
     .notes = "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's "
              "time; improvement % = (1 - t_candidate/t_baseline) x 100.\n"
-             "Verdict: faster or slower when the Holm-adjusted p < 1 - conf and the interval "
-             "excludes 1; otherwise no detectable difference; fewer than 2 usable rounds: "
-             "insufficient data; too few rounds for any verdict under Holm: too few rounds for "
-             "a verdict: need N.\n"
+             "Intervals: simultaneous over the m comparisons of the report, each at "
+             "1 - (1 - conf)/m (Bonferroni); the level is named in the header.\n"
+             "Verdict, read off the printed interval: faster or slower when it lies wholly "
+             "above or below 1x; equivalent within ±M% when it lies inside the margin (both "
+             "are said when both hold); otherwise no detectable difference; fewer than 2 "
+             "usable rounds: insufficient data; too few rounds for the interval to reach its "
+             "level: too few rounds for a verdict: need N.\n"
              "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit "
              "status\").\n",
 };
@@ -159,7 +149,6 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 	                      [C_FORMAT] = &a->format,           [C_OUT] = &a->out,
 	                      [C_CALIBRATION] = &a->calibration, [C_CLAIMS] = &a->claims};
 	uint64_t u;
-	double pct;
 
 	switch (k) {
 	case C_NO_TELEMETRY:
@@ -167,34 +156,21 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 		return 0;
 	case C_MIN_SPEEDUP:
 	case C_MAX_SLOWDOWN:
-		if (!isnan(a->margin))
-			return errmsg_fail(err, errlen,
-			                   "give one of --min-speedup or --max-slowdown");
-		if (gateopt_pct(v, &pct) != 0)
-			return errmsg_fail(err, errlen,
-			                   "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%",
-			                   opt_name(p, k), v);
-		a->margin = k == C_MAX_SLOWDOWN ? 1 + pct / 100 : 1 - pct / 100;
-		return 0;
+		return gateopt_margin(opt_name(p, k), v, k == C_MAX_SLOWDOWN, &a->margin, err,
+		                      errlen);
+	case C_EQUIVALENCE:
+		return gateopt_equivalence(v, &a->equivalence, err, errlen);
 	case C_PHASES:
-		if (strcmp(v, "all") != 0)
-			return errmsg_fail(err, errlen, "--phases '%s': only 'all' is known", v);
-		a->o.all_phases = 1;
-		return 0;
+		return gateopt_phases(v, &a->o.all_phases, err, errlen);
 	case C_TIME:
 		if (rf_time_policy_parse(v, &a->time) != 0)
 			return errmsg_fail(err, errlen, "--time '%s': want wall, cpu or auto", v);
 		a->time_set = 1;
 		return 0;
 	case C_REGIME:
-		if (cmp_regimes_parse(v, &a->o.regimes) != 0)
-			return errmsg_fail(err, errlen, "--regime '%s': want cold, steady or both",
-			                   v);
-		return 0;
+		return gateopt_regimes(v, &a->o.regimes, err, errlen);
 	case C_CONF:
-		if (gateopt_conf(v, &a->o.conf) != 0)
-			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
-		return 0;
+		return gateopt_level(v, &a->o.conf, err, errlen);
 	case C_BOOTSTRAP:
 		if (num_parse_u64(v, &u) != 0 || u < CMP_MIN_BOOTSTRAP || u > CMP_MAX_BOOTSTRAP)
 			return errmsg_fail(err, errlen, "--bootstrap '%s': want %d to %d resamples",
@@ -261,32 +237,32 @@ static void pick_time(const struct compare_args *a, struct rf_doc *d[2])
 	rf_use_time(d[1], RF_POLICY_WALL);
 }
 
+struct render_ctx {
+	const struct exporter *x;
+	struct export_input in;
+};
+
+static int render_one(FILE *f, const void *ctx, char *err, size_t errlen)
+{
+	const struct render_ctx *c = ctx;
+
+	return c->x->write(f, &c->in, err, errlen);
+}
+
 static int render(const struct cmp_report *r, const struct exporter *x, const struct compare_args *a,
                   const struct claims_result *claims, char *err, size_t errlen)
 {
-	struct export_input in = {.r = r, .margin = a->margin, .claims = claims};
-	char *buf = NULL;
-	size_t n = 0;
-	FILE *mem = open_memstream(&buf, &n);
-	int rc;
+	struct render_ctx c = {x, {.r = r, .margin = a->margin, .claims = claims}};
 
-	if (!mem)
-		return errmsg_fail(err, errlen, "out of memory");
-	rc = x->write(mem, &in, err, errlen);
-	if (rc == 0 && ferror(mem))
-		rc = errmsg_fail(err, errlen, "out of memory");
-	if (fclose(mem) != 0 && rc == 0)
-		rc = errmsg_fail(err, errlen, "out of memory");
-	else if (rc == 0 && atomic_write(a->out ? a->out : "-", buf, n, err, errlen) != 0)
-		rc = -1;
-	free(buf);
-	return rc;
+	return report_write(a->out, render_one, &c, err, errlen);
 }
 
 int compare_main(int argc, char **argv)
 {
-	struct compare_args a = {
-	    .o = {.conf = DEFAULT_CONF, .seed = DEFAULT_SEED}, .format = "table", .margin = NAN};
+	struct compare_args a = {.o = {.conf = DEFAULT_CONF, .seed = DEFAULT_SEED},
+	                         .format = "table",
+	                         .margin = NAN,
+	                         .equivalence = NAN};
 	struct rf_doc *d[2] = {NULL, NULL};
 	struct cmp_report *r = NULL;
 	struct calib_file *cal = NULL;
@@ -317,6 +293,9 @@ int compare_main(int argc, char **argv)
 		rc = rf_load(a.files[i], &d[i], err, sizeof err);
 	if (rc == ST_OK)
 		pick_time(&a, d);
+	if (rc == ST_OK)
+		a.o.equivalence = cmp_pick_equivalence(a.equivalence, d[1] ? d[1] : d[0],
+		                                       CMP_DEFAULT_EQUIVALENCE);
 	if (rc == ST_OK)
 		rc = cmp_build(d[0], d[1], &a.o, &r, err, sizeof err);
 	if (rc == ST_OK &&

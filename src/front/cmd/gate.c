@@ -7,13 +7,15 @@
 #include "front/cmd/gateopt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int gate_main(int argc, char **argv)
 {
 	struct gate_spec g;
 	enum gate_outcome verdict;
-	const char *path = NULL;
+	const char **paths;
+	size_t n = 0;
 	char err[1024] = "out of memory";
 	int rc;
 
@@ -26,14 +28,26 @@ int gate_main(int argc, char **argv)
 		optdoc_usage(stderr, &gate_doc, NULL);
 		return ST_USAGE;
 	}
-	if (gateopt_parse(argc, argv, &g, &path, err, sizeof err) != 0)
+	if (!(paths = calloc((size_t)argc + 1, sizeof *paths))) {
+		fprintf(stderr, "allocab: gate: out of memory\n");
+		return ST_FAIL;
+	}
+	if (gateopt_parse_files(argc, argv, &g, paths, &n, err, sizeof err) != 0)
 		rc = ST_USAGE;
-	else if (!path)
+	else if (n == 0)
 		rc = errmsg_status(ST_USAGE, err, sizeof err, "give the results file to judge");
-	else if (gate_spec_judge_file(&g, path, stdout, stderr, &verdict, err, sizeof err) == 0)
+	else if (n == 1 && g.fleet_on)
+		rc = errmsg_status(ST_USAGE, err, sizeof err,
+		                   "--on pooled and --on each-machine judge a fleet: give the results "
+		                   "files of two machines or more");
+	else if ((n == 1 ? gate_spec_judge_file(&g, paths[0], stdout, stderr, &verdict, err,
+	                                        sizeof err)
+	                 : gate_fleet_judge_files(&g, paths, n, stdout, stderr, &verdict, err,
+	                                          sizeof err)) == 0)
 		rc = gate_outcome_status(verdict);
 	else
 		rc = ST_USAGE;
+	free(paths);
 	if (rc == ST_USAGE)
 		fprintf(stderr, "allocab: gate: %s\n", err);
 	fflush(stdout);

@@ -7,7 +7,9 @@
 #include "common/opt.h"
 #include "common/optdoc.h"
 #include "front/cmd/commands.h"
+#include "front/export/export.h"
 
+#include <math.h>
 #include <string.h>
 
 int gateopt_pct(const char *s, double *out)
@@ -17,6 +19,14 @@ int gateopt_pct(const char *s, double *out)
 	if (num_parse_double(s, 1, &v) < 0 || !(v >= 0 && v < 100))
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int gateopt_equivalence(const char *s, double *out, char *err, size_t errlen)
+{
+	if (gateopt_pct(s, out) != 0)
+		return errmsg_fail(err, errlen,
+		                   "--equivalence '%s': want a percentage 0 <= M < 100, e.g. 2%%", s);
 	return 0;
 }
 
@@ -32,6 +42,62 @@ int gateopt_conf(const char *s, double *out)
 	return 0;
 }
 
+static const char *format_at(size_t i, const char **summary)
+{
+	const struct exporter *x = export_at(i);
+
+	if (x)
+		*summary = x->summary;
+	return x ? x->name : NULL;
+}
+const struct opt_values gateopt_format_values = {NULL, format_at};
+
+static const char *regime_at(size_t i, const char **summary)
+{
+	(void)summary;
+	return i < CMP_REGIMES_COUNT ? cmp_regimes_name((enum cmp_regimes)i) : NULL;
+}
+const struct opt_values gateopt_regime_values = {NULL, regime_at};
+
+static const char *const phases_words[] = {"all", NULL};
+const struct opt_values gateopt_phases_values = {phases_words, NULL};
+
+int gateopt_margin(const char *opt, const char *v, int slowdown, double *margin, char *err,
+                   size_t errlen)
+{
+	double pct;
+
+	if (!isnan(*margin))
+		return errmsg_fail(err, errlen, "give one of --min-speedup or --max-slowdown");
+	if (gateopt_pct(v, &pct) != 0)
+		return errmsg_fail(err, errlen, "%s '%s': want a percentage 0 <= P < 100, e.g. 5%%",
+		                   opt, v);
+	*margin = slowdown ? 1 + pct / 100 : 1 - pct / 100;
+	return 0;
+}
+
+int gateopt_phases(const char *v, int *all, char *err, size_t errlen)
+{
+	if (strcmp(v, "all") != 0)
+		return errmsg_fail(err, errlen, "--phases '%s': only 'all' is known", v);
+	*all = 1;
+	return 0;
+}
+
+int gateopt_regimes(const char *v, enum cmp_regimes *r, char *err, size_t errlen)
+{
+	if (cmp_regimes_parse(v, r) != 0)
+		return errmsg_fail(err, errlen, "--regime '%s': want cold, steady or both", v);
+	return 0;
+}
+
+int gateopt_level(const char *v, double *conf, char *err, size_t errlen)
+{
+	if (gateopt_conf(v, conf) != 0)
+		return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
+	return 0;
+}
+
 enum {
 	G_CANDIDATE,
 	G_BASELINE,
@@ -43,11 +109,16 @@ enum {
 	G_WORKLOAD,
 	G_CONF,
 	G_REGIME,
+	G_EQUIVALENCE,
 	G_COUNT
 };
 
-enum { ON_EACH, ON_GEOMEAN };
-static const char *const on_words[] = {[ON_EACH] = "each", [ON_GEOMEAN] = "geomean", NULL};
+enum { ON_EACH, ON_GEOMEAN, ON_POOLED, ON_EACH_MACHINE };
+static const char *const on_words[] = {[ON_EACH] = "each",
+                                       [ON_GEOMEAN] = "geomean",
+                                       [ON_POOLED] = "pooled",
+                                       [ON_EACH_MACHINE] = "each-machine",
+                                       NULL};
 static const struct opt_values on_values = {on_words, NULL};
 
 /* Every regime of compare but both: the gate decides on one (CMP_REGIMES_BOTH is the first). */
@@ -63,8 +134,8 @@ static const struct opt gate_opts[G_COUNT] = {
     [G_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_REPEAT | OPT_ALLOCATOR, "NAME",
                      .help = "the arm judged (required without --against)"},
     [G_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_REPEAT | OPT_ALLOCATOR, "NAME",
-                    .help = "the arm it is judged against (default: system; a --cmd or "
-                            "--program bench: its first arm)"},
+                    .help = "the arm it is judged against (default: the file's config.baseline: "
+                            "the arm of the baseline backend, system, or else the first arm)"},
     [G_AGAINST] = {"--against", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "OLD",
                    .help = "judge every arm of NEW (or only --candidate) against the same arm "
                            "of the stored results OLD, two-sample (R is t_new/t_old); not "
@@ -78,7 +149,10 @@ static const struct opt gate_opts[G_COUNT] = {
     [G_ON] = {"--on", 0, OPT_VALUE | OPT_REPEAT, NULL,
               .help = "what is judged: each (default) every workload's total (or --phase), PASS "
                       "when all pass; geomean one decision on the geometric mean over the "
-                      "workloads (per arm with --against)",
+                      "workloads (per arm with --against); with several files (a fleet): pooled "
+                      "(default) each comparison's pooled interval, each-machine every "
+                      "machine's own; given twice for both, e.g. --on geomean --on "
+                      "each-machine",
               .values = &on_values},
     [G_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",
                  .help = "judge this phase instead of each workload's total"},
@@ -91,12 +165,19 @@ static const struct opt gate_opts[G_COUNT] = {
                           "repetitions, what a long-running process sees) or cold (its first "
                           "repetition)",
                   .values = &regime_values},
+    [G_EQUIVALENCE] = {"--equivalence", 0, OPT_VALUE | OPT_REPEAT, "M%",
+                       .help = "with --max-slowdown: a comparison whose whole interval lies "
+                               "within ±M% also passes (equivalent), and FAIL needs a slowdown "
+                               "beyond both P and M (default: the file's bench --equivalence, "
+                               "else none)"},
 };
 
 const struct opt_doc gate_doc = {
     .prog = "allocab gate",
     .synopsis = (const char *const[]){"RESULTS --candidate NAME --min-speedup P% [OPTIONS]",
-                                      "NEW --against OLD --max-slowdown P% [OPTIONS]", NULL},
+                                      "NEW --against OLD --max-slowdown P% [OPTIONS]",
+                                      "RESULTS RESULTS... --candidate NAME [OPTIONS]",
+                                      NULL},
     .about = "Judges the comparisons `allocab compare` would report against a margin on the "
              "ratio R = t_candidate/t_baseline.\n",
     .opts = gate_opts,
@@ -110,8 +191,17 @@ const struct opt_doc gate_doc = {
         "t_cand/t_base in parentheses.\n"
         "A file that measured cold only is judged on cold, with a warning, unless --regime "
         "steady is given. Every verdict line names its regime.\n"
+        "A file written by bench --gate, whose rounds the gate looked at after every round, is "
+        "judged with the sequential intervals of its recorded plan (config.sequential), as the "
+        "bench judged it; its lines then say \"sequential\" and after which round of the plan "
+        "(docs/methodology.md, \"Sequential decisions\").\n"
         "A comparison without a single usable pair of rounds is FAIL: \"no verified rounds for "
         "ARM: REASON\".\n"
+        "Several files are a fleet, one machine each (allocab merge; docs/fleet.md): --on pooled "
+        "(default) judges each comparison's pooled interval (random effects, "
+        "Hartung-Knapp-Sidik-Jonkman), --on each-machine every machine's own interval "
+        "(Bonferroni over all of them for FAIL). A comparison that a machine lacks or cannot "
+        "pool is never PASS.\n"
         "Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input (README.md, \"Exit "
         "status\").\n",
 };
@@ -138,14 +228,23 @@ static int gate_option(struct gate_spec *g, int k, const char *v, int *have_marg
 		g->slowdown = k == G_MAX_SLOWDOWN;
 		return 0;
 	case G_ON:
-		if (strcmp(v, on_words[ON_EACH]) != 0 && strcmp(v, on_words[ON_GEOMEAN]) != 0)
-			return errmsg_fail(err, errlen, "--on '%s': want each or geomean", v);
-		g->on_geomean = strcmp(v, on_words[ON_GEOMEAN]) == 0;
+		if (strcmp(v, on_words[ON_EACH_MACHINE]) == 0 || strcmp(v, on_words[ON_POOLED]) == 0) {
+			g->each_machine = strcmp(v, on_words[ON_EACH_MACHINE]) == 0;
+			g->fleet_on = 1;
+		} else if (strcmp(v, on_words[ON_EACH]) == 0 || strcmp(v, on_words[ON_GEOMEAN]) == 0) {
+			g->on_geomean = strcmp(v, on_words[ON_GEOMEAN]) == 0;
+		} else
+			return errmsg_fail(err, errlen,
+			                   "--on '%s': want each or geomean (the comparisons), or "
+			                   "pooled or each-machine (a fleet)",
+			                   v);
 		return 0;
 	case G_CONF:
 		if (gateopt_conf(v, &g->conf) != 0)
 			return errmsg_fail(err, errlen, "--conf '%s': want a level in [0.5, 1)", v);
 		return 0;
+	case G_EQUIVALENCE:
+		return gateopt_equivalence(v, &g->equivalence, err, errlen);
 	case G_REGIME:
 		if (cmp_regimes_parse(v, &g->regime) != 0 || g->regime == CMP_REGIMES_BOTH)
 			return errmsg_fail(
@@ -161,28 +260,35 @@ static int gate_option(struct gate_spec *g, int k, const char *v, int *have_marg
 	return 0;
 }
 
-/* Gate options from argv[1..]; positional arguments go to *pos (at most one) when pos is not
- * NULL. */
-static int parse_gate(int argc, char **argv, struct gate_spec *g, const char **pos, char *err,
-                      size_t errlen)
+/* Gate options from argv[1..]; positional arguments go to pos[0..cap) (*npos of them) when pos
+ * is not NULL. */
+static int parse_gate(int argc, char **argv, struct gate_spec *g, const char **pos, size_t cap,
+                      size_t *npos, char *err, size_t errlen)
 {
 	struct opt_parser p;
 	int have_margin = 0, k;
 	const char *v;
+	size_t n = 0;
 
 	opt_init(&p, argc, argv, 1, gate_opts, G_COUNT);
 	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
-		if (k == OPT_ARG && (!pos || *pos))
+		if (k == OPT_ARG && (!pos || n == cap))
 			return errmsg_fail(err, errlen, "unexpected argument '%s'", v);
 		if (k == OPT_ARG)
-			*pos = v;
+			pos[n++] = v;
 		else if (gate_option(g, k, v, &have_margin, err, errlen) != 0)
 			return -1;
 	}
+	if (npos)
+		*npos = n;
 	if (!have_margin)
 		return errmsg_fail(err, errlen, "give --min-speedup P%% or --max-slowdown P%%");
+	if (!isnan(g->equivalence) && !g->slowdown)
+		return errmsg_fail(err, errlen,
+		                   "--equivalence relaxes a no-regression requirement "
+		                   "(--max-slowdown), not --min-speedup");
 	if (!g->against && !g->candidate)
 		return errmsg_fail(err, errlen, "give --candidate NAME (or --against OLD)");
 	if (g->against && g->baseline)
@@ -196,5 +302,13 @@ int gateopt_parse(int argc, char **argv, struct gate_spec *g, const char **pos, 
                   size_t errlen)
 {
 	gate_spec_init(g);
-	return parse_gate(argc, argv, g, pos, err, errlen);
+	return parse_gate(argc, argv, g, pos, 1, NULL, err, errlen);
+}
+
+int gateopt_parse_files(int argc, char **argv, struct gate_spec *g, const char **files,
+                        size_t *nfiles, char *err, size_t errlen)
+{
+	gate_spec_init(g);
+	*nfiles = 0;
+	return parse_gate(argc, argv, g, files, (size_t)argc, nfiles, err, errlen);
 }

@@ -5,6 +5,7 @@
 #include "common/opt.h"
 #include "common/optdoc.h"
 #include "common/status.h"
+#include "common/utf8.h"
 #include "front/tracestat/tracestat.h"
 
 #include <stdio.h>
@@ -44,7 +45,7 @@ static int info(const char *path, int json, int all)
 	}
 	if (json) {
 		cJSON *doc = tracestat_json(&r, path);
-		char *text = doc ? cJSON_Print(doc) : NULL;
+		char *text = doc ? utf8_fix(cJSON_Print(doc)) : NULL;
 		cJSON_Delete(doc);
 		if (text)
 			puts(text);

@@ -27,6 +27,7 @@ struct cmp_builder {
 	double *pa, *pb;  /* round positions matching a and b */
 	double *rss;      /* scratch for memory figures */
 	size_t cap;
+	int counting; /* a first pass that only counts the usable rows (the family's size) */
 };
 
 /* The builder's steps return 0, -1 for bad input (err set) or CMP_NO_MEMORY. */
@@ -68,8 +69,8 @@ void cmp_row_sides(struct cmp_builder *b, struct cmp_row *row, const struct rf_d
 
 /* cmpverdict.c */
 
-/* Holm over the usable rows of b->r: sets r->need and each usable row's p_holm and verdict.
- * Returns 0 or CMP_NO_MEMORY. */
+/* The verdicts of the usable rows of b->r, read off their family-level intervals: sets r->need
+ * and each usable row's p_adj, equivalent and verdict. Returns 0. */
 int cmp_decide(struct cmp_builder *b);
 /* Appends the report's warnings (drift, too few rounds, insufficient data, regimes, runs that
  * never settled, telemetry) and sets verdict_warning and telemetry_warning. Returns 0 or

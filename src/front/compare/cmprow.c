@@ -1,10 +1,12 @@
 /* cmprow.c - the statistics of one comparison row (compare.h, docs/methodology.md): paired
  * log ratios with Hodges-Lehmann, signed-rank (or bootstrap) interval and Wilcoxon p; two files
- * with the Hodges-Lehmann shift and Mann-Whitney; the geometric mean over workloads; drift. */
+ * with the Hodges-Lehmann shift and Mann-Whitney; the geometric mean over workloads; drift; the
+ * sequential interval when a plan is given. Intervals at the family level and per comparison. */
 #include "front/compare/cmpint.h"
 
 #include "front/stats/stats.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -12,8 +14,10 @@ void cmp_row_set_na(struct cmp_row *row)
 {
 	struct stats_interval na = {NAN, NAN, NAN, NAN};
 
-	row->d = row->d_rank = row->d_boot = na;
-	row->sd = row->p = row->p_holm = row->drift_rho = row->drift_p = NAN;
+	row->d = row->d_rank = row->d_boot = row->d_each = row->d_seq = na;
+	row->seq_asked = 1;
+	row->sd = row->p = row->p_adj = row->drift_rho = row->drift_p = NAN;
+	row->equiv_pct = NAN;
 	row->med_base_ns = row->med_cand_ns = row->rss_ratio = NAN;
 	row->retained_base = row->retained_cand = row->peak_base_kib = row->peak_cand_kib = NAN;
 	row->rss_first_base = row->rss_first_cand = row->rss_last_base = row->rss_last_cand = NAN;
@@ -24,26 +28,50 @@ void cmp_row_set_na(struct cmp_row *row)
 	row->verdict = CMP_INSUFFICIENT;
 }
 
+/* The signed-rank interval of a's n values at the family level and at conf (once when equal). */
+static int rank_levels(struct cmp_builder *b, struct cmp_row *row, size_t n)
+{
+	double fam = b->r->family_conf, conf = b->o->conf;
+
+	if (stats_hl_interval(b->a, n, fam, &row->d_rank) != 0)
+		return -1;
+	if (fam == conf) {
+		row->d_each = row->d_rank;
+		return 0;
+	}
+	return stats_hl_interval(b->a, n, conf, &row->d_each);
+}
+
 /* Paired: a holds the n log ratios, pa their round positions. */
 static int paired_stats(struct cmp_builder *b, struct cmp_row *row, size_t n)
 {
 	const struct cmp_opts *o = b->o;
+	const double levels[2] = {b->r->family_conf, o->conf};
+	struct stats_interval boot[2];
 	double w;
 
 	row->n = n;
-	if (n < 2)
+	if (b->counting || n < 2) {
+		row->usable = b->counting && n >= 2;
 		return 0;
-	if (stats_hl_interval(b->a, n, o->conf, &row->d_rank) != 0 ||
-	    stats_wilcoxon(b->a, n, &w, &row->p) != 0 ||
+	}
+	if (rank_levels(b, row, n) != 0 || stats_wilcoxon(b->a, n, &w, &row->p) != 0 ||
 	    stats_spearman(b->pa, b->a, n, &row->drift_rho, &row->drift_p) != 0)
 		return CMP_NO_MEMORY;
 	row->d = row->d_rank;
 	if (o->bootstrap) {
-		if (stats_bootstrap(b->a, n, stats_hl_estimate, o->bootstrap, o->seed, o->conf,
-		                    &row->d_boot) != 0)
+		if (stats_bootstrap_levels(b->a, n, stats_hl_estimate, o->bootstrap, o->seed,
+		                           levels, 2, boot) != 0)
 			return CMP_NO_MEMORY;
 		row->has_boot = 1;
-		row->d = row->d_boot;
+		row->d = row->d_boot = boot[0];
+		row->d_each = boot[1];
+	}
+	if (o->seq) {
+		if (stats_seq_interval(b->a, n, o->seq, 1 - b->r->family_conf, &row->d_seq,
+		                       &row->seq_asked) != 0)
+			return CMP_NO_MEMORY;
+		row->has_seq = 1;
 	}
 	row->sd = stats_sd(b->a, n);
 	row->drift = row->drift_p < CMP_DRIFT_P;
@@ -51,17 +79,40 @@ static int paired_stats(struct cmp_builder *b, struct cmp_row *row, size_t n)
 	return 0;
 }
 
+/* Two files, with a plan: the new file's nc rounds of its N against the old file's nb, the
+ * information of a two-sample shift being 1 / (1/nb + 1/nc). */
+static int seq_shift(struct cmp_builder *bd, struct cmp_row *row, size_t nb, size_t nc)
+{
+	const struct stats_seq_plan *p = bd->o->seq;
+	double a = 0;
+
+	if (nc >= p->first_look && nc <= p->planned)
+		a = stats_seq_alpha_at((1 / (double)nb + 1 / (double)p->planned) /
+		                           (1 / (double)nb + 1 / (double)nc),
+		                       1 - bd->r->family_conf);
+	row->seq_asked = a > 0 ? 1 - a : 1;
+	row->has_seq = 1;
+	return stats_hl_shift_interval(bd->a, nb, bd->b, nc, fmin(row->seq_asked, 1 - DBL_EPSILON),
+	                               &row->d_seq);
+}
+
 /* Two files: a (nb values, positions pa) from the baseline, b (nc, pb) from the candidate. */
 static int unpaired_stats(struct cmp_builder *bd, struct cmp_row *row, size_t nb, size_t nc)
 {
 	double u, rho, p;
 
+	const double fam = bd->r->family_conf, conf = bd->o->conf;
+
 	row->n_base = nb;
 	row->n_cand = nc;
 	row->n = nb < nc ? nb : nc;
-	if (nb < 2 || nc < 2)
+	if (bd->counting || nb < 2 || nc < 2) {
+		row->usable = bd->counting && nb >= 2 && nc >= 2;
 		return 0;
-	if (stats_hl_shift_interval(bd->a, nb, bd->b, nc, bd->o->conf, &row->d_rank) != 0 ||
+	}
+	if (stats_hl_shift_interval(bd->a, nb, bd->b, nc, fam, &row->d_rank) != 0 ||
+	    stats_hl_shift_interval(bd->a, nb, bd->b, nc, conf, &row->d_each) != 0 ||
+	    (bd->o->seq && seq_shift(bd, row, nb, nc) != 0) ||
 	    stats_mann_whitney(bd->a, nb, bd->b, nc, &u, &row->p) != 0 ||
 	    stats_spearman(bd->pa, bd->a, nb, &row->drift_rho, &row->drift_p) != 0 ||
 	    stats_spearman(bd->pb, bd->b, nc, &rho, &p) != 0)
@@ -82,7 +133,8 @@ int cmp_row_paired(struct cmp_builder *b, struct cmp_row *row, size_t w, size_t 
 	const struct rf_doc *doc = b->r->base;
 	size_t n = 0, nr = 0;
 
-	cmp_row_sides(b, row, doc, ba, w, doc, ca, w, p);
+	if (!b->counting)
+		cmp_row_sides(b, row, doc, ba, w, doc, ca, w, p);
 	for (size_t i = 0; i < doc->nrounds; i++) {
 		const struct rf_run *rb = rf_run(doc, i, ba, w), *rc = rf_run(doc, i, ca, w);
 		const double tb = rb->t_regime[b->g][p], tc = rc->t_regime[b->g][p];
@@ -122,7 +174,8 @@ int cmp_row_unpaired(struct cmp_builder *b, struct cmp_row *row, size_t wb, size
 	const struct cmp_report *r = b->r;
 	size_t nb, nc;
 
-	cmp_row_sides(b, row, r->base, ab, wb, r->cand, ac, wc, p);
+	if (!b->counting)
+		cmp_row_sides(b, row, r->base, ab, wb, r->cand, ac, wc, p);
 	row->rss_ratio = row->peak_cand_kib / row->peak_base_kib;
 	nb = log_times(b, r->base, ab, wb, p, b->a, b->pa, &row->flagged);
 	nc = log_times(b, r->cand, ac, wc, p, b->b, b->pb, &row->flagged);

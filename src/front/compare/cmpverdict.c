@@ -1,52 +1,104 @@
-/* cmpverdict.c - the report-wide pass of a comparison (compare.h): Holm's correction and each
- * row's verdict, then the warnings a reader must see (drift, too few rounds, insufficient data,
- * regimes, never-settled runs, telemetry). */
+/* cmpverdict.c - the report-wide pass of a comparison (compare.h): each row's verdict from its
+ * family-level interval, then the warnings a reader must see (drift, too few rounds, insufficient
+ * data, regimes, never-settled runs, telemetry); and the verdicts' names, levels and margins as
+ * text. */
 #include "front/compare/cmpint.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+const char *cmp_verdict_name(enum cmp_verdict v)
+{
+	switch (v) {
+	case CMP_FASTER:
+		return "faster";
+	case CMP_SLOWER:
+		return "slower";
+	case CMP_EQUIVALENT:
+		return "equivalent";
+	case CMP_NO_DIFFERENCE:
+		return "no detectable difference";
+	case CMP_TOO_FEW:
+		return "too few rounds for a verdict";
+	default:
+		return "insufficient data";
+	}
+}
+
+const char *cmp_verdict_text(const struct cmp_row *row, char *buf, size_t len)
+{
+	if (row->verdict == CMP_TOO_FEW)
+		snprintf(buf, len, "%s: need %zu", cmp_verdict_name(row->verdict), row->need);
+	else if (row->verdict == CMP_EQUIVALENT)
+		snprintf(buf, len, "equivalent within ±%g%%", row->equiv_pct);
+	else if (row->equivalent)
+		snprintf(buf, len, "%s, within ±%g%%", cmp_verdict_name(row->verdict),
+		         row->equiv_pct);
+	else
+		snprintf(buf, len, "%s", cmp_verdict_name(row->verdict));
+	return buf;
+}
+
+const char *cmp_level_text(double level, char *buf, size_t len)
+{
+	double v = 100 * level, tol = (100 - v) / 40;
+
+	for (int prec = 3; prec <= 7; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (fabs(strtod(buf, NULL) - v) <= tol)
+			break;
+	}
+	return buf;
+}
+
+double cmp_equiv_log(double pct)
+{
+	return pct > 0 ? log1p(pct / 100) : NAN;
+}
+
+double cmp_pick_equivalence(double given, const struct rf_doc *d, double dflt)
+{
+	return !isnan(given) ? given : d && !isnan(d->equivalence) ? d->equivalence : dflt;
+}
 
 #define warnf(b, ...) (noise_warnf(&(b)->r->warn, &(b)->r->nwarn, __VA_ARGS__) ? CMP_NO_MEMORY : 0)
 
-/* Holm over the usable rows; a row left undecided whose rounds could not have decided it (n below
- * the report's rounds rule, stats.h) says so instead of "no detectable difference". */
+/* A usable row's verdict: none when its interval could not reach the family level, else where
+ * the interval lies: beyond 1 either way, inside the equivalence margin, or neither. */
+static enum cmp_verdict verdict_of(const struct cmp_report *r, struct cmp_row *row)
+{
+	double l = cmp_equiv_log(r->equivalence);
+
+	if (row->d.level < r->family_conf - 1e-9) {
+		row->need = r->need > row->n ? r->need : row->n + 1;
+		return CMP_TOO_FEW;
+	}
+	row->equivalent = !isnan(l) && row->d.lo >= -l && row->d.hi <= l;
+	if (row->d.hi < 0)
+		return CMP_FASTER;
+	if (row->d.lo > 0)
+		return CMP_SLOWER;
+	return row->equivalent ? CMP_EQUIVALENT : CMP_NO_DIFFERENCE;
+}
+
 int cmp_decide(struct cmp_builder *b)
 {
 	struct cmp_report *r = b->r;
-	double *p = calloc(r->nrows + 1, sizeof *p), *adj = calloc(r->nrows + 1, sizeof *adj);
 	double alpha = 1.0 - r->conf;
-	size_t m = 0, k = 0;
 
-	if (!p || !adj) {
-		free(p);
-		free(adj);
-		return CMP_NO_MEMORY;
-	}
-	for (size_t i = 0; i < r->nrows; i++)
-		if (r->rows[i].usable)
-			p[m++] = r->rows[i].p;
-	r->need = r->paired ? stats_signrank_min_n(alpha, m ? m : 1)
-	                    : stats_ranksum_min_n(alpha, m ? m : 1);
-	if (m && stats_holm(p, m, adj) != 0)
-		m = (size_t)-1;
-	for (size_t i = 0; m != (size_t)-1 && i < r->nrows; i++) {
+	r->need = r->paired ? stats_signrank_min_n(alpha, r->family)
+	                    : stats_ranksum_min_n(alpha, r->family);
+	for (size_t i = 0; i < r->nrows; i++) {
 		struct cmp_row *row = &r->rows[i];
+		row->equiv_pct = r->equivalence;
 		if (!row->usable)
 			continue;
-		row->p_holm = adj[k++];
-		row->verdict = CMP_NO_DIFFERENCE;
-		if (row->p_holm < alpha && row->d.hi < 0)
-			row->verdict = CMP_FASTER;
-		else if (row->p_holm < alpha && row->d.lo > 0)
-			row->verdict = CMP_SLOWER;
-		else if (row->n < r->need) {
-			row->verdict = CMP_TOO_FEW;
-			row->need = r->need;
-		}
+		row->p_adj = fmin(1, (double)r->family * row->p);
+		row->verdict = verdict_of(r, row);
 	}
-	free(p);
-	free(adj);
-	return m == (size_t)-1 ? CMP_NO_MEMORY : 0;
+	return 0;
 }
 
 static const char *row_name(const struct cmp_row *row, char *buf, size_t len)
@@ -176,16 +228,35 @@ int cmp_warnings(struct cmp_builder *b)
 		r->verdict_warning = (long)r->nwarn;
 		rc = warnf(
 		    b,
-		    "%zu comparison%s too few rounds for a verdict (n = %zu): %zu comparisons "
-		    "at alpha %.2g need %zu %s (the smallest n with %s <= alpha/%zu); run "
-		    "more rounds or compare less (--candidate, --workload, --phase)",
-		    too_few, too_few == 1 ? " has" : "s have", few_n, m, 1 - r->conf, r->need,
-		    r->paired ? "paired rounds" : "rounds per file",
-		    r->paired ? "2/2^n" : "2/C(2n,n)", m);
+		    "%zu comparison%s too few rounds for a verdict (n = %zu): the simultaneous "
+		    "intervals of %zu comparisons (each at 1 - %.2g/%zu, Bonferroni) need %zu %s "
+		    "(the smallest n with %s <= alpha/%zu); run more rounds or compare less "
+		    "(--candidate, --workload, --phase)",
+		    too_few, too_few == 1 ? " has" : "s have", few_n, m, 1 - r->conf, r->family,
+		    r->need, r->paired ? "paired rounds" : "rounds per file",
+		    r->paired ? "2/2^n" : "2/C(2n,n)", r->family);
 	}
 	if (rc == 0 && insufficient)
 		rc = warnf(b, "%zu comparison%s with fewer than 2 usable rounds: insufficient data",
 		           insufficient, insufficient == 1 ? "" : "s");
+	for (const struct rf_doc *d = r->base; rc == 0 && !b->o->seq && d;
+	     d = d == r->cand ? NULL : r->cand)
+		if (d->seq.planned && strcmp(d->status, "decided") == 0)
+			rc = warnf(b,
+			           "%s: a sequential gate (bench --gate) stopped its rounds when it "
+			           "decided: these fixed-n intervals do not allow for that; `allocab "
+			           "gate` judges it with the sequential interval (docs/methodology.md, "
+			           "\"Sequential decisions\")",
+			           d->path);
+	for (const struct rf_doc *d = r->base; rc == 0 && d; d = d == r->cand ? NULL : r->cand)
+		if (d->nleft)
+			rc = warnf(b,
+			           "%s: adaptive allocation let cells leave the rounds when their "
+			           "comparisons were decided by their sequential intervals (%zu runs "
+			           "not made): the fixed-n intervals of those comparisons do not allow for "
+			           "that stop; the decision is the sequential interval's "
+			           "(docs/methodology.md, \"Adaptive allocation\")",
+			           d->path, d->nleft);
 	if (rc == 0)
 		rc = regime_warnings(b);
 	if (rc == 0 && r->nflags) {

@@ -1,7 +1,7 @@
 /* compare.c - cmp_build's orchestration (docs/methodology.md): checks the names asked for, picks
  * the regimes and arms, adds the rows (statistics in cmprow.c, per-side summaries in cmpside.c)
- * and the geometric mean, then Holm, verdicts and warnings (cmpverdict.c); plus the names of
- * verdicts and regimes. Telemetry spikes come from noise.c. */
+ * and the geometric mean (after a first pass that counts the comparisons the family level is
+ * shared by), then verdicts and warnings (cmpverdict.c); plus the names of verdicts and regimes. Telemetry spikes come from noise.c. */
 #include "front/compare/cmpint.h"
 
 #include "common/errmsg.h"
@@ -37,31 +37,6 @@ int cmp_regimes_parse(const char *s, enum cmp_regimes *out)
 const char *cmp_regimes_name(enum cmp_regimes r)
 {
 	return (unsigned)r < CMP_REGIMES_COUNT ? regimes_names[r] : "both";
-}
-
-const char *cmp_verdict_name(enum cmp_verdict v)
-{
-	switch (v) {
-	case CMP_FASTER:
-		return "faster";
-	case CMP_SLOWER:
-		return "slower";
-	case CMP_NO_DIFFERENCE:
-		return "no detectable difference";
-	case CMP_TOO_FEW:
-		return "too few rounds for a verdict";
-	default:
-		return "insufficient data";
-	}
-}
-
-const char *cmp_verdict_text(const struct cmp_row *row, char *buf, size_t len)
-{
-	if (row->verdict == CMP_TOO_FEW)
-		snprintf(buf, len, "%s: need %zu", cmp_verdict_name(row->verdict), row->need);
-	else
-		snprintf(buf, len, "%s", cmp_verdict_name(row->verdict));
-	return buf;
 }
 
 static int want_phase(const struct cmp_opts *o, const struct rf_workload *w, size_t p)
@@ -248,6 +223,27 @@ static int add_rows(struct cmp_builder *b, size_t base_arm)
 	return rc;
 }
 
+/* The size of the family the intervals' level is shared by: the usable rows, counted by a pass of
+ * add_rows that computes no statistic (1 when each comparison stands alone). */
+static int count_family(struct cmp_builder *b, size_t base_arm)
+{
+	struct cmp_report *r = b->r;
+	size_t m = 0;
+	int rc = 0;
+
+	if (!b->o->per_comparison) {
+		b->counting = 1;
+		rc = add_rows(b, base_arm);
+		b->counting = 0;
+		for (size_t i = 0; i < r->nrows; i++)
+			m += r->rows[i].usable;
+		r->nrows = 0;
+	}
+	r->family = m ? m : 1;
+	r->family_conf = 1 - (1 - r->conf) / (double)r->family;
+	return rc;
+}
+
 /* The regimes to compare: those asked for that both documents measured. Asking for one that a
  * document lacks is refused; with both asked, a missing one is left out (the report says so).
  * Documents without any ok run compare the cold regime, which then has insufficient data. */
@@ -285,7 +281,7 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	struct cmp_report *r = calloc(1, sizeof *r);
 	struct cmp_builder b = {.r = r, .o = o};
 	const struct rf_doc *c = cand ? cand : base;
-	const char *bname = o->baseline ? o->baseline : base->commands ? base->arms[0] : "system";
+	const char *bname = o->baseline ? o->baseline : base->baseline;
 	int ba = -1, rc;
 	char list[1024];
 
@@ -298,6 +294,9 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	r->base = base;
 	r->cand = c;
 	r->conf = o->conf;
+	r->family_conf = o->conf;
+	r->family = 1;
+	r->equivalence = o->equivalence > 0 ? o->equivalence : NAN;
 	r->bootstrap = o->bootstrap;
 	r->seed = o->seed;
 	if ((rc = check_names(base, cand, o, err, errlen)) != 0 ||
@@ -340,6 +339,8 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 		rc = CMP_NO_MEMORY;
 	if (rc == 0 && cand && noise_flag_spikes(cand, &r->flags, &r->nflags) != 0)
 		rc = CMP_NO_MEMORY;
+	if (rc == 0)
+		rc = count_family(&b, ba < 0 ? 0 : (size_t)ba);
 	if (rc == 0)
 		rc = add_rows(&b, ba < 0 ? 0 : (size_t)ba);
 	if (rc == 0 && r->nrows == 0 && r->paired)
@@ -394,4 +395,14 @@ void cmp_free(struct cmp_report *r)
 	free(r->rows);
 	free(r->flags);
 	free(r);
+}
+
+int cmp_row_seq_decided(const struct cmp_row *row)
+{
+	double m = cmp_equiv_log(row->equiv_pct);
+	const struct stats_interval *i = &row->d_seq;
+
+	if (!row->usable || !row->has_seq || !(row->seq_asked < 1) || !(i->level >= row->seq_asked))
+		return 0;
+	return i->lo > 0 || i->hi < 0 || (m > 0 && -m <= i->lo && i->hi <= m);
 }

@@ -20,9 +20,21 @@
 #define CMP_MAX_BOOT_POINTS 1e7
 #define CMP_DRIFT_P         0.01 /* Spearman p below which rounds are not exchangeable */
 
-/* CMP_TOO_FEW: no verdict yet, and none possible with these rounds: the exact test's smallest
- * p-value cannot pass Holm's first step over the report's m comparisons (cmp_row.need). */
-enum cmp_verdict { CMP_INSUFFICIENT, CMP_NO_DIFFERENCE, CMP_FASTER, CMP_SLOWER, CMP_TOO_FEW };
+/* The verdicts, read off the printed interval (docs/methodology.md, "Reading the output"):
+ * CMP_FASTER or CMP_SLOWER when it lies wholly beyond 1, CMP_EQUIVALENT when it lies inside the
+ * equivalence margin +-M (cmp_opts.equivalence), else CMP_NO_DIFFERENCE. CMP_TOO_FEW: no verdict, and none
+ * possible with these rounds: no interval of them reaches the family level (the exact
+ * interval's widest level is 1 - 2/2^n; cmp_row.need). */
+enum cmp_verdict {
+	CMP_INSUFFICIENT,
+	CMP_NO_DIFFERENCE,
+	CMP_FASTER,
+	CMP_SLOWER,
+	CMP_TOO_FEW,
+	CMP_EQUIVALENT
+};
+/* The equivalence margin compare and the claims check use when none is given (percent). */
+#define CMP_DEFAULT_EQUIVALENCE 2.0
 
 /* Which regimes a report compares (--regime): both (steady rows first), or one. */
 enum cmp_regimes { CMP_REGIMES_BOTH, CMP_REGIMES_COLD, CMP_REGIMES_STEADY };
@@ -34,7 +46,7 @@ int cmp_regimes_parse(const char *s, enum cmp_regimes *out);
 const char *cmp_regimes_name(enum cmp_regimes r);
 
 struct cmp_opts {
-	const char *baseline;  /* one file: the baseline arm; NULL = system (commands: first arm) */
+	const char *baseline;  /* one file: the baseline arm; NULL = the document's (rf_doc.baseline) */
 	const char *candidate; /* NULL = every arm but the baseline (two files: every common arm) */
 	const char *workload;  /* NULL = every workload */
 	const char *phase;  /* NULL = the total, or every phase of a workload flagged show_phases */
@@ -43,6 +55,14 @@ struct cmp_opts {
 	uint32_t bootstrap; /* 0 = signed-rank interval; else resamples (>= CMP_MIN_BOOTSTRAP) */
 	uint64_t seed;      /* bootstrap seed */
 	enum cmp_regimes regimes; /* both by default */
+	/* 0: every interval simultaneous at the family level 1 - (1 - conf)/m, Bonferroni over the
+	 * report's m usable comparisons (what compare prints and decides on); 1: each at conf (the
+	 * gate, which sets its own levels) */
+	int per_comparison;
+	double equivalence; /* M percent: equivalent within +-M% (rows' verdicts); NAN: none */
+	/* when not NULL: every row also gets its sequential interval after its n of the plan's N
+	 * rounds at the family level (d_seq; docs/methodology.md, "Sequential decisions") */
+	const struct stats_seq_plan *seq;
 };
 
 /* One comparison. d is the log ratio ln(t_candidate / t_baseline): negative = candidate faster. */
@@ -53,14 +73,23 @@ struct cmp_row {
 	size_t n;                /* paired: usable rounds; two files: min(n_base, n_cand) */
 	size_t n_base, n_cand;   /* ok runs behind each side */
 	int usable;              /* n >= 2: the figures below are set, else NAN */
-	struct stats_interval d; /* estimate and the interval used for verdict and gate */
+	/* estimate and the interval the verdict rests on, the one every format prints: at the
+	 * report's family level (cmp_report.family_conf) */
+	struct stats_interval d;
 	struct stats_interval
-	    d_rank; /* signed-rank (paired) or Mann-Whitney (two files) interval */
+	    d_rank; /* signed-rank (paired) or Mann-Whitney (two files), at the family level */
 	int has_boot;
-	struct stats_interval d_boot; /* percentile bootstrap, when asked for (paired only) */
-	double sd;                    /* standard deviation of the per-round log ratios (paired) */
-	double p, p_holm; /* Wilcoxon signed-rank (paired) or Mann-Whitney; Holm over the report */
+	struct stats_interval d_boot; /* percentile bootstrap, when asked for (paired only), likewise */
+	struct stats_interval d_each; /* the same method's interval at conf, per comparison */
+	int has_seq;                  /* d_seq is set (cmp_opts.seq) */
+	struct stats_interval d_seq;  /* the sequential interval at the family level */
+	double seq_asked; /* the nominal level d_seq must reach to decide; 1: no decision yet */
+	double sd;        /* standard deviation of the per-round log ratios (paired) */
+	double p;         /* Wilcoxon signed-rank (paired) or Mann-Whitney, two-sided */
+	double p_adj;     /* Bonferroni over the report: min(1, m p) (per comparison: p) */
 	enum cmp_verdict verdict;
+	int equivalent;     /* d reaches the family level and lies within +-equiv_pct */
+	double equiv_pct;   /* the report's equivalence margin (NAN: none) */
 	double med_base_ns, med_cand_ns; /* median times over the ok runs of each side */
 	double rss_ratio; /* peak RSS, candidate / baseline: median of paired ratios */
 	size_t rss_n;
@@ -87,6 +116,9 @@ struct cmp_report {
 	const struct rf_doc *base, *cand; /* the same document when paired */
 	const char *baseline;             /* paired: the baseline arm */
 	double conf;
+	size_t family;      /* m: the usable comparisons the level is shared by (1 per comparison) */
+	double family_conf; /* 1 - (1 - conf) / family: the level of every row's d */
+	double equivalence; /* the margin in percent, NAN: none */
 	uint32_t bootstrap;
 	uint64_t seed;
 	size_t nrows, nflags, nwarn;
@@ -94,8 +126,8 @@ struct cmp_report {
 	struct noise_flag *flags; /* telemetry spikes in the documents compared */
 	char **warn;              /* one line each, no newline */
 	const char *calibration;  /* what floor_pct comes from (front/calib/calib.h), or NULL; not owned */
-	long verdict_warning;     /* index in warn of the note that Holm leaves no verdict possible
-	                             (irrelevant to the gate), or -1 */
+	long verdict_warning;     /* index in warn of the note that too few rounds leave no verdict
+	                             possible (irrelevant to the gate), or -1 */
 	size_t need;              /* rounds every comparison of the report needs for a verdict */
 	long telemetry_warning;   /* index in warn of the telemetry counts, or -1 */
 };
@@ -115,11 +147,24 @@ void cmp_drop_telemetry(struct cmp_report *r);
 /* Conversions from a log ratio d = ln(t_candidate / t_baseline). */
 double cmp_speedup(double d);     /* exp(-d) */
 double cmp_improvement(double d); /* (1 - exp(d)) x 100 */
-/* The verdict's stable name: "faster", "slower", "no detectable difference", "insufficient data"
- * or "too few rounds for a verdict". */
+/* The verdict's stable name: "faster", "slower", "equivalent", "no detectable difference",
+ * "insufficient data" or "too few rounds for a verdict". */
 const char *cmp_verdict_name(enum cmp_verdict v);
-/* The verdict as a reader sees it: the name, and for CMP_TOO_FEW ": need N". Returns buf. */
+/* The verdict as a reader sees it: "equivalent within ±M%", "faster, within ±M%" (both hold),
+ * "too few rounds for a verdict: need N", else the name. Returns buf. */
 const char *cmp_verdict_text(const struct cmp_row *row, char *buf, size_t len);
+/* A level as a percentage, to a fortieth of its complement (0.95 "95", 0.9875 "98.75", 0.999167
+ * "99.917"): what every format and the gate print. Returns buf. */
+const char *cmp_level_text(double level, char *buf, size_t len);
+/* log(1 + pct/100): the equivalence margin on the log-ratio scale (NAN unless pct > 0). */
+double cmp_equiv_log(double pct);
+/* Whether row's sequential interval (has_seq: cmp_opts.seq) decides it: it reached the level its
+ * look asks and lies beyond 0 (faster or slower) or within the equivalence margin (equivalent).
+ * Adaptive allocation lets a comparison stop on this (docs/methodology.md). */
+int cmp_row_seq_decided(const struct cmp_row *row);
+/* The equivalence margin to use: given when it is not NAN, else the document's
+ * (config.equivalence_pct) when it has one, else dflt. */
+double cmp_pick_equivalence(double given, const struct rf_doc *d, double dflt);
 
 /* Noise (noise.c): runs disturbed from outside the benchmark: a run whose involuntary context switches,
  * stolen CPU time or load average lie beyond what this very bench shows as normal for the machine

@@ -168,6 +168,12 @@ int noise_doc_warnings(const struct rf_doc *a, const struct rf_doc *b, char ***w
 			rc = noise_warnf(warn, nwarn,
 			                 "%s: bench status '%s' after %zu measured rounds", d->path,
 			                 d->status, d->nrounds);
+		if (rc == 0 && d->tracking && strcmp(d->tracking, "ptrace") != 0)
+			rc = noise_warnf(warn, nwarn,
+			                 "WARNING: %s: process tracking: %s: processes started "
+			                 "past the probe's exec wrappers could not be seen "
+			                 "(docs/programs.md, \"Process tracking\")",
+			                 d->path, d->tracking);
 		if (rc == 0 && steering(d->env))
 			rc = noise_warnf(warn, nwarn,
 			                 "%s: ran with allocator-steering environment %s", d->path,

@@ -1,6 +1,7 @@
 /* bmf.c - `--format bmf`: Bencher Metric Format. Per arm, the latency (its median time in ns with
- * the interval of the median) and the peak RSS; per candidate, the speedup with its interval.
- * Consumer configuration: docs/ci.md. */
+ * the interval of the median) and the peak RSS; per candidate, the speedup with its interval. For
+ * a fleet, the same per machine (benchmarks named ...@MACHINE) and the pooled speedup
+ * (...@pooled). Consumer configuration: docs/ci.md, docs/fleet.md. */
 #include "front/export/exportint.h"
 
 #include <cjson/cJSON.h>
@@ -27,15 +28,12 @@ static cJSON *bmf_bench(cJSON *doc, const char *name)
 	return b ? b : cJSON_AddObjectToObject(doc, name);
 }
 
-static int bmf_arm(void *ctx, const struct cmp_row *row, const char *arm, int is_base,
-                   const struct export_arm_summary *s)
+/* Adds an arm's latency (and peak RSS) to the benchmark called name. */
+static int bmf_latency(cJSON *doc, const char *name, const struct export_arm_summary *s)
 {
-	char name[512];
-	cJSON *b;
+	cJSON *b = bmf_bench(doc, name);
 
-	(void)is_base;
-	export_bench_name(row, arm, name, sizeof name);
-	if (!(b = bmf_bench(ctx, name)))
+	if (!b)
 		return -1;
 	cJSON_AddItemToObject(b, "latency", bmf_measure(s->med, s->lo, s->hi));
 	if (isfinite(s->rss))
@@ -43,24 +41,85 @@ static int bmf_arm(void *ctx, const struct cmp_row *row, const char *arm, int is
 	return 0;
 }
 
+/* Adds the speedup of log ratio d with interval [lo, hi] to the benchmark called name. */
+static int bmf_speedup(cJSON *doc, const char *name, double d, double lo, double hi)
+{
+	cJSON *b = bmf_bench(doc, name);
+
+	if (!b)
+		return -1;
+	cJSON_AddItemToObject(b, "speedup",
+	                      bmf_measure(cmp_speedup(d), cmp_speedup(hi), cmp_speedup(lo)));
+	return 0;
+}
+
+static int bmf_arm(void *ctx, const struct cmp_row *row, const char *arm, int is_base,
+                   const struct export_arm_summary *s)
+{
+	char name[512];
+
+	(void)is_base;
+	export_bench_name(row, arm, name, sizeof name);
+	return bmf_latency(ctx, name, s);
+}
+
 /* Adds each usable row's speedup with its interval to the candidate's benchmark. */
 static int bmf_speedups(cJSON *doc, const struct cmp_report *r)
 {
 	char name[512];
-	cJSON *b;
 
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
-		if (!row->usable)
-			continue;
 		export_bench_name(row, row->candidate, name, sizeof name);
-		if (!(b = bmf_bench(doc, name)))
+		if (row->usable && bmf_speedup(doc, name, row->d.est, row->d.lo, row->d.hi) != 0)
 			return -1;
-		cJSON_AddItemToObject(b, "speedup",
-		                      bmf_measure(cmp_speedup(row->d.est), cmp_speedup(row->d.hi),
-		                                  cmp_speedup(row->d.lo)));
 	}
 	return 0;
+}
+
+static int bmf_fleet_arm(void *ctx, const char *machine, const struct cmp_row *row,
+                         const char *arm, int is_base, const struct export_arm_summary *s)
+{
+	char name[512], full[640];
+
+	(void)is_base;
+	export_bench_name(row, arm, name, sizeof name);
+	snprintf(full, sizeof full, "%s@%s", name, machine);
+	return bmf_latency(ctx, full, s);
+}
+
+/* Every machine's speedups with their own intervals, and the pooled ones. */
+static int bmf_fleet_speedups(cJSON *doc, const struct fleet_report *f)
+{
+	char name[640];
+
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct fleet_row *row = &f->rows[i];
+		for (size_t m = 0; m < f->nm; m++) {
+			const struct cmp_row *r = row->cells[m].row;
+			export_fleet_bench_name(row, row->candidate, f->m[m].label, name, sizeof name);
+			if (r && r->usable && bmf_speedup(doc, name, r->d.est, r->d.lo, r->d.hi) != 0)
+				return -1;
+		}
+		export_fleet_bench_name(row, row->candidate, "pooled", name, sizeof name);
+		if (row->has_meta &&
+		    bmf_speedup(doc, name, row->meta.mu, row->meta.lo, row->meta.hi) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int write_bmf_fleet(FILE *f, const struct export_fleet_input *in, char *err,
+                           size_t errlen)
+{
+	cJSON *doc = cJSON_CreateObject();
+
+	if (doc && (export_fleet_each_arm(in->f, bmf_fleet_arm, doc) != 0 ||
+	            bmf_fleet_speedups(doc, in->f) != 0)) {
+		cJSON_Delete(doc);
+		doc = NULL;
+	}
+	return export_print_json(f, doc, err, errlen);
 }
 
 static int write_bmf(FILE *f, const struct export_input *in, char *err, size_t errlen)
@@ -79,4 +138,5 @@ const struct exporter export_bmf = {
     .summary = "Bencher Metric Format: latency (ns) with the median's interval, speedup, peak RSS",
     .flags = EXPORT_JSON,
     .write = write_bmf,
+    .write_fleet = write_bmf_fleet,
 };

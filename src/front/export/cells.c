@@ -5,30 +5,21 @@
 #include <math.h>
 #include <string.h>
 
-static void fmt_p(double p, char *buf)
-{
-	if (isnan(p))
-		strcpy(buf, "-");
-	else if (p < 0.001)
-		strcpy(buf, "<0.001");
-	else
-		snprintf(buf, CELL, "%.2g", p);
-}
-
-/* The level the CI column's header names: the one the first comparison that reached the level
- * asked reached (exact intervals reach a little more), else the level asked; a row at another
+/* The level the CI column's header names: the one the first comparison that reached the family
+ * level reached (exact intervals reach a little more), else the family level; a row at another
  * level prints its own in the cell. */
 static double head_level(const struct cmp_report *r)
 {
 	for (size_t i = 0; i < r->nrows; i++)
-		if (r->rows[i].usable && r->rows[i].d.level + 1e-9 >= r->conf)
+		if (r->rows[i].usable && r->rows[i].d.level + 1e-9 >= r->family_conf)
 			return r->rows[i].d.level;
-	return r->conf;
+	return r->family_conf;
 }
 
-/* speedup, interval, improvement, p (Holm) and verdict of one row ("-" where unusable). */
+/* speedup, interval, improvement and verdict of one row ("-" where unusable). The verdict is read
+ * off the interval printed beside it; p-values are in json and csv only. */
 static void estimate_cells(const struct cmp_report *r, const struct cmp_row *row, char *speedup,
-                           char *ci, char *impr, char *p, char *verdict)
+                           char *ci, char *impr, char *verdict)
 {
 	if (row)
 		cmp_verdict_text(row, verdict, CELL);
@@ -38,15 +29,16 @@ static void estimate_cells(const struct cmp_report *r, const struct cmp_row *row
 		strcpy(speedup, "-");
 		strcpy(ci, "-");
 		strcpy(impr, "-");
-		strcpy(p, "-");
 		return;
 	}
 	snprintf(speedup, CELL, "%.3fx", cmp_speedup(row->d.est));
 	snprintf(ci, CELL, "[%.3f, %.3f]", cmp_speedup(row->d.hi), cmp_speedup(row->d.lo));
-	if (fabs(row->d.level - head_level(r)) > 1e-9)
-		snprintf(ci + strlen(ci), CELL - strlen(ci), " (%.3g%%)", 100 * row->d.level);
+	if (fabs(row->d.level - head_level(r)) > 1e-9) {
+		char lv[16];
+		snprintf(ci + strlen(ci), CELL - strlen(ci), " (%s%%)",
+		         cmp_level_text(row->d.level, lv, sizeof lv));
+	}
 	snprintf(impr, CELL, "%+.1f%%", cmp_improvement(row->d.est));
-	fmt_p(row->p_holm, p);
 }
 
 static void n_cell(const struct cmp_report *r, const struct cmp_row *row, char *buf)
@@ -71,24 +63,24 @@ static void line_cells(const struct cmp_report *r, const struct cmp_row *s, cons
                        char cell[MAXCOL][CELL])
 {
 	const struct cmp_row *any = s ? s : c;
-	char unused[2][CELL];
+	char unused[CELL];
 	size_t k = 3;
 
 	snprintf(cell[0], CELL, "%s", any->workload ? any->workload : "geomean");
 	snprintf(cell[1], CELL, "%s", any->phase);
 	snprintf(cell[2], CELL, "%s", any->candidate);
 	if (side_by_side(r)) {
-		estimate_cells(r, s, cell[3], cell[4], unused[0], unused[1], cell[5]);
-		estimate_cells(r, c, cell[6], cell[7], unused[0], unused[1], cell[8]);
+		estimate_cells(r, s, cell[3], cell[4], unused, cell[5]);
+		estimate_cells(r, c, cell[6], cell[7], unused, cell[8]);
 		char ns[CELL], nc[CELL];
 		n_cell(r, s, ns);
 		n_cell(r, c, nc);
 		snprintf(cell[9], CELL, "%.60s/%.60s", ns, nc);
 		k = 10;
 	} else {
-		estimate_cells(r, any, cell[3], cell[4], cell[5], cell[6], cell[7]);
-		n_cell(r, any, cell[8]);
-		k = 9;
+		estimate_cells(r, any, cell[3], cell[4], cell[5], cell[6]);
+		n_cell(r, any, cell[7]);
+		k = 8;
 	}
 	if (isnan(any->rss_ratio))
 		strcpy(cell[k], "-");
@@ -115,26 +107,27 @@ static int same_comparison(const struct cmp_row *x, const struct cmp_row *y)
 size_t export_table_cells(const struct cmp_report *r, char (*c)[CELL], size_t *ncol,
                           unsigned *right)
 {
-	static const char *const one[] = {"workload", "phase",          "candidate",  "speedup",
-	                                  "CI",       "improvement",    "p (Holm)",   "verdict",
-	                                  "n",        "peak RSS ratio", "noise floor"};
+	static const char *const one[] = {"workload", "phase",          "candidate", "speedup",
+	                                  "CI",       "improvement",    "verdict",   "n",
+	                                  "peak RSS ratio", "noise floor"};
 	static const char *const two[] = {"workload",       "phase",          "candidate",
 	                                  "steady speedup", "steady CI",      "steady verdict",
 	                                  "cold speedup",   "cold CI",        "cold verdict",
 	                                  "n steady/cold",  "peak RSS ratio", "noise floor"};
 	int both = side_by_side(r);
-	size_t n = 1, cols = both ? 12 : 11;
+	size_t n = 1, cols = both ? 12 : 10;
 	const char *regime = rf_regime_name(r->compared[RF_STEADY] ? RF_STEADY : RF_COLD);
+	char lv[16];
 
+	cmp_level_text(head_level(r), lv, sizeof lv);
 	*ncol = r->calibration ? cols : cols - 1;
-	*right = both ? 0xED8 : 0x778;
+	*right = both ? 0xED8 : 0x3B8;
 	for (size_t j = 0; j < *ncol; j++) {
 		const char *name = both ? two[j] : one[j];
 		if (both && (j == 4 || j == 7))
-			snprintf(c[j], CELL, "%s %.3g%% CI", j == 4 ? "steady" : "cold",
-			         100 * head_level(r));
+			snprintf(c[j], CELL, "%s %s%% CI", j == 4 ? "steady" : "cold", lv);
 		else if (!both && j == 4)
-			snprintf(c[j], CELL, "%.3g%% CI", 100 * head_level(r));
+			snprintf(c[j], CELL, "%s%% CI", lv);
 		else if (!both && j == 3)
 			snprintf(c[j], CELL, "%s speedup", regime);
 		else

@@ -43,9 +43,10 @@ size_t chart_candidates(const struct cmp_report *r, const char **names, size_t m
 
 static const char *verdict_class(const struct cmp_row *row)
 {
-	return row->verdict == CMP_FASTER   ? "faster"
-	       : row->verdict == CMP_SLOWER ? "slower"
-	                                    : "none";
+	return row->verdict == CMP_FASTER       ? "faster"
+	       : row->verdict == CMP_SLOWER     ? "slower"
+	       : row->verdict == CMP_EQUIVALENT ? "equivalent"
+	                                        : "none";
 }
 
 /* "WORKLOAD[/PHASE]  CANDIDATE", with "  (cold)" or "  (steady)" when the report has both. */
@@ -59,10 +60,8 @@ static void row_label(const struct cmp_report *r, const struct cmp_row *row, cha
 	         both ? rf_regime_name(row->regime) : "", both ? ")" : "");
 }
 
-/* A log axis over the ratios [lo, hi], clamped to [0.05, 20], padded by pad of its log span plus
- * margin on each side. */
-static struct svg_scale ratio_axis(double lo, double hi, double pad, double margin, double p0,
-                                   double p1)
+struct svg_scale chart_ratio_axis(double lo, double hi, double pad, double margin, double p0,
+                                  double p1)
 {
 	lo = fmax(lo, 0.05);
 	hi = fmin(hi, 20);
@@ -86,10 +85,10 @@ static struct svg_scale forest_scale(const struct export_input *in)
 		lo = fmin(lo, 1 / in->margin);
 		hi = fmax(hi, 1 / in->margin);
 	}
-	return ratio_axis(lo, hi, 0.06, 0.01, LABEL_W, PLOT_X1);
+	return chart_ratio_axis(lo, hi, 0.06, 0.01, LABEL_W, PLOT_X1);
 }
 
-static void x_axis(FILE *f, const struct svg_scale *s, double y0, double y1, const char *label)
+void chart_x_axis(FILE *f, const struct svg_scale *s, double y0, double y1, const char *label)
 {
 	double t[SVG_MAX_TICKS];
 	size_t n = svg_ticks(s, t);
@@ -108,7 +107,7 @@ static void forest_row(FILE *f, const struct export_input *in, const struct cmp_
 {
 	char label[256];
 	const char *v = verdict_class(row);
-	char cls[32];
+	char cls[32], lv[16], vt[96];
 
 	row_label(in->r, row, label, sizeof label);
 	svg_text(f, LABEL_W - 10, y + 4, row->workload ? "" : "geo", "end", "%s", label);
@@ -121,13 +120,13 @@ static void forest_row(FILE *f, const struct export_input *in, const struct cmp_
 	snprintf(cls, sizeof cls, "ci-%s", v);
 	svg_line(f, svg_map(s, fmax(lo, s->d0)), y, svg_map(s, fmin(hi, s->d1)), y, cls);
 	snprintf(cls, sizeof cls, "est-%s", v);
-	snprintf(label, sizeof label, "%s: %.3fx [%.3f, %.3f], %.3g%% interval, %zu rounds, %s",
-	         row->candidate, est, lo, hi, 100 * row->d.level, row->n,
-	         cmp_verdict_name(row->verdict));
+	snprintf(label, sizeof label, "%s: %.3fx [%.3f, %.3f], %s%% interval, %zu rounds, %s",
+	         row->candidate, est, lo, hi, cmp_level_text(row->d.level, lv, sizeof lv),
+	         row->n, cmp_verdict_text(row, vt, sizeof vt));
 	svg_circle(f, svg_map(s, est), y, row->workload ? 4.5 : 6, cls, label);
 	svg_text(f, PLOT_X1 + 10, y + 4, row->workload ? "" : "geo", "start",
 	         "%.3fx [%.3f, %.3f]%s", est, lo, hi,
-	         in->r->conf - row->d.level > 1e-9 ? " *" : "");
+	         in->r->family_conf - row->d.level > 1e-9 ? " *" : "");
 	(void)in;
 }
 
@@ -137,6 +136,7 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone)
 	size_t ngeo = 0, nrow = 0;
 	struct svg_scale s = forest_scale(in);
 	double y, h;
+	char lv[16];
 
 	for (size_t i = 0; i < r->nrows; i++)
 		ngeo += r->rows[i].workload == NULL;
@@ -146,15 +146,18 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone)
 	         "Forest plot: one row per workload and candidate; dot = Hodges-Lehmann speedup, "
 	         "bar = interval; right of the 1.0x line is faster. " CMP_CONVENTION,
 	         standalone);
-	svg_text(f, 12, 22, "title", "start", "Speedup over %s (%g%% intervals; log scale; %s)",
-	         r->paired ? r->baseline : "the first file", 100 * r->conf,
+	svg_text(f, 12, 22, "title", "start",
+	         "Speedup over %s (%s%% simultaneous intervals; log scale; %s)",
+	         r->paired ? r->baseline : "the first file",
+	         cmp_level_text(r->family_conf, lv, sizeof lv),
 	         r->compared[RF_COLD] && r->compared[RF_STEADY] ? "steady state and cold start"
 	         : r->compared[RF_STEADY]                       ? "steady state"
 	                                                        : "cold start");
-	svg_text(f, 12, 40, "muted", "start", "right of 1.0x: candidate faster; %s",
+	svg_text(f, 12, 40, "muted", "start",
+	         "right of 1.0x: candidate faster; %s; colour: the verdict, read off the bar",
 	         "speedup = t_baseline / t_candidate");
 	y = TOP + ROW_H / 2;
-	x_axis(f, &s, TOP - 6, h - BOTTOM + 4, "speedup (x, log scale)");
+	chart_x_axis(f, &s, TOP - 6, h - BOTTOM + 4, "speedup (x, log scale)");
 	svg_line(f, svg_map(&s, 1), TOP - 6, svg_map(&s, 1), h - BOTTOM + 4, "ref");
 	if (isfinite(in->margin) && in->margin > 0) {
 		double x = svg_map(&s, 1 / in->margin);
@@ -199,7 +202,7 @@ static struct svg_scale scatter_axis(const struct cmp_report *r, int memory, dou
 		lo = fmin(lo, memory ? row->rss_ratio : cmp_speedup(row->d.hi));
 		hi = fmax(hi, memory ? row->rss_ratio : cmp_speedup(row->d.lo));
 	}
-	return ratio_axis(lo, hi, 0.08, 0.02, p0, p1);
+	return chart_ratio_axis(lo, hi, 0.08, 0.02, p0, p1);
 }
 
 static void y_axis(FILE *f, const struct svg_scale *s, double x0, double x1, const char *label)
@@ -237,7 +240,7 @@ int chart_speed_memory(FILE *f, const struct export_input *in)
 	         series_primary_regime(r) == RF_STEADY ? "steady state" : "cold start");
 	svg_text(f, 12, 40, "muted", "start", "up: faster; left: less peak RSS than %s",
 	         r->paired ? r->baseline : "the first file");
-	x_axis(f, &x, 50, SCATTER_H - 84, "peak RSS, candidate / baseline (log scale)");
+	chart_x_axis(f, &x, 50, SCATTER_H - 84, "peak RSS, candidate / baseline (log scale)");
 	y_axis(f, &y, 90, SCATTER_W - 190, "speedup (x, log scale)");
 	svg_line(f, svg_map(&x, 1), 50, svg_map(&x, 1), SCATTER_H - 84, "ref");
 	svg_line(f, 90, svg_map(&y, 1), SCATTER_W - 190, svg_map(&y, 1), "ref");

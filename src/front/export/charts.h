@@ -8,6 +8,7 @@
 #define ALLOCAB_CHARTS_H
 
 #include "front/export/exportint.h"
+#include "front/export/svgdraw.h"
 
 #include <stdio.h>
 
@@ -15,6 +16,18 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone);
 int chart_distributions(FILE *f, const struct export_input *in);
 int chart_speed_memory(FILE *f, const struct export_input *in);
 int chart_rounds(FILE *f, const struct export_input *in);
+
+/* The forest plot of a fleet (fleetchart.c): per comparison every machine's interval (a square
+ * sized by its weight in the pooling; red when odd; the reason when not pooled), the pooled
+ * estimate as a diamond over its interval and the prediction interval for a new machine. */
+int chart_fleet_forest(FILE *f, const struct export_fleet_input *in, int standalone);
+
+/* A log axis over the ratios [lo, hi], clamped to [0.05, 20], padded by pad of its log span plus
+ * margin on each side, drawn from pixel p0 to p1. */
+struct svg_scale chart_ratio_axis(double lo, double hi, double pad, double margin, double p0,
+                                  double p1);
+/* The x axis of s between y0 and y1: grid lines, ticks ("1.2x") and label under it. */
+void chart_x_axis(FILE *f, const struct svg_scale *s, double y0, double y1, const char *label);
 
 /* The speedup convention in two lines of muted text from (x, y). */
 void chart_convention(FILE *f, double x, double y);

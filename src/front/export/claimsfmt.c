@@ -26,28 +26,35 @@ static void cells(const struct claims_check *k, char c[CLAIM_NCOL][CLAIM_CELL])
 	target_text(k, c[1], CLAIM_CELL);
 	snprintf(c[2], CLAIM_CELL, "%s", k->claim->allocator);
 	snprintf(c[3], CLAIM_CELL, "%.3fx-%.3fx", k->claim->lo, k->claim->hi);
+	char lv[16];
+
 	if (isnan(k->s_est))
 		snprintf(c[4], CLAIM_CELL, "%s", k->row ? "too few rounds" : "not in the comparison");
 	else
-		snprintf(c[4], CLAIM_CELL, "%.3fx [%.3f, %.3f] (%.3g%%)", k->s_est, k->s_lo, k->s_hi,
-		         100 * k->level);
-	snprintf(c[5], CLAIM_CELL, "%s", claims_verdict_name(k->verdict));
+		snprintf(c[4], CLAIM_CELL, "%.3fx [%.3f, %.3f] (%s%%)", k->s_est, k->s_lo, k->s_hi,
+		         cmp_level_text(k->level, lv, sizeof lv));
+	claims_verdict_text(k, c[5], CLAIM_CELL);
 }
 
-static void summary(FILE *out, const struct claims_result *res, const char *pre)
+static void summary(FILE *out, const struct claims_result *res, int md)
 {
 	const struct claims_file *f = res->file;
+	unsigned how = md ? EXPORT_TEXT_MD : 0;
 
-	fprintf(
-	    out,
-	    "%sclaims from %s%s%s%s: %zu confirmed, %zu partly, %zu refuted, %zu not measured\n",
-	    pre, f->path, f->title ? " (" : "", f->title ? f->title : "", f->title ? ")" : "",
-	    res->count[CLAIM_CONFIRMED], res->count[CLAIM_PARTLY], res->count[CLAIM_REFUTED],
-	    res->count[CLAIM_NOT_MEASURED]);
-	fprintf(out,
-	        "%sconfirmed: the measured interval lies inside the claimed range; refuted: "
-	        "wholly outside it; partly: they overlap\n",
-	        pre);
+	fputs("claims from ", out);
+	export_text(out, f->path, how);
+	if (f->title) {
+		fputs(" (", out);
+		export_text(out, f->title, how);
+		fputs(")", out);
+	}
+	fprintf(out, ": %zu confirmed, %zu partly, %zu refuted, %zu not measured\n",
+	        res->count[CLAIM_CONFIRMED], res->count[CLAIM_PARTLY], res->count[CLAIM_REFUTED],
+	        res->count[CLAIM_NOT_MEASURED]);
+	fputs("confirmed: the measured interval lies inside the claimed range; refuted: wholly "
+	      "outside it (\"equivalent within ±M%\": and inside the equivalence margin, no "
+	      "difference that matters); partly: they overlap\n",
+	      out);
 }
 
 static void write_table(FILE *out, const struct claims_result *res)
@@ -63,7 +70,7 @@ static void write_table(FILE *out, const struct claims_result *res)
 			if (strlen(c[j]) > w[j])
 				w[j] = strlen(c[j]);
 	}
-	summary(out, res, "");
+	summary(out, res, 0);
 	for (int j = 0; j < CLAIM_NCOL; j++)
 		fprintf(out, "%-*s%s", (int)(j + 1 < CLAIM_NCOL ? w[j] : 0), heads[j],
 		        j + 1 < CLAIM_NCOL ? "  " : "\n");
@@ -77,16 +84,18 @@ static void write_table(FILE *out, const struct claims_result *res)
 		size_t j = 0;
 		while (j < i && strcmp(res->file->c[j].source, res->file->c[i].source) != 0)
 			j++;
-		if (j == i)
-			fprintf(out, "source: %s\n", res->file->c[i].source);
+		if (j == i) {
+			fputs("source: ", out);
+			export_text(out, res->file->c[i].source, 0);
+			fputs("\n", out);
+		}
 	}
 }
 
 static void md_cell(FILE *out, const char *s)
 {
 	fputs(" ", out);
-	for (; *s; s++)
-		fputs(*s == '|' ? "\\|" : (char[2]){*s, 0}, out);
+	export_text(out, s, EXPORT_TEXT_MD | EXPORT_TEXT_CELL);
 	fputs(" |", out);
 }
 
@@ -95,7 +104,7 @@ static void write_md(FILE *out, const struct claims_result *res)
 	char c[CLAIM_NCOL][CLAIM_CELL];
 
 	fputs("\n## Claims\n\n", out);
-	summary(out, res, "");
+	summary(out, res, 1);
 	fputs("\n|", out);
 	for (int j = 0; j < CLAIM_NCOL; j++)
 		md_cell(out, heads[j]);
@@ -144,6 +153,13 @@ cJSON *export_claims_json(const struct claims_result *res)
 		cJSON_AddItemToObject(o, "measured_interval", me);
 		cJSON_AddItemToObject(o, "level", export_json_num(k->level));
 		cJSON_AddStringToObject(o, "verdict", claims_verdict_name(k->verdict));
+		if (k->verdict == CLAIM_REFUTED && k->equivalent) {
+			char why[64];
+			snprintf(why, sizeof why, "equivalent within ±%g%%", k->equiv_pct);
+			cJSON_AddStringToObject(o, "reason", why);
+		} else {
+			cJSON_AddNullToObject(o, "reason");
+		}
 		cJSON_AddItemToArray(arr, o);
 	}
 	return arr;
@@ -168,7 +184,7 @@ static void csv_num(FILE *out, double v, const char *sep)
 void export_claims_csv(FILE *out, const struct claims_result *res)
 {
 	fputs("claim,source,allocator,workload,phase,regime,claimed_lo,claimed_hi,speedup,"
-	      "measured_lo,measured_hi,level,verdict\n",
+	      "measured_lo,measured_hi,level,verdict,reason\n",
 	      out);
 	for (size_t i = 0; i < res->n; i++) {
 		const struct claims_check *k = &res->checks[i];
@@ -184,6 +200,13 @@ void export_claims_csv(FILE *out, const struct claims_result *res)
 		csv_num(out, k->s_lo, ",");
 		csv_num(out, k->s_hi, ",");
 		csv_num(out, k->level, ",");
-		csv_str(out, claims_verdict_name(k->verdict), "\n");
+		csv_str(out, claims_verdict_name(k->verdict), ",");
+		if (k->verdict == CLAIM_REFUTED && k->equivalent) {
+			char why[64];
+			snprintf(why, sizeof why, "equivalent within ±%g%%", k->equiv_pct);
+			csv_str(out, why, "\n");
+		} else {
+			fputs("\n", out);
+		}
 	}
 }

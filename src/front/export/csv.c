@@ -1,5 +1,6 @@
 /* csv.c - `--format csv`: one line per comparison, numbers that read back exactly
- * (export_fmt_double); with claims checked, their verdicts instead (one table per CSV). */
+ * (export_fmt_double); with claims checked, their verdicts instead (one table per CSV); for a
+ * fleet, one line per machine and comparison and one per pooled comparison. */
 #include "front/export/exportint.h"
 
 #include <math.h>
@@ -38,11 +39,12 @@ static int write_compare_csv(FILE *out, const struct cmp_report *r)
 {
 	static const char *const head =
 	    "workload,phase,regime,candidate,baseline,n,n_baseline,n_candidate,speedup,ci_lo,ci_hi,"
-	    "ci_level,improvement_pct,p,p_holm,verdict,peak_rss_ratio,retained_bytes_baseline,"
+	    "ci_level,improvement_pct,p,p_bonferroni,verdict,peak_rss_ratio,"
+	    "retained_bytes_baseline,"
 	    "retained_bytes_candidate,median_ns_baseline,median_ns_candidate,drift_p,"
 	    "telemetry_flagged_rounds,noise_floor_pct,rss_growth_bytes_baseline,"
 	    "rss_growth_bytes_candidate,unsettled_baseline,unsettled_candidate,rounds_needed,mode,"
-	    "conf\n";
+	    "conf,family_level,ci_each_lo,ci_each_hi,ci_each_level,equivalent,equivalence_pct\n";
 
 	fputs(head, out);
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -62,7 +64,7 @@ static int write_compare_csv(FILE *out, const struct cmp_report *r)
 		csv_num(out, row->usable ? row->d.level : NAN, 0);
 		csv_num(out, cmp_improvement(d), 0);
 		csv_num(out, row->p, 0);
-		csv_num(out, row->p_holm, 0);
+		csv_num(out, row->p_adj, 0);
 		csv_field(out, cmp_verdict_name(row->verdict), 0);
 		csv_num(out, row->rss_ratio, 0);
 		csv_num(out, row->retained_base, 0);
@@ -78,7 +80,96 @@ static int write_compare_csv(FILE *out, const struct cmp_report *r)
 		csv_count(out, row->unsettled_cand, 0);
 		csv_num(out, row->need ? (double)row->need : NAN, 0);
 		csv_field(out, r->paired ? "paired" : "two-sample", 0);
-		csv_num(out, r->conf, 1);
+		csv_num(out, r->conf, 0);
+		csv_num(out, r->family_conf, 0);
+		csv_num(out, row->usable ? cmp_speedup(row->d_each.hi) : NAN, 0);
+		csv_num(out, row->usable ? cmp_speedup(row->d_each.lo) : NAN, 0);
+		csv_num(out, row->usable ? row->d_each.level : NAN, 0);
+		csv_field(out,
+		          !row->usable || row->verdict == CMP_TOO_FEW || isnan(row->equiv_pct) ? ""
+		          : row->equivalent                                                    ? "true"
+		                                                                 : "false",
+		          0);
+		csv_num(out, row->equiv_pct, 1);
+	}
+	return 0;
+}
+
+/* The fields a fleet line has for one side: a machine's (its own interval) or the pooled one. */
+struct fleet_csv_line {
+	const char *kind, *machine, *reason;
+	int pooled, odd, excludes, busy;
+	double n, est, lo, hi, level, se, resid, k, tau, i2, pi_lo, pi_hi;
+};
+
+static void fleet_csv_line(FILE *out, const struct fleet_report *f, const struct fleet_row *row,
+                           const struct fleet_csv_line *l)
+{
+	csv_field(out, l->kind, 0);
+	csv_field(out, row->workload ? row->workload : "geomean", 0);
+	csv_field(out, row->phase, 0);
+	csv_field(out, rf_regime_name(row->regime), 0);
+	csv_field(out, row->candidate, 0);
+	csv_field(out, row->baseline, 0);
+	csv_field(out, l->machine, 0);
+	csv_field(out, l->pooled < 0 ? "" : l->pooled ? "true" : "false", 0);
+	csv_field(out, l->reason ? l->reason : "", 0);
+	csv_num(out, l->n, 0);
+	csv_num(out, cmp_speedup(l->est), 0);
+	csv_num(out, cmp_speedup(l->hi), 0);
+	csv_num(out, cmp_speedup(l->lo), 0);
+	csv_num(out, l->level, 0);
+	csv_num(out, l->est, 0);
+	csv_num(out, l->se, 0);
+	csv_num(out, l->resid, 0);
+	csv_field(out, l->pooled < 0 ? "" : l->odd ? "true" : "false", 0);
+	csv_field(out, l->pooled < 0 ? "" : l->excludes ? "true" : "false", 0);
+	csv_field(out, l->pooled < 0 ? "" : l->busy ? "true" : "false", 0);
+	csv_num(out, l->k, 0);
+	csv_num(out, l->tau, 0);
+	csv_num(out, l->i2, 0);
+	csv_num(out, cmp_speedup(l->pi_hi), 0);
+	csv_num(out, cmp_speedup(l->pi_lo), 0);
+	csv_num(out, f->conf, 1);
+}
+
+static int write_csv_fleet(FILE *out, const struct export_fleet_input *in, char *err,
+                           size_t errlen)
+{
+	const struct fleet_report *f = in->f;
+
+	(void)err;
+	(void)errlen;
+	fputs("kind,workload,phase,regime,candidate,baseline,machine,pooled,reason,n,speedup,ci_lo,"
+	      "ci_hi,ci_level,log_ratio,se,deleted_residual,odd,excludes_pooled,busy,"
+	      "machines_pooled,tau,i2,prediction_lo,prediction_hi,conf\n",
+	      out);
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct fleet_row *row = &f->rows[i];
+		const struct stats_meta *m = &row->meta;
+		for (size_t j = 0; j < f->nm; j++) {
+			const struct fleet_cell *c = &row->cells[j];
+			int u = c->row && c->row->usable;
+			struct fleet_csv_line l = {
+			    .kind = "machine", .machine = f->m[j].label,
+			    .reason = c->pooled ? NULL : c->why, .pooled = c->pooled, .odd = c->odd,
+			    .excludes = c->excludes, .busy = f->m[j].busy,
+			    .n = c->row ? (double)c->row->n : NAN, .est = u ? c->row->d.est : NAN,
+			    .lo = u ? c->row->d.lo : NAN, .hi = u ? c->row->d.hi : NAN,
+			    .level = u ? c->row->d.level : NAN, .se = c->pooled ? c->se : NAN,
+			    .resid = c->resid, .k = NAN, .tau = NAN, .i2 = NAN, .pi_lo = NAN,
+			    .pi_hi = NAN};
+			fleet_csv_line(out, f, row, &l);
+		}
+		struct fleet_csv_line p = {.kind = "pooled", .machine = "", .pooled = -1,
+		                           .n = NAN, .est = NAN, .lo = NAN, .hi = NAN, .level = NAN,
+		                           .se = NAN, .resid = NAN, .k = (double)row->npooled,
+		                           .tau = NAN, .i2 = NAN, .pi_lo = NAN, .pi_hi = NAN};
+		if (row->has_meta) {
+			p.est = m->mu, p.lo = m->lo, p.hi = m->hi, p.level = m->level, p.se = m->se;
+			p.tau = m->tau, p.i2 = m->i2, p.pi_lo = m->pi_lo, p.pi_hi = m->pi_hi;
+		}
+		fleet_csv_line(out, f, row, &p);
 	}
 	return 0;
 }
@@ -99,4 +190,5 @@ const struct exporter export_csv = {
     .summary = "one line per comparison (with --claims: one line per claim checked)",
     .flags = 0,
     .write = write_csv,
+    .write_fleet = write_csv_fleet,
 };

@@ -1,7 +1,9 @@
-/* export.h - every output format of `allocab compare --format`, the text table included: one
- * exporter per format, each in its own file of this folder named after it (table.c,
- * markdown.c, json.c, csv.c, html.c, svg.c, bmf.c, gab.c), behind the one interface below. The
- * registry is export.c; what the formats share is private to this folder (exportint.h).
+/* export.h - every output format of `allocab compare --format` and `allocab merge --format`, the
+ * text table included: one exporter per format, each in its own file of this folder named after
+ * it (table.c, markdown.c, json.c, csv.c, html.c, svg.c, bmf.c, gab.c), behind the one interface
+ * below; each renders a comparison (write) and a fleet of machines (write_fleet, drawing on the
+ * fleet*.c files). The registry is export.c; what the formats share is private to this folder
+ * (exportint.h).
  *
  * Convention for every exporter: it renders what the comparison (and the results documents it
  * points to) already holds, recomputes no statistic of its own beyond order statistics of the
@@ -12,6 +14,7 @@
 
 #include "front/claims/claims.h"
 #include "front/compare/compare.h"
+#include "front/fleet/fleet.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -21,6 +24,12 @@ struct export_input {
 	const struct cmp_report *r;
 	double margin;                      /* a gate bound on t_candidate/t_baseline, or NAN */
 	const struct claims_result *claims; /* NULL without --claims */
+};
+
+/* What an exporter is given for a fleet (`allocab merge`); owned by the caller. */
+struct export_fleet_input {
+	const struct fleet_report *f;
+	double margin; /* a gate bound on t_candidate/t_baseline, or NAN */
 };
 
 /* What a format declares; the caller decides by these, never by a format's name. */
@@ -36,6 +45,9 @@ struct exporter {
 	const char *summary; /* one line for --help and docs */
 	unsigned flags;      /* enum export_flags */
 	int (*write)(FILE *out, const struct export_input *in, char *err, size_t errlen);
+	/* The same for a fleet: every machine's row of every comparison and the pooled one. */
+	int (*write_fleet)(FILE *out, const struct export_fleet_input *in, char *err,
+	                   size_t errlen);
 };
 
 /* The exporter named name, or NULL. */

@@ -1,6 +1,8 @@
-/* fmt.c - what several formats print alike: the verdict rule, the regimes compared, and numbers
- * as text and as JSON. */
+/* fmt.c - what several formats print alike: the verdict rule, the regimes compared, levels, and
+ * numbers as text and as JSON. */
 #include "front/export/exportint.h"
+
+#include "common/utf8.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -8,11 +10,28 @@
 
 void export_rule(const struct cmp_report *r, char *buf, size_t len)
 {
-	snprintf(
-	    buf, len,
-	    "verdict: faster or slower when the Holm-adjusted p < %.2g and the %g%% interval of "
-	    "the speedup excludes 1; otherwise no detectable difference",
-	    1.0 - r->conf, 100 * r->conf);
+	char lv[16], eq[160] = "";
+	double l = cmp_equiv_log(r->equivalence);
+	size_t k;
+
+	cmp_level_text(r->family_conf, lv, sizeof lv);
+	k = (size_t)snprintf(buf, len, "verdict: read off the printed interval, the %s%% ", lv);
+	if (r->family > 1)
+		k += (size_t)snprintf(buf + (k < len ? k : len), k < len ? len - k : 0,
+		                      "simultaneous interval (each at 1 - %.2g/%zu, Bonferroni over "
+		                      "the %zu comparisons of this report)",
+		                      1 - r->conf, r->family, r->family);
+	else
+		k += (size_t)snprintf(buf + (k < len ? k : len), k < len ? len - k : 0,
+		                      "interval (one comparison)");
+	if (!isnan(l))
+		snprintf(eq, sizeof eq,
+		         "; equivalent within ±%g%% when it lies inside [%.4fx, %.4fx]",
+		         r->equivalence, exp(-l), exp(l));
+	snprintf(buf + (k < len ? k : len), k < len ? len - k : 0,
+	         ": faster or slower when it lies wholly above or below 1x%s; otherwise no "
+	         "detectable difference",
+	         eq);
 }
 
 void export_describe_regimes(const struct cmp_report *r, char *buf, size_t len)
@@ -58,7 +77,7 @@ cJSON *export_json_num(double v)
 
 int export_print_json(FILE *f, cJSON *j, char *err, size_t errlen)
 {
-	char *text = j ? cJSON_Print(j) : NULL;
+	char *text = j ? utf8_fix(cJSON_Print(j)) : NULL;
 
 	cJSON_Delete(j);
 	if (!text) {
@@ -68,4 +87,34 @@ int export_print_json(FILE *f, cJSON *j, char *err, size_t errlen)
 	fprintf(f, "%s\n", text);
 	free(text);
 	return 0;
+}
+
+static int is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+void export_text(FILE *out, const char *s, unsigned flags)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s, next = (unsigned char)s[1];
+		if (is_control(c))
+			fprintf(out, "\\x%02x", c);
+		else if (c == '<' && (flags & EXPORT_TEXT_MD) &&
+		         ((unsigned)((next | 0x20) - 'a') < 26 || next == '/' || next == '!' || next == '?'))
+			fputs("&lt;", out);
+		else if (c == '|' && (flags & EXPORT_TEXT_CELL))
+			fputs("\\|", out);
+		else
+			fputc(c, out);
+	}
+}
+
+size_t export_text_len(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += is_control((unsigned char)*s) ? 4 : 1;
+	return n;
 }

@@ -1,6 +1,7 @@
 /* history.c - what the exports for benchmark-history services share (bmf.c, gab.c): both name a
- * benchmark "WORKLOAD/PHASE/REGIME/ARM" and give each arm's median time with a distribution-free
- * interval for the median at the comparison's level. Consumer configuration: docs/ci.md. */
+ * benchmark "WORKLOAD/PHASE/REGIME/ARM" (a fleet's: "...@MACHINE") and give each arm's median
+ * time with a distribution-free interval for the median at the comparison's level. Consumer
+ * configuration: docs/ci.md, docs/fleet.md. */
 #include "front/export/exportint.h"
 
 #include "front/export/series.h"
@@ -73,4 +74,35 @@ void export_bench_name(const struct cmp_row *row, const char *arm, char *buf, si
 {
 	snprintf(buf, len, "%s/%s/%s/%s", row->workload ? row->workload : "geomean", row->phase,
 	         rf_regime_name(row->regime), arm);
+}
+
+struct fleet_tramp {
+	export_fleet_arm_fn fn;
+	void *ctx;
+	const char *machine;
+};
+
+static int fleet_arm(void *ctx, const struct cmp_row *row, const char *arm, int is_base,
+                     const struct export_arm_summary *s)
+{
+	const struct fleet_tramp *t = ctx;
+
+	return t->fn(t->ctx, t->machine, row, arm, is_base, s);
+}
+
+int export_fleet_each_arm(const struct fleet_report *f, export_fleet_arm_fn fn, void *ctx)
+{
+	for (size_t i = 0; i < f->nm; i++) {
+		struct fleet_tramp t = {fn, ctx, f->m[i].label};
+		if (f->m[i].r && export_each_arm(f->m[i].r, fleet_arm, &t) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+void export_fleet_bench_name(const struct fleet_row *row, const char *arm, const char *machine,
+                             char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s/%s/%s@%s", row->workload ? row->workload : "geomean", row->phase,
+	         rf_regime_name(row->regime), arm, machine);
 }

@@ -1,5 +1,6 @@
 /* html.c - `--format html`: one self-contained page (inline SVG and CSS, no script, no network)
- * with the four charts, the comparison table, the claims and the inputs. */
+ * with the four charts, the comparison table, the claims and the inputs; for a fleet, the forest
+ * plot of every machine and the pooled estimates, the machines and the comparisons. */
 #include "front/export/exportint.h"
 
 #include "front/export/charts.h"
@@ -18,6 +19,7 @@ static const char page_css[] =
     "th, td { border-bottom: 1px solid var(--grid); padding: 0.25rem 0.6rem; text-align: left; }\n"
     "td.num { text-align: right; font-variant-numeric: tabular-nums; }\n"
     "td.faster { color: var(--faster); } td.slower { color: var(--slower); }\n"
+    "td.equivalent { color: var(--equiv); }\n"
     "figure { margin: 1rem 0; overflow-x: auto; }\n"
     "pre { white-space: pre-wrap; font-size: 0.8rem; }\n";
 
@@ -35,9 +37,11 @@ static void comparison_table(FILE *f, const struct cmp_report *r)
 	      f);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
-		const char *v = row->verdict == CMP_FASTER   ? "faster"
-		                : row->verdict == CMP_SLOWER ? "slower"
-		                                             : "";
+		const char *v = row->verdict == CMP_FASTER       ? "faster"
+		                : row->verdict == CMP_SLOWER     ? "slower"
+		                : row->verdict == CMP_EQUIVALENT ? "equivalent"
+		                                                 : "";
+		char lv[16];
 		fputs("<tr><td>", f);
 		esc(f, row->workload ? row->workload : "geomean");
 		fputs("</td><td>", f);
@@ -48,9 +52,9 @@ static void comparison_table(FILE *f, const struct cmp_report *r)
 		if (row->usable)
 			fprintf(f,
 			        "</td><td class=\"num\">%.3fx</td><td class=\"num\">[%.3f, %.3f] "
-			        "(%.3g%%)</td><td class=\"num\">%+.1f%%</td>",
+			        "(%s%%)</td><td class=\"num\">%+.1f%%</td>",
 			        cmp_speedup(row->d.est), cmp_speedup(row->d.hi),
-			        cmp_speedup(row->d.lo), 100 * row->d.level,
+			        cmp_speedup(row->d.lo), cmp_level_text(row->d.level, lv, sizeof lv),
 			        cmp_improvement(row->d.est));
 		else
 			fputs("</td><td>-</td><td>-</td><td>-</td>", f);
@@ -70,7 +74,8 @@ static void claims_section(FILE *f, const struct claims_result *c)
 	fprintf(f,
 	        "<h2>Claims</h2>\n<p>%zu confirmed, %zu partly, %zu refuted, %zu not measured "
 	        "(confirmed: the measured interval lies inside the claimed range; refuted: wholly "
-	        "outside it; partly: they overlap).</p>\n<table>\n<thead><tr><th>claim</th>"
+	        "outside it, and when also equivalent within the margin no difference that "
+	        "matters; partly: they overlap).</p>\n<table>\n<thead><tr><th>claim</th>"
 	        "<th>target</th><th>allocator</th><th>claimed</th><th>measured</th><th>verdict</th>"
 	        "<th>source</th></tr></thead>\n<tbody>\n",
 	        c->count[CLAIM_CONFIRMED], c->count[CLAIM_PARTLY], c->count[CLAIM_REFUTED],
@@ -93,7 +98,8 @@ static void claims_section(FILE *f, const struct claims_result *c)
 		else
 			fprintf(f, "<td class=\"num\">%.3fx [%.3f, %.3f]</td>", k->s_est, k->s_lo,
 			        k->s_hi);
-		fprintf(f, "<td>%s</td><td>", claims_verdict_name(k->verdict));
+		char vt[96];
+		fprintf(f, "<td>%s</td><td>", claims_verdict_text(k, vt, sizeof vt));
 		esc(f, k->claim->source);
 		fputs("</td></tr>\n", f);
 	}
@@ -102,7 +108,7 @@ static void claims_section(FILE *f, const struct claims_result *c)
 
 static void inputs_section(FILE *f, const struct cmp_report *r)
 {
-	char rule[512], times[512];
+	char rule[1024], times[512];
 	const struct rf_doc *docs[2] = {r->base, r->paired ? NULL : r->cand};
 
 	export_rule(r, rule, sizeof rule);
@@ -184,9 +190,119 @@ static int write_html(FILE *f, const struct export_input *in, char *err, size_t 
 	return 0;
 }
 
+static void fleet_machines(FILE *f, const struct fleet_report *fr)
+{
+	fputs("<h2>Machines</h2>\n<table>\n<thead><tr><th>machine</th><th>file</th><th>status</th>"
+	      "<th>rounds</th><th>another task runnable before</th><th>machine fingerprint</th>"
+	      "</tr></thead>\n<tbody>\n",
+	      f);
+	for (size_t i = 0; i < fr->nm; i++) {
+		const struct fleet_machine *m = &fr->m[i];
+		fputs("<tr><td>", f);
+		esc(f, m->label);
+		fputs("</td><td>", f);
+		esc(f, m->doc->path);
+		fputs("</td><td>", f);
+		esc(f, m->doc->status);
+		fprintf(f, "</td><td class=\"num\">%zu</td>", m->doc->nrounds);
+		if (m->load_runs)
+			fprintf(f, "<td class=\"num%s\">%.0f%% of runs%s</td><td>",
+			        m->busy ? " slower" : "", 100 * m->busy_share, m->busy ? " (busy)" : "");
+		else
+			fputs("<td>unknown</td><td>", f);
+		esc(f, m->doc->machine_desc ? m->doc->machine_desc : "-");
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+}
+
+static void fleet_row_lines(FILE *f, const struct fleet_report *fr, const struct fleet_row *row)
+{
+	char name[256], note[512];
+
+	for (size_t m = 0; m <= fr->nm; m++) {
+		const struct cmp_row *r = m < fr->nm ? row->cells[m].row : NULL;
+		int odd = m < fr->nm && row->cells[m].odd;
+		fputs("<tr><td>", f);
+		esc(f, fleet_row_name(row, name, sizeof name));
+		fputs("</td><td>", f);
+		esc(f, row->candidate);
+		fprintf(f, "</td><td>%s</td><td class=\"%s\">", rf_regime_name(row->regime),
+		        odd ? "slower" : "");
+		esc(f, m < fr->nm ? fr->m[m].label : "pooled");
+		fputs("</td>", f);
+		if (m == fr->nm && row->has_meta)
+			fprintf(f, "<td class=\"num\">%.3fx</td><td class=\"num\">[%.3f, %.3f] (%.3g%%)</td>",
+			        cmp_speedup(row->meta.mu), cmp_speedup(row->meta.hi),
+			        cmp_speedup(row->meta.lo), 100 * row->meta.level);
+		else if (r && r->usable)
+			fprintf(f, "<td class=\"num\">%.3fx</td><td class=\"num\">[%.3f, %.3f] (%.3g%%)</td>",
+			        cmp_speedup(r->d.est), cmp_speedup(r->d.hi), cmp_speedup(r->d.lo),
+			        100 * r->d.level);
+		else
+			fputs("<td>-</td><td>-</td>", f);
+		if (m == fr->nm) {
+			fprintf(f, "<td class=\"num\">%zu of %zu</td><td>", row->npooled, fr->nm);
+			export_fleet_pooled_note(fr, row, note, sizeof note);
+		} else {
+			fprintf(f, r ? "<td class=\"num\">%zu</td><td>" : "<td>-</td><td>",
+			        r ? r->n : 0);
+			export_fleet_cell_note(fr, row, m, note, sizeof note);
+		}
+		esc(f, note);
+		fputs("</td></tr>\n", f);
+	}
+}
+
+static int write_html_fleet(FILE *f, const struct export_fleet_input *in, char *err,
+                            size_t errlen)
+{
+	const struct fleet_report *fr = in->f;
+	char line[1024];
+	int rc;
+
+	fprintf(f,
+	        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+	        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+	        "<meta name=\"color-scheme\" content=\"light dark\"/>\n<title>allocab merge: %zu "
+	        "machines</title>\n<style>\n%s%s</style>\n</head>\n<body>\n<h1>allocab merge: %zu "
+	        "machines</h1>\n<p>",
+	        fr->nm, svg_css(), page_css, fr->nm);
+	esc(f, CMP_CONVENTION);
+	fputs(". Each machine is compared within its own file; the diamond pools them.</p>\n"
+	      "<h2>Speedups per machine and pooled</h2>\n<figure>\n",
+	      f);
+	rc = chart_fleet_forest(f, in, 0);
+	fputs("</figure>\n", f);
+	fleet_machines(f, fr);
+	fputs("<h2>Comparisons</h2>\n<table>\n<thead><tr><th>workload</th><th>candidate</th>"
+	      "<th>regime</th><th>machine</th><th>speedup</th><th>interval</th><th>n</th>"
+	      "<th>note</th></tr></thead>\n<tbody>\n",
+	      f);
+	for (size_t i = 0; i < fr->nrows; i++)
+		fleet_row_lines(f, fr, &fr->rows[i]);
+	fputs("</tbody>\n</table>\n<h2>Method</h2>\n<ul>\n<li>", f);
+	export_fleet_method(fr, line, sizeof line);
+	esc(f, line);
+	fputs("</li>\n", f);
+	for (size_t i = 0; i < fr->nwarn; i++) {
+		fputs("<li class=\"muted\">warning: ", f);
+		esc(f, fr->warn[i]);
+		fputs("</li>\n", f);
+	}
+	fprintf(f, "</ul>\n<p class=\"muted\">allocab %s</p>\n</body>\n</html>\n",
+	        ALLOCAB_VERSION);
+	if (rc || ferror(f)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 const struct exporter export_html = {
     .name = "html",
     .summary = "one self-contained HTML report: charts, table, claims (no script, no network)",
     .flags = EXPORT_MARKUP | EXPORT_CHARTS | EXPORT_WARNINGS,
     .write = write_html,
+    .write_fleet = write_html_fleet,
 };

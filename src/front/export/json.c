@@ -1,5 +1,6 @@
 /* json.c - `--format json`: the allocab-compare/1 document (docs/results-format.md), with the claim
- * verdicts as its "claims" member when claims were checked. */
+ * verdicts as its "claims" member when claims were checked; for a fleet (`allocab merge`) the
+ * allocab-fleet/1 document. */
 #include "front/export/exportint.h"
 
 #include <cjson/cJSON.h>
@@ -43,31 +44,52 @@ static const char *row_time(const struct cmp_report *r, const struct cmp_row *ro
 	return ncpu == 0 ? "wall" : ncpu == d->nwl ? "cpu" : "mixed";
 }
 
-static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
+/* true, false, or null when the row has no verdict or the report no margin. */
+static cJSON *equivalent_json(const struct cmp_row *row)
+{
+	if (!row->usable || row->verdict == CMP_TOO_FEW || isnan(row->equiv_pct))
+		return cJSON_CreateNull();
+	return cJSON_CreateBool(row->equivalent);
+}
+
+/* What names a comparison: workload ("geomean" for the geometric mean), phase, regime and arms. */
+static cJSON *key_json(const char *workload, const char *phase, enum rf_regime regime,
+                       const char *candidate, const char *baseline)
 {
 	cJSON *o = cJSON_CreateObject();
-	double d = row->usable ? row->d.est : NAN;
 
-	add_str(o, "workload", row->workload ? row->workload : "geomean");
-	cJSON_AddBoolToObject(o, "geomean", row->workload == NULL);
-	add_str(o, "phase", row->phase);
-	add_str(o, "regime", rf_regime_name(row->regime));
+	add_str(o, "workload", workload ? workload : "geomean");
+	cJSON_AddBoolToObject(o, "geomean", workload == NULL);
+	add_str(o, "phase", phase);
+	add_str(o, "regime", rf_regime_name(regime));
+	add_str(o, "candidate", candidate);
+	add_str(o, "baseline", baseline);
+	return o;
+}
+
+static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
+{
+	cJSON *o = key_json(row->workload, row->phase, row->regime, row->candidate, row->baseline);
+	double d = row->usable ? row->d.est : NAN;
+	char vt[128];
+
 	add_str(o, "time", row_time(r, row));
-	add_str(o, "candidate", row->candidate);
-	add_str(o, "baseline", row->baseline);
 	add_num(o, "n", (double)row->n);
 	add_num(o, "n_baseline", (double)row->n_base);
 	add_num(o, "n_candidate", (double)row->n_cand);
 	add_str(o, "verdict", cmp_verdict_name(row->verdict));
+	add_str(o, "verdict_text", cmp_verdict_text(row, vt, sizeof vt));
+	cJSON_AddItemToObject(o, "equivalent", equivalent_json(row));
 	add_num(o, "rounds_needed", row->need ? (double)row->need : NAN);
 	add_num(o, "speedup", cmp_speedup(d));
 	add_num(o, "improvement_pct", cmp_improvement(d));
 	cJSON_AddItemToObject(o, "ci", interval_json(&row->d, row->usable));
 	cJSON_AddItemToObject(o, "ci_rank", interval_json(&row->d_rank, row->usable));
+	cJSON_AddItemToObject(o, "ci_per_comparison", interval_json(&row->d_each, row->usable));
 	cJSON_AddItemToObject(o, "ci_bootstrap",
 	                      row->has_boot ? interval_json(&row->d_boot, 1) : cJSON_CreateNull());
 	add_num(o, "p", row->p);
-	add_num(o, "p_holm", row->p_holm);
+	add_num(o, "p_bonferroni", row->p_adj);
 	add_num(o, "sd_log_ratio", r->paired ? row->sd : NAN);
 	add_num(o, "median_ns_baseline", row->med_base_ns);
 	add_num(o, "median_ns_candidate", row->med_cand_ns);
@@ -135,24 +157,40 @@ static cJSON *doc_json(const struct rf_doc *d)
 	return o;
 }
 
-cJSON *export_compare_json(const struct cmp_report *r)
+/* A document's schema, tool and convention. */
+static cJSON *doc_head(const char *schema)
 {
-	cJSON *o = cJSON_CreateObject(), *arr;
-	char line[1024];
+	cJSON *o = cJSON_CreateObject(), *tool;
 
-	add_str(o, "schema", "allocab-compare/1");
-	cJSON *tool = cJSON_AddObjectToObject(o, "tool");
+	add_str(o, "schema", schema);
+	tool = cJSON_AddObjectToObject(o, "tool");
 	add_str(tool, "name", "allocab");
 	add_str(tool, "version", ALLOCAB_VERSION);
 	add_str(o, "convention", CMP_CONVENTION);
+	return o;
+}
+
+/* The regimes asked for and those compared (steady first), as "regime" and "regimes_compared". */
+static void regimes_json(cJSON *o, enum cmp_regimes asked, const int compared[RF_NREGIMES])
+{
+	cJSON *cmpd;
+
+	add_str(o, "regime", cmp_regimes_name(asked));
+	cmpd = cJSON_AddArrayToObject(o, "regimes_compared");
+	for (int g = RF_NREGIMES - 1; g >= 0; g--)
+		if (compared[g])
+			cJSON_AddItemToArray(cmpd, cJSON_CreateString(rf_regime_name(g)));
+}
+
+cJSON *export_compare_json(const struct cmp_report *r)
+{
+	cJSON *o = doc_head("allocab-compare/1"), *arr;
+	char line[1024];
+
 	export_rule(r, line, sizeof line);
 	add_str(o, "verdict_rule", line);
 	add_str(o, "mode", r->paired ? "paired" : "two-sample");
-	add_str(o, "regime", cmp_regimes_name(r->regimes));
-	cJSON *cmpd = cJSON_AddArrayToObject(o, "regimes_compared");
-	for (int g = RF_NREGIMES - 1; g >= 0; g--)
-		if (r->compared[g])
-			cJSON_AddItemToArray(cmpd, cJSON_CreateString(rf_regime_name(g)));
+	regimes_json(o, r->regimes, r->compared);
 	export_describe_regimes(r, line, sizeof line);
 	add_str(o, "regimes_rule", line);
 	add_str(o, "time_policy", rf_time_policy_name(r->base->time_policy));
@@ -161,6 +199,9 @@ cJSON *export_compare_json(const struct cmp_report *r)
 	add_str(o, "baseline", r->paired ? r->baseline : NULL);
 	add_num(o, "conf", r->conf);
 	add_num(o, "alpha", round((1.0 - r->conf) * 1e9) / 1e9);
+	add_num(o, "family_size", (double)r->family);
+	add_num(o, "family_level", r->family_conf);
+	add_num(o, "equivalence_pct", r->equivalence > 0 ? r->equivalence : NAN);
 	add_str(o, "interval",
 	        r->paired ? r->bootstrap ? "bootstrap" : "signed-rank" : "mann-whitney");
 	if (r->bootstrap) {
@@ -196,6 +237,121 @@ cJSON *export_compare_json(const struct cmp_report *r)
 	return o;
 }
 
+static cJSON *names_json(const struct fleet_report *f, const struct fleet_row *row, int odd)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < f->nm; i++)
+		if (odd ? row->cells[i].odd : row->cells[i].excludes)
+			cJSON_AddItemToArray(a, cJSON_CreateString(f->m[i].label));
+	return a;
+}
+
+static cJSON *pooled_json(const struct fleet_row *row)
+{
+	const struct stats_meta *m = &row->meta;
+	struct stats_interval iv = {m->mu, m->lo, m->hi, m->level};
+	cJSON *o, *p;
+
+	if (!row->has_meta)
+		return cJSON_CreateNull();
+	o = interval_json(&iv, 1);
+	add_num(o, "speedup", cmp_speedup(m->mu));
+	add_num(o, "se", m->se);
+	add_num(o, "se_dl", m->se_dl);
+	add_num(o, "q", m->q);
+	add_num(o, "tau2", m->tau2);
+	add_num(o, "tau", m->tau);
+	add_num(o, "i2", m->i2);
+	if (isnan(m->pi_lo)) {
+		cJSON_AddNullToObject(o, "prediction");
+		return o;
+	}
+	p = cJSON_AddObjectToObject(o, "prediction");
+	add_num(p, "log_lo", m->pi_lo);
+	add_num(p, "log_hi", m->pi_hi);
+	add_num(p, "speedup_lo", cmp_speedup(m->pi_hi));
+	add_num(p, "speedup_hi", cmp_speedup(m->pi_lo));
+	return o;
+}
+
+static cJSON *cell_json(const struct fleet_report *f, const struct fleet_row *row, size_t m)
+{
+	const struct fleet_cell *c = &row->cells[m];
+	const struct cmp_row *r = c->row;
+	cJSON *o = cJSON_CreateObject();
+	int usable = r && r->usable;
+
+	add_str(o, "machine", f->m[m].label);
+	cJSON_AddBoolToObject(o, "pooled", c->pooled);
+	add_str(o, "reason", c->pooled ? NULL : c->why);
+	add_num(o, "n", r ? (double)r->n : NAN);
+	add_str(o, "verdict", r ? cmp_verdict_name(r->verdict) : NULL);
+	add_num(o, "speedup", usable ? cmp_speedup(r->d.est) : NAN);
+	cJSON_AddItemToObject(o, "ci", r ? interval_json(&r->d, usable) : cJSON_CreateNull());
+	add_num(o, "se", c->pooled ? c->se : NAN);
+	add_num(o, "deleted_residual", c->resid);
+	cJSON_AddBoolToObject(o, "odd", c->odd);
+	cJSON_AddBoolToObject(o, "excludes_pooled", c->excludes);
+	return o;
+}
+
+static cJSON *fleet_row_json(const struct fleet_report *f, const struct fleet_row *row)
+{
+	cJSON *o = key_json(row->workload, row->phase, row->regime, row->candidate, row->baseline);
+	cJSON *arr;
+
+	add_num(o, "machines_pooled", (double)row->npooled);
+	cJSON_AddItemToObject(o, "pooled", pooled_json(row));
+	add_num(o, "odd_bound", row->odd_bound);
+	cJSON_AddItemToObject(o, "odd", names_json(f, row, 1));
+	cJSON_AddItemToObject(o, "excludes_pooled", names_json(f, row, 0));
+	cJSON_AddItemToObject(o, "machines", arr = cJSON_CreateArray());
+	for (size_t m = 0; m < f->nm; m++)
+		cJSON_AddItemToArray(arr, cell_json(f, row, m));
+	return o;
+}
+
+static cJSON *machine_json(const struct fleet_machine *m)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	add_str(o, "label", m->label);
+	add_str(o, "host", m->doc->host);
+	cJSON_AddItemToObject(o, "input", doc_json(m->doc));
+	add_str(o, "problem", m->problem);
+	cJSON_AddBoolToObject(o, "busy", m->busy);
+	add_num(o, "busy_share", m->busy_share);
+	add_num(o, "others_median", m->others);
+	add_num(o, "loadavg_1m_median", m->load);
+	add_num(o, "load_runs", (double)m->load_runs);
+	return o;
+}
+
+static int write_json_fleet(FILE *out, const struct export_fleet_input *in, char *err,
+                            size_t errlen)
+{
+	const struct fleet_report *f = in->f;
+	cJSON *o = doc_head("allocab-fleet/1"), *arr;
+	char line[1024];
+
+	export_fleet_method(f, line, sizeof line);
+	add_str(o, "method", line);
+	regimes_json(o, f->regimes, f->compared);
+	add_num(o, "conf", f->conf);
+	add_num(o, "alpha", round((1.0 - f->conf) * 1e9) / 1e9);
+	cJSON_AddItemToObject(o, "machines", arr = cJSON_CreateArray());
+	for (size_t i = 0; i < f->nm; i++)
+		cJSON_AddItemToArray(arr, machine_json(&f->m[i]));
+	cJSON_AddItemToObject(o, "warnings", arr = cJSON_CreateArray());
+	for (size_t i = 0; i < f->nwarn; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(f->warn[i]));
+	cJSON_AddItemToObject(o, "comparisons", arr = cJSON_CreateArray());
+	for (size_t i = 0; i < f->nrows; i++)
+		cJSON_AddItemToArray(arr, fleet_row_json(f, &f->rows[i]));
+	return export_print_json(out, o, err, errlen);
+}
+
 static int write_json(FILE *out, const struct export_input *in, char *err, size_t errlen)
 {
 	cJSON *o = export_compare_json(in->r);
@@ -207,7 +363,8 @@ static int write_json(FILE *out, const struct export_input *in, char *err, size_
 
 const struct exporter export_json = {
     .name = "json",
-    .summary = "the allocab-compare/1 document: every figure of every comparison",
+    .summary = "the allocab-compare/1 document (merge: allocab-fleet/1): every figure",
     .flags = EXPORT_JSON | EXPORT_WARNINGS,
     .write = write_json,
+    .write_fleet = write_json_fleet,
 };

@@ -2,6 +2,12 @@
  * (markup.c). */
 #include "front/export/exportint.h"
 
+static int write_markdown_fleet(FILE *out, const struct export_fleet_input *in, char *err,
+                        size_t errlen)
+{
+	return export_fleet_markup(out, in, 1, err, errlen);
+}
+
 static int write_markdown(FILE *out, const struct export_input *in, char *err, size_t errlen)
 {
 	return export_write_markup(out, in, 1, err, errlen);
@@ -12,4 +18,5 @@ const struct exporter export_markdown = {
     .summary = "GitHub markdown for a pull-request comment or a job summary",
     .flags = EXPORT_WARNINGS,
     .write = write_markdown,
+    .write_fleet = write_markdown_fleet,
 };

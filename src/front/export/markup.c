@@ -8,26 +8,26 @@
 
 static void describe_method(const struct cmp_report *r, char *buf, size_t len)
 {
-	size_t m = 0;
+	char lv[16];
 
-	for (size_t i = 0; i < r->nrows; i++)
-		m += r->rows[i].usable;
+	cmp_level_text(r->family_conf, lv, sizeof lv);
 	if (r->paired)
 		snprintf(
 		    buf, len,
 		    "method: rounds paired; d = ln(t_candidate/t_baseline) per round; speedup = "
-		    "exp(-HL(d)), Hodges-Lehmann; interval at the %g%% level asked: %s; p: "
-		    "Wilcoxon signed-rank, "
-		    "Holm-adjusted over %zu comparisons",
-		    100 * r->conf,
-		    r->bootstrap ? "percentile bootstrap over rounds" : "Wilcoxon signed-rank", m);
+		    "exp(-HL(d)), Hodges-Lehmann; intervals: %s at %s%% each, simultaneous %g%% "
+		    "over the %zu comparisons (Bonferroni); per-comparison %g%% intervals and "
+		    "p-values (Wilcoxon signed-rank) in --format json and csv",
+		    r->bootstrap ? "percentile bootstrap over rounds" : "Wilcoxon signed-rank", lv,
+		    100 * r->conf, r->family, 100 * r->conf);
 	else
 		snprintf(buf, len,
 		         "method: rounds of two files cannot be paired; speedup = exp(-shift), "
-		         "two-sample Hodges-Lehmann shift of log times; interval at the %g%% level "
-		         "asked: Mann-Whitney "
-		         "(Moses); p: Mann-Whitney, Holm-adjusted over %zu comparisons",
-		         100 * r->conf, m);
+		         "two-sample Hodges-Lehmann shift of log times; intervals: Mann-Whitney "
+		         "(Moses) at %s%% each, simultaneous %g%% over the %zu comparisons "
+		         "(Bonferroni); per-comparison %g%% intervals and p-values (Mann-Whitney) "
+		         "in --format json and csv",
+		         lv, 100 * r->conf, r->family, 100 * r->conf);
 }
 
 static void describe_doc(const struct rf_doc *d, const char *role, char *buf, size_t len)
@@ -45,17 +45,22 @@ static void describe_doc(const struct rf_doc *d, const char *role, char *buf, si
 /* The configured arms of d with their settings (docs/tuning.md), one line each. */
 static void arm_config_lines(FILE *out, const struct rf_doc *d, int md)
 {
+	unsigned how = md ? EXPORT_TEXT_MD : 0;
 	int head = 0;
 
 	for (size_t i = 0; d->arm_config && i < d->narms; i++) {
 		if (!d->arm_config[i])
 			continue;
-		if (!head++)
-			fprintf(out,
-			        md ? "\n**Configured arms** in %s:\n"
-			           : "\nconfigured arms in %s:\n",
-			        d->path);
-		fprintf(out, md ? "- `%s` = %s\n" : "  %s = %s\n", d->arms[i], d->arm_config[i]);
+		if (!head++) {
+			fputs(md ? "\n**Configured arms** in " : "\nconfigured arms in ", out);
+			export_text(out, d->path, how);
+			fputs(":\n", out);
+		}
+		fputs(md ? "- `" : "  ", out);
+		export_text(out, d->arms[i], how);
+		fputs(md ? "` = " : " = ", out);
+		export_text(out, d->arm_config[i], how);
+		fputs("\n", out);
 	}
 }
 
@@ -98,9 +103,18 @@ static void fail_counts(const struct rf_doc *d, char *buf, size_t len)
 	}
 }
 
-/* Text blocks shared by table and markdown: prefix each line as the format wants. */
-static void put_lines(FILE *out, const struct cmp_report *r, const char *pre)
+/* One line: pre (the format's markup), then text as export_text writes it. */
+static void put_line(FILE *out, const char *pre, const char *text, int md)
 {
+	fputs(pre, out);
+	export_text(out, text, md ? EXPORT_TEXT_MD : 0);
+	fputs("\n", out);
+}
+
+/* Text blocks shared by table and markdown: prefix each line as the format wants. */
+static void put_lines(FILE *out, const struct cmp_report *r, int md)
+{
+	const char *pre = md ? "- " : "";
 	char line[2048];
 
 	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
@@ -109,55 +123,80 @@ static void put_lines(FILE *out, const struct cmp_report *r, const char *pre)
 		             : d == r->base ? "baseline:"
 		                            : "candidate:",
 		             line, sizeof line);
-		fprintf(out, "%s%s\n", pre, line);
+		put_line(out, pre, line, md);
 		if (r->paired) {
-			fprintf(out, "%sbaseline arm: %s\n", pre, r->baseline);
+			snprintf(line, sizeof line, "baseline arm: %s", r->baseline);
+			put_line(out, pre, line, md);
 			break;
 		}
 	}
 	describe_method(r, line, sizeof line);
-	fprintf(out, "%s%s\n", pre, line);
+	put_line(out, pre, line, md);
 	export_describe_regimes(r, line, sizeof line);
-	fprintf(out, "%s%s\n", pre, line);
+	put_line(out, pre, line, md);
 	if (r->bootstrap)
 		fprintf(out, "%sbootstrap: %u resamples, seed %llu\n", pre, r->bootstrap,
 		        (unsigned long long)r->seed);
 	fprintf(out, "%sconvention: %s\n", pre, CMP_CONVENTION);
 	export_rule(r, line, sizeof line);
-	fprintf(out, "%s%s\n", pre, line);
+	put_line(out, pre, line, md);
 	if (r->calibration)
-		fprintf(out, "%s%s\n", pre, r->calibration);
+		put_line(out, pre, r->calibration, md);
 }
 
-static void print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
+/* Columns a cell takes on a terminal as export_text writes it: its bytes but the continuation
+ * bytes of UTF-8 characters (the ± of a verdict is one column, two bytes). */
+static size_t cell_width(const char *s)
+{
+	size_t n = export_text_len(s);
+
+	for (; *s; s++)
+		n -= ((unsigned char)*s & 0xC0) == 0x80;
+	return n;
+}
+
+void export_print_grid(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
 {
 	size_t w[MAXCOL] = {0};
 
 	for (size_t i = 0; i < rows; i++)
 		for (size_t j = 0; j < cols; j++)
-			if (strlen(c[i * cols + j]) > w[j])
-				w[j] = strlen(c[i * cols + j]);
+			if (cell_width(c[i * cols + j]) > w[j])
+				w[j] = cell_width(c[i * cols + j]);
 	for (size_t i = 0; i < rows; i++) {
-		for (size_t j = 0; j < cols; j++)
-			fprintf(out, "%s%*s%-*s", j ? "  " : "",
-			        (right >> j & 1) ? (int)(w[j] - strlen(c[i * cols + j])) : 0, "",
-			        (right >> j & 1) || j + 1 == cols ? 0 : (int)w[j], c[i * cols + j]);
+		for (size_t j = 0; j < cols; j++) {
+			const char *cell = c[i * cols + j];
+			size_t pad = w[j] - cell_width(cell);
+			fprintf(out, "%s%*s", j ? "  " : "", (right >> j & 1) ? (int)pad : 0, "");
+			export_text(out, cell, 0);
+			fprintf(out, "%*s", (right >> j & 1) || j + 1 == cols ? 0 : (int)pad, "");
+		}
 		fprintf(out, "\n");
 	}
 }
 
-static void md_escape(FILE *out, const char *s)
+void export_print_warnings(FILE *out, char *const *warn, size_t n, int md)
 {
-	for (; *s; s++)
-		fprintf(out, *s == '|' ? "\\|" : "%c", *s);
+	for (size_t i = 0; i < n; i++) {
+		const char *w = warn[i];
+		int loud = strncmp(w, "WARNING: ", 9) == 0;
+		if (md && loud) {
+			put_line(out, "\n> [!WARNING]\n> ", w + 9, md);
+			fputs("\n", out);
+		} else if (md) {
+			put_line(out, i == 0 ? "\n- **warning:** " : "- **warning:** ", w, md);
+		} else {
+			put_line(out, loud ? "" : "warning: ", w, md);
+		}
+	}
 }
 
-static void print_md(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
+void export_print_md(FILE *out, char (*c)[CELL], size_t rows, size_t cols, unsigned right)
 {
 	for (size_t i = 0; i < rows; i++) {
 		for (size_t j = 0; j < cols; j++) {
 			fprintf(out, "| ");
-			md_escape(out, c[i * cols + j]);
+			export_text(out, c[i * cols + j], EXPORT_TEXT_MD | EXPORT_TEXT_CELL);
 			fprintf(out, " ");
 		}
 		fprintf(out, "|\n");
@@ -182,20 +221,11 @@ static int write_report(FILE *out, const struct cmp_report *r, int md)
 		return -1;
 	}
 	fprintf(out, md ? "### allocab compare\n\n" : "allocab compare\n");
-	put_lines(out, r, md ? "- " : "");
-	for (size_t i = 0; i < r->nwarn; i++) {
-		const char *w = r->warn[i];
-		int loud = strncmp(w, "WARNING: ", 9) == 0;
-		if (md && loud)
-			fprintf(out, "\n> [!WARNING]\n> %s\n\n", w + 9);
-		else if (md)
-			fprintf(out, "%s- **warning:** %s\n", i == 0 ? "\n" : "", w);
-		else
-			fprintf(out, "%s%s\n", loud ? "" : "warning: ", w);
-	}
+	put_lines(out, r, md);
+	export_print_warnings(out, r->warn, r->nwarn, md);
 	fprintf(out, "\n");
 	nline = export_table_cells(r, c, &ncol, &right);
-	(md ? print_md : print_grid)(out, c, nline, ncol, right);
+	(md ? export_print_md : export_print_grid)(out, c, nline, ncol, right);
 
 	static const char *const arm_head[ARMCOL] = {"workload",  "arm",          "ok rounds",
 	                                             "cold time", "steady time",  "unsettled",
@@ -208,7 +238,7 @@ static int write_report(FILE *out, const struct cmp_report *r, int md)
 		        md ? "\n#### Per arm (phase total, ok runs)\n\n"
 		           : "\nper arm (phase total, medians over ok runs; RSS growth: resident "
 		             "after the last rep minus after the first):\n");
-		(md ? print_md : print_grid)(out, &a[0][0], narm + 1, ARMCOL, 0x1FC);
+		(md ? export_print_md : export_print_grid)(out, &a[0][0], narm + 1, ARMCOL, 0x1FC);
 	}
 	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
 		arm_config_lines(out, d, md);
@@ -217,18 +247,14 @@ static int write_report(FILE *out, const struct cmp_report *r, int md)
 	}
 	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
 		fail_counts(d, line, sizeof line);
-		fprintf(out,
-		        md ? "\n**Failed runs** in %s (measured rounds): %s\n"
-		           : "\nfailed runs in %s (measured rounds): %s\n",
-		        d->path, line);
+		fputs(md ? "\n**Failed runs** in " : "\nfailed runs in ", out);
+		export_text(out, d->path, md ? EXPORT_TEXT_MD : 0);
+		put_line(out, " (measured rounds): ", line, md);
 		for (size_t i = 0; i < d->nfails; i++) {
 			fail_line(&d->fails[i], line, sizeof line);
-			fprintf(out, md ? "- " : "  ");
-			if (md)
-				md_escape(out, line);
-			else
-				fputs(line, out);
-			fprintf(out, "\n");
+			fputs(md ? "- " : "  ", out);
+			export_text(out, line, md ? EXPORT_TEXT_MD | EXPORT_TEXT_CELL : 0);
+			fputs("\n", out);
 		}
 		if (r->paired)
 			break;

@@ -1,6 +1,8 @@
 /* svgdraw.c - drawing primitives for the charts (svgdraw.h). */
 #include "front/export/svgdraw.h"
 
+#include "common/utf8.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -9,16 +11,17 @@
 static const char css[] =
     ":root, svg { --fg: #1b1f24; --muted: #57606a; --grid: #d0d7de; --bg: #ffffff;\n"
     "  --faster: #1a7f37; --slower: #cf222e; --none: #6e7781; --accent: #0969da;\n"
-    "  --warm: #bf8700; }\n"
+    "  --warm: #bf8700; --equiv: #1b7c83; }\n"
     "@media (prefers-color-scheme: dark) { :root, svg { --fg: #e6edf3; --muted: #9198a1;\n"
     "  --grid: #3d444d; --bg: #0d1117; --faster: #3fb950; --slower: #f85149; --none: #9198a1;\n"
-    "  --accent: #4493f8; --warm: #d29922; } }\n"
+    "  --accent: #4493f8; --warm: #d29922; --equiv: #39c5cf; } }\n"
     "svg { font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; font-size: 12px; }\n"
     ".bg { fill: var(--bg); }\n"
     "text { fill: var(--fg); }\n"
     "text.muted, text.tick { fill: var(--muted); }\n"
     "text.title { font-weight: 600; font-size: 14px; }\n"
     "text.geo { font-weight: 600; }\n"
+    "text.odd { fill: var(--slower); font-weight: 600; }\n"
     ".axis { stroke: var(--fg); stroke-width: 1; }\n"
     ".grid { stroke: var(--grid); stroke-width: 1; }\n"
     ".ref { stroke: var(--fg); stroke-width: 1.5; stroke-dasharray: 4 3; }\n"
@@ -27,8 +30,12 @@ static const char css[] =
     ".ci-faster { stroke: var(--faster); stroke-width: 2.5; }\n"
     ".ci-slower { stroke: var(--slower); stroke-width: 2.5; }\n"
     ".ci-none { stroke: var(--none); stroke-width: 2.5; }\n"
+    ".ci-equivalent { stroke: var(--equiv); stroke-width: 2.5; }\n"
     ".est-faster { fill: var(--faster); } .est-slower { fill: var(--slower); }\n"
-    ".est-none { fill: var(--none); }\n"
+    ".est-none { fill: var(--none); } .est-equivalent { fill: var(--equiv); }\n"
+    ".ci-odd { stroke: var(--slower); stroke-width: 2.5; } .est-odd { fill: var(--slower); }\n"
+    ".diamond { fill: var(--accent); } .pi { stroke: var(--accent); stroke-width: 1.5;\n"
+    "  stroke-dasharray: 3 2; }\n"
     ".pt { fill: var(--accent); fill-opacity: 0.55; }\n"
     ".pt-warm { fill: none; stroke: var(--warm); stroke-width: 1.2; }\n"
     ".box { fill: var(--accent); fill-opacity: 0.12; stroke: var(--accent); stroke-width: 1; }\n"
@@ -103,7 +110,16 @@ size_t svg_ticks(const struct svg_scale *s, double *t)
 
 void svg_esc(FILE *f, const char *s)
 {
-	for (; s && *s; s++)
+	for (; s && *s; s++) {
+		int k = (unsigned char)*s < 0x80 ? 1 : utf8_seq((const unsigned char *)s, strnlen(s, 4));
+		if (k != 1) {
+			if (k > 1)
+				fwrite(s, 1, (size_t)k, f);
+			else
+				fputs("\xef\xbf\xbd", f); /* U+FFFD for a byte that is not UTF-8 */
+			s += k > 1 ? k - 1 : 0;
+			continue;
+		}
 		switch (*s) {
 		case '&':
 			fputs("&amp;", f);
@@ -124,6 +140,7 @@ void svg_esc(FILE *f, const char *s)
 			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
 				fputc(*s, f);
 		}
+	}
 }
 
 void svg_open(FILE *f, double w, double h, const char *title, const char *desc, int standalone)

@@ -29,7 +29,9 @@ const char *svg_css(void);
 void svg_open(FILE *f, double w, double h, const char *title, const char *desc, int standalone);
 void svg_close(FILE *f);
 
-/* Writes s with &, <, >, " and ' escaped (for text and attribute values). */
+/* Writes s with &, <, >, " and ' escaped (for text and attribute values), control characters
+ * but tab and LF left out, and every byte that is not UTF-8 as U+FFFD: a path from the command
+ * line, or a name cut to a buffer's length, leaves the document well-formed. */
 void svg_esc(FILE *f, const char *s);
 /* <text> at (x, y) with CSS class cls and text-anchor anchor ("start", "middle", "end"). */
 void svg_text(FILE *f, double x, double y, const char *cls, const char *anchor, const char *fmt,

@@ -1,161 +1,35 @@
 /* gate.c - the gate: a margin on t_candidate/t_baseline judged by the whole confidence interval
- * (docs/methodology.md, "The gate"), shared by `allocab gate` and `allocab bench --gate`. */
-#include "front/gate/gate.h"
+ * (docs/methodology.md, "The gate"), shared by `allocab gate` and `allocab bench --gate`; the
+ * sequential interval when the document's rounds were looked at (docs/methodology.md,
+ * "Sequential decisions"). Its rule is gaterule.c, its lines gateline.c. */
+#include "front/gate/gateint.h"
 
-#include "front/calib/calib.h"
 #include "front/compare/compare.h"
 #include "common/errmsg.h"
 #include "common/status.h"
 #include "front/results/results.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+struct cmp_opts gate_cmp_opts(const struct gate_spec *g, const struct stats_seq_plan *seq)
+{
+	return (struct cmp_opts){.baseline = g->baseline,
+	                         .candidate = g->candidate,
+	                         .workload = g->workload,
+	                         .phase = g->phase ? g->phase : "total",
+	                         .conf = g->conf,
+	                         .regimes = g->regime,
+	                         .per_comparison = 1,
+	                         .equivalence = NAN,
+	                         .seq = seq};
+}
+
 void gate_spec_init(struct gate_spec *g)
 {
-	*g = (struct gate_spec){.conf = GATE_DEFAULT_CONF, .regime = CMP_REGIMES_STEADY};
-}
-
-const char *gate_outcome_name(enum gate_outcome o)
-{
-	return o == GATE_PASS ? "PASS" : o == GATE_FAIL ? "FAIL" : "INCONCLUSIVE";
-}
-
-int gate_outcome_status(enum gate_outcome o)
-{
-	return o == GATE_PASS ? ST_OK : o == GATE_FAIL ? ST_FAIL : ST_INCONCLUSIVE;
-}
-
-/* The speedup convention of compare (CMP_CONVENTION) for a gate line: the speedup, its interval
- * at the level it reached, the bound as a speedup; the ratio t_cand/t_base in parentheses. */
-static void print_interval(FILE *out, const struct cmp_report *r, const struct stats_interval *iv,
-                           const char *rel, double bound)
-{
-	fprintf(out,
-	        "speedup %.3fx, %.3g%% CI [%.3f, %.3f] %s %.3fx (%s %.3f [%.3f, %.3f] vs %.3f)",
-	        cmp_speedup(iv->est), 100 * iv->level, cmp_speedup(iv->hi), cmp_speedup(iv->lo),
-	        rel, 1 / bound, r->paired ? "t_cand/t_base" : "t_new/t_old", exp(iv->est),
-	        exp(iv->lo), exp(iv->hi), bound);
-}
-
-/* The verdict of one comparison: PASS when its interval at the gate's level lies wholly within
- * the bound, FAIL when its interval at the family level (fam, Bonferroni over the comparisons
- * gated; the row itself when one is gated) lies wholly beyond it, INCONCLUSIVE otherwise or when
- * an interval cannot reach its level. */
-static enum gate_outcome verdict_of(const struct gate_spec *g, const struct cmp_row *row,
-                                    const struct cmp_row *fam, double fam_conf, double m)
-{
-	if (!row->usable || row->d.level < g->conf - 1e-9)
-		return GATE_INCONCLUSIVE;
-	if (row->d.hi <= m)
-		return GATE_PASS;
-	if (fam->usable && fam->d.level >= fam_conf - 1e-9 && fam->d.lo > m)
-		return GATE_FAIL;
-	return GATE_INCONCLUSIVE;
-}
-
-/* One comparison against the bound on t_candidate/t_baseline, printed in one line on out. */
-static enum gate_outcome judge_row(const struct gate_spec *g, const struct cmp_report *r,
-                                   const struct cmp_row *row, const struct cmp_row *fam,
-                                   double fam_conf, size_t k, double bound, FILE *out)
-{
-	double m = log(bound);
-	enum gate_outcome o = verdict_of(g, row, fam, fam_conf, m);
-	int short_level = row->usable && row->d.level < g->conf - 1e-9;
-	char n[64];
-
-	if (!out)
-		return o;
-	if (r->paired)
-		snprintf(n, sizeof n, "%zu", row->n);
-	else
-		snprintf(n, sizeof n, "%zu+%zu", row->n_base, row->n_cand);
-	fprintf(out, "%-12s %s/%s %s %s ", gate_outcome_name(o),
-	        row->workload ? row->workload : "geomean", row->phase, rf_regime_name(row->regime),
-	        row->candidate);
-	if (r->paired)
-		fprintf(out, "vs %s: ", row->baseline);
-	else
-		fprintf(out, "of %s vs %s: ", r->cand->path, r->base->path);
-	if (!row->usable) {
-		fprintf(out, "insufficient data (%s usable rounds; at least 2 needed)\n", n);
-		return o;
-	}
-	if (o == GATE_FAIL)
-		print_interval(out, r, &fam->d, "<", bound);
-	else
-		print_interval(out, r, &row->d,
-		               short_level      ? "undecided vs"
-		               : o == GATE_PASS ? ">="
-		               : row->d.lo > m  ? "<"
-		                                : "straddles",
-		               bound);
-	fprintf(out, ", n %s", n);
-	if (short_level)
-		fprintf(out,
-		        "; the interval reaches only %.3g%% confidence, below the %g%% asked: "
-		        "more rounds needed",
-		        100 * row->d.level, 100 * g->conf);
-	else if (o == GATE_INCONCLUSIVE && row->d.lo > m)
-		fprintf(
-		    out,
-		    "; not FAIL: with %zu comparisons gated FAIL needs the whole %.3g%% interval "
-		    "(Bonferroni) below %.3fx, and it reaches %.3fx",
-		    k, 100 * fam->d.level, 1 / bound, cmp_speedup(fam->d.lo));
-	fprintf(out, "\n");
-	return o;
-}
-
-static void describe_rule(const struct gate_spec *g, const struct cmp_report *r, double bound,
-                          char *buf, size_t len)
-{
-	const char *dir = g->slowdown ? "slower" : "faster", *most = g->slowdown ? "most" : "least";
-
-	if (g->against)
-		snprintf(
-		    buf, len,
-		    "%s of %s at %s %g%% %s than in %s: speedup >= %.4gx (t_new/t_old <= %.4g)",
-		    g->candidate ? g->candidate : "every arm", r->cand->path, most, g->pct, dir,
-		    r->base->path, 1 / bound, bound);
-	else
-		snprintf(buf, len,
-		         "%s at %s %g%% %s than %s: speedup >= %.4gx (t_candidate/t_baseline <= "
-		         "%.4g)",
-		         g->candidate, most, g->pct, dir, r->baseline, 1 / bound, bound);
-}
-
-/* For an INCONCLUSIVE paired comparison: how far its estimate lies from the margin, the smallest
- * distance its rounds can resolve (MDE at CALIB_POWER) and the rounds that distance needs. One
- * line on out. */
-static void distance_note(const struct gate_spec *g, const struct cmp_report *r,
-                          const struct cmp_row *row, double bound, FILE *out)
-{
-	double dist = fabs(row->d.est - log(bound)), alpha = 1 - g->conf;
-	double mde = stats_mde(row->sd, row->n, alpha, CALIB_POWER);
-	size_t need;
-
-	if (!out || !r->paired || !row->usable || !(row->sd > 0) || row->d.level < g->conf - 1e-9)
-		return;
-	fprintf(out, "note: %s/%s %s %s: the estimate lies %.2f%% from the margin; ",
-	        row->workload ? row->workload : "geomean", row->phase, rf_regime_name(row->regime),
-	        row->candidate, calib_pct(dist));
-	if (isfinite(mde))
-		fprintf(out,
-		        "%zu rounds resolve about %.2f%% (%.0f%% power, sd of log ratios %.3g)",
-		        row->n, calib_pct(mde), 100 * CALIB_POWER, row->sd);
-	else
-		fprintf(out, "%zu rounds resolve no distance at this level", row->n);
-	need = dist > 0 ? stats_rounds_needed(row->sd, dist, alpha, CALIB_POWER) : 0;
-	if (need == 0 || need > 1000)
-		fprintf(out,
-		        "; the estimate is too close to the margin for more rounds to decide it "
-		        "soon: the true effect is about the margin's size\n");
-	else if (need <= row->n)
-		fprintf(out, "; a few more rounds should decide it if the estimate holds\n");
-	else
-		fprintf(out, "; about %zu rounds would decide it if the estimate holds\n", need);
+	*g = (struct gate_spec){
+	    .conf = GATE_DEFAULT_CONF, .regime = CMP_REGIMES_STEADY, .equivalence = NAN};
 }
 
 /* Whether the gate judges this row: the geometric mean with --on geomean (when the report has
@@ -165,26 +39,6 @@ static int gated(const struct gate_spec *g, const struct cmp_row *row, int any_g
 	if (g->on_geomean && any_geomean)
 		return row->workload == NULL;
 	return row->workload != NULL;
-}
-
-static void summary_line(FILE *out, const struct gate_spec *g, enum gate_outcome res,
-                         const size_t count[3], size_t judged, double fam_conf, const char *rule,
-                         enum cmp_regimes regime)
-{
-	fprintf(out,
-	        "gate: %s (%zu pass, %zu fail, %zu inconclusive; %s; PASS needs the whole "
-	        "%g%% interval (or more, as each line shows) of each comparison within the margin",
-	        gate_outcome_name(res), count[GATE_PASS], count[GATE_FAIL],
-	        count[GATE_INCONCLUSIVE], rule, 100 * g->conf);
-	if (judged > 1)
-		fprintf(out,
-		        ", FAIL the whole %.3g%% interval of one beyond it (Bonferroni over %zu)",
-		        100 * fam_conf, judged);
-	else
-		fprintf(out, ", FAIL the whole interval beyond it");
-	fprintf(out, "; on %s, %s regime)\n",
-	        g->on_geomean ? "the geometric mean" : "each workload",
-	        regime == CMP_REGIMES_COLD ? "cold" : "steady");
 }
 
 /* Without --regime, a document that measured the cold regime only (one repetition per run, e.g.
@@ -250,23 +104,62 @@ static int no_pairs(const struct cmp_report *r, const struct cmp_row *row, FILE 
 	return 1;
 }
 
+/* The comparison at the family level FAIL reads (Bonferroni over the k comparisons gated), when
+ * more than one is gated: built again at that level, row for row. Returns 0 or -1 (err set). */
+static int family_report(const struct rf_doc *old, const struct rf_doc *cand, struct cmp_opts o,
+                         const struct cmp_report *r, double fam_conf, struct cmp_report **fam,
+                         char *err, size_t errlen)
+{
+	o.conf = fam_conf;
+	if (cmp_build(old ? old : cand, old ? cand : NULL, &o, fam, err, errlen) != ST_OK)
+		return -1;
+	if ((*fam)->nrows != r->nrows)
+		return errmsg_fail(err, errlen, "the family-level comparison differs");
+	return 0;
+}
+
+/* Judges the gated rows of c->r (their family-level twins in fam, or themselves), writing their
+ * lines; returns the gate's verdict. */
+static enum gate_outcome judge_rows(struct gate_ctx *c, const struct cmp_report *fam,
+                                    int any_geomean, FILE *out, enum cmp_regimes regime)
+{
+	size_t count[3] = {0};
+
+	for (size_t i = 0; i < c->r->nrows; i++) {
+		const struct cmp_row *row = &c->r->rows[i], *frow = fam ? &fam->rows[i] : row;
+		if (!gated(c->g, row, any_geomean))
+			continue;
+		enum gate_outcome v = gate_verdict(c, row, frow);
+		count[v]++;
+		if (out)
+			gate_line(c, row, frow, v, out);
+		if (out && v == GATE_INCONCLUSIVE)
+			gate_note(c, row, out);
+	}
+	enum gate_outcome res = count[GATE_FAIL]                         ? GATE_FAIL
+	                        : count[GATE_INCONCLUSIVE] || !c->judged ? GATE_INCONCLUSIVE
+	                                                                 : GATE_PASS;
+	if (out)
+		gate_summary(c, res, count, regime, out);
+	return res;
+}
+
 /* Judges one loaded document (cand) against its baseline arm or against OLD into *verdict.
  * Returns 0 or -1 (err set). */
 static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE *warn,
                  enum gate_outcome *verdict, char *err, size_t errlen)
 {
-	struct cmp_opts o = {.baseline = g->baseline,
-	                     .candidate = g->candidate,
-	                     .workload = g->workload,
-	                     .phase = g->phase ? g->phase : "total",
-	                     .conf = g->conf,
-	                     .regimes = g->regime};
+	const struct stats_seq_plan *seq = cand->seq.planned ? &cand->seq : NULL;
+	struct cmp_opts o = gate_cmp_opts(g, seq);
 	struct rf_doc *old = NULL;
 	struct cmp_report *r = NULL, *fam = NULL;
-	double bound = g->slowdown ? 1 + g->pct / 100 : 1 - g->pct / 100;
-	size_t count[3] = {0}, judged = 0;
-	char rule[512];
+	struct gate_ctx c = {.g = g, .doc = cand, .seq = seq};
+	int rc = 0;
 
+	c.bound = g->slowdown ? 1 + g->pct / 100 : 1 - g->pct / 100;
+	c.m = log(c.bound);
+	c.equiv_pct = g->slowdown ? cmp_pick_equivalence(g->equivalence, cand, NAN) : NAN;
+	c.equiv = cmp_equiv_log(c.equiv_pct);
 	if (g->against && rf_load(g->against, &old, err, errlen) != ST_OK)
 		return -1;
 	const struct rf_doc *cold_only = g->regime_given ? NULL : cold_only_fallback(&o, old, cand);
@@ -274,6 +167,7 @@ static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE
 		rf_free(old);
 		return -1;
 	}
+	c.r = r;
 	if (cold_only && warn) {
 		char msg[1024];
 		snprintf(msg, sizeof msg,
@@ -288,50 +182,26 @@ static int judge(const struct gate_spec *g, struct rf_doc *cand, FILE *out, FILE
 	int any_geomean = 0;
 	for (size_t i = 0; i < r->nrows; i++)
 		any_geomean |= r->rows[i].workload == NULL;
-	for (size_t i = 0; i < r->nrows; i++)
-		if (r->rows[i].workload && no_pairs(r, &r->rows[i], out, warn)) {
-			cmp_free(r);
-			rf_free(old);
-			*verdict = GATE_FAIL;
-			return 0;
-		}
-	for (size_t i = 0; i < r->nrows; i++)
-		judged += gated(g, &r->rows[i], any_geomean);
-	double fam_conf = judged > 1 ? 1 - (1 - g->conf) / (double)judged : g->conf;
-	if (judged > 1) {
-		o.conf = fam_conf;
-		if (cmp_build(old ? old : cand, old ? cand : NULL, &o, &fam, err, errlen) !=
-		        ST_OK ||
-		    fam->nrows != r->nrows) {
-			if (fam && fam->nrows != r->nrows)
-				errmsg_fail(err, errlen, "the family-level comparison differs");
-			cmp_free(r);
-			cmp_free(fam);
-			rf_free(old);
-			return -1;
-		}
+	for (size_t i = 0; i < r->nrows && !c.judged; i++)
+		if (r->rows[i].workload && no_pairs(r, &r->rows[i], out, warn))
+			c.judged = (size_t)-1;
+	if (c.judged == (size_t)-1) {
+		*verdict = GATE_FAIL;
+		goto done;
 	}
-	for (size_t i = 0; i < r->nrows; i++) {
-		const struct cmp_row *row = &r->rows[i];
-		if (!gated(g, row, any_geomean))
-			continue;
-		enum gate_outcome v =
-		    judge_row(g, r, row, fam ? &fam->rows[i] : row, fam_conf, judged, bound, out);
-		count[v]++;
-		if (v == GATE_INCONCLUSIVE)
-			distance_note(g, r, row, bound, out);
-	}
-	describe_rule(g, r, bound, rule, sizeof rule);
-	enum gate_outcome res = count[GATE_FAIL]                      ? GATE_FAIL
-	                        : count[GATE_INCONCLUSIVE] || !judged ? GATE_INCONCLUSIVE
-	                                                              : GATE_PASS;
-	if (out)
-		summary_line(out, g, res, count, judged, fam_conf, rule, o.regimes);
+	for (size_t i = 0; i < r->nrows; i++)
+		c.judged += gated(g, &r->rows[i], any_geomean);
+	c.fam_conf = c.judged > 1 ? 1 - (1 - g->conf) / (double)c.judged : g->conf;
+	if (c.judged > 1 &&
+	    family_report(old, cand, o, r, c.fam_conf, &fam, err, errlen) != 0)
+		rc = -1;
+	else
+		*verdict = judge_rows(&c, fam, any_geomean, out, o.regimes);
+done:
 	cmp_free(r);
 	cmp_free(fam);
 	rf_free(old);
-	*verdict = res;
-	return 0;
+	return rc;
 }
 
 int gate_spec_eval(const struct gate_spec *g, const cJSON *bench, FILE *out,

@@ -1,6 +1,9 @@
 /* gate.h - the gate as a library for `allocab gate` and `allocab bench --gate` (sequential
- * sampling: bench asks after every round whether it may stop). Its options are read by
- * front/cmd/gateopt.c. */
+ * sampling: bench asks after every round whether it may stop), and for a fleet of machines
+ * (`allocab gate` with several files: gatefleet.c). Its options are read by front/cmd/gateopt.c.
+ * A document whose rounds a sequential gate looked at (rf_doc.seq, written by bench --gate) is
+ * judged with the sequential interval of its plan, whoever judges it; any other with the fixed-n
+ * interval (docs/methodology.md, "The gate", "Sequential decisions"). */
 #ifndef ALLOCAB_GATE_H
 #define ALLOCAB_GATE_H
 
@@ -28,12 +31,18 @@ struct gate_spec {
 	int slowdown; /* a bound of at most pct % slower; else at least pct % faster */
 	double pct;
 	int on_geomean; /* judge the geometric mean; else every workload's comparison */
+	int each_machine; /* a fleet: judge every machine's own interval; else the pooled one */
+	int fleet_on;     /* --on pooled or each-machine was given (a fleet's option) */
 	double conf;
 	enum cmp_regimes regime; /* cold or steady (default) */
 	int regime_given;        /* the regime was asked for (else a cold-only file is judged cold) */
+	/* --equivalence M (percent; NAN: not given, then the document's config.equivalence_pct):
+	 * with a --max-slowdown requirement, a comparison whose whole interval lies within +-M%
+	 * passes as equivalent, and only a slowdown beyond both P and M fails */
+	double equivalence;
 };
 
-/* The defaults: nothing named, conf GATE_DEFAULT_CONF, steady regime. */
+/* The defaults: nothing named, conf GATE_DEFAULT_CONF, steady regime, no equivalence. */
 void gate_spec_init(struct gate_spec *g);
 
 /* Judges an in-memory allocab-bench/1 document into *verdict. Returns 0, or -1 with a reason in
@@ -45,5 +54,16 @@ int gate_spec_eval(const struct gate_spec *g, const cJSON *bench, FILE *out,
  * it is not NULL. Returns 0, or -1 with the reason in err. */
 int gate_spec_judge_file(const struct gate_spec *g, const char *path, FILE *out, FILE *warn,
                          enum gate_outcome *verdict, char *err, size_t errlen);
+
+/* Judges the results files paths[0..n) (n >= 2), one machine each, as a fleet
+ * (front/fleet/fleet.h): each gated comparison's pooled interval (g->each_machine 0) or every
+ * machine's own interval (1) against the margin, FAIL at the Bonferroni level over every
+ * interval judged. A comparison that a machine lacks, or that a machine cannot pool, is
+ * INCONCLUSIVE (never PASS); one without a single usable round on a machine is FAIL, as for one
+ * file. g->against is refused. Verdict lines go to out, the fleet's warnings to warn (either may
+ * be NULL). Returns 0 with *verdict, or -1 with the reason in err (bad input). */
+int gate_fleet_judge_files(const struct gate_spec *g, const char *const *paths, size_t n,
+                           FILE *out, FILE *warn, enum gate_outcome *verdict, char *err,
+                           size_t errlen);
 
 #endif

@@ -8,6 +8,7 @@
 #include "common/jsonload.h"
 #include "common/jsonstream.h"
 #include "common/status.h"
+#include "common/utf8.h"
 #include "front/stats/stats.h"
 
 #include <errno.h>
@@ -40,8 +41,11 @@ static int load_names(struct loader *l, const cJSON *arr, const char *what, void
 	cJSON_ArrayForEach(v, arr)
 	{
 		char **name = (char **)((char *)*out + i * elem + name_off);
-		if (!cJSON_IsString(v) || !v->valuestring[0])
-			return rl_fail(l, "config.%s[%zu]: not a name", what, i);
+		if (!cJSON_IsString(v) || !rl_is_name(v->valuestring))
+			return rl_fail(l,
+			               "config.%s[%zu]: not a name (non-empty, without control "
+			               "characters)",
+			               what, i);
 		if (!(*name = strdup(v->valuestring)))
 			return rl_nomem(l);
 		*n = ++i;
@@ -103,6 +107,46 @@ static int load_arm_configs(struct loader *l, const cJSON *ac)
 	return 0;
 }
 
+/* config.equivalence_pct (bench --equivalence) and config.sequential, the plan of a sequential
+ * gate (bench --gate), both absent or null in files that have none. */
+static int load_decision_plan(struct loader *l, const cJSON *cfg)
+{
+	struct rf_doc *d = l->d;
+	const cJSON *seq = rl_get(cfg, "sequential");
+	double n, first;
+
+	if (rl_opt_num(l, cfg, "equivalence_pct", 99.999, "config", "config", &d->equivalence))
+		return -1;
+	if (!seq || cJSON_IsNull(seq))
+		return 0;
+	if (rl_opt_num(l, seq, "planned_rounds", 1e9, "config", "sequential", &n) ||
+	    rl_opt_num(l, seq, "first_look", 1e9, "config", "sequential", &first))
+		return -1;
+	if (!(n >= 1 && first >= 1 && first <= n && n == floor(n) && first == floor(first)))
+		return rl_fail(l, "config.sequential: want integers 1 <= first_look <= "
+		                  "planned_rounds");
+	d->seq = (struct stats_seq_plan){.planned = (size_t)n, .first_look = (size_t)first};
+	return 0;
+}
+
+/* config.baseline, an arm of the file: the arm compared against by default. Files written before
+ * it existed compared against the arm named system (the baseline backend) when they had one. */
+static int load_baseline(struct loader *l, const cJSON *cfg)
+{
+	struct rf_doc *d = l->d;
+	const cJSON *b = rl_get(cfg, "baseline");
+	const char *name = cJSON_IsString(b) ? b->valuestring : NULL;
+
+	if (b && !name)
+		return rl_fail(l, "config.baseline: want an arm's name");
+	if (name && rf_arm(d, name) < 0)
+		return rl_fail(l, "config.baseline '%.100s' is not an arm of config.arms", name);
+	if (!name)
+		name = !d->commands && rf_arm(d, "system") >= 0 ? "system" : d->arms[0];
+	d->baseline = d->arms[rf_arm(d, name)];
+	return 0;
+}
+
 static int load_config(struct loader *l, const cJSON *cfg)
 {
 	struct rf_doc *d = l->d;
@@ -135,6 +179,13 @@ static int load_config(struct loader *l, const cJSON *cfg)
 	if (time && (!cJSON_IsString(time) || rf_time_policy_parse(time->valuestring,
 	                                                            &d->time_given) != 0))
 		return rl_fail(l, "config.time: want \"wall\", \"cpu\" or \"auto\"");
+	if (load_decision_plan(l, cfg) != 0)
+		return -1;
+	if (rl_get_str(cfg, "process_tracking") &&
+	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
+		return rl_nomem(l);
+	if (load_baseline(l, cfg) != 0)
+		return -1;
 	return load_arm_configs(l, rl_get(cfg, "arm_configs"));
 }
 
@@ -146,10 +197,12 @@ static int load_machine(struct loader *l, const cJSON *m)
 	double ncpu;
 	char desc[512];
 
+	d->online_cpus = NAN;
 	if (!cJSON_IsObject(m))
 		return 0;
 	if (rl_opt_num(l, m, "online_cpus", 1e6, "machine", "machine", &ncpu) != 0)
 		return -1;
+	d->online_cpus = ncpu;
 	if (id && strlen(id) < sizeof d->machine_id)
 		strcpy(d->machine_id, id);
 	else
@@ -159,6 +212,41 @@ static int load_machine(struct loader *l, const cJSON *m)
 	if (!(d->machine_desc = strdup(desc)) || !(d->env = rl_compact(rl_get(m, "env"))))
 		return rl_nomem(l);
 	return 0;
+}
+
+#define LABEL_CHARS "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.:@+-"
+
+/* A name of task: absent or null (NULL), else 1..RF_MAX_LABEL bytes of chars (labels and hosts:
+ * the rule `allocab bench --label` applies; shown as what in messages). */
+static int load_task_name(struct loader *l, const cJSON *task, const char *key,
+                          const char *chars, const char *what, char **out)
+{
+	const cJSON *v = rl_get(task, key);
+	size_t n;
+
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	n = cJSON_IsString(v) ? strlen(v->valuestring) : 0;
+	if (n == 0 || n > RF_MAX_LABEL || strspn(v->valuestring, chars) != n)
+		return rl_fail(l, "task.%s: want 1 to %d characters of %s", key, RF_MAX_LABEL,
+		               what);
+	return (*out = strdup(v->valuestring)) ? 0 : rl_nomem(l);
+}
+
+/* The task of a job array that wrote the file (docs/results-format.md, "task"): optional. */
+static int load_task(struct loader *l, const cJSON *task)
+{
+	if (!task || cJSON_IsNull(task))
+		return 0;
+	if (!cJSON_IsObject(task))
+		return rl_fail(l, "task: want an object");
+	static const char names[] = "[A-Za-z0-9_.:@+-]";
+
+	if (load_task_name(l, task, "label", LABEL_CHARS, names, &l->d->label) != 0 ||
+	    load_task_name(l, task, "host", LABEL_CHARS, names, &l->d->host) != 0)
+		return -1;
+	return load_task_name(l, task, "boot_id", "0123456789abcdef-", "[0-9a-f-]",
+	                      &l->d->boot_id);
 }
 
 /* A second member "rounds" in the document in memory: refused, as the stream refuses it. */
@@ -215,6 +303,7 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 		*oom = 1;
 		return NULL;
 	}
+	d->equivalence = NAN;
 	if (!cJSON_IsObject(bench))
 		rc = rl_fail(&l, "not an allocab results document (not a JSON object)");
 	else if (!schema)
@@ -234,6 +323,8 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 	rl_forget(&l);
 	if (rc == 0)
 		rc = load_machine(&l, rl_get(bench, "machine"));
+	if (rc == 0)
+		rc = load_task(&l, rl_get(bench, "task"));
 	for (size_t w = 0; rc == 0 && w < d->nwl; w++)
 		if (d->wl[w].nphases == 0) {
 			d->wl[w].nphases = 1;
@@ -276,9 +367,11 @@ int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size
 		else if (strcmp(x->work, y->work) != 0)
 			what = "effective parameters", vx = x->work, vy = y->work;
 		if (what) {
-			snprintf(err, errlen,
+			char msg[1024];
+			snprintf(msg, sizeof msg,
 			         "%s: %s differs between %s (%s) and %s (%s): not the same work",
 			         y->name, what, a->path, vx, b->path, vy);
+			utf8_quote(err, errlen, msg);
 			return -1;
 		}
 		int same = x->nphases == y->nphases;
@@ -347,5 +440,9 @@ void rf_free(struct rf_doc *d)
 	free(d->status);
 	free(d->machine_desc);
 	free(d->env);
+	free(d->tracking);
+	free(d->label);
+	free(d->host);
+	free(d->boot_id);
 	free(d);
 }

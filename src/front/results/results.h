@@ -7,6 +7,7 @@
 #define ALLOCAB_RESULTS_H
 
 #include "common/nameidx.h"
+#include "front/stats/stats.h"
 
 #include <stddef.h>
 #include <cjson/cJSON.h>
@@ -16,6 +17,7 @@
 #define RF_MAX_CELLS   10000 /* arms x workloads */
 #define RF_MAX_WALL_NS 1e15  /* ns (11.6 days): any time above is refused */
 #define RF_MAX_FIGURE  1e18  /* counts, bytes, KiB, ticks */
+#define RF_MAX_LABEL   128   /* bytes of task.label and task.host */
 
 /* The two regimes a driver run measures (docs/methodology.md, "Cold start and steady state"). */
 enum rf_regime { RF_COLD, RF_STEADY, RF_NREGIMES };
@@ -46,6 +48,8 @@ struct rf_run {
 	double invol_ctx;           /* involuntary context switches of the run; NAN if unknown */
 	double steal_s;             /* CPU time stolen during the run, all CPUs; NAN if unknown */
 	double loadavg_1m;          /* NAN if unknown */
+	double runnable; /* telemetry.runnable: tasks runnable just before the run, the bench's own
+	                    included (NAN if unknown) */
 };
 
 struct rf_workload {
@@ -78,8 +82,15 @@ struct rf_doc {
 	char machine_id[17]; /* "" if the document has no machine fingerprint */
 	char *machine_desc;  /* "cpu_model, N cpus, kernel K" or NULL */
 	char *env;           /* machine.env as compact JSON, or NULL */
+	char *tracking;      /* config.process_tracking (probed arms: "ptrace" or "probe only
+	                        (...)"), or NULL */
+	double online_cpus;  /* machine.online_cpus, NAN if unknown */
+	char *label;         /* task.label: the machine's name in a fleet (docs/fleet.md), or NULL */
+	char *host;          /* task.host, or NULL */
+	char *boot_id;       /* task.boot_id: the running kernel the bench ran on, or NULL */
 	size_t narms, nwl;
 	char **arms;
+	const char *baseline; /* the arm compared against by default (config.baseline), in arms */
 	/* per arm: "system: mmap_threshold=32M trim_threshold=256M" for a configured arm
 	 * (config.arm_configs, docs/tuning.md), NULL for a plain one; NULL when no arm is */
 	char **arm_config;
@@ -96,6 +107,11 @@ struct rf_doc {
 	enum rf_time_policy time_given; /* config.time ("wall" when absent): the bench's design */
 	enum rf_time_policy time_policy; /* what t_regime holds now (rf_use_time) */
 	int legacy_reps;             /* some ok run's reps carry no "regime" (an older record) */
+	size_t nleft; /* cells listed as left in measured rounds (adaptive allocation) */
+	double equivalence;          /* config.equivalence_pct (bench --equivalence); NAN: none */
+	/* config.sequential: the plan a sequential gate (bench --gate) looked at every round by;
+	 * planned 0 when the rounds were not stopped by looking at them */
+	struct stats_seq_plan seq;
 };
 
 /* Reads, parses and validates the file into *out, a document the caller frees with rf_free.

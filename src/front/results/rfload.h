@@ -33,8 +33,12 @@ int rl_round(struct loader *l, const cJSON *round);
 /* Frees the loader's own memory (not the document). */
 void rl_forget(struct loader *l);
 
-/* "PATH: reason" into l->err; returns -1. */
+/* "PATH: reason" into l->err, as one line whatever the names in it (control characters and bytes
+ * that are not UTF-8 as \xNN, common/utf8.h); returns -1. */
 int rl_fail(struct loader *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether s (may be NULL) can name an arm, a workload or a phase: non-empty, no control
+ * character or DEL (allocab never writes such a name, and it would break every text format). */
+int rl_is_name(const char *s);
 /* "PATH: out of memory", remembered for errno ENOMEM; returns -1. */
 int rl_nomem(struct loader *l);
 /* Whether s (may be NULL) is one of the NULL-terminated list: a status among the known ones. */

@@ -4,6 +4,7 @@
 
 #include "common/jsonload.h"
 #include "common/steady.h"
+#include "common/utf8.h"
 #include "front/stats/stats.h"
 
 #include <math.h>
@@ -16,13 +17,26 @@
 int rl_fail(struct loader *l, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(l->err, l->errlen, "%s: ", l->d->path);
+	char msg[1024];
+	int n = snprintf(msg, sizeof msg, "%s: ", l->d->path);
 
 	va_start(ap, fmt);
-	if (n >= 0 && (size_t)n < l->errlen)
-		vsnprintf(l->err + n, l->errlen - (size_t)n, fmt, ap);
+	if (n >= 0 && (size_t)n < sizeof msg)
+		vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
 	va_end(ap);
+	if (l->errlen >= 8)
+		utf8_quote(l->err, l->errlen, msg);
 	return -1;
+}
+
+int rl_is_name(const char *s)
+{
+	if (!s || !s[0])
+		return 0;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
 }
 
 int rl_nomem(struct loader *l)
@@ -159,8 +173,11 @@ static int load_phases(struct loader *l, struct rf_workload *w, const cJSON *lis
 		return rl_fail(l, "%s: more than %d phases", at, RF_MAX_PHASES);
 	cJSON_ArrayForEach(v, list)
 	{
-		if (!cJSON_IsString(v))
-			return rl_fail(l, "%s: record.phases: not a list of names", at);
+		if (!cJSON_IsString(v) || !rl_is_name(v->valuestring))
+			return rl_fail(l,
+			               "%s: record.phases: not a list of names (each non-empty, "
+			               "without control characters)",
+			               at);
 		for (const cJSON *u = list->child; u != v; u = u->next)
 			if (strcmp(u->valuestring, v->valuestring) == 0)
 				return rl_fail(l, "%s: record.phases: '%s' listed twice", at,

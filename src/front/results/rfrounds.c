@@ -81,7 +81,8 @@ static int load_process(struct loader *l, const cJSON *jr, struct rf_run *run, c
 	if (rl_opt_num(l, tel, "steal_ticks", RF_MAX_FIGURE, at, "telemetry", &steal) ||
 	    rl_opt_num(l, proc, "involuntary_ctx_switches", RF_MAX_FIGURE, at, "process",
 	               &run->invol_ctx) ||
-	    rl_opt_num(l, tel, "loadavg_1m", 1e9, at, "telemetry", &run->loadavg_1m))
+	    rl_opt_num(l, tel, "loadavg_1m", 1e9, at, "telemetry", &run->loadavg_1m) ||
+	    rl_opt_num(l, tel, "runnable", 1e9, at, "telemetry", &run->runnable))
 		return -1;
 	run->steal_s = steal / l->clock_ticks_per_s;
 	return 0;
@@ -147,7 +148,8 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 
 /* The cells that had left the rounds (adaptive allocation, docs/results-format.md): objects
  * {"arm", "workload"} of known names, each once, none with a run in the round. */
-static int load_left(struct loader *l, const cJSON *left, size_t i, struct rf_run *row)
+static int load_left(struct loader *l, const cJSON *left, size_t i, int warmup,
+                     struct rf_run *row)
 {
 	struct rf_doc *d = l->d;
 	const cJSON *e;
@@ -171,6 +173,7 @@ static int load_left(struct loader *l, const cJSON *left, size_t i, struct rf_ru
 			return rl_fail(l, "rounds[%zu].left[%zu]: %s on %s %s", i, j, arm, wl,
 			               run->present ? "has a run in this round" : "is listed twice");
 		run->left = 1;
+		l->d->nleft += !warmup;
 		j++;
 	}
 	return 0;
@@ -268,7 +271,7 @@ int rl_round(struct loader *l, const cJSON *jr)
 		if (load_run(l, run, i, warmup, row, at) != 0)
 			return -1;
 	}
-	return load_left(l, rl_get(jr, "left"), i, row);
+	return load_left(l, rl_get(jr, "left"), i, warmup, row);
 }
 
 void rl_forget(struct loader *l)

@@ -53,10 +53,10 @@ int armspec_parse(const char *s, struct arm_spec *a, char *err, size_t errlen)
 	size_t llen = eq ? (size_t)(eq - s) : 0, blen, cap = 1;
 
 	memset(a, 0, sizeof *a);
-	if (!eq || llen == 0 || strspn(s, label_chars) < llen)
+	if (!eq || llen == 0 || strspn(s, label_chars) < llen || s[0] == '-')
 		return errmsg_fail(err, errlen,
 		                   "--arm: '%s' is not LABEL=BACKEND[:KEY=VALUE]... with LABEL in "
-		                   "[A-Za-z0-9_.-]",
+		                   "[A-Za-z0-9_.-], not starting with '-'",
 		                   s);
 	blen = strcspn(eq + 1, ":");
 	if (blen == 0 || strspn(eq + 1, key_chars) < blen)

@@ -9,6 +9,7 @@
 #include "front/compare/compare.h"
 #include "front/results/results.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,6 +173,8 @@ static int rule_update(void *ctx, const cJSON *doc, unsigned char *need, size_t 
 			errmsg_fail(err, errlen, "out of memory");
 		goto out;
 	}
+	o.equivalence = cmp_pick_equivalence(NAN, d, CMP_DEFAULT_EQUIVALENCE);
+	o.seq = d->seq.planned ? &d->seq : NULL;
 	if (d->narms * d->nwl != ncells) {
 		errmsg_fail(err, errlen, "the document has %zu cells, the bench %zu",
 		            d->narms * d->nwl, ncells);
@@ -196,3 +199,11 @@ void bench_alloc_by_rule(struct bench_alloc *a, const struct bench_rule *rule)
 {
 	*a = (struct bench_alloc){.name = rule->name, .ctx = (void *)rule, .update = rule_update};
 }
+
+static int seq_decided(void *ctx, const struct cmp_row *row)
+{
+	(void)ctx;
+	return cmp_row_seq_decided(row);
+}
+
+const struct bench_rule bench_rule_sequential = {"sequential", seq_decided, NULL};

@@ -101,6 +101,8 @@ static cJSON *config_json(const struct bench_config *c)
 	for (size_t i = 0; i < c->nwl; i++)
 		cJSON_AddItemToArray(wl, cJSON_CreateString(c->wl[i].name));
 	cJSON_AddItemToObject(o, "arms", arms);
+	cJSON_AddStringToObject(o, "baseline",
+	                        c->baseline ? c->baseline : c->narms ? c->arms[0].name : "");
 	cJSON_AddItemToObject(o, "workloads", wl);
 	if (drivers) {
 		cJSON_AddStringToObject(o, "scale", c->scale);
@@ -141,15 +143,43 @@ static cJSON *config_json(const struct bench_config *c)
 	                      c->program ? cJSON_CreateString(c->program) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "proof", proof_json(c));
 	cJSON_AddBoolToObject(o, "count_calls", c->count_lib != NULL);
+	cJSON_AddItemToObject(o, "process_tracking",
+	                      c->tracking ? cJSON_CreateString(c->tracking) : cJSON_CreateNull());
 	cJSON_AddNullToObject(o, drivers ? "commands" : "drivers");
 	if (c->gate)
 		cJSON_AddItemToObject(o, "gate", string_array(c->gate_argv, (size_t)c->gate_argc));
 	else
 		cJSON_AddNullToObject(o, "gate");
+	cJSON_AddNullToObject(o, "sequential");
+	if (c->equivalence > 0)
+		cJSON_AddNumberToObject(o, "equivalence_pct", c->equivalence);
+	else
+		cJSON_AddNullToObject(o, "equivalence_pct");
 	cJSON_AddNumberToObject(o, "clock_ticks_per_s", (double)sysconf(_SC_CLK_TCK));
 	argv = string_array(c->argv, (size_t)c->argc);
 	cJSON_InsertItemInArray(argv, 0, cJSON_CreateString("allocab"));
 	cJSON_AddItemToObject(o, "argv", argv);
+	return o;
+}
+
+static cJSON *text_or_null(const char *s)
+{
+	return s && *s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+/* The task of a job array (docs/results-format.md, "task"). */
+static cJSON *task_json(const struct bench_task *t)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, "label", text_or_null(t->label));
+	cJSON_AddItemToObject(o, "label_from", text_or_null(t->label_from));
+	cJSON_AddItemToObject(o, "shard", t->shard >= 0 ? cJSON_CreateNumber((double)t->shard)
+	                                                : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "shard_from", text_or_null(t->shard_from));
+	cJSON_AddItemToObject(o, "host", text_or_null(t->host));
+	cJSON_AddItemToObject(o, "boot_id", text_or_null(t->boot_id));
+	cJSON_AddItemToObject(o, "lock", text_or_null(t->lock));
 	return o;
 }
 
@@ -169,9 +199,45 @@ cJSON *benchdoc_new(const struct bench_config *c)
 	cJSON_AddItemToObject(d, "config", config_json(c));
 	machine = fingerprint_json();
 	cJSON_AddItemToObject(d, "machine", machine ? machine : cJSON_CreateNull());
+	if (c->task)
+		cJSON_AddItemToObject(d, "task", task_json(c->task));
 	cJSON_AddItemToObject(d, "rounds", cJSON_CreateArray());
 	cJSON_AddNullToObject(d, "gate_outcome");
+	cJSON_AddNullToObject(d, "gate_decision");
 	return d;
+}
+
+void benchdoc_set_plan(cJSON *d, const struct stats_seq_plan *p)
+{
+	cJSON *cfg = cJSON_GetObjectItemCaseSensitive(d, "config"), *s = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(s, "rule",
+	                        "O'Brien-Fleming boundary under continuous monitoring, signed-rank");
+	cJSON_AddNumberToObject(s, "planned_rounds", (double)p->planned);
+	cJSON_AddNumberToObject(s, "first_look", (double)p->first_look);
+	cJSON_ReplaceItemInObjectCaseSensitive(cfg, "sequential", s);
+}
+
+void benchdoc_set_decision(cJSON *d, const char *outcome, unsigned rounds, unsigned looks,
+                           const char *text)
+{
+	cJSON *o = cJSON_CreateObject(), *lines = cJSON_CreateArray();
+	const char *p = text;
+
+	cJSON_AddStringToObject(o, "outcome", outcome);
+	cJSON_AddNumberToObject(o, "rounds", rounds);
+	cJSON_AddNumberToObject(o, "looks", looks);
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = strndup(p, n);
+		if (line)
+			cJSON_AddItemToArray(lines, cJSON_CreateString(line));
+		free(line);
+		p += n + (nl != NULL);
+	}
+	cJSON_AddItemToObject(o, "lines", lines);
+	cJSON_ReplaceItemInObjectCaseSensitive(d, "gate_decision", o);
 }
 
 void benchdoc_set_string(cJSON *d, const char *key, const char *value)
@@ -258,6 +324,10 @@ static cJSON *telemetry_json(const struct telemetry_sample *before,
 		cJSON_AddNumberToObject(t, "loadavg_1m", before->loadavg_1m);
 	else
 		cJSON_AddNullToObject(t, "loadavg_1m");
+	if (before->have_runnable)
+		cJSON_AddNumberToObject(t, "runnable", before->runnable);
+	else
+		cJSON_AddNullToObject(t, "runnable");
 	return t;
 }
 

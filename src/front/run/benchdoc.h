@@ -5,6 +5,7 @@
 #include "front/run/run.h"
 #include "front/run/runner.h"
 #include "front/run/telemetry.h"
+#include "front/stats/stats.h"
 
 #include <cjson/cJSON.h>
 
@@ -21,6 +22,14 @@ cJSON *benchdoc_new(const struct bench_config *c);
 
 /* Replaces the top-level member key by a string (NULL: JSON null). */
 void benchdoc_set_string(cJSON *d, const char *key, const char *value);
+
+/* Records the sequential gate's plan in config.sequential (docs/results-format.md): what compare
+ * and gate read back to judge the rounds the way the bench looked at them. */
+void benchdoc_set_plan(cJSON *d, const struct stats_seq_plan *p);
+/* Records the gate's last judgement as the top-level "gate_decision": its outcome, the measured
+ * rounds and looks it was made after, and its lines (text, one line each). */
+void benchdoc_set_decision(cJSON *d, const char *outcome, unsigned rounds, unsigned looks,
+                           const char *text);
 
 /* The run object of a finished process (r->end is not RUNNER_STOPPED): status, exit, signal,
  * stderr tail, process figures, telemetry (tel[0] before, tel[1] after) and, for a driver, its

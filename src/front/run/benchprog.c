@@ -6,6 +6,8 @@
 #include "common/errmsg.h"
 #include "front/run/preload.h"
 #include "front/run/probelog.h"
+#include "front/run/ptrack.h"
+#include "common/status.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -48,19 +50,19 @@ int bench_setup_expects(struct bench_config *c, const struct bench_program_opts 
 		while (strcmp(a->name, o->expect_names[i]) != 0)
 			a++;
 		if (!alloc_known_by_name(o->expect_allocs[i]))
-			return errmsg_status(2, err, errlen,
+			return errmsg_status(ST_USAGE, err, errlen,
 			                     "--expect %s=%s: unknown allocator (system, mimalloc, "
 			                     "jemalloc, tcmalloc)",
 			                     o->expect_names[i], o->expect_allocs[i]);
 		if (!(a->expect_allocator = strdup(o->expect_allocs[i])))
-			return errmsg_status(1, err, errlen, "out of memory");
+			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		a->expect_exe_counts = 1;
 	}
-	return 0;
+	return ST_OK;
 }
 
-/* One --program arm called label: name is a known allocator or a --preload name. Returns 0, 1
- * or 2. */
+/* One --program arm called label: name is a known allocator or a --preload name. Returns ST_OK,
+ * ST_USAGE (unknown allocator, a library that cannot be loaded) or ST_FAIL (memory). */
 static int program_arm(struct bench_config *c, const struct bench_program_opts *o,
                        const struct bench_probe_paths *pp, const char *label, const char *name,
                        char *err, size_t errlen)
@@ -76,22 +78,22 @@ static int program_arm(struct bench_config *c, const struct bench_program_opts *
 			lib = o->preload_paths[i];
 	if (!lib && !k)
 		return errmsg_status(
-		    2, err, errlen,
+		    ST_USAGE, err, errlen,
 		    "-a: unknown allocator '%s' (known: system, mimalloc, jemalloc, "
 		    "tcmalloc; any other with --preload %s=LIBRARY)",
 		    name, name);
 	if (!(a->name = strdup(label)))
-		return errmsg_status(1, err, errlen, "out of memory");
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	c->narms++;
 	a->command = (char *)o->program;
 	if (!lib && !k->preload)
 		return (a->expect_allocator = strdup(k->name))
-		           ? 0
-		           : errmsg_status(1, err, errlen, "out of memory");
+		           ? ST_OK
+		           : errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	if (preload_resolve(lib ? lib : k->preload, pp->probe, &pl, why, sizeof why) != 0)
-		return lib ? errmsg_status(2, err, errlen, "--preload %s: %s", name, why)
-		           : errmsg_status(2, err, errlen, "-a %s: %s (Debian package %s)", name,
-		                           why, k->package);
+		return lib ? errmsg_status(ST_USAGE, err, errlen, "--preload %s: %s", name, why)
+		           : errmsg_status(ST_USAGE, err, errlen, "-a %s: %s (Debian package %s)",
+		                           name, why, k->package);
 	a->preload = strdup(pl.path);
 	a->version = strdup(pl.version);
 	a->expect_object = strdup(pl.path);
@@ -99,13 +101,13 @@ static int program_arm(struct bench_config *c, const struct bench_program_opts *
 		a->expect_allocator = strdup(pl.allocator[0] ? pl.allocator : k->name);
 	if (!a->preload || !a->version || !a->expect_object ||
 	    ((pl.allocator[0] || k) && !a->expect_allocator))
-		return errmsg_status(1, err, errlen, "out of memory");
-	return 0;
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	return ST_OK;
 }
 
 /* One --arm arm of a program: a known allocator, its settings checked by its driver
- * (`allocab-BACKEND env --config ...`), whose output becomes the arm's environment. Returns 0, 1
- * or 2. */
+ * (`allocab-BACKEND env --config ...`), whose output becomes the arm's environment. Returns ST_OK,
+ * ST_USAGE (a bad spec or setting) or ST_FAIL (the driver could not be run, memory). */
 static int configured_arm(struct bench_config *c, const struct bench_program_opts *o,
                           const struct bench_probe_paths *pp, const char *text, char *err,
                           size_t errlen)
@@ -116,27 +118,29 @@ static int configured_arm(struct bench_config *c, const struct bench_program_opt
 	int rc;
 
 	if (armspec_parse(text, &sp, err, errlen) != 0)
-		return 2;
+		return ST_USAGE;
 	for (size_t i = 0; i < c->narms; i++)
 		if (strcmp(c->arms[i].name, sp.label) == 0) {
-			rc = errmsg_status(2, err, errlen, "--arm %s: the name of another arm",
-			                   sp.label);
+			rc = errmsg_status(ST_USAGE, err, errlen,
+			                   "--arm %s: the name of another arm", sp.label);
 			goto out;
 		}
 	if (!alloc_known_by_name(sp.backend)) {
-		rc = errmsg_status(2, err, errlen,
+		rc = errmsg_status(ST_USAGE, err, errlen,
 		                   "--arm %s: unknown allocator '%s' (known: system, mimalloc, "
 		                   "jemalloc, tcmalloc)",
 		                   sp.label, sp.backend);
 		goto out;
 	}
-	if ((rc = bench_driver_dir(NULL, dir, sizeof dir, err, errlen)) != 0)
+	if (bench_driver_dir(NULL, dir, sizeof dir, err, errlen) != 0) {
+		rc = ST_FAIL;
 		goto out;
+	}
 	snprintf(driver, sizeof driver, "%s/allocab-%s", dir, sp.backend);
 	if ((rc = armspec_check(driver, &sp, NULL, &env_text, err, errlen)) != 0)
 		goto out;
 	if (armspec_env_list(env_text, &env, err, errlen) < 0) {
-		rc = 1;
+		rc = ST_FAIL;
 		goto out;
 	}
 	if ((rc = program_arm(c, o, pp, sp.label, sp.backend, err, errlen)) != 0)
@@ -163,35 +167,39 @@ int bench_setup_program(struct bench_config *c, const struct bench_program_opts 
 {
 	char have[256], **sel = NULL;
 	size_t nsel;
-	int n, rc = 0;
+	int n, rc = ST_OK;
 
 	if (preload_find_own("probe", pp->probe, sizeof pp->probe, err, errlen) != 0)
-		return 1;
+		return ST_FAIL;
 	if (!o->allocators)
 		preload_installed(pp->probe, have, sizeof have);
 	if (!o->allocators && o->narm_specs)
 		n = 0;
 	else if ((n = bench_split_list(o->allocators ? o->allocators : have, "-a", &sel, err,
 	                               errlen)) < 0)
-		return 2;
+		return ST_USAGE;
 	nsel = (size_t)n;
 	if (!(c->arms = calloc(nsel + o->npreloads + o->narm_specs, sizeof *c->arms)) ||
 	    !(c->wl = calloc(1, sizeof *c->wl)) || !(c->wl[0].name = strdup("command")))
-		rc = errmsg_status(1, err, errlen, "out of memory");
+		rc = errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	else
 		c->nwl = 1;
 	c->program = o->program;
-	for (size_t i = 0; rc == 0 && i < nsel; i++)
+	for (size_t i = 0; rc == ST_OK && i < nsel; i++)
 		rc = program_arm(c, o, pp, sel[i], sel[i], err, errlen);
-	for (size_t i = 0; rc == 0 && i < o->npreloads; i++)
+	for (size_t i = 0; rc == ST_OK && i < o->npreloads; i++)
 		if (!in_list(sel, nsel, o->preload_names[i]))
 			rc = program_arm(c, o, pp, o->preload_names[i], o->preload_names[i], err,
 			                 errlen);
-	for (size_t i = 0; rc == 0 && i < o->narm_specs; i++)
+	for (size_t i = 0; rc == ST_OK && i < o->narm_specs; i++)
 		rc = configured_arm(c, o, pp, o->arm_specs[i], err, errlen);
 	bench_free_list(sel, nsel);
-	if (rc == 0 && c->narms < 2)
-		rc = errmsg_status(2, err, errlen,
+	for (size_t i = 0; rc == ST_OK && !c->baseline && i < c->narms; i++)
+		if (!c->arms[i].preload && !c->arms[i].backend && c->arms[i].expect_allocator &&
+		    alloc_known_platform(alloc_known_by_name(c->arms[i].expect_allocator)))
+			c->baseline = c->arms[i].name;
+	if (rc == ST_OK && c->narms < 2)
+		rc = errmsg_status(ST_USAGE, err, errlen,
 		                   "--program: a comparison needs at least two allocators (-a, "
 		                   "--preload)");
 	return rc;
@@ -201,30 +209,36 @@ int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o
                       struct bench_probe_paths *pp, char *err, size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");
+	char why[48];
 	int any = 0;
 
 	for (size_t i = 0; i < c->narms; i++)
 		any |= c->arms[i].expect_allocator || c->arms[i].expect_object;
 	if (!any)
-		return 0;
+		return ST_OK;
 	if (!pp->probe[0] &&
 	    preload_find_own("probe", pp->probe, sizeof pp->probe, err, errlen) != 0)
-		return 1;
+		return ST_FAIL;
 	c->probe_lib = pp->probe;
 	if (o->count_calls) {
 		if (preload_find_own("count", pp->count, sizeof pp->count, err, errlen) != 0)
-			return 1;
+			return ST_FAIL;
 		c->count_lib = pp->count;
 	}
 	snprintf(pp->dir, sizeof pp->dir, "%s/allocab-probe.XXXXXX",
 	         tmp && tmp[0] == '/' ? tmp : "/tmp");
 	if (!mkdtemp(pp->dir)) {
 		pp->dir[0] = '\0';
-		return errmsg_status(1, err, errlen, "cannot create a directory in %s: %s",
+		return errmsg_status(ST_FAIL, err, errlen, "cannot create a directory in %s: %s",
 		                     tmp && tmp[0] == '/' ? tmp : "/tmp", strerror(errno));
 	}
 	c->probe_dir = pp->dir;
-	return 0;
+	if (ptrack_available(why, sizeof why))
+		snprintf(pp->tracking, sizeof pp->tracking, "ptrace");
+	else
+		snprintf(pp->tracking, sizeof pp->tracking, "probe only (%s)", why);
+	c->tracking = pp->tracking;
+	return ST_OK;
 }
 
 /* Why a run was not ok, in one line: its reason, else its status, exit or signal and the last
@@ -251,6 +265,45 @@ static void run_reason(const cJSON *run, char *buf, size_t len)
 	else
 		snprintf(what, sizeof what, "%s", st ? st : "?");
 	snprintf(buf, len, "%s%s%s", what, tail ? ": " : "", tail ? (nl ? nl + 1 : tail) : "");
+}
+
+static const char *get_str(const cJSON *o, const char *k)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+size_t bench_report_hopeless(const struct bench_config *c, const cJSON *round, FILE *f)
+{
+	size_t named = 0;
+
+	for (size_t i = 0; i < c->narms; i++) {
+		const cJSON *run, *bad = NULL;
+		int all = 1;
+
+		if (!bench_arm_probed(&c->arms[i]))
+			continue;
+		cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(round, "runs"))
+		{
+			const cJSON *probe = cJSON_GetObjectItemCaseSensitive(run, "probe");
+			const char *st = get_str(run, "status"), *arm = get_str(run, "arm");
+
+			if (!arm || strcmp(arm, c->arms[i].name) != 0)
+				continue;
+			if (!st || strcmp(st, "unverified") != 0 ||
+			    !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(probe, "deterministic")))
+				all = 0;
+			else if (!bad)
+				bad = run;
+		}
+		if (!all || !bad)
+			continue;
+		if (f)
+			fprintf(f,
+			        "allocab: bench: %s: no verified successful run: unverified: %s\n",
+			        c->arms[i].name, get_str(bad, "reason"));
+		named++;
+	}
+	return named;
 }
 
 size_t bench_report_unproven(const struct bench_config *c, const cJSON *doc, FILE *f)
@@ -340,17 +393,21 @@ void bench_probe_finish(const struct bench_arm *a, const struct bench_probe_run 
 	cJSON *recs = NULL;
 	size_t bad = 0;
 
-	if (!a->preload && realpath("/bin/sh", shell)) {
+	/* --expect arms (the only ones whose executable counts): the command sets its own
+	 * LD_PRELOAD, so the bench's shell is not the program */
+	if (a->expect_exe_counts && realpath("/bin/sh", shell)) {
 		x.launcher = (pid_t)r->pid;
 		x.launcher_exe = shell;
 	}
-	if (probelog_read(p->file, &recs, &bad, err, sizeof err) != 0)
+	if (probelog_read(p->file, &recs, &bad, err, sizeof err) != 0) {
 		snprintf(v.reason, sizeof v.reason, "%s", err);
-	else
-		probelog_judge(recs, &x, (pid_t)r->pid, r->tail, &v);
+		ptrack_describe(r->track, v.tracking, sizeof v.tracking);
+	} else {
+		probelog_judge(recs, &x, (pid_t)r->pid, r->tail, r->track, &v);
+	}
 	unlink(p->file);
-	benchdoc_apply_probe(run, v.verified, v.reason, recs ? probelog_summary(recs, &v) : NULL,
-	                     r->tail, st);
+	benchdoc_apply_probe(run, v.verified, v.reason,
+	                     recs ? probelog_summary(recs, &x, &v) : NULL, r->tail, st);
 	cJSON_Delete(recs);
 }
 

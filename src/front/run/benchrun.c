@@ -1,8 +1,10 @@
 /* benchrun.c - the bench engine: rounds of every (arm, workload) pair in a freshly shuffled order,
  * one padded process per run, the allocab-bench/1 document rewritten atomically after every round
  * (each round printed once: benchtext.c),
- * progress on stderr (its text: benchprogress.c), the sequential gate, and adaptive allocation
- * (the cells that still run: benchalloc.c). Format: docs/results-format.md. */
+ * progress on stderr (its text: benchprogress.c), the sequential gate: judged after every
+ * round from --min-rounds on with the intervals of its plan, which the document records
+ * (docs/methodology.md, "Sequential decisions"), and adaptive allocation (the cells that still
+ * run: benchalloc.c). Format: docs/results-format.md. */
 #include "common/atomicio.h"
 #include "front/run/benchalloc.h"
 #include "front/run/benchdoc.h"
@@ -16,6 +18,7 @@
 #include "common/status.h"
 #include "front/run/runner.h"
 #include "front/run/telemetry.h"
+#include "common/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +47,8 @@ struct engine {
 	uint64_t running_on; /* bit i: out_paths[i] holds a version whose status is "running" */
 	unsigned long nrun;  /* runs started, for unique probe file names */
 	struct bench_cells cells; /* which arm x workload cells still run */
+	struct stats_seq_plan plan; /* --gate: planned 0 until fixed */
+	unsigned looks;             /* gate checks after rounds */
 };
 
 static int64_t now_ns(const struct engine *e)
@@ -160,6 +165,20 @@ static const char *last_line(const char *tail)
 	return nl ? nl + 1 : tail;
 }
 
+/* A probed run whose processes were not tracked (ptrace refused for it alone) makes the document's
+ * config.process_tracking say so. */
+static void note_tracking(struct engine *e, const cJSON *run)
+{
+	cJSON *config = cJSON_GetObjectItemCaseSensitive(e->doc, "config");
+	const char *doc =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(config, "process_tracking"));
+	const char *got = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(run, "probe"), "tracking"));
+
+	if (got && doc && strcmp(doc, "ptrace") == 0 && strcmp(got, "ptrace") != 0)
+		benchdoc_set_string(config, "process_tracking", got);
+}
+
 /* The run object of a finished process, counted; NULL with *fatal ST_USAGE when a driver rejected
  * its arguments in the first round. */
 static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
@@ -171,8 +190,10 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 	enum run_status st;
 	cJSON *run = benchdoc_run(c, a, w, pad, r, tel, &st);
 
-	if (pr)
+	if (pr) {
 		bench_probe_finish(a, pr, r, run, &st);
+		note_tracking(e, run);
+	}
 	if (c->mode == BENCH_DRIVERS && e->done == 0 && r->end == RUNNER_EXITED &&
 	    r->exit_code == 2) {
 		*fatal = ST_USAGE;
@@ -225,6 +246,7 @@ static cJSON *run_pair(struct engine *e, const struct bench_arm *a, const struct
 		return NULL;
 	}
 	spec.env_set = pr ? pr->set : a->env;
+	spec.track = pr != NULL;
 	telemetry_sample(&tel[0]);
 	if (e->rn->run(e->rn->ctx, &spec, &r, err, errlen) != 0) {
 		*fatal = ST_FAIL;
@@ -436,6 +458,29 @@ static int budget_spent(const struct engine *e)
 	return elapsed + round_s > c->budget_s;
 }
 
+/* The plan of the sequential decisions (the gate's, adaptive allocation's), fixed at the first
+ * look and recorded in the document: --rounds,
+ * else the rounds done plus those the rest of the budget holds at the mean measured round time
+ * (round times, not the log ratios, decide it). */
+static void fix_plan(struct engine *e)
+{
+	const struct bench_config *c = e->c;
+	double left, round_s;
+
+	if (e->plan.planned)
+		return;
+	e->plan.first_look = c->min_rounds;
+	if (c->rounds) {
+		e->plan.planned = c->rounds;
+	} else {
+		left = c->budget_s - (double)(now_ns(e) - e->t_start) / 1e9;
+		round_s = (double)e->measured_ns / 1e9 / (e->measured ? e->measured : 1);
+		e->plan.planned = e->measured + (left > 0 && round_s > 0 ? (size_t)(left / round_s) : 0);
+	}
+	benchdoc_set_plan(e->doc, &e->plan);
+	e->res->planned = e->plan.planned;
+}
+
 /* Adaptive allocation after a measured round: asks which cells still run. Returns 1 when none
  * does (every comparison is decided), 0 otherwise, -1 on an error (err set). */
 static int allocate(struct engine *e, char *err, size_t errlen)
@@ -444,6 +489,7 @@ static int allocate(struct engine *e, char *err, size_t errlen)
 
 	if (!c->alloc || e->done <= c->warmup || e->measured < c->min_rounds)
 		return 0;
+	fix_plan(e);
 	if (bench_cells_update(&e->cells, c, e->doc, err, errlen) != 0)
 		return -1;
 	e->share = bench_cells_share(&e->cells);
@@ -461,6 +507,27 @@ static int gate_check(struct engine *e, FILE *out, char *err, size_t errlen)
 	benchdoc_set_string(e->doc, "gate_outcome", gate_outcome_name(g));
 	e->res->gate = (int)g;
 	return (int)g;
+}
+
+/* The final judgement: its lines to stdout and, with the rounds and looks, into the document. */
+static int gate_final(struct engine *e, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int g;
+
+	if (!mem)
+		return errmsg_fail(err, errlen, "out of memory");
+	g = gate_check(e, mem, err, errlen);
+	fclose(mem);
+	if (g >= 0) {
+		fputs(text ? text : "", stdout);
+		benchdoc_set_decision(e->doc, gate_outcome_name((enum gate_outcome)g), e->measured,
+		                      e->looks, text);
+	}
+	free(text);
+	return g;
 }
 
 static int finish(struct engine *e, const char *status, cJSON **doc, char *err, size_t errlen)
@@ -551,6 +618,10 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 		}
 		if (e.done >= c->warmup && c->rounds && e.measured >= c->rounds)
 			break;
+		if (e.plan.planned && e.measured >= e.plan.planned) {
+			status = "budget";
+			break;
+		}
 		if (budget_spent(&e)) {
 			status = "budget";
 			break;
@@ -562,6 +633,11 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 			status = "interrupted";
 			break;
 		}
+		if (e.done == 1 && !(e.done >= c->warmup && c->rounds && e.measured >= c->rounds) &&
+		    bench_report_hopeless(c, cJSON_GetArrayItem(e.rounds, 0), NULL) > 0) {
+			status = "aborted";
+			break;
+		}
 		if ((rc = allocate(&e, err, errlen)) < 0)
 			return abort_bench(&e, ST_USAGE, err, errlen);
 		if (rc == 1) {
@@ -569,6 +645,9 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 			break;
 		}
 		if (c->gate && e.done > c->warmup && e.measured >= c->min_rounds) {
+			fix_plan(&e);
+			e.looks++;
+			e.res->looks = e.looks;
 			int g = gate_check(&e, NULL, err, errlen);
 
 			if (g < 0)
@@ -582,8 +661,8 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 			return abort_bench(&e, ST_FAIL, err, errlen);
 	}
 	benchdoc_set_string(e.doc, "status", status);
-	if (c->gate && strcmp(status, "interrupted") != 0 &&
-	    gate_check(&e, stdout, err, errlen) < 0)
+	if (c->gate && strcmp(status, "interrupted") != 0 && strcmp(status, "aborted") != 0 &&
+	    gate_final(&e, err, errlen) < 0)
 		return abort_bench(&e, ST_USAGE, err, errlen);
 	return finish(&e, status, doc, err, errlen);
 }

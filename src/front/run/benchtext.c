@@ -4,6 +4,7 @@
 
 #include "common/atomicio.h"
 #include "common/errmsg.h"
+#include "common/utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@
  * reads inside the document. */
 static char *print_nested(const cJSON *round, size_t *len)
 {
-	char *flat = cJSON_Print(round), *out;
+	char *flat = utf8_fix(cJSON_Print(round)), *out;
 	size_t n, breaks = 0, k = 0;
 
 	if (!flat)
@@ -74,8 +75,8 @@ void benchdoc_text_free(struct benchdoc_text *t)
 	*t = (struct benchdoc_text){0};
 }
 
-/* The document without its rounds, printed: the rounds array's items are taken off for the
- * print and put back. */
+/* The document without its rounds, printed (well-formed UTF-8, as every round): the rounds
+ * array's items are taken off for the print and put back. */
 static char *print_head(cJSON *doc)
 {
 	cJSON *rounds = cJSON_GetObjectItemCaseSensitive(doc, "rounds");
@@ -84,7 +85,7 @@ static char *print_head(cJSON *doc)
 
 	if (rounds)
 		rounds->child = NULL;
-	text = cJSON_Print(doc);
+	text = utf8_fix(cJSON_Print(doc));
 	if (rounds)
 		rounds->child = items;
 	return text;

@@ -120,6 +120,7 @@ static int collect(struct duet_side *s, int fd, const volatile sig_atomic_t *sto
 		return -1;
 	}
 	s->r = m.r;
+	s->r.track = NULL; /* duet runs are never tracked */
 	s->tel[0] = m.tel[0];
 	s->tel[1] = m.tel[1];
 	if (s->r.out_len || s->spec->capture_stdout) {

@@ -56,7 +56,7 @@ static int from_record(const char *lib, const cJSON *rec, const char *tail, stru
 	}
 	snprintf(out->path, sizeof out->path, "%s", path);
 	k = alloc_known_by_object(path);
-	if (k && strcmp(k->name, "system") != 0) {
+	if (k && !alloc_known_platform(k)) {
 		snprintf(out->allocator, sizeof out->allocator, "%s", k->name);
 		if (obj && ver && strcmp(obj, path) == 0)
 			snprintf(out->version, sizeof out->version, "%s", ver);

@@ -1,11 +1,14 @@
 /* probelog.c - reading and judging the probe's per-run records. A run is verified when the first
- * process reported, every exec'ed or spawned program reported, no LD_PRELOAD entry failed to
- * load, and every process image ran the expected allocator for the whole malloc family. */
+ * process reported, every image the process tracker saw (or, without it, every exec'ed or spawned
+ * program the probe recorded) reported, no LD_PRELOAD entry failed to load, and every process
+ * image ran the expected allocator for the whole malloc family. */
 #include "front/run/probelog.h"
 #include "common/allocknown.h"
 #include "common/atomicio.h"
 #include "common/errmsg.h"
 #include "front/run/elfscan.h"
+#include "front/run/probeimg.h"
+#include "front/run/ptrack.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -16,7 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_LISTED  64
 #define FACTS_CACHE 16
 
 enum reason_kind { R_PRELOAD, R_STATIC, R_SETID, R_NOREPORT, R_OWN, R_OTHER, R_CONFIG, R_COUNT };
@@ -27,20 +29,6 @@ struct judge {
 	int have[R_COUNT];
 	char reason[R_COUNT][768];
 };
-
-static const char *str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static long num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsNumber(v) ? (long)v->valuedouble : -1;
-}
 
 static int is(const char *a, const char *b)
 {
@@ -93,7 +81,7 @@ int probelog_read(const char *path, cJSON **out, size_t *bad, char *err, size_t 
 		if (!*p)
 			continue;
 		r = cJSON_Parse(p);
-		if (cJSON_IsObject(r) && is(str(r, "probe"), "allocab-probe/1"))
+		if (cJSON_IsObject(r) && is(pimg_str(r, "probe"), "allocab-probe/1"))
 			cJSON_AddItemToArray(*out, r);
 		else {
 			cJSON_Delete(r);
@@ -162,7 +150,9 @@ static void value_text(const cJSON *v, char *buf, size_t len)
 }
 
 /* The exit record's read-back of a configured arm: a setting read back with another value than
- * the one requested is not in force; one that could not be read back proves nothing either way. */
+ * the one requested is not in force (for a setting whose effect cannot be read, "read_back" is the
+ * library's own parse of the request: another value means it did not take it); one that could not
+ * be read back proves nothing either way. */
 static void judge_config(struct judge *j, const cJSON *r)
 {
 	const cJSON *c;
@@ -173,27 +163,28 @@ static void judge_config(struct judge *j, const cJSON *r)
 		const cJSON *got = cJSON_GetObjectItemCaseSensitive(c, "in_force");
 		char a[64], b[64];
 
+		if (!got)
+			got = cJSON_GetObjectItemCaseSensitive(c, "read_back");
 		if (!got || (want && cJSON_Compare(want, got, 1)))
 			continue;
 		value_text(want, a, sizeof a);
 		value_text(got, b, sizeof b);
 		note(j, R_CONFIG, "configuration not in force: %s=%s read back %s in %s (pid %ld)",
-		     c->string ? c->string : "?", a, b, base(str(r, "exe")), num(r, "pid"));
+		     c->string ? c->string : "?", a, b, base(pimg_str(r, "exe")),
+		     pimg_num(r, "pid"));
 	}
 }
 
 static void judge_image(struct judge *j, const cJSON *r)
 {
 	const struct probe_expect *e = j->e;
-	const char *exe = str(r, "exe"), *alloc = str(r, "allocator"), *obj = str(r, "object");
-	const char *exe_alloc = str(r, "exe_allocator"), *want = e->allocator;
+	const char *exe = pimg_str(r, "exe"), *alloc = pimg_str(r, "allocator"),
+	           *obj = pimg_str(r, "object");
+	const char *exe_alloc = pimg_str(r, "exe_allocator"), *want = e->allocator;
 	const cJSON *missing = cJSON_GetObjectItemCaseSensitive(r, "preload_missing");
-	long pid = num(r, "pid");
+	long pid = pimg_num(r, "pid");
 	char line[512];
 
-	if (e->launcher > 0 && is(exe, e->launcher_exe) &&
-	    (pid == e->launcher || num(r, "ppid") == e->launcher))
-		return;
 	judge_config(j, r);
 	if (cJSON_GetArraySize(missing) > 0) {
 		const cJSON *m = cJSON_GetArrayItem(missing, 0);
@@ -220,11 +211,12 @@ static void judge_image(struct judge *j, const cJSON *r)
 		const cJSON *sv = cJSON_GetObjectItemCaseSensitive(r, "serves");
 		note(j, R_OTHER,
 		     "malloc family split in %s (pid %ld): malloc from %s, free from %s", exe, pid,
-		     base(str(sv, "malloc")), base(str(sv, "free")));
+		     base(pimg_str(sv, "malloc")), base(pimg_str(sv, "free")));
 	} else if (is(alloc, "executable")) {
 		note(j, R_OWN, "program links its own allocator (defines malloc): %s", exe);
-	} else if (obj && alloc_known_by_object(obj) && !is(alloc, "system") &&
-	           !in_preload(str(r, "preload"), obj)) {
+	} else if (obj && alloc_known_by_object(obj) &&
+	           !alloc_known_platform(alloc_known_by_object(obj)) &&
+	           !in_preload(pimg_str(r, "preload"), obj)) {
 		note(j, R_OWN, "program links its own allocator (%s, %s): %s", alloc, base(obj),
 		     exe);
 	} else {
@@ -239,11 +231,11 @@ static int started_after(const cJSON *records, const cJSON *r, long pid)
 	const cJSON *x = r ? r->next : records->child;
 
 	for (; x; x = x->next) {
-		if (num(x, "pid") != pid)
+		if (pimg_num(x, "pid") != pid)
 			continue;
-		if (is(str(x, "event"), "start"))
+		if (is(pimg_str(x, "event"), "start"))
 			return 1;
-		if (r && is(str(x, "event"), "exec_failed"))
+		if (r && is(pimg_str(x, "event"), "exec_failed"))
 			return -1;
 	}
 	return 0;
@@ -267,7 +259,9 @@ static const char *find_exe(const char *path, char *out, size_t len)
 	return path;
 }
 
-static void judge_unreported(struct judge *j, const char *path)
+/* An image of pid that never sent a start record: path as exec'ed (searched in PATH), or the
+ * tracker's /proc/PID/exe. */
+static void judge_unreported(struct judge *j, const char *path, long pid)
 {
 	char buf[PATH_MAX];
 	const char *exe = find_exe(path, buf, sizeof buf);
@@ -279,119 +273,170 @@ static void judge_unreported(struct judge *j, const char *path)
 		note(j, R_PRELOAD, "preload failed: %s", line);
 	else if (f->elf && f->is_static)
 		note(j, R_STATIC,
-		     "static executable %s sent no probe report (LD_PRELOAD cannot "
+		     "static executable %s (pid %ld) sent no probe report (LD_PRELOAD cannot "
 		     "reach it)",
-		     exe);
+		     exe, pid);
 	else if (f->setid)
-		note(j, R_SETID, "setuid program %s runs without LD_PRELOAD (secure execution)",
-		     exe);
+		note(j, R_SETID,
+		     "setuid program %s (pid %ld) runs without LD_PRELOAD (secure execution)", exe,
+		     pid);
 	else
-		note(j, R_NOREPORT, "%s sent no probe report", exe ? exe : "a program");
+		note(j, R_NOREPORT, "%s (pid %ld) sent no probe report", exe ? exe : "a program",
+		     pid);
+}
+
+/* A started image or a tracked exec, keyed for matching the two in order per pid. */
+struct key {
+	long pid;
+	size_t i;
+	const char *exe;
+};
+
+static int by_pid(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Marks in lost[] every tracked image with no start record of the same pid and executable, in
+ * order (a pid may exec several times). Returns 0, or -1 when memory ran out. */
+static int match_tracked(const struct pimgs *p, const struct ptrack *t, char *lost)
+{
+	struct key *a = calloc(p->n + 1, sizeof *a), *b = calloc(t->nimages + 1, sizeof *b);
+	size_t na = 0, ia = 0;
+
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return -1;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].started)
+			a[na++] = (struct key){p->v[i].pid, i, p->v[i].exe};
+	for (size_t i = 0; i < t->nimages; i++)
+		b[i] = (struct key){t->images[i].pid, i, t->images[i].exe};
+	qsort(a, na, sizeof *a, by_pid);
+	qsort(b, t->nimages, sizeof *b, by_pid);
+	for (size_t k = 0; k < t->nimages; k++) {
+		size_t f;
+
+		while (ia < na && a[ia].pid < b[k].pid)
+			ia++;
+		for (f = ia; f < na && a[f].pid == b[k].pid && !is(a[f].exe, b[k].exe); f++)
+			;
+		if (f < na && a[f].pid == b[k].pid)
+			ia = f + 1;
+		else
+			lost[b[k].i] = 1;
+	}
+	free(a);
+	free(b);
+	return 0;
+}
+
+/* Every image the tracker saw must have reported. */
+static void judge_tracked(struct judge *j, const struct pimgs *p, const struct ptrack *t)
+{
+	char *lost = calloc(t->nimages + 1, 1);
+
+	if (!lost || match_tracked(p, t, lost) != 0) {
+		note(j, R_NOREPORT, "out of memory while matching the tracked processes");
+	} else {
+		for (size_t i = 0; i < t->nimages; i++)
+			if (lost[i])
+				judge_unreported(j, t->images[i].exe, t->images[i].pid);
+	}
+	if (t->images_truncated)
+		note(j, R_NOREPORT, "process tracking kept only the first %zu images of the run",
+		     t->nimages);
+	free(lost);
+}
+
+/* Every image's findings at start and exit; --cmd: some image besides the launcher's. */
+static void judge_images(struct judge *j, const struct pimgs *p)
+{
+	size_t others = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (p->v[i].exempt)
+			continue;
+		others++;
+		judge_image(j, p->v[i].first);
+		if (p->v[i].exit)
+			judge_image(j, p->v[i].exit);
+	}
+	if (j->e->launcher > 0 && p->n && !others)
+		note(j, R_NOREPORT,
+		     "the program sent no probe report (only the bench's own shell reported)");
+}
+
+/* The probe's own exec and spawn records whose program never reported. */
+static void judge_execs(struct judge *j, const cJSON *records)
+{
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, records)
+	{
+		const char *ev = pimg_str(r, "event");
+		long pid = pimg_num(r, "pid");
+
+		if (is(ev, "exec") && started_after(records, r, pid) == 0)
+			judge_unreported(j, pimg_str(r, "path"), pid);
+		else if (is(ev, "spawn") && !started_after(records, NULL, pimg_num(r, "child")))
+			judge_unreported(j, pimg_str(r, "path"), pimg_num(r, "child"));
+	}
+}
+
+static void judge_top(struct judge *j, const cJSON *records, pid_t top)
+{
+	char line[512];
+
+	if (started_after(records, NULL, (long)top))
+		return;
+	preload_line(j->tail, line, sizeof line);
+	if (line[0])
+		note(j, R_PRELOAD, "preload failed: %s", line);
+	else
+		note(j, R_NOREPORT,
+		     "the program sent no probe report (the probe was not "
+		     "loaded: static executable, setuid program or LD_PRELOAD removed)");
 }
 
 void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t top, const char *tail,
-                    struct probe_verdict *v)
+                    const struct ptrack *track, struct probe_verdict *v)
 {
+	static const int deterministic[R_COUNT] = {
+	    [R_PRELOAD] = 1, [R_STATIC] = 1, [R_SETID] = 1, [R_OWN] = 1, [R_OTHER] = 1};
 	struct judge j = {.e = e, .tail = tail};
-	const cJSON *r;
-	char line[512];
-	long pids[256];
-	size_t npids = 0;
+	struct pimgs p;
+	int tracked = track && track->mode == PTRACK_TRACED;
 
 	memset(v, 0, sizeof *v);
 	v->records = (size_t)cJSON_GetArraySize(records);
-	cJSON_ArrayForEach(r, records)
-	{
-		const char *ev = str(r, "event");
-		long pid = num(r, "pid");
-
-		if (is(ev, "start") || is(ev, "fork") || is(ev, "exit")) {
-			size_t i = 0;
-			while (i < npids && pids[i] != pid)
-				i++;
-			if (i == npids && !is(ev, "exit")) {
-				if (npids < sizeof pids / sizeof pids[0])
-					pids[npids++] = pid;
-				v->processes++;
-			}
-			judge_image(&j, r);
-		} else if (is(ev, "exec") && started_after(records, r, pid) == 0) {
-			judge_unreported(&j, str(r, "path"));
-		} else if (is(ev, "spawn") && !started_after(records, NULL, num(r, "child"))) {
-			judge_unreported(&j, str(r, "path"));
-		}
+	ptrack_describe(track, v->tracking, sizeof v->tracking);
+	if (pimgs_build(records, e, &p) != 0) {
+		snprintf(v->reason, sizeof v->reason,
+		         "out of memory while judging the probe records");
+		return;
 	}
-	if (!started_after(records, NULL, (long)top)) {
-		preload_line(tail, line, sizeof line);
-		if (line[0])
-			note(&j, R_PRELOAD, "preload failed: %s", line);
-		else
-			note(&j, R_NOREPORT,
-			     "the program sent no probe report (the probe was not "
-			     "loaded: static executable, setuid program or LD_PRELOAD removed)");
-	}
+	v->tracked = tracked;
+	v->images = p.n;
+	v->processes = tracked ? track->processes : p.pids;
+	v->threads = tracked ? track->threads : 0;
+	judge_images(&j, &p);
+	judge_execs(&j, records);
+	if (tracked)
+		judge_tracked(&j, &p, track);
+	judge_top(&j, records, top);
+	pimgs_free(&p);
 	for (int k = 0; k < R_COUNT; k++)
 		if (j.have[k]) {
 			snprintf(v->reason, sizeof v->reason, "%s", j.reason[k]);
+			v->deterministic = deterministic[k];
 			return;
 		}
 	v->verified = 1;
-}
-
-static void copy_field(cJSON *to, const cJSON *from, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(from, k);
-
-	if (v)
-		cJSON_AddItemToObject(to, k, cJSON_Duplicate(v, 1));
-}
-
-cJSON *probelog_summary(const cJSON *records, const struct probe_verdict *v)
-{
-	static const char *const fields[] = {"event",     "pid",     "ppid",   "exe",
-	                                     "allocator", "version", "object", "exe_allocator"};
-	cJSON *o = cJSON_CreateObject(), *list = cJSON_CreateArray();
-	const cJSON *r;
-	size_t listed = 0;
-
-	if (!o || !list) {
-		cJSON_Delete(o);
-		cJSON_Delete(list);
-		return NULL;
-	}
-	cJSON_AddBoolToObject(o, "verified", v->verified);
-	if (v->verified)
-		cJSON_AddNullToObject(o, "reason");
-	else
-		cJSON_AddStringToObject(o, "reason", v->reason);
-	cJSON_AddNumberToObject(o, "process_count", (double)v->processes);
-	cJSON_AddNumberToObject(o, "record_count", (double)v->records);
-	cJSON_ArrayForEach(r, records)
-	{
-		const char *ev = str(r, "event");
-		cJSON *p, *last = NULL, *x;
-
-		if (is(ev, "exit")) {
-			cJSON_ArrayForEach(x, list) if (num(x, "pid") == num(r, "pid")) last = x;
-			if (last) {
-				cJSON_ReplaceItemInObjectCaseSensitive(last, "exited",
-				                                       cJSON_CreateTrue());
-				copy_field(last, r, "counts");
-				copy_field(last, r, "config");
-			}
-			continue;
-		}
-		if (!(is(ev, "start") || is(ev, "fork")) || listed >= MAX_LISTED)
-			continue;
-		if (!(p = cJSON_CreateObject()))
-			break;
-		for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-			copy_field(p, r, fields[i]);
-		cJSON_AddFalseToObject(p, "exited");
-		cJSON_AddItemToArray(list, p);
-		listed++;
-	}
-	cJSON_AddBoolToObject(o, "processes_truncated", v->processes > listed);
-	cJSON_AddItemToObject(o, "processes", list);
-	return o;
 }

@@ -1,6 +1,7 @@
 /* probelog.h - the records of build/liballocab-probe.so (src/preload/probe.c) for one run: reading
  * the per-run record file, judging whether every process the run started ran on the expected
- * allocator, and the summary a results document keeps. Record and summary formats:
+ * allocator (against the images the process tracker saw, front/run/ptrack.h, when it could attach),
+ * and the summary a results document keeps (probesum.c). Record and summary formats:
  * docs/results-format.md ("Probe records"). */
 #ifndef ALLOCAB_PROBELOG_H
 #define ALLOCAB_PROBELOG_H
@@ -8,6 +9,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <cjson/cJSON.h>
+
+struct ptrack;
 
 /* Most bytes of a record file read; more makes the run unverified. */
 #define PROBELOG_MAX_BYTES (8u << 20)
@@ -18,14 +21,24 @@ struct probe_expect {
 	const char *object;    /* realpath of the object that must serve malloc, or NULL: any object
 	                          of `allocator` (one of the two is set) */
 	int exe_counts;        /* an executable defining the allocator itself is proof (--expect) */
-	pid_t launcher;        /* the bench's own shell (commands): exempt with its fork children */
+	/* The bench's own shell (--cmd arms): its first image and its fork children are exempt from
+	 * the allocator check, and some other image must report. 0: none. */
+	pid_t launcher;
 	const char *launcher_exe; /* realpath of that shell */
 };
 
 struct probe_verdict {
 	int verified;
-	char reason[768]; /* one line when !verified */
-	size_t processes; /* distinct processes that reported */
+	/* the reason is one no later run can change (docs/programs.md, "Failing loudly"): preload
+	 * failed, static executable, setuid program, program links its own allocator, other
+	 * allocator serves malloc */
+	int deterministic;
+	char reason[768];  /* one line when !verified */
+	char tracking[64]; /* how the run's processes were known: ptrack_describe */
+	int tracked;       /* the tracker saw every process: processes and threads are its counts */
+	size_t processes; /* tracked: processes the run started; else distinct pids that reported */
+	size_t threads;   /* tracked: threads the run started; else 0 */
+	size_t images;    /* process images that reported (start and fork records) */
 	size_t records;
 };
 
@@ -35,16 +48,23 @@ struct probe_verdict {
 int probelog_read(const char *path, cJSON **out, size_t *bad, char *err, size_t errlen);
 
 /* Judges the records of one run whose first process was top, against e; tail is the run's stderr
- * tail (for the dynamic linker's "cannot be preloaded" line) or NULL. Fills *v. The reasons, in
- * this priority: "preload failed: ...", "static executable ...", "setuid program ...", "no probe
- * report ...", "program links its own allocator (...)", "other allocator serves malloc: ...",
+ * tail (for the dynamic linker's "cannot be preloaded" line) or NULL; track is what the process
+ * tracker saw (NULL or refused: the probe's own exec and spawn records are all there is). Every
+ * image the tracker saw must have sent a start record. Fills *v. The reasons, in this priority:
+ * "preload failed: ...", "static executable ...", "setuid program ...", "... sent no probe
+ * report", "program links its own allocator (...)", "other allocator serves malloc: ...",
  * "configuration not in force: KEY=V read back W ..." (an exit record's "config" read-back). */
 void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t top, const char *tail,
-                    struct probe_verdict *v);
+                    const struct ptrack *track, struct probe_verdict *v);
 
-/* The "probe" object of a run in the results document: verified, reason, counts, and per process
- * (at most 64) pid, ppid, exe, allocator, version, object, exe_allocator and the call counts of
- * --count-calls and the "config" read-back of its exit record. NULL when memory ran out. */
-cJSON *probelog_summary(const cJSON *records, const struct probe_verdict *v);
+/* The "probe" object of a run in the results document (docs/results-format.md): the verdict, how
+ * processes were tracked, the counts of processes, threads, images and records, the total calls
+ * with --count-calls, and at most PROBELOG_LISTED images (the ones that did the most work always
+ * among them) with pid, ppid, exe, allocator, version, object, exe_allocator, CPU time, calls and
+ * the "config" read-back of its exit record. e marks the launcher as probelog_judge does (may be
+ * NULL). NULL when memory ran out. */
+#define PROBELOG_LISTED 64
+cJSON *probelog_summary(const cJSON *records, const struct probe_expect *e,
+                        const struct probe_verdict *v);
 
 #endif

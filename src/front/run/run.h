@@ -95,8 +95,15 @@ struct bench_rule {
 /* The allocation that keeps a cell while any of compare's default comparisons that uses it is
  * undecided by rule: a row of its workload with its arm as candidate or baseline (both regimes,
  * every phase compare shows), and a geometric mean of its arm or against it, which uses every
- * workload. rule must outlive the bench. */
+ * workload. The rows come from compare with the document's plan (config.sequential, fixed by the
+ * engine at its first look; the bench ends when it is spent) and equivalence margin. rule must
+ * outlive the bench. */
 void bench_alloc_by_rule(struct bench_alloc *a, const struct bench_rule *rule);
+
+/* The valid rule (docs/methodology.md, "Sequential decisions"): a row is decided when its
+ * sequential interval over the plan, at the report's family level, has reached its look's level
+ * and excludes 0 (faster or slower) or lies within the equivalence margin (equivalent). */
+extern const struct bench_rule bench_rule_sequential;
 
 /* How the engine starts a process and reads the clock: bench_real_runner (runner.h and
  * CLOCK_MONOTONIC) unless a test gives fakes (tests/test_benchrun.c). */
@@ -117,6 +124,9 @@ struct bench_config {
 	enum bench_mode mode;
 	struct bench_arm *arms;
 	size_t narms;
+	/* The arm compared against by default (config.baseline): the platform's own allocator when
+	 * an arm runs it plainly, else the first arm; NULL: the first arm. Not owned. */
+	const char *baseline;
 	struct bench_workload *wl; /* commands mode: one, named "command" */
 	size_t nwl;
 	const char *scale; /* drivers mode */
@@ -132,6 +142,7 @@ struct bench_config {
 	double budget_s; /* 0 = none; counts from the start, warm-up included */
 	unsigned warmup;
 	unsigned min_rounds; /* measured rounds run whatever the budget; first gate check */
+	double equivalence;  /* --equivalence M (percent, recorded for compare and gate); NAN */
 	double timeout_s, grace_s;
 	uint64_t shuffle_seed;
 	size_t pad_max;
@@ -146,29 +157,77 @@ struct bench_config {
 	const char *probe_lib;  /* build/liballocab-probe.so when an arm is probed, else NULL */
 	const char *count_lib;  /* --count-calls: build/liballocab-count.so, else NULL */
 	const char *probe_dir;  /* private directory for the per-run probe record files */
+	/* how probed runs' processes are known: "ptrace", or "probe only (ptrace: EPERM)" when this
+	 * process may not trace (front/run/ptrack.h); NULL when no arm is probed */
+	const char *tracking;
 	struct gate_spec *gate; /* NULL without --gate */
 	char **gate_argv;       /* the --gate options, for the record */
 	int gate_argc;
+	const struct bench_task *task;   /* written as the document's "task"; NULL: none */
 	const struct bench_alloc *alloc; /* NULL: every cell runs in every round */
 };
 
+/* A bench as one task of a job array (task.c, docs/fleet.md). */
+#define BENCH_TASK_LABEL_MAX 128
+#define BENCH_TASK_SHARD_MAX 4294967295ULL
+
+struct bench_task {
+	char label[BENCH_TASK_LABEL_MAX + 1]; /* the machine's name in a fleet; "" none */
+	const char *label_from; /* "--label", the variable it came from, "hostname"; NULL none */
+	long long shard;        /* the task's index in its array, -1 none */
+	const char *shard_from; /* "--shard" or the variable; NULL none */
+	char host[BENCH_TASK_LABEL_MAX + 1]; /* uname's node name ("" unless a valid label) */
+	char boot_id[64]; /* /proc/sys/kernel/random/boot_id: one per running kernel ("" unknown) */
+	char lock[4096 + 64]; /* the lock file held ("" none) */
+	int lock_fd;          /* -1 when not held */
+};
+
+/* Whether s is a label: 1 to BENCH_TASK_LABEL_MAX characters of [A-Za-z0-9_.:@+-]. */
+int bench_task_valid_label(const char *s);
+/* A shard index: an integer in 0..BENCH_TASK_SHARD_MAX. Returns 0 and *out, or -1. */
+int bench_task_parse_shard(const char *s, uint64_t *out);
+/* Fills *t: the label from label (--label) when not NULL, else $ALLOCAB_LABEL, else
+ * $SLURMD_NODENAME, else the host name; the shard from shard (--shard) when not NULL, else
+ * $ALLOCAB_SHARD, $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX (the first set), else none; the
+ * host and boot id. The flags are checked by the caller; a variable that is not a label or an
+ * index is refused. Returns 0, or -1 with "VARIABLE='value': ..." in err. */
+int bench_task_resolve(struct bench_task *t, const char *label, const char *shard, char *err,
+                       size_t errlen);
+/* The task's shuffle seed when --shuffle-seed is not given: splitmix64 of its shard index, so
+ * that task i of any array shuffles alike and two tasks of one array differ. */
+uint64_t bench_task_shuffle_seed(const struct bench_task *t);
+/* Takes the machine's bench lock in dir: DIR/.allocab-bench.BOOT_ID.lock (flock, exclusive,
+ * released when the process ends, shared by every container of one kernel that sees dir), and
+ * writes who holds it into it. Returns 0 with t->lock and t->lock_fd set, or ST_FAIL with a
+ * one-line reason in err: another bench holds it (err names it), or the file cannot be opened. */
+int bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t errlen);
+/* Removes the lock file and releases the lock (nothing when none is held). A bench killed
+ * before it leaves a file that locks nothing; the next bench takes it. */
+void bench_task_unlock(struct bench_task *t);
+
 struct bench_result {
-	const char *status;   /* complete, budget, decided or interrupted (a static string) */
+	/* complete, budget, decided, interrupted, or aborted when the first round showed a proof
+	 * failure no later round can change (bench_report_hopeless); a static string */
+	const char *status;
 	unsigned rounds_done; /* finished rounds, warm-up included */
 	unsigned measured;
 	size_t runs, failed;             /* runs in finished rounds; those not ok */
 	size_t by_status[BENCH_NSTATUS]; /* runs by status index, see bench_run_status_name */
 	int gate;                        /* final gate outcome (enum gate_outcome) or -1 */
+	size_t planned;                  /* the sequential gate's plan of rounds (0: none) */
+	unsigned looks;                  /* gate checks made after rounds */
 	double elapsed_s;
 };
 
 /* Runs the bench described by c, writing the document to every c->out_paths entry after every
- * round. stop is set asynchronously to interrupt (may be NULL). Returns ST_OK (common/status.h)
- * with *res filled and, if doc is not NULL, the final document in *doc (the caller cJSON_Deletes
- * it). Otherwise returns ST_FAIL on a runtime failure or ST_USAGE on bad input met while running (a
- * driver rejected its arguments in the first round, or the gate cannot judge the document), with a
- * one-line reason in err; the file is then either not written at all (failure before the first
- * round ended) or has status "aborted". */
+ * round. stop is set asynchronously to interrupt (may be NULL). After the first round (warm-up or
+ * not) it stops with status "aborted" when an arm's proof failed there for a reason no later
+ * round can change (bench_report_hopeless). Returns ST_OK (common/status.h) with *res filled and,
+ * if doc is not NULL, the final document in *doc (the caller cJSON_Deletes it). Otherwise returns
+ * ST_FAIL on a runtime failure or ST_USAGE on bad input met while running (a driver rejected its
+ * arguments in the first round, or the gate cannot judge the document), with a one-line reason in
+ * err; the file is then either not written at all (failure before the first round ended) or has
+ * status "aborted". */
 int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
               struct bench_result *res, char *err, size_t errlen);
 
@@ -212,7 +271,49 @@ struct bench_wl_list {
 	size_t n;
 	char **defaults; /* the workloads run when -w is not given: all but those that need input */
 	size_t ndefaults;
+	unsigned backend_flags; /* enum bench_backend_flag of the driver that gave the list */
 };
+
+/* What a backend declares of itself, from "allocator"."flags" of `list --json` (src/driver/
+ * backend.h, enum backend_flags): commands choose arms by these, never by a backend's name. */
+enum bench_backend_flag {
+	BENCH_BACKEND_BASELINE = 1u << 0,    /* "baseline": compared against by default, first */
+	BENCH_BACKEND_CALIBRATION = 1u << 1, /* "calibration": run only when named with -a */
+};
+
+/* The backend flags of a `list --json` text (0 when it declares none). */
+unsigned bench_parse_backend_flags(const char *json);
+
+/* The drivers of a directory and what each backend declares (drivers.c). */
+struct bench_drivers {
+	char dir[4096];
+	char **names;    /* backend names: allocab-NAME; the baseline first, then by name */
+	unsigned *flags; /* per driver: enum bench_backend_flag */
+	size_t n;
+};
+
+/* Backend names of the executable files allocab-NAME in dir into *names (malloc'd, sorted by
+ * name; bench_free_list frees them). Returns the count, or -1 with err. */
+int bench_find_drivers(const char *dir, char ***names, char *err, size_t errlen);
+/* The drivers of the directory bench_driver_dir(given) finds, each asked for its flags (`list
+ * --json`; stop as in runner_spec). Returns ST_OK, or ST_FAIL with err (free d with
+ * bench_drivers_free either way). */
+int bench_drivers_find(const char *given, const volatile sig_atomic_t *stop,
+                       struct bench_drivers *d, char *err, size_t errlen);
+void bench_drivers_free(struct bench_drivers *d);
+/* The index of backend name in d, or -1. */
+long bench_drivers_index(const struct bench_drivers *d, const char *name);
+/* The names of d joined by ", " ("none" when empty) into buf. */
+void bench_drivers_join(const struct bench_drivers *d, char *buf, size_t len);
+
+/* The one workload setup of bench and calibrate: asks driver for its workloads (into *list, which
+ * the caller frees with bench_wl_list_free), and routes the -w selection (workloads, a comma list;
+ * NULL: the defaults) and the --param values to c->wl (bench_route_workloads). Returns ST_OK, or
+ * with err ST_USAGE (an unknown workload, a --param no selected workload takes) or ST_FAIL. */
+int bench_setup_workloads(struct bench_config *c, const char *driver, const char *workloads,
+                          const char *const *params, size_t nparams,
+                          const volatile sig_atomic_t *stop, struct bench_wl_list *list,
+                          char *err, size_t errlen);
 
 /* Fills l->defaults from l->names and l->flags: the workloads not flagged needs_input (the replay
  * workload needs a trace). Returns 0, or -1 out of memory. */
@@ -224,6 +325,8 @@ int bench_wl_defaults(struct bench_wl_list *l);
 int bench_parse_workload_info(const char *json, size_t n, size_t **nphases, unsigned **flags);
 
 /* The flags of the workload called name in l (0 when l does not have it). */
+/* The index of the workload called name in l, or -1. */
+long bench_wl_index(const struct bench_wl_list *l, const char *name);
 unsigned bench_wl_flags(const struct bench_wl_list *l, const char *name);
 
 /* --duet's rule: every workload of c is flagged single_threaded in l (two multi-threaded runs
@@ -370,6 +473,7 @@ struct bench_probe_paths {
 	char probe[PATH_MAX]; /* build/liballocab-probe.so */
 	char count[PATH_MAX]; /* build/liballocab-count.so (--count-calls) */
 	char dir[PATH_MAX];   /* private directory of the per-run record files ("" none) */
+	char tracking[64];    /* bench_config.tracking */
 };
 
 /* --program: c->arms from -a (default: system and every allocator whose Debian library is
@@ -377,25 +481,35 @@ struct bench_probe_paths {
  * settings checked by the backend's driver and put in the arm's env), each running o->program, with
  * its library resolved and its proof set; c->wl the one workload "command"; c->program. Arm names
  * are malloc'd (the caller frees them and c->arms); the proof fields are freed by bench_free_proof.
- * Returns 0, 1 (runtime: the probe library is missing) or 2 (unknown allocator, a library that
- * cannot be loaded, fewer than two arms) with a one-line reason in err. */
+ * Returns ST_OK, ST_FAIL (runtime: the probe library is missing, memory) or ST_USAGE (unknown
+ * allocator, a library that cannot be loaded, a bad --arm, fewer than two arms) with a one-line
+ * reason in err (common/status.h). */
 int bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
                         struct bench_probe_paths *pp, char *err, size_t errlen);
 
 /* --expect NAME=ALLOCATOR: sets the proof of those --cmd arms of c (the executable's own copy of
- * the allocator counts). Returns 0, 1 (out of memory) or 2 (unknown allocator) with err. */
+ * the allocator counts). Returns ST_OK, ST_FAIL (memory) or ST_USAGE (unknown allocator) with
+ * err. */
 int bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o, char *err,
                         size_t errlen);
 
-/* When an arm of c is probed: finds the probe (and, with --count-calls, the counting library)
- * and creates the record directory under $TMPDIR or /tmp; sets c->probe_lib, c->count_lib and
- * c->probe_dir. Returns 0, or 1 with err. */
+/* When an arm of c is probed: finds the probe (and, with --count-calls, the counting library),
+ * creates the record directory under $TMPDIR or /tmp and finds out whether processes can be
+ * tracked (front/run/ptrack.h); sets c->probe_lib, c->count_lib, c->probe_dir and
+ * c->tracking. Returns ST_OK, or ST_FAIL with err (a runtime failure: no bad input here). */
 int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
                       struct bench_probe_paths *pp, char *err, size_t errlen);
 
 /* Frees the arms' proof fields (preload, version, expect_*) and removes the record directory
  * with whatever an interrupted bench left in it. */
 void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp);
+
+/* The arms of c whose every run in round (a round object of the document) is unverified for a
+ * reason no later run can change (the run's probe.deterministic: preload failed, static
+ * executable, setuid program, program links its own allocator, other allocator serves malloc;
+ * docs/programs.md, "Failing loudly"). Writes "allocab: bench: ARM: no verified successful run:
+ * unverified: REASON" for each to f (unless NULL) and returns how many. */
+size_t bench_report_hopeless(const struct bench_config *c, const cJSON *round, FILE *f);
 
 /* Writes "allocab: bench: ARM: no verified successful run: WHY" to f for every arm of c without
  * an ok run in a measured round of doc (WHY: the first failed run's reason, else its status,

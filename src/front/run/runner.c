@@ -1,6 +1,9 @@
 /* runner.c - one measured process: fork/exec, pipes, timeout and kill, wait4 rusage. The parent
  * waits in ppoll with SIGCHLD and the stop signals unblocked, so it neither polls nor races. */
 #include "front/run/runner.h"
+#include "front/run/ptrack.h"
+
+#include "common/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -146,7 +149,9 @@ static char **padded_env(size_t pad_bytes, char *const *set, char **padvar)
 	return env;
 }
 
-static void child_exec(const struct runner_spec *spec, char **env, int out_fd, int err_fd)
+/* hold_fd >= 0: waits for EOF on it (the tracker attached) before the exec. */
+static void child_exec(const struct runner_spec *spec, char **env, int out_fd, int err_fd,
+                       int hold_fd)
 {
 	static const int reset[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGQUIT};
 	sigset_t none;
@@ -161,6 +166,8 @@ static void child_exec(const struct runner_spec *spec, char **env, int out_fd, i
 		dup2(devnull, 0);
 	dup2(out_fd, 1);
 	dup2(err_fd, 2);
+	while (hold_fd >= 0 && read(hold_fd, &(char){0}, 1) < 0 && errno == EINTR)
+		;
 	execve(spec->path, spec->argv, env);
 	dprintf(2, "allocab: cannot execute %s: %s\n", spec->path, strerror(errno));
 	_exit(127);
@@ -171,7 +178,7 @@ static int64_t min64(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
-/* Waits for the child while feeding the sinks; enforces timeout and stop. */
+/* Waits for the child while feeding the sinks and the tracker; enforces timeout and stop. */
 static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *sinks,
                       const sigset_t *waitmask, int64_t t0, struct runner_result *r)
 {
@@ -187,8 +194,13 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 		struct timespec ts;
 		int64_t now, wake, nap;
 
+		ptrack_drain(r->track, pid);
+		/* The tracer sees its tracee's ptrace stops whatever the flags: only an exit ends.
+		 */
 		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-		    si.si_pid == pid)
+		    si.si_pid == pid &&
+		    (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED ||
+		     si.si_code == CLD_DUMPED))
 			break;
 		now = now_ns();
 		if (!killing && spec->stop && *spec->stop) {
@@ -220,6 +232,7 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 	kill(-pid, SIGKILL); /* leftovers of the group; the zombie still holds the id */
 	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
+	ptrack_end(r->track, spec->grace_s);
 	sink_drain(&sinks[0]);
 	sink_drain(&sinks[1]);
 	if (r->end == RUNNER_EXITED && WIFSIGNALED(status))
@@ -242,7 +255,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 	    {.fd = -1, .limit = RUNNER_TAIL_MAX, .tail = 1},
 	};
 	char tailbuf[2 * RUNNER_TAIL_MAX];
-	int out[2] = {-1, -1}, errp[2] = {-1, -1}, rc = -1;
+	int out[2] = {-1, -1}, errp[2] = {-1, -1}, hold[2] = {-1, -1}, rc = -1;
 	char *padvar = NULL, **env = NULL;
 	sigset_t block, old, waitmask;
 	struct sigaction sa = {.sa_handler = on_sigchld}, old_sa;
@@ -277,7 +290,8 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	    (spec->track && pipe2(hold, O_CLOEXEC) < 0)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto out;
 	}
@@ -286,10 +300,24 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 		snprintf(err, errlen, "fork: %s", strerror(errno));
 		goto out;
 	}
-	if (pid == 0)
-		child_exec(spec, env, out[1], errp[1]);
+	if (pid == 0) {
+		if (hold[1] >= 0)
+			close(hold[1]);
+		child_exec(spec, env, out[1], errp[1], hold[0]);
+	}
 	r->pid = (long)pid;
 	setpgid(pid, pid);
+	if (spec->track && !(r->track = ptrack_start(pid))) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (hold[1] >= 0) {
+		close(hold[1]);
+		hold[1] = -1;
+	}
 	close(out[1]);
 	close(errp[1]);
 	out[1] = errp[1] = -1;
@@ -315,6 +343,8 @@ out:
 			close(out[i]);
 		if (errp[i] >= 0)
 			close(errp[i]);
+		if (hold[i] >= 0)
+			close(hold[i]);
 		if (sinks[i].fd >= 0)
 			close(sinks[i].fd);
 	}
@@ -333,6 +363,8 @@ void runner_result_free(struct runner_result *r)
 	free(r->out);
 	r->out = NULL;
 	r->out_len = 0;
+	ptrack_free(r->track);
+	r->track = NULL;
 }
 
 const char *runner_signal_name(int sig)
@@ -360,39 +392,6 @@ const char *runner_signal_name(int sig)
 	return NULL;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes available), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	unsigned char lo = 0x80, hi = 0xBF;
-
-	if (c >= 0x01 && c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2;
-	else if (c >= 0xE0 && c <= 0xEF)
-		len = 3;
-	else if (c >= 0xF0 && c <= 0xF4)
-		len = 4;
-	else
-		return 0;
-	if (c == 0xE0)
-		lo = 0xA0;
-	else if (c == 0xED)
-		hi = 0x9F;
-	else if (c == 0xF0)
-		lo = 0x90;
-	else if (c == 0xF4)
-		hi = 0x8F;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	return len;
-}
-
 size_t runner_clean_tail(const char *raw, size_t n, int cut, char *out)
 {
 	const unsigned char *s = (const unsigned char *)raw;
@@ -410,16 +409,16 @@ size_t runner_clean_tail(const char *raw, size_t n, int cut, char *out)
 	while (n > i && (raw[n - 1] == '\n' || raw[n - 1] == '\r'))
 		n--;
 	while (i < n) {
-		size_t len = utf8_len(s + i, n - i);
+		int len = s[i] ? utf8_seq(s + i, n - i) : 0;
 
-		if (len == 0) {
+		if (len <= 0) {
 			out[k++] = '?';
 			i++;
 			continue;
 		}
-		memcpy(out + k, s + i, len);
-		k += len;
-		i += len;
+		memcpy(out + k, s + i, (size_t)len);
+		k += (size_t)len;
+		i += (size_t)len;
 	}
 	out[k] = '\0';
 	return k;

@@ -1,7 +1,8 @@
 /* runner.h - runs one measured process for `allocab bench`: fork/exec in its own process group
  * with an environment padding variable, captures stdout whole and the tail of stderr, times it
  * with CLOCK_MONOTONIC around fork..wait4, takes its rusage from wait4, and kills it (SIGTERM to
- * the group, SIGKILL after a grace period) at its timeout or when the caller asks it to stop. */
+ * the group, SIGKILL after a grace period) at its timeout or when the caller asks it to stop.
+ * On request it tracks every process the run starts (front/run/ptrack.h). */
 #ifndef ALLOCAB_RUNNER_H
 #define ALLOCAB_RUNNER_H
 
@@ -29,7 +30,12 @@ struct runner_spec {
 	/* "NAME=VALUE" entries that replace any NAME of the inherited environment; NULL-terminated,
 	 * may be NULL. */
 	char *const *env_set;
+	/* Track every process of the run (ptrack.h): the child waits on a pipe until it is
+	 * attached, then execs. 0: the child execs at once, nothing is traced. */
+	int track;
 };
+
+struct ptrack;
 
 enum runner_end {
 	RUNNER_EXITED,   /* exit_code is valid */
@@ -53,10 +59,13 @@ struct runner_result {
 	int out_truncated; /* stdout exceeded RUNNER_OUT_MAX; out holds the first part */
 	char tail[RUNNER_TAIL_MAX + 1]; /* last bytes of stderr, NUL-terminated */
 	size_t tail_len;
+	/* spec.track: what the tracker saw, or why it could not attach (owned by r); else NULL */
+	struct ptrack *track;
 };
 
-/* Runs spec to completion. Returns 0 with *r filled (r->out owned by r: runner_result_free), or
- * -1 with a one-line reason in err when the process could not be started (pipe/fork failure).
+/* Runs spec to completion. Returns 0 with *r filled (r->out and r->track owned by r:
+ * runner_result_free), or -1 with a one-line reason in err when the process could not be started
+ * (pipe/fork failure, or no memory for the tracker).
  * An exec failure is not an error here: the child reports it on its stderr and exits 127. Any
  * process the run leaves behind in its process group is killed when it ends. */
 int runner_run(const struct runner_spec *spec, struct runner_result *r, char *err, size_t errlen);

@@ -194,23 +194,40 @@ bad:
 	return -1;
 }
 
-/* The bits of the flag names a workload's "flags" array holds; unknown names are ignored. */
-static unsigned flag_bits(const cJSON *flags)
+/* The bits of the flag names a "flags" array holds, names[i] being bit i; unknown names are
+ * ignored. */
+static unsigned flag_bits(const cJSON *flags, const char *const *names, unsigned n)
 {
-	static const char *const names[] = {
-	    [0] = "single_threaded", [1] = "show_phases", [2] = "needs_input"};
-	_Static_assert(BENCH_WL_SINGLE_THREADED == 1u << 0 && BENCH_WL_SHOW_PHASES == 1u << 1 &&
-	                   BENCH_WL_NEEDS_INPUT == 1u << 2,
-	               "names[] is in bit order");
 	const cJSON *f;
 	unsigned bits = 0;
 
 	cJSON_ArrayForEach(f, flags)
 	{
-		for (unsigned i = 0; cJSON_IsString(f) && i < sizeof names / sizeof names[0]; i++)
+		for (unsigned i = 0; cJSON_IsString(f) && i < n; i++)
 			if (strcmp(f->valuestring, names[i]) == 0)
 				bits |= 1u << i;
 	}
+	return bits;
+}
+
+static const char *const wl_flag_names[] = {
+    [0] = "single_threaded", [1] = "show_phases", [2] = "needs_input"};
+_Static_assert(BENCH_WL_SINGLE_THREADED == 1u << 0 && BENCH_WL_SHOW_PHASES == 1u << 1 &&
+                   BENCH_WL_NEEDS_INPUT == 1u << 2,
+               "wl_flag_names[] is in bit order");
+
+static const char *const backend_flag_names[] = {[0] = "baseline", [1] = "calibration"};
+_Static_assert(BENCH_BACKEND_BASELINE == 1u << 0 && BENCH_BACKEND_CALIBRATION == 1u << 1,
+               "backend_flag_names[] is in bit order");
+
+unsigned bench_parse_backend_flags(const char *json)
+{
+	cJSON *root = cJSON_Parse(json);
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "allocator");
+	unsigned bits = flag_bits(cJSON_GetObjectItemCaseSensitive(a, "flags"), backend_flag_names,
+	                          sizeof backend_flag_names / sizeof backend_flag_names[0]);
+
+	cJSON_Delete(root);
 	return bits;
 }
 
@@ -227,7 +244,8 @@ int bench_parse_workload_info(const char *json, size_t n, size_t **nphases, unsi
 		int np = cJSON_IsArray(p) ? cJSON_GetArraySize(p) : 0;
 
 		if (ph && fl && k < n) {
-			fl[k] = flag_bits(cJSON_GetObjectItemCaseSensitive(w, "flags"));
+			fl[k] = flag_bits(cJSON_GetObjectItemCaseSensitive(w, "flags"), wl_flag_names,
+			                  sizeof wl_flag_names / sizeof wl_flag_names[0]);
 			ph[k++] = np > 0 ? (size_t)np : 1;
 		}
 	}
@@ -242,12 +260,19 @@ int bench_parse_workload_info(const char *json, size_t n, size_t **nphases, unsi
 	return 0;
 }
 
+long bench_wl_index(const struct bench_wl_list *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->names[i], name) == 0)
+			return (long)i;
+	return -1;
+}
+
 unsigned bench_wl_flags(const struct bench_wl_list *l, const char *name)
 {
-	for (size_t i = 0; l->flags && i < l->n; i++)
-		if (strcmp(l->names[i], name) == 0)
-			return l->flags[i];
-	return 0;
+	long k = bench_wl_index(l, name);
+
+	return k >= 0 && l->flags ? l->flags[k] : 0;
 }
 
 int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_list *l, char *err,
@@ -415,6 +440,7 @@ int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
 		return -1;
 	}
 	l->n = (size_t)n;
+	l->backend_flags = bench_parse_backend_flags(r.out);
 	if (bench_wl_defaults(l) != 0) {
 		runner_result_free(&r);
 		bench_wl_list_free(l);

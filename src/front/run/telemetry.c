@@ -1,4 +1,5 @@
-/* telemetry.c - /proc/stat steal ticks and /proc/loadavg, read around each run of a bench. */
+/* telemetry.c - /proc/stat steal ticks and /proc/loadavg (load, runnable tasks), read around each
+ * run of a bench. */
 #include "front/run/telemetry.h"
 
 #include <errno.h>
@@ -52,6 +53,28 @@ int telemetry_parse_loadavg(const char *proc_loadavg, double *load1)
 	return 0;
 }
 
+int telemetry_parse_runnable(const char *proc_loadavg, unsigned *runnable)
+{
+	const char *p = proc_loadavg;
+	unsigned long v;
+	char *end;
+
+	for (int field = 1; field < 4; field++) {
+		p += strcspn(p, " \n");
+		if (*p != ' ')
+			return -1;
+		p += strspn(p, " ");
+	}
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(p, &end, 10);
+	if (errno || *end != '/' || v < 1 || v > 1000000)
+		return -1;
+	*runnable = (unsigned)v;
+	return 0;
+}
+
 /* Reads a small /proc file into buf (NUL-terminated); -1 on failure. */
 static int read_small(const char *path, char *buf, size_t size)
 {
@@ -82,6 +105,8 @@ void telemetry_sample(struct telemetry_sample *t)
 	memset(t, 0, sizeof *t);
 	if (read_small("/proc/stat", buf, sizeof buf) == 0)
 		t->have_steal = telemetry_parse_steal(buf, &t->steal_ticks) == 0;
-	if (read_small("/proc/loadavg", buf, sizeof buf) == 0)
+	if (read_small("/proc/loadavg", buf, sizeof buf) == 0) {
 		t->have_load = telemetry_parse_loadavg(buf, &t->loadavg_1m) == 0;
+		t->have_runnable = telemetry_parse_runnable(buf, &t->runnable) == 0;
+	}
 }

@@ -11,7 +11,6 @@
 #include "front/stats/hlselect.h"
 
 #include "common/prng.h"
-#include "front/stats/dsort.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -201,13 +200,25 @@ static double kth(struct search *s, size_t k)
 	return hl_find(s->list, n, k - left);
 }
 
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y ? 1 : !!signbit(y) - !!signbit(x);
+}
+
+void hl_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, by_value);
+}
+
 static double *sorted_copy(const double *v, size_t n)
 {
 	double *c = malloc((n ? n : 1) * sizeof *c);
 
 	if (c) {
 		memcpy(c, v, n * sizeof *c);
-		dsort(c, n);
+		hl_sort(c, n);
 	}
 	return c;
 }

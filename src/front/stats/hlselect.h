@@ -21,6 +21,9 @@ size_t hl_count(const struct hl_source *s);
  * i < nranks. Deterministic. Returns 0, or -1 if scratch space cannot be had (out untouched). */
 int hl_select(const struct hl_source *s, const size_t *ranks, size_t nranks, double *out);
 
+/* Sorts v[0..n) ascending, -0 before +0 (values must not be NaN). */
+void hl_sort(double *v, size_t n);
+
 /* k-th smallest (0-based, k < n) of a[0..n-1], which is permuted so that afterwards
  * a[0..k-1] <= a[k] <= a[k+1..n-1]. Expected linear time. */
 double hl_find(double *a, size_t n, size_t k);

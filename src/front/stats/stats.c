@@ -4,7 +4,6 @@
 #include "front/stats/stats.h"
 
 #include "common/prng.h"
-#include "front/stats/dsort.h"
 #include "front/stats/hlselect.h"
 
 #include <math.h>
@@ -86,7 +85,7 @@ double stats_quantile(const double *x, size_t n, double q)
 
 	if (n == 0 || !(q >= 0 && q <= 1) || any_nan(x, n) || !(c = copy_of(x, n)))
 		return NAN;
-	dsort(c, n);
+	hl_sort(c, n);
 	v = quantile_sorted(c, n, q);
 	free(c);
 	return v;
@@ -131,16 +130,38 @@ double stats_mad(const double *x, size_t n)
 	return 1.4826 * mad;
 }
 
+/* A value and its place, for ranks: sorted by v, ties by i. */
+struct keyed {
+	double v;
+	size_t i;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	if (signbit(x->v) != signbit(y->v))
+		return signbit(x->v) ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static void sort_keyed(struct keyed *k, size_t n)
+{
+	qsort(k, n, sizeof *k, by_key);
+}
+
 /* Mid-ranks (1-based) of v[0..n-1] into rank; *ties = sum over tie groups of t^3 - t. */
 static int midranks(const double *v, size_t n, double *rank, double *ties)
 {
-	struct dsort_keyed *k = malloc((n ? n : 1) * sizeof *k);
+	struct keyed *k = malloc((n ? n : 1) * sizeof *k);
 
 	if (!k)
 		return -1;
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct dsort_keyed){v[i], i};
-	dsort_keyed(k, n);
+		k[i] = (struct keyed){v[i], i};
+	sort_keyed(k, n);
 	*ties = 0;
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && k[j].v == k[i].v; j++)
@@ -286,6 +307,19 @@ int stats_hl_interval(const double *x, size_t n, double conf, struct stats_inter
 	return rc;
 }
 
+size_t stats_signrank_rank(size_t n, double conf, double *level)
+{
+	double *cdf = NULL;
+	size_t k;
+
+	if (n == 0 || !valid_conf(conf) || (n <= SIGNRANK_EXACT_MAX && !(cdf = signrank_cdf(n))))
+		return 0;
+	k = bound_rank(cdf, n * (n + 1) / 2,
+	               sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24), 1 - conf, level);
+	free(cdf);
+	return k;
+}
+
 int stats_wilcoxon(const double *x, size_t n, double *w_plus, double *p)
 {
 	double *a, *rank, ties, w = 0;
@@ -384,15 +418,19 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, d
 	return 0;
 }
 
-int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
-                    uint64_t seed, double conf, struct stats_interval *out)
+int stats_bootstrap_levels(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
+                           uint64_t seed, const double *conf, size_t k,
+                           struct stats_interval *out)
 {
-	double est, *buf = NULL, *draws = NULL, alpha = 1 - conf;
+	double est, *buf = NULL, *draws = NULL;
 	struct prng r;
 	int rc = -1;
 
-	if (n == 0 || !stat || resamples == 0 || !valid_conf(conf) || !all_finite(x, n))
+	if (n == 0 || !stat || resamples == 0 || k == 0 || !all_finite(x, n))
 		return -1;
+	for (size_t j = 0; j < k; j++)
+		if (!valid_conf(conf[j]))
+			return -1;
 	if (stat(x, n, &est) != 0 || isnan(est))
 		return -1;
 	buf = malloc(n * sizeof *buf);
@@ -406,11 +444,14 @@ int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t
 		if (stat(buf, n, &draws[b]) != 0 || isnan(draws[b]))
 			goto out;
 	}
-	dsort(draws, resamples);
-	out->est = est;
-	out->lo = fmin(est, quantile_sorted(draws, resamples, alpha / 2));
-	out->hi = fmax(est, quantile_sorted(draws, resamples, 1 - alpha / 2));
-	out->level = conf;
+	hl_sort(draws, resamples);
+	for (size_t j = 0; j < k; j++) {
+		double alpha = 1 - conf[j];
+		out[j].est = est;
+		out[j].lo = fmin(est, quantile_sorted(draws, resamples, alpha / 2));
+		out[j].hi = fmax(est, quantile_sorted(draws, resamples, 1 - alpha / 2));
+		out[j].level = conf[j];
+	}
 	rc = 0;
 out:
 	free(buf);
@@ -418,9 +459,15 @@ out:
 	return rc;
 }
 
+int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
+                    uint64_t seed, double conf, struct stats_interval *out)
+{
+	return stats_bootstrap_levels(x, n, stat, resamples, seed, &conf, 1, out);
+}
+
 int stats_holm(const double *p, size_t m, double *adj)
 {
-	struct dsort_keyed *k;
+	struct keyed *k;
 	double run = 0;
 
 	for (size_t i = 0; i < m; i++)
@@ -429,8 +476,8 @@ int stats_holm(const double *p, size_t m, double *adj)
 	if (!(k = malloc((m ? m : 1) * sizeof *k)))
 		return -1;
 	for (size_t i = 0; i < m; i++)
-		k[i] = (struct dsort_keyed){p[i], i};
-	dsort_keyed(k, m);
+		k[i] = (struct keyed){p[i], i};
+	sort_keyed(k, m);
 	for (size_t j = 0; j < m; j++) {
 		run = fmax(run, (double)(m - j) * k[j].v);
 		adj[k[j].i] = fmin(1, run);
@@ -499,75 +546,4 @@ int stats_welch(const double *x, size_t nx, const double *y, size_t ny, double *
 	*df = se2 * se2 / (vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1));
 	*p = t_two_sided(*t, *df);
 	return 0;
-}
-
-/* Smallest n at which a two-sided signed-rank test can reach alpha at all: its smallest p-value
- * is 2 / 2^n. */
-static size_t signrank_min_rounds(double alpha)
-{
-	size_t n = 1;
-
-	while (ldexp(1.0, 1 - (int)n) > alpha)
-		n++;
-	return n;
-}
-
-static bool valid_design(double sd, double alpha, double power)
-{
-	return sd >= 0 && isfinite(sd) && alpha > 0 && alpha < 1 && power > 0 && power < 1;
-}
-
-static double mde_z(double alpha, double power)
-{
-	return fmax(0, stats_norm_quantile(1 - alpha / 2) + stats_norm_quantile(power));
-}
-
-double stats_mde(double sd, size_t n, double alpha, double power)
-{
-	if (!valid_design(sd, alpha, power))
-		return NAN;
-	if (n < signrank_min_rounds(alpha))
-		return INFINITY;
-	return mde_z(alpha, power) * sd / sqrt((double)n * 3 / M_PI);
-}
-
-size_t stats_rounds_needed(double sd, double effect, double alpha, double power)
-{
-	size_t n, least;
-	double need;
-
-	if (!valid_design(sd, alpha, power) || !(effect > 0))
-		return 0;
-	least = signrank_min_rounds(alpha);
-	if (least < 2)
-		least = 2;
-	need = ceil(pow(mde_z(alpha, power) * sd / effect, 2) * M_PI / 3);
-	if (!(need < 1e15))
-		return SIZE_MAX;
-	n = need > (double)least ? (size_t)need : least;
-	while (stats_mde(sd, n, alpha, power) > effect)
-		n++;
-	return n;
-}
-
-size_t stats_signrank_min_n(double alpha, size_t m)
-{
-	size_t n = 1;
-
-	if (!(alpha > 0 && alpha < 1) || m == 0)
-		return 0;
-	while (2 * pow(2, -(double)n) > alpha / (double)m)
-		n++;
-	return n;
-}
-
-size_t stats_ranksum_min_n(double alpha, size_t m)
-{
-	size_t k = 1;
-
-	if (!(alpha > 0 && alpha < 1) || m == 0)
-		return 0;
-	while (2 * exp(2 * lgamma((double)k + 1) - lgamma(2 * (double)k + 1)) > alpha / (double)m)
-		k++;
-	return k;
 }

@@ -37,6 +37,12 @@ int stats_hl_estimate(const double *x, size_t n, double *out);
  * extreme Walsh averages and level reports what they achieve. */
 int stats_hl_interval(const double *x, size_t n, double conf, struct stats_interval *out);
 
+/* The rank k of the interval [A_(k), A_(M+1-k)] of the M = n(n+1)/2 sorted Walsh averages that
+ * stats_hl_interval takes for n points at conf, with the level it achieves in *level (below conf
+ * when no interval of n points reaches it: k is then 1). 0 for n == 0, conf outside (0, 1) or no
+ * memory. */
+size_t stats_signrank_rank(size_t n, double conf, double *level);
+
 /* Two-sided Wilcoxon signed-rank test of "median of x is 0". Zeros are dropped (Wilcoxon's
  * method); ties get mid-ranks. Exact null distribution when no ties remain and n <= 50, normal
  * approximation with tie and continuity correction otherwise. Writes W+ and the p-value; with no
@@ -60,6 +66,10 @@ typedef int (*stats_statistic_fn)(const double *x, size_t n, double *out);
  * Should the percentiles miss est (possible for odd statistics), the interval is widened to it. */
 int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
                     uint64_t seed, double conf, struct stats_interval *out);
+/* The same resamples read at k levels conf[0..k-1] into out[0..k-1]. */
+int stats_bootstrap_levels(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
+                           uint64_t seed, const double *conf, size_t k,
+                           struct stats_interval *out);
 
 /* Holm step-down adjustment of m p-values: adj[i] is the adjusted p of p[i] (monotone, <= 1).
  * Each p must lie in [0, 1]; adj may be p. */
@@ -79,6 +89,46 @@ int stats_welch(const double *x, size_t nx, const double *y, size_t ny, double *
 double stats_norm_cdf(double z);
 double stats_norm_quantile(double p);    /* inverse of stats_norm_cdf; -inf at 0, +inf at 1 */
 double stats_t_cdf(double t, double df); /* Student t, df > 0 */
+/* Inverse of stats_t_cdf in p: exact for df 1 and 2, else Newton on the CDF (relative error
+ * about 1e-15); -inf at 0, +inf at 1, NAN unless p in [0, 1] and df > 0. */
+double stats_t_quantile(double p, double df);
+
+/* Random-effects meta-analysis (meta.c; docs/methodology.md, "A fleet of machines"): k estimates
+ * y[i] with standard errors se[i] (finite, > 0), one per machine. */
+struct stats_meta {
+	size_t k;
+	double mu;         /* pooled estimate: inverse-variance weights 1 / (se_i^2 + tau^2) */
+	double se;         /* Hartung-Knapp-Sidik-Jonkman standard error of mu */
+	double lo, hi;     /* mu -+ t_{k-1, 1 - (1 - level)/2} x se */
+	double level;      /* the conf asked for (the t interval is exact under its model) */
+	double se_dl;      /* the DerSimonian-Laird standard error 1 / sqrt(sum of the weights) */
+	double q;          /* Cochran's Q with the fixed-effect weights 1 / se_i^2 */
+	double tau2, tau;  /* DerSimonian-Laird between-machine variance, and its root */
+	double i2;         /* I^2 = max(0, (Q - (k - 1)) / Q); 0 when Q is 0 */
+	double pi_lo, pi_hi; /* prediction interval for a new machine: mu -+ t_{k-2} x
+	                      * sqrt(tau^2 + se_dl^2) (Higgins, Thompson & Spiegelhalter 2009); NAN
+	                      * when k < 3 */
+};
+/* Pools y[0..k) at level conf in (0, 1). k >= 2. Returns 0, or -1 (out untouched) for k < 2, a
+ * non-finite y or se, an se <= 0, or conf outside (0, 1). */
+int stats_meta_re(const double *y, const double *se, size_t k, double conf,
+                  struct stats_meta *out);
+/* Studentized deleted residuals: t[i] = (y_i - mu_(-i)) / sqrt(se_i^2 + tau^2_(-i) +
+ * se_DL(-i)^2), where mu_(-i), tau^2_(-i) and se_DL(-i) are the DerSimonian-Laird fit of the
+ * other k - 1 machines (Viechtbauer & Cheung 2010): how far machine i lies from what the others
+ * predict for it. k >= 3. Returns 0, or -1 (t untouched) for unusable input as stats_meta_re. */
+int stats_meta_deleted(const double *y, const double *se, size_t k, double *t);
+/* The bound a deleted residual must exceed in absolute value for its machine to be named odd:
+ * t_{k-1, 1 - alpha / (2k)}, Bonferroni over the k machines, with the Student t for the spread
+ * the other machines' tau^2 estimate leaves (docs/methodology.md, "A fleet of machines": with
+ * z_{1 - alpha/(2k)} an ordinary machine of a fleet of 3 to 8 was named in 11-19% of synthetic
+ * fleets). NAN unless alpha in (0, 1) and k >= 2. */
+double stats_meta_odd_bound(double alpha, size_t k);
+/* The standard error an interval [lo, hi] of achieved level `level` implies for its estimate:
+ * (hi - lo) / (2 z_{(1 + level)/2}) (for the signed-rank interval of a Hodges-Lehmann estimate a
+ * consistent estimate of its standard deviation; docs/methodology.md). NAN for a non-finite or
+ * reversed interval or a level outside (0, 1). */
+double stats_interval_se(double lo, double hi, double level);
 
 /* Minimum detectable effect on the log-ratio scale for a paired design of n rounds whose
  * per-round log ratios have standard deviation sd: two-sided level alpha, given power, normal
@@ -91,14 +141,68 @@ double stats_mde(double sd, size_t n, double alpha, double power);
  * such n, at least 2. 0 for invalid arguments, SIZE_MAX if the answer does not fit. */
 size_t stats_rounds_needed(double sd, double effect, double alpha, double power);
 
-/* The fewest paired rounds with which m comparisons can reach a verdict under Holm at level alpha
- * with the exact two-sided signed-rank test: the smallest n with 2 / 2^n <= alpha / m (the
- * smallest p that test can give with n rounds is 2 / 2^n, and Holm compares the smallest of m
- * p-values with alpha / m). 0 unless alpha is in (0, 1) and m >= 1. */
+/* The fewest paired rounds with which m comparisons can reach a verdict at family level alpha
+ * (Bonferroni: each interval at 1 - alpha/m) with the exact signed-rank interval: the smallest n
+ * with 2 / 2^n <= alpha / m (the widest interval of n rounds, from the smallest to the largest
+ * Walsh average, has level 1 - 2/2^n; equally, the smallest p the exact test can give is
+ * 2 / 2^n). 0 unless alpha is in (0, 1) and m >= 1. */
 size_t stats_signrank_min_n(double alpha, size_t m);
-/* The same for two samples of k rounds each with the exact Mann-Whitney test: the smallest k with
- * 2 / C(2k, k) <= alpha / m. 0 for invalid arguments. */
+/* The same for two samples of k rounds each with the exact Mann-Whitney interval: the smallest k
+ * with 2 / C(2k, k) <= alpha / m. 0 for invalid arguments. */
 size_t stats_ranksum_min_n(double alpha, size_t m);
+
+/* Sequential decisions (seqci.c; docs/methodology.md, "Sequential decisions"): intervals that
+ * stay valid when a procedure looks at them after every observation and stops at the first
+ * decision. The rule: Lan-DeMets O'Brien-Fleming-type spending in its continuous-monitoring
+ * form, a constant boundary c on the score (Brownian) scale over the planned information, applied
+ * to the fixed-n rank intervals: at information fraction t the interval is taken at the nominal
+ * two-sided level alpha_t = 2 (1 - Phi(c / sqrt t)). Any subset of looks (every observation, or
+ * fewer) keeps the chance that some look's interval misses the true value at most alpha, as far
+ * as the standardised rank statistic behaves like Brownian motion in information time. */
+struct stats_seq_plan {
+	size_t planned;    /* N: the most observations the procedure may take (information 1) */
+	size_t first_look; /* no decision before this many */
+};
+/* c with P(sup_{0<=t<=1} |B_t| >= c) = alpha for standard Brownian motion B (2.2414 at 0.05).
+ * NAN unless alpha is in (0, 1). */
+double stats_seq_boundary(double alpha);
+/* The nominal two-sided level 2 (1 - Phi(c / sqrt(frac))) at information fraction frac in (0, 1];
+ * 0 (no decision) for frac outside it or alpha outside (0, 1). */
+double stats_seq_alpha_at(double frac, double alpha);
+/* The same for n paired observations of a plan (frac = n / N): 0 when n is below first_look or
+ * above N. */
+double stats_seq_alpha(const struct stats_seq_plan *p, size_t n, double alpha);
+/* The sequential interval after n paired observations: stats_hl_interval at the nominal level
+ * 1 - stats_seq_alpha(p, n, alpha), written to *asked (1 when no decision is possible at n, and
+ * the interval is then the widest). out->level is the level reached; the interval decides only
+ * when it reaches *asked and *asked < 1. Returns 0, or -1 as stats_hl_interval. */
+int stats_seq_interval(const double *x, size_t n, const struct stats_seq_plan *p, double alpha,
+                       struct stats_interval *out, double *asked);
+/* P(sup_{t<=1} B_t + drift t >= c(alpha)): the chance that a true effect of `drift` standard
+ * errors of the full plan crosses the boundary on its side by the last look (continuous
+ * monitoring; looks once a round cross a little less often). NAN for invalid arguments. */
+double stats_seq_power(double drift, double alpha);
+/* The sequential counterpart of stats_mde: the smallest effect (log scale) that a plan of N
+ * rounds with per-round sd decides with the given power (rank efficiency 3/pi as stats_mde).
+ * INFINITY when even the last look cannot reach its level (2 / 2^N above it); NAN for invalid
+ * arguments. */
+double stats_seq_mde(double sd, size_t planned, double alpha, double power);
+/* The smallest plan N with stats_seq_mde(sd, N, alpha, power) <= effect; 0 for invalid
+ * arguments, SIZE_MAX if the answer does not fit. */
+size_t stats_seq_rounds_needed(double sd, double effect, double alpha, double power);
+/* The smallest plan N whose last look can decide at all (2 / 2^N <= stats_seq_alpha_at(1,
+ * alpha)): 7 at alpha 0.05. 0 for alpha outside (0, 1). */
+size_t stats_seq_min_planned(double alpha);
+/* The first look of plan p at which the exact signed-rank interval can reach its level at all
+ * (2 / 2^n <= stats_seq_alpha(p, n, alpha)); 0 when none up to N can. */
+size_t stats_seq_first_decision(const struct stats_seq_plan *p, double alpha);
+
+/* The equivalence margin (log scale) that n paired rounds of per-round sd establish with the given
+ * power when the true difference is 0: the interval at 1 - alpha lies within +-M with that
+ * probability for M = (z_{1-alpha/2} + z_{(1+power)/2}) sd / sqrt(n 3/pi) (normal approximation,
+ * signed-rank efficiency as stats_mde). INFINITY when n rounds cannot reach 1 - alpha (2/2^n >
+ * alpha); NAN for invalid arguments. */
+double stats_equiv_margin(double sd, size_t n, double alpha, double power);
 
 /* The per-round log ratio d = ln(t_num / t_den) of two times, decided on the times
  * themselves: results files hold integer nanoseconds (medians of reps may end in .5), and two

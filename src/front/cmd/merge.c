@@ -1,0 +1,232 @@
+/* merge.c - `allocab merge`: the results files of several machines (a job array's tasks, a CI
+ * matrix's legs), each compared within itself, pooled per comparison across the machines
+ * (front/fleet/fleet.h), rendered by one of the formats of front/export/export.h. docs/fleet.md. */
+#include "front/cmd/commands.h"
+
+#include "common/errmsg.h"
+#include "common/opt.h"
+#include "common/optdoc.h"
+#include "common/status.h"
+#include "front/cmd/gateopt.h"
+#include "front/cmd/report.h"
+#include "front/export/export.h"
+#include "front/fleet/fleet.h"
+#include "front/results/results.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	M_BASELINE,
+	M_CANDIDATE,
+	M_WORKLOAD,
+	M_PHASE,
+	M_PHASES,
+	M_REGIME,
+	M_CONF,
+	M_FORMAT,
+	M_OUT,
+	M_MIN_SPEEDUP,
+	M_MAX_SLOWDOWN,
+	M_NO_TELEMETRY,
+	M_COUNT
+};
+
+/* compare's options that choose what is compared; the arms may be given once. */
+static const struct opt merge_opts[M_COUNT] = {
+    [M_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
+                    .help = "the baseline arm on every machine (default: system; a --cmd or "
+                            "--program bench: the first file's first arm)"},
+    [M_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
+                     .help = "only this candidate arm"},
+    [M_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT | OPT_WORKLOAD, "NAME",
+                    .help = "only this workload"},
+    [M_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",
+                 .help = "compare this phase instead of each workload's total"},
+    [M_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT, NULL,
+                  .help = "compare every phase of every workload",
+                  .values = &gateopt_phases_values},
+    [M_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT, NULL,
+                  .help = "steady, cold or both, side by side (default)",
+                  .values = &gateopt_regime_values},
+    [M_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT, "LEVEL",
+                .help = "confidence level of every interval, in [0.5, 1) (default: 0.95); odd "
+                        "machines are named at 1 - LEVEL, Bonferroni over the machines"},
+    [M_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT, "F",
+                  .help = "the report's format (json: allocab-fleet/1; html: a forest plot of "
+                          "every machine and the pooled estimate), one of:",
+                  .values = &gateopt_format_values},
+    [M_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+               .help = "write the report to FILE (atomically) instead of standard output"},
+    [M_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT, "P%",
+                       .help = "draw this gate margin in html and svg charts"},
+    [M_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT, "P%",
+                        .help = "the same for a slowdown margin (one of the two)"},
+    [M_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT, NULL,
+                        .help = "leave the machines' telemetry warnings out, e.g. for a CI step "
+                                "summary"},
+};
+
+const struct opt_doc merge_doc = {
+    .prog = "allocab merge",
+    .synopsis = (const char *const[]){"RESULTS RESULTS... [OPTIONS]", NULL},
+    .about = "Each results file is one machine (its task label, allocab bench --label, names "
+             "it; else its file name). Every machine is compared within its own file, arms "
+             "paired by round, as `allocab compare FILE` compares it; each comparison is then "
+             "pooled across the machines by a random-effects meta-analysis of the machines' "
+             "Hodges-Lehmann log ratios: DerSimonian-Laird tau^2, Hartung-Knapp-Sidik-Jonkman "
+             "interval (t with k-1 df), I^2, and a prediction interval for a new machine of the "
+             "fleet (t with k-2 df). A machine is named odd when its studentized deleted "
+             "residual exceeds t_{k-1, 1-alpha/(2k)}: the others do not predict it. A machine "
+             "that lacks an arm, workload, phase or regime the others have, did other work, or "
+             "has fewer than 2 usable rounds keeps its row with the reason and is not pooled "
+             "(docs/fleet.md).\n",
+    .opts = merge_opts,
+    .nopts = M_COUNT,
+    .notes = "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's "
+             "time.\n"
+             "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit "
+             "status\").\n",
+};
+
+struct merge_args {
+	struct cmp_opts o;
+	const char **files;
+	size_t nfiles;
+	const char *format, *out;
+	double margin;
+	int no_telemetry;
+};
+
+static int merge_option(struct merge_args *a, struct opt_parser *p, int k, const char *v,
+                        char *err, size_t errlen)
+{
+	const char **dst[] = {[M_BASELINE] = &a->o.baseline, [M_CANDIDATE] = &a->o.candidate,
+	                      [M_WORKLOAD] = &a->o.workload, [M_PHASE] = &a->o.phase,
+	                      [M_FORMAT] = &a->format,       [M_OUT] = &a->out};
+
+	switch (k) {
+	case M_NO_TELEMETRY:
+		a->no_telemetry = 1;
+		return 0;
+	case M_MIN_SPEEDUP:
+	case M_MAX_SLOWDOWN:
+		return gateopt_margin(opt_name(p, k), v, k == M_MAX_SLOWDOWN, &a->margin, err,
+		                      errlen);
+	case M_PHASES:
+		return gateopt_phases(v, &a->o.all_phases, err, errlen);
+	case M_REGIME:
+		return gateopt_regimes(v, &a->o.regimes, err, errlen);
+	case M_CONF:
+		return gateopt_level(v, &a->o.conf, err, errlen);
+	}
+	if (!v[0])
+		return errmsg_fail(err, errlen, "%s: empty value", opt_name(p, k));
+	*dst[k] = v;
+	return 0;
+}
+
+static int parse_merge(int argc, char **argv, struct merge_args *a, char *err, size_t errlen)
+{
+	struct opt_parser p;
+	const char *v;
+	int k;
+
+	if (!(a->files = calloc((size_t)argc + 1, sizeof *a->files)))
+		return errmsg_fail(err, errlen, "out of memory");
+	opt_init(&p, argc, argv, 1, merge_opts, M_COUNT);
+	p.help = "allocab merge";
+	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
+		if (k == OPT_ERROR)
+			return -1;
+		if (k == OPT_ARG)
+			a->files[a->nfiles++] = v;
+		else if (merge_option(a, &p, k, v, err, errlen) != 0)
+			return -1;
+	}
+	if (a->nfiles < 2)
+		return errmsg_fail(err, errlen,
+		                   "give the results files of two machines or more (one file: "
+		                   "allocab compare)");
+	if (a->nfiles > FLEET_MAX_FILES)
+		return errmsg_fail(err, errlen, "%zu results files: at most %d", a->nfiles,
+		                   FLEET_MAX_FILES);
+	if (a->o.phase && a->o.all_phases)
+		return errmsg_fail(err, errlen, "--phase and --phases exclude each other");
+	return 0;
+}
+
+struct render_ctx {
+	const struct exporter *x;
+	struct export_fleet_input in;
+};
+
+static int render_one(FILE *f, const void *ctx, char *err, size_t errlen)
+{
+	const struct render_ctx *c = ctx;
+
+	return c->x->write_fleet(f, &c->in, err, errlen);
+}
+
+static int render(const struct fleet_report *f, const struct exporter *x,
+                  const struct merge_args *a, char *err, size_t errlen)
+{
+	struct render_ctx c = {x, {.f = f, .margin = a->margin}};
+
+	return report_write(a->out, render_one, &c, err, errlen);
+}
+
+/* Loads every file (any failure ends it), builds the fleet and writes the report. */
+static int merge_run(struct merge_args *a, const struct exporter *x, char *err, size_t errlen)
+{
+	struct rf_doc **d = calloc(a->nfiles, sizeof *d);
+	struct fleet_report *f = NULL;
+	int rc = d ? ST_OK : errmsg_status(ST_FAIL, err, errlen, "out of memory");
+
+	for (size_t i = 0; rc == ST_OK && i < a->nfiles; i++)
+		rc = rf_load(a->files[i], &d[i], err, errlen);
+	if (rc == ST_OK)
+		rc = fleet_build(d, a->nfiles, &a->o, &f, err, errlen);
+	if (rc == ST_OK && a->no_telemetry && fleet_drop_telemetry(f) != 0)
+		rc = errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	for (size_t i = 0; rc == ST_OK && !(x->flags & EXPORT_WARNINGS) && i < f->nwarn; i++)
+		errmsg_warn(stderr, "merge", f->warn[i]);
+	if (rc == ST_OK && render(f, x, a, err, errlen) != 0)
+		rc = ST_FAIL;
+	fleet_free(f);
+	for (size_t i = 0; d && i < a->nfiles; i++)
+		rf_free(d[i]);
+	free(d);
+	return rc;
+}
+
+int merge_main(int argc, char **argv)
+{
+	struct merge_args a = {.o = {.conf = 0.95}, .format = "table", .margin = NAN};
+	const struct exporter *x = NULL;
+	char err[1024], names[256];
+	int rc = ST_OK;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			optdoc_usage(stdout, &merge_doc, NULL);
+			return ST_OK;
+		}
+	if (argc < 2) {
+		optdoc_usage(stderr, &merge_doc, NULL);
+		return ST_USAGE;
+	}
+	if (parse_merge(argc, argv, &a, err, sizeof err) != 0)
+		rc = ST_USAGE;
+	else if (!(x = export_find(a.format)) || !x->write_fleet)
+		rc = errmsg_status(ST_USAGE, err, sizeof err, "--format '%s': want %s", a.format,
+		                   export_names(names, sizeof names, ", ", " or "));
+	if (rc == ST_OK)
+		rc = merge_run(&a, x, err, sizeof err);
+	if (rc)
+		fprintf(stderr, "allocab: merge: %s\n", err);
+	free(a.files);
+	return rc;
+}

@@ -1,0 +1,198 @@
+/* fleettext.c - a fleet of machines (`allocab merge`) as the table and markdown formats render
+ * it, and the notes every fleet format shares (exportint.h). */
+#include "front/export/exportint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FLEET_COLS 9
+#define MACHINE_COLS 6
+
+void export_fleet_method(const struct fleet_report *f, char *buf, size_t len)
+{
+	snprintf(buf, len,
+	         "method: each file is one machine, its rounds paired within it (speedup = "
+	         "exp(-HL(d)), Hodges-Lehmann of d = ln(t_candidate/t_baseline) per round, Wilcoxon "
+	         "signed-rank interval; its standard error = interval width / (2 z)); pooled across "
+	         "the machines by random effects: DerSimonian-Laird tau^2, Hartung-Knapp-Sidik-"
+	         "Jonkman %g%% interval (t, k - 1 df); new machine: prediction interval (t, k - 2 "
+	         "df, DerSimonian-Laird se); odd: |studentized deleted residual| > t_{k-1, 1 - %g/(2k)} "
+	         "(docs/methodology.md, \"A fleet of machines\")",
+	         100 * f->conf, 1 - f->conf);
+}
+
+void export_fleet_cell_note(const struct fleet_report *f, const struct fleet_row *row, size_t m,
+                            char *buf, size_t len)
+{
+	const struct fleet_cell *c = &row->cells[m];
+	size_t k = 0;
+
+	buf[0] = '\0';
+	if (!c->pooled)
+		k += (size_t)snprintf(buf, len, "not pooled: %s", c->why);
+	if (c->odd)
+		k += (size_t)snprintf(buf + k, k < len ? len - k : 0,
+		                      "ODD: deleted residual %+.1f beyond +-%.2f", c->resid,
+		                      row->odd_bound);
+	if (c->excludes && k < len)
+		k += (size_t)snprintf(buf + k, len - k, "%sits interval excludes the pooled estimate",
+		                      k ? "; " : "");
+	if (f->m[m].busy && k < len)
+		snprintf(buf + k, len - k, "%sbusy machine", k ? "; " : "");
+}
+
+static void names_of(const struct fleet_report *f, const struct fleet_row *row, int odd,
+                     char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < f->nm && k < len; i++)
+		if (odd ? row->cells[i].odd : row->cells[i].excludes)
+			k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "", f->m[i].label);
+}
+
+void export_fleet_pooled_note(const struct fleet_report *f, const struct fleet_row *row,
+                              char *buf, size_t len)
+{
+	char odd[256];
+	size_t k;
+
+	if (!row->has_meta) {
+		snprintf(buf, len, "%s", row->npooled ? "one machine: nothing to pool" : "no machine to pool");
+		return;
+	}
+	k = (size_t)snprintf(buf, len, "tau %.3g, I^2 %.0f%%", row->meta.tau, 100 * row->meta.i2);
+	if (k < len && !isnan(row->meta.pi_lo))
+		k += (size_t)snprintf(buf + k, len - k, "; a new machine: [%.3g, %.3g]",
+		                      cmp_speedup(row->meta.pi_hi), cmp_speedup(row->meta.pi_lo));
+	else if (k < len)
+		k += (size_t)snprintf(buf + k, len - k, "; no prediction interval below 3 machines");
+	names_of(f, row, 1, odd, sizeof odd);
+	if (k < len && odd[0])
+		snprintf(buf + k, len - k, "; odd: %s", odd);
+}
+
+static void machine_cells(const struct fleet_report *f, char (*c)[CELL])
+{
+	static const char *const head[MACHINE_COLS] = {"machine", "file",   "status",
+	                                               "rounds",  "others", "machine fingerprint"};
+
+	for (int j = 0; j < MACHINE_COLS; j++)
+		snprintf(c[j], CELL, "%s", head[j]);
+	for (size_t i = 0; i < f->nm; i++) {
+		const struct fleet_machine *m = &f->m[i];
+		char(*r)[CELL] = c + (i + 1) * MACHINE_COLS;
+		snprintf(r[0], CELL, "%s", m->label);
+		snprintf(r[1], CELL, "%s", m->doc->path);
+		snprintf(r[2], CELL, "%s", m->doc->status);
+		snprintf(r[3], CELL, "%zu", m->doc->nrounds);
+		if (m->load_runs)
+			snprintf(r[4], CELL, "%s%.0f%% of runs", m->busy ? "BUSY: " : "",
+			         100 * m->busy_share);
+		else
+			snprintf(r[4], CELL, "unknown");
+		snprintf(r[5], CELL, "%s", m->doc->machine_desc ? m->doc->machine_desc : "-");
+	}
+}
+
+static void interval_cell(char *buf, double lo, double hi, double level)
+{
+	snprintf(buf, CELL, "[%.3f, %.3f] %.3g%%", cmp_speedup(hi), cmp_speedup(lo), 100 * level);
+}
+
+/* The comparisons: per fleet row, one line per machine and the pooled line. Returns lines. */
+static size_t row_cells(const struct fleet_report *f, char (*c)[CELL])
+{
+	static const char *const head[FLEET_COLS] = {"workload", "phase",   "regime",
+	                                             "candidate", "machine", "speedup",
+	                                             "interval",  "n",       "note"};
+	size_t n = 1;
+
+	for (int j = 0; j < FLEET_COLS; j++)
+		snprintf(c[j], CELL, "%s", head[j]);
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct fleet_row *row = &f->rows[i];
+		for (size_t m = 0; m <= f->nm; m++, n++) {
+			char(*r)[CELL] = c + n * FLEET_COLS;
+			const struct cmp_row *cr = m < f->nm ? row->cells[m].row : NULL;
+			snprintf(r[0], CELL, "%s", row->workload ? row->workload : "geomean");
+			snprintf(r[1], CELL, "%s", row->phase);
+			snprintf(r[2], CELL, "%s", rf_regime_name(row->regime));
+			snprintf(r[3], CELL, "%s", row->candidate);
+			snprintf(r[4], CELL, "%s", m < f->nm ? f->m[m].label : "POOLED");
+			if (m == f->nm) {
+				if (row->has_meta) {
+					snprintf(r[5], CELL, "%.3fx", cmp_speedup(row->meta.mu));
+					interval_cell(r[6], row->meta.lo, row->meta.hi, row->meta.level);
+				} else {
+					snprintf(r[5], CELL, "-");
+					snprintf(r[6], CELL, "-");
+				}
+				snprintf(r[7], CELL, "%zu of %zu", row->npooled, f->nm);
+				export_fleet_pooled_note(f, row, r[8], CELL);
+				continue;
+			}
+			if (cr && cr->usable) {
+				snprintf(r[5], CELL, "%.3fx", cmp_speedup(cr->d.est));
+				interval_cell(r[6], cr->d.lo, cr->d.hi, cr->d.level);
+			} else {
+				snprintf(r[5], CELL, "-");
+				snprintf(r[6], CELL, "-");
+			}
+			snprintf(r[7], CELL, cr ? "%zu" : "-", cr ? cr->n : 0);
+			export_fleet_cell_note(f, row, m, r[8], CELL);
+		}
+	}
+	return n;
+}
+
+static void put_head(FILE *out, const struct fleet_report *f, int md)
+{
+	const char *pre = md ? "- " : "";
+	char line[1024];
+
+	fprintf(out, md ? "### allocab merge: %zu machines\n\n" : "allocab merge: %zu machines\n",
+	        f->nm);
+	export_fleet_method(f, line, sizeof line);
+	fprintf(out, "%s%s\n", pre, line);
+	fprintf(out, "%sregimes compared: %s%s%s\n", pre,
+	        f->compared[RF_STEADY] ? "steady" : "",
+	        f->compared[RF_STEADY] && f->compared[RF_COLD] ? " and " : "",
+	        f->compared[RF_COLD] ? "cold" : "");
+	fprintf(out, "%sconvention: %s\n", pre, CMP_CONVENTION);
+	fprintf(out,
+	        "%sa machine's interval is its own (paired rounds, the level it reaches); POOLED is "
+	        "the fleet's mean effect; \"a new machine\" is where another machine of this fleet "
+	        "would fall\n",
+	        pre);
+	export_print_warnings(out, f->warn, f->nwarn, md);
+}
+
+int export_fleet_markup(FILE *out, const struct export_fleet_input *in, int md, char *err,
+                        size_t errlen)
+{
+	const struct fleet_report *f = in->f;
+	size_t lines = 1 + f->nrows * (f->nm + 1);
+	char(*c)[CELL] = calloc(lines * FLEET_COLS, CELL);
+	char(*mc)[CELL] = calloc((f->nm + 1) * MACHINE_COLS, CELL);
+
+	if (!c || !mc) {
+		free(c);
+		free(mc);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	put_head(out, f, md);
+	fprintf(out, md ? "\n#### Machines\n\n" : "\nmachines (others: runs before which another "
+	                                          "task was runnable):\n");
+	machine_cells(f, mc);
+	(md ? export_print_md : export_print_grid)(out, mc, f->nm + 1, MACHINE_COLS, 1u << 3);
+	fprintf(out, md ? "\n#### Comparisons\n\n" : "\n");
+	row_cells(f, c);
+	(md ? export_print_md : export_print_grid)(out, c, lines, FLEET_COLS, 1u << 5);
+	free(c);
+	free(mc);
+	return 0;
+}

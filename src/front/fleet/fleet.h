@@ -1,0 +1,93 @@
+/* fleet.h - results of several machines merged (`allocab merge`, `allocab gate` with several
+ * files; docs/fleet.md): each file is one machine, compared within itself (paired rounds,
+ * front/compare/compare.h); each comparison is then pooled across the machines by a
+ * random-effects meta-analysis of the per-machine Hodges-Lehmann log ratios (stats_meta_re), with
+ * the heterogeneity, a prediction interval for a new machine, and the machines that lie apart.
+ * A machine whose file lacks an arm, a workload, a phase or a regime the others have, that did
+ * other work, or whose comparison has too few rounds, keeps its row with the reason and is never
+ * pooled. Method: docs/methodology.md, "A fleet of machines". Plain structs, no printing. */
+#ifndef ALLOCAB_FLEET_H
+#define ALLOCAB_FLEET_H
+
+#include "front/compare/compare.h"
+#include "front/results/results.h"
+#include "front/stats/stats.h"
+
+#include <stddef.h>
+
+#define FLEET_MAX_FILES 1024
+/* A machine is busy when another task was runnable before at least this share of its runs. */
+#define FLEET_BUSY_SHARE 0.5
+
+struct fleet_machine {
+	char *label;              /* task.label, else the file name without its directory and .json */
+	const struct rf_doc *doc; /* the caller's */
+	struct cmp_report *r;     /* its own paired comparison; NULL when none (problem says why) */
+	char *problem;            /* why the machine has no comparison at all, or NULL */
+	/* What else ran on it (telemetry.runnable of its measured runs): runs with a sample, the
+	 * share of them before which another task was runnable, the median of those other tasks, the
+	 * median 1-minute load average (NAN unknown); busy: share >= FLEET_BUSY_SHARE. */
+	size_t load_runs;
+	double busy_share, others, load;
+	int busy;
+};
+
+/* One machine in one fleet comparison. */
+struct fleet_cell {
+	const struct cmp_row *row; /* its comparison, or NULL when it has none */
+	int pooled;                /* entered the meta-analysis */
+	char why[192];             /* not pooled: the reason, one line; "" when pooled */
+	double y, se;              /* log ratio (Hodges-Lehmann) and its standard error */
+	double resid;              /* studentized deleted residual (3 machines pooled or more); NAN */
+	int odd;                   /* |resid| > the row's odd_bound: the others do not predict it */
+	int excludes;              /* its own interval excludes the pooled estimate */
+};
+
+/* One comparison across the fleet. */
+struct fleet_row {
+	const char *workload; /* NULL: the geometric mean over the workloads */
+	const char *phase, *candidate, *baseline;
+	enum rf_regime regime;
+	struct fleet_cell *cells; /* one per machine, in the machines' order */
+	size_t npooled;
+	int has_meta;            /* npooled >= 2: meta is set */
+	struct stats_meta meta;  /* on the log ratio ln(t_candidate / t_baseline) */
+	double odd_bound;        /* stats_meta_odd_bound(1 - conf, npooled), NAN below 3 machines */
+	size_t nodd, nexcludes;  /* machines named either way */
+};
+
+struct fleet_report {
+	size_t nm;
+	struct fleet_machine *m;
+	size_t nrows;
+	struct fleet_row *rows; /* the workloads' comparisons in first-seen order, geomeans last */
+	double conf;
+	enum cmp_regimes regimes;
+	int compared[RF_NREGIMES]; /* regimes some row compares */
+	size_t nwarn;
+	char **warn; /* one line each: busy machines, machines without comparisons, their warnings */
+};
+
+/* Builds the fleet of docs[0..n) (2 <= n <= FLEET_MAX_FILES, one machine each, owned by the
+ * caller and kept alive until fleet_free) with the options of compare (o->bootstrap must be 0:
+ * the standard errors come from the rank intervals). Returns ST_OK and *out, or with a one-line
+ * reason in err: ST_USAGE for input that cannot be merged (two files with one label, files of
+ * drivers and of commands, a bootstrap, no comparison on any machine), ST_FAIL when memory ran
+ * out. */
+int fleet_build(struct rf_doc *const *docs, size_t n, const struct cmp_opts *o,
+                struct fleet_report **out, char *err, size_t errlen);
+void fleet_free(struct fleet_report *f);
+
+/* Leaves the machines' telemetry out (each machine's cmp_drop_telemetry) and words the warnings
+ * again. Returns 0, or -1 when memory ran out. */
+int fleet_drop_telemetry(struct fleet_report *f);
+
+/* The pooled interval of row at another level (e.g. a gate's Bonferroni level) into *lo, *hi:
+ * mu -+ t_{k-1} x se. Returns 0, or -1 when the row has no pooled estimate. */
+int fleet_pooled_at(const struct fleet_row *row, double conf, double *lo, double *hi);
+
+/* "workload/phase" ("geomean" for the geometric mean; the phase only when not total) into buf.
+ * Returns buf. */
+const char *fleet_row_name(const struct fleet_row *row, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,186 @@
+/* fleetcell.c - the machines of one fleet comparison (fleet.h): each machine's estimate and
+ * standard error, or why it is not pooled, then the random-effects pooling, the deleted residuals
+ * and the machines named (docs/methodology.md, "A fleet of machines"). */
+#include "front/fleet/fleetint.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Why machine m has no row for this comparison, into why. */
+static void missing_reason(const struct fleet_ctx *c, size_t mi, const struct fleet_row *row,
+                           char *why, size_t len)
+{
+	const struct fleet_machine *m = &c->f->m[mi];
+	const struct rf_doc *d = m->doc;
+	int w = row->workload ? rf_workload(d, row->workload) : -1;
+
+	if (m->problem)
+		snprintf(why, len, "%s", m->problem);
+	else if (rf_arm(d, row->candidate) < 0)
+		snprintf(why, len, "no arm '%s'", row->candidate);
+	else if (row->workload && w < 0)
+		snprintf(why, len, "no workload '%s'", row->workload);
+	else if (row->workload && rf_phase(&d->wl[w], row->phase) < 0)
+		snprintf(why, len, "no phase '%s' of %s", row->phase, row->workload);
+	else if (!m->r->compared[row->regime])
+		snprintf(why, len, "measured %s", rf_regimes_measured(d));
+	else if (!row->workload && c->gm_count[mi] < 2)
+		snprintf(why, len, "no geometric mean: fewer than two workloads with phase %s",
+		         row->phase);
+	else
+		snprintf(why, len, "not compared on this machine");
+}
+
+/* The first machine that ran workload name, whose work the others must match; NULL if none. */
+static const struct rf_workload *reference(const struct fleet_ctx *c, const char *name,
+                                           const char **label)
+{
+	for (size_t i = 0; i < c->f->nm; i++) {
+		const struct rf_doc *d = c->f->m[i].doc;
+		int w = rf_workload(d, name);
+		if (w >= 0 && d->wl[w].work) {
+			*label = c->f->m[i].label;
+			return &d->wl[w];
+		}
+	}
+	return NULL;
+}
+
+/* Whether machine mi ran workload name as the reference machine did; else the difference in
+ * why. */
+static int same_work(const struct fleet_ctx *c, size_t mi, const char *name, char *why,
+                     size_t len)
+{
+	const struct rf_doc *d = c->f->m[mi].doc;
+	int w = rf_workload(d, name);
+	const char *ref_label = NULL;
+	const struct rf_workload *x = reference(c, name, &ref_label), *y = w < 0 ? NULL : &d->wl[w];
+	int same;
+
+	if (!x || !y || !y->work || x == y)
+		return 1;
+	if (x->checksum && y->checksum && strcmp(x->checksum, y->checksum) != 0) {
+		snprintf(why, len, "%s did other work than on %s: checksum %s, not %s", name,
+		         ref_label, y->checksum, x->checksum);
+		return 0;
+	}
+	if (strcmp(x->work, y->work) != 0) {
+		snprintf(why, len, "%s did other work than on %s: parameters %.60s, not %.60s",
+		         name, ref_label, y->work, x->work);
+		return 0;
+	}
+	same = x->nphases == y->nphases;
+	for (size_t p = 0; same && p < x->nphases; p++)
+		same = strcmp(x->phases[p], y->phases[p]) == 0;
+	if (!same)
+		snprintf(why, len, "%s has other phases than on %s", name, ref_label);
+	return same;
+}
+
+/* A geometric mean pools only over the same workloads, each doing the same work. */
+static int same_geomean(const struct fleet_ctx *c, size_t mi, char *why, size_t len)
+{
+	const struct rf_doc *d = c->f->m[mi].doc;
+	char lacks[128] = "";
+	size_t nl = 0;
+
+	for (size_t i = 0; i < c->ngm_union; i++) {
+		int w = rf_workload(d, c->gm_union[i]);
+		if (w >= 0 && rf_phase(&d->wl[w], c->gphase) >= 0) {
+			if (!same_work(c, mi, c->gm_union[i], why, len))
+				return 0;
+			continue;
+		}
+		if (nl++ == 0)
+			snprintf(lacks, sizeof lacks, "%s", c->gm_union[i]);
+		else if (strlen(lacks) + strlen(c->gm_union[i]) + 8 < sizeof lacks)
+			strcat(strcat(lacks, ", "), c->gm_union[i]);
+	}
+	if (nl)
+		snprintf(why, len, "its geometric mean lacks %s (%zu of the fleet's %zu workloads)",
+		         lacks, nl, c->ngm_union);
+	return nl == 0;
+}
+
+/* Sets cell's estimate and standard error, or its reason not to pool. */
+static void judge_cell(const struct fleet_ctx *c, size_t mi, const struct fleet_row *row,
+                       struct fleet_cell *cell)
+{
+	const struct cmp_row *r = cell->row;
+
+	cell->y = cell->se = cell->resid = NAN;
+	if (!r) {
+		missing_reason(c, mi, row, cell->why, sizeof cell->why);
+		return;
+	}
+	if (!r->usable) {
+		snprintf(cell->why, sizeof cell->why,
+		         "insufficient data: %zu usable round%s (2 needed)", r->n,
+		         r->n == 1 ? "" : "s");
+		return;
+	}
+	if (row->workload ? !same_work(c, mi, row->workload, cell->why, sizeof cell->why)
+	                  : !same_geomean(c, mi, cell->why, sizeof cell->why))
+		return;
+	cell->y = r->d.est;
+	cell->se = stats_interval_se(r->d.lo, r->d.hi, r->d.level);
+	if (!(cell->se > 0) || !isfinite(cell->se)) {
+		snprintf(cell->why, sizeof cell->why,
+		         "a zero-width interval (every round gave the same ratio): no standard "
+		         "error to weight it by");
+		return;
+	}
+	cell->pooled = 1;
+}
+
+/* The meta-analysis over the pooled cells, the deleted residuals and the machines named. */
+static int pool(const struct fleet_ctx *c, struct fleet_row *row)
+{
+	size_t nm = c->f->nm, k = 0;
+	double *y = calloc(nm + 1, sizeof *y), *se = calloc(nm + 1, sizeof *se);
+	double *t = calloc(nm + 1, sizeof *t);
+	int rc = y && se && t ? 0 : -1;
+
+	for (size_t i = 0; rc == 0 && i < nm; i++)
+		if (row->cells[i].pooled) {
+			y[k] = row->cells[i].y;
+			se[k++] = row->cells[i].se;
+		}
+	row->npooled = k;
+	row->odd_bound = NAN;
+	if (rc == 0 && k >= 2)
+		row->has_meta = stats_meta_re(y, se, k, c->f->conf, &row->meta) == 0;
+	if (rc == 0 && row->has_meta && k >= 3 && stats_meta_deleted(y, se, k, t) == 0)
+		row->odd_bound = stats_meta_odd_bound(1 - c->f->conf, k);
+	for (size_t i = 0, j = 0; rc == 0 && row->has_meta && i < nm; i++) {
+		struct fleet_cell *cell = &row->cells[i];
+		if (!cell->pooled)
+			continue;
+		if (!isnan(row->odd_bound)) {
+			cell->resid = t[j];
+			cell->odd = fabs(t[j]) > row->odd_bound;
+		}
+		j++;
+		cell->excludes = cell->row->d.lo > row->meta.mu || cell->row->d.hi < row->meta.mu;
+		row->nodd += (size_t)cell->odd;
+		row->nexcludes += (size_t)cell->excludes;
+	}
+	free(y);
+	free(se);
+	free(t);
+	return rc;
+}
+
+int fleet_fill_row(const struct fleet_ctx *c, struct fleet_row *row,
+                   const struct cmp_row *const *entries)
+{
+	if (!(row->cells = calloc(c->f->nm, sizeof *row->cells)))
+		return -1;
+	for (size_t i = 0; i < c->f->nm; i++) {
+		row->cells[i].row = entries[i];
+		judge_cell(c, i, row, &row->cells[i]);
+	}
+	return pool(c, row);
+}

@@ -1,0 +1,41 @@
+/* probeimg.h - internal to probelog.c and probesum.c: a run's probe records grouped by process
+ * image. An image starts with a "start" record (an exec'ed program) or a "fork" record (a fork
+ * child) and owns the records of its pid that follow until the pid's next image: its "exec"
+ * record (the image was replaced) and its "exit" record. Not for other modules. */
+#ifndef ALLOCAB_PROBEIMG_H
+#define ALLOCAB_PROBEIMG_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+
+struct probe_expect;
+
+struct pimg {
+	const cJSON *first; /* its start or fork record */
+	const cJSON *exit;  /* its exit record, or NULL */
+	const cJSON *work;  /* its last record with counts: exit, else exec; NULL if none */
+	long pid;
+	const char *exe;
+	int started;   /* first is a start record (an exec'ed image), not a fork record */
+	int exempt;    /* the --cmd launcher shell or one of its fork children (probe_expect) */
+	double cpu_ns; /* CPU time of the image (from its first record to its last, or to the
+	                  pid's next image); NAN unknown */
+	double calls;  /* malloc-family calls of the image (its counts); NAN without counts */
+};
+
+struct pimgs {
+	struct pimg *v;
+	size_t n;
+	size_t pids; /* distinct pids that reported */
+};
+
+/* Groups records into images; e (may be NULL) marks the launcher's. Returns 0, or -1 when memory
+ * ran out (*out then holds nothing). */
+int pimgs_build(const cJSON *records, const struct probe_expect *e, struct pimgs *out);
+void pimgs_free(struct pimgs *p);
+
+/* Member k of o as a string or a number (-1 when absent). */
+const char *pimg_str(const cJSON *o, const char *k);
+long pimg_num(const cJSON *o, const char *k);
+
+#endif

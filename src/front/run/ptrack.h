@@ -1,0 +1,76 @@
+/* ptrack.h - every process of a probed run, seen by the kernel whatever started it
+ * (docs/programs.md, "Process tracking"). The run's first process is attached with PTRACE_SEIZE
+ * while it waits to exec, with the fork, vfork, clone and exec events only (no system-call stops):
+ * the kernel then attaches every descendant as it is created and stops each image change at
+ * PTRACE_EVENT_EXEC, where /proc/PID/exe names the new image, however the exec was reached (a raw
+ * syscall, fexecve, execveat, glibc's internal spawn). Group-stops are kept (PTRACE_LISTEN) and
+ * every signal is delivered unchanged. The runner (runner.h) drives it: ptrack_start after fork,
+ * ptrack_drain whenever it wakes, ptrack_end after the run's first process is reaped. While a
+ * tracked run runs, the calling process must have no other child: the tracker takes every child
+ * event but the first process's exit. */
+#ifndef ALLOCAB_PTRACK_H
+#define ALLOCAB_PTRACK_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Most images one run keeps; more sets images_truncated. */
+#define PTRACK_MAX_IMAGES 65536
+/* Test hook (docs/programs.md): set to 1, the tracker behaves as if PTRACE_SEIZE had been refused
+ * with EPERM, as in a container without ptrace. */
+#define PTRACK_REFUSE_VAR "ALLOCAB_TEST_PTRACE_REFUSED"
+
+enum ptrack_mode {
+	PTRACK_TRACED,  /* every process was seen */
+	PTRACK_REFUSED, /* PTRACE_SEIZE failed: the probe alone tells which processes ran */
+};
+
+/* One exec: the process and its new image. */
+struct ptrack_image {
+	long pid;
+	const char *exe; /* /proc/PID/exe at the exec (interned, owned by the tracker) */
+};
+
+struct ptrack {
+	enum ptrack_mode mode;
+	int refused_errno;           /* PTRACK_REFUSED: why */
+	struct ptrack_image *images; /* in the order the execs happened */
+	size_t nimages;
+	int images_truncated; /* more than PTRACK_MAX_IMAGES */
+	size_t processes;     /* the first process, every fork and vfork, clones that start a
+	                         process (threads are not counted here) */
+	size_t threads;       /* clones that start a thread */
+	/* internal: the first process; live tracees (tid << 1 | detach mark) in an open-addressing
+	 * set; interned exe strings */
+	pid_t top;
+	long *live;
+	size_t live_cap, live_n, live_used;
+	char **exes;
+	size_t nexes, exes_cap, images_cap;
+};
+
+/* Attaches the just-forked pid, which must be blocked before its exec (runner.c waits on a pipe).
+ * Returns a tracker (ptrack_free) in mode PTRACK_TRACED, or in mode PTRACK_REFUSED when ptrace
+ * was refused (or the test hook says so); NULL when memory ran out. */
+struct ptrack *ptrack_start(pid_t pid);
+
+/* Handles every stop and exit the tracees have reported, except the exit of top (the run's first
+ * process), which it leaves for the runner's wait4. Never blocks. */
+void ptrack_drain(struct ptrack *t, pid_t top);
+
+/* After top was reaped and its process group killed: takes the exits of the killed tracees and
+ * detaches those that left the group (they go on as they would untraced), for at most grace_s
+ * seconds. */
+void ptrack_end(struct ptrack *t, double grace_s);
+
+void ptrack_free(struct ptrack *t);
+
+/* "ptrace", or "probe only (ptrace: EPERM)" (for a NULL tracker: "probe only (not tracked)"),
+ * into buf; returns buf. */
+const char *ptrack_describe(const struct ptrack *t, char *buf, size_t len);
+
+/* Whether this process may trace its children: a trial attach of a child that does nothing.
+ * Returns 1, or 0 with "ptrace: EPERM" (or the test hook's equivalent) in why. */
+int ptrack_available(char *why, size_t len);
+
+#endif

@@ -1,0 +1,309 @@
+/* test_fleet.c - fleet_build (front/fleet/fleet.h) on crafted machines built in memory: labels,
+ * the per-machine estimates and standard errors taken from each file's own paired comparison,
+ * the pooled figures against stats_meta_re on them, an odd machine named, machines that lack an
+ * arm, a workload or rounds, or did other work, kept with their reason and never pooled, a busy
+ * machine flagged from its telemetry, and the refusals. No timing anywhere. */
+#include "check.h"
+
+#include "common/status.h"
+#include "front/fleet/fleet.h"
+#include "front/results/results.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NROUNDS 12
+
+/* The per-round noise of the log ratios, the same shape on every machine (scaled). */
+static const double wiggle[NROUNDS] = {0.010,  -0.020, 0.015, -0.005, 0.000, 0.020,
+                                       -0.010, 0.005,  -0.015, 0.012, -0.008, 0.004};
+
+struct machine_spec {
+	const char *label;    /* NULL: none in the file */
+	const char *arms;     /* "system,mimalloc" */
+	const char *wls;      /* "parquet_load,pipeline" */
+	double effect;        /* ln(t_mimalloc / t_system) */
+	double noise;         /* scale of wiggle */
+	int rows;             /* params.rows of every workload (100 unless set) */
+	int runnable;         /* telemetry.runnable of every run (0: 1) */
+	int rounds;           /* measured rounds (0: NROUNDS) */
+};
+
+static void add_names(cJSON *arr, const char *list)
+{
+	char buf[256], *save, *tok;
+
+	snprintf(buf, sizeof buf, "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		cJSON_AddItemToArray(arr, cJSON_CreateString(tok));
+}
+
+static void add_run(cJSON *runs, const char *arm, const char *wl, double t,
+                    const struct machine_spec *s)
+{
+	cJSON *r = cJSON_CreateObject(), *rec, *x, *rep;
+
+	cJSON_AddItemToArray(runs, r);
+	cJSON_AddStringToObject(r, "arm", arm);
+	cJSON_AddStringToObject(r, "workload", wl);
+	cJSON_AddStringToObject(r, "status", "ok");
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(r, "process"), "wall_ns", round(t));
+	x = cJSON_AddObjectToObject(r, "telemetry");
+	cJSON_AddNumberToObject(x, "loadavg_1m", s->runnable > 1 ? 2.1 : 0.9);
+	cJSON_AddNumberToObject(x, "runnable", s->runnable ? s->runnable : 1);
+	rec = cJSON_AddObjectToObject(r, "record");
+	cJSON_AddStringToObject(rec, "schema", "allocab-run/1");
+	x = cJSON_AddObjectToObject(rec, "workload");
+	cJSON_AddStringToObject(x, "name", wl);
+	cJSON_AddStringToObject(x, "scale", "small");
+	cJSON_AddNumberToObject(x, "seed", 42);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(x, "params"), "rows",
+	                        s->rows ? s->rows : 100);
+	add_names(cJSON_AddArrayToObject(rec, "phases"), "total");
+	rep = cJSON_CreateObject();
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(rec, "reps"), rep);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(cJSON_AddObjectToObject(rep, "phases"),
+	                                                "total"),
+	                        "wall_ns", round(t));
+	cJSON_AddStringToObject(rec, "checksum", s->rows ? "00000000000000bb" : "00000000000000aa");
+}
+
+/* A machine's results: every arm but system runs exp(effect + noise x wiggle) times system's. */
+static struct rf_doc *machine(const struct machine_spec *s, const char *path)
+{
+	cJSON *d = cJSON_CreateObject(), *cfg, *m, *rounds;
+	char arms[256], *save, *tok, err[512];
+	struct rf_doc *doc;
+	int n = s->rounds ? s->rounds : NROUNDS;
+
+	cJSON_AddStringToObject(d, "schema", "allocab-bench/1");
+	cJSON_AddStringToObject(d, "status", "complete");
+	cfg = cJSON_AddObjectToObject(d, "config");
+	cJSON_AddStringToObject(cfg, "mode", "drivers");
+	add_names(cJSON_AddArrayToObject(cfg, "arms"), s->arms);
+	add_names(cJSON_AddArrayToObject(cfg, "workloads"), s->wls);
+	m = cJSON_AddObjectToObject(d, "machine");
+	cJSON_AddNumberToObject(m, "online_cpus", 2);
+	cJSON_AddStringToObject(m, "id", "aaaa000000000001");
+	if (s->label)
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(d, "task"), "label", s->label);
+	rounds = cJSON_AddArrayToObject(d, "rounds");
+	for (int r = 0; r < n; r++) {
+		cJSON *round = cJSON_CreateObject(), *runs;
+		char wls[256], *save2, *wl;
+		int k = 1;
+		cJSON_AddNumberToObject(round, "index", r);
+		cJSON_AddBoolToObject(round, "warmup", 0);
+		cJSON_AddItemToArray(rounds, round);
+		runs = cJSON_AddArrayToObject(round, "runs");
+		snprintf(wls, sizeof wls, "%s", s->wls);
+		for (wl = strtok_r(wls, ",", &save2); wl; wl = strtok_r(NULL, ",", &save2), k++) {
+			double base = 1e8 * k * (1 + 0.05 * (r % 3));
+			snprintf(arms, sizeof arms, "%s", s->arms);
+			for (tok = strtok_r(arms, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+				add_run(runs, tok, wl,
+				        strcmp(tok, "system") == 0
+				            ? base
+				            : base * exp(s->effect + s->noise * wiggle[r % NROUNDS]),
+				        s);
+		}
+	}
+	doc = rf_from_json(d, path, err, sizeof err);
+	CHECK(doc != NULL, "machine %s loads%s%s", path, doc ? "" : ": ", doc ? "" : err);
+	cJSON_Delete(d);
+	return doc;
+}
+
+static const struct cmp_opts opts = {.conf = 0.95, .regimes = CMP_REGIMES_BOTH};
+
+static struct fleet_report *fleet_of(const struct machine_spec *s, size_t n, struct rf_doc **d,
+                                     const struct cmp_opts *o, int *rc, char *err, size_t len)
+{
+	struct fleet_report *f = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "results/m%zu.json", i + 1);
+		d[i] = machine(&s[i], path);
+	}
+	*rc = fleet_build(d, n, o ? o : &opts, &f, err, len);
+	return f;
+}
+
+static void free_docs(struct rf_doc **d, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		rf_free(d[i]);
+}
+
+static const struct fleet_row *find(const struct fleet_report *f, const char *wl)
+{
+	for (size_t i = 0; i < f->nrows; i++)
+		if (wl ? f->rows[i].workload && strcmp(f->rows[i].workload, wl) == 0
+		       : !f->rows[i].workload)
+			return &f->rows[i];
+	return NULL;
+}
+
+/* Four agreeing machines and one whose effect is 0.15 apart: pooled as stats_meta_re pools the
+ * machines' own Hodges-Lehmann estimates and rank-interval standard errors; the odd one named. */
+static void test_pooled_and_odd(void)
+{
+	struct machine_spec s[5] = {
+	    {"a", "system,mimalloc", "parquet_load,pipeline", -0.10, 1, 0, 0, 0},
+	    {"b", "system,mimalloc", "parquet_load,pipeline", -0.09, 1.2, 0, 0, 0},
+	    {"c", "system,mimalloc", "parquet_load,pipeline", -0.11, 0.8, 0, 0, 0},
+	    {"d", "system,mimalloc", "parquet_load,pipeline", -0.10, 1.5, 0, 0, 0},
+	    {"odd", "system,mimalloc", "parquet_load,pipeline", 0.05, 1, 0, 0, 0},
+	};
+	struct rf_doc *d[5];
+	char err[512] = "";
+	int rc;
+	struct fleet_report *f = fleet_of(s, 5, d, NULL, &rc, err, sizeof err);
+	const struct fleet_row *row = f ? find(f, "parquet_load") : NULL;
+	double y[5], se[5];
+	struct stats_meta m;
+
+	CHECK(rc == ST_OK && f && f->nm == 5, "fleet of five builds%s%s", err[0] ? ": " : "", err);
+	if (!row)
+		return;
+	CHECK(strcmp(f->m[4].label, "odd") == 0, "labels come from task.label");
+	CHECK(f->rows[f->nrows - 1].workload == NULL, "the geometric means come last");
+	for (size_t i = 0; i < 5; i++) {
+		const struct cmp_row *r = row->cells[i].row;
+		y[i] = r->d.est;
+		se[i] = stats_interval_se(r->d.lo, r->d.hi, r->d.level);
+		CHECK(row->cells[i].pooled && row->cells[i].y == y[i] && row->cells[i].se == se[i],
+		      "machine %zu: its own Hodges-Lehmann estimate and rank-interval se", i + 1);
+	}
+	CHECK(stats_meta_re(y, se, 5, 0.95, &m) == 0 && row->has_meta && row->npooled == 5 &&
+	          row->meta.mu == m.mu && row->meta.lo == m.lo && row->meta.hi == m.hi &&
+	          row->meta.tau2 == m.tau2 && row->meta.pi_lo == m.pi_lo,
+	      "pooled figures are stats_meta_re of the machines' own");
+	CHECK(row->cells[4].odd && row->nodd == 1, "the odd machine is named (deleted residual %.1f, "
+	      "bound %.2f), and only it", row->cells[4].resid, row->odd_bound);
+	CHECK(row->cells[4].excludes, "the odd machine's interval excludes the pooled estimate");
+	CHECK(row->meta.i2 > 0.9, "I^2 shows the heterogeneity (%.2f)", row->meta.i2);
+	double lo, hi;
+	CHECK(fleet_pooled_at(row, 0.99, &lo, &hi) == 0 && lo < row->meta.lo && hi > row->meta.hi,
+	      "pooled interval at 99%% is wider");
+	fleet_free(f);
+	free_docs(d, 5);
+}
+
+/* A machine without the candidate arm, one without a workload (its geometric mean lacks it), one
+ * that ran other parameters, and one with too few rounds: each kept with its reason, unpooled. */
+static void test_missing(void)
+{
+	struct machine_spec s[5] = {
+	    {"a", "system,mimalloc,jemalloc", "parquet_load,pipeline", -0.10, 1, 0, 0, 0},
+	    {"b", "system,mimalloc,jemalloc", "parquet_load,pipeline", -0.09, 1, 0, 0, 0},
+	    {"noje", "system,mimalloc", "parquet_load,pipeline", -0.10, 1, 0, 0, 0},
+	    {"nopipe", "system,mimalloc,jemalloc", "parquet_load", -0.10, 1, 0, 0, 0},
+	    {"other", "system,mimalloc,jemalloc", "parquet_load,pipeline", -0.10, 1, 7, 0, 0},
+	};
+	struct rf_doc *d[5];
+	char err[512] = "";
+	int rc;
+	struct fleet_report *f = fleet_of(s, 5, d, NULL, &rc, err, sizeof err);
+	const struct fleet_row *pipe = NULL, *geo = NULL, *je = NULL;
+
+	CHECK(rc == ST_OK && f, "fleet with gaps builds%s%s", err[0] ? ": " : "", err);
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct fleet_row *r = &f->rows[i];
+		if (r->regime != RF_COLD)
+			continue;
+		if (r->workload && !strcmp(r->workload, "pipeline") && !strcmp(r->candidate, "mimalloc"))
+			pipe = r;
+		if (!r->workload && !strcmp(r->candidate, "mimalloc"))
+			geo = r;
+		if (r->workload && !strcmp(r->workload, "parquet_load") &&
+		    !strcmp(r->candidate, "jemalloc"))
+			je = r;
+	}
+	CHECK(je && !je->cells[2].pooled && !je->cells[2].row &&
+	          strcmp(je->cells[2].why, "no arm 'jemalloc'") == 0,
+	      "a machine without the arm: '%s'", je ? je->cells[2].why : "?");
+	CHECK(pipe && !pipe->cells[3].pooled && strcmp(pipe->cells[3].why, "no workload 'pipeline'") == 0,
+	      "a machine without the workload: '%s'", pipe ? pipe->cells[3].why : "?");
+	CHECK(geo && !geo->cells[3].pooled && strstr(geo->cells[3].why, "no geometric mean"),
+	      "its geometric mean is not pooled: '%s'", geo ? geo->cells[3].why : "?");
+	CHECK(pipe && !pipe->cells[4].pooled && strstr(pipe->cells[4].why, "did other work than on a"),
+	      "a machine that did other work: '%s'", pipe ? pipe->cells[4].why : "?");
+	CHECK(geo && !geo->cells[4].pooled && strstr(geo->cells[4].why, "did other work"),
+	      "its geometric mean is not pooled either: '%s'", geo ? geo->cells[4].why : "?");
+	CHECK(pipe && pipe->npooled == 3 && pipe->has_meta, "the others are pooled (%zu)",
+	      pipe ? pipe->npooled : 0);
+	int said = 0;
+	for (size_t i = 0; i < f->nwarn; i++)
+		said |= strstr(f->warn[i], "not pooled") != NULL;
+	CHECK(said, "a warning says comparisons were not pooled");
+	fleet_free(f);
+	free_docs(d, 5);
+}
+
+static void test_busy_and_refusals(void)
+{
+	struct machine_spec s[3] = {
+	    {"a", "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0},
+	    {"hog", "system,mimalloc", "parquet_load", -0.10, 1, 0, 2, 0},
+	    {"few", "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 1},
+	};
+	struct machine_spec twins[2] = {
+	    {"same", "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0},
+	    {"same", "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0},
+	};
+	struct machine_spec unlabelled[2] = {
+	    {NULL, "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0},
+	    {NULL, "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0},
+	};
+	struct rf_doc *d[3];
+	struct cmp_opts boot = opts;
+	char err[512] = "";
+	int rc;
+	struct fleet_report *f = fleet_of(s, 3, d, NULL, &rc, err, sizeof err);
+	const struct fleet_row *row = f ? find(f, "parquet_load") : NULL;
+	int warned = 0;
+
+	CHECK(f && f->m[1].busy && !f->m[0].busy && f->m[1].busy_share == 1 && f->m[1].others == 1,
+	      "a machine with another task runnable before every run is busy");
+	for (size_t i = 0; f && i < f->nwarn; i++)
+		warned |= strncmp(f->warn[i], "WARNING: hog was busy", 21) == 0;
+	CHECK(warned, "and a WARNING line says so");
+	CHECK(row && !row->cells[2].pooled && strstr(row->cells[2].why, "insufficient data"),
+	      "one round is insufficient data: '%s'", row ? row->cells[2].why : "?");
+	CHECK(row && row->npooled == 2 && row->has_meta && isnan(row->meta.pi_lo) &&
+	          isnan(row->odd_bound) && row->nodd == 0,
+	      "two machines pooled: no prediction interval, no machine named odd");
+	fleet_free(f);
+	free_docs(d, 3);
+
+	f = fleet_of(twins, 2, d, NULL, &rc, err, sizeof err);
+	CHECK(rc == ST_USAGE && !f && strstr(err, "both name their machine 'same'"),
+	      "two files with one label are refused: %s", err);
+	free_docs(d, 2);
+	f = fleet_of(unlabelled, 2, d, NULL, &rc, err, sizeof err);
+	CHECK(rc == ST_OK && f && !strcmp(f->m[0].label, "m1") && !strcmp(f->m[1].label, "m2"),
+	      "without task.label the file name is the label");
+	fleet_free(f);
+	free_docs(d, 2);
+	boot.bootstrap = 10000;
+	f = fleet_of(unlabelled, 2, d, &boot, &rc, err, sizeof err);
+	CHECK(rc == ST_USAGE && !f && strstr(err, "--bootstrap"), "a bootstrap is refused: %s", err);
+	free_docs(d, 2);
+	f = fleet_of(unlabelled, 1, d, NULL, &rc, err, sizeof err);
+	CHECK(rc == ST_USAGE && !f, "one file is not a fleet: %s", err);
+	free_docs(d, 1);
+}
+
+int main(void)
+{
+	test_pooled_and_odd();
+	test_missing();
+	test_busy_and_refusals();
+	return CHECK_DONE();
+}
