@@ -589,8 +589,7 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 	if (doc)
 		*doc = NULL;
 	if (!(e.doc = benchdoc_new(c)) ||
-	    !(e.rounds = cJSON_GetObjectItemCaseSensitive(e.doc, "rounds")) ||
-	    bench_cells_init(&e.cells, c) != 0) {
+	    !(e.rounds = cJSON_GetObjectItemCaseSensitive(e.doc, "rounds"))) {
 		cJSON_Delete(e.doc);
 		errmsg_fail(err, errlen, "out of memory");
 		return ST_FAIL;
@@ -606,6 +605,11 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 			errmsg_fail(err, errlen, "--duet needs two driver arms");
 		cJSON_Delete(e.doc);
 		return ST_USAGE;
+	}
+	if (bench_cells_init(&e.cells, c) != 0) {
+		cJSON_Delete(e.doc);
+		errmsg_fail(err, errlen, "out of memory");
+		return ST_FAIL;
 	}
 	prng_seed(&e.order, c->shuffle_seed);
 	prng_seed(&e.pad, c->shuffle_seed ^ PAD_SEED_XOR);
