@@ -61,7 +61,7 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
 	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/jsleep \
-	$(BUILD)/tests/phase_fixture
+	$(BUILD)/tests/phase_fixture $(BUILD)/tests/vardecomp
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz man seq-sim
 .SUFFIXES:
@@ -149,6 +149,10 @@ $(BUILD)/tests/inject_probe: $(BUILD)/tests/inject_probe.o $(BUILD)/allocators/s
 $(BUILD)/tests/naive: $(BUILD)/tests/naive.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
+# Where the variance of a bench is (make validate's variance part, docs/methodology.md).
+$(BUILD)/tests/vardecomp: $(BUILD)/tests/vardecomp.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
 # make bench-stats: the Hodges-Lehmann statistics timed on 10^6 values, with peak RSS
 # (tests/bench_stats.c; BENCH_STATS_N=... for another size). Not part of make test.
 BENCH_STATS_N ?= 1000000
@@ -176,8 +180,9 @@ BENCH_COMPARE_REPS ?= 1
 bench-compare: $(BUILD)/allocab
 	scripts/bench_compare.sh $(BUILD) $(BENCH_COMPARE_ROUNDS) 3 $(BENCH_COMPARE_REPS)
 
-# make validate: the harness measured against itself on this machine (~20 min, and ~17 more for the
-# sequential gate; VALIDATE_ONLY=seq|classic runs one part), results/validation.md.
+# make validate: the harness measured against itself on this machine (~20 min, ~17 more for the
+# sequential gate and ~10 for where the variance is; VALIDATE_ONLY=machine|seq|fleet|variance
+# runs one part), results/validation.md.
 validate: deps
 	@$(MAKE) --no-print-directory build-all $(TOOLS)
 	@BUILD=$(BUILD) scripts/validate.sh

@@ -213,7 +213,7 @@ for k in 0 1 2 3; do
 	w=$("$J" "$TMP/par.json" "rounds.0.runs.$k.workload")
 	a=$("$J" "$TMP/par.json" "rounds.0.runs.$k.record.argv")
 	case "$w:$a" in
-	"w1:run w1 --scale small --seed 7 --reps 2 --param n=5 --out -" | "w2:run w2 --scale small --seed 7 --reps 2 --out -") ;;
+	"w1:run w1 --scale small --seed 7 --reps 2 --steady-time cpu --param n=5 --out -" | "w2:run w2 --scale small --seed 7 --reps 2 --steady-time cpu --out -") ;;
 	*) notok "fake: driver arguments" "$w: $a"; k=x; break ;;
 	esac
 done
@@ -229,9 +229,14 @@ expect_status "fake: allocab gate on the file re-judges it sequentially, same ve
 grep -q '^PASS .*sequential [0-9.]*% CI .*after round 11 of 20 planned' "$TMP/out" && ok "fake: the gate line names the sequential interval and the look" ||
 	notok "fake: the gate line names the sequential interval and the look" "$(head -c 400 "$TMP/out")"
 jeq "fake: gate outcome recorded" "$TMP/gate.json" gate_outcome PASS
-expect_status "--equivalence is recorded" 0 "$A" bench --cmd a=true --cmd b=true --rounds 2 --equivalence 3% --quiet -o "$TMP/eq.json"
+expect_status "--equivalence is recorded" 0 "$A" bench --cmd a=true --cmd b=true --rounds 2 --equivalence 3% --allocation none --quiet -o "$TMP/eq.json"
 jeq "--equivalence is recorded as config.equivalence_pct" "$TMP/eq.json" config.equivalence_pct 3
-jeq "without --gate no plan is recorded" "$TMP/eq.json" config.sequential null
+jeq "without --gate or allocation no plan is recorded" "$TMP/eq.json" config.sequential null
+jeq "--allocation none is recorded" "$TMP/eq.json" config.allocation null
+expect_status "adaptive allocation, the default" 0 "$A" bench --cmd a=true --cmd b=true --rounds 4 --quiet -o "$TMP/alloc.json"
+jeq "allocation: config.allocation sequential" "$TMP/alloc.json" config.allocation sequential
+jeq "allocation: its plan is recorded at its first look" "$TMP/alloc.json" config.sequential.planned_rounds 4
+jeq "fake: the time compared is recorded, CPU by default" "$TMP/par.json" config.time cpu
 expect_status "fake: gate FAIL exits 1" 1 "$A" bench --driver-dir "$D" -a system,fast -w w1 --rounds 20 --quiet -o "$TMP/gate2.json" --gate --candidate system --baseline fast --min-speedup 10%
 
 # ---- bad input: one line, documented status, no file ----
@@ -250,6 +255,11 @@ bad "non-numeric rounds" 2 "--rounds 'many': want a whole number of rounds from 
 bad "zero rounds" 2 "--rounds '0': want a whole number of rounds from 1 to 100000$" --rounds 0 "${O[@]}"
 bad "bad budget" 2 "--budget" --budget -5 "${O[@]}"
 bad "unknown scale" 2 "--scale" --scale enormous "${O[@]}"
+bad "unknown time" 2 "--time: 'gpu' is not wall, cpu or auto" --time gpu "${O[@]}"
+bad "time of commands" 2 "--cmd cannot be combined with --time" --cmd a=true --cmd b=true --time cpu "${O[@]}"
+bad "unknown allocation" 2 "--allocation: 'greedy' is not sequential or none" --allocation greedy "${O[@]}"
+bad "allocation and gate" 2 "--allocation sequential and --gate exclude each other" --cmd a=true --cmd b=true --allocation sequential "${O[@]}" --gate --candidate b --min-speedup 5%
+bad "allocation without its baseline" 2 "--allocation sequential: no arm 'system'" --driver-dir "$D" -a fast,liar --allocation sequential "${O[@]}"
 bad "unknown allocator" 2 "-a: unknown allocator 'nosuch'" --driver-dir "$D" -a system,nosuch "${O[@]}"
 bad "one allocator" 2 "-a: a comparison needs at least two" --driver-dir "$D" -a system "${O[@]}"
 bad "unknown workload" 2 "-w: unknown workload 'w9'" --driver-dir "$D" -a system,fast -w w9 "${O[@]}"

@@ -161,6 +161,7 @@ grep -q 'measured cold only (one repetition per run): judging the cold regime' "
 bad "gate --regime steady on a one-rep file" "measured cold only .*: no steady times to compare" "$A" gate "$TMP/same.json" --candidate mimalloc --min-speedup 5% --regime steady
 bad "compare --regime steady on a one-rep file" "measured cold only .*: no steady times" "$A" compare "$TMP/same.json" --regime steady
 bad "compare --regime bad" "--regime 'hot': want cold, steady or both" "$A" compare "$TMP/reg.json" --regime hot
+bad "compare --time bad" "--time 'gpu': want wall, cpu or auto" "$A" compare "$TMP/reg.json" --time gpu
 bad "gate --regime both" "--regime 'both': want steady or cold" "$A" gate "$TMP/reg.json" --candidate mimalloc --min-speedup 5% --regime both
 
 # gate: the three outcomes and their exit codes

@@ -6,6 +6,8 @@
 #include "common/atomicio.h"
 #include "common/status.h"
 #include "front/cmd/gateopt.h"
+#include "front/compare/compare.h"
+#include "front/results/results.h"
 #include "front/run/run.h"
 #include "front/run/runner.h"
 
@@ -351,8 +353,147 @@ static void test_text(void)
 	rmdir(dir);
 }
 
+/* A rule for the tests (not a valid sequential decision): the comparisons of candidate `who`
+ * ("*": every one) are decided once they have `after` usable rounds. */
+struct fake_rule {
+	const char *who;
+	size_t after;
+};
+
+static int fake_decided(void *ctx, const struct cmp_row *row)
+{
+	const struct fake_rule *f = ctx;
+
+	return (strcmp(f->who, "*") == 0 || strcmp(row->candidate, f->who) == 0) &&
+	       row->n >= f->after;
+}
+
+/* The row of candidate cand in doc's comparison (commands mode: one workload). */
+static size_t rounds_of(const cJSON *doc, const char *cand)
+{
+	char err[512];
+	struct rf_doc *d = rf_from_json(doc, "doc", err, sizeof err);
+	struct cmp_opts o = {.conf = 0.95};
+	struct cmp_report *r = NULL;
+	size_t n = 0;
+
+	if (d && cmp_build(d, NULL, &o, &r, err, sizeof err) == ST_OK)
+		for (size_t i = 0; i < r->nrows; i++)
+			if (strcmp(r->rows[i].candidate, cand) == 0)
+				n = r->rows[i].n;
+	if (!d)
+		printf("# %s\n", err);
+	cmp_free(r);
+	rf_free(d);
+	return n;
+}
+
+/* Adaptive allocation: a decided candidate's cell leaves the rounds, later rounds list it under
+ * "left", the reader and compare take such rounds, and the bench ends "decided" once no cell
+ * is needed. */
+static void test_allocation(void)
+{
+	struct fake_rule fr = {"c", 4};
+	struct bench_rule rule = {"test", fake_decided, &fr};
+	struct bench_alloc alloc;
+	struct setup s;
+	struct bench_result r;
+	char err[512] = "";
+	cJSON *doc = NULL, *round, *left;
+
+	bench_alloc_by_rule(&alloc, &rule);
+	setup_init(&s, 3);
+	s.c.rounds = 8;
+	s.c.alloc = &alloc;
+	CHECK(bench_run(&s.c, &s.stop, &doc, &r, err, sizeof err) == ST_OK && doc,
+	      "allocation: runs (%s)", err);
+	CHECK(strcmp(r.status, "complete") == 0 && r.measured == 8,
+	      "allocation: the undecided comparison keeps the bench going (%s, %u)", r.status,
+	      r.measured);
+	CHECK(s.f.calls == 3 * 5 + 2 * 4 && r.runs == s.f.calls,
+	      "allocation: arm c leaves after measured round 4 (%zu calls, %zu runs)", s.f.calls,
+	      r.runs);
+	round = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "rounds"), 5);
+	left = cJSON_GetObjectItem(round, "left");
+	CHECK(cJSON_GetArraySize(left) == 1 &&
+	          strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(left, 0),
+	                                                          "arm")),
+	                 "c") == 0 &&
+	          cJSON_GetArraySize(cJSON_GetObjectItem(round, "runs")) == 2,
+	      "allocation: a later round lists the cell that left and holds the other runs");
+	CHECK(!cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "rounds"), 4),
+	                           "left"),
+	      "allocation: rounds where every cell ran list none");
+	CHECK(rounds_of(doc, "c") == 4 && rounds_of(doc, "b") == 8,
+	      "allocation: compare pairs c in the 4 rounds it ran, b in all 8 (%zu, %zu)",
+	      rounds_of(doc, "c"), rounds_of(doc, "b"));
+	CHECK(strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "config"),
+	                                                      "allocation")),
+	             "test") == 0,
+	      "allocation: config.allocation names the rule");
+	cJSON_Delete(doc);
+
+	fr = (struct fake_rule){"*", 5};
+	setup_init(&s, 3);
+	s.c.rounds = 20;
+	s.c.alloc = &alloc;
+	CHECK(bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err) == ST_OK &&
+	          strcmp(r.status, "decided") == 0 && r.measured == 5 && s.f.calls == 18,
+	      "allocation: with every comparison decided the bench ends 'decided' (%s, %u, %zu)",
+	      r.status, r.measured, s.f.calls);
+
+	/* Rounds of 3 s with 3 arms, 2 s once c left. The plan is fixed at the first look, after 3
+	 * measured rounds (12 s of 20 spent): 3 + 8/3 = 5 rounds; the two rounds of a and b then
+	 * take 4 s and the bench ends at its plan, 4 s early. */
+	fr = (struct fake_rule){"c", 3};
+	setup_init(&s, 3);
+	s.c.rounds = 0;
+	s.c.budget_s = 20;
+	s.c.alloc = &alloc;
+	CHECK(bench_run(&s.c, &s.stop, &doc, &r, err, sizeof err) == ST_OK &&
+	          strcmp(r.status, "budget") == 0 && r.measured == 5 && r.planned == 5 &&
+	          r.elapsed_s == 16,
+	      "allocation: the plan fixed at the first look from whole rounds ends the bench, the "
+	      "shorter rounds after c left end it sooner (%s, %u of %zu, %g s)",
+	      r.status, r.measured, r.planned, r.elapsed_s);
+	CHECK(doc && cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "config"),
+	                                                     "sequential"),
+	                                 "planned_rounds")
+	                     ->valuedouble == 5,
+	      "allocation: the document records the plan");
+	cJSON_Delete(doc);
+
+	/* the budget's estimate of the next round counts only the cells left: 3 rounds of 3 s (and
+	 * the warm-up), then c leaves; with 13 s left, rounds of 2 s */
+	setup_init(&s, 3);
+	s.c.rounds = 0;
+	s.c.budget_s = 25;
+	s.c.alloc = &alloc;
+	CHECK(bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err) == ST_OK && r.planned == 7 &&
+	          r.measured == 7 && r.elapsed_s == 20,
+	      "allocation: a plan of 7 (3 + 13/3) run in rounds of 2 s once c left (%u of %zu, "
+	      "%g s)",
+	      r.measured, r.planned, r.elapsed_s);
+
+	/* the valid rule: a clear effect on three arms is decided by its sequential interval */
+	struct bench_alloc seq;
+	bench_alloc_by_rule(&seq, &bench_rule_sequential);
+	setup_init(&s, 3);
+	s.f.base_ns[1] = s.f.base_ns[0] / 2;
+	s.f.base_ns[2] = s.f.base_ns[0] * 2;
+	s.f.wobble = 1;
+	s.c.rounds = 40;
+	s.c.alloc = &seq;
+	CHECK(bench_run(&s.c, &s.stop, NULL, &r, err, sizeof err) == ST_OK &&
+	          strcmp(r.status, "decided") == 0 && r.measured < 40 && r.planned == 40,
+	      "allocation by the sequential rule: both comparisons decided before the plan of 40 "
+	      "(%s, %u)",
+	      r.status, r.measured);
+}
+
 int main(void)
 {
+	test_allocation();
 	test_schedule();
 	test_budget();
 	test_interrupt();

@@ -2,6 +2,7 @@
  * minimum detectable effect and the rounds an effect needs, the A/A verdict and its blocks, drift
  * (Spearman and Theil-Sen) and the calibration file round trip. */
 #include "front/calib/calib.h"
+#include "front/compare/compare.h"
 #include "check.h"
 
 #include <errno.h>
@@ -96,6 +97,7 @@ static void test_file(void)
 	double d[12] = {0.01, -0.02, 0.03, 0.0, -0.01, 0.02, -0.03, 0.01, 0.02, -0.02, 0.0, 0.01};
 	struct calib_result r = {.workload = "feature_extract",
 	                         .phase = "total",
+	                         .time = RF_TIME_CPU,
 	                         .n = 12,
 	                         .d = d,
 	                         .median_a_ns = 1e8,
@@ -132,6 +134,7 @@ static void test_file(void)
 	e = c ? calib_find(c, "feature_extract", "total") : NULL;
 	CHECK(e && e->rounds == 12 && fabs(e->sd - stats_sd(d, 12)) < 1e-12,
 	      "its entry keeps rounds and sd");
+	CHECK(e && e->time == RF_TIME_CPU, "its entry keeps the time it compared");
 	CHECK(c && !calib_find(c, "feature_extract", "decode") && !calib_find(c, "x", "total"),
 	      "unknown workload or phase: no entry");
 	CHECK(c && strcmp(c->backend, "system") == 0 && strcmp(c->scale, "small") == 0 &&
@@ -140,6 +143,16 @@ static void test_file(void)
 	calib_file_free(c);
 	calib_file_free(NULL);
 
+	f = fopen(path, "w");
+	fputs("{\"schema\": \"allocab-calibration/1\", \"backend\": \"system\", \"config\": "
+	      "{\"scale\": \"small\", \"alpha\": 0.05, \"power\": 0.8}, \"workloads\": "
+	      "[{\"workload\": \"w\", \"phase\": \"total\", \"time\": \"gpu\", \"rounds\": 10, "
+	      "\"sd\": 0.1}]}",
+	      f);
+	fclose(f);
+	CHECK(!calib_load(path, &absent, err, sizeof err) &&
+	          strstr(err, "workloads[0]: time must be wall or cpu"),
+	      "a time other than wall or cpu is refused: %s", err);
 	f = fopen(path, "w");
 	fputs("{\"schema\": \"allocab-bench/1\"}", f);
 	fclose(f);
@@ -194,8 +207,100 @@ static void test_drift_many(void)
 	free(x);
 }
 
+/* Six processes of two reps each, cells 0 and 1 alternating in time; hand-checked values. */
+static void test_vardecomp(void)
+{
+	const double mean[6] = {1, 2, 1.2, 2.2, 0.8, 1.8};
+	double y[12];
+	size_t start[7], cell[6], one[7];
+	struct calib_var v;
+	struct calib_var_input in = {y, start, cell, 6, 2};
+
+	for (size_t p = 0; p < 6; p++) {
+		y[2 * p] = mean[p] - 0.1;
+		y[2 * p + 1] = mean[p] + 0.1;
+		start[p] = 2 * p;
+		cell[p] = p % 2;
+		one[p] = p;
+	}
+	start[6] = 12;
+	one[6] = 6;
+	CHECK(calib_vardecomp(&in, &v) == 0, "decomposition of 6 processes");
+	CHECK(v.nproc == 6 && v.nobs == 12, "6 processes, 12 reps");
+	CHECK_NEAR(v.reps, 2, 1e-12, "two reps per process");
+	/* residuals +-0.1: SS 0.12 over 6 df */
+	CHECK_NEAR(v.within, 0.02, 1e-12, "within: pooled variance around process means");
+	CHECK_NEAR(v.rep_rho, -0.5, 1e-12, "lag-1 autocorrelation of +-0.1 residuals");
+	/* centred means 0 0 .2 .2 -.2 -.2: SS 0.16 over 6 - 2 df, less 0.02 / 2 */
+	CHECK_NEAR(v.between, 0.03, 1e-12, "between: variance of centred process means");
+	/* lag products 0 0 .04 -.04 .04 over 5 */
+	CHECK_NEAR(v.moment, 0.008, 1e-12, "moment: lag-1 autocovariance in run order");
+	CHECK_NEAR(v.process, 0.022, 1e-12, "process: the rest of between");
+	CHECK_NEAR(calib_var_sample(&v, 2), 0.04, 1e-12, "a process of 2 reps: 0.03 + 0.02 / 2");
+	CHECK_NEAR(calib_var_best_reps(&v, 1, 0.25), sqrt(0.02 / (0.03 * 0.25)), 1e-12,
+	           "best reps: sqrt(within x process_s / (between x rep_s))");
+	for (size_t p = 0; p < 6; p++)
+		y[2 * p + 1] = y[2 * p] = 0.01 * (double)(p % 2);
+	CHECK(calib_vardecomp(&in, &v) == 0 && v.between == 0 && v.moment == 0 &&
+	          v.process == 0 && isnan(v.rep_rho),
+	      "equal times: nothing between, no residual to correlate");
+	y[0] = -1;
+	y[1] = 1;
+	CHECK(calib_vardecomp(&in, &v) == 0 && v.between == 0,
+	      "between never goes below 0 when within / reps exceeds the spread of the means");
+	in.start = one;
+	CHECK(calib_vardecomp(&in, &v) == -1, "one rep per process: no within, refused");
+	in.start = start;
+	cell[5] = 2;
+	CHECK(calib_vardecomp(&in, &v) == -1, "a cell out of range is refused");
+	cell[5] = 1;
+	y[3] = NAN;
+	CHECK(calib_vardecomp(&in, &v) == -1, "a time that is not finite is refused");
+	y[3] = 0;
+	start[1] = 0;
+	CHECK(calib_vardecomp(&in, &v) == -1, "a process without a rep is refused");
+	start[1] = 2;
+	in.nproc = 3;
+	CHECK(calib_vardecomp(&in, &v) == -1, "3 processes of 2 cells leave no degree of freedom");
+}
+
+/* The budget's yield of one row: a 95% interval of +-0.1 around -0.05 from 12 rounds. */
+static void test_yield(void)
+{
+	struct cmp_row row = {.usable = 1, .n = 12, .verdict = CMP_NO_DIFFERENCE};
+	struct calib_yield y;
+	double sd;
+
+	row.d = (struct stats_interval){-0.05, -0.1, 0.1, 0.95};
+	sd = calib_interval_sd(&row.d, 12);
+	/* 0.1 x sqrt(12 x 3/pi) / 1.959964 */
+	CHECK_NEAR(sd, 0.1 * sqrt(36 / M_PI) / 1.959964, 1e-6, "the sd a rank interval implies");
+	CHECK(calib_yield(&row, 0.8, &y) == 0, "yield of a usable row");
+	CHECK_NEAR(y.half_pct, expm1(0.1) * 100, 1e-9, "half-width now: 100 (exp((hi-lo)/2) - 1)");
+	CHECK_NEAR(y.half2_pct, expm1(0.1 / sqrt(2)) * 100, 1e-6,
+	           "twice the rounds: the half-width over sqrt 2");
+	CHECK(!y.decided && y.for_verdict == calib_rounds_for(sd, -calib_pct(-0.05), 0.05, 0.8) &&
+	          y.for_verdict > 12,
+	      "rounds for a verdict at the interval's level if the estimate holds (%zu)",
+	      y.for_verdict);
+	row.verdict = CMP_FASTER;
+	CHECK(calib_yield(&row, 0.8, &y) == 0 && y.decided && y.for_verdict == 0,
+	      "a decided row needs no more rounds");
+	row.verdict = CMP_NO_DIFFERENCE;
+	row.has_seq = 1;
+	row.seq_asked = 0.99;
+	row.d_seq = (struct stats_interval){-0.05, -0.08, -0.02, 0.995};
+	CHECK(calib_yield(&row, 0.8, &y) == 0 && y.decided,
+	      "a row decided by its sequential interval needs no more rounds");
+	row.usable = 0;
+	CHECK(calib_yield(&row, 0.8, &y) == -1, "an unusable row has no yield");
+	CHECK(isnan(calib_interval_sd(&row.d, 1)), "one round implies no sd");
+}
+
 int main(void)
 {
+	test_yield();
+	test_vardecomp();
 	test_drift_many();
 	test_mde();
 	test_noise();

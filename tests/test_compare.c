@@ -366,6 +366,166 @@ static void test_structure(void)
 	}
 }
 
+static void left_add(cJSON *doc, const char *arm, const char *wl)
+{
+	cJSON *rounds = cJSON_GetObjectItem(doc, "rounds");
+	cJSON *r = cJSON_GetArrayItem(rounds, cJSON_GetArraySize(rounds) - 1), *c;
+	cJSON *left = cJSON_GetObjectItem(r, "left");
+
+	if (!left)
+		left = cJSON_AddArrayToObject(r, "left");
+	c = cJSON_CreateObject();
+	cJSON_AddStringToObject(c, "arm", arm);
+	cJSON_AddStringToObject(c, "workload", wl);
+	cJSON_AddItemToArray(left, c);
+}
+
+/* Adaptive allocation: jemalloc's cells leave after round 5; its comparisons pair the rounds
+ * where both arms ran, and the reader refuses "left" lists that contradict the runs. */
+static void test_left(void)
+{
+	cJSON *doc = doc_new("system,mimalloc,jemalloc", "wa,wb", "aaaa000000000001");
+	const char *wls[] = {"wa", "wb"};
+
+	for (int i = 0; i < 10; i++) {
+		cJSON *runs = round_new(doc, 0);
+		for (int w = 0; w < 2; w++) {
+			run_add(runs, "system", wls[w], BASE_NS * (1 + 0.01 * i), NULL);
+			run_add(runs, "mimalloc", wls[w], 0.9 * BASE_NS * (1 + 0.01 * i), NULL);
+			if (i < 5)
+				run_add(runs, "jemalloc", wls[w], 1.1 * BASE_NS, NULL);
+			else
+				left_add(doc, "jemalloc", wls[w]);
+		}
+	}
+	struct rf_doc *d = load(doc, "left");
+	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
+	const struct cmp_row *je = find_row(r, "wa", "total", "jemalloc");
+	const struct cmp_row *mi = find_row(r, "wb", "total", "mimalloc");
+	const struct cmp_row *gm = find_row(r, NULL, "total", "jemalloc");
+
+	CHECK(d && rf_run(d, 7, 2, 1)->left && !rf_run(d, 7, 2, 1)->present &&
+	          !rf_run(d, 3, 2, 1)->left,
+	      "left: the reader marks the cells that had left");
+	CHECK(je && je->n == 5 && mi && mi->n == 10 && gm && gm->n == 5,
+	      "left: a comparison pairs only the rounds where both ran (%zu, %zu, geomean %zu)",
+	      je ? je->n : 0, mi ? mi->n : 0, gm ? gm->n : 0);
+	cmp_free(r);
+	rf_free(d);
+
+	left_add(doc, "mimalloc", "wa");
+	CHECK(!rf_from_json(doc, "bad", (char[512]){0}, 512), "left: a cell with a run refused");
+	cJSON_DeleteItemFromArray(cJSON_GetObjectItem(cJSON_GetArrayItem(
+	                              cJSON_GetObjectItem(doc, "rounds"), 9), "left"), 2);
+	left_add(doc, "jemalloc", "wa");
+	char err[512] = "";
+	d = rf_from_json(doc, "twice", err, sizeof err);
+	CHECK(!d && strstr(err, "rounds[9].left[2]: jemalloc on wa is listed twice"),
+	      "left: a cell listed twice refused (%s)", err);
+	rf_free(d);
+	cJSON_DeleteItemFromArray(cJSON_GetObjectItem(cJSON_GetArrayItem(
+	                              cJSON_GetObjectItem(doc, "rounds"), 9), "left"), 2);
+	left_add(doc, "tcmalloc", "wa");
+	d = rf_from_json(doc, "unknown", err, sizeof err);
+	CHECK(!d && strstr(err, "rounds[9].left[2]: not an arm and a workload of config"),
+	      "left: an unknown arm refused (%s)", err);
+	rf_free(d);
+	cJSON_ReplaceItemInObject(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "rounds"), 9),
+	                          "left", cJSON_CreateString("jemalloc"));
+	d = rf_from_json(doc, "string", err, sizeof err);
+	CHECK(!d && strstr(err, "rounds[9].left: not an array"), "left: not an array refused (%s)",
+	      err);
+	rf_free(d);
+	cJSON_Delete(doc);
+}
+
+/* Gives the last run of runs CPU times (cpu_ns = factor x wall_ns) and, when st, the flag
+ * single_threaded. */
+static void run_cpu(cJSON *runs, double factor, int st)
+{
+	cJSON *run = cJSON_GetArrayItem(runs, cJSON_GetArraySize(runs) - 1);
+	cJSON *rec = cJSON_GetObjectItem(run, "record"), *rep;
+	cJSON *wl = cJSON_GetObjectItem(rec, "workload");
+
+	if (st)
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(wl, "flags"),
+		                     cJSON_CreateString("single_threaded"));
+	cJSON_ArrayForEach(rep, cJSON_GetObjectItem(rec, "reps"))
+	{
+		cJSON *tot = cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "phases"), "total");
+		cJSON_AddNumberToObject(
+		    tot, "cpu_ns", round(factor * cJSON_GetObjectItem(tot, "wall_ns")->valuedouble));
+	}
+}
+
+/* The time compared (docs/methodology.md, "Which time"): config.time auto takes the CPU time of
+ * the single-threaded workload and the wall time of the other; rf_use_time switches. */
+static void test_time(void)
+{
+	cJSON *doc = doc_new("system,mimalloc", "st,mt", "aaaa000000000001");
+	char err[512] = "", buf[256];
+
+	cJSON_AddStringToObject(cJSON_GetObjectItem(doc, "config"), "time", "auto");
+	for (int i = 0; i < 8; i++) {
+		cJSON *runs = round_new(doc, 0);
+		double t = BASE_NS * (1 + 0.05 * (i % 3));
+		run_add(runs, "system", "st", t, NULL);
+		run_cpu(runs, 0.5, 1);
+		run_add(runs, "mimalloc", "st", t, NULL);
+		run_cpu(runs, 0.4, 1); /* 0.8 of system's CPU time, the same wall time */
+		run_add(runs, "system", "mt", t, NULL);
+		run_cpu(runs, 1.5, 0);
+		run_add(runs, "mimalloc", "mt", 0.9 * t, NULL);
+		run_cpu(runs, 1.5 / 0.9, 0); /* the same CPU time, 0.9 of the wall time */
+	}
+	struct rf_doc *d = load(doc, "time");
+	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
+	const struct cmp_row *st = find_row(r, "st", "total", "mimalloc");
+	const struct cmp_row *mt = find_row(r, "mt", "total", "mimalloc");
+
+	CHECK(d && d->time_given == RF_POLICY_AUTO && d->wl[0].time == RF_TIME_CPU &&
+	          d->wl[1].time == RF_TIME_WALL,
+	      "time: auto compares the single-threaded workload's CPU time, the other's wall");
+	CHECK(st && fabs(st->d.est - log(0.8)) < 1e-9 && mt && fabs(mt->d.est - log(0.9)) < 1e-9,
+	      "time: st from CPU times (%g), mt from wall times (%g)", st ? st->d.est : NAN,
+	      mt ? mt->d.est : NAN);
+	CHECK(d && strcmp(rf_times_used(d, buf, sizeof buf),
+	                  "CPU time for st (single-threaded), wall time for the others") == 0,
+	      "time: the report says which (%s)", d ? buf : "");
+	cmp_free(r);
+	if (d) {
+		rf_use_time(d, RF_POLICY_WALL);
+		r = build(d, NULL, &defaults);
+		st = find_row(r, "st", "total", "mimalloc");
+		CHECK(st && fabs(st->d.est) < 1e-9 && d->wl[0].time == RF_TIME_WALL,
+		      "time: --time wall compares wall times (%g)", st ? st->d.est : NAN);
+		cmp_free(r);
+		rf_use_time(d, RF_POLICY_CPU);
+		r = build(d, NULL, &defaults);
+		mt = find_row(r, "mt", "total", "mimalloc");
+		CHECK(mt && fabs(mt->d.est) < 1e-9 && strcmp(rf_times_used(d, buf, sizeof buf),
+		                                             "CPU time") == 0,
+		      "time: --time cpu compares CPU times everywhere (%g)", mt ? mt->d.est : NAN);
+		cmp_free(r);
+	}
+	rf_free(d);
+
+	/* a run without CPU times: its workload is compared on wall time whatever the policy */
+	cJSON *runs = round_new(doc, 0);
+	run_add(runs, "system", "st", BASE_NS, NULL);
+	run_add(runs, "mimalloc", "st", BASE_NS, NULL);
+	d = load(doc, "time without cpu");
+	CHECK(d && d->wl[0].time == RF_TIME_WALL, "time: a run without CPU times keeps wall time");
+	rf_free(d);
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "config"), "time",
+	                          cJSON_CreateString("gpu"));
+	d = rf_from_json(doc, "bad time", err, sizeof err);
+	CHECK(!d && strstr(err, "config.time: want \"wall\", \"cpu\" or \"auto\""),
+	      "time: an unknown config.time is refused (%s)", err);
+	rf_free(d);
+	cJSON_Delete(doc);
+}
+
 /* Unpaired: the arm in the second file takes 0.9 of its time in the first; the machines differ. */
 static void test_two_files(void)
 {
@@ -710,6 +870,8 @@ int main(void)
 	test_refusals();
 	test_structure();
 	test_two_files();
+	test_left();
+	test_time();
 	test_noise();
 	test_noise_normal();
 	test_renderers();

@@ -104,6 +104,10 @@ static void test_defaults(void)
 	expect_ok("demo --reps auto --max-reps 7 --steady-tol 2.5%");
 	CHECK(opts.reps_mode == PARAMS_REPS_AUTO && opts.reps == 7 && opts.steady_tol == 0.025,
 	      "--reps auto with --max-reps and --steady-tol");
+	expect_ok("demo --steady-time cpu");
+	CHECK(opts.steady_cpu == 1, "--steady-time cpu: the rule judges CPU times");
+	expect_ok("demo --steady-time wall");
+	CHECK(opts.steady_cpu == 0, "--steady-time wall, the default");
 	expect_ok("demo --reps 4 --steady-tol 0");
 	CHECK(opts.reps_mode == PARAMS_REPS_FIXED && opts.reps == 4 && opts.steady_tol == 0,
 	      "--steady-tol with a fixed count");
@@ -168,6 +172,7 @@ static void test_errors(void)
 	                                      "100, e.g. 5%");
 	expect_error("demo --steady-tol -1", "--steady-tol '-1': want a percentage from 0 to "
 	                                     "100, e.g. 5%");
+	expect_error("demo --steady-time gpu", "--steady-time 'gpu': want wall or cpu");
 	expect_error("demo --out ''", "--out: empty file name (use - for stdout)");
 	expect_error("demo --out a --out b", "run: --out is given twice");
 	expect_error("demo --param rows", "--param: 'rows' is not KEY=VALUE");

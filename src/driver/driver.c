@@ -266,8 +266,8 @@ static int measure(const struct run_opts *o, const struct runrec_reps_how *how, 
 		*nreps = k + 1;
 		if (!how->automatic || k == 0)
 			continue;
-		after[k - 1] = (double)reps[k].phase[0].wall_ns;
-		spent_ns += after[k - 1];
+		after[k - 1] = (double)(how->cpu ? reps[k].phase[0].cpu_ns : reps[k].phase[0].wall_ns);
+		spent_ns += (double)reps[k].phase[0].wall_ns;
 		if (steady_is_settled(after, (size_t)k, &how->rule) ||
 		    ((size_t)k >= how->rule.min_after && spent_ns >= how->max_steady_s * 1e9))
 			break;
@@ -357,7 +357,8 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 	rec.how = (struct runrec_reps_how){.automatic = o.reps_mode == PARAMS_REPS_AUTO,
 	                                   .rule = steady_default_rule(),
 	                                   .max_reps = o.reps,
-	                                   .max_steady_s = STEADY_MAX_S};
+	                                   .max_steady_s = STEADY_MAX_S,
+	                                   .cpu = o.steady_cpu};
 	rec.how.rule.tol = o.steady_tol;
 	ctx = (struct wl_ctx){.p = o.value, .str = o.str, .seed = o.seed, .scale = o.scale};
 	if (o.wl->setup && (bad = o.wl->setup(&ctx)) != 0) {

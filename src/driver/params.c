@@ -14,6 +14,8 @@ static const char *const scale_names[WL_SCALE_COUNT + 1] = {"small", "default", 
 static const char *const reps_words[] = {"auto", NULL};
 static const struct opt_values scale_values = {scale_names, NULL};
 static const struct opt_values reps_values = {reps_words, NULL};
+static const char *const steady_times[] = {"wall", "cpu", NULL};
+static const struct opt_values steady_time_values = {steady_times, NULL};
 
 int params_parse_scale(const char *s, enum wl_scale *out)
 {
@@ -71,6 +73,7 @@ enum {
 	R_REPS,
 	R_MAX_REPS,
 	R_STEADY_TOL,
+	R_STEADY_TIME,
 	R_OUT,
 	R_CONFIG,
 	R_COUNT
@@ -95,6 +98,10 @@ static const struct opt run_options[R_COUNT] = {
                 .values = &reps_values},
     [R_MAX_REPS] = {"--max-reps", 0, OPT_VALUE, "N",
                     .help = "cap of --reps auto, 2..1000 (default 20)"},
+    [R_STEADY_TIME] = {"--steady-time", 0, OPT_VALUE, NULL,
+                       .help = "the times the steady-state rule judges: wall (default) or cpu "
+                               "(the process's CPU time of each rep, every thread)",
+                       .values = &steady_time_values},
     [R_STEADY_TOL] = {"--steady-tol", 0, OPT_VALUE, "P%",
                       .help = "tolerance of the steady-state rule, 0..100 (default 5%)"},
     [R_OUT] = {"--out", 0, OPT_VALUE | OPT_FILE, "FILE|-",
@@ -220,6 +227,10 @@ static int parse_options(int argc, char *const *argv, const char **name, struct 
 			return -1;
 		if (k == R_STEADY_TOL && parse_tol(v, &o->steady_tol, err, errlen) != 0)
 			return -1;
+		if (k == R_STEADY_TIME && strcmp(v, "wall") != 0 && strcmp(v, "cpu") != 0)
+			return errmsg_fail(err, errlen, "--steady-time '%s': want wall or cpu", v);
+		if (k == R_STEADY_TIME)
+			o->steady_cpu = strcmp(v, "cpu") == 0;
 		if (k == R_OUT && *v == '\0')
 			return errmsg_fail(err, errlen,
 			                   "--out: empty file name (use - for stdout)");

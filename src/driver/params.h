@@ -33,6 +33,7 @@ struct run_opts {
 	enum params_reps_mode reps_mode; /* auto unless --reps N */
 	int reps;          /* fixed: --reps N; auto: the cap, --max-reps (default 20) */
 	double steady_tol; /* --steady-tol P%: the rule's tolerance as a fraction */
+	int steady_cpu;    /* --steady-time cpu: the rule judges the reps' CPU times, not wall */
 	const char *out;   /* "-" is stdout; points into argv */
 	int64_t
 	    value[WL_MAX_PARAMS]; /* effective values in table order: scale default or --param */
@@ -42,7 +43,8 @@ struct run_opts {
 
 /* Parses the arguments that follow "run" (argc/argv exclude "run") against a NULL-terminated
  * registry: one WORKLOAD and the options --param KEY=VALUE, --scale, --seed, --reps N|auto,
- * --max-reps N (2..1000, auto only), --steady-tol P% (0..100), --out, each as "--opt VALUE" or
+ * --max-reps N (2..1000, auto only), --steady-tol P% (0..100), --steady-time wall|cpu, --out,
+ * each as "--opt VALUE" or
  * "--opt=VALUE", in any order. Giving an option or a KEY twice is an error.
  * Returns 0 with *o filled, or -1 with the reason in err. *o keeps pointers into argv. */
 int params_parse_run(int argc, char *const *argv, const struct workload *const *registry,

@@ -39,7 +39,7 @@ void runrec_regimes(const struct runrec *r, struct runrec_regimes *out)
 		out->nwarmup += out->regime[k] == STEADY_WARMUP;
 		if (out->regime[k] == STEADY_STEADY)
 			s[ns++] = r->reps[k].phase[0].wall_ns;
-		t[k] = (double)r->reps[k].phase[0].wall_ns;
+		t[k] = (double)(r->how.cpu ? r->reps[k].phase[0].cpu_ns : r->reps[k].phase[0].wall_ns);
 	}
 	out->nsteady = ns;
 	out->cold_ns = r->reps[0].phase[0].wall_ns;
@@ -223,7 +223,8 @@ static int add_regimes(cJSON *root, const struct runrec *r, const struct runrec_
 	    !(rule = cJSON_AddObjectToObject(o, "rule")) ||
 	    !add_int(rule, "window", (int64_t)h->rule.window) ||
 	    !add_int(rule, "min_reps", (int64_t)h->rule.min_after) ||
-	    !cJSON_AddNumberToObject(rule, "tolerance", h->rule.tol))
+	    !cJSON_AddNumberToObject(rule, "tolerance", h->rule.tol) ||
+	    !cJSON_AddStringToObject(rule, "time", h->cpu ? "cpu" : "wall"))
 		return -1;
 	if (!h->automatic)
 		return cJSON_AddNullToObject(rule, "max_reps") &&

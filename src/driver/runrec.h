@@ -34,6 +34,7 @@ struct runrec_reps_how {
 	struct steady_rule rule; /* the rule that assigns regimes and decides settled */
 	int max_reps;            /* automatic: the cap on reps, the cold one included */
 	double max_steady_s;     /* automatic: the cap on seconds after the cold rep */
+	int cpu;                 /* the rule judges the reps' CPU times (--steady-time cpu) */
 };
 
 /* What the reps say about the two regimes (docs/results-format.md, "regimes"). */

@@ -71,11 +71,74 @@ size_t calib_seq_rounds_for(double sd, double pct, double alpha, double power);
  * true difference is 0 (stats_equiv_margin); INFINITY when n rounds cannot reach alpha. */
 double calib_equiv_pct(double sd, size_t n, double alpha, double power);
 
+/* Where the variance is (vardecomp.c; docs/methodology.md, "Where the variance is"): log rep
+ * times of many processes, several reps each, split into rep to rep within a process, and process
+ * to process, which is split again into what consecutive processes share (the machine's load over
+ * seconds and minutes) and what is specific to one process (layout, page placement, CPU). */
+struct calib_var_input {
+	const double *y;     /* log times; process p's reps, in run order, are y[start[p]..start[p+1]) */
+	const size_t *start; /* nproc + 1 offsets, nondecreasing */
+	const size_t *cell;  /* per process its arm x workload cell, < ncells: cell means are removed */
+	size_t nproc, ncells;
+};
+
+struct calib_var {
+	size_t nproc, nobs;
+	double reps;     /* harmonic mean of the reps per process */
+	double within;   /* rep to rep: pooled variance of the reps around their process's mean */
+	double rep_rho;  /* lag-1 autocorrelation of those residuals (NAN when all are 0) */
+	double between;  /* process to process: variance of the process means around their cell's
+	                    mean (df: processes - cells) less within / reps; at least 0 */
+	double moment;   /* of between, the lag-1 autocovariance of the centred process means in the
+	                    order they ran, clamped to [0, between]: what neighbours in time share */
+	double process;  /* between - moment: specific to the process */
+};
+
+/* Decomposes in's log times (processes in the order they ran). Returns 0, or -1 when a process
+ * has no rep, a cell is out of range, a time is not finite, no process has two reps, there are
+ * fewer than cells + 2 processes, or memory ran out. */
+int calib_vardecomp(const struct calib_var_input *in, struct calib_var *out);
+/* The variance of one process's estimate from `reps` reps under v: between + within / reps. */
+double calib_var_sample(const struct calib_var *v, double reps);
+/* The reps per process that minimise variance x cost when a process costs process_s seconds
+ * beyond its measured reps and a rep rep_s: sqrt(within x process_s / (between x rep_s));
+ * INFINITY when between is 0 or a cost is invalid. */
+double calib_var_best_reps(const struct calib_var *v, double process_s, double rep_s);
+
+/* The budget's yield (yield.c; docs/methodology.md, "The budget's yield"): what a comparison got
+ * and what more rounds would buy, planned from the sd of its own log ratios as calibrate plans. */
+struct cmp_row;
+struct calib_yield {
+	int decided;        /* faster, slower or equivalent, or decided by its sequential interval */
+	double half_pct;    /* half-width of its interval now (calib_half_pct) */
+	/* planned, as calibrate plans, from sd = calib_interval_sd of its interval, at the level a
+	 * = 1 - that interval's level (the report's family level): */
+	double half2_pct;   /* expected with twice its rounds: calib_mde_pct(sd, 2n, a, 0.5) */
+	size_t for_verdict; /* undecided: rounds a verdict needs if the estimate holds,
+	                       calib_rounds_for(sd, |estimate|, a, power); 0 when decided or the
+	                       estimate is 0; SIZE_MAX beyond reach */
+};
+
+/* The half-width of an interval of log ratios in percent of time: 100 (exp((hi - lo) / 2) - 1). */
+double calib_half_pct(const struct stats_interval *d);
+/* The per-round sd of log ratios that a rank interval of n rounds implies: the sd whose normal
+ * interval at d's level, deflated by the signed-rank efficiency 3/pi, is as wide:
+ * (hi - lo) / 2 x sqrt(n 3/pi) / z_{1-(1-level)/2}. Robust to outliers as the interval is; NAN
+ * for n < 2 or an empty interval. */
+double calib_interval_sd(const struct stats_interval *d, size_t n);
+/* The yield of one paired comparison row. Returns 0, or -1 when the row is not usable. */
+int calib_yield(const struct cmp_row *row, double power, struct calib_yield *out);
+/* Prints the yield of every comparison `allocab compare` makes by default on the bench document
+ * doc to f. Returns ST_OK, or with err set ST_USAGE (the document cannot be compared) or
+ * ST_FAIL (out of memory). */
+int calib_yield_report(const cJSON *doc, FILE *f, char *err, size_t errlen);
+
 /* One calibrated comparison of a calibration file, for `compare`. */
 struct calib_entry {
 	char *workload, *phase;
 	size_t rounds;
-	double sd; /* of the A/A log ratios */
+	double sd;         /* of the A/A log ratios */
+	enum rf_time time; /* the time those compared ("time"; wall when absent) */
 };
 
 struct calib_file {
@@ -116,6 +179,7 @@ int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out,
 /* What `allocab calibrate` reports for one workload (and phase) of an A/A document. */
 struct calib_result {
 	const char *workload, *phase; /* point into the rf_doc */
+	enum rf_time time;            /* the time compared (the document's config.time) */
 	size_t n;
 	double *d;          /* n log ratios in round order (owned) */
 	double median_a_ns; /* median time of arm A */

@@ -211,7 +211,7 @@ static int load_entries(struct calib_file *c, const cJSON *arr, char *why, size_
 	cJSON_ArrayForEach(w, arr)
 	{
 		struct calib_entry *e = &c->e[c->n];
-		const cJSON *sd = get(w, "sd");
+		const cJSON *sd = get(w, "sd"), *time = get(w, "time");
 		uint64_t rounds;
 		double v;
 
@@ -222,6 +222,9 @@ static int load_entries(struct calib_file *c, const cJSON *arr, char *why, size_
 			                   "integer in 0..%.0f)",
 			                   i, (double)CALIB_MAX_ROUNDS);
 		i++;
+		if (time && (!cJSON_IsString(time) || (strcmp(time->valuestring, "wall") != 0 &&
+		                                       strcmp(time->valuestring, "cpu") != 0)))
+			return errmsg_fail(why, len, "workloads[%zu]: time must be wall or cpu", i - 1);
 		if (!sd || cJSON_IsNull(sd))
 			continue; /* too few rounds to measure a spread */
 		if (!jl_range(sd, 0, CALIB_MAX_SD, &v) || rounds < 2)
@@ -235,6 +238,7 @@ static int load_entries(struct calib_file *c, const cJSON *arr, char *why, size_
 			return -2;
 		e->rounds = (size_t)rounds;
 		e->sd = v;
+		e->time = time && strcmp(time->valuestring, "cpu") == 0 ? RF_TIME_CPU : RF_TIME_WALL;
 	}
 	if (!(tmp = malloc((c->n + 1) * sizeof *tmp)))
 		return -2;
@@ -405,6 +409,7 @@ int calib_analyze(const struct rf_doc *doc, const char *a, const char *b, const 
 			continue;
 		r[n].workload = doc->wl[w].name;
 		r[n].phase = doc->wl[w].phases[p];
+		r[n].time = doc->wl[w].time;
 		if (analyze_one(doc, w, p, ia, ib, plan, &r[n++]) != 0) {
 			calib_results_free(r, n);
 			return errf(err, errlen, "%s", "out of memory");
@@ -455,6 +460,7 @@ static cJSON *result_json(const struct calib_result *r, const struct calib_plan 
 
 	cJSON_AddStringToObject(o, "workload", r->workload);
 	cJSON_AddStringToObject(o, "phase", r->phase);
+	cJSON_AddStringToObject(o, "time", rf_time_name(r->time));
 	cJSON_AddNumberToObject(o, "rounds", (double)r->n);
 	add_num(o, "median_ns", r->median_a_ns);
 	d = cJSON_AddArrayToObject(o, "log_ratios");
@@ -559,7 +565,11 @@ int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out,
 		struct cmp_row *row = &r->rows[i];
 		const struct calib_entry *e =
 		    row->workload ? calib_find(c, row->workload, row->phase) : NULL;
+		int w = row->workload ? rf_workload(r->base, row->workload) : -1;
 
+		/* a noise floor of one time says nothing of the other */
+		if (e && w >= 0 && e->time != r->base->wl[w].time)
+			e = NULL;
 		if (e && row->usable) {
 			row->floor_pct = calib_mde_pct(e->sd, row->n, 1 - r->family_conf, c->power);
 			used++;

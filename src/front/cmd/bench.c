@@ -3,6 +3,7 @@
  * (front/run/bench.h) and the final report. */
 #include "front/cmd/commands.h"
 #include "front/run/run.h"
+#include "front/calib/calib.h"
 #include "front/cmd/benchopt.h"
 #include "common/errmsg.h"
 #include "common/optdoc.h"
@@ -31,7 +32,8 @@ struct setup {
 	struct bench_probe_paths pp;
 	struct arm_spec *specs; /* --arm, owned; configured arms point into them */
 	size_t nspecs;
-	struct gate_spec gate; /* --gate: c.gate points here */
+	struct gate_spec gate;   /* --gate: c.gate points here */
+	struct bench_alloc alloc; /* --allocation sequential: c.alloc points here */
 	struct bench_task task; /* c.task points here */
 	char outdir[4096];      /* where the results go: the lock's directory */
 };
@@ -367,10 +369,41 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 	else if (!o->quiet)
 		fprintf(stderr, "allocab: bench: %s in %.1f s%s; results in %s\n", rounds,
 		        r->elapsed_s,
-		        strcmp(r->status, "budget") == 0    ? ", stopped by --budget"
-		        : strcmp(r->status, "decided") == 0 ? ", stopped: the gate decided"
-		                                            : "",
+		        strcmp(r->status, "budget") == 0 ? ", stopped by --budget"
+		        : strcmp(r->status, "decided") != 0 ? ""
+		        : s->c.gate                         ? ", stopped: the gate decided"
+		                                            : ", stopped: every comparison decided",
 		        s->paths[0]);
+}
+
+/* --allocation sequential (the default): needs the arm compare takes as baseline by default
+ * (system; the first of a --cmd or --program bench), without which the default is none. */
+static int setup_allocation(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
+{
+	int base = s->c.mode == BENCH_COMMANDS;
+
+	for (size_t i = 0; !base && i < s->c.narms; i++)
+		base = strcmp(s->c.arms[i].name, "system") == 0;
+	if (!o->allocation || (!base && !o->allocation_set))
+		return 0;
+	if (!base)
+		return errmsg_status(ST_USAGE, err, errlen,
+		                     "--allocation sequential: no arm 'system', the baseline of "
+		                     "compare's default comparisons");
+	bench_alloc_by_rule(&s->alloc, &bench_rule_sequential);
+	s->c.alloc = &s->alloc;
+	return 0;
+}
+
+/* The budget's yield on stderr (calib_yield_report); a bench whose arms compare cannot judge by
+ * default (no system arm) says so in one line. */
+static void yield(const cJSON *doc)
+{
+	char err[1024];
+
+	fputc('\n', stderr);
+	if (calib_yield_report(doc, stderr, err, sizeof err) != ST_OK)
+		fprintf(stderr, "allocab: bench: no yield to report: %s\n", err);
 }
 
 /* The bench stopped after its first round: the arms whose proof cannot succeed, and why it
@@ -416,6 +449,7 @@ int bench_main(int argc, char **argv)
 	    .scale = o.scale,
 	    .seed = o.seed,
 	    .reps = o.reps,
+	    .time = o.time,
 	    .params = (char **)o.params,
 	    .nparams = o.nparams,
 	    .rounds = o.rounds,
@@ -467,6 +501,8 @@ int bench_main(int argc, char **argv)
 		rc = setup_duet(&s, err, sizeof err);
 	if (rc == 0 && apply_rounds_rule(&o, &s) != 0)
 		rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
+	if (rc == 0)
+		rc = setup_allocation(&s, &o, err, sizeof err);
 	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
 		rc = ST_FAIL;
 	if (rc == 0)
@@ -476,6 +512,9 @@ int bench_main(int argc, char **argv)
 		                   "interrupted before the first round; nothing written");
 	if (rc == ST_OK && (rc = bench_run(&s.c, s.stop, &doc, &r, err, sizeof err)) == ST_OK) {
 		report(&o, &s, &r);
+		if (!o.quiet && strcmp(r.status, "interrupted") != 0 &&
+		    strcmp(r.status, "aborted") != 0)
+			yield(doc);
 		rc = strcmp(r.status, "interrupted") == 0 ? ST_INTERRUPTED
 		     : s.c.gate                           ? gate_outcome_status(r.gate)
 		                                          : ST_OK;

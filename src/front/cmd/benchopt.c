@@ -30,6 +30,10 @@
 
 static const char *const scales[] = {"small", "default", "large", NULL};
 static const char *const reps_words[] = {"auto", NULL};
+static const char *const time_words[] = {"cpu", "auto", "wall", NULL};
+static const char *const allocation_words[] = {"sequential", "none", NULL};
+static const struct opt_values bench_allocation_values = {allocation_words, NULL};
+static const struct opt_values bench_time_values = {time_words, NULL};
 const struct opt_values bench_scale_values = {scales, NULL};
 const struct opt_values bench_reps_values = {reps_words, NULL};
 
@@ -67,6 +71,7 @@ enum opt_id {
 	O_SEED,
 	O_PARAM,
 	O_REPS,
+	O_TIME,
 	O_DDIR,
 	O_DUET,
 	O_H_ROUNDS,
@@ -75,6 +80,7 @@ enum opt_id {
 	O_WARMUP,
 	O_MINR,
 	O_TIMEOUT,
+	O_ALLOCATION,
 	O_SHUF,
 	O_PAD,
 	O_EQUIVALENCE,
@@ -123,6 +129,13 @@ static const struct opt opts[O_COUNT] = {
                         "first as cold start, then repeats until steady state (at most 20); N "
                         "fixes the count (1: cold start only)",
                 .values = &bench_reps_values},
+    [O_TIME] = {"--time", 0, OPT_VALUE, NULL,
+                .help = "the time of a repetition compare uses, recorded as config.time: cpu "
+                        "(default: the process's CPU time, every thread, user and system; the "
+                        "drivers' steady rule then judges CPU times), auto (CPU time for "
+                        "single-threaded workloads, wall time for the others) or wall "
+                        "(docs/methodology.md, \"Which time\")",
+                .values = &bench_time_values},
     [O_DDIR] = {"--driver-dir", 0, OPT_VALUE | OPT_DIR, "DIR",
                 .help = "where the drivers are (default: $ALLOCAB_DRIVER_DIR, else the "
                         "directory of the allocab executable)"},
@@ -146,6 +159,14 @@ static const struct opt opts[O_COUNT] = {
                 .help = "measured rounds run whatever the budget, and the first --gate look "
                         "(default: 3; with --budget alone, n as above; with --gate 6; never "
                         "more than --rounds)"},
+    [O_ALLOCATION] = {"--allocation", 0, OPT_VALUE, NULL,
+                      .help = "sequential (default): an arm x workload whose every comparison "
+                              "is decided by its sequential interval leaves the rounds "
+                              "(docs/methodology.md, \"Adaptive allocation\"); none: every "
+                              "arm runs every workload in every round. Needs compare's default "
+                              "baseline among the arms (system; a --cmd bench's first) and no "
+                              "--gate",
+                      .values = &bench_allocation_values},
     [O_TIMEOUT] = {"--timeout", 0, OPT_VALUE, "SECONDS",
                    .help = "per run: SIGTERM at the limit, SIGKILL 2 s later (default: 120)"},
     [O_SHUF] = {"--shuffle-seed", 0, OPT_VALUE, "N",
@@ -428,6 +449,17 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 	case O_QUIET:
 		o->quiet = 1;
 		return 0;
+	case O_ALLOCATION:
+		o->allocation = strcmp(v, "sequential") == 0;
+		o->allocation_set = 1;
+		if (!o->allocation && strcmp(v, "none") != 0)
+			return errmsg_fail(err, errlen, "--allocation: '%s' is not sequential or none",
+			                   v);
+		return 0;
+	case O_TIME:
+		if (rf_time_policy_parse(v, &o->time) != 0)
+			return errmsg_fail(err, errlen, "--time: '%s' is not wall, cpu or auto", v);
+		return 0;
 	case O_EQUIVALENCE:
 		if (gateopt_pct(v, &d) != 0 || !(d > 0))
 			return errmsg_fail(err, errlen,
@@ -446,7 +478,7 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 static int check_program(const struct bench_opts *o, const unsigned char *given, char *err,
                          size_t errlen)
 {
-	static const int program_excludes[] = {O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
+	static const int program_excludes[] = {O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR, O_TIME};
 	const struct bench_program_opts *p = &o->prog;
 
 	if (p->program && o->ncmds)
@@ -483,7 +515,7 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
                               size_t errlen)
 {
 	static const int drivers_only[] = {O_ALLOC, O_SCALE, O_SEED, O_PARAM,
-	                                   O_REPS,  O_DDIR,  O_ARM};
+	                                   O_REPS,  O_DDIR,  O_ARM,   O_TIME};
 
 	if (o->ncmds == 1)
 		return errmsg_fail(err, errlen, "--cmd: a comparison needs at least two commands");
@@ -498,6 +530,14 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
 	if (o->duet && o->ncmds)
 		return errmsg_fail(err, errlen,
 		                   "--duet pairs driver runs; it cannot be combined with --cmd");
+	if (o->ncmds || o->prog.program)
+		o->time = RF_POLICY_WALL;
+	if (o->gate_argv && o->allocation_set && o->allocation)
+		return errmsg_fail(err, errlen,
+		                   "--allocation sequential and --gate exclude each other: the gate "
+		                   "stops the bench itself");
+	if (o->gate_argv)
+		o->allocation = 0;
 	if (!o->rounds_set)
 		o->rounds = o->budget_s > 0 ? 0 : DEFAULT_ROUNDS;
 	if (!given[O_MINR]) {
@@ -519,6 +559,8 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	o->scale = "default";
 	o->seed = DEFAULT_SEED;
 	o->reps = 0;
+	o->time = RF_POLICY_CPU;
+	o->allocation = 1;
 	o->warmup = DEFAULT_WARMUP;
 	o->timeout_s = DEFAULT_TIMEOUT_S;
 	o->pad_max = DEFAULT_PAD_MAX;

@@ -24,6 +24,9 @@ struct bench_opts {
 	size_t nparams;
 	unsigned reps;
 	int reps_set;
+	enum rf_time_policy time; /* --time: the time compare uses (default cpu) */
+	int allocation;           /* --allocation: 1 sequential (default), 0 none */
+	int allocation_set;
 	unsigned rounds;
 	int rounds_set;
 	double budget_s;

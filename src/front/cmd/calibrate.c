@@ -371,6 +371,7 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 	    .scale = bo->scale,
 	    .seed = bo->seed,
 	    .reps = bo->reps,
+	    .time = bo->time,
 	    .params = (char **)bo->params,
 	    .nparams = bo->nparams,
 	    .rounds = bo->rounds_set || bo->budget_s > 0 ? bo->rounds : DEFAULT_ROUNDS,

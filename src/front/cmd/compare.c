@@ -32,6 +32,8 @@ struct compare_args {
 	double margin; /* bound on t_candidate/t_baseline to draw, or NAN */
 	double equivalence; /* --equivalence, or NAN when not given */
 	int no_telemetry;
+	int time_set; /* --time given: time applies to every file */
+	enum rf_time_policy time;
 };
 
 enum {
@@ -41,6 +43,7 @@ enum {
 	C_PHASE,
 	C_PHASES,
 	C_REGIME,
+	C_TIME,
 	C_FORMAT,
 	C_OUT,
 	C_CONF,
@@ -55,6 +58,9 @@ enum {
 	C_PROGRAM_RESULTS,
 	C_COUNT
 };
+
+static const char *const time_words[] = {"wall", "cpu", "auto", NULL};
+static const struct opt_values time_values = {time_words, NULL};
 
 /* Each option may be given again and the last one counts, but the arms compared and the margin:
  * a second --baseline or --candidate is refused, as bench refuses repeats. */
@@ -75,6 +81,12 @@ static const struct opt compare_opts[C_COUNT] = {
                   .help = "steady (the median of each run's steady repetitions), cold (its first "
                           "repetition) or both, side by side (default)",
                   .values = &gateopt_regime_values},
+    [C_TIME] = {"--time", 0, OPT_VALUE | OPT_REPEAT, NULL,
+                .help = "the time of a repetition compared: wall, cpu (the process's CPU time, "
+                        "every thread) or auto (CPU time for single-threaded workloads, wall time "
+                        "for the others); default: the one the bench recorded (config.time; wall "
+                        "for files without it)",
+                .values = &time_values},
     [C_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT, "F",
                   .help = "the report's format, one of:", .values = &gateopt_format_values},
     [C_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
@@ -161,6 +173,11 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 		return gateopt_equivalence(v, &a->equivalence, err, errlen);
 	case C_PHASES:
 		return gateopt_phases(v, &a->o.all_phases, err, errlen);
+	case C_TIME:
+		if (rf_time_policy_parse(v, &a->time) != 0)
+			return errmsg_fail(err, errlen, "--time '%s': want wall, cpu or auto", v);
+		a->time_set = 1;
+		return 0;
 	case C_REGIME:
 		return gateopt_regimes(v, &a->o.regimes, err, errlen);
 	case C_CONF:
@@ -208,6 +225,29 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 	if (a->o.phase && a->o.all_phases)
 		return errmsg_fail(err, errlen, "--phase and --phases exclude each other");
 	return 0;
+}
+
+/* --time for every file; without it each file's own (config.time), and two files whose own
+ * differ are both compared on wall time, with a warning. */
+static void pick_time(const struct compare_args *a, struct rf_doc *d[2])
+{
+	char w[256];
+
+	if (a->time_set) {
+		for (int i = 0; i < 2; i++)
+			if (d[i])
+				rf_use_time(d[i], a->time);
+		return;
+	}
+	if (!d[1] || d[0]->time_given == d[1]->time_given)
+		return;
+	snprintf(w, sizeof w,
+	         "the two files compare different times (config.time %s and %s): both "
+	         "compared on wall time; --time chooses",
+	         rf_time_policy_name(d[0]->time_given), rf_time_policy_name(d[1]->time_given));
+	errmsg_warn(stderr, "compare", w);
+	rf_use_time(d[0], RF_POLICY_WALL);
+	rf_use_time(d[1], RF_POLICY_WALL);
 }
 
 struct render_ctx {
@@ -297,6 +337,8 @@ int compare_main(int argc, char **argv)
 		rc = rf_load(a.files[i], &d[i], err, sizeof err);
 	if (rc == ST_OK && a.program)
 		rc = rf_load(a.program, &prog, err, sizeof err);
+	if (rc == ST_OK)
+		pick_time(&a, d);
 	if (rc == ST_OK)
 		a.o.equivalence = cmp_pick_equivalence(a.equivalence, d[1] ? d[1] : d[0],
 		                                       CMP_DEFAULT_EQUIVALENCE);

@@ -260,6 +260,15 @@ int cmp_warnings(struct cmp_builder *b)
 			           "gate` judges it with the sequential interval (docs/methodology.md, "
 			           "\"Sequential decisions\")",
 			           d->path);
+	for (const struct rf_doc *d = r->base; rc == 0 && d; d = d == r->cand ? NULL : r->cand)
+		if (d->nleft)
+			rc = warnf(b,
+			           "%s: adaptive allocation let cells leave the rounds when their "
+			           "comparisons were decided by their sequential intervals (%zu runs "
+			           "not made): the fixed-n intervals of those comparisons do not allow for "
+			           "that stop; the decision is the sequential interval's "
+			           "(docs/methodology.md, \"Adaptive allocation\")",
+			           d->path, d->nleft);
 	if (rc == 0)
 		rc = regime_warnings(b);
 	if (rc == 0 && r->nflags) {

@@ -426,3 +426,13 @@ void cmp_free(struct cmp_report *r)
 	free(r->flags);
 	free(r);
 }
+
+int cmp_row_seq_decided(const struct cmp_row *row)
+{
+	double m = cmp_equiv_log(row->equiv_pct);
+	const struct stats_interval *i = &row->d_seq;
+
+	if (!row->usable || !row->has_seq || !(row->seq_asked < 1) || !(i->level >= row->seq_asked))
+		return 0;
+	return i->lo > 0 || i->hi < 0 || (m > 0 && -m <= i->lo && i->hi <= m);
+}

@@ -162,6 +162,10 @@ const char *cmp_verdict_text(const struct cmp_row *row, char *buf, size_t len);
 const char *cmp_level_text(double level, char *buf, size_t len);
 /* log(1 + pct/100): the equivalence margin on the log-ratio scale (NAN unless pct > 0). */
 double cmp_equiv_log(double pct);
+/* Whether row's sequential interval (has_seq: cmp_opts.seq) decides it: it reached the level its
+ * look asks and lies beyond 0 (faster or slower) or within the equivalence margin (equivalent).
+ * Adaptive allocation lets a comparison stop on this (docs/methodology.md). */
+int cmp_row_seq_decided(const struct cmp_row *row);
 /* The equivalence margin to use: given when it is not NAN, else the document's
  * (config.equivalence_pct) when it has one, else dflt. */
 double cmp_pick_equivalence(double given, const struct rf_doc *d, double dflt);

@@ -30,6 +30,20 @@ static cJSON *interval_json(const struct stats_interval *iv, int usable)
 	return o;
 }
 
+/* The time a row compared: its workload's, for a geometric mean "mixed" when they differ. */
+static const char *row_time(const struct cmp_report *r, const struct cmp_row *row)
+{
+	const struct rf_doc *d = r->base;
+	int w = row->workload ? rf_workload(d, row->workload) : -1;
+	size_t ncpu = 0;
+
+	if (w >= 0)
+		return rf_time_name(d->wl[w].time);
+	for (size_t i = 0; i < d->nwl; i++)
+		ncpu += d->wl[i].time == RF_TIME_CPU;
+	return ncpu == 0 ? "wall" : ncpu == d->nwl ? "cpu" : "mixed";
+}
+
 /* true, false, or null when the row has no verdict or the report no margin. */
 static cJSON *equivalent_json(const struct cmp_row *row)
 {
@@ -59,6 +73,7 @@ static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 	double d = row->usable ? row->d.est : NAN;
 	char vt[128];
 
+	add_str(o, "time", row_time(r, row));
 	add_num(o, "n", (double)row->n);
 	add_num(o, "n_baseline", (double)row->n_base);
 	add_num(o, "n_candidate", (double)row->n_cand);
@@ -182,6 +197,8 @@ cJSON *export_compare_json(const struct cmp_report *r)
 	regimes_json(o, r->regimes, r->compared);
 	export_describe_regimes(r, line, sizeof line);
 	add_str(o, "regimes_rule", line);
+	add_str(o, "time_policy", rf_time_policy_name(r->base->time_policy));
+	add_str(o, "times", rf_times_used(r->base, line, sizeof line));
 	add_str(o, "calibration", r->calibration);
 	add_str(o, "baseline", r->paired ? r->baseline : NULL);
 	add_num(o, "conf", r->conf);

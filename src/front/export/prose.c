@@ -28,12 +28,14 @@ static void add(char *buf, size_t len, const char *fmt, ...)
 
 static void describe_doc(const struct rf_doc *d, const char *role, char *buf, size_t len)
 {
+	char times[512];
+
 	snprintf(buf, len,
 	         "%s%s%s (%s, status %s): %zu measured round%s, %zu warm-up round%s discarded; "
-	         "measured %s",
+	         "measured %s; compared: %s",
 	         role, role[0] ? " " : "", d->path, d->commands ? "commands" : "drivers", d->status,
 	         d->nrounds, plural(d->nrounds), d->nwarmup, plural(d->nwarmup),
-	         rf_regimes_measured(d));
+	         rf_regimes_measured(d), rf_times_used(d, times, sizeof times));
 }
 
 static void describe_method(const struct cmp_report *r, char *buf, size_t len)

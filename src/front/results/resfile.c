@@ -151,6 +151,7 @@ static int load_config(struct loader *l, const cJSON *cfg)
 {
 	struct rf_doc *d = l->d;
 	const char *mode = rl_get_str(cfg, "mode");
+	const cJSON *time = rl_get(cfg, "time");
 
 	if (!cJSON_IsObject(cfg))
 		return rl_fail(l, "config: missing");
@@ -173,6 +174,11 @@ static int load_config(struct loader *l, const cJSON *cfg)
 		if (!(d->wl[i].phases[0] = strdup("total")))
 			return rl_nomem(l);
 	}
+	for (size_t i = 0; i < d->nwl; i++)
+		d->wl[i].has_cpu = !d->commands;
+	if (time && (!cJSON_IsString(time) || rf_time_policy_parse(time->valuestring,
+	                                                            &d->time_given) != 0))
+		return rl_fail(l, "config.time: want \"wall\", \"cpu\" or \"auto\"");
 	if (load_decision_plan(l, cfg) != 0)
 		return -1;
 	if (rl_get_str(cfg, "process_tracking") &&
@@ -369,6 +375,7 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 		rf_free(d);
 		return NULL;
 	}
+	rf_use_time(d, d->time_given);
 	return d;
 }
 
@@ -419,6 +426,7 @@ const struct rf_doc *rf_builder_doc(struct rf_builder *b, char *err, size_t errl
 		snprintf(err, errlen, "%s", b->err);
 		return NULL;
 	}
+	rf_use_time(b->l.d, b->l.d->time_given);
 	return b->l.d;
 }
 

@@ -22,12 +22,24 @@
 /* The two regimes a driver run measures (docs/methodology.md, "Cold start and steady state"). */
 enum rf_regime { RF_COLD, RF_STEADY, RF_NREGIMES };
 
+/* The time of a rep a comparison uses (docs/methodology.md, "Which time"): its wall time, or its
+ * CPU time (CLOCK_PROCESS_CPUTIME_ID: every thread of the process, user and system). */
+enum rf_time { RF_TIME_WALL, RF_TIME_CPU, RF_NTIMES };
+/* Which time each workload uses: wall everywhere, CPU everywhere, or CPU for the workloads flagged
+ * single_threaded and wall for the others (auto). A workload with a run that lacks CPU times,
+ * and every workload of a commands document, uses wall whatever the policy. */
+enum rf_time_policy { RF_POLICY_WALL, RF_POLICY_CPU, RF_POLICY_AUTO };
+
 struct rf_run {
 	int present; /* 0: the round has no run for this arm and workload */
+	int left;    /* no run because the cell had left the rounds (adaptive allocation) */
 	int ok;      /* status "ok": times below are valid */
-	/* per regime and phase: cold = the cold rep's wall_ns (commands: process.wall_ns), steady =
-	 * median of the steady reps' wall_ns; NAN when the run has no rep of that regime */
+	/* per regime and phase, the time its workload uses (rf_workload.time): cold = the cold
+	 * rep's time (commands: process.wall_ns), steady = the median of the steady reps' times; NAN
+	 * when the run has no rep of that regime */
 	double t_regime[RF_NREGIMES][RF_MAX_PHASES];
+	/* the same from wall_ns and from cpu_ns (NAN when the reps lack it), for rf_use_time */
+	double t_basis[RF_NTIMES][RF_NREGIMES][RF_MAX_PHASES];
 	int settled;                /* record.regimes.settled: 1, 0, or -1 (absent or null) */
 	double rss_first, rss_last; /* resident after the first and after the last rep; NAN */
 	double wall_ns;             /* the process's wall time, for rates (NAN if unknown) */
@@ -74,6 +86,9 @@ struct rf_workload {
 	/* per regime and phase: some ok measured run has a time of it (a marked phase that ran once
 	 * has no steady time; a command's total never has one) */
 	unsigned char measured[RF_NREGIMES][RF_MAX_PHASES];
+	int single_threaded; /* a record's workload.flags holds "single_threaded" */
+	int has_cpu;         /* every ok run has CPU times (driver records do) */
+	enum rf_time time;   /* the time its comparisons use (rf_use_time) */
 };
 
 struct rf_fail {
@@ -115,7 +130,10 @@ struct rf_doc {
 	size_t nfails;
 	struct rf_fail *fails;       /* every run that was not ok, warm-up rounds included */
 	int has_regime[RF_NREGIMES]; /* some ok measured run has a time of that regime */
+	enum rf_time_policy time_given; /* config.time ("wall" when absent): the bench's design */
+	enum rf_time_policy time_policy; /* what t_regime holds now (rf_use_time) */
 	int legacy_reps;             /* some ok run's reps carry no "regime" (an older record) */
+	size_t nleft; /* cells listed as left in measured rounds (adaptive allocation) */
 	double equivalence;          /* config.equivalence_pct (bench --equivalence); NAN: none */
 	/* config.sequential: the plan a sequential gate (bench --gate) looked at every round by;
 	 * planned 0 when the rounds were not stopped by looking at them */
@@ -169,6 +187,17 @@ int rf_phase_measured(const struct rf_doc *d, const char *workload, const char *
                       enum rf_regime g);
 /* "cold" or "steady". */
 const char *rf_regime_name(enum rf_regime g);
+/* Sets every run's t_regime (measured and warm-up) to the time p gives its workload, and each
+ * workload's time. Loading applies time_given. */
+void rf_use_time(struct rf_doc *d, enum rf_time_policy p);
+/* "wall" or "cpu". */
+const char *rf_time_name(enum rf_time t);
+/* "wall", "cpu", "auto"; parse returns 0 and *out, or -1. */
+const char *rf_time_policy_name(enum rf_time_policy p);
+int rf_time_policy_parse(const char *s, enum rf_time_policy *out);
+/* For reports, what the comparisons of d use, into buf: "wall time", "CPU time", or "CPU time
+ * for a, b (single-threaded), wall time for the others". Returns buf. */
+const char *rf_times_used(const struct rf_doc *d, char *buf, size_t len);
 /* What the document measured, for reports: "cold and steady", "cold only (one repetition per
  * run)" or "steady only". */
 const char *rf_regimes_measured(const struct rf_doc *d);

@@ -1,7 +1,9 @@
-/* rfdoc.c - reading a loaded document (results.h): its runs, names and regimes. */
+/* rfdoc.c - reading a loaded document (results.h): its runs, names, regimes and the time its
+ * comparisons use. */
 #include "front/results/results.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 int rf_arm(const struct rf_doc *d, const char *name)
@@ -64,4 +66,69 @@ int rf_phase_measured(const struct rf_doc *d, const char *workload, const char *
 			return 1;
 	}
 	return 0;
+}
+
+static const char *const policy_names[] = {"wall", "cpu", "auto"};
+
+const char *rf_time_name(enum rf_time t)
+{
+	return t == RF_TIME_CPU ? "cpu" : "wall";
+}
+
+const char *rf_time_policy_name(enum rf_time_policy p)
+{
+	return (unsigned)p < 3 ? policy_names[p] : "wall";
+}
+
+int rf_time_policy_parse(const char *s, enum rf_time_policy *out)
+{
+	for (int i = 0; i < 3; i++)
+		if (strcmp(s, policy_names[i]) == 0) {
+			*out = (enum rf_time_policy)i;
+			return 0;
+		}
+	return -1;
+}
+
+static void runs_use(struct rf_run *runs, size_t nrounds, const struct rf_doc *d)
+{
+	for (size_t i = 0; i < nrounds * d->narms * d->nwl; i++) {
+		enum rf_time t = d->wl[i % d->nwl].time;
+		memcpy(runs[i].t_regime, runs[i].t_basis[t], sizeof runs[i].t_regime);
+	}
+}
+
+void rf_use_time(struct rf_doc *d, enum rf_time_policy p)
+{
+	for (size_t w = 0; w < d->nwl; w++) {
+		struct rf_workload *wl = &d->wl[w];
+		int cpu = p == RF_POLICY_CPU || (p == RF_POLICY_AUTO && wl->single_threaded);
+
+		wl->time = cpu && wl->has_cpu && !d->commands && wl->marked != 1 ? RF_TIME_CPU
+		                                                                  : RF_TIME_WALL;
+	}
+	runs_use(d->runs, d->nrounds, d);
+	runs_use(d->warm_runs, d->nwarmup, d);
+	d->time_policy = p;
+}
+
+const char *rf_times_used(const struct rf_doc *d, char *buf, size_t len)
+{
+	size_t ncpu = 0, k = 0;
+
+	for (size_t w = 0; w < d->nwl; w++)
+		ncpu += d->wl[w].time == RF_TIME_CPU;
+	if (ncpu == 0 || ncpu == d->nwl) {
+		snprintf(buf, len, "%s", ncpu ? "CPU time" : "wall time");
+		return buf;
+	}
+	k = (size_t)snprintf(buf, len, "CPU time for ");
+	for (size_t w = 0, i = 0; w < d->nwl && k < len; w++)
+		if (d->wl[w].time == RF_TIME_CPU)
+			k += (size_t)snprintf(buf + k, len - k, "%s%s", i++ ? ", " : "",
+			                      d->wl[w].name);
+	if (k < len)
+		snprintf(buf + k, len - k, " (%s), wall time for the others",
+		         d->time_policy == RF_POLICY_AUTO ? "single-threaded" : "all with CPU times");
+	return buf;
 }

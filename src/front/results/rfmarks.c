@@ -65,11 +65,12 @@ static int load_spans(struct loader *l, const cJSON *ph, const char *name, struc
 			return rl_fail(l, "%s: phase_marks: regimes[%d] of '%s' is not %s", at, i,
 			               name, i == 0 ? "cold" : "warmup or steady");
 		if (i == 0)
-			run->t_regime[RF_COLD][p] = t;
+			run->t_regime[RF_COLD][p] = run->t_basis[RF_TIME_WALL][RF_COLD][p] = t;
 		if (r == STEADY_STEADY)
 			v[k++] = t;
 	}
-	run->t_regime[RF_STEADY][p] = k ? stats_median(v, k) : NAN;
+	run->t_regime[RF_STEADY][p] = run->t_basis[RF_TIME_WALL][RF_STEADY][p] =
+	    k ? stats_median(v, k) : NAN;
 	if (st && !cJSON_IsBool(st) && !cJSON_IsNull(st))
 		return rl_fail(l, "%s: phase_marks: settled is not true, false or null", at);
 	*settled = cJSON_IsBool(st) ? cJSON_IsTrue(st) : -1;

@@ -222,7 +222,8 @@ static int rep_checksums(struct loader *l, const cJSON *reps, const char *checks
 }
 
 /* Every rep's wall_ns of every phase, checked, into l->rep_t (phase p, rep i at
- * p * RF_MAX_REPS + i) for load_regimes. */
+ * p * RF_MAX_REPS + i) for load_regimes, and its cpu_ns into l->rep_c (NAN when it has none;
+ * a present one is checked like wall_ns). */
 static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON *reps,
                      const char *checksum, const char *at)
 {
@@ -237,19 +238,27 @@ static int load_reps(struct loader *l, const struct rf_workload *w, const cJSON 
 		               at, n, RF_MAX_REPS);
 	if (rep_checksums(l, reps, checksum, at) != 0)
 		return -1;
-	if (!l->rep_t && !(l->rep_t = malloc(RF_MAX_PHASES * RF_MAX_REPS * sizeof *l->rep_t)))
+	if ((!l->rep_t && !(l->rep_t = malloc(RF_MAX_PHASES * RF_MAX_REPS * sizeof *l->rep_t))) ||
+	    (!l->rep_c && !(l->rep_c = malloc(RF_MAX_PHASES * RF_MAX_REPS * sizeof *l->rep_c))))
 		return rl_nomem(l);
 	cJSON_ArrayForEach(rep, reps)
 	{
 		const cJSON *phases = rl_get(rep, "phases");
-		for (size_t p = 0; p < w->nrecord; p++)
-			if (!rl_wall_ns(rl_get(rl_get(phases, w->phases[p]), "wall_ns"),
-			                &l->rep_t[p * RF_MAX_REPS + i]))
+		for (size_t p = 0; p < w->nrecord; p++) {
+			const cJSON *ph = rl_get(phases, w->phases[p]), *c = rl_get(ph, "cpu_ns");
+			if (!rl_wall_ns(rl_get(ph, "wall_ns"), &l->rep_t[p * RF_MAX_REPS + i]))
 				return rl_fail(
 				    l,
 				    "%s: reps[%zu].phases.%s.wall_ns missing or not a positive "
 				    "integer of at most %.0f",
 				    at, i, w->phases[p], RF_MAX_WALL_NS);
+			l->rep_c[p * RF_MAX_REPS + i] = NAN;
+			if (c && !rl_wall_ns(c, &l->rep_c[p * RF_MAX_REPS + i]))
+				return rl_fail(l,
+				               "%s: reps[%zu].phases.%s.cpu_ns not a positive "
+				               "integer of at most %.0f",
+				               at, i, w->phases[p], RF_MAX_WALL_NS);
+		}
 		i++;
 	}
 	return 0;
@@ -284,8 +293,10 @@ static int rep_regimes(struct loader *l, const cJSON *reps, size_t n, enum stead
 	return 0;
 }
 
-/* Per regime and phase the median wall_ns of the reps of that regime (the times load_reps left
- * in l->rep_t); the resident set after the first and the last rep; whether the run settled. */
+/* Per regime and phase the median wall_ns and cpu_ns of the reps of that regime (the times
+ * load_reps left in l->rep_t and l->rep_c; CPU NAN unless every rep of the regime has one), the
+ * wall times also as t_regime until rf_use_time; the resident set after the first and the last
+ * rep; whether the run settled. */
 static int load_regimes(struct loader *l, const struct rf_workload *w, const cJSON *rec,
                         struct rf_run *run, const char *at)
 {
@@ -301,13 +312,18 @@ static int load_regimes(struct loader *l, const struct rf_workload *w, const cJS
 	if (settled && !cJSON_IsBool(settled) && !cJSON_IsNull(settled))
 		return rl_fail(l, "%s: record.regimes.settled is not true, false or null", at);
 	for (int r = 0; r < RF_NREGIMES; r++)
-		for (size_t p = 0; p < w->nrecord; p++) {
-			size_t k = 0;
-			for (size_t i = 0; i < n; i++)
-				if (g[i] == of[r])
-					v[k++] = l->rep_t[p * RF_MAX_REPS + i];
-			run->t_regime[r][p] = k ? stats_median(v, k) : NAN;
-		}
+		for (size_t p = 0; p < w->nrecord; p++)
+			for (int t = 0; t < RF_NTIMES; t++) {
+				const double *src = t == RF_TIME_CPU ? l->rep_c : l->rep_t;
+				size_t k = 0, nan = 0;
+				for (size_t i = 0; i < n; i++)
+					if (g[i] == of[r]) {
+						v[k++] = src[p * RF_MAX_REPS + i];
+						nan += isnan(v[k - 1]);
+					}
+				run->t_basis[t][r][p] = k && !nan ? stats_median(v, k) : NAN;
+			}
+	memcpy(run->t_regime, run->t_basis[RF_TIME_WALL], sizeof run->t_regime);
 	run->settled = cJSON_IsBool(settled) ? cJSON_IsTrue(settled) : -1;
 	if (rl_opt_num(l, cJSON_GetArrayItem(reps, 0), "rss_after_bytes", RF_MAX_FIGURE, at,
 	               "record.reps[0]", &run->rss_first) ||
@@ -362,5 +378,8 @@ int rl_record(struct loader *l, size_t wi, const char *arm, const cJSON *rec, st
 	               &run->invol_ctx))
 		return -1;
 	w->show_phases |= has_flag(rl_get(rl_get(rec, "workload"), "flags"), "show_phases");
+	w->single_threaded |=
+	    has_flag(rl_get(rl_get(rec, "workload"), "flags"), "single_threaded");
+	w->has_cpu &= !isnan(run->t_basis[RF_TIME_CPU][RF_COLD][0]);
 	return same_work(l, wi, arm, checksum, rl_get(rec, "workload"));
 }

@@ -126,7 +126,11 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		return rl_fail(l, "%s: second run of %s on %s in one round", at, arm, wl);
 	memset(run, 0, sizeof *run);
 	for (size_t p = 0; p < RF_MAX_PHASES; p++)
-		run->t_regime[RF_COLD][p] = run->t_regime[RF_STEADY][p] = NAN;
+		for (int g = 0; g < RF_NREGIMES; g++) {
+			run->t_regime[g][p] = NAN;
+			for (int t = 0; t < RF_NTIMES; t++)
+				run->t_basis[t][g][p] = NAN;
+		}
 	run->settled = -1;
 	run->rss_first = run->rss_last = NAN;
 	run->present = 1;
@@ -140,7 +144,7 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		if (isnan(run->wall_ns))
 			return rl_fail(
 			    l, "%s: process.wall_ns missing or not a positive finite number", at);
-		run->t_regime[RF_COLD][0] = run->wall_ns;
+		run->t_regime[RF_COLD][0] = run->t_basis[RF_TIME_WALL][RF_COLD][0] = run->wall_ns;
 		if (rl_marks(l, (size_t)w, jr, run, at) != 0)
 			return -1;
 		note_measured(d, &d->wl[w], run, measured);
@@ -153,6 +157,39 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 	note_measured(d, &d->wl[w], run, measured);
 	if (isnan(run->wall_ns))
 		run->wall_ns = rf_time(run, (size_t)rf_phase(&d->wl[w], "total"));
+	return 0;
+}
+
+/* The cells that had left the rounds (adaptive allocation, docs/results-format.md): objects
+ * {"arm", "workload"} of known names, each once, none with a run in the round. */
+static int load_left(struct loader *l, const cJSON *left, size_t i, int warmup,
+                     struct rf_run *row)
+{
+	struct rf_doc *d = l->d;
+	const cJSON *e;
+	size_t j = 0;
+
+	if (!left)
+		return 0;
+	if (!cJSON_IsArray(left))
+		return rl_fail(l, "rounds[%zu].left: not an array", i);
+	cJSON_ArrayForEach(e, left)
+	{
+		const char *arm = rl_get_str(e, "arm"), *wl = rl_get_str(e, "workload");
+		int a = arm ? rf_arm(d, arm) : -1, w = wl ? rf_workload(d, wl) : -1;
+		struct rf_run *run;
+
+		if (a < 0 || w < 0)
+			return rl_fail(l, "rounds[%zu].left[%zu]: not an arm and a workload of config",
+			               i, j);
+		run = &row[(size_t)a * d->nwl + (size_t)w];
+		if (run->present || run->left)
+			return rl_fail(l, "rounds[%zu].left[%zu]: %s on %s %s", i, j, arm, wl,
+			               run->present ? "has a run in this round" : "is listed twice");
+		run->left = 1;
+		l->d->nleft += !warmup;
+		j++;
+	}
 	return 0;
 }
 
@@ -183,8 +220,8 @@ static int round_head(struct loader *l, const cJSON *jr, size_t i, int *warmup)
 }
 
 /* The run tables hold (measured + warm-up rounds) x arms x workloads slots: no more than the runs
- * read so far can justify (a round holds one run per arm and workload; a round cut short by an
- * interruption may hold fewer). */
+ * and left cells read so far can justify (a round holds one run per arm and workload or lists the
+ * cell as left; up to half may be missing). */
 static int check_table(struct loader *l, size_t nrounds)
 {
 	struct rf_doc *d = l->d;
@@ -233,7 +270,8 @@ int rl_round(struct loader *l, const cJSON *jr)
 
 	if (round_head(l, jr, i, &warmup) != 0)
 		return -1;
-	l->nruns += (size_t)cJSON_GetArraySize(rl_get(jr, "runs"));
+	l->nruns += (size_t)cJSON_GetArraySize(rl_get(jr, "runs")) +
+	            (size_t)cJSON_GetArraySize(rl_get(jr, "left"));
 	if (check_table(l, i + 1) != 0)
 		return -1;
 	if (!l->first_arm && (!(l->first_arm = calloc(d->nwl, sizeof *l->first_arm)) ||
@@ -247,7 +285,7 @@ int rl_round(struct loader *l, const cJSON *jr)
 		if (load_run(l, run, i, warmup, row, at) != 0)
 			return -1;
 	}
-	return 0;
+	return load_left(l, rl_get(jr, "left"), i, warmup, row);
 }
 
 void rl_forget(struct loader *l)
@@ -257,7 +295,8 @@ void rl_forget(struct loader *l)
 	free(l->first_wl);
 	free(l->first_arm);
 	free(l->rep_t);
-	l->rep_t = NULL;
+	free(l->rep_c);
+	l->rep_t = l->rep_c = NULL;
 	l->first_wl = NULL;
 	l->first_arm = NULL;
 }

@@ -118,6 +118,7 @@ static cJSON *config_json(const struct bench_config *c)
 		cJSON_AddNullToObject(o, "params");
 		cJSON_AddNullToObject(o, "reps");
 	}
+	cJSON_AddStringToObject(o, "time", rf_time_policy_name(c->time));
 	if (c->rounds)
 		cJSON_AddNumberToObject(o, "rounds", c->rounds);
 	else
@@ -134,6 +135,8 @@ static cJSON *config_json(const struct bench_config *c)
 	cJSON_AddNumberToObject(o, "pad_max_bytes", (double)c->pad_max);
 	cJSON_AddStringToObject(o, "pad_var", RUNNER_PAD_VAR);
 	cJSON_AddBoolToObject(o, "duet", c->duet);
+	cJSON_AddItemToObject(o, "allocation",
+	                      c->alloc ? cJSON_CreateString(c->alloc->name) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, drivers ? "drivers" : "commands", map);
 	cJSON_AddItemToObject(o, "arm_configs", arm_configs(c));
 	cJSON_AddItemToObject(o, "program",

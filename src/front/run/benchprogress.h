@@ -14,7 +14,8 @@ struct bench_progress {
 	const struct bench_config *c;
 	const cJSON *rounds;     /* the document's rounds array so far */
 	unsigned done, measured; /* rounds finished; of them, measured (not warm-up) */
-	int64_t measured_ns;     /* summed wall time of the measured rounds */
+	int64_t measured_ns;     /* summed wall time of the measured rounds, as if each had run the
+	                            cells that still run (adaptive allocation) */
 	double elapsed_s;        /* since the bench started */
 };
 

@@ -1,10 +1,12 @@
 /* benchrun.c - the bench engine: rounds of every (arm, workload) pair in a freshly shuffled order,
  * one padded process per run, the allocab-bench/1 document rewritten atomically after every round
  * (each round printed once: benchtext.c),
- * progress on stderr (its text: benchprogress.c), and the sequential gate: judged after every
+ * progress on stderr (its text: benchprogress.c), the sequential gate: judged after every
  * round from --min-rounds on with the intervals of its plan, which the document records
- * (docs/methodology.md, "Sequential decisions"). Format: docs/results-format.md. */
+ * (docs/methodology.md, "Sequential decisions"), and adaptive allocation (the cells that still
+ * run: benchalloc.c). Format: docs/results-format.md. */
 #include "common/atomicio.h"
+#include "front/run/benchalloc.h"
 #include "front/run/benchdoc.h"
 #include "front/run/benchprog.h"
 #include "front/run/benchprogress.h"
@@ -35,10 +37,11 @@ struct engine {
 	const volatile sig_atomic_t *stop;
 	cJSON *doc, *rounds;
 	struct benchdoc_text text; /* the rounds of doc, each printed once */
-	struct rf_builder *tables; /* --gate: the rounds of doc as the gate reads them */
+	struct rf_builder *tables; /* --gate, allocation: the rounds of doc as compare reads them */
 	struct prng order, pad;
 	int64_t t_start;
-	int64_t measured_ns; /* summed wall time of the measured rounds */
+	int64_t measured_ns; /* summed wall time of the measured rounds, each scaled to all cells */
+	double share;        /* of a whole round's time, what the cells still running take */
 	unsigned done, measured;
 	struct bench_result *res;
 	int progress_shown;
@@ -46,6 +49,7 @@ struct engine {
 	long status_off;     /* where the top-level status value starts in the written files */
 	uint64_t running_on; /* bit i: out_paths[i] holds a version whose status is "running" */
 	unsigned long nrun;  /* runs started, for unique probe file names */
+	struct bench_cells cells; /* which arm x workload cells still run */
 	struct stats_seq_plan plan; /* --gate: planned 0 until fixed */
 	unsigned looks;             /* gate checks after rounds */
 	unsigned long nmarks;      /* command runs started, for unique marks file names */
@@ -125,7 +129,7 @@ static char **driver_argv(const struct bench_config *c, const struct bench_arm *
                           const struct bench_workload *w, char num[2][24])
 {
 	size_t n = 0;
-	char **v = calloc(12 + 2 * w->nparams + 2 * a->nconfig, sizeof *v);
+	char **v = calloc(14 + 2 * w->nparams + 2 * a->nconfig, sizeof *v);
 
 	if (!v)
 		return NULL;
@@ -141,6 +145,10 @@ static char **driver_argv(const struct bench_config *c, const struct bench_arm *
 	if (c->reps) {
 		v[n++] = "--reps";
 		v[n++] = num[1];
+	}
+	if (c->time == RF_POLICY_CPU || (c->time == RF_POLICY_AUTO && w->single_threaded)) {
+		v[n++] = "--steady-time";
+		v[n++] = "cpu";
 	}
 	for (size_t i = 0; i < w->nparams; i++) {
 		v[n++] = "--param";
@@ -346,7 +354,7 @@ static void progress_text(struct engine *e, size_t run, size_t nruns, char *line
 	    .rounds = e->rounds,
 	    .done = e->done,
 	    .measured = e->measured,
-	    .measured_ns = e->measured_ns,
+	    .measured_ns = (int64_t)((double)e->measured_ns * bench_cells_share(&e->cells)),
 	    .elapsed_s = (double)(now_ns(e) - e->t_start) / 1e9,
 	};
 
@@ -373,6 +381,17 @@ static void progress_round_line(struct engine *e)
 	progress_text(e, 0, 0, line, sizeof line);
 	fprintf(stderr, "allocab: %s\n", line);
 	fflush(stderr);
+}
+
+/* Whether the pair order[i] names runs in this round: its cell has not left (in a duet, either
+ * arm's cell of the workload). */
+static int cell_runs(const struct engine *e, uint32_t pair)
+{
+	const struct bench_config *c = e->c;
+
+	if (!c->duet)
+		return e->cells.need[pair];
+	return e->cells.need[pair % c->nwl] || e->cells.need[c->nwl + pair % c->nwl];
 }
 
 /* Runs round e->done. Returns 1 when finished, 0 when stopped (the round is discarded), -1 on a
@@ -406,6 +425,8 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 		const struct bench_workload *w = &c->wl[order[i] % c->nwl];
 		cJSON *run;
 
+		if (!cell_runs(e, order[i]))
+			continue;
 		if (c->progress == PROGRESS_TTY)
 			progress(e, i + 1, npairs);
 		if (c->duet) {
@@ -427,7 +448,8 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 	cJSON_AddNumberToObject(round, "wall_ns", (double)(now_ns(e) - t0));
 	cJSON_AddItemToObject(round, "runs", runs);
 	cJSON_AddItemToArray(e->rounds, round);
-	if (benchdoc_text_add(&e->text, round) != 0) {
+	if (bench_cells_record(&e->cells, c, round) != 0 ||
+	    benchdoc_text_add(&e->text, round) != 0) {
 		*fatal = ST_FAIL;
 		return errmsg_fail(err, errlen, "out of memory");
 	}
@@ -437,16 +459,19 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 	}
 	if (e->done >= c->warmup) {
 		e->measured++;
-		e->measured_ns += now_ns(e) - t0;
+		e->measured_ns += (int64_t)((double)(now_ns(e) - t0) / e->share);
+		bench_cells_account(&e->cells, c, runs);
 	}
 	e->done++;
-	e->res->runs += c->narms * c->nwl;
+	e->res->runs += (size_t)cJSON_GetArraySize(runs);
 	if (c->progress == PROGRESS_LINES)
 		progress_round_line(e);
 	return 1;
 }
 
-/* Whether the budget forbids another measured round: mean measured round time as the estimate. */
+/* Whether the budget forbids another measured round. The estimate is the mean measured round,
+ * each scaled to a whole round by the share of its time the cells that ran take
+ * (bench_cells_share), times that share for the cells still running. */
 static int budget_spent(const struct engine *e)
 {
 	const struct bench_config *c = e->c;
@@ -456,11 +481,12 @@ static int budget_spent(const struct engine *e)
 	    e->measured == 0)
 		return 0;
 	elapsed = (double)(now_ns(e) - e->t_start) / 1e9;
-	round_s = (double)e->measured_ns / 1e9 / e->measured;
+	round_s = (double)e->measured_ns / 1e9 / e->measured * bench_cells_share(&e->cells);
 	return elapsed + round_s > c->budget_s;
 }
 
-/* The sequential gate's plan, fixed at its first look and recorded in the document: --rounds,
+/* The plan of the sequential decisions (the gate's, adaptive allocation's), fixed at the first
+ * look and recorded in the document: --rounds,
  * else the rounds done plus those the rest of the budget holds at the mean measured round time
  * (round times, not the log ratios, decide it). */
 static void fix_plan(struct engine *e)
@@ -480,6 +506,21 @@ static void fix_plan(struct engine *e)
 	}
 	benchdoc_set_plan(e->doc, &e->plan);
 	e->res->planned = e->plan.planned;
+}
+
+/* Adaptive allocation after a measured round: asks which cells still run. Returns 1 when none
+ * does (every comparison is decided), 0 otherwise, -1 on an error (err set). */
+static int allocate(struct engine *e, char *err, size_t errlen)
+{
+	const struct bench_config *c = e->c;
+
+	if (!c->alloc || e->done <= c->warmup || e->measured < c->min_rounds)
+		return 0;
+	fix_plan(e);
+	if (bench_cells_update(&e->cells, c, e->tables, err, errlen) != 0)
+		return -1;
+	e->share = bench_cells_share(&e->cells);
+	return bench_cells_needed(&e->cells) == 0;
 }
 
 /* Evaluates the gate on the rounds so far, from the tables built as they ended (never reading the
@@ -548,6 +589,7 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 	cJSON_Delete(e->doc);
 	benchdoc_text_free(&e->text);
 	rf_builder_free(e->tables);
+	bench_cells_free(&e->cells);
 	return rc;
 }
 
@@ -565,14 +607,18 @@ static int abort_bench(struct engine *e, int status, char *err, size_t errlen)
 	cJSON_Delete(e->doc);
 	benchdoc_text_free(&e->text);
 	rf_builder_free(e->tables);
+	bench_cells_free(&e->cells);
 	return status;
 }
 
 static int run_engine(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
                       struct bench_result *res, const char *marks_dir, char *err, size_t errlen)
 {
-	struct engine e = {
-	    .c = c, .rn = c->runner ? c->runner : &bench_real_runner, .stop = stop, .res = res};
+	struct engine e = {.c = c,
+	                   .rn = c->runner ? c->runner : &bench_real_runner,
+	                   .stop = stop,
+	                   .res = res,
+	                   .share = 1};
 	const char *status = "complete";
 	int fatal = 0;
 
@@ -589,7 +635,7 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 		return ST_FAIL;
 	}
 	/* The gate judged on the empty document catches unknown arms before any run. */
-	if (c->gate &&
+	if ((c->gate || c->alloc) &&
 	    !(e.tables = rf_builder_new(e.doc, c->nout ? c->out_paths[0] : "bench", err, errlen))) {
 		cJSON_Delete(e.doc);
 		return ST_FAIL;
@@ -605,6 +651,11 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 			errmsg_fail(err, errlen, "--duet needs two driver arms");
 		cJSON_Delete(e.doc);
 		return ST_USAGE;
+	}
+	if (bench_cells_init(&e.cells, c) != 0) {
+		cJSON_Delete(e.doc);
+		errmsg_fail(err, errlen, "out of memory");
+		return ST_FAIL;
 	}
 	prng_seed(&e.order, c->shuffle_seed);
 	prng_seed(&e.pad, c->shuffle_seed ^ PAD_SEED_XOR);
@@ -635,6 +686,12 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 		if (e.done == 1 && !(e.done >= c->warmup && c->rounds && e.measured >= c->rounds) &&
 		    bench_report_hopeless(c, cJSON_GetArrayItem(e.rounds, 0), NULL) > 0) {
 			status = "aborted";
+			break;
+		}
+		if ((rc = allocate(&e, err, errlen)) < 0)
+			return abort_bench(&e, ST_USAGE, err, errlen);
+		if (rc == 1) {
+			status = "decided";
 			break;
 		}
 		if (c->gate && e.done > c->warmup && e.measured >= c->min_rounds) {

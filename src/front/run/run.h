@@ -7,6 +7,8 @@
 #ifndef ALLOCAB_RUN_H
 #define ALLOCAB_RUN_H
 
+#include "front/results/results.h"
+
 #include <cjson/cJSON.h>
 #include <limits.h>
 #include <signal.h>
@@ -61,10 +63,48 @@ struct bench_workload {
 	char *name;
 	char **params; /* the "KEY=VALUE" that apply to this workload */
 	size_t nparams;
+	int single_threaded; /* flagged single_threaded by the drivers' list */
 };
 
 struct runner_spec;
 struct runner_result;
+struct cmp_row;
+
+/* Adaptive allocation (benchalloc.c; docs/methodology.md, "Adaptive allocation"): after every
+ * measured round from min_rounds on, the engine asks which arm x workload cells still need runs.
+ * A cell that does not leaves the rounds for good (each later round lists it under "left"), and
+ * the bench ends "decided" when no cell is left. */
+struct bench_alloc {
+	const char *name; /* recorded as config.allocation */
+	void *ctx;
+	/* With the rounds so far (as compare reads them), clears need[a * nwl + w] for every cell
+	 * (arm a, workload w) that needs no more runs; never sets an entry. Returns 0, or -1 with a
+	 * reason in err. */
+	int (*update)(void *ctx, const struct rf_doc *d, unsigned char *need, size_t ncells,
+	              char *err, size_t errlen);
+};
+
+/* A decision rule on the comparisons `allocab compare` makes by default: whether a row needs no
+ * more rounds. It must stay valid however often it is asked (an anytime-valid decision, never
+ * the fixed-n interval): the engine asks it after every round. */
+struct bench_rule {
+	const char *name;
+	int (*decided)(void *ctx, const struct cmp_row *row);
+	void *ctx;
+};
+
+/* The allocation that keeps a cell while any of compare's default comparisons that uses it is
+ * undecided by rule: a row of its workload with its arm as candidate or baseline (both regimes,
+ * every phase compare shows), and a geometric mean of its arm or against it, which uses every
+ * workload. The rows come from compare with the document's plan (config.sequential, fixed by the
+ * engine at its first look; the bench ends when it is spent) and equivalence margin. rule must
+ * outlive the bench. */
+void bench_alloc_by_rule(struct bench_alloc *a, const struct bench_rule *rule);
+
+/* The valid rule (docs/methodology.md, "Sequential decisions"): a row is decided when its
+ * sequential interval over the plan, at the report's family level, has reached its look's level
+ * and excludes 0 (faster or slower) or lies within the equivalence margin (equivalent). */
+extern const struct bench_rule bench_rule_sequential;
 
 /* How the engine starts a process and reads the clock: bench_real_runner (runner.h and
  * CLOCK_MONOTONIC) unless a test gives fakes (tests/test_benchrun.c). */
@@ -93,6 +133,10 @@ struct bench_config {
 	const char *scale; /* drivers mode */
 	uint64_t seed;
 	unsigned reps; /* --reps N for every driver; 0: auto (cold, then until steady) */
+	/* the time compare uses for this bench (config.time; docs/methodology.md, "Which time"):
+	 * a workload compared on CPU time gets --steady-time cpu, so that its driver's rule judges
+	 * the times compared */
+	enum rf_time_policy time;
 	char **params; /* every --param as given, for the record */
 	size_t nparams;
 	unsigned rounds; /* most measured rounds; 0 = no limit (budget decides) */
@@ -120,7 +164,8 @@ struct bench_config {
 	struct gate_spec *gate; /* NULL without --gate */
 	char **gate_argv;       /* the --gate options, for the record */
 	int gate_argc;
-	const struct bench_task *task; /* written as the document's "task"; NULL: none */
+	const struct bench_task *task;   /* written as the document's "task"; NULL: none */
+	const struct bench_alloc *alloc; /* NULL: every cell runs in every round */
 };
 
 /* A bench as one task of a job array (task.c, docs/fleet.md). */

@@ -383,6 +383,7 @@ enum bench_route bench_route_workloads(struct bench_config *c, char *const *sel,
 			return BENCH_ROUTE_NOMEM;
 		}
 		c->nwl++;
+		w->single_threaded = l->flags && (l->flags[k] & BENCH_WL_SINGLE_THREADED);
 		for (size_t p = 0; p < nparams; p++)
 			if (takes_param(l->params[k], params[p]))
 				w->params[w->nparams++] = (char *)params[p];
