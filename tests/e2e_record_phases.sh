@@ -82,6 +82,11 @@ if grep -Eq '^replay +total +mimalloc +[0-9.]+x' "$TMP/cmp" && grep -Eq '^replay
 else
 	notok "compare rows" "$(grep -E '^replay' "$TMP/cmp")"
 fi
+if grep -q 'compared: wall time' "$TMP/cmp"; then
+	ok "a replay with marked phases compares wall time (the marks carry no CPU time)"
+else
+	notok "marked replay's time" "$(grep -i 'compared' "$TMP/cmp")"
+fi
 expect_status "compare --phase epoch --regime steady" 0 "$A" compare "$TMP/b.json" --phase epoch --regime steady
 expect_status "compare --phase setup --regime steady is refused" 2 "$A" compare "$TMP/b.json" --phase setup --regime steady
 expect_status "replay with --param marks=ignore" 0 "$SYS" run replay --param trace="$TMP/c.trace" --param marks=ignore --reps 1
