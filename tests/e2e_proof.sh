@@ -109,6 +109,16 @@ expect_status "a process past the probe (not deterministic): every round runs" 1
 	[ "$("$J" nondet.json rounds.0.runs.0.probe.deterministic)" = false ] &&
 	ok "not deterministic: both rounds ran" || notok "not deterministic" "rounds $("$J" nondet.json rounds.#)"
 
+# ---- lines the probe did not write: a run with them is unverified ----
+for forged in 'not json' '{"probe":"allocab-probe/1","event":"start","event":"exit"}'; do
+	printf '#!/bin/sh\nprintf "%%s\\n" '"'%s'"' >>"$ALLOCAB_PROBE_FILE"\nexec sort </dev/null\n' "$forged" >forge.sh
+	chmod +x forge.sh
+	expect_status "a line the probe did not write ($forged): exit 1" 1 "$A" bench \
+		--program ./forge.sh -a system,mimalloc --rounds 1 --warmup 0 -q -o forged.json
+	grep -q "no verified successful run: unverified: 1 line of the probe records the probe did not write" "$TMP/err" &&
+		ok "forged line ($forged): the run unverified, the reason named" || notok "forged line" "$(cat "$TMP/err")"
+done
+
 # ---- many processes: the one that did the work stays listed, with its own calls ----
 cp "$OLDPWD/tests/hostile/shim_chain.sh" .
 expect_status "shim chain into python3 with --count-calls: exit 0" 0 "$A" bench \

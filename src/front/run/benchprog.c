@@ -404,6 +404,13 @@ void bench_probe_finish(const struct bench_arm *a, const struct bench_probe_run 
 		ptrack_describe(r->track, v.tracking, sizeof v.tracking);
 	} else {
 		probelog_judge(recs, &x, (pid_t)r->pid, r->tail, r->track, &v);
+		if (bad && v.verified) {
+			v.verified = 0;
+			snprintf(v.reason, sizeof v.reason,
+			         "%zu line%s of the probe records the probe did not write (not an "
+			         "allocab-probe/1 object, or a member named twice)",
+			         bad, bad == 1 ? "" : "s");
+		}
 	}
 	unlink(p->file);
 	benchdoc_apply_probe(run, v.verified, v.reason,

@@ -6,6 +6,7 @@
 #include "common/allocknown.h"
 #include "common/atomicio.h"
 #include "common/errmsg.h"
+#include "common/jsonstrict.h"
 #include "front/run/elfscan.h"
 #include "front/run/probeimg.h"
 #include "front/run/ptrack.h"
@@ -81,7 +82,8 @@ int probelog_read(const char *path, cJSON **out, size_t *bad, char *err, size_t 
 		if (!*p)
 			continue;
 		r = cJSON_Parse(p);
-		if (cJSON_IsObject(r) && is(pimg_str(r, "probe"), "allocab-probe/1"))
+		if (cJSON_IsObject(r) && is(pimg_str(r, "probe"), "allocab-probe/1") &&
+		    jst_unique_keys(r, &(struct jst_result){0}) == 0)
 			cJSON_AddItemToArray(*out, r);
 		else {
 			cJSON_Delete(r);

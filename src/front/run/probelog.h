@@ -43,8 +43,9 @@ struct probe_verdict {
 };
 
 /* Reads the JSON lines of path into a cJSON array (*out, the caller deletes it); lines that are
- * not JSON objects are skipped and counted in *bad. Returns 0, or -1 with a reason in err (file
- * unreadable or over PROBELOG_MAX_BYTES). */
+ * not allocab-probe/1 objects with distinct member names are skipped and counted in *bad (a
+ * bench then calls the run unverified: the probe writes whole lines, one write each). Returns 0,
+ * or -1 with a reason in err (file unreadable or over PROBELOG_MAX_BYTES). */
 int probelog_read(const char *path, cJSON **out, size_t *bad, char *err, size_t errlen);
 
 /* Judges the records of one run whose first process was top, against e; tail is the run's stderr
