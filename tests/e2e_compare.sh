@@ -254,4 +254,9 @@ grep -q '^usage: allocab compare' "$TMP/out" && ok "compare --help on stdout" ||
 expect_status "gate --help" 0 "$A" gate --help
 grep -q 'Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input' "$TMP/out" && ok "gate --help documents exit codes" ||
 	notok "gate --help" "$(head -3 "$TMP/out")"
+
+# ---- cells that left the rounds: the arm table counts the rounds they ran ----
+expect_status "compare of a file whose cells left" 0 "$A" compare tests/fuzz/corpus/results/left-cpu.json
+grep -Eq '^pipeline +mimalloc +2/2 \(left\) ' "$TMP/out" && grep -Eq '^parquet_load +mimalloc +3/3 ' "$TMP/out" &&
+	ok "ok rounds: over the rounds a cell ran, '(left)' when it left" || notok "ok rounds of left cells" "$(grep -E '^(pipeline|parquet_load) ' "$TMP/out")"
 exit $t_fail

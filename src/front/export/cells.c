@@ -190,6 +190,20 @@ static int any_probed(const struct cmp_report *r, int calls)
 	return 0;
 }
 
+/* The measured rounds of d in which arm ran workload (fewer than all once its cell left the
+ * rounds under adaptive allocation). */
+static size_t rounds_ran(const struct rf_doc *d, const char *arm, const char *workload)
+{
+	int a = rf_arm(d, arm), w = rf_workload(d, workload);
+	size_t n = 0;
+
+	if (a < 0 || w < 0)
+		return d->nrounds;
+	for (size_t i = 0; i < d->nrounds; i++)
+		n += rf_run(d, i, (size_t)a, (size_t)w)->present;
+	return n;
+}
+
 /* One arm's line: its cells in the order of the header (arm_head), the probed ones last. */
 static void arm_line(const struct cmp_report *r, const struct cmp_row *row, int side,
                      char (*c)[CELL], size_t ncol)
@@ -197,13 +211,15 @@ static void arm_line(const struct cmp_report *r, const struct cmp_row *row, int 
 	const struct rf_doc *d = side ? r->cand : r->base;
 	const double *med = side ? row->med_regime_cand : row->med_regime_base;
 	double growth = side ? row->growth_cand : row->growth_base;
+	size_t ran = rounds_ran(d, side ? row->candidate : row->baseline, row->workload);
 
 	snprintf(c[0], CELL, "%s", row->workload);
 	snprintf(c[1], CELL, "%s%s", side ? row->candidate : row->baseline,
 	         r->paired ? ""
 	         : side    ? " (2nd file)"
 	                   : " (1st file)");
-	snprintf(c[2], CELL, "%zu/%zu", side ? row->n_cand : row->n_base, d->nrounds);
+	snprintf(c[2], CELL, "%zu/%zu%s", side ? row->n_cand : row->n_base, ran,
+	         ran < d->nrounds ? " (left)" : "");
 	fmt_ns(med[RF_COLD], c[3]);
 	fmt_ns(med[RF_STEADY], c[4]);
 	if (r->compared[RF_STEADY])
