@@ -1,7 +1,7 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
 # Usage: make [all|test|test-fleet|bench|bench-models|bench-stats|bench-compare|seq-sim|validate|fuzz|deps|install|uninstall|man|clean|format]  PREFIX=/usr/local DESTDIR=
 
-VERSION := 0.1.0
+VERSION := 0.3.0
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
@@ -75,11 +75,20 @@ build-all: $(DRIVERS) $(FRONT) $(PRELOAD_LIBS)
 deps:
 	@scripts/deps.sh
 
-$(BUILD)/%.o: %.c
+# Every object is rebuilt when the compiler or its flags change (VERSION among them): the stamp
+# holds the last command line used and is rewritten only when it differs.
+FLAGS_STAMP := $(BUILD)/.flags
+FLAGS_NOW := $(CC) $(CPPFLAGS) $(CFLAGS) $(NOBUILTIN)
+ifneq ($(FLAGS_NOW),$(file <$(FLAGS_STAMP)))
+$(shell mkdir -p $(BUILD))
+$(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+endif
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(NOBUILTIN) -MMD -MP -c -o $@ $<
 
-$(BUILD)/asan/%.o: %.c
+$(BUILD)/asan/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(NOBUILTIN) $(SANITIZE) -MMD -MP -c -o $@ $<
 
@@ -97,7 +106,7 @@ $(BUILD)/allocators/%.o: override CFLAGS += -fno-plt -fno-reorder-functions -fno
 
 # Preload libraries link nothing of the project but header-only tables and formats; only what
 # they mark visible is exported. PRELOAD_LDLIBS_<name>: what one of them links besides libdl.
-$(BUILD)/pic/%.o: %.c
+$(BUILD)/pic/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec $(NOBUILTIN) -MMD -MP -c -o $@ $<
 
