@@ -92,4 +92,49 @@ expect_err "memalign3.trace: named" "thread 0 calls aligned_alloc with alignment
 # --- names that are not UTF-8 or hold control bytes are printed as valid text --------------------
 info "exe_evil.trace" 0 $H/exe_evil.trace
 if python3 -c 'import json,sys; json.loads(open(sys.argv[1],"rb").read().decode("utf-8"))' "$TMP/out" 2>/dev/null; then ok "exe_evil.trace: trace info --json is valid UTF-8 JSON"; else notok "exe_evil.trace" "invalid JSON or UTF-8"; fi
+# --- every small crafted trace of gen1.py: the status trace info and a replay give it, one line --
+G=$TMP/gen1
+python3 $H/gen1.py "$G" >/dev/null 2>&1 || notok "gen1.py" "could not write the traces"
+# name, trace info's status, replay's status
+while read -r name want_info want_replay; do
+	info "gen1 $name" "$want_info" "$G/$name.trace"
+	[ "$want_info" = 0 ] || expect_err "gen1 $name: trace info's one line" "^allocab: trace: .*: corrupt: "
+	replay "gen1 $name" "$want_replay" --param trace="$G/$name.trace"
+	[ "$want_replay" = 0 ] || expect_err "gen1 $name: replay's one line" "^allocab-system: replay: "
+done <<'TABLE'
+valid 0 0
+xthread 0 0
+cycle 0 2
+cycle3 0 2
+selfwait 0 2
+thread_max 0 0
+thread_max_then0 0 0
+size_max 2 2
+size_2_63 2 2
+size_wrap2 2 2
+hugefail_wait 2 2
+calloc_max 2 2
+realloc_huge 2 2
+unknown_free 0 0
+double_alloc 2 2
+double_free 0 2
+align0 0 2
+align3 0 2
+align_2_30 0 0
+align_2_31 2 2
+count_lie 2 2
+dup_pid 0 0
+empty_bundle 0 2
+end_badn 2 2
+events_first 2 2
+factor0 2 2
+gaps 2 2
+noevents 0 2
+proc_badlen 2 2
+realloc_after_free 0 2
+realloc_self 0 2
+trailing 2 2
+TABLE
+[ "$(ls "$G" | wc -l)" = 32 ] && ok "gen1.py: 32 traces, every one in the table" || notok "gen1.py traces" "$(ls "$G" | wc -l)"
+
 exit $t_fail
