@@ -157,10 +157,12 @@ n=$("$J" "$TMP/int.json" rounds.#)
 if [ "$n" -ge 2 ] && [ "$n" -lt 100 ]; then ok "interrupt: finished rounds kept ($n)"; else notok "interrupt: finished rounds kept" "rounds $n"; fi
 grep -v '^allocab: round [0-9]' "$TMP/int.err" >"$TMP/int.err2" # the progress lines of a pipe
 if grep -Eq "^allocab: bench: interrupted after $n measured rounds and 0 warm-up rounds; results in $TMP/int.json$" "$TMP/int.err2" &&
-	grep -Eq "^allocab: bench: next: allocab compare $TMP/int.json$" "$TMP/int.err2" && [ "$(wc -l <"$TMP/int.err2")" -eq 2 ]; then
-	ok "interrupt: one line says what ran and where the results are, one the next command"
+	grep -Eq "^allocab: bench: next: allocab compare $TMP/int.json$" "$TMP/int.err2" &&
+	grep -Eq "^allocab: bench: to add rounds: allocab bench --cmd .* --resume $TMP/int.json$" "$TMP/int.err2" &&
+	[ "$(wc -l <"$TMP/int.err2")" -eq 3 ]; then
+	ok "interrupt: one line says what ran and where the results are, one the next command, one how to resume"
 else
-	notok "interrupt: one line says what ran and where the results are, one the next command" "$(head -c 300 "$TMP/int.err2")"
+	notok "interrupt: one line says what ran and where the results are, one the next command, one how to resume" "$(head -c 300 "$TMP/int.err2")"
 fi
 if pgrep -f "sleep 30[.]$$\$" >/dev/null; then notok "interrupt: the running command is killed" "sleep 30.$$ still running"; else ok "interrupt: the running command is killed"; fi
 if "$A" compare "$TMP/int.json" >"$TMP/cmp" 2>&1; then ok "interrupt: compare accepts the file"; else notok "interrupt: compare accepts the file" "$(head -c 300 "$TMP/cmp")"; fi

@@ -29,6 +29,13 @@ expect_err() {
 	if [ "$lines" -eq 1 ] && grep -Eq "$2" "$TMP/err"; then ok "$1"; else notok "$1" "stderr ($lines lines): $(head -c 300 "$TMP/err")"; fi
 }
 
+# jeq NAME FILE PATH WANT: the JSON value at PATH of FILE (tests/jget.c) equals WANT.
+jeq() {
+	local got
+	got=$("$BUILD/tests/jget" "$2" "$3" 2>&1)
+	if [ "$got" = "$4" ]; then ok "$1"; else notok "$1" "$3 is '$got', want '$4'"; fi
+}
+
 # check NAME CMD...: ok when CMD exits 0.
 check() {
 	local name=$1

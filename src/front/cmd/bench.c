@@ -32,14 +32,15 @@ struct setup {
 	struct bench_probe_paths pp;
 	struct arm_spec *specs; /* --arm, owned; configured arms point into them */
 	size_t nspecs;
-	struct gate_spec gate;   /* --gate: c.gate points here */
+	struct gate_spec gate;    /* --gate: c.gate points here */
 	struct bench_alloc alloc; /* --allocation sequential: c.alloc points here */
-	struct bench_task task; /* c.task points here */
-	char outdir[4096];      /* where the results go: the lock's directory */
+	struct bench_task task;   /* c.task points here */
+	char outdir[4096];        /* where the results go: the lock's directory */
 };
 
 static void setup_free(struct setup *s)
 {
+	cJSON_Delete(s->c.resume);
 	bench_task_unlock(&s->task);
 	bench_free_proof(&s->c, &s->pp);
 	for (size_t i = 0; i < s->c.narms; i++) {
@@ -319,30 +320,71 @@ static int apply_rounds_rule(struct bench_opts *o, struct setup *s)
 	return 0;
 }
 
-/* "5 measured rounds and 1 warm-up round": what a bench ran. */
+/* "5 measured rounds and 1 warm-up round": what this session ran; "(8 measured rounds in all)"
+ * after it when it continued a file. */
 static void rounds_text(const struct bench_result *r, char *buf, size_t len)
 {
-	unsigned warm = r->rounds_done - r->measured;
+	unsigned measured = r->measured - r->measured0;
+	unsigned warm = r->rounds_done - r->rounds0 - measured;
+	int k = snprintf(buf, len, "%u measured round%s and %u warm-up round%s", measured,
+	                 measured == 1 ? "" : "s", warm, warm == 1 ? "" : "s");
 
-	snprintf(buf, len, "%u measured round%s and %u warm-up round%s", r->measured,
-	         r->measured == 1 ? "" : "s", warm, warm == 1 ? "" : "s");
+	if (r->rounds0 && k > 0 && (size_t)k < len)
+		snprintf(buf + k, len - (size_t)k, " (%u measured round%s in all)", r->measured,
+		         r->measured == 1 ? "" : "s");
 }
 
-/* The command that reads the results next, the path quoted for a shell when it needs it. */
-static void next_command(const char *path)
+/* s as one word of a shell command line: as it is when it needs no quotes, else in '...'. */
+static void shell_word(const char *s)
 {
-	int plain = path[strspn(path, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	int plain = *s && s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	                              "0123456789_./:@%+=,-")] == '\0';
 
-	fputs("allocab: bench: next: allocab compare ", stderr);
 	if (plain) {
-		fprintf(stderr, "%s\n", path);
+		fputs(s, stderr);
 		return;
 	}
 	fputc('\'', stderr);
-	for (; *path; path++)
-		fputs(*path == '\'' ? "'\\''" : (char[2]){*path, 0}, stderr);
-	fputs("'\n", stderr);
+	for (; *s; s++)
+		fputs(*s == '\'' ? "'\\''" : (char[2]){*s, 0}, stderr);
+	fputc('\'', stderr);
+}
+
+/* The command that reads the results next. */
+static void next_command(const char *path)
+{
+	fputs("allocab: bench: next: allocab compare ", stderr);
+	shell_word(path);
+	fputc('\n', stderr);
+}
+
+/* The command that continues the bench (docs/methodology.md, "Resuming a bench"): its own
+ * options but those a continuation sets itself (--resume, --results-dir, --shuffle-seed), then
+ * --resume path. */
+static void resume_command(int argc, char **argv, const char *path)
+{
+	static const char *const dropped[] = {"--resume", "--results-dir", "--shuffle-seed"};
+
+	fputs("allocab: bench: to add rounds: allocab bench", stderr);
+	for (int i = 1; i < argc; i++) {
+		int drop = 0;
+
+		for (size_t k = 0; k < sizeof dropped / sizeof *dropped; k++) {
+			size_t n = strlen(dropped[k]);
+			if (strncmp(argv[i], dropped[k], n) == 0 && argv[i][n] == '=')
+				drop = 1;
+			else if (strcmp(argv[i], dropped[k]) == 0)
+				drop = 2;
+		}
+		i += drop == 2;
+		if (drop)
+			continue;
+		fputc(' ', stderr);
+		shell_word(argv[i]);
+	}
+	fputs(" --resume ", stderr);
+	shell_word(path);
+	fputc('\n', stderr);
 }
 
 static void report(const struct bench_opts *o, const struct setup *s, const struct bench_result *r)
@@ -369,7 +411,7 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 	else if (!o->quiet)
 		fprintf(stderr, "allocab: bench: %s in %.1f s%s; results in %s\n", rounds,
 		        r->elapsed_s,
-		        strcmp(r->status, "budget") == 0 ? ", stopped by --budget"
+		        strcmp(r->status, "budget") == 0    ? ", stopped by --budget"
 		        : strcmp(r->status, "decided") != 0 ? ""
 		        : s->c.gate                         ? ", stopped: the gate decided"
 		                                            : ", stopped: every comparison decided",
@@ -408,9 +450,10 @@ static void yield(const cJSON *doc)
 
 /* The bench stopped after its first round: the arms whose proof cannot succeed, and why it
  * stopped. Returns ST_FAIL. */
-static int report_hopeless(const struct setup *s, const cJSON *doc)
+static int report_hopeless(const struct setup *s, const cJSON *doc, unsigned round)
 {
-	const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "rounds"), 0);
+	const cJSON *first =
+	    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "rounds"), (int)round);
 
 	bench_report_hopeless(&s->c, first, stderr);
 	fprintf(stderr,
@@ -438,6 +481,8 @@ int bench_main(int argc, char **argv)
 		bench_opts_free(&o);
 		return ST_OK;
 	}
+	if (o.resume && !o.out)
+		o.out = o.resume; /* the file continued is rewritten in place */
 	s.stop = bench_catch_signals();
 	if (bench_task_resolve(&s.task, o.label, o.shard, err, sizeof err) != 0) {
 		fprintf(stderr, "allocab: bench: %s\n", err);
@@ -459,9 +504,10 @@ int bench_main(int argc, char **argv)
 	    .equivalence = o.equivalence,
 	    .timeout_s = o.timeout_s,
 	    .grace_s = BENCH_KILL_GRACE_S,
-	    .shuffle_seed = o.shuffle_seed_set ? o.shuffle_seed
-	                    : s.task.shard >= 0 ? bench_task_shuffle_seed(&s.task)
-	                                        : bench_clock_seed(),
+	    /* a continuation draws its own: the shard's would repeat the first session's orders */
+	    .shuffle_seed = o.shuffle_seed_set               ? o.shuffle_seed
+	                    : s.task.shard >= 0 && !o.resume ? bench_task_shuffle_seed(&s.task)
+	                                                     : bench_clock_seed(),
 	    .pad_max = o.pad_max,
 	    .progress = (int)progress_mode_for(o.quiet, 2),
 	    .argv = argv,
@@ -487,8 +533,8 @@ int bench_main(int argc, char **argv)
 	if (rc == 0 && (o.ncmds || o.prog.program) && o.workloads)
 		rc = name_command(&s, o.workloads, err, sizeof err);
 	if (rc == 0 && !o.ncmds && !o.prog.program)
-		rc = bench_setup_workloads(&s.c, s.c.arms[0].path, o.workloads, o.params,
-		                           o.nparams, s.stop, &s.list, err, sizeof err);
+		rc = bench_setup_workloads(&s.c, s.c.arms[0].path, o.workloads, o.params, o.nparams,
+		                           s.stop, &s.list, err, sizeof err);
 	if (rc == 0)
 		rc = bench_setup_probe(&s.c, &o.prog, &s.pp, err, sizeof err);
 	if (rc == 0 && s.c.tracking && strcmp(s.c.tracking, "ptrace") != 0)
@@ -503,6 +549,8 @@ int bench_main(int argc, char **argv)
 		rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
 	if (rc == 0)
 		rc = setup_allocation(&s, &o, err, sizeof err);
+	if (rc == 0 && o.resume)
+		rc = bench_resume_load(&s.c, o.resume, &s.c.resume, err, sizeof err);
 	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
 		rc = ST_FAIL;
 	if (rc == 0)
@@ -510,7 +558,11 @@ int bench_main(int argc, char **argv)
 	if (rc != ST_USAGE && *s.stop)
 		rc = errmsg_status(ST_INTERRUPTED, err, sizeof err,
 		                   "interrupted before the first round; nothing written");
-	if (rc == ST_OK && (rc = bench_run(&s.c, s.stop, &doc, &r, err, sizeof err)) == ST_OK) {
+	if (rc == ST_OK) {
+		rc = bench_run(&s.c, s.stop, &doc, &r, err, sizeof err);
+		s.c.resume = NULL;
+	}
+	if (rc == ST_OK) {
 		report(&o, &s, &r);
 		if (!o.quiet && strcmp(r.status, "interrupted") != 0 &&
 		    strcmp(r.status, "aborted") != 0)
@@ -520,13 +572,17 @@ int bench_main(int argc, char **argv)
 		                                          : ST_OK;
 		/* An arm without a verified successful run fails the bench, whatever the gate. */
 		if (strcmp(r.status, "aborted") == 0)
-			rc = report_hopeless(&s, doc);
+			rc = report_hopeless(&s, doc, r.rounds0);
 		else if (rc != ST_INTERRUPTED && bench_report_unproven(&s.c, doc, stderr) > 0)
 			rc = ST_FAIL;
 		else if (r.measured && (rc == ST_INTERRUPTED || !o.quiet))
 			next_command(s.paths[0]);
+		/* a spent plan of adaptive allocation is not continued (benchresume.c) */
+		if (!s.c.gate && (r.planned == 0 || r.measured < r.planned) &&
+		    (rc == ST_INTERRUPTED || (strcmp(r.status, "budget") == 0 && !o.quiet)))
+			resume_command(argc, argv, s.paths[0]);
 		cJSON_Delete(doc);
-	} else {
+	} else if (rc != ST_OK) {
 		fprintf(stderr, "allocab: bench: %s\n", err);
 	}
 	setup_free(&s);

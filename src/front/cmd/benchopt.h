@@ -39,6 +39,7 @@ struct bench_opts {
 	size_t pad_max;
 	const char *out;
 	const char *results_dir;
+	const char *resume; /* --resume FILE: the results file of the bench continued, or NULL */
 	const char *driver_dir;
 	const char *label; /* --label: the machine's name in a fleet (docs/fleet.md), or NULL */
 	const char *shard; /* --shard: the task's index in its job array, or NULL */

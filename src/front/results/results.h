@@ -134,6 +134,7 @@ struct rf_doc {
 	enum rf_time_policy time_policy; /* what t_regime holds now (rf_use_time) */
 	int legacy_reps;             /* some ok run's reps carry no "regime" (an older record) */
 	size_t nleft; /* cells listed as left in measured rounds (adaptive allocation) */
+	size_t nsessions; /* sessions of processes (bench --resume; "sessions"): 0 when not listed */
 	double equivalence;          /* config.equivalence_pct (bench --equivalence); NAN: none */
 	/* config.sequential: the plan a sequential gate (bench --gate) looked at every round by;
 	 * planned 0 when the rounds were not stopped by looking at them */

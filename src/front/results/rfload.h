@@ -40,6 +40,11 @@ void rf_input_free(struct rf_input *in);
  * into run (NAN when absent). Returns 0, or -1 with "AT: probe..." set. */
 int rl_probe(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at);
 
+/* The optional "sessions" list (rfsessions.c), after the rounds: each a known status (one of
+ * statuses), the first at round 0, the others in order within the rounds. Returns 0, or -1 with
+ * the reason set. */
+int rl_sessions(struct loader *l, const cJSON *sessions, const char *const *statuses);
+
 /* "PATH: reason" into l->err, as one line whatever the names in it (control characters and bytes
  * that are not UTF-8 as \xNN, common/utf8.h); returns -1. */
 int rl_fail(struct loader *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -99,6 +99,29 @@ int bench_cells_record(const struct bench_cells *s, const struct bench_config *c
 	return 0;
 }
 
+void bench_cells_restore(struct bench_cells *s, const struct bench_config *c, const cJSON *rounds)
+{
+	const cJSON *round, *cell;
+
+	cJSON_ArrayForEach(round, rounds)
+	{
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(round, "warmup")))
+			bench_cells_account(s, c, cJSON_GetObjectItem(round, "runs"));
+		if (round->next)
+			continue;
+		cJSON_ArrayForEach(cell, cJSON_GetObjectItem(round, "left"))
+		{
+			long a =
+			    find_arm(c, cJSON_GetStringValue(cJSON_GetObjectItem(cell, "arm")));
+			long w =
+			    find_wl(c, cJSON_GetStringValue(cJSON_GetObjectItem(cell, "workload")));
+
+			if (a >= 0 && w >= 0)
+				s->need[(size_t)a * c->nwl + (size_t)w] = 0;
+		}
+	}
+}
+
 double bench_cells_share(const struct bench_cells *s)
 {
 	double all = 0, kept = 0, known = 0, mean;

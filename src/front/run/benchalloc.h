@@ -31,13 +31,17 @@ void bench_cells_account(struct bench_cells *s, const struct bench_config *c, co
  * Returns 0, or -1 out of memory. */
 int bench_cells_record(const struct bench_cells *s, const struct bench_config *c, cJSON *round);
 
+/* --resume: the measured runs of rounds (a document's, of c's arms and workloads) accounted, and
+ * the cells its last round lists under "left" no longer needed. */
+void bench_cells_restore(struct bench_cells *s, const struct bench_config *c, const cJSON *rounds);
+
 /* The share of a whole round's time that a round of the needed cells takes, from each cell's
  * mean run time (a cell without a measured run counts as the mean of the others); 1 when no run
  * was measured yet. */
 double bench_cells_share(const struct bench_cells *s);
 
-/* Asks c->alloc with the rounds tables holds and clears the cells it lets go (in a duet, a workload's two cells only
- * together). Returns 0, or -1 with err. */
+/* Asks c->alloc with the rounds tables holds and clears the cells it lets go (in a duet, a
+ * workload's two cells only together). Returns 0, or -1 with err. */
 int bench_cells_update(struct bench_cells *s, const struct bench_config *c,
                        struct rf_builder *tables, char *err, size_t errlen);
 

@@ -155,9 +155,9 @@ struct bench_config {
 	int duet; /* two arms run at once, pinned to two CPUs that swap every round (duet.h) */
 	const struct bench_runner *runner; /* NULL: bench_real_runner; duet runs are always real */
 	const char *program;               /* --program as given (commands mode), or NULL */
-	const char *probe_lib;  /* build/liballocab-probe.so when an arm is probed, else NULL */
-	const char *count_lib;  /* --count-calls: build/liballocab-count.so, else NULL */
-	const char *probe_dir;  /* private directory for the per-run probe record files */
+	const char *probe_lib; /* build/liballocab-probe.so when an arm is probed, else NULL */
+	const char *count_lib; /* --count-calls: build/liballocab-count.so, else NULL */
+	const char *probe_dir; /* private directory for the per-run probe record files */
 	/* how probed runs' processes are known: "ptrace", or "probe only (ptrace: EPERM)" when this
 	 * process may not trace (front/run/ptrack.h); NULL when no arm is probed */
 	const char *tracking;
@@ -166,6 +166,10 @@ struct bench_config {
 	int gate_argc;
 	const struct bench_task *task;   /* written as the document's "task"; NULL: none */
 	const struct bench_alloc *alloc; /* NULL: every cell runs in every round */
+	/* --resume: the document of the bench continued (bench_resume_load), whose rounds the
+	 * engine keeps and follows with this session's; bench_run takes it over and frees it
+	 * whatever it returns. NULL: a new bench. */
+	cJSON *resume;
 };
 
 /* A bench as one task of a job array (task.c, docs/fleet.md). */
@@ -218,6 +222,9 @@ struct bench_result {
 	size_t planned;                  /* the sequential gate's plan of rounds (0: none) */
 	unsigned looks;                  /* gate checks made after rounds */
 	double elapsed_s;
+	/* --resume: the rounds and measured rounds the file held (rounds_done and measured count
+	 * them too; this session's first round is round rounds0); 0 for a new bench */
+	unsigned rounds0, measured0;
 };
 
 /* Runs the bench described by c, writing the document to every c->out_paths entry after every
@@ -231,6 +238,16 @@ struct bench_result {
  * status "aborted". */
 int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
               struct bench_result *res, char *err, size_t errlen);
+
+/* --resume (benchresume.c; docs/results-format.md, "sessions"): reads the results file path and
+ * checks that c continues it: written by this version on this machine, every round loadable,
+ * not decided, no --gate on either side, a sequential plan not spent, the configuration the bench
+ * would record equal to the file's but for what a session may change (its command line, shuffle
+ * seed, rounds, budget and --min-rounds), and a shuffle seed no session of the file used. Returns
+ * ST_OK with *doc the file's document, its "sessions" list ending with this session's; ST_USAGE
+ * with one line naming the first difference in err ("PATH: ..."); ST_FAIL when memory ran out. */
+int bench_resume_load(const struct bench_config *c, const char *path, cJSON **doc, char *err,
+                      size_t errlen);
 
 /* Name of the i-th counted run status ("ok", "failed", "unverified", "crashed", "timeout",
  * "invalid"), NULL past the end. */
@@ -313,8 +330,8 @@ void bench_drivers_join(const struct bench_drivers *d, char *buf, size_t len);
  * with err ST_USAGE (an unknown workload, a --param no selected workload takes) or ST_FAIL. */
 int bench_setup_workloads(struct bench_config *c, const char *driver, const char *workloads,
                           const char *const *params, size_t nparams,
-                          const volatile sig_atomic_t *stop, struct bench_wl_list *list,
-                          char *err, size_t errlen);
+                          const volatile sig_atomic_t *stop, struct bench_wl_list *list, char *err,
+                          size_t errlen);
 
 /* Fills l->defaults from l->names and l->flags: the workloads not flagged needs_input (the replay
  * workload needs a trace). Returns 0, or -1 out of memory. */
@@ -427,9 +444,10 @@ int armspec_check(const char *driver, const struct arm_spec *a, const volatile s
 int armspec_env_list(const char *text, char ***env, char *err, size_t errlen);
 void armspec_env_free(char **env);
 
-/* Progress (progress.c): how `allocab bench` and `allocab calibrate` show progress on stderr: on a terminal
- * one line rewritten in place and cut to the terminal's width; elsewhere (a CI log, a pipe, a file,
- * TERM=dumb) one plain line per finished round; nothing with --quiet. No colour is used. */
+/* Progress (progress.c): how `allocab bench` and `allocab calibrate` show progress on stderr: on a
+ * terminal one line rewritten in place and cut to the terminal's width; elsewhere (a CI log, a
+ * pipe, a file, TERM=dumb) one plain line per finished round; nothing with --quiet. No colour is
+ * used. */
 
 enum progress_mode { PROGRESS_NONE, PROGRESS_TTY, PROGRESS_LINES };
 

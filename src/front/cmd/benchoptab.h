@@ -1,0 +1,63 @@
+/* benchoptab.h - private to the options of `allocab bench` (benchopt.c, what they mean and the
+ * rules between them; benchoptab.c, their table and help): the defaults and the table's rows. */
+#ifndef ALLOCAB_BENCHOPTAB_H
+#define ALLOCAB_BENCHOPTAB_H
+
+#include "common/opt.h"
+
+#define DEFAULT_ROUNDS     10
+#define DEFAULT_WARMUP     1
+#define DEFAULT_MIN_ROUNDS 3
+#define SPARE_ROUNDS       3    /* beyond the rule's minimum: a few disagreeing rounds may occur */
+#define RULE_ALPHA         0.05 /* compare's default level */
+/* The sequential gate's first look: the guard of docs/methodology.md, "Sequential decisions" (with
+ * n < 6 no signed-rank interval reaches even 95%; its plan's own levels come later still). */
+#define GATE_MIN_ROUNDS   6
+#define DEFAULT_TIMEOUT_S 120.0
+#define DEFAULT_PAD_MAX   4096
+#define DEFAULT_SEED      42
+
+/* The options in the order of --help; O_H_* are its headings. */
+enum opt_id {
+	O_ALLOC,
+	O_ARM,
+	O_WL,
+	O_SCALE,
+	O_SEED,
+	O_PARAM,
+	O_REPS,
+	O_TIME,
+	O_DDIR,
+	O_DUET,
+	O_H_ROUNDS,
+	O_ROUNDS,
+	O_BUDGET,
+	O_WARMUP,
+	O_MINR,
+	O_TIMEOUT,
+	O_ALLOCATION,
+	O_SHUF,
+	O_PAD,
+	O_EQUIVALENCE,
+	O_GATE,
+	O_H_OUTPUT,
+	O_OUT,
+	O_RDIR,
+	O_RESUME,
+	O_QUIET,
+	O_H_FLEET,
+	O_LABEL,
+	O_SHARD,
+	O_H_PROGRAMS,
+	O_CMD,
+	O_PROGRAM,
+	O_PRELOAD,
+	O_EXPECT,
+	O_COUNT_CALLS,
+	O_HELP,
+	O_COUNT
+};
+
+extern const struct opt bench_opt_table[O_COUNT];
+
+#endif
