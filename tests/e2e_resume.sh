@@ -151,7 +151,7 @@ if [ "$(sha256sum <"$TMP/f.json")" = "$sum" ]; then ok "refused: FILE untouched"
 
 # adaptive allocation: a plan fixed and spent is not continued; one not fixed yet is
 "$A" bench --cmd a='sleep 0.01' --cmd b='sleep 0.02' --rounds 3 -q -o "$TMP/plan.json" 2>/dev/null
-refuse "a spent sequential plan" "^allocab: bench: $TMP/plan.json: its sequential plan of 3 rounds is spent" \
+refuse "a spent sequential plan" "^allocab: bench: $TMP/plan.json: its sequential plan of 3 rounds is spent: .* --allocation none" \
 	--cmd a='sleep 0.01' --cmd b='sleep 0.02' --rounds 3 -q --resume "$TMP/plan.json"
 edit "$TMP/plan.json" "$TMP/noplan.json" 'd["rounds"] = d["rounds"][:2]; d["status"] = "interrupted"; d["config"]["sequential"] = None'
 expect_status "resume: adaptive allocation before its first look continues (exit 0)" 0 \

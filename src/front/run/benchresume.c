@@ -123,8 +123,9 @@ static int resumable(const char *path, const cJSON *doc, const struct rf_doc *d,
 		return errmsg_status(
 		    ST_USAGE, err, errlen,
 		    "%s: its sequential plan of %.0f rounds is spent: rounds past it "
-		    "are not covered by its decisions (docs/methodology.md, \"Resuming "
-		    "a bench\")",
+		    "are not covered by its decisions; for more rounds run a longer bench, "
+		    "or one with --allocation none, which can be resumed for ever "
+		    "(docs/methodology.md, \"Resuming a bench\")",
 		    path, planned->valuedouble);
 	return ST_OK;
 }
