@@ -85,6 +85,8 @@ if "$A" compare "$TMP/r.json" >"$TMP/cmp" 2>&1 &&
 else
 	notok "resume: compare uses every measured round of both sessions" "$(head -c 400 "$TMP/cmp")"
 fi
+tr -d '\n' <"$TMP/cmp" | sed 's/  */ /g' | grep -q "; 2 sessions (bench --resume)" &&
+	ok "resume: compare names the sessions" || notok "resume: compare names the sessions" "$(head -c 400 "$TMP/cmp")"
 if "$A" compare "$TMP/r.json" --format json -o "$TMP/cmp.json" 2>"$TMP/err" &&
 	"$A" compare "$TMP/r.json" --format html -o "$TMP/cmp.html" 2>>"$TMP/err"; then
 	ok "resume: exports accept the file"

@@ -36,6 +36,8 @@ static void describe_doc(const struct rf_doc *d, const char *role, char *buf, si
 	         role, role[0] ? " " : "", d->path, d->commands ? "commands" : "drivers", d->status,
 	         d->nrounds, plural(d->nrounds), d->nwarmup, plural(d->nwarmup),
 	         rf_regimes_measured(d), rf_times_used(d, times, sizeof times));
+	if (d->nsessions > 1)
+		add(buf, len, "; %zu sessions (bench --resume)", d->nsessions);
 }
 
 static void describe_method(const struct cmp_report *r, char *buf, size_t len)
