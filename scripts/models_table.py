@@ -44,7 +44,7 @@ def main():
     print("| model | allocator | whole program (cold) | steady epoch | replay (steady) "
           "| claims: verdict | rounds | load average (1 min) |")
     print("|---|---|---|---|---|---|---|---|")
-    machine = None
+    machine, families = None, set()
     for m in models:
         bench = load(os.path.join(out, f"{m}.json"))
         cmp = load(os.path.join(out, f"{m}.compare.json"))
@@ -53,6 +53,9 @@ def main():
             print(f"| {m} | - | not measured | | | | | |")
             continue
         machine, loads, rounds, when = bench_facts(bench)
+        for c in (cmp, rep):
+            if c and c.get("family_size"):
+                families.add((c["family_size"], c["family_level"]))
         base = cmp.get("baseline")
         for cand in [a for a in bench["config"]["arms"] if a != base]:
             claims = "; ".join(f"{c['claim']}: {c['verdict']}"
@@ -63,8 +66,10 @@ def main():
                   f"| {cell(rep, 'replay', 'total', 'steady', cand)} | {claims or '-'} "
                   f"| {rounds} | {loads} |")
     if machine:
-        print(f"\nmachine: {machine}; speedup = t_{{baseline}} / t_{{candidate}} with its 95% "
-              "interval (allocab compare)")
+        each = ", ".join(f"{n} ({100 * lv:.2f}% each)" for n, lv in sorted(families))
+        print(f"\nmachine: {machine}; speedup = t_{{baseline}} / t_{{candidate}} with the "
+              "interval allocab compare prints: simultaneous 95% over the comparisons of its "
+              f"bench (Bonferroni; comparisons per bench: {each})")
 
 
 main()
