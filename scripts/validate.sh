@@ -112,12 +112,26 @@ done
 
 # True effect of one injected bench, as a log ratio: the spin measured in the slow runs, scaled to
 # the calls of one rep, plus the probe's cost outside the spin counter, over the baseline median.
+# A run's counters cover all its reps (as many as the steady rule took) and its setup: its spin per
+# rep is its spin times calls_rep over its calls (calls_total for the first rep with the setup,
+# calls_rep for each further one). The baseline is the median of the compared row (its regime and
+# time: CPU time by default).
+spin_per_rep() { # bench.json
+	python3 - "$1" "$calls_total" "$calls_rep" <<'PY'
+import json, statistics, sys
+d, ct, cr = json.load(open(sys.argv[1])), float(sys.argv[2]), float(sys.argv[3])
+v = [run["record"]["counters"]["injected_spin_ns"] * cr / (ct + (len(run["record"]["reps"]) - 1) * cr)
+     for rnd in d["rounds"] for run in rnd["runs"]
+     if run.get("record") and run["record"].get("counters", {}).get("injected_spin_ns")]
+print(statistics.median(v) if v else 0)
+PY
+}
 true_log() { # bench.json effect
 	local spin over
-	spin=$("$J" "$1" rounds | grep -o '"injected_spin_ns":[0-9.e+]*' | cut -d: -f2 | median)
+	spin=$(spin_per_rep "$1")
 	over=$(awk -v x="${EXTRA[$2]}" -v s="${SPUN[$2]}" 'BEGIN { print x - s }')
-	awk -v s="$spin" -v ct="$calls_total" -v cr="$calls_rep" -v o="$over" -v b="$(cget median_ns_baseline)" \
-		'BEGIN { d = s * cr / ct + cr * o; print log(1 + d / b) }'
+	awk -v s="$spin" -v cr="$calls_rep" -v o="$over" -v b="$(cget median_ns_baseline)" \
+		'BEGIN { d = s + cr * o; print log(1 + d / b) }'
 }
 
 # ---- (a) A/A false positives ----
