@@ -230,21 +230,6 @@ static size_t rank_k(size_t n, double a)
 	return k && level >= 1 - a - 1e-12 ? k : 0;
 }
 
-/* Student t quantile by bisection on stats_t_cdf. */
-static double t_q(double p, double df)
-{
-	double lo = -1e3, hi = 1e3;
-
-	for (int i = 0; i < 200; i++) {
-		double mid = 0.5 * (lo + hi);
-		if (stats_t_cdf(mid, df) < p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return 0.5 * (lo + hi);
-}
-
 /* The normal-mixture margin in standard errors x sqrt(n) (Robbins; Waudby-Smith et al.):
  * sqrt(2 (n r + 1) / (n^2 r) log(sqrt(n r + 1) / alpha)) x sqrt(n). */
 static double mix_margin(double n, double r)
@@ -287,7 +272,7 @@ static void thresholds_for(const struct rule *ru, size_t N, struct thresholds *t
 		if (ru->kind == K_RANK)
 			th->k[n] = rank_k(n, lv[n]);
 		else
-			th->q[n] = lv[n] > 0 ? t_q(1 - lv[n] / 2, (double)(n - 1)) : INFINITY;
+			th->q[n] = lv[n] > 0 ? stats_t_quantile(1 - lv[n] / 2, (double)(n - 1)) : INFINITY;
 	}
 }
 
