@@ -87,7 +87,8 @@ struct rf_workload {
 	 * has no steady time; a command's total never has one) */
 	unsigned char measured[RF_NREGIMES][RF_MAX_PHASES];
 	int single_threaded; /* a record's workload.flags holds "single_threaded" */
-	int has_cpu;         /* every ok run has CPU times (driver records do) */
+	int has_cpu; /* every ok run has CPU times of every phase (driver records do; phases a
+	                program marked never) */
 	enum rf_time time;   /* the time its comparisons use (rf_use_time) */
 };
 

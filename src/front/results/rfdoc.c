@@ -104,8 +104,7 @@ void rf_use_time(struct rf_doc *d, enum rf_time_policy p)
 		struct rf_workload *wl = &d->wl[w];
 		int cpu = p == RF_POLICY_CPU || (p == RF_POLICY_AUTO && wl->single_threaded);
 
-		wl->time = cpu && wl->has_cpu && !d->commands && wl->marked != 1 ? RF_TIME_CPU
-		                                                                  : RF_TIME_WALL;
+		wl->time = cpu && wl->has_cpu && !d->commands ? RF_TIME_CPU : RF_TIME_WALL;
 	}
 	runs_use(d->runs, d->nrounds, d);
 	runs_use(d->warm_runs, d->nwarmup, d);

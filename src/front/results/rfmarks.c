@@ -122,5 +122,6 @@ int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, c
 	if (prior >= 0)
 		run->settled = run->settled < 0 ? prior : prior && run->settled;
 	w->show_phases = 1;
+	w->has_cpu = 0;
 	return 0;
 }
