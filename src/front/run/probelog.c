@@ -199,6 +199,11 @@ static void judge_image(struct judge *j, const cJSON *r)
 			     "preload failed: ld.so could not load %s in %s (pid %ld)",
 			     cJSON_IsString(m) ? m->valuestring : "?", base(exe), pid);
 	}
+	if (!exe_alloc && facts(exe)->unscanned) {
+		note(j, R_OWN, "cannot tell whether %s links its own allocator: %s", exe,
+		     facts(exe)->unscanned);
+		return;
+	}
 	if (!exe_alloc)
 		exe_alloc = facts(exe)->allocator;
 	if (exe_alloc && !is(exe_alloc, want)) {
