@@ -49,3 +49,23 @@ jeq "five symbol tables: over the count" "$TMP/five.json" rounds.0.runs.0.probe.
 	"cannot tell whether $TMP/ev5 links its own allocator: symbols not scanned: more than 4 symbol tables"
 (cd "$TMP" && timeout -s KILL 60 "$A" bench --program './ev 1000' -a system,mimalloc --rounds 1 --warmup 0 -o plain.json >/dev/null 2>&1)
 jeq "a plain executable is scanned and verified" "$TMP/plain.json" rounds.0.runs.0.probe.verified true
+
+# 3. What the recorded command puts in record's stream directory is removed with it, links not
+#    followed: the files they name survive.
+mkdir -p "$TMP/rt" "$TMP/keep"
+echo precious >"$TMP/keep/file"
+(
+	cd "$TMP" || exit 1
+	TMPDIR=$TMP/rt timeout -s KILL 60 "$A" record -o left.trace -- sh -c '
+		d=$ALLOCAB_RECORD_DIR
+		head -c 2000000 /dev/zero >"$d/s.99998.0.raw"; mkfifo "$d/fifo"; ln -s /dev/zero "$d/zero"
+		ln -s "$1" "$d/up"; mkdir -p "$d/sub/deeper"; echo x >"$d/sub/deeper/f"; ln -s "$1/file" "$d/sub/l"
+		mknod "$d/null" c 1 3 2>/dev/null || mkfifo "$d/null"
+		echo "$d" >recdir' sh "$TMP/keep" >/dev/null 2>left.err
+	echo $? >left.rc
+)
+if [ "$(cat "$TMP/left.rc")" = 0 ]; then ok "record with foreign files: rc 0"; else notok "record with foreign files: rc 0" "rc $(cat "$TMP/left.rc"): $(head -c 300 "$TMP/left.err")"; fi
+if [ -n "$(cat "$TMP/recdir")" ] && [ ! -e "$(cat "$TMP/recdir")" ] && [ -z "$(ls -A "$TMP/rt")" ]; then ok "record with foreign files: the stream directory is gone"; else notok "record with foreign files: the stream directory is gone" "$(ls -lAR "$TMP/rt" | head -c 300)"; fi
+if [ "$(cat "$TMP/keep/file" 2>/dev/null)" = precious ]; then ok "record with foreign files: what the links name is kept"; else notok "record with foreign files: what the links name is kept" "$(ls -la "$TMP/keep")"; fi
+if [ "$(grep -c . "$TMP/left.err")" -ge 1 ] && grep -q "^allocab: record: warning: removed what the command left in $TMP/rt/allocab-record\.[0-9]*\.[A-Za-z0-9]*: 2 files (2\.0 MB), 2 directories, 3 symbolic links, 2 FIFOs, sockets or devices$" "$TMP/left.err" &&
+	[ "$(grep -c 'removed what' "$TMP/left.err")" = 1 ]; then ok "record with foreign files: one warning says what was removed"; else notok "record with foreign files: one warning says what was removed" "$(head -c 400 "$TMP/left.err")"; fi

@@ -35,9 +35,7 @@
 #include <unistd.h>
 
 #define RECORD_LIB_NAME "liballocab-record.so"
-#define DIR_PREFIX      "allocab-record."
 #define BACKGROUND_S    10 /* how long record waits for what COMMAND left running, by default */
-#define STALE_S         60 /* a dead recorder's directory is removed once this old */
 
 static volatile sig_atomic_t got_signal;
 static volatile pid_t child_pid;
@@ -68,30 +66,6 @@ static int find_lib(char *out, size_t len, char *err, size_t errlen)
 	if (access(out, R_OK) == 0)
 		return 0;
 	return errmsg_fail(err, errlen, "%s not found beside %s (run make)", RECORD_LIB_NAME, dir);
-}
-
-/* Removes the stream directories in tmp of recorders that no longer exist (killed before their
- * own clean-up), once they are STALE_S seconds old. */
-static void remove_stale_dirs(const char *tmp)
-{
-	DIR *d = opendir(tmp);
-	struct dirent *e;
-	char path[PATH_MAX];
-	struct stat st;
-	long pid;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (sscanf(e->d_name, DIR_PREFIX "%ld.", &pid) != 1 || pid <= 0 ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-		    st.st_mtime + STALE_S < time(NULL))
-			rb_remove_streams(path);
-	}
-	closedir(d);
 }
 
 /* SIGINT, SIGTERM, SIGHUP: remembered, and passed on to COMMAND when a process sent them (the
@@ -569,6 +543,21 @@ static int record(char **cmd, const char *lib, const char *dir, const char *out,
 	return status ? status : rc ? ST_FAIL : ST_OK;
 }
 
+/* Removes the stream directory; a warning lists what the command put in it besides its streams. */
+static void remove_dir(const char *dir)
+{
+	struct rmtree_count c = {0};
+	char what[160];
+	int rc = rb_remove_streams(dir, &c), e = errno;
+
+	if (rc != 0 || c.left)
+		fprintf(stderr, "allocab: record: warning: cannot remove %s (the command left %s): %s\n",
+		        dir, rmtree_describe(&c, what, sizeof what), strerror(e));
+	else if (c.files + c.dirs + c.links + c.others)
+		fprintf(stderr, "allocab: record: warning: removed what the command left in %s: %s\n",
+		        dir, rmtree_describe(&c, what, sizeof what));
+}
+
 int record_main(int argc, char **argv)
 {
 	const char *tmpdir = getenv("TMPDIR");
@@ -591,8 +580,8 @@ int record_main(int argc, char **argv)
 		return ST_FAIL;
 	}
 	tmpdir = tmpdir && *tmpdir ? tmpdir : "/tmp";
-	remove_stale_dirs(tmpdir);
-	snprintf(dir, sizeof dir, "%s/" DIR_PREFIX "%ld.XXXXXX", tmpdir, (long)getpid());
+	rb_remove_stale(tmpdir);
+	snprintf(dir, sizeof dir, "%s/" RB_DIR_PREFIX "%ld.XXXXXX", tmpdir, (long)getpid());
 	if (!mkdtemp(dir)) {
 		fprintf(stderr, "allocab: record: %s: %s\n", dir, strerror(errno));
 		return ST_FAIL;
@@ -603,6 +592,6 @@ int record_main(int argc, char **argv)
 		        "allocab: record: warning: cannot collect background processes: %s\n",
 		        strerror(errno));
 	rc = record(argv + a.first, lib, dir, a.out, a.wait_s);
-	rb_remove_streams(dir);
+	remove_dir(dir);
 	return rc;
 }
