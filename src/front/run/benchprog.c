@@ -399,7 +399,11 @@ void bench_probe_finish(const struct bench_arm *a, const struct bench_probe_run 
 		x.launcher = (pid_t)r->pid;
 		x.launcher_exe = shell;
 	}
-	if (probelog_read(p->file, &recs, &bad, err, sizeof err) != 0) {
+	if (probelog_read(p->file,
+	                  probelog_max_bytes(r->track && r->track->mode == PTRACK_TRACED
+	                                         ? r->track->processes
+	                                         : 0),
+	                  &recs, &bad, err, sizeof err) != 0) {
 		snprintf(v.reason, sizeof v.reason, "%s", err);
 		ptrack_describe(r->track, v.tracking, sizeof v.tracking);
 	} else {
