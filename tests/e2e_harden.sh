@@ -69,3 +69,38 @@ if [ -n "$(cat "$TMP/recdir")" ] && [ ! -e "$(cat "$TMP/recdir")" ] && [ -z "$(l
 if [ "$(cat "$TMP/keep/file" 2>/dev/null)" = precious ]; then ok "record with foreign files: what the links name is kept"; else notok "record with foreign files: what the links name is kept" "$(ls -la "$TMP/keep")"; fi
 if [ "$(grep -c . "$TMP/left.err")" -ge 1 ] && grep -q "^allocab: record: warning: removed what the command left in $TMP/rt/allocab-record\.[0-9]*\.[A-Za-z0-9]*: 2 files (2\.0 MB), 2 directories, 3 symbolic links, 2 FIFOs, sockets or devices$" "$TMP/left.err" &&
 	[ "$(grep -c 'removed what' "$TMP/left.err")" = 1 ]; then ok "record with foreign files: one warning says what was removed"; else notok "record with foreign files: one warning says what was removed" "$(head -c 400 "$TMP/left.err")"; fi
+
+# 5. A refused value is shown with \xNN for its control characters: one line, no ESC.
+esc=$(printf '\033')
+# oneline NAME PATTERN: the last stderr is one line matching PATTERN (a fixed string) without ESC.
+oneline() {
+	if [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qF -- "$2" "$TMP/err" && ! grep -q "$esc" "$TMP/err"; then ok "$1"; else notok "$1" "$(head -c 300 "$TMP/err" | od -c | head -5)"; fi
+}
+expect_status "--label with a newline and ESC[31m: exit 2" 2 "$A" bench --program true --label "$(printf 'a\nb\033[31mc')"
+oneline "--label: shown escaped" "--label 'a\x0ab\x1b[31mc': want 1 to"
+expect_status "SLURMD_NODENAME with an OSC: exit 2" 2 env -u ALLOCAB_LABEL SLURMD_NODENAME="$(printf 'n\033]0;pwned\007')" "$A" bench --program true
+oneline "SLURMD_NODENAME: shown escaped" "SLURMD_NODENAME='n\x1b]0;pwned\x07': a label is"
+expect_status "ALLOCAB_LABEL with a newline: exit 2" 2 env ALLOCAB_LABEL="$(printf 'n\nx')" "$A" bench --program true
+oneline "ALLOCAB_LABEL: shown escaped" "ALLOCAB_LABEL='n\x0ax': a label is"
+expect_status "--rounds with ESC: exit 2" 2 "$A" bench --program true --rounds "$(printf '1\033[2J')"
+oneline "--rounds: shown escaped" "--rounds '1\x1b[2J': want"
+expect_status "an unknown command with ESC: exit 2" 2 "$A" "$(printf 'x\033[2J')"
+oneline "unknown command: shown escaped" "unknown command 'x\x1b[2J'"
+expect_status "compare of a missing file named with a newline: exit 2" 2 "$A" compare "$(printf '%s/x\ny.json' "$TMP")"
+oneline "compare: the file name shown escaped" "x\x0ay.json: No such file"
+if gcc -O1 -o "$TMP/rawname" "$H/rawname.c" 2>"$TMP/cc"; then
+	(
+		cd "$TMP" || exit 1
+		cp /usr/bin/sort "$(printf 'evil\nso\033[31mrt')" && seq 2000 >nums.txt
+		"$A" bench --program ./rawname -a system,mimalloc --rounds 1 --warmup 0 -o raw.json >/dev/null 2>raw.err
+		echo $? >raw.rc
+	)
+	grep 'no verified successful run' "$TMP/raw.err" >"$TMP/err.lines"
+	if [ "$(cat "$TMP/raw.rc")" = 1 ] && [ "$(wc -l <"$TMP/err.lines")" -eq 2 ] && ! grep -q "$esc" "$TMP/raw.err" &&
+		[ "$(grep -cF "/evil\x0aso\x1b[31mrt (pid " "$TMP/err.lines")" = 2 ]; then ok "an exe path with a newline and ESC: one line per arm, escaped"; else notok "an exe path with a newline and ESC: one line per arm, escaped" "rc $(cat "$TMP/raw.rc"): $(od -c "$TMP/raw.err" | tail -8)"; fi
+	expect_status "gate on those runs: FAIL (exit 1)" 1 "$A" gate "$TMP/raw.json" --candidate mimalloc --max-slowdown 5%
+	if ! grep -q "$esc" "$TMP/out" "$TMP/err" && [ "$(grep -c 'no verified rounds' "$TMP/out")" = 1 ] &&
+		grep -qF '/evil\x0aso\x1b[31mrt (pid' "$TMP/out"; then ok "gate: the reason shown escaped, one line"; else notok "gate: the reason shown escaped, one line" "$(od -c "$TMP/out" | head)"; fi
+else
+	notok "build tests/harden/rawname.c" "$(head -c 300 "$TMP/cc")"
+fi

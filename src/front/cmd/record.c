@@ -103,7 +103,7 @@ static void exec_command(char **cmd, const char *preload, const char *dir, pid_t
 	setenv("ALLOCAB_RECORD_DIR", dir, 1);
 	setenv(PHASEMARK_ENV, marks, 1);
 	execvp(cmd[0], cmd);
-	fprintf(stderr, "allocab: record: %s: %s\n", cmd[0], strerror(errno));
+	errmsg_print(stderr, "record", "%s: %s", cmd[0], strerror(errno));
 	_exit(127);
 }
 
@@ -449,7 +449,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	p.dashdash = 1;
 	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE && k != OPT_ARG) {
 		if (k == OPT_ERROR) {
-			fprintf(stderr, "allocab: record: %s\n", err);
+			errmsg_print(stderr, "record", "%s", err);
 			return -1;
 		}
 		if (k == R_HELP) {
@@ -505,7 +505,7 @@ static void read_marks(const char *dir, int64_t lo, int64_t hi, struct phasemark
 	if (phasemark_read(path, lo, hi, s, why, sizeof why) == 0)
 		return;
 	phasemark_free(s);
-	fprintf(stderr, "allocab: record: warning: phase marks left out of the trace: %s\n", why);
+	errmsg_print(stderr, "record", "warning: phase marks left out of the trace: %s", why);
 }
 
 /* Runs the command and bundles its trace; the stream directory dir exists. */
@@ -518,7 +518,7 @@ static int record(char **cmd, const char *lib, const char *dir, const char *out,
 	int64_t lo = mono_ns();
 
 	if (run_command(cmd, lib, dir, &status) != 0) {
-		fprintf(stderr, "allocab: record: cannot run %s: %s\n", cmd[0], strerror(errno));
+		errmsg_print(stderr, "record", "cannot run %s: %s", cmd[0], strerror(errno));
 		return ST_FAIL;
 	}
 	wait_background(wait_s);
@@ -529,12 +529,12 @@ static int record(char **cmd, const char *lib, const char *dir, const char *out,
 	if (rc == -2 && status == 127) /* the command did not start; it said why */
 		return 127;
 	if (rc == -2) {
-		fprintf(stderr, "allocab: record: %s (%s exited %d): no trace written\n", err,
+		errmsg_print(stderr, "record", "%s (%s exited %d): no trace written", err,
 		        cmd[0], status);
 		return status ? status : ST_FAIL;
 	}
 	if (rc != 0) {
-		fprintf(stderr, "allocab: record: %s\n", err);
+		errmsg_print(stderr, "record", "%s", err);
 		return status ? status : ST_FAIL;
 	}
 	report(&res, out, in_place);
@@ -576,14 +576,14 @@ int record_main(int argc, char **argv)
 		return ST_USAGE;
 	}
 	if (find_lib(lib, sizeof lib, err, sizeof err) != 0) {
-		fprintf(stderr, "allocab: record: %s\n", err);
+		errmsg_print(stderr, "record", "%s", err);
 		return ST_FAIL;
 	}
 	tmpdir = tmpdir && *tmpdir ? tmpdir : "/tmp";
 	rb_remove_stale(tmpdir);
 	snprintf(dir, sizeof dir, "%s/" RB_DIR_PREFIX "%ld.XXXXXX", tmpdir, (long)getpid());
 	if (!mkdtemp(dir)) {
-		fprintf(stderr, "allocab: record: %s: %s\n", dir, strerror(errno));
+		errmsg_print(stderr, "record", "%s: %s", dir, strerror(errno));
 		return ST_FAIL;
 	}
 	catch_signals();

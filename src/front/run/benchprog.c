@@ -298,9 +298,8 @@ size_t bench_report_hopeless(const struct bench_config *c, const cJSON *round, F
 		if (!all || !bad)
 			continue;
 		if (f)
-			fprintf(f,
-			        "allocab: bench: %s: no verified successful run: unverified: %s\n",
-			        c->arms[i].name, get_str(bad, "reason"));
+			errmsg_print(f, "bench", "%s: no verified successful run: unverified: %s",
+			             c->arms[i].name, get_str(bad, "reason"));
 		named++;
 	}
 	return named;
@@ -342,7 +341,7 @@ size_t bench_report_unproven(const struct bench_config *c, const cJSON *doc, FIL
 			run_reason(bad, why, sizeof why);
 		else
 			snprintf(why, sizeof why, "no measured run");
-		fprintf(f, "allocab: bench: %s: no verified successful run: %s\n", arm, why);
+		errmsg_print(f, "bench", "%s: no verified successful run: %s", arm, why);
 		named++;
 	}
 	return named;
