@@ -104,3 +104,24 @@ if gcc -O1 -o "$TMP/rawname" "$H/rawname.c" 2>"$TMP/cc"; then
 else
 	notok "build tests/harden/rawname.c" "$(head -c 300 "$TMP/cc")"
 fi
+
+# 6. CSV: a text cell that a spreadsheet would evaluate gets a single quote; numbers stay numbers.
+"$A" compare "$H/csv_formula.json" --format csv >"$TMP/inj.csv" 2>/dev/null
+python3 - "$TMP/inj.csv" >"$TMP/csv.check" 2>&1 <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline='')))
+r = rows[0]
+assert r['candidate'].startswith("'=HYPERLINK("), r['candidate']
+assert float(r['improvement_pct']) < 0, r['improvement_pct']
+raw = open(sys.argv[1]).read()
+assert ',-28.' in raw and ',"\'=HYPERLINK(' in raw, raw[:600]
+for row in rows:
+    for k, v in row.items():
+        assert not (v and v[0] in '=+@\t\r'), (k, v)
+        assert not (v.startswith('-') and k in ('workload', 'phase', 'candidate', 'baseline', 'note')), (k, v)
+print('fine')
+PY
+if [ "$(cat "$TMP/csv.check")" = fine ]; then ok "csv: the formula cell is quoted with a single quote, negative numbers kept"; else notok "csv: the formula cell is quoted with a single quote, negative numbers kept" "$(head -c 400 "$TMP/csv.check")"; fi
+sed 's/"system"/"@system"/g; s/<svg onload=alert(2)>/-1+2/g' "$H/csv_formula.json" >"$TMP/inj2.json"
+"$A" compare "$TMP/inj2.json" --format csv 2>/dev/null | sed -n 2p >"$TMP/inj2.csv"
+if grep -qF "\"'-1+2\",total,cold,\"'=HYPERLINK(" "$TMP/inj2.csv" && grep -qF ",\"'@system\",3," "$TMP/inj2.csv"; then ok "csv: cells starting with - and @ are quoted too"; else notok "csv: cells starting with - and @ are quoted too" "$(head -c 400 "$TMP/inj2.csv")"; fi
