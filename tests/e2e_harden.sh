@@ -125,3 +125,13 @@ if [ "$(cat "$TMP/csv.check")" = fine ]; then ok "csv: the formula cell is quote
 sed 's/"system"/"@system"/g; s/<svg onload=alert(2)>/-1+2/g' "$H/csv_formula.json" >"$TMP/inj2.json"
 "$A" compare "$TMP/inj2.json" --format csv 2>/dev/null | sed -n 2p >"$TMP/inj2.csv"
 if grep -qF "\"'-1+2\",total,cold,\"'=HYPERLINK(" "$TMP/inj2.csv" && grep -qF ",\"'@system\",3," "$TMP/inj2.csv"; then ok "csv: cells starting with - and @ are quoted too"; else notok "csv: cells starting with - and @ are quoted too" "$(head -c 400 "$TMP/inj2.csv")"; fi
+
+# 7. Messages that say what is wrong.
+expect_status "ALLOCAB_MAX_INPUT=2^64-1: exit 2" 2 env ALLOCAB_MAX_INPUT=18446744073709551615 "$A" compare "$H/csv_formula.json"
+oneline "ALLOCAB_MAX_INPUT too large: says at most" "ALLOCAB_MAX_INPUT '18446744073709551615': want a byte count of at most 9223372036854775807"
+expect_status "ALLOCAB_MAX_INPUT=12: exit 2" 2 env ALLOCAB_MAX_INPUT=12 "$A" compare "$H/csv_formula.json"
+oneline "ALLOCAB_MAX_INPUT too small: says at least" "want a byte count of at least 1k"
+mkdir -p "$TMP/lk"
+ln -s "$TMP/lk/elsewhere" "$TMP/lk/.allocab-bench.$(cat /proc/sys/kernel/random/boot_id).lock"
+expect_status "a symlink at the lock path: exit 1" 1 "$A" bench --program true -a system,mimalloc --rounds 1 --warmup 0 -o "$TMP/lk/out.json"
+if grep -qF "cannot lock $TMP/lk/.allocab-bench." "$TMP/err" && grep -qF "it is a symbolic link, and a link is refused as the lock" "$TMP/err" && [ ! -e "$TMP/lk/elsewhere" ]; then ok "a symlink at the lock path: named as such, its target not created"; else notok "a symlink at the lock path: named as such, its target not created" "$(head -c 300 "$TMP/err")"; fi
