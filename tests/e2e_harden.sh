@@ -135,3 +135,12 @@ mkdir -p "$TMP/lk"
 ln -s "$TMP/lk/elsewhere" "$TMP/lk/.allocab-bench.$(cat /proc/sys/kernel/random/boot_id).lock"
 expect_status "a symlink at the lock path: exit 1" 1 "$A" bench --program true -a system,mimalloc --rounds 1 --warmup 0 -o "$TMP/lk/out.json"
 if grep -qF "cannot lock $TMP/lk/.allocab-bench." "$TMP/err" && grep -qF "it is a symbolic link, and a link is refused as the lock" "$TMP/err" && [ ! -e "$TMP/lk/elsewhere" ]; then ok "a symlink at the lock path: named as such, its target not created"; else notok "a symlink at the lock path: named as such, its target not created" "$(head -c 300 "$TMP/err")"; fi
+
+# 8. The gate's "not FAIL" with an equivalence margin says that only one end of the interval lies
+#    within it (fixed data: 1.8% slower, t_cand/t_base [1.017, 1.021] against a margin of 1.020).
+mkbench "$TMP/eq.json" arms=system=1,mimalloc=1.018/0.01 rounds=20 warmup=1 wls=parquet_load
+expect_status "gate straddling the equivalence margin: INCONCLUSIVE (exit 3)" 3 "$A" gate "$TMP/eq.json" --candidate mimalloc --max-slowdown 0% --equivalence 2%
+if grep -qF "(t_cand/t_base 1.018 [1.017, 1.021] vs 1.000), n 20; not FAIL: only the interval's lower end (t_cand/t_base 1.017) lies within the ±2% equivalence margin, its upper end (1.021) beyond: FAIL needs all of it beyond 1.020" "$TMP/out" &&
+	! grep -q "not FAIL: within the" "$TMP/out"; then ok "gate: not FAIL names the end within the margin"; else notok "gate: not FAIL names the end within the margin" "$(head -c 500 "$TMP/out")"; fi
+mkbench "$TMP/eq2.json" arms=system=1,mimalloc=1.015/0.01 rounds=20 warmup=1 wls=parquet_load
+expect_status "gate wholly within the equivalence margin: PASS" 0 "$A" gate "$TMP/eq2.json" --candidate mimalloc --max-slowdown 0% --equivalence 2%

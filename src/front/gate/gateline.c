@@ -120,7 +120,11 @@ void gate_line(const struct gate_ctx *c, const struct cmp_row *row, const struct
 		        cmp_level_text(fail.asked < 1 ? fail.asked : fail.iv->level, lv, sizeof lv),
 		        exp(-gate_fail_bound(c)), cmp_speedup(fail.iv->lo));
 	else if (o == GATE_INCONCLUSIVE && pass.iv->lo > c->m)
-		fprintf(out, "; not FAIL: within the ±%g%% equivalence margin", c->equiv_pct);
+		fprintf(out,
+		        "; not FAIL: only the interval's lower end (t_cand/t_base %.3f) lies within "
+		        "the ±%g%% equivalence margin, its upper end (%.3f) beyond: FAIL needs all "
+		        "of it beyond %.3f, PASS by equivalence all of it within",
+		        exp(pass.iv->lo), c->equiv_pct, exp(pass.iv->hi), exp(gate_fail_bound(c)));
 	fprintf(out, "\n");
 }
 
