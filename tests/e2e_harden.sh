@@ -144,3 +144,10 @@ if grep -qF "(t_cand/t_base 1.018 [1.017, 1.021] vs 1.000), n 20; not FAIL: only
 	! grep -q "not FAIL: within the" "$TMP/out"; then ok "gate: not FAIL names the end within the margin"; else notok "gate: not FAIL names the end within the margin" "$(head -c 500 "$TMP/out")"; fi
 mkbench "$TMP/eq2.json" arms=system=1,mimalloc=1.015/0.01 rounds=20 warmup=1 wls=parquet_load
 expect_status "gate wholly within the equivalence margin: PASS" 0 "$A" gate "$TMP/eq2.json" --candidate mimalloc --max-slowdown 0% --equivalence 2%
+
+# 8. unsettled_* per phase: both runs of each arm have a marked 'epoch' that never settled and a
+#    one-span 'setup' (settled null): only the epoch rows count them.
+"$A" compare "$H/unsettled_phases.json" --format csv 2>/dev/null | python3 -c '
+import csv, sys
+for r in csv.DictReader(sys.stdin): print(r["phase"], r["regime"], r["unsettled_baseline"], r["unsettled_candidate"])' >"$TMP/unsettled"
+if [ "$(tr '\n' ';' <"$TMP/unsettled")" = "total cold 0 0;setup cold 0 0;epoch steady 2 2;epoch cold 2 2;" ]; then ok "unsettled counted per phase"; else notok "unsettled counted per phase" "$(tr '\n' ';' <"$TMP/unsettled")"; fi
