@@ -151,3 +151,13 @@ expect_status "gate wholly within the equivalence margin: PASS" 0 "$A" gate "$TM
 import csv, sys
 for r in csv.DictReader(sys.stdin): print(r["phase"], r["regime"], r["unsettled_baseline"], r["unsettled_candidate"])' >"$TMP/unsettled"
 if [ "$(tr '\n' ';' <"$TMP/unsettled")" = "total cold 0 0;setup cold 0 0;epoch steady 2 2;epoch cold 2 2;" ]; then ok "unsettled counted per phase"; else notok "unsettled counted per phase" "$(tr '\n' ';' <"$TMP/unsettled")"; fi
+
+# 8. A cell that left the rounds as faster (adaptive allocation) cannot reach a 5% gate's margin:
+#    the gate's INCONCLUSIVE line gets a note that says so.
+mkbench "$TMP/l.json" arms=system=1,mimalloc=0.95/0.06 rounds=20 warmup=1 wls=parquet_load
+python3 "$H/mkleft.py" "$TMP/l.json" "$TMP/left.json" 13 mimalloc
+expect_status "gate on a cell that left: INCONCLUSIVE (exit 3)" 3 "$A" gate "$TMP/left.json" --candidate mimalloc --min-speedup 5%
+if grep -q '^INCONCLUSIVE parquet_load/total cold mimalloc vs system: .*straddles 1.053x' "$TMP/out" &&
+	grep -qF "note: parquet_load/total cold mimalloc: its cell left the rounds from measured round 13 (adaptive allocation decided it faster, slower or equivalent against 1x, not against this margin)" "$TMP/out"; then ok "gate: the note says the cell left and no round will come"; else notok "gate: the note says the cell left and no round will come" "$(head -c 600 "$TMP/out")"; fi
+expect_status "the same file without left cells: no such note" 3 "$A" gate "$TMP/l.json" --candidate mimalloc --min-speedup 5%
+if ! grep -q "left the rounds" "$TMP/out"; then ok "gate: no left note when no cell left"; else notok "gate: no left note when no cell left" "$(head -c 300 "$TMP/out")"; fi
