@@ -6,11 +6,6 @@
 #include <math.h>
 #include <string.h>
 
-int export_csv_formula(const char *s)
-{
-	return s[0] && strchr("=+-@\t\r", s[0]) != NULL;
-}
-
 /* A cell: quoted when it holds a comma, a quote or a line break; a text cell that a spreadsheet
  * would take for a formula is quoted with a single quote before it (export_csv_formula). Numbers
  * are written as they are, negative ones included. */
