@@ -551,11 +551,11 @@ static void remove_dir(const char *dir)
 	int rc = rb_remove_streams(dir, &c), e = errno;
 
 	if (rc != 0 || c.left)
-		fprintf(stderr, "allocab: record: warning: cannot remove %s (the command left %s): %s\n",
-		        dir, rmtree_describe(&c, what, sizeof what), strerror(e));
+		errmsg_print(stderr, "record", "warning: cannot remove %s (the command left %s): %s",
+		             dir, rmtree_describe(&c, what, sizeof what), strerror(e));
 	else if (c.files + c.dirs + c.links + c.others)
-		fprintf(stderr, "allocab: record: warning: removed what the command left in %s: %s\n",
-		        dir, rmtree_describe(&c, what, sizeof what));
+		errmsg_print(stderr, "record", "warning: removed what the command left in %s: %s",
+		             dir, rmtree_describe(&c, what, sizeof what));
 }
 
 int record_main(int argc, char **argv)
