@@ -99,8 +99,15 @@ static void hostile(void)
 	CHECK(refused("begin  epoch 1\n", 0, 0, "is not a phase name"), "two blanks");
 	CHECK(refused("begin epoch 1 \n", 0, 0, "pid '' is not a process id"), "a trailing blank");
 	CHECK(refused("begin epoch -5\n", 0, 0, "timestamp '-5' is not"), "a negative timestamp");
-	CHECK(refused("begin epoch 99999999999999999999\n", 0, 0, "is not a decimal integer"),
-	      "a timestamp beyond 19 digits");
+	CHECK(refused("begin epoch 99999999999999999999\n", 0, 0,
+	              "timestamp '99999999999999999999' is too long (20 digits; at most 19)"),
+	      "a timestamp beyond 19 digits is too long");
+	CHECK(refused("begin epoch 000000000000000000000000000022\n", 0, 0,
+	              "is too long (30 digits; at most 19)"),
+	      "a timestamp with leading zeros past 19 digits is too long, not 'not an integer'");
+	CHECK(refused("begin epoch 9999999999999999999\n", 0, 0,
+	              "is not a decimal integer of ns below 2^63"),
+	      "a 19-digit timestamp past 2^63");
 	CHECK(refused("begin total 1\n", 0, 0, "'total' is not a phase name"),
 	      "total is reserved for the whole run");
 	CHECK(refused("begin ep\xc3\xb6" "ch 1\n", 0, 0, "'ep??ch' is not a phase name"),

@@ -244,7 +244,7 @@ static void test_read(void)
 	        "{\"probe\":\"allocab-probe/1\",\"event\":\"exit\",\"pid\":10,\"ppid\":1,"
 	        "\"counts\":{\"malloc\":5}}\n");
 	fclose(f);
-	CHECK(probelog_read(path, &r, &bad, err, sizeof err) == 0 && cJSON_GetArraySize(r) == 2 &&
+	CHECK(probelog_read(path, PROBELOG_MAX_BYTES, &r, &bad, err, sizeof err) == 0 && cJSON_GetArraySize(r) == 2 &&
 	          bad == 2,
 	      "read: two records, a non-JSON line and a foreign object skipped and counted");
 	sum = probelog_summary(r, NULL, &v);
@@ -257,7 +257,7 @@ static void test_read(void)
 	cJSON_Delete(sum);
 	cJSON_Delete(r);
 	unlink(path);
-	CHECK(probelog_read(path, &r, &bad, err, sizeof err) != 0 && strstr(err, path),
+	CHECK(probelog_read(path, PROBELOG_MAX_BYTES, &r, &bad, err, sizeof err) != 0 && strstr(err, path),
 	      "read: a missing file is an error naming it (%s)", err);
 }
 
@@ -270,6 +270,45 @@ static char *exit_with(char *buf, size_t len, const char *config)
 	k = strlen(buf) - 1;
 	snprintf(buf + k, len - k, ",\"config\":{%s}}", config);
 	return buf;
+}
+
+/* The records of 7,000 short processes (start, exec and exit of /bin/true, about 1.8 KiB each:
+ * 12 MiB) exceed the 8 MiB base but not the limit that scales with the processes tracked. */
+static void test_read_limit(void)
+{
+	char path[] = "/tmp/test_probelog.XXXXXX", a[1024], err[256];
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	cJSON *r = NULL;
+	size_t bad = 0, max7000 = probelog_max_bytes(7000);
+
+	if (!f) {
+		CHECK(0, "temporary file");
+		return;
+	}
+	for (int i = 0; i < 7000; i++) {
+		fprintf(f, "%s\n", rec(a, sizeof a, "start", 1000 + i, 999, "/usr/bin/true", "system", LIBC,
+		                     NULL, NULL));
+		fprintf(f, "{\"probe\":\"allocab-probe/1\",\"event\":\"exit\",\"pid\":%d,"
+		           "\"ppid\":999,\"cpu_ns\":190269,\"pad\":\"%0900d\"}\n",
+		        1000 + i, 0);
+	}
+	fclose(f);
+	CHECK(max7000 == PROBELOG_MAX_BYTES + 7000 * (size_t)PROBELOG_BYTES_PER_PROCESS,
+	      "limit: 8 MiB + 16 KiB for each of 7000 processes (%zu)", max7000);
+	CHECK(probelog_max_bytes(0) == PROBELOG_MAX_BYTES, "limit: 8 MiB without processes");
+	CHECK(probelog_max_bytes((size_t)-1) >= PROBELOG_MAX_BYTES &&
+	          probelog_max_bytes((size_t)-1) == probelog_max_bytes((size_t)-1 / 2),
+	      "limit: capped whatever the count (%zu)", probelog_max_bytes((size_t)-1));
+	CHECK(probelog_read(path, max7000, &r, &bad, err, sizeof err) == 0 &&
+	          cJSON_GetArraySize(r) == 14000 && bad == 0,
+	      "read: 7000 processes' records are read within their limit (%s)", r ? "" : err);
+	cJSON_Delete(r);
+	r = NULL;
+	CHECK(probelog_read(path, PROBELOG_MAX_BYTES, &r, &bad, err, sizeof err) != 0 && !r &&
+	          strstr(err, "probe records exceed 8.0 MiB ("),
+	      "read: over the limit is refused with its size (%s)", err);
+	unlink(path);
 }
 
 static void test_config(void)
@@ -384,5 +423,6 @@ int main(void)
 	test_tracked();
 	test_summary();
 	test_read();
+	test_read_limit();
 	return CHECK_DONE();
 }

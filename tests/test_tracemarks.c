@@ -127,12 +127,37 @@ static size_t phase(uint8_t *p, const char *name, const uint64_t *se, uint32_t n
 	return 8 + k + 16 * n;
 }
 
+/* A marks block within every size limit but with the zstd flag: the message names the flag. */
+static void zstd_flagged_marks(void)
+{
+	static struct tb t;
+	static const uint64_t ok[] = {10, 20};
+	uint8_t p[512];
+	size_t n, at;
+
+	trace_put32(p, 1);
+	n = phase(p + 4, "epoch", ok, 1);
+	start(&t);
+	put_process(&t, 7);
+	at = t.n;
+	put_block(&t, TRACE_K_MARKS, 0, p, 4 + n, 0);
+	t.buf[at + 5] = TRACE_F_ZSTD;
+	trace_put32(t.buf + at + 28, trace_fnv32(t.buf + at, 28));
+	put_end(&t);
+	finish(&t);
+	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) != 0 &&
+	          strstr(err, "has the zstd flag: only event blocks are compressed") &&
+	          !strstr(err, "limits"),
+	      "a marks block with the zstd flag: the flag is named (%s)", err);
+}
+
 static void payloads(void)
 {
 	uint8_t b[512] = {0};
 	size_t n;
 	static const uint64_t ok[] = {10, 20, 20, 40}, overlap[] = {10, 30, 20, 40},
-	                      empty[] = {10, 10}, huge[] = {0, 1000000000000001ULL};
+	                      empty[] = {10, 10}, backwards[] = {20, 10},
+	                      huge[] = {0, 1000000000000001ULL};
 
 	CHECK(refused_payload(b, 0, 0, "not 1 to 7 phases"), "no phase");
 	CHECK(refused_payload(b, 0, 8, "not 1 to 7 phases"), "eight phases");
@@ -140,7 +165,11 @@ static void payloads(void)
 	CHECK(refused_payload(b, n, 1, "span 2 of 'epoch' (20..40 ns) begins before the span"),
 	      "spans that overlap");
 	n = phase(b, "epoch", empty, 1);
-	CHECK(refused_payload(b, n, 1, "ends before it begins"), "a span of no time");
+	CHECK(refused_payload(b, n, 1, "(10..10 ns) is empty (a span lasts 1 to 10^15 ns)"),
+	      "a span of no time is called empty");
+	n = phase(b, "epoch", backwards, 1);
+	CHECK(refused_payload(b, n, 1, "(20..10 ns) ends before it begins"),
+	      "a span that ends before it begins");
 	n = phase(b, "epoch", huge, 1);
 	CHECK(refused_payload(b, n, 1, "lasts more than 10^15 ns"), "a span beyond 10^15 ns");
 	n = phase(b, "total", ok, 2);
@@ -319,6 +348,7 @@ int main(void)
 	replay_phases();
 	replay_deadlock();
 	payloads();
+	zstd_flagged_marks();
 	placement();
 	return CHECK_DONE();
 }

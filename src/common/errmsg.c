@@ -1,5 +1,6 @@
 /* errmsg.c - formatting a failure's reason into the caller's buffer (errmsg.h). */
 #include "common/errmsg.h"
+#include "common/utf8.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +29,19 @@ int errmsg_status(int status, char *err, size_t errlen, const char *fmt, ...)
 void errmsg_warn(FILE *f, const char *cmd, const char *w)
 {
 	int loud = strncmp(w, "WARNING: ", 9) == 0;
+	char shown[ERRMSG_SHOWN_MAX];
 
-	fprintf(f, "allocab: %s: %s %s\n", cmd, loud ? "WARNING:" : "warning:", loud ? w + 9 : w);
+	fprintf(f, "allocab: %s: %s %s\n", cmd, loud ? "WARNING:" : "warning:",
+	        utf8_quote(shown, sizeof shown, loud ? w + 9 : w));
+}
+
+void errmsg_print(FILE *f, const char *cmd, const char *fmt, ...)
+{
+	char text[ERRMSG_SHOWN_MAX], shown[ERRMSG_SHOWN_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	fprintf(f, "allocab: %s: %s\n", cmd, utf8_quote(shown, sizeof shown, text));
 }

@@ -23,9 +23,14 @@ int jl_max_bytes(size_t *out, char *err, size_t errlen)
 	*out = JL_DEFAULT_MAX_BYTES;
 	if (!v || !v[0])
 		return 0;
+	if (num_parse_i64(v, 1, &n) != 0 && errno == ERANGE)
+		return errmsg_fail(err, errlen,
+		                   "%s '%.40s': want a byte count of at most %lld (2^63 - 1; k, M, G "
+		                   "suffixes)",
+		                   JL_MAX_ENV, v, (long long)INT64_MAX);
 	if (num_parse_i64(v, 1, &n) != 0 || n < 1024)
 		return errmsg_fail(err, errlen,
-		                   "%s '%s': want a byte count of at least 1k (k, M, G suffixes)",
+		                   "%s '%.40s': want a byte count of at least 1k (k, M, G suffixes)",
 		                   JL_MAX_ENV, v);
 	*out = (size_t)n;
 	return 0;

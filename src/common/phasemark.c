@@ -163,9 +163,14 @@ static int split(const char *line, size_t n, size_t no, struct mark *m, char *er
 	}
 	if (parse_ns(f[2], len[2], &m->t) != 0) {
 		shown(f[2], len[2], buf);
+		if (len[2] > 19 && strspn(f[2], "0123456789") >= len[2])
+			return errmsg_fail(err, errlen,
+			                   "line %zu: timestamp '%s' is too long (%zu digits; at most "
+			                   "19)",
+			                   no, buf, len[2]);
 		return errmsg_fail(err, errlen,
-		                   "line %zu: timestamp '%s' is not a decimal integer of ns", no,
-		                   buf);
+		                   "line %zu: timestamp '%s' is not a decimal integer of ns%s", no,
+		                   buf, strspn(f[2], "0123456789") >= len[2] ? " below 2^63" : "");
 	}
 	if (k == 4 && (parse_ns(f[3], len[3], &pid) != 0 || pid < 1 || pid > PHASEMARK_MAX_PID)) {
 		shown(f[3], len[3], buf);

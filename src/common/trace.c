@@ -210,6 +210,11 @@ static int check_header(struct trace_reader *r, const uint8_t *h, char *err, siz
 		return errmsg_fail(err, errlen,
 		                   "corrupt: unknown block kind %u (flags %u) at byte %llu", kind,
 		                   flags, at);
+	if (kind != TRACE_K_EVENTS && flags)
+		return errmsg_fail(err, errlen,
+		                   "corrupt: block at byte %llu (kind %u) has the zstd flag: only "
+		                   "event blocks are compressed",
+		                   at, kind);
 	if (plen > TRACE_MAX_PAYLOAD || rlen > TRACE_MAX_RAW ||
 	    (kind != TRACE_K_EVENTS &&
 	     (rlen > (kind == TRACE_K_MARKS ? TRACE_MAX_MARKS : TRACE_MAX_META) || flags)) ||

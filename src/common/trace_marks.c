@@ -24,7 +24,9 @@ void trace_marks_free(struct trace_marks *m)
 /* What is wrong with span s after prev (NULL: the first), or NULL. */
 static const char *span_problem(const struct trace_span *s, const struct trace_span *prev)
 {
-	if (s->end_ns <= s->begin_ns)
+	if (s->end_ns == s->begin_ns)
+		return "is empty (a span lasts 1 to 10^15 ns)";
+	if (s->end_ns < s->begin_ns)
 		return "ends before it begins";
 	if (s->end_ns - s->begin_ns > TRACE_MARKS_MAX_NS)
 		return "lasts more than 10^15 ns";

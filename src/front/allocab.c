@@ -1,8 +1,10 @@
 /* allocab.c - main of the front end `allocab`: dispatches to its subcommands. The front end links
  * no allocator under test and no workload; it runs the drivers as processes. */
+#include "common/errmsg.h"
 #include "common/opt.h"
 #include "common/optdoc.h"
 #include "common/status.h"
+#include "common/utf8.h"
 #include "front/cmd/commands.h"
 
 #include <fcntl.h>
@@ -80,14 +82,14 @@ static int help(int argc, char **argv)
 		return help_complete(argc - 3, argv + 3, commands, NSUB, main_opts, M_COUNT);
 	if (strcmp(argv[2], "--man") == 0 && argc == 4) {
 		if (!(sc = find(argv[3]))) {
-			fprintf(stderr, "allocab: help: unknown command '%s'\n", argv[3]);
+			errmsg_print(stderr, "help", "unknown command '%s'", argv[3]);
 			return ST_USAGE;
 		}
 		optdoc_man(stdout, sc->doc);
 		return fflush(stdout) == 0 ? ST_OK : ST_FAIL;
 	}
 	if (argc > 3) {
-		fprintf(stderr, "allocab: help: unexpected argument '%s'\n", argv[3]);
+		errmsg_print(stderr, "help", "unexpected argument '%s'", argv[3]);
 		return ST_USAGE;
 	}
 	if (!(sc = find(argv[2]))) {
@@ -122,7 +124,10 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "help") == 0)
 		return help(argc, argv);
 	if (!(sc = find(cmd))) {
-		fprintf(stderr, "allocab: unknown command '%s' (allocab --help lists them)\n", cmd);
+		char shown[256];
+
+		fprintf(stderr, "allocab: unknown command '%s' (allocab --help lists them)\n",
+		        utf8_quote(shown, sizeof shown, cmd));
 		return ST_USAGE;
 	}
 	return sc->main(argc - 1, argv + 1);

@@ -394,7 +394,7 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 
 	rounds_text(r, rounds, sizeof rounds);
 	if (strcmp(r->status, "interrupted") == 0) {
-		fprintf(stderr, "allocab: bench: interrupted after %s; results in %s\n", rounds,
+		errmsg_print(stderr, "bench", "interrupted after %s; results in %s", rounds,
 		        s->paths[0]);
 		return;
 	}
@@ -409,7 +409,7 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 		        "allocab: bench: %zu of %zu run%s did not succeed (%s); results in %s\n",
 		        r->failed, r->runs, r->runs == 1 ? "" : "s", by, s->paths[0]);
 	else if (!o->quiet)
-		fprintf(stderr, "allocab: bench: %s in %.1f s%s; results in %s\n", rounds,
+		errmsg_print(stderr, "bench", "%s in %.1f s%s; results in %s", rounds,
 		        r->elapsed_s,
 		        strcmp(r->status, "budget") == 0    ? ", stopped by --budget"
 		        : strcmp(r->status, "decided") != 0 ? ""
@@ -445,7 +445,7 @@ static void yield(const cJSON *doc)
 
 	fputc('\n', stderr);
 	if (calib_yield_report(doc, stderr, err, sizeof err) != ST_OK)
-		fprintf(stderr, "allocab: bench: no yield to report: %s\n", err);
+		errmsg_print(stderr, "bench", "no yield to report: %s", err);
 }
 
 /* The bench stopped after its first round: the arms whose proof cannot succeed, and why it
@@ -473,7 +473,7 @@ int bench_main(int argc, char **argv)
 	int rc;
 
 	if (bench_parse_args(argc, argv, &o, err, sizeof err) != 0) {
-		fprintf(stderr, "allocab: bench: %s\n", err);
+		errmsg_print(stderr, "bench", "%s", err);
 		return ST_USAGE;
 	}
 	if (o.help) {
@@ -485,7 +485,7 @@ int bench_main(int argc, char **argv)
 		o.out = o.resume; /* the file continued is rewritten in place */
 	s.stop = bench_catch_signals();
 	if (bench_task_resolve(&s.task, o.label, o.shard, err, sizeof err) != 0) {
-		fprintf(stderr, "allocab: bench: %s\n", err);
+		errmsg_print(stderr, "bench", "%s", err);
 		bench_opts_free(&o);
 		return ST_USAGE;
 	}
@@ -583,7 +583,7 @@ int bench_main(int argc, char **argv)
 			resume_command(argc, argv, s.paths[0]);
 		cJSON_Delete(doc);
 	} else if (rc != ST_OK) {
-		fprintf(stderr, "allocab: bench: %s\n", err);
+		errmsg_print(stderr, "bench", "%s", err);
 	}
 	setup_free(&s);
 	bench_opts_free(&o);

@@ -541,7 +541,7 @@ int calibrate_main(int argc, char **argv)
 	int rc;
 
 	if (parse_args(argc, argv, &o, err, sizeof err) != 0) {
-		fprintf(stderr, "allocab: calibrate: %s\n", err);
+		errmsg_print(stderr, "calibrate", "%s", err);
 		free(o.fwd);
 		return ST_USAGE;
 	}
@@ -556,7 +556,7 @@ int calibrate_main(int argc, char **argv)
 	rc = o.from ? from_file(&o, out, err, sizeof err)
 	            : run_and_analyse(&o, out, stop, argc, argv, err, sizeof err);
 	if (rc != 0 && err[0])
-		fprintf(stderr, "allocab: calibrate: %s\n", err);
+		errmsg_print(stderr, "calibrate", "%s", err);
 	else if (rc == ST_INTERRUPTED)
 		fprintf(stderr, "allocab: calibrate: interrupted\n");
 	free(o.fwd);

@@ -362,7 +362,7 @@ int compare_main(int argc, char **argv)
 			rc = ST_FAIL;
 	}
 	if (rc)
-		fprintf(stderr, "allocab: compare: %s\n", err);
+		errmsg_print(stderr, "compare", "%s", err);
 	cmp_replays_free(rp, nrp);
 	rf_free(prog);
 	claims_result_free(checked);

@@ -49,7 +49,7 @@ int gate_main(int argc, char **argv)
 		rc = ST_USAGE;
 	free(paths);
 	if (rc == ST_USAGE)
-		fprintf(stderr, "allocab: gate: %s\n", err);
+		errmsg_print(stderr, "gate", "%s", err);
 	fflush(stdout);
 	return rc;
 }

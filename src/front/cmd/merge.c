@@ -226,7 +226,7 @@ int merge_main(int argc, char **argv)
 	if (rc == ST_OK)
 		rc = merge_run(&a, x, err, sizeof err);
 	if (rc)
-		fprintf(stderr, "allocab: merge: %s\n", err);
+		errmsg_print(stderr, "merge", "%s", err);
 	free(a.files);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,19 +74,44 @@ static void free_streams(struct stream *s, size_t n)
 	free(s);
 }
 
-void rb_remove_streams(const char *dir)
+int rb_remove_streams(const char *dir, struct rmtree_count *foreign)
 {
 	size_t n = 0;
 	struct stream *s = list_streams(dir, &n);
 	char marks[PATH_MAX];
+	struct stat st;
 
 	for (size_t i = 0; i < n; i++)
 		unlink(s[i].path);
 	free_streams(s, n);
 	snprintf(marks, sizeof marks, "%s/" RB_MARKS_FILE, dir);
-	if (unlink(marks) != 0 && (errno == EISDIR || errno == EPERM))
-		rmdir(marks);
-	rmdir(dir);
+	if (lstat(marks, &st) == 0 && S_ISREG(st.st_mode))
+		unlink(marks);
+	if (rmdir(dir) == 0 || errno == ENOENT)
+		return 0;
+	return rmtree_remove(dir, foreign);
+}
+
+void rb_remove_stale(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+	char path[PATH_MAX];
+	struct stat st;
+	long pid;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (sscanf(e->d_name, RB_DIR_PREFIX "%ld.", &pid) != 1 || pid <= 0 ||
+		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    st.st_mtime + RB_STALE_S < time(NULL))
+			rb_remove_streams(path, &(struct rmtree_count){0});
+	}
+	closedir(d);
 }
 
 /* The pid and lifetime of the image whose raw stream is at path (its process and status blocks);

@@ -11,6 +11,7 @@
 #define ALLOCAB_RECBUNDLE_H
 
 #include "common/phasemark.h"
+#include "common/rmtree.h"
 #include "common/trace_format.h"
 
 #include <stddef.h>
@@ -53,8 +54,17 @@ int rb_bundle(const char *dir, const struct phasemark_set *marks, FILE *out,
               struct rb_result *res, char *err, size_t errlen);
 void rb_result_free(struct rb_result *res);
 
-/* Removes every raw stream in dir and its marks file (whatever the command made of it), then dir
- * itself when it is empty. */
-void rb_remove_streams(const char *dir);
+/* Removes every raw stream in dir and its marks file, then dir itself with whatever else the
+ * command put in it (common/rmtree.h: links are removed, never followed), which is added to
+ * *foreign (zeroed by the caller; all zero when there was nothing else). Returns 0 when dir is
+ * gone, -1 with errno set otherwise. */
+int rb_remove_streams(const char *dir, struct rmtree_count *foreign);
+
+/* The stream directories are TMPDIR/RB_DIR_PREFIX PID.XXXXXX. rb_remove_stale removes those in
+ * tmp of recorders that no longer exist (killed before their own clean-up), once they are
+ * RB_STALE_S seconds old. */
+#define RB_DIR_PREFIX "allocab-record."
+#define RB_STALE_S    60
+void rb_remove_stale(const char *tmp);
 
 #endif

@@ -35,9 +35,7 @@
 #include <unistd.h>
 
 #define RECORD_LIB_NAME "liballocab-record.so"
-#define DIR_PREFIX      "allocab-record."
 #define BACKGROUND_S    10 /* how long record waits for what COMMAND left running, by default */
-#define STALE_S         60 /* a dead recorder's directory is removed once this old */
 
 static volatile sig_atomic_t got_signal;
 static volatile pid_t child_pid;
@@ -68,30 +66,6 @@ static int find_lib(char *out, size_t len, char *err, size_t errlen)
 	if (access(out, R_OK) == 0)
 		return 0;
 	return errmsg_fail(err, errlen, "%s not found beside %s (run make)", RECORD_LIB_NAME, dir);
-}
-
-/* Removes the stream directories in tmp of recorders that no longer exist (killed before their
- * own clean-up), once they are STALE_S seconds old. */
-static void remove_stale_dirs(const char *tmp)
-{
-	DIR *d = opendir(tmp);
-	struct dirent *e;
-	char path[PATH_MAX];
-	struct stat st;
-	long pid;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (sscanf(e->d_name, DIR_PREFIX "%ld.", &pid) != 1 || pid <= 0 ||
-		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-		    st.st_mtime + STALE_S < time(NULL))
-			rb_remove_streams(path);
-	}
-	closedir(d);
 }
 
 /* SIGINT, SIGTERM, SIGHUP: remembered, and passed on to COMMAND when a process sent them (the
@@ -129,7 +103,7 @@ static void exec_command(char **cmd, const char *preload, const char *dir, pid_t
 	setenv("ALLOCAB_RECORD_DIR", dir, 1);
 	setenv(PHASEMARK_ENV, marks, 1);
 	execvp(cmd[0], cmd);
-	fprintf(stderr, "allocab: record: %s: %s\n", cmd[0], strerror(errno));
+	errmsg_print(stderr, "record", "%s: %s", cmd[0], strerror(errno));
 	_exit(127);
 }
 
@@ -475,7 +449,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	p.dashdash = 1;
 	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE && k != OPT_ARG) {
 		if (k == OPT_ERROR) {
-			fprintf(stderr, "allocab: record: %s\n", err);
+			errmsg_print(stderr, "record", "%s", err);
 			return -1;
 		}
 		if (k == R_HELP) {
@@ -531,7 +505,7 @@ static void read_marks(const char *dir, int64_t lo, int64_t hi, struct phasemark
 	if (phasemark_read(path, lo, hi, s, why, sizeof why) == 0)
 		return;
 	phasemark_free(s);
-	fprintf(stderr, "allocab: record: warning: phase marks left out of the trace: %s\n", why);
+	errmsg_print(stderr, "record", "warning: phase marks left out of the trace: %s", why);
 }
 
 /* Runs the command and bundles its trace; the stream directory dir exists. */
@@ -544,7 +518,7 @@ static int record(char **cmd, const char *lib, const char *dir, const char *out,
 	int64_t lo = mono_ns();
 
 	if (run_command(cmd, lib, dir, &status) != 0) {
-		fprintf(stderr, "allocab: record: cannot run %s: %s\n", cmd[0], strerror(errno));
+		errmsg_print(stderr, "record", "cannot run %s: %s", cmd[0], strerror(errno));
 		return ST_FAIL;
 	}
 	wait_background(wait_s);
@@ -555,18 +529,33 @@ static int record(char **cmd, const char *lib, const char *dir, const char *out,
 	if (rc == -2 && status == 127) /* the command did not start; it said why */
 		return 127;
 	if (rc == -2) {
-		fprintf(stderr, "allocab: record: %s (%s exited %d): no trace written\n", err,
+		errmsg_print(stderr, "record", "%s (%s exited %d): no trace written", err,
 		        cmd[0], status);
 		return status ? status : ST_FAIL;
 	}
 	if (rc != 0) {
-		fprintf(stderr, "allocab: record: %s\n", err);
+		errmsg_print(stderr, "record", "%s", err);
 		return status ? status : ST_FAIL;
 	}
 	report(&res, out, in_place);
 	rc = recording_failed(&res);
 	rb_result_free(&res);
 	return status ? status : rc ? ST_FAIL : ST_OK;
+}
+
+/* Removes the stream directory; a warning lists what the command put in it besides its streams. */
+static void remove_dir(const char *dir)
+{
+	struct rmtree_count c = {0};
+	char what[160];
+	int rc = rb_remove_streams(dir, &c), e = errno;
+
+	if (rc != 0 || c.left)
+		errmsg_print(stderr, "record", "warning: cannot remove %s (the command left %s): %s",
+		             dir, rmtree_describe(&c, what, sizeof what), strerror(e));
+	else if (c.files + c.dirs + c.links + c.others)
+		errmsg_print(stderr, "record", "warning: removed what the command left in %s: %s",
+		             dir, rmtree_describe(&c, what, sizeof what));
 }
 
 int record_main(int argc, char **argv)
@@ -587,14 +576,14 @@ int record_main(int argc, char **argv)
 		return ST_USAGE;
 	}
 	if (find_lib(lib, sizeof lib, err, sizeof err) != 0) {
-		fprintf(stderr, "allocab: record: %s\n", err);
+		errmsg_print(stderr, "record", "%s", err);
 		return ST_FAIL;
 	}
 	tmpdir = tmpdir && *tmpdir ? tmpdir : "/tmp";
-	remove_stale_dirs(tmpdir);
-	snprintf(dir, sizeof dir, "%s/" DIR_PREFIX "%ld.XXXXXX", tmpdir, (long)getpid());
+	rb_remove_stale(tmpdir);
+	snprintf(dir, sizeof dir, "%s/" RB_DIR_PREFIX "%ld.XXXXXX", tmpdir, (long)getpid());
 	if (!mkdtemp(dir)) {
-		fprintf(stderr, "allocab: record: %s: %s\n", dir, strerror(errno));
+		errmsg_print(stderr, "record", "%s: %s", dir, strerror(errno));
 		return ST_FAIL;
 	}
 	catch_signals();
@@ -603,6 +592,6 @@ int record_main(int argc, char **argv)
 		        "allocab: record: warning: cannot collect background processes: %s\n",
 		        strerror(errno));
 	rc = record(argv + a.first, lib, dir, a.out, a.wait_s);
-	rb_remove_streams(dir);
+	remove_dir(dir);
 	return rc;
 }

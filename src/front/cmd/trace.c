@@ -2,6 +2,7 @@
  * (front/tracestat/tracestat.h). */
 #include "front/cmd/commands.h"
 
+#include "common/errmsg.h"
 #include "common/opt.h"
 #include "common/optdoc.h"
 #include "common/status.h"
@@ -41,7 +42,7 @@ static int info(const char *path, int json, int all)
 	int rc = 0;
 
 	if (tracestat_file(path, &r, err, sizeof err) != 0) {
-		fprintf(stderr, "allocab: trace: %s\n", err);
+		errmsg_print(stderr, "trace", "%s", err);
 		return ST_USAGE;
 	}
 	if (json) {
@@ -87,7 +88,7 @@ int trace_main(int argc, char **argv)
 		if (k == OPT_ARG && path)
 			snprintf(err, sizeof err, "info: unexpected argument '%s'", v);
 		if (k == OPT_ERROR || (k == OPT_ARG && path)) {
-			fprintf(stderr, "allocab: trace: %s\n", err);
+			errmsg_print(stderr, "trace", "%s", err);
 			return ST_USAGE;
 		}
 		if (k == OPT_ARG)

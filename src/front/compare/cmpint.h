@@ -9,13 +9,12 @@
 
 /* What cmp_build's steps share: the report being built and its scratch. */
 /* The figures of one arm and workload of a document that neither phase nor regime changes:
- * medians of memory figures, and the runs that never settled. */
+ * medians of memory figures. */
 struct cmp_side_memo {
 	const struct rf_doc *doc; /* NULL: empty */
 	size_t arm, w;
 	double retained, peak, rss_first, rss_last, growth;
 	double processes, calls; /* per run: processes started, malloc-family calls (probed runs) */
-	size_t unsettled;
 };
 
 struct cmp_builder {

@@ -16,7 +16,7 @@ double cmp_median(double *v, size_t n)
  * the runs that did not settle. */
 struct side {
 	double med_ns, med_regime[RF_NREGIMES];
-	size_t nok;
+	size_t nok, unsettled; /* ok runs with a time of the phase; of them, unsettled in it */
 	struct cmp_side_memo m; /* a copy: the builder keeps only the last two */
 };
 
@@ -87,10 +87,6 @@ static const struct cmp_side_memo *side_memo(struct cmp_builder *b, const struct
 			return &b->memo[k];
 	m = &b->memo[b->memo_next++ % 2];
 	*m = (struct cmp_side_memo){.doc = doc, .arm = arm, .w = w};
-	for (size_t i = 0; i < doc->nrounds; i++) {
-		const struct rf_run *run = rf_run(doc, i, arm, w);
-		m->unsettled += run->ok && run->settled == 0;
-	}
 	m->retained = run_median(b, doc, arm, w, fig_retained, 0, 0);
 	m->peak = run_median(b, doc, arm, w, fig_peak, 0, 0);
 	m->rss_first = run_median(b, doc, arm, w, fig_rss, 0, 0);
@@ -109,6 +105,7 @@ static void side_figures(struct cmp_builder *b, const struct rf_doc *doc, size_t
 	for (size_t i = 0; i < doc->nrounds; i++) {
 		const struct rf_run *run = rf_run(doc, i, arm, w);
 		s->nok += run->ok && run->t_regime[b->g][p] > 0;
+		s->unsettled += run->ok && run->settled_phase[p] == 0;
 	}
 	for (int g = 0; g < RF_NREGIMES; g++)
 		s->med_regime[g] = run_median(b, doc, arm, w, fig_time, p, g);
@@ -135,8 +132,8 @@ static void set_sides(struct cmp_row *row, const struct side *sb, const struct s
 	row->processes_cand = sc->m.processes;
 	row->calls_base = sb->m.calls;
 	row->calls_cand = sc->m.calls;
-	row->unsettled_base = sb->m.unsettled;
-	row->unsettled_cand = sc->m.unsettled;
+	row->unsettled_base = sb->unsettled;
+	row->unsettled_cand = sc->unsettled;
 	row->n_base = sb->nok;
 	row->n_cand = sc->nok;
 }

@@ -233,7 +233,7 @@ cJSON *export_claims_json(const struct claims_result *res)
 
 static void csv_str(FILE *out, const char *s, const char *sep)
 {
-	fputc('"', out);
+	fputs(export_csv_formula(s) ? "\"'" : "\"", out);
 	for (; *s; s++)
 		fputs(*s == '"' ? "\"\"" : (char[2]){*s, 0}, out);
 	fprintf(out, "\"%s", sep);

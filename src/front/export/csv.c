@@ -6,10 +6,15 @@
 #include <math.h>
 #include <string.h>
 
-static void csv_field(FILE *out, const char *s, int last)
+/* A cell: quoted when it holds a comma, a quote or a line break; a text cell that a spreadsheet
+ * would take for a formula is quoted with a single quote before it (export_csv_formula). Numbers
+ * are written as they are, negative ones included. */
+static void csv_cell(FILE *out, const char *s, int text, int last)
 {
-	if (strpbrk(s, ",\"\n\r")) {
-		fputc('"', out);
+	int formula = text && export_csv_formula(s);
+
+	if (formula || strpbrk(s, ",\"\n\r")) {
+		fputs(formula ? "\"'" : "\"", out);
 		for (; *s; s++)
 			fprintf(out, *s == '"' ? "\"\"" : "%c", *s);
 		fputc('"', out);
@@ -19,12 +24,17 @@ static void csv_field(FILE *out, const char *s, int last)
 	fputc(last ? '\n' : ',', out);
 }
 
+static void csv_field(FILE *out, const char *s, int last)
+{
+	csv_cell(out, s, 1, last);
+}
+
 static void csv_num(FILE *out, double v, int last)
 {
 	char buf[64];
 
 	export_fmt_double(v, buf, sizeof buf);
-	csv_field(out, buf, last);
+	csv_cell(out, buf, 0, last);
 }
 
 static void csv_count(FILE *out, size_t v, int last)
@@ -32,7 +42,7 @@ static void csv_count(FILE *out, size_t v, int last)
 	char buf[32];
 
 	snprintf(buf, sizeof buf, "%zu", v);
-	csv_field(out, buf, last);
+	csv_cell(out, buf, 0, last);
 }
 
 static int write_compare_csv(FILE *out, const struct export_input *in)

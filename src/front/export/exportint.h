@@ -31,6 +31,11 @@ void export_describe_regimes(const struct cmp_report *r, char *buf, size_t len);
  * digits for integers below 2^53, else the fewest significant digits (at most 17) that round-trip.
  */
 void export_fmt_double(double v, char *buf, size_t len);
+
+/* A CSV text cell starting with =, +, -, @, a tab or a carriage return: a spreadsheet would
+ * evaluate it as a formula, so the CSV writers put a single quote before it inside its quotes
+ * (OWASP, "CSV Injection"; docs/results-format.md, "CSV"). Numbers are not text cells. */
+int export_csv_formula(const char *s);
 /* A JSON number, or null for NaN and infinities; NULL when memory ran out. */
 cJSON *export_json_num(double v);
 /* Prints j (NULL: memory ran out) with a newline and deletes it, its strings made well-formed

@@ -118,3 +118,8 @@ size_t export_text_len(const char *s)
 		n += is_control((unsigned char)*s) ? 4 : 1;
 	return n;
 }
+
+int export_csv_formula(const char *s)
+{
+	return s[0] && strchr("=+-@\t\r", s[0]) != NULL;
+}

@@ -7,6 +7,7 @@
 #include "front/compare/compare.h"
 #include "common/errmsg.h"
 #include "common/status.h"
+#include "common/utf8.h"
 #include "front/results/results.h"
 
 #include <math.h>
@@ -85,7 +86,7 @@ static int no_pairs(const struct cmp_report *r, const struct cmp_row *row, FILE 
 {
 	const struct rf_doc *d = r->cand;
 	const char *arm = row->candidate;
-	char why[1024], line[1200];
+	char why[1024], why2[1200], line[1200];
 
 	if (row->n > 0)
 		return 0;
@@ -98,7 +99,8 @@ static int no_pairs(const struct cmp_report *r, const struct cmp_row *row, FILE 
 		         row->baseline);
 	else
 		no_rounds_reason(d, arm, why, sizeof why);
-	snprintf(line, sizeof line, "no verified rounds for %s: %s", arm, why);
+	snprintf(why2, sizeof why2, "no verified rounds for %s: %s", arm, why);
+	utf8_quote(line, sizeof line, why2);
 	if (out)
 		fprintf(out, "gate: FAIL: %s\n", line);
 	if (warn && warn != out)

@@ -120,15 +120,48 @@ void gate_line(const struct gate_ctx *c, const struct cmp_row *row, const struct
 		        cmp_level_text(fail.asked < 1 ? fail.asked : fail.iv->level, lv, sizeof lv),
 		        exp(-gate_fail_bound(c)), cmp_speedup(fail.iv->lo));
 	else if (o == GATE_INCONCLUSIVE && pass.iv->lo > c->m)
-		fprintf(out, "; not FAIL: within the ±%g%% equivalence margin", c->equiv_pct);
+		fprintf(out,
+		        "; not FAIL: only the interval's lower end (t_cand/t_base %.3f) lies within "
+		        "the ±%g%% equivalence margin, its upper end (%.3f) beyond: FAIL needs all "
+		        "of it beyond %.3f, PASS by equivalence all of it within",
+		        exp(pass.iv->lo), c->equiv_pct, exp(pass.iv->hi), exp(gate_fail_bound(c)));
 	fprintf(out, "\n");
+}
+
+/* The first measured round from which the candidate's or the baseline's cell of row's workload
+ * had left the rounds (adaptive allocation), or 0. */
+static size_t left_from(const struct gate_ctx *c, const struct cmp_row *row)
+{
+	int w = row->workload ? rf_workload(c->doc, row->workload) : -1;
+	int arms[2] = {rf_arm(c->doc, row->candidate), rf_arm(c->doc, row->baseline)};
+
+	if (w < 0 || !c->doc->nleft)
+		return 0;
+	for (size_t i = 0; i < c->doc->nrounds; i++)
+		for (int k = 0; k < 2; k++)
+			if (arms[k] >= 0 && rf_run(c->doc, i, (size_t)arms[k], (size_t)w)->left)
+				return i + 1;
+	return 0;
 }
 
 /* For an INCONCLUSIVE paired comparison: how far its estimate lies from the margin, the smallest
  * distance its rounds (or its plan) can resolve at CALIB_POWER, and the rounds that distance
- * needs. One line. */
+ * needs. One line; a second when its cell left the rounds under adaptive allocation, which
+ * decided it against no difference, not against this gate's margin: more rounds of that bench
+ * never come to it. */
 void gate_note(const struct gate_ctx *c, const struct cmp_row *row, FILE *out)
 {
+	size_t left = c->r->paired && row->usable ? left_from(c, row) : 0;
+
+	if (left)
+		fprintf(out,
+		        "note: %s/%s %s %s: its cell left the rounds from measured round %zu "
+		        "(adaptive allocation decided it faster, slower or equivalent against 1x, "
+		        "not against this margin), so more rounds of this bench never come to it; "
+		        "to decide the margin, bench it with --gate and this rule, or with "
+		        "--allocation none\n",
+		        row->workload ? row->workload : "geomean", row->phase,
+		        rf_regime_name(row->regime), row->candidate, left);
 	double dist = fabs(row->d.est - c->m), alpha = 1 - c->g->conf;
 	size_t plan = c->seq ? c->seq->planned : row->n;
 	double mde = c->seq ? stats_seq_mde(row->sd, plan, alpha, CALIB_POWER)

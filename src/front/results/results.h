@@ -41,6 +41,9 @@ struct rf_run {
 	/* the same from wall_ns and from cpu_ns (NAN when the reps lack it), for rf_use_time */
 	double t_basis[RF_NTIMES][RF_NREGIMES][RF_MAX_PHASES];
 	int settled;                /* record.regimes.settled: 1, 0, or -1 (absent or null) */
+	/* per phase, whether its steady state held: a marked phase's own phase_marks "settled", the
+	 * record's regimes.settled for the phases the record times; 1, 0 or -1 (unknown) */
+	signed char settled_phase[RF_MAX_PHASES];
 	double rss_first, rss_last; /* resident after the first and after the last rep; NAN */
 	double wall_ns;             /* the process's wall time, for rates (NAN if unknown) */
 	double max_rss_kib;         /* peak RSS; NAN if unknown */

@@ -116,6 +116,7 @@ int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, c
 		seen |= 1u << p;
 		if (load_spans(l, ph, name, run, p, &settled, at) != 0)
 			return -1;
+		run->settled_phase[p] = (signed char)settled;
 		if (settled >= 0)
 			run->settled = all_settled &= settled;
 	}

@@ -325,6 +325,7 @@ static int load_regimes(struct loader *l, const struct rf_workload *w, const cJS
 			}
 	memcpy(run->t_regime, run->t_basis[RF_TIME_WALL], sizeof run->t_regime);
 	run->settled = cJSON_IsBool(settled) ? cJSON_IsTrue(settled) : -1;
+	memset(run->settled_phase, run->settled, sizeof run->settled_phase);
 	if (rl_opt_num(l, cJSON_GetArrayItem(reps, 0), "rss_after_bytes", RF_MAX_FIGURE, at,
 	               "record.reps[0]", &run->rss_first) ||
 	    rl_opt_num(l, cJSON_GetArrayItem(reps, (int)n - 1), "rss_after_bytes", RF_MAX_FIGURE,

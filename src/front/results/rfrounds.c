@@ -132,6 +132,7 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 				run->t_basis[t][g][p] = NAN;
 		}
 	run->settled = -1;
+	memset(run->settled_phase, -1, sizeof run->settled_phase);
 	run->rss_first = run->rss_last = NAN;
 	run->present = 1;
 	run->ok = strcmp(status, "ok") == 0;

@@ -298,9 +298,8 @@ size_t bench_report_hopeless(const struct bench_config *c, const cJSON *round, F
 		if (!all || !bad)
 			continue;
 		if (f)
-			fprintf(f,
-			        "allocab: bench: %s: no verified successful run: unverified: %s\n",
-			        c->arms[i].name, get_str(bad, "reason"));
+			errmsg_print(f, "bench", "%s: no verified successful run: unverified: %s",
+			             c->arms[i].name, get_str(bad, "reason"));
 		named++;
 	}
 	return named;
@@ -342,7 +341,7 @@ size_t bench_report_unproven(const struct bench_config *c, const cJSON *doc, FIL
 			run_reason(bad, why, sizeof why);
 		else
 			snprintf(why, sizeof why, "no measured run");
-		fprintf(f, "allocab: bench: %s: no verified successful run: %s\n", arm, why);
+		errmsg_print(f, "bench", "%s: no verified successful run: %s", arm, why);
 		named++;
 	}
 	return named;
@@ -399,7 +398,11 @@ void bench_probe_finish(const struct bench_arm *a, const struct bench_probe_run 
 		x.launcher = (pid_t)r->pid;
 		x.launcher_exe = shell;
 	}
-	if (probelog_read(p->file, &recs, &bad, err, sizeof err) != 0) {
+	if (probelog_read(p->file,
+	                  probelog_max_bytes(r->track && r->track->mode == PTRACK_TRACED
+	                                         ? r->track->processes
+	                                         : 0),
+	                  &recs, &bad, err, sizeof err) != 0) {
 		snprintf(v.reason, sizeof v.reason, "%s", err);
 		ptrack_describe(r->track, v.tracking, sizeof v.tracking);
 	} else {

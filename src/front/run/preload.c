@@ -89,7 +89,7 @@ int preload_resolve(const char *lib, const char *probe, struct preload_lib *out,
 	if ((fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0) {
 		errmsg_fail(err, errlen, "%s: %s", file, strerror(errno));
 	} else if (close(fd), runner_run(&spec, &r, err, errlen) == 0) {
-		if (probelog_read(file, &recs, &bad, err, errlen) == 0) {
+		if (probelog_read(file, PROBELOG_MAX_BYTES, &recs, &bad, err, errlen) == 0) {
 			const cJSON *rec = first_start(recs);
 
 			if (rec)

@@ -56,7 +56,20 @@ __attribute__((format(printf, 3, 4))) static void note(struct judge *j, enum rea
 	va_end(ap);
 }
 
-int probelog_read(const char *path, cJSON **out, size_t *bad, char *err, size_t errlen)
+size_t probelog_max_bytes(size_t processes)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+	size_t cap = pages > 0 && page > 0 ? (size_t)pages / 32 * (size_t)page : PROBELOG_MAX_BYTES;
+
+	if (cap < PROBELOG_MAX_BYTES)
+		cap = PROBELOG_MAX_BYTES;
+	if (processes > (cap - PROBELOG_MAX_BYTES) / PROBELOG_BYTES_PER_PROCESS)
+		return cap;
+	return PROBELOG_MAX_BYTES + processes * PROBELOG_BYTES_PER_PROCESS;
+}
+
+int probelog_read(const char *path, size_t max, cJSON **out, size_t *bad, char *err,
+                  size_t errlen)
 {
 	struct stat st;
 	size_t n = 0;
@@ -64,9 +77,9 @@ int probelog_read(const char *path, cJSON **out, size_t *bad, char *err, size_t 
 
 	*out = NULL;
 	*bad = 0;
-	if (stat(path, &st) == 0 && (size_t)st.st_size > PROBELOG_MAX_BYTES)
-		return errmsg_fail(err, errlen, "probe records exceed %u MiB",
-		                   PROBELOG_MAX_BYTES >> 20);
+	if (stat(path, &st) == 0 && (size_t)st.st_size > max)
+		return errmsg_fail(err, errlen, "probe records exceed %.1f MiB (%zu bytes)",
+		                   (double)max / (1 << 20), (size_t)st.st_size);
 	if (!(text = read_file(path, &n)))
 		return errmsg_fail(err, errlen, "probe records %s: %s", path, strerror(errno));
 	if (!(*out = cJSON_CreateArray())) {
@@ -198,6 +211,11 @@ static void judge_image(struct judge *j, const cJSON *r)
 			note(j, R_PRELOAD,
 			     "preload failed: ld.so could not load %s in %s (pid %ld)",
 			     cJSON_IsString(m) ? m->valuestring : "?", base(exe), pid);
+	}
+	if (!exe_alloc && facts(exe)->unscanned) {
+		note(j, R_OWN, "cannot tell whether %s links its own allocator: %s", exe,
+		     facts(exe)->unscanned);
+		return;
 	}
 	if (!exe_alloc)
 		exe_alloc = facts(exe)->allocator;

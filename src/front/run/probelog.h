@@ -12,8 +12,14 @@
 
 struct ptrack;
 
-/* Most bytes of a record file read; more makes the run unverified. */
-#define PROBELOG_MAX_BYTES (8u << 20)
+/* Most bytes of a record file read (probelog_max_bytes); more makes the run unverified. A process
+ * writes a start, an exec and an exit record of 1 to 2 KiB each as a rule, longer with long paths
+ * and preload lists: 16 KiB per process the tracker counted, on top of 8 MiB, keeps any honest
+ * run within the limit, and the whole is capped at 1/32 of physical memory (the parsed records
+ * take several times the text) but never below 8 MiB. docs/programs.md, "Limits". */
+#define PROBELOG_MAX_BYTES         (8u << 20)
+#define PROBELOG_BYTES_PER_PROCESS (16u << 10)
+size_t probelog_max_bytes(size_t processes);
 
 /* What a run's processes must show. Extensible: zero-initialise and set what applies. */
 struct probe_expect {
@@ -45,8 +51,9 @@ struct probe_verdict {
 /* Reads the JSON lines of path into a cJSON array (*out, the caller deletes it); lines that are
  * not allocab-probe/1 objects with distinct member names are skipped and counted in *bad (a
  * bench then calls the run unverified: the probe writes whole lines, one write each). Returns 0,
- * or -1 with a reason in err (file unreadable or over PROBELOG_MAX_BYTES). */
-int probelog_read(const char *path, cJSON **out, size_t *bad, char *err, size_t errlen);
+ * or -1 with a reason in err (file unreadable or over max bytes). */
+int probelog_read(const char *path, size_t max, cJSON **out, size_t *bad, char *err,
+                  size_t errlen);
 
 /* Judges the records of one run whose first process was top, against e; tail is the run's stderr
  * tail (for the dynamic linker's "cannot be preloaded" line) or NULL; track is what the process

@@ -181,6 +181,11 @@ int bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t err
 		                     "benches on one machine slow each other down; run them one after "
 		                     "the other (docs/fleet.md)",
 		                     who, t->lock);
+	if (rc != 0 && errno == ELOOP)
+		return errmsg_status(ST_FAIL, err, errlen,
+		                     "cannot lock %s: it is a symbolic link, and a link is refused "
+		                     "as the lock (remove it)",
+		                     t->lock);
 	if (rc != 0)
 		return errmsg_status(ST_FAIL, err, errlen, "cannot lock %s: %s", t->lock,
 		                     strerror(errno));
