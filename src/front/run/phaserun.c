@@ -68,8 +68,9 @@ static cJSON *phase_json(const struct phasemark_phase *ph)
 	enum steady_regime *g = malloc(ph->n * sizeof *g);
 	double *steady = malloc(ph->n * sizeof *steady);
 	struct steady_rule rule = steady_default_rule();
-	size_t ns = 0;
+	size_t ns = 0, nc = 0;
 	int settled;
+	cJSON *cpu;
 
 	if (!o || !w || !rg || !g || !steady) {
 		cJSON_Delete(o), cJSON_Delete(w), cJSON_Delete(rg), free(g), free(steady);
@@ -82,8 +83,14 @@ static cJSON *phase_json(const struct phasemark_phase *ph)
 		if (g[i] == STEADY_STEADY)
 			steady[ns++] = (double)ph->ns[i];
 	}
+	for (size_t i = 0; i < ph->n; i++)
+		nc += ph->cpu[i] >= 0;
+	cpu = nc == ph->n ? cJSON_CreateArray() : cJSON_CreateNull();
+	for (size_t i = 0; nc == ph->n && i < ph->n; i++)
+		cJSON_AddItemToArray(cpu, cJSON_CreateNumber((double)ph->cpu[i]));
 	cJSON_AddStringToObject(o, "name", ph->name);
 	cJSON_AddItemToObject(o, "wall_ns", w);
+	cJSON_AddItemToObject(o, "cpu_ns", cpu);
 	cJSON_AddItemToObject(o, "regimes", rg);
 	cJSON_AddItemToObject(o, "settled",
 	                      settled < 0 ? cJSON_CreateNull() : cJSON_CreateBool(settled));
