@@ -65,6 +65,7 @@ else
 	notok "probe.cpu_total" "$("$J" "$TMP/p.json" "$r.probe.cpu_total")"
 fi
 jeq "the C helper's marks carry CPU times: epoch has 4" "$TMP/p.json" "$r.phase_marks.phases.1.cpu_ns.#" 4
+jeq "on CPU time, epoch's regimes are judged on its CPU times" "$TMP/p.json" "$r.phase_marks.phases.1.regimes_time" cpu
 "$A" compare "$TMP/p.json" >"$TMP/cmp" 2>&1
 if grep -q 'compared: CPU time;' "$TMP/cmp" && grep -Eq 'CPU/wall per run: system [0-9.]+, mimalloc [0-9.]+' "$TMP/cmp"; then
 	ok "compare: compared: CPU time, and each arm's CPU/wall ratio"
@@ -86,6 +87,7 @@ if [[ $times != *=cpu* ]] && [[ -n $times ]]; then ok "compare --time wall: ever
 expect_status "--program --time wall: exit 0" 0 "$A" bench --program "$F 2" -a system,mimalloc \
 	--time wall --rounds 1 --warmup 0 -q -o "$TMP/w.json"
 jeq "config.time is wall" "$TMP/w.json" config.time wall
+jeq "on wall time, on its wall times" "$TMP/w.json" "$(run_of "$TMP/w.json" system).phase_marks.phases.1.regimes_time" wall
 "$A" compare "$TMP/w.json" >"$TMP/cmp" 2>&1
 if grep -q 'compared: wall time' "$TMP/cmp"; then ok "compare: compared: wall time"; else notok "wall compare" "$(grep compared "$TMP/cmp")"; fi
 expect_status "--cmd with its default time: exit 0" 0 "$A" bench --cmd a="$F 2" --cmd b="$F 2" \

@@ -143,6 +143,7 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 		return NULL;
 	}
 	spec.env_set = marks ? ph.set : spec.env_set;
+	ph.cpu_rule = c->time != RF_POLICY_WALL;
 	spec.track = pr != NULL;
 	telemetry_sample(&tel[0]);
 	ph.lo = phaserun_clock();
