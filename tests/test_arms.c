@@ -23,14 +23,16 @@ static void table(void)
 
 	CHECK(n == 4, "four kinds: %zu", n);
 	for (size_t i = 0; i < n; i++) {
-		CHECK(arm_kind_find(k[i]->name) == k[i], "kind %s is found by its name", k[i]->name);
+		CHECK(arm_kind_find(k[i]->name) == k[i], "kind %s is found by its name",
+		      k[i]->name);
 		CHECK(k[i]->argv && k[i]->describe, "kind %s builds an argv and describes an arm",
 		      k[i]->name);
 		CHECK(arm_kind_has(k[i], ARM_KIND_DRIVER_RECORD) ==
 		          (strcmp(k[i]->doc_mode, "drivers") == 0),
 		      "kind %s: a drivers document exactly when its runs print a driver record",
 		      k[i]->name);
-		CHECK(arm_kind_has(k[i], ARM_KIND_SHELL) != arm_kind_has(k[i], ARM_KIND_DRIVER_RECORD),
+		CHECK(arm_kind_has(k[i], ARM_KIND_SHELL) !=
+		          arm_kind_has(k[i], ARM_KIND_DRIVER_RECORD),
 		      "kind %s runs either a driver or a shell", k[i]->name);
 		CHECK(!arm_kind_has(k[i], ARM_KIND_CPU_PER_PROCESS) || k[i]->fold == arm_fold_cpu,
 		      "kind %s: CPU per process means the CPU fold", k[i]->name);
@@ -51,8 +53,8 @@ static void flags(void)
 	      "driver: a record, no settings, no probe, nothing to fold");
 	CHECK(arm_kind_has(&arm_kind_configured, ARM_KIND_DRIVER_RECORD | ARM_KIND_CONFIGURED),
 	      "configured: a driver with settings");
-	CHECK(arm_kind_has(&arm_kind_command, ARM_KIND_SHELL | ARM_KIND_CPU_PER_PROCESS |
-	                                          ARM_KIND_MARKS_PHASES) &&
+	CHECK(arm_kind_has(&arm_kind_command,
+	                   ARM_KIND_SHELL | ARM_KIND_CPU_PER_PROCESS | ARM_KIND_MARKS_PHASES) &&
 	          !arm_kind_has(&arm_kind_command, ARM_KIND_PROBED),
 	      "command: a shell, CPU of every process, marks; probed only by --expect");
 	CHECK(arm_kind_has(&arm_kind_program, ARM_KIND_SHELL | ARM_KIND_PROBED |
@@ -73,13 +75,38 @@ static void argvs(void)
 	                         .config = config,
 	                         .nconfig = 1};
 	const char *path = NULL;
-	static const char *const plain[] = {"/d/allocab-system", "run", "pipeline", "--scale",
-	                                    "small", "--seed", "7", "--param", "rows=10",
-	                                    "--config", "mmap_threshold=32M", "--out", "-", NULL};
-	static const char *const timed[] = {"/d/allocab-system", "run", "pipeline", "--scale",
-	                                    "small", "--seed", "7", "--reps", "3",
-	                                    "--steady-time", "cpu", "--param", "rows=10",
-	                                    "--config", "mmap_threshold=32M", "--out", "-", NULL};
+	static const char *const plain[] = {"/d/allocab-system",
+	                                    "run",
+	                                    "pipeline",
+	                                    "--scale",
+	                                    "small",
+	                                    "--seed",
+	                                    "7",
+	                                    "--param",
+	                                    "rows=10",
+	                                    "--config",
+	                                    "mmap_threshold=32M",
+	                                    "--out",
+	                                    "-",
+	                                    NULL};
+	static const char *const timed[] = {"/d/allocab-system",
+	                                    "run",
+	                                    "pipeline",
+	                                    "--scale",
+	                                    "small",
+	                                    "--seed",
+	                                    "7",
+	                                    "--reps",
+	                                    "3",
+	                                    "--steady-time",
+	                                    "cpu",
+	                                    "--param",
+	                                    "rows=10",
+	                                    "--config",
+	                                    "mmap_threshold=32M",
+	                                    "--out",
+	                                    "-",
+	                                    NULL};
 	static const char *const sh[] = {"sh", "-c", "echo hi", NULL};
 
 	v = arm_kind_driver.argv(&a, num, &path);
@@ -124,7 +151,8 @@ static void cpu_fold(void)
 	CHECK(strcmp(fold("{\"process\":{\"user_ns\":300,\"sys_ns\":200},\"containment\":{"
 	                  "\"cgroup_cpu\":{\"user_ns\":900,\"sys_ns\":100}}}",
 	                  b, sizeof b),
-	             "{\"user_ns\":900,\"sys_ns\":100,\"total_ns\":1000,\"source\":\"cgroup\"}") == 0,
+	             "{\"user_ns\":900,\"sys_ns\":100,\"total_ns\":1000,\"source\":\"cgroup\"}") ==
+	          0,
 	      "the run's cgroup, which sees every process, comes first: %s", b);
 	CHECK(strcmp(fold("{\"process\":{\"wall_ns\":5}}", b, sizeof b), "none") == 0,
 	      "no CPU figures: no cpu object");

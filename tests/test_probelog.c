@@ -401,7 +401,8 @@ static void test_cpu(void)
 	g = cJSON_GetArrayItem(list, 0);
 	CHECK(cJSON_GetObjectItem(g, "user_ns")->valuedouble == 400 &&
 	          cJSON_GetObjectItem(g, "sys_ns")->valuedouble == 210,
-	      "the shell's image: user 400, sys 210 ns, up to the start of the image that replaced it");
+	      "the shell's image: user 400, sys 210 ns, up to the start of the image that replaced "
+	      "it");
 	g = cJSON_GetArrayItem(list, 1);
 	CHECK(cJSON_GetObjectItem(g, "user_ns")->valuedouble == 4000 &&
 	          cJSON_GetObjectItem(g, "sys_ns")->valuedouble == 1000,

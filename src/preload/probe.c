@@ -463,9 +463,10 @@ void probe_work_json(char *out, size_t len, enum probe_counts c)
 	}
 	/* every thread of the process, user and system apart (the CPU clock holds their sum) */
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		snprintf(num, sizeof num, ",\"user_ns\":%lld,\"sys_ns\":%lld",
-		         (long long)ru.ru_utime.tv_sec * 1000000000LL + ru.ru_utime.tv_usec * 1000LL,
-		         (long long)ru.ru_stime.tv_sec * 1000000000LL + ru.ru_stime.tv_usec * 1000LL);
+		snprintf(
+		    num, sizeof num, ",\"user_ns\":%lld,\"sys_ns\":%lld",
+		    (long long)ru.ru_utime.tv_sec * 1000000000LL + ru.ru_utime.tv_usec * 1000LL,
+		    (long long)ru.ru_stime.tv_sec * 1000000000LL + ru.ru_stime.tv_usec * 1000LL);
 		put(out, len, &k, num);
 	}
 	if (fmt && k + sizeof key < len) {

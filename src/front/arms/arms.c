@@ -123,8 +123,7 @@ const struct arm_kind_ops arm_kind_command = {
 
 const struct arm_kind_ops arm_kind_program = {
     .name = "program",
-    .flags = ARM_KIND_SHELL | ARM_KIND_PROBED | ARM_KIND_CPU_PER_PROCESS |
-             ARM_KIND_MARKS_PHASES,
+    .flags = ARM_KIND_SHELL | ARM_KIND_PROBED | ARM_KIND_CPU_PER_PROCESS | ARM_KIND_MARKS_PHASES,
     .doc_mode = "commands",
     .argv = shell_argv,
     .fold = arm_fold_cpu,

@@ -28,8 +28,8 @@ enum arm_kind_flag {
 	ARM_KIND_MARKS_PHASES = 1u << 3,
 	/* the arm carries allocator settings (KEY=VALUE, --arm) */
 	ARM_KIND_CONFIGURED = 1u << 4,
-	/* a run is /bin/sh -c COMMAND: an exit status 128 + N reports the program killed by signal N
-	 * (dash does not exec the last command of -c) */
+	/* a run is /bin/sh -c COMMAND: an exit status 128 + N reports the program killed by signal
+	 * N (dash does not exec the last command of -c) */
 	ARM_KIND_SHELL = 1u << 5,
 };
 
@@ -40,8 +40,8 @@ struct arm_run_args {
 	const char *workload; /* the workload's name */
 	const char *scale;
 	uint64_t seed;
-	unsigned reps;  /* 0: auto */
-	int steady_cpu; /* the driver's steady rule judges CPU times (--steady-time cpu) */
+	unsigned reps;       /* 0: auto */
+	int steady_cpu;      /* the driver's steady rule judges CPU times (--steady-time cpu) */
 	char *const *params; /* "KEY=VALUE" of the workload */
 	size_t nparams;
 	char *const *config; /* the arm's settings (configured kinds) */

@@ -198,22 +198,26 @@ static int cpu_warnings(const struct rf_doc *d, char ***warn, size_t *nwarn)
 				lo = q, alo = a;
 		}
 		if (hi > NOISE_CPU_PARALLEL)
-			rc = noise_warnf(
-			    warn, nwarn,
-			    "WARNING: %s: %s: CPU/wall %.2f for %s: its processes keep %.1f CPUs busy "
-			    "at once%s, and CPU time counts every thread's work, spinning included (a "
-			    "thread pool, OpenMP or BLAS waiting busily): check that compare --time "
-			    "wall agrees (docs/programs.md, \"Which time\")",
-			    d->path, d->wl[w].name, hi, d->arms[ahi], hi,
-			    !isnan(d->online_cpus) && hi >= 0.9 * d->online_cpus
-			        ? ", every CPU of the machine"
-			        : "");
+			rc = noise_warnf(warn, nwarn,
+			                 "WARNING: %s: %s: CPU/wall %.2f for %s: its processes "
+			                 "keep %.1f CPUs busy "
+			                 "at once%s, and CPU time counts every thread's work, "
+			                 "spinning included (a "
+			                 "thread pool, OpenMP or BLAS waiting busily): check that "
+			                 "compare --time "
+			                 "wall agrees (docs/programs.md, \"Which time\")",
+			                 d->path, d->wl[w].name, hi, d->arms[ahi], hi,
+			                 !isnan(d->online_cpus) && hi >= 0.9 * d->online_cpus
+			                     ? ", every CPU of the machine"
+			                     : "");
 		if (rc == 0 && lo < NOISE_CPU_IDLE) {
 			load = median_runnable(d, w);
 			rc = noise_warnf(
 			    warn, nwarn,
-			    "WARNING: %s: %s: CPU/wall %.2f for %s: the job is off the CPU for most of "
-			    "its wall time (blocked on I/O, a GPU or a sleep%s), which CPU time does "
+			    "WARNING: %s: %s: CPU/wall %.2f for %s: the job is off the CPU for "
+			    "most of "
+			    "its wall time (blocked on I/O, a GPU or a sleep%s), which CPU time "
+			    "does "
 			    "not count: check that compare --time wall agrees (docs/programs.md, "
 			    "\"Which time\")",
 			    d->path, d->wl[w].name, lo, d->arms[alo],

@@ -42,7 +42,10 @@ static void describe_doc(const struct rf_doc *d, const char *role, char *buf, si
 		for (size_t a = 0; a < d->narms; a++) {
 			double q = rf_cpu_wall_ratio(d, a, w);
 			if (!isnan(q))
-				add(buf, len, "%s %s %.2f", a ? "," : w ? ";" : "; CPU/wall per run:",
+				add(buf, len, "%s %s %.2f",
+				    a   ? ","
+				    : w ? ";"
+				        : "; CPU/wall per run:",
 				    d->arms[a], q);
 		}
 }

@@ -21,7 +21,7 @@ struct pimg {
 	double cpu_ns; /* CPU time of the image (from its first record to its last, or to the
 	                  pid's next image); NAN unknown */
 	double user_ns, sys_ns; /* the same split (getrusage of the image's process); NAN unknown */
-	double calls;  /* malloc-family calls of the image (its counts); NAN without counts */
+	double calls; /* malloc-family calls of the image (its counts); NAN without counts */
 };
 
 struct pimgs {
