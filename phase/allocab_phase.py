@@ -9,9 +9,10 @@
 
 No dependency beyond the standard library; does nothing unless the program runs under
 `allocab bench` or `allocab record`, which name the marks file in ALLOCAB_PHASE_FILE. Each mark
-is one line "begin NAME NS PID" or "end NAME NS PID", NS from time.monotonic_ns()
-(CLOCK_MONOTONIC on Linux), PID the process writing it (a forked worker marks as itself),
-appended with one os.write to a descriptor opened with O_APPEND. NAME: 1 to 64 of
+is one line "begin NAME NS PID CPU" or "end NAME NS PID CPU", NS from time.monotonic_ns()
+(CLOCK_MONOTONIC on Linux), PID the process writing it (a forked worker marks as itself), CPU
+from time.process_time_ns() (CLOCK_PROCESS_CPUTIME_ID: every thread of the process, user and
+system), appended with one os.write to a descriptor opened with O_APPEND. NAME: 1 to 64 of
 [A-Za-z0-9_.-], not "total".
 """
 import contextlib
@@ -28,9 +29,10 @@ except OSError:
 def _mark(what, name):
     global _fd
     t = time.monotonic_ns()
+    c = time.process_time_ns()
     if _fd >= 0:
         try:
-            os.write(_fd, b"%s %s %d %d\n" % (what, name.encode(), t, os.getpid()))
+            os.write(_fd, b"%s %s %d %d %d\n" % (what, name.encode(), t, os.getpid(), c))
         except OSError:
             _fd = -1
 

@@ -29,8 +29,9 @@ modules=(
 	"gate|stats results compare calib fleet"
 	"tracestat|"
 	"export|stats results compare claims fleet"
-	"run|stats results compare gate"
-	"cmd|stats results compare fleet claims calib gate tracestat export run"
+	"arms|"
+	"run|stats results compare gate arms"
+	"cmd|stats results compare fleet claims calib gate tracestat export arms run"
 )
 
 # What the other folders may include, by path prefix of the included file. The first rule whose

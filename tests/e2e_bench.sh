@@ -258,7 +258,6 @@ bad "zero rounds" 2 "--rounds '0': want a whole number of rounds from 1 to 10000
 bad "bad budget" 2 "--budget" --budget -5 "${O[@]}"
 bad "unknown scale" 2 "--scale" --scale enormous "${O[@]}"
 bad "unknown time" 2 "--time: 'gpu' is not wall, cpu or auto" --time gpu "${O[@]}"
-bad "time of commands" 2 "--cmd cannot be combined with --time" --cmd a=true --cmd b=true --time cpu "${O[@]}"
 bad "unknown allocation" 2 "--allocation: 'greedy' is not sequential or none" --allocation greedy "${O[@]}"
 bad "allocation and gate" 2 "--allocation sequential and --gate exclude each other" --cmd a=true --cmd b=true --allocation sequential "${O[@]}" --gate --candidate b --min-speedup 5%
 bad "allocation without its baseline" 2 "--allocation sequential: no arm 'system'" --driver-dir "$D" -a fast,liar --allocation sequential "${O[@]}"

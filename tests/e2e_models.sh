@@ -50,6 +50,14 @@ if [ -n "$cargo" ]; then
 	else
 		notok "rust: marks" "no epoch phase in $TMP/rust.json"
 	fi
+	if python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+ph = [p for r in d["rounds"][0]["runs"] for p in (r.get("phase_marks") or {}).get("phases", []) if p["name"] == "epoch"]
+sys.exit(0 if ph and all(isinstance(p.get("cpu_ns"), list) for p in ph) else 1)' "$TMP/rust.json"; then
+		ok "rust: its epoch marks carry the process's CPU time"
+	else
+		notok "rust: CPU marks" "no cpu_ns in its epochs"
+	fi
 	expect_status "rust: the system build expected on mimalloc is refused" 1 "$A" bench \
 		--cmd system="$R 1 1" --cmd mimalloc="$R 1 1" --expect system=system --expect mimalloc=mimalloc \
 		--rounds 1 --warmup 0 -q -o "$TMP/rust2.json"

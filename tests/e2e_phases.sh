@@ -101,7 +101,7 @@ hostile() {
 	fi
 }
 hostile unbalanced "'epoch' begun at line 5 never ended"
-hostile garbage "line 7: not 'begin NAME NS \[PID\]'"
+hostile garbage "line 7: not 'begin NAME NS \[PID \[CPU\]\]'"
 hostile badname "'total' is not a phase name"
 hostile realtime "outside the run"
 hostile huge "exceed 1048576 bytes"

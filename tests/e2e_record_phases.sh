@@ -82,11 +82,20 @@ if grep -Eq '^replay +total +mimalloc +[0-9.]+x' "$TMP/cmp" && grep -Eq '^replay
 else
 	notok "compare rows" "$(grep -E '^replay' "$TMP/cmp")"
 fi
-if grep -q 'compared: wall time' "$TMP/cmp"; then
-	ok "a replay with marked phases compares wall time (the marks carry no CPU time)"
+if grep -Eq 'compared: CPU time($|;)' "$TMP/cmp" && ! grep -q 'wall time' "$TMP/cmp"; then
+	ok "a replay with marked phases compares CPU time, its phases too (the replay stamps the CPU clock)"
 else
-	notok "marked replay's time" "$(grep -i 'compared' "$TMP/cmp")"
+	notok "marked replay's time" "$(grep -i 'compared\|wall time' "$TMP/cmp")"
 fi
+jeq "the record keeps epoch's CPU time per span" "$TMP/b.json" rounds.0.runs.0.record.phase_marks.phases.1.cpu_ns.# 4
+"$A" compare "$TMP/b.json" --format json >"$TMP/cmp.json" 2>/dev/null
+n=$("$J" "$TMP/cmp.json" comparisons.#)
+times=""
+for ((k = 0; k < n; k++)); do times+="$("$J" "$TMP/cmp.json" "comparisons.$k.phase")=$("$J" "$TMP/cmp.json" "comparisons.$k.time") "; done
+case "$times" in
+*epoch=cpu*) if [[ $times != *=wall* ]]; then ok "compare --format json: every row's time is cpu ($times)"; else notok "row times" "$times"; fi ;;
+*) notok "row times" "$times" ;;
+esac
 expect_status "compare --phase epoch --regime steady" 0 "$A" compare "$TMP/b.json" --phase epoch --regime steady
 expect_status "compare --phase setup --regime steady is refused" 2 "$A" compare "$TMP/b.json" --phase setup --regime steady
 expect_status "replay with --param marks=ignore" 0 "$SYS" run replay --param trace="$TMP/c.trace" --param marks=ignore --reps 1
@@ -121,7 +130,7 @@ fi
 "$A" record -o "$TMP/h.trace" -- "$F" 2 garbage >/dev/null 2>"$TMP/err"
 rc=$?
 if [ $rc = 0 ] && [ "$(grep -c 'phase marks' "$TMP/err")" = 1 ] &&
-	grep -q "^allocab: record: warning: phase marks left out of the trace: line 7: not 'begin NAME NS \[PID\]'" "$TMP/err"; then
+	grep -q "^allocab: record: warning: phase marks left out of the trace: line 7: not 'begin NAME NS \[PID \[CPU\]\]'" "$TMP/err"; then
 	ok "hostile marks: exit 0 and one line saying why they are left out"
 else
 	notok "hostile marks" "exit $rc: $(cat "$TMP/err")"

@@ -81,15 +81,15 @@ static void setup_init(struct setup *s, size_t narms)
 
 	memset(s, 0, sizeof *s);
 	for (size_t i = 0; i < narms; i++) {
-		s->arms[i] = (struct bench_arm){.name = cmds[i], .command = cmds[i]};
+		s->arms[i] = (struct bench_arm){
+		    .kind = &arm_kind_command, .name = cmds[i], .command = cmds[i]};
 		s->f.base_ns[i] = 1000000000;
 	}
 	s->f.stop = &s->stop;
 	s->rn = (struct bench_runner){.ctx = &s->f, .run = fake_run, .now_ns = fake_now};
 	s->wl = (struct bench_workload){.name = "command"};
 	s->argv[0] = "bench";
-	s->c = (struct bench_config){.mode = BENCH_COMMANDS,
-	                             .arms = s->arms,
+	s->c = (struct bench_config){.arms = s->arms,
 	                             .narms = narms,
 	                             .wl = &s->wl,
 	                             .nwl = 1,

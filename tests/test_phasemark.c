@@ -66,7 +66,8 @@ static void pids(void)
 	     "a span begun by one process and ended by another"},
 	    {"begin epoch 1 0\n", "pid '0' is not a process id (1 to 4194304)", "pid 0"},
 	    {"begin epoch 1 4194305\n", "pid '4194305' is not", "a pid above Linux's limit"},
-	    {"begin epoch 1 12 x\n", "pid '12 x' is not", "a fifth field"},
+	    {"begin epoch 1 12 x\n", "CPU time 'x' is not", "a fifth field that is not a CPU time"},
+	    {"begin epoch 1 12 5 x\n", "CPU time '5 x' is not", "a sixth field"},
 	    {"begin epoch 1 -3\n", "pid '-3' is not", "a negative pid"},
 	};
 	struct phasemark_set s;
@@ -85,6 +86,33 @@ static void pids(void)
 		CHECK(refused(bad[i].text, 0, 0, bad[i].want), "%s is refused", bad[i].name);
 }
 
+/* The process's CPU clock as a fifth field: a span's CPU time, or none for older lines. */
+static void cpu(void)
+{
+	struct phasemark_set s;
+
+	CHECK(parse("begin epoch 10 42 1000\nend epoch 30 42 1700\nbegin load 40 42\n"
+	            "end load 50 42\nbegin epoch 60 42 1800\nend epoch 90 42 1800\n",
+	            0, 0, &s) == 0,
+	      "lines with and without a CPU time are read: %s", err);
+	CHECK(s.nphases == 2 && s.phase[0].n == 2 && s.phase[0].cpu[0] == 700 &&
+	          s.phase[0].cpu[1] == 0 && s.phase[1].cpu[0] == -1 && s.cpu_spans == 2,
+	      "epoch's spans used 700 and 0 ns of CPU; load's has none (-1); 2 spans have one");
+	CHECK(s.phase[0].ns[0] == 20 && s.phase[0].ns[1] == 30, "the wall times stay");
+	phasemark_free(&s);
+	CHECK(refused("begin epoch 1 7 500\nend epoch 2 7 400\n", 0, 0,
+	              "used -100 ns of CPU"),
+	      "a CPU clock that goes back within a span is refused");
+	CHECK(refused("begin epoch 1 7 500\nend epoch 2 7\n", 0, 0,
+	              "'epoch' ends without a CPU time and its begin at line 1 has one"),
+	      "a span whose end has no CPU time and whose begin has one is refused");
+	CHECK(refused("begin epoch 1 7\nend epoch 2 7 9\n", 0, 0,
+	              "'epoch' ends with a CPU time and its begin at line 1 has none"),
+	      "a span whose end has a CPU time and whose begin has none is refused");
+	CHECK(refused("begin epoch 1 7 -5\n", 0, 0, "CPU time '-5' is not"),
+	      "a negative CPU time is refused");
+}
+
 static void hostile(void)
 {
 	char big[PHASEMARK_MAX_LINE + 40], *many;
@@ -92,9 +120,9 @@ static void hostile(void)
 
 	CHECK(refused("begin epoch 1\nend epoch 2", 0, 0, "line 2: no newline"),
 	      "a last line without its newline (a mark cut short)");
-	CHECK(refused("start epoch 1\n", 0, 0, "line 1: not 'begin NAME NS [PID]'"),
+	CHECK(refused("start epoch 1\n", 0, 0, "line 1: not 'begin NAME NS [PID [CPU]]'"),
 	      "an unknown verb");
-	CHECK(refused("begin epoch\n", 0, 0, "line 1: not 'begin NAME NS [PID]'"),
+	CHECK(refused("begin epoch\n", 0, 0, "line 1: not 'begin NAME NS [PID [CPU]]'"),
 	      "a missing timestamp");
 	CHECK(refused("begin  epoch 1\n", 0, 0, "is not a phase name"), "two blanks");
 	CHECK(refused("begin epoch 1 \n", 0, 0, "pid '' is not a process id"), "a trailing blank");
@@ -190,6 +218,7 @@ int main(void)
 {
 	good();
 	pids();
+	cpu();
 	hostile();
 	files();
 	CHECK(phasemark_valid_name("epoch", 5) && !phasemark_valid_name("", 0) &&

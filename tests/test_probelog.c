@@ -413,8 +413,55 @@ static void test_summary(void)
 	cJSON_Delete(r);
 }
 
+/* Per image user and system time, from its first record to its last, and their total over every
+ * image that reported both. */
+static void test_cpu(void)
+{
+	static const char *const lines[] = {
+	    "{\"event\":\"start\",\"pid\":10,\"ppid\":1,\"exe\":\"/bin/sh\",\"cpu_ns\":100,"
+	    "\"user_ns\":50,\"sys_ns\":50}",
+	    "{\"event\":\"exec\",\"pid\":10,\"ppid\":1,\"cpu_ns\":700,\"user_ns\":450,"
+	    "\"sys_ns\":250}",
+	    "{\"event\":\"start\",\"pid\":10,\"ppid\":1,\"exe\":\"/bin/job\",\"cpu_ns\":710,"
+	    "\"user_ns\":450,\"sys_ns\":260}",
+	    "{\"event\":\"exit\",\"pid\":10,\"ppid\":1,\"cpu_ns\":5710,\"user_ns\":4450,"
+	    "\"sys_ns\":1260}",
+	    "{\"event\":\"fork\",\"pid\":11,\"ppid\":10,\"exe\":\"/bin/job\",\"cpu_ns\":0,"
+	    "\"user_ns\":0,\"sys_ns\":0}",
+	};
+	cJSON *r = cJSON_CreateArray(), *sum, *list, *tot;
+	struct probe_verdict v = {.verified = 1, .processes = 2, .images = 3, .records = 5};
+	const cJSON *g;
+
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+		cJSON_AddItemToArray(r, cJSON_Parse(lines[i]));
+	sum = probelog_summary(r, NULL, &v);
+	list = cJSON_GetObjectItem(sum, "processes");
+	g = cJSON_GetArrayItem(list, 0);
+	CHECK(cJSON_GetObjectItem(g, "user_ns")->valuedouble == 400 &&
+	          cJSON_GetObjectItem(g, "sys_ns")->valuedouble == 210,
+	      "the shell's image: user 400, sys 210 ns, up to the start of the image that replaced "
+	      "it");
+	g = cJSON_GetArrayItem(list, 1);
+	CHECK(cJSON_GetObjectItem(g, "user_ns")->valuedouble == 4000 &&
+	          cJSON_GetObjectItem(g, "sys_ns")->valuedouble == 1000,
+	      "the job's image: user 4000, sys 1000 ns up to its exit");
+	g = cJSON_GetArrayItem(list, 2);
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(g, "user_ns")) &&
+	          cJSON_IsNull(cJSON_GetObjectItem(g, "sys_ns")),
+	      "a fork child without a later record: null");
+	tot = cJSON_GetObjectItem(sum, "cpu_total");
+	CHECK(tot && cJSON_GetObjectItem(tot, "user_ns")->valuedouble == 4400 &&
+	          cJSON_GetObjectItem(tot, "sys_ns")->valuedouble == 1210 &&
+	          cJSON_GetObjectItem(tot, "images")->valuedouble == 2,
+	      "cpu_total: the two images that reported, 4400 user and 1210 sys ns");
+	cJSON_Delete(sum);
+	cJSON_Delete(r);
+}
+
 int main(void)
 {
+	test_cpu();
 	test_config();
 	test_verified();
 	test_priorities();

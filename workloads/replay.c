@@ -62,6 +62,7 @@ struct rp_state {
 	_Atomic uint32_t *arrived; /* by boundary: threads that passed it, over every rep */
 	_Atomic uint32_t *open;    /* by boundary: as ready, once every thread arrived */
 	int64_t *stamp;            /* by boundary: CLOCK_MONOTONIC when the last thread arrived */
+	int64_t *cpu_stamp;        /* by boundary: the process's CPU clock at that moment */
 	uint32_t gen;
 	int touch;
 	int64_t gaps;
@@ -116,6 +117,7 @@ static void free_state(struct rp_state *st)
 	free((void *)st->arrived);
 	free((void *)st->open);
 	free(st->stamp);
+	free(st->cpu_stamp);
 	free(st);
 }
 
@@ -150,7 +152,9 @@ static int rp_setup(struct wl_ctx *ctx)
 		st->arrived = calloc(nb, sizeof *st->arrived);
 		st->open = calloc(nb, sizeof *st->open);
 		st->stamp = calloc(nb, sizeof *st->stamp);
-		if (!st->slot || !st->ready || !st->arrived || !st->open || !st->stamp)
+		st->cpu_stamp = calloc(nb, sizeof *st->cpu_stamp);
+		if (!st->slot || !st->ready || !st->arrived || !st->open || !st->stamp ||
+		    !st->cpu_stamp)
 			rc = wl_fail(ctx, "out of memory for %u objects", st->t.nobj) - 1;
 	}
 	if (rc != 0) {
@@ -159,7 +163,7 @@ static int rp_setup(struct wl_ctx *ctx)
 	}
 	st->touch = (int)ctx->p[P_TOUCH];
 	st->gaps = ctx->p[P_GAPS];
-	rp_marks_describe(&st->t, st->stamp, &ctx->marks);
+	rp_marks_describe(&st->t, st->stamp, st->cpu_stamp, &ctx->marks);
 	ctx->state = st;
 	reset_peak_rss();
 	return 0;
@@ -264,7 +268,8 @@ static void rp_input_cost(const struct wl_ctx *ctx, struct wl_input_cost *c)
 	tables = k.table_bytes +
 	         ((uint64_t)st->t.nobj + 1) * (sizeof *st->slot + sizeof *st->ready) +
 	         st->t.nth * sizeof(struct rp_worker);
-	_Static_assert(RP_BOUND_BYTES == sizeof *st->arrived + sizeof *st->open + sizeof *st->stamp,
+	_Static_assert(RP_BOUND_BYTES == sizeof *st->arrived + sizeof *st->open + sizeof *st->stamp +
+	                                     sizeof *st->cpu_stamp,
 	               "what a boundary costs the replay");
 	c->footprint = st->t.peak_bytes + tables;
 	snprintf(c->memory, sizeof c->memory,
@@ -361,11 +366,11 @@ static int await(struct rp_state *st, uint32_t obj)
 	return await_flag(st, &st->ready[obj]);
 }
 
-static int64_t now_ns(void)
+static int64_t now_ns(clockid_t c)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(c, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -376,7 +381,8 @@ static void arrive(struct rp_state *st, uint32_t j)
 	uint32_t n = atomic_fetch_add_explicit(&st->arrived[j], 1, memory_order_acq_rel) + 1;
 
 	if (n == st->gen * (uint32_t)st->t.nth) {
-		st->stamp[j] = now_ns();
+		st->stamp[j] = now_ns(CLOCK_MONOTONIC);
+		st->cpu_stamp[j] = now_ns(CLOCK_PROCESS_CPUTIME_ID);
 		publish_flag(st, &st->open[j]);
 	}
 }

@@ -72,7 +72,7 @@ static struct phasemark_phase *phase_of(struct phasemark_set *s, const char *nam
 static int grow(struct phasemark_phase *p)
 {
 	size_t cap = p->cap ? 2 * p->cap : 16;
-	int64_t *ns = realloc(p->ns, cap * sizeof *ns), *at;
+	int64_t *ns = realloc(p->ns, cap * sizeof *ns), *at, *cpu;
 	uint32_t *pid;
 
 	if (!ns)
@@ -81,6 +81,9 @@ static int grow(struct phasemark_phase *p)
 	if (!(at = realloc(p->at, cap * sizeof *at)))
 		return -1;
 	p->at = at;
+	if (!(cpu = realloc(p->cpu, cap * sizeof *cpu)))
+		return -1;
+	p->cpu = cpu;
 	if (!(pid = realloc(p->pid, cap * sizeof *pid)))
 		return -1;
 	p->pid = pid;
@@ -95,6 +98,7 @@ struct mark {
 	size_t nl;
 	int64_t t;
 	uint32_t pid; /* 0: none */
+	int64_t cpu;  /* the process's CPU clock, -1: none */
 };
 
 static int end_span(struct phasemark_set *s, struct phasemark_phase *p, const struct mark *m,
@@ -110,6 +114,17 @@ static int end_span(struct phasemark_set *s, struct phasemark_phase *p, const st
 		                   "line %zu: '%s' lasts %lld ns from its begin at line %zu: not "
 		                   "in 1..10^15",
 		                   line, p->name, (long long)d, p->open_line);
+	if ((m->cpu >= 0) != (p->open_cpu >= 0))
+		return errmsg_fail(err, errlen,
+		                   "line %zu: '%s' %s a CPU time and its begin at line %zu %s: a "
+		                   "span's two marks come from one helper",
+		                   line, p->name, m->cpu >= 0 ? "ends with" : "ends without",
+		                   p->open_line, m->cpu >= 0 ? "has none" : "has one");
+	if (m->cpu >= 0 && (m->cpu < p->open_cpu || m->cpu - p->open_cpu > PHASEMARK_MAX_NS))
+		return errmsg_fail(err, errlen,
+		                   "line %zu: '%s' used %lld ns of CPU from its begin at line %zu: "
+		                   "not in 0..10^15",
+		                   line, p->name, (long long)(m->cpu - p->open_cpu), p->open_line);
 	if (m->pid && p->open_pid && m->pid != p->open_pid)
 		return errmsg_fail(err, errlen,
 		                   "line %zu: pid %u ends '%s', begun by pid %u at line %zu: a span "
@@ -122,22 +137,24 @@ static int end_span(struct phasemark_set *s, struct phasemark_phase *p, const st
 		return errmsg_fail(err, errlen, "out of memory");
 	p->ns[p->n] = d;
 	p->at[p->n] = p->open_at;
+	p->cpu[p->n] = m->cpu >= 0 ? m->cpu - p->open_cpu : -1;
+	s->cpu_spans += m->cpu >= 0;
 	p->pid[p->n++] = p->open_pid ? p->open_pid : m->pid;
 	s->nspans++;
 	p->open_at = -1;
 	return 0;
 }
 
-/* Splits line[0..n) into "begin|end NAME NS [PID]". */
+/* Splits line[0..n) into "begin|end NAME NS [PID [CPU]]". */
 static int split(const char *line, size_t n, size_t no, struct mark *m, char *err, size_t errlen)
 {
-	const char *f[4], *end = line + n;
-	size_t len[4], k = 0;
+	const char *f[5], *end = line + n;
+	size_t len[5], k = 0;
 	char buf[40];
 	int64_t pid = 0;
 
-	for (const char *p = line; k < 4; k++) {
-		const char *sp = k < 3 ? memchr(p, ' ', (size_t)(end - p)) : NULL;
+	for (const char *p = line; k < 5; k++) {
+		const char *sp = k < 4 ? memchr(p, ' ', (size_t)(end - p)) : NULL;
 		f[k] = p;
 		len[k] = (size_t)((sp ? sp : end) - p);
 		if (!sp) {
@@ -150,7 +167,9 @@ static int split(const char *line, size_t n, size_t no, struct mark *m, char *er
 	    !((len[0] == 5 && memcmp(f[0], "begin", 5) == 0) ||
 	      (len[0] == 3 && memcmp(f[0], "end", 3) == 0)))
 		return errmsg_fail(err, errlen,
-		                   "line %zu: not 'begin NAME NS [PID]' or 'end NAME NS [PID]'", no);
+		                   "line %zu: not 'begin NAME NS [PID [CPU]]' or 'end NAME NS [PID "
+		                   "[CPU]]'",
+		                   no);
 	m->end = len[0] == 3;
 	m->name = f[1];
 	m->nl = len[1];
@@ -172,16 +191,22 @@ static int split(const char *line, size_t n, size_t no, struct mark *m, char *er
 		                   "line %zu: timestamp '%s' is not a decimal integer of ns%s", no,
 		                   buf, strspn(f[2], "0123456789") >= len[2] ? " below 2^63" : "");
 	}
-	if (k == 4 && (parse_ns(f[3], len[3], &pid) != 0 || pid < 1 || pid > PHASEMARK_MAX_PID)) {
+	if (k >= 4 && (parse_ns(f[3], len[3], &pid) != 0 || pid < 1 || pid > PHASEMARK_MAX_PID)) {
 		shown(f[3], len[3], buf);
 		return errmsg_fail(err, errlen, "line %zu: pid '%s' is not a process id (1 to %u)",
 		                   no, buf, PHASEMARK_MAX_PID);
 	}
 	m->pid = (uint32_t)pid;
+	m->cpu = -1;
+	if (k == 5 && parse_ns(f[4], len[4], &m->cpu) != 0) {
+		shown(f[4], len[4], buf);
+		return errmsg_fail(err, errlen,
+		                   "line %zu: CPU time '%s' is not a decimal integer of ns", no, buf);
+	}
 	return 0;
 }
 
-/* One line, line[0..n) without its newline: "begin NAME NS [PID]" or "end NAME NS [PID]". */
+/* One line, line[0..n) without its newline: "begin NAME NS [PID [CPU]]" or "end ...". */
 static int parse_line(struct phasemark_set *s, const char *line, size_t n, size_t no, int64_t lo,
                       int64_t hi, char *err, size_t errlen)
 {
@@ -207,6 +232,7 @@ static int parse_line(struct phasemark_set *s, const char *line, size_t n, size_
 	p->open_at = m.t;
 	p->open_line = no;
 	p->open_pid = m.pid;
+	p->open_cpu = m.cpu;
 	return 0;
 }
 
@@ -284,6 +310,7 @@ void phasemark_free(struct phasemark_set *s)
 		free(s->phase[i].ns);
 		free(s->phase[i].at);
 		free(s->phase[i].pid);
+		free(s->phase[i].cpu);
 	}
 	memset(s, 0, sizeof *s);
 }

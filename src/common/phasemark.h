@@ -1,8 +1,11 @@
 /* phasemark.h - the phases a program reports about itself (docs/programs.md, "Phases your
- * program marks"): the program appends lines "begin NAME NS [PID]" and "end NAME NS [PID]" to the
- * file named by ALLOCAB_PHASE_FILE, NS its own CLOCK_MONOTONIC reading in nanoseconds, PID (the
- * helpers write it) the process that wrote the line; this reads them back, within fixed bounds,
- * into the spans of each phase. Any line that breaks the protocol makes the whole file refused
+ * program marks"): the program appends lines "begin NAME NS [PID [CPU]]" and "end NAME NS [PID
+ * [CPU]]" to the file named by ALLOCAB_PHASE_FILE, NS its own CLOCK_MONOTONIC reading in
+ * nanoseconds, PID (the helpers write it) the process that wrote the line, CPU (the helpers
+ * write it too) that process's CPU clock (CLOCK_PROCESS_CPUTIME_ID: every thread, user and
+ * system) in nanoseconds; this reads them back, within fixed bounds, into the spans of each
+ * phase. A file of lines without CPU (older helpers) still reads: its spans have wall times
+ * only. Any line that breaks the protocol makes the whole file refused
  * with one reason: marks are evidence, and half of them is none. */
 #ifndef ALLOCAB_PHASEMARK_H
 #define ALLOCAB_PHASEMARK_H
@@ -26,10 +29,12 @@ struct phasemark_phase {
 	int64_t *ns;  /* malloc'd, n durations, each 1..PHASEMARK_MAX_NS */
 	int64_t *at;  /* malloc'd, n begin times (the program's CLOCK_MONOTONIC ns) */
 	uint32_t *pid; /* malloc'd, n writers: the PID of the span's lines, 0 when they carry none */
+	int64_t *cpu;  /* malloc'd, n CPU times (0..PHASEMARK_MAX_NS), -1 when the lines carry none */
 	size_t n, cap;
 	int64_t open_at;   /* begin time of the span in progress, or -1 */
 	size_t open_line;  /* its line number */
 	uint32_t open_pid; /* its begin line's PID, 0 for none */
+	int64_t open_cpu;  /* its begin line's CPU clock, -1 for none */
 };
 
 struct phasemark_set {
@@ -37,6 +42,7 @@ struct phasemark_set {
 	size_t nphases;
 	size_t nlines; /* lines read */
 	size_t nspans; /* ended spans over all phases */
+	size_t cpu_spans; /* those with a CPU time (both lines carried one) */
 };
 
 /* Whether s[0..n) is a phase name: 1 to PHASEMARK_MAX_NAME bytes of [A-Za-z0-9_.-], not "total"
@@ -46,7 +52,8 @@ int phasemark_valid_name(const char *s, size_t n);
 /* Parses the text[0..len) of a marks file into *s (zeroed first). [lo, hi] is the
  * CLOCK_MONOTONIC window the program ran in (ns); a timestamp outside it is refused (lo = hi = 0:
  * not checked). A PID, when a line has one, is 1..PHASEMARK_MAX_PID, and a span's begin and end
- * lines that both carry one must carry the same. Returns 0, or -1 with the first problem in err
+ * lines that both carry one must carry the same. A CPU field needs a PID before it; a span's
+ * two lines carry one or neither, and the end's is not below the begin's. Returns 0, or -1 with the first problem in err
  * ("line 7: end of 'epoch' that was not begun"). Free *s with phasemark_free either way. */
 int phasemark_parse(const char *text, size_t len, int64_t lo, int64_t hi, struct phasemark_set *s,
                     char *err, size_t errlen);

@@ -34,6 +34,8 @@ int runmarks_init(struct runmarks *r, const struct wl_marks *m, const struct ste
 		return -1;
 	memcpy(r->d.calls, m->calls, n * sizeof *r->d.calls);
 	r->first = malloc(n * sizeof *r->first);
+	if (m->cpu_stamp && !(r->first_cpu = malloc(n * sizeof *r->first_cpu)))
+		return -1;
 	r->t = malloc(n * sizeof *r->t);
 	r->g = malloc(n * sizeof *r->g);
 	r->scratch = malloc(n * sizeof *r->scratch);
@@ -45,6 +47,7 @@ void runmarks_free(struct runmarks *r)
 {
 	free(r->d.calls);
 	free(r->first);
+	free(r->first_cpu);
 	free(r->t);
 	free(r->g);
 	free(r->scratch);
@@ -94,6 +97,10 @@ void runmarks_rep(struct runmarks *r, int k)
 	}
 	if (k == 0)
 		memcpy(r->first, r->t, r->nspans * sizeof *r->t);
+	for (size_t i = 0; k == 0 && r->first_cpu && i < r->nspans; i++) {
+		int64_t d = m->cpu_stamp[m->bound[2 * i + 1]] - m->cpu_stamp[m->bound[2 * i]];
+		r->first_cpu[i] = d > 0 ? d : 0;
+	}
 	r->nreps = k + 1;
 out:
 	free(tmp);
@@ -132,10 +139,12 @@ static cJSON *reps_json(const struct runmarks *r, size_t p)
 static cJSON *phase_json(const struct runmarks *r, size_t p, size_t at)
 {
 	const struct runmarks_rep *q = &r->rep[p];
-	cJSON *o = cJSON_CreateObject(), *w, *g, *c;
+	cJSON *o = cJSON_CreateObject(), *w, *g, *c, *cpu = NULL;
 
 	if (!o || !cJSON_AddStringToObject(o, "name", r->d.name[p]) ||
 	    !(w = cJSON_AddArrayToObject(o, "wall_ns")) ||
+	    !(cpu = r->first_cpu ? cJSON_AddArrayToObject(o, "cpu_ns")
+	                         : cJSON_AddNullToObject(o, "cpu_ns")) ||
 	    !(g = cJSON_AddArrayToObject(o, "regimes")) ||
 	    !cJSON_AddItemToObject(o, "settled", settled_json(q->settled)) ||
 	    !cJSON_AddItemToObject(o, "cold_ns", runrec_int(q->cold_ns)) ||
@@ -147,7 +156,8 @@ static cJSON *phase_json(const struct runmarks *r, size_t p, size_t at)
 	for (size_t i = at; i < at + r->d.nspans[p]; i++)
 		if (!cJSON_AddItemToArray(w, runrec_int(r->first[i])) ||
 		    !cJSON_AddItemToArray(g, cJSON_CreateString(steady_regime_name(r->g[i]))) ||
-		    !cJSON_AddItemToArray(c, runrec_int((int64_t)r->d.calls[i])))
+		    !cJSON_AddItemToArray(c, runrec_int((int64_t)r->d.calls[i])) ||
+		    (r->first_cpu && !cJSON_AddItemToArray(cpu, runrec_int(r->first_cpu[i]))))
 			return cJSON_Delete(o), NULL;
 	return o;
 }

@@ -33,6 +33,7 @@ struct runmarks {
 	struct steady_rule rule;   /* the run's rule */
 	size_t nspans;             /* timed spans over all phases */
 	int64_t *first;            /* rep 0's span times, phase after phase */
+	int64_t *first_cpu;        /* their CPU times (m->cpu_stamp), NULL without */
 	int64_t *t;                /* the last rep's span times */
 	enum steady_regime *g;     /* rep 0's span regimes */
 	enum steady_regime *scratch;

@@ -55,6 +55,9 @@ struct wl_marks {
 	                          (2 per span; begin < end < nstamps) */
 	const uint64_t *calls; /* per timed span: the operations run() makes in it */
 	const int64_t *stamp;  /* nstamps times, written by every rep */
+	/* the process's CPU clock (CLOCK_PROCESS_CPUTIME_ID) at each stamp, or NULL: the phases are
+	 * then timed on wall time only */
+	const int64_t *cpu_stamp;
 	size_t nstamps;
 	size_t nuntimed;                    /* phases the input marks that cannot be timed */
 	const char *untimed[WL_MAX_MARKED]; /* their names */

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -434,7 +435,7 @@ static void write_serving(const char *event, const struct serving *sv, const cha
 
 static void after_fork_child(void)
 {
-	char work[64];
+	char work[160];
 
 	probe_work_json(work, sizeof work, PROBE_COUNTS_NONE);
 	write_serving("fork", &at_start, work);
@@ -450,13 +451,22 @@ void probe_work_json(char *out, size_t len, enum probe_counts c)
 	                                                             : "allocab_count_json");
 	static const char key[] = ",\"counts\":";
 	struct timespec ts;
+	struct rusage ru;
 	size_t k = 0, n;
-	char num[48];
+	char num[96];
 
 	out[0] = '\0';
 	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) {
 		snprintf(num, sizeof num, ",\"cpu_ns\":%lld",
 		         (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+		put(out, len, &k, num);
+	}
+	/* every thread of the process, user and system apart (the CPU clock holds their sum) */
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		snprintf(
+		    num, sizeof num, ",\"user_ns\":%lld,\"sys_ns\":%lld",
+		    (long long)ru.ru_utime.tv_sec * 1000000000LL + ru.ru_utime.tv_usec * 1000LL,
+		    (long long)ru.ru_stime.tv_sec * 1000000000LL + ru.ru_stime.tv_usec * 1000LL);
 		put(out, len, &k, num);
 	}
 	if (fmt && k + sizeof key < len) {
@@ -471,7 +481,7 @@ __attribute__((constructor)) static void probe_start(void)
 {
 	const char *f = getenv(PROBE_FILE_VAR), *c = getenv(PROBE_COUNT_VAR);
 	const char *pl = getenv("LD_PRELOAD");
-	char work[64];
+	char work[160];
 	Dl_info di;
 	ssize_t n;
 

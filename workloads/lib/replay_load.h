@@ -105,7 +105,7 @@ struct rp_cost {
 };
 
 /* What the replay keeps per phase boundary: an arrival count, an open flag, a time stamp. */
-#define RP_BOUND_BYTES 16
+#define RP_BOUND_BYTES 24
 
 /* The size of the object op o releases (free: its object, realloc: the one passed in), 0 for
  * none. */
@@ -152,7 +152,8 @@ void rp_marks_free(struct rp_trace *t);
 
 /* What the driver learns of t's timed phases (driver/workload.h, struct wl_marks), pointing into
  * t and stamp (one time per boundary, which the replay writes in every rep). */
-void rp_marks_describe(const struct rp_trace *t, const int64_t *stamp, struct wl_marks *w);
+void rp_marks_describe(const struct rp_trace *t, const int64_t *stamp, const int64_t *cpu_stamp,
+                       struct wl_marks *w);
 
 void rp_free(struct rp_trace *t);
 

@@ -174,7 +174,8 @@ void rp_marks_free(struct rp_trace *t)
 	free(t->marks.calls);
 }
 
-void rp_marks_describe(const struct rp_trace *t, const int64_t *stamp, struct wl_marks *w)
+void rp_marks_describe(const struct rp_trace *t, const int64_t *stamp, const int64_t *cpu_stamp,
+                       struct wl_marks *w)
 {
 	const struct rp_marks *m = &t->marks;
 
@@ -188,6 +189,7 @@ void rp_marks_describe(const struct rp_trace *t, const int64_t *stamp, struct wl
 	w->bound = m->bound;
 	w->calls = m->calls;
 	w->stamp = stamp;
+	w->cpu_stamp = cpu_stamp;
 	w->nstamps = m->nbounds;
 	w->nuntimed = m->nuntimed;
 	for (size_t p = 0; p < m->nuntimed; p++) {

@@ -67,10 +67,13 @@ impl Phases {
     }
     fn mark(&mut self, what: &str, name: &str) {
         let mut ts = Timespec { tv_sec: 0, tv_nsec: 0 };
+        let mut cpu = Timespec { tv_sec: 0, tv_nsec: 0 };
         unsafe { clock_gettime(1, &mut ts) }; // CLOCK_MONOTONIC
+        unsafe { clock_gettime(2, &mut cpu) }; // CLOCK_PROCESS_CPUTIME_ID: every thread
         if let Some(f) = self.0.as_mut() {
             let ns = ts.tv_sec * 1_000_000_000 + ts.tv_nsec;
-            let line = format!("{} {} {} {}\n", what, name, ns, std::process::id());
+            let cpu_ns = cpu.tv_sec * 1_000_000_000 + cpu.tv_nsec;
+            let line = format!("{} {} {} {} {}\n", what, name, ns, std::process::id(), cpu_ns);
             if f.write_all(line.as_bytes()).is_err() {
                 self.0 = None;
             }

@@ -94,6 +94,7 @@ static int setup_configured_arms(struct setup *s, const struct bench_opts *o, ch
 			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		}
 		s->c.narms++;
+		a->kind = &arm_kind_configured;
 		a->backend = sp->backend;
 		a->config = sp->config;
 		a->nconfig = sp->nconfig;
@@ -106,9 +107,8 @@ static int setup_configured_arms(struct setup *s, const struct bench_opts *o, ch
 	return ST_OK;
 }
 
-/* The arm compared against by default (config.baseline): the first plain arm whose backend is
- * flagged baseline, else the first arm. */
-static const char *default_baseline(const struct setup *s)
+/* The first plain arm whose backend is flagged baseline, or NULL. */
+static const char *flagged_baseline(const struct setup *s)
 {
 	for (size_t i = 0; i < s->c.narms; i++) {
 		const struct bench_arm *a = &s->c.arms[i];
@@ -116,7 +116,16 @@ static const char *default_baseline(const struct setup *s)
 		if (k >= 0 && (s->drv.flags[k] & BENCH_BACKEND_BASELINE))
 			return a->name;
 	}
-	return s->c.narms ? s->c.arms[0].name : NULL;
+	return NULL;
+}
+
+/* The arm compared against by default (config.baseline): the first plain arm whose backend is
+ * flagged baseline, else the first arm. */
+static const char *default_baseline(const struct setup *s)
+{
+	const char *b = flagged_baseline(s);
+
+	return b ? b : s->c.narms ? s->c.arms[0].name : NULL;
 }
 
 /* Arms of drivers mode: -a, or every driver found but those flagged calibration (the baseline
@@ -161,6 +170,7 @@ static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, si
 	for (size_t i = 0; i < s->nsel; i++) {
 		struct bench_arm *a = &s->c.arms[s->c.narms++];
 
+		a->kind = &arm_kind_driver;
 		if (!(a->name = strdup(s->sel[i])) ||
 		    asprintf(&a->path, "%s/allocab-%s", s->drv.dir, s->sel[i]) < 0) {
 			a->path = NULL;
@@ -183,6 +193,7 @@ static int setup_commands(struct setup *s, const struct bench_opts *o, char *err
 
 		if (!(a->name = strdup(o->cmd_names[i])))
 			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+		a->kind = &arm_kind_command;
 		a->command = (char *)o->cmd_lines[i];
 	}
 	return 0;
@@ -419,13 +430,12 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 }
 
 /* --allocation sequential (the default): needs the arm compare takes as baseline by default
- * (system; the first of a --cmd or --program bench), without which the default is none. */
+ * (the driver flagged baseline, system; the first arm of arms not run as drivers: a --cmd or
+ * --program bench), without which the default is none. */
 static int setup_allocation(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
 {
-	int base = s->c.mode == BENCH_COMMANDS;
+	int base = !bench_all_arms(&s->c, ARM_KIND_DRIVER_RECORD) || flagged_baseline(s);
 
-	for (size_t i = 0; !base && i < s->c.narms; i++)
-		base = strcmp(s->c.arms[i].name, "system") == 0;
 	if (!o->allocation || (!base && !o->allocation_set))
 		return 0;
 	if (!base)
@@ -490,7 +500,6 @@ int bench_main(int argc, char **argv)
 		return ST_USAGE;
 	}
 	s.c = (struct bench_config){
-	    .mode = o.ncmds || o.prog.program ? BENCH_COMMANDS : BENCH_DRIVERS,
 	    .scale = o.scale,
 	    .seed = o.seed,
 	    .reps = o.reps,

@@ -264,7 +264,7 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 static int check_program(const struct bench_opts *o, const unsigned char *given, char *err,
                          size_t errlen)
 {
-	static const int program_excludes[] = {O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR, O_TIME};
+	static const int program_excludes[] = {O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR};
 	const struct bench_program_opts *p = &o->prog;
 
 	if (p->program && o->ncmds)
@@ -301,7 +301,7 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
                               size_t errlen)
 {
 	static const int drivers_only[] = {O_ALLOC, O_SCALE, O_SEED, O_PARAM,
-	                                   O_REPS,  O_DDIR,  O_ARM,  O_TIME};
+	                                   O_REPS,  O_DDIR,  O_ARM};
 
 	if (o->ncmds == 1)
 		return errmsg_fail(err, errlen, "--cmd: a comparison needs at least two commands");
@@ -326,8 +326,6 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
 	if (o->duet && o->ncmds)
 		return errmsg_fail(err, errlen,
 		                   "--duet pairs driver runs; it cannot be combined with --cmd");
-	if (o->ncmds || o->prog.program)
-		o->time = RF_POLICY_WALL;
 	if (o->gate_argv && o->allocation_set && o->allocation)
 		return errmsg_fail(
 		    err, errlen,

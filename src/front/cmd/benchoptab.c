@@ -45,11 +45,12 @@ const struct opt bench_opt_table[O_COUNT] = {
                         "fixes the count (1: cold start only)",
                 .values = &bench_reps_values},
     [O_TIME] = {"--time", 0, OPT_VALUE, NULL,
-                .help = "the time of a repetition compare uses, recorded as config.time: cpu "
-                        "(default: the process's CPU time, every thread, user and system; the "
-                        "drivers' steady rule then judges CPU times), auto (CPU time for "
-                        "single-threaded workloads, wall time for the others) or wall "
-                        "(docs/methodology.md, \"Which time\")",
+                .help = "the time compare uses, recorded as config.time: cpu (default: the "
+                        "process's CPU time, every thread, user and system; a --cmd or "
+                        "--program run's, every process of the run; the drivers' steady rule "
+                        "then judges CPU times), auto (CPU time for single-threaded workloads "
+                        "and commands whose CPU/wall ratio stays at most 1.1, wall time for "
+                        "the others) or wall (docs/methodology.md, \"Which time\")",
                 .values = &bench_time_values},
     [O_DDIR] = {"--driver-dir", 0, OPT_VALUE | OPT_DIR, "DIR",
                 .help = "where the drivers are (default: $ALLOCAB_DRIVER_DIR, else the "

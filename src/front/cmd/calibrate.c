@@ -353,7 +353,8 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 	    (rc = armspec_check(s->driver, &s->spec, s->stop, NULL, err, errlen)) != 0)
 		return rc;
 	for (int i = 0; s->spec.label && i < 2; i++)
-		s->arms[i] = (struct bench_arm){.backend = s->spec.backend,
+		s->arms[i] = (struct bench_arm){.kind = &arm_kind_configured,
+		                                .backend = s->spec.backend,
 		                                .config = s->spec.config,
 		                                .nconfig = s->spec.nconfig};
 	if (asprintf(&s->arms[0].name, "%s.A", label) < 0)
@@ -365,7 +366,6 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 	s->arms[0].path = s->arms[1].path = s->driver;
 	s->paths[0] = (char *)runs_path;
 	s->c = (struct bench_config){
-	    .mode = BENCH_DRIVERS,
 	    .arms = s->arms,
 	    .narms = 2,
 	    .scale = bo->scale,

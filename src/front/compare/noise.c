@@ -153,6 +153,84 @@ int noise_warnf(char ***warn, size_t *n, const char *fmt, ...)
 	return 0;
 }
 
+/* The median telemetry.runnable over d's ok measured runs of workload w (NAN: unknown). */
+static double median_runnable(const struct rf_doc *d, size_t w)
+{
+	double *v = malloc((d->nrounds * d->narms + 1) * sizeof *v), m;
+	size_t n = 0;
+
+	if (!v)
+		return NAN;
+	for (size_t r = 0; r < d->nrounds; r++)
+		for (size_t a = 0; a < d->narms; a++) {
+			const struct rf_run *run = rf_run(d, r, a, w);
+			if (run->ok && !isnan(run->runnable))
+				v[n++] = run->runnable;
+		}
+	m = n ? stats_median(v, n) : NAN;
+	free(v);
+	return m;
+}
+
+/* Where a command's CPU time may not measure the job (docs/programs.md, "Which time"): an arm
+ * whose runs keep more than NOISE_CPU_PARALLEL CPUs busy on average (threads at once: a pool that
+ * spins counts its spinning as work), or less than NOISE_CPU_IDLE of one (the job waits: I/O, a
+ * GPU, a sleep, or a CPU under load, which CPU time does not see). */
+#define NOISE_CPU_PARALLEL 1.5
+#define NOISE_CPU_IDLE     0.5
+
+static int cpu_warnings(const struct rf_doc *d, char ***warn, size_t *nwarn)
+{
+	for (size_t w = 0; d->commands && w < d->nwl; w++) {
+		double hi = 0, lo = INFINITY, load;
+		size_t ahi = 0, alo = 0;
+		int rc = 0;
+
+		if (d->wl[w].time != RF_TIME_CPU)
+			continue;
+		for (size_t a = 0; a < d->narms; a++) {
+			double q = rf_cpu_wall_ratio(d, a, w);
+			if (isnan(q))
+				continue;
+			if (q > hi)
+				hi = q, ahi = a;
+			if (q < lo)
+				lo = q, alo = a;
+		}
+		if (hi > NOISE_CPU_PARALLEL)
+			rc = noise_warnf(warn, nwarn,
+			                 "WARNING: %s: %s: CPU/wall %.2f for %s: its processes "
+			                 "keep %.1f CPUs busy "
+			                 "at once%s, and CPU time counts every thread's work, "
+			                 "spinning included (a "
+			                 "thread pool, OpenMP or BLAS waiting busily): check that "
+			                 "compare --time "
+			                 "wall agrees (docs/programs.md, \"Which time\")",
+			                 d->path, d->wl[w].name, hi, d->arms[ahi], hi,
+			                 !isnan(d->online_cpus) && hi >= 0.9 * d->online_cpus
+			                     ? ", every CPU of the machine"
+			                     : "");
+		if (rc == 0 && lo < NOISE_CPU_IDLE) {
+			load = median_runnable(d, w);
+			rc = noise_warnf(
+			    warn, nwarn,
+			    "WARNING: %s: %s: CPU/wall %.2f for %s: the job is off the CPU for "
+			    "most of "
+			    "its wall time (blocked on I/O, a GPU or a sleep%s), which CPU time "
+			    "does "
+			    "not count: check that compare --time wall agrees (docs/programs.md, "
+			    "\"Which time\")",
+			    d->path, d->wl[w].name, lo, d->arms[alo],
+			    !isnan(load) && !isnan(d->online_cpus) && load > d->online_cpus
+			        ? ", or waiting for a CPU: the machine was loaded"
+			        : "");
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int steering(const char *env)
 {
 	return env && strcmp(env, "{}") != 0 && strcmp(env, "null") != 0;
@@ -174,6 +252,8 @@ int noise_doc_warnings(const struct rf_doc *a, const struct rf_doc *b, char ***w
 			                 "past the probe's exec wrappers could not be seen "
 			                 "(docs/programs.md, \"Process tracking\")",
 			                 d->path, d->tracking);
+		if (rc == 0)
+			rc = cpu_warnings(d, warn, nwarn);
 		if (rc == 0 && steering(d->env))
 			rc = noise_warnf(warn, nwarn,
 			                 "%s: ran with allocator-steering environment %s", d->path,

@@ -57,6 +57,18 @@ static int side_by_side(const struct cmp_report *r)
 	return r->compared[RF_COLD] && r->compared[RF_STEADY];
 }
 
+/* The phase, labelled with the time it was compared on when that is not its total's (a phase
+ * whose marks carry no CPU time in a bench on CPU time: "load [wall time]"). */
+static void phase_cell(const struct cmp_report *r, const struct cmp_row *row, char cell[CELL])
+{
+	const char *t = rf_phase_time_name(r->base, row->workload, row->phase);
+
+	if (strcmp(t, rf_phase_time_name(r->base, row->workload, "total")) == 0)
+		snprintf(cell, CELL, "%s", row->phase);
+	else
+		snprintf(cell, CELL, "%.80s [%s time]", row->phase, t);
+}
+
 /* One line of the comparisons table: a row, or side by side the steady row s and the cold row c
  * of one comparison (either may be NULL). Fills MAXCOL cells. */
 static void line_cells(const struct cmp_report *r, const struct cmp_row *s, const struct cmp_row *c,
@@ -67,7 +79,7 @@ static void line_cells(const struct cmp_report *r, const struct cmp_row *s, cons
 	size_t k = 3;
 
 	snprintf(cell[0], CELL, "%s", any->workload ? any->workload : "geomean");
-	snprintf(cell[1], CELL, "%s", any->phase);
+	phase_cell(r, any, cell[1]);
 	snprintf(cell[2], CELL, "%s", any->candidate);
 	if (side_by_side(r)) {
 		estimate_cells(r, s, cell[3], cell[4], unused, cell[5]);

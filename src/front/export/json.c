@@ -30,18 +30,10 @@ static cJSON *interval_json(const struct stats_interval *iv, int usable)
 	return o;
 }
 
-/* The time a row compared: its workload's, for a geometric mean "mixed" when they differ. */
+/* The time a row compared: its phase's, for a geometric mean "mixed" when they differ. */
 static const char *row_time(const struct cmp_report *r, const struct cmp_row *row)
 {
-	const struct rf_doc *d = r->base;
-	int w = row->workload ? rf_workload(d, row->workload) : -1;
-	size_t ncpu = 0;
-
-	if (w >= 0)
-		return rf_time_name(d->wl[w].time);
-	for (size_t i = 0; i < d->nwl; i++)
-		ncpu += d->wl[i].time == RF_TIME_CPU;
-	return ncpu == 0 ? "wall" : ncpu == d->nwl ? "cpu" : "mixed";
+	return rf_phase_time_name(r->base, row->workload, row->phase);
 }
 
 /* true, false, or null when the row has no verdict or the report no margin. */
@@ -139,6 +131,12 @@ static cJSON *doc_json(const struct rf_doc *d)
 			cJSON_AddItemToArray(reg, cJSON_CreateString(rf_regime_name(g)));
 	add_str(o, "machine_id", d->machine_id[0] ? d->machine_id : NULL);
 	add_str(o, "machine", d->machine_desc);
+	cJSON *cw = cJSON_AddObjectToObject(o, "cpu_wall_ratio");
+	for (size_t w = 0; d->commands && w < d->nwl; w++) {
+		cJSON *per = cJSON_AddObjectToObject(cw, d->wl[w].name);
+		for (size_t a = 0; a < d->narms; a++)
+			add_num(per, d->arms[a], rf_cpu_wall_ratio(d, a, w));
+	}
 	cJSON *ac = cJSON_AddObjectToObject(o, "arm_configs");
 	for (size_t i = 0; d->arm_config && i < d->narms; i++)
 		if (d->arm_config[i])

@@ -38,6 +38,16 @@ static void describe_doc(const struct rf_doc *d, const char *role, char *buf, si
 	         rf_regimes_measured(d), rf_times_used(d, times, sizeof times));
 	if (d->nsessions > 1)
 		add(buf, len, "; %zu sessions (bench --resume)", d->nsessions);
+	for (size_t w = 0; d->commands && w < d->nwl; w++)
+		for (size_t a = 0; a < d->narms; a++) {
+			double q = rf_cpu_wall_ratio(d, a, w);
+			if (!isnan(q))
+				add(buf, len, "%s %s %.2f",
+				    a   ? ","
+				    : w ? ";"
+				        : "; CPU/wall per run:",
+				    d->arms[a], q);
+		}
 }
 
 static void describe_method(const struct cmp_report *r, char *buf, size_t len)

@@ -174,8 +174,6 @@ static int load_config(struct loader *l, const cJSON *cfg)
 		if (!(d->wl[i].phases[0] = strdup("total")))
 			return rl_nomem(l);
 	}
-	for (size_t i = 0; i < d->nwl; i++)
-		d->wl[i].has_cpu = !d->commands;
 	if (time && (!cJSON_IsString(time) || rf_time_policy_parse(time->valuestring,
 	                                                            &d->time_given) != 0))
 		return rl_fail(l, "config.time: want \"wall\", \"cpu\" or \"auto\"");
@@ -377,6 +375,7 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 		rf_free(d);
 		return NULL;
 	}
+	rl_cpu_auto(d);
 	rf_use_time(d, d->time_given);
 	return d;
 }
@@ -428,6 +427,7 @@ const struct rf_doc *rf_builder_doc(struct rf_builder *b, char *err, size_t errl
 		snprintf(err, errlen, "%s", b->err);
 		return NULL;
 	}
+	rl_cpu_auto(b->l.d);
 	rf_use_time(b->l.d, b->l.d->time_given);
 	return b->l.d;
 }

@@ -26,9 +26,11 @@ enum rf_regime { RF_COLD, RF_STEADY, RF_NREGIMES };
  * CPU time (CLOCK_PROCESS_CPUTIME_ID: every thread of the process, user and system). */
 enum rf_time { RF_TIME_WALL, RF_TIME_CPU, RF_NTIMES };
 /* Which time each workload uses: wall everywhere, CPU everywhere, or CPU for the workloads flagged
- * single_threaded and wall for the others (auto). A workload with a run that lacks CPU times,
- * and every workload of a commands document, uses wall whatever the policy. */
+ * single_threaded and wall for the others (auto; a command's workload counts as single-threaded
+ * when every arm's median CPU/wall ratio is at most RF_AUTO_MAX_CPU_RATIO). A phase with a run
+ * that lacks CPU times uses wall whatever the policy. */
 enum rf_time_policy { RF_POLICY_WALL, RF_POLICY_CPU, RF_POLICY_AUTO };
+#define RF_AUTO_MAX_CPU_RATIO 1.1
 
 struct rf_run {
 	int present; /* 0: the round has no run for this arm and workload */
@@ -90,9 +92,11 @@ struct rf_workload {
 	 * has no steady time; a command's total never has one) */
 	unsigned char measured[RF_NREGIMES][RF_MAX_PHASES];
 	int single_threaded; /* a record's workload.flags holds "single_threaded" */
-	int has_cpu; /* every ok run has CPU times of every phase (driver records do; phases a
-	                program marked never) */
-	enum rf_time time;   /* the time its comparisons use (rf_use_time) */
+	/* per phase: some ok run has a wall time of it and no CPU time (marks written by a helper
+	 * older than CPU marks, a command without rusage), so it is compared on wall time */
+	unsigned char wall_only[RF_MAX_PHASES];
+	enum rf_time time;                /* the time its total's comparisons use (rf_use_time) */
+	enum rf_time ptime[RF_MAX_PHASES]; /* the time each phase's comparisons use */
 };
 
 struct rf_fail {
@@ -197,6 +201,16 @@ const char *rf_regime_name(enum rf_regime g);
 void rf_use_time(struct rf_doc *d, enum rf_time_policy p);
 /* "wall" or "cpu". */
 const char *rf_time_name(enum rf_time t);
+/* The time phase p of workload wl is compared on (rfcpu.c). */
+enum rf_time rf_phase_time(const struct rf_doc *d, size_t wl, size_t p);
+/* The same by names, for a report row: "wall" or "cpu"; for a geometric mean (workload NULL)
+ * over every workload's phase, "mixed" when they differ. phase NULL: the total's. */
+const char *rf_phase_time_name(const struct rf_doc *d, const char *workload, const char *phase);
+/* The median over the ok measured runs of arm on workload wl of the run's CPU time over its wall
+ * time (its total; the steady regime when measured): about 1 for a single-threaded job, above 1
+ * for one that runs threads at once, well below 1 for one that waits (I/O, a GPU, sleep, or a CPU
+ * under load). NAN without CPU times (rfcpu.c). */
+double rf_cpu_wall_ratio(const struct rf_doc *d, size_t arm, size_t wl);
 /* "wall", "cpu", "auto"; parse returns 0 and *out, or -1. */
 const char *rf_time_policy_name(enum rf_time_policy p);
 int rf_time_policy_parse(const char *s, enum rf_time_policy *out);

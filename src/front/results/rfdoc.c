@@ -93,8 +93,10 @@ int rf_time_policy_parse(const char *s, enum rf_time_policy *out)
 static void runs_use(struct rf_run *runs, size_t nrounds, const struct rf_doc *d)
 {
 	for (size_t i = 0; i < nrounds * d->narms * d->nwl; i++) {
-		enum rf_time t = d->wl[i % d->nwl].time;
-		memcpy(runs[i].t_regime, runs[i].t_basis[t], sizeof runs[i].t_regime);
+		const struct rf_workload *w = &d->wl[i % d->nwl];
+		for (size_t p = 0; p < RF_MAX_PHASES; p++)
+			for (int g = 0; g < RF_NREGIMES; g++)
+				runs[i].t_regime[g][p] = runs[i].t_basis[w->ptime[p]][g][p];
 	}
 }
 
@@ -103,12 +105,33 @@ void rf_use_time(struct rf_doc *d, enum rf_time_policy p)
 	for (size_t w = 0; w < d->nwl; w++) {
 		struct rf_workload *wl = &d->wl[w];
 		int cpu = p == RF_POLICY_CPU || (p == RF_POLICY_AUTO && wl->single_threaded);
+		int tp = rf_phase(wl, "total");
 
-		wl->time = cpu && wl->has_cpu && !d->commands ? RF_TIME_CPU : RF_TIME_WALL;
+		for (size_t k = 0; k < RF_MAX_PHASES; k++)
+			wl->ptime[k] = cpu && !wl->wall_only[k] ? RF_TIME_CPU : RF_TIME_WALL;
+		wl->time = wl->ptime[tp >= 0 ? tp : 0];
 	}
 	runs_use(d->runs, d->nrounds, d);
 	runs_use(d->warm_runs, d->nwarmup, d);
 	d->time_policy = p;
+}
+
+/* " (wall time for PHASE of WORKLOAD, ...: no CPU time in their runs)" for the phases on wall time
+ * in workloads on CPU time, appended at buf[*k]. */
+static void wall_phases(const struct rf_doc *d, char *buf, size_t len, size_t *k)
+{
+	size_t n = 0;
+
+	for (size_t w = 0; w < d->nwl; w++)
+		for (size_t p = 0; p < d->wl[w].nphases && *k < len; p++)
+			if (d->wl[w].time == RF_TIME_CPU && d->wl[w].ptime[p] == RF_TIME_WALL)
+				*k += (size_t)snprintf(buf + *k, len - *k, "%s%s of %s",
+				                       n++ ? ", " : " (wall time for ",
+				                       d->wl[w].phases[p], d->wl[w].name);
+	if (n && *k < len)
+		*k += (size_t)snprintf(buf + *k, len - *k,
+		                       ": %s no CPU time, marks written without one)",
+		                       n > 1 ? "their runs have" : "its runs have");
 }
 
 const char *rf_times_used(const struct rf_doc *d, char *buf, size_t len)
@@ -118,7 +141,8 @@ const char *rf_times_used(const struct rf_doc *d, char *buf, size_t len)
 	for (size_t w = 0; w < d->nwl; w++)
 		ncpu += d->wl[w].time == RF_TIME_CPU;
 	if (ncpu == 0 || ncpu == d->nwl) {
-		snprintf(buf, len, "%s", ncpu ? "CPU time" : "wall time");
+		k = (size_t)snprintf(buf, len, "%s", ncpu ? "CPU time" : "wall time");
+		wall_phases(d, buf, len, &k);
 		return buf;
 	}
 	k = (size_t)snprintf(buf, len, "CPU time for ");
@@ -127,7 +151,10 @@ const char *rf_times_used(const struct rf_doc *d, char *buf, size_t len)
 			k += (size_t)snprintf(buf + k, len - k, "%s%s", i++ ? ", " : "",
 			                      d->wl[w].name);
 	if (k < len)
-		snprintf(buf + k, len - k, " (%s), wall time for the others",
-		         d->time_policy == RF_POLICY_AUTO ? "single-threaded" : "all with CPU times");
+		k += (size_t)snprintf(buf + k, len - k, " (%s), wall time for the others",
+		                      d->time_policy != RF_POLICY_AUTO ? "all with CPU times"
+		                      : d->commands ? "CPU/wall at most 1.1 in every arm"
+		                                    : "single-threaded");
+	wall_phases(d, buf, len, &k);
 	return buf;
 }

@@ -40,6 +40,16 @@ void rf_input_free(struct rf_input *in);
  * into run (NAN when absent). Returns 0, or -1 with "AT: probe..." set. */
 int rl_probe(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at);
 
+/* A command run's CPU time (rfcpu.c): containment.cgroup_cpu's user_ns + sys_ns when the run has
+ * it, else process.user_ns + sys_ns, into run's CPU basis (NAN when neither). Returns 0, or -1
+ * with the reason set. */
+int rl_cpu(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at);
+/* After an ok run of w: marks the phases the run has a wall time and no CPU time of. */
+void rl_note_cpu(struct rf_workload *w, const struct rf_run *run);
+/* Before rf_use_time: a commands document's workloads flagged single_threaded by their runs'
+ * CPU/wall ratios (auto's rule). */
+void rl_cpu_auto(struct rf_doc *d);
+
 /* The optional "sessions" list (rfsessions.c), after the rounds: each a known status (one of
  * statuses), the first at round 0, the others in order within the rounds. Returns 0, or -1 with
  * the reason set. */

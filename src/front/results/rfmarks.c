@@ -36,15 +36,54 @@ static int phase_slot(struct loader *l, struct rf_workload *w, const char *name,
 	return (int)w->nphases++;
 }
 
-/* One phase's spans: cold = the first, steady = the median of those labelled steady. Sets
- * *settled from its "settled" (-1 when null). */
+/* The CPU times of a phase's spans (cpu_ns beside wall_ns: marks that carry the process's CPU
+ * clock), n of them, into cpu (NAN for a span of no measurable CPU time). Absent or null: all
+ * NAN (marks written without CPU time). */
+static int load_cpu(struct loader *l, const cJSON *ph, const char *name, int n, double *cpu,
+                    const char *at)
+{
+	const cJSON *c = rl_get(ph, "cpu_ns");
+
+	for (int i = 0; i < n; i++)
+		cpu[i] = NAN;
+	if (!c || cJSON_IsNull(c))
+		return 0;
+	if (!cJSON_IsArray(c) || cJSON_GetArraySize(c) != n)
+		return rl_fail(l, "%s: phase_marks: cpu_ns of '%s' is not an array as long as wall_ns",
+		               at, name);
+	for (int i = 0; i < n; i++) {
+		const cJSON *v = cJSON_GetArrayItem(c, i);
+		if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) ||
+		    v->valuedouble > RF_MAX_WALL_NS || v->valuedouble != floor(v->valuedouble))
+			return rl_fail(l,
+			               "%s: phase_marks: cpu_ns[%d] of '%s' is not an integer in 0..%.0f",
+			               at, i, name, RF_MAX_WALL_NS);
+		cpu[i] = v->valuedouble >= 1 ? v->valuedouble : NAN;
+	}
+	return 0;
+}
+
+/* The median of the steady spans' times t (k of them at idx), NAN when one is NAN or none. */
+static double steady_of(const double *t, const int *idx, size_t k)
+{
+	double v[RF_MAX_REPS];
+
+	for (size_t i = 0; i < k; i++)
+		if (isnan(v[i] = t[idx[i]]))
+			return NAN;
+	return k ? stats_median(v, k) : NAN;
+}
+
+/* One phase's spans: cold = the first, steady = the median of those labelled steady, of the wall
+ * times and of the CPU times when the marks have them. Sets *settled from its "settled" (-1 when
+ * null). */
 static int load_spans(struct loader *l, const cJSON *ph, const char *name, struct rf_run *run,
                       int p, int *settled, const char *at)
 {
 	const cJSON *wall = rl_get(ph, "wall_ns"), *rg = rl_get(ph, "regimes"),
 	            *st = rl_get(ph, "settled");
-	int n = cJSON_GetArraySize(wall);
-	double v[RF_MAX_REPS], t;
+	int n = cJSON_GetArraySize(wall), idx[RF_MAX_REPS];
+	double w[RF_MAX_REPS], cpu[RF_MAX_REPS];
 	size_t k = 0;
 
 	if (!cJSON_IsArray(wall) || !cJSON_IsArray(rg) || n < 1 || n > RF_MAX_REPS ||
@@ -53,10 +92,12 @@ static int load_spans(struct loader *l, const cJSON *ph, const char *name, struc
 		               "%s: phase_marks: wall_ns and regimes of '%s' are not two arrays of "
 		               "1 to %d entries",
 		               at, name, RF_MAX_REPS);
+	if (load_cpu(l, ph, name, n, cpu, at) != 0)
+		return -1;
 	for (int i = 0; i < n; i++) {
 		const cJSON *gi = cJSON_GetArrayItem(rg, i);
 		int r = cJSON_IsString(gi) ? steady_regime_parse(gi->valuestring) : -1;
-		if (!rl_wall_ns(cJSON_GetArrayItem(wall, i), &t))
+		if (!rl_wall_ns(cJSON_GetArrayItem(wall, i), &w[i]))
 			return rl_fail(l,
 			               "%s: phase_marks: wall_ns[%d] is not a positive integer of at "
 			               "most %.0f",
@@ -64,13 +105,14 @@ static int load_spans(struct loader *l, const cJSON *ph, const char *name, struc
 		if (r < 0 || (i == 0) != (r == STEADY_COLD))
 			return rl_fail(l, "%s: phase_marks: regimes[%d] of '%s' is not %s", at, i,
 			               name, i == 0 ? "cold" : "warmup or steady");
-		if (i == 0)
-			run->t_regime[RF_COLD][p] = run->t_basis[RF_TIME_WALL][RF_COLD][p] = t;
 		if (r == STEADY_STEADY)
-			v[k++] = t;
+			idx[k++] = i;
 	}
+	run->t_regime[RF_COLD][p] = run->t_basis[RF_TIME_WALL][RF_COLD][p] = w[0];
+	run->t_basis[RF_TIME_CPU][RF_COLD][p] = cpu[0];
 	run->t_regime[RF_STEADY][p] = run->t_basis[RF_TIME_WALL][RF_STEADY][p] =
-	    k ? stats_median(v, k) : NAN;
+	    steady_of(w, idx, k);
+	run->t_basis[RF_TIME_CPU][RF_STEADY][p] = steady_of(cpu, idx, k);
 	if (st && !cJSON_IsBool(st) && !cJSON_IsNull(st))
 		return rl_fail(l, "%s: phase_marks: settled is not true, false or null", at);
 	*settled = cJSON_IsBool(st) ? cJSON_IsTrue(st) : -1;
@@ -123,6 +165,5 @@ int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, c
 	if (prior >= 0)
 		run->settled = run->settled < 0 ? prior : prior && run->settled;
 	w->show_phases = 1;
-	w->has_cpu = 0;
 	return 0;
 }

@@ -381,6 +381,5 @@ int rl_record(struct loader *l, size_t wi, const char *arm, const cJSON *rec, st
 	w->show_phases |= has_flag(rl_get(rl_get(rec, "workload"), "flags"), "show_phases");
 	w->single_threaded |=
 	    has_flag(rl_get(rl_get(rec, "workload"), "flags"), "single_threaded");
-	w->has_cpu &= !isnan(run->t_basis[RF_TIME_CPU][RF_COLD][0]);
 	return same_work(l, wi, arm, checksum, rl_get(rec, "workload"));
 }

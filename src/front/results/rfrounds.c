@@ -92,6 +92,7 @@ static int load_process(struct loader *l, const cJSON *jr, struct rf_run *run, c
 static void note_measured(struct rf_doc *d, struct rf_workload *w, const struct rf_run *run,
                           int measured)
 {
+	rl_note_cpu(w, run);
 	for (int r = 0; measured && r < RF_NREGIMES; r++)
 		for (size_t p = 0; p < w->nphases; p++)
 			if (!isnan(run->t_regime[r][p])) {
@@ -146,7 +147,7 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 			return rl_fail(
 			    l, "%s: process.wall_ns missing or not a positive finite number", at);
 		run->t_regime[RF_COLD][0] = run->t_basis[RF_TIME_WALL][RF_COLD][0] = run->wall_ns;
-		if (rl_marks(l, (size_t)w, jr, run, at) != 0)
+		if (rl_cpu(l, jr, run, at) != 0 || rl_marks(l, (size_t)w, jr, run, at) != 0)
 			return -1;
 		note_measured(d, &d->wl[w], run, measured);
 		return rl_opt_num(l, rl_get(jr, "process"), "max_rss_kib", RF_MAX_FIGURE, at,

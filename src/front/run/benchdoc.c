@@ -86,21 +86,31 @@ static cJSON *arm_configs(const struct bench_config *c)
 	return o;
 }
 
+/* What an arm's kind describes it by (config.drivers or config.commands). */
+static const char *arm_described(const struct bench_arm *a)
+{
+	struct arm_run_args q = {.path = a->path, .command = a->command};
+
+	return bench_arm_kind(a)->describe(&q);
+}
+
 static cJSON *config_json(const struct bench_config *c)
 {
 	cJSON *o = cJSON_CreateObject(), *arms = cJSON_CreateArray(), *wl = cJSON_CreateArray();
-	int drivers = c->mode == BENCH_DRIVERS;
-	cJSON *map = cJSON_CreateObject(), *argv;
+	int drivers = bench_all_arms(c, ARM_KIND_DRIVER_RECORD);
+	const char *mode = c->narms ? bench_arm_kind(&c->arms[0])->doc_mode : "drivers";
+	cJSON *map = cJSON_CreateObject(), *kinds = cJSON_CreateObject(), *argv;
 
-	cJSON_AddStringToObject(o, "mode", drivers ? "drivers" : "commands");
+	cJSON_AddStringToObject(o, "mode", mode);
 	for (size_t i = 0; i < c->narms; i++) {
 		cJSON_AddItemToArray(arms, cJSON_CreateString(c->arms[i].name));
-		cJSON_AddStringToObject(map, c->arms[i].name,
-		                        drivers ? c->arms[i].path : c->arms[i].command);
+		cJSON_AddStringToObject(map, c->arms[i].name, arm_described(&c->arms[i]));
+		cJSON_AddStringToObject(kinds, c->arms[i].name, bench_arm_kind(&c->arms[i])->name);
 	}
 	for (size_t i = 0; i < c->nwl; i++)
 		cJSON_AddItemToArray(wl, cJSON_CreateString(c->wl[i].name));
 	cJSON_AddItemToObject(o, "arms", arms);
+	cJSON_AddItemToObject(o, "arm_kinds", kinds);
 	cJSON_AddStringToObject(o, "baseline",
 	                        c->baseline ? c->baseline : c->narms ? c->arms[0].name : "");
 	cJSON_AddItemToObject(o, "workloads", wl);
@@ -270,29 +280,32 @@ static cJSON *parse_record(const struct runner_result *r, const char **why)
 
 /* The signal a command's shell reports as exit status 128 + N for a child killed by signal N
  * (dash does not exec the last command of -c, so that is how a crash of the user's program
- * reaches us); 0 for other statuses and for drivers. */
-static int shell_signal(const struct bench_config *c, const struct runner_result *r)
+ * reaches us); 0 for other statuses and for kinds that are not run by a shell. */
+static int shell_signal(const struct bench_arm *a, const struct runner_result *r)
 {
 	int sig = r->exit_code - 128;
 
-	return c->mode == BENCH_COMMANDS && r->end == RUNNER_EXITED && sig >= 1 && sig <= 31 &&
+	return arm_kind_has(bench_arm_kind(a), ARM_KIND_SHELL) && r->end == RUNNER_EXITED &&
+	               sig >= 1 && sig <= 31 &&
 	               runner_signal_name(sig)
 	           ? sig
 	           : 0;
 }
 
-static enum run_status classify(const struct bench_config *c, const struct runner_result *r,
+static enum run_status classify(const struct bench_arm *a, const struct runner_result *r,
                                 const cJSON *rec)
 {
+	int records = arm_kind_has(bench_arm_kind(a), ARM_KIND_DRIVER_RECORD);
+
 	if (r->end == RUNNER_TIMEOUT)
 		return RS_TIMEOUT;
-	if (r->end == RUNNER_SIGNALED || shell_signal(c, r))
+	if (r->end == RUNNER_SIGNALED || shell_signal(a, r))
 		return RS_CRASHED;
-	if (r->exit_code == 4 && c->mode == BENCH_DRIVERS)
+	if (r->exit_code == 4 && records)
 		return RS_UNVERIFIED;
 	if (r->exit_code != 0)
 		return RS_FAILED;
-	return c->mode == BENCH_DRIVERS && !rec ? RS_INVALID : RS_OK;
+	return records && !rec ? RS_INVALID : RS_OK;
 }
 
 static cJSON *process_json(const struct runner_result *r)
@@ -336,14 +349,17 @@ cJSON *benchdoc_run(const struct bench_config *c, const struct bench_arm *a,
                     const struct telemetry_sample tel[2], enum run_status *st)
 {
 	const char *why = NULL;
-	cJSON *rec =
-	    c->mode == BENCH_DRIVERS && r->end == RUNNER_EXITED ? parse_record(r, &why) : NULL;
+	cJSON *rec = arm_kind_has(bench_arm_kind(a), ARM_KIND_DRIVER_RECORD) &&
+	                     r->end == RUNNER_EXITED
+	                 ? parse_record(r, &why)
+	                 : NULL;
 	cJSON *o = cJSON_CreateObject();
-	int signo = r->term_signal ? r->term_signal : shell_signal(c, r);
+	int signo = r->term_signal ? r->term_signal : shell_signal(a, r);
 	const char *sig = signo ? runner_signal_name(signo) : NULL;
 	char signum[16];
 
-	*st = classify(c, r, rec);
+	(void)c;
+	*st = classify(a, r, rec);
 	cJSON_AddStringToObject(o, "arm", a->name);
 	cJSON_AddStringToObject(o, "workload", w->name);
 	cJSON_AddNumberToObject(o, "pad_bytes", (double)pad);

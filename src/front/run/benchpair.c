@@ -14,43 +14,27 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The argv of one driver run; strings point into c except the two numbers in num. */
-static char **driver_argv(const struct bench_config *c, const struct bench_arm *a,
-                          const struct bench_workload *w, char num[2][24])
+/* The argv of one run of arm a on w, built by its kind; strings point into c, a and w except
+ * the two numbers in num. */
+static char **run_argv(const struct bench_config *c, const struct bench_arm *a,
+                       const struct bench_workload *w, char num[2][24], const char **path)
 {
-	size_t n = 0;
-	char **v = calloc(14 + 2 * w->nparams + 2 * a->nconfig, sizeof *v);
+	struct arm_run_args q = {
+	    .path = a->path,
+	    .command = a->command,
+	    .workload = w->name,
+	    .scale = c->scale,
+	    .seed = c->seed,
+	    .reps = c->reps,
+	    .steady_cpu =
+	        c->time == RF_POLICY_CPU || (c->time == RF_POLICY_AUTO && w->single_threaded),
+	    .params = w->params,
+	    .nparams = w->nparams,
+	    .config = a->config,
+	    .nconfig = a->nconfig,
+	};
 
-	if (!v)
-		return NULL;
-	snprintf(num[0], 24, "%llu", (unsigned long long)c->seed);
-	snprintf(num[1], 24, "%u", c->reps);
-	v[n++] = a->path;
-	v[n++] = "run";
-	v[n++] = w->name;
-	v[n++] = "--scale";
-	v[n++] = (char *)c->scale;
-	v[n++] = "--seed";
-	v[n++] = num[0];
-	if (c->reps) {
-		v[n++] = "--reps";
-		v[n++] = num[1];
-	}
-	if (c->time == RF_POLICY_CPU || (c->time == RF_POLICY_AUTO && w->single_threaded)) {
-		v[n++] = "--steady-time";
-		v[n++] = "cpu";
-	}
-	for (size_t i = 0; i < w->nparams; i++) {
-		v[n++] = "--param";
-		v[n++] = w->params[i];
-	}
-	for (size_t i = 0; i < a->nconfig; i++) {
-		v[n++] = "--config";
-		v[n++] = a->config[i];
-	}
-	v[n++] = "--out";
-	v[n++] = "-";
-	return v;
+	return bench_arm_kind(a)->argv(&q, num, path);
 }
 
 /* Last line of a stderr tail, for a one-line message. */
@@ -83,6 +67,7 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
                         struct phaserun *ph, int *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
+	const struct arm_kind_ops *k = bench_arm_kind(a);
 	enum run_status st;
 	cJSON *run = benchdoc_run(c, a, w, pad, r, tel, &st);
 
@@ -92,8 +77,10 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 	}
 	if (ph)
 		phaserun_finish(ph, &e->phases, run, &st);
-	if (c->mode == BENCH_DRIVERS && e->done == e->done0 && r->end == RUNNER_EXITED &&
-	    r->exit_code == 2) {
+	if (k->fold)
+		k->fold(run);
+	if (arm_kind_has(k, ARM_KIND_DRIVER_RECORD) && e->done == e->done0 &&
+	    r->end == RUNNER_EXITED && r->exit_code == 2) {
 		*fatal = ST_USAGE;
 		errmsg_fail(err, errlen, "allocab-%s rejected the arguments: %s", a->name,
 		            r->tail_len ? last_line(r->tail) : "(no message)");
@@ -112,16 +99,18 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
                        int *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
-	char num[2][24], *sh_argv[] = {"sh", "-c", a->command, NULL};
-	char **argv = c->mode == BENCH_DRIVERS ? driver_argv(c, a, w, num) : sh_argv;
+	const struct arm_kind_ops *k = bench_arm_kind(a);
+	int marks = arm_kind_has(k, ARM_KIND_MARKS_PHASES);
+	const char *path = NULL;
+	char num[2][24], **argv = run_argv(c, a, w, num, &path);
 	size_t pad = (size_t)prng_below(&e->pad, (uint64_t)c->pad_max + 1);
 	struct runner_spec spec = {
-	    .path = c->mode == BENCH_DRIVERS ? a->path : "/bin/sh",
+	    .path = path,
 	    .argv = argv,
 	    .pad_bytes = pad,
 	    .timeout_s = c->timeout_s,
 	    .grace_s = c->grace_s,
-	    .capture_stdout = c->mode == BENCH_DRIVERS,
+	    .capture_stdout = arm_kind_has(k, ARM_KIND_DRIVER_RECORD),
 	    .stop = e->stop,
 	};
 	struct runner_result r;
@@ -134,25 +123,27 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 	if (!argv || (bench_arm_probed(a) && !(pr = malloc(sizeof *pr)))) {
 		*fatal = ST_FAIL;
 		errmsg_fail(err, errlen, "out of memory");
-		if (argv != sh_argv)
-			free(argv);
+		free(argv);
 		return NULL;
 	}
 	if (pr && bench_probe_prepare(c, a, e->nrun++, pr, err, errlen) != 0) {
 		*fatal = ST_FAIL;
 		free(pr);
+		free(argv);
 		return NULL;
 	}
 	spec.env_set = pr ? pr->set : a->env;
-	if (c->mode == BENCH_COMMANDS &&
+	if (marks &&
 	    phaserun_prepare(e->marks_dir, e->nmarks++, spec.env_set, &ph, err, errlen) != 0) {
 		*fatal = ST_FAIL;
 		if (pr)
 			unlink(pr->file);
 		free(pr);
+		free(argv);
 		return NULL;
 	}
-	spec.env_set = c->mode == BENCH_COMMANDS ? ph.set : spec.env_set;
+	spec.env_set = marks ? ph.set : spec.env_set;
+	ph.cpu_rule = c->time != RF_POLICY_WALL;
 	spec.track = pr != NULL;
 	telemetry_sample(&tel[0]);
 	ph.lo = phaserun_clock();
@@ -161,17 +152,15 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 	} else if (r.end != RUNNER_STOPPED) {
 		ph.hi = phaserun_clock();
 		telemetry_sample(&tel[1]);
-		run = judge_run(e, a, w, pad, &r, tel, pr, c->mode == BENCH_COMMANDS ? &ph : NULL,
-		                fatal, err, errlen);
+		run = judge_run(e, a, w, pad, &r, tel, pr, marks ? &ph : NULL, fatal, err, errlen);
 	}
 	if (pr && !run)
 		unlink(pr->file);
-	if (c->mode == BENCH_COMMANDS && ph.set)
+	if (marks && ph.set)
 		phaserun_finish(&ph, &e->phases, NULL, NULL);
 	free(pr);
 	runner_result_free(&r);
-	if (argv != sh_argv)
-		free(argv);
+	free(argv);
 	return run;
 }
 
@@ -189,9 +178,10 @@ int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 
 	*fatal = ST_OK;
 	for (int i = 0; i < 2; i++) {
-		argv[i] = driver_argv(c, arm[i], w, num[i]);
+		const char *path = NULL;
+		argv[i] = run_argv(c, arm[i], w, num[i], &path);
 		pad[i] = (size_t)prng_below(&e->pad, (uint64_t)c->pad_max + 1);
-		spec[i] = (struct runner_spec){.path = arm[i]->path,
+		spec[i] = (struct runner_spec){.path = path,
 		                               .argv = argv[i],
 		                               .pad_bytes = pad[i],
 		                               .timeout_s = c->timeout_s,

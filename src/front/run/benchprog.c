@@ -85,6 +85,7 @@ static int program_arm(struct bench_config *c, const struct bench_program_opts *
 	if (!(a->name = strdup(label)))
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	c->narms++;
+	a->kind = &arm_kind_program;
 	a->command = (char *)o->program;
 	if (!lib && !k->preload)
 		return (a->expect_allocator = strdup(k->name))
@@ -349,7 +350,8 @@ size_t bench_report_unproven(const struct bench_config *c, const cJSON *doc, FIL
 
 int bench_arm_probed(const struct bench_arm *a)
 {
-	return a->expect_allocator || a->expect_object;
+	return arm_kind_has(bench_arm_kind(a), ARM_KIND_PROBED) || a->expect_allocator ||
+	       a->expect_object;
 }
 
 int bench_probe_prepare(const struct bench_config *c, const struct bench_arm *a, unsigned long n,

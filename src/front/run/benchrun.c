@@ -293,7 +293,7 @@ static int engine_start(struct engine *e, char *err, size_t errlen)
 	/* The gate judged on the document before any run catches unknown arms. */
 	if (c->gate && engine_gate_judge(e, NULL, &(enum gate_outcome){0}, err, errlen) != 0)
 		goto fail;
-	if (c->duet && (c->narms != 2 || c->mode != BENCH_DRIVERS)) {
+	if (c->duet && (c->narms != 2 || !bench_all_arms(c, ARM_KIND_DRIVER_RECORD))) {
 		errmsg_fail(err, errlen, "--duet needs two driver arms");
 		goto fail;
 	}
@@ -400,7 +400,7 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 	char dir[PATH_MAX] = "";
 	int rc;
 
-	if (c->mode == BENCH_COMMANDS && phaserun_dir(dir, err, errlen) != 0) {
+	if (bench_any_arm(c, ARM_KIND_MARKS_PHASES) && phaserun_dir(dir, err, errlen) != 0) {
 		memset(res, 0, sizeof *res);
 		res->gate = -1;
 		if (doc)

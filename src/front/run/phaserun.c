@@ -59,32 +59,45 @@ int phaserun_prepare(const char *dir, unsigned long n, char *const *base, struct
 		memcpy(p->set, base, k * sizeof *p->set);
 	p->set[k] = p->var;
 	p->lo = p->hi = 0;
+	p->cpu_rule = 0;
 	return 0;
 }
 
-static cJSON *phase_json(const struct phasemark_phase *ph)
+static cJSON *phase_json(const struct phasemark_phase *ph, int cpu_rule)
 {
 	cJSON *o = cJSON_CreateObject(), *w = cJSON_CreateArray(), *rg = cJSON_CreateArray();
 	enum steady_regime *g = malloc(ph->n * sizeof *g);
 	double *steady = malloc(ph->n * sizeof *steady);
 	struct steady_rule rule = steady_default_rule();
-	size_t ns = 0;
+	size_t ns = 0, nc = 0;
 	int settled;
+	cJSON *cpu;
 
 	if (!o || !w || !rg || !g || !steady) {
 		cJSON_Delete(o), cJSON_Delete(w), cJSON_Delete(rg), free(g), free(steady);
 		return NULL;
 	}
-	settled = steady_spans(ph->ns, ph->n, &rule, g);
+	for (size_t i = 0; i < ph->n; i++)
+		nc += ph->cpu[i] > 0;
+	cpu_rule = cpu_rule && nc == ph->n;
+	nc = 0;
+	settled = steady_spans(cpu_rule ? ph->cpu : ph->ns, ph->n, &rule, g);
 	for (size_t i = 0; i < ph->n; i++) {
 		cJSON_AddItemToArray(w, cJSON_CreateNumber((double)ph->ns[i]));
 		cJSON_AddItemToArray(rg, cJSON_CreateString(steady_regime_name(g[i])));
 		if (g[i] == STEADY_STEADY)
 			steady[ns++] = (double)ph->ns[i];
 	}
+	for (size_t i = 0; i < ph->n; i++)
+		nc += ph->cpu[i] >= 0;
+	cpu = nc == ph->n ? cJSON_CreateArray() : cJSON_CreateNull();
+	for (size_t i = 0; nc == ph->n && i < ph->n; i++)
+		cJSON_AddItemToArray(cpu, cJSON_CreateNumber((double)ph->cpu[i]));
 	cJSON_AddStringToObject(o, "name", ph->name);
 	cJSON_AddItemToObject(o, "wall_ns", w);
+	cJSON_AddItemToObject(o, "cpu_ns", cpu);
 	cJSON_AddItemToObject(o, "regimes", rg);
+	cJSON_AddStringToObject(o, "regimes_time", cpu_rule ? "cpu" : "wall");
 	cJSON_AddItemToObject(o, "settled",
 	                      settled < 0 ? cJSON_CreateNull() : cJSON_CreateBool(settled));
 	cJSON_AddNumberToObject(o, "cold_ns", (double)ph->ns[0]);
@@ -95,7 +108,7 @@ static cJSON *phase_json(const struct phasemark_phase *ph)
 	return o;
 }
 
-static cJSON *marks_json(const struct phasemark_set *s)
+static cJSON *marks_json(const struct phasemark_set *s, int cpu_rule)
 {
 	cJSON *o, *phases;
 
@@ -107,7 +120,7 @@ static cJSON *marks_json(const struct phasemark_set *s)
 		return NULL;
 	}
 	for (size_t i = 0; i < s->nphases; i++) {
-		cJSON *ph = phase_json(&s->phase[i]);
+		cJSON *ph = phase_json(&s->phase[i], cpu_rule);
 		if (!ph) {
 			cJSON_Delete(o);
 			return NULL;
@@ -170,7 +183,7 @@ void phaserun_finish(struct phaserun *p, struct phase_names *ref, cJSON *run, en
 	if (run && *st == RS_OK) {
 		if (phasemark_read(p->file, p->lo, p->hi, &s, err, sizeof err) == 0 &&
 		    (!ref->known || same_names(&s, ref, err, sizeof err)) &&
-		    !(j = marks_json(&s)))
+		    !(j = marks_json(&s, p->cpu_rule)))
 			snprintf(err, sizeof err, "out of memory");
 		if (j && !ref->known) {
 			ref->known = 1;

@@ -25,6 +25,9 @@ struct phaserun {
 	char var[PATH_MAX + 32]; /* ALLOCAB_PHASE_FILE=file */
 	char **set;              /* runner_spec.env_set: the given variables, then var (malloc'd) */
 	int64_t lo, hi;          /* CLOCK_MONOTONIC just before the run started and after it ended */
+	/* the regimes are judged on the spans' CPU times when every span has one (the bench
+	 * compares CPU time: docs/programs.md, "Which time"), else on their wall times */
+	int cpu_rule;
 };
 
 /* CLOCK_MONOTONIC in ns: the clock the marks are read against, whatever clock the engine uses. */

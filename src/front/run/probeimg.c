@@ -66,11 +66,20 @@ static double calls_of(const cJSON *counts)
 	return n;
 }
 
+/* The growth of the clock k from g's first record to r (NAN when either lacks it). */
+static double grown(const struct pimg *g, const cJSON *r, const char *k)
+{
+	double a = fnum(g->first, k), b = fnum(r, k);
+
+	return !isnan(a) && !isnan(b) && b >= a ? b - a : NAN;
+}
+
 /* Attaches an exec or exit record r to image g: its work so far, and the CPU time it used. */
-static void attach(struct pimg *g, const cJSON *r, double cpu0)
+static void attach(struct pimg *g, const cJSON *r)
 {
 	const cJSON *counts = cJSON_GetObjectItemCaseSensitive(r, "counts");
-	double cpu = fnum(r, "cpu_ns");
+	double cpu = grown(g, r, "cpu_ns"), user = grown(g, r, "user_ns"),
+	       sys = grown(g, r, "sys_ns");
 
 	if (is(pimg_str(r, "event"), "exit"))
 		g->exit = r;
@@ -78,8 +87,12 @@ static void attach(struct pimg *g, const cJSON *r, double cpu0)
 		g->work = r;
 		g->calls = calls_of(counts);
 	}
-	if (!isnan(cpu) && !isnan(cpu0) && cpu >= cpu0)
-		g->cpu_ns = cpu - cpu0;
+	if (!isnan(cpu))
+		g->cpu_ns = cpu;
+	if (!isnan(user) && !isnan(sys)) {
+		g->user_ns = user;
+		g->sys_ns = sys;
+	}
 }
 
 /* A new image of the pid of record r; prev is the pid's image so far (or NULL). */
@@ -96,10 +109,12 @@ static void open_image(struct pimgs *p, const cJSON *r, struct pimg *prev, size_
 	                   .exe = pimg_str(r, "exe"),
 	                   .started = started,
 	                   .cpu_ns = NAN,
+	                   .user_ns = NAN,
+	                   .sys_ns = NAN,
 	                   .calls = NAN};
 	/* An exec keeps the process's CPU clock: the image before it ran until this one started. */
 	if (prev && started && !prev->exit && pimg_num(prev->first, "ppid") == ppid)
-		attach(prev, r, fnum(prev->first, "cpu_ns"));
+		attach(prev, r);
 	if (e && e->launcher > 0) {
 		if (started)
 			g->exempt = pid == e->launcher && !prev && is(g->exe, e->launcher_exe);
@@ -140,7 +155,7 @@ int pimgs_build(const cJSON *records, const struct probe_expect *e, struct pimgs
 			out->pids += !*cur;
 			open_image(out, r, g, cur, e, &m);
 		} else if (g && (is(ev, "exit") || is(ev, "exec"))) {
-			attach(g, r, fnum(g->first, "cpu_ns"));
+			attach(g, r);
 		}
 	}
 	free(m.pid);

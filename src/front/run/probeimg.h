@@ -20,7 +20,8 @@ struct pimg {
 	int exempt;    /* the --cmd launcher shell or one of its fork children (probe_expect) */
 	double cpu_ns; /* CPU time of the image (from its first record to its last, or to the
 	                  pid's next image); NAN unknown */
-	double calls;  /* malloc-family calls of the image (its counts); NAN without counts */
+	double user_ns, sys_ns; /* the same split (getrusage of the image's process); NAN unknown */
+	double calls; /* malloc-family calls of the image (its counts); NAN without counts */
 };
 
 struct pimgs {

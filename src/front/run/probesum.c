@@ -60,6 +60,36 @@ static size_t choose(const struct pimgs *p, char *keep)
 	return listed;
 }
 
+static void add_or_null(cJSON *o, const char *k, double v)
+{
+	if (isnan(v))
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddNumberToObject(o, k, v);
+}
+
+/* The CPU time of every image (listed or not), user and system apart, and how many images it
+ * covers: NULL when none reported both. */
+static cJSON *cpu_total(const struct pimgs *p)
+{
+	double user = 0, sys = 0;
+	size_t n = 0;
+	cJSON *o;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (!isnan(p->v[i].user_ns) && !isnan(p->v[i].sys_ns)) {
+			user += p->v[i].user_ns;
+			sys += p->v[i].sys_ns;
+			n++;
+		}
+	if (!n || !(o = cJSON_CreateObject()))
+		return NULL;
+	cJSON_AddNumberToObject(o, "user_ns", user);
+	cJSON_AddNumberToObject(o, "sys_ns", sys);
+	cJSON_AddNumberToObject(o, "images", (double)n);
+	return o;
+}
+
 static cJSON *image_json(const struct pimg *g)
 {
 	static const char *const fields[] = {"event",     "pid",     "ppid",   "exe",
@@ -76,6 +106,8 @@ static cJSON *image_json(const struct pimg *g)
 		cJSON_AddNullToObject(o, "cpu_ns");
 	else
 		cJSON_AddNumberToObject(o, "cpu_ns", g->cpu_ns);
+	add_or_null(o, "user_ns", g->user_ns);
+	add_or_null(o, "sys_ns", g->sys_ns);
 	if (counts)
 		cJSON_AddItemToObject(o, "counts", cJSON_Duplicate(counts, 1));
 	if (g->exit)
@@ -149,6 +181,8 @@ cJSON *probelog_summary(const cJSON *records, const struct probe_expect *e,
 	add_verdict(o, v);
 	if ((total = counts_total(&p)))
 		cJSON_AddItemToObject(o, "counts_total", total);
+	if ((total = cpu_total(&p)))
+		cJSON_AddItemToObject(o, "cpu_total", total);
 	listed = choose(&p, keep);
 	for (size_t i = 0; i < p.n; i++) {
 		cJSON *g = keep[i] ? image_json(&p.v[i]) : NULL;

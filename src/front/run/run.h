@@ -7,6 +7,7 @@
 #ifndef ALLOCAB_RUN_H
 #define ALLOCAB_RUN_H
 
+#include "front/arms/arms.h"
 #include "front/results/results.h"
 
 #include <cjson/cJSON.h>
@@ -35,14 +36,14 @@
 /* Run statuses: ok, failed, unverified, crashed, timeout, invalid (bench_run_status_name). */
 #define BENCH_NSTATUS 6
 
-enum bench_mode { BENCH_DRIVERS, BENCH_COMMANDS };
-
-/* One arm. Program arms (--program) are command arms whose environment preloads an allocator;
- * fields that do not apply are NULL. */
+/* One arm, of one kind (front/arms/arms.h: driver, configured, command or program; every arm of a
+ * bench has the same doc_mode). Program arms (--program) are command arms whose environment
+ * preloads an allocator; fields that do not apply are NULL. */
 struct bench_arm {
+	const struct arm_kind_ops *kind; /* NULL: arm_kind_driver */
 	char *name;
-	char *path;    /* drivers mode: the driver executable */
-	char *command; /* commands mode: run as /bin/sh -c command */
+	char *path;    /* driver kinds: the driver executable */
+	char *command; /* shell kinds: run as /bin/sh -c command */
 	char *preload; /* program arms: the allocator library (realpath) put first in LD_PRELOAD */
 	char *version; /* program arms: the preloaded allocator's version ("" unknown) */
 	/* The proof the probe must give for every run (front/run/probelog.h); expect_allocator and
@@ -122,7 +123,6 @@ extern const struct bench_runner bench_real_runner;
 
 /* What bench_run runs. Every pointer is owned by the caller and only read during bench_run. */
 struct bench_config {
-	enum bench_mode mode;
 	struct bench_arm *arms;
 	size_t narms;
 	/* The arm compared against by default (config.baseline): the platform's own allocator when
@@ -257,6 +257,13 @@ const char *bench_run_status_name(size_t i);
  * (bench.h): find the drivers, ask one for its workloads and route the --param values by that
  * list, check output directories, draw the default shuffle seed, and catch the signals that stop
  * a bench. */
+
+/* The kind of arm a (arm_kind_driver when it names none). */
+const struct arm_kind_ops *bench_arm_kind(const struct bench_arm *a);
+/* Whether some arm of c has every flag of flags (enum arm_kind_flag); bench_all_arms: every arm
+ * (and c has one). */
+int bench_any_arm(const struct bench_config *c, unsigned flags);
+int bench_all_arms(const struct bench_config *c, unsigned flags);
 
 /* Whether s[0..n) is a name of [A-Za-z0-9_.-]+ (arms, workloads, --cmd names). */
 int bench_valid_name(const char *s, size_t n);

@@ -313,7 +313,7 @@ size_t bench_comparisons(const struct bench_config *c, const size_t *shown)
 	for (size_t i = 0; i < c->nwl; i++)
 		per_arm += shown ? shown[i] : 1;
 	/* drivers that repeat measure two regimes, each compared (docs/methodology.md) */
-	size_t regimes = c->mode == BENCH_DRIVERS && c->reps != 1 ? 2 : 1;
+	size_t regimes = bench_all_arms(c, ARM_KIND_DRIVER_RECORD) && c->reps != 1 ? 2 : 1;
 
 	return c->narms > 1 ? (c->narms - 1) * per_arm * regimes : 0;
 }
