@@ -30,6 +30,9 @@ enum rf_time { RF_TIME_WALL, RF_TIME_CPU, RF_NTIMES };
  * and every workload of a commands document, uses wall whatever the policy. */
 enum rf_time_policy { RF_POLICY_WALL, RF_POLICY_CPU, RF_POLICY_AUTO };
 
+/* The resource counts of a span (getrusage deltas, docs/results-format.md, "Resource counts"). */
+enum rf_count { RF_USER_NS, RF_SYS_NS, RF_MINFLT, RF_MAJFLT, RF_NVCSW, RF_NIVCSW, RF_NCOUNTS };
+
 struct rf_run {
 	int present; /* 0: the round has no run for this arm and workload */
 	int left;    /* no run because the cell had left the rounds (adaptive allocation) */
@@ -54,6 +57,9 @@ struct rf_run {
 	 * malloc-family calls of all its images (the sum of probe.counts_total but bytes, with
 	 * --count-calls); NAN when the run has none */
 	double processes, calls;
+	/* per regime and phase, the median over the regime's reps of each resource count (a
+	 * command run: its process's totals as the cold total); NAN when the reps lack it */
+	double usage[RF_NREGIMES][RF_MAX_PHASES][RF_NCOUNTS];
 };
 
 /* The input a workload ran on, from its first ok run's record.workload.input (a replay's trace
@@ -187,6 +193,8 @@ int rf_phase(const struct rf_workload *w, const char *name);
  * regime g for the phase called phase. */
 int rf_phase_measured(const struct rf_doc *d, const char *workload, const char *phase,
                       enum rf_regime g);
+/* "user_ns", "sys_ns", "minflt", "majflt", "nvcsw", "nivcsw": the record's names of the counts. */
+const char *rf_count_name(enum rf_count c);
 /* "cold" or "steady". */
 const char *rf_regime_name(enum rf_regime g);
 /* Sets every run's t_regime (measured and warm-up) to the time p gives its workload, and each
