@@ -108,6 +108,14 @@ struct rf_fail {
 	char *reason;      /* the run's one-line "reason" (unverified, invalid), NULL if none */
 };
 
+/* What the bench measured of the machine at its start or its end (the document's "facts",
+ * docs/results-format.md); strings "" when null, numbers NAN. */
+struct rf_facts {
+	int present;
+	double fault_median, fault_min, fault_max, trials; /* ns per minor fault */
+	char hypervisor[64], cpu_vendor[32], cpu_model[128], kernel[128], thp[32];
+};
+
 struct rf_doc {
 	char *path;          /* the name errors and reports use */
 	char *status;        /* the bench's status: complete, running, interrupted, ... */
@@ -146,6 +154,7 @@ struct rf_doc {
 	/* config.sequential: the plan a sequential gate (bench --gate) looked at every round by;
 	 * planned 0 when the rounds were not stopped by looking at them */
 	struct stats_seq_plan seq;
+	struct rf_facts facts[2]; /* at the bench's start and its end (present 0: not measured) */
 };
 
 /* Reads, parses and validates the file into *out, a document the caller frees with rf_free.

@@ -54,6 +54,9 @@ int rl_usage_reps(struct loader *l, const struct rf_workload *w, const cJSON *re
                   const enum steady_regime *g, size_t n, struct rf_run *run, const char *at);
 int rl_usage_process(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at);
 
+/* The document's "facts" (rffacts.c) into l->d->facts. Returns 0, or -1 with the reason set. */
+int rl_facts(struct loader *l, const cJSON *facts);
+
 /* "PATH: reason" into l->err, as one line whatever the names in it (control characters and bytes
  * that are not UTF-8 as \xNN, common/utf8.h); returns -1. */
 int rl_fail(struct loader *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
