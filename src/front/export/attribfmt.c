@@ -290,7 +290,7 @@ void export_attrib_json(cJSON *doc, const struct export_input *in)
 }
 
 void export_attrib_csv_values(FILE *out, const struct export_input *in, size_t i,
-                              void (*field)(FILE *, double))
+                              void (*field)(FILE *, double, int))
 {
 	const struct cmp_attrib *a = in->attrib ? &in->attrib[i] : NULL;
 	const double na = NAN;
@@ -304,7 +304,7 @@ void export_attrib_csv_values(FILE *out, const struct export_input *in, size_t i
 	              u ? a->minflt.lo : na,          u ? a->minflt.hi : na};
 
 	for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-		field(out, v[k]);
+		field(out, v[k], 0);
 }
 
 /* The chart: per decided comparison a bar of each part's difference (ms) stacked from 0, the

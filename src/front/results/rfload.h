@@ -46,12 +46,12 @@ int rl_probe(struct loader *l, const cJSON *jr, struct rf_run *run, const char *
  * the reason set. */
 int rl_sessions(struct loader *l, const cJSON *sessions, const char *const *statuses);
 
-/* Resource counts (rfusage.c): every count NAN; the medians per regime and phase of a driver
- * record's reps (g: each rep's regime, n reps); a command run's process totals as its cold
- * total. Return 0, or -1 with the reason set. */
+/* Resource counts (rfusage.c): every count NAN; the medians per regime and phase of the reps of
+ * a driver record rl_record has read; a command run's process totals as its cold total. Return
+ * 0, or -1 with the reason set. */
 void rl_usage_init(struct rf_run *run);
 int rl_usage_reps(struct loader *l, const struct rf_workload *w, const cJSON *reps,
-                  const enum steady_regime *g, size_t n, struct rf_run *run, const char *at);
+                  struct rf_run *run, const char *at);
 int rl_usage_process(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at);
 
 /* The document's "facts" (rffacts.c) into l->d->facts. Returns 0, or -1 with the reason set. */

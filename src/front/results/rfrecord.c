@@ -323,8 +323,6 @@ static int load_regimes(struct loader *l, const struct rf_workload *w, const cJS
 					}
 				run->t_basis[t][r][p] = k && !nan ? stats_median(v, k) : NAN;
 			}
-	if (rl_usage_reps(l, w, reps, g, n, run, at) != 0)
-		return -1;
 	memcpy(run->t_regime, run->t_basis[RF_TIME_WALL], sizeof run->t_regime);
 	run->settled = cJSON_IsBool(settled) ? cJSON_IsTrue(settled) : -1;
 	if (rl_opt_num(l, cJSON_GetArrayItem(reps, 0), "rss_after_bytes", RF_MAX_FIGURE, at,

@@ -153,6 +153,7 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		                  "process", &run->max_rss_kib);
 	}
 	if (rl_record(l, (size_t)w, d->arms[a], rl_get(jr, "record"), run, at) != 0 ||
+	    rl_usage_reps(l, &d->wl[w], rl_get(rl_get(jr, "record"), "reps"), run, at) != 0 ||
 	    rl_marks(l, (size_t)w, rl_get(jr, "record"), run, at) != 0)
 		return -1;
 	note_measured(d, &d->wl[w], run, measured);

@@ -28,12 +28,37 @@ void rl_usage_init(struct rf_run *run)
 				run->usage[g][p][c] = NAN;
 }
 
+/* The regime of every rep, as rl_record read them (it has checked them): its "regime", or for a
+ * record without them steady_assign's. */
+static void regimes_of(const cJSON *reps, size_t n, enum steady_regime *g)
+{
+	struct steady_rule rule = steady_default_rule();
+	const cJSON *rep;
+	size_t i = 0;
+
+	steady_assign(n, &rule, g);
+	cJSON_ArrayForEach(rep, reps)
+	{
+		const cJSON *v = rl_get(rep, "regime");
+		int k = cJSON_IsString(v) ? steady_regime_parse(v->valuestring) : -1;
+		if (k >= 0 && i < n)
+			g[i] = (enum steady_regime)k;
+		i++;
+	}
+}
+
 int rl_usage_reps(struct loader *l, const struct rf_workload *w, const cJSON *reps,
-                  const enum steady_regime *g, size_t n, struct rf_run *run, const char *at)
+                  struct rf_run *run, const char *at)
 {
 	static const enum steady_regime of[RF_NREGIMES] = {STEADY_COLD, STEADY_STEADY};
+	size_t n = (size_t)cJSON_GetArraySize(reps);
+	enum steady_regime g[RF_MAX_REPS];
 	double v[RF_MAX_REPS];
 	char obj[160];
+
+	if (n > RF_MAX_REPS)
+		return 0;
+	regimes_of(reps, n, g);
 
 	for (size_t p = 0; p < w->nrecord; p++)
 		for (int c = 0; c < RF_NCOUNTS; c++)
