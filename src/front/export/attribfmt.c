@@ -53,11 +53,11 @@ static int dominant(const struct cmp_attrib *a)
 	return best;
 }
 
-/* Whether every part's share lies in [0, 1]: the parts all go the total's way. */
+/* Whether every part goes the total's way, up to 5% of it either side. */
 static int same_way(const struct cmp_attrib *a)
 {
 	for (int k = 0; k < CMP_NPARTS; k++)
-		if (!(a->share[k] >= -0.005 && a->share[k] <= 1.005))
+		if (!(a->share[k] >= -0.05 && a->share[k] <= 1.05))
 			return 0;
 	return 1;
 }

@@ -6,13 +6,12 @@
 #include <cjson/cJSON.h>
 
 #define FACTS_TRIALS 10 /* mappings faulted in per measurement */
-/* MiB per mapping: 2,048 small pages. 32 MiB took 2.6-3.0 s per measurement at 22-47 us a fault
- * (load 10); 8 keeps ten trials under a second (docs/methodology.md, "What a difference is made
- * of"). */
+/* MiB per mapping: 2,048 small pages. Ten trials of 32 MiB would take 1.5 s of CPU time at 18 us
+ * a fault; of 8 MiB, 0.4 s (docs/methodology.md, "What a difference is made of"). */
 #define FACTS_MIB 8
 
 struct facts {
-	double fault_median, fault_min, fault_max; /* ns per minor fault over the trials */
+	double fault_median, fault_min, fault_max; /* CPU ns per minor fault, over the trials */
 	int trials;                                /* trials that gave a cost (0: none) */
 	char hypervisor[32];                       /* "KVM", "Hyper-V", ...; "" none */
 	char cpu_vendor[16], cpu_model[64], kernel[128], thp[32]; /* "" when unknown */
