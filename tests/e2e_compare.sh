@@ -58,7 +58,7 @@ expect_status "compare json -o" 0 "$A" compare "$TMP/r.json" --format json -o "$
 ls -a "$TMP" | grep -q '^\.allocab-tmp' && notok "-o leaves no temporary file" "found one" || ok "-o leaves no temporary file"
 
 expect_status "compare csv" 0 "$A" compare "$TMP/r.json" --format csv
-head -1 "$TMP/out" | grep -q '^workload,phase,regime,candidate,baseline,n,.*,rounds_needed,mode,conf,.*,equivalence_pct,processes_baseline,processes_candidate,calls_baseline,calls_candidate,note$' &&
+head -1 "$TMP/out" | grep -q '^workload,phase,regime,candidate,baseline,n,.*,rounds_needed,mode,conf,.*,equivalence_pct,processes_baseline,processes_candidate,calls_baseline,calls_candidate,diff_ns,.*,diff_minflt_hi,note$' &&
 	! grep -q '^#' "$TMP/out" && ok "csv: the header is the first line, no comment lines" ||
 	notok "csv: the header is the first line, no comment lines" "$(head -2 "$TMP/out")"
 if command -v /usr/bin/python3 >/dev/null 2>&1; then

@@ -90,7 +90,8 @@ static void test_renderers(void)
 	CHECK(csv && !strncmp(csv, "workload,phase,regime,candidate,baseline,n,", 43) &&
 	          strstr(csv, ",rounds_needed,mode,conf,family_level,ci_each_lo,ci_each_hi,"
 	                      "ci_each_level,equivalent,equivalence_pct,processes_baseline,"
-	                      "processes_candidate,calls_baseline,calls_candidate,note\n"),
+	                      "processes_candidate,calls_baseline,calls_candidate,diff_ns,") &&
+	          strstr(csv, ",diff_minflt_hi,note\n"),
 	      "render: csv starts with its header");
 	size_t lines = 0;
 	for (const char *p = csv; p && *p; p++)

@@ -73,7 +73,7 @@ static struct runrec sample(struct runrec_rep reps[2], struct backend_counter co
 		reps[k].checksum = 0x9f1c2a7b00d1e3f4ULL;
 		reps[k].rss_after_bytes = k ? 12288 : 8192;
 		for (int i = 0; i < 3; i++)
-			reps[k].phase[i] = (struct runrec_time){1000000 * (k + 1) + i, 900000 + i};
+			reps[k].phase[i] = (struct runrec_time){1000000 * (k + 1) + i, 900000 + i, {0}};
 	}
 	counters[0] = (struct backend_counter){"committed_bytes", 123456789012};
 	counters[1] = (struct backend_counter){"peak_rss_bytes", 0};

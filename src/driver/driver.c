@@ -233,7 +233,8 @@ static int64_t ts_ns(const struct timespec *t)
 }
 
 /* The timed loop. Nothing but run() and the clock reads happen between the stamps; results go
- * into the preallocated reps. After each rep, outside the stamps: the resident set, and in
+ * into the preallocated reps. A getrusage on either side of the stamps gives the rep's resource
+ * counts without adding to its time. After each rep, outside the stamps: the resident set, and in
  * automatic mode whether the steady-state rule holds (then it stops) or a cap is reached.
  * Sets *nreps to the reps made. Returns 0, or -1 with ctx->err set by the workload. */
 static int measure(const struct run_opts *o, const struct runrec_reps_how *how, struct wl_ctx *ctx,
@@ -244,23 +245,27 @@ static int measure(const struct run_opts *o, const struct runrec_reps_how *how, 
 
 	for (int k = 0; k < o->reps; k++) {
 		struct timespec w0, w1, c0, c1;
+		struct wl_usage u0, u1;
 		uint64_t checksum = 0;
 		int rc;
 
 		memset(ctx->phase, 0, sizeof ctx->phase);
+		wl_usage_now(&u0);
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
 		clock_gettime(CLOCK_MONOTONIC, &w0);
 		rc = o->wl->run(ctx, &checksum);
 		clock_gettime(CLOCK_MONOTONIC, &w1);
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+		wl_usage_now(&u1);
 		if (rc != 0)
 			return -1;
 		reps[k].checksum = checksum;
 		reps[k].phase[0] =
-		    (struct runrec_time){ts_ns(&w1) - ts_ns(&w0), ts_ns(&c1) - ts_ns(&c0)};
+		    (struct runrec_time){ts_ns(&w1) - ts_ns(&w0), ts_ns(&c1) - ts_ns(&c0), {0}};
+		wl_usage_delta(&u0, &u1, &reps[k].phase[0].usage);
 		for (size_t i = 0; i < nphases; i++)
-			reps[k].phase[1 + i] =
-			    (struct runrec_time){ctx->phase[i].wall_ns, ctx->phase[i].cpu_ns};
+			reps[k].phase[1 + i] = (struct runrec_time){
+			    ctx->phase[i].wall_ns, ctx->phase[i].cpu_ns, ctx->phase[i].usage};
 		reps[k].rss_after_bytes = resident_bytes();
 		runmarks_rep(marks, k);
 		*nreps = k + 1;

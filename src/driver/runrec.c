@@ -155,6 +155,18 @@ static int add_workload(cJSON *root, const struct runrec *r)
 	return r->input ? add_input(w, r->input) : 0;
 }
 
+/* A span's getrusage deltas, beside its times (docs/results-format.md, "Resource counts"). */
+static int add_counts(cJSON *t, const struct wl_usage *u)
+{
+	const int64_t v[] = {u->user_ns, u->sys_ns, u->minflt, u->majflt, u->nvcsw, u->nivcsw};
+	static const char *const k[] = {"user_ns", "sys_ns", "minflt", "majflt", "nvcsw", "nivcsw"};
+
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		if (!add_int(t, k[i], v[i]))
+			return -1;
+	return 0;
+}
+
 static const char *phase_name(const struct workload *wl, size_t i)
 {
 	return i == 0 ? "total" : wl->phases[i - 1];
@@ -187,7 +199,8 @@ static int add_reps(cJSON *root, const struct runrec *r, const struct runrec_reg
 		for (size_t i = 0; i < nphases; i++) {
 			cJSON *t = cJSON_AddObjectToObject(ph, phase_name(r->wl, i));
 			if (!t || !add_int(t, "wall_ns", r->reps[k].phase[i].wall_ns) ||
-			    !add_int(t, "cpu_ns", r->reps[k].phase[i].cpu_ns))
+			    !add_int(t, "cpu_ns", r->reps[k].phase[i].cpu_ns) ||
+			    add_counts(t, &r->reps[k].phase[i].usage) != 0)
 				return -1;
 		}
 	}

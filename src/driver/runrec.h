@@ -19,6 +19,7 @@
 struct runrec_time {
 	int64_t wall_ns;
 	int64_t cpu_ns;
+	struct wl_usage usage; /* getrusage deltas over the same span (workload.h) */
 };
 
 /* One rep: phase[0] is "total" (the whole run() call), phase[1 + i] the workload's phase i. */

@@ -25,11 +25,24 @@ struct wl_param {
 
 #define WL_PARAM_STRING 1u /* wl_param flag: any non-empty text; "" when not given */
 
+/* getrusage(RUSAGE_SELF) deltas (every thread of the process): CPU time split into user and
+ * system, minor and major page faults, voluntary and involuntary context switches. */
+struct wl_usage {
+	int64_t user_ns, sys_ns, minflt, majflt, nvcsw, nivcsw;
+};
+
 struct wl_phase_time {
 	int64_t wall_ns;             /* CLOCK_MONOTONIC, summed over every begin/end pair */
 	int64_t cpu_ns;              /* CLOCK_PROCESS_CPUTIME_ID (all threads), summed likewise */
 	int64_t open_wall, open_cpu; /* start stamps of the pair in progress; private to wlcore.c */
+	struct wl_usage usage;       /* getrusage deltas, summed likewise (taken outside the stamps) */
+	struct wl_usage open_usage;  /* getrusage at the pair's begin; private to wlcore.c */
 };
+
+/* The getrusage(RUSAGE_SELF) figures of the process now, in wl_usage units. */
+void wl_usage_now(struct wl_usage *out);
+/* out = b - a, field by field. */
+void wl_usage_delta(const struct wl_usage *a, const struct wl_usage *b, struct wl_usage *out);
 
 /* What a workload's loaded input costs (input_cost below), filled after setup(). */
 struct wl_input_cost {
@@ -142,7 +155,10 @@ struct workload {
 };
 
 /* Starts/stops timing phase i (index into the table's phases). Pairs may repeat: times add up.
- * Call from the thread that orchestrates the phase; costs two clock reads each, no allocation. */
+ * Call from the thread that orchestrates the phase; costs two clock reads and one getrusage each,
+ * no allocation. The getrusage calls lie outside the phase's clock stamps (before them at the
+ * begin, after them at the end), so they add to the enclosing rep's time, never to the phase's
+ * (docs/results-format.md, "Resource counts"). */
 void wl_phase_begin(struct wl_ctx *ctx, int i);
 void wl_phase_end(struct wl_ctx *ctx, int i);
 

@@ -513,6 +513,7 @@ __attribute__((destructor)) static void probe_exit(void)
 	determine(&now);
 	probe_work_json(tail, 4096, PROBE_COUNTS_WAIT);
 	k = strlen(tail);
+	probe_rusage_json(tail, sizeof tail, &k);
 	probe_config_json(tail, sizeof tail, &k, now.path[0]);
 	tail[k] = '\0';
 	write_serving("exit", &now, tail);

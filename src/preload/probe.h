@@ -76,4 +76,9 @@ void probe_config_init(const char *spec);
  * (serving: its path) reports in force, or why it is unreadable. */
 void probe_config_json(char *buf, size_t len, size_t *k, const char *serving);
 
+/* probe_rusage.c: appends ,"rusage":{minflt, majflt, nvcsw, nivcsw, user_ns, sys_ns} of the
+ * process now (getrusage RUSAGE_SELF, every thread) at buf + *k, advancing *k; nothing when it
+ * does not fit. */
+void probe_rusage_json(char *buf, size_t len, size_t *k);
+
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 static int64_t clock_ns(clockid_t id)
@@ -16,10 +17,43 @@ static int64_t clock_ns(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+static int64_t tv_ns(struct timeval tv)
+{
+	return (int64_t)tv.tv_sec * 1000000000 + (int64_t)tv.tv_usec * 1000;
+}
+
+void wl_usage_now(struct wl_usage *out)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		memset(&ru, 0, sizeof ru);
+	*out = (struct wl_usage){tv_ns(ru.ru_utime), tv_ns(ru.ru_stime), ru.ru_minflt,
+	                         ru.ru_majflt,       ru.ru_nvcsw,         ru.ru_nivcsw};
+}
+
+void wl_usage_delta(const struct wl_usage *a, const struct wl_usage *b, struct wl_usage *out)
+{
+	*out = (struct wl_usage){b->user_ns - a->user_ns, b->sys_ns - a->sys_ns,
+	                         b->minflt - a->minflt,   b->majflt - a->majflt,
+	                         b->nvcsw - a->nvcsw,     b->nivcsw - a->nivcsw};
+}
+
+static void usage_add(struct wl_usage *sum, const struct wl_usage *d)
+{
+	sum->user_ns += d->user_ns;
+	sum->sys_ns += d->sys_ns;
+	sum->minflt += d->minflt;
+	sum->majflt += d->majflt;
+	sum->nvcsw += d->nvcsw;
+	sum->nivcsw += d->nivcsw;
+}
+
 void wl_phase_begin(struct wl_ctx *ctx, int i)
 {
 	struct wl_phase_time *t = &ctx->phase[i];
 
+	wl_usage_now(&t->open_usage);
 	t->open_cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	t->open_wall = clock_ns(CLOCK_MONOTONIC);
 }
@@ -29,9 +63,13 @@ void wl_phase_end(struct wl_ctx *ctx, int i)
 	struct wl_phase_time *t = &ctx->phase[i];
 	int64_t wall = clock_ns(CLOCK_MONOTONIC);
 	int64_t cpu = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	struct wl_usage now, d;
 
 	t->wall_ns += wall - t->open_wall;
 	t->cpu_ns += cpu - t->open_cpu;
+	wl_usage_now(&now);
+	wl_usage_delta(&t->open_usage, &now, &d);
+	usage_add(&t->usage, &d);
 }
 
 int wl_fail(struct wl_ctx *ctx, const char *fmt, ...)

@@ -286,7 +286,8 @@ static int render_one(FILE *f, const void *ctx, char *err, size_t errlen)
 
 static int render(const struct cmp_report *r, const struct exporter *x,
                   const struct compare_args *a, const struct claims_result *claims,
-                  const struct cmp_replay *rp, size_t nrp, char *err, size_t errlen)
+                  const struct cmp_replay *rp, size_t nrp, const struct cmp_attrib *at,
+                  char *err, size_t errlen)
 {
 	struct render_ctx c = {x,
 	                       {.r = r,
@@ -294,7 +295,8 @@ static int render(const struct cmp_report *r, const struct exporter *x,
 	                        .claims = claims,
 	                        .width = report_width(a->out),
 	                        .replays = rp,
-	                        .nreplays = nrp}};
+	                        .nreplays = nrp,
+	                        .attrib = at}};
 
 	return report_write(a->out, render_one, &c, err, errlen);
 }
@@ -307,6 +309,7 @@ int compare_main(int argc, char **argv)
 	                         .equivalence = NAN};
 	struct rf_doc *d[2] = {NULL, NULL}, *prog = NULL;
 	struct cmp_replay *rp = NULL;
+	struct cmp_attrib *at = NULL;
 	size_t nrp = 0;
 	struct cmp_report *r = NULL;
 	struct calib_file *cal = NULL;
@@ -353,17 +356,20 @@ int compare_main(int argc, char **argv)
 		cmp_drop_telemetry(r);
 	if (rc == 0)
 		rc = replays(r, prog, &rp, &nrp, err, sizeof err);
+	if (rc == 0 && cmp_attribs(r, &at) != 0)
+		rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
 	if (rc == 0) {
 		for (size_t i = 0; !(x->flags & EXPORT_WARNINGS) && i < r->nwarn; i++)
 			errmsg_warn(stderr, "compare", r->warn[i]);
 		if (claims && !(checked = claims_check(claims, r)))
 			rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
-		else if (render(r, x, &a, checked, rp, nrp, err, sizeof err) != 0)
+		else if (render(r, x, &a, checked, rp, nrp, at, err, sizeof err) != 0)
 			rc = ST_FAIL;
 	}
 	if (rc)
 		errmsg_print(stderr, "compare", "%s", err);
 	cmp_replays_free(rp, nrp);
+	cmp_attribs_free(at);
 	rf_free(prog);
 	claims_result_free(checked);
 	claims_free(claims);

@@ -214,6 +214,54 @@ void cmp_replays_free(struct cmp_replay *x, size_t n);
 int cmp_program_time(const struct rf_doc *prog, const char *arm, double *t_ns, const char **used,
                      char *err, size_t errlen);
 
+/* What a comparison's difference is made of (attrib.c; docs/methodology.md, "What a difference is
+ * made of"). Per round (two files: per run) the compared time t is split into user time, system
+ * time and the rest, t - user - sys (CPU time: what the medians of the three leave; wall time:
+ * the time off the CPU), so the parts' paired differences cand - base add up to the total's in
+ * every round. Each difference's Hodges-Lehmann estimate and signed-rank interval (two files: the
+ * HL shift) are at the report's family level, in ns; the parts' estimates need not sum to the
+ * total's, so adds_up says whether their sum lies within the total's interval. Minor faults per
+ * rep: the HL of the paired differences of the counts (differences, not log ratios: a count can
+ * be 0, and a difference in faults times the cost of a fault is a difference in system time). */
+enum cmp_part { CMP_PART_USER, CMP_PART_SYS, CMP_PART_REST, CMP_NPARTS };
+
+struct cmp_attrib {
+	const struct cmp_row *row;
+	int usable; /* a workload row whose runs carry user and system times in >= 2 rounds */
+	int cpu;    /* the row compares CPU time (the rest is a residual), else wall time */
+	size_t n;   /* pairs (two files: the smaller side's runs) */
+	struct stats_interval total;            /* cand - base of the compared time, ns */
+	struct stats_interval part[CMP_NPARTS]; /* the same of each part */
+	double parts_sum;                       /* the sum of the parts' estimates */
+	int adds_up;                            /* parts_sum lies within total's interval */
+	double share[CMP_NPARTS];               /* part estimate / total estimate (NAN at 0) */
+	struct stats_interval minflt;           /* cand - base of minor faults per rep */
+	/* medians per rep over each side's runs */
+	double minflt_base, minflt_cand, majflt_base, majflt_cand;
+	double user_base, user_cand, sys_base, sys_cand; /* ns */
+};
+
+/* One attribution per row of r (in row order; rows without one have usable 0: the geometric
+ * means, phases without counts, runs written before the counts existed). Returns 0 and *out
+ * (cmp_attribs_free), or -1 when memory ran out. */
+int cmp_attribs(const struct cmp_report *r, struct cmp_attrib **out);
+void cmp_attribs_free(struct cmp_attrib *a);
+/* "user", "sys", "rest". */
+const char *cmp_part_name(enum cmp_part p);
+
+/* The machine facts (rf_doc.facts, at the start) in which two documents differ: a bit per fact,
+ * the fault cost when the ranges [min, max] of the two are disjoint (cmpfacts.c). 0 when either
+ * has no facts. */
+enum cmp_fact {
+	CMP_FACT_VENDOR = 1u << 0,
+	CMP_FACT_MODEL = 1u << 1,
+	CMP_FACT_HYPERVISOR = 1u << 2,
+	CMP_FACT_KERNEL = 1u << 3,
+	CMP_FACT_THP = 1u << 4,
+	CMP_FACT_FAULT = 1u << 5,
+};
+unsigned cmp_facts_differ(const struct rf_doc *a, const struct rf_doc *b);
+
 /* Noise (noise.c): runs disturbed from outside the benchmark: a run whose involuntary context switches,
  * stolen CPU time or load average lie beyond what this very bench shows as normal for the machine
  * is flagged, so that a reader can see which rounds to distrust. Flags never remove data:

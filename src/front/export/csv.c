@@ -57,7 +57,8 @@ static int write_compare_csv(FILE *out, const struct export_input *in)
 	    "telemetry_flagged_rounds,noise_floor_pct,rss_growth_bytes_baseline,"
 	    "rss_growth_bytes_candidate,unsettled_baseline,unsettled_candidate,rounds_needed,mode,"
 	    "conf,family_level,ci_each_lo,ci_each_hi,ci_each_level,equivalent,equivalence_pct,"
-	    "processes_baseline,processes_candidate,calls_baseline,calls_candidate,note\n";
+	    "processes_baseline,processes_candidate,calls_baseline,calls_candidate,"
+	    EXPORT_ATTRIB_CSV_HEAD ",note\n";
 
 	fputs(head, out);
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -108,6 +109,7 @@ static int write_compare_csv(FILE *out, const struct export_input *in)
 		csv_num(out, row->processes_cand, 0);
 		csv_num(out, row->calls_base, 0);
 		csv_num(out, row->calls_cand, 0);
+		export_attrib_csv_values(out, in, i, csv_num);
 		const char *n = export_replay_note(in, row->workload, note, sizeof note);
 		csv_field(out, n ? n : "", 1);
 	}

@@ -28,6 +28,8 @@ struct export_input {
 	/* the replays among r's workloads, with their predictions (cmp_replays); may be NULL */
 	const struct cmp_replay *replays;
 	size_t nreplays;
+	/* what each row's difference is made of, one per row of r (cmp_attribs); may be NULL */
+	const struct cmp_attrib *attrib;
 };
 
 /* What an exporter is given for a fleet (`allocab merge`); owned by the caller. */

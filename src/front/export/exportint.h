@@ -138,6 +138,26 @@ void export_fleet_pooled_note(const struct fleet_report *f, const struct fleet_r
 void export_fleet_method(const struct fleet_report *f, char *buf, size_t len);
 
 
+/* attribfmt.c: what each difference is made of (in->attrib) and the machines' facts. One line of
+ * a usable attribution; the facts of a document in one line ("machine: ..."); the facts two
+ * documents differ in ("" when none); the text section (the facts, then a line per faster or
+ * slower comparison); the JSON members (each comparison's "attribution", "facts",
+ * "facts_differ"); the CSV values of row i (EXPORT_ATTRIB_CSV_HEAD names them); the HTML chart
+ * (returns 0, or -1 when writing failed). The CSV columns come before the note. */
+void export_attrib_line(const struct cmp_attrib *a, char *buf, size_t len);
+void export_facts_line(const struct rf_doc *d, char *buf, size_t len);
+void export_facts_differ_line(const struct rf_doc *a, const struct rf_doc *b, char *buf,
+                              size_t len);
+void export_attrib_text(FILE *out, const struct export_input *in, int md);
+void export_attrib_json(cJSON *doc, const struct export_input *in);
+#define EXPORT_ATTRIB_CSV_HEAD                                                                     \
+	"diff_ns,diff_ns_lo,diff_ns_hi,diff_user_ns,diff_sys_ns,diff_rest_ns,diff_parts_sum_ns,"   \
+	"parts_add_up,sys_share,minflt_baseline,minflt_candidate,diff_minflt,diff_minflt_lo,"      \
+	"diff_minflt_hi"
+void export_attrib_csv_values(FILE *out, const struct export_input *in, size_t i,
+                              void (*field)(FILE *, double, int last));
+int export_attrib_svg(FILE *f, const struct export_input *in);
+
 /* json.c: the allocab-compare/1 document that --format json prints, without claims (caller owns
  * it); NULL when memory ran out. */
 cJSON *export_compare_json(const struct cmp_report *r);

@@ -236,6 +236,8 @@ static int write_html(FILE *f, const struct export_input *in, char *err, size_t 
 	rc |= chart_distributions(f, in);
 	fputs("</figure>\n<h2>Rounds in run order</h2>\n<figure>\n", f);
 	rc |= chart_rounds(f, in);
+	fputs("</figure>\n<h2>What the differences are made of</h2>\n<figure>\n", f);
+	rc |= export_attrib_svg(f, in);
 	fputs("</figure>\n", f);
 	rc |= tables(f, r);
 	replay_section(f, in);

@@ -428,6 +428,8 @@ static int write_json(FILE *out, const struct export_input *in, char *err, size_
 
 	if (o)
 		cJSON_AddItemToObject(o, "replays", replays_json(in));
+	if (o)
+		export_attrib_json(o, in);
 	if (o && in->claims)
 		cJSON_AddItemToObject(o, "claims", export_claims_json(in->claims));
 	return export_print_json(out, o, err, errlen);

@@ -233,6 +233,7 @@ static int write_table(FILE *out, const struct export_input *in)
 	method(out, in, 0);
 	if (tables(out, in, 0) != 0)
 		return -1;
+	export_attrib_text(out, in, 0);
 	replays(out, in, 0);
 	for (const struct rf_doc *d = r->base; d; d = d == r->cand ? NULL : r->cand) {
 		arm_config_lines(out, d, 0, in->width);
@@ -256,6 +257,7 @@ static int write_markdown(FILE *out, const struct export_input *in)
 			export_print_warnings(out, &r->warn[i], 1, 1, 0);
 	if (tables(out, in, 1) != 0)
 		return -1;
+	export_attrib_text(out, in, 1);
 	replays(out, in, 1);
 	failed_runs(out, r, 1, 0);
 	method(out, in, 1);

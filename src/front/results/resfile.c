@@ -367,6 +367,8 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 	if (rc == 0)
 		rc = load_task(&l, rl_get(bench, "task"));
 	if (rc == 0)
+		rc = rl_facts(&l, rl_get(bench, "facts"));
+	if (rc == 0)
 		rc = rl_sessions(&l, rl_get(bench, "sessions"), bench_statuses);
 	if (rc == 0)
 		rc = default_phases(&l, 1, NULL);

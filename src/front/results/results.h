@@ -32,6 +32,9 @@ enum rf_time { RF_TIME_WALL, RF_TIME_CPU, RF_NTIMES };
 enum rf_time_policy { RF_POLICY_WALL, RF_POLICY_CPU, RF_POLICY_AUTO };
 #define RF_AUTO_MAX_CPU_RATIO 1.1
 
+/* The resource counts of a span (getrusage deltas, docs/results-format.md, "Resource counts"). */
+enum rf_count { RF_USER_NS, RF_SYS_NS, RF_MINFLT, RF_MAJFLT, RF_NVCSW, RF_NIVCSW, RF_NCOUNTS };
+
 struct rf_run {
 	int present; /* 0: the round has no run for this arm and workload */
 	int left;    /* no run because the cell had left the rounds (adaptive allocation) */
@@ -59,6 +62,9 @@ struct rf_run {
 	 * malloc-family calls of all its images (the sum of probe.counts_total but bytes, with
 	 * --count-calls); NAN when the run has none */
 	double processes, calls;
+	/* per regime and phase, the median over the regime's reps of each resource count (a
+	 * command run: its process's totals as the cold total); NAN when the reps lack it */
+	double usage[RF_NREGIMES][RF_MAX_PHASES][RF_NCOUNTS];
 };
 
 /* The input a workload ran on, from its first ok run's record.workload.input (a replay's trace
@@ -109,6 +115,14 @@ struct rf_fail {
 	char *reason;      /* the run's one-line "reason" (unverified, invalid), NULL if none */
 };
 
+/* What the bench measured of the machine at its start or its end (the document's "facts",
+ * docs/results-format.md); strings "" when null, numbers NAN. */
+struct rf_facts {
+	int present;
+	double fault_median, fault_min, fault_max, trials; /* ns per minor fault */
+	char hypervisor[64], cpu_vendor[32], cpu_model[128], kernel[128], thp[32];
+};
+
 struct rf_doc {
 	char *path;          /* the name errors and reports use */
 	char *status;        /* the bench's status: complete, running, interrupted, ... */
@@ -147,6 +161,7 @@ struct rf_doc {
 	/* config.sequential: the plan a sequential gate (bench --gate) looked at every round by;
 	 * planned 0 when the rounds were not stopped by looking at them */
 	struct stats_seq_plan seq;
+	struct rf_facts facts[2]; /* at the bench's start and its end (present 0: not measured) */
 };
 
 /* Reads, parses and validates the file into *out, a document the caller frees with rf_free.
@@ -194,6 +209,8 @@ int rf_phase(const struct rf_workload *w, const char *name);
  * regime g for the phase called phase. */
 int rf_phase_measured(const struct rf_doc *d, const char *workload, const char *phase,
                       enum rf_regime g);
+/* "user_ns", "sys_ns", "minflt", "majflt", "nvcsw", "nivcsw": the record's names of the counts. */
+const char *rf_count_name(enum rf_count c);
 /* "cold" or "steady". */
 const char *rf_regime_name(enum rf_regime g);
 /* Sets every run's t_regime (measured and warm-up) to the time p gives its workload, and each

@@ -3,6 +3,7 @@
 #ifndef ALLOCAB_RFLOAD_H
 #define ALLOCAB_RFLOAD_H
 
+#include "common/steady.h"
 #include "front/results/results.h"
 
 #include <stddef.h>
@@ -54,6 +55,17 @@ void rl_cpu_auto(struct rf_doc *d);
  * statuses), the first at round 0, the others in order within the rounds. Returns 0, or -1 with
  * the reason set. */
 int rl_sessions(struct loader *l, const cJSON *sessions, const char *const *statuses);
+
+/* Resource counts (rfusage.c): every count NAN; the medians per regime and phase of the reps of
+ * a driver record rl_record has read; a command run's process totals as its cold total. Return
+ * 0, or -1 with the reason set. */
+void rl_usage_init(struct rf_run *run);
+int rl_usage_reps(struct loader *l, const struct rf_workload *w, const cJSON *reps,
+                  struct rf_run *run, const char *at);
+int rl_usage_process(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at);
+
+/* The document's "facts" (rffacts.c) into l->d->facts. Returns 0, or -1 with the reason set. */
+int rl_facts(struct loader *l, const cJSON *facts);
 
 /* "PATH: reason" into l->err, as one line whatever the names in it (control characters and bytes
  * that are not UTF-8 as \xNN, common/utf8.h); returns -1. */

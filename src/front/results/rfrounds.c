@@ -138,6 +138,7 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 	run->present = 1;
 	run->ok = strcmp(status, "ok") == 0;
 	run->max_rss_kib = run->retained_bytes = NAN;
+	rl_usage_init(run);
 	if (load_process(l, jr, run, at) != 0)
 		return -1;
 	if (!run->ok)
@@ -147,13 +148,15 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 			return rl_fail(
 			    l, "%s: process.wall_ns missing or not a positive finite number", at);
 		run->t_regime[RF_COLD][0] = run->t_basis[RF_TIME_WALL][RF_COLD][0] = run->wall_ns;
-		if (rl_cpu(l, jr, run, at) != 0 || rl_marks(l, (size_t)w, jr, run, at) != 0)
+		if (rl_cpu(l, jr, run, at) != 0 || rl_marks(l, (size_t)w, jr, run, at) != 0 ||
+		    rl_usage_process(l, jr, run, at) != 0)
 			return -1;
 		note_measured(d, &d->wl[w], run, measured);
 		return rl_opt_num(l, rl_get(jr, "process"), "max_rss_kib", RF_MAX_FIGURE, at,
 		                  "process", &run->max_rss_kib);
 	}
 	if (rl_record(l, (size_t)w, d->arms[a], rl_get(jr, "record"), run, at) != 0 ||
+	    rl_usage_reps(l, &d->wl[w], rl_get(rl_get(jr, "record"), "reps"), run, at) != 0 ||
 	    rl_marks(l, (size_t)w, rl_get(jr, "record"), run, at) != 0)
 		return -1;
 	note_measured(d, &d->wl[w], run, measured);

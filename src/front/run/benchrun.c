@@ -10,6 +10,7 @@
 #include "front/run/benchprog.h"
 #include "front/run/benchprogress.h"
 #include "front/run/duet.h"
+#include "front/run/facts.h"
 #include "front/run/runner.h"
 #include "common/errmsg.h"
 #include "common/status.h"
@@ -374,6 +375,8 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 		*doc = NULL;
 	if ((rc = engine_start(&e, err, errlen)) != ST_OK)
 		return rc;
+	if (!c->runner) /* a test's stand-in runner runs no process: no machine to measure */
+		facts_record(e.doc, "start", 1);
 	while (!(status = stop_before(&e))) {
 		rc = run_round(&e, &fatal, err, errlen);
 		if (rc < 0)
@@ -388,6 +391,8 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 			break;
 	}
 	benchdoc_set_string(e.doc, "status", status);
+	if (!c->runner)
+		facts_record(e.doc, "end", 0);
 	if (c->gate && strcmp(status, "interrupted") != 0 && strcmp(status, "aborted") != 0 &&
 	    engine_gate_final(&e, err, errlen) < 0)
 		return abort_bench(&e, ST_USAGE, err, errlen);

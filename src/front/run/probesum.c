@@ -110,8 +110,39 @@ static cJSON *image_json(const struct pimg *g)
 	add_or_null(o, "sys_ns", g->sys_ns);
 	if (counts)
 		cJSON_AddItemToObject(o, "counts", cJSON_Duplicate(counts, 1));
-	if (g->exit)
+	if (g->exit) {
 		copy_field(o, g->exit, "config");
+		copy_field(o, g->exit, "rusage");
+	}
+	return o;
+}
+
+/* The sum over the processes that reached their exit record (an image that exec'd has none, so
+ * each process counts once) of their "rusage", or NULL when none has one. */
+static cJSON *rusage_total(const struct pimgs *p)
+{
+	static const char *const keys[] = {"minflt", "majflt", "nvcsw", "nivcsw", "user_ns",
+	                                   "sys_ns"};
+	double sum[sizeof keys / sizeof keys[0]] = {0};
+	size_t n = 0;
+	cJSON *o;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const cJSON *u =
+		    p->v[i].exit ? cJSON_GetObjectItemCaseSensitive(p->v[i].exit, "rusage") : NULL;
+		if (!cJSON_IsObject(u))
+			continue;
+		n++;
+		for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(u, keys[k]);
+			sum[k] += cJSON_IsNumber(v) ? v->valuedouble : 0;
+		}
+	}
+	if (!n || !(o = cJSON_CreateObject()))
+		return NULL;
+	cJSON_AddNumberToObject(o, "processes", (double)n);
+	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+		cJSON_AddNumberToObject(o, keys[k], sum[k]);
 	return o;
 }
 
@@ -183,6 +214,8 @@ cJSON *probelog_summary(const cJSON *records, const struct probe_expect *e,
 		cJSON_AddItemToObject(o, "counts_total", total);
 	if ((total = cpu_total(&p)))
 		cJSON_AddItemToObject(o, "cpu_total", total);
+	if ((total = rusage_total(&p)))
+		cJSON_AddItemToObject(o, "rusage_total", total);
 	listed = choose(&p, keep);
 	for (size_t i = 0; i < p.n; i++) {
 		cJSON *g = keep[i] ? image_json(&p.v[i]) : NULL;
