@@ -88,7 +88,7 @@ static cJSON *arm_configs(const struct bench_config *c)
 
 static cJSON *config_json(const struct bench_config *c)
 {
-	cJSON *o = cJSON_CreateObject(), *arms = cJSON_CreateArray(), *wl = cJSON_CreateArray();
+	cJSON *o = cJSON_CreateObject(), *arms = cJSON_CreateArray(), *wl = cJSON_CreateArray(), *m;
 	int drivers = c->mode == BENCH_DRIVERS;
 	cJSON *map = cJSON_CreateObject(), *argv;
 
@@ -145,6 +145,10 @@ static cJSON *config_json(const struct bench_config *c)
 	cJSON_AddBoolToObject(o, "count_calls", c->count_lib != NULL);
 	cJSON_AddItemToObject(o, "process_tracking",
 	                      c->tracking ? cJSON_CreateString(c->tracking) : cJSON_CreateNull());
+	if (c->containment && (m = cJSON_AddObjectToObject(o, "containment")))
+		cJSON_AddStringToObject(m, "mechanism", c->containment);
+	else
+		cJSON_AddNullToObject(o, "containment");
 	cJSON_AddNullToObject(o, drivers ? "commands" : "drivers");
 	if (c->gate)
 		cJSON_AddItemToObject(o, "gate", string_array(c->gate_argv, (size_t)c->gate_argc));

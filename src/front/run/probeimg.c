@@ -74,6 +74,8 @@ static void attach(struct pimg *g, const cJSON *r, double cpu0)
 
 	if (is(pimg_str(r, "event"), "exit"))
 		g->exit = r;
+	else
+		g->replaced = 1;
 	if (counts) {
 		g->work = r;
 		g->calls = calls_of(counts);

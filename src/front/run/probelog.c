@@ -8,10 +8,12 @@
 #include "common/errmsg.h"
 #include "common/jsonstrict.h"
 #include "front/run/elfscan.h"
+#include "front/run/contain.h"
 #include "front/run/probeimg.h"
 #include "front/run/ptrack.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,7 +24,21 @@
 
 #define FACTS_CACHE 16
 
-enum reason_kind { R_PRELOAD, R_STATIC, R_SETID, R_NOREPORT, R_OWN, R_OTHER, R_CONFIG, R_COUNT };
+enum reason_kind {
+	R_PRELOAD,
+	R_STATIC,
+	R_SETID,
+	R_ESCAPE,
+	R_CONTAIN,
+	R_NOREPORT,
+	R_FOREIGN,
+	R_OWN,
+	R_OTHER,
+	R_SECOND,
+	R_CONFIG,
+	R_UNCHECKED,
+	R_COUNT
+};
 
 struct judge {
 	const struct probe_expect *e;
@@ -56,19 +72,56 @@ __attribute__((format(printf, 3, 4))) static void note(struct judge *j, enum rea
 	va_end(ap);
 }
 
-int probelog_read(const char *path, cJSON **out, size_t *bad, char *err, size_t errlen)
+int probelog_read_fd(int fd, const char *name, cJSON **out, size_t *bad, char *err,
+                     size_t errlen)
 {
 	struct stat st;
-	size_t n = 0;
+	size_t n = 0, cap;
 	char *text, *p, *nl;
 
 	*out = NULL;
 	*bad = 0;
-	if (stat(path, &st) == 0 && (size_t)st.st_size > PROBELOG_MAX_BYTES)
+	if (fstat(fd, &st) != 0)
+		return errmsg_fail(err, errlen, "probe records %s: %s", name, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return errmsg_fail(err, errlen, "probe records %s: not a regular file", name);
+	if ((size_t)st.st_size > PROBELOG_MAX_BYTES)
 		return errmsg_fail(err, errlen, "probe records exceed %u MiB",
 		                   PROBELOG_MAX_BYTES >> 20);
-	if (!(text = read_file(path, &n)))
-		return errmsg_fail(err, errlen, "probe records %s: %s", path, strerror(errno));
+	cap = (size_t)st.st_size + 4096 < PROBELOG_MAX_BYTES + 1 ? (size_t)st.st_size + 4096
+	                                                           : PROBELOG_MAX_BYTES + 1;
+	if (!(text = malloc(cap + 1)))
+		return errmsg_fail(err, errlen, "out of memory");
+	for (;;) {
+		ssize_t k = pread(fd, text + n, cap - n, (off_t)n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			free(text);
+			return errmsg_fail(err, errlen, "probe records %s: %s", name,
+			                   strerror(errno));
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+		if (n == cap && cap == PROBELOG_MAX_BYTES + 1) {
+			free(text);
+			return errmsg_fail(err, errlen, "probe records exceed %u MiB",
+			                   PROBELOG_MAX_BYTES >> 20);
+		}
+		if (n == cap) {
+			size_t ncap = 2 * cap < PROBELOG_MAX_BYTES + 1 ? 2 * cap : PROBELOG_MAX_BYTES + 1;
+			char *nt = realloc(text, ncap + 1);
+
+			if (!nt) {
+				free(text);
+				return errmsg_fail(err, errlen, "out of memory");
+			}
+			text = nt;
+			cap = ncap;
+		}
+	}
 	if (!(*out = cJSON_CreateArray())) {
 		free(text);
 		return errmsg_fail(err, errlen, "out of memory");
@@ -83,15 +136,30 @@ int probelog_read(const char *path, cJSON **out, size_t *bad, char *err, size_t 
 			continue;
 		r = cJSON_Parse(p);
 		if (cJSON_IsObject(r) && is(pimg_str(r, "probe"), "allocab-probe/1") &&
-		    jst_unique_keys(r, &(struct jst_result){0}) == 0)
+		    jst_unique_keys(r, &(struct jst_result){0}) == 0) {
+			r->valuedouble = (double)(p - text);
 			cJSON_AddItemToArray(*out, r);
-		else {
+		} else {
 			cJSON_Delete(r);
 			(*bad)++;
 		}
 	}
 	free(text);
 	return 0;
+}
+
+int probelog_read(const char *path, cJSON **out, size_t *bad, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), rc;
+
+	*out = NULL;
+	*bad = 0;
+	if (fd < 0)
+		return errmsg_fail(err, errlen, "probe records %s: %s", path,
+		                   errno == ELOOP ? "a symbolic link" : strerror(errno));
+	rc = probelog_read_fd(fd, path, out, bad, err, errlen);
+	close(fd);
+	return rc;
 }
 
 /* Facts about an executable, cached by path and modification time. */
@@ -287,11 +355,14 @@ static void judge_unreported(struct judge *j, const char *path, long pid)
 		     pid);
 }
 
-/* A started image or a tracked exec, keyed for matching the two in order per pid. */
+/* A started image or a tracked exec, keyed for matching the two in order per pid (the pid the
+ * probe sees, in its namespace); at: the record's byte offset, or the record file's size at the
+ * exec (-1: unknown). */
 struct key {
 	long pid;
 	size_t i;
 	const char *exe;
+	double at;
 };
 
 static int by_pid(const void *a, const void *b)
@@ -317,9 +388,10 @@ static int match_tracked(const struct pimgs *p, const struct ptrack *t, char *lo
 	}
 	for (size_t i = 0; i < p->n; i++)
 		if (p->v[i].started)
-			a[na++] = (struct key){p->v[i].pid, i, p->v[i].exe};
+			a[na++] = (struct key){p->v[i].pid, i, p->v[i].exe, p->v[i].first->valuedouble};
 	for (size_t i = 0; i < t->nimages; i++)
-		b[i] = (struct key){t->images[i].pid, i, t->images[i].exe};
+		b[i] = (struct key){t->images[i].nspid, i, t->images[i].exe,
+		                    (double)t->images[i].probe_size};
 	qsort(a, na, sizeof *a, by_pid);
 	qsort(b, t->nimages, sizeof *b, by_pid);
 	for (size_t k = 0; k < t->nimages; k++) {
@@ -327,7 +399,10 @@ static int match_tracked(const struct pimgs *p, const struct ptrack *t, char *lo
 
 		while (ia < na && a[ia].pid < b[k].pid)
 			ia++;
-		for (f = ia; f < na && a[f].pid == b[k].pid && !is(a[f].exe, b[k].exe); f++)
+		/* A start record written before the exec cannot be the new image's. */
+		for (f = ia; f < na && a[f].pid == b[k].pid &&
+		             (!is(a[f].exe, b[k].exe) || (b[k].at >= 0 && a[f].at < b[k].at));
+		     f++)
 			;
 		if (f < na && a[f].pid == b[k].pid)
 			ia = f + 1;
@@ -407,11 +482,152 @@ static void judge_top(struct judge *j, const cJSON *records, pid_t top)
 		     "loaded: static executable, setuid program or LD_PRELOAD removed)");
 }
 
-void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t top, const char *tail,
-                    const struct ptrack *track, struct probe_verdict *v)
+static int by_long(const void *a, const void *b)
 {
-	static const int deterministic[R_COUNT] = {
-	    [R_PRELOAD] = 1, [R_STATIC] = 1, [R_SETID] = 1, [R_OWN] = 1, [R_OTHER] = 1};
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether pid is in the sorted v[0..n-1]; with count, how many times. */
+static size_t count_in(const long *v, size_t n, long pid)
+{
+	size_t lo = 0, hi = n, k = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (lo + k < n && v[lo + k] == pid)
+		k++;
+	return k;
+}
+
+/* Every exec the connector saw in the run was seen by the tracker too (per pid, as many); without
+ * the tracker, every one of them sent a start record. */
+static void judge_escapes(struct judge *j, const cJSON *records, const struct ptrack *t,
+                          const struct contain *cn)
+{
+	int tracked = t && t->mode == PTRACK_TRACED;
+	long *seen;
+	size_t n = tracked ? t->nimages : 0;
+
+	if (cn->lost)
+		note(j, R_CONTAIN,
+		     "the proc connector lost events (its buffer overflowed): processes that "
+		     "escaped tracking cannot be excluded");
+	if (cn->execs_truncated)
+		note(j, R_CONTAIN, "the proc connector's record kept only the first %zu execs",
+		     cn->nexecs);
+	if (!(seen = calloc(n + 1, sizeof *seen))) {
+		note(j, R_CONTAIN, "out of memory while matching the run's execs");
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		seen[i] = t->images[i].pid;
+	qsort(seen, n, sizeof *seen, by_long);
+	for (size_t i = 0; i < cn->nexecs; i++) {
+		const struct contain_exec *x = &cn->execs[i];
+		size_t before = 0;
+
+		for (size_t k = 0; k < i; k++)
+			before += cn->execs[k].pid == x->pid;
+		if (tracked && count_in(seen, n, x->pid) <= before && !t->images_truncated)
+			note(j, R_ESCAPE, "%s (pid %ld) escaped process tracking (CLONE_UNTRACED)",
+			     x->exe, x->pid);
+		else if (!tracked && !started_after(records, NULL, x->nspid))
+			judge_unreported(j, x->exe, x->pid);
+	}
+	free(seen);
+}
+
+/* A tracked run accepts the records of its own processes only (pids as the probe sees them). */
+static void judge_foreign(struct judge *j, const cJSON *records, const struct ptrack *t)
+{
+	long *pids = calloc(2 * t->nprocs + 1, sizeof *pids);
+	size_t n = 0, foreign = 0;
+	long first = 0;
+	const cJSON *r;
+
+	if (!pids) {
+		note(j, R_FOREIGN, "out of memory while matching the records' processes");
+		return;
+	}
+	for (size_t i = 0; i < t->nprocs; i++) {
+		pids[n++] = t->procs[i].pid;
+		pids[n++] = t->procs[i].nspid;
+	}
+	qsort(pids, n, sizeof *pids, by_long);
+	cJSON_ArrayForEach(r, records)
+	{
+		long pid = pimg_num(r, "pid");
+
+		if (!count_in(pids, n, pid) && !foreign++)
+			first = pid;
+	}
+	if (foreign && !t->procs_truncated)
+		note(j, R_FOREIGN,
+		     "%zu probe record%s name%s processes the run did not start (pid %ld first): "
+		     "records the probe did not write",
+		     foreign, foreign == 1 ? "" : "s", foreign == 1 ? "s" : "", first);
+	free(pids);
+}
+
+/* No process mapped a known allocator's library other than the arm's. */
+static void judge_libs(struct judge *j, const struct ptrack *t)
+{
+	for (size_t i = 0; i < t->nlibs; i++) {
+		const struct ptrack_lib *l = &t->libs[i];
+		const struct alloc_known *k = alloc_known_by_object(l->object);
+
+		if ((j->e->allocator && k && is(k->name, j->e->allocator)) ||
+		    (j->e->object && is(l->object, j->e->object)))
+			continue;
+		note(j, R_SECOND,
+		     "second allocator loaded: %s in %s (pid %ld), expected %s only",
+		     base(l->object), l->exe, l->pid,
+		     j->e->allocator ? j->e->allocator : base(j->e->object));
+	}
+}
+
+/* A configured arm: every exec'ed image that did not exec again read its settings back. */
+static void judge_unchecked(struct judge *j, const struct pimgs *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct pimg *g = &p->v[i];
+
+		if (g->exempt || !g->started || g->replaced)
+			continue;
+		if (!g->exit || !cJSON_GetObjectItemCaseSensitive(g->exit, "config"))
+			note(j, R_UNCHECKED,
+			     "configuration unchecked: %s (pid %ld) ended without a read-back",
+			     g->exe ? g->exe : "?", g->pid);
+	}
+}
+
+static void judge_contained(struct judge *j, const cJSON *records, const struct ptrack *t,
+                            const struct contain *cn)
+{
+	if (cn && cn->not_emptied)
+		note(j, R_CONTAIN, "the run's cgroup still held processes after they were killed");
+	if (cn && cn->connector)
+		judge_escapes(j, records, t, cn);
+	if (t && t->mode == PTRACK_TRACED) {
+		judge_foreign(j, records, t);
+		judge_libs(j, t);
+	}
+}
+
+void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t top, const char *tail,
+                    const struct ptrack *track, const struct contain *cn,
+                    struct probe_verdict *v)
+{
+	static const int deterministic[R_COUNT] = {[R_PRELOAD] = 1, [R_STATIC] = 1, [R_SETID] = 1,
+	                                           [R_OWN] = 1,     [R_OTHER] = 1,  [R_SECOND] = 1};
 	struct judge j = {.e = e, .tail = tail};
 	struct pimgs p;
 	int tracked = track && track->mode == PTRACK_TRACED;
@@ -432,6 +648,9 @@ void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t to
 	judge_execs(&j, records);
 	if (tracked)
 		judge_tracked(&j, &p, track);
+	judge_contained(&j, records, track, cn);
+	if (e->configured)
+		judge_unchecked(&j, &p);
 	judge_top(&j, records, top);
 	pimgs_free(&p);
 	for (int k = 0; k < R_COUNT; k++)

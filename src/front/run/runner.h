@@ -33,9 +33,15 @@ struct runner_spec {
 	/* Track every process of the run (ptrack.h): the child waits on a pipe until it is
 	 * attached, then execs. 0: the child execs at once, nothing is traced. */
 	int track;
+	/* Contain the run (contain.h): a cgroup of its own, emptied at the end, and the proc
+	 * connector's record of its forks and execs, as far as this process may have them. */
+	int contain;
+	/* The run's probe record file, whose size the tracker notes at each exec, or NULL. */
+	const char *probe_file;
 };
 
 struct ptrack;
+struct contain;
 
 enum runner_end {
 	RUNNER_EXITED,   /* exit_code is valid */
@@ -61,6 +67,8 @@ struct runner_result {
 	size_t tail_len;
 	/* spec.track: what the tracker saw, or why it could not attach (owned by r); else NULL */
 	struct ptrack *track;
+	/* spec.contain: what containment had and saw (owned by r); else NULL */
+	struct contain *contain;
 };
 
 /* Runs spec to completion. Returns 0 with *r filled (r->out and r->track owned by r:
