@@ -482,6 +482,23 @@ static int populated(const struct contain *c)
 	return p && p[10] == '1';
 }
 
+void contain_census(struct contain *c)
+{
+	char path[128], exe[256];
+	ssize_t n;
+
+	if (!c || !c->cgroup)
+		return;
+	read_cpu(c);
+	c->left_behind = members(c, c->left_pid, CONTAIN_LEFT_LISTED);
+	if (c->left_behind) {
+		snprintf(path, sizeof path, "/proc/%ld/exe", c->left_pid[0]);
+		n = readlink(path, exe, sizeof exe - 1);
+		exe[n > 0 ? n : 0] = '\0';
+		snprintf(c->left_exe, sizeof c->left_exe, "%s", n > 0 ? exe : "?");
+	}
+}
+
 void contain_end(struct contain *c, double grace_s, void (*step)(void *), void *arg)
 {
 	double until = now_s() + (grace_s > 1 ? grace_s : 1);
@@ -490,17 +507,6 @@ void contain_end(struct contain *c, double grace_s, void (*step)(void *), void *
 	if (!c)
 		return;
 	if (c->cgroup) {
-		char path[128], exe[256];
-		ssize_t n;
-
-		read_cpu(c);
-		c->left_behind = members(c, c->left_pid, CONTAIN_LEFT_LISTED);
-		if (c->left_behind) {
-			snprintf(path, sizeof path, "/proc/%ld/exe", c->left_pid[0]);
-			n = readlink(path, exe, sizeof exe - 1);
-			exe[n > 0 ? n : 0] = '\0';
-			snprintf(c->left_exe, sizeof c->left_exe, "%s", n > 0 ? exe : "?");
-		}
 		killer = write_file(c->dir, "cgroup.kill", "1") == 0;
 		while (populated(c) && now_s() < until) {
 			if (!killer) {

@@ -70,8 +70,12 @@ void contain_enter(struct contain *c, pid_t pid);
 /* Takes what the connector reported, never blocking. */
 void contain_drain(struct contain *c);
 
-/* After the first process was reaped: reads the cgroup's cpu.stat, counts and kills what is left
- * (cgroup.kill, or SIGKILL of every member), waits for the cgroup to be empty for at most grace_s
+/* When the first process has ended (before its process group is killed): reads the cgroup's
+ * cpu.stat and counts the processes still alive in it (left_behind). */
+void contain_census(struct contain *c);
+
+/* After the first process was reaped: kills what is left in the cgroup (cgroup.kill, or SIGKILL
+ * of every member), waits for the cgroup to be empty for at most grace_s
  * seconds calling step(arg) meanwhile (the tracker must answer its tracees' stops), takes the
  * connector's last events and removes the cgroup. */
 void contain_end(struct contain *c, double grace_s, void (*step)(void *), void *arg);

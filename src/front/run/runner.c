@@ -245,10 +245,11 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 		}
 	}
 	r->wall_ns = now_ns() - t0;
-	contain_end(r->contain, spec->grace_s, step_tracker, &(struct step){r->track, pid});
+	contain_census(r->contain);
 	kill(-pid, SIGKILL); /* leftovers of the group; the zombie still holds the id */
 	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
+	contain_end(r->contain, spec->grace_s, step_tracker, &(struct step){r->track, 0});
 	ptrack_end(r->track, spec->grace_s);
 	sink_drain(&sinks[0]);
 	sink_drain(&sinks[1]);
