@@ -54,7 +54,7 @@ static void judge(const char *const *lines, size_t n, const struct probe_expect 
 {
 	cJSON *r = records(lines, n);
 
-	probelog_judge(r, e, top, tail, tracker, v);
+	probelog_judge(r, e, top, tail, tracker, NULL, v);
 	cJSON_Delete(r);
 }
 
@@ -129,7 +129,7 @@ static void test_no_report(void)
 	judge(lines, 1, &e, 99, NULL, &v);
 	CHECK(!v.verified && strstr(v.reason, "the program sent no probe report"),
 	      "the first process never reported (%s)", v.reason);
-	probelog_judge(none, &e, 10, NULL, NULL, &v);
+	probelog_judge(none, &e, 10, NULL, NULL, NULL, &v);
 	CHECK(!v.verified && v.processes == 0, "no records at all: unverified (%s)", v.reason);
 	cJSON_Delete(none);
 }
@@ -187,11 +187,11 @@ static void test_tracked(void)
 	    rec(a, sizeof a, "start", 10, 1, "/usr/bin/dash", "system", LIBC, NULL, NULL),
 	    rec(b, sizeof b, "start", 10, 1, "/usr/bin/sort", "system", LIBC, NULL, NULL),
 	    rec(c, sizeof c, "start", 12, 10, "/usr/bin/dash", "system", LIBC, NULL, NULL)};
-	struct ptrack_image seen[] = {{10, "/usr/bin/dash"},
-	                              {10, "/usr/bin/sort"},
-	                              {11, "/usr/bin/sort"},
-	                              {12, "/usr/bin/dash"},
-	                              {12, "/usr/bin/env"}};
+	struct ptrack_image seen[] = {{.pid = 10, .exe = "/usr/bin/dash"},
+	                              {.pid = 10, .exe = "/usr/bin/sort"},
+	                              {.pid = 11, .exe = "/usr/bin/sort"},
+	                              {.pid = 12, .exe = "/usr/bin/dash"},
+	                              {.pid = 12, .exe = "/usr/bin/env"}};
 	struct ptrack t = {
 	    .mode = PTRACK_TRACED, .images = seen, .nimages = 2, .processes = 3, .threads = 4};
 	struct probe_expect e = {.allocator = "system"};
@@ -207,12 +207,12 @@ static void test_tracked(void)
 	CHECK(!v.verified && strcmp(v.reason, "/usr/bin/sort (pid 11) sent no probe report") == 0,
 	      "an image the probe never saw (a raw execve): unverified, named with its pid (%s)",
 	      v.reason);
-	seen[2] = (struct ptrack_image){10, "/usr/bin/sort"};
+	seen[2] = (struct ptrack_image){.pid = 10, .exe = "/usr/bin/sort"};
 	judge(lines, 3, &e, 10, NULL, &v);
 	CHECK(!v.verified && strstr(v.reason, "(pid 10) sent no probe report"),
 	      "a pid that exec'ed the same program twice needs two start records (%s)", v.reason);
-	seen[2] = (struct ptrack_image){12, "/usr/bin/dash"};
-	seen[4] = (struct ptrack_image){12, "/usr/bin/dash"};
+	seen[2] = (struct ptrack_image){.pid = 12, .exe = "/usr/bin/dash"};
+	seen[4] = (struct ptrack_image){.pid = 12, .exe = "/usr/bin/dash"};
 	judge(lines, 3, &e, 10, NULL, &v);
 	CHECK(!v.verified && strstr(v.reason, "/usr/bin/dash (pid 12) sent no probe report"),
 	      "two execs of pid 12, one start record (%s)", v.reason);

@@ -525,7 +525,8 @@ void contain_end(struct contain *c, double grace_s, void (*step)(void *), void *
 	}
 	contain_drain(c);
 	if (c->cgroup)
-		for (int i = 0; i < 100 && rmdir(c->dir) != 0 && errno == EBUSY; i++) {
+		for (int i = 0; (i < 100 || now_s() < until) && rmdir(c->dir) != 0 && errno == EBUSY;
+		     i++) {
 			if (step)
 				step(arg);
 			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);

@@ -255,7 +255,6 @@ static void judge_image(struct judge *j, const cJSON *r)
 	long pid = pimg_num(r, "pid");
 	char line[512];
 
-	judge_config(j, r);
 	if (cJSON_GetArraySize(missing) > 0) {
 		const cJSON *m = cJSON_GetArrayItem(missing, 0);
 
@@ -390,7 +389,8 @@ static int match_tracked(const struct pimgs *p, const struct ptrack *t, char *lo
 		if (p->v[i].started)
 			a[na++] = (struct key){p->v[i].pid, i, p->v[i].exe, p->v[i].first->valuedouble};
 	for (size_t i = 0; i < t->nimages; i++)
-		b[i] = (struct key){t->images[i].nspid, i, t->images[i].exe,
+		b[i] = (struct key){t->images[i].nspid > 0 ? t->images[i].nspid : t->images[i].pid, i,
+		                    t->images[i].exe,
 		                    (double)t->images[i].probe_size};
 	qsort(a, na, sizeof *a, by_pid);
 	qsort(b, t->nimages, sizeof *b, by_pid);
@@ -432,11 +432,39 @@ static void judge_tracked(struct judge *j, const struct pimgs *p, const struct p
 	free(lost);
 }
 
+static int by_offset(const void *a, const void *b)
+{
+	double x = (*(const cJSON *const *)a)->valuedouble, y = (*(const cJSON *const *)b)->valuedouble;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The read-backs of the exit records in the order they were written: the first process to end
+ * with a setting not in force is named (a shell that waits for its program ends after it). */
+static void judge_configs(struct judge *j, const struct pimgs *p)
+{
+	const cJSON **v = calloc(p->n + 1, sizeof *v);
+	size_t n = 0;
+
+	if (!v) {
+		note(j, R_CONFIG, "out of memory while reading the configuration read-backs");
+		return;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		if (!p->v[i].exempt && p->v[i].exit)
+			v[n++] = p->v[i].exit;
+	qsort(v, n, sizeof *v, by_offset);
+	for (size_t i = 0; i < n; i++)
+		judge_config(j, v[i]);
+	free(v);
+}
+
 /* Every image's findings at start and exit; --cmd: some image besides the launcher's. */
 static void judge_images(struct judge *j, const struct pimgs *p)
 {
 	size_t others = 0;
 
+	judge_configs(j, p);
 	for (size_t i = 0; i < p->n; i++) {
 		if (p->v[i].exempt)
 			continue;
@@ -617,7 +645,8 @@ static void judge_contained(struct judge *j, const cJSON *records, const struct 
 	if (cn && cn->connector)
 		judge_escapes(j, records, t, cn);
 	if (t && t->mode == PTRACK_TRACED) {
-		judge_foreign(j, records, t);
+		if (t->nprocs)
+			judge_foreign(j, records, t);
 		judge_libs(j, t);
 	}
 }
