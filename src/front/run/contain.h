@@ -56,9 +56,9 @@ struct contain {
 };
 
 /* Before the fork: creates the run's cgroup under this process's own (the cgroup2 mount from
- * /proc/self/mountinfo) and subscribes to the proc connector. What cannot be had is recorded in
- * why. NULL only when memory ran out. */
-struct contain *contain_open(void);
+ * /proc/self/mountinfo) and, with connector, subscribes to the proc connector. What cannot be had
+ * is recorded in why. NULL only when memory ran out. */
+struct contain *contain_open(int connector);
 
 /* The connector's descriptor for poll (-1 without it). */
 int contain_fd(const struct contain *c);

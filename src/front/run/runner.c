@@ -313,7 +313,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto out;
 	}
-	if (spec->contain && !(r->contain = contain_open())) {
+	if (spec->contain && !(r->contain = contain_open(spec->track))) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}

@@ -33,8 +33,8 @@ struct runner_spec {
 	/* Track every process of the run (ptrack.h): the child waits on a pipe until it is
 	 * attached, then execs. 0: the child execs at once, nothing is traced. */
 	int track;
-	/* Contain the run (contain.h): a cgroup of its own, emptied at the end, and the proc
-	 * connector's record of its forks and execs, as far as this process may have them. */
+	/* Contain the run (contain.h): a cgroup of its own, emptied at the end, and with track the
+	 * proc connector's record of its forks and execs, as far as this process may have them. */
 	int contain;
 	/* The run's probe record file, whose size the tracker notes at each exec, or NULL. */
 	const char *probe_file;
