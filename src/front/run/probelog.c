@@ -8,69 +8,20 @@
 #include "common/errmsg.h"
 #include "common/jsonstrict.h"
 #include "front/run/elfscan.h"
-#include "front/run/contain.h"
 #include "front/run/probeimg.h"
+#include "front/run/probejudge.h"
 #include "front/run/ptrack.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FACTS_CACHE 16
 
-enum reason_kind {
-	R_PRELOAD,
-	R_STATIC,
-	R_SETID,
-	R_ESCAPE,
-	R_CONTAIN,
-	R_NOREPORT,
-	R_FOREIGN,
-	R_OWN,
-	R_OTHER,
-	R_SECOND,
-	R_CONFIG,
-	R_UNCHECKED,
-	R_COUNT
-};
-
-struct judge {
-	const struct probe_expect *e;
-	const char *tail;
-	int have[R_COUNT];
-	char reason[R_COUNT][768];
-};
-
-static int is(const char *a, const char *b)
-{
-	return a && b && strcmp(a, b) == 0;
-}
-
-static const char *base(const char *p)
-{
-	const char *s = p ? strrchr(p, '/') : NULL;
-
-	return s ? s + 1 : p ? p : "?";
-}
-
-__attribute__((format(printf, 3, 4))) static void note(struct judge *j, enum reason_kind k,
-                                                       const char *fmt, ...)
-{
-	va_list ap;
-
-	if (j->have[k])
-		return;
-	j->have[k] = 1;
-	va_start(ap, fmt);
-	vsnprintf(j->reason[k], sizeof j->reason[k], fmt, ap);
-	va_end(ap);
-}
 
 int probelog_read_fd(int fd, const char *name, cJSON **out, size_t *bad, char *err,
                      size_t errlen)
@@ -135,7 +86,7 @@ int probelog_read_fd(int fd, const char *name, cJSON **out, size_t *bad, char *e
 		if (!*p)
 			continue;
 		r = cJSON_Parse(p);
-		if (cJSON_IsObject(r) && is(pimg_str(r, "probe"), "allocab-probe/1") &&
+		if (cJSON_IsObject(r) && pjudge_is(pimg_str(r, "probe"), "allocab-probe/1") &&
 		    jst_unique_keys(r, &(struct jst_result){0}) == 0) {
 			r->valuedouble = (double)(p - text);
 			cJSON_AddItemToArray(*out, r);
@@ -162,48 +113,9 @@ int probelog_read(const char *path, cJSON **out, size_t *bad, char *err, size_t 
 	return rc;
 }
 
-/* Facts about an executable, cached by path and modification time. */
-static const struct elf_facts *facts(const char *path)
-{
-	static struct {
-		char path[PATH_MAX];
-		struct timespec mtime;
-		struct elf_facts f;
-	} cache[FACTS_CACHE];
-	static size_t next;
-	static struct elf_facts none;
-	struct stat st;
-
-	if (!path || stat(path, &st) != 0)
-		return &none;
-	for (size_t i = 0; i < FACTS_CACHE; i++)
-		if (strcmp(cache[i].path, path) == 0 &&
-		    cache[i].mtime.tv_sec == st.st_mtim.tv_sec &&
-		    cache[i].mtime.tv_nsec == st.st_mtim.tv_nsec)
-			return &cache[i].f;
-	size_t i = next++ % FACTS_CACHE;
-	snprintf(cache[i].path, sizeof cache[i].path, "%s", path);
-	cache[i].mtime = st.st_mtim;
-	elfscan_file(path, &cache[i].f);
-	return &cache[i].f;
-}
-
-/* The dynamic linker's "cannot be preloaded" line of the stderr tail into out, or "". */
-static void preload_line(const char *tail, char *out, size_t len)
-{
-	const char *hit = tail ? strstr(tail, "cannot be preloaded") : NULL, *b;
-
-	out[0] = '\0';
-	if (!hit)
-		return;
-	for (b = hit; b > tail && b[-1] != '\n'; b--)
-		;
-	snprintf(out, len, "%.*s", (int)strcspn(b, "\n"), b);
-}
-
 static int in_preload(const char *preload, const char *object)
 {
-	const char *b = base(object);
+	const char *b = pjudge_base(object);
 
 	return preload && (strstr(preload, object) || strstr(preload, b));
 }
@@ -239,8 +151,8 @@ static void judge_config(struct judge *j, const cJSON *r)
 			continue;
 		value_text(want, a, sizeof a);
 		value_text(got, b, sizeof b);
-		note(j, R_CONFIG, "configuration not in force: %s=%s read back %s in %s (pid %ld)",
-		     c->string ? c->string : "?", a, b, base(pimg_str(r, "exe")),
+		pjudge_note(j, R_CONFIG, "configuration not in force: %s=%s read back %s in %s (pid %ld)",
+		     c->string ? c->string : "?", a, b, pjudge_base(pimg_str(r, "exe")),
 		     pimg_num(r, "pid"));
 	}
 }
@@ -258,100 +170,40 @@ static void judge_image(struct judge *j, const cJSON *r)
 	if (cJSON_GetArraySize(missing) > 0) {
 		const cJSON *m = cJSON_GetArrayItem(missing, 0);
 
-		preload_line(j->tail, line, sizeof line);
+		pjudge_preload_line(j->tail, line, sizeof line);
 		if (line[0])
-			note(j, R_PRELOAD, "preload failed: %s", line);
+			pjudge_note(j, R_PRELOAD, "preload failed: %s", line);
 		else
-			note(j, R_PRELOAD,
+			pjudge_note(j, R_PRELOAD,
 			     "preload failed: ld.so could not load %s in %s (pid %ld)",
-			     cJSON_IsString(m) ? m->valuestring : "?", base(exe), pid);
+			     cJSON_IsString(m) ? m->valuestring : "?", pjudge_base(exe), pid);
 	}
 	if (!exe_alloc)
-		exe_alloc = facts(exe)->allocator;
-	if (exe_alloc && !is(exe_alloc, want)) {
-		note(j, R_OWN, "program links its own allocator (%s): %s", exe_alloc, exe);
+		exe_alloc = pjudge_facts(exe)->allocator;
+	if (exe_alloc && !pjudge_is(exe_alloc, want)) {
+		pjudge_note(j, R_OWN, "program links its own allocator (%s): %s", exe_alloc, exe);
 		return;
 	}
 	if (exe_alloc && e->exe_counts)
 		return;
-	if ((!want || is(alloc, want)) && (!e->object || is(obj, e->object)))
+	if ((!want || pjudge_is(alloc, want)) && (!e->object || pjudge_is(obj, e->object)))
 		return;
-	if (is(alloc, "mixed")) {
+	if (pjudge_is(alloc, "mixed")) {
 		const cJSON *sv = cJSON_GetObjectItemCaseSensitive(r, "serves");
-		note(j, R_OTHER,
+		pjudge_note(j, R_OTHER,
 		     "malloc family split in %s (pid %ld): malloc from %s, free from %s", exe, pid,
-		     base(pimg_str(sv, "malloc")), base(pimg_str(sv, "free")));
-	} else if (is(alloc, "executable")) {
-		note(j, R_OWN, "program links its own allocator (defines malloc): %s", exe);
+		     pjudge_base(pimg_str(sv, "malloc")), pjudge_base(pimg_str(sv, "free")));
+	} else if (pjudge_is(alloc, "executable")) {
+		pjudge_note(j, R_OWN, "program links its own allocator (defines malloc): %s", exe);
 	} else if (obj && alloc_known_by_object(obj) &&
 	           !alloc_known_platform(alloc_known_by_object(obj)) &&
 	           !in_preload(pimg_str(r, "preload"), obj)) {
-		note(j, R_OWN, "program links its own allocator (%s, %s): %s", alloc, base(obj),
+		pjudge_note(j, R_OWN, "program links its own allocator (%s, %s): %s", alloc, pjudge_base(obj),
 		     exe);
 	} else {
-		note(j, R_OTHER, "other allocator serves malloc: %s in %s (pid %ld), expected %s",
-		     base(obj), exe, pid, want ? want : base(e->object));
+		pjudge_note(j, R_OTHER, "other allocator serves malloc: %s in %s (pid %ld), expected %s",
+		     pjudge_base(obj), exe, pid, want ? want : pjudge_base(e->object));
 	}
-}
-
-/* A start record of pid after item r (or anywhere when r is NULL), before an exec_failed of it. */
-static int started_after(const cJSON *records, const cJSON *r, long pid)
-{
-	const cJSON *x = r ? r->next : records->child;
-
-	for (; x; x = x->next) {
-		if (pimg_num(x, "pid") != pid)
-			continue;
-		if (is(pimg_str(x, "event"), "start"))
-			return 1;
-		if (r && is(pimg_str(x, "event"), "exec_failed"))
-			return -1;
-	}
-	return 0;
-}
-
-/* path as execvp would find it, into out. */
-static const char *find_exe(const char *path, char *out, size_t len)
-{
-	const char *p = getenv("PATH");
-
-	if (!path || strchr(path, '/') || !p)
-		return path;
-	while (*p) {
-		size_t n = strcspn(p, ":");
-
-		snprintf(out, len, "%.*s/%s", (int)n, p, path);
-		if (access(out, X_OK) == 0)
-			return out;
-		p += n + (p[n] == ':');
-	}
-	return path;
-}
-
-/* An image of pid that never sent a start record: path as exec'ed (searched in PATH), or the
- * tracker's /proc/PID/exe. */
-static void judge_unreported(struct judge *j, const char *path, long pid)
-{
-	char buf[PATH_MAX];
-	const char *exe = find_exe(path, buf, sizeof buf);
-	const struct elf_facts *f = facts(exe);
-	char line[512];
-
-	preload_line(j->tail, line, sizeof line);
-	if (line[0])
-		note(j, R_PRELOAD, "preload failed: %s", line);
-	else if (f->elf && f->is_static)
-		note(j, R_STATIC,
-		     "static executable %s (pid %ld) sent no probe report (LD_PRELOAD cannot "
-		     "reach it)",
-		     exe, pid);
-	else if (f->setid)
-		note(j, R_SETID,
-		     "setuid program %s (pid %ld) runs without LD_PRELOAD (secure execution)", exe,
-		     pid);
-	else
-		note(j, R_NOREPORT, "%s (pid %ld) sent no probe report", exe ? exe : "a program",
-		     pid);
 }
 
 /* A started image or a tracked exec, keyed for matching the two in order per pid (the pid the
@@ -401,7 +253,7 @@ static int match_tracked(const struct pimgs *p, const struct ptrack *t, char *lo
 			ia++;
 		/* A start record written before the exec cannot be the new image's. */
 		for (f = ia; f < na && a[f].pid == b[k].pid &&
-		             (!is(a[f].exe, b[k].exe) || (b[k].at >= 0 && a[f].at < b[k].at));
+		             (!pjudge_is(a[f].exe, b[k].exe) || (b[k].at >= 0 && a[f].at < b[k].at));
 		     f++)
 			;
 		if (f < na && a[f].pid == b[k].pid)
@@ -420,14 +272,14 @@ static void judge_tracked(struct judge *j, const struct pimgs *p, const struct p
 	char *lost = calloc(t->nimages + 1, 1);
 
 	if (!lost || match_tracked(p, t, lost) != 0) {
-		note(j, R_NOREPORT, "out of memory while matching the tracked processes");
+		pjudge_note(j, R_NOREPORT, "out of memory while matching the tracked processes");
 	} else {
 		for (size_t i = 0; i < t->nimages; i++)
 			if (lost[i])
-				judge_unreported(j, t->images[i].exe, t->images[i].pid);
+				pjudge_unreported(j, t->images[i].exe, t->images[i].pid);
 	}
 	if (t->images_truncated)
-		note(j, R_NOREPORT, "process tracking kept only the first %zu images of the run",
+		pjudge_note(j, R_NOREPORT, "process tracking kept only the first %zu images of the run",
 		     t->nimages);
 	free(lost);
 }
@@ -447,7 +299,7 @@ static void judge_configs(struct judge *j, const struct pimgs *p)
 	size_t n = 0;
 
 	if (!v) {
-		note(j, R_CONFIG, "out of memory while reading the configuration read-backs");
+		pjudge_note(j, R_CONFIG, "out of memory while reading the configuration read-backs");
 		return;
 	}
 	for (size_t i = 0; i < p->n; i++)
@@ -474,7 +326,7 @@ static void judge_images(struct judge *j, const struct pimgs *p)
 			judge_image(j, p->v[i].exit);
 	}
 	if (j->e->launcher > 0 && p->n && !others)
-		note(j, R_NOREPORT,
+		pjudge_note(j, R_NOREPORT,
 		     "the program sent no probe report (only the bench's own shell reported)");
 }
 
@@ -488,10 +340,10 @@ static void judge_execs(struct judge *j, const cJSON *records)
 		const char *ev = pimg_str(r, "event");
 		long pid = pimg_num(r, "pid");
 
-		if (is(ev, "exec") && started_after(records, r, pid) == 0)
-			judge_unreported(j, pimg_str(r, "path"), pid);
-		else if (is(ev, "spawn") && !started_after(records, NULL, pimg_num(r, "child")))
-			judge_unreported(j, pimg_str(r, "path"), pimg_num(r, "child"));
+		if (pjudge_is(ev, "exec") && pjudge_started_after(records, r, pid) == 0)
+			pjudge_unreported(j, pimg_str(r, "path"), pid);
+		else if (pjudge_is(ev, "spawn") && !pjudge_started_after(records, NULL, pimg_num(r, "child")))
+			pjudge_unreported(j, pimg_str(r, "path"), pimg_num(r, "child"));
 	}
 }
 
@@ -499,156 +351,15 @@ static void judge_top(struct judge *j, const cJSON *records, pid_t top)
 {
 	char line[512];
 
-	if (started_after(records, NULL, (long)top))
+	if (pjudge_started_after(records, NULL, (long)top))
 		return;
-	preload_line(j->tail, line, sizeof line);
+	pjudge_preload_line(j->tail, line, sizeof line);
 	if (line[0])
-		note(j, R_PRELOAD, "preload failed: %s", line);
+		pjudge_note(j, R_PRELOAD, "preload failed: %s", line);
 	else
-		note(j, R_NOREPORT,
+		pjudge_note(j, R_NOREPORT,
 		     "the program sent no probe report (the probe was not "
 		     "loaded: static executable, setuid program or LD_PRELOAD removed)");
-}
-
-static int by_long(const void *a, const void *b)
-{
-	long x = *(const long *)a, y = *(const long *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Whether pid is in the sorted v[0..n-1]; with count, how many times. */
-static size_t count_in(const long *v, size_t n, long pid)
-{
-	size_t lo = 0, hi = n, k = 0;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo + k < n && v[lo + k] == pid)
-		k++;
-	return k;
-}
-
-/* Every exec the connector saw in the run was seen by the tracker too (per pid, as many); without
- * the tracker, every one of them sent a start record. */
-static void judge_escapes(struct judge *j, const cJSON *records, const struct ptrack *t,
-                          const struct contain *cn)
-{
-	int tracked = t && t->mode == PTRACK_TRACED;
-	long *seen;
-	size_t n = tracked ? t->nimages : 0;
-
-	if (cn->lost)
-		note(j, R_CONTAIN,
-		     "the proc connector lost events (its buffer overflowed): processes that "
-		     "escaped tracking cannot be excluded");
-	if (cn->execs_truncated)
-		note(j, R_CONTAIN, "the proc connector's record kept only the first %zu execs",
-		     cn->nexecs);
-	if (!(seen = calloc(n + 1, sizeof *seen))) {
-		note(j, R_CONTAIN, "out of memory while matching the run's execs");
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		seen[i] = t->images[i].pid;
-	qsort(seen, n, sizeof *seen, by_long);
-	for (size_t i = 0; i < cn->nexecs; i++) {
-		const struct contain_exec *x = &cn->execs[i];
-		size_t before = 0;
-
-		for (size_t k = 0; k < i; k++)
-			before += cn->execs[k].pid == x->pid;
-		if (tracked && count_in(seen, n, x->pid) <= before && !t->images_truncated)
-			note(j, R_ESCAPE, "%s (pid %ld) escaped process tracking (CLONE_UNTRACED)",
-			     x->exe, x->pid);
-		else if (!tracked && !started_after(records, NULL, x->nspid))
-			judge_unreported(j, x->exe, x->pid);
-	}
-	free(seen);
-}
-
-/* A tracked run accepts the records of its own processes only (pids as the probe sees them). */
-static void judge_foreign(struct judge *j, const cJSON *records, const struct ptrack *t)
-{
-	long *pids = calloc(2 * t->nprocs + 1, sizeof *pids);
-	size_t n = 0, foreign = 0;
-	long first = 0;
-	const cJSON *r;
-
-	if (!pids) {
-		note(j, R_FOREIGN, "out of memory while matching the records' processes");
-		return;
-	}
-	for (size_t i = 0; i < t->nprocs; i++) {
-		pids[n++] = t->procs[i].pid;
-		pids[n++] = t->procs[i].nspid;
-	}
-	qsort(pids, n, sizeof *pids, by_long);
-	cJSON_ArrayForEach(r, records)
-	{
-		long pid = pimg_num(r, "pid");
-
-		if (!count_in(pids, n, pid) && !foreign++)
-			first = pid;
-	}
-	if (foreign && !t->procs_truncated)
-		note(j, R_FOREIGN,
-		     "%zu probe record%s name%s processes the run did not start (pid %ld first): "
-		     "records the probe did not write",
-		     foreign, foreign == 1 ? "" : "s", foreign == 1 ? "s" : "", first);
-	free(pids);
-}
-
-/* No process mapped a known allocator's library other than the arm's. */
-static void judge_libs(struct judge *j, const struct ptrack *t)
-{
-	for (size_t i = 0; i < t->nlibs; i++) {
-		const struct ptrack_lib *l = &t->libs[i];
-		const struct alloc_known *k = alloc_known_by_object(l->object);
-
-		if ((j->e->allocator && k && is(k->name, j->e->allocator)) ||
-		    (j->e->object && is(l->object, j->e->object)))
-			continue;
-		note(j, R_SECOND,
-		     "second allocator loaded: %s in %s (pid %ld), expected %s only",
-		     base(l->object), l->exe, l->pid,
-		     j->e->allocator ? j->e->allocator : base(j->e->object));
-	}
-}
-
-/* A configured arm: every exec'ed image that did not exec again read its settings back. */
-static void judge_unchecked(struct judge *j, const struct pimgs *p)
-{
-	for (size_t i = 0; i < p->n; i++) {
-		const struct pimg *g = &p->v[i];
-
-		if (g->exempt || !g->started || g->replaced)
-			continue;
-		if (!g->exit || !cJSON_GetObjectItemCaseSensitive(g->exit, "config"))
-			note(j, R_UNCHECKED,
-			     "configuration unchecked: %s (pid %ld) ended without a read-back",
-			     g->exe ? g->exe : "?", g->pid);
-	}
-}
-
-static void judge_contained(struct judge *j, const cJSON *records, const struct ptrack *t,
-                            const struct contain *cn)
-{
-	if (cn && cn->not_emptied)
-		note(j, R_CONTAIN, "the run's cgroup still held processes after they were killed");
-	if (cn && cn->connector)
-		judge_escapes(j, records, t, cn);
-	if (t && t->mode == PTRACK_TRACED) {
-		if (t->nprocs)
-			judge_foreign(j, records, t);
-		judge_libs(j, t);
-	}
 }
 
 void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t top, const char *tail,
@@ -677,9 +388,9 @@ void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t to
 	judge_execs(&j, records);
 	if (tracked)
 		judge_tracked(&j, &p, track);
-	judge_contained(&j, records, track, cn);
+	pjudge_contained(&j, records, track, cn);
 	if (e->configured)
-		judge_unchecked(&j, &p);
+		pjudge_unchecked(&j, &p);
 	judge_top(&j, records, top);
 	pimgs_free(&p);
 	for (int k = 0; k < R_COUNT; k++)
