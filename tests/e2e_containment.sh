@@ -22,7 +22,7 @@ W=$TMP/w
 mkdir -p "$W"
 cp "$SRC"/*.c "$SRC"/flood.py "$SRC"/pidns.sh "$W"/
 cd "$W" || exit 1
-for p in ev untraced esc esc2 daemon evx forge rawexit; do
+for p in ev untraced esc esc2 daemon evx forge rawexit mover; do
 	gcc -O1 -o "$p" "$p.c" || { notok "build $p" "gcc failed"; exit 1; }
 done
 gcc -O1 -shared -fPIC -o libwork_tc.so libwork.c -l:libtcmalloc_minimal.so.4 &&
@@ -141,6 +141,15 @@ done
 	ok "daemon: each run did its own work on its arm: verified" ||
 	notok "daemon: runs" "$(reasons "$TMP/d.json")"
 
+# ---- a process that moves itself out of the run's cgroup (root can) ----
+mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+own=$(sed -n 's/^0:://p' /proc/self/cgroup)
+bench "mover" "$TMP/mv.json" --program "./mover $mnt${own%/}/cgroup.procs" -a system,mimalloc
+all_unverified "a process that left the run's cgroup: killed, unverified" "$TMP/mv.json" \
+	"1 process of the run left its cgroup \(killed at the end of the run\)"
+[ -z "$(ps -eo stat,args | awk '$1 !~ /^Z/ && $2 == "./mover"')" ] &&
+	ok "the process that left the cgroup is not running" || notok "mover still running" "$(ps -eo pid,stat,args | grep '[.]/mover')"
+
 # ---- dlopen-deepbind: a second allocator in a process ----
 bench "deepbind" "$TMP/t.json" --program "$W/deeptc 30000" -a system,mimalloc
 all_unverified "RTLD_DEEPBIND library linked to tcmalloc: unverified in both arms" "$TMP/t.json" \
@@ -211,8 +220,6 @@ TMPDIR=$TMP/tmpdir bench "leftovers" "$TMP/z2.json" -a system,mimalloc --program
 	notok "outside destroyed" "keep/file gone"
 
 # ---- no cgroup of a run is left ----
-mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-own=$(sed -n 's/^0:://p' /proc/self/cgroup)
 [ -z "$(find "$mnt${own%/}" -maxdepth 1 -name "allocab-run.*" 2>/dev/null | head -1)" ] &&
 	ok "every run's cgroup was removed" || notok "cgroups left" "$(find "$mnt${own%/}" -maxdepth 1 -name 'allocab-run.*' | head -3)"
 

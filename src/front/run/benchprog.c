@@ -542,6 +542,8 @@ cJSON *bench_containment_json(const struct runner_result *r)
 	}
 	if (c->not_emptied)
 		cJSON_AddBoolToObject(o, "not_emptied", 1);
+	if (c->strays)
+		cJSON_AddNumberToObject(o, "left_cgroup", (double)c->strays);
 	return o;
 }
 

@@ -499,6 +499,43 @@ void contain_census(struct contain *c)
 	}
 }
 
+/* Whether pid runs (exists and is no zombie). */
+static int running(long pid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+/* Processes of the run's tree still running at the end are killed: with a cgroup, ones that
+ * moved themselves out of it (strays); without, ones left behind. */
+static void kill_strays(struct contain *c)
+{
+	for (size_t i = 0; i < c->tree_cap; i++) {
+		long id = c->tree[i];
+
+		if (id == EMPTY || id == GONE || id == c->self || !running(id) ||
+		    kill((pid_t)id, SIGKILL) != 0)
+			continue;
+		if (c->cgroup) {
+			c->strays++;
+		} else {
+			if (c->left_behind < CONTAIN_LEFT_LISTED)
+				c->left_pid[c->left_behind] = id;
+			c->left_behind++;
+		}
+	}
+}
+
 void contain_end(struct contain *c, double grace_s, void (*step)(void *), void *arg)
 {
 	double until = now_s() + (grace_s > 1 ? grace_s : 1);
@@ -524,6 +561,8 @@ void contain_end(struct contain *c, double grace_s, void (*step)(void *), void *
 		c->not_emptied = populated(c);
 	}
 	contain_drain(c);
+	if (c->connector)
+		kill_strays(c);
 	if (c->cgroup)
 		for (int i = 0; (i < 100 || now_s() < until) && rmdir(c->dir) != 0 && errno == EBUSY;
 		     i++) {

@@ -36,10 +36,13 @@ struct contain {
 	/* results, after contain_end */
 	int have_cpu;
 	int64_t user_ns, sys_ns; /* cpu.stat of the cgroup: every process of the run */
-	size_t left_behind;      /* processes alive in the cgroup after the first one ended */
+	size_t left_behind;      /* processes alive in the cgroup after the first one ended (without
+	                            a cgroup: those of the connector's tree at the end), all killed */
 	long left_pid[CONTAIN_LEFT_LISTED];
 	char left_exe[256]; /* the image of the first of them */
 	int not_emptied;    /* the cgroup still held processes when the wait ended */
+	size_t strays;      /* processes of the run's tree (connector) still running outside the
+	                       cgroup after it was emptied, killed then */
 	int lost;           /* the connector dropped events (its buffer overflowed) */
 	struct contain_exec *execs;
 	size_t nexecs;

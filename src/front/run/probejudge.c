@@ -263,6 +263,10 @@ void pjudge_contained(struct judge *j, const cJSON *records, const struct ptrack
 {
 	if (cn && cn->not_emptied)
 		pjudge_note(j, R_CONTAIN, "the run's cgroup still held processes after they were killed");
+	if (cn && cn->strays)
+		pjudge_note(j, R_CONTAIN,
+		            "%zu process%s of the run left its cgroup (killed at the end of the run)",
+		            cn->strays, cn->strays == 1 ? "" : "es");
 	if (cn && cn->connector)
 		judge_escapes(j, records, t, cn);
 	if (t && t->mode == PTRACK_TRACED) {
