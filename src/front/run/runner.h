@@ -75,7 +75,8 @@ struct runner_result {
  * runner_result_free), or -1 with a one-line reason in err when the process could not be started
  * (pipe/fork failure, or no memory for the tracker).
  * An exec failure is not an error here: the child reports it on its stderr and exits 127. Any
- * process the run leaves behind in its process group is killed when it ends. */
+ * process the run leaves behind in its process group (with spec.contain, in its cgroup or the
+ * connector's tree of it) is killed when it ends. */
 int runner_run(const struct runner_spec *spec, struct runner_result *r, char *err, size_t errlen);
 /* Frees what r owns; accepts NULL and a zeroed result. */
 void runner_result_free(struct runner_result *r);
