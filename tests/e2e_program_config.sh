@@ -59,7 +59,7 @@ readback() {
 				echo "$arm $k $("$JGET" "$TMP/p.json" "$b.$k.requested") $("$JGET" "$TMP/p.json" "$b.$k.in_force")$("$JGET" "$TMP/p.json" "$b.$k.read_back")$("$JGET" "$TMP/p.json" "$b.$k.unreadable" | cut -c1-8)$("$JGET" "$TMP/p.json" "$b.$k.unproven" | cut -c11-)"
 			done
 		done
-	done | sort
+	done | sort -u
 }
 got=$(readback)
 want='gt mmap_threshold 1048576 the libr

@@ -3,7 +3,8 @@
  * whose order alternates, and prints per mode the median wall time, the median CPU time of the
  * run (user + system of the processes, from wait4) and of the tracer (this process, from
  * getrusage), then the medians of the paired differences and the processes and threads the
- * tracker counted. No probe is loaded: this is the tracker's cost alone. The figures in
+ * tracker counted. No probe is loaded: this is the tracker's cost alone, with the run's
+ * containment (front/run/contain.h; PTRACK_COST_UNCONTAINED=1 in the environment: without it). The figures in
  * docs/programs.md ("Process tracking") come from it. Usage: ptrack_cost ROUNDS COMMAND */
 #include "front/run/ptrack.h"
 #include "front/run/runner.h"
@@ -51,7 +52,12 @@ static int once(const char *cmd, int track, double fig[NFIG], size_t *procs, siz
 {
 	char *argv[] = {"sh", "-c", (char *)cmd, NULL}, err[256];
 	struct runner_spec s = {
-	    .path = "/bin/sh", .argv = argv, .timeout_s = 600, .grace_s = 2, .track = track};
+	    .path = "/bin/sh",
+	    .argv = argv,
+	    .timeout_s = 600,
+	    .grace_s = 2,
+	    .track = track,
+	    .contain = track && !getenv("PTRACK_COST_UNCONTAINED")};
 	struct runner_result r;
 	double self0 = self_cpu_ms();
 

@@ -2,10 +2,12 @@
  * verdict and the reason's priority, the launcher exemption of --cmd arms, exec'ed programs that
  * never reported, images the process tracker saw that never reported, --expect's executable
  * proof, a configured arm's read-back, which reasons are deterministic, the summary's images (the
- * busiest kept, calls attributed to the image that made them) and the reader's handling of bad
- * lines. */
+ * busiest kept, calls attributed to the image that made them), the reader's handling of bad
+ * lines, and containment's findings (escapes, foreign records, records written before the exec,
+ * second allocators, configurations never read back, PID namespaces). */
 #include "check.h"
 #include "front/run/probelog.h"
+#include "front/run/contain.h"
 #include "front/run/ptrack.h"
 
 #include <errno.h>
@@ -48,13 +50,15 @@ static cJSON *records(const char *const *lines, size_t n)
 
 /* What the tracker saw, for judge_tracked; NULL: the probe alone. */
 static const struct ptrack *tracker;
+/* What containment saw; NULL: none. */
+static const struct contain *container;
 
 static void judge(const char *const *lines, size_t n, const struct probe_expect *e, int top,
                   const char *tail, struct probe_verdict *v)
 {
 	cJSON *r = records(lines, n);
 
-	probelog_judge(r, e, top, tail, tracker, v);
+	probelog_judge(r, e, top, tail, tracker, container, v);
 	cJSON_Delete(r);
 }
 
@@ -129,7 +133,7 @@ static void test_no_report(void)
 	judge(lines, 1, &e, 99, NULL, &v);
 	CHECK(!v.verified && strstr(v.reason, "the program sent no probe report"),
 	      "the first process never reported (%s)", v.reason);
-	probelog_judge(none, &e, 10, NULL, NULL, &v);
+	probelog_judge(none, &e, 10, NULL, NULL, NULL, &v);
 	CHECK(!v.verified && v.processes == 0, "no records at all: unverified (%s)", v.reason);
 	cJSON_Delete(none);
 }
@@ -187,11 +191,11 @@ static void test_tracked(void)
 	    rec(a, sizeof a, "start", 10, 1, "/usr/bin/dash", "system", LIBC, NULL, NULL),
 	    rec(b, sizeof b, "start", 10, 1, "/usr/bin/sort", "system", LIBC, NULL, NULL),
 	    rec(c, sizeof c, "start", 12, 10, "/usr/bin/dash", "system", LIBC, NULL, NULL)};
-	struct ptrack_image seen[] = {{10, "/usr/bin/dash"},
-	                              {10, "/usr/bin/sort"},
-	                              {11, "/usr/bin/sort"},
-	                              {12, "/usr/bin/dash"},
-	                              {12, "/usr/bin/env"}};
+	struct ptrack_image seen[] = {{.pid = 10, .exe = "/usr/bin/dash"},
+	                              {.pid = 10, .exe = "/usr/bin/sort"},
+	                              {.pid = 11, .exe = "/usr/bin/sort"},
+	                              {.pid = 12, .exe = "/usr/bin/dash"},
+	                              {.pid = 12, .exe = "/usr/bin/env"}};
 	struct ptrack t = {
 	    .mode = PTRACK_TRACED, .images = seen, .nimages = 2, .processes = 3, .threads = 4};
 	struct probe_expect e = {.allocator = "system"};
@@ -207,12 +211,12 @@ static void test_tracked(void)
 	CHECK(!v.verified && strcmp(v.reason, "/usr/bin/sort (pid 11) sent no probe report") == 0,
 	      "an image the probe never saw (a raw execve): unverified, named with its pid (%s)",
 	      v.reason);
-	seen[2] = (struct ptrack_image){10, "/usr/bin/sort"};
+	seen[2] = (struct ptrack_image){.pid = 10, .exe = "/usr/bin/sort"};
 	judge(lines, 3, &e, 10, NULL, &v);
 	CHECK(!v.verified && strstr(v.reason, "(pid 10) sent no probe report"),
 	      "a pid that exec'ed the same program twice needs two start records (%s)", v.reason);
-	seen[2] = (struct ptrack_image){12, "/usr/bin/dash"};
-	seen[4] = (struct ptrack_image){12, "/usr/bin/dash"};
+	seen[2] = (struct ptrack_image){.pid = 12, .exe = "/usr/bin/dash"};
+	seen[4] = (struct ptrack_image){.pid = 12, .exe = "/usr/bin/dash"};
 	judge(lines, 3, &e, 10, NULL, &v);
 	CHECK(!v.verified && strstr(v.reason, "/usr/bin/dash (pid 12) sent no probe report"),
 	      "two execs of pid 12, one start record (%s)", v.reason);
@@ -223,6 +227,88 @@ static void test_tracked(void)
 	          strcmp(v.tracking, "probe only (ptrace: EPERM)") == 0,
 	      "ptrace refused: the probe's records alone, and the run says so (%s)", v.tracking);
 	tracker = NULL;
+}
+
+/* Containment and the tracker's own evidence: escapes, foreign records, records written before
+ * the exec, second allocators, configurations never read back, PID namespaces. */
+static void test_contained(void)
+{
+	char a[1024], b[1024], c[1024], d[1200], ns[1024];
+	const char *lines[] = {
+	    rec(a, sizeof a, "start", 10, 1, "/usr/bin/dash", "system", LIBC, NULL, NULL),
+	    rec(b, sizeof b, "start", 11, 10, "/usr/bin/sort", "system", LIBC, NULL, NULL),
+	    rec(c, sizeof c, "start", 99, 10, "/usr/bin/sort", "system", LIBC, NULL, NULL), d};
+	struct ptrack_image seen[] = {{.pid = 10, .exe = "/usr/bin/dash"},
+	                              {.pid = 11, .exe = "/usr/bin/sort"}};
+	struct ptrack_proc procs[] = {{10, 10}, {11, 11}, {99, 99}};
+	struct ptrack_lib libs[] = {{10, "/usr/bin/dash", "/usr/lib/libtcmalloc_minimal.so.4.5"}};
+	struct ptrack t = {.mode = PTRACK_TRACED,
+	                   .images = seen,
+	                   .nimages = 2,
+	                   .processes = 3,
+	                   .procs = procs,
+	                   .nprocs = 3};
+	struct contain_exec ex[] = {{10, 10, "/usr/bin/dash"},
+	                            {11, 11, "/usr/bin/sort"},
+	                            {12, 12, "/tmp/ev"}};
+	struct contain cn = {.cgroup = 1, .connector = 1, .execs = ex, .nexecs = 2};
+	struct probe_expect e = {.allocator = "system"};
+	struct probe_verdict v;
+
+	snprintf(d, sizeof d, "%s", rec(d, sizeof d, "exit", 11, 10, "/usr/bin/sort", "system", LIBC,
+	                                NULL, NULL));
+	tracker = &t;
+	container = &cn;
+	judge(lines, 2, &e, 10, NULL, &v);
+	CHECK(v.verified, "every exec the connector saw was tracked: verified (%s)", v.reason);
+	cn.nexecs = 3;
+	judge(lines, 2, &e, 10, NULL, &v);
+	CHECK(!v.verified &&
+	          strcmp(v.reason, "/tmp/ev (pid 12) escaped process tracking (CLONE_UNTRACED)") == 0,
+	      "an exec the tracker never saw: escaped (%s)", v.reason);
+	cn.nexecs = 2;
+	cn.lost = 1;
+	judge(lines, 2, &e, 10, NULL, &v);
+	CHECK(!v.verified && strstr(v.reason, "proc connector lost events"),
+	      "connector events lost: unverified (%s)", v.reason);
+	cn.lost = 0;
+	t.nprocs = 2;
+	judge(lines, 3, &e, 10, NULL, &v);
+	CHECK(!v.verified && strstr(v.reason, "1 probe record names processes the run did not start "
+	                                      "(pid 99 first)"),
+	      "a record of a pid the run never started: unverified (%s)", v.reason);
+	procs[1].nspid = 2;
+	seen[1].nspid = 2;
+	t.nprocs = 3;
+	procs[2] = (struct ptrack_proc){12, 99};
+	lines[1] = rec(ns, sizeof ns, "start", 2, 1, "/usr/bin/sort", "system", LIBC, NULL, NULL);
+	judge(lines, 3, &e, 10, NULL, &v);
+	CHECK(v.verified, "pids of a PID namespace match through NSpid (%s)", v.reason);
+	lines[1] = b;
+	procs[1].nspid = 11;
+	seen[1].nspid = 11;
+	seen[1].probe_size = 100000;
+	judge(lines, 3, &e, 10, NULL, &v);
+	CHECK(!v.verified && strcmp(v.reason, "/usr/bin/sort (pid 11) sent no probe report") == 0,
+	      "a start record written before the exec is not the image's (%s)", v.reason);
+	seen[1].probe_size = 0;
+	t.libs = libs;
+	t.nlibs = 1;
+	judge(lines, 3, &e, 10, NULL, &v);
+	CHECK(!v.verified && v.deterministic &&
+	          strcmp(v.reason, "second allocator loaded: libtcmalloc_minimal.so.4.5 in "
+	                           "/usr/bin/dash (pid 10), expected system only") == 0,
+	      "a second allocator mapped at exit: unverified (%s)", v.reason);
+	t.nlibs = 0;
+	e = (struct probe_expect){.allocator = "system", .configured = 1};
+	lines[3] = d;
+	judge(lines, 4, &e, 10, NULL, &v);
+	CHECK(!v.verified &&
+	          strcmp(v.reason, "configuration unchecked: /usr/bin/dash (pid 10) ended without a "
+	                           "read-back") == 0,
+	      "a configured arm's image without an exit record: unchecked (%s)", v.reason);
+	tracker = NULL;
+	container = NULL;
 }
 
 static void test_read(void)
@@ -468,6 +554,7 @@ int main(void)
 	test_no_report();
 	test_cmd_arms();
 	test_tracked();
+	test_contained();
 	test_summary();
 	test_read();
 	test_read_limit();

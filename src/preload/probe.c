@@ -103,7 +103,7 @@ static void put(char *buf, size_t len, size_t *k, const char *s)
 
 static void append_record(const char *rec, size_t n)
 {
-	int fd = open(file_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	int fd = open(file_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
 	if (fd < 0)
 		return;
@@ -502,7 +502,7 @@ __attribute__((constructor)) static void probe_start(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
 
-__attribute__((destructor)) static void probe_exit(void)
+__attribute__((destructor)) void probe_exit(void)
 {
 	struct serving now;
 	char tail[8192];

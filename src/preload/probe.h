@@ -47,6 +47,10 @@ const char *probe_self_path(void);
 const char *probe_file_path(void);
 const char *probe_count_path(void);
 
+/* Writes the image's "exit" record (with the read-back of a configured arm): the destructor at
+ * a normal exit, and the _exit wrapper (probe_exec.c). */
+void probe_exit(void);
+
 /* Which counts probe_work_json adds. */
 enum probe_counts {
 	PROBE_COUNTS_NONE,

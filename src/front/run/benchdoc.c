@@ -96,7 +96,7 @@ static const char *arm_described(const struct bench_arm *a)
 
 static cJSON *config_json(const struct bench_config *c)
 {
-	cJSON *o = cJSON_CreateObject(), *arms = cJSON_CreateArray(), *wl = cJSON_CreateArray();
+	cJSON *o = cJSON_CreateObject(), *arms = cJSON_CreateArray(), *wl = cJSON_CreateArray(), *m;
 	int drivers = bench_all_arms(c, ARM_KIND_DRIVER_RECORD);
 	const char *mode = c->narms ? bench_arm_kind(&c->arms[0])->doc_mode : "drivers";
 	cJSON *map = cJSON_CreateObject(), *kinds = cJSON_CreateObject(), *argv;
@@ -155,6 +155,10 @@ static cJSON *config_json(const struct bench_config *c)
 	cJSON_AddBoolToObject(o, "count_calls", c->count_lib != NULL);
 	cJSON_AddItemToObject(o, "process_tracking",
 	                      c->tracking ? cJSON_CreateString(c->tracking) : cJSON_CreateNull());
+	if (c->containment && (m = cJSON_AddObjectToObject(o, "containment")))
+		cJSON_AddStringToObject(m, "mechanism", c->containment);
+	else
+		cJSON_AddNullToObject(o, "containment");
 	cJSON_AddNullToObject(o, drivers ? "commands" : "drivers");
 	if (c->gate)
 		cJSON_AddItemToObject(o, "gate", string_array(c->gate_argv, (size_t)c->gate_argc));

@@ -63,13 +63,19 @@ static void note_tracking(struct engine *e, const cJSON *run)
  * its arguments in the first round. */
 static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
                         size_t pad, const struct runner_result *r,
-                        const struct telemetry_sample tel[2], const struct bench_probe_run *pr,
+                        const struct telemetry_sample tel[2], struct bench_probe_run *pr,
                         struct phaserun *ph, int *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	const struct arm_kind_ops *k = bench_arm_kind(a);
 	enum run_status st;
 	cJSON *run = benchdoc_run(c, a, w, pad, r, tel, &st);
+	cJSON *cn = bench_containment_json(r);
+
+	if (cn && run)
+		cJSON_AddItemToObject(run, "containment", cn);
+	else
+		cJSON_Delete(cn);
 
 	if (pr) {
 		bench_probe_finish(a, pr, r, run, &st);
@@ -137,7 +143,7 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 	    phaserun_prepare(e->marks_dir, e->nmarks++, spec.env_set, &ph, err, errlen) != 0) {
 		*fatal = ST_FAIL;
 		if (pr)
-			unlink(pr->file);
+			bench_probe_discard(pr);
 		free(pr);
 		free(argv);
 		return NULL;
@@ -145,6 +151,8 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 	spec.env_set = marks ? ph.set : spec.env_set;
 	ph.cpu_rule = c->time != RF_POLICY_WALL;
 	spec.track = pr != NULL;
+	spec.contain = 1;
+	spec.probe_file = pr ? pr->file : NULL;
 	telemetry_sample(&tel[0]);
 	ph.lo = phaserun_clock();
 	if (e->rn->run(e->rn->ctx, &spec, &r, err, errlen) != 0) {
@@ -155,7 +163,7 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 		run = judge_run(e, a, w, pad, &r, tel, pr, marks ? &ph : NULL, fatal, err, errlen);
 	}
 	if (pr && !run)
-		unlink(pr->file);
+		bench_probe_discard(pr);
 	if (marks && ph.set)
 		phaserun_finish(&ph, &e->phases, NULL, NULL);
 	free(pr);

@@ -6,6 +6,7 @@
 #include "common/errmsg.h"
 #include "front/run/preload.h"
 #include "front/run/probelog.h"
+#include "front/run/contain.h"
 #include "front/run/ptrack.h"
 #include "common/status.h"
 
@@ -14,6 +15,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int in_list(char *const *v, size_t n, const char *s)
@@ -24,21 +26,41 @@ static int in_list(char *const *v, size_t n, const char *s)
 	return 0;
 }
 
-/* Removes the probe directory and whatever run files an interrupted bench left in it. */
+/* Most directory levels removed below the probe directory; deeper ones are left. */
+#define REMOVE_DEPTH 32
+
+/* Removes name (relative to dirfd) and, when it is a directory on the device dev, what it holds;
+ * never follows a symbolic link (a link is removed, not its target) and never crosses into
+ * another file system. */
+static void remove_tree_at(int at, const char *name, dev_t dev, int depth)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (unlinkat(at, name, 0) == 0 || errno == ENOENT)
+		return;
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+	    (depth > 0 && st.st_dev != dev) || depth > REMOVE_DEPTH)
+		return;
+	if ((fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			remove_tree_at(dirfd(d), de->d_name, st.st_dev, depth + 1);
+	closedir(d);
+	unlinkat(at, name, AT_REMOVEDIR);
+}
+
+/* Removes the probe directory and whatever the runs' programs left in it. */
 static void remove_probe_dir(const char *dir)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	char path[PATH_MAX + 256];
-
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.') {
-			snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-			unlink(path);
-		}
-	if (d)
-		closedir(d);
-	rmdir(dir);
+	remove_tree_at(AT_FDCWD, dir, 0, 0);
 }
 
 int bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o, char *err,
@@ -95,6 +117,12 @@ static int program_arm(struct bench_config *c, const struct bench_program_opts *
 		return lib ? errmsg_status(ST_USAGE, err, errlen, "--preload %s: %s", name, why)
 		           : errmsg_status(ST_USAGE, err, errlen, "-a %s: %s (Debian package %s)",
 		                           name, why, k->package);
+	if (lib && k && pl.allocator[0] && strcmp(pl.allocator, k->name) != 0)
+		return errmsg_status(ST_USAGE, err, errlen,
+		                     "--preload %s=%s: the library is %s, not %s (name the arm "
+		                     "after the allocator it loads, or give it a name that is not "
+		                     "an allocator's)",
+		                     name, lib, pl.allocator, k->name);
 	a->preload = strdup(pl.path);
 	a->version = strdup(pl.version);
 	a->expect_object = strdup(pl.path);
@@ -210,7 +238,7 @@ int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o
                       struct bench_probe_paths *pp, char *err, size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");
-	char why[48];
+	char why[48], cwhy[160];
 	int any = 0;
 
 	for (size_t i = 0; i < c->narms; i++)
@@ -234,10 +262,16 @@ int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o
 		                     tmp && tmp[0] == '/' ? tmp : "/tmp", strerror(errno));
 	}
 	c->probe_dir = pp->dir;
-	if (ptrack_available(why, sizeof why))
-		snprintf(pp->tracking, sizeof pp->tracking, "ptrace");
-	else
+	snprintf(pp->containment, sizeof pp->containment, "%s",
+	         contain_available(cwhy, sizeof cwhy));
+	c->containment = pp->containment;
+	if (!ptrack_available(why, sizeof why))
 		snprintf(pp->tracking, sizeof pp->tracking, "probe only (%s)", why);
+	else if (!strstr(pp->containment, "proc-connector"))
+		snprintf(pp->tracking, sizeof pp->tracking,
+		         "ptrace, escapes not excluded (%s)", cwhy);
+	else
+		snprintf(pp->tracking, sizeof pp->tracking, "ptrace");
 	c->tracking = pp->tracking;
 	return ST_OK;
 }
@@ -359,14 +393,27 @@ int bench_probe_prepare(const struct bench_config *c, const struct bench_arm *a,
 {
 	const char *parts[3] = {c->count_lib, a->preload, c->probe_lib};
 	size_t k = 0;
+	struct stat st;
 	int fd;
 
 	snprintf(p->file, sizeof p->file, "%s/run-%lu.jsonl", c->probe_dir, n);
-	if ((fd = open(p->file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0)
-		return errmsg_fail(err, errlen, "%s: %s", p->file, strerror(errno));
-	close(fd);
-	if (preload_join(parts, 3, p->preload + 11, sizeof p->preload - 11) != 0)
+	if ((fd = open(p->file, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+	               0600)) < 0 ||
+	    fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		int e = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return errmsg_fail(err, errlen, "%s: %s", p->file,
+		                   fd >= 0 ? "not a regular file" : strerror(e));
+	}
+	p->fd = fd;
+	p->dev = st.st_dev;
+	p->ino = st.st_ino;
+	if (preload_join(parts, 3, p->preload + 11, sizeof p->preload - 11) != 0) {
+		bench_probe_discard(p);
 		return errmsg_fail(err, errlen, "LD_PRELOAD of arm %s too long", a->name);
+	}
 	memcpy(p->preload, "LD_PRELOAD=", 11);
 	snprintf(p->vars[0], sizeof p->vars[0], "ALLOCAB_PROBE_FILE=%s", p->file);
 	snprintf(p->vars[1], sizeof p->vars[1], "ALLOCAB_PROBE_LIB=%s", c->probe_lib);
@@ -383,14 +430,57 @@ int bench_probe_prepare(const struct bench_config *c, const struct bench_arm *a,
 	return 0;
 }
 
-void bench_probe_finish(const struct bench_arm *a, const struct bench_probe_run *p,
+/* What the record file's path is now, when it is no longer the file the bench made: "" when it
+ * still is. */
+static const char *replaced_by(const struct bench_probe_run *p)
+{
+	struct stat st;
+
+	if (lstat(p->file, &st) != 0)
+		return "removed";
+	if (S_ISLNK(st.st_mode))
+		return "a symbolic link";
+	if (S_ISFIFO(st.st_mode))
+		return "a FIFO";
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))
+		return "a device";
+	if (S_ISDIR(st.st_mode))
+		return "a directory";
+	if (!S_ISREG(st.st_mode))
+		return "not a regular file";
+	if (st.st_dev != p->dev || st.st_ino != p->ino)
+		return "another file";
+	return "";
+}
+
+void bench_probe_discard(struct bench_probe_run *p)
+{
+	char dir[PATH_MAX], *slash;
+	int dfd;
+
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+	snprintf(dir, sizeof dir, "%s", p->file);
+	if (!(slash = strrchr(dir, '/')))
+		return;
+	*slash = '\0';
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return;
+	remove_tree_at(dfd, slash + 1, 0, 0);
+	close(dfd);
+}
+
+void bench_probe_finish(const struct bench_arm *a, struct bench_probe_run *p,
                         const struct runner_result *r, cJSON *run, enum run_status *st)
 {
 	struct probe_expect x = {.allocator = a->expect_allocator,
 	                         .object = a->expect_object,
-	                         .exe_counts = a->expect_exe_counts};
+	                         .exe_counts = a->expect_exe_counts,
+	                         .configured = a->nconfig > 0};
 	struct probe_verdict v = {0};
 	char shell[PATH_MAX], err[256];
+	const char *gone = replaced_by(p);
 	cJSON *recs = NULL;
 	size_t bad = 0;
 
@@ -400,15 +490,15 @@ void bench_probe_finish(const struct bench_arm *a, const struct bench_probe_run 
 		x.launcher = (pid_t)r->pid;
 		x.launcher_exe = shell;
 	}
-	if (probelog_read(p->file,
-	                  probelog_max_bytes(r->track && r->track->mode == PTRACK_TRACED
-	                                         ? r->track->processes
-	                                         : 0),
-	                  &recs, &bad, err, sizeof err) != 0) {
+	if (probelog_read_fd(p->fd, p->file,
+	                     probelog_max_bytes(r->track && r->track->mode == PTRACK_TRACED
+	                                            ? r->track->processes
+	                                            : 0),
+	                     &recs, &bad, err, sizeof err) != 0) {
 		snprintf(v.reason, sizeof v.reason, "%s", err);
 		ptrack_describe(r->track, v.tracking, sizeof v.tracking);
 	} else {
-		probelog_judge(recs, &x, (pid_t)r->pid, r->tail, r->track, &v);
+		probelog_judge(recs, &x, (pid_t)r->pid, r->tail, r->track, r->contain, &v);
 		if (bad && v.verified) {
 			v.verified = 0;
 			snprintf(v.reason, sizeof v.reason,
@@ -417,10 +507,49 @@ void bench_probe_finish(const struct bench_arm *a, const struct bench_probe_run 
 			         bad, bad == 1 ? "" : "s");
 		}
 	}
-	unlink(p->file);
+	if (gone[0]) {
+		v.verified = 0;
+		v.deterministic = 0;
+		snprintf(v.reason, sizeof v.reason,
+		         "the program replaced its probe record file (now %s): records written "
+		         "after that were not read",
+		         gone);
+	}
+	bench_probe_discard(p);
 	benchdoc_apply_probe(run, v.verified, v.reason,
 	                     recs ? probelog_summary(recs, &x, &v) : NULL, r->tail, st);
 	cJSON_Delete(recs);
+}
+
+cJSON *bench_containment_json(const struct runner_result *r)
+{
+	const struct contain *c = r->contain;
+	cJSON *o, *cpu, *pids;
+
+	if (!c || !(o = cJSON_CreateObject()))
+		return NULL;
+	cJSON_AddStringToObject(o, "mechanism", contain_mechanism(c));
+	cJSON_AddBoolToObject(o, "escapes_excluded",
+	                      c->connector && !c->lost && !c->execs_truncated);
+	if (c->why[0])
+		cJSON_AddStringToObject(o, "missing", c->why);
+	if (c->have_cpu && (cpu = cJSON_AddObjectToObject(o, "cgroup_cpu"))) {
+		cJSON_AddNumberToObject(cpu, "user_ns", (double)c->user_ns);
+		cJSON_AddNumberToObject(cpu, "sys_ns", (double)c->sys_ns);
+	} else {
+		cJSON_AddNullToObject(o, "cgroup_cpu");
+	}
+	cJSON_AddNumberToObject(o, "left_behind", (double)c->left_behind);
+	if (c->left_behind && (pids = cJSON_AddArrayToObject(o, "left_behind_pids"))) {
+		for (size_t i = 0; i < c->left_behind && i < CONTAIN_LEFT_LISTED; i++)
+			cJSON_AddItemToArray(pids, cJSON_CreateNumber((double)c->left_pid[i]));
+		cJSON_AddStringToObject(o, "left_behind_exe", c->left_exe);
+	}
+	if (c->not_emptied)
+		cJSON_AddBoolToObject(o, "not_emptied", 1);
+	if (c->strays)
+		cJSON_AddNumberToObject(o, "left_cgroup", (double)c->strays);
+	return o;
 }
 
 void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp)

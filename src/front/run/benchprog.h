@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <cjson/cJSON.h>
 
 /* Whether runs of a are probed (it has an expected allocator or object). */
@@ -20,6 +21,9 @@ int bench_arm_probed(const struct bench_arm *a);
 /* The record file and environment of one probed run. */
 struct bench_probe_run {
 	char file[PATH_MAX];
+	int fd; /* the bench's own descriptor of file, which the judgement reads */
+	dev_t dev;
+	ino_t ino;
 	char vars[4][PATH_MAX + 64];
 	char preload[3 * PATH_MAX + 16];
 	char *set[64]; /* runner_spec.env_set */
@@ -33,8 +37,16 @@ int bench_probe_prepare(const struct bench_config *c, const struct bench_arm *a,
                         struct bench_probe_run *p, char *err, size_t errlen);
 
 /* Reads and judges the records of a finished run r of a, adds "probe" to its run object and,
- * when the proof fails, makes it unverified (benchdoc_apply_probe); removes the file. */
-void bench_probe_finish(const struct bench_arm *a, const struct bench_probe_run *p,
+ * when the proof fails, makes it unverified (benchdoc_apply_probe); closes and removes the file.
+ * The records are read from the bench's own descriptor, never through a path the program may
+ * have replaced: a replaced file makes the run unverified. */
+void bench_probe_finish(const struct bench_arm *a, struct bench_probe_run *p,
                         const struct runner_result *r, cJSON *run, enum run_status *st);
+
+/* Closes and removes the record file of a run that was not judged. */
+void bench_probe_discard(struct bench_probe_run *p);
+
+/* The "containment" object of a run (docs/results-format.md), or NULL without containment. */
+cJSON *bench_containment_json(const struct runner_result *r);
 
 #endif

@@ -16,7 +16,7 @@
  * (process_tracking: a file keeps the weaker of the two). */
 static const char *const per_session[] = {
     "argv",       "shuffle_seed",     "rounds",     "budget_s",
-    "min_rounds", "process_tracking", "sequential", NULL};
+    "min_rounds", "process_tracking", "containment", "sequential", NULL};
 
 static int is_per_session(const char *key)
 {

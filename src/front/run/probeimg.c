@@ -83,6 +83,8 @@ static void attach(struct pimg *g, const cJSON *r)
 
 	if (is(pimg_str(r, "event"), "exit"))
 		g->exit = r;
+	else
+		g->replaced = 1;
 	if (counts) {
 		g->work = r;
 		g->calls = calls_of(counts);

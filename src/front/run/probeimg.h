@@ -18,6 +18,7 @@ struct pimg {
 	const char *exe;
 	int started;   /* first is a start record (an exec'ed image), not a fork record */
 	int exempt;    /* the --cmd launcher shell or one of its fork children (probe_expect) */
+	int replaced;  /* the image ended in an exec (an exec record, or the pid's next start) */
 	double cpu_ns; /* CPU time of the image (from its first record to its last, or to the
 	                  pid's next image); NAN unknown */
 	double user_ns, sys_ns; /* the same split (getrusage of the image's process); NAN unknown */

@@ -9,52 +9,17 @@
 #include "common/jsonstrict.h"
 #include "front/run/elfscan.h"
 #include "front/run/probeimg.h"
+#include "front/run/probejudge.h"
 #include "front/run/ptrack.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define FACTS_CACHE 16
-
-enum reason_kind { R_PRELOAD, R_STATIC, R_SETID, R_NOREPORT, R_OWN, R_OTHER, R_CONFIG, R_COUNT };
-
-struct judge {
-	const struct probe_expect *e;
-	const char *tail;
-	int have[R_COUNT];
-	char reason[R_COUNT][768];
-};
-
-static int is(const char *a, const char *b)
-{
-	return a && b && strcmp(a, b) == 0;
-}
-
-static const char *base(const char *p)
-{
-	const char *s = p ? strrchr(p, '/') : NULL;
-
-	return s ? s + 1 : p ? p : "?";
-}
-
-__attribute__((format(printf, 3, 4))) static void note(struct judge *j, enum reason_kind k,
-                                                       const char *fmt, ...)
-{
-	va_list ap;
-
-	if (j->have[k])
-		return;
-	j->have[k] = 1;
-	va_start(ap, fmt);
-	vsnprintf(j->reason[k], sizeof j->reason[k], fmt, ap);
-	va_end(ap);
-}
 
 size_t probelog_max_bytes(size_t processes)
 {
@@ -68,20 +33,56 @@ size_t probelog_max_bytes(size_t processes)
 	return PROBELOG_MAX_BYTES + processes * PROBELOG_BYTES_PER_PROCESS;
 }
 
-int probelog_read(const char *path, size_t max, cJSON **out, size_t *bad, char *err,
-                  size_t errlen)
+int probelog_read_fd(int fd, const char *name, size_t max, cJSON **out, size_t *bad, char *err,
+                     size_t errlen)
 {
 	struct stat st;
-	size_t n = 0;
+	size_t n = 0, cap;
 	char *text, *p, *nl;
 
 	*out = NULL;
 	*bad = 0;
-	if (stat(path, &st) == 0 && (size_t)st.st_size > max)
+	if (fstat(fd, &st) != 0)
+		return errmsg_fail(err, errlen, "probe records %s: %s", name, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return errmsg_fail(err, errlen, "probe records %s: not a regular file", name);
+	if ((size_t)st.st_size > max)
 		return errmsg_fail(err, errlen, "probe records exceed %.1f MiB (%zu bytes)",
 		                   (double)max / (1 << 20), (size_t)st.st_size);
-	if (!(text = read_file(path, &n)))
-		return errmsg_fail(err, errlen, "probe records %s: %s", path, strerror(errno));
+	cap = (size_t)st.st_size + 4096 < max + 1 ? (size_t)st.st_size + 4096
+	                                                           : max + 1;
+	if (!(text = malloc(cap + 1)))
+		return errmsg_fail(err, errlen, "out of memory");
+	for (;;) {
+		ssize_t k = pread(fd, text + n, cap - n, (off_t)n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			free(text);
+			return errmsg_fail(err, errlen, "probe records %s: %s", name,
+			                   strerror(errno));
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+		if (n == cap && cap == max + 1) {
+			free(text);
+			return errmsg_fail(err, errlen, "probe records exceed %.1f MiB",
+			                   (double)max / (1 << 20));
+		}
+		if (n == cap) {
+			size_t ncap = 2 * cap < max + 1 ? 2 * cap : max + 1;
+			char *nt = realloc(text, ncap + 1);
+
+			if (!nt) {
+				free(text);
+				return errmsg_fail(err, errlen, "out of memory");
+			}
+			text = nt;
+			cap = ncap;
+		}
+	}
 	if (!(*out = cJSON_CreateArray())) {
 		free(text);
 		return errmsg_fail(err, errlen, "out of memory");
@@ -95,10 +96,11 @@ int probelog_read(const char *path, size_t max, cJSON **out, size_t *bad, char *
 		if (!*p)
 			continue;
 		r = cJSON_Parse(p);
-		if (cJSON_IsObject(r) && is(pimg_str(r, "probe"), "allocab-probe/1") &&
-		    jst_unique_keys(r, &(struct jst_result){0}) == 0)
+		if (cJSON_IsObject(r) && pjudge_is(pimg_str(r, "probe"), "allocab-probe/1") &&
+		    jst_unique_keys(r, &(struct jst_result){0}) == 0) {
+			r->valuedouble = (double)(p - text);
 			cJSON_AddItemToArray(*out, r);
-		else {
+		} else {
 			cJSON_Delete(r);
 			(*bad)++;
 		}
@@ -107,48 +109,24 @@ int probelog_read(const char *path, size_t max, cJSON **out, size_t *bad, char *
 	return 0;
 }
 
-/* Facts about an executable, cached by path and modification time. */
-static const struct elf_facts *facts(const char *path)
+int probelog_read(const char *path, size_t max, cJSON **out, size_t *bad, char *err,
+                  size_t errlen)
 {
-	static struct {
-		char path[PATH_MAX];
-		struct timespec mtime;
-		struct elf_facts f;
-	} cache[FACTS_CACHE];
-	static size_t next;
-	static struct elf_facts none;
-	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), rc;
 
-	if (!path || stat(path, &st) != 0)
-		return &none;
-	for (size_t i = 0; i < FACTS_CACHE; i++)
-		if (strcmp(cache[i].path, path) == 0 &&
-		    cache[i].mtime.tv_sec == st.st_mtim.tv_sec &&
-		    cache[i].mtime.tv_nsec == st.st_mtim.tv_nsec)
-			return &cache[i].f;
-	size_t i = next++ % FACTS_CACHE;
-	snprintf(cache[i].path, sizeof cache[i].path, "%s", path);
-	cache[i].mtime = st.st_mtim;
-	elfscan_file(path, &cache[i].f);
-	return &cache[i].f;
-}
-
-/* The dynamic linker's "cannot be preloaded" line of the stderr tail into out, or "". */
-static void preload_line(const char *tail, char *out, size_t len)
-{
-	const char *hit = tail ? strstr(tail, "cannot be preloaded") : NULL, *b;
-
-	out[0] = '\0';
-	if (!hit)
-		return;
-	for (b = hit; b > tail && b[-1] != '\n'; b--)
-		;
-	snprintf(out, len, "%.*s", (int)strcspn(b, "\n"), b);
+	*out = NULL;
+	*bad = 0;
+	if (fd < 0)
+		return errmsg_fail(err, errlen, "probe records %s: %s", path,
+		                   errno == ELOOP ? "a symbolic link" : strerror(errno));
+	rc = probelog_read_fd(fd, path, max, out, bad, err, errlen);
+	close(fd);
+	return rc;
 }
 
 static int in_preload(const char *preload, const char *object)
 {
-	const char *b = base(object);
+	const char *b = pjudge_base(object);
 
 	return preload && (strstr(preload, object) || strstr(preload, b));
 }
@@ -184,8 +162,8 @@ static void judge_config(struct judge *j, const cJSON *r)
 			continue;
 		value_text(want, a, sizeof a);
 		value_text(got, b, sizeof b);
-		note(j, R_CONFIG, "configuration not in force: %s=%s read back %s in %s (pid %ld)",
-		     c->string ? c->string : "?", a, b, base(pimg_str(r, "exe")),
+		pjudge_note(j, R_CONFIG, "configuration not in force: %s=%s read back %s in %s (pid %ld)",
+		     c->string ? c->string : "?", a, b, pjudge_base(pimg_str(r, "exe")),
 		     pimg_num(r, "pid"));
 	}
 }
@@ -200,116 +178,58 @@ static void judge_image(struct judge *j, const cJSON *r)
 	long pid = pimg_num(r, "pid");
 	char line[512];
 
-	judge_config(j, r);
 	if (cJSON_GetArraySize(missing) > 0) {
 		const cJSON *m = cJSON_GetArrayItem(missing, 0);
 
-		preload_line(j->tail, line, sizeof line);
+		pjudge_preload_line(j->tail, line, sizeof line);
 		if (line[0])
-			note(j, R_PRELOAD, "preload failed: %s", line);
+			pjudge_note(j, R_PRELOAD, "preload failed: %s", line);
 		else
-			note(j, R_PRELOAD,
+			pjudge_note(j, R_PRELOAD,
 			     "preload failed: ld.so could not load %s in %s (pid %ld)",
-			     cJSON_IsString(m) ? m->valuestring : "?", base(exe), pid);
+			     cJSON_IsString(m) ? m->valuestring : "?", pjudge_base(exe), pid);
 	}
-	if (!exe_alloc && facts(exe)->unscanned) {
-		note(j, R_OWN, "cannot tell whether %s links its own allocator: %s", exe,
-		     facts(exe)->unscanned);
+	if (!exe_alloc && pjudge_facts(exe)->unscanned) {
+		pjudge_note(j, R_OWN, "cannot tell whether %s links its own allocator: %s", exe,
+		            pjudge_facts(exe)->unscanned);
 		return;
 	}
 	if (!exe_alloc)
-		exe_alloc = facts(exe)->allocator;
-	if (exe_alloc && !is(exe_alloc, want)) {
-		note(j, R_OWN, "program links its own allocator (%s): %s", exe_alloc, exe);
+		exe_alloc = pjudge_facts(exe)->allocator;
+	if (exe_alloc && !pjudge_is(exe_alloc, want)) {
+		pjudge_note(j, R_OWN, "program links its own allocator (%s): %s", exe_alloc, exe);
 		return;
 	}
 	if (exe_alloc && e->exe_counts)
 		return;
-	if ((!want || is(alloc, want)) && (!e->object || is(obj, e->object)))
+	if ((!want || pjudge_is(alloc, want)) && (!e->object || pjudge_is(obj, e->object)))
 		return;
-	if (is(alloc, "mixed")) {
+	if (pjudge_is(alloc, "mixed")) {
 		const cJSON *sv = cJSON_GetObjectItemCaseSensitive(r, "serves");
-		note(j, R_OTHER,
+		pjudge_note(j, R_OTHER,
 		     "malloc family split in %s (pid %ld): malloc from %s, free from %s", exe, pid,
-		     base(pimg_str(sv, "malloc")), base(pimg_str(sv, "free")));
-	} else if (is(alloc, "executable")) {
-		note(j, R_OWN, "program links its own allocator (defines malloc): %s", exe);
+		     pjudge_base(pimg_str(sv, "malloc")), pjudge_base(pimg_str(sv, "free")));
+	} else if (pjudge_is(alloc, "executable")) {
+		pjudge_note(j, R_OWN, "program links its own allocator (defines malloc): %s", exe);
 	} else if (obj && alloc_known_by_object(obj) &&
 	           !alloc_known_platform(alloc_known_by_object(obj)) &&
 	           !in_preload(pimg_str(r, "preload"), obj)) {
-		note(j, R_OWN, "program links its own allocator (%s, %s): %s", alloc, base(obj),
+		pjudge_note(j, R_OWN, "program links its own allocator (%s, %s): %s", alloc, pjudge_base(obj),
 		     exe);
 	} else {
-		note(j, R_OTHER, "other allocator serves malloc: %s in %s (pid %ld), expected %s",
-		     base(obj), exe, pid, want ? want : base(e->object));
+		pjudge_note(j, R_OTHER, "other allocator serves malloc: %s in %s (pid %ld), expected %s",
+		     pjudge_base(obj), exe, pid, want ? want : pjudge_base(e->object));
 	}
 }
 
-/* A start record of pid after item r (or anywhere when r is NULL), before an exec_failed of it. */
-static int started_after(const cJSON *records, const cJSON *r, long pid)
-{
-	const cJSON *x = r ? r->next : records->child;
-
-	for (; x; x = x->next) {
-		if (pimg_num(x, "pid") != pid)
-			continue;
-		if (is(pimg_str(x, "event"), "start"))
-			return 1;
-		if (r && is(pimg_str(x, "event"), "exec_failed"))
-			return -1;
-	}
-	return 0;
-}
-
-/* path as execvp would find it, into out. */
-static const char *find_exe(const char *path, char *out, size_t len)
-{
-	const char *p = getenv("PATH");
-
-	if (!path || strchr(path, '/') || !p)
-		return path;
-	while (*p) {
-		size_t n = strcspn(p, ":");
-
-		snprintf(out, len, "%.*s/%s", (int)n, p, path);
-		if (access(out, X_OK) == 0)
-			return out;
-		p += n + (p[n] == ':');
-	}
-	return path;
-}
-
-/* An image of pid that never sent a start record: path as exec'ed (searched in PATH), or the
- * tracker's /proc/PID/exe. */
-static void judge_unreported(struct judge *j, const char *path, long pid)
-{
-	char buf[PATH_MAX];
-	const char *exe = find_exe(path, buf, sizeof buf);
-	const struct elf_facts *f = facts(exe);
-	char line[512];
-
-	preload_line(j->tail, line, sizeof line);
-	if (line[0])
-		note(j, R_PRELOAD, "preload failed: %s", line);
-	else if (f->elf && f->is_static)
-		note(j, R_STATIC,
-		     "static executable %s (pid %ld) sent no probe report (LD_PRELOAD cannot "
-		     "reach it)",
-		     exe, pid);
-	else if (f->setid)
-		note(j, R_SETID,
-		     "setuid program %s (pid %ld) runs without LD_PRELOAD (secure execution)", exe,
-		     pid);
-	else
-		note(j, R_NOREPORT, "%s (pid %ld) sent no probe report", exe ? exe : "a program",
-		     pid);
-}
-
-/* A started image or a tracked exec, keyed for matching the two in order per pid. */
+/* A started image or a tracked exec, keyed for matching the two in order per pid (the pid the
+ * probe sees, in its namespace); at: the record's byte offset, or the record file's size at the
+ * exec (-1: unknown). */
 struct key {
 	long pid;
 	size_t i;
 	const char *exe;
+	double at;
 };
 
 static int by_pid(const void *a, const void *b)
@@ -335,9 +255,11 @@ static int match_tracked(const struct pimgs *p, const struct ptrack *t, char *lo
 	}
 	for (size_t i = 0; i < p->n; i++)
 		if (p->v[i].started)
-			a[na++] = (struct key){p->v[i].pid, i, p->v[i].exe};
+			a[na++] = (struct key){p->v[i].pid, i, p->v[i].exe, p->v[i].first->valuedouble};
 	for (size_t i = 0; i < t->nimages; i++)
-		b[i] = (struct key){t->images[i].pid, i, t->images[i].exe};
+		b[i] = (struct key){t->images[i].nspid > 0 ? t->images[i].nspid : t->images[i].pid, i,
+		                    t->images[i].exe,
+		                    (double)t->images[i].probe_size};
 	qsort(a, na, sizeof *a, by_pid);
 	qsort(b, t->nimages, sizeof *b, by_pid);
 	for (size_t k = 0; k < t->nimages; k++) {
@@ -345,7 +267,10 @@ static int match_tracked(const struct pimgs *p, const struct ptrack *t, char *lo
 
 		while (ia < na && a[ia].pid < b[k].pid)
 			ia++;
-		for (f = ia; f < na && a[f].pid == b[k].pid && !is(a[f].exe, b[k].exe); f++)
+		/* A start record written before the exec cannot be the new image's. */
+		for (f = ia; f < na && a[f].pid == b[k].pid &&
+		             (!pjudge_is(a[f].exe, b[k].exe) || (b[k].at >= 0 && a[f].at < b[k].at));
+		     f++)
 			;
 		if (f < na && a[f].pid == b[k].pid)
 			ia = f + 1;
@@ -363,16 +288,43 @@ static void judge_tracked(struct judge *j, const struct pimgs *p, const struct p
 	char *lost = calloc(t->nimages + 1, 1);
 
 	if (!lost || match_tracked(p, t, lost) != 0) {
-		note(j, R_NOREPORT, "out of memory while matching the tracked processes");
+		pjudge_note(j, R_NOREPORT, "out of memory while matching the tracked processes");
 	} else {
 		for (size_t i = 0; i < t->nimages; i++)
 			if (lost[i])
-				judge_unreported(j, t->images[i].exe, t->images[i].pid);
+				pjudge_unreported(j, t->images[i].exe, t->images[i].pid);
 	}
 	if (t->images_truncated)
-		note(j, R_NOREPORT, "process tracking kept only the first %zu images of the run",
+		pjudge_note(j, R_NOREPORT, "process tracking kept only the first %zu images of the run",
 		     t->nimages);
 	free(lost);
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	double x = (*(const cJSON *const *)a)->valuedouble, y = (*(const cJSON *const *)b)->valuedouble;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The read-backs of the exit records in the order they were written: the first process to end
+ * with a setting not in force is named (a shell that waits for its program ends after it). */
+static void judge_configs(struct judge *j, const struct pimgs *p)
+{
+	const cJSON **v = calloc(p->n + 1, sizeof *v);
+	size_t n = 0;
+
+	if (!v) {
+		pjudge_note(j, R_CONFIG, "out of memory while reading the configuration read-backs");
+		return;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		if (!p->v[i].exempt && p->v[i].exit)
+			v[n++] = p->v[i].exit;
+	qsort(v, n, sizeof *v, by_offset);
+	for (size_t i = 0; i < n; i++)
+		judge_config(j, v[i]);
+	free(v);
 }
 
 /* Every image's findings at start and exit; --cmd: some image besides the launcher's. */
@@ -380,6 +332,7 @@ static void judge_images(struct judge *j, const struct pimgs *p)
 {
 	size_t others = 0;
 
+	judge_configs(j, p);
 	for (size_t i = 0; i < p->n; i++) {
 		if (p->v[i].exempt)
 			continue;
@@ -389,7 +342,7 @@ static void judge_images(struct judge *j, const struct pimgs *p)
 			judge_image(j, p->v[i].exit);
 	}
 	if (j->e->launcher > 0 && p->n && !others)
-		note(j, R_NOREPORT,
+		pjudge_note(j, R_NOREPORT,
 		     "the program sent no probe report (only the bench's own shell reported)");
 }
 
@@ -403,10 +356,10 @@ static void judge_execs(struct judge *j, const cJSON *records)
 		const char *ev = pimg_str(r, "event");
 		long pid = pimg_num(r, "pid");
 
-		if (is(ev, "exec") && started_after(records, r, pid) == 0)
-			judge_unreported(j, pimg_str(r, "path"), pid);
-		else if (is(ev, "spawn") && !started_after(records, NULL, pimg_num(r, "child")))
-			judge_unreported(j, pimg_str(r, "path"), pimg_num(r, "child"));
+		if (pjudge_is(ev, "exec") && pjudge_started_after(records, r, pid) == 0)
+			pjudge_unreported(j, pimg_str(r, "path"), pid);
+		else if (pjudge_is(ev, "spawn") && !pjudge_started_after(records, NULL, pimg_num(r, "child")))
+			pjudge_unreported(j, pimg_str(r, "path"), pimg_num(r, "child"));
 	}
 }
 
@@ -414,22 +367,23 @@ static void judge_top(struct judge *j, const cJSON *records, pid_t top)
 {
 	char line[512];
 
-	if (started_after(records, NULL, (long)top))
+	if (pjudge_started_after(records, NULL, (long)top))
 		return;
-	preload_line(j->tail, line, sizeof line);
+	pjudge_preload_line(j->tail, line, sizeof line);
 	if (line[0])
-		note(j, R_PRELOAD, "preload failed: %s", line);
+		pjudge_note(j, R_PRELOAD, "preload failed: %s", line);
 	else
-		note(j, R_NOREPORT,
+		pjudge_note(j, R_NOREPORT,
 		     "the program sent no probe report (the probe was not "
 		     "loaded: static executable, setuid program or LD_PRELOAD removed)");
 }
 
 void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t top, const char *tail,
-                    const struct ptrack *track, struct probe_verdict *v)
+                    const struct ptrack *track, const struct contain *cn,
+                    struct probe_verdict *v)
 {
-	static const int deterministic[R_COUNT] = {
-	    [R_PRELOAD] = 1, [R_STATIC] = 1, [R_SETID] = 1, [R_OWN] = 1, [R_OTHER] = 1};
+	static const int deterministic[R_COUNT] = {[R_PRELOAD] = 1, [R_STATIC] = 1, [R_SETID] = 1,
+	                                           [R_OWN] = 1,     [R_OTHER] = 1,  [R_SECOND] = 1};
 	struct judge j = {.e = e, .tail = tail};
 	struct pimgs p;
 	int tracked = track && track->mode == PTRACK_TRACED;
@@ -450,6 +404,9 @@ void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t to
 	judge_execs(&j, records);
 	if (tracked)
 		judge_tracked(&j, &p, track);
+	pjudge_contained(&j, records, track, cn);
+	if (e->configured)
+		pjudge_unchecked(&j, &p);
 	judge_top(&j, records, top);
 	pimgs_free(&p);
 	for (int k = 0; k < R_COUNT; k++)

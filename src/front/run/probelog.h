@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 struct ptrack;
+struct contain;
 
 /* Most bytes of a record file read (probelog_max_bytes); more makes the run unverified. A process
  * writes a start, an exec and an exit record of 1 to 2 KiB each as a rule, longer with long paths
@@ -31,6 +32,9 @@ struct probe_expect {
 	 * the allocator check, and some other image must report. 0: none. */
 	pid_t launcher;
 	const char *launcher_exe; /* realpath of that shell */
+	/* A configured arm: every exec'ed image that does not exec again must end with an exit
+	 * record holding the read-back ("configuration unchecked" otherwise). */
+	int configured;
 };
 
 struct probe_verdict {
@@ -50,20 +54,32 @@ struct probe_verdict {
 
 /* Reads the JSON lines of path into a cJSON array (*out, the caller deletes it); lines that are
  * not allocab-probe/1 objects with distinct member names are skipped and counted in *bad (a
- * bench then calls the run unverified: the probe writes whole lines, one write each). Returns 0,
- * or -1 with a reason in err (file unreadable or over max bytes). */
+ * bench then calls the run unverified: the probe writes whole lines, one write each). Each
+ * record's valuedouble (unused by cJSON for an object) holds the byte offset of its line in the
+ * file. Returns 0, or -1 with a reason in err (not a regular file, unreadable or over max
+ * bytes: probelog_max_bytes). The path is opened O_NOFOLLOW | O_NONBLOCK and read within the
+ * limit. */
 int probelog_read(const char *path, size_t max, cJSON **out, size_t *bad, char *err,
                   size_t errlen);
+/* The same from an open descriptor (read with pread from offset 0; not closed). */
+int probelog_read_fd(int fd, const char *name, size_t max, cJSON **out, size_t *bad, char *err,
+                     size_t errlen);
 
 /* Judges the records of one run whose first process was top, against e; tail is the run's stderr
  * tail (for the dynamic linker's "cannot be preloaded" line) or NULL; track is what the process
- * tracker saw (NULL or refused: the probe's own exec and spawn records are all there is). Every
- * image the tracker saw must have sent a start record. Fills *v. The reasons, in this priority:
- * "preload failed: ...", "static executable ...", "setuid program ...", "... sent no probe
- * report", "program links its own allocator (...)", "other allocator serves malloc: ...",
- * "configuration not in force: KEY=V read back W ..." (an exit record's "config" read-back). */
+ * tracker saw (NULL or refused: the probe's own exec and spawn records are all there is); cn what
+ * containment saw (NULL: none). Every image the tracker saw must have sent a start record written
+ * after its exec; every exec the connector saw must have been tracked (or, untracked, have
+ * reported); a tracked run accepts records of its own processes only. Fills *v. The reasons, in
+ * this priority: "preload failed: ...", "static executable ...", "setuid program ...",
+ * "... escaped process tracking (CLONE_UNTRACED)", containment failures, "... sent no probe
+ * report", records of processes the run did not start, "program links its own allocator (...)",
+ * "other allocator serves malloc: ...", "second allocator loaded: ...", "configuration not in
+ * force: KEY=V read back W ..." (an exit record's "config" read-back), "configuration unchecked:
+ * ...". */
 void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t top, const char *tail,
-                    const struct ptrack *track, struct probe_verdict *v);
+                    const struct ptrack *track, const struct contain *cn,
+                    struct probe_verdict *v);
 
 /* The "probe" object of a run in the results document (docs/results-format.md): the verdict, how
  * processes were tracked, the counts of processes, threads, images and records, the total calls

@@ -2,6 +2,7 @@
  * once: event stops are continued, group-stops listened to, signal-delivery stops continued with
  * their signal, so a tracee behaves as it would untraced. */
 #include "front/run/ptrack.h"
+#include "common/allocknown.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,13 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define OPTIONS                                                                                    \
-	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
+	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |     \
+	 PTRACE_O_TRACEEXIT)
 #define EMPTY 0L
 #define GONE  (-1L)
 /* Most events one drain takes, so that a tracee that stops endlessly cannot starve the runner. */
@@ -96,7 +99,67 @@ static void live_del(struct ptrack *t, long tid)
 	}
 }
 
-/* ---- images ---- */
+/* ---- images and processes ---- */
+
+static unsigned long pidns_of(long pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof path, "/proc/%ld/ns/pid", pid);
+	return stat(path, &st) == 0 ? (unsigned long)st.st_ino : 0;
+}
+
+static long nspid_in(long pid, unsigned long own)
+{
+	char path[64], line[256];
+	long last = pid;
+	unsigned long ns = pidns_of(pid);
+	FILE *f;
+
+	if (!ns || ns == own)
+		return pid;
+	snprintf(path, sizeof path, "/proc/%ld/status", pid);
+	if (!(f = fopen(path, "re")))
+		return pid;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "NSpid:", 6) == 0) {
+			char *p = line + 6, *end;
+
+			for (long v; (v = strtol(p, &end, 10)), end != p; p = end)
+				last = v;
+			break;
+		}
+	fclose(f);
+	return last;
+}
+
+long ptrack_nspid(long pid)
+{
+	static unsigned long own;
+
+	if (!own)
+		own = pidns_of((long)getpid());
+	return nspid_in(pid, own);
+}
+
+static void add_proc(struct ptrack *t, long pid)
+{
+	if (t->nprocs == t->procs_cap) {
+		size_t cap = t->procs_cap ? 2 * t->procs_cap : 64;
+		struct ptrack_proc *nv = cap <= 4 * PTRACK_MAX_IMAGES
+		                             ? realloc(t->procs, cap * sizeof *nv)
+		                             : NULL;
+
+		if (!nv) {
+			t->procs_truncated = 1;
+			return;
+		}
+		t->procs = nv;
+		t->procs_cap = cap;
+	}
+	t->procs[t->nprocs++] = (struct ptrack_proc){pid, nspid_in(pid, t->own_pidns)};
+}
 
 static const char *intern(struct ptrack *t, const char *exe)
 {
@@ -122,6 +185,7 @@ static void add_image(struct ptrack *t, long pid)
 	char path[64], exe[4096];
 	ssize_t n;
 	const char *e;
+	struct stat st;
 
 	if (t->nimages == PTRACK_MAX_IMAGES) {
 		t->images_truncated = 1;
@@ -147,7 +211,57 @@ static void add_image(struct ptrack *t, long pid)
 		t->images_truncated = 1;
 		return;
 	}
-	t->images[t->nimages++] = (struct ptrack_image){.pid = pid, .exe = e};
+	t->images[t->nimages++] = (struct ptrack_image){
+	    .pid = pid, .nspid = nspid_in(pid, t->own_pidns), .exe = e, .probe_size = -1};
+	if (t->probe_file && stat(t->probe_file, &st) == 0)
+		t->images[t->nimages - 1].probe_size = (long long)st.st_size;
+}
+
+static void add_lib(struct ptrack *t, long pid, const char *exe, const char *object)
+{
+	const char *e, *o;
+
+	for (size_t i = t->nlibs; i-- > 0 && t->libs[i].pid == pid;)
+		if (strcmp(t->libs[i].object, object) == 0)
+			return;
+	if (t->nlibs == t->libs_cap) {
+		size_t cap = t->libs_cap ? 2 * t->libs_cap : 16;
+		struct ptrack_lib *nv =
+		    cap <= PTRACK_MAX_LIBS ? realloc(t->libs, cap * sizeof *nv) : NULL;
+
+		if (!nv)
+			return;
+		t->libs = nv;
+		t->libs_cap = cap;
+	}
+	if ((e = intern(t, exe)) && (o = intern(t, object)))
+		t->libs[t->nlibs++] = (struct ptrack_lib){pid, e, o};
+}
+
+/* At a process's exit: every known allocator's library but the platform's that it maps. */
+static void scan_maps(struct ptrack *t, long pid)
+{
+	char path[64], line[4608], exe[4096];
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%ld/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	snprintf(path, sizeof path, "/proc/%ld/exe", pid);
+	n = readlink(path, exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	while (fgets(line, sizeof line, f)) {
+		char *obj = strchr(line, '/');
+		const struct alloc_known *k;
+
+		if (!obj)
+			continue;
+		obj[strcspn(obj, "\n")] = '\0';
+		if ((k = alloc_known_by_object(obj)) && !alloc_known_platform(k))
+			add_lib(t, pid, n > 0 ? exe : "?", obj);
+	}
+	fclose(f);
 }
 
 /* ---- events ---- */
@@ -176,9 +290,10 @@ static void on_stop(struct ptrack *t, pid_t tid, int status)
 	case PTRACE_EVENT_CLONE:
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg) {
 			live_add(t, (long)msg);
-			if (ev != PTRACE_EVENT_CLONE || leads_group((long)msg))
+			if (ev != PTRACE_EVENT_CLONE || leads_group((long)msg)) {
 				t->processes++;
-			else
+				add_proc(t, (long)msg);
+			} else
 				t->threads++;
 		}
 		ptrace(PTRACE_CONT, tid, 0, 0);
@@ -188,6 +303,11 @@ static void on_stop(struct ptrack *t, pid_t tid, int status)
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && (long)msg != tid)
 			live_del(t, (long)msg);
 		add_image(t, tid);
+		ptrace(PTRACE_CONT, tid, 0, 0);
+		break;
+	case PTRACE_EVENT_EXIT:
+		if (leads_group((long)tid))
+			scan_maps(t, (long)tid);
 		ptrace(PTRACE_CONT, tid, 0, 0);
 		break;
 	case PTRACE_EVENT_STOP:
@@ -237,7 +357,7 @@ void ptrack_drain(struct ptrack *t, pid_t top)
 
 /* ---- start and end ---- */
 
-struct ptrack *ptrack_start(pid_t pid)
+struct ptrack *ptrack_start(pid_t pid, const char *probe_file)
 {
 	struct ptrack *t = calloc(1, sizeof *t);
 	const char *refuse = getenv(PTRACK_REFUSE_VAR);
@@ -254,7 +374,10 @@ struct ptrack *ptrack_start(pid_t pid)
 		t->mode = PTRACK_TRACED;
 		t->top = pid;
 		t->processes = 1;
+		t->probe_file = probe_file;
+		t->own_pidns = pidns_of((long)getpid());
 		live_add(t, pid);
+		add_proc(t, pid);
 	}
 	return t;
 }
@@ -336,6 +459,8 @@ void ptrack_free(struct ptrack *t)
 		free(t->exes[i]);
 	free(t->exes);
 	free(t->images);
+	free(t->procs);
+	free(t->libs);
 	free(t->live);
 	free(t);
 }
@@ -374,7 +499,7 @@ int ptrack_available(char *why, size_t len)
 		_exit(0);
 	}
 	close(go[0]);
-	t = pid > 0 ? ptrack_start(pid) : NULL;
+	t = pid > 0 ? ptrack_start(pid, NULL) : NULL;
 	ok = t && t->mode == PTRACK_TRACED;
 	if (t && !ok)
 		ptrack_describe(t, why, len);

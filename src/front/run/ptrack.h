@@ -28,8 +28,27 @@ enum ptrack_mode {
 /* One exec: the process and its new image. */
 struct ptrack_image {
 	long pid;
+	long nspid;      /* the pid in its innermost PID namespace (the probe's getpid()) */
 	const char *exe; /* /proc/PID/exe at the exec (interned, owned by the tracker) */
+	long long probe_size; /* bytes of the record file at the exec (-1: unknown): the image's
+	                         own start record comes after them */
 };
+
+/* A process of the run (the first one and every fork or process clone). */
+struct ptrack_proc {
+	long pid;
+	long nspid;
+};
+
+/* A known allocator's library (common/allocknown.h) other than the platform's, mapped in a
+ * process when it exited (/proc/PID/maps at PTRACE_EVENT_EXIT). */
+struct ptrack_lib {
+	long pid;
+	const char *exe;    /* interned */
+	const char *object; /* interned */
+};
+/* Most such libraries one run keeps. */
+#define PTRACK_MAX_LIBS 4096
 
 struct ptrack {
 	enum ptrack_mode mode;
@@ -40,19 +59,31 @@ struct ptrack {
 	size_t processes;     /* the first process, every fork and vfork, clones that start a
 	                         process (threads are not counted here) */
 	size_t threads;       /* clones that start a thread */
+	struct ptrack_proc *procs; /* every process, in the order they started */
+	size_t nprocs;
+	int procs_truncated;
+	struct ptrack_lib *libs;
+	size_t nlibs;
+	const char *probe_file; /* the run's record file (ptrack_start), or NULL */
 	/* internal: the first process; live tracees (tid << 1 | detach mark) in an open-addressing
 	 * set; interned exe strings */
 	pid_t top;
 	long *live;
 	size_t live_cap, live_n, live_used;
 	char **exes;
-	size_t nexes, exes_cap, images_cap;
+	size_t nexes, exes_cap, images_cap, procs_cap, libs_cap;
+	unsigned long own_pidns;
 };
 
 /* Attaches the just-forked pid, which must be blocked before its exec (runner.c waits on a pipe).
- * Returns a tracker (ptrack_free) in mode PTRACK_TRACED, or in mode PTRACK_REFUSED when ptrace
- * was refused (or the test hook says so); NULL when memory ran out. */
-struct ptrack *ptrack_start(pid_t pid);
+ * probe_file (may be NULL; kept, not copied) is the run's record file, whose size each exec
+ * notes. Returns a tracker (ptrack_free) in mode PTRACK_TRACED, or in mode PTRACK_REFUSED when
+ * ptrace was refused (or the test hook says so); NULL when memory ran out. */
+struct ptrack *ptrack_start(pid_t pid, const char *probe_file);
+
+/* The pid of process pid in its innermost PID namespace, from /proc/PID/status NSpid (pid when it
+ * shares this process's namespace or is gone). */
+long ptrack_nspid(long pid);
 
 /* Handles every stop and exit the tracees have reported, except the exit of top (the run's first
  * process), which it leaves for the runner's wait4. Never blocks. */

@@ -161,6 +161,9 @@ struct bench_config {
 	/* how probed runs' processes are known: "ptrace", or "probe only (ptrace: EPERM)" when this
 	 * process may not trace (front/run/ptrack.h); NULL when no arm is probed */
 	const char *tracking;
+	/* how runs are contained (front/run/contain.h): "cgroup+proc-connector", "cgroup",
+	 * "proc-connector" or "none"; NULL when no arm is probed */
+	const char *containment;
 	struct gate_spec *gate; /* NULL without --gate */
 	char **gate_argv;       /* the --gate options, for the record */
 	int gate_argc;
@@ -499,7 +502,8 @@ struct bench_probe_paths {
 	char probe[PATH_MAX]; /* build/liballocab-probe.so */
 	char count[PATH_MAX]; /* build/liballocab-count.so (--count-calls) */
 	char dir[PATH_MAX];   /* private directory of the per-run record files ("" none) */
-	char tracking[64];    /* bench_config.tracking */
+	char tracking[192];   /* bench_config.tracking */
+	char containment[32]; /* bench_config.containment */
 };
 
 /* --program: c->arms from -a (default: system and every allocator whose Debian library is

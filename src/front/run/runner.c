@@ -1,6 +1,7 @@
 /* runner.c - one measured process: fork/exec, pipes, timeout and kill, wait4 rusage. The parent
  * waits in ppoll with SIGCHLD and the stop signals unblocked, so it neither polls nor races. */
 #include "front/run/runner.h"
+#include "front/run/contain.h"
 #include "front/run/ptrack.h"
 
 #include "common/utf8.h"
@@ -178,6 +179,19 @@ static int64_t min64(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
+struct step {
+	struct ptrack *t;
+	pid_t top;
+};
+
+/* While the cgroup empties: the tracees' stops are answered (their exit stops included). */
+static void step_tracker(void *arg)
+{
+	struct step *s = arg;
+
+	ptrack_drain(s->t, s->top);
+}
+
 /* Waits for the child while feeding the sinks and the tracker; enforces timeout and stop. */
 static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *sinks,
                       const sigset_t *waitmask, int64_t t0, struct runner_result *r)
@@ -189,12 +203,14 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 
 	for (;;) {
 		siginfo_t si = {0};
-		struct pollfd pf[2] = {{.fd = sinks[0].fd, .events = POLLIN},
-		                       {.fd = sinks[1].fd, .events = POLLIN}};
+		struct pollfd pf[3] = {{.fd = sinks[0].fd, .events = POLLIN},
+		                       {.fd = sinks[1].fd, .events = POLLIN},
+		                       {.fd = contain_fd(r->contain), .events = POLLIN}};
 		struct timespec ts;
 		int64_t now, wake, nap;
 
 		ptrack_drain(r->track, pid);
+		contain_drain(r->contain);
 		/* The tracer sees its tracee's ptrace stops whatever the flags: only an exit ends.
 		 */
 		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
@@ -223,15 +239,17 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 		nap = min64(wake - now, 1000000000);
 		nap = nap > 0 ? nap : 0;
 		ts = (struct timespec){.tv_sec = nap / 1000000000, .tv_nsec = nap % 1000000000};
-		if (ppoll(pf, 2, &ts, waitmask) > 0) {
+		if (ppoll(pf, 3, &ts, waitmask) > 0) {
 			sink_drain(&sinks[0]);
 			sink_drain(&sinks[1]);
 		}
 	}
 	r->wall_ns = now_ns() - t0;
+	contain_census(r->contain);
 	kill(-pid, SIGKILL); /* leftovers of the group; the zombie still holds the id */
 	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
+	contain_end(r->contain, spec->grace_s, step_tracker, &(struct step){r->track, 0});
 	ptrack_end(r->track, spec->grace_s);
 	sink_drain(&sinks[0]);
 	sink_drain(&sinks[1]);
@@ -291,8 +309,12 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 		goto out;
 	}
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
-	    (spec->track && pipe2(hold, O_CLOEXEC) < 0)) {
+	    ((spec->track || spec->contain) && pipe2(hold, O_CLOEXEC) < 0)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	if (spec->contain && !(r->contain = contain_open(spec->track))) {
+		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
 	t0 = now_ns();
@@ -307,7 +329,8 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 	}
 	r->pid = (long)pid;
 	setpgid(pid, pid);
-	if (spec->track && !(r->track = ptrack_start(pid))) {
+	contain_enter(r->contain, pid);
+	if (spec->track && !(r->track = ptrack_start(pid, spec->probe_file))) {
 		kill(pid, SIGKILL);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
@@ -348,6 +371,10 @@ out:
 		if (sinks[i].fd >= 0)
 			close(sinks[i].fd);
 	}
+	if (rc != 0) {
+		contain_free(r->contain);
+		r->contain = NULL;
+	}
 	free(sinks[0].buf);
 	free(env);
 	free(padvar);
@@ -365,6 +392,8 @@ void runner_result_free(struct runner_result *r)
 	r->out_len = 0;
 	ptrack_free(r->track);
 	r->track = NULL;
+	contain_free(r->contain);
+	r->contain = NULL;
 }
 
 const char *runner_signal_name(int sig)

@@ -33,9 +33,15 @@ struct runner_spec {
 	/* Track every process of the run (ptrack.h): the child waits on a pipe until it is
 	 * attached, then execs. 0: the child execs at once, nothing is traced. */
 	int track;
+	/* Contain the run (contain.h): a cgroup of its own, emptied at the end, and with track the
+	 * proc connector's record of its forks and execs, as far as this process may have them. */
+	int contain;
+	/* The run's probe record file, whose size the tracker notes at each exec, or NULL. */
+	const char *probe_file;
 };
 
 struct ptrack;
+struct contain;
 
 enum runner_end {
 	RUNNER_EXITED,   /* exit_code is valid */
@@ -61,13 +67,16 @@ struct runner_result {
 	size_t tail_len;
 	/* spec.track: what the tracker saw, or why it could not attach (owned by r); else NULL */
 	struct ptrack *track;
+	/* spec.contain: what containment had and saw (owned by r); else NULL */
+	struct contain *contain;
 };
 
 /* Runs spec to completion. Returns 0 with *r filled (r->out and r->track owned by r:
  * runner_result_free), or -1 with a one-line reason in err when the process could not be started
  * (pipe/fork failure, or no memory for the tracker).
  * An exec failure is not an error here: the child reports it on its stderr and exits 127. Any
- * process the run leaves behind in its process group is killed when it ends. */
+ * process the run leaves behind in its process group (with spec.contain, in its cgroup or the
+ * connector's tree of it) is killed when it ends. */
 int runner_run(const struct runner_spec *spec, struct runner_result *r, char *err, size_t errlen);
 /* Frees what r owns; accepts NULL and a zeroed result. */
 void runner_result_free(struct runner_result *r);
