@@ -98,7 +98,12 @@ double stats_t_quantile(double p, double df);
 struct stats_meta {
 	size_t k;
 	double mu;         /* pooled estimate: inverse-variance weights 1 / (se_i^2 + tau^2) */
-	double se;         /* Hartung-Knapp-Sidik-Jonkman standard error of mu */
+	/* Hartung-Knapp-Sidik-Jonkman standard error of mu with the max(1, q) floor (Knapp &
+	 * Hartung 2003; Roever, Knapp & Friede 2015): sqrt(max(1, q_hk) / sum of the weights),
+	 * never below se_dl, so that k machines whose estimates coincide (q_hk 0) keep the width
+	 * their own standard errors give (docs/fleet.md, "Pooling") */
+	double se;
+	double q_hk;       /* the HKSJ scale sum w_i (y_i - mu)^2 / (k - 1) before the floor */
 	double lo, hi;     /* mu -+ t_{k-1, 1 - (1 - level)/2} x se */
 	double level;      /* the conf asked for (the t interval is exact under its model) */
 	double se_dl;      /* the DerSimonian-Laird standard error 1 / sqrt(sum of the weights) */
