@@ -40,6 +40,10 @@ void rf_input_free(struct rf_input *in);
  * into run (NAN when absent). Returns 0, or -1 with "AT: probe..." set. */
 int rl_probe(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at);
 
+/* The machine's facts (rffacts.c): d->fault_ns and d->cpu_vendor from the top-level facts (absent
+ * or null: unknown) and, for the vendor, machine.cpu_model. Returns 0, or -1 with the reason set. */
+int rl_facts(struct loader *l, const cJSON *facts, const cJSON *machine);
+
 /* The optional "sessions" list (rfsessions.c), after the rounds: each a known status (one of
  * statuses), the first at round 0, the others in order within the rounds. Returns 0, or -1 with
  * the reason set. */
