@@ -174,9 +174,11 @@ static void test_pooled_and_odd(void)
 	for (size_t i = 0; i < 5; i++) {
 		const struct cmp_row *r = row->cells[i].row;
 		y[i] = r->d.est;
-		se[i] = stats_interval_se(r->d.lo, r->d.hi, r->d.level);
-		CHECK(row->cells[i].pooled && row->cells[i].y == y[i] && row->cells[i].se == se[i],
-		      "machine %zu: its own Hodges-Lehmann estimate and rank-interval se", i + 1);
+		se[i] = stats_interval_se(r->d_each.lo, r->d_each.hi, r->d_each.level);
+		CHECK(row->cells[i].pooled && row->cells[i].y == y[i] && row->cells[i].se == se[i] &&
+		          se[i] == fleet_row_se(r) && r->d_each.level < r->d.level,
+		      "machine %zu: its own Hodges-Lehmann estimate, and the se of its rank interval at "
+		      "the fleet's level, not at compare's family level", i + 1);
 	}
 	CHECK(stats_meta_re(y, se, 5, 0.95, &m) == 0 && row->has_meta && row->npooled == 5 &&
 	          row->meta.mu == m.mu && row->meta.lo == m.lo && row->meta.hi == m.hi &&

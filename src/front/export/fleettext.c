@@ -63,7 +63,11 @@ void export_fleet_pooled_note(const struct fleet_report *f, const struct fleet_r
 		snprintf(buf, len, "%s", row->npooled ? "one machine: nothing to pool" : "no machine to pool");
 		return;
 	}
-	k = (size_t)snprintf(buf, len, "tau %.3g, I^2 %.0f%%", row->meta.tau, 100 * row->meta.i2);
+	k = (size_t)snprintf(buf, len, "%s%s%stau %.3g, I^2 %.0f%%",
+	                     row->sessions_of ? "sessions of one machine, " : "",
+	                     row->sessions_of ? row->sessions_of : "",
+	                     row->sessions_of ? " (holds across its sessions, not machines): " : "",
+	                     row->meta.tau, 100 * row->meta.i2);
 	if (k < len && !isnan(row->meta.pi_lo))
 		k += (size_t)snprintf(buf + k, len - k, "; a new machine: [%.3g, %.3g]",
 		                      cmp_speedup(row->meta.pi_hi), cmp_speedup(row->meta.pi_lo));
@@ -93,7 +97,8 @@ static void machine_cells(const struct fleet_report *f, char (*c)[CELL])
 			         100 * m->busy_share);
 		else
 			snprintf(r[4], CELL, "unknown");
-		snprintf(r[5], CELL, "%s", m->doc->machine_desc ? m->doc->machine_desc : "-");
+		snprintf(r[5], CELL, "%.80s; compared: %.60s",
+		         m->doc->machine_desc ? m->doc->machine_desc : "-", m->times);
 	}
 }
 
@@ -130,7 +135,8 @@ static size_t row_cells(const struct fleet_report *f, char (*c)[CELL])
 					snprintf(r[5], CELL, "-");
 					snprintf(r[6], CELL, "-");
 				}
-				snprintf(r[7], CELL, "%zu of %zu", row->npooled, f->nm);
+				snprintf(r[7], CELL, "%zu of %zu", row->nunits,
+				         row->sessions_of ? row->npooled : f->nunits);
 				export_fleet_pooled_note(f, row, r[8], CELL);
 				continue;
 			}

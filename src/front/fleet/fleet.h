@@ -30,6 +30,13 @@ struct fleet_machine {
 	size_t load_runs;
 	double busy_share, others, load;
 	int busy;
+	/* Which machine it is (fleetgroup.c; docs/fleet.md, "One machine, several files"): unit is
+	 * the index of the first file of its machine (files of one boot id are sessions of one
+	 * machine), nsessions the files of that machine that are not copies; copy_of the index of an
+	 * earlier file with the very same measurements (a copy under another label), else -1. */
+	size_t unit, nsessions;
+	long copy_of;
+	char times[160]; /* which time its comparisons use (rf_times_used) */
 };
 
 /* One machine in one fleet comparison. */
@@ -40,6 +47,7 @@ struct fleet_cell {
 	double y, se;              /* log ratio (Hodges-Lehmann) and its standard error */
 	double resid;              /* studentized deleted residual (3 machines pooled or more); NAN */
 	int odd;                   /* |resid| > the row's odd_bound: the others do not predict it */
+	int copy;                  /* not pooled because it repeats another file's measurements */
 	int excludes;              /* its own interval excludes the pooled estimate */
 };
 
@@ -49,8 +57,12 @@ struct fleet_row {
 	const char *phase, *candidate, *baseline;
 	enum rf_regime regime;
 	struct fleet_cell *cells; /* one per machine, in the machines' order */
-	size_t npooled;
-	int has_meta;            /* npooled >= 2: meta is set */
+	size_t npooled;          /* files pooled */
+	/* the units pooled (meta.k): machines, each the random-effects pool of its sessions; or,
+	 * when every file pooled is a session of one machine (sessions_of its label), the sessions */
+	size_t nunits;
+	const char *sessions_of;
+	int has_meta;            /* nunits >= 2: meta is set */
 	struct stats_meta meta;  /* on the log ratio ln(t_candidate / t_baseline) */
 	double odd_bound;        /* stats_meta_odd_bound(1 - conf, npooled), NAN below 3 machines */
 	size_t nodd, nexcludes;  /* machines named either way */
@@ -64,6 +76,7 @@ struct fleet_report {
 	double conf;
 	enum cmp_regimes regimes;
 	int compared[RF_NREGIMES]; /* regimes some row compares */
+	size_t nunits; /* machines: files that are not copies, sessions of one machine counted once */
 	size_t nwarn;
 	char **warn; /* one line each: busy machines, machines without comparisons, their warnings */
 };
@@ -81,6 +94,13 @@ void fleet_free(struct fleet_report *f);
 /* Leaves the machines' telemetry out (each machine's cmp_drop_telemetry) and words the warnings
  * again. Returns 0, or -1 when memory ran out. */
 int fleet_drop_telemetry(struct fleet_report *f);
+
+/* The standard error the fleet weights a machine's comparison by: that of its Hodges-Lehmann
+ * estimate, from its signed-rank interval at the fleet's level, one comparison at a time
+ * (cmp_row.d_each), never from an interval widened for a family of comparisons
+ * (docs/fleet.md, "Which standard error"). NAN when the row has none. merge and the gate both
+ * pool with it. */
+double fleet_row_se(const struct cmp_row *r);
 
 /* The pooled interval of row at another level (e.g. a gate's Bonferroni level) into *lo, *hi:
  * mu -+ t_{k-1} x se. Returns 0, or -1 when the row has no pooled estimate. */

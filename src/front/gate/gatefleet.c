@@ -40,8 +40,11 @@ static void line_head(const struct fleet_gate *fg, enum gate_outcome o, const st
 	        row->baseline);
 	if (machine)
 		fprintf(fg->out, " on %s: ", machine);
+	else if (row->sessions_of)
+		fprintf(fg->out, ", pooled over %zu sessions of machine %s: ", row->nunits,
+		        row->sessions_of);
 	else
-		fprintf(fg->out, ", pooled over %zu of %zu machines: ", row->npooled, fg->f->nm);
+		fprintf(fg->out, ", pooled over %zu of %zu machines: ", row->nunits, fg->f->nunits);
 }
 
 /* A machine's cell that cannot be judged: FAIL without a single usable round (a failed setup, as
@@ -67,10 +70,10 @@ static enum gate_outcome judge_pooled(struct fleet_gate *fg, const struct fleet_
 	struct stats_interval iv = {row->meta.mu, row->meta.lo, row->meta.hi, row->meta.level};
 	double flo = NAN, fhi = NAN;
 	char why[256];
-	size_t gaps = 0;
+	size_t gaps = 0, copies = 0;
 
 	for (size_t i = 0; i < f->nm; i++)
-		if (!row->cells[i].pooled) {
+		if (!row->cells[i].pooled && !row->cells[i].copy) {
 			gaps++;
 			if (gap_verdict(&row->cells[i]) == GATE_FAIL)
 				o = GATE_FAIL;
@@ -98,10 +101,15 @@ static enum gate_outcome judge_pooled(struct fleet_gate *fg, const struct fleet_
 		fprintf(fg->out, "fewer than two machines to pool");
 	}
 	for (size_t i = 0; i < f->nm; i++)
-		if (!row->cells[i].pooled) {
+		if (!row->cells[i].pooled && !row->cells[i].copy) {
 			gap_reason(&row->cells[i], why, sizeof why);
 			fprintf(fg->out, "; %s not pooled: %s", f->m[i].label, why);
 		}
+	for (size_t i = 0; i < f->nm; i++)
+		copies += row->cells[i].copy;
+	if (copies)
+		fprintf(fg->out, "; %zu file%s repeating another's measurements counted once", copies,
+		        copies == 1 ? "" : "s");
 	if (gaps && o != GATE_FAIL)
 		fprintf(fg->out, "; a fleet with a machine left out is never PASS");
 	fprintf(fg->out, "\n");
@@ -160,7 +168,7 @@ static void summary(const struct fleet_gate *fg, enum gate_outcome res)
 	        g->slowdown ? "slower" : "faster", fg->f->rows[0].baseline, 1 / fg->bound,
 	        fg->bound, 100 * g->conf, 100 * fg->fam_conf, fg->judged,
 	        g->each_machine ? "each of the" : "the pooled estimate (random effects) of",
-	        fg->f->nm, g->on_geomean ? "the geometric mean" : "each workload",
+	        g->each_machine ? fg->f->nm : fg->f->nunits, g->on_geomean ? "the geometric mean" : "each workload",
 	        fg->regime == CMP_REGIMES_COLD ? "cold" : "steady");
 }
 
