@@ -71,6 +71,8 @@ static enum gate_outcome judge_pooled(struct fleet_gate *fg, const struct fleet_
 	double flo = NAN, fhi = NAN;
 	char why[256];
 	size_t gaps = 0, copies = 0;
+	struct gate_failures fl = {0};
+	enum gate_outcome shown;
 
 	for (size_t i = 0; i < f->nm; i++)
 		if (!row->cells[i].pooled && !row->cells[i].copy) {
@@ -84,9 +86,13 @@ static enum gate_outcome judge_pooled(struct fleet_gate *fg, const struct fleet_
 	else if (!gaps && row->has_meta && fleet_pooled_at(row, fg->fam_conf, &flo, &fhi) == 0 &&
 	         flo > gate_fail_bound(&fg->ctx))
 		o = GATE_FAIL;
+	for (size_t i = 0; i < f->nm; i++)
+		if (row->cells[i].row && !row->cells[i].copy)
+			gate_count_failures(f->m[i].doc, f->m[i].doc, row->cells[i].row, &fl);
+	shown = gate_failure_rule(o, &fl);
 	if (!fg->out)
-		return o;
-	line_head(fg, o, row, NULL);
+		return shown;
+	line_head(fg, shown, row, NULL);
 	if (row->has_meta) {
 		struct stats_interval fam = {row->meta.mu, flo, fhi, fg->fam_conf};
 		gate_print_interval(fg->out, &fg->ctx, "t_cand/t_base",
@@ -113,7 +119,10 @@ static enum gate_outcome judge_pooled(struct fleet_gate *fg, const struct fleet_
 	if (gaps && o != GATE_FAIL)
 		fprintf(fg->out, "; a fleet with a machine left out is never PASS");
 	fprintf(fg->out, "\n");
-	return o;
+	gate_print_failures(fg->out,
+	                    &(struct cmp_row){.candidate = row->candidate, .baseline = row->baseline},
+	                    &fl);
+	return shown;
 }
 
 static enum gate_outcome judge_machine(struct fleet_gate *fg, size_t ri, size_t m)
@@ -121,7 +130,8 @@ static enum gate_outcome judge_machine(struct fleet_gate *fg, size_t ri, size_t 
 	const struct fleet_row *row = &fg->f->rows[ri];
 	const struct fleet_cell *c = &row->cells[m];
 	const struct cmp_row *r = c->row, *fam = fg->fam->rows[ri].cells[m].row;
-	enum gate_outcome o;
+	enum gate_outcome o, shown;
+	struct gate_failures fl = {0};
 	char why[256];
 
 	if (!r || r->n == 0 || !fam) {
@@ -134,9 +144,11 @@ static enum gate_outcome judge_machine(struct fleet_gate *fg, size_t ri, size_t 
 		return o;
 	}
 	o = gate_verdict(&fg->ctx, r, fam);
+	gate_count_failures(fg->f->m[m].doc, fg->f->m[m].doc, r, &fl);
+	shown = gate_failure_rule(o, &fl);
 	if (!fg->out)
-		return o;
-	line_head(fg, o, row, fg->f->m[m].label);
+		return shown;
+	line_head(fg, shown, row, fg->f->m[m].label);
 	if (!r->usable) {
 		fprintf(fg->out, "insufficient data (%zu usable rounds; at least 2 needed)\n", r->n);
 		return o;
@@ -149,7 +161,8 @@ static enum gate_outcome judge_machine(struct fleet_gate *fg, size_t ri, size_t 
 	                                          : "straddles",
 	                    fg->bound);
 	fprintf(fg->out, ", n %zu\n", r->n);
-	return o;
+	gate_print_failures(fg->out, r, &fl);
+	return shown;
 }
 
 static void summary(const struct fleet_gate *fg, enum gate_outcome res)
