@@ -183,6 +183,28 @@ static void put_method(FILE *out, const struct fleet_report *f, int md, size_t w
 		fputs("\n</details>\n", out);
 }
 
+/* Per pooled comparison, what the machines' facts explain of it, and what sets its odd machines
+ * apart (fleet_explain_text). */
+static void put_explained(FILE *out, const struct fleet_report *f, int md)
+{
+	char name[256], text[1024];
+	int head = 0;
+
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct fleet_row *row = &f->rows[i];
+		if (!row->has_meta)
+			continue;
+		if (!head++)
+			fprintf(out, md ? "\n#### What the machines' facts explain\n\n"
+			                : "\nwhat the machines' facts explain (fault cost, CPU vendor):\n");
+		fprintf(out, "%s%s %s %s: %s\n", md ? "- " : "", fleet_row_name(row, name, sizeof name),
+		        rf_regime_name(row->regime), row->candidate,
+		        fleet_explain_text(row, text, sizeof text));
+		if (row->ex.odd[0])
+			fprintf(out, "%sodd: %s\n", md ? "  - " : "    ", row->ex.odd);
+	}
+}
+
 int export_fleet_markup(FILE *out, const struct export_fleet_input *in, int md, char *err,
                         size_t errlen)
 {
@@ -210,6 +232,7 @@ int export_fleet_markup(FILE *out, const struct export_fleet_input *in, int md, 
 	fprintf(out, md ? "\n#### Comparisons\n\n" : "\n");
 	row_cells(f, c);
 	md ? export_print_md(out, &gc) : export_print_grid(out, &gc, in->width);
+	put_explained(out, f, md);
 	if (md)
 		put_method(out, f, md, in->width);
 	free(c);

@@ -51,6 +51,19 @@ struct fleet_cell {
 	int excludes;              /* its own interval excludes the pooled estimate */
 };
 
+/* What the machines' facts explain of one comparison (fleetexplain.c; docs/fleet.md, "A fleet
+ * that explains itself"): a meta-regression of the units' log ratios on the fault cost and the
+ * CPU vendor, when they vary and there are enough machines; else why not in note. */
+struct fleet_explain {
+	int fitted;
+	size_t nmods;                          /* moderators: reg.b[1..nmods] */
+	char mod[STATS_METAREG_MAX - 1][64];   /* their names */
+	struct stats_metareg reg;
+	double tau2_plain;                     /* the pooled row's tau^2, without moderators */
+	char note[320];                        /* moderators left out, or why nothing was fitted */
+	char odd[640];                         /* what sets each machine named odd apart, or "" */
+};
+
 /* One comparison across the fleet. */
 struct fleet_row {
 	const char *workload; /* NULL: the geometric mean over the workloads */
@@ -66,6 +79,7 @@ struct fleet_row {
 	struct stats_meta meta;  /* on the log ratio ln(t_candidate / t_baseline) */
 	double odd_bound;        /* stats_meta_odd_bound(1 - conf, npooled), NAN below 3 machines */
 	size_t nodd, nexcludes;  /* machines named either way */
+	struct fleet_explain ex;
 };
 
 struct fleet_report {
@@ -105,6 +119,11 @@ double fleet_row_se(const struct cmp_row *r);
 /* The pooled interval of row at another level (e.g. a gate's Bonferroni level) into *lo, *hi:
  * mu -+ t_{k-1} x se. Returns 0, or -1 when the row has no pooled estimate. */
 int fleet_pooled_at(const struct fleet_row *row, double conf, double *lo, double *hi);
+
+/* The row's explanation in one line ("meta-regression on 7 machines: fault cost (per us) +0.0026
+ * [...]; residual tau^2 ... against ... without, 84% explained", or "not related to the machines'
+ * facts: WHY"). Returns buf. */
+const char *fleet_explain_text(const struct fleet_row *row, char *buf, size_t len);
 
 /* "workload/phase" ("geomean" for the geometric mean; the phase only when not total) into buf.
  * Returns buf. */

@@ -250,6 +250,8 @@ static int pool(const struct fleet_ctx *c, struct fleet_row *row)
 		row->nodd += (size_t)cell->odd;
 		row->nexcludes += (size_t)cell->excludes;
 	}
+	if (rc == 0)
+		fleet_explain(c, row, unit, y, se, k);
 	free(y);
 	free(se);
 	free(t);
