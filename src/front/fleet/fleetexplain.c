@@ -143,8 +143,14 @@ void fleet_explain(const struct fleet_ctx *c, struct fleet_row *row, const size_
 		return;
 	}
 	for (int with_vendor = 1; with_vendor >= 0 && !ex->fitted; with_vendor--) {
+		int dropped = !with_vendor && ex->nmods > 1;
 		ex->note[0] = '\0';
 		p = moderators(c, unit, k, x, ex, with_vendor);
+		if (dropped)
+			snprintf(ex->note + strlen(ex->note), sizeof ex->note - strlen(ex->note),
+			         "%sCPU vendor left out: %zu machines too few for both moderators, or the "
+			         "two collinear",
+			         ex->note[0] ? "; " : "", k);
 		ex->nmods = p;
 		at = strlen(ex->note);
 		if (p == 0)
