@@ -300,13 +300,6 @@ void fleet_free(struct fleet_report *f)
 	free(f);
 }
 
-double fleet_row_se(const struct cmp_row *r)
-{
-	if (!r->usable)
-		return NAN;
-	return stats_interval_se(r->d_each.lo, r->d_each.hi, r->d_each.level);
-}
-
 int fleet_pooled_at(const struct fleet_row *row, double conf, double *lo, double *hi)
 {
 	double t;

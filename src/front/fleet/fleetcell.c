@@ -8,6 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+double fleet_row_se(const struct cmp_row *r)
+{
+	if (!r->usable)
+		return NAN;
+	return stats_interval_se(r->d_each.lo, r->d_each.hi, r->d_each.level);
+}
+
 /* Why machine m has no row for this comparison, into why. */
 static void missing_reason(const struct fleet_ctx *c, size_t mi, const struct fleet_row *row,
                            char *why, size_t len)
