@@ -200,7 +200,7 @@ bench-compare: $(BUILD)/allocab
 	scripts/bench_compare.sh $(BUILD) $(BENCH_COMPARE_ROUNDS) 3 $(BENCH_COMPARE_REPS)
 
 # make validate: the harness measured against itself on this machine (~20 min, ~17 more for the
-# sequential gate and ~10 for where the variance is; VALIDATE_ONLY=machine|seq|fleet|variance
+# sequential gate and ~10 for where the variance is; VALIDATE_ONLY=machine|seq|fleet|variance|sessions
 # runs one part), results/validation.md.
 validate: deps
 	@$(MAKE) --no-print-directory build-all $(TOOLS)
