@@ -175,13 +175,15 @@ static void summary(const struct fleet_gate *fg, enum gate_outcome res)
 	        "gate: %s (%zu pass, %zu fail, %zu inconclusive; %s at %s %g%% %s than %s: speedup "
 	        ">= %.4gx (t_candidate/t_baseline <= %.4g); PASS needs the whole %g%% interval "
 	        "within the margin, FAIL the whole %.3g%% interval beyond it (Bonferroni over %zu); "
-	        "on %s %zu machines, %s; %s regime)\n",
+	        "on %s %zu machine%s, %s; %s regime)\n",
 	        gate_outcome_name(res), fg->count[GATE_PASS], fg->count[GATE_FAIL],
 	        fg->count[GATE_INCONCLUSIVE], g->candidate, g->slowdown ? "most" : "least", g->pct,
 	        g->slowdown ? "slower" : "faster", fg->f->rows[0].baseline, 1 / fg->bound,
 	        fg->bound, 100 * g->conf, 100 * fg->fam_conf, fg->judged,
 	        g->each_machine ? "each of the" : "the pooled estimate (random effects) of",
-	        g->each_machine ? fg->f->nm : fg->f->nunits, g->on_geomean ? "the geometric mean" : "each workload",
+	        g->each_machine ? fg->f->nm : fg->f->nunits,
+	        (g->each_machine ? fg->f->nm : fg->f->nunits) == 1 ? "" : "s",
+	        g->on_geomean ? "the geometric mean" : "each workload",
 	        fg->regime == CMP_REGIMES_COLD ? "cold" : "steady");
 }
 
