@@ -58,7 +58,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(w
 FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 # ptrack_cost measures what process tracking costs (docs/programs.md, "Process tracking"); the
 # tests only build it.
-TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
+TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/sesim $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
 	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/jsleep \
 	$(BUILD)/tests/phase_fixture $(BUILD)/tests/vardecomp
@@ -141,6 +141,16 @@ $(BUILD)/tests/phase_fixture: $(BUILD)/tests/phase_fixture.o
 $(BUILD)/tests/mkfleet: $(BUILD)/tests/mkfleet.o $(BUILD)/src/common/prng.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
+# Which interval a fleet takes a machine's standard error from, simulated (docs/fleet.md).
+$(BUILD)/tests/sesim: $(BUILD)/tests/sesim.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# make se-sim: that simulation, SESIM_TRIALS per cell. Not part of make test.
+SESIM_TRIALS ?= 20000
+.PHONY: se-sim
+se-sim: $(BUILD)/tests/sesim
+	$(BUILD)/tests/sesim $(SESIM_TRIALS) 1
+
 # The synthetic command of make validate's sequential part: a sleep with log-normal jitter.
 $(BUILD)/tests/jsleep: $(BUILD)/tests/jsleep.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
@@ -190,7 +200,7 @@ bench-compare: $(BUILD)/allocab
 	scripts/bench_compare.sh $(BUILD) $(BENCH_COMPARE_ROUNDS) 3 $(BENCH_COMPARE_REPS)
 
 # make validate: the harness measured against itself on this machine (~20 min, ~17 more for the
-# sequential gate and ~10 for where the variance is; VALIDATE_ONLY=machine|seq|fleet|variance
+# sequential gate and ~10 for where the variance is; VALIDATE_ONLY=machine|seq|fleet|variance|sessions
 # runs one part), results/validation.md.
 validate: deps
 	@$(MAKE) --no-print-directory build-all $(TOOLS)

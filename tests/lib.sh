@@ -45,7 +45,9 @@ check() {
 
 # mkbench FILE VAR=VALUE...: writes a bench document. Variables:
 #   arms="system=1,mimalloc=0.8/0.01"  arm=time factor[/noise amplitude] against system's time
-#   wls="parquet_load,pipeline" rounds=8 warmup=1 id=MACHINE_ID mode=drivers|commands
+#   wls="parquet_load,pipeline" rounds=8 warmup=1 id=MACHINE_ID mode=drivers|commands (the
+#   default id is the one the fields hash to; another id also names another CPU model, since the
+#   reader recomputes machine.id from the fields)
 #   fail=ARM:ROUND (crashed, SIGSEGV) sum=ARM (a different checksum) schema=... base=NS
 #   spread=0.05 (how much the rounds differ from each other: paired ratios do not see it)
 #   reps=4 (records with regimes: rep 0 cold, the last 3 steady, 64 KiB of RSS growth per rep)
@@ -62,7 +64,7 @@ mkbench() {
 	local out=$1
 	shift
 	awk -v arms=system=1 -v wls=parquet_load,pipeline -v rounds=8 -v warmup=1 \
-		-v id=aaaa000000000001 -v mode=drivers -v fail= -v sum= -v schema=allocab-bench/1 \
+		-v id=b3ba6dfc23bab76e -v mode=drivers -v fail= -v sum= -v schema=allocab-bench/1 \
 		-v base=100000000 -v spread=0.05 -v reps=1 -v colds= -v warmcold=1 -v procs= -v calls= -v replay= -v unsettled= -v label= -v runnable=1 \
 		-v phase=0 "${@/#/-v}" 'BEGIN {
 	na = split(arms, al, ","); nw = split(wls, wl, ",")
@@ -78,7 +80,7 @@ mkbench() {
 	for (a = 1; a <= na; a++) printf "%s\"%s\"", (a > 1 ? "," : ""), name[a]
 	printf "],\"workloads\":["
 	for (w = 1; w <= nw; w++) printf "%s\"%s\"", (w > 1 ? "," : ""), wl[w]
-	printf "],\"clock_ticks_per_s\":100},\"machine\":{\"cpu_model\":\"Test CPU\",\"online_cpus\":2,"
+	printf "],\"clock_ticks_per_s\":100},\"machine\":{\"cpu_model\":\"Test CPU%s\",\"online_cpus\":2,", (id == "b3ba6dfc23bab76e" ? "" : " " id)
 	printf "\"kernel\":\"6.1.0\",\"id\":\"%s\",\"env\":{}},", id
 	if (label != "") printf "\"task\":{\"label\":\"%s\",\"host\":\"%s\"},", label, label
 	printf "\"rounds\":["

@@ -1,7 +1,10 @@
 /* mkfleet.c - synthetic fleets with known per-machine effects, for the fleet part of `make
  * validate` (scripts/validate.sh, docs/methodology.md "A fleet of machines"). Not used by allocab.
  *
- * Usage: mkfleet DIR SEED K ROUNDS MU TAU SHIFT SIGMA NOISY
+ * Usage: mkfleet DIR SEED K ROUNDS MU TAU SHIFT SIGMA NOISY [SLOPE]
+ * With SLOPE, every machine also gets its facts (docs/results-format.md, "facts"): a minor fault
+ * costs f_i us, uniform in 1..20, and its CPU vendor alternates (AuthenticAMD for odd i,
+ * GenuineIntel for even i, with no effect), and its true effect gains SLOPE x f_i.
  * Writes DIR/m1.json .. DIR/mK.json, one allocab-bench/1 document (commands mode, arms base and
  * cand, label mI) per machine. Machine i has the true effect theta_i = MU + TAU z_i (z_i standard
  * normal), the last one MU + SHIFT instead when SHIFT is not 0 (the odd machine). Each of its
@@ -34,7 +37,7 @@ static double num(const char *s)
 }
 
 static int write_machine(const char *dir, int i, struct prng *r, int rounds, double theta,
-                         double sigma)
+                         double sigma, double fault_us)
 {
 	char path[4096];
 	FILE *f;
@@ -45,9 +48,17 @@ static int write_machine(const char *dir, int i, struct prng *r, int rounds, dou
 	fprintf(f,
 	        "{\"schema\":\"allocab-bench/1\",\"status\":\"complete\",\"config\":{\"mode\":"
 	        "\"commands\",\"arms\":[\"base\",\"cand\"],\"workloads\":[\"command\"]},"
-	        "\"machine\":{\"online_cpus\":2,\"id\":\"%016x\"},\"task\":{\"label\":\"m%d\"},"
-	        "\"rounds\":[",
+	        "\"machine\":{\"online_cpus\":2,\"id\":\"%016x\"},\"task\":{\"label\":\"m%d\"},",
 	        i, i);
+	if (fault_us > 0)
+		for (int end = 0; end < 2; end++)
+			fprintf(f,
+			        "%s\"%s\":{\"fault_ns\":{\"median\":%.0f,\"min\":%.0f,\"max\":%.0f,"
+			        "\"trials\":10},\"hypervisor\":\"KVM\",\"cpu_vendor\":\"%s\"}%s",
+			        end ? "" : "\"facts\":{", end ? "end" : "start", 1000 * fault_us,
+			        900 * fault_us, 1100 * fault_us, i % 2 ? "AuthenticAMD" : "GenuineIntel",
+			        end ? "}," : ",");
+	fprintf(f, "\"rounds\":[");
 	for (int k = 0; k < rounds; k++) {
 		double s = 0.1 * prng_normal(r), e = sigma * prng_normal(r);
 		double tb, tc;
@@ -71,8 +82,8 @@ int main(int argc, char **argv)
 	int k, rounds;
 	double mu, tau, shift, sigma, noisy;
 
-	if (argc != 10) {
-		fprintf(stderr, "usage: mkfleet DIR SEED K ROUNDS MU TAU SHIFT SIGMA NOISY\n");
+	if (argc != 10 && argc != 11) {
+		fprintf(stderr, "usage: mkfleet DIR SEED K ROUNDS MU TAU SHIFT SIGMA NOISY [SLOPE]\n");
 		return 2;
 	}
 	prng_seed(&r, (uint64_t)num(argv[2]));
@@ -89,7 +100,10 @@ int main(int argc, char **argv)
 	}
 	for (int i = 1; i <= k; i++) {
 		double theta = shift != 0 && i == k ? mu + shift : mu + tau * prng_normal(&r);
-		if (write_machine(argv[1], i, &r, rounds, theta, i == 1 ? sigma * noisy : sigma) != 0) {
+		double fault = argc == 11 ? 1 + 19 * prng_double(&r) : 0;
+		theta += argc == 11 ? num(argv[10]) * fault : 0;
+		if (write_machine(argv[1], i, &r, rounds, theta, i == 1 ? sigma * noisy : sigma,
+		                  fault) != 0) {
 			fprintf(stderr, "mkfleet: %s: cannot write machine %d\n", argv[1], i);
 			return 1;
 		}

@@ -29,6 +29,7 @@ struct machine_spec {
 	int rows;             /* params.rows of every workload (100 unless set) */
 	int runnable;         /* telemetry.runnable of every run (0: 1) */
 	int rounds;           /* measured rounds (0: NROUNDS) */
+	const char *boot;     /* task.boot_id, or NULL */
 };
 
 static void add_names(cJSON *arr, const char *list)
@@ -87,8 +88,12 @@ static struct rf_doc *machine(const struct machine_spec *s, const char *path)
 	m = cJSON_AddObjectToObject(d, "machine");
 	cJSON_AddNumberToObject(m, "online_cpus", 2);
 	cJSON_AddStringToObject(m, "id", "aaaa000000000001");
-	if (s->label)
-		cJSON_AddStringToObject(cJSON_AddObjectToObject(d, "task"), "label", s->label);
+	if (s->label) {
+		cJSON *task = cJSON_AddObjectToObject(d, "task");
+		cJSON_AddStringToObject(task, "label", s->label);
+		if (s->boot)
+			cJSON_AddStringToObject(task, "boot_id", s->boot);
+	}
 	rounds = cJSON_AddArrayToObject(d, "rounds");
 	for (int r = 0; r < n; r++) {
 		cJSON *round = cJSON_CreateObject(), *runs;
@@ -152,11 +157,11 @@ static const struct fleet_row *find(const struct fleet_report *f, const char *wl
 static void test_pooled_and_odd(void)
 {
 	struct machine_spec s[5] = {
-	    {"a", "system,mimalloc", "parquet_load,pipeline", -0.10, 1, 0, 0, 0},
-	    {"b", "system,mimalloc", "parquet_load,pipeline", -0.09, 1.2, 0, 0, 0},
-	    {"c", "system,mimalloc", "parquet_load,pipeline", -0.11, 0.8, 0, 0, 0},
-	    {"d", "system,mimalloc", "parquet_load,pipeline", -0.10, 1.5, 0, 0, 0},
-	    {"odd", "system,mimalloc", "parquet_load,pipeline", 0.05, 1, 0, 0, 0},
+	    {"a", "system,mimalloc", "parquet_load,pipeline", -0.10, 1, 0, 0, 0, NULL},
+	    {"b", "system,mimalloc", "parquet_load,pipeline", -0.09, 1.2, 0, 0, 0, NULL},
+	    {"c", "system,mimalloc", "parquet_load,pipeline", -0.11, 0.8, 0, 0, 0, NULL},
+	    {"d", "system,mimalloc", "parquet_load,pipeline", -0.10, 1.5, 0, 0, 0, NULL},
+	    {"odd", "system,mimalloc", "parquet_load,pipeline", 0.05, 1, 0, 0, 0, NULL},
 	};
 	struct rf_doc *d[5];
 	char err[512] = "";
@@ -174,9 +179,11 @@ static void test_pooled_and_odd(void)
 	for (size_t i = 0; i < 5; i++) {
 		const struct cmp_row *r = row->cells[i].row;
 		y[i] = r->d.est;
-		se[i] = stats_interval_se(r->d.lo, r->d.hi, r->d.level);
-		CHECK(row->cells[i].pooled && row->cells[i].y == y[i] && row->cells[i].se == se[i],
-		      "machine %zu: its own Hodges-Lehmann estimate and rank-interval se", i + 1);
+		se[i] = stats_interval_se(r->d_each.lo, r->d_each.hi, r->d_each.level);
+		CHECK(row->cells[i].pooled && row->cells[i].y == y[i] && row->cells[i].se == se[i] &&
+		          se[i] == fleet_row_se(r) && r->d_each.level < r->d.level,
+		      "machine %zu: its own Hodges-Lehmann estimate, and the se of its rank interval at "
+		      "the fleet's level, not at compare's family level", i + 1);
 	}
 	CHECK(stats_meta_re(y, se, 5, 0.95, &m) == 0 && row->has_meta && row->npooled == 5 &&
 	          row->meta.mu == m.mu && row->meta.lo == m.lo && row->meta.hi == m.hi &&
@@ -198,11 +205,11 @@ static void test_pooled_and_odd(void)
 static void test_missing(void)
 {
 	struct machine_spec s[5] = {
-	    {"a", "system,mimalloc,jemalloc", "parquet_load,pipeline", -0.10, 1, 0, 0, 0},
-	    {"b", "system,mimalloc,jemalloc", "parquet_load,pipeline", -0.09, 1, 0, 0, 0},
-	    {"noje", "system,mimalloc", "parquet_load,pipeline", -0.10, 1, 0, 0, 0},
-	    {"nopipe", "system,mimalloc,jemalloc", "parquet_load", -0.10, 1, 0, 0, 0},
-	    {"other", "system,mimalloc,jemalloc", "parquet_load,pipeline", -0.10, 1, 7, 0, 0},
+	    {"a", "system,mimalloc,jemalloc", "parquet_load,pipeline", -0.10, 1, 0, 0, 0, NULL},
+	    {"b", "system,mimalloc,jemalloc", "parquet_load,pipeline", -0.09, 1, 0, 0, 0, NULL},
+	    {"noje", "system,mimalloc", "parquet_load,pipeline", -0.10, 1, 0, 0, 0, NULL},
+	    {"nopipe", "system,mimalloc,jemalloc", "parquet_load", -0.10, 1, 0, 0, 0, NULL},
+	    {"other", "system,mimalloc,jemalloc", "parquet_load,pipeline", -0.10, 1, 7, 0, 0, NULL},
 	};
 	struct rf_doc *d[5];
 	char err[512] = "";
@@ -249,17 +256,17 @@ static void test_missing(void)
 static void test_busy_and_refusals(void)
 {
 	struct machine_spec s[3] = {
-	    {"a", "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0},
-	    {"hog", "system,mimalloc", "parquet_load", -0.10, 1, 0, 2, 0},
-	    {"few", "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 1},
+	    {"a", "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0, NULL},
+	    {"hog", "system,mimalloc", "parquet_load", -0.10, 1, 0, 2, 0, NULL},
+	    {"few", "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 1, NULL},
 	};
 	struct machine_spec twins[2] = {
-	    {"same", "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0},
-	    {"same", "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0},
+	    {"same", "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0, NULL},
+	    {"same", "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0, NULL},
 	};
 	struct machine_spec unlabelled[2] = {
-	    {NULL, "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0},
-	    {NULL, "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0},
+	    {NULL, "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0, NULL},
+	    {NULL, "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0, NULL},
 	};
 	struct rf_doc *d[3];
 	struct cmp_opts boot = opts;
@@ -300,8 +307,61 @@ static void test_busy_and_refusals(void)
 	free_docs(d, 1);
 }
 
+/* Two sessions of machine x (one boot id) and machines y and z: x enters as the random-effects
+ * pool of its sessions (its mean, and the DerSimonian-Laird se that holds their spread), the
+ * fleet is pooled over 3 units; a copy of y counts once; the sessions of one machine alone are
+ * the units. */
+static void test_sessions_and_copies(void)
+{
+	struct machine_spec s[5] = {
+	    {"x1", "system,mimalloc", "parquet_load", -0.10, 1, 0, 0, 0, "aa"},
+	    {"x2", "system,mimalloc", "parquet_load", -0.02, 1.3, 0, 0, 0, "aa"},
+	    {"y", "system,mimalloc", "parquet_load", -0.08, 0.9, 0, 0, 0, "bb"},
+	    {"z", "system,mimalloc", "parquet_load", -0.12, 1.1, 0, 0, 0, "cc"},
+	    {"ycopy", "system,mimalloc", "parquet_load", -0.08, 0.9, 0, 0, 0, "dd"},
+	};
+	struct rf_doc *d[5];
+	char err[512] = "";
+	int rc;
+	struct fleet_report *f = fleet_of(s, 5, d, NULL, &rc, err, sizeof err);
+	const struct fleet_row *row = f ? find(f, "parquet_load") : NULL;
+	struct stats_meta x, all;
+	double y[3], se[3];
+
+	CHECK(rc == ST_OK && row && f->nunits == 3, "sessions: 5 files are 3 machines (%zu)",
+	      f ? f->nunits : 0);
+	if (!row)
+		return;
+	CHECK(f->m[1].unit == 0 && f->m[0].nsessions == 2 && f->m[4].copy_of == 2 &&
+	          row->cells[4].copy && !row->cells[4].pooled,
+	      "sessions: x2 is a session of x1, ycopy a copy of y");
+	CHECK(row->npooled == 4 && row->nunits == 3 && row->meta.k == 3 && !row->sessions_of,
+	      "sessions: 4 files pooled as 3 units");
+	CHECK(stats_meta_re((double[]){row->cells[0].y, row->cells[1].y},
+	                    (double[]){row->cells[0].se, row->cells[1].se}, 2, 0.95, &x) == 0,
+	      "sessions: x's sessions pool");
+	y[0] = x.mu, se[0] = x.se_dl;
+	y[1] = row->cells[2].y, se[1] = row->cells[2].se;
+	y[2] = row->cells[3].y, se[2] = row->cells[3].se;
+	CHECK(stats_meta_re(y, se, 3, 0.95, &all) == 0 && all.mu == row->meta.mu &&
+	          all.lo == row->meta.lo && all.tau2 == row->meta.tau2,
+	      "sessions: the fleet pools x's session pool (mean, DL se) with y and z");
+	CHECK(f->rows[0].ex.tau2_plain == row->meta.tau2 || row != &f->rows[0],
+	      "explain: the plain tau^2 is the pooled row's");
+	fleet_free(f);
+	free_docs(d, 5);
+	f = fleet_of(s, 2, d, NULL, &rc, err, sizeof err);
+	row = f ? find(f, "parquet_load") : NULL;
+	CHECK(row && row->sessions_of && !strcmp(row->sessions_of, "x1") && row->nunits == 2 &&
+	          row->has_meta,
+	      "sessions: two sessions of one machine alone are the units, named");
+	fleet_free(f);
+	free_docs(d, 2);
+}
+
 int main(void)
 {
+	test_sessions_and_copies();
 	test_pooled_and_odd();
 	test_missing();
 	test_busy_and_refusals();

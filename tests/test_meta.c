@@ -46,17 +46,19 @@ struct meta_ref {
 	double deleted[5];
 };
 
-/* D1 heterogeneous, D2 closer than their standard errors (tau^2 truncated to 0, HKSJ narrower
- * than DL), D3 two machines (no prediction interval), D4 four agreeing machines and an odd one. */
+/* D1 heterogeneous, D2 closer than their standard errors (tau^2 truncated to 0), D3 two machines
+ * (no prediction interval), D4 four agreeing machines and an odd one. In D1 and D2 the HKSJ scale
+ * q_hk is below 1 (unfloored se 0.023999816451213254 and 0.00065245077843057046): the max(1, q)
+ * floor makes their se the DL se, and the interval mu -+ t_{k-1} se_dl. */
 static const struct meta_ref meta_refs[] = {
     {"D1", 5, {-0.10, -0.05, -0.02, 0.04, -0.08}, {0.02, 0.03, 0.025, 0.04, 0.05},
-     -0.044598923351929933, 0.023999816451213254, -0.11123309626354647, 0.022035249559686606,
+     -0.044598923351929933, 0.024549590085536787, -0.11275951257953084697, 0.023561665875670980969,
      0.024549590085536787, 12.940507795100223, 0.0019705315242788981, 0.69089311923952823,
      -0.20603441811774692, 0.11683657141388706,
      {-1.9518740292544338, -0.11283696262328456, 0.48992761606697881, 1.8591707178245051,
       -0.55285494379639631}},
     {"D2", 3, {0.01, 0.012, 0.009}, {0.01, 0.02, 0.015}, 0.010032786885245902,
-     0.00065245077843057046, 0.007225517762404445, 0.012840056008087358, 0.0076822127959737584,
+     0.0076822127959737584, -0.023021106971866850589, 0.043086680742358654589, 0.0076822127959737584,
      0.014426229508196721, 0, 0, -0.087578981727257788, 0.10764455549774959,
      {-0.0051214751973158389, 0.10653312363426525, -0.080163766803941551}},
     {"D3", 2, {0.0, 0.1}, {0.02, 0.03}, 0.0475, 0.049937460888595447, -0.58701560205521055,
@@ -128,8 +130,10 @@ static void test_meta_edges(void)
 	CHECK(stats_meta_re(y, se, 3, 1, &m) == -1, "meta: conf 1 is refused");
 	CHECK(stats_meta_deleted(y, bad_se, 3, t) == -1, "deleted residuals: bad input refused");
 	CHECK(stats_meta_re(same, se, 3, 0.95, &m) == 0 && fabs(m.mu - 0.05) < 1e-16 &&
-	          m.tau2 == 0 && m.i2 == 0 && m.q < 1e-25 && m.se < 1e-15,
-	      "meta: equal estimates pool to themselves with Q, tau^2, I^2 and the HKSJ se 0");
+	          m.tau2 == 0 && m.i2 == 0 && m.q < 1e-25 && m.q_hk < 1e-25 && m.se == m.se_dl &&
+	          m.se > 0.008 && m.hi - m.lo > 0.05,
+	      "meta: equal estimates pool to themselves with Q, tau^2, I^2 and q_hk 0, and the "
+	      "max(1, q) floor keeps the interval as wide as the DL one (not zero width)");
 	CHECK(stats_meta_re(y, se, 3, 0.9, &m) == 0 && m.level == 0.9, "meta: level is conf");
 	CHECK_NEAR(stats_meta_odd_bound(0.05, 5), 4.6040948713499932254, 1e-11,
 	           "odd bound: t_{4, 1 - 0.05/10} for 5 machines");

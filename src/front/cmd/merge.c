@@ -76,12 +76,17 @@ const struct opt_doc merge_doc = {
              "it; else its file name). Every machine is compared within its own file, arms "
              "paired by round, as `allocab compare FILE` compares it; each comparison is then "
              "pooled across the machines by a random-effects meta-analysis of the machines' "
-             "Hodges-Lehmann log ratios: DerSimonian-Laird tau^2, Hartung-Knapp-Sidik-Jonkman "
-             "interval (t with k-1 df), I^2, and a prediction interval for a new machine of the "
-             "fleet (t with k-2 df). A machine is named odd when its studentized deleted "
-             "residual exceeds t_{k-1, 1-alpha/(2k)}: the others do not predict it. A machine "
-             "that lacks an arm, workload, phase or regime the others have, did other work, or "
-             "has fewer than 2 usable rounds keeps its row with the reason and is not pooled "
+             "Hodges-Lehmann log ratios (each weighted by the standard error of its rank "
+             "interval at --conf): DerSimonian-Laird tau^2, Hartung-Knapp-Sidik-Jonkman "
+             "interval with its max(1, q) floor (t with k-1 df), I^2, and a prediction interval "
+             "for a new machine of the fleet (t with k-2 df). A machine is named odd when its "
+             "studentized deleted residual exceeds t_{k-1, 1-alpha/(2k)}: the others do not "
+             "predict it. A file that repeats another's measurements counts once; files of one "
+             "boot id are sessions of one machine, pooled within it first. The machines' "
+             "effects are related to their facts (fault cost, CPU vendor) by a meta-regression, "
+             "its residual tau^2 beside the plain one. A machine that lacks an arm, workload, "
+             "phase or regime the others have, did other work (other commands, another time), "
+             "or has fewer than 2 usable rounds keeps its row with the reason and is not pooled "
              "(docs/fleet.md).\n",
     .opts = merge_opts,
     .nopts = M_COUNT,

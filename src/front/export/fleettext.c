@@ -63,7 +63,11 @@ void export_fleet_pooled_note(const struct fleet_report *f, const struct fleet_r
 		snprintf(buf, len, "%s", row->npooled ? "one machine: nothing to pool" : "no machine to pool");
 		return;
 	}
-	k = (size_t)snprintf(buf, len, "tau %.3g, I^2 %.0f%%", row->meta.tau, 100 * row->meta.i2);
+	k = (size_t)snprintf(buf, len, "%s%s%stau %.3g, I^2 %.0f%%",
+	                     row->sessions_of ? "sessions of one machine, " : "",
+	                     row->sessions_of ? row->sessions_of : "",
+	                     row->sessions_of ? " (holds across its sessions, not machines): " : "",
+	                     row->meta.tau, 100 * row->meta.i2);
 	if (k < len && !isnan(row->meta.pi_lo))
 		k += (size_t)snprintf(buf + k, len - k, "; a new machine: [%.3g, %.3g]",
 		                      cmp_speedup(row->meta.pi_hi), cmp_speedup(row->meta.pi_lo));
@@ -93,7 +97,8 @@ static void machine_cells(const struct fleet_report *f, char (*c)[CELL])
 			         100 * m->busy_share);
 		else
 			snprintf(r[4], CELL, "unknown");
-		snprintf(r[5], CELL, "%s", m->doc->machine_desc ? m->doc->machine_desc : "-");
+		snprintf(r[5], CELL, "%.80s; compared: %.60s",
+		         m->doc->machine_desc ? m->doc->machine_desc : "-", m->times);
 	}
 }
 
@@ -130,7 +135,8 @@ static size_t row_cells(const struct fleet_report *f, char (*c)[CELL])
 					snprintf(r[5], CELL, "-");
 					snprintf(r[6], CELL, "-");
 				}
-				snprintf(r[7], CELL, "%zu of %zu", row->npooled, f->nm);
+				snprintf(r[7], CELL, "%zu of %zu", row->nunits,
+				         row->sessions_of ? row->npooled : f->nunits);
 				export_fleet_pooled_note(f, row, r[8], CELL);
 				continue;
 			}
@@ -177,6 +183,28 @@ static void put_method(FILE *out, const struct fleet_report *f, int md, size_t w
 		fputs("\n</details>\n", out);
 }
 
+/* Per pooled comparison, what the machines' facts explain of it, and what sets its odd machines
+ * apart (fleet_explain_text). */
+static void put_explained(FILE *out, const struct fleet_report *f, int md)
+{
+	char name[256], text[1024];
+	int head = 0;
+
+	for (size_t i = 0; i < f->nrows; i++) {
+		const struct fleet_row *row = &f->rows[i];
+		if (!row->has_meta)
+			continue;
+		if (!head++)
+			fprintf(out, md ? "\n#### What the machines' facts explain\n\n"
+			                : "\nwhat the machines' facts explain (fault cost, CPU vendor):\n");
+		fprintf(out, "%s%s %s %s: %s\n", md ? "- " : "", fleet_row_name(row, name, sizeof name),
+		        rf_regime_name(row->regime), row->candidate,
+		        fleet_explain_text(row, text, sizeof text));
+		if (row->ex.odd[0])
+			fprintf(out, "%sodd: %s\n", md ? "  - " : "    ", row->ex.odd);
+	}
+}
+
 int export_fleet_markup(FILE *out, const struct export_fleet_input *in, int md, char *err,
                         size_t errlen)
 {
@@ -204,6 +232,7 @@ int export_fleet_markup(FILE *out, const struct export_fleet_input *in, int md, 
 	fprintf(out, md ? "\n#### Comparisons\n\n" : "\n");
 	row_cells(f, c);
 	md ? export_print_md(out, &gc) : export_print_grid(out, &gc, in->width);
+	put_explained(out, f, md);
 	if (md)
 		put_method(out, f, md, in->width);
 	free(c);

@@ -298,13 +298,43 @@ static cJSON *cell_json(const struct fleet_report *f, const struct fleet_row *ro
 	return o;
 }
 
+/* What the machines' facts explain of the row (docs/results-format.md, "allocab-fleet/1"). */
+static cJSON *explained_json(const struct fleet_row *row)
+{
+	const struct fleet_explain *ex = &row->ex;
+	cJSON *o = cJSON_CreateObject(), *mods;
+
+	cJSON_AddBoolToObject(o, "fitted", ex->fitted);
+	add_num(o, "tau2", ex->tau2_plain);
+	add_num(o, "tau2_residual", ex->fitted ? ex->reg.tau2 : NAN);
+	add_num(o, "machines", ex->fitted ? (double)ex->reg.k : NAN);
+	add_num(o, "qe", ex->fitted ? ex->reg.qe : NAN);
+	cJSON_AddItemToObject(o, "moderators", mods = cJSON_CreateArray());
+	for (size_t j = 0; ex->fitted && j < ex->nmods; j++) {
+		cJSON *m = cJSON_CreateObject();
+		add_str(m, "name", ex->mod[j]);
+		add_num(m, "coef", ex->reg.b[j + 1]);
+		add_num(m, "se", ex->reg.se[j + 1]);
+		add_num(m, "lo", ex->reg.lo[j + 1]);
+		add_num(m, "hi", ex->reg.hi[j + 1]);
+		add_num(m, "p", ex->reg.pval[j + 1]);
+		cJSON_AddItemToArray(mods, m);
+	}
+	add_str(o, "note", ex->note[0] ? ex->note : NULL);
+	add_str(o, "odd", ex->odd[0] ? ex->odd : NULL);
+	return o;
+}
+
 static cJSON *fleet_row_json(const struct fleet_report *f, const struct fleet_row *row)
 {
 	cJSON *o = key_json(row->workload, row->phase, row->regime, row->candidate, row->baseline);
 	cJSON *arr;
 
 	add_num(o, "machines_pooled", (double)row->npooled);
+	add_num(o, "units_pooled", (double)row->nunits);
+	add_str(o, "sessions_of", row->sessions_of);
 	cJSON_AddItemToObject(o, "pooled", pooled_json(row));
+	cJSON_AddItemToObject(o, "explained", explained_json(row));
 	add_num(o, "odd_bound", row->odd_bound);
 	cJSON_AddItemToObject(o, "odd", names_json(f, row, 1));
 	cJSON_AddItemToObject(o, "excludes_pooled", names_json(f, row, 0));
@@ -322,6 +352,11 @@ static cJSON *machine_json(const struct fleet_machine *m)
 	add_str(o, "host", m->doc->host);
 	cJSON_AddItemToObject(o, "input", doc_json(m->doc));
 	add_str(o, "problem", m->problem);
+	add_str(o, "compared", m->times);
+	add_num(o, "fault_ns", m->doc->fault_ns);
+	add_str(o, "cpu_vendor", m->doc->cpu_vendor);
+	cJSON_AddBoolToObject(o, "copy", m->copy_of >= 0);
+	add_num(o, "sessions", (double)m->nsessions);
 	cJSON_AddBoolToObject(o, "busy", m->busy);
 	add_num(o, "busy_share", m->busy_share);
 	add_num(o, "others_median", m->others);

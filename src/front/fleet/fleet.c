@@ -65,13 +65,20 @@ static int set_labels(struct fleet_report *f, char *err, size_t errlen)
 
 /* The machine's own paired comparison, or the reason it has none in m->problem. Returns 0, or -1
  * when memory ran out. */
-static int machine_report(struct fleet_machine *m, const struct cmp_opts *o)
+static int machine_report(struct fleet_machine *m, const struct fleet_machine *ref,
+                          const struct cmp_opts *o)
 {
 	const struct rf_doc *d = m->doc;
 	char why[1024];
 	int rc;
 
-	if (rf_arm(d, o->baseline) < 0)
+	rf_times_used(d, m->times, sizeof m->times);
+	if (m != ref && (d->ran || ref->doc->ran) &&
+	    (!d->ran || !ref->doc->ran || strcmp(d->ran, ref->doc->ran) != 0))
+		snprintf(why, sizeof why, "ran other commands than %s: %.80s, not %.80s", ref->label,
+		         d->ran ? d->ran : "none recorded",
+		         ref->doc->ran ? ref->doc->ran : "none recorded");
+	else if (rf_arm(d, o->baseline) < 0)
 		snprintf(why, sizeof why, "no baseline arm '%s'", o->baseline);
 	else if (o->candidate && rf_arm(d, o->candidate) < 0)
 		snprintf(why, sizeof why, "no arm '%s'", o->candidate);
@@ -207,8 +214,9 @@ static int build(struct fleet_ctx *c, char *err, size_t errlen)
 	size_t n = 0;
 	int rc = 0;
 
+	rc = fleet_group(f);
 	for (size_t i = 0; rc == 0 && i < f->nm; i++)
-		rc = machine_report(&f->m[i], c->o);
+		rc = machine_report(&f->m[i], &f->m[0], c->o);
 	if (rc == 0)
 		rc = geomean_sets(c);
 	if (rc == 0)

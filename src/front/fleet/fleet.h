@@ -30,6 +30,13 @@ struct fleet_machine {
 	size_t load_runs;
 	double busy_share, others, load;
 	int busy;
+	/* Which machine it is (fleetgroup.c; docs/fleet.md, "One machine, several files"): unit is
+	 * the index of the first file of its machine (files of one boot id are sessions of one
+	 * machine), nsessions the files of that machine that are not copies; copy_of the index of an
+	 * earlier file with the very same measurements (a copy under another label), else -1. */
+	size_t unit, nsessions;
+	long copy_of;
+	char times[160]; /* which time its comparisons use (rf_times_used) */
 };
 
 /* One machine in one fleet comparison. */
@@ -40,7 +47,21 @@ struct fleet_cell {
 	double y, se;              /* log ratio (Hodges-Lehmann) and its standard error */
 	double resid;              /* studentized deleted residual (3 machines pooled or more); NAN */
 	int odd;                   /* |resid| > the row's odd_bound: the others do not predict it */
+	int copy;                  /* not pooled because it repeats another file's measurements */
 	int excludes;              /* its own interval excludes the pooled estimate */
+};
+
+/* What the machines' facts explain of one comparison (fleetexplain.c; docs/fleet.md, "A fleet
+ * that explains itself"): a meta-regression of the units' log ratios on the fault cost and the
+ * CPU vendor, when they vary and there are enough machines; else why not in note. */
+struct fleet_explain {
+	int fitted;
+	size_t nmods;                          /* moderators: reg.b[1..nmods] */
+	char mod[STATS_METAREG_MAX - 1][64];   /* their names */
+	struct stats_metareg reg;
+	double tau2_plain;                     /* the pooled row's tau^2, without moderators */
+	char note[320];                        /* moderators left out, or why nothing was fitted */
+	char odd[640];                         /* what sets each machine named odd apart, or "" */
 };
 
 /* One comparison across the fleet. */
@@ -49,11 +70,16 @@ struct fleet_row {
 	const char *phase, *candidate, *baseline;
 	enum rf_regime regime;
 	struct fleet_cell *cells; /* one per machine, in the machines' order */
-	size_t npooled;
-	int has_meta;            /* npooled >= 2: meta is set */
+	size_t npooled;          /* files pooled */
+	/* the units pooled (meta.k): machines, each the random-effects pool of its sessions; or,
+	 * when every file pooled is a session of one machine (sessions_of its label), the sessions */
+	size_t nunits;
+	const char *sessions_of;
+	int has_meta;            /* nunits >= 2: meta is set */
 	struct stats_meta meta;  /* on the log ratio ln(t_candidate / t_baseline) */
 	double odd_bound;        /* stats_meta_odd_bound(1 - conf, npooled), NAN below 3 machines */
 	size_t nodd, nexcludes;  /* machines named either way */
+	struct fleet_explain ex;
 };
 
 struct fleet_report {
@@ -64,6 +90,7 @@ struct fleet_report {
 	double conf;
 	enum cmp_regimes regimes;
 	int compared[RF_NREGIMES]; /* regimes some row compares */
+	size_t nunits; /* machines: files that are not copies, sessions of one machine counted once */
 	size_t nwarn;
 	char **warn; /* one line each: busy machines, machines without comparisons, their warnings */
 };
@@ -82,9 +109,21 @@ void fleet_free(struct fleet_report *f);
  * again. Returns 0, or -1 when memory ran out. */
 int fleet_drop_telemetry(struct fleet_report *f);
 
+/* The standard error the fleet weights a machine's comparison by: that of its Hodges-Lehmann
+ * estimate, from its signed-rank interval at the fleet's level, one comparison at a time
+ * (cmp_row.d_each), never from an interval widened for a family of comparisons
+ * (docs/fleet.md, "Which standard error"). NAN when the row has none. merge and the gate both
+ * pool with it. */
+double fleet_row_se(const struct cmp_row *r);
+
 /* The pooled interval of row at another level (e.g. a gate's Bonferroni level) into *lo, *hi:
  * mu -+ t_{k-1} x se. Returns 0, or -1 when the row has no pooled estimate. */
 int fleet_pooled_at(const struct fleet_row *row, double conf, double *lo, double *hi);
+
+/* The row's explanation in one line ("meta-regression on 7 machines: fault cost (per us) +0.0026
+ * [...]; residual tau^2 ... against ... without, 84% explained", or "not related to the machines'
+ * facts: WHY"). Returns buf. */
+const char *fleet_explain_text(const struct fleet_row *row, char *buf, size_t len);
 
 /* "workload/phase" ("geomean" for the geometric mean; the phase only when not total) into buf.
  * Returns buf. */

@@ -8,6 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+double fleet_row_se(const struct cmp_row *r)
+{
+	if (!r->usable)
+		return NAN;
+	return stats_interval_se(r->d_each.lo, r->d_each.hi, r->d_each.level);
+}
+
 /* Why machine m has no row for this comparison, into why. */
 static void missing_reason(const struct fleet_ctx *c, size_t mi, const struct fleet_row *row,
                            char *why, size_t len)
@@ -66,6 +73,12 @@ static int same_work(const struct fleet_ctx *c, size_t mi, const char *name, cha
 		         ref_label, y->checksum, x->checksum);
 		return 0;
 	}
+	if (x->time != y->time) {
+		snprintf(why, len, "%s compared %s time here, %s time on %s: not one measure", name,
+		         y->time == RF_TIME_CPU ? "CPU" : "wall", x->time == RF_TIME_CPU ? "CPU" : "wall",
+		         ref_label);
+		return 0;
+	}
 	if (strcmp(x->work, y->work) != 0) {
 		snprintf(why, len, "%s did other work than on %s: parameters %.60s, not %.60s",
 		         name, ref_label, y->work, x->work);
@@ -111,6 +124,13 @@ static void judge_cell(const struct fleet_ctx *c, size_t mi, const struct fleet_
 	const struct cmp_row *r = cell->row;
 
 	cell->y = cell->se = cell->resid = NAN;
+	if (c->f->m[mi].copy_of >= 0) {
+		snprintf(cell->why, sizeof cell->why,
+		         "the same measurements as %s (a copy): counted once",
+		         c->f->m[c->f->m[mi].copy_of].label);
+		cell->copy = 1;
+		return;
+	}
 	if (!r) {
 		missing_reason(c, mi, row, cell->why, sizeof cell->why);
 		return;
@@ -125,7 +145,7 @@ static void judge_cell(const struct fleet_ctx *c, size_t mi, const struct fleet_
 	                  : !same_geomean(c, mi, cell->why, sizeof cell->why))
 		return;
 	cell->y = r->d.est;
-	cell->se = stats_interval_se(r->d.lo, r->d.hi, r->d.level);
+	cell->se = fleet_row_se(r);
 	if (!(cell->se > 0) || !isfinite(cell->se)) {
 		snprintf(cell->why, sizeof cell->why,
 		         "a zero-width interval (every round gave the same ratio): no standard "
@@ -135,41 +155,116 @@ static void judge_cell(const struct fleet_ctx *c, size_t mi, const struct fleet_
 	cell->pooled = 1;
 }
 
-/* The meta-analysis over the pooled cells, the deleted residuals and the machines named. */
+/* The units of a row (fleet.h, fleet_row.nunits): unit[u] is the first file of each machine with
+ * a pooled cell; with a single such machine that has several sessions, its sessions. */
+static size_t row_units(const struct fleet_ctx *c, struct fleet_row *row, size_t *unit)
+{
+	const struct fleet_report *f = c->f;
+	size_t nu = 0, files = 0;
+
+	for (size_t i = 0; i < f->nm; i++) {
+		size_t u = f->m[i].unit, k = 0;
+		if (!row->cells[i].pooled)
+			continue;
+		files++;
+		while (k < nu && unit[k] != u)
+			k++;
+		if (k == nu)
+			unit[nu++] = u;
+	}
+	row->npooled = files;
+	row->sessions_of = NULL;
+	if (nu == 1 && files >= 2) {
+		row->sessions_of = f->m[unit[0]].label;
+		nu = 0;
+		for (size_t i = 0; i < f->nm; i++)
+			if (row->cells[i].pooled)
+				unit[nu++] = i;
+	}
+	return nu;
+}
+
+/* Unit u's estimate and standard error: its one pooled session's, or the random-effects pool of
+ * its sessions (DerSimonian-Laird; the standard error 1 / sqrt(sum of the weights) holds the
+ * between-session variance). Returns 0, or -1 when its sessions cannot be pooled. */
+static int unit_estimate(const struct fleet_ctx *c, const struct fleet_row *row, size_t u,
+                         double *y, double *se, double *sy, double *sse)
+{
+	const struct fleet_report *f = c->f;
+	struct stats_meta m;
+	size_t k = 0;
+
+	if (row->sessions_of) {
+		*y = row->cells[u].y;
+		*se = row->cells[u].se;
+		return 0;
+	}
+	for (size_t i = 0; i < f->nm; i++)
+		if (row->cells[i].pooled && f->m[i].unit == u) {
+			sy[k] = row->cells[i].y;
+			sse[k++] = row->cells[i].se;
+		}
+	if (k == 1) {
+		*y = sy[0];
+		*se = sse[0];
+		return 0;
+	}
+	if (stats_meta_re(sy, sse, k, c->f->conf, &m) != 0)
+		return -1;
+	*y = m.mu;
+	*se = m.se_dl;
+	return 0;
+}
+
+/* Whether cell i belongs to unit j of the row. */
+static int in_unit(const struct fleet_ctx *c, const struct fleet_row *row, size_t i, size_t u)
+{
+	return row->sessions_of ? i == u : c->f->m[i].unit == u;
+}
+
+/* The meta-analysis over the units, the deleted residuals and the machines named. */
 static int pool(const struct fleet_ctx *c, struct fleet_row *row)
 {
-	size_t nm = c->f->nm, k = 0;
+	size_t nm = c->f->nm, k;
 	double *y = calloc(nm + 1, sizeof *y), *se = calloc(nm + 1, sizeof *se);
-	double *t = calloc(nm + 1, sizeof *t);
-	int rc = y && se && t ? 0 : -1;
+	double *t = calloc(nm + 1, sizeof *t), *sy = calloc(nm + 1, sizeof *sy);
+	double *sse = calloc(nm + 1, sizeof *sse);
+	size_t *unit = calloc(nm + 1, sizeof *unit);
+	int rc = y && se && t && sy && sse && unit ? 0 : -1;
 
-	for (size_t i = 0; rc == 0 && i < nm; i++)
-		if (row->cells[i].pooled) {
-			y[k] = row->cells[i].y;
-			se[k++] = row->cells[i].se;
-		}
-	row->npooled = k;
+	k = rc == 0 ? row_units(c, row, unit) : 0;
+	for (size_t j = 0; rc == 0 && j < k; j++)
+		if (unit_estimate(c, row, unit[j], &y[j], &se[j], sy, sse) != 0)
+			k = 0;
+	row->nunits = k;
 	row->odd_bound = NAN;
 	if (rc == 0 && k >= 2)
 		row->has_meta = stats_meta_re(y, se, k, c->f->conf, &row->meta) == 0;
 	if (rc == 0 && row->has_meta && k >= 3 && stats_meta_deleted(y, se, k, t) == 0)
 		row->odd_bound = stats_meta_odd_bound(1 - c->f->conf, k);
-	for (size_t i = 0, j = 0; rc == 0 && row->has_meta && i < nm; i++) {
+	for (size_t i = 0; rc == 0 && row->has_meta && i < nm; i++) {
 		struct fleet_cell *cell = &row->cells[i];
+		size_t j = 0;
 		if (!cell->pooled)
 			continue;
-		if (!isnan(row->odd_bound)) {
+		while (j < k && !in_unit(c, row, i, unit[j]))
+			j++;
+		if (!isnan(row->odd_bound) && j < k) {
 			cell->resid = t[j];
 			cell->odd = fabs(t[j]) > row->odd_bound;
 		}
-		j++;
 		cell->excludes = cell->row->d.lo > row->meta.mu || cell->row->d.hi < row->meta.mu;
 		row->nodd += (size_t)cell->odd;
 		row->nexcludes += (size_t)cell->excludes;
 	}
+	if (rc == 0)
+		fleet_explain(c, row, unit, y, se, k);
 	free(y);
 	free(se);
 	free(t);
+	free(sy);
+	free(sse);
+	free(unit);
 	return rc;
 }
 

@@ -30,4 +30,16 @@ void fleet_machine_load(struct fleet_machine *m);
  * own warnings under its label, comparisons not pooled). Returns 0, or -1 when memory ran out. */
 int fleet_warnings(struct fleet_report *f);
 
+/* fleetexplain.c: row->ex from the row's k units (unit[j] the machine standing for unit j, y[j]
+ * and se[j] what was pooled), after the pooling. */
+void fleet_explain(const struct fleet_ctx *c, struct fleet_row *row, const size_t *unit,
+                   const double *y, const double *se, size_t k);
+
+/* fleetgroup.c: each machine's unit, nsessions and copy_of, and f->nunits. Returns 0, or -1
+ * when memory ran out. */
+int fleet_group(struct fleet_report *f);
+/* The labels of machines idx[0..n) for one line: all of them up to 4, else the first 3 and
+ * "(N more)". */
+void fleet_names(const struct fleet_report *f, const size_t *idx, size_t n, char *buf, size_t len);
+
 #endif

@@ -75,37 +75,135 @@ static int add(struct fleet_report *f, const char *fmt, ...)
 	return 0;
 }
 
-static int machine_warnings(struct fleet_report *f, const struct fleet_machine *m)
+/* The busy machines in one line (one machine: its figures; several: their names and the range of
+ * their shares; the machines table has each one's). Copies are their original's. */
+static int busy_warning(struct fleet_report *f, size_t *idx)
 {
-	int rc = 0;
+	size_t n = 0;
+	double lo = 1, hi = 0;
+	char names[512];
 
-	if (m->busy)
-		rc |= add(f,
-		          "WARNING: %s was busy: another task was runnable before %.0f%% of its runs "
-		          "(median %.0f other; load average %.2f on %.0f CPUs): its times carry "
-		          "that contention; run one bench per machine (docs/fleet.md)",
-		          m->label, 100 * m->busy_share, m->others, m->load, m->doc->online_cpus);
-	if (m->problem)
-		rc |= add(f, "%s (%s): no comparison: %s", m->label, m->doc->path, m->problem);
-	for (size_t i = 0; m->r && i < m->r->nwarn; i++)
-		if ((long)i != m->r->verdict_warning)
-			rc |= add(f, "%s: %s", m->label, m->r->warn[i]);
-	return rc;
+	for (size_t i = 0; i < f->nm; i++)
+		if (f->m[i].busy && f->m[i].copy_of < 0) {
+			idx[n++] = i;
+			lo = fmin(lo, f->m[i].busy_share);
+			hi = fmax(hi, f->m[i].busy_share);
+		}
+	if (n == 1) {
+		const struct fleet_machine *m = &f->m[idx[0]];
+		return add(f,
+		           "WARNING: %s was busy: another task was runnable before %.0f%% of its runs "
+		           "(median %.0f other; load average %.2f on %.0f CPUs): its times carry "
+		           "that contention; run one bench per machine (docs/fleet.md)",
+		           m->label, 100 * m->busy_share, m->others, m->load, m->doc->online_cpus);
+	}
+	if (n == 0)
+		return 0;
+	fleet_names(f, idx, n, names, sizeof names);
+	return add(f,
+	           "WARNING: %s were busy: another task was runnable before %.0f%% to %.0f%% of "
+	           "their runs (the machines table has each one's): their times carry that "
+	           "contention; run one bench per machine (docs/fleet.md)",
+	           names, 100 * lo, 100 * hi);
 }
 
-/* Two files from one running kernel are two sessions of one machine, not two machines. */
-static int same_machine(struct fleet_report *f)
+/* Each machine's own problems and warnings, one line per text with the machines that have it. */
+static int machine_warnings(struct fleet_report *f, size_t *idx)
 {
+	size_t nt = 0, cap = 0;
+	struct text {
+		const char *s, *path;
+		int problem;
+	} *t = NULL;
 	int rc = 0;
 
 	for (size_t i = 0; i < f->nm; i++)
-		for (size_t j = 0; j < i && f->m[i].doc->boot_id; j++)
-			if (f->m[j].doc->boot_id && !strcmp(f->m[i].doc->boot_id, f->m[j].doc->boot_id))
-				rc |= add(f,
-				          "WARNING: %s and %s ran on one machine (boot id %s): two "
-				          "sessions, not two machines, and the pooling counts that "
-				          "machine twice",
-				          f->m[j].label, f->m[i].label, f->m[i].doc->boot_id);
+		cap += 1 + (f->m[i].r ? f->m[i].r->nwarn : 0);
+	if (!(t = calloc(cap + 1, sizeof *t)))
+		return -1;
+	for (size_t i = 0; i < f->nm; i++) {
+		const struct fleet_machine *m = &f->m[i];
+		if (m->copy_of >= 0)
+			continue;
+		if (m->problem)
+			t[nt++] = (struct text){m->problem, m->doc->path, 1};
+		for (size_t w = 0; m->r && w < m->r->nwarn; w++)
+			if ((long)w != m->r->verdict_warning)
+				t[nt++] = (struct text){m->r->warn[w], NULL, 0};
+	}
+	for (size_t k = 0; rc == 0 && k < nt; k++) {
+		size_t n = 0;
+		char names[512];
+		int first = 1;
+		for (size_t j = 0; j < k && first; j++)
+			first = t[j].problem != t[k].problem || strcmp(t[j].s, t[k].s) != 0;
+		if (!first)
+			continue;
+		for (size_t i = 0; i < f->nm; i++) {
+			const struct fleet_machine *m = &f->m[i];
+			int has = t[k].problem && m->problem && !strcmp(m->problem, t[k].s);
+			for (size_t w = 0; !t[k].problem && !has && m->r && w < m->r->nwarn; w++)
+				has = (long)w != m->r->verdict_warning && !strcmp(m->r->warn[w], t[k].s);
+			if (has && m->copy_of < 0)
+				idx[n++] = i;
+		}
+		fleet_names(f, idx, n, names, sizeof names);
+		if (t[k].problem && n == 1)
+			rc |= add(f, "%s (%s): no comparison: %s", names, t[k].path, t[k].s);
+		else if (t[k].problem)
+			rc |= add(f, "%s: no comparison: %s", names, t[k].s);
+		else
+			rc |= add(f, "%s: %s", names, t[k].s);
+	}
+	free(t);
+	return rc;
+}
+
+/* One line per machine that is more than one file: its copies (counted once), then its sessions
+ * (pooled as sessions of one machine); and one line per file whose machine.id was not its own. */
+static int same_machine(struct fleet_report *f)
+{
+	size_t *idx = calloc(f->nm + 1, sizeof *idx), n;
+	char names[512];
+	int rc = idx ? 0 : -1;
+
+	for (size_t o = 0; rc == 0 && o < f->nm; o++) {
+		n = 0;
+		for (size_t i = o + 1; f->m[o].copy_of < 0 && i < f->nm; i++)
+			if (f->m[i].copy_of == (long)o)
+				idx[n++] = i;
+		if (n) {
+			fleet_names(f, idx, n, names, sizeof names);
+			rc |= add(f,
+			          "WARNING: %s %s the measurements of %s (identical rounds): one "
+			          "machine is not %zu by new labels; counted once",
+			          names, n == 1 ? "repeats" : "repeat", f->m[o].label, n + 1);
+		}
+	}
+	for (size_t u = 0; rc == 0 && u < f->nm; u++) {
+		if (f->m[u].unit != u || f->m[u].copy_of >= 0)
+			continue;
+		n = 0;
+		for (size_t i = 0; i < f->nm; i++)
+			if (f->m[i].unit == u && f->m[i].copy_of < 0)
+				idx[n++] = i;
+		if (n >= 2) {
+			fleet_names(f, idx, n, names, sizeof names);
+			rc |= add(f,
+			          "WARNING: %s ran on one machine (boot id %s): %zu sessions of one "
+			          "machine, pooled as such (a random effect within it), not as %zu "
+			          "machines (docs/fleet.md, \"One machine, several files\")",
+			          names, f->m[u].doc->boot_id, n, n);
+		}
+	}
+	for (size_t i = 0; rc == 0 && i < f->nm; i++)
+		if (f->m[i].doc->machine_id_stored)
+			rc |= add(f,
+			          "WARNING: %s: machine.id %.20s does not match its fields (%s): the "
+			          "recomputed id is used",
+			          f->m[i].doc->path, f->m[i].doc->machine_id_stored,
+			          f->m[i].doc->machine_id);
+	free(idx);
 	return rc;
 }
 
@@ -114,12 +212,17 @@ int fleet_warnings(struct fleet_report *f)
 	size_t unpooled = 0, rows = 0;
 	int rc = same_machine(f);
 
-	for (size_t i = 0; i < f->nm; i++)
-		rc |= machine_warnings(f, &f->m[i]);
+	size_t *idx = calloc(f->nm + 1, sizeof *idx);
+
+	if (!idx)
+		return -1;
+	rc |= busy_warning(f, idx);
+	rc |= machine_warnings(f, idx);
+	free(idx);
 	for (size_t i = 0; i < f->nrows; i++) {
 		size_t k = 0;
 		for (size_t j = 0; j < f->nm; j++)
-			k += !f->rows[i].cells[j].pooled;
+			k += !f->rows[i].cells[j].pooled && !f->rows[i].cells[j].copy;
 		unpooled += k;
 		rows += k > 0;
 	}

@@ -133,10 +133,14 @@ static enum gate_outcome judge_rows(struct gate_ctx *c, const struct cmp_report 
 		const struct cmp_row *row = &c->r->rows[i], *frow = fam ? &fam->rows[i] : row;
 		if (!gated(c->g, row, any_geomean))
 			continue;
-		enum gate_outcome v = gate_verdict(c, row, frow);
+		struct gate_failures fl = {0};
+		gate_count_failures(c->r->base, c->r->cand, row, &fl);
+		enum gate_outcome vt = gate_verdict(c, row, frow), v = gate_failure_rule(vt, &fl);
 		count[v]++;
 		if (out)
-			gate_line(c, row, frow, v, out);
+			gate_line(c, row, frow, vt, v, out);
+		if (out)
+			gate_print_failures(out, row, &fl);
 		if (out && v == GATE_INCONCLUSIVE)
 			gate_note(c, row, out);
 	}

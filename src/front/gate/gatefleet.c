@@ -40,8 +40,11 @@ static void line_head(const struct fleet_gate *fg, enum gate_outcome o, const st
 	        row->baseline);
 	if (machine)
 		fprintf(fg->out, " on %s: ", machine);
+	else if (row->sessions_of)
+		fprintf(fg->out, ", pooled over %zu sessions of machine %s: ", row->nunits,
+		        row->sessions_of);
 	else
-		fprintf(fg->out, ", pooled over %zu of %zu machines: ", row->npooled, fg->f->nm);
+		fprintf(fg->out, ", pooled over %zu of %zu machines: ", row->nunits, fg->f->nunits);
 }
 
 /* A machine's cell that cannot be judged: FAIL without a single usable round (a failed setup, as
@@ -67,10 +70,12 @@ static enum gate_outcome judge_pooled(struct fleet_gate *fg, const struct fleet_
 	struct stats_interval iv = {row->meta.mu, row->meta.lo, row->meta.hi, row->meta.level};
 	double flo = NAN, fhi = NAN;
 	char why[256];
-	size_t gaps = 0;
+	size_t gaps = 0, copies = 0;
+	struct gate_failures fl = {0};
+	enum gate_outcome shown;
 
 	for (size_t i = 0; i < f->nm; i++)
-		if (!row->cells[i].pooled) {
+		if (!row->cells[i].pooled && !row->cells[i].copy) {
 			gaps++;
 			if (gap_verdict(&row->cells[i]) == GATE_FAIL)
 				o = GATE_FAIL;
@@ -81,9 +86,13 @@ static enum gate_outcome judge_pooled(struct fleet_gate *fg, const struct fleet_
 	else if (!gaps && row->has_meta && fleet_pooled_at(row, fg->fam_conf, &flo, &fhi) == 0 &&
 	         flo > gate_fail_bound(&fg->ctx))
 		o = GATE_FAIL;
+	for (size_t i = 0; i < f->nm; i++)
+		if (row->cells[i].row && !row->cells[i].copy)
+			gate_count_failures(f->m[i].doc, f->m[i].doc, row->cells[i].row, &fl);
+	shown = gate_failure_rule(o, &fl);
 	if (!fg->out)
-		return o;
-	line_head(fg, o, row, NULL);
+		return shown;
+	line_head(fg, shown, row, NULL);
 	if (row->has_meta) {
 		struct stats_interval fam = {row->meta.mu, flo, fhi, fg->fam_conf};
 		gate_print_interval(fg->out, &fg->ctx, "t_cand/t_base",
@@ -98,14 +107,22 @@ static enum gate_outcome judge_pooled(struct fleet_gate *fg, const struct fleet_
 		fprintf(fg->out, "fewer than two machines to pool");
 	}
 	for (size_t i = 0; i < f->nm; i++)
-		if (!row->cells[i].pooled) {
+		if (!row->cells[i].pooled && !row->cells[i].copy) {
 			gap_reason(&row->cells[i], why, sizeof why);
 			fprintf(fg->out, "; %s not pooled: %s", f->m[i].label, why);
 		}
+	for (size_t i = 0; i < f->nm; i++)
+		copies += row->cells[i].copy;
+	if (copies)
+		fprintf(fg->out, "; %zu file%s repeating another's measurements counted once", copies,
+		        copies == 1 ? "" : "s");
 	if (gaps && o != GATE_FAIL)
 		fprintf(fg->out, "; a fleet with a machine left out is never PASS");
 	fprintf(fg->out, "\n");
-	return o;
+	gate_print_failures(fg->out,
+	                    &(struct cmp_row){.candidate = row->candidate, .baseline = row->baseline},
+	                    &fl);
+	return shown;
 }
 
 static enum gate_outcome judge_machine(struct fleet_gate *fg, size_t ri, size_t m)
@@ -113,7 +130,8 @@ static enum gate_outcome judge_machine(struct fleet_gate *fg, size_t ri, size_t 
 	const struct fleet_row *row = &fg->f->rows[ri];
 	const struct fleet_cell *c = &row->cells[m];
 	const struct cmp_row *r = c->row, *fam = fg->fam->rows[ri].cells[m].row;
-	enum gate_outcome o;
+	enum gate_outcome o, shown;
+	struct gate_failures fl = {0};
 	char why[256];
 
 	if (!r || r->n == 0 || !fam) {
@@ -126,9 +144,11 @@ static enum gate_outcome judge_machine(struct fleet_gate *fg, size_t ri, size_t 
 		return o;
 	}
 	o = gate_verdict(&fg->ctx, r, fam);
+	gate_count_failures(fg->f->m[m].doc, fg->f->m[m].doc, r, &fl);
+	shown = gate_failure_rule(o, &fl);
 	if (!fg->out)
-		return o;
-	line_head(fg, o, row, fg->f->m[m].label);
+		return shown;
+	line_head(fg, shown, row, fg->f->m[m].label);
 	if (!r->usable) {
 		fprintf(fg->out, "insufficient data (%zu usable rounds; at least 2 needed)\n", r->n);
 		return o;
@@ -141,7 +161,8 @@ static enum gate_outcome judge_machine(struct fleet_gate *fg, size_t ri, size_t 
 	                                          : "straddles",
 	                    fg->bound);
 	fprintf(fg->out, ", n %zu\n", r->n);
-	return o;
+	gate_print_failures(fg->out, r, &fl);
+	return shown;
 }
 
 static void summary(const struct fleet_gate *fg, enum gate_outcome res)
@@ -154,13 +175,15 @@ static void summary(const struct fleet_gate *fg, enum gate_outcome res)
 	        "gate: %s (%zu pass, %zu fail, %zu inconclusive; %s at %s %g%% %s than %s: speedup "
 	        ">= %.4gx (t_candidate/t_baseline <= %.4g); PASS needs the whole %g%% interval "
 	        "within the margin, FAIL the whole %.3g%% interval beyond it (Bonferroni over %zu); "
-	        "on %s %zu machines, %s; %s regime)\n",
+	        "on %s %zu machine%s, %s; %s regime)\n",
 	        gate_outcome_name(res), fg->count[GATE_PASS], fg->count[GATE_FAIL],
 	        fg->count[GATE_INCONCLUSIVE], g->candidate, g->slowdown ? "most" : "least", g->pct,
 	        g->slowdown ? "slower" : "faster", fg->f->rows[0].baseline, 1 / fg->bound,
 	        fg->bound, 100 * g->conf, 100 * fg->fam_conf, fg->judged,
 	        g->each_machine ? "each of the" : "the pooled estimate (random effects) of",
-	        fg->f->nm, g->on_geomean ? "the geometric mean" : "each workload",
+	        g->each_machine ? fg->f->nm : fg->f->nunits,
+	        (g->each_machine ? fg->f->nm : fg->f->nunits) == 1 ? "" : "s",
+	        g->on_geomean ? "the geometric mean" : "each workload",
 	        fg->regime == CMP_REGIMES_COLD ? "cold" : "steady");
 }
 

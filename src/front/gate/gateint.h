@@ -5,6 +5,8 @@
 
 #include "front/gate/gate.h"
 
+#include "front/results/results.h"
+
 #include <stdio.h>
 
 /* One judgement: the spec, the comparisons built for it, and the rule's numbers. */
@@ -42,6 +44,24 @@ int gate_equivalent(const struct gate_ctx *c, struct gate_iv v);
 enum gate_outcome gate_verdict(const struct gate_ctx *c, const struct cmp_row *row,
                                const struct cmp_row *fam);
 
+/* The failed runs of a gated comparison's two arms in their measured rounds (gaterule.c): failed
+ * counts failed, crashed, timeout and invalid runs; unverified those whose proof failed. The
+ * rule (docs/ci.md, "Failed runs"): a candidate with more failed runs than the baseline is FAIL;
+ * any other failed or unverified run of either arm makes a PASS INCONCLUSIVE. Failures remove
+ * rounds, and the rounds left are those the failing arm survived. */
+struct gate_failures {
+	size_t cand_runs, cand_failed, cand_unverified;
+	size_t base_runs, base_failed, base_unverified;
+	char cand_what[64], base_what[64]; /* the first failure's status and signal */
+};
+/* Adds row's failures (the candidate's in cand, the baseline's in base: one document when
+ * paired) to *out. */
+void gate_count_failures(const struct rf_doc *base, const struct rf_doc *cand,
+                         const struct cmp_row *row, struct gate_failures *out);
+enum gate_outcome gate_failure_rule(enum gate_outcome v, const struct gate_failures *f);
+/* The line under a verdict when some run failed; nothing when none did. */
+void gate_print_failures(FILE *out, const struct cmp_row *row, const struct gate_failures *f);
+
 /* gate.c: what a gate compares (its arms, workload, phase: total by default, level, regime), with
  * the sequential plan seq (NULL: fixed-n). */
 struct cmp_opts gate_cmp_opts(const struct gate_spec *g, const struct stats_seq_plan *seq);
@@ -51,10 +71,11 @@ struct cmp_opts gate_cmp_opts(const struct gate_spec *g, const struct stats_seq_
  * margin of c instead); the ratio (named ratio: "t_cand/t_base", "t_new/t_old") in parentheses. */
 void gate_print_interval(FILE *out, const struct gate_ctx *c, const char *ratio,
                          const struct stats_interval *iv, const char *rel, double bound);
-/* gateline.c: the verdict line of one gated comparison (o its outcome, fam its row at the family
- * level), the note after an INCONCLUSIVE one, and the final line. */
+/* gateline.c: the verdict line of one gated comparison (o the outcome its times give, shown the
+ * one printed: o, or what the failed runs made of it; fam its row at the family level), the note
+ * after an INCONCLUSIVE one, and the final line. */
 void gate_line(const struct gate_ctx *c, const struct cmp_row *row, const struct cmp_row *fam,
-               enum gate_outcome o, FILE *out);
+               enum gate_outcome o, enum gate_outcome shown, FILE *out);
 void gate_note(const struct gate_ctx *c, const struct cmp_row *row, FILE *out);
 void gate_summary(const struct gate_ctx *c, enum gate_outcome res, const size_t count[3],
                   enum cmp_regimes regime, FILE *out);

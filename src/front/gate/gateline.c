@@ -69,7 +69,7 @@ static void short_cmp_level_text(FILE *out, const struct gate_ctx *c, struct gat
 }
 
 void gate_line(const struct gate_ctx *c, const struct cmp_row *row, const struct cmp_row *fam,
-               enum gate_outcome o, FILE *out)
+               enum gate_outcome o, enum gate_outcome shown, FILE *out)
 {
 	const struct cmp_report *r = c->r;
 	struct gate_iv pass = gate_pass_iv(c, row), fail = gate_fail_iv(c, fam);
@@ -80,7 +80,7 @@ void gate_line(const struct gate_ctx *c, const struct cmp_row *row, const struct
 		snprintf(n, sizeof n, "%zu", row->n);
 	else
 		snprintf(n, sizeof n, "%zu+%zu", row->n_base, row->n_cand);
-	fprintf(out, "%-12s %s/%s %s %s ", gate_outcome_name(o),
+	fprintf(out, "%-12s %s/%s %s %s ", gate_outcome_name(shown),
 	        row->workload ? row->workload : "geomean", row->phase, rf_regime_name(row->regime),
 	        row->candidate);
 	if (r->paired)

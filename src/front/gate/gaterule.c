@@ -6,6 +6,8 @@
 #include "common/status.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 const char *gate_outcome_name(enum gate_outcome o)
 {
@@ -64,4 +66,85 @@ enum gate_outcome gate_verdict(const struct gate_ctx *c, const struct cmp_row *r
 	if (fam->usable && gate_reached(fail) && fail.iv->lo > gate_fail_bound(c))
 		return GATE_FAIL;
 	return GATE_INCONCLUSIVE;
+}
+
+/* The measured runs of arm on workload wl (NULL: every workload) in d: all of them, those that
+ * failed (failed, crashed, timeout, invalid) and those unverified; the first failure's status and
+ * signal into what. */
+static void count_arm(const struct rf_doc *d, const char *arm, const char *wl, size_t *runs,
+                      size_t *failed, size_t *unverified, char *what, size_t len)
+{
+	int a = rf_arm(d, arm);
+
+	*runs = *failed = *unverified = 0;
+	if (a < 0)
+		return;
+	for (size_t r = 0; r < d->nrounds; r++)
+		for (size_t w = 0; w < d->nwl; w++)
+			if ((!wl || strcmp(d->wl[w].name, wl) == 0) &&
+			    rf_run(d, r, (size_t)a, w)->present)
+				(*runs)++;
+	for (size_t i = 0; i < d->nfails; i++) {
+		const struct rf_fail *f = &d->fails[i];
+		if (f->warmup || strcmp(f->arm, arm) != 0 || (wl && strcmp(f->workload, wl) != 0))
+			continue;
+		if (strcmp(f->status, "unverified") == 0) {
+			(*unverified)++;
+			continue;
+		}
+		if ((*failed)++ == 0 && what)
+			snprintf(what, len, "%s%s%s", f->status, f->signal ? " " : "",
+			         f->signal ? f->signal : "");
+	}
+}
+
+void gate_count_failures(const struct rf_doc *base, const struct rf_doc *cand,
+                         const struct cmp_row *row, struct gate_failures *out)
+{
+	struct gate_failures f = {0};
+
+	count_arm(cand, row->candidate, row->workload, &f.cand_runs, &f.cand_failed,
+	          &f.cand_unverified, f.cand_what, sizeof f.cand_what);
+	count_arm(base, row->baseline, row->workload, &f.base_runs, &f.base_failed,
+	          &f.base_unverified, f.base_what, sizeof f.base_what);
+	out->cand_runs += f.cand_runs;
+	out->cand_failed += f.cand_failed;
+	out->cand_unverified += f.cand_unverified;
+	out->base_runs += f.base_runs;
+	out->base_failed += f.base_failed;
+	out->base_unverified += f.base_unverified;
+	if (!out->cand_what[0])
+		memcpy(out->cand_what, f.cand_what, sizeof f.cand_what);
+	if (!out->base_what[0])
+		memcpy(out->base_what, f.base_what, sizeof f.base_what);
+}
+
+enum gate_outcome gate_failure_rule(enum gate_outcome v, const struct gate_failures *f)
+{
+	if (f->cand_failed > f->base_failed)
+		return GATE_FAIL;
+	if (v == GATE_PASS && (f->cand_failed || f->base_failed || f->cand_unverified ||
+	                       f->base_unverified))
+		return GATE_INCONCLUSIVE;
+	return v;
+}
+
+void gate_print_failures(FILE *out, const struct cmp_row *row, const struct gate_failures *f)
+{
+	if (!(f->cand_failed || f->base_failed || f->cand_unverified || f->base_unverified))
+		return;
+	fprintf(out, "  failed runs: %s %zu of %zu%s%s%s", row->candidate, f->cand_failed,
+	        f->cand_runs, f->cand_what[0] ? " (first: " : "", f->cand_what,
+	        f->cand_what[0] ? ")" : "");
+	if (f->cand_unverified)
+		fprintf(out, " and %zu unverified", f->cand_unverified);
+	fprintf(out, ", %s %zu of %zu%s%s%s", row->baseline, f->base_failed, f->base_runs,
+	        f->base_what[0] ? " (first: " : "", f->base_what, f->base_what[0] ? ")" : "");
+	if (f->base_unverified)
+		fprintf(out, " and %zu unverified", f->base_unverified);
+	fprintf(out, ": %s (a failure removes its round, and the rounds left favour the arm that "
+	             "failed; docs/ci.md, \"Failed runs\")\n",
+	        f->cand_failed > f->base_failed
+	            ? "the candidate fails more often than the baseline: FAIL whatever its times"
+	            : "never PASS while runs fail");
 }

@@ -147,6 +147,18 @@ static int load_baseline(struct loader *l, const cJSON *cfg)
 	return 0;
 }
 
+/* What a commands bench ran: config.program, else config.commands, as compact JSON (NULL when
+ * neither is there, as in a drivers bench, whose work is in its records' parameters). */
+static int load_ran(struct loader *l, const cJSON *cfg)
+{
+	const cJSON *prog = rl_get(cfg, "program"), *cmds = rl_get(cfg, "commands");
+	const cJSON *v = prog && !cJSON_IsNull(prog) ? prog : cmds && !cJSON_IsNull(cmds) ? cmds : NULL;
+
+	if (v && !(l->d->ran = rl_compact(v)))
+		return rl_nomem(l);
+	return 0;
+}
+
 static int load_config(struct loader *l, const cJSON *cfg)
 {
 	struct rf_doc *d = l->d;
@@ -182,9 +194,28 @@ static int load_config(struct loader *l, const cJSON *cfg)
 	if (rl_get_str(cfg, "process_tracking") &&
 	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
 		return rl_nomem(l);
-	if (load_baseline(l, cfg) != 0)
+	if (load_baseline(l, cfg) != 0 || load_ran(l, cfg) != 0)
 		return -1;
 	return load_arm_configs(l, rl_get(cfg, "arm_configs"));
+}
+
+int rf_machine_id_check(const cJSON *machine, char id[17])
+{
+	const char *stored = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(machine, "id"));
+	cJSON *none = cJSON_CreateObject();
+	char empty[17] = "";
+
+	fingerprint_id(machine, id);
+	if (none)
+		fingerprint_id(none, empty);
+	cJSON_Delete(none);
+	if (strcmp(id, empty) == 0) {
+		snprintf(id, 17, "%.16s", stored && strlen(stored) == 16 ? stored : "");
+		return stored ? 1 : 0;
+	}
+	if (!stored)
+		return 0;
+	return strcmp(stored, id) == 0 ? 1 : -1;
 }
 
 static int load_machine(struct loader *l, const cJSON *m)
@@ -201,10 +232,9 @@ static int load_machine(struct loader *l, const cJSON *m)
 	if (rl_opt_num(l, m, "online_cpus", 1e6, "machine", "machine", &ncpu) != 0)
 		return -1;
 	d->online_cpus = ncpu;
-	if (id && strlen(id) < sizeof d->machine_id)
-		strcpy(d->machine_id, id);
-	else
-		fingerprint_id(m, d->machine_id);
+	if (rf_machine_id_check(m, d->machine_id) < 0 && id &&
+	    !(d->machine_id_stored = strndup(id, 64)))
+		return rl_nomem(l);
 	snprintf(desc, sizeof desc, "%.200s, %.0f CPUs, kernel %.100s", cpu ? cpu : "unknown CPU",
 	         isnan(ncpu) ? 0.0 : ncpu, kern ? kern : "unknown");
 	if (!(d->machine_desc = strdup(desc)) || !(d->env = rl_compact(rl_get(m, "env"))))
@@ -365,9 +395,9 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 	if (rc == 0)
 		rc = load_machine(&l, rl_get(bench, "machine"));
 	if (rc == 0)
-		rc = load_task(&l, rl_get(bench, "task"));
+		rc = rl_facts(&l, rl_get(bench, "facts"), rl_get(bench, "machine"));
 	if (rc == 0)
-		rc = rl_facts(&l, rl_get(bench, "facts"));
+		rc = load_task(&l, rl_get(bench, "task"));
 	if (rc == 0)
 		rc = rl_sessions(&l, rl_get(bench, "sessions"), bench_statuses);
 	if (rc == 0)
@@ -403,6 +433,7 @@ struct rf_builder *rf_builder_new(const cJSON *head, const char *name, char *err
 	b->head = head;
 	b->l = (struct loader){.d = d, .err = b->err, .errlen = sizeof b->err};
 	if (load_head(&b->l, head) != 0 || load_machine(&b->l, rl_get(head, "machine")) != 0 ||
+	    rl_facts(&b->l, rl_get(head, "facts"), rl_get(head, "machine")) != 0 ||
 	    load_task(&b->l, rl_get(head, "task")) != 0 ||
 	    !(b->defaulted = calloc(d->nwl + 1, 1))) {
 		snprintf(err, errlen, "%s", b->err[0] ? b->err : "out of memory");
@@ -549,5 +580,8 @@ void rf_free(struct rf_doc *d)
 	free(d->label);
 	free(d->host);
 	free(d->boot_id);
+	free(d->machine_id_stored);
+	free(d->ran);
+	free(d->cpu_vendor);
 	free(d);
 }

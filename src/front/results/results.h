@@ -127,7 +127,10 @@ struct rf_doc {
 	char *path;          /* the name errors and reports use */
 	char *status;        /* the bench's status: complete, running, interrupted, ... */
 	int commands;        /* config.mode "commands": one pseudo-workload, process times */
-	char machine_id[17]; /* "" if the document has no machine fingerprint */
+	/* machine.id recomputed from its fields (rf_machine_id_check); "" if the document has no
+	 * machine fingerprint */
+	char machine_id[17];
+	char *machine_id_stored; /* the stored machine.id when it differs from machine_id, or NULL */
 	char *machine_desc;  /* "cpu_model, N cpus, kernel K" or NULL */
 	char *env;           /* machine.env as compact JSON, or NULL */
 	char *tracking;      /* config.process_tracking (probed arms: "ptrace" or "probe only
@@ -136,6 +139,15 @@ struct rf_doc {
 	char *label;         /* task.label: the machine's name in a fleet (docs/fleet.md), or NULL */
 	char *host;          /* task.host, or NULL */
 	char *boot_id;       /* task.boot_id: the running kernel the bench ran on, or NULL */
+	/* what a commands bench ran: config.program, else config.commands, as compact JSON; NULL
+	 * when neither is recorded (a drivers bench: its work is rf_workload.work) */
+	char *ran;
+	/* the machine's facts (top-level "facts", measured at the bench's start and end): the median
+	 * cost of a minor fault in ns (the mean of start and end when both are there; NAN unknown)
+	 * and the CPU vendor (facts' cpu_vendor, else derived from machine.cpu_model: "GenuineIntel"
+	 * for an Intel model, "AuthenticAMD" for an AMD one; NULL unknown) */
+	double fault_ns;
+	char *cpu_vendor;
 	size_t narms, nwl;
 	char **arms;
 	const char *baseline; /* the arm compared against by default (config.baseline), in arms */
@@ -190,6 +202,12 @@ int rf_builder_round(struct rf_builder *b, const cJSON *round, char *err, size_t
 /* The document of the rounds so far, valid until the next call on b; NULL with err. */
 const struct rf_doc *rf_builder_doc(struct rf_builder *b, char *err, size_t errlen);
 void rf_builder_free(struct rf_builder *b);
+/* The id of a machine fingerprint object (common/fingerprint.h) recomputed from its fields into
+ * id, checked against its stored "id": returns 1 when they match, 0 when none is stored, -1 when
+ * the stored one differs (edited fields or a forged id; docs/results-format.md, "Reading
+ * files"). An object with none of the fields keeps its stored id (16 characters, else "") and
+ * returns 1 if it has one, else 0: there is nothing to recompute it from. */
+int rf_machine_id_check(const cJSON *machine, char id[17]);
 /* Whether two documents can be compared: the same mode, and for every workload both hold the same
  * checksum, effective parameters and phases. Returns 0, or -1 with the first difference in err
  * ("WORKLOAD: checksum differs between A (x) and B (y): not the same work"). */

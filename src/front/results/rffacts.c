@@ -1,13 +1,16 @@
 /* rffacts.c - the document's "facts" (docs/results-format.md): what the bench measured of the
- * machine at its start and its end, read strictly when present. */
+ * machine at its start and its end, read strictly when present; and what `allocab merge` relates
+ * the machines' effects to (docs/fleet.md, "A fleet that explains itself"): the cost of a minor
+ * fault and the CPU vendor. */
 #include "front/results/rfload.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static int fact_str(struct loader *l, const cJSON *o, const char *when, const char *key,
-                    char *out, size_t len)
+static int fact_str(struct loader *l, const cJSON *o, const char *when, const char *key, char *out,
+                    size_t len)
 {
 	const cJSON *v = rl_get(o, key);
 
@@ -28,8 +31,10 @@ static int load_one(struct loader *l, const cJSON *o, const char *when, struct r
 
 	snprintf(obj, sizeof obj, "facts.%s", when);
 	if (!cJSON_IsObject(o) || (fn && !cJSON_IsObject(fn)))
-		return rl_fail(l, "facts.%s: want an object with fault_ns, hypervisor, cpu_vendor, "
-		                  "cpu_model, kernel and thp", when);
+		return rl_fail(l,
+		               "facts.%s: want an object with fault_ns, hypervisor, cpu_vendor, "
+		               "cpu_model, kernel and thp",
+		               when);
 	f->present = 1;
 	if (rl_opt_num(l, fn, "median", RF_MAX_WALL_NS, obj, "fault_ns", &f->fault_median) ||
 	    rl_opt_num(l, fn, "min", RF_MAX_WALL_NS, obj, "fault_ns", &f->fault_min) ||
@@ -48,19 +53,54 @@ static int load_one(struct loader *l, const cJSON *o, const char *when, struct r
 	           : 0;
 }
 
-int rl_facts(struct loader *l, const cJSON *facts)
+/* The vendor a CPU model names, for files without facts: the two vendors a model string names
+ * unambiguously, as the kernel's vendor ids. */
+static const struct {
+	const char *word, *vendor;
+} model_vendors[] = {
+    {"Intel", "GenuineIntel"},
+    {"AMD", "AuthenticAMD"},
+};
+
+static const char *vendor_of_model(const char *model)
+{
+	for (size_t i = 0; model && i < sizeof model_vendors / sizeof model_vendors[0]; i++)
+		if (strstr(model, model_vendors[i].word))
+			return model_vendors[i].vendor;
+	return NULL;
+}
+
+/* d->fault_ns (the mean of the two ends' medians, or the one measured) and d->cpu_vendor from
+ * d->facts, else from the CPU model. */
+static int summarise(struct loader *l, const cJSON *machine)
+{
+	struct rf_doc *d = l->d;
+	double fs = d->facts[0].present ? d->facts[0].fault_median : NAN;
+	double fe = d->facts[1].present ? d->facts[1].fault_median : NAN;
+	const char *vendor = d->facts[0].cpu_vendor[0] ? d->facts[0].cpu_vendor
+	                     : d->facts[1].cpu_vendor[0]
+	                         ? d->facts[1].cpu_vendor
+	                         : vendor_of_model(rl_get_str(machine, "cpu_model"));
+
+	d->fault_ns = isnan(fs) ? fe : isnan(fe) ? fs : (fs + fe) / 2;
+	free(d->cpu_vendor);
+	d->cpu_vendor = NULL;
+	if (vendor && !(d->cpu_vendor = strdup(vendor)))
+		return rl_nomem(l);
+	return 0;
+}
+
+int rl_facts(struct loader *l, const cJSON *facts, const cJSON *machine)
 {
 	static const char *const when[2] = {"start", "end"};
 
 	memset(l->d->facts, 0, sizeof l->d->facts);
-	if (!facts || cJSON_IsNull(facts))
-		return 0;
-	if (!cJSON_IsObject(facts))
+	if (facts && !cJSON_IsNull(facts) && !cJSON_IsObject(facts))
 		return rl_fail(l, "facts: want an object with start and end");
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; facts && cJSON_IsObject(facts) && k < 2; k++) {
 		const cJSON *o = rl_get(facts, when[k]);
-		if (o && load_one(l, o, when[k], &l->d->facts[k]) != 0)
+		if (o && !cJSON_IsNull(o) && load_one(l, o, when[k], &l->d->facts[k]) != 0)
 			return -1;
 	}
-	return 0;
+	return summarise(l, machine);
 }

@@ -25,6 +25,11 @@ int rl_probe(struct loader *l, const cJSON *jr, struct rf_run *run, const char *
 		return 0;
 	if (!cJSON_IsObject(probe))
 		return rl_fail(l, "%s: probe is not an object", at);
+	if (run->ok && cJSON_IsFalse(rl_get(probe, "verified")))
+		return rl_fail(l,
+		               "%s: status \"ok\" with probe.verified false: a run whose proof "
+		               "failed is \"unverified\" and never compared (docs/results-format.md)",
+		               at);
 	if (rl_opt_num(l, probe, "process_count", RF_MAX_FIGURE, at, "probe", &run->processes))
 		return -1;
 	counts = rl_get(probe, "counts_total");

@@ -64,8 +64,10 @@ int rl_usage_reps(struct loader *l, const struct rf_workload *w, const cJSON *re
                   struct rf_run *run, const char *at);
 int rl_usage_process(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at);
 
-/* The document's "facts" (rffacts.c) into l->d->facts. Returns 0, or -1 with the reason set. */
-int rl_facts(struct loader *l, const cJSON *facts);
+/* The document's "facts" (rffacts.c) into l->d->facts, read strictly; d->fault_ns and
+ * d->cpu_vendor from them (absent or null: unknown; the vendor else from machine.cpu_model).
+ * Returns 0, or -1 with the reason set. */
+int rl_facts(struct loader *l, const cJSON *facts, const cJSON *machine);
 
 /* "PATH: reason" into l->err, as one line whatever the names in it (control characters and bytes
  * that are not UTF-8 as \xNN, common/utf8.h); returns -1. */

@@ -1,5 +1,5 @@
 /* meta.c - random-effects meta-analysis of per-machine estimates (stats.h): DerSimonian-Laird
- * between-machine variance, the Hartung-Knapp-Sidik-Jonkman interval, I^2, the prediction
+ * between-machine variance, the Hartung-Knapp-Sidik-Jonkman interval with its max(1, q) floor, I^2, the prediction
  * interval of Higgins, Thompson & Spiegelhalter, studentized deleted residuals, the standard error
  * a rank interval implies, and the Student t quantile they need. Method: docs/methodology.md, "A
  * fleet of machines". */
@@ -130,7 +130,8 @@ int stats_meta_re(const double *y, const double *se, size_t k, double conf,
 	*out = (struct stats_meta){.k = k, .mu = f.mu, .q = f.q, .tau2 = f.tau2, .level = conf};
 	out->tau = sqrt(f.tau2);
 	out->se_dl = 1 / sqrt(f.sw);
-	out->se = sqrt(s / ((double)(k - 1) * f.sw));
+	out->q_hk = s / (double)(k - 1);
+	out->se = sqrt(fmax(1, out->q_hk) / f.sw);
 	out->i2 = f.q > 0 ? fmax(0, (f.q - (double)(k - 1)) / f.q) : 0;
 	t = stats_t_quantile(1 - (1 - conf) / 2, (double)(k - 1));
 	out->lo = f.mu - t * out->se;

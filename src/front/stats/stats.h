@@ -98,7 +98,12 @@ double stats_t_quantile(double p, double df);
 struct stats_meta {
 	size_t k;
 	double mu;         /* pooled estimate: inverse-variance weights 1 / (se_i^2 + tau^2) */
-	double se;         /* Hartung-Knapp-Sidik-Jonkman standard error of mu */
+	/* Hartung-Knapp-Sidik-Jonkman standard error of mu with the max(1, q) floor (Knapp &
+	 * Hartung 2003; Roever, Knapp & Friede 2015): sqrt(max(1, q_hk) / sum of the weights),
+	 * never below se_dl, so that k machines whose estimates coincide (q_hk 0) keep the width
+	 * their own standard errors give (docs/fleet.md, "Pooling") */
+	double se;
+	double q_hk;       /* the HKSJ scale sum w_i (y_i - mu)^2 / (k - 1) before the floor */
 	double lo, hi;     /* mu -+ t_{k-1, 1 - (1 - level)/2} x se */
 	double level;      /* the conf asked for (the t interval is exact under its model) */
 	double se_dl;      /* the DerSimonian-Laird standard error 1 / sqrt(sum of the weights) */
@@ -124,6 +129,29 @@ int stats_meta_deleted(const double *y, const double *se, size_t k, double *t);
  * z_{1 - alpha/(2k)} an ordinary machine of a fleet of 3 to 8 was named in 11-19% of synthetic
  * fleets). NAN unless alpha in (0, 1) and k >= 2. */
 double stats_meta_odd_bound(double alpha, size_t k);
+/* Mixed-effects meta-regression (metareg.c; docs/fleet.md, "A fleet that explains itself"): the
+ * estimates y[0..k) with standard errors se[i] on an intercept and p - 1 moderators x (k rows of
+ * p - 1, row-major). The residual tau^2 is the method-of-moments (DerSimonian-Laird) estimate
+ * max(0, (Q_E - (k - p)) / tr(P)), with Q_E the residual Q of the fit with weights 1 / se_i^2 and
+ * P = W - W X (X'WX)^-1 X'W; the coefficients are the weighted least squares fit with weights
+ * 1 / (se_i^2 + tau^2), their standard errors Knapp-Hartung: sqrt(max(1, s2) [(X'W*X)^-1]_jj),
+ * intervals and p-values from t with k - p degrees of freedom. */
+#define STATS_METAREG_MAX   4    /* coefficients, the intercept included */
+#define STATS_METAREG_MAX_K 4096 /* estimates */
+struct stats_metareg {
+	size_t k, p;
+	double b[STATS_METAREG_MAX], se[STATS_METAREG_MAX]; /* b[0]: the intercept */
+	double lo[STATS_METAREG_MAX], hi[STATS_METAREG_MAX], pval[STATS_METAREG_MAX];
+	double level;
+	double qe;   /* Q_E: the residual heterogeneity statistic (fixed-effect weights) */
+	double tau2; /* the residual between-unit variance */
+	double s2;   /* the Knapp-Hartung scale before its max(1, .) floor */
+};
+/* Returns 0, or -1 (out untouched) when k < p + 1, p outside 1..STATS_METAREG_MAX, k above
+ * STATS_METAREG_MAX_K, a non-finite value, an se <= 0, conf outside (0, 1), or a design whose
+ * moderators are constant or collinear. */
+int stats_meta_reg(const double *y, const double *se, const double *x, size_t k, size_t p,
+                   double conf, struct stats_metareg *out);
 /* The standard error an interval [lo, hi] of achieved level `level` implies for its estimate:
  * (hi - lo) / (2 z_{(1 + level)/2}) (for the signed-rank interval of a Hodges-Lehmann estimate a
  * consistent estimate of its standard deviation; docs/methodology.md). NAN for a non-finite or
