@@ -74,10 +74,9 @@ int cmp_primary_parse(const char *s, struct cmp_primary *out, char *err, size_t 
 	return 0;
 }
 
-const char *cmp_primary_text(const struct cmp_primary *p, const char *phase, char *buf,
-                             size_t len)
+const char *cmp_primary_text(const struct cmp_primary *p, char *buf, size_t len)
 {
-	const char *ph = p->phase[0] ? p->phase : phase ? phase : "total";
+	const char *ph = p->phase[0] ? p->phase : "total";
 
 	if (p->all)
 		snprintf(buf, len, "every comparison");
@@ -252,7 +251,7 @@ static enum cmp_family family_of(const struct cmp_builder *b, const struct rf_wo
                                  size_t p)
 {
 	const struct cmp_report *r = b->r;
-	const char *ph = r->primary.phase[0] ? r->primary.phase : b->o->phase ? b->o->phase : "total";
+	const char *ph = r->primary.phase;
 
 	if (b->o->per_comparison || r->primary.all)
 		return CMP_FAMILY_PRIMARY;
@@ -355,8 +354,7 @@ static int count_family(struct cmp_builder *b, size_t base_arm, int asked, char 
 			if (asked)
 				rc = errmsg_fail(err, errlen,
 				                 "--primary: no comparison of this report is %s",
-				                 cmp_primary_text(&r->primary, b->o->phase, what,
-				                                  sizeof what));
+				                 cmp_primary_text(&r->primary, what, sizeof what));
 			r->primary = (struct cmp_primary){.all = 1, .regime = -1};
 			r->fam[CMP_FAMILY_PRIMARY].m += r->fam[CMP_FAMILY_SECONDARY].m;
 			r->fam[CMP_FAMILY_SECONDARY].m = 0;
@@ -434,8 +432,15 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	r->primary = (struct cmp_primary){.regime = -1};
 	if (o->primary)
 		r->primary = *o->primary;
-	else if (c->primary[0] && cmp_primary_parse(c->primary, &r->primary, err, errlen) != 0)
+	else if (c->primary[0] && (cmp_primary_parse(c->primary, &r->primary, err, errlen) != 0 ||
+	                           (o->phase && !r->primary.all &&
+	                            strcmp(o->phase, r->primary.phase) != 0)))
 		r->primary = (struct cmp_primary){.regime = -1};
+	if (o->per_comparison)
+		r->primary = (struct cmp_primary){.all = 1, .regime = -1};
+	if (!r->primary.phase[0])
+		snprintf(r->primary.phase, sizeof r->primary.phase, "%s",
+		         o->phase ? o->phase : "total");
 	r->equivalence = o->equivalence > 0 ? o->equivalence : NAN;
 	r->bootstrap = o->bootstrap;
 	r->seed = o->seed;

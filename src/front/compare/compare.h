@@ -66,9 +66,9 @@ struct cmp_primary {
 /* "all", PHASE or PHASE:REGIME (regime cold or steady) into *out: 0, or -1 with a one-line
  * reason in err. */
 int cmp_primary_parse(const char *s, struct cmp_primary *out, char *err, size_t errlen);
-/* What p asks for, in words ("each workload's total, steady where measured, else cold"); buf. */
-const char *cmp_primary_text(const struct cmp_primary *p, const char *phase, char *buf,
-                             size_t len);
+/* What p asks for, in words ("each workload's total, steady where it has steady times, else
+ * cold"; "" stands for total). Returns buf. */
+const char *cmp_primary_text(const struct cmp_primary *p, char *buf, size_t len);
 /* "primary" or "secondary". */
 const char *cmp_family_name(enum cmp_family f);
 
@@ -158,7 +158,7 @@ struct cmp_report {
 		double conf;
 		size_t need;
 	} fam[CMP_NFAMILIES];
-	struct cmp_primary primary; /* the primary rows, as applied */
+	struct cmp_primary primary; /* the primary rows, as applied (phase resolved) */
 	size_t family;      /* the primary family's m (fam[CMP_FAMILY_PRIMARY].m, at least 1) */
 	double family_conf; /* the primary family's level: the level the report is read by */
 	double equivalence; /* the margin in percent, NAN: none */
