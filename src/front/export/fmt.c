@@ -63,7 +63,7 @@ void export_family_head(const struct cmp_report *r, int fam, char *buf, size_t l
 	if (fam == CMP_FAMILY_PRIMARY)
 		snprintf(buf, len,
 		         "primary comparisons, the question (%s): %zu, simultaneous at %s%% (each "
-		         "at 1 - %.2g/%zu, Bonferroni over these only)",
+		         "at 1 - %.2g/%zu, Bonferroni over the primary family only)",
 		         what, m, lv, 1 - r->conf, m);
 	else
 		snprintf(buf, len,

@@ -49,10 +49,11 @@ static void describe_method(const struct cmp_report *r, char *buf, size_t len)
 	cmp_level_text(r->fam[CMP_FAMILY_SECONDARY].conf, lv2, sizeof lv2);
 	if (export_two_families(r))
 		snprintf(over, sizeof over,
-		         "at %s%% each, simultaneous %g%% over the %zu primary comparisons "
+		         "at %s%% each, simultaneous %g%% over the %zu primary comparison%s "
 		         "(Bonferroni), and at %s%% each, simultaneous %g%% over the %zu secondary "
-		         "ones, a family of their own",
-		         lv, 100 * r->conf, r->family, lv2, 100 * r->conf, m2);
+		         "one%s, a family of their own",
+		         lv, 100 * r->conf, r->family, r->family == 1 ? "" : "s", lv2,
+		         100 * r->conf, m2, m2 == 1 ? "" : "s");
 	else if (r->family > 1)
 		snprintf(over, sizeof over,
 		         "at %s%% each, simultaneous %g%% over the %zu comparisons "
