@@ -60,7 +60,7 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 # tests only build it.
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
-	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/jsleep \
+	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/famsim $(BUILD)/tests/jsleep \
 	$(BUILD)/tests/phase_fixture $(BUILD)/tests/vardecomp
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz man seq-sim
