@@ -84,13 +84,12 @@ static const struct opt compare_opts[C_COUNT] = {
                           "repetition) or both, side by side (default)",
                   .values = &gateopt_regime_values},
     [C_PRIMARY] = {"--primary", 0, OPT_VALUE | OPT_REPEAT, "ROWS",
-                   .help = "the comparisons that are the question, simultaneous at the family "
-                           "level among themselves: PHASE or PHASE:cold|steady (each "
-                           "workload's phase), or all (every comparison in one family, as "
-                           "earlier versions read it); default: the file's bench --primary, else each "
+                   .help = "the comparisons that are the question, simultaneous among "
+                           "themselves: PHASE or PHASE:cold|steady (each workload's phase), or "
+                           "all (one family); default: the file's bench --primary, else each "
                            "workload's total (or --phase), steady where it has steady times, "
-                           "else cold. The rest are secondary, a family of their own at the "
-                           "same level, in a table of their own"},
+                           "else cold. The rest are secondary: a family and a table of their "
+                           "own"},
     [C_TIME] = {"--time", 0, OPT_VALUE | OPT_REPEAT, NULL,
                 .help = "the time of a repetition compared: wall, cpu (the process's CPU time, "
                         "every thread) or auto (CPU time for single-threaded workloads, wall time "
