@@ -1,7 +1,7 @@
 /* cmpverdict.c - the report-wide pass of a comparison (compare.h): each row's verdict from its
  * family-level interval, then the warnings a reader must see (drift, too few rounds, insufficient
  * data, regimes, never-settled runs, telemetry); and the verdicts' names, levels and margins as
- * text. */
+ * text, the families' names and levels. */
 #include "front/compare/cmpint.h"
 
 #include <math.h>
@@ -61,6 +61,33 @@ double cmp_equiv_log(double pct)
 double cmp_pick_equivalence(double given, const struct rf_doc *d, double dflt)
 {
 	return !isnan(given) ? given : d && !isnan(d->equivalence) ? d->equivalence : dflt;
+}
+
+static const char *const family_names[CMP_NFAMILIES] = {"primary", "secondary"};
+
+const char *cmp_family_name(enum cmp_family f)
+{
+	return (unsigned)f < CMP_NFAMILIES ? family_names[f] : "primary";
+}
+
+const char *cmp_primary_text(const struct cmp_primary *p, char *buf, size_t len)
+{
+	const char *ph = p->phase[0] ? p->phase : "total";
+
+	if (p->all)
+		snprintf(buf, len, "every comparison");
+	else if (p->regime >= 0)
+		snprintf(buf, len, "each workload's %s, %s regime", ph,
+		         rf_regime_name((enum rf_regime)p->regime));
+	else
+		snprintf(buf, len, "each workload's %s, steady where it has steady times, else cold",
+		         ph);
+	return buf;
+}
+
+double cmp_row_family_conf(const struct cmp_report *r, const struct cmp_row *row)
+{
+	return r->fam[row->family].conf;
 }
 
 #define warnf(b, ...) (noise_warnf(&(b)->r->warn, &(b)->r->nwarn, __VA_ARGS__) ? CMP_NO_MEMORY : 0)

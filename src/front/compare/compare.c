@@ -39,13 +39,6 @@ const char *cmp_regimes_name(enum cmp_regimes r)
 	return (unsigned)r < CMP_REGIMES_COUNT ? regimes_names[r] : "both";
 }
 
-static const char *const family_names[CMP_NFAMILIES] = {"primary", "secondary"};
-
-const char *cmp_family_name(enum cmp_family f)
-{
-	return (unsigned)f < CMP_NFAMILIES ? family_names[f] : "primary";
-}
-
 int cmp_primary_parse(const char *s, struct cmp_primary *out, char *err, size_t errlen)
 {
 	const char *colon = strchr(s, ':');
@@ -72,26 +65,6 @@ int cmp_primary_parse(const char *s, struct cmp_primary *out, char *err, size_t 
 	else
 		return errmsg_fail(err, errlen, "--primary '%s': the regime is cold or steady", s);
 	return 0;
-}
-
-const char *cmp_primary_text(const struct cmp_primary *p, char *buf, size_t len)
-{
-	const char *ph = p->phase[0] ? p->phase : "total";
-
-	if (p->all)
-		snprintf(buf, len, "every comparison");
-	else if (p->regime >= 0)
-		snprintf(buf, len, "each workload's %s, %s regime", ph,
-		         rf_regime_name((enum rf_regime)p->regime));
-	else
-		snprintf(buf, len, "each workload's %s, steady where it has steady times, else cold",
-		         ph);
-	return buf;
-}
-
-double cmp_row_family_conf(const struct cmp_report *r, const struct cmp_row *row)
-{
-	return r->fam[row->family].conf;
 }
 
 static int want_phase(const struct cmp_opts *o, const struct rf_workload *w, size_t p)
