@@ -190,8 +190,8 @@ bench-compare: $(BUILD)/allocab
 	scripts/bench_compare.sh $(BUILD) $(BENCH_COMPARE_ROUNDS) 3 $(BENCH_COMPARE_REPS)
 
 # make validate: the harness measured against itself on this machine (~20 min, ~17 more for the
-# sequential gate and ~10 for where the variance is; VALIDATE_ONLY=machine|seq|fleet|variance
-# runs one part), results/validation.md.
+# sequential gate, ~10 for where the variance is and ~22 for the primary family;
+# VALIDATE_ONLY=machine|seq|fleet|variance|family runs one part), results/validation.md.
 validate: deps
 	@$(MAKE) --no-print-directory build-all $(TOOLS)
 	@BUILD=$(BUILD) scripts/validate.sh

@@ -258,6 +258,22 @@ static void test_asked(void)
 	n = primary_of(d2, "all", NULL, CMP_REGIMES_BOTH, &r);
 	CHECK(n == 16, "--primary overrides config.primary (%zu)", n);
 	cmp_free(r);
+	n = primary_of(d2, NULL, NULL, CMP_REGIMES_COLD, &r);
+	CHECK(n == 2 && r->rows[0].regime == RF_COLD,
+	      "config.primary read with --regime cold: its cold rows (%zu)", n);
+	cmp_free(r);
+	{
+		cJSON *doc3 = two_regimes_doc("epoch:steady");
+		struct rf_doc *d3 = load(doc3, "config.primary epoch");
+		n = d3 ? primary_of(d3, NULL, NULL, CMP_REGIMES_BOTH, &r) : 0;
+		CHECK(n == 4 && r && strcmp(r->primary.phase, "total") == 0 && r->primary.regime < 0,
+		      "config.primary naming rows the report lacks: the default's primary rows, not "
+		      "a refusal (%zu)",
+		      n);
+		cmp_free(r);
+		rf_free(d3);
+		cJSON_Delete(doc3);
+	}
 out:
 	rf_free(d);
 	rf_free(d2);

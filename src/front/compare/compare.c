@@ -305,7 +305,8 @@ static int add_rows(struct cmp_builder *b, size_t base_arm)
 /* The size of each family the intervals' level is shared by: its usable rows, counted by a pass
  * of add_rows that computes no statistic (every row primary and alone when each comparison stands
  * alone). A report without a primary row (the phase or regime asked is not among the rows)
- * is refused when the primary rows were asked for, else read as one family. */
+ * is refused when the primary rows were asked for (--primary); the document's config.primary
+ * gives way to the default, and a report without the default's rows either is one family. */
 static int count_family(struct cmp_builder *b, size_t base_arm, int asked, char *err,
                         size_t errlen)
 {
@@ -313,8 +314,14 @@ static int count_family(struct cmp_builder *b, size_t base_arm, int asked, char 
 	size_t rows[CMP_NFAMILIES] = {0};
 	int rc = 0;
 
+	struct cmp_primary dflt = {.regime = -1};
+
+	snprintf(dflt.phase, sizeof dflt.phase, "%s", b->o->phase ? b->o->phase : "total");
 	memset(r->fam, 0, sizeof r->fam);
-	if (!b->o->per_comparison) {
+	for (int pass = 0; !b->o->per_comparison && rc == 0; pass++) {
+		size_t nrows;
+		memset(r->fam, 0, sizeof r->fam);
+		memset(rows, 0, sizeof rows);
 		b->counting = 1;
 		rc = add_rows(b, base_arm);
 		b->counting = 0;
@@ -322,17 +329,26 @@ static int count_family(struct cmp_builder *b, size_t base_arm, int asked, char 
 			r->fam[r->rows[i].family].m += r->rows[i].usable;
 			rows[r->rows[i].family]++;
 		}
-		if (rc == 0 && r->nrows && rows[CMP_FAMILY_PRIMARY] == 0) {
-			char what[160];
-			if (asked)
-				rc = errmsg_fail(err, errlen,
-				                 "--primary: no comparison of this report is %s",
-				                 cmp_primary_text(&r->primary, what, sizeof what));
-			r->primary = (struct cmp_primary){.all = 1, .regime = -1};
-			r->fam[CMP_FAMILY_PRIMARY].m += r->fam[CMP_FAMILY_SECONDARY].m;
-			r->fam[CMP_FAMILY_SECONDARY].m = 0;
-		}
+		nrows = r->nrows;
 		r->nrows = 0;
+		if (rc != 0 || nrows == 0 || rows[CMP_FAMILY_PRIMARY] > 0)
+			break;
+		if (asked) {
+			char what[160];
+			rc = errmsg_fail(err, errlen, "--primary: no comparison of this report is %s",
+			                 cmp_primary_text(&r->primary, what, sizeof what));
+			break;
+		}
+		/* the document's config.primary names rows this report lacks: the default's */
+		if (pass == 0 && (r->primary.all || r->primary.regime != dflt.regime ||
+		                  strcmp(r->primary.phase, dflt.phase) != 0)) {
+			r->primary = dflt;
+			continue;
+		}
+		r->primary = (struct cmp_primary){.all = 1, .regime = -1};
+		r->fam[CMP_FAMILY_PRIMARY].m += r->fam[CMP_FAMILY_SECONDARY].m;
+		r->fam[CMP_FAMILY_SECONDARY].m = 0;
+		break;
 	}
 	for (int f = 0; f < CMP_NFAMILIES; f++) {
 		size_t m = r->fam[f].m ? r->fam[f].m : 1;

@@ -91,7 +91,7 @@ struct cmp_opts {
 	const struct cmp_primary *primary;
 	double equivalence; /* M percent: equivalent within +-M% (rows' verdicts); NAN: none */
 	/* when not NULL: every row also gets its sequential interval after its n of the plan's N
-	 * rounds at the family level (d_seq; docs/methodology.md, "Sequential decisions") */
+	 * rounds at its family's level (d_seq; docs/methodology.md, "Sequential decisions") */
 	const struct stats_seq_plan *seq;
 };
 
@@ -108,7 +108,7 @@ struct cmp_row {
 	 * family's level (cmp_report.fam[row.family].conf) */
 	struct stats_interval d;
 	struct stats_interval
-	    d_rank; /* signed-rank (paired) or Mann-Whitney (two files), at the family level */
+	    d_rank; /* signed-rank (paired) or Mann-Whitney (two files), at its family's level */
 	int has_boot;
 	struct stats_interval d_boot; /* percentile bootstrap, when asked for (paired only), likewise */
 	struct stats_interval d_each; /* the same method's interval at conf, per comparison */

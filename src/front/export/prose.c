@@ -181,14 +181,7 @@ void export_summary(const struct cmp_report *r, char *buf, size_t len)
 	int largest = 0;
 	size_t nh = headlines(r, lead, h, sizeof h / sizeof h[0], &largest), loud = 0, shown = 0;
 
-	snprintf(buf, len, "%zu comparison%s", r->nrows, plural(r->nrows));
-	if (export_two_families(r)) {
-		size_t np = 0;
-		for (size_t i = 0; i < r->nrows; i++)
-			np += r->rows[i].family == CMP_FAMILY_PRIMARY;
-		add(buf, len, " (%zu primary, the question; the rest secondary)", np);
-	}
-	add(buf, len, ": ");
+	snprintf(buf, len, "%zu comparison%s: ", r->nrows, plural(r->nrows));
 	for (int g = RF_STEADY; g >= RF_COLD; g--)
 		if (r->compared[g]) {
 			if (shown++)
