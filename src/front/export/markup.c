@@ -215,7 +215,7 @@ static int tables(FILE *out, const struct export_input *in, int md)
 			export_family_head(r, f, head, sizeof head);
 			if (md)
 				fprintf(out, "#### %s\n\n", f ? "Secondary comparisons" : "Primary comparisons");
-			put_line(out, md ? "" : "", "  ", head, md, in->width);
+			put_line(out, md ? "- " : "", "  ", head, md, in->width);
 			if (md)
 				fputs("\n", out);
 		}
