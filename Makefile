@@ -60,7 +60,7 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 # tests only build it.
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/sesim $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
-	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/jsleep \
+	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/famsim $(BUILD)/tests/jsleep \
 	$(BUILD)/tests/phase_fixture $(BUILD)/tests/vardecomp
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz man seq-sim
@@ -200,8 +200,8 @@ bench-compare: $(BUILD)/allocab
 	scripts/bench_compare.sh $(BUILD) $(BENCH_COMPARE_ROUNDS) 3 $(BENCH_COMPARE_REPS)
 
 # make validate: the harness measured against itself on this machine (~20 min, ~17 more for the
-# sequential gate and ~10 for where the variance is; VALIDATE_ONLY=machine|seq|fleet|variance|sessions
-# runs one part), results/validation.md.
+# sequential gate, ~10 for where the variance is and ~22 for the primary family;
+# VALIDATE_ONLY=machine|seq|fleet|variance|sessions|family runs one part), results/validation.md.
 validate: deps
 	@$(MAKE) --no-print-directory build-all $(TOOLS)
 	@BUILD=$(BUILD) scripts/validate.sh

@@ -6,11 +6,13 @@
 # bench --gate on a synthetic command: A/A wrong decisions and power against today's procedure
 # (scripts/validate_seq.sh), (e) the pooled interval of a fleet of machines on synthetic fleets
 # (scripts/validate_fleet.sh), (f) where this machine's variance is (scripts/validate_variance.sh),
-# (g) how well sessions of this machine agree (scripts/validate_sessions.sh).
+# (g) how well sessions of this machine agree (scripts/validate_sessions.sh), (h) the primary
+# family's error rates and half-width (scripts/validate_family.sh).
 # Not part of `make test`.
 # Knobs (environment): VALIDATE_ONLY (all; machine: (a) to (c); seq: (d) alone; fleet: (e)
 # alone; variance: (f) alone, knobs in scripts/validate_variance.sh; sessions: (g) alone, knobs in
-# scripts/validate_sessions.sh), VALIDATE_SCALE (small), VALIDATE_WORKLOAD (checkpoint_write), VALIDATE_TRIALS (20),
+# scripts/validate_sessions.sh; family: (h) alone, knobs in scripts/validate_family.sh),
+# VALIDATE_SCALE (small), VALIDATE_WORKLOAD (checkpoint_write), VALIDATE_TRIALS (20),
 # VALIDATE_ROUNDS (10, the bench default), VALIDATE_ROUNDS_LONG (30), VALIDATE_DUET_TRIALS (10),
 # VALIDATE_DUET_BUDGET (15 s), VALIDATE_OUT (results/validation.md); (d): VALIDATE_SEQ_TRIALS
 # (200), VALIDATE_SEQ_ROUNDS (40), VALIDATE_SEQ_MAX (80), VALIDATE_SEQ_MS (4), VALIDATE_SEQ_SD
@@ -28,8 +30,8 @@ OUT=${VALIDATE_OUT:-results/validation.md}
 ONLY=${VALIDATE_ONLY:-all}
 EFFECTS="2 5 10"
 
-case "$ONLY" in all | machine | seq | fleet | variance | sessions) ;; *)
-	echo "validate: VALIDATE_ONLY must be all, machine, seq, fleet, variance or sessions" >&2
+case "$ONLY" in all | machine | seq | fleet | variance | sessions | family) ;; *)
+	echo "validate: VALIDATE_ONLY must be all, machine, seq, fleet, variance, sessions or family" >&2
 	exit 2 ;;
 esac
 mkdir -p "$(dirname "$OUT")"
@@ -54,6 +56,13 @@ seq_part() {
 [ "$ONLY" = seq ] && only_part seq_part
 [ "$ONLY" = variance ] && only_part env BUILD="$BUILD" scripts/validate_variance.sh
 [ "$ONLY" = sessions ] && only_part env BUILD="$BUILD" scripts/validate_sessions.sh
+family_part() {
+	local rc=0
+	BUILD=$BUILD scripts/validate_family.sh "$OUT.family.$$" && cat "$OUT.family.$$" || rc=1
+	rm -f "$OUT.family.$$"
+	return $rc
+}
+[ "$ONLY" = family ] && only_part family_part
 if [ "$ONLY" = fleet ]; then
 	only_part env BUILD="$BUILD" scripts/validate_fleet.sh
 	exit 0
@@ -303,6 +312,9 @@ if [ "$ONLY" = all ]; then
 	log "(g) sessions of this machine"
 	BUILD=$BUILD scripts/validate_sessions.sh >"$W/sessions.md" &&
 		{ echo; cat "$W/sessions.md"; } >>"$W/validation.md"
+	log "(h) the primary family"
+	BUILD=$BUILD scripts/validate_family.sh "$W/family.md" &&
+		{ echo; cat "$W/family.md"; } >>"$W/validation.md"
 fi
 cp "$W/validation.md" "$OUT.tmp.$$" && mv "$OUT.tmp.$$" "$OUT"
 log "written $OUT"

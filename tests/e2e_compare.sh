@@ -115,10 +115,15 @@ expect_status "compare two machines, csv" 0 "$A" compare "$TMP/same.json" "$TMP/
 
 # regimes: cold and steady side by side, --regime selects, the gate names its regime
 mkbench "$TMP/reg.json" arms=system=1,mimalloc=0.8 reps=5 colds=system=2,mimalloc=1 unsettled=mimalloc rounds=8
-expect_status "compare both regimes" 0 "$A" compare "$TMP/reg.json" --workload parquet_load
+expect_status "compare both regimes" 0 "$A" compare "$TMP/reg.json" --workload parquet_load --primary all
 grep -q 'steady speedup' "$TMP/out" && grep -q 'cold speedup' "$TMP/out" &&
 	grep -Eq '^parquet_load +total +mimalloc +1\.25[0-9]x .* 2\.5[0-9]*x ' "$TMP/out" &&
 	ok "table: steady 1.25x and cold 2.5x side by side" || notok "table: both regimes" "$(cat "$TMP/out")"
+# by default the steady total is the question and the cold one secondary: two tables
+expect_status "compare both regimes, two families" 0 "$A" compare "$TMP/reg.json" --workload parquet_load
+sed -n '/^primary comparisons/,/^secondary comparisons/p' "$TMP/out" | grep -Eq '^parquet_load +total +mimalloc +1\.25[0-9]x ' &&
+	sed -n '/^secondary comparisons/,/^per arm/p' "$TMP/out" | grep -Eq '^parquet_load +total +mimalloc +2\.5[0-9]*x ' &&
+	ok "table: the steady total primary, the cold total secondary, each in its table" || notok "table: two families" "$(cat "$TMP/out")"
 grep -q 'measured cold and steady' "$TMP/out" && ok "table: the file measured both regimes" ||
 	notok "table: regimes measured" "$(head -3 "$TMP/out")"
 grep -q 'mimalloc on parquet_load: 8 of 8 runs never settled (the steady rule did not hold within their reps' "$TMP/out" &&

@@ -77,8 +77,9 @@ mkbench "$TMP/warm.json" arms=system=1,mimalloc=0.8 wls=feature_extract rounds=8
 top=$(sed -n '/<title>Measured times per allocator/,/<\/svg>/p' "$TMP/warm.html" | grep -o 'class="tick" text-anchor="middle">[0-9.]*<' | grep -o '[0-9.]*<' | tr -d '<' | sort -n | tail -1)
 [ "${top%.*}" -lt 200 ] && ok "html: the time axis covers what is drawn, not an undrawn warm-up cold rep ($top ms)" ||
 	notok "html: the time axis covers what is drawn, not an undrawn warm-up cold rep" "last tick $top ms"
-# Too few rounds for the family level: the star in the chart, the level in the table, one note.
-mkbench "$TMP/few.json" arms=system=1,mimalloc=0.8 wls=parquet_load rounds=6 reps=4
+# Too few rounds for the family level: the star in the chart, the level in the table, one note
+# (5 rounds reach 93.75%, below the 95% of the one primary comparison).
+mkbench "$TMP/few.json" arms=system=1,mimalloc=0.8 wls=parquet_load rounds=5 reps=4
 "$A" compare "$TMP/few.json" --format html -o "$TMP/few.html"
 grep -q '\] \*</text>' "$TMP/few.html" && grep -q '\* the interval reaches less than the requested level' "$TMP/few.html" &&
 	grep -q 'A level in parentheses after an interval (marked \* in the chart)' "$TMP/few.html" &&

@@ -63,7 +63,7 @@ print("%d tables, %d lines" % (len(wide), sum(len(t) for t in wide)))
 PY
 COLUMNS=1000 "$A" compare "$TMP/w.json" >"$TMP/wide.txt" 2>/dev/null
 widest 1000 "$TMP/wide.txt" "COLUMNS=1000: nothing split"
-[ "$(grep -c '^workload  ' "$TMP/wide.txt")" -eq 2 ] && ok "COLUMNS=1000: one comparisons table, one per-arm table" ||
+[ "$(grep -c '^workload  ' "$TMP/wide.txt")" -eq 3 ] && ok "COLUMNS=1000: the primary and the secondary comparisons tables, one per-arm table" ||
 	notok "COLUMNS=1000: two tables" "$(grep -c '^workload  ' "$TMP/wide.txt")"
 for cols in 80 100 132; do
 	COLUMNS=$cols "$A" compare "$TMP/w.json" >"$TMP/n$cols.txt" 2>/dev/null

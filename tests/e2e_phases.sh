@@ -36,12 +36,21 @@ jeq "the first epoch is cold" "$TMP/c.json" "$r.phase_marks.phases.1.regimes.0" 
 jeq "the last epoch is steady" "$TMP/c.json" "$r.phase_marks.phases.1.regimes.5" steady
 jeq "setup ran once: no steady time" "$TMP/c.json" "$r.phase_marks.phases.0.steady_ns" null
 jeq "14 lines read" "$TMP/c.json" "$r.phase_marks.lines" 14
-"$A" compare "$TMP/c.json" >"$TMP/cmp" 2>&1
+"$A" compare "$TMP/c.json" --primary all >"$TMP/cmp" 2>&1
 if grep -Eq '^fixture +total +b +- ' "$TMP/cmp" && grep -Eq '^fixture +setup +b +- ' "$TMP/cmp" &&
 	grep -Eq '^fixture +epoch +b +[0-9.]+x' "$TMP/cmp"; then
 	ok "compare: total and setup cold only, epoch steady and cold"
 else
 	notok "compare rows" "$(grep -E '^fixture' "$TMP/cmp")"
+fi
+# by default the total (cold: a process timed once) is the question, the phases secondary
+"$A" compare "$TMP/c.json" >"$TMP/cmp" 2>&1
+if sed -n '/^primary comparisons/,/^secondary comparisons/p' "$TMP/cmp" | grep -Eq '^fixture +total +b +[0-9.]+x' &&
+	sed -n '/^secondary comparisons/,$p' "$TMP/cmp" | grep -Eq '^fixture +setup +b +- ' &&
+	sed -n '/^secondary comparisons/,$p' "$TMP/cmp" | grep -Eq '^fixture +epoch +b +[0-9.]+x'; then
+	ok "compare: the cold total primary, setup and epoch secondary"
+else
+	notok "compare: families of a program" "$(cat "$TMP/cmp")"
 fi
 expect_status "compare --phase epoch --regime steady" 0 "$A" compare "$TMP/c.json" --phase epoch --regime steady
 expect_status "compare --phase setup --regime steady is refused" 2 "$A" compare "$TMP/c.json" --phase setup --regime steady

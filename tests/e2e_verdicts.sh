@@ -55,13 +55,22 @@ for want in "a:faster" "b:slower" "c:equivalent within Â±2%" "d:faster, within Â
 	[ "$got" = "${want#*:}" ] && ok "known answer: ${want%%:*} is '${want#*:}'" || notok "known answer: ${want%%:*}" "got '$got'"
 done
 m=$("$J" "$TMP/v.cj" family_size) lv=$("$J" "$TMP/v.cj" family_level)
+awk -v m="$m" -v l="$lv" 'BEGIN { exit !(m == 10 && l > 0.99499 && l < 0.99501) }' &&
+	ok "json: the primary family of 10 comparisons (the totals) at 1 - 0.05/10" || notok "json: family" "$m $lv"
+m=$("$J" "$TMP/v.cj" families.secondary.size) lv=$("$J" "$TMP/v.cj" families.secondary.level)
+awk -v m="$m" -v l="$lv" 'BEGIN { exit !(m == 10 && l > 0.99499 && l < 0.99501) }' &&
+	ok "json: the secondary family (pipeline's phase, the geometric means) of 10 at 1 - 0.05/10" || notok "json: secondary family" "$m $lv"
+"$A" compare "$TMP/v.json" --regime steady --primary all --format json -o "$TMP/vall.cj" 2>/dev/null
+m=$("$J" "$TMP/vall.cj" family_size) lv=$("$J" "$TMP/vall.cj" family_level)
 awk -v m="$m" -v l="$lv" 'BEGIN { exit !(m == 20 && l > 0.99749 && l < 0.99751) }' &&
-	ok "json: the family of 20 comparisons at 1 - 0.05/20" || notok "json: family" "$m $lv"
+	[ "$("$J" "$TMP/vall.cj" families.secondary.size)" = 0 ] &&
+	ok "json: --primary all: one family of 20 comparisons at 1 - 0.05/20" || notok "json: --primary all" "$m $lv"
 "$J" "$TMP/v.cj" comparisons.0.ci_per_comparison.level | awk '{ exit !($1 >= 0.95 && $1 < 0.99) }' &&
 	ok "json: the per-comparison 95% interval is kept" || notok "json: per-comparison interval" "$("$J" "$TMP/v.cj" comparisons.0.ci_per_comparison)"
 COLUMNS=1000 "$A" compare "$TMP/v.json" --regime steady >"$TMP/t" 2>/dev/null
-grep -q '^workload  *phase  *candidate  *steady speedup  *99.7[0-9]*% CI' "$TMP/t" &&
-	grep -q 'the 99.75% simultaneous interval (each at 1 - 0.05/20, Bonferroni over the 20 comparisons' "$TMP/t" &&
+grep -q '^workload  *phase  *candidate  *steady speedup  *99.[5-9][0-9]*% CI' "$TMP/t" &&
+	grep -q 'the 99.5% simultaneous interval for the 10 primary comparisons (each at 1 - 0.05/10, Bonferroni over the primary family), the 99.5% one for the 10 secondary comparisons' "$TMP/t" &&
+	grep -q '^primary comparisons, the question' "$TMP/t" && grep -q '^secondary comparisons, a family of their own: 10' "$TMP/t" &&
 	ok "table: the header and the rule name the family level" || notok "table: family level named" "$(head -12 "$TMP/t")"
 
 # the margin from the file: bench --equivalence is recorded as config.equivalence_pct

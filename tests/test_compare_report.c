@@ -88,7 +88,7 @@ static void test_renderers(void)
 	          !strcmp(cJSON_GetObjectItem(j, "interval")->valuestring, "bootstrap"),
 	      "render: json comparison with bootstrap interval");
 	CHECK(csv && !strncmp(csv, "workload,phase,regime,candidate,baseline,n,", 43) &&
-	          strstr(csv, ",rounds_needed,mode,conf,family_level,ci_each_lo,ci_each_hi,"
+	          strstr(csv, ",rounds_needed,mode,conf,family_level,family,family_size,ci_each_lo,ci_each_hi,"
 	                      "ci_each_level,equivalent,equivalence_pct,processes_baseline,"
 	                      "processes_candidate,calls_baseline,calls_candidate,diff_ns,") &&
 	          strstr(csv, ",diff_minflt_hi,note\n"),

@@ -571,7 +571,8 @@ int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out,
 		if (e && w >= 0 && e->time != r->base->wl[w].time)
 			e = NULL;
 		if (e && row->usable) {
-			row->floor_pct = calib_mde_pct(e->sd, row->n, 1 - r->family_conf, c->power);
+			row->floor_pct =
+			    calib_mde_pct(e->sd, row->n, 1 - cmp_row_family_conf(r, row), c->power);
 			used++;
 		}
 	}

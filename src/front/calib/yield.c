@@ -57,8 +57,8 @@ static void print_row(const struct cmp_row *row, FILE *f)
 
 	row_name(row, name, sizeof name);
 	if (calib_yield(row, CALIB_POWER, &y) != 0) {
-		fprintf(f, "%-40s %-6s %6zu  %s\n", name, rf_regime_name(row->regime), row->n,
-		        "too few rounds to plan");
+		fprintf(f, "%-40s %-6s %-9s %6zu  %s\n", name, rf_regime_name(row->regime),
+		        cmp_family_name(row->family), row->n, "too few rounds to plan");
 		return;
 	}
 	if (y.decided)
@@ -69,8 +69,9 @@ static void print_row(const struct cmp_row *row, FILE *f)
 		snprintf(more, sizeof more, "> %d", YIELD_MAX_ROUNDS);
 	else
 		snprintf(more, sizeof more, "%zu", y.for_verdict);
-	fprintf(f, "%-40s %-6s %6zu  %9.1f%%  %13.1f%%  %s\n", name, rf_regime_name(row->regime),
-	        row->n, y.half_pct, y.half2_pct, more);
+	fprintf(f, "%-40s %-6s %-9s %6zu  %9.1f%%  %13.1f%%  %s\n", name,
+	        rf_regime_name(row->regime), cmp_family_name(row->family), row->n, y.half_pct,
+	        y.half2_pct, more);
 }
 
 int calib_yield_report(const cJSON *doc, FILE *f, char *err, size_t errlen)
@@ -89,11 +90,12 @@ int calib_yield_report(const cJSON *doc, FILE *f, char *err, size_t errlen)
 		        "what the budget bought (docs/methodology.md, \"The budget's yield\"): per "
 		        "comparison its rounds, the half-width of its interval, the half-width "
 		        "expected with twice the rounds, and the rounds a faster or slower verdict "
-		        "needs if the estimate holds (80%% power, at the level of its interval; \"has "
+		        "needs if the estimate holds (80%% power, at the level of its interval, its "
+		        "family's: primary, the question, or secondary; \"has "
 		        "one\": faster, slower or equivalent, or decided by its sequential "
 		        "interval)\n");
-		fprintf(f, "%-40s %-6s %6s  %10s  %14s  %s\n", "comparison", "regime", "rounds",
-		        "half-width", "with 2x rounds", "rounds for a verdict");
+		fprintf(f, "%-40s %-6s %-9s %6s  %10s  %14s  %s\n", "comparison", "regime", "family",
+		        "rounds", "half-width", "with 2x rounds", "rounds for a verdict");
 		for (size_t i = 0; i < r->nrows; i++)
 			print_row(&r->rows[i], f);
 	}

@@ -531,6 +531,7 @@ int bench_main(int argc, char **argv)
 	else if (o.gate_argv)
 		s.c.gate = &s.gate;
 	s.c.equivalence = o.equivalence;
+	s.c.primary = o.primary;
 	o.prog.arm_specs = o.arm_specs;
 	o.prog.narm_specs = o.narm_specs;
 	if (rc == 0)

@@ -253,6 +253,13 @@ static int set_option(struct bench_opts *o, int k, const char *v, char *err, siz
 			    "--equivalence '%s': want a percentage 0 < M < 100, e.g. 2%%", v);
 		o->equivalence = d;
 		return 0;
+	case O_PRIMARY: {
+		struct cmp_primary p;
+		if (cmp_primary_parse(v, &p, err, errlen) != 0)
+			return -1;
+		o->primary = v;
+		return 0;
+	}
 	case O_DUET:
 		o->duet = 1;
 		return 0;

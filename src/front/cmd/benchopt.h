@@ -57,6 +57,7 @@ struct bench_opts {
 	char **gate_argv; /* "--gate" and what follows, or NULL */
 	int gate_argc;
 	double equivalence; /* --equivalence M, NAN when not given */
+	const char *primary; /* --primary ROWS as given (checked), or NULL */
 };
 
 /* Parses argv[1..argc-1] (argv[0] is the subcommand name) into o, with defaults. Checks syntax,

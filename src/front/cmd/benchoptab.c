@@ -94,6 +94,13 @@ const struct opt bench_opt_table[O_COUNT] = {
                        .help = "the equivalence margin, 0 < M < 100, recorded in the results: "
                                "compare, the claims check and gate use it for this file unless "
                                "given theirs (default: none recorded, compare then uses 2%)"},
+    [O_PRIMARY] = {"--primary", 0, OPT_VALUE, "ROWS",
+                   .help = "the comparisons that are the question, recorded in the results: "
+                           "PHASE or PHASE:cold|steady (each workload's phase), or all (every "
+                           "comparison in one family); default: each workload's total, steady "
+                           "where it has steady times, else cold. Adaptive allocation and the "
+                           "rounds rule judge these only; compare shows the rest as secondary "
+                           "(docs/methodology.md, \"Multiplicity\")"},
     [O_GATE] = {"--gate", 0, OPT_REST, "GATE-OPTIONS...",
                 .help = "must come last: the rest are `allocab gate` options; after every "
                         "measured round from --min-rounds on, stop as soon as the gate decides, "

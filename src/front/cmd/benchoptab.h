@@ -39,6 +39,7 @@ enum opt_id {
 	O_SHUF,
 	O_PAD,
 	O_EQUIVALENCE,
+	O_PRIMARY,
 	O_GATE,
 	O_H_OUTPUT,
 	O_OUT,

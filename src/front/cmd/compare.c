@@ -34,6 +34,7 @@ struct compare_args {
 	int no_telemetry;
 	int time_set; /* --time given: time applies to every file */
 	enum rf_time_policy time;
+	struct cmp_primary primary; /* --primary, when given (o.primary points here) */
 };
 
 enum {
@@ -43,6 +44,7 @@ enum {
 	C_PHASE,
 	C_PHASES,
 	C_REGIME,
+	C_PRIMARY,
 	C_TIME,
 	C_FORMAT,
 	C_OUT,
@@ -81,6 +83,13 @@ static const struct opt compare_opts[C_COUNT] = {
                   .help = "steady (the median of each run's steady repetitions), cold (its first "
                           "repetition) or both, side by side (default)",
                   .values = &gateopt_regime_values},
+    [C_PRIMARY] = {"--primary", 0, OPT_VALUE | OPT_REPEAT, "ROWS",
+                   .help = "the comparisons that are the question, simultaneous among "
+                           "themselves: PHASE or PHASE:cold|steady (each workload's phase), or "
+                           "all (one family); default: the file's bench --primary, else each "
+                           "workload's total (or --phase), steady where it has steady times, "
+                           "else cold. The rest are secondary: a family and a table of their "
+                           "own"},
     [C_TIME] = {"--time", 0, OPT_VALUE | OPT_REPEAT, NULL,
                 .help = "the time of a repetition compared: wall, cpu (the process's CPU time, "
                         "every thread) or auto (CPU time for single-threaded workloads, wall time "
@@ -93,7 +102,8 @@ static const struct opt compare_opts[C_COUNT] = {
                .help = "write the report to FILE (atomically) instead of standard output"},
     [C_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT, "LEVEL",
                 .help = "family level of the intervals, in [0.5, 1) (default: 0.95): with m "
-                        "comparisons each is at 1 - (1 - LEVEL)/m, so that all hold at once"},
+                        "comparisons in a family (the primary ones; apart, the secondary "
+                        "ones) each is at 1 - (1 - LEVEL)/m, so that all of it holds at once"},
     [C_BOOTSTRAP] = {"--bootstrap", 0, OPT_VALUE | OPT_REPEAT, "N",
                      .help = "percentile bootstrap interval (10000 to 100000 resamples, seeded "
                              "by --seed; N x rounds at most 10^7) instead of the signed-rank "
@@ -135,7 +145,9 @@ const struct opt_doc compare_doc = {
              "of RESULTS2 against the same arm of RESULTS (two-sample; warns when the machines "
              "differ). By default the total of every workload (all the phases of a workload "
              "whose records are flagged show_phases), plus the geometric mean over "
-             "workloads.\n",
+             "workloads. The primary comparisons (--primary; by default each workload's total "
+             "or --phase, steady where it has steady times) are the question, in a table and "
+             "a family of their own; the rest are secondary, in a second family.\n",
     .opts = compare_opts,
     .nopts = C_COUNT,
     .notes = "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's "
@@ -180,6 +192,11 @@ static int compare_option(struct compare_args *a, struct opt_parser *p, int k, c
 		return 0;
 	case C_REGIME:
 		return gateopt_regimes(v, &a->o.regimes, err, errlen);
+	case C_PRIMARY:
+		if (cmp_primary_parse(v, &a->primary, err, errlen) != 0)
+			return -1;
+		a->o.primary = &a->primary;
+		return 0;
 	case C_CONF:
 		return gateopt_level(v, &a->o.conf, err, errlen);
 	case C_BOOTSTRAP:

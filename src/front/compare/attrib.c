@@ -129,7 +129,7 @@ static int paired(const struct cmp_report *r, struct cmp_attrib *a, size_t w, si
 	compact(sb, cap, n);
 	compact(sc, cap, n);
 	sides(a, sb, sc, n, n);
-	return estimate(a, x, n, NULL, 0, r->family_conf);
+	return estimate(a, x, n, NULL, 0, cmp_row_family_conf(r, a->row));
 }
 
 static int unpaired(const struct cmp_report *r, struct cmp_attrib *a, size_t p, double *buf,
@@ -150,7 +150,7 @@ static int unpaired(const struct cmp_report *r, struct cmp_attrib *a, size_t p, 
 	compact(sb, cap, nb);
 	compact(sc, cap, nc);
 	sides(a, sb, sc, nb, nc);
-	return estimate(a, sb, nb, sc, nc, r->family_conf);
+	return estimate(a, sb, nb, sc, nc, cmp_row_family_conf(r, a->row));
 }
 
 static void set_na(struct cmp_attrib *a, const struct cmp_row *row)

@@ -1,7 +1,8 @@
 /* cmprow.c - the statistics of one comparison row (compare.h, docs/methodology.md): paired
  * log ratios with Hodges-Lehmann, signed-rank (or bootstrap) interval and Wilcoxon p; two files
  * with the Hodges-Lehmann shift and Mann-Whitney; the geometric mean over workloads; drift; the
- * sequential interval when a plan is given. Intervals at the family level and per comparison. */
+ * sequential interval when a plan is given. Intervals at the level of the row's family
+ * (cmp_row_family_conf) and per comparison. */
 #include "front/compare/cmpint.h"
 
 #include "front/stats/stats.h"
@@ -29,10 +30,10 @@ void cmp_row_set_na(struct cmp_row *row)
 	row->verdict = CMP_INSUFFICIENT;
 }
 
-/* The signed-rank interval of a's n values at the family level and at conf (once when equal). */
+/* The signed-rank interval of a's n values at row's family level and at conf (once when equal). */
 static int rank_levels(struct cmp_builder *b, struct cmp_row *row, size_t n)
 {
-	double fam = b->r->family_conf, conf = b->o->conf;
+	double fam = cmp_row_family_conf(b->r, row), conf = b->o->conf;
 
 	if (stats_hl_interval(b->a, n, fam, &row->d_rank) != 0)
 		return -1;
@@ -47,7 +48,7 @@ static int rank_levels(struct cmp_builder *b, struct cmp_row *row, size_t n)
 static int paired_stats(struct cmp_builder *b, struct cmp_row *row, size_t n)
 {
 	const struct cmp_opts *o = b->o;
-	const double levels[2] = {b->r->family_conf, o->conf};
+	const double levels[2] = {cmp_row_family_conf(b->r, row), o->conf};
 	struct stats_interval boot[2];
 	double w;
 
@@ -69,7 +70,7 @@ static int paired_stats(struct cmp_builder *b, struct cmp_row *row, size_t n)
 		row->d_each = boot[1];
 	}
 	if (o->seq) {
-		if (stats_seq_interval(b->a, n, o->seq, 1 - b->r->family_conf, &row->d_seq,
+		if (stats_seq_interval(b->a, n, o->seq, 1 - levels[0], &row->d_seq,
 		                       &row->seq_asked) != 0)
 			return CMP_NO_MEMORY;
 		row->has_seq = 1;
@@ -90,7 +91,7 @@ static int seq_shift(struct cmp_builder *bd, struct cmp_row *row, size_t nb, siz
 	if (nc >= p->first_look && nc <= p->planned)
 		a = stats_seq_alpha_at((1 / (double)nb + 1 / (double)p->planned) /
 		                           (1 / (double)nb + 1 / (double)nc),
-		                       1 - bd->r->family_conf);
+		                       1 - cmp_row_family_conf(bd->r, row));
 	row->seq_asked = a > 0 ? 1 - a : 1;
 	row->has_seq = 1;
 	return stats_hl_shift_interval(bd->a, nb, bd->b, nc, fmin(row->seq_asked, 1 - DBL_EPSILON),
@@ -102,7 +103,7 @@ static int unpaired_stats(struct cmp_builder *bd, struct cmp_row *row, size_t nb
 {
 	double u, rho, p;
 
-	const double fam = bd->r->family_conf, conf = bd->o->conf;
+	const double fam = cmp_row_family_conf(bd->r, row), conf = bd->o->conf;
 
 	row->n_base = nb;
 	row->n_cand = nc;

@@ -1,7 +1,7 @@
 /* cmpverdict.c - the report-wide pass of a comparison (compare.h): each row's verdict from its
  * family-level interval, then the warnings a reader must see (drift, too few rounds, insufficient
  * data, regimes, never-settled runs, telemetry); and the verdicts' names, levels and margins as
- * text. */
+ * text, the families' names and levels. */
 #include "front/compare/cmpint.h"
 
 #include <math.h>
@@ -63,16 +63,44 @@ double cmp_pick_equivalence(double given, const struct rf_doc *d, double dflt)
 	return !isnan(given) ? given : d && !isnan(d->equivalence) ? d->equivalence : dflt;
 }
 
+static const char *const family_names[CMP_NFAMILIES] = {"primary", "secondary"};
+
+const char *cmp_family_name(enum cmp_family f)
+{
+	return (unsigned)f < CMP_NFAMILIES ? family_names[f] : "primary";
+}
+
+const char *cmp_primary_text(const struct cmp_primary *p, char *buf, size_t len)
+{
+	const char *ph = p->phase[0] ? p->phase : "total";
+
+	if (p->all)
+		snprintf(buf, len, "every comparison");
+	else if (p->regime >= 0)
+		snprintf(buf, len, "each workload's %s, %s regime", ph,
+		         rf_regime_name((enum rf_regime)p->regime));
+	else
+		snprintf(buf, len, "each workload's %s, steady where it has steady times, else cold",
+		         ph);
+	return buf;
+}
+
+double cmp_row_family_conf(const struct cmp_report *r, const struct cmp_row *row)
+{
+	return r->fam[row->family].conf;
+}
+
 #define warnf(b, ...) (noise_warnf(&(b)->r->warn, &(b)->r->nwarn, __VA_ARGS__) ? CMP_NO_MEMORY : 0)
 
-/* A usable row's verdict: none when its interval could not reach the family level, else where
+/* A usable row's verdict: none when its interval could not reach its family's level, else where
  * the interval lies: beyond 1 either way, inside the equivalence margin, or neither. */
 static enum cmp_verdict verdict_of(const struct cmp_report *r, struct cmp_row *row)
 {
 	double l = cmp_equiv_log(r->equivalence);
+	size_t need = r->fam[row->family].need;
 
-	if (row->d.level < r->family_conf - 1e-9) {
-		row->need = r->need > row->n ? r->need : row->n + 1;
+	if (row->d.level < cmp_row_family_conf(r, row) - 1e-9) {
+		row->need = need > row->n ? need : row->n + 1;
 		return CMP_TOO_FEW;
 	}
 	row->equivalent = !isnan(l) && row->d.lo >= -l && row->d.hi <= l;
@@ -88,14 +116,19 @@ int cmp_decide(struct cmp_builder *b)
 	struct cmp_report *r = b->r;
 	double alpha = 1.0 - r->conf;
 
-	r->need = r->paired ? stats_signrank_min_n(alpha, r->family)
-	                    : stats_ranksum_min_n(alpha, r->family);
+	for (int f = 0; f < CMP_NFAMILIES; f++) {
+		size_t m = f == CMP_FAMILY_PRIMARY ? r->family : r->fam[f].m ? r->fam[f].m : 1;
+		r->fam[f].need = r->paired ? stats_signrank_min_n(alpha, m)
+		                           : stats_ranksum_min_n(alpha, m);
+	}
+	r->need = r->fam[CMP_FAMILY_PRIMARY].need;
 	for (size_t i = 0; i < r->nrows; i++) {
 		struct cmp_row *row = &r->rows[i];
+		size_t m = row->family == CMP_FAMILY_PRIMARY ? r->family : r->fam[row->family].m;
 		row->equiv_pct = r->equivalence;
 		if (!row->usable)
 			continue;
-		row->p_adj = fmin(1, (double)r->family * row->p);
+		row->p_adj = fmin(1, (double)m * row->p);
 		row->verdict = verdict_of(r, row);
 	}
 	return 0;
@@ -212,20 +245,18 @@ static int telemetry_warning(struct cmp_builder *b)
 int cmp_warnings(struct cmp_builder *b)
 {
 	struct cmp_report *r = b->r;
-	size_t insufficient = 0, m = 0, too_few = 0, few_n = 0;
+	size_t insufficient = 0, too_few[CMP_NFAMILIES] = {0}, few_n[CMP_NFAMILIES] = {0};
 	char name[512];
 	int rc = 0;
 
-	for (size_t i = 0; i < r->nrows; i++)
-		m += r->rows[i].usable;
 	for (size_t i = 0; i < r->nrows && rc == 0; i++) {
 		const struct cmp_row *row = &r->rows[i];
 		insufficient += !row->usable;
 		if (!row->usable)
 			continue;
 		if (row->verdict == CMP_TOO_FEW) {
-			too_few++;
-			few_n = row->n;
+			too_few[row->family]++;
+			few_n[row->family] = row->n;
 		}
 		if (rc == 0 && row->drift_p < CMP_DRIFT_P)
 			rc = warnf(b,
@@ -235,18 +266,23 @@ int cmp_warnings(struct cmp_builder *b)
 			           r->paired ? "log ratios" : "log times", row->drift_rho,
 			           row->drift_p, CMP_DRIFT_P);
 	}
-	if (rc == 0 && too_few) {
-		r->verdict_warning = (long)r->nwarn;
+	for (int f = 0; f < CMP_NFAMILIES && rc == 0; f++) {
+		size_t m = f == CMP_FAMILY_PRIMARY ? r->family : r->fam[f].m;
+		const char *fn = r->fam[CMP_FAMILY_SECONDARY].m ? cmp_family_name(f) : "";
+		if (!too_few[f])
+			continue;
+		if (r->verdict_warning < 0)
+			r->verdict_warning = (long)r->nwarn;
 		rc = warnf(
 		    b,
-		    "%zu comparison%s too few rounds for a verdict (n = %zu): the simultaneous "
-		    "intervals of %zu comparison%s (each at 1 - %.2g/%zu, Bonferroni) need %zu %s "
+		    "%zu%s%s comparison%s too few rounds for a verdict (n = %zu): the simultaneous "
+		    "intervals of %zu%s%s comparison%s (each at 1 - %.2g/%zu, Bonferroni) need %zu %s "
 		    "(the smallest n with %s <= alpha/%zu); run more rounds or compare less "
 		    "(--candidate, --workload, --phase)",
-		    too_few, too_few == 1 ? " has" : "s have", few_n, m, m == 1 ? "" : "s",
-		    1 - r->conf, r->family, r->need,
-		    r->paired ? "paired rounds" : "rounds per file",
-		    r->paired ? "2/2^n" : "2/C(2n,n)", r->family);
+		    too_few[f], fn[0] ? " " : "", fn, too_few[f] == 1 ? " has" : "s have",
+		    few_n[f], m, fn[0] ? " " : "", fn, m == 1 ? "" : "s", 1 - r->conf, m,
+		    r->fam[f].need, r->paired ? "paired rounds" : "rounds per file",
+		    r->paired ? "2/2^n" : "2/C(2n,n)", m);
 	}
 	if (rc == 0 && insufficient)
 		rc = warnf(b, "%zu comparison%s with fewer than 2 usable rounds: insufficient data",

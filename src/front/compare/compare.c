@@ -39,6 +39,34 @@ const char *cmp_regimes_name(enum cmp_regimes r)
 	return (unsigned)r < CMP_REGIMES_COUNT ? regimes_names[r] : "both";
 }
 
+int cmp_primary_parse(const char *s, struct cmp_primary *out, char *err, size_t errlen)
+{
+	const char *colon = strchr(s, ':');
+	size_t n = colon ? (size_t)(colon - s) : strlen(s);
+
+	*out = (struct cmp_primary){.regime = -1};
+	if (strcmp(s, "all") == 0) {
+		out->all = 1;
+		return 0;
+	}
+	if (n == 0 || n >= sizeof out->phase)
+		return errmsg_fail(err, errlen,
+		                   "--primary '%s': want all, a phase, or PHASE:cold or "
+		                   "PHASE:steady",
+		                   s);
+	memcpy(out->phase, s, n);
+	out->phase[n] = '\0';
+	if (!colon)
+		return 0;
+	if (strcmp(colon + 1, "cold") == 0)
+		out->regime = RF_COLD;
+	else if (strcmp(colon + 1, "steady") == 0)
+		out->regime = RF_STEADY;
+	else
+		return errmsg_fail(err, errlen, "--primary '%s': the regime is cold or steady", s);
+	return 0;
+}
+
 static int want_phase(const struct cmp_opts *o, const struct rf_workload *w, size_t p)
 {
 	if (o->phase)
@@ -181,6 +209,30 @@ static int phase_has(const struct cmp_report *r, const struct rf_workload *w, si
 	       rf_phase_measured(r->base, w->name, w->phases[p], g);
 }
 
+/* The regime of the primary rows of phase p of workload w: the one asked, else steady when the
+ * report compares steady times of it, else cold. */
+static enum rf_regime primary_regime(const struct cmp_report *r, const struct rf_workload *w,
+                                     size_t p)
+{
+	if (r->primary.regime >= 0)
+		return (enum rf_regime)r->primary.regime;
+	return r->compared[RF_STEADY] && phase_has(r, w, p, RF_STEADY) ? RF_STEADY : RF_COLD;
+}
+
+/* The family of a row of workload w (NULL: a geometric mean), phase index p, regime b->g. */
+static enum cmp_family family_of(const struct cmp_builder *b, const struct rf_workload *w,
+                                 size_t p)
+{
+	const struct cmp_report *r = b->r;
+	const char *ph = r->primary.phase;
+
+	if (b->o->per_comparison || r->primary.all)
+		return CMP_FAMILY_PRIMARY;
+	if (!w || strcmp(w->phases[p], ph) != 0 || primary_regime(r, w, p) != b->g)
+		return CMP_FAMILY_SECONDARY;
+	return CMP_FAMILY_PRIMARY;
+}
+
 /* Rows of one comparison come steady first, cold beside it. */
 static const enum rf_regime regime_order[RF_NREGIMES] = {RF_STEADY, RF_COLD};
 
@@ -225,6 +277,7 @@ static int add_rows(struct cmp_builder *b, size_t base_arm)
 						continue;
 					row = new_row(b, w->name, w->phases[p], c->arms[ca[k]],
 					              r->base->arms[ba[k]]);
+					row->family = family_of(b, w, p);
 					rc = r->paired ? cmp_row_paired(b, row, wc, p, ca[k], ba[k])
 					               : cmp_row_unpaired(b, row, (size_t)wb, wc,
 					                                  (size_t)pb, ba[k], ca[k]);
@@ -237,6 +290,7 @@ static int add_rows(struct cmp_builder *b, size_t base_arm)
 			if (!r->compared[b->g = regime_order[i]])
 				continue;
 			row = new_row(b, NULL, gphase, c->arms[ca[k]], r->base->arms[ba[k]]);
+			row->family = family_of(b, NULL, 0);
 			rc = cmp_row_geomean(b, row, &sb, &sc, ba[k], ca[k]);
 		}
 	free(sb.w);
@@ -248,24 +302,62 @@ static int add_rows(struct cmp_builder *b, size_t base_arm)
 	return rc;
 }
 
-/* The size of the family the intervals' level is shared by: the usable rows, counted by a pass of
- * add_rows that computes no statistic (1 when each comparison stands alone). */
-static int count_family(struct cmp_builder *b, size_t base_arm)
+/* The size of each family the intervals' level is shared by: its usable rows, counted by a pass
+ * of add_rows that computes no statistic (every row primary and alone when each comparison stands
+ * alone). A report without a primary row (the phase or regime asked is not among the rows)
+ * is refused when the primary rows were asked for (--primary); the document's config.primary
+ * gives way to the default, and a report without the default's rows either is one family. */
+static int count_family(struct cmp_builder *b, size_t base_arm, int asked, char *err,
+                        size_t errlen)
 {
 	struct cmp_report *r = b->r;
-	size_t m = 0;
+	size_t rows[CMP_NFAMILIES] = {0};
 	int rc = 0;
 
-	if (!b->o->per_comparison) {
+	struct cmp_primary dflt = {.regime = -1};
+
+	snprintf(dflt.phase, sizeof dflt.phase, "%s", b->o->phase ? b->o->phase : "total");
+	memset(r->fam, 0, sizeof r->fam);
+	for (int pass = 0; !b->o->per_comparison && rc == 0; pass++) {
+		size_t nrows;
+		memset(r->fam, 0, sizeof r->fam);
+		memset(rows, 0, sizeof rows);
 		b->counting = 1;
 		rc = add_rows(b, base_arm);
 		b->counting = 0;
-		for (size_t i = 0; i < r->nrows; i++)
-			m += r->rows[i].usable;
+		for (size_t i = 0; i < r->nrows; i++) {
+			r->fam[r->rows[i].family].m += r->rows[i].usable;
+			rows[r->rows[i].family]++;
+		}
+		nrows = r->nrows;
 		r->nrows = 0;
+		if (rc != 0 || nrows == 0 || rows[CMP_FAMILY_PRIMARY] > 0)
+			break;
+		if (asked) {
+			char what[160];
+			rc = errmsg_fail(err, errlen, "--primary: no comparison of this report is %s",
+			                 cmp_primary_text(&r->primary, what, sizeof what));
+			break;
+		}
+		/* the document's config.primary names rows this report lacks: the default's */
+		if (pass == 0 && (r->primary.all || r->primary.regime != dflt.regime ||
+		                  strcmp(r->primary.phase, dflt.phase) != 0)) {
+			r->primary = dflt;
+			continue;
+		}
+		r->primary = (struct cmp_primary){.all = 1, .regime = -1};
+		r->fam[CMP_FAMILY_PRIMARY].m += r->fam[CMP_FAMILY_SECONDARY].m;
+		r->fam[CMP_FAMILY_SECONDARY].m = 0;
+		break;
 	}
-	r->family = m ? m : 1;
-	r->family_conf = 1 - (1 - r->conf) / (double)r->family;
+	for (int f = 0; f < CMP_NFAMILIES; f++) {
+		size_t m = r->fam[f].m ? r->fam[f].m : 1;
+		r->fam[f].conf = 1 - (1 - r->conf) / (double)m;
+	}
+	if (b->o->per_comparison)
+		r->fam[CMP_FAMILY_PRIMARY].conf = r->conf;
+	r->family = r->fam[CMP_FAMILY_PRIMARY].m ? r->fam[CMP_FAMILY_PRIMARY].m : 1;
+	r->family_conf = r->fam[CMP_FAMILY_PRIMARY].conf;
 	return rc;
 }
 
@@ -326,6 +418,18 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	r->conf = o->conf;
 	r->family_conf = o->conf;
 	r->family = 1;
+	r->primary = (struct cmp_primary){.regime = -1};
+	if (o->primary)
+		r->primary = *o->primary;
+	else if (c->primary[0] && (cmp_primary_parse(c->primary, &r->primary, err, errlen) != 0 ||
+	                           (o->phase && !r->primary.all &&
+	                            strcmp(o->phase, r->primary.phase) != 0)))
+		r->primary = (struct cmp_primary){.regime = -1};
+	if (o->per_comparison)
+		r->primary = (struct cmp_primary){.all = 1, .regime = -1};
+	if (!r->primary.phase[0])
+		snprintf(r->primary.phase, sizeof r->primary.phase, "%s",
+		         o->phase ? o->phase : "total");
 	r->equivalence = o->equivalence > 0 ? o->equivalence : NAN;
 	r->bootstrap = o->bootstrap;
 	r->seed = o->seed;
@@ -370,7 +474,7 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	if (rc == 0 && cand && noise_flag_spikes(cand, &r->flags, &r->nflags) != 0)
 		rc = CMP_NO_MEMORY;
 	if (rc == 0)
-		rc = count_family(&b, ba < 0 ? 0 : (size_t)ba);
+		rc = count_family(&b, ba < 0 ? 0 : (size_t)ba, o->primary != NULL, err, errlen);
 	if (rc == 0)
 		rc = add_rows(&b, ba < 0 ? 0 : (size_t)ba);
 	if (rc == 0 && r->nrows == 0 && r->paired)

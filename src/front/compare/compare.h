@@ -45,6 +45,33 @@ int cmp_regimes_parse(const char *s, enum cmp_regimes *out);
 /* The name of r ("both" for a value out of range). */
 const char *cmp_regimes_name(enum cmp_regimes r);
 
+/* The two families of a report (docs/methodology.md, "Multiplicity: the question and the rest"):
+ * the primary rows are the question a report answers, simultaneous at the family level among
+ * themselves; every other row shown is secondary, simultaneous at the same level among the
+ * secondary rows only. Each family holds its own level: a secondary row never widens a primary
+ * interval, and a primary claim never rests on a secondary one. */
+enum cmp_family { CMP_FAMILY_PRIMARY, CMP_FAMILY_SECONDARY };
+#define CMP_NFAMILIES 2
+
+/* Which rows are primary (--primary): by default (all 0, phase "") each workload's compared
+ * phase (cmp_opts.phase, else total) in its primary regime: steady where that phase has steady
+ * times (drivers that repeat, a phase a program repeats), else cold (a program's total, a phase
+ * it ran once); the geometric mean and every other row are secondary. */
+struct cmp_primary {
+	int all;        /* every row primary: one family over the report (earlier versions) */
+	char phase[64]; /* "": cmp_opts.phase, else total */
+	int regime;     /* -1: steady where the phase has steady times, else cold; else rf_regime */
+};
+
+/* "all", PHASE or PHASE:REGIME (regime cold or steady) into *out: 0, or -1 with a one-line
+ * reason in err. */
+int cmp_primary_parse(const char *s, struct cmp_primary *out, char *err, size_t errlen);
+/* What p asks for, in words ("each workload's total, steady where it has steady times, else
+ * cold"; "" stands for total). Returns buf. */
+const char *cmp_primary_text(const struct cmp_primary *p, char *buf, size_t len);
+/* "primary" or "secondary". */
+const char *cmp_family_name(enum cmp_family f);
+
 struct cmp_opts {
 	const char *baseline;  /* one file: the baseline arm; NULL = the document's (rf_doc.baseline) */
 	const char *candidate; /* NULL = every arm but the baseline (two files: every common arm) */
@@ -57,11 +84,14 @@ struct cmp_opts {
 	enum cmp_regimes regimes; /* both by default */
 	/* 0: every interval simultaneous at the family level 1 - (1 - conf)/m, Bonferroni over the
 	 * report's m usable comparisons (what compare prints and decides on); 1: each at conf (the
-	 * gate, which sets its own levels) */
+	 * gate, which sets its own levels; every row is then primary) */
 	int per_comparison;
+	/* the primary rows; NULL: the default (struct cmp_primary), or the document's
+	 * config.primary when it has one (bench --primary) */
+	const struct cmp_primary *primary;
 	double equivalence; /* M percent: equivalent within +-M% (rows' verdicts); NAN: none */
 	/* when not NULL: every row also gets its sequential interval after its n of the plan's N
-	 * rounds at the family level (d_seq; docs/methodology.md, "Sequential decisions") */
+	 * rounds at its family's level (d_seq; docs/methodology.md, "Sequential decisions") */
 	const struct stats_seq_plan *seq;
 };
 
@@ -73,22 +103,23 @@ struct cmp_row {
 	size_t n;                /* paired: usable rounds; two files: min(n_base, n_cand) */
 	size_t n_base, n_cand;   /* ok runs behind each side */
 	int usable;              /* n >= 2: the figures below are set, else NAN */
-	/* estimate and the interval the verdict rests on, the one every format prints: at the
-	 * report's family level (cmp_report.family_conf) */
+	enum cmp_family family;  /* the family whose level its intervals share */
+	/* estimate and the interval the verdict rests on, the one every format prints: at its
+	 * family's level (cmp_report.fam[row.family].conf) */
 	struct stats_interval d;
 	struct stats_interval
-	    d_rank; /* signed-rank (paired) or Mann-Whitney (two files), at the family level */
+	    d_rank; /* signed-rank (paired) or Mann-Whitney (two files), at its family's level */
 	int has_boot;
 	struct stats_interval d_boot; /* percentile bootstrap, when asked for (paired only), likewise */
 	struct stats_interval d_each; /* the same method's interval at conf, per comparison */
 	int has_seq;                  /* d_seq is set (cmp_opts.seq) */
-	struct stats_interval d_seq;  /* the sequential interval at the family level */
+	struct stats_interval d_seq;  /* the sequential interval at its family's level */
 	double seq_asked; /* the nominal level d_seq must reach to decide; 1: no decision yet */
 	double sd;        /* standard deviation of the per-round log ratios (paired) */
 	double p;         /* Wilcoxon signed-rank (paired) or Mann-Whitney, two-sided */
 	double p_adj;     /* Bonferroni over the report: min(1, m p) (per comparison: p) */
 	enum cmp_verdict verdict;
-	int equivalent;     /* d reaches the family level and lies within +-equiv_pct */
+	int equivalent;     /* d reaches its family's level and lies within +-equiv_pct */
 	double equiv_pct;   /* the report's equivalence margin (NAN: none) */
 	double med_base_ns, med_cand_ns; /* median times over the ok runs of each side */
 	double rss_ratio; /* peak RSS, candidate / baseline: median of paired ratios */
@@ -120,8 +151,16 @@ struct cmp_report {
 	const struct rf_doc *base, *cand; /* the same document when paired */
 	const char *baseline;             /* paired: the baseline arm */
 	double conf;
-	size_t family;      /* m: the usable comparisons the level is shared by (1 per comparison) */
-	double family_conf; /* 1 - (1 - conf) / family: the level of every row's d */
+	/* per family: m, the usable comparisons its level is shared by (1 per comparison; 0: a
+	 * family without rows), its level 1 - (1 - conf)/m, and the rounds its verdicts need */
+	struct cmp_family_size {
+		size_t m;
+		double conf;
+		size_t need;
+	} fam[CMP_NFAMILIES];
+	struct cmp_primary primary; /* the primary rows, as applied (phase resolved) */
+	size_t family;      /* the primary family's m (fam[CMP_FAMILY_PRIMARY].m, at least 1) */
+	double family_conf; /* the primary family's level: the level the report is read by */
 	double equivalence; /* the margin in percent, NAN: none */
 	uint32_t bootstrap;
 	uint64_t seed;
@@ -132,7 +171,7 @@ struct cmp_report {
 	const char *calibration;  /* what floor_pct comes from (front/calib/calib.h), or NULL; not owned */
 	long verdict_warning;     /* index in warn of the note that too few rounds leave no verdict
 	                             possible (irrelevant to the gate), or -1 */
-	size_t need;              /* rounds every comparison of the report needs for a verdict */
+	size_t need;              /* rounds every primary comparison needs for a verdict */
 	long telemetry_warning;   /* index in warn of the telemetry counts, or -1 */
 };
 
@@ -162,6 +201,8 @@ const char *cmp_verdict_text(const struct cmp_row *row, char *buf, size_t len);
 const char *cmp_level_text(double level, char *buf, size_t len);
 /* log(1 + pct/100): the equivalence margin on the log-ratio scale (NAN unless pct > 0). */
 double cmp_equiv_log(double pct);
+/* The level row's family shares: r->fam[row->family].conf. */
+double cmp_row_family_conf(const struct cmp_report *r, const struct cmp_row *row);
 /* Whether row's sequential interval (has_seq: cmp_opts.seq) decides it: it reached the level its
  * look asks and lies beyond 0 (faster or slower) or within the equivalence margin (equivalent).
  * Adaptive allocation lets a comparison stop on this (docs/methodology.md). */
@@ -219,7 +260,7 @@ int cmp_program_time(const struct rf_doc *prog, const char *arm, double *t_ns, c
  * time and the rest, t - user - sys (CPU time: what the medians of the three leave; wall time:
  * the time off the CPU), so the parts' paired differences cand - base add up to the total's in
  * every round. Each difference's Hodges-Lehmann estimate and signed-rank interval (two files: the
- * HL shift) are at the report's family level, in ns; the parts' estimates need not sum to the
+ * HL shift) are at the row's family level, in ns; the parts' estimates need not sum to the
  * total's, so adds_up says whether their sum lies within the total's interval. Minor faults per
  * rep: the HL of the paired differences of the counts (differences, not log ratios: a count can
  * be 0, and a difference in faults times the cost of a fault is a difference in system time). */

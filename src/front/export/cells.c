@@ -5,27 +5,40 @@
 #include <math.h>
 #include <string.h>
 
-/* The level the CI column's header names: the one the first comparison that reached the family
- * level reached (exact intervals reach a little more), else the family level; a row at another
- * level prints its own in the cell. */
-static double head_level(const struct cmp_report *r)
+/* Whether row is in the table of family fam (-1: every row). */
+static int in_table(const struct cmp_row *row, int fam)
 {
+	return fam < 0 || row->family == (enum cmp_family)fam;
+}
+
+/* The level the CI column's header names: the one the first comparison of the table that
+ * reached its family's level reached (exact intervals reach a little more), else the family's
+ * level; a row at another level prints its own in the cell. */
+static double head_level(const struct cmp_report *r, int fam)
+{
+	double want = fam < 0 ? r->family_conf : r->fam[fam].conf;
+
 	for (size_t i = 0; i < r->nrows; i++)
-		if (r->rows[i].usable && r->rows[i].d.level + 1e-9 >= r->family_conf)
+		if (in_table(&r->rows[i], fam) && r->rows[i].usable &&
+		    r->rows[i].d.level + 1e-9 >= want)
 			return r->rows[i].d.level;
-	return r->family_conf;
+	return want;
 }
 
 /* speedup, interval, improvement and verdict of one row ("-" where unusable). The verdict is read
  * off the interval printed beside it; p-values are in json and csv only. */
-static void estimate_cells(const struct cmp_report *r, const struct cmp_row *row, char *speedup,
-                           char *ci, char *impr, char *verdict)
+static void estimate_cells(const struct cmp_report *r, const struct cmp_row *row, int fam,
+                           char *speedup, char *ci, char *impr, char *verdict)
 {
-	if (row)
+	int elsewhere = row && !in_table(row, fam);
+
+	if (elsewhere)
+		snprintf(verdict, CELL, "(%s: see there)", cmp_family_name(row->family));
+	else if (row)
 		cmp_verdict_text(row, verdict, CELL);
 	else
 		strcpy(verdict, "-");
-	if (!row || !row->usable) {
+	if (!row || !row->usable || elsewhere) {
 		strcpy(speedup, "-");
 		strcpy(ci, "-");
 		strcpy(impr, "-");
@@ -33,7 +46,7 @@ static void estimate_cells(const struct cmp_report *r, const struct cmp_row *row
 	}
 	snprintf(speedup, CELL, "%.3fx", cmp_speedup(row->d.est));
 	snprintf(ci, CELL, "[%.3f, %.3f]", cmp_speedup(row->d.hi), cmp_speedup(row->d.lo));
-	if (fabs(row->d.level - head_level(r)) > 1e-9) {
+	if (fabs(row->d.level - head_level(r, fam)) > 1e-9) {
 		char lv[16];
 		snprintf(ci + strlen(ci), CELL - strlen(ci), " (%s%%)",
 		         cmp_level_text(row->d.level, lv, sizeof lv));
@@ -51,10 +64,15 @@ static void n_cell(const struct cmp_report *r, const struct cmp_row *row, char *
 		snprintf(buf, CELL, "%zu+%zu", row->n_base, row->n_cand);
 }
 
-/* Whether both regimes are in the table, side by side. */
-static int side_by_side(const struct cmp_report *r)
+/* Whether both regimes are in the table of family fam, side by side. */
+static int side_by_side(const struct cmp_report *r, int fam)
 {
-	return r->compared[RF_COLD] && r->compared[RF_STEADY];
+	int has[RF_NREGIMES] = {0};
+
+	for (size_t i = 0; i < r->nrows; i++)
+		if (in_table(&r->rows[i], fam))
+			has[r->rows[i].regime] = 1;
+	return r->compared[RF_COLD] && r->compared[RF_STEADY] && has[RF_COLD] && has[RF_STEADY];
 }
 
 /* The phase, labelled with the time it was compared on when that is not its total's (a phase
@@ -72,7 +90,7 @@ static void phase_cell(const struct cmp_report *r, const struct cmp_row *row, ch
 /* One line of the comparisons table: a row, or side by side the steady row s and the cold row c
  * of one comparison (either may be NULL). Fills MAXCOL cells. */
 static void line_cells(const struct cmp_report *r, const struct cmp_row *s, const struct cmp_row *c,
-                       char cell[MAXCOL][CELL])
+                       int fam, char cell[MAXCOL][CELL])
 {
 	const struct cmp_row *any = s ? s : c;
 	char unused[CELL];
@@ -81,16 +99,16 @@ static void line_cells(const struct cmp_report *r, const struct cmp_row *s, cons
 	snprintf(cell[0], CELL, "%s", any->workload ? any->workload : "geomean");
 	phase_cell(r, any, cell[1]);
 	snprintf(cell[2], CELL, "%s", any->candidate);
-	if (side_by_side(r)) {
-		estimate_cells(r, s, cell[3], cell[4], unused, cell[5]);
-		estimate_cells(r, c, cell[6], cell[7], unused, cell[8]);
+	if (side_by_side(r, fam)) {
+		estimate_cells(r, s, fam, cell[3], cell[4], unused, cell[5]);
+		estimate_cells(r, c, fam, cell[6], cell[7], unused, cell[8]);
 		char ns[CELL], nc[CELL];
 		n_cell(r, s, ns);
 		n_cell(r, c, nc);
 		snprintf(cell[9], CELL, "%.60s/%.60s", ns, nc);
 		k = 10;
 	} else {
-		estimate_cells(r, any, cell[3], cell[4], cell[5], cell[6]);
+		estimate_cells(r, any, fam, cell[3], cell[4], cell[5], cell[6]);
 		n_cell(r, any, cell[7]);
 		k = 8;
 	}
@@ -114,7 +132,7 @@ static int same_comparison(const struct cmp_row *x, const struct cmp_row *y)
 	       strcmp(x->phase, y->phase) == 0 && strcmp(x->candidate, y->candidate) == 0;
 }
 
-void export_table_cells(const struct cmp_report *r, struct export_grid *g)
+void export_table_cells(const struct cmp_report *r, int fam, struct export_grid *g)
 {
 	static const char *const one[] = {"workload", "phase",          "candidate", "speedup",
 	                                  "CI",       "improvement",    "verdict",   "n",
@@ -123,13 +141,19 @@ void export_table_cells(const struct cmp_report *r, struct export_grid *g)
 	                                  "steady speedup", "steady CI",      "steady verdict",
 	                                  "cold speedup",   "cold CI",        "cold verdict",
 	                                  "n steady/cold",  "peak RSS ratio", "noise floor"};
-	int both = side_by_side(r);
+	int both = side_by_side(r, fam);
 	size_t n = 1, cols = both ? 12 : 10, *ncol = &g->cols;
 	char(*c)[CELL] = g->c;
-	const char *regime = rf_regime_name(r->compared[RF_STEADY] ? RF_STEADY : RF_COLD);
+	enum rf_regime only = r->compared[RF_STEADY] ? RF_STEADY : RF_COLD;
 	char lv[16];
 
-	cmp_level_text(head_level(r), lv, sizeof lv);
+	for (size_t i = 0; i < r->nrows; i++)
+		if (in_table(&r->rows[i], fam)) {
+			only = r->rows[i].regime;
+			break;
+		}
+	const char *regime = rf_regime_name(only);
+	cmp_level_text(head_level(r, fam), lv, sizeof lv);
 	*ncol = r->calibration ? cols : cols - 1;
 	g->right = both ? 0xED8 : 0x3B8;
 	g->keys = 3;
@@ -150,10 +174,12 @@ void export_table_cells(const struct cmp_report *r, struct export_grid *g)
 		char cells[MAXCOL][CELL];
 		if (both && i + 1 < r->nrows && same_comparison(x, &r->rows[i + 1]))
 			y = &r->rows[++i];
+		if (!in_table(x, fam) && !(y && in_table(y, fam)))
+			continue;
 		if (both && x->regime == RF_COLD)
-			line_cells(r, y, x, cells);
+			line_cells(r, y, x, fam, cells);
 		else
-			line_cells(r, x, y, cells);
+			line_cells(r, x, y, fam, cells);
 		memcpy(&c[n++ * *ncol], cells, *ncol * CELL);
 	}
 	g->rows = n;

@@ -130,7 +130,7 @@ static void forest_row(FILE *f, const struct export_input *in, const struct cmp_
 
 int chart_short_level(const struct cmp_report *r, const struct cmp_row *row)
 {
-	return row->usable && r->family_conf - row->d.level > 1e-9;
+	return row->usable && cmp_row_family_conf(r, row) - row->d.level > 1e-9;
 }
 
 int chart_forest(FILE *f, const struct export_input *in, int standalone)

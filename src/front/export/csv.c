@@ -56,8 +56,8 @@ static int write_compare_csv(FILE *out, const struct export_input *in)
 	    "retained_bytes_candidate,median_ns_baseline,median_ns_candidate,drift_p,"
 	    "telemetry_flagged_rounds,noise_floor_pct,rss_growth_bytes_baseline,"
 	    "rss_growth_bytes_candidate,unsettled_baseline,unsettled_candidate,rounds_needed,mode,"
-	    "conf,family_level,ci_each_lo,ci_each_hi,ci_each_level,equivalent,equivalence_pct,"
-	    "processes_baseline,processes_candidate,calls_baseline,calls_candidate,"
+	    "conf,family_level,family,family_size,ci_each_lo,ci_each_hi,ci_each_level,equivalent,"
+	    "equivalence_pct,processes_baseline,processes_candidate,calls_baseline,calls_candidate,"
 	    EXPORT_ATTRIB_CSV_HEAD ",note\n";
 
 	fputs(head, out);
@@ -95,7 +95,10 @@ static int write_compare_csv(FILE *out, const struct export_input *in)
 		csv_num(out, row->need ? (double)row->need : NAN, 0);
 		csv_field(out, r->paired ? "paired" : "two-sample", 0);
 		csv_num(out, r->conf, 0);
-		csv_num(out, r->family_conf, 0);
+		csv_num(out, cmp_row_family_conf(r, row), 0);
+		csv_field(out, cmp_family_name(row->family), 0);
+		csv_count(out, row->family == CMP_FAMILY_PRIMARY ? r->family : r->fam[row->family].m,
+		          0);
 		csv_num(out, row->usable ? cmp_speedup(row->d_each.hi) : NAN, 0);
 		csv_num(out, row->usable ? cmp_speedup(row->d_each.lo) : NAN, 0);
 		csv_num(out, row->usable ? row->d_each.level : NAN, 0);

@@ -84,9 +84,15 @@ void export_prose(FILE *out, const char *text, int md, size_t width);
 
 /* cells.c */
 
-/* The comparisons table into g (g->c holds MAXCOL cells per line, room for r->nrows + 1 lines):
- * its header and lines, and the shape: rows, columns, alignment, keys and groups. */
-void export_table_cells(const struct cmp_report *r, struct export_grid *g);
+/* The comparisons table of family fam (-1: every row) into g (g->c holds MAXCOL cells per line,
+ * room for r->nrows + 1 lines): its header and lines, and the shape: rows, columns, alignment,
+ * keys and groups. Side by side, a regime whose row is of the other family says so in its
+ * verdict cell and shows no figure. */
+void export_table_cells(const struct cmp_report *r, int fam, struct export_grid *g);
+/* Whether r has secondary rows (then the text formats print two tables, one per family). */
+int export_two_families(const struct cmp_report *r);
+/* The heading of family fam's table, one line: what it holds, its size and level. */
+void export_family_head(const struct cmp_report *r, int fam, char *buf, size_t len);
 /* The per-arm table behind the total-phase comparisons into g (g->c holds ARMCOL cells per line,
  * room for 2 x r->nrows + 1 lines): its header, then each baseline once, then each candidate;
  * the columns of probed runs (processes per run, calls per run) only when some arm has them.

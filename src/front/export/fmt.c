@@ -16,7 +16,18 @@ void export_rule(const struct cmp_report *r, char *buf, size_t len)
 
 	cmp_level_text(r->family_conf, lv, sizeof lv);
 	k = (size_t)snprintf(buf, len, "verdict: read off the printed interval, the %s%% ", lv);
-	if (r->family > 1)
+	if (export_two_families(r)) {
+		char lv2[16];
+		size_t m2 = r->fam[CMP_FAMILY_SECONDARY].m;
+		cmp_level_text(r->fam[CMP_FAMILY_SECONDARY].conf, lv2, sizeof lv2);
+		k += (size_t)snprintf(buf + (k < len ? k : len), k < len ? len - k : 0,
+		                      "simultaneous interval for the %zu primary comparison%s (each "
+		                      "at 1 - %.2g/%zu, Bonferroni over the primary family), the "
+		                      "%s%% one for the %zu secondary comparison%s (Bonferroni over "
+		                      "the secondary family)",
+		                      r->family, r->family == 1 ? "" : "s", 1 - r->conf, r->family,
+		                      lv2, m2, m2 == 1 ? "" : "s");
+	} else if (r->family > 1)
 		k += (size_t)snprintf(buf + (k < len ? k : len), k < len ? len - k : 0,
 		                      "simultaneous interval (each at 1 - %.2g/%zu, Bonferroni over "
 		                      "the %zu comparisons of this report)",
@@ -32,6 +43,34 @@ void export_rule(const struct cmp_report *r, char *buf, size_t len)
 	         ": faster or slower when it lies wholly above or below 1x%s; otherwise no "
 	         "detectable difference",
 	         eq);
+}
+
+int export_two_families(const struct cmp_report *r)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].family == CMP_FAMILY_SECONDARY)
+			return 1;
+	return 0;
+}
+
+void export_family_head(const struct cmp_report *r, int fam, char *buf, size_t len)
+{
+	char lv[16], what[160];
+	size_t m = fam == CMP_FAMILY_PRIMARY ? r->family : r->fam[fam].m;
+
+	cmp_level_text(r->fam[fam].conf, lv, sizeof lv);
+	cmp_primary_text(&r->primary, what, sizeof what);
+	if (fam == CMP_FAMILY_PRIMARY)
+		snprintf(buf, len,
+		         "primary comparisons, the question (%s): %zu, simultaneous at %s%% (each "
+		         "at 1 - %.2g/%zu, Bonferroni over the primary family only)",
+		         what, m, lv, 1 - r->conf, m);
+	else
+		snprintf(buf, len,
+		         "secondary comparisons, a family of their own: %zu, simultaneous at %s%% "
+		         "among themselves (each at 1 - %.2g/%zu); they widen no primary interval "
+		         "and answer no question of the primary table (--primary chooses it)",
+		         m, lv, 1 - r->conf, m ? m : 1);
 }
 
 void export_describe_regimes(const struct cmp_report *r, char *buf, size_t len)

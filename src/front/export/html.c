@@ -82,9 +82,21 @@ static int tables(FILE *f, const struct cmp_report *r)
 		free(a);
 		return -1;
 	}
-	export_table_cells(r, &g);
 	fputs("<h2>Comparisons</h2>\n", f);
-	grid_table(f, &g);
+	for (int fam = 0; fam < CMP_NFAMILIES; fam++) {
+		char head[EXPORT_LINE];
+		if (!export_two_families(r) && fam > 0)
+			break;
+		export_table_cells(r, export_two_families(r) ? fam : -1, &g);
+		if (export_two_families(r)) {
+			export_family_head(r, fam, head, sizeof head);
+			fprintf(f, "<h3>%s</h3>\n<p class=\"muted\">",
+			        fam ? "Secondary comparisons" : "Primary comparisons");
+			esc(f, head);
+			fputs("</p>\n", f);
+		}
+		grid_table(f, &g);
+	}
 	for (size_t i = 0; i < r->nrows; i++)
 		short_level |= chart_short_level(r, &r->rows[i]);
 	if (short_level)

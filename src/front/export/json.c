@@ -66,6 +66,11 @@ static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 	char vt[128];
 
 	add_str(o, "time", row_time(r, row));
+	add_str(o, "family", cmp_family_name(row->family));
+	add_num(o, "family_size", (double)(row->family == CMP_FAMILY_PRIMARY
+	                                       ? r->family
+	                                       : r->fam[row->family].m));
+	add_num(o, "family_level", cmp_row_family_conf(r, row));
 	add_num(o, "n", (double)row->n);
 	add_num(o, "n_baseline", (double)row->n_base);
 	add_num(o, "n_candidate", (double)row->n_cand);
@@ -203,6 +208,15 @@ cJSON *export_compare_json(const struct cmp_report *r)
 	add_num(o, "alpha", round((1.0 - r->conf) * 1e9) / 1e9);
 	add_num(o, "family_size", (double)r->family);
 	add_num(o, "family_level", r->family_conf);
+	add_str(o, "primary", cmp_primary_text(&r->primary, line, sizeof line));
+	cJSON *fams = cJSON_AddObjectToObject(o, "families");
+	for (int f = 0; f < CMP_NFAMILIES; f++) {
+		cJSON *fo = cJSON_AddObjectToObject(fams, cmp_family_name(f));
+		size_t m = f == CMP_FAMILY_PRIMARY ? r->family : r->fam[f].m;
+		add_num(fo, "size", (double)m);
+		add_num(fo, "level", m ? r->fam[f].conf : NAN);
+		add_num(fo, "rounds_needed", m ? (double)r->fam[f].need : NAN);
+	}
 	add_num(o, "equivalence_pct", r->equivalence > 0 ? r->equivalence : NAN);
 	add_str(o, "interval",
 	        r->paired ? r->bootstrap ? "bootstrap" : "signed-rank" : "mann-whitney");

@@ -205,9 +205,22 @@ static int tables(FILE *out, const struct export_input *in, int md)
 		free(a);
 		return -1;
 	}
-	export_table_cells(r, &g);
-	fputs("\n", out);
-	md ? export_print_md(out, &g) : export_print_grid(out, &g, in->width);
+	for (int f = 0; f < CMP_NFAMILIES; f++) {
+		char head[EXPORT_LINE];
+		if (!export_two_families(r) && f > 0)
+			break;
+		export_table_cells(r, export_two_families(r) ? f : -1, &g);
+		fputs("\n", out);
+		if (export_two_families(r)) {
+			export_family_head(r, f, head, sizeof head);
+			if (md)
+				fprintf(out, "#### %s\n\n", f ? "Secondary comparisons" : "Primary comparisons");
+			put_line(out, md ? "- " : "", "  ", head, md, in->width);
+			if (md)
+				fputs("\n", out);
+		}
+		md ? export_print_md(out, &g) : export_print_grid(out, &g, in->width);
+	}
 	export_arm_cells(r, &ga);
 	if (ga.rows > 1) {
 		if (md)

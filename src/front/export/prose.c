@@ -52,10 +52,19 @@ static void describe_doc(const struct rf_doc *d, const char *role, char *buf, si
 
 static void describe_method(const struct cmp_report *r, char *buf, size_t len)
 {
-	char lv[16], over[160];
+	char lv[16], lv2[16], over[320];
+	size_t m2 = r->fam[CMP_FAMILY_SECONDARY].m;
 
 	cmp_level_text(r->family_conf, lv, sizeof lv);
-	if (r->family > 1)
+	cmp_level_text(r->fam[CMP_FAMILY_SECONDARY].conf, lv2, sizeof lv2);
+	if (export_two_families(r))
+		snprintf(over, sizeof over,
+		         "at %s%% each, simultaneous %g%% over the %zu primary comparison%s "
+		         "(Bonferroni), and at %s%% each, simultaneous %g%% over the %zu secondary "
+		         "one%s, a family of their own",
+		         lv, 100 * r->conf, r->family, r->family == 1 ? "" : "s", lv2,
+		         100 * r->conf, m2, m2 == 1 ? "" : "s");
+	else if (r->family > 1)
 		snprintf(over, sizeof over,
 		         "at %s%% each, simultaneous %g%% over the %zu comparisons "
 		         "(Bonferroni)",

@@ -107,7 +107,8 @@ static int load_arm_configs(struct loader *l, const cJSON *ac)
 	return 0;
 }
 
-/* config.equivalence_pct (bench --equivalence) and config.sequential, the plan of a sequential
+/* config.equivalence_pct (bench --equivalence), config.primary (bench --primary) and
+ * config.sequential, the plan of a sequential
  * gate (bench --gate), both absent or null in files that have none. */
 static int load_decision_plan(struct loader *l, const cJSON *cfg)
 {
@@ -117,6 +118,12 @@ static int load_decision_plan(struct loader *l, const cJSON *cfg)
 
 	if (rl_opt_num(l, cfg, "equivalence_pct", 99.999, "config", "config", &d->equivalence))
 		return -1;
+	const cJSON *prim = rl_get(cfg, "primary");
+	if (prim && !cJSON_IsNull(prim)) {
+		if (!cJSON_IsString(prim) || strlen(prim->valuestring) >= sizeof d->primary)
+			return rl_fail(l, "config.primary: want a string of fewer than 80 bytes");
+		strcpy(d->primary, prim->valuestring);
+	}
 	if (!seq || cJSON_IsNull(seq))
 		return 0;
 	if (rl_opt_num(l, seq, "planned_rounds", 1e9, "config", "sequential", &n) ||

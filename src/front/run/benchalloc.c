@@ -1,7 +1,7 @@
 /* benchalloc.c - adaptive allocation (docs/methodology.md, "Adaptive allocation"): the cells a
  * round runs, the "left" list of a round (docs/results-format.md), the round time the budget
  * expects from the cells still running, and the allocation that follows a decision rule on
- * compare's default comparisons. */
+ * the primary comparisons of compare's default report (docs/methodology.md, "Multiplicity"). */
 #include "front/run/benchalloc.h"
 
 #include "common/errmsg.h"
@@ -206,8 +206,10 @@ static int rule_update(void *ctx, const struct rf_doc *d, unsigned char *need, s
 	}
 	if (cmp_build(d, NULL, &o, &r, err, errlen) != ST_OK)
 		goto out;
+	/* only the question holds cells: a secondary row never keeps a cell running */
 	for (size_t i = 0; i < r->nrows; i++)
-		if (!r->rows[i].usable || !rule->decided(rule->ctx, &r->rows[i]))
+		if (r->rows[i].family == CMP_FAMILY_PRIMARY &&
+		    (!r->rows[i].usable || !rule->decided(rule->ctx, &r->rows[i])))
 			keep_row(d, &r->rows[i], keep);
 	for (size_t i = 0; i < ncells; i++)
 		need[i] &= keep[i];

@@ -169,6 +169,8 @@ static cJSON *config_json(const struct bench_config *c)
 		cJSON_AddNumberToObject(o, "equivalence_pct", c->equivalence);
 	else
 		cJSON_AddNullToObject(o, "equivalence_pct");
+	cJSON_AddItemToObject(o, "primary",
+	                      c->primary ? cJSON_CreateString(c->primary) : cJSON_CreateNull());
 	cJSON_AddNumberToObject(o, "clock_ticks_per_s", (double)sysconf(_SC_CLK_TCK));
 	argv = string_array(c->argv, (size_t)c->argc);
 	cJSON_InsertItemInArray(argv, 0, cJSON_CreateString("allocab"));

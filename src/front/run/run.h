@@ -94,16 +94,17 @@ struct bench_rule {
 	void *ctx;
 };
 
-/* The allocation that keeps a cell while any of compare's default comparisons that uses it is
- * undecided by rule: a row of its workload with its arm as candidate or baseline (both regimes,
- * every phase compare shows), and a geometric mean of its arm or against it, which uses every
- * workload. The rows come from compare with the document's plan (config.sequential, fixed by the
- * engine at its first look; the bench ends when it is spent) and equivalence margin. rule must
- * outlive the bench. */
+/* The allocation that keeps a cell while any primary comparison of compare's default report that
+ * uses it is undecided by rule: the row of its workload with its arm as candidate or baseline in
+ * the primary family (docs/methodology.md, "Multiplicity": each workload's total, or the phase
+ * config.primary names, in its primary regime); secondary rows (other phases and regimes, the
+ * geometric means) hold no cell. The rows come from compare with the document's plan
+ * (config.sequential, fixed by the engine at its first look; the bench ends when it is spent),
+ * primary rows and equivalence margin. rule must outlive the bench. */
 void bench_alloc_by_rule(struct bench_alloc *a, const struct bench_rule *rule);
 
 /* The valid rule (docs/methodology.md, "Sequential decisions"): a row is decided when its
- * sequential interval over the plan, at the report's family level, has reached its look's level
+ * sequential interval over the plan, at its family's level, has reached its look's level
  * and excludes 0 (faster or slower) or lies within the equivalence margin (equivalent). */
 extern const struct bench_rule bench_rule_sequential;
 
@@ -144,6 +145,7 @@ struct bench_config {
 	unsigned warmup;
 	unsigned min_rounds; /* measured rounds run whatever the budget; first gate check */
 	double equivalence;  /* --equivalence M (percent, recorded for compare and gate); NAN */
+	const char *primary; /* --primary ROWS (config.primary: compare's primary rows), or NULL */
 	double timeout_s, grace_s;
 	uint64_t shuffle_seed;
 	size_t pad_max;
@@ -367,7 +369,10 @@ int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_
 int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, char *err,
                      size_t errlen);
 
-/* How many comparisons `allocab compare` makes by default on what c runs: per arm but the first,
+/* How many comparisons share the level `allocab compare` reads c's results by: its primary
+ * family (docs/methodology.md, "Multiplicity"), one per candidate arm and workload (the total,
+ * or the phase --primary names, in one regime; at most that many when some workloads lack the
+ * phase). With --primary all, every comparison it makes by default: per arm but the first,
  * shown[i] rows for workload i (its total, or every phase of a workload flagged show_phases;
  * NULL = 1 each) and the geometric mean when there are two workloads or more; twice that for
  * drivers that measure both regimes (reps auto or more than one). */

@@ -1,0 +1,321 @@
+/* famsim.c - the measurements behind docs/methodology.md, "Multiplicity: the question and the
+ * rest" (scripts/validate_family.sh, `make validate` part (g)). Not used by allocab itself.
+ *
+ * Usage: famsim quantiles
+ *        famsim gen SEED ROUNDS EFFECT_PCT SD FILE
+ *        famsim score COMPARE_JSON CANDIDATE EFFECT_PCT [PHASE:REGIME]
+ *        famsim cp K N
+ *
+ * quantiles: what a smaller family buys in half-width: the Bonferroni normal quantile
+ * z_{1-alpha/(2m)} of each report's primary family against its one family of earlier versions,
+ * and the mean width of the exact signed-rank interval of normal data (20000 draws, seed 1) at
+ * both levels, for 10, 20 and 40 rounds.
+ * gen: an allocab-bench/1 document of simulated runs (drivers, both regimes): arms system, a, b
+ * (both exactly system's distribution: A/A) and c (EFFECT_PCT percent slower in every phase and
+ * regime), workloads parquet_load, pipeline (phases total and read, show_phases) and
+ * feature_extract, each run's every time a common round factor times exp(SD x Z), Z standard
+ * normal, drawn independently per run, phase and regime. The true log ratio of every
+ * comparison is 0 for a and b and ln(1 + EFFECT_PCT/100) for c.
+ * score: reads `allocab compare --format json` of such a document and prints, per family,
+ * "FAMILY null_rows null_decided any_null_decided eff_rows eff_covered all_covered
+ * median_half_pct": rows of A/A candidates, those of them that say faster or slower, whether any
+ * did, rows of CANDIDATE, those whose interval holds the true effect, whether every row of the
+ * family holds its true value, and the median half-width in percent of the family's rows; with
+ * PHASE:REGIME a third line, "selected ...", the same over the workload rows of that phase and
+ * regime (no geometric mean), whatever their family (the same rows read in two reports).
+ * cp: the Clopper-Pearson 95% interval of K successes in N trials, in percent. */
+#include "common/prng.h"
+#include "front/stats/stats.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALPHA 0.05
+
+static const char *const arms[] = {"system", "a", "b", "c"};
+static const char *const wls[] = {"parquet_load", "pipeline", "feature_extract"};
+
+static double binom_cdf(int k, int n, double p)
+{
+	double s = 0;
+
+	if (p <= 0)
+		return 1;
+	if (p >= 1)
+		return k >= n ? 1 : 0;
+	for (int i = 0; i <= k; i++)
+		s += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) + i * log(p) +
+		         (n - i) * log1p(-p));
+	return s;
+}
+
+/* The p at which f(p) = target for a decreasing f, by bisection. */
+static double solve(int k, int n, double target)
+{
+	double lo = 0, hi = 1;
+
+	for (int it = 0; it < 100; it++) {
+		double mid = (lo + hi) / 2;
+		if (binom_cdf(k, n, mid) > target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+static int cmd_cp(int k, int n)
+{
+	double lo = k == 0 ? 0 : solve(k - 1, n, 1 - ALPHA / 2);
+	double hi = k == n ? 1 : solve(k, n, ALPHA / 2);
+
+	printf("%.1f-%.1f%%\n", 100 * lo, 100 * hi);
+	return 0;
+}
+
+static double mean_width(size_t n, double conf, uint64_t seed)
+{
+	struct prng r;
+	double x[64], sum = 0;
+	int draws = 20000;
+
+	prng_seed(&r, seed);
+	for (int t = 0; t < draws; t++) {
+		struct stats_interval iv;
+		for (size_t i = 0; i < n; i++)
+			x[i] = prng_normal(&r);
+		if (stats_hl_interval(x, n, conf, &iv) != 0)
+			return NAN;
+		sum += iv.hi - iv.lo;
+	}
+	return sum / draws;
+}
+
+static int cmd_quantiles(void)
+{
+	static const struct {
+		const char *what;
+		size_t all, primary;
+	} cases[] = {
+	    {"make bench: 3 candidates x 5 workloads, both regimes", 60, 15},
+	    {"a program bench: 3 candidates x 5 phases x 2 regimes", 30, 3},
+	    {"famsim gen: 3 candidates x 3 workloads, both regimes", 30, 9},
+	};
+	static const size_t ns[] = {10, 20, 40};
+
+	printf("report | m before | m primary | z before | z primary | normal half-width ratio");
+	for (size_t j = 0; j < sizeof ns / sizeof *ns; j++)
+		printf(" | signed-rank ratio, %zu rounds", ns[j]);
+	printf("\n");
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		double za = stats_norm_quantile(1 - ALPHA / (2.0 * (double)cases[i].all));
+		double zp = stats_norm_quantile(1 - ALPHA / (2.0 * (double)cases[i].primary));
+		printf("%s | %zu | %zu | %.3f | %.3f | %.3f", cases[i].what, cases[i].all,
+		       cases[i].primary, za, zp, zp / za);
+		for (size_t j = 0; j < sizeof ns / sizeof *ns; j++) {
+			double wa = mean_width(ns[j], 1 - ALPHA / (double)cases[i].all, 1);
+			double wp = mean_width(ns[j], 1 - ALPHA / (double)cases[i].primary, 1);
+			printf(" | %.3f", wp / wa);
+		}
+		printf("\n");
+	}
+	return 0;
+}
+
+static void add_rep(cJSON *reps, const char *regime, double total, double read, int pipeline)
+{
+	cJSON *rep = cJSON_CreateObject(), *ph;
+
+	cJSON_AddItemToArray(reps, rep);
+	cJSON_AddStringToObject(rep, "regime", regime);
+	cJSON_AddNumberToObject(rep, "rss_after_bytes", 1048576);
+	ph = cJSON_AddObjectToObject(rep, "phases");
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "total"), "wall_ns", round(total));
+	if (pipeline)
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "read"), "wall_ns", round(read));
+}
+
+static cJSON *sim_run(struct prng *r, const char *arm, const char *wl, double base, double f,
+                      double sd)
+{
+	cJSON *run = cJSON_CreateObject(), *rec, *x, *reps;
+	int pipeline = strcmp(wl, "pipeline") == 0;
+
+	cJSON_AddStringToObject(run, "arm", arm);
+	cJSON_AddStringToObject(run, "workload", wl);
+	cJSON_AddStringToObject(run, "status", "ok");
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(run, "process"), "wall_ns", round(6 * base));
+	x = cJSON_AddObjectToObject(run, "telemetry");
+	cJSON_AddNumberToObject(x, "steal_ticks", 0);
+	cJSON_AddNumberToObject(x, "loadavg_1m", 0.5);
+	rec = cJSON_AddObjectToObject(run, "record");
+	cJSON_AddStringToObject(rec, "schema", "allocab-run/1");
+	x = cJSON_AddObjectToObject(rec, "workload");
+	cJSON_AddStringToObject(x, "name", wl);
+	if (pipeline)
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(x, "flags"),
+		                     cJSON_CreateString("show_phases"));
+	cJSON_AddStringToObject(x, "scale", "small");
+	cJSON_AddNumberToObject(x, "seed", 42);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(x, "params"), "rows", 100);
+	x = cJSON_AddArrayToObject(rec, "phases");
+	cJSON_AddItemToArray(x, cJSON_CreateString("total"));
+	if (pipeline)
+		cJSON_AddItemToArray(x, cJSON_CreateString("read"));
+	reps = cJSON_AddArrayToObject(rec, "reps");
+	/* the cold rep, then three steady reps with one steady time each (their median) */
+	double cold = 2 * base * f * exp(sd * prng_normal(r));
+	double cold_read = base * f * exp(sd * prng_normal(r));
+	double st = base * f * exp(sd * prng_normal(r));
+	double st_read = base / 2 * f * exp(sd * prng_normal(r));
+	add_rep(reps, "cold", cold, cold_read, pipeline);
+	for (int k = 0; k < 3; k++)
+		add_rep(reps, "steady", st, st_read, pipeline);
+	cJSON_AddBoolToObject(cJSON_AddObjectToObject(rec, "regimes"), "settled", 1);
+	cJSON_AddStringToObject(rec, "checksum", "00000000000000aa");
+	x = cJSON_AddObjectToObject(rec, "rusage");
+	cJSON_AddNumberToObject(x, "max_rss_kib", 1000);
+	cJSON_AddNumberToObject(x, "involuntary_ctx_switches", 3);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(rec, "rss"), "retained_bytes", 1 << 20);
+	return run;
+}
+
+static int cmd_gen(uint64_t seed, int rounds, double effect_pct, double sd, const char *path)
+{
+	cJSON *d = cJSON_CreateObject(), *cfg, *a, *w, *m, *rs;
+	struct prng r;
+	FILE *f;
+	char *text;
+
+	prng_seed(&r, seed);
+	cJSON_AddStringToObject(d, "schema", "allocab-bench/1");
+	cJSON_AddStringToObject(d, "status", "complete");
+	cfg = cJSON_AddObjectToObject(d, "config");
+	cJSON_AddStringToObject(cfg, "mode", "drivers");
+	a = cJSON_AddArrayToObject(cfg, "arms");
+	for (size_t i = 0; i < 4; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(arms[i]));
+	w = cJSON_AddArrayToObject(cfg, "workloads");
+	for (size_t i = 0; i < 3; i++)
+		cJSON_AddItemToArray(w, cJSON_CreateString(wls[i]));
+	m = cJSON_AddObjectToObject(d, "machine");
+	cJSON_AddStringToObject(m, "cpu_model", "simulated");
+	cJSON_AddNumberToObject(m, "online_cpus", 2);
+	cJSON_AddStringToObject(m, "kernel", "6.1.0");
+	cJSON_AddStringToObject(m, "id", "famsim0000000001");
+	cJSON_AddObjectToObject(m, "env");
+	rs = cJSON_AddArrayToObject(d, "rounds");
+	for (int i = 0; i < rounds; i++) {
+		cJSON *round = cJSON_CreateObject(), *runs;
+		double base = 1e8 * exp(0.2 * prng_normal(&r));
+		cJSON_AddItemToArray(rs, round);
+		cJSON_AddNumberToObject(round, "index", i);
+		cJSON_AddBoolToObject(round, "warmup", 0);
+		runs = cJSON_AddArrayToObject(round, "runs");
+		for (size_t k = 0; k < 3; k++)
+			for (size_t j = 0; j < 4; j++)
+				cJSON_AddItemToArray(runs,
+				                     sim_run(&r, arms[j], wls[k], base * (1 + (double)k),
+				                             j == 3 ? 1 + effect_pct / 100 : 1, sd));
+	}
+	text = cJSON_PrintUnformatted(d);
+	cJSON_Delete(d);
+	if (!text || !(f = fopen(path, "w"))) {
+		fprintf(stderr, "famsim: cannot write %s\n", path);
+		free(text);
+		return 1;
+	}
+	fputs(text, f);
+	free(text);
+	return fclose(f) == 0 ? 0 : 1;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+static int cmd_score(const char *path, const char *cand, double effect_pct, const char *sel)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	cJSON *j, *c;
+	static const char *const fams[] = {"primary", "secondary", "selected"};
+	double truth = log1p(effect_pct / 100);
+
+	if (f) {
+		FILE *m = open_memstream(&buf, &len);
+		int ch;
+		while (m && (ch = fgetc(f)) != EOF)
+			fputc(ch, m);
+		if (m)
+			fclose(m);
+		fclose(f);
+	}
+	if (!buf || !(j = cJSON_Parse(buf))) {
+		fprintf(stderr, "famsim: cannot read %s\n", path);
+		free(buf);
+		return 1;
+	}
+	free(buf);
+	for (int fi = 0; fi < (sel ? 3 : 2); fi++) {
+		size_t null_rows = 0, null_dec = 0, eff_rows = 0, eff_cov = 0, nh = 0;
+		int all_cov = 1;
+		double half[256];
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "comparisons"))
+		{
+			const char *fam = cJSON_GetStringValue(cJSON_GetObjectItem(c, "family"));
+			const char *cd = cJSON_GetStringValue(cJSON_GetObjectItem(c, "candidate"));
+			const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(c, "verdict"));
+			cJSON *ci = cJSON_GetObjectItem(c, "ci");
+			cJSON *lo = cJSON_GetObjectItem(ci, "log_lo"), *hi = cJSON_GetObjectItem(ci, "log_hi");
+			char key[160];
+			snprintf(key, sizeof key, "%s:%s",
+			         cJSON_GetStringValue(cJSON_GetObjectItem(c, "phase")),
+			         cJSON_GetStringValue(cJSON_GetObjectItem(c, "regime")));
+			int geo = cJSON_IsTrue(cJSON_GetObjectItem(c, "geomean"));
+			if (!fam || (fi < 2 ? strcmp(fam, fams[fi]) != 0 : geo || strcmp(key, sel) != 0) ||
+			    !cd || !v || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi))
+				continue;
+			double t = strcmp(cd, cand) == 0 ? truth : 0;
+			int covers = lo->valuedouble <= t && t <= hi->valuedouble;
+			all_cov &= covers;
+			if (nh < 256)
+				half[nh++] = expm1((hi->valuedouble - lo->valuedouble) / 2) * 100;
+			if (strcmp(cd, cand) == 0) {
+				eff_rows++;
+				eff_cov += covers;
+			} else {
+				null_rows++;
+				null_dec += !strcmp(v, "faster") || !strcmp(v, "slower");
+			}
+		}
+		qsort(half, nh, sizeof *half, cmp_double);
+		printf("%s %zu %zu %d %zu %zu %d %.4f\n", fams[fi], null_rows, null_dec, null_dec > 0,
+		       eff_rows, eff_cov, nh ? all_cov : 1,
+		       nh ? (nh % 2 ? half[nh / 2] : (half[nh / 2 - 1] + half[nh / 2]) / 2) : NAN);
+	}
+	cJSON_Delete(j);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "quantiles") == 0)
+		return cmd_quantiles();
+	if (argc == 7 && strcmp(argv[1], "gen") == 0)
+		return cmd_gen(strtoull(argv[2], NULL, 10), atoi(argv[3]), atof(argv[4]),
+		               atof(argv[5]), argv[6]);
+	if ((argc == 5 || argc == 6) && strcmp(argv[1], "score") == 0)
+		return cmd_score(argv[2], argv[3], atof(argv[4]), argc == 6 ? argv[5] : NULL);
+	if (argc == 4 && strcmp(argv[1], "cp") == 0)
+		return cmd_cp(atoi(argv[2]), atoi(argv[3]));
+	fprintf(stderr, "usage: famsim quantiles | gen SEED ROUNDS EFFECT_PCT SD FILE | score "
+	                "COMPARE_JSON CANDIDATE EFFECT_PCT [PHASE:REGIME] | cp K N\n");
+	return 2;
+}
