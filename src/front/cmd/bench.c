@@ -467,7 +467,7 @@ int bench_main(int argc, char **argv)
 {
 	struct bench_opts o;
 	struct setup s = {0};
-	struct bench_result r;
+	struct bench_result r = {0};
 	char err[4096 + 256];
 	cJSON *doc = NULL;
 	int rc;
@@ -584,6 +584,13 @@ int bench_main(int argc, char **argv)
 		cJSON_Delete(doc);
 	} else if (rc != ST_OK) {
 		fprintf(stderr, "allocab: bench: %s\n", err);
+		if (r.resumable) {
+			char rounds[96];
+
+			rounds_text(&r, rounds, sizeof rounds);
+			fprintf(stderr, "allocab: bench: stopped: %s keeps %s\n", s.paths[0], rounds);
+			resume_command(argc, argv, s.paths[0]);
+		}
 	}
 	setup_free(&s);
 	bench_opts_free(&o);

@@ -36,7 +36,9 @@ struct engine {
 	struct bench_result *res;
 	int progress_shown;
 	int cpu[2];          /* --duet: the two CPUs */
-	long status_off;     /* where the top-level status value starts in the written files */
+	/* where the status values that say "running" (the top-level one, the last session's) start
+	 * in the written files, -1 for none */
+	long status_off[BENCHDOC_STATUS_OFFS];
 	uint64_t running_on; /* bit i: out_paths[i] holds a version whose status is "running" */
 	unsigned long nrun;  /* runs started, for unique probe file names */
 	struct bench_cells cells;   /* which arm x workload cells still run */
@@ -45,6 +47,11 @@ struct engine {
 	unsigned long nmarks;       /* command runs started, for unique marks file names */
 	char marks_dir[PATH_MAX];   /* commands mode: the runs' phase marks files ("" none) */
 	struct phase_names phases;  /* the phase names every ok command run must mark */
+	/* the rounds (and of them measured) that every output holds on disk, the rounds whose
+	 * progress line was printed (a round is "done" once written), and whether a write of the
+	 * document failed */
+	unsigned kept, kept_measured, shown;
+	int write_failed;
 };
 
 static inline int64_t engine_now(const struct engine *e)
