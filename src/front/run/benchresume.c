@@ -137,8 +137,6 @@ static int same_config(const char *path, const cJSON *file, const cJSON *fresh, 
 	const cJSON *m;
 	char field[128];
 
-	if (same_executables(path, file, fresh, err, errlen) != ST_OK)
-		return ST_USAGE;
 	cJSON_ArrayForEach(m, fresh)
 	{
 		const cJSON *f = cJSON_GetObjectItemCaseSensitive(file, m->string);
@@ -157,7 +155,7 @@ static int same_config(const char *path, const cJSON *file, const cJSON *fresh, 
 		snprintf(field, sizeof field, "config.%s", m->string);
 		return differs(path, field, m, NULL, err, errlen);
 	}
-	return ST_OK;
+	return same_executables(path, file, fresh, err, errlen);
 }
 
 static const cJSON *get(const cJSON *o, const char *key)
