@@ -309,9 +309,11 @@ static int apply_rounds_rule(struct bench_opts *o, struct setup *s)
 		int all = k >= 0 && s->list.flags && (s->list.flags[k] & BENCH_WL_SHOW_PHASES);
 		ph[i] = all ? s->list.nphases[k] : 1;
 	}
-	bench_rounds_rule(o, bench_comparisons(&s->c, ph),
-	                  s->c.gate ? bench_gate_need(s->c.gate, s->c.nwl, s->c.narms) : 0, warn,
-	                  sizeof warn);
+	s->c.need_extends = o->budget_s > 0 && !o->rounds_set && !o->min_rounds_set && !o->gate_argv;
+	s->c.need_comparisons = bench_comparisons(&s->c, ph);
+	s->c.need_rounds = bench_rounds_rule(
+	    o, s->c.need_comparisons,
+	    s->c.gate ? bench_gate_need(s->c.gate, s->c.nwl, s->c.narms) : 0, warn, sizeof warn);
 	free(ph);
 	s->c.rounds = o->rounds;
 	s->c.min_rounds = o->min_rounds;

@@ -52,6 +52,10 @@ struct engine {
 	 * document failed */
 	unsigned kept, kept_measured, shown;
 	int write_failed;
+	/* the rounds rule counted again after this session's first round (engine_need_check): the
+	 * measured rounds in all a verdict needs, and of them those this session runs whatever
+	 * the budget (0: the budget decides) */
+	unsigned need_total, need_session;
 };
 
 static inline int64_t engine_now(const struct engine *e)
@@ -77,7 +81,12 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs, int *fatal,
                     char *err, size_t errlen);
 
-/* benchjudge.c: whether the budget forbids another measured round of this session. */
+/* benchjudge.c: after this session's first round, the rounds rule on the comparisons compare
+ * will make (with the phases a program marked in that round counted) against the rounds the
+ * budget holds at that round's time: extends the budget to them (need_extends) or says on
+ * stderr that this budget cannot decide, and by how much. */
+void engine_need_check(struct engine *e);
+/* Whether the budget forbids another measured round of this session. */
 int engine_budget_spent(const struct engine *e);
 /* Fixes the plan of the sequential decisions at the first look (once) and records it. */
 void engine_fix_plan(struct engine *e);

@@ -376,6 +376,8 @@ static const char *stop_after(struct engine *e, int *fatal, char *err, size_t er
 	if (e->done == e->done0 + 1 && !session_done(e) &&
 	    bench_report_hopeless(c, cJSON_GetArrayItem(e->rounds, (int)e->done0), NULL) > 0)
 		return "aborted";
+	if (e->done == e->done0 + 1)
+		engine_need_check(e);
 	*fatal = ST_USAGE;
 	if ((rc = engine_allocate(e, err, errlen)) < 0)
 		return "";

@@ -143,6 +143,14 @@ struct bench_config {
 	double budget_s; /* 0 = none; counts from the start, warm-up included */
 	unsigned warmup;
 	unsigned min_rounds; /* measured rounds run whatever the budget; first gate check */
+	/* The rounds rule (docs/methodology.md, "Multiplicity"), as bench_rounds_rule applied it
+	 * before the first round: the comparisons compare makes by default (bench_comparisons) and
+	 * the fewest measured rounds whose intervals can reach their level (0: none counted), and
+	 * whether a --budget too small for them is extended (--budget alone) or only told so. After
+	 * the first round the engine counts again with the phases a program marked. */
+	size_t need_comparisons;
+	unsigned need_rounds;
+	int need_extends;
 	double equivalence;  /* --equivalence M (percent, recorded for compare and gate); NAN */
 	double timeout_s, grace_s;
 	uint64_t shuffle_seed;
