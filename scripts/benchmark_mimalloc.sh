@@ -58,7 +58,9 @@ spent, then allocab compare pairs them round by round. A round runs the job twic
   -h, --help             this text
 
 Output (stdout), for each regime measured, steady state first (a workload's driver runs its
-first repetition cold, then repeats until steady; a command is one cold process):
+first repetition cold, then repeats until steady; a command is one cold process), and for a
+command that marks phases (docs/programs.md) a "Phase: NAME" line before each of its phases
+(the total first, then each phase it marked, repeated ones with their steady state):
   Regime: steady state (...) | cold start (...)
   System Allocator Duration: median time of the glibc runs
   Mimalloc Duration: median time of the mimalloc runs, with the paired time ratio
@@ -70,7 +72,8 @@ first repetition cold, then repeats until steady; a command is one cold process)
            (p Bonferroni-adjusted over the regimes compared, paired rounds)
   Results: the allocab-bench/1 file, to rerun allocab compare or allocab gate on
   Claims: the verdicts on the quoted figures for mimalloc (docs/claims.md): confirmed,
-          partly, refuted or not measured, each with the measured interval
+          partly or refuted, each with the measured interval; the claims this bench did not
+          measure are counted in one line
 Durations are medians (a workload's total phase; a command's whole process, start-up included)
 and carry no interval of their own: the machine's speed drifts between rounds, and pairing the
 two arms within each round cancels that drift, so the intervals are of the paired ratios:
@@ -315,10 +318,11 @@ if [ "$usable" = 0 ]; then
 	[ "$fail" != 130 ] || die 130 "interrupted before 2 rounds with both arms ok; the finished rounds are in $out"
 	die 1 "no comparison possible: fewer than 2 rounds in which both arms succeeded (ok runs: glibc $ok_base, mimalloc $ok_cand); see the failed runs with: allocab compare $out"
 fi
+nphases=$(cut -d$'\037' -f1 <<<"$fields" | sort -u | wc -l)
 cat "$tmp/warnings" >&2 # too few rounds, drift, telemetry spikes: to be read with the numbers
 
 while IFS=$'\037' read -r phase regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need equivalent eq_pct; do
-	if [ ${#cmds[@]} -gt 0 ] && [ "$phase" != "${last_phase:-}" ]; then
+	if [ "$nphases" -gt 1 ] && [ "$phase" != "${last_phase:-}" ]; then
 		if [ "$phase" = total ]; then
 			echo "Phase: total (the whole process, start-up included)"
 		else
