@@ -199,6 +199,26 @@ static void plan_seq(size_t N, double *lv)
 		lv[n] = stats_seq_alpha(&p, n, ALPHA);
 }
 
+/* The same boundary spent over a horizon of k times the plan (k N rounds), looked at up to N: a
+ * bench that stops at N can be resumed up to k N with its decisions still covered. */
+static void plan_seq_h(size_t N, double *lv, size_t k)
+{
+	struct stats_seq_plan p = {.planned = k * N, .first_look = FIRST_LOOK};
+
+	for (size_t n = FIRST_LOOK; n <= N; n++)
+		lv[n] = stats_seq_alpha(&p, n, ALPHA);
+}
+
+static void plan_seq_h2(size_t N, double *lv)
+{
+	plan_seq_h(N, lv, 2);
+}
+
+static void plan_seq_h3(size_t N, double *lv)
+{
+	plan_seq_h(N, lv, 3);
+}
+
 static const struct rule rules[] = {
     {"fixed-n", "today: the fixed-n signed-rank 95% interval after every round", K_RANK, plan_fixed,
      0},
@@ -215,6 +235,10 @@ static const struct rule rules[] = {
      K_RANK, plan_seq, 0},
     {"union-rank", "O'Brien-Fleming spending as a union bound over looks, signed-rank", K_RANK,
      plan_union, 0},
+    {"BM-OBF-rank-h2", "BM-OBF-rank spent over a horizon of 2N rounds, looked at up to N",
+     K_RANK, plan_seq_h2, 0},
+    {"BM-OBF-rank-h3", "BM-OBF-rank spent over a horizon of 3N rounds, looked at up to N",
+     K_RANK, plan_seq_h3, 0},
 };
 #define NRULES (sizeof rules / sizeof rules[0])
 

@@ -250,6 +250,26 @@ static int resumable(const char *path, const cJSON *doc, const struct rf_doc *d,
 	return ST_OK;
 }
 
+/* --rounds N on resume is N more measured rounds, always: refused when the file's sequential
+ * plan does not cover that many (its decisions would not cover the rounds past it). */
+static int rounds_fit(const char *path, const cJSON *doc, const struct rf_doc *d,
+                      const struct bench_config *c, char *err, size_t errlen)
+{
+	const cJSON *planned = get(get(get(doc, "config"), "sequential"), "planned_rounds");
+	double left;
+
+	if (!cJSON_IsNumber(planned) || !c->rounds)
+		return ST_OK;
+	left = planned->valuedouble - (double)d->nrounds;
+	if ((double)c->rounds <= left)
+		return ST_OK;
+	return errmsg_status(ST_USAGE, err, errlen,
+	                     "%s: --rounds %u: its sequential plan of %.0f measured rounds covers %.0f "
+	                     "more (it holds %zu): give --rounds %.0f or less (docs/methodology.md, "
+	                     "\"Resuming a bench\")",
+	                     path, c->rounds, planned->valuedouble, left, d->nrounds, left);
+}
+
 /* A session entry (docs/results-format.md, "sessions"). */
 static cJSON *session_new(const char *started, double seed, double first, cJSON *argv,
                           const char *status)
@@ -332,7 +352,8 @@ int bench_resume_load(const struct bench_config *c, const char *path, cJSON **do
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
 	if (!(rf = rf_from_json(d, path, err, errlen)))
 		goto out;
-	if ((rc = resumable(path, d, rf, err, errlen)) != ST_OK)
+	if ((rc = resumable(path, d, rf, err, errlen)) != ST_OK ||
+	    (rc = rounds_fit(path, d, rf, c, err, errlen)) != ST_OK)
 		goto out;
 	rc = ST_FAIL;
 	if (!(fresh = benchdoc_new(c))) {

@@ -108,6 +108,7 @@ static void progress_text(struct engine *e, size_t run, size_t nruns, char *line
 	    .c = e->c,
 	    .rounds = e->rounds,
 	    .done = e->done - e->done0,
+	    .done0 = e->done0,
 	    .measured = e->measured - e->measured0,
 	    .measured_ns = (int64_t)((double)e->measured_ns * bench_cells_share(&e->cells)),
 	    .elapsed_s = (double)(engine_now(e) - e->t_start) / 1e9,
@@ -361,8 +362,10 @@ static const char *stop_before(const struct engine *e)
 		return "interrupted";
 	if (session_done(e))
 		return "complete";
-	if ((e->plan.planned && e->measured >= e->plan.planned) || engine_budget_spent(e))
+	if (engine_budget_spent(e))
 		return "budget";
+	if (e->plan.planned && e->measured >= e->plan.planned)
+		return e->c->budget_s > 0 ? "budget" : "complete";
 	return NULL;
 }
 
