@@ -233,6 +233,8 @@ void benchdoc_set_plan(cJSON *d, const struct stats_seq_plan *p)
 	                        "O'Brien-Fleming boundary under continuous monitoring, signed-rank");
 	cJSON_AddNumberToObject(s, "planned_rounds", (double)p->planned);
 	cJSON_AddNumberToObject(s, "first_look", (double)p->first_look);
+	if (p->share > 0)
+		cJSON_AddNumberToObject(s, "alpha_share", p->share);
 	cJSON_ReplaceItemInObjectCaseSensitive(cfg, "sequential", s);
 }
 

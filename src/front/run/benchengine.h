@@ -90,6 +90,9 @@ void engine_need_check(struct engine *e);
 int engine_budget_spent(const struct engine *e);
 /* Fixes the plan of the sequential decisions at the first look (once) and records it. */
 void engine_fix_plan(struct engine *e);
+/* An extendable plan (share > 0) whose horizon the measured rounds reached: its next stage
+ * (stats_seq_extend), recorded; nothing otherwise. */
+void engine_plan_advance(struct engine *e);
 /* Adaptive allocation after a measured round: asks which cells still run. Returns 1 when none
  * does (every comparison is decided), 0 otherwise, -1 on an error (err set). */
 int engine_allocate(struct engine *e, char *err, size_t errlen);

@@ -124,6 +124,8 @@ void engine_fix_plan(struct engine *e)
 	if (e->plan.planned)
 		return;
 	e->plan.first_look = c->min_rounds;
+	/* adaptive allocation's plan can be extended by --resume; a gate's ends the bench */
+	e->plan.share = c->gate ? 0 : SEQ_FIRST_SHARE;
 	if (c->rounds) {
 		e->plan.planned = e->measured0 + c->rounds;
 	} else {
@@ -134,6 +136,19 @@ void engine_fix_plan(struct engine *e)
 		if (e->need_session && e->plan.planned < e->need_total)
 			e->plan.planned = e->need_total;
 	}
+	benchdoc_set_plan(e->doc, &e->plan);
+	e->res->planned = e->plan.planned;
+}
+
+void engine_plan_advance(struct engine *e)
+{
+	int moved = 0;
+
+	while (e->plan.planned && e->measured >= e->plan.planned && e->plan.share > 0 &&
+	       stats_seq_extend(&e->plan) == 0)
+		moved = 1;
+	if (!moved)
+		return;
 	benchdoc_set_plan(e->doc, &e->plan);
 	e->res->planned = e->plan.planned;
 }

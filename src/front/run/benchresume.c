@@ -239,7 +239,8 @@ static int resumable(const char *path, const cJSON *doc, const struct rf_doc *d,
 		    "was fixed at its first look (docs/methodology.md, \"Resuming a "
 		    "bench\")",
 		    path);
-	if (cJSON_IsNumber(planned) && planned->valuedouble <= (double)d->nrounds)
+	if (cJSON_IsNumber(planned) && planned->valuedouble <= (double)d->nrounds &&
+	    !(d->seq.share > 0))
 		return errmsg_status(
 		    ST_USAGE, err, errlen,
 		    "%s: its sequential plan of %.0f rounds is spent: rounds past it "
@@ -251,14 +252,15 @@ static int resumable(const char *path, const cJSON *doc, const struct rf_doc *d,
 }
 
 /* --rounds N on resume is N more measured rounds, always: refused when the file's sequential
- * plan does not cover that many (its decisions would not cover the rounds past it). */
+ * plan cannot be extended (it spends all of alpha: no alpha_share) and does not cover that many
+ * (its decisions would not cover the rounds past it). */
 static int rounds_fit(const char *path, const cJSON *doc, const struct rf_doc *d,
                       const struct bench_config *c, char *err, size_t errlen)
 {
 	const cJSON *planned = get(get(get(doc, "config"), "sequential"), "planned_rounds");
 	double left;
 
-	if (!cJSON_IsNumber(planned) || !c->rounds)
+	if (!cJSON_IsNumber(planned) || !c->rounds || d->seq.share > 0)
 		return ST_OK;
 	left = planned->valuedouble - (double)d->nrounds;
 	if ((double)c->rounds <= left)
@@ -383,6 +385,9 @@ static void resume_plan(struct engine *e)
 		return;
 	e->plan.planned = (size_t)planned->valuedouble;
 	e->plan.first_look = (size_t)first->valuedouble;
+	e->plan.share = cJSON_IsNumber(get(seq, "alpha_share"))
+	                    ? get(seq, "alpha_share")->valuedouble
+	                    : 0;
 	e->res->planned = e->plan.planned;
 }
 

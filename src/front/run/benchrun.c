@@ -356,7 +356,7 @@ static int session_done(const struct engine *e)
 }
 
 /* Why the bench stops before another round, or NULL when it runs one. */
-static const char *stop_before(const struct engine *e)
+static const char *stop_before(struct engine *e)
 {
 	if (e->stop && *e->stop)
 		return "interrupted";
@@ -364,6 +364,9 @@ static const char *stop_before(const struct engine *e)
 		return "complete";
 	if (engine_budget_spent(e))
 		return "budget";
+	if (engine_warming(e))
+		return NULL;
+	engine_plan_advance(e); /* a round past an extendable plan begins its next stage */
 	if (e->plan.planned && e->measured >= e->plan.planned)
 		return e->c->budget_s > 0 ? "budget" : "complete";
 	return NULL;
