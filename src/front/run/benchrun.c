@@ -366,7 +366,8 @@ static const char *stop_before(struct engine *e)
 		return "budget";
 	if (engine_warming(e))
 		return NULL;
-	engine_plan_advance(e); /* a round past an extendable plan begins its next stage */
+	if (e->done0)
+		engine_plan_advance(e); /* a continuation past an extendable plan: its next stage */
 	if (e->plan.planned && e->measured >= e->plan.planned)
 		return e->c->budget_s > 0 ? "budget" : "complete";
 	return NULL;
