@@ -36,4 +36,17 @@ measured=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(su
 [ "$measured" -lt 7 ] && ok "--min-rounds: the budget stops it ($measured rounds)" || notok "--min-rounds: the budget stops it" "$measured"
 "$A" bench --cmd a='sleep 0.01' --cmd b='sleep 0.01' --budget 2 -o "$TMP/d.json" >"$TMP/out" 2>"$TMP/err"
 grep -q 'a budget of' "$TMP/err" && notok "a budget that holds the rounds: no note" "$(grep 'a budget of' "$TMP/err")" || ok "a budget that holds the rounds: no note"
+# --rounds too few once the program's phases are counted, and on resume with the file's rounds
+if [ -x "$BUILD/allocab-system" ] && [ -x "$F" ]; then
+	P=(--program "$F 4" -a system,mimalloc,jemalloc --warmup 0 --allocation none)
+	"$A" bench "${P[@]}" --rounds 2 -o "$TMP/w.json" >"$TMP/out" 2>"$TMP/err"
+	grep -q '^allocab: bench: WARNING: --rounds 2 gives 2 measured rounds in all; a verdict on its 8 comparisons (the phases the program marked counted) needs at least 9: give --rounds 9 or more' "$TMP/err" &&
+		ok "--rounds: the phases the program marked are counted after its first round" || notok "--rounds: phases counted" "$(grep -i warning "$TMP/err")"
+	"$A" bench "${P[@]}" --rounds 3 --resume "$TMP/w.json" >"$TMP/out" 2>"$TMP/err"
+	grep -q '^allocab: bench: WARNING: --rounds 3 gives 5 measured rounds in all (2 in the file); a verdict on its 8 comparisons .* needs at least 9: give --rounds 7 or more' "$TMP/err" &&
+		! grep -q 'cannot give a verdict: the simultaneous intervals of 2 comparisons' "$TMP/err" &&
+		ok "--rounds on resume: the file's rounds and phases counted, one warning" || notok "--rounds on resume: the warning" "$(grep -i warning "$TMP/err")"
+else
+	ok "--rounds warnings: skipped (allocab-system or phase_fixture not built)"
+fi
 exit $t_fail

@@ -317,7 +317,8 @@ static int apply_rounds_rule(struct bench_opts *o, struct setup *s)
 	free(ph);
 	s->c.rounds = o->rounds;
 	s->c.min_rounds = o->min_rounds;
-	if (warn[0] && !o->quiet)
+	/* a continuation's count includes the file's rounds and phases: the engine says it */
+	if (warn[0] && !o->quiet && !o->resume)
 		errmsg_warn(stderr, "bench", warn);
 	return 0;
 }

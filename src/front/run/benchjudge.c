@@ -80,6 +80,17 @@ void engine_need_check(struct engine *e)
 	if (c->alloc && stats_seq_min_planned(NEED_ALPHA / (double)m) > need)
 		need = (unsigned)stats_seq_min_planned(NEED_ALPHA / (double)m);
 	e->need_total = need;
+	/* --rounds: said before the first round unless a resumed file's rounds or the phases the
+	 * program marked change the count */
+	if (c->rounds && e->measured0 + c->rounds < need && (e->measured0 || need > c->need_rounds) &&
+	    c->progress != PROGRESS_NONE)
+		fprintf(stderr,
+		        "allocab: bench: WARNING: --rounds %u gives %u measured rounds in all%s%.0u%s; a "
+		        "verdict on its %zu comparison%s (the phases the program marked counted) needs "
+		        "at least %u: give --rounds %u or more (docs/methodology.md, \"Multiplicity\")\n",
+		        c->rounds, e->measured0 + c->rounds, e->measured0 ? " (" : "", e->measured0,
+		        e->measured0 ? " in the file)" : "", m, m == 1 ? "" : "s", need,
+		        need - e->measured0);
 	if (c->budget_s <= 0 || c->rounds || e->measured >= need)
 		return;
 	round_s = elapsed / (double)(e->done - e->done0);
