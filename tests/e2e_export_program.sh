@@ -41,4 +41,13 @@ grep -Eq 'body \{[^}]*max-width: (1[4-9][0-9]{2}|[2-9][0-9]{3})px' "$TMP/p.html"
 	ok "table: the page is at least 1400 px wide where the window is" || notok "table: page width" "$(grep -o 'body {[^}]*' "$TMP/p.html")"
 grep -Eq 'th, td \{[^}]*white-space: nowrap' "$TMP/p.html" && ok "table: cells do not wrap (the table scrolls instead)" ||
 	notok "table: cells do not wrap" "$(grep -o 'th, td {[^}]*' "$TMP/p.html")"
+# At 80 columns each comparison keeps its speedup, interval and verdict together: a group too
+# wide for the width puts its verdict under its row.
+COLUMNS=80 "$A" compare "$F" >"$TMP/c80.txt" 2>/dev/null
+awk 'length > 80 { bad = 1 } END { exit bad }' "$TMP/c80.txt" && ok "80 columns: every line fits" || notok "80 columns: every line fits" "$(awk 'length > 80' "$TMP/c80.txt" | head -1)"
+grep -A1 '^train     epoch  mimalloc  .*0.823x  *\[0.437, 32.366\]' "$TMP/c80.txt" | grep -q '^    steady verdict: too few rounds for a verdict: need 9$' &&
+	ok "80 columns: the epoch's steady verdict sits under its speedup and interval" ||
+	notok "80 columns: verdict with its interval" "$(sed -n '/^workload  phase/,+12p' "$TMP/c80.txt")"
+n=$(sed -n '/^workload  phase  candidate/p' "$TMP/c80.txt" | wc -l)
+[ "$n" = 3 ] && ok "80 columns: the comparisons in 3 parts (steady, cold, counts), not 5" || notok "80 columns: parts" "$n"
 exit $t_fail
