@@ -65,7 +65,7 @@ void engine_need_check(struct engine *e)
 	const cJSON *round = cJSON_GetArrayItem(e->rounds, (int)e->done0);
 	size_t m = c->need_comparisons, *shown;
 	double elapsed = (double)(engine_now(e) - e->t_start) / 1e9, round_s, want;
-	unsigned need = c->need_rounds, holds;
+	unsigned need = c->need_rounds, holds, fixed;
 
 	if (c->mode == BENCH_COMMANDS && (shown = calloc(c->nwl + 1, sizeof *shown))) {
 		marked_rows(e, round, shown);
@@ -77,20 +77,23 @@ void engine_need_check(struct engine *e)
 	need = (unsigned)stats_signrank_min_n(NEED_ALPHA, m) > need
 	           ? (unsigned)stats_signrank_min_n(NEED_ALPHA, m)
 	           : need;
+	fixed = need;
 	if (c->alloc && stats_seq_min_planned(NEED_ALPHA / (double)m) > need)
 		need = (unsigned)stats_seq_min_planned(NEED_ALPHA / (double)m);
 	e->need_total = need;
-	/* --rounds: said before the first round unless a resumed file's rounds or the phases the
-	 * program marked change the count */
-	if (c->rounds && e->measured0 + c->rounds < need && (e->measured0 || need > c->need_rounds) &&
-	    c->progress != PROGRESS_NONE)
+	if (c->progress == PROGRESS_TTY && e->progress_shown)
+		fputs("\r\033[K", stderr);
+	/* --rounds (compare's fixed-n verdicts): said before the first round unless a resumed
+	 * file's rounds or the phases the program marked change the count */
+	if (c->rounds && e->measured0 + c->rounds < fixed &&
+	    (e->measured0 || fixed > c->need_rounds) && c->progress != PROGRESS_NONE)
 		fprintf(stderr,
 		        "allocab: bench: WARNING: --rounds %u gives %u measured rounds in all%s%.0u%s; a "
 		        "verdict on its %zu comparison%s (the phases the program marked counted) needs "
 		        "at least %u: give --rounds %u or more (docs/methodology.md, \"Multiplicity\")\n",
 		        c->rounds, e->measured0 + c->rounds, e->measured0 ? " (" : "", e->measured0,
-		        e->measured0 ? " in the file)" : "", m, m == 1 ? "" : "s", need,
-		        need - e->measured0);
+		        e->measured0 ? " in the file)" : "", m, m == 1 ? "" : "s", fixed,
+		        fixed - e->measured0);
 	if (c->budget_s <= 0 || c->rounds || e->measured >= need)
 		return;
 	round_s = elapsed / (double)(e->done - e->done0);
