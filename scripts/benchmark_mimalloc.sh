@@ -8,7 +8,6 @@ export LC_ALL=C
 
 prog=benchmark_mimalloc
 budget_default=120
-min_rounds_default=6 # below 6 paired rounds no two-sided 95% signed-rank interval or verdict exists
 
 usage() {
 	cat <<EOF
@@ -37,8 +36,10 @@ spent, then allocab compare pairs them round by round. A round runs the job twic
   --budget SECONDS       wall-clock budget, warm-up included (default: \$BENCH_BUDGET, else
                          $budget_default unless --rounds is given)
   --rounds N             at most N measured rounds (default: as many as the budget allows)
-  --min-rounds N         measured rounds run whatever the budget (default: $min_rounds_default, the
-                         fewest that can give a verdict; never more than --rounds)
+  --min-rounds N         measured rounds run whatever the budget (default: the fewest whose
+                         comparisons can give a verdict, counted by allocab bench after its first
+                         round, which extends the budget to them and says so; never more than
+                         --rounds)
   --warmup N             warm-up rounds, run and discarded (default: 1)
   --timeout SECONDS      per run, then the run is killed and recorded as timed out
                          (default: 120 for a workload, 3600 for commands)
@@ -57,7 +58,9 @@ spent, then allocab compare pairs them round by round. A round runs the job twic
   -h, --help             this text
 
 Output (stdout), for each regime measured, steady state first (a workload's driver runs its
-first repetition cold, then repeats until steady; a command is one cold process):
+first repetition cold, then repeats until steady; a command is one cold process), and for a
+command that marks phases (docs/programs.md) a "Phase: NAME" line before each of its phases
+(the total first, then each phase it marked, repeated ones with their steady state):
   Regime: steady state (...) | cold start (...)
   System Allocator Duration: median time of the glibc runs
   Mimalloc Duration: median time of the mimalloc runs, with the paired time ratio
@@ -69,7 +72,8 @@ first repetition cold, then repeats until steady; a command is one cold process)
            (p Bonferroni-adjusted over the regimes compared, paired rounds)
   Results: the allocab-bench/1 file, to rerun allocab compare or allocab gate on
   Claims: the verdicts on the quoted figures for mimalloc (docs/claims.md): confirmed,
-          partly, refuted or not measured, each with the measured interval
+          partly or refuted, each with the measured interval; the claims this bench did not
+          measure are counted in one line
 Durations are medians (a workload's total phase; a command's whole process, start-up included)
 and carry no interval of their own: the machine's speed drifts between rounds, and pairing the
 two arms within each round cancels that drift, so the intervals are of the paired ratios:
@@ -226,9 +230,12 @@ else
 fi
 [ -z "$budget" ] || bench+=(--budget "$budget")
 [ -z "$rounds" ] || bench+=(--rounds "$rounds")
-min_rounds=${min_rounds:-$min_rounds_default}
-[ -z "$rounds" ] || [ "$min_rounds" -le "$rounds" ] || min_rounds=$rounds
-bench+=(--min-rounds "$min_rounds")
+# Without --min-rounds allocab bench counts the rounds its comparisons need for a verdict and
+# extends the budget to them (docs/methodology.md, "Multiplicity").
+if [ -n "$min_rounds" ]; then
+	[ -z "$rounds" ] || [ "$min_rounds" -le "$rounds" ] || min_rounds=$rounds
+	bench+=(--min-rounds "$min_rounds")
+fi
 [ -z "$warmup" ] || bench+=(--warmup "$warmup")
 [ -z "$timeout" ] || bench+=(--timeout "$timeout")
 [ -z "$quiet" ] || bench+=(--quiet)
@@ -260,23 +267,27 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/benchmark_mimalloc.XXXXXX") || die "$fail" "cannot create a temporary directory"
 trap 'rm -rf "$tmp"' EXIT
 only=(--baseline system --candidate mimalloc --workload "$phase_workload" --phase total)
-if ! "$allocab" compare "$out" "${only[@]}" --format csv -o "$tmp/csv" 2>"$tmp/warnings"; then
+# A workload's total; a command's total and every phase it marked (docs/programs.md).
+show=("${only[@]}")
+[ ${#cmds[@]} -eq 0 ] || show=(--baseline system --candidate mimalloc --workload "$phase_workload")
+if ! "$allocab" compare "$out" "${show[@]}" --format csv -o "$tmp/csv" 2>"$tmp/warnings"; then
 	cat "$tmp/warnings" >&2
 	exit "$fail"
 fi
 
 # The columns by name (docs/results-format.md, allocab-compare/1 csv), in this order; one row per
-# regime, steady first (a command or a one-rep bench has cold only).
+# phase and regime, steady first (a command or a one-rep bench has cold only; a command's marked
+# phases follow its total).
 fields=$(awk -F, '
 	/^#/ { next }
 	!head { for (i = 1; i <= NF; i++) col[$i] = i; head = 1
-		split("regime n n_baseline n_candidate speedup ci_lo ci_hi ci_level improvement_pct p_bonferroni verdict median_ns_baseline median_ns_candidate rounds_needed equivalent equivalence_pct", want, " ")
+		split("phase regime n n_baseline n_candidate speedup ci_lo ci_hi ci_level improvement_pct p_bonferroni verdict median_ns_baseline median_ns_candidate rounds_needed equivalent equivalence_pct", want, " ")
 		for (k = 1; k in want; k++) if (!(want[k] in col)) { print "no column " want[k]; exit 1 }
 		next }
 	{ rows++; line = ""
 	  for (k = 1; k in want; k++) line = line (k > 1 ? "\037" : "") $col[want[k]]
 	  print line }
-	END { if (rows < 1 || rows > 2) { print rows + 0 " rows, want 1 or 2"; exit 1 } }' "$tmp/csv") ||
+	END { if (rows < 1) { print "no rows"; exit 1 } }' "$tmp/csv") ||
 	die "$fail" "allocab compare --format csv: unexpected output: $fields"
 
 # The five summary lines of one regime from the fields read above.
@@ -299,7 +310,7 @@ summary() {
 }
 
 usable=0 ok_base='' ok_cand=''
-while IFS=$'\037' read -r regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need equivalent eq_pct; do
+while IFS=$'\037' read -r phase regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need equivalent eq_pct; do
 	[ -z "$speedup" ] || [ -z "$lo" ] || [ -z "$hi" ] || usable=1
 	ok_base=$n_base ok_cand=$n_cand
 done <<<"$fields"
@@ -307,9 +318,18 @@ if [ "$usable" = 0 ]; then
 	[ "$fail" != 130 ] || die 130 "interrupted before 2 rounds with both arms ok; the finished rounds are in $out"
 	die 1 "no comparison possible: fewer than 2 rounds in which both arms succeeded (ok runs: glibc $ok_base, mimalloc $ok_cand); see the failed runs with: allocab compare $out"
 fi
+nphases=$(cut -d$'\037' -f1 <<<"$fields" | sort -u | wc -l)
 cat "$tmp/warnings" >&2 # too few rounds, drift, telemetry spikes: to be read with the numbers
 
-while IFS=$'\037' read -r regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need equivalent eq_pct; do
+while IFS=$'\037' read -r phase regime n n_base n_cand speedup lo hi level improvement p verdict med_base med_cand need equivalent eq_pct; do
+	if [ "$nphases" -gt 1 ] && [ "$phase" != "${last_phase:-}" ]; then
+		if [ "$phase" = total ]; then
+			echo "Phase: total (the whole process, start-up included)"
+		else
+			echo "Phase: $phase (marked by the program: its spans, docs/programs.md)"
+		fi
+		last_phase=$phase
+	fi
 	if [ "$regime" = steady ]; then
 		echo "Regime: steady state (median of each process's steady repetitions: training loops, services)"
 	else
@@ -333,12 +353,24 @@ if [ -z "$claims" ] && [ ${#cmds[@]} -eq 0 ]; then
 	done
 fi
 if [ -n "$claims" ]; then
-	"$allocab" compare "$out" --baseline system --candidate mimalloc --workload "$phase_workload" \
+	COLUMNS=1000 "$allocab" compare "$out" --baseline system --candidate mimalloc --workload "$phase_workload" \
 		--claims "$claims" >"$tmp/claims" 2>"$tmp/claims.err" || {
 		cat "$tmp/claims.err" >&2
 		exit "$fail"
 	}
-	sed -n '/^claims from /,$p' "$tmp/claims" | grep -v ' not in the comparison ' | sed 's/^/Claims: /'
+	# The claims this bench measured; the others only counted (compare --claims lists them all).
+	awk -v cmd="$allocab compare $out --claims $claims" '
+		/^claims from / { on = 1; print; next }
+		!on { next }
+		/^source: / { done = 1 }
+		done { next }
+		/^claim  / { table = 1; print; next }
+		!table { next }
+		/ not in the comparison / { next }
+		/not measured$/ { skipped++; next }
+		{ print }
+		END { if (skipped) printf "%d not measured by this bench (the list: %s)\n", skipped, cmd }' \
+		"$tmp/claims" | sed 's/^/Claims: /'
 fi
 
 if [ -n "$gate" ]; then

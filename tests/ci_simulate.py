@@ -9,7 +9,8 @@ replaces one, as a user edits the file), GITHUB_OUTPUT, GITHUB_ENV, GITHUB_PATH 
 GITHUB_STEP_SUMMARY files, and the step's shell (bash -eo pipefail for `shell: bash`, else
 sh -e). Each step's `if:` is evaluated by a small evaluator of the expressions GitHub Actions
 defines (always(), success(), failure(), ==, !=, &&, ||, !, strings, github.*, steps.*.outputs.*,
-env.*, runner.*, hashFiles()); an expression it cannot read stops the simulation with exit 2, so
+steps.*.outcome (success, failure, or skipped for a step whose if: was false), env.*, runner.*,
+hashFiles()); an expression it cannot read stops the simulation with exit 2, so
 a workflow never passes on a condition the simulator misread. `uses:` steps are simulated:
 actions/checkout (the workspace is the checkout), actions/cache (STATE/cache holds the saved
 paths by key: restored before, saved after a successful job when the key missed),
@@ -230,6 +231,8 @@ def main():
             return 2
         if not run_it:
             print(f"step {n} {name}: skipped (if: {cond})")
+            if "id" in step:
+                ctx["steps"][step["id"]] = {"outputs": {}, "outcome": "skipped"}
             continue
         outputs = {}
         uses = step.get("uses", "")

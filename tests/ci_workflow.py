@@ -124,15 +124,45 @@ def main():
     check("allocab" in cmd_jobs, "the job benches your program with proof (--program, or --cmd with --expect)")
     check(len(gates) >= 1, f"gates the result ({len(gates)} gates)")
 
+    env = wf.get("env") or {}
+    ref = str(env.get("ALLOCAB_REF", ""))
+    check(re.fullmatch(r"[0-9a-f]{40}", ref) is not None,
+          "ALLOCAB_REF pins a commit (the repository has no tags)", ref)
+    root = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    if root.returncode == 0:
+        known = subprocess.run(["git", "cat-file", "-e", ref + "^{commit}"], capture_output=True)
+        shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"],
+                                 capture_output=True, text=True).stdout.strip() == "true"
+        check(known.returncode == 0 or shallow, "ALLOCAB_REF is a commit of this repository", ref)
+    for name in ("PHASE", "WORKLOAD", "ALLOCAB_TIME", "ALLOCAB_REPO", "ALLOCAB_BUDGET"):
+        check(name in env, f"the workflow has the {name} setting", str(sorted(env)))
+    benches = [(st, a) for (j, st), sc in runs.items() for sub, a in allocab_commands(sc) if sub == "bench"]
+    check(benches and all("--quiet" not in a and "-q" not in a for _, a in benches),
+          "the bench step prints its progress (no --quiet)", str(benches))
+    check(benches and all("-w" in a or "--workload" in a for _, a in benches),
+          "the bench names the workload WORKLOAD", str(benches))
+    gate_steps = [s for s in steps if s.get("id") == "gate"]
+    gate_run = gate_steps[0].get("run", "") if gate_steps else ""
+    check("--regime steady" in gate_run and '"$PHASE"' in gate_run,
+          "the gate judges PHASE's steady state when PHASE is set", gate_run)
+    verdict_run = str(verdict[-1].get("run", "")) if verdict else ""
+    for st in ("Install allocab", "Build your program", "Bench it"):
+        check(st in verdict_run, f"the verdict names the step '{st}' when it failed", verdict_run)
+
     md = open(md_path).read()
     blocks = [b for _, b in re.findall(r"(`{3,})yaml\n(.*?)^\1$", md, re.S | re.M)]
     check(text in blocks, "docs/ci.md quotes docs/ci/allocab.yml verbatim")
+    for gone in ("benches once and gates twice", "promise's bound", "regression gate's 10%"):
+        check(gone not in md, f"docs/ci.md describes only the shipped file (no \"{gone}\")")
 
     with open(gates_out, "w") as f:
         for i, (job, args) in enumerate(gates):
             f.write(f"gate_job[{i}]={shlex.quote(job)}\n")
             f.write(f"gate_{i}=({' '.join(shlex.quote(a) for a in args)})\n")
         f.write(f"ngates={len(gates)}\n")
+        f.write(f"gate_step={shlex.quote(gate_run)}\n")
+        for k, v in env.items():
+            f.write(f"wf_{k}={shlex.quote(str(v))}\n")
     return 1 if failed else 0
 
 

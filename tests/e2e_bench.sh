@@ -292,7 +292,7 @@ expect_status "rule: default rounds for one comparison" 0 "$A" bench --cmd a=tru
 jeq "rule: 1 comparison, no --rounds: max(10, 6 + 3) = 10 measured rounds (+1 warm-up)" "$TMP/rule1.json" rounds.# 11
 if [ -s "$TMP/err" ]; then notok "rule: no warning without --rounds" "$(head -c 300 "$TMP/err")"; else ok "rule: no warning without --rounds"; fi
 expect_status "rule: --budget alone runs the rule's minimum" 0 "$A" bench --cmd a=true --cmd b=true --budget 0.001 --quiet -o "$TMP/rule2.json"
-jeq "rule: --budget 0.001 still gives 6 measured rounds (+1 warm-up)" "$TMP/rule2.json" rounds.# 7
+jeq "rule: --budget 0.001 still gives 7 measured rounds (+1 warm-up): 6 for compare's interval, 7 for adaptive allocation's sequential plan to decide at all" "$TMP/rule2.json" rounds.# 8
 expect_status "rule: --rounds below the minimum runs" 0 "$A" bench --cmd a=true --cmd b=true --cmd c=true --cmd d=true --rounds 3 -o "$TMP/rule3.json"
 w='^allocab: bench: warning: --rounds 3 cannot give a verdict: the simultaneous intervals of 3 comparisons at alpha 0.05 need 7 paired rounds \(the smallest n with 2/2\^n <= alpha/3\)'
 if [ "$(grep -Ec "$w" "$TMP/err")" = 1 ] && [ "$(grep -c warning "$TMP/err")" = 1 ]; then

@@ -6,7 +6,8 @@
 # empty cache (allocab is built and installed; the comment step is skipped, the job summary has
 # the report); a pull request from the repository with the cache filled (nothing is built; the
 # comment would be posted); and a program no preload can reach (a static build: the bench proves
-# nothing, and the job fails with the gate). No local Actions runner is packaged in Debian
+# nothing, and the job fails with the gate); a program that marks an epoch, gated with PHASE=epoch;
+# and an ALLOCAB_REF that does not exist (the verdict names the install step). No local Actions runner is packaged in Debian
 # (act is not), hence the simulation.
 . tests/lib.sh
 PY=/usr/bin/python3
@@ -23,12 +24,18 @@ fi
 ws=$TMP/user
 mkdir -p "$ws" "$TMP/state"
 cp tests/ci_user/churn.c tests/ci_user/Makefile "$ws/"
+# A build whose --program takes no --time yet runs the workflow with the bench's default time.
+timeset=()
+if "$BUILD/allocab" bench --program true --time cpu --rounds 1 -o "$TMP/t.json" 2>&1 | grep -q 'cannot be combined with --time'; then
+	timeset=(--set ALLOCAB_TIME=)
+	ok "user workflow: this build's --program takes no --time: ALLOCAB_TIME set empty for the runs"
+fi
 sim() { # sim NAME ARGS...: runs the job; its output in $TMP/NAME.out
 	local name=$1
 	shift
 	"$PY" tests/ci_simulate.py docs/ci/allocab.yml allocab "$ws" "$TMP/state" --no-apt \
 		--set ALLOCAB_REPO="file://$root" --set ALLOCAB_REF=HEAD --set ALLOCAB_PREFIX="$TMP/prefix" \
-		--set ALLOCAB_BUDGET=6 "$@" >"$TMP/$name.out" 2>&1
+		--set ALLOCAB_BUDGET=6 "${timeset[@]}" "$@" >"$TMP/$name.out" 2>&1
 }
 has() { grep -q -- "$2" "$TMP/$1.out"; }
 
@@ -52,6 +59,13 @@ has fork "Verdict: the gate's outcome is the job's: ran (exit 0)" && has fork "p
 	ok "user workflow: the program's runs are proven (the probe verified them)" ||
 	notok "user workflow: proof" "$(grep -o '"reason":[^,]*' "$ws/results/allocab.json" | head -2)"
 
+grep -Eq '^allocab: round [0-9]+ done' "$TMP/fork.out" &&
+	ok "user workflow: the bench step's log has a progress line per round (no --quiet)" ||
+	notok "user workflow: progress lines in the log" "$(grep -m3 'allocab' "$TMP/fork.out")"
+[ "$("$BUILD/tests/jget" "$ws/results/allocab.json" config.workloads.0)" = command ] &&
+	ok "user workflow: the workload is named WORKLOAD (command)" ||
+	notok "user workflow: the workload is named WORKLOAD" "$("$BUILD/tests/jget" "$ws/results/allocab.json" config.workloads)"
+
 rm -rf "$TMP/prefix" "$ws/results"
 sim same --event pull_request
 rc=$?
@@ -70,4 +84,24 @@ rc=$?
 [ "$rc" = 1 ] && has static "^job: failure" && has static "Verdict: the gate's outcome is the job's: ran (exit 1)" &&
 	ok "user workflow: a program no preload reaches fails the job through the verdict step" ||
 	notok "user workflow: unproven program" "exit $rc: $(tail -12 "$TMP/static.out")"
+
+# A program that marks an epoch, gated on it: PHASE=epoch.
+mkdir -p "$ws/phase"
+cp phase/allocab_phase.h "$ws/phase/"
+cp tests/phase_fixture.c "$ws/"
+rm -rf "$ws/results"
+sim epoch --event push --set PHASE=epoch --set PROGRAM="./fixture 6" \
+	--set PROGRAM_BUILD="cc -O2 -I. -o fixture phase_fixture.c"
+rc=$?
+grep -Eq '^(PASS|FAIL|INCONCLUSIVE) +command/epoch steady mimalloc vs system' "$ws/results/gate.txt" 2>/dev/null &&
+	ok "user workflow: PHASE=epoch gates the marked epoch's steady state (job exit $rc)" ||
+	notok "user workflow: PHASE=epoch gates the epoch" "exit $rc: $(cat "$ws/results/gate.txt" 2>&1 | head -3)"
+
+# An ALLOCAB_REF that does not exist: the verdict names the install step.
+rm -rf "$ws/results" "$TMP/prefix" "$TMP/state/cache"
+sim badref --event push --set ALLOCAB_REF=0000000000000000000000000000000000000000
+rc=$?
+[ "$rc" = 1 ] && has badref "not judged: the step 'Install allocab' failed" &&
+	ok "user workflow: a pinned commit that does not exist fails the job, the verdict naming the install step" ||
+	notok "user workflow: bad ALLOCAB_REF" "exit $rc: $(tail -8 "$TMP/badref.out")"
 exit $t_fail

@@ -24,8 +24,10 @@ ls -a "$TMP" | grep -q '^\.allocab-tmp' && notok "no temporary file left" "$(ls 
 # "running" and the two rounds; the one line on stderr says so, so that "running" is not read as
 # a killed bench.
 ALLOCAB_FAULT_WRITES=ro:2 expect_status "read-only after 2 writes: exit 1" 1 bench --rounds 5 -o "$TMP/ro.json"
-expect_err "read-only: one line naming the file left running" \
-	"ro.json: Read-only file system; .*ro.json still says status 'running': nothing could be written to it"
+head -1 "$TMP/err" | grep -Eq "ro.json: Read-only file system; .*ro.json still says status 'running': nothing could be written to it" &&
+	ok "read-only: one line naming the file left running" || notok "read-only: one line naming the file left running" "$(cat "$TMP/err")"
+grep -q "^allocab: bench: stopped: .*ro.json keeps 2 measured rounds" "$TMP/err" && grep -q "^allocab: bench: to add rounds: .* --resume .*ro.json$" "$TMP/err" &&
+	ok "read-only: then the rounds it keeps and the command that resumes it" || notok "read-only: then the rounds it keeps and the command that resumes it" "$(cat "$TMP/err")"
 [ "$("$J" "$TMP/ro.json" status)" = running ] && [ "$("$J" "$TMP/ro.json" 'rounds.#')" = 2 ] &&
 	ok "read-only: the file keeps running and its two rounds" ||
 	notok "read-only: the file keeps running and its two rounds" "status $("$J" "$TMP/ro.json" status)"
@@ -33,7 +35,14 @@ expect_err "read-only: one line naming the file left running" \
 # A real full disk: a 16 KiB tmpfs holds a few rounds, then no new temporary file fits.
 mkdir "$TMP/small"
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=16k allocab-test "$TMP/small" 2>/dev/null; then
-	expect_status "tmpfs fills: exit 1" 1 bench --rounds 200 -o "$TMP/small/r.json"
+	"$A" bench --cmd a=true --cmd b=true --warmup 0 --rounds 200 -o "$TMP/small/r.json" >"$TMP/out" 2>"$TMP/err"
+	[ $? = 1 ] && ok "tmpfs fills: exit 1" || notok "tmpfs fills: exit 1" "$(tail -3 "$TMP/err")"
+	kept=$("$J" "$TMP/small/r.json" 'rounds.#')
+	[ "$(grep -c '^allocab: round [0-9]*/200 done' "$TMP/err")" = "$kept" ] &&
+		grep -q "^allocab: bench: stopped: .*r.json keeps $kept measured rounds" "$TMP/err" &&
+		grep -q '^allocab: bench: to add rounds: .* --resume ' "$TMP/err" &&
+		ok "tmpfs full: as many rounds announced done as the file keeps ($kept), then the resume line" ||
+		notok "tmpfs full: rounds announced done = rounds kept" "kept $kept: $(grep -c done "$TMP/err") done; $(tail -2 "$TMP/err")"
 	[ "$("$J" "$TMP/small/r.json" status)" = aborted ] && [ "$("$J" "$TMP/small/r.json" 'rounds.#')" -ge 1 ] &&
 		ok "tmpfs full: status aborted, rounds kept" ||
 		notok "tmpfs full: status aborted, rounds kept" "status $("$J" "$TMP/small/r.json" status)"

@@ -30,7 +30,7 @@ def tables(path):
     """Each table of the text as {key: {column: cell}}, columns split at two or more spaces: a
     header starts a table, unless it repeats the last table's key columns with none of its other
     columns (a part of a split table), and a line that is no row of it ends it."""
-    out, cur, head, keys = [], None, None, 0
+    out, cur, head, keys, lastrow = [], None, None, 0, None
     for line in open(path, encoding="utf-8"):
         line = line.rstrip("\n")
         if line.startswith(("workload  ", "claim  ")):
@@ -45,16 +45,25 @@ def tables(path):
             continue
         if head is None:
             continue
+        m = re.match(r"^    ([^:]+): (.*)$", line)
+        if m and cur is not None and lastrow is not None:
+            # a group too wide for the width: its last cell under its row (docs: grid.c)
+            if m.group(1) in lastrow:
+                sys.exit("cell %s twice" % m.group(1))
+            lastrow[m.group(1)] = m.group(2)
+            continue
         cells = re.split(r"  +", line.strip())
         if not line.strip() or len(cells) != len(head):
             head = None
             continue
         row = cur.setdefault(tuple(cells[:keys]), {})
+        lastrow = row
         for c, v in zip(head[keys:], cells[keys:]):
             if c in row:
                 sys.exit("cell %s of %s twice: %s, %s" % (c, cells[:keys], row[c], v))
             row[c] = v
-    return out
+    # a cell under its row is left out when it is "-": so is "-" here
+    return [{k: {c: v for c, v in r.items() if v != "-"} for k, r in t.items()} for t in out]
 
 wide, narrow = tables(sys.argv[1]), tables(sys.argv[2])
 if wide != narrow:

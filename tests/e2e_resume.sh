@@ -151,11 +151,23 @@ seed=$("$J" "$TMP/f.json" sessions.1.shuffle_seed)
 refuse "a shuffle seed a session used" "the seed of a session it holds" "${R[@]}" --shuffle-seed "$seed" --resume "$TMP/f.json"
 if [ "$(sha256sum <"$TMP/f.json")" = "$sum" ]; then ok "refused: FILE untouched"; else notok "refused: FILE untouched" "changed"; fi
 
-# adaptive allocation: a plan fixed and spent is not continued; one not fixed yet is
+# adaptive allocation: a plan fixed and spent is extended (its next stage, docs/methodology.md,
+# "Sequential decisions"), unless it spent all of alpha (no alpha_share: it cannot be); one not
+# fixed yet is fixed by the continuation
 "$A" bench --cmd a='sleep 0.01' --cmd b='sleep 0.02' --rounds 3 -q -o "$TMP/plan.json" 2>/dev/null
-refuse "a spent sequential plan" "^allocab: bench: $TMP/plan.json: its sequential plan of 3 rounds is spent: .* --allocation none" \
-	--cmd a='sleep 0.01' --cmd b='sleep 0.02' --rounds 3 -q --resume "$TMP/plan.json"
-edit "$TMP/plan.json" "$TMP/noplan.json" 'd["rounds"] = d["rounds"][:2]; d["status"] = "interrupted"; d["config"]["sequential"] = None'
+jeq "a plan of 3 spends 0.8 of alpha" "$TMP/plan.json" config.sequential.alpha_share 0.80000000000000004
+edit "$TMP/plan.json" "$TMP/allplan.json" 'del d["config"]["sequential"]["alpha_share"]'
+refuse "a spent sequential plan that spent all of alpha" "^allocab: bench: $TMP/allplan.json: its sequential plan of 3 rounds is spent: .* --allocation none" \
+	--cmd a='sleep 0.01' --cmd b='sleep 0.02' --rounds 3 -q --resume "$TMP/allplan.json"
+cp "$TMP/plan.json" "$TMP/plan0.json"
+expect_status "a spent extendable plan: resumed for 3 more rounds (exit 0)" 0 \
+	"$A" bench --cmd a='sleep 0.01' --cmd b='sleep 0.02' --rounds 3 -q --resume "$TMP/plan.json"
+jeq "a spent extendable plan: its next stage, twice the horizon" "$TMP/plan.json" config.sequential.planned_rounds 6
+jeq "a spent extendable plan: the next stage spends 0.16 of alpha" "$TMP/plan.json" config.sequential.alpha_share 0.16
+n=$(python3 -c "import json,sys; print(sum(1 for r in json.load(open(sys.argv[1]))['rounds'] if not r['warmup']))" "$TMP/plan.json")
+[ "$n" = 6 ] && ok "a spent extendable plan: --rounds 3 gave 3 more measured rounds (6)" || notok "a spent extendable plan: --rounds 3 more" "$n"
+jeq "a spent extendable plan: status complete, not budget" "$TMP/plan.json" status complete
+edit "$TMP/plan0.json" "$TMP/noplan.json" 'd["rounds"] = d["rounds"][:2]; d["status"] = "interrupted"; d["config"]["sequential"] = None'
 expect_status "resume: adaptive allocation before its first look continues (exit 0)" 0 \
 	"$A" bench --cmd a='sleep 0.01' --cmd b='sleep 0.02' --rounds 3 -q --resume "$TMP/noplan.json"
 jeq "resume: its plan counts the file's measured rounds" "$TMP/noplan.json" config.sequential.planned_rounds 4

@@ -199,6 +199,43 @@ static void plan_seq(size_t N, double *lv)
 		lv[n] = stats_seq_alpha(&p, n, ALPHA);
 }
 
+/* The same boundary spent over a horizon of k times the plan (k N rounds), looked at up to N: a
+ * bench that stops at N can be resumed up to k N with its decisions still covered. */
+static void plan_seq_h(size_t N, double *lv, size_t k)
+{
+	struct stats_seq_plan p = {.planned = k * N, .first_look = FIRST_LOOK};
+
+	for (size_t n = FIRST_LOOK; n <= N; n++)
+		lv[n] = stats_seq_alpha(&p, n, ALPHA);
+}
+
+static void plan_seq_h2(size_t N, double *lv)
+{
+	plan_seq_h(N, lv, 2);
+}
+
+/* allocab's extendable plan (stats_seq_plan.share; docs/methodology.md, "Sequential decisions"):
+ * stage j spends SEQ_FIRST_SHARE (1 - SEQ_FIRST_SHARE)^j of alpha over a horizon doubled at each
+ * stage. "staged-0": a bench that stops at its first plan of N rounds; "staged-1": one resumed
+ * once, its first plan N/2 and the second stage's horizon N. */
+static void plan_staged0(size_t N, double *lv)
+{
+	struct stats_seq_plan p = {.planned = N, .first_look = FIRST_LOOK, .share = SEQ_FIRST_SHARE};
+
+	for (size_t n = FIRST_LOOK; n <= N; n++)
+		lv[n] = stats_seq_alpha(&p, n, ALPHA);
+}
+
+static void plan_staged1(size_t N, double *lv)
+{
+	struct stats_seq_plan p0 = {.planned = N / 2, .first_look = FIRST_LOOK, .share = SEQ_FIRST_SHARE};
+	struct stats_seq_plan p1 = {.planned = N, .first_look = FIRST_LOOK,
+	                            .share = SEQ_FIRST_SHARE * (1 - SEQ_FIRST_SHARE)};
+
+	for (size_t n = FIRST_LOOK; n <= N; n++)
+		lv[n] = stats_seq_alpha(n <= N / 2 ? &p0 : &p1, n, ALPHA);
+}
+
 static const struct rule rules[] = {
     {"fixed-n", "today: the fixed-n signed-rank 95% interval after every round", K_RANK, plan_fixed,
      0},
@@ -215,6 +252,12 @@ static const struct rule rules[] = {
      K_RANK, plan_seq, 0},
     {"union-rank", "O'Brien-Fleming spending as a union bound over looks, signed-rank", K_RANK,
      plan_union, 0},
+    {"BM-OBF-rank-h2", "BM-OBF-rank spent over a horizon of 2N rounds, looked at up to N",
+     K_RANK, plan_seq_h2, 0},
+    {"staged-0", "allocab's extendable plan, stopped at its first plan of N", K_RANK,
+     plan_staged0, 0},
+    {"staged-1", "allocab's extendable plan resumed once: a first plan of N/2, then N", K_RANK,
+     plan_staged1, 0},
 };
 #define NRULES (sizeof rules / sizeof rules[0])
 

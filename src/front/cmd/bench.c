@@ -320,13 +320,16 @@ static int apply_rounds_rule(struct bench_opts *o, struct setup *s)
 		int all = k >= 0 && s->list.flags && (s->list.flags[k] & BENCH_WL_SHOW_PHASES);
 		ph[i] = all ? s->list.nphases[k] : 1;
 	}
-	bench_rounds_rule(o, bench_comparisons(&s->c, ph),
-	                  s->c.gate ? bench_gate_need(s->c.gate, s->c.nwl, s->c.narms) : 0, warn,
-	                  sizeof warn);
+	s->c.need_extends = o->budget_s > 0 && !o->rounds_set && !o->min_rounds_set && !o->gate_argv;
+	s->c.need_comparisons = bench_comparisons(&s->c, ph);
+	s->c.need_rounds = bench_rounds_rule(
+	    o, s->c.need_comparisons,
+	    s->c.gate ? bench_gate_need(s->c.gate, s->c.nwl, s->c.narms) : 0, warn, sizeof warn);
 	free(ph);
 	s->c.rounds = o->rounds;
 	s->c.min_rounds = o->min_rounds;
-	if (warn[0] && !o->quiet)
+	/* a continuation's count includes the file's rounds and phases: the engine says it */
+	if (warn[0] && !o->quiet && !o->resume)
 		errmsg_warn(stderr, "bench", warn);
 	return 0;
 }
@@ -477,7 +480,7 @@ int bench_main(int argc, char **argv)
 {
 	struct bench_opts o;
 	struct setup s = {0};
-	struct bench_result r;
+	struct bench_result r = {0};
 	char err[4096 + 256];
 	cJSON *doc = NULL;
 	int rc;
@@ -594,6 +597,13 @@ int bench_main(int argc, char **argv)
 		cJSON_Delete(doc);
 	} else if (rc != ST_OK) {
 		errmsg_print(stderr, "bench", "%s", err);
+		if (r.resumable) {
+			char rounds[96];
+
+			rounds_text(&r, rounds, sizeof rounds);
+			errmsg_print(stderr, "bench", "stopped: %s keeps %s", s.paths[0], rounds);
+			resume_command(argc, argv, s.paths[0]);
+		}
 	}
 	setup_free(&s);
 	bench_opts_free(&o);

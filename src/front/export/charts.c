@@ -198,12 +198,14 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone)
 	return ferror(f) ? -1 : 0;
 }
 
-/* Whether the speed-against-memory chart draws row: a usable workload total of the leading
- * regime with a memory ratio. */
+/* Whether the speed-against-memory chart draws row: a usable row of its workload's chart phase
+ * (series_chart_phase) in the regime the report compared it on, with a memory ratio. */
 static int scatter_row(const struct cmp_report *r, const struct cmp_row *row)
 {
-	return row->usable && row->workload && strcmp(row->phase, "total") == 0 &&
-	       row->rss_ratio > 0 && row->regime == series_primary_regime(r);
+	const char *phase = row->workload ? series_chart_phase(r, row->workload) : NULL;
+
+	return row->usable && phase && strcmp(row->phase, phase) == 0 && row->rss_ratio > 0 &&
+	       row->regime == series_row_regime(r, row->workload, phase);
 }
 
 /* The memory (memory 1) or speedup axis of the rows scatter_row draws, with 1.0. */
@@ -252,8 +254,7 @@ int chart_speed_memory(FILE *f, const struct export_input *in)
 	         "against peak resident memory relative to the baseline (left uses less); the bar "
 	         "is the speedup's interval. " CMP_CONVENTION,
 	         0);
-	svg_text(f, 12, 22, "title", "start", "Speed against memory (total of each workload, %s)",
-	         series_primary_regime(r) == RF_STEADY ? "steady state" : "cold start");
+	svg_text(f, 12, 22, "title", "start", "Speed against memory (each workload's phase compared)");
 	svg_text(f, 12, 40, "muted", "start", "up: faster; left: less peak RSS than %s",
 	         r->paired ? r->baseline : "the first file");
 	chart_x_axis(f, &x, 50, SCATTER_H - 84, "peak RSS, candidate / baseline (log scale)");

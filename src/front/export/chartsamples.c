@@ -25,7 +25,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The workloads of r's rows, in order, that have a "total" row. */
+/* The workloads of r's rows, in order (each drawn on series_chart_phase). */
 static size_t workloads(const struct cmp_report *r, const char **wl, size_t max)
 {
 	size_t n = 0;
@@ -33,7 +33,7 @@ static size_t workloads(const struct cmp_report *r, const char **wl, size_t max)
 	for (size_t i = 0; i < r->nrows; i++) {
 		const char *w = r->rows[i].workload;
 		size_t k = 0;
-		if (!w || strcmp(r->rows[i].phase, "total") != 0)
+		if (!w)
 			continue;
 		while (k < n && strcmp(wl[k], w) != 0)
 			k++;
@@ -59,8 +59,8 @@ enum layer { LAYER_MAIN, LAYER_COLD, LAYER_WARM, LAYER_COUNT };
 
 /* The times (ms) layer k of arm in workload wl draws into *t (*n of them, malloc'd; NULL when
  * none). Returns 0, or -1 when the layer is not drawn, has no time, or memory ran out. */
-static int layer_ms(const struct rf_doc *d, const char *arm, const char *wl, enum rf_regime main,
-                    enum layer k, double **t, size_t *n)
+static int layer_ms(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
+                    enum rf_regime main, enum layer k, double **t, size_t *n)
 {
 	int rc;
 
@@ -69,8 +69,8 @@ static int layer_ms(const struct rf_doc *d, const char *arm, const char *wl, enu
 	if (k == LAYER_COLD && main != RF_STEADY)
 		return -1;
 	rc = k == LAYER_WARM
-	         ? series_warm_times(d, arm, wl, "total", main, t, n)
-	         : series_arm_times(d, arm, wl, "total", k == LAYER_COLD ? RF_COLD : main, t, n);
+	         ? series_warm_times(d, arm, wl, phase, main, t, n)
+	         : series_arm_times(d, arm, wl, phase, k == LAYER_COLD ? RF_COLD : main, t, n);
 	if (rc != 0 || *n == 0) {
 		free(*t);
 		*t = NULL;
@@ -105,14 +105,15 @@ static void arm_strip(FILE *f, const double *t, size_t n, const struct svg_scale
 }
 
 /* The millisecond axis of workload wl: what every arm's row draws (enum layer), padded by 5%. */
-static struct svg_scale time_scale(const struct rf_doc *d, const char *wl, enum rf_regime main)
+static struct svg_scale time_scale(const struct rf_doc *d, const char *wl, const char *phase,
+                                   enum rf_regime main)
 {
 	double lo = INFINITY, hi = -INFINITY, *t;
 	size_t n;
 
 	for (size_t a = 0; a < d->narms; a++)
 		for (int k = 0; k < LAYER_COUNT; k++) {
-			if (layer_ms(d, d->arms[a], wl, main, (enum layer)k, &t, &n) != 0)
+			if (layer_ms(d, d->arms[a], wl, phase, main, (enum layer)k, &t, &n) != 0)
 				continue;
 			for (size_t i = 0; i < n; i++) {
 				lo = fmin(lo, t[i]);
@@ -128,24 +129,24 @@ static struct svg_scale time_scale(const struct rf_doc *d, const char *wl, enum 
 
 /* One arm's row (enum layer). Returns 0, or -1 when the arm has no ok run. */
 static int arm_row(FILE *f, const struct rf_doc *d, const char *arm, const char *wl,
-                   enum rf_regime main, const struct svg_scale *s, double y)
+                   const char *phase, enum rf_regime main, const struct svg_scale *s, double y)
 {
 	double *t;
 	size_t n;
 	char tip[128];
 
-	if (layer_ms(d, arm, wl, main, LAYER_MAIN, &t, &n) != 0)
+	if (layer_ms(d, arm, wl, phase, main, LAYER_MAIN, &t, &n) != 0)
 		return -1;
 	arm_strip(f, t, n, s, y, arm);
 	free(t);
-	if (layer_ms(d, arm, wl, main, LAYER_COLD, &t, &n) == 0) {
+	if (layer_ms(d, arm, wl, phase, main, LAYER_COLD, &t, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			snprintf(tip, sizeof tip, "%s, cold first repetition: %.3f ms", arm, t[i]);
 			svg_circle(f, svg_map(s, t[i]), y + 5 * jitter(i + 7), 2.6, "pt-warm", tip);
 		}
 		free(t);
 	}
-	if (layer_ms(d, arm, wl, main, LAYER_WARM, &t, &n) == 0) {
+	if (layer_ms(d, arm, wl, phase, main, LAYER_WARM, &t, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			snprintf(tip, sizeof tip, "%s, warm-up round (not compared): %.3f ms", arm,
 			         t[i]);
@@ -156,17 +157,21 @@ static int arm_row(FILE *f, const struct rf_doc *d, const char *arm, const char 
 	return 0;
 }
 
-static double panel_distribution(FILE *f, const struct rf_doc *d, const char *wl,
-                                 enum rf_regime main, double y0)
+/* The panel of workload wl: its chart phase in the regime the report compared it on. */
+static double panel_distribution(FILE *f, const struct cmp_report *r, const struct rf_doc *d,
+                                 const char *wl, double y0)
 {
-	struct svg_scale s = time_scale(d, wl, main);
+	const char *phase = series_chart_phase(r, wl);
+	enum rf_regime main = series_row_regime(r, wl, phase);
+	struct svg_scale s = time_scale(d, wl, phase, main);
 	double y = y0 + 24, tk[SVG_MAX_TICKS];
 	size_t nt = svg_ticks(&s, tk);
 
-	svg_text(f, 12, y0 + 12, "title", "start", "%s", wl);
+	svg_text(f, 12, y0 + 12, "title", "start", "%s/%s (%s)", wl, phase,
+	         main == RF_STEADY ? "steady state; rings: cold start" : "cold start");
 	for (size_t a = 0; a < d->narms; a++, y += ARM_H) {
 		svg_text(f, PLOT_X0 - 10, y + 4, "", "end", "%s", d->arms[a]);
-		if (arm_row(f, d, d->arms[a], wl, main, &s, y) != 0)
+		if (arm_row(f, d, d->arms[a], wl, phase, main, &s, y) != 0)
 			svg_text(f, PLOT_X0, y + 4, "muted", "start", "no ok runs");
 	}
 	for (size_t i = 0; i < nt; i++) {
@@ -183,25 +188,23 @@ int chart_distributions(FILE *f, const struct export_input *in)
 	const char *wl[MAX_WL];
 	size_t nw = workloads(in->r, wl, MAX_WL);
 	const struct rf_doc *d = in->r->cand ? in->r->cand : in->r->base;
-	enum rf_regime main = d->has_regime[RF_STEADY] ? RF_STEADY : RF_COLD;
 	double h = 70 + (double)nw * ((double)d->narms * ARM_H + PANEL_PAD + 10), y = 56;
+	const char *phase = nw ? series_chart_phase(in->r, wl[0]) : "total";
 
 	svg_open(f, W, h, "Measured times per allocator",
-	         "Strip and box plot per workload: each measured round's total time (ms) for each "
-	         "allocator; box = quartiles, bar = median; steady-state time as dots, the cold "
-	         "first repetition of the same runs as rings, warm-up rounds (never compared) as "
-	         "crosses.",
+	         "Strip and box plot per workload: each measured round's time (ms) of the phase "
+	         "compared, for each allocator; box = quartiles, bar = median; steady-state time as "
+	         "dots, the cold first repetition of the same runs as rings, warm-up rounds (never "
+	         "compared) as crosses.",
 	         0);
-	svg_text(f, 12, 22, "title", "start", "Measured times per allocator (ms, %s, %s)",
-	         main == RF_STEADY ? "steady state; rings: cold start" : "cold start only",
-	         d->path);
+	svg_text(f, 12, 22, "title", "start", "Measured times per allocator (ms, %s)", d->path);
 	svg_text(f, 12, 40, "muted", "start",
 	         "dot = one round; box = quartiles; bar = median; ring = the same run's first "
 	         "repetition; cross = a warm-up round (not compared)");
 	for (size_t i = 0; i < nw; i++)
-		y = panel_distribution(f, d, wl[i], main, y);
-	svg_text(f, 12, h - 12, "muted", "start",
-	         "time of the workload's total phase, milliseconds");
+		y = panel_distribution(f, in->r, d, wl[i], y);
+	svg_text(f, 12, h - 12, "muted", "start", "time of the workload's %s phase, milliseconds",
+	         phase ? phase : "total");
 	svg_close(f);
 	return ferror(f) ? -1 : 0;
 }
@@ -237,7 +240,10 @@ static double panel_rounds(FILE *f, const struct export_input *in, const char *w
 		struct svg_scale x = {rmin - pad, rmax + pad, PLOT_X0, PLOT_X1, 0};
 		struct svg_scale y = {lo / 1.02, hi * 1.02, y0 + ROUNDS_H - 40, y0 + 20, 1};
 		if (pass) {
-			svg_text(f, 12, y0 + 12, "title", "start", "%s", wl);
+			const char *ph = series_chart_phase(r, wl);
+			svg_text(f, 12, y0 + 12, "title", "start", "%s/%s (%s)", wl, ph,
+			         series_row_regime(r, wl, ph) == RF_STEADY ? "steady state"
+			                                                   : "cold start");
 			double t[SVG_MAX_TICKS];
 			size_t nt = svg_ticks(&y, t);
 			for (size_t i = 0; i < nt; i++) {
@@ -254,8 +260,8 @@ static double panel_rounds(FILE *f, const struct export_input *in, const char *w
 			const struct cmp_row *row = &r->rows[i];
 			size_t k = 0;
 			if (!row->workload || strcmp(row->workload, wl) != 0 ||
-			    strcmp(row->phase, "total") != 0 ||
-			    row->regime != series_primary_regime(r))
+			    strcmp(row->phase, series_chart_phase(r, wl)) != 0 ||
+			    row->regime != series_row_regime(r, wl, row->phase))
 				continue;
 			if (series_round_ratios(r, row, &d, &round, &n) != 0)
 				return -1;

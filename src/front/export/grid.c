@@ -17,21 +17,33 @@ size_t export_text_width(const char *s)
 	return n;
 }
 
-/* The columns cols[0..n) of g as aligned columns, header first. */
+/* The columns cols[0..n) of g as aligned columns, header first; with tail, the column
+ * cols[n - 1] goes under its row instead, as "    HEADER: CELL" (skipped for "-"), so that a
+ * group too wide for the width keeps its cells with their row. */
 static void print_part(FILE *out, const struct export_grid *g, const size_t *w, const size_t *cols,
-                       size_t n)
+                       size_t n, int tail)
 {
+	size_t m = tail ? n - 1 : n, t = cols[n - 1];
+
 	for (size_t i = 0; i < g->rows; i++) {
-		for (size_t k = 0; k < n; k++) {
+		const char *last = g->c[i * g->cols + t];
+		for (size_t k = 0; k < m; k++) {
 			size_t j = cols[k];
 			const char *cell = g->c[i * g->cols + j];
 			size_t pad = w[j] - export_text_width(cell);
 			int right = g->right >> j & 1;
 			fprintf(out, "%*s%*s", k ? GAP : 0, "", right ? (int)pad : 0, "");
 			export_text(out, cell, 0);
-			fprintf(out, "%*s", right || k + 1 == n ? 0 : (int)pad, "");
+			fprintf(out, "%*s", right || k + 1 == m ? 0 : (int)pad, "");
 		}
 		fputs("\n", out);
+		if (tail && i > 0 && strcmp(last, "-") != 0) {
+			fputs("    ", out);
+			export_text(out, g->c[t], 0);
+			fputs(": ", out);
+			export_text(out, last, 0);
+			fputs("\n", out);
+		}
 	}
 }
 
@@ -59,19 +71,28 @@ void export_print_grid(FILE *out, const struct export_grid *g, size_t width)
 		cols[j] = j;
 	}
 	if (!width || total <= width) {
-		print_part(out, g, w, cols, g->cols);
+		print_part(out, g, w, cols, g->cols, 0);
 		return;
 	}
 	for (size_t j = 0; j < keys; j++)
 		keyw += (j ? GAP : 0) + w[j];
 	for (int part = 0; next < g->cols; part++) {
 		size_t n = keys, used = keyw;
+		int tail = 0;
 		while (next < g->cols) {
-			size_t end = group_end(g, next), gw = 0;
+			size_t end = group_end(g, next), gw = 0, lw = 0;
 			for (size_t j = next; j < end; j++)
 				gw += (n + j - next ? GAP : 0) + w[j];
 			if (used + gw > width && n > keys)
 				break;
+			/* a group too wide on its own: its last column under the row, the rest whole */
+			lw = end - next > 1 ? GAP + w[end - 1] : 0;
+			if (used + gw > width && lw && used + gw - lw <= width) {
+				for (; next < end; next++)
+					cols[n++] = next;
+				tail = 1;
+				break;
+			}
 			for (; next < end && (n == keys || used + GAP + w[next] <= width); next++) {
 				used += (n ? GAP : 0) + w[next];
 				cols[n++] = next;
@@ -81,7 +102,7 @@ void export_print_grid(FILE *out, const struct export_grid *g, size_t width)
 		}
 		if (part)
 			fputs("\n", out);
-		print_part(out, g, w, cols, n);
+		print_part(out, g, w, cols, n, tail);
 	}
 }
 

@@ -12,12 +12,14 @@
 #include <string.h>
 
 static const char page_css[] =
-    "body { margin: 2rem auto; max-width: 960px; padding: 0 1rem; background: var(--bg);\n"
+    "body { margin: 2rem auto; max-width: 1600px; padding: 0 1rem; background: var(--bg);\n"
     "  color: var(--fg); font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; }\n"
     "h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin-top: 2rem; }\n"
     "p.muted, li.muted { color: var(--muted); }\n"
+    "p, ul, pre { max-width: 960px; }\n"
     "table { border-collapse: collapse; font-size: 0.85rem; }\n"
     "th, td { border-bottom: 1px solid var(--grid); padding: 0.25rem 0.6rem; text-align: left; }\n"
+    "th, td { white-space: nowrap; }\n"
     "td.num { text-align: right; font-variant-numeric: tabular-nums; }\n"
     "td.faster { color: var(--faster); } td.slower { color: var(--slower); }\n"
     "td.equivalent { color: var(--equiv); }\n"

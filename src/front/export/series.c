@@ -2,11 +2,38 @@
 #include "front/export/series.h"
 
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 enum rf_regime series_primary_regime(const struct cmp_report *r)
 {
 	return r->compared[RF_STEADY] ? RF_STEADY : RF_COLD;
+}
+
+const char *series_chart_phase(const struct cmp_report *r, const char *wl)
+{
+	const char *first = NULL;
+
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct cmp_row *row = &r->rows[i];
+		if (!row->workload || strcmp(row->workload, wl) != 0)
+			continue;
+		if (strcmp(row->phase, "total") == 0)
+			return row->phase;
+		first = first ? first : row->phase;
+	}
+	return first;
+}
+
+enum rf_regime series_row_regime(const struct cmp_report *r, const char *wl, const char *phase)
+{
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct cmp_row *row = &r->rows[i];
+		if (row->workload && strcmp(row->workload, wl) == 0 && strcmp(row->phase, phase) == 0 &&
+		    row->regime == RF_STEADY)
+			return RF_STEADY;
+	}
+	return RF_COLD;
 }
 
 /* The times of regime g, phase `phase` of arm and workload over the n rounds that run(d, i, a, w)

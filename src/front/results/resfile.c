@@ -133,6 +133,12 @@ static int load_decision_plan(struct loader *l, const cJSON *cfg)
 		return rl_fail(l, "config.sequential: want integers 1 <= first_look <= "
 		                  "planned_rounds");
 	d->seq = (struct stats_seq_plan){.planned = (size_t)n, .first_look = (size_t)first};
+	if (rl_opt_num(l, seq, "alpha_share", 1, "config", "sequential", &d->seq.share))
+		return -1;
+	if (isnan(d->seq.share))
+		d->seq.share = 0;
+	else if (!(d->seq.share > 0 && d->seq.share <= 1))
+		return rl_fail(l, "config.sequential.alpha_share: want a share in (0, 1]");
 	return 0;
 }
 

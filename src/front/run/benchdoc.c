@@ -3,6 +3,7 @@
  * docs/results-format.md. */
 #include "front/run/benchdoc.h"
 #include "common/fingerprint.h"
+#include "front/run/exeid.h"
 #include "front/stats/stats.h"
 
 #include <math.h>
@@ -67,6 +68,22 @@ static cJSON *proof_json(const struct bench_config *c)
 		return o;
 	cJSON_Delete(o);
 	return cJSON_CreateNull();
+}
+
+/* Commands mode: arm -> the identity of the executable its command runs (exeid.h), for the arms
+ * whose command names one; null for drivers. */
+static cJSON *executables_json(const struct bench_config *c)
+{
+	cJSON *o;
+
+	if (c->mode == BENCH_DRIVERS || !(o = cJSON_CreateObject()))
+		return cJSON_CreateNull();
+	for (size_t i = 0; i < c->narms; i++) {
+		cJSON *x = exeid_json(c->arms[i].command);
+		if (x)
+			cJSON_AddItemToObject(o, c->arms[i].name, x);
+	}
+	return o;
 }
 
 /* label -> {"allocator", "config": ["KEY=VALUE", ...]} for the configured arms. */
@@ -152,6 +169,7 @@ static cJSON *config_json(const struct bench_config *c)
 	cJSON_AddItemToObject(o, "program",
 	                      c->program ? cJSON_CreateString(c->program) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "proof", proof_json(c));
+	cJSON_AddItemToObject(o, "executables", executables_json(c));
 	cJSON_AddBoolToObject(o, "count_calls", c->count_lib != NULL);
 	cJSON_AddItemToObject(o, "process_tracking",
 	                      c->tracking ? cJSON_CreateString(c->tracking) : cJSON_CreateNull());
@@ -231,6 +249,8 @@ void benchdoc_set_plan(cJSON *d, const struct stats_seq_plan *p)
 	                        "O'Brien-Fleming boundary under continuous monitoring, signed-rank");
 	cJSON_AddNumberToObject(s, "planned_rounds", (double)p->planned);
 	cJSON_AddNumberToObject(s, "first_look", (double)p->first_look);
+	if (p->share > 0)
+		cJSON_AddNumberToObject(s, "alpha_share", p->share);
 	cJSON_ReplaceItemInObjectCaseSensitive(cfg, "sequential", s);
 }
 

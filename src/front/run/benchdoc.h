@@ -61,10 +61,14 @@ struct benchdoc_text {
 int benchdoc_text_add(struct benchdoc_text *t, const cJSON *round);
 void benchdoc_text_free(struct benchdoc_text *t);
 
+/* The status values benchdoc_text_write locates: the top-level one, the last session's. */
+#define BENCHDOC_STATUS_OFFS 2
+
 /* Writes doc, whose rounds are those of t in order, atomically to path: the bytes cJSON_Print(doc)
- * would give. Sets *status_off to the offset of the top-level status value in them (-1 if not
- * found). Returns 0, or -1 with err. */
+ * would give. Sets status_off[0] to the offset of the top-level status value in them and
+ * status_off[1] to that of a session's status value "running" (-1 if not found). Returns 0, or
+ * -1 with err. */
 int benchdoc_text_write(cJSON *doc, const struct benchdoc_text *t, const char *path,
-                        long *status_off, char *err, size_t errlen);
+                        long status_off[BENCHDOC_STATUS_OFFS], char *err, size_t errlen);
 
 #endif

@@ -36,7 +36,9 @@ struct engine {
 	struct bench_result *res;
 	int progress_shown;
 	int cpu[2];          /* --duet: the two CPUs */
-	long status_off;     /* where the top-level status value starts in the written files */
+	/* where the status values that say "running" (the top-level one, the last session's) start
+	 * in the written files, -1 for none */
+	long status_off[BENCHDOC_STATUS_OFFS];
 	uint64_t running_on; /* bit i: out_paths[i] holds a version whose status is "running" */
 	unsigned long nrun;  /* runs started, for unique probe file names */
 	struct bench_cells cells;   /* which arm x workload cells still run */
@@ -45,6 +47,15 @@ struct engine {
 	unsigned long nmarks;       /* command runs started, for unique marks file names */
 	char marks_dir[PATH_MAX];   /* commands mode: the runs' phase marks files ("" none) */
 	struct phase_names phases;  /* the phase names every ok command run must mark */
+	/* the rounds (and of them measured) that every output holds on disk, the rounds whose
+	 * progress line was printed (a round is "done" once written), and whether a write of the
+	 * document failed */
+	unsigned kept, kept_measured, shown;
+	int write_failed;
+	/* the rounds rule counted again after this session's first round (engine_need_check): the
+	 * measured rounds in all a verdict needs, and of them those this session runs whatever
+	 * the budget (0: the budget decides) */
+	unsigned need_total, need_session;
 };
 
 static inline int64_t engine_now(const struct engine *e)
@@ -70,10 +81,18 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs, int *fatal,
                     char *err, size_t errlen);
 
-/* benchjudge.c: whether the budget forbids another measured round of this session. */
+/* benchjudge.c: after this session's first round, the rounds rule on the comparisons compare
+ * will make (with the phases a program marked in that round counted) against the rounds the
+ * budget holds at that round's time: extends the budget to them (need_extends) or says on
+ * stderr that this budget cannot decide, and by how much. */
+void engine_need_check(struct engine *e);
+/* Whether the budget forbids another measured round of this session. */
 int engine_budget_spent(const struct engine *e);
 /* Fixes the plan of the sequential decisions at the first look (once) and records it. */
 void engine_fix_plan(struct engine *e);
+/* An extendable plan (share > 0) whose horizon the measured rounds reached: its next stage
+ * (stats_seq_extend), recorded; nothing otherwise. */
+void engine_plan_advance(struct engine *e);
 /* Adaptive allocation after a measured round: asks which cells still run. Returns 1 when none
  * does (every comparison is decided), 0 otherwise, -1 on an error (err set). */
 int engine_allocate(struct engine *e, char *err, size_t errlen);

@@ -6,8 +6,10 @@
 #include "front/run/benchengine.h"
 #include "common/errmsg.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Whether the budget forbids another measured round. The estimate is the mean measured round
  * of this session, each scaled to a whole round by the share of its time the cells that ran take
@@ -18,11 +20,109 @@ int engine_budget_spent(const struct engine *e)
 	unsigned measured = e->measured - e->measured0;
 	double elapsed, round_s;
 
-	if (c->budget_s <= 0 || engine_warming(e) || measured < c->min_rounds || measured == 0)
+	if (c->budget_s <= 0 || engine_warming(e) || measured < c->min_rounds || measured == 0 ||
+	    measured < e->need_session)
 		return 0;
 	elapsed = (double)(engine_now(e) - e->t_start) / 1e9;
 	round_s = (double)e->measured_ns / 1e9 / measured * bench_cells_share(&e->cells);
 	return elapsed + round_s > c->budget_s;
+}
+
+/* compare's family level (docs/methodology.md, "Multiplicity"). */
+#define NEED_ALPHA 0.05
+
+/* Commands mode: the phases compare shows of each workload, from the first ok run of each in
+ * round (its marks): the total, and per marked phase its cold row and, marked more than once,
+ * its steady row. 1 per workload without marks. */
+static void marked_rows(const struct engine *e, const cJSON *round, size_t *shown)
+{
+	const struct bench_config *c = e->c;
+	const cJSON *run;
+
+	for (size_t w = 0; w < c->nwl; w++)
+		shown[w] = 0;
+	cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(round, "runs"))
+	{
+		const char *wl = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "workload"));
+		const cJSON *ph = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(run, "phase_marks"), "phases"), *p;
+
+		for (size_t w = 0; wl && w < c->nwl; w++) {
+			if (shown[w] || strcmp(c->wl[w].name, wl) != 0 || !cJSON_IsArray(ph))
+				continue;
+			shown[w] = 1;
+			cJSON_ArrayForEach(p, ph)
+			shown[w] += 1 + (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p, "wall_ns")) > 1);
+		}
+	}
+	for (size_t w = 0; w < c->nwl; w++)
+		shown[w] = shown[w] ? shown[w] : 1;
+}
+
+void engine_need_check(struct engine *e)
+{
+	const struct bench_config *c = e->c;
+	const cJSON *round = cJSON_GetArrayItem(e->rounds, (int)e->done0);
+	size_t m = c->need_comparisons, *shown;
+	double elapsed = (double)(engine_now(e) - e->t_start) / 1e9, round_s, want;
+	unsigned need = c->need_rounds, holds, fixed;
+
+	if (c->mode == BENCH_COMMANDS && (shown = calloc(c->nwl + 1, sizeof *shown))) {
+		marked_rows(e, round, shown);
+		m = bench_comparisons(c, shown);
+		free(shown);
+	}
+	if (!m || c->gate)
+		return;
+	need = (unsigned)stats_signrank_min_n(NEED_ALPHA, m) > need
+	           ? (unsigned)stats_signrank_min_n(NEED_ALPHA, m)
+	           : need;
+	fixed = need;
+	if (c->alloc && stats_seq_min_planned(NEED_ALPHA / (double)m) > need)
+		need = (unsigned)stats_seq_min_planned(NEED_ALPHA / (double)m);
+	e->need_total = need;
+	if (c->progress == PROGRESS_TTY && e->progress_shown)
+		fputs("\r\033[K", stderr);
+	/* --rounds (compare's fixed-n verdicts): said before the first round unless a resumed
+	 * file's rounds or the phases the program marked change the count */
+	if (c->rounds && e->measured0 + c->rounds < fixed &&
+	    (e->measured0 || fixed > c->need_rounds) && c->progress != PROGRESS_NONE)
+		fprintf(stderr,
+		        "allocab: bench: WARNING: --rounds %u gives %u measured rounds in all%s%.0u%s; a "
+		        "verdict on its %zu comparison%s (the phases the program marked counted) needs "
+		        "at least %u: give --rounds %u or more (docs/methodology.md, \"Multiplicity\")\n",
+		        c->rounds, e->measured0 + c->rounds, e->measured0 ? " (" : "", e->measured0,
+		        e->measured0 ? " in the file)" : "", m, m == 1 ? "" : "s", fixed,
+		        fixed - e->measured0);
+	if (c->budget_s <= 0 || c->rounds || e->measured >= need)
+		return;
+	round_s = elapsed / (double)(e->done - e->done0);
+	holds = e->measured + (c->budget_s > elapsed && round_s > 0
+	                           ? (unsigned)((c->budget_s - elapsed) / round_s)
+	                           : 0);
+	if (holds >= need)
+		return;
+	want = elapsed + (double)(need - e->measured) * round_s;
+	want = want < 60 ? ceil(want) : ceil(want / 10) * 10;
+	if (c->need_extends)
+		e->need_session = need - e->measured0;
+	if (c->progress == PROGRESS_NONE)
+		return;
+	fprintf(stderr,
+	        "allocab: bench: %s: a budget of %.0f s holds about %u measured round%s (%.1f s a "
+	        "round); a verdict on its %zu comparison%s needs at least %u: ",
+	        c->need_extends ? "note" : "WARNING", c->budget_s, holds, holds == 1 ? "" : "s",
+	        round_s, m, m == 1 ? "" : "s", need);
+	if (c->need_extends)
+		fprintf(stderr,
+		        "the budget is extended to them, about %.0f s (give --budget %.0f or more to "
+		        "plan for it; docs/methodology.md, \"Multiplicity\")\n",
+		        want, want);
+	else
+		fprintf(stderr,
+		        "this budget cannot decide: give --budget %.0f or more (docs/methodology.md, "
+		        "\"Multiplicity\")\n",
+		        want);
 }
 
 /* The plan of the sequential decisions (the gate's, adaptive allocation's), fixed at the first
@@ -38,6 +138,8 @@ void engine_fix_plan(struct engine *e)
 	if (e->plan.planned)
 		return;
 	e->plan.first_look = c->min_rounds;
+	/* adaptive allocation's plan can be extended by --resume; a gate's ends the bench */
+	e->plan.share = c->gate ? 0 : SEQ_FIRST_SHARE;
 	if (c->rounds) {
 		e->plan.planned = e->measured0 + c->rounds;
 	} else {
@@ -45,7 +147,22 @@ void engine_fix_plan(struct engine *e)
 		round_s = (double)e->measured_ns / 1e9 / (measured ? measured : 1);
 		e->plan.planned =
 		    e->measured + (left > 0 && round_s > 0 ? (size_t)(left / round_s) : 0);
+		if (e->need_session && e->plan.planned < e->need_total)
+			e->plan.planned = e->need_total;
 	}
+	benchdoc_set_plan(e->doc, &e->plan);
+	e->res->planned = e->plan.planned;
+}
+
+void engine_plan_advance(struct engine *e)
+{
+	int moved = 0;
+
+	while (e->plan.planned && e->measured >= e->plan.planned && e->plan.share > 0 &&
+	       stats_seq_extend(&e->plan) == 0)
+		moved = 1;
+	if (!moved)
+		return;
 	benchdoc_set_plan(e->doc, &e->plan);
 	e->res->planned = e->plan.planned;
 }

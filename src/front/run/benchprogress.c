@@ -88,14 +88,14 @@ void bench_progress_text(const struct bench_progress *e, size_t run, size_t nrun
 	double elapsed = e->elapsed_s;
 	double round_s = e->measured ? (double)e->measured_ns / 1e9 / e->measured
 	                             : (e->done ? elapsed / e->done : NAN);
-	unsigned shown = run ? e->done + 1 : e->done;
+	unsigned shown = e->done0 + (run ? e->done + 1 : e->done);
 	int warm = run ? e->done < c->warmup : e->done <= c->warmup;
 	char el[32], left[32];
 	size_t k;
 
 	fmt_clock(elapsed, el, sizeof el);
 	if (c->rounds)
-		k = (size_t)snprintf(line, len, "round %u/%u", shown, c->warmup + c->rounds);
+		k = (size_t)snprintf(line, len, "round %u/%u", shown, e->done0 + c->warmup + c->rounds);
 	else
 		k = (size_t)snprintf(line, len, "round %u", shown);
 	if (run)

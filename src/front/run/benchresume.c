@@ -7,6 +7,7 @@
 #include "common/fingerprint.h"
 #include "common/jsonload.h"
 #include "common/status.h"
+#include "front/run/exeid.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,85 @@ static int differs(const char *path, const char *field, const cJSON *was, const 
 	                     short_json(now, b, sizeof b));
 }
 
+/* The value --param KEY=V last gave KEY ("KEY=" is the entry's start up to its '='), or NULL. */
+static const char *param_last(const cJSON *list, const char *entry)
+{
+	size_t k = strcspn(entry, "=");
+	const char *v = NULL;
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, list)
+	{
+		const char *s = cJSON_GetStringValue(p);
+		if (s && strncmp(s, entry, k) == 0 && (s[k] == '=' || s[k] == '\0'))
+			v = s;
+	}
+	return v;
+}
+
+/* Two lists of --param KEY=VALUE: the same when every key ends with the same value, in any
+ * order (a later --param of a key overrides an earlier one). */
+static int same_params(const cJSON *a, const cJSON *b)
+{
+	const cJSON *p;
+
+	if (!cJSON_IsArray(a) || !cJSON_IsArray(b))
+		return cJSON_Compare(a, b, 1);
+	for (int pass = 0; pass < 2; pass++, p = a, a = b, b = p)
+		cJSON_ArrayForEach(p, a)
+		{
+			const char *s = cJSON_GetStringValue(p), *x, *y;
+			if (!s)
+				return 0;
+			x = param_last(a, s);
+			y = param_last(b, s);
+			if (!y || strcmp(x, y) != 0)
+				return 0;
+		}
+	return 1;
+}
+
+static int same_member(const char *key, const cJSON *f, const cJSON *m)
+{
+	return strcmp(key, "params") == 0 ? same_params(f, m) : cJSON_Compare(f, m, 1);
+}
+
+/* Every arm's executable (config.executables) as the file recorded it: one line naming the first
+ * that changed (a rebuilt program measures something else). */
+static int same_executables(const char *path, const cJSON *file, const cJSON *fresh, char *err,
+                            size_t errlen)
+{
+	const cJSON *was = cJSON_GetObjectItemCaseSensitive(file, "executables"), *now, *m;
+	char why[512];
+
+	now = cJSON_GetObjectItemCaseSensitive(fresh, "executables");
+	cJSON_ArrayForEach(m, now)
+	{
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(was, m->string);
+
+		if (!f)
+			return errmsg_status(ST_USAGE, err, errlen,
+			                     "%s: arm %s: the file recorded no executable, this bench "
+			                     "runs %s",
+			                     path, m->string,
+			                     cJSON_GetStringValue(cJSON_GetObjectItem(m, "path")));
+		if (!exeid_same(f, m, why, sizeof why))
+			return errmsg_status(ST_USAGE, err, errlen,
+			                     "%s: arm %s: the executable changed since the file was "
+			                     "written: %s: its rounds would measure another program",
+			                     path, m->string, why);
+	}
+	cJSON_ArrayForEach(m, was)
+	{
+		if (!cJSON_GetObjectItemCaseSensitive(now, m->string))
+			return errmsg_status(ST_USAGE, err, errlen,
+			                     "%s: arm %s: its executable %s cannot be found now", path,
+			                     m->string,
+			                     cJSON_GetStringValue(cJSON_GetObjectItem(m, "path")));
+	}
+	return ST_OK;
+}
+
 /* The first member of config (or of the file's) that differs but for per_session. */
 static int same_config(const char *path, const cJSON *file, const cJSON *fresh, char *err,
                        size_t errlen)
@@ -61,7 +141,9 @@ static int same_config(const char *path, const cJSON *file, const cJSON *fresh, 
 	{
 		const cJSON *f = cJSON_GetObjectItemCaseSensitive(file, m->string);
 
-		if (is_per_session(m->string) || (f && cJSON_Compare(f, m, 1)))
+		if (strcmp(m->string, "executables") == 0)
+			continue;
+		if (is_per_session(m->string) || (f && same_member(m->string, f, m)))
 			continue;
 		snprintf(field, sizeof field, "config.%s", m->string);
 		return differs(path, field, f, m, err, errlen);
@@ -73,12 +155,40 @@ static int same_config(const char *path, const cJSON *file, const cJSON *fresh, 
 		snprintf(field, sizeof field, "config.%s", m->string);
 		return differs(path, field, m, NULL, err, errlen);
 	}
-	return ST_OK;
+	return same_executables(path, file, fresh, err, errlen);
 }
 
 static const cJSON *get(const cJSON *o, const char *key)
 {
 	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* An aborted file is continued when its write failed (status_reason "write", or none: a file
+ * whose document could not be written was patched in place, "running" to "aborted", and the
+ * patch adds nothing), not when the bench itself failed ("error") or its proofs cannot succeed
+ * ("proof"); a running one only when no live bench holds the lock it was written under. */
+static int resumable_status(const char *path, const cJSON *doc, const char *status, char *err,
+                            size_t errlen)
+{
+	const char *why = cJSON_GetStringValue(get(doc, "status_reason"));
+	const char *lock = cJSON_GetStringValue(get(get(doc, "task"), "lock"));
+	char who[512];
+
+	if (strcmp(status, "aborted") == 0 && why && strcmp(why, "write") != 0)
+		return errmsg_status(
+		    ST_USAGE, err, errlen,
+		    "%s: status aborted (%s): %s; only a bench stopped by a write that failed "
+		    "(a full disk) or interrupted is resumed (docs/methodology.md, \"Resuming a "
+		    "bench\")",
+		    path, why,
+		    strcmp(why, "proof") == 0 ? "its first round showed proofs no later round can change"
+		                              : "the bench itself failed");
+	if (strcmp(status, "running") == 0 && lock && bench_task_lock_held(lock, who, sizeof who))
+		return errmsg_status(ST_USAGE, err, errlen,
+		                     "%s: status running, and its bench still runs (%.300s; lock %s): "
+		                     "resume it after that bench ends",
+		                     path, who, lock);
+	return ST_OK;
 }
 
 /* What no continuation can change: the version, the machine, a gate, a decision, a spent plan. */
@@ -90,6 +200,7 @@ static int resumable(const char *path, const cJSON *doc, const struct rf_doc *d,
 	cJSON *machine = fingerprint_json();
 	char here[17] = "", there[17] = "";
 	const cJSON *planned = get(seq, "planned_rounds");
+	int rc;
 
 	if (machine)
 		fingerprint_id(machine, here);
@@ -106,6 +217,15 @@ static int resumable(const char *path, const cJSON *doc, const struct rf_doc *d,
 		                     "%s: measured on another machine (fingerprint %s, here %s): "
 		                     "rounds of two machines are not one bench",
 		                     path, there[0] ? there : "none", here);
+	if (cJSON_IsObject(get(doc, "machine")) &&
+	    (!cJSON_GetStringValue(get(get(doc, "machine"), "id")) ||
+	     strcmp(cJSON_GetStringValue(get(get(doc, "machine"), "id")), there) != 0))
+		return errmsg_status(ST_USAGE, err, errlen,
+		                     "%s: its machine.id does not match its machine's fields (they "
+		                     "give %s): the file was edited",
+		                     path, there);
+	if ((rc = resumable_status(path, doc, d->status, err, errlen)) != ST_OK)
+		return rc;
 	if (strcmp(d->status, "decided") == 0)
 		return errmsg_status(
 		    ST_USAGE, err, errlen,
@@ -119,7 +239,8 @@ static int resumable(const char *path, const cJSON *doc, const struct rf_doc *d,
 		    "was fixed at its first look (docs/methodology.md, \"Resuming a "
 		    "bench\")",
 		    path);
-	if (cJSON_IsNumber(planned) && planned->valuedouble <= (double)d->nrounds)
+	if (cJSON_IsNumber(planned) && planned->valuedouble <= (double)d->nrounds &&
+	    !(d->seq.share > 0))
 		return errmsg_status(
 		    ST_USAGE, err, errlen,
 		    "%s: its sequential plan of %.0f rounds is spent: rounds past it "
@@ -128,6 +249,27 @@ static int resumable(const char *path, const cJSON *doc, const struct rf_doc *d,
 		    "(docs/methodology.md, \"Resuming a bench\")",
 		    path, planned->valuedouble);
 	return ST_OK;
+}
+
+/* --rounds N on resume is N more measured rounds, always: refused when the file's sequential
+ * plan cannot be extended (it spends all of alpha: no alpha_share) and does not cover that many
+ * (its decisions would not cover the rounds past it). */
+static int rounds_fit(const char *path, const cJSON *doc, const struct rf_doc *d,
+                      const struct bench_config *c, char *err, size_t errlen)
+{
+	const cJSON *planned = get(get(get(doc, "config"), "sequential"), "planned_rounds");
+	double left;
+
+	if (!cJSON_IsNumber(planned) || !c->rounds || d->seq.share > 0)
+		return ST_OK;
+	left = planned->valuedouble - (double)d->nrounds;
+	if ((double)c->rounds <= left)
+		return ST_OK;
+	return errmsg_status(ST_USAGE, err, errlen,
+	                     "%s: --rounds %u: its sequential plan of %.0f measured rounds covers %.0f "
+	                     "more (it holds %zu): give --rounds %.0f or less (docs/methodology.md, "
+	                     "\"Resuming a bench\")",
+	                     path, c->rounds, planned->valuedouble, left, d->nrounds, left);
 }
 
 /* A session entry (docs/results-format.md, "sessions"). */
@@ -212,7 +354,8 @@ int bench_resume_load(const struct bench_config *c, const char *path, cJSON **do
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
 	if (!(rf = rf_from_json(d, path, err, errlen)))
 		goto out;
-	if ((rc = resumable(path, d, rf, err, errlen)) != ST_OK)
+	if ((rc = resumable(path, d, rf, err, errlen)) != ST_OK ||
+	    (rc = rounds_fit(path, d, rf, c, err, errlen)) != ST_OK)
 		goto out;
 	rc = ST_FAIL;
 	if (!(fresh = benchdoc_new(c))) {
@@ -242,6 +385,9 @@ static void resume_plan(struct engine *e)
 		return;
 	e->plan.planned = (size_t)planned->valuedouble;
 	e->plan.first_look = (size_t)first->valuedouble;
+	e->plan.share = cJSON_IsNumber(get(seq, "alpha_share"))
+	                    ? get(seq, "alpha_share")->valuedouble
+	                    : 0;
 	e->res->planned = e->plan.planned;
 }
 

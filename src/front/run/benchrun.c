@@ -49,8 +49,8 @@ static int doc_write(struct engine *e, const char *status, char *err, size_t err
 {
 	cJSON *sessions = cJSON_GetObjectItemCaseSensitive(e->doc, "sessions");
 	char now[32];
-	long at;
-	int rc = 0;
+	long at[BENCHDOC_STATUS_OFFS];
+	int rc = 0, written = 0;
 
 	benchdoc_utc_now(now);
 	benchdoc_set_string(e->doc, "updated_utc", now);
@@ -59,21 +59,29 @@ static int doc_write(struct engine *e, const char *status, char *err, size_t err
 		benchdoc_set_string(cJSON_GetArrayItem(sessions, cJSON_GetArraySize(sessions) - 1),
 		                    "status", status);
 	for (size_t i = 0; rc == 0 && i < e->c->nout; i++) {
-		rc = benchdoc_text_write(e->doc, &e->text, e->c->out_paths[i], &at, err, errlen);
+		rc = benchdoc_text_write(e->doc, &e->text, e->c->out_paths[i], at, err, errlen);
+		written += rc == 0;
 		if (rc == 0 && i < 64) {
 			e->running_on &= ~((uint64_t)1 << i);
-			if (at >= 0 && strcmp(status, "running") == 0) {
+			if (at[0] >= 0 && strcmp(status, "running") == 0) {
 				e->running_on |= (uint64_t)1 << i;
-				e->status_off = at;
+				memcpy(e->status_off, at, sizeof at);
 			}
 		}
+	}
+	if (rc != 0)
+		e->write_failed = 1;
+	if (written && written == (int)e->c->nout) {
+		e->kept = e->done;
+		e->kept_measured = e->measured;
 	}
 	return rc;
 }
 
 /* When even the aborted document cannot be written (the disk is full), turns the "running" of
- * the versions on disk into "aborted" in place: same length, no new block needed. When that too
- * fails (a read-only file system), says in err which file still says "running". */
+ * the versions on disk into "aborted" in place, the top-level status and the last session's:
+ * same length, no new block needed. When that too fails (a read-only file system), says in err
+ * which file still says "running". */
 static void mark_aborted(struct engine *e, char *err, size_t errlen)
 {
 	char ignored[256];
@@ -81,11 +89,12 @@ static void mark_aborted(struct engine *e, char *err, size_t errlen)
 	size_t k;
 
 	for (size_t i = 0; i < e->c->nout && i < 64; i++)
-		if ((e->running_on & ((uint64_t)1 << i)) &&
-		    atomic_patch(e->c->out_paths[i], e->status_off, "running", "aborted", 7,
-		                 ignored, sizeof ignored) != 0 &&
-		    !left)
-			left = e->c->out_paths[i];
+		for (size_t j = 0; j < BENCHDOC_STATUS_OFFS; j++)
+			if ((e->running_on & ((uint64_t)1 << i)) && e->status_off[j] >= 0 &&
+			    atomic_patch(e->c->out_paths[i], e->status_off[j], "running", "aborted",
+			                 7, ignored, sizeof ignored) != 0 &&
+			    !left)
+				left = e->c->out_paths[i];
 	e->running_on = 0;
 	k = strlen(err);
 	if (left && k + 1 < errlen)
@@ -100,6 +109,7 @@ static void progress_text(struct engine *e, size_t run, size_t nruns, char *line
 	    .c = e->c,
 	    .rounds = e->rounds,
 	    .done = e->done - e->done0,
+	    .done0 = e->done0,
 	    .measured = e->measured - e->measured0,
 	    .measured_ns = (int64_t)((double)e->measured_ns * bench_cells_share(&e->cells)),
 	    .elapsed_s = (double)(engine_now(e) - e->t_start) / 1e9,
@@ -211,9 +221,25 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 	}
 	e->done++;
 	e->res->runs += (size_t)cJSON_GetArraySize(runs);
-	if (c->progress == PROGRESS_LINES)
-		progress_round_line(e);
 	return 1;
+}
+
+/* After the document holding the round just finished was written: its progress line ("done" only
+ * once the round is on disk). */
+static void round_written(struct engine *e)
+{
+	if (e->c->progress == PROGRESS_LINES && e->kept == e->done && e->shown < e->done) {
+		progress_round_line(e);
+		e->shown = e->done;
+	}
+}
+
+/* What the file keeps, in the result. */
+static void abort_kept(struct engine *e)
+{
+	e->res->status = "aborted";
+	e->res->rounds_done = e->kept;
+	e->res->measured = e->kept_measured;
 }
 
 /* What finish and abort_bench free. */
@@ -239,9 +265,15 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 	e->res->rounds_done = e->done;
 	e->res->measured = e->measured;
 	e->res->elapsed_s = (double)(engine_now(e) - e->t_start) / 1e9;
+	if (strcmp(status, "aborted") == 0)
+		benchdoc_set_string(e->doc, "status_reason", "proof");
 	rc = doc_write(e, status, err, errlen) == 0 ? ST_OK : ST_FAIL;
-	if (rc != ST_OK)
+	if (rc != ST_OK) {
+		abort_kept(e);
 		mark_aborted(e, err, errlen);
+	} else {
+		round_written(e);
+	}
 	if (rc == 0 && doc) {
 		*doc = e->doc;
 		e->doc = NULL;
@@ -251,16 +283,24 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 }
 
 /* A fatal error after rounds were written: mark the file "aborted" (best effort; the reason
- * already in err is what the user needs, with a note when a file is left "running") and return
- * the exit status. */
+ * already in err is what the user needs, with a note when a file is left "running"), say in the
+ * result what the file keeps, and return the exit status. The status_reason says whether a
+ * continuation may resume it (a write that failed: docs/methodology.md, "Resuming a bench"). */
 static int abort_bench(struct engine *e, int status, char *err, size_t errlen)
 {
+	int write_failed = e->write_failed;
+
 	char ignored[256];
 
 	if (e->progress_shown)
 		fprintf(stderr, "\r\033[K");
-	if (e->done > e->done0 && doc_write(e, "aborted", ignored, sizeof ignored) != 0)
-		mark_aborted(e, err, errlen);
+	if (e->done > e->done0) {
+		benchdoc_set_string(e->doc, "status_reason", write_failed ? "write" : "error");
+		if (doc_write(e, "aborted", ignored, sizeof ignored) != 0)
+			mark_aborted(e, err, errlen);
+	}
+	abort_kept(e);
+	e->res->resumable = write_failed && e->kept_measured > e->measured0;
 	engine_free(e);
 	return status;
 }
@@ -317,14 +357,20 @@ static int session_done(const struct engine *e)
 }
 
 /* Why the bench stops before another round, or NULL when it runs one. */
-static const char *stop_before(const struct engine *e)
+static const char *stop_before(struct engine *e)
 {
 	if (e->stop && *e->stop)
 		return "interrupted";
 	if (session_done(e))
 		return "complete";
-	if ((e->plan.planned && e->measured >= e->plan.planned) || engine_budget_spent(e))
+	if (engine_budget_spent(e))
 		return "budget";
+	if (engine_warming(e))
+		return NULL;
+	if (e->done0)
+		engine_plan_advance(e); /* a continuation past an extendable plan: its next stage */
+	if (e->plan.planned && e->measured >= e->plan.planned)
+		return e->c->budget_s > 0 ? "budget" : "complete";
 	return NULL;
 }
 
@@ -338,6 +384,8 @@ static const char *stop_after(struct engine *e, int *fatal, char *err, size_t er
 	if (e->done == e->done0 + 1 && !session_done(e) &&
 	    bench_report_hopeless(c, cJSON_GetArrayItem(e->rounds, (int)e->done0), NULL) > 0)
 		return "aborted";
+	if (e->done == e->done0 + 1)
+		engine_need_check(e);
 	*fatal = ST_USAGE;
 	if ((rc = engine_allocate(e, err, errlen)) < 0)
 		return "";
@@ -353,7 +401,10 @@ static const char *stop_after(struct engine *e, int *fatal, char *err, size_t er
 			return "decided";
 	}
 	*fatal = ST_FAIL;
-	return doc_write(e, "running", err, errlen) != 0 ? "" : NULL;
+	if (doc_write(e, "running", err, errlen) != 0)
+		return "";
+	round_written(e);
+	return NULL;
 }
 
 static int run_engine(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,

@@ -14,6 +14,8 @@
 #define ROUNDS_AT "\n\t\"rounds\":\t["
 /* The top-level status, likewise: one tab deep, before the value's quote. */
 #define STATUS_AT "\n\t\"status\":\t\""
+/* A session's status that says running: three tabs deep (the document, "sessions", the entry). */
+#define SESSION_RUNNING_AT "\n\t\t\t\"status\":\t\"running\""
 
 /* cJSON_Print of a round on its own, two levels deeper (the document's object and its rounds
  * array): two tabs after every line break (strings hold none: JSON escapes them), as the round
@@ -92,14 +94,15 @@ static char *print_head(cJSON *doc)
 }
 
 int benchdoc_text_write(cJSON *doc, const struct benchdoc_text *t, const char *path,
-                        long *status_off, char *err, size_t errlen)
+                        long status_off[BENCHDOC_STATUS_OFFS], char *err, size_t errlen)
 {
 	char *head = print_head(doc), *at, *st;
 	struct iovec *iov = NULL;
-	size_t niov = 0;
+	size_t niov = 0, body = 0;
 	int rc;
 
-	*status_off = -1;
+	for (size_t k = 0; k < BENCHDOC_STATUS_OFFS; k++)
+		status_off[k] = -1;
 	if (!head || !(at = strstr(head, ROUNDS_AT)) ||
 	    !(iov = malloc((2 * t->n + 2) * sizeof *iov))) {
 		free(head);
@@ -113,8 +116,13 @@ int benchdoc_text_write(cJSON *doc, const struct benchdoc_text *t, const char *p
 		iov[niov++] = (struct iovec){.iov_base = t->round[i], .iov_len = t->len[i]};
 	}
 	iov[niov++] = (struct iovec){.iov_base = at, .iov_len = strlen(at)};
+	for (size_t i = 0; i < t->n; i++)
+		body += t->len[i] + (i ? 2 : 0);
 	if ((st = strstr(head, STATUS_AT)) && st < at)
-		*status_off = (long)(st - head) + (long)strlen(STATUS_AT);
+		status_off[0] = (long)(st - head) + (long)strlen(STATUS_AT);
+	for (char *p = head; (p = strstr(p, SESSION_RUNNING_AT)); p++)
+		status_off[1] = (long)(p - head) + (long)strlen(SESSION_RUNNING_AT) -
+		                (long)strlen("running\"") + (p >= at ? (long)body : 0);
 	rc = atomic_writev(path, iov, niov, err, errlen);
 	free(iov);
 	free(head);

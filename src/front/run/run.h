@@ -144,6 +144,14 @@ struct bench_config {
 	double budget_s; /* 0 = none; counts from the start, warm-up included */
 	unsigned warmup;
 	unsigned min_rounds; /* measured rounds run whatever the budget; first gate check */
+	/* The rounds rule (docs/methodology.md, "Multiplicity"), as bench_rounds_rule applied it
+	 * before the first round: the comparisons compare makes by default (bench_comparisons) and
+	 * the fewest measured rounds whose intervals can reach their level (0: none counted), and
+	 * whether a --budget too small for them is extended (--budget alone) or only told so. After
+	 * the first round the engine counts again with the phases a program marked. */
+	size_t need_comparisons;
+	unsigned need_rounds;
+	int need_extends;
 	double equivalence;  /* --equivalence M (percent, recorded for compare and gate); NAN */
 	const char *primary; /* --primary ROWS (config.primary: compare's primary rows), or NULL */
 	double timeout_s, grace_s;
@@ -211,6 +219,9 @@ uint64_t bench_task_shuffle_seed(const struct bench_task *t);
  * writes who holds it into it. Returns 0 with t->lock and t->lock_fd set, or ST_FAIL with a
  * one-line reason in err: another bench holds it (err names it), or the file cannot be opened. */
 int bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t errlen);
+/* Whether a live bench holds the lock file at path (a file that locks nothing, or none, is not
+ * held); when held, who holds it in who. */
+int bench_task_lock_held(const char *path, char *who, size_t len);
 /* Removes the lock file and releases the lock (nothing when none is held). A bench killed
  * before it leaves a file that locks nothing; the next bench takes it. */
 void bench_task_unlock(struct bench_task *t);
@@ -230,6 +241,10 @@ struct bench_result {
 	/* --resume: the rounds and measured rounds the file held (rounds_done and measured count
 	 * them too; this session's first round is round rounds0); 0 for a new bench */
 	unsigned rounds0, measured0;
+	/* aborted because the document could not be written (a full disk): rounds_done and measured
+	 * are then what the file keeps, and --resume continues it (docs/methodology.md, "Resuming a
+	 * bench"); 0 otherwise */
+	int resumable;
 };
 
 /* Runs the bench described by c, writing the document to every c->out_paths entry after every

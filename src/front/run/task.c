@@ -166,6 +166,21 @@ static int take(struct bench_task *t, int *fd, char *who, size_t len)
 	return -1;
 }
 
+int bench_task_lock_held(const char *path, char *who, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), held;
+	struct stat st;
+
+	if (fd < 0)
+		return 0;
+	held = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_SH | LOCK_NB) != 0 &&
+	       errno == EWOULDBLOCK;
+	if (held)
+		holder(fd, who, len);
+	close(fd);
+	return held;
+}
+
 int bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t errlen)
 {
 	char who[512], stamp[32];

@@ -5,6 +5,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 
 /* Upper normal tail 1 - Phi(x), accurate far out. */
 static double upper_tail(double x)
@@ -56,7 +57,17 @@ double stats_seq_alpha(const struct stats_seq_plan *p, size_t n, double alpha)
 {
 	if (!p || p->planned == 0 || n == 0 || n < p->first_look || n > p->planned)
 		return 0;
-	return stats_seq_alpha_at((double)n / (double)p->planned, alpha);
+	return stats_seq_alpha_at((double)n / (double)p->planned,
+	                          p->share > 0 && p->share < 1 ? alpha * p->share : alpha);
+}
+
+int stats_seq_extend(struct stats_seq_plan *p)
+{
+	if (!p || !(p->share > 0 && p->share < 1) || p->planned == 0 || p->planned > SIZE_MAX / 2)
+		return -1;
+	p->planned *= 2;
+	p->share *= 1 - SEQ_FIRST_SHARE;
+	return 0;
 }
 
 /* The signed-rank interval at the nominal two-sided level alpha_n: *asked = 1 - alpha_n, or 1

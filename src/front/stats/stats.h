@@ -190,7 +190,19 @@ size_t stats_ranksum_min_n(double alpha, size_t m);
 struct stats_seq_plan {
 	size_t planned;    /* N: the most observations the procedure may take (information 1) */
 	size_t first_look; /* no decision before this many */
+	/* the share of alpha this plan spends (0: all of it). An extendable plan spends
+	 * SEQ_FIRST_SHARE over its first N; a continuation past N spends the rest in stages, stage
+	 * j the share SEQ_FIRST_SHARE (1 - SEQ_FIRST_SHARE)^j over a horizon doubled at each stage
+	 * (stats_seq_extend): the shares sum to 1, so by the union bound over stages every decision
+	 * of every stage is wrong with probability at most alpha (docs/methodology.md, "Sequential
+	 * decisions"). */
+	double share;
 };
+/* The share of alpha the first stage of an extendable plan spends. */
+#define SEQ_FIRST_SHARE 0.8
+/* The next stage of an extendable plan p (share > 0): twice the horizon, the share times
+ * 1 - SEQ_FIRST_SHARE. Returns 0, or -1 when p is not extendable (share 0 spends all of alpha). */
+int stats_seq_extend(struct stats_seq_plan *p);
 /* c with P(sup_{0<=t<=1} |B_t| >= c) = alpha for standard Brownian motion B (2.2414 at 0.05).
  * NAN unless alpha is in (0, 1). */
 double stats_seq_boundary(double alpha);
