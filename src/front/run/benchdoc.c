@@ -76,7 +76,7 @@ static cJSON *executables_json(const struct bench_config *c)
 {
 	cJSON *o;
 
-	if (c->mode == BENCH_DRIVERS || !(o = cJSON_CreateObject()))
+	if (bench_all_arms(c, ARM_KIND_DRIVER_RECORD) || !(o = cJSON_CreateObject()))
 		return cJSON_CreateNull();
 	for (size_t i = 0; i < c->narms; i++) {
 		cJSON *x = exeid_json(c->arms[i].command);

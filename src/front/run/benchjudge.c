@@ -67,7 +67,7 @@ void engine_need_check(struct engine *e)
 	double elapsed = (double)(engine_now(e) - e->t_start) / 1e9, round_s, want;
 	unsigned need = c->need_rounds, holds, fixed;
 
-	if (c->mode == BENCH_COMMANDS && (shown = calloc(c->nwl + 1, sizeof *shown))) {
+	if (bench_any_arm(c, ARM_KIND_MARKS_PHASES) && (shown = calloc(c->nwl + 1, sizeof *shown))) {
 		marked_rows(e, round, shown);
 		m = bench_comparisons(c, shown);
 		free(shown);
