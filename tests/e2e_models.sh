@@ -23,7 +23,7 @@ if /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
 		fi
 	done
 else
-	ok "training examples # SKIP PyTorch is not installed (apt-get install python3-torch, or make bench-models)"
+	skip "training examples" "PyTorch is not installed (apt-get install python3-torch, or make bench-models)"
 fi
 
 cargo=$(command -v /usr/bin/cargo || command -v cargo || true)
@@ -59,6 +59,6 @@ if [ -n "$cargo" ]; then
 		notok "rust: refusal" "$(head -c 400 "$TMP/err")"
 	fi
 else
-	ok "rust example # SKIP cargo is not installed (apt-get install cargo, or make bench-models)"
+	skip "rust example" "cargo is not installed (apt-get install cargo, or make bench-models)"
 fi
 exit $t_fail
