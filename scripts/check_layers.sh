@@ -77,7 +77,7 @@ layout=(
 	"examples/||training jobs for \`make bench-models\` (docs/models.md): \`models/\` (Python, Debian's PyTorch), \`rust-train/\` (cargo, no crates)|\`phase/\`"
 	"tests/||unit tests (\`test_*.c\`, also run under ASan+UBSan) and end-to-end tests (\`e2e_*.sh\`), run by \`tests/run.sh\` (docs/HACKING.md, \"Tests\")|anything"
 	"scripts/||\`deps.sh\`, \`bench.sh\`, \`bench_models.sh\` (with \`models_table.py\`), \`benchmark_mimalloc.sh\`, \`validate.sh\` (and its parts \`validate_seq.sh\`, \`validate_fleet.sh\`, \`validate_variance.sh\`), \`check_layers.sh\` (this table, \`--layout\`) and \`layout_doc.sh\`, the convention checks (docs/HACKING.md), \`manopts.sh\` (the man page's option entries, \`make man\`), \`completion/allocab.bash\` (bash completion, which asks \`allocab help --complete\`)|"
-	"docs/||methodology, results format, allocators, workloads, calibration, validation, CI (\`ci.md\` and the workflow \`ci/allocab.yml\` it quotes), fleets (\`fleet.md\` and the launchers \`fleet/\` it quotes), claims, traces, training models (\`models.md\`), conventions (\`HACKING.md\`), the man page \`allocab.1\`|"
+	"docs/||methodology (the guide), statistics (the reference), validation (what was measured), usage (every command by example), results format, allocators, workloads, calibration, CI (\`ci.md\` and the workflow \`ci/allocab.yml\` it quotes), fleets (\`fleet.md\` and the launchers \`fleet/\` it quotes), claims, traces, training models (\`models.md\`), conventions (\`HACKING.md\`), the man page \`allocab.1\`|"
 	"results/||bench output (git-ignored)|"
 )
 
