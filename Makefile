@@ -28,7 +28,7 @@ LIBS_jemalloc := -ljemalloc
 LIBS_tcmalloc := -ltcmalloc_minimal
 LIBS_system_slow :=
 
-# The folders say which program a file belongs to (README.md, "Layout"): src/common/ goes into both
+# The folders say which program a file belongs to (docs/architecture.md, "Layout"): src/common/ goes into both
 # programs; src/driver/, workloads/lib/ and workloads/ into every driver; src/front/ into allocab.
 # Each program's main is the file named after it.
 COMMON_SRC := $(wildcard src/common/*.c)
@@ -201,7 +201,8 @@ bench-compare: $(BUILD)/allocab
 
 # make validate: the harness measured against itself on this machine (~20 min, ~17 more for the
 # sequential gate, ~10 for where the variance is and ~22 for the primary family;
-# VALIDATE_ONLY=machine|seq|fleet|variance|sessions|family runs one part), results/validation.md.
+# VALIDATE_ONLY=machine|seq|fleet|variance|sessions|family runs one part), into docs/validation.md
+# (VALIDATE_OUT=FILE: the report alone, into FILE).
 validate: deps
 	@$(MAKE) --no-print-directory build-all $(TOOLS)
 	@BUILD=$(BUILD) scripts/validate.sh
@@ -244,9 +245,13 @@ test-render:
 	@$(MAKE) --no-print-directory build-all
 	@BUILD=$(BUILD) bash tests/e2e_render.sh
 
+# make test: builds, then tests/run.sh: the unit binaries, their ASan+UBSan twins and the fuzz
+# corpus replays one after another, the e2e scripts TEST_JOBS (2) at a time; every program's
+# seconds, the slowest, how long it took, and the last line "N passed, N failed, N skipped".
+TEST_JOBS ?= 2
 test: deps
-	@$(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS)
-	@tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS)
+	@TEST_START=$$(date +%s) && $(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS) && \
+		TEST_START=$$TEST_START TEST_JOBS=$(TEST_JOBS) tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS)
 
 # make man: the man page's option entries regenerated from the option tables (src/common/opt.h)
 # between its BEGIN/END OPTIONS markers, keeping the text written below each entry
@@ -254,6 +259,12 @@ test: deps
 man: build-all
 	@scripts/manopts.sh $(BUILD) docs/allocab.1 >docs/allocab.1.tmp && mv docs/allocab.1.tmp docs/allocab.1 || \
 		{ rm -f docs/allocab.1.tmp; exit 1; }
+
+# make layout: the layout table of docs/architecture.md regenerated from scripts/check_layers.sh
+# (scripts/layout_doc.sh); `make test` fails while the committed table differs.
+.PHONY: layout
+layout:
+	@scripts/layout_doc.sh
 
 # What README.md and the man page point to: the drop-in script, the docs (the CI workflow among
 # them) and bash completion.

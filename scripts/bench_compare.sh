@@ -4,7 +4,7 @@
 # pipeline workload with two phases: tests/lib.sh's mkbench), RUNS times (default 3), and prints
 # each run's wall time, CPU time and peak RSS. REPS 1 (default): one rep per run, compared with
 # --regime cold; REPS 4 or more: records with a cold rep and steady ones, compared in both
-# regimes. Not a test (`make bench-compare`); the figures are in docs/methodology.md, "Cost on
+# regimes. Not a test (`make bench-compare`); the figures are in docs/statistics.md, "Cost on
 # long benches". Needs about 1.3 KB of free space in TMPDIR per round (2.1 KB with 4 reps).
 set -eu
 BUILD=${1:-build}

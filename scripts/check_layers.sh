@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check_layers.sh - the structure of the tree (README.md, "Layout"; docs/architecture.md).
+# check_layers.sh - the structure of the tree (docs/architecture.md, "Layout").
 #
 # Includes: every #include "..." of the C code under ROOT (default: the repository) must name its
 # layer and point down or sideways, never up or across programs. The front end's modules
@@ -13,7 +13,14 @@
 #
 # Prints each offending FILE:LINE (or FILE: for calls) and exits 1; exits 0 when all hold.
 # Usage: scripts/check_layers.sh [ROOT [BUILD]]
+#        scripts/check_layers.sh --layout   (the layout table of docs/architecture.md, "Layout", from
+#        LAYOUT, MODULES and RULES below; scripts/layout_doc.sh puts it into the file)
 set -u
+print_layout=0
+if [ "${1:-}" = --layout ]; then
+	print_layout=1
+	shift
+fi
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${2:-}
 cd "$root" || exit 2
@@ -45,6 +52,71 @@ rules=(
 	"src/front/allocab.c|common/ front/cmd/commands.h"
 )
 
+# The tree's folders as docs/architecture.md's table shows them: path|program|what|may include.
+# The last field is given only for folders under no rule; a module's or a rule's folder takes it
+# from MODULES or RULES. Every module and every rule needs a row here (--layout refuses otherwise).
+layout=(
+	"src/common/|both|base: PRNG, machine fingerprint, atomic writes, error lines (\`errmsg\`), number parsing, the one option parser (\`opt.h\`) and what \`--help\` and the man page say of options (\`optdoc.h\`), exit statuses (\`status.h\`), the trace format, name indexes (\`nameidx.h\`), strict JSON reading over cJSON (\`jsonload.h\`, \`jsonstream.h\`, \`jsonstrict.h\`), UTF-8 (\`utf8.h\`), the phase marks programs write (\`phasemark.h\`)|"
+	"src/driver/|drivers \`allocab-<backend>\`|main (\`driver.c\`), \`run\` options (\`params.c\`), \`list\`/\`info\` documents (\`describe.c\`), allocator proof, allocator configurations (\`config.c\`, docs/tuning.md), run record (and the phases an input marks, \`runmarks.c\`), workload registry; the interfaces \`backend.h\` and \`workload.h\`|"
+	"workloads/|drivers|one file per workload, each a \`const struct workload\` table (docs/workloads.md)|"
+	"workloads/lib/|drivers|code shared by workloads: phase timing, checksums, the Parquet-like file, the replay's loader (\`replay_load.c\`, its marked phases in \`replay_marks.c\`)|"
+	"allocators/|drivers|one file per backend, a \`const struct backend_ops\` table (docs/allocators.md); linked last; \`common/hugetlb.h\` is header-only|"
+	"src/front/stats/|front end \`allocab\`|statistics (\`stats.h\`): medians, Hodges–Lehmann estimates and their intervals, rank tests, multiplicity, sequential intervals (\`seqci.c\`), planning (\`design.c\`), distributions, log ratios of integer times|"
+	"src/front/results/|front end|reading and validating results files into per-round tables (\`results.h\`), a program's marked phases (\`rfmarks.c\`)|"
+	"src/front/compare/|front end|comparisons (\`compare.h\`): paired and two-sample rows, verdicts, the primary and secondary families, geometric means, what a difference is made of (\`attrib.c\`), noise flags, warnings|"
+	"src/front/fleet/|front end|a fleet of machines (\`fleet.h\`): one paired comparison per file, pooled per comparison by random effects, odd machines, gaps with their reasons, busy machines|"
+	"src/front/claims/|front end|quoted speedups checked against a comparison (\`claims.h\`)|"
+	"src/front/calib/|front end|the noise floor (\`calib.h\`): A/A analysis, the calibration file and its report, compare's noise-floor column|"
+	"src/front/gate/|front end|the gate's judging (\`gate.h\`), of one file and of a fleet (\`gatefleet.c\`)|"
+	"src/front/tracestat/|front end|what \`trace info\` says of a trace (\`tracestat.h\`)|"
+	"src/front/export/|front end|every output format of \`compare --format\` and \`merge --format\`, one file per format named after it, behind one registry (\`export.h\`, \`export.c\`); text that fits a width (\`grid.c\`) and what the formats say besides their tables (\`prose.c\`); what a fleet adds (\`fleettext.c\`, \`fleetchart.c\`)|"
+	"src/front/arms/|front end|the kinds of arm a bench runs, \`struct arm_kind_ops\` with capability flags (\`arms.h\`, \`arms.c\`): driver, configured, command, program; each builds a run's argv, folds a finished run's evidence (the CPU time of every process), describes the arm|"
+	"src/front/run/|front end|the bench engine (\`run.h\`): process runner, telemetry, duet runs, the engine (its loop \`benchrun.c\`, the runs of a pair \`benchpair.c\`, what it judges between rounds \`benchjudge.c\`, a bench continued from its file \`benchresume.c\`, the document \`benchdoc.c\`, its progress line \`benchprogress.c\`) and what commands set up before it (\`setup.c\`, configured arms in \`armspec.c\`, a task of a job array and its machine lock in \`task.c\`); program arms and their proof (\`benchprog.c\`), the phases a program marks (\`phaserun.c\`), allocator libraries (\`preload.c\`), probe records (\`probelog.c\`, grouped by image in \`probeimg.c\`, summarised in \`probesum.c\`), the judgement they share (\`probejudge.c\`), process tracking with ptrace (\`ptrack.c\`), containment of a run in a cgroup with the proc connector (\`contain.c\`), executable facts (\`elfscan.c\`) and identity (\`exeid.c\`), the machine's facts measured at a bench's start and end (\`facts.c\`), the arms' kinds as the engine asks them (\`benchkind.c\`)|"
+	"src/front/cmd/|front end|one file per subcommand, named after it (\`bench.c\` with its options in \`benchopt.c\` and their table in \`benchoptab.c\`, \`compare.c\`, \`merge.c\`, \`gate.c\`, \`calibrate.c\`, \`record.c\` with its bundler \`recbundle.c\`, \`recmerge.c\` and \`recmarks.c\`, \`trace.c\`), and all argv parsing (the gate's options, shared by \`gate\` and \`bench --gate\`, and the values compare and merge share: \`gateopt.c\`); a report written whole (\`report.c\`); what completion offers (\`help.c\`); \`commands.h\`|"
+	"src/front/allocab.c|front end|main: the \`commands[]\` table (name, function, usage and option table, one-line help)|"
+	"src/preload/|\`liballocab-NAME.so\`, one per \`NAME.c\` (+ \`NAME_*.c\`)|LD_PRELOAD libraries: \`record.c\` + \`record_*.c\` (\`record.h\` names their roles) behind \`allocab record\` (docs/trace-format.md); \`probe.c\` + \`probe_exec.c\`, which object serves malloc in every process of a \`--program\`/\`--expect\` run; \`count.c\`, \`--count-calls\` (docs/programs.md); the \`common/\` headers they include are header-only|"
+	"phase/|your programs|the helpers a program marks its phases with: \`allocab_phase.h\` (C, header only) and \`allocab_phase.py\` (docs/programs.md)|libc only"
+	"examples/||training jobs for \`make bench-models\` (docs/models.md): \`models/\` (Python, Debian's PyTorch), \`rust-train/\` (cargo, no crates)|\`phase/\`"
+	"tests/||unit tests (\`test_*.c\`, also run under ASan+UBSan) and end-to-end tests (\`e2e_*.sh\`), run by \`tests/run.sh\` (docs/HACKING.md, \"Tests\")|anything"
+	"scripts/||\`deps.sh\`, \`bench.sh\`, \`bench_models.sh\` (with \`models_table.py\`), \`benchmark_mimalloc.sh\`, \`validate.sh\` (and its parts \`validate_seq.sh\`, \`validate_fleet.sh\`, \`validate_variance.sh\`, \`validate_sessions.sh\`, \`validate_family.sh\`), \`check_layers.sh\` (this table, \`--layout\`) and \`layout_doc.sh\`, the convention checks (docs/HACKING.md), \`manopts.sh\` (the man page's option entries, \`make man\`), \`completion/allocab.bash\` (bash completion, which asks \`allocab help --complete\`)|"
+	"docs/||methodology (the guide), statistics (the reference), validation (what was measured), usage (every command by example), results format, allocators, workloads, calibration, CI (\`ci.md\` and the workflow \`ci/allocab.yml\` it quotes), fleets (\`fleet.md\` and the launchers \`fleet/\` it quotes), claims, traces, training models (\`models.md\`), conventions (\`HACKING.md\`), the man page \`allocab.1\`|"
+	"results/||bench output (git-ignored)|"
+)
+
+# The markdown table of LAYOUT; 1 (and what is missing) when a module or rule has no row.
+layout_table() {
+	local row path prog what inc m r u missing=0
+	declare -A seen=()
+	for row in "${layout[@]}"; do seen[${row%%|*}]=1; done
+	for m in "${modules[@]}"; do
+		[ -n "${seen[src/front/${m%%|*}/]+x}" ] || { echo "check_layers.sh: module ${m%%|*} has no LAYOUT row" >&2; missing=1; }
+	done
+	for r in "${rules[@]}"; do
+		[ -n "${seen[${r%%|*}]+x}" ] || { echo "check_layers.sh: rule ${r%%|*} has no LAYOUT row" >&2; missing=1; }
+	done
+	for row in "${layout[@]}"; do
+		path=${row%%|*}
+		[ -e "$path" ] || { echo "check_layers.sh: LAYOUT names $path, which does not exist" >&2; missing=1; }
+	done
+	[ $missing -eq 0 ] || return 1
+	echo "| path | program | layer: what | may include |"
+	echo "|---|---|---|---|"
+	for row in "${layout[@]}"; do
+		IFS='|' read -r path prog what inc <<<"$row"
+		if [[ $path == src/front/*/ ]]; then
+			m=${path#src/front/}
+			m=${m%/}
+			inc="\`common/\`"
+			for u in $(uses_of "$m"); do inc+=", $u"; done
+			[ "$m" = cmd ] && inc="\`common/\`, every module"
+		elif [ -z "$inc" ]; then
+			inc=""
+			for u in $(allowed_for "$path"); do inc+="${inc:+, }\`$u\`"; done
+		fi
+		echo "| \`$path\` | $prog | $what | $inc |"
+	done
+}
+
 uses_of() {
 	local m
 	for m in "${modules[@]}"; do
@@ -72,6 +144,11 @@ allowed_for() {
 	done
 	return 1
 }
+
+if [ $print_layout -eq 1 ]; then
+	layout_table
+	exit
+fi
 
 bad=0
 while IFS= read -r file; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # validate.sh - `make validate`: measures on this machine whether allocab keeps its promises, and
-# writes results/validation.md: (a) A/A false positives of allocab's method next to a naive one,
+# writes its report into docs/validation.md, "The last `make validate` on this machine": (a) A/A false positives of allocab's method next to a naive one,
 # (b) injected slowdowns of known size (system_slow): estimate, interval, coverage, detection rate,
 # (c) duet against sequential interleaving at equal wall-clock budget, (d) the sequential gate of
 # bench --gate on a synthetic command: A/A wrong decisions and power against today's procedure
@@ -14,7 +14,8 @@
 # scripts/validate_sessions.sh; family: (h) alone, knobs in scripts/validate_family.sh),
 # VALIDATE_SCALE (small), VALIDATE_WORKLOAD (checkpoint_write), VALIDATE_TRIALS (20),
 # VALIDATE_ROUNDS (10, the bench default), VALIDATE_ROUNDS_LONG (30), VALIDATE_DUET_TRIALS (10),
-# VALIDATE_DUET_BUDGET (15 s), VALIDATE_OUT (results/validation.md); (d): VALIDATE_SEQ_TRIALS
+# VALIDATE_DUET_BUDGET (15 s), VALIDATE_OUT (unset: the report goes between the BEGIN and END
+# lines of docs/validation.md, its headings one level down; a file: the report alone, there); (d): VALIDATE_SEQ_TRIALS
 # (200), VALIDATE_SEQ_ROUNDS (40), VALIDATE_SEQ_MAX (80), VALIDATE_SEQ_MS (4), VALIDATE_SEQ_SD
 # (0.1), VALIDATE_SEQ_EFFECT (5).
 set -u
@@ -26,7 +27,8 @@ ROUNDS=${VALIDATE_ROUNDS:-10}
 ROUNDS_LONG=${VALIDATE_ROUNDS_LONG:-30}
 DUET_TRIALS=${VALIDATE_DUET_TRIALS:-10}
 DUET_BUDGET=${VALIDATE_DUET_BUDGET:-15}
-OUT=${VALIDATE_OUT:-results/validation.md}
+OUT=${VALIDATE_OUT:-}
+DOC=docs/validation.md
 ONLY=${VALIDATE_ONLY:-all}
 EFFECTS="2 5 10"
 
@@ -34,17 +36,52 @@ case "$ONLY" in all | machine | seq | fleet | variance | sessions | family) ;; *
 	echo "validate: VALIDATE_ONLY must be all, machine, seq, fleet, variance, sessions or family" >&2
 	exit 2 ;;
 esac
-mkdir -p "$(dirname "$OUT")"
+[ -z "$OUT" ] || mkdir -p "$(dirname "$OUT")"
+machine_line() {
+	echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, kernel $(uname -r);"
+}
+# publish REPORT: the report to VALIDATE_OUT, or into docs/validation.md between its markers (its
+# first heading dropped, the others one level down), atomically either way.
+publish() {
+	local rep=$1 dest=${OUT:-$DOC} begin='<!-- BEGIN make validate' end='<!-- END make validate -->'
+	if [ -n "$OUT" ]; then
+		cp "$rep" "$OUT.tmp.$$" && mv "$OUT.tmp.$$" "$OUT" || { rm -f "$OUT.tmp.$$"; return 1; }
+	else
+		[ "$(grep -c "^$begin" "$DOC")" = 1 ] && [ "$(grep -cxF -- "$end" "$DOC")" = 1 ] ||
+			{ echo "validate: $DOC needs one '$begin ...' line and one '$end' line" >&2; return 1; }
+		awk -v b="$begin" -v e="$end" -v r="$rep" '
+			index($0, b) == 1 {
+				print
+				first = 1
+				while ((getline l < r) > 0) {
+					if (first && l ~ /^# /) { first = 0; getline l < r; if (l != "") print l; continue }
+					first = 0
+					if (l ~ /^#+ /) l = "#" l
+					print l
+				}
+				skip = 1
+				next
+			}
+			$0 == e { skip = 0 }
+			!skip' "$DOC" >"$DOC.tmp.$$" && mv "$DOC.tmp.$$" "$DOC" || { rm -f "$DOC.tmp.$$"; return 1; }
+	fi
+	echo "validate: written $dest" >&2
+}
 # One part alone: its section under the file's heading.
 only_part() {
+	local rep
+	rep=$(mktemp "${TMPDIR:-/tmp}/allocab-validate.XXXXXX") || exit 1
 	{
 		echo "# allocab validation on this machine"
 		echo
 		echo "Written by \`VALIDATE_ONLY=$ONLY make validate\` on $(date -u +%Y-%m-%dT%H:%M:%SZ)."
+		machine_line
+		echo "load average (1, 5, 15 min) $(cut -d' ' -f1-3 /proc/loadavg) at the start."
 		echo
-		"$@" || exit 1
-	} >"$OUT.tmp.$$" && mv "$OUT.tmp.$$" "$OUT" || { rm -f "$OUT.tmp.$$"; exit 1; }
-	echo "validate: written $OUT" >&2
+		"$@" || { rm -f "$rep"; exit 1; }
+	} >"$rep"
+	publish "$rep" || { rm -f "$rep"; exit 1; }
+	rm -f "$rep"
 	exit 0
 }
 seq_part() {
@@ -205,7 +242,7 @@ elapsed=$(($(date +%s) - t_start))
 	echo "# allocab validation on this machine"
 	echo
 	echo "Written by \`make validate\` (scripts/validate.sh) on $(date -u +%Y-%m-%dT%H:%M:%SZ) in $((elapsed / 60)) min $((elapsed % 60)) s."
-	echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs, kernel $(uname -r);"
+	machine_line
 	echo "load average (1, 5, 15 min) $load_start at the start, $load_end at the end."
 	echo "Workload \`$WL\` at scale \`$SCALE\`: $calls_rep allocator calls per run, median $(awk -v t="$t_base" 'BEGIN { printf "%.1f", t / 1e6 }') ms under glibc (pilot of 7 runs)."
 	echo "Decisions use alpha = 0.05: allocab's verdict is \`allocab compare\`'s (its printed signed-rank interval, simultaneous"
@@ -316,5 +353,4 @@ if [ "$ONLY" = all ]; then
 	BUILD=$BUILD scripts/validate_family.sh "$W/family.md" &&
 		{ echo; cat "$W/family.md"; } >>"$W/validation.md"
 fi
-cp "$W/validation.md" "$OUT.tmp.$$" && mv "$OUT.tmp.$$" "$OUT"
-log "written $OUT"
+publish "$W/validation.md" || exit 1

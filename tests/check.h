@@ -1,5 +1,6 @@
 /* check.h - the unit-test protocol of allocab: every check prints one line, "ok - name" or
- * "not ok - name: detail"; tests/run.sh counts them. A test program exits 1 if any check failed. */
+ * "not ok - name: detail", and a check that cannot run here "SKIP - name: reason" (never "ok");
+ * tests/run.sh counts them. A test program exits 1 if any check failed. */
 #ifndef ALLOCAB_CHECK_H
 #define ALLOCAB_CHECK_H
 
@@ -27,6 +28,8 @@ static int check_failures;
 		double g_ = (got), w_ = (want);                                                    \
 		CHECK(fabs(g_ - w_) <= (tol), "%s: got %.10g want %.10g", name, g_, w_);           \
 	} while (0)
+
+#define SKIP(name, reason) printf("SKIP - %s: %s\n", name, reason)
 
 #define CHECK_DONE() (fflush(stdout), check_failures ? 1 : 0)
 

@@ -98,7 +98,7 @@ if [ "$(nproc)" -ge 2 ]; then
 	[ "$st" = unverified:false ] && ok "a configuration not in force: the run is unverified, its record says why" ||
 		notok "a configuration not in force: the run is unverified" "$st"
 else
-	ok "# skip unverified configuration: one CPU"
+	skip "unverified configuration" "one CPU"
 fi
 
 # Program arms with a configuration: the settings reach the program through the library's

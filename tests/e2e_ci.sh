@@ -8,7 +8,7 @@ WF=docs/ci/allocab.yml
 PY=/usr/bin/python3
 
 if ! "$PY" -c 'import yaml' 2>/dev/null; then
-	ok "workflow checks skipped: no python3-yaml for $PY (make deps installs it)"
+	skip "workflow checks" "no python3-yaml for $PY (make deps installs it)"
 	exit 0
 fi
 "$PY" tests/ci_workflow.py "$WF" docs/ci.md "$A" "$TMP/gates.sh" >"$TMP/checks" 2>&1
@@ -67,6 +67,6 @@ fi
 if command -v actionlint >/dev/null 2>&1; then
 	actionlint "$WF" >"$TMP/lint" 2>&1 && ok "workflow: actionlint" || notok "workflow: actionlint" "$(head -c 600 "$TMP/lint")"
 else
-	ok "workflow: actionlint skipped: not installed (https://github.com/rhysd/actionlint)"
+	skip "workflow: actionlint" "not installed (https://github.com/rhysd/actionlint)"
 fi
 exit $t_fail

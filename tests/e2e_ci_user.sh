@@ -13,11 +13,11 @@
 PY=/usr/bin/python3
 root=$(pwd)
 if ! "$PY" -c 'import yaml' 2>/dev/null; then
-	ok "user workflow checks skipped: no python3-yaml for $PY (make deps installs it)"
+	skip "user workflow checks" "no python3-yaml for $PY (make deps installs it)"
 	exit 0
 fi
 if ! git -C "$root" rev-parse --verify -q HEAD >/dev/null; then
-	ok "user workflow checks skipped: not a git checkout (the workflow installs allocab from a git ref)"
+	skip "user workflow checks" "not a git checkout (the workflow installs allocab from a git ref)"
 	exit 0
 fi
 

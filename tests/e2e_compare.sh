@@ -76,7 +76,7 @@ for r in rows:
 ' "$TMP/out" 2>"$TMP/pyerr" && ok "csv: Python csv.DictReader reads it as is; integers are integers" ||
 		notok "csv: Python csv.DictReader reads it as is" "$(tail -1 "$TMP/pyerr")"
 else
-	ok "csv: Python csv reader check skipped: no /usr/bin/python3"
+	skip "csv: Python csv reader check" "no /usr/bin/python3"
 fi
 
 expect_status "compare --bootstrap" 0 "$A" compare "$TMP/r.json" --format json --bootstrap 10000 --seed 7

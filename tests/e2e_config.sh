@@ -135,7 +135,7 @@ if [ "$(nproc)" -ge 2 ]; then
 		notok "the record says verified false" "$("$JGET" "$TMP/unv.json" configuration)"
 	fi
 else
-	ok "# skip percpu_arena check: one CPU"
+	skip "percpu_arena check" "one CPU"
 fi
 # An environment the driver cannot put in place (the re-executed process still lacks it).
 expect_status "environment missing after re-exec: exit 4" 4 env ALLOCAB_CONFIG_EXEC=1 \

@@ -72,7 +72,7 @@ if command -v nm >/dev/null 2>&1; then
 		fi
 	done
 else
-	ok "same code addresses: nm not available # skip"
+	skip "same code addresses" "nm not available"
 fi
 
 # --- workloads: records, checksums across drivers and seeds ---------------------------------
@@ -201,7 +201,7 @@ for d in "${drivers[@]}"; do
 	done
 	if [ -z "$other" ] || [ "${lib[$b]}" = "$(realpath "$d")" ]; then
 		# A driver whose executable defines malloc keeps it under LD_PRELOAD.
-		ok "$b: LD_PRELOAD refusal not applicable # skip"
+		skip "$b: LD_PRELOAD refusal" "not applicable"
 		continue
 	fi
 	expect_status "$b: refuses to run with LD_PRELOAD=$(basename "$other") (exit 4)" 4 \
@@ -272,7 +272,7 @@ if printf '%s\n' "${workloads[@]}" | grep -qx checkpoint_write; then
 		"checkpoint_write: these parameters need up to [0-9]+ bytes \(.*\), more than 1/2 of the [0-9]+ bytes \(.*\) of physical memory$" \
 		run checkpoint_write --param layers=999 --param hidden=16384 --param vocab=1048576
 else
-	ok "footprint above physical memory: no checkpoint_write workload # skip"
+	skip "footprint above physical memory" "no checkpoint_write workload"
 fi
 
 # An allocation failure inside a workload: a 300 MB address-space limit against checkpoint_write's

@@ -45,6 +45,8 @@ expect_err "--duet with --cmd says why" '^allocab: bench: --duet pairs driver ru
 if command -v taskset >/dev/null; then
 	expect_status "--duet on one CPU" 2 taskset -c 0 "$A" bench -a system,system_slow -w $wl --duet -o "$TMP/x.json"
 	expect_err "--duet on one CPU says why" '^allocab: bench: --duet needs two CPUs; this process may run on 1$'
+else
+	skip "--duet on one CPU" "no taskset(1) (util-linux)"
 fi
 [ ! -e "$TMP/x.json" ] && ok "refused duets write nothing" || notok "refused duets write nothing" "x.json exists"
 

@@ -14,7 +14,7 @@ well_formed() {
 	elif command -v python3 >/dev/null 2>&1; then
 		check "$1" python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' "$2"
 	else
-		ok "$1 # SKIP neither xmllint nor python3 is installed"
+		skip "$1" "neither xmllint nor python3 is installed"
 	fi
 }
 
@@ -205,9 +205,9 @@ expect_err "margin: bad: one line" "compare: --min-speedup '120%'"
 # --- rendering -------------------------------------------------------------------------------
 chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -z "$chrome" ]; then
-	ok "html renders in Chromium # SKIP Chromium is not installed (apt-get install chromium)"
+	skip "html renders in Chromium" "Chromium is not installed (apt-get install chromium)"
 elif ! command -v python3 >/dev/null 2>&1; then
-	ok "html renders in Chromium # SKIP python3 is needed to read the PNG"
+	skip "html renders in Chromium" "python3 is needed to read the PNG"
 else
 	timeout 90 "$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars \
 		--window-size=1000,2400 --screenshot="$TMP/r.png" "file://$TMP/r.html" >/dev/null 2>&1

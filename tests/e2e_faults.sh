@@ -48,7 +48,7 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=16k allocab-test "$TMP/small" 2>
 		notok "tmpfs full: status aborted, rounds kept" "status $("$J" "$TMP/small/r.json" status)"
 	umount "$TMP/small"
 else
-	ok "real full disk skipped: mounting a tmpfs needs root (the fault hook above covers it)"
+	skip "real full disk" "mounting a tmpfs needs root (the fault hook above covers it)"
 fi
 
 # A writer killed between its temporary file and the rename leaves .allocab-tmp.PID.XXXXXX.

@@ -157,7 +157,7 @@ if command -v flock >/dev/null 2>&1 && [ -n "$boot" ]; then
 	exec 9>&-
 	expect_status "lock: taken again once it is free" 0 tb "$F/rd/after.json"
 else
-	ok "lock: a second bench on this machine is refused # SKIP no flock(1) or boot id"
+	skip "lock: a second bench on this machine is refused" "no flock(1) or boot id"
 fi
 
 # --- the launchers of docs/fleet/ ----------------------------------------------------------------
@@ -168,7 +168,7 @@ if "$PY" -c 'import yaml' 2>/dev/null; then
 	grep -q '^not ok' "$TMP/launch" && t_fail=1
 	[ "$rc" = 0 ] || grep -q '^not ok' "$TMP/launch" || notok "launchers: tests/fleet_launchers.py" "exit $rc: $(tail -3 "$TMP/launch")"
 else
-	ok "launchers # SKIP no python3-yaml (make deps installs it)"
+	skip "launchers" "no python3-yaml (make deps installs it)"
 fi
 
 # --- a fleet simulated on this machine -----------------------------------------------------------

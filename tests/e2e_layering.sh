@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# e2e_layering.sh - the structure of the tree (scripts/check_layers.sh, README.md "Layout") holds:
+# e2e_layering.sh - the structure of the tree (scripts/check_layers.sh, docs/architecture.md, "Layout") holds:
 # includes keep to their layer, front-end modules reach each other only through their public
 # header, and no call runs against the modules' order or in a circle. The checker catches crafted
 # violations in a copy, naming FILE:LINE.

@@ -10,7 +10,7 @@
 
 A=$BUILD/allocab
 J=$BUILD/tests/jget
-PY=$(command -v python3) || { ok "layout # SKIP python3 is not installed"; exit 0; }
+PY=$(command -v python3) || { skip "layout" "python3 is not installed"; exit 0; }
 
 mkbench "$TMP/w.json" arms=system=1,mimalloc=0.8,jemalloc=1.1,tcmalloc=1.0/0.3 rounds=12 reps=4 colds=system=1.3
 
@@ -98,7 +98,7 @@ if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>
 	env -u COLUMNS script -qec "stty cols 72 rows 40; $A compare $TMP/w.json" /dev/null | tr -d '\r' >"$TMP/tty.txt"
 	widest 72 "$TMP/tty.txt" "no COLUMNS, a terminal of 72 columns: its width"
 else
-	ok "terminal width # SKIP script(1) cannot give this test a terminal"
+	skip "terminal width" "script(1) cannot give this test a terminal"
 fi
 for f in json csv; do
 	COLUMNS=40 "$A" compare "$TMP/w.json" --format $f -o "$TMP/c40.$f" 2>/dev/null

@@ -36,7 +36,7 @@ if [ "$phys" -lt 30000000000 ]; then
 		"batch_prep: these parameters need up to [0-9]+ bytes \(1[45]\.[0-9] GiB\), more than 1/2 of the [0-9]+ bytes" \
 		batch_prep --param rows=16777216
 else
-	ok "batch_prep rows=16777216: this machine has 30 GB or more # skip"
+	skip "batch_prep rows=16777216" "this machine has 30 GB or more"
 fi
 
 # Replay: the trace decides the work, estimated once it is loaded (seconds against 100 runs of 10 s).

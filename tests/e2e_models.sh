@@ -23,7 +23,7 @@ if /usr/bin/python3 -c 'import torch' >/dev/null 2>&1; then
 		fi
 	done
 else
-	ok "training examples # SKIP PyTorch is not installed (apt-get install python3-torch, or make bench-models)"
+	skip "training examples" "PyTorch is not installed (apt-get install python3-torch, or make bench-models)"
 fi
 
 cargo=$(command -v /usr/bin/cargo || command -v cargo || true)
@@ -67,6 +67,6 @@ sys.exit(0 if ph and all(isinstance(p.get("cpu_ns"), list) for p in ph) else 1)'
 		notok "rust: refusal" "$(head -c 400 "$TMP/err")"
 	fi
 else
-	ok "rust example # SKIP cargo is not installed (apt-get install cargo, or make bench-models)"
+	skip "rust example" "cargo is not installed (apt-get install cargo, or make bench-models)"
 fi
 exit $t_fail

@@ -163,7 +163,7 @@ if gcc -static -o "$TMP/static" "$TMP/m.c" 2>/dev/null; then
 		notok "static executable: message" "$(cat "$TMP/err")"
 	fi
 else
-	ok "# SKIP static executable: gcc -static failed (libc6-dev static libraries missing)"
+	skip "static executable" "gcc -static failed (libc6-dev static libraries missing)"
 fi
 if gcc -o "$TMP/je" "$TMP/m.c" /usr/lib/x86_64-linux-gnu/libjemalloc.a -lpthread -ldl -lm 2>/dev/null; then
 	expect_status "program linking jemalloc itself: exit 1" 1 \
@@ -190,6 +190,8 @@ if [ -x "$BUILD/allocab-system" ] && [ -x "$BUILD/allocab-mimalloc" ]; then
 	else
 		notok "stray LD_PRELOAD: message" "$(cat "$TMP/err")"
 	fi
+else
+	notok "driver bench under a stray LD_PRELOAD" "allocab-system or allocab-mimalloc not built (make test builds them)"
 fi
 
 # ---- bad input ----

@@ -18,7 +18,7 @@ grep -q '^allocab: round 4/4 done, .* | median: a [0-9.]* m\?s, b [0-9.]* m\?s$'
 [ ! -s "$TMP/err" ] && ok "--quiet: nothing on stderr" || notok "--quiet: nothing on stderr" "$(head -c 300 "$TMP/err")"
 
 if ! command -v script >/dev/null 2>&1; then
-	ok "pseudo-terminal checks skipped: no script(1) (util-linux)"
+	skip "pseudo-terminal checks" "no script(1) (util-linux)"
 	exit $t_fail
 fi
 # pty_bench OUT [VAR=VALUE...]: the bench with four long arm names in an 80-column pseudo-terminal.

@@ -74,6 +74,8 @@ if [ -x "$OLDPWD/$BUILD/allocab-mimalloc" ]; then
 		--scale small --reps 1 --rounds 1 --warmup 0 -q -o drv.json
 	[ "$("$J" drv.json config.process_tracking)" = null ] && [ -z "$("$J" drv.json rounds.0.runs.0.probe)" ] &&
 		ok "drivers: not probed, not tracked" || notok "drivers: tracking" "$("$J" drv.json config.process_tracking)"
+else
+	notok "drivers bench" "allocab-mimalloc not built (make test builds it)"
 fi
 
 # ---- --expect needs the program to report, not the bench's shell ----
@@ -174,6 +176,6 @@ for r in d["rounds"][0]["runs"]:
 	grep -q "reserve_huge_os_pages=64 requested, 0 in force" "$TMP/err" &&
 		ok "mimalloc driver: 0 huge pages in force" || notok "driver huge pages" "$(cat "$TMP/err")"
 else
-	ok "# SKIP reserve_huge_os_pages: this host has 64 huge pages of 1 GiB"
+	skip "reserve_huge_os_pages" "this host has 64 huge pages of 1 GiB"
 fi
 exit $t_fail

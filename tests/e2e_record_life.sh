@@ -26,7 +26,7 @@ if mknod "$TMP/mynull" c 1 3 2>/dev/null && mknod "$TMP/myfull" c 1 7 2>/dev/nul
 	expect_err "record -o a full device node: one line" "^allocab: record: .*myfull: No space left on device$"
 	[ -c "$TMP/myfull" ] && ok "the full device node is still a device" || notok "full device node" "$(ls -l "$TMP/myfull")"
 else
-	ok "device nodes: mknod is not permitted here # skip"
+	skip "device nodes" "mknod is not permitted here"
 fi
 mkfifo "$TMP/out.fifo"
 cat "$TMP/out.fifo" >"$TMP/fifo.trace" &
@@ -107,7 +107,7 @@ if mount -t tmpfs -o size=64k tmpfs "$TMP/small" 2>/dev/null; then
 	TMPDIR=$TMP/small full_tmpdir "a 64 KiB tmpfs as TMPDIR"
 	umount "$TMP/small"
 else
-	ok "a 64 KiB tmpfs as TMPDIR: mount is not permitted here # skip"
+	skip "a 64 KiB tmpfs as TMPDIR" "mount is not permitted here"
 fi
 
 # --- a static program: not recordable, its exit status kept ----------------------------------------
@@ -116,6 +116,6 @@ if printf '#include <stdlib.h>\nint main(void) { free(malloc(10)); return 4; }\n
 	expect_err "record of a static program: says no trace was written" "static or setuid program.*exited 4\): no trace written$"
 	[ ! -e "$TMP/st.trace" ] && ok "no trace file" || notok "static program" "a trace was written"
 else
-	ok "static program: gcc -static is not available # skip"
+	skip "static program" "gcc -static is not available"
 fi
 exit $t_fail

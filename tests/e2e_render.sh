@@ -11,11 +11,11 @@ A=$BUILD/allocab
 
 chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -z "$chrome" ]; then
-	ok "html render check # SKIP Chromium is not installed (make test-render installs it)"
+	skip "html render check" "Chromium is not installed (make test-render installs it)"
 	exit 0
 fi
 if ! command -v python3 >/dev/null 2>&1; then
-	ok "html render check # SKIP python3 is needed to judge the rendering"
+	skip "html render check" "python3 is needed to judge the rendering"
 	exit 0
 fi
 

@@ -207,6 +207,6 @@ if [ -x "$BUILD/allocab-system" ] && [ -x "$BUILD/allocab-mimalloc" ]; then
 	refuse "drivers: another seed" "config.seed differs" \
 		-a system,mimalloc -w parquet_load --scale small --seed 7 --allocation none -q --resume "$TMP/d.json"
 else
-	ok "drivers: skipped (allocab-system or allocab-mimalloc not built)"
+	notok "drivers" "allocab-system or allocab-mimalloc not built (make test builds them)"
 fi
 exit $t_fail

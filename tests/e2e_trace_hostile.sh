@@ -68,7 +68,7 @@ if python3 $H/gen_threads_trace.py 100000 "$TMP/t100k.trace" 2>/dev/null; then
 	replay "100k threads" 2 --param trace="$TMP/t100k.trace"
 	expect_err "100k threads: one line" "100000 threads, more than the 1024 a replay starts$"
 else
-	ok "gen_threads_trace.py: python3 is missing # skip"
+	skip "gen_threads_trace.py" "python3 is missing"
 fi
 
 # --- sizes near 2^64 cannot wrap the footprint: refused as corrupt -------------------------------

@@ -146,6 +146,6 @@ if command -v groff >/dev/null 2>&1; then
 		grep -q 'a control character in the source' "$TMP/defects" && ok "the page checks catch a wide table, run-together words and escapes as text" ||
 		notok "the page checks catch the old defects" "$(cat "$TMP/defects")"
 else
-	ok "man page rendering checks skipped: no groff (apt-get install groff-base)"
+	skip "man page rendering checks" "no groff (apt-get install groff-base)"
 fi
 exit $t_fail

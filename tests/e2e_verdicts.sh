@@ -9,7 +9,7 @@
 
 A=$BUILD/allocab
 J=$BUILD/tests/jget
-PY=$(command -v python3) || { ok "verdicts # SKIP python3 is not installed"; exit 0; }
+PY=$(command -v python3) || { skip "verdicts" "python3 is not installed"; exit 0; }
 
 mkbench "$TMP/v.json" arms=system=1,a=0.8,b=1.1,c=1.002/0.004,d=0.985/0.004,e=1.0/0.3 rounds=12 reps=4
 mkbench "$TMP/few.json" arms=system=1,a=0.8,b=1.1,c=1.002/0.004 rounds=6 reps=4

@@ -6,8 +6,8 @@
 # its own shard and label, --exclusive keeps them one after another, and allocab merge reads what
 # they wrote. (2) The Kubernetes manifest against the API models of python3-kubernetes
 # (tests/fleet_k8s_schema.py). Installs slurm-wlm, munge and python3-kubernetes when they are
-# missing and it may; a part that cannot run here is skipped with a message. Prints "ok - ..." /
-# "not ok - ..." lines and exits 1 when a check failed.
+# missing and it may; a part that cannot run here is skipped with a message. Prints "ok - ...",
+# "not ok - ..." and "SKIP - part: reason" lines and exits 1 when a check failed.
 set -u
 BUILD=${BUILD:-build}
 A=$(cd "$BUILD" && pwd)/allocab
@@ -17,7 +17,7 @@ ROOT=$(pwd)
 fail=0
 ok() { printf 'ok - test-fleet: %s\n' "$1"; }
 notok() { printf 'not ok - test-fleet: %s: %s\n' "$1" "$2"; fail=1; }
-skip() { printf 'ok - test-fleet: %s # SKIP %s\n' "$1" "$2"; }
+skip() { printf 'SKIP - test-fleet: %s: %s\n' "$1" "$2"; }
 
 # install PKG... : the Debian packages, with apt-get as root or sudo without a password.
 install() {

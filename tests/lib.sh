@@ -1,5 +1,6 @@
 # lib.sh - shell side of the test protocol: sourced by tests/e2e_*.sh.
-# Each check prints "ok - name" or "not ok - name: detail"; tests/run.sh counts the lines.
+# Each check prints "ok - name" or "not ok - name: detail", and a check that cannot run here
+# "SKIP - name: reason" (never "ok"); tests/run.sh counts the three kinds of lines.
 # Variables: BUILD (build directory), TMP (a private scratch directory removed on exit).
 set -u
 BUILD=${BUILD:-build}
@@ -12,6 +13,8 @@ t_fail=0
 
 ok() { printf 'ok - %s\n' "$1"; }
 notok() { printf 'not ok - %s: %s\n' "$1" "$2"; t_fail=1; }
+# skip NAME REASON: the check NAME did not run here, and why.
+skip() { printf 'SKIP - %s: %s\n' "$1" "$2"; }
 
 # expect_status NAME WANT CMD...: runs CMD, checks its exit status; stderr lands in $TMP/err.
 expect_status() {

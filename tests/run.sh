@@ -1,27 +1,47 @@
 #!/usr/bin/env bash
 # run.sh - runs the unit test binaries and every tests/e2e_*.sh, judges each on its own output and
-# exit status, and ends with "N passed, N failed". Usage: tests/run.sh BUILD_DIR [UNIT_BINARY...]
+# exit status, and ends with "N passed, N failed, N skipped". Usage:
+#   tests/run.sh BUILD_DIR [UNIT_BINARY...]
+# Environment: TEST_JOBS (2), how many e2e scripts run at once; TEST_START (seconds since the
+# epoch), when the run began, for the closing "took" line (make test sets it before building).
 #
 # What is counted (every counted check is one line of this script's output that starts with
-# "ok " or "not ok"; nothing else does, so `grep -c` on the log agrees with the last line):
-# - A unit binary or an e2e script: its own "ok" and "not ok" lines, plus one failure of its own
-#   when it prints no check at all, exits non-zero without a failed check, or is killed by a
-#   signal (the checks after a crash never ran).
+# "ok ", "not ok" or "SKIP "; nothing else does, so `grep -c` on the log agrees with the last line):
+# - A unit binary or an e2e script: its own "ok", "not ok" and "SKIP - name: reason" lines, plus
+#   one failure of its own when it prints no check at all, exits non-zero without a failed check,
+#   is killed by a signal (the checks after a crash never ran), or prints a skip as "ok" (a line
+#   "ok ... # SKIP ..."; a skip is never a pass: tests/lib.sh's skip, tests/check.h's SKIP).
 # - A sanitizer run, BUILD/SAN/PATH where BUILD/PATH is given too (e.g. build/asan/tests/test_x
 #   beside build/tests/test_x): its checks are the plain run's again, so the run is one check of
 #   its own, "SAN: NAME". It is clean when it exits 0, prints at least one check, no failed one
 #   and no sanitizer report; otherwise its output follows behind "# ". A line per sanitizer,
-#   "SAN: N of M binaries clean", precedes the last line. A binary under BUILD/SAN/ without a
+#   "SAN: N of M binaries clean", precedes the closing lines. A binary under BUILD/SAN/ without a
 #   plain twin (the fuzz corpus replays) is counted like a unit binary.
+# The unit binaries run one after another; the e2e scripts TEST_JOBS at a time, each in its own
+# scratch directory (tests/lib.sh), each one's output printed whole when it ends. Every program's
+# header line "# NAME (N s)" gives its seconds; the slowest are listed before the closing lines:
+# "slowest: ...", "took: ...", then "N passed, N failed, N skipped" as the last line.
 set -u
 build=${1:-build}
 shift || true
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+jobs=${TEST_JOBS:-2}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || jobs=2
+work=$(mktemp -d "${TMPDIR:-/tmp}/allocab-run.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+out=$work/out
+t0=${TEST_START:-$(date +%s)}
+tests_t0=$(date +%s)
 passed=0
 failed=0
+skipped=0
 declare -A given=() san_runs=() san_clean=()
 sans=()
+times=()
+
+now_ms() { date +%s%3N; }
+
+# "N.N" seconds from milliseconds.
+secs() { printf '%d.%d' $(($1 / 1000)) $(($1 % 1000 / 100)); }
 
 # "exit status N", with the signal when the shell reports one (status above 128).
 status_of() {
@@ -31,14 +51,21 @@ status_of() {
 	printf ' (killed by SIG%s)' "$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128)))"
 }
 
-# Counts the checks of one program whose output is in $out and whose status is $2 ($1: its name).
+# Counts the checks of one program whose output is in file $3 and whose status is $2 ($1: its name).
 count_checks() {
-	local name=$1 rc=$2 ok bad
-	ok=$(grep -c '^ok ' "$out")
-	bad=$(grep -c '^not ok' "$out")
-	passed=$((passed + ok))
+	local name=$1 rc=$2 log=$3 ok bad sk okskip
+	ok=$(grep -c '^ok ' "$log")
+	bad=$(grep -c '^not ok' "$log")
+	sk=$(grep -c '^SKIP ' "$log")
+	okskip=$(grep -ciE '^ok .*# *skip' "$log")
+	passed=$((passed + ok - okskip))
 	failed=$((failed + bad))
-	if [ $((ok + bad)) -eq 0 ]; then
+	skipped=$((skipped + sk + okskip))
+	if [ "$okskip" -gt 0 ]; then
+		echo "not ok - $name: $okskip skips printed as ok (print them as 'SKIP - name: reason')"
+		failed=$((failed + 1))
+	fi
+	if [ $((ok + bad + sk)) -eq 0 ]; then
 		echo "not ok - $name: no check printed, $(status_of "$rc")"
 	elif [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then
 		echo "not ok - $name: $(status_of "$rc") without a failed check"
@@ -51,12 +78,16 @@ count_checks() {
 }
 
 run_counted() {
-	local name=$1 rc
+	local name=$1 rc start ms
 	shift
-	echo "# $name"
-	"$@" 2>&1 | tee "$out"
-	rc=${PIPESTATUS[0]}
-	count_checks "$name" "$rc"
+	start=$(now_ms)
+	"$@" >"$out" 2>&1
+	rc=$?
+	ms=$(($(now_ms) - start))
+	echo "# $name ($(secs "$ms") s)"
+	cat "$out"
+	count_checks "$name" "$rc" "$out"
+	times+=("$ms $name")
 }
 
 # The reasons a sanitizer run in $out with status $1 is not clean, or "" if it is.
@@ -74,7 +105,7 @@ san_problems() {
 }
 
 run_sanitized() {
-	local san=$1 bin=$2 name rc why
+	local san=$1 bin=$2 name rc why start ms
 	name=$(basename "$bin")
 	if [ -z "${san_runs[$san]+x}" ]; then
 		sans+=("$san")
@@ -82,11 +113,14 @@ run_sanitized() {
 		san_clean[$san]=0
 	fi
 	san_runs[$san]=$((san_runs[$san] + 1))
+	start=$(now_ms)
 	"$bin" >"$out" 2>&1
 	rc=$?
+	ms=$(($(now_ms) - start))
+	times+=("$ms $bin")
 	why=$(san_problems "$rc")
 	if [ -z "$why" ]; then
-		echo "ok - $san: $name ($(grep -c "^ok " "$out") checks, clean)"
+		echo "ok - $san: $name ($(grep -c "^ok " "$out") checks, clean, $(secs "$ms") s)"
 		passed=$((passed + 1))
 		san_clean[$san]=$((san_clean[$san] + 1))
 	else
@@ -94,6 +128,32 @@ run_sanitized() {
 		sed 's/^/# /' "$out"
 		failed=$((failed + 1))
 	fi
+}
+
+# One e2e script in the background: its output, status and milliseconds in $work/e2e.N.*.
+start_e2e() {
+	local n=$1 t=$2
+	(
+		start=$(now_ms)
+		env BUILD="$build" bash "$t" >"$work/e2e.$n.out" 2>&1
+		rc=$?
+		echo $(($(now_ms) - start)) >"$work/e2e.$n.ms"
+		echo "$rc" >"$work/e2e.$n.rc.tmp" && mv "$work/e2e.$n.rc.tmp" "$work/e2e.$n.rc"
+	) &
+}
+
+# Prints and counts every e2e script that has ended and was not reported yet.
+report_e2e() {
+	local n ms
+	for n in "${!running[@]}"; do
+		[ -e "$work/e2e.$n.rc" ] || continue
+		ms=$(cat "$work/e2e.$n.ms")
+		echo "# ${e2e[$n]} ($(secs "$ms") s)"
+		cat "$work/e2e.$n.out"
+		count_checks "${e2e[$n]}" "$(cat "$work/e2e.$n.rc")" "$work/e2e.$n.out"
+		times+=("$ms ${e2e[$n]}")
+		unset "running[$n]"
+	done
 }
 
 for bin in "$@"; do
@@ -108,13 +168,34 @@ for bin in "$@"; do
 		run_counted "$bin" "$bin"
 	fi
 done
+
+e2e=()
 for t in tests/e2e_*.sh; do
-	[ -e "$t" ] || continue
-	run_counted "$t" env BUILD="$build" bash "$t"
+	[ -e "$t" ] && e2e+=("$t")
+done
+declare -A running=()
+for n in "${!e2e[@]}"; do
+	while [ "${#running[@]}" -ge "$jobs" ]; do
+		wait -n 2>/dev/null
+		report_e2e
+	done
+	start_e2e "$n" "${e2e[$n]}"
+	running[$n]=1
+done
+while [ "${#running[@]}" -gt 0 ]; do
+	wait -n 2>/dev/null || sleep 0.2
+	report_e2e
 done
 
 for san in "${sans[@]}"; do
 	echo "$san: ${san_clean[$san]} of ${san_runs[$san]} binaries clean"
 done
-echo "$passed passed, $failed failed"
+if [ "${#times[@]}" -gt 0 ]; then
+	printf '%s\n' "${times[@]}" | sort -rn | head -n 5 |
+		while read -r ms name; do printf '%s (%s s)\n' "$name" "$(secs "$ms")"; done |
+		paste -sd';' - | sed 's/;/, /g; s/^/slowest: /'
+fi
+end=$(date +%s)
+echo "took: $(((end - t0) / 60)) min $(((end - t0) % 60)) s in all, the tests $(((end - tests_t0) / 60)) min $(((end - tests_t0) % 60)) s ($jobs e2e scripts at a time; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -102,7 +102,7 @@ static void test_format(void)
 static void test_probe(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
-	printf("ok - # skip mmap probe: AddressSanitizer replaces malloc\n");
+	SKIP("mmap probe", "AddressSanitizer replaces malloc");
 #else
 	struct config c;
 	char err[512];

@@ -359,7 +359,7 @@ static size_t heap_in_use(void)
 static void test_blank_runs(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
-	printf("ok - # SKIP blank runs: no heap figures under AddressSanitizer\n");
+	SKIP("blank runs", "no heap figures under AddressSanitizer");
 #else
 	static const char *const parts[] = {"{", "\"a\"", ":", "1",  ",", "\"rounds\"", ":",
 	                                    "[", "1",     ",", "2",  ",", "[3]",        "]",

@@ -142,14 +142,18 @@ static void test_arena(void)
 	      "a string larger than a chunk goes into a chunk of its own; earlier trees intact");
 	jst_arena_reset(&pool);
 	CHECK(pool.chunks && pool.used == 0, "reset keeps a chunk, empty");
+	int parsed = 0, emptied = 0;
 	for (int k = 0; k < 50; k++) {
 		w = parse_n(s, big + 2, &pool, SIZE_MAX, NULL, &r);
-		if (!w || strlen(w->valuestring) != big)
+		if (!w || strlen(w->valuestring) != big || w->valuestring[big - 1] != 'q')
 			break;
+		parsed++;
 		jst_arena_reset(&pool);
-		if (k == 49)
-			CHECK(1, "50 parses of 300 KiB reusing one arena");
+		emptied += pool.chunks && pool.used == 0 && r.status == JST_OK;
 	}
+	CHECK(parsed == 50 && emptied == 50,
+	      "50 parses of 300 KiB reusing one arena: %d of 50 parsed, %d resets kept an empty chunk",
+	      parsed, emptied);
 	for (int k = 0; k < 1000; k++)
 		v = parse("{\"a\":[1,2,3],\"b\":\"xyz\"}", &pool, &r);
 	CHECK(v && cJSON_GetArraySize(cJSON_GetObjectItem(v, "a")) == 3,

@@ -1,5 +1,5 @@
 /* test_stats_ref.c - the rank methods of src/front/stats/ against a reference written here from
- * their definitions (docs/methodology.md, "Confidence interval (distribution-free)", "p-values"
+ * their definitions (docs/statistics.md, "Confidence interval (distribution-free)", "p-values"
  * and "Two results files: the unpaired fallback"), sharing no code with stats.c or hlselect.c:
  * - every Walsh average (x_i + x_j) / 2, i <= j, or difference y_j - x_i is listed and sorted;
  * - the null distributions of W+ and U are counted in exact integers by recursion on the largest
@@ -133,7 +133,7 @@ static long critical_value(const uint64_t *counts, size_t top, double alpha)
 }
 
 /* Two-sided 0.05 critical values of the signed-rank T and the Mann-Whitney U, as published in
- * the tables of Hollander & Wolfe (docs/methodology.md, "References"); -1: no value. */
+ * the tables of Hollander & Wolfe (docs/statistics.md, "References"); -1: no value. */
 static void test_published_values(void)
 {
 	static const struct {
@@ -269,7 +269,7 @@ static double exact_p(const uint64_t *counts, size_t top, size_t s)
 	return fmin(1, 2 * ((double)(le < ge ? le : ge) / (double)total));
 }
 
-/* W+ with mid-ranks over the nonzero |x_i|, and its p (docs/methodology.md, "p-values"). */
+/* W+ with mid-ranks over the nonzero |x_i|, and its p (docs/statistics.md, "p-values"). */
 static void ref_wilcoxon(const double *x, size_t n, double *w, double *p)
 {
 	double ties = 0;

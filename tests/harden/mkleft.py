@@ -1,6 +1,6 @@
 """mkleft.py IN OUT FROM ARM: the bench document IN with ARM's runs removed from the measured rounds
 from index FROM on and listed under `left` instead, as adaptive allocation writes them
-(docs/results-format.md, "left"), and config.allocation "sequential"."""
+(docs/results-format.md, "allocab-bench/1"), and config.allocation "sequential"."""
 import json, sys
 d = json.load(open(sys.argv[1]))
 start, arm = int(sys.argv[3]), sys.argv[4]

@@ -34,7 +34,7 @@ void export_fmt_double(double v, char *buf, size_t len);
 
 /* A CSV text cell starting with =, +, -, @, a tab or a carriage return: a spreadsheet would
  * evaluate it as a formula, so the CSV writers put a single quote before it inside its quotes
- * (OWASP, "CSV Injection"; docs/results-format.md, "CSV"). Numbers are not text cells. */
+ * (OWASP, "CSV Injection"; docs/results-format.md, "allocab-compare/1"). Numbers are not text cells. */
 int export_csv_formula(const char *s);
 /* A JSON number, or null for NaN and infinities; NULL when memory ran out. */
 cJSON *export_json_num(double v);

@@ -1,5 +1,5 @@
 /* facts.c - the machine's facts a bench measures at its start and at its end (docs/results-format.md,
- * "facts"): what a minor page fault costs here in CPU time (mmap FACTS_MIB MiB of anonymous
+ * "allocab-bench/1", its member facts): what a minor page fault costs here in CPU time (mmap FACTS_MIB MiB of anonymous
  * memory in small pages, MADV_NOHUGEPAGE so that THP cannot make it a few huge faults; touch
  * every page; munmap; FACTS_TRIALS times, in a child process so the bench's own heap is
  * untouched), the hypervisor (cpuid leaf 0x40000000, else /sys/hypervisor/type, else none), the

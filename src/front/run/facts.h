@@ -1,5 +1,5 @@
 /* facts.h - the machine's facts every bench measures at its start and its end (facts.c;
- * docs/results-format.md, "facts"), beside the fingerprint and not part of its id. */
+ * docs/results-format.md, "allocab-bench/1"), beside the fingerprint and not part of its id. */
 #ifndef ALLOCAB_FACTS_H
 #define ALLOCAB_FACTS_H
 

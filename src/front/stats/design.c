@@ -1,4 +1,4 @@
-/* design.c - planning a bench (docs/methodology.md, "Minimum detectable effect", "Sequential
+/* design.c - planning a bench (docs/statistics.md, "Minimum detectable effect", "Sequential
  * decisions", "Equivalence"): the effects and equivalence margins a number of rounds resolves,
  * the rounds an effect needs, fixed-n and sequential, and the fewest rounds any verdict needs.
  * Contracts in stats.h. */

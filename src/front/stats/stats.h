@@ -101,7 +101,7 @@ struct stats_meta {
 	/* Hartung-Knapp-Sidik-Jonkman standard error of mu with the max(1, q) floor (Knapp &
 	 * Hartung 2003; Roever, Knapp & Friede 2015): sqrt(max(1, q_hk) / sum of the weights),
 	 * never below se_dl, so that k machines whose estimates coincide (q_hk 0) keep the width
-	 * their own standard errors give (docs/fleet.md, "Pooling") */
+	 * their own standard errors give (docs/fleet.md, "Which standard error") */
 	double se;
 	double q_hk;       /* the HKSJ scale sum w_i (y_i - mu)^2 / (k - 1) before the floor */
 	double lo, hi;     /* mu -+ t_{k-1, 1 - (1 - level)/2} x se */
