@@ -458,15 +458,21 @@ static void test_allocation(void)
 
 static void test_bench_comparisons(void)
 {
-	struct bench_config c = {.mode = BENCH_DRIVERS, .narms = 4, .nwl = 5, .reps = 0};
+	struct bench_arm drivers[4], programs[4];
+	struct bench_config c = {.arms = drivers, .narms = 4, .nwl = 5, .reps = 0};
 	const size_t shown[5] = {1, 1, 1, 5, 1}; /* pipeline: its total and 4 phases */
+
+	for (size_t i = 0; i < 4; i++) {
+		drivers[i] = (struct bench_arm){.kind = &arm_kind_driver};
+		programs[i] = (struct bench_arm){.kind = &arm_kind_program};
+	}
 
 	CHECK(bench_comparisons(&c, shown) == 15,
 	      "bench_comparisons: 3 candidates x 5 workloads, one regime: the primary family of 15");
 	c.primary = "all";
 	CHECK(bench_comparisons(&c, shown) == 60,
 	      "bench_comparisons: --primary all: every default comparison, 60");
-	c = (struct bench_config){.mode = BENCH_COMMANDS, .narms = 4, .nwl = 1, .primary = "epoch"};
+	c = (struct bench_config){.arms = programs, .narms = 4, .nwl = 1, .primary = "epoch"};
 	CHECK(bench_comparisons(&c, NULL) == 3,
 	      "bench_comparisons: a program bench of 3 candidates, --primary epoch: 3");
 	c.narms = 1;

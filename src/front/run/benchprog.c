@@ -4,6 +4,7 @@
 #include "common/allocknown.h"
 #include "front/run/run.h"
 #include "common/errmsg.h"
+#include "common/rmtree.h"
 #include "front/run/preload.h"
 #include "front/run/probelog.h"
 #include "front/run/contain.h"
@@ -26,41 +27,12 @@ static int in_list(char *const *v, size_t n, const char *s)
 	return 0;
 }
 
-/* Most directory levels removed below the probe directory; deeper ones are left. */
-#define REMOVE_DEPTH 32
-
-/* Removes name (relative to dirfd) and, when it is a directory on the device dev, what it holds;
- * never follows a symbolic link (a link is removed, not its target) and never crosses into
- * another file system. */
-static void remove_tree_at(int at, const char *name, dev_t dev, int depth)
-{
-	struct stat st;
-	struct dirent *de;
-	DIR *d;
-	int fd;
-
-	if (unlinkat(at, name, 0) == 0 || errno == ENOENT)
-		return;
-	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
-	    (depth > 0 && st.st_dev != dev) || depth > REMOVE_DEPTH)
-		return;
-	if ((fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return;
-	if (!(d = fdopendir(fd))) {
-		close(fd);
-		return;
-	}
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			remove_tree_at(dirfd(d), de->d_name, st.st_dev, depth + 1);
-	closedir(d);
-	unlinkat(at, name, AT_REMOVEDIR);
-}
-
 /* Removes the probe directory and whatever the runs' programs left in it. */
 static void remove_probe_dir(const char *dir)
 {
-	remove_tree_at(AT_FDCWD, dir, 0, 0);
+	struct rmtree_count left = {0};
+
+	rmtree_remove(dir, &left);
 }
 
 int bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o, char *err,
@@ -455,20 +427,13 @@ static const char *replaced_by(const struct bench_probe_run *p)
 
 void bench_probe_discard(struct bench_probe_run *p)
 {
-	char dir[PATH_MAX], *slash;
-	int dfd;
+	struct rmtree_count left = {0};
 
 	if (p->fd >= 0)
 		close(p->fd);
 	p->fd = -1;
-	snprintf(dir, sizeof dir, "%s", p->file);
-	if (!(slash = strrchr(dir, '/')))
-		return;
-	*slash = '\0';
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return;
-	remove_tree_at(dfd, slash + 1, 0, 0);
-	close(dfd);
+	if (unlink(p->file) != 0 && errno != ENOENT)
+		rmtree_remove(p->file, &left);
 }
 
 void bench_probe_finish(const struct bench_arm *a, struct bench_probe_run *p,
