@@ -12,6 +12,7 @@ if ! gcc -O1 -o "$TMP/ev" "$H/ev.c" 2>"$TMP/cc"; then
 	exit 1
 fi
 
+# (hostile-3 reproducer exe-replaced-by-fifo)
 # 1. An executable path that is a FIFO by judging time: the judge does not open it.
 (
 	cd "$TMP" || exit 1
@@ -23,6 +24,7 @@ fi
 if [ "$(cat "$TMP/fifo.rc")" = 0 ]; then ok "exe replaced by a FIFO: the bench ends (rc 0)"; else notok "exe replaced by a FIFO: the bench ends (rc 0)" "rc $(cat "$TMP/fifo.rc"): $(tail -c 300 "$TMP/fifo.err")"; fi
 jeq "exe replaced by a FIFO: the run is verified" "$TMP/fifo.json" rounds.0.runs.1.probe.verified true
 
+# (hostile-3 reproducer elf-section-bomb)
 # 2. 100 symbol tables of 64 MiB each (a sparse file): refused from the section headers, without
 #    reading them, and the run says why it is unverified.
 (cd "$TMP" && python3 "$H/mkelf.py" 100 ev100 2>mkelf.err)
@@ -70,6 +72,7 @@ if [ "$(cat "$TMP/keep/file" 2>/dev/null)" = precious ]; then ok "record with fo
 if [ "$(grep -c . "$TMP/left.err")" -ge 1 ] && grep -q "^allocab: record: warning: removed what the command left in $TMP/rt/allocab-record\.[0-9]*\.[A-Za-z0-9]*: 2 files (2\.0 MB), 2 directories, 3 symbolic links, 2 FIFOs, sockets or devices$" "$TMP/left.err" &&
 	[ "$(grep -c 'removed what' "$TMP/left.err")" = 1 ]; then ok "record with foreign files: one warning says what was removed"; else notok "record with foreign files: one warning says what was removed" "$(head -c 400 "$TMP/left.err")"; fi
 
+# (hostile-3 reproducer ctrl-chars-in-errors)
 # 5. A refused value is shown with \xNN for its control characters: one line, no ESC.
 esc=$(printf '\033')
 # oneline NAME PATTERN: the last stderr is one line matching PATTERN (a fixed string) without ESC.
@@ -105,6 +108,7 @@ else
 	notok "build tests/harden/rawname.c" "$(head -c 300 "$TMP/cc")"
 fi
 
+# (hostile-3 reproducer csv-formula)
 # 6. CSV: a text cell that a spreadsheet would evaluate gets a single quote; numbers stay numbers.
 "$A" compare "$H/csv_formula.json" --format csv >"$TMP/inj.csv" 2>/dev/null
 python3 - "$TMP/inj.csv" >"$TMP/csv.check" 2>&1 <<'PY'

@@ -21,6 +21,7 @@ if len(sys.argv) > 4: d["task"]["boot_id"] = sys.argv[4]
 json.dump(d, open(sys.argv[2], "w"))' "$@"
 }
 
+# (hostile-3 reproducer gate-pooled-copies)
 # --- one file copied under new labels -------------------------------------------------------------
 expect_status "copies: one file alone is INCONCLUSIVE" 3 "$A" gate "$D/copies-A.json" --candidate mimalloc --max-slowdown 50%
 for i in 1 2 3; do relabel "$D/copies-A.json" "$P/Y$i.json" "Y$i"; done
@@ -32,6 +33,7 @@ n=$(grep -c "repeat the measurements of Y1" "$TMP/err")
 for i in 1 2 3; do relabel "$D/copies-A.json" "$P/X$i.json" "X$i" "0000000$i-0000-0000-0000-000000000000"; done
 expect_status "copies: with the boot ids edited too, still one machine" 3 "$A" gate "$P"/X{1,2,3}.json --candidate mimalloc --max-slowdown 50%
 
+# (hostile-3 reproducer merge-quadratic-warnings)
 # --- 520 copies: one line per problem ------------------------------------------------------------
 "$PY" -c 'import json, sys
 d = json.load(open(sys.argv[1]))
@@ -46,6 +48,7 @@ grep -q "M001, M002, M003 (516 more) repeat the measurements of M000" "$P/m520.o
 	ok "520 copies: the line names three and counts the rest" || notok "520 copies: names" "$(grep WARNING "$P/m520.out" | head -3)"
 grep -qE "POOLED .* 1 of 1 " "$P/m520.out" && ok "520 copies: the pool holds one machine" || notok "520 copies: pool" "$(grep POOLED "$P/m520.out")"
 
+# (hostile-3 reproducer merge-different-programs, merge-mixed-time)
 # --- comparable or set apart --------------------------------------------------------------------
 expect_status "programs: merge of work 20000 and sleep 0.05 exits 0" 0 "$A" merge "$D/copies-A.json" "$D/programs-B.json" "$D/programs-D.json"
 grep -qE "command +total +cold +mimalloc +D .*not pooled: ran other commands than A: \"sleep 0.05\", not \"/srv/repro/work 20000\"" "$TMP/out" &&
@@ -60,6 +63,7 @@ grep -qE "^T1 .*compared: CPU time" "$TMP/out" && grep -qE "^T2 .*compared: wall
 "$A" merge "$D/time-T1.json" "$D/time-T2.json" --format json -o "$P/t.json" 2>/dev/null
 jeq "time: json machines[].compared" "$P/t.json" machines.1.compared "wall time"
 
+# (hostile-3 reproducer gate-pass-crashing-candidate)
 # --- the gate and failed runs ---------------------------------------------------------------------
 expect_status "crashes: a candidate that crashed in 6 of 12 rounds is FAIL (was PASS 19.2x)" 1 "$A" gate "$D/flaky.json" --candidate mimalloc --max-slowdown 50%
 grep -q "failed runs: mimalloc 6 of 12 (first: crashed SIGSEGV), system 0 of 12: the candidate fails more often" "$TMP/out" &&
@@ -75,6 +79,7 @@ expect_status "crashes: a fleet with that machine is FAIL on the pooled estimate
 grep -q "failed runs: mimalloc 12 of 24 (first: crashed SIGSEGV), system 0 of 24" "$TMP/out" && ok "crashes: the pooled line counts the fleet's failed runs" || notok "crashes: pooled line" "$(cat "$TMP/out")"
 expect_status "crashes: and FAIL on each machine" 1 "$A" gate "$P/fl1.json" "$P/fl2.json" --candidate mimalloc --max-slowdown 50% --on each-machine
 
+# (hostile-3 reproducer crafted-ok-unverified)
 # --- the reader's cross-checks --------------------------------------------------------------------
 expect_status "ok with probe.verified false: refused" 2 "$A" compare "$D/ok-unverified.json"
 expect_err "ok with probe.verified false: one line" 'rounds\[0\]\.runs\[[0-9]+\]: status "ok" with probe.verified false'

@@ -25,6 +25,7 @@ refuse() { # refuse NAME PATTERN ARGS...
 }
 C=(--cmd a=true --cmd b=true --warmup 0 --allocation none -q)
 
+# (hostile-3 reproducer full-disk-round-lost)
 # ---- a full disk after two rounds: "done" only for written rounds, then the resume line ----
 ALLOCAB_FAULT_WRITES=2 "$A" bench --cmd a=true --cmd b=true --warmup 0 --allocation none \
 	--rounds 6 -o "$TMP/full.json" >"$TMP/out" 2>"$TMP/err"
