@@ -358,7 +358,7 @@ static char *exit_with(char *buf, size_t len, const char *config)
 	return buf;
 }
 
-/* The records of 7,000 short processes (start, exec and exit of /bin/true, about 1.8 KiB each:
+/* (hostile-3 reproducer probe-records-8mib) The records of 7,000 short processes (start, exec and exit of /bin/true, about 1.8 KiB each:
  * 12 MiB) exceed the 8 MiB base but not the limit that scales with the processes tracked. */
 static void test_read_limit(void)
 {
