@@ -157,7 +157,7 @@ $(BUILD)/tests/jsleep: $(BUILD)/tests/jsleep.o
 
 # Synthetic traces for the replay tests (tests/e2e_limits.sh, tests/e2e_record_phases.sh).
 $(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o $(BUILD)/src/common/trace_marks.o \
-		$(BUILD)/src/common/phasemark.o $(BUILD)/src/common/errmsg.o
+		$(BUILD)/src/common/phasemark.o $(BUILD)/src/common/errmsg.o $(BUILD)/src/common/utf8.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # The slow backend alone with a probe main: proves its injection count (tests/e2e_calibrate.sh).
