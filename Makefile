@@ -96,6 +96,9 @@ $(BUILD)/asan/%.o: %.c $(FLAGS_STAMP)
 # The code starts at a fixed address (DRIVER_CODE_START), whatever the size of the symbol tables
 # before it, which grows with each backend's imports (docs/allocators.md).
 DRIVER_CODE_START := 0x10000
+# Kept after the link (make would delete them as intermediates): scripts/check_exports.sh reads
+# every object of both programs.
+.SECONDARY: $(patsubst %,$(BUILD)/allocators/%.o,$(BACKENDS))
 $(BUILD)/allocab-%: $(call obj,$(COMMON_SRC) $(DRIVER_LIB_SRC) $(DRIVER_MAIN_SRC)) $(BUILD)/allocators/%.o
 	$(CC) $(LDFLAGS) -Wl,--section-start=.init=$(DRIVER_CODE_START) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl -Wl,--no-as-needed $(LIBS_$*) -Wl,--as-needed
 # Nothing a backend adds may land before the shared code (docs/allocators.md): driver code calls

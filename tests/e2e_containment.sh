@@ -9,13 +9,17 @@
 # shellcheck source=tests/lib.sh
 . tests/lib.sh
 BUILD=$(cd "$BUILD" && pwd)
-A=$BUILD/allocab
+# every bench of this script through a wrapper that notes its pid (the name of its runs'
+# cgroups): other tests may run benches at the same time
+A=$TMP/allocab
+printf '#!/bin/sh\necho $$ >>"%s/bench.pids"\nexec "%s" "$@"\n' "$TMP" "$BUILD/allocab" >"$A"
+chmod +x "$A"
 JGET=$BUILD/tests/jget
 SRC=$PWD/tests/hostile3
 KILL_AFTER=120
 
 if [ "$(id -u)" != 0 ]; then
-	ok "containment # SKIP not root: no cgroup, no proc connector"
+	skip containment "not root: no cgroup, no proc connector"
 	exit 0
 fi
 W=$TMP/w
@@ -75,7 +79,7 @@ all_unverified() {
 bench "probe" "$TMP/c.json" --program './ev 1000' -a system,mimalloc
 mech=$("$JGET" "$TMP/c.json" config.containment.mechanism 2>/dev/null)
 if [ "$mech" != "cgroup+proc-connector" ]; then
-	ok "containment # SKIP this machine gives '$mech' ($(head -c 200 "$TMP/err"))"
+	skip containment "this machine gives '$mech' ($(head -c 200 "$TMP/err"))"
 	exit 0
 fi
 jeq "a contained run: its mechanism" "$TMP/c.json" rounds.0.runs.0.containment.mechanism \
@@ -212,7 +216,7 @@ if unshare -fp true 2>/dev/null; then
 		ok "a PID namespace: the images reported with namespace pids, verified" ||
 		notok "pidns" "rc $(rc): $(reasons "$TMP/p.json")"
 else
-	ok "pidns # SKIP unshare -fp is not permitted here"
+	skip pidns "unshare -fp is not permitted here"
 fi
 
 # ---- probe-file-replaced: never an unbounded read or a hang, nothing left in TMPDIR ----
@@ -236,8 +240,11 @@ TMPDIR=$TMP/tmpdir bench "leftovers" "$TMP/z2.json" -a system,mimalloc --program
 	notok "outside destroyed" "keep/file gone"
 
 # ---- no cgroup of a run is left ----
-[ -z "$(find "$mnt${own%/}" -maxdepth 1 -name "allocab-run.*" 2>/dev/null | head -1)" ] &&
-	ok "every run's cgroup was removed" || notok "cgroups left" "$(find "$mnt${own%/}" -maxdepth 1 -name 'allocab-run.*' | head -3)"
+left=""
+while read -r p; do
+	left+=$(find "$mnt${own%/}" -maxdepth 1 -name "allocab-run.$p.*" 2>/dev/null | head -1)
+done <"$TMP/bench.pids"
+[ -s "$TMP/bench.pids" ] && [ -z "$left" ] && ok "every run's cgroup was removed" || notok "cgroups left" "${left:-no bench ran}"
 
 # ---- a program that uses ptrace itself (docs/programs.md) ----
 if command -v strace >/dev/null; then
@@ -246,6 +253,6 @@ if command -v strace >/dev/null; then
 		ok "strace inside a tracked run: no run succeeds, the bench fails (rc 1)" ||
 		notok "strace" "rc $(rc): $(reasons "$TMP/s.json")"
 else
-	ok "strace # SKIP not installed"
+	skip strace "not installed"
 fi
 exit $t_fail

@@ -116,7 +116,7 @@ if python3 -c 'import time; time.process_time_ns' 2>/dev/null; then
 	jeq "Python: epoch's three spans have CPU times" "$TMP/py.json" "$r.phase_marks.phases.1.cpu_ns.#" 3
 	jeq "Python: import's one span has one" "$TMP/py.json" "$r.phase_marks.phases.0.cpu_ns.#" 1
 else
-	ok "# SKIP python3 without time.process_time_ns"
+	skip "python CPU marks" "python3 without time.process_time_ns"
 fi
 
 # ---- a fixed file: the same bench as if its marks were written by an older helper ----
