@@ -264,4 +264,14 @@ grep -q 'Exit status: 0 PASS, 1 FAIL, 3 INCONCLUSIVE, 2 bad input' "$TMP/out" &&
 expect_status "compare of a file whose cells left" 0 "$A" compare tests/fuzz/corpus/results/left-cpu.json
 grep -Eq '^pipeline +mimalloc +2/2 \(left\) ' "$TMP/out" && grep -Eq '^parquet_load +mimalloc +3/3 ' "$TMP/out" &&
 	ok "ok rounds: over the rounds a cell ran, '(left)' when it left" || notok "ok rounds of left cells" "$(grep -E '^(pipeline|parquet_load) ' "$TMP/out")"
+# ---- a bench that ended decided: the warning names both ways a bench stops on its decisions ----
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['status'] = 'decided'
+json.dump(d, open(sys.argv[2], 'w'))" tests/data/export/program-phases.json "$TMP/decided.json"
+expect_status "compare of a file that ended decided" 0 "$A" compare "$TMP/decided.json"
+tr '\n' ' ' <"$TMP/out" | sed 's/  */ /g' | grep -q 'its bench stopped when its sequential intervals decided (bench --gate, or adaptive allocation with no cell left)' &&
+	ok "decided: the warning says a gate or adaptive allocation stopped the bench" ||
+	notok "decided warning" "$(grep -A2 'stopped' "$TMP/out")"
 exit $t_fail

@@ -291,10 +291,10 @@ int cmp_warnings(struct cmp_builder *b)
 	     d = d == r->cand ? NULL : r->cand)
 		if (d->seq.planned && strcmp(d->status, "decided") == 0)
 			rc = warnf(b,
-			           "%s: a sequential gate (bench --gate) stopped its rounds when it "
-			           "decided: these fixed-n intervals do not allow for that; `allocab "
-			           "gate` judges it with the sequential interval (docs/methodology.md, "
-			           "\"Sequential decisions\")",
+			           "%s: its bench stopped when its sequential intervals decided (bench "
+			           "--gate, or adaptive allocation with no cell left): these fixed-n "
+			           "intervals do not allow for that; `allocab gate` judges it with the "
+			           "sequential interval (docs/methodology.md, \"Sequential decisions\")",
 			           d->path);
 	for (const struct rf_doc *d = r->base; rc == 0 && d; d = d == r->cand ? NULL : r->cand)
 		if (d->nleft)
