@@ -94,11 +94,26 @@ static size_t run_of(uint64_t (*f)(uint64_t), size_t n, int *found)
 	return r;
 }
 
-static uint64_t high_bits(uint64_t i) { return (i + 1) << 44; }
-static uint64_t low_bits(uint64_t i) { return 0x5a5a000000000000ULL | i; }
-static uint64_t pages(uint64_t i) { return 0x7f3a12000000ULL + (i << 12); }
-static uint64_t granules(uint64_t i) { return 0x55d0c0de0010ULL + (i << 4); }
-static uint64_t huge(uint64_t i) { return (i + 1) << 30; }
+static uint64_t high_bits(uint64_t i)
+{
+	return (i + 1) << 44;
+}
+static uint64_t low_bits(uint64_t i)
+{
+	return 0x5a5a000000000000ULL | i;
+}
+static uint64_t pages(uint64_t i)
+{
+	return 0x7f3a12000000ULL + (i << 12);
+}
+static uint64_t granules(uint64_t i)
+{
+	return 0x55d0c0de0010ULL + (i << 4);
+}
+static uint64_t huge(uint64_t i)
+{
+	return (i + 1) << 30;
+}
 
 static void test_adversarial(void)
 {
@@ -120,7 +135,8 @@ static void test_adversarial(void)
 
 		CHECK(found, "%s: all %zu found", fam[k].what, fam[k].n);
 		/* A good mixer at load <= 0.7 makes runs of a few dozen; a table indexed by the low
-		 * bits of a Fibonacci multiply, or by the keys' own bits, makes runs of thousands. */
+		 * bits of a Fibonacci multiply, or by the keys' own bits, makes runs of thousands.
+		 */
 		CHECK(r < 200, "%s: longest probe run %zu < 200", fam[k].what, r);
 	}
 }
@@ -161,8 +177,8 @@ static void test_model(void)
 				bad += held[j] ? !p || *p != val[j] : p != NULL;
 			}
 	}
-	CHECK(bad == 0 && m.n == n, "200000 random puts and removals agree with a model (%zu wrong)",
-	      bad);
+	CHECK(bad == 0 && m.n == n,
+	      "200000 random puts and removals agree with a model (%zu wrong)", bad);
 	while (u64map_next(&m, &pos, &key, &v)) {
 		size_t i = (size_t)(key >> 52);
 		seen++;

@@ -4,6 +4,7 @@
 
 #include "common/errmsg.h"
 #include "common/trace.h"
+#include "common/u64map.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,25 +56,9 @@ size_t rp_thread_index(const uint32_t *t, size_t nth, uint32_t idx)
 	return lo;
 }
 
-/* Trace id -> dense object number; open addressing, id 0 marks an empty slot. */
-struct idmap {
-	uint64_t *id;
-	uint32_t *obj;
-	size_t mask;
-};
-
-static size_t idmap_slot(const struct idmap *m, uint64_t id)
-{
-	size_t i = (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 17) & m->mask;
-
-	while (m->id[i] && m->id[i] != id)
-		i = (i + 1) & m->mask;
-	return i;
-}
-
 struct build {
 	struct rp_trace *t;
-	struct idmap map;
+	struct u64map map;       /* trace id -> dense object number */
 	struct rp_op **alloc_at; /* by object: its allocating op */
 	uint32_t *alloc_th;      /* by object: its allocating thread */
 	uint64_t *size;          /* by object */
@@ -136,16 +121,15 @@ static int build_ops(struct build *b, const struct trace_rec *ev, size_t n, cons
 			                                     : "not a power of two");
 		}
 		if (is_alloc(e->op)) {
-			size_t s = idmap_slot(&b->map, e->id);
-			if (b->map.id[s]) {
+			if (u64map_get(&b->map, e->id)) {
 				free(fill);
 				free(last_ts);
 				return errmsg_fail(err, errlen,
 				                   "corrupt: object %llu is allocated twice",
 				                   (unsigned long long)e->id);
 			}
-			b->map.id[s] = e->id;
-			b->map.obj[s] = o->obj = ++t->nobj;
+			/* Cannot fail: the map holds room for every allocation. */
+			u64map_put(&b->map, e->id, o->obj = ++t->nobj);
 			b->alloc_at[o->obj] = o;
 			b->alloc_th[o->obj] = (uint32_t)th;
 			b->size[o->obj] = e->size;
@@ -167,21 +151,21 @@ static int link_releases(struct build *b, const struct trace_rec *ev, size_t n, 
 		return -2;
 	for (size_t i = 0; i < n; i++) {
 		const struct trace_rec *e = &ev[i];
-		size_t th = rp_thread_index(tl, t->nth, e->thread), s;
+		size_t th = rp_thread_index(tl, t->nth, e->thread);
 		struct rp_op *o = &t->th[th].ops[pos[th]++];
 		uint64_t gone = e->op == TRACE_OP_FREE ? e->id : e->old_id;
+		const uint64_t *at;
 		uint32_t obj;
 
 		if (!gone)
 			continue;
-		s = idmap_slot(&b->map, gone);
-		if (!b->map.id[s]) {
+		if (!(at = u64map_get(&b->map, gone))) {
 			t->dropped++;
 			if (e->op == TRACE_OP_FREE)
 				o->op = 0;
 			continue;
 		}
-		obj = b->map.obj[s];
+		obj = (uint32_t)*at;
 		if (b->released[obj]) {
 			free(pos);
 			return errmsg_fail(err, errlen, "corrupt: object %llu is released twice",
@@ -307,7 +291,7 @@ static int build(struct rp_trace *t, const struct trace_rec *ev, size_t n,
 {
 	struct build b = {.t = t};
 	uint32_t *tl;
-	size_t nalloc = 0, cap = 1024;
+	size_t nalloc = 0;
 	int rc = -2;
 
 	if (trace_thread_list(ev, n, &tl, &t->nth) != 0)
@@ -319,18 +303,13 @@ static int build(struct rp_trace *t, const struct trace_rec *ev, size_t n,
 	}
 	for (size_t i = 0; i < n; i++)
 		nalloc += is_alloc(ev[i].op);
-	while (cap < 2 * nalloc)
-		cap *= 2;
-	b.map.mask = cap - 1;
-	b.map.id = calloc(cap, sizeof *b.map.id);
-	b.map.obj = malloc(cap * sizeof *b.map.obj);
 	b.alloc_at = malloc((nalloc + 1) * sizeof *b.alloc_at);
 	b.alloc_th = malloc((nalloc + 1) * sizeof *b.alloc_th);
 	b.size = calloc(nalloc + 1, sizeof *b.size);
 	b.released = calloc(nalloc + 1, 1);
 	t->th = calloc(t->nth ? t->nth : 1, sizeof *t->th);
-	if (!b.map.id || !b.map.obj || !b.alloc_at || !b.alloc_th || !b.size || !b.released ||
-	    !t->th)
+	if (u64map_reserve(&b.map, nalloc) != 0 || !b.alloc_at || !b.alloc_th || !b.size ||
+	    !b.released || !t->th)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		t->th[rp_thread_index(tl, t->nth, ev[i].thread)].n++;
@@ -349,8 +328,7 @@ out:
 	if (rc == -2 && !*err)
 		errmsg_fail(err, errlen, "out of memory preparing %zu events", n);
 	free(tl);
-	free(b.map.id);
-	free(b.map.obj);
+	u64map_free(&b.map);
 	free(b.alloc_at);
 	free(b.alloc_th);
 	free(b.size);

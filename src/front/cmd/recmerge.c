@@ -1,121 +1,20 @@
 /* recmerge.c - one process of the bundler (recmerge.h): a cursor per thread over its raw events
  * blocks, a heap that always steps the cursor whose next step comes first in time (a release
- * before an allocation at the same tick), an address -> object id map, and an output buffer per
- * thread. */
+ * before an allocation at the same tick), an address -> object id map (common/u64map.h), and an
+ * output buffer per thread. */
 #include "front/cmd/recmerge.h"
 
 #include "common/errmsg.h"
 #include "common/trace.h"
+#include "common/u64map.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <zstd.h>
 
 #define OUT_CAP (64u << 10)
-
-/* ---- address -> object id: open addressing, backward-shift deletion, key 0 is empty ---- */
-
-struct aslot {
-	uint64_t key, id;
-};
-
-struct amap {
-	struct aslot *s;
-	size_t mask, used;
-	int shift; /* 64 - log2(mask + 1) */
-};
-
-static size_t amap_home(const struct amap *m, uint64_t a)
-{
-	return (size_t)((a >> 3) * 0x9e3779b97f4a7c15ULL >> m->shift);
-}
-
-static size_t amap_find(const struct amap *m, uint64_t a)
-{
-	size_t i = amap_home(m, a);
-
-	while (m->s[i].key && m->s[i].key != a)
-		i = (i + 1) & m->mask;
-	return i;
-}
-
-/* Starts loading the slot of address a into the cache (the merge decodes events ahead). */
-static void amap_prefetch(const struct amap *m, uint64_t a)
-{
-	if (m->s)
-		__builtin_prefetch(&m->s[amap_home(m, a)], 1);
-}
-
-/* Zeroed slots from mmap (a large map is given back to the system at once). */
-static struct aslot *slots_new(size_t n)
-{
-	void *p = mmap(NULL, n * sizeof(struct aslot), PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void slots_free(struct aslot *s, size_t n)
-{
-	if (s)
-		munmap(s, n * sizeof *s);
-}
-
-static int amap_grow(struct amap *m)
-{
-	struct amap n = {.mask = m->mask ? 2 * m->mask + 1 : 4095,
-	                 .shift = m->mask ? m->shift - 1 : 64 - 12};
-
-	if (!(n.s = slots_new(n.mask + 1)))
-		return -1;
-	for (size_t i = 0; m->s && i <= m->mask; i++)
-		if (m->s[i].key)
-			n.s[amap_find(&n, m->s[i].key)] = m->s[i];
-	n.used = m->used;
-	slots_free(m->s, m->mask + 1);
-	*m = n;
-	return 0;
-}
-
-/* Maps a to id; returns 1 when a was already live (its old object is forgotten), -1 when out of
- * memory, else 0. */
-static int amap_put(struct amap *m, uint64_t a, uint64_t id)
-{
-	size_t i;
-	int was;
-
-	if ((m->used + 1) * 10 > (m->mask + 1) * 7 && amap_grow(m) != 0)
-		return -1;
-	i = amap_find(m, a);
-	was = m->s[i].key != 0;
-	m->used += !was;
-	m->s[i] = (struct aslot){a, id};
-	return was;
-}
-
-/* Removes a; returns its object id, or 0 when a is not live. */
-static uint64_t amap_take(struct amap *m, uint64_t a)
-{
-	size_t i = m->s ? amap_find(m, a) : 0, j;
-	uint64_t id;
-
-	if (!m->s || !m->s[i].key)
-		return 0;
-	id = m->s[i].id;
-	m->used--;
-	for (j = (i + 1) & m->mask; m->s[j].key; j = (j + 1) & m->mask) {
-		size_t home = amap_home(m, m->s[j].key);
-		if (((j - home) & m->mask) >= ((j - i) & m->mask)) {
-			m->s[i] = m->s[j];
-			i = j;
-		}
-	}
-	m->s[i].key = 0;
-	return id;
-}
 
 /* ---- a thread: its input cursor and its output buffer ---- */
 
@@ -158,7 +57,7 @@ struct merge {
 	struct cursor *c;
 	size_t nc;
 	size_t *heap, nheap;
-	struct amap map;
+	struct u64map map; /* address -> object id */
 	uint64_t next_id;
 	uint8_t *stored;
 	ZSTD_DCtx *dctx;
@@ -270,7 +169,7 @@ static void next_event(struct merge *m, struct cursor *c)
 		if (decode(m, c, d) != 0)
 			break;
 		c->nahead++;
-		amap_prefetch(&m->map, trace_raw_is_address(d->op, 0) ? d->v[0] : d->v[1]);
+		u64map_prefetch(&m->map, trace_raw_is_address(d->op, 0) ? d->v[0] : d->v[1]);
 	}
 	c->op = 0;
 	if (!c->nahead)
@@ -286,7 +185,7 @@ static void next_event(struct merge *m, struct cursor *c)
 	if (c->op == TRACE_OP_REALLOC || c->op == TRACE_OP_REALLOCARRAY) {
 		c->phase = 0;
 		c->key = c->v[0] < c->ticks ? c->ticks - c->v[0] : 0;
-		amap_prefetch(&m->map, c->v[2]);
+		u64map_prefetch(&m->map, c->v[2]);
 	}
 }
 
@@ -379,7 +278,7 @@ static int emit(struct merge *m, struct cursor *c, unsigned op, uint64_t ticks, 
 /* A fresh object at address a. */
 static int allocate(struct merge *m, uint64_t a, uint64_t *id)
 {
-	int was = amap_put(&m->map, a, *id = ++m->next_id);
+	int was = u64map_put(&m->map, a, *id = ++m->next_id);
 
 	if (was < 0)
 		return errmsg_fail(m->err, m->errlen, "out of memory numbering objects");
@@ -390,7 +289,10 @@ static int allocate(struct merge *m, uint64_t a, uint64_t *id)
 /* The object at address a, released (0 for NULL, and for an address never allocated here). */
 static uint64_t release(struct merge *m, uint64_t a)
 {
-	uint64_t id = a ? amap_take(&m->map, a) : 0;
+	uint64_t id = 0;
+
+	if (a)
+		u64map_take(&m->map, a, &id);
 
 	m->o->foreign += a && !id;
 	return id;
@@ -522,7 +424,7 @@ int rm_merge(struct rm_input *in, struct rm_output *o, char *err, size_t errlen)
 	}
 	free(m.c);
 	free(m.heap);
-	slots_free(m.map.s, m.map.mask + 1);
+	u64map_free(&m.map);
 	free(m.stored);
 	free(m.comp);
 	ZSTD_freeDCtx(m.dctx);

@@ -17,8 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EMPTY 0L
-#define GONE  (-1L)
 /* Bytes the connector socket may queue: a run's events are drained as they come, this only
  * absorbs a burst of the machine's. */
 #define RCVBUF (16 << 20)
@@ -47,74 +45,22 @@ static void add_why(struct contain *c, const char *fmt, const char *a, const cha
 	snprintf(c->why + n, sizeof c->why - n, fmt, a, b);
 }
 
-/* ---- the run's tree of processes (thread-group ids), open addressing ---- */
-
-static size_t slot_of(const struct contain *c, long id)
-{
-	return ((size_t)id * 0x9e3779b97f4a7c15ULL) & (c->tree_cap - 1);
-}
+/* ---- the run's tree of processes (thread-group ids) ---- */
 
 static int tree_has(const struct contain *c, long id)
 {
-	if (!c->tree_cap)
-		return 0;
-	for (size_t i = slot_of(c, id), k = 0; k < c->tree_cap; i = (i + 1) & (c->tree_cap - 1), k++) {
-		if (c->tree[i] == EMPTY)
-			return 0;
-		if (c->tree[i] == id)
-			return 1;
-	}
-	return 0;
-}
-
-static void tree_put(struct contain *c, long id)
-{
-	size_t i = slot_of(c, id);
-
-	while (c->tree[i] != EMPTY && c->tree[i] != GONE)
-		i = (i + 1) & (c->tree_cap - 1);
-	c->tree[i] = id;
-	c->tree_n++;
+	return u64map_get(&c->tree, (uint64_t)id) != NULL;
 }
 
 static void tree_add(struct contain *c, long id)
 {
-	if (tree_has(c, id))
-		return;
-	if ((c->tree_n + 1) * 2 > c->tree_cap) {
-		size_t cap = c->tree_cap ? c->tree_cap : 64, old = c->tree_cap;
-		long *was = c->tree;
-
-		while (cap < 4 * (c->tree_n + 1))
-			cap *= 2;
-		if (!(c->tree = calloc(cap, sizeof *c->tree))) {
-			c->tree = was;
-			c->lost = 1;
-			return;
-		}
-		c->tree_cap = cap;
-		c->tree_n = 0;
-		for (size_t i = 0; i < old; i++)
-			if (was[i] != EMPTY && was[i] != GONE)
-				tree_put(c, was[i]);
-		free(was);
-	}
-	tree_put(c, id);
+	if (u64map_put(&c->tree, (uint64_t)id, 0) < 0)
+		c->lost = 1;
 }
 
 static void tree_del(struct contain *c, long id)
 {
-	if (!c->tree_cap)
-		return;
-	for (size_t i = slot_of(c, id), k = 0; k < c->tree_cap; i = (i + 1) & (c->tree_cap - 1), k++) {
-		if (c->tree[i] == EMPTY)
-			return;
-		if (c->tree[i] == id) {
-			c->tree[i] = GONE;
-			c->tree_n--;
-			return;
-		}
-	}
+	u64map_take(&c->tree, (uint64_t)id, NULL);
 }
 
 /* ---- execs ---- */
@@ -212,7 +158,7 @@ static void on_datagram(struct contain *c, const char *buf, ssize_t len, int *ac
 			/* CLONE_PARENT makes a child of the run a child of this process, which
 			 * starts no other process while a run runs. */
 			if (child != c->self &&
-			    (tree_has(c, parent) || (parent == c->self && c->tree_n)))
+			    (tree_has(c, parent) || (parent == c->self && c->tree.n)))
 				tree_add(c, child);
 			break;
 		}
@@ -520,11 +466,13 @@ static int running(long pid)
  * moved themselves out of it (strays); without, ones left behind. */
 static void kill_strays(struct contain *c)
 {
-	for (size_t i = 0; i < c->tree_cap; i++) {
-		long id = c->tree[i];
+	size_t pos = 0;
+	uint64_t key, none;
 
-		if (id == EMPTY || id == GONE || id == c->self || !running(id) ||
-		    kill((pid_t)id, SIGKILL) != 0)
+	while (u64map_next(&c->tree, &pos, &key, &none)) {
+		long id = (long)key;
+
+		if (id == c->self || !running(id) || kill((pid_t)id, SIGKILL) != 0)
 			continue;
 		if (c->cgroup) {
 			c->strays++;
@@ -591,7 +539,7 @@ void contain_free(struct contain *c)
 		free(c->exes[i]);
 	free(c->exes);
 	free(c->execs);
-	free(c->tree);
+	u64map_free(&c->tree);
 	free(c);
 }
 

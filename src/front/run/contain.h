@@ -8,6 +8,8 @@
 #ifndef ALLOCAB_CONTAIN_H
 #define ALLOCAB_CONTAIN_H
 
+#include "common/u64map.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -51,8 +53,7 @@ struct contain {
 	char dir[8400];
 	int nl;
 	pid_t self;
-	long *tree;
-	size_t tree_cap, tree_n;
+	struct u64map tree; /* the run's tree of processes (thread-group ids; values unused) */
 	size_t execs_cap;
 	char **exes;
 	size_t nexes, exes_cap;

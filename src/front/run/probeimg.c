@@ -2,16 +2,11 @@
 #include "front/run/probeimg.h"
 #include "front/run/probelog.h"
 
+#include "common/u64map.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* pid -> the image the pid runs now (index + 1; 0: none), open addressing. */
-struct pidmap {
-	long *pid;
-	size_t *img;
-	size_t cap;
-};
 
 const char *pimg_str(const cJSON *o, const char *k)
 {
@@ -34,14 +29,17 @@ static double fnum(const cJSON *o, const char *k)
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-static size_t *slot(struct pidmap *m, long pid)
+/* The image pid runs now in m (pid -> index + 1; 0: none), added as none when m lacks it. m holds
+ * room for every pid a build adds, so an insertion neither fails nor moves another value. */
+static uint64_t *slot(struct u64map *m, long pid)
 {
-	size_t i = ((size_t)pid * 0x9e3779b97f4a7c15ULL) & (m->cap - 1);
+	uint64_t *v = u64map_get(m, (uint64_t)pid);
 
-	while (m->pid[i] && m->pid[i] != pid)
-		i = (i + 1) & (m->cap - 1);
-	m->pid[i] = pid;
-	return &m->img[i];
+	if (!v) {
+		u64map_put(m, (uint64_t)pid, 0);
+		v = u64map_get(m, (uint64_t)pid);
+	}
+	return v;
 }
 
 static int is(const char *a, const char *b)
@@ -98,13 +96,13 @@ static void attach(struct pimg *g, const cJSON *r)
 }
 
 /* A new image of the pid of record r; prev is the pid's image so far (or NULL). */
-static void open_image(struct pimgs *p, const cJSON *r, struct pimg *prev, size_t *cur,
-                       const struct probe_expect *e, struct pidmap *m)
+static void open_image(struct pimgs *p, const cJSON *r, struct pimg *prev, uint64_t *cur,
+                       const struct probe_expect *e, const struct u64map *m)
 {
 	struct pimg *g = &p->v[p->n];
 	long pid = pimg_num(r, "pid"), ppid = pimg_num(r, "ppid");
 	int started = is(pimg_str(r, "event"), "start");
-	size_t *parent;
+	const uint64_t *parent;
 
 	*g = (struct pimg){.first = r,
 	                   .pid = pid,
@@ -120,7 +118,7 @@ static void open_image(struct pimgs *p, const cJSON *r, struct pimg *prev, size_
 	if (e && e->launcher > 0) {
 		if (started)
 			g->exempt = pid == e->launcher && !prev && is(g->exe, e->launcher_exe);
-		else if (ppid > 0 && *(parent = slot(m, ppid)))
+		else if (ppid > 0 && (parent = u64map_get(m, (uint64_t)ppid)) && *parent)
 			g->exempt = p->v[*parent - 1].exempt;
 	}
 	*cur = ++p->n;
@@ -128,25 +126,20 @@ static void open_image(struct pimgs *p, const cJSON *r, struct pimg *prev, size_
 
 int pimgs_build(const cJSON *records, const struct probe_expect *e, struct pimgs *out)
 {
-	size_t n = (size_t)cJSON_GetArraySize(records), cap = 16;
-	struct pidmap m;
+	size_t n = (size_t)cJSON_GetArraySize(records);
+	struct u64map m = {0};
 	const cJSON *r;
 
 	memset(out, 0, sizeof *out);
-	while (cap < 2 * n + 2)
-		cap *= 2;
-	m = (struct pidmap){
-	    .pid = calloc(cap, sizeof *m.pid), .img = calloc(cap, sizeof *m.img), .cap = cap};
-	if (!m.pid || !m.img || !(out->v = calloc(n + 1, sizeof *out->v))) {
-		free(m.pid);
-		free(m.img);
+	if (u64map_reserve(&m, n + 1) != 0 || !(out->v = calloc(n + 1, sizeof *out->v))) {
+		u64map_free(&m);
 		return -1;
 	}
 	cJSON_ArrayForEach(r, records)
 	{
 		const char *ev = pimg_str(r, "event");
 		long pid = pimg_num(r, "pid");
-		size_t *cur;
+		uint64_t *cur;
 		struct pimg *g;
 
 		if (pid <= 0)
@@ -160,8 +153,7 @@ int pimgs_build(const cJSON *records, const struct probe_expect *e, struct pimgs
 			attach(g, r);
 		}
 	}
-	free(m.pid);
-	free(m.img);
+	u64map_free(&m);
 	return 0;
 }
 

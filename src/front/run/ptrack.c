@@ -20,83 +20,22 @@
 #define OPTIONS                                                                                    \
 	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |     \
 	 PTRACE_O_TRACEEXIT)
-#define EMPTY 0L
-#define GONE  (-1L)
 /* Most events one drain takes, so that a tracee that stops endlessly cannot starve the runner. */
 #define DRAIN_MAX 100000
 
-/* ---- the set of live tracees ---- */
+/* ---- the set of live tracees: tid -> its detach mark ---- */
 
-static size_t slot_of(const struct ptrack *t, long tid)
-{
-	return ((size_t)tid * 0x9e3779b97f4a7c15ULL) & (t->live_cap - 1);
-}
-
-/* The slot holding tid, or the cap when it is not there. */
-static size_t live_find(const struct ptrack *t, long tid)
-{
-	if (!t->live_cap)
-		return 0;
-	for (size_t i = slot_of(t, tid), k = 0; k < t->live_cap;
-	     i = (i + 1) & (t->live_cap - 1), k++) {
-		if (t->live[i] == EMPTY)
-			break;
-		if (t->live[i] != GONE && t->live[i] >> 1 == tid)
-			return i;
-	}
-	return t->live_cap;
-}
-
-static void live_put(struct ptrack *t, long key)
-{
-	size_t i = slot_of(t, key >> 1);
-
-	while (t->live[i] != EMPTY && t->live[i] != GONE)
-		i = (i + 1) & (t->live_cap - 1);
-	t->live_used += t->live[i] == EMPTY;
-	t->live[i] = key;
-	t->live_n++;
-}
-
-/* Rebuilds the set with room for twice its entries. Returns 0, or -1 (memory: tid is then not
- * tracked, which only costs ptrack_end a wait). */
-static int live_grow(struct ptrack *t)
-{
-	size_t cap = t->live_cap ? t->live_cap : 64, old = t->live_cap;
-	long *was = t->live;
-
-	while (cap < 4 * (t->live_n + 1))
-		cap *= 2;
-	if (!(t->live = calloc(cap, sizeof *t->live))) {
-		t->live = was;
-		return -1;
-	}
-	t->live_cap = cap;
-	t->live_n = t->live_used = 0;
-	for (size_t i = 0; i < old; i++)
-		if (was[i] != EMPTY && was[i] != GONE)
-			live_put(t, was[i]);
-	free(was);
-	return 0;
-}
-
+/* Adds tid unmarked unless it is there. Out of memory, tid is not tracked, which only costs
+ * ptrack_end a wait. */
 static void live_add(struct ptrack *t, long tid)
 {
-	if (live_find(t, tid) < t->live_cap)
-		return;
-	if ((t->live_used + 1) * 2 > t->live_cap && live_grow(t) != 0)
-		return;
-	live_put(t, tid << 1);
+	if (!u64map_get(&t->live, (uint64_t)tid))
+		u64map_put(&t->live, (uint64_t)tid, 0);
 }
 
 static void live_del(struct ptrack *t, long tid)
 {
-	size_t i = live_find(t, tid);
-
-	if (i < t->live_cap) {
-		t->live[i] = GONE;
-		t->live_n--;
-	}
+	u64map_take(&t->live, (uint64_t)tid, NULL);
 }
 
 /* ---- images and processes ---- */
@@ -393,37 +332,45 @@ static double now_s(void)
 /* Asks every tracee that left the process group pgid to stop, marking it to be detached. */
 static void interrupt_escaped(struct ptrack *t, pid_t pgid)
 {
-	for (size_t i = 0; i < t->live_cap; i++) {
-		long k = t->live[i];
+	size_t pos = 0, ngone = 0;
+	uint64_t tid, mark;
+	/* Those that cannot be interrupted (gone already) leave the set after the walk. Without
+	 * memory for their list they stay, which only costs ptrack_end a wait. */
+	long *gone = malloc(t->live.n * sizeof *gone + 1);
 
-		if (k == EMPTY || k == GONE || getpgid((pid_t)(k >> 1)) == pgid)
+	while (u64map_next(&t->live, &pos, &tid, &mark)) {
+		if (getpgid((pid_t)tid) == pgid)
 			continue;
-		if (ptrace(PTRACE_INTERRUPT, (pid_t)(k >> 1), 0, 0) == 0)
-			t->live[i] = k | 1;
-		else
-			live_del(t, k >> 1);
+		if (ptrace(PTRACE_INTERRUPT, (pid_t)tid, 0, 0) == 0)
+			*u64map_get(&t->live, tid) = 1; /* a value's change moves nothing */
+		else if (gone)
+			gone[ngone++] = (long)tid;
 	}
+	for (size_t i = 0; i < ngone; i++)
+		live_del(t, gone[i]);
+	free(gone);
 }
 
 static int marked(const struct ptrack *t, long tid)
 {
-	size_t i = live_find(t, tid);
+	const uint64_t *mark = u64map_get(&t->live, (uint64_t)tid);
 
-	return i < t->live_cap && (t->live[i] & 1);
+	return mark && *mark;
 }
 
 void ptrack_end(struct ptrack *t, double grace_s)
 {
 	double until;
+	uint64_t left, mark;
 	pid_t tid;
 	int status;
 
-	if (!t || t->mode != PTRACK_TRACED || !t->live_cap)
+	if (!t || t->mode != PTRACK_TRACED || !t->live.cap)
 		return;
 	/* The first process led the run's process group: its id is the group's. */
 	interrupt_escaped(t, t->top);
 	until = now_s() + grace_s;
-	while (t->live_n > 0 && now_s() < until) {
+	while (t->live.n > 0 && now_s() < until) {
 		int got = take(0, &tid, &status);
 
 		if (got == 0) {
@@ -441,9 +388,8 @@ void ptrack_end(struct ptrack *t, double grace_s)
 			on_stop(t, tid, status);
 		}
 	}
-	for (size_t i = 0; i < t->live_cap; i++)
-		if (t->live[i] != EMPTY && t->live[i] != GONE)
-			ptrace(PTRACE_DETACH, (pid_t)(t->live[i] >> 1), 0, 0);
+	for (size_t pos = 0; u64map_next(&t->live, &pos, &left, &mark);)
+		ptrace(PTRACE_DETACH, (pid_t)left, 0, 0);
 	/* What is still reported: exits of tracees that died before they could be interrupted, and
 	 * stops of those the deadline left behind, which go on untraced. */
 	for (int n = 0; n < DRAIN_MAX && take(0, &tid, &status) > 0; n++)
@@ -461,7 +407,7 @@ void ptrack_free(struct ptrack *t)
 	free(t->images);
 	free(t->procs);
 	free(t->libs);
-	free(t->live);
+	u64map_free(&t->live);
 	free(t);
 }
 

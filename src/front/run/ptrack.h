@@ -11,6 +11,8 @@
 #ifndef ALLOCAB_PTRACK_H
 #define ALLOCAB_PTRACK_H
 
+#include "common/u64map.h"
+
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -65,11 +67,9 @@ struct ptrack {
 	struct ptrack_lib *libs;
 	size_t nlibs;
 	const char *probe_file; /* the run's record file (ptrack_start), or NULL */
-	/* internal: the first process; live tracees (tid << 1 | detach mark) in an open-addressing
-	 * set; interned exe strings */
+	/* internal: the first process; live tracees (tid -> detach mark); interned exe strings */
 	pid_t top;
-	long *live;
-	size_t live_cap, live_n, live_used;
+	struct u64map live;
 	char **exes;
 	size_t nexes, exes_cap, images_cap, procs_cap, libs_cap;
 	unsigned long own_pidns;

@@ -2,69 +2,11 @@
 #include "front/tracestat/tracestat.h"
 
 #include "common/errmsg.h"
+#include "common/u64map.h"
 #include "front/tracestat/tsmarks.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* id -> (size, thread) of the live objects; open addressing, key 0 is empty. */
-struct live {
-	uint64_t *id, *size;
-	uint32_t *thread;
-	size_t mask;
-};
-
-static int live_init(struct live *l, size_t nalloc)
-{
-	size_t cap = 1024;
-
-	while (cap < 2 * nalloc)
-		cap *= 2;
-	l->id = calloc(cap, sizeof *l->id);
-	l->size = malloc(cap * sizeof *l->size);
-	l->thread = malloc(cap * sizeof *l->thread);
-	l->mask = cap - 1;
-	return l->id && l->size && l->thread ? 0 : -1;
-}
-
-static void live_free(struct live *l)
-{
-	free(l->id);
-	free(l->size);
-	free(l->thread);
-}
-
-static size_t live_slot(const struct live *l, uint64_t id)
-{
-	size_t i = (size_t)(id * 0x9e3779b97f4a7c15ULL >> 20) & l->mask;
-
-	while (l->id[i] && l->id[i] != id)
-		i = (i + 1) & l->mask;
-	return i;
-}
-
-/* Removes id; returns 1 with its size and thread, or 0 if it is not live. */
-static int live_take(struct live *l, uint64_t id, uint64_t *size, uint32_t *thread)
-{
-	size_t i = live_slot(l, id), j;
-
-	if (!l->id[i])
-		return 0;
-	*size = l->size[i];
-	*thread = l->thread[i];
-	l->id[i] = 0;
-	for (j = (i + 1) & l->mask; l->id[j]; j = (j + 1) & l->mask) {
-		size_t home = (size_t)(l->id[j] * 0x9e3779b97f4a7c15ULL >> 20) & l->mask;
-		if (((j - home) & l->mask) >= ((j - i) & l->mask)) {
-			l->id[i] = l->id[j];
-			l->size[i] = l->size[j];
-			l->thread[i] = l->thread[j];
-			l->id[j] = 0;
-			i = j;
-		}
-	}
-	return 1;
-}
 
 static int is_alloc(unsigned op)
 {
@@ -112,9 +54,8 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 {
 	struct ts_result *r = arg;
 	struct ts_proc *s, *np = realloc(r->procs, (r->n + 1) * sizeof *np);
-	struct live l;
-	uint64_t live = 0, objects = 0, sz;
-	uint32_t th;
+	struct u64map l = {0}; /* live object id -> the index of the event that allocated it */
+	uint64_t live = 0, objects = 0, at;
 
 	if (!np)
 		return errmsg_fail(err, errlen, "out of memory");
@@ -129,21 +70,20 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 	s->events = p->n;
 	count_threads(s, p->ev, p->n);
 	qsort(p->ev, p->n, sizeof *p->ev, by_time);
-	if (live_init(&l, p->n) != 0) {
-		live_free(&l);
+	if (u64map_reserve(&l, p->n) != 0)
 		return errmsg_fail(err, errlen, "out of memory for %zu live objects", p->n);
-	}
 	for (size_t i = 0; i < p->n; i++) {
 		const struct trace_rec *e = &p->ev[i];
 		uint64_t gone = e->op == TRACE_OP_FREE ? e->id : e->old_id;
-		size_t k;
 
 		s->ops[e->op]++;
 		if (e->op == TRACE_OP_FREE && !e->id)
 			s->free_null++;
-		if (gone && live_take(&l, gone, &sz, &th)) {
+		if (gone && u64map_take(&l, gone, &at)) {
+			uint64_t sz = p->ev[at].size;
+
 			s->releases++;
-			s->cross_releases += th != e->thread;
+			s->cross_releases += p->ev[at].thread != e->thread;
 			live = live > sz ? live - sz : 0;
 			objects--;
 		} else if (gone) {
@@ -153,16 +93,16 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 			continue;
 		s->hist[bucket(e->size)]++;
 		s->bytes_allocated = add_sat(s->bytes_allocated, e->size);
-		k = live_slot(&l, e->id);
-		if (l.id[k]) {
-			live_free(&l);
+		if (u64map_get(&l, e->id)) {
+			u64map_free(&l);
 			return errmsg_fail(err, errlen,
 			                   "corrupt: process %zu allocates object %llu twice",
 			                   p->index, (unsigned long long)e->id);
 		}
-		l.id[k] = e->id;
-		l.size[k] = e->size;
-		l.thread[k] = e->thread;
+		if (u64map_put(&l, e->id, i) < 0) {
+			u64map_free(&l);
+			return errmsg_fail(err, errlen, "out of memory for %zu live objects", p->n);
+		}
 		live = add_sat(live, e->size);
 		objects++;
 		if (live > s->peak_live_bytes)
@@ -170,7 +110,7 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 		if (objects > s->peak_live_objects)
 			s->peak_live_objects = objects;
 	}
-	live_free(&l);
+	u64map_free(&l);
 	if (ts_marks_take(s, p, p->ev, p->n) != 0)
 		return errmsg_fail(err, errlen, "out of memory");
 	s->duration_ns = p->n ? p->ev[p->n - 1].ts_ns : 0;
