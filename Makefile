@@ -28,15 +28,17 @@ LIBS_jemalloc := -ljemalloc
 LIBS_tcmalloc := -ltcmalloc_minimal
 LIBS_system_slow :=
 
-# The folders say which program a file belongs to (docs/architecture.md, "Layout"): src/common/ goes into both
-# programs; src/driver/, workloads/lib/ and workloads/ into every driver; src/front/ into allocab.
-# Each program's main is the file named after it.
-COMMON_SRC := $(wildcard src/common/*.c)
+# The folders say which program a file belongs to (docs/architecture.md, "Layout"): src/common/ and
+# src/marks/ go into both programs, and of src/trace/ its reader (TRACE_READ_SRC, which the replay
+# workload uses); src/driver/, workloads/lib/ and workloads/ into every driver; src/front/ and the
+# rest of src/trace/ into allocab. Each program's main is the file named after it.
+TRACE_READ_SRC := src/trace/trace.c src/trace/load.c
+COMMON_SRC := $(wildcard src/common/*.c) $(wildcard src/marks/*.c) $(TRACE_READ_SRC)
 DRIVER_MAIN_SRC := src/driver/driver.c
 DRIVER_LIB_SRC := $(filter-out $(DRIVER_MAIN_SRC),$(wildcard src/driver/*.c)) \
 	$(wildcard workloads/lib/*.c) $(wildcard workloads/*.c)
 FRONT_MAIN_SRC := src/front/allocab.c
-FRONT_LIB_SRC := $(wildcard src/front/*/*.c)
+FRONT_LIB_SRC := $(wildcard src/front/*/*.c) $(filter-out $(TRACE_READ_SRC),$(wildcard src/trace/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
 # Preload libraries (docs/programs.md): src/preload/NAME.c plus its src/preload/NAME_*.c files
 # build build/liballocab-NAME.so, position-independent (rule below).
@@ -159,8 +161,8 @@ $(BUILD)/tests/jsleep: $(BUILD)/tests/jsleep.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 # Synthetic traces for the replay tests (tests/e2e_limits.sh, tests/e2e_record_phases.sh).
-$(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o $(BUILD)/src/common/trace_marks.o \
-		$(BUILD)/src/common/phasemark.o $(BUILD)/src/common/errmsg.o $(BUILD)/src/common/utf8.o
+$(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o $(BUILD)/src/marks/block.o \
+		$(BUILD)/src/marks/phasemark.o $(BUILD)/src/common/errmsg.o $(BUILD)/src/common/utf8.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # The slow backend alone with a probe main: proves its injection count (tests/e2e_calibrate.sh).

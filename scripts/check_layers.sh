@@ -28,27 +28,32 @@ cd "$root" || exit 2
 # The front end's modules and the modules each may use; the order is bottom to top.
 modules=(
 	"stats|"
-	"results|stats"
+	"results|stats marks"
 	"compare|stats results"
 	"fleet|stats results compare"
 	"claims|stats results compare"
 	"calib|stats results compare"
 	"gate|stats results compare calib fleet"
-	"tracestat|"
 	"export|stats results compare claims fleet"
 	"arms|"
-	"run|stats results compare gate arms"
-	"cmd|stats results compare fleet claims calib gate tracestat export arms run"
+	"run|stats results compare gate arms marks"
+	"cmd|stats results compare fleet claims calib gate export arms run trace"
 )
+
+# The modules both programs link, below the front end's and above common/ (src/M/, public header
+# M/M.h); a front-end module names those it uses in MODULES like any other.
+shared=(marks trace)
 
 # What the other folders may include, by path prefix of the included file. The first rule whose
 # folder is a prefix of the file's path applies; a C file under no rule is an error.
 rules=(
 	"src/common/|common/"
+	"src/marks/|common/ marks/ trace/trace_format.h"
+	"src/trace/|common/ trace/ marks/marks.h"
 	"src/driver/|common/ driver/"
-	"workloads/|common/ driver/ workloads/"
+	"workloads/|common/ driver/ workloads/ trace/trace.h"
 	"allocators/|driver/backend.h common/hugetlb.h"
-	"src/preload/|common/trace_format.h common/allocknown.h common/hugetlb.h preload/"
+	"src/preload/|trace/trace_format.h common/allocknown.h common/hugetlb.h preload/"
 	"src/front/allocab.c|common/ front/cmd/commands.h"
 )
 
@@ -56,7 +61,9 @@ rules=(
 # The last field is given only for folders under no rule; a module's or a rule's folder takes it
 # from MODULES or RULES. Every module and every rule needs a row here (--layout refuses otherwise).
 layout=(
-	"src/common/|both|base: PRNG, machine fingerprint, atomic writes, error lines (\`errmsg\`), number parsing, the one option parser (\`opt.h\`) and what \`--help\` and the man page say of options (\`optdoc.h\`), exit statuses (\`status.h\`), the trace format, name indexes (\`nameidx.h\`), strict JSON reading over cJSON (\`jsonload.h\`, \`jsonstream.h\`, \`jsonstrict.h\`), UTF-8 (\`utf8.h\`), the phase marks programs write (\`phasemark.h\`)|"
+	"src/common/|both|base: PRNG, machine fingerprint, atomic writes, error lines (\`errmsg\`), number parsing, the one option parser (\`opt.h\`) and what \`--help\` and the man page say of options (\`optdoc.h\`), exit statuses (\`status.h\`), name indexes (\`nameidx.h\`), the one u64 map (\`u64map.h\`), the one finder of the project's preload libraries (\`ownlib.h\`), strict JSON reading over cJSON (\`jsonload.h\`, \`jsonstream.h\`, \`jsonstrict.h\`), UTF-8 (\`utf8.h\`)|"
+	"src/marks/|both|the phase marks module (\`marks.h\`): what a mark is and its bounds, the marks file a program writes (\`phasemark.c\`), the marks block of a trace (\`block.c\`), the spans of a recorded command given to its process images (\`attrib.c\`)|"
+	"src/trace/|both (its reader, \`trace.c\` and \`load.c\`); the rest the front end|the trace module (\`trace.h\`; docs/trace-format.md): the format (\`trace_format.h\`, which the recorder shares), the reader (\`trace.c\`) and loader of whole processes (\`load.c\`), the bundler of raw streams (\`bundle.c\`) with its k-way merge of a process's threads (\`merge.c\`), what \`trace info\` says (\`stat.c\`, its marked phases \`statmarks.c\`), the recording session of \`allocab record\` (\`session.c\`)|"
 	"src/driver/|drivers \`allocab-<backend>\`|main (\`driver.c\`), \`run\` options (\`params.c\`), \`list\`/\`info\` documents (\`describe.c\`), allocator proof, allocator configurations (\`config.c\`, docs/tuning.md), run record (and the phases an input marks, \`runmarks.c\`), workload registry; the interfaces \`backend.h\` and \`workload.h\`|"
 	"workloads/|drivers|one file per workload, each a \`const struct workload\` table (docs/workloads.md)|"
 	"workloads/lib/|drivers|code shared by workloads: phase timing, checksums, the Parquet-like file, the replay's loader (\`replay_load.c\`, its marked phases in \`replay_marks.c\`)|"
@@ -68,11 +75,10 @@ layout=(
 	"src/front/claims/|front end|quoted speedups checked against a comparison (\`claims.h\`)|"
 	"src/front/calib/|front end|the noise floor (\`calib.h\`): A/A analysis, the calibration file and its report, compare's noise-floor column|"
 	"src/front/gate/|front end|the gate's judging (\`gate.h\`), of one file and of a fleet (\`gatefleet.c\`)|"
-	"src/front/tracestat/|front end|what \`trace info\` says of a trace (\`tracestat.h\`)|"
 	"src/front/export/|front end|every output format of \`compare --format\` and \`merge --format\`, one file per format named after it, behind one registry (\`export.h\`, \`export.c\`); text that fits a width (\`grid.c\`) and what the formats say besides their tables (\`prose.c\`); what a fleet adds (\`fleettext.c\`, \`fleetchart.c\`)|"
 	"src/front/arms/|front end|the kinds of arm a bench runs, \`struct arm_kind_ops\` with capability flags (\`arms.h\`, \`arms.c\`): driver, configured, command, program; each builds a run's argv, folds a finished run's evidence (the CPU time of every process), describes the arm|"
 	"src/front/run/|front end|the bench engine (\`run.h\`): process runner, telemetry, duet runs, the engine (its loop \`benchrun.c\`, the runs of a pair \`benchpair.c\`, what it judges between rounds \`benchjudge.c\`, a bench continued from its file \`benchresume.c\`, the document \`benchdoc.c\`, its progress line \`benchprogress.c\`) and what commands set up before it (\`setup.c\`, configured arms in \`armspec.c\`, a task of a job array and its machine lock in \`task.c\`); program arms and their proof (\`benchprog.c\`), the phases a program marks (\`phaserun.c\`), allocator libraries (\`preload.c\`), probe records (\`probelog.c\`, grouped by image in \`probeimg.c\`, summarised in \`probesum.c\`), the judgement they share (\`probejudge.c\`), process tracking with ptrace (\`ptrack.c\`), containment of a run in a cgroup with the proc connector (\`contain.c\`), executable facts (\`elfscan.c\`) and identity (\`exeid.c\`), the machine's facts measured at a bench's start and end (\`facts.c\`), the arms' kinds as the engine asks them (\`benchkind.c\`)|"
-	"src/front/cmd/|front end|one file per subcommand, named after it (\`bench.c\` with its options in \`benchopt.c\` and their table in \`benchoptab.c\`, \`compare.c\`, \`merge.c\`, \`gate.c\`, \`calibrate.c\`, \`record.c\` with its bundler \`recbundle.c\`, \`recmerge.c\` and \`recmarks.c\`, \`trace.c\`), and all argv parsing (the gate's options, shared by \`gate\` and \`bench --gate\`, and the values compare and merge share: \`gateopt.c\`); a report written whole (\`report.c\`); what completion offers (\`help.c\`); \`commands.h\`|"
+	"src/front/cmd/|front end|one file per subcommand, named after it (\`bench.c\` with its options in \`benchopt.c\` and their table in \`benchoptab.c\`, \`compare.c\`, \`merge.c\`, \`gate.c\`, \`calibrate.c\`, \`record.c\`, \`trace.c\`), and all argv parsing (the gate's options, shared by \`gate\` and \`bench --gate\`, and the values compare and merge share: \`gateopt.c\`); a report written whole (\`report.c\`); what completion offers (\`help.c\`); \`commands.h\`|"
 	"src/front/allocab.c|front end|main: the \`commands[]\` table (name, function, usage and option table, one-line help)|"
 	"src/preload/|\`liballocab-NAME.so\`, one per \`NAME.c\` (+ \`NAME_*.c\`)|LD_PRELOAD libraries: \`record.c\` + \`record_*.c\` (\`record.h\` names their roles) behind \`allocab record\` (docs/trace-format.md); \`probe.c\` + \`probe_exec.c\`, which object serves malloc in every process of a \`--program\`/\`--expect\` run; \`count.c\`, \`--count-calls\` (docs/programs.md); the \`common/\` headers they include are header-only|"
 	"phase/|your programs|the helpers a program marks its phases with: \`allocab_phase.h\` (C, header only) and \`allocab_phase.py\` (docs/programs.md)|libc only"
@@ -132,7 +138,9 @@ allowed_for() {
 		mod=${mod%%/*}
 		uses=$(uses_of "$mod") || return 1
 		echo -n "common/ front/$mod/"
-		for u in $uses; do echo -n " front/$u/$u.h"; done
+		for u in $uses; do
+			if [[ " ${shared[*]} " == *" $u "* ]]; then echo -n " $u/$u.h"; else echo -n " front/$u/$u.h"; fi
+		done
 		echo
 		return 0
 	fi

@@ -5,7 +5,7 @@
  * and a free; with `marks=N` the events split into N spans of the phase "step", back to back,
  * the first from the first event on. Events blocks are stored uncompressed. Usage: mktrace OUT
  * PAIRS SIZE GAP_NS [realloc] [marks=N]. Exits 0, or 2 with one line on stderr. */
-#include "common/trace.h"
+#include "trace/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,11 @@
-/* test_phasemark.c - the phase marks a program writes (common/phasemark.h): spans and their
+/* test_phasemark.c - the phase marks a program writes (marks/marks.h): spans and their
  * order, nesting of different phases, and every way a marks file is refused with one reason:
  * malformed and overlong lines, unbalanced begin and end, names that are not phase names, "total",
  * timestamps that are not CLOCK_MONOTONIC nanoseconds of the run, too many names or spans, a
  * line cut short; the writer's pid each line may carry; and reading: a FIFO, a symbolic link or a file over the size cap is refused
  * without being read past the cap. */
 #include "check.h"
-#include "common/phasemark.h"
+#include "marks/marks.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,15 +1,15 @@
-/* test_recbundle.c - the bundler of `allocab record` (front/cmd/recbundle.h) on raw streams built
+/* test_recbundle.c - the bundler of `allocab record` (trace/bundle.h) on raw streams built
  * here byte by byte: addresses passed between two threads are numbered in time order (a release
  * before an allocation at the same tick, a realloc's release at its own earlier time), a release
  * of an address never allocated is dropped and counted, an allocation at a live address is
  * counted as misordered, the status block's counters and end reach the end block, a stream whose
  * pid is gone and whose status says running is killed, a damaged block is counted, not fatal;
- * and the phases a command marked go to the process images that made them (recmarks.h), in each
+ * and the phases a command marked go to the process images that made them (marks/marks.h, rk_attribute), in each
  * image's time base, or are left out and counted. */
 #include "check.h"
-#include "common/trace.h"
-#include "common/phasemark.h"
-#include "front/cmd/recbundle.h"
+#include "trace/trace.h"
+#include "marks/marks.h"
+#include "trace/bundle.h"
 
 #include <stdlib.h>
 #include <string.h>

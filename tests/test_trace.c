@@ -1,11 +1,11 @@
-/* test_trace.c - the trace reader (common/trace.h) on traces built here byte by byte: a valid one
+/* test_trace.c - the trace reader (trace/trace.h) on traces built here byte by byte: a valid one
  * reads back exactly; every truncation and thousands of single-byte corruptions are refused or
  * read without a crash (this file also runs under ASan+UBSan); hostile headers are refused before
  * anything is allocated; and the replay loader (workloads/lib/replay_load.h) refuses a trace whose
  * threads release each other's objects before allocating them (a replay could deadlock). */
 #include "check.h"
 #include "common/prng.h"
-#include "common/trace.h"
+#include "trace/trace.h"
 #include "tracebuild.h"
 #include "workloads/lib/replay_load.h"
 

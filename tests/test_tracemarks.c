@@ -5,7 +5,7 @@
  * the calls of each span, phases it cannot time, and a trace whose threads would wait across a
  * boundary refused (this file also runs under ASan+UBSan). */
 #include "check.h"
-#include "common/trace.h"
+#include "trace/trace.h"
 #include "tracebuild.h"
 #include "workloads/lib/replay_load.h"
 

@@ -4,7 +4,7 @@
 #ifndef ALLOCAB_TRACEBUILD_H
 #define ALLOCAB_TRACEBUILD_H
 
-#include "common/trace_format.h"
+#include "trace/trace_format.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * in which every object is allocated before it is released, boundaries included, so these waits
  * cannot deadlock (replay_load.h); when a thread fails (an allocation or a thread start), every
  * waiter is woken and gives up, so a failed replay ends with its reason. */
-#include "common/trace.h"
+#include "trace/trace.h"
 #include "driver/workload.h"
 #include "workloads/lib/replay_load.h"
 #include "workloads/lib/wlutil.h"

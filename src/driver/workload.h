@@ -52,7 +52,7 @@ struct wl_input_cost {
 	char work[256];     /* what run_s is made of, for a refusal ("3.4e+07 calls, ...") */
 };
 
-#define WL_MAX_MARKED 7 /* phases an input may mark: those of a marks file (common/phasemark.h) */
+#define WL_MAX_MARKED 7 /* phases an input may mark: those of a marks file (marks/marks.h) */
 
 /* Phases the input marks, which the workload times itself (replay: the phases the recorded
  * program marked; docs/workloads.md, replay, "Marked phases"). setup() describes them, pointing
@@ -61,7 +61,7 @@ struct wl_input_cost {
  * the stamps into span times and labels their regimes (docs/results-format.md, phase_marks). */
 struct wl_marks {
 	size_t nphases;                  /* phases timed; 0: none */
-	const char *name[WL_MAX_MARKED]; /* phase names (common/phasemark.h) */
+	const char *name[WL_MAX_MARKED]; /* phase names (marks/marks.h) */
 	size_t nspans[WL_MAX_MARKED];    /* spans timed per phase, in every rep */
 	size_t skipped[WL_MAX_MARKED];   /* spans per phase left untimed (nothing happens in them) */
 	const uint32_t *bound; /* per timed span, phase after phase: the stamps it begins and ends at
@@ -86,7 +86,7 @@ struct wl_input_desc {
 	int64_t duration_ns; /* from the start of its stream to its end block, while recorded */
 	char exe[512];       /* its executable */
 	char command[512];   /* its command line, arguments separated by spaces */
-	char ended[16];      /* how its stream ended (common/trace.h, trace_how_name) */
+	char ended[16];      /* how its stream ended (trace/trace.h, trace_how_name) */
 };
 
 /* Everything a run sees. The driver owns it and resets the phase times before every rep;

@@ -6,11 +6,11 @@
  *   record_stream.c  the process's raw stream: clock, header, process and status blocks;
  *   record_exec.c    the exec family, _exit and _Exit: the stream is flushed and ended first.
  * The library's interface is its environment (ALLOCAB_RECORD_DIR) and its raw streams, which
- * `allocab record` bundles into a trace (front/cmd/recbundle.h). */
+ * `allocab record` bundles into a trace (trace/bundle.h). */
 #ifndef ALLOCAB_RECORD_H
 #define ALLOCAB_RECORD_H
 
-#include "common/trace_format.h"
+#include "trace/trace_format.h"
 
 #include <stdatomic.h>
 #include <stddef.h>

@@ -1,9 +1,9 @@
-/* trace.c - fuzz target of the trace reader (common/trace.h, docs/trace-format.md): a bundled
+/* trace.c - fuzz target of the trace reader (trace/trace.h, docs/trace-format.md): a bundled
  * trace decoded whole through trace_check_buffer, and the same bytes as one raw stream. Built by
  * `make fuzz`; replayed over tests/fuzz/corpus/trace in `make test`. A new reader gets its fuzz
  * target the same way: one file here defining LLVMFuzzerTestOneInput, and a seed corpus in
  * tests/fuzz/corpus/NAME (docs/results-format.md, "Fuzzing"). */
-#include "common/trace.h"
+#include "trace/trace.h"
 
 #include <stdint.h>
 

@@ -3,7 +3,7 @@
 #include "workloads/lib/replay_load.h"
 
 #include "common/errmsg.h"
-#include "common/trace.h"
+#include "trace/trace.h"
 #include "common/u64map.h"
 
 #include <stdio.h>

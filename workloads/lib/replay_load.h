@@ -6,8 +6,7 @@
 #ifndef ALLOCAB_REPLAY_LOAD_H
 #define ALLOCAB_REPLAY_LOAD_H
 
-#include "common/trace.h"
-#include "common/trace_format.h"
+#include "trace/trace.h"
 #include "driver/workload.h"
 
 #include <stddef.h>

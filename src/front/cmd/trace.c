@@ -1,5 +1,5 @@
 /* trace.c - `allocab trace info [--json] FILE`: what a trace recorded by `allocab record` holds
- * (front/tracestat/tracestat.h). */
+ * (trace/trace.h). */
 #include "front/cmd/commands.h"
 
 #include "common/errmsg.h"
@@ -7,7 +7,7 @@
 #include "common/optdoc.h"
 #include "common/status.h"
 #include "common/utf8.h"
-#include "front/tracestat/tracestat.h"
+#include "trace/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>

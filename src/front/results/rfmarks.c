@@ -4,7 +4,7 @@
  * run, read from the spans and regimes the bench or the driver wrote. */
 #include "front/results/rfload.h"
 
-#include "common/phasemark.h"
+#include "marks/marks.h"
 #include "common/steady.h"
 #include "front/stats/stats.h"
 

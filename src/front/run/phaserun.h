@@ -1,11 +1,11 @@
-/* phaserun.h - the phases a command run marks itself (common/phasemark.h; docs/programs.md,
+/* phaserun.h - the phases a command run marks itself (marks/marks.h; docs/programs.md,
  * "Phases your program marks"): the marks file and its variable for every run of a command arm,
  * and the judgement of what the program wrote there, folded into the run object as
  * "phase_marks" (docs/results-format.md). Private to the run module. */
 #ifndef ALLOCAB_PHASERUN_H
 #define ALLOCAB_PHASERUN_H
 
-#include "common/phasemark.h"
+#include "marks/marks.h"
 #include "front/run/benchdoc.h"
 
 #include <limits.h>

@@ -5,6 +5,7 @@
 #include "front/run/preload.h"
 #include "common/allocknown.h"
 #include "common/errmsg.h"
+#include "common/ownlib.h"
 #include "front/run/probelog.h"
 #include "front/run/runner.h"
 
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* The first start record of the file, or NULL. */
@@ -128,30 +128,7 @@ int preload_installed(const char *probe, char *buf, size_t len)
 
 int preload_find_own(const char *name, char *out, size_t len, char *err, size_t errlen)
 {
-	char dir[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
-	struct stat st;
-
-	if (n < 0)
-		return errmsg_fail(err, errlen, "cannot find the allocab executable: %s",
-		                   strerror(errno));
-	dir[n] = '\0';
-	*strrchr(dir, '/') = '\0';
-	snprintf(out, len, "%s/liballocab-%s.so", dir, name);
-	if (stat(out, &st) == 0 && S_ISREG(st.st_mode))
-		return 0;
-	snprintf(out, len, "%s/../lib/allocab/liballocab-%s.so", dir, name);
-	if (stat(out, &st) == 0 && S_ISREG(st.st_mode)) {
-		char real[PATH_MAX];
-
-		if (realpath(out, real))
-			snprintf(out, len, "%s", real);
-		return 0;
-	}
-	return errmsg_fail(err, errlen,
-	                   "liballocab-%s.so is neither next to %s nor in "
-	                   "../lib/allocab (run make)",
-	                   name, dir);
+	return ownlib_find(name, NULL, out, len, err, errlen);
 }
 
 int preload_join(const char *const *v, size_t n, char *buf, size_t len)

@@ -29,8 +29,8 @@ int preload_resolve(const char *lib, const char *probe, struct preload_lib *out,
 int preload_installed(const char *probe, char *buf, size_t len);
 
 /* Path of the project's preload library build/liballocab-NAME.so: next to the running allocab
- * executable, else in ../lib/allocab beside it (make install). Returns 0, or -1 with a reason
- * ("liballocab-probe.so not found next to ...; run make"). */
+ * executable, else in ../lib/allocab beside it (make install; common/ownlib.h, which this
+ * calls). Returns 0, or -1 with a reason ("liballocab-probe.so is neither next to ..."). */
 int preload_find_own(const char *name, char *out, size_t len, char *err, size_t errlen);
 
 /* Joins the non-empty, non-NULL entries of v[0..n) with ':' into buf. Returns 0, or -1 when it

@@ -6,8 +6,10 @@
 #ifndef ALLOCAB_TRACE_H
 #define ALLOCAB_TRACE_H
 
-#include "common/trace_format.h"
+#include "marks/marks.h"
+#include "trace/trace_format.h"
 
+#include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,7 +45,7 @@ enum trace_mode {
 	TRACE_BUNDLE, /* a whole trace (TRACE_FILE_MAGIC, version 1 to 3): must end with a trailer
 	                 block, then end of file */
 	TRACE_STREAM, /* one raw stream (TRACE_RAW_MAGIC, version 2 or 3): a process block, its status
-	                 block, events blocks whose events name addresses (front/cmd/recbundle.h);
+	                 block, events blocks whose events name addresses (trace/bundle.h);
 	                 ends at end of file, a torn last block ends it early */
 };
 
@@ -118,38 +120,6 @@ int trace_parse_process(const struct trace_block *b, struct trace_process *pr, c
  * (missing counters are 0). Returns 0, or -1 with the reason in err. */
 int trace_parse_end(const struct trace_block *b, uint64_t *c, char *err, size_t errlen);
 
-/* One span of a marked phase, in ns since the process's stream started: begin < end. */
-struct trace_span {
-	uint64_t begin_ns, end_ns;
-};
-
-/* The phases a process marked (a marks block), each with its spans in order. */
-struct trace_marks {
-	size_t nphases; /* 0: none */
-	struct {
-		char name[TRACE_MARKS_MAX_NAME + 1]; /* a phase name (common/phasemark.h) */
-		const struct trace_span *span;       /* into all */
-		size_t n;                            /* >= 1 */
-	} phase[TRACE_MARKS_MAX_PHASES];
-	size_t nspans;           /* over all phases, <= TRACE_MARKS_MAX_SPANS */
-	struct trace_span *all;  /* malloc'd: every phase's spans, phase after phase */
-};
-
-/* Parses a marks block's payload into *m: 1 to TRACE_MARKS_MAX_PHASES distinct phase names, each
- * with 1 or more spans of 1..TRACE_MARKS_MAX_NS ns that begin no earlier than the one before
- * ended, at most TRACE_MARKS_MAX_SPANS in all, the payload consumed exactly. Returns 0, or -1
- * with the reason in err (*m then holds nothing). */
-int trace_parse_marks(const struct trace_block *b, struct trace_marks *m, char *err,
-                      size_t errlen);
-
-/* Frees what m holds and zeroes it; accepts a zeroed one. */
-void trace_marks_free(struct trace_marks *m);
-
-/* Writes m (1 or more phases, as trace_parse_marks accepts) as a whole marks block, header and
- * payload, into buf of cap bytes (TRACE_BLOCK_HDR + TRACE_MAX_MARKS always suffice). Returns its
- * length, or 0 when it does not fit. */
-size_t trace_marks_block(const struct trace_marks *m, uint8_t *buf, size_t cap);
-
 /* The name of an operation ("malloc", ...), "?" for an unknown one. */
 const char *trace_op_name(unsigned op);
 
@@ -215,5 +185,66 @@ int trace_thread_list(const struct trace_rec *ev, size_t n, uint32_t **out, size
 /* Writes the trailer block that ends a bundle of nblocks blocks holding nprocs processes to f.
  * Returns 0, or -1 with errno set. */
 int trace_write_trailer(FILE *f, uint64_t nblocks, uint64_t nprocs);
+
+/* ---- statistics ---- */
+
+/* What `allocab trace info` reports about a trace (docs/trace-format.md): per
+ * process its threads, operations by kind, a size histogram, peak live bytes, the share of
+ * cross-thread frees, its duration, and the phases it marked with the events in each span,
+ * computed from the events in time order. */
+
+#define TS_BUCKETS 42 /* 0 bytes, then [2^(k-1), 2^k) for k = 1..40, then >= 2^40 */
+
+struct ts_proc {
+	struct trace_process info;
+	size_t index;
+	int complete, has_end; /* as trace_proc_events */
+	uint64_t end[TRACE_END_NCOUNTERS];
+	uint64_t events, threads;
+	uint64_t ops[TRACE_OP_COUNT];
+	uint64_t free_null;        /* free(NULL) */
+	uint64_t releases;         /* frees and reallocs of an object allocated in the trace */
+	uint64_t cross_releases;   /* ... by a thread other than the one that allocated it */
+	uint64_t unmatched;        /* frees/reallocs of an object the trace never allocated */
+	uint64_t hist[TS_BUCKETS]; /* requested sizes of allocations and reallocations */
+	uint64_t peak_live_bytes, peak_live_objects, bytes_allocated;
+	uint64_t duration_ns; /* end block's duration, else the last event's time */
+	struct trace_marks marks; /* the phases it marked (nphases 0: none) */
+	uint64_t *span_events;    /* malloc'd: events within each span of marks.all, in its order */
+};
+
+struct ts_result {
+	struct ts_proc *procs; /* in file order */
+	size_t n;
+	unsigned version; /* the trace format version of the file */
+};
+
+#define TS_SHOW 5 /* processes the text report shows in full unless told to show all */
+
+/* Reads the trace at path. Returns 0 with *out filled (release with tracestat_free), or -1 with
+ * the reason in err. */
+int tracestat_file(const char *path, struct ts_result *out, char *err, size_t errlen);
+void tracestat_free(struct ts_result *r);
+
+/* The allocab-trace-info/1 document (docs/results-format.md); NULL when out of memory. */
+cJSON *tracestat_json(const struct ts_result *r, const char *path);
+
+/* The same as text for people: the TS_SHOW processes with the most events, then one line on
+ * the others, or every process when all. */
+void tracestat_print(const struct ts_result *r, const char *path, int all, FILE *f);
+
+/* ---- recording (`allocab record`, docs/trace-format.md) ---- */
+
+#define TRACE_RECORD_LIB "liballocab-record.so" /* the recorder (src/preload/record.c) */
+
+/* Records cmd (NULL-terminated; cmd[0] found on PATH) into the trace file out: the recorder
+ * library preloaded (ALLOCAB_RECORD_LIB, else common/ownlib.h finds it), its phase marks read
+ * from ALLOCAB_PHASE_FILE, what it leaves running waited for up to wait_s seconds, then its raw
+ * streams bundled and written atomically, and what the trace lacks said on stderr. SIGINT,
+ * SIGTERM and SIGHUP are passed on to cmd; if record dies, cmd gets SIGTERM. Returns the exit
+ * status of `allocab record`: cmd's own when it is not 0 (128 + signal when killed), 127 when
+ * it cannot be run, else ST_OK once the trace is whole, ST_FAIL when no trace could be written
+ * or events were lost because a stream could not be written. */
+int trace_record(char **cmd, const char *out, int wait_s);
 
 #endif

@@ -1,7 +1,7 @@
-/* trace_load.c - a bundled trace loaded one process at a time (trace.h: trace_each_process) or
+/* load.c - a bundled trace loaded one process at a time (trace.h: trace_each_process) or
  * checked whole (trace_check_buffer), the distinct threads of a loaded process, and the trailer
  * a bundle ends with. */
-#include "common/trace.h"
+#include "trace/trace.h"
 
 #include "common/errmsg.h"
 
@@ -83,7 +83,7 @@ static int each_block(struct trace_reader *r, size_t max,
 			if (trace_version(r) == 1)
 				p.end[TRACE_END_HOW] = TRACE_HOW_EXIT;
 		} else if (b.kind == TRACE_K_MARKS) {
-			if (trace_parse_marks(&b, &p.marks, err, errlen) != 0)
+			if (trace_parse_marks(b.data, b.len, &p.marks, err, errlen) != 0)
 				break;
 		} else if (load_events(&b, &p, &cap, max, err, errlen) != 0) {
 			break;
@@ -235,7 +235,8 @@ int trace_check_buffer(const void *data, size_t n, char *err, size_t errlen)
 			rc = trace_parse_process(&b, &pr, err, errlen);
 		else if (b.kind == TRACE_K_END)
 			rc = trace_parse_end(&b, c, err, errlen);
-		else if (b.kind == TRACE_K_MARKS && (rc = trace_parse_marks(&b, &m, err, errlen)) == 0)
+		else if (b.kind == TRACE_K_MARKS &&
+		         (rc = trace_parse_marks(b.data, b.len, &m, err, errlen)) == 0)
 			trace_marks_free(&m);
 		if (rc == 0 && b.kind == TRACE_K_EVENTS) {
 			struct trace_cursor cur;

@@ -1,5 +1,5 @@
-/* tsmarks.c - the phases a process marked, for `allocab trace info` (tsmarks.h). */
-#include "front/tracestat/tsmarks.h"
+/* statmarks.c - the phases a process marked, for `allocab trace info` (statmarks.h). */
+#include "trace/statmarks.h"
 
 #include <stdlib.h>
 #include <string.h>

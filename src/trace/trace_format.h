@@ -1,6 +1,6 @@
 /* trace_format.h - the allocab trace format (docs/trace-format.md) as constants and inline
  * encoders, shared by the recorder (src/preload/record*.c, which links nothing else of the
- * project), the bundler (front/cmd/recbundle.h) and the reader (common/trace.h). Every integer on
+ * project), the bundler (trace/bundle.h) and the reader (trace/trace.h). Every integer on
  * disk is little-endian. */
 #ifndef ALLOCAB_TRACE_FORMAT_H
 #define ALLOCAB_TRACE_FORMAT_H
@@ -35,16 +35,6 @@ enum trace_kind {
 	TRACE_K_MARKS = 6,  /* version 3, bundles only: the phases the process marked, in its own
 	                       time base; after its events blocks, right before its end block */
 };
-
-/* The marks block's caps (those of the marks file, common/phasemark.h) and its largest payload:
- * u32 phases, then per phase u32 name length, the name, u32 spans and per span u64 begin and
- * u64 end (ns since the process's stream started). */
-#define TRACE_MARKS_MAX_PHASES 7
-#define TRACE_MARKS_MAX_SPANS  4096
-#define TRACE_MARKS_MAX_NAME   64
-#define TRACE_MARKS_MAX_NS     1000000000000000ULL /* 10^15 ns: the longest span */
-#define TRACE_MAX_MARKS                                                                            \
-	(4 + TRACE_MARKS_MAX_PHASES * (8 + TRACE_MARKS_MAX_NAME) + 16 * TRACE_MARKS_MAX_SPANS)
 
 #define TRACE_F_ZSTD 1u /* block flag: the payload is one zstd frame of raw_len bytes */
 

@@ -1,8 +1,8 @@
-/* recmerge.h - internal to the bundler (recbundle.c, recmerge.c): one process's raw events blocks
- * merged across its threads in time order, their addresses numbered into object ids, and written
- * as the trace's events blocks (recbundle.h says why this order is right). */
-#ifndef ALLOCAB_RECMERGE_H
-#define ALLOCAB_RECMERGE_H
+/* merge.h - private to the trace module's bundler (bundle.c, merge.c): one process's raw events
+ * blocks merged across its threads in time order, their addresses numbered into object ids, and
+ * written as the trace's events blocks (bundle.h says why this order is right). */
+#ifndef ALLOCAB_TRACE_MERGE_H
+#define ALLOCAB_TRACE_MERGE_H
 
 #include <stddef.h>
 #include <stdint.h>

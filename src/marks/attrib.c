@@ -1,5 +1,12 @@
-/* recmarks.c - the marks of a recorded command given to its process images (recmarks.h). */
-#include "front/cmd/recmarks.h"
+/* attrib.c - the phases a recorded command marked in its marks file (marks.h, rk_attribute), each
+ * span given to the process image that made it and converted to that image's time base
+ * (docs/trace-format.md, "What is recorded"). A span belongs to the image of its writer's pid whose
+ * lifetime holds it (the images of one pid, an exec chain, follow each other in time); a span
+ * written without a pid belongs to the one image whose lifetime holds it, and to none when several
+ * or none do. Times: a mark is the writer's CLOCK_MONOTONIC reading, an image's events are ns since
+ * its stream started, and the process block holds CLOCK_MONOTONIC at that start, so a span's time
+ * in the trace is its mark minus that start. */
+#include "marks/marks.h"
 
 #include <stdlib.h>
 #include <string.h>

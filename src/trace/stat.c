@@ -1,9 +1,9 @@
-/* tracestat.c - statistics of a trace for `allocab trace info` (tracestat.h). */
-#include "front/tracestat/tracestat.h"
+/* stat.c - statistics of a trace for `allocab trace info` (trace.h, tracestat_*). */
+#include "trace/trace.h"
 
 #include "common/errmsg.h"
 #include "common/u64map.h"
-#include "front/tracestat/tsmarks.h"
+#include "trace/statmarks.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
-/* recmerge.c - one process of the bundler (recmerge.h): a cursor per thread over its raw events
- * blocks, a heap that always steps the cursor whose next step comes first in time (a release
- * before an allocation at the same tick), an address -> object id map (common/u64map.h), and an
- * output buffer per thread. */
-#include "front/cmd/recmerge.h"
+/* merge.c - one process of the bundler (merge.h): a cursor per thread over its raw events blocks, a
+ * heap that always steps the cursor whose next step comes first in time (a release before an
+ * allocation at the same tick), an address -> object id map (common/u64map.h), and an output buffer
+ * per thread. */
+#include "trace/merge.h"
 
 #include "common/errmsg.h"
-#include "common/trace.h"
+#include "trace/trace.h"
 #include "common/u64map.h"
 
 #include <errno.h>

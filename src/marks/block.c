@@ -1,18 +1,13 @@
-/* trace_marks.c - the marks block of a trace (trace.h; docs/trace-format.md, "Layout"): the
- * phases a process marked, read with every field checked, and written. */
-#include "common/trace.h"
+/* block.c - the marks block of a trace (marks.h; docs/trace-format.md, "Layout"): the phases a
+ * process marked, read with every field checked, and written. */
+#include "marks/marks.h"
 
 #include "common/errmsg.h"
-#include "common/phasemark.h"
+#include "trace/trace_format.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(TRACE_MARKS_MAX_PHASES == PHASEMARK_MAX_PHASES &&
-                   TRACE_MARKS_MAX_SPANS == PHASEMARK_MAX_SPANS &&
-                   TRACE_MARKS_MAX_NAME == PHASEMARK_MAX_NAME &&
-                   TRACE_MARKS_MAX_NS == (uint64_t)PHASEMARK_MAX_NS,
-               "a trace holds what a marks file may hold");
 _Static_assert(TRACE_MAX_MARKS <= TRACE_MAX_RAW, "a marks block is an ordinary block");
 
 void trace_marks_free(struct trace_marks *m)
@@ -91,15 +86,15 @@ static int take_phase(const uint8_t **p, const uint8_t *end, struct trace_marks 
 	return 0;
 }
 
-int trace_parse_marks(const struct trace_block *b, struct trace_marks *m, char *err,
+int trace_parse_marks(const uint8_t *data, size_t len, struct trace_marks *m, char *err,
                       size_t errlen)
 {
-	const uint8_t *p = b->data, *end = b->data + b->len;
+	const uint8_t *p = data, *end = data + len;
 	uint32_t n;
 	size_t at = 0;
 
 	memset(m, 0, sizeof *m);
-	if (b->kind != TRACE_K_MARKS || b->len < 4 || (n = trace_get32(p)) < 1 ||
+	if (len < 4 || (n = trace_get32(p)) < 1 ||
 	    n > TRACE_MARKS_MAX_PHASES)
 		return errmsg_fail(err, errlen, "corrupt: marks: not 1 to %d phases",
 		                   TRACE_MARKS_MAX_PHASES);

@@ -1,9 +1,9 @@
-/* tsmarks.h - private to the tracestat module: the phases a process marked, as `allocab trace
- * info` reports them (every span with the events whose time lies within it). */
-#ifndef ALLOCAB_TSMARKS_H
-#define ALLOCAB_TSMARKS_H
+/* statmarks.h - private to the trace module (stat.c, statmarks.c): the phases a process marked, as
+ * `allocab trace info` reports them (every span with the events whose time lies within it). */
+#ifndef ALLOCAB_TRACE_STATMARKS_H
+#define ALLOCAB_TRACE_STATMARKS_H
 
-#include "front/tracestat/tracestat.h"
+#include "trace/trace.h"
 
 /* Takes p's marks into s and counts the events of each span among ev[0..n), sorted by time.
  * Returns 0, or -1 when out of memory (s then holds no marks). */

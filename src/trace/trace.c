@@ -1,5 +1,5 @@
 /* trace.c - the checked reader of allocab traces (trace.h, docs/trace-format.md). */
-#include "common/trace.h"
+#include "trace/trace.h"
 
 #include "common/errmsg.h"
 

@@ -1,18 +1,19 @@
-/* recbundle.h - the bundler behind `allocab record` (docs/trace-format.md, "Raw streams"): the raw
- * streams the recorder library wrote, one per process image, become one trace. A raw stream's
- * events name addresses; the bundler merges each process's threads in time order (a release is
- * stamped before the call that frees, an allocation after the call that returns, so an address
- * passed between threads is released before it is allocated again), gives every allocation a
- * fresh object id (address -> id, one map per process, here instead of in the recorded program),
- * writes the events per thread with nanosecond times, and ends each process with an end block
- * that says how its stream ended and what was lost; the phases the command marked go to the
- * processes that marked them (front/cmd/recmarks.h), in a marks block before their end block. */
-#ifndef ALLOCAB_RECBUNDLE_H
-#define ALLOCAB_RECBUNDLE_H
+/* bundle.h - private to the trace module (bundle.c, session.c): the bundler behind `allocab record`
+ * (docs/trace-format.md, "Raw streams"): the raw streams the recorder library wrote, one per
+ * process image, become one trace. A raw stream's events name addresses; the bundler merges each
+ * process's threads in time order (a release is stamped before the call that frees, an allocation
+ * after the call that returns, so an address passed between threads is released before it is
+ * allocated again), gives every allocation a fresh object id (address -> id, one map per process,
+ * here instead of in the recorded program), writes the events per thread with nanosecond times, and
+ * ends each process with an end block that says how its stream ended and what was lost; the phases
+ * the command marked go to the processes that marked them (marks/marks.h), in a marks block before
+ * their end block. */
+#ifndef ALLOCAB_TRACE_BUNDLE_H
+#define ALLOCAB_TRACE_BUNDLE_H
 
-#include "common/phasemark.h"
+#include "marks/marks.h"
 #include "common/rmtree.h"
-#include "common/trace_format.h"
+#include "trace/trace_format.h"
 
 #include <stddef.h>
 #include <stdint.h>

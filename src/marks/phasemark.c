@@ -1,5 +1,5 @@
-/* phasemark.c - reading the phase marks of phasemark.h. */
-#include "common/phasemark.h"
+/* phasemark.c - reading the marks file a program writes (marks.h, phasemark_*). */
+#include "marks/marks.h"
 
 #include "common/errmsg.h"
 

@@ -1,13 +1,13 @@
-/* recbundle.c - the bundler behind `allocab record` (recbundle.h): the raw streams of a record
- * directory in start order, each read once to index its blocks and take its process and status
- * blocks, then merged (recmerge.c), given the phases it marked (recmarks.c) and ended with an end
+/* bundle.c - the bundler behind `allocab record` (bundle.h): the raw streams of a record directory
+ * in start order, each read once to index its blocks and take its process and status blocks, then
+ * merged (merge.c), given the phases it marked (marks/marks.h, rk_attribute) and ended with an end
  * block. */
-#include "front/cmd/recbundle.h"
+#include "trace/bundle.h"
 
 #include "common/errmsg.h"
-#include "common/trace.h"
-#include "front/cmd/recmarks.h"
-#include "front/cmd/recmerge.h"
+#include "trace/trace.h"
+#include "marks/marks.h"
+#include "trace/merge.h"
 
 #include <dirent.h>
 #include <errno.h>
