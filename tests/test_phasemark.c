@@ -2,10 +2,12 @@
  * order, nesting of different phases, and every way a marks file is refused with one reason:
  * malformed and overlong lines, unbalanced begin and end, names that are not phase names, "total",
  * timestamps that are not CLOCK_MONOTONIC nanoseconds of the run, too many names or spans, a
- * line cut short; the writer's pid each line may carry; and reading: a FIFO, a symbolic link or a file over the size cap is refused
- * without being read past the cap. */
+ * line cut short; the writer's pid each line may carry; and reading: a FIFO, a symbolic link or
+ * a file over the size cap is refused without being read past the cap; and the writer programs include (phase/allocab_phase.h), which
+ * cannot include marks.h, writes what marks.h reads at the bounds marks.h sets. */
 #include "check.h"
 #include "marks/marks.h"
+#include "phase/allocab_phase.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,8 +216,38 @@ static void files(void)
 	rmdir(dir);
 }
 
+/* The C helper of phase/ against marks.h: a name of PHASEMARK_MAX_NAME bytes, the longest its
+ * documentation allows (64), makes lines the parser takes, with the pid and CPU time it adds. */
+static void helper(void)
+{
+	char path[] = "/tmp/allocab-test-helper.XXXXXX", name[PHASEMARK_MAX_NAME + 1];
+	struct phasemark_set s = {0};
+	int fd = mkstemp(path);
+
+	memset(name, 'n', PHASEMARK_MAX_NAME);
+	name[PHASEMARK_MAX_NAME] = '\0';
+	CHECK(fd >= 0, "helper: a marks file");
+	if (fd < 0)
+		return;
+	close(fd);
+	setenv(PHASEMARK_ENV, path, 1);
+	allocab_phase_begin(name);
+	allocab_phase_end(name);
+	unsetenv(PHASEMARK_ENV);
+	CHECK(phasemark_read(path, 0, 0, &s, err, sizeof err) == 0 && s.nphases == 1 &&
+	          s.nspans == 1 && strcmp(s.phase[0].name, name) == 0 && s.phase[0].pid[0] > 0 &&
+	          s.cpu_spans == 1,
+	      "helper: a %d-byte name's span reads back with its pid and CPU time (%s)",
+	      PHASEMARK_MAX_NAME, err);
+	phasemark_free(&s);
+	unlink(path);
+	CHECK(phasemark_valid_name(name, PHASEMARK_MAX_NAME) && PHASEMARK_MAX_NAME == 64,
+	      "helper: its documented 1 to 64 bytes are PHASEMARK_MAX_NAME");
+}
+
 int main(void)
 {
+	helper();
 	good();
 	pids();
 	cpu();
