@@ -3,8 +3,9 @@
  * malformed and overlong lines, unbalanced begin and end, names that are not phase names, "total",
  * timestamps that are not CLOCK_MONOTONIC nanoseconds of the run, too many names or spans, a
  * line cut short; the writer's pid each line may carry; and reading: a FIFO, a symbolic link or
- * a file over the size cap is refused without being read past the cap; and the writer programs include (phase/allocab_phase.h), which
- * cannot include marks.h, writes what marks.h reads at the bounds marks.h sets. */
+ * a file over the size cap is refused without being read past the cap; and the writer programs
+ * include (phase/allocab_phase.h), which cannot include marks.h, writes what marks.h reads at the
+ * bounds marks.h sets. */
 #include "check.h"
 #include "marks/marks.h"
 #include "phase/allocab_phase.h"
