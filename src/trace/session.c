@@ -16,7 +16,6 @@
 #include "marks/marks.h"
 #include "trace/bundle.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
