@@ -3,7 +3,8 @@
 # template written by one real bench of the phase fixture: every simulated run's marks pass the
 # bench's judgement and the reader (as many runs and rows as the template times the trials), the
 # A/A settings keep the rates of the exact signed-rank intervals, the positive control (a
-# first-of-round excess in a fixed order) is seen, and a file that is not a template is refused. Statistics of a fixed seed, no timing asserted.
+# first-of-round excess in a fixed order) is seen, and a file that is not a template is refused.
+# Statistics of a fixed seed, no timing asserted.
 . tests/lib.sh
 A=$BUILD/allocab
 S=$BUILD/tests/steadysim
