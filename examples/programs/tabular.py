@@ -19,7 +19,7 @@ import os
 import sys
 
 for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_v] = "1"
+    os.environ[_v] = "1"  # before numpy loads its BLAS and scikit-learn its OpenMP runtime
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "phase"))
 import allocab_phase as phase  # noqa: E402  (after the path it lives in)
 
@@ -109,8 +109,9 @@ def main():
         from sklearn.compose import ColumnTransformer
         from sklearn.linear_model import SGDClassifier
         from sklearn.preprocessing import OneHotEncoder, StandardScaler
-        from threadpoolctl import threadpool_limits
-    threadpool_limits(1)
+    # One thread from the environment variables set above, not threadpoolctl.threadpool_limits:
+    # it finds libc with ctypes.util.find_library, which runs /sbin/ldconfig, a static executable
+    # no preload can reach, and every run would be unverified (docs/programs.md, "Python").
     rng = np.random.default_rng(a.seed)
     with phase.phase("load"):
         tx, us = load(np, pd, a.rows, rng)
