@@ -26,6 +26,15 @@ grep -q '^allocab: round 1/1 done, .* | median wall: a [0-9]* ms, b [0-9]* ms$' 
 	[ "$(sed -n 's/.* median wall: a \([0-9]*\) ms,.*/\1/p' "$TMP/err")" -ge 500 ] &&
 	ok "pipe: --time wall shows the wall time, labelled wall" ||
 	notok "pipe: wall medians" "$(grep 'round 1/1' "$TMP/err")"
+# A budget extended to the rounds a verdict needs: the time left covers them (it said ~0:00 left
+# for every round past the budget).
+"$A" bench --cmd a='sleep 0.3' --cmd b='sleep 0.3' --budget 1 -o "$TMP/x.json" 2>"$TMP/err" | cat
+l=$(grep '^allocab: round 2 done, ' "$TMP/err")
+if grep -q 'the budget is extended to them' "$TMP/err" && [[ $l == *" left | "* ]] && [[ $l != *"~0:00 left"* ]]; then
+	ok "pipe: a budget extended to the rounds a verdict needs: the time left counts them"
+else
+	notok "pipe: extended budget" "$(grep -E 'extended|round 2 ' "$TMP/err" | head -c 400)"
+fi
 "$A" bench --cmd a=true --cmd b=true --rounds 3 --quiet -o "$TMP/q.json" 2>"$TMP/err" | cat
 [ ! -s "$TMP/err" ] && ok "--quiet: nothing on stderr" || notok "--quiet: nothing on stderr" "$(head -c 300 "$TMP/err")"
 

@@ -111,7 +111,8 @@ static void fmt_time(double ns, char *buf, size_t len)
 		snprintf(buf, len, "%.2f s", ns / 1e9);
 }
 
-/* Seconds left: rounds still to run times the mean round time, capped by the budget. */
+/* Seconds left: rounds still to run times the mean round time, capped by the budget, but never
+ * below the rounds the budget was extended to. */
 static double remaining_s(const struct bench_progress *e, double elapsed, double round_s)
 {
 	const struct bench_config *c = e->c;
@@ -121,6 +122,8 @@ static double remaining_s(const struct bench_progress *e, double elapsed, double
 		left = (c->warmup + c->rounds - e->done) * round_s;
 	if (c->budget_s > 0 && c->budget_s - elapsed < left)
 		left = c->budget_s - elapsed > 0 ? c->budget_s - elapsed : 0;
+	if (e->owed && left < e->owed * round_s)
+		left = e->owed * round_s;
 	return left;
 }
 

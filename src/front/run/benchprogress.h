@@ -18,6 +18,8 @@ struct bench_progress {
 	int64_t measured_ns;     /* summed wall time of the measured rounds, as if each had run the
 	                            cells that still run (adaptive allocation) */
 	double elapsed_s;        /* since the bench started */
+	unsigned owed;           /* measured rounds the budget was extended to and not yet run
+	                            (engine_need_check): the time left covers them */
 };
 
 /* Writes the progress text into line (len bytes, cut when longer), the rounds numbered as in the
