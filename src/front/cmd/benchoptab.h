@@ -5,6 +5,8 @@
 
 #include "common/opt.h"
 
+#include <stddef.h>
+
 #define DEFAULT_ROUNDS     10
 #define DEFAULT_WARMUP     1
 #define DEFAULT_MIN_ROUNDS 3
@@ -16,6 +18,7 @@
 #define DEFAULT_TIMEOUT_S 120.0
 #define DEFAULT_PAD_MAX   4096
 #define DEFAULT_SEED      42
+#define BENCH_REPS_MAX    1000
 
 /* The options in the order of --help; O_H_* are its headings. */
 enum opt_id {
@@ -60,5 +63,22 @@ enum opt_id {
 };
 
 extern const struct opt bench_opt_table[O_COUNT];
+
+/* The setters of the rows that need more than a type (benchopt.c): settings is a struct
+ * bench_opts; each returns 0, or -1 with the whole message in err. */
+int bench_set_param(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
+int bench_set_reps(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
+int bench_set_primary(void *settings, const struct opt *o, const char *v, char *err,
+                      size_t errlen);
+int bench_set_out(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
+int bench_set_label(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
+int bench_set_shard(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
+int bench_set_cmd(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
+int bench_set_program(void *settings, const struct opt *o, const char *v, char *err,
+                      size_t errlen);
+int bench_set_preload(void *settings, const struct opt *o, const char *v, char *err,
+                      size_t errlen);
+int bench_set_expect(void *settings, const struct opt *o, const char *v, char *err,
+                     size_t errlen);
 
 #endif
