@@ -1,8 +1,49 @@
 /* cmdopt.c - the values of the options several commands share (front/cmd/cmdopt.h). */
 #include "front/cmd/cmdopt.h"
 
+#include "front/cmd/gateopt.h"
+#include "front/compare/compare.h"
+#include "front/export/export.h"
 #include "front/results/results.h"
+
+#include <math.h>
 
 static const char *const time_words[] = {"cpu", "auto", "wall", NULL};
 const struct opt_values cmdopt_time_values = {time_words, NULL};
 const int cmdopt_time_map[] = {RF_POLICY_CPU, RF_POLICY_AUTO, RF_POLICY_WALL};
+
+/* In the order of enum cmp_regimes. */
+static const char *const regimes_words[] = {"both", "cold", "steady", NULL};
+const struct opt_values cmdopt_regimes_values = {regimes_words, NULL};
+static const char *const regime_words[] = {"steady", "cold", NULL};
+const struct opt_values cmdopt_regime_values = {regime_words, NULL};
+const int cmdopt_regime_map[] = {CMP_REGIMES_STEADY, CMP_REGIMES_COLD};
+
+static const char *const phases_words[] = {"all", NULL};
+const struct opt_values cmdopt_phases_values = {phases_words, NULL};
+
+static const char *format_at(size_t i, const char **summary)
+{
+	const struct exporter *x = export_at(i);
+
+	if (x)
+		*summary = x->summary;
+	return x ? x->name : NULL;
+}
+const struct opt_values cmdopt_format_values = {NULL, format_at};
+
+double cmdopt_margin_ratio(const struct cmdopt_margin *m)
+{
+	if (m->speedup)
+		return 1 - m->speedup_pct / 100;
+	return m->slowdown ? 1 + m->slowdown_pct / 100 : NAN;
+}
+
+int cmdopt_set_conf(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)
+{
+	double *dst = (double *)((char *)settings + o->dest - 1);
+
+	if (gateopt_conf(v, dst) == 0)
+		return 0;
+	return opt_value(o, v, dst, err, errlen);
+}
