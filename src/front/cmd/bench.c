@@ -250,7 +250,7 @@ static int make_dirs(const char *dir)
 
 static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
 {
-	const char *rdir = o->results_dir ? o->results_dir : "results";
+	const char *rdir = o->results_dir; /* its row's default unless given */
 	/* a task label given by the flag or the environment names the files, so that the tasks of
 	 * an array that share a results directory never overwrite each other's latest.json */
 	int tagged = s->task.label_from && strcmp(s->task.label_from, "hostname") != 0;

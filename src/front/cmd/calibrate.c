@@ -24,7 +24,7 @@
 
 struct copts {
 	const char *backend, *from, *arms, *out, *phase;
-	int backend_set;
+	int backend_set, out_set; /* out_set: -o given (else its directory may be created) */
 	int duet, help;
 	struct calib_plan plan;
 	size_t nfor;
@@ -115,7 +115,7 @@ static const struct opt calib_opts[K_COUNT] = {
                 OPT_STRING(C, arms), .needs = OPT_ROWS(K_FROM)},
     [K_OUTPUT] = {"--output", 'o', OWN | OPT_FILE, "FILE",
                   .help = "the calibration; the runs go to NAME-runs.json for a FILE NAME.json",
-                  OPT_STRING(C, out), OPT_DEF_S(CALIB_DEFAULT_PATH)},
+                  OPT_STRING(C, out), OPT_GIVEN(C, out_set), OPT_DEF_S(CALIB_DEFAULT_PATH)},
     [K_PHASE] = {"--phase", 0, OWN, "NAME",
                  .help = "calibrate this phase instead of each workload's total",
                  OPT_STRING(C, phase)},
@@ -398,7 +398,7 @@ static int from_file(const struct copts *o, const char *out, char *err, size_t e
 
 	if (!doc)
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
-	if (writable(out, !o->out, err, errlen) != 0) {
+	if (writable(out, !o->out_set, err, errlen) != 0) {
 		rc = ST_FAIL;
 		goto out;
 	}
@@ -447,7 +447,7 @@ static int run_and_analyse(const struct copts *o, const char *out,
 		return ST_USAGE;
 	}
 	rc = setup(&s, o, &bo, runs, argc, argv, err, errlen);
-	if (rc == 0 && writable(runs, !o->out, err, errlen) != 0)
+	if (rc == 0 && writable(runs, !o->out_set, err, errlen) != 0)
 		rc = ST_FAIL;
 	if (rc == 0 && (rc = lock_machine(&task, runs, err, errlen)) == 0)
 		s.c.task = &task;
@@ -496,7 +496,7 @@ int calibrate_main(int argc, char **argv)
 		free(o.fwd);
 		return ST_OK;
 	}
-	out = o.out ? o.out : CALIB_DEFAULT_PATH;
+	out = o.out;
 	stop = bench_catch_signals();
 	err[0] = '\0';
 	rc = o.from ? from_file(&o, out, err, sizeof err)
