@@ -129,7 +129,7 @@ sub '"status":"complete"' '"status":"bogus"' "$TMP/r.json" "$TMP/st.json"
 bad "unknown bench status" "status 'bogus' is not a bench status" "$A" compare "$TMP/st.json"
 printf '%s xyz\n' "$(cat "$TMP/r.json")" >"$TMP/trail.json"
 bad "results: trailing garbage" 'trail.json: not JSON \(parse error at byte' "$A" compare "$TMP/trail.json"
-bad "a hex float for a percentage" "--min-speedup '0x1p-3'" "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 0x1p-3
+bad "a hex float for a percentage" "--min-speedup: '0x1p-3' is not a percentage" "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 0x1p-3
 bad "--baseline twice" '--baseline is given twice' "$A" compare "$TMP/r.json" --baseline system --baseline mimalloc
 bad "--candidate twice" '--candidate is given twice' "$A" compare "$TMP/r.json" --candidate mimalloc --candidate system
 
