@@ -34,11 +34,12 @@ double cmdopt_margin_ratio(const struct cmdopt_margin *m);
  * always taken. settings + o's dest is the double. */
 int cmdopt_set_conf(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
 
-#define CMDOPT_BASELINE(T, f)                                                                      \
+/* --baseline's default in compare and gate (def of CMDOPT_BASELINE); merge names its own. */
+#define CMDOPT_BASELINE_OF_FILE                                                                    \
+	"the file's config.baseline: the arm of the baseline backend, system, or else the first arm"
+#define CMDOPT_BASELINE(T, f, def)                                                                 \
 	{"--baseline", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME", .help = "the baseline arm",           \
-	 .def_doc = "the file's config.baseline: the arm of the baseline backend, system, or else "  \
-	            "the first arm",                                                               \
-	 OPT_STRING(T, f)}
+	 .def_doc = def, OPT_STRING(T, f)}
 #define CMDOPT_CANDIDATE(T, f)                                                                     \
 	{"--candidate", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",                                      \
 	 .help = "the candidate arm: compare and merge show this one only, gate judges it "        \

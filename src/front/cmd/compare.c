@@ -86,7 +86,7 @@ static int set_primary(void *settings, const struct opt *o, const char *v, char 
  * a second --baseline or --candidate is refused, as bench refuses repeats. */
 #define CA struct compare_args
 static const struct opt compare_opts[C_COUNT] = {
-    [C_BASELINE] = CMDOPT_BASELINE(CA, o.baseline),
+    [C_BASELINE] = CMDOPT_BASELINE(CA, o.baseline, CMDOPT_BASELINE_OF_FILE),
     [C_CANDIDATE] = CMDOPT_CANDIDATE(CA, o.candidate),
     [C_WORKLOAD] = CMDOPT_WORKLOAD(CA, o.workload),
     [C_PHASE] = CMDOPT_PHASE(CA, o.phase),

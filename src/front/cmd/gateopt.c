@@ -77,7 +77,7 @@ static int set_on(void *settings, const struct opt *o, const char *v, char *err,
 #define GA struct gate_args
 static const struct opt gate_opts[G_COUNT] = {
     [G_CANDIDATE] = CMDOPT_CANDIDATE(GA, g.candidate),
-    [G_BASELINE] = CMDOPT_BASELINE(GA, g.baseline),
+    [G_BASELINE] = CMDOPT_BASELINE(GA, g.baseline, CMDOPT_BASELINE_OF_FILE),
     [G_AGAINST] = {"--against", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "OLD",
                    .help = "judge every arm of NEW (or only --candidate) against the same arm "
                            "of the stored results OLD, two-sample (R is t_new/t_old)",

@@ -47,7 +47,9 @@ struct merge_args {
 /* compare's options that choose what is compared (cmdopt.h); the arms may be given once. */
 #define MA struct merge_args
 static const struct opt merge_opts[M_COUNT] = {
-    [M_BASELINE] = CMDOPT_BASELINE(MA, o.baseline),
+    [M_BASELINE] = CMDOPT_BASELINE(MA, o.baseline,
+                                   "system on every machine; a --cmd or --program bench: the "
+                                   "first file's first arm"),
     [M_CANDIDATE] = CMDOPT_CANDIDATE(MA, o.candidate),
     [M_WORKLOAD] = CMDOPT_WORKLOAD(MA, o.workload),
     [M_PHASE] = CMDOPT_PHASE(MA, o.phase),
