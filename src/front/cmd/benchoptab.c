@@ -5,7 +5,11 @@
 #include "front/cmd/commands.h"
 #include "front/cmd/cmdopt.h"
 #include "common/optdoc.h"
+#include "common/errmsg.h"
+#include "front/compare/compare.h"
 #include "front/run/run.h"
+
+#include <string.h>
 
 #include <stddef.h>
 
@@ -16,6 +20,167 @@ static const int allocation_map[] = {1, 0};
 static const struct opt_values bench_allocation_values = {allocation_words, NULL};
 const struct opt_values bench_scale_values = {scales, NULL};
 const struct opt_values bench_reps_values = {reps_words, NULL};
+
+#define B(settings) ((struct bench_opts *)(settings))
+
+static int bench_set_param(void *settings, const struct opt *o, const char *kv, char *err,
+                           size_t errlen)
+{
+	struct bench_opts *b = B(settings);
+	const char *eq = strchr(kv, '=');
+	size_t klen = eq ? (size_t)(eq - kv) : 0;
+
+	(void)o;
+	if (!eq || klen == 0 || eq[1] == '\0')
+		return errmsg_fail(err, errlen, "--param: '%s' is not KEY=VALUE", kv);
+	if (strspn(kv, "abcdefghijklmnopqrstuvwxyz0123456789_") != klen)
+		return errmsg_fail(err, errlen, "--param: '%.*s' is not a parameter name",
+		                   (int)klen, kv);
+	for (size_t i = 0; i < b->nparams; i++)
+		if (strncmp(b->params[i], kv, klen + 1) == 0)
+			return errmsg_fail(err, errlen, "--param: %.*s is given twice", (int)klen,
+			                   kv);
+	b->params[b->nparams++] = kv;
+	return 0;
+}
+
+static int bench_set_reps(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)
+{
+	struct opt whole = *o;
+
+	if (strcmp(v, bench_reps_values.words[0]) == 0) {
+		B(settings)->reps = 0;
+		return 0;
+	}
+	whole.set = NULL;
+	return opt_store(&whole, settings, v, err, errlen);
+}
+
+static int bench_set_primary(void *settings, const struct opt *o, const char *v, char *err,
+                             size_t errlen)
+{
+	struct cmp_primary p;
+
+	(void)o;
+	if (cmp_primary_parse(v, &p, err, errlen) != 0)
+		return -1;
+	B(settings)->primary = v;
+	return 0;
+}
+
+static int bench_set_out(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)
+{
+	(void)o;
+	if (strcmp(v, "-") == 0)
+		return errmsg_fail(err, errlen,
+		                   "-o: needs a file name (the results are rewritten after every "
+		                   "round)");
+	B(settings)->out = v;
+	return 0;
+}
+
+static int bench_set_label(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)
+{
+	(void)o;
+	if (!bench_task_valid_label(v))
+		return errmsg_fail(err, errlen,
+		                   "--label '%.40s': want 1 to %d characters of [A-Za-z0-9_.:@+-]", v,
+		                   BENCH_TASK_LABEL_MAX);
+	B(settings)->label = v;
+	return 0;
+}
+
+static int bench_set_shard(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)
+{
+	uint64_t u;
+
+	(void)o;
+	if (bench_task_parse_shard(v, &u) != 0)
+		return errmsg_fail(err, errlen, "--shard: %s is out of range [0, %llu]", v,
+		                   (unsigned long long)BENCH_TASK_SHARD_MAX);
+	B(settings)->shard = v;
+	return 0;
+}
+
+static int bench_set_cmd(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)
+{
+	struct bench_opts *b = B(settings);
+	const char *eq = strchr(v, '=');
+	size_t n = eq ? (size_t)(eq - v) : 0;
+	char *name;
+
+	(void)o;
+	if (!eq || !bench_valid_name(v, n) || v[0] == '-')
+		return errmsg_fail(
+		    err, errlen,
+		    "--cmd: '%s' is not NAME=COMMAND with NAME in [A-Za-z0-9_.-], not "
+		    "starting with '-'",
+		    v);
+	if (strspn(eq + 1, " \t") == strlen(eq + 1))
+		return errmsg_fail(err, errlen, "--cmd %.*s: empty command", (int)n, v);
+	for (size_t i = 0; i < b->ncmds; i++)
+		if (strlen(b->cmd_names[i]) == n && strncmp(b->cmd_names[i], v, n) == 0)
+			return errmsg_fail(err, errlen, "--cmd: name '%.*s' is given twice", (int)n,
+			                   v);
+	if (!(name = strndup(v, n)))
+		return errmsg_fail(err, errlen, "out of memory");
+	b->cmd_names[b->ncmds] = name;
+	b->cmd_lines[b->ncmds++] = eq + 1;
+	return 0;
+}
+
+/* --preload NAME=LIB and --expect NAME=ALLOCATOR: split at the first '=', names unique. */
+static int add_pair(const char *opt, const char **names, const char **values, size_t *n,
+                    const char *v, char *err, size_t errlen)
+{
+	const char *eq = strchr(v, '=');
+	size_t len = eq ? (size_t)(eq - v) : 0;
+	char *name;
+
+	if (!eq || !bench_valid_name(v, len) || v[0] == '-' || !eq[1])
+		return errmsg_fail(err, errlen,
+		                   "%s: '%s' is not NAME=%s with NAME in [A-Za-z0-9_.-], not "
+		                   "starting with '-'",
+		                   opt, v, strcmp(opt, "--expect") == 0 ? "ALLOCATOR" : "LIBRARY");
+	for (size_t i = 0; i < *n; i++)
+		if (strlen(names[i]) == len && strncmp(names[i], v, len) == 0)
+			return errmsg_fail(err, errlen, "%s: name '%.*s' is given twice", opt,
+			                   (int)len, v);
+	if (!(name = strndup(v, len)))
+		return errmsg_fail(err, errlen, "out of memory");
+	names[*n] = name;
+	values[(*n)++] = eq + 1;
+	return 0;
+}
+
+static int bench_set_program(void *settings, const struct opt *o, const char *v, char *err,
+                             size_t errlen)
+{
+	(void)o;
+	if (strspn(v, " \t") == strlen(v))
+		return errmsg_fail(err, errlen, "--program: empty command");
+	B(settings)->prog.program = v;
+	return 0;
+}
+
+static int bench_set_preload(void *settings, const struct opt *o, const char *v, char *err,
+                             size_t errlen)
+{
+	struct bench_program_opts *p = &B(settings)->prog;
+
+	return add_pair(o->name, p->preload_names, p->preload_paths, &p->npreloads, v, err,
+	                errlen);
+}
+
+static int bench_set_expect(void *settings, const struct opt *o, const char *v, char *err,
+                            size_t errlen)
+{
+	struct bench_program_opts *p = &B(settings)->prog;
+
+	return add_pair(o->name, p->expect_names, p->expect_allocs, &p->nexpects, v, err, errlen);
+}
+
+#undef B
 
 #define STR_(x) #x
 #define STR(x)  STR_(x)

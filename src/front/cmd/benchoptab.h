@@ -64,21 +64,4 @@ enum opt_id {
 
 extern const struct opt bench_opt_table[O_COUNT];
 
-/* The setters of the rows that need more than a type (benchopt.c): settings is a struct
- * bench_opts; each returns 0, or -1 with the whole message in err. */
-int bench_set_param(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
-int bench_set_reps(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
-int bench_set_primary(void *settings, const struct opt *o, const char *v, char *err,
-                      size_t errlen);
-int bench_set_out(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
-int bench_set_label(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
-int bench_set_shard(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
-int bench_set_cmd(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
-int bench_set_program(void *settings, const struct opt *o, const char *v, char *err,
-                      size_t errlen);
-int bench_set_preload(void *settings, const struct opt *o, const char *v, char *err,
-                      size_t errlen);
-int bench_set_expect(void *settings, const struct opt *o, const char *v, char *err,
-                     size_t errlen);
-
 #endif

@@ -1,12 +1,13 @@
 /* cmdopt.c - the values of the options several commands share (front/cmd/cmdopt.h). */
 #include "front/cmd/cmdopt.h"
 
-#include "front/cmd/gateopt.h"
+#include "common/numparse.h"
 #include "front/compare/compare.h"
 #include "front/export/export.h"
 #include "front/results/results.h"
 
 #include <math.h>
+#include <string.h>
 
 static const char *const time_words[] = {"cpu", "auto", "wall", NULL};
 const struct opt_values cmdopt_time_values = {time_words, NULL};
@@ -32,6 +33,18 @@ static const char *format_at(size_t i, const char **summary)
 }
 const struct opt_values cmdopt_format_values = {NULL, format_at};
 
+/* --conf has always taken strtod's leading blanks and '+', which the other numbers refuse. */
+static int conf_level(const char *s, double *out)
+{
+	double v;
+
+	s += strspn(s, " \t\n\v\f\r");
+	if (num_parse_double(s + (*s == '+'), 0, &v) != 0 || !(v >= 0.5 && v < 1))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 double cmdopt_margin_ratio(const struct cmdopt_margin *m)
 {
 	if (m->speedup)
@@ -43,7 +56,7 @@ int cmdopt_set_conf(void *settings, const struct opt *o, const char *v, char *er
 {
 	double *dst = (double *)((char *)settings + o->dest - 1);
 
-	if (gateopt_conf(v, dst) == 0)
+	if (conf_level(v, dst) == 0)
 		return 0;
 	return opt_value(o, v, dst, err, errlen);
 }

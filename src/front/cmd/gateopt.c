@@ -12,18 +12,6 @@
 #include <math.h>
 #include <string.h>
 
-/* --conf has always taken strtod's leading blanks and '+', which the other numbers refuse. */
-int gateopt_conf(const char *s, double *out)
-{
-	double v;
-
-	s += strspn(s, " \t\n\v\f\r");
-	if (num_parse_double(s + (*s == '+'), 0, &v) != 0 || !(v >= 0.5 && v < 1))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 enum {
 	G_CANDIDATE,
 	G_BASELINE,

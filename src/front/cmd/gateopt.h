@@ -6,10 +6,6 @@
 #include "common/opt.h"
 #include "front/gate/gate.h"
 
-/* An interval level for --conf, 0.5 <= L < 1 (leading blanks and '+' accepted, as always): 0
- * and *out, or -1. */
-int gateopt_conf(const char *s, double *out);
-
 /* Reads the gate options of argv[1..] into *g (--candidate NAME, --baseline NAME, --min-speedup
  * P%, --max-slowdown P%, --on geomean|each|pooled|each-machine, --phase NAME, --workload NAME,
  * --against OLD, --conf L, --regime steady|cold, --equivalence M% with --max-slowdown only),
