@@ -1,6 +1,6 @@
-/* benchopt.c - the options of `allocab bench` into struct bench_opts (benchopt.h): syntax,
- * ranges, defaults and the rules between options (the table: benchoptab.c); no file system
- * access. */
+/* benchopt.c - the options of `allocab bench` into struct bench_opts (benchopt.h) through the
+ * declarative rows of benchoptab.c (types, ranges, defaults, needs and excludes), the rules that
+ * depend on the values, the rounds rule and the plan of a bench; no file system access. */
 #include "front/cmd/benchopt.h"
 #include "front/cmd/benchoptab.h"
 

@@ -1,5 +1,6 @@
 /* benchoptab.c - the option table of `allocab bench` (its --help, man page entries and shell
- * completion are generated from it: common/optdoc.h) and the values its options take. */
+ * completion are generated from it: common/optdoc.h), the values its options take, and the
+ * setters of the rows whose value needs more than a type and a range. */
 #include "front/cmd/benchoptab.h"
 #include "front/cmd/benchopt.h"
 #include "front/cmd/commands.h"

@@ -1,5 +1,7 @@
-/* benchoptab.h - private to the options of `allocab bench` (benchopt.c, what they mean and the
- * rules between them; benchoptab.c, their table and help): the defaults and the table's rows. */
+/* benchoptab.h - private to the options of `allocab bench` (benchopt.c, the parse, the rules that
+ * depend on values and the plan; benchoptab.c, their declarative rows with types, ranges,
+ * defaults, destinations, needs/excludes and the setters of the few that need one): the
+ * defaults and the table's rows. */
 #ifndef ALLOCAB_BENCHOPTAB_H
 #define ALLOCAB_BENCHOPTAB_H
 
