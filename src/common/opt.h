@@ -159,9 +159,6 @@ void opt_init(struct opt_parser *p, int argc, char **argv, int first, const stru
  * with dashdash); or OPT_ERROR with the reason in err. */
 int opt_next(struct opt_parser *p, const char **val, char *err, size_t errlen);
 
-/* The name of option k as the user reads it: "--name", or "-x" for a short-only option. */
-const char *opt_name(struct opt_parser *p, int k);
-
 /* The row of opts[0..nopts-1] that argument arg names as an option ("--name", "--name=V", "-x",
  * "-xV" for a short option with a value), or -1; *inl is its inline value or NULL. No message. */
 int opt_find(const struct opt *opts, size_t nopts, const char *arg, const char **inl);

@@ -98,21 +98,31 @@ static int store_number(const struct opt *o, void *dst, const char *name, const 
 	return 0;
 }
 
+/* The i-th word of o's values (a list or a registry), NULL past the end. */
+static const char *word(const struct opt *o, size_t i)
+{
+	const char *sum = NULL;
+
+	if (o->values->words)
+		return o->values->words[i];
+	return o->values->at ? o->values->at(i, &sum) : NULL;
+}
+
 static int store_enum(const struct opt *o, void *dst, const char *name, const char *v, char *err,
                       size_t errlen)
 {
-	const char *const *w = o->values->words;
+	const char *w;
 	char list[512];
 	size_t n = 0;
 
-	for (size_t i = 0; w[i]; i++)
-		if (strcmp(w[i], v) == 0) {
+	for (size_t i = 0; (w = word(o, i)); i++)
+		if (strcmp(w, v) == 0) {
 			*(int *)dst = o->map ? o->map[i] : (int)i;
 			return 0;
 		}
 	list[0] = '\0';
-	for (size_t i = 0; w[i] && n < sizeof list; i++)
-		n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", w[i]);
+	for (size_t i = 0; (w = word(o, i)) && n < sizeof list; i++)
+		n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "", w);
 	return errmsg_fail(err, errlen, "%s: '%s' is not one of %s", name, v, list);
 }
 
@@ -245,13 +255,13 @@ int opt_check(struct opt_parser *p, char *err, size_t errlen)
 /* The default as the help writes it. */
 static void default_value(const struct opt *o, char *buf, size_t len)
 {
-	const char *const *w = o->values ? o->values->words : NULL;
+	const char *w;
 
 	buf[0] = '\0';
-	if (o->type == OPT_T_ENUM && w) {
-		for (size_t i = 0; w[i]; i++)
+	if (o->type == OPT_T_ENUM && o->values) {
+		for (size_t i = 0; (w = word(o, i)); i++)
 			if ((o->map ? (uint64_t)o->map[i] : i) == o->def_u) {
-				snprintf(buf, len, "%s", w[i]);
+				snprintf(buf, len, "%s", w);
 				return;
 			}
 	} else if (o->type == OPT_T_STRING)

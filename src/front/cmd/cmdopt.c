@@ -13,12 +13,22 @@ static const char *const time_words[] = {"cpu", "auto", "wall", NULL};
 const struct opt_values cmdopt_time_values = {time_words, NULL};
 const int cmdopt_time_map[] = {RF_POLICY_CPU, RF_POLICY_AUTO, RF_POLICY_WALL};
 
-/* In the order of enum cmp_regimes. */
-static const char *const regimes_words[] = {"both", "cold", "steady", NULL};
-const struct opt_values cmdopt_regimes_values = {regimes_words, NULL};
-static const char *const regime_words[] = {"steady", "cold", NULL};
-const struct opt_values cmdopt_regime_values = {regime_words, NULL};
+/* compare's names, in the order of enum cmp_regimes. */
+static const char *regimes_at(size_t i, const char **summary)
+{
+	(void)summary;
+	return i < CMP_REGIMES_COUNT ? cmp_regimes_name((enum cmp_regimes)i) : NULL;
+}
+const struct opt_values cmdopt_regimes_values = {NULL, regimes_at};
+
+/* The gate's: steady, then cold (both is refused: the gate decides on one). */
 const int cmdopt_regime_map[] = {CMP_REGIMES_STEADY, CMP_REGIMES_COLD};
+static const char *regime_at(size_t i, const char **summary)
+{
+	(void)summary;
+	return i < 2 ? cmp_regimes_name((enum cmp_regimes)cmdopt_regime_map[i]) : NULL;
+}
+const struct opt_values cmdopt_regime_values = {NULL, regime_at};
 
 static const char *const phases_words[] = {"all", NULL};
 const struct opt_values cmdopt_phases_values = {phases_words, NULL};
