@@ -1,5 +1,5 @@
 # allocab - one driver per allocator backend, one front end (bench / compare / gate).
-# Usage: make [all|test|test-fleet|bench|bench-models|bench-stats|bench-compare|seq-sim|validate|fuzz|deps|install|uninstall|man|clean|format]  PREFIX=/usr/local DESTDIR=
+# Usage: make [all|test|test-fleet|bench|bench-models|bench-stats|bench-compare|seq-sim|steady-sim|validate|fuzz|deps|install|uninstall|man|clean|format]  PREFIX=/usr/local DESTDIR=
 
 VERSION := 0.3.0
 PREFIX ?= /usr/local
@@ -63,7 +63,7 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/sesim $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
 	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/famsim $(BUILD)/tests/jsleep \
-	$(BUILD)/tests/phase_fixture $(BUILD)/tests/vardecomp
+	$(BUILD)/tests/phase_fixture $(BUILD)/tests/vardecomp $(BUILD)/tests/steadysim
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz man seq-sim
 .SUFFIXES:
@@ -155,6 +155,22 @@ SESIM_TRIALS ?= 20000
 .PHONY: se-sim
 se-sim: $(BUILD)/tests/sesim
 	$(BUILD)/tests/sesim $(SESIM_TRIALS) 1
+
+# A/A program benches on CPU time simulated through the bench's marks judgement, the reader and
+# compare (tests/steadysim.c; docs/validation.md, "A/A program benches on CPU time, simulated").
+$(BUILD)/tests/steadysim: $(BUILD)/tests/steadysim.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# make steady-sim: that simulation, STEADYSIM_TRIALS benches per setting, on a template written by
+# one real bench of tests/phase_fixture (STEADYSIM_TEMPLATE to give one). Not part of make test.
+STEADYSIM_TRIALS ?= 2000
+STEADYSIM_TEMPLATE ?= $(BUILD)/steadysim-template.json
+.PHONY: steady-sim
+steady-sim: $(BUILD)/tests/steadysim $(FRONT) $(BUILD)/tests/phase_fixture
+	@test -s $(STEADYSIM_TEMPLATE) || $(FRONT) bench --program '$(BUILD)/tests/phase_fixture 8' \
+		-a system --arm s2=system --arm s3=system --arm s4=system --rounds 10 --warmup 0 \
+		--allocation none --quiet -o $(STEADYSIM_TEMPLATE)
+	$(BUILD)/tests/steadysim $(STEADYSIM_TEMPLATE) $(STEADYSIM_TRIALS) 1 $(STEADYSIM_SETTINGS)
 
 # The synthetic command of make validate's sequential part: a sleep with log-normal jitter.
 $(BUILD)/tests/jsleep: $(BUILD)/tests/jsleep.o

@@ -253,12 +253,12 @@ bad() { # bad NAME STATUS PATTERN ARGS...
 O=(-o "$TMP/none.json" --quiet)
 bad "unknown option" 2 "unknown option '--frob'" --frob "${O[@]}"
 bad "missing value" 2 "--rounds needs a value" "${O[@]}" --rounds
-bad "non-numeric rounds" 2 "--rounds 'many': want a whole number of rounds from 1 to 100000$" --rounds many "${O[@]}"
-bad "zero rounds" 2 "--rounds '0': want a whole number of rounds from 1 to 100000$" --rounds 0 "${O[@]}"
+bad "non-numeric rounds" 2 "--rounds: 'many' is not a whole number$" --rounds many "${O[@]}"
+bad "zero rounds" 2 "--rounds: 0 is out of range \\[1, 100000\\]$" --rounds 0 "${O[@]}"
 bad "bad budget" 2 "--budget" --budget -5 "${O[@]}"
 bad "unknown scale" 2 "--scale" --scale enormous "${O[@]}"
-bad "unknown time" 2 "--time: 'gpu' is not wall, cpu or auto" --time gpu "${O[@]}"
-bad "unknown allocation" 2 "--allocation: 'greedy' is not sequential or none" --allocation greedy "${O[@]}"
+bad "unknown time" 2 "--time: 'gpu' is not one of cpu, auto, wall$" --time gpu "${O[@]}"
+bad "unknown allocation" 2 "--allocation: 'greedy' is not one of sequential, none$" --allocation greedy "${O[@]}"
 bad "allocation and gate" 2 "--allocation sequential and --gate exclude each other" --cmd a=true --cmd b=true --allocation sequential "${O[@]}" --gate --candidate b --min-speedup 5%
 bad "allocation without its baseline" 2 "--allocation sequential: no arm 'system'" --driver-dir "$D" -a fast,liar --allocation sequential "${O[@]}"
 bad "unknown allocator" 2 "-a: unknown allocator 'nosuch'" --driver-dir "$D" -a system,nosuch "${O[@]}"
@@ -275,7 +275,7 @@ bad "--cmd arm name starting with '-'" 2 "--cmd: '-x=true' is not NAME=COMMAND" 
 bad "--preload arm name starting with '-'" 2 "--preload: '-x=libx.so' is not NAME=LIBRARY .*not starting with '-'" --program true --preload=-x=libx.so "${O[@]}"
 bad "gate: unknown candidate" 2 "" --cmd a=true --cmd b=true "${O[@]}" --gate --candidate zz --min-speedup 5%
 bad "gate: bad margin" 2 "" --cmd a=true --cmd b=true "${O[@]}" --gate --candidate b --min-speedup lots
-bad "bad --equivalence" 2 "--equivalence '0': want a percentage 0 < M < 100" --cmd a=true --cmd b=true --equivalence 0 "${O[@]}"
+bad "bad --equivalence" 2 "--equivalence: 0 is out of range \\(0%, 100%\\)$" --cmd a=true --cmd b=true --equivalence 0 "${O[@]}"
 bad "two equivalence margins" 2 "--equivalence 3% and the gate's --equivalence 2% differ" --cmd a=true --cmd b=true --equivalence 3 "${O[@]}" --gate --candidate b --max-slowdown 0 --equivalence 2
 mkdir -p "$TMP/empty"
 bad "no drivers" 1 "found no drivers in $TMP/empty" --driver-dir "$TMP/empty" "${O[@]}"

@@ -126,7 +126,7 @@ grep -q 'reaches only 75% confidence, below the 95% asked' "$TMP/out" && ! grep 
 
 # Bad input: one line, exit 2, nothing written.
 expect_status "calibrate --alpha 2" 2 "$A" calibrate --alpha 2 -o "$TMP/x.json"
-expect_err "calibrate --alpha 2 says why" '^allocab: calibrate: --alpha .2.: want a number in \[1e-06, 0.5\)$'
+expect_err "calibrate --alpha 2 says why" '^allocab: calibrate: --alpha: 2 is out of range \[1e-06, 0.5\)$'
 expect_status "calibrate unknown backend" 2 "$A" calibrate -a nosuch -o "$TMP/x.json"
 expect_err "calibrate unknown backend says why" "^allocab: calibrate: -a: unknown allocator 'nosuch' \(drivers in "
 expect_status "calibrate unknown workload" 2 "$A" calibrate -w nosuch -o "$TMP/x.json"

@@ -165,9 +165,9 @@ grep -q 'measured cold only (one repetition per run): judging the cold regime' "
 	ok "gate on a one-rep file judges cold and says so" || notok "gate one-rep fallback" "$(cat "$TMP/err" "$TMP/out")"
 bad "gate --regime steady on a one-rep file" "measured cold only .*: no steady times to compare" "$A" gate "$TMP/same.json" --candidate mimalloc --min-speedup 5% --regime steady
 bad "compare --regime steady on a one-rep file" "measured cold only .*: no steady times" "$A" compare "$TMP/same.json" --regime steady
-bad "compare --regime bad" "--regime 'hot': want cold, steady or both" "$A" compare "$TMP/reg.json" --regime hot
-bad "compare --time bad" "--time 'gpu': want wall, cpu or auto" "$A" compare "$TMP/reg.json" --time gpu
-bad "gate --regime both" "--regime 'both': want steady or cold" "$A" gate "$TMP/reg.json" --candidate mimalloc --min-speedup 5% --regime both
+bad "compare --regime bad" "--regime: 'hot' is not one of both, cold, steady$" "$A" compare "$TMP/reg.json" --regime hot
+bad "compare --time bad" "--time: 'gpu' is not one of cpu, auto, wall$" "$A" compare "$TMP/reg.json" --time gpu
+bad "gate --regime both" "--regime: 'both' is not one of steady, cold$" "$A" gate "$TMP/reg.json" --candidate mimalloc --min-speedup 5% --regime both
 
 # gate: the three outcomes and their exit codes
 expect_status "gate PASS exit 0" 0 "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 5%
@@ -242,14 +242,14 @@ bad "unknown baseline" "baseline 'foo' is not in the file" "$A" compare "$TMP/r.
 bad "unknown candidate" "unknown candidate 'foo'" "$A" compare "$TMP/r.json" --candidate foo
 bad "unknown workload" "unknown workload 'foo'" "$A" compare "$TMP/r.json" --workload foo
 bad "unknown phase" "unknown phase 'foo'" "$A" compare "$TMP/r.json" --phase foo
-bad "unknown format" "--format 'xml'" "$A" compare "$TMP/r.json" --format xml
-bad "bad --conf" "--conf 'x'" "$A" compare "$TMP/r.json" --conf x
-bad "small --bootstrap" "--bootstrap '100'" "$A" compare "$TMP/r.json" --bootstrap 100
+bad "unknown format" "--format: 'xml' is not one of" "$A" compare "$TMP/r.json" --format xml
+bad "bad --conf" "--conf: 'x' is not a number$" "$A" compare "$TMP/r.json" --conf x
+bad "small --bootstrap" "--bootstrap: 100 is out of range \\[10000, 100000\\]$" "$A" compare "$TMP/r.json" --bootstrap 100
 bad "gate: missing file" "nope.json: No such file" "$A" gate "$TMP/nope.json" --candidate mimalloc --min-speedup 5
 bad "gate: unknown candidate" "unknown candidate 'foo'" "$A" gate "$TMP/r.json" --candidate foo --min-speedup 5
-bad "gate: negative percentage" "--min-speedup '-5%'" "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup -5%
-bad "gate: not a percentage" "--max-slowdown 'five'" "$A" gate "$TMP/r.json" --candidate mimalloc --max-slowdown five
-bad "gate: 100% speedup" "--min-speedup '100%'" "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 100%
+bad "gate: negative percentage" "--min-speedup: '-5%' is not a percentage" "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup -5%
+bad "gate: not a percentage" "--max-slowdown: 'five' is not a percentage" "$A" gate "$TMP/r.json" --candidate mimalloc --max-slowdown five
+bad "gate: 100% speedup" "--min-speedup: 100% is out of range \\[0%, 100%\\)$" "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 100%
 bad "gate: no margin" "give --min-speedup" "$A" gate "$TMP/r.json" --candidate mimalloc
 bad "gate: no candidate" "give --candidate" "$A" gate "$TMP/r.json" --min-speedup 5
 bad "gate: --against mismatched" "share no arm" "$A" gate "$TMP/other.json" --against "$TMP/r.json" --max-slowdown 3

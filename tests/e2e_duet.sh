@@ -41,7 +41,7 @@ expect_err "--duet names the workload" "^allocab: bench: --duet: workload 'parqu
 expect_status "--duet refuses three allocators" 2 "$A" bench -a system,system_slow,mimalloc -w $wl --duet -o "$TMP/x.json"
 expect_err "--duet wants two allocators" '^allocab: bench: --duet pairs exactly two allocators'
 expect_status "--duet refuses --cmd" 2 "$A" bench --cmd a=true --cmd b=true --duet -o "$TMP/x.json"
-expect_err "--duet with --cmd says why" '^allocab: bench: --duet pairs driver runs'
+expect_err "--duet with --cmd says why" '^allocab: bench: --duet cannot be combined with --cmd: it pairs driver runs$'
 if command -v taskset >/dev/null; then
 	expect_status "--duet on one CPU" 2 taskset -c 0 "$A" bench -a system,system_slow -w $wl --duet -o "$TMP/x.json"
 	expect_err "--duet on one CPU says why" '^allocab: bench: --duet needs two CPUs; this process may run on 1$'

@@ -86,7 +86,7 @@ oneline "SLURMD_NODENAME: shown escaped" "SLURMD_NODENAME='n\x1b]0;pwned\x07': a
 expect_status "ALLOCAB_LABEL with a newline: exit 2" 2 env ALLOCAB_LABEL="$(printf 'n\nx')" "$A" bench --program true
 oneline "ALLOCAB_LABEL: shown escaped" "ALLOCAB_LABEL='n\x0ax': a label is"
 expect_status "--rounds with ESC: exit 2" 2 "$A" bench --program true --rounds "$(printf '1\033[2J')"
-oneline "--rounds: shown escaped" "--rounds '1\x1b[2J': want"
+oneline "--rounds: shown escaped" "--rounds: '1\x1b[2J' is not a whole number"
 expect_status "an unknown command with ESC: exit 2" 2 "$A" "$(printf 'x\033[2J')"
 oneline "unknown command: shown escaped" "unknown command 'x\x1b[2J'"
 expect_status "compare of a missing file named with a newline: exit 2" 2 "$A" compare "$(printf '%s/x\ny.json' "$TMP")"

@@ -101,7 +101,7 @@ bad "2000 empty rounds of 10,000 pairs" 'rounds: 2 rounds of 100 arms x 100 work
 awk 'BEGIN { printf "{\"schema\":\"allocab-bench/1\",\"status\":\"complete\",\"config\":{\"mode\":\"drivers\",\"arms\":[";
 	for (i = 0; i < 5000; i++) printf "%s\"arm%d\"", (i ? "," : ""), i; print ",\"arm17\"],\"workloads\":[\"w\"]},\"rounds\":[]}" }' >"$TMP/twice.json"
 bad "a repeated arm among 5001" "config.arms: 'arm17' listed twice" "$A" compare "$TMP/twice.json"
-bad "--bootstrap 10000000" "--bootstrap '10000000': want 10000 to 100000 resamples" "$A" compare "$TMP/r.json" --bootstrap 10000000
+bad "--bootstrap 10000000" "--bootstrap: 10000000 is out of range \\[10000, 100000\\]" "$A" compare "$TMP/r.json" --bootstrap 10000000
 mkbench "$TMP/long.json" arms=system=1,mimalloc=0.8 rounds=1001 warmup=0 wls=parquet_load
 bad "--bootstrap cost bound" '--bootstrap 10000 over 1001 rounds: resamples x rounds exceeds 1e\+07' "$A" compare "$TMP/long.json" --bootstrap 10000
 
@@ -129,7 +129,7 @@ sub '"status":"complete"' '"status":"bogus"' "$TMP/r.json" "$TMP/st.json"
 bad "unknown bench status" "status 'bogus' is not a bench status" "$A" compare "$TMP/st.json"
 printf '%s xyz\n' "$(cat "$TMP/r.json")" >"$TMP/trail.json"
 bad "results: trailing garbage" 'trail.json: not JSON \(parse error at byte' "$A" compare "$TMP/trail.json"
-bad "a hex float for a percentage" "--min-speedup '0x1p-3'" "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 0x1p-3
+bad "a hex float for a percentage" "--min-speedup: '0x1p-3' is not a percentage" "$A" gate "$TMP/r.json" --candidate mimalloc --min-speedup 0x1p-3
 bad "--baseline twice" '--baseline is given twice' "$A" compare "$TMP/r.json" --baseline system --baseline mimalloc
 bad "--candidate twice" '--candidate is given twice' "$A" compare "$TMP/r.json" --candidate mimalloc --candidate system
 
@@ -171,7 +171,7 @@ sub '"index":1,' '"index":-1,' "$TMP/r.json" "$TMP/neg.json"
 bad "index -1" 'rounds\[1\]: index must be >= 0' "$A" compare "$TMP/neg.json"
 mkpairs "$TMP/vers.json" arms=A,B names=system,system vers=2.36,2.37 pairs="100:101 102:100 100:100"
 bad "differing allocator versions" 'ran different allocators \(system 2.36, system 2.37\)' "$A" calibrate --from "$TMP/vers.json" -o "$TMP/cal-v.json"
-bad "calibrate -o ''" '-o: empty file name' "$A" calibrate --from "$TMP/aa.json" -o ''
+bad "calibrate -o ''" '--output: empty value' "$A" calibrate --from "$TMP/aa.json" -o ''
 
 # 10. The streamed reader (src/common/jsonstream.h): the same document compact, indented (windows
 #     of the file fall elsewhere), with config and machine after the rounds, gives the same

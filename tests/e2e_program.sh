@@ -196,7 +196,7 @@ fi
 
 # ---- bad input ----
 expect_status "--program with --cmd" 2 "$A" bench --program true --cmd a=true --cmd b=true
-expect_err "--program with --cmd: one line" "^allocab: bench: --program and --cmd exclude each other$"
+expect_err "--program with --cmd: one line" "^allocab: bench: --cmd cannot be combined with --program$"
 expect_status "--expect without --cmd" 2 "$A" bench --expect a=mimalloc
 expect_status "--expect of an unknown allocator" 2 "$A" bench --cmd a=true --cmd b=true --expect a=foo
 expect_err "--expect unknown allocator: one line" "^allocab: bench: --expect a=foo: unknown allocator"

@@ -12,8 +12,29 @@ n=$(grep -Ec '^allocab: round [1-4]/4( \(warm-up\))? done, [0-9]+:[0-9]{2} elaps
 	notok "pipe: one plain line per finished round" "$n lines: $(head -c 400 "$TMP/err")"
 grep -q "$(printf '\r')\|$(printf '\033')" "$TMP/err" && notok "pipe: no carriage returns or escape sequences" "$(od -c "$TMP/err" | head -3)" ||
 	ok "pipe: no carriage returns or escape sequences"
-grep -q '^allocab: round 4/4 done, .* | median: a [0-9.]* m\?s, b [0-9.]* m\?s$' "$TMP/err" &&
-	ok "pipe: the round line has the medians so far" || notok "pipe: the round line has the medians so far" "$(grep 'round 4/4' "$TMP/err")"
+grep -q '^allocab: round 4/4 done, .* | median CPU: a [0-9.]* m\?s, b [0-9.]* m\?s$' "$TMP/err" &&
+	ok "pipe: the round line has the medians so far, of the CPU time compared" || notok "pipe: the round line has the medians so far" "$(grep 'round 4/4' "$TMP/err")"
+# The medians are of the time the bench compares: a sleep's CPU time, its wall time with --time wall
+# (the line showed the wall time of a bench compared on CPU time).
+"$A" bench --cmd a='sleep 0.5' --cmd b='sleep 0.5' --rounds 1 --warmup 0 -o "$TMP/s.json" 2>"$TMP/err" | cat
+grep -q '^allocab: round 1/1 done, .* | median CPU: a [0-9]* ms, b [0-9]* ms$' "$TMP/err" &&
+	[ "$(sed -n 's/.* median CPU: a \([0-9]*\) ms,.*/\1/p' "$TMP/err")" -lt 400 ] &&
+	ok "pipe: a bench on CPU time shows the CPU time of 'sleep 0.5', not its wall time" ||
+	notok "pipe: CPU medians" "$(grep 'round 1/1' "$TMP/err")"
+"$A" bench --cmd a='sleep 0.5' --cmd b='sleep 0.5' --time wall --rounds 1 --warmup 0 -o "$TMP/s.json" 2>"$TMP/err" | cat
+grep -q '^allocab: round 1/1 done, .* | median wall: a [0-9]* ms, b [0-9]* ms$' "$TMP/err" &&
+	[ "$(sed -n 's/.* median wall: a \([0-9]*\) ms,.*/\1/p' "$TMP/err")" -ge 500 ] &&
+	ok "pipe: --time wall shows the wall time, labelled wall" ||
+	notok "pipe: wall medians" "$(grep 'round 1/1' "$TMP/err")"
+# A budget extended to the rounds a verdict needs: the time left covers them (it said ~0:00 left
+# for every round past the budget).
+"$A" bench --cmd a='sleep 0.3' --cmd b='sleep 0.3' --budget 1 -o "$TMP/x.json" 2>"$TMP/err" | cat
+l=$(grep '^allocab: round 2 done, ' "$TMP/err")
+if grep -q 'the budget is extended to them' "$TMP/err" && [[ $l == *" left | "* ]] && [[ $l != *"~0:00 left"* ]]; then
+	ok "pipe: a budget extended to the rounds a verdict needs: the time left counts them"
+else
+	notok "pipe: extended budget" "$(grep -E 'extended|round 2 ' "$TMP/err" | head -c 400)"
+fi
 "$A" bench --cmd a=true --cmd b=true --rounds 3 --quiet -o "$TMP/q.json" 2>"$TMP/err" | cat
 [ ! -s "$TMP/err" ] && ok "--quiet: nothing on stderr" || notok "--quiet: nothing on stderr" "$(head -c 300 "$TMP/err")"
 

@@ -131,9 +131,9 @@ refuse "another workload" "config.workloads differs: \[\"command\"\] in the file
 refuse "another allocation" "config.allocation differs" \
 	--cmd a="$CA" --cmd b="$CB" --rounds 1 -q --resume "$TMP/f.json"
 refuse "another warm-up" "config.warmup differs" "${R[@]}" --warmup 2 --resume "$TMP/f.json"
-refuse "--gate" "^allocab: bench: --resume and --gate exclude each other: a sequential gate's plan is fixed at its first look" \
+refuse "--gate" "^allocab: bench: --resume cannot be combined with --gate: a sequential gate's plan is fixed at its first look" \
 	"${R[@]}" --resume "$TMP/f.json" --gate --max-slowdown 5%
-refuse "--results-dir" "^allocab: bench: --resume writes the file it continues" "${R[@]}" --resume "$TMP/f.json" --results-dir "$TMP/rd"
+refuse "--results-dir" "^allocab: bench: --results-dir cannot be combined with --resume: --resume rewrites the file it continues \\(or -o\\)$" "${R[@]}" --resume "$TMP/f.json" --results-dir "$TMP/rd"
 refuse "a missing file" "^allocab: bench: $TMP/none.json: " "${R[@]}" --resume "$TMP/none.json"
 printf '{"schema": "allocab-bench/1", "status": "complete", "config": {}, "rounds": [' >"$TMP/bad.json"
 refuse "a bad file" "^allocab: bench: $TMP/bad.json: " "${R[@]}" --resume "$TMP/bad.json"

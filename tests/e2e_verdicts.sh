@@ -106,5 +106,5 @@ grep -q '^"c 10-25% faster",.*,"refuted","equivalent within ±2%"$' "$TMP/cl.csv
 
 # bad margins
 expect_status "compare --equivalence 100 refused" 2 "$A" compare "$TMP/v.json" --equivalence 100
-expect_err "compare --equivalence 100: one line" "^allocab: compare: --equivalence '100': want a percentage"
+expect_err "compare --equivalence 100: one line" "^allocab: compare: --equivalence: 100 is out of range \\[0%, 100%\\)$"
 exit $t_fail

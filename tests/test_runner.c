@@ -108,16 +108,16 @@ static void test_bad(void)
 	BAD("stray argument", "unexpected argument", "pipeline");
 	BAD("missing value", "--rounds needs a value", "--rounds");
 	BAD("missing -a value", "-a needs a value", "-a");
-	BAD("non-numeric rounds", "--rounds 'ten': want a whole number of rounds from 1 to 100000",
-	    "--rounds", "ten");
-	BAD("zero rounds", "from 1 to 100000", "--rounds", "0");
+	BAD("non-numeric rounds", "--rounds: 'ten' is not a whole number", "--rounds", "ten");
+	BAD("zero rounds", "--rounds: 0 is out of range [1, 100000]", "--rounds", "0");
 	BAD("negative seed", "--seed", "--seed", "-1");
-	BAD("seed above 2^53-1", "from 0 to 9007199254740991", "--seed", "9007199254740992");
+	BAD("seed above 2^53-1", "--seed: 9007199254740992 is out of range [0, 9007199254740991]",
+	    "--seed", "9007199254740992");
 	BAD("trailing junk", "--reps", "--reps", "3x");
 	BAD("zero budget", "--budget", "--budget", "0");
 	BAD("nan timeout", "--timeout", "--timeout", "nan");
 	BAD("huge timeout", "--timeout", "--timeout", "1e99");
-	BAD("unknown scale", "unknown scale 'huge'", "--scale", "huge");
+	BAD("unknown scale", "--scale: 'huge' is not one of small, default, large", "--scale", "huge");
 	BAD("param without =", "not KEY=VALUE", "--param", "rows");
 	BAD("param empty value", "not KEY=VALUE", "--param", "rows=");
 	BAD("param bad key", "not a parameter name", "--param", "Rows=1");
@@ -132,7 +132,8 @@ static void test_bad(void)
 	BAD("--cmd with --param", "--param", "--cmd", "a=true", "--cmd", "b=true", "--param",
 	    "x=1");
 	BAD("-o -", "needs a file name", "-o", "-");
-	BAD("-o with --results-dir", "exclude each other", "-o", "x", "--results-dir", "d");
+	BAD("-o with --results-dir", "--output cannot be combined with --results-dir", "-o", "x",
+	    "--results-dir", "d");
 	BAD("min rounds above rounds", "more than --rounds", "--rounds", "3", "--min-rounds", "5");
 	BAD("pad too large", "--pad-max", "--pad-max", "70000");
 }

@@ -16,7 +16,8 @@ void opt_init(struct opt_parser *p, int argc, char **argv, int first, const stru
 	p->nopts = nopts < OPT_MAX ? nopts : OPT_MAX;
 }
 
-const char *opt_name(struct opt_parser *p, int k)
+/* The name of option k as the user reads it: "--name", or "-x" for a short-only option. */
+static const char *opt_name(struct opt_parser *p, int k)
 {
 	if (p->opts[k].name)
 		return p->opts[k].name;

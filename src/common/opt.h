@@ -10,11 +10,18 @@
  * committed page differs) and bash completion (scripts/completion/allocab.bash asks
  * `allocab help --complete` at completion time), so they cannot disagree.
  *
+ * A row is declarative: its type (enum opt_type), range, default and destination (an offset into
+ * the command's settings struct, or a setter for the few values that need one) and the options it
+ * needs or excludes. opt_defaults writes the defaults, opt_parse reads argv into the settings
+ * with one message form per mistake, and opt_check applies needs/excludes; the help shows the
+ * default from the row ("(default: 10)"), never from the help text.
+ *
  * Adding an option to a command is one row in the command's table, indexed by a new value of its
- * option enum ({"--name", 'x', OPT_VALUE, "ARG", .help = "..."} for "--name V", "--name=V", "-x V"
- * and "-xV"; 0 for no short form; flags below), plus the case for that value where the command
- * switches on opt_next's result; then `make man`, and any longer text for the man page goes below
- * the option's generated entry there.
+ * option enum, e.g. {"--rounds", 0, OPT_VALUE, "N", .help = "measured rounds",
+ * OPT_UINT(struct s, rounds), .lo = 1, .hi = 100000, OPT_DEF_U(10)}; 0 for no short form; flags
+ * below; then `make man`, and any longer text for the man page goes below the option's
+ * generated entry there. A row of type OPT_T_NONE is returned by opt_parse for the command to
+ * handle (help, the OPT_REST row).
  *
  * Syntax: a long option is its whole name (no abbreviation unless the parser's abbrev is set),
  * with its value after '=' or in the next argument; a short option has its value attached or in
@@ -22,11 +29,16 @@
  * an unknown option unless the parser's dashdash is set. A command that takes a command line to
  * run stops at its first positional argument (p->at) or after "--" (p->i). Messages are
  * one line, without the "allocab: CMD: " prefix: "unknown option '--x'", "--x needs a value",
- * "--x takes no value", "--x is given twice". */
+ * "--x takes no value", "--x is given twice", and from typed rows "--x: 'v' is not a whole
+ * number", "--x: 'v' is not a number", "--x: 'v' is not a percentage", "--x: 0 is out of range
+ * [1, 100000]" (a bound in parentheses is excluded), "--x: 'v' is not one of a, b, c", "--x: empty
+ * value", "--x needs --y" ("needs --y or --z"), "--x cannot be combined with --y" (": WHY" when
+ * the row says why). */
 #ifndef ALLOCAB_OPT_H
 #define ALLOCAB_OPT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 enum opt_flags {
 	OPT_VALUE = 1,  /* takes a value */
@@ -38,7 +50,46 @@ enum opt_flags {
 	OPT_DIR = 32,       /* directory names */
 	OPT_ALLOCATOR = 64, /* the drivers' backend names */
 	OPT_WORKLOAD = 128, /* the drivers' workload names */
+	OPT_OPEN_LO = 256,  /* the range excludes lo */
+	OPT_OPEN_HI = 512,  /* the range excludes hi */
+	OPT_EMPTY = 1024,   /* an empty string value is accepted */
 };
+
+/* What a row's value is, and the type of its destination field. */
+enum opt_type {
+	OPT_T_NONE,   /* no destination: opt_parse returns the row to the caller */
+	OPT_T_FLAG,   /* int, set to 1 */
+	OPT_T_UINT,   /* unsigned, a whole number */
+	OPT_T_U64,    /* uint64_t, a whole number */
+	OPT_T_SIZE,   /* size_t, a whole number */
+	OPT_T_DOUBLE, /* double */
+	OPT_T_PCT,    /* double, a percentage written 5, 5% or 2.5% */
+	OPT_T_STRING, /* const char *, pointing into argv; not empty unless OPT_EMPTY */
+	OPT_T_ENUM,   /* int: the index of the value in values->words, or map[index] */
+	OPT_T_LIST,   /* const char **, room for argc; appended, the count (size_t) at count */
+};
+
+/* A row's destination: the field's offset + 1 (0: none), with its size checked at compile time. */
+#define OPT_FIELD_(T, f, type)                                                                     \
+	(offsetof(T, f) + 1 + 0 * sizeof(char[sizeof(((T *)0)->f) == sizeof(type) ? 1 : -1]))
+#define OPT_FLAG(T, f)   .type = OPT_T_FLAG, .dest = OPT_FIELD_(T, f, int)
+#define OPT_UINT(T, f)   .type = OPT_T_UINT, .dest = OPT_FIELD_(T, f, unsigned)
+#define OPT_U64(T, f)    .type = OPT_T_U64, .dest = OPT_FIELD_(T, f, uint64_t)
+#define OPT_SIZE(T, f)   .type = OPT_T_SIZE, .dest = OPT_FIELD_(T, f, size_t)
+#define OPT_DOUBLE(T, f) .type = OPT_T_DOUBLE, .dest = OPT_FIELD_(T, f, double)
+#define OPT_PCT(T, f)    .type = OPT_T_PCT, .dest = OPT_FIELD_(T, f, double)
+#define OPT_STRING(T, f) .type = OPT_T_STRING, .dest = OPT_FIELD_(T, f, const char *)
+#define OPT_ENUM(T, f)   .type = OPT_T_ENUM, .dest = OPT_FIELD_(T, f, int)
+#define OPT_LIST(T, f, n)                                                                          \
+	.type = OPT_T_LIST, .dest = OPT_FIELD_(T, f, const char **), .count = OPT_FIELD_(T, n, size_t)
+/* An int of the settings set to 1 when the option is given. */
+#define OPT_GIVEN(T, f) .given_at = OPT_FIELD_(T, f, int)
+/* Defaults: a number (whole or not), a string or enum word. def_doc says more in the help. */
+#define OPT_DEF_U(x) .has_def = 1, .def_u = (x)
+#define OPT_DEF_D(x) .has_def = 1, .def_d = (x)
+#define OPT_DEF_S(x) .has_def = 1, .def_s = (x)
+/* The rows an option needs (one of them) or excludes, by index, for .needs and .excludes. */
+#define OPT_ROWS(...) ((const int[]){__VA_ARGS__, -1})
 
 /* The values an option takes, listed by usage, the man page and completion: a fixed list, or a
  * registry's entries (e.g. the export formats) with a one-line description each. */
@@ -57,6 +108,23 @@ struct opt {
 	const char *arg;  /* the value's name in usage ("N", "N|auto"); NULL: its values, a|b */
 	const char *help; /* one line for --help and the man page; NULL: listed by name only */
 	const struct opt_values *values; /* NULL when the values are not a list */
+	unsigned char type;              /* enum opt_type */
+	unsigned char has_def;           /* the row has a default (def_u, def_d or def_s) */
+	size_t dest;                     /* OPT_UINT(...) and the like: offset + 1, or 0 */
+	size_t count;                    /* OPT_T_LIST: the count's offset + 1 */
+	size_t given_at;                 /* OPT_GIVEN: an int set to 1 when given, offset + 1 */
+	double lo, hi;                   /* the range; both 0: any value of the type */
+	uint64_t def_u;
+	double def_d;
+	const char *def_s;
+	const char *def_doc; /* the default in words, after its value when it has one */
+	const int *map;      /* OPT_T_ENUM: the value stored for each word, or NULL */
+	const int *needs;    /* OPT_ROWS: one of them must be given too, or NULL */
+	const int *excludes; /* OPT_ROWS: none of them may be given too, or NULL */
+	const char *why;     /* said after "cannot be combined with --y", or NULL */
+	/* Reads v into the settings instead of dest (dest and type still document it; given_at is
+	 * set before): 0, or -1 with the whole one-line message in err, the option's name first. */
+	int (*set)(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
 };
 
 #define OPT_MAX 64
@@ -91,11 +159,34 @@ void opt_init(struct opt_parser *p, int argc, char **argv, int first, const stru
  * with dashdash); or OPT_ERROR with the reason in err. */
 int opt_next(struct opt_parser *p, const char **val, char *err, size_t errlen);
 
-/* The name of option k as the user reads it: "--name", or "-x" for a short-only option. */
-const char *opt_name(struct opt_parser *p, int k);
-
 /* The row of opts[0..nopts-1] that argument arg names as an option ("--name", "--name=V", "-x",
  * "-xV" for a short option with a value), or -1; *inl is its inline value or NULL. No message. */
 int opt_find(const struct opt *opts, size_t nopts, const char *arg, const char **inl);
+
+/* Writes the default of every row with a destination into settings (fields of rows without a
+ * default are left as they are). */
+void opt_defaults(const struct opt *opts, size_t nopts, void *settings);
+
+/* Reads arguments as opt_next does, storing every typed row's value into settings (set given_at,
+ * the row's setter or its destination). Returns a row with neither destination, setter nor
+ * given_at (the caller's: help, the OPT_REST row, options passed on), OPT_ARG
+ * with *val the positional argument, OPT_DONE or OPT_ERROR with the reason in err. */
+int opt_parse(struct opt_parser *p, void *settings, const char **val, char *err, size_t errlen);
+
+/* The needs and excludes of the rows given so far. Returns 0, or -1 with the first broken rule in
+ * err. */
+int opt_check(struct opt_parser *p, char *err, size_t errlen);
+
+/* Reads v as row o's value into *settings as opt_parse would (for a value read elsewhere). 0, or
+ * -1 with the reason in err. */
+int opt_store(const struct opt *o, void *settings, const char *v, char *err, size_t errlen);
+
+/* v read by o's type and range into *out (an object of that type), for a setter that keeps the
+ * value elsewhere (e.g. appends it to an array). 0, or -1 with the message in err. */
+int opt_value(const struct opt *o, const char *v, void *out, char *err, size_t errlen);
+
+/* o's help with its default: "HELP (default: VALUE; DEF_DOC)", into buf. Returns buf, or o->help
+ * itself when the row has no default. */
+const char *opt_help(const struct opt *o, char *buf, size_t len);
 
 #endif

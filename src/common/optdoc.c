@@ -155,14 +155,14 @@ static const char *rest_names(const struct opt_doc *rest, char *buf, size_t len)
 
 static void usage_row(FILE *f, const struct opt_doc *d, const struct opt *o)
 {
-	char s[SPELL_MAX], names[1024], line[1200];
+	char s[SPELL_MAX], names[1024], line[1200], help[2048];
 
 	optdoc_spelled(o, s, sizeof s);
 	if (strlen(s) + 2 <= HELP_COL - 2)
 		fprintf(f, "  %-*s", HELP_COL - 2, s);
 	else
 		fprintf(f, "  %s\n%*s", s, HELP_COL, "");
-	wrap(f, o->help, HELP_COL, HELP_COL);
+	wrap(f, opt_help(o, help, sizeof help), HELP_COL, HELP_COL);
 	usage_values(f, o);
 	if ((o->flags & OPT_REST) && d->rest) {
 		snprintf(line, sizeof line, "after it, the options of `%s`: %s", d->rest->prog,
@@ -412,14 +412,14 @@ static void man_fold(FILE *f, const char *text)
 
 static void man_option(FILE *f, const struct opt_doc *d, const struct opt *o)
 {
-	char names[1024], nb[3], *para = NULL;
+	char names[1024], nb[3], help[2048], *para = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&para, &len);
 
 	fprintf(f, ".\\\" {%s\n.TP\n", name_of(o, nb));
 	man_tag(f, o);
 	if (m) {
-		man_sentence(m, o->help);
+		man_sentence(m, opt_help(o, help, sizeof help));
 		man_values(m, o);
 		if ((o->flags & OPT_REST) && d->rest) {
 			fprintf(m, " After it, the options of \\fB%s\\fR: ", d->rest->prog);

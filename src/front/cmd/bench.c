@@ -250,7 +250,7 @@ static int make_dirs(const char *dir)
 
 static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
 {
-	const char *rdir = o->results_dir ? o->results_dir : "results";
+	const char *rdir = o->results_dir; /* its row's default unless given */
 	/* a task label given by the flag or the environment names the files, so that the tasks of
 	 * an array that share a results directory never overwrite each other's latest.json */
 	int tagged = s->task.label_from && strcmp(s->task.label_from, "hostname") != 0;
@@ -503,38 +503,22 @@ int bench_main(int argc, char **argv)
 		return ST_USAGE;
 	}
 	s.c = (struct bench_config){
-	    .scale = o.scale,
-	    .seed = o.seed,
-	    .reps = o.reps,
-	    .time = o.time,
-	    .params = (char **)o.params,
-	    .nparams = o.nparams,
-	    .rounds = o.rounds,
-	    .budget_s = o.budget_s,
-	    .warmup = o.warmup,
-	    .min_rounds = o.min_rounds,
-	    .equivalence = o.equivalence,
-	    .timeout_s = o.timeout_s,
-	    .grace_s = BENCH_KILL_GRACE_S,
-	    /* a continuation draws its own: the shard's would repeat the first session's orders */
-	    .shuffle_seed = o.shuffle_seed_set               ? o.shuffle_seed
-	                    : s.task.shard >= 0 && !o.resume ? bench_task_shuffle_seed(&s.task)
-	                                                     : bench_clock_seed(),
-	    .pad_max = o.pad_max,
-	    .progress = (int)progress_mode_for(o.quiet, 2),
 	    .argv = argv,
 	    .argc = argc,
 	    .gate_argv = o.gate_argv ? o.gate_argv + 1 : NULL,
 	    .gate_argc = o.gate_argc ? o.gate_argc - 1 : 0,
 	    .task = &s.task,
 	};
+	bench_plan(&o, &s.c);
+	/* a continuation draws its own: the shard's would repeat the first session's orders */
+	if (!o.shuffle_seed_set && s.task.shard >= 0 && !o.resume)
+		s.c.shuffle_seed = bench_task_shuffle_seed(&s.task);
 	rc = ST_OK;
 	if (o.gate_argv && bench_parse_gate(&o, &s.gate, err, sizeof err) != 0)
 		rc = ST_USAGE;
 	else if (o.gate_argv)
 		s.c.gate = &s.gate;
-	s.c.equivalence = o.equivalence;
-	s.c.primary = o.primary;
+	s.c.equivalence = o.equivalence; /* the gate's margin may have become the bench's */
 	o.prog.arm_specs = o.arm_specs;
 	o.prog.narm_specs = o.narm_specs;
 	if (rc == 0)

@@ -18,13 +18,14 @@ struct bench_opts {
 	const char *allocators; /* -a as given, or NULL */
 	const char *workloads;  /* -w as given, or NULL */
 	const char *scale;
+	int scale_index; /* --scale: its index in bench_scale_values */
 	uint64_t seed;
 	int seed_set;
 	const char **params; /* --param KEY=VALUE, checked for syntax and duplicate keys */
 	size_t nparams;
 	unsigned reps;
 	int reps_set;
-	enum rf_time_policy time; /* --time: the time compare uses (default cpu) */
+	int time;                 /* --time: the time compare uses, enum rf_time_policy */
 	int allocation;           /* --allocation: 1 sequential (default), 0 none */
 	int allocation_set;
 	unsigned rounds;
@@ -59,6 +60,11 @@ struct bench_opts {
 	double equivalence; /* --equivalence M, NAN when not given */
 	const char *primary; /* --primary ROWS as given (checked), or NULL */
 };
+
+/* The plan of a bench: the settings of struct bench_config that come from the options, the same
+ * for bench and calibrate (the arms, workloads, outputs and task are the caller's). rounds is
+ * the rounds when --rounds and --budget are not given (calibrate's own default). */
+void bench_plan(const struct bench_opts *o, struct bench_config *c);
 
 /* Parses argv[1..argc-1] (argv[0] is the subcommand name) into o, with defaults. Checks syntax,
  * ranges and combinations, not whether allocators or workloads exist. Returns 0, or -1 with a

@@ -1,106 +1,303 @@
 /* benchoptab.c - the option table of `allocab bench` (its --help, man page entries and shell
- * completion are generated from it: common/optdoc.h) and the values its options take. */
+ * completion are generated from it: common/optdoc.h), the values its options take, and the
+ * setters of the rows whose value needs more than a type and a range. */
 #include "front/cmd/benchoptab.h"
 #include "front/cmd/benchopt.h"
 #include "front/cmd/commands.h"
+#include "front/cmd/cmdopt.h"
 #include "common/optdoc.h"
+#include "common/errmsg.h"
+#include "front/compare/compare.h"
 #include "front/run/run.h"
+
+#include <string.h>
 
 #include <stddef.h>
 
 static const char *const scales[] = {"small", "default", "large", NULL};
 static const char *const reps_words[] = {"auto", NULL};
-static const char *const time_words[] = {"cpu", "auto", "wall", NULL};
 static const char *const allocation_words[] = {"sequential", "none", NULL};
+static const int allocation_map[] = {1, 0};
 static const struct opt_values bench_allocation_values = {allocation_words, NULL};
-static const struct opt_values bench_time_values = {time_words, NULL};
 const struct opt_values bench_scale_values = {scales, NULL};
 const struct opt_values bench_reps_values = {reps_words, NULL};
+
+#define B(settings) ((struct bench_opts *)(settings))
+
+static int bench_set_param(void *settings, const struct opt *o, const char *kv, char *err,
+                           size_t errlen)
+{
+	struct bench_opts *b = B(settings);
+	const char *eq = strchr(kv, '=');
+	size_t klen = eq ? (size_t)(eq - kv) : 0;
+
+	(void)o;
+	if (!eq || klen == 0 || eq[1] == '\0')
+		return errmsg_fail(err, errlen, "--param: '%s' is not KEY=VALUE", kv);
+	if (strspn(kv, "abcdefghijklmnopqrstuvwxyz0123456789_") != klen)
+		return errmsg_fail(err, errlen, "--param: '%.*s' is not a parameter name",
+		                   (int)klen, kv);
+	for (size_t i = 0; i < b->nparams; i++)
+		if (strncmp(b->params[i], kv, klen + 1) == 0)
+			return errmsg_fail(err, errlen, "--param: %.*s is given twice", (int)klen,
+			                   kv);
+	b->params[b->nparams++] = kv;
+	return 0;
+}
+
+static int bench_set_reps(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)
+{
+	struct opt whole = *o;
+
+	if (strcmp(v, bench_reps_values.words[0]) == 0) {
+		B(settings)->reps = 0;
+		return 0;
+	}
+	whole.set = NULL;
+	return opt_store(&whole, settings, v, err, errlen);
+}
+
+static int bench_set_primary(void *settings, const struct opt *o, const char *v, char *err,
+                             size_t errlen)
+{
+	struct cmp_primary p;
+
+	(void)o;
+	if (cmp_primary_parse(v, &p, err, errlen) != 0)
+		return -1;
+	B(settings)->primary = v;
+	return 0;
+}
+
+static int bench_set_out(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)
+{
+	(void)o;
+	if (strcmp(v, "-") == 0)
+		return errmsg_fail(err, errlen,
+		                   "-o: needs a file name (the results are rewritten after every "
+		                   "round)");
+	B(settings)->out = v;
+	return 0;
+}
+
+static int bench_set_label(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)
+{
+	(void)o;
+	if (!bench_task_valid_label(v))
+		return errmsg_fail(err, errlen,
+		                   "--label '%.40s': want 1 to %d characters of [A-Za-z0-9_.:@+-]", v,
+		                   BENCH_TASK_LABEL_MAX);
+	B(settings)->label = v;
+	return 0;
+}
+
+static int bench_set_shard(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)
+{
+	uint64_t u;
+
+	(void)o;
+	if (bench_task_parse_shard(v, &u) != 0)
+		return errmsg_fail(err, errlen, "--shard: %s is out of range [0, %llu]", v,
+		                   (unsigned long long)BENCH_TASK_SHARD_MAX);
+	B(settings)->shard = v;
+	return 0;
+}
+
+static int bench_set_cmd(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)
+{
+	struct bench_opts *b = B(settings);
+	const char *eq = strchr(v, '=');
+	size_t n = eq ? (size_t)(eq - v) : 0;
+	char *name;
+
+	(void)o;
+	if (!eq || !bench_valid_name(v, n) || v[0] == '-')
+		return errmsg_fail(
+		    err, errlen,
+		    "--cmd: '%s' is not NAME=COMMAND with NAME in [A-Za-z0-9_.-], not "
+		    "starting with '-'",
+		    v);
+	if (strspn(eq + 1, " \t") == strlen(eq + 1))
+		return errmsg_fail(err, errlen, "--cmd %.*s: empty command", (int)n, v);
+	for (size_t i = 0; i < b->ncmds; i++)
+		if (strlen(b->cmd_names[i]) == n && strncmp(b->cmd_names[i], v, n) == 0)
+			return errmsg_fail(err, errlen, "--cmd: name '%.*s' is given twice", (int)n,
+			                   v);
+	if (!(name = strndup(v, n)))
+		return errmsg_fail(err, errlen, "out of memory");
+	b->cmd_names[b->ncmds] = name;
+	b->cmd_lines[b->ncmds++] = eq + 1;
+	return 0;
+}
+
+/* --preload NAME=LIB and --expect NAME=ALLOCATOR: split at the first '=', names unique. */
+static int add_pair(const char *opt, const char **names, const char **values, size_t *n,
+                    const char *v, char *err, size_t errlen)
+{
+	const char *eq = strchr(v, '=');
+	size_t len = eq ? (size_t)(eq - v) : 0;
+	char *name;
+
+	if (!eq || !bench_valid_name(v, len) || v[0] == '-' || !eq[1])
+		return errmsg_fail(err, errlen,
+		                   "%s: '%s' is not NAME=%s with NAME in [A-Za-z0-9_.-], not "
+		                   "starting with '-'",
+		                   opt, v, strcmp(opt, "--expect") == 0 ? "ALLOCATOR" : "LIBRARY");
+	for (size_t i = 0; i < *n; i++)
+		if (strlen(names[i]) == len && strncmp(names[i], v, len) == 0)
+			return errmsg_fail(err, errlen, "%s: name '%.*s' is given twice", opt,
+			                   (int)len, v);
+	if (!(name = strndup(v, len)))
+		return errmsg_fail(err, errlen, "out of memory");
+	names[*n] = name;
+	values[(*n)++] = eq + 1;
+	return 0;
+}
+
+static int bench_set_program(void *settings, const struct opt *o, const char *v, char *err,
+                             size_t errlen)
+{
+	(void)o;
+	if (strspn(v, " \t") == strlen(v))
+		return errmsg_fail(err, errlen, "--program: empty command");
+	B(settings)->prog.program = v;
+	return 0;
+}
+
+static int bench_set_preload(void *settings, const struct opt *o, const char *v, char *err,
+                             size_t errlen)
+{
+	struct bench_program_opts *p = &B(settings)->prog;
+
+	return add_pair(o->name, p->preload_names, p->preload_paths, &p->npreloads, v, err,
+	                errlen);
+}
+
+static int bench_set_expect(void *settings, const struct opt *o, const char *v, char *err,
+                            size_t errlen)
+{
+	struct bench_program_opts *p = &B(settings)->prog;
+
+	return add_pair(o->name, p->expect_names, p->expect_allocs, &p->nexpects, v, err, errlen);
+}
+
+#undef B
+
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+#define B struct bench_opts
 
 const struct opt bench_opt_table[O_COUNT] = {
     [O_ALLOC] = {"--allocators", 'a', OPT_VALUE | OPT_ALLOCATOR, "LIST",
                  .help = "allocators to compare, comma-separated: drivers allocab-NAME in the "
-                         "driver directory (default: every one found there, system first; "
-                         "calibration backends only if named)"},
+                         "driver directory",
+                 .def_doc = "every one found there, system first; calibration backends only if "
+                            "named",
+                 OPT_STRING(B, allocators)},
     [O_ARM] = {"--arm", 0, OPT_VALUE | OPT_REPEAT, "LABEL=BACKEND[:KEY=VALUE]...",
                .help = "a configured arm named LABEL: driver allocab-BACKEND run with --config "
                        "KEY=VALUE for each setting (docs/tuning.md); repeatable, with or without "
                        "-a (then only the --arm arms run); with --program the settings go into "
-                       "the program's environment"},
+                       "the program's environment",
+               OPT_LIST(B, arm_specs, narm_specs)},
     [O_WL] = {"--workloads", 'w', OPT_VALUE | OPT_WORKLOAD, "LIST",
-              .help = "workloads, comma-separated (default: every workload the drivers list "
-                      "but those that need an input); with --cmd or --program, one name for "
-                      "the program's workload (default: command)"},
-    [O_SCALE] = {"--scale", 0, OPT_VALUE, NULL,
-                 .help = "preset of the workloads' parameters (default: default)",
-                 .values = &bench_scale_values},
-    [O_SEED] = {"--seed", 0, OPT_VALUE, "N",
-                .help = "workload seed, the same for every run, 0..2^53-1 (default: 42)"},
+              .help = "workloads, comma-separated; with --cmd or --program, one name for the "
+                      "program's workload",
+              .def_doc = "every workload the drivers list but those that need an input; with "
+                         "--cmd or --program: command",
+              OPT_STRING(B, workloads)},
+    [O_SCALE] = {"--scale", 0, OPT_VALUE, NULL, .help = "preset of the workloads' parameters",
+                 .values = &bench_scale_values, OPT_ENUM(B, scale_index), OPT_DEF_U(1)},
+    [O_SEED] = {"--seed", 0, OPT_VALUE, "N", .help = "workload seed, the same for every run",
+                OPT_U64(B, seed), OPT_GIVEN(B, seed_set), .lo = 0, .hi = BENCH_SEED_MAX,
+                OPT_DEF_U(DEFAULT_SEED)},
     [O_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT, "KEY=VALUE",
                  .help = "workload parameter, given to the selected workloads that have it; "
-                         "repeatable"},
+                         "repeatable",
+                 OPT_LIST(B, params, nparams), .set = bench_set_param},
     [O_REPS] = {"--reps", 0, OPT_VALUE, "N|auto",
-                .help = "repetitions inside each driver process: auto (default) measures the "
-                        "first as cold start, then repeats until steady state (at most 20); N "
-                        "fixes the count (1: cold start only)",
-                .values = &bench_reps_values},
+                .help = "repetitions inside each driver process: auto measures the first as "
+                        "cold start, then repeats until steady state (at most 20); N fixes the "
+                        "count (1: cold start only)",
+                .values = &bench_reps_values, OPT_UINT(B, reps), OPT_GIVEN(B, reps_set),
+                .lo = 1, .hi = BENCH_REPS_MAX, .def_doc = "auto", .set = bench_set_reps},
     [O_TIME] = {"--time", 0, OPT_VALUE, NULL,
-                .help = "the time compare uses, recorded as config.time: cpu (default: the "
-                        "process's CPU time, every thread, user and system; a --cmd or "
-                        "--program run's, every process of the run; the drivers' steady rule "
-                        "then judges CPU times), auto (CPU time for single-threaded workloads "
-                        "and commands whose CPU/wall ratio stays at most 1.1, wall time for "
-                        "the others) or wall (docs/methodology.md, \"Which time\")",
-                .values = &bench_time_values},
-    [O_DDIR] = {"--driver-dir", 0, OPT_VALUE | OPT_DIR, "DIR",
-                .help = "where the drivers are (default: $ALLOCAB_DRIVER_DIR, else the "
-                        "directory of the allocab executable)"},
+                .help = "the time compare uses, recorded as config.time: cpu (the process's CPU "
+                        "time, every thread, user and system; a --cmd or --program run's, every "
+                        "process of the run; the drivers' steady rule then judges CPU times), "
+                        "auto (CPU time for single-threaded workloads and commands whose "
+                        "CPU/wall ratio stays at most 1.1, wall time for the others) or wall "
+                        "(docs/methodology.md, \"Which time\")",
+                .values = &cmdopt_time_values, .map = cmdopt_time_map, OPT_ENUM(B, time),
+                OPT_DEF_U(RF_POLICY_CPU)},
+    [O_DDIR] = {"--driver-dir", 0, OPT_VALUE | OPT_DIR, "DIR", .help = "where the drivers are",
+                .def_doc = "$ALLOCAB_DRIVER_DIR, else the directory of the allocab executable",
+                OPT_STRING(B, driver_dir)},
     [O_DUET] = {"--duet", 0, OPT_REPEAT, NULL,
                 .help = "run the two allocators of a pair at the same time, each pinned to its "
                         "own CPU, drawn per round from --shuffle-seed (workloads that "
                         "`allocab-system list` marks single-threaded; A/A evidence: "
-                        "docs/methodology.md)"},
+                        "docs/methodology.md)",
+                OPT_FLAG(B, duet), .excludes = OPT_ROWS(O_CMD, O_PROGRAM),
+                .why = "it pairs driver runs"},
     [O_H_ROUNDS] = {NULL, 0, 0, NULL, .help = "Rounds"},
-    [O_ROUNDS] = {"--rounds", 0, OPT_VALUE, "N",
-                  .help = "measured rounds (default: max(10, n + 3) where n is the fewest rounds "
-                          "with which compare's m comparisons can reach a verdict: the smallest "
-                          "n with 2/2^n <= 0.05/m; with --gate, at least the smallest plan its "
-                          "last look can decide in, + 3; with --budget: no limit)"},
+    [O_ROUNDS] = {"--rounds", 0, OPT_VALUE, "N", .help = "measured rounds",
+                  OPT_UINT(B, rounds), OPT_GIVEN(B, rounds_set), .lo = 1, .hi = 100000,
+                  OPT_DEF_U(DEFAULT_ROUNDS),
+                  .def_doc = "or n + " STR(SPARE_ROUNDS) " where n is the fewest rounds with "
+                             "which compare's m comparisons can reach a verdict, the smallest n "
+                             "with 2/2^n <= 0.05/m, when that is more; with --gate, at least "
+                             "the smallest plan its last look can decide in, + " STR(
+                                 SPARE_ROUNDS) "; with --budget: no limit"},
     [O_BUDGET] = {"--budget", 0, OPT_VALUE, "SECONDS",
                   .help = "stop before the next round would end past SECONDS (warm-up "
-                          "included); at least --min-rounds measured rounds are run"},
+                          "included); at least --min-rounds measured rounds are run",
+                  OPT_DOUBLE(B, budget_s), .lo = 0.001, .hi = 1e7},
     [O_WARMUP] = {"--warmup", 0, OPT_VALUE, "N",
-                  .help = "warm-up rounds, 0..1000, recorded but not compared (default: 1)"},
+                  .help = "warm-up rounds, recorded but not compared", OPT_UINT(B, warmup),
+                  .lo = 0, .hi = 1000, OPT_DEF_U(DEFAULT_WARMUP)},
     [O_MINR] = {"--min-rounds", 0, OPT_VALUE, "N",
-                .help = "measured rounds run whatever the budget, and the first --gate look "
-                        "(default: 3; with --budget alone, n as above; with --gate 6; never "
-                        "more than --rounds)"},
+                .help = "measured rounds run whatever the budget, and the first --gate look",
+                OPT_UINT(B, min_rounds), OPT_GIVEN(B, min_rounds_set), .lo = 1, .hi = 100000,
+                OPT_DEF_U(DEFAULT_MIN_ROUNDS),
+                .def_doc = "with --budget alone, n as above; with --gate " STR(
+                    GATE_MIN_ROUNDS) "; never more than --rounds"},
     [O_ALLOCATION] = {"--allocation", 0, OPT_VALUE, NULL,
-                      .help = "sequential (default): an arm x workload whose every comparison "
-                              "is decided by its sequential interval leaves the rounds "
+                      .help = "sequential: an arm x workload whose every comparison is decided "
+                              "by its sequential interval leaves the rounds "
                               "(docs/methodology.md, \"Adaptive allocation\"); none: every "
-                              "arm runs every workload in every round. Needs compare's default "
-                              "baseline among the arms (system; a --cmd bench's first) and no "
-                              "--gate",
-                      .values = &bench_allocation_values},
+                              "arm runs every workload in every round. Sequential needs "
+                              "compare's default baseline among the arms (system; a --cmd "
+                              "bench's first) and no --gate",
+                      .values = &bench_allocation_values, .map = allocation_map,
+                      OPT_ENUM(B, allocation), OPT_GIVEN(B, allocation_set), OPT_DEF_U(1),
+                      .def_doc = "none with --gate"},
     [O_TIMEOUT] = {"--timeout", 0, OPT_VALUE, "SECONDS",
-                   .help = "per run: SIGTERM at the limit, SIGKILL 2 s later (default: 120)"},
+                   .help = "per run: SIGTERM at the limit, SIGKILL 2 s later",
+                   OPT_DOUBLE(B, timeout_s), .lo = 0.001, .hi = 1e7,
+                   OPT_DEF_D(DEFAULT_TIMEOUT_S)},
     [O_SHUF] = {"--shuffle-seed", 0, OPT_VALUE, "N",
-                .help = "seed of the round orders and paddings (default: from the clock)"},
+                .help = "seed of the round orders and paddings", OPT_U64(B, shuffle_seed),
+                OPT_GIVEN(B, shuffle_seed_set), .lo = 0, .hi = BENCH_SEED_MAX,
+                .def_doc = "from the clock"},
     [O_PAD] = {"--pad-max", 0, OPT_VALUE, "BYTES",
                .help = "environment padding " BENCH_PAD_VAR " of a length uniform in 0..BYTES per "
-                       "run (default: 4096, at most 65536; 0: empty)"},
-    [O_EQUIVALENCE] = {"--equivalence", 0, OPT_VALUE, "M%",
-                       .help = "the equivalence margin, 0 < M < 100, recorded in the results: "
-                               "compare, the claims check and gate use it for this file unless "
-                               "given theirs (default: none recorded, compare then uses 2%)"},
+                       "run (0: empty)",
+               OPT_SIZE(B, pad_max), .lo = 0, .hi = BENCH_PAD_MAX_LIMIT,
+               OPT_DEF_U(DEFAULT_PAD_MAX)},
+    [O_EQUIVALENCE] = {"--equivalence", 0, OPT_VALUE | OPT_OPEN_LO | OPT_OPEN_HI, "M%",
+                       .help = "the equivalence margin, recorded in the results: compare, the "
+                               "claims check and gate use it for this file unless given theirs",
+                       OPT_PCT(B, equivalence), .lo = 0, .hi = 100, .def_doc = "none recorded, compare then uses 2%"},
     [O_PRIMARY] = {"--primary", 0, OPT_VALUE, "ROWS",
                    .help = "the comparisons that are the question, recorded in the results: "
                            "PHASE or PHASE:cold|steady (each workload's phase), or all (every "
-                           "comparison in one family); default: each workload's total, steady "
-                           "where it has steady times, else cold. Adaptive allocation and the "
-                           "rounds rule judge these only; compare shows the rest as secondary "
-                           "(docs/methodology.md, \"Multiplicity\")"},
+                           "comparison in one family). Adaptive allocation and the rounds rule "
+                           "judge these only; compare shows the rest as secondary "
+                           "(docs/methodology.md, \"Multiplicity\")",
+                   OPT_STRING(B, primary), .set = bench_set_primary,
+                   .def_doc = "each workload's total, steady where it has steady times, else "
+                              "cold"},
     [O_GATE] = {"--gate", 0, OPT_REST, "GATE-OPTIONS...",
                 .help = "must come last: the rest are `allocab gate` options; after every "
                         "measured round from --min-rounds on, stop as soon as the gate decides, "
@@ -108,59 +305,73 @@ const struct opt bench_opt_table[O_COUNT] = {
                         "rounds the budget holds at the first look), recorded in the results "
                         "(docs/methodology.md, \"Sequential decisions\")"},
     [O_H_OUTPUT] = {NULL, 0, 0, NULL, .help = "Output"},
-    [O_OUT] = {"--output", 'o', OPT_VALUE | OPT_FILE, "FILE", .help = "write the results to FILE"},
+    [O_OUT] = {"--output", 'o', OPT_VALUE | OPT_FILE, "FILE", .help = "write the results to FILE",
+               OPT_STRING(B, out), .set = bench_set_out, .excludes = OPT_ROWS(O_RDIR)},
     [O_RDIR] = {"--results-dir", 0, OPT_VALUE | OPT_DIR, "DIR",
-                .help = "else DIR/<UTC stamp>.json and DIR/latest.json (default: results)"},
+                .help = "else DIR/<UTC stamp>.json and DIR/latest.json",
+                OPT_STRING(B, results_dir), OPT_DEF_S("results"),
+                .excludes = OPT_ROWS(O_RESUME),
+                .why = "--resume rewrites the file it continues (or -o)"},
     [O_RESUME] = {"--resume", 0, OPT_VALUE | OPT_FILE, "FILE",
                   .help = "continue the bench in FILE, given its options: more rounds after its "
                           "own in a new session (its own warm-up and shuffle seed; --rounds and "
                           "--budget count this session's), FILE rewritten in place unless -o; "
                           "refused for another configuration, machine or version, with --gate, "
-                          "or a decided FILE (docs/methodology.md, \"Resuming a bench\")"},
+                          "or a decided FILE (docs/methodology.md, \"Resuming a bench\")",
+                  OPT_STRING(B, resume), .excludes = OPT_ROWS(O_GATE),
+                  .why = "a sequential gate's plan is fixed at its first look, and rounds added "
+                         "after it are not covered (docs/methodology.md, \"Resuming a "
+                         "bench\")"},
     [O_QUIET] = {"--quiet", 'q', OPT_REPEAT, NULL,
                  .help = "no progress, summary or --rounds warning on stderr (failures are "
-                         "still reported)"},
+                         "still reported)",
+                 OPT_FLAG(B, quiet)},
     [O_H_FLEET] = {NULL, 0, 0, NULL, .help = "One task of a job array (docs/fleet.md)"},
     [O_LABEL] = {"--label", 0, OPT_VALUE, "NAME",
                  .help = "this machine's name when several machines are merged (allocab "
-                         "merge): 1 to 128 characters of [A-Za-z0-9_.:@+-] (default: "
-                         "$ALLOCAB_LABEL, else $SLURMD_NODENAME, else the host name); unless it "
-                         "is the host name, the default files are DIR/<stamp>-NAME.json and "
-                         "DIR/latest-NAME.json"},
+                         "merge): 1 to " STR(BENCH_TASK_LABEL_MAX) " characters of "
+                         "[A-Za-z0-9_.:@+-]; unless it is the host name, the default files are "
+                         "DIR/<stamp>-NAME.json and DIR/latest-NAME.json",
+                 OPT_STRING(B, label), .set = bench_set_label,
+                 .def_doc = "$ALLOCAB_LABEL, else $SLURMD_NODENAME, else the host name"},
     [O_SHARD] = {"--shard", 0, OPT_VALUE, "N",
-                 .help = "this task's index in its job array, 0..2^32-1 (default: "
-                         "$ALLOCAB_SHARD, else $SLURM_ARRAY_TASK_ID, else "
-                         "$JOB_COMPLETION_INDEX); without --shuffle-seed it chooses the shuffle "
-                         "seed"},
+                 .help = "this task's index in its job array, 0..2^32-1; without "
+                         "--shuffle-seed it chooses the shuffle seed",
+                 OPT_STRING(B, shard), .set = bench_set_shard,
+                 .def_doc = "$ALLOCAB_SHARD, else $SLURM_ARRAY_TASK_ID, else "
+                            "$JOB_COMPLETION_INDEX"},
     [O_H_PROGRAMS] = {NULL, 0, 0, NULL, .help = "Your own programs"},
     [O_CMD] = {"--cmd", 0, OPT_VALUE | OPT_REPEAT, "NAME='COMMAND'",
                .help = "an arm that runs your program as `/bin/sh -c COMMAND`, timed whole and "
-                       "per phase it marks in ALLOCAB_PHASE_FILE (two or more; not with -a, "
-                       "--arm, --scale, --seed, --param, --reps, --driver-dir, --duet); NAME is "
+                       "per phase it marks in ALLOCAB_PHASE_FILE (two or more); NAME is "
                        "[A-Za-z0-9_.-]+, not starting with '-', unique; the first is compare's "
-                       "baseline"},
+                       "baseline",
+               .set = bench_set_cmd,
+               .excludes = OPT_ROWS(O_ALLOC, O_ARM, O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR,
+                                    O_PROGRAM)},
     [O_PROGRAM] = {"--program", 0, OPT_VALUE, "'COMMAND'",
                    .help = "your own program, run as `/bin/sh -c COMMAND` once per allocator: -a "
                            "names them (default: system and every allocator whose Debian "
                            "library is installed); system runs it as it is, the others with the "
-                           "allocator's library in LD_PRELOAD (docs/programs.md)"},
+                           "allocator's library in LD_PRELOAD (docs/programs.md)",
+                   OPT_STRING(B, prog.program), .set = bench_set_program,
+                   .excludes = OPT_ROWS(O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR)},
     [O_PRELOAD] = {"--preload", 0, OPT_VALUE | OPT_REPEAT, "NAME=LIB",
                    .help = "with --program: an arm NAME that preloads LIB (a path or soname; an "
-                           "allocator built elsewhere), or replaces a known arm's library"},
+                           "allocator built elsewhere), or replaces a known arm's library",
+                   .set = bench_set_preload, .needs = OPT_ROWS(O_PROGRAM)},
     [O_EXPECT] = {"--expect", 0, OPT_VALUE | OPT_REPEAT, "NAME=ALLOC",
                   .help = "with --cmd: the --cmd arm NAME must run on ALLOC (system, mimalloc, "
                           "jemalloc, tcmalloc): every process is probed, and an executable that "
-                          "links ALLOC itself counts as proof"},
+                          "links ALLOC itself counts as proof",
+                  .set = bench_set_expect, .needs = OPT_ROWS(O_CMD)},
     [O_COUNT_CALLS] = {"--count-calls", 0, OPT_REPEAT, NULL,
                        .help = "with --program or --expect: count malloc-family calls and bytes "
-                               "per process (costs time; docs/programs.md)"},
+                               "per process (costs time; docs/programs.md)",
+                       OPT_FLAG(B, prog.count_calls), .needs = OPT_ROWS(O_PROGRAM, O_EXPECT)},
     [O_HELP] = {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
 };
-_Static_assert(DEFAULT_SEED == 42 && DEFAULT_ROUNDS == 10 && SPARE_ROUNDS == 3 &&
-                   DEFAULT_WARMUP == 1 && DEFAULT_MIN_ROUNDS == 3 && GATE_MIN_ROUNDS == 6 &&
-                   DEFAULT_TIMEOUT_S == 120.0 && DEFAULT_PAD_MAX == 4096 &&
-                   BENCH_PAD_MAX_LIMIT == 65536,
-               "update the help of opts");
+#undef B
 
 const struct opt_doc bench_doc = {
     .prog = "allocab bench",

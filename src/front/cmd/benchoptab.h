@@ -1,9 +1,13 @@
-/* benchoptab.h - private to the options of `allocab bench` (benchopt.c, what they mean and the
- * rules between them; benchoptab.c, their table and help): the defaults and the table's rows. */
+/* benchoptab.h - private to the options of `allocab bench` (benchopt.c, the parse, the rules that
+ * depend on values and the plan; benchoptab.c, their declarative rows with types, ranges,
+ * defaults, destinations, needs/excludes and the setters of the few that need one): the
+ * defaults and the table's rows. */
 #ifndef ALLOCAB_BENCHOPTAB_H
 #define ALLOCAB_BENCHOPTAB_H
 
 #include "common/opt.h"
+
+#include <stddef.h>
 
 #define DEFAULT_ROUNDS     10
 #define DEFAULT_WARMUP     1
@@ -16,6 +20,7 @@
 #define DEFAULT_TIMEOUT_S 120.0
 #define DEFAULT_PAD_MAX   4096
 #define DEFAULT_SEED      42
+#define BENCH_REPS_MAX    1000
 
 /* The options in the order of --help; O_H_* are its headings. */
 enum opt_id {

@@ -22,11 +22,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_ROUNDS 20
-
 struct copts {
 	const char *backend, *from, *arms, *out, *phase;
-	int backend_set;
+	int backend_set, out_set; /* out_set: -o given (else its directory may be created) */
 	int duet, help;
 	struct calib_plan plan;
 	size_t nfor;
@@ -34,14 +32,37 @@ struct copts {
 	int nfwd;
 };
 
-/* A number strictly between lo and hi; with pct it may end in '%'. */
-static int parse_between(const char *s, int pct, double lo, double hi, double *out)
-{
-	double v;
+/* The reports' defaults, when no --effect or --for-rounds is given. */
+#define DEF_EFFECTS    2, 5, 10
+#define DEF_FOR_ROUNDS 10, 30
+#define STRV_(...)     #__VA_ARGS__
+#define STRV(...)      STRV_(__VA_ARGS__)
 
-	if (num_parse_double(s, pct, &v) < 0 || !(v > lo && v < hi))
+static int set_effect(void *settings, const struct opt *o, const char *v, char *err,
+                      size_t errlen)
+{
+	struct calib_plan *p = &((struct copts *)settings)->plan;
+	double x;
+
+	if (opt_value(o, v, &x, err, errlen) != 0)
 		return -1;
-	*out = v;
+	if (p->neffects == CALIB_MAX_EFFECTS)
+		return errmsg_fail(err, errlen, "--effect: at most %d", CALIB_MAX_EFFECTS);
+	p->effects[p->neffects++] = x;
+	return 0;
+}
+
+static int set_for_rounds(void *settings, const struct opt *o, const char *v, char *err,
+                          size_t errlen)
+{
+	struct copts *c = settings;
+	size_t n;
+
+	if (opt_value(o, v, &n, err, errlen) != 0)
+		return -1;
+	if (c->nfor == sizeof c->plan.for_rounds / sizeof c->plan.for_rounds[0])
+		return errmsg_fail(err, errlen, "--for-rounds: at most 4");
+	c->plan.for_rounds[c->nfor++] = n;
 	return 0;
 }
 
@@ -64,6 +85,7 @@ enum {
 	K_HELP,
 	K_H_BENCH,
 	K_FORWARDED,
+	K_ROUNDS = K_FORWARDED,
 	K_COUNT = K_FORWARDED + 15
 };
 
@@ -73,39 +95,58 @@ enum {
 	{                                                                                          \
 		name, c, flags, NULL, .values = vals                                               \
 	}
+#define C struct copts
+#define FWD_ROWS                                                                                   \
+	K_FORWARDED, K_FORWARDED + 1, K_FORWARDED + 2, K_FORWARDED + 3, K_FORWARDED + 4,           \
+	    K_FORWARDED + 5, K_FORWARDED + 6, K_FORWARDED + 7, K_FORWARDED + 8, K_FORWARDED + 9,   \
+	    K_FORWARDED + 10, K_FORWARDED + 11, K_FORWARDED + 12, K_FORWARDED + 13,                \
+	    K_FORWARDED + 14
 static const struct opt calib_opts[K_COUNT] = {
     [K_ALLOCATOR] = {"--allocator", 'a', OWN | OPT_ALLOCATOR, "NAME",
-                     .help = "the backend to calibrate (default: the baseline backend, system)"},
+                     .help = "the backend to calibrate", OPT_STRING(C, backend),
+                     OPT_GIVEN(C, backend_set),
+                     .def_doc = "the baseline backend, system"},
     [K_FROM] = {"--from", 0, OWN | OPT_FILE, "RUNS",
                 .help = "analyse an allocab-bench/1 file instead of running: arms A and B "
-                        "(--arms, default its first two) must be the same backend"},
-    [K_ARMS] = {"--arms", 0, OWN, "A,B", .help = "with --from: the two arms to analyse"},
+                        "(--arms, default its first two) must be the same backend",
+                OPT_STRING(C, from), .excludes = OPT_ROWS(K_DUET, FWD_ROWS),
+                .why = "it analyses a file and runs nothing"},
+    [K_ARMS] = {"--arms", 0, OWN, "A,B", .help = "with --from: the two arms to analyse",
+                OPT_STRING(C, arms), .needs = OPT_ROWS(K_FROM)},
     [K_OUTPUT] = {"--output", 'o', OWN | OPT_FILE, "FILE",
-                  .help = "the calibration (default: " CALIB_DEFAULT_PATH "); the runs go to "
-                          "NAME-runs.json for a FILE NAME.json"},
+                  .help = "the calibration; the runs go to NAME-runs.json for a FILE NAME.json",
+                  OPT_STRING(C, out), OPT_GIVEN(C, out_set), OPT_DEF_S(CALIB_DEFAULT_PATH)},
     [K_PHASE] = {"--phase", 0, OWN, "NAME",
-                 .help = "calibrate this phase instead of each workload's total"},
+                 .help = "calibrate this phase instead of each workload's total",
+                 OPT_STRING(C, phase)},
     [K_DUET] = {"--duet", 0, OPT_REPEAT, NULL,
-                .help = "run the two arms at the same time on two CPUs (see bench --help)"},
-    [K_ALPHA] = {"--alpha", 0, OWN, "A",
-                 .help = "two-sided level of the tests and intervals, in [1e-6, 0.5) (default: "
-                         "0.05)"},
-    [K_POWER] = {"--power", 0, OWN, "P", .help = "power of the MDE, in [0.01, 1) (default: 0.8)"},
-    [K_EFFECT] = {"--effect", 0, OWN, "P%",
-                  .help = "report the rounds this effect needs; repeatable (default: 2%, 5%, "
-                          "10%)"},
+                .help = "run the two arms at the same time on two CPUs (see bench --help)",
+                OPT_FLAG(C, duet)},
+    [K_ALPHA] = {"--alpha", 0, OWN | OPT_OPEN_HI, "A",
+                 .help = "two-sided level of the tests and intervals", OPT_DOUBLE(C, plan.alpha),
+                 .lo = CALIB_ALPHA_MIN, .hi = CALIB_ALPHA_MAX, OPT_DEF_D(CALIB_ALPHA)},
+    [K_POWER] = {"--power", 0, OWN | OPT_OPEN_HI, "P", .help = "power of the MDE",
+                 OPT_DOUBLE(C, plan.power), .lo = CALIB_POWER_MIN, .hi = CALIB_POWER_MAX,
+                 OPT_DEF_D(CALIB_POWER)},
+    [K_EFFECT] = {"--effect", 0, OWN | OPT_OPEN_LO | OPT_OPEN_HI, "P%",
+                  .help = "report the rounds this effect needs; repeatable", .type = OPT_T_PCT,
+                  .lo = 0, .hi = 1000, .set = set_effect, .def_doc = STRV(DEF_EFFECTS) "%"},
     [K_FOR_ROUNDS] = {"--for-rounds", 0, OWN, "N",
-                      .help = "report the MDE of a bench of N rounds, 2..1000000; repeatable, "
-                              "up to four (default: 10 and 30)"},
-    [K_FOR_BUDGET] = {"--for-budget", 0, OWN, "SECONDS",
+                      .help = "report the MDE of a bench of N rounds; repeatable, up to four",
+                      .type = OPT_T_SIZE, .lo = 2, .hi = 1000000, .set = set_for_rounds,
+                      .def_doc = STRV(DEF_FOR_ROUNDS)},
+    [K_FOR_BUDGET] = {"--for-budget", 0, OWN | OPT_OPEN_LO | OPT_OPEN_HI, "SECONDS",
                       .help = "report the MDE of a bench of this budget with these workloads "
-                              "and two arms, from the round time measured here"},
-    [K_BLOCK] = {"--block", 0, OWN, "N",
-                 .help = "rounds per A/A sub-comparison, 6..100000 (default: 10)"},
+                              "and two arms, from the round time measured here",
+                      OPT_DOUBLE(C, plan.for_budget_s), .lo = 0, .hi = 1e7},
+    [K_BLOCK] = {"--block", 0, OWN, "N", .help = "rounds per A/A sub-comparison",
+                 OPT_SIZE(C, plan.block), .lo = 6, .hi = 100000, OPT_DEF_U(CALIB_BLOCK)},
     [K_HELP] = {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
     [K_H_BENCH] = {NULL, 0, 0, NULL, .help = "Options of allocab bench it runs with"},
-    [K_FORWARDED] = {"--rounds", 0, OWN, "N",
-                     .help = "measured rounds (default: 20; with --budget: no limit)"},
+    /* 20 rather than bench's 10: two disjoint --block sub-comparisons of the default 10 rounds,
+     * and twice the pairs for the sd of the log ratios that every MDE stands on. */
+    [K_ROUNDS] = {"--rounds", 0, OWN, "N", .help = "measured rounds", .type = OPT_T_UINT,
+                  .lo = 1, .hi = 100000, OPT_DEF_U(20), .def_doc = "with --budget: no limit"},
     {"--arm", 0, OWN, "LABEL=BACKEND[:KEY=VALUE]...",
      .help = "calibrate a configured backend instead (docs/tuning.md): both arms, LABEL.A and "
              "LABEL.B, run with the settings; not with -a"},
@@ -123,6 +164,8 @@ static const struct opt calib_opts[K_COUNT] = {
     FWD("--driver-dir", 0, OWN | OPT_DIR, NULL),
     FWD("--quiet", 'q', OPT_REPEAT, NULL),
 };
+#undef FWD_ROWS
+#undef C
 #undef FWD
 #undef OWN
 
@@ -149,85 +192,6 @@ const struct opt_doc calibrate_doc = {
              "finished rounds are analysed and kept).\n",
 };
 
-static int own_option(struct copts *o, int k, const char *v, char *err, size_t errlen)
-{
-	double x;
-	uint64_t n;
-
-	if (v && !v[0] && (k == K_OUTPUT || k == K_FROM))
-		return errmsg_fail(err, errlen, "%s: empty file name",
-		                   k == K_FROM ? "--from" : "-o");
-	switch (k) {
-	case K_ALLOCATOR:
-		o->backend = v;
-		o->backend_set = 1;
-		return 0;
-	case K_FROM:
-		o->from = v;
-		return 0;
-	case K_ARMS:
-		o->arms = v;
-		return 0;
-	case K_OUTPUT:
-		o->out = v;
-		return 0;
-	case K_PHASE:
-		o->phase = v;
-		return 0;
-	case K_DUET:
-		o->duet = 1;
-		return 0;
-	case K_ALPHA:
-		if (parse_between(v, 0, 0, CALIB_ALPHA_MAX, &o->plan.alpha) != 0 ||
-		    o->plan.alpha < CALIB_ALPHA_MIN)
-			return errmsg_fail(err, errlen,
-			                   "--alpha '%s': want a number in [1e-06, 0.5)", v);
-		return 0;
-	case K_POWER:
-		if (parse_between(v, 0, 0, CALIB_POWER_MAX, &o->plan.power) != 0 ||
-		    o->plan.power < CALIB_POWER_MIN)
-			return errmsg_fail(err, errlen, "--power '%s': want a number in [0.01, 1)",
-			                   v);
-		return 0;
-	case K_EFFECT:
-		if (parse_between(v, 1, 0, 1000, &x) != 0)
-			return errmsg_fail(
-			    err, errlen, "--effect '%s': want a percentage in (0, 1000), e.g. 5%%",
-			    v);
-		if (o->plan.neffects == CALIB_MAX_EFFECTS)
-			return errmsg_fail(err, errlen, "--effect: at most %d", CALIB_MAX_EFFECTS);
-		o->plan.effects[o->plan.neffects++] = x;
-		return 0;
-	case K_FOR_ROUNDS:
-		if (num_parse_u64(v, &n) != 0 || n < 2 || n > 1000000)
-			return errmsg_fail(
-			    err, errlen,
-			    "--for-rounds '%s': want a whole number of rounds from 2 to "
-			    "1000000",
-			    v);
-		if (o->nfor == 4)
-			return errmsg_fail(err, errlen, "--for-rounds: at most 4");
-		o->plan.for_rounds[o->nfor++] = (size_t)n;
-		return 0;
-	case K_FOR_BUDGET:
-		if (parse_between(v, 0, 0, 1e7, &o->plan.for_budget_s) != 0)
-			return errmsg_fail(
-			    err, errlen,
-			    "--for-budget '%s': want a number of seconds above 0 and "
-			    "below 10000000",
-			    v);
-		return 0;
-	case K_BLOCK:
-		if (num_parse_u64(v, &n) != 0 || n < 6 || n > 100000)
-			return errmsg_fail(
-			    err, errlen,
-			    "--block '%s': want a whole number of rounds from 6 to 100000", v);
-		o->plan.block = (size_t)n;
-		return 0;
-	}
-	return -1;
-}
-
 static int parse_args(int argc, char **argv, struct copts *o, char *err, size_t errlen)
 {
 	struct opt_parser p;
@@ -235,14 +199,13 @@ static int parse_args(int argc, char **argv, struct copts *o, char *err, size_t 
 	int k;
 
 	memset(o, 0, sizeof *o);
-	o->plan =
-	    (struct calib_plan){.alpha = CALIB_ALPHA, .power = CALIB_POWER, .block = CALIB_BLOCK};
+	opt_defaults(calib_opts, K_COUNT, o);
 	if (!(o->fwd = calloc((size_t)argc + 1, sizeof *o->fwd)))
 		return errmsg_fail(err, errlen, "out of memory");
 	o->fwd[o->nfwd++] = argv[0];
 	opt_init(&p, argc, argv, 1, calib_opts, K_COUNT);
 	p.help = "allocab calibrate";
-	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
+	while ((k = opt_parse(&p, o, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
 		if (k == OPT_ARG)
@@ -251,26 +214,21 @@ static int parse_args(int argc, char **argv, struct copts *o, char *err, size_t 
 			o->help = 1;
 			return 0;
 		}
-		if (k >= K_FORWARDED)
-			for (int m = p.at; m < p.i; m++)
-				o->fwd[o->nfwd++] = argv[m];
-		else if (own_option(o, k, v, err, errlen) != 0)
-			return -1;
+		for (int m = p.at; m < p.i; m++) /* K_FORWARDED and after */
+			o->fwd[o->nfwd++] = argv[m];
 	}
 	if (o->plan.neffects == 0) {
-		o->plan.effects[0] = 2, o->plan.effects[1] = 5, o->plan.effects[2] = 10;
-		o->plan.neffects = 3;
+		static const double effects[] = {DEF_EFFECTS};
+
+		memcpy(o->plan.effects, effects, sizeof effects);
+		o->plan.neffects = sizeof effects / sizeof effects[0];
 	}
-	if (o->nfor == 0)
-		o->plan.for_rounds[0] = 10, o->plan.for_rounds[1] = 30;
-	if (o->from && o->nfwd > 1)
-		return errmsg_fail(err, errlen, "--from analyses a file: %s runs nothing",
-		                   o->fwd[1]);
-	if (o->from && o->duet)
-		return errmsg_fail(err, errlen, "--from analyses a file: --duet runs nothing");
-	if (o->arms && !o->from)
-		return errmsg_fail(err, errlen, "--arms: only with --from");
-	return 0;
+	if (o->nfor == 0) {
+		static const size_t rounds[] = {DEF_FOR_ROUNDS};
+
+		memcpy(o->plan.for_rounds, rounds, sizeof rounds);
+	}
+	return opt_check(&p, err, errlen);
 }
 
 /* ---- running the A/A bench ---- */
@@ -368,26 +326,14 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 	s->c = (struct bench_config){
 	    .arms = s->arms,
 	    .narms = 2,
-	    .scale = bo->scale,
-	    .seed = bo->seed,
-	    .reps = bo->reps,
-	    .time = bo->time,
-	    .params = (char **)bo->params,
-	    .nparams = bo->nparams,
-	    .rounds = bo->rounds_set || bo->budget_s > 0 ? bo->rounds : DEFAULT_ROUNDS,
-	    .budget_s = bo->budget_s,
-	    .warmup = bo->warmup,
-	    .min_rounds = bo->min_rounds,
-	    .timeout_s = bo->timeout_s,
-	    .grace_s = BENCH_KILL_GRACE_S,
-	    .shuffle_seed = bo->shuffle_seed_set ? bo->shuffle_seed : bench_clock_seed(),
-	    .pad_max = bo->pad_max,
-	    .progress = (int)progress_mode_for(bo->quiet, 2),
 	    .out_paths = s->paths,
 	    .nout = 1,
 	    .argv = argv,
 	    .argc = argc,
 	};
+	bench_plan(bo, &s->c);
+	if (!bo->rounds_set && bo->budget_s <= 0)
+		s->c.rounds = (unsigned)calib_opts[K_ROUNDS].def_u;
 	if ((rc = bench_setup_workloads(&s->c, s->driver, bo->workloads, bo->params, bo->nparams,
 	                                s->stop, &s->list, err, errlen)) != ST_OK ||
 	    !o->duet)
@@ -452,7 +398,7 @@ static int from_file(const struct copts *o, const char *out, char *err, size_t e
 
 	if (!doc)
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
-	if (writable(out, !o->out, err, errlen) != 0) {
+	if (writable(out, !o->out_set, err, errlen) != 0) {
 		rc = ST_FAIL;
 		goto out;
 	}
@@ -501,7 +447,7 @@ static int run_and_analyse(const struct copts *o, const char *out,
 		return ST_USAGE;
 	}
 	rc = setup(&s, o, &bo, runs, argc, argv, err, errlen);
-	if (rc == 0 && writable(runs, !o->out, err, errlen) != 0)
+	if (rc == 0 && writable(runs, !o->out_set, err, errlen) != 0)
 		rc = ST_FAIL;
 	if (rc == 0 && (rc = lock_machine(&task, runs, err, errlen)) == 0)
 		s.c.task = &task;
@@ -550,7 +496,7 @@ int calibrate_main(int argc, char **argv)
 		free(o.fwd);
 		return ST_OK;
 	}
-	out = o.out ? o.out : CALIB_DEFAULT_PATH;
+	out = o.out;
 	stop = bench_catch_signals();
 	err[0] = '\0';
 	rc = o.from ? from_file(&o, out, err, sizeof err)

@@ -10,7 +10,7 @@
 #include "front/calib/calib.h"
 #include "front/claims/claims.h"
 #include "front/compare/compare.h"
-#include "front/cmd/gateopt.h"
+#include "front/cmd/cmdopt.h"
 #include "front/cmd/report.h"
 #include "front/results/results.h"
 #include "front/export/export.h"
@@ -20,20 +20,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_CONF 0.95
-#define DEFAULT_SEED 1
-
 struct compare_args {
 	struct cmp_opts o;
 	const char *files[2];
 	size_t nfiles;
 	const char *format, *out, *calibration, *claims;
 	const char *program; /* --program-results: the program's own time for a replay */
-	double margin; /* bound on t_candidate/t_baseline to draw, or NAN */
-	double equivalence; /* --equivalence, or NAN when not given */
+	struct cmdopt_margin m; /* the gate margin to draw */
+	double margin;          /* its bound on t_candidate/t_baseline, or NAN */
+	double equivalence;     /* --equivalence, or NAN when not given */
 	int no_telemetry;
 	int time_set; /* --time given: time applies to every file */
-	enum rf_time_policy time;
+	int time;     /* enum rf_time_policy */
 	struct cmp_primary primary; /* --primary, when given (o.primary points here) */
 };
 
@@ -61,82 +59,89 @@ enum {
 	C_COUNT
 };
 
-static const char *const time_words[] = {"wall", "cpu", "auto", NULL};
-static const struct opt_values time_values = {time_words, NULL};
+static int set_bootstrap(void *settings, const struct opt *o, const char *v, char *err,
+                         size_t errlen)
+{
+	uint64_t u;
+
+	if (opt_value(o, v, &u, err, errlen) != 0)
+		return -1;
+	((struct compare_args *)settings)->o.bootstrap = (uint32_t)u;
+	return 0;
+}
+
+static int set_primary(void *settings, const struct opt *o, const char *v, char *err,
+                       size_t errlen)
+{
+	struct compare_args *a = settings;
+
+	(void)o;
+	if (cmp_primary_parse(v, &a->primary, err, errlen) != 0)
+		return -1;
+	a->o.primary = &a->primary;
+	return 0;
+}
 
 /* Each option may be given again and the last one counts, but the arms compared and the margin:
  * a second --baseline or --candidate is refused, as bench refuses repeats. */
+#define CA struct compare_args
 static const struct opt compare_opts[C_COUNT] = {
-    [C_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
-                    .help = "the baseline arm (default: the file's config.baseline: the arm of "
-                            "the baseline backend, system, or else the first arm)"},
-    [C_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
-                     .help = "only this candidate arm"},
-    [C_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT | OPT_WORKLOAD, "NAME",
-                    .help = "only this workload"},
-    [C_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",
-                 .help = "compare this phase instead of each workload's total"},
-    [C_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT, NULL,
-                  .help = "compare every phase of every workload",
-                  .values = &gateopt_phases_values},
-    [C_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT, NULL,
-                  .help = "steady (the median of each run's steady repetitions), cold (its first "
-                          "repetition) or both, side by side (default)",
-                  .values = &gateopt_regime_values},
+    [C_BASELINE] = CMDOPT_BASELINE(CA, o.baseline, CMDOPT_BASELINE_OF_FILE),
+    [C_CANDIDATE] = CMDOPT_CANDIDATE(CA, o.candidate),
+    [C_WORKLOAD] = CMDOPT_WORKLOAD(CA, o.workload),
+    [C_PHASE] = CMDOPT_PHASE(CA, o.phase),
+    [C_PHASES] = CMDOPT_PHASES(CA, o.all_phases, C_PHASE),
+    [C_REGIME] = CMDOPT_REGIMES(CA, o.regimes),
     [C_PRIMARY] = {"--primary", 0, OPT_VALUE | OPT_REPEAT, "ROWS",
                    .help = "the comparisons that are the question, simultaneous among "
                            "themselves: PHASE or PHASE:cold|steady (each workload's phase), or "
-                           "all (one family); default: the file's bench --primary, else each "
-                           "workload's total (or --phase), steady where it has steady times, "
-                           "else cold. The rest are secondary: a family and a table of their "
-                           "own"},
+                           "all (one family). The rest are secondary: a family and a table of "
+                           "their own",
+                   .set = set_primary,
+                   .def_doc = "the file's bench --primary, else each workload's total (or "
+                              "--phase), steady where it has steady times, else cold"},
     [C_TIME] = {"--time", 0, OPT_VALUE | OPT_REPEAT, NULL,
-                .help = "the time of a repetition compared: wall, cpu (the process's CPU time, "
-                        "every thread) or auto (CPU time for single-threaded workloads, wall time "
-                        "for the others); default: the one the bench recorded (config.time; wall "
-                        "for files without it)",
-                .values = &time_values},
-    [C_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT, "F",
-                  .help = "the report's format, one of:", .values = &gateopt_format_values},
-    [C_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
-               .help = "write the report to FILE (atomically) instead of standard output"},
-    [C_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT, "LEVEL",
-                .help = "family level of the intervals, in [0.5, 1) (default: 0.95): with m "
-                        "comparisons in a family (the primary ones; apart, the secondary "
-                        "ones) each is at 1 - (1 - LEVEL)/m, so that all of it holds at once"},
+                .help = "the time of a repetition compared: cpu (the process's CPU time, every "
+                        "thread), auto (CPU time for single-threaded workloads, wall time for "
+                        "the others) or wall",
+                .values = &cmdopt_time_values, .map = cmdopt_time_map, OPT_ENUM(CA, time),
+                OPT_GIVEN(CA, time_set),
+                .def_doc = "the one the bench recorded (config.time; wall for files without "
+                           "it)"},
+    [C_FORMAT] = CMDOPT_FORMAT(CA, format),
+    [C_OUT] = CMDOPT_OUT(CA, out),
+    [C_CONF] = CMDOPT_CONF(CA, o.conf),
     [C_BOOTSTRAP] = {"--bootstrap", 0, OPT_VALUE | OPT_REPEAT, "N",
-                     .help = "percentile bootstrap interval (10000 to 100000 resamples, seeded "
-                             "by --seed; N x rounds at most 10^7) instead of the signed-rank "
-                             "interval; one file only"},
-    [C_SEED] = {"--seed", 0, OPT_VALUE | OPT_REPEAT, "N",
-                .help = "seed of the bootstrap (default: 1)"},
+                     .help = "percentile bootstrap interval (resamples seeded by --seed; N x "
+                             "rounds at most 10^7) instead of the signed-rank interval; one file "
+                             "only",
+                     .type = OPT_T_U64, .lo = CMP_MIN_BOOTSTRAP, .hi = CMP_MAX_BOOTSTRAP,
+                     .set = set_bootstrap},
+    [C_SEED] = {"--seed", 0, OPT_VALUE | OPT_REPEAT, "N", .help = "seed of the bootstrap",
+                OPT_U64(CA, o.seed), OPT_DEF_U(1)},
     [C_CALIBRATION] = {"--calibration", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
-                       .help = "the noise floor column from this `allocab calibrate` file "
-                               "(default: results/calibration.json when it exists): the "
+                       .help = "the noise floor column from this `allocab calibrate` file: the "
                                "smallest slowdown the calibrated noise lets that many paired "
-                               "rounds detect"},
+                               "rounds detect",
+                       OPT_STRING(CA, calibration),
+                       .def_doc = "results/calibration.json when it exists"},
     [C_CLAIMS] = {"--claims", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
                   .help = "check the quoted speedups of an allocab-claims/1 file against the "
-                          "intervals: confirmed, partly, refuted (docs/claims.md)"},
-    [C_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT, "P%",
-                       .help = "draw this gate margin in html and svg charts"},
-    [C_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT, "P%",
-                        .help = "the same for a slowdown margin (one of the two)"},
-    [C_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT, NULL,
-                        .help = "leave the runs' telemetry out (the warning with its counts per "
-                                "arm; in json its list), e.g. for a CI step summary"},
-    [C_EQUIVALENCE] = {"--equivalence", 0, OPT_VALUE | OPT_REPEAT, "M%",
-                       .help = "the equivalence margin: a comparison whose interval lies inside "
-                               "[1/(1+M/100), 1+M/100] is equivalent within ±M% (default: the "
-                               "file's bench --equivalence, else 2%; 0 turns the verdict off)"},
+                          "intervals: confirmed, partly, refuted (docs/claims.md)",
+                  OPT_STRING(CA, claims)},
+    [C_MIN_SPEEDUP] = CMDOPT_MIN_SPEEDUP(CA, m),
+    [C_MAX_SLOWDOWN] = CMDOPT_MAX_SLOWDOWN(CA, m, C_MIN_SPEEDUP),
+    [C_NO_TELEMETRY] = CMDOPT_NO_TELEMETRY(CA, no_telemetry),
+    [C_EQUIVALENCE] = CMDOPT_EQUIVALENCE(CA, equivalence),
     [C_PROGRAM_RESULTS] = {"--program-results", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
                            .help = "for a replay (-w replay): a --program bench of the recorded "
                                    "program, whose baseline's median time predicts the "
-                                   "program's speedup from the replay's (default: the "
-                                   "recorded process's duration in the trace; "
-                                   "docs/methodology.md, \"Does the replay predict the "
-                                   "program?\")"},
+                                   "program's speedup from the replay's (docs/methodology.md, "
+                                   "\"Does the replay predict the program?\")",
+                           OPT_STRING(CA, program),
+                           .def_doc = "the recorded process's duration in the trace"},
 };
+#undef CA
 
 const struct opt_doc compare_doc = {
     .prog = "allocab compare",
@@ -163,62 +168,6 @@ const struct opt_doc compare_doc = {
              "status\").\n",
 };
 
-static int compare_option(struct compare_args *a, struct opt_parser *p, int k, const char *v,
-                          char *err, size_t errlen)
-{
-	const char **dst[] = {[C_BASELINE] = &a->o.baseline,     [C_CANDIDATE] = &a->o.candidate,
-	                      [C_WORKLOAD] = &a->o.workload,     [C_PHASE] = &a->o.phase,
-	                      [C_FORMAT] = &a->format,           [C_OUT] = &a->out,
-	                      [C_CALIBRATION] = &a->calibration, [C_CLAIMS] = &a->claims,
-	                      [C_PROGRAM_RESULTS] = &a->program};
-	uint64_t u;
-
-	switch (k) {
-	case C_NO_TELEMETRY:
-		a->no_telemetry = 1;
-		return 0;
-	case C_MIN_SPEEDUP:
-	case C_MAX_SLOWDOWN:
-		return gateopt_margin(opt_name(p, k), v, k == C_MAX_SLOWDOWN, &a->margin, err,
-		                      errlen);
-	case C_EQUIVALENCE:
-		return gateopt_equivalence(v, &a->equivalence, err, errlen);
-	case C_PHASES:
-		return gateopt_phases(v, &a->o.all_phases, err, errlen);
-	case C_TIME:
-		if (rf_time_policy_parse(v, &a->time) != 0)
-			return errmsg_fail(err, errlen, "--time '%s': want wall, cpu or auto", v);
-		a->time_set = 1;
-		return 0;
-	case C_REGIME:
-		return gateopt_regimes(v, &a->o.regimes, err, errlen);
-	case C_PRIMARY:
-		if (cmp_primary_parse(v, &a->primary, err, errlen) != 0)
-			return -1;
-		a->o.primary = &a->primary;
-		return 0;
-	case C_CONF:
-		return gateopt_level(v, &a->o.conf, err, errlen);
-	case C_BOOTSTRAP:
-		if (num_parse_u64(v, &u) != 0 || u < CMP_MIN_BOOTSTRAP || u > CMP_MAX_BOOTSTRAP)
-			return errmsg_fail(err, errlen, "--bootstrap '%s': want %d to %d resamples",
-			                   v, CMP_MIN_BOOTSTRAP, CMP_MAX_BOOTSTRAP);
-		a->o.bootstrap = (uint32_t)u;
-		return 0;
-	case C_SEED:
-		if (num_parse_u64(v, &u) != 0)
-			return errmsg_fail(err, errlen,
-			                   "--seed '%s': want a whole number from 0 to %llu", v,
-			                   (unsigned long long)UINT64_MAX);
-		a->o.seed = u;
-		return 0;
-	}
-	if (!v[0])
-		return errmsg_fail(err, errlen, "%s: empty value", opt_name(p, k));
-	*dst[k] = v;
-	return 0;
-}
-
 static int parse_compare(int argc, char **argv, struct compare_args *a, char *err, size_t errlen)
 {
 	struct opt_parser p;
@@ -226,22 +175,18 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 	int k;
 
 	opt_init(&p, argc, argv, 1, compare_opts, C_COUNT);
-	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
+	while ((k = opt_parse(&p, a, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
-		if (k != OPT_ARG && compare_option(a, &p, k, v, err, errlen) != 0)
-			return -1;
-		if (k == OPT_ARG && a->nfiles == 2)
+		if (a->nfiles == 2) /* k is OPT_ARG: every row has a destination or a setter */
 			return errmsg_fail(
 			    err, errlen, "unexpected argument '%s': at most two results files", v);
-		if (k == OPT_ARG)
-			a->files[a->nfiles++] = v;
+		a->files[a->nfiles++] = v;
 	}
 	if (a->nfiles == 0)
 		return errmsg_fail(err, errlen, "give a results file");
-	if (a->o.phase && a->o.all_phases)
-		return errmsg_fail(err, errlen, "--phase and --phases exclude each other");
-	return 0;
+	a->margin = cmdopt_margin_ratio(&a->m);
+	return opt_check(&p, err, errlen);
 }
 
 /* --time for every file; without it each file's own (config.time), and two files whose own
@@ -253,7 +198,7 @@ static void pick_time(const struct compare_args *a, struct rf_doc *d[2])
 	if (a->time_set) {
 		for (int i = 0; i < 2; i++)
 			if (d[i])
-				rf_use_time(d[i], a->time);
+				rf_use_time(d[i], (enum rf_time_policy)a->time);
 		return;
 	}
 	if (!d[1] || d[0]->time_given == d[1]->time_given)
@@ -320,10 +265,7 @@ static int render(const struct cmp_report *r, const struct exporter *x,
 
 int compare_main(int argc, char **argv)
 {
-	struct compare_args a = {.o = {.conf = DEFAULT_CONF, .seed = DEFAULT_SEED},
-	                         .format = "table",
-	                         .margin = NAN,
-	                         .equivalence = NAN};
+	struct compare_args a = {.margin = NAN, .equivalence = NAN};
 	struct rf_doc *d[2] = {NULL, NULL}, *prog = NULL;
 	struct cmp_replay *rp = NULL;
 	struct cmp_attrib *at = NULL;
@@ -345,11 +287,12 @@ int compare_main(int argc, char **argv)
 		optdoc_usage(stderr, &compare_doc, NULL);
 		return ST_USAGE;
 	}
+	opt_defaults(compare_opts, C_COUNT, &a);
 	if (parse_compare(argc, argv, &a, err, sizeof err) != 0)
 		rc = ST_USAGE;
 	else if (!(x = export_find(a.format))) {
-		errmsg_fail(err, sizeof err, "--format '%s': want %s", a.format,
-		            export_names(names, sizeof names, ", ", " or "));
+		errmsg_fail(err, sizeof err, "--format: '%s' is not one of %s", a.format,
+		            export_names(names, sizeof names, ", ", ", "));
 		rc = ST_USAGE;
 	} else if (a.claims && !(claims = claims_load(a.claims, err, sizeof err)))
 		rc = ST_USAGE;

@@ -7,7 +7,7 @@
 #include "common/opt.h"
 #include "common/optdoc.h"
 #include "common/status.h"
-#include "front/cmd/gateopt.h"
+#include "front/cmd/cmdopt.h"
 #include "front/cmd/report.h"
 #include "front/export/export.h"
 #include "front/fleet/fleet.h"
@@ -34,40 +34,35 @@ enum {
 	M_COUNT
 };
 
-/* compare's options that choose what is compared; the arms may be given once. */
-static const struct opt merge_opts[M_COUNT] = {
-    [M_BASELINE] = {"--baseline", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
-                    .help = "the baseline arm on every machine (default: system; a --cmd or "
-                            "--program bench: the first file's first arm)"},
-    [M_CANDIDATE] = {"--candidate", 0, OPT_VALUE | OPT_ALLOCATOR, "NAME",
-                     .help = "only this candidate arm"},
-    [M_WORKLOAD] = {"--workload", 0, OPT_VALUE | OPT_REPEAT | OPT_WORKLOAD, "NAME",
-                    .help = "only this workload"},
-    [M_PHASE] = {"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",
-                 .help = "compare this phase instead of each workload's total"},
-    [M_PHASES] = {"--phases", 0, OPT_VALUE | OPT_REPEAT, NULL,
-                  .help = "compare every phase of every workload",
-                  .values = &gateopt_phases_values},
-    [M_REGIME] = {"--regime", 0, OPT_VALUE | OPT_REPEAT, NULL,
-                  .help = "steady, cold or both, side by side (default)",
-                  .values = &gateopt_regime_values},
-    [M_CONF] = {"--conf", 0, OPT_VALUE | OPT_REPEAT, "LEVEL",
-                .help = "confidence level of every interval, in [0.5, 1) (default: 0.95); odd "
-                        "machines are named at 1 - LEVEL, Bonferroni over the machines"},
-    [M_FORMAT] = {"--format", 0, OPT_VALUE | OPT_REPEAT, "F",
-                  .help = "the report's format (json: allocab-fleet/1; html: a forest plot of "
-                          "every machine and the pooled estimate), one of:",
-                  .values = &gateopt_format_values},
-    [M_OUT] = {NULL, 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
-               .help = "write the report to FILE (atomically) instead of standard output"},
-    [M_MIN_SPEEDUP] = {"--min-speedup", 0, OPT_VALUE | OPT_REPEAT, "P%",
-                       .help = "draw this gate margin in html and svg charts"},
-    [M_MAX_SLOWDOWN] = {"--max-slowdown", 0, OPT_VALUE | OPT_REPEAT, "P%",
-                        .help = "the same for a slowdown margin (one of the two)"},
-    [M_NO_TELEMETRY] = {"--no-telemetry", 0, OPT_REPEAT, NULL,
-                        .help = "leave the machines' telemetry warnings out, e.g. for a CI step "
-                                "summary"},
+struct merge_args {
+	struct cmp_opts o;
+	const char **files;
+	size_t nfiles;
+	const char *format, *out;
+	struct cmdopt_margin m; /* the gate margin to draw */
+	double margin;          /* its bound on t_candidate/t_baseline, or NAN */
+	int no_telemetry;
 };
+
+/* compare's options that choose what is compared (cmdopt.h); the arms may be given once. */
+#define MA struct merge_args
+static const struct opt merge_opts[M_COUNT] = {
+    [M_BASELINE] = CMDOPT_BASELINE(MA, o.baseline,
+                                   "system on every machine; a --cmd or --program bench: the "
+                                   "first file's first arm"),
+    [M_CANDIDATE] = CMDOPT_CANDIDATE(MA, o.candidate),
+    [M_WORKLOAD] = CMDOPT_WORKLOAD(MA, o.workload),
+    [M_PHASE] = CMDOPT_PHASE(MA, o.phase),
+    [M_PHASES] = CMDOPT_PHASES(MA, o.all_phases, M_PHASE),
+    [M_REGIME] = CMDOPT_REGIMES(MA, o.regimes),
+    [M_CONF] = CMDOPT_CONF(MA, o.conf),
+    [M_FORMAT] = CMDOPT_FORMAT(MA, format),
+    [M_OUT] = CMDOPT_OUT(MA, out),
+    [M_MIN_SPEEDUP] = CMDOPT_MIN_SPEEDUP(MA, m),
+    [M_MAX_SLOWDOWN] = CMDOPT_MAX_SLOWDOWN(MA, m, M_MIN_SPEEDUP),
+    [M_NO_TELEMETRY] = CMDOPT_NO_TELEMETRY(MA, no_telemetry),
+};
+#undef MA
 
 const struct opt_doc merge_doc = {
     .prog = "allocab merge",
@@ -96,43 +91,6 @@ const struct opt_doc merge_doc = {
              "status\").\n",
 };
 
-struct merge_args {
-	struct cmp_opts o;
-	const char **files;
-	size_t nfiles;
-	const char *format, *out;
-	double margin;
-	int no_telemetry;
-};
-
-static int merge_option(struct merge_args *a, struct opt_parser *p, int k, const char *v,
-                        char *err, size_t errlen)
-{
-	const char **dst[] = {[M_BASELINE] = &a->o.baseline, [M_CANDIDATE] = &a->o.candidate,
-	                      [M_WORKLOAD] = &a->o.workload, [M_PHASE] = &a->o.phase,
-	                      [M_FORMAT] = &a->format,       [M_OUT] = &a->out};
-
-	switch (k) {
-	case M_NO_TELEMETRY:
-		a->no_telemetry = 1;
-		return 0;
-	case M_MIN_SPEEDUP:
-	case M_MAX_SLOWDOWN:
-		return gateopt_margin(opt_name(p, k), v, k == M_MAX_SLOWDOWN, &a->margin, err,
-		                      errlen);
-	case M_PHASES:
-		return gateopt_phases(v, &a->o.all_phases, err, errlen);
-	case M_REGIME:
-		return gateopt_regimes(v, &a->o.regimes, err, errlen);
-	case M_CONF:
-		return gateopt_level(v, &a->o.conf, err, errlen);
-	}
-	if (!v[0])
-		return errmsg_fail(err, errlen, "%s: empty value", opt_name(p, k));
-	*dst[k] = v;
-	return 0;
-}
-
 static int parse_merge(int argc, char **argv, struct merge_args *a, char *err, size_t errlen)
 {
 	struct opt_parser p;
@@ -143,13 +101,10 @@ static int parse_merge(int argc, char **argv, struct merge_args *a, char *err, s
 		return errmsg_fail(err, errlen, "out of memory");
 	opt_init(&p, argc, argv, 1, merge_opts, M_COUNT);
 	p.help = "allocab merge";
-	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
+	while ((k = opt_parse(&p, a, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
-		if (k == OPT_ARG)
-			a->files[a->nfiles++] = v;
-		else if (merge_option(a, &p, k, v, err, errlen) != 0)
-			return -1;
+		a->files[a->nfiles++] = v; /* k is OPT_ARG: every row has a destination */
 	}
 	if (a->nfiles < 2)
 		return errmsg_fail(err, errlen,
@@ -158,9 +113,8 @@ static int parse_merge(int argc, char **argv, struct merge_args *a, char *err, s
 	if (a->nfiles > FLEET_MAX_FILES)
 		return errmsg_fail(err, errlen, "%zu results files: at most %d", a->nfiles,
 		                   FLEET_MAX_FILES);
-	if (a->o.phase && a->o.all_phases)
-		return errmsg_fail(err, errlen, "--phase and --phases exclude each other");
-	return 0;
+	a->margin = cmdopt_margin_ratio(&a->m);
+	return opt_check(&p, err, errlen);
 }
 
 struct render_ctx {
@@ -209,7 +163,7 @@ static int merge_run(struct merge_args *a, const struct exporter *x, char *err, 
 
 int merge_main(int argc, char **argv)
 {
-	struct merge_args a = {.o = {.conf = 0.95}, .format = "table", .margin = NAN};
+	struct merge_args a = {.margin = NAN};
 	const struct exporter *x = NULL;
 	char err[1024], names[256];
 	int rc = ST_OK;
@@ -223,11 +177,12 @@ int merge_main(int argc, char **argv)
 		optdoc_usage(stderr, &merge_doc, NULL);
 		return ST_USAGE;
 	}
+	opt_defaults(merge_opts, M_COUNT, &a);
 	if (parse_merge(argc, argv, &a, err, sizeof err) != 0)
 		rc = ST_USAGE;
 	else if (!(x = export_find(a.format)) || !x->write_fleet)
-		rc = errmsg_status(ST_USAGE, err, sizeof err, "--format '%s': want %s", a.format,
-		                   export_names(names, sizeof names, ", ", " or "));
+		rc = errmsg_status(ST_USAGE, err, sizeof err, "--format: '%s' is not one of %s", a.format,
+		                   export_names(names, sizeof names, ", ", ", "));
 	if (rc == ST_OK)
 		rc = merge_run(&a, x, err, sizeof err);
 	if (rc)

@@ -18,13 +18,21 @@
 
 enum { R_OUTPUT, R_WAIT, R_HELP, R_COUNT };
 
+struct record_args {
+	const char *out;
+	unsigned wait_s;
+	int first; /* argv index where COMMAND starts */
+	int help;
+};
+
 static const struct opt record_opts[R_COUNT] = {
     [R_OUTPUT] = {"--output", 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
-                  .help = "the trace file (default allocab.trace); written atomically, a device "
-                          "or FIFO written in place"},
+                  .help = "the trace file; written atomically, a device or FIFO written in place",
+                  OPT_STRING(struct record_args, out), OPT_DEF_S("allocab.trace")},
     [R_WAIT] = {"--wait", 'w', OPT_VALUE | OPT_REPEAT, "SECONDS",
                 .help = "how long to wait for processes COMMAND leaves running in the "
-                        "background, 0..3600 (default 10); what still runs is reported"},
+                        "background; what still runs is reported",
+                OPT_UINT(struct record_args, wait_s), .lo = 0, .hi = 3600, OPT_DEF_U(BACKGROUND_S)},
     [R_HELP] = {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
 };
 
@@ -48,28 +56,6 @@ const struct opt_doc record_doc = {
              "stderr); 127 if COMMAND cannot be run; 2 bad arguments.\n",
 };
 
-struct record_args {
-	const char *out;
-	int wait_s;
-	int first; /* argv index where COMMAND starts */
-	int help;
-};
-
-static int parse_wait(const char *v, int *wait_s)
-{
-	uint64_t n;
-
-	if (num_parse_u64(v, &n) != 0 || n > 3600) {
-		fprintf(
-		    stderr,
-		    "allocab: record: --wait '%s': want a whole number of seconds from 0 to 3600\n",
-		    v);
-		return -1;
-	}
-	*wait_s = (int)n;
-	return 0;
-}
-
 /* Options up to "--" or the first positional argument, where the COMMAND starts. */
 static int parse_args(int argc, char **argv, struct record_args *a)
 {
@@ -78,28 +64,17 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	char err[256];
 	int k;
 
+	opt_defaults(record_opts, R_COUNT, a);
 	opt_init(&p, argc, argv, 1, record_opts, R_COUNT);
 	p.help = "allocab record";
 	p.dashdash = 1;
-	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE && k != OPT_ARG) {
+	while ((k = opt_parse(&p, a, &v, err, sizeof err)) != OPT_DONE && k != OPT_ARG) {
 		if (k == OPT_ERROR) {
 			errmsg_print(stderr, "record", "%s", err);
 			return -1;
 		}
-		if (k == R_HELP) {
-			a->help = 1;
-			return 0;
-		}
-		if (k == R_WAIT) {
-			if (parse_wait(v, &a->wait_s) != 0)
-				return -1;
-			continue;
-		}
-		if (!*v) {
-			fprintf(stderr, "allocab: record: %s: empty file name\n", opt_name(&p, k));
-			return -1;
-		}
-		a->out = v;
+		a->help = 1; /* R_HELP, the only row without a destination */
+		return 0;
 	}
 	a->first = k == OPT_ARG ? p.at : p.i;
 	return 0;
@@ -107,7 +82,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 
 int record_main(int argc, char **argv)
 {
-	struct record_args a = {.out = "allocab.trace", .wait_s = BACKGROUND_S, .first = argc};
+	struct record_args a = {.first = argc};
 
 	if (parse_args(argc, argv, &a) != 0)
 		return ST_USAGE;
@@ -119,5 +94,5 @@ int record_main(int argc, char **argv)
 		fprintf(stderr, "allocab: record: give the COMMAND to record (record --help)\n");
 		return ST_USAGE;
 	}
-	return trace_record(argv + a.first, a.out, a.wait_s);
+	return trace_record(argv + a.first, a.out, (int)a.wait_s);
 }

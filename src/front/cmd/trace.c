@@ -13,11 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct info_args {
+	int json, all;
+};
+
 static const struct opt trace_opts[] = {
     {"--json", 0, 0, NULL,
-     .help = "print an allocab-trace-info/1 document of every process (docs/results-format.md)"},
-    {"--all", 0, 0, NULL, .help = "show every process in full (default: the 5 with the most events, "
-                                  "then one line on the others)"},
+     .help = "print an allocab-trace-info/1 document of every process (docs/results-format.md)",
+     OPT_FLAG(struct info_args, json)},
+    {"--all", 0, 0, NULL, .help = "show every process in full",
+     .def_doc = "the 5 with the most events, then one line on the others",
+     OPT_FLAG(struct info_args, all)},
     {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
 };
 
@@ -70,7 +76,8 @@ int trace_main(int argc, char **argv)
 	struct opt_parser p;
 	const char *path = NULL, *v;
 	char err[256];
-	int json = 0, all = 0, k;
+	struct info_args a = {0};
+	int k;
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -84,7 +91,7 @@ int trace_main(int argc, char **argv)
 	}
 	opt_init(&p, argc, argv, 2, trace_opts, trace_doc.nopts);
 	p.prefix = "info: ";
-	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE) {
+	while ((k = opt_parse(&p, &a, &v, err, sizeof err)) != OPT_DONE) {
 		if (k == OPT_ARG && path)
 			snprintf(err, sizeof err, "info: unexpected argument '%s'", v);
 		if (k == OPT_ERROR || (k == OPT_ARG && path)) {
@@ -93,14 +100,10 @@ int trace_main(int argc, char **argv)
 		}
 		if (k == OPT_ARG)
 			path = v;
-		else if (k == 0)
-			json = 1;
-		else if (k == 1)
-			all = 1;
 	}
 	if (!path) {
 		fprintf(stderr, "allocab: trace: info: give the trace FILE\n");
 		return ST_USAGE;
 	}
-	return info(path, json, all);
+	return info(path, a.json, a.all);
 }

@@ -24,16 +24,6 @@ double cmp_improvement(double d)
 
 static const char *const regimes_names[CMP_REGIMES_COUNT] = {"both", "cold", "steady"};
 
-int cmp_regimes_parse(const char *s, enum cmp_regimes *out)
-{
-	for (int i = 0; i < CMP_REGIMES_COUNT; i++)
-		if (strcmp(s, regimes_names[i]) == 0) {
-			*out = (enum cmp_regimes)i;
-			return 0;
-		}
-	return -1;
-}
-
 const char *cmp_regimes_name(enum cmp_regimes r)
 {
 	return (unsigned)r < CMP_REGIMES_COUNT ? regimes_names[r] : "both";

@@ -40,8 +40,6 @@ enum cmp_verdict {
 enum cmp_regimes { CMP_REGIMES_BOTH, CMP_REGIMES_COLD, CMP_REGIMES_STEADY };
 #define CMP_REGIMES_COUNT 3
 
-/* "both", "cold", "steady": 0 and *out, or -1. */
-int cmp_regimes_parse(const char *s, enum cmp_regimes *out);
 /* The name of r ("both" for a value out of range). */
 const char *cmp_regimes_name(enum cmp_regimes r);
 

@@ -10,8 +10,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Per arm: the sum over workloads of the median compared time of its measured ok runs so far,
- * NAN while a workload has none. */
+/* The CPU time of an ok run as its bench compares it: a command run's `cpu.total_ns` (every
+ * process), a driver run's median `phases.total.cpu_ns` over its steady reps (its last
+ * `regimes.steady_reps`, rep 0 without any); NAN without them. */
+static double run_cpu_time(const cJSON *run)
+{
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(run, "status");
+	const cJSON *rec = cJSON_GetObjectItemCaseSensitive(run, "record");
+	const cJSON *reps = cJSON_GetObjectItemCaseSensitive(rec, "reps");
+	const cJSON *sr = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(rec, "regimes"), "steady_reps");
+	int nrep = cJSON_GetArraySize(reps);
+	int k = cJSON_IsNumber(sr) ? (int)sr->valuedouble : 0;
+	int from = k > 0 && k < nrep ? nrep - k : 0, to = k > 0 ? nrep : (nrep > 0);
+	double t[64];
+	size_t n = 0;
+
+	if (!cJSON_IsString(st) || strcmp(st->valuestring, "ok") != 0)
+		return NAN;
+	if (!rec) {
+		const cJSON *tot = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(run, "cpu"), "total_ns");
+		return cJSON_IsNumber(tot) && tot->valuedouble > 0 ? tot->valuedouble : NAN;
+	}
+	for (int i = from; i < to && n < sizeof t / sizeof *t; i++) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(
+		        cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(reps, i), "phases"), "total"),
+		    "cpu_ns");
+
+		if (!cJSON_IsNumber(c))
+			return NAN;
+		t[n++] = c->valuedouble;
+	}
+	return n ? stats_median(t, n) : NAN;
+}
+
+/* Whether the progress line shows CPU time: the bench compares it (config.time cpu or auto;
+ * docs/methodology.md, "Which time"). */
+static int shows_cpu(const struct bench_progress *e)
+{
+	return e->c->time != RF_POLICY_WALL;
+}
+
+/* Per arm: the sum over workloads of the median time of its measured ok runs so far (CPU time
+ * where shows_cpu, else wall), NAN while a workload has none. */
 static double arm_suite_median(const struct bench_progress *e, size_t arm)
 {
 	const struct bench_config *c = e->c;
@@ -34,7 +77,7 @@ static double arm_suite_median(const struct bench_progress *e, size_t arm)
 			{
 				const cJSON *ra = cJSON_GetObjectItemCaseSensitive(run, "arm");
 				const cJSON *rw = cJSON_GetObjectItemCaseSensitive(run, "workload");
-				double x = benchdoc_run_time(run);
+				double x = shows_cpu(e) ? run_cpu_time(run) : benchdoc_run_time(run);
 
 				if (!isnan(x) && n < cap &&
 				    strcmp(ra->valuestring, c->arms[arm].name) == 0 &&
@@ -68,7 +111,8 @@ static void fmt_time(double ns, char *buf, size_t len)
 		snprintf(buf, len, "%.2f s", ns / 1e9);
 }
 
-/* Seconds left: rounds still to run times the mean round time, capped by the budget. */
+/* Seconds left: rounds still to run times the mean round time, capped by the budget, but never
+ * below the rounds the budget was extended to. */
 static double remaining_s(const struct bench_progress *e, double elapsed, double round_s)
 {
 	const struct bench_config *c = e->c;
@@ -78,6 +122,8 @@ static double remaining_s(const struct bench_progress *e, double elapsed, double
 		left = (c->warmup + c->rounds - e->done) * round_s;
 	if (c->budget_s > 0 && c->budget_s - elapsed < left)
 		left = c->budget_s - elapsed > 0 ? c->budget_s - elapsed : 0;
+	if (e->owed && left < e->owed * round_s)
+		left = e->owed * round_s;
 	return left;
 }
 
@@ -112,10 +158,10 @@ void bench_progress_text(const struct bench_progress *e, size_t run, size_t nrun
 		char t[32];
 
 		fmt_time(arm_suite_median(e, a), t, sizeof t);
-		k += (size_t)snprintf(line + k, len - k, "%s %s %s",
+		k += (size_t)snprintf(line + k, len - k, "%s%s %s %s",
 		                      a            ? ","
-		                      : c->nwl > 1 ? " | sum of medians:"
-		                                   : " | median:",
-		                      c->arms[a].name, t);
+		                      : c->nwl > 1 ? " | sum of medians, "
+		                                   : " | median ",
+		                      a ? "" : shows_cpu(e) ? "CPU:" : "wall:", c->arms[a].name, t);
 	}
 }

@@ -113,6 +113,9 @@ static void progress_text(struct engine *e, size_t run, size_t nruns, char *line
 	    .measured = e->measured - e->measured0,
 	    .measured_ns = (int64_t)((double)e->measured_ns * bench_cells_share(&e->cells)),
 	    .elapsed_s = (double)(engine_now(e) - e->t_start) / 1e9,
+	    .owed = e->need_session > e->measured - e->measured0
+	                ? e->need_session - (e->measured - e->measured0)
+	                : 0,
 	};
 
 	bench_progress_text(&p, run, nruns, line, len);
