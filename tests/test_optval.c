@@ -48,7 +48,7 @@ static const struct opt table[S_COUNT] = {
                 OPT_DEF_U(42)},
     [S_PAD] = {"--pad", 0, OPT_VALUE, "B", .help = "pad", OPT_SIZE(struct s, pad), .lo = 0,
                .hi = 65536},
-    [S_BUDGET] = {"--budget", 0, OPT_VALUE, "S", .help = "budget", OPT_DOUBLE(struct s, budget),
+    [S_BUDGET] = {"--budget", 0, OPT_VALUE, "S", .help = "budget", OPT_SECONDS(struct s, budget),
                   .lo = 0.001, .hi = 1e7},
     [S_MARGIN] = {"--margin", 0, OPT_VALUE | OPT_OPEN_LO | OPT_OPEN_HI, "M%", .help = "margin",
                   OPT_PCT(struct s, margin), .lo = 0, .hi = 100, OPT_DEF_D(2)},
@@ -138,8 +138,17 @@ int main(void)
 	refused("--seed 99999999999999999999", "--seed: 99999999999999999999 is too large");
 	refused("--pad 65537", "--pad: 65537 is out of range [0, 65536]");
 	refused("--budget 0", "--budget: 0 is out of range [0.001, 10000000]");
-	refused("--budget nan", "--budget: 'nan' is not a number");
-	refused("--budget 1s", "--budget: '1s' is not a number");
+	refused("--budget nan", "--budget: 'nan' is not a time (90, 90s, 10m or 1.5h)");
+	refused("--budget 1x", "--budget: '1x' is not a time (90, 90s, 10m or 1.5h)");
+	refused("--budget m", "--budget: 'm' is not a time (90, 90s, 10m or 1.5h)");
+	refused("--budget 10ms", "--budget: '10ms' is not a time (90, 90s, 10m or 1.5h)");
+	refused("--budget 0m", "--budget: 0m is out of range [0.001, 10000000]");
+	CHECK(run("--budget 10m", &o, err, sizeof err) == OPT_DONE && o.budget == 600,
+	      "seconds: 10m is 600 (got %g, '%s')", o.budget, err);
+	CHECK(run("--budget 1.5h", &o, err, sizeof err) == OPT_DONE && o.budget == 5400,
+	      "seconds: 1.5h is 5400 (got %g, '%s')", o.budget, err);
+	CHECK(run("--budget 90s", &o, err, sizeof err) == OPT_DONE && o.budget == 90,
+	      "seconds: 90s is 90 (got %g, '%s')", o.budget, err);
 	refused("--margin 0", "--margin: 0 is out of range (0%, 100%)");
 	refused("--margin 100%", "--margin: 100% is out of range (0%, 100%)");
 	refused("--margin x%", "--margin: 'x%' is not a percentage (5, 5% or 2.5%)");

@@ -64,6 +64,7 @@ enum opt_type {
 	OPT_T_SIZE,   /* size_t, a whole number */
 	OPT_T_DOUBLE, /* double */
 	OPT_T_PCT,    /* double, a percentage written 5, 5% or 2.5% */
+	OPT_T_SECONDS, /* double, seconds written 90, 90s, 10m or 1.5h */
 	OPT_T_STRING, /* const char *, pointing into argv; not empty unless OPT_EMPTY */
 	OPT_T_ENUM,   /* int: the index of the value in values->words, or map[index] */
 	OPT_T_LIST,   /* const char **, room for argc; appended, the count (size_t) at count */
@@ -78,6 +79,7 @@ enum opt_type {
 #define OPT_SIZE(T, f)   .type = OPT_T_SIZE, .dest = OPT_FIELD_(T, f, size_t)
 #define OPT_DOUBLE(T, f) .type = OPT_T_DOUBLE, .dest = OPT_FIELD_(T, f, double)
 #define OPT_PCT(T, f)    .type = OPT_T_PCT, .dest = OPT_FIELD_(T, f, double)
+#define OPT_SECONDS(T, f) .type = OPT_T_SECONDS, .dest = OPT_FIELD_(T, f, double)
 #define OPT_STRING(T, f) .type = OPT_T_STRING, .dest = OPT_FIELD_(T, f, const char *)
 #define OPT_ENUM(T, f)   .type = OPT_T_ENUM, .dest = OPT_FIELD_(T, f, int)
 #define OPT_LIST(T, f, n)                                                                          \

@@ -83,13 +83,41 @@ static int store_whole(const struct opt *o, void *dst, const char *name, const c
 	return 0;
 }
 
+/* Seconds with an optional unit: 90, 90s, 10m, 1.5h; -1 when v is not one. */
+static int parse_seconds(const char *v, double *out)
+{
+	static const struct {
+		char unit;
+		double s;
+	} units[] = {{'s', 1}, {'m', 60}, {'h', 3600}};
+	size_t n = strlen(v);
+	char num[64];
+
+	if (n == 0 || n >= sizeof num)
+		return -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (v[n - 1] == units[i].unit) {
+			memcpy(num, v, n - 1);
+			num[n - 1] = '\0';
+			if (num_parse_double(num, 0, out) < 0)
+				return -1;
+			*out *= units[i].s;
+			return 0;
+		}
+	return num_parse_double(v, 0, out);
+}
+
 static int store_number(const struct opt *o, void *dst, const char *name, const char *v,
                         char *err, size_t errlen)
 {
 	int pct = o->type == OPT_T_PCT;
 	double d;
 
-	if (num_parse_double(v, pct, &d) < 0)
+	if (o->type == OPT_T_SECONDS) {
+		if (parse_seconds(v, &d) < 0)
+			return errmsg_fail(err, errlen, "%s: '%s' is not a time (90, 90s, 10m or 1.5h)",
+			                   name, v);
+	} else if (num_parse_double(v, pct, &d) < 0)
 		return errmsg_fail(err, errlen, "%s: '%s' is not %s", name, v,
 		                   pct ? "a percentage (5, 5% or 2.5%)" : "a number");
 	if (!in_range(o, d))
@@ -161,6 +189,7 @@ int opt_store(const struct opt *o, void *settings, const char *v, char *err, siz
 		return store_whole(o, dst, name, v, err, errlen);
 	case OPT_T_DOUBLE:
 	case OPT_T_PCT:
+	case OPT_T_SECONDS:
 		return store_number(o, dst, name, v, err, errlen);
 	case OPT_T_STRING:
 		*(const char **)dst = v;
@@ -200,7 +229,7 @@ void opt_defaults(const struct opt *opts, size_t nopts, void *settings)
 			*(size_t *)dst = (size_t)o->def_u;
 		else if (o->type == OPT_T_U64)
 			*(uint64_t *)dst = o->def_u;
-		else if (o->type == OPT_T_DOUBLE || o->type == OPT_T_PCT)
+		else if (o->type == OPT_T_DOUBLE || o->type == OPT_T_PCT || o->type == OPT_T_SECONDS)
 			*(double *)dst = o->def_d;
 		else if (o->type == OPT_T_STRING)
 			*(const char **)dst = o->def_s;
@@ -268,7 +297,7 @@ static void default_value(const struct opt *o, char *buf, size_t len)
 		snprintf(buf, len, "%s", o->def_s ? o->def_s : "");
 	else if (is_whole(o))
 		snprintf(buf, len, "%llu", (unsigned long long)o->def_u);
-	else if (o->type == OPT_T_DOUBLE || o->type == OPT_T_PCT)
+	else if (o->type == OPT_T_DOUBLE || o->type == OPT_T_PCT || o->type == OPT_T_SECONDS)
 		snprintf(buf, len, "%g%s", o->def_d, o->type == OPT_T_PCT ? "%" : "");
 }
 

@@ -249,10 +249,11 @@ const struct opt bench_opt_table[O_COUNT] = {
                              "with 2/2^n <= 0.05/m, when that is more; with --gate, at least "
                              "the smallest plan its last look can decide in, + " STR(
                                  SPARE_ROUNDS) "; with --budget: no limit"},
-    [O_BUDGET] = {"--budget", 0, OPT_VALUE, "SECONDS",
-                  .help = "stop before the next round would end past SECONDS (warm-up "
-                          "included); at least --min-rounds measured rounds are run",
-                  OPT_DOUBLE(B, budget_s), .lo = 0.001, .hi = 1e7},
+    [O_BUDGET] = {"--budget", 0, OPT_VALUE, "TIME",
+                  .help = "stop before the next round would end past TIME (seconds, or 90s, "
+                          "10m, 1.5h; warm-up included); at least --min-rounds measured rounds "
+                          "are run",
+                  OPT_SECONDS(B, budget_s), .lo = 0.001, .hi = 1e7},
     [O_WARMUP] = {"--warmup", 0, OPT_VALUE, "N",
                   .help = "warm-up rounds, recorded but not compared", OPT_UINT(B, warmup),
                   .lo = 0, .hi = 1000, OPT_DEF_U(DEFAULT_WARMUP)},
@@ -272,9 +273,10 @@ const struct opt bench_opt_table[O_COUNT] = {
                       .values = &bench_allocation_values, .map = allocation_map,
                       OPT_ENUM(B, allocation), OPT_GIVEN(B, allocation_set), OPT_DEF_U(1),
                       .def_doc = "none with --gate"},
-    [O_TIMEOUT] = {"--timeout", 0, OPT_VALUE, "SECONDS",
-                   .help = "per run: SIGTERM at the limit, SIGKILL 2 s later",
-                   OPT_DOUBLE(B, timeout_s), .lo = 0.001, .hi = 1e7,
+    [O_TIMEOUT] = {"--timeout", 0, OPT_VALUE, "TIME",
+                   .help = "per run: SIGTERM at the limit (seconds, or 90s, 10m, 1.5h), "
+                           "SIGKILL 2 s later",
+                   OPT_SECONDS(B, timeout_s), .lo = 0.001, .hi = 1e7,
                    OPT_DEF_D(DEFAULT_TIMEOUT_S)},
     [O_SHUF] = {"--shuffle-seed", 0, OPT_VALUE, "N",
                 .help = "seed of the round orders and paddings", OPT_U64(B, shuffle_seed),

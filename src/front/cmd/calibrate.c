@@ -135,10 +135,11 @@ static const struct opt calib_opts[K_COUNT] = {
                       .help = "report the MDE of a bench of N rounds; repeatable, up to four",
                       .type = OPT_T_SIZE, .lo = 2, .hi = 1000000, .set = set_for_rounds,
                       .def_doc = STRV(DEF_FOR_ROUNDS)},
-    [K_FOR_BUDGET] = {"--for-budget", 0, OWN | OPT_OPEN_LO | OPT_OPEN_HI, "SECONDS",
-                      .help = "report the MDE of a bench of this budget with these workloads "
-                              "and two arms, from the round time measured here",
-                      OPT_DOUBLE(C, plan.for_budget_s), .lo = 0, .hi = 1e7},
+    [K_FOR_BUDGET] = {"--for-budget", 0, OWN | OPT_OPEN_LO | OPT_OPEN_HI, "TIME",
+                      .help = "report the MDE of a bench of this budget (seconds, or 10m, 1.5h) "
+                              "with these workloads and two arms, from the round time measured "
+                              "here",
+                      OPT_SECONDS(C, plan.for_budget_s), .lo = 0, .hi = 1e7},
     [K_BLOCK] = {"--block", 0, OWN, "N", .help = "rounds per A/A sub-comparison",
                  OPT_SIZE(C, plan.block), .lo = 6, .hi = 100000, OPT_DEF_U(CALIB_BLOCK)},
     [K_HELP] = {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
