@@ -104,4 +104,27 @@ int rl_record(struct loader *l, size_t wi, const char *arm, const cJSON *rec, st
  * never settled). Returns 0 or -1 with the reason set. */
 int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, const char *at);
 
+/* An allocab-bench/2 file read line by line (rflines.c). */
+struct rl_lines {
+	const char *path;
+	char *text;
+	size_t n, cap, nodes;
+	size_t first;    /* where the line after the header starts */
+	size_t end;      /* where the complete lines end */
+	size_t nrounds;  /* round lines among them */
+	int torn;        /* the last line: 1 has no newline, 2 holds truncated JSON */
+	int nomem;
+	cJSON *head;     /* the header with every update line merged */
+};
+/* Reads path whole (jl_read's limits), parses its header and update lines strictly and finds its
+ * round lines and a torn last line. Returns 0, or -1 with err and *why (s freed). */
+int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *err,
+                  size_t errlen);
+/* The next round line at or after *at: 1 with *round (the caller's), 0 after the last one, -1
+ * with err. */
+int rl_lines_round(struct rl_lines *s, size_t *at, cJSON **round, char *err, size_t errlen);
+/* The one line that reports s's torn last line. */
+void rl_lines_torn(const struct rl_lines *s, char *msg, size_t len);
+void rl_lines_close(struct rl_lines *s);
+
 #endif

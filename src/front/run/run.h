@@ -183,6 +183,12 @@ struct bench_config {
 	 * engine keeps and follows with this session's; bench_run takes it over and frees it
 	 * whatever it returns. NULL: a new bench. */
 	cJSON *resume;
+	/* --resume into the allocab-bench/2 file it continues: the length of its complete lines (a
+	 * torn last line after them is cut off) and the head they state (bench_run takes it over),
+	 * which this session's lines follow; resume_keep -1 otherwise (the output is written anew,
+	 * as allocab-bench/2) */
+	long resume_keep;
+	cJSON *resume_disk;
 };
 
 /* A bench as one task of a job array (task.c, docs/fleet.md). */
@@ -266,8 +272,8 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
  * seed, rounds, budget and --min-rounds), and a shuffle seed no session of the file used. Returns
  * ST_OK with *doc the file's document, its "sessions" list ending with this session's; ST_USAGE
  * with one line naming the first difference in err ("PATH: ..."); ST_FAIL when memory ran out. */
-int bench_resume_load(const struct bench_config *c, const char *path, cJSON **doc, char *err,
-                      size_t errlen);
+int bench_resume_load(const struct bench_config *c, const char *path, cJSON **doc,
+                      long *keep, cJSON **disk, char *err, size_t errlen);
 
 /* Name of the i-th counted run status ("ok", "failed", "unverified", "crashed", "timeout",
  * "invalid"), NULL past the end. */
