@@ -86,16 +86,19 @@ static int merge(struct rl_lines *s, cJSON *up, size_t at, char *err, size_t err
 
 		cJSON_DetachItemViaPointer(up, m);
 		if (strcmp(m->string, "schema") == 0 || strcmp(m->string, "rounds") == 0) {
+			errmsg_fail(err, errlen, "%s: the update line at byte %zu sets '%s'", s->path,
+			            at, m->string);
 			cJSON_Delete(m);
-			return errmsg_fail(err, errlen, "%s: the update line at byte %zu sets '%s'",
-			                   s->path, at, strcmp(m->string, "schema") ? "rounds" : "schema");
+			return -1;
 		}
 		if ((strcmp(m->string, "config") == 0 || strcmp(m->string, "facts") == 0) &&
 		    cJSON_IsObject(old) && cJSON_IsObject(m)) {
 			while ((x = m->child)) {
+				cJSON *was = cJSON_GetObjectItemCaseSensitive(old, x->string);
+
 				cJSON_DetachItemViaPointer(m, x);
-				if (cJSON_GetObjectItemCaseSensitive(old, x->string))
-					cJSON_ReplaceItemInObjectCaseSensitive(old, x->string, x);
+				if (was)
+					cJSON_ReplaceItemViaPointer(old, was, x);
 				else
 					cJSON_AddItemToObject(old, x->string, x);
 			}
