@@ -1,5 +1,5 @@
-/* resfile.c - loading and validating allocab-bench/1 documents (docs/results-format.md) into the
- * flat per-round tables of results.h. The checks that make a comparison meaningful live here too:
+/* resfile.c - loading and validating bench files, allocab-bench/2 (its lines: rflines.c) and /1
+ * (docs/results-format.md), into the flat per-round tables of results.h. The checks that make a comparison meaningful live here too:
  * every ok run of a workload must have done the same work (checksum, params, seed, scale). */
 #include "front/results/results.h"
 

@@ -1,6 +1,6 @@
-/* results.h - an allocab-bench/1 results document, validated and reduced to what compare and gate
- * need: per measured round, arm and workload one run with its status, its time per phase (median
- * over reps), its memory figures and its noise telemetry. Warm-up rounds are kept apart
+/* results.h - a bench results file (allocab-bench/2 or /1), validated and reduced to what compare
+ * and gate need: per measured round, arm and workload one run with its status, its time per
+ * phase (median over reps), its memory figures and its noise telemetry. Warm-up rounds are kept apart
  * (rf_warm_run) for reports to show; they never enter a comparison, and their failures are listed
  * with the others. Everything is copied: a loaded document keeps no cJSON. */
 #ifndef ALLOCAB_RESULTS_H

@@ -1,6 +1,6 @@
 /* run.h - the run module's public face: the bench engine that runs interleaved rounds of
  * allocator drivers (or of the user's own commands), each run a fresh padded process, and writes
- * an allocab-bench/1 document; what a command sets up before it (drivers, workload lists,
+ * an allocab-bench/2 file; what a command sets up before it (drivers, workload lists,
  * configured arms, program arms and their proof, signals); the progress modes. The command lines
  * are front/cmd/bench.c and front/cmd/calibrate.c. The other headers of this folder are private to
  * it. */
@@ -18,8 +18,8 @@
 #include <stdio.h>
 
 /* The bench engine (benchrun.c): interleaved rounds of allocator drivers (or of the user's own
- * commands), each run a fresh padded process, written as an allocab-bench/1 document after every
- * round. benchrun.c is the engine (schedule, runs, progress, sequential gate) and benchdoc.c
+ * commands), each run a fresh padded process, written as an allocab-bench/2 file: a line
+ * appended after every round. benchrun.c is the engine (schedule, runs, progress, sequential gate) and benchdoc.c
  * builds the document. What a command does before it runs the engine (drivers, workload lists,
  * signals) is below; the command lines are front/cmd/bench.c (options: front/cmd/benchopt.h)
  * and front/cmd/calibrate.c. */
