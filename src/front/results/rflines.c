@@ -1,7 +1,9 @@
 /* rflines.c - reading an allocab-bench/2 file (JSON Lines: a header line, a line per round,
  * update lines; docs/results-format.md, "allocab-bench/2"): every line strict JSON
  * (common/jsonstrict.h) under jl_load's size and value limits, offsets counted from the file's
- * start, and a torn last line (no newline at its end, or JSON cut short) set aside and reported. */
+ * start, and a torn last line (no newline at its end, or JSON cut short) set aside and reported.
+ * The file is read twice through a buffer as long as its longest line: the header and update
+ * lines first (the head the rounds are judged under), then the round lines one at a time. */
 #include "front/results/rfload.h"
 
 #include "common/errmsg.h"
@@ -46,10 +48,9 @@ static int line_kind(const char *s, size_t n)
 
 /* Parses the line text[at..end) (its newline excluded): 0 with *v, -1 with the message in err,
  * or 1 when the JSON is cut short (JST_SHORT) and the caller may call it torn. */
-static int parse_line(struct rl_lines *s, size_t at, size_t end, unsigned depth, cJSON **v,
-                      char *err, size_t errlen)
+static int parse_line(struct rl_lines *s, const char *t, size_t at, size_t end, unsigned depth,
+                      cJSON **v, char *err, size_t errlen)
 {
-	const char *t = s->text + at;
 	size_t n = end - at, bin = jst_first_binary(t, n);
 	struct jst_result r;
 
@@ -69,7 +70,7 @@ static int parse_line(struct rl_lines *s, size_t at, size_t end, unsigned depth,
 	if (r.at != SIZE_MAX)
 		r.at += at;
 	jl_parse_error(s->path, &r, bin < n && r.status != JST_NOMEM ? at + bin : SIZE_MAX,
-	               bin < n ? (unsigned char)t[bin] : 0, s->n, s->cap, err, errlen);
+	               bin < n ? (unsigned char)t[bin] : 0, s->size, s->cap, err, errlen);
 	if (r.status == JST_NOMEM)
 		s->nomem = 1;
 	return -1;
@@ -112,12 +113,61 @@ static int merge(struct rl_lines *s, cJSON *up, size_t at, char *err, size_t err
 	return 0;
 }
 
-/* The end of the line starting at at (its newline, or n). */
-static size_t line_end(const struct rl_lines *s, size_t at)
+/* The next line of the file: 1 with *line (its newline excluded; valid until the next call),
+ * *len and its offset *at; 2 the same for a last line without a newline; 0 at the end; -1 with
+ * err (a read error, or more bytes than the size cap). The buffer grows to the longest line. */
+static int next_line(struct rl_lines *s, const char **line, size_t *len, size_t *at, char *err,
+                     size_t errlen)
 {
-	const char *nl = memchr(s->text + at, '\n', s->n - at);
+	for (;;) {
+		char *nl = memchr(s->buf + s->bpos, '\n', s->blen - s->bpos);
+		ssize_t r;
 
-	return nl ? (size_t)(nl - s->text) : s->n;
+		if (nl) {
+			*line = s->buf + s->bpos;
+			*len = (size_t)(nl - *line);
+			*at = s->foff + s->bpos;
+			s->bpos += *len + 1;
+			return 1;
+		}
+		if (s->bpos > 0) {
+			memmove(s->buf, s->buf + s->bpos, s->blen - s->bpos);
+			s->foff += s->bpos;
+			s->blen -= s->bpos;
+			s->bpos = 0;
+		}
+		if (s->blen == s->bufcap) {
+			size_t c = s->bufcap ? 2 * s->bufcap : (size_t)1 << 20;
+			char *b = c <= 2 * (s->cap + 1) ? realloc(s->buf, c) : NULL;
+			if (!b) {
+				s->nomem = 1;
+				errno = ENOMEM;
+				return errmsg_fail(err, errlen, "%s: out of memory", s->path);
+			}
+			s->buf = b;
+			s->bufcap = c;
+		}
+		r = read(s->fd, s->buf + s->blen, s->bufcap - s->blen);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errmsg_fail(err, errlen, "%s: %s", s->path, strerror(errno));
+		if (s->foff + s->blen + (size_t)r > s->cap) {
+			errno = EFBIG;
+			return errmsg_fail(err, errlen, "%s: grew past the %zu-byte input limit while it "
+			                   "was read (set %s to raise it)", s->path, s->cap, JL_MAX_ENV);
+		}
+		if (r == 0) {
+			if (!s->blen)
+				return 0;
+			*line = s->buf;
+			*len = s->blen;
+			*at = s->foff;
+			s->bpos = s->blen;
+			return 2;
+		}
+		s->blen += (size_t)r;
+	}
 }
 
 static int lines_fail(struct rl_lines *s, enum jl_why *why)
@@ -130,99 +180,98 @@ static int lines_fail(struct rl_lines *s, enum jl_why *why)
 int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *err,
                   size_t errlen)
 {
-	size_t at, end, nodes;
+	const char *t;
+	size_t len, at, nodes;
 	cJSON *v;
-	int rc;
+	int rc, k;
 
-	*s = (struct rl_lines){.path = path};
+	*s = (struct rl_lines){.path = path, .fd = -1};
 	*why = JL_OK;
-	if (jl_max_bytes(&s->cap, err, errlen) != 0) {
-		*why = JL_BAD;
+	if ((s->fd = jl_open(path, &s->size, &s->cap, err, errlen)) < 0) {
+		*why = errno == ENOENT ? JL_MISSING : JL_BAD;
 		return -1;
 	}
-	if (!(s->text = jl_read(path, &s->n, err, errlen))) {
-		*why = errno == ENOENT ? JL_MISSING : errno == ENOMEM ? JL_NOMEM : JL_BAD;
-		return -1;
-	}
-	end = line_end(s, 0);
-	if (end == s->n) {
-		errmsg_fail(err, errlen, "%s: the header line has no newline at its end: not a "
-		            "bench file yet", path);
+	if ((k = next_line(s, &t, &len, &at, err, errlen)) != 1) {
+		if (k >= 0)
+			errmsg_fail(err, errlen, "%s: the header line has no newline at its end: not "
+			            "a bench file yet", path);
 		return lines_fail(s, why);
 	}
-	if ((rc = parse_line(s, 0, end, 0, &s->head, err, errlen)) != 0) {
+	if ((rc = parse_line(s, t, 0, len, 0, &s->head, err, errlen)) != 0) {
 		if (rc > 0)
 			errmsg_fail(err, errlen, "%s: truncated JSON (the header line ends at byte %zu)",
-			            path, end);
+			            path, len);
 		return lines_fail(s, why);
 	}
-	s->first = s->end = end + 1;
-	for (at = s->first; at < s->n; at = end + 1) {
-		int kind, last;
+	s->first = s->end = len + 1;
+	while ((k = next_line(s, &t, &len, &at, err, errlen)) > 0) {
+		int kind, last = k == 2 || (s->bpos == s->blen && s->foff + s->blen == s->size);
 
-		end = line_end(s, at);
-		last = end + 1 >= s->n;
-		if (end == s->n) {
+		if (k == 2) {
 			s->torn = 1; /* the write of the last line did not finish */
 			break;
 		}
-		kind = line_kind(s->text + at, end - at);
-		if (kind == 0) {
-			rc = parse_line(s, at, end, ROUND_DEPTH, &v, err, errlen);
-			cJSON_Delete(v);
-			if (rc > 0 && last) {
-				s->torn = 2;
-				break;
-			}
-			if (rc == 0)
-				errmsg_fail(err, errlen, "%s: the line at byte %zu is neither a round "
-				            "(first member \"index\") nor an update (\"updated_utc\")",
-				            path, at);
-			return lines_fail(s, why);
-		}
+		kind = line_kind(t, len);
 		if (kind == 'r' && !last) {
 			s->nrounds++;
-			s->end = end + 1;
+			s->end = at + len + 1;
 			continue;
 		}
 		nodes = s->nodes;
-		rc = parse_line(s, at, end, kind == 'r' ? ROUND_DEPTH : 0, &v, err, errlen);
-		if (kind == 'r')
-			s->nodes = nodes; /* counted again when the rounds are read */
+		rc = parse_line(s, t, at, at + len, kind == 'u' ? 0 : ROUND_DEPTH, &v, err, errlen);
+		if (kind != 'u')
+			s->nodes = nodes; /* a round's are counted when the rounds are read */
 		if (rc > 0 && last) {
 			s->torn = 2;
 			break;
 		}
-		if (rc != 0)
+		if (rc > 0)
+			errmsg_fail(err, errlen, "%s: truncated JSON (the line at byte %zu)", path, at);
+		if (rc == 0 && kind == 0)
+			errmsg_fail(err, errlen, "%s: the line at byte %zu is neither a round (first "
+			            "member \"index\") nor an update (\"updated_utc\")", path, at);
+		if (rc != 0 || kind == 0) {
+			cJSON_Delete(v);
 			return lines_fail(s, why);
+		}
 		if (kind == 'u' && merge(s, v, at, err, errlen) != 0) {
 			cJSON_Delete(v);
 			return lines_fail(s, why);
 		}
 		cJSON_Delete(v);
 		s->nrounds += kind == 'r';
-		s->end = end + 1;
+		s->end = at + len + 1;
 	}
+	if (k < 0)
+		return lines_fail(s, why);
 	return 0;
 }
 
 int rl_lines_round(struct rl_lines *s, size_t *at, cJSON **round, char *err, size_t errlen)
 {
-	*round = NULL;
-	while (*at < s->end) {
-		size_t end = line_end(s, *at), from = *at;
-		int rc;
+	const char *t;
+	size_t len, from;
+	int k, rc;
 
-		*at = end + 1;
-		if (line_kind(s->text + from, end - from) != 'r')
+	*round = NULL;
+	if (!s->rewound) {
+		if (lseek(s->fd, (off_t)*at, SEEK_SET) < 0)
+			return errmsg_fail(err, errlen, "%s: %s", s->path, strerror(errno));
+		s->foff = *at;
+		s->blen = s->bpos = 0;
+		s->rewound = 1;
+	}
+	while (*at < s->end && (k = next_line(s, &t, &len, &from, err, errlen)) > 0) {
+		*at = from + len + 1;
+		if (line_kind(t, len) != 'r')
 			continue;
-		rc = parse_line(s, from, end, ROUND_DEPTH, round, err, errlen);
+		rc = parse_line(s, t, from, from + len, ROUND_DEPTH, round, err, errlen);
 		if (rc > 0)
 			return errmsg_fail(err, errlen, "%s: truncated JSON (the line at byte %zu)",
 			                   s->path, from);
 		return rc == 0 ? 1 : -1;
 	}
-	return 0;
+	return *at < s->end ? -1 : 0;
 }
 
 void rl_lines_torn(const struct rl_lines *s, char *msg, size_t len)
@@ -236,9 +285,11 @@ void rl_lines_torn(const struct rl_lines *s, char *msg, size_t len)
 
 void rl_lines_close(struct rl_lines *s)
 {
-	free(s->text);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->buf);
 	cJSON_Delete(s->head);
-	*s = (struct rl_lines){0};
+	*s = (struct rl_lines){.fd = -1};
 }
 
 int rf_bench_read(const char *path, cJSON **doc, struct rf_file *info, enum jl_why *why,

@@ -107,8 +107,11 @@ int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, c
 /* An allocab-bench/2 file read line by line (rflines.c). */
 struct rl_lines {
 	const char *path;
-	char *text;
-	size_t n, cap, nodes;
+	int fd;
+	char *buf;                /* file bytes [foff, foff + blen), the next line at bpos */
+	size_t bufcap, blen, bpos, foff;
+	int rewound;              /* the second pass (the rounds) has begun */
+	size_t size, cap, nodes;  /* the file's size when opened, the size cap, values parsed */
 	size_t first;    /* where the line after the header starts */
 	size_t end;      /* where the complete lines end */
 	size_t nrounds;  /* round lines among them */
@@ -116,8 +119,8 @@ struct rl_lines {
 	int nomem;
 	cJSON *head;     /* the header with every update line merged */
 };
-/* Reads path whole (jl_read's limits), parses its header and update lines strictly and finds its
- * round lines and a torn last line. Returns 0, or -1 with err and *why (s freed). */
+/* Opens path (jl_open's limits), parses its header and update lines strictly and finds its round
+ * lines and a torn last line. Returns 0, or -1 with err and *why (s freed). */
 int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *err,
                   size_t errlen);
 /* The next round line at or after *at: 1 with *round (the caller's), 0 after the last one, -1
