@@ -299,23 +299,6 @@ static int rounds_once(struct loader *l, const cJSON *bench)
 	return n > 1 ? rl_fail(l, "member 'rounds' appears twice in the top-level object") : 0;
 }
 
-/* The round lines of an allocab-bench/2 file, one at a time. */
-static int load_lines(struct loader *l, struct rl_lines *ln)
-{
-	size_t at = ln->first;
-	cJSON *jr;
-	int k;
-
-	while ((k = rl_lines_round(ln, &at, &jr, l->err, l->errlen)) == 1) {
-		k = rl_round(l, jr);
-		cJSON_Delete(jr);
-		if (k != 0)
-			return -1;
-	}
-	l->nomem = ln->nomem;
-	return k;
-}
-
 /* The rounds: from the array in memory, or one at a time from js or ln when not NULL. */
 static int load_rounds(struct loader *l, const cJSON *bench, struct js_stream *js,
                        struct rl_lines *ln)
@@ -325,7 +308,7 @@ static int load_rounds(struct loader *l, const cJSON *bench, struct js_stream *j
 	int k;
 
 	if (ln)
-		return load_lines(l, ln);
+		return rl_lines_rounds(l, ln);
 	if (!js && rounds_once(l, bench) != 0)
 		return -1;
 	if (!js && !cJSON_IsArray(rounds))
@@ -588,53 +571,4 @@ int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen)
 	*out = from_json(js_head(js), js, NULL, path, &oom, err, errlen);
 	js_close(js);
 	return *out ? ST_OK : oom ? ST_FAIL : ST_USAGE;
-}
-
-void rf_free(struct rf_doc *d)
-{
-	if (!d)
-		return;
-	for (size_t i = 0; i < d->narms; i++) {
-		free(d->arms[i]);
-		if (d->arm_config)
-			free(d->arm_config[i]);
-	}
-	free(d->arm_config);
-	for (size_t i = 0; i < d->nwl; i++) {
-		for (size_t p = 0; p < RF_MAX_PHASES; p++)
-			free(d->wl[i].phases[p]);
-		free(d->wl[i].name);
-		free(d->wl[i].checksum);
-		free(d->wl[i].work);
-		rf_input_free(d->wl[i].input);
-	}
-	for (size_t i = 0; i < d->nfails; i++) {
-		struct rf_fail *f = &d->fails[i];
-		free(f->arm);
-		free(f->workload);
-		free(f->status);
-		free(f->signal);
-		free(f->stderr_tail);
-		free(f->reason);
-	}
-	nameidx_free(&d->arm_idx);
-	nameidx_free(&d->wl_idx);
-	free(d->arms);
-	free(d->wl);
-	free(d->runs);
-	free(d->warm_runs);
-	free(d->round_index);
-	free(d->fails);
-	free(d->path);
-	free(d->status);
-	free(d->machine_desc);
-	free(d->env);
-	free(d->tracking);
-	free(d->label);
-	free(d->host);
-	free(d->boot_id);
-	free(d->machine_id_stored);
-	free(d->ran);
-	free(d->cpu_vendor);
-	free(d);
 }

@@ -274,6 +274,23 @@ int rl_lines_round(struct rl_lines *s, size_t *at, cJSON **round, char *err, siz
 	return *at < s->end ? -1 : 0;
 }
 
+/* The round lines of an allocab-bench/2 file, one at a time. */
+int rl_lines_rounds(struct loader *l, struct rl_lines *ln)
+{
+	size_t at = ln->first;
+	cJSON *jr;
+	int k;
+
+	while ((k = rl_lines_round(ln, &at, &jr, l->err, l->errlen)) == 1) {
+		k = rl_round(l, jr);
+		cJSON_Delete(jr);
+		if (k != 0)
+			return -1;
+	}
+	l->nomem = ln->nomem;
+	return k;
+}
+
 void rl_lines_torn(const struct rl_lines *s, char *msg, size_t len)
 {
 	snprintf(msg, len,

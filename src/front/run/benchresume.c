@@ -341,9 +341,18 @@ static int same_label(const char *path, const cJSON *doc, const cJSON *fresh, ch
 	                                        : differs(path, "task.label", a, b, err, errlen);
 }
 
-int bench_resume_load(const struct bench_config *c, const char *path, cJSON **doc,
-                      long *keep, cJSON **disk, char *err, size_t errlen)
+void bench_resume_free(struct bench_config *c)
 {
+	cJSON_Delete(c->resume);
+	cJSON_Delete(c->resume_disk);
+	c->resume = c->resume_disk = NULL;
+}
+
+int bench_resume_load(struct bench_config *c, const char *path, const char *out, char *err,
+                      size_t errlen)
+{
+	cJSON **doc = &c->resume, **disk = &c->resume_disk;
+	long *keep = &c->resume_keep;
 	enum jl_why why;
 	struct rf_file info;
 	cJSON *fresh = NULL, *d;
@@ -373,9 +382,11 @@ int bench_resume_load(const struct bench_config *c, const char *path, cJSON **do
 		goto out;
 	*doc = d;
 	d = NULL;
-	*keep = info.keep;
-	*disk = info.disk;
-	info.disk = NULL;
+	if (out && strcmp(out, path) == 0) { /* -o elsewhere: the output is written anew */
+		*keep = info.keep;
+		*disk = info.disk;
+		info.disk = NULL;
+	}
 out:
 	cJSON_Delete(info.disk);
 	rf_free(rf);

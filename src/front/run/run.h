@@ -270,10 +270,14 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
  * not decided, no --gate on either side, a sequential plan not spent, the configuration the bench
  * would record equal to the file's but for what a session may change (its command line, shuffle
  * seed, rounds, budget and --min-rounds), and a shuffle seed no session of the file used. Returns
- * ST_OK with *doc the file's document, its "sessions" list ending with this session's; ST_USAGE
- * with one line naming the first difference in err ("PATH: ..."); ST_FAIL when memory ran out. */
-int bench_resume_load(const struct bench_config *c, const char *path, cJSON **doc,
-                      long *keep, cJSON **disk, char *err, size_t errlen);
+ * ST_OK with c->resume the file's document, its "sessions" list ending with this session's, and,
+ * when out (the output) is path and the file is allocab-bench/2, c->resume_keep and
+ * c->resume_disk; ST_USAGE with one line naming the first difference in err ("PATH: ...");
+ * ST_FAIL when memory ran out. */
+int bench_resume_load(struct bench_config *c, const char *path, const char *out, char *err,
+                      size_t errlen);
+/* Frees what bench_resume_load left in c (bench_run takes it over when it runs). */
+void bench_resume_free(struct bench_config *c);
 
 /* Name of the i-th counted run status ("ok", "failed", "unverified", "crashed", "timeout",
  * "invalid"), NULL past the end. */
