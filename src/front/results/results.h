@@ -197,10 +197,8 @@ void rf_free(struct rf_doc *d);
 #define RF_SCHEMA1 "allocab-bench/1"
 #define RF_SCHEMA2 "allocab-bench/2"
 
-/* Whether text (n bytes, the start of a file) begins as an allocab-bench/2 header line does:
- * {"schema":"allocab-bench/2". rf_path_is_lines: the same of the first bytes of path's file
- * (0 when it cannot be read). */
-int rf_is_lines(const char *text, size_t n);
+/* Whether the file at path begins as an allocab-bench/2 header line does,
+ * {"schema":"allocab-bench/2" (0 when it cannot be read). */
 int rf_path_is_lines(const char *path);
 
 /* What rf_bench_read learnt of a file beyond its document. */

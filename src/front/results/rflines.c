@@ -19,7 +19,8 @@
 
 #define HEAD_PREFIX "{\"schema\":\"" RF_SCHEMA2 "\""
 
-int rf_is_lines(const char *text, size_t n)
+/* Whether text (n bytes, the start of a file) begins as an allocab-bench/2 header line does. */
+static int is_lines(const char *text, size_t n)
 {
 	size_t k = strlen(HEAD_PREFIX);
 
@@ -368,5 +369,5 @@ int rf_path_is_lines(const char *path)
 	while (got < sizeof buf && (r = read(fd, buf + got, sizeof buf - got)) > 0)
 		got += (size_t)r;
 	close(fd);
-	return rf_is_lines(buf, got);
+	return is_lines(buf, got);
 }
