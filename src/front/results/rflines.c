@@ -248,7 +248,9 @@ int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *
 	return 0;
 }
 
-int rl_lines_round(struct rl_lines *s, size_t *at, cJSON **round, char *err, size_t errlen)
+/* The next round line at or after *at: 1 with *round (the caller's), 0 after the last one, -1
+ * with err. */
+static int lines_round(struct rl_lines *s, size_t *at, cJSON **round, char *err, size_t errlen)
 {
 	const char *t;
 	size_t len, from;
@@ -282,7 +284,7 @@ int rl_lines_rounds(struct loader *l, struct rl_lines *ln)
 	cJSON *jr;
 	int k;
 
-	while ((k = rl_lines_round(ln, &at, &jr, l->err, l->errlen)) == 1) {
+	while ((k = lines_round(ln, &at, &jr, l->err, l->errlen)) == 1) {
 		k = rl_round(l, jr);
 		cJSON_Delete(jr);
 		if (k != 0)
@@ -339,7 +341,7 @@ int rf_bench_read(const char *path, cJSON **doc, struct rf_file *info, enum jl_w
 		errmsg_fail(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
-	for (at = s.first; (rc = rl_lines_round(&s, &at, &round, err, errlen)) == 1;)
+	for (at = s.first; (rc = lines_round(&s, &at, &round, err, errlen)) == 1;)
 		cJSON_AddItemToArray(rounds, round);
 	if (rc < 0) {
 		*why = s.nomem ? JL_NOMEM : JL_BAD;

@@ -123,9 +123,6 @@ struct rl_lines {
  * lines and a torn last line. Returns 0, or -1 with err and *why (s freed). */
 int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *err,
                   size_t errlen);
-/* The next round line at or after *at: 1 with *round (the caller's), 0 after the last one, -1
- * with err. */
-int rl_lines_round(struct rl_lines *s, size_t *at, cJSON **round, char *err, size_t errlen);
 /* Every round line of ln through rl_round. Returns 0, or -1 with the reason set. */
 int rl_lines_rounds(struct loader *l, struct rl_lines *ln);
 /* The one line that reports s's torn last line. */
