@@ -341,7 +341,9 @@ int atomic_commit(struct atomic_out *o, char *err, size_t errlen)
 	return 0;
 }
 
-int atomic_writev(const char *path, const struct iovec *iov, size_t n, char *err, size_t errlen)
+/* atomic_write of the concatenation of the n pieces of iov. */
+static int atomic_writev(const char *path, const struct iovec *iov, size_t n, char *err,
+                         size_t errlen)
 {
 	struct atomic_out o;
 

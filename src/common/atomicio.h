@@ -17,9 +17,6 @@
  * fault hook, ALLOCAB_FAULT_WRITES, is described in docs/results-format.md ("Faults"). */
 int atomic_write(const char *path, const void *data, size_t n, char *err, size_t errlen);
 
-struct iovec;
-/* The same for the concatenation of the n pieces of iov. */
-int atomic_writev(const char *path, const struct iovec *iov, size_t n, char *err, size_t errlen);
 
 /* A whole file written piece by piece (one too large to build in memory, such as a trace), under
  * atomic_write's rules: a temporary file in the target's directory, renamed over it by
