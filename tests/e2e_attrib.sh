@@ -14,8 +14,8 @@ expect_status "bench: small checkpoint_write, 3 rounds" 0 \
 py() { python3 - "$@"; }
 
 if py "$TMP/b.json" "$(uname -r)" <<'PYEOF' >"$TMP/facts" 2>&1; then ok "facts: start and end, shape and values"; else notok "facts: start and end, shape and values" "$(cat "$TMP/facts")"; fi
-import json, re, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, re, sys
+d = benchfile.load(sys.argv[1])
 f = d["facts"]
 assert set(f) == {"start", "end"}, f.keys()
 thp = open("/sys/kernel/mm/transparent_hugepage/enabled").read()
@@ -35,8 +35,8 @@ assert "facts" not in d["machine"], "facts stay out of the fingerprint"
 PYEOF
 
 if py "$TMP/b.json" <<'PYEOF' >"$TMP/reps" 2>&1; then ok "reps: every phase has its counts, consistent with its CPU time"; else notok "reps: every phase has its counts, consistent with its CPU time" "$(cat "$TMP/reps")"; fi
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 keys = ("user_ns", "sys_ns", "minflt", "majflt", "nvcsw", "nivcsw")
 n = 0
 for rnd in d["rounds"]:
@@ -59,8 +59,8 @@ PYEOF
 
 expect_status "compare --format json" 0 "$A" compare "$TMP/b.json" --format json
 if py "$TMP/out" <<'PYEOF' >"$TMP/att" 2>&1; then ok "compare json: an attribution per comparison, parts sum to parts_sum_ns"; else notok "compare json: an attribution per comparison, parts sum to parts_sum_ns" "$(cat "$TMP/att")"; fi
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 rows = [r for r in d["comparisons"] if r["workload"]]
 assert rows
 for r in rows:
@@ -87,8 +87,8 @@ expect_status "bench: probed --cmd arms" 0 \
 	"$A" bench --cmd a='sort /etc/services >/dev/null' --cmd b='sort /etc/services >/dev/null' \
 	--expect a=system --expect b=system --rounds 2 --warmup 0 -q -o "$TMP/c.json"
 if py "$TMP/c.json" <<'PYEOF' >"$TMP/pr" 2>&1; then ok "probe: each exited process's rusage, and their sum"; else notok "probe: each exited process's rusage, and their sum" "$(cat "$TMP/pr")"; fi
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 for rnd in d["rounds"]:
     for run in rnd["runs"]:
         p = run["probe"]

@@ -42,7 +42,7 @@ if [ -x "$BUILD/allocab-system" ] && [ -x "$BUILD/allocab-mimalloc" ]; then
 		"$A" bench -a system,mimalloc -w parquet_load,feature_extract --scale small --rounds 3 \
 		--quiet -o "$TMP/drv.json"
 	if [ -s "$TMP/out" ]; then notok "drivers: stdout stays empty" "$(head -c 200 "$TMP/out")"; else ok "drivers: stdout stays empty"; fi
-	jeq "drivers: schema" "$TMP/drv.json" schema allocab-bench/1
+	jeq "drivers: schema" "$TMP/drv.json" schema allocab-bench/2
 	jeq "drivers: status complete" "$TMP/drv.json" status complete
 	jeq "drivers: warm-up + 3 rounds" "$TMP/drv.json" rounds.# 4
 	jeq "drivers: round 0 is warm-up" "$TMP/drv.json" rounds.0.warmup true

@@ -16,11 +16,11 @@ if [ -x "$BUILD/allocab-system" ] && [ -x "$F" ]; then
 		ok "marked program: one note counts the 3 primary comparisons (each candidate's total) and extends the budget" ||
 		notok "marked program: the note" "$(grep -v 'round [0-9]' "$TMP/err" | head -c 400)"
 	need=$(sed -n 's/.*needs at least \([0-9]*\): .*/\1/p' "$TMP/err")
-	measured=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for r in d['rounds'] if not r['warmup']))" "$TMP/p.json")
+	measured=$(python3 -c "import json, benchfile,sys; d=benchfile.load(sys.argv[1]); print(sum(1 for r in d['rounds'] if not r['warmup']))" "$TMP/p.json")
 	[ -n "$need" ] && [ "$measured" -ge "$need" ] && ok "marked program: it ran the $need measured rounds a verdict needs ($measured)" ||
 		notok "marked program: it ran the rounds a verdict needs" "need '$need', measured $measured"
 	"$A" compare "$TMP/p.json" --format json >"$TMP/cmp" 2>&1
-	few=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for r in d['comparisons'] if r['family'] == 'primary' and r['verdict'].startswith('too few')))" "$TMP/cmp" 2>&1)
+	few=$(python3 -c "import json, benchfile,sys; d=benchfile.load(sys.argv[1]); print(sum(1 for r in d['comparisons'] if r['family'] == 'primary' and r['verdict'].startswith('too few')))" "$TMP/cmp" 2>&1)
 	[ "$few" = 0 ] && ok "marked program: no primary comparison has too few rounds for a verdict" ||
 		notok "marked program: compare can give verdicts" "$few"
 	planned=$("$J" "$TMP/p.json" config.sequential.planned_rounds)
@@ -33,7 +33,7 @@ fi
 grep -Eq '^allocab: bench: WARNING: a budget of 1 s holds about [0-9]+ measured rounds? .*; a verdict on its 1 comparison needs at least 7: this budget cannot decide: give --budget [0-9]+ or more' "$TMP/err" &&
 	ok "--min-rounds: the budget is kept, and a warning says it cannot decide and by how much" ||
 	notok "--min-rounds: the warning" "$(grep -v 'round [0-9]' "$TMP/err" | head -c 400)"
-measured=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(sum(1 for r in d['rounds'] if not r['warmup']))" "$TMP/c.json")
+measured=$(python3 -c "import json, benchfile,sys; d=benchfile.load(sys.argv[1]); print(sum(1 for r in d['rounds'] if not r['warmup']))" "$TMP/c.json")
 [ "$measured" -lt 7 ] && ok "--min-rounds: the budget stops it ($measured rounds)" || notok "--min-rounds: the budget stops it" "$measured"
 "$A" bench --cmd a=true --cmd b=true --budget 5 -o "$TMP/d.json" >"$TMP/out" 2>"$TMP/err"
 grep -q 'a budget of' "$TMP/err" && notok "a budget that holds the rounds: no note" "$(grep 'a budget of' "$TMP/err")" || ok "a budget that holds the rounds: no note"

@@ -83,9 +83,9 @@ awk -v sd="$("$jget" "$cal" workloads.0.sd)" '{ x[NR] = $1; s += $1 } END { m = 
 	[ "$("$jget" "$cal" workloads.0.rounds_needed.0.effect_pct)" = 5 ] &&
 	ok "MDE rows: none at 3 rounds, 12 rounds, 60 s; rounds for 5%" ||
 	notok "MDE rows" "$("$jget" "$cal" workloads.0.mde) $("$jget" "$cal" workloads.0.rounds_needed)"
-[ "$("$jget" "$TMP/cal-runs.json" schema)" = allocab-bench/1 ] &&
-	[ "$("$jget" "$TMP/cal-runs.json" rounds.#)" = 4 ] && ok "the A/A runs are an allocab-bench/1 file (1 warm-up + 3)" ||
-	notok "the A/A runs are an allocab-bench/1 file" "$("$jget" "$TMP/cal-runs.json" rounds.#)"
+[ "$("$jget" "$TMP/cal-runs.json" schema)" = allocab-bench/2 ] &&
+	[ "$("$jget" "$TMP/cal-runs.json" rounds.#)" = 4 ] && ok "the A/A runs are an allocab-bench/2 file (1 warm-up + 3)" ||
+	notok "the A/A runs are an allocab-bench/2 file" "$("$jget" "$TMP/cal-runs.json" rounds.#)"
 grep -q "^$wl (total): 3 paired rounds" "$TMP/cal.out" && grep -q "MDE (80% power) .*3 rounds none | 12 rounds" "$TMP/cal.out" &&
 	ok "calibrate prints the noise floor" || notok "calibrate prints the noise floor" "$(head -c 400 "$TMP/cal.out")"
 

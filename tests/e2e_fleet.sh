@@ -50,7 +50,7 @@ awk -v p="$pi_lo" -v l="$lo" 'BEGIN { exit !(p < l) }' && ok "json: the predicti
 
 # a machine without an arm, one that was busy: per row, never pooled silently
 "$A" merge "$F"/{a,b,c,noje,busy}.json --format json -o "$F/gap.json" 2>"$TMP/err"
-je=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1]))
+je=$("$PY" -c 'import json, benchfile,sys; d=benchfile.load(sys.argv[1])
 r=[c for c in d["comparisons"] if c["candidate"]=="jemalloc" and c["workload"]=="parquet_load"][0]
 m=[x for x in r["machines"] if x["machine"]=="noje"][0]
 print(r["machines_pooled"], m["pooled"], m["reason"])' "$F/gap.json" 2>&1)

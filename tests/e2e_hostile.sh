@@ -179,10 +179,10 @@ bad "calibrate -o ''" '--output: empty value' "$A" calibrate --from "$TMP/aa.jso
 mkbench "$TMP/long.json" arms=system=1,mimalloc=0.9/0.05 wls=parquet_load,pipeline rounds=1500 warmup=2 reps=4
 mkdir -p "$TMP/compact" "$TMP/indented" "$TMP/reordered"
 cp "$TMP/long.json" "$TMP/compact/r.json"
-python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"), indent=1)' \
+python3 -c 'import json, benchfile, sys; json.dump(benchfile.load(sys.argv[1]), open(sys.argv[2], "w"), indent=1)' \
 	"$TMP/long.json" "$TMP/indented/r.json"
-python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
+python3 -c 'import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 json.dump({"rounds": d.pop("rounds"), **d}, open(sys.argv[2], "w"), separators=(",", ":"))' \
 	"$TMP/long.json" "$TMP/reordered/r.json"
 for v in compact indented reordered; do

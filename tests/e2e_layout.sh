@@ -174,8 +174,8 @@ grep -q '^replay (workload replay): process 3 (pid 4242, /usr/bin/sort: sort -n 
 	notok "replay: t_prog from the trace" "$("$J" "$TMP/rpout.json" replays.0.prediction)"
 check_prediction() { # FILE T_PROG_NS: every candidate's prediction is t/(t - tb (1 - 1/s)), the interval around it
 	"$PY" - "$1" "$2" <<'PY'
-import json, sys
-d, t = json.load(open(sys.argv[1])), float(sys.argv[2])
+import json, benchfile, sys
+d, t = benchfile.load(sys.argv[1]), float(sys.argv[2])
 p = d["replays"][0]["prediction"]
 assert abs(p["program_ns"] - t) < 1, p["program_ns"]
 tb, rows = p["replay_baseline_ns"], {c["candidate"]: c for c in d["comparisons"]}
@@ -190,8 +190,8 @@ PY
 if out=$(check_prediction "$TMP/rpout.json" 400000000 2>&1); then ok "replay: predictions follow the formula, inside their intervals ($out)"; else notok "replay: predictions" "$out"; fi
 expect_status "replay --program-results" 0 "$A" compare "$TMP/rp.json" --program-results "$TMP/prog.json" --format json -o "$TMP/rpp.json"
 t=$("$PY" -c '
-import json, statistics, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, statistics, sys
+d = benchfile.load(sys.argv[1])
 print(statistics.median(r["process"]["wall_ns"] for x in d["rounds"] if not x["warmup"] for r in x["runs"] if r["arm"] == "system"))' "$TMP/prog.json")
 if out=$(check_prediction "$TMP/rpp.json" "$t" 2>&1); then ok "replay --program-results: t_prog is the program's median under system ($out)"; else notok "replay --program-results" "$out"; fi
 [ "$("$J" "$TMP/rpp.json" replays.0.prediction.program_arm)" = system ] && ok "replay --program-results: the arm timed is named" || notok "replay: program arm" "$("$J" "$TMP/rpp.json" replays.0.prediction.program_arm)"

@@ -52,7 +52,7 @@ near() {
 expect_status "drivers: exit 0" 0 "$S" --scale small --rounds 3 -q -o "$TMP/d.json"
 cp "$TMP/out" "$TMP/d.out"
 summary "drivers" "$TMP/d.out" 3
-jeq "drivers: results are allocab-bench/1" "$TMP/d.json" schema allocab-bench/1
+jeq "drivers: results are allocab-bench/2" "$TMP/d.json" schema allocab-bench/2
 jeq "drivers: arms system, mimalloc" "$TMP/d.json" config.arms '["system","mimalloc"]'
 jeq "drivers: pipeline by default" "$TMP/d.json" config.workloads '["pipeline"]'
 jeq "drivers: --scale passed" "$TMP/d.json" config.scale small

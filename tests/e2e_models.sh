@@ -50,8 +50,8 @@ if [ -n "$cargo" ]; then
 	else
 		notok "rust: marks" "no epoch phase in $TMP/rust.json"
 	fi
-	if python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
+	if python3 -c 'import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 ph = [p for r in d["rounds"][0]["runs"] for p in (r.get("phase_marks") or {}).get("phases", []) if p["name"] == "epoch"]
 sys.exit(0 if ph and all(isinstance(p.get("cpu_ns"), list) for p in ph) else 1)' "$TMP/rust.json"; then
 		ok "rust: its epoch marks carry the process's CPU time"

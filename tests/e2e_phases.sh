@@ -127,16 +127,16 @@ fi
 # ---- a results file whose marks disagree is refused ----
 if [ -x /usr/bin/python3 ]; then
 	/usr/bin/python3 - "$TMP/c.json" "$TMP/bad.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 d["rounds"][1]["runs"][0]["phase_marks"]["phases"].pop(0)
 json.dump(d, open(sys.argv[2], "w"))
 PY
 	expect_status "a run marking other phases than the others: refused" 2 "$A" compare "$TMP/bad.json"
 	expect_err "... with one line" "phase_marks.phases is not an array of the same phases"
 	/usr/bin/python3 - "$TMP/c.json" "$TMP/bad2.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 d["rounds"][0]["runs"][0]["phase_marks"]["phases"][1]["regimes"][0] = "steady"
 json.dump(d, open(sys.argv[2], "w"))
 PY

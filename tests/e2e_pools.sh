@@ -15,8 +15,8 @@ mkdir -p "$P"
 
 # relabel SRC DST LABEL [BOOT]: a copy of SRC with another task.label (and boot id)
 relabel() {
-	"$PY" -c 'import json, sys
-d = json.load(open(sys.argv[1])); d["task"]["label"] = sys.argv[3]
+	"$PY" -c 'import json, benchfile, sys
+d = benchfile.load(sys.argv[1]); d["task"]["label"] = sys.argv[3]
 if len(sys.argv) > 4: d["task"]["boot_id"] = sys.argv[4]
 json.dump(d, open(sys.argv[2], "w"))' "$@"
 }
@@ -35,8 +35,8 @@ expect_status "copies: with the boot ids edited too, still one machine" 3 "$A" g
 
 # (hostile-3 reproducer merge-quadratic-warnings)
 # --- 520 copies: one line per problem ------------------------------------------------------------
-"$PY" -c 'import json, sys
-d = json.load(open(sys.argv[1]))
+"$PY" -c 'import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 for i in range(520):
     d["task"]["label"] = "M%03d" % i; json.dump(d, open("%s/M%03d.json" % (sys.argv[2], i), "w"))' "$D/copies-A.json" "$P"
 "$A" merge "$P"/M*.json >"$P/m520.out" 2>"$P/m520.err"
@@ -69,8 +69,8 @@ expect_status "crashes: a candidate that crashed in 6 of 12 rounds is FAIL (was 
 grep -q "failed runs: mimalloc 6 of 12 (first: crashed SIGSEGV), system 0 of 12: the candidate fails more often" "$TMP/out" &&
 	ok "crashes: the gate says how many runs crashed" || notok "crashes: line" "$(cat "$TMP/out")"
 relabel "$D/flaky.json" "$P/fl1.json" fl1 b1
-"$PY" -c 'import json, sys
-d = json.load(open(sys.argv[1])); d["task"]["label"] = "fl2"; d["task"]["boot_id"] = "b2"
+"$PY" -c 'import json, benchfile, sys
+d = benchfile.load(sys.argv[1]); d["task"]["label"] = "fl2"; d["task"]["boot_id"] = "b2"
 for r in d["rounds"]:
     for run in r["runs"]:
         if run["status"] == "ok": run["process"]["wall_ns"] += 1000
@@ -83,10 +83,10 @@ expect_status "crashes: and FAIL on each machine" 1 "$A" gate "$P/fl1.json" "$P/
 # --- the reader's cross-checks --------------------------------------------------------------------
 expect_status "ok with probe.verified false: refused" 2 "$A" compare "$D/ok-unverified.json"
 expect_err "ok with probe.verified false: one line" 'rounds\[0\]\.runs\[[0-9]+\]: status "ok" with probe.verified false'
-"$PY" -c 'import json, sys
-d = json.load(open(sys.argv[1])); d["machine"]["cpu_model"] = "Intel(R) Xeon(R) Platinum 8480+"
+"$PY" -c 'import json, benchfile, sys
+d = benchfile.load(sys.argv[1]); d["machine"]["cpu_model"] = "Intel(R) Xeon(R) Platinum 8480+"
 json.dump(d, open(sys.argv[2], "w"))
-d = json.load(open(sys.argv[1])); d["machine"]["id"] = "0000000000000000"; d["task"]["label"] = "Z"
+d = benchfile.load(sys.argv[1]); d["machine"]["id"] = "0000000000000000"; d["task"]["label"] = "Z"
 json.dump(d, open(sys.argv[3], "w"))' "$D/copies-A.json" "$P/fp_cpu.json" "$P/fp_id.json"
 "$A" compare "$D/copies-A.json" "$P/fp_cpu.json" >"$P/fp1.out" 2>&1
 grep -q "machine fingerprints differ" "$P/fp1.out" && ok "fingerprint: an edited CPU model under the old id is another machine" ||
@@ -105,9 +105,9 @@ jeq "sessions: two sessions pooled" "$P/s.json" comparisons.0.units_pooled 2
 "$J" "$P/s.json" warnings | grep -q "A, B ran on one machine (boot id d8d9111c-cf1c-4e60-932f-cd3251fb8f5f): 2 sessions of one machine" &&
 	ok "sessions: one line says so" || notok "sessions: line" "$(cat "$TMP/err")"
 "$BUILD/tests/mkfleet" "$P" 5 4 12 -0.05 0.02 0 0.05 1 >/dev/null
-"$PY" -c 'import json, sys
+"$PY" -c 'import json, benchfile, sys
 for i, b in ((1, "aa"), (2, "aa"), (3, "bb"), (4, "cc")):
-    p = "%s/m%d.json" % (sys.argv[1], i); d = json.load(open(p)); d["task"]["boot_id"] = b; json.dump(d, open(p, "w"))' "$P"
+    p = "%s/m%d.json" % (sys.argv[1], i); d = benchfile.load(p); d["task"]["boot_id"] = b; json.dump(d, open(p, "w"))' "$P"
 "$A" merge "$P"/m{1,2,3,4}.json --format json -o "$P/ms.json" 2>"$P/ms.err"
 jeq "sessions: four files, two of them sessions of one machine, pool as 3 machines" "$P/ms.json" comparisons.0.units_pooled 3
 jeq "sessions: all four files enter" "$P/ms.json" comparisons.0.machines_pooled 4
@@ -118,8 +118,8 @@ rm -f "$P"/m*.json
 "$A" merge "$P"/m*.json --format json -o "$P/x.json" 2>/dev/null
 jeq "explain: eight machines with facts are fitted" "$P/x.json" comparisons.0.explained.fitted true
 jeq "explain: on the fault cost and the vendor" "$P/x.json" comparisons.0.explained.moderators.# 2
-"$PY" -c 'import json, sys
-e = json.load(open(sys.argv[1]))["comparisons"][0]["explained"]
+"$PY" -c 'import json, benchfile, sys
+e = benchfile.load(sys.argv[1])["comparisons"][0]["explained"]
 f = e["moderators"][0]
 sys.exit(0 if e["tau2_residual"] < e["tau2"] / 10 and f["lo"] < 0.02 < f["hi"] else 1)' "$P/x.json" &&
 	ok "explain: the fault cost's slope (0.02 per us) is found and the residual tau^2 is a tenth of the plain one" ||

@@ -58,7 +58,7 @@ if grep -q '"exe":"/usr/bin/sort".*"allocator":"mimalloc"' "$TMP/rec"; then
 else
 	notok "probe: exec keeps the probe" "$(head -c 400 "$TMP/rec")"
 fi
-if [ "$(python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]; print("ok")' "$TMP/rec" 2>&1)" = ok ]; then
+if [ "$(python3 -c 'import json, benchfile,sys; [json.loads(l) for l in open(sys.argv[1])]; print("ok")' "$TMP/rec" 2>&1)" = ok ]; then
 	ok "probe: every record is one JSON line"
 else
 	notok "probe: JSON lines" "$(head -c 400 "$TMP/rec")"
@@ -77,7 +77,7 @@ jeq "sort: the jemalloc arm records its version" "$TMP/sort.json" config.proof.j
 jeq "sort: program recorded" "$TMP/sort.json" config.program "sort -n $TMP/nums.txt >/dev/null"
 
 cat >"$TMP/j.py" <<'PY'
-import json
+import json, benchfile
 data = [{"id": i, "name": "item%d" % i, "tags": ["a", "b", str(i)]} for i in range(20000)]
 assert len(json.loads(json.dumps(data))) == 20000
 PY
@@ -93,8 +93,8 @@ expect_status "--count-calls: exit 0" 0 \
 	"$A" bench --program "PYTHONMALLOC=malloc /usr/bin/python3 $TMP/j.py" -a system,mimalloc \
 	--count-calls --rounds 1 --warmup 0 -q -o "$TMP/count.json"
 counted=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 for r in d["rounds"][0]["runs"]:
     for p in r["probe"]["processes"]:
         if p["exe"].startswith("/usr/bin/python3") and p["allocator"] == r["arm"]:
@@ -108,8 +108,8 @@ fi
 jeq "--count-calls recorded" "$TMP/count.json" config.count_calls true
 expect_status "compare a --count-calls bench" 0 "$A" compare "$TMP/count.json"
 procs=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 print(*[r["probe"]["process_count"] for r in d["rounds"][0]["runs"] if r["arm"] == "system"])' "$TMP/count.json")
 if grep -Eq '^workload +arm +ok rounds .* processes/run +calls/run$' "$TMP/out" &&
 	grep -Eq "^command +system +1/1 .* $procs +[0-9.]+ [kM]\$" "$TMP/out"; then

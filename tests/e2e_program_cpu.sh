@@ -64,8 +64,8 @@ tu=$("$J" "$TMP/p.json" "$r.probe.cpu_total.user_ns")
 ts=$("$J" "$TMP/p.json" "$r.probe.cpu_total.sys_ns")
 ti=$("$J" "$TMP/p.json" "$r.probe.cpu_total.images")
 want=$(python3 -c "
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 run = [x for x in d['rounds'][0]['runs'] if x['arm'] == 'mimalloc'][0]
 p = [g for g in run['probe']['processes'] if g.get('user_ns') is not None]
 print(sum(g['user_ns'] for g in p), sum(g['sys_ns'] for g in p), len(p))" "$TMP/p.json")
@@ -121,8 +121,8 @@ fi
 
 # ---- a fixed file: the same bench as if its marks were written by an older helper ----
 python3 - "$TMP/p.json" "$TMP/old.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 for rd in d["rounds"]:
     for run in rd["runs"]:
         for ph in (run.get("phase_marks") or {}).get("phases", []):
@@ -147,8 +147,8 @@ fi
 # ratio FILE OUT A_RATIO B_RATIO: every ok run's CPU (user 80%, sys 20%) set to ratio x its wall.
 ratio() {
 	python3 - "$1" "$2" "$3" "$4" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 want = {"system": float(sys.argv[3]), "mimalloc": float(sys.argv[4])}
 for rd in d["rounds"]:
     for run in rd["runs"]:
@@ -194,8 +194,8 @@ if grep -q 'compared: wall time' "$TMP/out"; then ok "auto on CPU/wall 2.4: wall
 
 # ---- the run's cgroup, when the run has one, is its CPU time ----
 python3 - "$TMP/p.json" "$TMP/cg.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 for rd in d["rounds"]:
     for run in rd["runs"]:
         w = run["process"]["wall_ns"]

@@ -127,8 +127,8 @@ expect_status "shim chain into python3 with --count-calls: exit 0" 0 "$A" bench 
 	--program "PYTHONMALLOC=malloc sh shim_chain.sh" -a system,mimalloc --count-calls --rounds 1 \
 	--warmup 0 -q -o shim.json
 got=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 for r in d["rounds"][0]["runs"]:
     p = r["probe"]
     calls = {}
@@ -162,8 +162,8 @@ if [ "${hp:-0}" -lt 64 ]; then
 		ok "reserve_huge_os_pages=64: 0 huge pages read back from smaps, unverified" ||
 		notok "reserve_huge_os_pages" "$(cat "$TMP/err")"
 	got=$(python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 for r in d["rounds"][0]["runs"]:
     for p in r["probe"]["processes"]:
         c = (p.get("config") or {}).get("large_os_pages")

@@ -107,8 +107,8 @@ jeq "... and the same checksum" "$TMP/ign.json" checksum "$("$J" "$TMP/out" chec
 # ---- a results file whose replay marks disagree with the record is refused ----
 if [ -x /usr/bin/python3 ]; then
 	/usr/bin/python3 - "$TMP/b.json" "$TMP/clash.json" "$TMP/lack.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 for r in d["rounds"]:
     for run in r["runs"]:
         rec = run["record"]
@@ -116,7 +116,7 @@ for r in d["rounds"]:
         for rep in rec["reps"]:
             rep["phases"]["epoch"] = {"wall_ns": 5, "cpu_ns": 5}
 json.dump(d, open(sys.argv[2], "w"))
-d = json.load(open(sys.argv[1]))
+d = benchfile.load(sys.argv[1])
 d["rounds"][1]["runs"][0]["record"]["phase_marks"]["phases"].pop(0)
 json.dump(d, open(sys.argv[3], "w"))
 PY

@@ -10,8 +10,8 @@ J=$BUILD/tests/jget
 # edit FILE OUT PYTHON: OUT is FILE with the Python statement applied to its document d.
 edit() {
 	python3 - "$1" "$2" "$3" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 exec(sys.argv[3])
 json.dump(d, open(sys.argv[2], "w"), indent="\t")
 EOF
@@ -164,7 +164,7 @@ expect_status "a spent extendable plan: resumed for 3 more rounds (exit 0)" 0 \
 	"$A" bench --cmd a='sleep 0.01' --cmd b='sleep 0.02' --rounds 3 -q --resume "$TMP/plan.json"
 jeq "a spent extendable plan: its next stage, twice the horizon" "$TMP/plan.json" config.sequential.planned_rounds 6
 jeq "a spent extendable plan: the next stage spends 0.16 of alpha" "$TMP/plan.json" config.sequential.alpha_share 0.16
-n=$(python3 -c "import json,sys; print(sum(1 for r in json.load(open(sys.argv[1]))['rounds'] if not r['warmup']))" "$TMP/plan.json")
+n=$(python3 -c "import json, benchfile,sys; print(sum(1 for r in benchfile.load(sys.argv[1])['rounds'] if not r['warmup']))" "$TMP/plan.json")
 [ "$n" = 6 ] && ok "a spent extendable plan: --rounds 3 gave 3 more measured rounds (6)" || notok "a spent extendable plan: --rounds 3 more" "$n"
 jeq "a spent extendable plan: status complete, not budget" "$TMP/plan.json" status complete
 edit "$TMP/plan0.json" "$TMP/noplan.json" 'd["rounds"] = d["rounds"][:2]; d["status"] = "interrupted"; d["config"]["sequential"] = None'

@@ -11,8 +11,8 @@ J=$BUILD/tests/jget
 
 edit() {
 	python3 - "$1" "$2" "$3" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
 exec(sys.argv[3])
 json.dump(d, open(sys.argv[2], "w"), indent="\t")
 PY

@@ -19,7 +19,7 @@ bad() {
 
 # utf8_json NAME FILE: Python loads FILE as JSON (it refuses bytes that are not UTF-8).
 utf8_json() {
-	if python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$2" 2>"$TMP/py"; then
+	if python3 -c 'import benchfile, sys; benchfile.load(sys.argv[1], encoding="utf-8")' "$2" 2>"$TMP/py"; then
 		ok "$1"
 	else
 		notok "$1" "$(tail -1 "$TMP/py")"

@@ -35,7 +35,7 @@ ln -s ../precious.txt "$TMP/res/latest.json"
 expect_status "writes: bench into a results directory whose latest.json is a link" 0 \
 	$A bench --cmd a=true --cmd b=true --rounds 2 --warmup 0 --results-dir "$TMP/res"
 if [ "$(cat "$TMP/precious.txt")" = precious ] && [ ! -L "$TMP/res/latest.json" ] &&
-	grep -q '"allocab-bench/1"' "$TMP/res/latest.json"; then
+	grep -q '"allocab-bench/2"' "$TMP/res/latest.json"; then
 	ok "writes: bench replaces the latest.json link and leaves its target untouched"
 else
 	notok "writes: bench latest.json link" "$(head -c 100 "$TMP/precious.txt"); $(ls -l "$TMP/res/latest.json")"

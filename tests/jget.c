@@ -1,4 +1,8 @@
 /* jget.c - test helper: prints a value from a JSON file. Usage: jget FILE PATH
+ * An allocab-bench/2 file (JSON Lines) is read as the equivalent document, by the rule of
+ * docs/results-format.md ("allocab-bench/2"), written again here: the header line, each update
+ * line merged over it (config and facts member by member), the round lines as "rounds"; a torn
+ * last line (no newline at its end) is left out.
  * PATH is dot-separated; array elements by index ("rounds.0.runs.1.status"); "#" after a path
  * prints the array/object size ("rounds.#"). Strings print raw, numbers with %.17g, bools as
  * true/false, objects/arrays as compact JSON. Exit 1 if the path is missing, 2 on bad input. */
@@ -33,6 +37,59 @@ static char *slurp(const char *path)
 	return buf;
 }
 
+#define LINES_HEAD "{\"schema\":\"allocab-bench/2\""
+
+static void merge(cJSON *head, cJSON *up)
+{
+	cJSON *m, *x;
+
+	while ((m = up->child)) {
+		cJSON *old = cJSON_GetObjectItemCaseSensitive(head, m->string);
+		cJSON_DetachItemViaPointer(up, m);
+		if (old && cJSON_IsObject(old) && cJSON_IsObject(m) &&
+		    (!strcmp(m->string, "config") || !strcmp(m->string, "facts"))) {
+			while ((x = m->child)) {
+				cJSON_DetachItemViaPointer(m, x);
+				cJSON_DeleteItemFromObjectCaseSensitive(old, x->string);
+				cJSON_AddItemToObject(old, x->string, x);
+			}
+			cJSON_Delete(m);
+		} else {
+			cJSON_DeleteItemFromObjectCaseSensitive(head, m->string);
+			cJSON_AddItemToObject(head, m->string, m);
+		}
+	}
+}
+
+/* A JSON Lines bench file as one document, or NULL. */
+static cJSON *from_lines(char *text)
+{
+	char *nl = strchr(text, '\n'), *line;
+	cJSON *root, *rounds, *v;
+
+	if (!nl)
+		return NULL;
+	*nl = '\0';
+	if (!(root = cJSON_Parse(text)) || !(rounds = cJSON_CreateArray()))
+		return NULL;
+	for (line = nl + 1; (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = '\0';
+		if (!(v = cJSON_Parse(line)) || !v->child) {
+			cJSON_Delete(v);
+			return NULL;
+		}
+		if (!strcmp(v->child->string, "index"))
+			cJSON_AddItemToArray(rounds, v);
+		else {
+			merge(root, v);
+			cJSON_Delete(v);
+		}
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "rounds");
+	cJSON_AddItemToObject(root, "rounds", rounds);
+	return root;
+}
+
 int main(int argc, char **argv)
 {
 	char *text, *path, *tok, *save = NULL;
@@ -42,7 +99,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: jget FILE PATH\n");
 		return 2;
 	}
-	if (!(text = slurp(argv[1])) || !(root = cJSON_Parse(text))) {
+	text = slurp(argv[1]);
+	if (text && !strncmp(text, LINES_HEAD, strlen(LINES_HEAD)))
+		root = from_lines(text);
+	else
+		root = text ? cJSON_Parse(text) : NULL;
+	if (!root) {
 		fprintf(stderr, "jget: %s: not readable JSON\n", argv[1]);
 		return 2;
 	}

@@ -57,7 +57,7 @@ static void test_refusals(void)
 static void test_structure(void)
 {
 	const char *bad[][2] = {
-	    {"{\"schema\":\"allocab-run/1\"}", "is not allocab-bench/1"},
+	    {"{\"schema\":\"allocab-run/1\"}", "is not allocab-bench/2 or allocab-bench/1"},
 	    {"[1,2]", "not a JSON object"},
 	    {"{\"schema\":\"allocab-bench/1\",\"status\":\"complete\"}", "config"},
 	    {"{\"schema\":\"allocab-bench/"

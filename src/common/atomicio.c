@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <libgen.h>
 #include <signal.h>
 #include <limits.h>
@@ -153,28 +154,110 @@ static void remove_stale(const char *dir)
 	closedir(d);
 }
 
-int atomic_patch(const char *path, long off, const char *expect, const char *data, size_t n,
-                 char *err, size_t errlen)
+/* fallocate of the room an append needs and the room kept after it, beyond the file's end
+ * (FALLOC_FL_KEEP_SIZE: the size is unchanged): 0, also where the file system cannot reserve;
+ * -1 with errno ENOSPC when the disk has no such room. */
+static int reserve_room(struct append_out *o, size_t n, size_t keep)
 {
-	char was[64];
-	int fd = fault_read_only() ? -1 : open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (!o->regular || fallocate(o->fd, FALLOC_FL_KEEP_SIZE, o->end, (off_t)(n + keep)) == 0)
+		return 0;
+	return errno == ENOSPC || errno == EDQUOT ? -1 : 0;
+}
+
+/* ALLOCAB_FAULT_WRITES for an append: 1 with errno to fail it; kill:N writes half the data, then
+ * kills the process (a torn last line). */
+static int fault_append(struct append_out *o, const void *data, size_t n, int closing)
+{
+	if (fault_hook(FAULT_RO))
+		return 1;
+	if (fault_mode == FAULT_KILL && fault_calls >= fault_limit && fault_limit >= 0) {
+		if (write(o->fd, data, n / 2) < 0)
+			_exit(137);
+		fsync(o->fd);
+		raise(SIGKILL);
+	}
+	return !closing && fault_hook(FAULT_FULL);
+}
+
+static void append_opened(struct append_out *o, const char *path)
+{
 	struct stat st;
 
-	if (fd < 0)
+	snprintf(o->path, sizeof o->path, "%s", path);
+	o->regular = fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode);
+	o->end = o->regular ? st.st_size : 0;
+}
+
+int append_create(struct append_out *o, const char *path, const void *data, size_t n,
+                  size_t keep, char *err, size_t errlen)
+{
+	memset(o, 0, sizeof *o);
+	o->fd = -1;
+	if (atomic_write(path, data, n, err, errlen) != 0)
+		return -1;
+	if (strcmp(path, "-") == 0) {
+		o->fd = dup(STDOUT_FILENO);
+		snprintf(o->path, sizeof o->path, "-");
+		return o->fd < 0 ? fail(path, err, errlen) : 0;
+	}
+	if ((o->fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return fail(path, err, errlen);
-	if (n > sizeof was || strlen(expect) != n || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-	    pread(fd, was, n, off) != (ssize_t)n || memcmp(was, expect, n) != 0) {
-		close(fd);
+	append_opened(o, path);
+	reserve_room(o, 0, keep);
+	return 0;
+}
+
+int append_reopen(struct append_out *o, const char *path, long keep_bytes, size_t keep,
+                  char *err, size_t errlen)
+{
+	memset(o, 0, sizeof *o);
+	if (fault_read_only() ||
+	    (o->fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return fail(path, err, errlen);
+	append_opened(o, path);
+	if (!o->regular || keep_bytes < 0 || keep_bytes > (long)o->end) {
+		append_close(o);
 		errno = ESTALE;
 		return fail(path, err, errlen);
 	}
-	if (pwrite(fd, data, n, off) != (ssize_t)n || fsync(fd) != 0) {
-		int saved = errno;
-		close(fd);
-		errno = saved;
+	if (keep_bytes < (long)o->end &&
+	    (ftruncate(o->fd, keep_bytes) != 0 || fsync(o->fd) != 0)) {
+		int e = errno;
+		append_close(o);
+		errno = e;
 		return fail(path, err, errlen);
 	}
-	return close(fd) == 0 ? 0 : fail(path, err, errlen);
+	o->end = keep_bytes;
+	reserve_room(o, 0, keep);
+	return 0;
+}
+
+int append_write(struct append_out *o, const void *data, size_t n, size_t keep, int closing,
+                 char *err, size_t errlen)
+{
+	ssize_t w;
+	int e;
+
+	if (fault_append(o, data, n, closing) || (!closing && reserve_room(o, n, keep) != 0))
+		return fail(o->path, err, errlen);
+	w = write(o->fd, data, n);
+	if (w == (ssize_t)n && (!o->regular || fsync(o->fd) == 0)) {
+		o->end += (off_t)n;
+		return 0;
+	}
+	e = w < 0 ? errno : w == (ssize_t)n ? errno : ENOSPC;
+	/* nothing half-written: the file goes back to its last whole line */
+	if (o->regular && w > 0 && ftruncate(o->fd, o->end) == 0)
+		fsync(o->fd);
+	errno = e;
+	return fail(o->path, err, errlen);
+}
+
+void append_close(struct append_out *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
 }
 
 /* A device or pipe (/dev/null, /dev/stdout, a FIFO) cannot be replaced by rename, and must not
@@ -258,7 +341,9 @@ int atomic_commit(struct atomic_out *o, char *err, size_t errlen)
 	return 0;
 }
 
-int atomic_writev(const char *path, const struct iovec *iov, size_t n, char *err, size_t errlen)
+/* atomic_write of the concatenation of the n pieces of iov. */
+static int atomic_writev(const char *path, const struct iovec *iov, size_t n, char *err,
+                         size_t errlen)
 {
 	struct atomic_out o;
 

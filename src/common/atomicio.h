@@ -17,9 +17,6 @@
  * fault hook, ALLOCAB_FAULT_WRITES, is described in docs/results-format.md ("Faults"). */
 int atomic_write(const char *path, const void *data, size_t n, char *err, size_t errlen);
 
-struct iovec;
-/* The same for the concatenation of the n pieces of iov. */
-int atomic_writev(const char *path, const struct iovec *iov, size_t n, char *err, size_t errlen);
 
 /* A whole file written piece by piece (one too large to build in memory, such as a trace), under
  * atomic_write's rules: a temporary file in the target's directory, renamed over it by
@@ -39,11 +36,32 @@ int atomic_commit(struct atomic_out *o, char *err, size_t errlen);
 /* Gives up: the temporary file is removed, the target unchanged (errno preserved). */
 void atomic_abort(struct atomic_out *o);
 
-/* Overwrites n bytes at offset off of the regular file path in place, if they are still `expect`
- * (n bytes): for a change that needs no new disk blocks when a full disk refuses atomic_write.
- * Returns 0, or -1 with errno (ESTALE: the bytes differ) and a reason in err. */
-int atomic_patch(const char *path, long off, const char *expect, const char *data, size_t n,
+/* An append-only file (an allocab-bench/2 file: docs/results-format.md, "Writing files"):
+ * created atomically with its first bytes, then grown by whole appends, each one write(2) and an
+ * fsync. An append that fails leaves the file as it was before it (a partial write is cut off
+ * again). Each append first reserves, beyond the file's end (fallocate, size unchanged), the room
+ * it needs plus `keep` bytes, and fails with ENOSPC when the disk has not that room: a closing
+ * append (closing 1) takes no new reservation, so the room kept lets a full disk still take it.
+ * ALLOCAB_FAULT_WRITES counts appends as writes (docs/results-format.md, "Faults"). A device,
+ * FIFO or "-" is appended to in place. */
+struct append_out {
+	int fd;
+	int regular; /* a regular file: truncated back, fsync'd, room reserved */
+	long end;    /* its length */
+	char path[4096];
+};
+/* Writes data (n bytes) to path as atomic_write does, then opens it for appending. Returns 0, or
+ * -1 with errno and a reason in err. */
+int append_create(struct append_out *o, const char *path, const void *data, size_t n,
+                  size_t keep, char *err, size_t errlen);
+/* Opens the existing regular file path for appending, cut to its first keep_bytes (a torn last
+ * line after them goes). Returns 0, or -1 with errno and err (ESTALE: the file is shorter than
+ * keep_bytes or not a regular file). */
+int append_reopen(struct append_out *o, const char *path, long keep_bytes, size_t keep,
+                  char *err, size_t errlen);
+int append_write(struct append_out *o, const void *data, size_t n, size_t keep, int closing,
                  char *err, size_t errlen);
+void append_close(struct append_out *o);
 
 /* Writes all n bytes to fd, retrying short writes and EINTR. Returns 0, or -1 with errno set
  * (EIO if the descriptor accepts no more bytes). */

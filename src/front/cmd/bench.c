@@ -40,7 +40,7 @@ struct setup {
 
 static void setup_free(struct setup *s)
 {
-	cJSON_Delete(s->c.resume);
+	bench_resume_free(&s->c);
 	bench_task_unlock(&s->task);
 	bench_free_proof(&s->c, &s->pp);
 	for (size_t i = 0; i < s->c.narms; i++) {
@@ -495,7 +495,7 @@ int bench_main(int argc, char **argv)
 		return ST_OK;
 	}
 	if (o.resume && !o.out)
-		o.out = o.resume; /* the file continued is rewritten in place */
+		o.out = o.resume; /* the file continued is appended to */
 	s.stop = bench_catch_signals();
 	if (bench_task_resolve(&s.task, o.label, o.shard, err, sizeof err) != 0) {
 		errmsg_print(stderr, "bench", "%s", err);
@@ -547,7 +547,7 @@ int bench_main(int argc, char **argv)
 	if (rc == 0)
 		rc = setup_allocation(&s, &o, err, sizeof err);
 	if (rc == 0 && o.resume)
-		rc = bench_resume_load(&s.c, o.resume, &s.c.resume, err, sizeof err);
+		rc = bench_resume_load(&s.c, o.resume, o.out, err, sizeof err);
 	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
 		rc = ST_FAIL;
 	if (rc == 0)
@@ -557,7 +557,7 @@ int bench_main(int argc, char **argv)
 		                   "interrupted before the first round; nothing written");
 	if (rc == ST_OK) {
 		rc = bench_run(&s.c, s.stop, &doc, &r, err, sizeof err);
-		s.c.resume = NULL;
+		s.c.resume = s.c.resume_disk = NULL;
 	}
 	if (rc == ST_OK) {
 		report(&o, &s, &r);

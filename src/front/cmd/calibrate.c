@@ -5,6 +5,7 @@
 #include "front/cmd/commands.h"
 #include "common/atomicio.h"
 #include "front/cmd/benchopt.h"
+#include "front/results/results.h"
 #include "front/run/run.h"
 #include "front/calib/calib.h"
 #include "front/calib/calib.h"
@@ -107,7 +108,8 @@ static const struct opt calib_opts[K_COUNT] = {
                      OPT_GIVEN(C, backend_set),
                      .def_doc = "the baseline backend, system"},
     [K_FROM] = {"--from", 0, OWN | OPT_FILE, "RUNS",
-                .help = "analyse an allocab-bench/1 file instead of running: arms A and B "
+                .help = "analyse a bench file (allocab-bench/2 or /1) instead of running: arms A "
+                        "and B "
                         "(--arms, default its first two) must be the same backend",
                 OPT_STRING(C, from), .excludes = OPT_ROWS(K_DUET, FWD_ROWS),
                 .why = "it analyses a file and runs nothing"},
@@ -393,12 +395,16 @@ static int from_file(const struct copts *o, const char *out, char *err, size_t e
 {
 	char **arms = NULL;
 	enum jl_why why;
-	cJSON *doc = jl_load(o->from, &why, err, errlen);
+	struct rf_file info;
+	cJSON *doc;
 	const cJSON *cfg_arms;
 	int rc = ST_USAGE, narms = 0;
 
-	if (!doc)
+	if (rf_bench_read(o->from, &doc, &info, &why, err, errlen) != 0)
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
+	cJSON_Delete(info.disk);
+	if (info.torn)
+		fprintf(stderr, "allocab: warning: %s\n", info.torn_msg);
 	if (writable(out, !o->out_set, err, errlen) != 0) {
 		rc = ST_FAIL;
 		goto out;

@@ -45,7 +45,7 @@ struct gate_spec {
 /* The defaults: nothing named, conf GATE_DEFAULT_CONF, steady regime, no equivalence. */
 void gate_spec_init(struct gate_spec *g);
 
-/* Judges an in-memory allocab-bench/1 document into *verdict. Returns 0, or -1 with a reason in
+/* Judges an in-memory bench document (allocab-bench/2 or /1) into *verdict. Returns 0, or -1 with a reason in
  * err when it cannot be judged (e.g. the candidate is not in the document: bad input). Writes the
  * verdict lines to out when out is not NULL. Does not keep bench. */
 int gate_spec_eval(const struct gate_spec *g, const cJSON *bench, FILE *out,

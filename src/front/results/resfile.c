@@ -1,5 +1,5 @@
-/* resfile.c - loading and validating allocab-bench/1 documents (docs/results-format.md) into the
- * flat per-round tables of results.h. The checks that make a comparison meaningful live here too:
+/* resfile.c - loading and validating bench files, allocab-bench/2 (its lines: rflines.c) and /1
+ * (docs/results-format.md), into the flat per-round tables of results.h. The checks that make a comparison meaningful live here too:
  * every ok run of a workload must have done the same work (checksum, params, seed, scale). */
 #include "front/results/results.h"
 
@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RF_SCHEMA "allocab-bench/1"
 
 static const char *const bench_statuses[] = {"running",     "complete", "budget", "decided",
                                              "interrupted", "aborted",  NULL};
@@ -300,13 +299,16 @@ static int rounds_once(struct loader *l, const cJSON *bench)
 	return n > 1 ? rl_fail(l, "member 'rounds' appears twice in the top-level object") : 0;
 }
 
-/* The rounds: from the array in memory, or one at a time from js when it is not NULL. */
-static int load_rounds(struct loader *l, const cJSON *bench, struct js_stream *js)
+/* The rounds: from the array in memory, or one at a time from js or ln when not NULL. */
+static int load_rounds(struct loader *l, const cJSON *bench, struct js_stream *js,
+                       struct rl_lines *ln)
 {
 	const cJSON *jr, *rounds = rl_get(bench, "rounds");
 	enum jl_why why;
 	int k;
 
+	if (ln)
+		return rl_lines_rounds(l, ln);
 	if (!js && rounds_once(l, bench) != 0)
 		return -1;
 	if (!js && !cJSON_IsArray(rounds))
@@ -351,8 +353,8 @@ static int load_head(struct loader *l, const cJSON *bench)
 		return rl_fail(l, "not an allocab results document (not a JSON object)");
 	if (!schema)
 		return rl_fail(l, "not an allocab results document (no schema)");
-	if (strcmp(schema, RF_SCHEMA) != 0)
-		return rl_fail(l, "schema '%.100s' is not %s", schema, RF_SCHEMA);
+	if (strcmp(schema, RF_SCHEMA1) != 0 && strcmp(schema, RF_SCHEMA2) != 0)
+		return rl_fail(l, "schema '%.100s' is not %s or %s", schema, RF_SCHEMA2, RF_SCHEMA1);
 	if (!status)
 		return rl_fail(l, "status missing");
 	if (!rl_in_list(status, bench_statuses))
@@ -388,8 +390,8 @@ static int default_phases(struct loader *l, int on, unsigned char *set)
 
 /* The document bench, its rounds read from js when it is not NULL (bench is then js_head);
  * *oom set when memory ran out. */
-static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const char *name,
-                                int *oom, char *err, size_t errlen)
+static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, struct rl_lines *ln,
+                                const char *name, int *oom, char *err, size_t errlen)
 {
 	struct rf_doc *d = doc_new(name, err, errlen);
 	struct loader l = {.d = d, .err = err, .errlen = errlen};
@@ -401,7 +403,7 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, const 
 	}
 	rc = load_head(&l, bench);
 	if (rc == 0)
-		rc = load_rounds(&l, bench, js);
+		rc = load_rounds(&l, bench, js, ln);
 	if (rc == 0)
 		rc = rl_inputs(&l);
 	rl_forget(&l);
@@ -492,7 +494,7 @@ struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, siz
 {
 	int oom = 0;
 
-	return from_json(bench, NULL, name, &oom, err, errlen);
+	return from_json(bench, NULL, NULL, name, &oom, err, errlen);
 }
 
 int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size_t errlen)
@@ -534,67 +536,39 @@ int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size
 	return 0;
 }
 
+/* An allocab-bench/2 file: a torn last line is reported on stderr and left out. */
+static int load_lines_file(const char *path, struct rf_doc **out, char *err, size_t errlen)
+{
+	struct rl_lines ln;
+	enum jl_why why;
+	char msg[1024];
+	int oom = 0;
+
+	if (rl_lines_open(&ln, path, &why, err, errlen) != 0)
+		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
+	if (ln.torn) {
+		rl_lines_torn(&ln, msg, sizeof msg);
+		fprintf(stderr, "allocab: warning: %s\n", msg);
+	}
+	*out = from_json(ln.head, NULL, &ln, path, &oom, err, errlen);
+	rl_lines_close(&ln);
+	return *out ? ST_OK : oom ? ST_FAIL : ST_USAGE;
+}
+
 int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen)
 {
 	/* what load_rounds needs; machine is read after the rounds, when the head is whole */
 	static const char *const before[] = {"schema", "status", "config", NULL};
 	enum jl_why why;
-	struct js_stream *js = js_open(path, "rounds", before, &why, err, errlen);
+	struct js_stream *js;
 	int oom = 0;
 
 	*out = NULL;
-	if (!js)
+	if (rf_path_is_lines(path))
+		return load_lines_file(path, out, err, errlen);
+	if (!(js = js_open(path, "rounds", before, &why, err, errlen)))
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
-	*out = from_json(js_head(js), js, path, &oom, err, errlen);
+	*out = from_json(js_head(js), js, NULL, path, &oom, err, errlen);
 	js_close(js);
 	return *out ? ST_OK : oom ? ST_FAIL : ST_USAGE;
-}
-
-void rf_free(struct rf_doc *d)
-{
-	if (!d)
-		return;
-	for (size_t i = 0; i < d->narms; i++) {
-		free(d->arms[i]);
-		if (d->arm_config)
-			free(d->arm_config[i]);
-	}
-	free(d->arm_config);
-	for (size_t i = 0; i < d->nwl; i++) {
-		for (size_t p = 0; p < RF_MAX_PHASES; p++)
-			free(d->wl[i].phases[p]);
-		free(d->wl[i].name);
-		free(d->wl[i].checksum);
-		free(d->wl[i].work);
-		rf_input_free(d->wl[i].input);
-	}
-	for (size_t i = 0; i < d->nfails; i++) {
-		struct rf_fail *f = &d->fails[i];
-		free(f->arm);
-		free(f->workload);
-		free(f->status);
-		free(f->signal);
-		free(f->stderr_tail);
-		free(f->reason);
-	}
-	nameidx_free(&d->arm_idx);
-	nameidx_free(&d->wl_idx);
-	free(d->arms);
-	free(d->wl);
-	free(d->runs);
-	free(d->warm_runs);
-	free(d->round_index);
-	free(d->fails);
-	free(d->path);
-	free(d->status);
-	free(d->machine_desc);
-	free(d->env);
-	free(d->tracking);
-	free(d->label);
-	free(d->host);
-	free(d->boot_id);
-	free(d->machine_id_stored);
-	free(d->ran);
-	free(d->cpu_vendor);
-	free(d);
 }

@@ -1,11 +1,12 @@
-/* results.h - an allocab-bench/1 results document, validated and reduced to what compare and gate
- * need: per measured round, arm and workload one run with its status, its time per phase (median
- * over reps), its memory figures and its noise telemetry. Warm-up rounds are kept apart
+/* results.h - a bench results file (allocab-bench/2 or /1), validated and reduced to what compare
+ * and gate need: per measured round, arm and workload one run with its status, its time per
+ * phase (median over reps), its memory figures and its noise telemetry. Warm-up rounds are kept apart
  * (rf_warm_run) for reports to show; they never enter a comparison, and their failures are listed
  * with the others. Everything is copied: a loaded document keeps no cJSON. */
 #ifndef ALLOCAB_RESULTS_H
 #define ALLOCAB_RESULTS_H
 
+#include "common/jsonload.h"
 #include "common/nameidx.h"
 #include "front/stats/stats.h"
 
@@ -190,6 +191,33 @@ int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen);
  * the reason in err (whatever the cause). */
 struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen);
 void rf_free(struct rf_doc *d);
+
+/* The schemas of a bench file: /2, JSON Lines, written; /1, one document, still read
+ * (docs/results-format.md, "allocab-bench/2" and "allocab-bench/1"). */
+#define RF_SCHEMA1 "allocab-bench/1"
+#define RF_SCHEMA2 "allocab-bench/2"
+
+/* Whether the file at path begins as an allocab-bench/2 header line does,
+ * {"schema":"allocab-bench/2" (0 when it cannot be read). */
+int rf_path_is_lines(const char *path);
+
+/* What rf_bench_read learnt of a file beyond its document. */
+struct rf_file {
+	int lines;     /* the file is allocab-bench/2 */
+	long keep;     /* /2: the bytes of its complete lines (a torn line starts there); -1 for /1 */
+	int torn;      /* its last line is torn: 1 no newline at its end, 2 truncated JSON */
+	size_t rounds; /* the rounds of its complete lines */
+	cJSON *disk;   /* /2: the head its complete lines state (header and updates merged, no
+	                * rounds); the caller frees it */
+	char torn_msg[1024]; /* the one line that reports a torn line */
+};
+
+/* The bench file at path, of either schema, as one allocab-bench/1-shaped document: a /2 file's
+ * header with its updates merged and its round lines as the array "rounds" (a torn last line
+ * left out). Strict as jl_load (common/jsonload.h); no field is checked (rf_from_json does).
+ * Returns 0 with *doc (the caller's), or -1 with "PATH: reason" in err and *why. */
+int rf_bench_read(const char *path, cJSON **doc, struct rf_file *info, enum jl_why *why,
+                  char *err, size_t errlen);
 
 /* A document built round by round as a bench runs (the engine's, after every round), never
  * read again: the head (schema, status, config, machine, task) of the live document head once,

@@ -1,9 +1,11 @@
 /* rfdoc.c - reading a loaded document (results.h): its runs, names, regimes and the time its
  * comparisons use. */
 #include "front/results/results.h"
+#include "front/results/rfload.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int rf_arm(const struct rf_doc *d, const char *name)
@@ -157,4 +159,53 @@ const char *rf_times_used(const struct rf_doc *d, char *buf, size_t len)
 		                                    : "single-threaded");
 	wall_phases(d, buf, len, &k);
 	return buf;
+}
+
+void rf_free(struct rf_doc *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->narms; i++) {
+		free(d->arms[i]);
+		if (d->arm_config)
+			free(d->arm_config[i]);
+	}
+	free(d->arm_config);
+	for (size_t i = 0; i < d->nwl; i++) {
+		for (size_t p = 0; p < RF_MAX_PHASES; p++)
+			free(d->wl[i].phases[p]);
+		free(d->wl[i].name);
+		free(d->wl[i].checksum);
+		free(d->wl[i].work);
+		rf_input_free(d->wl[i].input);
+	}
+	for (size_t i = 0; i < d->nfails; i++) {
+		struct rf_fail *f = &d->fails[i];
+		free(f->arm);
+		free(f->workload);
+		free(f->status);
+		free(f->signal);
+		free(f->stderr_tail);
+		free(f->reason);
+	}
+	nameidx_free(&d->arm_idx);
+	nameidx_free(&d->wl_idx);
+	free(d->arms);
+	free(d->wl);
+	free(d->runs);
+	free(d->warm_runs);
+	free(d->round_index);
+	free(d->fails);
+	free(d->path);
+	free(d->status);
+	free(d->machine_desc);
+	free(d->env);
+	free(d->tracking);
+	free(d->label);
+	free(d->host);
+	free(d->boot_id);
+	free(d->machine_id_stored);
+	free(d->ran);
+	free(d->cpu_vendor);
+	free(d);
 }

@@ -104,4 +104,29 @@ int rl_record(struct loader *l, size_t wi, const char *arm, const cJSON *rec, st
  * never settled). Returns 0 or -1 with the reason set. */
 int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, const char *at);
 
+/* An allocab-bench/2 file read line by line (rflines.c). */
+struct rl_lines {
+	const char *path;
+	int fd;
+	char *buf;                /* file bytes [foff, foff + blen), the next line at bpos */
+	size_t bufcap, blen, bpos, foff;
+	int rewound;              /* the second pass (the rounds) has begun */
+	size_t size, cap, nodes;  /* the file's size when opened, the size cap, values parsed */
+	size_t first;    /* where the line after the header starts */
+	size_t end;      /* where the complete lines end */
+	size_t nrounds;  /* round lines among them */
+	int torn;        /* the last line: 1 has no newline, 2 holds truncated JSON */
+	int nomem;
+	cJSON *head;     /* the header with every update line merged */
+};
+/* Opens path (jl_open's limits), parses its header and update lines strictly and finds its round
+ * lines and a torn last line. Returns 0, or -1 with err and *why (s freed). */
+int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *err,
+                  size_t errlen);
+/* Every round line of ln through rl_round. Returns 0, or -1 with the reason set. */
+int rl_lines_rounds(struct loader *l, struct rl_lines *ln);
+/* The one line that reports s's torn last line. */
+void rl_lines_torn(const struct rl_lines *s, char *msg, size_t len);
+void rl_lines_close(struct rl_lines *s);
+
 #endif

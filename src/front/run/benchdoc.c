@@ -1,4 +1,4 @@
-/* benchdoc.c - the pieces of an allocab-bench/1 document: the skeleton with its config, one run
+/* benchdoc.c - the pieces of an allocab-bench/2 file: the skeleton with its config, one run
  * object from a finished process, and the time a run contributes to comparisons. Field meanings:
  * docs/results-format.md. */
 #include "front/run/benchdoc.h"
@@ -223,7 +223,7 @@ cJSON *benchdoc_new(const struct bench_config *c)
 	char now[32];
 
 	benchdoc_utc_now(now);
-	cJSON_AddStringToObject(d, "schema", "allocab-bench/1");
+	cJSON_AddStringToObject(d, "schema", RF_SCHEMA2);
 	cJSON_AddStringToObject(tool, "name", "allocab");
 	cJSON_AddStringToObject(tool, "version", ALLOCAB_VERSION);
 	cJSON_AddItemToObject(d, "tool", tool);

@@ -49,26 +49,4 @@ void benchdoc_apply_probe(cJSON *run, int verified, const char *reason, cJSON *s
  * process.wall_ns for a command; NAN unless the run is ok. */
 double benchdoc_run_time(const cJSON *run);
 
-/* The document's text, written after every round without printing the finished rounds again
- * (benchtext.c): each round printed once, as cJSON_Print puts it inside the document. */
-struct benchdoc_text {
-	char **round;
-	size_t *len;
-	size_t n, cap;
-};
-
-/* Appends the text of round, the next round of the document. Returns 0, or -1 out of memory. */
-int benchdoc_text_add(struct benchdoc_text *t, const cJSON *round);
-void benchdoc_text_free(struct benchdoc_text *t);
-
-/* The status values benchdoc_text_write locates: the top-level one, the last session's. */
-#define BENCHDOC_STATUS_OFFS 2
-
-/* Writes doc, whose rounds are those of t in order, atomically to path: the bytes cJSON_Print(doc)
- * would give. Sets status_off[0] to the offset of the top-level status value in them and
- * status_off[1] to that of a session's status value "running" (-1 if not found). Returns 0, or
- * -1 with err. */
-int benchdoc_text_write(cJSON *doc, const struct benchdoc_text *t, const char *path,
-                        long status_off[BENCHDOC_STATUS_OFFS], char *err, size_t errlen);
-
 #endif

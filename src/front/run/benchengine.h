@@ -10,6 +10,7 @@
 #include "front/run/phaserun.h"
 #include "front/run/run.h"
 #include "front/gate/gate.h"
+#include "common/atomicio.h"
 #include "common/prng.h"
 
 #include <cjson/cJSON.h>
@@ -23,7 +24,11 @@ struct engine {
 	const struct bench_runner *rn;
 	const volatile sig_atomic_t *stop;
 	cJSON *doc, *rounds;
-	struct benchdoc_text text; /* the rounds of doc, each printed once */
+	/* the outputs (c->nout; the first outs_open of them written), the rounds of doc they hold,
+	 * and the head their lines state (doc without rounds, as last written) */
+	struct append_out *outs;
+	unsigned outs_open, written;
+	cJSON *disk;
 	struct rf_builder *tables; /* --gate, allocation: the rounds of doc as compare reads them */
 	struct prng order, pad;
 	int64_t t_start;
@@ -36,10 +41,6 @@ struct engine {
 	struct bench_result *res;
 	int progress_shown;
 	int cpu[2];          /* --duet: the two CPUs */
-	/* where the status values that say "running" (the top-level one, the last session's) start
-	 * in the written files, -1 for none */
-	long status_off[BENCHDOC_STATUS_OFFS];
-	uint64_t running_on; /* bit i: out_paths[i] holds a version whose status is "running" */
 	unsigned long nrun;  /* runs started, for unique probe file names */
 	struct bench_cells cells;   /* which arm x workload cells still run */
 	struct stats_seq_plan plan; /* --gate, allocation: planned 0 until fixed */

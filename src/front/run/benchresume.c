@@ -341,17 +341,31 @@ static int same_label(const char *path, const cJSON *doc, const cJSON *fresh, ch
 	                                        : differs(path, "task.label", a, b, err, errlen);
 }
 
-int bench_resume_load(const struct bench_config *c, const char *path, cJSON **doc, char *err,
+void bench_resume_free(struct bench_config *c)
+{
+	cJSON_Delete(c->resume);
+	cJSON_Delete(c->resume_disk);
+	c->resume = c->resume_disk = NULL;
+}
+
+int bench_resume_load(struct bench_config *c, const char *path, const char *out, char *err,
                       size_t errlen)
 {
+	cJSON **doc = &c->resume, **disk = &c->resume_disk;
+	long *keep = &c->resume_keep;
 	enum jl_why why;
-	cJSON *fresh = NULL, *d = jl_load(path, &why, err, errlen);
+	struct rf_file info;
+	cJSON *fresh = NULL, *d;
 	struct rf_doc *rf = NULL;
 	int rc = ST_USAGE;
 
-	*doc = NULL;
-	if (!d)
+	*doc = *disk = NULL;
+	*keep = -1;
+	if (rf_bench_read(path, &d, &info, &why, err, errlen) != 0)
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
+	if (info.torn && c->progress != PROGRESS_NONE)
+		fprintf(stderr, "allocab: bench: --resume: %.900s; it is cut off and the bench goes "
+		        "on after them\n", info.torn_msg);
 	if (!(rf = rf_from_json(d, path, err, errlen)))
 		goto out;
 	if ((rc = resumable(path, d, rf, err, errlen)) != ST_OK ||
@@ -368,7 +382,13 @@ int bench_resume_load(const struct bench_config *c, const char *path, cJSON **do
 		goto out;
 	*doc = d;
 	d = NULL;
+	if (out && strcmp(out, path) == 0) { /* -o elsewhere: the output is written anew */
+		*keep = info.keep;
+		*disk = info.disk;
+		info.disk = NULL;
+	}
 out:
+	cJSON_Delete(info.disk);
 	rf_free(rf);
 	cJSON_Delete(fresh);
 	cJSON_Delete(d);
@@ -403,8 +423,6 @@ int engine_resume(struct engine *e, char *err, size_t errlen)
 		return ST_FAIL;
 	cJSON_ArrayForEach(round, e->rounds)
 	{
-		if (benchdoc_text_add(&e->text, round) != 0)
-			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		if (e->tables && rf_builder_round(e->tables, round, err, errlen) != 0)
 			return ST_FAIL;
 		e->done++;

@@ -1,11 +1,12 @@
 /* benchrun.c - the bench engine's loop: rounds of every (arm, workload) pair in a freshly
- * shuffled order (the runs: benchpair.c), the allocab-bench/1 document rewritten atomically after
- * every round (each round printed once: benchtext.c), progress on stderr (its text:
+ * shuffled order (the runs: benchpair.c), each round appended to the allocab-bench/2 file once
+ * it ends (doc_sync), progress on stderr (its text:
  * benchprogress.c), and after every round what benchjudge.c judges: the budget, adaptive
  * allocation and the sequential gate (docs/methodology.md, "Sequential decisions"). With
  * --resume the loop starts from the file's rounds (benchresume.c). Format:
  * docs/results-format.md. */
 #include "common/atomicio.h"
+#include "common/utf8.h"
 #include "front/run/benchengine.h"
 #include "front/run/benchprog.h"
 #include "front/run/benchprogress.h"
@@ -43,14 +44,110 @@ static int64_t real_now_ns(void *ctx)
 
 const struct bench_runner bench_real_runner = {.run = real_run, .now_ns = real_now_ns};
 
-/* Writes the document with its status (and its last session's, when it has sessions) to every
- * output. */
-static int doc_write(struct engine *e, const char *status, char *err, size_t errlen)
+/* The room kept beyond each output's end for its closing line (atomicio.h, append_write). */
+#define CLOSING_ROOM 4096
+
+/* line + "\n" onto *buf (well-formed UTF-8, as every line: common/utf8.h). */
+static int add_line(char **buf, size_t *len, size_t *cap, const cJSON *v)
 {
-	cJSON *sessions = cJSON_GetObjectItemCaseSensitive(e->doc, "sessions");
-	char now[32];
-	long at[BENCHDOC_STATUS_OFFS];
-	int rc = 0, written = 0;
+	char *text = utf8_fix(cJSON_PrintUnformatted(v));
+	size_t n = text ? strlen(text) : 0;
+
+	if (!text)
+		return -1;
+	if (*len + n + 2 > *cap) {
+		size_t c = (*len + n + 2) * 2;
+		char *b = realloc(*buf, c);
+		if (!b) {
+			free(text);
+			return -1;
+		}
+		*buf = b;
+		*cap = c;
+	}
+	memcpy(*buf + *len, text, n);
+	(*buf)[*len + n] = '\n';
+	*len += n + 1;
+	free(text);
+	return 0;
+}
+
+/* Whether an update must carry member m of the head (differs from what the file states). */
+static int differs(const cJSON *disk, const cJSON *m)
+{
+	const cJSON *was = cJSON_GetObjectItemCaseSensitive(disk, m->string);
+
+	return !was || !cJSON_Compare(was, m, 1);
+}
+
+/* The update line that brings the file's head (disk) to the document's: the members that differ,
+ * config and facts member by member (docs/results-format.md, "allocab-bench/2"); NULL when
+ * nothing differs or memory ran out (*nomem). */
+static cJSON *head_update(const cJSON *disk, const cJSON *doc, int *nomem)
+{
+	cJSON *up = cJSON_CreateObject(), *m, *x, *sub;
+	int any = 0;
+
+	*nomem = !up || !cJSON_AddItemToObject(up, "updated_utc", cJSON_Duplicate(
+	                                                cJSON_GetObjectItemCaseSensitive(doc, "updated_utc"), 1));
+	for (m = doc->child; !*nomem && m; m = m->next) {
+		const cJSON *was = cJSON_GetObjectItemCaseSensitive(disk, m->string);
+
+		if (strcmp(m->string, "rounds") == 0 || strcmp(m->string, "updated_utc") == 0 ||
+		    !differs(disk, m))
+			continue;
+		any = 1;
+		if ((strcmp(m->string, "config") == 0 || strcmp(m->string, "facts") == 0) &&
+		    cJSON_IsObject(m) && cJSON_IsObject(was)) {
+			if (!(sub = cJSON_AddObjectToObject(up, m->string)))
+				*nomem = 1;
+			for (x = m->child; !*nomem && x; x = x->next)
+				if (differs(was, x) &&
+				    !cJSON_AddItemToObject(sub, x->string, cJSON_Duplicate(x, 1)))
+					*nomem = 1;
+		} else if (!cJSON_AddItemToObject(up, m->string, cJSON_Duplicate(m, 1))) {
+			*nomem = 1;
+		}
+	}
+	if (any && !*nomem)
+		return up;
+	cJSON_Delete(up);
+	return NULL;
+}
+
+/* The head line of a new file: the document without its rounds, schema first. */
+static int add_header(char **buf, size_t *len, size_t *cap, cJSON *doc)
+{
+	cJSON *rounds = cJSON_GetObjectItemCaseSensitive(doc, "rounds"), *schema;
+	int rc;
+
+	benchdoc_set_string(doc, "schema", RF_SCHEMA2);
+	schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+	if (schema && schema != doc->child) {
+		cJSON_DetachItemViaPointer(doc, schema);
+		cJSON_InsertItemInArray(doc, 0, schema);
+	}
+	if (rounds)
+		cJSON_DetachItemViaPointer(doc, rounds);
+	rc = add_line(buf, len, cap, doc);
+	if (rounds)
+		cJSON_AddItemToObject(doc, "rounds", rounds);
+	return rc;
+}
+
+/* Brings every output up to the document (docs/results-format.md, "allocab-bench/2"): a new file
+ * gets its header line and the rounds so far, then each output the lines of the rounds done
+ * since and, when the head changed, an update line, in one append. closing: the last append of
+ * the bench, into the room kept for it; with no_rounds, rounds not yet written are left out (a
+ * write of them failed). */
+static int doc_sync(struct engine *e, const char *status, int closing, int no_rounds, char *err,
+                    size_t errlen)
+{
+	cJSON *sessions = cJSON_GetObjectItemCaseSensitive(e->doc, "sessions"), *up;
+	char now[32], *buf = NULL;
+	size_t len = 0, cap = 0;
+	int rc = 0, written = 0, nomem = 0, fresh = !e->outs_open;
+	unsigned to = no_rounds ? e->written : e->done;
 
 	benchdoc_utc_now(now);
 	benchdoc_set_string(e->doc, "updated_utc", now);
@@ -58,48 +155,64 @@ static int doc_write(struct engine *e, const char *status, char *err, size_t err
 	if (sessions)
 		benchdoc_set_string(cJSON_GetArrayItem(sessions, cJSON_GetArraySize(sessions) - 1),
 		                    "status", status);
-	for (size_t i = 0; rc == 0 && i < e->c->nout; i++) {
-		rc = benchdoc_text_write(e->doc, &e->text, e->c->out_paths[i], at, err, errlen);
-		written += rc == 0;
-		if (rc == 0 && i < 64) {
-			e->running_on &= ~((uint64_t)1 << i);
-			if (at[0] >= 0 && strcmp(status, "running") == 0) {
-				e->running_on |= (uint64_t)1 << i;
-				memcpy(e->status_off, at, sizeof at);
-			}
-		}
-	}
-	if (rc != 0)
+	if (fresh && !e->disk && add_header(&buf, &len, &cap, e->doc) != 0)
+		nomem = 1;
+	if (fresh && !e->disk && !nomem && !(e->disk = cJSON_Duplicate(e->doc, 1)))
+		nomem = 1;
+	if (fresh && e->disk)
+		cJSON_DeleteItemFromObjectCaseSensitive(e->disk, "rounds");
+	for (unsigned i = e->written; !nomem && i < to; i++)
+		nomem = add_line(&buf, &len, &cap, cJSON_GetArrayItem(e->rounds, (int)i)) != 0;
+	up = nomem ? NULL : head_update(e->disk, e->doc, &nomem);
+	if (up && add_line(&buf, &len, &cap, up) != 0)
+		nomem = 1;
+	cJSON_Delete(up);
+	if (nomem) {
+		free(buf);
 		e->write_failed = 1;
-	if (written && written == (int)e->c->nout) {
+		return errmsg_fail(err, errlen, "out of memory");
+	}
+	for (size_t i = 0; rc == 0 && i < e->c->nout; i++) {
+		struct append_out *o = &e->outs[i];
+		if (!fresh)
+			rc = len ? append_write(o, buf, len, CLOSING_ROOM, closing, err, errlen) : 0;
+		else if (e->c->resume && e->c->resume_keep >= 0)
+			rc = append_reopen(o, e->c->out_paths[i], e->c->resume_keep, CLOSING_ROOM, err,
+			                   errlen) ||
+			     append_write(o, buf, len, CLOSING_ROOM, closing, err, errlen);
+		else
+			rc = append_create(o, e->c->out_paths[i], buf, len, CLOSING_ROOM, err, errlen);
+		if (fresh && rc == 0)
+			e->outs_open = (unsigned)i + 1;
+		written += rc == 0;
+	}
+	free(buf);
+	if (rc != 0) {
+		e->write_failed = 1;
+		return rc;
+	}
+	e->written = to;
+	cJSON_Delete(e->disk);
+	if (!(e->disk = cJSON_Duplicate(e->doc, 1)))
+		return errmsg_fail(err, errlen, "out of memory");
+	cJSON_DeleteItemFromObjectCaseSensitive(e->disk, "rounds");
+	if (written == (int)e->c->nout && !no_rounds) {
 		e->kept = e->done;
 		e->kept_measured = e->measured;
 	}
-	return rc;
+	return 0;
 }
 
-/* When even the aborted document cannot be written (the disk is full), turns the "running" of
- * the versions on disk into "aborted" in place, the top-level status and the last session's:
- * same length, no new block needed. When that too fails (a read-only file system), says in err
- * which file still says "running". */
-static void mark_aborted(struct engine *e, char *err, size_t errlen)
+/* When even the closing line cannot be written (the file system turned read-only), says in err
+ * which file still says "running": it has no closing line and reads as interrupted. */
+static void note_left_running(struct engine *e, char *err, size_t errlen)
 {
-	char ignored[256];
-	const char *left = NULL;
-	size_t k;
+	size_t k = strlen(err);
 
-	for (size_t i = 0; i < e->c->nout && i < 64; i++)
-		for (size_t j = 0; j < BENCHDOC_STATUS_OFFS; j++)
-			if ((e->running_on & ((uint64_t)1 << i)) && e->status_off[j] >= 0 &&
-			    atomic_patch(e->c->out_paths[i], e->status_off[j], "running", "aborted",
-			                 7, ignored, sizeof ignored) != 0 &&
-			    !left)
-				left = e->c->out_paths[i];
-	e->running_on = 0;
-	k = strlen(err);
-	if (left && k + 1 < errlen)
+	if (e->outs_open && k + 1 < errlen)
 		snprintf(err + k, errlen - k,
-		         "; %s still says status 'running': nothing could be written to it", left);
+		         "; %s still says status 'running': nothing could be written to it",
+		         e->c->out_paths[0]);
 }
 
 /* The progress text of the bench so far (benchprogress.h). */
@@ -208,8 +321,7 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 	cJSON_AddNumberToObject(round, "wall_ns", (double)(engine_now(e) - t0));
 	cJSON_AddItemToObject(round, "runs", runs);
 	cJSON_AddItemToArray(e->rounds, round);
-	if (bench_cells_record(&e->cells, c, round) != 0 ||
-	    benchdoc_text_add(&e->text, round) != 0) {
+	if (bench_cells_record(&e->cells, c, round) != 0) {
 		*fatal = ST_FAIL;
 		return errmsg_fail(err, errlen, "out of memory");
 	}
@@ -250,7 +362,12 @@ static void engine_free(struct engine *e)
 {
 	cJSON_Delete(e->doc);
 	e->doc = NULL;
-	benchdoc_text_free(&e->text);
+	cJSON_Delete(e->disk);
+	e->disk = NULL;
+	for (size_t i = 0; e->outs && i < e->outs_open; i++)
+		append_close(&e->outs[i]);
+	free(e->outs);
+	e->outs = NULL;
 	rf_builder_free(e->tables);
 	e->tables = NULL;
 	bench_cells_free(&e->cells);
@@ -270,10 +387,10 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 	e->res->elapsed_s = (double)(engine_now(e) - e->t_start) / 1e9;
 	if (strcmp(status, "aborted") == 0)
 		benchdoc_set_string(e->doc, "status_reason", "proof");
-	rc = doc_write(e, status, err, errlen) == 0 ? ST_OK : ST_FAIL;
+	rc = doc_sync(e, status, 1, 0, err, errlen) == 0 ? ST_OK : ST_FAIL;
 	if (rc != ST_OK) {
 		abort_kept(e);
-		mark_aborted(e, err, errlen);
+		note_left_running(e, err, errlen);
 	} else {
 		round_written(e);
 	}
@@ -299,8 +416,8 @@ static int abort_bench(struct engine *e, int status, char *err, size_t errlen)
 		fprintf(stderr, "\r\033[K");
 	if (e->done > e->done0) {
 		benchdoc_set_string(e->doc, "status_reason", write_failed ? "write" : "error");
-		if (doc_write(e, "aborted", ignored, sizeof ignored) != 0)
-			mark_aborted(e, err, errlen);
+		if (doc_sync(e, "aborted", 1, write_failed, ignored, sizeof ignored) != 0)
+			note_left_running(e, err, errlen);
 	}
 	abort_kept(e);
 	e->res->resumable = write_failed && e->kept_measured > e->measured0;
@@ -317,13 +434,18 @@ static int engine_start(struct engine *e, char *err, size_t errlen)
 	cJSON *resume = c->resume;
 	int rc = ST_FAIL;
 
-	if (bench_cells_init(&e->cells, c) != 0) {
+	e->disk = c->resume && c->resume_keep >= 0 ? c->resume_disk : NULL;
+	if (!e->disk)
+		cJSON_Delete(c->resume_disk);
+	if (bench_cells_init(&e->cells, c) != 0 ||
+	    !(e->outs = calloc(c->nout ? c->nout : 1, sizeof *e->outs))) {
 		cJSON_Delete(resume);
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	}
 	if (resume) {
 		if ((rc = engine_resume(e, err, errlen)) != ST_OK)
 			goto fail;
+		e->written = e->disk ? e->done : 0;
 	} else if (!(e->doc = benchdoc_new(c)) ||
 	           !(e->rounds = cJSON_GetObjectItemCaseSensitive(e->doc, "rounds"))) {
 		errmsg_fail(err, errlen, "out of memory");
@@ -404,7 +526,7 @@ static const char *stop_after(struct engine *e, int *fatal, char *err, size_t er
 			return "decided";
 	}
 	*fatal = ST_FAIL;
-	if (doc_write(e, "running", err, errlen) != 0)
+	if (doc_sync(e, "running", 0, 0, err, errlen) != 0)
 		return "";
 	round_written(e);
 	return NULL;
@@ -465,6 +587,7 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
 		if (doc)
 			*doc = NULL;
 		cJSON_Delete(c->resume);
+		cJSON_Delete(c->resume_disk);
 		return ST_FAIL;
 	}
 	rc = run_engine(c, stop, doc, res, dir, err, errlen);

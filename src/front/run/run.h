@@ -1,6 +1,6 @@
 /* run.h - the run module's public face: the bench engine that runs interleaved rounds of
  * allocator drivers (or of the user's own commands), each run a fresh padded process, and writes
- * an allocab-bench/1 document; what a command sets up before it (drivers, workload lists,
+ * an allocab-bench/2 file; what a command sets up before it (drivers, workload lists,
  * configured arms, program arms and their proof, signals); the progress modes. The command lines
  * are front/cmd/bench.c and front/cmd/calibrate.c. The other headers of this folder are private to
  * it. */
@@ -18,8 +18,8 @@
 #include <stdio.h>
 
 /* The bench engine (benchrun.c): interleaved rounds of allocator drivers (or of the user's own
- * commands), each run a fresh padded process, written as an allocab-bench/1 document after every
- * round. benchrun.c is the engine (schedule, runs, progress, sequential gate) and benchdoc.c
+ * commands), each run a fresh padded process, written as an allocab-bench/2 file: a line
+ * appended after every round. benchrun.c is the engine (schedule, runs, progress, sequential gate) and benchdoc.c
  * builds the document. What a command does before it runs the engine (drivers, workload lists,
  * signals) is below; the command lines are front/cmd/bench.c (options: front/cmd/benchopt.h)
  * and front/cmd/calibrate.c. */
@@ -183,6 +183,12 @@ struct bench_config {
 	 * engine keeps and follows with this session's; bench_run takes it over and frees it
 	 * whatever it returns. NULL: a new bench. */
 	cJSON *resume;
+	/* --resume into the allocab-bench/2 file it continues: the length of its complete lines (a
+	 * torn last line after them is cut off) and the head they state (bench_run takes it over),
+	 * which this session's lines follow; resume_keep -1 otherwise (the output is written anew,
+	 * as allocab-bench/2) */
+	long resume_keep;
+	cJSON *resume_disk;
 };
 
 /* A bench as one task of a job array (task.c, docs/fleet.md). */
@@ -264,10 +270,14 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
  * not decided, no --gate on either side, a sequential plan not spent, the configuration the bench
  * would record equal to the file's but for what a session may change (its command line, shuffle
  * seed, rounds, budget and --min-rounds), and a shuffle seed no session of the file used. Returns
- * ST_OK with *doc the file's document, its "sessions" list ending with this session's; ST_USAGE
- * with one line naming the first difference in err ("PATH: ..."); ST_FAIL when memory ran out. */
-int bench_resume_load(const struct bench_config *c, const char *path, cJSON **doc, char *err,
+ * ST_OK with c->resume the file's document, its "sessions" list ending with this session's, and,
+ * when out (the output) is path and the file is allocab-bench/2, c->resume_keep and
+ * c->resume_disk; ST_USAGE with one line naming the first difference in err ("PATH: ...");
+ * ST_FAIL when memory ran out. */
+int bench_resume_load(struct bench_config *c, const char *path, const char *out, char *err,
                       size_t errlen);
+/* Frees what bench_resume_load left in c (bench_run takes it over when it runs). */
+void bench_resume_free(struct bench_config *c);
 
 /* Name of the i-th counted run status ("ok", "failed", "unverified", "crashed", "timeout",
  * "invalid"), NULL past the end. */

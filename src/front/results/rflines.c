@@ -1,0 +1,375 @@
+/* rflines.c - reading an allocab-bench/2 file (JSON Lines: a header line, a line per round,
+ * update lines; docs/results-format.md, "allocab-bench/2"): every line strict JSON
+ * (common/jsonstrict.h) under jl_load's size and value limits, offsets counted from the file's
+ * start, and a torn last line (no newline at its end, or JSON cut short) set aside and reported.
+ * The file is read twice through a buffer as long as its longest line: the header and update
+ * lines first (the head the rounds are judged under), then the round lines one at a time. */
+#include "front/results/rfload.h"
+
+#include "common/errmsg.h"
+#include "common/jsonload.h"
+#include "common/jsonstrict.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define HEAD_PREFIX "{\"schema\":\"" RF_SCHEMA2 "\""
+
+/* Whether text (n bytes, the start of a file) begins as an allocab-bench/2 header line does. */
+static int is_lines(const char *text, size_t n)
+{
+	size_t k = strlen(HEAD_PREFIX);
+
+	return n >= k && memcmp(text, HEAD_PREFIX, k) == 0;
+}
+
+/* The depth, in the equivalent allocab-bench/1 document, of a line's value: a round sits in the
+ * rounds array of the top-level object. */
+#define ROUND_DEPTH 2
+
+/* A line's kind by its first member name: 'r' round ("index"), 'u' update ("updated_utc"), 0
+ * neither. */
+static int line_kind(const char *s, size_t n)
+{
+	size_t i = jst_skip_ws(s, n, 0);
+
+	if (i >= n || s[i] != '{')
+		return 0;
+	i = jst_skip_ws(s, n, i + 1);
+	if (n - i >= 7 && memcmp(s + i, "\"index\"", 7) == 0)
+		return 'r';
+	if (n - i >= 13 && memcmp(s + i, "\"updated_utc\"", 13) == 0)
+		return 'u';
+	return 0;
+}
+
+/* Parses the line text[at..end) (its newline excluded): 0 with *v, -1 with the message in err,
+ * or 1 when the JSON is cut short (JST_SHORT) and the caller may call it torn. */
+static int parse_line(struct rl_lines *s, const char *t, size_t at, size_t end, unsigned depth,
+                      cJSON **v, char *err, size_t errlen)
+{
+	size_t n = end - at, bin = jst_first_binary(t, n);
+	struct jst_result r;
+
+	*v = NULL;
+	if (jst_skip_ws(t, n, 0) >= n && bin == n)
+		return errmsg_fail(err, errlen, "%s: empty line at byte %zu", s->path, at);
+	*v = jst_parse(t, n, depth, NULL, &s->nodes, s->cap / JL_BYTES_PER_NODE, &r);
+	if (*v && (r.at = jst_skip_ws(t, n, r.at)) == n)
+		return 0;
+	if (*v) {
+		cJSON_Delete(*v);
+		*v = NULL;
+		r.status = JST_SYNTAX;
+	}
+	if (r.status == JST_SHORT && bin == n)
+		return 1;
+	if (r.at != SIZE_MAX)
+		r.at += at;
+	jl_parse_error(s->path, &r, bin < n && r.status != JST_NOMEM ? at + bin : SIZE_MAX,
+	               bin < n ? (unsigned char)t[bin] : 0, s->size, s->cap, err, errlen);
+	if (r.status == JST_NOMEM)
+		s->nomem = 1;
+	return -1;
+}
+
+/* Members of an update line over the head: config and facts merged member by member, every
+ * other member replaced (schema and rounds may not change). */
+static int merge(struct rl_lines *s, cJSON *up, size_t at, char *err, size_t errlen)
+{
+	cJSON *m;
+
+	while ((m = up->child)) {
+		cJSON *old = cJSON_GetObjectItemCaseSensitive(s->head, m->string), *x;
+
+		cJSON_DetachItemViaPointer(up, m);
+		if (strcmp(m->string, "schema") == 0 || strcmp(m->string, "rounds") == 0) {
+			errmsg_fail(err, errlen, "%s: the update line at byte %zu sets '%s'", s->path,
+			            at, m->string);
+			cJSON_Delete(m);
+			return -1;
+		}
+		if ((strcmp(m->string, "config") == 0 || strcmp(m->string, "facts") == 0) &&
+		    cJSON_IsObject(old) && cJSON_IsObject(m)) {
+			while ((x = m->child)) {
+				cJSON *was = cJSON_GetObjectItemCaseSensitive(old, x->string);
+
+				cJSON_DetachItemViaPointer(m, x);
+				if (was)
+					cJSON_ReplaceItemViaPointer(old, was, x);
+				else
+					cJSON_AddItemToObject(old, x->string, x);
+			}
+			cJSON_Delete(m);
+		} else if (old) {
+			cJSON_ReplaceItemViaPointer(s->head, old, m);
+		} else {
+			cJSON_AddItemToObject(s->head, m->string, m);
+		}
+	}
+	return 0;
+}
+
+/* The next line of the file: 1 with *line (its newline excluded; valid until the next call),
+ * *len and its offset *at; 2 the same for a last line without a newline; 0 at the end; -1 with
+ * err (a read error, or more bytes than the size cap). The buffer grows to the longest line. */
+static int next_line(struct rl_lines *s, const char **line, size_t *len, size_t *at, char *err,
+                     size_t errlen)
+{
+	for (;;) {
+		char *nl = memchr(s->buf + s->bpos, '\n', s->blen - s->bpos);
+		ssize_t r;
+
+		if (nl) {
+			*line = s->buf + s->bpos;
+			*len = (size_t)(nl - *line);
+			*at = s->foff + s->bpos;
+			s->bpos += *len + 1;
+			return 1;
+		}
+		if (s->bpos > 0) {
+			memmove(s->buf, s->buf + s->bpos, s->blen - s->bpos);
+			s->foff += s->bpos;
+			s->blen -= s->bpos;
+			s->bpos = 0;
+		}
+		if (s->blen == s->bufcap) {
+			size_t c = s->bufcap ? 2 * s->bufcap : (size_t)1 << 20;
+			char *b = c <= 2 * (s->cap + 1) ? realloc(s->buf, c) : NULL;
+			if (!b) {
+				s->nomem = 1;
+				errno = ENOMEM;
+				return errmsg_fail(err, errlen, "%s: out of memory", s->path);
+			}
+			s->buf = b;
+			s->bufcap = c;
+		}
+		r = read(s->fd, s->buf + s->blen, s->bufcap - s->blen);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errmsg_fail(err, errlen, "%s: %s", s->path, strerror(errno));
+		if (s->foff + s->blen + (size_t)r > s->cap) {
+			errno = EFBIG;
+			return errmsg_fail(err, errlen, "%s: grew past the %zu-byte input limit while it "
+			                   "was read (set %s to raise it)", s->path, s->cap, JL_MAX_ENV);
+		}
+		if (r == 0) {
+			if (!s->blen)
+				return 0;
+			*line = s->buf;
+			*len = s->blen;
+			*at = s->foff;
+			s->bpos = s->blen;
+			return 2;
+		}
+		s->blen += (size_t)r;
+	}
+}
+
+static int lines_fail(struct rl_lines *s, enum jl_why *why)
+{
+	*why = s->nomem || errno == ENOMEM ? JL_NOMEM : JL_BAD;
+	rl_lines_close(s);
+	return -1;
+}
+
+int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *err,
+                  size_t errlen)
+{
+	const char *t;
+	size_t len, at, nodes;
+	cJSON *v;
+	int rc, k;
+
+	*s = (struct rl_lines){.path = path, .fd = -1};
+	*why = JL_OK;
+	if ((s->fd = jl_open(path, &s->size, &s->cap, err, errlen)) < 0) {
+		*why = errno == ENOENT ? JL_MISSING : JL_BAD;
+		return -1;
+	}
+	if ((k = next_line(s, &t, &len, &at, err, errlen)) != 1) {
+		if (k >= 0)
+			errmsg_fail(err, errlen, "%s: the header line has no newline at its end: not "
+			            "a bench file yet", path);
+		return lines_fail(s, why);
+	}
+	if ((rc = parse_line(s, t, 0, len, 0, &s->head, err, errlen)) != 0) {
+		if (rc > 0)
+			errmsg_fail(err, errlen, "%s: truncated JSON (the header line ends at byte %zu)",
+			            path, len);
+		return lines_fail(s, why);
+	}
+	s->first = s->end = len + 1;
+	while ((k = next_line(s, &t, &len, &at, err, errlen)) > 0) {
+		int kind, last = k == 2 || (s->bpos == s->blen && s->foff + s->blen == s->size);
+
+		if (k == 2) {
+			s->torn = 1; /* the write of the last line did not finish */
+			break;
+		}
+		kind = line_kind(t, len);
+		if (kind == 'r' && !last) {
+			s->nrounds++;
+			s->end = at + len + 1;
+			continue;
+		}
+		nodes = s->nodes;
+		rc = parse_line(s, t, at, at + len, kind == 'u' ? 0 : ROUND_DEPTH, &v, err, errlen);
+		if (kind != 'u')
+			s->nodes = nodes; /* a round's are counted when the rounds are read */
+		if (rc > 0 && last) {
+			s->torn = 2;
+			break;
+		}
+		if (rc > 0)
+			errmsg_fail(err, errlen, "%s: truncated JSON (the line at byte %zu)", path, at);
+		if (rc == 0 && kind == 0)
+			errmsg_fail(err, errlen, "%s: the line at byte %zu is neither a round (first "
+			            "member \"index\") nor an update (\"updated_utc\")", path, at);
+		if (rc != 0 || kind == 0) {
+			cJSON_Delete(v);
+			return lines_fail(s, why);
+		}
+		if (kind == 'u' && merge(s, v, at, err, errlen) != 0) {
+			cJSON_Delete(v);
+			return lines_fail(s, why);
+		}
+		cJSON_Delete(v);
+		s->nrounds += kind == 'r';
+		s->end = at + len + 1;
+	}
+	if (k < 0)
+		return lines_fail(s, why);
+	return 0;
+}
+
+/* The next round line at or after *at: 1 with *round (the caller's), 0 after the last one, -1
+ * with err. */
+static int lines_round(struct rl_lines *s, size_t *at, cJSON **round, char *err, size_t errlen)
+{
+	const char *t;
+	size_t len, from;
+	int k, rc;
+
+	*round = NULL;
+	if (!s->rewound) {
+		if (lseek(s->fd, (off_t)*at, SEEK_SET) < 0)
+			return errmsg_fail(err, errlen, "%s: %s", s->path, strerror(errno));
+		s->foff = *at;
+		s->blen = s->bpos = 0;
+		s->rewound = 1;
+	}
+	while (*at < s->end && (k = next_line(s, &t, &len, &from, err, errlen)) > 0) {
+		*at = from + len + 1;
+		if (line_kind(t, len) != 'r')
+			continue;
+		rc = parse_line(s, t, from, from + len, ROUND_DEPTH, round, err, errlen);
+		if (rc > 0)
+			return errmsg_fail(err, errlen, "%s: truncated JSON (the line at byte %zu)",
+			                   s->path, from);
+		return rc == 0 ? 1 : -1;
+	}
+	return *at < s->end ? -1 : 0;
+}
+
+/* The round lines of an allocab-bench/2 file, one at a time. */
+int rl_lines_rounds(struct loader *l, struct rl_lines *ln)
+{
+	size_t at = ln->first;
+	cJSON *jr;
+	int k;
+
+	while ((k = lines_round(ln, &at, &jr, l->err, l->errlen)) == 1) {
+		k = rl_round(l, jr);
+		cJSON_Delete(jr);
+		if (k != 0)
+			return -1;
+	}
+	l->nomem = ln->nomem;
+	return k;
+}
+
+void rl_lines_torn(const struct rl_lines *s, char *msg, size_t len)
+{
+	snprintf(msg, len,
+	         "%s: torn last line at byte %zu (%s): ignored; the file is read as interrupted, "
+	         "with the %zu rounds before it",
+	         s->path, s->end, s->torn == 1 ? "no newline at its end" : "truncated JSON",
+	         s->nrounds);
+}
+
+void rl_lines_close(struct rl_lines *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->buf);
+	cJSON_Delete(s->head);
+	*s = (struct rl_lines){.fd = -1};
+}
+
+int rf_bench_read(const char *path, cJSON **doc, struct rf_file *info, enum jl_why *why,
+                  char *err, size_t errlen)
+{
+	struct rl_lines s;
+	cJSON *rounds, *round;
+	size_t at;
+	int rc;
+
+	*doc = NULL;
+	memset(info, 0, sizeof *info);
+	if (!rf_path_is_lines(path)) {
+		info->keep = -1;
+		*doc = jl_load(path, why, err, errlen);
+		return *doc ? 0 : -1;
+	}
+	if (rl_lines_open(&s, path, why, err, errlen) != 0)
+		return -1;
+	info->lines = 1;
+	info->keep = (long)s.end;
+	info->torn = s.torn;
+	info->rounds = s.nrounds;
+	if (s.torn)
+		rl_lines_torn(&s, info->torn_msg, sizeof info->torn_msg);
+	if (!(info->disk = cJSON_Duplicate(s.head, 1)) ||
+	    !(rounds = cJSON_AddArrayToObject(s.head, "rounds"))) {
+		*why = JL_NOMEM;
+		errmsg_fail(err, errlen, "%s: out of memory", path);
+		goto fail;
+	}
+	for (at = s.first; (rc = lines_round(&s, &at, &round, err, errlen)) == 1;)
+		cJSON_AddItemToArray(rounds, round);
+	if (rc < 0) {
+		*why = s.nomem ? JL_NOMEM : JL_BAD;
+		goto fail;
+	}
+	*doc = s.head;
+	s.head = NULL;
+	rl_lines_close(&s);
+	return 0;
+fail:
+	cJSON_Delete(info->disk);
+	info->disk = NULL;
+	rl_lines_close(&s);
+	return -1;
+}
+
+int rf_path_is_lines(const char *path)
+{
+	char buf[64];
+	size_t size, cap, got = 0;
+	char ignored[256];
+	int fd = jl_open(path, &size, &cap, ignored, sizeof ignored);
+	ssize_t r;
+
+	if (fd < 0)
+		return 0;
+	while (got < sizeof buf && (r = read(fd, buf + got, sizeof buf - got)) > 0)
+		got += (size_t)r;
+	close(fd);
+	return is_lines(buf, got);
+}
