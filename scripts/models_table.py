@@ -9,11 +9,13 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import benchfile  # noqa: E402
+
 
 def load(path):
     try:
-        with open(path) as f:
-            return json.load(f)
+        return benchfile.load(path)
     except (OSError, ValueError):
         return None
 

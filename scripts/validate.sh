@@ -166,9 +166,9 @@ done
 # calls_rep for each further one). The baseline is the median of the compared row (its regime and
 # time: CPU time by default).
 spin_per_rep() { # bench.json
-	python3 - "$1" "$calls_total" "$calls_rep" <<'PY'
-import json, statistics, sys
-d, ct, cr = json.load(open(sys.argv[1])), float(sys.argv[2]), float(sys.argv[3])
+	PYTHONPATH="${0%/*}" python3 - "$1" "$calls_total" "$calls_rep" <<'PY'
+import benchfile, statistics, sys
+d, ct, cr = benchfile.load(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
 v = [run["record"]["counters"]["injected_spin_ns"] * cr / (ct + (len(run["record"]["reps"]) - 1) * cr)
      for rnd in d["rounds"] for run in rnd["runs"]
      if run.get("record") and run["record"].get("counters", {}).get("injected_spin_ns")]

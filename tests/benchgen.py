@@ -2,7 +2,7 @@
 
     benchgen.py IN OUT --schema 1|2 [--rounds N]
 
-IN is a bench file of either schema (tests/benchfile.py reads it). OUT gets the same document:
+IN is a bench file of either schema (scripts/benchfile.py reads it). OUT gets the same document:
 with --schema 1 one document printed as cJSON_Print does (tabs, ":\\t"); with --schema 2 JSON
 Lines as `allocab bench` writes them (docs/results-format.md, "allocab-bench/2"): the header
 line, one line per round, one closing update line with what the document holds beyond the

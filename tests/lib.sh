@@ -8,7 +8,7 @@ BUILD=${BUILD:-build}
 # read whole lines of a table see them unsplit, and the layout tests set their own widths.
 export COLUMNS=1000
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/allocab-test.XXXXXX")
-export PYTHONPATH="$PWD/tests${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONPATH="$PWD/scripts:$PWD/tests${PYTHONPATH:+:$PYTHONPATH}"
 trap 'rm -rf "$TMP"' EXIT
 t_fail=0
 

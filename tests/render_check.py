@@ -8,6 +8,7 @@ Checks: every tooltip of the chart states a time the file holds (steady dots: ea
 steady time; rings: its cold repetition; crosses: the warm-up rounds' steady times), each once;
 every mark sits where the axis ticks put its tooltip's value; each panel's axis covers what it
 draws and not much more. Standard library only."""
+import benchfile
 import html
 import json
 import re
@@ -65,7 +66,7 @@ def axis_map(ticks):
 
 
 def main():
-    doc = json.load(open(sys.argv[1]))
+    doc = benchfile.load(sys.argv[1])
     dom = open(sys.argv[2], encoding="utf-8").read()
     found = re.findall(r'<pre id="render-probe">([^<]*)</pre>', dom)
     check("the probe ran in the page", bool(found), "no render-probe element in the DOM")

@@ -1,4 +1,4 @@
-"""benchfile.py - test helper: a bench file of either schema as one document.
+"""benchfile.py - a bench file of either schema as one document.
 
 load(f) takes a path or an open file. An allocab-bench/2 file (JSON Lines) becomes the
 equivalent allocab-bench/1-shaped document by the rule of docs/results-format.md
