@@ -15,9 +15,9 @@ fi
 # A copy with one violation of each kind: it must fail and name each file and line.
 mkdir -p "$TMP/tree"
 cp -r src workloads allocators "$TMP/tree/"
-printf '#include "common/prng.h"\n#include "front/run/run.h"\n' >"$TMP/tree/src/driver/bad.c"
+printf '#include "common/prng.h"\n#include "front/engine/engine.h"\n' >"$TMP/tree/src/driver/bad.c"
 printf '#include "driver/workload.h"\n' >"$TMP/tree/src/common/bad.h"
-printf '#include "front/run/run.h"\n' >"$TMP/tree/src/front/stats/bad.c"
+printf '#include "front/engine/engine.h"\n' >"$TMP/tree/src/front/stats/bad.c"
 printf '#include "front/cmd/commands.h"\n' >"$TMP/tree/src/front/run/bad.c"
 printf '#include "driver/params.h"\n' >"$TMP/tree/src/front/cmd/bad.c"
 printf '#include "front/compare/cmpint.h"\n' >"$TMP/tree/src/front/export/bad.c"

@@ -6,8 +6,8 @@
  * tracker counted. No probe is loaded: this is the tracker's cost alone, with the run's
  * containment (front/run/contain.h; PTRACK_COST_UNCONTAINED=1 in the environment: without it). The figures in
  * docs/programs.md ("Process tracking") come from it. Usage: ptrack_cost ROUNDS COMMAND */
-#include "front/run/ptrack.h"
-#include "front/run/runner.h"
+#include "front/proc/ptrack.h"
+#include "front/proc/proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
 #include "front/cmd/gateopt.h"
 #include "front/compare/compare.h"
 #include "front/results/results.h"
-#include "front/run/run.h"
-#include "front/run/runner.h"
+#include "front/engine/engine.h"
+#include "front/proc/proc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,9 +6,9 @@
  * lines, and containment's findings (escapes, foreign records, records written before the exec,
  * second allocators, configurations never read back, PID namespaces). */
 #include "check.h"
-#include "front/run/probelog.h"
-#include "front/run/contain.h"
-#include "front/run/ptrack.h"
+#include "front/proc/probelog.h"
+#include "front/proc/contain.h"
+#include "front/proc/ptrack.h"
 
 #include <errno.h>
 #include <stdio.h>

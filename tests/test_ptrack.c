@@ -4,8 +4,8 @@
  * tracker: exit status, death by a signal, a stop and its SIGCONT, the timeout's SIGTERM and
  * SIGKILL, stdout and stderr. The test hook that makes ptrace refuse. */
 #include "check.h"
-#include "front/run/ptrack.h"
-#include "front/run/runner.h"
+#include "front/proc/ptrack.h"
+#include "front/proc/proc.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * configuration (drivers and their workloads, output paths, --duet, the rounds rule), then the run
  * (front/run/bench.h) and the final report. */
 #include "front/cmd/commands.h"
-#include "front/run/run.h"
+#include "front/engine/engine.h"
 #include "front/calib/calib.h"
 #include "front/cmd/benchopt.h"
 #include "common/errmsg.h"

@@ -4,7 +4,7 @@
 #include "front/cmd/benchopt.h"
 #include "front/cmd/commands.h"
 #include "common/optdoc.h"
-#include "front/run/run.h"
+#include "front/engine/engine.h"
 
 #include <stddef.h>
 

@@ -5,7 +5,7 @@
 #include "front/cmd/commands.h"
 #include "common/atomicio.h"
 #include "front/cmd/benchopt.h"
-#include "front/run/run.h"
+#include "front/engine/engine.h"
 #include "front/calib/calib.h"
 #include "front/calib/calib.h"
 #include "common/errmsg.h"
