@@ -7,7 +7,6 @@
 #include "front/engine/engine.h"
 #include "check.h"
 #include "front/proc/proc.h"
-#include "front/proc/telemetry.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* bench.c - the `allocab bench` command line: from its options (benchopt.h) to the engine's
  * configuration (drivers and their workloads, output paths, --duet, the rounds rule), then the run
- * (front/run/bench.h) and the final report. */
+ * (front/engine/engine.h) and the final report. */
 #include "front/cmd/commands.h"
 #include "front/engine/engine.h"
 #include "front/calib/calib.h"

@@ -3,7 +3,7 @@
  * docs/results-format.md. */
 #include "front/engine/benchdoc.h"
 #include "common/fingerprint.h"
-#include "front/proc/exeid.h"
+#include "front/proc/proc.h"
 #include "front/stats/stats.h"
 
 #include <math.h>

@@ -4,7 +4,6 @@
 
 #include "front/engine/engine.h"
 #include "front/proc/proc.h"
-#include "front/proc/telemetry.h"
 #include "front/stats/stats.h"
 
 #include <cjson/cJSON.h>

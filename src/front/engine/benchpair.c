@@ -3,9 +3,7 @@
  * a workload at once on two CPUs; each finished process judged into its run object. */
 #include "front/engine/benchengine.h"
 #include "front/engine/benchprog.h"
-#include "front/proc/duet.h"
 #include "front/proc/proc.h"
-#include "front/proc/telemetry.h"
 #include "common/errmsg.h"
 #include "common/status.h"
 
@@ -70,7 +68,7 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 	const struct arm_kind_ops *k = bench_arm_kind(a);
 	enum run_status st;
 	cJSON *run = benchdoc_run(c, a, w, pad, r, tel, &st);
-	cJSON *cn = bench_containment_json(r);
+	cJSON *cn = runner_containment_json(r);
 
 	if (cn && run)
 		cJSON_AddItemToObject(run, "containment", cn);

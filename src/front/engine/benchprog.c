@@ -5,10 +5,7 @@
 #include "front/engine/engine.h"
 #include "common/errmsg.h"
 #include "common/rmtree.h"
-#include "front/proc/preload.h"
-#include "front/proc/probelog.h"
-#include "front/proc/contain.h"
-#include "front/proc/ptrack.h"
+#include "front/proc/proc.h"
 #include "common/status.h"
 
 #include <dirent.h>
@@ -456,9 +453,7 @@ void bench_probe_finish(const struct bench_arm *a, struct bench_probe_run *p,
 		x.launcher_exe = shell;
 	}
 	if (probelog_read_fd(p->fd, p->file,
-	                     probelog_max_bytes(r->track && r->track->mode == PTRACK_TRACED
-	                                            ? r->track->processes
-	                                            : 0),
+	                     probelog_max_bytes(runner_tracked_processes(r)),
 	                     &recs, &bad, err, sizeof err) != 0) {
 		snprintf(v.reason, sizeof v.reason, "%s", err);
 		ptrack_describe(r->track, v.tracking, sizeof v.tracking);
@@ -484,37 +479,6 @@ void bench_probe_finish(const struct bench_arm *a, struct bench_probe_run *p,
 	benchdoc_apply_probe(run, v.verified, v.reason,
 	                     recs ? probelog_summary(recs, &x, &v) : NULL, r->tail, st);
 	cJSON_Delete(recs);
-}
-
-cJSON *bench_containment_json(const struct runner_result *r)
-{
-	const struct contain *c = r->contain;
-	cJSON *o, *cpu, *pids;
-
-	if (!c || !(o = cJSON_CreateObject()))
-		return NULL;
-	cJSON_AddStringToObject(o, "mechanism", contain_mechanism(c));
-	cJSON_AddBoolToObject(o, "escapes_excluded",
-	                      c->connector && !c->lost && !c->execs_truncated);
-	if (c->why[0])
-		cJSON_AddStringToObject(o, "missing", c->why);
-	if (c->have_cpu && (cpu = cJSON_AddObjectToObject(o, "cgroup_cpu"))) {
-		cJSON_AddNumberToObject(cpu, "user_ns", (double)c->user_ns);
-		cJSON_AddNumberToObject(cpu, "sys_ns", (double)c->sys_ns);
-	} else {
-		cJSON_AddNullToObject(o, "cgroup_cpu");
-	}
-	cJSON_AddNumberToObject(o, "left_behind", (double)c->left_behind);
-	if (c->left_behind && (pids = cJSON_AddArrayToObject(o, "left_behind_pids"))) {
-		for (size_t i = 0; i < c->left_behind && i < CONTAIN_LEFT_LISTED; i++)
-			cJSON_AddItemToArray(pids, cJSON_CreateNumber((double)c->left_pid[i]));
-		cJSON_AddStringToObject(o, "left_behind_exe", c->left_exe);
-	}
-	if (c->not_emptied)
-		cJSON_AddBoolToObject(o, "not_emptied", 1);
-	if (c->strays)
-		cJSON_AddNumberToObject(o, "left_cgroup", (double)c->strays);
-	return o;
 }
 
 void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp)

@@ -1,5 +1,5 @@
 /* benchprog.h - the program side of `allocab bench` (benchprog.c): --program arms, one per
- * allocator, preloading the library front/run/preload.h resolves; --expect on --cmd arms; the
+ * allocator, preloading the library front/proc/proc.h resolves; --expect on --cmd arms; the
  * probe's files and environment for every run of a probed arm, and its judgement (probelog.h)
  * folded into the run object; and the final check that every arm has a verified successful run.
  * docs/programs.md describes the behaviour. */
@@ -45,8 +45,5 @@ void bench_probe_finish(const struct bench_arm *a, struct bench_probe_run *p,
 
 /* Closes and removes the record file of a run that was not judged. */
 void bench_probe_discard(struct bench_probe_run *p);
-
-/* The "containment" object of a run (docs/results-format.md), or NULL without containment. */
-cJSON *bench_containment_json(const struct runner_result *r);
 
 #endif

@@ -7,7 +7,7 @@
 #include "common/fingerprint.h"
 #include "common/jsonload.h"
 #include "common/status.h"
-#include "front/proc/exeid.h"
+#include "front/proc/proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

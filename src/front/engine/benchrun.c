@@ -9,8 +9,6 @@
 #include "front/engine/benchengine.h"
 #include "front/engine/benchprog.h"
 #include "front/engine/benchprogress.h"
-#include "front/proc/duet.h"
-#include "front/proc/facts.h"
 #include "front/proc/proc.h"
 #include "common/errmsg.h"
 #include "common/status.h"

@@ -1,11 +1,11 @@
-/* run.h - the run module's public face: the bench engine that runs interleaved rounds of
- * allocator drivers (or of the user's own commands), each run a fresh padded process, and writes
- * an allocab-bench/1 document; what a command sets up before it (drivers, workload lists,
+/* engine.h - the engine module's public face: the bench engine that runs interleaved rounds of
+ * allocator drivers (or of the user's own commands), each run a fresh padded process started by
+ * the proc module (front/proc/proc.h), and writes an allocab-bench/1 document; what a command sets up before it (drivers, workload lists,
  * configured arms, program arms and their proof, signals); the progress modes. The command lines
  * are front/cmd/bench.c and front/cmd/calibrate.c. The other headers of this folder are private to
  * it. */
-#ifndef ALLOCAB_RUN_H
-#define ALLOCAB_RUN_H
+#ifndef ALLOCAB_ENGINE_H
+#define ALLOCAB_ENGINE_H
 
 #include "front/arms/arms.h"
 #include "front/results/results.h"
@@ -25,7 +25,7 @@
  * and front/cmd/calibrate.c. */
 
 /* The environment variable whose random-length value pads every run's environment. */
-#define BENCH_PAD_VAR "ALLOCAB_PAD"
+#define BENCH_PAD_VAR "ALLOCAB_PAD" /* the runner's RUNNER_PAD_VAR (front/proc/proc.h) */
 /* 2^53 - 1: exact in every JSON reader. */
 #define BENCH_SEED_MAX 9007199254740991ULL
 /* One environment string must stay far below MAX_ARG_STRLEN (128 KiB). */
@@ -46,7 +46,7 @@ struct bench_arm {
 	char *command; /* shell kinds: run as /bin/sh -c command */
 	char *preload; /* program arms: the allocator library (realpath) put first in LD_PRELOAD */
 	char *version; /* program arms: the preloaded allocator's version ("" unknown) */
-	/* The proof the probe must give for every run (front/run/probelog.h); expect_allocator and
+	/* The proof the probe must give for every run (front/proc/proc.h); expect_allocator and
 	 * expect_object NULL: the arm is not probed. */
 	char *expect_allocator;
 	char *expect_object;
@@ -169,9 +169,9 @@ struct bench_config {
 	const char *count_lib; /* --count-calls: build/liballocab-count.so, else NULL */
 	const char *probe_dir; /* private directory for the per-run probe record files */
 	/* how probed runs' processes are known: "ptrace", or "probe only (ptrace: EPERM)" when this
-	 * process may not trace (front/run/ptrack.h); NULL when no arm is probed */
+	 * process may not trace (front/proc/ptrack.h); NULL when no arm is probed */
 	const char *tracking;
-	/* how runs are contained (front/run/contain.h): "cgroup+proc-connector", "cgroup",
+	/* how runs are contained (front/proc/contain.h): "cgroup+proc-connector", "cgroup",
 	 * "proc-connector" or "none"; NULL when no arm is probed */
 	const char *containment;
 	struct gate_spec *gate; /* NULL without --gate */
@@ -494,7 +494,7 @@ size_t progress_width(int fd);
 void progress_fit(char *line, size_t width);
 
 /* Program arms (benchprog.c), the program side of `allocab bench`: --program arms, one per
- * allocator, preloading the library front/run/preload.h resolves; --expect on --cmd arms; the
+ * allocator, preloading the library front/proc/proc.h resolves; --expect on --cmd arms; the
  * probe's files and environment for every run of a probed arm, and its judgement (probelog.h)
  * folded into the run object; and the final check that every arm has a verified successful run.
  * docs/programs.md describes the behaviour. */
@@ -545,7 +545,7 @@ int bench_setup_expects(struct bench_config *c, const struct bench_program_opts 
 
 /* When an arm of c is probed: finds the probe (and, with --count-calls, the counting library),
  * creates the record directory under $TMPDIR or /tmp and finds out whether processes can be
- * tracked (front/run/ptrack.h); sets c->probe_lib, c->count_lib, c->probe_dir and
+ * tracked (front/proc/ptrack.h); sets c->probe_lib, c->count_lib, c->probe_dir and
  * c->tracking. Returns ST_OK, or ST_FAIL with err (a runtime failure: no bad input here). */
 int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
                       struct bench_probe_paths *pp, char *err, size_t errlen);

@@ -1,10 +1,9 @@
 /* setup.c - what `allocab bench` and `allocab calibrate` need before the engine runs: the driver
  * directory, a driver's workload list and the routing of --param values by it, output directory
- * checks, the default shuffle seed, and the signals that stop a bench (front/run/setup.h). */
+ * checks, the default shuffle seed, and the signals that stop a bench (front/engine/engine.h). */
 #include "front/engine/engine.h"
 
 #include "common/errmsg.h"
-#include "front/proc/duet.h"
 #include "front/proc/proc.h"
 
 #include <errno.h>

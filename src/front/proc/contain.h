@@ -84,12 +84,4 @@ void contain_census(struct contain *c);
 void contain_end(struct contain *c, double grace_s, void (*step)(void *), void *arg);
 
 void contain_free(struct contain *c);
-
-/* "cgroup+proc-connector", "cgroup", "proc-connector" or "none" (NULL: "none"). */
-const char *contain_mechanism(const struct contain *c);
-
-/* Whether this process can contain runs: a trial of both. Returns the mechanism's name, with what
- * is missing and why in why ("" when nothing is). */
-const char *contain_available(char *why, size_t len);
-
 #endif

@@ -1,5 +1,5 @@
 /* exeid.c - the identity of the executable a command runs (exeid.h). */
-#include "front/proc/exeid.h"
+#include "front/proc/proc.h"
 
 #include <fcntl.h>
 #include <limits.h>

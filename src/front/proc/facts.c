@@ -5,7 +5,7 @@
  * untouched), the hypervisor (cpuid leaf 0x40000000, else /sys/hypervisor/type, else none), the
  * CPU's vendor (cpuid) and model (/proc/cpuinfo, else cpuid), the kernel and the transparent huge
  * pages mode. */
-#include "front/proc/facts.h"
+#include "front/proc/proc.h"
 
 #include <cpuid.h>
 #include <signal.h>

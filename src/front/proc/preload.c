@@ -2,11 +2,9 @@
  * the probe preloaded: the probe reports the realpath ld.so loaded and the allocator's version;
  * a plain dlopen cannot load jemalloc, whose initial-exec TLS needs preloading), finding the
  * project's preload libraries, composing LD_PRELOAD. */
-#include "front/proc/preload.h"
+#include "front/proc/proc.h"
 #include "common/allocknown.h"
 #include "common/errmsg.h"
-#include "front/proc/probelog.h"
-#include "front/proc/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>

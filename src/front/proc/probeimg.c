@@ -1,6 +1,6 @@
 /* probeimg.c - a run's probe records grouped by process image (probeimg.h). */
 #include "front/proc/probeimg.h"
-#include "front/proc/probelog.h"
+#include "front/proc/proc.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #include "common/allocknown.h"
 #include "front/proc/contain.h"
 #include "front/proc/probeimg.h"
-#include "front/proc/probelog.h"
+#include "front/proc/proc.h"
 #include "front/proc/ptrack.h"
 
 #include "front/proc/elfscan.h"

@@ -2,7 +2,7 @@
  * process reported, every image the process tracker saw (or, without it, every exec'ed or spawned
  * program the probe recorded) reported, no LD_PRELOAD entry failed to load, and every process
  * image ran the expected allocator for the whole malloc family. */
-#include "front/proc/probelog.h"
+#include "front/proc/proc.h"
 #include "common/allocknown.h"
 #include "common/atomicio.h"
 #include "common/errmsg.h"

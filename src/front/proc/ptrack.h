@@ -95,13 +95,4 @@ void ptrack_drain(struct ptrack *t, pid_t top);
 void ptrack_end(struct ptrack *t, double grace_s);
 
 void ptrack_free(struct ptrack *t);
-
-/* "ptrace", or "probe only (ptrace: EPERM)" (for a NULL tracker: "probe only (not tracked)"),
- * into buf; returns buf. */
-const char *ptrack_describe(const struct ptrack *t, char *buf, size_t len);
-
-/* Whether this process may trace its children: a trial attach of a child that does nothing.
- * Returns 1, or 0 with "ptrace: EPERM" (or the test hook's equivalent) in why. */
-int ptrack_available(char *why, size_t len);
-
 #endif
