@@ -1,4 +1,4 @@
-/* benchalloc.h - the engine's side of adaptive allocation (benchalloc.c; run.h, struct
+/* benchalloc.h - the engine's side of adaptive allocation (benchalloc.c; engine.h, struct
  * bench_alloc): which arm x workload cells a round runs, what a round records of those that
  * left, and how long the next round should take with the cells that are left. */
 #ifndef ALLOCAB_BENCHALLOC_H

@@ -70,7 +70,7 @@ static cJSON *proof_json(const struct bench_config *c)
 	return cJSON_CreateNull();
 }
 
-/* Commands mode: arm -> the identity of the executable its command runs (exeid.h), for the arms
+/* Commands mode: arm -> the identity of the executable its command runs (proc.h), for the arms
  * whose command names one; null for drivers. */
 static cJSON *executables_json(const struct bench_config *c)
 {

@@ -10,7 +10,7 @@
 
 /* Run statuses, in the order of bench_run_status_name. */
 enum run_status { RS_OK, RS_FAILED, RS_UNVERIFIED, RS_CRASHED, RS_TIMEOUT, RS_INVALID, RS_COUNT };
-_Static_assert(RS_COUNT == BENCH_NSTATUS, "bench.h counts the run statuses");
+_Static_assert(RS_COUNT == BENCH_NSTATUS, "engine.h counts the run statuses");
 
 /* Current UTC time as 2026-11-29T21:50:00Z. */
 void benchdoc_utc_now(char buf[32]);

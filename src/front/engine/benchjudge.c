@@ -220,3 +220,19 @@ int engine_gate_final(struct engine *e, char *err, size_t errlen)
 	free(text);
 	return g;
 }
+
+size_t bench_comparisons(const struct bench_config *c, const size_t *shown)
+{
+	size_t per_arm = c->nwl >= 2;
+	/* drivers that repeat measure two regimes, each compared (docs/methodology.md) */
+	size_t regimes = bench_all_arms(c, ARM_KIND_DRIVER_RECORD) && c->reps != 1 ? 2 : 1;
+
+	if (c->narms < 2)
+		return 0;
+	/* the primary family: one row per candidate and workload, in one regime */
+	if (!c->primary || strcmp(c->primary, "all") != 0)
+		return (c->narms - 1) * c->nwl;
+	for (size_t i = 0; i < c->nwl; i++)
+		per_arm += shown ? shown[i] : 1;
+	return (c->narms - 1) * per_arm * regimes;
+}

@@ -1,4 +1,4 @@
-/* benchkind.c - what the engine asks of its arms' kinds (run.h; front/arms/arms.h). */
+/* benchkind.c - what the engine asks of its arms' kinds (engine.h; front/arms/arms.h). */
 #include "front/engine/engine.h"
 
 const struct arm_kind_ops *bench_arm_kind(const struct bench_arm *a)

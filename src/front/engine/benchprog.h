@@ -1,6 +1,6 @@
 /* benchprog.h - the program side of `allocab bench` (benchprog.c): --program arms, one per
  * allocator, preloading the library front/proc/proc.h resolves; --expect on --cmd arms; the
- * probe's files and environment for every run of a probed arm, and its judgement (probelog.h)
+ * probe's files and environment for every run of a probed arm, and its judgement (proc.h)
  * folded into the run object; and the final check that every arm has a verified successful run.
  * docs/programs.md describes the behaviour. */
 #ifndef ALLOCAB_BENCHPROG_H

@@ -1,5 +1,5 @@
-/* benchprogress.h - the text of `allocab bench`'s progress line (progress.h says where and how
- * it is shown): the round, the time spent and left, and per arm its median times so far. */
+/* benchprogress.h - the text of `allocab bench`'s progress line (engine.h, "Progress", says where
+ * and how it is shown): the round, the time spent and left, and per arm its median times so far. */
 #ifndef ALLOCAB_BENCHPROGRESS_H
 #define ALLOCAB_BENCHPROGRESS_H
 

@@ -1,5 +1,5 @@
 /* benchresume.c - `allocab bench --resume FILE`: the checks that a bench continues the one FILE
- * holds (bench_resume_load, run.h), the session it adds to FILE's "sessions", and the engine
+ * holds (bench_resume_load, engine.h), the session it adds to FILE's "sessions", and the engine
  * started from FILE's rounds (engine_resume, benchengine.h). The rules: docs/methodology.md,
  * "Resuming a bench"; the format: docs/results-format.md, "sessions". */
 #include "front/engine/benchengine.h"

@@ -108,8 +108,8 @@ void bench_alloc_by_rule(struct bench_alloc *a, const struct bench_rule *rule);
  * and excludes 0 (faster or slower) or lies within the equivalence margin (equivalent). */
 extern const struct bench_rule bench_rule_sequential;
 
-/* How the engine starts a process and reads the clock: bench_real_runner (runner.h and
- * CLOCK_MONOTONIC) unless a test gives fakes (tests/test_benchrun.c). */
+/* How the engine starts a process and reads the clock: bench_real_runner (runner_run of
+ * front/proc/proc.h and CLOCK_MONOTONIC) unless a test gives fakes (tests/test_benchrun.c). */
 struct bench_runner {
 	void *ctx; /* passed to both functions */
 	/* As runner_run: 0 with *r filled (the engine frees it with runner_result_free), or -1 with
@@ -157,12 +157,12 @@ struct bench_config {
 	double timeout_s, grace_s;
 	uint64_t shuffle_seed;
 	size_t pad_max;
-	int progress;     /* enum progress_mode (progress.h): how progress goes to stderr */
+	int progress;     /* enum progress_mode (below): how progress goes to stderr */
 	char **out_paths; /* every path gets the whole document after every round */
 	size_t nout;
 	char **argv; /* the command line, for the record */
 	int argc;
-	int duet; /* two arms run at once, pinned to two CPUs that swap every round (duet.h) */
+	int duet; /* two arms run at once, pinned to two CPUs that swap every round (front/proc/proc.h) */
 	const struct bench_runner *runner; /* NULL: bench_real_runner; duet runs are always real */
 	const char *program;               /* --program as given (commands mode), or NULL */
 	const char *probe_lib; /* build/liballocab-probe.so when an arm is probed, else NULL */
@@ -273,12 +273,13 @@ int bench_resume_load(const struct bench_config *c, const char *path, cJSON **do
  * "invalid"), NULL past the end. */
 const char *bench_run_status_name(size_t i);
 
-/* Setup (setup.c): what `allocab bench` and `allocab calibrate` do before they run the engine
- * (bench.h): find the drivers, ask one for its workloads and route the --param values by that
- * list, check output directories, draw the default shuffle seed, and catch the signals that stop
- * a bench. */
+/* Setup: what `allocab bench` and `allocab calibrate` do before they run the engine: find the
+ * drivers (drivers.c), ask one for its workloads and route the --param values by that list
+ * (workloads.c), check the names given (names.c) and --duet's rule (benchduet.c), check output
+ * directories, draw the default shuffle seed, and catch the signals that stop a bench (setup.c). */
 
-/* The kind of arm a (arm_kind_driver when it names none). */
+/* The arms' kinds as the engine asks them (benchkind.c). The kind of arm a (arm_kind_driver when
+ * it names none). */
 const struct arm_kind_ops *bench_arm_kind(const struct bench_arm *a);
 /* Whether some arm of c has every flag of flags (enum arm_kind_flag); bench_all_arms: every arm
  * (and c has one). */
@@ -384,13 +385,13 @@ int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_
 int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, char *err,
                      size_t errlen);
 
-/* How many comparisons share the level `allocab compare` reads c's results by: its primary
- * family (docs/methodology.md, "Multiplicity"), one per candidate arm and workload (the total,
- * or the phase --primary names, in one regime; at most that many when some workloads lack the
- * phase). With --primary all, every comparison it makes by default: per arm but the first,
- * shown[i] rows for workload i (its total, or every phase of a workload flagged show_phases;
- * NULL = 1 each) and the geometric mean when there are two workloads or more; twice that for
- * drivers that measure both regimes (reps auto or more than one). */
+/* The rounds rule's count (benchjudge.c): how many comparisons share the level `allocab compare`
+ * reads c's results by: its primary family (docs/methodology.md, "Multiplicity"), one per
+ * candidate arm and workload (the total, or the phase --primary names, in one regime; at most that
+ * many when some workloads lack the phase). With --primary all, every comparison it makes by
+ * default: per arm but the first, shown[i] rows for workload i (its total, or every phase of a
+ * workload flagged show_phases; NULL = 1 each) and the geometric mean when there are two workloads
+ * or more; twice that for drivers that measure both regimes (reps auto or more than one). */
 size_t bench_comparisons(const struct bench_config *c, const size_t *shown);
 
 /* Frees what l owns and empties it; accepts NULL and an empty list. */
@@ -495,7 +496,7 @@ void progress_fit(char *line, size_t width);
 
 /* Program arms (benchprog.c), the program side of `allocab bench`: --program arms, one per
  * allocator, preloading the library front/proc/proc.h resolves; --expect on --cmd arms; the
- * probe's files and environment for every run of a probed arm, and its judgement (probelog.h)
+ * probe's files and environment for every run of a probed arm, and its judgement (proc.h)
  * folded into the run object; and the final check that every arm has a verified successful run.
  * docs/programs.md describes the behaviour. */
 

@@ -1,4 +1,4 @@
-/* progress.c - the terminal side of bench progress (progress.h). */
+/* progress.c - the terminal side of bench progress (engine.h, "Progress"). */
 #include "front/engine/engine.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* contain.h - containment of one run (docs/programs.md, "Containment"): a cgroup v2 of its own,
  * which every process of the run inherits at fork whatever flags it uses, emptied (cgroup.kill) and
  * removed when the run ends, and the kernel's proc connector (netlink, CN_IDX_PROC), which reports
- * every fork and exec on the machine, CLONE_UNTRACED or not. The runner (runner.h) opens it before
+ * every fork and exec on the machine, CLONE_UNTRACED or not. The runner (runner.c) opens it before
  * the fork, puts the child in before it execs, drains the connector whenever it wakes and ends it
  * after the first process was reaped. Tracking (ptrack.h) is the evidence of which image each
  * process ran; containment is what makes the set of processes complete. */

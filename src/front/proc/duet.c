@@ -1,4 +1,4 @@
-/* duet.c - two runs at once on two CPUs, one forked helper each (duet.h). A helper is a copy of
+/* duet.c - two runs at once on two CPUs, one forked helper each (proc.h). A helper is a copy of
  * the front end: it pins itself, waits on a common start pipe, runs its process with runner_run
  * (whose single-threaded signal handling it keeps intact) and writes the result to its pipe. */
 #include "front/proc/proc.h"

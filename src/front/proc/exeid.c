@@ -1,4 +1,4 @@
-/* exeid.c - the identity of the executable a command runs (exeid.h). */
+/* exeid.c - the identity of the executable a command runs (proc.h). */
 #include "front/proc/proc.h"
 
 #include <fcntl.h>

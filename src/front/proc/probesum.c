@@ -1,4 +1,4 @@
-/* probesum.c - the "probe" object a run keeps in the results document (probelog.h): the verdict,
+/* probesum.c - the "probe" object a run keeps in the results document (proc.h): the verdict,
  * the counts, and the images, cut to PROBELOG_LISTED with the ones that did the most work kept. */
 #include "front/proc/probeimg.h"
 #include "front/proc/proc.h"

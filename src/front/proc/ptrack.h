@@ -4,7 +4,7 @@
  * the kernel then attaches every descendant as it is created and stops each image change at
  * PTRACE_EVENT_EXEC, where /proc/PID/exe names the new image, however the exec was reached (a raw
  * syscall, fexecve, execveat, glibc's internal spawn). Group-stops are kept (PTRACE_LISTEN) and
- * every signal is delivered unchanged. The runner (runner.h) drives it: ptrack_start after fork,
+ * every signal is delivered unchanged. The runner (runner.c) drives it: ptrack_start after fork,
  * ptrack_drain whenever it wakes, ptrack_end after the run's first process is reaped. While a
  * tracked run runs, the calling process must have no other child: the tracker takes every child
  * event but the first process's exit. */
