@@ -63,7 +63,7 @@ layout=(
 	"workloads/lib/|drivers|code shared by workloads: phase timing, checksums, the Parquet-like file, the replay's loader (\`replay_load.c\`, its marked phases in \`replay_marks.c\`)|"
 	"allocators/|drivers|one file per backend, a \`const struct backend_ops\` table (docs/allocators.md); linked last; \`common/hugetlb.h\` is header-only|"
 	"src/front/stats/|front end \`allocab\`|statistics (\`stats.h\`): medians, Hodges–Lehmann estimates and their intervals, rank tests, multiplicity, sequential intervals (\`seqci.c\`), planning (\`design.c\`), distributions, log ratios of integer times|"
-	"src/front/results/|front end|reading and validating results files into per-round tables (\`results.h\`), a program's marked phases (\`rfmarks.c\`)|"
+	"src/front/results/|front end|reading and validating results files into per-round tables (\`results.h\`), a program's marked phases (\`rfmarks.c\`), what the arms' kind makes of the runs, one row per config.mode (\`rfkind.c\`)|"
 	"src/front/compare/|front end|comparisons (\`compare.h\`): paired and two-sample rows, verdicts, the primary and secondary families, geometric means, what a difference is made of (\`attrib.c\`), noise flags, warnings|"
 	"src/front/fleet/|front end|a fleet of machines (\`fleet.h\`): one paired comparison per file, pooled per comparison by random effects, odd machines, gaps with their reasons, busy machines|"
 	"src/front/claims/|front end|quoted speedups checked against a comparison (\`claims.h\`)|"

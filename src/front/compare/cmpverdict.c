@@ -148,7 +148,7 @@ static int regime_warnings(struct cmp_builder *b)
 	int rc = 0;
 
 	for (const struct rf_doc *d = r->base; d && rc == 0; d = d == r->cand ? NULL : r->cand) {
-		if (r->regimes == CMP_REGIMES_BOTH && !d->commands &&
+		if (r->regimes == CMP_REGIMES_BOTH && rf_kind_has(d, RF_KIND_DRIVER_RECORD) &&
 		    !(r->compared[RF_COLD] && r->compared[RF_STEADY]) &&
 		    !(d->has_regime[RF_COLD] && d->has_regime[RF_STEADY]))
 			rc = warnf(b, "%s measured %s: only the %s regime is compared", d->path,
@@ -168,7 +168,7 @@ static int regime_warnings(struct cmp_builder *b)
 					n += run->ok;
 					bad += run->ok && run->settled == 0;
 				}
-				if (bad && d->commands)
+				if (bad && rf_kind_has(d, RF_KIND_WHOLE_PROCESS))
 					rc = warnf(
 					    b,
 					    "%s: %s on %s: %zu of %zu run%s never settled (a "

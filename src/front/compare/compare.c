@@ -382,7 +382,7 @@ static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const s
 			    err, errlen, "%s measured %s: no %s times to compare%s", lacks->path,
 			    rf_regimes_measured(lacks), rf_regime_name(g),
 			    g != RF_STEADY ? ""
-			    : lacks->commands
+			    : rf_kind_has(lacks, RF_KIND_WHOLE_PROCESS)
 			        ? " (a --cmd or --program bench times each run's "
 			          "process once: use --regime cold, or have the program "
 			          "mark the phases it repeats: docs/programs.md, "
