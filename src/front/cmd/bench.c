@@ -537,10 +537,10 @@ int bench_main(int argc, char **argv)
 	s.c.primary = o.primary;
 	o.prog.arm_specs = o.arm_specs;
 	o.prog.narm_specs = o.narm_specs;
-	if (rc == 0)
-		rc = o.prog.program ? bench_setup_program(&s.c, &o.prog, &s.pp, err, sizeof err)
-		     : o.ncmds      ? setup_commands(&s, &o, err, sizeof err)
-		                    : setup_arms(&s, &o, err, sizeof err);
+	if (rc == 0 && o.prog.program)
+		rc = bench_setup_program(&s.c, &o.prog, &s.pp, err, sizeof err);
+	else if (rc == 0)
+		rc = o.ncmds ? setup_commands(&s, &o, err, sizeof err) : setup_arms(&s, &o, err, sizeof err);
 	if (rc == 0 && o.ncmds)
 		rc = bench_setup_expects(&s.c, &o.prog, err, sizeof err);
 	if (rc == 0 && (o.ncmds || o.prog.program) && o.workloads)

@@ -397,8 +397,8 @@ static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const s
 	return 0;
 }
 
-int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct cmp_opts *o,
-              struct cmp_report **out, char *err, size_t errlen)
+enum status cmp_build(const struct rf_doc *base, const struct rf_doc *cand,
+                      const struct cmp_opts *o, struct cmp_report **out, char *err, size_t errlen)
 {
 	struct cmp_report *r = calloc(1, sizeof *r);
 	struct cmp_builder b = {.r = r, .o = o};

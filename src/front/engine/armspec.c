@@ -138,8 +138,8 @@ int armspec_env_list(const char *text, char ***env, char *err, size_t errlen)
 	return (int)n;
 }
 
-int armspec_check(const char *driver, const struct arm_spec *a, const volatile sig_atomic_t *stop,
-                  char **env, char *err, size_t errlen)
+enum status armspec_check(const char *driver, const struct arm_spec *a,
+                          const volatile sig_atomic_t *stop, char **env, char *err, size_t errlen)
 {
 	char **argv = calloc(4 + 2 * a->nconfig, sizeof *argv), line[1024];
 	struct runner_spec spec = {.path = driver,
@@ -167,7 +167,7 @@ int armspec_check(const char *driver, const struct arm_spec *a, const volatile s
 	rc = runner_run(&spec, &r, err, errlen);
 	free(argv);
 	if (rc != 0)
-		return 1;
+		return ST_FAIL;
 	if (r.end == RUNNER_EXITED && r.exit_code == 0) {
 		rc = env && !(*env = strdup(r.out ? r.out : ""))
 		         ? errmsg_status(ST_FAIL, err, errlen, "out of memory")

@@ -108,6 +108,6 @@ int engine_gate_final(struct engine *e, char *err, size_t errlen);
  * e->doc and fills the text of its rounds, the tables (when e needs them), the counters, the
  * plan and the cells of adaptive allocation. Returns ST_OK, or with err ST_FAIL (out of memory,
  * rounds the tables refuse) or ST_USAGE (adaptive allocation has no cell left to run). */
-int engine_resume(struct engine *e, char *err, size_t errlen);
+enum status engine_resume(struct engine *e, char *err, size_t errlen);
 
 #endif

@@ -32,8 +32,8 @@ static void remove_probe_dir(const char *dir)
 	rmtree_remove(dir, &left);
 }
 
-int bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o, char *err,
-                        size_t errlen)
+enum status bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o,
+                                char *err, size_t errlen)
 {
 	for (size_t i = 0; i < o->nexpects; i++) {
 		struct bench_arm *a = c->arms;
@@ -160,8 +160,8 @@ out:
 	return rc;
 }
 
-int bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
-                        struct bench_probe_paths *pp, char *err, size_t errlen)
+enum status bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
+                                struct bench_probe_paths *pp, char *err, size_t errlen)
 {
 	char have[256], **sel = NULL;
 	size_t nsel;
@@ -203,8 +203,8 @@ int bench_setup_program(struct bench_config *c, const struct bench_program_opts 
 	return rc;
 }
 
-int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
-                      struct bench_probe_paths *pp, char *err, size_t errlen)
+enum status bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
+                              struct bench_probe_paths *pp, char *err, size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");
 	char why[48], cwhy[160];

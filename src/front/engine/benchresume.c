@@ -341,8 +341,8 @@ static int same_label(const char *path, const cJSON *doc, const cJSON *fresh, ch
 	                                        : differs(path, "task.label", a, b, err, errlen);
 }
 
-int bench_resume_load(const struct bench_config *c, const char *path, cJSON **doc, char *err,
-                      size_t errlen)
+enum status bench_resume_load(const struct bench_config *c, const char *path, cJSON **doc,
+                              char *err, size_t errlen)
 {
 	enum jl_why why;
 	cJSON *fresh = NULL, *d = jl_load(path, &why, err, errlen);
@@ -391,7 +391,7 @@ static void resume_plan(struct engine *e)
 	e->res->planned = e->plan.planned;
 }
 
-int engine_resume(struct engine *e, char *err, size_t errlen)
+enum status engine_resume(struct engine *e, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	const cJSON *round;

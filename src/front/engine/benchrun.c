@@ -448,8 +448,8 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 	return finish(&e, status, doc, err, errlen);
 }
 
-int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
-              struct bench_result *res, char *err, size_t errlen)
+enum status bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
+                      struct bench_result *res, char *err, size_t errlen)
 {
 	char dir[PATH_MAX] = "";
 	int rc;

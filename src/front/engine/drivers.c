@@ -101,8 +101,8 @@ static void baseline_first(struct bench_drivers *d)
 		}
 }
 
-int bench_drivers_find(const char *given, const volatile sig_atomic_t *stop,
-                       struct bench_drivers *d, char *err, size_t errlen)
+enum status bench_drivers_find(const char *given, const volatile sig_atomic_t *stop,
+                               struct bench_drivers *d, char *err, size_t errlen)
 {
 	char path[sizeof d->dir + 256];
 	int n;
@@ -146,10 +146,10 @@ void bench_drivers_join(const struct bench_drivers *d, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
-int bench_setup_workloads(struct bench_config *c, const char *driver, const char *workloads,
-                          const char *const *params, size_t nparams,
-                          const volatile sig_atomic_t *stop, struct bench_wl_list *list,
-                          char *err, size_t errlen)
+enum status bench_setup_workloads(struct bench_config *c, const char *driver, const char *workloads,
+                                  const char *const *params, size_t nparams,
+                                  const volatile sig_atomic_t *stop, struct bench_wl_list *list,
+                                  char *err, size_t errlen)
 {
 	char **sel, have[1024] = "";
 	const char *bad;

@@ -1,12 +1,14 @@
 /* engine.h - the engine module's public face: the bench engine that runs interleaved rounds of
  * allocator drivers (or of the user's own commands), each run a fresh padded process started by
- * the proc module (front/proc/proc.h), and writes an allocab-bench/1 document; what a command sets up before it (drivers, workload lists,
- * configured arms, program arms and their proof, signals); the progress modes. The command lines
+ * the proc module (front/proc/proc.h), and writes an allocab-bench/1 document; what a command
+ * sets up before it (drivers, workload lists, configured arms, program arms and their proof,
+ * signals); the progress modes. The command lines
  * are front/cmd/bench.c and front/cmd/calibrate.c. The other headers of this folder are private to
  * it. */
 #ifndef ALLOCAB_ENGINE_H
 #define ALLOCAB_ENGINE_H
 
+#include "common/status.h"
 #include "front/arms/arms.h"
 #include "front/results/results.h"
 
@@ -216,9 +218,9 @@ int bench_task_resolve(struct bench_task *t, const char *label, const char *shar
 uint64_t bench_task_shuffle_seed(const struct bench_task *t);
 /* Takes the machine's bench lock in dir: DIR/.allocab-bench.BOOT_ID.lock (flock, exclusive,
  * released when the process ends, shared by every container of one kernel that sees dir), and
- * writes who holds it into it. Returns 0 with t->lock and t->lock_fd set, or ST_FAIL with a
+ * writes who holds it into it. Returns ST_OK with t->lock and t->lock_fd set, or ST_FAIL with a
  * one-line reason in err: another bench holds it (err names it), or the file cannot be opened. */
-int bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t errlen);
+enum status bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t errlen);
 /* Whether a live bench holds the lock file at path (a file that locks nothing, or none, is not
  * held); when held, who holds it in who. */
 int bench_task_lock_held(const char *path, char *who, size_t len);
@@ -256,8 +258,8 @@ struct bench_result {
  * arguments in the first round, or the gate cannot judge the document), with a one-line reason in
  * err; the file is then either not written at all (failure before the first round ended) or has
  * status "aborted". */
-int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
-              struct bench_result *res, char *err, size_t errlen);
+enum status bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
+                      struct bench_result *res, char *err, size_t errlen);
 
 /* --resume (benchresume.c; docs/results-format.md, "sessions"): reads the results file path and
  * checks that c continues it: written by this version on this machine, every round loadable,
@@ -266,8 +268,8 @@ int bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, c
  * seed, rounds, budget and --min-rounds), and a shuffle seed no session of the file used. Returns
  * ST_OK with *doc the file's document, its "sessions" list ending with this session's; ST_USAGE
  * with one line naming the first difference in err ("PATH: ..."); ST_FAIL when memory ran out. */
-int bench_resume_load(const struct bench_config *c, const char *path, cJSON **doc, char *err,
-                      size_t errlen);
+enum status bench_resume_load(const struct bench_config *c, const char *path, cJSON **doc,
+                              char *err, size_t errlen);
 
 /* Name of the i-th counted run status ("ok", "failed", "unverified", "crashed", "timeout",
  * "invalid"), NULL past the end. */
@@ -344,8 +346,8 @@ int bench_find_drivers(const char *dir, char ***names, char *err, size_t errlen)
 /* The drivers of the directory bench_driver_dir(given) finds, each asked for its flags (`list
  * --json`; stop as in runner_spec). Returns ST_OK, or ST_FAIL with err (free d with
  * bench_drivers_free either way). */
-int bench_drivers_find(const char *given, const volatile sig_atomic_t *stop,
-                       struct bench_drivers *d, char *err, size_t errlen);
+enum status bench_drivers_find(const char *given, const volatile sig_atomic_t *stop,
+                               struct bench_drivers *d, char *err, size_t errlen);
 void bench_drivers_free(struct bench_drivers *d);
 /* The index of backend name in d, or -1. */
 long bench_drivers_index(const struct bench_drivers *d, const char *name);
@@ -356,10 +358,10 @@ void bench_drivers_join(const struct bench_drivers *d, char *buf, size_t len);
  * the caller frees with bench_wl_list_free), and routes the -w selection (workloads, a comma list;
  * NULL: the defaults) and the --param values to c->wl (bench_route_workloads). Returns ST_OK, or
  * with err ST_USAGE (an unknown workload, a --param no selected workload takes) or ST_FAIL. */
-int bench_setup_workloads(struct bench_config *c, const char *driver, const char *workloads,
-                          const char *const *params, size_t nparams,
-                          const volatile sig_atomic_t *stop, struct bench_wl_list *list, char *err,
-                          size_t errlen);
+enum status bench_setup_workloads(struct bench_config *c, const char *driver, const char *workloads,
+                                  const char *const *params, size_t nparams,
+                                  const volatile sig_atomic_t *stop, struct bench_wl_list *list,
+                                  char *err, size_t errlen);
 
 /* Fills l->defaults from l->names and l->flags: the workloads not flagged needs_input (the replay
  * workload needs a trace). Returns 0, or -1 out of memory. */
@@ -465,8 +467,8 @@ void armspec_join(const struct arm_spec *a, char *buf, size_t len);
  * output of `driver env --probe ...` (NAME=VALUE lines, the probe's read-back spec
  * ALLOCAB_PROBE_CONFIG among them; malloc'd) in *env when env is not NULL; ST_USAGE when the
  * driver refused a setting (err: its one line); ST_FAIL when it could not be run (err set). */
-int armspec_check(const char *driver, const struct arm_spec *a, const volatile sig_atomic_t *stop,
-                  char **env, char *err, size_t errlen);
+enum status armspec_check(const char *driver, const struct arm_spec *a,
+                          const volatile sig_atomic_t *stop, char **env, char *err, size_t errlen);
 
 /* Splits the output of `driver env` ("NAME=VALUE" lines) into a NULL-terminated array of
  * malloc'd strings, the form an arm's extra environment takes for a program's runs. Refuses a
@@ -535,21 +537,21 @@ struct bench_probe_paths {
  * Returns ST_OK, ST_FAIL (runtime: the probe library is missing, memory) or ST_USAGE (unknown
  * allocator, a library that cannot be loaded, a bad --arm, fewer than two arms) with a one-line
  * reason in err (common/status.h). */
-int bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
-                        struct bench_probe_paths *pp, char *err, size_t errlen);
+enum status bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
+                                struct bench_probe_paths *pp, char *err, size_t errlen);
 
 /* --expect NAME=ALLOCATOR: sets the proof of those --cmd arms of c (the executable's own copy of
  * the allocator counts). Returns ST_OK, ST_FAIL (memory) or ST_USAGE (unknown allocator) with
  * err. */
-int bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o, char *err,
-                        size_t errlen);
+enum status bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o,
+                                char *err, size_t errlen);
 
 /* When an arm of c is probed: finds the probe (and, with --count-calls, the counting library),
  * creates the record directory under $TMPDIR or /tmp and finds out whether processes can be
  * tracked (front/proc/ptrack.h); sets c->probe_lib, c->count_lib, c->probe_dir and
  * c->tracking. Returns ST_OK, or ST_FAIL with err (a runtime failure: no bad input here). */
-int bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
-                      struct bench_probe_paths *pp, char *err, size_t errlen);
+enum status bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
+                              struct bench_probe_paths *pp, char *err, size_t errlen);
 
 /* Frees the arms' proof fields (preload, version, expect_*) and removes the record directory
  * with whatever an interrupted bench left in it. */

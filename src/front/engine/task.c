@@ -181,7 +181,7 @@ int bench_task_lock_held(const char *path, char *who, size_t len)
 	return held;
 }
 
-int bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t errlen)
+enum status bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t errlen)
 {
 	char who[512], stamp[32];
 	time_t now = time(NULL);

@@ -536,7 +536,7 @@ int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size
 	return 0;
 }
 
-int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen)
+enum status rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen)
 {
 	/* what load_rounds needs; machine is read after the rounds, when the head is whole */
 	static const char *const before[] = {"schema", "status", "config", NULL};

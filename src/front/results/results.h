@@ -7,6 +7,7 @@
 #define ALLOCAB_RESULTS_H
 
 #include "common/nameidx.h"
+#include "common/status.h"
 #include "front/stats/stats.h"
 
 #include <stddef.h>
@@ -211,7 +212,7 @@ struct rf_doc {
  * problem" in err: ST_USAGE for bad input (missing file, not a regular file, too large, not JSON,
  * wrong schema, invalid structure, or runs of one workload that did different work: checksums or
  * effective parameters that differ), ST_FAIL when memory ran out (common/status.h). */
-int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen);
+enum status rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen);
 /* The same on a document in memory, named `name` in messages (a second "rounds" member is
  * refused, as rf_load's stream refuses it); bench is not kept. Returns the document or NULL with
  * the reason in err (whatever the cause). */
