@@ -155,9 +155,7 @@ static int load_baseline(struct loader *l, const cJSON *cfg)
 	if (name && rf_arm(d, name) < 0)
 		return rl_fail(l, "config.baseline '%.100s' is not an arm of config.arms", name);
 	if (!name)
-		name = d->kind->fallback_baseline && rf_arm(d, d->kind->fallback_baseline) >= 0
-		           ? d->kind->fallback_baseline
-		           : d->arms[0];
+		name = rl_fallback_baseline(d);
 	d->baseline = d->arms[rf_arm(d, name)];
 	return 0;
 }

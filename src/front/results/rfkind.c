@@ -3,6 +3,7 @@
  * mode's name. A new kind of arm whose runs are read differently adds a row and, where its runs
  * differ, a flag. */
 #include "front/results/results.h"
+#include "front/results/rfload.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +35,13 @@ const char *rf_kind_modes(char *buf, size_t len)
 		k += (size_t)snprintf(buf + k, len - k, "%s\"%s\"",
 		                      i == 0 ? "" : i + 1 == NKINDS ? " or " : ", ", kinds[i].mode);
 	return buf;
+}
+
+const char *rl_fallback_baseline(const struct rf_doc *d)
+{
+	const char *fb = d->kind->fallback_baseline;
+
+	return fb && rf_arm(d, fb) >= 0 ? fb : d->arms[0];
 }
 
 int rf_kind_has(const struct rf_doc *d, unsigned flags)

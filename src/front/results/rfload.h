@@ -104,4 +104,8 @@ int rl_record(struct loader *l, size_t wi, const char *arm, const cJSON *rec, st
  * never settled). Returns 0 or -1 with the reason set. */
 int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, const char *at);
 
+/* rfkind.c: the arm d is compared against when its file names no config.baseline: its kind's
+ * fallback_baseline when d has that arm, else its first arm. */
+const char *rl_fallback_baseline(const struct rf_doc *d);
+
 #endif
