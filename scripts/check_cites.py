@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_cites.py - every citation in the code and the docs resolves (docs/HACKING.md,
 "Conventions"): a cited doc (a file of docs/ or README.md followed by a quoted "Section") must
-exist and have a heading of that text or beginning with it (up to a word boundary), and a cited header path (common/status.h, front/run/run.h,
+exist and have a heading of that text or beginning with it (up to a word boundary), and a cited header path (common/status.h, front/engine/engine.h,
 tests/check.h, ...) must exist, in the tree or under src/. Citations may wrap across comment lines
 and C string literals. Prints each unresolved one as FILE:LINE: ... and exits 1; exits 0 when all
 resolve. The existing unresolved ones may be listed in scripts/allow/cites.txt ("FILE CITED"

@@ -15,10 +15,10 @@ fi
 # A copy with one violation of each kind: it must fail and name each file and line.
 mkdir -p "$TMP/tree"
 cp -r src workloads allocators "$TMP/tree/"
-printf '#include "common/prng.h"\n#include "front/run/run.h"\n' >"$TMP/tree/src/driver/bad.c"
+printf '#include "common/prng.h"\n#include "front/engine/engine.h"\n' >"$TMP/tree/src/driver/bad.c"
 printf '#include "driver/workload.h"\n' >"$TMP/tree/src/common/bad.h"
-printf '#include "front/run/run.h"\n' >"$TMP/tree/src/front/stats/bad.c"
-printf '#include "front/cmd/commands.h"\n' >"$TMP/tree/src/front/run/bad.c"
+printf '#include "front/engine/engine.h"\n' >"$TMP/tree/src/front/stats/bad.c"
+printf '#include "front/cmd/commands.h"\n' >"$TMP/tree/src/front/engine/bad.c"
 printf '#include "driver/params.h"\n' >"$TMP/tree/src/front/cmd/bad.c"
 printf '#include "front/compare/cmpint.h"\n' >"$TMP/tree/src/front/export/bad.c"
 printf '#include "front/export/export.h"\n' >"$TMP/tree/src/front/compare/bad.c"
@@ -30,7 +30,7 @@ mkdir -p "$TMP/tree/src/front/newmod" && : >"$TMP/tree/src/front/newmod/x.c"
 rc=$?
 if [ $rc -eq 1 ]; then ok "layering: a crafted violation fails the check"; else notok "layering: crafted violation" "exit $rc"; fi
 for want in "src/driver/bad.c:2:" "src/common/bad.h:1:" "src/front/stats/bad.c:1:" \
-	"src/front/run/bad.c:1:" "src/front/cmd/bad.c:1:" \
+	"src/front/engine/bad.c:1:" "src/front/cmd/bad.c:1:" \
 	"src/front/export/bad.c:1: #include \"front/compare/cmpint.h\" crosses layers" \
 	"src/front/compare/bad.c:1:" "allocators/bad.c:1:" \
 	"workloads/bad.c:1: #include \"wlutil.h\" does not name its layer" "src/newprog/main.c:1: no layer rule" \

@@ -1,13 +1,13 @@
-/* ptrack_cost.c - what process tracking (front/run/ptrack.h) costs a run: runs `/bin/sh -c
+/* ptrack_cost.c - what process tracking (front/proc/ptrack.h) costs a run: runs `/bin/sh -c
  * COMMAND` through the bench's runner ROUNDS times tracked and ROUNDS times untracked, in pairs
  * whose order alternates, and prints per mode the median wall time, the median CPU time of the
  * run (user + system of the processes, from wait4) and of the tracer (this process, from
  * getrusage), then the medians of the paired differences and the processes and threads the
  * tracker counted. No probe is loaded: this is the tracker's cost alone, with the run's
- * containment (front/run/contain.h; PTRACK_COST_UNCONTAINED=1 in the environment: without it). The figures in
+ * containment (front/proc/contain.h; PTRACK_COST_UNCONTAINED=1 in the environment: without it). The figures in
  * docs/programs.md ("Process tracking") come from it. Usage: ptrack_cost ROUNDS COMMAND */
-#include "front/run/ptrack.h"
-#include "front/run/runner.h"
+#include "front/proc/ptrack.h"
+#include "front/proc/proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -34,7 +34,7 @@
 #include "common/prng.h"
 #include "front/compare/compare.h"
 #include "front/results/results.h"
-#include "front/run/phaserun.h"
+#include "front/engine/phaserun.h"
 #include "front/stats/stats.h"
 
 #include <cjson/cJSON.h>

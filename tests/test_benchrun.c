@@ -1,4 +1,4 @@
-/* test_benchrun.c - the bench engine (front/run/bench.h) with a fake process runner and a fake
+/* test_benchrun.c - the bench engine (front/engine/engine.h) with a fake process runner and a fake
  * clock: the schedule (every arm once per round, in shuffled orders), the stop rules (--rounds,
  * --budget with --min-rounds, an interrupt), the sequential gate that stops a bench once it is
  * decided, and the counting of run statuses. No process is started. */
@@ -8,8 +8,8 @@
 #include "front/cmd/gateopt.h"
 #include "front/compare/compare.h"
 #include "front/results/results.h"
-#include "front/run/run.h"
-#include "front/run/runner.h"
+#include "front/engine/engine.h"
+#include "front/proc/proc.h"
 
 #include <stdlib.h>
 #include <string.h>

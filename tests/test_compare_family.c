@@ -10,7 +10,7 @@
 
 #include "common/status.h"
 #include "front/gate/gate.h"
-#include "front/run/run.h"
+#include "front/engine/engine.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

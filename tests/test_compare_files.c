@@ -82,6 +82,43 @@ static void test_structure(void)
 	}
 }
 
+/* The mode a file records maps to its kind's facts (results.h, struct rf_kind): what results,
+ * compare, gate, fleet and export ask instead of the mode. */
+static void test_kinds(void)
+{
+	const struct rf_kind *dk = rf_kind_find("drivers"), *ck = rf_kind_find("commands");
+	char buf[128], err[512] = "";
+
+	CHECK(dk && (dk->flags & RF_KIND_DRIVER_RECORD) && !(dk->flags & RF_KIND_WHOLE_PROCESS) &&
+	          dk->fallback_baseline && strcmp(dk->fallback_baseline, "system") == 0 &&
+	          strcmp(dk->runs, "driver") == 0,
+	      "kinds: drivers: driver records, compared against system by default");
+	CHECK(ck && (ck->flags & RF_KIND_WHOLE_PROCESS) && !(ck->flags & RF_KIND_DRIVER_RECORD) &&
+	          !ck->fallback_baseline && strcmp(ck->runs, "command") == 0,
+	      "kinds: commands: whole processes, compared against the first arm by default");
+	CHECK(!rf_kind_find("system") && !rf_kind_find(NULL), "kinds: an unknown mode has none");
+	CHECK(strcmp(rf_kind_modes(buf, sizeof buf), "\"drivers\" or \"commands\"") == 0,
+	      "kinds: the modes named in messages: %s", buf);
+
+	/* a drivers file that names no baseline: its platform allocator's arm, wherever it is */
+	cJSON *doc = doc_new("mimalloc,system", "parquet_load", "aaaa000000000001");
+	cJSON *runs = round_new(doc, 0);
+	run_add(runs, "mimalloc", "parquet_load", BASE_NS, NULL);
+	run_add(runs, "system", "parquet_load", BASE_NS, NULL);
+	struct rf_doc *d = rf_from_json(doc, "kinds", err, sizeof err);
+	CHECK(d && d->kind == dk && rf_kind_has(d, RF_KIND_DRIVER_RECORD) &&
+	          !rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && strcmp(d->baseline, "system") == 0,
+	      "kinds: a drivers file's kind and fallback baseline (%s)", d ? d->baseline : err);
+	rf_free(d);
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "config"), "mode",
+	                          cJSON_CreateString("system"));
+	d = rf_from_json(doc, "kinds", err, sizeof err);
+	CHECK(!d && strstr(err, "config.mode: want \"drivers\" or \"commands\""),
+	      "kinds: a mode no kind has is refused: %s", err);
+	rf_free(d);
+	cJSON_Delete(doc);
+}
+
 static void left_add(cJSON *doc, const char *arm, const char *wl)
 {
 	cJSON *rounds = cJSON_GetObjectItem(doc, "rounds");
@@ -219,6 +256,7 @@ int main(void)
 {
 	test_refusals();
 	test_structure();
+	test_kinds();
 	test_two_files();
 	test_left();
 	return CHECK_DONE();

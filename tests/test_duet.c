@@ -1,8 +1,8 @@
 /* test_duet.c - duet_run really runs both sides at the same time, each pinned to its own CPU, and
  * brings back their output; --duet takes the workloads its driver flags single-threaded. No timing
  * is asserted: concurrency is shown by each side waiting for a file only the other side creates. */
-#include "front/run/duet.h"
-#include "front/run/run.h"
+#include "front/proc/proc.h"
+#include "front/engine/engine.h"
 #include "check.h"
 
 #include <stdint.h>

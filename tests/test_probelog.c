@@ -1,4 +1,4 @@
-/* test_probelog.c - judging probe records (front/run/probelog.h) on hand-written records: the
+/* test_probelog.c - judging probe records (front/proc/proc.h) on hand-written records: the
  * verdict and the reason's priority, the launcher exemption of --cmd arms, exec'ed programs that
  * never reported, images the process tracker saw that never reported, --expect's executable
  * proof, a configured arm's read-back, which reasons are deterministic, the summary's images (the
@@ -6,9 +6,9 @@
  * lines, and containment's findings (escapes, foreign records, records written before the exec,
  * second allocators, configurations never read back, PID namespaces). */
 #include "check.h"
-#include "front/run/probelog.h"
-#include "front/run/contain.h"
-#include "front/run/ptrack.h"
+#include "front/proc/proc.h"
+#include "front/proc/contain.h"
+#include "front/proc/ptrack.h"
 
 #include <errno.h>
 #include <stdio.h>

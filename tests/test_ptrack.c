@@ -1,11 +1,11 @@
-/* test_ptrack.c - the runner with process tracking (front/run/ptrack.h) on tiny /bin/sh processes:
+/* test_ptrack.c - the runner with process tracking (front/proc/ptrack.h) on tiny /bin/sh processes:
  * every exec seen, however it was made (plain, exec chain, a background child, a program that
  * left the process group); threads not counted as processes; and the run itself unchanged by the
  * tracker: exit status, death by a signal, a stop and its SIGCONT, the timeout's SIGTERM and
  * SIGKILL, stdout and stderr. The test hook that makes ptrace refuse. */
 #include "check.h"
-#include "front/run/ptrack.h"
-#include "front/run/runner.h"
+#include "front/proc/ptrack.h"
+#include "front/proc/proc.h"
 
 #include <signal.h>
 #include <stdio.h>

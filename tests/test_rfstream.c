@@ -50,7 +50,7 @@ static const char *same_doc(const struct rf_doc *a, const struct rf_doc *b)
 {
 	size_t cells = a->narms * a->nwl;
 
-	if (!same_str(a->status, b->status) || a->commands != b->commands ||
+	if (!same_str(a->status, b->status) || a->kind != b->kind ||
 	    strcmp(a->machine_id, b->machine_id) != 0 ||
 	    !same_str(a->machine_desc, b->machine_desc) || !same_str(a->env, b->env))
 		return "status, mode or machine";

@@ -4,10 +4,9 @@
  * signal, timeout, padding, capture).
  */
 #include "front/cmd/benchopt.h"
-#include "front/run/run.h"
+#include "front/engine/engine.h"
 #include "check.h"
-#include "front/run/runner.h"
-#include "front/run/telemetry.h"
+#include "front/proc/proc.h"
 
 #include <stdlib.h>
 #include <string.h>

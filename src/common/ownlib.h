@@ -1,6 +1,6 @@
 /* ownlib.h - the one finder of the project's own preload libraries (build/liballocab-NAME.so:
  * the probe, the call counter, the recorder; docs/programs.md). The allocators' libraries are
- * resolved the way the dynamic linker resolves them, by a trial run (front/run/preload.h). */
+ * resolved the way the dynamic linker resolves them, by a trial run (front/proc/proc.h). */
 #ifndef ALLOCAB_OWNLIB_H
 #define ALLOCAB_OWNLIB_H
 

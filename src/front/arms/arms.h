@@ -1,5 +1,5 @@
 /* arms.h - the arms module's public face: the kinds of arm a bench runs, as a table of
- * operations with capability flags in the manner of fio's ioengine_ops. The engine (front/run)
+ * operations with capability flags in the manner of fio's ioengine_ops. The engine (front/engine)
  * asks a kind what it can do and lets it build a run's argv and fold a finished run's evidence;
  * it never checks a kind's name. The kinds: driver (an allocator driver, allocab-NAME), configured
  * (a driver run with allocator settings, docs/tuning.md), command (--cmd, the user's command line)

@@ -1,8 +1,8 @@
 /* bench.c - the `allocab bench` command line: from its options (benchopt.h) to the engine's
  * configuration (drivers and their workloads, output paths, --duet, the rounds rule), then the run
- * (front/run/bench.h) and the final report. */
+ * (front/engine/engine.h) and the final report. */
 #include "front/cmd/commands.h"
-#include "front/run/run.h"
+#include "front/engine/engine.h"
 #include "front/calib/calib.h"
 #include "front/cmd/benchopt.h"
 #include "common/errmsg.h"
@@ -521,10 +521,10 @@ int bench_main(int argc, char **argv)
 	s.c.equivalence = o.equivalence; /* the gate's margin may have become the bench's */
 	o.prog.arm_specs = o.arm_specs;
 	o.prog.narm_specs = o.narm_specs;
-	if (rc == 0)
-		rc = o.prog.program ? bench_setup_program(&s.c, &o.prog, &s.pp, err, sizeof err)
-		     : o.ncmds      ? setup_commands(&s, &o, err, sizeof err)
-		                    : setup_arms(&s, &o, err, sizeof err);
+	if (rc == 0 && o.prog.program)
+		rc = bench_setup_program(&s.c, &o.prog, &s.pp, err, sizeof err);
+	else if (rc == 0)
+		rc = o.ncmds ? setup_commands(&s, &o, err, sizeof err) : setup_arms(&s, &o, err, sizeof err);
 	if (rc == 0 && o.ncmds)
 		rc = bench_setup_expects(&s.c, &o.prog, err, sizeof err);
 	if (rc == 0 && (o.ncmds || o.prog.program) && o.workloads)

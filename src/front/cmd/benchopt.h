@@ -5,7 +5,7 @@
 #define ALLOCAB_BENCHOPT_H
 
 #include "common/opt.h"
-#include "front/run/run.h"
+#include "front/engine/engine.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -48,7 +48,7 @@ struct bench_opts {
 	int duet;
 	int help;
 	const char *
-	    *arm_specs; /* --arm LABEL=BACKEND[:KEY=VALUE]... as given (front/run/armspec.h) */
+	    *arm_specs; /* --arm LABEL=BACKEND[:KEY=VALUE]... as given (front/engine/engine.h) */
 	size_t narm_specs;
 	const char **cmd_names; /* --cmd NAME=COMMAND split at the first '=' (names are copies) */
 	const char **cmd_lines;

@@ -6,7 +6,7 @@
 #include "common/atomicio.h"
 #include "front/cmd/benchopt.h"
 #include "front/results/results.h"
-#include "front/run/run.h"
+#include "front/engine/engine.h"
 #include "front/calib/calib.h"
 #include "front/calib/calib.h"
 #include "common/errmsg.h"
@@ -375,7 +375,7 @@ static int writable(const char *path, int make_dir, char *err, size_t errlen)
 	return bench_dir_writable(dir, path, err, errlen);
 }
 
-/* The machine's bench lock (front/run/run.h) in the directory of path, as `allocab bench` takes
+/* The machine's bench lock (front/engine/engine.h) in the directory of path, as `allocab bench` takes
  * it: an A/A bench beside another bench measures neither. Returns 0, ST_USAGE (a bad label in
  * the environment) or ST_FAIL with err set. */
 static int lock_machine(struct bench_task *t, const char *path, char *err, size_t errlen)

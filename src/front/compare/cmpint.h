@@ -30,21 +30,21 @@ struct cmp_builder {
 	int counting; /* a first pass that only counts the usable rows (the family's size) */
 };
 
-/* The builder's steps return 0, -1 for bad input (err set) or CMP_NO_MEMORY. */
-enum { CMP_NO_MEMORY = -2 };
+/* The builder's steps return an enum status (common/status.h): ST_OK, ST_USAGE for bad input
+ * (err set), ST_FAIL when memory ran out. */
 
 /* cmprow.c */
 
 /* Sets every figure of row to NAN and its verdict to CMP_INSUFFICIENT. */
 void cmp_row_set_na(struct cmp_row *row);
 /* One file: fills row with arm ca against arm ba of b->r->base on workload w, phase index p,
- * regime b->g, rounds paired (uses b's scratch). Returns 0 or CMP_NO_MEMORY. */
-int cmp_row_paired(struct cmp_builder *b, struct cmp_row *row, size_t w, size_t p, size_t ca,
-                   size_t ba);
+ * regime b->g, rounds paired (uses b's scratch). Returns ST_OK or ST_FAIL. */
+enum status cmp_row_paired(struct cmp_builder *b, struct cmp_row *row, size_t w, size_t p,
+                           size_t ca, size_t ba);
 /* Two files: arm ab of workload wb in b->r->base against arm ac of workload wc in b->r->cand,
- * both at phase index p, regime b->g. Returns 0 or CMP_NO_MEMORY. */
-int cmp_row_unpaired(struct cmp_builder *b, struct cmp_row *row, size_t wb, size_t wc, size_t p,
-                     size_t ab, size_t ac);
+ * both at phase index p, regime b->g. Returns ST_OK or ST_FAIL. */
+enum status cmp_row_unpaired(struct cmp_builder *b, struct cmp_row *row, size_t wb, size_t wc,
+                             size_t p, size_t ab, size_t ac);
 
 /* The workloads a geometric mean covers: w[k] at phase index ph[k]. */
 struct cmp_gm_set {
@@ -53,9 +53,9 @@ struct cmp_gm_set {
 };
 
 /* The geometric mean over the workloads of sb (base) and sc (cand; paired: unused) of arm ac
- * against arm ab, regime b->g. Returns 0 or CMP_NO_MEMORY. */
-int cmp_row_geomean(struct cmp_builder *b, struct cmp_row *row, const struct cmp_gm_set *sb,
-                    const struct cmp_gm_set *sc, size_t ab, size_t ac);
+ * against arm ab, regime b->g. Returns ST_OK or ST_FAIL. */
+enum status cmp_row_geomean(struct cmp_builder *b, struct cmp_row *row, const struct cmp_gm_set *sb,
+                            const struct cmp_gm_set *sc, size_t ab, size_t ac);
 
 /* cmpside.c */
 
@@ -73,8 +73,8 @@ void cmp_row_sides(struct cmp_builder *b, struct cmp_row *row, const struct rf_d
  * and each usable row's p_adj, equivalent and verdict. Returns 0. */
 int cmp_decide(struct cmp_builder *b);
 /* Appends the report's warnings (drift, too few rounds, insufficient data, regimes, runs that
- * never settled, telemetry) and sets verdict_warning and telemetry_warning. Returns 0 or
- * CMP_NO_MEMORY. */
-int cmp_warnings(struct cmp_builder *b);
+ * never settled, telemetry) and sets verdict_warning and telemetry_warning. Returns ST_OK or
+ * ST_FAIL. */
+enum status cmp_warnings(struct cmp_builder *b);
 
 #endif

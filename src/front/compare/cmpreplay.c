@@ -26,11 +26,11 @@ int cmp_program_time(const struct rf_doc *prog, const char *arm, double *t_ns, c
 	double *v;
 	size_t n = 0;
 
-	if (!prog->commands)
+	if (!rf_kind_has(prog, RF_KIND_WHOLE_PROCESS))
 		return errmsg_fail(err, errlen,
-		                   "%s is not a --program or --cmd bench (its mode is drivers): it "
+		                   "%s is not a --program or --cmd bench (its mode is %s): it "
 		                   "holds no whole-program times",
-		                   prog->path);
+		                   prog->path, prog->kind->mode);
 	if (a < 0)
 		a = rf_arm(prog, prog->baseline);
 	if (a < 0 || !(v = malloc((prog->nrounds + 1) * sizeof *v)))

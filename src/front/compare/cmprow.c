@@ -45,7 +45,7 @@ static int rank_levels(struct cmp_builder *b, struct cmp_row *row, size_t n)
 }
 
 /* Paired: a holds the n log ratios, pa their round positions. */
-static int paired_stats(struct cmp_builder *b, struct cmp_row *row, size_t n)
+static enum status paired_stats(struct cmp_builder *b, struct cmp_row *row, size_t n)
 {
 	const struct cmp_opts *o = b->o;
 	const double levels[2] = {cmp_row_family_conf(b->r, row), o->conf};
@@ -59,12 +59,12 @@ static int paired_stats(struct cmp_builder *b, struct cmp_row *row, size_t n)
 	}
 	if (rank_levels(b, row, n) != 0 || stats_wilcoxon(b->a, n, &w, &row->p) != 0 ||
 	    stats_spearman(b->pa, b->a, n, &row->drift_rho, &row->drift_p) != 0)
-		return CMP_NO_MEMORY;
+		return ST_FAIL;
 	row->d = row->d_rank;
 	if (o->bootstrap) {
 		if (stats_bootstrap_levels(b->a, n, stats_hl_estimate, o->bootstrap, o->seed,
 		                           levels, 2, boot) != 0)
-			return CMP_NO_MEMORY;
+			return ST_FAIL;
 		row->has_boot = 1;
 		row->d = row->d_boot = boot[0];
 		row->d_each = boot[1];
@@ -72,7 +72,7 @@ static int paired_stats(struct cmp_builder *b, struct cmp_row *row, size_t n)
 	if (o->seq) {
 		if (stats_seq_interval(b->a, n, o->seq, 1 - levels[0], &row->d_seq,
 		                       &row->seq_asked) != 0)
-			return CMP_NO_MEMORY;
+			return ST_FAIL;
 		row->has_seq = 1;
 	}
 	row->sd = stats_sd(b->a, n);
@@ -99,7 +99,7 @@ static int seq_shift(struct cmp_builder *bd, struct cmp_row *row, size_t nb, siz
 }
 
 /* Two files: a (nb values, positions pa) from the baseline, b (nc, pb) from the candidate. */
-static int unpaired_stats(struct cmp_builder *bd, struct cmp_row *row, size_t nb, size_t nc)
+static enum status unpaired_stats(struct cmp_builder *bd, struct cmp_row *row, size_t nb, size_t nc)
 {
 	double u, rho, p;
 
@@ -118,7 +118,7 @@ static int unpaired_stats(struct cmp_builder *bd, struct cmp_row *row, size_t nb
 	    stats_mann_whitney(bd->a, nb, bd->b, nc, &u, &row->p) != 0 ||
 	    stats_spearman(bd->pa, bd->a, nb, &row->drift_rho, &row->drift_p) != 0 ||
 	    stats_spearman(bd->pb, bd->b, nc, &rho, &p) != 0)
-		return CMP_NO_MEMORY;
+		return ST_FAIL;
 	if (p < row->drift_p) {
 		row->drift_rho = rho;
 		row->drift_p = p;
@@ -129,8 +129,8 @@ static int unpaired_stats(struct cmp_builder *bd, struct cmp_row *row, size_t nb
 	return 0;
 }
 
-int cmp_row_paired(struct cmp_builder *b, struct cmp_row *row, size_t w, size_t p, size_t ca,
-                   size_t ba)
+enum status cmp_row_paired(struct cmp_builder *b, struct cmp_row *row, size_t w, size_t p,
+                           size_t ca, size_t ba)
 {
 	const struct rf_doc *doc = b->r->base;
 	size_t n = 0, nr = 0;
@@ -170,8 +170,8 @@ static size_t log_times(struct cmp_builder *b, const struct rf_doc *doc, size_t 
 	return n;
 }
 
-int cmp_row_unpaired(struct cmp_builder *b, struct cmp_row *row, size_t wb, size_t wc, size_t p,
-                     size_t ab, size_t ac)
+enum status cmp_row_unpaired(struct cmp_builder *b, struct cmp_row *row, size_t wb, size_t wc,
+                             size_t p, size_t ab, size_t ac)
 {
 	const struct cmp_report *r = b->r;
 	size_t nb, nc;
@@ -211,8 +211,8 @@ static size_t gm_series(const struct rf_doc *doc, const struct cmp_gm_set *s, en
 	return n;
 }
 
-int cmp_row_geomean(struct cmp_builder *b, struct cmp_row *row, const struct cmp_gm_set *sb,
-                    const struct cmp_gm_set *sc, size_t ab, size_t ac)
+enum status cmp_row_geomean(struct cmp_builder *b, struct cmp_row *row, const struct cmp_gm_set *sb,
+                            const struct cmp_gm_set *sc, size_t ab, size_t ac)
 {
 	const struct cmp_report *r = b->r;
 	size_t nb, nc;

@@ -90,7 +90,7 @@ double cmp_row_family_conf(const struct cmp_report *r, const struct cmp_row *row
 	return r->fam[row->family].conf;
 }
 
-#define warnf(b, ...) (noise_warnf(&(b)->r->warn, &(b)->r->nwarn, __VA_ARGS__) ? CMP_NO_MEMORY : 0)
+#define warnf(b, ...) (noise_warnf(&(b)->r->warn, &(b)->r->nwarn, __VA_ARGS__) ? ST_FAIL : ST_OK)
 
 /* A usable row's verdict: none when its interval could not reach its family's level, else where
  * the interval lies: beyond 1 either way, inside the equivalence margin, or neither. */
@@ -148,7 +148,7 @@ static int regime_warnings(struct cmp_builder *b)
 	int rc = 0;
 
 	for (const struct rf_doc *d = r->base; d && rc == 0; d = d == r->cand ? NULL : r->cand) {
-		if (r->regimes == CMP_REGIMES_BOTH && !d->commands &&
+		if (r->regimes == CMP_REGIMES_BOTH && rf_kind_has(d, RF_KIND_DRIVER_RECORD) &&
 		    !(r->compared[RF_COLD] && r->compared[RF_STEADY]) &&
 		    !(d->has_regime[RF_COLD] && d->has_regime[RF_STEADY]))
 			rc = warnf(b, "%s measured %s: only the %s regime is compared", d->path,
@@ -168,7 +168,7 @@ static int regime_warnings(struct cmp_builder *b)
 					n += run->ok;
 					bad += run->ok && run->settled == 0;
 				}
-				if (bad && d->commands)
+				if (bad && rf_kind_has(d, RF_KIND_WHOLE_PROCESS))
 					rc = warnf(
 					    b,
 					    "%s: %s on %s: %zu of %zu run%s never settled (a "
@@ -242,7 +242,7 @@ static int telemetry_warning(struct cmp_builder *b)
 	    total, total == 1 ? "" : "s", NOISE_FENCE_IQR, per);
 }
 
-int cmp_warnings(struct cmp_builder *b)
+enum status cmp_warnings(struct cmp_builder *b)
 {
 	struct cmp_report *r = b->r;
 	size_t insufficient = 0, too_few[CMP_NFAMILIES] = {0}, few_n[CMP_NFAMILIES] = {0};

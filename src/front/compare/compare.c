@@ -226,7 +226,7 @@ static enum cmp_family family_of(const struct cmp_builder *b, const struct rf_wo
 /* Rows of one comparison come steady first, cold beside it. */
 static const enum rf_regime regime_order[RF_NREGIMES] = {RF_STEADY, RF_COLD};
 
-static int add_rows(struct cmp_builder *b, size_t base_arm)
+static enum status add_rows(struct cmp_builder *b, size_t base_arm)
 {
 	struct cmp_report *r = b->r;
 	const struct rf_doc *c = r->paired ? r->base : r->cand;
@@ -234,14 +234,14 @@ static int add_rows(struct cmp_builder *b, size_t base_arm)
 	size_t *ca = calloc(c->narms + 1, sizeof *ca), *ba = calloc(c->narms + 1, sizeof *ba);
 	size_t narms = ca && ba ? pick_arms(r, b->o, base_arm, ca, ba) : 0;
 	struct cmp_gm_set sb = {0}, sc = {0};
-	int rc = ca && ba ? 0 : CMP_NO_MEMORY;
+	enum status rc = ca && ba ? ST_OK : ST_FAIL;
 
 	sb.w = calloc(c->nwl + 1, sizeof *sb.w);
 	sb.ph = calloc(c->nwl + 1, sizeof *sb.ph);
 	sc.w = calloc(c->nwl + 1, sizeof *sc.w);
 	sc.ph = calloc(c->nwl + 1, sizeof *sc.ph);
 	if (!sb.w || !sb.ph || !sc.w || !sc.ph)
-		rc = CMP_NO_MEMORY;
+		rc = ST_FAIL;
 	for (size_t wc = 0; rc == 0 && wc < c->nwl; wc++) {
 		const struct rf_workload *w = &c->wl[wc];
 		int wb = r->paired ? (int)wc : rf_workload(r->base, w->name);
@@ -297,12 +297,12 @@ static int add_rows(struct cmp_builder *b, size_t base_arm)
  * alone). A report without a primary row (the phase or regime asked is not among the rows)
  * is refused when the primary rows were asked for (--primary); the document's config.primary
  * gives way to the default, and a report without the default's rows either is one family. */
-static int count_family(struct cmp_builder *b, size_t base_arm, int asked, char *err,
-                        size_t errlen)
+static enum status count_family(struct cmp_builder *b, size_t base_arm, int asked, char *err,
+                                size_t errlen)
 {
 	struct cmp_report *r = b->r;
 	size_t rows[CMP_NFAMILIES] = {0};
-	int rc = 0;
+	enum status rc = ST_OK;
 
 	struct cmp_primary dflt = {.regime = -1};
 
@@ -325,8 +325,9 @@ static int count_family(struct cmp_builder *b, size_t base_arm, int asked, char 
 			break;
 		if (asked) {
 			char what[160];
-			rc = errmsg_fail(err, errlen, "--primary: no comparison of this report is %s",
-			                 cmp_primary_text(&r->primary, what, sizeof what));
+			rc = errmsg_status(ST_USAGE, err, errlen,
+			                   "--primary: no comparison of this report is %s",
+			                   cmp_primary_text(&r->primary, what, sizeof what));
 			break;
 		}
 		/* the document's config.primary names rows this report lacks: the default's */
@@ -372,7 +373,7 @@ static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const s
 			    err, errlen, "%s measured %s: no %s times to compare%s", lacks->path,
 			    rf_regimes_measured(lacks), rf_regime_name(g),
 			    g != RF_STEADY ? ""
-			    : lacks->commands
+			    : rf_kind_has(lacks, RF_KIND_WHOLE_PROCESS)
 			        ? " (a --cmd or --program bench times each run's "
 			          "process once: use --regime cold, or have the program "
 			          "mark the phases it repeats: docs/programs.md, "
@@ -387,14 +388,15 @@ static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const s
 	return 0;
 }
 
-int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct cmp_opts *o,
-              struct cmp_report **out, char *err, size_t errlen)
+enum status cmp_build(const struct rf_doc *base, const struct rf_doc *cand,
+                      const struct cmp_opts *o, struct cmp_report **out, char *err, size_t errlen)
 {
 	struct cmp_report *r = calloc(1, sizeof *r);
 	struct cmp_builder b = {.r = r, .o = o};
 	const struct rf_doc *c = cand ? cand : base;
 	const char *bname = o->baseline ? o->baseline : base->baseline;
-	int ba = -1, rc;
+	int ba = -1;
+	enum status rc;
 	char list[1024];
 
 	*out = NULL;
@@ -423,10 +425,10 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	r->equivalence = o->equivalence > 0 ? o->equivalence : NAN;
 	r->bootstrap = o->bootstrap;
 	r->seed = o->seed;
-	if ((rc = check_names(base, cand, o, err, errlen)) != 0 ||
-	    (cand && (rc = rf_same_work(base, cand, err, errlen)) != 0)) {
+	if (check_names(base, cand, o, err, errlen) != 0 ||
+	    (cand && rf_same_work(base, cand, err, errlen) != 0)) {
 		cmp_free(r);
-		return rc == CMP_NO_MEMORY ? ST_FAIL : ST_USAGE;
+		return ST_USAGE;
 	}
 	if (r->paired && (ba = rf_arm(base, bname)) < 0) {
 		join_names(list, sizeof list, base->arms, base->narms);
@@ -458,25 +460,27 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	b.rss = calloc(b.cap, sizeof *b.rss);
 	r->rows = calloc(RF_NREGIMES * (c->nwl * RF_MAX_PHASES * c->narms + c->narms) + 1,
 	                 sizeof *r->rows);
-	rc = b.a && b.b && b.pa && b.pb && b.rss && r->rows ? 0 : CMP_NO_MEMORY;
+	rc = b.a && b.b && b.pa && b.pb && b.rss && r->rows ? ST_OK : ST_FAIL;
 	if (rc == 0 && noise_flag_spikes(base, &r->flags, &r->nflags) != 0)
-		rc = CMP_NO_MEMORY;
+		rc = ST_FAIL;
 	if (rc == 0 && cand && noise_flag_spikes(cand, &r->flags, &r->nflags) != 0)
-		rc = CMP_NO_MEMORY;
+		rc = ST_FAIL;
 	if (rc == 0)
 		rc = count_family(&b, ba < 0 ? 0 : (size_t)ba, o->primary != NULL, err, errlen);
 	if (rc == 0)
 		rc = add_rows(&b, ba < 0 ? 0 : (size_t)ba);
 	if (rc == 0 && r->nrows == 0 && r->paired)
-		rc = errmsg_fail(err, errlen, "%s: no arm to compare with the baseline %s",
-		                 base->path, r->baseline);
+		rc = errmsg_status(ST_USAGE, err, errlen,
+		                   "%s: no arm to compare with the baseline %s", base->path,
+		                   r->baseline);
 	else if (rc == 0 && r->nrows == 0)
-		rc = errmsg_fail(err, errlen, "%s and %s share no workload: nothing to compare",
-		                 base->path, c->path);
+		rc = errmsg_status(ST_USAGE, err, errlen,
+		                   "%s and %s share no workload: nothing to compare", base->path,
+		                   c->path);
 	if (rc == 0)
 		rc = cmp_decide(&b);
 	if (rc == 0 && noise_doc_warnings(base, cand, &r->warn, &r->nwarn) != 0)
-		rc = CMP_NO_MEMORY;
+		rc = ST_FAIL;
 	if (rc == 0)
 		rc = cmp_warnings(&b);
 	free(b.a);
@@ -484,11 +488,11 @@ int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct
 	free(b.pa);
 	free(b.pb);
 	free(b.rss);
-	if (rc != 0) {
-		if (rc == CMP_NO_MEMORY)
+	if (rc != ST_OK) {
+		if (rc == ST_FAIL)
 			snprintf(err, errlen, "out of memory");
 		cmp_free(r);
-		return rc == CMP_NO_MEMORY ? ST_FAIL : ST_USAGE;
+		return rc;
 	}
 	*out = r;
 	return ST_OK;

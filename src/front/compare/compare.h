@@ -5,6 +5,7 @@
 #ifndef ALLOCAB_COMPARE_H
 #define ALLOCAB_COMPARE_H
 
+#include "common/status.h"
 #include "front/results/results.h"
 #include "front/stats/stats.h"
 
@@ -178,8 +179,8 @@ struct cmp_report {
  * points into base and cand (keep them alive); or, with a one-line reason in err, ST_USAGE for
  * input that cannot be compared (unknown arm/workload/phase, files that did different work or
  * share no arm) and ST_FAIL when memory ran out. */
-int cmp_build(const struct rf_doc *base, const struct rf_doc *cand, const struct cmp_opts *o,
-              struct cmp_report **out, char *err, size_t errlen);
+enum status cmp_build(const struct rf_doc *base, const struct rf_doc *cand,
+                      const struct cmp_opts *o, struct cmp_report **out, char *err, size_t errlen);
 void cmp_free(struct cmp_report *r);
 /* Leaves the runs' telemetry out of r: its warning and its flags (for a summary that must stay
  * short; the comparisons keep their telemetry_flagged_rounds). */

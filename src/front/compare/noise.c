@@ -181,7 +181,7 @@ static double median_runnable(const struct rf_doc *d, size_t w)
 
 static int cpu_warnings(const struct rf_doc *d, char ***warn, size_t *nwarn)
 {
-	for (size_t w = 0; d->commands && w < d->nwl; w++) {
+	for (size_t w = 0; rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && w < d->nwl; w++) {
 		double hi = 0, lo = INFINITY, load;
 		size_t ahi = 0, alo = 0;
 		int rc = 0;

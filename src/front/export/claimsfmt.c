@@ -101,7 +101,7 @@ static void missing_workloads(const struct claims_result *res, const struct cmp_
 	if (used < len)
 		snprintf(buf + used, len - used,
 		         "): a claim is judged on the workloads it names (docs/claims.md)%s",
-		         r->cand->commands
+		         rf_kind_has(r->cand, RF_KIND_WHOLE_PROCESS)
 		             ? "; a --program or --cmd bench names its workload with -w"
 		             : "");
 }

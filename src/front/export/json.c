@@ -126,7 +126,7 @@ static cJSON *doc_json(const struct rf_doc *d)
 	cJSON *o = cJSON_CreateObject(), *fails = cJSON_CreateArray();
 
 	add_str(o, "path", d->path);
-	add_str(o, "mode", d->commands ? "commands" : "drivers");
+	add_str(o, "mode", d->kind->mode);
 	add_str(o, "status", d->status);
 	add_num(o, "rounds", (double)d->nrounds);
 	add_num(o, "warmup_rounds", (double)d->nwarmup);
@@ -137,7 +137,7 @@ static cJSON *doc_json(const struct rf_doc *d)
 	add_str(o, "machine_id", d->machine_id[0] ? d->machine_id : NULL);
 	add_str(o, "machine", d->machine_desc);
 	cJSON *cw = cJSON_AddObjectToObject(o, "cpu_wall_ratio");
-	for (size_t w = 0; d->commands && w < d->nwl; w++) {
+	for (size_t w = 0; rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && w < d->nwl; w++) {
 		cJSON *per = cJSON_AddObjectToObject(cw, d->wl[w].name);
 		for (size_t a = 0; a < d->narms; a++)
 			add_num(per, d->arms[a], rf_cpu_wall_ratio(d, a, w));

@@ -33,12 +33,12 @@ static void describe_doc(const struct rf_doc *d, const char *role, char *buf, si
 	snprintf(buf, len,
 	         "%s%s%s (%s, status %s): %zu measured round%s, %zu warm-up round%s discarded; "
 	         "measured %s; compared: %s",
-	         role, role[0] ? " " : "", d->path, d->commands ? "commands" : "drivers", d->status,
+	         role, role[0] ? " " : "", d->path, d->kind->mode, d->status,
 	         d->nrounds, plural(d->nrounds), d->nwarmup, plural(d->nwarmup),
 	         rf_regimes_measured(d), rf_times_used(d, times, sizeof times));
 	if (d->nsessions > 1)
 		add(buf, len, "; %zu sessions (bench --resume)", d->nsessions);
-	for (size_t w = 0; d->commands && w < d->nwl; w++)
+	for (size_t w = 0; rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && w < d->nwl; w++)
 		for (size_t a = 0; a < d->narms; a++) {
 			double q = rf_cpu_wall_ratio(d, a, w);
 			if (!isnan(q))

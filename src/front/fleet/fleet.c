@@ -37,12 +37,12 @@ static int check_inputs(struct rf_doc *const *docs, size_t n, const struct cmp_o
 		                   "--bootstrap: a fleet pools the standard errors of the rank "
 		                   "intervals (docs/methodology.md, \"A fleet of machines\")");
 	for (size_t i = 1; i < n; i++)
-		if (docs[i]->commands != docs[0]->commands)
+		if (docs[i]->kind != docs[0]->kind)
 			return errmsg_fail(err, errlen,
 			                   "%s holds %s runs and %s holds %s runs: one fleet compares "
 			                   "one kind",
-			                   docs[0]->path, docs[0]->commands ? "command" : "driver",
-			                   docs[i]->path, docs[i]->commands ? "command" : "driver");
+			                   docs[0]->path, docs[0]->kind->runs, docs[i]->path,
+			                   docs[i]->kind->runs);
 	return 0;
 }
 
@@ -256,7 +256,8 @@ int fleet_build(struct rf_doc *const *docs, size_t n, const struct cmp_opts *o,
 	if (check_inputs(docs, n, o, err, errlen) != 0)
 		return ST_USAGE;
 	if (!mo.baseline)
-		mo.baseline = docs[0]->commands ? docs[0]->arms[0] : "system";
+		mo.baseline = docs[0]->kind->fallback_baseline ? docs[0]->kind->fallback_baseline
+		                                               : docs[0]->arms[0];
 	c.gphase = mo.phase ? mo.phase : "total";
 	if (!(f = calloc(1, sizeof *f)) || !(f->m = calloc(n, sizeof *f->m))) {
 		free(f);

@@ -188,7 +188,7 @@ static int judge(const struct gate_spec *g, const struct rf_doc *cand, FILE *out
 			snprintf(
 			    msg, sizeof msg, "%s measured %s: judging the cold regime%s",
 			    cold_only->path, rf_regimes_measured(cold_only),
-			    cold_only->commands
+			    rf_kind_has(cold_only, RF_KIND_WHOLE_PROCESS)
 			        ? ", the only one a --cmd or --program bench measures unless the "
 			          "program marks repeated phases (docs/programs.md, \"Phases your "
 			          "program marks\")"

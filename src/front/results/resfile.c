@@ -154,7 +154,7 @@ static int load_baseline(struct loader *l, const cJSON *cfg)
 	if (name && rf_arm(d, name) < 0)
 		return rl_fail(l, "config.baseline '%.100s' is not an arm of config.arms", name);
 	if (!name)
-		name = !d->commands && rf_arm(d, "system") >= 0 ? "system" : d->arms[0];
+		name = rl_fallback_baseline(d);
 	d->baseline = d->arms[rf_arm(d, name)];
 	return 0;
 }
@@ -179,9 +179,10 @@ static int load_config(struct loader *l, const cJSON *cfg)
 
 	if (!cJSON_IsObject(cfg))
 		return rl_fail(l, "config: missing");
-	if (!mode || (strcmp(mode, "drivers") != 0 && strcmp(mode, "commands") != 0))
-		return rl_fail(l, "config.mode: want \"drivers\" or \"commands\"");
-	d->commands = strcmp(mode, "commands") == 0;
+	char modes[128];
+
+	if (!(d->kind = rf_kind_find(mode)))
+		return rl_fail(l, "config.mode: want %s", rf_kind_modes(modes, sizeof modes));
 	if (rl_opt_num(l, cfg, "clock_ticks_per_s", 1e6, "config", "config", &l->clock_ticks_per_s))
 		return -1;
 	/* USER_HZ is 100 on every Linux architecture allocab builds on */
@@ -193,7 +194,7 @@ static int load_config(struct loader *l, const cJSON *cfg)
 	    load_names(l, rl_get(cfg, "workloads"), "workloads", (void **)&d->wl, sizeof *d->wl,
 	               offsetof(struct rf_workload, name), &d->nwl, &d->wl_idx) != 0)
 		return -1;
-	for (size_t i = 0; d->commands && i < d->nwl; i++) {
+	for (size_t i = 0; rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && i < d->nwl; i++) {
 		d->wl[i].nphases = d->wl[i].nrecord = 1;
 		if (!(d->wl[i].phases[0] = strdup("total")))
 			return rl_nomem(l);
@@ -499,10 +500,9 @@ struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, siz
 
 int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size_t errlen)
 {
-	if (a->commands != b->commands) {
+	if (a->kind != b->kind) {
 		snprintf(err, errlen, "%s holds %s runs and %s holds %s runs: not comparable",
-		         a->path, a->commands ? "command" : "driver", b->path,
-		         b->commands ? "command" : "driver");
+		         a->path, a->kind->runs, b->path, b->kind->runs);
 		return -1;
 	}
 	for (size_t i = 0; i < b->nwl; i++) {
@@ -555,7 +555,7 @@ static int load_lines_file(const char *path, struct rf_doc **out, char *err, siz
 	return *out ? ST_OK : oom ? ST_FAIL : ST_USAGE;
 }
 
-int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen)
+enum status rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen)
 {
 	/* what load_rounds needs; machine is read after the rounds, when the head is whole */
 	static const char *const before[] = {"schema", "status", "config", NULL};

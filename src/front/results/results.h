@@ -8,6 +8,7 @@
 
 #include "common/jsonload.h"
 #include "common/nameidx.h"
+#include "common/status.h"
 #include "front/stats/stats.h"
 
 #include <stddef.h>
@@ -124,10 +125,37 @@ struct rf_facts {
 	char hypervisor[64], cpu_vendor[32], cpu_model[128], kernel[128], thp[32];
 };
 
+/* What the kind of a bench's arms makes of its runs (front/arms/arms.h), as the file records it in
+ * config.mode: the facts results, compare, gate, fleet and export read, never the mode itself
+ * (rfkind.c holds one row per mode). */
+enum rf_kind_flag {
+	/* a run is the user's command, timed whole by the bench (process.wall_ns, the CPU time of
+	 * every process): one pseudo-workload whose phases are "total" and those the program marks;
+	 * a steady regime only from the phases it repeats; no checksum */
+	RF_KIND_WHOLE_PROCESS = 1u << 0,
+	/* a run is an allocator driver's allocab-run/1 record: reps it times itself, cold and steady
+	 * regimes (--reps auto measures both), the workload's parameters and checksum */
+	RF_KIND_DRIVER_RECORD = 1u << 1,
+};
+
+struct rf_kind {
+	const char *mode; /* config.mode */
+	const char *runs; /* what one run is, in messages: "driver", "command" */
+	unsigned flags;   /* enum rf_kind_flag */
+	/* the arm compared against when the file names no config.baseline and has this arm (the
+	 * platform's allocator of a drivers bench); NULL or absent: the first arm */
+	const char *fallback_baseline;
+};
+
+/* The kind of config.mode mode, or NULL for a mode no row has. */
+const struct rf_kind *rf_kind_find(const char *mode);
+/* The modes the rows know, as "\"drivers\" or \"commands\"" into buf (for messages). */
+const char *rf_kind_modes(char *buf, size_t len);
+
 struct rf_doc {
 	char *path;          /* the name errors and reports use */
 	char *status;        /* the bench's status: complete, running, interrupted, ... */
-	int commands;        /* config.mode "commands": one pseudo-workload, process times */
+	const struct rf_kind *kind; /* from config.mode (never NULL in a loaded document) */
 	/* machine.id recomputed from its fields (rf_machine_id_check); "" if the document has no
 	 * machine fingerprint */
 	char machine_id[17];
@@ -185,7 +213,7 @@ struct rf_doc {
  * problem" in err: ST_USAGE for bad input (missing file, not a regular file, too large, not JSON,
  * wrong schema, invalid structure, or runs of one workload that did different work: checksums or
  * effective parameters that differ), ST_FAIL when memory ran out (common/status.h). */
-int rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen);
+enum status rf_load(const char *path, struct rf_doc **out, char *err, size_t errlen);
 /* The same on a document in memory, named `name` in messages (a second "rounds" member is
  * refused, as rf_load's stream refuses it); bench is not kept. Returns the document or NULL with
  * the reason in err (whatever the cause). */
@@ -242,6 +270,8 @@ int rf_machine_id_check(const cJSON *machine, char id[17]);
  * checksum, effective parameters and phases. Returns 0, or -1 with the first difference in err
  * ("WORKLOAD: checksum differs between A (x) and B (y): not the same work"). */
 int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size_t errlen);
+/* Whether d's kind has every flag of flags (enum rf_kind_flag). */
+int rf_kind_has(const struct rf_doc *d, unsigned flags);
 
 const struct rf_run *rf_run(const struct rf_doc *d, size_t round, size_t arm, size_t wl);
 /* A run's time of phase p: the steady time if measured, else the cold one (NAN if neither). */

@@ -85,7 +85,7 @@ static int command_single(const struct rf_doc *d, size_t w)
 
 void rl_cpu_auto(struct rf_doc *d)
 {
-	for (size_t w = 0; d->commands && w < d->nwl; w++)
+	for (size_t w = 0; rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && w < d->nwl; w++)
 		d->wl[w].single_threaded = command_single(d, w);
 }
 

@@ -50,11 +50,11 @@ const char *rf_regime_name(enum rf_regime g)
 const char *rf_regimes_measured(const struct rf_doc *d)
 {
 	if (d->has_regime[RF_COLD] && d->has_regime[RF_STEADY])
-		return d->commands ? "cold and steady (steady: the phases the program repeated)"
+		return rf_kind_has(d, RF_KIND_WHOLE_PROCESS) ? "cold and steady (steady: the phases the program repeated)"
 		                   : "cold and steady";
 	if (d->has_regime[RF_STEADY])
 		return "steady only";
-	return d->commands ? "cold only (commands: one process per run, no phase repeated)"
+	return rf_kind_has(d, RF_KIND_WHOLE_PROCESS) ? "cold only (commands: one process per run, no phase repeated)"
 	                   : "cold only (one repetition per run)";
 }
 
@@ -155,7 +155,7 @@ const char *rf_times_used(const struct rf_doc *d, char *buf, size_t len)
 	if (k < len)
 		k += (size_t)snprintf(buf + k, len - k, " (%s), wall time for the others",
 		                      d->time_policy != RF_POLICY_AUTO ? "all with CPU times"
-		                      : d->commands ? "CPU/wall at most 1.1 in every arm"
+		                      : rf_kind_has(d, RF_KIND_WHOLE_PROCESS) ? "CPU/wall at most 1.1 in every arm"
 		                                    : "single-threaded");
 	wall_phases(d, buf, len, &k);
 	return buf;

@@ -128,5 +128,8 @@ int rl_lines_rounds(struct loader *l, struct rl_lines *ln);
 /* The one line that reports s's torn last line. */
 void rl_lines_torn(const struct rl_lines *s, char *msg, size_t len);
 void rl_lines_close(struct rl_lines *s);
+/* rfkind.c: the arm d is compared against when its file names no config.baseline: its kind's
+ * fallback_baseline when d has that arm, else its first arm. */
+const char *rl_fallback_baseline(const struct rf_doc *d);
 
 #endif

@@ -143,7 +143,7 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 		return -1;
 	if (!run->ok)
 		return add_fail(l, jr, round, warmup, (size_t)a, (size_t)w, status, at);
-	if (d->commands) {
+	if (rf_kind_has(d, RF_KIND_WHOLE_PROCESS)) {
 		if (isnan(run->wall_ns))
 			return rl_fail(
 			    l, "%s: process.wall_ns missing or not a positive finite number", at);

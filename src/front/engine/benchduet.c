@@ -1,0 +1,39 @@
+/* benchduet.c - what `--duet` needs before the engine runs (front/engine/engine.h): single-threaded
+ * workloads and two CPUs to pin the runs to. */
+#include "front/engine/engine.h"
+
+#include "common/errmsg.h"
+#include "front/proc/proc.h"
+
+#include <stdio.h>
+
+int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_list *l, char *err,
+                            size_t errlen)
+{
+	char have[512] = "";
+	size_t used = 0;
+
+	for (size_t i = 0; i < l->n && used < sizeof have; i++)
+		if (l->flags && (l->flags[i] & BENCH_WL_SINGLE_THREADED))
+			used += (size_t)snprintf(have + used, sizeof have - used, "%s%s",
+			                         used ? ", " : "", l->names[i]);
+	for (size_t i = 0; i < c->nwl; i++)
+		if (!(bench_wl_flags(l, c->wl[i].name) & BENCH_WL_SINGLE_THREADED))
+			return errmsg_fail(
+			    err, errlen,
+			    "--duet: workload '%s' is not single-threaded (the drivers "
+			    "list as single_threaded: %s)",
+			    c->wl[i].name, used ? have : "none");
+	return 0;
+}
+
+int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, char *err,
+                     size_t errlen)
+{
+	int cpu[2];
+
+	if (bench_duet_workloads_ok(c, l, err, errlen) != 0 || duet_cpus(cpu, err, errlen) != 0)
+		return -1;
+	c->duet = 1;
+	return 0;
+}

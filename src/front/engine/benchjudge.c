@@ -1,0 +1,238 @@
+/* benchjudge.c - what the bench engine judges between rounds (benchengine.h): whether the budget
+ * holds another round, the plan of the sequential decisions fixed at the first look
+ * (docs/methodology.md, "Sequential decisions"), adaptive allocation (the cells that still run:
+ * benchalloc.c) and the sequential gate. With --resume, the budget and --rounds count this
+ * session's rounds; the plan and the first look count every measured round of the file. */
+#include "front/engine/benchengine.h"
+#include "common/errmsg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether the budget forbids another measured round. The estimate is the mean measured round
+ * of this session, each scaled to a whole round by the share of its time the cells that ran take
+ * (bench_cells_share), times that share for the cells still running. */
+int engine_budget_spent(const struct engine *e)
+{
+	const struct bench_config *c = e->c;
+	unsigned measured = e->measured - e->measured0;
+	double elapsed, round_s;
+
+	if (c->budget_s <= 0 || engine_warming(e) || measured < c->min_rounds || measured == 0 ||
+	    measured < e->need_session)
+		return 0;
+	elapsed = (double)(engine_now(e) - e->t_start) / 1e9;
+	round_s = (double)e->measured_ns / 1e9 / measured * bench_cells_share(&e->cells);
+	return elapsed + round_s > c->budget_s;
+}
+
+/* compare's family level (docs/methodology.md, "Multiplicity"). */
+#define NEED_ALPHA 0.05
+
+/* Commands mode: the phases compare shows of each workload, from the first ok run of each in
+ * round (its marks): the total, and per marked phase its cold row and, marked more than once,
+ * its steady row. 1 per workload without marks. */
+static void marked_rows(const struct engine *e, const cJSON *round, size_t *shown)
+{
+	const struct bench_config *c = e->c;
+	const cJSON *run;
+
+	for (size_t w = 0; w < c->nwl; w++)
+		shown[w] = 0;
+	cJSON_ArrayForEach(run, cJSON_GetObjectItemCaseSensitive(round, "runs"))
+	{
+		const char *wl = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "workload"));
+		const cJSON *ph = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(run, "phase_marks"), "phases"), *p;
+
+		for (size_t w = 0; wl && w < c->nwl; w++) {
+			if (shown[w] || strcmp(c->wl[w].name, wl) != 0 || !cJSON_IsArray(ph))
+				continue;
+			shown[w] = 1;
+			cJSON_ArrayForEach(p, ph)
+			shown[w] += 1 + (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p, "wall_ns")) > 1);
+		}
+	}
+	for (size_t w = 0; w < c->nwl; w++)
+		shown[w] = shown[w] ? shown[w] : 1;
+}
+
+void engine_need_check(struct engine *e)
+{
+	const struct bench_config *c = e->c;
+	const cJSON *round = cJSON_GetArrayItem(e->rounds, (int)e->done0);
+	size_t m = c->need_comparisons, *shown;
+	double elapsed = (double)(engine_now(e) - e->t_start) / 1e9, round_s, want;
+	unsigned need = c->need_rounds, holds, fixed;
+
+	if (bench_any_arm(c, ARM_KIND_MARKS_PHASES) && (shown = calloc(c->nwl + 1, sizeof *shown))) {
+		marked_rows(e, round, shown);
+		m = bench_comparisons(c, shown);
+		free(shown);
+	}
+	if (!m || c->gate)
+		return;
+	need = (unsigned)stats_signrank_min_n(NEED_ALPHA, m) > need
+	           ? (unsigned)stats_signrank_min_n(NEED_ALPHA, m)
+	           : need;
+	fixed = need;
+	if (c->alloc && stats_seq_min_planned(NEED_ALPHA / (double)m) > need)
+		need = (unsigned)stats_seq_min_planned(NEED_ALPHA / (double)m);
+	e->need_total = need;
+	if (c->progress == PROGRESS_TTY && e->progress_shown)
+		fputs("\r\033[K", stderr);
+	/* --rounds (compare's fixed-n verdicts): said before the first round unless a resumed
+	 * file's rounds or the phases the program marked change the count */
+	if (c->rounds && e->measured0 + c->rounds < fixed &&
+	    (e->measured0 || fixed > c->need_rounds) && c->progress != PROGRESS_NONE)
+		fprintf(stderr,
+		        "allocab: bench: WARNING: --rounds %u gives %u measured rounds in all%s%.0u%s; a "
+		        "verdict on its %zu comparison%s (the phases the program marked counted) needs "
+		        "at least %u: give --rounds %u or more (docs/methodology.md, \"Multiplicity\")\n",
+		        c->rounds, e->measured0 + c->rounds, e->measured0 ? " (" : "", e->measured0,
+		        e->measured0 ? " in the file)" : "", m, m == 1 ? "" : "s", fixed,
+		        fixed - e->measured0);
+	if (c->budget_s <= 0 || c->rounds || e->measured >= need)
+		return;
+	round_s = elapsed / (double)(e->done - e->done0);
+	holds = e->measured + (c->budget_s > elapsed && round_s > 0
+	                           ? (unsigned)((c->budget_s - elapsed) / round_s)
+	                           : 0);
+	if (holds >= need)
+		return;
+	want = elapsed + (double)(need - e->measured) * round_s;
+	want = want < 60 ? ceil(want) : ceil(want / 10) * 10;
+	if (c->need_extends)
+		e->need_session = need - e->measured0;
+	if (c->progress == PROGRESS_NONE)
+		return;
+	fprintf(stderr,
+	        "allocab: bench: %s: a budget of %.0f s holds about %u measured round%s (%.1f s a "
+	        "round); a verdict on its %zu comparison%s needs at least %u: ",
+	        c->need_extends ? "note" : "WARNING", c->budget_s, holds, holds == 1 ? "" : "s",
+	        round_s, m, m == 1 ? "" : "s", need);
+	if (c->need_extends)
+		fprintf(stderr,
+		        "the budget is extended to them, about %.0f s (give --budget %.0f or more to "
+		        "plan for it; docs/methodology.md, \"Multiplicity\")\n",
+		        want, want);
+	else
+		fprintf(stderr,
+		        "this budget cannot decide: give --budget %.0f or more (docs/methodology.md, "
+		        "\"Multiplicity\")\n",
+		        want);
+}
+
+/* The plan of the sequential decisions (the gate's, adaptive allocation's), fixed at the first
+ * look and recorded in the document: the measured rounds of a resumed file plus --rounds, else
+ * the rounds done plus those the rest of the budget holds at the mean measured round time of this
+ * session (round times, not the log ratios, decide it). */
+void engine_fix_plan(struct engine *e)
+{
+	const struct bench_config *c = e->c;
+	unsigned measured = e->measured - e->measured0;
+	double left, round_s;
+
+	if (e->plan.planned)
+		return;
+	e->plan.first_look = c->min_rounds;
+	/* adaptive allocation's plan can be extended by --resume; a gate's ends the bench */
+	e->plan.share = c->gate ? 0 : SEQ_FIRST_SHARE;
+	if (c->rounds) {
+		e->plan.planned = e->measured0 + c->rounds;
+	} else {
+		left = c->budget_s - (double)(engine_now(e) - e->t_start) / 1e9;
+		round_s = (double)e->measured_ns / 1e9 / (measured ? measured : 1);
+		e->plan.planned =
+		    e->measured + (left > 0 && round_s > 0 ? (size_t)(left / round_s) : 0);
+		if (e->need_session && e->plan.planned < e->need_total)
+			e->plan.planned = e->need_total;
+	}
+	benchdoc_set_plan(e->doc, &e->plan);
+	e->res->planned = e->plan.planned;
+}
+
+void engine_plan_advance(struct engine *e)
+{
+	int moved = 0;
+
+	while (e->plan.planned && e->measured >= e->plan.planned && e->plan.share > 0 &&
+	       stats_seq_extend(&e->plan) == 0)
+		moved = 1;
+	if (!moved)
+		return;
+	benchdoc_set_plan(e->doc, &e->plan);
+	e->res->planned = e->plan.planned;
+}
+
+/* Asked after every round from the first measured one of this session and --min-rounds measured
+ * rounds in all. */
+int engine_allocate(struct engine *e, char *err, size_t errlen)
+{
+	const struct bench_config *c = e->c;
+
+	if (!c->alloc || e->done - e->done0 <= c->warmup || e->measured < c->min_rounds)
+		return 0;
+	engine_fix_plan(e);
+	if (bench_cells_update(&e->cells, c, e->tables, err, errlen) != 0)
+		return -1;
+	e->share = bench_cells_share(&e->cells);
+	return bench_cells_needed(&e->cells) == 0;
+}
+
+/* From the tables built as the rounds ended (never reading the document again). */
+int engine_gate_judge(struct engine *e, FILE *out, enum gate_outcome *g, char *err, size_t errlen)
+{
+	const struct rf_doc *d = rf_builder_doc(e->tables, err, errlen);
+
+	return d ? gate_spec_judge(e->c->gate, d, out, g, err, errlen) : -1;
+}
+
+int engine_gate_check(struct engine *e, FILE *out, char *err, size_t errlen)
+{
+	enum gate_outcome g;
+
+	if (engine_gate_judge(e, out, &g, err, errlen) != 0)
+		return -1;
+	benchdoc_set_string(e->doc, "gate_outcome", gate_outcome_name(g));
+	e->res->gate = (int)g;
+	return (int)g;
+}
+
+int engine_gate_final(struct engine *e, char *err, size_t errlen)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int g;
+
+	if (!mem)
+		return errmsg_fail(err, errlen, "out of memory");
+	g = engine_gate_check(e, mem, err, errlen);
+	fclose(mem);
+	if (g >= 0) {
+		fputs(text ? text : "", stdout);
+		benchdoc_set_decision(e->doc, gate_outcome_name((enum gate_outcome)g), e->measured,
+		                      e->looks, text);
+	}
+	free(text);
+	return g;
+}
+
+size_t bench_comparisons(const struct bench_config *c, const size_t *shown)
+{
+	size_t per_arm = c->nwl >= 2;
+	/* drivers that repeat measure two regimes, each compared (docs/methodology.md) */
+	size_t regimes = bench_all_arms(c, ARM_KIND_DRIVER_RECORD) && c->reps != 1 ? 2 : 1;
+
+	if (c->narms < 2)
+		return 0;
+	/* the primary family: one row per candidate and workload, in one regime */
+	if (!c->primary || strcmp(c->primary, "all") != 0)
+		return (c->narms - 1) * c->nwl;
+	for (size_t i = 0; i < c->nwl; i++)
+		per_arm += shown ? shown[i] : 1;
+	return (c->narms - 1) * per_arm * regimes;
+}

@@ -1,0 +1,23 @@
+/* benchkind.c - what the engine asks of its arms' kinds (engine.h; front/arms/arms.h). */
+#include "front/engine/engine.h"
+
+const struct arm_kind_ops *bench_arm_kind(const struct bench_arm *a)
+{
+	return a->kind ? a->kind : &arm_kind_driver;
+}
+
+int bench_any_arm(const struct bench_config *c, unsigned flags)
+{
+	for (size_t i = 0; i < c->narms; i++)
+		if (arm_kind_has(bench_arm_kind(&c->arms[i]), flags))
+			return 1;
+	return 0;
+}
+
+int bench_all_arms(const struct bench_config *c, unsigned flags)
+{
+	for (size_t i = 0; i < c->narms; i++)
+		if (!arm_kind_has(bench_arm_kind(&c->arms[i]), flags))
+			return 0;
+	return c->narms > 0;
+}

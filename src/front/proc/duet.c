@@ -1,0 +1,193 @@
+/* duet.c - two runs at once on two CPUs, one forked helper each (proc.h). A helper is a copy of
+ * the front end: it pins itself, waits on a common start pipe, runs its process with runner_run
+ * (whose single-threaded signal handling it keeps intact) and writes the result to its pipe. */
+#include "front/proc/proc.h"
+
+#include "common/atomicio.h"
+#include "common/prng.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CPU_SEED_XOR 0xc0ffee5eedc0ffeeULL
+
+int duet_round_swap(uint64_t shuffle_seed, unsigned round)
+{
+	struct prng r;
+
+	prng_seed(&r, (shuffle_seed ^ CPU_SEED_XOR) + 0x9e3779b97f4a7c15ULL * (uint64_t)round);
+	return (int)(prng_next(&r) >> 63);
+}
+
+int duet_cpus(int cpu[2], char *err, size_t errlen)
+{
+	cpu_set_t set;
+	int k = 0;
+
+	if (sched_getaffinity(0, sizeof set, &set) != 0) {
+		snprintf(err, errlen, "sched_getaffinity: %s", strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < CPU_SETSIZE && k < 2; i++)
+		if (CPU_ISSET(i, &set))
+			cpu[k++] = i;
+	if (k < 2) {
+		snprintf(err, errlen, "--duet needs two CPUs; this process may run on %d",
+		         CPU_COUNT(&set));
+		return -1;
+	}
+	return 0;
+}
+
+/* What a helper sends back; r.out follows as r.out_len bytes. */
+struct duet_msg {
+	int ok;
+	struct runner_result r;
+	struct telemetry_sample tel[2];
+	char err[256];
+};
+
+/* Reads n bytes; on EINTR with *stop set, asks both helpers once to stop. 0, or -1 at EOF/error. */
+static int read_all(int fd, void *p, size_t n, const volatile sig_atomic_t *stop,
+                    const pid_t pid[2], int *told)
+{
+	char *c = p;
+
+	while (n > 0) {
+		ssize_t k = read(fd, c, n);
+
+		if (stop && *stop && !*told) {
+			kill(pid[0], SIGTERM);
+			kill(pid[1], SIGTERM);
+			*told = 1;
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static void helper(struct duet_side *s, int go_fd, int out_fd)
+{
+	struct duet_msg m;
+	cpu_set_t set;
+	char *out;
+	char c;
+
+	memset(&m, 0, sizeof m);
+	CPU_ZERO(&set);
+	CPU_SET(s->cpu, &set);
+	if (sched_setaffinity(0, sizeof set, &set) != 0) {
+		snprintf(m.err, sizeof m.err, "cannot pin to CPU %d: %s", s->cpu, strerror(errno));
+		write_full(out_fd, &m, sizeof m);
+		_exit(1);
+	}
+	while (read(go_fd, &c, 1) < 0 && errno == EINTR)
+		;
+	telemetry_sample(&m.tel[0]);
+	m.ok = runner_run(s->spec, &m.r, m.err, sizeof m.err) == 0;
+	telemetry_sample(&m.tel[1]);
+	out = m.r.out;
+	m.r.out = NULL;
+	if (write_full(out_fd, &m, sizeof m) != 0 ||
+	    (m.ok && out && m.r.out_len && write_full(out_fd, out, m.r.out_len) != 0))
+		_exit(1);
+	_exit(0);
+}
+
+/* Reads side i's message into it. */
+static int collect(struct duet_side *s, int fd, const volatile sig_atomic_t *stop,
+                   const pid_t pid[2], int *told, char *err, size_t errlen)
+{
+	struct duet_msg m;
+
+	if (read_all(fd, &m, sizeof m, stop, pid, told) != 0) {
+		snprintf(err, errlen, "duet helper for CPU %d died without a result", s->cpu);
+		return -1;
+	}
+	if (!m.ok) {
+		snprintf(err, errlen, "%s", m.err);
+		return -1;
+	}
+	s->r = m.r;
+	s->r.track = NULL; /* duet runs are never tracked */
+	s->tel[0] = m.tel[0];
+	s->tel[1] = m.tel[1];
+	if (s->r.out_len || s->spec->capture_stdout) {
+		if (!(s->r.out = malloc(s->r.out_len + 1))) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		if (read_all(fd, s->r.out, s->r.out_len, stop, pid, told) != 0) {
+			snprintf(err, errlen, "duet helper for CPU %d died while reporting",
+			         s->cpu);
+			return -1;
+		}
+		s->r.out[s->r.out_len] = '\0';
+	}
+	return 0;
+}
+
+int duet_run(struct duet_side side[2], const volatile sig_atomic_t *stop, char *err, size_t errlen)
+{
+	int go[2], fd[2] = {-1, -1}, told = 0, rc = 0;
+	pid_t pid[2] = {-1, -1};
+
+	memset(&side[0].r, 0, sizeof side[0].r);
+	memset(&side[1].r, 0, sizeof side[1].r);
+	if (pipe2(go, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	for (int i = 0; i < 2 && rc == 0; i++) {
+		int p[2];
+
+		if (pipe2(p, O_CLOEXEC) != 0) {
+			snprintf(err, errlen, "cannot start a duet helper: %s", strerror(errno));
+			rc = -1;
+			break;
+		}
+		if ((pid[i] = fork()) < 0) {
+			snprintf(err, errlen, "cannot start a duet helper: %s", strerror(errno));
+			close(p[0]);
+			close(p[1]);
+			rc = -1;
+			break;
+		}
+		if (pid[i] == 0) {
+			close(go[1]);
+			close(p[0]);
+			helper(&side[i], go[0], p[1]);
+		}
+		close(p[1]);
+		fd[i] = p[0];
+	}
+	close(go[0]);
+	close(go[1]); /* the common start: both helpers read EOF */
+	for (int i = 0; i < 2 && rc == 0; i++)
+		rc = collect(&side[i], fd[i], stop, pid, &told, err, errlen);
+	for (int i = 0; i < 2; i++) {
+		if (rc != 0 && pid[i] > 0)
+			kill(pid[i], SIGTERM);
+		if (fd[i] >= 0)
+			close(fd[i]);
+		while (pid[i] > 0 && waitpid(pid[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (rc != 0) {
+		runner_result_free(&side[0].r);
+		runner_result_free(&side[1].r);
+	}
+	return rc;
+}

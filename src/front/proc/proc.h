@@ -1,0 +1,332 @@
+/* proc.h - the proc module's public face: running the processes a bench measures and proving
+ * what ran in them. The engine (front/engine) calls it; it calls no other module. The other
+ * headers of this folder (ptrack.h, contain.h, probeimg.h, probejudge.h, elfscan.h) are private
+ * to it.
+ *
+ * The runner (runner.c) runs one measured process for `allocab bench`: fork/exec in its own process group
+ * with an environment padding variable, captures stdout whole and the tail of stderr, times it
+ * with CLOCK_MONOTONIC around fork..wait4, takes its rusage from wait4, and kills it (SIGTERM to
+ * the group, SIGKILL after a grace period) at its timeout or when the caller asks it to stop.
+ * On request it tracks every process the run starts (front/proc/ptrack.h). */
+#ifndef ALLOCAB_PROC_H
+#define ALLOCAB_PROC_H
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The environment variable whose random-length value pads every run's environment. */
+#define RUNNER_PAD_VAR  "ALLOCAB_PAD"
+#define RUNNER_TAIL_MAX 1024        /* bytes of stderr kept */
+#define RUNNER_OUT_MAX  (16u << 20) /* bytes of stdout kept when captured */
+
+struct runner_spec {
+	const char *path;   /* executable, run with execve (no PATH search) */
+	char *const *argv;  /* NULL-terminated; argv[0] is what the process sees */
+	size_t pad_bytes;   /* length of the RUNNER_PAD_VAR value added to the environment */
+	double timeout_s;   /* > 0 */
+	double grace_s;     /* SIGTERM .. SIGKILL */
+	int capture_stdout; /* 0: stdout is read and dropped */
+	/* Set asynchronously (signal handler) to stop the run early; may be NULL. The runner blocks
+	 * SIGINT, SIGTERM, SIGHUP and SIGCHLD while it runs and waits with ppoll, so a signal that
+	 * sets the flag wakes it at once. */
+	const volatile sig_atomic_t *stop;
+	/* "NAME=VALUE" entries that replace any NAME of the inherited environment; NULL-terminated,
+	 * may be NULL. */
+	char *const *env_set;
+	/* Track every process of the run (ptrack.h): the child waits on a pipe until it is
+	 * attached, then execs. 0: the child execs at once, nothing is traced. */
+	int track;
+	/* Contain the run (contain.h): a cgroup of its own, emptied at the end, and with track the
+	 * proc connector's record of its forks and execs, as far as this process may have them. */
+	int contain;
+	/* The run's probe record file, whose size the tracker notes at each exec, or NULL. */
+	const char *probe_file;
+};
+
+struct ptrack;
+struct contain;
+
+enum runner_end {
+	RUNNER_EXITED,   /* exit_code is valid */
+	RUNNER_SIGNALED, /* died of term_signal */
+	RUNNER_TIMEOUT,  /* killed at timeout_s */
+	RUNNER_STOPPED,  /* killed because *stop was set (or never started) */
+};
+
+struct runner_result {
+	enum runner_end end;
+	int exit_code;
+	int term_signal;
+	long pid;                /* the process started (0 if none was) */
+	int64_t wall_ns;         /* CLOCK_MONOTONIC from just before fork to wait4's return */
+	int64_t user_ns, sys_ns; /* wait4 rusage: the process and the children it waited for */
+	long max_rss_kib;
+	long minor_faults, major_faults;
+	long vol_ctx_switches, invol_ctx_switches;
+	char *out; /* captured stdout, NUL-terminated (NULL if not captured) */
+	size_t out_len;
+	int out_truncated; /* stdout exceeded RUNNER_OUT_MAX; out holds the first part */
+	char tail[RUNNER_TAIL_MAX + 1]; /* last bytes of stderr, NUL-terminated */
+	size_t tail_len;
+	/* spec.track: what the tracker saw, or why it could not attach (owned by r); else NULL */
+	struct ptrack *track;
+	/* spec.contain: what containment had and saw (owned by r); else NULL */
+	struct contain *contain;
+};
+
+/* Runs spec to completion. Returns 0 with *r filled (r->out and r->track owned by r:
+ * runner_result_free), or -1 with a one-line reason in err when the process could not be started
+ * (pipe/fork failure, or no memory for the tracker).
+ * An exec failure is not an error here: the child reports it on its stderr and exits 127. Any
+ * process the run leaves behind in its process group (with spec.contain, in its cgroup or the
+ * connector's tree of it) is killed when it ends. */
+int runner_run(const struct runner_spec *spec, struct runner_result *r, char *err, size_t errlen);
+/* Frees what r owns; accepts NULL and a zeroed result. */
+void runner_result_free(struct runner_result *r);
+
+/* The processes the tracker counted in r's run (0 when it was not tracked). */
+size_t runner_tracked_processes(const struct runner_result *r);
+/* The "containment" object of r's run (docs/results-format.md), or NULL without containment. */
+cJSON *runner_containment_json(const struct runner_result *r);
+
+/* "SIGSEGV" for SIGSEGV and so on; NULL for a number without a name. */
+const char *runner_signal_name(int sig);
+
+/* Cleans the raw stderr tail raw[0..n-1] into out (>= n + 1 bytes) for a JSON string: drops a
+ * leading partial line when the tail was cut (cut != 0) and a newline follows, drops a trailing
+ * newline, and replaces bytes that are not valid UTF-8 with '?'. Returns the length written. */
+size_t runner_clean_tail(const char *raw, size_t n, int cut, char *out);
+
+/* Telemetry (telemetry.c): what else was happening on the machine around a run: CPU time stolen by the
+ * hypervisor (/proc/stat), the 1-minute load average and the tasks runnable at that moment
+ * (/proc/loadavg). Recorded per run so that
+ * compare can flag rounds disturbed from outside (docs/methodology.md, "Noise telemetry and
+ * drift"). The parsers are pure for testing.
+ */
+
+struct telemetry_sample {
+	int have_steal, have_load, have_runnable;
+	uint64_t steal_ticks; /* aggregate "cpu" line, USER_HZ ticks summed over all CPUs */
+	double loadavg_1m;
+	unsigned runnable; /* tasks runnable or running now, the reader included (field 4, R of R/T) */
+};
+
+/* Parses the text of /proc/stat: the steal column (8th value) of the aggregate "cpu " line.
+ * Returns 0, or -1 if the line or the column is missing (kernels before 2.6.11). */
+int telemetry_parse_steal(const char *proc_stat, uint64_t *steal);
+/* Parses the text of /proc/loadavg: its first field. Returns 0 or -1. */
+int telemetry_parse_loadavg(const char *proc_loadavg, double *load1);
+/* Parses the text of /proc/loadavg: R of its fourth field "R/T" (runnable scheduling entities,
+ * the reading process included; at least 1). Returns 0 or -1. */
+int telemetry_parse_runnable(const char *proc_loadavg, unsigned *runnable);
+
+/* Reads both files now; facts that cannot be read are left unset (have_* = 0). */
+void telemetry_sample(struct telemetry_sample *t);
+
+/* Duet runs (duet.c), duet runs for `allocab bench --duet` (Bulej et al., "Duet Benchmarking", 2020): the two
+ * arms of a pair run at the same time, each pinned to its own CPU, so that whatever disturbs the
+ * machine disturbs both alike and cancels in their ratio. Each run is supervised by a forked
+ * helper that pins itself (the driver inherits the affinity through fork and exec), waits for a
+ * common start, runs the process with runner_run and sends the result back through a pipe. */
+
+/* Whether the arms of round `round` take their CPUs swapped (1) or in order (0): drawn from the
+ * bench's shuffle seed, one independent fair draw per round, so that no arm is favoured by the
+ * parity of the round count. Deterministic for a given (shuffle_seed, round). */
+int duet_round_swap(uint64_t shuffle_seed, unsigned round);
+
+/* The first two CPUs this process may run on. Returns 0, or -1 with a reason in err. */
+int duet_cpus(int cpu[2], char *err, size_t errlen);
+
+struct duet_side {
+	const struct runner_spec *spec;
+	int cpu;
+	struct runner_result r;         /* filled by duet_run; free with runner_result_free */
+	struct telemetry_sample tel[2]; /* before and after the run, sampled by its helper */
+};
+
+/* Runs both sides at once; stop works as in runner_run (the helpers are told to stop).
+ * Returns 0 with both results filled (an unstarted side has end RUNNER_STOPPED), or -1 with a
+ * reason in err when a helper could not be started or died without reporting. */
+int duet_run(struct duet_side side[2], const volatile sig_atomic_t *stop, char *err, size_t errlen);
+
+/* Preload (preload.c): preload machinery of the front end (docs/programs.md): finding the shared
+ * library of an allocator the way the dynamic linker would, its version, the project's own
+ * preload libraries (build/liballocab-NAME.so), and composing LD_PRELOAD. The allocator is only
+ * ever loaded into a short-lived trial process, never into allocab itself. */
+
+/* What a library name or path resolves to. */
+struct preload_lib {
+	char path[PATH_MAX]; /* realpath of the object ld.so loads */
+	char allocator[32];  /* known allocator name (common/allocknown.h) by its basename, or "" */
+	char version[64];    /* the allocator's own answer (mi_version, mallctl "version",
+	                        tc_version), "" if it has none */
+};
+
+/* Resolves lib (a soname searched as LD_PRELOAD searches, or a path) by a trial run of
+ * `/bin/sh -c :` with LD_PRELOAD=lib:probe (probe: the path of liballocab-probe.so): the probe
+ * reports the realpath ld.so loaded and, for an allocator serving malloc, its version. Returns 0
+ * with *out filled, or -1 with a one-line reason in err (the dynamic linker's "cannot be
+ * preloaded" message when it could not load lib). */
+int preload_resolve(const char *lib, const char *probe, struct preload_lib *out, char *err,
+                    size_t errlen);
+
+/* The known allocators (system first) whose Debian library resolves on this machine, as a
+ * comma-separated list in buf ("system,mimalloc,jemalloc,tcmalloc"). Returns how many. */
+int preload_installed(const char *probe, char *buf, size_t len);
+
+/* Path of the project's preload library build/liballocab-NAME.so: next to the running allocab
+ * executable, else in ../lib/allocab beside it (make install; common/ownlib.h, which this
+ * calls). Returns 0, or -1 with a reason ("liballocab-probe.so is neither next to ..."). */
+int preload_find_own(const char *name, char *out, size_t len, char *err, size_t errlen);
+
+/* Joins the non-empty, non-NULL entries of v[0..n) with ':' into buf. Returns 0, or -1 when it
+ * does not fit. */
+int preload_join(const char *const *v, size_t n, char *buf, size_t len);
+
+/* Executable identity (exeid.c): the executable a command runs: the first word
+ * of the command, resolved as the shell would (a path with a '/' as it is, else by PATH), with
+ * its real path, size, modification time and an FNV-1a hash of its bytes. A bench records it per
+ * arm in config.executables and --resume refuses a continuation whose executable changed
+ * (docs/methodology.md, "Resuming a bench"). */
+
+/* {"word", "path", "size", "mtime_s", "fnv1a64"} of the executable command's first word names,
+ * or NULL when it names none that can be read (a shell builtin, a word with quotes or
+ * expansions, no such file, not a regular file) or memory ran out. */
+cJSON *exeid_json(const char *command);
+
+/* Whether two such objects name the same executable: the same path, size and hash (a rebuild to
+ * the same bytes is the same program, whatever its time). When they differ, what differs in why ("/x/work: size 16040 in the file, 16216 now"). */
+int exeid_same(const cJSON *was, const cJSON *now, char *why, size_t len);
+
+/* Machine facts (facts.c): machine's facts every bench measures at its start and its end (facts.c;
+ * docs/results-format.md, "allocab-bench/1"), beside the fingerprint and not part of its id. */
+
+#define FACTS_TRIALS 10 /* mappings faulted in per measurement */
+/* MiB per mapping: 2,048 small pages. Ten trials of 32 MiB would take 1.5 s of CPU time at 18 us
+ * a fault; of 8 MiB, 0.4 s (docs/methodology.md, "What a difference is made of"). */
+#define FACTS_MIB 8
+
+struct facts {
+	double fault_median, fault_min, fault_max; /* CPU ns per minor fault, over the trials */
+	int trials;                                /* trials that gave a cost (0: none) */
+	char hypervisor[32];                       /* "KVM", "Hyper-V", ...; "" none */
+	char cpu_vendor[16], cpu_model[64], kernel[128], thp[32]; /* "" when unknown */
+};
+
+/* Measures the facts now, the fault cost over `trials` mappings (at most FACTS_TRIALS; 0: no
+ * fault cost) in a child process. Never fails: what cannot be read stays empty. */
+void facts_measure(struct facts *f, int trials);
+/* The facts as their JSON object (fault_ns, hypervisor, cpu_vendor, cpu_model, kernel, thp;
+ * unknown values null). NULL when memory ran out. */
+cJSON *facts_json(const struct facts *f);
+/* Measures the facts and puts them into doc's top-level "facts" as member when ("start", "end");
+ * keep: leaves a member already there (a resumed bench's start). Nothing is recorded when memory
+ * runs out. */
+void facts_record(cJSON *doc, const char *when, int keep);
+
+/* Probe records (probelog.c, probeimg.c, probesum.c, probejudge.c): records of build/liballocab-probe.so (src/preload/probe.c) for one run: reading
+ * the per-run record file, judging whether every process the run started ran on the expected
+ * allocator (against the images the process tracker saw, front/proc/ptrack.h, when it could attach),
+ * and the summary a results document keeps (probesum.c). Record and summary formats:
+ * docs/results-format.md ("Probe records"). */
+
+/* Most bytes of a record file read (probelog_max_bytes); more makes the run unverified. A process
+ * writes a start, an exec and an exit record of 1 to 2 KiB each as a rule, longer with long paths
+ * and preload lists: 16 KiB per process the tracker counted, on top of 8 MiB, keeps any honest
+ * run within the limit, and the whole is capped at 1/32 of physical memory (the parsed records
+ * take several times the text) but never below 8 MiB. docs/programs.md, "Limits". */
+#define PROBELOG_MAX_BYTES         (8u << 20)
+#define PROBELOG_BYTES_PER_PROCESS (16u << 10)
+size_t probelog_max_bytes(size_t processes);
+
+/* What a run's processes must show. Extensible: zero-initialise and set what applies. */
+struct probe_expect {
+	const char *allocator; /* known allocator name (common/allocknown.h), or NULL */
+	const char *object;    /* realpath of the object that must serve malloc, or NULL: any object
+	                          of `allocator` (one of the two is set) */
+	int exe_counts;        /* an executable defining the allocator itself is proof (--expect) */
+	/* The bench's own shell (--cmd arms): its first image and its fork children are exempt from
+	 * the allocator check, and some other image must report. 0: none. */
+	pid_t launcher;
+	const char *launcher_exe; /* realpath of that shell */
+	/* A configured arm: every exec'ed image that does not exec again must end with an exit
+	 * record holding the read-back ("configuration unchecked" otherwise). */
+	int configured;
+};
+
+struct probe_verdict {
+	int verified;
+	/* the reason is one no later run can change (docs/programs.md, "Failing loudly"): preload
+	 * failed, static executable, setuid program, program links its own allocator, other
+	 * allocator serves malloc */
+	int deterministic;
+	char reason[768];  /* one line when !verified */
+	char tracking[64]; /* how the run's processes were known: ptrack_describe */
+	int tracked;       /* the tracker saw every process: processes and threads are its counts */
+	size_t processes; /* tracked: processes the run started; else distinct pids that reported */
+	size_t threads;   /* tracked: threads the run started; else 0 */
+	size_t images;    /* process images that reported (start and fork records) */
+	size_t records;
+};
+
+/* Reads the JSON lines of path into a cJSON array (*out, the caller deletes it); lines that are
+ * not allocab-probe/1 objects with distinct member names are skipped and counted in *bad (a
+ * bench then calls the run unverified: the probe writes whole lines, one write each). Each
+ * record's valuedouble (unused by cJSON for an object) holds the byte offset of its line in the
+ * file. Returns 0, or -1 with a reason in err (not a regular file, unreadable or over max
+ * bytes: probelog_max_bytes). The path is opened O_NOFOLLOW | O_NONBLOCK and read within the
+ * limit. */
+int probelog_read(const char *path, size_t max, cJSON **out, size_t *bad, char *err,
+                  size_t errlen);
+/* The same from an open descriptor (read with pread from offset 0; not closed). */
+int probelog_read_fd(int fd, const char *name, size_t max, cJSON **out, size_t *bad, char *err,
+                     size_t errlen);
+
+/* Judges the records of one run whose first process was top, against e; tail is the run's stderr
+ * tail (for the dynamic linker's "cannot be preloaded" line) or NULL; track is what the process
+ * tracker saw (NULL or refused: the probe's own exec and spawn records are all there is); cn what
+ * containment saw (NULL: none). Every image the tracker saw must have sent a start record written
+ * after its exec; every exec the connector saw must have been tracked (or, untracked, have
+ * reported); a tracked run accepts records of its own processes only. Fills *v. The reasons, in
+ * this priority: "preload failed: ...", "static executable ...", "setuid program ...",
+ * "... escaped process tracking (CLONE_UNTRACED)", containment failures, "... sent no probe
+ * report", records of processes the run did not start, "program links its own allocator (...)",
+ * "other allocator serves malloc: ...", "second allocator loaded: ...", "configuration not in
+ * force: KEY=V read back W ..." (an exit record's "config" read-back), "configuration unchecked:
+ * ...". */
+void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t top, const char *tail,
+                    const struct ptrack *track, const struct contain *cn,
+                    struct probe_verdict *v);
+
+/* The "probe" object of a run in the results document (docs/results-format.md): the verdict, how
+ * processes were tracked, the counts of processes, threads, images and records, the total calls
+ * with --count-calls, and at most PROBELOG_LISTED images (the ones that did the most work always
+ * among them) with pid, ppid, exe, allocator, version, object, exe_allocator, CPU time, calls and
+ * the "config" read-back of its exit record. e marks the launcher as probelog_judge does (may be
+ * NULL). NULL when memory ran out. */
+#define PROBELOG_LISTED 64
+cJSON *probelog_summary(const cJSON *records, const struct probe_expect *e,
+                        const struct probe_verdict *v);
+
+/* Process tracking and containment as the engine asks them (ptrack.c, contain.c). */
+
+/* "ptrace", or "probe only (ptrace: EPERM)" (for a NULL tracker: "probe only (not tracked)"),
+ * into buf; returns buf. */
+const char *ptrack_describe(const struct ptrack *t, char *buf, size_t len);
+
+/* Whether this process may trace its children: a trial attach of a child that does nothing.
+ * Returns 1, or 0 with "ptrace: EPERM" (or the test hook's equivalent) in why. */
+int ptrack_available(char *why, size_t len);
+
+/* "cgroup+proc-connector", "cgroup", "proc-connector" or "none" (NULL: "none"). */
+const char *contain_mechanism(const struct contain *c);
+
+/* Whether this process can contain runs: a trial of both. Returns the mechanism's name, with what
+ * is missing and why in why ("" when nothing is). */
+const char *contain_available(char *why, size_t len);
+
+#endif

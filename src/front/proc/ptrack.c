@@ -1,0 +1,466 @@
+/* ptrack.c - process tracking with ptrace events (ptrack.h). Each reported stop is answered at
+ * once: event stops are continued, group-stops listened to, signal-delivery stops continued with
+ * their signal, so a tracee behaves as it would untraced. */
+#include "front/proc/ptrack.h"
+#include "common/allocknown.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OPTIONS                                                                                    \
+	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |     \
+	 PTRACE_O_TRACEEXIT)
+/* Most events one drain takes, so that a tracee that stops endlessly cannot starve the runner. */
+#define DRAIN_MAX 100000
+
+/* ---- the set of live tracees: tid -> its detach mark ---- */
+
+/* Adds tid unmarked unless it is there. Out of memory, tid is not tracked, which only costs
+ * ptrack_end a wait. */
+static void live_add(struct ptrack *t, long tid)
+{
+	if (!u64map_get(&t->live, (uint64_t)tid))
+		u64map_put(&t->live, (uint64_t)tid, 0);
+}
+
+static void live_del(struct ptrack *t, long tid)
+{
+	u64map_take(&t->live, (uint64_t)tid, NULL);
+}
+
+/* ---- images and processes ---- */
+
+static unsigned long pidns_of(long pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof path, "/proc/%ld/ns/pid", pid);
+	return stat(path, &st) == 0 ? (unsigned long)st.st_ino : 0;
+}
+
+static long nspid_in(long pid, unsigned long own)
+{
+	char path[64], line[256];
+	long last = pid;
+	unsigned long ns = pidns_of(pid);
+	FILE *f;
+
+	if (!ns || ns == own)
+		return pid;
+	snprintf(path, sizeof path, "/proc/%ld/status", pid);
+	if (!(f = fopen(path, "re")))
+		return pid;
+	while (fgets(line, sizeof line, f))
+		if (strncmp(line, "NSpid:", 6) == 0) {
+			char *p = line + 6, *end;
+
+			for (long v; (v = strtol(p, &end, 10)), end != p; p = end)
+				last = v;
+			break;
+		}
+	fclose(f);
+	return last;
+}
+
+long ptrack_nspid(long pid)
+{
+	static unsigned long own;
+
+	if (!own)
+		own = pidns_of((long)getpid());
+	return nspid_in(pid, own);
+}
+
+static void add_proc(struct ptrack *t, long pid)
+{
+	if (t->nprocs == t->procs_cap) {
+		size_t cap = t->procs_cap ? 2 * t->procs_cap : 64;
+		struct ptrack_proc *nv = cap <= 4 * PTRACK_MAX_IMAGES
+		                             ? realloc(t->procs, cap * sizeof *nv)
+		                             : NULL;
+
+		if (!nv) {
+			t->procs_truncated = 1;
+			return;
+		}
+		t->procs = nv;
+		t->procs_cap = cap;
+	}
+	t->procs[t->nprocs++] = (struct ptrack_proc){pid, nspid_in(pid, t->own_pidns)};
+}
+
+static const char *intern(struct ptrack *t, const char *exe)
+{
+	char **nv;
+
+	for (size_t i = t->nexes; i-- > 0;)
+		if (strcmp(t->exes[i], exe) == 0)
+			return t->exes[i];
+	if (t->nexes == t->exes_cap) {
+		size_t cap = t->exes_cap ? 2 * t->exes_cap : 16;
+		if (!(nv = realloc(t->exes, cap * sizeof *nv)))
+			return NULL;
+		t->exes = nv;
+		t->exes_cap = cap;
+	}
+	if (!(t->exes[t->nexes] = strdup(exe)))
+		return NULL;
+	return t->exes[t->nexes++];
+}
+
+static void add_image(struct ptrack *t, long pid)
+{
+	char path[64], exe[4096];
+	ssize_t n;
+	const char *e;
+	struct stat st;
+
+	if (t->nimages == PTRACK_MAX_IMAGES) {
+		t->images_truncated = 1;
+		return;
+	}
+	snprintf(path, sizeof path, "/proc/%ld/exe", pid);
+	n = readlink(path, exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	if (n <= 0)
+		snprintf(exe, sizeof exe, "?");
+	if (t->nimages == t->images_cap) {
+		size_t cap = t->images_cap ? 2 * t->images_cap : 64;
+		struct ptrack_image *nv = realloc(t->images, cap * sizeof *nv);
+
+		if (!nv) {
+			t->images_truncated = 1;
+			return;
+		}
+		t->images = nv;
+		t->images_cap = cap;
+	}
+	if (!(e = intern(t, exe))) {
+		t->images_truncated = 1;
+		return;
+	}
+	t->images[t->nimages++] = (struct ptrack_image){
+	    .pid = pid, .nspid = nspid_in(pid, t->own_pidns), .exe = e, .probe_size = -1};
+	if (t->probe_file && stat(t->probe_file, &st) == 0)
+		t->images[t->nimages - 1].probe_size = (long long)st.st_size;
+}
+
+static void add_lib(struct ptrack *t, long pid, const char *exe, const char *object)
+{
+	const char *e, *o;
+
+	for (size_t i = t->nlibs; i-- > 0 && t->libs[i].pid == pid;)
+		if (strcmp(t->libs[i].object, object) == 0)
+			return;
+	if (t->nlibs == t->libs_cap) {
+		size_t cap = t->libs_cap ? 2 * t->libs_cap : 16;
+		struct ptrack_lib *nv =
+		    cap <= PTRACK_MAX_LIBS ? realloc(t->libs, cap * sizeof *nv) : NULL;
+
+		if (!nv)
+			return;
+		t->libs = nv;
+		t->libs_cap = cap;
+	}
+	if ((e = intern(t, exe)) && (o = intern(t, object)))
+		t->libs[t->nlibs++] = (struct ptrack_lib){pid, e, o};
+}
+
+/* At a process's exit: every known allocator's library but the platform's that it maps. */
+static void scan_maps(struct ptrack *t, long pid)
+{
+	char path[64], line[4608], exe[4096];
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%ld/maps", pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	snprintf(path, sizeof path, "/proc/%ld/exe", pid);
+	n = readlink(path, exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	while (fgets(line, sizeof line, f)) {
+		char *obj = strchr(line, '/');
+		const struct alloc_known *k;
+
+		if (!obj)
+			continue;
+		obj[strcspn(obj, "\n")] = '\0';
+		if ((k = alloc_known_by_object(obj)) && !alloc_known_platform(k))
+			add_lib(t, pid, n > 0 ? exe : "?", obj);
+	}
+	fclose(f);
+}
+
+/* ---- events ---- */
+
+/* Whether the new task id leads a thread group (a process, not a thread): tgkill with its own id
+ * as the group finds it only then. */
+static int leads_group(long id)
+{
+	return syscall(SYS_tgkill, (pid_t)id, (pid_t)id, 0) == 0 || errno == EPERM;
+}
+
+static int stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+static void on_stop(struct ptrack *t, pid_t tid, int status)
+{
+	int sig = WSTOPSIG(status), ev = (status >> 16) & 0xff;
+	unsigned long msg = 0;
+
+	live_add(t, tid);
+	switch (ev) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && msg) {
+			live_add(t, (long)msg);
+			if (ev != PTRACE_EVENT_CLONE || leads_group((long)msg)) {
+				t->processes++;
+				add_proc(t, (long)msg);
+			} else
+				t->threads++;
+		}
+		ptrace(PTRACE_CONT, tid, 0, 0);
+		break;
+	case PTRACE_EVENT_EXEC:
+		/* A thread that execs takes over the leader's id; msg is the id it had. */
+		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && (long)msg != tid)
+			live_del(t, (long)msg);
+		add_image(t, tid);
+		ptrace(PTRACE_CONT, tid, 0, 0);
+		break;
+	case PTRACE_EVENT_EXIT:
+		if (leads_group((long)tid))
+			scan_maps(t, (long)tid);
+		ptrace(PTRACE_CONT, tid, 0, 0);
+		break;
+	case PTRACE_EVENT_STOP:
+		/* A group-stop stays one until SIGCONT; else a new tracee's first stop. */
+		if (stop_signal(sig))
+			ptrace(PTRACE_LISTEN, tid, 0, 0);
+		else
+			ptrace(PTRACE_CONT, tid, 0, 0);
+		break;
+	default:
+		ptrace(PTRACE_CONT, tid, 0, (void *)(long)sig);
+	}
+}
+
+/* Takes one reported event of any tracee other than top's exit (top 0: of any). Returns 1 when
+ * one was taken, 0 when there was none, -1 when the next one is top's exit. *tid and *status
+ * say what it was. */
+static int take(pid_t top, pid_t *tid, int *status)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof si);
+	if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) != 0 ||
+	    si.si_pid == 0)
+		return 0;
+	if (si.si_pid == top &&
+	    (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED))
+		return -1;
+	*tid = si.si_pid;
+	return waitpid(si.si_pid, status, WNOHANG | __WALL) == si.si_pid ? 1 : 0;
+}
+
+void ptrack_drain(struct ptrack *t, pid_t top)
+{
+	pid_t tid;
+	int status;
+
+	if (!t || t->mode != PTRACK_TRACED)
+		return;
+	for (int n = 0; n < DRAIN_MAX && take(top, &tid, &status) > 0; n++) {
+		if (WIFSTOPPED(status))
+			on_stop(t, tid, status);
+		else
+			live_del(t, tid);
+	}
+}
+
+/* ---- start and end ---- */
+
+struct ptrack *ptrack_start(pid_t pid, const char *probe_file)
+{
+	struct ptrack *t = calloc(1, sizeof *t);
+	const char *refuse = getenv(PTRACK_REFUSE_VAR);
+
+	if (!t)
+		return NULL;
+	if (refuse && strcmp(refuse, "1") == 0) {
+		t->mode = PTRACK_REFUSED;
+		t->refused_errno = EPERM;
+	} else if (ptrace(PTRACE_SEIZE, pid, 0, (void *)(long)OPTIONS) != 0) {
+		t->mode = PTRACK_REFUSED;
+		t->refused_errno = errno;
+	} else {
+		t->mode = PTRACK_TRACED;
+		t->top = pid;
+		t->processes = 1;
+		t->probe_file = probe_file;
+		t->own_pidns = pidns_of((long)getpid());
+		live_add(t, pid);
+		add_proc(t, pid);
+	}
+	return t;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Asks every tracee that left the process group pgid to stop, marking it to be detached. */
+static void interrupt_escaped(struct ptrack *t, pid_t pgid)
+{
+	size_t pos = 0, ngone = 0;
+	uint64_t tid, mark;
+	/* Those that cannot be interrupted (gone already) leave the set after the walk. Without
+	 * memory for their list they stay, which only costs ptrack_end a wait. */
+	long *gone = malloc(t->live.n * sizeof *gone + 1);
+
+	while (u64map_next(&t->live, &pos, &tid, &mark)) {
+		if (getpgid((pid_t)tid) == pgid)
+			continue;
+		if (ptrace(PTRACE_INTERRUPT, (pid_t)tid, 0, 0) == 0)
+			*u64map_get(&t->live, tid) = 1; /* a value's change moves nothing */
+		else if (gone)
+			gone[ngone++] = (long)tid;
+	}
+	for (size_t i = 0; i < ngone; i++)
+		live_del(t, gone[i]);
+	free(gone);
+}
+
+static int marked(const struct ptrack *t, long tid)
+{
+	const uint64_t *mark = u64map_get(&t->live, (uint64_t)tid);
+
+	return mark && *mark;
+}
+
+void ptrack_end(struct ptrack *t, double grace_s)
+{
+	double until;
+	uint64_t left, mark;
+	pid_t tid;
+	int status;
+
+	if (!t || t->mode != PTRACK_TRACED || !t->live.cap)
+		return;
+	/* The first process led the run's process group: its id is the group's. */
+	interrupt_escaped(t, t->top);
+	until = now_s() + grace_s;
+	while (t->live.n > 0 && now_s() < until) {
+		int got = take(0, &tid, &status);
+
+		if (got == 0) {
+			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+			continue;
+		}
+		if (!WIFSTOPPED(status)) {
+			live_del(t, tid);
+		} else if (marked(t, tid)) {
+			int ev = (status >> 16) & 0xff, sig = WSTOPSIG(status);
+			ptrace(PTRACE_DETACH, tid, 0,
+			       (void *)(long)(ev == 0 && !stop_signal(sig) ? sig : 0));
+			live_del(t, tid);
+		} else {
+			on_stop(t, tid, status);
+		}
+	}
+	for (size_t pos = 0; u64map_next(&t->live, &pos, &left, &mark);)
+		ptrace(PTRACE_DETACH, (pid_t)left, 0, 0);
+	/* What is still reported: exits of tracees that died before they could be interrupted, and
+	 * stops of those the deadline left behind, which go on untraced. */
+	for (int n = 0; n < DRAIN_MAX && take(0, &tid, &status) > 0; n++)
+		if (WIFSTOPPED(status))
+			ptrace(PTRACE_DETACH, tid, 0, 0);
+}
+
+void ptrack_free(struct ptrack *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nexes; i++)
+		free(t->exes[i]);
+	free(t->exes);
+	free(t->images);
+	free(t->procs);
+	free(t->libs);
+	u64map_free(&t->live);
+	free(t);
+}
+
+const char *ptrack_describe(const struct ptrack *t, char *buf, size_t len)
+{
+	const char *name;
+
+	if (t && t->mode == PTRACK_TRACED) {
+		snprintf(buf, len, "ptrace");
+	} else if (t) {
+		name = strerrorname_np(t->refused_errno);
+		snprintf(buf, len, "probe only (ptrace: %s)",
+		         name ? name : strerror(t->refused_errno));
+	} else {
+		snprintf(buf, len, "probe only (not tracked)");
+	}
+	return buf;
+}
+
+int ptrack_available(char *why, size_t len)
+{
+	int go[2], ok;
+	pid_t pid;
+	struct ptrack *t;
+
+	if (pipe2(go, O_CLOEXEC) != 0) {
+		snprintf(why, len, "ptrace: not tried (pipe: %s)", strerror(errno));
+		return 0;
+	}
+	if ((pid = fork()) == 0) {
+		char c;
+		close(go[1]);
+		while (read(go[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(go[0]);
+	t = pid > 0 ? ptrack_start(pid, NULL) : NULL;
+	ok = t && t->mode == PTRACK_TRACED;
+	if (t && !ok)
+		ptrack_describe(t, why, len);
+	else if (!t)
+		snprintf(why, len, "ptrace: not tried (%s)",
+		         pid < 0 ? strerror(errno) : "no memory");
+	close(go[1]);
+	while (pid > 0 && waitpid(pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	ptrack_free(t);
+	if (!ok && t) {
+		/* "probe only (ptrace: EPERM)" -> "ptrace: EPERM" */
+		const char *p = strstr(why, "ptrace:");
+		memmove(why, p, strlen(p) + 1);
+		why[strcspn(why, ")")] = '\0';
+	}
+	return ok;
+}
