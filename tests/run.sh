@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh - runs the unit test binaries and every tests/e2e_*.sh, judges each on its own output and
+# run.sh - runs the unit test binaries and every tests/e2e/e2e_*.sh, judges each on its own output and
 # exit status, and ends with "N passed, N failed, N skipped". Usage:
 #   tests/run.sh BUILD_DIR [UNIT_BINARY...]
 # Environment: TEST_JOBS (2), how many e2e scripts run at once; TEST_START (seconds since the
@@ -10,7 +10,7 @@
 # - A unit binary or an e2e script: its own "ok", "not ok" and "SKIP - name: reason" lines, plus
 #   one failure of its own when it prints no check at all, exits non-zero without a failed check,
 #   is killed by a signal (the checks after a crash never ran), or prints a skip as "ok" (a line
-#   "ok ... # SKIP ..."; a skip is never a pass: tests/lib.sh's skip, tests/check.h's SKIP).
+#   "ok ... # SKIP ..."; a skip is never a pass: tests/e2e/lib.sh's skip, tests/unit/check.h's SKIP).
 # - A sanitizer run, BUILD/SAN/PATH where BUILD/PATH is given too (e.g. build/asan/tests/test_x
 #   beside build/tests/test_x): its checks are the plain run's again, so the run is one check of
 #   its own, "SAN: NAME". It is clean when it exits 0, prints at least one check, no failed one
@@ -18,7 +18,7 @@
 #   "SAN: N of M binaries clean", precedes the closing lines. A binary under BUILD/SAN/ without a
 #   plain twin (the fuzz corpus replays) is counted like a unit binary.
 # The unit binaries run one after another; the e2e scripts TEST_JOBS at a time, each in its own
-# scratch directory (tests/lib.sh), each one's output printed whole when it ends. Every program's
+# scratch directory (tests/e2e/lib.sh), each one's output printed whole when it ends. Every program's
 # header line "# NAME (N s)" gives its seconds; the slowest are listed before the closing lines:
 # "slowest: ...", "took: ...", then "N passed, N failed, N skipped" as the last line.
 set -u
@@ -170,7 +170,7 @@ for bin in "$@"; do
 done
 
 e2e=()
-for t in tests/e2e_*.sh; do
+for t in tests/e2e/e2e_*.sh; do
 	[ -e "$t" ] && e2e+=("$t")
 done
 declare -A running=()
