@@ -41,6 +41,14 @@ FRONT_LIB_SRC := $(wildcard src/front/*/*.c)
 # $(BUILD)/asan/tests/test_NAME; the headers they share are in tests/unit/ (docs/HACKING.md,
 # "Tests"). The programs the tests and make validate build are tests/tools/NAME.c.
 TEST_SRC := $(wildcard tests/unit/*/test_*.c)
+# A test left in the old flat place (tests/test_*.c, tests/e2e_*.sh) would be neither built nor
+# run: the build stops, naming each and where it belongs.
+MISPLACED_TESTS := $(wildcard tests/test_*.c tests/e2e_*.sh)
+ifneq ($(MISPLACED_TESTS),)
+$(foreach f,$(filter %.c,$(MISPLACED_TESTS)),$(info $(f): a unit test in the old flat place, never built: it belongs in tests/unit/MODULE/ (docs/HACKING.md, "Layout")))
+$(foreach f,$(filter %.sh,$(MISPLACED_TESTS)),$(info $(f): an e2e script in the old flat place, never run: it belongs in tests/e2e/ (docs/HACKING.md, "Layout")))
+$(error $(words $(MISPLACED_TESTS)) test(s) in the old flat place of tests/: git mv them where the lines above say)
+endif
 # Preload libraries (docs/programs.md): src/preload/NAME.c plus its src/preload/NAME_*.c files
 # build build/liballocab-NAME.so, position-independent (rule below).
 PRELOAD_MAINS := $(filter-out $(wildcard src/preload/*_*.c),$(wildcard src/preload/*.c))

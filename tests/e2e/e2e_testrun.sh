@@ -107,4 +107,28 @@ rc=$?
 	[ "$(tail -n 1 "$TMP/log")" = "6 passed, 0 failed, 0 skipped" ] &&
 	ok "run.sh: a clean suite: 6 passed, 0 failed, 0 skipped, status 0" ||
 	notok "run.sh: clean suite" "status $rc: $(tail -n 4 "$TMP/log")"
+# A test in the old flat place (tests/test_*.c, tests/e2e_*.sh) never runs: run.sh counts a failure
+# naming it and where it belongs, and the Makefile refuses to build, with one line per file.
+mkdir -p "$TMP/flat/tests/e2e" "$TMP/mk/tests"
+cp -r "$TMP/w/b" "$TMP/flat/"
+printf 'echo "ok - old"\n' >"$TMP/flat/tests/e2e_old.sh"
+: >"$TMP/flat/tests/test_old.c"
+(cd "$TMP/flat" && "$runner" b b/tests/clean) >"$TMP/log" 2>&1
+rc=$?
+expect_line "an e2e script in the old flat place is a failure naming where it belongs" \
+	"not ok - tests/e2e_old.sh: an e2e script in the old flat place, never run: it belongs in tests/e2e/"
+expect_line "a unit test in the old flat place is a failure naming where it belongs" \
+	"not ok - tests/test_old.c: a unit test in the old flat place, never built: it belongs in tests/unit/MODULE/"
+[ "$rc" -ne 0 ] && [ "$(tail -n 1 "$TMP/log")" = "3 passed, 2 failed, 0 skipped" ] &&
+	ok "run.sh: tests in the old flat place fail the run (3 passed, 2 failed)" ||
+	notok "run.sh: old flat place" "status $rc: $(tail -n 1 "$TMP/log")"
+cp Makefile "$TMP/mk/"
+: >"$TMP/mk/tests/test_u64map.c"
+: >"$TMP/mk/tests/e2e_new.sh"
+make -C "$TMP/mk" -n build-all >"$TMP/mkout" 2>&1
+rc=$?
+[ "$rc" -ne 0 ] && grep -qxF 'tests/test_u64map.c: a unit test in the old flat place, never built: it belongs in tests/unit/MODULE/ (docs/HACKING.md, "Layout")' "$TMP/mkout" &&
+	grep -qxF 'tests/e2e_new.sh: an e2e script in the old flat place, never run: it belongs in tests/e2e/ (docs/HACKING.md, "Layout")' "$TMP/mkout" &&
+	ok "make: refuses to build while a test is in the old flat place, one line per file" ||
+	notok "make: old flat place" "status $rc: $(head -c 400 "$TMP/mkout")"
 exit $t_fail
