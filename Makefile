@@ -79,7 +79,7 @@ TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/sesim $(BUILD)/tests/inject_probe $(
 .SUFFIXES:
 
 all: deps
-	@$(MAKE) --no-print-directory build-all
+	@$(MAKE) --no-print-directory $(BUILD_J) build-all
 
 .PHONY: build-all
 build-all: $(DRIVERS) $(FRONT) $(PRELOAD_LIBS)
@@ -268,12 +268,15 @@ test-render:
 	@$(MAKE) --no-print-directory build-all
 	@BUILD=$(BUILD) bash tests/e2e/e2e_render.sh
 
-# make test: builds, then tests/run.sh: the unit binaries, their ASan+UBSan twins and the fuzz
-# corpus replays one after another, the e2e scripts TEST_JOBS (2) at a time; every program's
-# seconds, the slowest, how long it took, and the last line "N passed, N failed, N skipped".
+# make test: builds with one job per CPU (unless make was given -j), then tests/run.sh: the e2e
+# scripts, the unit binaries, their ASan+UBSan twins and the fuzz corpus replays, TEST_JOBS (2) at
+# a time; every program's seconds, the slowest, how long it took, and the last line
+# "N passed, N failed, N skipped".
 TEST_JOBS ?= 2
+BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(BUILD_JOBS))
 test: deps
-	@TEST_START=$$(date +%s) && $(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS) && \
+	@TEST_START=$$(date +%s) && $(MAKE) --no-print-directory $(BUILD_J) build-all $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS) && \
 		TEST_START=$$TEST_START TEST_JOBS=$(TEST_JOBS) tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS)
 
 # make man: the man page's option entries regenerated from the option tables (src/common/opt.h)
