@@ -73,7 +73,7 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/sesim $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
 	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/famsim $(BUILD)/tests/jsleep \
-	$(BUILD)/tests/phase_fixture $(BUILD)/tests/vardecomp
+	$(BUILD)/tests/phase_fixture $(BUILD)/tests/vardecomp $(BUILD)/tests/mkbench
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz man seq-sim
 .SUFFIXES:

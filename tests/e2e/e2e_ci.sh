@@ -18,8 +18,9 @@ cat "$TMP/checks"
 grep -q '^not ok' "$TMP/checks" && t_fail=1
 
 # The gates the workflow runs, on healthy and on regressed results of a program bench.
-mkbench "$TMP/prog.json" mode=commands arms=system=1,mimalloc=0.93/0.02 rounds=12
-mkbench "$TMP/prog-bad.json" mode=commands arms=system=1,mimalloc=1.15/0.02 rounds=12
+# Written by the real engine with a fake runner (tests/tools/mkbench.c).
+"$BUILD/tests/mkbench" "$TMP/prog.json" arms=system=1,mimalloc=0.93/0.02 rounds=12
+"$BUILD/tests/mkbench" "$TMP/prog-bad.json" arms=system=1,mimalloc=1.15/0.02 rounds=12
 ngates=0
 [ -s "$TMP/gates.sh" ] && . "$TMP/gates.sh"
 # run_gate RESULTS [VAR=VALUE...]: the workflow's gate step, as its script stands, in a scratch
