@@ -95,7 +95,7 @@ expect_err "merge: one label twice: one line" "both name their machine 'a'"
 expect_status "merge: a missing file is refused" 2 "$A" merge "$F/a.json" "$F/none.json"
 expect_err "merge: missing file: one line" 'none.json: No such file'
 expect_status "merge: --bootstrap is not an option" 2 "$A" merge "$F/a.json" "$F/b.json" --bootstrap 10000
-mkbench "$F/cmds.json" label=cmds mode=commands arms=system=1,mimalloc=0.9/0.02 rounds=12
+"$BUILD/tests/mkbench" "$F/cmds.json" label=cmds arms=system=1,mimalloc=0.9/0.02 rounds=12
 expect_status "merge: drivers and commands are refused" 2 "$A" merge "$F/a.json" "$F/cmds.json"
 expect_err "merge: kinds: one line" 'one fleet compares one kind'
 expect_status "merge: an unknown format" 2 "$A" merge "$F/a.json" "$F/b.json" --format pdf

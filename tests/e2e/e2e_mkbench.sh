@@ -2,7 +2,7 @@
 # e2e_mkbench.sh - the fixtures' writer (tests/tools/mkbench.c) writes through the real engine and
 # the production writer with a fake runner: what it was told comes back through `allocab compare`
 # (the file's layout is not looked at): its speedups, its rounds, its failed runs left out of the
-# pairs, its CPU times; a bad spec gets one line and exit 2.
+# pairs, its CPU times, its machine's label (merge); a bad spec gets one line and exit 2.
 . tests/e2e/lib.sh
 M=$BUILD/tests/mkbench
 A=$BUILD/allocab
@@ -25,6 +25,13 @@ expect_status "mkbench: CPU time" 0 "$M" "$TMP/c.json" arms=old=1,new=0.5 rounds
 "$A" compare "$TMP/c.json" >"$TMP/c.txt" 2>&1
 grep -q 'CPU/wall per run: old 0.55, new 0.55' "$TMP/c.txt" && ok "mkbench: the runs' CPU time is recorded (user 0.5 + sys 0.05 of wall)" ||
 	notok "mkbench: CPU time" "$(grep -m1 'CPU/wall' "$TMP/c.txt")"
+
+# label=: the bench is one machine of a fleet; two of them merge.
+"$M" "$TMP/m1.json" label=m1 arms=system=1,mimalloc=0.9/0.02 rounds=8 seed=1
+"$M" "$TMP/m2.json" label=m2 arms=system=1,mimalloc=0.9/0.02 rounds=8 seed=2
+expect_status "mkbench: two labelled benches merge into a fleet" 0 "$A" merge "$TMP/m1.json" "$TMP/m2.json"
+grep -q 'm1' "$TMP/out" && grep -q 'm2' "$TMP/out" && ok "mkbench: the fleet names both machines" ||
+	notok "mkbench: fleet machines" "$(head -c 300 "$TMP/out")"
 
 expect_status "mkbench: an arm named twice is refused" 2 "$M" "$TMP/x.json" arms=a=1,a=2
 expect_err "mkbench: one line naming the arm" '^mkbench: an arm named twice: a$'

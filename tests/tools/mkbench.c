@@ -11,6 +11,7 @@
  *   cpu=R         each run's user CPU time is R x its wall time (default 0.9; sys 0.05 x wall)
  *   fail=ARM:RUN[:CODE]  the RUN-th run (from 1, warm-up included) of ARM exits CODE (default 1)
  *   signal=ARM:RUN       that run dies of SIGSEGV
+ *   label=NAME           the bench is a task of a fleet, its machine named NAME (--label)
  * Exits 0 when the engine wrote OUT, 2 on a bad spec, 1 when the engine failed, with one line on
  * stderr. */
 #include "common/status.h"
@@ -148,10 +149,12 @@ int main(int argc, char **argv)
 	size_t nevs = 0;
 	unsigned long rounds = 8, warmup = 1, seed = 1;
 	double base = 1e8, cpu = 0.9;
+	static struct bench_task task = {.shard = -1, .lock_fd = -1};
+	int has_task = 0;
 
 	if (argc < 2 || argv[1][0] == '\0' || strchr(argv[1], '='))
 		return usage("usage: mkbench OUT [arms=NAME=F[/A],...] [rounds=N] [warmup=N] [base=NS] "
-		             "[seed=N] [cpu=R] [fail=ARM:RUN[:CODE]] [signal=ARM:RUN]",
+		             "[seed=N] [cpu=R] [fail=ARM:RUN[:CODE]] [signal=ARM:RUN] [label=NAME]",
 		             NULL);
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v = strchr(a, '=');
@@ -172,7 +175,11 @@ int main(int argc, char **argv)
 			;
 		else if (!strncmp(a, "cpu=", 4) && (cpu = strtod(v, &end)) >= 0 && cpu <= 64 && !*end)
 			;
-		else if ((!strncmp(a, "fail=", 5) || !strncmp(a, "signal=", 7)) && nevs < 2 * MAX_EVENTS) {
+		else if (!strncmp(a, "label=", 6) && *v && strlen(v) <= BENCH_TASK_LABEL_MAX) {
+			snprintf(task.label, sizeof task.label, "%s", v);
+			task.label_from = "--label";
+			has_task = 1;
+		} else if ((!strncmp(a, "fail=", 5) || !strncmp(a, "signal=", 7)) && nevs < 2 * MAX_EVENTS) {
 			evsig[nevs] = a[0] == 's' ? SIGSEGV : 0;
 			evs[nevs++] = v;
 		} else
@@ -225,7 +232,8 @@ int main(int argc, char **argv)
 	                         .nout = 1,
 	                         .argv = cargv,
 	                         .argc = 1,
-	                         .runner = &rn};
+	                         .runner = &rn,
+	                         .task = has_task ? &task : NULL};
 	if (bench_run(&c, &stop, NULL, &res, err, sizeof err) != ST_OK) {
 		fprintf(stderr, "mkbench: %s\n", err);
 		return 1;
