@@ -175,8 +175,10 @@ done < <(find src workloads allocators -name '*.[ch]' 2>/dev/null | sort)
 
 # Calls between the front end's files, from the symbols of their objects.
 if [ -n "$build" ]; then
-	declare -A owner
+	declare -A owner uses_map
+	for m in "${modules[@]}"; do uses_map[${m%%|*}]=${m#*|}; done
 	srcs=$(find src/front -mindepth 2 -name '*.c' | sort)
+	objs=()
 	for c in $srcs; do
 		o=$build/${c%.c}.o
 		if [ ! -f "$o" ]; then
@@ -184,22 +186,25 @@ if [ -n "$build" ]; then
 			bad=1
 			continue
 		fi
-		for s in $(nm --defined-only -g "$o" | awk '$2 ~ /[TDBR]/ {print $3}'); do owner[$s]=$c; done
+		objs+=("$o")
 	done
-	edges=$(for c in $srcs; do
-		o=$build/${c%.c}.o
-		[ -f "$o" ] || continue
-		for s in $(nm -u "$o" | awk '{print $2}'); do
-			t=${owner[$s]:-}
-			[ -n "$t" ] && [ "$t" != "$c" ] && echo "$c $t"
-		done
-	done | sort -u)
+	# One nm per kind over every object: "OBJ:ADDR TYPE SYMBOL" defined, "OBJ: U SYMBOL" used;
+	# an edge "FROM TO" for every symbol FROM uses that another file defines.
+	edges=$(if [ ${#objs[@]} -gt 0 ]; then
+		{
+			nm -A --defined-only -g "${objs[@]}" | sed 's/^/D /'
+			nm -A -u "${objs[@]}" | sed 's/^/U /'
+		} | awk -v build="$build/" '
+			function src(f) { sub(/:[^:]*$/, "", f); f = substr(f, length(build) + 1); sub(/\.o$/, ".c", f); return f }
+			$1 == "D" && $(NF - 1) ~ /^[TDBR]$/ { owner[$NF] = src($2); next }
+			$1 == "U" { c = src($2); t = owner[$NF]; if (t != "" && t != c) print c, t }'
+	fi | sort -u)
 	while read -r from to; do
 		[ -n "$from" ] || continue
 		fm=${from#src/front/}; fm=${fm%%/*}
 		tm=${to#src/front/}; tm=${tm%%/*}
 		[ "$fm" = "$tm" ] && continue
-		if ! [[ " $(uses_of "$fm") " == *" $tm "* ]]; then
+		if ! [[ " ${uses_map[$fm]:-} " == *" $tm "* ]]; then
 			echo "$from: calls into $to: module $fm does not use $tm"
 			bad=1
 		fi
