@@ -39,7 +39,18 @@ DRIVER_LIB_SRC := $(filter-out $(DRIVER_MAIN_SRC),$(wildcard src/driver/*.c)) \
 	$(wildcard workloads/lib/*.c) $(wildcard workloads/*.c)
 FRONT_MAIN_SRC := src/front/allocab.c
 FRONT_LIB_SRC := $(wildcard src/front/*/*.c) $(filter-out $(TRACE_READ_SRC),$(wildcard src/trace/*.c))
-TEST_SRC := $(wildcard tests/test_*.c)
+# Unit tests: tests/unit/MODULE/test_NAME.c builds $(BUILD)/tests/test_NAME and its ASan+UBSan twin
+# $(BUILD)/asan/tests/test_NAME; the headers they share are in tests/unit/ (docs/HACKING.md,
+# "Tests"). The programs the tests and make validate build are tests/tools/NAME.c.
+TEST_SRC := $(wildcard tests/unit/*/test_*.c)
+# A test left in the old flat place (tests/test_*.c, tests/e2e_*.sh) would be neither built nor
+# run: the build stops, naming each and where it belongs.
+MISPLACED_TESTS := $(wildcard tests/test_*.c tests/e2e_*.sh)
+ifneq ($(MISPLACED_TESTS),)
+$(foreach f,$(filter %.c,$(MISPLACED_TESTS)),$(info $(f): a unit test in the old flat place, never built: it belongs in tests/unit/MODULE/ (docs/HACKING.md, "Layout")))
+$(foreach f,$(filter %.sh,$(MISPLACED_TESTS)),$(info $(f): an e2e script in the old flat place, never run: it belongs in tests/e2e/ (docs/HACKING.md, "Layout")))
+$(error $(words $(MISPLACED_TESTS)) test(s) in the old flat place of tests/: git mv them where the lines above say)
+endif
 # Preload libraries (docs/programs.md): src/preload/NAME.c plus its src/preload/NAME_*.c files
 # build build/liballocab-NAME.so, position-independent (rule below).
 PRELOAD_MAINS := $(filter-out $(wildcard src/preload/*_*.c),$(wildcard src/preload/*.c))
@@ -52,8 +63,9 @@ pic_obj = $(patsubst %.c,$(BUILD)/pic/%.o,$(1))
 LIB_SRC := $(COMMON_SRC) $(DRIVER_LIB_SRC) $(FRONT_LIB_SRC)
 DRIVERS := $(addprefix $(BUILD)/allocab-,$(BACKENDS))
 FRONT := $(BUILD)/allocab
-TESTS := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
-ASAN_TESTS := $(patsubst tests/%.c,$(BUILD)/asan/tests/%,$(TEST_SRC))
+TEST_NAMES := $(basename $(notdir $(TEST_SRC)))
+TESTS := $(addprefix $(BUILD)/tests/,$(TEST_NAMES))
+ASAN_TESTS := $(addprefix $(BUILD)/asan/tests/,$(TEST_NAMES))
 # Fuzz targets of the readers (tests/fuzz/NAME.c, corpus in tests/fuzz/corpus/NAME): replayed over
 # their corpus by `make test` (gcc, sanitizers), fuzzed by `make fuzz` (clang, libFuzzer).
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(filter-out tests/fuzz/replay.c,$(wildcard tests/fuzz/*.c)))
@@ -63,13 +75,14 @@ FUZZ_REPLAYS := $(addprefix $(BUILD)/asan/fuzz-replay-,$(FUZZ_TARGETS))
 TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/sesim $(BUILD)/tests/inject_probe $(BUILD)/tests/naive \
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
 	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/famsim $(BUILD)/tests/jsleep \
-	$(BUILD)/tests/phase_fixture $(BUILD)/tests/vardecomp $(BUILD)/tests/steadysim
+	$(BUILD)/tests/phase_fixture $(BUILD)/tests/vardecomp $(BUILD)/tests/mkbench \
+	$(BUILD)/tests/steadysim
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz man seq-sim
 .SUFFIXES:
 
 all: deps
-	@$(MAKE) --no-print-directory build-all
+	@$(MAKE) --no-print-directory $(BUILD_J) build-all
 
 .PHONY: build-all
 build-all: $(DRIVERS) $(FRONT) $(PRELOAD_LIBS)
@@ -125,29 +138,37 @@ $(foreach n,$(PRELOAD_NAMES),$(eval $(call preload_rule,$(n))))
 $(FRONT): $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC) $(FRONT_MAIN_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(call obj,$(LIB_SRC))
+# The tests and tools include the unit tests' shared headers by name ("check.h").
+$(BUILD)/tests/%.o $(BUILD)/asan/tests/%.o: override CPPFLAGS += -Itests/unit
+
+define unit_rule
+$(BUILD)/tests/$(basename $(notdir $(1))): $(call obj,$(1)) $(call obj,$(LIB_SRC))
+	$$(CC) $$(LDFLAGS) -o $$@ $$^ -lzstd $$(LDLIBS_COMMON) -ldl
+$(BUILD)/asan/tests/$(basename $(notdir $(1))): $(call asan_obj,$(1)) $(call asan_obj,$(LIB_SRC))
+	$$(CC) $$(LDFLAGS) $$(SANITIZE) -o $$@ $$^ -lzstd $$(LDLIBS_COMMON) -ldl
+endef
+$(foreach t,$(TEST_SRC),$(eval $(call unit_rule,$(t))))
+
+$(BUILD)/tests/%: $(BUILD)/tests/tools/%.o $(call obj,$(LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl
 
-$(BUILD)/asan/tests/%: $(BUILD)/asan/tests/%.o $(call asan_obj,$(LIB_SRC))
-	$(CC) $(LDFLAGS) $(SANITIZE) -o $@ $^ -lzstd $(LDLIBS_COMMON) -ldl
-
-$(BUILD)/tests/jget: $(BUILD)/tests/jget.o
+$(BUILD)/tests/jget: $(BUILD)/tests/tools/jget.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
-# A program with a known allocation stream for the record/replay tests (tests/e2e_record.sh).
-$(BUILD)/tests/alloc_threads: $(BUILD)/tests/alloc_threads.o
+# A program with a known allocation stream for the record/replay tests (tests/e2e/e2e_record.sh).
+$(BUILD)/tests/alloc_threads: $(BUILD)/tests/tools/alloc_threads.o
 	$(CC) $(LDFLAGS) -o $@ $^ -pthread
 
-# A program that marks its phases with phase/allocab_phase.h (tests/e2e_phases.sh).
-$(BUILD)/tests/phase_fixture: $(BUILD)/tests/phase_fixture.o
+# A program that marks its phases with phase/allocab_phase.h (tests/e2e/e2e_phases.sh).
+$(BUILD)/tests/phase_fixture: $(BUILD)/tests/tools/phase_fixture.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
 # Synthetic fleets with known per-machine effects for make validate (scripts/validate.sh).
-$(BUILD)/tests/mkfleet: $(BUILD)/tests/mkfleet.o $(BUILD)/src/common/prng.o
+$(BUILD)/tests/mkfleet: $(BUILD)/tests/tools/mkfleet.o $(BUILD)/src/common/prng.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 # Which interval a fleet takes a machine's standard error from, simulated (docs/fleet.md).
-$(BUILD)/tests/sesim: $(BUILD)/tests/sesim.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+$(BUILD)/tests/sesim: $(BUILD)/tests/tools/sesim.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
 # make se-sim: that simulation, SESIM_TRIALS per cell. Not part of make test.
@@ -157,8 +178,8 @@ se-sim: $(BUILD)/tests/sesim
 	$(BUILD)/tests/sesim $(SESIM_TRIALS) 1
 
 # A/A program benches on CPU time simulated through the bench's marks judgement, the reader and
-# compare (tests/steadysim.c; docs/validation.md, "A/A program benches on CPU time, simulated").
-$(BUILD)/tests/steadysim: $(BUILD)/tests/steadysim.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+# compare (tests/tools/steadysim.c; docs/validation.md, "A/A program benches on CPU time, simulated").
+$(BUILD)/tests/steadysim: $(BUILD)/tests/tools/steadysim.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
 # make steady-sim: that simulation, STEADYSIM_TRIALS benches per setting, on a template written by
@@ -173,30 +194,30 @@ steady-sim: $(BUILD)/tests/steadysim $(FRONT) $(BUILD)/tests/phase_fixture
 	$(BUILD)/tests/steadysim $(STEADYSIM_TEMPLATE) $(STEADYSIM_TRIALS) 1 $(STEADYSIM_SETTINGS)
 
 # The synthetic command of make validate's sequential part: a sleep with log-normal jitter.
-$(BUILD)/tests/jsleep: $(BUILD)/tests/jsleep.o
+$(BUILD)/tests/jsleep: $(BUILD)/tests/tools/jsleep.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
-# Synthetic traces for the replay tests (tests/e2e_limits.sh, tests/e2e_record_phases.sh).
-$(BUILD)/tests/mktrace: $(BUILD)/tests/mktrace.o $(BUILD)/src/marks/block.o \
+# Synthetic traces for the replay tests (tests/e2e/e2e_limits.sh, tests/e2e/e2e_record_phases.sh).
+$(BUILD)/tests/mktrace: $(BUILD)/tests/tools/mktrace.o $(BUILD)/src/marks/block.o \
 		$(BUILD)/src/marks/phasemark.o $(BUILD)/src/common/errmsg.o $(BUILD)/src/common/utf8.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
-# The slow backend alone with a probe main: proves its injection count (tests/e2e_calibrate.sh).
-$(BUILD)/tests/inject_probe: $(BUILD)/tests/inject_probe.o $(BUILD)/allocators/system_slow.o
+# The slow backend alone with a probe main: proves its injection count (tests/e2e/e2e_calibrate.sh).
+$(BUILD)/tests/inject_probe: $(BUILD)/tests/tools/inject_probe.o $(BUILD)/allocators/system_slow.o
 	$(CC) $(LDFLAGS) -o $@ $^ -ldl -pthread
 
 # The naive analysis (ratio of means, Welch t test) that make validate holds allocab against.
-$(BUILD)/tests/naive: $(BUILD)/tests/naive.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+$(BUILD)/tests/naive: $(BUILD)/tests/tools/naive.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
 # Where the variance of a bench is (make validate's variance part, docs/methodology.md).
-$(BUILD)/tests/vardecomp: $(BUILD)/tests/vardecomp.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+$(BUILD)/tests/vardecomp: $(BUILD)/tests/tools/vardecomp.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
 # make bench-stats: the Hodges-Lehmann statistics timed on 10^6 values, with peak RSS
-# (tests/bench_stats.c; BENCH_STATS_N=... for another size). Not part of make test.
+# (tests/tools/bench_stats.c; BENCH_STATS_N=... for another size). Not part of make test.
 BENCH_STATS_N ?= 1000000
-$(BUILD)/tests/bench_stats: $(BUILD)/tests/bench_stats.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+$(BUILD)/tests/bench_stats: $(BUILD)/tests/tools/bench_stats.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
 .PHONY: bench-stats
@@ -204,7 +225,7 @@ bench-stats: $(BUILD)/tests/bench_stats
 	$(BUILD)/tests/bench_stats $(BENCH_STATS_N)
 
 # make seq-sim: the candidate rules for a gate judged after every round, simulated on synthetic
-# log ratios (tests/seqsim.c; docs/methodology.md, "Sequential decisions"): SEQSIM_TRIALS per
+# log ratios (tests/tools/seqsim.c; docs/methodology.md, "Sequential decisions"): SEQSIM_TRIALS per
 # cell, budgets SEQSIM_BUDGETS rounds. Not part of make test.
 SEQSIM_TRIALS ?= 40000
 SEQSIM_BUDGETS ?= 20 40 80
@@ -255,23 +276,26 @@ bench-models:
 .PHONY: test-fleet
 test-fleet: deps
 	@$(MAKE) --no-print-directory build-all $(BUILD)/tests/jget
-	@BUILD=$(BUILD) tests/fleet_slurm.sh
+	@BUILD=$(BUILD) tests/e2e/fleet_slurm.sh
 
 # make test-render: the HTML report laid out by headless Chromium and its chart of measured times
-# checked against the data (tests/e2e_render.sh; make test runs it too, and skips it without
+# checked against the data (tests/e2e/e2e_render.sh; make test runs it too, and skips it without
 # Chromium); installs chromium, and says so and skips the check when it cannot.
 .PHONY: test-render
 test-render:
 	@scripts/deps.sh --also chromium || echo "make test-render: chromium could not be installed"
 	@$(MAKE) --no-print-directory build-all
-	@BUILD=$(BUILD) bash tests/e2e_render.sh
+	@BUILD=$(BUILD) bash tests/e2e/e2e_render.sh
 
-# make test: builds, then tests/run.sh: the unit binaries, their ASan+UBSan twins and the fuzz
-# corpus replays one after another, the e2e scripts TEST_JOBS (2) at a time; every program's
-# seconds, the slowest, how long it took, and the last line "N passed, N failed, N skipped".
+# make test: builds with one job per CPU (unless make was given -j), then tests/run.sh: the e2e
+# scripts, the unit binaries, their ASan+UBSan twins and the fuzz corpus replays, TEST_JOBS (2) at
+# a time; every program's seconds, the slowest, how long it took, and the last line
+# "N passed, N failed, N skipped".
 TEST_JOBS ?= 2
+BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+BUILD_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(BUILD_JOBS))
 test: deps
-	@TEST_START=$$(date +%s) && $(MAKE) --no-print-directory build-all $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS) && \
+	@TEST_START=$$(date +%s) && $(MAKE) --no-print-directory $(BUILD_J) build-all $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS) $(TOOLS) && \
 		TEST_START=$$TEST_START TEST_JOBS=$(TEST_JOBS) tests/run.sh $(BUILD) $(TESTS) $(ASAN_TESTS) $(FUZZ_REPLAYS)
 
 # make man: the man page's option entries regenerated from the option tables (src/common/opt.h)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench_compare.sh BUILD [ROUNDS] [RUNS] [REPS] - times `allocab compare` end to end on a generated
 # results file of ROUNDS measured rounds (default 100000, the scale allocab supports; two arms, the
-# pipeline workload with two phases: tests/lib.sh's mkbench), RUNS times (default 3), and prints
+# pipeline workload with two phases: tests/e2e/lib.sh's mkbench), RUNS times (default 3), and prints
 # each run's wall time, CPU time and peak RSS. REPS 1 (default): one rep per run, compared with
 # --regime cold; REPS 4 or more: records with a cold rep and steady ones, compared in both
 # regimes. Not a test (`make bench-compare`); the figures are in docs/statistics.md, "Cost on
@@ -11,7 +11,7 @@ BUILD=${1:-build}
 ROUNDS=${2:-100000}
 RUNS=${3:-3}
 REPS=${4:-1}
-. tests/lib.sh
+. tests/e2e/lib.sh
 FILE=$TMP/rounds.json
 echo "bench-compare: writing $ROUNDS rounds to $FILE"
 mkbench "$FILE" arms=system=1,mimalloc=0.8/0.05 wls=pipeline rounds="$ROUNDS" warmup=0 reps="$REPS"

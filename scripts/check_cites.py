@@ -2,7 +2,7 @@
 """check_cites.py - every citation in the code and the docs resolves (docs/HACKING.md,
 "Conventions"): a cited doc (a file of docs/ or README.md followed by a quoted "Section") must
 exist and have a heading of that text or beginning with it (up to a word boundary), and a cited header path (common/status.h, front/engine/engine.h,
-tests/check.h, ...) must exist, in the tree or under src/. Citations may wrap across comment lines
+tests/unit/check.h, ...) must exist, in the tree or under src/. Citations may wrap across comment lines
 and C string literals. Prints each unresolved one as FILE:LINE: ... and exits 1; exits 0 when all
 resolve. The existing unresolved ones may be listed in scripts/allow/cites.txt ("FILE CITED"
 lines and a count line): listed ones are allowed, a new one fails.
@@ -21,7 +21,7 @@ ALLOW = "scripts/allow/cites.txt"
 CODE_EXT = (".c", ".h", ".sh", ".py", ".js", ".rs", ".yml", ".yaml", ".1")
 DIRS = ["src", "workloads", "allocators", "phase", "tests", "scripts", "examples", "docs"]
 TOP = ["README.md", "Makefile"]
-SKIP = ("tests/fuzz/corpus/", "tests/hostile/", "scripts/allow/")
+SKIP = ("tests/fuzz/corpus/", "tests/fixtures/hostile/", "scripts/allow/")
 
 
 def files():
@@ -103,7 +103,7 @@ def joined(text, is_c):
 
 DOC = re.compile(r'(?<![\w./$-])((?:[\w.-]+/)*[\w.-]+\.md)(?:\s*[,:]\s*|\s+)(?:section\s+)?"([^"]{1,200})"')
 DOCFILE = re.compile(r"(?<![\w./-])(docs/[\w/.-]*[\w-]\.md)(?![\w.-]*\s*[,:]?\s*\")")
-HDR = re.compile(r"(?<![\w/.<-])((?:src/)?(?:common|driver|preload|front/[a-z_]+|workloads(?:/lib)?|allocators|phase|tests)/[\w-]+\.h)(?![\w.])")
+HDR = re.compile(r"(?<![\w/.<-])((?:src/)?(?:common|driver|preload|front/[a-z_]+|workloads(?:/lib)?|allocators|phase|tests(?:/unit)?)/[\w-]+\.h)(?![\w.])")
 
 
 def resolve_doc(cited, src):

@@ -85,7 +85,7 @@ layout=(
 	"src/preload/|\`liballocab-NAME.so\`, one per \`NAME.c\` (+ \`NAME_*.c\`)|LD_PRELOAD libraries: \`record.c\` + \`record_*.c\` (\`record.h\` names their roles) behind \`allocab record\` (docs/trace-format.md); \`probe.c\` + \`probe_exec.c\`, which object serves malloc in every process of a \`--program\`/\`--expect\` run; \`count.c\`, \`--count-calls\` (docs/programs.md); the \`common/\` headers they include are header-only|"
 	"phase/|your programs|the helpers a program marks its phases with: \`allocab_phase.h\` (C, header only) and \`allocab_phase.py\` (docs/programs.md)|libc only"
 	"examples/||training jobs for \`make bench-models\` (docs/models.md): \`models/\` (Python, Debian's PyTorch), \`rust-train/\` (cargo, no crates); \`programs/\`, a program nobody tuned to (docs/programs.md): \`tabular.py\`, Debian's pandas and scikit-learn|\`phase/\`"
-	"tests/||unit tests (\`test_*.c\`, also run under ASan+UBSan) and end-to-end tests (\`e2e_*.sh\`), run by \`tests/run.sh\` (docs/HACKING.md, \"Tests\")|anything"
+	"tests/||run by \`tests/run.sh\` (docs/HACKING.md, \"Tests\"): unit tests in \`unit/<module>/\` (\`test_*.c\`, also run under ASan+UBSan; their shared headers in \`unit/\`), end-to-end tests in \`e2e/\` (\`e2e_*.sh\`, \`lib.sh\`), the programs and helpers tests and \`make validate\` build or call in \`tools/\`, inputs in \`fixtures/\`, the readers' fuzz targets and corpus in \`fuzz/\`|anything"
 	"scripts/||\`deps.sh\`, \`bench.sh\`, \`bench_models.sh\` (with \`models_table.py\`), \`benchmark_mimalloc.sh\`, \`validate.sh\` (and its parts \`validate_seq.sh\`, \`validate_fleet.sh\`, \`validate_variance.sh\`, \`validate_sessions.sh\`, \`validate_family.sh\`), \`check_layers.sh\` (this table, \`--layout\`) and \`layout_doc.sh\`, the convention checks (docs/HACKING.md), \`manopts.sh\` (the man page's option entries, \`make man\`), \`completion/allocab.bash\` (bash completion, which asks \`allocab help --complete\`)|"
 	"docs/||methodology (the guide), statistics (the reference), validation (what was measured), usage (every command by example), results format, allocators, workloads, calibration, CI (\`ci.md\` and the workflow \`ci/allocab.yml\` it quotes), fleets (\`fleet.md\` and the launchers \`fleet/\` it quotes), claims, traces, training models (\`models.md\`), conventions (\`HACKING.md\`), the man page \`allocab.1\`|"
 	"results/||bench output (git-ignored)|"
@@ -185,8 +185,10 @@ done < <(find src workloads allocators -name '*.[ch]' 2>/dev/null | sort)
 
 # Calls between the front end's files, from the symbols of their objects.
 if [ -n "$build" ]; then
-	declare -A owner
+	declare -A owner uses_map
+	for m in "${modules[@]}"; do uses_map[${m%%|*}]=${m#*|}; done
 	srcs=$(find src/front -mindepth 2 -name '*.c' | sort)
+	objs=()
 	for c in $srcs; do
 		o=$build/${c%.c}.o
 		if [ ! -f "$o" ]; then
@@ -194,22 +196,25 @@ if [ -n "$build" ]; then
 			bad=1
 			continue
 		fi
-		for s in $(nm --defined-only -g "$o" | awk '$2 ~ /[TDBR]/ {print $3}'); do owner[$s]=$c; done
+		objs+=("$o")
 	done
-	edges=$(for c in $srcs; do
-		o=$build/${c%.c}.o
-		[ -f "$o" ] || continue
-		for s in $(nm -u "$o" | awk '{print $2}'); do
-			t=${owner[$s]:-}
-			[ -n "$t" ] && [ "$t" != "$c" ] && echo "$c $t"
-		done
-	done | sort -u)
+	# One nm per kind over every object: "OBJ:ADDR TYPE SYMBOL" defined, "OBJ: U SYMBOL" used;
+	# an edge "FROM TO" for every symbol FROM uses that another file defines.
+	edges=$(if [ ${#objs[@]} -gt 0 ]; then
+		{
+			nm -A --defined-only -g "${objs[@]}" | sed 's/^/D /'
+			nm -A -u "${objs[@]}" | sed 's/^/U /'
+		} | awk -v build="$build/" '
+			function src(f) { sub(/:[^:]*$/, "", f); f = substr(f, length(build) + 1); sub(/\.o$/, ".c", f); return f }
+			$1 == "D" && $(NF - 1) ~ /^[TDBR]$/ { owner[$NF] = src($2); next }
+			$1 == "U" { c = src($2); t = owner[$NF]; if (t != "" && t != c) print c, t }'
+	fi | sort -u)
 	while read -r from to; do
 		[ -n "$from" ] || continue
 		fm=${from#src/front/}; fm=${fm%%/*}
 		tm=${to#src/front/}; tm=${tm%%/*}
 		[ "$fm" = "$tm" ] && continue
-		if ! [[ " $(uses_of "$fm") " == *" $tm "* ]]; then
+		if ! [[ " ${uses_map[$fm]:-} " == *" $tm "* ]]; then
 			echo "$from: calls into $to: module $fm does not use $tm"
 			bad=1
 		fi

@@ -9,12 +9,12 @@
 # only if a test program using every library compiles and links, else says what to install.
 set -u
 
-# python3-yaml: the tests parse the CI workflow docs/ci/allocab.yml (tests/e2e_ci.sh) and the fleet
-# launchers of docs/fleet/ (tests/e2e_fleet.sh).
+# python3-yaml: the tests parse the CI workflow docs/ci/allocab.yml (tests/e2e/e2e_ci.sh) and the fleet
+# launchers of docs/fleet/ (tests/e2e/e2e_fleet.sh).
 # Optional targets install their own tools, never needed by make test: make fuzz (clang), make
 # test-fleet (slurm-wlm and munge for a one-node Slurm, python3-kubernetes for the Kubernetes API
-# models; tests/fleet_slurm.sh), make bench-models (python3-torch and cargo) and make test-render
-# (chromium, for the HTML report's render check tests/e2e_render.sh, which make test skips
+# models; tests/e2e/fleet_slurm.sh), make bench-models (python3-torch and cargo) and make test-render
+# (chromium, for the HTML report's render check tests/e2e/e2e_render.sh, which make test skips
 # without it), the last two through `deps.sh --also PKG...`: these packages too.
 pkgs="gcc make libc6-dev libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev libcjson-dev libzstd-dev python3-yaml"
 runtime=0

@@ -2,7 +2,7 @@
 # layout_doc.sh - the layout table of docs/architecture.md, "Layout", regenerated from
 # scripts/check_layers.sh --layout between the file's BEGIN LAYOUT and END LAYOUT lines (`make
 # layout`). With --check it writes nothing and exits 1, printing the difference, when the committed
-# table is not what the script generates (tests/e2e_conventions.sh runs it so).
+# table is not what the script generates (tests/e2e/e2e_conventions.sh runs it so).
 # Usage: scripts/layout_doc.sh [--check] [FILE]
 set -u
 check=0

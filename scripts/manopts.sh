@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # manopts.sh - merges the option entries generated from the option tables (common/opt.h) into the
-# man page, and prints the result on stdout; `make man` writes it back, tests/e2e_usage.sh fails
+# man page, and prints the result on stdout; `make man` writes it back, tests/e2e/e2e_usage.sh fails
 # when it differs from the committed page.
 #
 # In the page, a section of generated entries starts with a line

@@ -4,12 +4,12 @@
 # "Multiplicity: the question and the rest") keeps its error rates, and what it buys in
 # half-width:
 #   (g0) the Bonferroni quantiles and the exact signed-rank interval's width, primary family
-#        against one family over every row (tests/famsim.c, quantiles);
+#        against one family over every row (tests/tools/famsim.c, quantiles);
 #   (g1) simulated documents through the real `allocab compare` (famsim gen: 3 workloads, both
 #        regimes, A/A candidates a and b, candidate c VALIDATE_FAM_EFFECT% slower; normal noise of
 #        sd VALIDATE_FAM_SD per run): the primary family's and the secondary family's A/A
 #        false positives, coverage of the known effect, simultaneous coverage, half-widths;
-#   (g2) the real `allocab bench --program` of tests/phase_fixture.c (it marks a setup phase and
+#   (g2) the real `allocab bench --program` of tests/tools/phase_fixture.c (it marks a setup phase and
 #        8 epochs), four arms of the same allocator (system and --arm sN=system: A/A, proven in
 #        every process), VALIDATE_FAM_ROUNDS rounds, --allocation none: false positives of the
 #        default primary rows (the 3 totals, cold) and of --primary epoch (the 3 steady epochs),

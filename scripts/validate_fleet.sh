@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # validate_fleet.sh - the fleet part of `make validate` (scripts/validate.sh; alone:
 # VALIDATE_ONLY=fleet make validate): synthetic fleets with known per-machine effects
-# (tests/mkfleet.c) merged by `allocab merge`, trial after trial, in three scenarios: machines
+# (tests/tools/mkfleet.c) merged by `allocab merge`, trial after trial, in three scenarios: machines
 # that differ a little (coverage of the mean effect by the pooled interval, of a new machine's
 # effect by the prediction interval, machines named by mistake), the same with one odd machine
 # (coverage of the fleet's mean, how often the odd machine is named, and the others), and machines

@@ -6,7 +6,7 @@
 #   (d1) A/A exactly at the bound, plans of VALIDATE_SEQ_ROUNDS rounds: wrong decisions each way;
 #   (d2) a true VALIDATE_SEQ_EFFECT% slowdown, plans of VALIDATE_SEQ_MAX rounds: power;
 # today's procedure (the fixed-n 95% interval after every round) is replayed on the same rounds
-# (tests/seqsim.c, replay: its decisions depend only on the rounds so far, and the sequential
+# (tests/tools/seqsim.c, replay: its decisions depend only on the rounds so far, and the sequential
 # interval contains the fixed-n one, so a bench that stopped early holds every round today's
 # procedure needed). The budget at which today's procedure catches the effect in 90% of trials is
 # then given to the sequential gate as its plan in (d3), when it is shorter than VALIDATE_SEQ_MAX.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# run.sh - runs the unit test binaries and every tests/e2e_*.sh, judges each on its own output and
+# run.sh - runs the unit test binaries and every tests/e2e/e2e_*.sh, judges each on its own output and
 # exit status, and ends with "N passed, N failed, N skipped". Usage:
 #   tests/run.sh BUILD_DIR [UNIT_BINARY...]
-# Environment: TEST_JOBS (2), how many e2e scripts run at once; TEST_START (seconds since the
+# Environment: TEST_JOBS (2), how many programs run at once; TEST_START (seconds since the
 # epoch), when the run began, for the closing "took" line (make test sets it before building).
 #
 # What is counted (every counted check is one line of this script's output that starts with
@@ -10,15 +10,16 @@
 # - A unit binary or an e2e script: its own "ok", "not ok" and "SKIP - name: reason" lines, plus
 #   one failure of its own when it prints no check at all, exits non-zero without a failed check,
 #   is killed by a signal (the checks after a crash never ran), or prints a skip as "ok" (a line
-#   "ok ... # SKIP ..."; a skip is never a pass: tests/lib.sh's skip, tests/check.h's SKIP).
+#   "ok ... # SKIP ..."; a skip is never a pass: tests/e2e/lib.sh's skip, tests/unit/check.h's SKIP).
 # - A sanitizer run, BUILD/SAN/PATH where BUILD/PATH is given too (e.g. build/asan/tests/test_x
 #   beside build/tests/test_x): its checks are the plain run's again, so the run is one check of
 #   its own, "SAN: NAME". It is clean when it exits 0, prints at least one check, no failed one
 #   and no sanitizer report; otherwise its output follows behind "# ". A line per sanitizer,
 #   "SAN: N of M binaries clean", precedes the closing lines. A binary under BUILD/SAN/ without a
 #   plain twin (the fuzz corpus replays) is counted like a unit binary.
-# The unit binaries run one after another; the e2e scripts TEST_JOBS at a time, each in its own
-# scratch directory (tests/lib.sh), each one's output printed whole when it ends. Every program's
+# Every program runs TEST_JOBS at a time, the e2e scripts first (each in its own scratch directory,
+# tests/e2e/lib.sh), then the unit binaries, their sanitizer twins and the fuzz replays; each
+# one's output is printed whole when it ends. Every program's
 # header line "# NAME (N s)" gives its seconds; the slowest are listed before the closing lines:
 # "slowest: ...", "took: ...", then "N passed, N failed, N skipped" as the last line.
 set -u
@@ -28,7 +29,6 @@ jobs=${TEST_JOBS:-2}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || jobs=2
 work=$(mktemp -d "${TMPDIR:-/tmp}/allocab-run.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-out=$work/out
 t0=${TEST_START:-$(date +%s)}
 tests_t0=$(date +%s)
 passed=0
@@ -77,85 +77,102 @@ count_checks() {
 	failed=$((failed + 1))
 }
 
-run_counted() {
-	local name=$1 rc start ms
-	shift
-	start=$(now_ms)
-	"$@" >"$out" 2>&1
-	rc=$?
-	ms=$(($(now_ms) - start))
-	echo "# $name ($(secs "$ms") s)"
-	cat "$out"
-	count_checks "$name" "$rc" "$out"
-	times+=("$ms $name")
-}
-
-# The reasons a sanitizer run in $out with status $1 is not clean, or "" if it is.
+# The reasons a sanitizer run whose status is $1 and whose output is in file $2 is not clean, or
+# "" if it is.
 san_problems() {
-	local rc=$1 ok bad why=()
-	ok=$(grep -c '^ok ' "$out")
-	bad=$(grep -c '^not ok' "$out")
+	local rc=$1 log=$2 ok bad why=()
+	ok=$(grep -c '^ok ' "$log")
+	bad=$(grep -c '^not ok' "$log")
 	[ "$rc" -eq 0 ] || why+=("$(status_of "$rc")")
 	[ "$bad" -eq 0 ] || why+=("$bad failed checks")
 	[ $((ok + bad)) -gt 0 ] || why+=("no check printed")
 	grep -qE '^==[0-9]+==ERROR: |^SUMMARY: [A-Za-z]*Sanitizer|WARNING: ThreadSanitizer|runtime error: ' \
-		"$out" && why+=("a sanitizer report")
+		"$log" && why+=("a sanitizer report")
 	local IFS=';'
 	echo "${why[*]}" | sed 's/;/, /g'
 }
 
-run_sanitized() {
-	local san=$1 bin=$2 name rc why start ms
-	name=$(basename "$bin")
+# Judges the run under sanitizer $1 of binary $2: status $3, output in file $4, $5 milliseconds.
+report_sanitized() {
+	local san=$1 bin=$2 rc=$3 log=$4 ms=$5 base why
+	base=$(basename "$bin")
 	if [ -z "${san_runs[$san]+x}" ]; then
 		sans+=("$san")
 		san_runs[$san]=0
 		san_clean[$san]=0
 	fi
 	san_runs[$san]=$((san_runs[$san] + 1))
-	start=$(now_ms)
-	"$bin" >"$out" 2>&1
-	rc=$?
-	ms=$(($(now_ms) - start))
-	times+=("$ms $bin")
-	why=$(san_problems "$rc")
+	why=$(san_problems "$rc" "$log")
 	if [ -z "$why" ]; then
-		echo "ok - $san: $name ($(grep -c "^ok " "$out") checks, clean, $(secs "$ms") s)"
+		echo "ok - $san: $base ($(grep -c "^ok " "$log") checks, clean, $(secs "$ms") s)"
 		passed=$((passed + 1))
 		san_clean[$san]=$((san_clean[$san] + 1))
 	else
-		echo "not ok - $san: $name: $why"
-		sed 's/^/# /' "$out"
+		echo "not ok - $san: $base: $why"
+		sed 's/^/# /' "$log"
 		failed=$((failed + 1))
 	fi
 }
 
-# One e2e script in the background: its output, status and milliseconds in $work/e2e.N.*.
-start_e2e() {
-	local n=$1 t=$2
+# Job N in the background: its output, status and milliseconds in $work/job.N.*. An e2e script
+# runs under bash with BUILD set, a binary as it is.
+start_job() {
+	local n=$1
 	(
 		start=$(now_ms)
-		env BUILD="$build" bash "$t" >"$work/e2e.$n.out" 2>&1
+		if [ "${kind[$n]}" = e2e ]; then
+			env BUILD="$build" bash "${name[$n]}" >"$work/job.$n.out" 2>&1
+		else
+			"${name[$n]}" >"$work/job.$n.out" 2>&1
+		fi
 		rc=$?
-		echo $(($(now_ms) - start)) >"$work/e2e.$n.ms"
-		echo "$rc" >"$work/e2e.$n.rc.tmp" && mv "$work/e2e.$n.rc.tmp" "$work/e2e.$n.rc"
+		echo $(($(now_ms) - start)) >"$work/job.$n.ms"
+		echo "$rc" >"$work/job.$n.rc.tmp" && mv "$work/job.$n.rc.tmp" "$work/job.$n.rc"
 	) &
 }
 
-# Prints and counts every e2e script that has ended and was not reported yet.
-report_e2e() {
-	local n ms
+# Prints and counts every job that has ended and was not reported yet.
+report_jobs() {
+	local n ms rc log
 	for n in "${!running[@]}"; do
-		[ -e "$work/e2e.$n.rc" ] || continue
-		ms=$(cat "$work/e2e.$n.ms")
-		echo "# ${e2e[$n]} ($(secs "$ms") s)"
-		cat "$work/e2e.$n.out"
-		count_checks "${e2e[$n]}" "$(cat "$work/e2e.$n.rc")" "$work/e2e.$n.out"
-		times+=("$ms ${e2e[$n]}")
+		[ -e "$work/job.$n.rc" ] || continue
+		ms=$(cat "$work/job.$n.ms")
+		rc=$(cat "$work/job.$n.rc")
+		log=$work/job.$n.out
+		times+=("$ms ${name[$n]}")
+		if [ "${kind[$n]}" = plain ] || [ "${kind[$n]}" = e2e ]; then
+			echo "# ${name[$n]} ($(secs "$ms") s)"
+			cat "$log"
+			count_checks "${name[$n]}" "$rc" "$log"
+		else
+			report_sanitized "${kind[$n]}" "${name[$n]}" "$rc" "$log" "$ms"
+		fi
+		rm -f "$work/job.$n".*
 		unset "running[$n]"
 	done
 }
 
+# A test in the old flat place would never run: each is a failure of its own, naming where it
+# belongs (the Makefile refuses to build while one is there).
+for t in tests/test_*.c tests/e2e_*.sh; do
+	[ -e "$t" ] || continue
+	case $t in
+	*.c) echo "not ok - $t: a unit test in the old flat place, never built: it belongs in tests/unit/MODULE/" ;;
+	*) echo "not ok - $t: an e2e script in the old flat place, never run: it belongs in tests/e2e/" ;;
+	esac
+	failed=$((failed + 1))
+done
+
+# The jobs, e2e scripts first (the longest), then the binaries in the order given. kind[N] is
+# e2e, plain (a unit binary, or a sanitizer binary without a plain twin: the fuzz replays), or the
+# sanitizer's name (BUILD/SAN/PATH beside BUILD/PATH).
+kind=()
+name=()
+for t in tests/e2e/e2e_*.sh; do
+	[ -e "$t" ] || continue
+	kind+=(e2e)
+	name+=("$t")
+done
 for bin in "$@"; do
 	given[$bin]=1
 done
@@ -163,28 +180,24 @@ for bin in "$@"; do
 	rel=${bin#"$build"/}
 	san=${rel%%/*}
 	if [ "$rel" != "$bin" ] && [ "$san" != "$rel" ] && [ -n "${given[$build/${rel#*/}]+x}" ]; then
-		run_sanitized "$san" "$bin"
+		kind+=("$san")
 	else
-		run_counted "$bin" "$bin"
+		kind+=(plain)
 	fi
-done
-
-e2e=()
-for t in tests/e2e_*.sh; do
-	[ -e "$t" ] && e2e+=("$t")
+	name+=("$bin")
 done
 declare -A running=()
-for n in "${!e2e[@]}"; do
+for n in "${!name[@]}"; do
 	while [ "${#running[@]}" -ge "$jobs" ]; do
 		wait -n 2>/dev/null
-		report_e2e
+		report_jobs
 	done
-	start_e2e "$n" "${e2e[$n]}"
+	start_job "$n"
 	running[$n]=1
 done
 while [ "${#running[@]}" -gt 0 ]; do
 	wait -n 2>/dev/null || sleep 0.2
-	report_e2e
+	report_jobs
 done
 
 for san in "${sans[@]}"; do
@@ -196,6 +209,6 @@ if [ "${#times[@]}" -gt 0 ]; then
 		paste -sd';' - | sed 's/;/, /g; s/^/slowest: /'
 fi
 end=$(date +%s)
-echo "took: $(((end - t0) / 60)) min $(((end - t0) % 60)) s in all, the tests $(((end - tests_t0) / 60)) min $(((end - tests_t0) % 60)) s ($jobs e2e scripts at a time; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
+echo "took: $(((end - t0) / 60)) min $(((end - t0) % 60)) s in all, the tests $(((end - tests_t0) / 60)) min $(((end - tests_t0) % 60)) s ($jobs programs at a time; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -178,7 +178,7 @@ static int rp_setup(struct wl_ctx *ctx)
 #define RP_NS_PAGE  5.0
 #define RP_NS_BYTE  0.05
 /* A phase boundary passed by one thread: alone, an atomic add and a clock read; with others, the
- * wait for the last of them and a futex wake (measured with tests/hostile/gen_marks_trace.py). */
+ * wait for the last of them and a futex wake (measured with tests/fixtures/hostile/gen_marks_trace.py). */
 #define RP_NS_CROSS_ALONE 50.0
 #define RP_NS_CROSS       6000.0
 

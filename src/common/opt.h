@@ -6,7 +6,7 @@
  * (name, short name, flags) and what usage needs (the value's name, one line of help, the values
  * it takes); the row order is the order of --help. From the tables come `CMD --help`
  * (common/optdoc.h), the option entries of the man page docs/allocab.1 (`allocab help --man CMD`,
- * `allocab-BACKEND help --man`; `make man` merges them in, and tests/e2e_usage.sh fails when the
+ * `allocab-BACKEND help --man`; `make man` merges them in, and tests/e2e/e2e_usage.sh fails when the
  * committed page differs) and bash completion (scripts/completion/allocab.bash asks
  * `allocab help --complete` at completion time), so they cannot disagree.
  *

@@ -111,7 +111,7 @@ void bench_alloc_by_rule(struct bench_alloc *a, const struct bench_rule *rule);
 extern const struct bench_rule bench_rule_sequential;
 
 /* How the engine starts a process and reads the clock: bench_real_runner (runner_run of
- * front/proc/proc.h and CLOCK_MONOTONIC) unless a test gives fakes (tests/test_benchrun.c). */
+ * front/proc/proc.h and CLOCK_MONOTONIC) unless a test gives fakes (tests/unit/engine/test_benchrun.c). */
 struct bench_runner {
 	void *ctx; /* passed to both functions */
 	/* As runner_run: 0 with *r filled (the engine frees it with runner_result_free), or -1 with
