@@ -15,8 +15,8 @@
  * Exits 0 when the engine wrote OUT, 2 on a bad spec, 1 when the engine failed, with one line on
  * stderr. */
 #include "common/status.h"
-#include "front/run/run.h"
-#include "front/run/runner.h"
+#include "front/engine/engine.h"
+#include "front/proc/proc.h"
 
 #include <errno.h>
 #include <math.h>
