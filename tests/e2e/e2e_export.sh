@@ -198,9 +198,9 @@ bad_claims "over the size cap" 'larger than 1048576 bytes'
 expect_status "claims: missing file: exit 2" 2 "$A" compare "$TMP/r.json" --claims "$TMP/none.json"
 expect_err "claims: missing file: one line" 'none.json: No such file'
 expect_status "format: unknown" 2 "$A" compare "$TMP/r.json" --format pdf
-expect_err "format: unknown: one line" "want table, markdown, json, csv, html, svg, bmf or gab"
+expect_err "format: unknown: one line" "compare: --format: 'pdf' is not one of table, markdown, json, csv, html, svg, bmf, gab"
 expect_status "margin: bad" 2 "$A" compare "$TMP/r.json" --min-speedup 120%
-expect_err "margin: bad: one line" "compare: --min-speedup '120%'"
+expect_err "margin: bad: one line" 'compare: --min-speedup: 120% is out of range \[0%, 100%\)'
 
 # --- rendering -------------------------------------------------------------------------------
 chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)

@@ -1,5 +1,5 @@
 /* mkbench.c - a results file written by the production writer: the real bench engine
- * (front/run/run.h, bench_run) with a fake process runner and a fake clock (as
+ * (front/engine/engine.h, bench_run) with a fake process runner and a fake clock (as
  * tests/unit/engine/test_benchrun.c), so that fixtures follow the file format whatever it becomes.
  * Commands mode: each arm is a command whose runs take its time; nothing is started.
  *

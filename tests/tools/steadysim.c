@@ -370,10 +370,10 @@ int main(int argc, char **argv)
 {
 	struct runsim s = {0};
 	cJSON *tmpl;
-	char err[256], *text;
+	char err[256];
 	long trials;
-	FILE *f;
-	size_t len;
+	struct rf_file info;
+	enum jl_why why;
 
 	if (argc < 4) {
 		fprintf(stderr, "usage: steadysim TEMPLATE TRIALS SEED [SETTING...]\n");
@@ -384,25 +384,11 @@ int main(int argc, char **argv)
 			printf("%s\n", models[i].name);
 		return 0;
 	}
-	if (!(f = fopen(argv[1], "rb"))) {
-		fprintf(stderr, "steadysim: cannot open %s\n", argv[1]);
+	if (rf_bench_read(argv[1], &tmpl, &info, &why, err, sizeof err) != 0) {
+		fprintf(stderr, "steadysim: %s\n", err);
 		return 2;
 	}
-	fseek(f, 0, SEEK_END);
-	len = (size_t)ftell(f);
-	rewind(f);
-	text = malloc(len + 1);
-	if (!text || fread(text, 1, len, f) != len) {
-		fprintf(stderr, "steadysim: cannot read %s\n", argv[1]);
-		return 2;
-	}
-	text[len] = '\0';
-	fclose(f);
-	if (!(tmpl = cJSON_Parse(text))) {
-		fprintf(stderr, "steadysim: %s is not JSON\n", argv[1]);
-		return 2;
-	}
-	free(text);
+	cJSON_Delete(info.disk);
 	if (!template_ok(tmpl, err, sizeof err)) {
 		fprintf(stderr, "steadysim: %s is not a template: %s\n", argv[1], err);
 		return 2;

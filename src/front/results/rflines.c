@@ -121,7 +121,7 @@ static int next_line(struct rl_lines *s, const char **line, size_t *len, size_t 
                      size_t errlen)
 {
 	for (;;) {
-		char *nl = memchr(s->buf + s->bpos, '\n', s->blen - s->bpos);
+		char *nl = s->buf ? memchr(s->buf + s->bpos, '\n', s->blen - s->bpos) : NULL;
 		ssize_t r;
 
 		if (nl) {
