@@ -12,9 +12,11 @@ in all (warm-up rounds kept once, indices renumbered): real runs, many rounds, f
 """
 import argparse
 import json
+import os
 import sys
 
-import benchfile
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+import benchfile  # noqa: E402
 
 LATER = ("updated_utc", "status", "status_reason", "gate_outcome", "gate_decision", "facts", "sessions")
 
