@@ -34,6 +34,11 @@ O=(-o "$TMP/none.json" --quiet)
 refuse "bench --rounds 0" "--rounds: 0 is out of range \[1, 100000\]" bench --rounds 0 "${O[@]}"
 refuse "bench --rounds x" "--rounds: 'x' is not a whole number" bench --rounds x "${O[@]}"
 refuse "bench --timeout 0" "--timeout: 0 is out of range \[0.001, 10000000\]" bench --timeout 0 "${O[@]}"
+refuse "bench --budget 10x" "--budget: '10x' is not a time \(90, 90s, 10m or 1.5h\)" bench --budget 10x "${O[@]}"
+refuse "calibrate --for-budget 1d" "--for-budget: '1d' is not a time \(90, 90s, 10m or 1.5h\)" calibrate --for-budget 1d
+"$A" bench --cmd a=true --cmd b=true --budget 10m --rounds 2 --warmup 0 -q -o "$TMP/m.json" 2>"$TMP/err"
+[ "$("$BUILD/tests/jget" "$TMP/m.json" config.budget_s 2>&1)" = 600 ] && ok "bench --budget 10m: 600 s recorded" ||
+	notok "bench --budget 10m: 600 s recorded" "$("$BUILD/tests/jget" "$TMP/m.json" config.budget_s 2>&1); $(head -c 300 "$TMP/err")"
 refuse "bench --pad-max big" "--pad-max: 65537 is out of range \[0, 65536\]" bench --pad-max 65537 "${O[@]}"
 refuse "bench --scale" "--scale: 'huge' is not one of small, default, large" bench --scale huge "${O[@]}"
 refuse "bench --allocation" "--allocation: 'x' is not one of sequential, none" bench --allocation x "${O[@]}"
