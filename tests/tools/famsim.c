@@ -26,6 +26,7 @@
  * cp: the Clopper-Pearson 95% interval of K successes in N trials, in percent. */
 #include "common/prng.h"
 #include "front/stats/stats.h"
+#include "binomci.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -38,40 +39,15 @@
 static const char *const arms[] = {"system", "a", "b", "c"};
 static const char *const wls[] = {"parquet_load", "pipeline", "feature_extract"};
 
-static double binom_cdf(int k, int n, double p)
-{
-	double s = 0;
-
-	if (p <= 0)
-		return 1;
-	if (p >= 1)
-		return k >= n ? 1 : 0;
-	for (int i = 0; i <= k; i++)
-		s += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) + i * log(p) +
-		         (n - i) * log1p(-p));
-	return s;
-}
-
-/* The p at which f(p) = target for a decreasing f, by bisection. */
-static double solve(int k, int n, double target)
-{
-	double lo = 0, hi = 1;
-
-	for (int it = 0; it < 100; it++) {
-		double mid = (lo + hi) / 2;
-		if (binom_cdf(k, n, mid) > target)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
-}
-
 static int cmd_cp(int k, int n)
 {
-	double lo = k == 0 ? 0 : solve(k - 1, n, 1 - ALPHA / 2);
-	double hi = k == n ? 1 : solve(k, n, ALPHA / 2);
+	double lo, hi;
 
+	if (k < 0 || n < 1 || k > n) {
+		fprintf(stderr, "famsim: cp: want 0 <= K <= N, N >= 1\n");
+		return 2;
+	}
+	binomci_interval((size_t)k, (size_t)n, 1 - ALPHA, &lo, &hi);
 	printf("%.1f-%.1f%%\n", 100 * lo, 100 * hi);
 	return 0;
 }

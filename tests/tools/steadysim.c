@@ -36,6 +36,7 @@
 #include "front/results/results.h"
 #include "front/engine/phaserun.h"
 #include "front/stats/stats.h"
+#include "binomci.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -96,40 +97,13 @@ struct tally {
 	size_t nhalf;
 };
 
-static double binom_cdf(size_t k, size_t n, double p)
-{
-	double s = 0;
-
-	if (p <= 0)
-		return 1;
-	if (p >= 1)
-		return k >= n ? 1 : 0;
-	for (size_t i = 0; i <= k; i++)
-		s += exp(lgamma(n + 1.0) - lgamma(i + 1.0) - lgamma(n - i + 1.0) +
-		         (double)i * log(p) + (double)(n - i) * log1p(-p));
-	return s;
-}
-
-static double solve(size_t k, size_t n, double target)
-{
-	double lo = 0, hi = 1;
-
-	for (int it = 0; it < 80; it++) {
-		double mid = (lo + hi) / 2;
-		if (binom_cdf(k, n, mid) > target)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
-}
-
 /* "k/n = r% (lo-hi%)", Clopper-Pearson 95%. */
 static const char *rate(size_t k, size_t n, char *buf, size_t len)
 {
-	double lo = k == 0 ? 0 : solve(k - 1, n, 0.975);
-	double hi = k == n ? 1 : solve(k, n, 0.025);
+	double lo = 0, hi = 1;
 
+	if (n > 0)
+		binomci_interval(k, n, 0.95, &lo, &hi);
 	if (n == 0)
 		snprintf(buf, len, "0/0");
 	else
