@@ -79,12 +79,13 @@ static int run_command(char **cmd, const char *lib, const char *dir, int wait_s,
 	else if (runner_run(&spec, &r, err, errlen) == 0) {
 		*status = r.end == RUNNER_EXITED ? r.exit_code : 128 + r.term_signal;
 		if (r.orphans)
-			fprintf(stderr,
-			        "allocab: record: warning: %zu %s COMMAND left in the background still "
-			        "%s after %d s (%s): %s cut here and marked running in the trace\n",
-			        r.orphans, r.orphans == 1 ? "process" : "processes",
-			        r.orphans == 1 ? "runs" : "run", r.signal ? 0 : wait_s,
-			        r.orphan_names, r.orphans == 1 ? "its stream is" : "their streams are");
+			fprintf(
+			    stderr,
+			    "allocab: record: warning: %zu %s COMMAND left in the background still "
+			    "%s after %d s (%s): %s cut here and marked running in the trace\n",
+			    r.orphans, r.orphans == 1 ? "process" : "processes",
+			    r.orphans == 1 ? "runs" : "run", r.signal ? 0 : wait_s, r.orphan_names,
+			    r.orphans == 1 ? "its stream is" : "their streams are");
 		runner_result_free(&r);
 		rc = 0;
 	}

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # e2e_record_life.sh - what `allocab record` does around the recording: it never replaces a device
-# or FIFO it writes to, passes signals on and cleans up on every way out (even SIGKILL, at the
-# next record), waits for and reports what the command leaves running, flushes every process
-# image before exec and _exit, keeps a static program's exit status, and says with numbers what a
-# full TMPDIR cost; `trace info` shows the busiest process first and each stream's end, and the
+# or FIFO it writes to, passes signals on (a terminal's Ctrl-C reaches the command, which reads
+# record's stdin and gets the environment record gives it and nothing else) and cleans up on every
+# way out (even SIGKILL, at the next record), waits for and reports what the command leaves
+# running, flushes every process image before exec and _exit, keeps a static program's exit
+# status, and says with numbers what a full TMPDIR cost; `trace info` shows the busiest process first and each stream's end, and the
 # replay refuses an incomplete process unless told (tests/fixtures/hostile/README.md lists the inputs).
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh

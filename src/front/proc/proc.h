@@ -43,9 +43,9 @@ enum runner_flag {
 	 * the child could ask for that, the child exits 128 + SIGTERM without exec. */
 	RUNNER_DIE_WITH_PARENT = 1 << 3,
 	/* SIGINT, SIGTERM and SIGHUP are caught while runner_run lasts, the caller's handlers put
-	 * back when it returns: one a process sent (kill(2), si_code <= 0) is passed on to the child
-	 * while it runs; one from the terminal is not (the terminal signals a foreground child
-	 * itself). None stops the run; the last one caught is r->signal. */
+	 * back when it returns: one a process sent (kill(2), si_code <= 0) is passed on to the
+	 * child while it runs; one from the terminal is not (the terminal signals a foreground
+	 * child itself). None stops the run; the last one caught is r->signal. */
 	RUNNER_FORWARD_SIGNALS = 1 << 4,
 	/* When the child has ended, waits up to orphan_wait_s for what it left running and was
 	 * re-parented to this process (runner_adopt_orphans), reaping it; a signal caught under
@@ -55,12 +55,12 @@ enum runner_flag {
 };
 
 struct runner_spec {
-	const char *path;   /* executable, run with execve (RUNNER_PATH_SEARCH: as execvp) */
-	char *const *argv;  /* NULL-terminated; argv[0] is what the process sees */
-	size_t pad_bytes;   /* length of the RUNNER_PAD_VAR value added to the environment */
-	double timeout_s;   /* > 0; 0: no timeout */
-	double grace_s;     /* SIGTERM .. SIGKILL */
-	unsigned flags;     /* enum runner_flag */
+	const char *path;     /* executable, run with execve (RUNNER_PATH_SEARCH: as execvp) */
+	char *const *argv;    /* NULL-terminated; argv[0] is what the process sees */
+	size_t pad_bytes;     /* length of the RUNNER_PAD_VAR value added to the environment */
+	double timeout_s;     /* > 0; 0: no timeout */
+	double grace_s;       /* SIGTERM .. SIGKILL */
+	unsigned flags;       /* enum runner_flag */
 	double orphan_wait_s; /* RUNNER_WAIT_ORPHANS: the longest wait, in seconds */
 	/* Who the child's exec failure line names: "allocab: WHO: PATH: reason"; NULL: "allocab:
 	 * cannot execute PATH: reason". */
