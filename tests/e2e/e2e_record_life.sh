@@ -4,8 +4,8 @@
 # record's stdin and gets the environment record gives it and nothing else) and cleans up on every
 # way out (even SIGKILL, at the next record), waits for and reports what the command leaves
 # running, flushes every process image before exec and _exit, keeps a static program's exit
-# status, and says with numbers what a full TMPDIR cost; `trace info` shows the busiest process first and each stream's end, and the
-# replay refuses an incomplete process unless told (tests/fixtures/hostile/README.md lists the inputs).
+# status, and says with numbers what a full TMPDIR cost; `trace info` shows the busiest process
+# first and each stream's end, and the replay refuses an incomplete process unless told (tests/fixtures/hostile/README.md lists the inputs).
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 JGET=$BUILD/tests/jget
