@@ -186,7 +186,8 @@ static char **child_env(int pad, size_t pad_bytes, char *const *set, char **padv
 static void child_exec(const struct runner_spec *spec, char **env, int out_fd, int err_fd,
                        int hold_fd, const sigset_t *mask, pid_t parent)
 {
-	/* A foreground child keeps the other dispositions, as a shell's job would. */
+	/* The first four always; a foreground child keeps the others (SIGPIPE or SIGQUIT its
+	 * caller ignores stay ignored), as a shell's job would. */
 	static const int reset[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGQUIT};
 	int fg = spec->flags & RUNNER_FOREGROUND, e;
 	size_t nreset = fg ? 4 : sizeof reset / sizeof reset[0];
