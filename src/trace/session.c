@@ -1,6 +1,7 @@
 /* session.c - the recording session of `allocab record` (trace.h, trace_record): runs COMMAND
  * with the recorder library preloaded (docs/trace-format.md) and a marks file for the phases it
- * marks (ALLOCAB_PHASE_FILE, docs/programs.md), waits for it and for what it left running in the
+ * marks (ALLOCAB_PHASE_FILE, docs/programs.md), under the front end's process supervisor
+ * (front/proc/proc.h, the runner), which waits for it and for what it left running in the
  * background (orphans are re-parented to record), then bundles the raw streams it wrote and its
  * marks into one trace (bundle.h), written atomically (common/atomicio.h), and says what the
  * trace lacks; marks that break the protocol are left out with their reason, never the trace.
@@ -13,6 +14,7 @@
 #include "common/errmsg.h"
 #include "common/ownlib.h"
 #include "common/status.h"
+#include "front/proc/proc.h"
 #include "marks/marks.h"
 #include "trace/bundle.h"
 
@@ -23,147 +25,73 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t got_signal;
-static volatile pid_t child_pid;
-
-/* SIGINT, SIGTERM, SIGHUP: remembered, and passed on to COMMAND when a process sent them (the
- * terminal sends its own to COMMAND's process group already). */
-static void on_signal(int sig, siginfo_t *si, void *ctx)
+/* SIGINT, SIGTERM, SIGHUP outside the run (the runner passes them on while COMMAND runs): record
+ * goes on, so that the trace is still written and the stream directory removed. */
+static void on_signal(int sig)
 {
-	(void)ctx;
-	got_signal = sig;
-	if (child_pid > 0 && si->si_code <= 0)
-		kill(child_pid, sig);
+	(void)sig;
 }
 
 static void catch_signals(void)
 {
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO};
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	sigemptyset(&sa.sa_mask);
 	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 		sigaction(sigs[i], &sa, NULL);
 }
 
-/* In the child: default signals, killed with SIGTERM if record dies, then COMMAND. */
-static void exec_command(char **cmd, const char *preload, const char *dir, pid_t parent)
-{
-	char marks[PATH_MAX + 16];
-
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
-		_exit(128 + SIGTERM);
-	snprintf(marks, sizeof marks, "%s/" RB_MARKS_FILE, dir);
-	setenv("LD_PRELOAD", preload, 1);
-	setenv("ALLOCAB_RECORD_DIR", dir, 1);
-	setenv(PHASEMARK_ENV, marks, 1);
-	execvp(cmd[0], cmd);
-	errmsg_print(stderr, "record", "%s: %s", cmd[0], strerror(errno));
-	_exit(127);
-}
-
-static int run_command(char **cmd, const char *lib, const char *dir, int *status)
+/* Runs COMMAND in the foreground under the runner (front/proc/proc.h) with the recorder
+ * preloaded, found on PATH, given the signals sent to record and SIGTERM if record dies, then
+ * waits up to wait_s for what it left running (a signal ends the wait) and says what still runs:
+ * its streams are cut when the trace is bundled. *status: COMMAND's exit status, 128 + signal
+ * when it was killed. Returns 0, or -1 with the reason in err. */
+static int run_command(char **cmd, const char *lib, const char *dir, int wait_s, int *status,
+                       char *err, size_t errlen)
 {
 	const char *old = getenv("LD_PRELOAD");
-	char *preload = NULL;
-	pid_t pid, parent = getpid();
-	int ws;
+	char *set[4] = {NULL};
+	struct runner_spec spec = {.path = cmd[0],
+	                           .argv = cmd,
+	                           .flags = RUNNER_FOREGROUND | RUNNER_PATH_SEARCH | RUNNER_NO_PAD |
+	                                    RUNNER_DIE_WITH_PARENT | RUNNER_FORWARD_SIGNALS |
+	                                    RUNNER_WAIT_ORPHANS,
+	                           .orphan_wait_s = wait_s,
+	                           .exec_who = "record",
+	                           .env_set = set};
+	struct runner_result r;
+	int rc = -1;
 
-	if (asprintf(&preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "") < 0)
-		return -1;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		exec_command(cmd, preload, dir, parent);
-	free(preload);
-	if (pid < 0)
-		return -1;
-	child_pid = pid;
-	while (waitpid(pid, &ws, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	child_pid = 0;
-	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	return 0;
-}
-
-/* The pids of record's children still alive (orphans of COMMAND re-parented to it), into
- * pids[0..cap); returns how many there are. */
-static size_t list_children(long *pids, size_t cap)
-{
-	char path[64];
-	size_t n = 0;
-	long pid;
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
-	if (!(f = fopen(path, "r")))
-		return 0;
-	while (fscanf(f, "%ld", &pid) == 1)
-		if (n++ < cap)
-			pids[n - 1] = pid;
-	fclose(f);
-	return n;
-}
-
-/* "pid N NAME" for up to 3 of the n pids, into buf. */
-static void name_pids(const long *pids, size_t n, char *buf, size_t len)
-{
-	size_t k = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < n && i < 3 && k < len; i++) {
-		char path[64], comm[32] = "?";
-		FILE *f;
-		snprintf(path, sizeof path, "/proc/%ld/comm", pids[i]);
-		if ((f = fopen(path, "r"))) {
-			if (fscanf(f, "%31s", comm) != 1)
-				strcpy(comm, "?");
-			fclose(f);
-		}
-		k += (size_t)snprintf(buf + k, len - k, "%spid %ld %s", i ? ", " : "", pids[i],
-		                      comm);
+	if (asprintf(&set[0], "LD_PRELOAD=%s%s%s", lib, old && *old ? ":" : "",
+	             old && *old ? old : "") < 0)
+		set[0] = NULL;
+	if (asprintf(&set[1], "ALLOCAB_RECORD_DIR=%s", dir) < 0)
+		set[1] = NULL;
+	if (asprintf(&set[2], "%s=%s/" RB_MARKS_FILE, PHASEMARK_ENV, dir) < 0)
+		set[2] = NULL;
+	if (!set[0] || !set[1] || !set[2])
+		snprintf(err, errlen, "out of memory");
+	else if (runner_run(&spec, &r, err, errlen) == 0) {
+		*status = r.end == RUNNER_EXITED ? r.exit_code : 128 + r.term_signal;
+		if (r.orphans)
+			fprintf(
+			    stderr,
+			    "allocab: record: warning: %zu %s COMMAND left in the background still "
+			    "%s after %d s (%s): %s cut here and marked running in the trace\n",
+			    r.orphans, r.orphans == 1 ? "process" : "processes",
+			    r.orphans == 1 ? "runs" : "run", r.signal ? 0 : wait_s, r.orphan_names,
+			    r.orphans == 1 ? "its stream is" : "their streams are");
+		runner_result_free(&r);
+		rc = 0;
 	}
-	if (n > 3 && k < len)
-		snprintf(buf + k, len - k, ", ...");
-}
-
-/* Waits up to BACKGROUND_S for what COMMAND left running (a signal ends the wait) and says what
- * still runs: its streams are cut when the trace is bundled. */
-static void wait_background(int wait_s)
-{
-	const struct timespec nap = {0, 20000000};
-	time_t until = time(NULL) + wait_s;
-	char names[256];
-	long pids[4];
-	size_t n;
-	int ws;
-
-	for (;;) {
-		pid_t p = waitpid(-1, &ws, WNOHANG);
-		if (p > 0)
-			continue;
-		if ((p < 0 && errno == ECHILD) || got_signal || time(NULL) >= until)
-			break;
-		nanosleep(&nap, NULL);
-	}
-	if (!(n = list_children(pids, 4)))
-		return;
-	name_pids(pids, n, names, sizeof names);
-	fprintf(stderr,
-	        "allocab: record: warning: %zu %s COMMAND left in the background still %s after %d "
-	        "s (%s): %s cut here and marked running in the trace\n",
-	        n, n == 1 ? "process" : "processes", n == 1 ? "runs" : "run",
-	        got_signal ? 0 : wait_s, names, n == 1 ? "its stream is" : "their streams are");
+	for (size_t i = 0; i < 3; i++)
+		free(set[i]);
+	return rc;
 }
 
 /* Writes the trace of dir to out (atomically). Returns 0, -2 when dir holds no stream (nothing
@@ -392,11 +320,10 @@ static int record(char **cmd, const char *lib, const char *dir, const char *out,
 	int status = 0, in_place = 0, rc, marked = create_marks(dir) == 0;
 	int64_t lo = mono_ns();
 
-	if (run_command(cmd, lib, dir, &status) != 0) {
-		errmsg_print(stderr, "record", "cannot run %s: %s", cmd[0], strerror(errno));
+	if (run_command(cmd, lib, dir, wait_s, &status, err, sizeof err) != 0) {
+		errmsg_print(stderr, "record", "cannot run %s: %s", cmd[0], err);
 		return ST_FAIL;
 	}
-	wait_background(wait_s);
 	if (marked && status != 127)
 		read_marks(dir, lo, mono_ns(), &marks);
 	rc = write_trace(dir, &marks, out, &res, &in_place, err, sizeof err);
@@ -451,10 +378,9 @@ int trace_record(char **cmd, const char *out, int wait_s)
 		return ST_FAIL;
 	}
 	catch_signals();
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+	if (runner_adopt_orphans(err, sizeof err) != 0)
 		fprintf(stderr,
-		        "allocab: record: warning: cannot collect background processes: %s\n",
-		        strerror(errno));
+		        "allocab: record: warning: cannot collect background processes: %s\n", err);
 	rc = record(cmd, lib, dir, out, wait_s);
 	remove_dir(dir);
 	return rc;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # e2e_record_life.sh - what `allocab record` does around the recording: it never replaces a device
-# or FIFO it writes to, passes signals on and cleans up on every way out (even SIGKILL, at the
-# next record), waits for and reports what the command leaves running, flushes every process
-# image before exec and _exit, keeps a static program's exit status, and says with numbers what a
-# full TMPDIR cost; `trace info` shows the busiest process first and each stream's end, and the
-# replay refuses an incomplete process unless told (tests/fixtures/hostile/README.md lists the inputs).
+# or FIFO it writes to, passes signals on (a terminal's Ctrl-C reaches the command, which reads
+# record's stdin and gets the environment record gives it and nothing else) and cleans up on every
+# way out (even SIGKILL, at the next record), waits for and reports what the command leaves
+# running, flushes every process image before exec and _exit, keeps a static program's exit
+# status, and says with numbers what a full TMPDIR cost; `trace info` shows the busiest process
+# first and each stream's end, and the replay refuses an incomplete process unless told (tests/fixtures/hostile/README.md lists the inputs).
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 JGET=$BUILD/tests/jget
@@ -79,6 +80,36 @@ expect_status "replay of the killed process: exit 2" 2 "$S" run replay --param t
 expect_err "replay of the killed process: says why and how to allow it" "is incomplete: killed or crashed: .*; replay it anyway with --param incomplete=allow$"
 expect_status "replay of the killed process with incomplete=allow" 0 timeout 120 "$S" run replay --param trace="$TMP/term.trace" --param incomplete=allow --param touch=0 --reps 1 --out /dev/null
 expect_status "replay incomplete=maybe: exit 2" 2 "$S" run replay --param trace="$TMP/term.trace" --param incomplete=maybe --out /dev/null
+# Ctrl-C on a terminal reaches COMMAND, which shares record's process group; record outlives it.
+python3 - "$A" "$TMP/int.trace" >"$TMP/pty.out" 2>&1 <<'PY'
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1], "record", "-o", sys.argv[2], "--", "sh", "-c",
+                           "trap 'echo got INT; exit 7' INT; echo ready; while :; do sleep 0.1; done"])
+out, end = b"", time.time() + 60
+while time.time() < end and b"ready" not in out:
+    if select.select([fd], [], [], 0.5)[0]:
+        out += os.read(fd, 4096)
+os.write(fd, b"\x03")
+while time.time() < end:
+    if select.select([fd], [], [], 0.5)[0]:
+        try:
+            d = os.read(fd, 4096)
+        except OSError:
+            break
+        if not d:
+            break
+        out += d
+print(out.decode(errors="replace"))
+print("status", os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+PY
+if grep -q 'got INT' "$TMP/pty.out" && grep -q '^status 7$' "$TMP/pty.out" && grep -q 'process image' "$TMP/pty.out"; then ok "Ctrl-C on a terminal: the command gets SIGINT, record writes the trace and exits 7"; else notok "Ctrl-C on a terminal" "$(tr '\r' ' ' <"$TMP/pty.out" | head -c 400)"; fi
+[ "$(left)" = 0 ] && ok "Ctrl-C: no stream directory left" || notok "Ctrl-C: stream directory left" "$(ls "$TMPDIR")"
+echo hello | "$A" record -o "$TMP/cat.trace" -- cat >"$TMP/cat.out" 2>"$TMP/err"
+[ "$(cat "$TMP/cat.out")" = hello ] && ok "the command reads record's stdin and writes its stdout" || notok "stdin and stdout" "$(cat "$TMP/cat.out" "$TMP/err")"
+env -i PATH="$PATH" TMPDIR="$TMPDIR" LD_PRELOAD=libm.so.6 AB_AFTER=1 "$A" record -o "$TMP/env.trace" -- env >"$TMP/env.out" 2>"$TMP/err"
+if [ "$(sed 's/=.*//' "$TMP/env.out" | tr '\n' ' ')" = "PATH TMPDIR LD_PRELOAD AB_AFTER ALLOCAB_RECORD_DIR ALLOCAB_PHASE_FILE " ] && grep -q '^LD_PRELOAD=.*liballocab-record.so:libm.so.6$' "$TMP/env.out"; then ok "the command's environment: the recorder before the user's LD_PRELOAD, in its place, nothing else added"; else notok "the command's environment" "$(cat "$TMP/env.out")"; fi
 (
 	"$A" record -o "$TMP/kill.trace" -- "$TMP/churn" >/dev/null 2>&1 &
 	rp=$!

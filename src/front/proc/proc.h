@@ -1,13 +1,16 @@
 /* proc.h - the proc module's public face: running the processes a bench measures and proving
- * what ran in them. The engine (front/engine) calls it; it calls no other module. The other
- * headers of this folder (ptrack.h, contain.h, probeimg.h, probejudge.h, elfscan.h) are private
- * to it.
+ * what ran in them. The engine (front/engine) and the recording session of `allocab record`
+ * (trace/session.c) call it; it calls no other module. The other headers of this folder
+ * (ptrack.h, contain.h, probeimg.h, probejudge.h, elfscan.h, orphans.h) are private to it.
  *
- * The runner (runner.c) runs one measured process for `allocab bench`: fork/exec in its own process group
- * with an environment padding variable, captures stdout whole and the tail of stderr, times it
- * with CLOCK_MONOTONIC around fork..wait4, takes its rusage from wait4, and kills it (SIGTERM to
- * the group, SIGKILL after a grace period) at its timeout or when the caller asks it to stop.
- * On request it tracks every process the run starts (front/proc/ptrack.h). */
+ * The runner (runner.c) is the front end's one process supervisor. By default it runs one
+ * measured process for `allocab bench`: fork/exec in its own process group with an environment
+ * padding variable, captures stdout whole and the tail of stderr, times it with CLOCK_MONOTONIC
+ * around fork..wait4, takes its rusage from wait4, and kills it (SIGTERM to the group, SIGKILL
+ * after a grace period) at its timeout or when the caller asks it to stop. On request it tracks
+ * every process the run starts (front/proc/ptrack.h). Its flags (enum runner_flag) ask for what
+ * `allocab record` needs instead: a command run in the foreground, found on PATH, given the
+ * signals sent to allocab, and waited for with what it leaves in the background. */
 #ifndef ALLOCAB_PROC_H
 #define ALLOCAB_PROC_H
 
@@ -23,19 +26,52 @@
 #define RUNNER_TAIL_MAX 1024        /* bytes of stderr kept */
 #define RUNNER_OUT_MAX  (16u << 20) /* bytes of stdout kept when captured */
 
+/* What a run asks of the runner besides the defaults above (runner_spec.flags, or'ed). */
+enum runner_flag {
+	/* The child stays in this process's process group and inherits its stdin, stdout, stderr,
+	 * signal mask and ignored signals, as a shell's foreground job does: the terminal's signals
+	 * (Ctrl-C) and input reach it directly. Nothing is captured (out stays NULL, tail empty);
+	 * this process's stdio is flushed before the fork. A kill at the timeout or at stop goes to
+	 * the child alone, and what it leaves running is not killed. */
+	RUNNER_FOREGROUND = 1 << 0,
+	/* A path without a '/' is searched for in PATH, as execvp does (a file that is not an
+	 * executable format runs under /bin/sh). */
+	RUNNER_PATH_SEARCH = 1 << 1,
+	/* The environment is not padded: no RUNNER_PAD_VAR is added, an inherited one is kept. */
+	RUNNER_NO_PAD = 1 << 2,
+	/* The child gets SIGTERM when this process dies (PR_SET_PDEATHSIG); when it has died before
+	 * the child could ask for that, the child exits 128 + SIGTERM without exec. */
+	RUNNER_DIE_WITH_PARENT = 1 << 3,
+	/* SIGINT, SIGTERM and SIGHUP are caught while runner_run lasts, the caller's handlers put
+	 * back when it returns: one a process sent (kill(2), si_code <= 0) is passed on to the
+	 * child while it runs; one from the terminal is not (the terminal signals a foreground
+	 * child itself). None stops the run; the last one caught is r->signal. */
+	RUNNER_FORWARD_SIGNALS = 1 << 4,
+	/* When the child has ended, waits up to orphan_wait_s for what it left running and was
+	 * re-parented to this process (runner_adopt_orphans), reaping it; a signal caught under
+	 * RUNNER_FORWARD_SIGNALS, before or during the wait, ends it. r->orphans counts what still
+	 * runs. Meant for a process that runs no other children at the time. */
+	RUNNER_WAIT_ORPHANS = 1 << 5,
+};
+
 struct runner_spec {
-	const char *path;   /* executable, run with execve (no PATH search) */
-	char *const *argv;  /* NULL-terminated; argv[0] is what the process sees */
-	size_t pad_bytes;   /* length of the RUNNER_PAD_VAR value added to the environment */
-	double timeout_s;   /* > 0 */
-	double grace_s;     /* SIGTERM .. SIGKILL */
+	const char *path;     /* executable, run with execve (RUNNER_PATH_SEARCH: as execvp) */
+	char *const *argv;    /* NULL-terminated; argv[0] is what the process sees */
+	size_t pad_bytes;     /* length of the RUNNER_PAD_VAR value added to the environment */
+	double timeout_s;     /* > 0; 0: no timeout */
+	double grace_s;       /* SIGTERM .. SIGKILL */
+	unsigned flags;       /* enum runner_flag */
+	double orphan_wait_s; /* RUNNER_WAIT_ORPHANS: the longest wait, in seconds */
+	/* Who the child's exec failure line names: "allocab: WHO: PATH: reason"; NULL: "allocab:
+	 * cannot execute PATH: reason". */
+	const char *exec_who;
 	int capture_stdout; /* 0: stdout is read and dropped */
 	/* Set asynchronously (signal handler) to stop the run early; may be NULL. The runner blocks
 	 * SIGINT, SIGTERM, SIGHUP and SIGCHLD while it runs and waits with ppoll, so a signal that
 	 * sets the flag wakes it at once. */
 	const volatile sig_atomic_t *stop;
-	/* "NAME=VALUE" entries that replace any NAME of the inherited environment; NULL-terminated,
-	 * may be NULL. */
+	/* "NAME=VALUE" entries set in the inherited environment as setenv would: in NAME's place
+	 * when it is there, else at the end, in their order; NULL-terminated, may be NULL. */
 	char *const *env_set;
 	/* Track every process of the run (ptrack.h): the child waits on a pipe until it is
 	 * attached, then execs. 0: the child execs at once, nothing is traced. */
@@ -76,6 +112,11 @@ struct runner_result {
 	struct ptrack *track;
 	/* spec.contain: what containment had and saw (owned by r); else NULL */
 	struct contain *contain;
+	int signal; /* RUNNER_FORWARD_SIGNALS: the last signal caught, 0 if none */
+	/* RUNNER_WAIT_ORPHANS: processes the child left that still ran when the wait ended, and
+	 * "pid N NAME" of up to 3 of them (", ..." after them when there are more) */
+	size_t orphans;
+	char orphan_names[192];
 };
 
 /* Runs spec to completion. Returns 0 with *r filled (r->out and r->track owned by r:
@@ -87,6 +128,10 @@ struct runner_result {
 int runner_run(const struct runner_spec *spec, struct runner_result *r, char *err, size_t errlen);
 /* Frees what r owns; accepts NULL and a zeroed result. */
 void runner_result_free(struct runner_result *r);
+
+/* Makes this process the reaper of its descendants' orphans (PR_SET_CHILD_SUBREAPER), for
+ * RUNNER_WAIT_ORPHANS, for the rest of its life. Returns 0, or -1 with the reason in err. */
+int runner_adopt_orphans(char *err, size_t errlen);
 
 /* The processes the tracker counted in r's run (0 when it was not tracked). */
 size_t runner_tracked_processes(const struct runner_result *r);

@@ -1,9 +1,12 @@
-/* runner.c - one measured process: fork/exec, pipes, timeout and kill, wait4 rusage. The parent
- * waits in ppoll with SIGCHLD and the stop signals unblocked, so it neither polls nor races. */
+/* runner.c - one process, measured or in the foreground: fork/exec, pipes, timeout and kill,
+ * wait4 rusage, signals passed on, orphans waited for. The parent waits in ppoll with SIGCHLD and
+ * the stop signals unblocked, so it neither polls nor races. */
 #include "front/proc/proc.h"
 #include "front/proc/contain.h"
+#include "front/proc/orphans.h"
 #include "front/proc/ptrack.h"
 
+#include "common/errmsg.h"
 #include "common/utf8.h"
 
 #include <errno.h>
@@ -12,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -44,6 +48,20 @@ static int64_t tv_ns(struct timeval tv)
 static void on_sigchld(int sig)
 {
 	(void)sig;
+}
+
+/* RUNNER_FORWARD_SIGNALS: the signals caught, and the child they are passed on to while it runs
+ * (0: none). They are blocked outside ppoll, so the handler runs only there. */
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP};
+static volatile sig_atomic_t fwd_caught;
+static volatile pid_t fwd_pid;
+
+static void on_forward(int sig, siginfo_t *si, void *ctx)
+{
+	(void)ctx;
+	fwd_caught = sig;
+	if (fwd_pid > 0 && si->si_code <= 0)
+		kill(fwd_pid, sig);
 }
 
 static int sink_append(struct sink *s, const char *p, size_t n)
@@ -109,68 +127,99 @@ static void sink_drain(struct sink *s)
 	}
 }
 
-/* Whether the entry "NAME=..." names a variable that set replaces. */
-static int replaced(const char *entry, char *const *set)
+/* The index in set of the entry naming the variable of entry "NAME=...", or -1. */
+static long replacement(const char *entry, char *const *set)
 {
 	size_t n = strcspn(entry, "=");
 
 	for (size_t i = 0; set && set[i]; i++)
 		if (strncmp(set[i], entry, n) == 0 && set[i][n] == '=')
-			return 1;
-	return 0;
+			return (long)i;
+	return -1;
 }
 
-/* environ without any RUNNER_PAD_VAR and the variables of set, plus set and
- * RUNNER_PAD_VAR=<pad_bytes x 'p'>. */
-static char **padded_env(size_t pad_bytes, char *const *set, char **padvar)
+/* environ with set applied as setenv would (a variable set twice in environ keeps its first
+ * place only), without any RUNNER_PAD_VAR and with RUNNER_PAD_VAR=<pad_bytes x 'p'> at the end
+ * unless pad is 0. */
+static char **child_env(int pad, size_t pad_bytes, char *const *set, char **padvar)
 {
 	size_t n = 0, k = 0, nset = 0, prefix = strlen(RUNNER_PAD_VAR "=");
-	char **env;
+	char **env, *placed = NULL;
 
 	while (environ[n])
 		n++;
 	while (set && set[nset])
 		nset++;
-	if (!(env = calloc(n + nset + 2, sizeof *env)) ||
-	    !(*padvar = malloc(prefix + pad_bytes + 1))) {
+	if (!(env = calloc(n + nset + 2, sizeof *env)) || !(placed = calloc(nset + 1, 1)) ||
+	    (pad && !(*padvar = malloc(prefix + pad_bytes + 1)))) {
 		free(env);
+		free(placed);
 		return NULL;
 	}
-	memcpy(*padvar, RUNNER_PAD_VAR "=", prefix);
-	memset(*padvar + prefix, 'p', pad_bytes);
-	(*padvar)[prefix + pad_bytes] = '\0';
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], RUNNER_PAD_VAR "=", prefix) != 0 &&
-		    !replaced(environ[i], set))
+	for (size_t i = 0; i < n; i++) {
+		long r = replacement(environ[i], set);
+		if (pad && strncmp(environ[i], RUNNER_PAD_VAR "=", prefix) == 0)
+			continue;
+		if (r < 0)
 			env[k++] = environ[i];
+		else if (!placed[r]) {
+			placed[r] = 1;
+			env[k++] = set[r];
+		}
+	}
 	for (size_t i = 0; i < nset; i++)
-		env[k++] = set[i];
-	env[k++] = *padvar;
+		if (!placed[i])
+			env[k++] = set[i];
+	free(placed);
+	if (pad) {
+		memcpy(*padvar, RUNNER_PAD_VAR "=", prefix);
+		memset(*padvar + prefix, 'p', pad_bytes);
+		(*padvar)[prefix + pad_bytes] = '\0';
+		env[k++] = *padvar;
+	}
 	env[k] = NULL;
 	return env;
 }
 
-/* hold_fd >= 0: waits for EOF on it (the tracker attached) before the exec. */
+/* hold_fd >= 0: waits for EOF on it (the tracker attached) before the exec. mask: the caller's
+ * signal mask, which a foreground child keeps; parent: this process. */
 static void child_exec(const struct runner_spec *spec, char **env, int out_fd, int err_fd,
-                       int hold_fd)
+                       int hold_fd, const sigset_t *mask, pid_t parent)
 {
+	/* The first four always; a foreground child keeps the others (SIGPIPE or SIGQUIT its
+	 * caller ignores stay ignored), as a shell's job would. */
 	static const int reset[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGQUIT};
+	int fg = spec->flags & RUNNER_FOREGROUND, e;
+	size_t nreset = fg ? 4 : sizeof reset / sizeof reset[0];
 	sigset_t none;
-	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-	setpgid(0, 0);
-	for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++)
+	if (!fg)
+		setpgid(0, 0);
+	for (size_t i = 0; i < nreset; i++)
 		signal(reset[i], SIG_DFL);
 	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (devnull >= 0)
-		dup2(devnull, 0);
-	dup2(out_fd, 1);
-	dup2(err_fd, 2);
+	sigprocmask(SIG_SETMASK, fg ? mask : &none, NULL);
+	if ((spec->flags & RUNNER_DIE_WITH_PARENT) &&
+	    (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent))
+		_exit(128 + SIGTERM);
+	if (!fg) {
+		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(out_fd, 1);
+		dup2(err_fd, 2);
+	}
 	while (hold_fd >= 0 && read(hold_fd, &(char){0}, 1) < 0 && errno == EINTR)
 		;
-	execve(spec->path, spec->argv, env);
-	dprintf(2, "allocab: cannot execute %s: %s\n", spec->path, strerror(errno));
+	if (spec->flags & RUNNER_PATH_SEARCH)
+		execvpe(spec->path, spec->argv, env);
+	else
+		execve(spec->path, spec->argv, env);
+	e = errno;
+	if (spec->exec_who)
+		errmsg_print(stderr, spec->exec_who, "%s: %s", spec->path, strerror(e));
+	else
+		dprintf(2, "allocab: cannot execute %s: %s\n", spec->path, strerror(e));
 	_exit(127);
 }
 
@@ -196,9 +245,10 @@ static void step_tracker(void *arg)
 static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *sinks,
                       const sigset_t *waitmask, int64_t t0, struct runner_result *r)
 {
-	int64_t deadline = t0 + (int64_t)(spec->timeout_s * 1e9);
+	int64_t deadline = spec->timeout_s > 0 ? t0 + (int64_t)(spec->timeout_s * 1e9) : INT64_MAX;
 	int64_t kill_at = INT64_MAX;
-	int killing = 0, killed = 0, status = 0;
+	int killing = 0, killed = 0, status = 0, fg = spec->flags & RUNNER_FOREGROUND;
+	pid_t target = fg ? pid : -pid; /* a foreground child shares this process's group */
 	struct rusage ru;
 
 	for (;;) {
@@ -227,11 +277,11 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 			killing = 1;
 		}
 		if (killing && kill_at == INT64_MAX) {
-			kill(-pid, SIGTERM);
+			kill(target, SIGTERM);
 			kill_at = now + (int64_t)(spec->grace_s * 1e9);
 		}
 		if (killing && !killed && now >= kill_at) {
-			kill(-pid, SIGKILL);
+			kill(target, SIGKILL);
 			killed = 1;
 		}
 		/* SIGCHLD or a stop signal ends the nap early; the cap only bounds clock drift. */
@@ -246,9 +296,11 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 	}
 	r->wall_ns = now_ns() - t0;
 	contain_census(r->contain);
-	kill(-pid, SIGKILL); /* leftovers of the group; the zombie still holds the id */
+	if (!fg)
+		kill(-pid, SIGKILL); /* leftovers of the group; the zombie still holds the id */
 	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
+	fwd_pid = 0;
 	contain_end(r->contain, spec->grace_s, step_tracker, &(struct step){r->track, 0});
 	ptrack_end(r->track, spec->grace_s);
 	sink_drain(&sinks[0]);
@@ -266,6 +318,28 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 	r->invol_ctx_switches = ru.ru_nivcsw;
 }
 
+/* RUNNER_WAIT_ORPHANS: reaps this process's children until none is left, the wait is over or a
+ * forwarded signal was caught; SIGCHLD ends each nap. */
+static void wait_orphans(const struct runner_spec *spec, const sigset_t *waitmask,
+                         struct runner_result *r)
+{
+	int64_t until = now_ns() + (int64_t)(spec->orphan_wait_s * 1e9), left;
+
+	for (;;) {
+		struct timespec ts;
+		pid_t p = waitpid(-1, NULL, WNOHANG);
+
+		if (p > 0)
+			continue;
+		if ((p < 0 && errno == ECHILD) || fwd_caught || (left = until - now_ns()) <= 0)
+			break;
+		left = min64(left, 1000000000);
+		ts = (struct timespec){.tv_sec = left / 1000000000, .tv_nsec = left % 1000000000};
+		ppoll(NULL, 0, &ts, waitmask);
+	}
+	r->orphans = orphans_list(r->orphan_names, sizeof r->orphan_names);
+}
+
 int runner_run(const struct runner_spec *spec, struct runner_result *r, char *err, size_t errlen)
 {
 	struct sink sinks[2] = {
@@ -276,15 +350,18 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 	int out[2] = {-1, -1}, errp[2] = {-1, -1}, hold[2] = {-1, -1}, rc = -1;
 	char *padvar = NULL, **env = NULL;
 	sigset_t block, old, waitmask;
-	struct sigaction sa = {.sa_handler = on_sigchld}, old_sa;
-	pid_t pid;
+	struct sigaction sa = {.sa_handler = on_sigchld}, old_sa,
+	                 fa = {.sa_sigaction = on_forward, .sa_flags = SA_SIGINFO},
+	                 old_fa[sizeof forwarded / sizeof forwarded[0]];
+	int fg = spec->flags & RUNNER_FOREGROUND, fwd = spec->flags & RUNNER_FORWARD_SIGNALS;
+	pid_t pid, parent = getpid();
 	int64_t t0;
 	size_t keep;
 
 	memset(r, 0, sizeof *r);
 	r->end = RUNNER_EXITED;
 	sinks[1].buf = tailbuf;
-	if (spec->capture_stdout && !(sinks[0].buf = malloc(sinks[0].cap = 65536))) {
+	if (spec->capture_stdout && !fg && !(sinks[0].buf = malloc(sinks[0].cap = 65536))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -298,17 +375,23 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 	sigdelset(&waitmask, SIGCHLD);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGCHLD, &sa, &old_sa);
+	sigemptyset(&fa.sa_mask);
+	fwd_caught = 0;
+	fwd_pid = 0;
+	for (size_t i = 0; fwd && i < sizeof forwarded / sizeof forwarded[0]; i++)
+		sigaction(forwarded[i], &fa, &old_fa[i]);
 
 	if (spec->stop && *spec->stop) {
 		r->end = RUNNER_STOPPED;
 		rc = 0;
 		goto out;
 	}
-	if (!(env = padded_env(spec->pad_bytes, spec->env_set, &padvar))) {
+	if (!(env = child_env(!(spec->flags & RUNNER_NO_PAD), spec->pad_bytes, spec->env_set,
+	                      &padvar))) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	if ((!fg && (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)) ||
 	    ((spec->track || spec->contain) && pipe2(hold, O_CLOEXEC) < 0)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto out;
@@ -317,6 +400,8 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	if (fg)
+		fflush(NULL);
 	t0 = now_ns();
 	if ((pid = fork()) < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -325,10 +410,12 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 	if (pid == 0) {
 		if (hold[1] >= 0)
 			close(hold[1]);
-		child_exec(spec, env, out[1], errp[1], hold[0]);
+		child_exec(spec, env, out[1], errp[1], hold[0], &old, parent);
 	}
 	r->pid = (long)pid;
-	setpgid(pid, pid);
+	fwd_pid = fwd ? pid : 0;
+	if (!fg)
+		setpgid(pid, pid);
 	contain_enter(r->contain, pid);
 	if (spec->track && !(r->track = ptrack_start(pid, spec->probe_file))) {
 		kill(pid, SIGKILL);
@@ -341,15 +428,19 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 		close(hold[1]);
 		hold[1] = -1;
 	}
-	close(out[1]);
-	close(errp[1]);
-	out[1] = errp[1] = -1;
-	fcntl(out[0], F_SETFL, O_NONBLOCK);
-	fcntl(errp[0], F_SETFL, O_NONBLOCK);
-	sinks[0].fd = out[0];
-	sinks[1].fd = errp[0];
-	out[0] = errp[0] = -1;
+	if (!fg) {
+		close(out[1]);
+		close(errp[1]);
+		out[1] = errp[1] = -1;
+		fcntl(out[0], F_SETFL, O_NONBLOCK);
+		fcntl(errp[0], F_SETFL, O_NONBLOCK);
+		sinks[0].fd = out[0];
+		sinks[1].fd = errp[0];
+		out[0] = errp[0] = -1;
+	}
 	supervise(spec, pid, sinks, &waitmask, t0, r);
+	if (spec->flags & RUNNER_WAIT_ORPHANS)
+		wait_orphans(spec, &waitmask, r);
 	if (sinks[0].buf)
 		sinks[0].buf[sinks[0].len] = '\0';
 	r->out = sinks[0].buf;
@@ -378,6 +469,10 @@ out:
 	free(sinks[0].buf);
 	free(env);
 	free(padvar);
+	fwd_pid = 0;
+	r->signal = fwd_caught;
+	for (size_t i = 0; fwd && i < sizeof forwarded / sizeof forwarded[0]; i++)
+		sigaction(forwarded[i], &old_fa[i], NULL);
 	sigaction(SIGCHLD, &old_sa, NULL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return rc;

@@ -1,15 +1,20 @@
 /* test_runner.c - unit tests of the bench front end's pieces: option parsing and its bad inputs,
  * name lists, a driver's workload list and the routing of --param by it, signal names, stderr tail
  * cleaning, the /proc parsers on fixed text, and the runner on tiny /bin/sh processes (exit,
- * signal, timeout, padding, capture).
+ * signal, timeout, padding, capture, and each of the flags `allocab record` runs with).
  */
 #include "front/cmd/benchopt.h"
 #include "front/engine/engine.h"
 #include "check.h"
 #include "front/proc/proc.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #define ARGV(...) ((char *[]){"bench", __VA_ARGS__, NULL})
 #define ARGC(...) ((int)(sizeof(ARGV(__VA_ARGS__)) / sizeof(char *)) - 1)
@@ -353,6 +358,137 @@ static void test_runner(void)
 	runner_result_free(&r);
 }
 
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Runs `sh -c cmd` with flags (capturing stdout unless in the foreground). */
+static int sh_flags(const char *path, const char *cmd, unsigned flags, char *const *set,
+                    struct runner_result *r)
+{
+	char *argv[] = {"sh", "-c", (char *)cmd, NULL};
+	struct runner_spec s = {.path = path,
+	                        .argv = argv,
+	                        .timeout_s = 20,
+	                        .grace_s = 1,
+	                        .capture_stdout = 1,
+	                        .flags = flags,
+	                        .env_set = set};
+
+	return runner_run(&s, r, err, sizeof err);
+}
+
+/* The flags `allocab record` runs its COMMAND with (docs/trace-format.md): each on its own. */
+static void test_runner_flags(void)
+{
+	struct runner_result r;
+	char cmd[160], *set[] = {"AB_FIRST=2", "AB_NEW=3", NULL};
+	char *argv[] = {"x", NULL};
+	struct runner_spec s = {.path = "/nonexistent/allocab-x",
+	                        .argv = argv,
+	                        .timeout_s = 5,
+	                        .grace_s = 1,
+	                        .capture_stdout = 1,
+	                        .exec_who = "record"};
+	struct sigaction cur;
+	const char *a, *b;
+
+	CHECK(sh_flags("sh", "exit 4", RUNNER_PATH_SEARCH, NULL, &r) == 0 &&
+	          r.end == RUNNER_EXITED && r.exit_code == 4,
+	      "RUNNER_PATH_SEARCH: sh is found on PATH (exit 4)");
+	runner_result_free(&r);
+	CHECK(sh_flags("sh", "exit 4", 0, NULL, &r) == 0 && r.exit_code == 127 &&
+	          strstr(r.tail, "cannot execute sh"),
+	      "without it, sh is not searched for: exit 127");
+	runner_result_free(&r);
+	CHECK(runner_run(&s, &r, err, sizeof err) == 0 && r.exit_code == 127 &&
+	          strcmp(r.tail, "allocab: record: /nonexistent/allocab-x: No such file or "
+	                         "directory") == 0,
+	      "exec_who: the exec failure line names the command ('%s')", r.tail);
+	runner_result_free(&r);
+
+	setenv("ALLOCAB_PAD", "xx", 1);
+	CHECK(sh_flags("/bin/sh", "printf %s \"$ALLOCAB_PAD\"", RUNNER_NO_PAD, NULL, &r) == 0 &&
+	          r.out && strcmp(r.out, "xx") == 0,
+	      "RUNNER_NO_PAD: the inherited ALLOCAB_PAD is kept as it is");
+	unsetenv("ALLOCAB_PAD");
+	runner_result_free(&r);
+
+	setenv("AB_FIRST", "1", 1);
+	setenv("AB_AFTER", "x", 1);
+	s = (struct runner_spec){.path = "/usr/bin/env",
+	                         .argv = (char *[]){"env", NULL},
+	                         .timeout_s = 20,
+	                         .capture_stdout = 1,
+	                         .env_set = set};
+	CHECK(runner_run(&s, &r, err, sizeof err) == 0 && r.out &&
+	          (a = strstr(r.out, "\nAB_FIRST=2\n")) && (b = strstr(r.out, "\nAB_AFTER=x\n")) &&
+	          a < b && strstr(r.out, "\nAB_NEW=3\n") > b && !strstr(r.out, "AB_FIRST=1") &&
+	          strstr(a + 1, "\nAB_FIRST=") == NULL,
+	      "env_set as setenv: a variable replaced in its place, a new one at the end");
+	unsetenv("AB_FIRST");
+	unsetenv("AB_AFTER");
+	runner_result_free(&r);
+
+	snprintf(cmd, sizeof cmd, "read -r a b c d g rest </proc/$$/stat; [ \"$g\" = %ld ]",
+	         (long)getpgrp());
+	CHECK(sh_flags("/bin/sh", cmd, RUNNER_FOREGROUND, NULL, &r) == 0 && r.exit_code == 0 &&
+	          !r.out && r.tail_len == 0,
+	      "RUNNER_FOREGROUND: the child is in this process group, nothing captured");
+	runner_result_free(&r);
+	CHECK(sh_flags("/bin/sh", cmd, 0, NULL, &r) == 0 && r.exit_code == 1,
+	      "by default the child has a process group of its own");
+	runner_result_free(&r);
+
+	CHECK(sh_flags("/bin/sh", "kill -TERM $PPID; exec sleep 5",
+	               RUNNER_FOREGROUND | RUNNER_FORWARD_SIGNALS, NULL, &r) == 0 &&
+	          r.end == RUNNER_SIGNALED && r.term_signal == SIGTERM && r.signal == SIGTERM,
+	      "RUNNER_FORWARD_SIGNALS: a SIGTERM sent to this process goes to the child (end %d, "
+	      "signal %d)",
+	      (int)r.end, r.term_signal);
+	runner_result_free(&r);
+	CHECK(sigaction(SIGTERM, NULL, &cur) == 0 && cur.sa_handler == SIG_DFL,
+	      "RUNNER_FORWARD_SIGNALS: the caller's SIGTERM disposition is back");
+
+	CHECK(runner_adopt_orphans(err, sizeof err) == 0, "runner_adopt_orphans (%s)", err);
+	s = (struct runner_spec){.path = "/bin/sh",
+	                         .argv = (char *[]){"sh", "-c", "(sleep 0.3; exit 0) & exit 0", NULL},
+	                         .flags = RUNNER_FOREGROUND | RUNNER_WAIT_ORPHANS,
+	                         .orphan_wait_s = 20};
+	CHECK(runner_run(&s, &r, err, sizeof err) == 0 && r.exit_code == 0 && r.orphans == 0 &&
+	          waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD,
+	      "RUNNER_WAIT_ORPHANS: the subshell left behind is waited for and reaped");
+	runner_result_free(&r);
+	s.argv = (char *[]){"sh", "-c", "sleep 20 & exit 0", NULL};
+	s.orphan_wait_s = 0.2;
+	CHECK(runner_run(&s, &r, err, sizeof err) == 0 && r.orphans == 1 &&
+	          strstr(r.orphan_names, " sleep") && !strncmp(r.orphan_names, "pid ", 4),
+	      "RUNNER_WAIT_ORPHANS: what still runs at the end of the wait is named ('%s')",
+	      r.orphan_names);
+	if (r.orphans == 1 && atol(r.orphan_names + 4) > 0)
+		kill((pid_t)atol(r.orphan_names + 4), SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+	runner_result_free(&r);
+	s.argv = (char *[]){"sh", "-c", "sleep 20 & kill -HUP $PPID; exit 0", NULL};
+	s.orphan_wait_s = 20;
+	s.flags |= RUNNER_FORWARD_SIGNALS;
+	int64_t t0 = mono_ns();
+	CHECK(runner_run(&s, &r, err, sizeof err) == 0 && r.signal == SIGHUP && r.orphans == 1 &&
+	          mono_ns() - t0 < 10000000000LL,
+	      "RUNNER_WAIT_ORPHANS: a caught signal ends the wait (signal %d, %zu left)", r.signal,
+	      r.orphans);
+	if (r.orphans == 1 && atol(r.orphan_names + 4) > 0)
+		kill((pid_t)atol(r.orphan_names + 4), SIGKILL);
+	while (waitpid(-1, NULL, 0) > 0)
+		;
+	runner_result_free(&r);
+}
+
 /* Progress lines fit the terminal: cut to width - 1 columns with "...", $COLUMNS when the
  * descriptor is not a terminal, TERM=dumb and --quiet choose their modes. */
 static void test_progress(void)
@@ -388,5 +524,6 @@ int main(void)
 	test_signals_and_tail();
 	test_telemetry();
 	test_runner();
+	test_runner_flags();
 	return CHECK_DONE();
 }
