@@ -83,15 +83,32 @@ static void regimes_of(const cJSON *reps, size_t n, enum steady_regime *g)
 	}
 }
 
+/* The counts of phase p of every rep into v[c][i] (NAN where absent), and whether any is not a
+ * number in range (bad[c][i]); phase objects are looked up once a rep. */
+static void read_phase(const cJSON *reps, const char *phase, size_t n,
+                       double v[RF_NCOUNTS][RF_MAX_REPS], unsigned char bad[RF_NCOUNTS][RF_MAX_REPS])
+{
+	const cJSON *rep = reps ? reps->child : NULL;
+
+	for (size_t i = 0; i < n; i++, rep = rep ? rep->next : NULL) {
+		const cJSON *ph = rl_get(rl_get(rep, "phases"), phase);
+		for (int c = 0; c < RF_NCOUNTS; c++) {
+			const cJSON *x = rl_get(ph, count_key[c]);
+			v[c][i] = NAN;
+			bad[c][i] = x && !cJSON_IsNull(x) && !jl_range(x, 0, RF_MAX_FIGURE, &v[c][i]);
+		}
+	}
+}
+
 int rl_usage_reps(struct loader *l, const struct rf_workload *w, const cJSON *reps,
                   struct rf_run *run, const char *at)
 {
 	static const enum steady_regime of[RF_NREGIMES] = {STEADY_COLD, STEADY_STEADY};
 	size_t n = (size_t)cJSON_GetArraySize(reps);
 	enum steady_regime g[RF_MAX_REPS];
-	double v[RF_MAX_REPS];
+	double v[RF_MAX_REPS], all[RF_NCOUNTS][RF_MAX_REPS], *b;
+	unsigned char bad[RF_NCOUNTS][RF_MAX_REPS];
 	char obj[160];
-	double *b;
 
 	if (n > RF_MAX_REPS || w->nrecord == 0)
 		return 0;
@@ -99,26 +116,26 @@ int rl_usage_reps(struct loader *l, const struct rf_workload *w, const cJSON *re
 		return -1;
 	regimes_of(reps, n, g);
 
-	for (size_t p = 0; p < w->nrecord; p++)
+	for (size_t p = 0; p < w->nrecord; p++) {
+		read_phase(reps, w->phases[p], n, all, bad);
 		for (int c = 0; c < RF_NCOUNTS; c++)
 			for (int r = 0; r < RF_NREGIMES; r++) {
 				size_t k = 0, nan = 0;
 				for (size_t i = 0; i < n; i++) {
-					const cJSON *ph = rl_get(
-					    rl_get(cJSON_GetArrayItem(reps, (int)i), "phases"),
-					    w->phases[p]);
 					if (g[i] != of[r])
 						continue;
-					snprintf(obj, sizeof obj, "reps[%zu].phases.%.100s", i,
-					         w->phases[p]);
-					if (rl_opt_num(l, ph, count_key[c], RF_MAX_FIGURE, at, obj,
-					               &v[k]))
-						return -1;
-					nan += isnan(v[k++]);
+					if (bad[c][i]) {
+						snprintf(obj, sizeof obj, "reps[%zu].phases.%.100s", i,
+						         w->phases[p]);
+						return rl_fail(l, "%s: %s.%s is not a number in 0..%g", at,
+						               obj, count_key[c], RF_MAX_FIGURE);
+					}
+					nan += isnan(v[k++] = all[c][i]);
 				}
 				b[usage_at(w->nrecord, r, p, c)] =
 				    k && !nan ? stats_median(v, k) : NAN;
 			}
+	}
 	return 0;
 }
 
