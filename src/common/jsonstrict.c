@@ -540,8 +540,26 @@ size_t jst_skip_ws(const char *text, size_t n, size_t i)
 
 size_t jst_first_binary(const char *text, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (is_binary((unsigned char)text[i]))
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i = 0;
+
+#if defined(__SSE2__)
+	const __m128i ctl = _mm_set1_epi8(0x1f), del = _mm_set1_epi8(0x7f);
+
+	/* a block with no control character and no DEL has no binary byte; one with any (a tab,
+	 * say) is looked at byte by byte */
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+		__m128i any = _mm_or_si128(_mm_cmpeq_epi8(_mm_max_epu8(v, ctl), ctl),
+		                           _mm_cmpeq_epi8(v, del));
+		if (_mm_movemask_epi8(any))
+			for (size_t j = i; j < i + 16; j++)
+				if (is_binary(s[j]))
+					return j;
+	}
+#endif
+	for (; i < n; i++)
+		if (is_binary(s[i]))
 			return i;
 	return n;
 }

@@ -57,6 +57,20 @@ for rnd in d["rounds"]:
 assert n >= 6, n
 PYEOF
 
+python3 - "$TMP/b.json" "$TMP/bad.json" <<'PYEOF'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+rounds = [i for i, l in enumerate(lines) if l.startswith('{"index"')]
+r = json.loads(lines[rounds[1]])
+r["runs"][0]["record"]["reps"][1]["phases"]["total"]["minflt"] = -5
+lines[rounds[1]] = json.dumps(r, separators=(",", ":"))
+open(sys.argv[2], "w").write("\n".join(lines) + "\n")
+PYEOF
+expect_status "a rep's count out of range: compare refuses the file" 2 "$A" compare "$TMP/bad.json"
+expect_err "... naming the round, the run, the rep, the phase and the count" \
+	'rounds\[1\]\.runs\[0\]: reps\[1\]\.phases\.total\.minflt is not a number in 0\.\.'
+
+
 expect_status "compare --format json" 0 "$A" compare "$TMP/b.json" --format json
 if py "$TMP/out" <<'PYEOF' >"$TMP/att" 2>&1; then ok "compare json: an attribution per comparison, parts sum to parts_sum_ns"; else notok "compare json: an attribution per comparison, parts sum to parts_sum_ns" "$(cat "$TMP/att")"; fi
 import json, benchfile, sys

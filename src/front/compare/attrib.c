@@ -23,9 +23,10 @@ const char *cmp_part_name(enum cmp_part p)
 /* What attrib takes from one run: the compared time, its parts, faults per rep. */
 enum { V_TOTAL, V_USER, V_SYS, V_REST, V_MINFLT, V_MAJFLT, V_NIVCSW, NV };
 
-static int run_values(const struct rf_run *run, enum rf_regime g, size_t p, double *v)
+static int run_values(const struct rf_doc *d, const struct rf_run *run, enum rf_regime g, size_t p,
+                      double *v)
 {
-	const double *u = run->usage[g][p];
+	const double *u = rf_run_usage(d, run, g, p);
 
 	if (!run->ok || !(run->t_regime[g][p] > 0) || isnan(u[RF_USER_NS]) || isnan(u[RF_SYS_NS]) ||
 	    isnan(u[RF_MINFLT]))
@@ -89,7 +90,7 @@ static size_t collect(const struct rf_doc *doc, size_t arm, size_t w, size_t p, 
 	double v[NV];
 
 	for (size_t i = 0; i < doc->nrounds; i++)
-		if (run_values(rf_run(doc, i, arm, w), g, p, v)) {
+		if (run_values(doc, rf_run(doc, i, arm, w), g, p, v)) {
 			for (int k = 0; k < NV; k++)
 				out[k * cap + n] = v[k];
 			n++;
@@ -112,8 +113,8 @@ static int paired(const struct cmp_report *r, struct cmp_attrib *a, size_t w, si
 	size_t n = 0;
 
 	for (size_t i = 0; i < d->nrounds; i++) {
-		if (!run_values(rf_run(d, i, ba, w), a->row->regime, p, vb) ||
-		    !run_values(rf_run(d, i, ca, w), a->row->regime, p, vc))
+		if (!run_values(d, rf_run(d, i, ba, w), a->row->regime, p, vb) ||
+		    !run_values(d, rf_run(d, i, ca, w), a->row->regime, p, vc))
 			continue;
 		for (int k = 0; k < NV; k++) {
 			x[k * cap + n] = vc[k] - vb[k];

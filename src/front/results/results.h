@@ -64,9 +64,10 @@ struct rf_run {
 	 * malloc-family calls of all its images (the sum of probe.counts_total but bytes, with
 	 * --count-calls); NAN when the run has none */
 	double processes, calls;
-	/* per regime and phase, the median over the regime's reps of each resource count (a
-	 * command run: its process's totals as the cold total); NAN when the reps lack it */
-	double usage[RF_NREGIMES][RF_MAX_PHASES][RF_NCOUNTS];
+	/* its resource counts in the document's pool, read with rf_run_usage: 1 + the offset of
+	 * its block, 0 when it has none; the block holds usage_phases phases */
+	size_t usage;
+	unsigned char usage_phases;
 };
 
 /* The input a workload ran on, from its first ok run's record.workload.input (a replay's trace
@@ -190,6 +191,9 @@ struct rf_doc {
 	size_t nwarmup;
 	struct rf_run *runs;      /* [round][arm][workload]; use rf_run() */
 	struct rf_run *warm_runs; /* the nwarmup warm-up rounds likewise; use rf_warm_run() */
+	double *usage;            /* the runs' resource counts (rf_run_usage), nusage doubles */
+	size_t nusage;
+	double *cpu_wall;         /* [arm][workload] rf_cpu_wall_ratio, NULL until computed */
 	size_t nfails;
 	struct rf_fail *fails;       /* every run that was not ok, warm-up rounds included */
 	int has_regime[RF_NREGIMES]; /* some ok measured run has a time of that regime */
@@ -276,6 +280,11 @@ int rf_kind_has(const struct rf_doc *d, unsigned flags);
 const struct rf_run *rf_run(const struct rf_doc *d, size_t round, size_t arm, size_t wl);
 /* A run's time of phase p: the steady time if measured, else the cold one (NAN if neither). */
 double rf_time(const struct rf_run *run, size_t p);
+/* Per regime and phase, the median over the regime's reps of each resource count (a command
+ * run: its process's totals as the cold total): RF_NCOUNTS values, NAN where the reps lack
+ * them, all NAN for a phase the run has no counts of. */
+const double *rf_run_usage(const struct rf_doc *d, const struct rf_run *run, enum rf_regime g,
+                           size_t p);
 /* The run of warm-up round k (0 <= k < nwarmup, in file order): for reports only, never compared.
  */
 const struct rf_run *rf_warm_run(const struct rf_doc *d, size_t k, size_t arm, size_t wl);

@@ -42,7 +42,7 @@ static int ratio_regime(const struct rf_workload *w, size_t p)
 	return w->measured[RF_STEADY][p] ? RF_STEADY : RF_COLD;
 }
 
-double rf_cpu_wall_ratio(const struct rf_doc *d, size_t arm, size_t wl)
+static double cpu_wall_of(const struct rf_doc *d, size_t arm, size_t wl)
 {
 	const struct rf_workload *w = &d->wl[wl];
 	int tp = rf_phase(w, "total"), g;
@@ -65,6 +65,25 @@ double rf_cpu_wall_ratio(const struct rf_doc *d, size_t arm, size_t wl)
 	return med;
 }
 
+double rf_cpu_wall_ratio(const struct rf_doc *d, size_t arm, size_t wl)
+{
+	if (arm >= d->narms || wl >= d->nwl)
+		return NAN;
+	return d->cpu_wall ? d->cpu_wall[arm * d->nwl + wl] : cpu_wall_of(d, arm, wl);
+}
+
+/* d->cpu_wall filled for the runs d holds now; left NULL when memory runs out. */
+static void cache_cpu_wall(struct rf_doc *d)
+{
+	free(d->cpu_wall);
+	d->cpu_wall = NULL;
+	if (!d->narms || !d->nwl || !(d->cpu_wall = malloc(d->narms * d->nwl * sizeof *d->cpu_wall)))
+		return;
+	for (size_t a = 0; a < d->narms; a++)
+		for (size_t w = 0; w < d->nwl; w++)
+			d->cpu_wall[a * d->nwl + w] = cpu_wall_of(d, a, w);
+}
+
 /* Whether auto gives command workload w CPU time: every arm's runs used at most
  * RF_AUTO_MAX_CPU_RATIO CPUs at once (median CPU/wall), as a single-threaded program does
  * however loaded the machine is. */
@@ -85,6 +104,7 @@ static int command_single(const struct rf_doc *d, size_t w)
 
 void rl_cpu_auto(struct rf_doc *d)
 {
+	cache_cpu_wall(d);
 	for (size_t w = 0; rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && w < d->nwl; w++)
 		d->wl[w].single_threaded = command_single(d, w);
 }

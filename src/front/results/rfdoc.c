@@ -194,6 +194,8 @@ void rf_free(struct rf_doc *d)
 	free(d->wl);
 	free(d->runs);
 	free(d->warm_runs);
+	free(d->usage);
+	free(d->cpu_wall);
 	free(d->round_index);
 	free(d->fails);
 	free(d->path);

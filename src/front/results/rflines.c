@@ -47,10 +47,11 @@ static int line_kind(const char *s, size_t n)
 	return 0;
 }
 
-/* Parses the line text[at..end) (its newline excluded): 0 with *v, -1 with the message in err,
- * or 1 when the JSON is cut short (JST_SHORT) and the caller may call it torn. */
+/* Parses the line text[at..end) (its newline excluded) into arena, or from malloc when arena is
+ * NULL: 0 with *v, -1 with the message in err, or 1 when the JSON is cut short (JST_SHORT) and
+ * the caller may call it torn. */
 static int parse_line(struct rl_lines *s, const char *t, size_t at, size_t end, unsigned depth,
-                      cJSON **v, char *err, size_t errlen)
+                      struct jst_arena *arena, cJSON **v, char *err, size_t errlen)
 {
 	size_t n = end - at, bin = jst_first_binary(t, n);
 	struct jst_result r;
@@ -58,11 +59,12 @@ static int parse_line(struct rl_lines *s, const char *t, size_t at, size_t end, 
 	*v = NULL;
 	if (jst_skip_ws(t, n, 0) >= n && bin == n)
 		return errmsg_fail(err, errlen, "%s: empty line at byte %zu", s->path, at);
-	*v = jst_parse(t, n, depth, NULL, &s->nodes, s->cap / JL_BYTES_PER_NODE, &r);
+	*v = jst_parse(t, n, depth, arena, &s->nodes, s->cap / JL_BYTES_PER_NODE, &r);
 	if (*v && (r.at = jst_skip_ws(t, n, r.at)) == n)
 		return 0;
 	if (*v) {
-		cJSON_Delete(*v);
+		if (!arena)
+			cJSON_Delete(*v);
 		*v = NULL;
 		r.status = JST_SYNTAX;
 	}
@@ -198,7 +200,7 @@ int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *
 			            "a bench file yet", path);
 		return lines_fail(s, why);
 	}
-	if ((rc = parse_line(s, t, 0, len, 0, &s->head, err, errlen)) != 0) {
+	if ((rc = parse_line(s, t, 0, len, 0, NULL, &s->head, err, errlen)) != 0) {
 		if (rc > 0)
 			errmsg_fail(err, errlen, "%s: truncated JSON (the header line ends at byte %zu)",
 			            path, len);
@@ -219,7 +221,7 @@ int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *
 			continue;
 		}
 		nodes = s->nodes;
-		rc = parse_line(s, t, at, at + len, kind == 'u' ? 0 : ROUND_DEPTH, &v, err, errlen);
+		rc = parse_line(s, t, at, at + len, kind == 'u' ? 0 : ROUND_DEPTH, NULL, &v, err, errlen);
 		if (kind != 'u')
 			s->nodes = nodes; /* a round's are counted when the rounds are read */
 		if (rc > 0 && last) {
@@ -248,9 +250,10 @@ int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *
 	return 0;
 }
 
-/* The next round line at or after *at: 1 with *round (the caller's), 0 after the last one, -1
- * with err. */
-static int lines_round(struct rl_lines *s, size_t *at, cJSON **round, char *err, size_t errlen)
+/* The next round line at or after *at: 1 with *round (in arena, emptied first, valid until the
+ * next call; the caller's from malloc when arena is NULL), 0 after the last one, -1 with err. */
+static int lines_round(struct rl_lines *s, size_t *at, struct jst_arena *arena, cJSON **round,
+                       char *err, size_t errlen)
 {
 	const char *t;
 	size_t len, from;
@@ -268,7 +271,9 @@ static int lines_round(struct rl_lines *s, size_t *at, cJSON **round, char *err,
 		*at = from + len + 1;
 		if (line_kind(t, len) != 'r')
 			continue;
-		rc = parse_line(s, t, from, from + len, ROUND_DEPTH, round, err, errlen);
+		if (arena)
+			jst_arena_reset(arena);
+		rc = parse_line(s, t, from, from + len, ROUND_DEPTH, arena, round, err, errlen);
 		if (rc > 0)
 			return errmsg_fail(err, errlen, "%s: truncated JSON (the line at byte %zu)",
 			                   s->path, from);
@@ -284,10 +289,8 @@ int rl_lines_rounds(struct loader *l, struct rl_lines *ln)
 	cJSON *jr;
 	int k;
 
-	while ((k = lines_round(ln, &at, &jr, l->err, l->errlen)) == 1) {
-		k = rl_round(l, jr);
-		cJSON_Delete(jr);
-		if (k != 0)
+	while ((k = lines_round(ln, &at, &ln->arena, &jr, l->err, l->errlen)) == 1) {
+		if (rl_round(l, jr) != 0)
 			return -1;
 	}
 	l->nomem = ln->nomem;
@@ -308,6 +311,7 @@ void rl_lines_close(struct rl_lines *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s->buf);
+	jst_arena_free(&s->arena);
 	cJSON_Delete(s->head);
 	*s = (struct rl_lines){.fd = -1};
 }
@@ -341,7 +345,7 @@ int rf_bench_read(const char *path, cJSON **doc, struct rf_file *info, enum jl_w
 		errmsg_fail(err, errlen, "%s: out of memory", path);
 		goto fail;
 	}
-	for (at = s.first; (rc = lines_round(&s, &at, &round, err, errlen)) == 1;)
+	for (at = s.first; (rc = lines_round(&s, &at, NULL, &round, err, errlen)) == 1;)
 		cJSON_AddItemToArray(rounds, round);
 	if (rc < 0) {
 		*why = s.nomem ? JL_NOMEM : JL_BAD;

@@ -3,6 +3,7 @@
 #ifndef ALLOCAB_RFLOAD_H
 #define ALLOCAB_RFLOAD_H
 
+#include "common/jsonstrict.h"
 #include "common/steady.h"
 #include "front/results/results.h"
 
@@ -25,7 +26,7 @@ struct loader {
 	cJSON **first_wl;
 	double *rep_t; /* a record's rep times by phase (rl_record), RF_MAX_PHASES x RF_MAX_REPS */
 	double *rep_c; /* the same of their CPU times, NAN where a rep has none */
-	size_t nruns, runs_cap, warm_cap, index_cap, fails_cap;
+	size_t nruns, runs_cap, warm_cap, index_cap, fails_cap, usage_cap;
 };
 
 /* Reads the next round of the document (its index must be its place: 0, 1, ...) into l->d's
@@ -47,8 +48,9 @@ int rl_probe(struct loader *l, const cJSON *jr, struct rf_run *run, const char *
 int rl_cpu(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at);
 /* After an ok run of w: marks the phases the run has a wall time and no CPU time of. */
 void rl_note_cpu(struct rf_workload *w, const struct rf_run *run);
-/* Before rf_use_time: a commands document's workloads flagged single_threaded by their runs'
- * CPU/wall ratios (auto's rule). */
+/* Before rf_use_time, once the runs are loaded: every arm's CPU/wall ratio kept for
+ * rf_cpu_wall_ratio, and a commands document's workloads flagged single_threaded by those
+ * ratios (auto's rule). */
 void rl_cpu_auto(struct rf_doc *d);
 
 /* The optional "sessions" list (rfsessions.c), after the rounds: each a known status (one of
@@ -59,7 +61,6 @@ int rl_sessions(struct loader *l, const cJSON *sessions, const char *const *stat
 /* Resource counts (rfusage.c): every count NAN; the medians per regime and phase of the reps of
  * a driver record rl_record has read; a command run's process totals as its cold total. Return
  * 0, or -1 with the reason set. */
-void rl_usage_init(struct rf_run *run);
 int rl_usage_reps(struct loader *l, const struct rf_workload *w, const cJSON *reps,
                   struct rf_run *run, const char *at);
 int rl_usage_process(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at);
@@ -118,6 +119,7 @@ struct rl_lines {
 	int torn;        /* the last line: 1 has no newline, 2 holds truncated JSON */
 	int nomem;
 	cJSON *head;     /* the header with every update line merged */
+	struct jst_arena arena; /* the round line rl_lines_rounds read last */
 };
 /* Opens path (jl_open's limits), parses its header and update lines strictly and finds its round
  * lines and a torn last line. Returns 0, or -1 with err and *why (s freed). */

@@ -138,7 +138,6 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 	run->present = 1;
 	run->ok = strcmp(status, "ok") == 0;
 	run->max_rss_kib = run->retained_bytes = NAN;
-	rl_usage_init(run);
 	if (load_process(l, jr, run, at) != 0)
 		return -1;
 	if (!run->ok)

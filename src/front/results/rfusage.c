@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static const char *const count_key[RF_NCOUNTS] = {"user_ns", "sys_ns", "minflt",
                                                   "majflt",  "nvcsw",  "nivcsw"};
@@ -20,12 +21,47 @@ const char *rf_count_name(enum rf_count c)
 	return c < RF_NCOUNTS ? count_key[c] : "?";
 }
 
-void rl_usage_init(struct rf_run *run)
+/* A block of nphases x RF_NREGIMES x RF_NCOUNTS counts for run in the document's pool, all NAN;
+ * NULL when memory ran out (the reason set). */
+static double *usage_block(struct loader *l, struct rf_run *run, size_t nphases)
 {
-	for (int g = 0; g < RF_NREGIMES; g++)
-		for (size_t p = 0; p < RF_MAX_PHASES; p++)
-			for (int c = 0; c < RF_NCOUNTS; c++)
-				run->usage[g][p][c] = NAN;
+	struct rf_doc *d = l->d;
+	size_t need = nphases * RF_NREGIMES * RF_NCOUNTS, cap = l->usage_cap ? l->usage_cap : 256;
+	double *b;
+
+	if (d->nusage + need > l->usage_cap) {
+		while (cap < d->nusage + need)
+			cap *= 2;
+		if (!(b = realloc(d->usage, cap * sizeof *b))) {
+			rl_nomem(l);
+			return NULL;
+		}
+		d->usage = b;
+		l->usage_cap = cap;
+	}
+	b = d->usage + d->nusage;
+	for (size_t i = 0; i < need; i++)
+		b[i] = NAN;
+	run->usage = d->nusage + 1;
+	run->usage_phases = (unsigned char)nphases;
+	d->nusage += need;
+	return b;
+}
+
+/* Counts c of phase p, regime g in block b of run's usage_phases phases. */
+static size_t usage_at(size_t nphases, int g, size_t p, int c)
+{
+	return ((size_t)g * nphases + p) * RF_NCOUNTS + (size_t)c;
+}
+
+const double *rf_run_usage(const struct rf_doc *d, const struct rf_run *run, enum rf_regime g,
+                           size_t p)
+{
+	static const double none[RF_NCOUNTS] = {NAN, NAN, NAN, NAN, NAN, NAN};
+
+	if (!run->usage || p >= run->usage_phases || (unsigned)g >= RF_NREGIMES)
+		return none;
+	return d->usage + run->usage - 1 + usage_at(run->usage_phases, g, p, 0);
 }
 
 /* The regime of every rep, as rl_record read them (it has checked them): its "regime", or for a
@@ -47,48 +83,72 @@ static void regimes_of(const cJSON *reps, size_t n, enum steady_regime *g)
 	}
 }
 
+/* The counts of phase p of every rep into v[c][i] (NAN where absent), and whether any is not a
+ * number in range (bad[c][i]); phase objects are looked up once a rep. */
+static void read_phase(const cJSON *reps, const char *phase, size_t n,
+                       double v[RF_NCOUNTS][RF_MAX_REPS], unsigned char bad[RF_NCOUNTS][RF_MAX_REPS])
+{
+	const cJSON *rep = reps ? reps->child : NULL;
+
+	for (size_t i = 0; i < n; i++, rep = rep ? rep->next : NULL) {
+		const cJSON *ph = rl_get(rl_get(rep, "phases"), phase);
+		for (int c = 0; c < RF_NCOUNTS; c++) {
+			const cJSON *x = rl_get(ph, count_key[c]);
+			v[c][i] = NAN;
+			bad[c][i] = x && !cJSON_IsNull(x) && !jl_range(x, 0, RF_MAX_FIGURE, &v[c][i]);
+		}
+	}
+}
+
 int rl_usage_reps(struct loader *l, const struct rf_workload *w, const cJSON *reps,
                   struct rf_run *run, const char *at)
 {
 	static const enum steady_regime of[RF_NREGIMES] = {STEADY_COLD, STEADY_STEADY};
 	size_t n = (size_t)cJSON_GetArraySize(reps);
 	enum steady_regime g[RF_MAX_REPS];
-	double v[RF_MAX_REPS];
+	double v[RF_MAX_REPS], all[RF_NCOUNTS][RF_MAX_REPS], *b;
+	unsigned char bad[RF_NCOUNTS][RF_MAX_REPS];
 	char obj[160];
 
-	if (n > RF_MAX_REPS)
+	if (n > RF_MAX_REPS || w->nrecord == 0)
 		return 0;
+	if (!(b = usage_block(l, run, w->nrecord)))
+		return -1;
 	regimes_of(reps, n, g);
 
-	for (size_t p = 0; p < w->nrecord; p++)
+	for (size_t p = 0; p < w->nrecord; p++) {
+		read_phase(reps, w->phases[p], n, all, bad);
 		for (int c = 0; c < RF_NCOUNTS; c++)
 			for (int r = 0; r < RF_NREGIMES; r++) {
 				size_t k = 0, nan = 0;
 				for (size_t i = 0; i < n; i++) {
-					const cJSON *ph = rl_get(
-					    rl_get(cJSON_GetArrayItem(reps, (int)i), "phases"),
-					    w->phases[p]);
 					if (g[i] != of[r])
 						continue;
-					snprintf(obj, sizeof obj, "reps[%zu].phases.%.100s", i,
-					         w->phases[p]);
-					if (rl_opt_num(l, ph, count_key[c], RF_MAX_FIGURE, at, obj,
-					               &v[k]))
-						return -1;
-					nan += isnan(v[k++]);
+					if (bad[c][i]) {
+						snprintf(obj, sizeof obj, "reps[%zu].phases.%.100s", i,
+						         w->phases[p]);
+						return rl_fail(l, "%s: %s.%s is not a number in 0..%g", at,
+						               obj, count_key[c], RF_MAX_FIGURE);
+					}
+					nan += isnan(v[k++] = all[c][i]);
 				}
-				run->usage[r][p][c] = k && !nan ? stats_median(v, k) : NAN;
+				b[usage_at(w->nrecord, r, p, c)] =
+				    k && !nan ? stats_median(v, k) : NAN;
 			}
+	}
 	return 0;
 }
 
 int rl_usage_process(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at)
 {
 	const cJSON *proc = rl_get(jr, "process");
+	double *b = usage_block(l, run, 1);
 
+	if (!b)
+		return -1;
 	for (int c = 0; c < RF_NCOUNTS; c++)
 		if (rl_opt_num(l, proc, process_key[c], RF_MAX_FIGURE, at, "process",
-		               &run->usage[RF_COLD][0][c]))
+		               &b[usage_at(1, RF_COLD, 0, c)]))
 			return -1;
 	return 0;
 }

@@ -7,7 +7,8 @@
  * column range still in play and pivots are drawn from those ranges at random; here two pivots
  * bracket rank k in a sorted sample (Floyd & Rivest, "Expected time bounds for selection", CACM
  * 18(3), 1975), so a few sweeps leave O(rows + cols) candidates, which are listed and searched by
- * Hoare's FIND ("Algorithm 65: Find", CACM 4(7), 1961). */
+ * Hoare's FIND ("Algorithm 65: Find", CACM 4(7), 1961). The sample is stratified by rank (one
+ * candidate from each of equal slices), so it comes in the order the rows are walked in. */
 #include "front/stats/hlselect.h"
 
 #include "common/prng.h"
@@ -34,17 +35,39 @@ struct matrix {
 /* Candidates of row r: columns lo[r] <= c < hi[r]; cut receives the boundaries of a split. */
 struct search {
 	struct matrix m;
-	size_t *lo, *hi, *cut, *pick;
+	size_t *lo, *hi, *cut;
 	double *list, *sample;
 	size_t cap;
 	struct prng rng;
 };
 
-static int cmp_size(const void *a, const void *b)
+/* k[0..n) sorted ascending by LSD radix, a byte a pass; tmp holds n keys. Passes in which every
+ * key has the same byte are skipped. */
+static void radix_u64(uint64_t *k, uint64_t *tmp, size_t n)
 {
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	size_t count[8][256] = {{0}};
+	uint64_t *from = k, *to = tmp;
 
-	return (x > y) - (x < y);
+	for (size_t i = 0; i < n; i++)
+		for (int b = 0; b < 8; b++)
+			count[b][(k[i] >> (8 * b)) & 0xff]++;
+	for (int b = 0; b < 8; b++) {
+		size_t at = 0, *c = count[b];
+		if (c[(k[0] >> (8 * b)) & 0xff] == n)
+			continue;
+		for (int d = 0; d < 256; d++) {
+			size_t m = c[d];
+			c[d] = at;
+			at += m;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[c[(from[i] >> (8 * b)) & 0xff]++] = from[i];
+		uint64_t *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != k)
+		memcpy(k, from, n * sizeof *k);
 }
 
 double hl_find(double *a, size_t n, size_t k)
@@ -130,19 +153,24 @@ static size_t in_play(const struct search *s, size_t *left)
 	return n;
 }
 
-/* A sample, drawn with replacement, of the n candidates; returns its size. */
+/* A stratified sample of the n candidates, one drawn at random from each of ns equal slices of
+ * their ranks, so the picks come in ascending order; returns its size. */
 static size_t draw(struct search *s, size_t n)
 {
-	size_t ns = n / 64, r = 0, before = 0;
+	size_t ns = n / 64, r = 0, before = 0, lo = 0, step, rem, acc = 0;
 
 	ns = ns < SAMPLE_MIN ? SAMPLE_MIN : ns > SAMPLE_MAX ? SAMPLE_MAX : ns;
-	for (size_t i = 0; i < ns; i++)
-		s->pick[i] = (size_t)prng_below(&s->rng, n);
-	qsort(s->pick, ns, sizeof *s->pick, cmp_size);
+	step = n / ns;
+	rem = n % ns;
 	for (size_t i = 0; i < ns; i++) {
-		for (; s->pick[i] - before >= s->hi[r] - s->lo[r]; r++)
+		size_t width = step + ((acc += rem) >= ns), pick;
+		if (acc >= ns)
+			acc -= ns;
+		pick = width ? lo + (size_t)prng_below(&s->rng, width) : lo;
+		lo += width;
+		for (; pick - before >= s->hi[r] - s->lo[r]; r++)
 			before += s->hi[r] - s->lo[r];
-		s->sample[i] = value(&s->m, r, s->lo[r] + (s->pick[i] - before));
+		s->sample[i] = value(&s->m, r, s->lo[r] + (pick - before));
 	}
 	return ns;
 }
@@ -207,9 +235,38 @@ static int by_value(const void *a, const void *b)
 	return x < y ? -1 : x > y ? 1 : !!signbit(y) - !!signbit(x);
 }
 
+/* The order of doubles (-0 before +0) as the order of unsigned keys. */
+static uint64_t key_of(double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof u);
+	return u >> 63 ? ~u : u | (uint64_t)1 << 63;
+}
+
+static double value_of(uint64_t k)
+{
+	uint64_t u = k >> 63 ? k & ~((uint64_t)1 << 63) : ~k;
+	double v;
+
+	memcpy(&v, &u, sizeof v);
+	return v;
+}
+
 void hl_sort(double *v, size_t n)
 {
-	qsort(v, n, sizeof *v, by_value);
+	uint64_t *k = n >= 64 ? malloc(2 * n * sizeof *k) : NULL;
+
+	if (!k) {
+		qsort(v, n, sizeof *v, by_value);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		k[i] = key_of(v[i]);
+	radix_u64(k, k + n, n);
+	for (size_t i = 0; i < n; i++)
+		v[i] = value_of(k[i]);
+	free(k);
 }
 
 static double *sorted_copy(const double *v, size_t n)
@@ -231,7 +288,6 @@ static void search_free(struct search *s)
 	free(s->lo);
 	free(s->hi);
 	free(s->cut);
-	free(s->pick);
 	free(s->list);
 	free(s->sample);
 }
@@ -251,12 +307,11 @@ static int search_init(struct search *s, const struct hl_source *src, size_t tot
 	s->cut = malloc(rows * sizeof *s->cut);
 	s->list = malloc(s->cap * sizeof *s->list);
 	if (s->cap < total) {
-		s->pick = malloc(SAMPLE_MAX * sizeof *s->pick);
 		s->sample = malloc(SAMPLE_MAX * sizeof *s->sample);
 	}
 	prng_seed(&s->rng, SAMPLE_SEED);
 	if (s->m.a && s->m.b && s->lo && s->hi && s->cut && s->list &&
-	    (s->cap == total || (s->pick && s->sample)))
+	    (s->cap == total || s->sample))
 		return 0;
 	search_free(s);
 	return -1;

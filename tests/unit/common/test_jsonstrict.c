@@ -228,6 +228,30 @@ static void test_span(void)
 	}
 }
 
+/* Every length to 70 and every place of one binary byte among plain text, tabs and newlines,
+ * across the blocks the scan reads at once, and before a binary byte past n. */
+static void test_first_binary_blocks(void)
+{
+	static const char bins[] = {0x00, 0x08, 0x0b, 0x0c, 0x0e, 0x1f, 0x7f};
+	char buf[80];
+	int bad = 0;
+
+	for (size_t n = 0; n <= 70; n++) {
+		for (size_t i = 0; i < n; i++)
+			buf[i] = i % 7 == 3 ? '\t' : i % 11 == 5 ? '\n' : i % 13 == 1 ? '\r' : 'a' + i % 26;
+		buf[n] = 0x01;
+		bad += jst_first_binary(buf, n) != n;
+		for (size_t at = 0; at < n; at++) {
+			char keep = buf[at];
+			buf[at] = bins[(n + at) % sizeof bins];
+			bad += jst_first_binary(buf, n) != at;
+			buf[at] = keep;
+		}
+	}
+	CHECK(bad == 0, "jst_first_binary: the first binary byte at every place of 0..70 bytes (%d wrong)",
+	      bad);
+}
+
 static void test_helpers(void)
 {
 	CHECK(jst_skip_ws(" \t\r\nx", 5, 0) == 4 && jst_skip_ws("  ", 2, 0) == 2 &&
@@ -237,6 +261,7 @@ static void test_helpers(void)
 	          jst_first_binary("ab\x7f", 3) == 2 && jst_first_binary("\0", 1) == 0 &&
 	          jst_first_binary("a\x1f", 2) == 1 && jst_first_binary("\x01", 0) == 0,
 	      "jst_first_binary: control bytes but tab, CR, LF, and DEL; never beyond n");
+	test_first_binary_blocks();
 }
 
 static void test_utf8(void)

@@ -30,7 +30,19 @@ static int same_str(const char *a, const char *b)
 	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-static int same_run(const struct rf_run *a, const struct rf_run *b)
+static int same_usage(const struct rf_doc *da, const struct rf_run *a, const struct rf_doc *db,
+                      const struct rf_run *b)
+{
+	for (int g = 0; g < RF_NREGIMES; g++)
+		for (size_t p = 0; p < RF_MAX_PHASES; p++)
+			for (int c = 0; c < RF_NCOUNTS; c++)
+				if (!same_double(rf_run_usage(da, a, g, p)[c], rf_run_usage(db, b, g, p)[c]))
+					return 0;
+	return 1;
+}
+
+static int same_run(const struct rf_doc *da, const struct rf_run *a, const struct rf_doc *db,
+                    const struct rf_run *b)
 {
 	int same = a->present == b->present && a->ok == b->ok && a->settled == b->settled &&
 	           same_double(a->rss_first, b->rss_first) &&
@@ -43,7 +55,7 @@ static int same_run(const struct rf_run *a, const struct rf_run *b)
 	for (int p = 0; same && p < RF_MAX_PHASES; p++)
 		same = same_double(a->t_regime[RF_COLD][p], b->t_regime[RF_COLD][p]) &&
 		       same_double(a->t_regime[RF_STEADY][p], b->t_regime[RF_STEADY][p]);
-	return same;
+	return same && same_usage(da, a, db, b);
 }
 
 static const char *same_doc(const struct rf_doc *a, const struct rf_doc *b)
@@ -75,10 +87,10 @@ static const char *same_doc(const struct rf_doc *a, const struct rf_doc *b)
 		if (a->round_index[r] != b->round_index[r])
 			return "round indices";
 	for (size_t k = 0; k < a->nrounds * cells; k++)
-		if (!same_run(&a->runs[k], &b->runs[k]))
+		if (!same_run(a, &a->runs[k], b, &b->runs[k]))
 			return "runs";
 	for (size_t k = 0; k < a->nwarmup * cells; k++)
-		if (!same_run(&a->warm_runs[k], &b->warm_runs[k]))
+		if (!same_run(a, &a->warm_runs[k], b, &b->warm_runs[k]))
 			return "warm-up runs";
 	for (size_t i = 0; i < a->nfails; i++) {
 		const struct rf_fail *x = &a->fails[i], *y = &b->fails[i];
