@@ -231,7 +231,8 @@ cJSON *benchdoc_new(const struct bench_config *c)
 	cJSON_AddStringToObject(d, "updated_utc", now);
 	cJSON_AddStringToObject(d, "status", "running");
 	cJSON_AddItemToObject(d, "config", config_json(c));
-	machine = fingerprint_json();
+	machine = c->runner && c->runner->machine ? c->runner->machine(c->runner->ctx)
+	                                          : fingerprint_json();
 	cJSON_AddItemToObject(d, "machine", machine ? machine : cJSON_CreateNull());
 	if (c->task)
 		cJSON_AddItemToObject(d, "task", task_json(c->task));

@@ -71,6 +71,7 @@ struct bench_workload {
 
 struct runner_spec;
 struct runner_result;
+struct telemetry_sample;
 struct cmp_row;
 
 /* Adaptive allocation (benchalloc.c; docs/methodology.md, "Adaptive allocation"): after every
@@ -120,6 +121,12 @@ struct bench_runner {
 	           size_t errlen);
 	/* A monotonic clock in nanoseconds (round times, --budget, progress). */
 	int64_t (*now_ns)(void *ctx);
+	/* What the machine was doing around a run, as telemetry_sample (front/proc/proc.h) fills
+	 * it; NULL: telemetry_sample. */
+	void (*telemetry)(void *ctx, struct telemetry_sample *t);
+	/* The document's machine object (the caller of bench_run owns nothing of it), as
+	 * fingerprint_json builds it; NULL: fingerprint_json. */
+	cJSON *(*machine)(void *ctx);
 };
 
 extern const struct bench_runner bench_real_runner;
