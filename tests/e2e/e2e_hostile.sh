@@ -50,15 +50,6 @@ bad() {
 
 # sub FROM TO IN OUT: the first FROM (a perl regex) in IN replaced by TO.
 sub() { perl -pe "s/$1/$2/" "$3" >"$4"; }
-# onedoc IN OUT [ROUNDS_TIMES]: the bench file IN as one compact allocab-bench/1 document (its
-# rounds ROUNDS_TIMES times over, default once), on one line.
-onedoc() {
-	python3 -c 'import json, benchfile, sys
-d = benchfile.load(sys.argv[1])
-d["schema"] = "allocab-bench/1"
-d["rounds"] = d["rounds"] * int(sys.argv[3])
-print(json.dumps(d, separators=(",", ":")), file=open(sys.argv[2], "w"))' "$1" "$2" "${3:-1}"
-}
 
 mkbench "$TMP/r.json" arms=system=1,mimalloc=0.8 rounds=4 warmup=1
 expect_status "the crafted file compares" 0 "$A" compare "$TMP/r.json"

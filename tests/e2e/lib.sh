@@ -91,3 +91,17 @@ mkbench() {
 			s/("telemetry":\{[^{}]*\})/$1,$p/g if $. > 1;' "$out" || return 1
 	fi
 }
+
+# onedoc IN OUT [TIMES]: the bench file IN (either schema; another stays as it is) as one
+# compact allocab-bench/1 document on one line, by the rule of docs/results-format.md ("allocab-bench/2",
+# scripts/benchfile.py), its rounds TIMES times over (default once): the form the
+# allocab-bench/1 reader is tested on.
+onedoc() {
+	python3 -c 'import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
+if d.get("schema") == "allocab-bench/2":
+    d["schema"] = "allocab-bench/1"
+if "rounds" in d:
+    d["rounds"] = d["rounds"] * int(sys.argv[3])
+print(json.dumps(d, separators=(",", ":")), file=open(sys.argv[2], "w"))' "$1" "$2" "${3:-1}"
+}

@@ -24,8 +24,8 @@
  *                 F times longer still;  unsettled=ARM its records are not settled
  *   sum=ARM       its records carry another checksum
  *   replay=NS     every record's workload ran on a recorded process (workload.input)
- *   crash=ARM:M   ARM's runs of measured round M (from 0) die of SIGSEGV, stderr "boom" and
- *                 "segfault in arena"
+ *   crash=ARM:M   ARM's runs of measured round M (from 0; -1 the last warm-up round) die of
+ *                 SIGSEGV, stderr "boom" and "segfault in arena"
  * formula=cycle: run times by the cycle formula of tests/e2e/lib.sh's mkbench instead of the
  * wobble (round r, measured index m = r - warmup, arm a and workload w counted from 1):
  *   t = trunc(base (1 + spread ((7 r) mod 5)) w F_a (1 + A_a ((((m + phase) 5 + 3 a + w) mod 7)/6
@@ -438,8 +438,8 @@ int main(int argc, char **argv)
 		const char *c = strchr(crash, ':');
 		char *end;
 		if (!c || (f.crash = arm_index(&f, crash, (size_t)(c - crash))) < 0 ||
-		    (f.crash_m = strtol(c + 1, &end, 10)) < 0 || *end || end == c + 1)
-			return usage("bad crash (ARM:M, a known arm, M >= 0)", crash);
+		    (f.crash_m = strtol(c + 1, &end, 10)) < -(long)warmup || *end || end == c + 1)
+			return usage("bad crash (ARM:M, a known arm, M >= -warmup)", crash);
 	}
 	f.base = base;
 	f.warmup = (unsigned)warmup;
