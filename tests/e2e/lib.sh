@@ -68,7 +68,7 @@ check() {
 #   label=NAME (task.label: the machine's name in a fleet)  runnable=N (telemetry.runnable, 1)
 #   phase=N (shifts the noise pattern by N rounds, so that machines differ)
 mkbench() {
-	local out=$1 a schema= procs= calls= args=(mode=drivers)
+	local out=$1 a schema= procs= calls= shm args=(mode=drivers)
 	shift
 	for a in "$@"; do
 		case $a in
@@ -79,7 +79,15 @@ mkbench() {
 		*) args+=("$a") ;;
 		esac
 	done
-	"$BUILD/tests/mkbench" "$out" formula=cycle "${args[@]}" || return 1
+	# the engine syncs the file after every round: in a tmpfs when there is one (ten times faster)
+	if [ -d /dev/shm ] && [ -w /dev/shm ] && shm=$(mktemp -d /dev/shm/allocab-mkbench.XXXXXX); then
+		"$BUILD/tests/mkbench" "$shm/f.json" formula=cycle "${args[@]}" && mv -f "$shm/f.json" "$out"
+		a=$?
+		rm -rf "$shm"
+		[ "$a" = 0 ] || return 1
+	else
+		"$BUILD/tests/mkbench" "$out" formula=cycle "${args[@]}" || return 1
+	fi
 	if [ -n "$schema" ]; then
 		sed -i "1s|\"schema\":\"allocab-bench/2\"|\"schema\":\"$schema\"|; 1q" "$out" || return 1
 	fi
