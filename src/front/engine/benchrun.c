@@ -113,6 +113,20 @@ static cJSON *head_update(const cJSON *disk, const cJSON *doc, int *nomem)
 	return NULL;
 }
 
+/* The machine's facts (facts_record); a test's stand-in runner runs no process, so there is no
+ * machine to measure: its facts, if it gives any. */
+static void record_facts(const struct bench_config *c, cJSON *doc, const char *when, int keep)
+{
+	struct facts f = {.trials = 0};
+
+	if (!c->runner) {
+		facts_record(doc, when, keep);
+	} else if (c->runner->facts) {
+		c->runner->facts(c->runner->ctx, when, &f);
+		facts_put(doc, when, keep, &f);
+	}
+}
+
 /* A copy of the document without its rounds (the file's head), made without copying them: a copy
  * per round of every round so far made a bench of n rounds cost n^2. NULL when out of memory. */
 static cJSON *head_copy(cJSON *doc)
@@ -565,8 +579,7 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 		*doc = NULL;
 	if ((rc = engine_start(&e, err, errlen)) != ST_OK)
 		return rc;
-	if (!c->runner) /* a test's stand-in runner runs no process: no machine to measure */
-		facts_record(e.doc, "start", 1);
+	record_facts(c, e.doc, "start", 1);
 	while (!(status = stop_before(&e))) {
 		rc = run_round(&e, &fatal, err, errlen);
 		if (rc < 0)
@@ -581,8 +594,7 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 			break;
 	}
 	benchdoc_set_string(e.doc, "status", status);
-	if (!c->runner)
-		facts_record(e.doc, "end", 0);
+	record_facts(c, e.doc, "end", 0);
 	if (c->gate && strcmp(status, "interrupted") != 0 && strcmp(status, "aborted") != 0 &&
 	    engine_gate_final(&e, err, errlen) < 0)
 		return abort_bench(&e, ST_USAGE, err, errlen);

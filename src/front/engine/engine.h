@@ -72,6 +72,7 @@ struct bench_workload {
 struct runner_spec;
 struct runner_result;
 struct telemetry_sample;
+struct facts;
 struct cmp_row;
 
 /* Adaptive allocation (benchalloc.c; docs/methodology.md, "Adaptive allocation"): after every
@@ -127,6 +128,10 @@ struct bench_runner {
 	/* The document's machine object (the caller of bench_run owns nothing of it), as
 	 * fingerprint_json builds it; NULL: fingerprint_json. */
 	cJSON *(*machine)(void *ctx);
+	/* The machine's facts at the bench's start and end (when: "start", "end"), as facts_measure
+	 * (front/proc/proc.h) measures them; NULL: none recorded (a fake runs no process on this
+	 * machine). Only with a runner given: bench_real_runner measures them. */
+	void (*facts)(void *ctx, const char *when, struct facts *f);
 };
 
 extern const struct bench_runner bench_real_runner;
