@@ -2,7 +2,7 @@
  * validate` (scripts/validate.sh, docs/methodology.md "A fleet of machines"). Not used by allocab.
  *
  * Usage: mkfleet DIR SEED K ROUNDS MU TAU SHIFT SIGMA NOISY [SLOPE]
- * With SLOPE, every machine also gets its facts (docs/results-format.md, "facts"): a minor fault
+ * With SLOPE, every machine also gets its facts (docs/results-format.md, "allocab-bench/1"): a minor fault
  * costs f_i us, uniform in 1..20, and its CPU vendor alternates (AuthenticAMD for odd i,
  * GenuineIntel for even i, with no effect), and its true effect gains SLOPE x f_i.
  * Writes DIR/m1.json .. DIR/mK.json, one bench file per machine (commands mode, arms base and

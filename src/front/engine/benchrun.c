@@ -113,37 +113,6 @@ static cJSON *head_update(const cJSON *disk, const cJSON *doc, int *nomem)
 	return NULL;
 }
 
-/* The machine's facts (facts_record); a test's stand-in runner runs no process, so there is no
- * machine to measure: its facts, if it gives any. */
-static void record_facts(const struct bench_config *c, cJSON *doc, const char *when, int keep)
-{
-	struct facts f = {.trials = 0};
-
-	if (!c->runner) {
-		facts_record(doc, when, keep);
-	} else if (c->runner->facts) {
-		c->runner->facts(c->runner->ctx, when, &f);
-		facts_put(doc, when, keep, &f);
-	}
-}
-
-/* A copy of the document without its rounds (the file's head), made without copying them: a copy
- * per round of every round so far made a bench of n rounds cost n^2. NULL when out of memory. */
-static cJSON *head_copy(cJSON *doc)
-{
-	cJSON *rounds = cJSON_GetObjectItemCaseSensitive(doc, "rounds"), *m, *copy;
-	int at = 0;
-
-	for (m = doc->child; rounds && m != rounds; m = m->next)
-		at++;
-	if (rounds)
-		cJSON_DetachItemViaPointer(doc, rounds);
-	copy = cJSON_Duplicate(doc, 1);
-	if (rounds && !cJSON_InsertItemInArray(doc, at, rounds))
-		cJSON_AddItemToObject(doc, "rounds", rounds);
-	return copy;
-}
-
 /* The head line of a new file: the document without its rounds, schema first. */
 static int add_header(char **buf, size_t *len, size_t *cap, cJSON *doc)
 {
@@ -186,7 +155,7 @@ static int doc_sync(struct engine *e, const char *status, int closing, int no_ro
 		                    "status", status);
 	if (fresh && !e->disk && add_header(&buf, &len, &cap, e->doc) != 0)
 		nomem = 1;
-	if (fresh && !e->disk && !nomem && !(e->disk = head_copy(e->doc)))
+	if (fresh && !e->disk && !nomem && !(e->disk = benchdoc_head_copy(e->doc)))
 		nomem = 1;
 	if (fresh && e->disk)
 		cJSON_DeleteItemFromObjectCaseSensitive(e->disk, "rounds");
@@ -222,7 +191,7 @@ static int doc_sync(struct engine *e, const char *status, int closing, int no_ro
 	}
 	e->written = to;
 	cJSON_Delete(e->disk);
-	if (!(e->disk = head_copy(e->doc)))
+	if (!(e->disk = benchdoc_head_copy(e->doc)))
 		return errmsg_fail(err, errlen, "out of memory");
 	if (written == (int)e->c->nout && !no_rounds) {
 		e->kept = e->done;
@@ -579,7 +548,7 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 		*doc = NULL;
 	if ((rc = engine_start(&e, err, errlen)) != ST_OK)
 		return rc;
-	record_facts(c, e.doc, "start", 1);
+	benchdoc_facts(c, e.doc, "start", 1);
 	while (!(status = stop_before(&e))) {
 		rc = run_round(&e, &fatal, err, errlen);
 		if (rc < 0)
@@ -594,7 +563,7 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 			break;
 	}
 	benchdoc_set_string(e.doc, "status", status);
-	record_facts(c, e.doc, "end", 0);
+	benchdoc_facts(c, e.doc, "end", 0);
 	if (c->gate && strcmp(status, "interrupted") != 0 && strcmp(status, "aborted") != 0 &&
 	    engine_gate_final(&e, err, errlen) < 0)
 		return abort_bench(&e, ST_USAGE, err, errlen);
