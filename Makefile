@@ -163,10 +163,6 @@ $(BUILD)/tests/alloc_threads: $(BUILD)/tests/tools/alloc_threads.o
 $(BUILD)/tests/phase_fixture: $(BUILD)/tests/tools/phase_fixture.o
 	$(CC) $(LDFLAGS) -o $@ $^
 
-# Synthetic fleets with known per-machine effects for make validate (scripts/validate.sh).
-$(BUILD)/tests/mkfleet: $(BUILD)/tests/tools/mkfleet.o $(BUILD)/src/common/prng.o
-	$(CC) $(LDFLAGS) -o $@ $^ -lm
-
 # Which interval a fleet takes a machine's standard error from, simulated (docs/fleet.md).
 $(BUILD)/tests/sesim: $(BUILD)/tests/tools/sesim.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)

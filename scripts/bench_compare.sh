@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # bench_compare.sh BUILD [ROUNDS] [RUNS] [REPS] - times `allocab compare` end to end on a generated
 # results file of ROUNDS measured rounds (default 100000, the scale allocab supports; two arms, the
-# pipeline workload with two phases: tests/e2e/lib.sh's mkbench), RUNS times (default 3), and prints
+# pipeline workload with two phases, written by the bench engine with a fake runner:
+# tests/e2e/lib.sh's mkbench), RUNS times (default 3), and prints
 # each run's wall time, CPU time and peak RSS. REPS 1 (default): one rep per run, compared with
 # --regime cold; REPS 4 or more: records with a cold rep and steady ones, compared in both
 # regimes. Not a test (`make bench-compare`); the figures are in docs/statistics.md, "Cost on
-# long benches". Needs about 1.3 KB of free space in TMPDIR per round (2.1 KB with 4 reps).
+# long benches". Needs about 1.6 KB of free space in TMPDIR per round (2.4 KB with 4 reps), and
+# as much in /dev/shm while the file is written.
 set -eu
 BUILD=${1:-build}
 ROUNDS=${2:-100000}

@@ -62,7 +62,7 @@ mkbench "$TMP/old.json" arms=mimalloc=0.9,system=1
 "$A" compare "$TMP/old.json" --format csv 2>/dev/null | awk -F, 'NR == 2 { print $5 }' | grep -qx system &&
 	ok "backends: a file without config.baseline still compares against system" ||
 	notok "backends: old file's baseline" "$("$A" compare "$TMP/old.json" --format csv 2>&1 | head -2)"
-sed 's/"mode":"drivers"/"mode":"drivers","baseline":"nope"/' "$TMP/old.json" >"$TMP/bad.json"
+sed 's/"baseline":"system"/"baseline":"nope"/' "$TMP/old.json" >"$TMP/bad.json"
 expect_status "backends: config.baseline that is no arm is refused" 2 $A compare "$TMP/bad.json"
 expect_err "backends: and says why" "config.baseline 'nope' is not an arm"
 exit $t_fail

@@ -229,7 +229,7 @@ bad "compare: infinite time" "inf.json: not JSON \\(a number out of range at byt
 # bad input: exit 2 and one line
 bad "missing file" "nope.json: No such file or directory" "$A" compare "$TMP/nope.json"
 head -c 300 "$TMP/r.json" >"$TMP/trunc.json"
-bad "truncated file" "trunc.json: truncated JSON" "$A" compare "$TMP/trunc.json"
+bad "truncated file" "trunc.json: the header line has no newline at its end: not a bench file yet" "$A" compare "$TMP/trunc.json"
 echo 'hello' >"$TMP/text.json"
 bad "non-JSON" "text.json: not JSON" "$A" compare "$TMP/text.json"
 bad "wrong schema" "schema 'allocab-bench/9' is not allocab-bench/2 or allocab-bench/1" "$A" compare "$TMP/schema.json"
@@ -237,7 +237,7 @@ echo '{"schema":"allocab-bench/1","status":"complete","rounds":[]}' >"$TMP/nocon
 bad "structurally invalid" "noconfig.json: config: missing" "$A" compare "$TMP/noconfig.json"
 bad "no common arm" "share no arm" "$A" compare "$TMP/r.json" "$TMP/other.json"
 bad "no common workload" "share no workload" "$A" compare "$TMP/r.json" "$TMP/otherwl.json"
-bad "checksums differ" "parquet_load: checksum differs between system \(00000000000000aa\) and mimalloc \(00000000000000bb\): not the same work" "$A" compare "$TMP/sum.json"
+bad "checksums differ" "pipeline: checksum differs between mimalloc \(00000000000000bb\) and system \(00000000000000aa\): not the same work" "$A" compare "$TMP/sum.json"
 bad "unknown baseline" "baseline 'foo' is not in the file" "$A" compare "$TMP/r.json" --baseline foo
 bad "unknown candidate" "unknown candidate 'foo'" "$A" compare "$TMP/r.json" --candidate foo
 bad "unknown workload" "unknown workload 'foo'" "$A" compare "$TMP/r.json" --workload foo

@@ -79,11 +79,11 @@ expect_status "--primary total:warm: refused" 2 "$A" compare "$TMP/f.json" --pri
 expect_err "--primary total:warm: one line" "^allocab: compare: --primary 'total:warm': the regime is cold or steady"
 
 # config.primary, as bench --primary records it
-sed 's/"clock_ticks_per_s":100}/"clock_ticks_per_s":100,"primary":"read"}/' "$TMP/f.json" >"$TMP/fr.json"
+sed 's/"primary":null/"primary":"read"/' "$TMP/f.json" >"$TMP/fr.json"
 expect_status "config.primary read" 0 "$A" compare "$TMP/fr.json" --format json -o "$TMP/fr.cj"
 [ "$("$J" "$TMP/fr.cj" families.primary.size)" = 2 ] &&
 	ok "config.primary: compare's default primary rows" || notok "config.primary" "$("$J" "$TMP/fr.cj" families)"
-sed 's/"clock_ticks_per_s":100}/"clock_ticks_per_s":100,"primary":7}/' "$TMP/f.json" >"$TMP/fbad.json"
+sed 's/"primary":null/"primary":7/' "$TMP/f.json" >"$TMP/fbad.json"
 expect_status "config.primary not a string: refused" 2 "$A" compare "$TMP/fbad.json"
 
 # bench --primary: checked before anything runs, recorded

@@ -57,8 +57,10 @@ expect_status "the crafted file compares" 0 "$A" compare "$TMP/r.json"
 # 1. Round indices: each round once, in file order. Before, the same rounds repeated under the same
 #    indices were counted again and turned INCONCLUSIVE into PASS.
 mkbench "$TMP/three.json" arms=system=1,mimalloc=0.9/0.3 rounds=3 warmup=0
-perl -pe 's/"rounds":\[(.*)\]\}$/"rounds":[$1,$1,$1,$1]}/' "$TMP/three.json" >"$TMP/rep.json"
+onedoc "$TMP/three.json" "$TMP/rep.json" 4
 bad "rounds repeated under the same indices" 'rounds\[3\]: index 0 where 3 was due' "$A" gate "$TMP/rep.json" --candidate mimalloc --min-speedup 1%
+perl -ne 'if (/^\{"index":/) { push @r, $_ } else { print @r, @r, @r if @r && !$done++; print }' "$TMP/three.json" >"$TMP/rep2.json"
+bad "allocab-bench/2: round lines repeated under the same indices" 'index 0 where 3 was due' "$A" gate "$TMP/rep2.json" --candidate mimalloc --min-speedup 1%
 sub '"index":2' '"index":1' "$TMP/three.json" "$TMP/dup.json"
 bad "a duplicate round index" 'rounds\[2\]: index 1 where 2 was due' "$A" compare "$TMP/dup.json"
 
@@ -196,7 +198,8 @@ size=$(stat -c %s "$TMP/indented/r.json")
 	notok "compact and indented: the same comparison" "$(diff "$TMP/compact/out.json" "$TMP/indented/out.json" | head -5)"
 cmp -s "$TMP/compact/out.json" "$TMP/reordered/out.json" && ok "config and machine after the rounds: the same comparison" ||
 	notok "config and machine after the rounds: the same comparison" "$(head -c 300 "$TMP/reordered/err.txt")"
-perl -pe 's/\}$/,"rounds":[]}/' "$TMP/r.json" >"$TMP/tworounds.json"
+onedoc "$TMP/r.json" "$TMP/r1.json"
+perl -pe 's/\}$/,"rounds":[]}/' "$TMP/r1.json" >"$TMP/tworounds.json"
 bad "a second rounds member" "not JSON \\(member 'rounds' appears twice in one object\\)" "$A" compare "$TMP/tworounds.json"
 
 # 9. Ties decided on integer times: 110/100 and 100/110 are exact negatives, so the nine |d| tie

@@ -2,7 +2,7 @@
 # e2e_mkbench.sh - the fixtures' writer (tests/tools/mkbench.c) writes through the real engine and
 # the production writer with a fake runner: what it was told comes back through `allocab compare`
 # (the file's layout is not looked at): its speedups, its rounds, its failed runs left out of the
-# pairs, its CPU times, its machine's label (merge); a bad spec gets one line and exit 2.
+# pairs, its CPU times, its machine's label (merge), its drivers mode; a bad spec gets one line and exit 2.
 . tests/e2e/lib.sh
 M=$BUILD/tests/mkbench
 A=$BUILD/allocab
@@ -32,6 +32,23 @@ grep -q 'CPU/wall per run: old 0.55, new 0.55' "$TMP/c.txt" && ok "mkbench: the 
 expect_status "mkbench: two labelled benches merge into a fleet" 0 "$A" merge "$TMP/m1.json" "$TMP/m2.json"
 grep -q 'm1' "$TMP/out" && grep -q 'm2' "$TMP/out" && ok "mkbench: the fleet names both machines" ||
 	notok "mkbench: fleet machines" "$(head -c 300 "$TMP/out")"
+
+# mode=drivers: each run answers with a record (reps: a cold one, steady ones); formula=cycle
+# gives known times (lib.sh's mkbench); crash=, id= and the fake's telemetry.
+expect_status "mkbench: a drivers bench with reps is written" 0 "$M" "$TMP/d.json" mode=drivers formula=cycle \
+	arms=system=1,mimalloc=0.8 wls=parquet_load rounds=8 reps=4 colds=system=2 crash=mimalloc:3
+"$A" compare "$TMP/d.json" --format json -o "$TMP/d.cmp.json" 2>"$TMP/err" || notok "mkbench: compare reads the drivers bench" "$(cat "$TMP/err")"
+jeq "mkbench: the crashed round leaves the pairs" "$TMP/d.cmp.json" comparisons.0.n 7
+[ "$("$BUILD/tests/jget" "$TMP/d.json" rounds.4.runs.#)" = 2 ] && grep -q '"arm":"mimalloc","workload":"parquet_load","pad_bytes":0,"status":"crashed"' "$TMP/d.json" &&
+	ok "mkbench: crash=mimalloc:3 is a crashed run of measured round 3" || notok "mkbench: crash=" "$(grep -c crashed "$TMP/d.json")"
+"$A" compare "$TMP/d.json" >"$TMP/d.txt" 2>&1
+grep -Eq '^parquet_load +total +mimalloc +2\.(49|50)[0-9]x ' "$TMP/d.txt" && grep -Eq '^parquet_load +total +mimalloc +1\.2[45][0-9]x ' "$TMP/d.txt" &&
+	ok "mkbench: cold 2/0.8 and steady 1/0.8 come back (within the 0.4% wobble)" || notok "mkbench: regimes" "$(grep parquet_load "$TMP/d.txt" | head -4)"
+"$M" "$TMP/far.json" mode=drivers formula=cycle arms=system=1,mimalloc=0.8 id=elsewhere
+"$A" compare "$TMP/d.json" "$TMP/far.json" >"$TMP/out" 2>&1
+grep -q 'elsewhere' "$TMP/out" && ok "mkbench: id= is another machine" || notok "mkbench: id=" "$(grep -i machine "$TMP/out" | head -3)"
+[ "$("$BUILD/tests/jget" "$TMP/far.json" rounds.0.runs.0.telemetry.runnable)" = 1 ] && ok "mkbench: the telemetry is the fake's" ||
+	notok "mkbench: telemetry" "$("$BUILD/tests/jget" "$TMP/far.json" rounds.0.runs.0.telemetry)"
 
 expect_status "mkbench: an arm named twice is refused" 2 "$M" "$TMP/x.json" arms=a=1,a=2
 expect_err "mkbench: one line naming the arm" '^mkbench: an arm named twice: a$'

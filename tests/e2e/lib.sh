@@ -47,102 +47,69 @@ check() {
 	if "$@" >/dev/null 2>&1; then ok "$name"; else notok "$name" "failed: $*"; fi
 }
 
-# mkbench FILE VAR=VALUE...: writes a bench document. Variables:
+# mkbench FILE VAR=VALUE...: writes a bench file with the production writer: the real engine with
+# a fake runner (tests/tools/mkbench.c, formula=cycle: each run's time from its round, arm and
+# workload). Variables:
 #   arms="system=1,mimalloc=0.8/0.01"  arm=time factor[/noise amplitude] against system's time
-#   wls="parquet_load,pipeline" rounds=8 warmup=1 id=MACHINE_ID mode=drivers|commands (the
-#   default id is the one the fields hash to; another id also names another CPU model, since the
-#   reader recomputes machine.id from the fields)
-#   fail=ARM:ROUND (crashed, SIGSEGV) sum=ARM (a different checksum) schema=... base=NS
+#   wls="parquet_load,pipeline" rounds=8 warmup=1 mode=drivers|commands id=NAME (another machine:
+#   this one with " NAME" after its CPU model)
+#   fail=ARM:ROUND (its runs of measured round ROUND, from 0, crash: SIGSEGV) sum=ARM (a different
+#   checksum) schema=... (the file is its header line alone, naming that schema) base=NS
 #   spread=0.05 (how much the rounds differ from each other: paired ratios do not see it)
 #   reps=4 (records with regimes: rep 0 cold, the last 3 steady, 64 KiB of RSS growth per rep)
 #   colds="system=2,mimalloc=1" (cold rep time = steady time x this; default 1)
 #   warmcold=F (the warm-up rounds' cold reps take F times longer still; default 1)
 #   procs=N (every run carries a verified probe summary of N processes) calls=K (and K
-#   malloc-family calls in it: K/2 malloc, K/2 free)
+#   malloc-family calls in it: K/2 malloc, K/2 free); the engine's probe needs real processes,
+#   so this summary is added to the written runs, the one member not from the production writer
 #   replay=NS (every record's workload ran on a recorded process: params.trace "rec.trace",
 #   workload.input of pid 4242, /usr/bin/sort, NS ns while recorded)
 #   unsettled=ARM (its records say regimes.settled false)
 #   label=NAME (task.label: the machine's name in a fleet)  runnable=N (telemetry.runnable, 1)
 #   phase=N (shifts the noise pattern by N rounds, so that machines differ)
 mkbench() {
-	local out=$1
+	local out=$1 a schema= procs= calls= shm args=(mode=drivers)
 	shift
-	awk -v arms=system=1 -v wls=parquet_load,pipeline -v rounds=8 -v warmup=1 \
-		-v id=b3ba6dfc23bab76e -v mode=drivers -v fail= -v sum= -v schema=allocab-bench/1 \
-		-v base=100000000 -v spread=0.05 -v reps=1 -v colds= -v warmcold=1 -v procs= -v calls= -v replay= -v unsettled= -v label= -v runnable=1 \
-		-v phase=0 "${@/#/-v}" 'BEGIN {
-	na = split(arms, al, ","); nw = split(wls, wl, ",")
-	nc = split(colds, cl, ",")
-	for (i = 1; i <= nc; i++) { split(cl[i], kv, "="); coldf[kv[1]] = kv[2] }
-	for (a = 1; a <= na; a++) {
-		split(al[a], kv, "="); name[a] = kv[1]; split(kv[2], fa, "/")
-		factor[a] = fa[1]; amp[a] = (fa[2] == "" ? 0.004 : fa[2])
-	}
-	if (mode == "commands") { nw = 1; wl[1] = "command" }
-	printf "{\"schema\":\"%s\",\"tool\":{\"name\":\"allocab\",\"version\":\"0.1.0\"},", schema
-	printf "\"status\":\"complete\",\"config\":{\"mode\":\"%s\",\"arms\":[", mode
-	for (a = 1; a <= na; a++) printf "%s\"%s\"", (a > 1 ? "," : ""), name[a]
-	printf "],\"workloads\":["
-	for (w = 1; w <= nw; w++) printf "%s\"%s\"", (w > 1 ? "," : ""), wl[w]
-	printf "],\"clock_ticks_per_s\":100},\"machine\":{\"cpu_model\":\"Test CPU%s\",\"online_cpus\":2,", (id == "b3ba6dfc23bab76e" ? "" : " " id)
-	printf "\"kernel\":\"6.1.0\",\"id\":\"%s\",\"env\":{}},", id
-	if (label != "") printf "\"task\":{\"label\":\"%s\",\"host\":\"%s\"},", label, label
-	printf "\"rounds\":["
-	for (r = 0; r < warmup + rounds; r++) {
-		m = r - warmup
-		printf "%s{\"index\":%d,\"warmup\":%s,\"runs\":[", (r ? "," : ""), r, (m < 0 ? "true" : "false")
-		t0 = base * (1 + spread * ((r * 7) % 5))
-		first = 1
-		for (w = 1; w <= nw; w++) for (a = 1; a <= na; a++) {
-			t = int(t0 * w * factor[a] * (1 + amp[a] * ((((m + phase) * 5 + a * 3 + w) % 7) / 6 - 0.5)))
-			crashed = (fail == name[a] ":" m)
-			printf "%s{\"arm\":\"%s\",\"workload\":\"%s\",\"pad_bytes\":7,", (first ? "" : ","), name[a], wl[w]
-			first = 0
-			if (crashed) {
-				printf "\"status\":\"crashed\",\"exit_status\":null,\"signal\":\"SIGSEGV\","
-				printf "\"stderr_tail\":\"boom\\nsegfault in arena\\n\",\"process\":{\"wall_ns\":%d}}", t
-				continue
-			}
-			printf "\"status\":\"ok\",\"exit_status\":0,\"signal\":null,\"stderr_tail\":null,"
-			printf "\"process\":{\"wall_ns\":%d,\"max_rss_kib\":%d,\"involuntary_ctx_switches\":2},", t, 1000 * factor[a]
-			printf "\"telemetry\":{\"steal_ticks\":0,\"loadavg_1m\":0.5,\"runnable\":%d}", runnable
-			if (procs != "") {
-				printf ",\"probe\":{\"verified\":true,\"reason\":null,\"tracking\":\"ptrace\",\"process_count\":%d", procs
-				if (calls != "") printf ",\"counts_total\":{\"malloc\":%d,\"free\":%d,\"bytes\":999}", calls / 2, calls - calls / 2
-				printf ",\"processes\":[]}"
-			}
-			if (mode == "commands") { printf "}"; continue }
-			printf ",\"record\":{\"schema\":\"allocab-run/1\",\"workload\":{\"name\":\"%s\",", wl[w]
-			if (wl[w] == "pipeline") printf "\"flags\":[\"show_phases\"],"
-			if (replay != "") {
-				printf "\"scale\":\"small\",\"seed\":42,\"params\":{\"trace\":\"rec.trace\",\"pid\":0},"
-				printf "\"input\":{\"index\":3,\"pid\":4242,\"threads\":1,\"events\":298,\"duration_ns\":%d,", replay
-				printf "\"exe\":\"/usr/bin/sort\",\"command\":\"sort -n big.txt\",\"ended\":\"exit\"}},"
-			} else
-				printf "\"scale\":\"small\",\"seed\":42,\"params\":{\"rows\":100}},"
-			printf "\"phases\":[\"total\"%s],", (wl[w] == "pipeline" ? ",\"read\"" : "")
-			if (reps == 1) {
-				printf "\"reps\":[{\"phases\":{\"total\":{\"wall_ns\":%d}", t
-				if (wl[w] == "pipeline") printf ",\"read\":{\"wall_ns\":%d}", t / 3
-				printf "}}],"
-			} else {
-				printf "\"reps\":["
-				for (k = 0; k < reps; k++) {
-					tk = k ? t : int(t * (name[a] in coldf ? coldf[name[a]] : 1) * (m < 0 ? warmcold : 1))
-					printf "%s{\"regime\":\"%s\",\"rss_after_bytes\":%d,", (k ? "," : ""),
-						(k == 0 ? "cold" : k >= reps - 3 ? "steady" : "warmup"), 1048576 + 65536 * k
-					printf "\"phases\":{\"total\":{\"wall_ns\":%d}", tk
-					if (wl[w] == "pipeline") printf ",\"read\":{\"wall_ns\":%d}", tk / 3
-					printf "}}"
-				}
-				printf "],\"regimes\":{\"settled\":%s},", (unsettled == name[a] ? "false" : "true")
-			}
-			printf "\"checksum\":\"%s\",", (sum == name[a] ? "00000000000000bb" : "00000000000000aa")
-			printf "\"rusage\":{\"max_rss_kib\":%d,\"involuntary_ctx_switches\":2},", 1000 * factor[a]
-			printf "\"rss\":{\"retained_bytes\":1048576}}}"
-		}
-		printf "]}"
-	}
-	printf "]}\n"
-}' >"$out"
+	for a in "$@"; do
+		case $a in
+		fail=*) args+=("crash=${a#fail=}") ;;
+		schema=*) schema=${a#schema=} ;;
+		procs=*) procs=${a#procs=} ;;
+		calls=*) calls=${a#calls=} ;;
+		*) args+=("$a") ;;
+		esac
+	done
+	# the engine syncs the file after every round: in a tmpfs when there is one (ten times faster)
+	if [ -d /dev/shm ] && [ -w /dev/shm ] && shm=$(mktemp -d /dev/shm/allocab-mkbench.XXXXXX); then
+		"$BUILD/tests/mkbench" "$shm/f.json" formula=cycle "${args[@]}" && mv -f "$shm/f.json" "$out"
+		a=$?
+		rm -rf "$shm"
+		[ "$a" = 0 ] || return 1
+	else
+		"$BUILD/tests/mkbench" "$out" formula=cycle "${args[@]}" || return 1
+	fi
+	if [ -n "$schema" ]; then
+		sed -i "1s|\"schema\":\"allocab-bench/2\"|\"schema\":\"$schema\"|; 1q" "$out" || return 1
+	fi
+	if [ -n "$procs" ]; then
+		PROCS=$procs CALLS=$calls perl -i -pe '
+			my $p = "\"probe\":{\"verified\":true,\"reason\":null,\"tracking\":\"ptrace\",\"process_count\":$ENV{PROCS}";
+			$p .= sprintf(",\"counts_total\":{\"malloc\":%d,\"free\":%d,\"bytes\":999}", int($ENV{CALLS} / 2), $ENV{CALLS} - int($ENV{CALLS} / 2)) if $ENV{CALLS} ne "";
+			$p .= ",\"processes\":[]}";
+			s/("telemetry":\{[^{}]*\})/$1,$p/g if $. > 1;' "$out" || return 1
+	fi
+}
+
+# onedoc IN OUT [TIMES]: the bench file IN (either schema; another stays as it is) as one
+# compact allocab-bench/1 document on one line, by the rule of docs/results-format.md ("allocab-bench/2",
+# scripts/benchfile.py), its rounds TIMES times over (default once): the form the
+# allocab-bench/1 reader is tested on.
+onedoc() {
+	python3 -c 'import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
+if d.get("schema") == "allocab-bench/2":
+    d["schema"] = "allocab-bench/1"
+if "rounds" in d:
+    d["rounds"] = d["rounds"] * int(sys.argv[3])
+print(json.dumps(d, separators=(",", ":")), file=open(sys.argv[2], "w"))' "$1" "$2" "${3:-1}"
 }

@@ -12,10 +12,29 @@
  *   fail=ARM:RUN[:CODE]  the RUN-th run (from 1, warm-up included) of ARM exits CODE (default 1)
  *   signal=ARM:RUN       that run dies of SIGSEGV
  *   label=NAME           the bench is a task of a fleet, its machine named NAME (--label)
+ *   runnable=N (1)       every run's telemetry: N tasks runnable, load 0.5, no steal time
+ *   id=NAME              the machine is this one with " NAME" after its CPU model (so another
+ *                        machine: compare recomputes machine.id from the fields)
+ * Drivers mode (mode=drivers): each arm is a driver whose stdout is the allocab-run/1 record the
+ * fake writes (the fields compare reads: workload, phases, reps, regimes, checksum, rusage, rss):
+ *   wls=NAME,...  (parquet_load,pipeline) workloads; "pipeline" also has a phase "read" (1/3)
+ *   reps=N (1)    N > 1: rep 0 cold, the last 3 steady, the others warmup, 64 KiB RSS growth
+ *                 per rep, "regimes.settled" true
+ *   colds=ARM=F,...  cold rep time = F x the run's time; warmcold=F the warm-up rounds' cold reps
+ *                 F times longer still;  unsettled=ARM its records are not settled
+ *   sum=ARM       its records carry another checksum
+ *   replay=NS     every record's workload ran on a recorded process (workload.input)
+ *   crash=ARM:M   ARM's runs of measured round M (from 0; -1 the last warm-up round) die of
+ *                 SIGSEGV, stderr "boom" and "segfault in arena"
+ * formula=cycle: run times by the cycle formula of tests/e2e/lib.sh's mkbench instead of the
+ * wobble (round r, measured index m = r - warmup, arm a and workload w counted from 1):
+ *   t = trunc(base (1 + spread ((7 r) mod 5)) w F_a (1 + A_a ((((m + phase) 5 + 3 a + w) mod 7)/6
+ *   - 1/2))), spread=S (0.05), phase=N (0); the arm's peak RSS 1000 F_a KiB
  * Exits 0 when the engine wrote OUT, 2 on a bad spec, 1 when the engine failed, with one line on
  * stderr. */
 #include "common/status.h"
 #include "front/engine/engine.h"
+#include "common/fingerprint.h"
 #include "front/proc/proc.h"
 
 #include <errno.h>
@@ -27,6 +46,7 @@
 
 #define MAX_ARMS 8
 #define MAX_EVENTS 16
+#define MAX_WLS 8
 
 struct event {
 	int arm;
@@ -46,6 +66,19 @@ struct fake {
 	size_t nev;
 	char **names;
 	size_t narms;
+	/* drivers mode and the cycle formula */
+	int drivers, cycle;
+	char **wls;
+	size_t nwl;
+	unsigned long total; /* runs so far: round = total / (narms x nwl) */
+	unsigned warmup, reps;
+	double base, spread, factor[MAX_ARMS], cold[MAX_ARMS], warmcold;
+	long phase;
+	int unsettled, sum, crash; /* arm indexes, -1 none */
+	long crash_m;
+	long long replay; /* -1 none */
+	unsigned runnable;
+	const char *id;
 };
 
 /* A wobble in [-1, 1] from (seed, arm, run): splitmix64. */
@@ -59,23 +92,125 @@ static double wobble(uint64_t seed, int arm, unsigned run)
 	return (double)(z >> 11) / (double)(1ULL << 52) - 1.0;
 }
 
+/* The cycle formula (see the head of this file); a and w from 0. */
+static int64_t cycle_ns(const struct fake *f, unsigned long round, int a, size_t w)
+{
+	long m = (long)round - (long)f->warmup;
+	double t0 = f->base * (1 + f->spread * (double)((round * 7) % 5));
+	long k = ((m + f->phase) * 5 + (a + 1) * 3 + (long)w + 1) % 7;
+
+	return (int64_t)(t0 * (double)(w + 1) * f->factor[a] *
+	                 (1 + f->amp[a] * ((double)k / 6 - 0.5)));
+}
+
+static void add_phases(cJSON *rep, const char *wl, double t)
+{
+	cJSON *ph = cJSON_AddObjectToObject(rep, "phases");
+
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "total"), "wall_ns", t);
+	if (!strcmp(wl, "pipeline"))
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "read"), "wall_ns",
+		                        (double)((int64_t)t / 3));
+}
+
+/* The allocab-run/1 record of arm a's run of workload wl in round (measured index m), total t. */
+static char *record(const struct fake *f, int a, const char *wl, long m, int64_t t)
+{
+	cJSON *o = cJSON_CreateObject(), *w = cJSON_CreateObject(), *reps, *rep, *x;
+	double kib = (double)(int64_t)(1000 * f->factor[a]);
+	char *text;
+
+	cJSON_AddStringToObject(o, "schema", "allocab-run/1");
+	cJSON_AddItemToObject(o, "workload", w);
+	cJSON_AddStringToObject(w, "name", wl);
+	if (!strcmp(wl, "pipeline"))
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(w, "flags"), cJSON_CreateString("show_phases"));
+	cJSON_AddStringToObject(w, "scale", "small");
+	cJSON_AddNumberToObject(w, "seed", 42);
+	x = cJSON_AddObjectToObject(w, "params");
+	if (f->replay >= 0) {
+		cJSON_AddStringToObject(x, "trace", "rec.trace");
+		cJSON_AddNumberToObject(x, "pid", 0);
+		x = cJSON_AddObjectToObject(w, "input");
+		cJSON_AddNumberToObject(x, "index", 3);
+		cJSON_AddNumberToObject(x, "pid", 4242);
+		cJSON_AddNumberToObject(x, "threads", 1);
+		cJSON_AddNumberToObject(x, "events", 298);
+		cJSON_AddNumberToObject(x, "duration_ns", (double)f->replay);
+		cJSON_AddStringToObject(x, "exe", "/usr/bin/sort");
+		cJSON_AddStringToObject(x, "command", "sort -n big.txt");
+		cJSON_AddStringToObject(x, "ended", "exit");
+	} else {
+		cJSON_AddNumberToObject(x, "rows", 100);
+	}
+	x = cJSON_AddArrayToObject(o, "phases");
+	cJSON_AddItemToArray(x, cJSON_CreateString("total"));
+	if (!strcmp(wl, "pipeline"))
+		cJSON_AddItemToArray(x, cJSON_CreateString("read"));
+	reps = cJSON_AddArrayToObject(o, "reps");
+	for (unsigned k = 0; k < f->reps; k++) {
+		double tk = k ? (double)t
+		              : (double)(int64_t)((double)t * f->cold[a] * (m < 0 ? f->warmcold : 1));
+		rep = cJSON_CreateObject();
+		cJSON_AddItemToArray(reps, rep);
+		if (f->reps > 1) {
+			cJSON_AddStringToObject(rep, "regime", k == 0                ? "cold"
+			                                       : k + 3 >= f->reps ? "steady"
+			                                                          : "warmup");
+			cJSON_AddNumberToObject(rep, "rss_after_bytes", 1048576 + 65536 * (double)k);
+		}
+		add_phases(rep, wl, tk);
+	}
+	if (f->reps > 1)
+		cJSON_AddBoolToObject(cJSON_AddObjectToObject(o, "regimes"), "settled", f->unsettled != a);
+	cJSON_AddStringToObject(o, "checksum", f->sum == a ? "00000000000000bb" : "00000000000000aa");
+	x = cJSON_AddObjectToObject(o, "rusage");
+	cJSON_AddNumberToObject(x, "max_rss_kib", kib);
+	cJSON_AddNumberToObject(x, "involuntary_ctx_switches", 2);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "rss"), "retained_bytes", 1048576);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return text;
+}
+
 static int fake_run(void *ctx, const struct runner_spec *spec, struct runner_result *r, char *err,
                     size_t errlen)
 {
 	struct fake *f = ctx;
-	const char *cmd = spec->argv[2]; /* sh -c COMMAND: the command is the arm's index */
-	int arm = atoi(cmd);
+	/* drivers: the driver's path is the arm's index, argv[2] the workload; commands: sh -c
+	 * COMMAND, the command is the arm's index */
+	int arm = atoi(f->drivers ? spec->path : spec->argv[2]);
 	unsigned run = ++f->runs[arm];
+	unsigned long round = f->total++ / (f->narms * f->nwl);
+	long m = (long)round - (long)f->warmup;
+	size_t w = 0;
 
-	(void)err;
-	(void)errlen;
+	while (f->drivers && w + 1 < f->nwl && strcmp(f->wls[w], spec->argv[2]) != 0)
+		w++;
 	memset(r, 0, sizeof *r);
 	r->end = RUNNER_EXITED;
 	r->pid = 1000 + (long)run;
-	r->wall_ns = (int64_t)((double)f->base_ns[arm] * (1.0 + f->amp[arm] * wobble(f->seed, arm, run)));
+	if (f->cycle)
+		r->wall_ns = cycle_ns(f, round, arm, w);
+	else
+		r->wall_ns = (int64_t)((double)f->base_ns[arm] *
+		                       (1.0 + f->amp[arm] * wobble(f->seed, arm, run)));
 	r->user_ns = (int64_t)((double)r->wall_ns * f->cpu);
 	r->sys_ns = r->wall_ns / 20;
-	r->max_rss_kib = 4096;
+	r->max_rss_kib = f->cycle ? (long)(1000 * f->factor[arm]) : 4096;
+	r->invol_ctx_switches = 2;
+	f->clock_ns += r->wall_ns;
+	if (f->crash == arm && f->crash_m == m) {
+		r->end = RUNNER_SIGNALED;
+		r->term_signal = SIGSEGV;
+		r->tail_len = (size_t)snprintf(r->tail, sizeof r->tail, "boom\nsegfault in arena");
+		return 0;
+	}
+	if (f->drivers) {
+		if (!(r->out = record(f, arm, f->wls[w], m, r->wall_ns)))
+			return snprintf(err, errlen, "out of memory"), -1;
+		r->out_len = strlen(r->out);
+	}
 	for (size_t i = 0; i < f->nev; i++) {
 		if (f->ev[i].arm != arm || f->ev[i].run != run)
 			continue;
@@ -86,13 +221,38 @@ static int fake_run(void *ctx, const struct runner_spec *spec, struct runner_res
 			r->exit_code = f->ev[i].code;
 		}
 	}
-	f->clock_ns += r->wall_ns;
 	return 0;
 }
 
 static int64_t fake_now(void *ctx)
 {
 	return ((struct fake *)ctx)->clock_ns;
+}
+
+static void fake_telemetry(void *ctx, struct telemetry_sample *t)
+{
+	*t = (struct telemetry_sample){.have_steal = 1,
+	                               .have_load = 1,
+	                               .have_runnable = 1,
+	                               .loadavg_1m = 0.5,
+	                               .runnable = ((struct fake *)ctx)->runnable};
+}
+
+/* This machine, or with id= another one: " ID" after its CPU model, its id recomputed. */
+static cJSON *fake_machine(void *ctx)
+{
+	const struct fake *f = ctx;
+	cJSON *m = fingerprint_json();
+	const char *cpu = m ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "cpu_model")) : NULL;
+	char buf[512], id[17];
+
+	if (!m || !f->id)
+		return m;
+	snprintf(buf, sizeof buf, "%s %s", cpu ? cpu : "CPU", f->id);
+	cJSON_ReplaceItemInObjectCaseSensitive(m, "cpu_model", cJSON_CreateString(buf));
+	fingerprint_id(m, id);
+	cJSON_ReplaceItemInObjectCaseSensitive(m, "id", cJSON_CreateString(id));
+	return m;
 }
 
 static int usage(const char *msg, const char *arg)
@@ -137,10 +297,13 @@ static int parse_event(struct fake *f, const char *v, int sig)
 
 int main(int argc, char **argv)
 {
-	static struct fake f;
+	static struct fake f = {.spread = 0.05, .warmcold = 1, .unsettled = -1, .sum = -1,
+	                        .crash = -1, .replay = -1, .runnable = 1, .reps = 1};
 	static struct bench_arm arms[MAX_ARMS];
-	static char *names[MAX_ARMS], cmds[MAX_ARMS][4];
-	struct bench_workload wl = {.name = "command"};
+	static char *names[MAX_ARMS], cmds[MAX_ARMS][4], *wlnames[MAX_WLS];
+	static struct bench_workload wl[MAX_WLS] = {{.name = "command"}};
+	char wlspec[1024] = "parquet_load,pipeline", colds[1024] = "";
+	const char *unsettled = NULL, *sum = NULL, *crash = NULL;
 	struct bench_result res;
 	volatile sig_atomic_t stop = 0;
 	char armspec[1024] = "system=1", err[512];
@@ -154,7 +317,10 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || argv[1][0] == '\0' || strchr(argv[1], '='))
 		return usage("usage: mkbench OUT [arms=NAME=F[/A],...] [rounds=N] [warmup=N] [base=NS] "
-		             "[seed=N] [cpu=R] [fail=ARM:RUN[:CODE]] [signal=ARM:RUN] [label=NAME]",
+		             "[seed=N] [cpu=R] [fail=ARM:RUN[:CODE]] [signal=ARM:RUN] [label=NAME] "
+		             "[runnable=N] [id=NAME] [mode=drivers|commands] [wls=...] [reps=N] "
+		             "[colds=ARM=F,...] [warmcold=F] [unsettled=ARM] [sum=ARM] [replay=NS] "
+		             "[crash=ARM:M] [formula=cycle] [spread=S] [phase=N]",
 		             NULL);
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v = strchr(a, '=');
@@ -175,6 +341,37 @@ int main(int argc, char **argv)
 			;
 		else if (!strncmp(a, "cpu=", 4) && (cpu = strtod(v, &end)) >= 0 && cpu <= 64 && !*end)
 			;
+		else if (!strcmp(a, "mode=drivers") || !strcmp(a, "mode=commands"))
+			f.drivers = a[5] == 'd';
+		else if (!strcmp(a, "formula=cycle"))
+			f.cycle = 1;
+		else if (!strncmp(a, "wls=", 4) && *v && strlen(v) < sizeof wlspec)
+			snprintf(wlspec, sizeof wlspec, "%s", v);
+		else if (!strncmp(a, "colds=", 6) && strlen(v) < sizeof colds)
+			snprintf(colds, sizeof colds, "%s", v);
+		else if (!strncmp(a, "reps=", 5) && (f.reps = (unsigned)strtoul(v, &end, 10)) >= 1 &&
+		         f.reps <= 1000 && !*end)
+			;
+		else if (!strncmp(a, "spread=", 7) && (f.spread = strtod(v, &end)) >= 0 && !*end && *v)
+			;
+		else if (!strncmp(a, "warmcold=", 9) && (f.warmcold = strtod(v, &end)) > 0 && !*end)
+			;
+		else if (!strncmp(a, "phase=", 6) && ((f.phase = strtol(v, &end, 10)), !*end) && *v &&
+		         f.phase >= 0 && f.phase < 1000000)
+			;
+		else if (!strncmp(a, "runnable=", 9) &&
+		         ((f.runnable = (unsigned)strtoul(v, &end, 10)), !*end) && *v)
+			;
+		else if (!strncmp(a, "replay=", 7) && (f.replay = strtoll(v, &end, 10)) > 0 && !*end)
+			;
+		else if (!strncmp(a, "id=", 3) && *v)
+			f.id = v;
+		else if (!strncmp(a, "unsettled=", 10))
+			unsettled = v;
+		else if (!strncmp(a, "sum=", 4))
+			sum = v;
+		else if (!strncmp(a, "crash=", 6))
+			crash = v;
 		else if (!strncmp(a, "label=", 6) && *v && strlen(v) <= BENCH_TASK_LABEL_MAX) {
 			snprintf(task.label, sizeof task.label, "%s", v);
 			task.label_from = "--label";
@@ -203,24 +400,72 @@ int main(int argc, char **argv)
 			return usage("an arm named twice", tok);
 		names[f.narms] = tok;
 		f.base_ns[f.narms] = (int64_t)(base * fac);
+		f.factor[f.narms] = fac;
+		f.cold[f.narms] = 1;
 		f.amp[f.narms] = amp;
 		snprintf(cmds[f.narms], sizeof cmds[f.narms], "%zu", f.narms);
-		arms[f.narms] = (struct bench_arm){.kind = &arm_kind_command, .name = tok, .command = cmds[f.narms]};
+		arms[f.narms] = f.drivers ? (struct bench_arm){.kind = &arm_kind_driver, .name = tok,
+		                                               .path = cmds[f.narms]}
+		                          : (struct bench_arm){.kind = &arm_kind_command, .name = tok,
+		                                               .command = cmds[f.narms]};
 		f.narms++;
 	}
+	f.nwl = 1;
+	if (f.drivers) {
+		f.nwl = 0;
+		for (char *save = NULL, *tok = strtok_r(wlspec, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (f.nwl == MAX_WLS || strspn(tok, "abcdefghijklmnopqrstuvwxyz_") != strlen(tok))
+				return usage("bad wls (NAME,..., [a-z_], at most 8)", tok);
+			wlnames[f.nwl] = tok;
+			wl[f.nwl++] = (struct bench_workload){.name = tok};
+		}
+		if (!f.nwl)
+			return usage("bad wls (NAME,..., [a-z_], at most 8)", wlspec);
+	}
+	f.wls = wlnames;
+	for (char *save = NULL, *tok = strtok_r(colds, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '='), *end;
+		int i = eq ? arm_index(&f, tok, (size_t)(eq - tok)) : -1;
+		if (i < 0 || !((f.cold[i] = strtod(eq + 1, &end)) > 0) || *end)
+			return usage("bad colds (ARM=F,..., known arms, F > 0)", tok);
+	}
+	if ((unsettled && (f.unsettled = arm_index(&f, unsettled, strlen(unsettled))) < 0) ||
+	    (sum && (f.sum = arm_index(&f, sum, strlen(sum))) < 0))
+		return usage("not an arm", unsettled && f.unsettled < 0 ? unsettled : sum);
+	if (crash) {
+		const char *c = strchr(crash, ':');
+		char *end;
+		if (!c || (f.crash = arm_index(&f, crash, (size_t)(c - crash))) < 0 ||
+		    (f.crash_m = strtol(c + 1, &end, 10)) < -(long)warmup || *end || end == c + 1)
+			return usage("bad crash (ARM:M, a known arm, M >= -warmup)", crash);
+	}
+	f.base = base;
+	f.warmup = (unsigned)warmup;
 	for (size_t i = 0; i < nevs; i++)
 		if (parse_event(&f, evs[i], evsig[i]) < 0)
 			return usage("bad event (ARM:RUN[:CODE], a known arm)", evs[i]);
 	f.cpu = cpu;
 	f.seed = seed;
 
-	struct bench_runner rn = {.ctx = &f, .run = fake_run, .now_ns = fake_now};
+	struct bench_runner rn = {.ctx = &f,
+	                          .run = fake_run,
+	                          .now_ns = fake_now,
+	                          .telemetry = fake_telemetry,
+	                          .machine = fake_machine};
 	char *out_paths[] = {argv[1]};
 	char *cargv[] = {"bench"};
+	/* as bench names it: the platform's allocator when a driver arm runs it */
+	int sys = f.drivers ? arm_index(&f, "system", 6) : -1;
 	struct bench_config c = {.arms = arms,
+	                         .baseline = sys >= 0 ? names[sys] : NULL,
 	                         .narms = f.narms,
-	                         .wl = &wl,
-	                         .nwl = 1,
+	                         .wl = wl,
+	                         .nwl = f.nwl,
+	                         .scale = "small",
+	                         .seed = 42,
+	                         .reps = f.drivers ? f.reps : 0,
 	                         .rounds = (unsigned)rounds,
 	                         .warmup = (unsigned)warmup,
 	                         .min_rounds = (unsigned)rounds,

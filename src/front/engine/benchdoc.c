@@ -231,7 +231,8 @@ cJSON *benchdoc_new(const struct bench_config *c)
 	cJSON_AddStringToObject(d, "updated_utc", now);
 	cJSON_AddStringToObject(d, "status", "running");
 	cJSON_AddItemToObject(d, "config", config_json(c));
-	machine = fingerprint_json();
+	machine = c->runner && c->runner->machine ? c->runner->machine(c->runner->ctx)
+	                                          : fingerprint_json();
 	cJSON_AddItemToObject(d, "machine", machine ? machine : cJSON_CreateNull());
 	if (c->task)
 		cJSON_AddItemToObject(d, "task", task_json(c->task));
@@ -465,4 +466,35 @@ double benchdoc_run_time(const cJSON *run)
 	med = n ? stats_median(t, n) : NAN;
 	free(t);
 	return med;
+}
+
+/* The machine's facts (facts_record); a test's stand-in runner runs no process, so there is no
+ * machine to measure: its facts, if it gives any. */
+void benchdoc_facts(const struct bench_config *c, cJSON *doc, const char *when, int keep)
+{
+	struct facts f = {.trials = 0};
+
+	if (!c->runner) {
+		facts_record(doc, when, keep);
+	} else if (c->runner->facts) {
+		c->runner->facts(c->runner->ctx, when, &f);
+		facts_put(doc, when, keep, &f);
+	}
+}
+
+/* A copy of the document without its rounds (the file's head), made without copying them: a copy
+ * per round of every round so far made a bench of n rounds cost n^2. NULL when out of memory. */
+cJSON *benchdoc_head_copy(cJSON *doc)
+{
+	cJSON *rounds = cJSON_GetObjectItemCaseSensitive(doc, "rounds"), *m, *copy;
+	int at = 0;
+
+	for (m = doc->child; rounds && m != rounds; m = m->next)
+		at++;
+	if (rounds)
+		cJSON_DetachItemViaPointer(doc, rounds);
+	copy = cJSON_Duplicate(doc, 1);
+	if (rounds && !cJSON_InsertItemInArray(doc, at, rounds))
+		cJSON_AddItemToObject(doc, "rounds", rounds);
+	return copy;
 }

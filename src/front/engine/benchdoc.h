@@ -18,6 +18,12 @@ void benchdoc_utc_now(char buf[32]);
 /* A new document with status "running", config from c, the machine fingerprint and no rounds.
  * The caller owns it (cJSON_Delete); NULL when memory ran out. */
 cJSON *benchdoc_new(const struct bench_config *c);
+/* The machine's facts into doc's "facts" as member when (facts_record; keep as there): measured
+ * with the real runner, a stand-in runner's own (bench_runner.facts) or none. */
+void benchdoc_facts(const struct bench_config *c, cJSON *doc, const char *when, int keep);
+/* A copy of doc without its rounds (the file's head), the rounds left where they are in doc;
+ * NULL when out of memory. */
+cJSON *benchdoc_head_copy(cJSON *doc);
 
 /* Replaces the top-level member key by a string (NULL: JSON null). */
 void benchdoc_set_string(cJSON *d, const char *key, const char *value);

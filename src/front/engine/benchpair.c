@@ -43,6 +43,14 @@ static const char *last_line(const char *tail)
 	return nl ? nl + 1 : tail;
 }
 
+static void sample(const struct engine *e, struct telemetry_sample *t)
+{
+	if (e->rn->telemetry)
+		e->rn->telemetry(e->rn->ctx, t);
+	else
+		telemetry_sample(t);
+}
+
 /* A probed run whose processes were not tracked (ptrace refused for it alone) makes the document's
  * config.process_tracking say so. */
 static void note_tracking(struct engine *e, const cJSON *run)
@@ -151,13 +159,13 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 	spec.track = pr != NULL;
 	spec.contain = 1;
 	spec.probe_file = pr ? pr->file : NULL;
-	telemetry_sample(&tel[0]);
+	sample(e, &tel[0]);
 	ph.lo = phaserun_clock();
 	if (e->rn->run(e->rn->ctx, &spec, &r, err, errlen) != 0) {
 		*fatal = ST_FAIL;
 	} else if (r.end != RUNNER_STOPPED) {
 		ph.hi = phaserun_clock();
-		telemetry_sample(&tel[1]);
+		sample(e, &tel[1]);
 		run = judge_run(e, a, w, pad, &r, tel, pr, marks ? &ph : NULL, fatal, err, errlen);
 	}
 	if (pr && !run)

@@ -155,7 +155,7 @@ static int doc_sync(struct engine *e, const char *status, int closing, int no_ro
 		                    "status", status);
 	if (fresh && !e->disk && add_header(&buf, &len, &cap, e->doc) != 0)
 		nomem = 1;
-	if (fresh && !e->disk && !nomem && !(e->disk = cJSON_Duplicate(e->doc, 1)))
+	if (fresh && !e->disk && !nomem && !(e->disk = benchdoc_head_copy(e->doc)))
 		nomem = 1;
 	if (fresh && e->disk)
 		cJSON_DeleteItemFromObjectCaseSensitive(e->disk, "rounds");
@@ -191,9 +191,8 @@ static int doc_sync(struct engine *e, const char *status, int closing, int no_ro
 	}
 	e->written = to;
 	cJSON_Delete(e->disk);
-	if (!(e->disk = cJSON_Duplicate(e->doc, 1)))
+	if (!(e->disk = benchdoc_head_copy(e->doc)))
 		return errmsg_fail(err, errlen, "out of memory");
-	cJSON_DeleteItemFromObjectCaseSensitive(e->disk, "rounds");
 	if (written == (int)e->c->nout && !no_rounds) {
 		e->kept = e->done;
 		e->kept_measured = e->measured;
@@ -549,8 +548,7 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 		*doc = NULL;
 	if ((rc = engine_start(&e, err, errlen)) != ST_OK)
 		return rc;
-	if (!c->runner) /* a test's stand-in runner runs no process: no machine to measure */
-		facts_record(e.doc, "start", 1);
+	benchdoc_facts(c, e.doc, "start", 1);
 	while (!(status = stop_before(&e))) {
 		rc = run_round(&e, &fatal, err, errlen);
 		if (rc < 0)
@@ -565,8 +563,7 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 			break;
 	}
 	benchdoc_set_string(e.doc, "status", status);
-	if (!c->runner)
-		facts_record(e.doc, "end", 0);
+	benchdoc_facts(c, e.doc, "end", 0);
 	if (c->gate && strcmp(status, "interrupted") != 0 && strcmp(status, "aborted") != 0 &&
 	    engine_gate_final(&e, err, errlen) < 0)
 		return abort_bench(&e, ST_USAGE, err, errlen);

@@ -71,6 +71,8 @@ struct bench_workload {
 
 struct runner_spec;
 struct runner_result;
+struct telemetry_sample;
+struct facts;
 struct cmp_row;
 
 /* Adaptive allocation (benchalloc.c; docs/methodology.md, "Adaptive allocation"): after every
@@ -120,6 +122,16 @@ struct bench_runner {
 	           size_t errlen);
 	/* A monotonic clock in nanoseconds (round times, --budget, progress). */
 	int64_t (*now_ns)(void *ctx);
+	/* What the machine was doing around a run, as telemetry_sample (front/proc/proc.h) fills
+	 * it; NULL: telemetry_sample. */
+	void (*telemetry)(void *ctx, struct telemetry_sample *t);
+	/* The document's machine object (the caller of bench_run owns nothing of it), as
+	 * fingerprint_json builds it; NULL: fingerprint_json. */
+	cJSON *(*machine)(void *ctx);
+	/* The machine's facts at the bench's start and end (when: "start", "end"), as facts_measure
+	 * (front/proc/proc.h) measures them; NULL: none recorded (a fake runs no process on this
+	 * machine). Only with a runner given: bench_real_runner measures them. */
+	void (*facts)(void *ctx, const char *when, struct facts *f);
 };
 
 extern const struct bench_runner bench_real_runner;

@@ -245,6 +245,11 @@ cJSON *facts_json(const struct facts *f)
 
 void facts_record(cJSON *doc, const char *when, int keep)
 {
+	facts_put(doc, when, keep, NULL);
+}
+
+void facts_put(cJSON *doc, const char *when, int keep, const struct facts *given)
+{
 	cJSON *all = cJSON_GetObjectItemCaseSensitive(doc, "facts"), *one;
 	struct facts f;
 
@@ -255,7 +260,10 @@ void facts_record(cJSON *doc, const char *when, int keep)
 	}
 	if (keep && cJSON_GetObjectItemCaseSensitive(all, when))
 		return;
-	facts_measure(&f, FACTS_TRIALS);
+	if (given)
+		f = *given;
+	else
+		facts_measure(&f, FACTS_TRIALS);
 	if (!(one = facts_json(&f)))
 		return;
 	if (cJSON_GetObjectItemCaseSensitive(all, when))

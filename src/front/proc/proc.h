@@ -272,6 +272,8 @@ cJSON *facts_json(const struct facts *f);
  * keep: leaves a member already there (a resumed bench's start). Nothing is recorded when memory
  * runs out. */
 void facts_record(cJSON *doc, const char *when, int keep);
+/* As facts_record with the facts given (NULL: measured now). */
+void facts_put(cJSON *doc, const char *when, int keep, const struct facts *f);
 
 /* Probe records (probelog.c, probeimg.c, probesum.c, probejudge.c): records of build/liballocab-probe.so (src/preload/probe.c) for one run: reading
  * the per-run record file, judging whether every process the run started ran on the expected

@@ -191,8 +191,9 @@ static void rf_mutations(const char *path)
 }
 
 /* The fixtures, written by `bash SCRIPT DIR`: this test's own (small, warm-up rounds, a failed
- * one), then every distinct `mkbench FILE ARGS` of tests/e2e/e2e_*.sh, into DIR/fN.json with their
- * arguments in DIR/fN.args. */
+ * one), then every distinct `mkbench FILE ARGS` of tests/e2e/e2e_*.sh (the production writer's
+ * allocab-bench/2 files), each as its allocab-bench/1 document (lib.sh's onedoc), into DIR/fN.json
+ * with their arguments in DIR/fN.args. */
 static const char mkbench_all[] =
     "set -e; . tests/e2e/lib.sh; n=0\n"
     "{ echo 'arms=system=1,mimalloc=0.8 rounds=1 warmup=2 wls=parquet_load reps=4 "
@@ -200,7 +201,8 @@ static const char mkbench_all[] =
     "  grep -hE '^[[:space:]]*mkbench ' tests/e2e/e2e_*.sh | awk '{$1 = \"\"; $2 = \"\"; print}' |"
     " sort -u; } |\n"
     "while read -r args; do\n"
-    "  mkbench \"$1/f$n.json\" $args\n"
+    "  mkbench \"$1/f$n.jsonl\" $args\n"
+    "  onedoc \"$1/f$n.jsonl\" \"$1/f$n.json\"; rm -f \"$1/f$n.jsonl\"\n"
     "  echo \"$args\" >\"$1/f$n.args\"\n"
     "  n=$((n + 1))\n"
     "done\n";
