@@ -188,7 +188,7 @@ fake system "$rec \"system\" \"\$2\" 2000000 2000000 \"\$*\"" "$D" '["baseline"]
 fake fast "$rec \"fast\" \"\$2\" 1000000 1000000 \"\$*\""
 fake liar 'echo "allocab-liar: allocator: malloc is served by libc.so.6" >&2; exit 4'
 fake junk 'echo hello'
-fake picky 'echo "allocab-picky: --param n: 0 is out of range 1..9" >&2; exit 2' "$TMP/picky"
+fake picky 'echo "allocab-picky: --param n: 0 is out of range [1, 9]" >&2; exit 2' "$TMP/picky"
 fake system "$rec \"system\" \"\$2\" 2000000 2000000 \"\$*\"" "$TMP/picky" '["baseline"]'
 fake system_slow "$rec \"system_slow\" \"\$2\" 1 1 \"\$*\"" "$D" '["calibration"]'
 
