@@ -32,11 +32,20 @@ static int has_range(const struct opt *o)
 	return o->lo != 0 || o->hi != 0;
 }
 
+/* An OPT_T_I64 bound: a double of 2^63 or more (INT64_MAX as a double) is INT64_MAX, likewise
+ * below; a cast would overflow. */
+static int64_t i64_bound(double x)
+{
+	if (x >= 0x1p63)
+		return INT64_MAX;
+	return x <= -0x1p63 ? INT64_MIN : (int64_t)x;
+}
+
 /* A bound as the user writes it: whole numbers in full, percentages with '%'. */
 static void bound(const struct opt *o, double x, char *buf, size_t len)
 {
 	if (o->type == OPT_T_I64)
-		snprintf(buf, len, "%lld", (long long)x);
+		snprintf(buf, len, "%lld", (long long)i64_bound(x));
 	else if (is_whole(o))
 		snprintf(buf, len, "%llu", (unsigned long long)x);
 	else
@@ -97,9 +106,9 @@ static int store_i64(const struct opt *o, void *dst, const char *name, const cha
 		return errmsg_fail(err, errlen, "%s: '%s' is not %s", name, v,
 		                   bytes ? "a byte count (a whole number, optional k, M or G suffix)"
 		                         : "a whole number");
-	if (over || (has_range(o) && (x < (int64_t)o->lo || x > (int64_t)o->hi ||
-	                              ((o->flags & OPT_OPEN_LO) && x == (int64_t)o->lo) ||
-	                              ((o->flags & OPT_OPEN_HI) && x == (int64_t)o->hi))))
+	if (over || (has_range(o) && (x < i64_bound(o->lo) || x > i64_bound(o->hi) ||
+	                              ((o->flags & OPT_OPEN_LO) && x == i64_bound(o->lo)) ||
+	                              ((o->flags & OPT_OPEN_HI) && x == i64_bound(o->hi)))))
 		return has_range(o) ? out_of_range(o, name, v, err, errlen)
 		                    : errmsg_fail(err, errlen, "%s: %s is too large", name, v);
 	*(int64_t *)dst = x;

@@ -19,11 +19,11 @@ struct s {
 	int mode, quiet, odd;
 	const char **items;
 	size_t nitems;
-	int64_t shift, bytes;
+	int64_t shift, bytes, big;
 };
 
 enum { S_ROUNDS, S_SEED, S_PAD, S_BUDGET, S_MARGIN, S_LEVEL, S_OUT, S_MODE, S_QUIET, S_ITEM,
-       S_ODD, S_FIRST, S_SECOND, S_SHIFT, S_BYTES, S_COUNT };
+       S_ODD, S_FIRST, S_SECOND, S_SHIFT, S_BYTES, S_BIG, S_COUNT };
 
 static const char *const mode_words[] = {"fast", "slow", NULL};
 static const int mode_map[] = {7, 9};
@@ -70,6 +70,8 @@ static const struct opt table[S_COUNT] = {
                  .lo = -50, .hi = 50, OPT_DEF_U(3)},
     [S_BYTES] = {"--bytes", 0, OPT_VALUE | OPT_BYTES, "B", .help = "bytes",
                  OPT_I64(struct s, bytes), .lo = 64, .hi = 1099511627776.0},
+    [S_BIG] = {"--big", 0, OPT_VALUE, "N", .help = "big", OPT_I64(struct s, big), .lo = 0,
+               .hi = (double)INT64_MAX},
 };
 
 static const char *items[8];
@@ -195,6 +197,13 @@ int main(void)
 	refused("--bytes 1099511627777", "--bytes: 1099511627777 is out of range [64, 1099511627776]");
 	refused("--bytes 9007199254740992G",
 	        "--bytes: 9007199254740992G is out of range [64, 1099511627776]");
+	CHECK(run("--big 9223372036854775807", &o, err, sizeof err) == OPT_DONE &&
+	          o.big == INT64_MAX,
+	      "a range up to INT64_MAX (as a double, 2^63) takes INT64_MAX (got '%s')", err);
+	CHECK(run("--big 5", &o, err, sizeof err) == OPT_DONE && o.big == 5,
+	      "a range up to INT64_MAX takes 5 (got '%s')", err);
+	refused("--big 9223372036854775808",
+	        "--big: 9223372036854775808 is out of range [0, 9223372036854775807]");
 	help_is(S_SHIFT, "shift, in [-50, 50] (default: 3)");
 	return CHECK_DONE();
 }

@@ -9,6 +9,7 @@ static const struct wl_param demo_params[] = {
     {"rows", "rows", "rows per group", {100, 1000, 10000}, 1, 1000000, 0},
     {"page_bytes", "bytes", "page size", {4096, 65536, 1048576}, 64, 1LL << 40, 0},
     {"skew", "percent", "signed skew", {0, 0, 0}, -50, 50, 0},
+    {"pid", "pid", "a range up to INT64_MAX", {0, 0, 0}, 0, INT64_MAX, 0},
 };
 static const char *const demo_phases[] = {"decode", "consume", NULL};
 
@@ -41,7 +42,7 @@ static const struct workload demo = {
     .name = "demo",
     .description = "test table",
     .params = demo_params,
-    .nparams = 3,
+    .nparams = 4,
     .phases = demo_phases,
     .footprint = demo_footprint,
     .work = demo_work,
@@ -128,6 +129,12 @@ static void test_param_values(void)
 	CHECK(opts.value[1] == 2LL << 30, "G suffix is 2^30");
 	expect_ok("demo --param page_bytes=1099511627776 --param rows=1000000");
 	CHECK(opts.value[1] == 1LL << 40 && opts.value[0] == 1000000, "range maxima are inclusive");
+	expect_ok("demo --param pid=5");
+	CHECK(opts.value[3] == 5, "a parameter whose maximum is INT64_MAX takes 5");
+	expect_ok("demo --param pid=9223372036854775807");
+	CHECK(opts.value[3] == INT64_MAX, "... and INT64_MAX itself");
+	expect_error("demo --param pid=9223372036854775808",
+	             "--param pid: 9223372036854775808 is out of range [0, 9223372036854775807]");
 }
 
 static void test_errors(void)
@@ -168,9 +175,9 @@ static void test_errors(void)
 	expect_error("demo --param rows", "--param: 'rows' is not KEY=VALUE");
 	expect_error("demo --param =5", "--param: '=5' is not KEY=VALUE");
 	expect_error("demo --param width=5", "--param: demo has no parameter 'width' (known: rows, "
-	                                     "page_bytes, skew)");
+	                                     "page_bytes, skew, pid)");
 	expect_error("demo --param Rows=5", "--param: demo has no parameter 'Rows' (known: rows, "
-	                                    "page_bytes, skew)");
+	                                    "page_bytes, skew, pid)");
 	expect_error("other --param rows=5", "--param: other has no parameter 'rows' (known: )");
 	expect_error("demo --param rows=", "--param rows: empty value");
 	expect_error("demo --param rows=abc", "--param rows: 'abc' is not a whole number");
