@@ -15,16 +15,6 @@ static const struct opt_values reps_values = {reps_words, NULL};
 static const char *const steady_times[] = {"wall", "cpu", NULL};
 static const struct opt_values steady_time_values = {steady_times, NULL};
 
-int params_parse_scale(const char *s, enum wl_scale *out)
-{
-	for (int i = 0; i < WL_SCALE_COUNT; i++)
-		if (strcmp(s, scale_names[i]) == 0) {
-			*out = (enum wl_scale)i;
-			return 0;
-		}
-	return -1;
-}
-
 const char *params_scale_name(enum wl_scale s)
 {
 	return (unsigned)s < WL_SCALE_COUNT ? scale_names[s] : "?";

@@ -58,8 +58,7 @@ int params_parse_run(int argc, char *const *argv, const struct workload *const *
  * driver's options (driver.c). */
 const struct opt *params_run_options(size_t *n);
 
-/* "small" | "default" | "large". Returns 0, or -1 for an unknown name. */
-int params_parse_scale(const char *s, enum wl_scale *out);
+/* "small" | "default" | "large" (the --scale row's words); "?" for another value. */
 const char *params_scale_name(enum wl_scale s);
 
 /* Whether a parameter's value is text (WL_PARAM_STRING). */
