@@ -30,7 +30,8 @@
  * run stops at its first positional argument (p->at) or after "--" (p->i). Messages are
  * one line, without the "allocab: CMD: " prefix: "unknown option '--x'", "--x needs a value",
  * "--x takes no value", "--x is given twice", and from typed rows "--x: 'v' is not a whole
- * number", "--x: 'v' is not a number", "--x: 'v' is not a percentage", "--x: 0 is out of range
+ * number", "--x: 'v' is not a byte count (a whole number, optional k, M or G suffix)",
+ * "--x: 'v' is not a number", "--x: 'v' is not a percentage", "--x: 0 is out of range
  * [1, 100000]" (a bound in parentheses is excluded), "--x: 'v' is not one of a, b, c", "--x: empty
  * value", "--x needs --y" ("needs --y or --z"), "--x cannot be combined with --y" (": WHY" when
  * the row says why). */
@@ -53,6 +54,7 @@ enum opt_flags {
 	OPT_OPEN_LO = 256,  /* the range excludes lo */
 	OPT_OPEN_HI = 512,  /* the range excludes hi */
 	OPT_EMPTY = 1024,   /* an empty string value is accepted */
+	OPT_BYTES = 2048,   /* OPT_T_I64: a byte count, with an optional k, M or G suffix (2^10..) */
 };
 
 /* What a row's value is, and the type of its destination field. */
@@ -68,6 +70,7 @@ enum opt_type {
 	OPT_T_STRING, /* const char *, pointing into argv; not empty unless OPT_EMPTY */
 	OPT_T_ENUM,   /* int: the index of the value in values->words, or map[index] */
 	OPT_T_LIST,   /* const char **, room for argc; appended, the count (size_t) at count */
+	OPT_T_I64,    /* int64_t, a whole number that may be negative (OPT_BYTES: a byte count) */
 };
 
 /* A row's destination: the field's offset + 1 (0: none), with its size checked at compile time. */
@@ -77,6 +80,7 @@ enum opt_type {
 #define OPT_UINT(T, f)   .type = OPT_T_UINT, .dest = OPT_FIELD_(T, f, unsigned)
 #define OPT_U64(T, f)    .type = OPT_T_U64, .dest = OPT_FIELD_(T, f, uint64_t)
 #define OPT_SIZE(T, f)   .type = OPT_T_SIZE, .dest = OPT_FIELD_(T, f, size_t)
+#define OPT_I64(T, f)    .type = OPT_T_I64, .dest = OPT_FIELD_(T, f, int64_t)
 #define OPT_DOUBLE(T, f) .type = OPT_T_DOUBLE, .dest = OPT_FIELD_(T, f, double)
 #define OPT_PCT(T, f)    .type = OPT_T_PCT, .dest = OPT_FIELD_(T, f, double)
 #define OPT_SECONDS(T, f) .type = OPT_T_SECONDS, .dest = OPT_FIELD_(T, f, double)

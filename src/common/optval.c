@@ -32,10 +32,21 @@ static int has_range(const struct opt *o)
 	return o->lo != 0 || o->hi != 0;
 }
 
+/* An OPT_T_I64 bound: a double of 2^63 or more (INT64_MAX as a double) is INT64_MAX, likewise
+ * below; a cast would overflow. */
+static int64_t i64_bound(double x)
+{
+	if (x >= 0x1p63)
+		return INT64_MAX;
+	return x <= -0x1p63 ? INT64_MIN : (int64_t)x;
+}
+
 /* A bound as the user writes it: whole numbers in full, percentages with '%'. */
 static void bound(const struct opt *o, double x, char *buf, size_t len)
 {
-	if (is_whole(o))
+	if (o->type == OPT_T_I64)
+		snprintf(buf, len, "%lld", (long long)i64_bound(x));
+	else if (is_whole(o))
 		snprintf(buf, len, "%llu", (unsigned long long)x);
 	else
 		snprintf(buf, len, "%.10g%s", x, o->type == OPT_T_PCT ? "%" : "");
@@ -80,6 +91,27 @@ static int store_whole(const struct opt *o, void *dst, const char *name, const c
 		*(size_t *)dst = (size_t)u;
 	else
 		*(uint64_t *)dst = u;
+	return 0;
+}
+
+/* A signed whole number, or with OPT_BYTES a byte count; its range compared exactly. */
+static int store_i64(const struct opt *o, void *dst, const char *name, const char *v, char *err,
+                     size_t errlen)
+{
+	int bytes = (o->flags & OPT_BYTES) != 0;
+	int64_t x = 0;
+	int rc = num_parse_i64(v, bytes, &x), over = rc != 0 && errno == ERANGE;
+
+	if (rc != 0 && !over)
+		return errmsg_fail(err, errlen, "%s: '%s' is not %s", name, v,
+		                   bytes ? "a byte count (a whole number, optional k, M or G suffix)"
+		                         : "a whole number");
+	if (over || (has_range(o) && (x < i64_bound(o->lo) || x > i64_bound(o->hi) ||
+	                              ((o->flags & OPT_OPEN_LO) && x == i64_bound(o->lo)) ||
+	                              ((o->flags & OPT_OPEN_HI) && x == i64_bound(o->hi)))))
+		return has_range(o) ? out_of_range(o, name, v, err, errlen)
+		                    : errmsg_fail(err, errlen, "%s: %s is too large", name, v);
+	*(int64_t *)dst = x;
 	return 0;
 }
 
@@ -187,6 +219,8 @@ int opt_store(const struct opt *o, void *settings, const char *v, char *err, siz
 	case OPT_T_U64:
 	case OPT_T_SIZE:
 		return store_whole(o, dst, name, v, err, errlen);
+	case OPT_T_I64:
+		return store_i64(o, dst, name, v, err, errlen);
 	case OPT_T_DOUBLE:
 	case OPT_T_PCT:
 	case OPT_T_SECONDS:
@@ -229,6 +263,8 @@ void opt_defaults(const struct opt *opts, size_t nopts, void *settings)
 			*(size_t *)dst = (size_t)o->def_u;
 		else if (o->type == OPT_T_U64)
 			*(uint64_t *)dst = o->def_u;
+		else if (o->type == OPT_T_I64)
+			*(int64_t *)dst = (int64_t)o->def_u;
 		else if (o->type == OPT_T_DOUBLE || o->type == OPT_T_PCT || o->type == OPT_T_SECONDS)
 			*(double *)dst = o->def_d;
 		else if (o->type == OPT_T_STRING)
@@ -297,6 +333,8 @@ static void default_value(const struct opt *o, char *buf, size_t len)
 		snprintf(buf, len, "%s", o->def_s ? o->def_s : "");
 	else if (is_whole(o))
 		snprintf(buf, len, "%llu", (unsigned long long)o->def_u);
+	else if (o->type == OPT_T_I64)
+		snprintf(buf, len, "%lld", (long long)(int64_t)o->def_u);
 	else if (o->type == OPT_T_DOUBLE || o->type == OPT_T_PCT || o->type == OPT_T_SECONDS)
 		snprintf(buf, len, "%g%s", o->def_d, o->type == OPT_T_PCT ? "%" : "");
 }

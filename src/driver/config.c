@@ -2,7 +2,7 @@
  * read-back and JSON (docs/tuning.md). */
 #include "driver/config.h"
 #include "common/errmsg.h"
-#include "common/numparse.h"
+#include "common/opt.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -95,31 +95,40 @@ void config_format(const struct backend_option *o, int64_t v, char *buf, size_t 
 	snprintf(buf, len, "%lld", (long long)v);
 }
 
+/* v read by a row made from the option (name "--config KEY", its type and range: common/opt.h), so
+ * it gets the rows' messages; then the option's alignment. */
 static int parse_value(const struct backend_option *o, const char *v, int64_t *out, char *err,
                        size_t errlen)
 {
-	char lo[32], hi[32], names[512];
+	char name[64], buf[sizeof o->choices];
+	const char *words[sizeof o->choices / 2 + 1];
+	struct opt_values values = {words, NULL};
+	struct opt row = {.name = name};
+	size_t n = 0;
+	int idx;
 
+	snprintf(name, sizeof name, "--config %s", o->name);
 	if (o->type == BACKEND_OPT_ENUM) {
-		if ((*out = backend_choice_index(o, v)) >= 0)
-			return 0;
-		join_choices(o, names, sizeof names);
-		return errmsg_fail(err, errlen, "--config %s: '%s' is not one of %s", o->name, v,
-		                   names);
+		snprintf(buf, sizeof buf, "%s", o->choices);
+		for (char *w = buf, *save = NULL; (w = strtok_r(w, ",", &save)); w = NULL)
+			words[n++] = w;
+		words[n] = NULL;
+		row.type = OPT_T_ENUM;
+		row.values = &values;
+		if (opt_value(&row, v, &idx, err, errlen) != 0)
+			return -1;
+		*out = idx;
+		return 0;
 	}
-	config_format(o, o->min, lo, sizeof lo);
-	config_format(o, o->max, hi, sizeof hi);
-	if (num_parse_i64(v, o->type == BACKEND_OPT_BYTES, out) != 0 || *out < o->min ||
-	    *out > o->max)
-		return errmsg_fail(err, errlen, "--config %s '%s': want %s from %s to %s", o->name,
-		                   v,
-		                   o->type == BACKEND_OPT_BYTES
-		                       ? "a byte count (a whole number, optional k/M/G suffix)"
-		                       : "a whole number",
-		                   lo, hi);
+	row.type = OPT_T_I64;
+	row.flags = o->type == BACKEND_OPT_BYTES ? OPT_BYTES : 0;
+	row.lo = (double)o->min;
+	row.hi = (double)o->max;
+	if (opt_value(&row, v, out, err, errlen) != 0)
+		return -1;
 	if (o->align > 1 && *out % o->align != 0)
-		return errmsg_fail(err, errlen, "--config %s: '%s' is not a multiple of %lld",
-		                   o->name, v, (long long)o->align);
+		return errmsg_fail(err, errlen, "--config %s: %s is not a multiple of %lld", o->name,
+		                   v, (long long)o->align);
 	return 0;
 }
 
@@ -139,7 +148,7 @@ int config_add(struct config *c, const char *kv, char *err, size_t errlen)
 	}
 	for (size_t i = 0; i < c->n; i++)
 		if (c->set[i].opt == o)
-			return errmsg_fail(err, errlen, "--config %s: given twice", o->name);
+			return errmsg_fail(err, errlen, "--config %s is given twice", o->name);
 	if (c->n == CONFIG_MAX)
 		return errmsg_fail(err, errlen, "--config: more than %d settings", CONFIG_MAX);
 	if (parse_value(o, eq + 1, &v, err, errlen) != 0)
@@ -158,7 +167,7 @@ int config_take_args(struct config *c, int argc, char **argv, char **rest, int *
 
 		if (strcmp(argv[i], "--config") == 0) {
 			if (i + 1 >= argc)
-				return errmsg_fail(err, errlen, "--config: missing value");
+				return errmsg_fail(err, errlen, "--config needs a value");
 			v = argv[++i];
 		} else if (strncmp(argv[i], "--config=", 9) == 0) {
 			v = argv[i] + 9;

@@ -2,11 +2,9 @@
 #include "driver/params.h"
 
 #include "common/errmsg.h"
-#include "common/numparse.h"
 #include "common/opt.h"
 #include "common/steady.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,16 +14,6 @@ static const struct opt_values scale_values = {scale_names, NULL};
 static const struct opt_values reps_values = {reps_words, NULL};
 static const char *const steady_times[] = {"wall", "cpu", NULL};
 static const struct opt_values steady_time_values = {steady_times, NULL};
-
-int params_parse_scale(const char *s, enum wl_scale *out)
-{
-	for (int i = 0; i < WL_SCALE_COUNT; i++)
-		if (strcmp(s, scale_names[i]) == 0) {
-			*out = (enum wl_scale)i;
-			return 0;
-		}
-	return -1;
-}
 
 const char *params_scale_name(enum wl_scale s)
 {
@@ -79,46 +67,71 @@ enum {
 	R_COUNT
 };
 
+#define RO struct run_opts
+
+static int set_reps(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
+
 /* --config is taken out of the arguments before this parser runs (config_take_args, driver.c);
- * its row documents it. */
+ * its row documents it. --param is read in a second pass, once the workload is known. */
 static const struct opt run_options[R_COUNT] = {
     [R_HEADING] = {NULL, 0, 0, NULL, .help = "Options of run (--config also of env)"},
     [R_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT, "KEY=VALUE",
                  .help = "set a workload parameter (see `list`); each KEY at most once; byte "
                          "counts accept a k, M or G suffix (2^10, 2^20, 2^30)"},
-    [R_SCALE] = {"--scale", 0, OPT_VALUE, NULL,
-                 .help = "preset of parameter defaults (default: default)",
-                 .values = &scale_values},
-    [R_SEED] = {"--seed", 0, OPT_VALUE, "N", .help = "workload seed, 0..2^53-1 (default 42)"},
+    [R_SCALE] = {"--scale", 0, OPT_VALUE, NULL, .help = "preset of parameter defaults",
+                 .values = &scale_values, OPT_ENUM(RO, scale), OPT_DEF_U(WL_SCALE_DEFAULT)},
+    [R_SEED] = {"--seed", 0, OPT_VALUE, "N", .help = "workload seed", OPT_U64(RO, seed), .lo = 0,
+                .hi = PARAMS_SEED_MAX, OPT_DEF_U(PARAMS_SEED_DEFAULT)},
     [R_REPS] = {"--reps", 0, OPT_VALUE, "N|auto",
-                .help = "runs in this process: N (1..1000), or auto (default): the first is "
-                        "cold, then runs until the last 3 agree within --steady-tol, or the "
-                        "medians of the last two windows of 3 do (at least 3 more, at most "
-                        "--max-reps in all or 10 s after the cold one); see docs/methodology.md",
-                .values = &reps_values},
-    [R_MAX_REPS] = {"--max-reps", 0, OPT_VALUE, "N",
-                    .help = "cap of --reps auto, 2..1000 (default 20)"},
+                .help = "runs in this process: N fixes the count; auto (docs/methodology.md): "
+                        "the first is cold, then runs until the last 3 agree within "
+                        "--steady-tol, or the medians of the last two windows of 3 do (at least "
+                        "3 more, at most --max-reps in all or 10 s after the cold one)",
+                .values = &reps_values, .type = OPT_T_UINT, .lo = 1, .hi = PARAMS_REPS_MAX,
+                .def_doc = "auto", .set = set_reps},
+    [R_MAX_REPS] = {"--max-reps", 0, OPT_VALUE, "N", .help = "cap of --reps auto",
+                    OPT_UINT(RO, max_reps), .lo = 2, .hi = PARAMS_REPS_MAX,
+                    OPT_DEF_U(STEADY_MAX_REPS)},
     [R_STEADY_TIME] = {"--steady-time", 0, OPT_VALUE, NULL,
-                       .help = "the times the steady-state rule judges: wall (default) or cpu "
-                               "(the process's CPU time of each rep, every thread)",
-                       .values = &steady_time_values},
+                       .help = "the times the steady-state rule judges: wall or cpu (the "
+                               "process's CPU time of each rep, every thread)",
+                       .values = &steady_time_values, OPT_ENUM(RO, steady_cpu), OPT_DEF_U(0)},
     [R_STEADY_TOL] = {"--steady-tol", 0, OPT_VALUE, "P%",
-                      .help = "tolerance of the steady-state rule, 0..100 (default 5%)"},
+                      .help = "tolerance of the steady-state rule", OPT_PCT(RO, steady_tol_pct),
+                      .lo = 0, .hi = 100, OPT_DEF_D(5)},
     [R_OUT] = {"--out", 0, OPT_VALUE | OPT_FILE, "FILE|-",
-               .help = "write the record atomically to FILE (default -: stdout)"},
+               .help = "write the record atomically to FILE (-: stdout)", OPT_STRING(RO, out),
+               OPT_DEF_S("-")},
     [R_CONFIG] = {"--config", 0, OPT_VALUE | OPT_REPEAT, "KEY=VALUE",
                   .help = "set an allocator option (see `list`; docs/tuning.md); repeatable; "
                           "the record says what the allocator reports in force"},
 };
-_Static_assert(PARAMS_SEED_DEFAULT == 42 && PARAMS_REPS_MAX == 1000 && STEADY_MAX_REPS == 20 &&
-                   STEADY_WINDOW == 3 && STEADY_MIN_AFTER == 3 && STEADY_MAX_S == 10.0 &&
-                   STEADY_TOL == 0.05,
-               "update the help of run_options");
+_Static_assert(PARAMS_REPS_MAX == 1000 && STEADY_MAX_REPS == 20 && STEADY_WINDOW == 3 &&
+                   STEADY_MIN_AFTER == 3 && STEADY_MAX_S == 10.0 && STEADY_TOL == 0.05 &&
+                   WL_SCALE_DEFAULT == 1 && WL_SCALE_COUNT == 3,
+               "update the help and defaults of run_options");
 
 const struct opt *params_run_options(size_t *n)
 {
 	*n = R_COUNT;
 	return run_options;
+}
+
+/* --reps N (fixed) or auto: N by the row's type and range. */
+static int set_reps(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)
+{
+	struct run_opts *r = settings;
+	unsigned n;
+
+	if (strcmp(v, reps_words[0]) == 0) {
+		r->reps_mode = PARAMS_REPS_AUTO;
+		return 0;
+	}
+	if (opt_value(o, v, &n, err, errlen) != 0)
+		return -1;
+	r->reps = (int)n;
+	r->reps_mode = PARAMS_REPS_FIXED;
+	return 0;
 }
 
 static void run_parser(struct opt_parser *p, int argc, char *const *argv)
@@ -149,56 +162,7 @@ static int list_params(const struct workload *wl, char *buf, size_t len)
 	return 0;
 }
 
-static int parse_seed(const char *v, uint64_t *out, char *err, size_t errlen)
-{
-	uint64_t n = 0;
-	int rc = num_parse_u64(v, &n);
-
-	if (rc != 0 || n > PARAMS_SEED_MAX)
-		return errmsg_fail(err, errlen, "--seed '%s': want a whole number from 0 to %llu",
-		                   v, (unsigned long long)PARAMS_SEED_MAX);
-	*out = n;
-	return 0;
-}
-
-static int parse_count(const char *opt, const char *v, int lo, int *out, char *err, size_t errlen)
-{
-	int64_t n = 0;
-	int rc = num_parse_i64(v, 0, &n);
-
-	if (rc != 0 || n < lo || n > PARAMS_REPS_MAX)
-		return errmsg_fail(err, errlen,
-		                   "%s '%s': want %sa whole number of repetitions from %d "
-		                   "to %d",
-		                   opt, v, strcmp(opt, "--reps") == 0 ? "auto or " : "", lo,
-		                   PARAMS_REPS_MAX);
-	*out = (int)n;
-	return 0;
-}
-
-/* --reps N (fixed) or auto. */
-static int parse_reps(const char *v, struct run_opts *o, char *err, size_t errlen)
-{
-	if (strcmp(v, reps_words[0]) == 0)
-		return 0;
-	if (parse_count("--reps", v, 1, &o->reps, err, errlen) != 0)
-		return -1;
-	o->reps_mode = PARAMS_REPS_FIXED;
-	return 0;
-}
-
-static int parse_tol(const char *v, double *out, char *err, size_t errlen)
-{
-	double d;
-
-	if (num_parse_double(v, 1, &d) < 0 || !(d >= 0 && d <= 100))
-		return errmsg_fail(
-		    err, errlen, "--steady-tol '%s': want a percentage from 0 to 100, e.g. 5%%", v);
-	*out = d / 100;
-	return 0;
-}
-
-/* First pass: every option but --param, and the WORKLOAD. */
+/* First pass: the rows' defaults and values, and the WORKLOAD; --param is left for later. */
 static int parse_options(int argc, char *const *argv, const char **name, struct run_opts *o,
                          char *err, size_t errlen)
 {
@@ -206,8 +170,9 @@ static int parse_options(int argc, char *const *argv, const char **name, struct 
 	const char *v;
 	int k;
 
+	opt_defaults(run_options, R_COUNT, o);
 	run_parser(&p, argc, argv);
-	while ((k = opt_next(&p, &v, err, errlen)) != OPT_DONE) {
+	while ((k = opt_parse(&p, o, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
 		if (k == OPT_ARG && *name)
@@ -216,42 +181,27 @@ static int parse_options(int argc, char *const *argv, const char **name, struct 
 			                   *name);
 		if (k == OPT_ARG)
 			*name = v;
-		if (k == R_SCALE && params_parse_scale(v, &o->scale) != 0)
-			return errmsg_fail(
-			    err, errlen, "--scale: unknown scale '%s' (small, default, large)", v);
-		if (k == R_SEED && parse_seed(v, &o->seed, err, errlen) != 0)
-			return -1;
-		if (k == R_REPS && parse_reps(v, o, err, errlen) != 0)
-			return -1;
-		if (k == R_MAX_REPS && parse_count("--max-reps", v, 2, &o->reps, err, errlen) != 0)
-			return -1;
-		if (k == R_STEADY_TOL && parse_tol(v, &o->steady_tol, err, errlen) != 0)
-			return -1;
-		if (k == R_STEADY_TIME && strcmp(v, "wall") != 0 && strcmp(v, "cpu") != 0)
-			return errmsg_fail(err, errlen, "--steady-time '%s': want wall or cpu", v);
-		if (k == R_STEADY_TIME)
-			o->steady_cpu = strcmp(v, "cpu") == 0;
-		if (k == R_OUT && *v == '\0')
-			return errmsg_fail(err, errlen,
-			                   "--out: empty file name (use - for stdout)");
-		if (k == R_OUT)
-			o->out = v;
 	}
 	if (o->reps_mode == PARAMS_REPS_FIXED && p.given[R_MAX_REPS])
 		return errmsg_fail(
-		    err, errlen, "--max-reps caps automatic repetitions; --reps N fixes the count");
+		    err, errlen,
+		    "--max-reps cannot be combined with --reps %d: it caps --reps auto", o->reps);
+	if (o->reps_mode == PARAMS_REPS_AUTO)
+		o->reps = (int)o->max_reps;
+	o->steady_tol = o->steady_tol_pct / 100;
 	return 0;
 }
 
+/* KEY=VALUE against the workload's table: the value is read by a row made from its wl_param
+ * (name "--param KEY", its type and range), so it gets the rows' messages. */
 static int set_param(struct run_opts *o, const char *kv, char *err, size_t errlen)
 {
 	const struct workload *wl = o->wl;
 	const char *eq = strchr(kv, '=');
 	const struct wl_param *p = NULL;
 	size_t i, klen;
-	char known[512];
-	int64_t v = 0;
-	int rc;
+	char known[512], name[96];
+	struct opt row = {0};
 
 	if (!eq || eq == kv)
 		return errmsg_fail(err, errlen, "--param: '%s' is not KEY=VALUE", kv);
@@ -268,23 +218,18 @@ static int set_param(struct run_opts *o, const char *kv, char *err, size_t errle
 		                   wl->name, (int)klen, kv, known);
 	}
 	if (o->given[i])
-		return errmsg_fail(err, errlen, "--param %s: given twice", p->name);
-	if (eq[1] == '\0')
-		return errmsg_fail(err, errlen, "--param %s: empty value", p->name);
+		return errmsg_fail(err, errlen, "--param %s is given twice", p->name);
 	o->given[i] = 1;
-	if (params_is_string(p)) {
-		o->str[i] = eq + 1;
-		return 0;
-	}
-	rc = num_parse_i64(eq + 1, params_is_bytes(p), &v);
-	if (rc != 0 || v < p->min || v > p->max)
-		return errmsg_fail(
-		    err, errlen, "--param %s '%s': want %s from %lld to %lld", p->name, eq + 1,
-		    params_is_bytes(p) ? "a byte count (a whole number, optional k/M/G suffix)"
-		                       : "a whole number",
-		    (long long)p->min, (long long)p->max);
-	o->value[i] = v;
-	return 0;
+	snprintf(name, sizeof name, "--param %s", p->name);
+	row.name = name;
+	if (params_is_string(p))
+		return opt_value(&(struct opt){.name = name, .type = OPT_T_STRING}, eq + 1,
+		                 &o->str[i], err, errlen);
+	row.type = OPT_T_I64;
+	row.flags = params_is_bytes(p) ? OPT_BYTES : 0;
+	row.lo = (double)p->min;
+	row.hi = (double)p->max;
+	return opt_value(&row, eq + 1, &o->value[i], err, errlen);
 }
 
 int params_parse_run(int argc, char *const *argv, const struct workload *const *registry,
@@ -296,12 +241,7 @@ int params_parse_run(int argc, char *const *argv, const struct workload *const *
 	int k;
 
 	memset(o, 0, sizeof *o);
-	o->scale = WL_SCALE_DEFAULT;
-	o->seed = PARAMS_SEED_DEFAULT;
 	o->reps_mode = PARAMS_REPS_AUTO;
-	o->reps = STEADY_MAX_REPS;
-	o->steady_tol = STEADY_TOL;
-	o->out = "-";
 	if (parse_options(argc, argv, &name, o, err, errlen) != 0)
 		return -1;
 	if (!name)

@@ -1,6 +1,8 @@
 /* params.h - the driver's `run` command line as plain data: strict parsing and validation of
- * options and workload parameters. No I/O and no exit: every function returns an error with a
- * one-line reason ("--param rows: 0 is out of range 1..4096") that the caller prints. */
+ * options and workload parameters. The options are typed rows of common/opt.h (type, range,
+ * default, destination in struct run_opts); a parameter's value is read by a row made from its
+ * wl_param. No I/O and no exit: every function returns an error with a one-line reason in the
+ * rows' form ("--param rows: 0 is out of range [1, 4096]") that the caller prints. */
 #ifndef ALLOCAB_PARAMS_H
 #define ALLOCAB_PARAMS_H
 
@@ -28,11 +30,13 @@ enum params_reps_mode { PARAMS_REPS_AUTO, PARAMS_REPS_FIXED };
 
 struct run_opts {
 	const struct workload *wl;
-	enum wl_scale scale;
+	enum wl_scale scale; /* an int-sized enum: the --scale row's OPT_ENUM destination */
 	uint64_t seed;
 	enum params_reps_mode reps_mode; /* auto unless --reps N */
 	int reps;          /* fixed: --reps N; auto: the cap, --max-reps (default 20) */
 	double steady_tol; /* --steady-tol P%: the rule's tolerance as a fraction */
+	unsigned max_reps; /* --max-reps, copied into reps with --reps auto */
+	double steady_tol_pct; /* --steady-tol as given, in percent */
 	int steady_cpu;    /* --steady-time cpu: the rule judges the reps' CPU times, not wall */
 	const char *out;   /* "-" is stdout; points into argv */
 	int64_t
@@ -42,10 +46,10 @@ struct run_opts {
 };
 
 /* Parses the arguments that follow "run" (argc/argv exclude "run") against a NULL-terminated
- * registry: one WORKLOAD and the options --param KEY=VALUE, --scale, --seed, --reps N|auto,
- * --max-reps N (2..1000, auto only), --steady-tol P% (0..100), --steady-time wall|cpu, --out,
- * each as "--opt VALUE" or
- * "--opt=VALUE", in any order. Giving an option or a KEY twice is an error.
+ * registry: one WORKLOAD and the options of params_run_options() (--param KEY=VALUE, --scale,
+ * --seed, --reps N|auto, --max-reps N (auto only), --steady-tol P%, --steady-time wall|cpu,
+ * --out), each as "--opt VALUE" or "--opt=VALUE", in any order, their defaults and ranges those
+ * of the rows. Giving an option or a KEY twice is an error.
  * Returns 0 with *o filled, or -1 with the reason in err. *o keeps pointers into argv. */
 int params_parse_run(int argc, char *const *argv, const struct workload *const *registry,
                      struct run_opts *o, char *err, size_t errlen);
@@ -54,8 +58,7 @@ int params_parse_run(int argc, char *const *argv, const struct workload *const *
  * driver's options (driver.c). */
 const struct opt *params_run_options(size_t *n);
 
-/* "small" | "default" | "large". Returns 0, or -1 for an unknown name. */
-int params_parse_scale(const char *s, enum wl_scale *out);
+/* "small" | "default" | "large" (the --scale row's words); "?" for another value. */
 const char *params_scale_name(enum wl_scale s);
 
 /* Whether a parameter's value is text (WL_PARAM_STRING). */

@@ -122,7 +122,7 @@ if [ -e "$BUILD/liballocab-probe.so" ]; then
 	[ $ok_runs = 3 ] && ok "program arms: every run ok and probed" || notok "program arms: every run ok and probed" "$ok_runs of 3"
 	expect_status "program --arm with a bad setting: exit 2" 2 "$A" bench --program true -a system \
 		--arm 'j=jemalloc:narenas=0' --rounds 1 --quiet -o "$TMP/pbad.json"
-	expect_err "program --arm with a bad setting: one line" "bench: --arm j: allocab-jemalloc: --config narenas '0': want a whole number from"
+	expect_err "program --arm with a bad setting: one line" "bench: --arm j: allocab-jemalloc: --config narenas: 0 is out of range \\[1, "
 	expect_status "program --arm of an unknown allocator: exit 2" 2 "$A" bench --program true -a system \
 		--arm 'x=nosuch:a=1' --rounds 1 --quiet -o "$TMP/pbad.json"
 	expect_err "program --arm of an unknown allocator: one line" "bench: --arm x: unknown allocator 'nosuch'"
@@ -139,7 +139,7 @@ bad() {
 	[ ! -e "$TMP/bad.json" ] && ok "$name: nothing written" || notok "$name: nothing written" "$TMP/bad.json exists"
 }
 bad "unknown option" "^allocab: bench: --arm t: allocab-system: --config: system has no option 'nope'" -a mimalloc --arm t=system:nope=1
-bad "out of range" "bench: --arm t: allocab-system: --config mmap_threshold '2G': want a byte count" -a mimalloc --arm t=system:mmap_threshold=2G
+bad "out of range" "bench: --arm t: allocab-system: --config mmap_threshold: 2G is out of range \\[0, 2147483647\\]" -a mimalloc --arm t=system:mmap_threshold=2G
 bad "bad value" "bench: --arm t: allocab-jemalloc: --config thp: 'x' is not one of" -a mimalloc --arm t=jemalloc:thp=x
 bad "unknown backend" "bench: --arm t: unknown allocator 'nosuch'" -a mimalloc --arm t=nosuch:a=1
 bad "no label" "bench: --arm: 'system' is not LABEL=BACKEND" -a mimalloc --arm system

@@ -188,7 +188,7 @@ fake system "$rec \"system\" \"\$2\" 2000000 2000000 \"\$*\"" "$D" '["baseline"]
 fake fast "$rec \"fast\" \"\$2\" 1000000 1000000 \"\$*\""
 fake liar 'echo "allocab-liar: allocator: malloc is served by libc.so.6" >&2; exit 4'
 fake junk 'echo hello'
-fake picky 'echo "allocab-picky: --param n: 0 is out of range 1..9" >&2; exit 2' "$TMP/picky"
+fake picky 'echo "allocab-picky: --param n: 0 is out of range [1, 9]" >&2; exit 2' "$TMP/picky"
 fake system "$rec \"system\" \"\$2\" 2000000 2000000 \"\$*\"" "$TMP/picky" '["baseline"]'
 fake system_slow "$rec \"system_slow\" \"\$2\" 1 1 \"\$*\"" "$D" '["calibration"]'
 
@@ -289,8 +289,9 @@ bad "results dir is a file" 1 "cannot create $TMP/afile/sub" --cmd a=true --cmd 
 
 # ---- the rounds rule (docs/methodology.md, "Multiplicity") ----
 # --allocation none: adaptive allocation may stop an A/A bench of `true` early, when its sequential
-# interval decides equivalence (one CI run ended after 8 measured rounds); this checks the rounds
-# rule alone.
+# interval decides (one CI run ended after 8 measured rounds: at round 8 only all 8 log ratios of
+# one sign decide, a false faster or slower at the rule's error rate; docs/methodology.md,
+# "Adaptive allocation"); this checks the rounds rule alone.
 expect_status "rule: default rounds for one comparison" 0 "$A" bench --cmd a=true --cmd b=true --allocation none --quiet -o "$TMP/rule1.json"
 jeq "rule: 1 comparison, no --rounds: max(10, 6 + 3) = 10 measured rounds (+1 warm-up)" "$TMP/rule1.json" rounds.# 11
 if [ -s "$TMP/err" ]; then notok "rule: no warning without --rounds" "$(head -c 300 "$TMP/err")"; else ok "rule: no warning without --rounds"; fi

@@ -114,14 +114,14 @@ bad() {
 }
 S=$BUILD/allocab-system
 bad "unknown key" "system has no option 'nope' \(known: mmap_threshold" "$S" run $W --config nope=1
-bad "bad value" "mmap_threshold 'abc': want a byte count" "$S" run $W --config mmap_threshold=abc
-bad "out of range" "mmap_threshold '2G': want a byte count .* from 0 to 2147483647" "$S" run $W --config mmap_threshold=2G
+bad "bad value" "mmap_threshold: 'abc' is not a byte count" "$S" run $W --config mmap_threshold=abc
+bad "out of range" "mmap_threshold: 2G is out of range \\[0, 2147483647\\]" "$S" run $W --config mmap_threshold=2G
 bad "not KEY=VALUE" "'mmap_threshold' is not KEY=VALUE" "$S" run $W --config mmap_threshold
-bad "given twice" "tcache_count: given twice" "$S" run $W --config tcache_count=1 --config tcache_count=2
+bad "given twice" "config tcache_count is given twice" "$S" run $W --config tcache_count=1 --config tcache_count=2
 bad "enum value" "thp: 'bogus' is not one of default, always, never" "$BUILD/allocab-jemalloc" run $W --config thp=bogus
-bad "not a multiple" "reserve_os_memory: '1000' is not a multiple of 1024" "$BUILD/allocab-mimalloc" run $W --config reserve_os_memory=1000
+bad "not a multiple" "reserve_os_memory: 1000 is not a multiple of 1024" "$BUILD/allocab-mimalloc" run $W --config reserve_os_memory=1000
 bad "env: bad key" "jemalloc has no option 'nope'" "$BUILD/allocab-jemalloc" env --config nope=1
-bad "missing value" "config: missing value" "$S" run $W --config
+bad "missing value" "config needs a value" "$S" run $W --config
 
 # --- what is not in force is unverified: exit 4, the record says why ---------------------------
 # jemalloc raises narenas to the CPU count when percpu_arena is on (one arena per CPU).

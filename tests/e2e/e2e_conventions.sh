@@ -48,6 +48,25 @@ sed -i 's/^# count: 2$/# count: 3/' "$TMP/x/scripts/allow/exports.txt"
 (cd "$TMP/x" && scripts/check_exports.sh build) >"$TMP/out" 2>&1
 [ $? = 1 ] && grep -q 'its count line says 3, it lists 2 symbols' "$TMP/out" &&
 	ok "exports: a count line that disagrees with the list fails" || notok "exports: count" "$(cat "$TMP/out")"
+# A stale object: its source was deleted, its .o is still in the build directory (until make
+# clean). It is not judged, in the planted tree and in a copy of this tree's objects.
+printf 'int ex_stale(void) { return 3; }\n' >"$TMP/x/src/gone.c"
+cc -c -o "$TMP/x/build/src/gone.o" "$TMP/x/src/gone.c"
+rm "$TMP/x/src/gone.c"
+sed -i 's/^# count: 3$/# count: 2/' "$TMP/x/scripts/allow/exports.txt"
+(cd "$TMP/x" && scripts/check_exports.sh build) >"$TMP/out" 2>&1
+rc=$?
+[ $rc = 0 ] && ! grep -q 'ex_stale' "$TMP/out" &&
+	ok "exports: the object of a deleted source is not judged" || notok "exports: stale object" "exit $rc: $(cat "$TMP/out")"
+mkdir -p "$TMP/objs"
+cp -r "$BUILD/src" "$BUILD/workloads" "$BUILD/allocators" "$TMP/objs/" 2>/dev/null
+printf 'int ex_stale_here(void) { return 4; }\n' >"$TMP/stale_here.c"
+cc -c -o "$TMP/objs/src/common/stale_here.o" "$TMP/stale_here.c"
+scripts/check_exports.sh "$TMP/objs" >"$TMP/out" 2>&1
+rc=$?
+[ $rc = 0 ] && ! grep -q 'stale_here' "$TMP/out" &&
+	ok "exports: a stale object planted in a copy of the build directory is not reported" ||
+	notok "exports: stale object in the build copy" "exit $rc: $(grep -v '^# note' "$TMP/out" | head -c 600)"
 
 tree s
 seq 601 | sed 's|^|// |' >"$TMP/s/src/big.c"

@@ -173,6 +173,13 @@ done
 settled=$("$JGET" "$f" regimes.settled)
 { [ "$settled" = true ] || { [ "$settled" = false ] && [ "$n" = 20 ]; }; } || p+=" regimes.settled=$settled"
 if [ -z "$p" ]; then ok "$b0: reps auto: cold, $((n - 4)) warm-up, 3 steady, settled $settled"; else notok "$b0: reps auto record" "$p"; fi
+# the defaults of the rows of run's options (--seed 42, --max-reps 20, --steady-tol 5%, wall)
+if [ "$("$JGET" "$f" workload.seed)" = 42 ] && [ "$("$JGET" "$f" regimes.rule.max_reps)" = 20 ] &&
+	awk -v t="$("$JGET" "$f" regimes.rule.tolerance)" 'BEGIN { exit !(t == 0.05) }' && [ "$("$JGET" "$f" regimes.rule.time)" = wall ]; then
+	ok "$b0: the rows' defaults are applied: seed 42, max_reps 20, tolerance 0.05, wall"
+else
+	notok "$b0: the rows' defaults are applied" "$(head -c 300 "$f")"
+fi
 # tolerance 0: three distinct times never agree, and 4 reps are too few for two windows
 expect_status "$b0: run --max-reps 4 --steady-tol 0 exits 0" 0 \
 	"$d0" run checkpoint_write --scale small --max-reps 4 --steady-tol 0 --out "$f"
@@ -227,14 +234,18 @@ bad "unknown command" 2 "unknown command 'frobnicate'" frobnicate
 bad "run without workload" 2 "run: missing WORKLOAD" run
 bad "unknown workload" 2 "run: unknown workload 'nope' \(known: .*$w0" run nope
 bad "unknown option" 2 "run: unknown option '--fast'" run "$w0" --fast
-bad "unknown scale" 2 "--scale: unknown scale 'huge'" run "$w0" --scale huge
+bad "unknown scale" 2 "--scale: 'huge' is not one of small, default, large \\(see --help\\)$" run "$w0" --scale huge
 bad "unknown parameter" 2 "--param: $w0 has no parameter 'nope' \(known: " run "$w0" --param nope=1
 bad "parameter without =" 2 "--param: 'rows' is not KEY=VALUE" run "$w0" --param rows
-bad "non-numeric seed" 2 "--seed 'abc': want a whole number from 0 to 9007199254740991" run "$w0" --seed abc
-bad "negative seed" 2 "--seed '-1': want a whole number from 0" run "$w0" --seed -1
-bad "zero reps" 2 "--reps '0': want auto or a whole number of repetitions from 1 to 1000" run "$w0" --reps 0
-bad "non-numeric reps" 2 "--reps '2x': want auto or a whole number of repetitions" run "$w0" --reps 2x
-bad "--max-reps with --reps N" 2 "--max-reps caps automatic repetitions" run "$w0" --reps 2 --max-reps 5
+bad "non-numeric seed" 2 "--seed: 'abc' is not a whole number" run "$w0" --seed abc
+bad "negative seed" 2 "--seed: '-1' is not a whole number" run "$w0" --seed -1
+bad "seed out of range" 2 "--seed: 9007199254740992 is out of range \\[0, 9007199254740991\\]" run "$w0" --seed 9007199254740992
+bad "missing value" 2 "run: --seed needs a value" run "$w0" --seed
+bad "zero reps" 2 "--reps: 0 is out of range \\[1, 1000\\]" run "$w0" --reps 0
+bad "non-numeric reps" 2 "--reps: '2x' is not a whole number" run "$w0" --reps 2x
+bad "steady-tol out of range" 2 "--steady-tol: 101 is out of range \\[0%, 100%\\]" run "$w0" --steady-tol 101
+bad "steady-time not a word of its row" 2 "--steady-time: 'gpu' is not one of wall, cpu" run "$w0" --steady-time gpu
+bad "--max-reps with --reps N" 2 "--max-reps cannot be combined with --reps 2: it caps --reps auto" run "$w0" --reps 2 --max-reps 5
 bad "list with junk" 2 "list: unexpected argument 'x'" list x
 bad "list: the bad argument is named, not --json" 2 "list: unexpected argument 'x'" list x --json
 bad "info: the bad argument is named after --json" 2 "info: unexpected argument 'y'" info --json y
@@ -251,16 +262,16 @@ for ((i = 0; i < nw; i++)); do
 	fi
 done
 if [ -n "$pw" ]; then
-	bad "non-numeric parameter" 2 "--param $pn 'abc': want a " run "$pw" --param "$pn=abc"
-	bad "parameter with junk" 2 "--param $pn '12x': want a " run "$pw" --param "$pn=12x"
+	bad "non-numeric parameter" 2 "--param $pn: 'abc' is not a " run "$pw" --param "$pn=abc"
+	bad "parameter with junk" 2 "--param $pn: '12x' is not a " run "$pw" --param "$pn=12x"
 	bad "empty parameter" 2 "--param $pn: empty value" run "$pw" --param "$pn="
-	bad "parameter above range" 2 "--param $pn '$((pmax + 1))': want .* from $pmin to $pmax" \
+	bad "parameter above range" 2 "--param $pn: $((pmax + 1)) is out of range \\[$pmin, $pmax\\]" \
 		run "$pw" --param "$pn=$((pmax + 1))"
-	bad "parameter overflow" 2 "--param $pn '99999999999999999999999': want " \
+	bad "parameter overflow" 2 "--param $pn: 99999999999999999999999 is out of range " \
 		run "$pw" --param "$pn=99999999999999999999999"
-	bad "parameter twice" 2 "--param $pn: given twice" run "$pw" --param "$pn=$pmin" --param "$pn=$pmin"
+	bad "parameter twice" 2 "--param $pn is given twice" run "$pw" --param "$pn=$pmin" --param "$pn=$pmin"
 	if [ "$pmin" -gt 0 ]; then
-		bad "zero parameter" 2 "--param $pn '0': want .* from $pmin to $pmax" run "$pw" --param "$pn=0"
+		bad "zero parameter" 2 "--param $pn: 0 is out of range \\[$pmin, $pmax\\]" run "$pw" --param "$pn=0"
 	fi
 else
 	notok "a workload parameter to test values on" "no workload has parameters"

@@ -25,7 +25,7 @@ bad "checkpoint_write 1000 checkpoints x 1000 reps (about 11 h)" \
 	"checkpoint_write: these parameters with --reps 1000 are about .*x $work" \
 	checkpoint_write --param checkpoints=1000 --reps 1000
 bad "batch_prep 1000 epochs" "batch_prep: .*$work" batch_prep --param epochs=1000 --param rows=1048576
-bad "feature_extract chunk_rows=1 (timer cost)" "--param chunk_rows '1': want a whole number from 1024 to" \
+bad "feature_extract chunk_rows=1 (timer cost)" "--param chunk_rows: 1 is out of range \\[1024, " \
 	feature_extract --param chunk_rows=1
 
 # Memory: every buffer counted, and at most half of physical memory (the rest for the system, the

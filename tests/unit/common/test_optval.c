@@ -19,10 +19,11 @@ struct s {
 	int mode, quiet, odd;
 	const char **items;
 	size_t nitems;
+	int64_t shift, bytes, big;
 };
 
 enum { S_ROUNDS, S_SEED, S_PAD, S_BUDGET, S_MARGIN, S_LEVEL, S_OUT, S_MODE, S_QUIET, S_ITEM,
-       S_ODD, S_FIRST, S_SECOND, S_COUNT };
+       S_ODD, S_FIRST, S_SECOND, S_SHIFT, S_BYTES, S_BIG, S_COUNT };
 
 static const char *const mode_words[] = {"fast", "slow", NULL};
 static const int mode_map[] = {7, 9};
@@ -65,6 +66,12 @@ static const struct opt table[S_COUNT] = {
                .set = set_odd},
     [S_FIRST] = {"--first", 0, 0, NULL, .help = "first", .needs = OPT_ROWS(S_SECOND, S_QUIET)},
     [S_SECOND] = {"--second", 0, 0, NULL, .help = "second"},
+    [S_SHIFT] = {"--shift", 0, OPT_VALUE, "N", .help = "shift", OPT_I64(struct s, shift),
+                 .lo = -50, .hi = 50, OPT_DEF_U(3)},
+    [S_BYTES] = {"--bytes", 0, OPT_VALUE | OPT_BYTES, "B", .help = "bytes",
+                 OPT_I64(struct s, bytes), .lo = 64, .hi = 1099511627776.0},
+    [S_BIG] = {"--big", 0, OPT_VALUE, "N", .help = "big", OPT_I64(struct s, big), .lo = 0,
+               .hi = (double)INT64_MAX},
 };
 
 static const char *items[8];
@@ -172,5 +179,31 @@ int main(void)
 	help_is(S_OUT, "output (default: a.json)");
 	help_is(S_MODE, "the mode (default: slow), one of:");
 	help_is(S_QUIET, "quiet");
+
+	CHECK(run("", &o, err, sizeof err) == OPT_DONE && o.shift == 3 && o.bytes == 0,
+	      "a signed row's default from the row (got %lld)", (long long)o.shift);
+	CHECK(run("--shift -50 --bytes 3M", &o, err, sizeof err) == OPT_DONE && o.shift == -50 &&
+	          o.bytes == 3 << 20,
+	      "a negative whole number and a byte count with a suffix (got '%s')", err);
+	CHECK(run("--bytes 1099511627776", &o, err, sizeof err) == OPT_DONE &&
+	          o.bytes == 1LL << 40,
+	      "a signed row's upper bound is inclusive and exact (got '%s')", err);
+	refused("--shift 51", "--shift: 51 is out of range [-50, 50]");
+	refused("--shift -51", "--shift: -51 is out of range [-50, 50]");
+	refused("--shift 1k", "--shift: '1k' is not a whole number");
+	refused("--shift -", "--shift: '-' is not a whole number");
+	refused("--bytes 1T", "--bytes: '1T' is not a byte count (a whole number, optional k, M or G "
+	                      "suffix)");
+	refused("--bytes 1099511627777", "--bytes: 1099511627777 is out of range [64, 1099511627776]");
+	refused("--bytes 9007199254740992G",
+	        "--bytes: 9007199254740992G is out of range [64, 1099511627776]");
+	CHECK(run("--big 9223372036854775807", &o, err, sizeof err) == OPT_DONE &&
+	          o.big == INT64_MAX,
+	      "a range up to INT64_MAX (as a double, 2^63) takes INT64_MAX (got '%s')", err);
+	CHECK(run("--big 5", &o, err, sizeof err) == OPT_DONE && o.big == 5,
+	      "a range up to INT64_MAX takes 5 (got '%s')", err);
+	refused("--big 9223372036854775808",
+	        "--big: 9223372036854775808 is out of range [0, 9223372036854775807]");
+	help_is(S_SHIFT, "shift, in [-50, 50] (default: 3)");
 	return CHECK_DONE();
 }

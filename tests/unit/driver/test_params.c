@@ -9,6 +9,7 @@ static const struct wl_param demo_params[] = {
     {"rows", "rows", "rows per group", {100, 1000, 10000}, 1, 1000000, 0},
     {"page_bytes", "bytes", "page size", {4096, 65536, 1048576}, 64, 1LL << 40, 0},
     {"skew", "percent", "signed skew", {0, 0, 0}, -50, 50, 0},
+    {"pid", "pid", "a range up to INT64_MAX", {0, 0, 0}, 0, INT64_MAX, 0},
 };
 static const char *const demo_phases[] = {"decode", "consume", NULL};
 
@@ -41,7 +42,7 @@ static const struct workload demo = {
     .name = "demo",
     .description = "test table",
     .params = demo_params,
-    .nparams = 3,
+    .nparams = 4,
     .phases = demo_phases,
     .footprint = demo_footprint,
     .work = demo_work,
@@ -128,6 +129,12 @@ static void test_param_values(void)
 	CHECK(opts.value[1] == 2LL << 30, "G suffix is 2^30");
 	expect_ok("demo --param page_bytes=1099511627776 --param rows=1000000");
 	CHECK(opts.value[1] == 1LL << 40 && opts.value[0] == 1000000, "range maxima are inclusive");
+	expect_ok("demo --param pid=5");
+	CHECK(opts.value[3] == 5, "a parameter whose maximum is INT64_MAX takes 5");
+	expect_ok("demo --param pid=9223372036854775807");
+	CHECK(opts.value[3] == INT64_MAX, "... and INT64_MAX itself");
+	expect_error("demo --param pid=9223372036854775808",
+	             "--param pid: 9223372036854775808 is out of range [0, 9223372036854775807]");
 }
 
 static void test_errors(void)
@@ -140,84 +147,61 @@ static void test_errors(void)
 	expect_error("demo --params=x", "run: unknown option '--params=x'");
 	expect_error("demo --seed", "run: --seed needs a value");
 	expect_error("demo --param", "run: --param needs a value");
-	expect_error("demo --scale huge", "--scale: unknown scale 'huge' (small, default, large)");
-	expect_error("demo --scale ''", "--scale: unknown scale '' (small, default, large)");
+	expect_error("demo --scale huge", "--scale: 'huge' is not one of small, default, large");
+	expect_error("demo --scale ''", "--scale: empty value");
 	expect_error("demo --scale small --scale large", "run: --scale is given twice");
-	expect_error("demo --seed x", "--seed 'x': want a whole number from 0 to 9007199254740991");
-	expect_error("demo --seed ''", "--seed '': want a whole number from 0 to 9007199254740991");
-	expect_error("demo --seed -1",
-	             "--seed '-1': want a whole number from 0 to 9007199254740991");
-	expect_error("demo --seed 1.5",
-	             "--seed '1.5': want a whole number from 0 to 9007199254740991");
+	expect_error("demo --seed x", "--seed: 'x' is not a whole number");
+	expect_error("demo --seed ''", "--seed: empty value");
+	expect_error("demo --seed -1", "--seed: '-1' is not a whole number");
+	expect_error("demo --seed 1.5", "--seed: '1.5' is not a whole number");
 	expect_error("demo --seed 9007199254740992",
-	             "--seed '9007199254740992': want a whole number from 0 to 9007199254740991");
-	expect_error(
-	    "demo --seed 18446744073709551616",
-	    "--seed '18446744073709551616': want a whole number from 0 to 9007199254740991");
-	expect_error("demo --reps 0",
-	             "--reps '0': want auto or a whole number of repetitions from 1 to 1000");
-	expect_error("demo --reps 1001",
-	             "--reps '1001': want auto or a whole number of repetitions from 1 to 1000");
-	expect_error("demo --reps -2",
-	             "--reps '-2': want auto or a whole number of repetitions from 1 to 1000");
-	expect_error("demo --reps 2x",
-	             "--reps '2x': want auto or a whole number of repetitions from 1 to 1000");
-	expect_error("demo --reps 1k",
-	             "--reps '1k': want auto or a whole number of repetitions from 1 to 1000");
-	expect_error("demo --max-reps 1",
-	             "--max-reps '1': want a whole number of repetitions from 2 to 1000");
+	             "--seed: 9007199254740992 is out of range [0, 9007199254740991]");
+	expect_error("demo --seed 18446744073709551616",
+	             "--seed: 18446744073709551616 is out of range [0, 9007199254740991]");
+	expect_error("demo --reps 0", "--reps: 0 is out of range [1, 1000]");
+	expect_error("demo --reps 1001", "--reps: 1001 is out of range [1, 1000]");
+	expect_error("demo --reps -2", "--reps: '-2' is not a whole number");
+	expect_error("demo --reps 2x", "--reps: '2x' is not a whole number");
+	expect_error("demo --reps 1k", "--reps: '1k' is not a whole number");
+	expect_error("demo --max-reps 1", "--max-reps: 1 is out of range [2, 1000]");
 	expect_error("demo --reps 3 --max-reps 5",
-	             "--max-reps caps automatic repetitions; --reps N fixes the count");
-	expect_error("demo --steady-tol 101", "--steady-tol '101': want a percentage from 0 to "
-	                                      "100, e.g. 5%");
-	expect_error("demo --steady-tol -1", "--steady-tol '-1': want a percentage from 0 to "
-	                                     "100, e.g. 5%");
-	expect_error("demo --steady-time gpu", "--steady-time 'gpu': want wall or cpu");
-	expect_error("demo --out ''", "--out: empty file name (use - for stdout)");
+	             "--max-reps cannot be combined with --reps 3: it caps --reps auto");
+	expect_error("demo --steady-tol 101", "--steady-tol: 101 is out of range [0%, 100%]");
+	expect_error("demo --steady-tol -1",
+	             "--steady-tol: '-1' is not a percentage (5, 5% or 2.5%)");
+	expect_error("demo --steady-time gpu", "--steady-time: 'gpu' is not one of wall, cpu");
+	expect_error("demo --out ''", "--out: empty value");
 	expect_error("demo --out a --out b", "run: --out is given twice");
 	expect_error("demo --param rows", "--param: 'rows' is not KEY=VALUE");
 	expect_error("demo --param =5", "--param: '=5' is not KEY=VALUE");
 	expect_error("demo --param width=5", "--param: demo has no parameter 'width' (known: rows, "
-	                                     "page_bytes, skew)");
+	                                     "page_bytes, skew, pid)");
 	expect_error("demo --param Rows=5", "--param: demo has no parameter 'Rows' (known: rows, "
-	                                    "page_bytes, skew)");
+	                                    "page_bytes, skew, pid)");
 	expect_error("other --param rows=5", "--param: other has no parameter 'rows' (known: )");
 	expect_error("demo --param rows=", "--param rows: empty value");
-	expect_error("demo --param rows=abc",
-	             "--param rows 'abc': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=12x",
-	             "--param rows '12x': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=+5",
-	             "--param rows '+5': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=0x10",
-	             "--param rows '0x10': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=1k",
-	             "--param rows '1k': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=0",
-	             "--param rows '0': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=-1",
-	             "--param rows '-1': want a whole number from 1 to 1000000");
+	expect_error("demo --param rows=abc", "--param rows: 'abc' is not a whole number");
+	expect_error("demo --param rows=12x", "--param rows: '12x' is not a whole number");
+	expect_error("demo --param rows=+5", "--param rows: '+5' is not a whole number");
+	expect_error("demo --param rows=0x10", "--param rows: '0x10' is not a whole number");
+	expect_error("demo --param rows=1k", "--param rows: '1k' is not a whole number");
+	expect_error("demo --param rows=0", "--param rows: 0 is out of range [1, 1000000]");
+	expect_error("demo --param rows=-1", "--param rows: -1 is out of range [1, 1000000]");
 	expect_error("demo --param rows=1000001",
-	             "--param rows '1000001': want a whole number from 1 to 1000000");
-	expect_error(
-	    "demo --param rows=99999999999999999999999",
-	    "--param rows '99999999999999999999999': want a whole number from 1 to 1000000");
-	expect_error("demo --param rows=1 --param rows=2", "--param rows: given twice");
-	expect_error("demo --param page_bytes=1T",
-	             "--param page_bytes '1T': want a byte count (a whole number, optional k/M/G "
-	             "suffix) from 64 to 1099511627776");
-	expect_error("demo --param page_bytes=1kk",
-	             "--param page_bytes '1kk': want a byte count (a whole number, optional k/M/G "
-	             "suffix) from 64 to 1099511627776");
+	             "--param rows: 1000001 is out of range [1, 1000000]");
+	expect_error("demo --param rows=99999999999999999999999",
+	             "--param rows: 99999999999999999999999 is out of range [1, 1000000]");
+	expect_error("demo --param rows=1 --param rows=2", "--param rows is given twice");
+	expect_error("demo --param page_bytes=1T", "--param page_bytes: '1T' is not a byte count "
+	                                           "(a whole number, optional k, M or G suffix)");
+	expect_error("demo --param page_bytes=1kk", "--param page_bytes: '1kk' is not a byte count "
+	                                            "(a whole number, optional k, M or G suffix)");
 	expect_error("demo --param page_bytes=2048G",
-	             "--param page_bytes '2048G': want a byte count (a whole number, optional "
-	             "k/M/G suffix) from 64 to 1099511627776");
+	             "--param page_bytes: 2048G is out of range [64, 1099511627776]");
 	expect_error("demo --param page_bytes=9007199254740992G",
-	             "--param page_bytes '9007199254740992G': want a byte count (a whole number, "
-	             "optional k/M/G suffix) from 64 to 1099511627776");
-	expect_error("demo --param skew=51",
-	             "--param skew '51': want a whole number from -50 to 50");
-	expect_error("demo --param skew=-", "--param skew '-': want a whole number from -50 to 50");
+	             "--param page_bytes: 9007199254740992G is out of range [64, 1099511627776]");
+	expect_error("demo --param skew=51", "--param skew: 51 is out of range [-50, 50]");
+	expect_error("demo --param skew=-", "--param skew: '-' is not a whole number");
 }
 
 static void test_option_values_are_values(void)
@@ -225,6 +209,45 @@ static void test_option_values_are_values(void)
 	expect_ok("demo --out --param");
 	CHECK(strcmp(opts.out, "--param") == 0 && !opts.given[0],
 	      "--out --param: '--param' is the file name, not an option");
+}
+
+/* The options are typed rows: their defaults, ranges and the help come from the table. */
+static void test_rows(void)
+{
+	size_t n, found = 0;
+	const struct opt *rows = params_run_options(&n);
+	char buf[1024];
+
+	expect_ok("demo");
+	CHECK(opts.max_reps == 20 && opts.steady_tol_pct == 5 && opts.steady_cpu == 0 &&
+	          opts.scale == WL_SCALE_DEFAULT,
+	      "the rows' defaults are applied: --max-reps 20, --steady-tol 5%%, wall, default");
+	expect_ok("demo --max-reps 1000 --steady-tol 100");
+	CHECK(opts.reps == 1000 && opts.steady_tol == 1, "the rows' upper bounds are inclusive");
+	expect_error("demo --reps", "run: --reps needs a value");
+	expect_error("demo --reps=", "--reps: empty value");
+	expect_error("demo --max-reps x", "--max-reps: 'x' is not a whole number");
+	expect_error("demo --steady-tol 5% --steady-tol 6", "run: --steady-tol is given twice");
+	expect_error("demo -x", "run: unknown option '-x'");
+	for (size_t i = 0; i < n; i++) {
+		const char *nm = rows[i].name ? rows[i].name : "";
+		const char *h = rows[i].name ? opt_help(&rows[i], buf, sizeof buf) : NULL;
+
+		found += strcmp(nm, "--seed") == 0 || strcmp(nm, "--steady-tol") == 0 ||
+		         strcmp(nm, "--scale") == 0;
+		if (strcmp(nm, "--seed") == 0)
+			CHECK(strcmp(h, "workload seed, in [0, 9007199254740991] (default: "
+			                "42)") == 0,
+			      "--seed's help from its row: '%s'", h);
+		if (strcmp(nm, "--steady-tol") == 0)
+			CHECK(strcmp(h, "tolerance of the steady-state rule, in [0%, 100%] "
+			                "(default: 5%)") == 0,
+			      "--steady-tol's help from its row: '%s'", h);
+		if (strcmp(nm, "--scale") == 0)
+			CHECK(strstr(h, "(default: default)") != NULL,
+			      "--scale's help names its default word: '%s'", h);
+	}
+	CHECK(found == 3, "the rows of --seed, --steady-tol and --scale are in the table");
 }
 
 static void test_format(void)
@@ -324,6 +347,7 @@ int main(void)
 	test_param_values();
 	test_errors();
 	test_option_values_are_values();
+	test_rows();
 	test_format();
 	test_validate();
 	test_validate_input();

@@ -108,6 +108,34 @@ static void test_first_decision(void)
 	CHECK(stats_seq_first_decision(&tiny, 0.05) == 0, "plan of 5: no look can decide");
 }
 
+/* The plan of a default bench of one comparison (10 rounds, first look at --min-rounds 3, share
+ * 0.8): its first look that can decide is round 8, where the interval is the whole range of the
+ * log ratios, so an A/A bench stops there only when all 8 have one sign (faster or slower: a
+ * false decision, 2/2^8 of A/A streams), or all 8 lie within the 2% margin (equivalent). */
+static void test_aa_round8(void)
+{
+	struct stats_seq_plan p = {.planned = 10, .first_look = 3, .share = SEQ_FIRST_SHARE};
+	double same[8] = {0.01, 0.2, 0.05, 0.3, 0.02, 0.15, 0.4, 0.08}, asked, m = log(1.02);
+	double mixed[8] = {0.01, 0.2, 0.05, 0.3, -0.02, 0.15, 0.4, 0.08};
+	double tight[8] = {0.01, -0.01, 0.005, -0.015, 0, 0.012, -0.004, 0.008};
+	struct stats_interval s;
+
+	CHECK(stats_seq_first_decision(&p, 0.05) == 8,
+	      "default plan of one comparison: the first look that can decide is 8 (got %zu)",
+	      stats_seq_first_decision(&p, 0.05));
+	CHECK(stats_seq_interval(same, 7, &p, 0.05, &s, &asked) == 0 && s.level < asked,
+	      "round 7: 7 log ratios of one sign cannot decide");
+	CHECK(stats_seq_interval(same, 8, &p, 0.05, &s, &asked) == 0 && s.level >= asked &&
+	          s.lo == 0.01 && s.hi == 0.4,
+	      "round 8: 8 of one sign decide, the interval their range [%g, %g]", s.lo, s.hi);
+	CHECK(stats_seq_interval(mixed, 8, &p, 0.05, &s, &asked) == 0 && s.level >= asked &&
+	          s.lo < 0 && s.hi > m,
+	      "round 8: one of the other sign keeps 0 and more than 2%% inside: no decision");
+	CHECK(stats_seq_interval(tight, 8, &p, 0.05, &s, &asked) == 0 && s.level >= asked &&
+	          s.lo > -m && s.hi < m,
+	      "round 8: 8 within +-1.5%% decide equivalent within 2%%");
+}
+
 static void test_rank(void)
 {
 	double level;
@@ -187,6 +215,7 @@ int main(void)
 	test_levels();
 	test_power();
 	test_first_decision();
+	test_aa_round8();
 	test_rank();
 	test_interval();
 	test_coverage();
