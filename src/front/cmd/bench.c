@@ -8,6 +8,7 @@
 #include "common/errmsg.h"
 #include "common/optdoc.h"
 #include "common/status.h"
+#include "common/trackmode.h"
 #include "front/cmd/gateopt.h"
 
 #include <dirent.h>
@@ -534,7 +535,8 @@ int bench_main(int argc, char **argv)
 		                           s.stop, &s.list, err, sizeof err);
 	if (rc == 0)
 		rc = bench_setup_probe(&s.c, &o.prog, &s.pp, err, sizeof err);
-	if (rc == 0 && s.c.tracking && strcmp(s.c.tracking, "ptrace") != 0)
+	if (rc == 0 && s.c.tracking &&
+	    !trackmode_has(s.c.tracking, TRACKMODE_EVERY_PROCESS))
 		fprintf(stderr,
 		        "allocab: bench: WARNING: process tracking: %s: processes started past the "
 		        "probe's exec wrappers cannot be seen (docs/programs.md, \"Process "

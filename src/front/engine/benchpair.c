@@ -6,6 +6,7 @@
 #include "front/proc/proc.h"
 #include "common/errmsg.h"
 #include "common/status.h"
+#include "common/trackmode.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +54,8 @@ static void note_tracking(struct engine *e, const cJSON *run)
 	const char *got = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(run, "probe"), "tracking"));
 
-	if (got && doc && strcmp(doc, "ptrace") == 0 && strcmp(got, "ptrace") != 0)
+	if (got && doc && trackmode_has(doc, TRACKMODE_EVERY_PROCESS) &&
+	    !trackmode_has(got, TRACKMODE_EVERY_PROCESS))
 		benchdoc_set_string(config, "process_tracking", got);
 }
 
