@@ -64,7 +64,7 @@ static void note_tracking(struct engine *e, const cJSON *run)
 static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
                         size_t pad, const struct runner_result *r,
                         const struct telemetry_sample tel[2], struct bench_probe_run *pr,
-                        struct phaserun *ph, int *fatal, char *err, size_t errlen)
+                        struct phaserun *ph, enum status *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	const struct arm_kind_ops *k = bench_arm_kind(a);
@@ -102,7 +102,7 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 
 /* One pair (benchengine.h). */
 cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
-                       int *fatal, char *err, size_t errlen)
+                       enum status *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	const struct arm_kind_ops *k = bench_arm_kind(a);
@@ -173,8 +173,8 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 }
 
 /* --duet (benchengine.h). */
-int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs, int *fatal,
-                    char *err, size_t errlen)
+int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs,
+                    enum status *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	char num[2][2][24], **argv[2];
