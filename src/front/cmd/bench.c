@@ -494,7 +494,7 @@ int bench_main(int argc, char **argv)
 	cJSON *doc = NULL;
 	enum status rc;
 
-	if (bench_parse_args(argc, argv, &o, err, sizeof err) != 0) {
+	if (bench_parse_args(argc, argv, 0, &o, err, sizeof err) != 0) {
 		errmsg_print(stderr, "bench", "%s", err);
 		return ST_USAGE;
 	}

@@ -336,8 +336,6 @@ static enum status setup(struct setup *s, const struct copts *o, const struct be
 	    .argc = argc,
 	};
 	bench_plan(bo, &s->c);
-	if (!bo->rounds_set && bo->budget_s <= 0)
-		s->c.rounds = (unsigned)calib_opts[K_ROUNDS].def_u;
 	if ((rc = bench_setup_workloads(&s->c, s->driver, bo->workloads, bo->params, bo->nparams,
 	                                s->stop, &s->list, err, errlen)) != ST_OK ||
 	    !o->duet)
@@ -453,7 +451,8 @@ static enum status run_and_analyse(const struct copts *o, const char *out,
 
 	if (!runs)
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	if (bench_parse_args(o->nfwd, o->fwd, &bo, err, errlen) != 0) {
+	if (bench_parse_args(o->nfwd, o->fwd, (unsigned)calib_opts[K_ROUNDS].def_u, &bo, err,
+	                     errlen) != 0) {
 		free(runs);
 		return ST_USAGE;
 	}
