@@ -5,6 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 
+struct trackmode_row {
+	enum trackmode mode;
+	const char *text; /* the recorded text, or its part before " (WHY)" */
+	int why;          /* 1: the text is followed by " (WHY)", the reason */
+	unsigned flags;   /* TRACKMODE_* */
+};
+
 static const struct trackmode_row modes[] = {
 	{.mode = TRACKMODE_PTRACE, .text = "ptrace", .flags = TRACKMODE_EVERY_PROCESS},
 	{.mode = TRACKMODE_PTRACE_ESCAPES, .text = "ptrace, escapes not excluded", .why = 1},
@@ -46,7 +53,8 @@ static int matches(const struct trackmode_row *r, const char *s)
 	return k >= n + 3 && s[n] == ' ' && s[n + 1] == '(' && s[k - 1] == ')';
 }
 
-const struct trackmode_row *trackmode_find(const char *recorded)
+/* The row a recorded text is of, or NULL. */
+static const struct trackmode_row *find(const char *recorded)
 {
 	for (size_t i = 0; recorded && i < NMODES; i++)
 		if (matches(&modes[i], recorded))
@@ -56,7 +64,7 @@ const struct trackmode_row *trackmode_find(const char *recorded)
 
 int trackmode_has(const char *recorded, unsigned flags)
 {
-	const struct trackmode_row *r = trackmode_find(recorded);
+	const struct trackmode_row *r = find(recorded);
 
 	return r && (r->flags & flags) == flags;
 }

@@ -17,22 +17,12 @@ enum trackmode {
  * the stronger of two a continued file keeps the weaker of. */
 #define TRACKMODE_EVERY_PROCESS 1u
 
-struct trackmode_row {
-	enum trackmode mode;
-	const char *text; /* the recorded text, or its part before " (WHY)" */
-	int why;          /* 1: the text is followed by " (WHY)", the reason */
-	unsigned flags;   /* TRACKMODE_* */
-};
-
 /* The recorded text of mode m into buf ("TEXT" or "TEXT (why)"; a mode without a reason ignores
  * why); returns buf. */
 const char *trackmode_text(enum trackmode m, const char *why, char *buf, size_t len);
 
-/* The row a recorded text is of, or NULL for NULL or a text no row writes. */
-const struct trackmode_row *trackmode_find(const char *recorded);
-
-/* Whether a recorded text is of a mode with every flag of flags: 0 for NULL or a text no row
- * writes (an unknown mode promises nothing). */
+/* Whether a recorded text is of a mode with every flag of flags (flags 0: of any mode): 0 for
+ * NULL or a text no row writes (an unknown mode promises nothing). */
 int trackmode_has(const char *recorded, unsigned flags);
 
 #endif

@@ -185,8 +185,7 @@ static enum status setup_arms(struct setup *s, const struct bench_opts *o, char 
 	return rc;
 }
 
-/* Arms of commands mode, one per --cmd, and their one workload "command". Returns ST_OK or
- * ST_FAIL (out of memory) with err set. */
+/* Arms of commands mode, one per --cmd. Returns ST_OK, or ST_FAIL (out of memory) with err. */
 static enum status setup_commands(struct setup *s, const struct bench_opts *o, char *err,
                                   size_t errlen)
 {
@@ -440,9 +439,8 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 }
 
 /* --allocation sequential (the default): needs the arm compare takes as baseline by default
- * (the driver flagged baseline, system; the first arm of arms not run as drivers: a --cmd or
- * --program bench), without which the default is none. Returns ST_OK, or ST_USAGE with err set
- * when --allocation sequential was given without that arm. */
+ * (the driver flagged baseline, system; the first arm of a --cmd or --program bench), without
+ * which the default is none. Returns ST_OK, or ST_USAGE with err when it was given without. */
 static enum status setup_allocation(struct setup *s, const struct bench_opts *o, char *err,
                                     size_t errlen)
 {
@@ -543,13 +541,10 @@ int bench_main(int argc, char **argv)
 		                           s.stop, &s.list, err, sizeof err);
 	if (rc == ST_OK)
 		rc = bench_setup_probe(&s.c, &o.prog, &s.pp, err, sizeof err);
-	if (rc == ST_OK && s.c.tracking &&
-	    !trackmode_has(s.c.tracking, TRACKMODE_EVERY_PROCESS))
-		fprintf(stderr,
-		        "allocab: bench: WARNING: process tracking: %s: processes started past the "
-		        "probe's exec wrappers cannot be seen (docs/programs.md, \"Process "
-		        "tracking\")\n",
-		        s.c.tracking);
+	if (rc == ST_OK && s.c.tracking && !trackmode_has(s.c.tracking, TRACKMODE_EVERY_PROCESS))
+		fprintf(stderr, "allocab: bench: WARNING: process tracking: %s: processes started "
+		        "past the probe's exec wrappers cannot be seen (docs/programs.md, \"Process "
+		        "tracking\")\n", s.c.tracking);
 	if (rc == ST_OK && o.duet)
 		rc = setup_duet(&s, err, sizeof err);
 	if (rc == ST_OK && apply_rounds_rule(&o, &s) != 0)
