@@ -16,7 +16,7 @@ int errmsg_fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-int errmsg_status(int status, char *err, size_t errlen, const char *fmt, ...)
+enum status errmsg_status(enum status status, char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 

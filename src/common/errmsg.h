@@ -3,6 +3,8 @@
 #ifndef ALLOCAB_ERRMSG_H
 #define ALLOCAB_ERRMSG_H
 
+#include "common/status.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -11,8 +13,8 @@
 int errmsg_fail(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* The same for functions that return an exit status: returns status. */
-int errmsg_status(int status, char *err, size_t errlen, const char *fmt, ...)
+/* The same for functions that return an exit status (common/status.h): returns status. */
+enum status errmsg_status(enum status status, char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Prints warning w of command cmd on f as "allocab: CMD: warning: W", or "WARNING:" when w starts

@@ -58,6 +58,13 @@ refuse "bench --cmd excludes --scale" "--cmd cannot be combined with --scale" be
 refuse "bench --duet excludes --cmd, with why" "--duet cannot be combined with --cmd: it pairs driver runs" bench --duet --cmd a=true --cmd b=true "${O[@]}"
 refuse "bench -o excludes --results-dir" "--output cannot be combined with --results-dir" bench -o x --results-dir d
 refuse "calibrate --arms needs --from" "--arms needs --from" calibrate --arms a,b
+# --min-rounds above the rounds names --rounds when given, else the default the command ran with
+# (bench's 10, calibrate's 20), never an option the user did not give.
+refuse "bench --min-rounds above --rounds" "--min-rounds 5 is more than --rounds 3" bench --rounds 3 --min-rounds 5 "${O[@]}"
+refuse "bench --min-rounds above the default" "--min-rounds 12 is more than the default of 10 rounds \(--rounds\)" bench --min-rounds 12 "${O[@]}"
+refuse "calibrate --min-rounds above its default" "--min-rounds 25 is more than the default of 20 rounds \(--rounds\)" calibrate --min-rounds 25 -o "$TMP/cal.json"
+refuse "calibrate --min-rounds above --rounds" "--min-rounds 12 is more than --rounds 10" calibrate --rounds 10 --min-rounds 12 -o "$TMP/cal.json"
+refuse "calibrate --min-rounds 12 within its default 20: the next check speaks" "-a: unknown allocator 'nosuch' .*" calibrate --min-rounds 12 -a nosuch -o "$TMP/cal.json"
 refuse "calibrate --from excludes bench options" "--from cannot be combined with --seed: it analyses a file and runs nothing" calibrate --from x.json --seed 3
 refuse "compare --phases excludes --phase" "--phases cannot be combined with --phase" compare x.json --phase p --phases all
 refuse "merge the two margins" "--max-slowdown cannot be combined with --min-speedup" merge a.json b.json --min-speedup 5 --max-slowdown 5

@@ -8,6 +8,7 @@
 #define ALLOCAB_CALIB_H
 
 #include "front/results/results.h"
+#include "common/status.h"
 #include "front/stats/stats.h"
 
 #include <stddef.h>
@@ -131,7 +132,7 @@ int calib_yield(const struct cmp_row *row, double power, struct calib_yield *out
 /* Prints the yield of every comparison `allocab compare` makes by default on the bench document
  * doc to f. Returns ST_OK, or with err set ST_USAGE (the document cannot be compared) or
  * ST_FAIL (out of memory). */
-int calib_yield_report(const cJSON *doc, FILE *f, char *err, size_t errlen);
+enum status calib_yield_report(const cJSON *doc, FILE *f, char *err, size_t errlen);
 
 /* One calibrated comparison of a calibration file, for `compare`. */
 struct calib_entry {
@@ -158,8 +159,8 @@ struct calib_file {
 struct calib_file *calib_load(const char *path, int *absent, char *err, size_t errlen);
 /* The same checks on a document in memory, named path in messages, into *out. Returns ST_OK, or
  * with *out NULL and the reason in err ST_USAGE (invalid) or ST_FAIL (out of memory). */
-int calib_from_json(const cJSON *doc, const char *path, struct calib_file **out, char *err,
-                    size_t errlen);
+enum status calib_from_json(const cJSON *doc, const char *path, struct calib_file **out,
+                            char *err, size_t errlen);
 /* The entry of a workload and phase, or NULL. */
 const struct calib_entry *calib_find(const struct calib_file *c, const char *workload,
                                      const char *phase);
@@ -216,8 +217,8 @@ cJSON *calib_json(const struct calib_result *r, size_t n, const struct calib_pla
  * file), prints the noise-floor report to f and writes the calibration to out atomically. Returns
  * ST_OK, or with err set ST_FAIL on a runtime failure or ST_USAGE when the document is not an A/A
  * comparison (common/status.h). */
-int calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
-                 const struct calib_plan *plan, const char *phase, const char *out, FILE *f,
-                 char *err, size_t errlen);
+enum status calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
+                         const struct calib_plan *plan, const char *phase, const char *out,
+                         FILE *f, char *err, size_t errlen);
 
 #endif

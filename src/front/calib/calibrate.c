@@ -166,8 +166,8 @@ void calib_file_free(struct calib_file *c)
 	free(c);
 }
 
-static int load_fail(struct calib_file *c, int status, char *err, size_t errlen, const char *path,
-                     const char *problem)
+static enum status load_fail(struct calib_file *c, enum status status, char *err, size_t errlen,
+                             const char *path, const char *problem)
 {
 	char msg[1024];
 
@@ -273,8 +273,8 @@ static const char *bad_header(const cJSON *doc)
 	return NULL;
 }
 
-int calib_from_json(const cJSON *doc, const char *path, struct calib_file **out, char *err,
-                    size_t errlen)
+enum status calib_from_json(const cJSON *doc, const char *path, struct calib_file **out,
+                            char *err, size_t errlen)
 {
 	struct calib_file *c = calloc(1, sizeof *c);
 	const cJSON *cfg = get(doc, "config"), *id = get(get(doc, "machine"), "id");

@@ -207,9 +207,9 @@ static cJSON *meta_json(const cJSON *doc, const char *backend, const char *a, co
 	return m;
 }
 
-int calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
-                 const struct calib_plan *plan, const char *phase, const char *out, FILE *f,
-                 char *err, size_t errlen)
+enum status calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
+                         const struct calib_plan *plan, const char *phase, const char *out,
+                         FILE *f, char *err, size_t errlen)
 {
 	struct rf_doc *rf = rf_from_json(doc, runs_path, err, errlen);
 	struct calib_result *r = NULL;
@@ -219,7 +219,7 @@ int calib_report(const cJSON *doc, const char *runs_path, const char *a, const c
 	cJSON *meta = NULL, *cal = NULL;
 	struct calib_file *check = NULL;
 	char *text = NULL;
-	int rc = ST_USAGE;
+	enum status rc = ST_USAGE;
 
 	if (!rf)
 		goto out;

@@ -74,12 +74,12 @@ static void print_row(const struct cmp_row *row, FILE *f)
 	        y.half2_pct, more);
 }
 
-int calib_yield_report(const cJSON *doc, FILE *f, char *err, size_t errlen)
+enum status calib_yield_report(const cJSON *doc, FILE *f, char *err, size_t errlen)
 {
 	struct cmp_opts o = {.conf = 1 - CALIB_ALPHA, .regimes = CMP_REGIMES_BOTH};
 	struct cmp_report *r = NULL;
 	struct rf_doc *d = rf_from_json(doc, "the bench document", err, errlen);
-	int rc;
+	enum status rc;
 
 	if (!d)
 		return ST_USAGE;

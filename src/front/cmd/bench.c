@@ -8,6 +8,7 @@
 #include "common/errmsg.h"
 #include "common/optdoc.h"
 #include "common/status.h"
+#include "common/trackmode.h"
 #include "front/cmd/gateopt.h"
 
 #include <dirent.h>
@@ -62,11 +63,11 @@ static void setup_free(struct setup *s)
 /* The --arm arms after the -a ones: parsed, their driver found, their settings checked by the
  * driver (`env --config ...`). Returns ST_OK, ST_FAIL (runtime) or ST_USAGE (a bad --arm) with
  * err set. */
-static int setup_configured_arms(struct setup *s, const struct bench_opts *o, char *err,
-                                 size_t errlen)
+static enum status setup_configured_arms(struct setup *s, const struct bench_opts *o, char *err,
+                                         size_t errlen)
 {
 	char have[1024];
-	int rc;
+	enum status rc;
 
 	if (o->narm_specs && !(s->specs = calloc(o->narm_specs, sizeof *s->specs)))
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
@@ -98,7 +99,7 @@ static int setup_configured_arms(struct setup *s, const struct bench_opts *o, ch
 		a->backend = sp->backend;
 		a->config = sp->config;
 		a->nconfig = sp->nconfig;
-		if ((rc = armspec_check(a->path, sp, s->stop, NULL, err, errlen)) != 0)
+		if ((rc = armspec_check(a->path, sp, s->stop, NULL, err, errlen)) != ST_OK)
 			return rc;
 	}
 	if (s->c.narms < 2)
@@ -130,10 +131,12 @@ static const char *default_baseline(const struct setup *s)
 
 /* Arms of drivers mode: -a, or every driver found but those flagged calibration (the baseline
  * first), then the --arm arms. Returns ST_OK, ST_FAIL (runtime) or ST_USAGE with err set. */
-static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
+static enum status setup_arms(struct setup *s, const struct bench_opts *o, char *err,
+                              size_t errlen)
 {
 	char have[1024];
-	int n, rc;
+	enum status rc;
+	int n;
 
 	if ((rc = bench_drivers_find(o->driver_dir, s->stop, &s->drv, err, errlen)) != ST_OK)
 		return rc;
@@ -182,7 +185,9 @@ static int setup_arms(struct setup *s, const struct bench_opts *o, char *err, si
 	return rc;
 }
 
-static int setup_commands(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
+/* Arms of commands mode, one per --cmd. Returns ST_OK, or ST_FAIL (out of memory) with err. */
+static enum status setup_commands(struct setup *s, const struct bench_opts *o, char *err,
+                                  size_t errlen)
 {
 	if (!(s->c.arms = calloc(o->ncmds, sizeof *s->c.arms)) ||
 	    !(s->c.wl = calloc(1, sizeof *s->c.wl)) || !(s->c.wl[0].name = strdup("command")))
@@ -196,12 +201,13 @@ static int setup_commands(struct setup *s, const struct bench_opts *o, char *err
 		a->kind = &arm_kind_command;
 		a->command = (char *)o->cmd_lines[i];
 	}
-	return 0;
+	return ST_OK;
 }
 
 /* -w with --program or --cmd: the name of the program's one workload instead of "command" (so
- * that the results of several programs say which is which, and claims can name them). */
-static int name_command(struct setup *s, const char *name, char *err, size_t errlen)
+ * that the results of several programs say which is which, and claims can name them). Returns
+ * ST_OK, ST_USAGE (not a name) or ST_FAIL with err set. */
+static enum status name_command(struct setup *s, const char *name, char *err, size_t errlen)
 {
 	char *n;
 
@@ -214,18 +220,18 @@ static int name_command(struct setup *s, const char *name, char *err, size_t err
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	free(s->c.wl[0].name);
 	s->c.wl[0].name = n;
-	return 0;
+	return ST_OK;
 }
 
 /* --duet: two arms, single-threaded workloads only, two CPUs to pin them to. Returns ST_OK or
  * ST_USAGE. */
-static int setup_duet(struct setup *s, char *err, size_t errlen)
+static enum status setup_duet(struct setup *s, char *err, size_t errlen)
 {
 	if (s->c.narms != 2)
 		return errmsg_status(ST_USAGE, err, errlen,
 		                     "--duet pairs exactly two allocators (-a A,B), not %zu",
 		                     s->c.narms);
-	return bench_duet_setup(&s->c, &s->list, err, errlen) != 0 ? ST_USAGE : 0;
+	return bench_duet_setup(&s->c, &s->list, err, errlen) != 0 ? ST_USAGE : ST_OK;
 }
 
 /* mkdir -p */
@@ -433,21 +439,22 @@ static void report(const struct bench_opts *o, const struct setup *s, const stru
 }
 
 /* --allocation sequential (the default): needs the arm compare takes as baseline by default
- * (the driver flagged baseline, system; the first arm of arms not run as drivers: a --cmd or
- * --program bench), without which the default is none. */
-static int setup_allocation(struct setup *s, const struct bench_opts *o, char *err, size_t errlen)
+ * (the driver flagged baseline, system; the first arm of a --cmd or --program bench), without
+ * which the default is none. Returns ST_OK, or ST_USAGE with err when it was given without. */
+static enum status setup_allocation(struct setup *s, const struct bench_opts *o, char *err,
+                                    size_t errlen)
 {
 	int base = !bench_all_arms(&s->c, ARM_KIND_DRIVER_RECORD) || flagged_baseline(s);
 
 	if (!o->allocation || (!base && !o->allocation_set))
-		return 0;
+		return ST_OK;
 	if (!base)
 		return errmsg_status(ST_USAGE, err, errlen,
 		                     "--allocation sequential: no arm 'system', the baseline of "
 		                     "compare's default comparisons");
 	bench_alloc_by_rule(&s->alloc, &bench_rule_sequential);
 	s->c.alloc = &s->alloc;
-	return 0;
+	return ST_OK;
 }
 
 /* The budget's yield on stderr (calib_yield_report); a bench whose arms compare cannot judge by
@@ -463,7 +470,7 @@ static void yield(const cJSON *doc)
 
 /* The bench stopped after its first round: the arms whose proof cannot succeed, and why it
  * stopped. Returns ST_FAIL. */
-static int report_hopeless(const struct setup *s, const cJSON *doc, unsigned round)
+static enum status report_hopeless(const struct setup *s, const cJSON *doc, unsigned round)
 {
 	const cJSON *first =
 	    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "rounds"), (int)round);
@@ -483,9 +490,9 @@ int bench_main(int argc, char **argv)
 	struct bench_result r = {0};
 	char err[4096 + 256];
 	cJSON *doc = NULL;
-	int rc;
+	enum status rc;
 
-	if (bench_parse_args(argc, argv, &o, err, sizeof err) != 0) {
+	if (bench_parse_args(argc, argv, 0, &o, err, sizeof err) != 0) {
 		errmsg_print(stderr, "bench", "%s", err);
 		return ST_USAGE;
 	}
@@ -521,36 +528,34 @@ int bench_main(int argc, char **argv)
 	s.c.equivalence = o.equivalence; /* the gate's margin may have become the bench's */
 	o.prog.arm_specs = o.arm_specs;
 	o.prog.narm_specs = o.narm_specs;
-	if (rc == 0 && o.prog.program)
+	if (rc == ST_OK && o.prog.program)
 		rc = bench_setup_program(&s.c, &o.prog, &s.pp, err, sizeof err);
-	else if (rc == 0)
+	else if (rc == ST_OK)
 		rc = o.ncmds ? setup_commands(&s, &o, err, sizeof err) : setup_arms(&s, &o, err, sizeof err);
-	if (rc == 0 && o.ncmds)
+	if (rc == ST_OK && o.ncmds)
 		rc = bench_setup_expects(&s.c, &o.prog, err, sizeof err);
-	if (rc == 0 && (o.ncmds || o.prog.program) && o.workloads)
+	if (rc == ST_OK && (o.ncmds || o.prog.program) && o.workloads)
 		rc = name_command(&s, o.workloads, err, sizeof err);
-	if (rc == 0 && !o.ncmds && !o.prog.program)
+	if (rc == ST_OK && !o.ncmds && !o.prog.program)
 		rc = bench_setup_workloads(&s.c, s.c.arms[0].path, o.workloads, o.params, o.nparams,
 		                           s.stop, &s.list, err, sizeof err);
-	if (rc == 0)
+	if (rc == ST_OK)
 		rc = bench_setup_probe(&s.c, &o.prog, &s.pp, err, sizeof err);
-	if (rc == 0 && s.c.tracking && strcmp(s.c.tracking, "ptrace") != 0)
-		fprintf(stderr,
-		        "allocab: bench: WARNING: process tracking: %s: processes started past the "
-		        "probe's exec wrappers cannot be seen (docs/programs.md, \"Process "
-		        "tracking\")\n",
-		        s.c.tracking);
-	if (rc == 0 && o.duet)
+	if (rc == ST_OK && s.c.tracking && !trackmode_has(s.c.tracking, TRACKMODE_EVERY_PROCESS))
+		fprintf(stderr, "allocab: bench: WARNING: process tracking: %s: processes started "
+		        "past the probe's exec wrappers cannot be seen (docs/programs.md, \"Process "
+		        "tracking\")\n", s.c.tracking);
+	if (rc == ST_OK && o.duet)
 		rc = setup_duet(&s, err, sizeof err);
-	if (rc == 0 && apply_rounds_rule(&o, &s) != 0)
+	if (rc == ST_OK && apply_rounds_rule(&o, &s) != 0)
 		rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
-	if (rc == 0)
+	if (rc == ST_OK)
 		rc = setup_allocation(&s, &o, err, sizeof err);
-	if (rc == 0 && o.resume)
+	if (rc == ST_OK && o.resume)
 		rc = bench_resume_load(&s.c, o.resume, o.out, err, sizeof err);
-	if (rc == 0 && setup_outputs(&s, &o, err, sizeof err) != 0)
+	if (rc == ST_OK && setup_outputs(&s, &o, err, sizeof err) != 0)
 		rc = ST_FAIL;
-	if (rc == 0)
+	if (rc == ST_OK)
 		rc = bench_task_lock(&s.task, s.outdir, err, sizeof err);
 	if (rc != ST_USAGE && *s.stop)
 		rc = errmsg_status(ST_INTERRUPTED, err, sizeof err,

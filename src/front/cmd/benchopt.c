@@ -49,13 +49,19 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
 	if (!given[O_MINR]) {
 		unsigned want = o->gate_argv ? GATE_MIN_ROUNDS : o->min_rounds;
 		o->min_rounds = o->rounds && o->rounds < want ? o->rounds : want;
-	} else if (o->rounds && o->min_rounds > o->rounds)
+	} else if (o->rounds && o->min_rounds > o->rounds && o->rounds_set) {
 		return errmsg_fail(err, errlen, "--min-rounds %u is more than --rounds %u",
 		                   o->min_rounds, o->rounds);
+	} else if (o->rounds && o->min_rounds > o->rounds) {
+		return errmsg_fail(err, errlen,
+		                   "--min-rounds %u is more than the default of %u rounds (--rounds)",
+		                   o->min_rounds, o->rounds);
+	}
 	return 0;
 }
 
-int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, size_t errlen)
+int bench_parse_args(int argc, char **argv, unsigned rounds, struct bench_opts *o, char *err,
+                     size_t errlen)
 {
 	struct opt_parser p;
 	const char *v;
@@ -64,6 +70,8 @@ int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, siz
 	memset(o, 0, sizeof *o);
 	o->equivalence = NAN;
 	opt_defaults(bench_opt_table, O_COUNT, o);
+	if (rounds)
+		o->rounds = rounds;
 	o->params = calloc((size_t)argc + 1, sizeof *o->params);
 	o->cmd_names = calloc((size_t)argc + 1, sizeof *o->cmd_names);
 	o->arm_specs = calloc((size_t)argc + 1, sizeof *o->arm_specs);

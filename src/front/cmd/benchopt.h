@@ -62,15 +62,16 @@ struct bench_opts {
 };
 
 /* The plan of a bench: the settings of struct bench_config that come from the options, the same
- * for bench and calibrate (the arms, workloads, outputs and task are the caller's). rounds is
- * the rounds when --rounds and --budget are not given (calibrate's own default). */
+ * for bench and calibrate (the arms, workloads, outputs and task are the caller's). */
 void bench_plan(const struct bench_opts *o, struct bench_config *c);
 
-/* Parses argv[1..argc-1] (argv[0] is the subcommand name) into o, with defaults. Checks syntax,
- * ranges and combinations, not whether allocators or workloads exist. Returns 0, or -1 with a
- * one-line reason in err (no "allocab: bench: " prefix). On success the caller frees o with
- * bench_opts_free. */
-int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, size_t errlen);
+/* Parses argv[1..argc-1] (argv[0] is the subcommand name) into o, with defaults; rounds is the
+ * rounds when --rounds and --budget are not given (calibrate's own default; 0: bench's, its
+ * row's). Checks syntax, ranges and combinations, not whether allocators or workloads exist.
+ * Returns 0, or -1 with a one-line reason in err (no "allocab: bench: " prefix). On success the
+ * caller frees o with bench_opts_free. */
+int bench_parse_args(int argc, char **argv, unsigned rounds, struct bench_opts *o, char *err,
+                     size_t errlen);
 void bench_opts_free(struct bench_opts *o);
 
 /* The --gate options of o into *g (gateopt_parse), with one equivalence margin per bench: bench's

@@ -260,7 +260,8 @@ static void setup_free(struct setup *s)
 
 /* The backend to calibrate: -a, --arm's, or the driver flagged baseline. Returns ST_OK or
  * ST_USAGE with err. */
-static int pick_backend(const struct setup *s, const char **backend, char *err, size_t errlen)
+static enum status pick_backend(const struct setup *s, const char **backend, char *err,
+                                size_t errlen)
 {
 	if (*backend)
 		return ST_OK;
@@ -275,11 +276,11 @@ static int pick_backend(const struct setup *s, const char **backend, char *err, 
 }
 
 /* Builds the two-arm configuration. Returns ST_OK, ST_FAIL or ST_USAGE with err set. */
-static int setup(struct setup *s, const struct copts *o, const struct bench_opts *bo,
-                 const char *runs_path, int argc, char **argv, char *err, size_t errlen)
+static enum status setup(struct setup *s, const struct copts *o, const struct bench_opts *bo,
+                         const char *runs_path, int argc, char **argv, char *err, size_t errlen)
 {
 	char have[1024];
-	int rc;
+	enum status rc;
 	const char *backend = o->backend, *label = o->backend;
 
 	if (bo->narm_specs > 1 || (bo->narm_specs && o->backend_set))
@@ -311,7 +312,7 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	}
 	if (s->spec.label &&
-	    (rc = armspec_check(s->driver, &s->spec, s->stop, NULL, err, errlen)) != 0)
+	    (rc = armspec_check(s->driver, &s->spec, s->stop, NULL, err, errlen)) != ST_OK)
 		return rc;
 	for (int i = 0; s->spec.label && i < 2; i++)
 		s->arms[i] = (struct bench_arm){.kind = &arm_kind_configured,
@@ -335,13 +336,11 @@ static int setup(struct setup *s, const struct copts *o, const struct bench_opts
 	    .argc = argc,
 	};
 	bench_plan(bo, &s->c);
-	if (!bo->rounds_set && bo->budget_s <= 0)
-		s->c.rounds = (unsigned)calib_opts[K_ROUNDS].def_u;
 	if ((rc = bench_setup_workloads(&s->c, s->driver, bo->workloads, bo->params, bo->nparams,
 	                                s->stop, &s->list, err, errlen)) != ST_OK ||
 	    !o->duet)
 		return rc;
-	return bench_duet_setup(&s->c, &s->list, err, errlen) != 0 ? ST_USAGE : 0;
+	return bench_duet_setup(&s->c, &s->list, err, errlen) != 0 ? ST_USAGE : ST_OK;
 }
 
 /* ---- output paths ---- */
@@ -376,9 +375,9 @@ static int writable(const char *path, int make_dir, char *err, size_t errlen)
 }
 
 /* The machine's bench lock (front/engine/engine.h) in the directory of path, as `allocab bench` takes
- * it: an A/A bench beside another bench measures neither. Returns 0, ST_USAGE (a bad label in
- * the environment) or ST_FAIL with err set. */
-static int lock_machine(struct bench_task *t, const char *path, char *err, size_t errlen)
+ * it: an A/A bench beside another bench measures neither. Returns ST_OK, ST_USAGE (a bad label
+ * in the environment) or ST_FAIL with err set. */
+static enum status lock_machine(struct bench_task *t, const char *path, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[4096];
@@ -390,15 +389,17 @@ static int lock_machine(struct bench_task *t, const char *path, char *err, size_
 	return bench_task_lock(t, dir, err, errlen);
 }
 
-/* --from RUNS: the analysis of an existing file. */
-static int from_file(const struct copts *o, const char *out, char *err, size_t errlen)
+/* --from RUNS: the analysis of an existing file. Returns calib_report's status, or ST_USAGE (a
+ * file or --arms that cannot be analysed) or ST_FAIL with err set. */
+static enum status from_file(const struct copts *o, const char *out, char *err, size_t errlen)
 {
 	char **arms = NULL;
 	enum jl_why why;
 	struct rf_file info;
 	cJSON *doc;
 	const cJSON *cfg_arms;
-	int rc = ST_USAGE, narms = 0;
+	enum status rc = ST_USAGE;
+	int narms = 0;
 
 	if (rf_bench_read(o->from, &doc, &info, &why, err, errlen) != 0)
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
@@ -434,10 +435,11 @@ out:
 	return rc;
 }
 
-/* Runs the A/A bench and analyses it. */
-static int run_and_analyse(const struct copts *o, const char *out,
-                           const volatile sig_atomic_t *stop, int argc, char **argv, char *err,
-                           size_t errlen)
+/* Runs the A/A bench and analyses it. Returns ST_OK, ST_USAGE or ST_FAIL with err set, or
+ * ST_INTERRUPTED (with err when fewer than 2 rounds were measured). */
+static enum status run_and_analyse(const struct copts *o, const char *out,
+                                   const volatile sig_atomic_t *stop, int argc, char **argv,
+                                   char *err, size_t errlen)
 {
 	struct bench_opts bo;
 	struct bench_result res;
@@ -445,36 +447,37 @@ static int run_and_analyse(const struct copts *o, const char *out,
 	struct bench_task task = {.lock_fd = -1};
 	char *runs = runs_path_of(out);
 	cJSON *doc = NULL;
-	int rc;
+	enum status rc;
 
 	if (!runs)
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	if (bench_parse_args(o->nfwd, o->fwd, &bo, err, errlen) != 0) {
+	if (bench_parse_args(o->nfwd, o->fwd, (unsigned)calib_opts[K_ROUNDS].def_u, &bo, err,
+	                     errlen) != 0) {
 		free(runs);
 		return ST_USAGE;
 	}
 	rc = setup(&s, o, &bo, runs, argc, argv, err, errlen);
-	if (rc == 0 && writable(runs, !o->out_set, err, errlen) != 0)
+	if (rc == ST_OK && writable(runs, !o->out_set, err, errlen) != 0)
 		rc = ST_FAIL;
-	if (rc == 0 && (rc = lock_machine(&task, runs, err, errlen)) == 0)
+	if (rc == ST_OK && (rc = lock_machine(&task, runs, err, errlen)) == ST_OK)
 		s.c.task = &task;
-	if (rc == 0 && *stop)
+	if (rc == ST_OK && *stop)
 		rc = ST_INTERRUPTED;
-	if (rc == 0)
+	if (rc == ST_OK)
 		rc = bench_run(&s.c, stop, &doc, &res, err, errlen);
-	if (rc == 0 && res.measured < 2) {
+	if (rc == ST_OK && res.measured < 2) {
 		rc = strcmp(res.status, "interrupted") == 0 ? ST_INTERRUPTED : ST_FAIL;
 		errmsg_fail(err, errlen,
 		            "%u measured round%s: an A/A analysis needs at least 2 (runs in %s)",
 		            res.measured, res.measured == 1 ? "" : "s", runs);
-	} else if (rc == 0) {
+	} else if (rc == ST_OK) {
 		if (res.failed)
 			fprintf(stderr,
 			        "allocab: calibrate: %zu of %zu run%s did not succeed; see %s\n",
 			        res.failed, res.runs, res.runs == 1 ? "" : "s", runs);
 		rc = calib_report(doc, runs, s.arms[0].name, s.arms[1].name, &o->plan, o->phase,
 		                  out, stdout, err, errlen);
-		if (rc == 0 && strcmp(res.status, "interrupted") == 0)
+		if (rc == ST_OK && strcmp(res.status, "interrupted") == 0)
 			rc = ST_INTERRUPTED;
 	}
 	cJSON_Delete(doc);
@@ -491,7 +494,7 @@ int calibrate_main(int argc, char **argv)
 	char err[4096 + 256];
 	const volatile sig_atomic_t *stop;
 	const char *out;
-	int rc;
+	enum status rc;
 
 	if (parse_args(argc, argv, &o, err, sizeof err) != 0) {
 		errmsg_print(stderr, "calibrate", "%s", err);
@@ -508,7 +511,7 @@ int calibrate_main(int argc, char **argv)
 	err[0] = '\0';
 	rc = o.from ? from_file(&o, out, err, sizeof err)
 	            : run_and_analyse(&o, out, stop, argc, argv, err, sizeof err);
-	if (rc != 0 && err[0])
+	if (rc != ST_OK && err[0])
 		errmsg_print(stderr, "calibrate", "%s", err);
 	else if (rc == ST_INTERRUPTED)
 		fprintf(stderr, "allocab: calibrate: interrupted\n");

@@ -6,6 +6,7 @@
 #define ALLOCAB_COMMANDS_H
 
 #include "common/optdoc.h"
+#include "common/status.h"
 
 #include <stddef.h>
 
@@ -34,8 +35,9 @@ struct command {
  * words that follow `allocab` on a command line being typed (scripts/completion/allocab.bash).
  * Prints "words" and then each candidate that starts with the last word, one a line; or "files"
  * or "dirs" when the shell should complete a file or directory name. The commands of cmds and
- * the options of main's table (main_opts) come first. Returns 0. */
-int help_complete(int nwords, char **words, const struct command *cmds, size_t ncmds,
-                  const struct opt *main_opts, size_t nmain);
+ * the options of main's table (main_opts) come first. Returns ST_OK, or ST_FAIL when stdout
+ * could not be written. */
+enum status help_complete(int nwords, char **words, const struct command *cmds, size_t ncmds,
+                          const struct opt *main_opts, size_t nmain);
 
 #endif

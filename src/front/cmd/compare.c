@@ -220,8 +220,8 @@ struct render_ctx {
 /* The replays of r with their predictions, the program's time from --program-results when it is
  * given (prog, loaded). Returns ST_OK, ST_USAGE (a program file that cannot serve, or no replay
  * to predict) or ST_FAIL (memory), with err set. */
-static int replays(const struct cmp_report *r, const struct rf_doc *prog, struct cmp_replay **x,
-                   size_t *n, char *err, size_t errlen)
+static enum status replays(const struct cmp_report *r, const struct rf_doc *prog,
+                           struct cmp_replay **x, size_t *n, char *err, size_t errlen)
 {
 	struct cmp_program p = {0};
 
@@ -276,7 +276,7 @@ int compare_main(int argc, char **argv)
 	struct claims_result *checked = NULL;
 	const struct exporter *x = NULL;
 	char err[1024], calwarn[1024], names[256];
-	int rc = ST_OK;
+	enum status rc = ST_OK;
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -310,15 +310,15 @@ int compare_main(int argc, char **argv)
 	if (rc == ST_OK &&
 	    calib_apply(r, a.calibration, &cal, calwarn, sizeof calwarn, err, sizeof err) != 0)
 		rc = ST_USAGE;
-	else if (rc == 0 && calwarn[0])
+	else if (rc == ST_OK && calwarn[0])
 		errmsg_warn(stderr, "compare", calwarn);
-	if (rc == 0 && a.no_telemetry)
+	if (rc == ST_OK && a.no_telemetry)
 		cmp_drop_telemetry(r);
-	if (rc == 0)
+	if (rc == ST_OK)
 		rc = replays(r, prog, &rp, &nrp, err, sizeof err);
-	if (rc == 0 && cmp_attribs(r, &at) != 0)
+	if (rc == ST_OK && cmp_attribs(r, &at) != 0)
 		rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
-	if (rc == 0) {
+	if (rc == ST_OK) {
 		for (size_t i = 0; !(x->flags & EXPORT_WARNINGS) && i < r->nwarn; i++)
 			errmsg_warn(stderr, "compare", r->warn[i]);
 		if (claims && !(checked = claims_check(claims, r)))
@@ -326,7 +326,7 @@ int compare_main(int argc, char **argv)
 		else if (render(r, x, &a, checked, rp, nrp, at, err, sizeof err) != 0)
 			rc = ST_FAIL;
 	}
-	if (rc)
+	if (rc != ST_OK)
 		errmsg_print(stderr, "compare", "%s", err);
 	cmp_replays_free(rp, nrp);
 	cmp_attribs_free(at);

@@ -125,8 +125,8 @@ static void complete_command(int n, char **words, const struct opt_doc *d)
 	}
 }
 
-int help_complete(int nwords, char **words, const struct command *cmds, size_t ncmds,
-                  const struct opt *main_opts, size_t nmain)
+enum status help_complete(int nwords, char **words, const struct command *cmds, size_t ncmds,
+                          const struct opt *main_opts, size_t nmain)
 {
 	const struct command *c = nwords > 1 ? find(cmds, ncmds, words[0]) : NULL;
 	const char *cur = nwords > 0 ? words[nwords - 1] : "";

@@ -138,11 +138,14 @@ static int render(const struct fleet_report *f, const struct exporter *x,
 }
 
 /* Loads every file (any failure ends it), builds the fleet and writes the report. */
-static int merge_run(struct merge_args *a, const struct exporter *x, char *err, size_t errlen)
+/* Loads the files, builds their fleet and renders it. Returns ST_OK, or ST_USAGE or ST_FAIL with
+ * err set. */
+static enum status merge_run(struct merge_args *a, const struct exporter *x, char *err,
+                             size_t errlen)
 {
 	struct rf_doc **d = calloc(a->nfiles, sizeof *d);
 	struct fleet_report *f = NULL;
-	int rc = d ? ST_OK : errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	enum status rc = d ? ST_OK : errmsg_status(ST_FAIL, err, errlen, "out of memory");
 
 	for (size_t i = 0; rc == ST_OK && i < a->nfiles; i++)
 		rc = rf_load(a->files[i], &d[i], err, errlen);
@@ -166,7 +169,7 @@ int merge_main(int argc, char **argv)
 	struct merge_args a = {.margin = NAN};
 	const struct exporter *x = NULL;
 	char err[1024], names[256];
-	int rc = ST_OK;
+	enum status rc = ST_OK;
 
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -185,7 +188,7 @@ int merge_main(int argc, char **argv)
 		                   export_names(names, sizeof names, ", ", ", "));
 	if (rc == ST_OK)
 		rc = merge_run(&a, x, err, sizeof err);
-	if (rc)
+	if (rc != ST_OK)
 		errmsg_print(stderr, "merge", "%s", err);
 	free(a.files);
 	return rc;

@@ -41,11 +41,13 @@ const struct opt_doc trace_doc = {
              "unreadable trace.\n",
 };
 
-static int info(const char *path, int json, int all)
+/* `trace info`: the statistics of the trace at path on stdout. Returns ST_OK, ST_USAGE (a trace
+ * that cannot be read) or ST_FAIL (the report not written), the reason printed. */
+static enum status info(const char *path, int json, int all)
 {
 	struct ts_result r;
 	char err[1024];
-	int rc = 0;
+	int unwritten = 0;
 
 	if (tracestat_file(path, &r, err, sizeof err) != 0) {
 		errmsg_print(stderr, "trace", "%s", err);
@@ -58,13 +60,13 @@ static int info(const char *path, int json, int all)
 		if (text)
 			puts(text);
 		else
-			rc = 1;
+			unwritten = 1;
 		free(text);
 	} else {
 		tracestat_print(&r, path, all, stdout);
 	}
 	tracestat_free(&r);
-	if (fflush(stdout) != 0 || rc) {
+	if (fflush(stdout) != 0 || unwritten) {
 		fprintf(stderr, "allocab: trace: cannot write the report\n");
 		return ST_FAIL;
 	}

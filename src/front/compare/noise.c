@@ -3,6 +3,7 @@
  */
 #include "front/compare/compare.h"
 
+#include "common/trackmode.h"
 #include "front/stats/stats.h"
 
 #include <math.h>
@@ -246,7 +247,8 @@ int noise_doc_warnings(const struct rf_doc *a, const struct rf_doc *b, char ***w
 			rc = noise_warnf(warn, nwarn,
 			                 "%s: bench status '%s' after %zu measured rounds", d->path,
 			                 d->status, d->nrounds);
-		if (rc == 0 && d->tracking && strcmp(d->tracking, "ptrace") != 0)
+		if (rc == 0 && d->tracking &&
+		    !trackmode_has(d->tracking, TRACKMODE_EVERY_PROCESS))
 			rc = noise_warnf(warn, nwarn,
 			                 "WARNING: %s: process tracking: %s: processes started "
 			                 "past the probe's exec wrappers could not be seen "

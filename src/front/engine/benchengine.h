@@ -73,14 +73,14 @@ static inline int engine_warming(const struct engine *e)
 /* benchpair.c: one pair's run. Returns the run object, or NULL when stopped (*fatal 0) or on a
  * fatal error (*fatal ST_FAIL runtime, ST_USAGE driver usage error; err set). */
 cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
-                       int *fatal, char *err, size_t errlen);
+                       enum status *fatal, char *err, size_t errlen);
 /* --duet: both arms run workload w at once, arm i on CPU cpu[(i + swap) % 2], where swap is drawn
  * for each round from the shuffle seed (duet_round_swap); which of the two is started first is
  * drawn per pair, like the order of a sequential round. Adds the two run objects (with their
  * "cpu"), first started first, to runs. Returns 1 when both finished, 0 when stopped, -1 on a fatal
  * error (*fatal ST_FAIL or ST_USAGE). */
-int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs, int *fatal,
-                    char *err, size_t errlen);
+int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs,
+                    enum status *fatal, char *err, size_t errlen);
 
 /* benchjudge.c: after this session's first round, the rounds rule on the comparisons compare
  * will make (with the phases a program marked in that round counted) against the rounds the

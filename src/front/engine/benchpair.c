@@ -6,6 +6,7 @@
 #include "front/proc/proc.h"
 #include "common/errmsg.h"
 #include "common/status.h"
+#include "common/trackmode.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +62,8 @@ static void note_tracking(struct engine *e, const cJSON *run)
 	const char *got = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
 	    cJSON_GetObjectItemCaseSensitive(run, "probe"), "tracking"));
 
-	if (got && doc && strcmp(doc, "ptrace") == 0 && strcmp(got, "ptrace") != 0)
+	if (got && doc && trackmode_has(doc, TRACKMODE_EVERY_PROCESS) &&
+	    !trackmode_has(got, TRACKMODE_EVERY_PROCESS))
 		benchdoc_set_string(config, "process_tracking", got);
 }
 
@@ -70,7 +72,7 @@ static void note_tracking(struct engine *e, const cJSON *run)
 static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
                         size_t pad, const struct runner_result *r,
                         const struct telemetry_sample tel[2], struct bench_probe_run *pr,
-                        struct phaserun *ph, int *fatal, char *err, size_t errlen)
+                        struct phaserun *ph, enum status *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	const struct arm_kind_ops *k = bench_arm_kind(a);
@@ -108,7 +110,7 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 
 /* One pair (benchengine.h). */
 cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
-                       int *fatal, char *err, size_t errlen)
+                       enum status *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	const struct arm_kind_ops *k = bench_arm_kind(a);
@@ -179,8 +181,8 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 }
 
 /* --duet (benchengine.h). */
-int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs, int *fatal,
-                    char *err, size_t errlen)
+int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs,
+                    enum status *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	char num[2][2][24], **argv[2];

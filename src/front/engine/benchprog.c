@@ -7,6 +7,7 @@
 #include "common/rmtree.h"
 #include "front/proc/proc.h"
 #include "common/status.h"
+#include "common/trackmode.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -235,12 +236,11 @@ enum status bench_setup_probe(struct bench_config *c, const struct bench_program
 	         contain_available(cwhy, sizeof cwhy));
 	c->containment = pp->containment;
 	if (!ptrack_available(why, sizeof why))
-		snprintf(pp->tracking, sizeof pp->tracking, "probe only (%s)", why);
+		trackmode_text(TRACKMODE_PROBE_ONLY, why, pp->tracking, sizeof pp->tracking);
 	else if (!strstr(pp->containment, "proc-connector"))
-		snprintf(pp->tracking, sizeof pp->tracking,
-		         "ptrace, escapes not excluded (%s)", cwhy);
+		trackmode_text(TRACKMODE_PTRACE_ESCAPES, cwhy, pp->tracking, sizeof pp->tracking);
 	else
-		snprintf(pp->tracking, sizeof pp->tracking, "ptrace");
+		trackmode_text(TRACKMODE_PTRACE, NULL, pp->tracking, sizeof pp->tracking);
 	c->tracking = pp->tracking;
 	return ST_OK;
 }

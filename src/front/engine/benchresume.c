@@ -7,6 +7,7 @@
 #include "common/fingerprint.h"
 #include "common/jsonload.h"
 #include "common/status.h"
+#include "common/trackmode.h"
 #include "front/proc/proc.h"
 
 #include <stdio.h>
@@ -324,7 +325,7 @@ static int add_session(const char *path, cJSON *doc, const cJSON *fresh,
 	                cJSON_Duplicate(get(get(fresh, "config"), "argv"), 1), "running");
 	if (!s || !cJSON_AddItemToArray(list, s))
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	if (c->tracking && strcmp(c->tracking, "ptrace") != 0)
+	if (c->tracking && !trackmode_has(c->tracking, TRACKMODE_EVERY_PROCESS))
 		benchdoc_set_string(cfg, "process_tracking", c->tracking);
 	return ST_OK;
 }

@@ -266,7 +266,7 @@ static int cell_runs(const struct engine *e, uint32_t pair)
 
 /* Runs round e->done. Returns 1 when finished, 0 when stopped (the round is discarded), -1 on a
  * fatal error (*fatal ST_FAIL or ST_USAGE). */
-static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
+static int run_round(struct engine *e, enum status *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	size_t npairs = c->duet ? c->nwl : c->narms * c->nwl; /* a duet runs both arms at once */
@@ -307,7 +307,7 @@ static int run_round(struct engine *e, int *fatal, char *err, size_t errlen)
 		if (run)
 			cJSON_AddItemToArray(runs, run);
 		else
-			rc = *fatal ? -1 : 0;
+			rc = *fatal != ST_OK ? -1 : 0;
 	}
 	free(order);
 	if (rc != 1) {
@@ -370,9 +370,10 @@ static void engine_free(struct engine *e)
 	bench_cells_free(&e->cells);
 }
 
-static int finish(struct engine *e, const char *status, cJSON **doc, char *err, size_t errlen)
+static enum status finish(struct engine *e, const char *status, cJSON **doc, char *err,
+                          size_t errlen)
 {
-	int rc;
+	enum status rc;
 
 	if (e->progress_shown) {
 		fprintf(stderr, "\r\033[K");
@@ -391,7 +392,7 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
 	} else {
 		round_written(e);
 	}
-	if (rc == 0 && doc) {
+	if (rc == ST_OK && doc) {
 		*doc = e->doc;
 		e->doc = NULL;
 	}
@@ -403,7 +404,7 @@ static int finish(struct engine *e, const char *status, cJSON **doc, char *err, 
  * already in err is what the user needs, with a note when a file is left "running"), say in the
  * result what the file keeps, and return the exit status. The status_reason says whether a
  * continuation may resume it (a write that failed: docs/methodology.md, "Resuming a bench"). */
-static int abort_bench(struct engine *e, int status, char *err, size_t errlen)
+static enum status abort_bench(struct engine *e, enum status status, char *err, size_t errlen)
 {
 	int write_failed = e->write_failed;
 
@@ -425,11 +426,11 @@ static int abort_bench(struct engine *e, int status, char *err, size_t errlen)
 /* The document to start from (a new one, or the resumed file's: benchresume.c), the tables, the
  * cells, the duet's CPUs and the shuffles. Returns ST_OK, or ST_FAIL or ST_USAGE with err and e
  * freed. */
-static int engine_start(struct engine *e, char *err, size_t errlen)
+static enum status engine_start(struct engine *e, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	cJSON *resume = c->resume;
-	int rc = ST_FAIL;
+	enum status rc = ST_FAIL;
 
 	e->disk = c->resume && c->resume_keep >= 0 ? c->resume_disk : NULL;
 	if (!e->disk)
@@ -498,7 +499,7 @@ static const char *stop_before(struct engine *e)
 
 /* After a round: why the bench stops (its status), NULL to go on, or "" on an error (*fatal and
  * err set). */
-static const char *stop_after(struct engine *e, int *fatal, char *err, size_t errlen)
+static const char *stop_after(struct engine *e, enum status *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	int rc, g;
@@ -529,8 +530,9 @@ static const char *stop_after(struct engine *e, int *fatal, char *err, size_t er
 	return NULL;
 }
 
-static int run_engine(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
-                      struct bench_result *res, const char *marks_dir, char *err, size_t errlen)
+static enum status run_engine(const struct bench_config *c, const volatile sig_atomic_t *stop,
+                              cJSON **doc, struct bench_result *res, const char *marks_dir,
+                              char *err, size_t errlen)
 {
 	struct engine e = {.c = c,
 	                   .rn = c->runner ? c->runner : &bench_real_runner,
@@ -538,7 +540,8 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 	                   .res = res,
 	                   .share = 1};
 	const char *status;
-	int fatal = 0, rc;
+	enum status fatal = ST_OK, st;
+	int rc;
 
 	snprintf(e.marks_dir, sizeof e.marks_dir, "%s", marks_dir);
 	e.t_start = engine_now(&e);
@@ -546,8 +549,8 @@ static int run_engine(const struct bench_config *c, const volatile sig_atomic_t 
 	res->gate = -1;
 	if (doc)
 		*doc = NULL;
-	if ((rc = engine_start(&e, err, errlen)) != ST_OK)
-		return rc;
+	if ((st = engine_start(&e, err, errlen)) != ST_OK)
+		return st;
 	benchdoc_facts(c, e.doc, "start", 1);
 	while (!(status = stop_before(&e))) {
 		rc = run_round(&e, &fatal, err, errlen);
@@ -574,7 +577,7 @@ enum status bench_run(const struct bench_config *c, const volatile sig_atomic_t 
                       struct bench_result *res, char *err, size_t errlen)
 {
 	char dir[PATH_MAX] = "";
-	int rc;
+	enum status rc;
 
 	if (bench_any_arm(c, ARM_KIND_MARKS_PHASES) && phaserun_dir(dir, err, errlen) != 0) {
 		memset(res, 0, sizeof *res);

@@ -182,8 +182,9 @@ struct bench_config {
 	const char *probe_lib; /* build/liballocab-probe.so when an arm is probed, else NULL */
 	const char *count_lib; /* --count-calls: build/liballocab-count.so, else NULL */
 	const char *probe_dir; /* private directory for the per-run probe record files */
-	/* how probed runs' processes are known: "ptrace", or "probe only (ptrace: EPERM)" when this
-	 * process may not trace (front/proc/ptrack.h); NULL when no arm is probed */
+	/* how probed runs' processes are known, the recorded text of a tracking mode
+	 * (common/trackmode.h: ptrace, or probe only (ptrace: EPERM) when this process may not
+	 * trace, front/proc/ptrack.h); NULL when no arm is probed */
 	const char *tracking;
 	/* how runs are contained (front/proc/contain.h): "cgroup+proc-connector", "cgroup",
 	 * "proc-connector" or "none"; NULL when no arm is probed */

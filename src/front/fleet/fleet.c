@@ -47,7 +47,7 @@ static int check_inputs(struct rf_doc *const *docs, size_t n, const struct cmp_o
 }
 
 /* Labels, each once. Returns ST_OK, ST_USAGE or ST_FAIL with err set. */
-static int set_labels(struct fleet_report *f, char *err, size_t errlen)
+static enum status set_labels(struct fleet_report *f, char *err, size_t errlen)
 {
 	for (size_t i = 0; i < f->nm; i++) {
 		if (!(f->m[i].label = label_of(f->m[i].doc)))
@@ -207,11 +207,14 @@ static int make_rows(struct fleet_ctx *c, struct entry *e, size_t n)
 	return rc;
 }
 
-static int build(struct fleet_ctx *c, char *err, size_t errlen)
+/* The rows and warnings of c->f. Returns ST_OK, ST_USAGE when no machine has a comparison, or
+ * ST_FAIL when memory ran out, with err set. */
+static enum status build(struct fleet_ctx *c, char *err, size_t errlen)
 {
 	struct fleet_report *f = c->f;
 	struct entry *e = NULL;
 	size_t n = 0;
+	enum status st = ST_OK;
 	int rc = 0;
 
 	rc = fleet_group(f);
@@ -227,30 +230,30 @@ static int build(struct fleet_ctx *c, char *err, size_t errlen)
 		const struct fleet_machine *m = &f->m[0];
 		for (size_t i = 0; i < f->nm && !m->problem; i++)
 			m = &f->m[i];
-		rc = errmsg_status(ST_USAGE, err, errlen, "no machine has a comparison (%s: %s)",
+		st = errmsg_status(ST_USAGE, err, errlen, "no machine has a comparison (%s: %s)",
 		                   m->doc->path, m->problem ? m->problem : "no rows");
 	} else if (rc == 0) {
 		rc = make_rows(c, e, n);
 	}
 	for (size_t i = 0; i < f->nm; i++)
 		fleet_machine_load(&f->m[i]);
-	if (rc == 0)
+	if (rc == 0 && st == ST_OK)
 		rc = fleet_warnings(f);
 	for (size_t i = 0; i < n; i++)
 		free(e[i].key);
 	free(e);
-	if (rc == -1)
+	if (rc != 0)
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	return rc;
+	return st;
 }
 
-int fleet_build(struct rf_doc *const *docs, size_t n, const struct cmp_opts *o,
-                struct fleet_report **out, char *err, size_t errlen)
+enum status fleet_build(struct rf_doc *const *docs, size_t n, const struct cmp_opts *o,
+                        struct fleet_report **out, char *err, size_t errlen)
 {
 	struct fleet_report *f;
 	struct cmp_opts mo = *o;
 	struct fleet_ctx c = {.o = &mo};
-	int rc;
+	enum status rc;
 
 	*out = NULL;
 	if (check_inputs(docs, n, o, err, errlen) != 0)

@@ -9,6 +9,7 @@
 #ifndef ALLOCAB_FLEET_H
 #define ALLOCAB_FLEET_H
 
+#include "common/status.h"
 #include "front/compare/compare.h"
 #include "front/results/results.h"
 #include "front/stats/stats.h"
@@ -101,8 +102,8 @@ struct fleet_report {
  * reason in err: ST_USAGE for input that cannot be merged (two files with one label, files of
  * drivers and of commands, a bootstrap, no comparison on any machine), ST_FAIL when memory ran
  * out. */
-int fleet_build(struct rf_doc *const *docs, size_t n, const struct cmp_opts *o,
-                struct fleet_report **out, char *err, size_t errlen);
+enum status fleet_build(struct rf_doc *const *docs, size_t n, const struct cmp_opts *o,
+                        struct fleet_report **out, char *err, size_t errlen);
 void fleet_free(struct fleet_report *f);
 
 /* Leaves the machines' telemetry out (each machine's cmp_drop_telemetry) and words the warnings

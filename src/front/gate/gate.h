@@ -21,7 +21,7 @@ enum gate_outcome { GATE_PASS, GATE_FAIL, GATE_INCONCLUSIVE };
 /* "PASS", "FAIL" or "INCONCLUSIVE". */
 const char *gate_outcome_name(enum gate_outcome o);
 /* The exit status of a verdict (common/status.h): ST_OK, ST_FAIL or ST_INCONCLUSIVE. */
-int gate_outcome_status(enum gate_outcome o);
+enum status gate_outcome_status(enum gate_outcome o);
 
 /* What a gate judges: a margin on t_candidate/t_baseline for one candidate against a baseline
  * in one file, or for every arm of a new file against itself in an old one (against). Names are

@@ -14,7 +14,7 @@ const char *gate_outcome_name(enum gate_outcome o)
 	return o == GATE_PASS ? "PASS" : o == GATE_FAIL ? "FAIL" : "INCONCLUSIVE";
 }
 
-int gate_outcome_status(enum gate_outcome o)
+enum status gate_outcome_status(enum gate_outcome o)
 {
 	return o == GATE_PASS ? ST_OK : o == GATE_FAIL ? ST_FAIL : ST_INCONCLUSIVE;
 }

@@ -361,8 +361,8 @@ cJSON *probelog_summary(const cJSON *records, const struct probe_expect *e,
 
 /* Process tracking and containment as the engine asks them (ptrack.c, contain.c). */
 
-/* "ptrace", or "probe only (ptrace: EPERM)" (for a NULL tracker: "probe only (not tracked)"),
- * into buf; returns buf. */
+/* The tracker's mode as recorded (common/trackmode.h): ptrace, or probe only (ptrace: EPERM)
+ * (for a NULL tracker: probe only (not tracked)), into buf; returns buf. */
 const char *ptrack_describe(const struct ptrack *t, char *buf, size_t len);
 
 /* Whether this process may trace its children: a trial attach of a child that does nothing.

@@ -3,6 +3,7 @@
  * their signal, so a tracee behaves as it would untraced. */
 #include "front/proc/ptrack.h"
 #include "common/allocknown.h"
+#include "common/trackmode.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -414,17 +415,15 @@ void ptrack_free(struct ptrack *t)
 const char *ptrack_describe(const struct ptrack *t, char *buf, size_t len)
 {
 	const char *name;
+	char why[96];
 
-	if (t && t->mode == PTRACK_TRACED) {
-		snprintf(buf, len, "ptrace");
-	} else if (t) {
-		name = strerrorname_np(t->refused_errno);
-		snprintf(buf, len, "probe only (ptrace: %s)",
-		         name ? name : strerror(t->refused_errno));
-	} else {
-		snprintf(buf, len, "probe only (not tracked)");
-	}
-	return buf;
+	if (t && t->mode == PTRACK_TRACED)
+		return trackmode_text(TRACKMODE_PTRACE, NULL, buf, len);
+	if (!t)
+		return trackmode_text(TRACKMODE_PROBE_ONLY, "not tracked", buf, len);
+	name = strerrorname_np(t->refused_errno);
+	snprintf(why, sizeof why, "ptrace: %s", name ? name : strerror(t->refused_errno));
+	return trackmode_text(TRACKMODE_PROBE_ONLY, why, buf, len);
 }
 
 int ptrack_available(char *why, size_t len)

@@ -163,8 +163,8 @@ struct rf_doc {
 	char *machine_id_stored; /* the stored machine.id when it differs from machine_id, or NULL */
 	char *machine_desc;  /* "cpu_model, N cpus, kernel K" or NULL */
 	char *env;           /* machine.env as compact JSON, or NULL */
-	char *tracking;      /* config.process_tracking (probed arms: "ptrace" or "probe only
-	                        (...)"), or NULL */
+	char *tracking;      /* config.process_tracking (probed arms: a tracking mode's text,
+	                        common/trackmode.h), or NULL */
 	double online_cpus;  /* machine.online_cpus, NAN if unknown */
 	char *label;         /* task.label: the machine's name in a fleet (docs/fleet.md), or NULL */
 	char *host;          /* task.host, or NULL */

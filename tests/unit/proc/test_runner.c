@@ -28,7 +28,7 @@ static char err[512];
 static int parse(int argc, char **argv, struct bench_opts *o)
 {
 	err[0] = '\0';
-	return bench_parse_args(argc, argv, o, err, sizeof err);
+	return bench_parse_args(argc, argv, 0, o, err, sizeof err);
 }
 
 /* Parses argv, expects failure with msg in the reason. */
@@ -139,6 +139,8 @@ static void test_bad(void)
 	BAD("-o with --results-dir", "--output cannot be combined with --results-dir", "-o", "x",
 	    "--results-dir", "d");
 	BAD("min rounds above rounds", "more than --rounds", "--rounds", "3", "--min-rounds", "5");
+	BAD("min rounds above the default rounds",
+	    "--min-rounds 12 is more than the default of 10 rounds (--rounds)", "--min-rounds", "12");
 	BAD("pad too large", "--pad-max", "--pad-max", "70000");
 }
 
