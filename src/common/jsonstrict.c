@@ -5,6 +5,7 @@
 #include "common/utf8.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -394,9 +395,11 @@ int jst_scan(const char *text, size_t n, unsigned depth, size_t *nodes, size_t m
 	return 0;
 }
 
-/* cJSON's allocations during jst_build: from the arena, or malloc; a failure is remembered. */
-static struct jst_arena *g_arena;
-static int g_nomem;
+/* cJSON's allocations: during a jst_build into an arena from that arena, else malloc; a failure
+ * is remembered. The state is the calling thread's, so threads may build at once. */
+static _Thread_local struct jst_arena *g_arena;
+static _Thread_local int g_nomem;
+static pthread_once_t g_hooks_once = PTHREAD_ONCE_INIT;
 
 static void *hook_alloc(size_t size)
 {
@@ -412,16 +415,22 @@ static void hook_free(void *p)
 		free(p);
 }
 
-cJSON *jst_build(const char *text, size_t end, struct jst_arena *arena, struct jst_result *r)
+static void install_hooks(void)
 {
 	cJSON_Hooks hooks = {hook_alloc, hook_free};
+
+	cJSON_InitHooks(&hooks);
+}
+
+cJSON *jst_build(const char *text, size_t end, struct jst_arena *arena, struct jst_result *r)
+{
 	size_t at = jst_skip_ws(text, end, 0);
 	const char *stopped = NULL;
 	cJSON *v;
 
+	pthread_once(&g_hooks_once, install_hooks);
 	g_arena = arena;
 	g_nomem = 0;
-	cJSON_InitHooks(&hooks);
 	/* cJSON reads a literal only when a byte follows it; its true has valueint 1 */
 	if (text[at] == 't' || text[at] == 'f') {
 		if ((v = cJSON_CreateBool(text[at] == 't')))
@@ -431,7 +440,7 @@ cJSON *jst_build(const char *text, size_t end, struct jst_arena *arena, struct j
 	} else {
 		v = cJSON_ParseWithLengthOpts(text + at, end - at, &stopped, 0);
 	}
-	cJSON_InitHooks(NULL);
+	g_arena = NULL;
 	r->status = JST_OK;
 	r->at = end;
 	if (v && (!stopped || stopped == text + end) && jst_unique_keys(v, r) == 0)

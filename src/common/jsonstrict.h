@@ -14,8 +14,9 @@
  * (jst_build). Trees come from malloc (freed with cJSON_Delete) or from an arena whose trees are
  * all freed at once (jst_arena_reset), the way a large file is read one element at a time
  * (common/jsonstream.h). Neither reads text[n] or beyond: a span needs no terminating NUL.
- * jst_build swaps cJSON's allocation hooks (cJSON_InitHooks) for its parse and sets the default
- * ones back: not for programs that set their own hooks or parse JSON in another thread. */
+ * The first jst_build installs cJSON's allocation hooks (cJSON_InitHooks) once for the process:
+ * malloc and free, but during a jst_build into an arena the arena, chosen per thread, so threads
+ * may build at once. Not for programs that set hooks of their own. */
 #ifndef ALLOCAB_JSONSTRICT_H
 #define ALLOCAB_JSONSTRICT_H
 

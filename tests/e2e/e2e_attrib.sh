@@ -62,13 +62,14 @@ import json, sys
 lines = open(sys.argv[1]).read().splitlines()
 rounds = [i for i, l in enumerate(lines) if l.startswith('{"index"')]
 r = json.loads(lines[rounds[1]])
-r["runs"][0]["record"]["reps"][1]["phases"]["total"]["minflt"] = -5
+r["runs"][0]["record"]["reps"][0]["phases"]["total"]["minflt"] = -5
 lines[rounds[1]] = json.dumps(r, separators=(",", ":"))
 open(sys.argv[2], "w").write("\n".join(lines) + "\n")
 PYEOF
+# rep 0 is always the cold one: the counts of reps outside both regimes are never read
 expect_status "a rep's count out of range: compare refuses the file" 2 "$A" compare "$TMP/bad.json"
 expect_err "... naming the round, the run, the rep, the phase and the count" \
-	'rounds\[1\]\.runs\[0\]: reps\[1\]\.phases\.total\.minflt is not a number in 0\.\.'
+	'rounds\[1\]\.runs\[0\]: reps\[0\]\.phases\.total\.minflt is not a number in 0\.\.'
 
 
 expect_status "compare --format json" 0 "$A" compare "$TMP/b.json" --format json

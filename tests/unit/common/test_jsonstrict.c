@@ -10,6 +10,7 @@
 #include "common/jsonstrict.h"
 #include "common/utf8.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,11 +298,53 @@ static void test_utf8(void)
 	CHECK(strcmp(utf8_quote(buf, sizeof buf, NULL), "(null)") == 0, "utf8_quote(NULL)");
 }
 
+/* Two threads build trees at once, one into an arena, one from malloc (freed with cJSON_Delete):
+ * every tree holds what its text says. With cJSON's hooks swapped per call, one thread's calls
+ * changed where the other's tree came from (an arena's block freed by free, or a malloc'd one
+ * never freed), which the ASan build of this test reports. */
+static const char thread_text[] = "{\"a\":[1,2.5,\"x\",{\"b\":null}],\"c\":\"long string here\"}";
+
+static void *build_many(void *use_arena)
+{
+	struct jst_arena arena = {0};
+	size_t bad = 0, nodes = 0;
+
+	for (int i = 0; i < 4000; i++) {
+		struct jst_result r;
+		cJSON *v;
+		if (use_arena)
+			jst_arena_reset(&arena);
+		v = jst_parse(thread_text, sizeof thread_text - 1, 0, use_arena ? &arena : NULL,
+		              &nodes, SIZE_MAX, &r);
+		const cJSON *c = v ? cJSON_GetObjectItemCaseSensitive(v, "c") : NULL;
+		bad += !c || !cJSON_IsString(c) || strcmp(c->valuestring, "long string here") != 0 ||
+		       cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v, "a")) != 4;
+		if (!use_arena)
+			cJSON_Delete(v);
+	}
+	jst_arena_free(&arena);
+	return (void *)bad;
+}
+
+static void test_threads(void)
+{
+	pthread_t t[2];
+	void *bad[2] = {(void *)1, (void *)1};
+	int started = pthread_create(&t[0], NULL, build_many, (void *)1) == 0 &&
+	              pthread_create(&t[1], NULL, build_many, NULL) == 0;
+
+	for (int i = 0; started && i < 2; i++)
+		pthread_join(t[i], &bad[i]);
+	CHECK(started && !bad[0] && !bad[1],
+	      "two threads parse at once, into an arena and from malloc: 8,000 trees, all right");
+}
+
 int main(void)
 {
 	test_strict();
 	test_span();
 	test_helpers();
 	test_utf8();
+	test_threads();
 	return CHECK_DONE();
 }

@@ -15,7 +15,6 @@
 #include "front/stats/hlselect.h"
 #include "front/stats/stats.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -548,38 +547,6 @@ static void large_samples(struct prng *r, size_t trials, size_t lo, size_t hi)
 	check_tally(&t);
 }
 
-/* hl_sort against qsort with a comparator that puts -0 before +0, bit for bit, on lists of every
- * kind fill_sample makes, with zeros of both signs, infinities, subnormals and huge values mixed
- * in, at lengths on both sides of the radix sort's threshold. */
-static int by_bits(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y ? 1 : !!signbit(y) - !!signbit(x);
-}
-
-static void test_sort(struct prng *r)
-{
-	static const double odd[] = {0.0, -0.0, INFINITY, -INFINITY, 4.9e-324, -4.9e-324,
-	                             1.7e308, -1.7e308, 1.0, -1.0};
-	static double v[5000], w[5000];
-	int bad = 0;
-
-	for (unsigned t = 0; t < 60; t++) {
-		size_t n = t < 20 ? t * 5 : 50 + prng_below(r, 4951);
-		fill_sample(r, v, n, t);
-		for (size_t i = 0; i < n; i++)
-			if (prng_below(r, 5) == 0)
-				v[i] = odd[prng_below(r, LEN(odd))];
-		memcpy(w, v, n * sizeof *v);
-		hl_sort(v, n);
-		qsort(w, n, sizeof *w, by_bits);
-		bad += memcmp(v, w, n * sizeof *v) != 0;
-	}
-	CHECK(bad == 0, "hl_sort equals qsort bit for bit, -0 before +0, n 0..5000 (%d of 60 differ)",
-	      bad);
-}
-
 /* hl_select at every rank of small lists and at 97 spread ranks of larger ones. */
 static int select_vs_listing(struct prng *r, size_t nx, size_t ny, unsigned kind)
 {
@@ -637,6 +604,5 @@ int main(void)
 	two_sample(&r, 600, 1, SMALL_N, RS_MAX);
 	large_samples(&r, 24, 360, 1100);
 	test_selection(&r);
-	test_sort(&r);
 	return CHECK_DONE();
 }
