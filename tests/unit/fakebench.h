@@ -179,8 +179,8 @@ static inline char *record(const struct fake *f, int a, const char *wl, long m, 
 	return text;
 }
 
-static inline int fake_run(void *ctx, const struct runner_spec *spec, struct runner_result *r, char *err,
-                    size_t errlen)
+static inline int fake_run(void *ctx, const struct runner_spec *spec, struct runner_result *r,
+                           char *err, size_t errlen)
 {
 	struct fake *f = ctx;
 	/* drivers: the driver's path is the arm's index, argv[2] the workload; commands: sh -c
@@ -249,7 +249,8 @@ static inline cJSON *fake_machine(void *ctx)
 {
 	const struct fake *f = ctx;
 	cJSON *m = fingerprint_json();
-	const char *cpu = m ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "cpu_model")) : NULL;
+	const char *cpu =
+	        m ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "cpu_model")) : NULL;
 	char buf[512], id[17];
 
 	if (!m || !f->id)
