@@ -48,8 +48,8 @@ check() {
 }
 
 # mkbench FILE VAR=VALUE...: writes a bench file with the production writer: the real engine with
-# a fake runner (tests/tools/mkbench.c, formula=cycle: each run's time from its round, arm and
-# workload). Variables:
+# a fake runner (tests/tools/mkbench.c, its fake in tests/unit/fakebench.h; formula=cycle: each
+# run's time from its round, arm and workload). Variables:
 #   arms="system=1,mimalloc=0.8/0.01"  arm=time factor[/noise amplitude] against system's time
 #   wls="parquet_load,pipeline" rounds=8 warmup=1 mode=drivers|commands id=NAME (another machine:
 #   this one with " NAME" after its CPU model)

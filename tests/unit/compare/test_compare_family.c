@@ -1,12 +1,14 @@
 /* test_compare_family.c - the two families of a report (docs/methodology.md, "Multiplicity: the
- * question and the rest") on crafted allocab-bench/1 documents (tests/unit/cmpdoc.h): which rows are
- * primary by default, with --primary, --phase, --regime and config.primary; the level of each
- * family and that every interval, verdict, p and sequential interval of a row uses its own
- * family's level, never the other's; the formats' labels; the gate's family (its own gated
- * comparisons); adaptive allocation (only primary rows hold a cell) and bench_comparisons (the
- * primary family). No timing anywhere. */
+ * question and the rest") on a results file the engine writes with a fake runner
+ * (tests/unit/fakebench.h), loaded by the reader: which rows are primary by default, with
+ * --primary, --phase, --regime and config.primary; the level of each family and that every
+ * interval, verdict, p and sequential interval of a row uses its own family's level, never the
+ * other's; the formats' labels; the gate's family (its own gated comparisons); adaptive
+ * allocation (only primary rows hold a cell) and bench_comparisons (the primary family). No
+ * timing anywhere. */
 #include "check.h"
 #include "cmpdoc.h"
+#include "fakebench.h"
 
 #include "common/status.h"
 #include "front/gate/gate.h"
@@ -16,77 +18,35 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* A run with regimes: its cold rep takes 2 t_ns, its three steady reps t_ns (and "read" half of
- * that for pipeline, flagged show_phases). */
-static void run_reps(cJSON *runs, const char *arm, const char *wl, double t_ns)
+/* system, a (10% faster, within +-0.5%) and b (the same, within +-0.5%) on parquet_load and
+ * pipeline, 14 rounds, both regimes (a cold rep twice as long as the three steady ones), written by
+ * the engine with the fake runner (fakebench.h, formula=cycle) and loaded: 4 totals per regime, 2
+ * pipeline/read per regime, 2 geometric means per regime. primary: config.primary, or NULL. */
+static struct rf_doc *two_regimes_doc(const char *primary, const char *name)
 {
-	cJSON *r = cJSON_CreateObject(), *rec, *x, *reps;
-	int pipeline = strcmp(wl, "pipeline") == 0;
+	char dir[] = "/tmp/allocab-family-XXXXXX", path[64], prim[64], err[512] = "";
+	char *kv[] = {"mode=drivers", "formula=cycle", "arms=system=1,a=0.9/0.011,b=1/0.01",
+	              "wls=parquet_load,pipeline", "rounds=14", "warmup=0", "reps=4", "spread=0.03",
+	              "colds=system=2,a=2,b=2", prim};
+	struct rf_doc *d = NULL;
+	int n = primary ? 10 : 9;
 
-	cJSON_AddStringToObject(r, "arm", arm);
-	cJSON_AddStringToObject(r, "workload", wl);
-	cJSON_AddStringToObject(r, "status", "ok");
-	cJSON_AddNumberToObject(cJSON_AddObjectToObject(r, "process"), "wall_ns", round(5 * t_ns));
-	x = cJSON_AddObjectToObject(r, "telemetry");
-	cJSON_AddNumberToObject(x, "steal_ticks", 0);
-	cJSON_AddNumberToObject(x, "loadavg_1m", 0.5);
-	rec = cJSON_AddObjectToObject(r, "record");
-	cJSON_AddStringToObject(rec, "schema", "allocab-run/1");
-	x = cJSON_AddObjectToObject(rec, "workload");
-	cJSON_AddStringToObject(x, "name", wl);
-	if (pipeline)
-		cJSON_AddItemToArray(cJSON_AddArrayToObject(x, "flags"),
-		                     cJSON_CreateString("show_phases"));
-	cJSON_AddStringToObject(x, "scale", "small");
-	cJSON_AddNumberToObject(x, "seed", 42);
-	cJSON_AddNumberToObject(cJSON_AddObjectToObject(x, "params"), "rows", 100);
-	x = cJSON_AddArrayToObject(rec, "phases");
-	cJSON_AddItemToArray(x, cJSON_CreateString("total"));
-	if (pipeline)
-		cJSON_AddItemToArray(x, cJSON_CreateString("read"));
-	reps = cJSON_AddArrayToObject(rec, "reps");
-	for (int k = 0; k < 4; k++) {
-		cJSON *rep = cJSON_CreateObject(), *ph;
-		double t = k ? t_ns : 2 * t_ns;
-		cJSON_AddItemToArray(reps, rep);
-		cJSON_AddStringToObject(rep, "regime", k ? "steady" : "cold");
-		cJSON_AddNumberToObject(rep, "rss_after_bytes", 1048576);
-		ph = cJSON_AddObjectToObject(rep, "phases");
-		cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "total"), "wall_ns", round(t));
-		if (pipeline)
-			cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "read"), "wall_ns",
-			                        round(t / 2));
+	snprintf(prim, sizeof prim, "primary=%s", primary ? primary : "");
+	if (!mkdtemp(dir)) {
+		CHECK(0, "%s: a temporary directory", name);
+		return NULL;
 	}
-	cJSON_AddBoolToObject(cJSON_AddObjectToObject(rec, "regimes"), "settled", 1);
-	cJSON_AddStringToObject(rec, "checksum", "00000000000000aa");
-	x = cJSON_AddObjectToObject(rec, "rusage");
-	cJSON_AddNumberToObject(x, "max_rss_kib", 1000);
-	cJSON_AddNumberToObject(x, "involuntary_ctx_switches", 3);
-	cJSON_AddNumberToObject(cJSON_AddObjectToObject(rec, "rss"), "retained_bytes", 1 << 20);
-	cJSON_AddItemToArray(runs, r);
-}
-
-/* system, a (about 10% faster) and b (about the same) on parquet_load and pipeline, 14 rounds,
- * both regimes: 4 totals per regime, 2 pipeline/read per regime, 2 geometric means per regime. */
-static cJSON *two_regimes_doc(const char *primary)
-{
-	cJSON *doc = doc_new("system,a,b", "parquet_load,pipeline", "aaaa000000000001");
-
-	if (primary)
-		cJSON_AddStringToObject(cJSON_GetObjectItem(doc, "config"), "primary", primary);
-	for (int r = 0; r < 14; r++) {
-		cJSON *runs = round_new(doc, 0);
-		double base = BASE_NS * (1 + 0.03 * ((r * 7) % 5));
-		double wob = 0.01 * (((r * 5) % 7) / 6.0 - 0.5);
-		for (int w = 0; w < 2; w++) {
-			const char *wl = w ? "pipeline" : "parquet_load";
-			run_reps(runs, "system", wl, base * (1 + w));
-			run_reps(runs, "a", wl, base * (1 + w) * (0.9 + wob));
-			run_reps(runs, "b", wl, base * (1 + w) * (1.0 - wob));
-		}
-	}
-	return doc;
+	snprintf(path, sizeof path, "%s/bench.json", dir);
+	if (fakebench_write(path, n, kv, err, sizeof err) == 0 &&
+	    rf_load(path, &d, err, sizeof err) != ST_OK)
+		d = NULL;
+	CHECK(d && d->nrounds == 14, "%s: written by the engine with the fake runner, loaded, 14 "
+	                             "rounds%s%s", name, d ? "" : ": ", d ? "" : err);
+	unlink(path);
+	rmdir(dir);
+	return d;
 }
 
 static size_t count_family(const struct cmp_report *r, enum cmp_family f)
@@ -117,8 +77,7 @@ static size_t ratios(const struct rf_doc *d, const struct cmp_row *row, double *
 
 static void test_default_families(void)
 {
-	cJSON *doc = two_regimes_doc(NULL);
-	struct rf_doc *d = load(doc, "families");
+	struct rf_doc *d = two_regimes_doc(NULL, "families");
 	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
 	int ok_primary = 1, ok_levels = 1, ok_p = 1;
 	double v[64];
@@ -171,7 +130,6 @@ static void test_default_families(void)
 out:
 	cmp_free(r);
 	rf_free(d);
-	cJSON_Delete(doc);
 }
 
 /* A report of the primary rows asked for: their count, or (size_t)-1 when refused. */
@@ -197,8 +155,8 @@ static size_t primary_of(const struct rf_doc *d, const char *spec, const char *p
 
 static void test_asked(void)
 {
-	cJSON *doc = two_regimes_doc(NULL), *doc2 = two_regimes_doc("read");
-	struct rf_doc *d = load(doc, "asked"), *d2 = load(doc2, "config.primary");
+	struct rf_doc *d = two_regimes_doc(NULL, "asked"),
+	              *d2 = two_regimes_doc("read", "config.primary");
 	struct cmp_report *r = NULL;
 	struct cmp_primary p;
 	char err[256];
@@ -263,8 +221,7 @@ static void test_asked(void)
 	      "config.primary read with --regime cold: its cold rows (%zu)", n);
 	cmp_free(r);
 	{
-		cJSON *doc3 = two_regimes_doc("epoch:steady");
-		struct rf_doc *d3 = load(doc3, "config.primary epoch");
+		struct rf_doc *d3 = two_regimes_doc("epoch:steady", "config.primary epoch");
 		n = d3 ? primary_of(d3, NULL, NULL, CMP_REGIMES_BOTH, &r) : 0;
 		CHECK(n == 4 && r && strcmp(r->primary.phase, "total") == 0 && r->primary.regime < 0,
 		      "config.primary naming rows the report lacks: the default's primary rows, not "
@@ -272,20 +229,16 @@ static void test_asked(void)
 		      n);
 		cmp_free(r);
 		rf_free(d3);
-		cJSON_Delete(doc3);
 	}
 out:
 	rf_free(d);
 	rf_free(d2);
-	cJSON_Delete(doc);
-	cJSON_Delete(doc2);
 }
 
 /* A sequential plan: each row's sequential interval is at its own family's level. */
 static void test_sequential(void)
 {
-	cJSON *doc = two_regimes_doc(NULL);
-	struct rf_doc *d = load(doc, "sequential");
+	struct rf_doc *d = two_regimes_doc(NULL, "sequential");
 	struct stats_seq_plan plan = {.planned = 40, .first_look = 6};
 	struct cmp_opts o = defaults;
 	struct cmp_report *r = NULL;
@@ -320,14 +273,12 @@ static void test_sequential(void)
 	      p ? p->seq_asked : NAN, s ? s->seq_asked : NAN);
 	cmp_free(r);
 	rf_free(d);
-	cJSON_Delete(doc);
 }
 
 /* The formats say which family a row is in. */
 static void test_formats(void)
 {
-	cJSON *doc = two_regimes_doc(NULL);
-	struct rf_doc *d = load(doc, "formats");
+	struct rf_doc *d = two_regimes_doc(NULL, "formats");
 	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
 	char *table = r ? render(r, "table") : NULL, *md = r ? render(r, "markdown") : NULL;
 	char *json = r ? render(r, "json") : NULL, *csv = r ? render(r, "csv") : NULL;
@@ -381,14 +332,12 @@ static void test_formats(void)
 	cJSON_Delete(j);
 	cmp_free(r);
 	rf_free(d);
-	cJSON_Delete(doc);
 }
 
 /* The gate's family is its own gated comparisons, whatever compare's primary rows are. */
 static void test_gate_family(void)
 {
-	cJSON *doc = two_regimes_doc("all");
-	struct rf_doc *d = load(doc, "gate");
+	struct rf_doc *d = two_regimes_doc("all", "gate");
 	struct gate_spec g;
 	enum gate_outcome v = GATE_INCONCLUSIVE;
 	char *buf = NULL, err[256] = "";
@@ -408,7 +357,6 @@ static void test_gate_family(void)
 	      "(config.primary all) nor its 4 primary rows");
 	free(buf);
 	rf_free(d);
-	cJSON_Delete(doc);
 }
 
 /* Adaptive allocation: a secondary row never holds a cell; an undecided primary row holds its
@@ -430,8 +378,7 @@ static int only_decided(void *ctx, const struct cmp_row *row)
 
 static void test_allocation(void)
 {
-	cJSON *doc = two_regimes_doc(NULL);
-	struct rf_doc *d = load(doc, "allocation");
+	struct rf_doc *d = two_regimes_doc(NULL, "allocation");
 	struct only o = {NULL, NULL, 1};
 	struct bench_rule rule = {"test", only_decided, &o};
 	struct bench_alloc a;
@@ -453,7 +400,6 @@ static void test_allocation(void)
 	      "allocation: the undecided primary pipeline/b keeps b's and system's pipeline cells, "
 	      "and only those");
 	rf_free(d);
-	cJSON_Delete(doc);
 }
 
 static void test_bench_comparisons(void)

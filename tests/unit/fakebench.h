@@ -1,0 +1,515 @@
+/* fakebench.h - a results file written by the production writer: the real bench engine
+ * (front/engine/engine.h, bench_run) with a fake process runner and a fake clock (as
+ * tests/unit/engine/test_benchrun.c), so that fixtures follow the file format whatever it becomes.
+ * Commands mode: each arm is a command whose runs take its time; nothing is started.
+ *
+ * fakebench_write(OUT, N, KV, err, errlen) runs the engine once with the N settings KV, each
+ * "KEY=VALUE" (tests/tools/mkbench.c is it as a program: mkbench OUT [KEY=VALUE...]; the unit tests
+ * call it and load OUT):
+ *   arms=NAME=F[/A],...  arm NAME's run takes F x base ns, times 1 + A x a deterministic wobble in
+ *                        [-1, 1] (A default 0.004); the first arm is the baseline (default
+ *                        "system=1")
+ *   rounds=N (8)  warmup=N (1)  base=NS (100000000)  seed=N (1, the shuffle and the wobble)
+ *   cpu=R         each run's user CPU time is R x its wall time (default 0.9; sys 0.05 x wall)
+ *   fail=ARM:RUN[:CODE]  the RUN-th run (from 1, warm-up included) of ARM exits CODE (default 1)
+ *   signal=ARM:RUN       that run dies of SIGSEGV
+ *   label=NAME           the bench is a task of a fleet, its machine named NAME (--label)
+ *   runnable=N (1)       every run's telemetry: N tasks runnable, load 0.5, no steal time
+ *   id=NAME              the machine is this one with " NAME" after its CPU model (so another
+ *                        machine: compare recomputes machine.id from the fields)
+ * Drivers mode (mode=drivers): each arm is a driver whose stdout is the allocab-run/1 record the
+ * fake writes (the fields compare reads: workload, phases, reps, regimes, checksum, rusage, rss):
+ *   wls=NAME,...  (parquet_load,pipeline) workloads; "pipeline" also has a phase "read" (1/3)
+ *   reps=N (1)    N > 1: rep 0 cold, the last 3 steady, the others warmup, 64 KiB RSS growth
+ *                 per rep, "regimes.settled" true
+ *   colds=ARM=F,...  cold rep time = F x the run's time; warmcold=F the warm-up rounds' cold reps
+ *                 F times longer still;  unsettled=ARM its records are not settled
+ *   sum=ARM       its records carry another checksum
+ *   replay=NS     every record's workload ran on a recorded process (workload.input)
+ *   crash=ARM:M   ARM's runs of measured round M (from 0; -1 the last warm-up round) die of
+ *                 SIGSEGV, stderr "boom" and "segfault in arena"
+ * formula=cycle: run times by the cycle formula of tests/e2e/lib.sh's mkbench instead of the
+ * wobble (round r, measured index m = r - warmup, arm a and workload w counted from 1):
+ *   t = trunc(base (1 + spread ((7 r) mod 5)) w F_a (1 + A_a ((((m + phase) 5 + 3 a + w) mod 7)/6
+ *   - 1/2))), spread=S (0.05), phase=N (0); the arm's peak RSS 1000 F_a KiB
+ * primary=ROWS: config.primary is ROWS (bench --primary ROWS).
+ * Returns 0 when the engine wrote OUT, 2 on a bad spec, 1 when the engine failed, with the reason
+ * in err. */
+#ifndef ALLOCAB_TEST_FAKEBENCH_H
+#define ALLOCAB_TEST_FAKEBENCH_H
+
+#include "common/status.h"
+#include "front/engine/engine.h"
+#include "common/fingerprint.h"
+#include "front/proc/proc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ARMS 8
+#define MAX_EVENTS 16
+#define MAX_WLS 8
+
+struct event {
+	int arm;
+	unsigned run;
+	int code; /* exit code; 0 with sig */
+	int sig;
+};
+
+struct fake {
+	int64_t clock_ns;
+	int64_t base_ns[MAX_ARMS];
+	double amp[MAX_ARMS];
+	unsigned runs[MAX_ARMS];
+	double cpu;
+	uint64_t seed;
+	struct event ev[MAX_EVENTS];
+	size_t nev;
+	char **names;
+	size_t narms;
+	/* drivers mode and the cycle formula */
+	int drivers, cycle;
+	char **wls;
+	size_t nwl;
+	unsigned long total; /* runs so far: round = total / (narms x nwl) */
+	unsigned warmup, reps;
+	double base, spread, factor[MAX_ARMS], cold[MAX_ARMS], warmcold;
+	long phase;
+	int unsettled, sum, crash; /* arm indexes, -1 none */
+	long crash_m;
+	long long replay; /* -1 none */
+	unsigned runnable;
+	const char *id;
+};
+
+/* A wobble in [-1, 1] from (seed, arm, run): splitmix64. */
+static inline double wobble(uint64_t seed, int arm, unsigned run)
+{
+	uint64_t z = seed * 0x9e3779b97f4a7c15ULL + (uint64_t)arm * 0xbf58476d1ce4e5b9ULL + run;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return (double)(z >> 11) / (double)(1ULL << 52) - 1.0;
+}
+
+/* The cycle formula (see the head of this file); a and w from 0. */
+static inline int64_t cycle_ns(const struct fake *f, unsigned long round, int a, size_t w)
+{
+	long m = (long)round - (long)f->warmup;
+	double t0 = f->base * (1 + f->spread * (double)((round * 7) % 5));
+	long k = ((m + f->phase) * 5 + (a + 1) * 3 + (long)w + 1) % 7;
+
+	return (int64_t)(t0 * (double)(w + 1) * f->factor[a] *
+	                 (1 + f->amp[a] * ((double)k / 6 - 0.5)));
+}
+
+static inline void add_phases(cJSON *rep, const char *wl, double t)
+{
+	cJSON *ph = cJSON_AddObjectToObject(rep, "phases");
+
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "total"), "wall_ns", t);
+	if (!strcmp(wl, "pipeline"))
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "read"), "wall_ns",
+		                        (double)((int64_t)t / 3));
+}
+
+/* The allocab-run/1 record of arm a's run of workload wl in round (measured index m), total t. */
+static inline char *record(const struct fake *f, int a, const char *wl, long m, int64_t t)
+{
+	cJSON *o = cJSON_CreateObject(), *w = cJSON_CreateObject(), *reps, *rep, *x;
+	double kib = (double)(int64_t)(1000 * f->factor[a]);
+	char *text;
+
+	cJSON_AddStringToObject(o, "schema", "allocab-run/1");
+	cJSON_AddItemToObject(o, "workload", w);
+	cJSON_AddStringToObject(w, "name", wl);
+	if (!strcmp(wl, "pipeline"))
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(w, "flags"), cJSON_CreateString("show_phases"));
+	cJSON_AddStringToObject(w, "scale", "small");
+	cJSON_AddNumberToObject(w, "seed", 42);
+	x = cJSON_AddObjectToObject(w, "params");
+	if (f->replay >= 0) {
+		cJSON_AddStringToObject(x, "trace", "rec.trace");
+		cJSON_AddNumberToObject(x, "pid", 0);
+		x = cJSON_AddObjectToObject(w, "input");
+		cJSON_AddNumberToObject(x, "index", 3);
+		cJSON_AddNumberToObject(x, "pid", 4242);
+		cJSON_AddNumberToObject(x, "threads", 1);
+		cJSON_AddNumberToObject(x, "events", 298);
+		cJSON_AddNumberToObject(x, "duration_ns", (double)f->replay);
+		cJSON_AddStringToObject(x, "exe", "/usr/bin/sort");
+		cJSON_AddStringToObject(x, "command", "sort -n big.txt");
+		cJSON_AddStringToObject(x, "ended", "exit");
+	} else {
+		cJSON_AddNumberToObject(x, "rows", 100);
+	}
+	x = cJSON_AddArrayToObject(o, "phases");
+	cJSON_AddItemToArray(x, cJSON_CreateString("total"));
+	if (!strcmp(wl, "pipeline"))
+		cJSON_AddItemToArray(x, cJSON_CreateString("read"));
+	reps = cJSON_AddArrayToObject(o, "reps");
+	for (unsigned k = 0; k < f->reps; k++) {
+		double tk = k ? (double)t
+		              : (double)(int64_t)((double)t * f->cold[a] * (m < 0 ? f->warmcold : 1));
+		rep = cJSON_CreateObject();
+		cJSON_AddItemToArray(reps, rep);
+		if (f->reps > 1) {
+			cJSON_AddStringToObject(rep, "regime", k == 0                ? "cold"
+			                                       : k + 3 >= f->reps ? "steady"
+			                                                          : "warmup");
+			cJSON_AddNumberToObject(rep, "rss_after_bytes", 1048576 + 65536 * (double)k);
+		}
+		add_phases(rep, wl, tk);
+	}
+	if (f->reps > 1)
+		cJSON_AddBoolToObject(cJSON_AddObjectToObject(o, "regimes"), "settled", f->unsettled != a);
+	cJSON_AddStringToObject(o, "checksum", f->sum == a ? "00000000000000bb" : "00000000000000aa");
+	x = cJSON_AddObjectToObject(o, "rusage");
+	cJSON_AddNumberToObject(x, "max_rss_kib", kib);
+	cJSON_AddNumberToObject(x, "involuntary_ctx_switches", 2);
+	cJSON_AddNumberToObject(cJSON_AddObjectToObject(o, "rss"), "retained_bytes", 1048576);
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return text;
+}
+
+static inline int fake_run(void *ctx, const struct runner_spec *spec, struct runner_result *r,
+                           char *err, size_t errlen)
+{
+	struct fake *f = ctx;
+	/* drivers: the driver's path is the arm's index, argv[2] the workload; commands: sh -c
+	 * COMMAND, the command is the arm's index */
+	int arm = atoi(f->drivers ? spec->path : spec->argv[2]);
+	unsigned run = ++f->runs[arm];
+	unsigned long round = f->total++ / (f->narms * f->nwl);
+	long m = (long)round - (long)f->warmup;
+	size_t w = 0;
+
+	while (f->drivers && w + 1 < f->nwl && strcmp(f->wls[w], spec->argv[2]) != 0)
+		w++;
+	memset(r, 0, sizeof *r);
+	r->end = RUNNER_EXITED;
+	r->pid = 1000 + (long)run;
+	if (f->cycle)
+		r->wall_ns = cycle_ns(f, round, arm, w);
+	else
+		r->wall_ns = (int64_t)((double)f->base_ns[arm] *
+		                       (1.0 + f->amp[arm] * wobble(f->seed, arm, run)));
+	r->user_ns = (int64_t)((double)r->wall_ns * f->cpu);
+	r->sys_ns = r->wall_ns / 20;
+	r->max_rss_kib = f->cycle ? (long)(1000 * f->factor[arm]) : 4096;
+	r->invol_ctx_switches = 2;
+	f->clock_ns += r->wall_ns;
+	if (f->crash == arm && f->crash_m == m) {
+		r->end = RUNNER_SIGNALED;
+		r->term_signal = SIGSEGV;
+		r->tail_len = (size_t)snprintf(r->tail, sizeof r->tail, "boom\nsegfault in arena");
+		return 0;
+	}
+	if (f->drivers) {
+		if (!(r->out = record(f, arm, f->wls[w], m, r->wall_ns)))
+			return snprintf(err, errlen, "out of memory"), -1;
+		r->out_len = strlen(r->out);
+	}
+	for (size_t i = 0; i < f->nev; i++) {
+		if (f->ev[i].arm != arm || f->ev[i].run != run)
+			continue;
+		if (f->ev[i].sig) {
+			r->end = RUNNER_SIGNALED;
+			r->term_signal = f->ev[i].sig;
+		} else {
+			r->exit_code = f->ev[i].code;
+		}
+	}
+	return 0;
+}
+
+static inline int64_t fake_now(void *ctx)
+{
+	return ((struct fake *)ctx)->clock_ns;
+}
+
+static inline void fake_telemetry(void *ctx, struct telemetry_sample *t)
+{
+	*t = (struct telemetry_sample){.have_steal = 1,
+	                               .have_load = 1,
+	                               .have_runnable = 1,
+	                               .loadavg_1m = 0.5,
+	                               .runnable = ((struct fake *)ctx)->runnable};
+}
+
+/* This machine, or with id= another one: " ID" after its CPU model, its id recomputed. */
+static inline cJSON *fake_machine(void *ctx)
+{
+	const struct fake *f = ctx;
+	cJSON *m = fingerprint_json();
+	const char *cpu =
+	        m ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "cpu_model")) : NULL;
+	char buf[512], id[17];
+
+	if (!m || !f->id)
+		return m;
+	snprintf(buf, sizeof buf, "%s %s", cpu ? cpu : "CPU", f->id);
+	cJSON_ReplaceItemInObjectCaseSensitive(m, "cpu_model", cJSON_CreateString(buf));
+	fingerprint_id(m, id);
+	cJSON_ReplaceItemInObjectCaseSensitive(m, "id", cJSON_CreateString(id));
+	return m;
+}
+
+static inline int fb_usage(char *err, size_t errlen, const char *msg, const char *arg)
+{
+	snprintf(err, errlen, "%s%s%.400s", msg, arg ? ": " : "", arg ? arg : "");
+	return 2;
+}
+
+static inline int arm_index(const struct fake *f, const char *name, size_t n)
+{
+	for (size_t i = 0; i < f->narms; i++)
+		if (strlen(f->names[i]) == n && strncmp(f->names[i], name, n) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* ARM:RUN[:CODE] into f->ev. */
+static inline int parse_event(struct fake *f, const char *v, int sig)
+{
+	const char *c = strchr(v, ':');
+	char *end;
+	struct event e = {.sig = sig, .code = sig ? 0 : 1};
+
+	if (!c || f->nev == MAX_EVENTS || (e.arm = arm_index(f, v, (size_t)(c - v))) < 0)
+		return -1;
+	errno = 0;
+	unsigned long run = strtoul(c + 1, &end, 10);
+	if (errno || end == c + 1 || run == 0 || run > 100000)
+		return -1;
+	e.run = (unsigned)run;
+	if (*end == ':' && !sig) {
+		long code = strtol(end + 1, &end, 10);
+		if (code < 1 || code > 255)
+			return -1;
+		e.code = (int)code;
+	}
+	if (*end)
+		return -1;
+	f->ev[f->nev++] = e;
+	return 0;
+}
+
+/* Everything one run of the engine keeps: the fake, and the arms and workloads it names. */
+struct fb_state {
+	struct fake f;
+	struct bench_arm arms[MAX_ARMS];
+	char *names[MAX_ARMS], cmds[MAX_ARMS][4], *wlnames[MAX_WLS];
+	struct bench_workload wl[MAX_WLS];
+	struct bench_task task;
+	char wlspec[1024], colds[1024], armspec[1024];
+	const char *evs[2 * MAX_EVENTS];
+	int evsig[2 * MAX_EVENTS];
+};
+
+static inline int fb_write(struct fb_state *s, const char *out, int n, char *const *kv, char *err,
+                           size_t errlen)
+{
+	struct fake *f = &s->f;
+	struct bench_arm *arms = s->arms;
+	char **names = s->names, **wlnames = s->wlnames;
+	struct bench_workload *wl = s->wl;
+	const char *unsettled = NULL, *sum = NULL, *crash = NULL, *primary = NULL;
+	struct bench_result res;
+	volatile sig_atomic_t stop = 0;
+	size_t nevs = 0;
+	unsigned long rounds = 8, warmup = 1, seed = 1;
+	double base = 1e8, cpu = 0.9;
+	int has_task = 0;
+
+	*f = (struct fake){.spread = 0.05, .warmcold = 1, .unsettled = -1, .sum = -1, .crash = -1,
+	                  .replay = -1, .runnable = 1, .reps = 1};
+	wl[0] = (struct bench_workload){.name = "command"};
+	s->task = (struct bench_task){.shard = -1, .lock_fd = -1};
+	snprintf(s->wlspec, sizeof s->wlspec, "%s", "parquet_load,pipeline");
+	snprintf(s->armspec, sizeof s->armspec, "%s", "system=1");
+	for (int i = 0; i < n; i++) {
+		const char *a = kv[i], *v = strchr(a, '=');
+		char *end;
+		if (!v)
+			return fb_usage(err, errlen, "not KEY=VALUE", a);
+		v++;
+		errno = 0;
+		if (!strncmp(a, "arms=", 5) && strlen(v) < sizeof s->armspec)
+			snprintf(s->armspec, sizeof s->armspec, "%s", v);
+		else if (!strncmp(a, "rounds=", 7) && (rounds = strtoul(v, &end, 10)) > 0 && !*end)
+			;
+		else if (!strncmp(a, "warmup=", 7) && ((warmup = strtoul(v, &end, 10)), !*end) && *v)
+			;
+		else if (!strncmp(a, "seed=", 5) && ((seed = strtoul(v, &end, 10)), !*end) && *v)
+			;
+		else if (!strncmp(a, "base=", 5) && (base = strtod(v, &end)) >= 1000 && !*end)
+			;
+		else if (!strncmp(a, "cpu=", 4) && (cpu = strtod(v, &end)) >= 0 && cpu <= 64 && !*end)
+			;
+		else if (!strcmp(a, "mode=drivers") || !strcmp(a, "mode=commands"))
+			f->drivers = a[5] == 'd';
+		else if (!strcmp(a, "formula=cycle"))
+			f->cycle = 1;
+		else if (!strncmp(a, "wls=", 4) && *v && strlen(v) < sizeof s->wlspec)
+			snprintf(s->wlspec, sizeof s->wlspec, "%s", v);
+		else if (!strncmp(a, "colds=", 6) && strlen(v) < sizeof s->colds)
+			snprintf(s->colds, sizeof s->colds, "%s", v);
+		else if (!strncmp(a, "reps=", 5) && (f->reps = (unsigned)strtoul(v, &end, 10)) >= 1 &&
+		         f->reps <= 1000 && !*end)
+			;
+		else if (!strncmp(a, "spread=", 7) && (f->spread = strtod(v, &end)) >= 0 && !*end && *v)
+			;
+		else if (!strncmp(a, "warmcold=", 9) && (f->warmcold = strtod(v, &end)) > 0 && !*end)
+			;
+		else if (!strncmp(a, "phase=", 6) && ((f->phase = strtol(v, &end, 10)), !*end) && *v &&
+		         f->phase >= 0 && f->phase < 1000000)
+			;
+		else if (!strncmp(a, "runnable=", 9) &&
+		         ((f->runnable = (unsigned)strtoul(v, &end, 10)), !*end) && *v)
+			;
+		else if (!strncmp(a, "replay=", 7) && (f->replay = strtoll(v, &end, 10)) > 0 && !*end)
+			;
+		else if (!strncmp(a, "id=", 3) && *v)
+			f->id = v;
+		else if (!strncmp(a, "unsettled=", 10))
+			unsettled = v;
+		else if (!strncmp(a, "sum=", 4))
+			sum = v;
+		else if (!strncmp(a, "crash=", 6))
+			crash = v;
+		else if (!strncmp(a, "primary=", 8) && *v)
+			primary = v;
+		else if (!strncmp(a, "label=", 6) && *v && strlen(v) <= BENCH_TASK_LABEL_MAX) {
+			snprintf(s->task.label, sizeof s->task.label, "%s", v);
+			s->task.label_from = "--label";
+			has_task = 1;
+		} else if ((!strncmp(a, "fail=", 5) || !strncmp(a, "signal=", 7)) && nevs < 2 * MAX_EVENTS) {
+			s->evsig[nevs] = a[0] == 's' ? SIGSEGV : 0;
+			s->evs[nevs++] = v;
+		} else
+			return fb_usage(err, errlen, "bad or unknown setting", a);
+		if (errno)
+			return fb_usage(err, errlen, "bad number", a);
+	}
+	f->names = names;
+	for (char *save = NULL, *tok = strtok_r(s->armspec, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '='), *end;
+		if (!eq || eq == tok || f->narms == MAX_ARMS)
+			return fb_usage(err, errlen, "bad arms (NAME=F[/A],..., at most 8)", tok);
+		*eq = '\0';
+		double fac = strtod(eq + 1, &end), amp = 0.004;
+		if (*end == '/')
+			amp = strtod(end + 1, &end);
+		if (*end || !(fac > 0) || fac > 1e6 || !(amp >= 0) || amp >= 1)
+			return fb_usage(err, errlen, "bad arm time (F > 0, 0 <= A < 1)", eq + 1);
+		if (arm_index(f, tok, strlen(tok)) >= 0)
+			return fb_usage(err, errlen, "an arm named twice", tok);
+		names[f->narms] = tok;
+		f->base_ns[f->narms] = (int64_t)(base * fac);
+		f->factor[f->narms] = fac;
+		f->cold[f->narms] = 1;
+		f->amp[f->narms] = amp;
+		snprintf(s->cmds[f->narms], sizeof s->cmds[f->narms], "%zu", f->narms);
+		arms[f->narms] = f->drivers ? (struct bench_arm){.kind = &arm_kind_driver, .name = tok,
+		                                               .path = s->cmds[f->narms]}
+		                          : (struct bench_arm){.kind = &arm_kind_command, .name = tok,
+		                                               .command = s->cmds[f->narms]};
+		f->narms++;
+	}
+	f->nwl = 1;
+	if (f->drivers) {
+		f->nwl = 0;
+		for (char *save = NULL, *tok = strtok_r(s->wlspec, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (f->nwl == MAX_WLS || strspn(tok, "abcdefghijklmnopqrstuvwxyz_") != strlen(tok))
+				return fb_usage(err, errlen, "bad wls (NAME,..., [a-z_], at most 8)", tok);
+			wlnames[f->nwl] = tok;
+			wl[f->nwl++] = (struct bench_workload){.name = tok};
+		}
+		if (!f->nwl)
+			return fb_usage(err, errlen, "bad wls (NAME,..., [a-z_], at most 8)", s->wlspec);
+	}
+	f->wls = wlnames;
+	for (char *save = NULL, *tok = strtok_r(s->colds, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '='), *end;
+		int i = eq ? arm_index(f, tok, (size_t)(eq - tok)) : -1;
+		if (i < 0 || !((f->cold[i] = strtod(eq + 1, &end)) > 0) || *end)
+			return fb_usage(err, errlen, "bad colds (ARM=F,..., known arms, F > 0)", tok);
+	}
+	if ((unsettled && (f->unsettled = arm_index(f, unsettled, strlen(unsettled))) < 0) ||
+	    (sum && (f->sum = arm_index(f, sum, strlen(sum))) < 0))
+		return fb_usage(err, errlen, "not an arm", unsettled && f->unsettled < 0 ? unsettled : sum);
+	if (crash) {
+		const char *c = strchr(crash, ':');
+		char *end;
+		if (!c || (f->crash = arm_index(f, crash, (size_t)(c - crash))) < 0 ||
+		    (f->crash_m = strtol(c + 1, &end, 10)) < -(long)warmup || *end || end == c + 1)
+			return fb_usage(err, errlen, "bad crash (ARM:M, a known arm, M >= -warmup)", crash);
+	}
+	f->base = base;
+	f->warmup = (unsigned)warmup;
+	for (size_t i = 0; i < nevs; i++)
+		if (parse_event(f, s->evs[i], s->evsig[i]) < 0)
+			return fb_usage(err, errlen, "bad event (ARM:RUN[:CODE], a known arm)", s->evs[i]);
+	f->cpu = cpu;
+	f->seed = seed;
+
+	struct bench_runner rn = {.ctx = f,
+	                          .run = fake_run,
+	                          .now_ns = fake_now,
+	                          .telemetry = fake_telemetry,
+	                          .machine = fake_machine};
+	char *out_paths[] = {(char *)out};
+	char *cargv[] = {"bench"};
+	/* as bench names it: the platform's allocator when a driver arm runs it */
+	int sys = f->drivers ? arm_index(f, "system", 6) : -1;
+	struct bench_config c = {.arms = arms,
+	                         .baseline = sys >= 0 ? names[sys] : NULL,
+	                         .narms = f->narms,
+	                         .wl = wl,
+	                         .nwl = f->nwl,
+	                         .scale = "small",
+	                         .seed = 42,
+	                         .reps = f->drivers ? f->reps : 0,
+	                         .rounds = (unsigned)rounds,
+	                         .warmup = (unsigned)warmup,
+	                         .min_rounds = (unsigned)rounds,
+	                         .equivalence = NAN,
+	                         .timeout_s = 3600,
+	                         .grace_s = 1,
+	                         .shuffle_seed = seed,
+	                         .out_paths = out_paths,
+	                         .nout = 1,
+	                         .argv = cargv,
+	                         .argc = 1,
+	                         .runner = &rn,
+	                         .primary = primary,
+	                         .task = has_task ? &s->task : NULL};
+	return bench_run(&c, &stop, NULL, &res, err, errlen) != ST_OK;
+}
+
+static inline int fakebench_write(const char *out, int n, char *const *kv, char *err,
+                                  size_t errlen)
+{
+	struct fb_state *s = calloc(1, sizeof *s);
+	int rc;
+
+	if (!s)
+		return snprintf(err, errlen, "out of memory"), 1;
+	rc = fb_write(s, out, n, kv, err, errlen);
+	free(s);
+	return rc;
+}
+
+#endif
+
