@@ -192,7 +192,8 @@ static void rf_mutations(const char *path)
 
 /* The fixtures, written by `bash SCRIPT DIR`: this test's own (small, warm-up rounds, a failed
  * one), then every distinct `mkbench FILE ARGS` of tests/e2e/e2e_*.sh (the production writer's
- * allocab-bench/2 files), each as its allocab-bench/1 document (lib.sh's onedoc), into DIR/fN.json
+ * allocab-bench/2 files), each as its allocab-bench/1 document (lib.sh's onedocs, one Python for all of them), into
+ * DIR/fN.json
  * with their arguments in DIR/fN.args. */
 static const char mkbench_all[] =
     "set -e; . tests/e2e/lib.sh; n=0\n"
@@ -202,10 +203,10 @@ static const char mkbench_all[] =
     " sort -u; } |\n"
     "while read -r args; do\n"
     "  mkbench \"$1/f$n.jsonl\" $args\n"
-    "  onedoc \"$1/f$n.jsonl\" \"$1/f$n.json\"; rm -f \"$1/f$n.jsonl\"\n"
     "  echo \"$args\" >\"$1/f$n.args\"\n"
     "  n=$((n + 1))\n"
-    "done\n";
+    "done\n"
+    "onedocs \"$1\"\n";
 
 /* A round with a member nested `depth` deep in all (the file's object, rounds and the round
  * included): rf_load and rf_from_json agree, at the limit and one above. */
