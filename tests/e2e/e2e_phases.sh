@@ -8,21 +8,6 @@ A=$BUILD/allocab
 J=$BUILD/tests/jget
 F=$BUILD/tests/phase_fixture
 
-# run_of FILE ARM: the path of ARM's run in round 0 of FILE.
-run_of() {
-	local n k
-	n=$("$J" "$1" rounds.0.runs.#)
-	for ((k = 0; k < n; k++)); do
-		[ "$("$J" "$1" "rounds.0.runs.$k.arm")" = "$2" ] && { echo "rounds.0.runs.$k"; return; }
-	done
-}
-
-jeq() {
-	local got
-	got=$("$J" "$2" "$3" 2>&1)
-	if [ "$got" = "$4" ]; then ok "$1"; else notok "$1" "$3 is '$got', want '$4'"; fi
-}
-
 # ---- a C program marking setup once and epoch six times ----
 expect_status "C fixture under --cmd: exit 0" 0 "$A" bench --cmd a="$F 6" --cmd b="$F 6" \
 	-w fixture --rounds 2 --warmup 0 -q -o "$TMP/c.json"

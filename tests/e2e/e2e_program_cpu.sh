@@ -10,15 +10,6 @@ A=$BUILD/allocab
 J=$BUILD/tests/jget
 F=$BUILD/tests/phase_fixture
 
-# run_of FILE ARM: the path of ARM's run in round 0 of FILE.
-run_of() {
-	local n k
-	n=$("$J" "$1" rounds.0.runs.#)
-	for ((k = 0; k < n; k++)); do
-		[ "$("$J" "$1" "rounds.0.runs.$k.arm")" = "$2" ] && { echo "rounds.0.runs.$k"; return; }
-	done
-}
-
 # row_times FILE: "phase=time " for every row of compare --format json of FILE.
 row_times() {
 	local n k out=""

@@ -40,6 +40,15 @@ jeq() {
 	if [ "$got" = "$4" ]; then ok "$1"; else notok "$1" "$3 is '$got', want '$4'"; fi
 }
 
+# run_of FILE ARM: the path of ARM's run in round 0 of FILE (for jeq and jget).
+run_of() {
+	local n k
+	n=$("$BUILD/tests/jget" "$1" rounds.0.runs.#)
+	for ((k = 0; k < n; k++)); do
+		[ "$("$BUILD/tests/jget" "$1" "rounds.0.runs.$k.arm")" = "$2" ] && { echo "rounds.0.runs.$k"; return; }
+	done
+}
+
 # check NAME CMD...: ok when CMD exits 0.
 check() {
 	local name=$1
