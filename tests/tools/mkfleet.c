@@ -15,8 +15,8 @@
  * sd SIGMA in 9 rounds of 10 and 3 SIGMA in the tenth; machine 1 (the noisy one) has NOISY x
  * SIGMA. Prints one line: theta_1 .. theta_K, then theta_new, the effect of one more machine of the
  * fleet (MU + TAU z), all as ln(t_cand / t_base). Deterministic for a seed. */
-#include "common/fingerprint.h"
 #include "common/prng.h"
+#include "fakemachine.h"
 #include "common/status.h"
 #include "front/engine/engine.h"
 #include "front/proc/proc.h"
@@ -84,20 +84,13 @@ static void fake_telemetry(void *ctx, struct telemetry_sample *t)
 	    .have_steal = 1, .have_load = 1, .have_runnable = 1, .loadavg_1m = 0.5, .runnable = 1};
 }
 
+/* Machine i: " mI" after this machine's CPU model. */
 static cJSON *fake_machine(void *ctx)
 {
-	const struct fake *f = ctx;
-	cJSON *m = fingerprint_json();
-	const char *cpu = m ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "cpu_model")) : NULL;
-	char buf[512], id[17];
+	char suffix[16];
 
-	if (!m)
-		return NULL;
-	snprintf(buf, sizeof buf, "%s m%d", cpu ? cpu : "CPU", f->i);
-	cJSON_ReplaceItemInObjectCaseSensitive(m, "cpu_model", cJSON_CreateString(buf));
-	fingerprint_id(m, id);
-	cJSON_ReplaceItemInObjectCaseSensitive(m, "id", cJSON_CreateString(id));
-	return m;
+	snprintf(suffix, sizeof suffix, "m%d", ((const struct fake *)ctx)->i);
+	return fake_machine_as(suffix);
 }
 
 /* A minor fault costs fault_us on machine i, its CPU vendor alternates. */

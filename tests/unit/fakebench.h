@@ -40,7 +40,7 @@
 
 #include "common/status.h"
 #include "front/engine/engine.h"
-#include "common/fingerprint.h"
+#include "fakemachine.h"
 #include "front/proc/proc.h"
 
 #include <errno.h>
@@ -247,19 +247,7 @@ static inline void fake_telemetry(void *ctx, struct telemetry_sample *t)
 /* This machine, or with id= another one: " ID" after its CPU model, its id recomputed. */
 static inline cJSON *fake_machine(void *ctx)
 {
-	const struct fake *f = ctx;
-	cJSON *m = fingerprint_json();
-	const char *cpu =
-	        m ? cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "cpu_model")) : NULL;
-	char buf[512], id[17];
-
-	if (!m || !f->id)
-		return m;
-	snprintf(buf, sizeof buf, "%s %s", cpu ? cpu : "CPU", f->id);
-	cJSON_ReplaceItemInObjectCaseSensitive(m, "cpu_model", cJSON_CreateString(buf));
-	fingerprint_id(m, id);
-	cJSON_ReplaceItemInObjectCaseSensitive(m, "id", cJSON_CreateString(id));
-	return m;
+	return fake_machine_as(((const struct fake *)ctx)->id);
 }
 
 static inline int fb_usage(char *err, size_t errlen, const char *msg, const char *arg)
