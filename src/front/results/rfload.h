@@ -29,6 +29,9 @@ struct loader {
 	size_t nruns, runs_cap, warm_cap, index_cap, fails_cap, usage_cap;
 };
 
+/* *p (of *cap elements of size elem) grown to hold at least need, doubling (rfrecord.c).
+ * Returns 0, or -1 with "out of memory" set. */
+int rl_grow(struct loader *l, void **p, size_t *cap, size_t need, size_t elem);
 /* Reads the next round of the document (its index must be its place: 0, 1, ...) into l->d's
  * tables. Returns 0, or -1 with the reason set. */
 int rl_round(struct loader *l, const cJSON *round);

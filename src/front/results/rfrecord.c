@@ -45,6 +45,22 @@ int rl_nomem(struct loader *l)
 	return rl_fail(l, "out of memory");
 }
 
+int rl_grow(struct loader *l, void **p, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 16;
+	void *np;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n = n > SIZE_MAX / 2 / elem ? need : n * 2;
+	if (n > SIZE_MAX / elem || !(np = realloc(*p, n * elem)))
+		return rl_nomem(l);
+	*p = np;
+	*cap = n;
+	return 0;
+}
+
 int rl_in_list(const char *s, const char *const *list)
 {
 	for (size_t i = 0; s && list[i]; i++)

@@ -19,23 +19,6 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-/* *p (of *cap elements of size elem) grown to hold at least need, doubling. */
-static int grow(struct loader *l, void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 16;
-	void *np;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n = n > SIZE_MAX / 2 / elem ? need : n * 2;
-	if (n > SIZE_MAX / elem || !(np = realloc(*p, n * elem)))
-		return rl_nomem(l);
-	*p = np;
-	*cap = n;
-	return 0;
-}
-
 static int add_fail(struct loader *l, const cJSON *jr, size_t round, int warmup, size_t a, size_t w,
                     const char *status, const char *at)
 {
@@ -46,7 +29,7 @@ static int add_fail(struct loader *l, const cJSON *jr, size_t round, int warmup,
 
 	if (es && !cJSON_IsNull(es) && !jl_int(es, 0, 255, &code))
 		return rl_fail(l, "%s: exit_status is not null or an integer in 0..255", at);
-	if (grow(l, (void **)&d->fails, &l->fails_cap, d->nfails + 1, sizeof *d->fails) != 0)
+	if (rl_grow(l, (void **)&d->fails, &l->fails_cap, d->nfails + 1, sizeof *d->fails) != 0)
 		return -1;
 	f = &d->fails[d->nfails++];
 	memset(f, 0, sizeof *f);
@@ -248,10 +231,10 @@ static struct rf_run *new_row(struct loader *l, int warmup, size_t i)
 	struct rf_run **tab = warmup ? &d->warm_runs : &d->runs;
 	size_t *cap = warmup ? &l->warm_cap : &l->runs_cap;
 
-	if (grow(l, (void **)tab, cap, (k + 1) * cells, sizeof **tab) != 0)
+	if (rl_grow(l, (void **)tab, cap, (k + 1) * cells, sizeof **tab) != 0)
 		return NULL;
 	if (!warmup) {
-		if (grow(l, (void **)&d->round_index, &l->index_cap, k + 1,
+		if (rl_grow(l, (void **)&d->round_index, &l->index_cap, k + 1,
 		         sizeof *d->round_index) != 0)
 			return NULL;
 		d->round_index[k] = i;

@@ -7,7 +7,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 static const char *const count_key[RF_NCOUNTS] = {"user_ns", "sys_ns", "minflt",
                                                   "majflt",  "nvcsw",  "nivcsw"};
@@ -26,19 +25,11 @@ const char *rf_count_name(enum rf_count c)
 static double *usage_block(struct loader *l, struct rf_run *run, size_t nphases)
 {
 	struct rf_doc *d = l->d;
-	size_t need = nphases * RF_NREGIMES * RF_NCOUNTS, cap = l->usage_cap ? l->usage_cap : 256;
+	size_t need = nphases * RF_NREGIMES * RF_NCOUNTS;
 	double *b;
 
-	if (d->nusage + need > l->usage_cap) {
-		while (cap < d->nusage + need)
-			cap *= 2;
-		if (!(b = realloc(d->usage, cap * sizeof *b))) {
-			rl_nomem(l);
-			return NULL;
-		}
-		d->usage = b;
-		l->usage_cap = cap;
-	}
+	if (rl_grow(l, (void **)&d->usage, &l->usage_cap, d->nusage + need, sizeof *d->usage) != 0)
+		return NULL;
 	b = d->usage + d->nusage;
 	for (size_t i = 0; i < need; i++)
 		b[i] = NAN;
@@ -83,15 +74,17 @@ static void regimes_of(const cJSON *reps, size_t n, enum steady_regime *g)
 	}
 }
 
-/* The counts of phase p of every rep into v[c][i] (NAN where absent), and whether any is not a
- * number in range (bad[c][i]); phase objects are looked up once a rep. */
+/* The counts of phase p of every rep into v[c][i] (NAN where absent), whether any is not a
+ * number in range (bad[c][i]; rl_opt_num says why), and each rep's phase object ph[i]; phase
+ * objects are looked up once a rep. */
 static void read_phase(const cJSON *reps, const char *phase, size_t n,
-                       double v[RF_NCOUNTS][RF_MAX_REPS], unsigned char bad[RF_NCOUNTS][RF_MAX_REPS])
+                       double v[RF_NCOUNTS][RF_MAX_REPS], unsigned char bad[RF_NCOUNTS][RF_MAX_REPS],
+                       const cJSON **ph_of)
 {
 	const cJSON *rep = reps ? reps->child : NULL;
 
 	for (size_t i = 0; i < n; i++, rep = rep ? rep->next : NULL) {
-		const cJSON *ph = rl_get(rl_get(rep, "phases"), phase);
+		const cJSON *ph = ph_of[i] = rl_get(rl_get(rep, "phases"), phase);
 		for (int c = 0; c < RF_NCOUNTS; c++) {
 			const cJSON *x = rl_get(ph, count_key[c]);
 			v[c][i] = NAN;
@@ -108,6 +101,7 @@ int rl_usage_reps(struct loader *l, const struct rf_workload *w, const cJSON *re
 	enum steady_regime g[RF_MAX_REPS];
 	double v[RF_MAX_REPS], all[RF_NCOUNTS][RF_MAX_REPS], *b;
 	unsigned char bad[RF_NCOUNTS][RF_MAX_REPS];
+	const cJSON *ph[RF_MAX_REPS];
 	char obj[160];
 
 	if (n > RF_MAX_REPS || w->nrecord == 0)
@@ -117,7 +111,7 @@ int rl_usage_reps(struct loader *l, const struct rf_workload *w, const cJSON *re
 	regimes_of(reps, n, g);
 
 	for (size_t p = 0; p < w->nrecord; p++) {
-		read_phase(reps, w->phases[p], n, all, bad);
+		read_phase(reps, w->phases[p], n, all, bad, ph);
 		for (int c = 0; c < RF_NCOUNTS; c++)
 			for (int r = 0; r < RF_NREGIMES; r++) {
 				size_t k = 0, nan = 0;
@@ -127,8 +121,8 @@ int rl_usage_reps(struct loader *l, const struct rf_workload *w, const cJSON *re
 					if (bad[c][i]) {
 						snprintf(obj, sizeof obj, "reps[%zu].phases.%.100s", i,
 						         w->phases[p]);
-						return rl_fail(l, "%s: %s.%s is not a number in 0..%g", at,
-						               obj, count_key[c], RF_MAX_FIGURE);
+						return rl_opt_num(l, ph[i], count_key[c], RF_MAX_FIGURE,
+						                  at, obj, &v[k]);
 					}
 					nan += isnan(v[k++] = all[c][i]);
 				}
