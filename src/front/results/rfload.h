@@ -86,6 +86,11 @@ int rl_in_list(const char *s, const char *const *list);
 /* Member key of o when o is an object, else NULL; rl_get_str: the same if it is a string. */
 const cJSON *rl_get(const cJSON *o, const char *key);
 const char *rl_get_str(const cJSON *o, const char *key);
+/* rl_get for keys looked up in the order a writer puts them: the search starts after *cur (the
+ * member the last lookup in o found; NULL before the first) and wraps around; *cur is set to the
+ * member found. The same member as rl_get's in an object without a repeated name, which strict
+ * reading guarantees (docs/results-format.md, "Reading files"). */
+const cJSON *rl_get_after(const cJSON *o, const cJSON **cur, const char *key);
 /* v as compact JSON text ("null" for NULL), malloc'd; NULL when memory ran out. */
 char *rl_compact(const cJSON *v);
 /* A figure that may be absent or null (*out NAN), else a finite number in [0, hi]. Returns 0, or
