@@ -2,7 +2,8 @@
  * one given a whole tree (rf_from_json on jl_load's): for every results fixture the end-to-end
  * tests write (mkbench, tests/e2e/lib.sh), the fuzz corpus, one-byte corruptions and prefixes of a
  * small file, and files whose members come in another order, both give identical documents or
- * both refuse. */
+ * both refuse. Every document they accept is also built as the bench engine builds its own while
+ * it runs (rf_builder: the head, then round by round), and must be the same. */
 #include "check.h"
 #include "memfile.h"
 #include "common/jsonload.h"
@@ -106,6 +107,39 @@ static const char *same_doc(const struct rf_doc *a, const struct rf_doc *b)
 	return a->legacy_reps == b->legacy_reps ? NULL : "legacy reps";
 }
 
+/* The document the bench engine keeps while it runs (rf_builder: the head, then each round as it
+ * ends) against the file's reading d: NULL when they agree in everything a judgement reads. */
+static const char *built_differs(const char *path, const struct rf_doc *d)
+{
+	struct rf_file info;
+	enum jl_why why;
+	char err[1024];
+	cJSON *doc, *round;
+	struct rf_builder *b;
+	const struct rf_doc *bd;
+	const char *bad = NULL;
+
+	if (rf_bench_read(path, &doc, &info, &why, err, sizeof err) != 0)
+		return "rf_bench_read refused what rf_load read";
+	cJSON_Delete(info.disk);
+	if (!(b = rf_builder_new(doc, path, err, sizeof err))) {
+		cJSON_Delete(doc);
+		return "rf_builder_new refused the head";
+	}
+	cJSON_ArrayForEach(round, cJSON_GetObjectItemCaseSensitive(doc, "rounds"))
+	{
+		if (!bad && rf_builder_round(b, round, err, sizeof err) != 0)
+			bad = "rf_builder_round refused a round";
+	}
+	if (!bad && !(bd = rf_builder_doc(b, err, sizeof err)))
+		bad = "rf_builder_doc failed";
+	if (!bad && (bad = same_doc(d, bd)))
+		bad = bad[0] ? bad : "the builder's document differs";
+	rf_builder_free(b);
+	cJSON_Delete(doc);
+	return bad;
+}
+
 /* rf_load and rf_from_json(jl_load) of path: both accept the same document or both refuse.
  * Returns the streamed document (NULL if refused) or sets *bad. */
 static struct rf_doc *rf_both(const char *path, const char **bad, char *err, size_t errlen)
@@ -125,6 +159,8 @@ static struct rf_doc *rf_both(const char *path, const char **bad, char *err, siz
 	else if (ds)
 		*bad = same_doc(ds, dw);
 	rf_free(dw);
+	if (ds && !*bad)
+		*bad = built_differs(path, ds);
 	return ds;
 }
 
