@@ -389,6 +389,31 @@ static int default_phases(struct loader *l, int on, unsigned char *set)
 	return 0;
 }
 
+/* What follows the rounds (rc: how they went) in the reading of document bench: the inputs, the
+ * loader's memory freed, the machine, facts, task and sessions, the phases of workloads without
+ * an ok run, and the time compared on. Returns 0, or -1 with the reason set. */
+static int load_rest(struct loader *l, const cJSON *bench, int rc)
+{
+	if (rc == 0)
+		rc = rl_inputs(l);
+	rl_forget(l);
+	if (rc == 0)
+		rc = load_machine(l, rl_get(bench, "machine"));
+	if (rc == 0)
+		rc = rl_facts(l, rl_get(bench, "facts"), rl_get(bench, "machine"));
+	if (rc == 0)
+		rc = load_task(l, rl_get(bench, "task"));
+	if (rc == 0)
+		rc = rl_sessions(l, rl_get(bench, "sessions"), bench_statuses);
+	if (rc == 0)
+		rc = default_phases(l, 1, NULL);
+	if (rc != 0)
+		return -1;
+	rl_cpu_auto(l->d);
+	rf_use_time(l->d, l->d->time_given);
+	return 0;
+}
+
 /* The document bench, its rounds read from js when it is not NULL (bench is then js_head);
  * *oom set when memory ran out. */
 static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, struct rl_lines *ln,
@@ -405,26 +430,12 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, struct
 	rc = load_head(&l, bench);
 	if (rc == 0)
 		rc = load_rounds(&l, bench, js, ln);
-	if (rc == 0)
-		rc = rl_inputs(&l);
-	rl_forget(&l);
-	if (rc == 0)
-		rc = load_machine(&l, rl_get(bench, "machine"));
-	if (rc == 0)
-		rc = rl_facts(&l, rl_get(bench, "facts"), rl_get(bench, "machine"));
-	if (rc == 0)
-		rc = load_task(&l, rl_get(bench, "task"));
-	if (rc == 0)
-		rc = rl_sessions(&l, rl_get(bench, "sessions"), bench_statuses);
-	if (rc == 0)
-		rc = default_phases(&l, 1, NULL);
+	rc = load_rest(&l, bench, rc);
 	if (rc != 0) {
 		*oom = l.nomem;
 		rf_free(d);
 		return NULL;
 	}
-	rl_cpu_auto(d);
-	rf_use_time(d, d->time_given);
 	return d;
 }
 
@@ -537,6 +548,24 @@ int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size
 }
 
 /* An allocab-bench/2 file: a torn last line is reported on stderr and left out. */
+/* The status of head, the file's whole head, over the header's that load_head read: 0, or -1
+ * when it is not one (the second reading then says why). */
+static int live_status(struct loader *l, const cJSON *head)
+{
+	const char *status = rl_get_str(head, "status");
+	char *copy;
+
+	if (!status || !rl_in_list(status, bench_statuses))
+		return -1;
+	if (strcmp(status, l->d->status) == 0)
+		return 0;
+	if (!(copy = strdup(status)))
+		return -1;
+	free(l->d->status);
+	l->d->status = copy;
+	return 0;
+}
+
 static int load_lines_file(const char *path, struct rf_doc **out, char *err, size_t errlen)
 {
 	struct rl_lines ln;
@@ -544,12 +573,28 @@ static int load_lines_file(const char *path, struct rf_doc **out, char *err, siz
 	char msg[1024];
 	int oom = 0;
 
-	if (rl_lines_open(&ln, path, &why, err, errlen) != 0)
+	char live_err[1024];
+	struct loader live = {.d = doc_new(path, live_err, sizeof live_err),
+	                      .err = live_err,
+	                      .errlen = sizeof live_err};
+
+	if (rl_lines_open(&ln, path, live.d ? &live : NULL, load_head, &why, err, errlen) != 0) {
+		rl_forget(&live);
+		rf_free(live.d);
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
+	}
 	if (ln.torn) {
 		rl_lines_torn(&ln, msg, sizeof msg);
 		fprintf(stderr, "allocab: warning: %s\n", msg);
 	}
+	if (live.d && !ln.reread && live_status(&live, ln.head) == 0 &&
+	    load_rest(&live, ln.head, 0) == 0) {
+		*out = live.d;
+		rl_lines_close(&ln);
+		return ST_OK;
+	}
+	rl_forget(&live);
+	rf_free(live.d);
 	*out = from_json(ln.head, NULL, &ln, path, &oom, err, errlen);
 	rl_lines_close(&ln);
 	return *out ? ST_OK : oom ? ST_FAIL : ST_USAGE;
