@@ -83,6 +83,12 @@ int rl_is_name(const char *s);
 int rl_nomem(struct loader *l);
 /* Whether s (may be NULL) is one of the NULL-terminated list: a status among the known ones. */
 int rl_in_list(const char *s, const char *const *list);
+/* rfconfig.c: the document's config (arms, workloads, grid, arm configurations, baseline, time,
+ * and rl_decision_plan's part) into l->d; rl_decision_plan: config.equivalence_pct,
+ * config.primary and config.sequential (the plan of a sequential gate) alone. Each returns 0, or
+ * -1 with the reason set. */
+int rl_config(struct loader *l, const cJSON *cfg);
+int rl_decision_plan(struct loader *l, const cJSON *cfg);
 /* Member key of o when o is an object, else NULL; rl_get_str: the same if it is a string. */
 const cJSON *rl_get(const cJSON *o, const char *key);
 const char *rl_get_str(const cJSON *o, const char *key);

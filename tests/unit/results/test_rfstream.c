@@ -68,6 +68,10 @@ static const char *same_doc(const struct rf_doc *a, const struct rf_doc *b)
 	    strcmp(a->machine_id, b->machine_id) != 0 ||
 	    !same_str(a->machine_desc, b->machine_desc) || !same_str(a->env, b->env))
 		return "status, mode or machine";
+	if (a->seq.planned != b->seq.planned || a->seq.first_look != b->seq.first_look ||
+	    !same_double(a->seq.share, b->seq.share) || !same_double(a->equivalence, b->equivalence) ||
+	    strcmp(a->primary, b->primary) != 0)
+		return "the decision plan";
 	if (a->narms != b->narms || a->nwl != b->nwl || a->nrounds != b->nrounds ||
 	    a->nwarmup != b->nwarmup || a->nfails != b->nfails)
 		return "counts";
@@ -261,6 +265,10 @@ static void rf_lines_checks(const char *path, const char *args, int all)
 	static const char *const ups[] = {
 	    "{\"updated_utc\":\"2026-12-02T00:00:00Z\",\"config\":{\"time\":\"wall\"}}",
 	    "{\"updated_utc\":\"2026-12-02T00:00:00Z\",\"config\":{\"sequential\":null}}",
+	    "{\"updated_utc\":\"2026-12-02T00:00:00Z\",\"config\":{\"sequential\":{\"rule\":\"x\","
+	    "\"planned_rounds\":12,\"first_look\":4,\"alpha_share\":0.8}}}",
+	    "{\"updated_utc\":\"2026-12-02T00:00:00Z\",\"config\":{\"sequential\":{\"planned_rounds\":"
+	    "2,\"first_look\":3}}}",
 	    "{\"updated_utc\":\"2026-12-02T00:00:00Z\",\"config\":{\"arms\":[]}}",
 	    "{\"updated_utc\":\"2026-12-02T00:00:00Z\",\"status\":\"nonsense\"}",
 	};
