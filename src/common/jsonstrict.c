@@ -1,11 +1,10 @@
-/* jsonstrict.c - strict JSON through cJSON (jsonstrict.h): a scan of the value's tokens, then
- * cJSON's parse of exactly that span, then the member names. */
+/* jsonstrict.c - strict JSON (jsonstrict.h): the scan of a value's tokens, and the first error of
+ * a text that fails it; the span's tree is built by jsonbuild.c. */
 #include "common/jsonstrict.h"
 
 #include "common/utf8.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -13,58 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define JST_CHUNK_MIN ((size_t)64 << 10)
-#define JST_SMALL_OBJ 16 /* members compared pairwise; more are sorted */
-
-struct jst_chunk {
-	struct jst_chunk *next;
-	size_t size; /* bytes of data[] */
-	max_align_t data[];
-};
-
-static void *arena_alloc(struct jst_arena *a, size_t size)
-{
-	struct jst_chunk *c = a->chunks;
-	size_t need = (size + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1), sz;
-
-	if (c && c->size - a->used >= need) {
-		a->used += need;
-		return (char *)c->data + a->used - need;
-	}
-	sz = c && c->size * 2 > JST_CHUNK_MIN ? c->size * 2 : JST_CHUNK_MIN;
-	if (sz < need)
-		sz = need;
-	if (!(c = malloc(sizeof *c + sz)))
-		return NULL;
-	c->size = sz;
-	c->next = a->chunks;
-	a->chunks = c;
-	a->used = need;
-	return c->data;
-}
-
-void jst_arena_reset(struct jst_arena *a)
-{
-	struct jst_chunk *keep = a->chunks, *c, *next;
-
-	if (!keep)
-		return;
-	for (c = keep->next; c; c = next) {
-		next = c->next;
-		free(c);
-	}
-	keep->next = NULL;
-	a->used = 0;
-}
-
-void jst_arena_free(struct jst_arena *a)
-{
-	jst_arena_reset(a);
-	free(a->chunks);
-	a->chunks = NULL;
-	a->used = 0;
-}
 
 /* Token classes of a byte between tokens. */
 enum { C_OTHER, C_WS, C_OPEN, C_CLOSE, C_SEP, C_QUOTE, C_NUM, C_LIT, C_BIN };
@@ -395,65 +342,6 @@ int jst_scan(const char *text, size_t n, unsigned depth, size_t *nodes, size_t m
 	return 0;
 }
 
-/* cJSON's allocations: during a jst_build into an arena from that arena, else malloc; a failure
- * is remembered. The state is the calling thread's, so threads may build at once. */
-static _Thread_local struct jst_arena *g_arena;
-static _Thread_local int g_nomem;
-static pthread_once_t g_hooks_once = PTHREAD_ONCE_INIT;
-
-static void *hook_alloc(size_t size)
-{
-	void *p = g_arena ? arena_alloc(g_arena, size) : malloc(size);
-
-	g_nomem |= !p;
-	return p;
-}
-
-static void hook_free(void *p)
-{
-	if (!g_arena)
-		free(p);
-}
-
-static void install_hooks(void)
-{
-	cJSON_Hooks hooks = {hook_alloc, hook_free};
-
-	cJSON_InitHooks(&hooks);
-}
-
-cJSON *jst_build(const char *text, size_t end, struct jst_arena *arena, struct jst_result *r)
-{
-	size_t at = jst_skip_ws(text, end, 0);
-	const char *stopped = NULL;
-	cJSON *v;
-
-	pthread_once(&g_hooks_once, install_hooks);
-	g_arena = arena;
-	g_nomem = 0;
-	/* cJSON reads a literal only when a byte follows it; its true has valueint 1 */
-	if (text[at] == 't' || text[at] == 'f') {
-		if ((v = cJSON_CreateBool(text[at] == 't')))
-			v->valueint = text[at] == 't';
-	} else if (text[at] == 'n') {
-		v = cJSON_CreateNull();
-	} else {
-		v = cJSON_ParseWithLengthOpts(text + at, end - at, &stopped, 0);
-	}
-	g_arena = NULL;
-	r->status = JST_OK;
-	r->at = end;
-	if (v && (!stopped || stopped == text + end) && jst_unique_keys(v, r) == 0)
-		return v;
-	if (!v || r->status == JST_OK) {
-		r->status = g_nomem ? JST_NOMEM : JST_SYNTAX;
-		r->at = stopped ? (size_t)(stopped - text) : at;
-	}
-	if (v && !arena)
-		cJSON_Delete(v);
-	return NULL;
-}
-
 void jst_earliest(const char *text, size_t n, struct jst_result *r)
 {
 	size_t tok = r->tok, len = tok + (tok < n ? 2 : 0);
@@ -484,60 +372,6 @@ cJSON *jst_parse(const char *text, size_t n, unsigned depth, struct jst_arena *a
 		return jst_build(text, r->at, arena, r);
 	jst_earliest(text, n, r);
 	return NULL;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The smallest name that members[0..n) repeat, or NULL; *nomem set when memory ran out. */
-static const char *repeated(const cJSON *o, size_t n, int *nomem)
-{
-	const char *min = NULL, **names;
-	const cJSON *a, *b;
-	size_t k = 0;
-
-	if (n <= JST_SMALL_OBJ) {
-		for (a = o->child; a; a = a->next)
-			for (b = a->next; b; b = b->next)
-				if (a->string[0] == b->string[0] && strcmp(a->string, b->string) == 0 &&
-				    (!min || strcmp(a->string, min) < 0))
-					min = a->string;
-		return min;
-	}
-	if (!(names = malloc(n * sizeof *names))) {
-		*nomem = 1;
-		return NULL;
-	}
-	for (a = o->child; a; a = a->next)
-		names[k++] = a->string;
-	qsort(names, n, sizeof *names, by_name);
-	for (k = 1; k < n && !min; k++)
-		if (strcmp(names[k - 1], names[k]) == 0)
-			min = names[k];
-	free(names);
-	return min;
-}
-
-int jst_unique_keys(const cJSON *v, struct jst_result *r)
-{
-	size_t n = 0;
-	int nomem = 0;
-	const char *name;
-	char shown[64];
-
-	for (const cJSON *c = v->child; c; c = c->next, n++)
-		if (c->child && jst_unique_keys(c, r) != 0)
-			return -1;
-	if (!cJSON_IsObject(v) || n < 2 || !((name = repeated(v, n, &nomem)) || nomem))
-		return 0;
-	r->status = nomem ? JST_NOMEM : JST_RULE;
-	r->at = SIZE_MAX;
-	if (!nomem)
-		snprintf(r->rule, sizeof r->rule, "member '%s' appears twice in one object",
-		         utf8_quote(shown, sizeof shown, name));
-	return -1;
 }
 
 size_t jst_skip_ws(const char *text, size_t n, size_t i)

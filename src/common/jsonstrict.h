@@ -1,7 +1,7 @@
-/* jsonstrict.h - one JSON value parsed by cJSON (cJSON_ParseWithLengthOpts) after the checks that
- * cJSON 1.7.15 lacks, so that allocab reads strict JSON (RFC 8259) and its readers keep cJSON's
- * accessors. The grammar (brackets, commas, colons) is cJSON's; what this module adds, because
- * cJSON accepts it (docs/results-format.md, "Reading files"):
+/* jsonstrict.h - one JSON value as a cJSON tree, after the checks that cJSON 1.7.15 lacks, so
+ * that allocab reads strict JSON (RFC 8259) and its readers keep cJSON's accessors. The grammar
+ * (brackets, commas, colons) is cJSON's; what this module adds, because cJSON accepts it
+ * (docs/results-format.md, "Reading files"):
  *   - numbers outside JSON's grammar (01, 1., +1, .5) and non-finite ones (1e999): refused; a
  *     number longer than JST_MAX_NUMBER characters, which cJSON would cut, is refused too;
  *   - in strings: raw control characters, \u0000, lone surrogates, bad \u escapes, and bytes
@@ -11,7 +11,9 @@
  *   - nesting deeper than JST_MAX_DEPTH, counted from the top of the file;
  *   - more values than a caller's limit, counted before any tree is built.
  * A value is first scanned (jst_scan: where it ends, or why it is refused), then built
- * (jst_build). Trees come from malloc (freed with cJSON_Delete) or from an arena whose trees are
+ * (jst_build): the tree cJSON_ParseWithLengthOpts would build, node for node, built without it;
+ * a span whose grammar is broken goes to cJSON's parse, so the refusal and its offset are
+ * cJSON's. Trees come from malloc (freed with cJSON_Delete) or from an arena whose trees are
  * all freed at once (jst_arena_reset), the way a large file is read one element at a time
  * (common/jsonstream.h). Neither reads text[n] or beyond: a span needs no terminating NUL.
  * The first jst_build installs cJSON's allocation hooks (cJSON_InitHooks) once for the process:

@@ -23,195 +23,6 @@
 static const char *const bench_statuses[] = {"running",     "complete", "budget", "decided",
                                              "interrupted", "aborted",  NULL};
 
-/* A non-empty array of distinct names into a new array of n elements of size elem, each name a
- * copy stored at offset name_off, indexed by idx; *out is set first so that rf_free can clean up
- * a failure. */
-static int load_names(struct loader *l, const cJSON *arr, const char *what, void **out, size_t elem,
-                      size_t name_off, size_t *n, struct nameidx *idx)
-{
-	const cJSON *v;
-	size_t i = 0;
-	long rep;
-
-	if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1)
-		return rl_fail(l, "config.%s: missing or empty", what);
-	if (!(*out = calloc((size_t)cJSON_GetArraySize(arr), elem)))
-		return rl_nomem(l);
-	cJSON_ArrayForEach(v, arr)
-	{
-		char **name = (char **)((char *)*out + i * elem + name_off);
-		if (!cJSON_IsString(v) || !rl_is_name(v->valuestring))
-			return rl_fail(l,
-			               "config.%s[%zu]: not a name (non-empty, without control "
-			               "characters)",
-			               what, i);
-		if (!(*name = strdup(v->valuestring)))
-			return rl_nomem(l);
-		*n = ++i;
-	}
-	if (nameidx_build(idx, *out, *n, elem, name_off) != 0)
-		return rl_nomem(l);
-	if ((rep = nameidx_repeat(idx)) >= 0)
-		return rl_fail(l, "config.%s: '%s' listed twice", what,
-		               *(char **)((char *)*out + (size_t)rep * elem + name_off));
-	return 0;
-}
-
-/* Arms x workloads: every round holds a run of each, every comparison a row of each. */
-static int check_grid(struct loader *l, const cJSON *cfg)
-{
-	size_t na = (size_t)cJSON_GetArraySize(rl_get(cfg, "arms"));
-	size_t nw = (size_t)cJSON_GetArraySize(rl_get(cfg, "workloads"));
-
-	if (na > RF_MAX_CELLS || nw > RF_MAX_CELLS || na * nw > RF_MAX_CELLS)
-		return rl_fail(
-		    l,
-		    "config: %zu arms x %zu workloads exceed the limit of %d arm-workload "
-		    "pairs",
-		    na, nw, RF_MAX_CELLS);
-	return 0;
-}
-
-/* config.arm_configs (absent in older files): label -> {"allocator", "config": [...]}. */
-static int load_arm_configs(struct loader *l, const cJSON *ac)
-{
-	struct rf_doc *d = l->d;
-	const cJSON *c, *item;
-
-	if (!cJSON_IsObject(ac) || !ac->child)
-		return 0;
-	if (!(d->arm_config = calloc(d->narms, sizeof *d->arm_config)))
-		return rl_nomem(l);
-	cJSON_ArrayForEach(c, ac)
-	{
-		const char *alloc = rl_get_str(c, "allocator");
-		int a = rf_arm(d, c->string);
-		char buf[1024];
-		size_t k;
-
-		if (a < 0 || !alloc || !cJSON_IsArray(rl_get(c, "config")))
-			return rl_fail(
-			    l, "config.arm_configs: want label -> {allocator, config} of an arm");
-		k = (size_t)snprintf(buf, sizeof buf, "%s:", alloc);
-		cJSON_ArrayForEach(item, rl_get(c, "config"))
-		{
-			if (cJSON_IsString(item) && k < sizeof buf)
-				k += (size_t)snprintf(buf + k, sizeof buf - k, " %s",
-				                      item->valuestring);
-		}
-		free(d->arm_config[a]);
-		if (!(d->arm_config[a] = strdup(buf)))
-			return rl_nomem(l);
-	}
-	return 0;
-}
-
-/* config.equivalence_pct (bench --equivalence), config.primary (bench --primary) and
- * config.sequential, the plan of a sequential
- * gate (bench --gate), both absent or null in files that have none. */
-static int load_decision_plan(struct loader *l, const cJSON *cfg)
-{
-	struct rf_doc *d = l->d;
-	const cJSON *seq = rl_get(cfg, "sequential");
-	double n, first;
-
-	if (rl_opt_num(l, cfg, "equivalence_pct", 99.999, "config", "config", &d->equivalence))
-		return -1;
-	const cJSON *prim = rl_get(cfg, "primary");
-	if (prim && !cJSON_IsNull(prim)) {
-		if (!cJSON_IsString(prim) || strlen(prim->valuestring) >= sizeof d->primary)
-			return rl_fail(l, "config.primary: want a string of fewer than 80 bytes");
-		strcpy(d->primary, prim->valuestring);
-	}
-	if (!seq || cJSON_IsNull(seq))
-		return 0;
-	if (rl_opt_num(l, seq, "planned_rounds", 1e9, "config", "sequential", &n) ||
-	    rl_opt_num(l, seq, "first_look", 1e9, "config", "sequential", &first))
-		return -1;
-	if (!(n >= 1 && first >= 1 && first <= n && n == floor(n) && first == floor(first)))
-		return rl_fail(l, "config.sequential: want integers 1 <= first_look <= "
-		                  "planned_rounds");
-	d->seq = (struct stats_seq_plan){.planned = (size_t)n, .first_look = (size_t)first};
-	if (rl_opt_num(l, seq, "alpha_share", 1, "config", "sequential", &d->seq.share))
-		return -1;
-	if (isnan(d->seq.share))
-		d->seq.share = 0;
-	else if (!(d->seq.share > 0 && d->seq.share <= 1))
-		return rl_fail(l, "config.sequential.alpha_share: want a share in (0, 1]");
-	return 0;
-}
-
-/* config.baseline, an arm of the file: the arm compared against by default. Files written before
- * it existed compared against the arm named system (the baseline backend) when they had one. */
-static int load_baseline(struct loader *l, const cJSON *cfg)
-{
-	struct rf_doc *d = l->d;
-	const cJSON *b = rl_get(cfg, "baseline");
-	const char *name = cJSON_IsString(b) ? b->valuestring : NULL;
-
-	if (b && !name)
-		return rl_fail(l, "config.baseline: want an arm's name");
-	if (name && rf_arm(d, name) < 0)
-		return rl_fail(l, "config.baseline '%.100s' is not an arm of config.arms", name);
-	if (!name)
-		name = rl_fallback_baseline(d);
-	d->baseline = d->arms[rf_arm(d, name)];
-	return 0;
-}
-
-/* What a commands bench ran: config.program, else config.commands, as compact JSON (NULL when
- * neither is there, as in a drivers bench, whose work is in its records' parameters). */
-static int load_ran(struct loader *l, const cJSON *cfg)
-{
-	const cJSON *prog = rl_get(cfg, "program"), *cmds = rl_get(cfg, "commands");
-	const cJSON *v = prog && !cJSON_IsNull(prog) ? prog : cmds && !cJSON_IsNull(cmds) ? cmds : NULL;
-
-	if (v && !(l->d->ran = rl_compact(v)))
-		return rl_nomem(l);
-	return 0;
-}
-
-static int load_config(struct loader *l, const cJSON *cfg)
-{
-	struct rf_doc *d = l->d;
-	const char *mode = rl_get_str(cfg, "mode");
-	const cJSON *time = rl_get(cfg, "time");
-
-	if (!cJSON_IsObject(cfg))
-		return rl_fail(l, "config: missing");
-	char modes[128];
-
-	if (!(d->kind = rf_kind_find(mode)))
-		return rl_fail(l, "config.mode: want %s", rf_kind_modes(modes, sizeof modes));
-	if (rl_opt_num(l, cfg, "clock_ticks_per_s", 1e6, "config", "config", &l->clock_ticks_per_s))
-		return -1;
-	/* USER_HZ is 100 on every Linux architecture allocab builds on */
-	if (!(l->clock_ticks_per_s >= 1))
-		l->clock_ticks_per_s = 100;
-	if (check_grid(l, cfg) != 0 ||
-	    load_names(l, rl_get(cfg, "arms"), "arms", (void **)&d->arms, sizeof *d->arms, 0,
-	               &d->narms, &d->arm_idx) != 0 ||
-	    load_names(l, rl_get(cfg, "workloads"), "workloads", (void **)&d->wl, sizeof *d->wl,
-	               offsetof(struct rf_workload, name), &d->nwl, &d->wl_idx) != 0)
-		return -1;
-	for (size_t i = 0; rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && i < d->nwl; i++) {
-		d->wl[i].nphases = d->wl[i].nrecord = 1;
-		if (!(d->wl[i].phases[0] = strdup("total")))
-			return rl_nomem(l);
-	}
-	if (time && (!cJSON_IsString(time) || rf_time_policy_parse(time->valuestring,
-	                                                            &d->time_given) != 0))
-		return rl_fail(l, "config.time: want \"wall\", \"cpu\" or \"auto\"");
-	if (load_decision_plan(l, cfg) != 0)
-		return -1;
-	if (rl_get_str(cfg, "process_tracking") &&
-	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
-		return rl_nomem(l);
-	if (load_baseline(l, cfg) != 0 || load_ran(l, cfg) != 0)
-		return -1;
-	return load_arm_configs(l, rl_get(cfg, "arm_configs"));
-}
-
 int rf_machine_id_check(const cJSON *machine, char id[17])
 {
 	const char *stored = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(machine, "id"));
@@ -362,7 +173,7 @@ static int load_head(struct loader *l, const cJSON *bench)
 		return rl_fail(l, "status '%.100s' is not a bench status", status);
 	if (!(l->d->status = strdup(status)))
 		return rl_nomem(l);
-	return load_config(l, rl_get(bench, "config"));
+	return rl_config(l, rl_get(bench, "config"));
 }
 
 /* Workloads without an ok run yet time only their total: their phase list, as rl_record would
@@ -389,6 +200,31 @@ static int default_phases(struct loader *l, int on, unsigned char *set)
 	return 0;
 }
 
+/* What follows the rounds (rc: how they went) in the reading of document bench: the inputs, the
+ * loader's memory freed, the machine, facts, task and sessions, the phases of workloads without
+ * an ok run, and the time compared on. Returns 0, or -1 with the reason set. */
+static int load_rest(struct loader *l, const cJSON *bench, int rc)
+{
+	if (rc == 0)
+		rc = rl_inputs(l);
+	rl_forget(l);
+	if (rc == 0)
+		rc = load_machine(l, rl_get(bench, "machine"));
+	if (rc == 0)
+		rc = rl_facts(l, rl_get(bench, "facts"), rl_get(bench, "machine"));
+	if (rc == 0)
+		rc = load_task(l, rl_get(bench, "task"));
+	if (rc == 0)
+		rc = rl_sessions(l, rl_get(bench, "sessions"), bench_statuses);
+	if (rc == 0)
+		rc = default_phases(l, 1, NULL);
+	if (rc != 0)
+		return -1;
+	rl_cpu_auto(l->d);
+	rf_use_time(l->d, l->d->time_given);
+	return 0;
+}
+
 /* The document bench, its rounds read from js when it is not NULL (bench is then js_head);
  * *oom set when memory ran out. */
 static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, struct rl_lines *ln,
@@ -405,26 +241,12 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, struct
 	rc = load_head(&l, bench);
 	if (rc == 0)
 		rc = load_rounds(&l, bench, js, ln);
-	if (rc == 0)
-		rc = rl_inputs(&l);
-	rl_forget(&l);
-	if (rc == 0)
-		rc = load_machine(&l, rl_get(bench, "machine"));
-	if (rc == 0)
-		rc = rl_facts(&l, rl_get(bench, "facts"), rl_get(bench, "machine"));
-	if (rc == 0)
-		rc = load_task(&l, rl_get(bench, "task"));
-	if (rc == 0)
-		rc = rl_sessions(&l, rl_get(bench, "sessions"), bench_statuses);
-	if (rc == 0)
-		rc = default_phases(&l, 1, NULL);
+	rc = load_rest(&l, bench, rc);
 	if (rc != 0) {
 		*oom = l.nomem;
 		rf_free(d);
 		return NULL;
 	}
-	rl_cpu_auto(d);
-	rf_use_time(d, d->time_given);
 	return d;
 }
 
@@ -472,7 +294,7 @@ int rf_builder_round(struct rf_builder *b, const cJSON *round, char *err, size_t
 const struct rf_doc *rf_builder_doc(struct rf_builder *b, char *err, size_t errlen)
 {
 	if (default_phases(&b->l, 1, b->defaulted) != 0 ||
-	    load_decision_plan(&b->l, rl_get(b->head, "config")) != 0) {
+	    rl_decision_plan(&b->l, rl_get(b->head, "config")) != 0) {
 		snprintf(err, errlen, "%s", b->err);
 		return NULL;
 	}
@@ -537,6 +359,26 @@ int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size
 }
 
 /* An allocab-bench/2 file: a torn last line is reported on stderr and left out. */
+/* What update lines may change of what load_head read from the header, read again from head,
+ * the file's whole head: the status and the sequential plan. 0, or -1 when either is not one (the
+ * second reading then says why). */
+static int live_head(struct loader *l, const cJSON *head)
+{
+	const char *status = rl_get_str(head, "status");
+	char *copy;
+
+	if (!status || !rl_in_list(status, bench_statuses))
+		return -1;
+	if (strcmp(status, l->d->status) != 0) {
+		if (!(copy = strdup(status)))
+			return -1;
+		free(l->d->status);
+		l->d->status = copy;
+	}
+	l->d->seq = (struct stats_seq_plan){0};
+	return rl_decision_plan(l, rl_get(head, "config"));
+}
+
 static int load_lines_file(const char *path, struct rf_doc **out, char *err, size_t errlen)
 {
 	struct rl_lines ln;
@@ -544,12 +386,28 @@ static int load_lines_file(const char *path, struct rf_doc **out, char *err, siz
 	char msg[1024];
 	int oom = 0;
 
-	if (rl_lines_open(&ln, path, &why, err, errlen) != 0)
+	char live_err[1024];
+	struct loader live = {.d = doc_new(path, live_err, sizeof live_err),
+	                      .err = live_err,
+	                      .errlen = sizeof live_err};
+
+	if (rl_lines_open(&ln, path, live.d ? &live : NULL, load_head, &why, err, errlen) != 0) {
+		rl_forget(&live);
+		rf_free(live.d);
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
+	}
 	if (ln.torn) {
 		rl_lines_torn(&ln, msg, sizeof msg);
 		fprintf(stderr, "allocab: warning: %s\n", msg);
 	}
+	if (live.d && !ln.reread && live_head(&live, ln.head) == 0 &&
+	    load_rest(&live, ln.head, 0) == 0) {
+		*out = live.d;
+		rl_lines_close(&ln);
+		return ST_OK;
+	}
+	rl_forget(&live);
+	rf_free(live.d);
 	*out = from_json(ln.head, NULL, &ln, path, &oom, err, errlen);
 	rl_lines_close(&ln);
 	return *out ? ST_OK : oom ? ST_FAIL : ST_USAGE;

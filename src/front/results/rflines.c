@@ -2,8 +2,9 @@
  * update lines; docs/results-format.md, "allocab-bench/2"): every line strict JSON
  * (common/jsonstrict.h) under jl_load's size and value limits, offsets counted from the file's
  * start, and a torn last line (no newline at its end, or JSON cut short) set aside and reported.
- * The file is read twice through a buffer as long as its longest line: the header and update
- * lines first (the head the rounds are judged under), then the round lines one at a time. */
+ * The file is read through a buffer as long as its longest line: the header and update lines (the
+ * head the rounds are judged under), and with them the round lines one at a time while the
+ * header alone says how they are read; else a second time, for the round lines. */
 #include "front/results/rfload.h"
 
 #include "common/errmsg.h"
@@ -173,6 +174,60 @@ static int next_line(struct rl_lines *s, const char **line, size_t *len, size_t 
 	}
 }
 
+static void drop_live(struct rl_lines *s)
+{
+	if (!s->live)
+		return;
+	s->live = NULL;
+	s->reread = 1;
+	s->nodes -= s->live_nodes;
+	s->live_nodes = 0;
+}
+
+/* Whether update line up sets a member of config other than sequential: one that may change how
+ * the rounds are read. */
+static int moves_config(const cJSON *up)
+{
+	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(up, "config"), *m;
+
+	if (!cfg)
+		return 0;
+	if (!cJSON_IsObject(cfg))
+		return 1;
+	cJSON_ArrayForEach(m, cfg)
+	{
+		if (strcmp(m->string, "sequential") != 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The round line t[0..len) at offset at, read into s->live; the live reading dropped when it
+ * cannot be. v: the line already parsed (from malloc), or NULL to parse it into the arena. */
+static void live_round(struct rl_lines *s, const char *t, size_t len, size_t at, const cJSON *v)
+{
+	size_t nodes = s->nodes;
+	char ignored[256];
+	cJSON *r = NULL;
+
+	if (!s->live)
+		return;
+	if (!v) {
+		jst_arena_reset(&s->arena);
+		if (parse_line(s, t, at, at + len, ROUND_DEPTH, &s->arena, &r, ignored,
+		               sizeof ignored) != 0) {
+			s->nodes = nodes;
+			s->nomem = 0;
+			drop_live(s);
+			return;
+		}
+		s->live_nodes += s->nodes - nodes;
+		v = r;
+	}
+	if (rl_round(s->live, v) != 0)
+		drop_live(s);
+}
+
 static int lines_fail(struct rl_lines *s, enum jl_why *why)
 {
 	*why = s->nomem || errno == ENOMEM ? JL_NOMEM : JL_BAD;
@@ -180,7 +235,8 @@ static int lines_fail(struct rl_lines *s, enum jl_why *why)
 	return -1;
 }
 
-int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *err,
+int rl_lines_open(struct rl_lines *s, const char *path, struct loader *live,
+                  int (*head)(struct loader *, const cJSON *), enum jl_why *why, char *err,
                   size_t errlen)
 {
 	const char *t;
@@ -188,7 +244,7 @@ int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *
 	cJSON *v;
 	int rc, k;
 
-	*s = (struct rl_lines){.path = path, .fd = -1};
+	*s = (struct rl_lines){.path = path, .fd = -1, .live = live};
 	*why = JL_OK;
 	if ((s->fd = jl_open(path, &s->size, &s->cap, err, errlen)) < 0) {
 		*why = errno == ENOENT ? JL_MISSING : JL_BAD;
@@ -207,6 +263,8 @@ int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *
 		return lines_fail(s, why);
 	}
 	s->first = s->end = len + 1;
+	if (s->live && head(s->live, s->head) != 0)
+		drop_live(s);
 	while ((k = next_line(s, &t, &len, &at, err, errlen)) > 0) {
 		int kind, last = k == 2 || (s->bpos == s->blen && s->foff + s->blen == s->size);
 
@@ -216,14 +274,21 @@ int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *
 		}
 		kind = line_kind(t, len);
 		if (kind == 'r' && !last) {
+			live_round(s, t, len, at, NULL);
 			s->nrounds++;
 			s->end = at + len + 1;
 			continue;
 		}
 		nodes = s->nodes;
 		rc = parse_line(s, t, at, at + len, kind == 'u' ? 0 : ROUND_DEPTH, NULL, &v, err, errlen);
-		if (kind != 'u')
+		if (kind == 'r' && rc == 0 && s->live) {
+			s->live_nodes += s->nodes - nodes;
+			live_round(s, t, len, at, v);
+		} else if (kind != 'u') {
 			s->nodes = nodes; /* a round's are counted when the rounds are read */
+		}
+		if (kind == 'u' && rc == 0 && moves_config(v))
+			drop_live(s);
 		if (rc > 0 && last) {
 			s->torn = 2;
 			break;
@@ -331,7 +396,7 @@ int rf_bench_read(const char *path, cJSON **doc, struct rf_file *info, enum jl_w
 		*doc = jl_load(path, why, err, errlen);
 		return *doc ? 0 : -1;
 	}
-	if (rl_lines_open(&s, path, why, err, errlen) != 0)
+	if (rl_lines_open(&s, path, NULL, NULL, why, err, errlen) != 0)
 		return -1;
 	info->lines = 1;
 	info->keep = (long)s.end;

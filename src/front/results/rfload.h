@@ -83,9 +83,20 @@ int rl_is_name(const char *s);
 int rl_nomem(struct loader *l);
 /* Whether s (may be NULL) is one of the NULL-terminated list: a status among the known ones. */
 int rl_in_list(const char *s, const char *const *list);
+/* rfconfig.c: the document's config (arms, workloads, grid, arm configurations, baseline, time,
+ * and rl_decision_plan's part) into l->d; rl_decision_plan: config.equivalence_pct,
+ * config.primary and config.sequential (the plan of a sequential gate) alone. Each returns 0, or
+ * -1 with the reason set. */
+int rl_config(struct loader *l, const cJSON *cfg);
+int rl_decision_plan(struct loader *l, const cJSON *cfg);
 /* Member key of o when o is an object, else NULL; rl_get_str: the same if it is a string. */
 const cJSON *rl_get(const cJSON *o, const char *key);
 const char *rl_get_str(const cJSON *o, const char *key);
+/* rl_get for keys looked up in the order a writer puts them: the search starts after *cur (the
+ * member the last lookup in o found; NULL before the first) and wraps around; *cur is set to the
+ * member found. The same member as rl_get's in an object without a repeated name, which strict
+ * reading guarantees (docs/results-format.md, "Reading files"). */
+const cJSON *rl_get_after(const cJSON *o, const cJSON **cur, const char *key);
 /* v as compact JSON text ("null" for NULL), malloc'd; NULL when memory ran out. */
 char *rl_compact(const cJSON *v);
 /* A figure that may be absent or null (*out NAN), else a finite number in [0, hi]. Returns 0, or
@@ -123,10 +134,22 @@ struct rl_lines {
 	int nomem;
 	cJSON *head;     /* the header with every update line merged */
 	struct jst_arena arena; /* the round line rl_lines_rounds read last */
+	/* The rounds read as the first pass finds them (rl_lines_open's live), and the values their
+	 * lines hold; reread: that reading was dropped, and the rounds are read again. */
+	struct loader *live;
+	size_t live_nodes;
+	int reread;
 };
 /* Opens path (jl_open's limits), parses its header and update lines strictly and finds its round
- * lines and a torn last line. Returns 0, or -1 with err and *why (s freed). */
-int rl_lines_open(struct rl_lines *s, const char *path, enum jl_why *why, char *err,
+ * lines and a torn last line. Returns 0, or -1 with err and *why (s freed).
+ * With live: head(live, header) first, then every round line, as it is found, through rl_round
+ * into live, the file read once. That reading stands only while the rounds are read under the
+ * header as the file's whole head would have them: an update line that sets a member of config
+ * other than sequential, a failed head or rl_round, or a round line that does not parse, drops
+ * it (s->reread set, live left to the caller to free), and the rounds are then read from the
+ * second pass (rl_lines_rounds), which finds every error in the order it always has. */
+int rl_lines_open(struct rl_lines *s, const char *path, struct loader *live,
+                  int (*head)(struct loader *, const cJSON *), enum jl_why *why, char *err,
                   size_t errlen);
 /* Every round line of ln through rl_round. Returns 0, or -1 with the reason set. */
 int rl_lines_rounds(struct loader *l, struct rl_lines *ln);

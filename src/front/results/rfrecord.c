@@ -69,19 +69,39 @@ int rl_in_list(const char *s, const char *const *list)
 	return 0;
 }
 
+static int is_named(const cJSON *c, const char *key)
+{
+	const char *a = c->string, *b = key;
+
+	while (a && *a && *a == *b)
+		a++, b++;
+	return a && *a == *b;
+}
+
 const cJSON *rl_get(const cJSON *o, const char *key)
 {
 	const cJSON *c;
 
 	if (!cJSON_IsObject(o))
 		return NULL;
-	for (c = o->child; c; c = c->next) {
-		const char *a = c->string, *b = key;
-		while (a && *a && *a == *b)
-			a++, b++;
-		if (a && *a == *b)
+	for (c = o->child; c; c = c->next)
+		if (is_named(c, key))
 			return c;
-	}
+	return NULL;
+}
+
+const cJSON *rl_get_after(const cJSON *o, const cJSON **cur, const char *key)
+{
+	const cJSON *from = *cur && (*cur)->next ? (*cur)->next : NULL, *c;
+
+	if (!cJSON_IsObject(o))
+		return NULL;
+	for (c = from; c; c = c->next)
+		if (is_named(c, key))
+			return *cur = c;
+	for (c = o->child; c && c != from; c = c->next)
+		if (is_named(c, key))
+			return *cur = c;
 	return NULL;
 }
 

@@ -84,9 +84,9 @@ static void read_phase(const cJSON *reps, const char *phase, size_t n,
 	const cJSON *rep = reps ? reps->child : NULL;
 
 	for (size_t i = 0; i < n; i++, rep = rep ? rep->next : NULL) {
-		const cJSON *ph = ph_of[i] = rl_get(rl_get(rep, "phases"), phase);
+		const cJSON *ph = ph_of[i] = rl_get(rl_get(rep, "phases"), phase), *cur = NULL;
 		for (int c = 0; c < RF_NCOUNTS; c++) {
-			const cJSON *x = rl_get(ph, count_key[c]);
+			const cJSON *x = rl_get_after(ph, &cur, count_key[c]);
 			v[c][i] = NAN;
 			bad[c][i] = x && !cJSON_IsNull(x) && !jl_range(x, 0, RF_MAX_FIGURE, &v[c][i]);
 		}

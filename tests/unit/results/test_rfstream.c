@@ -2,13 +2,15 @@
  * one given a whole tree (rf_from_json on jl_load's): for every results fixture the end-to-end
  * tests write (mkbench, tests/e2e/lib.sh), the fuzz corpus, one-byte corruptions and prefixes of a
  * small file, and files whose members come in another order, both give identical documents or
- * both refuse. */
+ * both refuse. Every document they accept is also built as the bench engine builds its own while
+ * it runs (rf_builder: the head, then round by round), and must be the same. */
 #include "check.h"
 #include "memfile.h"
 #include "common/jsonload.h"
 #include "common/jsonstrict.h"
 #include "front/results/results.h"
 
+#include <fcntl.h>
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -66,6 +68,10 @@ static const char *same_doc(const struct rf_doc *a, const struct rf_doc *b)
 	    strcmp(a->machine_id, b->machine_id) != 0 ||
 	    !same_str(a->machine_desc, b->machine_desc) || !same_str(a->env, b->env))
 		return "status, mode or machine";
+	if (a->seq.planned != b->seq.planned || a->seq.first_look != b->seq.first_look ||
+	    !same_double(a->seq.share, b->seq.share) || !same_double(a->equivalence, b->equivalence) ||
+	    strcmp(a->primary, b->primary) != 0)
+		return "the decision plan";
 	if (a->narms != b->narms || a->nwl != b->nwl || a->nrounds != b->nrounds ||
 	    a->nwarmup != b->nwarmup || a->nfails != b->nfails)
 		return "counts";
@@ -106,8 +112,42 @@ static const char *same_doc(const struct rf_doc *a, const struct rf_doc *b)
 	return a->legacy_reps == b->legacy_reps ? NULL : "legacy reps";
 }
 
-/* rf_load and rf_from_json(jl_load) of path: both accept the same document or both refuse.
- * Returns the streamed document (NULL if refused) or sets *bad. */
+/* The document the bench engine keeps while it runs (rf_builder: the head, then each round as it
+ * ends) against the file's reading d: NULL when they agree in everything a judgement reads. */
+static const char *built_differs(const char *path, const struct rf_doc *d)
+{
+	struct rf_file info;
+	enum jl_why why;
+	char err[1024];
+	cJSON *doc, *round;
+	struct rf_builder *b;
+	const struct rf_doc *bd;
+	const char *bad = NULL;
+
+	if (rf_bench_read(path, &doc, &info, &why, err, sizeof err) != 0)
+		return "rf_bench_read refused what rf_load read";
+	cJSON_Delete(info.disk);
+	if (!(b = rf_builder_new(doc, path, err, sizeof err))) {
+		cJSON_Delete(doc);
+		return "rf_builder_new refused the head";
+	}
+	cJSON_ArrayForEach(round, cJSON_GetObjectItemCaseSensitive(doc, "rounds"))
+	{
+		if (!bad && rf_builder_round(b, round, err, sizeof err) != 0)
+			bad = "rf_builder_round refused a round";
+	}
+	if (!bad && !(bd = rf_builder_doc(b, err, sizeof err)))
+		bad = "rf_builder_doc failed";
+	if (!bad && (bad = same_doc(d, bd)))
+		bad = bad[0] ? bad : "the builder's document differs";
+	rf_builder_free(b);
+	cJSON_Delete(doc);
+	return bad;
+}
+
+/* rf_load and rf_from_json(jl_load) of path, or for an allocab-bench/2 file rf_from_json of its
+ * equivalent document (rf_bench_read: the whole head over every round): both accept the same
+ * document or both refuse. Returns rf_load's document (NULL if refused) or sets *bad. */
 static struct rf_doc *rf_both(const char *path, const char **bad, char *err, size_t errlen)
 {
 	struct rf_doc *ds = NULL, *dw = NULL;
@@ -116,6 +156,13 @@ static struct rf_doc *rf_both(const char *path, const char **bad, char *err, siz
 	char err2[1024];
 
 	*bad = NULL;
+	if (rf_path_is_lines(path)) {
+		struct rf_file info;
+		cJSON_Delete(whole);
+		whole = NULL;
+		if (rf_bench_read(path, &whole, &info, &why, err2, sizeof err2) == 0)
+			cJSON_Delete(info.disk);
+	}
 	if (whole)
 		dw = rf_from_json(whole, path, err2, sizeof err2);
 	cJSON_Delete(whole);
@@ -125,6 +172,8 @@ static struct rf_doc *rf_both(const char *path, const char **bad, char *err, siz
 	else if (ds)
 		*bad = same_doc(ds, dw);
 	rf_free(dw);
+	if (ds && !*bad)
+		*bad = built_differs(path, ds);
 	return ds;
 }
 
@@ -190,10 +239,73 @@ static void rf_mutations(const char *path)
 	      total, n);
 }
 
+/* path with line appended (a newline after it) into the memory file. */
+static int with_line(const char *path, const char *line)
+{
+	size_t n = 0;
+	char err[256], *text = jl_read(path, &n, err, sizeof err), *all;
+	int rc = -1;
+
+	if (text && (all = malloc(n + strlen(line) + 2))) {
+		memcpy(all, text, n);
+		sprintf(all + n, "%s\n", line);
+		rc = mf_set(&mf, all, n + strlen(line) + 1);
+		free(all);
+	}
+	free(text);
+	return rc;
+}
+
+/* An allocab-bench/2 file read in one pass (the rounds with the header) against its equivalent
+ * document: as written, with an update line after the rounds that moves config (the rounds are
+ * then read again under the new head) or only its sequential plan (they are not), and for the
+ * first fixture (all) its corruptions and prefixes. */
+static void rf_lines_checks(const char *path, const char *args, int all)
+{
+	static const char *const ups[] = {
+	    "{\"updated_utc\":\"2026-12-02T00:00:00Z\",\"config\":{\"time\":\"wall\"}}",
+	    "{\"updated_utc\":\"2026-12-02T00:00:00Z\",\"config\":{\"sequential\":null}}",
+	    "{\"updated_utc\":\"2026-12-02T00:00:00Z\",\"config\":{\"sequential\":{\"rule\":\"x\","
+	    "\"planned_rounds\":12,\"first_look\":4,\"alpha_share\":0.8}}}",
+	    "{\"updated_utc\":\"2026-12-02T00:00:00Z\",\"config\":{\"sequential\":{\"planned_rounds\":"
+	    "2,\"first_look\":3}}}",
+	    "{\"updated_utc\":\"2026-12-02T00:00:00Z\",\"config\":{\"arms\":[]}}",
+	    "{\"updated_utc\":\"2026-12-02T00:00:00Z\",\"status\":\"nonsense\"}",
+	};
+	char err[1024];
+	const char *bad;
+	struct rf_doc *d = rf_both(path, &bad, err, sizeof err);
+
+	CHECK(!bad, "mkbench %s, as allocab-bench/2: rf_load agrees with its equivalent document%s%s "
+	      "(%s)", args, bad ? ": " : "", bad ? bad : "", d ? "accepted" : err);
+	rf_free(d);
+	for (size_t u = 0; all && u < sizeof ups / sizeof *ups; u++) {
+		if (with_line(path, ups[u]) != 0)
+			continue;
+		d = rf_both(mf.path, &bad, err, sizeof err);
+		CHECK(!bad, "mkbench %s, /2, then update %s: rf_load agrees%s%s (%s)", args, ups[u],
+		      bad ? ": " : "", bad ? bad : "", d ? "accepted" : err);
+		rf_free(d);
+	}
+	if (all) {
+		int keep = dup(2), quiet = open("/dev/null", O_WRONLY);
+		/* a prefix ends in a torn line, which rf_load reports on stderr */
+		if (keep >= 0 && quiet >= 0)
+			dup2(quiet, 2);
+		rf_mutations(path);
+		if (keep >= 0 && quiet >= 0)
+			dup2(keep, 2);
+		if (keep >= 0)
+			close(keep);
+		if (quiet >= 0)
+			close(quiet);
+	}
+}
+
 /* The fixtures, written by `bash SCRIPT DIR`: this test's own (small, warm-up rounds, a failed
  * one), then every distinct `mkbench FILE ARGS` of tests/e2e/e2e_*.sh (the production writer's
  * allocab-bench/2 files), each as its allocab-bench/1 document (lib.sh's onedocs, one Python for all of them), into
- * DIR/fN.json
+ * DIR/fN.json, the /2 file as DIR/fN.lines,
  * with their arguments in DIR/fN.args. */
 static const char mkbench_all[] =
     "set -e; . tests/e2e/lib.sh; n=0\n"
@@ -203,6 +315,7 @@ static const char mkbench_all[] =
     " sort -u; } |\n"
     "while read -r args; do\n"
     "  mkbench \"$1/f$n.jsonl\" $args\n"
+    "  cp \"$1/f$n.jsonl\" \"$1/f$n.lines\"\n"
     "  echo \"$args\" >\"$1/f$n.args\"\n"
     "  n=$((n + 1))\n"
     "done\n"
@@ -346,6 +459,9 @@ static void test_results(void)
 			unlink(moved);
 		}
 		rf_free(d);
+		unlink(path);
+		snprintf(path, sizeof path, "%s/f%zu.lines", dir, i);
+		rf_lines_checks(path, args, i == 0);
 		unlink(path);
 	}
 	CHECK(nb >= 20 && accepted + 2 >= nb, "%zu of %zu fixtures accepted", accepted, nb);
