@@ -97,8 +97,8 @@ static const struct cmp_attrib *attrib_of(const struct cmp_report *r, struct cmp
 static void test_parts(void)
 {
 	cJSON *doc = fault_doc(0, 0);
-	struct rf_doc *d = load(doc, "faults.json");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
+	struct rf_doc *d = cmpdoc_load(doc, "faults.json");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
 	struct cmp_attrib *at = NULL;
 	const struct cmp_attrib *a;
 	double fd[8];
@@ -133,7 +133,7 @@ static void test_parts(void)
 	          strstr(line, "system 8,934 page faults per rep, mimalloc 1,702") &&
 	          strstr(line, "within the interval") && !strstr(line, "NOT"),
 	      "attrib: the text line (%s)", line);
-	char *js = render(r, "json"), *csv = render(r, "csv"), *tab = render(r, "table");
+	char *js = cmpdoc_render(r, "json"), *csv = cmpdoc_render(r, "csv"), *tab = cmpdoc_render(r, "table");
 	cJSON *j = js ? cJSON_Parse(js) : NULL;
 	cJSON *row0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "comparisons"), 0);
 	cJSON *att = cJSON_GetObjectItem(row0, "attribution");
@@ -211,8 +211,8 @@ static void test_exact_and_opposite(void)
 {
 	for (int opp = 0; opp < 2; opp++) {
 		cJSON *doc = fault_doc(1, opp);
-		struct rf_doc *d = load(doc, "exact.json");
-		struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
+		struct rf_doc *d = cmpdoc_load(doc, "exact.json");
+		struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
 		struct cmp_attrib *at = NULL;
 		const struct cmp_attrib *a = r && cmp_attribs(r, &at) == 0 ? attrib_of(r, at, "cold")
 		                                                         : NULL;
@@ -240,11 +240,11 @@ static void test_without_counts(void)
 	cJSON *doc = doc_new("system,mimalloc", "checkpoint_write", "aaaa000000000001");
 	for (int i = 0; i < 8; i++) {
 		cJSON *runs = round_new(doc, 0);
-		run_add(runs, "system", "checkpoint_write", BASE_NS, NULL);
-		run_add(runs, "mimalloc", "checkpoint_write", BASE_NS * 0.8, NULL);
+		run_add(runs, "system", "checkpoint_write", CMPDOC_BASE_NS, NULL);
+		run_add(runs, "mimalloc", "checkpoint_write", CMPDOC_BASE_NS * 0.8, NULL);
 	}
-	struct rf_doc *d = load(doc, "old.json");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
+	struct rf_doc *d = cmpdoc_load(doc, "old.json");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
 	struct cmp_attrib *at = NULL;
 	int any = 0;
 
@@ -266,7 +266,7 @@ static void test_facts_differ(void)
 	add_facts(b, "GenuineIntel", "Intel Xeon Platinum 8375C", NULL, 1100, 900, 1500);
 	cJSON_DeleteItemFromObject(c, "facts");
 	add_facts(c, "AuthenticAMD", "AMD EPYC 7B13", "KVM", 15000, 13000, 23000);
-	struct rf_doc *da = load(a, "amd.json"), *db = load(b, "intel.json"), *dc = load(c, "amd2.json");
+	struct rf_doc *da = cmpdoc_load(a, "amd.json"), *db = cmpdoc_load(b, "intel.json"), *dc = cmpdoc_load(c, "amd2.json");
 	char line[EXPORT_LINE];
 
 	CHECK(da && db &&
@@ -286,8 +286,8 @@ static void test_facts_differ(void)
 		export_facts_line(db, line, sizeof line);
 	CHECK(db && strstr(line, "Intel Xeon Platinum 8375C, no hypervisor"),
 	      "facts: no hypervisor is said (%s)", line);
-	struct cmp_report *r = da && db ? build(da, db, &defaults) : NULL;
-	char *tab = r ? render(r, "table") : NULL;
+	struct cmp_report *r = da && db ? cmpdoc_build(da, db, &cmpdoc_defaults) : NULL;
+	char *tab = r ? cmpdoc_render(r, "table") : NULL;
 	CHECK(tab && strstr(tab, "the two files' machines differ in: CPU vendor"),
 	      "facts: compare of two files prints the differing facts");
 	free(tab);

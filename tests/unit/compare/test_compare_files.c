@@ -26,25 +26,25 @@ static void test_refusals(void)
 	struct run_opt other_sum = {.checksum = "00000000000000bb"}, other_rows = {.rows = 7};
 	cJSON *runs = round_new(doc, 0);
 
-	run_add(runs, "system", "parquet_load", BASE_NS, NULL);
-	run_add(runs, "mimalloc", "parquet_load", BASE_NS, &other_sum);
+	run_add(runs, "system", "parquet_load", CMPDOC_BASE_NS, NULL);
+	run_add(runs, "mimalloc", "parquet_load", CMPDOC_BASE_NS, &other_sum);
 	expect_refusal(doc, "checksums", "parquet_load", "00000000000000bb");
 
 	doc = doc_new("system,mimalloc", "parquet_load", "aaaa000000000001");
 	runs = round_new(doc, 0);
-	run_add(runs, "system", "parquet_load", BASE_NS, NULL);
-	run_add(runs, "mimalloc", "parquet_load", BASE_NS, &other_rows);
+	run_add(runs, "system", "parquet_load", CMPDOC_BASE_NS, NULL);
+	run_add(runs, "mimalloc", "parquet_load", CMPDOC_BASE_NS, &other_rows);
 	expect_refusal(doc, "params", "mimalloc", "\"rows\":7");
 
 	/* across files */
 	cJSON *a = doc_new("system", "parquet_load", "aaaa000000000001");
 	cJSON *b = doc_new("system", "parquet_load", "aaaa000000000001");
-	run_add(round_new(a, 0), "system", "parquet_load", BASE_NS, NULL);
-	run_add(round_new(b, 0), "system", "parquet_load", BASE_NS, &other_sum);
-	struct rf_doc *da = load(a, "old"), *db = load(b, "new");
+	run_add(round_new(a, 0), "system", "parquet_load", CMPDOC_BASE_NS, NULL);
+	run_add(round_new(b, 0), "system", "parquet_load", CMPDOC_BASE_NS, &other_sum);
+	struct rf_doc *da = cmpdoc_load(a, "old"), *db = cmpdoc_load(b, "new");
 	struct cmp_report *r = NULL;
 	char err[512] = "";
-	int rc = da && db ? cmp_build(da, db, &defaults, &r, err, sizeof err) : 0;
+	int rc = da && db ? cmp_build(da, db, &cmpdoc_defaults, &r, err, sizeof err) : 0;
 	CHECK(rc == ST_USAGE && !r && strstr(err, "checksum differs between old") &&
 	          strstr(err, "new"),
 	      "two files: different checksums refused: %s", err);
@@ -103,8 +103,8 @@ static void test_kinds(void)
 	/* a drivers file that names no baseline: its platform allocator's arm, wherever it is */
 	cJSON *doc = doc_new("mimalloc,system", "parquet_load", "aaaa000000000001");
 	cJSON *runs = round_new(doc, 0);
-	run_add(runs, "mimalloc", "parquet_load", BASE_NS, NULL);
-	run_add(runs, "system", "parquet_load", BASE_NS, NULL);
+	run_add(runs, "mimalloc", "parquet_load", CMPDOC_BASE_NS, NULL);
+	run_add(runs, "system", "parquet_load", CMPDOC_BASE_NS, NULL);
 	struct rf_doc *d = rf_from_json(doc, "kinds", err, sizeof err);
 	CHECK(d && d->kind == dk && rf_kind_has(d, RF_KIND_DRIVER_RECORD) &&
 	          !rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && strcmp(d->baseline, "system") == 0,
@@ -143,19 +143,19 @@ static void test_left(void)
 	for (int i = 0; i < 10; i++) {
 		cJSON *runs = round_new(doc, 0);
 		for (int w = 0; w < 2; w++) {
-			run_add(runs, "system", wls[w], BASE_NS * (1 + 0.01 * i), NULL);
-			run_add(runs, "mimalloc", wls[w], 0.9 * BASE_NS * (1 + 0.01 * i), NULL);
+			run_add(runs, "system", wls[w], CMPDOC_BASE_NS * (1 + 0.01 * i), NULL);
+			run_add(runs, "mimalloc", wls[w], 0.9 * CMPDOC_BASE_NS * (1 + 0.01 * i), NULL);
 			if (i < 5)
-				run_add(runs, "jemalloc", wls[w], 1.1 * BASE_NS, NULL);
+				run_add(runs, "jemalloc", wls[w], 1.1 * CMPDOC_BASE_NS, NULL);
 			else
 				left_add(doc, "jemalloc", wls[w]);
 		}
 	}
-	struct rf_doc *d = load(doc, "left");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
-	const struct cmp_row *je = find_row(r, "wa", "total", "jemalloc");
-	const struct cmp_row *mi = find_row(r, "wb", "total", "mimalloc");
-	const struct cmp_row *gm = find_row(r, NULL, "total", "jemalloc");
+	struct rf_doc *d = cmpdoc_load(doc, "left");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
+	const struct cmp_row *je = cmpdoc_row(r, "wa", "total", "jemalloc");
+	const struct cmp_row *mi = cmpdoc_row(r, "wb", "total", "mimalloc");
+	const struct cmp_row *gm = cmpdoc_row(r, NULL, "total", "jemalloc");
 
 	CHECK(d && rf_run(d, 7, 2, 1)->left && !rf_run(d, 7, 2, 1)->present &&
 	          !rf_run(d, 3, 2, 1)->left,
@@ -201,14 +201,14 @@ static void test_two_files(void)
 	for (int r = 0; r < 6; r++) {
 		double jitter = 1 + 0.001 * r;
 		cJSON *ra = round_new(a, 0), *rb = round_new(b, 0);
-		run_add(ra, "system", "parquet_load", BASE_NS, NULL);
-		run_add(ra, "mimalloc", "parquet_load", BASE_NS * jitter, NULL);
-		run_add(rb, "mimalloc", "parquet_load", BASE_NS * jitter * 0.9, NULL);
-		run_add(rb, "jemalloc", "parquet_load", BASE_NS, NULL);
+		run_add(ra, "system", "parquet_load", CMPDOC_BASE_NS, NULL);
+		run_add(ra, "mimalloc", "parquet_load", CMPDOC_BASE_NS * jitter, NULL);
+		run_add(rb, "mimalloc", "parquet_load", CMPDOC_BASE_NS * jitter * 0.9, NULL);
+		run_add(rb, "jemalloc", "parquet_load", CMPDOC_BASE_NS, NULL);
 	}
-	struct rf_doc *da = load(a, "old.json"), *db = load(b, "new.json");
-	struct cmp_report *r = da && db ? build(da, db, &defaults) : NULL;
-	const struct cmp_row *m = find_row(r, "parquet_load", "total", "mimalloc");
+	struct rf_doc *da = cmpdoc_load(a, "old.json"), *db = cmpdoc_load(b, "new.json");
+	struct cmp_report *r = da && db ? cmpdoc_build(da, db, &cmpdoc_defaults) : NULL;
+	const struct cmp_row *m = cmpdoc_row(r, "parquet_load", "total", "mimalloc");
 	int warned = 0;
 
 	CHECK(r && !r->paired && r->nrows == 1 && m, "two files: only the common arm mimalloc");
@@ -222,12 +222,12 @@ static void test_two_files(void)
 	CHECK(warned, "two files: machine fingerprints differ warning");
 	cmp_free(r);
 
-	struct cmp_opts o = defaults;
+	struct cmp_opts o = cmpdoc_defaults;
 	char err[512] = "";
 	o.baseline = "system";
 	CHECK(cmp_build(da, db, &o, &r, err, sizeof err) == ST_USAGE && strstr(err, "--baseline"),
 	      "two files: --baseline refused: %s", err);
-	o = defaults;
+	o = cmpdoc_defaults;
 	o.candidate = "system";
 	CHECK(cmp_build(da, db, &o, &r, err, sizeof err) == ST_USAGE && strstr(err, "new.json") &&
 	          strstr(err, "unknown candidate 'system'"),
@@ -239,11 +239,11 @@ static void test_two_files(void)
 
 	a = doc_new("system", "parquet_load", "aaaa000000000001");
 	b = doc_new("jemalloc", "parquet_load", "aaaa000000000001");
-	run_add(round_new(a, 0), "system", "parquet_load", BASE_NS, NULL);
-	run_add(round_new(b, 0), "jemalloc", "parquet_load", BASE_NS, NULL);
-	da = load(a, "old.json");
-	db = load(b, "new.json");
-	CHECK(da && db && cmp_build(da, db, &defaults, &r, err, sizeof err) == ST_USAGE &&
+	run_add(round_new(a, 0), "system", "parquet_load", CMPDOC_BASE_NS, NULL);
+	run_add(round_new(b, 0), "jemalloc", "parquet_load", CMPDOC_BASE_NS, NULL);
+	da = cmpdoc_load(a, "old.json");
+	db = cmpdoc_load(b, "new.json");
+	CHECK(da && db && cmp_build(da, db, &cmpdoc_defaults, &r, err, sizeof err) == ST_USAGE &&
 	          strstr(err, "no arm"),
 	      "two files: no common arm refused: %s", err);
 	rf_free(da);

@@ -55,21 +55,21 @@ static void csv_exact(const char *csv, const struct cmp_report *r)
 static void test_renderers(void)
 {
 	cJSON *doc = doc_new("system,mimalloc", "parquet_load,pipeline", "aaaa000000000001");
-	struct cmp_opts boot = defaults;
+	struct cmp_opts boot = cmpdoc_defaults;
 
 	for (int r = 0; r < 6; r++) {
 		cJSON *runs = round_new(doc, 0);
-		run_add(runs, "system", "parquet_load", BASE_NS * (1 + 0.01 * r), NULL);
-		run_add(runs, "mimalloc", "parquet_load", BASE_NS * 0.9, NULL);
-		run_add(runs, "system", "pipeline", BASE_NS, NULL);
-		run_add(runs, "mimalloc", "pipeline", BASE_NS * 0.95, NULL);
+		run_add(runs, "system", "parquet_load", CMPDOC_BASE_NS * (1 + 0.01 * r), NULL);
+		run_add(runs, "mimalloc", "parquet_load", CMPDOC_BASE_NS * 0.9, NULL);
+		run_add(runs, "system", "pipeline", CMPDOC_BASE_NS, NULL);
+		run_add(runs, "mimalloc", "pipeline", CMPDOC_BASE_NS * 0.95, NULL);
 	}
 	boot.bootstrap = CMP_MIN_BOOTSTRAP;
-	struct rf_doc *d = load(doc, "render");
-	struct cmp_report *r = d ? build(d, NULL, &boot) : NULL;
-	char *table = r ? render(r, "table") : NULL,
-	     *md = r ? render(r, "markdown") : NULL;
-	char *js = r ? render(r, "json") : NULL, *csv = r ? render(r, "csv") : NULL;
+	struct rf_doc *d = cmpdoc_load(doc, "render");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &boot) : NULL;
+	char *table = r ? cmpdoc_render(r, "table") : NULL,
+	     *md = r ? cmpdoc_render(r, "markdown") : NULL;
+	char *js = r ? cmpdoc_render(r, "json") : NULL, *csv = r ? cmpdoc_render(r, "csv") : NULL;
 	cJSON *j = js ? cJSON_Parse(js) : NULL;
 
 	CHECK(table && strstr(table, CMP_CONVENTION) && strstr(table, "% CI") &&
@@ -105,7 +105,7 @@ static void test_renderers(void)
 	free(csv);
 
 	/* the same seed gives the same bootstrap interval */
-	struct cmp_report *r2 = d ? build(d, NULL, &boot) : NULL;
+	struct cmp_report *r2 = d ? cmpdoc_build(d, NULL, &boot) : NULL;
 	CHECK(r && r2 && r->rows[0].d.lo == r2->rows[0].d.lo && r->rows[0].d.hi == r2->rows[0].d.hi,
 	      "render: bootstrap interval reproducible for a fixed seed");
 	cmp_free(r2);
@@ -141,7 +141,7 @@ static void test_gate(void)
 
 	for (int r = 0; r < 8; r++) {
 		cJSON *runs = round_new(doc, 0);
-		double b = BASE_NS * (1 + 0.05 * r);
+		double b = CMPDOC_BASE_NS * (1 + 0.05 * r);
 		for (int w = 0; w < 2; w++) {
 			const char *wl = w ? "pipeline" : "parquet_load";
 			run_add(runs, "system", wl, b, NULL);
