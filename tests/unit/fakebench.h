@@ -15,6 +15,8 @@
  *   signal=ARM:RUN       that run dies of SIGSEGV
  *   label=NAME           the bench is a task of a fleet, its machine named NAME (--label)
  *   runnable=N (1)       every run's telemetry: N tasks runnable, load 0.5, no steal time
+ *   load=L (0.5)         every run's telemetry: load average L
+ *   boot=ID              with label=, the task's boot id (task.boot_id; none by default)
  *   id=NAME              the machine is this one with " NAME" after its CPU model (so another
  *                        machine: compare recomputes machine.id from the fields)
  * Drivers mode (mode=drivers): each arm is a driver whose stdout is the allocab-run/1 record the
@@ -106,6 +108,7 @@ struct fakebench_fake {
 	long crash_m;
 	long long replay; /* -1 none */
 	unsigned runnable;
+	double load;
 	const char *id;
 };
 
@@ -274,7 +277,7 @@ static inline void fakebench_telemetry(void *ctx, struct telemetry_sample *t)
 	                               .have_load = 1,
 	                               .have_runnable = 1,
 	                               .steal_ticks = f->steal,
-	                               .loadavg_1m = 0.5,
+	                               .loadavg_1m = f->load,
 	                               .runnable = f->runnable};
 }
 
@@ -361,7 +364,7 @@ static inline int fakebench_write_state(struct fakebench_state *s, const char *o
 	enum rf_time_policy time = RF_POLICY_WALL;
 
 	*f = (struct fakebench_fake){.spread = 0.05, .warmcold = 1, .unsettled = -1, .sum = -1, .crash = -1,
-	                  .replay = -1, .runnable = 1, .reps = 1, .h = h};
+	                  .replay = -1, .runnable = 1, .load = 0.5, .reps = 1, .h = h};
 	wl[0] = (struct bench_workload){.name = "command"};
 	s->task = (struct bench_task){.shard = -1, .lock_fd = -1};
 	snprintf(s->wlspec, sizeof s->wlspec, "%s", "parquet_load,pipeline");
@@ -410,6 +413,10 @@ static inline int fakebench_write_state(struct fakebench_state *s, const char *o
 			;
 		else if (!strcmp(a, "time=wall") || !strcmp(a, "time=cpu") || !strcmp(a, "time=auto"))
 			time = a[5] == 'w' ? RF_POLICY_WALL : a[5] == 'c' ? RF_POLICY_CPU : RF_POLICY_AUTO;
+		else if (!strncmp(a, "load=", 5) && (f->load = strtod(v, &end)) >= 0 && !*end && *v)
+			;
+		else if (!strncmp(a, "boot=", 5) && *v && strlen(v) < sizeof s->task.boot_id)
+			snprintf(s->task.boot_id, sizeof s->task.boot_id, "%s", v);
 		else if (!strncmp(a, "id=", 3) && *v)
 			f->id = v;
 		else if (!strncmp(a, "unsettled=", 10))
