@@ -38,7 +38,6 @@
 
 #define ALPHA 0.05
 
-
 static int cmd_cp(int k, int n)
 {
 	double lo, hi;
@@ -129,12 +128,14 @@ static void sim_record(void *ctx, long m, int a, size_t w, cJSON *rec)
 
 	cJSON_ArrayForEach(rep, cJSON_GetObjectItem(rec, "reps"))
 	{
-		cJSON *ph = cJSON_GetObjectItem(rep, "phases"), *read = cJSON_GetObjectItem(ph, "read");
+		cJSON *ph = cJSON_GetObjectItem(rep, "phases"),
+		      *read = cJSON_GetObjectItem(ph, "read");
 		cJSON_ReplaceItemInObject(rep, "rss_after_bytes", cJSON_CreateNumber(1048576));
 		cJSON_ReplaceItemInObject(cJSON_GetObjectItem(ph, "total"), "wall_ns",
 		                          cJSON_CreateNumber(round(t[k ? 3 : 1])));
 		if (read)
-			cJSON_ReplaceItemInObject(read, "wall_ns", cJSON_CreateNumber(round(t[k ? 4 : 2])));
+			cJSON_ReplaceItemInObject(read, "wall_ns",
+			                          cJSON_CreateNumber(round(t[k ? 4 : 2])));
 		k++;
 	}
 }
@@ -147,8 +148,12 @@ static int cmd_gen(uint64_t seed, int rounds, double effect_pct, double sd, cons
 	struct prng r;
 	struct sim s = {.rounds = rounds};
 	char nr[32], err[512] = "";
-	char *kv[] = {"mode=drivers", "arms=system=1,a=1,b=1,c=1", "wls=parquet_load,pipeline,feature_extract",
-	              "reps=4", "warmup=0", nr};
+	char *kv[] = {"mode=drivers",
+	              "arms=system=1,a=1,b=1,c=1",
+	              "wls=parquet_load,pipeline,feature_extract",
+	              "reps=4",
+	              "warmup=0",
+	              nr};
 	struct fakebench_hooks h = {.ctx = &s, .run = sim_run, .record = sim_record};
 	int rc;
 
@@ -161,7 +166,8 @@ static int cmd_gen(uint64_t seed, int rounds, double effect_pct, double sd, cons
 		double base = 1e8 * exp(0.2 * prng_normal(&r));
 		for (size_t k = 0; k < 3; k++)
 			for (int j = 0; j < 4; j++) {
-				double b = base * (1 + (double)k), f = j == 3 ? 1 + effect_pct / 100 : 1;
+				double b = base * (1 + (double)k),
+				       f = j == 3 ? 1 + effect_pct / 100 : 1;
 				double *t = sim_at(&s, i, j, k);
 				t[0] = 6 * b;
 				t[1] = 2 * b * f * exp(sd * prng_normal(&r));

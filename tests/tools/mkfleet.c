@@ -2,20 +2,20 @@
  * validate` (scripts/validate.sh, docs/methodology.md "A fleet of machines"). Not used by allocab.
  *
  * Usage: mkfleet DIR SEED K ROUNDS MU TAU SHIFT SIGMA NOISY [SLOPE]
- * With SLOPE, every machine also gets its facts (docs/results-format.md, "allocab-bench/1"): a minor fault
- * costs f_i us, uniform in 1..20, and its CPU vendor alternates (AuthenticAMD for odd i,
- * GenuineIntel for even i, with no effect), and its true effect gains SLOPE x f_i.
- * Writes DIR/m1.json .. DIR/mK.json, one bench file per machine (commands mode, arms base and
- * cand, label mI), each written by the bench engine and the production writer with a fake runner
- * and a fake clock (tests/unit/fakebench.h, whose fake's runs take the times drawn here): machine i
- * is this machine with " mI" after its CPU model, its runs' CPU time their wall time. Machine i
- * has the true effect theta_i = MU + TAU z_i (z_i standard normal), the last one MU + SHIFT
- * instead when SHIFT is not 0 (the odd machine). Each of its
- * ROUNDS rounds times base at T exp(s_r) (s_r: the round's shared drift, sd 0.1, which pairing
- * cancels) and cand at base x exp(theta_i + e_r): e_r is symmetric and heavy-tailed, normal with
- * sd SIGMA in 9 rounds of 10 and 3 SIGMA in the tenth; machine 1 (the noisy one) has NOISY x
- * SIGMA. Prints one line: theta_1 .. theta_K, then theta_new, the effect of one more machine of the
- * fleet (MU + TAU z), all as ln(t_cand / t_base). Deterministic for a seed. */
+ * With SLOPE, every machine also gets its facts (docs/results-format.md, "allocab-bench/1"): a
+ * minor fault costs f_i us, uniform in 1..20, and its CPU vendor alternates (AuthenticAMD for odd
+ * i, GenuineIntel for even i, with no effect), and its true effect gains SLOPE x f_i. Writes
+ * DIR/m1.json .. DIR/mK.json, one bench file per machine (commands mode, arms base and cand, label
+ * mI), each written by the bench engine and the production writer with a fake runner and a fake
+ * clock (tests/unit/fakebench.h, whose fake's runs take the times drawn here): machine i is this
+ * machine with " mI" after its CPU model, its runs' CPU time their wall time. Machine i has the
+ * true effect theta_i = MU + TAU z_i (z_i standard normal), the last one MU + SHIFT instead when
+ * SHIFT is not 0 (the odd machine). Each of its ROUNDS rounds times base at T exp(s_r) (s_r: the
+ * round's shared drift, sd 0.1, which pairing cancels) and cand at base x exp(theta_i + e_r): e_r
+ * is symmetric and heavy-tailed, normal with sd SIGMA in 9 rounds of 10 and 3 SIGMA in the tenth;
+ * machine 1 (the noisy one) has NOISY x SIGMA. Prints one line: theta_1 .. theta_K, then theta_new,
+ * the effect of one more machine of the fleet (MU + TAU z), all as ln(t_cand / t_base).
+ * Deterministic for a seed. */
 #include "common/prng.h"
 #include "fakebench.h"
 
@@ -73,15 +73,16 @@ static void machine_facts(void *ctx, const char *when, struct facts *f)
 	                    .fault_max = 1100 * x->fault_us,
 	                    .trials = 10};
 	snprintf(f->hypervisor, sizeof f->hypervisor, "KVM");
-	snprintf(f->cpu_vendor, sizeof f->cpu_vendor, "%s", x->i % 2 ? "AuthenticAMD" : "GenuineIntel");
+	snprintf(f->cpu_vendor, sizeof f->cpu_vendor, "%s",
+	         x->i % 2 ? "AuthenticAMD" : "GenuineIntel");
 }
 
 static int write_machine(const char *dir, int i, struct prng *r, int rounds, double theta,
                          double sigma, double fault_us, char *err, size_t errlen)
 {
 	struct machine x = {.i = i, .fault_us = fault_us};
-	struct fakebench_hooks h = {.ctx = &x, .run = machine_run,
-	                            .facts = fault_us > 0 ? machine_facts : NULL};
+	struct fakebench_hooks h = {
+	    .ctx = &x, .run = machine_run, .facts = fault_us > 0 ? machine_facts : NULL};
 	char path[4096], kv[5][64];
 	char *kvp[] = {"arms=base=1,cand=1", kv[0], "warmup=0", kv[1], kv[2], kv[3]};
 	int rc;

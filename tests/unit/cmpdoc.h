@@ -22,16 +22,16 @@
 #include <unistd.h>
 
 #define CMPDOC_BASE_NS 100000000.0
-#define CMPDOC_ROUNDS 12
-#define CMPDOC_ARMS 4
-#define CMPDOC_WLS 3
+#define CMPDOC_ROUNDS  12
+#define CMPDOC_ARMS    4
+#define CMPDOC_WLS     3
 
 enum cmpdoc_end { CMPDOC_OK, CMPDOC_FAILED, CMPDOC_CRASHED, CMPDOC_LEFT };
 
 /* What a run is besides its time; all zero: ok, as every other run. */
 struct cmpdoc_opt {
-	enum cmpdoc_end end;  /* failed: exits 1; crashed: SIGSEGV, stderr "boom"; left: the cell has
-	                       * left the rounds from this one on (adaptive allocation) */
+	enum cmpdoc_end end; /* failed: exits 1; crashed: SIGSEGV, stderr "boom"; left: the cell has
+	                      * left the rounds from this one on (adaptive allocation) */
 	const char *checksum; /* NULL: the common one */
 	int rows;             /* params.rows; 0: 100 */
 	double steal_ticks;   /* stolen while it ran (its telemetry) */
@@ -74,7 +74,8 @@ static inline int cmpdoc_split(const char *list, char names[][32], int max)
 	return n;
 }
 
-/* A new document of rounds measured rounds (at most CMPDOC_ROUNDS), every run CMPDOC_BASE_NS and ok. */
+/* A new document of rounds measured rounds (at most CMPDOC_ROUNDS), every run CMPDOC_BASE_NS and
+ * ok. */
 static inline struct cmpdoc *cmpdoc_new(const char *arms, const char *workloads, unsigned rounds)
 {
 	struct cmpdoc *s = calloc(1, sizeof *s);
@@ -154,7 +155,8 @@ static inline void cmpdoc_hook_record(void *ctx, long m, int a, size_t w, cJSON 
 		cJSON *read = cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "phases"), "read");
 		tot = cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "phases"), "total");
 		if (read)
-			cJSON_ReplaceItemInObject(read, "wall_ns", cJSON_CreateNumber(round(x->t_ns / 2)));
+			cJSON_ReplaceItemInObject(read, "wall_ns",
+			                          cJSON_CreateNumber(round(x->t_ns / 2)));
 		if (x->o.cpu > 0)
 			cJSON_AddNumberToObject(
 			    tot, "cpu_ns",

@@ -55,9 +55,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FAKEBENCH_MAX_ARMS 8
+#define FAKEBENCH_MAX_ARMS   8
 #define FAKEBENCH_MAX_EVENTS 16
-#define FAKEBENCH_MAX_WLS 8
+#define FAKEBENCH_MAX_WLS    8
 
 struct fakebench_event {
 	int arm;
@@ -71,13 +71,14 @@ struct fakebench_event {
  * (from 0, in arms= order), w its workload (from 0, in wls= order; 0 in commands mode). */
 struct fakebench_hooks {
 	void *ctx;
-	/* The run as the fake made it (r: its wall, CPU and sys time, peak RSS, end, pid): changed at
-	 * will; *steal: the ticks stolen while it ran (0), in its telemetry. */
+	/* The run as the fake made it (r: its wall, CPU and sys time, peak RSS, end, pid): changed
+	 * at will; *steal: the ticks stolen while it ran (0), in its telemetry. */
 	void (*run)(void *ctx, long m, int a, size_t w, struct runner_result *r, uint64_t *steal);
-	/* Drivers mode: the allocab-run/1 record the fake made of that run (from r's wall time, after
-	 * run), changed at will before the driver "prints" it. */
+	/* Drivers mode: the allocab-run/1 record the fake made of that run (from r's wall time,
+	 * after run), changed at will before the driver "prints" it. */
 	void (*record)(void *ctx, long m, int a, size_t w, cJSON *rec);
-	/* The machine's facts at the start and the end (bench_runner.facts); NULL: none recorded. */
+	/* The machine's facts at the start and the end (bench_runner.facts); NULL: none recorded.
+	 */
 	void (*facts)(void *ctx, const char *when, struct facts *f);
 	/* Adaptive allocation (bench_config.alloc), asked from the first measured round on. */
 	const struct bench_alloc *alloc;
@@ -85,8 +86,9 @@ struct fakebench_hooks {
 
 struct fakebench_fake {
 	const struct fakebench_hooks *h;
-	uint64_t steal;                /* ticks stolen so far (the hooks' run) */
-	unsigned long cell[FAKEBENCH_MAX_ARMS * FAKEBENCH_MAX_WLS]; /* runs of each arm x workload */
+	uint64_t steal; /* ticks stolen so far (the hooks' run) */
+	unsigned long
+	    cell[FAKEBENCH_MAX_ARMS * FAKEBENCH_MAX_WLS]; /* runs of each arm x workload */
 	int64_t clock_ns;
 	int64_t base_ns[FAKEBENCH_MAX_ARMS];
 	double amp[FAKEBENCH_MAX_ARMS];
@@ -124,7 +126,8 @@ static inline double fakebench_wobble(uint64_t seed, int arm, unsigned run)
 }
 
 /* The cycle formula (see the head of this file); a and w from 0. */
-static inline int64_t fakebench_cycle_ns(const struct fakebench_fake *f, unsigned long round, int a, size_t w)
+static inline int64_t fakebench_cycle_ns(const struct fakebench_fake *f, unsigned long round, int a,
+                                         size_t w)
 {
 	long m = (long)round - (long)f->warmup;
 	double t0 = f->base * (1 + f->spread * (double)((round * 7) % 5));
@@ -209,7 +212,7 @@ static inline char *fakebench_record(const struct fakebench_fake *f, int a, size
 }
 
 static inline int fakebench_run(void *ctx, const struct runner_spec *spec, struct runner_result *r,
-                           char *err, size_t errlen)
+                                char *err, size_t errlen)
 {
 	struct fakebench_fake *f = ctx;
 	/* drivers: the driver's path is the arm's index, argv[2] the workload; commands: sh -c
@@ -315,7 +318,8 @@ static inline int fakebench_parse_event(struct fakebench_fake *f, const char *v,
 	char *end;
 	struct fakebench_event e = {.sig = sig, .code = sig ? 0 : 1};
 
-	if (!c || f->nev == FAKEBENCH_MAX_EVENTS || (e.arm = fakebench_arm_index(f, v, (size_t)(c - v))) < 0)
+	if (!c || f->nev == FAKEBENCH_MAX_EVENTS ||
+	    (e.arm = fakebench_arm_index(f, v, (size_t)(c - v))) < 0)
 		return -1;
 	errno = 0;
 	unsigned long run = strtoul(c + 1, &end, 10);
@@ -347,8 +351,8 @@ struct fakebench_state {
 };
 
 static inline int fakebench_write_state(struct fakebench_state *s, const char *out, int n,
-                                        char *const *kv, const struct fakebench_hooks *h,
-                                        char *err, size_t errlen)
+                                        char *const *kv, const struct fakebench_hooks *h, char *err,
+                                        size_t errlen)
 {
 	struct fakebench_fake *f = &s->f;
 	struct bench_arm *arms = s->arms;
@@ -363,8 +367,16 @@ static inline int fakebench_write_state(struct fakebench_state *s, const char *o
 	int has_task = 0;
 	enum rf_time_policy time = RF_POLICY_WALL;
 
-	*f = (struct fakebench_fake){.spread = 0.05, .warmcold = 1, .unsettled = -1, .sum = -1, .crash = -1,
-	                  .replay = -1, .runnable = 1, .load = 0.5, .reps = 1, .h = h};
+	*f = (struct fakebench_fake){.spread = 0.05,
+	                             .warmcold = 1,
+	                             .unsettled = -1,
+	                             .sum = -1,
+	                             .crash = -1,
+	                             .replay = -1,
+	                             .runnable = 1,
+	                             .load = 0.5,
+	                             .reps = 1,
+	                             .h = h};
 	wl[0] = (struct bench_workload){.name = "command"};
 	s->task = (struct bench_task){.shard = -1, .lock_fd = -1};
 	snprintf(s->wlspec, sizeof s->wlspec, "%s", "parquet_load,pipeline");
@@ -411,8 +423,11 @@ static inline int fakebench_write_state(struct fakebench_state *s, const char *o
 			;
 		else if (!strncmp(a, "replay=", 7) && (f->replay = strtoll(v, &end, 10)) > 0 && !*end)
 			;
-		else if (!strcmp(a, "time=wall") || !strcmp(a, "time=cpu") || !strcmp(a, "time=auto"))
-			time = a[5] == 'w' ? RF_POLICY_WALL : a[5] == 'c' ? RF_POLICY_CPU : RF_POLICY_AUTO;
+		else if (!strcmp(a, "time=wall") || !strcmp(a, "time=cpu") ||
+		         !strcmp(a, "time=auto"))
+			time = a[5] == 'w'   ? RF_POLICY_WALL
+			       : a[5] == 'c' ? RF_POLICY_CPU
+			                     : RF_POLICY_AUTO;
 		else if (!strncmp(a, "load=", 5) && (f->load = strtod(v, &end)) >= 0 && !*end && *v)
 			;
 		else if (!strncmp(a, "boot=", 5) && *v && strlen(v) < sizeof s->task.boot_id)
@@ -431,7 +446,8 @@ static inline int fakebench_write_state(struct fakebench_state *s, const char *o
 			snprintf(s->task.label, sizeof s->task.label, "%s", v);
 			s->task.label_from = "--label";
 			has_task = 1;
-		} else if ((!strncmp(a, "fail=", 5) || !strncmp(a, "signal=", 7)) && nevs < 2 * FAKEBENCH_MAX_EVENTS) {
+		} else if ((!strncmp(a, "fail=", 5) || !strncmp(a, "signal=", 7)) &&
+		           nevs < 2 * FAKEBENCH_MAX_EVENTS) {
 			s->evsig[nevs] = a[0] == 's' ? SIGSEGV : 0;
 			s->evs[nevs++] = v;
 		} else
@@ -444,13 +460,15 @@ static inline int fakebench_write_state(struct fakebench_state *s, const char *o
 	     tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '='), *end;
 		if (!eq || eq == tok || f->narms == FAKEBENCH_MAX_ARMS)
-			return fakebench_usage(err, errlen, "bad arms (NAME=F[/A],..., at most 8)", tok);
+			return fakebench_usage(err, errlen, "bad arms (NAME=F[/A],..., at most 8)",
+			                       tok);
 		*eq = '\0';
 		double fac = strtod(eq + 1, &end), amp = 0.004;
 		if (*end == '/')
 			amp = strtod(end + 1, &end);
 		if (*end || !(fac > 0) || fac > 1e6 || !(amp >= 0) || amp >= 1)
-			return fakebench_usage(err, errlen, "bad arm time (F > 0, 0 <= A < 1)", eq + 1);
+			return fakebench_usage(err, errlen, "bad arm time (F > 0, 0 <= A < 1)",
+			                       eq + 1);
 		if (fakebench_arm_index(f, tok, strlen(tok)) >= 0)
 			return fakebench_usage(err, errlen, "an arm named twice", tok);
 		names[f->narms] = tok;
@@ -470,13 +488,16 @@ static inline int fakebench_write_state(struct fakebench_state *s, const char *o
 		f->nwl = 0;
 		for (char *save = NULL, *tok = strtok_r(s->wlspec, ",", &save); tok;
 		     tok = strtok_r(NULL, ",", &save)) {
-			if (f->nwl == FAKEBENCH_MAX_WLS || strspn(tok, "abcdefghijklmnopqrstuvwxyz_") != strlen(tok))
-				return fakebench_usage(err, errlen, "bad wls (NAME,..., [a-z_], at most 8)", tok);
+			if (f->nwl == FAKEBENCH_MAX_WLS ||
+			    strspn(tok, "abcdefghijklmnopqrstuvwxyz_") != strlen(tok))
+				return fakebench_usage(
+				    err, errlen, "bad wls (NAME,..., [a-z_], at most 8)", tok);
 			wlnames[f->nwl] = tok;
 			wl[f->nwl++] = (struct bench_workload){.name = tok};
 		}
 		if (!f->nwl)
-			return fakebench_usage(err, errlen, "bad wls (NAME,..., [a-z_], at most 8)", s->wlspec);
+			return fakebench_usage(err, errlen, "bad wls (NAME,..., [a-z_], at most 8)",
+			                       s->wlspec);
 	}
 	f->wls = wlnames;
 	for (char *save = NULL, *tok = strtok_r(s->colds, ",", &save); tok;
@@ -484,23 +505,28 @@ static inline int fakebench_write_state(struct fakebench_state *s, const char *o
 		char *eq = strchr(tok, '='), *end;
 		int i = eq ? fakebench_arm_index(f, tok, (size_t)(eq - tok)) : -1;
 		if (i < 0 || !((f->cold[i] = strtod(eq + 1, &end)) > 0) || *end)
-			return fakebench_usage(err, errlen, "bad colds (ARM=F,..., known arms, F > 0)", tok);
+			return fakebench_usage(err, errlen,
+			                       "bad colds (ARM=F,..., known arms, F > 0)", tok);
 	}
-	if ((unsettled && (f->unsettled = fakebench_arm_index(f, unsettled, strlen(unsettled))) < 0) ||
+	if ((unsettled &&
+	     (f->unsettled = fakebench_arm_index(f, unsettled, strlen(unsettled))) < 0) ||
 	    (sum && (f->sum = fakebench_arm_index(f, sum, strlen(sum))) < 0))
-		return fakebench_usage(err, errlen, "not an arm", unsettled && f->unsettled < 0 ? unsettled : sum);
+		return fakebench_usage(err, errlen, "not an arm",
+		                       unsettled && f->unsettled < 0 ? unsettled : sum);
 	if (crash) {
 		const char *c = strchr(crash, ':');
 		char *end;
 		if (!c || (f->crash = fakebench_arm_index(f, crash, (size_t)(c - crash))) < 0 ||
 		    (f->crash_m = strtol(c + 1, &end, 10)) < -(long)warmup || *end || end == c + 1)
-			return fakebench_usage(err, errlen, "bad crash (ARM:M, a known arm, M >= -warmup)", crash);
+			return fakebench_usage(
+			    err, errlen, "bad crash (ARM:M, a known arm, M >= -warmup)", crash);
 	}
 	f->base = base;
 	f->warmup = (unsigned)warmup;
 	for (size_t i = 0; i < nevs; i++)
 		if (fakebench_parse_event(f, s->evs[i], s->evsig[i]) < 0)
-			return fakebench_usage(err, errlen, "bad event (ARM:RUN[:CODE], a known arm)", s->evs[i]);
+			return fakebench_usage(
+			    err, errlen, "bad event (ARM:RUN[:CODE], a known arm)", s->evs[i]);
 	f->cpu = cpu;
 	f->seed = seed;
 
@@ -554,8 +580,7 @@ static inline int fakebench_write_hooks(const char *out, int n, char *const *kv,
 	return rc;
 }
 
-static inline int fakebench_write(const char *out, int n, char *const *kv, char *err,
-                                  size_t errlen)
+static inline int fakebench_write(const char *out, int n, char *const *kv, char *err, size_t errlen)
 {
 	return fakebench_write_hooks(out, n, kv, NULL, err, errlen);
 }

@@ -103,7 +103,8 @@ static void test_parts(void)
 	          strstr(line, "system 8,934 page faults per rep, mimalloc 1,702") &&
 	          strstr(line, "within the interval") && !strstr(line, "NOT"),
 	      "attrib: the text line (%s)", line);
-	char *js = cmpdoc_render(r, "json"), *csv = cmpdoc_render(r, "csv"), *tab = cmpdoc_render(r, "table");
+	char *js = cmpdoc_render(r, "json"), *csv = cmpdoc_render(r, "csv"),
+	     *tab = cmpdoc_render(r, "table");
 	cJSON *j = js ? cJSON_Parse(js) : NULL;
 	cJSON *row0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "comparisons"), 0);
 	cJSON *att = cJSON_GetObjectItem(row0, "attribution");
@@ -229,10 +230,12 @@ static void test_without_counts(void)
 
 static void test_facts_differ(void)
 {
-	struct facts intel = facts_of("GenuineIntel", "Intel Xeon Platinum 8375C", NULL, 1100, 900, 1500),
+	struct facts intel = facts_of("GenuineIntel", "Intel Xeon Platinum 8375C", NULL, 1100, 900,
+	                              1500),
 	             amd2 = facts_of("AuthenticAMD", "AMD EPYC 7B13", "KVM", 15000, 13000, 23000);
 	cJSON *a = fault_doc(0, 0, NULL), *b = fault_doc(0, 0, &intel), *c = fault_doc(0, 0, &amd2);
-	struct rf_doc *da = cmpdoc_load(a, "amd.json"), *db = cmpdoc_load(b, "intel.json"), *dc = cmpdoc_load(c, "amd2.json");
+	struct rf_doc *da = cmpdoc_load(a, "amd.json"), *db = cmpdoc_load(b, "intel.json"),
+	              *dc = cmpdoc_load(c, "amd2.json");
 	char line[EXPORT_LINE];
 
 	CHECK(da && db &&

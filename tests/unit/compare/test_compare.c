@@ -229,7 +229,8 @@ static void test_noise(void)
 
 	for (int r = 0; r < 10; r++) {
 		cmpdoc_set(s, r, "system", "parquet_load", CMPDOC_BASE_NS, r == 4 ? &steal : NULL);
-		cmpdoc_set(s, r, "mimalloc", "parquet_load", CMPDOC_BASE_NS * (0.8 + 0.01 * r), NULL);
+		cmpdoc_set(s, r, "mimalloc", "parquet_load", CMPDOC_BASE_NS * (0.8 + 0.01 * r),
+		           NULL);
 	}
 	cJSON *doc = cmpdoc_done(s, "noise");
 	struct rf_doc *d = cmpdoc_load(doc, "noise");
@@ -262,7 +263,8 @@ static void test_noise_normal(void)
 	                  far = {.steal_ticks = 60};
 
 	for (int r = 0; r < 10; r++) {
-		cmpdoc_set(s, r, "system", "parquet_load", CMPDOC_BASE_NS, r % 5 == 0 ? &some : NULL);
+		cmpdoc_set(s, r, "system", "parquet_load", CMPDOC_BASE_NS,
+		           r % 5 == 0 ? &some : NULL);
 		cmpdoc_set(s, r, "mimalloc", "parquet_load", CMPDOC_BASE_NS * 0.8,
 		           r % 5 == 1 ? &more : NULL);
 		cmpdoc_set(s, r, "system", "pipeline", CMPDOC_BASE_NS,

@@ -280,7 +280,8 @@ static void test_formats(void)
 {
 	struct rf_doc *d = two_regimes_doc(NULL, "formats");
 	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
-	char *table = r ? cmpdoc_render(r, "table") : NULL, *md = r ? cmpdoc_render(r, "markdown") : NULL;
+	char *table = r ? cmpdoc_render(r, "table") : NULL,
+	     *md = r ? cmpdoc_render(r, "markdown") : NULL;
 	char *json = r ? cmpdoc_render(r, "json") : NULL, *csv = r ? cmpdoc_render(r, "csv") : NULL;
 	cJSON *j = json ? cJSON_Parse(json) : NULL, *c;
 	const char *prim = table ? strstr(table, "\nprimary comparisons, the question") : NULL;

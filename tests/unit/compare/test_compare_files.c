@@ -1,6 +1,7 @@
-/* test_compare_files.c - what compare reads (documents the engine writes, tests/unit/cmpdoc.h): refusal of different work within a
- * file and across two, malformed documents, the cells that left under adaptive allocation, and
- * two-file mode (unpaired, on the arms both files hold). No timing anywhere. */
+/* test_compare_files.c - what compare reads (documents the engine writes, tests/unit/cmpdoc.h):
+ * refusal of different work within a file and across two, malformed documents, the cells that left
+ * under adaptive allocation, and two-file mode (unpaired, on the arms both files hold). No timing
+ * anywhere. */
 #include "check.h"
 #include "cmpdoc.h"
 
@@ -26,7 +27,8 @@ static void test_refusals(void)
 	struct cmpdoc *s = cmpdoc_new("system,mimalloc", "parquet_load", 1);
 
 	cmpdoc_set(s, 0, "mimalloc", "parquet_load", CMPDOC_BASE_NS, &other_sum);
-	expect_refusal(cmpdoc_done(s, "checksums"), "checksums", "parquet_load", "00000000000000bb");
+	expect_refusal(cmpdoc_done(s, "checksums"), "checksums", "parquet_load",
+	               "00000000000000bb");
 
 	s = cmpdoc_new("system,mimalloc", "parquet_load", 1);
 	cmpdoc_set(s, 0, "mimalloc", "parquet_load", CMPDOC_BASE_NS, &other_rows);
@@ -96,8 +98,8 @@ static void test_kinds(void)
 	CHECK(strcmp(rf_kind_modes(buf, sizeof buf), "\"drivers\" or \"commands\"") == 0,
 	      "kinds: the modes named in messages: %s", buf);
 
-	/* a drivers file that names no baseline (the engine names it: config.baseline is removed, as
-	 * in a file written before it): its platform allocator's arm, wherever it is */
+	/* a drivers file that names no baseline (the engine names it: config.baseline is removed,
+	 * as in a file written before it): its platform allocator's arm, wherever it is */
 	cJSON *doc = cmpdoc_done(cmpdoc_new("mimalloc,system", "parquet_load", 1), "kinds");
 	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(doc, "config"), "baseline");
 	struct rf_doc *d = rf_from_json(doc, "kinds", err, sizeof err);
@@ -139,8 +141,10 @@ static void test_left(void)
 	for (int i = 0; i < 10; i++) {
 		for (int w = 0; w < 2; w++) {
 			cmpdoc_set(s, i, "system", wls[w], CMPDOC_BASE_NS * (1 + 0.01 * i), NULL);
-			cmpdoc_set(s, i, "mimalloc", wls[w], 0.9 * CMPDOC_BASE_NS * (1 + 0.01 * i), NULL);
-			cmpdoc_set(s, i, "jemalloc", wls[w], 1.1 * CMPDOC_BASE_NS, i < 5 ? NULL : &left);
+			cmpdoc_set(s, i, "mimalloc", wls[w], 0.9 * CMPDOC_BASE_NS * (1 + 0.01 * i),
+			           NULL);
+			cmpdoc_set(s, i, "jemalloc", wls[w], 1.1 * CMPDOC_BASE_NS,
+			           i < 5 ? NULL : &left);
 		}
 	}
 	cJSON *doc = cmpdoc_done(s, "left");

@@ -1,5 +1,5 @@
-/* test_compare_report.c - what compare and gate make of a report built from
- * allocab-bench documents the engine writes (tests/unit/cmpdoc.h): the renderers (table, markdown, JSON, CSV with exact
+/* test_compare_report.c - what compare and gate make of a report built from documents the
+ * engine writes (tests/unit/cmpdoc.h): the renderers (table, markdown, JSON, CSV with exact
  * numbers) and the gate's three outcomes and its refusals. No timing anywhere. */
 #include "check.h"
 #include "cmpdoc.h"

@@ -25,8 +25,7 @@ struct ratios {
 
 /* Arm a at T0 x (1 + 0.01 ((7 m) mod 11)); each further arm k at ratio[k - 1] times that, with
  * a wobble of up to +-0.5% different for every round. */
-static void ratios_run(void *ctx, long m, int k, size_t w, struct runner_result *r,
-                       uint64_t *steal)
+static void ratios_run(void *ctx, long m, int k, size_t w, struct runner_result *r, uint64_t *steal)
 {
 	const struct ratios *x = ctx;
 	double base = T0 * (1 + 0.01 * (double)((m * 7) % 11));

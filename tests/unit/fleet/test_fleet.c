@@ -44,8 +44,8 @@ static void machine_run(void *ctx, long m, int a, size_t w, struct runner_result
 	double base = 1e8 * (double)(w + 1) * (1 + 0.05 * (double)(m % 3));
 
 	(void)steal;
-	r->wall_ns = (int64_t)round(a == 0 ? base
-	                                   : base * exp(s->effect + s->noise * wiggle[m % NROUNDS]));
+	r->wall_ns =
+	    (int64_t)round(a == 0 ? base : base * exp(s->effect + s->noise * wiggle[m % NROUNDS]));
 }
 
 /* Every workload has the one phase total; rows: params.rows and another checksum. */
@@ -58,9 +58,10 @@ static void machine_record(void *ctx, long m, int a, size_t w, cJSON *rec)
 	(void)a;
 	(void)w;
 	cJSON_DeleteItemFromObject(wl, "flags");
-	cJSON_ReplaceItemInObject(rec, "phases", cJSON_CreateStringArray((const char *[]){"total"}, 1));
+	cJSON_ReplaceItemInObject(rec, "phases",
+	                          cJSON_CreateStringArray((const char *[]){"total"}, 1));
 	cJSON_ArrayForEach(rep, cJSON_GetObjectItem(rec, "reps"))
-		cJSON_DeleteItemFromObject(cJSON_GetObjectItem(rep, "phases"), "read");
+	    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(rep, "phases"), "read");
 	if (s->rows) {
 		cJSON_ReplaceItemInObject(cJSON_GetObjectItem(wl, "params"), "rows",
 		                          cJSON_CreateNumber(s->rows));
@@ -85,7 +86,8 @@ static struct rf_doc *machine(const struct machine_spec *s, const char *path)
 	snprintf(arms, sizeof arms, "%s", s->arms);
 	snprintf(kv[n++], sizeof kv[0], "mode=drivers");
 	snprintf(kv[n], sizeof kv[0], "arms=");
-	for (char *save = NULL, *tok = strtok_r(arms, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	for (char *save = NULL, *tok = strtok_r(arms, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
 		snprintf(kv[n] + strlen(kv[n]), sizeof kv[0] - strlen(kv[n]), "%s%s=1",
 		         kv[n][5] ? "," : "", tok);
 	n++;
