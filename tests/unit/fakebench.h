@@ -77,8 +77,7 @@ struct fakebench_hooks {
 	/* Drivers mode: the allocab-run/1 record the fake made of that run (from r's wall time,
 	 * after run), changed at will before the driver "prints" it. */
 	void (*record)(void *ctx, long m, int a, size_t w, cJSON *rec);
-	/* The machine's facts at the start and the end (bench_runner.facts); NULL: none recorded.
-	 */
+	/* The machine's facts at the start and the end (bench_runner.facts); NULL: none. */
 	void (*facts)(void *ctx, const char *when, struct facts *f);
 	/* Adaptive allocation (bench_config.alloc), asked from the first measured round on. */
 	const struct bench_alloc *alloc;
@@ -87,8 +86,8 @@ struct fakebench_hooks {
 struct fakebench_fake {
 	const struct fakebench_hooks *h;
 	uint64_t steal; /* ticks stolen so far (the hooks' run) */
-	unsigned long
-	    cell[FAKEBENCH_MAX_ARMS * FAKEBENCH_MAX_WLS]; /* runs of each arm x workload */
+	/* runs of each arm x workload so far: a run's round */
+	unsigned long cell[FAKEBENCH_MAX_ARMS * FAKEBENCH_MAX_WLS];
 	int64_t clock_ns;
 	int64_t base_ns[FAKEBENCH_MAX_ARMS];
 	double amp[FAKEBENCH_MAX_ARMS];
