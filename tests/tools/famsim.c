@@ -10,7 +10,8 @@
  * z_{1-alpha/(2m)} of each report's primary family against its one family of earlier versions,
  * and the mean width of the exact signed-rank interval of normal data (20000 draws, seed 1) at
  * both levels, for 10, 20 and 40 rounds.
- * gen: an allocab-bench/1 document of simulated runs (drivers, both regimes): arms system, a, b
+ * gen: a results file of simulated runs (drivers, both regimes), written by the bench engine with
+ * the fake runner of tests/unit/fakebench.h whose runs take the simulated times: arms system, a, b
  * (both exactly system's distribution: A/A) and c (EFFECT_PCT percent slower in every phase and
  * regime), workloads parquet_load, pipeline (phases total and read, show_phases) and
  * feature_extract, each run's every time a common round factor times exp(SD x Z), Z standard
@@ -27,6 +28,7 @@
 #include "common/prng.h"
 #include "front/stats/stats.h"
 #include "binomci.h"
+#include "fakebench.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -35,9 +37,6 @@
 #include <string.h>
 
 #define ALPHA 0.05
-
-static const char *const arms[] = {"system", "a", "b", "c"};
-static const char *const wls[] = {"parquet_load", "pipeline", "feature_extract"};
 
 static int cmd_cp(int k, int n)
 {
@@ -101,112 +100,88 @@ static int cmd_quantiles(void)
 	return 0;
 }
 
-static void add_rep(cJSON *reps, const char *regime, double total, double read, int pipeline)
-{
-	cJSON *rep = cJSON_CreateObject(), *ph;
+/* A simulated document: every run's times, drawn before the bench runs, in the order of the
+ * rounds, then workloads, then arms. */
+struct sim {
+	int rounds;
+	double *t; /* run (round i, workload k, arm j) at 5 (3 (4 i + j) + k): the process, the cold
+	            * rep's total and read, the steady reps' total and read */
+};
 
-	cJSON_AddItemToArray(reps, rep);
-	cJSON_AddStringToObject(rep, "regime", regime);
-	cJSON_AddNumberToObject(rep, "rss_after_bytes", 1048576);
-	ph = cJSON_AddObjectToObject(rep, "phases");
-	cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "total"), "wall_ns", round(total));
-	if (pipeline)
-		cJSON_AddNumberToObject(cJSON_AddObjectToObject(ph, "read"), "wall_ns", round(read));
+static double *sim_at(const struct sim *s, long m, int a, size_t w)
+{
+	return s->t + 5 * (12 * (size_t)m + 3 * (size_t)a + w);
 }
 
-static cJSON *sim_run(struct prng *r, const char *arm, const char *wl, double base, double f,
-                      double sd)
+static void sim_run(void *ctx, long m, int a, size_t w, struct runner_result *r, uint64_t *steal)
 {
-	cJSON *run = cJSON_CreateObject(), *rec, *x, *reps;
-	int pipeline = strcmp(wl, "pipeline") == 0;
-
-	cJSON_AddStringToObject(run, "arm", arm);
-	cJSON_AddStringToObject(run, "workload", wl);
-	cJSON_AddStringToObject(run, "status", "ok");
-	cJSON_AddNumberToObject(cJSON_AddObjectToObject(run, "process"), "wall_ns", round(6 * base));
-	x = cJSON_AddObjectToObject(run, "telemetry");
-	cJSON_AddNumberToObject(x, "steal_ticks", 0);
-	cJSON_AddNumberToObject(x, "loadavg_1m", 0.5);
-	rec = cJSON_AddObjectToObject(run, "record");
-	cJSON_AddStringToObject(rec, "schema", "allocab-run/1");
-	x = cJSON_AddObjectToObject(rec, "workload");
-	cJSON_AddStringToObject(x, "name", wl);
-	if (pipeline)
-		cJSON_AddItemToArray(cJSON_AddArrayToObject(x, "flags"),
-		                     cJSON_CreateString("show_phases"));
-	cJSON_AddStringToObject(x, "scale", "small");
-	cJSON_AddNumberToObject(x, "seed", 42);
-	cJSON_AddNumberToObject(cJSON_AddObjectToObject(x, "params"), "rows", 100);
-	x = cJSON_AddArrayToObject(rec, "phases");
-	cJSON_AddItemToArray(x, cJSON_CreateString("total"));
-	if (pipeline)
-		cJSON_AddItemToArray(x, cJSON_CreateString("read"));
-	reps = cJSON_AddArrayToObject(rec, "reps");
-	/* the cold rep, then three steady reps with one steady time each (their median) */
-	double cold = 2 * base * f * exp(sd * prng_normal(r));
-	double cold_read = base * f * exp(sd * prng_normal(r));
-	double st = base * f * exp(sd * prng_normal(r));
-	double st_read = base / 2 * f * exp(sd * prng_normal(r));
-	add_rep(reps, "cold", cold, cold_read, pipeline);
-	for (int k = 0; k < 3; k++)
-		add_rep(reps, "steady", st, st_read, pipeline);
-	cJSON_AddBoolToObject(cJSON_AddObjectToObject(rec, "regimes"), "settled", 1);
-	cJSON_AddStringToObject(rec, "checksum", "00000000000000aa");
-	x = cJSON_AddObjectToObject(rec, "rusage");
-	cJSON_AddNumberToObject(x, "max_rss_kib", 1000);
-	cJSON_AddNumberToObject(x, "involuntary_ctx_switches", 3);
-	cJSON_AddNumberToObject(cJSON_AddObjectToObject(rec, "rss"), "retained_bytes", 1 << 20);
-	return run;
+	(void)steal;
+	r->wall_ns = (int64_t)round(sim_at(ctx, m, a, w)[0]);
 }
 
+/* The cold rep, then three steady reps with one steady time each (their median). */
+static void sim_record(void *ctx, long m, int a, size_t w, cJSON *rec)
+{
+	const double *t = sim_at(ctx, m, a, w);
+	int k = 0;
+	cJSON *rep;
+
+	cJSON_ArrayForEach(rep, cJSON_GetObjectItem(rec, "reps"))
+	{
+		cJSON *ph = cJSON_GetObjectItem(rep, "phases"),
+		      *read = cJSON_GetObjectItem(ph, "read");
+		cJSON_ReplaceItemInObject(rep, "rss_after_bytes", cJSON_CreateNumber(1048576));
+		cJSON_ReplaceItemInObject(cJSON_GetObjectItem(ph, "total"), "wall_ns",
+		                          cJSON_CreateNumber(round(t[k ? 3 : 1])));
+		if (read)
+			cJSON_ReplaceItemInObject(read, "wall_ns",
+			                          cJSON_CreateNumber(round(t[k ? 4 : 2])));
+		k++;
+	}
+}
+
+/* The document through the bench engine and the production writer with the fake runner of
+ * tests/unit/fakebench.h (drivers mode, 4 reps: cold, then steady), its runs taking the
+ * simulation's times. */
 static int cmd_gen(uint64_t seed, int rounds, double effect_pct, double sd, const char *path)
 {
-	cJSON *d = cJSON_CreateObject(), *cfg, *a, *w, *m, *rs;
 	struct prng r;
-	FILE *f;
-	char *text;
+	struct sim s = {.rounds = rounds};
+	char nr[32], err[512] = "";
+	char *kv[] = {"mode=drivers",
+	              "arms=system=1,a=1,b=1,c=1",
+	              "wls=parquet_load,pipeline,feature_extract",
+	              "reps=4",
+	              "warmup=0",
+	              nr};
+	struct fakebench_hooks h = {.ctx = &s, .run = sim_run, .record = sim_record};
+	int rc;
 
+	if (rounds < 1 || rounds > 100000 || !(s.t = malloc(60 * (size_t)rounds * sizeof *s.t))) {
+		fprintf(stderr, "famsim: gen: want 1 <= ROUNDS <= 100000\n");
+		return 2;
+	}
 	prng_seed(&r, seed);
-	cJSON_AddStringToObject(d, "schema", "allocab-bench/1");
-	cJSON_AddStringToObject(d, "status", "complete");
-	cfg = cJSON_AddObjectToObject(d, "config");
-	cJSON_AddStringToObject(cfg, "mode", "drivers");
-	a = cJSON_AddArrayToObject(cfg, "arms");
-	for (size_t i = 0; i < 4; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateString(arms[i]));
-	w = cJSON_AddArrayToObject(cfg, "workloads");
-	for (size_t i = 0; i < 3; i++)
-		cJSON_AddItemToArray(w, cJSON_CreateString(wls[i]));
-	m = cJSON_AddObjectToObject(d, "machine");
-	cJSON_AddStringToObject(m, "cpu_model", "simulated");
-	cJSON_AddNumberToObject(m, "online_cpus", 2);
-	cJSON_AddStringToObject(m, "kernel", "6.1.0");
-	cJSON_AddStringToObject(m, "id", "famsim0000000001");
-	cJSON_AddObjectToObject(m, "env");
-	rs = cJSON_AddArrayToObject(d, "rounds");
 	for (int i = 0; i < rounds; i++) {
-		cJSON *round = cJSON_CreateObject(), *runs;
 		double base = 1e8 * exp(0.2 * prng_normal(&r));
-		cJSON_AddItemToArray(rs, round);
-		cJSON_AddNumberToObject(round, "index", i);
-		cJSON_AddBoolToObject(round, "warmup", 0);
-		runs = cJSON_AddArrayToObject(round, "runs");
 		for (size_t k = 0; k < 3; k++)
-			for (size_t j = 0; j < 4; j++)
-				cJSON_AddItemToArray(runs,
-				                     sim_run(&r, arms[j], wls[k], base * (1 + (double)k),
-				                             j == 3 ? 1 + effect_pct / 100 : 1, sd));
+			for (int j = 0; j < 4; j++) {
+				double b = base * (1 + (double)k),
+				       f = j == 3 ? 1 + effect_pct / 100 : 1;
+				double *t = sim_at(&s, i, j, k);
+				t[0] = 6 * b;
+				t[1] = 2 * b * f * exp(sd * prng_normal(&r));
+				t[2] = b * f * exp(sd * prng_normal(&r));
+				t[3] = b * f * exp(sd * prng_normal(&r));
+				t[4] = b / 2 * f * exp(sd * prng_normal(&r));
+			}
 	}
-	text = cJSON_PrintUnformatted(d);
-	cJSON_Delete(d);
-	if (!text || !(f = fopen(path, "w"))) {
-		fprintf(stderr, "famsim: cannot write %s\n", path);
-		free(text);
-		return 1;
-	}
-	fputs(text, f);
-	free(text);
-	return fclose(f) == 0 ? 0 : 1;
+	snprintf(nr, sizeof nr, "rounds=%d", rounds);
+	rc = fakebench_write_hooks(path, 6, kv, &h, err, sizeof err);
+	if (rc != 0)
+		fprintf(stderr, "famsim: %s: %s\n", path, err);
+	free(s.t);
+	return rc;
 }
 
 static int cmp_double(const void *x, const void *y)

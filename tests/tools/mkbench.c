@@ -15,10 +15,12 @@ int main(int argc, char **argv)
 	if (argc < 2 || argv[1][0] == '\0' || strchr(argv[1], '=')) {
 		fprintf(stderr,
 		        "mkbench: usage: mkbench OUT [arms=NAME=F[/A],...] [rounds=N] [warmup=N] "
-		        "[base=NS] [seed=N] [cpu=R] [fail=ARM:RUN[:CODE]] [signal=ARM:RUN] [label=NAME] "
+		        "[base=NS] [seed=N] [cpu=R] [fail=ARM:RUN[:CODE]] [signal=ARM:RUN] "
+		        "[label=NAME] "
 		        "[runnable=N] [id=NAME] [mode=drivers|commands] [wls=...] [reps=N] "
 		        "[colds=ARM=F,...] [warmcold=F] [unsettled=ARM] [sum=ARM] [replay=NS] "
-		        "[crash=ARM:M] [formula=cycle] [spread=S] [phase=N] [primary=ROWS]\n");
+		        "[crash=ARM:M] [formula=cycle] [spread=S] [phase=N] [primary=ROWS] "
+		        "[time=wall|cpu|auto] [load=L] [boot=ID]\n");
 		return 2;
 	}
 	rc = fakebench_write(argv[1], argc - 2, argv + 2, err, sizeof err);

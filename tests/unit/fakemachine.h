@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-static inline cJSON *fake_machine_as(const char *suffix)
+static inline cJSON *fakemachine_as(const char *suffix)
 {
 	cJSON *m = fingerprint_json();
 	const char *cpu =

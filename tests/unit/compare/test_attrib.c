@@ -1,6 +1,6 @@
 /* test_attrib.c - what compare says a difference is made of (compare.h, cmp_attribs) and the
- * machine facts (results.h, rf_facts; compare.h, cmp_facts_differ), on crafted allocab-bench/1
- * documents (tests/unit/cmpdoc.h): the parts add up, the paired interval of the fault counts, the
+ * machine facts (results.h, rf_facts; compare.h, cmp_facts_differ), on documents the engine
+ * writes (tests/unit/cmpdoc.h): the parts add up, the paired interval of the fault counts, the
  * text line, the JSON and CSV members, the facts line and the differing-facts line, and the
  * refusal of malformed facts. No timing anywhere. */
 #include "check.h"
@@ -11,78 +11,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct counts {
-	double user, sys, rest, minflt;
-};
-
-/* A driver run of workload "checkpoint_write" with one rep: CPU time user + sys + rest, its
- * getrusage deltas as a driver writes them. */
-static void run_counted(cJSON *runs, const char *arm, const struct counts *c)
+/* The facts of a machine: a fault costs med ns [lo, hi] over 10 trials, kernel 6.18.0, THP madvise;
+ * hyp NULL: no hypervisor. */
+static struct facts facts_of(const char *vendor, const char *model, const char *hyp, double med,
+                             double lo, double hi)
 {
-	double cpu = c->user + c->sys + c->rest;
-	cJSON *r, *rec, *rep, *t;
+	struct facts f = {.fault_median = med, .fault_min = lo, .fault_max = hi, .trials = 10};
 
-	run_add(runs, arm, "checkpoint_write", cpu, NULL);
-	r = cJSON_GetArrayItem(runs, cJSON_GetArraySize(runs) - 1);
-	rec = cJSON_GetObjectItem(r, "record");
-	rep = cJSON_GetArrayItem(cJSON_GetObjectItem(rec, "reps"), 0);
-	t = cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "phases"), "total");
-	cJSON_AddNumberToObject(t, "cpu_ns", round(cpu));
-	cJSON_AddNumberToObject(t, "user_ns", c->user);
-	cJSON_AddNumberToObject(t, "sys_ns", c->sys);
-	cJSON_AddNumberToObject(t, "minflt", c->minflt);
-	cJSON_AddNumberToObject(t, "majflt", 0);
-	cJSON_AddNumberToObject(t, "nvcsw", 2);
-	cJSON_AddNumberToObject(t, "nivcsw", 5);
-}
-
-static cJSON *facts_of(const char *vendor, const char *model, const char *hyp, double med,
-                       double lo, double hi)
-{
-	cJSON *f = cJSON_CreateObject(), *fn = cJSON_AddObjectToObject(f, "fault_ns");
-
-	cJSON_AddNumberToObject(fn, "median", med);
-	cJSON_AddNumberToObject(fn, "min", lo);
-	cJSON_AddNumberToObject(fn, "max", hi);
-	cJSON_AddNumberToObject(fn, "trials", 10);
-	if (hyp)
-		cJSON_AddStringToObject(f, "hypervisor", hyp);
-	else
-		cJSON_AddNullToObject(f, "hypervisor");
-	cJSON_AddStringToObject(f, "cpu_vendor", vendor);
-	cJSON_AddStringToObject(f, "cpu_model", model);
-	cJSON_AddStringToObject(f, "kernel", "6.18.0");
-	cJSON_AddStringToObject(f, "thp", "madvise");
+	snprintf(f.hypervisor, sizeof f.hypervisor, "%s", hyp ? hyp : "");
+	snprintf(f.cpu_vendor, sizeof f.cpu_vendor, "%s", vendor);
+	snprintf(f.cpu_model, sizeof f.cpu_model, "%s", model);
+	snprintf(f.kernel, sizeof f.kernel, "6.18.0");
+	snprintf(f.thp, sizeof f.thp, "madvise");
 	return f;
 }
 
-static void add_facts(cJSON *doc, const char *vendor, const char *model, const char *hyp,
-                      double med, double lo, double hi)
+/* A driver run of workload "checkpoint_write" with one rep: CPU time user + sys + rest, its
+ * getrusage deltas as a driver writes them. */
+static void run_counted(struct cmpdoc *s, int i, const char *arm, double user, double sys,
+                        double rest, double minflt)
 {
-	cJSON *all = cJSON_AddObjectToObject(doc, "facts");
+	struct cmpdoc_opt o = {.counts = 1, .user_ns = user, .sys_ns = sys, .minflt = minflt};
 
-	cJSON_AddItemToObject(all, "start", facts_of(vendor, model, hyp, med, lo, hi));
-	cJSON_AddItemToObject(all, "end", facts_of(vendor, model, hyp, med, lo, hi));
+	cmpdoc_set(s, (unsigned)i, arm, "checkpoint_write", user + sys + rest, &o);
 }
 
 /* 8 rounds: glibc (system) faults 8,930 + i pages and spends 70 ms + i in the kernel, mimalloc
- * 1,699 + (3i mod 7) pages and 20 ms; user time 50 ms against 48 ms; rest (residual) r_i. */
-static cJSON *fault_doc(int exact, int opposite)
+ * 1,699 + (3i mod 7) pages and 20 ms; user time 50 ms against 48 ms; rest (residual) r_i; the
+ * machine's facts f (NULL: an AMD EPYC 7B13 under KVM, a fault 14.2 us [12.1, 21.9]). */
+static cJSON *fault_doc(int exact, int opposite, const struct facts *f)
 {
-	cJSON *doc = doc_new("system,mimalloc", "checkpoint_write", "aaaa000000000001");
+	struct cmpdoc *s = cmpdoc_new("system,mimalloc", "checkpoint_write", 8);
+	struct facts amd = facts_of("AuthenticAMD", "AMD EPYC 7B13", "KVM", 14200, 12100, 21900);
 
-	cJSON_AddStringToObject(cJSON_GetObjectItem(doc, "config"), "time", "cpu");
+	s->time = "cpu";
+	s->facts = f ? f : &amd;
 	for (int i = 0; i < 8; i++) {
-		cJSON *runs = round_new(doc, 0);
 		double rb = exact ? 0 : 1e5 * (i % 3), rc = exact ? 0 : 1e5 * ((i + 1) % 3);
-		struct counts b = {50e6 + 1e5 * i, 70e6 + 2e5 * i, rb, 8930 + i},
-		              c = {opposite ? 60e6 + 1e5 * i : 48e6 + 3e4 * i, 20e6 + 1e5 * (i % 4),
-		                   rc, 1699 + (3 * i) % 7};
-		run_counted(runs, "system", &b);
-		run_counted(runs, "mimalloc", &c);
+		run_counted(s, i, "system", 50e6 + 1e5 * i, 70e6 + 2e5 * i, rb, 8930 + i);
+		run_counted(s, i, "mimalloc", opposite ? 60e6 + 1e5 * i : 48e6 + 3e4 * i,
+		            20e6 + 1e5 * (i % 4), rc, 1699 + (3 * i) % 7);
 	}
-	add_facts(doc, "AuthenticAMD", "AMD EPYC 7B13", "KVM", 14200, 12100, 21900);
-	return doc;
+	return cmpdoc_done(s, "faults");
 }
 
 static const struct cmp_attrib *attrib_of(const struct cmp_report *r, struct cmp_attrib *a,
@@ -96,9 +66,9 @@ static const struct cmp_attrib *attrib_of(const struct cmp_report *r, struct cmp
 
 static void test_parts(void)
 {
-	cJSON *doc = fault_doc(0, 0);
-	struct rf_doc *d = load(doc, "faults.json");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
+	cJSON *doc = fault_doc(0, 0, NULL);
+	struct rf_doc *d = cmpdoc_load(doc, "faults.json");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
 	struct cmp_attrib *at = NULL;
 	const struct cmp_attrib *a;
 	double fd[8];
@@ -133,7 +103,8 @@ static void test_parts(void)
 	          strstr(line, "system 8,934 page faults per rep, mimalloc 1,702") &&
 	          strstr(line, "within the interval") && !strstr(line, "NOT"),
 	      "attrib: the text line (%s)", line);
-	char *js = render(r, "json"), *csv = render(r, "csv"), *tab = render(r, "table");
+	char *js = cmpdoc_render(r, "json"), *csv = cmpdoc_render(r, "csv"),
+	     *tab = cmpdoc_render(r, "table");
 	cJSON *j = js ? cJSON_Parse(js) : NULL;
 	cJSON *row0 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "comparisons"), 0);
 	cJSON *att = cJSON_GetObjectItem(row0, "attribution");
@@ -210,9 +181,9 @@ out:
 static void test_exact_and_opposite(void)
 {
 	for (int opp = 0; opp < 2; opp++) {
-		cJSON *doc = fault_doc(1, opp);
-		struct rf_doc *d = load(doc, "exact.json");
-		struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
+		cJSON *doc = fault_doc(1, opp, NULL);
+		struct rf_doc *d = cmpdoc_load(doc, "exact.json");
+		struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
 		struct cmp_attrib *at = NULL;
 		const struct cmp_attrib *a = r && cmp_attribs(r, &at) == 0 ? attrib_of(r, at, "cold")
 		                                                         : NULL;
@@ -237,14 +208,12 @@ static void test_exact_and_opposite(void)
 /* Runs without counts (written before them): no attribution, and the text says nothing. */
 static void test_without_counts(void)
 {
-	cJSON *doc = doc_new("system,mimalloc", "checkpoint_write", "aaaa000000000001");
-	for (int i = 0; i < 8; i++) {
-		cJSON *runs = round_new(doc, 0);
-		run_add(runs, "system", "checkpoint_write", BASE_NS, NULL);
-		run_add(runs, "mimalloc", "checkpoint_write", BASE_NS * 0.8, NULL);
-	}
-	struct rf_doc *d = load(doc, "old.json");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
+	struct cmpdoc *s = cmpdoc_new("system,mimalloc", "checkpoint_write", 8);
+	for (int i = 0; i < 8; i++)
+		cmpdoc_set(s, i, "mimalloc", "checkpoint_write", CMPDOC_BASE_NS * 0.8, NULL);
+	cJSON *doc = cmpdoc_done(s, "old.json");
+	struct rf_doc *d = cmpdoc_load(doc, "old.json");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
 	struct cmp_attrib *at = NULL;
 	int any = 0;
 
@@ -261,12 +230,12 @@ static void test_without_counts(void)
 
 static void test_facts_differ(void)
 {
-	cJSON *a = fault_doc(0, 0), *b = fault_doc(0, 0), *c = fault_doc(0, 0);
-	cJSON_DeleteItemFromObject(b, "facts");
-	add_facts(b, "GenuineIntel", "Intel Xeon Platinum 8375C", NULL, 1100, 900, 1500);
-	cJSON_DeleteItemFromObject(c, "facts");
-	add_facts(c, "AuthenticAMD", "AMD EPYC 7B13", "KVM", 15000, 13000, 23000);
-	struct rf_doc *da = load(a, "amd.json"), *db = load(b, "intel.json"), *dc = load(c, "amd2.json");
+	struct facts intel = facts_of("GenuineIntel", "Intel Xeon Platinum 8375C", NULL, 1100, 900,
+	                              1500),
+	             amd2 = facts_of("AuthenticAMD", "AMD EPYC 7B13", "KVM", 15000, 13000, 23000);
+	cJSON *a = fault_doc(0, 0, NULL), *b = fault_doc(0, 0, &intel), *c = fault_doc(0, 0, &amd2);
+	struct rf_doc *da = cmpdoc_load(a, "amd.json"), *db = cmpdoc_load(b, "intel.json"),
+	              *dc = cmpdoc_load(c, "amd2.json");
 	char line[EXPORT_LINE];
 
 	CHECK(da && db &&
@@ -286,8 +255,8 @@ static void test_facts_differ(void)
 		export_facts_line(db, line, sizeof line);
 	CHECK(db && strstr(line, "Intel Xeon Platinum 8375C, no hypervisor"),
 	      "facts: no hypervisor is said (%s)", line);
-	struct cmp_report *r = da && db ? build(da, db, &defaults) : NULL;
-	char *tab = r ? render(r, "table") : NULL;
+	struct cmp_report *r = da && db ? cmpdoc_build(da, db, &cmpdoc_defaults) : NULL;
+	char *tab = r ? cmpdoc_render(r, "table") : NULL;
 	CHECK(tab && strstr(tab, "the two files' machines differ in: CPU vendor"),
 	      "facts: compare of two files prints the differing facts");
 	free(tab);
@@ -310,7 +279,7 @@ static void test_bad_facts(void)
 	    "[]",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		cJSON *doc = fault_doc(0, 0);
+		cJSON *doc = fault_doc(0, 0, NULL);
 		char err[512] = "";
 		cJSON_DeleteItemFromObject(doc, "facts");
 		cJSON_AddItemToObject(doc, "facts", cJSON_Parse(bad[i]));

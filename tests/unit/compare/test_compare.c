@@ -1,4 +1,5 @@
-/* test_compare.c - compare's verdicts on crafted allocab-bench/1 documents (tests/unit/cmpdoc.h): exact
+/* test_compare.c - compare's verdicts on documents the engine writes with runs of set times
+ * (tests/unit/cmpdoc.h): exact
  * ratios with hand-checked speedups, Bonferroni across comparisons, the geometric mean, failures
  * and insufficient data, the time compared (CPU or wall), telemetry and drift flags. No timing
  * anywhere. */
@@ -13,18 +14,18 @@
 /* 5 rounds, the candidate exactly 10% faster in each: speedup 1/0.9, a degenerate interval. */
 static void test_exact_ratio(void)
 {
-	cJSON *doc = doc_new("system,mimalloc", "parquet_load", "aaaa000000000001");
+	struct cmpdoc *s = cmpdoc_new("system,mimalloc", "parquet_load", 5);
 	const double base[5] = {1.0e8, 1.2e8, 0.9e8, 1.1e8, 1.05e8};
 
-	round_new(doc, 1); /* an empty warm-up round changes nothing */
+	s->warmup = 1; /* a warm-up round changes nothing */
 	for (int r = 0; r < 5; r++) {
-		cJSON *runs = round_new(doc, 0);
-		run_add(runs, "mimalloc", "parquet_load", base[r] * 0.9, NULL);
-		run_add(runs, "system", "parquet_load", base[r], NULL);
+		cmpdoc_set(s, r, "mimalloc", "parquet_load", base[r] * 0.9, NULL);
+		cmpdoc_set(s, r, "system", "parquet_load", base[r], NULL);
 	}
-	struct rf_doc *d = load(doc, "exact");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
-	const struct cmp_row *row = find_row(r, "parquet_load", "total", "mimalloc");
+	cJSON *doc = cmpdoc_done(s, "exact");
+	struct rf_doc *d = cmpdoc_load(doc, "exact");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
+	const struct cmp_row *row = cmpdoc_row(r, "parquet_load", "total", "mimalloc");
 
 	CHECK(d && d->nrounds == 5 && d->nwarmup == 1, "exact: 5 measured rounds, 1 warm-up");
 	CHECK(r && r->nrows == 1 && row, "exact: one comparison (no geomean for one workload)");
@@ -52,20 +53,19 @@ static void test_exact_ratio(void)
  * alone, has no verdict in this report. */
 static void test_bonferroni(void)
 {
-	cJSON *doc = doc_new("system,mimalloc,jemalloc", "batch_prep", "aaaa000000000001");
+	struct cmpdoc *s = cmpdoc_new("system,mimalloc,jemalloc", "batch_prep", 6);
 	const double mi[6] = {0.90, 0.91, 0.92, 0.93, 0.94, 0.95};
 	const double je[6] = {1.01, 0.98, 0.97, 0.96, 0.95, 0.94};
 
 	for (int r = 0; r < 6; r++) {
-		cJSON *runs = round_new(doc, 0);
-		run_add(runs, "system", "batch_prep", BASE_NS, NULL);
-		run_add(runs, "mimalloc", "batch_prep", BASE_NS * mi[r], NULL);
-		run_add(runs, "jemalloc", "batch_prep", BASE_NS * je[r], NULL);
+		cmpdoc_set(s, r, "mimalloc", "batch_prep", CMPDOC_BASE_NS * mi[r], NULL);
+		cmpdoc_set(s, r, "jemalloc", "batch_prep", CMPDOC_BASE_NS * je[r], NULL);
 	}
-	struct rf_doc *d = load(doc, "holm");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
-	const struct cmp_row *m = find_row(r, "batch_prep", "total", "mimalloc");
-	const struct cmp_row *j = find_row(r, "batch_prep", "total", "jemalloc");
+	cJSON *doc = cmpdoc_done(s, "holm");
+	struct rf_doc *d = cmpdoc_load(doc, "holm");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
+	const struct cmp_row *m = cmpdoc_row(r, "batch_prep", "total", "mimalloc");
+	const struct cmp_row *j = cmpdoc_row(r, "batch_prep", "total", "jemalloc");
 
 	CHECK(m && j && r->nrows == 2, "holm: two comparisons");
 	if (m && j) {
@@ -95,22 +95,22 @@ static void test_bonferroni(void)
  * drops its round from the geomean only. */
 static void test_geomean(void)
 {
-	cJSON *doc = doc_new("system,mimalloc", "parquet_load,pipeline", "aaaa000000000001");
-	struct run_opt crash = {.status = "crashed"};
+	struct cmpdoc *s = cmpdoc_new("system,mimalloc", "parquet_load,pipeline", 7);
+	struct cmpdoc_opt crash = {.end = CMPDOC_CRASHED};
 
 	for (int r = 0; r < 7; r++) {
-		cJSON *runs = round_new(doc, 0);
-		double b = BASE_NS * (1 + 0.1 * r);
-		run_add(runs, "system", "parquet_load", b, NULL);
-		run_add(runs, "mimalloc", "parquet_load", b * 0.8, r == 6 ? &crash : NULL);
-		run_add(runs, "system", "pipeline", 2 * b, NULL);
-		run_add(runs, "mimalloc", "pipeline", 2 * b * 0.9, NULL);
+		double b = CMPDOC_BASE_NS * (1 + 0.1 * r);
+		cmpdoc_set(s, r, "system", "parquet_load", b, NULL);
+		cmpdoc_set(s, r, "mimalloc", "parquet_load", b * 0.8, r == 6 ? &crash : NULL);
+		cmpdoc_set(s, r, "system", "pipeline", 2 * b, NULL);
+		cmpdoc_set(s, r, "mimalloc", "pipeline", 2 * b * 0.9, NULL);
 	}
-	struct rf_doc *d = load(doc, "geomean");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
-	const struct cmp_row *g = find_row(r, NULL, "total", "mimalloc");
-	const struct cmp_row *p = find_row(r, "parquet_load", "total", "mimalloc");
-	const struct cmp_row *rd = find_row(r, "pipeline", "read", "mimalloc");
+	cJSON *doc = cmpdoc_done(s, "geomean");
+	struct rf_doc *d = cmpdoc_load(doc, "geomean");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
+	const struct cmp_row *g = cmpdoc_row(r, NULL, "total", "mimalloc");
+	const struct cmp_row *p = cmpdoc_row(r, "parquet_load", "total", "mimalloc");
+	const struct cmp_row *rd = cmpdoc_row(r, "pipeline", "read", "mimalloc");
 
 	CHECK(r && r->nrows == 4, "geomean: parquet total, pipeline total and read, geomean");
 	CHECK(g && g->usable && g->n == 6, "geomean: 6 rounds where every run is ok");
@@ -130,17 +130,15 @@ static void test_geomean(void)
 
 static void test_insufficient(void)
 {
-	cJSON *doc = doc_new("system,mimalloc", "parquet_load", "aaaa000000000001");
-	struct run_opt fail = {.status = "failed"};
+	struct cmpdoc *s = cmpdoc_new("system,mimalloc", "parquet_load", 3);
+	struct cmpdoc_opt fail = {.end = CMPDOC_FAILED};
 
-	for (int r = 0; r < 3; r++) {
-		cJSON *runs = round_new(doc, 0);
-		run_add(runs, "system", "parquet_load", BASE_NS, NULL);
-		run_add(runs, "mimalloc", "parquet_load", BASE_NS, r ? &fail : NULL);
-	}
-	struct rf_doc *d = load(doc, "insufficient");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
-	const struct cmp_row *row = find_row(r, "parquet_load", "total", "mimalloc");
+	for (int r = 1; r < 3; r++)
+		cmpdoc_set(s, r, "mimalloc", "parquet_load", CMPDOC_BASE_NS, &fail);
+	cJSON *doc = cmpdoc_done(s, "insufficient");
+	struct rf_doc *d = cmpdoc_load(doc, "insufficient");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
+	const struct cmp_row *row = cmpdoc_row(r, "parquet_load", "total", "mimalloc");
 
 	CHECK(row && !row->usable && row->n == 1 && row->verdict == CMP_INSUFFICIENT &&
 	          isnan(row->d.est),
@@ -152,49 +150,34 @@ static void test_insufficient(void)
 	cJSON_Delete(doc);
 }
 
-/* Gives the last run of runs CPU times (cpu_ns = factor x wall_ns) and, when st, the flag
- * single_threaded. */
-static void run_cpu(cJSON *runs, double factor, int st)
-{
-	cJSON *run = cJSON_GetArrayItem(runs, cJSON_GetArraySize(runs) - 1);
-	cJSON *rec = cJSON_GetObjectItem(run, "record"), *rep;
-	cJSON *wl = cJSON_GetObjectItem(rec, "workload");
-
-	if (st)
-		cJSON_AddItemToArray(cJSON_AddArrayToObject(wl, "flags"),
-		                     cJSON_CreateString("single_threaded"));
-	cJSON_ArrayForEach(rep, cJSON_GetObjectItem(rec, "reps"))
-	{
-		cJSON *tot = cJSON_GetObjectItem(cJSON_GetObjectItem(rep, "phases"), "total");
-		cJSON_AddNumberToObject(
-		    tot, "cpu_ns", round(factor * cJSON_GetObjectItem(tot, "wall_ns")->valuedouble));
-	}
-}
-
 /* The time compared (docs/methodology.md, "Which time"): config.time auto takes the CPU time of
  * the single-threaded workload and the wall time of the other; rf_use_time switches. */
 static void test_time(void)
 {
-	cJSON *doc = doc_new("system,mimalloc", "st,mt", "aaaa000000000001");
+	struct cmpdoc *s[2];
 	char err[512] = "", buf[256];
 
-	cJSON_AddStringToObject(cJSON_GetObjectItem(doc, "config"), "time", "auto");
-	for (int i = 0; i < 8; i++) {
-		cJSON *runs = round_new(doc, 0);
-		double t = BASE_NS * (1 + 0.05 * (i % 3));
-		run_add(runs, "system", "st", t, NULL);
-		run_cpu(runs, 0.5, 1);
-		run_add(runs, "mimalloc", "st", t, NULL);
-		run_cpu(runs, 0.4, 1); /* 0.8 of system's CPU time, the same wall time */
-		run_add(runs, "system", "mt", t, NULL);
-		run_cpu(runs, 1.5, 0);
-		run_add(runs, "mimalloc", "mt", 0.9 * t, NULL);
-		run_cpu(runs, 1.5 / 0.9, 0); /* the same CPU time, 0.9 of the wall time */
+	/* the second document has a ninth round whose runs have no CPU times */
+	for (int k = 0; k < 2; k++) {
+		s[k] = cmpdoc_new("system,mimalloc", "st,mt", 8 + (unsigned)k);
+		s[k]->time = "auto";
+		for (int i = 0; i < 8; i++) {
+			double t = CMPDOC_BASE_NS * (1 + 0.05 * (i % 3));
+			struct cmpdoc_opt st = {.cpu = 0.5, .single_threaded = 1};
+			cmpdoc_set(s[k], i, "system", "st", t, &st);
+			st.cpu = 0.4; /* 0.8 of system's CPU time, the same wall time */
+			cmpdoc_set(s[k], i, "mimalloc", "st", t, &st);
+			cmpdoc_set(s[k], i, "system", "mt", t, &(struct cmpdoc_opt){.cpu = 1.5});
+			/* the same CPU time, 0.9 of the wall time */
+			cmpdoc_set(s[k], i, "mimalloc", "mt", 0.9 * t,
+			           &(struct cmpdoc_opt){.cpu = 1.5 / 0.9});
+		}
 	}
-	struct rf_doc *d = load(doc, "time");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
-	const struct cmp_row *st = find_row(r, "st", "total", "mimalloc");
-	const struct cmp_row *mt = find_row(r, "mt", "total", "mimalloc");
+	cJSON *doc = cmpdoc_done(s[0], "time");
+	struct rf_doc *d = cmpdoc_load(doc, "time");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
+	const struct cmp_row *st = cmpdoc_row(r, "st", "total", "mimalloc");
+	const struct cmp_row *mt = cmpdoc_row(r, "mt", "total", "mimalloc");
 
 	CHECK(d && d->time_given == RF_POLICY_AUTO && d->wl[0].time == RF_TIME_CPU &&
 	          d->wl[1].time == RF_TIME_WALL,
@@ -208,26 +191,25 @@ static void test_time(void)
 	cmp_free(r);
 	if (d) {
 		rf_use_time(d, RF_POLICY_WALL);
-		r = build(d, NULL, &defaults);
-		st = find_row(r, "st", "total", "mimalloc");
+		r = cmpdoc_build(d, NULL, &cmpdoc_defaults);
+		st = cmpdoc_row(r, "st", "total", "mimalloc");
 		CHECK(st && fabs(st->d.est) < 1e-9 && d->wl[0].time == RF_TIME_WALL,
 		      "time: --time wall compares wall times (%g)", st ? st->d.est : NAN);
 		cmp_free(r);
 		rf_use_time(d, RF_POLICY_CPU);
-		r = build(d, NULL, &defaults);
-		mt = find_row(r, "mt", "total", "mimalloc");
+		r = cmpdoc_build(d, NULL, &cmpdoc_defaults);
+		mt = cmpdoc_row(r, "mt", "total", "mimalloc");
 		CHECK(mt && fabs(mt->d.est) < 1e-9 && strcmp(rf_times_used(d, buf, sizeof buf),
 		                                             "CPU time") == 0,
 		      "time: --time cpu compares CPU times everywhere (%g)", mt ? mt->d.est : NAN);
 		cmp_free(r);
 	}
 	rf_free(d);
+	cJSON_Delete(doc);
 
 	/* a run without CPU times: its workload is compared on wall time whatever the policy */
-	cJSON *runs = round_new(doc, 0);
-	run_add(runs, "system", "st", BASE_NS, NULL);
-	run_add(runs, "mimalloc", "st", BASE_NS, NULL);
-	d = load(doc, "time without cpu");
+	doc = cmpdoc_done(s[1], "time without cpu");
+	d = cmpdoc_load(doc, "time without cpu");
 	CHECK(d && d->wl[0].time == RF_TIME_WALL, "time: a run without CPU times keeps wall time");
 	rf_free(d);
 	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(doc, "config"), "time",
@@ -242,17 +224,18 @@ static void test_time(void)
 /* A steal spike in one run is flagged; log ratios that grow with the round index are drift. */
 static void test_noise(void)
 {
-	cJSON *doc = doc_new("system,mimalloc", "parquet_load", "aaaa000000000001");
-	struct run_opt steal = {.steal_ticks = 50};
+	struct cmpdoc *s = cmpdoc_new("system,mimalloc", "parquet_load", 10);
+	struct cmpdoc_opt steal = {.steal_ticks = 50};
 
 	for (int r = 0; r < 10; r++) {
-		cJSON *runs = round_new(doc, 0);
-		run_add(runs, "system", "parquet_load", BASE_NS, r == 4 ? &steal : NULL);
-		run_add(runs, "mimalloc", "parquet_load", BASE_NS * (0.8 + 0.01 * r), NULL);
+		cmpdoc_set(s, r, "system", "parquet_load", CMPDOC_BASE_NS, r == 4 ? &steal : NULL);
+		cmpdoc_set(s, r, "mimalloc", "parquet_load", CMPDOC_BASE_NS * (0.8 + 0.01 * r),
+		           NULL);
 	}
-	struct rf_doc *d = load(doc, "noise");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
-	const struct cmp_row *row = find_row(r, "parquet_load", "total", "mimalloc");
+	cJSON *doc = cmpdoc_done(s, "noise");
+	struct rf_doc *d = cmpdoc_load(doc, "noise");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
+	const struct cmp_row *row = cmpdoc_row(r, "parquet_load", "total", "mimalloc");
 	int drift_warned = 0;
 
 	CHECK(r && r->nflags == 1 && r->flags[0].round == 4 && r->flags[0].arm == 0 &&
@@ -275,22 +258,25 @@ static void test_noise(void)
  * it is, and the warning counts flagged runs per arm and points to the JSON list. */
 static void test_noise_normal(void)
 {
-	cJSON *doc = doc_new("system,mimalloc", "parquet_load,pipeline", "aaaa000000000001");
-	struct run_opt some = {.steal_ticks = 2}, more = {.steal_ticks = 1},
-	               far = {.steal_ticks = 60};
+	struct cmpdoc *s = cmpdoc_new("system,mimalloc", "parquet_load,pipeline", 10);
+	struct cmpdoc_opt some = {.steal_ticks = 2}, more = {.steal_ticks = 1},
+	                  far = {.steal_ticks = 60};
 
 	for (int r = 0; r < 10; r++) {
-		cJSON *runs = round_new(doc, 0);
-		run_add(runs, "system", "parquet_load", BASE_NS, r % 5 == 0 ? &some : NULL);
-		run_add(runs, "mimalloc", "parquet_load", BASE_NS * 0.8, r % 5 == 1 ? &more : NULL);
-		run_add(runs, "system", "pipeline", BASE_NS,
-		        r == 7       ? &far
-		        : r % 5 == 2 ? &some
-		                     : NULL);
-		run_add(runs, "mimalloc", "pipeline", BASE_NS * 0.8, r % 5 == 3 ? &more : NULL);
+		cmpdoc_set(s, r, "system", "parquet_load", CMPDOC_BASE_NS,
+		           r % 5 == 0 ? &some : NULL);
+		cmpdoc_set(s, r, "mimalloc", "parquet_load", CMPDOC_BASE_NS * 0.8,
+		           r % 5 == 1 ? &more : NULL);
+		cmpdoc_set(s, r, "system", "pipeline", CMPDOC_BASE_NS,
+		           r == 7       ? &far
+		           : r % 5 == 2 ? &some
+		                        : NULL);
+		cmpdoc_set(s, r, "mimalloc", "pipeline", CMPDOC_BASE_NS * 0.8,
+		           r % 5 == 3 ? &more : NULL);
 	}
-	struct rf_doc *d = load(doc, "noise-normal");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
+	cJSON *doc = cmpdoc_done(s, "noise-normal");
+	struct rf_doc *d = cmpdoc_load(doc, "noise-normal");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
 	const char *w = NULL;
 
 	CHECK(r && r->nflags == 1 && r->flags[0].round == 7 && r->flags[0].wl == 1,
@@ -304,7 +290,7 @@ static void test_noise_normal(void)
 	          strstr(w, "compare --format json (telemetry_flags)"),
 	      "noise: one warning with counts per arm and a pointer to the list: %s",
 	      w ? w : "none");
-	char *table = r ? render(r, "table") : NULL;
+	char *table = r ? cmpdoc_render(r, "table") : NULL;
 	CHECK(table && !strstr(table, "steal_cpu_s_per_s"), "noise: the table does not list flags");
 	free(table);
 	size_t nwarn = r ? r->nwarn : 0;

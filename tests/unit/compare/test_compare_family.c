@@ -78,7 +78,7 @@ static size_t ratios(const struct rf_doc *d, const struct cmp_row *row, double *
 static void test_default_families(void)
 {
 	struct rf_doc *d = two_regimes_doc(NULL, "families");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
 	int ok_primary = 1, ok_levels = 1, ok_p = 1;
 	double v[64];
 
@@ -123,7 +123,7 @@ static void test_default_families(void)
 	CHECK(ok_levels, "families: every workload row's interval is the signed-rank interval at "
 	                 "its own family's level, and differs from the other family's");
 	CHECK(ok_p, "families: p_bonferroni is min(1, m p) with m its own family's size");
-	const struct cmp_row *geo = find_row(r, NULL, "total", "a");
+	const struct cmp_row *geo = cmpdoc_row(r, NULL, "total", "a");
 	CHECK(geo && geo->family == CMP_FAMILY_SECONDARY && geo->verdict == CMP_FASTER &&
 	          geo->d.level >= r->fam[CMP_FAMILY_SECONDARY].conf - 1e-9,
 	      "families: the geometric mean is secondary, decided at the secondary level");
@@ -137,7 +137,7 @@ static size_t primary_of(const struct rf_doc *d, const char *spec, const char *p
                          enum cmp_regimes regimes, struct cmp_report **out)
 {
 	struct cmp_primary p;
-	struct cmp_opts o = defaults;
+	struct cmp_opts o = cmpdoc_defaults;
 	char err[256];
 
 	o.phase = phase;
@@ -240,14 +240,14 @@ static void test_sequential(void)
 {
 	struct rf_doc *d = two_regimes_doc(NULL, "sequential");
 	struct stats_seq_plan plan = {.planned = 40, .first_look = 6};
-	struct cmp_opts o = defaults;
+	struct cmp_opts o = cmpdoc_defaults;
 	struct cmp_report *r = NULL;
 	int ok = 1;
 	double v[64];
 
 	o.seq = &plan;
 	o.equivalence = 2;
-	r = d ? build(d, NULL, &o) : NULL;
+	r = d ? cmpdoc_build(d, NULL, &o) : NULL;
 	for (size_t i = 0; r && i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
 		struct stats_interval iv;
@@ -261,7 +261,7 @@ static void test_sequential(void)
 		      asked == row->seq_asked;
 	}
 	CHECK(r && ok, "sequential: each row's sequential interval at its own family's level");
-	const struct cmp_row *p = find_row(r, "parquet_load", "total", "a");
+	const struct cmp_row *p = cmpdoc_row(r, "parquet_load", "total", "a");
 	const struct cmp_row *s = NULL;
 	for (size_t i = 0; r && i < r->nrows; i++)
 		if (r->rows[i].workload && !strcmp(r->rows[i].workload, "parquet_load") &&
@@ -279,9 +279,10 @@ static void test_sequential(void)
 static void test_formats(void)
 {
 	struct rf_doc *d = two_regimes_doc(NULL, "formats");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
-	char *table = r ? render(r, "table") : NULL, *md = r ? render(r, "markdown") : NULL;
-	char *json = r ? render(r, "json") : NULL, *csv = r ? render(r, "csv") : NULL;
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
+	char *table = r ? cmpdoc_render(r, "table") : NULL,
+	     *md = r ? cmpdoc_render(r, "markdown") : NULL;
+	char *json = r ? cmpdoc_render(r, "json") : NULL, *csv = r ? cmpdoc_render(r, "csv") : NULL;
 	cJSON *j = json ? cJSON_Parse(json) : NULL, *c;
 	const char *prim = table ? strstr(table, "\nprimary comparisons, the question") : NULL;
 	const char *sec = table ? strstr(table, "\nsecondary comparisons, a family of their own: 12") : NULL;

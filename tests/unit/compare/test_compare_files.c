@@ -1,6 +1,7 @@
-/* test_compare_files.c - what compare reads (tests/unit/cmpdoc.h): refusal of different work within a
- * file and across two, malformed documents, the cells that left under adaptive allocation, and
- * two-file mode (unpaired, on the arms both files hold). No timing anywhere. */
+/* test_compare_files.c - what compare reads (documents the engine writes, tests/unit/cmpdoc.h):
+ * refusal of different work within a file and across two, malformed documents, the cells that left
+ * under adaptive allocation, and two-file mode (unpaired, on the arms both files hold). No timing
+ * anywhere. */
 #include "check.h"
 #include "cmpdoc.h"
 
@@ -22,29 +23,26 @@ static void expect_refusal(cJSON *doc, const char *name, const char *want1, cons
 
 static void test_refusals(void)
 {
-	cJSON *doc = doc_new("system,mimalloc", "parquet_load", "aaaa000000000001");
-	struct run_opt other_sum = {.checksum = "00000000000000bb"}, other_rows = {.rows = 7};
-	cJSON *runs = round_new(doc, 0);
+	struct cmpdoc_opt other_sum = {.checksum = "00000000000000bb"}, other_rows = {.rows = 7};
+	struct cmpdoc *s = cmpdoc_new("system,mimalloc", "parquet_load", 1);
 
-	run_add(runs, "system", "parquet_load", BASE_NS, NULL);
-	run_add(runs, "mimalloc", "parquet_load", BASE_NS, &other_sum);
-	expect_refusal(doc, "checksums", "parquet_load", "00000000000000bb");
+	cmpdoc_set(s, 0, "mimalloc", "parquet_load", CMPDOC_BASE_NS, &other_sum);
+	expect_refusal(cmpdoc_done(s, "checksums"), "checksums", "parquet_load",
+	               "00000000000000bb");
 
-	doc = doc_new("system,mimalloc", "parquet_load", "aaaa000000000001");
-	runs = round_new(doc, 0);
-	run_add(runs, "system", "parquet_load", BASE_NS, NULL);
-	run_add(runs, "mimalloc", "parquet_load", BASE_NS, &other_rows);
-	expect_refusal(doc, "params", "mimalloc", "\"rows\":7");
+	s = cmpdoc_new("system,mimalloc", "parquet_load", 1);
+	cmpdoc_set(s, 0, "mimalloc", "parquet_load", CMPDOC_BASE_NS, &other_rows);
+	expect_refusal(cmpdoc_done(s, "params"), "params", "mimalloc", "\"rows\":7");
 
 	/* across files */
-	cJSON *a = doc_new("system", "parquet_load", "aaaa000000000001");
-	cJSON *b = doc_new("system", "parquet_load", "aaaa000000000001");
-	run_add(round_new(a, 0), "system", "parquet_load", BASE_NS, NULL);
-	run_add(round_new(b, 0), "system", "parquet_load", BASE_NS, &other_sum);
-	struct rf_doc *da = load(a, "old"), *db = load(b, "new");
+	cJSON *a = cmpdoc_done(cmpdoc_new("system", "parquet_load", 1), "old");
+	s = cmpdoc_new("system", "parquet_load", 1);
+	cmpdoc_set(s, 0, "system", "parquet_load", CMPDOC_BASE_NS, &other_sum);
+	cJSON *b = cmpdoc_done(s, "new");
+	struct rf_doc *da = cmpdoc_load(a, "old"), *db = cmpdoc_load(b, "new");
 	struct cmp_report *r = NULL;
 	char err[512] = "";
-	int rc = da && db ? cmp_build(da, db, &defaults, &r, err, sizeof err) : 0;
+	int rc = da && db ? cmp_build(da, db, &cmpdoc_defaults, &r, err, sizeof err) : 0;
 	CHECK(rc == ST_USAGE && !r && strstr(err, "checksum differs between old") &&
 	          strstr(err, "new"),
 	      "two files: different checksums refused: %s", err);
@@ -100,11 +98,10 @@ static void test_kinds(void)
 	CHECK(strcmp(rf_kind_modes(buf, sizeof buf), "\"drivers\" or \"commands\"") == 0,
 	      "kinds: the modes named in messages: %s", buf);
 
-	/* a drivers file that names no baseline: its platform allocator's arm, wherever it is */
-	cJSON *doc = doc_new("mimalloc,system", "parquet_load", "aaaa000000000001");
-	cJSON *runs = round_new(doc, 0);
-	run_add(runs, "mimalloc", "parquet_load", BASE_NS, NULL);
-	run_add(runs, "system", "parquet_load", BASE_NS, NULL);
+	/* a drivers file that names no baseline (the engine names it: config.baseline is removed,
+	 * as in a file written before it): its platform allocator's arm, wherever it is */
+	cJSON *doc = cmpdoc_done(cmpdoc_new("mimalloc,system", "parquet_load", 1), "kinds");
+	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(doc, "config"), "baseline");
 	struct rf_doc *d = rf_from_json(doc, "kinds", err, sizeof err);
 	CHECK(d && d->kind == dk && rf_kind_has(d, RF_KIND_DRIVER_RECORD) &&
 	          !rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && strcmp(d->baseline, "system") == 0,
@@ -137,25 +134,25 @@ static void left_add(cJSON *doc, const char *arm, const char *wl)
  * where both arms ran, and the reader refuses "left" lists that contradict the runs. */
 static void test_left(void)
 {
-	cJSON *doc = doc_new("system,mimalloc,jemalloc", "wa,wb", "aaaa000000000001");
+	struct cmpdoc *s = cmpdoc_new("system,mimalloc,jemalloc", "wa,wb", 10);
 	const char *wls[] = {"wa", "wb"};
+	struct cmpdoc_opt left = {.end = CMPDOC_LEFT};
 
 	for (int i = 0; i < 10; i++) {
-		cJSON *runs = round_new(doc, 0);
 		for (int w = 0; w < 2; w++) {
-			run_add(runs, "system", wls[w], BASE_NS * (1 + 0.01 * i), NULL);
-			run_add(runs, "mimalloc", wls[w], 0.9 * BASE_NS * (1 + 0.01 * i), NULL);
-			if (i < 5)
-				run_add(runs, "jemalloc", wls[w], 1.1 * BASE_NS, NULL);
-			else
-				left_add(doc, "jemalloc", wls[w]);
+			cmpdoc_set(s, i, "system", wls[w], CMPDOC_BASE_NS * (1 + 0.01 * i), NULL);
+			cmpdoc_set(s, i, "mimalloc", wls[w], 0.9 * CMPDOC_BASE_NS * (1 + 0.01 * i),
+			           NULL);
+			cmpdoc_set(s, i, "jemalloc", wls[w], 1.1 * CMPDOC_BASE_NS,
+			           i < 5 ? NULL : &left);
 		}
 	}
-	struct rf_doc *d = load(doc, "left");
-	struct cmp_report *r = d ? build(d, NULL, &defaults) : NULL;
-	const struct cmp_row *je = find_row(r, "wa", "total", "jemalloc");
-	const struct cmp_row *mi = find_row(r, "wb", "total", "mimalloc");
-	const struct cmp_row *gm = find_row(r, NULL, "total", "jemalloc");
+	cJSON *doc = cmpdoc_done(s, "left");
+	struct rf_doc *d = cmpdoc_load(doc, "left");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &cmpdoc_defaults) : NULL;
+	const struct cmp_row *je = cmpdoc_row(r, "wa", "total", "jemalloc");
+	const struct cmp_row *mi = cmpdoc_row(r, "wb", "total", "mimalloc");
+	const struct cmp_row *gm = cmpdoc_row(r, NULL, "total", "jemalloc");
 
 	CHECK(d && rf_run(d, 7, 2, 1)->left && !rf_run(d, 7, 2, 1)->present &&
 	          !rf_run(d, 3, 2, 1)->left,
@@ -195,20 +192,19 @@ static void test_left(void)
 /* Unpaired: the arm in the second file takes 0.9 of its time in the first; the machines differ. */
 static void test_two_files(void)
 {
-	cJSON *a = doc_new("system,mimalloc", "parquet_load", "aaaa000000000001");
-	cJSON *b = doc_new("mimalloc,jemalloc", "parquet_load", "bbbb000000000002");
+	struct cmpdoc *sa = cmpdoc_new("system,mimalloc", "parquet_load", 6);
+	struct cmpdoc *sb = cmpdoc_new("mimalloc,jemalloc", "parquet_load", 6);
 
+	sb->machine = "bbbb";
 	for (int r = 0; r < 6; r++) {
 		double jitter = 1 + 0.001 * r;
-		cJSON *ra = round_new(a, 0), *rb = round_new(b, 0);
-		run_add(ra, "system", "parquet_load", BASE_NS, NULL);
-		run_add(ra, "mimalloc", "parquet_load", BASE_NS * jitter, NULL);
-		run_add(rb, "mimalloc", "parquet_load", BASE_NS * jitter * 0.9, NULL);
-		run_add(rb, "jemalloc", "parquet_load", BASE_NS, NULL);
+		cmpdoc_set(sa, r, "mimalloc", "parquet_load", CMPDOC_BASE_NS * jitter, NULL);
+		cmpdoc_set(sb, r, "mimalloc", "parquet_load", CMPDOC_BASE_NS * jitter * 0.9, NULL);
 	}
-	struct rf_doc *da = load(a, "old.json"), *db = load(b, "new.json");
-	struct cmp_report *r = da && db ? build(da, db, &defaults) : NULL;
-	const struct cmp_row *m = find_row(r, "parquet_load", "total", "mimalloc");
+	cJSON *a = cmpdoc_done(sa, "old.json"), *b = cmpdoc_done(sb, "new.json");
+	struct rf_doc *da = cmpdoc_load(a, "old.json"), *db = cmpdoc_load(b, "new.json");
+	struct cmp_report *r = da && db ? cmpdoc_build(da, db, &cmpdoc_defaults) : NULL;
+	const struct cmp_row *m = cmpdoc_row(r, "parquet_load", "total", "mimalloc");
 	int warned = 0;
 
 	CHECK(r && !r->paired && r->nrows == 1 && m, "two files: only the common arm mimalloc");
@@ -222,12 +218,12 @@ static void test_two_files(void)
 	CHECK(warned, "two files: machine fingerprints differ warning");
 	cmp_free(r);
 
-	struct cmp_opts o = defaults;
+	struct cmp_opts o = cmpdoc_defaults;
 	char err[512] = "";
 	o.baseline = "system";
 	CHECK(cmp_build(da, db, &o, &r, err, sizeof err) == ST_USAGE && strstr(err, "--baseline"),
 	      "two files: --baseline refused: %s", err);
-	o = defaults;
+	o = cmpdoc_defaults;
 	o.candidate = "system";
 	CHECK(cmp_build(da, db, &o, &r, err, sizeof err) == ST_USAGE && strstr(err, "new.json") &&
 	          strstr(err, "unknown candidate 'system'"),
@@ -237,13 +233,11 @@ static void test_two_files(void)
 	cJSON_Delete(a);
 	cJSON_Delete(b);
 
-	a = doc_new("system", "parquet_load", "aaaa000000000001");
-	b = doc_new("jemalloc", "parquet_load", "aaaa000000000001");
-	run_add(round_new(a, 0), "system", "parquet_load", BASE_NS, NULL);
-	run_add(round_new(b, 0), "jemalloc", "parquet_load", BASE_NS, NULL);
-	da = load(a, "old.json");
-	db = load(b, "new.json");
-	CHECK(da && db && cmp_build(da, db, &defaults, &r, err, sizeof err) == ST_USAGE &&
+	a = cmpdoc_done(cmpdoc_new("system", "parquet_load", 1), "old.json");
+	b = cmpdoc_done(cmpdoc_new("jemalloc", "parquet_load", 1), "new.json");
+	da = cmpdoc_load(a, "old.json");
+	db = cmpdoc_load(b, "new.json");
+	CHECK(da && db && cmp_build(da, db, &cmpdoc_defaults, &r, err, sizeof err) == ST_USAGE &&
 	          strstr(err, "no arm"),
 	      "two files: no common arm refused: %s", err);
 	rf_free(da);

@@ -1,5 +1,5 @@
-/* test_compare_report.c - what compare and gate make of a report built from crafted
- * allocab-bench/1 documents (tests/unit/cmpdoc.h): the renderers (table, markdown, JSON, CSV with exact
+/* test_compare_report.c - what compare and gate make of a report built from documents the
+ * engine writes (tests/unit/cmpdoc.h): the renderers (table, markdown, JSON, CSV with exact
  * numbers) and the gate's three outcomes and its refusals. No timing anywhere. */
 #include "check.h"
 #include "cmpdoc.h"
@@ -54,22 +54,21 @@ static void csv_exact(const char *csv, const struct cmp_report *r)
 
 static void test_renderers(void)
 {
-	cJSON *doc = doc_new("system,mimalloc", "parquet_load,pipeline", "aaaa000000000001");
-	struct cmp_opts boot = defaults;
+	struct cmpdoc *s = cmpdoc_new("system,mimalloc", "parquet_load,pipeline", 6);
+	struct cmp_opts boot = cmpdoc_defaults;
 
 	for (int r = 0; r < 6; r++) {
-		cJSON *runs = round_new(doc, 0);
-		run_add(runs, "system", "parquet_load", BASE_NS * (1 + 0.01 * r), NULL);
-		run_add(runs, "mimalloc", "parquet_load", BASE_NS * 0.9, NULL);
-		run_add(runs, "system", "pipeline", BASE_NS, NULL);
-		run_add(runs, "mimalloc", "pipeline", BASE_NS * 0.95, NULL);
+		cmpdoc_set(s, r, "system", "parquet_load", CMPDOC_BASE_NS * (1 + 0.01 * r), NULL);
+		cmpdoc_set(s, r, "mimalloc", "parquet_load", CMPDOC_BASE_NS * 0.9, NULL);
+		cmpdoc_set(s, r, "mimalloc", "pipeline", CMPDOC_BASE_NS * 0.95, NULL);
 	}
+	cJSON *doc = cmpdoc_done(s, "render");
 	boot.bootstrap = CMP_MIN_BOOTSTRAP;
-	struct rf_doc *d = load(doc, "render");
-	struct cmp_report *r = d ? build(d, NULL, &boot) : NULL;
-	char *table = r ? render(r, "table") : NULL,
-	     *md = r ? render(r, "markdown") : NULL;
-	char *js = r ? render(r, "json") : NULL, *csv = r ? render(r, "csv") : NULL;
+	struct rf_doc *d = cmpdoc_load(doc, "render");
+	struct cmp_report *r = d ? cmpdoc_build(d, NULL, &boot) : NULL;
+	char *table = r ? cmpdoc_render(r, "table") : NULL,
+	     *md = r ? cmpdoc_render(r, "markdown") : NULL;
+	char *js = r ? cmpdoc_render(r, "json") : NULL, *csv = r ? cmpdoc_render(r, "csv") : NULL;
 	cJSON *j = js ? cJSON_Parse(js) : NULL;
 
 	CHECK(table && strstr(table, CMP_CONVENTION) && strstr(table, "% CI") &&
@@ -105,7 +104,7 @@ static void test_renderers(void)
 	free(csv);
 
 	/* the same seed gives the same bootstrap interval */
-	struct cmp_report *r2 = d ? build(d, NULL, &boot) : NULL;
+	struct cmp_report *r2 = d ? cmpdoc_build(d, NULL, &boot) : NULL;
 	CHECK(r && r2 && r->rows[0].d.lo == r2->rows[0].d.lo && r->rows[0].d.hi == r2->rows[0].d.hi,
 	      "render: bootstrap interval reproducible for a fixed seed");
 	cmp_free(r2);
@@ -134,21 +133,20 @@ static int gate(const cJSON *doc, const char *args, char *err, size_t errlen)
 
 static void test_gate(void)
 {
-	cJSON *doc =
-	    doc_new("system,mimalloc,jemalloc", "parquet_load,pipeline", "aaaa000000000001");
+	struct cmpdoc *s = cmpdoc_new("system,mimalloc,jemalloc", "parquet_load,pipeline", 8);
 	const double je[8] = {0.90, 1.00, 0.92, 0.98, 0.94, 0.96, 0.91, 0.99};
 	char err[512];
 
 	for (int r = 0; r < 8; r++) {
-		cJSON *runs = round_new(doc, 0);
-		double b = BASE_NS * (1 + 0.05 * r);
+		double b = CMPDOC_BASE_NS * (1 + 0.05 * r);
 		for (int w = 0; w < 2; w++) {
 			const char *wl = w ? "pipeline" : "parquet_load";
-			run_add(runs, "system", wl, b, NULL);
-			run_add(runs, "mimalloc", wl, b * 0.9, NULL);
-			run_add(runs, "jemalloc", wl, b * je[r], NULL);
+			cmpdoc_set(s, r, "system", wl, b, NULL);
+			cmpdoc_set(s, r, "mimalloc", wl, b * 0.9, NULL);
+			cmpdoc_set(s, r, "jemalloc", wl, b * je[r], NULL);
 		}
 	}
+	cJSON *doc = cmpdoc_done(s, "gate");
 	CHECK(gate(doc, "--candidate mimalloc --min-speedup 5%", err, sizeof err) == ST_OK,
 	      "gate: 10%% faster passes --min-speedup 5%%");
 	CHECK(gate(doc, "--candidate mimalloc --min-speedup 2.5% --on geomean", err, sizeof err) ==

@@ -1,9 +1,10 @@
 /* test_verdicts.c - the verdicts of docs/methodology.md, "Reading the output", "Equivalence" and
- * "Sequential decisions" on known-answer documents built in memory (commands mode: one process
+ * "Sequential decisions" on known-answer documents the engine writes (commands mode: one process
  * time per run): the simultaneous level and the verdicts read off the printed interval, the
  * equivalence verdict and its precedence, the claims check with equivalence, and the gate's
  * sequential and equivalence lines. Statistics on fixed data only. */
 #include "check.h"
+#include "fakebench.h"
 
 #include "front/claims/claims.h"
 #include "front/cmd/gateopt.h"
@@ -14,50 +15,65 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define T0 10000000.0 /* the baseline's time, ns */
 
-/* A commands-mode document: arm "a" at T0 x (1 + tiny wobble) and each further arm at ratio[k]
- * times that, n rounds; plan N (0: none) recorded as config.sequential with first look 6. */
+struct ratios {
+	const double *ratio;
+};
+
+/* Arm a at T0 x (1 + 0.01 ((7 m) mod 11)); each further arm k at ratio[k - 1] times that, with
+ * a wobble of up to +-0.5% different for every round. */
+static void ratios_run(void *ctx, long m, int k, size_t w, struct runner_result *r, uint64_t *steal)
+{
+	const struct ratios *x = ctx;
+	double base = T0 * (1 + 0.01 * (double)((m * 7) % 11));
+	double f = k ? x->ratio[k - 1] * (1 + 0.001 * ((double)((m * 5 + k * 3) % 11) - 5)) : 1;
+
+	(void)w;
+	(void)steal;
+	r->wall_ns = (int64_t)round(base * f);
+}
+
+/* A commands-mode document the engine writes with the fake runner (tests/unit/fakebench.h): arm
+ * "a" and narms more at their ratios (ratios_run), n rounds; plan N (0: none) recorded as
+ * config.sequential with first look 6, the plan a sequential gate fixes at its first look, and
+ * the bench "decided". */
 static cJSON *doc_ratios(const double *ratio, size_t narms, size_t n, size_t plan)
 {
 	static const char *const names[] = {"a", "b", "c", "d", "e"};
-	cJSON *d = cJSON_CreateObject(), *cfg, *rounds;
+	char dir[] = "/tmp/allocab-verdicts-XXXXXX", path[64], arms[64] = "", nr[32], err[512] = "";
+	char *kv[] = {arms, nr, "warmup=0"};
+	struct ratios x = {ratio};
+	struct fakebench_hooks h = {.ctx = &x, .run = ratios_run};
+	struct rf_file info;
+	enum jl_why why;
+	cJSON *d = NULL;
 
-	cJSON_AddStringToObject(d, "schema", "allocab-bench/1");
-	cJSON_AddStringToObject(d, "status", plan ? "decided" : "complete");
-	cfg = cJSON_AddObjectToObject(d, "config");
-	cJSON_AddStringToObject(cfg, "mode", "commands");
-	cJSON *arms = cJSON_AddArrayToObject(cfg, "arms");
+	snprintf(arms, sizeof arms, "arms=");
 	for (size_t k = 0; k <= narms; k++)
-		cJSON_AddItemToArray(arms, cJSON_CreateString(names[k]));
-	cJSON_AddItemToArray(cJSON_AddArrayToObject(cfg, "workloads"),
-	                     cJSON_CreateString("command"));
-	if (plan) {
-		cJSON *s = cJSON_AddObjectToObject(cfg, "sequential");
-		cJSON_AddNumberToObject(s, "planned_rounds", (double)plan);
-		cJSON_AddNumberToObject(s, "first_look", 6);
-	}
-	rounds = cJSON_AddArrayToObject(d, "rounds");
-	for (size_t r = 0; r < n; r++) {
-		cJSON *rd = cJSON_CreateObject(), *runs;
-		double base = T0 * (1 + 0.01 * (double)((r * 7) % 11));
-		cJSON_AddNumberToObject(rd, "index", (double)r);
-		cJSON_AddBoolToObject(rd, "warmup", 0);
-		runs = cJSON_AddArrayToObject(rd, "runs");
-		for (size_t k = 0; k <= narms; k++) {
-			cJSON *run = cJSON_CreateObject();
-			/* a wobble of up to +-0.5% around the ratio, different for every round */
-			double w = k ? ratio[k - 1] * (1 + 0.001 * ((double)((r * 5 + k * 3) % 11) - 5))
-			             : 1;
-			cJSON_AddStringToObject(run, "arm", names[k]);
-			cJSON_AddStringToObject(run, "workload", "command");
-			cJSON_AddStringToObject(run, "status", "ok");
-			cJSON_AddNumberToObject(cJSON_AddObjectToObject(run, "process"), "wall_ns",
-			                        round(base * w));
-			cJSON_AddItemToArray(runs, run);
-		}
-		cJSON_AddItemToArray(rounds, rd);
+		snprintf(arms + strlen(arms), sizeof arms - strlen(arms), "%s%s=1", k ? "," : "",
+		         names[k]);
+	snprintf(nr, sizeof nr, "rounds=%zu", n);
+	if (!mkdtemp(dir))
+		return NULL;
+	snprintf(path, sizeof path, "%s/bench.json", dir);
+	if (fakebench_write_hooks(path, 3, kv, &h, err, sizeof err) != 0 ||
+	    rf_bench_read(path, &d, &info, &why, err, sizeof err) != 0)
+		d = NULL;
+	else
+		cJSON_Delete(info.disk);
+	CHECK(d != NULL, "known: %zu rounds written by the engine with the fake runner%s%s", n,
+	      d ? "" : ": ", err);
+	unlink(path);
+	rmdir(dir);
+	if (d && plan) {
+		cJSON *q = cJSON_CreateObject();
+		cJSON_ReplaceItemInObject(cJSON_GetObjectItem(d, "config"), "sequential", q);
+		cJSON_AddNumberToObject(q, "planned_rounds", (double)plan);
+		cJSON_AddNumberToObject(q, "first_look", 6);
+		cJSON_ReplaceItemInObject(d, "status", cJSON_CreateString("decided"));
 	}
 	return d;
 }

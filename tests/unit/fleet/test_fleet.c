@@ -1,9 +1,11 @@
-/* test_fleet.c - fleet_build (front/fleet/fleet.h) on crafted machines built in memory: labels,
+/* test_fleet.c - fleet_build (front/fleet/fleet.h) on machines the engine writes with the fake
+ * runner, their runs at set times: labels,
  * the per-machine estimates and standard errors taken from each file's own paired comparison,
  * the pooled figures against stats_meta_re on them, an odd machine named, machines that lack an
  * arm, a workload or rounds, or did other work, kept with their reason and never pooled, a busy
  * machine flagged from its telemetry, and the refusals. No timing anywhere. */
 #include "check.h"
+#include "fakebench.h"
 
 #include "common/status.h"
 #include "front/fleet/fleet.h"
@@ -13,6 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NROUNDS 12
 
@@ -32,92 +35,95 @@ struct machine_spec {
 	const char *boot;     /* task.boot_id, or NULL */
 };
 
-static void add_names(cJSON *arr, const char *list)
+/* Round m: workload w's base time 1e8 (w + 1) (1 + 0.05 (m mod 3)), system's; every other arm
+ * exp(effect + noise x wiggle) times it. */
+static void machine_run(void *ctx, long m, int a, size_t w, struct runner_result *r,
+                        uint64_t *steal)
 {
-	char buf[256], *save, *tok;
+	const struct machine_spec *s = ctx;
+	double base = 1e8 * (double)(w + 1) * (1 + 0.05 * (double)(m % 3));
 
-	snprintf(buf, sizeof buf, "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		cJSON_AddItemToArray(arr, cJSON_CreateString(tok));
+	(void)steal;
+	r->wall_ns =
+	    (int64_t)round(a == 0 ? base : base * exp(s->effect + s->noise * wiggle[m % NROUNDS]));
 }
 
-static void add_run(cJSON *runs, const char *arm, const char *wl, double t,
-                    const struct machine_spec *s)
+/* Every workload has the one phase total; rows: params.rows and another checksum. */
+static void machine_record(void *ctx, long m, int a, size_t w, cJSON *rec)
 {
-	cJSON *r = cJSON_CreateObject(), *rec, *x, *rep;
+	const struct machine_spec *s = ctx;
+	cJSON *wl = cJSON_GetObjectItem(rec, "workload"), *rep;
 
-	cJSON_AddItemToArray(runs, r);
-	cJSON_AddStringToObject(r, "arm", arm);
-	cJSON_AddStringToObject(r, "workload", wl);
-	cJSON_AddStringToObject(r, "status", "ok");
-	cJSON_AddNumberToObject(cJSON_AddObjectToObject(r, "process"), "wall_ns", round(t));
-	x = cJSON_AddObjectToObject(r, "telemetry");
-	cJSON_AddNumberToObject(x, "loadavg_1m", s->runnable > 1 ? 2.1 : 0.9);
-	cJSON_AddNumberToObject(x, "runnable", s->runnable ? s->runnable : 1);
-	rec = cJSON_AddObjectToObject(r, "record");
-	cJSON_AddStringToObject(rec, "schema", "allocab-run/1");
-	x = cJSON_AddObjectToObject(rec, "workload");
-	cJSON_AddStringToObject(x, "name", wl);
-	cJSON_AddStringToObject(x, "scale", "small");
-	cJSON_AddNumberToObject(x, "seed", 42);
-	cJSON_AddNumberToObject(cJSON_AddObjectToObject(x, "params"), "rows",
-	                        s->rows ? s->rows : 100);
-	add_names(cJSON_AddArrayToObject(rec, "phases"), "total");
-	rep = cJSON_CreateObject();
-	cJSON_AddItemToArray(cJSON_AddArrayToObject(rec, "reps"), rep);
-	cJSON_AddNumberToObject(cJSON_AddObjectToObject(cJSON_AddObjectToObject(rep, "phases"),
-	                                                "total"),
-	                        "wall_ns", round(t));
-	cJSON_AddStringToObject(rec, "checksum", s->rows ? "00000000000000bb" : "00000000000000aa");
+	(void)m;
+	(void)a;
+	(void)w;
+	cJSON_DeleteItemFromObject(wl, "flags");
+	cJSON_ReplaceItemInObject(rec, "phases",
+	                          cJSON_CreateStringArray((const char *[]){"total"}, 1));
+	cJSON_ArrayForEach(rep, cJSON_GetObjectItem(rec, "reps"))
+	    cJSON_DeleteItemFromObject(cJSON_GetObjectItem(rep, "phases"), "read");
+	if (s->rows) {
+		cJSON_ReplaceItemInObject(cJSON_GetObjectItem(wl, "params"), "rows",
+		                          cJSON_CreateNumber(s->rows));
+		cJSON_ReplaceItemInObject(rec, "checksum", cJSON_CreateString("00000000000000bb"));
+	}
 }
 
-/* A machine's results: every arm but system runs exp(effect + noise x wiggle) times system's. */
+/* A machine's results, written by the engine with the fake runner (tests/unit/fakebench.h, drivers
+ * mode, the arms' order the spec's: system first), loaded as path. */
 static struct rf_doc *machine(const struct machine_spec *s, const char *path)
 {
-	cJSON *d = cJSON_CreateObject(), *cfg, *m, *rounds;
-	char arms[256], *save, *tok, err[512];
-	struct rf_doc *doc;
-	int n = s->rounds ? s->rounds : NROUNDS;
+	char dir[] = "/tmp/allocab-fleet-XXXXXX", file[64], err[512] = "";
+	char kv[7][300], *kvp[7];
+	struct fakebench_hooks h = {.ctx = (void *)s, .run = machine_run, .record = machine_record};
+	struct rf_doc *doc = NULL;
+	cJSON *d = NULL;
+	struct rf_file info;
+	enum jl_why why;
+	char arms[256];
+	int n = 0;
 
-	cJSON_AddStringToObject(d, "schema", "allocab-bench/1");
-	cJSON_AddStringToObject(d, "status", "complete");
-	cfg = cJSON_AddObjectToObject(d, "config");
-	cJSON_AddStringToObject(cfg, "mode", "drivers");
-	add_names(cJSON_AddArrayToObject(cfg, "arms"), s->arms);
-	add_names(cJSON_AddArrayToObject(cfg, "workloads"), s->wls);
-	m = cJSON_AddObjectToObject(d, "machine");
-	cJSON_AddNumberToObject(m, "online_cpus", 2);
-	cJSON_AddStringToObject(m, "id", "aaaa000000000001");
+	snprintf(arms, sizeof arms, "%s", s->arms);
+	snprintf(kv[n++], sizeof kv[0], "mode=drivers");
+	snprintf(kv[n], sizeof kv[0], "arms=");
+	for (char *save = NULL, *tok = strtok_r(arms, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save))
+		snprintf(kv[n] + strlen(kv[n]), sizeof kv[0] - strlen(kv[n]), "%s%s=1",
+		         kv[n][5] ? "," : "", tok);
+	n++;
+	snprintf(kv[n++], sizeof kv[0], "wls=%s", s->wls);
+	snprintf(kv[n++], sizeof kv[0], "rounds=%d", s->rounds ? s->rounds : NROUNDS);
+	snprintf(kv[n++], sizeof kv[0], "warmup=0");
+	snprintf(kv[n++], sizeof kv[0], "runnable=%d", s->runnable ? s->runnable : 1);
+	snprintf(kv[n++], sizeof kv[0], "load=%g", s->runnable > 1 ? 2.1 : 0.9);
+	for (int i = 0; i < n; i++)
+		kvp[i] = kv[i];
+	char label[160], boot[80];
+	char *kvl[9];
+	memcpy(kvl, kvp, sizeof kvp);
 	if (s->label) {
-		cJSON *task = cJSON_AddObjectToObject(d, "task");
-		cJSON_AddStringToObject(task, "label", s->label);
-		if (s->boot)
-			cJSON_AddStringToObject(task, "boot_id", s->boot);
-	}
-	rounds = cJSON_AddArrayToObject(d, "rounds");
-	for (int r = 0; r < n; r++) {
-		cJSON *round = cJSON_CreateObject(), *runs;
-		char wls[256], *save2, *wl;
-		int k = 1;
-		cJSON_AddNumberToObject(round, "index", r);
-		cJSON_AddBoolToObject(round, "warmup", 0);
-		cJSON_AddItemToArray(rounds, round);
-		runs = cJSON_AddArrayToObject(round, "runs");
-		snprintf(wls, sizeof wls, "%s", s->wls);
-		for (wl = strtok_r(wls, ",", &save2); wl; wl = strtok_r(NULL, ",", &save2), k++) {
-			double base = 1e8 * k * (1 + 0.05 * (r % 3));
-			snprintf(arms, sizeof arms, "%s", s->arms);
-			for (tok = strtok_r(arms, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-				add_run(runs, tok, wl,
-				        strcmp(tok, "system") == 0
-				            ? base
-				            : base * exp(s->effect + s->noise * wiggle[r % NROUNDS]),
-				        s);
+		snprintf(label, sizeof label, "label=%s", s->label);
+		kvl[n++] = label;
+		if (s->boot) {
+			snprintf(boot, sizeof boot, "boot=%s", s->boot);
+			kvl[n++] = boot;
 		}
 	}
-	doc = rf_from_json(d, path, err, sizeof err);
-	CHECK(doc != NULL, "machine %s loads%s%s", path, doc ? "" : ": ", doc ? "" : err);
+	if (!mkdtemp(dir)) {
+		CHECK(0, "machine %s: a temporary directory", path);
+		return NULL;
+	}
+	snprintf(file, sizeof file, "%s/bench.json", dir);
+	if (fakebench_write_hooks(file, n, kvl, &h, err, sizeof err) == 0 &&
+	    rf_bench_read(file, &d, &info, &why, err, sizeof err) == 0) {
+		cJSON_Delete(info.disk);
+		doc = rf_from_json(d, path, err, sizeof err);
+	}
+	CHECK(doc != NULL, "machine %s written by the engine with the fake runner and loaded%s%s",
+	      path, doc ? "" : ": ", doc ? "" : err);
 	cJSON_Delete(d);
+	unlink(file);
+	rmdir(dir);
 	return doc;
 }
 
