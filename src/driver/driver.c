@@ -523,26 +523,59 @@ static int wants_help(const struct command *c, int argc, char **argv)
 	return opt_seen(&p, c->opts ? c->help_row : params_help_row());
 }
 
+/* The driver's own options, before any command, and those of `help` (--man: the man page's
+ * entries of the options, scripts/manopts.sh). */
+enum { D_HELP, D_VERSION, D_COUNT };
+static const struct opt main_options[D_COUNT] = {
+    [D_HELP] = {"--help", 'h', 0, NULL, .help = "this text"},
+    [D_VERSION] = {"--version", 0, 0, NULL, .help = "the version"},
+};
+enum { H_MAN, H_COUNT };
+static const struct opt help_options[H_COUNT] = {
+    [H_MAN] = {"--man", 0, 0, NULL, .help = "the man page's entries of the options"},
+};
+
+static int cmd_help(int argc, char **argv)
+{
+	struct sub_args a = {0};
+	struct opt_parser p;
+	const char *v;
+	char err[256];
+	int k, man = 0;
+
+	opt_init(&p, argc, argv, 0, help_options, H_COUNT);
+	p.prefix = "help: ";
+	while ((k = opt_parse(&p, &a, &v, err, sizeof err)) != OPT_DONE) {
+		if (k == OPT_ERROR)
+			return fail(ST_USAGE, USAGE_HINT, "%s", err);
+		if (k == OPT_ARG)
+			return fail(ST_USAGE, USAGE_HINT, "help: unexpected argument '%s'", v);
+		man = 1;
+	}
+	usage(stdout, man);
+	return fflush(stdout) == 0 ? ST_OK : ST_FAIL;
+}
+
 int main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : NULL;
+	const char *cmd = argc > 1 ? argv[1] : NULL, *inl;
+	int k;
 
 	snprintf(prog, sizeof prog, "allocab-%s", backend.name);
 	main_argv = argv;
 	if (!cmd)
 		return fail(ST_USAGE, USAGE_HINT, "missing command (run, list, info or env)");
-	if (strcmp(cmd, "help") == 0 && argc == 3 && strcmp(argv[2], "--man") == 0) {
-		usage(stdout, 1);
-		return fflush(stdout) == 0 ? ST_OK : ST_FAIL;
-	}
-	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+	k = opt_find(main_options, D_COUNT, cmd, &inl);
+	if (k == D_HELP && !inl) {
 		usage(stdout, 0);
 		return ST_OK;
 	}
-	if (strcmp(cmd, "--version") == 0) {
+	if (k == D_VERSION && !inl) {
 		printf("%s %s\n", prog, ALLOCAB_VERSION);
 		return ST_OK;
 	}
+	if (strcmp(cmd, "help") == 0)
+		return cmd_help(argc - 2, argv + 2);
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
 		if (strcmp(cmd, commands[i].name) != 0)
 			continue;

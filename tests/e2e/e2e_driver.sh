@@ -263,6 +263,9 @@ bad "env: an unknown --config key, config_add's message through the row" 2 \
 	"--config: $b0 has no option 'nope' \(known: .*\) \(see --help\)$" env --config nope=1
 bad "run: --config without its value" 2 "run: --config needs a value \(see --help\)$" run "$w0" --config
 bad "run: an extra operand" 2 "run: unexpected argument 'x' after workload '$w0'" run "$w0" x
+bad "help: an extra operand" 2 "help: unexpected argument 'x' \(see --help\)$" help x
+bad "help: unknown option" 2 "help: unknown option '--mann' \(see --help\)$" help --mann
+bad "--version with a value is no option" 2 "unknown command '--version=2'" --version=2
 bad "run: --help as an option's value is that value" 2 "--seed: '--help' is not a whole number" run "$w0" --seed --help
 
 # The first parameter of the first workload that has one, for value errors.
