@@ -41,7 +41,7 @@ struct run_opts {
 	double steady_tol_pct; /* --steady-tol as given, in percent */
 	int steady_cpu;    /* --steady-time cpu: the rule judges the reps' CPU times, not wall */
 	const char *out;   /* "-" is stdout; points into argv */
-	struct config *config; /* where --config's settings go (driver/config.h), or NULL */
+	struct config *config; /* --config's settings (driver/config.h), or NULL */
 	int64_t
 	    value[WL_MAX_PARAMS]; /* effective values in table order: scale default or --param */
 	unsigned char given[WL_MAX_PARAMS]; /* 1 where --param set the value */

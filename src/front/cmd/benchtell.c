@@ -74,7 +74,7 @@ static void report(const struct bench_tell *t, const struct bench_result *r)
 	rounds_text(r, rounds, sizeof rounds);
 	if (strcmp(r->status, "interrupted") == 0) {
 		errmsg_print(stderr, "bench", "interrupted after %s; results in %s", rounds,
-		        t->results);
+		             t->results);
 		return;
 	}
 	if (strcmp(r->status, "aborted") == 0)
@@ -88,13 +88,12 @@ static void report(const struct bench_tell *t, const struct bench_result *r)
 		        "allocab: bench: %zu of %zu run%s did not succeed (%s); results in %s\n",
 		        r->failed, r->runs, r->runs == 1 ? "" : "s", by, t->results);
 	else if (!t->o->quiet)
-		errmsg_print(stderr, "bench", "%s in %.1f s%s; results in %s", rounds,
-		        r->elapsed_s,
-		        strcmp(r->status, "budget") == 0    ? ", stopped by --budget"
-		        : strcmp(r->status, "decided") != 0 ? ""
-		        : t->c->gate                         ? ", stopped: the gate decided"
-		                                            : ", stopped: every comparison decided",
-		        t->results);
+		errmsg_print(stderr, "bench", "%s in %.1f s%s; results in %s", rounds, r->elapsed_s,
+		             strcmp(r->status, "budget") == 0    ? ", stopped by --budget"
+		             : strcmp(r->status, "decided") != 0 ? ""
+		             : t->c->gate                        ? ", stopped: the gate decided"
+		                          : ", stopped: every comparison decided",
+		             t->results);
 }
 
 /* The budget's yield on stderr (calib_yield_report); a bench whose arms compare cannot judge by

@@ -182,7 +182,8 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 			return -1;
 		if (k == C_HELP) /* answered before the parse (cmdopt_help) */
 			continue;
-		if (a->nfiles == 2) /* k is OPT_ARG: every other row has a destination or a setter */
+		/* k is OPT_ARG: every other row has a destination or a setter */
+		if (a->nfiles == 2)
 			return errmsg_fail(
 			    err, errlen, "unexpected argument '%s': at most two results files", v);
 		a->files[a->nfiles++] = v;

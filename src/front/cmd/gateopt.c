@@ -143,7 +143,8 @@ static int parse_gate(int argc, char **argv, struct gate_spec *g, const char **p
 	while ((k = opt_parse(&p, &a, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
-		if (k == G_HELP) /* the gate answers it first (gateopt_help); bench --gate has none */
+		/* the gate answers --help first (gateopt_help); bench --gate has none */
+		if (k == G_HELP)
 			return errmsg_fail(err, errlen, "unknown option '%s'", argv[p.at]);
 		if (k != OPT_ARG || !pos || n == cap)
 			return errmsg_fail(err, errlen, "unexpected argument '%s'", v);

@@ -23,7 +23,8 @@ static const char *continued(const char *line)
 	n = bench_continuation_args(argc, argv, keep);
 	out[0] = '\0';
 	for (size_t i = 0; i < n; i++)
-		used += (size_t)snprintf(out + used, sizeof out - used, "%s%s", i ? " " : "", keep[i]);
+		used +=
+		    (size_t)snprintf(out + used, sizeof out - used, "%s%s", i ? " " : "", keep[i]);
 	return out;
 }
 
@@ -37,8 +38,7 @@ static void expect(const char *line, const char *want)
 int main(void)
 {
 	expect("-a system,jemalloc --rounds 5", "-a system,jemalloc --rounds 5");
-	expect("--resume r.json -a system --results-dir d --shuffle-seed 7 -q",
-	       "-a system -q");
+	expect("--resume r.json -a system --results-dir d --shuffle-seed 7 -q", "-a system -q");
 	expect("--resume=r.json --results-dir=d --shuffle-seed=7 --rounds=3", "--rounds=3");
 	expect("--label --resume --rounds 4", "--label --resume --rounds 4");
 	expect("-w --shuffle-seed -a system", "-w --shuffle-seed -a system");

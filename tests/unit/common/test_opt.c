@@ -141,8 +141,8 @@ int main(void)
 	CHECK(seen("x --frob -q", T_QUIET) && seen("--rounds 3 --rounds 4 -q", T_QUIET) &&
 	          seen("--rounds= -q", T_QUIET) && seen("--quiet=1 -q", T_QUIET),
 	      "opt_seen: found after an unknown option, an option given twice, a value problem");
-	CHECK(!seen("--rounds -q", T_QUIET) && !seen("-o -q", T_QUIET) && !seen("--gate -q", T_QUIET) &&
-	          !seen("x y", T_QUIET) && !seen("", T_QUIET),
+	CHECK(!seen("--rounds -q", T_QUIET) && !seen("-o -q", T_QUIET) &&
+	          !seen("--gate -q", T_QUIET) && !seen("x y", T_QUIET) && !seen("", T_QUIET),
 	      "opt_seen: not as another option's value, not after an OPT_REST option, not absent");
 	char *twice[] = {"cmd", "--rounds", "1", "-q"};
 	opt_init(&p, 4, twice, 1, table, T_COUNT);
