@@ -161,3 +161,19 @@ int opt_next(struct opt_parser *p, const char **val, char *err, size_t errlen)
 	*val = inl ? inl : p->argv[p->i++];
 	return k;
 }
+
+int opt_seen(const struct opt_parser *p, int k)
+{
+	struct opt_parser q = *p;
+	const char *v;
+	char err[8];
+	int r;
+
+	while ((r = opt_next(&q, &v, err, sizeof err)) != OPT_DONE) {
+		if (r == k)
+			return 1;
+		if (r == OPT_ERROR && q.i == q.at)
+			q.i++; /* unknown, or given twice: not read */
+	}
+	return 0;
+}

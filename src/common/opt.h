@@ -165,6 +165,12 @@ void opt_init(struct opt_parser *p, int argc, char **argv, int first, const stru
  * with dashdash); or OPT_ERROR with the reason in err. */
 int opt_next(struct opt_parser *p, const char **val, char *err, size_t errlen);
 
+/* Whether row k (e.g. --help) is given in what is left of p's arguments, read as opt_next reads
+ * them (not as another option's value; up to an OPT_REST row or "--" with dashdash), whatever
+ * else is wrong with them: an unknown option is skipped as one without a value. p is unchanged,
+ * so a command can answer --help before it reports any other mistake. */
+int opt_seen(const struct opt_parser *p, int k);
+
 /* The row of opts[0..nopts-1] that argument arg names as an option ("--name", "--name=V", "-x",
  * "-xV" for a short option with a value), or -1; *inl is its inline value or NULL. No message. */
 int opt_find(const struct opt *opts, size_t nopts, const char *arg, const char **inl);

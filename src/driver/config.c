@@ -157,29 +157,13 @@ int config_add(struct config *c, const char *kv, char *err, size_t errlen)
 	return 0;
 }
 
-int config_take_args(struct config *c, int argc, char **argv, char **rest, int *nrest, char *err,
-                     size_t errlen)
+int config_opt_set(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)
 {
-	int n = 0;
+	struct config *c = *(struct config **)((char *)settings + o->dest - 1);
 
-	for (int i = 0; i < argc; i++) {
-		const char *v = NULL;
-
-		if (strcmp(argv[i], "--config") == 0) {
-			if (i + 1 >= argc)
-				return errmsg_fail(err, errlen, "--config needs a value");
-			v = argv[++i];
-		} else if (strncmp(argv[i], "--config=", 9) == 0) {
-			v = argv[i] + 9;
-		}
-		if (!v)
-			rest[n++] = argv[i];
-		else if (config_add(c, v, err, errlen) != 0)
-			return -1;
-	}
-	rest[n] = NULL;
-	*nrest = n;
-	return 0;
+	if (!c)
+		return errmsg_fail(err, errlen, "--config is not an option here");
+	return config_add(c, v, err, errlen);
 }
 
 static struct config_env *env_slot(struct config_env *out, size_t *n, size_t cap, const char *name)

@@ -6,6 +6,7 @@
 #ifndef ALLOCAB_CONFIG_H
 #define ALLOCAB_CONFIG_H
 
+#include "common/opt.h"
 #include "driver/backend.h"
 
 #include <cjson/cJSON.h>
@@ -50,11 +51,17 @@ void config_init(struct config *c, const struct backend_ops *b);
  * 1..1024"): unknown key, bad syntax, out of range, not a multiple, given twice, too many. */
 int config_add(struct config *c, const char *kv, char *err, size_t errlen);
 
-/* Takes every "--config KEY=VALUE" and "--config=KEY=VALUE" out of argv[0..argc) into c and
- * the other arguments, in order, into rest (argc + 1 entries; NULL-terminated) and *nrest.
- * Returns 0, or -1 with the reason in err. */
-int config_take_args(struct config *c, int argc, char **argv, char **rest, int *nrest, char *err,
-                     size_t errlen);
+/* --config KEY=VALUE as a row of a command's option table (common/opt.h): repeatable, each value
+ * added by config_add to the configuration the settings' field F (a struct config *) points to,
+ * with config_add's messages; the field NULL refuses the option. run and env share it. */
+#define CONFIG_OPT_HELP                                                                            \
+	"set an allocator option (see `list`; docs/tuning.md); repeatable; the record says what "  \
+	"the allocator reports in force"
+#define CONFIG_OPT_ROW(T, F)                                                                       \
+	{"--config", 0, OPT_VALUE | OPT_REPEAT, "KEY=VALUE", .help = CONFIG_OPT_HELP,             \
+	 .dest = OPT_FIELD_(T, F, struct config *), .set = config_opt_set}
+/* The row's setter: config_add(*(struct config **)(settings + o's dest), v). */
+int config_opt_set(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
 
 /* The environment that applies c to a process: every setting when all is set (what a program
  * arm needs), else only the BACKEND_APPLY_ENV ones (what the driver needs). Writes at most cap

@@ -55,7 +55,32 @@ static int fail(int status, const char *hint, const char *fmt, ...)
 
 #define USAGE_HINT " (see --help)"
 
-/* The usage: the options are those of `run` (params.c). */
+/* The settings of list, info and env. */
+struct sub_args {
+	int json;
+	int probe;
+	struct config *config;
+};
+
+enum { L_JSON, L_HELP, L_COUNT };
+static const struct opt list_options[L_COUNT] = {
+    [L_JSON] = {"--json", 0, 0, NULL,
+                .help = "print one JSON document instead of text (allocab-list/1, allocab-info/1: "
+                        "docs/results-format.md)",
+                OPT_FLAG(struct sub_args, json)},
+    [L_HELP] = PARAMS_HELP_ROW,
+};
+
+enum { E_PROBE, E_CONFIG, E_HELP, E_COUNT };
+static const struct opt env_options[E_COUNT] = {
+    [E_PROBE] = {"--probe", 0, 0, NULL,
+                 .help = "also print the preload probe's read-back spec, " PROBE_CONFIG_VAR,
+                 OPT_FLAG(struct sub_args, probe)},
+    [E_CONFIG] = CONFIG_OPT_ROW(struct sub_args, config),
+    [E_HELP] = PARAMS_HELP_ROW,
+};
+
+/* The usage; its options are the rows of every command (all_options). */
 static const struct opt_doc usage_doc = {
     .synopsis =
         (const char *const[]){"run WORKLOAD [OPTIONS]", "list [--json]", "info [--json]",
@@ -64,10 +89,9 @@ static const struct opt_doc usage_doc = {
              "driver is named after (proved at start), and prints one allocab-run/1 JSON "
              "document (docs/results-format.md).\n",
     .notes = "Commands besides run:\n"
-             "  list   workloads, phases, parameters, allocator options (--json: as JSON)\n"
+             "  list   workloads, phases, parameters, allocator options\n"
              "  info   allocator, version, proof, counters, options in force, machine\n"
              "  env    the environment that applies --config settings to a program\n"
-             "         (--probe: also the probe's read-back spec, ALLOCAB_PROBE_CONFIG)\n"
              "\n"
              "Exit status: 0 ok; 1 runtime failure (workload error, checksum mismatch, "
              "unwritable output); 2 usage error (bad argument or parameter, too large for "
@@ -76,46 +100,57 @@ static const struct opt_doc usage_doc = {
              "written).\n",
 };
 
-/* The usage, or with man the man page entries of run's options (scripts/manopts.sh). */
+/* The rows of every command into rows (OPT_MAX of them), for the usage and the man page: run's
+ * (their heading says --config is env's too), then list's and info's, then env's but --config.
+ * Returns their number. */
+static size_t all_options(struct opt *rows)
+{
+	size_t n;
+	const struct opt *run = params_run_options(&n);
+
+	memcpy(rows, run, n * sizeof *rows);
+	rows[n++] = (struct opt){NULL, 0, 0, NULL, .help = "Options of list and info"};
+	rows[n++] = list_options[L_JSON];
+	rows[n++] = (struct opt){NULL, 0, 0, NULL, .help = "Options of env"};
+	rows[n++] = env_options[E_PROBE];
+	return n;
+}
+
+/* The usage, or with man the man page entries of the options (scripts/manopts.sh). */
 static void usage(FILE *f, int man)
 {
+	struct opt rows[OPT_MAX];
 	struct opt_doc d = usage_doc;
 
 	d.prog = man ? "allocab-BACKEND" : prog;
-	d.opts = params_run_options(&d.nopts);
+	d.opts = rows;
+	d.nopts = all_options(rows);
 	if (man)
 		optdoc_man(f, &d);
 	else
 		optdoc_usage(f, &d, NULL);
 }
 
-static int wants_help(int argc, char **argv)
+/* Reads list's, info's or env's arguments into *a by the rows opts[0..n-1]. Returns 0, or
+ * ST_USAGE after printing the one line. */
+static int parse_sub(const char *cmd, const struct opt *opts, size_t n, int argc, char **argv,
+                     struct sub_args *a)
 {
-	for (int i = 0; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-			return 1;
-	return 0;
-}
-
-/* Parses the only option of list and info. Returns 0/1, or -1 after printing the error. */
-static int json_flag(int argc, char **argv, const char *cmd)
-{
-	static const struct opt opts[] = {{"--json", 0, 0, NULL, .help = "as JSON"}};
 	struct opt_parser p;
 	const char *v;
-	char err[256];
-	int k, json = 0;
+	char err[1024], pre[16];
+	int k;
 
-	opt_init(&p, argc, argv, 0, opts, 1);
-	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE) {
+	snprintf(pre, sizeof pre, "%s: ", cmd);
+	opt_init(&p, argc, argv, 0, opts, n);
+	p.prefix = pre;
+	while ((k = opt_parse(&p, a, &v, err, sizeof err)) != OPT_DONE) {
 		if (k == OPT_ERROR)
-			return fail(ST_USAGE, USAGE_HINT, "%s: %s", cmd, err), -1;
+			return fail(ST_USAGE, USAGE_HINT, "%s", err);
 		if (k == OPT_ARG)
-			return fail(ST_USAGE, USAGE_HINT, "%s: unexpected argument '%s'", cmd, v),
-			       -1;
-		json = 1;
+			return fail(ST_USAGE, USAGE_HINT, "%s: unexpected argument '%s'", cmd, v);
 	}
-	return json;
+	return 0;
 }
 
 static int refuse(const struct proof *pr)
@@ -137,11 +172,11 @@ static int print_json(cJSON *doc)
 
 static int cmd_list(int argc, char **argv)
 {
-	int json = json_flag(argc, argv, "list");
+	struct sub_args a = {0};
 
-	if (json < 0)
+	if (parse_sub("list", list_options, L_COUNT, argc, argv, &a) != 0)
 		return ST_USAGE;
-	if (json)
+	if (a.json)
 		return print_json(describe_list_json(&backend));
 	describe_list_text(&backend);
 	return fflush(stdout) == 0 ? ST_OK : fail(ST_FAIL, "", "stdout: write failed");
@@ -149,12 +184,12 @@ static int cmd_list(int argc, char **argv)
 
 static int cmd_info(int argc, char **argv)
 {
-	int json = json_flag(argc, argv, "info");
+	struct sub_args a = {0};
 	struct proof pr;
 	char version[128];
 	cJSON *doc;
 
-	if (json < 0)
+	if (parse_sub("info", list_options, L_COUNT, argc, argv, &a) != 0)
 		return ST_USAGE;
 	if (proof_check(backend.library, &pr) != 0)
 		return refuse(&pr);
@@ -162,7 +197,7 @@ static int cmd_info(int argc, char **argv)
 	                         backend.version(version, sizeof version) == 0 ? version : NULL);
 	if (!doc)
 		return fail(ST_FAIL, "", "out of memory building JSON");
-	if (json)
+	if (a.json)
 		return print_json(doc);
 	describe_info_text(&backend, doc);
 	cJSON_Delete(doc);
@@ -336,7 +371,7 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 	char err[4096 + 128], version[128];
 	int bad, nreps = 0;
 
-	if (params_parse_run(argc, argv, wl_registry, &o, err, sizeof err) != 0)
+	if (params_parse_run(argc, argv, wl_registry, cfg, &o, err, sizeof err) != 0)
 		return fail(ST_USAGE, USAGE_HINT, "%s", err);
 	if (config_exec_env(cfg, main_argv, err, sizeof err) != 0)
 		return fail(ST_UNVERIFIED, "", "%s", err);
@@ -432,86 +467,123 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 	return bad;
 }
 
-/* --config: taken out of the arguments, applied through the environment (re-executing the
- * driver) or in the process, read back after the last rep (docs/tuning.md). */
-static int config_args(struct config *cfg, int *argc, char **argv, char ***rest)
-{
-	char err[1024];
-
-	config_init(cfg, &backend);
-	if (!(*rest = calloc((size_t)*argc + 1, sizeof **rest)))
-		return fail(ST_FAIL, "", "out of memory");
-	if (config_take_args(cfg, *argc, argv, *rest, argc, err, sizeof err) != 0)
-		return fail(ST_USAGE, USAGE_HINT, "%s", err);
-	return 0;
-}
-
+/* --config: read by its row, applied through the environment (re-executing the driver) or in
+ * the process, read back after the last rep (docs/tuning.md). */
 static int cmd_run(int argc, char **argv)
 {
 	struct config cfg;
-	char **rest = NULL;
-	int rc = config_args(&cfg, &argc, argv, &rest);
 
-	if (rc == 0)
-		rc = run_configured(argc, rest, &cfg);
-	free(rest);
-	return rc;
+	config_init(&cfg, &backend);
+	return run_configured(argc, argv, &cfg);
 }
 
 static int cmd_env(int argc, char **argv)
 {
 	struct config cfg;
+	struct sub_args a = {.config = &cfg};
 	struct config_env env[CONFIG_MAX];
-	char **rest = NULL, err[1024], spec[2048];
-	int rc = config_args(&cfg, &argc, argv, &rest), n, probe = 0;
+	char err[1024], spec[2048];
+	int n;
 
-	if (rc == 0 && argc > 0 && strcmp(rest[0], "--probe") == 0)
-		probe = 1;
-	if (rc == 0 && argc > probe)
-		rc = fail(ST_USAGE, USAGE_HINT, "env: unexpected argument '%s'", rest[probe]);
-	free(rest);
-	if (rc != 0)
-		return rc;
+	config_init(&cfg, &backend);
+	if (parse_sub("env", env_options, E_COUNT, argc, argv, &a) != 0)
+		return ST_USAGE;
 	if ((n = config_env(&cfg, 1, env, CONFIG_MAX, err, sizeof err)) < 0 ||
-	    (probe && config_probe_spec(&cfg, spec, sizeof spec, err, sizeof err) != 0))
+	    (a.probe && config_probe_spec(&cfg, spec, sizeof spec, err, sizeof err) != 0))
 		return fail(ST_USAGE, "", "env: %s", err);
 	for (int i = 0; i < n; i++)
 		printf("%s=%s\n", env[i].name, env[i].value);
-	if (probe && cfg.n > 0)
+	if (a.probe && cfg.n > 0)
 		printf("%s=%s\n", PROBE_CONFIG_VAR, spec);
 	return fflush(stdout) == 0 ? 0 : fail(ST_FAIL, "", "stdout: write failed");
 }
 
+/* The commands and their rows (run's: params.c); each answers --help anywhere in its options. */
+static const struct command {
+	const char *name;
+	const struct opt *opts; /* NULL: run's */
+	size_t nopts;
+	int help_row;
+	int (*main)(int argc, char **argv);
+} commands[] = {
+    {"run", NULL, 0, -1, cmd_run},
+    {"list", list_options, L_COUNT, L_HELP, cmd_list},
+    {"info", list_options, L_COUNT, L_HELP, cmd_info},
+    {"env", env_options, E_COUNT, E_HELP, cmd_env},
+};
+
+/* Whether c's arguments argv[0..argc-1] ask for the usage: its --help row, read by its rows. */
+static int wants_help(const struct command *c, int argc, char **argv)
+{
+	struct opt_parser p;
+	size_t n = c->nopts;
+	const struct opt *opts = c->opts ? c->opts : params_run_options(&n);
+
+	opt_init(&p, argc, argv, 0, opts, n);
+	return opt_seen(&p, c->opts ? c->help_row : params_help_row());
+}
+
+/* The driver's own options, before any command, and those of `help` (--man: the man page's
+ * entries of the options, scripts/manopts.sh). */
+enum { D_HELP, D_VERSION, D_COUNT };
+static const struct opt main_options[D_COUNT] = {
+    [D_HELP] = {"--help", 'h', 0, NULL, .help = "this text"},
+    [D_VERSION] = {"--version", 0, 0, NULL, .help = "the version"},
+};
+enum { H_MAN, H_COUNT };
+static const struct opt help_options[H_COUNT] = {
+    [H_MAN] = {"--man", 0, 0, NULL, .help = "the man page's entries of the options"},
+};
+
+static int cmd_help(int argc, char **argv)
+{
+	struct sub_args a = {0};
+	struct opt_parser p;
+	const char *v;
+	char err[256];
+	int k, man = 0;
+
+	opt_init(&p, argc, argv, 0, help_options, H_COUNT);
+	p.prefix = "help: ";
+	while ((k = opt_parse(&p, &a, &v, err, sizeof err)) != OPT_DONE) {
+		if (k == OPT_ERROR)
+			return fail(ST_USAGE, USAGE_HINT, "%s", err);
+		if (k == OPT_ARG)
+			return fail(ST_USAGE, USAGE_HINT, "help: unexpected argument '%s'", v);
+		man = 1;
+	}
+	usage(stdout, man);
+	return fflush(stdout) == 0 ? ST_OK : ST_FAIL;
+}
+
 int main(int argc, char **argv)
 {
-	const char *cmd = argc > 1 ? argv[1] : NULL;
+	const char *cmd = argc > 1 ? argv[1] : NULL, *inl;
+	int k;
 
 	snprintf(prog, sizeof prog, "allocab-%s", backend.name);
 	main_argv = argv;
 	if (!cmd)
 		return fail(ST_USAGE, USAGE_HINT, "missing command (run, list, info or env)");
-	if (strcmp(cmd, "help") == 0 && argc == 3 && strcmp(argv[2], "--man") == 0) {
-		usage(stdout, 1);
-		return fflush(stdout) == 0 ? ST_OK : ST_FAIL;
-	}
-	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0 ||
-	    ((strcmp(cmd, "run") == 0 || strcmp(cmd, "list") == 0 || strcmp(cmd, "info") == 0 ||
-	      strcmp(cmd, "env") == 0) &&
-	     wants_help(argc - 2, argv + 2))) {
+	k = opt_find(main_options, D_COUNT, cmd, &inl);
+	if (k == D_HELP && !inl) {
 		usage(stdout, 0);
 		return ST_OK;
 	}
-	if (strcmp(cmd, "--version") == 0) {
+	if (k == D_VERSION && !inl) {
 		printf("%s %s\n", prog, ALLOCAB_VERSION);
 		return ST_OK;
 	}
-	if (strcmp(cmd, "run") == 0)
-		return cmd_run(argc - 2, argv + 2);
-	if (strcmp(cmd, "list") == 0)
-		return cmd_list(argc - 2, argv + 2);
-	if (strcmp(cmd, "info") == 0)
-		return cmd_info(argc - 2, argv + 2);
-	if (strcmp(cmd, "env") == 0)
-		return cmd_env(argc - 2, argv + 2);
+	if (strcmp(cmd, "help") == 0)
+		return cmd_help(argc - 2, argv + 2);
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+		if (strcmp(cmd, commands[i].name) != 0)
+			continue;
+		if (wants_help(&commands[i], argc - 2, argv + 2)) {
+			usage(stdout, 0);
+			return ST_OK;
+		}
+		return commands[i].main(argc - 2, argv + 2);
+	}
 	return fail(ST_USAGE, USAGE_HINT, "unknown command '%s'", cmd);
 }

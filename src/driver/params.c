@@ -4,6 +4,7 @@
 #include "common/errmsg.h"
 #include "common/opt.h"
 #include "common/steady.h"
+#include "driver/config.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -64,6 +65,7 @@ enum {
 	R_STEADY_TIME,
 	R_OUT,
 	R_CONFIG,
+	R_HELP,
 	R_COUNT
 };
 
@@ -71,8 +73,7 @@ enum {
 
 static int set_reps(void *settings, const struct opt *o, const char *v, char *err, size_t errlen);
 
-/* --config is taken out of the arguments before this parser runs (config_take_args, driver.c);
- * its row documents it. --param is read in a second pass, once the workload is known. */
+/* --param is read in a second pass, once the workload is known; --help is the caller's. */
 static const struct opt run_options[R_COUNT] = {
     [R_HEADING] = {NULL, 0, 0, NULL, .help = "Options of run (--config also of env)"},
     [R_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT, "KEY=VALUE",
@@ -102,9 +103,8 @@ static const struct opt run_options[R_COUNT] = {
     [R_OUT] = {"--out", 0, OPT_VALUE | OPT_FILE, "FILE|-",
                .help = "write the record atomically to FILE (-: stdout)", OPT_STRING(RO, out),
                OPT_DEF_S("-")},
-    [R_CONFIG] = {"--config", 0, OPT_VALUE | OPT_REPEAT, "KEY=VALUE",
-                  .help = "set an allocator option (see `list`; docs/tuning.md); repeatable; "
-                          "the record says what the allocator reports in force"},
+    [R_CONFIG] = CONFIG_OPT_ROW(RO, config),
+    [R_HELP] = PARAMS_HELP_ROW,
 };
 _Static_assert(PARAMS_REPS_MAX == 1000 && STEADY_MAX_REPS == 20 && STEADY_WINDOW == 3 &&
                    STEADY_MIN_AFTER == 3 && STEADY_MAX_S == 10.0 && STEADY_TOL == 0.05 &&
@@ -115,6 +115,11 @@ const struct opt *params_run_options(size_t *n)
 {
 	*n = R_COUNT;
 	return run_options;
+}
+
+int params_help_row(void)
+{
+	return R_HELP;
 }
 
 /* --reps N (fixed) or auto: N by the row's type and range. */
@@ -233,7 +238,7 @@ static int set_param(struct run_opts *o, const char *kv, char *err, size_t errle
 }
 
 int params_parse_run(int argc, char *const *argv, const struct workload *const *registry,
-                     struct run_opts *o, char *err, size_t errlen)
+                     struct config *cfg, struct run_opts *o, char *err, size_t errlen)
 {
 	const char *name = NULL, *v;
 	char known[512];
@@ -242,6 +247,7 @@ int params_parse_run(int argc, char *const *argv, const struct workload *const *
 
 	memset(o, 0, sizeof *o);
 	o->reps_mode = PARAMS_REPS_AUTO;
+	o->config = cfg;
 	if (parse_options(argc, argv, &name, o, err, errlen) != 0)
 		return -1;
 	if (!name)

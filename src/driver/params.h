@@ -9,6 +9,8 @@
 #include "common/opt.h"
 #include "driver/workload.h"
 
+struct config;
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +41,7 @@ struct run_opts {
 	double steady_tol_pct; /* --steady-tol as given, in percent */
 	int steady_cpu;    /* --steady-time cpu: the rule judges the reps' CPU times, not wall */
 	const char *out;   /* "-" is stdout; points into argv */
+	struct config *config; /* --config's settings (driver/config.h), or NULL */
 	int64_t
 	    value[WL_MAX_PARAMS]; /* effective values in table order: scale default or --param */
 	unsigned char given[WL_MAX_PARAMS]; /* 1 where --param set the value */
@@ -48,15 +51,20 @@ struct run_opts {
 /* Parses the arguments that follow "run" (argc/argv exclude "run") against a NULL-terminated
  * registry: one WORKLOAD and the options of params_run_options() (--param KEY=VALUE, --scale,
  * --seed, --reps N|auto, --max-reps N (auto only), --steady-tol P%, --steady-time wall|cpu,
- * --out), each as "--opt VALUE" or "--opt=VALUE", in any order, their defaults and ranges those
- * of the rows. Giving an option or a KEY twice is an error.
+ * --out, --config KEY=VALUE into cfg by config_add; cfg NULL refuses it), each as "--opt VALUE"
+ * or "--opt=VALUE", in any order, their defaults and ranges those of the rows. Giving an option
+ * or a KEY twice is an error; --help is ignored (the caller looks for it first).
  * Returns 0 with *o filled, or -1 with the reason in err. *o keeps pointers into argv. */
 int params_parse_run(int argc, char *const *argv, const struct workload *const *registry,
-                     struct run_opts *o, char *err, size_t errlen);
+                     struct config *cfg, struct run_opts *o, char *err, size_t errlen);
 
 /* The option table of `run` (common/opt.h), n rows: the usage and man page entries of the
  * driver's options (driver.c). */
 const struct opt *params_run_options(size_t *n);
+/* The index of its --help row (-h too; hidden): parsed, left to the caller (opt_seen). */
+int params_help_row(void);
+/* The driver's --help row, in the table of every command. */
+#define PARAMS_HELP_ROW {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL}
 
 /* "small" | "default" | "large" (the --scale row's words); "?" for another value. */
 const char *params_scale_name(enum wl_scale s);

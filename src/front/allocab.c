@@ -71,32 +71,51 @@ static void claim_std_fds(void)
 			return;
 }
 
-/* `allocab help COMMAND`: the command's usage; `help --man COMMAND`: its man page entries
- * (scripts/manopts.sh); `help --complete WORD...`: bash completion's candidates. */
+/* The options of `allocab help`: --man COMMAND, its man page entries (scripts/manopts.sh);
+ * --complete WORD..., bash completion's candidates (scripts/completion/allocab.bash). */
+enum { H_MAN, H_COMPLETE, H_COUNT };
+static const struct opt help_opts[H_COUNT] = {
+    [H_MAN] = {"--man", 0, 0, NULL, .help = "the command's entries of the man page"},
+    [H_COMPLETE] = {"--complete", 0, OPT_REST, "WORD...",
+                    .help = "what completion offers after the words"},
+};
+
+/* `allocab help COMMAND`: the command's usage; with --man its man page entries; `help --complete
+ * WORD...`: bash completion's candidates. */
 static int help(int argc, char **argv)
 {
-	char *help_argv[] = {argv[2], "--help", NULL};
+	char *help_argv[] = {NULL, "--help", NULL}, err[256];
 	const struct command *sc;
+	const char *name = NULL, *v;
+	struct opt_parser p;
+	int k, man = 0;
 
-	if (strcmp(argv[2], "--complete") == 0)
-		return help_complete(argc - 3, argv + 3, commands, NSUB, main_opts, M_COUNT);
-	if (strcmp(argv[2], "--man") == 0 && argc == 4) {
-		if (!(sc = find(argv[3]))) {
-			errmsg_print(stderr, "help", "unknown command '%s'", argv[3]);
+	opt_init(&p, argc, argv, 2, help_opts, H_COUNT);
+	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE) {
+		if (k == H_COMPLETE)
+			return help_complete(argc - p.at - 1, argv + p.at + 1, commands, NSUB,
+			                     main_opts, M_COUNT);
+		if (k == OPT_ARG && name)
+			errmsg_fail(err, sizeof err, "unexpected argument '%s'", v);
+		if (k == OPT_ERROR || (k == OPT_ARG && name)) {
+			errmsg_print(stderr, "help", "%s", err);
 			return ST_USAGE;
 		}
+		if (k == OPT_ARG)
+			name = v;
+		man |= k == H_MAN;
+	}
+	if (!name || !(sc = find(name))) {
+		fprintf(stderr, "allocab: help: %s%s%s (allocab --help lists them)\n",
+		        name ? "unknown command '" : "give the COMMAND", name ? name : "",
+		        name ? "'" : "");
+		return ST_USAGE;
+	}
+	if (man) {
 		optdoc_man(stdout, sc->doc);
 		return fflush(stdout) == 0 ? ST_OK : ST_FAIL;
 	}
-	if (argc > 3) {
-		errmsg_print(stderr, "help", "unexpected argument '%s'", argv[3]);
-		return ST_USAGE;
-	}
-	if (!(sc = find(argv[2]))) {
-		fprintf(stderr, "allocab: help: unknown command '%s' (allocab --help lists them)\n",
-		        argv[2]);
-		return ST_USAGE;
-	}
+	help_argv[0] = (char *)name;
 	return sc->main(2, help_argv);
 }
 

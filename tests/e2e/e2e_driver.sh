@@ -249,6 +249,24 @@ bad "--max-reps with --reps N" 2 "--max-reps cannot be combined with --reps 2: i
 bad "list with junk" 2 "list: unexpected argument 'x'" list x
 bad "list: the bad argument is named, not --json" 2 "list: unexpected argument 'x'" list x --json
 bad "info: the bad argument is named after --json" 2 "info: unexpected argument 'y'" info --json y
+# list, info and env read their arguments by their option rows (src/driver/driver.c), with the
+# parser's one message form (src/common/opt.h) and exit 2.
+bad "list: unknown option" 2 "list: unknown option '--bogus' \(see --help\)$" list --bogus
+bad "list: a flag given a value" 2 "list: --json takes no value \(see --help\)$" list --json=1
+bad "info: unknown option" 2 "info: unknown option '-x' \(see --help\)$" info -x
+bad "info: --json twice" 2 "info: --json is given twice \(see --help\)$" info --json --json
+bad "env: unknown option" 2 "env: unknown option '--bogus' \(see --help\)$" env --bogus
+bad "env: --config without its value" 2 "env: --config needs a value \(see --help\)$" env --config
+bad "env: an extra operand" 2 "env: unexpected argument 'x' \(see --help\)$" env --probe x
+bad "env: --probe twice" 2 "env: --probe is given twice \(see --help\)$" env --probe --probe
+bad "env: an unknown --config key, config_add's message through the row" 2 \
+	"--config: $b0 has no option 'nope' \(known: .*\) \(see --help\)$" env --config nope=1
+bad "run: --config without its value" 2 "run: --config needs a value \(see --help\)$" run "$w0" --config
+bad "run: an extra operand" 2 "run: unexpected argument 'x' after workload '$w0'" run "$w0" x
+bad "help: an extra operand" 2 "help: unexpected argument 'x' \(see --help\)$" help x
+bad "help: unknown option" 2 "help: unknown option '--mann' \(see --help\)$" help --mann
+bad "--version with a value is no option" 2 "unknown command '--version=2'" --version=2
+bad "run: --help as an option's value is that value" 2 "--seed: '--help' is not a whole number" run "$w0" --seed --help
 
 # The first parameter of the first workload that has one, for value errors.
 pw="" pn="" pmin="" pmax=""
@@ -326,6 +344,34 @@ if [ -c /dev/null ]; then ok "--out /dev/null leaves the device in place"; else 
 expect_status "--help exits 0" 0 "$d0" --help
 if grep -q "^usage: allocab-$b0 run WORKLOAD" "$TMP/out" && [ ! -s "$TMP/err" ]; then ok "--help prints usage on stdout"; else notok "--help prints usage on stdout" "$(head -c 200 "$TMP/out")"; fi
 expect_status "run --help exits 0" 0 "$d0" run --help
+# The usage's options come from the rows of every command: list's and info's --json and env's
+# --probe under their headings, with their rows' help.
+"$d0" --help >"$TMP/help"
+if grep -q '^Options of list and info:$' "$TMP/help" && grep -Eq '^  --json +print one JSON document' "$TMP/help" &&
+	grep -q '^Options of env:$' "$TMP/help" && grep -Eq '^  --probe +also print the preload probe' "$TMP/help" &&
+	grep -Eq '^  --config KEY=VALUE +set an allocator option' "$TMP/help"; then
+	ok "--help lists list's, info's and env's options from their rows"
+else
+	notok "--help lists list's, info's and env's options from their rows" "$(grep -A2 'Options of' "$TMP/help" | head -c 400)"
+fi
+for a in "list --help" "info --bogus --help" "env x -h" "list --json --help"; do
+	# shellcheck disable=SC2086
+	expect_status "$a: the usage, exit 0" 0 "$d0" $a
+	if cmp -s "$TMP/out" "$TMP/help" && [ ! -s "$TMP/err" ]; then ok "$a: the same usage on stdout"; else notok "$a: the same usage on stdout" "$(head -c 200 "$TMP/out") $(head -c 200 "$TMP/err")"; fi
+done
+# env reads --probe and --config in any order.
+ds=$BUILD/allocab-system
+if [ ! -x "$ds" ]; then
+	skip "env: --probe and --config in any order" "no $ds"
+else
+	o1=$("$ds" env --probe --config mmap_threshold=1M 2>&1)
+	o2=$("$ds" env --config=mmap_threshold=1M --probe 2>&1)
+	if [ "$o1" = "$o2" ] && printf '%s\n' "$o1" | grep -q '^ALLOCAB_PROBE_CONFIG=mmap_threshold='; then
+		ok "env: --probe and --config in any order"
+	else
+		notok "env: --probe and --config in any order" "$o1 / $o2"
+	fi
+fi
 expect_status "--version exits 0" 0 "$d0" --version
 if grep -Eq "^allocab-$b0 [0-9]+\.[0-9]+" "$TMP/out"; then ok "--version prints the version"; else notok "--version prints the version" "$(cat "$TMP/out")"; fi
 

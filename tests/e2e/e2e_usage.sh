@@ -97,9 +97,7 @@ w=$(wc -L <"$TMP/help")
 [ "$w" -le 79 ] && ok "allocab-BACKEND --help fits 79 columns" || notok "allocab-BACKEND --help fits 79 columns" "$w"
 
 # No text names an option that no table has: every --help, and the page outside its examples
-# (.EX, where a user's program has its own options). Beside the tables: the driver's `env
-# --probe` (src/driver/driver.c).
-echo --probe >>"$TMP/known"
+# (.EX, where a user's program has its own options).
 awk '/^\.EX/ { ex = 1 } /^\.EE/ { ex = 0; next } !ex && !/^\.\\"/' "$MAN" | sed 's/\\-/-/g' | long_opts >>"$TMP/mentioned"
 sort -u "$TMP/mentioned" >"$TMP/ment"
 sort -u "$TMP/known" >"$TMP/kn"
@@ -148,4 +146,26 @@ if command -v groff >/dev/null 2>&1; then
 else
 	skip "man page rendering checks" "no groff (apt-get install groff-base)"
 fi
+# --help anywhere among a command's options is found by its rows (cmdopt_help, opt_seen): after
+# an unknown option too, but not as another option's value.
+for a in "compare --bogus --help" "merge a.json --help" "gate --nope -h" "trace info --help"; do
+	# shellcheck disable=SC2086
+	expect_status "$a: the usage, exit 0" 0 "$A" $a
+	grep -q "^usage: allocab ${a%% *} " "$TMP/out" && [ ! -s "$TMP/err" ] && ok "$a: the usage on stdout" ||
+		notok "$a: the usage on stdout" "$(head -c 200 "$TMP/out") $(head -c 200 "$TMP/err")"
+done
+expect_status "compare --baseline --help: the value of --baseline, not help" 2 "$A" compare --baseline --help
+expect_err "compare --baseline --help: one line" "^allocab: compare: give a results file$"
+expect_status "bench --gate --help: the gate's options have no --help" 2 "$A" bench --gate --help
+expect_err "bench --gate --help: one line" "unknown option '--help'"
+# allocab help reads --man and --complete by its rows.
+expect_status "help --man without a command: exit 2" 2 "$A" help --man
+expect_err "help --man without a command: one line" "^allocab: help: give the COMMAND \(allocab --help lists them\)$"
+expect_status "help: an unknown option: exit 2" 2 "$A" help -x
+expect_err "help: an unknown option: one line" "^allocab: help: unknown option '-x'$"
+expect_status "help --man: an extra operand: exit 2" 2 "$A" help --man gate x
+expect_err "help --man: an extra operand: one line" "^allocab: help: unexpected argument 'x'$"
+expect_status "help COMMAND --man: the entries, exit 0" 0 "$A" help gate --man
+cmp -s "$TMP/out" <("$A" help --man gate) && ok "help COMMAND --man: the same entries as help --man COMMAND" ||
+	notok "help COMMAND --man: the same entries as help --man COMMAND" "$(head -c 200 "$TMP/out")"
 exit $t_fail

@@ -1,10 +1,10 @@
 /* bench.c - the `allocab bench` command line: from its options (benchopt.h) to the engine's
  * configuration (drivers and their workloads, output paths, --duet, the rounds rule), then the run
- * (front/engine/engine.h) and the final report. */
+ * (front/engine/engine.h); what it says after the run is benchtell.c's. */
 #include "front/cmd/commands.h"
 #include "front/engine/engine.h"
-#include "front/calib/calib.h"
 #include "front/cmd/benchopt.h"
+#include "front/cmd/benchtell.h"
 #include "common/errmsg.h"
 #include "common/optdoc.h"
 #include "common/status.h"
@@ -340,104 +340,6 @@ static int apply_rounds_rule(struct bench_opts *o, struct setup *s)
 	return 0;
 }
 
-/* "5 measured rounds and 1 warm-up round": what this session ran; "(8 measured rounds in all)"
- * after it when it continued a file. */
-static void rounds_text(const struct bench_result *r, char *buf, size_t len)
-{
-	unsigned measured = r->measured - r->measured0;
-	unsigned warm = r->rounds_done - r->rounds0 - measured;
-	int k = snprintf(buf, len, "%u measured round%s and %u warm-up round%s", measured,
-	                 measured == 1 ? "" : "s", warm, warm == 1 ? "" : "s");
-
-	if (r->rounds0 && k > 0 && (size_t)k < len)
-		snprintf(buf + k, len - (size_t)k, " (%u measured round%s in all)", r->measured,
-		         r->measured == 1 ? "" : "s");
-}
-
-/* s as one word of a shell command line: as it is when it needs no quotes, else in '...'. */
-static void shell_word(const char *s)
-{
-	int plain = *s && s[strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	                              "0123456789_./:@%+=,-")] == '\0';
-
-	if (plain) {
-		fputs(s, stderr);
-		return;
-	}
-	fputc('\'', stderr);
-	for (; *s; s++)
-		fputs(*s == '\'' ? "'\\''" : (char[2]){*s, 0}, stderr);
-	fputc('\'', stderr);
-}
-
-/* The command that reads the results next. */
-static void next_command(const char *path)
-{
-	fputs("allocab: bench: next: allocab compare ", stderr);
-	shell_word(path);
-	fputc('\n', stderr);
-}
-
-/* The command that continues the bench (docs/methodology.md, "Resuming a bench"): its own
- * options but those a continuation sets itself (--resume, --results-dir, --shuffle-seed), then
- * --resume path. */
-static void resume_command(int argc, char **argv, const char *path)
-{
-	static const char *const dropped[] = {"--resume", "--results-dir", "--shuffle-seed"};
-
-	fputs("allocab: bench: to add rounds: allocab bench", stderr);
-	for (int i = 1; i < argc; i++) {
-		int drop = 0;
-
-		for (size_t k = 0; k < sizeof dropped / sizeof *dropped; k++) {
-			size_t n = strlen(dropped[k]);
-			if (strncmp(argv[i], dropped[k], n) == 0 && argv[i][n] == '=')
-				drop = 1;
-			else if (strcmp(argv[i], dropped[k]) == 0)
-				drop = 2;
-		}
-		i += drop == 2;
-		if (drop)
-			continue;
-		fputc(' ', stderr);
-		shell_word(argv[i]);
-	}
-	fputs(" --resume ", stderr);
-	shell_word(path);
-	fputc('\n', stderr);
-}
-
-static void report(const struct bench_opts *o, const struct setup *s, const struct bench_result *r)
-{
-	char by[256] = "", rounds[96];
-	size_t k = 0;
-
-	rounds_text(r, rounds, sizeof rounds);
-	if (strcmp(r->status, "interrupted") == 0) {
-		errmsg_print(stderr, "bench", "interrupted after %s; results in %s", rounds,
-		        s->paths[0]);
-		return;
-	}
-	if (strcmp(r->status, "aborted") == 0)
-		return; /* report_hopeless says why */
-	for (size_t i = 1; bench_run_status_name(i); i++)
-		if (r->by_status[i])
-			k += (size_t)snprintf(by + k, sizeof by - k, "%s%zu %s", k ? ", " : "",
-			                      r->by_status[i], bench_run_status_name(i));
-	if (r->failed)
-		fprintf(stderr,
-		        "allocab: bench: %zu of %zu run%s did not succeed (%s); results in %s\n",
-		        r->failed, r->runs, r->runs == 1 ? "" : "s", by, s->paths[0]);
-	else if (!o->quiet)
-		errmsg_print(stderr, "bench", "%s in %.1f s%s; results in %s", rounds,
-		        r->elapsed_s,
-		        strcmp(r->status, "budget") == 0    ? ", stopped by --budget"
-		        : strcmp(r->status, "decided") != 0 ? ""
-		        : s->c.gate                         ? ", stopped: the gate decided"
-		                                            : ", stopped: every comparison decided",
-		        s->paths[0]);
-}
-
 /* --allocation sequential (the default): needs the arm compare takes as baseline by default
  * (the driver flagged baseline, system; the first arm of a --cmd or --program bench), without
  * which the default is none. Returns ST_OK, or ST_USAGE with err when it was given without. */
@@ -457,37 +359,12 @@ static enum status setup_allocation(struct setup *s, const struct bench_opts *o,
 	return ST_OK;
 }
 
-/* The budget's yield on stderr (calib_yield_report); a bench whose arms compare cannot judge by
- * default (no system arm) says so in one line. */
-static void yield(const cJSON *doc)
-{
-	char err[1024];
-
-	fputc('\n', stderr);
-	if (calib_yield_report(doc, stderr, err, sizeof err) != ST_OK)
-		errmsg_print(stderr, "bench", "no yield to report: %s", err);
-}
-
-/* The bench stopped after its first round: the arms whose proof cannot succeed, and why it
- * stopped. Returns ST_FAIL. */
-static enum status report_hopeless(const struct setup *s, const cJSON *doc, unsigned round)
-{
-	const cJSON *first =
-	    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "rounds"), (int)round);
-
-	bench_report_hopeless(&s->c, first, stderr);
-	fprintf(stderr,
-	        "allocab: bench: stopped after the first round: no later round can change these "
-	        "proofs (docs/programs.md, \"Failing loudly\"); results in %s\n",
-	        s->paths[0]);
-	return ST_FAIL;
-}
-
 int bench_main(int argc, char **argv)
 {
 	struct bench_opts o;
 	struct setup s = {0};
 	struct bench_result r = {0};
+	struct bench_tell tell;
 	char err[4096 + 256];
 	cJSON *doc = NULL;
 	enum status rc;
@@ -560,39 +437,16 @@ int bench_main(int argc, char **argv)
 	if (rc != ST_USAGE && *s.stop)
 		rc = errmsg_status(ST_INTERRUPTED, err, sizeof err,
 		                   "interrupted before the first round; nothing written");
+	tell = (struct bench_tell){&o, &s.c, s.paths[0], argc, argv};
 	if (rc == ST_OK) {
 		rc = bench_run(&s.c, s.stop, &doc, &r, err, sizeof err);
 		s.c.resume = s.c.resume_disk = NULL;
 	}
 	if (rc == ST_OK) {
-		report(&o, &s, &r);
-		if (!o.quiet && strcmp(r.status, "interrupted") != 0 &&
-		    strcmp(r.status, "aborted") != 0)
-			yield(doc);
-		rc = strcmp(r.status, "interrupted") == 0 ? ST_INTERRUPTED
-		     : s.c.gate                           ? gate_outcome_status(r.gate)
-		                                          : ST_OK;
-		/* An arm without a verified successful run fails the bench, whatever the gate. */
-		if (strcmp(r.status, "aborted") == 0)
-			rc = report_hopeless(&s, doc, r.rounds0);
-		else if (rc != ST_INTERRUPTED && bench_report_unproven(&s.c, doc, stderr) > 0)
-			rc = ST_FAIL;
-		else if (r.measured && (rc == ST_INTERRUPTED || !o.quiet))
-			next_command(s.paths[0]);
-		/* a spent plan of adaptive allocation is not continued (benchresume.c) */
-		if (!s.c.gate && (r.planned == 0 || r.measured < r.planned) &&
-		    (rc == ST_INTERRUPTED || (strcmp(r.status, "budget") == 0 && !o.quiet)))
-			resume_command(argc, argv, s.paths[0]);
+		rc = bench_tell_done(&tell, &r, doc);
 		cJSON_Delete(doc);
 	} else if (rc != ST_OK) {
-		errmsg_print(stderr, "bench", "%s", err);
-		if (r.resumable) {
-			char rounds[96];
-
-			rounds_text(&r, rounds, sizeof rounds);
-			errmsg_print(stderr, "bench", "stopped: %s keeps %s", s.paths[0], rounds);
-			resume_command(argc, argv, s.paths[0]);
-		}
+		bench_tell_failed(&tell, &r, err);
 	}
 	setup_free(&s);
 	bench_opts_free(&o);

@@ -113,6 +113,28 @@ fail:
 	return -1;
 }
 
+size_t bench_continuation_args(int argc, char **argv, const char **out)
+{
+	struct opt_parser p;
+	const char *v;
+	char err[256];
+	size_t n = 0;
+	int k;
+
+	opt_init(&p, argc, argv, 1, bench_opt_table, O_COUNT);
+	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE) {
+		int end = k == OPT_ERROR ? argc : p.i;
+
+		if (k == O_RESUME || k == O_RDIR || k == O_SHUF)
+			continue;
+		for (int i = p.at; i < end; i++)
+			out[n++] = argv[i];
+		if (k == OPT_ERROR)
+			break;
+	}
+	return n;
+}
+
 unsigned bench_rounds_rule(struct bench_opts *o, size_t m, unsigned gate_need, char *warn,
                            size_t len)
 {

@@ -74,6 +74,12 @@ int bench_parse_args(int argc, char **argv, unsigned rounds, struct bench_opts *
                      size_t errlen);
 void bench_opts_free(struct bench_opts *o);
 
+/* The arguments of the bench that continues this one (docs/methodology.md, "Resuming a bench"):
+ * argv[1..argc-1], which bench_parse_args accepted, read by bench's rows, without the options a
+ * continuation sets itself (--resume, --results-dir, --shuffle-seed) and their values; into out
+ * (room for argc), in order. Returns their number. */
+size_t bench_continuation_args(int argc, char **argv, const char **out);
+
 /* The --gate options of o into *g (gateopt_parse), with one equivalence margin per bench: bench's
  * --equivalence, or the gate's (which then becomes the bench's, recorded for compare); the gate
  * uses it with --max-slowdown. Returns 0, or -1 with a one-line reason in err (bad options, or

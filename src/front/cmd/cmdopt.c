@@ -7,6 +7,7 @@
 #include "front/results/results.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const time_words[] = {"cpu", "auto", "wall", NULL};
@@ -60,6 +61,17 @@ double cmdopt_margin_ratio(const struct cmdopt_margin *m)
 	if (m->speedup)
 		return 1 - m->speedup_pct / 100;
 	return m->slowdown ? 1 + m->slowdown_pct / 100 : NAN;
+}
+
+int cmdopt_help(const struct opt_doc *d, int help_row, int argc, char **argv, int first)
+{
+	struct opt_parser p;
+
+	opt_init(&p, argc, argv, first, d->opts, d->nopts);
+	if (!opt_seen(&p, help_row))
+		return 0;
+	optdoc_usage(stdout, d, NULL);
+	return 1;
 }
 
 int cmdopt_set_conf(void *settings, const struct opt *o, const char *v, char *err, size_t errlen)

@@ -56,6 +56,7 @@ enum {
 	C_NO_TELEMETRY,
 	C_EQUIVALENCE,
 	C_PROGRAM_RESULTS,
+	C_HELP,
 	C_COUNT
 };
 
@@ -140,6 +141,7 @@ static const struct opt compare_opts[C_COUNT] = {
                                    "\"Does the replay predict the program?\")",
                            OPT_STRING(CA, program),
                            .def_doc = "the recorded process's duration in the trace"},
+    [C_HELP] = CMDOPT_HELP,
 };
 #undef CA
 
@@ -178,7 +180,10 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 	while ((k = opt_parse(&p, a, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
-		if (a->nfiles == 2) /* k is OPT_ARG: every row has a destination or a setter */
+		if (k == C_HELP) /* answered before the parse (cmdopt_help) */
+			continue;
+		/* k is OPT_ARG: every other row has a destination or a setter */
+		if (a->nfiles == 2)
 			return errmsg_fail(
 			    err, errlen, "unexpected argument '%s': at most two results files", v);
 		a->files[a->nfiles++] = v;
@@ -278,11 +283,8 @@ int compare_main(int argc, char **argv)
 	char err[1024], calwarn[1024], names[256];
 	enum status rc = ST_OK;
 
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			optdoc_usage(stdout, &compare_doc, NULL);
-			return ST_OK;
-		}
+	if (cmdopt_help(&compare_doc, C_HELP, argc, argv, 1))
+		return ST_OK;
 	if (argc < 2) {
 		optdoc_usage(stderr, &compare_doc, NULL);
 		return ST_USAGE;

@@ -19,11 +19,8 @@ int gate_main(int argc, char **argv)
 	char err[1024] = "out of memory";
 	int rc;
 
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			optdoc_usage(stdout, &gate_doc, NULL);
-			return ST_OK;
-		}
+	if (gateopt_help(argc, argv))
+		return ST_OK;
 	if (argc < 2) {
 		optdoc_usage(stderr, &gate_doc, NULL);
 		return ST_USAGE;

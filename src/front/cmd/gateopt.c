@@ -24,6 +24,7 @@ enum {
 	G_CONF,
 	G_REGIME,
 	G_EQUIVALENCE,
+	G_HELP,
 	G_COUNT
 };
 
@@ -86,6 +87,7 @@ static const struct opt gate_opts[G_COUNT] = {
     [G_CONF] = CMDOPT_CONF(GA, g.conf),
     [G_REGIME] = CMDOPT_REGIME(GA, g.regime, g.regime_given),
     [G_EQUIVALENCE] = CMDOPT_EQUIVALENCE(GA, g.equivalence),
+    [G_HELP] = CMDOPT_HELP,
 };
 #undef GA
 
@@ -141,6 +143,9 @@ static int parse_gate(int argc, char **argv, struct gate_spec *g, const char **p
 	while ((k = opt_parse(&p, &a, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
+		/* the gate answers --help first (gateopt_help); bench --gate has none */
+		if (k == G_HELP)
+			return errmsg_fail(err, errlen, "unknown option '%s'", argv[p.at]);
 		if (k != OPT_ARG || !pos || n == cap)
 			return errmsg_fail(err, errlen, "unexpected argument '%s'", v);
 		pos[n++] = v;
@@ -161,6 +166,11 @@ static int parse_gate(int argc, char **argv, struct gate_spec *g, const char **p
 	a.g.pct = a.m.slowdown ? a.m.slowdown_pct : a.m.speedup_pct;
 	*g = a.g;
 	return 0;
+}
+
+int gateopt_help(int argc, char **argv)
+{
+	return cmdopt_help(&gate_doc, G_HELP, argc, argv, 1);
 }
 
 int gateopt_parse(int argc, char **argv, struct gate_spec *g, const char **pos, char *err,

@@ -6,6 +6,9 @@
 #include "common/opt.h"
 #include "front/gate/gate.h"
 
+/* `allocab gate`'s --help among argv[1..] (cmdopt_help): then its usage is on stdout. */
+int gateopt_help(int argc, char **argv);
+
 /* Reads the gate options of argv[1..] into *g (--candidate NAME, --baseline NAME, --min-speedup
  * P%, --max-slowdown P%, --on geomean|each|pooled|each-machine, --phase NAME, --workload NAME,
  * --against OLD, --conf L, --regime steady|cold, --equivalence M% with --max-slowdown only),

@@ -31,6 +31,7 @@ enum {
 	M_MIN_SPEEDUP,
 	M_MAX_SLOWDOWN,
 	M_NO_TELEMETRY,
+	M_HELP,
 	M_COUNT
 };
 
@@ -61,6 +62,7 @@ static const struct opt merge_opts[M_COUNT] = {
     [M_MIN_SPEEDUP] = CMDOPT_MIN_SPEEDUP(MA, m),
     [M_MAX_SLOWDOWN] = CMDOPT_MAX_SLOWDOWN(MA, m, M_MIN_SPEEDUP),
     [M_NO_TELEMETRY] = CMDOPT_NO_TELEMETRY(MA, no_telemetry),
+    [M_HELP] = CMDOPT_HELP,
 };
 #undef MA
 
@@ -104,7 +106,9 @@ static int parse_merge(int argc, char **argv, struct merge_args *a, char *err, s
 	while ((k = opt_parse(&p, a, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
-		a->files[a->nfiles++] = v; /* k is OPT_ARG: every row has a destination */
+		if (k == M_HELP) /* answered before the parse (cmdopt_help) */
+			continue;
+		a->files[a->nfiles++] = v; /* k is OPT_ARG: every other row has a destination */
 	}
 	if (a->nfiles < 2)
 		return errmsg_fail(err, errlen,
@@ -171,11 +175,8 @@ int merge_main(int argc, char **argv)
 	char err[1024], names[256];
 	enum status rc = ST_OK;
 
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			optdoc_usage(stdout, &merge_doc, NULL);
-			return ST_OK;
-		}
+	if (cmdopt_help(&merge_doc, M_HELP, argc, argv, 1))
+		return ST_OK;
 	if (argc < 2) {
 		optdoc_usage(stderr, &merge_doc, NULL);
 		return ST_USAGE;

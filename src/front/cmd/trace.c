@@ -7,6 +7,7 @@
 #include "common/optdoc.h"
 #include "common/status.h"
 #include "common/utf8.h"
+#include "front/cmd/cmdopt.h"
 #include "trace/trace.h"
 
 #include <stdio.h>
@@ -17,14 +18,16 @@ struct info_args {
 	int json, all;
 };
 
+enum { T_JSON, T_ALL, T_HELP };
+
 static const struct opt trace_opts[] = {
-    {"--json", 0, 0, NULL,
+    [T_JSON] = {"--json", 0, 0, NULL,
      .help = "print an allocab-trace-info/1 document of every process (docs/results-format.md)",
      OPT_FLAG(struct info_args, json)},
-    {"--all", 0, 0, NULL, .help = "show every process in full",
+    [T_ALL] = {"--all", 0, 0, NULL, .help = "show every process in full",
      .def_doc = "the 5 with the most events, then one line on the others",
      OPT_FLAG(struct info_args, all)},
-    {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
+    [T_HELP] = CMDOPT_HELP,
 };
 
 const struct opt_doc trace_doc = {
@@ -81,11 +84,8 @@ int trace_main(int argc, char **argv)
 	struct info_args a = {0};
 	int k;
 
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			optdoc_usage(stdout, &trace_doc, NULL);
-			return ST_OK;
-		}
+	if (cmdopt_help(&trace_doc, T_HELP, argc, argv, 1))
+		return ST_OK;
 	if (argc < 2 || strcmp(argv[1], "info") != 0) {
 		fprintf(stderr, "allocab: trace: %s (trace --help)\n",
 		        argc < 2 ? "give a subcommand: info" : "unknown subcommand (known: info)");

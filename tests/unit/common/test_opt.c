@@ -64,6 +64,20 @@ static void expect_err(const char *line, int abbrev, const char *msg)
 	      err);
 }
 
+/* Whether row k is seen (opt_seen) among the words of line, argv[0] "cmd". */
+static int seen(const char *line, int k)
+{
+	char buf[256], *argv[32], *save;
+	int argc = 0;
+	struct opt_parser p;
+
+	snprintf(buf, sizeof buf, "cmd %s", line);
+	for (char *t = strtok_r(buf, " ", &save); t && argc < 32; t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	opt_init(&p, argc, argv, 1, table, T_COUNT);
+	return opt_seen(&p, k);
+}
+
 int main(void)
 {
 	char got[512], err[256];
@@ -123,5 +137,17 @@ int main(void)
 	      "opt_find: a flag with text attached, and a prefix, are no option");
 	CHECK(opt_find(table, T_COUNT, "-", &inl) < 0 && opt_find(table, T_COUNT, "file", &inl) < 0,
 	      "opt_find: \"-\" and a positional argument are no option");
+
+	CHECK(seen("x --frob -q", T_QUIET) && seen("--rounds 3 --rounds 4 -q", T_QUIET) &&
+	          seen("--rounds= -q", T_QUIET) && seen("--quiet=1 -q", T_QUIET),
+	      "opt_seen: found after an unknown option, an option given twice, a value problem");
+	CHECK(!seen("--rounds -q", T_QUIET) && !seen("-o -q", T_QUIET) &&
+	          !seen("--gate -q", T_QUIET) && !seen("x y", T_QUIET) && !seen("", T_QUIET),
+	      "opt_seen: not as another option's value, not after an OPT_REST option, not absent");
+	char *twice[] = {"cmd", "--rounds", "1", "-q"};
+	opt_init(&p, 4, twice, 1, table, T_COUNT);
+	CHECK(opt_seen(&p, T_QUIET) && p.i == 1 && !p.given[T_QUIET] &&
+	          opt_next(&p, &v, err, sizeof err) == T_ROUNDS,
+	      "opt_seen leaves the parser as it was");
 	return CHECK_DONE();
 }

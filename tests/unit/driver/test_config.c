@@ -53,22 +53,45 @@ static void test_parse(void)
 	CHECK(c.n == 3, "failed settings are not added");
 }
 
+/* A command's settings holding its configuration, as run's and env's do. */
+struct args {
+	int quiet;
+	struct config *config;
+};
+
+/* Parses argv[0..argc) by a table of --quiet and the --config row into a; returns opt_parse's
+ * last result (OPT_DONE, OPT_ERROR) or the first positional's OPT_ARG. */
+static int parse_config_row(int argc, char **argv, struct args *a, char *err, size_t errlen)
+{
+	static const struct opt rows[] = {
+	    {"--quiet", 0, 0, NULL, .help = "q", OPT_FLAG(struct args, quiet)},
+	    CONFIG_OPT_ROW(struct args, config),
+	};
+	struct opt_parser p;
+	const char *v;
+	int k;
+
+	opt_init(&p, argc, argv, 0, rows, 2);
+	while ((k = opt_parse(&p, a, &v, err, errlen)) == OPT_ARG)
+		;
+	return k;
+}
+
 static void test_env_and_args(void)
 {
 	struct config c;
 	struct config_env env[4];
 	char err[512],
 	    *argv[] = {
-	        "checkpoint_write",           "--config", "tcache_count=3", "--scale", "small",
+	        "checkpoint_write",           "--config", "tcache_count=3", "--quiet",
 	        "--config=mmap_threshold=1M", NULL};
-	char *rest[8];
-	int nrest = 0, n;
+	struct args a = {0, &c};
+	int n;
 
 	config_init(&c, &backend);
-	CHECK(config_take_args(&c, 6, argv, rest, &nrest, err, sizeof err) == 0 && nrest == 3 &&
-	          strcmp(rest[0], "checkpoint_write") == 0 && strcmp(rest[2], "small") == 0 &&
-	          !rest[3] && c.n == 2,
-	      "--config VALUE and --config=VALUE are taken out, the rest kept in order");
+	CHECK(parse_config_row(5, argv, &a, err, sizeof err) == OPT_DONE && c.n == 2 && a.quiet &&
+	          c.set[0].value == 3 && c.set[1].value == 1048576,
+	      "--config VALUE and --config=VALUE are read by the row into the configuration");
 	n = config_env(&c, 1, env, 4, err, sizeof err);
 	CHECK(n == 1 && strcmp(env[0].name, "GLIBC_TUNABLES") == 0 &&
 	          strcmp(env[0].value,
@@ -79,9 +102,27 @@ static void test_env_and_args(void)
 	      "the driver's own environment holds only the start-time tunables");
 	char *bad[] = {"--config"};
 	config_init(&c, &backend);
-	CHECK(config_take_args(&c, 1, bad, rest, &nrest, err, sizeof err) != 0 &&
+	CHECK(parse_config_row(1, bad, &a, err, sizeof err) == OPT_ERROR &&
 	          strcmp(err, "--config needs a value") == 0,
-	      "--config without a value");
+	      "--config without a value: '%s'", err);
+	char *nokey[] = {"--config=nope=1"};
+	const char *unknown = "--config: system has no option 'nope' (known: mmap_threshold, ";
+	CHECK(parse_config_row(1, nokey, &a, err, sizeof err) == OPT_ERROR &&
+	          strncmp(err, unknown, strlen(unknown)) == 0 && c.n == 0,
+	      "an unknown key: config_add's message through the row: '%s'", err);
+	char *empty[] = {"--config="};
+	CHECK(parse_config_row(1, empty, &a, err, sizeof err) == OPT_ERROR &&
+	          strcmp(err, "--config: '' is not KEY=VALUE") == 0,
+	      "an empty value reaches config_add: '%s'", err);
+	char *twice[] = {"--config", "top_pad=1", "--config", "top_pad=2"};
+	CHECK(parse_config_row(4, twice, &a, err, sizeof err) == OPT_ERROR &&
+	          strcmp(err, "--config top_pad is given twice") == 0,
+	      "a key given twice: '%s'", err);
+	struct args none = {0, NULL};
+	char *one[] = {"--config", "top_pad=1"};
+	CHECK(parse_config_row(2, one, &none, err, sizeof err) == OPT_ERROR &&
+	          strcmp(err, "--config is not an option here") == 0,
+	      "a command without a configuration refuses the row: '%s'", err);
 }
 
 static void test_format(void)
