@@ -191,6 +191,9 @@ struct duet_side {
 	int cpu;
 	struct runner_result r;         /* filled by duet_run; free with runner_result_free */
 	struct telemetry_sample tel[2]; /* before and after the run, sampled by its helper */
+	/* with spec->contain: the run's containment object as its helper's runner_containment_json
+	 * made it (r.contain stays in the helper, NULL here); the caller's, NULL without */
+	cJSON *containment;
 };
 
 /* Runs both sides at once; stop works as in runner_run (the helpers are told to stop).
