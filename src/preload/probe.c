@@ -437,11 +437,11 @@ static void after_fork_child(void)
 {
 	char work[160];
 
-	probe_work_json(work, sizeof work, PROBE_COUNTS_NONE);
+	probe_work_json(work, sizeof work, PROBE_COUNTS_NONE, 1);
 	write_serving("fork", &at_start, work);
 }
 
-void probe_work_json(char *out, size_t len, enum probe_counts c)
+void probe_work_json(char *out, size_t len, enum probe_counts c, int split)
 {
 	size_t (*fmt)(char *, size_t) =
 	    c == PROBE_COUNTS_NONE
@@ -462,7 +462,7 @@ void probe_work_json(char *out, size_t len, enum probe_counts c)
 		put(out, len, &k, num);
 	}
 	/* every thread of the process, user and system apart (the CPU clock holds their sum) */
-	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+	if (split && getrusage(RUSAGE_SELF, &ru) == 0) {
 		snprintf(
 		    num, sizeof num, ",\"user_ns\":%lld,\"sys_ns\":%lld",
 		    (long long)ru.ru_utime.tv_sec * 1000000000LL + ru.ru_utime.tv_usec * 1000LL,
@@ -497,7 +497,7 @@ __attribute__((constructor)) static void probe_start(void)
 	find_missing();
 	probe_config_init(getenv(PROBE_CONFIG_VAR));
 	determine(&at_start);
-	probe_work_json(work, sizeof work, PROBE_COUNTS_NONE);
+	probe_work_json(work, sizeof work, PROBE_COUNTS_NONE, 1);
 	write_serving("start", &at_start, work);
 	pthread_atfork(NULL, NULL, after_fork_child);
 }
@@ -511,7 +511,7 @@ __attribute__((destructor)) void probe_exit(void)
 	if (!probe_active())
 		return;
 	determine(&now);
-	probe_work_json(tail, 4096, PROBE_COUNTS_WAIT);
+	probe_work_json(tail, 4096, PROBE_COUNTS_WAIT, 0);
 	k = strlen(tail);
 	probe_rusage_json(tail, sizeof tail, &k);
 	probe_config_json(tail, sizeof tail, &k, now.path[0]);

@@ -60,10 +60,11 @@ enum probe_counts {
 };
 
 /* ",\"cpu_ns\":N" (the process's CPU time so far: CLOCK_PROCESS_CPUTIME_ID, which an exec
- * keeps), ",\"user_ns\":U,\"sys_ns\":S" (the same split into user and system time, from
- * getrusage(RUSAGE_SELF), which an exec keeps too) and, when the counting library is loaded and c
- * asks, ",\"counts\":{...}" (its totals) into out (len bytes, always terminated). No malloc. */
-void probe_work_json(char *out, size_t len, enum probe_counts c);
+ * keeps), when split is set ",\"user_ns\":U,\"sys_ns\":S" (the same split into user and system
+ * time, from getrusage(RUSAGE_SELF), which an exec keeps too; the exit record has it once, in its
+ * rusage) and, when the counting library is loaded and c asks, ",\"counts\":{...}" (its totals)
+ * into out (len bytes, always terminated). No malloc. */
+void probe_work_json(char *out, size_t len, enum probe_counts c, int split);
 
 /* The realpath of the object that holds p (the executable's path for the executable) into buf;
  * returns buf, or NULL when p lies in no loaded object. */

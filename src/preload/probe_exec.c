@@ -122,7 +122,7 @@ static void note(const char *event, const char *path, pid_t child)
 	probe_json_str(extra, sizeof extra - 1024, &k, path ? path : "");
 	extra[k] = '\0';
 	if (strcmp(event, "exec") == 0)
-		probe_work_json(extra + k, sizeof extra - k, PROBE_COUNTS_TRY);
+		probe_work_json(extra + k, sizeof extra - k, PROBE_COUNTS_TRY, 1);
 	probe_event(event, extra);
 }
 

@@ -66,10 +66,44 @@ r["runs"][0]["record"]["reps"][0]["phases"]["total"]["minflt"] = -5
 lines[rounds[1]] = json.dumps(r, separators=(",", ":"))
 open(sys.argv[2], "w").write("\n".join(lines) + "\n")
 PYEOF
-# rep 0 is always the cold one: the counts of reps outside both regimes are never read
 expect_status "a rep's count out of range: compare refuses the file" 2 "$A" compare "$TMP/bad.json"
 expect_err "... naming the round, the run, the rep, the phase and the count" \
-	'rounds\[1\]\.runs\[0\]: reps\[0\]\.phases\.total\.minflt is not a number in 0\.\.'
+	'rounds\[1\]\.runs\[0\]: reps\[0\]\.phases\.total\.minflt is not an integer in 0\.\.'
+
+# a warm-up rep (regime "warmup", in neither compared regime): its counts are not used, but a
+# malformed one is refused as in any other rep (docs/results-format.md, "Resource counts")
+warm() { # VALUE OUT: b.json with VALUE as minflt of the first warm-up rep's total; prints where
+	python3 - "$TMP/b.json" "$2" "$1" <<'PYEOF'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+for li, l in enumerate(lines):
+    if not l.startswith('{"index"'):
+        continue
+    r = json.loads(l)
+    for ri, run in enumerate(r["runs"]):
+        for pi, rep in enumerate(run["record"]["reps"]):
+            if rep["regime"] == "warmup":
+                rep["phases"]["total"]["minflt"] = json.loads(sys.argv[3])
+                lines[li] = json.dumps(r, separators=(",", ":"))
+                open(sys.argv[2], "w").write("\n".join(lines) + "\n")
+                print("rounds\\[%d\\]\\.runs\\[%d\\]: reps\\[%d\\]" % (r["index"], ri, pi))
+                sys.exit(0)
+sys.exit("no warm-up rep")
+PYEOF
+}
+for v in -5 1.5 1e19; do
+	where=$(warm "$v" "$TMP/warm.json") || notok "a warm-up rep in the bench" "$where"
+	expect_status "a warm-up rep's count $v: compare refuses the file" 2 "$A" compare "$TMP/warm.json"
+	expect_err "... naming that rep's count" "$where\.phases\.total\.minflt is not an integer in 0\.\."
+done
+warm 123456789012 "$TMP/warm.json" >/dev/null
+"$A" compare "$TMP/b.json" --format json >"$TMP/c0.json" 2>"$TMP/err"
+expect_status "a warm-up rep's well-formed count: compare reads the file" 0 "$A" compare "$TMP/warm.json" --format json
+if python3 - "$TMP/c0.json" "$TMP/out" <<'PYEOF' >"$TMP/same" 2>&1; then ok "... and uses no warm-up count (comparisons unchanged)"; else notok "... and uses no warm-up count" "$(cat "$TMP/same")"; fi
+import json, sys
+a, b = (json.load(open(f))["comparisons"] for f in sys.argv[1:])
+assert a == b, "the comparisons differ"
+PYEOF
 
 
 expect_status "compare --format json" 0 "$A" compare "$TMP/b.json" --format json

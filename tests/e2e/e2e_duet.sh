@@ -36,6 +36,44 @@ fi
 	notok "duet runs carry their records" "$("$jget" "$TMP/d.json" rounds.2.runs.1.status)"
 expect_status "compare a duet bench" 0 "$A" compare "$TMP/d.json"
 
+# duet runs are contained as sequential driver runs are (docs/programs.md, "Containment"): the
+# same mechanism recorded on this host, a cgroup of each run's own whose CPU covers the driver's
+expect_status "the same bench, sequential, 1 round" 0 "$A" bench -a system,system_slow -w $wl \
+	--scale small --rounds 1 --warmup 0 --quiet -o "$TMP/s.json"
+contained() { # FILE SEQUENTIAL: every run's containment as the sequential bench's runs have it
+	python3 - "$1" "$2" <<'PYEOF'
+import benchfile, sys
+d, s = benchfile.load(sys.argv[1]), benchfile.load(sys.argv[2])
+want = {r["containment"]["mechanism"] for rd in s["rounds"] for r in rd["runs"]}
+assert len(want) == 1 and want <= {"cgroup+proc-connector", "cgroup", "proc-connector", "none"}, want
+want = want.pop()
+n = 0
+for rd in d["rounds"]:
+    for r in rd["runs"]:
+        c = r.get("containment")
+        assert c is not None, ("no containment", rd["index"], r["arm"])
+        assert c["mechanism"] == want, (c, want)
+        assert c["left_behind"] == 0, c
+        if "cgroup" in want:
+            own = r["record"]["rusage"]["user_ns"] + r["record"]["rusage"]["sys_ns"]
+            cg = c["cgroup_cpu"]["user_ns"] + c["cgroup_cpu"]["sys_ns"]
+            assert cg > 0 and own <= cg + 10e6, (own, cg)
+        else:
+            assert c["cgroup_cpu"] is None, c
+        n += 1
+assert n >= 2, n
+print(want, n)
+PYEOF
+}
+if got=$(contained "$TMP/d.json" "$TMP/s.json" 2>&1); then ok "every duet run records its containment, as a sequential run's ($got runs)"; else notok "duet runs are contained" "$got"; fi
+expect_status "bench --duet without a cgroup (test hook)" 0 env ALLOCAB_TEST_NO_CGROUP=1 "$A" bench \
+	-a system,system_slow -w $wl --scale small --rounds 1 --warmup 0 --duet --quiet -o "$TMP/dn.json"
+expect_status "... sequential" 0 env ALLOCAB_TEST_NO_CGROUP=1 "$A" bench -a system,system_slow -w $wl \
+	--scale small --rounds 1 --warmup 0 --quiet -o "$TMP/sn.json"
+if got=$(contained "$TMP/dn.json" "$TMP/sn.json" 2>&1); then ok "without a cgroup, duet runs record what sequential ones do ($got runs)"; else notok "duet runs without a cgroup" "$got"; fi
+[ "$("$jget" "$TMP/dn.json" rounds.0.runs.0.containment.missing)" = "$("$jget" "$TMP/sn.json" rounds.0.runs.0.containment.missing)" ] &&
+	ok "... and say what is missing as they do" || notok "what is missing" "$("$jget" "$TMP/dn.json" rounds.0.runs.0.containment.missing)"
+
 expect_status "--duet refuses a multi-threaded workload" 2 "$A" bench -a system,system_slow -w parquet_load --duet -o "$TMP/x.json"
 expect_err "--duet names the workload" "^allocab: bench: --duet: workload 'parquet_load' is not single-threaded"
 expect_status "--duet refuses three allocators" 2 "$A" bench -a system,system_slow,mimalloc -w $wl --duet -o "$TMP/x.json"

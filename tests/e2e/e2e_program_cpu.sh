@@ -51,6 +51,22 @@ if [[ $pu =~ ^[0-9]+$ ]] && [[ $ps_ =~ ^[0-9]+$ ]] && [ "$((pu + ps_))" -gt 0 ];
 else
 	notok "probe per-process CPU" "user '$pu' sys '$ps_'"
 fi
+# the probe's exit record holds user and system time once, in its rusage (docs/results-format.md,
+# "allocab-probe/1"); its start record beside cpu_ns
+: >"$TMP/records"
+ALLOCAB_PROBE_FILE="$TMP/records" LD_PRELOAD="$(realpath "$BUILD/liballocab-probe.so")" "$F" >/dev/null 2>&1
+if python3 - "$TMP/records" <<'PYEOF' >"$TMP/once" 2>&1; then ok "the probe's exit record: user and system time once, in rusage"; else notok "the probe's exit record: user and system time once" "$(cat "$TMP/once")"; fi
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1])]
+ex = [r for r in recs if r["event"] == "exit"]
+st = [r for r in recs if r["event"] == "start"]
+assert ex and st, recs
+for r in ex:
+    assert "user_ns" not in r and "sys_ns" not in r, r
+    assert isinstance(r["rusage"]["user_ns"], int) and isinstance(r["rusage"]["sys_ns"], int), r
+for r in st:
+    assert isinstance(r["user_ns"], int) and isinstance(r["sys_ns"], int), r
+PYEOF
 tu=$("$J" "$TMP/p.json" "$r.probe.cpu_total.user_ns")
 ts=$("$J" "$TMP/p.json" "$r.probe.cpu_total.sys_ns")
 ti=$("$J" "$TMP/p.json" "$r.probe.cpu_total.images")

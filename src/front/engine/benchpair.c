@@ -67,18 +67,18 @@ static void note_tracking(struct engine *e, const cJSON *run)
 		benchdoc_set_string(config, "process_tracking", got);
 }
 
-/* The run object of a finished process, counted; NULL with *fatal ST_USAGE when a driver rejected
- * its arguments in the first round. */
+/* The run object of a finished process with its containment object cn (consumed; NULL: none),
+ * counted; NULL with *fatal ST_USAGE when a driver rejected its arguments in the first round. */
 static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
                         size_t pad, const struct runner_result *r,
-                        const struct telemetry_sample tel[2], struct bench_probe_run *pr,
-                        struct phaserun *ph, enum status *fatal, char *err, size_t errlen)
+                        const struct telemetry_sample tel[2], cJSON *cn,
+                        struct bench_probe_run *pr, struct phaserun *ph, enum status *fatal,
+                        char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	const struct arm_kind_ops *k = bench_arm_kind(a);
 	enum run_status st;
 	cJSON *run = benchdoc_run(c, a, w, pad, r, tel, &st);
-	cJSON *cn = runner_containment_json(r);
 
 	if (cn && run)
 		cJSON_AddItemToObject(run, "containment", cn);
@@ -168,7 +168,8 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 	} else if (r.end != RUNNER_STOPPED) {
 		ph.hi = phaserun_clock();
 		sample(e, &tel[1]);
-		run = judge_run(e, a, w, pad, &r, tel, pr, marks ? &ph : NULL, fatal, err, errlen);
+		run = judge_run(e, a, w, pad, &r, tel, runner_containment_json(&r), pr,
+		                marks ? &ph : NULL, fatal, err, errlen);
 	}
 	if (pr && !run)
 		bench_probe_discard(pr);
@@ -203,6 +204,7 @@ int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 		                               .timeout_s = c->timeout_s,
 		                               .grace_s = c->grace_s,
 		                               .capture_stdout = 1,
+		                               .contain = 1,
 		                               .stop = e->stop};
 		side[i] = (struct duet_side){
 		    .spec = &spec[i],
@@ -218,9 +220,10 @@ int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 		rc = 0;
 	*fatal = rc < 0 ? ST_FAIL : ST_OK;
 	for (int i = 0; rc == 1 && i < 2; i++) {
-		cJSON *run = judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel, NULL, NULL,
-		                       fatal, err, errlen);
+		cJSON *run = judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel,
+		                       side[i].containment, NULL, NULL, fatal, err, errlen);
 
+		side[i].containment = NULL;
 		if (!run) {
 			rc = -1;
 			break;
@@ -229,8 +232,10 @@ int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 		cJSON_AddItemToArray(runs, run);
 	}
 	if (argv[0] && argv[1]) {
-		runner_result_free(&side[0].r);
-		runner_result_free(&side[1].r);
+		for (int i = 0; i < 2; i++) {
+			runner_result_free(&side[i].r);
+			cJSON_Delete(side[i].containment);
+		}
 	}
 	free(argv[0]);
 	free(argv[1]);

@@ -237,7 +237,7 @@ enum status bench_setup_probe(struct bench_config *c, const struct bench_program
 	c->containment = pp->containment;
 	if (!ptrack_available(why, sizeof why))
 		trackmode_text(TRACKMODE_PROBE_ONLY, why, pp->tracking, sizeof pp->tracking);
-	else if (!strstr(pp->containment, "proc-connector"))
+	else if (!containmode_has(pp->containment, CONTAINMODE_SEES_ESCAPES))
 		trackmode_text(TRACKMODE_PTRACE_ESCAPES, cwhy, pp->tracking, sizeof pp->tracking);
 	else
 		trackmode_text(TRACKMODE_PTRACE, NULL, pp->tracking, sizeof pp->tracking);

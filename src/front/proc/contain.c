@@ -1,5 +1,6 @@
 /* contain.c - a run's cgroup and the proc connector (contain.h). */
 #include "front/proc/contain.h"
+#include "front/proc/proc.h"
 #include "front/proc/ptrack.h"
 
 #include <errno.h>
@@ -546,10 +547,9 @@ void contain_free(struct contain *c)
 const char *contain_mechanism(const struct contain *c)
 {
 	if (!c)
-		return "none";
-	if (c->cgroup && c->connector)
-		return "cgroup+proc-connector";
-	return c->cgroup ? "cgroup" : c->connector ? "proc-connector" : "none";
+		return containmode_text(0);
+	return containmode_text((c->cgroup ? CONTAINMODE_CGROUP : 0) |
+	                        (c->connector ? CONTAINMODE_SEES_ESCAPES : 0));
 }
 
 const char *contain_available(char *why, size_t len)
@@ -559,7 +559,7 @@ const char *contain_available(char *why, size_t len)
 
 	if (!c) {
 		snprintf(why, len, "no memory");
-		return "none";
+		return containmode_text(0);
 	}
 	m = contain_mechanism(c);
 	snprintf(why, len, "%s", c->why);

@@ -45,11 +45,16 @@ int duet_cpus(int cpu[2], char *err, size_t errlen)
 	return 0;
 }
 
-/* What a helper sends back; r.out follows as r.out_len bytes. */
+/* Most bytes of a run's containment object as text (its longest member is an image's path). */
+#define DUET_CONTAIN_MAX 65536
+
+/* What a helper sends back; r.out follows as r.out_len bytes, then the run's containment object
+ * as contain_len bytes of compact JSON. The pointers of r are the helper's and never followed. */
 struct duet_msg {
 	int ok;
 	struct runner_result r;
 	struct telemetry_sample tel[2];
+	size_t contain_len;
 	char err[256];
 };
 
@@ -81,7 +86,8 @@ static void helper(struct duet_side *s, int go_fd, int out_fd)
 {
 	struct duet_msg m;
 	cpu_set_t set;
-	char *out;
+	cJSON *cn;
+	char *out, *text;
 	char c;
 
 	memset(&m, 0, sizeof m);
@@ -97,12 +103,50 @@ static void helper(struct duet_side *s, int go_fd, int out_fd)
 	telemetry_sample(&m.tel[0]);
 	m.ok = runner_run(s->spec, &m.r, m.err, sizeof m.err) == 0;
 	telemetry_sample(&m.tel[1]);
+	cn = m.ok ? runner_containment_json(&m.r) : NULL;
+	text = cn ? cJSON_PrintUnformatted(cn) : NULL;
+	m.contain_len = text && strlen(text) <= DUET_CONTAIN_MAX ? strlen(text) : 0;
 	out = m.r.out;
 	m.r.out = NULL;
+	m.r.track = NULL;
+	m.r.contain = NULL;
 	if (write_full(out_fd, &m, sizeof m) != 0 ||
-	    (m.ok && out && m.r.out_len && write_full(out_fd, out, m.r.out_len) != 0))
+	    (m.ok && out && m.r.out_len && write_full(out_fd, out, m.r.out_len) != 0) ||
+	    (m.ok && m.contain_len && write_full(out_fd, text, m.contain_len) != 0))
 		_exit(1);
 	_exit(0);
+}
+
+/* The containment object a helper sent, n bytes of JSON, into s->containment. */
+static int read_contain(struct duet_side *s, int fd, size_t n, const volatile sig_atomic_t *stop,
+                        const pid_t pid[2], int *told, char *err, size_t errlen)
+{
+	char *text;
+
+	if (n > DUET_CONTAIN_MAX) {
+		snprintf(err, errlen, "duet helper for CPU %d sent a containment object too long",
+		         s->cpu);
+		return -1;
+	}
+	if (!(text = malloc(n + 1))) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (read_all(fd, text, n, stop, pid, told) != 0) {
+		free(text);
+		snprintf(err, errlen, "duet helper for CPU %d died while reporting", s->cpu);
+		return -1;
+	}
+	text[n] = '\0';
+	s->containment = cJSON_Parse(text);
+	free(text);
+	if (!cJSON_IsObject(s->containment)) {
+		cJSON_Delete(s->containment);
+		s->containment = NULL;
+		snprintf(err, errlen, "duet helper for CPU %d sent no containment object", s->cpu);
+		return -1;
+	}
+	return 0;
 }
 
 /* Reads side i's message into it. */
@@ -121,6 +165,7 @@ static int collect(struct duet_side *s, int fd, const volatile sig_atomic_t *sto
 	}
 	s->r = m.r;
 	s->r.track = NULL; /* duet runs are never tracked */
+	s->r.contain = NULL;
 	s->tel[0] = m.tel[0];
 	s->tel[1] = m.tel[1];
 	if (s->r.out_len || s->spec->capture_stdout) {
@@ -135,7 +180,7 @@ static int collect(struct duet_side *s, int fd, const volatile sig_atomic_t *sto
 		}
 		s->r.out[s->r.out_len] = '\0';
 	}
-	return 0;
+	return m.contain_len ? read_contain(s, fd, m.contain_len, stop, pid, told, err, errlen) : 0;
 }
 
 int duet_run(struct duet_side side[2], const volatile sig_atomic_t *stop, char *err, size_t errlen)
@@ -145,6 +190,7 @@ int duet_run(struct duet_side side[2], const volatile sig_atomic_t *stop, char *
 
 	memset(&side[0].r, 0, sizeof side[0].r);
 	memset(&side[1].r, 0, sizeof side[1].r);
+	side[0].containment = side[1].containment = NULL;
 	if (pipe2(go, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
@@ -186,8 +232,11 @@ int duet_run(struct duet_side side[2], const volatile sig_atomic_t *stop, char *
 			;
 	}
 	if (rc != 0) {
-		runner_result_free(&side[0].r);
-		runner_result_free(&side[1].r);
+		for (int i = 0; i < 2; i++) {
+			runner_result_free(&side[i].r);
+			cJSON_Delete(side[i].containment);
+			side[i].containment = NULL;
+		}
 	}
 	return rc;
 }

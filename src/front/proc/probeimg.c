@@ -64,10 +64,15 @@ static double calls_of(const cJSON *counts)
 	return n;
 }
 
-/* The growth of the clock k from g's first record to r (NAN when either lacks it). */
+/* The growth of the clock k from g's first record to r (NAN when either lacks it). An exit
+ * record holds the user and system times once, in its rusage; one written before the probe
+ * wrote them once holds them beside it too, the same times. */
 static double grown(const struct pimg *g, const cJSON *r, const char *k)
 {
 	double a = fnum(g->first, k), b = fnum(r, k);
+
+	if (isnan(b))
+		b = fnum(cJSON_GetObjectItemCaseSensitive(r, "rusage"), k);
 
 	return !isnan(a) && !isnan(b) && b >= a ? b - a : NAN;
 }

@@ -191,6 +191,9 @@ struct duet_side {
 	int cpu;
 	struct runner_result r;         /* filled by duet_run; free with runner_result_free */
 	struct telemetry_sample tel[2]; /* before and after the run, sampled by its helper */
+	/* with spec->contain: the run's containment object as its helper's runner_containment_json
+	 * made it (r.contain stays in the helper, NULL here); the caller's, NULL without */
+	cJSON *containment;
 };
 
 /* Runs both sides at once; stop works as in runner_run (the helpers are told to stop).
@@ -369,7 +372,22 @@ const char *ptrack_describe(const struct ptrack *t, char *buf, size_t len);
  * Returns 1, or 0 with "ptrace: EPERM" (or the test hook's equivalent) in why. */
 int ptrack_available(char *why, size_t len);
 
-/* "cgroup+proc-connector", "cgroup", "proc-connector" or "none" (NULL: "none"). */
+/* What a containment mode promises (containmode.c, one row per mode; docs/programs.md,
+ * "Containment"): every process of the run is in a cgroup of its own, emptied when the run ends;
+ * every fork and exec on the machine is seen (the proc connector), so a process that escapes
+ * tracking is found. */
+#define CONTAINMODE_CGROUP       1u
+#define CONTAINMODE_SEES_ESCAPES 2u
+
+/* The recorded text of the mode with exactly these flags: "cgroup+proc-connector", "cgroup",
+ * "proc-connector" or "none". */
+const char *containmode_text(unsigned flags);
+
+/* Whether a recorded text is of a mode with every flag of flags (flags 0: of any mode): 0 for
+ * NULL or a text no row writes. */
+int containmode_has(const char *recorded, unsigned flags);
+
+/* The mode of c's parts, as containmode_text (NULL: "none"). */
 const char *contain_mechanism(const struct contain *c);
 
 /* Whether this process can contain runs: a trial of both. Returns the mechanism's name, with what

@@ -419,10 +419,12 @@ enum status rf_load(const char *path, struct rf_doc **out, char *err, size_t err
 	static const char *const before[] = {"schema", "status", "config", NULL};
 	enum jl_why why;
 	struct js_stream *js;
-	int oom = 0;
+	int oom = 0, lines;
 
 	*out = NULL;
-	if (rf_path_is_lines(path))
+	if ((lines = rf_path_is_lines(path, err, errlen)) < 0)
+		return ST_USAGE;
+	if (lines)
 		return load_lines_file(path, out, err, errlen);
 	if (!(js = js_open(path, "rounds", before, &why, err, errlen)))
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;

@@ -230,8 +230,10 @@ void rf_free(struct rf_doc *d);
 #define RF_SCHEMA2 "allocab-bench/2"
 
 /* Whether the file at path begins as an allocab-bench/2 header line does,
- * {"schema":"allocab-bench/2" (0 when it cannot be read). */
-int rf_path_is_lines(const char *path);
+ * {"schema":"allocab-bench/2": 1, or 0 (also when it cannot be read: its reader says why); -1
+ * with "PATH: schema 'S' is not ..." in err when it begins {"schema":"S" with S neither
+ * schema. */
+int rf_path_is_lines(const char *path, char *err, size_t errlen);
 
 /* What rf_bench_read learnt of a file beyond its document. */
 struct rf_file {

@@ -18,14 +18,32 @@
 #include <string.h>
 #include <unistd.h>
 
-#define HEAD_PREFIX "{\"schema\":\"" RF_SCHEMA2 "\""
+#define SCHEMA_MEMBER "{\"schema\":\""
+#define SNIFF_BYTES 128 /* the schema member and a schema name of up to 100 bytes */
 
-/* Whether text (n bytes, the start of a file) begins as an allocab-bench/2 header line does. */
-static int is_lines(const char *text, size_t n)
+/* What text (n bytes, the start of the file at path) says of its schema: 1 when it begins as an
+ * allocab-bench/2 header line does ({"schema":"allocab-bench/2"); 0 when it does not begin with
+ * that compact schema member or names allocab-bench/1 there (the document's reader judges it);
+ * -1 with the schema it names in err when that is another one, whatever follows (the
+ * docs/results-format.md rule: a reader refuses a schema it does not know). */
+static int sniff(const char *path, const char *text, size_t n, char *err, size_t errlen)
 {
-	size_t k = strlen(HEAD_PREFIX);
+	size_t k = strlen(SCHEMA_MEMBER), e = k;
+	int len;
 
-	return n >= k && memcmp(text, HEAD_PREFIX, k) == 0;
+	if (n < k || memcmp(text, SCHEMA_MEMBER, k) != 0)
+		return 0;
+	while (e < n && text[e] != '"' && text[e] != '\\' && text[e] >= 0x20 && text[e] < 0x7f)
+		e++;
+	if ((e < n && text[e] != '"') || (e == n && n < SNIFF_BYTES))
+		return 0; /* an escape, a byte or an end the document's reader reports */
+	len = (int)(e - k);
+	if (e < n && (size_t)len == strlen(RF_SCHEMA2) && memcmp(text + k, RF_SCHEMA2, len) == 0)
+		return 1;
+	if (e < n && (size_t)len == strlen(RF_SCHEMA1) && memcmp(text + k, RF_SCHEMA1, len) == 0)
+		return 0;
+	return errmsg_fail(err, errlen, "%s: schema '%.*s' is not %s or %s", path,
+	                   len > 100 ? 100 : len, text + k, RF_SCHEMA2, RF_SCHEMA1);
 }
 
 /* The depth, in the equivalent allocab-bench/1 document, of a line's value: a round sits in the
@@ -391,7 +409,11 @@ int rf_bench_read(const char *path, cJSON **doc, struct rf_file *info, enum jl_w
 
 	*doc = NULL;
 	memset(info, 0, sizeof *info);
-	if (!rf_path_is_lines(path)) {
+	if ((rc = rf_path_is_lines(path, err, errlen)) < 0) {
+		*why = JL_BAD;
+		return -1;
+	}
+	if (!rc) {
 		info->keep = -1;
 		*doc = jl_load(path, why, err, errlen);
 		return *doc ? 0 : -1;
@@ -427,9 +449,9 @@ fail:
 	return -1;
 }
 
-int rf_path_is_lines(const char *path)
+int rf_path_is_lines(const char *path, char *err, size_t errlen)
 {
-	char buf[64];
+	char buf[SNIFF_BYTES];
 	size_t size, cap, got = 0;
 	char ignored[256];
 	int fd = jl_open(path, &size, &cap, ignored, sizeof ignored);
@@ -440,5 +462,5 @@ int rf_path_is_lines(const char *path)
 	while (got < sizeof buf && (r = read(fd, buf + got, sizeof buf - got)) > 0)
 		got += (size_t)r;
 	close(fd);
-	return is_lines(buf, got);
+	return sniff(path, buf, got, err, errlen);
 }

@@ -103,6 +103,11 @@ char *rl_compact(const cJSON *v);
  * -1 with "AT: OBJ.KEY is not a number in 0..HI". */
 int rl_opt_num(struct loader *l, const cJSON *o, const char *key, double hi, const char *at,
                const char *obj, double *out);
+/* A resource count (docs/results-format.md, "Resource counts") that may be absent or null (*out
+ * NAN), else an integer in [0, RF_MAX_FIGURE]. Returns 0, or -1 with "AT: OBJ.KEY is not an
+ * integer in 0..1e+18". */
+int rl_opt_count(struct loader *l, const cJSON *o, const char *key, const char *at,
+                 const char *obj, double *out);
 /* A time: an integer number of nanoseconds in 1..RF_MAX_WALL_NS. Returns 1 and *out, else 0. */
 int rl_wall_ns(const cJSON *v, double *out);
 /* The allocab-run/1 record of an ok run of workload wi by arm (a name in l->d->arms; at: where,

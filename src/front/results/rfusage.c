@@ -6,6 +6,7 @@
 #include "front/stats/stats.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 
 static const char *const count_key[RF_NCOUNTS] = {"user_ns", "sys_ns", "minflt",
@@ -74,8 +75,8 @@ static void regimes_of(const cJSON *reps, size_t n, enum steady_regime *g)
 	}
 }
 
-/* The counts of phase p of every rep into v[c][i] (NAN where absent), whether any is not a
- * number in range (bad[c][i]; rl_opt_num says why), and each rep's phase object ph[i]; phase
+/* The counts of phase p of every rep into v[c][i] (NAN where absent), whether any is not an
+ * integer in range (bad[c][i]; rl_opt_count says why), and each rep's phase object ph[i]; phase
  * objects are looked up once a rep. */
 static void read_phase(const cJSON *reps, const char *phase, size_t n,
                        double v[RF_NCOUNTS][RF_MAX_REPS], unsigned char bad[RF_NCOUNTS][RF_MAX_REPS],
@@ -87,8 +88,9 @@ static void read_phase(const cJSON *reps, const char *phase, size_t n,
 		const cJSON *ph = ph_of[i] = rl_get(rl_get(rep, "phases"), phase), *cur = NULL;
 		for (int c = 0; c < RF_NCOUNTS; c++) {
 			const cJSON *x = rl_get_after(ph, &cur, count_key[c]);
-			v[c][i] = NAN;
-			bad[c][i] = x && !cJSON_IsNull(x) && !jl_range(x, 0, RF_MAX_FIGURE, &v[c][i]);
+			uint64_t u = 0;
+			bad[c][i] = x && !cJSON_IsNull(x) && !jl_uint(x, (uint64_t)RF_MAX_FIGURE, &u);
+			v[c][i] = x && !cJSON_IsNull(x) && !bad[c][i] ? (double)u : NAN;
 		}
 	}
 }
@@ -112,23 +114,23 @@ int rl_usage_reps(struct loader *l, const struct rf_workload *w, const cJSON *re
 
 	for (size_t p = 0; p < w->nrecord; p++) {
 		read_phase(reps, w->phases[p], n, all, bad, ph);
-		for (int c = 0; c < RF_NCOUNTS; c++)
+		for (int c = 0; c < RF_NCOUNTS; c++) {
+			/* every rep's, a warm-up one's too, though only the regimes' are kept */
+			for (size_t i = 0; i < n; i++)
+				if (bad[c][i]) {
+					snprintf(obj, sizeof obj, "reps[%zu].phases.%.100s", i,
+					         w->phases[p]);
+					return rl_opt_count(l, ph[i], count_key[c], at, obj, &v[0]);
+				}
 			for (int r = 0; r < RF_NREGIMES; r++) {
 				size_t k = 0, nan = 0;
-				for (size_t i = 0; i < n; i++) {
-					if (g[i] != of[r])
-						continue;
-					if (bad[c][i]) {
-						snprintf(obj, sizeof obj, "reps[%zu].phases.%.100s", i,
-						         w->phases[p]);
-						return rl_opt_num(l, ph[i], count_key[c], RF_MAX_FIGURE,
-						                  at, obj, &v[k]);
-					}
-					nan += isnan(v[k++] = all[c][i]);
-				}
+				for (size_t i = 0; i < n; i++)
+					if (g[i] == of[r])
+						nan += isnan(v[k++] = all[c][i]);
 				b[usage_at(w->nrecord, r, p, c)] =
 				    k && !nan ? stats_median(v, k) : NAN;
 			}
+		}
 	}
 	return 0;
 }
@@ -141,8 +143,8 @@ int rl_usage_process(struct loader *l, const cJSON *jr, struct rf_run *run, cons
 	if (!b)
 		return -1;
 	for (int c = 0; c < RF_NCOUNTS; c++)
-		if (rl_opt_num(l, proc, process_key[c], RF_MAX_FIGURE, at, "process",
-		               &b[usage_at(1, RF_COLD, 0, c)]))
+		if (rl_opt_count(l, proc, process_key[c], at, "process",
+		                 &b[usage_at(1, RF_COLD, 0, c)]))
 			return -1;
 	return 0;
 }

@@ -70,7 +70,8 @@ static void test_run(void)
 		                               .argv = argv[i],
 		                               .timeout_s = 60,
 		                               .grace_s = 1,
-		                               .capture_stdout = 1};
+		                               .capture_stdout = 1,
+		                               .contain = i == 0};
 		side[i] = (struct duet_side){.spec = &spec[i], .cpu = cpu[i]};
 	}
 	CHECK(duet_run(side, NULL, err, sizeof err) == 0, "duet_run (%s)", err);
@@ -88,6 +89,19 @@ static void test_run(void)
 		CHECK(side[i].tel[0].have_load && side[i].tel[1].have_load,
 		      "side %d has telemetry before and after", i);
 		runner_result_free(&side[i].r);
+	}
+	{
+		const char *m = cJSON_GetStringValue(
+		    cJSON_GetObjectItemCaseSensitive(side[0].containment, "mechanism"));
+		const cJSON *left =
+		    cJSON_GetObjectItemCaseSensitive(side[0].containment, "left_behind");
+
+		CHECK(m && containmode_has(m, 0) && cJSON_IsNumber(left) && left->valueint == 0,
+		      "the contained side has its containment object, from its helper (%s)",
+		      m ? m : "none");
+		CHECK(!side[1].containment && !side[0].r.contain && !side[1].r.contain,
+		      "the uncontained side has none; no helper's pointer is kept");
+		cJSON_Delete(side[0].containment);
 	}
 	for (int i = 0; i < 2; i++) {
 		char p[64];
