@@ -156,7 +156,7 @@ static struct rf_doc *rf_both(const char *path, const char **bad, char *err, siz
 	char err2[1024];
 
 	*bad = NULL;
-	if (rf_path_is_lines(path)) {
+	if (rf_path_is_lines(path, err2, sizeof err2) == 1) {
 		struct rf_file info;
 		cJSON_Delete(whole);
 		whole = NULL;
