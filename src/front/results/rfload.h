@@ -104,8 +104,10 @@ char *rl_compact(const cJSON *v);
 int rl_opt_num(struct loader *l, const cJSON *o, const char *key, double hi, const char *at,
                const char *obj, double *out);
 /* A resource count (docs/results-format.md, "Resource counts") that may be absent or null (*out
- * NAN), else an integer in [0, RF_MAX_FIGURE]. Returns 0, or -1 with "AT: OBJ.KEY is not an
- * integer in 0..1e+18". */
+ * NAN), else an integer in [0, RF_MAX_FIGURE]. rl_count: the value v, 0 (*out the count, NAN when
+ * absent or null) or -1 when it is no such integer (*out NAN); rl_opt_count: o's member key, 0
+ * or -1 with "AT: OBJ.KEY is not an integer in 0..1e+18". */
+int rl_count(const cJSON *v, double *out);
 int rl_opt_count(struct loader *l, const cJSON *o, const char *key, const char *at,
                  const char *obj, double *out);
 /* A time: an integer number of nanoseconds in 1..RF_MAX_WALL_NS. Returns 1 and *out, else 0. */

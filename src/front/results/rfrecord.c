@@ -129,19 +129,25 @@ int rl_opt_num(struct loader *l, const cJSON *o, const char *key, double hi, con
 	return 0;
 }
 
-int rl_opt_count(struct loader *l, const cJSON *o, const char *key, const char *at,
-                 const char *obj, double *out)
+int rl_count(const cJSON *v, double *out)
 {
-	const cJSON *v = rl_get(o, key);
 	uint64_t n;
 
 	*out = NAN;
 	if (!v || cJSON_IsNull(v))
 		return 0;
 	if (!jl_uint(v, (uint64_t)RF_MAX_FIGURE, &n))
+		return -1;
+	*out = (double)n;
+	return 0;
+}
+
+int rl_opt_count(struct loader *l, const cJSON *o, const char *key, const char *at,
+                 const char *obj, double *out)
+{
+	if (rl_count(rl_get(o, key), out) != 0)
 		return rl_fail(l, "%s: %s.%s is not an integer in 0..%g", at, obj, key,
 		               RF_MAX_FIGURE);
-	*out = (double)n;
 	return 0;
 }
 

@@ -6,7 +6,6 @@
 #include "front/stats/stats.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 
 static const char *const count_key[RF_NCOUNTS] = {"user_ns", "sys_ns", "minflt",
@@ -87,10 +86,7 @@ static void read_phase(const cJSON *reps, const char *phase, size_t n,
 	for (size_t i = 0; i < n; i++, rep = rep ? rep->next : NULL) {
 		const cJSON *ph = ph_of[i] = rl_get(rl_get(rep, "phases"), phase), *cur = NULL;
 		for (int c = 0; c < RF_NCOUNTS; c++) {
-			const cJSON *x = rl_get_after(ph, &cur, count_key[c]);
-			uint64_t u = 0;
-			bad[c][i] = x && !cJSON_IsNull(x) && !jl_uint(x, (uint64_t)RF_MAX_FIGURE, &u);
-			v[c][i] = x && !cJSON_IsNull(x) && !bad[c][i] ? (double)u : NAN;
+			bad[c][i] = rl_count(rl_get_after(ph, &cur, count_key[c]), &v[c][i]) != 0;
 		}
 	}
 }
