@@ -17,9 +17,10 @@
 #   and no sanitizer report; otherwise its output follows behind "# ". A line per sanitizer,
 #   "SAN: N of M binaries clean", precedes the closing lines. A binary under BUILD/SAN/ without a
 #   plain twin (the fuzz corpus replays) is counted like a unit binary.
-# Every program runs TEST_JOBS at a time, the e2e scripts first (each in its own scratch directory,
-# tests/e2e/lib.sh), then the unit binaries, their sanitizer twins and the fuzz replays; each
-# one's output is printed whole when it ends. Every program's
+# Every program runs TEST_JOBS at a time, the longest first by the seconds of the last run
+# (BUILD/test-times, which each run writes; without it tests/times.txt, a copy of one), the e2e
+# scripts each in its own scratch directory (tests/e2e/lib.sh); each one's output is printed
+# whole when it ends. Every program's
 # header line "# NAME (N s)" gives its seconds; the slowest are listed before the closing lines:
 # "slowest: ...", "took: ...", then "N passed, N failed, N skipped" as the last line.
 set -u
@@ -163,7 +164,7 @@ for t in tests/test_*.c tests/e2e_*.sh; do
 	failed=$((failed + 1))
 done
 
-# The jobs, e2e scripts first (the longest), then the binaries in the order given. kind[N] is
+# The jobs: the e2e scripts, then the binaries in the order given. kind[N] is
 # e2e, plain (a unit binary, or a sanitizer binary without a plain twin: the fuzz replays), or the
 # sanitizer's name (BUILD/SAN/PATH beside BUILD/PATH).
 kind=()
@@ -186,8 +187,24 @@ for bin in "$@"; do
 	fi
 	name+=("$bin")
 done
+# Longest first, by the seconds of the last run here (BUILD/test-times) or else of the run
+# tests/times.txt was copied from; a program in neither runs first. Two at a time, a long one
+# started last would run alone at the end.
+declare -A before=()
+times_in=$build/test-times
+[ -s "$times_in" ] || times_in=tests/times.txt
+if [ -r "$times_in" ]; then
+	while read -r ms key; do
+		[[ $ms =~ ^[0-9]+$ ]] && before[$key]=$ms
+	done <"$times_in"
+fi
+key_of() { printf '%s' "${1#"$build"/}"; }
+order=$(for n in "${!name[@]}"; do
+	k=$(key_of "${name[$n]}")
+	printf '%s %s\n' "${before[$k]:-999999999}" "$n"
+done | sort -k1,1nr -k2,2n | cut -d' ' -f2)
 declare -A running=()
-for n in "${!name[@]}"; do
+for n in $order; do
 	while [ "${#running[@]}" -ge "$jobs" ]; do
 		wait -n 2>/dev/null
 		report_jobs
@@ -207,6 +224,10 @@ if [ "${#times[@]}" -gt 0 ]; then
 	printf '%s\n' "${times[@]}" | sort -rn | head -n 5 |
 		while read -r ms name; do printf '%s (%s s)\n' "$name" "$(secs "$ms")"; done |
 		paste -sd';' - | sed 's/;/, /g; s/^/slowest: /'
+fi
+if [ "${#times[@]}" -gt 0 ]; then
+	printf '%s\n' "${times[@]}" | while read -r ms nm; do printf '%s %s\n' "$ms" "$(key_of "$nm")"; done |
+		sort -k1,1nr >"$build/test-times.tmp" && mv -f "$build/test-times.tmp" "$build/test-times"
 fi
 end=$(date +%s)
 echo "took: $(((end - t0) / 60)) min $(((end - t0) % 60)) s in all, the tests $(((end - tests_t0) / 60)) min $(((end - tests_t0) % 60)) s ($jobs programs at a time; load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown))"

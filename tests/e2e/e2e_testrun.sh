@@ -3,8 +3,9 @@
 # and then crashes, one that crashes after passing checks, one that exits non-zero without a
 # failed check, one that prints nothing, a clean one, one that skips (once as it should, once
 # printed as ok), their sanitizer twins, a fuzz replay without a twin, five e2e scripts, two of
-# which only pass when they run at the same time), its per-program lines, its sanitizer summaries
-# and its last line must come out as counted by hand.
+# which only pass when they run at the same time), its per-program lines, its order (the longest
+# first, by the last run's seconds), its sanitizer summaries and its last line must come out as
+# counted by hand.
 . "$(dirname "$0")/lib.sh"
 runner=$PWD/tests/run.sh
 
@@ -107,6 +108,27 @@ rc=$?
 	[ "$(tail -n 1 "$TMP/log")" = "6 passed, 0 failed, 0 skipped" ] &&
 	ok "run.sh: a clean suite: 6 passed, 0 failed, 0 skipped, status 0" ||
 	notok "run.sh: clean suite" "status $rc: $(tail -n 4 "$TMP/log")"
+# The longest first, by the last run's seconds (BUILD/test-times, else tests/times.txt); a
+# program in neither first of all. Each run writes BUILD/test-times.
+mkdir -p "$TMP/order/tests"
+for p in s1 s2 s3; do
+	fake "../order/b/tests/$p" "echo 'ok - $p'"
+done
+printf '100 tests/s3\n50 tests/s1\n' >"$TMP/order/b/test-times"
+printf '100 tests/s1\n50 tests/s2\n5 tests/s3\n' >"$TMP/order/tests/times.txt"
+heads() { grep -oE '^# b/tests/s[0-9]' "$TMP/log" | cut -c11- | paste -sd' ' -; }
+(cd "$TMP/order" && TEST_JOBS=1 "$runner" b b/tests/s1 b/tests/s2 b/tests/s3) >"$TMP/log" 2>&1
+[ "$(heads)" = "s2 s3 s1" ] && ok "run.sh: the longest first by BUILD/test-times, an unknown program before them" ||
+	notok "run.sh: order by BUILD/test-times" "ran $(heads), want s2 s3 s1"
+[ "$(cut -d' ' -f2 "$TMP/order/b/test-times" | sort | paste -sd' ' -)" = "tests/s1 tests/s2 tests/s3" ] &&
+	grep -qE '^[0-9]+ tests/s2$' "$TMP/order/b/test-times" &&
+	ok "run.sh: the run writes BUILD/test-times, every program with its milliseconds" ||
+	notok "run.sh: BUILD/test-times" "$(cat "$TMP/order/b/test-times")"
+rm "$TMP/order/b/test-times"
+(cd "$TMP/order" && TEST_JOBS=1 "$runner" b b/tests/s1 b/tests/s2 b/tests/s3) >"$TMP/log" 2>&1
+[ "$(heads)" = "s1 s2 s3" ] && ok "run.sh: without BUILD/test-times, by tests/times.txt" ||
+	notok "run.sh: order by tests/times.txt" "ran $(heads), want s1 s2 s3"
+
 # A test in the old flat place (tests/test_*.c, tests/e2e_*.sh) never runs: run.sh counts a failure
 # naming it and where it belongs, and the Makefile refuses to build, with one line per file.
 mkdir -p "$TMP/flat/tests/e2e" "$TMP/mk/tests"

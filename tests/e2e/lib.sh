@@ -1,7 +1,8 @@
 # lib.sh - shell side of the test protocol: sourced by tests/e2e/e2e_*.sh.
 # Each check prints "ok - name" or "not ok - name: detail", and a check that cannot run here
 # "SKIP - name: reason" (never "ok"); tests/run.sh counts the three kinds of lines.
-# Variables: BUILD (build directory), TMP (a private scratch directory removed on exit).
+# Variables: BUILD (build directory), TMP (a private scratch directory removed on exit; TMPDIR is
+# TMP/tmp).
 set -u
 BUILD=${BUILD:-build}
 # compare's text formats fit $COLUMNS (docs/methodology.md, "Reading the output"); the tests that
@@ -10,6 +11,13 @@ export COLUMNS=1000
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/allocab-test.XXXXXX")
 export PYTHONPATH="$PWD/scripts:$PWD/tests${PYTHONPATH:+:$PYTHONPATH}"
 trap 'rm -rf "$TMP"' EXIT
+# What a command under test leaves in TMPDIR goes with the scratch directory.
+export TMPDIR=$TMP/tmp
+mkdir -p "$TMPDIR"
+# Debian's python3 before a version manager's shim (pyenv's costs 0.7 s of CPU a start).
+if [ -x /usr/bin/python3 ] && [ "$(command -v python3)" != /usr/bin/python3 ]; then
+	mkdir -p "$TMP/bin" && ln -s /usr/bin/python3 "$TMP/bin/python3" && export PATH="$TMP/bin:$PATH"
+fi
 t_fail=0
 
 ok() { printf 'ok - %s\n' "$1"; }

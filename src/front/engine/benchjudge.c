@@ -109,7 +109,7 @@ void engine_need_check(struct engine *e)
 	if (c->progress == PROGRESS_NONE)
 		return;
 	fprintf(stderr,
-	        "allocab: bench: %s: a budget of %.0f s holds about %u measured round%s (%.1f s a "
+	        "allocab: bench: %s: a budget of %g s holds about %u measured round%s (%.1f s a "
 	        "round); a verdict on its %zu comparison%s needs at least %u: ",
 	        c->need_extends ? "note" : "WARNING", c->budget_s, holds, holds == 1 ? "" : "s",
 	        round_s, m, m == 1 ? "" : "s", need);
