@@ -87,6 +87,29 @@ const char *optdoc_spelled(const struct opt *o, char *buf, size_t len)
 	return buf;
 }
 
+const char *optdoc_synopsis(const char *cmd, const struct opt *opts, size_t n, char *buf,
+                            size_t len)
+{
+	char arg[SPELL_MAX];
+	size_t k = (size_t)snprintf(buf, len, "%s", cmd);
+
+	for (size_t i = 0; i < n && k < len; i++) {
+		const struct opt *o = &opts[i];
+
+		if ((!o->name && !o->short_name) || (o->flags & OPT_HIDDEN))
+			continue;
+		k += (size_t)snprintf(buf + k, len - k, " [%s", o->name ? o->name : "-");
+		if (!o->name && k < len)
+			k += (size_t)snprintf(buf + k, len - k, "%c", o->short_name);
+		if (shows_arg(o) && k < len)
+			k += (size_t)snprintf(buf + k, len - k, " %s", arg_of(o, arg, sizeof arg));
+		if (k < len)
+			k += (size_t)snprintf(buf + k, len - k, "]%s",
+			                      (o->flags & OPT_REPEAT) && shows_arg(o) ? "..." : "");
+	}
+	return buf;
+}
+
 /* ---- --help ---- */
 
 /* Prints text word by word from column col, breaking lines before OPTDOC_WIDTH and starting each

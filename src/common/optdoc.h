@@ -45,6 +45,12 @@ void optdoc_man(FILE *f, const struct opt_doc *d);
  * buf (truncated to len). Returns buf. */
 const char *optdoc_spelled(const struct opt *o, char *buf, size_t len);
 
+/* A synopsis line of the rows opts[0..n-1] into buf (truncated to len): CMD, then each shown
+ * option in brackets, "[--json]", "[--config KEY=VALUE]..." (a repeatable value), in the rows'
+ * order; headings and hidden rows (--help) left out. Returns buf. */
+const char *optdoc_synopsis(const char *cmd, const struct opt *opts, size_t n, char *buf,
+                            size_t len);
+
 /* The i-th value of o's list (NULL past the end, or when o lists none); *summary its
  * description or NULL. */
 const char *optdoc_value(const struct opt *o, size_t i, const char **summary);

@@ -80,11 +80,9 @@ static const struct opt env_options[E_COUNT] = {
     [E_HELP] = PARAMS_HELP_ROW,
 };
 
-/* The usage; its options are the rows of every command (all_options). */
+/* The usage; its options are the rows of every command (all_options), its synopsis lines of
+ * list, info and env made from their rows (usage). */
 static const struct opt_doc usage_doc = {
-    .synopsis =
-        (const char *const[]){"run WORKLOAD [OPTIONS]", "list [--json]", "info [--json]",
-                              "env [--probe] [--config KEY=VALUE]...", "--help | --version", NULL},
     .about = "Runs one allocab workload in this process, with malloc served by the allocator the "
              "driver is named after (proved at start), and prints one allocab-run/1 JSON "
              "document (docs/results-format.md).\n",
@@ -121,7 +119,16 @@ static void usage(FILE *f, int man)
 {
 	struct opt rows[OPT_MAX];
 	struct opt_doc d = usage_doc;
+	char line[3][256];
+	const char *synopsis[] = {
+	    "run WORKLOAD [OPTIONS]",
+	    optdoc_synopsis("list", list_options, L_COUNT, line[0], sizeof line[0]),
+	    optdoc_synopsis("info", list_options, L_COUNT, line[1], sizeof line[1]),
+	    optdoc_synopsis("env", env_options, E_COUNT, line[2], sizeof line[2]),
+	    "--help | --version",
+	    NULL};
 
+	d.synopsis = synopsis;
 	d.prog = man ? "allocab-BACKEND" : prog;
 	d.opts = rows;
 	d.nopts = all_options(rows);

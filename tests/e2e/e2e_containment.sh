@@ -104,6 +104,13 @@ all_unverified "clone3(CLONE_UNTRACED) child: unverified" "$TMP/u3.json" \
 bench "clone parent untraced" "$TMP/u4.json" --program './esc2' -a system,mimalloc
 all_unverified "clone(CLONE_PARENT|CLONE_UNTRACED), a sibling of the run: unverified" \
 	"$TMP/u4.json" "/usr/bin/sort \(pid [0-9]+\) escaped process tracking"
+# the same escapes with --duet: each run is tracked and judged by its own helper
+bench "duet: clone untraced" "$TMP/du.json" --program './untraced 30000' -a system,mimalloc --duet
+all_unverified "duet: clone(CLONE_UNTRACED) child: unverified, named" "$TMP/du.json" \
+	"$W/ev \(pid [0-9]+\) escaped process tracking \(CLONE_UNTRACED\)"
+bench "duet: clone parent untraced" "$TMP/du4.json" --program './esc2' -a system,mimalloc --duet
+all_unverified "duet: clone(CLONE_PARENT|CLONE_UNTRACED): unverified" \
+	"$TMP/du4.json" "/usr/bin/sort \(pid [0-9]+\) escaped process tracking"
 ALLOCAB_TEST_PTRACE_REFUSED=1 bench "refused" "$TMP/u5.json" --program './untraced 30000' \
 	-a system,mimalloc
 all_unverified "without ptrace the connector's exec still needs a probe report" "$TMP/u5.json" \
@@ -160,6 +167,17 @@ n_bad=$(reasons_all "$TMP/d.json" | grep -Evc ' ok | unverified (/proc/self/exe|
 [ "$n_ok" -ge 1 ] && [ "$n_bad" = 0 ] &&
 	ok "daemon: each run did its own work on its arm: verified ($n_ok of 6), or its daemon's killed image unproven" ||
 	notok "daemon: runs" "$(reasons_all "$TMP/d.json")"
+
+rm -f srv.sock server.log
+timeout -s KILL "$KILL_AFTER" "$A" bench --program "$W/daemon" -a system,mimalloc --rounds 2 \
+	--warmup 1 --duet --quiet -o "$TMP/dd.json" >"$TMP/out" 2>"$TMP/err"
+echo $? >"$TMP/rc"
+case $(rc) in 0 | 1) ok "duet: daemon: the bench ends (rc $(rc))" ;; *) notok "duet: daemon: rc" "$(rc): $(head -c 300 "$TMP/err")" ;; esac
+[ ! -e server.log ] && ok "duet: daemon: the daemon never served a run (no server.log)" ||
+	notok "duet: daemon served" "$(cat server.log)"
+[ "$("$JGET" "$TMP/dd.json" rounds.0.runs.0.containment.left_behind)$("$JGET" "$TMP/dd.json" rounds.0.runs.1.containment.left_behind)" = 11 ] &&
+	! pgrep -f "^$W/daemon" >/dev/null && ok "duet: daemon: each run of the first round left its daemon behind, and it was killed" ||
+	notok "duet: daemon: left behind" "$("$JGET" "$TMP/dd.json" rounds.0.runs.0.containment)"
 
 # ---- a process that moves itself out of the run's cgroup (root can) ----
 mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)

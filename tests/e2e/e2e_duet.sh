@@ -1,6 +1,7 @@
 # e2e_duet.sh - `allocab bench --duet` and `allocab calibrate --duet`: the two arms of a pair run
-# at once, each on its own CPU, which arm gets which CPU is drawn per round
-# from the shuffle seed; refused where a duet cannot be fair.
+# at once, each on its own CPU, which arm gets which CPU is drawn per round from the shuffle seed,
+# drivers, programs and commands alike (a program's runs probed, contained and marked as alone);
+# refused where a duet cannot be fair.
 . tests/e2e/lib.sh
 
 A=$BUILD/allocab
@@ -74,12 +75,45 @@ if got=$(contained "$TMP/dn.json" "$TMP/sn.json" 2>&1); then ok "without a cgrou
 [ "$("$jget" "$TMP/dn.json" rounds.0.runs.0.containment.missing)" = "$("$jget" "$TMP/sn.json" rounds.0.runs.0.containment.missing)" ] &&
 	ok "... and say what is missing as they do" || notok "what is missing" "$("$jget" "$TMP/dn.json" rounds.0.runs.0.containment.missing)"
 
+# --program and --cmd: each run proven, contained, its CPU time and its marks read, as alone
+F=$BUILD/tests/phase_fixture
+expect_status "bench --program --duet, 3 rounds" 0 "$A" bench --program "$F 3" -a system,mimalloc \
+	--rounds 3 --warmup 1 --duet --quiet -o "$TMP/p.json"
+if got=$(python3 - "$TMP/p.json" <<'PYEOF' 2>&1
+import benchfile, sys
+d = benchfile.load(sys.argv[1])
+assert d["config"]["duet"] is True, d["config"]["duet"]
+n = 0
+for rd in d["rounds"]:
+    runs = rd["runs"]
+    assert sorted(r["arm"] for r in runs) == ["mimalloc", "system"], runs
+    assert len({r["pinned_cpu"] for r in runs}) == 2, [r.get("pinned_cpu") for r in runs]
+    for r in runs:
+        assert r["status"] == "ok", (r["status"], r.get("reason"))
+        p = r["probe"]
+        assert p["verified"] is True and p["process_count"] >= 1, p
+        assert r["cpu"]["total_ns"] > 0 and r["cpu"]["source"] in ("cgroup", "wait4"), r["cpu"]
+        assert [s["name"] for s in r["phase_marks"]["phases"]] == ["setup", "epoch"], r["phase_marks"]
+        n += 1
+print(n)
+PYEOF
+); then ok "program duet: every run verified, on its own CPU, with its CPU time and its marks ($got runs)"; else notok "program duet runs" "$got"; fi
+expect_status "compare a program duet" 0 "$A" compare "$TMP/p.json"
+expect_status "bench --cmd --duet with --expect, one arm not on its allocator" 1 "$A" bench \
+	--cmd "mi=LD_PRELOAD=libmimalloc.so.2 $F 2" --cmd "plain=$F 2" --expect mi=mimalloc \
+	--expect plain=mimalloc --rounds 1 --warmup 0 --duet --quiet -o "$TMP/e.json"
+[ "$("$jget" "$TMP/e.json" "$(run_of "$TMP/e.json" plain).status")" = unverified ] &&
+	[ "$("$jget" "$TMP/e.json" "$(run_of "$TMP/e.json" mi).status")" = ok ] &&
+	ok "command duet: the arm not on its expected allocator is unverified, the other proven" ||
+	notok "command duet proof" "$("$jget" "$TMP/e.json" "$(run_of "$TMP/e.json" plain).reason")"
+
 expect_status "--duet refuses a multi-threaded workload" 2 "$A" bench -a system,system_slow -w parquet_load --duet -o "$TMP/x.json"
 expect_err "--duet names the workload" "^allocab: bench: --duet: workload 'parquet_load' is not single-threaded"
 expect_status "--duet refuses three allocators" 2 "$A" bench -a system,system_slow,mimalloc -w $wl --duet -o "$TMP/x.json"
 expect_err "--duet wants two allocators" '^allocab: bench: --duet pairs exactly two allocators'
-expect_status "--duet refuses --cmd" 2 "$A" bench --cmd a=true --cmd b=true --duet -o "$TMP/x.json"
-expect_err "--duet with --cmd says why" '^allocab: bench: --duet cannot be combined with --cmd: it pairs driver runs$'
+expect_status "--duet refuses three programs" 2 "$A" bench --program "$BUILD/tests/phase_fixture 2" \
+	-a system,mimalloc,jemalloc --duet -o "$TMP/x.json"
+expect_err "--duet with three programs says why" '^allocab: bench: --duet pairs exactly two allocators'
 if command -v taskset >/dev/null; then
 	expect_status "--duet on one CPU" 2 taskset -c 0 "$A" bench -a system,system_slow -w $wl --duet -o "$TMP/x.json"
 	expect_err "--duet on one CPU says why" '^allocab: bench: --duet needs two CPUs; this process may run on 1$'

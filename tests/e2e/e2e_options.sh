@@ -55,7 +55,7 @@ refuse "record --wait 4000" "--wait: 4000 is out of range \[0, 3600\]" record --
 refuse "bench --preload needs --program" "--preload needs --program" bench --preload a=b "${O[@]}"
 refuse "bench --count-calls needs" "--count-calls needs --program or --expect" bench --count-calls "${O[@]}"
 refuse "bench --cmd excludes --scale" "--cmd cannot be combined with --scale" bench --cmd a=true --cmd b=true --scale small "${O[@]}"
-refuse "bench --duet excludes --cmd, with why" "--duet cannot be combined with --cmd: it pairs driver runs" bench --duet --cmd a=true --cmd b=true "${O[@]}"
+refuse "bench --results-dir excludes --resume, with why" "--results-dir cannot be combined with --resume: --resume rewrites the file it continues \(or -o\)" bench --results-dir d --resume x.json --quiet
 refuse "bench -o excludes --results-dir" "--output cannot be combined with --results-dir" bench -o x --results-dir d
 refuse "calibrate --arms needs --from" "--arms needs --from" calibrate --arms a,b
 # --min-rounds above the rounds names --rounds when given, else the default the command ran with

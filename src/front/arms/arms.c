@@ -98,7 +98,7 @@ void arm_fold_cpu(cJSON *run)
 
 const struct arm_kind_ops arm_kind_driver = {
     .name = "driver",
-    .flags = ARM_KIND_DRIVER_RECORD,
+    .flags = ARM_KIND_DRIVER_RECORD | ARM_KIND_PAIRABLE,
     .doc_mode = "drivers",
     .argv = driver_argv,
     .describe = describe_driver,
@@ -106,7 +106,7 @@ const struct arm_kind_ops arm_kind_driver = {
 
 const struct arm_kind_ops arm_kind_configured = {
     .name = "configured",
-    .flags = ARM_KIND_DRIVER_RECORD | ARM_KIND_CONFIGURED,
+    .flags = ARM_KIND_DRIVER_RECORD | ARM_KIND_CONFIGURED | ARM_KIND_PAIRABLE,
     .doc_mode = "drivers",
     .argv = driver_argv,
     .describe = describe_driver,
@@ -114,7 +114,8 @@ const struct arm_kind_ops arm_kind_configured = {
 
 const struct arm_kind_ops arm_kind_command = {
     .name = "command",
-    .flags = ARM_KIND_SHELL | ARM_KIND_CPU_PER_PROCESS | ARM_KIND_MARKS_PHASES,
+    .flags = ARM_KIND_SHELL | ARM_KIND_CPU_PER_PROCESS | ARM_KIND_MARKS_PHASES |
+             ARM_KIND_PAIRABLE,
     .doc_mode = "commands",
     .argv = shell_argv,
     .fold = arm_fold_cpu,
@@ -123,7 +124,8 @@ const struct arm_kind_ops arm_kind_command = {
 
 const struct arm_kind_ops arm_kind_program = {
     .name = "program",
-    .flags = ARM_KIND_SHELL | ARM_KIND_PROBED | ARM_KIND_CPU_PER_PROCESS | ARM_KIND_MARKS_PHASES,
+    .flags = ARM_KIND_SHELL | ARM_KIND_PROBED | ARM_KIND_CPU_PER_PROCESS | ARM_KIND_MARKS_PHASES |
+             ARM_KIND_PAIRABLE,
     .doc_mode = "commands",
     .argv = shell_argv,
     .fold = arm_fold_cpu,

@@ -15,8 +15,8 @@
 /* What a kind can do; the engine asks these, never the name. */
 enum arm_kind_flag {
 	/* a run is an allocator driver: its stdout is an allocab-run/1 record (none: invalid), exit
-	 * status 4 means unverified, exit status 2 in the first round means bad arguments, and two
-	 * of its runs can be paired at once (--duet); it times cold and steady reps itself */
+	 * status 4 means unverified, exit status 2 in the first round means bad arguments; it times
+	 * cold and steady reps itself, and its workloads say whether they are single-threaded */
 	ARM_KIND_DRIVER_RECORD = 1u << 0,
 	/* every run carries the probe and must prove its allocator in every process (a command arm
 	 * is probed only when --expect gives it a proof) */
@@ -31,6 +31,9 @@ enum arm_kind_flag {
 	/* a run is /bin/sh -c COMMAND: an exit status 128 + N reports the program killed by signal
 	 * N (dash does not exec the last command of -c) */
 	ARM_KIND_SHELL = 1u << 5,
+	/* two of its runs can be paired at once, each pinned to its own CPU (--duet), the probe and
+	 * the marks judged as in a run alone */
+	ARM_KIND_PAIRABLE = 1u << 6,
 };
 
 /* What a kind needs to build one run's argv. Strings are only read. */

@@ -234,12 +234,11 @@ const struct opt bench_opt_table[O_COUNT] = {
                 .def_doc = "$ALLOCAB_DRIVER_DIR, else the directory of the allocab executable",
                 OPT_STRING(B, driver_dir)},
     [O_DUET] = {"--duet", 0, OPT_REPEAT, NULL,
-                .help = "run the two allocators of a pair at the same time, each pinned to its "
-                        "own CPU, drawn per round from --shuffle-seed (workloads that "
-                        "`allocab-system list` marks single-threaded; A/A evidence: "
-                        "docs/methodology.md)",
-                OPT_FLAG(B, duet), .excludes = OPT_ROWS(O_CMD, O_PROGRAM),
-                .why = "it pairs driver runs"},
+                .help = "run the two arms of a pair at the same time, each pinned to its "
+                        "own CPU, drawn per round from --shuffle-seed: for workloads that "
+                        "`allocab-system list` marks single-threaded, and for a program or "
+                        "command that runs on one thread (docs/methodology.md, \"Duet runs\")",
+                OPT_FLAG(B, duet)},
     [O_H_ROUNDS] = {NULL, 0, 0, NULL, .help = "Rounds"},
     [O_ROUNDS] = {"--rounds", 0, OPT_VALUE, "N", .help = "measured rounds",
                   OPT_UINT(B, rounds), OPT_GIVEN(B, rounds_set), .lo = 1, .hi = 100000,

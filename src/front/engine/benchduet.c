@@ -1,5 +1,6 @@
-/* benchduet.c - what `--duet` needs before the engine runs (front/engine/engine.h): single-threaded
- * workloads and two CPUs to pin the runs to. */
+/* benchduet.c - what `--duet` needs before the engine runs (front/engine/engine.h): workloads the
+ * drivers mark single-threaded (a program or command is the user's, who says so by giving --duet)
+ * and two CPUs to pin the runs to. */
 #include "front/engine/engine.h"
 
 #include "common/errmsg.h"
@@ -13,6 +14,8 @@ int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_
 	char have[512] = "";
 	size_t used = 0;
 
+	if (!bench_all_arms(c, ARM_KIND_DRIVER_RECORD))
+		return 0;
 	for (size_t i = 0; i < l->n && used < sizeof have; i++)
 		if (l->flags && (l->flags[i] & BENCH_WL_SINGLE_THREADED))
 			used += (size_t)snprintf(have + used, sizeof have - used, "%s%s",

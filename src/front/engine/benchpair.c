@@ -67,13 +67,14 @@ static void note_tracking(struct engine *e, const cJSON *run)
 		benchdoc_set_string(config, "process_tracking", got);
 }
 
-/* The run object of a finished process with its containment object cn (consumed; NULL: none),
- * counted; NULL with *fatal ST_USAGE when a driver rejected its arguments in the first round. */
+/* The run object of a finished process with its containment object cn (consumed; NULL: none) and,
+ * for a probed run, the probe's verdict (bench_probe_verdict; NULL: lost), counted; NULL with
+ * *fatal ST_USAGE when a driver rejected its arguments in the first round. */
 static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
                         size_t pad, const struct runner_result *r,
-                        const struct telemetry_sample tel[2], cJSON *cn,
-                        struct bench_probe_run *pr, struct phaserun *ph, enum status *fatal,
-                        char *err, size_t errlen)
+                        const struct telemetry_sample tel[2], cJSON *cn, int probed,
+                        cJSON *verdict, struct phaserun *ph, enum status *fatal, char *err,
+                        size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	const struct arm_kind_ops *k = bench_arm_kind(a);
@@ -85,8 +86,8 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 	else
 		cJSON_Delete(cn);
 
-	if (pr) {
-		bench_probe_finish(a, pr, r, run, &st);
+	if (probed) {
+		bench_probe_apply(verdict, run, r->tail, &st);
 		note_tracking(e, run);
 	}
 	if (ph)
@@ -108,77 +109,114 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 	return run;
 }
 
-/* One pair (benchengine.h). */
-cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
-                       enum status *fatal, char *err, size_t errlen)
+/* One run of arm a on w, prepared: its argv, padding, probe record file and marks file. */
+struct prep {
+	const struct bench_arm *a;
+	char num[2][24], **argv;
+	size_t pad;
+	struct runner_spec spec;
+	struct bench_probe_run *pr; /* NULL: not probed */
+	struct phaserun ph;         /* ph.set NULL: no marks */
+};
+
+/* Prepares p for a run of a on w. Returns 0, or -1 with err (p then holds nothing to free). */
+static int prep_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
+                    struct prep *p, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	const struct arm_kind_ops *k = bench_arm_kind(a);
-	int marks = arm_kind_has(k, ARM_KIND_MARKS_PHASES);
 	const char *path = NULL;
-	char num[2][24], **argv = run_argv(c, a, w, num, &path);
-	size_t pad = (size_t)prng_below(&e->pad, (uint64_t)c->pad_max + 1);
-	struct runner_spec spec = {
+
+	memset(p, 0, sizeof *p);
+	p->a = a;
+	p->argv = run_argv(c, a, w, p->num, &path);
+	p->pad = (size_t)prng_below(&e->pad, (uint64_t)c->pad_max + 1);
+	if (!p->argv || (bench_arm_probed(a) && !(p->pr = malloc(sizeof *p->pr)))) {
+		free(p->argv);
+		return errmsg_fail(err, errlen, "out of memory");
+	}
+	if (p->pr && bench_probe_prepare(c, a, e->nrun++, p->pr, err, errlen) != 0) {
+		free(p->pr);
+		free(p->argv);
+		return -1;
+	}
+	p->spec = (struct runner_spec){
 	    .path = path,
-	    .argv = argv,
-	    .pad_bytes = pad,
+	    .argv = p->argv,
+	    .pad_bytes = p->pad,
 	    .timeout_s = c->timeout_s,
 	    .grace_s = c->grace_s,
 	    .capture_stdout = arm_kind_has(k, ARM_KIND_DRIVER_RECORD),
 	    .stop = e->stop,
+	    .env_set = p->pr ? p->pr->set : a->env,
+	    .track = p->pr != NULL,
+	    .contain = 1,
+	    .probe_file = p->pr ? p->pr->file : NULL,
 	};
+	if (arm_kind_has(k, ARM_KIND_MARKS_PHASES)) {
+		if (phaserun_prepare(e->marks_dir, e->nmarks++, p->spec.env_set, &p->ph, err,
+		                     errlen) != 0) {
+			if (p->pr)
+				bench_probe_discard(p->pr);
+			free(p->pr);
+			free(p->argv);
+			return -1;
+		}
+		p->spec.env_set = p->ph.set;
+		p->ph.cpu_rule = c->time != RF_POLICY_WALL;
+	}
+	return 0;
+}
+
+/* Removes what is left of p's files (the probe's record file, the marks file when no run was
+ * judged) and frees p. */
+static void prep_free(struct engine *e, struct prep *p)
+{
+	if (p->pr)
+		bench_probe_discard(p->pr);
+	if (p->ph.set)
+		phaserun_finish(&p->ph, &e->phases, NULL, NULL);
+	free(p->pr);
+	free(p->argv);
+}
+
+/* One pair (benchengine.h). */
+cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
+                       enum status *fatal, char *err, size_t errlen)
+{
+	struct prep p;
 	struct runner_result r;
 	struct telemetry_sample tel[2];
-	struct bench_probe_run *pr = NULL;
-	struct phaserun ph = {.set = NULL};
-	cJSON *run = NULL;
+	cJSON *run = NULL, *verdict;
 
 	*fatal = ST_OK;
-	if (!argv || (bench_arm_probed(a) && !(pr = malloc(sizeof *pr)))) {
+	if (prep_run(e, a, w, &p, err, errlen) != 0) {
 		*fatal = ST_FAIL;
-		errmsg_fail(err, errlen, "out of memory");
-		free(argv);
 		return NULL;
 	}
-	if (pr && bench_probe_prepare(c, a, e->nrun++, pr, err, errlen) != 0) {
-		*fatal = ST_FAIL;
-		free(pr);
-		free(argv);
-		return NULL;
-	}
-	spec.env_set = pr ? pr->set : a->env;
-	if (marks &&
-	    phaserun_prepare(e->marks_dir, e->nmarks++, spec.env_set, &ph, err, errlen) != 0) {
-		*fatal = ST_FAIL;
-		if (pr)
-			bench_probe_discard(pr);
-		free(pr);
-		free(argv);
-		return NULL;
-	}
-	spec.env_set = marks ? ph.set : spec.env_set;
-	ph.cpu_rule = c->time != RF_POLICY_WALL;
-	spec.track = pr != NULL;
-	spec.contain = 1;
-	spec.probe_file = pr ? pr->file : NULL;
 	sample(e, &tel[0]);
-	ph.lo = phaserun_clock();
-	if (e->rn->run(e->rn->ctx, &spec, &r, err, errlen) != 0) {
+	p.ph.lo = phaserun_clock();
+	if (e->rn->run(e->rn->ctx, &p.spec, &r, err, errlen) != 0) {
 		*fatal = ST_FAIL;
 	} else if (r.end != RUNNER_STOPPED) {
-		ph.hi = phaserun_clock();
+		p.ph.hi = phaserun_clock();
 		sample(e, &tel[1]);
-		run = judge_run(e, a, w, pad, &r, tel, runner_containment_json(&r), pr,
-		                marks ? &ph : NULL, fatal, err, errlen);
+		verdict = p.pr ? bench_probe_verdict(a, p.pr, &r) : NULL;
+		run = judge_run(e, a, w, p.pad, &r, tel, runner_containment_json(&r), p.pr != NULL,
+		                verdict, p.ph.set ? &p.ph : NULL, fatal, err, errlen);
+		cJSON_Delete(verdict);
 	}
-	if (pr && !run)
-		bench_probe_discard(pr);
-	if (marks && ph.set)
-		phaserun_finish(&ph, &e->phases, NULL, NULL);
-	free(pr);
+	prep_free(e, &p);
 	runner_result_free(&r);
-	free(argv);
 	return run;
+}
+
+/* The probe's verdict of a duet run, in its helper (struct duet_side's judge). */
+static cJSON *duet_verdict(void *ctx, const struct runner_result *r)
+{
+	struct prep *p = ctx;
+
+	return bench_probe_verdict(p->a, p->pr, r);
 }
 
 /* --duet (benchengine.h). */
@@ -186,58 +224,62 @@ int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
                     enum status *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
-	char num[2][2][24], **argv[2];
-	struct runner_spec spec[2];
+	struct prep p[2];
 	struct duet_side side[2];
-	size_t pad[2];
-	int rc = 1, first = (int)prng_below(&e->order, 2);
+	int rc = 1, first = (int)prng_below(&e->order, 2), swap;
 	const struct bench_arm *arm[2] = {&c->arms[first], &c->arms[1 - first]};
+	int64_t lo, hi;
 
 	*fatal = ST_OK;
-	for (int i = 0; i < 2; i++) {
-		const char *path = NULL;
-		argv[i] = run_argv(c, arm[i], w, num[i], &path);
-		pad[i] = (size_t)prng_below(&e->pad, (uint64_t)c->pad_max + 1);
-		spec[i] = (struct runner_spec){.path = path,
-		                               .argv = argv[i],
-		                               .pad_bytes = pad[i],
-		                               .timeout_s = c->timeout_s,
-		                               .grace_s = c->grace_s,
-		                               .capture_stdout = 1,
-		                               .contain = 1,
-		                               .stop = e->stop};
-		side[i] = (struct duet_side){
-		    .spec = &spec[i],
-		    .cpu = e->cpu[((size_t)(arm[i] - c->arms) +
-		                   (size_t)duet_round_swap(c->shuffle_seed, e->done)) %
-		                  2]};
+	if (prep_run(e, arm[0], w, &p[0], err, errlen) != 0) {
+		*fatal = ST_FAIL;
+		return -1;
 	}
-	if (!argv[0] || !argv[1])
-		rc = errmsg_fail(err, errlen, "out of memory");
-	else if (duet_run(side, e->stop, err, errlen) != 0)
+	if (prep_run(e, arm[1], w, &p[1], err, errlen) != 0) {
+		prep_free(e, &p[0]);
+		*fatal = ST_FAIL;
+		return -1;
+	}
+	swap = duet_round_swap(c->shuffle_seed, e->done);
+	for (int i = 0; i < 2; i++)
+		side[i] = (struct duet_side){
+		    .spec = &p[i].spec,
+		    .cpu = e->cpu[((size_t)(arm[i] - c->arms) + (size_t)swap) % 2],
+		    .judge = p[i].pr ? duet_verdict : NULL,
+		    .judge_ctx = &p[i]};
+	lo = phaserun_clock();
+	if (duet_run(side, e->stop, err, errlen) != 0)
 		rc = -1;
 	else if (side[0].r.end == RUNNER_STOPPED || side[1].r.end == RUNNER_STOPPED)
 		rc = 0;
+	hi = phaserun_clock();
 	*fatal = rc < 0 ? ST_FAIL : ST_OK;
 	for (int i = 0; rc == 1 && i < 2; i++) {
-		cJSON *run = judge_run(e, arm[i], w, pad[i], &side[i].r, side[i].tel,
-		                       side[i].containment, NULL, NULL, fatal, err, errlen);
+		const struct arm_kind_ops *k = bench_arm_kind(arm[i]);
+		cJSON *run;
 
+		p[i].ph.lo = lo;
+		p[i].ph.hi = hi;
+		run = judge_run(e, arm[i], w, p[i].pad, &side[i].r, side[i].tel, side[i].containment,
+		                p[i].pr != NULL, side[i].judged, p[i].ph.set ? &p[i].ph : NULL, fatal,
+		                err, errlen);
 		side[i].containment = NULL;
 		if (!run) {
 			rc = -1;
 			break;
 		}
-		cJSON_AddNumberToObject(run, "cpu", side[i].cpu);
+		/* a kind whose "cpu" is the run's CPU time records the CPU it was pinned to apart */
+		cJSON_AddNumberToObject(run,
+		                        arm_kind_has(k, ARM_KIND_CPU_PER_PROCESS) ? "pinned_cpu"
+		                                                                  : "cpu",
+		                        side[i].cpu);
 		cJSON_AddItemToArray(runs, run);
 	}
-	if (argv[0] && argv[1]) {
-		for (int i = 0; i < 2; i++) {
-			runner_result_free(&side[i].r);
-			cJSON_Delete(side[i].containment);
-		}
+	for (int i = 0; i < 2; i++) {
+		runner_result_free(&side[i].r);
+		cJSON_Delete(side[i].containment);
+		cJSON_Delete(side[i].judged);
+		prep_free(e, &p[i]);
 	}
-	free(argv[0]);
-	free(argv[1]);
 	return rc;
 }

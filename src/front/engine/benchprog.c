@@ -433,8 +433,8 @@ void bench_probe_discard(struct bench_probe_run *p)
 		rmtree_remove(p->file, &left);
 }
 
-void bench_probe_finish(const struct bench_arm *a, struct bench_probe_run *p,
-                        const struct runner_result *r, cJSON *run, enum run_status *st)
+cJSON *bench_probe_verdict(const struct bench_arm *a, struct bench_probe_run *p,
+                           const struct runner_result *r)
 {
 	struct probe_expect x = {.allocator = a->expect_allocator,
 	                         .object = a->expect_object,
@@ -443,7 +443,7 @@ void bench_probe_finish(const struct bench_arm *a, struct bench_probe_run *p,
 	struct probe_verdict v = {0};
 	char shell[PATH_MAX], err[256];
 	const char *gone = replaced_by(p);
-	cJSON *recs = NULL;
+	cJSON *recs = NULL, *o = cJSON_CreateObject();
 	size_t bad = 0;
 
 	/* --expect arms (the only ones whose executable counts): the command sets its own
@@ -476,9 +476,39 @@ void bench_probe_finish(const struct bench_arm *a, struct bench_probe_run *p,
 		         gone);
 	}
 	bench_probe_discard(p);
-	benchdoc_apply_probe(run, v.verified, v.reason,
-	                     recs ? probelog_summary(recs, &x, &v) : NULL, r->tail, st);
+	if (o) {
+		cJSON_AddBoolToObject(o, "verified", v.verified);
+		cJSON_AddStringToObject(o, "reason", v.reason);
+		cJSON_AddItemToObject(o, "summary", recs ? probelog_summary(recs, &x, &v) : NULL);
+	}
 	cJSON_Delete(recs);
+	return o;
+}
+
+void bench_probe_apply(cJSON *verdict, cJSON *run, const char *tail, enum run_status *st)
+{
+	const cJSON *ok = cJSON_GetObjectItemCaseSensitive(verdict, "verified");
+	const char *reason =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(verdict, "reason"));
+	cJSON *summary = cJSON_DetachItemFromObjectCaseSensitive(verdict, "summary");
+
+	if (!cJSON_IsObject(summary)) {
+		cJSON_Delete(summary);
+		summary = NULL;
+	}
+	benchdoc_apply_probe(run, cJSON_IsTrue(ok),
+	                     verdict ? (reason ? reason : "") : "the probe's judgement was lost "
+	                                                        "(out of memory)",
+	                     summary, tail, st);
+}
+
+void bench_probe_finish(const struct bench_arm *a, struct bench_probe_run *p,
+                        const struct runner_result *r, cJSON *run, enum run_status *st)
+{
+	cJSON *verdict = bench_probe_verdict(a, p, r);
+
+	bench_probe_apply(verdict, run, r->tail, st);
+	cJSON_Delete(verdict);
 }
 
 void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp)

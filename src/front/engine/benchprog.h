@@ -43,6 +43,16 @@ int bench_probe_prepare(const struct bench_config *c, const struct bench_arm *a,
 void bench_probe_finish(const struct bench_arm *a, struct bench_probe_run *p,
                         const struct runner_result *r, cJSON *run, enum run_status *st);
 
+/* The judgement of bench_probe_finish as a JSON object, {"verified": BOOL, "reason": TEXT,
+ * "summary": the probe's summary or null}, for bench_probe_apply; closes and removes the file.
+ * Made where r's tracking evidence is (a duet run's helper, front/proc/proc.h). NULL when memory
+ * ran out. */
+cJSON *bench_probe_verdict(const struct bench_arm *a, struct bench_probe_run *p,
+                           const struct runner_result *r);
+/* Applies a verdict of bench_probe_verdict (NULL: lost, the run unverified) to the run object,
+ * taking its summary over. */
+void bench_probe_apply(cJSON *verdict, cJSON *run, const char *tail, enum run_status *st);
+
 /* Closes and removes the record file of a run that was not judged. */
 void bench_probe_discard(struct bench_probe_run *p);
 

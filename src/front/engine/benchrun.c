@@ -457,8 +457,8 @@ static enum status engine_start(struct engine *e, char *err, size_t errlen)
 	/* The gate judged on the document before any run catches unknown arms. */
 	if (c->gate && engine_gate_judge(e, NULL, &(enum gate_outcome){0}, err, errlen) != 0)
 		goto fail;
-	if (c->duet && (c->narms != 2 || !bench_all_arms(c, ARM_KIND_DRIVER_RECORD))) {
-		errmsg_fail(err, errlen, "--duet needs two driver arms");
+	if (c->duet && (c->narms != 2 || !bench_all_arms(c, ARM_KIND_PAIRABLE))) {
+		errmsg_fail(err, errlen, "--duet needs two arms of kinds that can be paired");
 		goto fail;
 	}
 	if (c->duet && duet_cpus(e->cpu, err, errlen) != 0)

@@ -400,9 +400,10 @@ int bench_parse_workload_info(const char *json, size_t n, size_t **nphases, unsi
 long bench_wl_index(const struct bench_wl_list *l, const char *name);
 unsigned bench_wl_flags(const struct bench_wl_list *l, const char *name);
 
-/* --duet's rule: every workload of c is flagged single_threaded in l (two multi-threaded runs
- * on two CPUs would compete for both). Returns 0, or -1 with the first other workload and the
- * single-threaded ones of l named in err. */
+/* --duet's rule: when the arms are drivers, every workload of c is flagged single_threaded in l
+ * (two multi-threaded runs on two CPUs would compete for both); a program or command is the
+ * user's, who vouches for it by giving --duet. Returns 0, or -1 with the first other workload and
+ * the single-threaded ones of l named in err. */
 int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_list *l, char *err,
                             size_t errlen);
 /* Turns c into a duet (c->duet = 1) when the rule above holds and this machine has two CPUs to

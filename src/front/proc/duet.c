@@ -1,6 +1,7 @@
 /* duet.c - two runs at once on two CPUs, one forked helper each (proc.h). A helper is a copy of
  * the front end: it pins itself, waits on a common start pipe, runs its process with runner_run
- * (whose single-threaded signal handling it keeps intact) and writes the result to its pipe. */
+ * (whose single-threaded signal handling it keeps intact), judges it with the caller's judge while
+ * the run's tracking evidence is still there, and writes the result to its pipe. */
 #include "front/proc/proc.h"
 
 #include "common/atomicio.h"
@@ -45,18 +46,34 @@ int duet_cpus(int cpu[2], char *err, size_t errlen)
 	return 0;
 }
 
-/* Most bytes of a run's containment object as text (its longest member is an image's path). */
-#define DUET_CONTAIN_MAX 65536
+/* Most bytes of a run's containment object or judgement as text (their longest members are
+ * images' paths and the probe's reason). */
+#define DUET_JSON_MAX 65536
 
 /* What a helper sends back; r.out follows as r.out_len bytes, then the run's containment object
- * as contain_len bytes of compact JSON. The pointers of r are the helper's and never followed. */
+ * as contain_len bytes of compact JSON, then its judgement as judged_len bytes. The pointers of r
+ * are the helper's and never followed. */
 struct duet_msg {
 	int ok;
 	struct runner_result r;
 	struct telemetry_sample tel[2];
-	size_t contain_len;
+	size_t contain_len, judged_len;
 	char err[256];
 };
+
+/* o as compact JSON (malloc'd) and in *len its length; NULL and 0 when o is NULL or too long. */
+static char *json_text(const cJSON *o, size_t *len)
+{
+	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+
+	*len = text ? strlen(text) : 0;
+	if (*len > DUET_JSON_MAX) {
+		cJSON_free(text);
+		*len = 0;
+		return NULL;
+	}
+	return text;
+}
 
 /* Reads n bytes; on EINTR with *stop set, asks both helpers once to stop. 0, or -1 at EOF/error. */
 static int read_all(int fd, void *p, size_t n, const volatile sig_atomic_t *stop,
@@ -86,8 +103,8 @@ static void helper(struct duet_side *s, int go_fd, int out_fd)
 {
 	struct duet_msg m;
 	cpu_set_t set;
-	cJSON *cn;
-	char *out, *text;
+	cJSON *cn, *judged;
+	char *out, *text, *jtext;
 	char c;
 
 	memset(&m, 0, sizeof m);
@@ -104,28 +121,30 @@ static void helper(struct duet_side *s, int go_fd, int out_fd)
 	m.ok = runner_run(s->spec, &m.r, m.err, sizeof m.err) == 0;
 	telemetry_sample(&m.tel[1]);
 	cn = m.ok ? runner_containment_json(&m.r) : NULL;
-	text = cn ? cJSON_PrintUnformatted(cn) : NULL;
-	m.contain_len = text && strlen(text) <= DUET_CONTAIN_MAX ? strlen(text) : 0;
+	text = json_text(cn, &m.contain_len);
+	judged = m.ok && s->judge ? s->judge(s->judge_ctx, &m.r) : NULL;
+	jtext = json_text(judged, &m.judged_len);
 	out = m.r.out;
 	m.r.out = NULL;
 	m.r.track = NULL;
 	m.r.contain = NULL;
 	if (write_full(out_fd, &m, sizeof m) != 0 ||
 	    (m.ok && out && m.r.out_len && write_full(out_fd, out, m.r.out_len) != 0) ||
-	    (m.ok && m.contain_len && write_full(out_fd, text, m.contain_len) != 0))
+	    (m.ok && m.contain_len && write_full(out_fd, text, m.contain_len) != 0) ||
+	    (m.ok && m.judged_len && write_full(out_fd, jtext, m.judged_len) != 0))
 		_exit(1);
 	_exit(0);
 }
 
-/* The containment object a helper sent, n bytes of JSON, into s->containment. */
-static int read_contain(struct duet_side *s, int fd, size_t n, const volatile sig_atomic_t *stop,
-                        const pid_t pid[2], int *told, char *err, size_t errlen)
+/* The JSON object called what that the helper of s sent, n bytes, into *o. */
+static int read_object(const struct duet_side *s, const char *what, cJSON **o, int fd, size_t n,
+                       const volatile sig_atomic_t *stop, const pid_t pid[2], int *told,
+                       char *err, size_t errlen)
 {
 	char *text;
 
-	if (n > DUET_CONTAIN_MAX) {
-		snprintf(err, errlen, "duet helper for CPU %d sent a containment object too long",
-		         s->cpu);
+	if (n > DUET_JSON_MAX) {
+		snprintf(err, errlen, "duet helper for CPU %d sent %s too long", s->cpu, what);
 		return -1;
 	}
 	if (!(text = malloc(n + 1))) {
@@ -138,12 +157,12 @@ static int read_contain(struct duet_side *s, int fd, size_t n, const volatile si
 		return -1;
 	}
 	text[n] = '\0';
-	s->containment = cJSON_Parse(text);
+	*o = cJSON_Parse(text);
 	free(text);
-	if (!cJSON_IsObject(s->containment)) {
-		cJSON_Delete(s->containment);
-		s->containment = NULL;
-		snprintf(err, errlen, "duet helper for CPU %d sent no containment object", s->cpu);
+	if (!cJSON_IsObject(*o)) {
+		cJSON_Delete(*o);
+		*o = NULL;
+		snprintf(err, errlen, "duet helper for CPU %d sent no %s", s->cpu, what);
 		return -1;
 	}
 	return 0;
@@ -164,7 +183,7 @@ static int collect(struct duet_side *s, int fd, const volatile sig_atomic_t *sto
 		return -1;
 	}
 	s->r = m.r;
-	s->r.track = NULL; /* duet runs are never tracked */
+	s->r.track = NULL; /* the tracking and containment evidence stays in the helper */
 	s->r.contain = NULL;
 	s->tel[0] = m.tel[0];
 	s->tel[1] = m.tel[1];
@@ -180,7 +199,12 @@ static int collect(struct duet_side *s, int fd, const volatile sig_atomic_t *sto
 		}
 		s->r.out[s->r.out_len] = '\0';
 	}
-	return m.contain_len ? read_contain(s, fd, m.contain_len, stop, pid, told, err, errlen) : 0;
+	if (m.contain_len && read_object(s, "containment object", &s->containment, fd,
+	                                 m.contain_len, stop, pid, told, err, errlen) != 0)
+		return -1;
+	return m.judged_len ? read_object(s, "judgement", &s->judged, fd, m.judged_len, stop, pid,
+	                                  told, err, errlen)
+	                    : 0;
 }
 
 int duet_run(struct duet_side side[2], const volatile sig_atomic_t *stop, char *err, size_t errlen)
@@ -191,6 +215,7 @@ int duet_run(struct duet_side side[2], const volatile sig_atomic_t *stop, char *
 	memset(&side[0].r, 0, sizeof side[0].r);
 	memset(&side[1].r, 0, sizeof side[1].r);
 	side[0].containment = side[1].containment = NULL;
+	side[0].judged = side[1].judged = NULL;
 	if (pipe2(go, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
@@ -235,7 +260,8 @@ int duet_run(struct duet_side side[2], const volatile sig_atomic_t *stop, char *
 		for (int i = 0; i < 2; i++) {
 			runner_result_free(&side[i].r);
 			cJSON_Delete(side[i].containment);
-			side[i].containment = NULL;
+			cJSON_Delete(side[i].judged);
+			side[i].containment = side[i].judged = NULL;
 		}
 	}
 	return rc;

@@ -194,6 +194,13 @@ struct duet_side {
 	/* with spec->contain: the run's containment object as its helper's runner_containment_json
 	 * made it (r.contain stays in the helper, NULL here); the caller's, NULL without */
 	cJSON *containment;
+	/* Called in the helper once the run has ended, with its result as runner_run left it (the
+	 * tracking and containment evidence r.track and r.contain are only there): the JSON object
+	 * it returns comes back in judged (the caller's; NULL when judge is NULL or returned NULL).
+	 * The judgement of what only the tracer saw, such as the probe's (front/engine/benchprog.h). */
+	cJSON *(*judge)(void *ctx, const struct runner_result *r);
+	void *judge_ctx;
+	cJSON *judged;
 };
 
 /* Runs both sides at once; stop works as in runner_run (the helpers are told to stop).

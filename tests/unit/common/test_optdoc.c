@@ -1,7 +1,8 @@
 /* test_optdoc.c - usage texts and man page entries generated from option tables
  * (common/optdoc.h): the layout of --help (columns, wrapping, headings, values with their
  * descriptions, options listed by name, hidden rows, the options after an OPT_REST row), the troff
- * of the man page entries (keys, tags, escapes, folding), and the rows of every command's table. */
+ * of the man page entries (keys, tags, escapes, folding), synopsis lines made from rows, and the
+ * rows of every command's table. */
 #include "check.h"
 #include "common/optdoc.h"
 #include "driver/params.h"
@@ -157,6 +158,30 @@ static void test_values(void)
 	CHECK(strcmp(optdoc_spelled(&opts[6], buf, sizeof buf), "--quiet") == 0, "spelled: a flag");
 }
 
+static void test_synopsis(void)
+{
+	static const struct opt more[] = {
+	    {"--config", 0, OPT_VALUE | OPT_REPEAT, "KEY=VALUE", .help = "a setting"},
+	    {"--verbose", 'v', OPT_REPEAT, NULL, .help = "more"},
+	    {NULL, 'x', 0, NULL, .help = "short only"},
+	};
+	char buf[256], small[12];
+
+	CHECK(strcmp(optdoc_synopsis("tool", opts, sizeof opts / sizeof opts[0], buf, sizeof buf),
+	             "tool [--all LIST] [--size small|large] [--color C] [--workloads "
+	             "VALUE] [--quiet] [--rest MORE...]") == 0,
+	      "synopsis: every shown row in brackets with its value's name, headings and hidden "
+	      "rows left out ('%s')",
+	      buf);
+	CHECK(strcmp(optdoc_synopsis("env", more, 3, buf, sizeof buf),
+	             "env [--config KEY=VALUE]... [--verbose] [-x]") == 0,
+	      "synopsis: a repeatable value ends in '...', a repeatable flag does not, a short-only "
+	      "row by its letter ('%s')",
+	      buf);
+	CHECK(strcmp(optdoc_synopsis("env", more, 3, small, sizeof small), "env [--conf") == 0,
+	      "synopsis: truncated to the buffer ('%s')", small);
+}
+
 /* The rows of one table: every option described with a value names it; help is one line. */
 static void check_rows(const char *what, const struct opt *o, size_t n)
 {
@@ -190,6 +215,7 @@ int main(void)
 	test_usage();
 	test_man();
 	test_values();
+	test_synopsis();
 	test_tables();
 	return CHECK_DONE();
 }
