@@ -6,7 +6,9 @@
 # Environment: BUILD (build directory), MODELS ("dqn ppo tft mamba2 rust"), MODELS_ROUNDS
 # (measured rounds per bench; default: the bench's own rule), MODELS_ARGS_<model> (arguments of
 # a model's program, e.g. MODELS_ARGS_dqn='--epochs 4'), MODELS_REPLAY (0: no record and
-# replay), CARGO (Debian's /usr/bin/cargo).
+# replay), MODELS_ONE_CPU (1: the arms of a round of a model at once on one CPU, `bench
+# --one-cpu`; 0: one after the other; the replays run one after the other), MODELS_PRIMARY
+# (epoch: the rows of the question, `bench --primary`), CARGO (Debian's /usr/bin/cargo).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
@@ -15,6 +17,10 @@ out=${1:-results/models-$(date -u +%Y%m%dT%H%M%SZ)}
 models=${MODELS:-dqn ppo tft mamba2 rust}
 rounds=()
 [ -n "${MODELS_ROUNDS:-}" ] && rounds=(--rounds "$MODELS_ROUNDS")
+together=()
+[ "${MODELS_ONE_CPU:-1}" = 0 ] || together=(--one-cpu)
+# the question of a training job: its steady epoch (compare's primary family)
+together+=(--primary "${MODELS_PRIMARY:-epoch}")
 CARGO=${CARGO:-/usr/bin/cargo}
 py=/usr/bin/python3
 mkdir -p "$out" || exit 1
@@ -46,12 +52,13 @@ command_of() {
 bench_model() {
 	local m=$1 v="MODELS_ARGS_$1"
 	if [ "$m" = rust ]; then
-		"$A" bench -w rust "${rounds[@]}" -o "$out/rust.json" \
+		"$A" bench -w rust "${rounds[@]}" "${together[@]}" -o "$out/rust.json" \
 			--cmd system="$BUILD/rust-train/allocab-rust-train-system ${!v:-}" \
 			--cmd mimalloc="$BUILD/rust-train/allocab-rust-train-mimalloc ${!v:-}" \
 			--expect system=system --expect mimalloc=mimalloc
 	else
-		"$A" bench -w "$m" "${rounds[@]}" -o "$out/$m.json" --program "$(command_of "$m")"
+		"$A" bench -w "$m" "${rounds[@]}" "${together[@]}" -o "$out/$m.json" \
+			--program "$(command_of "$m")"
 	fi
 }
 

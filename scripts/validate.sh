@@ -219,9 +219,10 @@ done
 # ---- (c) duet against sequential interleaving, equal budget ----
 : >"$W/c.tsv"
 for t in $(seq 1 "$DUET_TRIALS"); do
-	for mode in sequential duet; do
+	for mode in sequential duet one-cpu; do
 		flag=
 		[ $mode = duet ] && flag=--duet
+		[ $mode = one-cpu ] && flag=--one-cpu
 		log "(c) trial $t: $mode, A/A and 5% injected, ${DUET_BUDGET} s each"
 		"$A" calibrate -a system -w "$WL" --scale "$SCALE" --budget "$DUET_BUDGET" $flag --quiet -o "$W/c.json" >/dev/null &&
 			cmp_json "$W/c-runs.json" system.A system.B &&
@@ -305,14 +306,15 @@ elapsed=$(($(date +%s) - t_start))
 	echo
 	echo "</details>"
 	echo
-	echo "## (c) Duet against sequential interleaving, ${DUET_BUDGET} s budget each, $DUET_TRIALS trials"
+	echo "## (c) Duet and one CPU against sequential interleaving, ${DUET_BUDGET} s budget each, $DUET_TRIALS trials"
 	echo
 	echo "Same workload, same wall-clock budget (warm-up included). Sequential: the two runs of a round one after"
-	echo "the other; duet: at the same time, pinned to CPUs 0 and 1, swapped every round."
+	echo "the other; duet: at the same time, pinned to CPUs 0 and 1, swapped every round; one-cpu: at the same"
+	echo "time on one CPU, which the kernel shares between them, drawn every round."
 	echo
 	echo "| mode | test | rounds in budget (median) | interval width (median) | false positives / detection | coverage |"
 	echo "|---|---|---|---|---|---|"
-	for mode in sequential duet; do
+	for mode in sequential duet one-cpu; do
 		for kind in A/A 5%; do
 			awk -F'\t' -v m="$mode" -v k="$kind" '$1 == m && $3 == k' "$W/c.tsv" >"$W/csel.tsv"
 			n=$(wc -l <"$W/csel.tsv")

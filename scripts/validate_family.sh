@@ -13,7 +13,8 @@
 #        8 epochs), four arms of the same allocator (system and --arm sN=system: A/A, proven in
 #        every process), VALIDATE_FAM_ROUNDS rounds, --allocation none: false positives of the
 #        default primary rows (the 3 totals, cold) and of --primary epoch (the 3 steady epochs),
-#        and the half-width of those rows against the one family of earlier versions.
+#        and the half-width of those rows against the one family of earlier versions;
+#   (g3) the benches of (g2) with --one-cpu: the four arms of a round at once on one CPU.
 # Rates with Clopper-Pearson 95% intervals. Writes the markdown section to $1. Environment:
 # BUILD, VALIDATE_FAM_SIM_TRIALS (500), VALIDATE_FAM_TRIALS (120), VALIDATE_FAM_ROUNDS (10),
 # VALIDATE_FAM_SIM_ROUNDS (12), VALIDATE_FAM_EFFECT (5), VALIDATE_FAM_SD (0.1).
@@ -61,25 +62,49 @@ for t in $(seq 1 "$SIM_TRIALS"); do
 done
 load_mid=$(cut -d' ' -f1-3 /proc/loadavg)
 
+# aa_benches TAG FLAG...: TRIALS A/A program benches with the bench flags FLAG (none: one run
+# after the other), scored into $W/TAG.{aa,all,ep,epall}.txt; $W/TAG.ok their number.
+aa_benches() {
+	local tag=$1 t ok=0
+	shift
+	: >"$W/$tag.aa.txt"
+	: >"$W/$tag.all.txt"
+	: >"$W/$tag.ep.txt"
+	: >"$W/$tag.epall.txt"
+	for t in $(seq 1 "$TRIALS"); do
+		(cd "$W" && "$A" bench --program "$FIX 8" -a system --arm s2=system --arm s3=system \
+			--arm s4=system --rounds "$ROUNDS" --allocation none "$@" --quiet -o "$W/t.json" \
+			>/dev/null 2>"$W/t.err") ||
+			{ log "bench failed: $(head -c 200 "$W/t.err")"; continue; }
+		"$A" compare "$W/t.json" --format json -o "$W/t.cj" 2>/dev/null || continue
+		"$A" compare "$W/t.json" --primary all --format json -o "$W/ta.cj" 2>/dev/null || continue
+		"$A" compare "$W/t.json" --primary epoch --format json -o "$W/te.cj" 2>/dev/null || continue
+		"$SIM" score "$W/t.cj" none 0 total:cold >>"$W/$tag.aa.txt"
+		"$SIM" score "$W/ta.cj" none 0 total:cold | sed 's/^/all_/' >>"$W/$tag.all.txt"
+		"$SIM" score "$W/te.cj" none 0 epoch:steady >>"$W/$tag.ep.txt"
+		"$SIM" score "$W/ta.cj" none 0 epoch:steady | sed 's/^/all_/' >>"$W/$tag.epall.txt"
+		ok=$((ok + 1))
+	done
+	echo "$ok" >"$W/$tag.ok"
+}
+
+# aa_table TAG: the table of aa_benches TAG.
+aa_table() {
+	local aa=$W/$1.aa.txt all=$W/$1.all.txt ep=$W/$1.ep.txt epall=$W/$1.epall.txt n
+	n=$(cat "$W/$1.ok")
+	echo "| primary rows | rows per trial | rows decided | trials with any primary row decided | median half-width, own family | the same rows in one family |"
+	echo "|---|---|---|---|---|---|"
+	echo "| default: the totals (cold) | $(awk '$1 == "primary" { print $2; exit }' "$aa") | $(rate "$(sumcol "$aa" primary 3)" "$(sumcol "$aa" primary 2)") | $(rate "$(sumcol "$aa" primary 4)" "$n") | $(medcol "$aa" selected 8 | awk '{ printf "%.1f%%", $1 }') | $(medcol "$all" all_selected 8 | awk '{ printf "%.1f%%", $1 }') |"
+	echo "| \`--primary epoch\` (steady) | $(awk '$1 == "primary" { print $2; exit }' "$ep") | $(rate "$(sumcol "$ep" primary 3)" "$(sumcol "$ep" primary 2)") | $(rate "$(sumcol "$ep" primary 4)" "$n") | $(medcol "$ep" selected 8 | awk '{ printf "%.1f%%", $1 }') | $(medcol "$epall" all_selected 8 | awk '{ printf "%.1f%%", $1 }') |"
+	echo "| secondary (default) | $(awk '$1 == "secondary" { print $2; exit }' "$aa") | $(rate "$(sumcol "$aa" secondary 3)" "$(sumcol "$aa" secondary 2)") | $(rate "$(sumcol "$aa" secondary 4)" "$n") | $(medcol "$aa" secondary 8 | awk '{ printf "%.1f%%", $1 }') | - |"
+	echo "| one family (\`--primary all\`) | $(awk '$1 == "all_primary" { print $2; exit }' "$all") | $(rate "$(sumcol "$all" all_primary 3)" "$(sumcol "$all" all_primary 2)") | $(rate "$(sumcol "$all" all_primary 4)" "$n") | - | $(medcol "$all" all_primary 8 | awk '{ printf "%.1f%%", $1 }') |"
+}
+
 log "(g2) $TRIALS A/A program benches of $ROUNDS rounds"
-: >"$W/aa.txt"
-: >"$W/aa_all.txt"
-: >"$W/aa_ep.txt"
-: >"$W/aa_epall.txt"
-ok_trials=0
-for t in $(seq 1 "$TRIALS"); do
-	(cd "$W" && "$A" bench --program "$FIX 8" -a system --arm s2=system --arm s3=system \
-		--arm s4=system --rounds "$ROUNDS" --allocation none --quiet -o "$W/t.json" >/dev/null 2>"$W/t.err") ||
-		{ log "bench failed: $(head -c 200 "$W/t.err")"; continue; }
-	"$A" compare "$W/t.json" --format json -o "$W/t.cj" 2>/dev/null || continue
-	"$A" compare "$W/t.json" --primary all --format json -o "$W/ta.cj" 2>/dev/null || continue
-	"$A" compare "$W/t.json" --primary epoch --format json -o "$W/te.cj" 2>/dev/null || continue
-	"$SIM" score "$W/t.cj" none 0 total:cold >>"$W/aa.txt"
-	"$SIM" score "$W/ta.cj" none 0 total:cold | sed 's/^/all_/' >>"$W/aa_all.txt"
-	"$SIM" score "$W/te.cj" none 0 epoch:steady >>"$W/aa_ep.txt"
-	"$SIM" score "$W/ta.cj" none 0 epoch:steady | sed 's/^/all_/' >>"$W/aa_epall.txt"
-	ok_trials=$((ok_trials + 1))
-done
+aa_benches seq
+load_g2=$(cut -d' ' -f1-3 /proc/loadavg)
+log "(g3) $TRIALS A/A program benches of $ROUNDS rounds, --one-cpu"
+aa_benches one --one-cpu
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 elapsed=$(($(date +%s) - t_start))
 log "done in ${elapsed}s"
@@ -108,12 +133,11 @@ log "done in ${elapsed}s"
 	echo
 	echo "The steady totals (the primary rows), median half-width per trial: $(medcol "$W/sim.txt" selected 8 | awk '{ printf "%.2f%%", $1 }') in their own family against $(medcol "$W/sim_all.txt" all_selected 8 | awk '{ printf "%.2f%%", $1 }') in one family over every row; coverage of c's totals $(rate "$(sumcol "$W/sim.txt" selected 6)" "$(sumcol "$W/sim.txt" selected 5)")."
 	echo
-	echo "**(g2) A/A program benches** ($ok_trials of $TRIALS benches ran; \`allocab bench --program 'phase_fixture 8'\`, four arms of system, $ROUNDS rounds, \`--allocation none\`; every decided row is a false positive):"
+	echo "**(g2) A/A program benches** ($(cat "$W/seq.ok") of $TRIALS benches ran; \`allocab bench --program 'phase_fixture 8'\`, four arms of system, $ROUNDS rounds, \`--allocation none\`; every decided row is a false positive):"
 	echo
-	echo "| primary rows | rows per trial | rows decided | trials with any primary row decided | median half-width, own family | the same rows in one family |"
-	echo "|---|---|---|---|---|---|"
-	echo "| default: the totals (cold) | $(awk '$1 == "primary" { print $2; exit }' "$W/aa.txt") | $(rate "$(sumcol "$W/aa.txt" primary 3)" "$(sumcol "$W/aa.txt" primary 2)") | $(rate "$(sumcol "$W/aa.txt" primary 4)" "$ok_trials") | $(medcol "$W/aa.txt" selected 8 | awk '{ printf "%.1f%%", $1 }') | $(medcol "$W/aa_all.txt" all_selected 8 | awk '{ printf "%.1f%%", $1 }') |"
-	echo "| \`--primary epoch\` (steady) | $(awk '$1 == "primary" { print $2; exit }' "$W/aa_ep.txt") | $(rate "$(sumcol "$W/aa_ep.txt" primary 3)" "$(sumcol "$W/aa_ep.txt" primary 2)") | $(rate "$(sumcol "$W/aa_ep.txt" primary 4)" "$ok_trials") | $(medcol "$W/aa_ep.txt" selected 8 | awk '{ printf "%.1f%%", $1 }') | $(medcol "$W/aa_epall.txt" all_selected 8 | awk '{ printf "%.1f%%", $1 }') |"
-	echo "| secondary (default) | $(awk '$1 == "secondary" { print $2; exit }' "$W/aa.txt") | $(rate "$(sumcol "$W/aa.txt" secondary 3)" "$(sumcol "$W/aa.txt" secondary 2)") | $(rate "$(sumcol "$W/aa.txt" secondary 4)" "$ok_trials") | $(medcol "$W/aa.txt" secondary 8 | awk '{ printf "%.1f%%", $1 }') | - |"
-	echo "| one family (\`--primary all\`) | $(awk '$1 == "all_primary" { print $2; exit }' "$W/aa_all.txt") | $(rate "$(sumcol "$W/aa_all.txt" all_primary 3)" "$(sumcol "$W/aa_all.txt" all_primary 2)") | $(rate "$(sumcol "$W/aa_all.txt" all_primary 4)" "$ok_trials") | - | $(medcol "$W/aa_all.txt" all_primary 8 | awk '{ printf "%.1f%%", $1 }') |"
+	aa_table seq
+	echo
+	echo "**(g3) The same A/A program benches with \`--one-cpu\`** ($(cat "$W/one.ok") of $TRIALS benches ran; the four arms of a round at once on one CPU; load average $load_g2 before them):"
+	echo
+	aa_table one
 } >"$OUT"

@@ -2,8 +2,8 @@
 # e2e_conventions.sh - the conventions of docs/HACKING.md, "Conventions", hold on the tree, and each
 # check fails on a planted violation: exported symbols no other file uses (scripts/check_exports.sh,
 # from the built objects), files over 600 lines (scripts/check_sizes.sh), citations of doc
-# sections and headers that do not resolve (scripts/check_cites.py), and the generated layout
-# table of docs/architecture.md (scripts/layout_doc.sh --check).
+# sections and headers that do not resolve (scripts/check_cites.py), the README's length, and the
+# generated layout table of docs/architecture.md (scripts/layout_doc.sh --check).
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
 
@@ -18,6 +18,8 @@ if [ -x "$PY" ]; then
 else
 	skip "cites: the tree" "/usr/bin/python3 is not installed"
 fi
+n=$(wc -l <README.md)
+[ "$n" -le 150 ] && ok "readme: a front page of at most 150 lines ($n)" || notok "readme: at most 150 lines" "$n lines"
 scripts/layout_doc.sh --check >"$TMP/out" 2>&1 && ok "layout: docs/architecture.md's table is what scripts/check_layers.sh generates" ||
 	notok "layout: the table" "$(head -c 600 "$TMP/out")"
 

@@ -1,7 +1,7 @@
 # e2e_duet.sh - `allocab bench --duet` and `allocab calibrate --duet`: the two arms of a pair run
 # at once, each on its own CPU, which arm gets which CPU is drawn per round from the shuffle seed,
 # drivers, programs and commands alike (a program's runs probed, contained and marked as alone);
-# refused where a duet cannot be fair.
+# `--one-cpu`: every arm at once on one CPU; refused where a duet cannot be fair.
 . tests/e2e/lib.sh
 
 A=$BUILD/allocab
@@ -107,6 +107,41 @@ expect_status "bench --cmd --duet with --expect, one arm not on its allocator" 1
 	ok "command duet: the arm not on its expected allocator is unverified, the other proven" ||
 	notok "command duet proof" "$("$jget" "$TMP/e.json" "$(run_of "$TMP/e.json" plain).reason")"
 
+# --one-cpu: every arm of a workload at once on one CPU, drawn per round
+expect_status "bench --program --one-cpu, 3 arms, 3 rounds" 0 "$A" bench --program "$F 3" \
+	-a system,mimalloc,jemalloc --rounds 3 --warmup 1 --one-cpu --quiet -o "$TMP/o.json"
+if got=$(python3 - "$TMP/o.json" <<'PYEOF' 2>&1
+import benchfile, sys
+d = benchfile.load(sys.argv[1])
+assert d["config"]["duet"] is True and d["config"]["duet_cpus"] == "shared", d["config"]
+cpus = []
+for rd in d["rounds"]:
+    runs = rd["runs"]
+    assert sorted(r["arm"] for r in runs) == ["jemalloc", "mimalloc", "system"], runs
+    assert len({r["pinned_cpu"] for r in runs}) == 1, [r["pinned_cpu"] for r in runs]
+    cpus.append(runs[0]["pinned_cpu"])
+    for r in runs:
+        assert r["status"] == "ok" and r["probe"]["verified"] is True, (r["status"], r.get("reason"))
+        assert r["cpu"]["total_ns"] > 0 and r["phase_marks"], r
+print(" ".join(map(str, cpus)))
+PYEOF
+); then ok "one CPU: the arms of each round share one pinned CPU, every run verified and marked (CPUs by round: $got)"; else notok "one-CPU runs" "$got"; fi
+expect_status "compare a one-CPU bench" 0 "$A" compare "$TMP/o.json"
+expect_status "bench -a --one-cpu on a driver workload" 0 "$A" bench -a system,system_slow -w $wl \
+	--scale small --rounds 1 --warmup 0 --one-cpu --quiet -o "$TMP/od.json"
+[ "$("$jget" "$TMP/od.json" rounds.0.runs.0.cpu)" = "$("$jget" "$TMP/od.json" rounds.0.runs.1.cpu)" ] &&
+	[ -n "$("$jget" "$TMP/od.json" rounds.0.runs.0.cpu)" ] && ok "one CPU: driver runs record the one CPU" ||
+	notok "one CPU: driver runs" "$("$jget" "$TMP/od.json" rounds.0.runs.0.cpu) $("$jget" "$TMP/od.json" rounds.0.runs.1.cpu)"
+expect_status "--one-cpu --time wall: exit 2" 2 "$A" bench --program "$F 2" --one-cpu --time wall -o "$TMP/x.json"
+expect_err "--one-cpu --time wall says why" '^allocab: bench: --one-cpu compares CPU time, not --time wall: a run.s wall time there holds the other arms. turns on its CPU$'
+expect_status "--one-cpu with --duet: exit 2" 2 "$A" bench --program "$F 2" --one-cpu --duet -o "$TMP/x.json"
+expect_err "--one-cpu with --duet says why" '^allocab: bench: --one-cpu cannot be combined with --duet: --duet gives each of two arms its own CPU$'
+expect_status "--one-cpu refuses a multi-threaded workload" 2 "$A" bench -a system,system_slow -w parquet_load --one-cpu -o "$TMP/x.json"
+expect_err "--one-cpu names the workload" "^allocab: bench: --one-cpu: workload 'parquet_load' is not single-threaded"
+expect_status "--resume of a one-CPU file without --one-cpu: exit 2" 2 "$A" bench --program "$F 3" \
+	-a system,mimalloc,jemalloc --rounds 1 --quiet --resume "$TMP/o.json" -o "$TMP/x.json"
+expect_err "... names the difference" 'config\.duet differs: true in the file, false in this bench'
+
 expect_status "--duet refuses a multi-threaded workload" 2 "$A" bench -a system,system_slow -w parquet_load --duet -o "$TMP/x.json"
 expect_err "--duet names the workload" "^allocab: bench: --duet: workload 'parquet_load' is not single-threaded"
 expect_status "--duet refuses three allocators" 2 "$A" bench -a system,system_slow,mimalloc -w $wl --duet -o "$TMP/x.json"
@@ -117,6 +152,11 @@ expect_err "--duet with three programs says why" '^allocab: bench: --duet pairs 
 if command -v taskset >/dev/null; then
 	expect_status "--duet on one CPU" 2 taskset -c 0 "$A" bench -a system,system_slow -w $wl --duet -o "$TMP/x.json"
 	expect_err "--duet on one CPU says why" '^allocab: bench: --duet needs two CPUs; this process may run on 1$'
+	expect_status "--one-cpu on one CPU" 0 taskset -c 0 "$A" bench -a system,system_slow -w $wl \
+		--scale small --rounds 1 --warmup 0 --one-cpu --quiet -o "$TMP/o1.json"
+	[ "$("$jget" "$TMP/o1.json" rounds.0.runs.0.cpu)$("$jget" "$TMP/o1.json" rounds.0.runs.1.cpu)" = 00 ] &&
+		ok "--one-cpu on one CPU: both runs on it" ||
+		notok "--one-cpu on one CPU" "$("$jget" "$TMP/o1.json" rounds.0.runs.0.cpu)"
 else
 	skip "--duet on one CPU" "no taskset(1) (util-linux)"
 fi

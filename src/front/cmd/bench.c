@@ -223,15 +223,16 @@ static enum status name_command(struct setup *s, const char *name, char *err, si
 	return ST_OK;
 }
 
-/* --duet: two arms, single-threaded workloads only, two CPUs to pin them to. Returns ST_OK or
- * ST_USAGE. */
-static enum status setup_duet(struct setup *s, char *err, size_t errlen)
+/* --duet: two arms, single-threaded workloads only, two CPUs to pin them to; --one-cpu (shared):
+ * every arm at once on one of them. Returns ST_OK or ST_USAGE. */
+static enum status setup_duet(struct setup *s, int shared, char *err, size_t errlen)
 {
-	if (s->c.narms != 2)
+	if (s->c.narms != 2 && !shared)
 		return errmsg_status(ST_USAGE, err, errlen,
-		                     "--duet pairs exactly two allocators (-a A,B), not %zu",
+		                     "--duet pairs exactly two allocators (-a A,B), not %zu (--one-cpu "
+		                     "runs any number at once)",
 		                     s->c.narms);
-	return bench_duet_setup(&s->c, &s->list, err, errlen) != 0 ? ST_USAGE : ST_OK;
+	return bench_duet_setup(&s->c, &s->list, shared, err, errlen) != 0 ? ST_USAGE : ST_OK;
 }
 
 /* mkdir -p */
@@ -422,8 +423,8 @@ int bench_main(int argc, char **argv)
 		fprintf(stderr, "allocab: bench: WARNING: process tracking: %s: processes started "
 		        "past the probe's exec wrappers cannot be seen (docs/programs.md, \"Process "
 		        "tracking\")\n", s.c.tracking);
-	if (rc == ST_OK && o.duet)
-		rc = setup_duet(&s, err, sizeof err);
+	if (rc == ST_OK && (o.duet || o.one_cpu))
+		rc = setup_duet(&s, o.one_cpu, err, sizeof err);
 	if (rc == ST_OK && apply_rounds_rule(&o, &s) != 0)
 		rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
 	if (rc == ST_OK)

@@ -45,7 +45,7 @@ struct bench_opts {
 	const char *label; /* --label: the machine's name in a fleet (docs/fleet.md), or NULL */
 	const char *shard; /* --shard: the task's index in its job array, or NULL */
 	int quiet;
-	int duet;
+	int duet, one_cpu;
 	int help;
 	const char *
 	    *arm_specs; /* --arm LABEL=BACKEND[:KEY=VALUE]... as given (front/engine/engine.h) */

@@ -239,6 +239,14 @@ const struct opt bench_opt_table[O_COUNT] = {
                         "`allocab-system list` marks single-threaded, and for a program or "
                         "command that runs on one thread (docs/methodology.md, \"Duet runs\")",
                 OPT_FLAG(B, duet)},
+    [O_ONE_CPU] = {"--one-cpu", 0, OPT_REPEAT, NULL,
+                   .help = "run every arm of a workload at the same time on one CPU, which the "
+                           "kernel shares among them, drawn per round from --shuffle-seed: "
+                           "whatever slows that CPU slows each arm alike; on CPU time, for "
+                           "what runs on one thread, as --duet (docs/methodology.md, \"Runs on "
+                           "one CPU\")",
+                   OPT_FLAG(B, one_cpu), .excludes = OPT_ROWS(O_DUET),
+                   .why = "--duet gives each of two arms its own CPU"},
     [O_H_ROUNDS] = {NULL, 0, 0, NULL, .help = "Rounds"},
     [O_ROUNDS] = {"--rounds", 0, OPT_VALUE, "N", .help = "measured rounds",
                   OPT_UINT(B, rounds), OPT_GIVEN(B, rounds_set), .lo = 1, .hi = 100000,

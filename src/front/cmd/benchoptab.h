@@ -34,6 +34,7 @@ enum opt_id {
 	O_TIME,
 	O_DDIR,
 	O_DUET,
+	O_ONE_CPU,
 	O_H_ROUNDS,
 	O_ROUNDS,
 	O_BUDGET,

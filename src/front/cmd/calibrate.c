@@ -26,7 +26,7 @@
 struct copts {
 	const char *backend, *from, *arms, *out, *phase;
 	int backend_set, out_set; /* out_set: -o given (else its directory may be created) */
-	int duet, help;
+	int duet, one_cpu, help;
 	struct calib_plan plan;
 	size_t nfor;
 	char **fwd; /* options for bench_parse_args */
@@ -77,6 +77,7 @@ enum {
 	K_OUTPUT,
 	K_PHASE,
 	K_DUET,
+	K_ONE_CPU,
 	K_ALPHA,
 	K_POWER,
 	K_EFFECT,
@@ -111,7 +112,7 @@ static const struct opt calib_opts[K_COUNT] = {
                 .help = "analyse a bench file (allocab-bench/2 or /1) instead of running: arms A "
                         "and B "
                         "(--arms, default its first two) must be the same backend",
-                OPT_STRING(C, from), .excludes = OPT_ROWS(K_DUET, FWD_ROWS),
+                OPT_STRING(C, from), .excludes = OPT_ROWS(K_DUET, K_ONE_CPU, FWD_ROWS),
                 .why = "it analyses a file and runs nothing"},
     [K_ARMS] = {"--arms", 0, OWN, "A,B", .help = "with --from: the two arms to analyse",
                 OPT_STRING(C, arms), .needs = OPT_ROWS(K_FROM)},
@@ -124,6 +125,10 @@ static const struct opt calib_opts[K_COUNT] = {
     [K_DUET] = {"--duet", 0, OPT_REPEAT, NULL,
                 .help = "run the two arms at the same time on two CPUs (see bench --help)",
                 OPT_FLAG(C, duet)},
+    [K_ONE_CPU] = {"--one-cpu", 0, OPT_REPEAT, NULL,
+                   .help = "run the two arms at the same time on one CPU (see bench --help)",
+                   OPT_FLAG(C, one_cpu), .excludes = OPT_ROWS(K_DUET),
+                   .why = "--duet gives each of two arms its own CPU"},
     [K_ALPHA] = {"--alpha", 0, OWN | OPT_OPEN_HI, "A",
                  .help = "two-sided level of the tests and intervals", OPT_DOUBLE(C, plan.alpha),
                  .lo = CALIB_ALPHA_MIN, .hi = CALIB_ALPHA_MAX, OPT_DEF_D(CALIB_ALPHA)},
@@ -338,9 +343,9 @@ static enum status setup(struct setup *s, const struct copts *o, const struct be
 	bench_plan(bo, &s->c);
 	if ((rc = bench_setup_workloads(&s->c, s->driver, bo->workloads, bo->params, bo->nparams,
 	                                s->stop, &s->list, err, errlen)) != ST_OK ||
-	    !o->duet)
+	    !(o->duet || o->one_cpu))
 		return rc;
-	return bench_duet_setup(&s->c, &s->list, err, errlen) != 0 ? ST_USAGE : ST_OK;
+	return bench_duet_setup(&s->c, &s->list, o->one_cpu, err, errlen) != 0 ? ST_USAGE : ST_OK;
 }
 
 /* ---- output paths ---- */

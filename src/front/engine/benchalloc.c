@@ -159,8 +159,14 @@ int bench_cells_update(struct bench_cells *s, const struct bench_config *c,
 	rc = c->alloc->update(c->alloc->ctx, doc, need, s->n, err, errlen);
 	for (size_t i = 0; rc == 0 && i < s->n; i++)
 		s->need[i] &= need[i];
-	for (size_t w = 0; rc == 0 && c->duet && w < c->nwl; w++)
-		s->need[w] = s->need[c->nwl + w] = s->need[w] | s->need[c->nwl + w];
+	for (size_t w = 0; rc == 0 && c->duet && w < c->nwl; w++) {
+		unsigned char any = 0;
+
+		for (size_t a = 0; a < c->narms; a++)
+			any |= s->need[a * c->nwl + w];
+		for (size_t a = 0; a < c->narms; a++)
+			s->need[a * c->nwl + w] = any;
+	}
 	free(need);
 	return rc;
 }

@@ -162,6 +162,8 @@ static cJSON *config_json(const struct bench_config *c)
 	cJSON_AddNumberToObject(o, "pad_max_bytes", (double)c->pad_max);
 	cJSON_AddStringToObject(o, "pad_var", RUNNER_PAD_VAR);
 	cJSON_AddBoolToObject(o, "duet", c->duet);
+	if (c->duet_shared)
+		cJSON_AddStringToObject(o, "duet_cpus", "shared");
 	cJSON_AddItemToObject(o, "allocation",
 	                      c->alloc ? cJSON_CreateString(c->alloc->name) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, drivers ? "drivers" : "commands", map);

@@ -24,19 +24,31 @@ int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_
 		if (!(bench_wl_flags(l, c->wl[i].name) & BENCH_WL_SINGLE_THREADED))
 			return errmsg_fail(
 			    err, errlen,
-			    "--duet: workload '%s' is not single-threaded (the drivers "
+			    "%s: workload '%s' is not single-threaded (the drivers "
 			    "list as single_threaded: %s)",
-			    c->wl[i].name, used ? have : "none");
+			    c->duet_shared ? "--one-cpu" : "--duet", c->wl[i].name,
+			    used ? have : "none");
 	return 0;
 }
 
-int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, char *err,
+int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, int shared, char *err,
                      size_t errlen)
 {
 	int cpu[2];
 
-	if (bench_duet_workloads_ok(c, l, err, errlen) != 0 || duet_cpus(cpu, err, errlen) != 0)
+	if (shared && c->time != RF_POLICY_CPU)
+		return errmsg_fail(err, errlen,
+		                   "--one-cpu compares CPU time, not --time %s: a run's wall time there "
+		                   "holds the other arms' turns on its CPU",
+		                   c->time == RF_POLICY_WALL ? "wall" : "auto");
+	if (shared && c->narms > DUET_MAX_SIDES)
+		return errmsg_fail(err, errlen, "--one-cpu runs at most %d arms at once, not %zu",
+		                   DUET_MAX_SIDES, c->narms);
+	c->duet_shared = shared;
+	if (bench_duet_workloads_ok(c, l, err, errlen) != 0 || duet_cpus(cpu, shared, err, errlen) != 0) {
+		c->duet_shared = 0;
 		return -1;
+	}
 	c->duet = 1;
 	return 0;
 }

@@ -219,55 +219,37 @@ static cJSON *duet_verdict(void *ctx, const struct runner_result *r)
 	return bench_probe_verdict(p->a, p->pr, r);
 }
 
-/* --duet (benchengine.h). */
-int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs,
-                    enum status *fatal, char *err, size_t errlen)
+/* The start order of a duet's arms into idx: for two CPUs the first drawn from the round's order
+ * (as a pair of a sequential round), for one CPU a shuffle of every arm. */
+static void duet_order(struct engine *e, uint32_t *idx, size_t n)
 {
-	const struct bench_config *c = e->c;
-	struct prep p[2];
-	struct duet_side side[2];
-	int rc = 1, first = (int)prng_below(&e->order, 2), swap;
-	const struct bench_arm *arm[2] = {&c->arms[first], &c->arms[1 - first]};
-	int64_t lo, hi;
+	for (uint32_t i = 0; i < n; i++)
+		idx[i] = i;
+	if (e->c->duet_shared) {
+		prng_shuffle(&e->order, idx, (uint32_t)n);
+	} else {
+		idx[0] = (uint32_t)prng_below(&e->order, 2);
+		idx[1] = 1 - idx[0];
+	}
+}
 
-	*fatal = ST_OK;
-	if (prep_run(e, arm[0], w, &p[0], err, errlen) != 0) {
-		*fatal = ST_FAIL;
-		return -1;
-	}
-	if (prep_run(e, arm[1], w, &p[1], err, errlen) != 0) {
-		prep_free(e, &p[0]);
-		*fatal = ST_FAIL;
-		return -1;
-	}
-	swap = duet_round_swap(c->shuffle_seed, e->done);
-	for (int i = 0; i < 2; i++)
-		side[i] = (struct duet_side){
-		    .spec = &p[i].spec,
-		    .cpu = e->cpu[((size_t)(arm[i] - c->arms) + (size_t)swap) % 2],
-		    .judge = p[i].pr ? duet_verdict : NULL,
-		    .judge_ctx = &p[i]};
-	lo = phaserun_clock();
-	if (duet_run(side, e->stop, err, errlen) != 0)
-		rc = -1;
-	else if (side[0].r.end == RUNNER_STOPPED || side[1].r.end == RUNNER_STOPPED)
-		rc = 0;
-	hi = phaserun_clock();
-	*fatal = rc < 0 ? ST_FAIL : ST_OK;
-	for (int i = 0; rc == 1 && i < 2; i++) {
-		const struct arm_kind_ops *k = bench_arm_kind(arm[i]);
+/* Judges the n finished sides of a duet into runs. Returns 1, or -1 (*fatal set by judge_run). */
+static int duet_judge(struct engine *e, const struct bench_workload *w, struct prep *p,
+                      struct duet_side *side, size_t n, int64_t lo, int64_t hi, cJSON *runs,
+                      enum status *fatal, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct arm_kind_ops *k = bench_arm_kind(p[i].a);
 		cJSON *run;
 
 		p[i].ph.lo = lo;
 		p[i].ph.hi = hi;
-		run = judge_run(e, arm[i], w, p[i].pad, &side[i].r, side[i].tel, side[i].containment,
+		run = judge_run(e, p[i].a, w, p[i].pad, &side[i].r, side[i].tel, side[i].containment,
 		                p[i].pr != NULL, side[i].judged, p[i].ph.set ? &p[i].ph : NULL, fatal,
 		                err, errlen);
 		side[i].containment = NULL;
-		if (!run) {
-			rc = -1;
-			break;
-		}
+		if (!run)
+			return -1;
 		/* a kind whose "cpu" is the run's CPU time records the CPU it was pinned to apart */
 		cJSON_AddNumberToObject(run,
 		                        arm_kind_has(k, ARM_KIND_CPU_PER_PROCESS) ? "pinned_cpu"
@@ -275,7 +257,49 @@ int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 		                        side[i].cpu);
 		cJSON_AddItemToArray(runs, run);
 	}
-	for (int i = 0; i < 2; i++) {
+	return 1;
+}
+
+/* --duet and --one-cpu (benchengine.h). */
+int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs,
+                    enum status *fatal, char *err, size_t errlen)
+{
+	const struct bench_config *c = e->c;
+	size_t n = c->narms, ready = 0;
+	struct prep p[DUET_MAX_SIDES];
+	struct duet_side side[DUET_MAX_SIDES];
+	uint32_t idx[DUET_MAX_SIDES];
+	int rc = 1, swap;
+	int64_t lo, hi;
+
+	*fatal = ST_OK;
+	duet_order(e, idx, n);
+	while (ready < n && prep_run(e, &c->arms[idx[ready]], w, &p[ready], err, errlen) == 0)
+		ready++;
+	if (ready < n) {
+		while (ready > 0)
+			prep_free(e, &p[--ready]);
+		*fatal = ST_FAIL;
+		return -1;
+	}
+	swap = duet_round_swap(c->shuffle_seed, e->done);
+	for (size_t i = 0; i < n; i++)
+		side[i] = (struct duet_side){
+		    .spec = &p[i].spec,
+		    .cpu = e->cpu[c->duet_shared ? (size_t)swap : (idx[i] + (size_t)swap) % 2],
+		    .judge = p[i].pr ? duet_verdict : NULL,
+		    .judge_ctx = &p[i]};
+	lo = phaserun_clock();
+	if (duet_run(side, n, e->stop, err, errlen) != 0)
+		rc = -1;
+	for (size_t i = 0; rc == 1 && i < n; i++)
+		if (side[i].r.end == RUNNER_STOPPED)
+			rc = 0;
+	hi = phaserun_clock();
+	*fatal = rc < 0 ? ST_FAIL : ST_OK;
+	if (rc == 1)
+		rc = duet_judge(e, w, p, side, n, lo, hi, runs, fatal, err, errlen);
+	for (size_t i = 0; i < n; i++) {
 		runner_result_free(&side[i].r);
 		cJSON_Delete(side[i].containment);
 		cJSON_Delete(side[i].judged);

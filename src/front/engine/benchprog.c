@@ -502,15 +502,6 @@ void bench_probe_apply(cJSON *verdict, cJSON *run, const char *tail, enum run_st
 	                     summary, tail, st);
 }
 
-void bench_probe_finish(const struct bench_arm *a, struct bench_probe_run *p,
-                        const struct runner_result *r, cJSON *run, enum run_status *st)
-{
-	cJSON *verdict = bench_probe_verdict(a, p, r);
-
-	bench_probe_apply(verdict, run, r->tail, st);
-	cJSON_Delete(verdict);
-}
-
 void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp)
 {
 	for (size_t i = 0; c->arms && i < c->narms; i++) {

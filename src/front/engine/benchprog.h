@@ -36,21 +36,16 @@ struct bench_probe_run {
 int bench_probe_prepare(const struct bench_config *c, const struct bench_arm *a, unsigned long n,
                         struct bench_probe_run *p, char *err, size_t errlen);
 
-/* Reads and judges the records of a finished run r of a, adds "probe" to its run object and,
- * when the proof fails, makes it unverified (benchdoc_apply_probe); closes and removes the file.
- * The records are read from the bench's own descriptor, never through a path the program may
- * have replaced: a replaced file makes the run unverified. */
-void bench_probe_finish(const struct bench_arm *a, struct bench_probe_run *p,
-                        const struct runner_result *r, cJSON *run, enum run_status *st);
-
-/* The judgement of bench_probe_finish as a JSON object, {"verified": BOOL, "reason": TEXT,
- * "summary": the probe's summary or null}, for bench_probe_apply; closes and removes the file.
- * Made where r's tracking evidence is (a duet run's helper, front/proc/proc.h). NULL when memory
- * ran out. */
+/* Reads and judges the records of a finished run r of a into a JSON object, {"verified": BOOL,
+ * "reason": TEXT, "summary": the probe's summary or null}, for bench_probe_apply; closes and
+ * removes the file. The records are read from the bench's own descriptor, never through a path
+ * the program may have replaced: a replaced file makes the run unverified. Made where r's
+ * tracking evidence is (in a duet, its helper: front/proc/proc.h). NULL when memory ran out. */
 cJSON *bench_probe_verdict(const struct bench_arm *a, struct bench_probe_run *p,
                            const struct runner_result *r);
-/* Applies a verdict of bench_probe_verdict (NULL: lost, the run unverified) to the run object,
- * taking its summary over. */
+/* Applies a verdict of bench_probe_verdict (NULL: lost, the run unverified) to the run object:
+ * "probe" (its summary, taken over) and, when the proof failed, the run unverified
+ * (benchdoc_apply_probe). */
 void bench_probe_apply(cJSON *verdict, cJSON *run, const char *tail, enum run_status *st);
 
 /* Closes and removes the record file of a run that was not judged. */

@@ -253,7 +253,7 @@ static void progress_round_line(struct engine *e)
 	fflush(stderr);
 }
 
-/* Whether the pair order[i] names runs in this round: its cell has not left (in a duet, either
+/* Whether the pair order[i] names runs in this round: its cell has not left (in a duet, any
  * arm's cell of the workload). */
 static int cell_runs(const struct engine *e, uint32_t pair)
 {
@@ -261,7 +261,10 @@ static int cell_runs(const struct engine *e, uint32_t pair)
 
 	if (!c->duet)
 		return e->cells.need[pair];
-	return e->cells.need[pair % c->nwl] || e->cells.need[c->nwl + pair % c->nwl];
+	for (size_t a = 0; a < c->narms; a++)
+		if (e->cells.need[a * c->nwl + pair % c->nwl])
+			return 1;
+	return 0;
 }
 
 /* Runs round e->done. Returns 1 when finished, 0 when stopped (the round is discarded), -1 on a
@@ -269,7 +272,7 @@ static int cell_runs(const struct engine *e, uint32_t pair)
 static int run_round(struct engine *e, enum status *fatal, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
-	size_t npairs = c->duet ? c->nwl : c->narms * c->nwl; /* a duet runs both arms at once */
+	size_t npairs = c->duet ? c->nwl : c->narms * c->nwl; /* a duet runs every arm at once */
 	uint32_t *order = malloc(npairs * sizeof *order);
 	cJSON *round = cJSON_CreateObject(), *runs = cJSON_CreateArray();
 	int64_t t0 = engine_now(e);
@@ -457,11 +460,13 @@ static enum status engine_start(struct engine *e, char *err, size_t errlen)
 	/* The gate judged on the document before any run catches unknown arms. */
 	if (c->gate && engine_gate_judge(e, NULL, &(enum gate_outcome){0}, err, errlen) != 0)
 		goto fail;
-	if (c->duet && (c->narms != 2 || !bench_all_arms(c, ARM_KIND_PAIRABLE))) {
-		errmsg_fail(err, errlen, "--duet needs two arms of kinds that can be paired");
+	if (c->duet && ((c->narms != 2 && !c->duet_shared) || c->narms < 2 ||
+	                c->narms > DUET_MAX_SIDES || !bench_all_arms(c, ARM_KIND_PAIRABLE))) {
+		errmsg_fail(err, errlen, "--duet needs two arms (--one-cpu 2 to %d) of kinds that can "
+		            "run at once", DUET_MAX_SIDES);
 		goto fail;
 	}
-	if (c->duet && duet_cpus(e->cpu, err, errlen) != 0)
+	if (c->duet && duet_cpus(e->cpu, c->duet_shared, err, errlen) != 0)
 		goto fail;
 	prng_seed(&e->order, c->shuffle_seed);
 	prng_seed(&e->pad, c->shuffle_seed ^ PAD_SEED_XOR);

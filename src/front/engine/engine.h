@@ -176,7 +176,9 @@ struct bench_config {
 	size_t nout;
 	char **argv; /* the command line, for the record */
 	int argc;
-	int duet; /* two arms run at once, pinned to two CPUs that swap every round (front/proc/proc.h) */
+	/* the arms of a workload run at once (front/proc/proc.h): --duet, two arms pinned to two CPUs
+	 * that swap every round; with duet_shared (--one-cpu), every arm on one CPU, drawn per round */
+	int duet, duet_shared;
 	const struct bench_runner *runner; /* NULL: bench_real_runner; duet runs are always real */
 	const char *program;               /* --program as given (commands mode), or NULL */
 	const char *probe_lib; /* build/liballocab-probe.so when an arm is probed, else NULL */
@@ -407,8 +409,9 @@ unsigned bench_wl_flags(const struct bench_wl_list *l, const char *name);
 int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_list *l, char *err,
                             size_t errlen);
 /* Turns c into a duet (c->duet = 1) when the rule above holds and this machine has two CPUs to
- * pin the runs to. Returns 0, or -1 with the reason in err. */
-int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, char *err,
+ * pin the runs to; with shared (--one-cpu) every arm runs on one of them at a time (c->duet_shared
+ * = 1), compared on CPU time. Returns 0, or -1 with the reason in err. */
+int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, int shared, char *err,
                      size_t errlen);
 
 /* The rounds rule's count (benchjudge.c): how many comparisons share the level `allocab compare`

@@ -1,4 +1,5 @@
-/* duet.c - two runs at once on two CPUs, one forked helper each (proc.h). A helper is a copy of
+/* duet.c - runs at once, each pinned to its CPU (two CPUs, or one shared), one forked helper
+ * each (proc.h). A helper is a copy of
  * the front end: it pins itself, waits on a common start pipe, runs its process with runner_run
  * (whose single-threaded signal handling it keeps intact), judges it with the caller's judge while
  * the run's tracking evidence is still there, and writes the result to its pipe. */
@@ -26,7 +27,7 @@ int duet_round_swap(uint64_t shuffle_seed, unsigned round)
 	return (int)(prng_next(&r) >> 63);
 }
 
-int duet_cpus(int cpu[2], char *err, size_t errlen)
+int duet_cpus(int cpu[2], int shared, char *err, size_t errlen)
 {
 	cpu_set_t set;
 	int k = 0;
@@ -38,6 +39,8 @@ int duet_cpus(int cpu[2], char *err, size_t errlen)
 	for (int i = 0; i < CPU_SETSIZE && k < 2; i++)
 		if (CPU_ISSET(i, &set))
 			cpu[k++] = i;
+	if (k == 1 && shared)
+		cpu[k++] = cpu[0];
 	if (k < 2) {
 		snprintf(err, errlen, "--duet needs two CPUs; this process may run on %d",
 		         CPU_COUNT(&set));
@@ -75,19 +78,29 @@ static char *json_text(const cJSON *o, size_t *len)
 	return text;
 }
 
-/* Reads n bytes; on EINTR with *stop set, asks both helpers once to stop. 0, or -1 at EOF/error. */
-static int read_all(int fd, void *p, size_t n, const volatile sig_atomic_t *stop,
-                    const pid_t pid[2], int *told)
+/* The helpers of one duet_run. */
+struct helpers {
+	pid_t pid[DUET_MAX_SIDES];
+	int fd[DUET_MAX_SIDES];
+	size_t n;
+	const volatile sig_atomic_t *stop;
+	int told; /* they were asked to stop */
+};
+
+/* Reads n bytes from fd; on EINTR with *stop set, asks every helper once to stop. 0, or -1 at
+ * EOF/error. */
+static int read_all(int fd, void *p, size_t n, struct helpers *h)
 {
 	char *c = p;
 
 	while (n > 0) {
 		ssize_t k = read(fd, c, n);
 
-		if (stop && *stop && !*told) {
-			kill(pid[0], SIGTERM);
-			kill(pid[1], SIGTERM);
-			*told = 1;
+		if (h->stop && *h->stop && !h->told) {
+			for (size_t i = 0; i < h->n; i++)
+				if (h->pid[i] > 0)
+					kill(h->pid[i], SIGTERM);
+			h->told = 1;
 		}
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -138,8 +151,7 @@ static void helper(struct duet_side *s, int go_fd, int out_fd)
 
 /* The JSON object called what that the helper of s sent, n bytes, into *o. */
 static int read_object(const struct duet_side *s, const char *what, cJSON **o, int fd, size_t n,
-                       const volatile sig_atomic_t *stop, const pid_t pid[2], int *told,
-                       char *err, size_t errlen)
+                       struct helpers *h, char *err, size_t errlen)
 {
 	char *text;
 
@@ -151,7 +163,7 @@ static int read_object(const struct duet_side *s, const char *what, cJSON **o, i
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if (read_all(fd, text, n, stop, pid, told) != 0) {
+	if (read_all(fd, text, n, h) != 0) {
 		free(text);
 		snprintf(err, errlen, "duet helper for CPU %d died while reporting", s->cpu);
 		return -1;
@@ -169,12 +181,11 @@ static int read_object(const struct duet_side *s, const char *what, cJSON **o, i
 }
 
 /* Reads side i's message into it. */
-static int collect(struct duet_side *s, int fd, const volatile sig_atomic_t *stop,
-                   const pid_t pid[2], int *told, char *err, size_t errlen)
+static int collect(struct duet_side *s, int fd, struct helpers *h, char *err, size_t errlen)
 {
 	struct duet_msg m;
 
-	if (read_all(fd, &m, sizeof m, stop, pid, told) != 0) {
+	if (read_all(fd, &m, sizeof m, h) != 0) {
 		snprintf(err, errlen, "duet helper for CPU %d died without a result", s->cpu);
 		return -1;
 	}
@@ -192,7 +203,7 @@ static int collect(struct duet_side *s, int fd, const volatile sig_atomic_t *sto
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
-		if (read_all(fd, s->r.out, s->r.out_len, stop, pid, told) != 0) {
+		if (read_all(fd, s->r.out, s->r.out_len, h) != 0) {
 			snprintf(err, errlen, "duet helper for CPU %d died while reporting",
 			         s->cpu);
 			return -1;
@@ -200,28 +211,35 @@ static int collect(struct duet_side *s, int fd, const volatile sig_atomic_t *sto
 		s->r.out[s->r.out_len] = '\0';
 	}
 	if (m.contain_len && read_object(s, "containment object", &s->containment, fd,
-	                                 m.contain_len, stop, pid, told, err, errlen) != 0)
+	                                 m.contain_len, h, err, errlen) != 0)
 		return -1;
-	return m.judged_len ? read_object(s, "judgement", &s->judged, fd, m.judged_len, stop, pid,
-	                                  told, err, errlen)
-	                    : 0;
+	return m.judged_len
+	           ? read_object(s, "judgement", &s->judged, fd, m.judged_len, h, err, errlen)
+	           : 0;
 }
 
-int duet_run(struct duet_side side[2], const volatile sig_atomic_t *stop, char *err, size_t errlen)
+int duet_run(struct duet_side *side, size_t n, const volatile sig_atomic_t *stop, char *err,
+             size_t errlen)
 {
-	int go[2], fd[2] = {-1, -1}, told = 0, rc = 0;
-	pid_t pid[2] = {-1, -1};
+	struct helpers h = {.n = n, .stop = stop};
+	int go[2], rc = 0;
 
-	memset(&side[0].r, 0, sizeof side[0].r);
-	memset(&side[1].r, 0, sizeof side[1].r);
-	side[0].containment = side[1].containment = NULL;
-	side[0].judged = side[1].judged = NULL;
+	if (n < 2 || n > DUET_MAX_SIDES) {
+		snprintf(err, errlen, "runs at once: %zu sides, not 2 to %d", n, DUET_MAX_SIDES);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		memset(&side[i].r, 0, sizeof side[i].r);
+		side[i].containment = side[i].judged = NULL;
+		h.pid[i] = -1;
+		h.fd[i] = -1;
+	}
 	if (pipe2(go, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
 	}
 	fflush(NULL);
-	for (int i = 0; i < 2 && rc == 0; i++) {
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		int p[2];
 
 		if (pipe2(p, O_CLOEXEC) != 0) {
@@ -229,35 +247,35 @@ int duet_run(struct duet_side side[2], const volatile sig_atomic_t *stop, char *
 			rc = -1;
 			break;
 		}
-		if ((pid[i] = fork()) < 0) {
+		if ((h.pid[i] = fork()) < 0) {
 			snprintf(err, errlen, "cannot start a duet helper: %s", strerror(errno));
 			close(p[0]);
 			close(p[1]);
 			rc = -1;
 			break;
 		}
-		if (pid[i] == 0) {
+		if (h.pid[i] == 0) {
 			close(go[1]);
 			close(p[0]);
 			helper(&side[i], go[0], p[1]);
 		}
 		close(p[1]);
-		fd[i] = p[0];
+		h.fd[i] = p[0];
 	}
 	close(go[0]);
-	close(go[1]); /* the common start: both helpers read EOF */
-	for (int i = 0; i < 2 && rc == 0; i++)
-		rc = collect(&side[i], fd[i], stop, pid, &told, err, errlen);
-	for (int i = 0; i < 2; i++) {
-		if (rc != 0 && pid[i] > 0)
-			kill(pid[i], SIGTERM);
-		if (fd[i] >= 0)
-			close(fd[i]);
-		while (pid[i] > 0 && waitpid(pid[i], NULL, 0) < 0 && errno == EINTR)
+	close(go[1]); /* the common start: every helper reads EOF */
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = collect(&side[i], h.fd[i], &h, err, errlen);
+	for (size_t i = 0; i < n; i++) {
+		if (rc != 0 && h.pid[i] > 0)
+			kill(h.pid[i], SIGTERM);
+		if (h.fd[i] >= 0)
+			close(h.fd[i]);
+		while (h.pid[i] > 0 && waitpid(h.pid[i], NULL, 0) < 0 && errno == EINTR)
 			;
 	}
 	if (rc != 0) {
-		for (int i = 0; i < 2; i++) {
+		for (size_t i = 0; i < n; i++) {
 			runner_result_free(&side[i].r);
 			cJSON_Delete(side[i].containment);
 			cJSON_Delete(side[i].judged);

@@ -172,19 +172,22 @@ int telemetry_parse_runnable(const char *proc_loadavg, unsigned *runnable);
 /* Reads both files now; facts that cannot be read are left unset (have_* = 0). */
 void telemetry_sample(struct telemetry_sample *t);
 
-/* Duet runs (duet.c), duet runs for `allocab bench --duet` (Bulej et al., "Duet Benchmarking", 2020): the two
- * arms of a pair run at the same time, each pinned to its own CPU, so that whatever disturbs the
- * machine disturbs both alike and cancels in their ratio. Each run is supervised by a forked
- * helper that pins itself (the driver inherits the affinity through fork and exec), waits for a
- * common start, runs the process with runner_run and sends the result back through a pipe. */
+/* Runs at once (duet.c), for `allocab bench --duet` (Bulej et al., "Duet Benchmarking", 2020): the
+ * two arms of a pair run at the same time, each pinned to its own CPU, so that whatever disturbs
+ * the machine disturbs both alike and cancels in their ratio; and for `allocab bench --one-cpu`:
+ * every arm at the same time on one CPU, which the kernel shares among them, so that whatever
+ * slows that CPU slows each alike. Each run is supervised by a forked helper that pins itself (the
+ * process inherits the affinity through fork and exec), waits for a common start, runs the
+ * process with runner_run and sends the result back through a pipe. */
 
 /* Whether the arms of round `round` take their CPUs swapped (1) or in order (0): drawn from the
  * bench's shuffle seed, one independent fair draw per round, so that no arm is favoured by the
  * parity of the round count. Deterministic for a given (shuffle_seed, round). */
 int duet_round_swap(uint64_t shuffle_seed, unsigned round);
 
-/* The first two CPUs this process may run on. Returns 0, or -1 with a reason in err. */
-int duet_cpus(int cpu[2], char *err, size_t errlen);
+/* The first two CPUs this process may run on; with shared (--one-cpu), the one CPU twice when it
+ * may run on one only. Returns 0, or -1 with a reason in err. */
+int duet_cpus(int cpu[2], int shared, char *err, size_t errlen);
 
 struct duet_side {
 	const struct runner_spec *spec;
@@ -203,10 +206,15 @@ struct duet_side {
 	cJSON *judged;
 };
 
-/* Runs both sides at once; stop works as in runner_run (the helpers are told to stop).
- * Returns 0 with both results filled (an unstarted side has end RUNNER_STOPPED), or -1 with a
- * reason in err when a helper could not be started or died without reporting. */
-int duet_run(struct duet_side side[2], const volatile sig_atomic_t *stop, char *err, size_t errlen);
+/* The most runs duet_run starts at once. */
+#define DUET_MAX_SIDES 16
+
+/* Runs the n sides (2 to DUET_MAX_SIDES) at once, each pinned to its cpu (two sides may share
+ * one); stop works as in runner_run (the helpers are told to stop). Returns 0 with every result
+ * filled (an unstarted side has end RUNNER_STOPPED), or -1 with a reason in err when a helper
+ * could not be started or died without reporting. */
+int duet_run(struct duet_side *side, size_t n, const volatile sig_atomic_t *stop, char *err,
+             size_t errlen);
 
 /* Preload (preload.c): preload machinery of the front end (docs/programs.md): finding the shared
  * library of an allocator the way the dynamic linker would, its version, the project's own

@@ -1,5 +1,6 @@
 /* test_duet.c - duet_run really runs both sides at the same time, each pinned to its own CPU, and
- * brings back their output; --duet takes the workloads its driver flags single-threaded. No timing
+ * brings back their output and what a judge made of a run in its helper; three sides at once on
+ * one CPU (--one-cpu); --duet takes the workloads its driver flags single-threaded. No timing
  * is asserted: concurrency is shown by each side waiting for a file only the other side creates. */
 #include "front/proc/proc.h"
 #include "front/engine/engine.h"
@@ -18,7 +19,8 @@ static void test_workloads(void)
 	                   "{\"name\": \"many\", \"flags\": []}, {\"name\": \"old\"}]}";
 	struct bench_wl_list l = {0};
 	struct bench_workload wl[2] = {{.name = "one"}, {.name = "many"}};
-	struct bench_config c = {.wl = wl, .nwl = 1};
+	struct bench_arm arm = {.kind = &arm_kind_driver, .name = "system"};
+	struct bench_config c = {.wl = wl, .nwl = 1, .arms = &arm, .narms = 1};
 	char err[256] = "";
 	int n = bench_parse_workload_list(json, &l.names, &l.params);
 
@@ -34,7 +36,21 @@ static void test_workloads(void)
 	      "one without the flag may not, and the message names those that may: %s", err);
 	CHECK(bench_wl_flags(&l, "old") == 0 && bench_wl_flags(&l, "absent") == 0,
 	      "no flags when the list gives none or lacks the workload");
+	arm.kind = &arm_kind_program;
+	CHECK(bench_duet_workloads_ok(&c, &l, err, sizeof err) == 0,
+	      "a program's workload is the user's: no driver list to check");
 	bench_wl_list_free(&l);
+}
+
+/* A judge (struct duet_side): which process it ran in, and the run's pid it saw. */
+static cJSON *judge_in_helper(void *ctx, const struct runner_result *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	(void)ctx;
+	cJSON_AddNumberToObject(o, "helper", (double)getpid());
+	cJSON_AddNumberToObject(o, "pid", (double)r->pid);
+	return o;
 }
 
 static void test_run(void)
@@ -45,7 +61,7 @@ static void test_run(void)
 	struct duet_side side[2];
 	int cpu[2];
 
-	if (duet_cpus(cpu, err, sizeof err) != 0) {
+	if (duet_cpus(cpu, 0, err, sizeof err) != 0) {
 		SKIP("duet_run", err);
 		return;
 	}
@@ -74,7 +90,19 @@ static void test_run(void)
 		                               .contain = i == 0};
 		side[i] = (struct duet_side){.spec = &spec[i], .cpu = cpu[i]};
 	}
-	CHECK(duet_run(side, NULL, err, sizeof err) == 0, "duet_run (%s)", err);
+	side[0].judge = judge_in_helper;
+	side[0].judge_ctx = &side[0];
+	CHECK(duet_run(side, 2, NULL, err, sizeof err) == 0, "duet_run (%s)", err);
+	{
+		const cJSON *hp = cJSON_GetObjectItemCaseSensitive(side[0].judged, "helper");
+		const cJSON *pid = cJSON_GetObjectItemCaseSensitive(side[0].judged, "pid");
+
+		CHECK(cJSON_IsNumber(hp) && hp->valueint != (int)getpid() && cJSON_IsNumber(pid) &&
+		          pid->valuedouble == (double)side[0].r.pid && !side[1].judged,
+		      "the judge ran in the helper on the run's result, and its object came back; a "
+		      "side without one brings none");
+		cJSON_Delete(side[0].judged);
+	}
 	for (int i = 0; i < 2; i++) {
 		char want[64];
 
@@ -108,6 +136,56 @@ static void test_run(void)
 		snprintf(p, sizeof p, "%s/%d", dir, i);
 		unlink(p);
 	}
+	rmdir(dir);
+}
+
+/* --one-cpu: three sides at once on one CPU; each waits for both others' files. */
+static void test_shared(void)
+{
+	char dir[] = "/tmp/allocab-duet.XXXXXX", cmd[3][768], err[256] = "";
+	char *argv[3][4];
+	struct runner_spec spec[3];
+	struct duet_side side[3];
+	int cpu[2], ok = 1;
+
+	if (duet_cpus(cpu, 1, err, sizeof err) != 0 || !mkdtemp(dir)) {
+		CHECK(0, "duet_cpus shared, mkdtemp (%s)", err);
+		return;
+	}
+	for (int i = 0; i < 3; i++) {
+		int a = (i + 1) % 3, b = (i + 2) % 3;
+
+		snprintf(cmd[i], sizeof cmd[i],
+		         "grep Cpus_allowed_list /proc/self/status; touch %s/%d; n=0; "
+		         "while { [ ! -e %s/%d ] || [ ! -e %s/%d ]; } && [ $n -lt 200 ]; do sleep 0.1; "
+		         "n=$((n+1)); done; [ -e %s/%d ] && [ -e %s/%d ]",
+		         dir, i, dir, a, dir, b, dir, a, dir, b);
+		argv[i][0] = "sh";
+		argv[i][1] = "-c";
+		argv[i][2] = cmd[i];
+		argv[i][3] = NULL;
+		spec[i] = (struct runner_spec){.path = "/bin/sh",
+		                               .argv = argv[i],
+		                               .timeout_s = 60,
+		                               .grace_s = 1,
+		                               .capture_stdout = 1};
+		side[i] = (struct duet_side){.spec = &spec[i], .cpu = cpu[0]};
+	}
+	CHECK(duet_run(side, 3, NULL, err, sizeof err) == 0, "duet_run of 3 sides (%s)", err);
+	for (int i = 0; i < 3; i++) {
+		char want[64], p[64];
+
+		snprintf(want, sizeof want, "Cpus_allowed_list:\t%d\n", cpu[0]);
+		ok &= side[i].r.end == RUNNER_EXITED && side[i].r.exit_code == 0 && side[i].r.out &&
+		      strcmp(side[i].r.out, want) == 0;
+		runner_result_free(&side[i].r);
+		snprintf(p, sizeof p, "%s/%d", dir, i);
+		unlink(p);
+	}
+	CHECK(ok, "3 sides ran at once, each pinned to the one CPU %d", cpu[0]);
+	CHECK(duet_run(side, 1, NULL, err, sizeof err) == -1 &&
+	          duet_run(side, DUET_MAX_SIDES + 1, NULL, err, sizeof err) == -1,
+	      "fewer than 2 or more than %d sides refused (%s)", DUET_MAX_SIDES, err);
 	rmdir(dir);
 }
 
@@ -146,5 +224,6 @@ int main(void)
 	test_round_swap();
 	test_workloads();
 	test_run();
+	test_shared();
 	return CHECK_DONE();
 }
