@@ -127,6 +127,18 @@ print(" ".join(map(str, cpus)))
 PYEOF
 ); then ok "one CPU: the arms of each round share one pinned CPU, every run verified and marked (CPUs by round: $got)"; else notok "one-CPU runs" "$got"; fi
 expect_status "compare a one-CPU bench" 0 "$A" compare "$TMP/o.json"
+# adaptive allocation: the cells of a workload leave together, since its arms run at once
+# (tcmalloc's start-up, about twice the fixture's run, is decided within the first rounds)
+"$A" bench --program "$F 2" -a system,tcmalloc,mimalloc --rounds 12 --one-cpu --quiet -o "$TMP/oa.json" 2>/dev/null
+if got=$(python3 - "$TMP/oa.json" <<'PYEOF' 2>&1
+import benchfile, sys
+d = benchfile.load(sys.argv[1])
+assert d["config"]["allocation"] == "sequential", d["config"]["allocation"]
+sizes = [len(rd["runs"]) for rd in d["rounds"]]
+assert sizes and set(sizes) == {3}, sizes
+print(len(sizes))
+PYEOF
+); then ok "one CPU with adaptive allocation: every round runs all three arms ($got rounds)"; else notok "one CPU allocation" "$got"; fi
 expect_status "bench -a --one-cpu on a driver workload" 0 "$A" bench -a system,system_slow -w $wl \
 	--scale small --rounds 1 --warmup 0 --one-cpu --quiet -o "$TMP/od.json"
 [ "$("$jget" "$TMP/od.json" rounds.0.runs.0.cpu)" = "$("$jget" "$TMP/od.json" rounds.0.runs.1.cpu)" ] &&

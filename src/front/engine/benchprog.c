@@ -497,8 +497,9 @@ void bench_probe_apply(cJSON *verdict, cJSON *run, const char *tail, enum run_st
 		summary = NULL;
 	}
 	benchdoc_apply_probe(run, cJSON_IsTrue(ok),
-	                     verdict ? (reason ? reason : "") : "the probe's judgement was lost "
-	                                                        "(out of memory)",
+	                     verdict ? (reason ? reason : "")
+	                             : "no judgement of the probe's records came back (out of "
+	                               "memory, or over 16 MiB from a duet's helper)",
 	                     summary, tail, st);
 }
 

@@ -49,9 +49,9 @@ int duet_cpus(int cpu[2], int shared, char *err, size_t errlen)
 	return 0;
 }
 
-/* Most bytes of a run's containment object or judgement as text (their longest members are
- * images' paths and the probe's reason). */
-#define DUET_JSON_MAX 65536
+/* Most bytes of a run's containment object or judgement as text (a probe's summary lists every
+ * process of the run). */
+#define DUET_JSON_MAX (16u << 20)
 
 /* What a helper sends back; r.out follows as r.out_len bytes, then the run's containment object
  * as contain_len bytes of compact JSON, then its judgement as judged_len bytes. The pointers of r
