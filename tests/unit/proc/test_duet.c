@@ -42,6 +42,19 @@ static void test_workloads(void)
 	bench_wl_list_free(&l);
 }
 
+/* A side running `sh -c cmd` on cpu, its output captured, uncontained. */
+static void shell_side(struct duet_side *side, struct runner_spec *spec, char *argv[4], char *cmd,
+                       int cpu)
+{
+	argv[0] = "sh";
+	argv[1] = "-c";
+	argv[2] = cmd;
+	argv[3] = NULL;
+	*spec = (struct runner_spec){
+	    .path = "/bin/sh", .argv = argv, .timeout_s = 60, .grace_s = 1, .capture_stdout = 1};
+	*side = (struct duet_side){.spec = spec, .cpu = cpu};
+}
+
 /* A judge (struct duet_side): which process it ran in, and the run's pid it saw. */
 static cJSON *judge_in_helper(void *ctx, const struct runner_result *r)
 {
@@ -78,17 +91,8 @@ static void test_run(void)
 		         "while [ ! -e %s/%d ] && [ $n -lt 200 ]; do sleep 0.1; n=$((n+1)); done; "
 		         "[ -e %s/%d ]",
 		         dir, i, dir, 1 - i, dir, 1 - i);
-		argv[i][0] = "sh";
-		argv[i][1] = "-c";
-		argv[i][2] = cmd[i];
-		argv[i][3] = NULL;
-		spec[i] = (struct runner_spec){.path = "/bin/sh",
-		                               .argv = argv[i],
-		                               .timeout_s = 60,
-		                               .grace_s = 1,
-		                               .capture_stdout = 1,
-		                               .contain = i == 0};
-		side[i] = (struct duet_side){.spec = &spec[i], .cpu = cpu[i]};
+		shell_side(&side[i], &spec[i], argv[i], cmd[i], cpu[i]);
+		spec[i].contain = i == 0;
 	}
 	side[0].judge = judge_in_helper;
 	side[0].judge_ctx = &side[0];
@@ -160,16 +164,7 @@ static void test_shared(void)
 		         "while { [ ! -e %s/%d ] || [ ! -e %s/%d ]; } && [ $n -lt 200 ]; do sleep 0.1; "
 		         "n=$((n+1)); done; [ -e %s/%d ] && [ -e %s/%d ]",
 		         dir, i, dir, a, dir, b, dir, a, dir, b);
-		argv[i][0] = "sh";
-		argv[i][1] = "-c";
-		argv[i][2] = cmd[i];
-		argv[i][3] = NULL;
-		spec[i] = (struct runner_spec){.path = "/bin/sh",
-		                               .argv = argv[i],
-		                               .timeout_s = 60,
-		                               .grace_s = 1,
-		                               .capture_stdout = 1};
-		side[i] = (struct duet_side){.spec = &spec[i], .cpu = cpu[0]};
+		shell_side(&side[i], &spec[i], argv[i], cmd[i], cpu[0]);
 	}
 	CHECK(duet_run(side, 3, NULL, err, sizeof err) == 0, "duet_run of 3 sides (%s)", err);
 	for (int i = 0; i < 3; i++) {
