@@ -76,9 +76,11 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
                        enum status *fatal, char *err, size_t errlen);
 /* --duet: both arms run workload w at once, arm i on CPU cpu[(i + swap) % 2], where swap is drawn
  * for each round from the shuffle seed (duet_round_swap); which of the two is started first is
- * drawn per pair, like the order of a sequential round. Adds the two run objects (with their
- * "cpu"), first started first, to runs. Returns 1 when both finished, 0 when stopped, -1 on a fatal
- * error (*fatal ST_FAIL or ST_USAGE). */
+ * drawn per pair, like the order of a sequential round. --one-cpu (c->duet_shared): every arm at
+ * once on CPU cpu[swap], started in a shuffled order. Each run is prepared, probed (its helper
+ * judges the probe's records) and its marks read as a run alone. Adds the run objects (with the
+ * CPU: "cpu", or "pinned_cpu" where "cpu" is the CPU time), first started first, to runs. Returns
+ * 1 when all finished, 0 when stopped, -1 on a fatal error (*fatal ST_FAIL or ST_USAGE). */
 int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs,
                     enum status *fatal, char *err, size_t errlen);
 

@@ -1,8 +1,8 @@
-/* duet.c - runs at once, each pinned to its CPU (two CPUs, or one shared), one forked helper
- * each (proc.h). A helper is a copy of
- * the front end: it pins itself, waits on a common start pipe, runs its process with runner_run
- * (whose single-threaded signal handling it keeps intact), judges it with the caller's judge while
- * the run's tracking evidence is still there, and writes the result to its pipe. */
+/* duet.c - runs at once, each pinned to its CPU (two CPUs, or one shared), one forked helper each
+ * (proc.h). A helper is a copy of the front end: it pins itself, waits on a common start pipe,
+ * runs its process with runner_run (whose single-threaded signal handling it keeps intact),
+ * judges it with the caller's judge while the run's tracking evidence is still there, and writes
+ * the result to its pipe. */
 #include "front/proc/proc.h"
 
 #include "common/atomicio.h"
