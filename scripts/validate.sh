@@ -2,7 +2,7 @@
 # validate.sh - `make validate`: measures on this machine whether allocab keeps its promises, and
 # writes its report into docs/validation.md, "The last `make validate` on this machine": (a) A/A false positives of allocab's method next to a naive one,
 # (b) injected slowdowns of known size (system_slow): estimate, interval, coverage, detection rate,
-# (c) duet against sequential interleaving at equal wall-clock budget, (d) the sequential gate of
+# (c) duet and one CPU against sequential interleaving at equal wall-clock budget, (d) the sequential gate of
 # bench --gate on a synthetic command: A/A wrong decisions and power against today's procedure
 # (scripts/validate_seq.sh), (e) the pooled interval of a fleet of machines on synthetic fleets
 # (scripts/validate_fleet.sh), (f) where this machine's variance is (scripts/validate_variance.sh),
