@@ -45,7 +45,8 @@ int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, int 
 		return errmsg_fail(err, errlen, "--one-cpu runs at most %d arms at once, not %zu",
 		                   DUET_MAX_SIDES, c->narms);
 	c->duet_shared = shared;
-	if (bench_duet_workloads_ok(c, l, err, errlen) != 0 || duet_cpus(cpu, shared, err, errlen) != 0) {
+	if (bench_duet_workloads_ok(c, l, err, errlen) != 0 ||
+	    duet_cpus(cpu, shared, err, errlen) != 0) {
 		c->duet_shared = 0;
 		return -1;
 	}
