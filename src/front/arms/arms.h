@@ -31,8 +31,8 @@ enum arm_kind_flag {
 	/* a run is /bin/sh -c COMMAND: an exit status 128 + N reports the program killed by signal
 	 * N (dash does not exec the last command of -c) */
 	ARM_KIND_SHELL = 1u << 5,
-	/* two of its runs can be paired at once, each pinned to its own CPU (--duet), the probe and
-	 * the marks judged as in a run alone */
+	/* its runs can run at the same time as other arms' runs, pinned (--duet: each its own CPU;
+	 * --one-cpu: one shared CPU), the probe and the marks judged as in a run alone */
 	ARM_KIND_PAIRABLE = 1u << 6,
 };
 

@@ -223,18 +223,6 @@ static enum status name_command(struct setup *s, const char *name, char *err, si
 	return ST_OK;
 }
 
-/* --duet: two arms, single-threaded workloads only, two CPUs to pin them to; --one-cpu (shared):
- * every arm at once on one of them. Returns ST_OK or ST_USAGE. */
-static enum status setup_duet(struct setup *s, int shared, char *err, size_t errlen)
-{
-	if (s->c.narms != 2 && !shared)
-		return errmsg_status(ST_USAGE, err, errlen,
-		                     "--duet pairs exactly two allocators (-a A,B), not %zu (--one-cpu "
-		                     "runs any number at once)",
-		                     s->c.narms);
-	return bench_duet_setup(&s->c, &s->list, shared, err, errlen) != 0 ? ST_USAGE : ST_OK;
-}
-
 /* mkdir -p */
 static int make_dirs(const char *dir)
 {
@@ -424,7 +412,7 @@ int bench_main(int argc, char **argv)
 		        "past the probe's exec wrappers cannot be seen (docs/programs.md, \"Process "
 		        "tracking\")\n", s.c.tracking);
 	if (rc == ST_OK && (o.duet || o.one_cpu))
-		rc = setup_duet(&s, o.one_cpu, err, sizeof err);
+		rc = bench_duet_setup(&s.c, &s.list, o.one_cpu, err, sizeof err) != 0 ? ST_USAGE : ST_OK;
 	if (rc == ST_OK && apply_rounds_rule(&o, &s) != 0)
 		rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
 	if (rc == ST_OK)

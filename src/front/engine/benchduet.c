@@ -36,6 +36,11 @@ int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, int 
 {
 	int cpu[2];
 
+	if (c->narms != 2 && !shared)
+		return errmsg_fail(err, errlen,
+		                   "--duet pairs exactly two allocators (-a A,B), not %zu (--one-cpu runs "
+		                   "any number at once)",
+		                   c->narms);
 	if (shared && c->time != RF_POLICY_CPU)
 		return errmsg_fail(err, errlen,
 		                   "--one-cpu compares CPU time, not --time %s: a run's wall time there "

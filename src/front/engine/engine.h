@@ -408,8 +408,8 @@ unsigned bench_wl_flags(const struct bench_wl_list *l, const char *name);
  * the single-threaded ones of l named in err. */
 int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_list *l, char *err,
                             size_t errlen);
-/* Turns c into a duet (c->duet = 1) when the rule above holds and this machine has two CPUs to
- * pin the runs to; with shared (--one-cpu) every arm runs on one of them at a time (c->duet_shared
+/* Turns c into a duet (c->duet = 1) when c has two arms, the rule above holds and this machine
+ * has two CPUs to pin the runs to; with shared (--one-cpu) every arm runs on one of them at a time (c->duet_shared
  * = 1), compared on CPU time. Returns 0, or -1 with the reason in err. */
 int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, int shared, char *err,
                      size_t errlen);
