@@ -42,8 +42,8 @@ struct rf_run {
 	int left;    /* no run because the cell had left the rounds (adaptive allocation) */
 	int ok;      /* status "ok": times below are valid */
 	/* per regime and phase, the time its workload uses (rf_workload.time): cold = the cold
-	 * rep's time (commands: process.wall_ns), steady = the median of the steady reps' times; NAN
-	 * when the run has no rep of that regime */
+	 * rep's time (commands: process.wall_ns), steady = the median of the steady reps' times (a
+	 * marked phase: the mean of its steady spans); NAN when the run has no rep of that regime */
 	double t_regime[RF_NREGIMES][RF_MAX_PHASES];
 	/* the same from wall_ns and from cpu_ns (NAN when the reps lack it), for rf_use_time */
 	double t_basis[RF_NTIMES][RF_NREGIMES][RF_MAX_PHASES];

@@ -6,7 +6,6 @@
 
 #include "marks/marks.h"
 #include "common/steady.h"
-#include "front/stats/stats.h"
 
 #include <math.h>
 #include <string.h>
@@ -63,18 +62,18 @@ static int load_cpu(struct loader *l, const cJSON *ph, const char *name, int n, 
 	return 0;
 }
 
-/* The median of the steady spans' times t (k of them at idx), NAN when one is NAN or none. */
+/* The mean of the steady spans' times t (k of them at idx), NAN when one is NAN or none: every
+ * run that marks the phase as often has the same spans steady (common/steady.h). */
 static double steady_of(const double *t, const int *idx, size_t k)
 {
-	double v[RF_MAX_REPS];
+	double sum = 0;
 
 	for (size_t i = 0; i < k; i++)
-		if (isnan(v[i] = t[idx[i]]))
-			return NAN;
-	return k ? stats_median(v, k) : NAN;
+		sum += t[idx[i]];
+	return k ? sum / (double)k : NAN;
 }
 
-/* One phase's spans: cold = the first, steady = the median of those labelled steady, of the wall
+/* One phase's spans: cold = the first, steady = the mean of those labelled steady, of the wall
  * times and of the CPU times when the marks have them. Sets *settled from its "settled" (-1 when
  * null). */
 static int load_spans(struct loader *l, const cJSON *ph, const char *name, struct rf_run *run,
