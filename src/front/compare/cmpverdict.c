@@ -173,10 +173,10 @@ static int regime_warnings(struct cmp_builder *b)
 					    b,
 					    "%s: %s on %s: %zu of %zu run%s never settled (a "
 					    "repeated phase's spans did not meet the steady "
-					    "rule): %s steady time is the median of %s last spans",
+					    "rule before %s steady spans began): the mean of "
+					    "those may hold warm-up",
 					    d->path, d->arms[a], d->wl[w].name, bad, n,
-					    n == 1 ? "" : "s", bad == 1 ? "its" : "their",
-					    bad == 1 ? "its" : "their");
+					    n == 1 ? "" : "s", bad == 1 ? "its" : "their");
 				else if (bad)
 					rc = warnf(
 					    b,

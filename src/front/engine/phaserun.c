@@ -1,8 +1,7 @@
 /* phaserun.c - the marks file of a command run and its judgement (phaserun.h). The regimes of a
- * phase's spans follow the drivers' rule (common/steady.h; docs/methodology.md, "Cold start and
- * steady state"): the first span is cold; the rule is applied to the spans after it, in order,
- * and the spans from the first window where it held to the last are steady (never settled: the
- * last window's), those between warm-up. */
+ * phase's spans are those of common/steady.h's steady_spans (docs/methodology.md, "Programs that
+ * mark their phases"): the first span cold, the last half of the others steady, those between
+ * warm-up; settled by the drivers' rule; the steady time the mean of the steady spans. */
 #include "front/engine/phaserun.h"
 
 #include "common/errmsg.h"

@@ -203,6 +203,8 @@ struct rf_doc {
 	size_t nleft; /* cells listed as left in measured rounds (adaptive allocation) */
 	size_t nsessions; /* sessions of processes (bench --resume; "sessions"): 0 when not listed */
 	double equivalence;          /* config.equivalence_pct (bench --equivalence); NAN: none */
+	int cpu_shared; /* config.duet_cpus "shared": a workload's arms ran at once on one CPU
+	                   (bench --one-cpu), so each run had a share of it */
 	char primary[80]; /* config.primary (bench --primary): the rows compare's primary family
 	                     holds by default; "": none given */
 	/* config.sequential: the plan a sequential gate (bench --gate) looked at every round by;
