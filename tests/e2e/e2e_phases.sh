@@ -148,6 +148,20 @@ for rd in d["rounds"]:
 json.dump(d, open(sys.argv[2], "w"))
 PY
 	"$A" compare "$TMP/mean.json" --phase epoch --regime steady >"$TMP/mean.txt" 2>&1
+	! grep -q 'marked it' "$TMP/mean.txt" && ok "compare: runs that marked a phase as often are not warned of" ||
+		notok "compare: no span-count warning" "$(grep 'marked it' "$TMP/mean.txt")"
+	/usr/bin/python3 - "$TMP/c.json" "$TMP/short.json" <<'PY'
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
+ph = d["rounds"][0]["runs"][0]["phase_marks"]["phases"][1]
+for k in ("wall_ns", "cpu_ns", "regimes"):
+    ph[k].pop()
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	"$A" compare "$TMP/short.json" --phase epoch --regime steady >"$TMP/short.txt" 2>&1
+	grep -q "fixture/epoch: its runs marked it 5 to 6 times, so their steady halves are not the same spans" "$TMP/short.txt" &&
+		ok "compare: a phase marked 5 times in one run and 6 in the others is warned of" ||
+		notok "compare: span-count warning" "$(head -c 600 "$TMP/short.txt")"
 	grep -Eq '^fixture +epoch +b +1\.000x' "$TMP/mean.txt" &&
 		ok "compare: a steady time is the mean of the steady spans, not their median" ||
 		notok "compare: the mean of the steady spans" "$(cat "$TMP/mean.txt")"

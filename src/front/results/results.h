@@ -104,6 +104,9 @@ struct rf_workload {
 	/* per phase: some ok run has a wall time of it and no CPU time (marks written by a helper
 	 * older than CPU marks, a command without rusage), so it is compared on wall time */
 	unsigned char wall_only[RF_MAX_PHASES];
+	/* per phase a program marked: the fewest and the most spans an ok run marked of it (0: no
+	 * run marked it); when they differ, the steady half is not the same spans in every run */
+	unsigned spans_lo[RF_MAX_PHASES], spans_hi[RF_MAX_PHASES];
 	enum rf_time time;                /* the time its total's comparisons use (rf_use_time) */
 	enum rf_time ptime[RF_MAX_PHASES]; /* the time each phase's comparisons use */
 };

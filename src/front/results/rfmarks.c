@@ -118,6 +118,15 @@ static int load_spans(struct loader *l, const cJSON *ph, const char *name, struc
 	return 0;
 }
 
+/* The fewest and the most spans of phase p in w's ok runs so far, with n more. */
+static void count_spans(struct rf_workload *w, int p, unsigned n)
+{
+	if (!w->spans_lo[p] || n < w->spans_lo[p])
+		w->spans_lo[p] = n;
+	if (n > w->spans_hi[p])
+		w->spans_hi[p] = n;
+}
+
 int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, const char *at)
 {
 	struct rf_workload *w = &l->d->wl[wi];
@@ -157,6 +166,7 @@ int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, c
 		seen |= 1u << p;
 		if (load_spans(l, ph, name, run, p, &settled, at) != 0)
 			return -1;
+		count_spans(w, p, (unsigned)cJSON_GetArraySize(rl_get(ph, "wall_ns")));
 		run->settled_phase[p] = (signed char)settled;
 		if (settled >= 0)
 			run->settled = all_settled &= settled;
