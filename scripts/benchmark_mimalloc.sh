@@ -47,8 +47,16 @@ spent, then allocab compare pairs them round by round. A round runs the job twic
   --cmd COMMAND          the same as a first positional COMMAND
   --cmd-mimalloc COMMAND the same as a second positional COMMAND
   --gate PCT             then allocab gate: is mimalloc at least PCT% faster (0 <= PCT < 100;
-                         0: not slower) in steady state (commands: cold)? Its lines follow;
-                         exit with its status
+                         0: not slower) in steady state (commands: cold, or --phase's steady
+                         state)? Its lines follow; exit with its status
+  --phase NAME           commands: the phase the program marks (docs/programs.md) that is the
+                         question: the bench's primary row (--primary NAME) and what --gate
+                         judges, in steady state (default: the whole process, total)
+  --time T               the time compared: cpu, wall or auto (allocab bench --time; default:
+                         allocab bench's)
+  --one-cpu              both arms of each round at once, pinned to one CPU drawn per round
+                         (allocab bench --one-cpu, docs/methodology.md, "Runs on one CPU"): on
+                         a shared machine, the steadiest CPU times; CPU time only
   --claims FILE          check the quoted speedups of this allocab-claims/1 file against the
                          intervals (default for a workload: docs/claims/mimalloc-ml.json;
                          for commands: none)
@@ -96,6 +104,7 @@ Examples:
   scripts/benchmark_mimalloc.sh --budget 1800 'python train.py --steps 200'
   scripts/benchmark_mimalloc.sh -- './train' './train-mimalloc'   # second build links mimalloc
   scripts/benchmark_mimalloc.sh -q --gate 5            # CI: 0 PASS, 1 FAIL, 3 INCONCLUSIVE
+  scripts/benchmark_mimalloc.sh --one-cpu --phase epoch --gate 0 '/usr/bin/python3 train.py'
 EOF
 }
 
@@ -108,6 +117,7 @@ is_count() { [[ $1 =~ ^[0-9]+$ ]] && [ "${#1}" -le 6 ]; }
 is_seconds() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v s="$1" 'BEGIN { exit !(s > 0) }'; }
 
 workload='' scale='' budget='' rounds='' min_rounds='' warmup='' timeout='' gate='' out='' quiet=''
+phase='' time='' one_cpu=''
 preload=libmimalloc.so.2
 cmds=()
 named_cmd='' named_cmd_mi='' claims=''
@@ -118,14 +128,14 @@ while [ $# -gt 0 ]; do
 	esac
 	case $opt in
 	-w | --workload | --scale | --budget | --rounds | --min-rounds | --warmup | --timeout | \
-		--preload | --cmd | --cmd-mimalloc | --gate | -o | --output | --claims)
+		--preload | --cmd | --cmd-mimalloc | --gate | -o | --output | --claims | --phase | --time)
 		if [ "$has_val" = 0 ]; then
 			[ $# -ge 2 ] || bad "$opt needs a value"
 			val=$2
 			shift
 		fi
 		;;
-	-h | --help | -q | --quiet | --)
+	-h | --help | -q | --quiet | --one-cpu | --)
 		[ "$has_val" = 0 ] || bad "$opt takes no value"
 		;;
 	-?*) bad "unknown option '$opt'" ;;
@@ -143,6 +153,9 @@ while [ $# -gt 0 ]; do
 	--cmd-mimalloc) named_cmd_mi=$val ;;
 	--gate) gate=$val ;;
 	--claims) claims=$val ;;
+	--phase) phase=$val ;;
+	--time) time=$val ;;
+	--one-cpu) one_cpu=1 ;;
 	-o | --output) out=$val ;;
 	-q | --quiet) quiet=1 ;;
 	-h | --help)
@@ -176,7 +189,10 @@ else
 	workload=${workload:-pipeline}
 	[[ $workload =~ ^[A-Za-z0-9_]+$ ]] || bad "--workload: '$workload' is not one workload name"
 	scale=${scale:-${BENCH_SCALE:-default}}
+	[ -z "$phase" ] || bad "--phase names a phase your program marks; it needs commands"
 fi
+[ -z "$phase" ] || [[ $phase =~ ^[A-Za-z0-9_.-]+$ ]] || bad "--phase: '$phase' is not a phase name"
+case $time in '' | cpu | wall | auto) ;; *) bad "--time: '$time' is not cpu, wall or auto" ;; esac
 [ -z "$rounds" ] || { is_count "$rounds" && [ "$rounds" -ge 1 ]; } || bad "--rounds: '$rounds' is not a whole number >= 1"
 [ -z "$min_rounds" ] || { is_count "$min_rounds" && [ "$min_rounds" -ge 1 ]; } || bad "--min-rounds: '$min_rounds' is not a whole number >= 1"
 [ -z "$warmup" ] || is_count "$warmup" || bad "--warmup: '$warmup' is not a whole number"
@@ -239,6 +255,9 @@ fi
 [ -z "$warmup" ] || bench+=(--warmup "$warmup")
 [ -z "$timeout" ] || bench+=(--timeout "$timeout")
 [ -z "$quiet" ] || bench+=(--quiet)
+[ -z "$time" ] || bench+=(--time "$time")
+[ -z "$one_cpu" ] || bench+=(--one-cpu)
+[ -z "$phase" ] || bench+=(--primary "$phase")
 
 latest=
 if [ -z "$out" ]; then
@@ -266,7 +285,7 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/benchmark_mimalloc.XXXXXX") || die "$fail" "cannot create a temporary directory"
 trap 'rm -rf "$tmp"' EXIT
-only=(--baseline system --candidate mimalloc --workload "$phase_workload" --phase total)
+only=(--baseline system --candidate mimalloc --workload "$phase_workload" --phase "${phase:-total}")
 # A workload's total; a command's total and every phase it marked (docs/programs.md).
 show=("${only[@]}")
 [ ${#cmds[@]} -eq 0 ] || show=(--baseline system --candidate mimalloc --workload "$phase_workload")

@@ -6,12 +6,12 @@
 # bench --gate on a synthetic command: A/A wrong decisions and power against today's procedure
 # (scripts/validate_seq.sh), (e) the pooled interval of a fleet of machines on synthetic fleets
 # (scripts/validate_fleet.sh), (f) where this machine's variance is (scripts/validate_variance.sh),
-# (g) how well sessions of this machine agree (scripts/validate_sessions.sh), (h) the primary
-# family's error rates and half-width (scripts/validate_family.sh).
+# (g) the primary family's error rates and half-width (scripts/validate_family.sh), (h) how well
+# sessions of this machine agree (scripts/validate_sessions.sh).
 # Not part of `make test`.
 # Knobs (environment): VALIDATE_ONLY (all; machine: (a) to (c); seq: (d) alone; fleet: (e)
-# alone; variance: (f) alone, knobs in scripts/validate_variance.sh; sessions: (g) alone, knobs in
-# scripts/validate_sessions.sh; family: (h) alone, knobs in scripts/validate_family.sh),
+# alone; variance: (f) alone, knobs in scripts/validate_variance.sh; sessions: (h) alone, knobs in
+# scripts/validate_sessions.sh; family: (g) alone, knobs in scripts/validate_family.sh),
 # VALIDATE_SCALE (small), VALIDATE_WORKLOAD (checkpoint_write), VALIDATE_TRIALS (20),
 # VALIDATE_ROUNDS (10, the bench default), VALIDATE_ROUNDS_LONG (30), VALIDATE_DUET_TRIALS (10),
 # VALIDATE_DUET_BUDGET (15 s), VALIDATE_DUET_MODES ("sequential duet one-cpu": (c)'s modes), VALIDATE_OUT (unset: the report goes between the BEGIN and END
@@ -355,10 +355,10 @@ if [ "$ONLY" = all ]; then
 	log "(f) where the variance is"
 	BUILD=$BUILD scripts/validate_variance.sh >"$W/variance.md" &&
 		{ echo; cat "$W/variance.md"; } >>"$W/validation.md"
-	log "(g) sessions of this machine"
+	log "(h) sessions of this machine"
 	BUILD=$BUILD scripts/validate_sessions.sh >"$W/sessions.md" &&
 		{ echo; cat "$W/sessions.md"; } >>"$W/validation.md"
-	log "(h) the primary family"
+	log "(g) the primary family"
 	BUILD=$BUILD scripts/validate_family.sh "$W/family.md" &&
 		{ echo; cat "$W/family.md"; } >>"$W/validation.md"
 fi

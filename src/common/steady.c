@@ -75,18 +75,28 @@ static int settled_prefix(const int64_t *t, size_t k, const struct steady_rule *
 int steady_spans(const int64_t *ns, size_t n, const struct steady_rule *r,
                  enum steady_regime *g)
 {
-	size_t m = n - 1, j = 0, first;
+	size_t m = n - 1, first = m / 2, j = 0;
 
 	g[0] = STEADY_COLD;
 	if (n < 2)
 		return -1;
-	for (size_t k = 1; k <= m && !j && ns[k] > 0; k++)
-		if (settled_prefix(ns + 1, k, r))
-			j = k;
-	first = j ? j - r->window : m > r->window ? m - r->window : 0;
 	for (size_t i = 0; i < m; i++)
 		g[i + 1] = i >= first ? STEADY_STEADY : STEADY_WARMUP;
-	return j ? 1 : 0;
+	for (size_t k = 1; k <= m && k <= first + r->window && !j && ns[k] > 0; k++)
+		if (settled_prefix(ns + 1, k, r))
+			j = k;
+	return j && j - r->window <= first;
+}
+
+double steady_spans_mean(const int64_t *ns, const enum steady_regime *g, size_t n)
+{
+	double sum = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (g[i] == STEADY_STEADY)
+			sum += (double)ns[i], k++;
+	return k ? sum / (double)k : NAN;
 }
 
 void steady_assign(size_t nreps, const struct steady_rule *r, enum steady_regime *out)

@@ -36,12 +36,17 @@ int steady_is_settled(const double *t, size_t n, const struct steady_rule *r);
 size_t steady_settled_at(const double *t, size_t n, const struct steady_rule *r);
 
 /* The regimes of the n >= 1 spans of a phase a program marked (docs/programs.md, "Phases your
- * program marks"), ns[0..n) their times in order, into g[0..n): the first is cold; the rule is
- * applied to the spans after it, in order, and those from the first window where it held to the
- * last are steady (if it never held: the last `window`), those before warm-up. Returns whether
- * they settled: 1, 0, or -1 for a single span (no steady regime). Linear in n. */
+ * program marks"), ns[0..n) their times in order, into g[0..n): the first is cold, the last
+ * ceil((n - 1) / 2) of the others steady, those between warm-up. The labels depend on n alone, so
+ * every run that marks a phase n times has the same spans steady. Returns whether the rule held
+ * before them: 1 when it is met on a prefix of the spans after the cold one whose last window
+ * begins at or before the first steady span (the warm-up the rule sees ends in time), 0 when not,
+ * -1 for a single span (no steady regime). Linear in n. */
 int steady_spans(const int64_t *ns, size_t n, const struct steady_rule *r,
                  enum steady_regime *g);
+/* The mean of the times ns[0..n) labelled steady in g, NAN for none: a marked phase's steady
+ * time, over the same spans in every run (a median would pick a different span in each). */
+double steady_spans_mean(const int64_t *ns, const enum steady_regime *g, size_t n);
 
 /* The regime of each of nreps reps (the cold one included): rep 0 cold, the last
  * min(window, nreps - 1) steady, the others warm-up. */

@@ -3,6 +3,7 @@
 
 #include "driver/runrec.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,35 +56,14 @@ void runmarks_free(struct runmarks *r)
 	memset(r, 0, sizeof *r);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of the n times of t labelled steady in g, sorted in place in tmp; -1 for none. */
-static int64_t steady_median(const int64_t *t, const enum steady_regime *g, size_t n, int64_t *tmp)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (g[i] == STEADY_STEADY)
-			tmp[k++] = t[i];
-	if (!k)
-		return -1;
-	qsort(tmp, k, sizeof *tmp, cmp_i64);
-	return k % 2 ? tmp[k / 2] : (tmp[k / 2 - 1] + tmp[k / 2]) / 2;
-}
-
 void runmarks_rep(struct runmarks *r, int k)
 {
 	const struct wl_marks *m = r->m;
-	int64_t *tmp = malloc((r->nspans ? r->nspans : 1) * sizeof *tmp);
 	size_t at = 0;
+	double mean;
 
 	if (!m->nphases || k >= r->maxreps)
-		goto out;
+		return;
 	for (size_t i = 0; i < r->nspans; i++) {
 		int64_t d = m->stamp[m->bound[2 * i + 1]] - m->stamp[m->bound[2 * i]];
 		r->t[i] = d > 0 ? d : 1;
@@ -93,7 +73,8 @@ void runmarks_rep(struct runmarks *r, int k)
 		struct runmarks_rep *q = &r->rep[(size_t)k * m->nphases + p];
 		q->settled = steady_spans(r->t + at, m->nspans[p], &r->rule, g);
 		q->cold_ns = r->t[at];
-		q->steady_ns = tmp ? steady_median(r->t + at, g, m->nspans[p], tmp) : -1;
+		mean = steady_spans_mean(r->t + at, g, m->nspans[p]);
+		q->steady_ns = isnan(mean) ? -1 : llround(mean);
 	}
 	if (k == 0)
 		memcpy(r->first, r->t, r->nspans * sizeof *r->t);
@@ -102,8 +83,6 @@ void runmarks_rep(struct runmarks *r, int k)
 		r->first_cpu[i] = d > 0 ? d : 0;
 	}
 	r->nreps = k + 1;
-out:
-	free(tmp);
 }
 
 /* An exact integer, or null for a negative one (none). */

@@ -1,6 +1,6 @@
 /* runmarks.h - the phases a workload's input marks (workload.h, struct wl_marks), rep by rep: the
- * span times from the stamps run() wrote, their regimes by the steady-state rule (common/steady.h,
- * steady_spans), and the record's phase_marks (docs/results-format.md). The spans of rep 0, the
+ * span times from the stamps run() wrote, their regimes by their place and whether they settled
+ * by the steady-state rule (common/steady.h, steady_spans), and the record's phase_marks (docs/results-format.md). The spans of rep 0, the
  * cold rep, are the phase's regimes; every rep keeps its own cold and steady times beside them
  * (docs/workloads.md, replay, "Marked phases"). Everything here runs outside the timed region. */
 #ifndef ALLOCAB_RUNMARKS_H
@@ -12,7 +12,7 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
-/* One phase in one rep: its first span, the median of its steady spans (-1: none), settled. */
+/* One phase in one rep: its first span, the mean of its steady spans (-1: none), settled. */
 struct runmarks_rep {
 	int64_t cold_ns, steady_ns;
 	int settled; /* 1, 0, or -1 for a phase of one span */

@@ -51,6 +51,6 @@ if [ -x "$BUILD/allocab-system" ] && [ -x "$F" ]; then
 		! grep -q 'cannot give a verdict: the simultaneous intervals of 2 comparisons' "$TMP/err" &&
 		ok "--rounds on resume: the file's rounds and phases counted, one warning" || notok "--rounds on resume: the warning" "$(grep -i warning "$TMP/err")"
 else
-	ok "--rounds warnings: skipped (allocab-system or phase_fixture not built)"
+	skip "--rounds warnings" "allocab-system or phase_fixture not built"
 fi
 exit $t_fail

@@ -62,7 +62,7 @@ if [ -x "$F" ] && [ -x "$BUILD/allocab-system" ]; then
 		ok "workflow: PHASE=epoch gates the epoch's steady state, not the total" ||
 		notok "workflow: PHASE=epoch gates the epoch's steady state" "$(cat "$TMP/gout")"
 else
-	ok "workflow: PHASE=epoch skipped (phase_fixture or allocab-system not built)"
+	skip "workflow: PHASE=epoch" "phase_fixture or allocab-system not built"
 fi
 
 if command -v actionlint >/dev/null 2>&1; then

@@ -58,6 +58,9 @@ has fork "Verdict: the gate's outcome is the job's: ran (exit 0)" && has fork "p
 [ -f "$ws/results/allocab.json" ] && grep -q '"verified":[[:space:]]*true' "$ws/results/allocab.json" &&
 	ok "user workflow: the program's runs are proven (the probe verified them)" ||
 	notok "user workflow: proof" "$(grep -o '"reason":[^,]*' "$ws/results/allocab.json" | head -2)"
+grep -q '"duet_cpus":"shared"' "$ws/results/allocab.json" && grep -q '"pinned_cpu":[0-9]' "$ws/results/allocab.json" &&
+	ok "user workflow: ALLOCAB_ONE_CPU runs both arms of a round at once on one CPU (--one-cpu)" ||
+	notok "user workflow: --one-cpu" "$(grep -o '"duet[a-z_]*":[^,]*' "$ws/results/allocab.json" | head -2)"
 
 grep -Eq '^allocab: round [0-9]+ done' "$TMP/fork.out" &&
 	ok "user workflow: the bench step's log has a progress line per round (no --quiet)" ||

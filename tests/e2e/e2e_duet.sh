@@ -127,6 +127,28 @@ print(" ".join(map(str, cpus)))
 PYEOF
 ); then ok "one CPU: the arms of each round share one pinned CPU, every run verified and marked (CPUs by round: $got)"; else notok "one-CPU runs" "$got"; fi
 expect_status "compare a one-CPU bench" 0 "$A" compare "$TMP/o.json"
+# Three runs at once on one CPU, each on it 0.3 of its wall time: a full share, no warning; the
+# same file without duet_cpus: off the CPU most of the time, warned
+python3 - "$TMP/o.json" "$TMP/o3.json" "$TMP/o3seq.json" <<'PYEOF'
+import benchfile, json, sys
+d = benchfile.load(sys.argv[1])
+for rd in d["rounds"]:
+    for r in rd["runs"]:
+        c = r["containment"]["cgroup_cpu"]
+        r["process"]["wall_ns"] = int((c["user_ns"] + c["sys_ns"]) / 0.3)
+json.dump(d, open(sys.argv[2], "w"))
+d["config"]["duet_cpus"] = "two"
+json.dump(d, open(sys.argv[3] + ".bad", "w"))
+del d["config"]["duet_cpus"]
+json.dump(d, open(sys.argv[3], "w"))
+PYEOF
+expect_status "config.duet_cpus other than \"shared\": refused" 2 "$A" compare "$TMP/o3seq.json.bad"
+expect_err "... with one line" 'config.duet_cpus: want "shared" or none$'
+"$A" compare "$TMP/o3.json" >"$TMP/o3.txt" 2>&1
+"$A" compare "$TMP/o3seq.json" >"$TMP/o3seq.txt" 2>&1
+! grep -q 'off the CPU' "$TMP/o3.txt" && grep -q 'CPU/wall 0.30 for .*: the job is off the CPU' "$TMP/o3seq.txt" &&
+	ok "one CPU: CPU/wall is judged against a run's share of the CPU (1/3 each), not against a whole CPU" ||
+	notok "one CPU: CPU/wall share" "$(grep -h 'CPU/wall' "$TMP/o3.txt" "$TMP/o3seq.txt")"
 # adaptive allocation: the cells of a workload leave together, since its arms run at once
 # (tcmalloc's start-up, about twice the fixture's run, is decided within the first rounds)
 "$A" bench --program "$F 2" -a system,tcmalloc,mimalloc --rounds 12 --one-cpu --quiet -o "$TMP/oa.json" 2>/dev/null

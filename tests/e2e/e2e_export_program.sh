@@ -45,7 +45,7 @@ grep -Eq 'th, td \{[^}]*white-space: nowrap' "$TMP/p.html" && ok "table: cells d
 # wide for the width puts its verdict under its row.
 COLUMNS=80 "$A" compare "$F" >"$TMP/c80.txt" 2>/dev/null
 awk 'length > 80 { bad = 1 } END { exit bad }' "$TMP/c80.txt" && ok "80 columns: every line fits" || notok "80 columns: every line fits" "$(awk 'length > 80' "$TMP/c80.txt" | head -1)"
-grep -A1 '^train     epoch  mimalloc  .*0.823x  *\[0.437, 32.366\]' "$TMP/c80.txt" | grep -q '^    steady verdict: too few rounds for a verdict: need 8$' &&
+grep -A1 '^train     epoch  mimalloc  .*0.136x  *\[0.043, 6.039\]' "$TMP/c80.txt" | grep -q '^    steady verdict: too few rounds for a verdict: need 8$' &&
 	ok "80 columns: the epoch's steady verdict sits under its speedup and interval" ||
 	notok "80 columns: verdict with its interval" "$(sed -n '/^workload  phase/,+12p' "$TMP/c80.txt")"
 # each family's table in as few parts as the width allows: the primary one (cold only) in 2

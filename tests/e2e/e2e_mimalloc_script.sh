@@ -185,6 +185,9 @@ bad "gate not a percentage" --gate abc
 bad "gate 100%" --gate 100%
 bad "budget 0" --budget 0
 bad "empty command" ''
+bad "--phase without commands" --phase epoch
+bad "--phase not a phase name" --phase 'a b' true
+bad "--time not a time" --time fast true
 if [ -z "$(ls -A "$TMP/u")" ]; then ok "usage: nothing written"; else notok "usage: nothing written" "$(ls -A "$TMP/u")"; fi
 expect_status "LD_PRELOAD already set, one command: exit 0" 0 env LD_PRELOAD=libtcmalloc_minimal.so.4 "$S" --rounds 2 -q -o "$TMP/l.json" true
 jeq "LD_PRELOAD already set: the glibc arm is still proven glibc" "$TMP/l.json" config.proof.system.allocator system
@@ -203,7 +206,18 @@ if [ -x "$BUILD/tests/phase_fixture" ] && [ -x "$BUILD/allocab-system" ]; then
 		[ "$(sed -n '/^Phase: epoch/,/^Phase: /p' "$TMP/ph.out" | grep -c '^Regime: steady state')" = 1 ] &&
 		ok "marked command: its phases are shown, the epoch with its steady state" ||
 		notok "marked command: its phases are shown" "$(head -c 600 "$TMP/ph.out") $(head -c 300 "$TMP/ph.err")"
+	# the epoch as the question and what the gate judges, both arms on one CPU
+	"$S" --rounds 4 --warmup 0 -q --one-cpu --time cpu --phase epoch --gate 0 -o "$TMP/pe.json" \
+		-- "$(realpath "$BUILD")/tests/phase_fixture 4" >"$TMP/pe.out" 2>"$TMP/pe.err"
+	st=$?
+	jeq "--phase epoch: the bench's question is the epoch (config.primary)" "$TMP/pe.json" config.primary epoch
+	jeq "--one-cpu: the arms of a round shared one CPU" "$TMP/pe.json" config.duet_cpus shared
+	jeq "--time cpu: passed to the bench" "$TMP/pe.json" config.time cpu
+	grep -q '^[A-Z]* command/epoch steady mimalloc vs system: ' "$TMP/pe.out" &&
+		case "$st:$(grep -E '^gate: ' "$TMP/pe.out" | cut -d' ' -f2)" in 0:PASS | 1:FAIL | 3:INCONCLUSIVE) true ;; *) false ;; esac &&
+		ok "--phase epoch --gate 0: the gate judges the epoch's steady state, its status the script's" ||
+		notok "--phase epoch --gate" "exit $st: $(grep -E 'gate|epoch' "$TMP/pe.out" | head -3)"
 else
-	ok "marked command: skipped (phase_fixture or allocab-system not built)"
+	skip "marked command" "phase_fixture or allocab-system not built"
 fi
 exit "$t_fail"

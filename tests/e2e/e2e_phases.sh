@@ -20,6 +20,13 @@ jeq "six epoch spans" "$TMP/c.json" "$r.phase_marks.phases.1.wall_ns.#" 6
 jeq "the first epoch is cold" "$TMP/c.json" "$r.phase_marks.phases.1.regimes.0" cold
 jeq "the last epoch is steady" "$TMP/c.json" "$r.phase_marks.phases.1.regimes.5" steady
 jeq "setup ran once: no steady time" "$TMP/c.json" "$r.phase_marks.phases.0.steady_ns" null
+jeq "6 epochs: the second and third are warm-up" "$TMP/c.json" "$r.phase_marks.phases.1.regimes.2" warmup
+jeq "6 epochs: the last 3 are steady, whatever their times" "$TMP/c.json" "$r.phase_marks.phases.1.regimes.3" steady
+w3=$("$J" "$TMP/c.json" "$r.phase_marks.phases.1.wall_ns.3")
+w4=$("$J" "$TMP/c.json" "$r.phase_marks.phases.1.wall_ns.4")
+w5=$("$J" "$TMP/c.json" "$r.phase_marks.phases.1.wall_ns.5")
+jeq "steady_ns: the mean of the 3 steady spans, rounded" "$TMP/c.json" "$r.phase_marks.phases.1.steady_ns" \
+	"$(awk -v a="$w3" -v b="$w4" -v c="$w5" 'BEGIN { printf "%.0f", (a + b + c) / 3 }')"
 jeq "14 lines read" "$TMP/c.json" "$r.phase_marks.lines" 14
 "$A" compare "$TMP/c.json" --primary all >"$TMP/cmp" 2>&1
 if grep -Eq '^fixture +total +b +- ' "$TMP/cmp" && grep -Eq '^fixture +setup +b +- ' "$TMP/cmp" &&
@@ -127,6 +134,37 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 	expect_status "a first span labelled steady: refused" 2 "$A" compare "$TMP/bad2.json"
 	expect_err "... with one line" "regimes\[0\] of 'epoch' is not cold"
+	# the same steady spans in both arms, a's 100, 200, 600 (median 200) against b's 300 x 3:
+	# equal means, so the steady epoch is 1.000x (the medians would give 0.667x)
+	/usr/bin/python3 - "$TMP/c.json" "$TMP/mean.json" <<'PY'
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
+for rd in d["rounds"]:
+    for run in rd["runs"]:
+        ph = run["phase_marks"]["phases"][1]
+        t = [1000, 500, 500] + ([100, 200, 600] if run["arm"] == "a" else [300, 300, 300])
+        ph["wall_ns"] = t
+        ph["cpu_ns"] = t
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	"$A" compare "$TMP/mean.json" --phase epoch --regime steady >"$TMP/mean.txt" 2>&1
+	! grep -q 'marked it' "$TMP/mean.txt" && ok "compare: runs that marked a phase as often are not warned of" ||
+		notok "compare: no span-count warning" "$(grep 'marked it' "$TMP/mean.txt")"
+	/usr/bin/python3 - "$TMP/c.json" "$TMP/short.json" <<'PY'
+import json, benchfile, sys
+d = benchfile.load(sys.argv[1])
+ph = d["rounds"][0]["runs"][0]["phase_marks"]["phases"][1]
+for k in ("wall_ns", "cpu_ns", "regimes"):
+    ph[k].pop()
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	"$A" compare "$TMP/short.json" --phase epoch --regime steady >"$TMP/short.txt" 2>&1
+	grep -q "fixture/epoch: its runs marked it 5 to 6 times, so their steady halves are not the same spans" "$TMP/short.txt" &&
+		ok "compare: a phase marked 5 times in one run and 6 in the others is warned of" ||
+		notok "compare: span-count warning" "$(head -c 600 "$TMP/short.txt")"
+	grep -Eq '^fixture +epoch +b +1\.000x' "$TMP/mean.txt" &&
+		ok "compare: a steady time is the mean of the steady spans, not their median" ||
+		notok "compare: the mean of the steady spans" "$(cat "$TMP/mean.txt")"
 else
 	skip "results files whose marks disagree" "/usr/bin/python3 is not installed"
 fi

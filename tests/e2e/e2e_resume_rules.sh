@@ -90,7 +90,7 @@ if [ -x "$BUILD/allocab-system" ] && [ -x "$BUILD/allocab-mimalloc" ]; then
 	expect_status "params: resumed with its --param in another order (exit 0)" 0 "$A" bench "${P[@]}" --rounds 1 --param page_rows=500 --param row_groups=1 --resume "$TMP/p.json"
 	refuse "params: another value" "config.params differs" "${P[@]}" --rounds 1 --param page_rows=400 --param row_groups=1 --resume "$TMP/p.json"
 else
-	ok "params: skipped (allocab-system or allocab-mimalloc not built)"
+	skip "params" "allocab-system or allocab-mimalloc not built"
 fi
 
 # ---- resume-rebuilt-program: the executable, not only the command string ----

@@ -134,7 +134,7 @@ def main():
         shallow = subprocess.run(["git", "rev-parse", "--is-shallow-repository"],
                                  capture_output=True, text=True).stdout.strip() == "true"
         check(known.returncode == 0 or shallow, "ALLOCAB_REF is a commit of this repository", ref)
-    for name in ("PHASE", "WORKLOAD", "ALLOCAB_TIME", "ALLOCAB_REPO", "ALLOCAB_BUDGET"):
+    for name in ("PHASE", "WORKLOAD", "ALLOCAB_TIME", "ALLOCAB_ONE_CPU", "ALLOCAB_REPO", "ALLOCAB_BUDGET"):
         check(name in env, f"the workflow has the {name} setting", str(sorted(env)))
     benches = [(st, a) for (j, st), sc in runs.items() for sub, a in allocab_commands(sc) if sub == "bench"]
     check(benches and all("--quiet" not in a and "-q" not in a for _, a in benches),

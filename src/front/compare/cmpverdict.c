@@ -141,6 +141,24 @@ static const char *row_name(const struct cmp_row *row, char *buf, size_t len)
 	return buf;
 }
 
+/* A phase its runs marked a different number of times: their steady halves are not the same
+ * spans (docs/methodology.md, "Programs that mark their phases"). */
+static int span_warnings(struct cmp_builder *b, const struct rf_doc *d)
+{
+	int rc = 0;
+
+	for (size_t w = 0; w < d->nwl; w++)
+		for (size_t p = 0; rc == 0 && p < d->wl[w].nphases; p++)
+			if (d->wl[w].spans_lo[p] != d->wl[w].spans_hi[p])
+				rc = warnf(b,
+				           "%s: %s/%s: its runs marked it %u to %u times, so their "
+				           "steady halves are not the same spans, and a round may "
+				           "compare different work",
+				           d->path, d->wl[w].name, d->wl[w].phases[p],
+				           d->wl[w].spans_lo[p], d->wl[w].spans_hi[p]);
+	return rc;
+}
+
 /* Regimes left out, records without regime fields, runs that never settled. */
 static int regime_warnings(struct cmp_builder *b)
 {
@@ -154,6 +172,8 @@ static int regime_warnings(struct cmp_builder *b)
 			rc = warnf(b, "%s measured %s: only the %s regime is compared", d->path,
 			           rf_regimes_measured(d),
 			           rf_regime_name(r->compared[RF_STEADY] ? RF_STEADY : RF_COLD));
+		if (rc == 0 && r->compared[RF_STEADY])
+			rc = span_warnings(b, d);
 		if (rc == 0 && d->legacy_reps && d->has_regime[RF_STEADY])
 			rc = warnf(
 			    b,
@@ -173,10 +193,10 @@ static int regime_warnings(struct cmp_builder *b)
 					    b,
 					    "%s: %s on %s: %zu of %zu run%s never settled (a "
 					    "repeated phase's spans did not meet the steady "
-					    "rule): %s steady time is the median of %s last spans",
+					    "rule before %s steady spans began): the mean of "
+					    "those may hold warm-up",
 					    d->path, d->arms[a], d->wl[w].name, bad, n,
-					    n == 1 ? "" : "s", bad == 1 ? "its" : "their",
-					    bad == 1 ? "its" : "their");
+					    n == 1 ? "" : "s", bad == 1 ? "its" : "their");
 				else if (bad)
 					rc = warnf(
 					    b,

@@ -176,16 +176,18 @@ static double median_runnable(const struct rf_doc *d, size_t w)
 /* Where a command's CPU time may not measure the job (docs/programs.md, "Which time"): an arm
  * whose runs keep more than NOISE_CPU_PARALLEL CPUs busy on average (threads at once: a pool that
  * spins counts its spinning as work), or less than NOISE_CPU_IDLE of one (the job waits: I/O, a
- * GPU, a sleep, or a CPU under load, which CPU time does not see). */
+ * GPU, a sleep, or a CPU under load, which CPU time does not see); of its share of one with
+ * --one-cpu, where the arms of a round take turns on their CPU. */
 #define NOISE_CPU_PARALLEL 1.5
 #define NOISE_CPU_IDLE     0.5
 
 static int cpu_warnings(const struct rf_doc *d, char ***warn, size_t *nwarn)
 {
 	for (size_t w = 0; rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && w < d->nwl; w++) {
-		double hi = 0, lo = INFINITY, load;
+		double hi = 0, lo = INFINITY, load, share = d->cpu_shared ? 1.0 / (double)d->narms : 1;
 		size_t ahi = 0, alo = 0;
 		int rc = 0;
+		char of[96] = "";
 
 		if (d->wl[w].time != RF_TIME_CPU)
 			continue;
@@ -211,17 +213,20 @@ static int cpu_warnings(const struct rf_doc *d, char ***warn, size_t *nwarn)
 			                 !isnan(d->online_cpus) && hi >= 0.9 * d->online_cpus
 			                     ? ", every CPU of the machine"
 			                     : "");
-		if (rc == 0 && lo < NOISE_CPU_IDLE) {
+		if (rc == 0 && lo < NOISE_CPU_IDLE * share) {
 			load = median_runnable(d, w);
+			if (d->cpu_shared)
+				snprintf(of, sizeof of, ", %zu runs at once on its CPU (--one-cpu)",
+				         d->narms);
 			rc = noise_warnf(
 			    warn, nwarn,
-			    "WARNING: %s: %s: CPU/wall %.2f for %s: the job is off the CPU for "
+			    "WARNING: %s: %s: CPU/wall %.2f for %s%s: the job is off the CPU for "
 			    "most of "
 			    "its wall time (blocked on I/O, a GPU or a sleep%s), which CPU time "
 			    "does "
 			    "not count: check that compare --time wall agrees (docs/programs.md, "
 			    "\"Which time\")",
-			    d->path, d->wl[w].name, lo, d->arms[alo],
+			    d->path, d->wl[w].name, lo, d->arms[alo], of,
 			    !isnan(load) && !isnan(d->online_cpus) && load > d->online_cpus
 			        ? ", or waiting for a CPU: the machine was loaded"
 			        : "");

@@ -1,16 +1,15 @@
 /* phaserun.c - the marks file of a command run and its judgement (phaserun.h). The regimes of a
- * phase's spans follow the drivers' rule (common/steady.h; docs/methodology.md, "Cold start and
- * steady state"): the first span is cold; the rule is applied to the spans after it, in order,
- * and the spans from the first window where it held to the last are steady (never settled: the
- * last window's), those between warm-up. */
+ * phase's spans are those of common/steady.h's steady_spans (docs/methodology.md, "Programs that
+ * mark their phases"): the first span cold, the last half of the others steady, those between
+ * warm-up; settled by the drivers' rule; the steady time the mean of the steady spans. */
 #include "front/engine/phaserun.h"
 
 #include "common/errmsg.h"
 #include "common/steady.h"
-#include "front/stats/stats.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,14 +66,14 @@ static cJSON *phase_json(const struct phasemark_phase *ph, int cpu_rule)
 {
 	cJSON *o = cJSON_CreateObject(), *w = cJSON_CreateArray(), *rg = cJSON_CreateArray();
 	enum steady_regime *g = malloc(ph->n * sizeof *g);
-	double *steady = malloc(ph->n * sizeof *steady);
 	struct steady_rule rule = steady_default_rule();
-	size_t ns = 0, nc = 0;
+	size_t nc = 0;
+	double steady;
 	int settled;
 	cJSON *cpu;
 
-	if (!o || !w || !rg || !g || !steady) {
-		cJSON_Delete(o), cJSON_Delete(w), cJSON_Delete(rg), free(g), free(steady);
+	if (!o || !w || !rg || !g) {
+		cJSON_Delete(o), cJSON_Delete(w), cJSON_Delete(rg), free(g);
 		return NULL;
 	}
 	for (size_t i = 0; i < ph->n; i++)
@@ -85,9 +84,8 @@ static cJSON *phase_json(const struct phasemark_phase *ph, int cpu_rule)
 	for (size_t i = 0; i < ph->n; i++) {
 		cJSON_AddItemToArray(w, cJSON_CreateNumber((double)ph->ns[i]));
 		cJSON_AddItemToArray(rg, cJSON_CreateString(steady_regime_name(g[i])));
-		if (g[i] == STEADY_STEADY)
-			steady[ns++] = (double)ph->ns[i];
 	}
+	steady = steady_spans_mean(ph->ns, g, ph->n);
 	for (size_t i = 0; i < ph->n; i++)
 		nc += ph->cpu[i] >= 0;
 	cpu = nc == ph->n ? cJSON_CreateArray() : cJSON_CreateNull();
@@ -102,9 +100,8 @@ static cJSON *phase_json(const struct phasemark_phase *ph, int cpu_rule)
 	                      settled < 0 ? cJSON_CreateNull() : cJSON_CreateBool(settled));
 	cJSON_AddNumberToObject(o, "cold_ns", (double)ph->ns[0]);
 	cJSON_AddItemToObject(o, "steady_ns",
-	                      ns ? cJSON_CreateNumber(stats_median(steady, ns)) : cJSON_CreateNull());
+	                      isnan(steady) ? cJSON_CreateNull() : cJSON_CreateNumber(round(steady)));
 	free(g);
-	free(steady);
 	return o;
 }
 

@@ -75,9 +75,14 @@ void export_family_head(const struct cmp_report *r, int fam, char *buf, size_t l
 
 void export_describe_regimes(const struct cmp_report *r, char *buf, size_t len)
 {
-	static const char *const what[RF_NREGIMES] = {
+	static const char *const reps[RF_NREGIMES] = {
 	    "cold = the first repetition of each run (a fresh process: CLI tools, serverless)",
 	    "steady = the median of each run's steady repetitions (training loops, services)"};
+	static const char *const spans[RF_NREGIMES] = {
+	    "cold = the first span of each phase the program marked, the process itself for total",
+	    "steady = the mean of the last half of a marked phase's later spans, the same spans in "
+	    "every run (epochs once warm)"};
+	const char *const *what = rf_kind_has(r->base, RF_KIND_WHOLE_PROCESS) ? spans : reps;
 	int both = r->compared[RF_COLD] && r->compared[RF_STEADY];
 
 	if (both)

@@ -42,8 +42,8 @@ struct rf_run {
 	int left;    /* no run because the cell had left the rounds (adaptive allocation) */
 	int ok;      /* status "ok": times below are valid */
 	/* per regime and phase, the time its workload uses (rf_workload.time): cold = the cold
-	 * rep's time (commands: process.wall_ns), steady = the median of the steady reps' times; NAN
-	 * when the run has no rep of that regime */
+	 * rep's time (commands: process.wall_ns), steady = the median of the steady reps' times (a
+	 * marked phase: the mean of its steady spans); NAN when the run has no rep of that regime */
 	double t_regime[RF_NREGIMES][RF_MAX_PHASES];
 	/* the same from wall_ns and from cpu_ns (NAN when the reps lack it), for rf_use_time */
 	double t_basis[RF_NTIMES][RF_NREGIMES][RF_MAX_PHASES];
@@ -104,6 +104,9 @@ struct rf_workload {
 	/* per phase: some ok run has a wall time of it and no CPU time (marks written by a helper
 	 * older than CPU marks, a command without rusage), so it is compared on wall time */
 	unsigned char wall_only[RF_MAX_PHASES];
+	/* per phase a program marked: the fewest and the most spans an ok run marked of it (0: no
+	 * run marked it); when they differ, the steady half is not the same spans in every run */
+	unsigned spans_lo[RF_MAX_PHASES], spans_hi[RF_MAX_PHASES];
 	enum rf_time time;                /* the time its total's comparisons use (rf_use_time) */
 	enum rf_time ptime[RF_MAX_PHASES]; /* the time each phase's comparisons use */
 };
@@ -203,6 +206,8 @@ struct rf_doc {
 	size_t nleft; /* cells listed as left in measured rounds (adaptive allocation) */
 	size_t nsessions; /* sessions of processes (bench --resume; "sessions"): 0 when not listed */
 	double equivalence;          /* config.equivalence_pct (bench --equivalence); NAN: none */
+	int cpu_shared; /* config.duet_cpus "shared": a workload's arms ran at once on one CPU
+	                   (bench --one-cpu), so each run had a share of it */
 	char primary[80]; /* config.primary (bench --primary): the rows compare's primary family
 	                     holds by default; "": none given */
 	/* config.sequential: the plan a sequential gate (bench --gate) looked at every round by;

@@ -194,6 +194,10 @@ int rl_config(struct loader *l, const cJSON *cfg)
 		return rl_fail(l, "config.time: want \"wall\", \"cpu\" or \"auto\"");
 	if (rl_decision_plan(l, cfg) != 0)
 		return -1;
+	if (rl_get(cfg, "duet_cpus") &&
+	    !(d->cpu_shared = rl_get_str(cfg, "duet_cpus") &&
+	                      strcmp(rl_get_str(cfg, "duet_cpus"), "shared") == 0))
+		return rl_fail(l, "config.duet_cpus: want \"shared\" or none");
 	if (rl_get_str(cfg, "process_tracking") &&
 	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
 		return rl_nomem(l);

@@ -122,7 +122,7 @@ int rl_record(struct loader *l, size_t wi, const char *arm, const cJSON *rec, st
 /* The phases an ok command run jr of workload wi marked itself (its "phase_marks", rfmarks.c):
  * the first marked run appends their names to the workload's phases, every other ok run must
  * mark the same ones (or, when the first marked none, none); their cold time (the first span)
- * and steady time (median of the steady spans) into run, run->settled from theirs (0 when one
+ * and steady time (mean of the steady spans) into run, run->settled from theirs (0 when one
  * never settled). Returns 0 or -1 with the reason set. */
 int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, const char *at);
 

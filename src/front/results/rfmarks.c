@@ -6,7 +6,6 @@
 
 #include "marks/marks.h"
 #include "common/steady.h"
-#include "front/stats/stats.h"
 
 #include <math.h>
 #include <string.h>
@@ -63,18 +62,18 @@ static int load_cpu(struct loader *l, const cJSON *ph, const char *name, int n, 
 	return 0;
 }
 
-/* The median of the steady spans' times t (k of them at idx), NAN when one is NAN or none. */
+/* The mean of the steady spans' times t (k of them at idx), NAN when one is NAN or none: every
+ * run that marks the phase as often has the same spans steady (common/steady.h). */
 static double steady_of(const double *t, const int *idx, size_t k)
 {
-	double v[RF_MAX_REPS];
+	double sum = 0;
 
 	for (size_t i = 0; i < k; i++)
-		if (isnan(v[i] = t[idx[i]]))
-			return NAN;
-	return k ? stats_median(v, k) : NAN;
+		sum += t[idx[i]];
+	return k ? sum / (double)k : NAN;
 }
 
-/* One phase's spans: cold = the first, steady = the median of those labelled steady, of the wall
+/* One phase's spans: cold = the first, steady = the mean of those labelled steady, of the wall
  * times and of the CPU times when the marks have them. Sets *settled from its "settled" (-1 when
  * null). */
 static int load_spans(struct loader *l, const cJSON *ph, const char *name, struct rf_run *run,
@@ -119,6 +118,15 @@ static int load_spans(struct loader *l, const cJSON *ph, const char *name, struc
 	return 0;
 }
 
+/* The fewest and the most spans of phase p in w's ok runs so far, with n more. */
+static void count_spans(struct rf_workload *w, int p, unsigned n)
+{
+	if (!w->spans_lo[p] || n < w->spans_lo[p])
+		w->spans_lo[p] = n;
+	if (n > w->spans_hi[p])
+		w->spans_hi[p] = n;
+}
+
 int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, const char *at)
 {
 	struct rf_workload *w = &l->d->wl[wi];
@@ -158,6 +166,7 @@ int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, c
 		seen |= 1u << p;
 		if (load_spans(l, ph, name, run, p, &settled, at) != 0)
 			return -1;
+		count_spans(w, p, (unsigned)cJSON_GetArraySize(rl_get(ph, "wall_ns")));
 		run->settled_phase[p] = (signed char)settled;
 		if (settled >= 0)
 			run->settled = all_settled &= settled;

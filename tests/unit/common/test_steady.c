@@ -12,23 +12,51 @@
 
 #define N(a) (sizeof(a) / sizeof *(a))
 
-/* steady_spans written out from steady_settled_at, as the bench first did it. */
+/* steady_spans written out: the last half of the spans after the cold one steady, settled when
+ * the first prefix steady_settled_at finds ends its window no later than that half begins. */
 static int spans_reference(const int64_t *ns, size_t n, const struct steady_rule *r,
                            enum steady_regime *g)
 {
 	double t[64];
-	size_t m = n - 1, j, first;
+	size_t m = n - 1, j;
 
 	g[0] = STEADY_COLD;
 	if (n < 2)
 		return -1;
-	for (size_t i = 0; i < m; i++)
+	for (size_t i = 0; i < m; i++) {
 		t[i] = (double)ns[i + 1];
+		g[i + 1] = i >= m - (m + 1) / 2 ? STEADY_STEADY : STEADY_WARMUP;
+	}
 	j = steady_settled_at(t, m, r);
-	first = j ? j - r->window : m > r->window ? m - r->window : 0;
-	for (size_t i = 0; i < m; i++)
-		g[i + 1] = i >= first ? STEADY_STEADY : STEADY_WARMUP;
-	return j ? 1 : 0;
+	return j && j - r->window <= m - (m + 1) / 2;
+}
+
+/* Fixed series of 8 spans: a short warm-up settles before the steady half, a long one does not;
+ * the labels are the same; the steady time is the mean of the last 4. */
+static void spans_fixed(void)
+{
+	struct steady_rule r = steady_default_rule();
+	const int64_t quick[] = {300, 200, 100, 101, 102, 100, 99, 101};
+	const int64_t slow[] = {300, 200, 180, 160, 140, 100, 101, 102};
+	const enum steady_regime want[] = {STEADY_COLD,   STEADY_WARMUP, STEADY_WARMUP,
+	                                   STEADY_WARMUP, STEADY_STEADY, STEADY_STEADY,
+	                                   STEADY_STEADY, STEADY_STEADY};
+	enum steady_regime a[8], b[8], c[5];
+	const int64_t five[] = {9, 8, 7, 6, 5}, two[] = {9, 8};
+
+	CHECK(steady_spans(quick, 8, &r, a) == 1 && memcmp(a, want, sizeof a) == 0,
+	      "8 spans, warm-up of one: settled, the last 4 steady");
+	CHECK(steady_spans(slow, 8, &r, b) == 0 && memcmp(b, want, sizeof b) == 0,
+	      "8 spans, warm-up into the last half: not settled, the same last 4 steady");
+	CHECK(steady_spans_mean(quick, a, 8) == 100.5 && steady_spans_mean(slow, b, 8) == 110.75,
+	      "the steady time is the mean of the steady spans");
+	CHECK(steady_spans(five, 5, &r, c) == 0 && c[2] == STEADY_WARMUP && c[3] == STEADY_STEADY &&
+	          c[4] == STEADY_STEADY,
+	      "5 spans: the last 2 of the 4 after the cold one steady");
+	CHECK(steady_spans(two, 2, &r, c) == 0 && c[1] == STEADY_STEADY,
+	      "2 spans: the second steady, never settled");
+	c[0] = STEADY_COLD;
+	CHECK(isnan(steady_spans_mean(two, c, 1)), "no steady span: no steady time");
 }
 
 /* Random series of 1 to 40 spans, some with a trend, some with a zero: the same regimes. */
@@ -50,7 +78,7 @@ static void spans(void)
 		same &= steady_spans(ns, n, &r, a) == spans_reference(ns, n, &r, b) &&
 		        memcmp(a, b, n * sizeof *a) == 0;
 	}
-	CHECK(same, "steady_spans agrees with the rule applied prefix by prefix (3000 series)");
+	CHECK(same, "steady_spans agrees with its reference (3000 series)");
 	ns[0] = 5;
 	CHECK(steady_spans(ns, 1, &r, a) == -1 && a[0] == STEADY_COLD,
 	      "one span: cold, no steady regime");
@@ -100,5 +128,6 @@ int main(void)
 	          steady_regime_name(STEADY_WARMUP)[0] == 'w',
 	      "regime names");
 	spans();
+	spans_fixed();
 	return CHECK_DONE();
 }
