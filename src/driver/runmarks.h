@@ -1,8 +1,9 @@
 /* runmarks.h - the phases a workload's input marks (workload.h, struct wl_marks), rep by rep: the
  * span times from the stamps run() wrote, their regimes by their place and whether they settled
- * by the steady-state rule (common/steady.h, steady_spans), and the record's phase_marks (docs/results-format.md). The spans of rep 0, the
- * cold rep, are the phase's regimes; every rep keeps its own cold and steady times beside them
- * (docs/workloads.md, replay, "Marked phases"). Everything here runs outside the timed region. */
+ * by the steady-state rule (common/steady.h, steady_spans), and the record's phase_marks
+ * (docs/results-format.md). The spans of rep 0, the cold rep, are the phase's regimes; every rep
+ * keeps its own cold and steady times beside them (docs/workloads.md, replay, "Marked phases").
+ * Everything here runs outside the timed region. */
 #ifndef ALLOCAB_RUNMARKS_H
 #define ALLOCAB_RUNMARKS_H
 
