@@ -64,8 +64,9 @@ int cmdopt_set_conf(void *settings, const struct opt *o, const char *v, char *er
 	 .values = &cmdopt_phases_values, OPT_ENUM(T, f), .map = (const int[]){1},                \
 	 .excludes = OPT_ROWS(phase_row)}
 #define CMDOPT_REGIME_HELP                                                                         \
-	"the times: steady (the median of each run's steady repetitions, what a long-running "     \
-	"process sees), cold (its first repetition) or, in compare and merge, both side by side"
+	"the times: steady (the median of each run's steady repetitions, or the mean of the last " \
+	"half of a marked phase's spans: what a long-running process sees), cold (its first "      \
+	"repetition) or, in compare and merge, both side by side"
 #define CMDOPT_REGIMES(T, f)                                                                       \
 	{"--regime", 0, OPT_VALUE | OPT_REPEAT, NULL, .help = CMDOPT_REGIME_HELP,                  \
 	 .values = &cmdopt_regimes_values, OPT_ENUM(T, f), OPT_DEF_U(CMP_REGIMES_BOTH)}
