@@ -166,6 +166,7 @@ int rl_config(struct loader *l, const cJSON *cfg)
 	struct rf_doc *d = l->d;
 	const char *mode = rl_get_str(cfg, "mode");
 	const cJSON *time = rl_get(cfg, "time");
+	const char *duet_cpus = rl_get_str(cfg, "duet_cpus");
 
 	if (!cJSON_IsObject(cfg))
 		return rl_fail(l, "config: missing");
@@ -194,10 +195,9 @@ int rl_config(struct loader *l, const cJSON *cfg)
 		return rl_fail(l, "config.time: want \"wall\", \"cpu\" or \"auto\"");
 	if (rl_decision_plan(l, cfg) != 0)
 		return -1;
-	if (rl_get(cfg, "duet_cpus") &&
-	    !(d->cpu_shared = rl_get_str(cfg, "duet_cpus") &&
-	                      strcmp(rl_get_str(cfg, "duet_cpus"), "shared") == 0))
+	if (rl_get(cfg, "duet_cpus") && !(duet_cpus && strcmp(duet_cpus, "shared") == 0))
 		return rl_fail(l, "config.duet_cpus: want \"shared\" or none");
+	d->cpu_shared = duet_cpus != NULL;
 	if (rl_get_str(cfg, "process_tracking") &&
 	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
 		return rl_nomem(l);
