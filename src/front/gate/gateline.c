@@ -162,7 +162,7 @@ void gate_note(const struct gate_ctx *c, const struct cmp_row *row, FILE *out)
 		        "--allocation none\n",
 		        row->workload ? row->workload : "geomean", row->phase,
 		        rf_regime_name(row->regime), row->candidate, left);
-	double dist = fabs(row->d.est - c->m), alpha = 1 - c->g->conf;
+	double dist = fabs(row->d.est - c->m), alpha = stats_seq_spent(c->seq, 1 - c->g->conf);
 	size_t plan = c->seq ? c->seq->planned : row->n;
 	double mde = c->seq ? stats_seq_mde(row->sd, plan, alpha, CALIB_POWER)
 	                    : stats_mde(row->sd, row->n, alpha, CALIB_POWER);
@@ -222,6 +222,7 @@ static void sequential_text(FILE *out, const struct gate_ctx *c)
 	const struct stats_seq_plan *p = c->seq;
 	size_t n = c->doc->nrounds;
 	double a = stats_seq_alpha(p, n, 1 - c->g->conf), af = stats_seq_alpha(p, n, 1 - c->fam_conf);
+	double spent = stats_seq_spent(p, 1 - c->g->conf);
 	char x[16], y[16];
 
 	fprintf(out,
@@ -229,12 +230,17 @@ static void sequential_text(FILE *out, const struct gate_ctx *c)
 	        "O'Brien-Fleming boundary under continuous monitoring, c = %.4f: this look's "
 	        "interval at 1 - 2(1 - Phi(c sqrt(%zu/%zu)))",
 	        n, p->planned, n >= p->first_look ? n - p->first_look + 1 : 0,
-	        n == p->first_look ? "" : "s", p->first_look,
-	        stats_seq_boundary(1 - c->g->conf), p->planned, n);
+	        n == p->first_look ? "" : "s", p->first_look, stats_seq_boundary(spent),
+	        p->planned, n);
 	if (a > 0)
 		fprintf(out, " = %s%%", cmp_level_text(1 - a, x, sizeof x));
 	if (c->judged > 1 && af > 0)
 		fprintf(out, ", FAIL's at %s%%", cmp_level_text(1 - af, y, sizeof y));
+	if (spent < 1 - c->g->conf)
+		fprintf(out,
+		        " (c for alpha %.4g: this stage of an extendable plan spends %g%% of the "
+		        "%g%% error, the stages after it the rest)",
+		        spent, 100 * p->share, 100 * (1 - c->g->conf));
 }
 
 void gate_summary(const struct gate_ctx *c, enum gate_outcome res, const size_t count[3],
@@ -246,7 +252,13 @@ void gate_summary(const struct gate_ctx *c, enum gate_outcome res, const size_t 
 	fprintf(out, "gate: %s (%zu pass, %zu fail, %zu inconclusive; %s; PASS needs the whole ",
 	        gate_outcome_name(res), count[GATE_PASS], count[GATE_FAIL],
 	        count[GATE_INCONCLUSIVE], rule);
-	if (c->seq)
+	if (c->seq && stats_seq_spent(c->seq, 1) < 1)
+		fprintf(out,
+		        "sequential interval (%g%% over every look of the plan and its extensions, "
+		        "%s%% over this stage's)",
+		        100 * c->g->conf,
+		        cmp_level_text(1 - stats_seq_spent(c->seq, 1 - c->g->conf), lv, sizeof lv));
+	else if (c->seq)
 		fprintf(out, "sequential interval (%g%% over every look of the plan)", 100 * c->g->conf);
 	else
 		fprintf(out, "%g%% interval (or more, as each line shows)", 100 * c->g->conf);

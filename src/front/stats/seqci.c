@@ -53,12 +53,16 @@ double stats_seq_alpha_at(double frac, double alpha)
 	return 2 * upper_tail(c / sqrt(fmin(frac, 1)));
 }
 
+double stats_seq_spent(const struct stats_seq_plan *p, double alpha)
+{
+	return p && p->share > 0 && p->share < 1 ? alpha * p->share : alpha;
+}
+
 double stats_seq_alpha(const struct stats_seq_plan *p, size_t n, double alpha)
 {
 	if (!p || p->planned == 0 || n == 0 || n < p->first_look || n > p->planned)
 		return 0;
-	return stats_seq_alpha_at((double)n / (double)p->planned,
-	                          p->share > 0 && p->share < 1 ? alpha * p->share : alpha);
+	return stats_seq_alpha_at((double)n / (double)p->planned, stats_seq_spent(p, alpha));
 }
 
 int stats_seq_extend(struct stats_seq_plan *p)

@@ -203,6 +203,10 @@ struct stats_seq_plan {
 /* The next stage of an extendable plan p (share > 0): twice the horizon, the share times
  * 1 - SEQ_FIRST_SHARE. Returns 0, or -1 when p is not extendable (share 0 spends all of alpha). */
 int stats_seq_extend(struct stats_seq_plan *p);
+/* The alpha plan p spends: alpha x p->share for a stage of an extendable plan, else alpha. The
+ * one source of every level and boundary of the plan (the gate's rule line prints its boundary
+ * from it). */
+double stats_seq_spent(const struct stats_seq_plan *p, double alpha);
 /* c with P(sup_{0<=t<=1} |B_t| >= c) = alpha for standard Brownian motion B (2.2414 at 0.05).
  * NAN unless alpha is in (0, 1). */
 double stats_seq_boundary(double alpha);

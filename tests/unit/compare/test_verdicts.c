@@ -272,8 +272,38 @@ static void test_gate_sequential(void)
 	cJSON_Delete(fixed);
 }
 
+/* A plan of an adaptive-allocation bench spends alpha_share 0.8 of alpha in its first stage: the
+ * rule line prints the boundary of the alpha it uses (0.04 at 95%: c = 2.3263, not 2.2414 of
+ * 0.05), and this look's level is the one its interval is taken at. */
+static void test_gate_sequential_share(void)
+{
+	const double ratio[] = {0.9};
+	cJSON *doc = doc_ratios(ratio, 1, 20, 40);
+	cJSON *q = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "config"), "sequential");
+	char out[4096], err[256] = "", want[64], lv[16];
+	struct stats_seq_plan p = {.planned = 40, .first_look = 6, .share = 0.8};
+
+	cJSON_AddNumberToObject(q, "alpha_share", 0.8);
+	snprintf(want, sizeof want, "sqrt(40/20))) = %s%%",
+	         cmp_level_text(1 - stats_seq_alpha(&p, 20, 0.05), lv, sizeof lv));
+	CHECK(gate(doc, "--candidate b --baseline a --min-speedup 5%", out, sizeof out, err,
+	           sizeof err) == GATE_PASS &&
+	          strstr(out, "c = 2.3263") && !strstr(out, "c = 2.2414") && strstr(out, want) &&
+	          strstr(out, "c for alpha 0.04: this stage of an extendable plan spends 80% of "
+	                      "the 5% error") &&
+	          strstr(out, "95% over every look of the plan and its extensions, 96% over this "
+	                      "stage's"),
+	      "gate: alpha_share 0.8: the rule line prints c = 2.3263 and the level it uses (%s)",
+	      want);
+	CHECK(fabs(stats_seq_boundary(stats_seq_spent(&p, 0.05)) - 2.3263) < 5e-5 &&
+	          stats_seq_alpha(&p, 40, 0.05) == stats_seq_alpha_at(1, 0.04),
+	      "stats: a plan's levels and its printed boundary come from one alpha, 0.05 x 0.8");
+	cJSON_Delete(doc);
+}
+
 int main(void)
 {
+	test_gate_sequential_share();
 	test_simultaneous();
 	test_claims_equivalence();
 	test_gate_equivalence();
