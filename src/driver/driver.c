@@ -422,7 +422,7 @@ static int run_configured(int argc, char **argv, struct config *cfg)
 		o.wl->describe_input(&ctx, &input);
 		rec.input = &input;
 	}
-	bad = runmarks_init(&marks, &ctx.marks, &rec.how.rule, o.reps);
+	bad = runmarks_init(&marks, &ctx.marks, &rec.how.rule, rec.how.cpu, o.reps);
 	rec.started = time(NULL);
 	rec.rss_start_bytes = resident_bytes();
 	if (bad == 0)

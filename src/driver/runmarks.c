@@ -9,13 +9,14 @@
 #include <string.h>
 
 int runmarks_init(struct runmarks *r, const struct wl_marks *m, const struct steady_rule *rule,
-                  int maxreps)
+                  int cpu, int maxreps)
 {
 	size_t n = 0;
 
 	memset(r, 0, sizeof *r);
 	r->m = m;
 	r->rule = *rule;
+	r->cpu = cpu;
 	r->maxreps = maxreps;
 	r->d.nphases = m->nphases;
 	r->d.nuntimed = m->nuntimed;
@@ -35,7 +36,8 @@ int runmarks_init(struct runmarks *r, const struct wl_marks *m, const struct ste
 		return -1;
 	memcpy(r->d.calls, m->calls, n * sizeof *r->d.calls);
 	r->first = malloc(n * sizeof *r->first);
-	if (m->cpu_stamp && !(r->first_cpu = malloc(n * sizeof *r->first_cpu)))
+	if (m->cpu_stamp && (!(r->first_cpu = malloc(n * sizeof *r->first_cpu)) ||
+	                     !(r->tc = malloc(n * sizeof *r->tc))))
 		return -1;
 	r->t = malloc(n * sizeof *r->t);
 	r->g = malloc(n * sizeof *r->g);
@@ -50,6 +52,7 @@ void runmarks_free(struct runmarks *r)
 	free(r->first);
 	free(r->first_cpu);
 	free(r->t);
+	free(r->tc);
 	free(r->g);
 	free(r->scratch);
 	free(r->rep);
@@ -67,11 +70,18 @@ void runmarks_rep(struct runmarks *r, int k)
 	for (size_t i = 0; i < r->nspans; i++) {
 		int64_t d = m->stamp[m->bound[2 * i + 1]] - m->stamp[m->bound[2 * i]];
 		r->t[i] = d > 0 ? d : 1;
+		if (r->tc)
+			r->tc[i] = m->cpu_stamp[m->bound[2 * i + 1]] - m->cpu_stamp[m->bound[2 * i]];
 	}
 	for (size_t p = 0; p < m->nphases; at += m->nspans[p++]) {
 		enum steady_regime *g = k == 0 ? r->g + at : r->scratch;
 		struct runmarks_rep *q = &r->rep[(size_t)k * m->nphases + p];
-		q->settled = steady_spans(r->t + at, m->nspans[p], &r->rule, g);
+		int cpu = r->cpu && r->tc;
+		for (size_t i = at; cpu && i < at + m->nspans[p]; i++)
+			cpu = r->tc[i] > 0;
+		q->settled = steady_spans(cpu ? r->tc + at : r->t + at, m->nspans[p], &r->rule, g);
+		if (k == 0)
+			r->cpu_judged[p] = (unsigned char)cpu;
 		q->cold_ns = r->t[at];
 		mean = steady_spans_mean(r->t + at, g, m->nspans[p]);
 		q->steady_ns = isnan(mean) ? -1 : llround(mean);
@@ -126,6 +136,7 @@ static cJSON *phase_json(const struct runmarks *r, size_t p, size_t at)
 	                         : cJSON_AddNullToObject(o, "cpu_ns")) ||
 	    !(g = cJSON_AddArrayToObject(o, "regimes")) ||
 	    !cJSON_AddItemToObject(o, "settled", settled_json(q->settled)) ||
+	    !cJSON_AddStringToObject(o, "regimes_time", r->cpu_judged[p] ? "cpu" : "wall") ||
 	    !cJSON_AddItemToObject(o, "cold_ns", runrec_int(q->cold_ns)) ||
 	    !cJSON_AddItemToObject(o, "steady_ns", int_or_null(q->steady_ns)) ||
 	    !(c = cJSON_AddArrayToObject(o, "calls")) ||

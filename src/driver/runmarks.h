@@ -32,20 +32,26 @@ struct runmarks {
 	const struct wl_marks *m;  /* the workload's, read by runmarks_rep only */
 	struct runmarks_desc d;
 	struct steady_rule rule;   /* the run's rule */
+	int cpu;                   /* the rule judges CPU times (the run's --steady-time cpu) */
 	size_t nspans;             /* timed spans over all phases */
 	int64_t *first;            /* rep 0's span times, phase after phase */
 	int64_t *first_cpu;        /* their CPU times (m->cpu_stamp), NULL without */
 	int64_t *t;                /* the last rep's span times */
+	int64_t *tc;               /* their CPU times, NULL without */
+	/* per phase: rep 0's settled was judged on its CPU times (cpu, and every span has one) */
+	unsigned char cpu_judged[WL_MAX_MARKED];
 	enum steady_regime *g;     /* rep 0's span regimes */
 	enum steady_regime *scratch;
 	struct runmarks_rep *rep;  /* [rep * m->nphases + phase] */
 	int maxreps, nreps;
 };
 
-/* Prepares r for up to maxreps reps of m under rule (m may say nothing: then r is inert).
+/* Prepares r for up to maxreps reps of m under rule (m may say nothing: then r is inert); cpu:
+ * whether settled is judged on the spans' CPU times, as the run's own (its time compared), when
+ * m stamps the CPU clock and every span of the phase has CPU time, else on their wall times.
  * Returns 0, or -1 when out of memory. */
 int runmarks_init(struct runmarks *r, const struct wl_marks *m, const struct steady_rule *rule,
-                  int maxreps);
+                  int cpu, int maxreps);
 
 /* After rep k (0, 1, ... in order): its span times from m->stamp, their regimes and times. */
 void runmarks_rep(struct runmarks *r, int k);

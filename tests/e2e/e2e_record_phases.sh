@@ -75,6 +75,10 @@ expect_status "replay bench of the marked trace" 0 "$A" bench -w replay --param 
 	-a system,mimalloc --rounds 2 --warmup 0 -q -o "$TMP/b.json"
 jeq "the run record keeps epoch's calls per span" "$TMP/b.json" rounds.0.runs.0.record.phase_marks.phases.1.calls.# 4
 jeq "rep 0's first epoch is cold" "$TMP/b.json" rounds.0.runs.0.record.phase_marks.phases.1.regimes.0 cold
+jeq "the replay is compared on CPU time, and epoch's settled is judged on its CPU times" "$TMP/b.json" rounds.0.runs.0.record.phase_marks.phases.1.regimes_time cpu
+expect_status "replay bench on wall time" 0 "$A" bench -w replay --param trace="$TMP/c.trace" \
+	-a system,mimalloc --rounds 1 --warmup 0 --time wall -q -o "$TMP/bw.json"
+jeq "... on wall time, epoch's settled is judged on its wall times" "$TMP/bw.json" rounds.0.runs.0.record.phase_marks.phases.1.regimes_time wall
 "$A" compare "$TMP/b.json" >"$TMP/cmp" 2>&1
 if grep -Eq '^replay +total +mimalloc +[0-9.]+x' "$TMP/cmp" && grep -Eq '^replay +setup +mimalloc +- ' "$TMP/cmp" &&
 	grep -Eq '^replay +epoch +mimalloc +[0-9.]+x .* [0-9.]+x ' "$TMP/cmp"; then

@@ -323,8 +323,8 @@ struct noise_flag {
  * doc whose telemetry lies beyond the bench's normal: Q3 + NOISE_FENCE_IQR x IQR of the values
  * above 0 (how much there is when there is any) over the ok runs of all arms of the same workload
  * for context switches, of every workload for the machine-wide steal and load average, and at
- * least the metric's floor (the floor alone with fewer than 4 such values; nothing with fewer
- * than 4 runs). Returns 0, or -1 when memory ran out (*flags still valid). */
+ * least the metric's floor (the floor alone with fewer than 4 such values, however few the
+ * runs). Returns 0, or -1 when memory ran out (*flags still valid). */
 int noise_flag_spikes(const struct rf_doc *doc, struct noise_flag **flags, size_t *nflags);
 /* Whether run (pos, arm, wl) of doc carries a flag. */
 int noise_spiked(const struct noise_flag *flags, size_t nflags, const struct rf_doc *doc,

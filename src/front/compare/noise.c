@@ -63,21 +63,19 @@ static int same_pool(size_t m, size_t w, size_t k)
 /* This bench's normal for metric m around workload w, from the ok runs of its pool (every
  * workload for a machine metric): the upper far-out fence Q3 + k IQR of the values above zero
  * (how much steal or switching there is when there is any), at least the metric's floor; the
- * floor with fewer than 4 such values; NAN with fewer than 4 runs. */
+ * floor alone with fewer than 4 such values, however few the runs (docs/methodology.md, "Noise
+ * telemetry and drift"). */
 static double normal_limit(const struct rf_doc *doc, size_t w, size_t m, double *v)
 {
-	size_t n = 0, runs = 0;
+	size_t n = 0;
 
 	for (size_t k = 0; k < doc->nwl; k++)
 		for (size_t i = 0; same_pool(m, w, k) && i < doc->nrounds; i++)
 			for (size_t a = 0; a < doc->narms; a++) {
 				double x = value_of(doc, i, a, k, m);
-				runs += isfinite(x);
 				if (x > 0)
 					v[n++] = x;
 			}
-	if (runs < 4)
-		return NAN;
 	if (n < 4)
 		return metrics[m].floor;
 	double q1 = stats_quantile(v, n, 0.25), q3 = stats_quantile(v, n, 0.75);
@@ -88,9 +86,6 @@ static int flag_metric(const struct rf_doc *doc, size_t w, size_t m, double *v,
                        struct noise_flag **flags, size_t *nflags)
 {
 	double thr = normal_limit(doc, w, m, v);
-
-	if (isnan(thr))
-		return 0;
 	for (size_t i = 0; i < doc->nrounds; i++)
 		for (size_t a = 0; a < doc->narms; a++) {
 			double x = value_of(doc, i, a, w, m);
