@@ -306,6 +306,7 @@ static cJSON *cell_json(const struct fleet_report *f, const struct fleet_row *ro
 	add_num(o, "speedup", usable ? cmp_speedup(r->d.est) : NAN);
 	cJSON_AddItemToObject(o, "ci", r ? interval_json(&r->d, usable) : cJSON_CreateNull());
 	add_num(o, "se", c->pooled ? c->se : NAN);
+	add_num(o, "se_fixed_n", c->pooled ? c->se_fixed : NAN);
 	add_num(o, "deleted_residual", c->resid);
 	cJSON_AddBoolToObject(o, "odd", c->odd);
 	cJSON_AddBoolToObject(o, "excludes_pooled", c->excludes);

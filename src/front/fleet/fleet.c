@@ -69,9 +69,14 @@ static int machine_report(struct fleet_machine *m, const struct fleet_machine *r
                           const struct cmp_opts *o)
 {
 	const struct rf_doc *d = m->doc;
+	struct cmp_opts mo = *o;
 	char why[1024];
 	int rc;
 
+	/* each machine's rows carry the sequential intervals of its own plan, when it has one: the
+	 * gate judges each machine by them, the pooling widens by them (fleetcell.c) */
+	if (d->seq.planned)
+		mo.seq = &d->seq;
 	rf_times_used(d, m->times, sizeof m->times);
 	if (m != ref && (d->ran || ref->doc->ran) &&
 	    (!d->ran || !ref->doc->ran || strcmp(d->ran, ref->doc->ran) != 0))
@@ -84,7 +89,7 @@ static int machine_report(struct fleet_machine *m, const struct fleet_machine *r
 		snprintf(why, sizeof why, "no arm '%s'", o->candidate);
 	else if (o->workload && rf_workload(d, o->workload) < 0)
 		snprintf(why, sizeof why, "no workload '%s'", o->workload);
-	else if ((rc = cmp_build(d, NULL, o, &m->r, why, sizeof why)) == ST_OK)
+	else if ((rc = cmp_build(d, NULL, &mo, &m->r, why, sizeof why)) == ST_OK)
 		return 0;
 	else if (rc == ST_FAIL)
 		return -1;

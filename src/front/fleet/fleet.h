@@ -45,7 +45,11 @@ struct fleet_cell {
 	const struct cmp_row *row; /* its comparison, or NULL when it has none */
 	int pooled;                /* entered the meta-analysis */
 	char why[192];             /* not pooled: the reason, one line; "" when pooled */
-	double y, se;              /* log ratio (Hodges-Lehmann) and its standard error */
+	double y, se;              /* log ratio (Hodges-Lehmann) and the standard error pooled */
+	/* the fixed-n standard error (fleet_row_se); below se when the machine's bench stopped on
+	 * its sequential intervals and se is its sequential interval's (docs/fleet.md, "Machines
+	 * that stopped on a sequential decision") */
+	double se_fixed;
 	double resid;              /* studentized deleted residual (3 machines pooled or more); NAN */
 	int odd;                   /* |resid| > the row's odd_bound: the others do not predict it */
 	int copy;                  /* not pooled because it repeats another file's measurements */
@@ -114,7 +118,8 @@ int fleet_drop_telemetry(struct fleet_report *f);
  * estimate, from its signed-rank interval at the fleet's level, one comparison at a time
  * (cmp_row.d_each), never from an interval widened for a family of comparisons
  * (docs/fleet.md, "Which standard error"). NAN when the row has none. merge and the gate both
- * pool with it. */
+ * pool with it, or with the wider one of its sequential interval when the machine's bench
+ * stopped on a sequential decision (fleet_cell.se). */
 double fleet_row_se(const struct cmp_row *r);
 
 /* The pooled interval of row at another level (e.g. a gate's Bonferroni level) into *lo, *hi:

@@ -15,6 +15,23 @@ double fleet_row_se(const struct cmp_row *r)
 	return stats_interval_se(r->d_each.lo, r->d_each.hi, r->d_each.level);
 }
 
+/* The standard error of machine mi's row r when its bench stopped on its sequential intervals (a
+ * plan, and the bench "decided" or let cells leave the rounds): the one its sequential interval
+ * implies at the level the plan guarantees over all its looks, when wider than the fixed-n one;
+ * NAN otherwise (docs/fleet.md, "Machines that stopped on a sequential decision"). */
+static double seq_se(const struct fleet_ctx *c, size_t mi, const struct cmp_row *r)
+{
+	const struct rf_doc *d = c->f->m[mi].doc;
+	double level, se;
+
+	if (!d->seq.planned || !r->has_seq || !(r->seq_asked < 1) ||
+	    !(strcmp(d->status, "decided") == 0 || d->nleft))
+		return NAN;
+	level = 1 - stats_seq_spent(&d->seq, 1 - cmp_row_family_conf(c->f->m[mi].r, r));
+	se = stats_interval_se(r->d_seq.lo, r->d_seq.hi, level);
+	return se > fleet_row_se(r) ? se : NAN;
+}
+
 /* Why machine m has no row for this comparison, into why. */
 static void missing_reason(const struct fleet_ctx *c, size_t mi, const struct fleet_row *row,
                            char *why, size_t len)
@@ -123,7 +140,7 @@ static void judge_cell(const struct fleet_ctx *c, size_t mi, const struct fleet_
 {
 	const struct cmp_row *r = cell->row;
 
-	cell->y = cell->se = cell->resid = NAN;
+	cell->y = cell->se = cell->se_fixed = cell->resid = NAN;
 	if (c->f->m[mi].copy_of >= 0) {
 		snprintf(cell->why, sizeof cell->why,
 		         "the same measurements as %s (a copy): counted once",
@@ -146,6 +163,9 @@ static void judge_cell(const struct fleet_ctx *c, size_t mi, const struct fleet_
 		return;
 	cell->y = r->d.est;
 	cell->se = fleet_row_se(r);
+	cell->se_fixed = cell->se;
+	if (!isnan(seq_se(c, mi, r)))
+		cell->se = seq_se(c, mi, r);
 	if (!(cell->se > 0) || !isfinite(cell->se)) {
 		snprintf(cell->why, sizeof cell->why,
 		         "a zero-width interval (every round gave the same ratio): no standard "

@@ -207,6 +207,39 @@ static int same_machine(struct fleet_report *f)
 	return rc;
 }
 
+/* The machines whose benches stopped on their sequential intervals: their rows' fixed-n intervals
+ * do not allow for that stop, the gate and the pooling use their sequential intervals. */
+static int stopped_warning(struct fleet_report *f, size_t *idx)
+{
+	size_t n = 0;
+	double most = 1;
+	char names[512];
+
+	for (size_t i = 0; i < f->nm; i++) {
+		int wide = 0;
+		for (size_t r = 0; r < f->nrows; r++) {
+			const struct fleet_cell *c = &f->rows[r].cells[i];
+			if (c->pooled && c->se > c->se_fixed) {
+				wide = 1;
+				most = fmax(most, c->se / c->se_fixed);
+			}
+		}
+		if (wide)
+			idx[n++] = i;
+	}
+	if (n == 0)
+		return 0;
+	fleet_names(f, idx, n, names, sizeof names);
+	return add(f,
+	           "%s: %s stopped on %s sequential intervals (a plan, and a decision or cells "
+	           "that left): the machine rows' fixed-n intervals do not allow for that stop; "
+	           "the pooling weighs %s by the standard error of %s sequential interval (up to "
+	           "%.2fx the fixed-n one), and the gate judges each machine by its own plan "
+	           "(docs/fleet.md, \"Machines that stopped on a sequential decision\")",
+	           names, n == 1 ? "its bench" : "their benches", n == 1 ? "its" : "their",
+	           n == 1 ? "it" : "them", n == 1 ? "its" : "their", most);
+}
+
 int fleet_warnings(struct fleet_report *f)
 {
 	size_t unpooled = 0, rows = 0;
@@ -218,6 +251,7 @@ int fleet_warnings(struct fleet_report *f)
 		return -1;
 	rc |= busy_warning(f, idx);
 	rc |= machine_warnings(f, idx);
+	rc |= stopped_warning(f, idx);
 	free(idx);
 	for (size_t i = 0; i < f->nrows; i++) {
 		size_t k = 0;

@@ -44,19 +44,17 @@ static int gated(const struct gate_spec *g, const struct cmp_row *row, int any_g
 
 /* Without --regime, a document that measured the cold regime only (one repetition per run, e.g.
  * written before regimes existed), or only for other phases than the one judged (a program's
- * total, a phase it ran once), is judged on cold; --regime steady refuses it. Returns the
- * document that lacks the steady regime when it fell back, else NULL. */
+ * total, a phase it ran once), is judged on cold (gate_lacks_steady); --regime steady refuses
+ * it. Returns the document that lacks the steady regime when it fell back, else NULL. */
 static const struct rf_doc *cold_only_fallback(struct cmp_opts *o, const struct rf_doc *old,
                                                const struct rf_doc *cand)
 {
-	const struct rf_doc *lacks =
-	    !rf_phase_measured(cand, o->workload, o->phase, RF_STEADY)         ? cand
-	    : old && !rf_phase_measured(old, o->workload, o->phase, RF_STEADY) ? old
-	                                                                       : NULL;
+	const struct rf_doc *lacks = gate_lacks_steady(o, cand)  ? cand
+	                             : old && gate_lacks_steady(o, old) ? old
+	                                                               : NULL;
 
-	if (!lacks || !lacks->has_regime[RF_COLD])
-		return NULL;
-	o->regimes = CMP_REGIMES_COLD;
+	if (lacks)
+		o->regimes = CMP_REGIMES_COLD;
 	return lacks;
 }
 
@@ -178,22 +176,7 @@ static int judge(const struct gate_spec *g, const struct rf_doc *cand, FILE *out
 	c.r = r;
 	if (cold_only && warn) {
 		char msg[1024];
-		if (cold_only->has_regime[RF_STEADY])
-			snprintf(msg, sizeof msg,
-			         "%s: phase %s has no steady times (a program's total, or a phase "
-			         "it ran once): judging the cold regime (--phase names a repeated "
-			         "phase)",
-			         cold_only->path, o.phase);
-		else
-			snprintf(
-			    msg, sizeof msg, "%s measured %s: judging the cold regime%s",
-			    cold_only->path, rf_regimes_measured(cold_only),
-			    rf_kind_has(cold_only, RF_KIND_WHOLE_PROCESS)
-			        ? ", the only one a --cmd or --program bench measures unless the "
-			          "program marks repeated phases (docs/programs.md, \"Phases your "
-			          "program marks\")"
-			        : " (give --regime to choose; steady needs a bench with --reps "
-			          "auto, the default)");
+		gate_cold_warning(cold_only, o.phase, "the cold regime", msg, sizeof msg);
 		errmsg_warn(warn, "gate", msg);
 	}
 	for (size_t i = 0; warn && i < r->nwarn; i++)

@@ -15,7 +15,9 @@
 
 struct fleet_gate {
 	const struct gate_spec *g;
-	struct gate_ctx ctx; /* the rule of one file's gate, fixed-n: a fleet has no sequential plan */
+	/* the rule of one file's gate; fixed-n for the pooled interval, each machine's own plan
+	 * (judge_machine) for its own */
+	struct gate_ctx ctx;
 	const struct fleet_report *f, *fam; /* fam: each machine's intervals at the family level */
 	double bound, m, fam_conf;
 	enum cmp_regimes regime; /* the regime judged (g->regime, or cold by the fallback) */
@@ -128,22 +130,28 @@ static enum gate_outcome judge_pooled(struct fleet_gate *fg, const struct fleet_
 static enum gate_outcome judge_machine(struct fleet_gate *fg, size_t ri, size_t m)
 {
 	const struct fleet_row *row = &fg->f->rows[ri];
-	const struct fleet_cell *c = &row->cells[m];
-	const struct cmp_row *r = c->row, *fam = fg->fam->rows[ri].cells[m].row;
+	const struct fleet_cell *cell = &row->cells[m];
+	const struct cmp_row *r = cell->row, *fam = fg->fam->rows[ri].cells[m].row;
 	enum gate_outcome o, shown;
 	struct gate_failures fl = {0};
 	char why[256];
 
 	if (!r || r->n == 0 || !fam) {
-		o = r ? gap_verdict(c) : GATE_INCONCLUSIVE;
+		o = r ? gap_verdict(cell) : GATE_INCONCLUSIVE;
 		if (fg->out) {
-			gap_reason(c, why, sizeof why);
+			gap_reason(cell, why, sizeof why);
 			line_head(fg, o, row, fg->f->m[m].label);
 			fprintf(fg->out, "%s\n", why);
 		}
 		return o;
 	}
-	o = gate_verdict(&fg->ctx, r, fam);
+	/* the machine as its own file is judged: by its sequential plan when it has one (its rows
+	 * carry its sequential intervals, front/fleet/fleet.c) */
+	struct gate_ctx c = fg->ctx;
+	c.doc = fg->f->m[m].doc;
+	c.r = fg->f->m[m].r;
+	c.seq = c.doc->seq.planned ? &c.doc->seq : NULL;
+	o = gate_verdict(&c, r, fam);
 	gate_count_failures(fg->f->m[m].doc, fg->f->m[m].doc, r, &fl);
 	shown = gate_failure_rule(o, &fl);
 	if (!fg->out)
@@ -153,14 +161,21 @@ static enum gate_outcome judge_machine(struct fleet_gate *fg, size_t ri, size_t 
 		fprintf(fg->out, "insufficient data (%zu usable rounds; at least 2 needed)\n", r->n);
 		return o;
 	}
-	gate_print_interval(fg->out, &fg->ctx, "t_cand/t_base", o == GATE_FAIL ? &fam->d : &r->d,
-	                    o == GATE_PASS        ? ">="
-	                    : o == GATE_FAIL      ? "<"
-	                    : r->d.level < fg->g->conf - 1e-9 ? "undecided vs"
-	                    : r->d.lo > fg->m     ? "<"
-	                                          : "straddles",
+	struct gate_iv pass = gate_pass_iv(&c, r), fail = gate_fail_iv(&c, fam);
+	gate_print_interval(fg->out, &c, "t_cand/t_base", o == GATE_FAIL ? fail.iv : pass.iv,
+	                    o == GATE_PASS           ? ">="
+	                    : o == GATE_FAIL         ? "<"
+	                    : !gate_reached(pass)    ? "undecided vs"
+	                    : pass.iv->lo > fg->m    ? "<"
+	                                             : "straddles",
 	                    fg->bound);
-	fprintf(fg->out, ", n %zu\n", r->n);
+	fprintf(fg->out, ", n %zu", r->n);
+	if (c.seq)
+		fprintf(fg->out, ", after round %zu of %zu planned (its own plan)", c.doc->nrounds,
+		        c.seq->planned);
+	if (!gate_reached(pass))
+		gate_print_undecided(fg->out, &c, pass);
+	fprintf(fg->out, "\n");
 	gate_print_failures(fg->out, r, &fl);
 	return shown;
 }
@@ -174,12 +189,15 @@ static void summary(const struct fleet_gate *fg, enum gate_outcome res)
 	fprintf(fg->out,
 	        "gate: %s (%zu pass, %zu fail, %zu inconclusive; %s at %s %g%% %s than %s: speedup "
 	        ">= %.4gx (t_candidate/t_baseline <= %.4g); PASS needs the whole %g%% interval "
-	        "within the margin, FAIL the whole %.3g%% interval beyond it (Bonferroni over %zu); "
+	        "within the margin, FAIL the whole %.3g%% interval beyond it (Bonferroni over %zu)%s; "
 	        "on %s %zu machine%s, %s; %s regime)\n",
 	        gate_outcome_name(res), fg->count[GATE_PASS], fg->count[GATE_FAIL],
 	        fg->count[GATE_INCONCLUSIVE], g->candidate, g->slowdown ? "most" : "least", g->pct,
 	        g->slowdown ? "slower" : "faster", fg->f->rows[0].baseline, 1 / fg->bound,
 	        fg->bound, 100 * g->conf, 100 * fg->fam_conf, fg->judged,
+	        g->each_machine ? "; a machine whose file has a sequential plan by its sequential "
+	                          "interval, as its own gate"
+	                        : "",
 	        g->each_machine ? "each of the" : "the pooled estimate (random effects) of",
 	        g->each_machine ? fg->f->nm : fg->f->nunits,
 	        (g->each_machine ? fg->f->nm : fg->f->nunits) == 1 ? "" : "s",
@@ -219,20 +237,19 @@ static void verdicts(struct fleet_gate *fg)
 	}
 }
 
-/* Without --regime, a fleet with a machine that measured the cold regime only (one repetition
- * per run) is judged on cold, as one such file is, with a warning. */
+/* Without --regime, a fleet with a machine that has no steady time for the judged phase (it
+ * measured the cold regime only, or the phase is a program's total or ran once) is judged on
+ * cold, as one such file is (gate_lacks_steady), with the same warning. */
 static void cold_fallback(const struct gate_spec *g, struct rf_doc **d, size_t n,
                           struct cmp_opts *o, FILE *warn)
 {
 	char msg[1024];
 
 	for (size_t i = 0; !g->regime_given && i < n; i++)
-		if (!d[i]->has_regime[RF_STEADY] && d[i]->has_regime[RF_COLD]) {
+		if (gate_lacks_steady(o, d[i])) {
 			o->regimes = CMP_REGIMES_COLD;
-			snprintf(msg, sizeof msg,
-			         "%s measured %s: judging the whole fleet on the cold regime (give "
-			         "--regime to choose)",
-			         d[i]->path, rf_regimes_measured(d[i]));
+			gate_cold_warning(d[i], o->phase, "the whole fleet on the cold regime", msg,
+			                  sizeof msg);
 			if (warn)
 				errmsg_warn(warn, "gate", msg);
 			return;

@@ -62,6 +62,15 @@ enum gate_outcome gate_failure_rule(enum gate_outcome v, const struct gate_failu
 /* The line under a verdict when some run failed; nothing when none did. */
 void gate_print_failures(FILE *out, const struct cmp_row *row, const struct gate_failures *f);
 
+/* gaterule.c: whether d, compared as o says, has no steady time for the judged phase (o->phase of
+ * o->workload, or of any workload) but a cold one: the one-file and the fleet gate then judge
+ * the cold regime unless --regime was given. */
+int gate_lacks_steady(const struct cmp_opts *o, const struct rf_doc *d);
+/* gateline.c: the warning of that fallback for d, judging `what` ("the cold regime", "the whole
+ * fleet on the cold regime"), into msg: the same words for one file and a fleet. */
+void gate_cold_warning(const struct rf_doc *d, const char *phase, const char *what, char *msg,
+                       size_t len);
+
 /* gate.c: what a gate compares (its arms, workload, phase: total by default, level, regime), with
  * the sequential plan seq (NULL: fixed-n). */
 struct cmp_opts gate_cmp_opts(const struct gate_spec *g, const struct stats_seq_plan *seq);
@@ -77,6 +86,10 @@ void gate_print_interval(FILE *out, const struct gate_ctx *c, const char *ratio,
 void gate_line(const struct gate_ctx *c, const struct cmp_row *row, const struct cmp_row *fam,
                enum gate_outcome o, enum gate_outcome shown, FILE *out);
 void gate_note(const struct gate_ctx *c, const struct cmp_row *row, FILE *out);
+/* gateline.c: why a comparison whose interval v did not reach its level decides nothing yet
+ * ("; the sequential interval reaches only ..."), after its line's interval (c->doc and c->seq
+ * those of the judged file). */
+void gate_print_undecided(FILE *out, const struct gate_ctx *c, struct gate_iv v);
 void gate_summary(const struct gate_ctx *c, enum gate_outcome res, const size_t count[3],
                   enum cmp_regimes regime, FILE *out);
 

@@ -8,6 +8,25 @@
 #include <math.h>
 #include <string.h>
 
+void gate_cold_warning(const struct rf_doc *d, const char *phase, const char *what, char *msg,
+                       size_t len)
+{
+	if (d->has_regime[RF_STEADY])
+		snprintf(msg, len,
+		         "%s: phase %s has no steady times (a program's total, or a phase it ran "
+		         "once): judging %s (--phase names a repeated phase)",
+		         d->path, phase, what);
+	else
+		snprintf(msg, len, "%s measured %s: judging %s%s", d->path, rf_regimes_measured(d),
+		         what,
+		         rf_kind_has(d, RF_KIND_WHOLE_PROCESS)
+		             ? ", the only one a --cmd or --program bench measures unless the program "
+		               "marks repeated phases (docs/programs.md, \"Phases your program "
+		               "marks\")"
+		             : " (give --regime to choose; steady needs a bench with --reps auto, the "
+		               "default)");
+}
+
 void gate_print_interval(FILE *out, const struct gate_ctx *c, const char *ratio,
                          const struct stats_interval *iv, const char *rel, double bound)
 {
@@ -38,8 +57,7 @@ static size_t first_decision(const struct gate_ctx *c, double conf)
 	return stats_seq_first_decision(c->seq, 1 - conf);
 }
 
-/* Why a comparison whose interval did not reach its level decides nothing yet. */
-static void short_cmp_level_text(FILE *out, const struct gate_ctx *c, struct gate_iv v)
+void gate_print_undecided(FILE *out, const struct gate_ctx *c, struct gate_iv v)
 {
 	char a[16], b[16];
 
@@ -106,7 +124,7 @@ void gate_line(const struct gate_ctx *c, const struct cmp_row *row, const struct
 	if (c->seq)
 		fprintf(out, ", after round %zu of %zu planned", c->doc->nrounds, c->seq->planned);
 	if (!gate_reached(pass))
-		short_cmp_level_text(out, c, pass);
+		gate_print_undecided(out, c, pass);
 	else if (equiv_pass)
 		fprintf(out,
 		        "; PASS by equivalence: the whole interval lies within ±%g%%, a slowdown "

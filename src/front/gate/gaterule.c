@@ -68,6 +68,12 @@ enum gate_outcome gate_verdict(const struct gate_ctx *c, const struct cmp_row *r
 	return GATE_INCONCLUSIVE;
 }
 
+int gate_lacks_steady(const struct cmp_opts *o, const struct rf_doc *d)
+{
+	return !rf_phase_measured(d, o->workload, o->phase ? o->phase : "total", RF_STEADY) &&
+	       d->has_regime[RF_COLD];
+}
+
 /* The measured runs of arm on workload wl (NULL: every workload) in d: all of them, those that
  * failed (failed, crashed, timeout, invalid) and those unverified; the first failure's status and
  * signal into what. */
