@@ -87,4 +87,66 @@ for on in pooled each-machine geomean; do
 done
 expect_status "a program fleet with --regime steady is refused" 2 "$A" gate "$F/pa.json" "$F/pb.json" --candidate mimalloc --min-speedup 50% --regime steady
 
+# --- the meta-regression on the machines' facts --------------------------------------------------
+# facts DIR NAME=START_NS[:END_NS][@BOOT]...: set machine NAME's fault cost at the bench's start
+# and end (and its boot id: files of one boot id are sessions of one machine).
+facts() {
+	python3 -c 'import json, sys, benchfile
+for a in sys.argv[2:]:
+    name, v = a.split("=")
+    v, boot = (v.split("@") + [None])[:2]
+    ends = [float(x) for x in v.split(":")]
+    p = "%s/%s.json" % (sys.argv[1], name)
+    d = benchfile.load(p)
+    d["schema"] = "allocab-bench/1"
+    for k, f in zip(("start", "end"), ends * (3 - len(ends))):
+        d["facts"][k]["fault_ns"] = {"median": f, "min": f, "max": f, "trials": 10}
+    if boot:
+        d["task"]["boot_id"] = boot
+    json.dump(d, open(p, "w"), separators=(",", ":"))' "$@"
+}
+X=$TMP/x
+mkdir -p "$X"
+"$BUILD/tests/mkfleet" "$X" 3 8 20 -0.05 0.005 0 0.02 1 0.02 >/dev/null
+facts "$X" m1=100000000000001 m2=100000000000002 m3=100000000000003 m4=100000000000004 \
+	m5=100000000000005 m6=100000000000006 m7=100000000000007 m8=100000000000008
+"$A" merge "$X"/m*.json --format json -o "$X/huge.json" 2>/dev/null
+jeq "fault costs 1e14 + 1..8 ns: fitted, not called collinear with the vendor" "$X/huge.json" comparisons.0.explained.fitted true
+jeq "... on both moderators" "$X/huge.json" comparisons.0.explained.moderators.# 2
+python3 -c 'import sys, benchfile
+e = benchfile.load(sys.argv[1])["comparisons"][0]["explained"]
+ok = e["r2"] is None and e["r2_unsupported"] and 0 < e["qm_p"] <= 1 and all(m["se"] > 0 for m in e["moderators"])
+print("" if ok else e)
+sys.exit(0 if ok else 1)' "$X/huge.json" >"$TMP/o" &&
+	ok "... no share explained claimed without a significant moderator (omnibus QM and its p, each moderator's SE)" ||
+	notok "... r2 unsupported" "$(cat "$TMP/o")"
+"$A" merge "$X"/m*.json 2>/dev/null | grep -E "^command cold cand: meta-regression" >"$TMP/line"
+grep -qE "fault cost \(per us\) [-+][0-9.e+-]+ \(SE [0-9.e+-]+, p [0-9.e+-]+\) .*all moderators: QM [0-9.e+-]+ on 2 df, p [0-9.e+-]+ .*R\^2 not supported: " "$TMP/line" &&
+	ok "... the text says each moderator's coefficient, SE and p, the omnibus test, and that R^2 is not supported" ||
+	notok "... the text" "$(cat "$TMP/line")"
+
+# the fault cost measured with error: start and end differ by 42% on m1
+"$BUILD/tests/mkfleet" "$X" 3 8 20 -0.05 0.005 0 0.02 1 0.02 >/dev/null
+facts "$X" m1=10300:14600
+"$A" merge "$X"/m*.json --format json -o "$X/spread.json" 2>/dev/null
+"$J" "$X/spread.json" comparisons.0.explained.fault_spread | grep -q "moved up to 42% within one bench (m1: 10.3 -> 14.6 us)" &&
+	ok "the fault cost's start-to-end spread is reported (42% on m1)" || notok "fault spread" "$("$J" "$X/spread.json" comparisons.0.explained)"
+python3 -c 'import sys, benchfile
+e = benchfile.load(sys.argv[1])["comparisons"][0]["explained"]
+sys.exit(0 if isinstance(e["r2"], float) and e["r2_unsupported"] is None and e["qm_p"] < 0.05 else 1)' "$X/spread.json" &&
+	ok "a fleet whose fault cost does explain its effects: R^2 given, omnibus p < 0.05" ||
+	notok "R^2 supported" "$("$J" "$X/spread.json" comparisons.0.explained)"
+
+# a machine of two sessions enters with the mean of its sessions' fault costs, not its first's:
+# sessions at 5 and 15 us fit as one machine at 10 us
+"$BUILD/tests/mkfleet" "$X" 3 8 20 -0.05 0.005 0 0.02 1 0.02 >/dev/null
+facts "$X" m7=5000@abc m8=15000@abc
+"$A" merge "$X"/m*.json --format json -o "$X/two.json" 2>/dev/null
+facts "$X" m7=10000@abc m8=10000@abc
+"$A" merge "$X"/m*.json --format json -o "$X/ten.json" 2>/dev/null
+a=$("$J" "$X/two.json" comparisons.0.explained.moderators.0.coef)
+b=$("$J" "$X/ten.json" comparisons.0.explained.moderators.0.coef)
+[ -n "$a" ] && [ "$a" = "$b" ] && [ "$("$J" "$X/two.json" comparisons.0.units_pooled)" = 7 ] &&
+	ok "sessions at 5 and 15 us fit as one machine at 10 us (slope $a both ways)" || notok "sessions' fault costs" "$a vs $b"
+
 exit $t_fail

@@ -324,6 +324,11 @@ static cJSON *explained_json(const struct fleet_row *row)
 	add_num(o, "tau2_residual", ex->fitted ? ex->reg.tau2 : NAN);
 	add_num(o, "machines", ex->fitted ? (double)ex->reg.k : NAN);
 	add_num(o, "qe", ex->fitted ? ex->reg.qe : NAN);
+	add_num(o, "qm", ex->fitted ? ex->reg.qm : NAN);
+	add_num(o, "qm_p", ex->fitted ? ex->reg.qm_p : NAN);
+	add_num(o, "r2", ex->r2);
+	add_str(o, "r2_unsupported", ex->fitted && isnan(ex->r2) ? ex->unsupported : NULL);
+	add_str(o, "fault_spread", ex->spread[0] ? ex->spread : NULL);
 	cJSON_AddItemToObject(o, "moderators", mods = cJSON_CreateArray());
 	for (size_t j = 0; ex->fitted && j < ex->nmods; j++) {
 		cJSON *m = cJSON_CreateObject();

@@ -65,6 +65,14 @@ struct fleet_explain {
 	char mod[STATS_METAREG_MAX - 1][64];   /* their names */
 	struct stats_metareg reg;
 	double tau2_plain;                     /* the pooled row's tau^2, without moderators */
+	/* the share of tau2_plain the moderators explain (1 - tau^2 / tau2_plain, at least 0), when
+	 * supported: tau2_plain > 0 and the omnibus test reg.qm_p below 1 - conf; else NAN, and
+	 * why in unsupported */
+	double r2;
+	char unsupported[160];
+	/* the fault cost as measured: each file's is the mean of the bench's start and end, each
+	 * machine's the mean of its sessions'; the largest start-to-end change among them, or "" */
+	char spread[200];
 	char note[320];                        /* moderators left out, or why nothing was fitted */
 	char odd[640];                         /* what sets each machine named odd apart, or "" */
 };

@@ -4,8 +4,9 @@
  * generalised to moderators, Raudenbush 2009; metafor's rma(method = "DL", mods = ...)), the
  * coefficients by weighted least squares with weights 1 / (se_i^2 + tau^2), and the Knapp-Hartung
  * adjustment: standard errors scaled by max(1, s^2) (s^2 the weighted residual mean square, its
- * max(1, .) floor as for the pooled row) and t with k - p degrees of freedom. docs/fleet.md, "A
- * fleet that explains itself". */
+ * max(1, .) floor as for the pooled row) and t with k - p degrees of freedom; the omnibus QM test
+ * of the moderators with F on p - 1 and k - p. The moderators are centred and scaled before the
+ * fit and the results transformed back. docs/fleet.md, "A fleet that explains itself". */
 #include "front/stats/stats.h"
 
 #include <math.h>
@@ -14,7 +15,8 @@
 #define P STATS_METAREG_MAX
 
 /* Inverts the p x p symmetric positive definite a into inv by Gauss-Jordan with partial
- * pivoting. Returns 0, or -1 when a is singular (a moderator that is constant or collinear). */
+ * pivoting. Returns 0, or -1 when a is singular (a moderator that is constant or collinear: the
+ * moderators are standardised first, so the relative pivot bound compares like with like). */
 static int invert(const double a[P][P], size_t p, double inv[P][P])
 {
 	double m[P][2 * P];
@@ -96,51 +98,123 @@ static int wls(const double *y, const double *x, const double *w, size_t k, size
 	return 0;
 }
 
+/* The moderators of x (k rows of p - 1) centred and scaled into z, by their means and standard
+ * deviations (the mean by two passes, exact for large offsets). Returns 0, or -1 for a
+ * non-finite or constant moderator. */
+static int standardise(const double *x, size_t k, size_t p, double *z, double mean[P],
+                       double sd[P])
+{
+	for (size_t j = 0; j + 1 < p; j++) {
+		double m = 0, c = 0, v = 0;
+		for (size_t i = 0; i < k; i++) {
+			if (!isfinite(x[i * (p - 1) + j]))
+				return -1;
+			m += x[i * (p - 1) + j] / (double)k;
+		}
+		for (size_t i = 0; i < k; i++)
+			c += (x[i * (p - 1) + j] - m) / (double)k;
+		m += c;
+		for (size_t i = 0; i < k; i++) {
+			double d = x[i * (p - 1) + j] - m;
+			z[i * (p - 1) + j] = d;
+			v += d * d / (double)k;
+		}
+		if (!(v > 0) || !isfinite(v))
+			return -1;
+		mean[j + 1] = m;
+		sd[j + 1] = sqrt(v);
+		for (size_t i = 0; i < k; i++)
+			z[i * (p - 1) + j] /= sd[j + 1];
+	}
+	return 0;
+}
+
+/* The fit on the standardised moderators back on the moderators as given: b = T b', cov = T
+ * cov' T' with T the inverse of the standardisation; the Knapp-Hartung standard errors, the
+ * intervals and p-values, and the omnibus test QM of the moderators (on b', the same value). */
+static int finish(struct stats_metareg *out, const double bz[P], const double inv[P][P],
+                  const double mean[P], const double sd[P], size_t k, size_t p, double conf)
+{
+	double t[P][P] = {{0}}, cov[P][P], blk[P][P], binv[P][P], scale = fmax(1, out->s2);
+	double q = stats_t_quantile(1 - (1 - conf) / 2, (double)(k - p)), qm = 0;
+
+	t[0][0] = 1;
+	for (size_t j = 1; j < p; j++) {
+		t[0][j] = -mean[j] / sd[j];
+		t[j][j] = 1 / sd[j];
+	}
+	for (size_t r = 0; r < p; r++) {
+		out->b[r] = 0;
+		for (size_t c = 0; c < p; c++) {
+			out->b[r] += t[r][c] * bz[c];
+			cov[r][c] = 0;
+			for (size_t a = 0; a < p; a++)
+				for (size_t e = 0; e < p; e++)
+					cov[r][c] += t[r][a] * inv[a][e] * t[c][e];
+		}
+	}
+	for (size_t j = 0; j < p; j++) {
+		out->se[j] = sqrt(scale * cov[j][j]);
+		out->lo[j] = out->b[j] - q * out->se[j];
+		out->hi[j] = out->b[j] + q * out->se[j];
+		out->pval[j] =
+		    2 * (1 - stats_t_cdf(fabs(out->b[j] / out->se[j]), (double)(k - p)));
+	}
+	out->qm = out->qm_p = NAN;
+	if (p < 2)
+		return 0;
+	for (size_t r = 1; r < p; r++)
+		for (size_t c = 1; c < p; c++)
+			blk[r - 1][c - 1] = scale * inv[r][c];
+	if (invert(blk, p - 1, binv) != 0)
+		return -1;
+	for (size_t r = 1; r < p; r++)
+		for (size_t c = 1; c < p; c++)
+			qm += bz[r] * binv[r - 1][c - 1] * bz[c];
+	out->qm = qm;
+	out->qm_p = stats_f_sf(qm / (double)(p - 1), (double)(p - 1), (double)(k - p));
+	return 0;
+}
+
 int stats_meta_reg(const double *y, const double *se, const double *x, size_t k, size_t p,
                    double conf, struct stats_metareg *out)
 {
-	double w[STATS_METAREG_MAX_K], b[P], inv[P][P], rss, trp, t;
+	static _Thread_local double z[STATS_METAREG_MAX_K * (P - 1)];
+	double w[STATS_METAREG_MAX_K], b[P], inv[P][P], rss, trp, mean[P] = {0}, sd[P] = {0};
+	struct stats_metareg m;
 
 	if (p < 1 || p > P || k < p + 1 || k > STATS_METAREG_MAX_K || !(conf > 0 && conf < 1))
 		return -1;
 	for (size_t i = 0; i < k; i++) {
 		if (!isfinite(y[i]) || !isfinite(se[i]) || !(se[i] > 0))
 			return -1;
-		for (size_t j = 0; j + 1 < p; j++)
-			if (!isfinite(x[i * (p - 1) + j]))
-				return -1;
 		w[i] = 1 / (se[i] * se[i]);
 	}
-	if (wls(y, x, w, k, p, b, inv, &rss) != 0)
+	if (standardise(x, k, p, z, mean, sd) != 0 || wls(y, z, w, k, p, b, inv, &rss) != 0)
 		return -1;
 	/* tr(P) = sum w_i - tr((X'WX)^-1 X'W^2X) */
 	trp = 0;
 	for (size_t i = 0; i < k; i++) {
 		double row[P], q = 0;
-		design_row(x, p, i, row);
+		design_row(z, p, i, row);
 		for (size_t r = 0; r < p; r++)
 			for (size_t c = 0; c < p; c++)
 				q += row[r] * inv[r][c] * row[c];
 		trp += w[i] - w[i] * w[i] * q;
 	}
-	memset(out, 0, sizeof *out);
-	out->k = k;
-	out->p = p;
-	out->level = conf;
-	out->qe = rss;
-	out->tau2 = trp > 0 ? fmax(0, (rss - (double)(k - p)) / trp) : 0;
+	memset(&m, 0, sizeof m);
+	m.k = k;
+	m.p = p;
+	m.level = conf;
+	m.qe = rss;
+	m.tau2 = trp > 0 ? fmax(0, (rss - (double)(k - p)) / trp) : 0;
 	for (size_t i = 0; i < k; i++)
-		w[i] = 1 / (se[i] * se[i] + out->tau2);
-	if (wls(y, x, w, k, p, b, inv, &rss) != 0)
+		w[i] = 1 / (se[i] * se[i] + m.tau2);
+	if (wls(y, z, w, k, p, b, inv, &rss) != 0)
 		return -1;
-	out->s2 = rss / (double)(k - p);
-	t = stats_t_quantile(1 - (1 - conf) / 2, (double)(k - p));
-	for (size_t j = 0; j < p; j++) {
-		out->b[j] = b[j];
-		out->se[j] = sqrt(fmax(1, out->s2) * inv[j][j]);
-		out->lo[j] = b[j] - t * out->se[j];
-		out->hi[j] = b[j] + t * out->se[j];
-		out->pval[j] = 2 * (1 - stats_t_cdf(fabs(b[j] / out->se[j]), (double)(k - p)));
-	}
+	m.s2 = rss / (double)(k - p);
+	if (finish(&m, b, inv, mean, sd, k, p, conf) != 0)
+		return -1;
+	*out = m;
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* statdist.c - the distribution functions behind the tests in stats.c: normal CDF and quantile,
- * Student's t CDF through the regularized incomplete beta function. Contracts in stats.h. */
+ * Student's t CDF and the F upper tail through the regularized incomplete beta function. Contracts in stats.h. */
 #include "front/stats/stats.h"
 
 #include <math.h>
@@ -99,4 +99,15 @@ double stats_t_cdf(double t, double df)
 		return NAN;
 	tail = isinf(t) ? 0 : 0.5 * beta_inc(df / 2, 0.5, df / (df + t * t), t * t / (df + t * t));
 	return t > 0 ? 1 - tail : tail;
+}
+
+double stats_f_sf(double f, double d1, double d2)
+{
+	if (isnan(f) || !(d1 > 0) || !(d2 > 0))
+		return NAN;
+	if (f <= 0)
+		return 1;
+	if (isinf(f))
+		return 0;
+	return beta_inc(d2 / 2, d1 / 2, d2 / (d2 + d1 * f), d1 * f / (d2 + d1 * f));
 }

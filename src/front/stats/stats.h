@@ -89,6 +89,8 @@ int stats_welch(const double *x, size_t nx, const double *y, size_t ny, double *
 double stats_norm_cdf(double z);
 double stats_norm_quantile(double p);    /* inverse of stats_norm_cdf; -inf at 0, +inf at 1 */
 double stats_t_cdf(double t, double df); /* Student t, df > 0 */
+/* P(F > f) for F with d1 and d2 degrees of freedom (d1, d2 > 0); NAN for invalid arguments. */
+double stats_f_sf(double f, double d1, double d2);
 /* Inverse of stats_t_cdf in p: exact for df 1 and 2, else Newton on the CDF (relative error
  * about 1e-15); -inf at 0, +inf at 1, NAN unless p in [0, 1] and df > 0. */
 double stats_t_quantile(double p, double df);
@@ -146,8 +148,17 @@ struct stats_metareg {
 	double qe;   /* Q_E: the residual heterogeneity statistic (fixed-effect weights) */
 	double tau2; /* the residual between-unit variance */
 	double s2;   /* the Knapp-Hartung scale before its max(1, .) floor */
+	/* the omnibus test of the moderators (b[1..p) all 0): the Wald statistic QM = b' V^-1 b
+	 * with V their Knapp-Hartung covariance, and its p-value from F = QM / (p - 1) on p - 1 and
+	 * k - p degrees of freedom (metafor's rma(test = "knha") QM test, here with the max(1, s^2)
+	 * floor); NAN without moderators */
+	double qm, qm_p;
 };
-/* Returns 0, or -1 (out untouched) when k < p + 1, p outside 1..STATS_METAREG_MAX, k above
+/* The moderators are centred and scaled (each column's mean and standard deviation) before the
+ * fit, so that the collinearity check and the solution do not depend on their units or offsets
+ * (fault costs of 1e14 + 1 .. 1e14 + 8 ns are not collinear with an indicator); the coefficients
+ * and their covariance are transformed back to the moderators as given.
+ * Returns 0, or -1 (out untouched) when k < p + 1, p outside 1..STATS_METAREG_MAX, k above
  * STATS_METAREG_MAX_K, a non-finite value, an se <= 0, conf outside (0, 1), or a design whose
  * moderators are constant or collinear. */
 int stats_meta_reg(const double *y, const double *se, const double *x, size_t k, size_t p,

@@ -67,6 +67,38 @@ static void test_fleet_of_seven(void)
 	}
 }
 
+/* Eight machines whose fault costs are 1e14 + 1 .. 1e14 + 8 ns, with a vendor indicator: not
+ * collinear (the moderators are standardised before the check). Reference: R 4.2.2, metafor 3.8-1
+ * (Debian r-cran-metafor), rma(yi, sei, mods = ~ f + intel, method = "DL", test = "knha") with f
+ * the fault cost in us less 1e11 (an offset moves the intercept only), and the max(1, s^2) floor
+ * applied to its output (s^2 = 0.9232: se x sqrt(1 / s^2), F x s^2); computed once, written here. */
+static void test_huge_moderator(void)
+{
+	double y[] = {-0.10, -0.05, -0.02, 0.04, -0.08, 0.12, 0.01, -0.03};
+	double se[] = {0.02, 0.03, 0.025, 0.04, 0.05, 0.03, 0.02, 0.035};
+	double intel[] = {0, 1, 0, 1, 0, 1, 1, 0}, x[16];
+	struct stats_metareg m;
+
+	for (int i = 0; i < 8; i++) {
+		x[2 * i] = 1e14 + (i + 1); /* ns */
+		x[2 * i + 1] = intel[i];
+	}
+	CHECK(stats_meta_reg(y, se, x, 8, 3, 0.95, &m) == 0,
+	      "fault costs 1e14 + 1..8 ns and a vendor: fitted, not called collinear");
+	CHECK_NEAR(m.tau2, 0.0022578153912764117, 1e-12, "huge moderator: residual tau^2 (metafor)");
+	CHECK_NEAR(m.qe, 18.004693474534914, 1e-8, "huge moderator: Q_E (metafor)");
+	CHECK_NEAR(m.b[1] * 1000, 11.047919962001032, 1e-7, "huge moderator: fault slope per us");
+	CHECK_NEAR(m.b[2], 0.075069952801137083, 1e-10, "huge moderator: vendor coefficient");
+	CHECK_NEAR(m.se[1] * 1000, 8.6253144113206002, 1e-7, "huge moderator: fault se (floored)");
+	CHECK_NEAR(m.se[2], 0.040984909002767626, 1e-10, "huge moderator: vendor se (floored)");
+	CHECK_NEAR(m.pval[1], 0.25643140281953736, 1e-8, "huge moderator: fault p");
+	CHECK_NEAR(m.pval[2], 0.12649910636436659, 1e-8, "huge moderator: vendor p");
+	CHECK_NEAR(m.qm, 6.2369136929846798, 1e-7, "huge moderator: omnibus QM");
+	CHECK_NEAR(m.qm_p, 0.13207097920972508, 1e-8, "huge moderator: QM's p, F(2, 5)");
+	CHECK_NEAR(stats_f_sf(3.1184568464923399, 2, 5), 0.13207097920972508, 1e-12,
+	           "F upper tail (R's pf)");
+}
+
 static void test_refusals(void)
 {
 	double y[] = {0.1, 0.2, 0.3, 0.4}, se[] = {0.1, 0.1, 0.1, 0.1}, same[] = {5, 5, 5, 5};
@@ -82,6 +114,7 @@ static void test_refusals(void)
 
 int main(void)
 {
+	test_huge_moderator();
 	test_exact_line();
 	test_intercept_only();
 	test_fleet_of_seven();
