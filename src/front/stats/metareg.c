@@ -10,6 +10,7 @@
 #include "front/stats/stats.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define P STATS_METAREG_MAX
@@ -176,21 +177,17 @@ static int finish(struct stats_metareg *out, const double bz[P], const double in
 	return 0;
 }
 
-int stats_meta_reg(const double *y, const double *se, const double *x, size_t k, size_t p,
-                   double conf, struct stats_metareg *out)
+/* The fit on the standardised moderators z (k rows of p - 1), w the fixed-effect weights (used
+ * up); the result on the moderators as given into *out. Returns 0, or -1 for a singular
+ * design. */
+static int fit_z(const double *y, const double *se, const double *z, double *w, size_t k,
+                 size_t p, double conf, const double mean[P], const double sd[P],
+                 struct stats_metareg *out)
 {
-	static _Thread_local double z[STATS_METAREG_MAX_K * (P - 1)];
-	double w[STATS_METAREG_MAX_K], b[P], inv[P][P], rss, trp, mean[P] = {0}, sd[P] = {0};
+	double b[P], inv[P][P], rss, trp;
 	struct stats_metareg m;
 
-	if (p < 1 || p > P || k < p + 1 || k > STATS_METAREG_MAX_K || !(conf > 0 && conf < 1))
-		return -1;
-	for (size_t i = 0; i < k; i++) {
-		if (!isfinite(y[i]) || !isfinite(se[i]) || !(se[i] > 0))
-			return -1;
-		w[i] = 1 / (se[i] * se[i]);
-	}
-	if (standardise(x, k, p, z, mean, sd) != 0 || wls(y, z, w, k, p, b, inv, &rss) != 0)
+	if (wls(y, z, w, k, p, b, inv, &rss) != 0)
 		return -1;
 	/* tr(P) = sum w_i - tr((X'WX)^-1 X'W^2X) */
 	trp = 0;
@@ -217,4 +214,25 @@ int stats_meta_reg(const double *y, const double *se, const double *x, size_t k,
 		return -1;
 	*out = m;
 	return 0;
+}
+
+int stats_meta_reg(const double *y, const double *se, const double *x, size_t k, size_t p,
+                   double conf, struct stats_metareg *out)
+{
+	double w[STATS_METAREG_MAX_K], mean[P] = {0}, sd[P] = {0}, *z;
+	int rc;
+
+	if (p < 1 || p > P || k < p + 1 || k > STATS_METAREG_MAX_K || !(conf > 0 && conf < 1))
+		return -1;
+	for (size_t i = 0; i < k; i++) {
+		if (!isfinite(y[i]) || !isfinite(se[i]) || !(se[i] > 0))
+			return -1;
+		w[i] = 1 / (se[i] * se[i]);
+	}
+	if (!(z = malloc(k * (P - 1) * sizeof *z)))
+		return -1;
+	rc = standardise(x, k, p, z, mean, sd) == 0 ? fit_z(y, se, z, w, k, p, conf, mean, sd, out)
+	                                           : -1;
+	free(z);
+	return rc;
 }
