@@ -273,6 +273,8 @@ int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 	int64_t lo, hi;
 
 	*fatal = ST_OK;
+	if (benchsolo_round(e))
+		return benchsolo_run(e, w, runs, fatal, err, errlen);
 	duet_order(e, idx, n);
 	while (ready < n && prep_run(e, &c->arms[idx[ready]], w, &p[ready], err, errlen) == 0)
 		ready++;
@@ -299,6 +301,9 @@ int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 	*fatal = rc < 0 ? ST_FAIL : ST_OK;
 	if (rc == 1)
 		rc = duet_judge(e, w, p, side, n, lo, hi, runs, fatal, err, errlen);
+	if (rc == 1 && benchsolo_threads(e, runs, cJSON_GetArraySize(runs) - (int)n, fatal, err,
+	                                 errlen) != 0)
+		rc = -1;
 	for (size_t i = 0; i < n; i++) {
 		runner_result_free(&side[i].r);
 		cJSON_Delete(side[i].containment);
