@@ -147,6 +147,19 @@ static void mechanism(const struct cmp_report *r, struct cmp_solo *s, size_t w, 
 		                 "others)");
 }
 
+int cmp_solo_agree(const double *shared, size_t n_shared, const double *solo, size_t n_solo,
+                   double conf, struct cmp_solo *s)
+{
+	double u;
+
+	if (stats_hl_shift_interval(shared, n_shared, solo, n_solo, conf, &s->ratio) != 0 ||
+	    stats_mann_whitney(shared, n_shared, solo, n_solo, &u, &s->p) != 0)
+		return -1;
+	s->reached = s->ratio.level >= conf - 1e-9;
+	s->disagree = s->reached && (s->ratio.lo > 0 || s->ratio.hi < 0);
+	return 0;
+}
+
 /* The row of rs that is row's (the same workload, phase, regime and arms), or NULL. */
 static const struct cmp_row *twin(const struct cmp_report *rs, const struct cmp_row *row)
 {
@@ -189,7 +202,7 @@ static enum status solo_check(struct cmp_report *r, const struct cmp_report *rs)
 {
 	const struct rf_doc *sh = r->views[0], *so = r->views[1];
 	size_t cap = sh->nrounds + so->nrounds + 1, w, p, arm[2];
-	double *x = malloc(cap * sizeof *x), *y = malloc(cap * sizeof *y), u;
+	double *x = malloc(cap * sizeof *x), *y = malloc(cap * sizeof *y);
 	enum status rc = x && y && (r->solo = calloc(r->nrows + 1, sizeof *r->solo)) ? ST_OK : ST_FAIL;
 
 	for (size_t i = 0; rc == ST_OK && i < r->nrows; i++) {
@@ -202,13 +215,9 @@ static enum status solo_check(struct cmp_report *r, const struct cmp_report *rs)
 		                       .shared_verdict = row->verdict, .solo_verdict = t->verdict};
 		s->n_shared = log_ratios(sh, row->regime, w, p, arm[0], arm[1], x);
 		s->n_solo = log_ratios(so, row->regime, w, p, arm[0], arm[1], y);
-		if (stats_hl_shift_interval(x, s->n_shared, y, s->n_solo, cmp_row_family_conf(r, row),
-		                            &s->ratio) != 0 ||
-		    stats_mann_whitney(x, s->n_shared, y, s->n_solo, &u, &s->p) != 0)
+		if (cmp_solo_agree(x, s->n_shared, y, s->n_solo, cmp_row_family_conf(r, row), s) != 0)
 			continue;
 		r->nsolo++;
-		s->reached = s->ratio.level >= cmp_row_family_conf(r, row) - 1e-9;
-		s->disagree = s->reached && (s->ratio.lo > 0 || s->ratio.hi < 0);
 		if (s->disagree) {
 			enum cmp_family f = row->family;
 			mechanism(r, s, w, p, arm, x, y);

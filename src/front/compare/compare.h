@@ -164,6 +164,12 @@ struct cmp_solo {
 	int reached, disagree;
 	char mechanism[320]; /* the likely mechanism of a disagreement, from the runs' records */
 };
+/* The agreement of a row's per-round log ratios in its shared and its solo rounds at level conf
+ * (the row's family level): sets s->ratio (the two-sample Hodges-Lehmann shift solo - shared with
+ * its Mann-Whitney interval), s->p, s->reached and s->disagree. Returns 0, or -1 when a set is
+ * empty or memory ran out. */
+int cmp_solo_agree(const double *shared, size_t n_shared, const double *solo, size_t n_solo,
+                   double conf, struct cmp_solo *s);
 
 struct cmp_report {
 	int paired;                       /* one file: rounds paired; else two-sample */
