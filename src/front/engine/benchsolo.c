@@ -38,26 +38,6 @@ void benchsolo_mark(const struct engine *e, cJSON *round)
 		cJSON_AddStringToObject(round, "placement", benchsolo_round(e) ? "solo" : "shared");
 }
 
-int benchsolo_run(struct engine *e, const struct bench_workload *w, cJSON *runs,
-                  enum status *fatal, char *err, size_t errlen)
-{
-	const struct bench_config *c = e->c;
-	uint32_t idx[DUET_MAX_SIDES];
-	int from = cJSON_GetArraySize(runs);
-
-	for (uint32_t i = 0; i < c->narms; i++)
-		idx[i] = i;
-	prng_shuffle(&e->order, idx, (uint32_t)c->narms);
-	for (size_t i = 0; i < c->narms; i++) {
-		cJSON *run = engine_run_pair(e, &c->arms[idx[i]], w, fatal, err, errlen);
-
-		if (!run)
-			return *fatal != ST_OK ? -1 : 0;
-		cJSON_AddItemToArray(runs, run);
-	}
-	return benchsolo_threads(e, runs, from, fatal, err, errlen) == 0 ? 1 : -1;
-}
-
 static double run_threads(const cJSON *run)
 {
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(

@@ -1,7 +1,8 @@
 /* benchsolo.h - private to the bench engine: the solo anchor rounds of a shared-CPU bench
  * (--one-cpu, --duet; docs/methodology.md, "Runs on one CPU", "Solo anchor rounds") and the
- * threads a run started there. benchrun.c marks each round's placement, benchpair.c's duet turns
- * a solo round's workload into runs one after the other. */
+ * threads a run started there. benchrun.c marks each round's placement; benchpair.c runs a solo
+ * round's workload one arm after the other and checks the threads of every run. Calls go from
+ * those files to this one, never back. */
 #ifndef ALLOCAB_BENCHSOLO_H
 #define ALLOCAB_BENCHSOLO_H
 
@@ -23,10 +24,6 @@ struct bench_workload;
 int benchsolo_round(const struct engine *e);
 /* Adds "placement": "solo" or "shared" to round in a shared-CPU bench; nothing otherwise. */
 void benchsolo_mark(const struct engine *e, cJSON *round);
-/* A solo round of workload w: every arm's run of it, one after the other in an order drawn from
- * the engine's shuffle, added to runs. Returns 1, 0 when stopped, -1 on a fatal error (*fatal). */
-int benchsolo_run(struct engine *e, const struct bench_workload *w, cJSON *runs,
-                  enum status *fatal, char *err, size_t errlen);
 /* The threads of the runs of runs from index from on: a run with a probe.thread_count above 0
  * in a --one-cpu bench (its threads would take turns on one CPU) is refused unless
  * c->threads_ok: returns -1 with *fatal ST_USAGE and the reason in err (naming a program whose
