@@ -75,6 +75,7 @@ PYEOF
 craft "$TMP/c0.json" "$TMP/dis.json" 0.8
 craft "$TMP/c0.json" "$TMP/agree.json" 1
 expect_status "compare a file whose solo rounds disagree" 0 "$A" compare "$TMP/dis.json" --candidate cand
+cp "$TMP/out" "$TMP/dis.txt"
 grep -Eq "WARNING: solo check: command total cold, cand vs system: shared rounds (0\.99|1\.0)[0-9]*x \(8\), solo rounds 1\.2[0-9]*x \(8\); shared/solo 0\.[78][0-9]* \[.*they disagree, so the verdict is the solo rounds': faster; likely mechanism: " "$TMP/out" &&
 	ok "disagreement: named, with both estimates, the ratio and the mechanism" || notok "disagreement line" "$(grep -i solo "$TMP/out")"
 grep -Eq "^command +total +cand +1\.2[0-9]*x .* faster " "$TMP/out" &&
@@ -90,6 +91,15 @@ expect_status "gate on disagreeing rounds: never PASS (INCONCLUSIVE)" 3 "$A" gat
 grep -q "the shared-CPU rounds disagree with the solo rounds: judged on the solo rounds, and never PASS" "$TMP/out" &&
 	ok "the gate says why" || notok "gate line" "$(head -c 600 "$TMP/out")"
 
+# The crafted file's solo rounds also spent 20% less system time per run: named as the
+# mechanism; a placement other than solo or shared is refused
+grep -q "likely mechanism: cand: system time per rep [0-9]* ns shared, [0-9]* ns solo" "$TMP/dis.txt" &&
+	ok "the mechanism: the system time per run that differs between the placements" ||
+	notok "mechanism" "$(grep -o 'likely mechanism: .*' "$TMP/dis.txt")"
+sed 's/"placement": *"solo"/"placement":"alone"/' "$TMP/dis.json" >"$TMP/bad.json"
+expect_status "a placement other than solo or shared: exit 2" 2 "$A" compare "$TMP/bad.json"
+expect_err "... one line naming it" 'rounds\[[0-9]+\]\.placement: want "solo" or "shared"$'
+
 # Threads: refused after the first round that shows them, unless asked for; then said
 T="$BUILD/tests/alloc_threads 2 2000 100"
 expect_status "--one-cpu refuses a program that starts threads" 2 "$A" bench --program "$T" \
@@ -103,6 +113,19 @@ expect_status "--one-cpu-threads runs it" 0 "$A" bench --program "$T" -a system,
 	ok "compare says both arms' threads were serialised" || notok "threads serialised" "$(grep -i thread "$TMP/t2.txt")"
 "$A" compare "$TMP/t2.json" --format json 2>/dev/null | grep -q "serialised on one CPU" &&
 	ok "... in the json format too" || notok "json: threads serialised" "absent"
+# A program that starts one thread per CPU of its affinity: its solo rounds show more threads
+# than its shared ones, pinned to one CPU (thread_count counts the threads it created)
+M="$BUILD/tests/solo_mech threads 0 20000"
+if [ "$(nproc)" -ge 2 ]; then
+	"$A" bench --cmd system="$M" --cmd mimalloc="LD_PRELOAD=libmimalloc.so.2 $M" \
+		--expect system=system --expect mimalloc=mimalloc --one-cpu --one-cpu-threads --rounds 2 \
+		--warmup 1 --quiet -o "$TMP/af.json" 2>"$TMP/err"
+	"$A" compare "$TMP/af.json" >"$TMP/af.txt" 2>&1
+	grep -Eq "WARNING: .*: system started [0-9]+ threads in its solo rounds but [0-9]+ pinned to its CPU: it sizes its threads from its CPU affinity" "$TMP/af.txt" &&
+		ok "a program that starts fewer threads pinned is named" || notok "fewer threads pinned" "$(grep -i thread "$TMP/af.txt" | head -3)"
+else
+	skip "fewer threads pinned" "one CPU here: the program starts one thread either way"
+fi
 expect_status "--one-cpu-threads without --one-cpu: exit 2" 2 "$A" bench --program "$T" -a system,mimalloc \
 	--one-cpu-threads -o "$TMP/x.json"
 exit $t_fail
