@@ -84,8 +84,21 @@ grep -Eq "^command +total +cand +1\.2[0-9]*x .* faster " "$TMP/out" &&
 grep -Eq "solo check: command total cold, cand vs system: .*they agree" "$TMP/a.txt" && ! grep -q WARNING: "$TMP/a.txt" &&
 	ok "agreement: said, no warning" || notok "agreement" "$(grep -i 'solo\|WARNING' "$TMP/a.txt")"
 "$A" compare "$TMP/dis.json" --candidate cand --format json >"$TMP/dis.out" 2>/dev/null
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert any("they disagree" in w for w in d["warnings"])' "$TMP/dis.out" &&
-	ok "the json format carries the check" || notok "json: solo check" "$(head -c 200 "$TMP/dis.out")"
+if got=$(python3 - "$TMP/dis.out" <<'PYEOF' 2>&1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert any("they disagree" in w for w in d["warnings"]), d["warnings"]
+rows = [r for r in d["comparisons"] if r.get("solo_check")]
+assert len(rows) == 1, rows
+s, r = rows[0]["solo_check"], rows[0]
+assert s["n_shared"] == 8 and s["n_solo"] == 8 and s["tested"] is True and s["disagree"] is True, s
+assert 0.99 < s["speedup_shared"] < 1.01 and 1.24 < s["speedup_solo"] < 1.26, s
+assert abs(s["ratio"] - s["speedup_shared"] / s["speedup_solo"]) < 0.01, s
+assert s["verdict_solo"] == "faster" and r["verdict"] == "faster" and s["mechanism"], (s, r["verdict"])
+assert abs(r["speedup"] - s["speedup_solo"]) < 1e-9, (r["speedup"], s)
+print("%.3f" % s["ratio"])
+PYEOF
+); then ok "json: the row's solo_check (both estimates, the ratio $got, the disagreement), the row the solo rounds'"; else notok "json: solo check" "$got"; fi
 expect_status "gate on agreeing rounds: PASS" 0 "$A" gate "$TMP/agree.json" --candidate cand --max-slowdown 5%
 expect_status "gate on disagreeing rounds: never PASS (INCONCLUSIVE)" 3 "$A" gate "$TMP/dis.json" --candidate cand --max-slowdown 5%
 grep -q "the shared-CPU rounds disagree with the solo rounds: judged on the solo rounds, and never PASS" "$TMP/out" &&
