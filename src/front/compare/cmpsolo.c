@@ -299,7 +299,12 @@ enum status cmp_build(const struct rf_doc *base, const struct rf_doc *cand,
 
 	if (cand || !base->duet || base->nsolo == base->nrounds) {
 		rc = cmp_build_one(base, cand, o, out, err, errlen);
-		if (rc == ST_OK && !cand && base->duet && doc_warnings(*out, base) != ST_OK) {
+		if (rc == ST_OK && ((!cand && base->duet && doc_warnings(*out, base) != ST_OK) ||
+		                    (cand && (base->nsolo || cand->nsolo) &&
+		                     noise_warnf(&(*out)->warn, &(*out)->nwarn,
+		                                 "WARNING: two files with solo rounds: their solo and "
+		                                 "shared rounds are pooled; compare each file alone "
+		                                 "for the check of one against the other") != 0))) {
 			cmp_free(*out);
 			*out = NULL;
 			rc = errmsg_status(ST_FAIL, err, errlen, "out of memory");
@@ -317,6 +322,12 @@ enum status cmp_build(const struct rf_doc *base, const struct rf_doc *cand,
 	r->views[1] = so;
 	r->shared_rounds = sh->nrounds;
 	r->solo_rounds = so->nrounds;
+	if (noise_warnf(&r->warn, &r->nwarn, "%s: a shared-CPU bench: its rows are its %zu shared "
+	                "rounds; its %zu solo rounds check them", base->path, sh->nrounds,
+	                so->nrounds) != 0) {
+		cmp_free(r);
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	}
 	if ((rc = cmp_build_one(so, NULL, o, &rs, why, sizeof why)) == ST_OK)
 		rc = solo_check(r, rs);
 	else if (rc == ST_USAGE)
