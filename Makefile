@@ -76,7 +76,7 @@ TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/sesim $(BUILD)/tests/inject_probe $(
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
 	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/famsim $(BUILD)/tests/jsleep \
 	$(BUILD)/tests/phase_fixture $(BUILD)/tests/vardecomp $(BUILD)/tests/mkbench \
-	$(BUILD)/tests/steadysim
+	$(BUILD)/tests/steadysim $(BUILD)/tests/solo_mech
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz man seq-sim
 .SUFFIXES:
@@ -188,6 +188,10 @@ steady-sim: $(BUILD)/tests/steadysim $(FRONT) $(BUILD)/tests/phase_fixture
 		-a system --arm s2=system --arm s3=system --arm s4=system --rounds 10 --warmup 0 \
 		--allocation none --quiet -o $(STEADYSIM_TEMPLATE)
 	$(BUILD)/tests/steadysim $(STEADYSIM_TEMPLATE) $(STEADYSIM_TRIALS) 1 $(STEADYSIM_SETTINGS)
+
+# Programs of known mechanism for make validate's solo anchor part (scripts/validate_solo.sh).
+$(BUILD)/tests/solo_mech: $(BUILD)/tests/tools/solo_mech.o
+	$(CC) $(LDFLAGS) -o $@ $^ -pthread
 
 # The synthetic command of make validate's sequential part: a sleep with log-normal jitter.
 $(BUILD)/tests/jsleep: $(BUILD)/tests/tools/jsleep.o

@@ -6,19 +6,33 @@
 # Environment: BUILD (build directory), MODELS ("dqn ppo tft mamba2 rust"), MODELS_ROUNDS
 # (measured rounds per bench; default: the bench's own rule), MODELS_ARGS_<model> (arguments of
 # a model's program, e.g. MODELS_ARGS_dqn='--epochs 4'), MODELS_REPLAY (0: no record and
-# replay), MODELS_ONE_CPU (1: the arms of a round of a model at once on one CPU, `bench
-# --one-cpu`; 0: one after the other; the replays run one after the other), MODELS_PRIMARY
+# replay), MODELS_ONE_CPU (0, the default: the arms of a round one after the other, as the
+# programs run; 1: at once on one CPU, `bench --one-cpu`, with its solo anchor rounds, which
+# decide where the shared rounds disagree: docs/methodology.md, "Solo anchor rounds"; the
+# replays run one after the other), MODELS_PRIMARY
 # (epoch: the rows of the question, `bench --primary`), CARGO (Debian's /usr/bin/cargo).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${BUILD:-build}
 A=$BUILD/allocab
 out=${1:-results/models-$(date -u +%Y%m%dT%H%M%SZ)}
-models=${MODELS:-dqn ppo tft mamba2 rust}
+known="dqn ppo tft mamba2 rust"
+models=${MODELS:-$known}
+# a model's name selects MODELS_ARGS_<name> by indirect expansion, which would evaluate an array
+# subscript in it (a command substitution): only the known names pass
+for m in $models; do
+	case " $known " in
+	*" $m "*) ;;
+	*)
+		printf 'bench-models: MODELS: unknown model %q (known: %s)\n' "$m" "$known" >&2
+		exit 2
+		;;
+	esac
+done
 rounds=()
 [ -n "${MODELS_ROUNDS:-}" ] && rounds=(--rounds "$MODELS_ROUNDS")
 together=()
-[ "${MODELS_ONE_CPU:-1}" = 0 ] || together=(--one-cpu)
+[ "${MODELS_ONE_CPU:-0}" = 0 ] || together=(--one-cpu)
 # the question of a training job: its steady epoch (compare's primary family)
 together+=(--primary "${MODELS_PRIMARY:-epoch}")
 CARGO=${CARGO:-/usr/bin/cargo}

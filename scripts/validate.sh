@@ -7,11 +7,13 @@
 # (scripts/validate_seq.sh), (e) the pooled interval of a fleet of machines on synthetic fleets
 # (scripts/validate_fleet.sh), (f) where this machine's variance is (scripts/validate_variance.sh),
 # (g) the primary family's error rates and half-width (scripts/validate_family.sh), (h) how well
-# sessions of this machine agree (scripts/validate_sessions.sh).
+# sessions of this machine agree (scripts/validate_sessions.sh), (i) one CPU against its solo
+# rounds on programs of known mechanism (scripts/validate_solo.sh).
 # Not part of `make test`.
 # Knobs (environment): VALIDATE_ONLY (all; machine: (a) to (c); seq: (d) alone; fleet: (e)
 # alone; variance: (f) alone, knobs in scripts/validate_variance.sh; sessions: (h) alone, knobs in
-# scripts/validate_sessions.sh; family: (g) alone, knobs in scripts/validate_family.sh),
+# scripts/validate_sessions.sh; family: (g) alone, knobs in scripts/validate_family.sh; solo: (i)
+# alone, knobs in scripts/validate_solo.sh),
 # VALIDATE_SCALE (small), VALIDATE_WORKLOAD (checkpoint_write), VALIDATE_TRIALS (20),
 # VALIDATE_ROUNDS (10, the bench default), VALIDATE_ROUNDS_LONG (30), VALIDATE_DUET_TRIALS (10),
 # VALIDATE_DUET_BUDGET (15 s), VALIDATE_DUET_MODES ("sequential duet one-cpu": (c)'s modes), VALIDATE_OUT (unset: the report goes between the BEGIN and END
@@ -33,8 +35,8 @@ DOC=docs/validation.md
 ONLY=${VALIDATE_ONLY:-all}
 EFFECTS="2 5 10"
 
-case "$ONLY" in all | machine | seq | fleet | variance | sessions | family) ;; *)
-	echo "validate: VALIDATE_ONLY must be all, machine, seq, fleet, variance, sessions or family" >&2
+case "$ONLY" in all | machine | seq | fleet | variance | sessions | family | solo) ;; *)
+	echo "validate: VALIDATE_ONLY must be all, machine, seq, fleet, variance, sessions, family or solo" >&2
 	exit 2 ;;
 esac
 [ -z "$OUT" ] || mkdir -p "$(dirname "$OUT")"
@@ -94,6 +96,7 @@ seq_part() {
 [ "$ONLY" = seq ] && only_part seq_part
 [ "$ONLY" = variance ] && only_part env BUILD="$BUILD" scripts/validate_variance.sh
 [ "$ONLY" = sessions ] && only_part env BUILD="$BUILD" scripts/validate_sessions.sh
+[ "$ONLY" = solo ] && only_part env BUILD="$BUILD" scripts/validate_solo.sh
 family_part() {
 	local rc=0
 	BUILD=$BUILD scripts/validate_family.sh "$OUT.family.$$" && cat "$OUT.family.$$" || rc=1
@@ -361,5 +364,8 @@ if [ "$ONLY" = all ]; then
 	log "(g) the primary family"
 	BUILD=$BUILD scripts/validate_family.sh "$W/family.md" &&
 		{ echo; cat "$W/family.md"; } >>"$W/validation.md"
+	log "(i) one CPU against its solo rounds"
+	BUILD=$BUILD scripts/validate_solo.sh >"$W/solo.md" &&
+		{ echo; cat "$W/solo.md"; } >>"$W/validation.md"
 fi
 publish "$W/validation.md" || exit 1

@@ -1,7 +1,8 @@
 # e2e_duet.sh - `allocab bench --duet` and `allocab calibrate --duet`: the two arms of a pair run
 # at once, each on its own CPU, which arm gets which CPU is drawn per round from the shuffle seed,
 # drivers, programs and commands alike (a program's runs probed, contained and marked as alone);
-# `--one-cpu`: every arm at once on one CPU; refused where a duet cannot be fair.
+# `--one-cpu`: every arm at once on one CPU; refused where a duet cannot be fair. The benches
+# whose runs are checked here run no solo rounds (--solo-share 0; e2e_solo.sh checks those).
 . tests/e2e/lib.sh
 
 A=$BUILD/allocab
@@ -9,7 +10,7 @@ jget=$BUILD/tests/jget
 wl=checkpoint_write
 
 expect_status "bench --duet, 2 rounds" 0 "$A" bench -a system,system_slow -w $wl --scale small \
-	--rounds 2 --warmup 1 --duet --quiet -o "$TMP/d.json"
+	--rounds 2 --warmup 1 --duet --solo-share 0 --quiet -o "$TMP/d.json"
 [ "$("$jget" "$TMP/d.json" config.duet)" = true ] && ok "config.duet recorded" ||
 	notok "config.duet recorded" "$("$jget" "$TMP/d.json" config.duet)"
 # cpu_of ROUND ARM: the CPU the arm's run of that round was pinned to.
@@ -68,7 +69,7 @@ PYEOF
 }
 if got=$(contained "$TMP/d.json" "$TMP/s.json" 2>&1); then ok "every duet run records its containment, as a sequential run's ($got runs)"; else notok "duet runs are contained" "$got"; fi
 expect_status "bench --duet without a cgroup (test hook)" 0 env ALLOCAB_TEST_NO_CGROUP=1 "$A" bench \
-	-a system,system_slow -w $wl --scale small --rounds 1 --warmup 0 --duet --quiet -o "$TMP/dn.json"
+	-a system,system_slow -w $wl --scale small --rounds 1 --warmup 0 --duet --solo-share 0 --quiet -o "$TMP/dn.json"
 expect_status "... sequential" 0 env ALLOCAB_TEST_NO_CGROUP=1 "$A" bench -a system,system_slow -w $wl \
 	--scale small --rounds 1 --warmup 0 --quiet -o "$TMP/sn.json"
 if got=$(contained "$TMP/dn.json" "$TMP/sn.json" 2>&1); then ok "without a cgroup, duet runs record what sequential ones do ($got runs)"; else notok "duet runs without a cgroup" "$got"; fi
@@ -78,7 +79,7 @@ if got=$(contained "$TMP/dn.json" "$TMP/sn.json" 2>&1); then ok "without a cgrou
 # --program and --cmd: each run proven, contained, its CPU time and its marks read, as alone
 F=$BUILD/tests/phase_fixture
 expect_status "bench --program --duet, 3 rounds" 0 "$A" bench --program "$F 3" -a system,mimalloc \
-	--rounds 3 --warmup 1 --duet --quiet -o "$TMP/p.json"
+	--rounds 3 --warmup 1 --duet --solo-share 0 --quiet -o "$TMP/p.json"
 if got=$(python3 - "$TMP/p.json" <<'PYEOF' 2>&1
 import benchfile, sys
 d = benchfile.load(sys.argv[1])
@@ -101,7 +102,7 @@ PYEOF
 expect_status "compare a program duet" 0 "$A" compare "$TMP/p.json"
 expect_status "bench --cmd --duet with --expect, one arm not on its allocator" 1 "$A" bench \
 	--cmd "mi=LD_PRELOAD=libmimalloc.so.2 $F 2" --cmd "plain=$F 2" --expect mi=mimalloc \
-	--expect plain=mimalloc --rounds 1 --warmup 0 --duet --quiet -o "$TMP/e.json"
+	--expect plain=mimalloc --rounds 1 --warmup 0 --duet --solo-share 0 --quiet -o "$TMP/e.json"
 [ "$("$jget" "$TMP/e.json" "$(run_of "$TMP/e.json" plain).status")" = unverified ] &&
 	[ "$("$jget" "$TMP/e.json" "$(run_of "$TMP/e.json" mi).status")" = ok ] &&
 	ok "command duet: the arm not on its expected allocator is unverified, the other proven" ||
@@ -109,7 +110,7 @@ expect_status "bench --cmd --duet with --expect, one arm not on its allocator" 1
 
 # --one-cpu: every arm of a workload at once on one CPU, drawn per round
 expect_status "bench --program --one-cpu, 3 arms, 3 rounds" 0 "$A" bench --program "$F 3" \
-	-a system,mimalloc,jemalloc --rounds 3 --warmup 1 --one-cpu --quiet -o "$TMP/o.json"
+	-a system,mimalloc,jemalloc --rounds 3 --warmup 1 --one-cpu --solo-share 0 --quiet -o "$TMP/o.json"
 if got=$(python3 - "$TMP/o.json" <<'PYEOF' 2>&1
 import benchfile, sys
 d = benchfile.load(sys.argv[1])
@@ -162,7 +163,7 @@ print(len(sizes))
 PYEOF
 ); then ok "one CPU with adaptive allocation: every round runs all three arms ($got rounds)"; else notok "one CPU allocation" "$got"; fi
 expect_status "bench -a --one-cpu on a driver workload" 0 "$A" bench -a system,system_slow -w $wl \
-	--scale small --rounds 1 --warmup 0 --one-cpu --quiet -o "$TMP/od.json"
+	--scale small --rounds 1 --warmup 0 --one-cpu --solo-share 0 --quiet -o "$TMP/od.json"
 [ "$("$jget" "$TMP/od.json" rounds.0.runs.0.cpu)" = "$("$jget" "$TMP/od.json" rounds.0.runs.1.cpu)" ] &&
 	[ -n "$("$jget" "$TMP/od.json" rounds.0.runs.0.cpu)" ] && ok "one CPU: driver runs record the one CPU" ||
 	notok "one CPU: driver runs" "$("$jget" "$TMP/od.json" rounds.0.runs.0.cpu) $("$jget" "$TMP/od.json" rounds.0.runs.1.cpu)"
@@ -187,7 +188,7 @@ if command -v taskset >/dev/null; then
 	expect_status "--duet on one CPU" 2 taskset -c 0 "$A" bench -a system,system_slow -w $wl --duet -o "$TMP/x.json"
 	expect_err "--duet on one CPU says why" '^allocab: bench: --duet needs two CPUs; this process may run on 1$'
 	expect_status "--one-cpu on one CPU" 0 taskset -c 0 "$A" bench -a system,system_slow -w $wl \
-		--scale small --rounds 1 --warmup 0 --one-cpu --quiet -o "$TMP/o1.json"
+		--scale small --rounds 1 --warmup 0 --one-cpu --solo-share 0 --quiet -o "$TMP/o1.json"
 	[ "$("$jget" "$TMP/o1.json" rounds.0.runs.0.cpu)$("$jget" "$TMP/o1.json" rounds.0.runs.1.cpu)" = 00 ] &&
 		ok "--one-cpu on one CPU: both runs on it" ||
 		notok "--one-cpu on one CPU" "$("$jget" "$TMP/o1.json" rounds.0.runs.0.cpu)"

@@ -69,4 +69,15 @@ sys.exit(0 if ph and all(isinstance(p.get("cpu_ns"), list) for p in ph) else 1)'
 else
 	skip "rust example" "cargo is not installed (apt-get install cargo, or make bench-models)"
 fi
+
+# make bench-models: a model's name selects MODELS_ARGS_<name> by indirect expansion, so only the
+# known names pass; a subscript in MODELS never runs
+expect_status "bench_models.sh: MODELS with a command in a subscript: exit 2" 2 env \
+	MODELS="dqn x[\$(touch $TMP/ran)]" BUILD="$BUILD" bash scripts/bench_models.sh "$TMP/bm"
+expect_err "... one line naming it" "^bench-models: MODELS: unknown model .*\(known: dqn ppo tft mamba2 rust\)$"
+[ ! -e "$TMP/ran" ] && [ ! -e "$TMP/bm" ] && ok "... nothing ran, nothing written" ||
+	notok "bench_models.sh ran the subscript" "$(ls "$TMP")"
+grep -q 'MODELS_ONE_CPU:-0}" = 0 ] || together=(--one-cpu)' scripts/bench_models.sh &&
+	ok "bench_models.sh runs the arms one after the other unless MODELS_ONE_CPU=1" ||
+	notok "bench_models.sh default" "not solo by default"
 exit $t_fail

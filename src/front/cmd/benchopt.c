@@ -135,9 +135,27 @@ size_t bench_continuation_args(int argc, char **argv, const char **out)
 	return n;
 }
 
+/* A shared-CPU bench with solo rounds: the rounds its solo anchor needs to find a disagreement
+ * of ANCHOR_EFFECT_PCT with ANCHOR_POWER at the family level of m comparisons (stats.h,
+ * stats_anchor_rounds, at the share the draw gives: 1 / round(1 / F)); 0 otherwise. */
+static unsigned anchor_rounds(const struct bench_opts *o, size_t m)
+{
+	double k = round(1 / o->solo_share), share = k >= 1 ? 1 / k : 1;
+	size_t n;
+
+	if (!(o->duet || o->one_cpu) || !(o->solo_share > 0) || !(share < 1))
+		return 0;
+	n = stats_anchor_rounds(ANCHOR_SD_SHARED, ANCHOR_SD_SOLO, share,
+	                        log1p(ANCHOR_EFFECT_PCT / 100), RULE_ALPHA / (double)(m ? m : 1),
+	                        ANCHOR_POWER);
+	return n > 100000 ? 100000 : (unsigned)n;
+}
+
 unsigned bench_rounds_rule(struct bench_opts *o, size_t m, unsigned gate_need, char *warn,
                            size_t len)
 {
+	unsigned anchor = anchor_rounds(o, m);
+
 	unsigned need = (unsigned)stats_signrank_min_n(RULE_ALPHA, m ? m : 1);
 
 	warn[0] = '\0';
@@ -145,6 +163,7 @@ unsigned bench_rounds_rule(struct bench_opts *o, size_t m, unsigned gate_need, c
 		unsigned r = need + SPARE_ROUNDS;
 		r = r > bench_opt_table[O_ROUNDS].def_u ? r : (unsigned)bench_opt_table[O_ROUNDS].def_u;
 		r = gate_need + SPARE_ROUNDS > r ? gate_need + SPARE_ROUNDS : r;
+		r = anchor > r ? anchor : r;
 		o->rounds = o->min_rounds > r ? o->min_rounds : r;
 	} else if (o->rounds_set && o->gate_argv && o->rounds < gate_need) {
 		snprintf(
@@ -164,6 +183,12 @@ unsigned bench_rounds_rule(struct bench_opts *o, size_t m, unsigned gate_need, c
 		    "--rounds %u or more, or omit it)",
 		    o->rounds, m, m == 1 ? "" : "s", RULE_ALPHA, need, m, need);
 	}
+	if (!warn[0] && o->rounds_set && o->rounds < anchor)
+		snprintf(warn, len,
+		         "--rounds %u: the solo rounds (--solo-share %g) of so few rounds cannot find a "
+		         "%g%% disagreement between the shared and the solo rounds with %g%% power; "
+		         "that needs %u rounds (docs/methodology.md, \"Solo anchor rounds\")",
+		         o->rounds, o->solo_share, ANCHOR_EFFECT_PCT, ANCHOR_POWER * 100, anchor);
 	return need;
 }
 
@@ -186,6 +211,8 @@ void bench_plan(const struct bench_opts *o, struct bench_config *c)
 	c->shuffle_seed = o->shuffle_seed_set ? o->shuffle_seed : bench_clock_seed();
 	c->pad_max = o->pad_max;
 	c->progress = (int)progress_mode_for(o->quiet, 2);
+	c->solo_share = o->solo_share;
+	c->threads_ok = o->one_cpu_threads;
 }
 
 int bench_parse_gate(struct bench_opts *o, struct gate_spec *g, char *err, size_t errlen)

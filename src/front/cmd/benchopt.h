@@ -45,7 +45,8 @@ struct bench_opts {
 	const char *label; /* --label: the machine's name in a fleet (docs/fleet.md), or NULL */
 	const char *shard; /* --shard: the task's index in its job array, or NULL */
 	int quiet;
-	int duet, one_cpu;
+	int duet, one_cpu, one_cpu_threads;
+	double solo_share; /* --solo-share */
 	int help;
 	const char *
 	    *arm_specs; /* --arm LABEL=BACKEND[:KEY=VALUE]... as given (front/engine/engine.h) */

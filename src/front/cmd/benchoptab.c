@@ -247,6 +247,21 @@ const struct opt bench_opt_table[O_COUNT] = {
                            "one CPU\")",
                    OPT_FLAG(B, one_cpu), .excludes = OPT_ROWS(O_DUET),
                    .why = "--duet gives each of two arms its own CPU"},
+    [O_SOLO_SHARE] = {"--solo-share", 0, OPT_VALUE, "F",
+                      .help = "with --one-cpu or --duet, the share of measured rounds that run "
+                              "the arms one after the other, as a plain bench does: one round "
+                              "in every round(1/F), its place drawn from --shuffle-seed; compare "
+                              "checks the shared rounds against them and lets these decide "
+                              "where the two disagree; 0: none (docs/methodology.md, \"Solo "
+                              "anchor rounds\")",
+                      OPT_DOUBLE(B, solo_share), .lo = 0, .hi = 1, OPT_DEF_D(DEFAULT_SOLO_SHARE),
+                      .needs = OPT_ROWS(O_DUET, O_ONE_CPU)},
+    [O_ONE_CPU_THREADS] = {"--one-cpu-threads", 0, OPT_REPEAT, NULL,
+                           .help = "let --one-cpu run a program that starts threads, which then "
+                                   "take turns on the one CPU (refused otherwise, after the "
+                                   "first round that shows them); compare says so of every "
+                                   "result",
+                           OPT_FLAG(B, one_cpu_threads), .needs = OPT_ROWS(O_ONE_CPU)},
     [O_H_ROUNDS] = {NULL, 0, 0, NULL, .help = "Rounds"},
     [O_ROUNDS] = {"--rounds", 0, OPT_VALUE, "N", .help = "measured rounds",
                   OPT_UINT(B, rounds), OPT_GIVEN(B, rounds_set), .lo = 1, .hi = 100000,
@@ -255,7 +270,10 @@ const struct opt bench_opt_table[O_COUNT] = {
                              "which compare's m comparisons can reach a verdict, the smallest n "
                              "with 2/2^n <= 0.05/m, when that is more; with --gate, at least "
                              "the smallest plan its last look can decide in, + " STR(
-                                 SPARE_ROUNDS) "; with --budget: no limit"},
+                                 SPARE_ROUNDS) "; with --one-cpu or --duet, at least the "
+                             "rounds whose solo rounds find a 10% disagreement with 80% power "
+                             "(docs/methodology.md, \"Solo anchor rounds\"); with --budget: no "
+                             "limit"},
     [O_BUDGET] = {"--budget", 0, OPT_VALUE, "TIME",
                   .help = "stop before the next round would end past TIME (seconds, or 90s, "
                           "10m, 1.5h; warm-up included); at least --min-rounds measured rounds "

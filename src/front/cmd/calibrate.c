@@ -341,6 +341,7 @@ static enum status setup(struct setup *s, const struct copts *o, const struct be
 	    .argc = argc,
 	};
 	bench_plan(bo, &s->c);
+	s->c.solo_share = 0; /* an A/A calibration measures the placement it is given */
 	if ((rc = bench_setup_workloads(&s->c, s->driver, bo->workloads, bo->params, bo->nparams,
 	                                s->stop, &s->list, err, errlen)) != ST_OK ||
 	    !(o->duet || o->one_cpu))

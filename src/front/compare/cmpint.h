@@ -67,6 +67,12 @@ double cmp_median(double *v, size_t n);
 void cmp_row_sides(struct cmp_builder *b, struct cmp_row *row, const struct rf_doc *db, size_t ab,
                    size_t wb, const struct rf_doc *dc, size_t ac, size_t wc, size_t p);
 
+/* compare.c: cmp_build on one document or two, without the solo check (cmpsolo.c's cmp_build
+ * adds it). */
+enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
+                          const struct cmp_opts *o, struct cmp_report **out, char *err,
+                          size_t errlen);
+
 /* cmpverdict.c */
 
 /* The verdicts of the usable rows of b->r, read off their family-level intervals: sets r->need

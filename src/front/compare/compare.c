@@ -388,8 +388,9 @@ static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const s
 	return 0;
 }
 
-enum status cmp_build(const struct rf_doc *base, const struct rf_doc *cand,
-                      const struct cmp_opts *o, struct cmp_report **out, char *err, size_t errlen)
+enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
+                          const struct cmp_opts *o, struct cmp_report **out, char *err,
+                          size_t errlen)
 {
 	struct cmp_report *r = calloc(1, sizeof *r);
 	struct cmp_builder b = {.r = r, .o = o};
@@ -522,6 +523,9 @@ void cmp_free(struct cmp_report *r)
 	free(r->warn);
 	free(r->rows);
 	free(r->flags);
+	free(r->solo);
+	rf_view_free(r->views[0]);
+	rf_view_free(r->views[1]);
 	free(r);
 }
 

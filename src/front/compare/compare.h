@@ -141,7 +141,35 @@ struct cmp_row {
 	size_t flagged;            /* usable rounds with a telemetry spike on either side */
 	double floor_pct; /* noise floor from a calibration: MDE in % at n rounds; NAN if none */
 	size_t need; /* CMP_TOO_FEW: rounds (per file with two files) a verdict needs; else 0 */
+	/* a shared-CPU bench's shared rounds disagreed with its solo rounds (struct cmp_solo): the
+	 * figures above are the solo rounds' */
+	int solo_decided;
 };
+
+/* A shared-CPU bench (--one-cpu, --duet) with solo anchor rounds (rf_doc.round_solo): its rows
+ * are built from the shared rounds and checked against the same rows of the solo rounds
+ * (cmpsolo.c; docs/methodology.md, "Solo anchor rounds"). Per workload row usable in both: each
+ * set's estimate, and ratio, the two-sample Hodges-Lehmann shift of the solo rounds' log ratios
+ * over the shared ones' with its Mann-Whitney interval at the row's family level, so that
+ * exp(ratio) = speedup_shared / speedup_solo; they disagree when that interval excludes 1, and
+ * then the row is the solo rounds' (solo_decided). */
+struct cmp_solo {
+	const struct cmp_row *row; /* the report's row */
+	size_t n_shared, n_solo;
+	struct stats_interval shared, solo; /* each set's log-ratio interval at the family level */
+	enum cmp_verdict shared_verdict, solo_verdict;
+	struct stats_interval ratio; /* ln(speedup_shared / speedup_solo) */
+	double p;                    /* Mann-Whitney, two-sided */
+	/* ratio reached the family level (too few rounds: no test); it excludes 0 there */
+	int reached, disagree;
+	char mechanism[320]; /* the likely mechanism of a disagreement, from the runs' records */
+};
+/* The agreement of a row's per-round log ratios in its shared and its solo rounds at level conf
+ * (the row's family level): sets s->ratio (the two-sample Hodges-Lehmann shift solo - shared with
+ * its Mann-Whitney interval), s->p, s->reached and s->disagree. Returns 0, or -1 when a set is
+ * empty or memory ran out. */
+int cmp_solo_agree(const double *shared, size_t n_shared, const double *solo, size_t n_solo,
+                   double conf, struct cmp_solo *s);
 
 struct cmp_report {
 	int paired;                       /* one file: rounds paired; else two-sample */
@@ -172,6 +200,11 @@ struct cmp_report {
 	                             possible (irrelevant to the gate), or -1 */
 	size_t need;              /* rounds every primary comparison needs for a verdict */
 	long telemetry_warning;   /* index in warn of the telemetry counts, or -1 */
+	/* a shared-CPU bench with solo rounds: the checks (nsolo), the rounds of each placement,
+	 * and the views of the document the rows were built from (owned) */
+	struct cmp_solo *solo;
+	size_t nsolo, solo_rounds, shared_rounds;
+	struct rf_doc *views[2];
 };
 
 /* Builds the comparisons of cand against base (cand NULL: one file, arms paired by round).

@@ -164,6 +164,8 @@ static cJSON *config_json(const struct bench_config *c)
 	cJSON_AddBoolToObject(o, "duet", c->duet);
 	if (c->duet_shared)
 		cJSON_AddStringToObject(o, "duet_cpus", "shared");
+	if (c->duet && c->solo_share > 0)
+		cJSON_AddNumberToObject(o, "solo_share", c->solo_share);
 	cJSON_AddItemToObject(o, "allocation",
 	                      c->alloc ? cJSON_CreateString(c->alloc->name) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, drivers ? "drivers" : "commands", map);

@@ -7,6 +7,7 @@
 
 #include "front/engine/benchalloc.h"
 #include "front/engine/benchdoc.h"
+#include "front/engine/benchsolo.h"
 #include "front/engine/phaserun.h"
 #include "front/engine/engine.h"
 #include "front/gate/gate.h"

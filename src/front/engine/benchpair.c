@@ -260,6 +260,29 @@ static int duet_judge(struct engine *e, const struct bench_workload *w, struct p
 	return 1;
 }
 
+/* A solo round of workload w (benchsolo.h): every arm's run of it, one after the other in an
+ * order drawn from the engine's shuffle, added to runs. Returns 1, 0 when stopped, -1 on a fatal
+ * error (*fatal). */
+static int solo_runs(struct engine *e, const struct bench_workload *w, cJSON *runs,
+                     enum status *fatal, char *err, size_t errlen)
+{
+	const struct bench_config *c = e->c;
+	uint32_t idx[DUET_MAX_SIDES];
+	int from = cJSON_GetArraySize(runs);
+
+	for (uint32_t i = 0; i < c->narms; i++)
+		idx[i] = i;
+	prng_shuffle(&e->order, idx, (uint32_t)c->narms);
+	for (size_t i = 0; i < c->narms; i++) {
+		cJSON *run = engine_run_pair(e, &c->arms[idx[i]], w, fatal, err, errlen);
+
+		if (!run)
+			return *fatal != ST_OK ? -1 : 0;
+		cJSON_AddItemToArray(runs, run);
+	}
+	return benchsolo_threads(e, runs, from, fatal, err, errlen) == 0 ? 1 : -1;
+}
+
 /* --duet and --one-cpu (benchengine.h). */
 int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *runs,
                     enum status *fatal, char *err, size_t errlen)
@@ -273,6 +296,8 @@ int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 	int64_t lo, hi;
 
 	*fatal = ST_OK;
+	if (benchsolo_round(e))
+		return solo_runs(e, w, runs, fatal, err, errlen);
 	duet_order(e, idx, n);
 	while (ready < n && prep_run(e, &c->arms[idx[ready]], w, &p[ready], err, errlen) == 0)
 		ready++;
@@ -299,6 +324,9 @@ int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 	*fatal = rc < 0 ? ST_FAIL : ST_OK;
 	if (rc == 1)
 		rc = duet_judge(e, w, p, side, n, lo, hi, runs, fatal, err, errlen);
+	if (rc == 1 && benchsolo_threads(e, runs, cJSON_GetArraySize(runs) - (int)n, fatal, err,
+	                                 errlen) != 0)
+		rc = -1;
 	for (size_t i = 0; i < n; i++) {
 		runner_result_free(&side[i].r);
 		cJSON_Delete(side[i].containment);

@@ -293,6 +293,7 @@ static int run_round(struct engine *e, enum status *fatal, char *err, size_t err
 	cJSON_AddNumberToObject(round, "index", e->done);
 	cJSON_AddBoolToObject(round, "warmup", engine_warming(e));
 	cJSON_AddStringToObject(round, "started_utc", now);
+	benchsolo_mark(e, round);
 	for (size_t i = 0; i < npairs && rc == 1; i++) {
 		const struct bench_arm *a = &c->arms[order[i] / c->nwl];
 		const struct bench_workload *w = &c->wl[order[i] % c->nwl];
@@ -410,7 +411,6 @@ static enum status finish(struct engine *e, const char *status, cJSON **doc, cha
 static enum status abort_bench(struct engine *e, enum status status, char *err, size_t errlen)
 {
 	int write_failed = e->write_failed;
-
 	char ignored[256];
 
 	if (e->progress_shown)

@@ -179,6 +179,7 @@ struct bench_config {
 	/* the arms of a workload run at once (front/proc/proc.h): --duet, two arms pinned to two CPUs
 	 * that swap every round; with duet_shared (--one-cpu), every arm on one CPU, drawn per round */
 	int duet, duet_shared;
+	double solo_share; int threads_ok; /* solo rounds, serialised threads (benchsolo.h) */
 	const struct bench_runner *runner; /* NULL: bench_real_runner; duet runs are always real */
 	const char *program;               /* --program as given (commands mode), or NULL */
 	const char *probe_lib; /* build/liballocab-probe.so when an arm is probed, else NULL */

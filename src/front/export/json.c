@@ -59,6 +59,34 @@ static cJSON *key_json(const char *workload, const char *phase, enum rf_regime r
 	return o;
 }
 
+/* A shared-CPU bench's check of the row against its solo rounds (compare.h, struct cmp_solo), or
+ * null where there is none. */
+static cJSON *solo_json(const struct cmp_report *r, const struct cmp_row *row)
+{
+	const struct cmp_solo *s = NULL;
+	cJSON *o;
+
+	for (size_t k = 0; !s && k < r->nsolo; k++)
+		s = r->solo[k].row == row ? &r->solo[k] : NULL;
+	if (!s || !(o = cJSON_CreateObject()))
+		return cJSON_CreateNull();
+	add_num(o, "n_shared", (double)s->n_shared);
+	add_num(o, "n_solo", (double)s->n_solo);
+	add_num(o, "speedup_shared", cmp_speedup(s->shared.est));
+	add_num(o, "speedup_solo", cmp_speedup(s->solo.est));
+	add_str(o, "verdict_shared", cmp_verdict_name(s->shared_verdict));
+	add_str(o, "verdict_solo", cmp_verdict_name(s->solo_verdict));
+	add_num(o, "ratio", exp(s->ratio.est));
+	add_num(o, "ratio_lo", exp(s->ratio.lo));
+	add_num(o, "ratio_hi", exp(s->ratio.hi));
+	add_num(o, "level", s->ratio.level);
+	add_num(o, "p", s->p);
+	cJSON_AddBoolToObject(o, "tested", s->reached);
+	cJSON_AddBoolToObject(o, "disagree", s->disagree);
+	add_str(o, "mechanism", s->disagree ? s->mechanism : NULL);
+	return o;
+}
+
 static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 {
 	cJSON *o = key_json(row->workload, row->phase, row->regime, row->candidate, row->baseline);
@@ -77,6 +105,7 @@ static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 	add_str(o, "verdict", cmp_verdict_name(row->verdict));
 	add_str(o, "verdict_text", cmp_verdict_text(row, vt, sizeof vt));
 	cJSON_AddItemToObject(o, "equivalent", equivalent_json(row));
+	cJSON_AddItemToObject(o, "solo_check", solo_json(r, row));
 	add_num(o, "rounds_needed", row->need ? (double)row->need : NAN);
 	add_num(o, "speedup", cmp_speedup(d));
 	add_num(o, "improvement_pct", cmp_improvement(d));

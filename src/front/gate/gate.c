@@ -134,6 +134,9 @@ static enum gate_outcome judge_rows(struct gate_ctx *c, const struct cmp_report 
 		struct gate_failures fl = {0};
 		gate_count_failures(c->r->base, c->r->cand, row, &fl);
 		enum gate_outcome vt = gate_verdict(c, row, frow), v = gate_failure_rule(vt, &fl);
+		/* shared-CPU rounds that disagree with the solo ones never make a PASS */
+		if (row->solo_decided || frow->solo_decided)
+			v = v == GATE_PASS ? GATE_INCONCLUSIVE : v;
 		count[v]++;
 		if (out)
 			gate_line(c, row, frow, vt, v, out);
@@ -141,6 +144,10 @@ static enum gate_outcome judge_rows(struct gate_ctx *c, const struct cmp_report 
 			gate_print_failures(out, row, &fl);
 		if (out && v == GATE_INCONCLUSIVE)
 			gate_note(c, row, out);
+		if (out && (row->solo_decided || frow->solo_decided))
+			fprintf(out, "    the shared-CPU rounds disagree with the solo rounds: judged on "
+			        "the solo rounds, and never PASS (docs/methodology.md, \"Solo anchor "
+			        "rounds\")\n");
 	}
 	enum gate_outcome res = count[GATE_FAIL]                         ? GATE_FAIL
 	                        : count[GATE_INCONCLUSIVE] || !c->judged ? GATE_INCONCLUSIVE

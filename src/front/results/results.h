@@ -64,6 +64,7 @@ struct rf_run {
 	 * malloc-family calls of all its images (the sum of probe.counts_total but bytes, with
 	 * --count-calls); NAN when the run has none */
 	double processes, calls;
+	double threads; /* probe.thread_count: the threads the run started (ptrace); NAN unknown */
 	/* its resource counts in the document's pool, read with rf_run_usage: 1 + the offset of
 	 * its block, 0 when it has none; the block holds usage_phases phases */
 	size_t usage;
@@ -192,6 +193,10 @@ struct rf_doc {
 	size_t nrounds;                 /* measured rounds, in file order */
 	size_t *round_index;            /* their "index" fields (= their place among all rounds) */
 	size_t nwarmup;
+	/* per measured round: 1 when it ran its arms one after the other in a shared-CPU bench (its
+	 * "placement" "solo": a solo anchor round), else 0; nsolo of them */
+	unsigned char *round_solo;
+	size_t nsolo;
 	struct rf_run *runs;      /* [round][arm][workload]; use rf_run() */
 	struct rf_run *warm_runs; /* the nwarmup warm-up rounds likewise; use rf_warm_run() */
 	double *usage;            /* the runs' resource counts (rf_run_usage), nusage doubles */
@@ -206,6 +211,7 @@ struct rf_doc {
 	size_t nleft; /* cells listed as left in measured rounds (adaptive allocation) */
 	size_t nsessions; /* sessions of processes (bench --resume; "sessions"): 0 when not listed */
 	double equivalence;          /* config.equivalence_pct (bench --equivalence); NAN: none */
+	int duet;       /* config.duet: a workload's arms ran at once (--duet, --one-cpu) */
 	int cpu_shared; /* config.duet_cpus "shared": a workload's arms ran at once on one CPU
 	                   (bench --one-cpu), so each run had a share of it */
 	char primary[80]; /* config.primary (bench --primary): the rows compare's primary family
@@ -228,6 +234,11 @@ enum status rf_load(const char *path, struct rf_doc **out, char *err, size_t err
  * the reason in err (whatever the cause). */
 struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen);
 void rf_free(struct rf_doc *d);
+/* A view of d's measured rounds of one placement (solo 1: its solo anchor rounds; 0: the
+ * others), their order kept: a shallow copy that shares all but the round tables with d, valid
+ * while d is, freed with rf_view_free (never rf_free). NULL when memory ran out (rfview.c). */
+struct rf_doc *rf_view_placement(const struct rf_doc *d, int solo);
+void rf_view_free(struct rf_doc *v);
 
 /* The schemas of a bench file: /2, JSON Lines, written; /1, one document, still read
  * (docs/results-format.md, "allocab-bench/2" and "allocab-bench/1"). */

@@ -197,6 +197,7 @@ void rf_free(struct rf_doc *d)
 	free(d->usage);
 	free(d->cpu_wall);
 	free(d->round_index);
+	free(d->round_solo);
 	free(d->fails);
 	free(d->path);
 	free(d->status);

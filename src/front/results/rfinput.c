@@ -20,11 +20,13 @@ int rl_probe(struct loader *l, const cJSON *jr, struct rf_run *run, const char *
 	const cJSON *probe = rl_get(jr, "probe"), *counts;
 	double v;
 
-	run->processes = run->calls = NAN;
+	run->processes = run->calls = run->threads = NAN;
 	if (!probe || cJSON_IsNull(probe))
 		return 0;
 	if (!cJSON_IsObject(probe))
 		return rl_fail(l, "%s: probe is not an object", at);
+	if (rl_opt_num(l, probe, "thread_count", RF_MAX_FIGURE, at, "probe", &run->threads))
+		return -1;
 	if (run->ok && cJSON_IsFalse(rl_get(probe, "verified")))
 		return rl_fail(l,
 		               "%s: status \"ok\" with probe.verified false: a run whose proof "

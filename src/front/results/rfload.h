@@ -26,7 +26,7 @@ struct loader {
 	cJSON **first_wl;
 	double *rep_t; /* a record's rep times by phase (rl_record), RF_MAX_PHASES x RF_MAX_REPS */
 	double *rep_c; /* the same of their CPU times, NAN where a rep has none */
-	size_t nruns, runs_cap, warm_cap, index_cap, fails_cap, usage_cap;
+	size_t nruns, runs_cap, warm_cap, index_cap, fails_cap, usage_cap, solo_cap;
 };
 
 /* *p (of *cap elements of size elem) grown to hold at least need, doubling (rfrecord.c).

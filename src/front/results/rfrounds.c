@@ -181,9 +181,10 @@ static int load_left(struct loader *l, const cJSON *left, size_t i, int warmup,
 }
 
 /* Round i's index (its place in the file: 0, 1, ...) and warm-up flag. */
-static int round_head(struct loader *l, const cJSON *jr, size_t i, int *warmup)
+static int round_head(struct loader *l, const cJSON *jr, size_t i, int *warmup, int *solo)
 {
 	const cJSON *idx = rl_get(jr, "index"), *wu = rl_get(jr, "warmup");
+	const cJSON *pl = rl_get(jr, "placement");
 	uint64_t k;
 
 	if (!cJSON_IsObject(jr) || !cJSON_IsArray(rl_get(jr, "runs")))
@@ -191,6 +192,11 @@ static int round_head(struct loader *l, const cJSON *jr, size_t i, int *warmup)
 	if (wu && !cJSON_IsBool(wu))
 		return rl_fail(l, "rounds[%zu].warmup: not true or false", i);
 	*warmup = cJSON_IsTrue(wu);
+	/* absent (older files, benches on no shared CPU): as before, the bench's placement */
+	if (pl && !(cJSON_IsString(pl) && (strcmp(pl->valuestring, "solo") == 0 ||
+	                                   strcmp(pl->valuestring, "shared") == 0)))
+		return rl_fail(l, "rounds[%zu].placement: want \"solo\" or \"shared\"", i);
+	*solo = pl && strcmp(pl->valuestring, "solo") == 0;
 	if (!idx)
 		return rl_fail(l, "rounds[%zu]: index missing", i);
 	if (cJSON_IsNumber(idx) && idx->valuedouble < 0)
@@ -224,7 +230,7 @@ static int check_table(struct loader *l, size_t nrounds)
 }
 
 /* A new round's row of arms x workloads slots, none present yet. */
-static struct rf_run *new_row(struct loader *l, int warmup, size_t i)
+static struct rf_run *new_row(struct loader *l, int warmup, int solo, size_t i)
 {
 	struct rf_doc *d = l->d;
 	size_t cells = d->narms * d->nwl, k = warmup ? d->nwarmup : d->nrounds;
@@ -238,6 +244,10 @@ static struct rf_run *new_row(struct loader *l, int warmup, size_t i)
 		         sizeof *d->round_index) != 0)
 			return NULL;
 		d->round_index[k] = i;
+		if (rl_grow(l, (void **)&d->round_solo, &l->solo_cap, k + 1, 1) != 0)
+			return NULL;
+		d->round_solo[k] = (unsigned char)solo;
+		d->nsolo += solo != 0;
 		d->nrounds++;
 	} else {
 		d->nwarmup++;
@@ -252,10 +262,10 @@ int rl_round(struct loader *l, const cJSON *jr)
 	size_t i = d->nrounds + d->nwarmup, j = 0;
 	const cJSON *run;
 	struct rf_run *row;
-	int warmup = 0;
+	int warmup = 0, solo = 0;
 	char at[64];
 
-	if (round_head(l, jr, i, &warmup) != 0)
+	if (round_head(l, jr, i, &warmup, &solo) != 0)
 		return -1;
 	l->nruns += (size_t)cJSON_GetArraySize(rl_get(jr, "runs")) +
 	            (size_t)cJSON_GetArraySize(rl_get(jr, "left"));
@@ -264,7 +274,7 @@ int rl_round(struct loader *l, const cJSON *jr)
 	if (!l->first_arm && (!(l->first_arm = calloc(d->nwl, sizeof *l->first_arm)) ||
 	                      !(l->first_wl = calloc(d->nwl, sizeof *l->first_wl))))
 		return rl_nomem(l);
-	if (!(row = new_row(l, warmup, i)))
+	if (!(row = new_row(l, warmup, solo, i)))
 		return -1;
 	cJSON_ArrayForEach(run, rl_get(jr, "runs"))
 	{

@@ -147,3 +147,24 @@ size_t stats_seq_min_planned(double alpha)
 		n++;
 	return n;
 }
+
+size_t stats_anchor_rounds(double sd_shared, double sd_solo, double share, double effect,
+                           double alpha, double power)
+{
+	double z, v;
+	size_t n;
+
+	if (!valid_design(sd_shared, alpha, power) || !valid_design(sd_solo, alpha, power) ||
+	    !(share > 0 && share < 1) || !(effect > 0))
+		return 0;
+	z = mde_z(alpha, power);
+	v = M_PI / 3 * (sd_shared * sd_shared / (1 - share) + sd_solo * sd_solo / share);
+	if (!(z * z * v / (effect * effect) < 1e15))
+		return SIZE_MAX;
+	n = (size_t)ceil(z * z * v / (effect * effect));
+	/* each set at least the fewest rounds whose exact Mann-Whitney can reach alpha */
+	while ((double)n * share < (double)stats_ranksum_min_n(alpha, 1) ||
+	       (double)n * (1 - share) < (double)stats_ranksum_min_n(alpha, 1))
+		n++;
+	return n;
+}

@@ -186,6 +186,15 @@ size_t stats_rounds_needed(double sd, double effect, double alpha, double power)
  * Walsh average, has level 1 - 2/2^n; equally, the smallest p the exact test can give is
  * 2 / 2^n). 0 unless alpha is in (0, 1) and m >= 1. */
 size_t stats_signrank_min_n(double alpha, size_t m);
+/* The rounds N of a bench of which a share s runs solo (docs/methodology.md, "Solo anchor
+ * rounds") for the two-sample test of the solo rounds' log ratios against the shared ones'
+ * (Mann-Whitney, normal approximation with its efficiency 3/pi) to find a difference of `effect`
+ * (log scale) with `power` at two-sided level alpha: the smallest N with
+ *     (z_{1-alpha/2} + z_power)^2 pi/3 (sd_shared^2 / ((1-s) N) + sd_solo^2 / (s N)) <= effect^2,
+ * each set at least stats_ranksum_min_n(alpha, 1) rounds. 0 for invalid arguments (s outside
+ * (0, 1)), SIZE_MAX if the answer does not fit. */
+size_t stats_anchor_rounds(double sd_shared, double sd_solo, double share, double effect,
+                           double alpha, double power);
 /* The same for two samples of k rounds each with the exact Mann-Whitney interval: the smallest k
  * with 2 / C(2k, k) <= alpha / m. 0 for invalid arguments. */
 size_t stats_ranksum_min_n(double alpha, size_t m);
