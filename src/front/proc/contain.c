@@ -398,6 +398,17 @@ static void read_cpu(struct contain *c)
 	}
 }
 
+/* The usage of cpu.stat, once the cgroup is empty. */
+static void read_usage(struct contain *c)
+{
+	char buf[1024], *p;
+
+	if (read_small(c->dir, "cpu.stat", buf, sizeof buf) > 0 && (p = strstr(buf, "usage_usec "))) {
+		c->have_usage = 1;
+		c->usage_ns = (int64_t)atoll(p + 11) * 1000;
+	}
+}
+
 /* The members of the cgroup into pids (at most n); returns how many there are. */
 static size_t members(const struct contain *c, long *pids, size_t n)
 {
@@ -508,6 +519,7 @@ void contain_end(struct contain *c, double grace_s, void (*step)(void *), void *
 			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
 		}
 		c->not_emptied = populated(c);
+		read_usage(c);
 	}
 	contain_drain(c);
 	if (c->connector)

@@ -38,6 +38,10 @@ struct contain {
 	/* results, after contain_end */
 	int have_cpu;
 	int64_t user_ns, sys_ns; /* cpu.stat of the cgroup: every process of the run */
+	/* cpu.stat's usage once the cgroup was emptied at the end: the whole CPU time of every
+	 * process while it was in the cgroup, leftovers included (the run's accounting) */
+	int have_usage;
+	int64_t usage_ns;
 	size_t left_behind;      /* processes alive in the cgroup after the first one ended (without
 	                            a cgroup: those of the connector's tree at the end), all killed */
 	long left_pid[CONTAIN_LEFT_LISTED];

@@ -276,3 +276,53 @@ void pjudge_contained(struct judge *j, const cJSON *records, const struct ptrack
 	}
 }
 
+
+static double ms(long long ns)
+{
+	return (double)ns / 1e6;
+}
+
+void pjudge_account(struct judge *j, const struct ptrack *t, const struct contain *cn,
+                    struct probe_account *a)
+{
+	long long gap;
+
+	memset(a, 0, sizeof *a);
+	if (!t || t->mode != PTRACK_TRACED)
+		return;
+	if (cn && cn->cgroup && cn->have_usage) {
+		a->charged_by = "cgroup";
+		a->charged_ns = cn->usage_ns;
+	} else if (j->e->have_wait4) {
+		a->charged_by = "wait4";
+		a->charged_ns = j->e->wait4_ns;
+	} else {
+		return;
+	}
+	a->checked = 1;
+	a->processes = t->nprocs;
+	for (size_t i = 0; i < t->nprocs; i++) {
+		if (t->procs[i].have_cpu)
+			a->accounted_ns += t->procs[i].cpu_ns;
+		else
+			a->unread++;
+	}
+	a->tolerance_ns = PROBE_ACCOUNT_SLACK_NS + PROBE_ACCOUNT_PER_PROC_NS * (long long)t->nprocs;
+	gap = a->charged_ns - a->accounted_ns;
+	if (gap > a->tolerance_ns)
+		pjudge_note(j, R_ACCOUNT,
+		            "%.1f ms of the run's CPU time (%s: %.1f ms) belongs to no process the "
+		            "tracker proved (theirs: %.1f ms over %zu process%s%s): work hidden from "
+		            "process tracking",
+		            ms(gap), a->charged_by, ms(a->charged_ns), ms(a->accounted_ns),
+		            a->processes, a->processes == 1 ? "" : "es",
+		            a->unread ? ", some never read" : "");
+	else if (-gap > a->tolerance_ns)
+		pjudge_note(j, R_ACCOUNT,
+		            "the run's processes used %.1f ms of CPU time, %s counted %.1f ms: "
+		            "%.1f ms of work %s",
+		            ms(a->accounted_ns), a->charged_by, ms(a->charged_ns), ms(-gap),
+		            cn && cn->cgroup && cn->have_usage
+		                ? "moved out of the run's cgroup"
+		                : "done in processes the run never waited for");
+}

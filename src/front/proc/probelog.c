@@ -405,6 +405,7 @@ void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t to
 	if (tracked)
 		judge_tracked(&j, &p, track);
 	pjudge_contained(&j, records, track, cn);
+	pjudge_account(&j, track, cn, &v->account);
 	if (e->configured)
 		pjudge_unchecked(&j, &p);
 	judge_top(&j, records, top);
