@@ -334,7 +334,7 @@ struct probe_expect {
  * sides count the same kernel clock of the same tasks, and differ only by microsecond roundings
  * and the moments of reading. */
 #define PROBE_ACCOUNT_SLACK_NS    2000000LL
-#define PROBE_ACCOUNT_PER_PROC_NS 50000LL
+#define PROBE_ACCOUNT_PER_PROC_NS 10000LL
 struct probe_account {
 	int checked;         /* 0: no accounting (not tracked, or no charged figure) */
 	const char *charged_by; /* "cgroup" or "wait4" */
