@@ -6,7 +6,9 @@
 # thread made with CLONE_THREAD | CLONE_UNTRACED that raw-execs a program with a clean
 # environment (sequential and --one-cpu), a CLONE_UNTRACED child that never execs nor reports,
 # work moved to the parent cgroup and back, and (without a cgroup) work in a grandchild nobody
-# waits for; the honest program stays verified with both charges. Every bench runs under
+# waits for; the honest program stays verified with both charges. With the proc connector the
+# untraced thread's exec and the untraced child are also named as escapes, first: the accounting
+# is checked on them with the connector off. Every bench runs under
 # `timeout -s KILL`: finishing before it is the behaviour checked, never a speed. The tolerance is
 # a few milliseconds and every hidden amount is 300 ms, so a loaded machine changes nothing.
 # shellcheck source=tests/e2e/lib.sh
@@ -80,7 +82,15 @@ if [ "$mech" = "cgroup+proc-connector" ] || [ "$mech" = cgroup ]; then
 		"$TMP/p.json" cgroup
 
 	# ---- untraced thread that execs: the new image runs on no probe, in no tracked process ----
-	bench "$TMP/t.json" --program "$H thread_exec 300"
+	if [ "$mech" = "cgroup+proc-connector" ]; then
+		bench "$TMP/tc.json" --program "$H thread_exec 300"
+		all_unverified "the untraced thread's exec: the connector sees it, the tracker does not" \
+			"$TMP/tc.json" "$H \(pid [0-9]+\) escaped process tracking"
+		bench "$TMP/t1.json" --program "$H thread_exec 300" --one-cpu
+		all_unverified "--one-cpu: the untraced thread that execs: unverified" "$TMP/t1.json" \
+			"escaped process tracking"
+	fi
+	ALLOCAB_TEST_NO_CONNECTOR=1 bench "$TMP/t.json" --program "$H thread_exec 300"
 	all_unverified "CLONE_THREAD|CLONE_UNTRACED thread raw-execs a clean program: unverified" \
 		"$TMP/t.json" "[0-9.]+ ms of the run's CPU time \(cgroup: [0-9.]+ ms\) belongs to no process the tracker proved .*work hidden from process tracking"
 	jeq "the thread's process was never read by the tracer" "$TMP/t.json" \
@@ -91,12 +101,17 @@ if [ "$mech" = "cgroup+proc-connector" ] || [ "$mech" = cgroup ]; then
 		notok "unaccounted_ns" "'$u', want >= 250 ms"
 	grep -q "no verified successful run: unverified: .*work hidden from process tracking" "$TMP/err" &&
 		ok "bench names the hidden work on stderr" || notok "bench stderr" "$(head -c 300 "$TMP/err")"
-	bench "$TMP/t1.json" --program "$H thread_exec 300" --one-cpu
-	all_unverified "--one-cpu: the untraced thread that execs: unverified" "$TMP/t1.json" \
-		"work hidden from process tracking"
+	ALLOCAB_TEST_NO_CONNECTOR=1 bench "$TMP/t2.json" --program "$H thread_exec 300" --one-cpu
+	all_unverified "--one-cpu, no connector: the untraced thread that execs: unverified" \
+		"$TMP/t2.json" "work hidden from process tracking"
 
 	# ---- a CLONE_UNTRACED child that never execs, never allocates, never reports ----
-	bench "$TMP/f.json" --program "$H untraced_fork 300"
+	if [ "$mech" = "cgroup+proc-connector" ]; then
+		bench "$TMP/fc.json" --program "$H untraced_fork 300"
+		all_unverified "CLONE_UNTRACED child without exec: the connector saw it join the run" \
+			"$TMP/fc.json" "process [0-9]+ of the run escaped process tracking"
+	fi
+	ALLOCAB_TEST_NO_CONNECTOR=1 bench "$TMP/f.json" --program "$H untraced_fork 300"
 	all_unverified "CLONE_UNTRACED child without exec or record: unverified" "$TMP/f.json" \
 		"belongs to no process the tracker proved \(theirs: [0-9.]+ ms over 2 processes\): work hidden"
 
@@ -117,17 +132,17 @@ else
 	skip "accounting with a cgroup" "containment here: '$mech'"
 fi
 
-# ---- without a cgroup the charge is wait4's: the same closure ----
-export ALLOCAB_TEST_NO_CGROUP=1
+# ---- without a cgroup (nor the connector, as for an unprivileged user) the charge is wait4's ----
+export ALLOCAB_TEST_NO_CGROUP=1 ALLOCAB_TEST_NO_CONNECTOR=1
 bench "$TMP/p2.json" --program "$H spin 300"
 closed "no cgroup: the honest program verified, wait4's charge closed" "$TMP/p2.json" wait4
 bench "$TMP/w2.json" --program "$H unwaited 300"
 all_unverified "no cgroup: work in a grandchild nobody waits for: unverified" "$TMP/w2.json" \
 	"the run's processes used [0-9.]+ ms of CPU time, wait4 counted [0-9.]+ ms: [0-9.]+ ms of work done in processes the run never waited for"
-bench "$TMP/t2.json" --program "$H thread_exec 300"
-all_unverified "no cgroup: the untraced thread that execs: unverified" "$TMP/t2.json" \
+bench "$TMP/t3.json" --program "$H thread_exec 300"
+all_unverified "no cgroup: the untraced thread that execs: unverified" "$TMP/t3.json" \
 	"\(wait4: [0-9.]+ ms\) belongs to no process the tracker proved"
-unset ALLOCAB_TEST_NO_CGROUP
+unset ALLOCAB_TEST_NO_CGROUP ALLOCAB_TEST_NO_CONNECTOR
 
 # ---- without ptrace nothing is accounted, and the record says so ----
 ALLOCAB_TEST_PTRACE_REFUSED=1 bench "$TMP/r.json" --program "$H spin 30"

@@ -194,6 +194,31 @@ static void judge_escapes(struct judge *j, const cJSON *records, const struct pt
 	free(seen);
 }
 
+/* Every process the connector saw join the run's tree was one the tracker saw. */
+static void judge_forks(struct judge *j, const struct ptrack *t, const struct contain *cn)
+{
+	long *pids;
+
+	if (cn->forks_truncated)
+		pjudge_note(j, R_CONTAIN, "the proc connector's record kept only the first %zu processes",
+		            cn->nforks);
+	if (t->procs_truncated || !cn->nforks)
+		return;
+	if (!(pids = calloc(t->nprocs + 1, sizeof *pids))) {
+		pjudge_note(j, R_CONTAIN, "out of memory while matching the run's processes");
+		return;
+	}
+	for (size_t i = 0; i < t->nprocs; i++)
+		pids[i] = t->procs[i].pid;
+	qsort(pids, t->nprocs, sizeof *pids, by_long);
+	for (size_t i = 0; i < cn->nforks; i++)
+		if (!count_in(pids, t->nprocs, cn->forks[i]))
+			pjudge_note(j, R_ESCAPE,
+			            "process %ld of the run escaped process tracking (CLONE_UNTRACED)",
+			            cn->forks[i]);
+	free(pids);
+}
+
 /* A tracked run accepts the records of its own processes only (pids as the probe sees them). */
 static void judge_foreign(struct judge *j, const cJSON *records, const struct ptrack *t)
 {
@@ -269,6 +294,8 @@ void pjudge_contained(struct judge *j, const cJSON *records, const struct ptrack
 		            cn->strays, cn->strays == 1 ? "" : "es");
 	if (cn && cn->connector)
 		judge_escapes(j, records, t, cn);
+	if (cn && cn->connector && t && t->mode == PTRACK_TRACED)
+		judge_forks(j, t, cn);
 	if (t && t->mode == PTRACK_TRACED) {
 		if (t->nprocs)
 			judge_foreign(j, records, t);

@@ -119,6 +119,32 @@ static void read_cpu(struct ptrack *t, long pid, int whole)
 	p->cpu_ns = (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* A process that ended unknown to the tracker: one whose fork stop never came (its parent was
+ * killed first) is the run's when this process traces it; a thread (no process clock) or a child
+ * of this process's own (CLONE_PARENT | CLONE_UNTRACED) is not added. */
+static void adopt(struct ptrack *t, long pid)
+{
+	char path[64], line[128];
+	clockid_t clk;
+	struct timespec ts;
+	long tracer = 0;
+	FILE *f;
+
+	if (clock_getcpuclockid((pid_t)pid, &clk) != 0 || clock_gettime(clk, &ts) != 0)
+		return;
+	snprintf(path, sizeof path, "/proc/%ld/status", pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "TracerPid: %ld", &tracer) == 1)
+			break;
+	fclose(f);
+	if (tracer == (long)getpid()) {
+		t->processes++;
+		add_proc(t, pid);
+	}
+}
+
 static const char *intern(struct ptrack *t, const char *exe)
 {
 	char **nv;
@@ -294,6 +320,8 @@ static int take(struct ptrack *t, pid_t top, pid_t *tid, int *status)
 	    si.si_pid == 0)
 		return 0;
 	ended = si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED;
+	if (ended && si.si_pid != top && !u64map_get(&t->procidx, (uint64_t)si.si_pid))
+		adopt(t, (long)si.si_pid);
 	if (ended)
 		read_cpu(t, (long)si.si_pid, 2);
 	if (si.si_pid == top && ended)

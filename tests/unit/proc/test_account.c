@@ -3,7 +3,8 @@
  * tracer's CPU clocks of the run's processes, within the stated tolerance; CPU time of no
  * tracked process (hidden from tracking) and CPU time outside the charge (moved out of the
  * cgroup, or in processes nobody waited for) each make a verified run unverified; an untracked
- * run is not accounted. */
+ * run is not accounted. And the census beside it: a process the proc connector saw join the run
+ * that the tracker never saw is an escape. */
 #include "check.h"
 #include "front/proc/proc.h"
 #include "front/proc/contain.h"
@@ -113,6 +114,21 @@ int main(void)
 	CHECK(!v.verified && v.account.unread == 1 && strstr(v.reason, "some never read"),
 	      "a process whose clock was never read counts nothing: unverified (%s)", v.reason);
 	procs[0].have_cpu = 2;
+
+	{
+		long forks[] = {10, 11, 12};
+		struct contain seen_all = {.cgroup = 1, .connector = 1, .forks = forks, .nforks = 2};
+
+		e.wait4_ns = 301000000;
+		judge(&e, &t, &seen_all, &v);
+		CHECK(v.verified, "every process the connector saw join the run was tracked (%s)",
+		      v.reason);
+		seen_all.nforks = 3;
+		judge(&e, &t, &seen_all, &v);
+		CHECK(!v.verified && strcmp(v.reason, "process 12 of the run escaped process tracking "
+		                                      "(CLONE_UNTRACED)") == 0,
+		      "a process of the run the tracker never saw: escaped (%s)", v.reason);
+	}
 
 	t.mode = PTRACK_REFUSED;
 	e.wait4_ns = 1;
