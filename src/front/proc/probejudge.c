@@ -1,6 +1,8 @@
 /* probejudge.c - the helpers of a run's judgement (probejudge.h) and the parts that containment
- * and the tracker's own evidence add: escapes the proc connector saw, records of processes the
- * run did not start, second allocators mapped at exit, configurations never read back. */
+ * and the tracker's own evidence add: escapes the proc connector saw (execs and processes the
+ * tracker did not), records of processes the run did not start, second allocators mapped at
+ * exit, configurations never read back, and the run's accounting (its CPU time against the
+ * tracked processes' clocks). */
 #include "front/proc/probejudge.h"
 #include "common/allocknown.h"
 #include "front/proc/contain.h"
@@ -302,7 +304,6 @@ void pjudge_contained(struct judge *j, const cJSON *records, const struct ptrack
 		judge_libs(j, t);
 	}
 }
-
 
 static double ms(long long ns)
 {
