@@ -382,11 +382,10 @@ int probelog_read_fd(int fd, const char *name, size_t max, cJSON **out, size_t *
  * reported); a tracked run accepts records of its own processes only. Fills *v. The reasons, in
  * this priority: "preload failed: ...", "static executable ...", "setuid program ...",
  * "... escaped process tracking (CLONE_UNTRACED)" (an exec, or a process, the connector saw and
- * the tracker did not), containment failures, "... sent no probe
- * report", records of processes the run did not start, "program links its own allocator (...)",
- * "other allocator serves malloc: ...", "second allocator loaded: ...", "configuration not in
- * force: KEY=V read back W ..." (an exit record's "config" read-back), "configuration unchecked:
- * ...", and last the accounting of a tracked run (struct probe_account; v->account): "N ms of
+ * the tracker did not), containment failures, "... sent no probe report", records of processes
+ * the run did not start, "program links its own allocator (...)", "other allocator serves
+ * malloc: ...", "second allocator loaded: ...", "configuration not in force: KEY=V read back W
+ * ..." (an exit record's "config" read-back), "configuration unchecked: ...", and last the accounting of a tracked run (struct probe_account; v->account): "N ms of
  * the run's CPU time ... belongs to no process the tracker proved ...", "the run's processes
  * used N ms of CPU time, cgroup counted ...". */
 void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t top, const char *tail,
