@@ -76,7 +76,7 @@ TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/sesim $(BUILD)/tests/inject_probe $(
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
 	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/famsim $(BUILD)/tests/jsleep \
 	$(BUILD)/tests/phase_fixture $(BUILD)/tests/vardecomp $(BUILD)/tests/mkbench \
-	$(BUILD)/tests/steadysim $(BUILD)/tests/solo_mech
+	$(BUILD)/tests/steadysim $(BUILD)/tests/solo_mech $(BUILD)/tests/acct_hide
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz man seq-sim
 .SUFFIXES:
@@ -158,6 +158,10 @@ $(BUILD)/tests/jget: $(BUILD)/tests/tools/jget.o
 # A program with a known allocation stream for the record/replay tests (tests/e2e/e2e_record.sh).
 $(BUILD)/tests/alloc_threads: $(BUILD)/tests/tools/alloc_threads.o
 	$(CC) $(LDFLAGS) -o $@ $^ -pthread
+
+# A program that hides CPU time from a run's accounting (tests/e2e/e2e_accounting.sh).
+$(BUILD)/tests/acct_hide: $(BUILD)/tests/tools/acct_hide.o
+	$(CC) $(LDFLAGS) -o $@ $^
 
 # A program that marks its phases with phase/allocab_phase.h (tests/e2e/e2e_phases.sh).
 $(BUILD)/tests/phase_fixture: $(BUILD)/tests/tools/phase_fixture.o

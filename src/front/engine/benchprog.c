@@ -439,7 +439,9 @@ cJSON *bench_probe_verdict(const struct bench_arm *a, struct bench_probe_run *p,
 	struct probe_expect x = {.allocator = a->expect_allocator,
 	                         .object = a->expect_object,
 	                         .exe_counts = a->expect_exe_counts,
-	                         .configured = a->nconfig > 0};
+	                         .configured = a->nconfig > 0,
+	                         .have_wait4 = 1,
+	                         .wait4_ns = (long long)(r->user_ns + r->sys_ns)};
 	struct probe_verdict v = {0};
 	char shell[PATH_MAX], err[256];
 	const char *gone = replaced_by(p);

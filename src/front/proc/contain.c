@@ -55,13 +55,28 @@ static int tree_has(const struct contain *c, long id)
 
 static void tree_add(struct contain *c, long id)
 {
-	if (u64map_put(&c->tree, (uint64_t)id, 0) < 0)
-		c->lost = 1;
+	contain_tree_add(c, id);
 }
 
 static void tree_del(struct contain *c, long id)
 {
 	u64map_take(&c->tree, (uint64_t)id, NULL);
+}
+
+/* id's leader thread ended. So does one a thread's exec replaced (the thread takes the id), or
+ * one that called pthread_exit: a later exec or fork of id brings it back (tree_lives). */
+static void tree_ended(struct contain *c, long id)
+{
+	if (tree_has(c, id) && u64map_put(&c->ended, (uint64_t)id, 0) < 0)
+		c->lost = 1;
+	tree_del(c, id);
+}
+
+static int tree_lives(struct contain *c, long id)
+{
+	if (!tree_has(c, id) && u64map_take(&c->ended, (uint64_t)id, NULL))
+		tree_add(c, id);
+	return tree_has(c, id);
 }
 
 /* ---- execs ---- */
@@ -158,19 +173,21 @@ static void on_datagram(struct contain *c, const char *buf, ssize_t len, int *ac
 
 			/* CLONE_PARENT makes a child of the run a child of this process, which
 			 * starts no other process while a run runs. */
+			if (child != parent) /* not a thread: the id names a new process now */
+				u64map_take(&c->ended, (uint64_t)child, NULL);
 			if (child != c->self &&
-			    (tree_has(c, parent) || (parent == c->self && c->tree.n)))
+			    (tree_lives(c, parent) || (parent == c->self && c->tree.n)))
 				tree_add(c, child);
 			break;
 		}
 		case PROC_EVENT_EXEC:
-			if (tree_has(c, ev->event_data.exec.process_tgid))
+			if (tree_lives(c, ev->event_data.exec.process_tgid))
 				add_exec(c, ev->event_data.exec.process_tgid);
 			break;
 		case PROC_EVENT_EXIT:
 			if (ev->event_data.exit.process_pid == ev->event_data.exit.process_tgid &&
 			    ev->event_data.exit.process_tgid != c->self)
-				tree_del(c, ev->event_data.exit.process_tgid);
+				tree_ended(c, ev->event_data.exit.process_tgid);
 			break;
 		default:
 			break;
@@ -398,6 +415,16 @@ static void read_cpu(struct contain *c)
 	}
 }
 
+/* The usage of cpu.stat, once the cgroup is empty. */
+static void read_usage(struct contain *c)
+{
+	char buf[1024], *p = NULL;
+
+	if (read_small(c->dir, "cpu.stat", buf, sizeof buf) > 0 && (p = strstr(buf, "usage_usec ")))
+		c->have_usage = 1;
+	c->usage_ns = p ? (int64_t)atoll(p + 11) * 1000 : 0;
+}
+
 /* The members of the cgroup into pids (at most n); returns how many there are. */
 static size_t members(const struct contain *c, long *pids, size_t n)
 {
@@ -508,6 +535,7 @@ void contain_end(struct contain *c, double grace_s, void (*step)(void *), void *
 			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
 		}
 		c->not_emptied = populated(c);
+		read_usage(c);
 	}
 	contain_drain(c);
 	if (c->connector)
@@ -540,7 +568,9 @@ void contain_free(struct contain *c)
 		free(c->exes[i]);
 	free(c->exes);
 	free(c->execs);
+	free(c->forks);
 	u64map_free(&c->tree);
+	u64map_free(&c->ended);
 	free(c);
 }
 

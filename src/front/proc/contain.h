@@ -20,6 +20,8 @@
 #define CONTAIN_NO_CONNECTOR_VAR "ALLOCAB_TEST_NO_CONNECTOR"
 /* Most execs one run keeps; more sets execs_truncated. */
 #define CONTAIN_MAX_EXECS 65536
+/* Most processes one run's tree keeps (forks). */
+#define CONTAIN_MAX_FORKS (4 * 65536)
 /* Pids of processes left behind that are listed. */
 #define CONTAIN_LEFT_LISTED 8
 
@@ -38,6 +40,10 @@ struct contain {
 	/* results, after contain_end */
 	int have_cpu;
 	int64_t user_ns, sys_ns; /* cpu.stat of the cgroup: every process of the run */
+	/* cpu.stat's usage once the cgroup was emptied at the end: the whole CPU time of every
+	 * process while it was in the cgroup, leftovers included (the run's accounting) */
+	int have_usage;
+	int64_t usage_ns;
 	size_t left_behind;      /* processes alive in the cgroup after the first one ended (without
 	                            a cgroup: those of the connector's tree at the end), all killed */
 	long left_pid[CONTAIN_LEFT_LISTED];
@@ -49,11 +55,19 @@ struct contain {
 	struct contain_exec *execs;
 	size_t nexecs;
 	int execs_truncated;
+	/* every process the connector saw join the run's tree (the first one, forks and process
+	 * clones, not threads), in order; more than CONTAIN_MAX_FORKS sets forks_truncated */
+	long *forks;
+	size_t nforks, forks_cap;
+	int forks_truncated;
 	/* internal */
 	char dir[8400];
 	int nl;
 	pid_t self;
 	struct u64map tree; /* the run's tree of processes (thread-group ids; values unused) */
+	/* ids of the tree whose leader thread exited: the process may live on (other threads, or a
+	 * thread's exec, which takes the leader's id) until a fork outside the run reuses the id */
+	struct u64map ended;
 	size_t execs_cap;
 	char **exes;
 	size_t nexes, exes_cap;
@@ -85,4 +99,7 @@ void contain_census(struct contain *c);
 void contain_end(struct contain *c, double grace_s, void (*step)(void *), void *arg);
 
 void contain_free(struct contain *c);
+
+/* Adds id to the run's tree (containfork.c); a process new to it is noted in forks. */
+void contain_tree_add(struct contain *c, long id);
 #endif

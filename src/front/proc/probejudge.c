@@ -1,6 +1,8 @@
 /* probejudge.c - the helpers of a run's judgement (probejudge.h) and the parts that containment
- * and the tracker's own evidence add: escapes the proc connector saw, records of processes the
- * run did not start, second allocators mapped at exit, configurations never read back. */
+ * and the tracker's own evidence add: escapes the proc connector saw (execs and processes the
+ * tracker did not), records of processes the run did not start, second allocators mapped at
+ * exit, configurations never read back, and the run's accounting (its CPU time against the
+ * tracked processes' clocks). */
 #include "front/proc/probejudge.h"
 #include "common/allocknown.h"
 #include "front/proc/contain.h"
@@ -194,6 +196,31 @@ static void judge_escapes(struct judge *j, const cJSON *records, const struct pt
 	free(seen);
 }
 
+/* Every process the connector saw join the run's tree was one the tracker saw. */
+static void judge_forks(struct judge *j, const struct ptrack *t, const struct contain *cn)
+{
+	long *pids;
+
+	if (cn->forks_truncated)
+		pjudge_note(j, R_CONTAIN, "the proc connector's record kept only the first %zu processes",
+		            cn->nforks);
+	if (t->procs_truncated || !cn->nforks)
+		return;
+	if (!(pids = calloc(t->nprocs + 1, sizeof *pids))) {
+		pjudge_note(j, R_CONTAIN, "out of memory while matching the run's processes");
+		return;
+	}
+	for (size_t i = 0; i < t->nprocs; i++)
+		pids[i] = t->procs[i].pid;
+	qsort(pids, t->nprocs, sizeof *pids, by_long);
+	for (size_t i = 0; i < cn->nforks; i++)
+		if (!count_in(pids, t->nprocs, cn->forks[i]))
+			pjudge_note(j, R_ESCAPE,
+			            "process %ld of the run escaped process tracking (CLONE_UNTRACED)",
+			            cn->forks[i]);
+	free(pids);
+}
+
 /* A tracked run accepts the records of its own processes only (pids as the probe sees them). */
 static void judge_foreign(struct judge *j, const cJSON *records, const struct ptrack *t)
 {
@@ -269,6 +296,8 @@ void pjudge_contained(struct judge *j, const cJSON *records, const struct ptrack
 		            cn->strays, cn->strays == 1 ? "" : "es");
 	if (cn && cn->connector)
 		judge_escapes(j, records, t, cn);
+	if (cn && cn->connector && t && t->mode == PTRACK_TRACED)
+		judge_forks(j, t, cn);
 	if (t && t->mode == PTRACK_TRACED) {
 		if (t->nprocs)
 			judge_foreign(j, records, t);
@@ -276,3 +305,52 @@ void pjudge_contained(struct judge *j, const cJSON *records, const struct ptrack
 	}
 }
 
+static double ms(long long ns)
+{
+	return (double)ns / 1e6;
+}
+
+void pjudge_account(struct judge *j, const struct ptrack *t, const struct contain *cn,
+                    struct probe_account *a)
+{
+	long long gap;
+
+	memset(a, 0, sizeof *a);
+	if (!t || t->mode != PTRACK_TRACED)
+		return;
+	if (cn && cn->cgroup && cn->have_usage) {
+		a->charged_by = "cgroup";
+		a->charged_ns = cn->usage_ns;
+	} else if (j->e->have_wait4) {
+		a->charged_by = "wait4";
+		a->charged_ns = j->e->wait4_ns;
+	} else {
+		return;
+	}
+	a->checked = 1;
+	a->processes = t->nprocs;
+	for (size_t i = 0; i < t->nprocs; i++) {
+		if (t->procs[i].have_cpu)
+			a->accounted_ns += t->procs[i].cpu_ns;
+		else
+			a->unread++;
+	}
+	a->tolerance_ns = PROBE_ACCOUNT_SLACK_NS + PROBE_ACCOUNT_PER_PROC_NS * (long long)t->nprocs;
+	gap = a->charged_ns - a->accounted_ns;
+	if (gap > a->tolerance_ns)
+		pjudge_note(j, R_ACCOUNT,
+		            "%.1f ms of the run's CPU time (%s: %.1f ms) belongs to no process the "
+		            "tracker proved (theirs: %.1f ms over %zu process%s%s): work hidden from "
+		            "process tracking",
+		            ms(gap), a->charged_by, ms(a->charged_ns), ms(a->accounted_ns),
+		            a->processes, a->processes == 1 ? "" : "es",
+		            a->unread ? ", some never read" : "");
+	else if (-gap > a->tolerance_ns)
+		pjudge_note(j, R_ACCOUNT,
+		            "the run's processes used %.1f ms of CPU time, %s counted %.1f ms: "
+		            "%.1f ms of work %s",
+		            ms(a->accounted_ns), a->charged_by, ms(a->charged_ns), ms(-gap),
+		            cn && cn->cgroup && cn->have_usage
+		                ? "moved out of the run's cgroup"
+		                : "done in processes the run never waited for");
+}

@@ -25,6 +25,7 @@ enum reason_kind {
 	R_SECOND,
 	R_CONFIG,
 	R_UNCHECKED,
+	R_ACCOUNT,
 	R_COUNT
 };
 
@@ -74,5 +75,12 @@ void pjudge_contained(struct judge *j, const cJSON *records, const struct ptrack
 
 /* A configured arm: every exec'ed image that did not exec again read its settings back. */
 void pjudge_unchecked(struct judge *j, const struct pimgs *p);
+
+struct probe_account;
+/* A tracked run's accounting (proc.h, struct probe_account) into *a: the CPU time the kernel
+ * charged to the run against the CPU clocks of the processes the tracker saw; a difference
+ * beyond the tolerance either way is noted. t NULL or refused: unchecked. */
+void pjudge_account(struct judge *j, const struct ptrack *t, const struct contain *cn,
+                    struct probe_account *a);
 
 #endif

@@ -1,7 +1,8 @@
 /* probelog.c - reading and judging the probe's per-run records. A run is verified when the first
  * process reported, every image the process tracker saw (or, without it, every exec'ed or spawned
- * program the probe recorded) reported, no LD_PRELOAD entry failed to load, and every process
- * image ran the expected allocator for the whole malloc family. */
+ * program the probe recorded) reported, no LD_PRELOAD entry failed to load, every process image
+ * ran the expected allocator for the whole malloc family, and (tracked) the run's CPU time is
+ * accounted for by the tracked processes' (probejudge.c). */
 #include "front/proc/proc.h"
 #include "common/allocknown.h"
 #include "common/atomicio.h"
@@ -405,6 +406,7 @@ void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t to
 	if (tracked)
 		judge_tracked(&j, &p, track);
 	pjudge_contained(&j, records, track, cn);
+	pjudge_account(&j, track, cn, &v->account);
 	if (e->configured)
 		pjudge_unchecked(&j, &p);
 	judge_top(&j, records, top);

@@ -172,6 +172,25 @@ static cJSON *counts_total(const struct pimgs *p)
 	return o;
 }
 
+/* "accounting": the kernel's CPU time of the run against the tracked processes' (null when
+ * unchecked). */
+static void add_account(cJSON *o, const struct probe_account *a)
+{
+	cJSON *x;
+
+	if (!a->checked || !(x = cJSON_AddObjectToObject(o, "accounting"))) {
+		cJSON_AddNullToObject(o, "accounting");
+		return;
+	}
+	cJSON_AddStringToObject(x, "charged_by", a->charged_by);
+	cJSON_AddNumberToObject(x, "charged_ns", (double)a->charged_ns);
+	cJSON_AddNumberToObject(x, "accounted_ns", (double)a->accounted_ns);
+	cJSON_AddNumberToObject(x, "unaccounted_ns", (double)(a->charged_ns - a->accounted_ns));
+	cJSON_AddNumberToObject(x, "tolerance_ns", (double)a->tolerance_ns);
+	cJSON_AddNumberToObject(x, "processes", (double)a->processes);
+	cJSON_AddNumberToObject(x, "unread", (double)a->unread);
+}
+
 static void add_verdict(cJSON *o, const struct probe_verdict *v)
 {
 	cJSON_AddBoolToObject(o, "verified", v->verified);
@@ -188,6 +207,7 @@ static void add_verdict(cJSON *o, const struct probe_verdict *v)
 		cJSON_AddNullToObject(o, "thread_count");
 	cJSON_AddNumberToObject(o, "image_count", (double)v->images);
 	cJSON_AddNumberToObject(o, "record_count", (double)v->records);
+	add_account(o, &v->account);
 }
 
 cJSON *probelog_summary(const cJSON *records, const struct probe_expect *e,

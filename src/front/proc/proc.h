@@ -321,6 +321,28 @@ struct probe_expect {
 	/* A configured arm: every exec'ed image that does not exec again must end with an exit
 	 * record holding the read-back ("configuration unchecked" otherwise). */
 	int configured;
+	/* The run's CPU time as wait4 gave it (user + sys of the first process and the children it
+	 * waited for), for the accounting of a run without a cgroup (have_wait4 0: none). */
+	int have_wait4;
+	long long wait4_ns;
+};
+
+/* The accounting of a tracked run (docs/programs.md, "Accounting"): the CPU time the kernel
+ * charged to the run (its cgroup's usage, else wait4's) against the sum of the CPU clocks of the
+ * processes the tracker saw, each read by the tracer when it ended. It closes when the two
+ * differ by at most PROBE_ACCOUNT_SLACK_NS plus PROBE_ACCOUNT_PER_PROC_NS per process: both
+ * sides count the same kernel clock of the same tasks, and differ only by microsecond roundings
+ * and the moments of reading. */
+#define PROBE_ACCOUNT_SLACK_NS    2000000LL
+#define PROBE_ACCOUNT_PER_PROC_NS 10000LL
+struct probe_account {
+	int checked;         /* 0: no accounting (not tracked, or no charged figure) */
+	const char *charged_by; /* "cgroup" or "wait4" */
+	long long charged_ns;   /* the kernel's figure */
+	long long accounted_ns; /* the tracked processes' CPU clocks, summed */
+	long long tolerance_ns;
+	size_t processes;       /* processes summed */
+	size_t unread;          /* processes whose clock was never read (counted as 0) */
 };
 
 struct probe_verdict {
@@ -336,6 +358,7 @@ struct probe_verdict {
 	size_t threads;   /* tracked: threads the run started; else 0 */
 	size_t images;    /* process images that reported (start and fork records) */
 	size_t records;
+	struct probe_account account;
 };
 
 /* Reads the JSON lines of path into a cJSON array (*out, the caller deletes it); lines that are
@@ -358,11 +381,13 @@ int probelog_read_fd(int fd, const char *name, size_t max, cJSON **out, size_t *
  * after its exec; every exec the connector saw must have been tracked (or, untracked, have
  * reported); a tracked run accepts records of its own processes only. Fills *v. The reasons, in
  * this priority: "preload failed: ...", "static executable ...", "setuid program ...",
- * "... escaped process tracking (CLONE_UNTRACED)", containment failures, "... sent no probe
- * report", records of processes the run did not start, "program links its own allocator (...)",
- * "other allocator serves malloc: ...", "second allocator loaded: ...", "configuration not in
- * force: KEY=V read back W ..." (an exit record's "config" read-back), "configuration unchecked:
- * ...". */
+ * "... escaped process tracking (CLONE_UNTRACED)" (an exec, or a process, the connector saw and
+ * the tracker did not), containment failures, "... sent no probe report", records of processes
+ * the run did not start, "program links its own allocator (...)", "other allocator serves
+ * malloc: ...", "second allocator loaded: ...", "configuration not in force: KEY=V read back W
+ * ..." (an exit record's "config" read-back), "configuration unchecked: ...", and last the accounting of a tracked run (struct probe_account; v->account): "N ms of
+ * the run's CPU time ... belongs to no process the tracker proved ...", "the run's processes
+ * used N ms of CPU time, cgroup counted ...". */
 void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t top, const char *tail,
                     const struct ptrack *track, const struct contain *cn,
                     struct probe_verdict *v);

@@ -98,7 +98,51 @@ static void add_proc(struct ptrack *t, long pid)
 		t->procs = nv;
 		t->procs_cap = cap;
 	}
-	t->procs[t->nprocs++] = (struct ptrack_proc){pid, nspid_in(pid, t->own_pidns)};
+	t->procs[t->nprocs++] = (struct ptrack_proc){pid, nspid_in(pid, t->own_pidns), 0, 0};
+	/* Out of memory the process has no reading: its CPU time counts as unaccounted. */
+	u64map_put(&t->procidx, (uint64_t)pid, (uint64_t)t->nprocs);
+}
+
+/* Reads the CPU clock of process pid (every thread of it) into its entry, as a whole (2: its
+ * zombie) or a part (1: alive). A thread's id, or a process not of the run, is not read. */
+static void read_cpu(struct ptrack *t, long pid, int whole)
+{
+	const uint64_t *i = u64map_get(&t->procidx, (uint64_t)pid);
+	struct ptrack_proc *p = i && *i && *i <= t->nprocs ? &t->procs[*i - 1] : NULL;
+	clockid_t clk;
+	struct timespec ts;
+
+	if (!p || p->have_cpu == 2 || clock_getcpuclockid((pid_t)pid, &clk) != 0 ||
+	    clock_gettime(clk, &ts) != 0)
+		return;
+	p->have_cpu = whole;
+	p->cpu_ns = (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* A process that ended unknown to the tracker: one whose fork stop never came (its parent was
+ * killed first) is the run's when this process traces it; a thread (no process clock) or a child
+ * of this process's own (CLONE_PARENT | CLONE_UNTRACED) is not added. */
+static void adopt(struct ptrack *t, long pid)
+{
+	char path[64], line[128];
+	clockid_t clk;
+	struct timespec ts;
+	long tracer = 0;
+	FILE *f;
+
+	if (clock_getcpuclockid((pid_t)pid, &clk) != 0 || clock_gettime(clk, &ts) != 0)
+		return;
+	snprintf(path, sizeof path, "/proc/%ld/status", pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "TracerPid: %ld", &tracer) == 1)
+			break;
+	fclose(f);
+	if (tracer == (long)getpid()) {
+		t->processes++;
+		add_proc(t, pid);
+	}
 }
 
 static const char *intern(struct ptrack *t, const char *exe)
@@ -264,17 +308,23 @@ static void on_stop(struct ptrack *t, pid_t tid, int status)
 
 /* Takes one reported event of any tracee other than top's exit (top 0: of any). Returns 1 when
  * one was taken, 0 when there was none, -1 when the next one is top's exit. *tid and *status
- * say what it was. */
-static int take(pid_t top, pid_t *tid, int *status)
+ * say what it was. A process's end is reported when its last thread has ended: its zombie's CPU
+ * clock, read before it is reaped, is the whole of its CPU time. */
+static int take(struct ptrack *t, pid_t top, pid_t *tid, int *status)
 {
 	siginfo_t si;
+	int ended;
 
 	memset(&si, 0, sizeof si);
 	if (waitid(P_ALL, 0, &si, WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL) != 0 ||
 	    si.si_pid == 0)
 		return 0;
-	if (si.si_pid == top &&
-	    (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED))
+	ended = si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED;
+	if (ended && si.si_pid != top && !u64map_get(&t->procidx, (uint64_t)si.si_pid))
+		adopt(t, (long)si.si_pid);
+	if (ended)
+		read_cpu(t, (long)si.si_pid, 2);
+	if (si.si_pid == top && ended)
 		return -1;
 	*tid = si.si_pid;
 	return waitpid(si.si_pid, status, WNOHANG | __WALL) == si.si_pid ? 1 : 0;
@@ -287,7 +337,7 @@ void ptrack_drain(struct ptrack *t, pid_t top)
 
 	if (!t || t->mode != PTRACK_TRACED)
 		return;
-	for (int n = 0; n < DRAIN_MAX && take(top, &tid, &status) > 0; n++) {
+	for (int n = 0; n < DRAIN_MAX && take(t, top, &tid, &status) > 0; n++) {
 		if (WIFSTOPPED(status))
 			on_stop(t, tid, status);
 		else
@@ -342,8 +392,10 @@ static void interrupt_escaped(struct ptrack *t, pid_t pgid)
 	while (u64map_next(&t->live, &pos, &tid, &mark)) {
 		if (getpgid((pid_t)tid) == pgid)
 			continue;
-		if (ptrace(PTRACE_INTERRUPT, (pid_t)tid, 0, 0) == 0)
+		if (ptrace(PTRACE_INTERRUPT, (pid_t)tid, 0, 0) == 0) {
 			*u64map_get(&t->live, tid) = 1; /* a value's change moves nothing */
+			read_cpu(t, (long)tid, 1);
+		}
 		else if (gone)
 			gone[ngone++] = (long)tid;
 	}
@@ -372,7 +424,7 @@ void ptrack_end(struct ptrack *t, double grace_s)
 	interrupt_escaped(t, t->top);
 	until = now_s() + grace_s;
 	while (t->live.n > 0 && now_s() < until) {
-		int got = take(0, &tid, &status);
+		int got = take(t, 0, &tid, &status);
 
 		if (got == 0) {
 			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
@@ -393,7 +445,7 @@ void ptrack_end(struct ptrack *t, double grace_s)
 		ptrace(PTRACE_DETACH, (pid_t)left, 0, 0);
 	/* What is still reported: exits of tracees that died before they could be interrupted, and
 	 * stops of those the deadline left behind, which go on untraced. */
-	for (int n = 0; n < DRAIN_MAX && take(0, &tid, &status) > 0; n++)
+	for (int n = 0; n < DRAIN_MAX && take(t, 0, &tid, &status) > 0; n++)
 		if (WIFSTOPPED(status))
 			ptrace(PTRACE_DETACH, tid, 0, 0);
 }
@@ -409,6 +461,7 @@ void ptrack_free(struct ptrack *t)
 	free(t->procs);
 	free(t->libs);
 	u64map_free(&t->live);
+	u64map_free(&t->procidx);
 	free(t);
 }
 

@@ -40,6 +40,11 @@ struct ptrack_image {
 struct ptrack_proc {
 	long pid;
 	long nspid;
+	/* Its CPU time (every thread, every image: the kernel's process CPU clock), read by the
+	 * tracer when its zombie was reported (the whole of it: have_cpu 2), or when the tracer let
+	 * it go alive at the end of the run (have_cpu 1); 0: never read. */
+	int have_cpu;
+	long long cpu_ns;
 };
 
 /* A known allocator's library (common/allocknown.h) other than the platform's, mapped in a
@@ -67,9 +72,11 @@ struct ptrack {
 	struct ptrack_lib *libs;
 	size_t nlibs;
 	const char *probe_file; /* the run's record file (ptrack_start), or NULL */
-	/* internal: the first process; live tracees (tid -> detach mark); interned exe strings */
+	/* internal: the first process; live tracees (tid -> detach mark); processes (pid -> index
+	 * + 1 in procs); interned exe strings */
 	pid_t top;
 	struct u64map live;
+	struct u64map procidx;
 	char **exes;
 	size_t nexes, exes_cap, images_cap, procs_cap, libs_cap;
 	unsigned long own_pidns;

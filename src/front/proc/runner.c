@@ -295,6 +295,7 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 		}
 	}
 	r->wall_ns = now_ns() - t0;
+	ptrack_drain(r->track, pid); /* top's end, with its CPU clock, before wait4 reaps it */
 	contain_census(r->contain);
 	if (!fg)
 		kill(-pid, SIGKILL); /* leftovers of the group; the zombie still holds the id */

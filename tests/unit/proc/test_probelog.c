@@ -240,7 +240,8 @@ static void test_contained(void)
 	    rec(c, sizeof c, "start", 99, 10, "/usr/bin/sort", "system", LIBC, NULL, NULL), d};
 	struct ptrack_image seen[] = {{.pid = 10, .exe = "/usr/bin/dash"},
 	                              {.pid = 11, .exe = "/usr/bin/sort"}};
-	struct ptrack_proc procs[] = {{10, 10}, {11, 11}, {99, 99}};
+	struct ptrack_proc procs[] = {
+	    {.pid = 10, .nspid = 10}, {.pid = 11, .nspid = 11}, {.pid = 99, .nspid = 99}};
 	struct ptrack_lib libs[] = {{10, "/usr/bin/dash", "/usr/lib/libtcmalloc_minimal.so.4.5"}};
 	struct ptrack t = {.mode = PTRACK_TRACED,
 	                   .images = seen,
@@ -280,7 +281,7 @@ static void test_contained(void)
 	procs[1].nspid = 2;
 	seen[1].nspid = 2;
 	t.nprocs = 3;
-	procs[2] = (struct ptrack_proc){12, 99};
+	procs[2] = (struct ptrack_proc){.pid = 12, .nspid = 99};
 	lines[1] = rec(ns, sizeof ns, "start", 2, 1, "/usr/bin/sort", "system", LIBC, NULL, NULL);
 	judge(lines, 3, &e, 10, NULL, &v);
 	CHECK(v.verified, "pids of a PID namespace match through NSpid (%s)", v.reason);
