@@ -64,6 +64,11 @@ struct contain {
  * is recorded in why. NULL only when memory ran out. */
 struct contain *contain_open(int connector);
 
+/* Takes one datagram of the proc connector (buf need not be aligned): the run's forks, execs and
+ * exits, and in *ack (may be NULL) the error of a PROC_EVENT_NONE, the answer to the listen. A
+ * message shorter than its header says, or than an event, is skipped. */
+void contain_datagram(struct contain *c, const void *buf, size_t len, int *ack);
+
 /* The connector's descriptor for poll (-1 without it). */
 int contain_fd(const struct contain *c);
 

@@ -4,6 +4,7 @@
  * judges it with the caller's judge while the run's tracking evidence is still there, and writes
  * the result to its pipe. */
 #include "front/proc/proc.h"
+#include "front/proc/guard.h"
 
 #include "common/atomicio.h"
 #include "common/prng.h"
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -222,6 +224,7 @@ int duet_run(struct duet_side *side, size_t n, const volatile sig_atomic_t *stop
              size_t errlen)
 {
 	struct helpers h = {.n = n, .stop = stop};
+	pid_t self = getpid();
 	int go[2], rc = 0;
 
 	if (n < 2 || n > DUET_MAX_SIDES) {
@@ -234,6 +237,9 @@ int duet_run(struct duet_side *side, size_t n, const volatile sig_atomic_t *stop
 		h.pid[i] = -1;
 		h.fd[i] = -1;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (side[i].spec->contain)
+			guard_ensure(); /* before the helpers: theirs is the bench's */
 	if (pipe2(go, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
@@ -255,6 +261,8 @@ int duet_run(struct duet_side *side, size_t n, const volatile sig_atomic_t *stop
 			break;
 		}
 		if (h.pid[i] == 0) {
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self)
+				_exit(1); /* a helper dies with the bench */
 			close(go[1]);
 			close(p[0]);
 			helper(&side[i], go[0], p[1]);

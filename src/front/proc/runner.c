@@ -3,6 +3,7 @@
  * the stop signals unblocked, so it neither polls nor races. */
 #include "front/proc/proc.h"
 #include "front/proc/contain.h"
+#include "front/proc/guard.h"
 #include "front/proc/orphans.h"
 #include "front/proc/ptrack.h"
 
@@ -202,6 +203,9 @@ static void child_exec(const struct runner_spec *spec, char **env, int out_fd, i
 	if ((spec->flags & RUNNER_DIE_WITH_PARENT) &&
 	    (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent))
 		_exit(128 + SIGTERM);
+	if (!fg && !(spec->flags & RUNNER_DIE_WITH_PARENT) &&
+	    (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent))
+		_exit(128 + SIGKILL);
 	if (!fg) {
 		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (devnull >= 0)
@@ -360,6 +364,8 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 
 	memset(r, 0, sizeof *r);
 	r->end = RUNNER_EXITED;
+	if (spec->contain)
+		guard_ensure();
 	sinks[1].buf = tailbuf;
 	if (spec->capture_stdout && !fg && !(sinks[0].buf = malloc(sinks[0].cap = 65536))) {
 		snprintf(err, errlen, "out of memory");
