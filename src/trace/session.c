@@ -371,7 +371,7 @@ int trace_record(char **cmd, const char *out, int wait_s)
 		return ST_FAIL;
 	}
 	tmpdir = tmpdir && *tmpdir ? tmpdir : "/tmp";
-	rb_remove_stale(tmpdir);
+	rb_remove_stale(tmpdir, stderr);
 	snprintf(dir, sizeof dir, "%s/" RB_DIR_PREFIX "%ld.XXXXXX", tmpdir, (long)getpid());
 	if (!mkdtemp(dir)) {
 		errmsg_print(stderr, "record", "%s: %s", dir, strerror(errno));
