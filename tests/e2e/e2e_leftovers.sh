@@ -79,13 +79,38 @@ ALLOCAB_TEST_NO_CGROUP=1 start_bench nocg --program 'exec sleep 1000' -a system,
 	--rounds 3 --timeout 600 -o "$TMP/nocg.json"
 until_true 30 pgrep -P "$bp" -x sleep >/dev/null
 pgrep -P "$bp" -x sleep >"$TMP/nocg.pids"
-kill -KILL "$bp"
-wait "$tp" 2>/dev/null
+{ kill -KILL "$bp"; wait "$tp"; } 2>/dev/null
 if [ -s "$TMP/nocg.pids" ] && until_true 10 none_alive "$TMP/nocg.pids" && until_true 10 nothing_of "$bp"; then
 	ok "SIGKILL, no cgroup: the run's process died with the bench, its temporary directories removed"
 else
 	notok "SIGKILL, no cgroup" "pids $(tr '\n' ' ' <"$TMP/nocg.pids"), left: $(dirs_of "$bp"); $(head -c 300 "$TMP/nocg.err")"
 fi
+
+# ---- a program that stops its tracer: the bench, its guard, a duet helper ----
+stop_bench() {
+	local name=$1
+	shift
+	timeout -s KILL "$KILL_AFTER" "$A" bench "$@" -a system,mimalloc --warmup 0 --quiet \
+		-o "$TMP/$name.json" >/dev/null 2>"$TMP/$name.err"
+	echo $? >"$TMP/rc"
+}
+stop_bench stop --program 'kill -STOP $PPID; exit 0' --rounds 1 --timeout 2
+st=$("$JGET" "$TMP/stop.json" rounds.0.runs.0.status 2>/dev/null)
+[ "$(cat "$TMP/rc")" = 1 ] && [ "$st" = timeout ] &&
+	grep -q "timeout, exit 0: allocab: the bench was stopped by a signal during the run and resumed by its guard past the run's time limit" "$TMP/stop.err" &&
+	ok "a run that SIGSTOPs the bench: resumed by the guard past the time limit, the runs are timeouts (rc 1)" ||
+	notok "SIGSTOP of the bench" "rc $(cat "$TMP/rc"), status '$st': $(head -c 300 "$TMP/stop.err")"
+stop_bench stopg --program 'kill -STOP $(pgrep -P $PPID -x allocab-guard); sleep 2; kill -STOP $PPID; exit 0' \
+	--rounds 1 --timeout 4
+st=$("$JGET" "$TMP/stopg.json" rounds.0.runs.0.status 2>/dev/null)
+[ "$(cat "$TMP/rc")" = 1 ] && [ "$st" = timeout ] &&
+	ok "a run that SIGSTOPs the guard, then the bench: the bench resumed its guard, the guard the bench" ||
+	notok "SIGSTOP of guard and bench" "rc $(cat "$TMP/rc"), status '$st': $(head -c 300 "$TMP/stopg.err")"
+stop_bench stopd --program 'kill -STOP $PPID; sleep 1' --rounds 2 --timeout 5 --one-cpu
+[ "$(cat "$TMP/rc")" = 1 ] &&
+	grep -q "^allocab: bench: the duet helper for CPU [0-9]* (the tracer of its run) was stopped by a signal during the round: resumed, but its runs are no measurement$" "$TMP/stopd.err" &&
+	ok "a run that SIGSTOPs its duet helper: resumed, the bench stops with the reason (rc 1)" ||
+	notok "SIGSTOP of a duet helper" "rc $(cat "$TMP/rc"): $(head -c 300 "$TMP/stopd.err")"
 
 if [ "$cgroup_ok" = 0 ]; then
 	skip "leftovers in cgroups" "not root or no writable cgroup2 directory"
@@ -97,8 +122,7 @@ fi
 start_bench kill --program "$F/spin.sh" -a system,mimalloc --rounds 3 --timeout 600 -o "$TMP/kill.json"
 until_true 30 has_run_procs "$bp" 2
 run_pids "$bp" >"$TMP/kill.pids"
-kill -KILL "$bp"
-wait "$tp" 2>/dev/null
+{ kill -KILL "$bp"; wait "$tp"; } 2>/dev/null
 if until_true 10 none_alive "$TMP/kill.pids" && until_true 10 nothing_of "$bp"; then
 	ok "SIGKILL: no process of the run survives ($(wc -l <"$TMP/kill.pids") processes), nor its cgroup or temporary directories"
 else
@@ -115,8 +139,7 @@ until_true 30 has_run_procs "$bp" 2
 run_pids "$bp" >"$TMP/kill2.pids"
 g=$(pgrep -P "$bp" -x allocab-guard)
 [ -n "$g" ] && kill -KILL "$g"
-kill -KILL "$bp"
-wait "$tp" 2>/dev/null
+{ kill -KILL "$bp"; wait "$tp"; } 2>/dev/null
 sleep 1
 if [ -n "$g" ] && [ -n "$(cgroups_of "$bp")" ] && ! none_alive "$TMP/kill2.pids"; then
 	ok "bench and guard SIGKILLed: the daemon runs on in the dead bench's cgroup"
@@ -141,8 +164,7 @@ start_bench onecpu --program "$F/spin.sh" -a system,mimalloc --rounds 3 --timeou
 	-o "$TMP/onecpu.json"
 until_true 30 has_run_procs "$bp" 4
 { run_pids "$bp"; pgrep -P "$bp" -x allocab; } >"$TMP/onecpu.pids"
-kill -KILL "$bp"
-wait "$tp" 2>/dev/null
+{ kill -KILL "$bp"; wait "$tp"; } 2>/dev/null
 if until_true 10 none_alive "$TMP/onecpu.pids" && until_true 10 nothing_of "$bp"; then
 	ok "SIGKILL under --one-cpu: no helper and no process of a run survives ($(wc -l <"$TMP/onecpu.pids") processes)"
 else

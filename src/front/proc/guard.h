@@ -9,6 +9,7 @@
 #define ALLOCAB_PROC_GUARD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -17,8 +18,9 @@ void sweep_own(void);
 
 /* Kills and removes the cgroups under this process's own cgroup, and removes this user's
  * temporary directories of TMPDIR, that name a process that no longer exists or is a zombie
- * (proc.h's prefixes); only: those of that pid alone, known to be dead (0: of any dead one). Names each on msgs as "allocab: WHO:
- * removed ..." (a warning when it cannot). Returns how many it found. */
+ * (proc.h's prefixes); only: those of that pid alone, known to be dead (0: of any dead one).
+ * Names each on msgs as "allocab: WHO: removed ..." (msgs NULL: says nothing of what it removed);
+ * what it cannot remove is a warning on stderr. Returns how many it found. */
 size_t sweep_leftovers(FILE *msgs, const char *who, pid_t only);
 
 /* Once per process, in a process that is not a helper of another: sweep_leftovers of any pid,
@@ -26,5 +28,18 @@ size_t sweep_leftovers(FILE *msgs, const char *who, pid_t only);
  * started). This process must be single-threaded: the parent-death signal follows the thread
  * that forked. Returns the guard's pid, or 0 without one. */
 pid_t guard_ensure(void);
+
+/* A run of the bench (not of a duet helper: the bench watches those, duet.c) begins: should the
+ * bench be found stopped by a signal after the CLOCK_MONOTONIC time resume_after_ns (the run's
+ * time limit and grace, and a second), its guard resumes it (SIGCONT): a program of the same user
+ * can stop its tracer, and the run's time limit holds regardless. */
+void guard_run(int64_t resume_after_ns);
+/* The run has ended: whether the guard had to resume the bench during it. */
+int guard_run_end(void);
+/* Resumes the guard when it is stopped by a signal (at most once a second; called while a run
+ * runs). */
+void guard_tend(void);
+/* Whether pid is stopped by a signal (state T in /proc/PID/stat; a ptrace stop is not). */
+int guard_stopped(pid_t pid);
 
 #endif

@@ -245,8 +245,9 @@ static void step_tracker(void *arg)
 	ptrack_drain(s->t, s->top);
 }
 
-/* Waits for the child while feeding the sinks and the tracker; enforces timeout and stop. */
-static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *sinks,
+/* Waits for the child while feeding the sinks and the tracker; enforces timeout and stop. Returns
+ * whether the bench was stopped by a signal past the run's time limit (its guard resumed it). */
+static int supervise(const struct runner_spec *spec, pid_t pid, struct sink *sinks,
                       const sigset_t *waitmask, int64_t t0, struct runner_result *r)
 {
 	int64_t deadline = spec->timeout_s > 0 ? t0 + (int64_t)(spec->timeout_s * 1e9) : INT64_MAX;
@@ -254,7 +255,10 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 	int killing = 0, killed = 0, status = 0, fg = spec->flags & RUNNER_FOREGROUND;
 	pid_t target = fg ? pid : -pid; /* a foreground child shares this process's group */
 	struct rusage ru;
+	int resumed;
 
+	if (deadline != INT64_MAX)
+		guard_run(deadline + (int64_t)((spec->grace_s + 1) * 1e9));
 	for (;;) {
 		siginfo_t si = {0};
 		struct pollfd pf[3] = {{.fd = sinks[0].fd, .events = POLLIN},
@@ -265,6 +269,7 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 
 		ptrack_drain(r->track, pid);
 		contain_drain(r->contain);
+		guard_tend();
 		/* The tracer sees its tracee's ptrace stops whatever the flags: only an exit ends.
 		 */
 		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
@@ -299,6 +304,7 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 		}
 	}
 	r->wall_ns = now_ns() - t0;
+	resumed = guard_run_end();
 	contain_census(r->contain);
 	if (!fg)
 		kill(-pid, SIGKILL); /* leftovers of the group; the zombie still holds the id */
@@ -320,6 +326,9 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 	r->major_faults = ru.ru_majflt;
 	r->vol_ctx_switches = ru.ru_nvcsw;
 	r->invol_ctx_switches = ru.ru_nivcsw;
+	if (resumed)
+		r->end = RUNNER_TIMEOUT;
+	return resumed;
 }
 
 /* RUNNER_WAIT_ORPHANS: reaps this process's children until none is left, the wait is over or a
@@ -360,6 +369,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 	int fg = spec->flags & RUNNER_FOREGROUND, fwd = spec->flags & RUNNER_FORWARD_SIGNALS;
 	pid_t pid, parent = getpid();
 	int64_t t0;
+	int resumed;
 	size_t keep;
 
 	memset(r, 0, sizeof *r);
@@ -444,7 +454,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 		sinks[1].fd = errp[0];
 		out[0] = errp[0] = -1;
 	}
-	supervise(spec, pid, sinks, &waitmask, t0, r);
+	resumed = supervise(spec, pid, sinks, &waitmask, t0, r);
 	if (spec->flags & RUNNER_WAIT_ORPHANS)
 		wait_orphans(spec, &waitmask, r);
 	if (sinks[0].buf)
@@ -456,6 +466,10 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 	keep = sinks[1].len < RUNNER_TAIL_MAX ? sinks[1].len : RUNNER_TAIL_MAX;
 	r->tail_len = runner_clean_tail(tailbuf + sinks[1].len - keep, keep,
 	                                sinks[1].truncated || sinks[1].len > keep, r->tail);
+	if (resumed)
+		r->tail_len = (size_t)snprintf(r->tail, sizeof r->tail, "%s",
+		                               "allocab: the bench was stopped by a signal during the "
+		                               "run and resumed by its guard past the run's time limit");
 	rc = 0;
 out:
 	for (int i = 0; i < 2; i++) {
