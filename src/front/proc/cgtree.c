@@ -163,9 +163,9 @@ static int first_sub(int fd, char name[NAME_MAX + 1])
 	while (!found && (e = readdir(d))) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (e->d_type == DT_DIR ||
-		    (e->d_type == DT_UNKNOWN &&
-		     fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))) {
+		if (e->d_type == DT_DIR || (e->d_type == DT_UNKNOWN &&
+		                            fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		                            S_ISDIR(st.st_mode))) {
 			snprintf(name, NAME_MAX + 1, "%s", e->d_name);
 			found = 1;
 		}

@@ -110,8 +110,10 @@ pid_t guard_ensure(void)
 	if ((guard = fork()) < 0) {
 		guard = 0;
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		errmsg_print(stderr, WHO, "warning: cannot start the guard that kills the runs if "
-		             "the bench is killed: %s", strerror(errno));
+		errmsg_print(stderr, WHO,
+		             "warning: cannot start the guard that kills the runs if "
+		             "the bench is killed: %s",
+		             strerror(errno));
 		return 0;
 	}
 	if (guard == 0)
@@ -154,4 +156,9 @@ void guard_tend(void)
 int guard_stopped(pid_t pid)
 {
 	return stopped(pid);
+}
+
+pid_t guard_pid(void)
+{
+	return guard;
 }

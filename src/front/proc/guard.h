@@ -39,6 +39,9 @@ int guard_run_end(void);
 /* Resumes the guard when it is stopped by a signal (at most once a second; called while a run
  * runs). */
 void guard_tend(void);
+/* The guard's pid (0: none): a child of this process that outlives its runs, never an orphan of
+ * one. */
+pid_t guard_pid(void);
 /* Whether pid is stopped by a signal (state T in /proc/PID/stat; a ptrace stop is not). */
 int guard_stopped(pid_t pid);
 

@@ -344,7 +344,10 @@ static void wait_orphans(const struct runner_spec *spec, const sigset_t *waitmas
 
 		if (p > 0)
 			continue;
-		if ((p < 0 && errno == ECHILD) || fwd_caught || (left = until - now_ns()) <= 0)
+		/* the guard is a child that outlives the wait, and no orphan */
+		if ((p < 0 && errno == ECHILD) ||
+		    (p == 0 && guard_pid() && orphans_list(NULL, 0) == 0) || fwd_caught ||
+		    (left = until - now_ns()) <= 0)
 			break;
 		left = min64(left, 1000000000);
 		ts = (struct timespec){.tv_sec = left / 1000000000, .tv_nsec = left % 1000000000};

@@ -111,12 +111,15 @@ static size_t sweep_cgroups(FILE *msgs, const char *who, pid_t only)
 		snprintf(path, sizeof path, "%s/%s", base, e->d_name);
 		busy = cgtree_populated(path);
 		if (cgtree_remove(path, cgtree_now() + 2, NULL, NULL, &left) != 0)
-			errmsg_print(stderr, who, "warning: cannot remove the cgroup %s, left by allocab "
-			             "pid %ld, which died (%zu cgroups left): %s", path, pid, left,
-			             strerror(errno));
+			errmsg_print(stderr, who,
+			             "warning: cannot remove the cgroup %s, left by allocab "
+			             "pid %ld, which died (%zu cgroups left): %s",
+			             path, pid, left, strerror(errno));
 		else if (msgs)
-			errmsg_print(msgs, who, "removed the cgroup %s, left by allocab pid %ld, which "
-			             "died%s", path, pid, busy ? "; killed the processes still in it" : "");
+			errmsg_print(msgs, who,
+			             "removed the cgroup %s, left by allocab pid %ld, which "
+			             "died%s",
+			             path, pid, busy ? "; killed the processes still in it" : "");
 		done++;
 	}
 	closedir(d);
@@ -147,11 +150,14 @@ static size_t sweep_dirs(FILE *msgs, const char *who, pid_t only)
 		    st.st_uid != geteuid())
 			continue;
 		if (rmtree_remove(path, &c) != 0)
-			errmsg_print(stderr, who, "warning: cannot remove %s, left by allocab pid %ld, "
-			             "which died: %s", path, pid, strerror(errno));
+			errmsg_print(stderr, who,
+			             "warning: cannot remove %s, left by allocab pid %ld, "
+			             "which died: %s",
+			             path, pid, strerror(errno));
 		else if (msgs)
-			errmsg_print(msgs, who, "removed %s, left by allocab pid %ld, which died: %s",
-			             path, pid, rmtree_describe(&c, what, sizeof what));
+			errmsg_print(msgs, who,
+			             "removed %s, left by allocab pid %ld, which died: %s", path,
+			             pid, rmtree_describe(&c, what, sizeof what));
 		done++;
 	}
 	closedir(d);
