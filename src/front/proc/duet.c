@@ -278,16 +278,29 @@ static double wait_until(const struct duet_side *side, size_t n)
 }
 
 /* Reaps the helpers; failed: kills them first (SIGKILL acts on a stopped one too), then removes
- * what their runs left (the runs themselves die with their helper: runner.c). */
+ * what their runs left (the runs themselves die with their helper: runner.c). A helper stopped
+ * after its report is resumed; one not gone within DUET_REAP_S is killed. */
+#define DUET_REAP_S 5
 static void reap(struct helpers *h, int failed)
 {
+	double until = mono_s() + DUET_REAP_S;
+
 	for (size_t i = 0; i < h->n; i++) {
 		if (failed && h->pid[i] > 0)
 			kill(h->pid[i], SIGKILL);
 		if (h->fd[i] >= 0)
 			close(h->fd[i]);
-		while (h->pid[i] > 0 && waitpid(h->pid[i], NULL, 0) < 0 && errno == EINTR)
-			;
+		while (h->pid[i] > 0) {
+			pid_t w = waitpid(h->pid[i], NULL, WNOHANG);
+
+			if (w == h->pid[i] || (w < 0 && errno != EINTR))
+				break;
+			if (guard_stopped(h->pid[i]))
+				kill(h->pid[i], SIGCONT);
+			if (mono_s() > until)
+				kill(h->pid[i], SIGKILL);
+			nanosleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
+		}
 	}
 	if (failed)
 		sweep_leftovers(NULL, "bench", 0);
