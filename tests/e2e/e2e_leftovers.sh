@@ -6,8 +6,10 @@
 # makes cgroups of its own (a child, a frozen one, 200 nested, its own frozen) leaves none; a
 # bench started with SIGCHLD ignored does not hang; a SIGTERMed bench whose run double-forked a
 # daemon leaves nothing; names a run plants in TMPDIR like a dead bench's are removed without
-# following a link, and a live process's are kept; a SIGKILLed `allocab record`'s stream directory
-# is removed and named by the next one. Every wait is bounded; no check is of speed.
+# following a link, a live pid's and one a live process claims (another PID namespace's bench) are
+# kept; a SIGKILLed `allocab record`'s stream directory is removed and named by the next one. A
+# program that stops the bench, its guard or a duet helper hangs nothing. Every wait is bounded;
+# no check is of speed.
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 BUILD=$(cd "$BUILD" && pwd)
@@ -210,8 +212,18 @@ deadpid=$!
 wait "$deadpid"
 timeout -s KILL "$KILL_AFTER" "$A" bench --program "$F/decoys.sh $deadpid $TMP/outside" -a system,mimalloc \
 	--rounds 1 --warmup 0 --quiet -o "$TMP/decoy.json" >/dev/null 2>&1
+# a bench of another PID namespace: its pid is free here, but it holds its directory's claim
+mkdir "$TMPDIR/allocab-probe.$deadpid.held"
+flock -s "$TMPDIR/allocab-probe.$deadpid.held" sleep 120 &
+holder=$!
+sleep 0.5
 timeout -s KILL "$KILL_AFTER" "$A" bench --program /bin/true -a system,mimalloc --rounds 1 --warmup 0 \
 	--quiet -o "$TMP/decoy2.json" >/dev/null 2>"$TMP/decoy.err"
+[ -d "$TMPDIR/allocab-probe.$deadpid.held" ] && ! grep -q "allocab-probe.$deadpid.held" "$TMP/decoy.err" &&
+	ok "a dead pid's directory that a live process claims (flock) is kept" ||
+	notok "claimed directory" "$(ls "$TMPDIR"); $(head -c 300 "$TMP/decoy.err")"
+pkill -P "$holder"
+wait "$holder" 2>/dev/null
 if [ ! -e "$TMPDIR/allocab-phases.$deadpid.decoy" ] && [ "$(cat "$TMP/outside/file")" = precious ] &&
 	[ -L "$TMPDIR/allocab-probe.$deadpid.link" ] && [ -d "$TMPDIR/allocab-probe.1.alive" ] &&
 	grep -q "removed $TMPDIR/allocab-phases.$deadpid.decoy, left by allocab pid $deadpid, which died: 1 symbolic link" "$TMP/decoy.err"; then
@@ -219,7 +231,7 @@ if [ ! -e "$TMPDIR/allocab-phases.$deadpid.decoy" ] && [ "$(cat "$TMP/outside/fi
 else
 	notok "planted names" "$(ls -la "$TMPDIR" "$TMP/outside" | head -c 400); $(head -c 300 "$TMP/decoy.err")"
 fi
-rm -rf "$TMPDIR/allocab-probe.1.alive" "$TMPDIR/allocab-probe.$deadpid.link"
+rm -rf "$TMPDIR/allocab-probe.1.alive" "$TMPDIR/allocab-probe.$deadpid.link" "$TMPDIR/allocab-probe.$deadpid.held"
 
 # ---- allocab record: the next one removes a killed one's stream directory and names it ----
 "$A" record -o "$TMP/r.trace" -- sh -c 'while :; do ls / >/dev/null; done' >/dev/null 2>&1 &

@@ -231,6 +231,7 @@ enum status bench_setup_probe(struct bench_config *c, const struct bench_program
 		return errmsg_status(ST_FAIL, err, errlen, "cannot create a directory in %s: %s",
 		                     tmp, strerror(errno));
 	}
+	sweep_claim(pp->dir); /* held while the bench lives */
 	c->probe_dir = pp->dir;
 	snprintf(pp->containment, sizeof pp->containment, "%s",
 	         contain_available(cwhy, sizeof cwhy));

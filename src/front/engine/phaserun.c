@@ -30,8 +30,10 @@ int phaserun_dir(char dir[PATH_MAX], char *err, size_t errlen)
 	const char *tmp = sweep_tmpdir();
 
 	snprintf(dir, PATH_MAX, "%s/" SWEEP_PHASES_PREFIX "%ld.XXXXXX", tmp, (long)sweep_owner());
-	if (mkdtemp(dir))
+	if (mkdtemp(dir)) {
+		sweep_claim(dir); /* held while the bench lives */
 		return 0;
+	}
 	dir[0] = '\0';
 	return errmsg_fail(err, errlen, "cannot create a directory in %s: %s", tmp,
 	                   strerror(errno));

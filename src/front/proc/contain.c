@@ -280,6 +280,7 @@ struct contain *contain_open(int connector)
 	c->nl = -1;
 	c->self = getpid();
 	c->cgroup = cgroup_make(c) == 0;
+	c->claim = c->cgroup ? sweep_claim(c->dir) : -1;
 	c->connector = connector && connector_open(c) >= 0;
 	return c;
 }
@@ -448,6 +449,8 @@ void contain_free(struct contain *c)
 {
 	if (!c)
 		return;
+	if (c->claim >= 0)
+		close(c->claim);
 	if (c->nl >= 0) {
 		connector_send(c->nl, PROC_CN_MCAST_IGNORE);
 		close(c->nl);

@@ -52,6 +52,7 @@ struct contain {
 	/* internal */
 	char dir[8400];
 	int nl;
+	int claim; /* the cgroup claimed for this process (sweep_claim), -1 */
 	pid_t self;
 	struct u64map tree; /* the run's tree of processes (thread-group ids; values unused) */
 	size_t execs_cap;

@@ -300,14 +300,19 @@ void facts_put(cJSON *doc, const char *when, int keep, const struct facts *f);
  * outside itself carries the pid of its owner, the bench: its runs' cgroups are
  * SWEEP_CGROUP_PREFIX<owner>.<maker>.<n> under its own cgroup (the maker is the bench or the duet
  * helper that ran the run), its temporary directories in TMPDIR SWEEP_PROBE_PREFIX<owner>.XXXXXX
- * and SWEEP_PHASES_PREFIX<owner>.XXXXXX. What carries the pid of a process that no longer exists
- * (in this PID namespace) is a dead bench's. */
+ * and SWEEP_PHASES_PREFIX<owner>.XXXXXX, each claimed (sweep_claim). What carries the pid of a
+ * process that no longer exists (in this PID namespace, or a zombie) and is claimed by no live
+ * process is a dead bench's. */
 #define SWEEP_CGROUP_PREFIX "allocab-run."
 #define SWEEP_PROBE_PREFIX  "allocab-probe."
 #define SWEEP_PHASES_PREFIX "allocab-phases."
 
 /* The owner named in what is made: the bench (front/proc/guard.h), else this process. */
 pid_t sweep_owner(void);
+/* Claims dir, just made, for this process while it lives: a shared lock (flock) on a descriptor of
+ * it (O_CLOEXEC), which no later bench's sweep takes from a live owner, whatever its PID
+ * namespace. Returns the descriptor (closing it lets go), or -1. */
+int sweep_claim(const char *dir);
 /* The directory temporary directories are made in: TMPDIR when it is an absolute path, else
  * /tmp. */
 const char *sweep_tmpdir(void);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +38,30 @@ const char *sweep_tmpdir(void)
 	const char *tmp = getenv("TMPDIR");
 
 	return tmp && tmp[0] == '/' ? tmp : "/tmp";
+}
+
+int sweep_claim(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Whether a live process holds dir's claim (a bench of another PID namespace); 0 also when dir
+ * cannot be opened. */
+static int claimed(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), held;
+
+	if (fd < 0)
+		return 0;
+	held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
 }
 
 /* Whether no process has this pid (in this PID namespace), or only its zombie. */
@@ -109,6 +134,8 @@ static size_t sweep_cgroups(FILE *msgs, const char *who, pid_t only)
 		if (!dead_name(e->d_name, SWEEP_CGROUP_PREFIX, 1, only, &pid))
 			continue;
 		snprintf(path, sizeof path, "%s/%s", base, e->d_name);
+		if (!only && claimed(path))
+			continue;
 		busy = cgtree_populated(path);
 		if (cgtree_remove(path, cgtree_now() + 2, NULL, NULL, &left) != 0)
 			errmsg_print(stderr, who,
@@ -147,7 +174,7 @@ static size_t sweep_dirs(FILE *msgs, const char *who, pid_t only)
 			i++;
 		snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
 		if (!prefixes[i] || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
-		    st.st_uid != geteuid())
+		    st.st_uid != geteuid() || (!only && claimed(path)))
 			continue;
 		if (rmtree_remove(path, &c) != 0)
 			errmsg_print(stderr, who,
