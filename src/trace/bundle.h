@@ -62,7 +62,8 @@ void rb_result_free(struct rb_result *res);
 int rb_remove_streams(const char *dir, struct rmtree_count *foreign);
 
 /* The stream directories are TMPDIR/RB_DIR_PREFIX PID.XXXXXX. rb_remove_stale removes those in
- * tmp of this user's recorders that no longer exist (killed before their own clean-up), naming
+ * tmp of this user's recorders that no longer exist (killed before their own clean-up) and that no
+ * live process claims (a recorder of another PID namespace: proc.h's sweep_claim), naming
  * each on msgs ("allocab: record: removed DIR, left by allocab pid N, which died: ..."). */
 #define RB_DIR_PREFIX "allocab-record."
 void rb_remove_stale(const char *tmp, FILE *msgs);

@@ -239,7 +239,15 @@ rp=$!
 until_true 30 test -n "$(find "$TMPDIR" -maxdepth 1 -name "allocab-record.$rp.*")"
 kill -KILL "$rp"
 wait "$rp" 2>/dev/null
+mkdir "$TMPDIR/allocab-record.$deadpid.held"
+flock -s "$TMPDIR/allocab-record.$deadpid.held" sleep 120 &
+holder=$!
+sleep 0.5
 "$A" record -o "$TMP/r2.trace" -- /bin/true >/dev/null 2>"$TMP/rec.err"
+[ -d "$TMPDIR/allocab-record.$deadpid.held" ] && ok "record: a dead pid's stream directory that a live process claims is kept" ||
+	notok "record: claimed directory" "$(ls "$TMPDIR")"
+pkill -P "$holder"
+wait "$holder" 2>/dev/null
 if [ -z "$(find "$TMPDIR" -maxdepth 1 -name "allocab-record.$rp.*")" ] &&
 	grep -q "^allocab: record: removed $TMPDIR/allocab-record\.$rp\.[^ ]*, left by allocab pid $rp, which died$" "$TMP/rec.err"; then
 	ok "record: the next one removed a SIGKILLed recorder's stream directory at once and named it"
