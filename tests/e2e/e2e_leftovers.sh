@@ -121,6 +121,56 @@ stop_bench stopd --program 'kill -STOP $PPID; sleep 1' --rounds 2 --timeout 5 --
 	ok "a run that SIGSTOPs its duet helper: resumed, the bench stops with the reason (rc 1)" ||
 	notok "SIGSTOP of a duet helper" "rc $(cat "$TMP/rc"): $(head -c 300 "$TMP/stopd.err")"
 
+# ---- own: names planted in TMPDIR like a dead bench's ----
+mkdir -p "$TMP/outside"
+echo precious >"$TMP/outside/file"
+sh -c 'exit 0' &
+deadpid=$!
+wait "$deadpid"
+timeout -s KILL "$KILL_AFTER" "$A" bench --program "$F/decoys.sh $deadpid $TMP/outside" -a system,mimalloc \
+	--rounds 1 --warmup 0 --quiet -o "$TMP/decoy.json" >/dev/null 2>&1
+# a bench of another PID namespace: its pid is free here, but it holds its directory's claim
+mkdir "$TMPDIR/allocab-probe.$deadpid.held"
+flock -s "$TMPDIR/allocab-probe.$deadpid.held" sleep 120 &
+holder=$!
+sleep 0.5
+timeout -s KILL "$KILL_AFTER" "$A" bench --program /bin/true -a system,mimalloc --rounds 1 --warmup 0 \
+	--quiet -o "$TMP/decoy2.json" >/dev/null 2>"$TMP/decoy.err"
+[ -d "$TMPDIR/allocab-probe.$deadpid.held" ] && ! grep -q "allocab-probe.$deadpid.held" "$TMP/decoy.err" &&
+	ok "a dead pid's directory that a live process claims (flock) is kept" ||
+	notok "claimed directory" "$(ls "$TMPDIR"); $(head -c 300 "$TMP/decoy.err")"
+pkill -P "$holder"
+wait "$holder" 2>/dev/null
+if [ ! -e "$TMPDIR/allocab-phases.$deadpid.decoy" ] && [ "$(cat "$TMP/outside/file")" = precious ] &&
+	[ -L "$TMPDIR/allocab-probe.$deadpid.link" ] && [ -d "$TMPDIR/allocab-probe.1.alive" ] &&
+	grep -q "removed $TMPDIR/allocab-phases.$deadpid.decoy, left by allocab pid $deadpid, which died: 1 symbolic link" "$TMP/decoy.err"; then
+	ok "planted names: a dead pid's directory removed and named, its link not followed; a link and a live pid's directory kept"
+else
+	notok "planted names" "$(ls -la "$TMPDIR" "$TMP/outside" | head -c 400); $(head -c 300 "$TMP/decoy.err")"
+fi
+rm -rf "$TMPDIR/allocab-probe.1.alive" "$TMPDIR/allocab-probe.$deadpid.link" "$TMPDIR/allocab-probe.$deadpid.held"
+
+# ---- allocab record: the next one removes a killed one's stream directory and names it ----
+"$A" record -o "$TMP/r.trace" -- sh -c 'while :; do ls / >/dev/null; done' >/dev/null 2>&1 &
+rp=$!
+until_true 30 test -n "$(find "$TMPDIR" -maxdepth 1 -name "allocab-record.$rp.*")"
+kill -KILL "$rp"
+wait "$rp" 2>/dev/null
+mkdir "$TMPDIR/allocab-record.$deadpid.held"
+flock -s "$TMPDIR/allocab-record.$deadpid.held" sleep 120 &
+holder=$!
+sleep 0.5
+"$A" record -o "$TMP/r2.trace" -- /bin/true >/dev/null 2>"$TMP/rec.err"
+[ -d "$TMPDIR/allocab-record.$deadpid.held" ] && ok "record: a dead pid's stream directory that a live process claims is kept" ||
+	notok "record: claimed directory" "$(ls "$TMPDIR")"
+pkill -P "$holder"
+wait "$holder" 2>/dev/null
+if [ -z "$(find "$TMPDIR" -maxdepth 1 -name "allocab-record.$rp.*")" ] &&
+	grep -q "^allocab: record: removed $TMPDIR/allocab-record\.$rp\.[^ ]*, left by allocab pid $rp, which died$" "$TMP/rec.err"; then
+	ok "record: the next one removed a SIGKILLed recorder's stream directory at once and named it"
+else
+	notok "record: stream directory" "$(ls "$TMPDIR"); $(head -c 300 "$TMP/rec.err")"
+fi
 if [ "$cgroup_ok" = 0 ]; then
 	skip "leftovers in cgroups" "not root or no writable cgroup2 directory"
 	exit $t_fail
@@ -204,54 +254,4 @@ else
 	notok "SIGTERM" "alive: $(tr '\n' ' ' <"$TMP/term.pids"); left: $(cgroups_of "$bp") $(dirs_of "$bp"); $(head -c 300 "$TMP/term.err")"
 fi
 
-# ---- own: names planted in TMPDIR like a dead bench's ----
-mkdir -p "$TMP/outside"
-echo precious >"$TMP/outside/file"
-sh -c 'exit 0' &
-deadpid=$!
-wait "$deadpid"
-timeout -s KILL "$KILL_AFTER" "$A" bench --program "$F/decoys.sh $deadpid $TMP/outside" -a system,mimalloc \
-	--rounds 1 --warmup 0 --quiet -o "$TMP/decoy.json" >/dev/null 2>&1
-# a bench of another PID namespace: its pid is free here, but it holds its directory's claim
-mkdir "$TMPDIR/allocab-probe.$deadpid.held"
-flock -s "$TMPDIR/allocab-probe.$deadpid.held" sleep 120 &
-holder=$!
-sleep 0.5
-timeout -s KILL "$KILL_AFTER" "$A" bench --program /bin/true -a system,mimalloc --rounds 1 --warmup 0 \
-	--quiet -o "$TMP/decoy2.json" >/dev/null 2>"$TMP/decoy.err"
-[ -d "$TMPDIR/allocab-probe.$deadpid.held" ] && ! grep -q "allocab-probe.$deadpid.held" "$TMP/decoy.err" &&
-	ok "a dead pid's directory that a live process claims (flock) is kept" ||
-	notok "claimed directory" "$(ls "$TMPDIR"); $(head -c 300 "$TMP/decoy.err")"
-pkill -P "$holder"
-wait "$holder" 2>/dev/null
-if [ ! -e "$TMPDIR/allocab-phases.$deadpid.decoy" ] && [ "$(cat "$TMP/outside/file")" = precious ] &&
-	[ -L "$TMPDIR/allocab-probe.$deadpid.link" ] && [ -d "$TMPDIR/allocab-probe.1.alive" ] &&
-	grep -q "removed $TMPDIR/allocab-phases.$deadpid.decoy, left by allocab pid $deadpid, which died: 1 symbolic link" "$TMP/decoy.err"; then
-	ok "planted names: a dead pid's directory removed and named, its link not followed; a link and a live pid's directory kept"
-else
-	notok "planted names" "$(ls -la "$TMPDIR" "$TMP/outside" | head -c 400); $(head -c 300 "$TMP/decoy.err")"
-fi
-rm -rf "$TMPDIR/allocab-probe.1.alive" "$TMPDIR/allocab-probe.$deadpid.link" "$TMPDIR/allocab-probe.$deadpid.held"
-
-# ---- allocab record: the next one removes a killed one's stream directory and names it ----
-"$A" record -o "$TMP/r.trace" -- sh -c 'while :; do ls / >/dev/null; done' >/dev/null 2>&1 &
-rp=$!
-until_true 30 test -n "$(find "$TMPDIR" -maxdepth 1 -name "allocab-record.$rp.*")"
-kill -KILL "$rp"
-wait "$rp" 2>/dev/null
-mkdir "$TMPDIR/allocab-record.$deadpid.held"
-flock -s "$TMPDIR/allocab-record.$deadpid.held" sleep 120 &
-holder=$!
-sleep 0.5
-"$A" record -o "$TMP/r2.trace" -- /bin/true >/dev/null 2>"$TMP/rec.err"
-[ -d "$TMPDIR/allocab-record.$deadpid.held" ] && ok "record: a dead pid's stream directory that a live process claims is kept" ||
-	notok "record: claimed directory" "$(ls "$TMPDIR")"
-pkill -P "$holder"
-wait "$holder" 2>/dev/null
-if [ -z "$(find "$TMPDIR" -maxdepth 1 -name "allocab-record.$rp.*")" ] &&
-	grep -q "^allocab: record: removed $TMPDIR/allocab-record\.$rp\.[^ ]*, left by allocab pid $rp, which died$" "$TMP/rec.err"; then
-	ok "record: the next one removed a SIGKILLed recorder's stream directory at once and named it"
-else
-	notok "record: stream directory" "$(ls "$TMPDIR"); $(head -c 300 "$TMP/rec.err")"
-fi
 exit $t_fail
