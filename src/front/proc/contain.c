@@ -167,7 +167,9 @@ static void on_event(struct contain *c, const struct proc_event *ev, int *ack)
 
 void contain_datagram(struct contain *c, const void *buf, size_t len, int *ack)
 {
-	for (const struct nlmsghdr *nh = buf; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len)) {
+	ssize_t left = len > INT32_MAX ? INT32_MAX : (ssize_t)len; /* signed: NLMSG_NEXT can pass 0 */
+
+	for (const struct nlmsghdr *nh = buf; NLMSG_OK(nh, left); nh = NLMSG_NEXT(nh, left)) {
 		const struct cn_msg *cn = NLMSG_DATA(nh);
 		struct proc_event ev;
 		size_t room = nh->nlmsg_len - NLMSG_LENGTH(0);

@@ -65,6 +65,27 @@ static void test_datagram(void)
 	put(buf + 4, &off, &ev, sizeof ev);
 	contain_datagram(&c, buf + 4, off, NULL);
 	CHECK(u64map_get(&c.tree, 2000) == NULL, "an exit leaves the tree (datagram at +4)");
+	{
+		/* a last message whose length is not a multiple of 4, in a buffer of exactly its
+		 * length: the walk must stop there, not run past the end (ASan) */
+		size_t n = NLMSG_LENGTH(sizeof(struct cn_msg) + sizeof ev) + 1;
+		char *exact = malloc(n);
+		struct nlmsghdr nh;
+
+		off = 0;
+		ev.what = PROC_EVENT_FORK;
+		ev.event_data.fork.parent_tgid = 1000;
+		ev.event_data.fork.child_tgid = 5000;
+		put(buf, &off, &ev, sizeof ev);
+		memcpy(&nh, buf, sizeof nh);
+		nh.nlmsg_len = (__u32)n;
+		memcpy(buf, &nh, sizeof nh);
+		memcpy(exact, buf, n);
+		contain_datagram(&c, exact, n, NULL);
+		CHECK(u64map_get(&c.tree, 5000) != NULL, "a last message of odd length is read, "
+		                                         "and the walk ends at the buffer's end");
+		free(exact);
+	}
 	u64map_free(&c.tree);
 }
 
