@@ -8,6 +8,7 @@
 #include "front/cmd/commands.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -126,6 +127,10 @@ int main(int argc, char **argv)
 	int k;
 
 	claim_std_fds();
+	/* An ignored SIGCHLD is inherited through exec (a supervisor, a CI agent, a Python parent
+	 * that set SIG_IGN): the kernel would then reap every child at once, and no wait for a run,
+	 * a helper or a measuring child would get its status. */
+	signal(SIGCHLD, SIG_DFL);
 
 	if (!cmd) {
 		usage(stderr);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -92,24 +93,47 @@ int rb_remove_streams(const char *dir, struct rmtree_count *foreign)
 	return rmtree_remove(dir, foreign);
 }
 
-void rb_remove_stale(const char *tmp)
+/* Whether a live recorder holds dir's claim (a shared flock: one of another PID namespace). */
+static int claimed(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), held;
+
+	if (fd < 0)
+		return 0;
+	held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
+}
+
+void rb_remove_stale(const char *tmp, FILE *msgs)
 {
 	DIR *d = opendir(tmp);
 	struct dirent *e;
-	char path[PATH_MAX];
+	char path[PATH_MAX], what[160];
 	struct stat st;
 	long pid;
 
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
+		struct rmtree_count c = {0};
+
 		if (sscanf(e->d_name, RB_DIR_PREFIX "%ld.", &pid) != 1 || pid <= 0 ||
 		    kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-		    st.st_mtime + RB_STALE_S < time(NULL))
-			rb_remove_streams(path, &(struct rmtree_count){0});
+		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+		    claimed(path))
+			continue;
+		if (rb_remove_streams(path, &c) == 0)
+			errmsg_print(msgs, "record", "removed %s, left by allocab pid %ld, which died%s%s",
+			             path, pid, c.files + c.dirs + c.links + c.others ? ": " : "",
+			             c.files + c.dirs + c.links + c.others
+			                 ? rmtree_describe(&c, what, sizeof what)
+			                 : "");
+		else
+			errmsg_print(msgs, "record", "warning: cannot remove %s, left by allocab pid %ld, "
+			             "which died: %s", path, pid, strerror(errno));
 	}
 	closedir(d);
 }

@@ -62,10 +62,10 @@ void rb_result_free(struct rb_result *res);
 int rb_remove_streams(const char *dir, struct rmtree_count *foreign);
 
 /* The stream directories are TMPDIR/RB_DIR_PREFIX PID.XXXXXX. rb_remove_stale removes those in
- * tmp of recorders that no longer exist (killed before their own clean-up), once they are
- * RB_STALE_S seconds old. */
+ * tmp of this user's recorders that no longer exist (killed before their own clean-up) and that no
+ * live process claims (a recorder of another PID namespace: proc.h's sweep_claim), naming
+ * each on msgs ("allocab: record: removed DIR, left by allocab pid N, which died: ..."). */
 #define RB_DIR_PREFIX "allocab-record."
-#define RB_STALE_S    60
-void rb_remove_stale(const char *tmp);
+void rb_remove_stale(const char *tmp, FILE *msgs);
 
 #endif

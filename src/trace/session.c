@@ -364,24 +364,27 @@ int trace_record(char **cmd, const char *out, int wait_s)
 {
 	const char *tmpdir = getenv("TMPDIR");
 	char lib[PATH_MAX], dir[PATH_MAX], err[PATH_MAX + 256];
-	int rc;
+	int rc, claim;
 
 	if (ownlib_find("record", "ALLOCAB_RECORD_LIB", lib, sizeof lib, err, sizeof err) != 0) {
 		errmsg_print(stderr, "record", "%s", err);
 		return ST_FAIL;
 	}
 	tmpdir = tmpdir && *tmpdir ? tmpdir : "/tmp";
-	rb_remove_stale(tmpdir);
+	rb_remove_stale(tmpdir, stderr);
 	snprintf(dir, sizeof dir, "%s/" RB_DIR_PREFIX "%ld.XXXXXX", tmpdir, (long)getpid());
 	if (!mkdtemp(dir)) {
 		errmsg_print(stderr, "record", "%s: %s", dir, strerror(errno));
 		return ST_FAIL;
 	}
+	claim = sweep_claim(dir); /* rb_remove_stale leaves a claimed one alone */
 	catch_signals();
 	if (runner_adopt_orphans(err, sizeof err) != 0)
 		fprintf(stderr,
 		        "allocab: record: warning: cannot collect background processes: %s\n", err);
 	rc = record(cmd, lib, dir, out, wait_s);
 	remove_dir(dir);
+	if (claim >= 0)
+		close(claim);
 	return rc;
 }

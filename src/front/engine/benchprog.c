@@ -207,7 +207,7 @@ enum status bench_setup_program(struct bench_config *c, const struct bench_progr
 enum status bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
                               struct bench_probe_paths *pp, char *err, size_t errlen)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = sweep_tmpdir();
 	char why[48], cwhy[160];
 	int any = 0;
 
@@ -224,13 +224,14 @@ enum status bench_setup_probe(struct bench_config *c, const struct bench_program
 			return ST_FAIL;
 		c->count_lib = pp->count;
 	}
-	snprintf(pp->dir, sizeof pp->dir, "%s/allocab-probe.XXXXXX",
-	         tmp && tmp[0] == '/' ? tmp : "/tmp");
+	snprintf(pp->dir, sizeof pp->dir, "%s/" SWEEP_PROBE_PREFIX "%ld.XXXXXX", tmp,
+	         (long)sweep_owner());
 	if (!mkdtemp(pp->dir)) {
 		pp->dir[0] = '\0';
 		return errmsg_status(ST_FAIL, err, errlen, "cannot create a directory in %s: %s",
-		                     tmp && tmp[0] == '/' ? tmp : "/tmp", strerror(errno));
+		                     tmp, strerror(errno));
 	}
+	sweep_claim(pp->dir); /* held while the bench lives */
 	c->probe_dir = pp->dir;
 	snprintf(pp->containment, sizeof pp->containment, "%s",
 	         contain_available(cwhy, sizeof cwhy));

@@ -6,6 +6,7 @@
 
 #include "common/errmsg.h"
 #include "common/steady.h"
+#include "front/proc/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,14 +27,16 @@ int64_t phaserun_clock(void)
 
 int phaserun_dir(char dir[PATH_MAX], char *err, size_t errlen)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = sweep_tmpdir();
 
-	snprintf(dir, PATH_MAX, "%s/allocab-phases.XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
-	if (mkdtemp(dir))
+	snprintf(dir, PATH_MAX, "%s/" SWEEP_PHASES_PREFIX "%ld.XXXXXX", tmp, (long)sweep_owner());
+	if (mkdtemp(dir)) {
+		sweep_claim(dir); /* held while the bench lives */
 		return 0;
+	}
 	dir[0] = '\0';
-	return errmsg_fail(err, errlen, "cannot create a directory in %s: %s",
-	                   tmp && tmp[0] == '/' ? tmp : "/tmp", strerror(errno));
+	return errmsg_fail(err, errlen, "cannot create a directory in %s: %s", tmp,
+	                   strerror(errno));
 }
 
 int phaserun_prepare(const char *dir, unsigned long n, char *const *base, struct phaserun *p,

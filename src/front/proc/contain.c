@@ -1,7 +1,10 @@
 /* contain.c - a run's cgroup and the proc connector (contain.h). */
 #include "front/proc/contain.h"
+#include "front/proc/cgtree.h"
 #include "front/proc/proc.h"
 #include "front/proc/ptrack.h"
+
+#include "common/errmsg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +13,7 @@
 #include <linux/netlink.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,14 +31,6 @@ static int hook(const char *var)
 	const char *v = getenv(var);
 
 	return v && strcmp(v, "1") == 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void add_why(struct contain *c, const char *fmt, const char *a, const char *b)
@@ -152,46 +148,58 @@ static int connector_send(int fd, enum proc_cn_mcast_op op)
 	return send(fd, nh, nh->nlmsg_len, 0) == (ssize_t)nh->nlmsg_len ? 0 : -1;
 }
 
-/* Handles one datagram; *ack is set to the error of a PROC_EVENT_NONE (the listen's answer). */
-static void on_datagram(struct contain *c, const char *buf, ssize_t len, int *ack)
+/* One event of the connector; *ack is set to the error of a PROC_EVENT_NONE (the listen's
+ * answer). */
+static void on_event(struct contain *c, const struct proc_event *ev, int *ack)
 {
-	for (const struct nlmsghdr *nh = (const void *)buf; NLMSG_OK(nh, (size_t)len);
-	     nh = NLMSG_NEXT(nh, len)) {
+	switch (ev->what) {
+	case PROC_EVENT_NONE:
+		if (ack)
+			*ack = (int)ev->event_data.ack.err;
+		break;
+	case PROC_EVENT_FORK: {
+		long parent = ev->event_data.fork.parent_tgid, child = ev->event_data.fork.child_tgid;
+
+		/* CLONE_PARENT makes a child of the run a child of this process, which starts no
+		 * other process while a run runs. */
+		if (child != parent) /* not a thread: the id names a new process now */
+			u64map_take(&c->ended, (uint64_t)child, NULL);
+		if (child != c->self && (tree_lives(c, parent) || (parent == c->self && c->tree.n)))
+			tree_add(c, child);
+		break;
+	}
+	case PROC_EVENT_EXEC:
+		if (tree_lives(c, ev->event_data.exec.process_tgid))
+			add_exec(c, ev->event_data.exec.process_tgid);
+		break;
+	case PROC_EVENT_EXIT:
+		if (ev->event_data.exit.process_pid == ev->event_data.exit.process_tgid &&
+		    ev->event_data.exit.process_tgid != c->self)
+			tree_ended(c, ev->event_data.exit.process_tgid);
+		break;
+	default:
+		break;
+	}
+}
+
+void contain_datagram(struct contain *c, const void *buf, size_t len, int *ack)
+{
+	ssize_t left = len > INT32_MAX ? INT32_MAX : (ssize_t)len; /* signed: NLMSG_NEXT can pass 0 */
+
+	for (const struct nlmsghdr *nh = buf; NLMSG_OK(nh, left); nh = NLMSG_NEXT(nh, left)) {
 		const struct cn_msg *cn = NLMSG_DATA(nh);
-		const struct proc_event *ev = (const void *)cn->data;
+		struct proc_event ev;
+		size_t room = nh->nlmsg_len - NLMSG_LENGTH(0);
 
-		if (nh->nlmsg_type != NLMSG_DONE || cn->id.idx != CN_IDX_PROC)
+		/* the event sits at offset 36 of the datagram, misaligned for its 8-byte members:
+		 * it is read from a copy */
+		if (nh->nlmsg_type != NLMSG_DONE || room < sizeof *cn || cn->id.idx != CN_IDX_PROC ||
+		    cn->len > room - sizeof *cn ||
+		    cn->len < offsetof(struct proc_event, event_data))
 			continue;
-		switch (ev->what) {
-		case PROC_EVENT_NONE:
-			if (ack)
-				*ack = (int)ev->event_data.ack.err;
-			break;
-		case PROC_EVENT_FORK: {
-			long parent = ev->event_data.fork.parent_tgid,
-			     child = ev->event_data.fork.child_tgid;
-
-			/* CLONE_PARENT makes a child of the run a child of this process, which
-			 * starts no other process while a run runs. */
-			if (child != parent) /* not a thread: the id names a new process now */
-				u64map_take(&c->ended, (uint64_t)child, NULL);
-			if (child != c->self &&
-			    (tree_lives(c, parent) || (parent == c->self && c->tree.n)))
-				tree_add(c, child);
-			break;
-		}
-		case PROC_EVENT_EXEC:
-			if (tree_lives(c, ev->event_data.exec.process_tgid))
-				add_exec(c, ev->event_data.exec.process_tgid);
-			break;
-		case PROC_EVENT_EXIT:
-			if (ev->event_data.exit.process_pid == ev->event_data.exit.process_tgid &&
-			    ev->event_data.exit.process_tgid != c->self)
-				tree_ended(c, ev->event_data.exit.process_tgid);
-			break;
-		default:
-			break;
-		}
+		memset(&ev, 0, sizeof ev);
+		memcpy(&ev, cn->data, cn->len < sizeof ev ? cn->len : sizeof ev);
+		on_event(c, &ev, ack);
 	}
 }
 
@@ -203,7 +211,7 @@ static void take(struct contain *c, int *ack)
 		ssize_t n = recv(c->nl, buf, sizeof buf, MSG_DONTWAIT);
 
 		if (n > 0) {
-			on_datagram(c, buf, n, ack);
+			contain_datagram(c, buf, (size_t)n, ack);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -240,8 +248,8 @@ static int connector_open(struct contain *c)
 		return -1;
 	}
 	c->nl = fd;
-	until = now_s() + 2;
-	while (ack < 0 && now_s() < until) {
+	until = cgtree_now() + 2;
+	while (ack < 0 && cgtree_now() < until) {
 		struct pollfd pf = {.fd = fd, .events = POLLIN};
 
 		if (poll(&pf, 1, 100) > 0)
@@ -259,81 +267,6 @@ static int connector_open(struct contain *c)
 
 /* ---- the cgroup ---- */
 
-/* The cgroup2 mount point into out. */
-static int cgroup2_mount(char *out, size_t len)
-{
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
-	int found = 0;
-
-	while (f && !found && fgets(line, sizeof line, f)) {
-		char *dash = strstr(line, " - "), mnt[4096];
-
-		if (!dash || strncmp(dash + 3, "cgroup2 ", 8) != 0)
-			continue;
-		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 && !strchr(mnt, '\\')) {
-			snprintf(out, len, "%s", mnt);
-			found = 1;
-		}
-	}
-	if (f)
-		fclose(f);
-	return found ? 0 : -1;
-}
-
-static int own_cgroup(char *out, size_t len)
-{
-	FILE *f = fopen("/proc/self/cgroup", "re");
-	char line[4096];
-	int found = 0;
-
-	while (f && !found && fgets(line, sizeof line, f))
-		if (strncmp(line, "0::", 3) == 0) {
-			line[strcspn(line, "\n")] = '\0';
-			snprintf(out, len, "%s", strcmp(line + 3, "/") == 0 ? "" : line + 3);
-			found = 1;
-		}
-	if (f)
-		fclose(f);
-	return found ? 0 : -1;
-}
-
-static int write_file(const char *dir, const char *name, const char *text)
-{
-	char path[8500];
-	int fd, ok;
-
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
-		return -1;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	if (!ok) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
-/* Reads name of the cgroup into buf (NUL-terminated); returns the length or -1. */
-static ssize_t read_small(const char *dir, const char *name, char *buf, size_t len)
-{
-	char path[8500];
-	ssize_t n, k = 0;
-	int fd;
-
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	while ((size_t)k + 1 < len && (n = read(fd, buf + k, len - 1 - (size_t)k)) > 0)
-		k += n;
-	close(fd);
-	buf[k] = '\0';
-	return k;
-}
-
 static int cgroup_make(struct contain *c)
 {
 	static unsigned long serial;
@@ -343,12 +276,12 @@ static int cgroup_make(struct contain *c)
 		add_why(c, "cgroup: %s%s", "EACCES", " (test hook)");
 		return -1;
 	}
-	if (cgroup2_mount(mnt, sizeof mnt) != 0 || own_cgroup(own, sizeof own) != 0) {
+	if (cgtree_mount(mnt, sizeof mnt) != 0 || cgtree_own(own, sizeof own) != 0) {
 		add_why(c, "cgroup: %s%s", "no cgroup2 mount", "");
 		return -1;
 	}
-	snprintf(c->dir, sizeof c->dir, "%s%s/allocab-run.%ld.%lu", mnt, own, (long)getpid(),
-	         serial++);
+	snprintf(c->dir, sizeof c->dir, "%s%s/" SWEEP_CGROUP_PREFIX "%ld.%ld.%lu", mnt, own,
+	         (long)sweep_owner(), (long)getpid(), serial++);
 	if (mkdir(c->dir, 0755) != 0) {
 		add_why(c, "cgroup: %s%s", strerrorname_np(errno) ?: "mkdir", "");
 		c->dir[0] = '\0';
@@ -366,6 +299,7 @@ struct contain *contain_open(int connector)
 	c->nl = -1;
 	c->self = getpid();
 	c->cgroup = cgroup_make(c) == 0;
+	c->claim = c->cgroup ? sweep_claim(c->dir) : -1;
 	c->connector = connector && connector_open(c) >= 0;
 	return c;
 }
@@ -383,7 +317,7 @@ void contain_enter(struct contain *c, pid_t pid)
 		return;
 	tree_add(c, pid);
 	snprintf(num, sizeof num, "%ld\n", (long)pid);
-	if (c->cgroup && write_file(c->dir, "cgroup.procs", num) != 0) {
+	if (c->cgroup && cgtree_write(c->dir, "cgroup.procs", num) != 0) {
 		add_why(c, "cgroup: %s%s", strerrorname_np(errno) ?: "cgroup.procs", "");
 		rmdir(c->dir);
 		c->dir[0] = '\0';
@@ -402,7 +336,7 @@ static void read_cpu(struct contain *c)
 	char buf[1024], *p;
 	long long u = -1, s = -1;
 
-	if (read_small(c->dir, "cpu.stat", buf, sizeof buf) <= 0)
+	if (cgtree_read(c->dir, "cpu.stat", buf, sizeof buf) <= 0)
 		return;
 	if ((p = strstr(buf, "user_usec ")))
 		u = atoll(p + 10);
@@ -431,7 +365,7 @@ static size_t members(const struct contain *c, long *pids, size_t n)
 	static char buf[1 << 16];
 	size_t k = 0;
 
-	if (read_small(c->dir, "cgroup.procs", buf, sizeof buf) < 0)
+	if (cgtree_read(c->dir, "cgroup.procs", buf, sizeof buf) < 0)
 		return 0;
 	for (char *p = buf, *end; *p; p = end) {
 		long v = strtol(p, &end, 10);
@@ -443,17 +377,6 @@ static size_t members(const struct contain *c, long *pids, size_t n)
 		k++;
 	}
 	return k;
-}
-
-static int populated(const struct contain *c)
-{
-	char buf[256];
-	const char *p;
-
-	if (read_small(c->dir, "cgroup.events", buf, sizeof buf) < 0)
-		return 0;
-	p = strstr(buf, "populated ");
-	return p && p[10] == '1';
 }
 
 void contain_census(struct contain *c)
@@ -514,14 +437,15 @@ static void kill_strays(struct contain *c)
 
 void contain_end(struct contain *c, double grace_s, void (*step)(void *), void *arg)
 {
-	double until = now_s() + (grace_s > 1 ? grace_s : 1);
+	double until = cgtree_now() + (grace_s > 1 ? grace_s : 1);
 	int killer = 1;
+	size_t left;
 
 	if (!c)
 		return;
 	if (c->cgroup) {
-		killer = write_file(c->dir, "cgroup.kill", "1") == 0;
-		while (populated(c) && now_s() < until) {
+		killer = cgtree_write(c->dir, "cgroup.kill", "1") == 0;
+		while (cgtree_populated(c->dir) && cgtree_now() < until) {
 			if (!killer) {
 				long pids[256];
 				size_t k = members(c, pids, 256);
@@ -534,19 +458,16 @@ void contain_end(struct contain *c, double grace_s, void (*step)(void *), void *
 			contain_drain(c);
 			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
 		}
-		c->not_emptied = populated(c);
+		c->not_emptied = cgtree_populated(c->dir);
 		read_usage(c);
 	}
 	contain_drain(c);
 	if (c->connector)
 		kill_strays(c);
-	if (c->cgroup)
-		for (int i = 0; (i < 100 || now_s() < until) && rmdir(c->dir) != 0 && errno == EBUSY;
-		     i++) {
-			if (step)
-				step(arg);
-			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
-		}
+	if (c->cgroup && cgtree_remove(c->dir, until > cgtree_now() + 0.1 ? until : cgtree_now() + 0.1,
+	                               step, arg, &left) != 0)
+		errmsg_print(stderr, "bench", "warning: cannot remove the run's cgroup %s (%zu "
+		             "cgroups left, the run made them): %s", c->dir, left, strerror(errno));
 	if (c->nl >= 0) {
 		connector_send(c->nl, PROC_CN_MCAST_IGNORE);
 		close(c->nl);
@@ -558,6 +479,8 @@ void contain_free(struct contain *c)
 {
 	if (!c)
 		return;
+	if (c->claim >= 0)
+		close(c->claim);
 	if (c->nl >= 0) {
 		connector_send(c->nl, PROC_CN_MCAST_IGNORE);
 		close(c->nl);

@@ -63,6 +63,7 @@ struct contain {
 	/* internal */
 	char dir[8400];
 	int nl;
+	int claim; /* the cgroup claimed for this process (sweep_claim), -1 */
 	pid_t self;
 	struct u64map tree; /* the run's tree of processes (thread-group ids; values unused) */
 	/* ids of the tree whose leader thread exited: the process may live on (other threads, or a
@@ -77,6 +78,11 @@ struct contain {
  * /proc/self/mountinfo) and, with connector, subscribes to the proc connector. What cannot be had
  * is recorded in why. NULL only when memory ran out. */
 struct contain *contain_open(int connector);
+
+/* Takes one datagram of the proc connector (buf need not be aligned): the run's forks, execs and
+ * exits, and in *ack (may be NULL) the error of a PROC_EVENT_NONE, the answer to the listen. A
+ * message shorter than its header says, or than an event, is skipped. */
+void contain_datagram(struct contain *c, const void *buf, size_t len, int *ack);
 
 /* The connector's descriptor for poll (-1 without it). */
 int contain_fd(const struct contain *c);

@@ -4,17 +4,22 @@
  * judges it with the caller's judge while the run's tracking evidence is still there, and writes
  * the result to its pipe. */
 #include "front/proc/proc.h"
+#include "front/proc/guard.h"
 
 #include "common/atomicio.h"
+#include "common/errmsg.h"
 #include "common/prng.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CPU_SEED_XOR 0xc0ffee5eedc0ffeeULL
@@ -78,31 +83,69 @@ static char *json_text(const cJSON *o, size_t *len)
 	return text;
 }
 
+/* Seconds a helper may take to report after its run's time limit and grace: the judgement of
+ * the run's records (a helper that takes longer is killed and the duet fails). */
+#define DUET_REPORT_S 300
+
 /* The helpers of one duet_run. */
 struct helpers {
 	pid_t pid[DUET_MAX_SIDES];
 	int fd[DUET_MAX_SIDES];
 	size_t n;
 	const volatile sig_atomic_t *stop;
-	int told; /* they were asked to stop */
+	int told;            /* they were asked to stop */
+	double until;        /* CLOCK_MONOTONIC second by which every report is in (0: none) */
+	int expired;         /* the wait passed until */
+	int stopped;         /* a helper was found stopped by a signal (and resumed) */
+	size_t stopped_side; /* the first one */
 };
 
-/* Reads n bytes from fd; on EINTR with *stop set, asks every helper once to stop. 0, or -1 at
- * EOF/error. */
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* While waiting: asks every helper once to stop when *stop is set; resumes a helper stopped by a
+ * signal (a program of the same user can stop the tracer of its run, or of a rival's). */
+static void tend(struct helpers *h)
+{
+	for (size_t i = 0; i < h->n; i++) {
+		if (h->pid[i] <= 0)
+			continue;
+		if (h->stop && *h->stop && !h->told)
+			kill(h->pid[i], SIGTERM);
+		if (guard_stopped(h->pid[i]) && kill(h->pid[i], SIGCONT) == 0 && !h->stopped) {
+			h->stopped = 1;
+			h->stopped_side = i;
+		}
+	}
+	h->told |= h->stop && *h->stop;
+}
+
+/* Reads n bytes from fd, waking four times a second to tend the helpers, until h->until. 0, or -1
+ * at EOF, error or the end of the wait (h->expired). */
 static int read_all(int fd, void *p, size_t n, struct helpers *h)
 {
 	char *c = p;
 
 	while (n > 0) {
-		ssize_t k = read(fd, c, n);
+		struct pollfd pf = {.fd = fd, .events = POLLIN};
+		int ready = poll(&pf, 1, 250);
+		ssize_t k;
 
-		if (h->stop && *h->stop && !h->told) {
-			for (size_t i = 0; i < h->n; i++)
-				if (h->pid[i] > 0)
-					kill(h->pid[i], SIGTERM);
-			h->told = 1;
+		tend(h);
+		if (ready == 0 || (ready < 0 && errno == EINTR)) {
+			if (h->until > 0 && mono_s() > h->until) {
+				h->expired = 1;
+				return -1;
+			}
+			continue;
 		}
-		if (k < 0 && errno == EINTR)
+		k = read(fd, c, n);
+		if (k < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (k <= 0)
 			return -1;
@@ -218,10 +261,56 @@ static int collect(struct duet_side *s, int fd, struct helpers *h, char *err, si
 	           : 0;
 }
 
+/* When every helper must have reported: the latest time limit and grace of the sides, and
+ * DUET_REPORT_S; 0 (no end) when a side has no time limit. */
+static double wait_until(const struct duet_side *side, size_t n)
+{
+	double most = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double t = side[i].spec->timeout_s + side[i].spec->grace_s;
+
+		if (side[i].spec->timeout_s <= 0)
+			return 0;
+		most = t > most ? t : most;
+	}
+	return mono_s() + most + DUET_REPORT_S;
+}
+
+/* Reaps the helpers; failed: kills them first (SIGKILL acts on a stopped one too), then removes
+ * what their runs left (the runs themselves die with their helper: runner.c). A helper stopped
+ * after its report is resumed; one not gone within DUET_REAP_S is killed. */
+#define DUET_REAP_S 5
+static void reap(struct helpers *h, int failed)
+{
+	double until = mono_s() + DUET_REAP_S;
+
+	for (size_t i = 0; i < h->n; i++) {
+		if (failed && h->pid[i] > 0)
+			kill(h->pid[i], SIGKILL);
+		if (h->fd[i] >= 0)
+			close(h->fd[i]);
+		while (h->pid[i] > 0) {
+			pid_t w = waitpid(h->pid[i], NULL, WNOHANG);
+
+			if (w == h->pid[i] || (w < 0 && errno != EINTR))
+				break;
+			if (guard_stopped(h->pid[i]))
+				kill(h->pid[i], SIGCONT);
+			if (mono_s() > until)
+				kill(h->pid[i], SIGKILL);
+			nanosleep(&(struct timespec){.tv_nsec = 5000000}, NULL);
+		}
+	}
+	if (failed)
+		sweep_leftovers(NULL, "bench", 0);
+}
+
 int duet_run(struct duet_side *side, size_t n, const volatile sig_atomic_t *stop, char *err,
              size_t errlen)
 {
 	struct helpers h = {.n = n, .stop = stop};
+	pid_t self = getpid();
 	int go[2], rc = 0;
 
 	if (n < 2 || n > DUET_MAX_SIDES) {
@@ -234,6 +323,9 @@ int duet_run(struct duet_side *side, size_t n, const volatile sig_atomic_t *stop
 		h.pid[i] = -1;
 		h.fd[i] = -1;
 	}
+	for (size_t i = 0; i < n; i++)
+		if (side[i].spec->contain)
+			guard_ensure(); /* before the helpers: theirs is the bench's */
 	if (pipe2(go, O_CLOEXEC) != 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
@@ -255,6 +347,8 @@ int duet_run(struct duet_side *side, size_t n, const volatile sig_atomic_t *stop
 			break;
 		}
 		if (h.pid[i] == 0) {
+			if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != self)
+				_exit(1); /* a helper dies with the bench */
 			close(go[1]);
 			close(p[0]);
 			helper(&side[i], go[0], p[1]);
@@ -264,16 +358,16 @@ int duet_run(struct duet_side *side, size_t n, const volatile sig_atomic_t *stop
 	}
 	close(go[0]);
 	close(go[1]); /* the common start: every helper reads EOF */
+	h.until = wait_until(side, n);
 	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = collect(&side[i], h.fd[i], &h, err, errlen);
-	for (size_t i = 0; i < n; i++) {
-		if (rc != 0 && h.pid[i] > 0)
-			kill(h.pid[i], SIGTERM);
-		if (h.fd[i] >= 0)
-			close(h.fd[i]);
-		while (h.pid[i] > 0 && waitpid(h.pid[i], NULL, 0) < 0 && errno == EINTR)
-			;
-	}
+		if ((rc = collect(&side[i], h.fd[i], &h, err, errlen)) != 0 && h.expired)
+			snprintf(err, errlen, "duet helper for CPU %d did not report within %d s of its "
+			         "run's time limit: killed", side[i].cpu, DUET_REPORT_S);
+	if (rc == 0 && h.stopped)
+		rc = errmsg_fail(err, errlen, "the duet helper for CPU %d (the tracer of its run) was "
+		                 "stopped by a signal during the round: resumed, but its runs are no "
+		                 "measurement", side[h.stopped_side].cpu);
+	reap(&h, rc != 0);
 	if (rc != 0) {
 		for (size_t i = 0; i < n; i++) {
 			runner_result_free(&side[i].r);

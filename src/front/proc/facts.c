@@ -8,6 +8,7 @@
 #include "front/proc/proc.h"
 
 #include <cpuid.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,7 +86,7 @@ static int fault_cost(double *out, int trials)
 	while ((n = read(fd[0], out + got, sizeof *out * (size_t)(trials - got))) > 0)
 		got += (int)(n / (ssize_t)sizeof *out);
 	close(fd[0]);
-	while (waitpid(pid, &status, 0) < 0)
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	return got;
 }

@@ -1,5 +1,6 @@
 /* orphans.c - what a run left running in the background, re-parented to this process. */
 #include "front/proc/orphans.h"
+#include "front/proc/guard.h"
 #include "front/proc/proc.h"
 
 #include <errno.h>
@@ -16,7 +17,8 @@ int runner_adopt_orphans(char *err, size_t errlen)
 	return -1;
 }
 
-/* The pids of this process's children, into pids[0..cap); returns how many there are. */
+/* The pids of this process's children but its guard, into pids[0..cap); returns how many there
+ * are. */
 static size_t list_children(long *pids, size_t cap)
 {
 	char path[64];
@@ -28,7 +30,7 @@ static size_t list_children(long *pids, size_t cap)
 	if (!(f = fopen(path, "r")))
 		return 0;
 	while (fscanf(f, "%ld", &pid) == 1)
-		if (n++ < cap)
+		if (pid != (long)guard_pid() && n++ < cap)
 			pids[n - 1] = pid;
 	fclose(f);
 	return n;

@@ -7,7 +7,8 @@
  * measured process for `allocab bench`: fork/exec in its own process group with an environment
  * padding variable, captures stdout whole and the tail of stderr, times it with CLOCK_MONOTONIC
  * around fork..wait4, takes its rusage from wait4, and kills it (SIGTERM to the group, SIGKILL
- * after a grace period) at its timeout or when the caller asks it to stop. On request it tracks
+ * after a grace period) at its timeout or when the caller asks it to stop, and the kernel kills it
+ * (PR_SET_PDEATHSIG, SIGKILL) when this process dies first. On request it tracks
  * every process the run starts (front/proc/ptrack.h). Its flags (enum runner_flag) ask for what
  * `allocab record` needs instead: a command run in the foreground, found on PATH, given the
  * signals sent to allocab, and waited for with what it leaves in the background. */
@@ -292,6 +293,29 @@ cJSON *facts_json(const struct facts *f);
 void facts_record(cJSON *doc, const char *when, int keep);
 /* As facts_record with the facts given (NULL: measured now). */
 void facts_put(cJSON *doc, const char *when, int keep, const struct facts *f);
+
+/* Leftovers (sweep.c, guard.c; docs/programs.md, "Nothing left behind"): the first contained
+ * run of a bench removes what dead benches left and starts the bench's guard, which removes what
+ * this one leaves if it is killed (front/proc/guard.h). What a bench makes
+ * outside itself carries the pid of its owner, the bench: its runs' cgroups are
+ * SWEEP_CGROUP_PREFIX<owner>.<maker>.<n> under its own cgroup (the maker is the bench or the duet
+ * helper that ran the run), its temporary directories in TMPDIR SWEEP_PROBE_PREFIX<owner>.XXXXXX
+ * and SWEEP_PHASES_PREFIX<owner>.XXXXXX, each claimed (sweep_claim). What carries the pid of a
+ * process that no longer exists (in this PID namespace, or a zombie) and is claimed by no live
+ * process is a dead bench's. */
+#define SWEEP_CGROUP_PREFIX "allocab-run."
+#define SWEEP_PROBE_PREFIX  "allocab-probe."
+#define SWEEP_PHASES_PREFIX "allocab-phases."
+
+/* The owner named in what is made: the bench (front/proc/guard.h), else this process. */
+pid_t sweep_owner(void);
+/* Claims dir, just made, for this process while it lives: a shared lock (flock) on a descriptor of
+ * it (O_CLOEXEC), which no later bench's sweep takes from a live owner, whatever its PID
+ * namespace. Returns the descriptor (closing it lets go), or -1. */
+int sweep_claim(const char *dir);
+/* The directory temporary directories are made in: TMPDIR when it is an absolute path, else
+ * /tmp. */
+const char *sweep_tmpdir(void);
 
 /* Probe records (probelog.c, probeimg.c, probesum.c, probejudge.c): records of build/liballocab-probe.so (src/preload/probe.c) for one run: reading
  * the per-run record file, judging whether every process the run started ran on the expected

@@ -3,6 +3,7 @@
  * the stop signals unblocked, so it neither polls nor races. */
 #include "front/proc/proc.h"
 #include "front/proc/contain.h"
+#include "front/proc/guard.h"
 #include "front/proc/orphans.h"
 #include "front/proc/ptrack.h"
 
@@ -202,6 +203,9 @@ static void child_exec(const struct runner_spec *spec, char **env, int out_fd, i
 	if ((spec->flags & RUNNER_DIE_WITH_PARENT) &&
 	    (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent))
 		_exit(128 + SIGTERM);
+	if (!fg && !(spec->flags & RUNNER_DIE_WITH_PARENT) &&
+	    (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent))
+		_exit(128 + SIGKILL);
 	if (!fg) {
 		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 		if (devnull >= 0)
@@ -241,8 +245,9 @@ static void step_tracker(void *arg)
 	ptrack_drain(s->t, s->top);
 }
 
-/* Waits for the child while feeding the sinks and the tracker; enforces timeout and stop. */
-static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *sinks,
+/* Waits for the child while feeding the sinks and the tracker; enforces timeout and stop. Returns
+ * whether the bench was stopped by a signal past the run's time limit (its guard resumed it). */
+static int supervise(const struct runner_spec *spec, pid_t pid, struct sink *sinks,
                       const sigset_t *waitmask, int64_t t0, struct runner_result *r)
 {
 	int64_t deadline = spec->timeout_s > 0 ? t0 + (int64_t)(spec->timeout_s * 1e9) : INT64_MAX;
@@ -250,7 +255,10 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 	int killing = 0, killed = 0, status = 0, fg = spec->flags & RUNNER_FOREGROUND;
 	pid_t target = fg ? pid : -pid; /* a foreground child shares this process's group */
 	struct rusage ru;
+	int resumed;
 
+	if (deadline != INT64_MAX)
+		guard_run(deadline + (int64_t)((spec->grace_s + 1) * 1e9));
 	for (;;) {
 		siginfo_t si = {0};
 		struct pollfd pf[3] = {{.fd = sinks[0].fd, .events = POLLIN},
@@ -261,6 +269,7 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 
 		ptrack_drain(r->track, pid);
 		contain_drain(r->contain);
+		guard_tend();
 		/* The tracer sees its tracee's ptrace stops whatever the flags: only an exit ends.
 		 */
 		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
@@ -296,6 +305,7 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 	}
 	r->wall_ns = now_ns() - t0;
 	ptrack_drain(r->track, pid); /* top's end, with its CPU clock, before wait4 reaps it */
+	resumed = guard_run_end();
 	contain_census(r->contain);
 	if (!fg)
 		kill(-pid, SIGKILL); /* leftovers of the group; the zombie still holds the id */
@@ -317,6 +327,9 @@ static void supervise(const struct runner_spec *spec, pid_t pid, struct sink *si
 	r->major_faults = ru.ru_majflt;
 	r->vol_ctx_switches = ru.ru_nvcsw;
 	r->invol_ctx_switches = ru.ru_nivcsw;
+	if (resumed)
+		r->end = RUNNER_TIMEOUT;
+	return resumed;
 }
 
 /* RUNNER_WAIT_ORPHANS: reaps this process's children until none is left, the wait is over or a
@@ -332,7 +345,10 @@ static void wait_orphans(const struct runner_spec *spec, const sigset_t *waitmas
 
 		if (p > 0)
 			continue;
-		if ((p < 0 && errno == ECHILD) || fwd_caught || (left = until - now_ns()) <= 0)
+		/* the guard is a child that outlives the wait, and no orphan */
+		if ((p < 0 && errno == ECHILD) ||
+		    (p == 0 && guard_pid() && orphans_list(NULL, 0) == 0) || fwd_caught ||
+		    (left = until - now_ns()) <= 0)
 			break;
 		left = min64(left, 1000000000);
 		ts = (struct timespec){.tv_sec = left / 1000000000, .tv_nsec = left % 1000000000};
@@ -357,10 +373,13 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 	int fg = spec->flags & RUNNER_FOREGROUND, fwd = spec->flags & RUNNER_FORWARD_SIGNALS;
 	pid_t pid, parent = getpid();
 	int64_t t0;
+	int resumed;
 	size_t keep;
 
 	memset(r, 0, sizeof *r);
 	r->end = RUNNER_EXITED;
+	if (spec->contain)
+		guard_ensure();
 	sinks[1].buf = tailbuf;
 	if (spec->capture_stdout && !fg && !(sinks[0].buf = malloc(sinks[0].cap = 65536))) {
 		snprintf(err, errlen, "out of memory");
@@ -439,7 +458,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 		sinks[1].fd = errp[0];
 		out[0] = errp[0] = -1;
 	}
-	supervise(spec, pid, sinks, &waitmask, t0, r);
+	resumed = supervise(spec, pid, sinks, &waitmask, t0, r);
 	if (spec->flags & RUNNER_WAIT_ORPHANS)
 		wait_orphans(spec, &waitmask, r);
 	if (sinks[0].buf)
@@ -451,6 +470,10 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 	keep = sinks[1].len < RUNNER_TAIL_MAX ? sinks[1].len : RUNNER_TAIL_MAX;
 	r->tail_len = runner_clean_tail(tailbuf + sinks[1].len - keep, keep,
 	                                sinks[1].truncated || sinks[1].len > keep, r->tail);
+	if (resumed)
+		r->tail_len = (size_t)snprintf(r->tail, sizeof r->tail, "%s",
+		                               "allocab: the bench was stopped by a signal during the "
+		                               "run and resumed by its guard past the run's time limit");
 	rc = 0;
 out:
 	for (int i = 0; i < 2; i++) {
