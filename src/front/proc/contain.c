@@ -354,7 +354,7 @@ static void read_usage(struct contain *c)
 {
 	char buf[1024], *p = NULL;
 
-	if (read_small(c->dir, "cpu.stat", buf, sizeof buf) > 0 && (p = strstr(buf, "usage_usec ")))
+	if (cgtree_read(c->dir, "cpu.stat", buf, sizeof buf) > 0 && (p = strstr(buf, "usage_usec ")))
 		c->have_usage = 1;
 	c->usage_ns = p ? (int64_t)atoll(p + 11) * 1000 : 0;
 }
