@@ -8,6 +8,7 @@
  * the kernel (duetcheck.h). */
 #include "front/proc/proc.h"
 #include "front/proc/duetcheck.h"
+#include "front/proc/ptrack.h"
 
 #include "common/atomicio.h"
 #include "common/errmsg.h"
@@ -131,6 +132,44 @@ static int read_all(int fd, void *p, size_t n, struct helpers *h)
 	return 0;
 }
 
+/* Sets member name of o to v, a new item (NULL: nothing). */
+static void set_item(cJSON *o, const char *name, cJSON *v)
+{
+	if (!v)
+		return;
+	if (cJSON_GetObjectItemCaseSensitive(o, name))
+		cJSON_ReplaceItemInObjectCaseSensitive(o, name, v);
+	else
+		cJSON_AddItemToObject(o, name, v);
+}
+
+/* A run one of whose processes could run elsewhere than on the CPU cpu its helper pinned it to
+ * (ptrack.h, affinity_tid): its judgement made unverified for that (when it was verified), and its
+ * summary given "left_cpu": {"pid", "cpus"}. */
+static void left_cpu(cJSON *judged, int cpu, const struct ptrack *t)
+{
+	cJSON *sum = cJSON_GetObjectItemCaseSensitive(judged, "summary"), *o;
+	char why[200];
+
+	snprintf(why, sizeof why,
+	         "process %ld could run on CPUs %s at its exit or exec, not only on CPU %d that its "
+	         "run was given (sched_setaffinity)",
+	         t->affinity_tid, t->affinity_cpus, cpu);
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(judged, "verified"))) {
+		set_item(judged, "verified", cJSON_CreateFalse());
+		set_item(judged, "reason", cJSON_CreateString(why));
+		if (cJSON_IsObject(sum)) {
+			set_item(sum, "verified", cJSON_CreateFalse());
+			set_item(sum, "reason", cJSON_CreateString(why));
+		}
+	}
+	if (cJSON_IsObject(sum) && (o = cJSON_CreateObject())) {
+		cJSON_AddNumberToObject(o, "pid", (double)t->affinity_tid);
+		cJSON_AddStringToObject(o, "cpus", t->affinity_cpus);
+		set_item(sum, "left_cpu", o);
+	}
+}
+
 static void helper(struct duet_side *s, int go_fd, int out_fd)
 {
 	struct duet_msg m;
@@ -159,6 +198,8 @@ static void helper(struct duet_side *s, int go_fd, int out_fd)
 	cn = m.ok ? runner_containment_json(&m.r) : NULL;
 	text = json_text(cn, &m.contain_len);
 	judged = m.ok && s->judge ? s->judge(s->judge_ctx, &m.r) : NULL;
+	if (judged && m.r.track && m.r.track->affinity_tid > 0)
+		left_cpu(judged, s->cpu, m.r.track);
 	jtext = json_text(judged, &m.judged_len);
 	out = m.r.out;
 	m.r.out = NULL;

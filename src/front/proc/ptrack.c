@@ -213,6 +213,36 @@ static int leads_group(long id)
 	return syscall(SYS_tgkill, (pid_t)id, (pid_t)id, 0) == 0 || errno == EPERM;
 }
 
+/* set as a CPU list ("0-3,6") into buf. */
+static void cpu_list(const cpu_set_t *set, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < CPU_SETSIZE && k < len; i++) {
+		int j = i;
+
+		if (!CPU_ISSET(i, set))
+			continue;
+		while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, set))
+			j++;
+		k += (size_t)snprintf(buf + k, len - k, j > i ? "%s%d-%d" : "%s%d", k ? "," : "", i, j);
+		i = j;
+	}
+}
+
+/* Notes tid as the first tracee whose CPU affinity is not the tracer's (ptrack.h). */
+static void check_affinity(struct ptrack *t, pid_t tid)
+{
+	cpu_set_t set;
+
+	if (t->affinity_tid || sched_getaffinity(tid, sizeof set, &set) != 0 ||
+	    CPU_EQUAL(&set, &t->affinity))
+		return;
+	t->affinity_tid = (long)tid;
+	cpu_list(&set, t->affinity_cpus, sizeof t->affinity_cpus);
+}
+
 static int stop_signal(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -243,11 +273,13 @@ static void on_stop(struct ptrack *t, pid_t tid, int status)
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && (long)msg != tid)
 			live_del(t, (long)msg);
 		add_image(t, tid);
+		check_affinity(t, tid);
 		ptrace(PTRACE_CONT, tid, 0, 0);
 		break;
 	case PTRACE_EVENT_EXIT:
 		if (leads_group((long)tid))
 			scan_maps(t, (long)tid);
+		check_affinity(t, tid);
 		ptrace(PTRACE_CONT, tid, 0, 0);
 		break;
 	case PTRACE_EVENT_STOP:
@@ -316,6 +348,8 @@ struct ptrack *ptrack_start(pid_t pid, const char *probe_file)
 		t->processes = 1;
 		t->probe_file = probe_file;
 		t->own_pidns = pidns_of((long)getpid());
+		if (sched_getaffinity(0, sizeof t->affinity, &t->affinity) != 0)
+			t->affinity_tid = -1; /* not known: not checked */
 		live_add(t, pid);
 		add_proc(t, pid);
 	}

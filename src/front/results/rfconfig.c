@@ -198,6 +198,10 @@ int rl_config(struct loader *l, const cJSON *cfg)
 	if (rl_get(cfg, "duet_cpus") && !(duet_cpus && strcmp(duet_cpus, "shared") == 0))
 		return rl_fail(l, "config.duet_cpus: want \"shared\" or none");
 	d->cpu_shared = duet_cpus != NULL;
+	if (d->cpu_shared && d->time_given != RF_POLICY_CPU)
+		return rl_fail(l, "config.time: \"%s\" with config.duet_cpus \"shared\": runs at once "
+		                  "on one CPU compare on CPU time only",
+		               rf_time_policy_name(d->time_given));
 	if (rl_get_str(cfg, "process_tracking") &&
 	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
 		return rl_nomem(l);
