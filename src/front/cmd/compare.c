@@ -104,7 +104,7 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_TIME] = {"--time", 0, OPT_VALUE | OPT_REPEAT, NULL,
                 .help = "the time of a repetition compared: cpu (the process's CPU time, every "
                         "thread), auto (CPU time for single-threaded workloads, wall time for "
-                        "the others) or wall",
+                        "the others) or wall; a --one-cpu file takes cpu only",
                 .values = &cmdopt_time_values, .map = cmdopt_time_map, OPT_ENUM(CA, time),
                 OPT_GIVEN(CA, time_set),
                 .def_doc = "the one the bench recorded (config.time; wall for files without "
@@ -201,12 +201,11 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 static enum status pick_time(const struct compare_args *a, struct rf_doc *d[2], char *err,
                              size_t errlen)
 {
-	enum rf_time_policy want = (enum rf_time_policy)a->time;
+	int differ = !a->time_set && d[1] && d[0]->time_given != d[1]->time_given;
+	enum rf_time_policy want = a->time_set ? (enum rf_time_policy)a->time : RF_POLICY_WALL;
 	char w[256];
 
-	if (!a->time_set && d[1] && d[0]->time_given != d[1]->time_given)
-		want = RF_POLICY_WALL;
-	for (int i = 0; (a->time_set || want == RF_POLICY_WALL) && i < 2; i++)
+	for (int i = 0; (a->time_set || differ) && i < 2; i++)
 		if (d[i] && d[i]->cpu_shared && want != RF_POLICY_CPU)
 			return errmsg_status(
 			    ST_USAGE, err, errlen,
@@ -220,7 +219,7 @@ static enum status pick_time(const struct compare_args *a, struct rf_doc *d[2], 
 				rf_use_time(d[i], want);
 		return ST_OK;
 	}
-	if (!d[1] || d[0]->time_given == d[1]->time_given)
+	if (!differ)
 		return ST_OK;
 	snprintf(w, sizeof w,
 	         "the two files compare different times (config.time %s and %s): both "
