@@ -2,6 +2,7 @@
  * once: event stops are continued, group-stops listened to, signal-delivery stops continued with
  * their signal, so a tracee behaves as it would untraced. */
 #include "front/proc/ptrack.h"
+#include "front/proc/dumpable.h"
 #include "common/allocknown.h"
 #include "common/trackmode.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -462,22 +464,32 @@ const char *ptrack_describe(const struct ptrack *t, char *buf, size_t len)
 
 int ptrack_available(char *why, size_t len)
 {
-	int go[2], ok;
+	int go[2], ready[2] = {-1, -1}, ok;
 	pid_t pid;
 	struct ptrack *t;
 
+	/* a process that is no longer dumpable (dumpable.h) tries as runner_run traces */
 	if (pipe2(go, O_CLOEXEC) != 0) {
 		snprintf(why, len, "ptrace: not tried (pipe: %s)", strerror(errno));
 		return 0;
 	}
+	if (prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 1 && pipe2(ready, O_CLOEXEC) != 0)
+		ready[0] = ready[1] = -1; /* tried as it is: refused unless privileged */
 	if ((pid = fork()) == 0) {
 		char c;
 		close(go[1]);
+		if (ready[1] >= 0) {
+			close(ready[0]);
+			dumpable_child(go[0], ready[1]);
+		}
 		while (read(go[0], &c, 1) < 0 && errno == EINTR)
 			;
 		_exit(0);
 	}
 	close(go[0]);
+	dumpable_wait(ready);
+	if (ready[0] >= 0)
+		close(ready[0]);
 	t = pid > 0 ? ptrack_start(pid, NULL) : NULL;
 	ok = t && t->mode == PTRACK_TRACED;
 	if (t && !ok)
