@@ -239,8 +239,9 @@ static int read_object(cJSON **o, int fd, size_t n, struct helpers *h)
 static int collect(struct duet_side *s, int fd, struct helpers *h, struct duet_msg *m)
 {
 	if (read_all(fd, m, sizeof *m, h) != 0 || (m->ok != 0 && m->ok != 1) ||
-	    m->r.out_len > RUNNER_OUT_MAX || m->contain_len > DUET_JSON_MAX ||
-	    m->judged_len > DUET_JSON_MAX)
+	    m->r.end < RUNNER_EXITED || m->r.end > RUNNER_STOPPED || m->r.out_len > RUNNER_OUT_MAX ||
+	    m->r.tail_len > RUNNER_TAIL_MAX || m->r.tail[m->r.tail_len] != '\0' ||
+	    m->r.orphans || m->contain_len > DUET_JSON_MAX || m->judged_len > DUET_JSON_MAX)
 		return -1;
 	if (!m->ok)
 		return 0;
@@ -350,7 +351,7 @@ static void report_figures(const struct duet_side *s, const struct duet_msg *m, 
 }
 
 /* Side s, whose report was refused for the fixed reason why, as the kernel saw it: its helper's
- * exit status (1 when it was killed), its helper's children's CPU time, the bench's clock; made
+ * children's CPU time and the bench's clock, exit status 1 (the run's own is not known); made
  * unverified for why by its judgement. */
 static void refuse(struct duet_side *s, const struct duetcheck *c, const char *why)
 {
@@ -363,7 +364,7 @@ static void refuse(struct duet_side *s, const struct duetcheck *c, const char *w
 	memset(s->tel, 0, sizeof s->tel);
 	s->containment = NULL;
 	s->r.end = RUNNER_EXITED;
-	s->r.exit_code = c->exited ? c->status : 1;
+	s->r.exit_code = 1;
 	s->r.wall_ns = c->window_ns;
 	s->r.user_ns = c->have_kernel ? c->kernel_user_ns : 0;
 	s->r.sys_ns = c->have_kernel ? c->kernel_sys_ns : 0;

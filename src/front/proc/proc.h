@@ -206,8 +206,8 @@ struct duet_side {
 	cJSON *judged;
 	/* Set by duet_run when the helper's report was refused (not the helper's own, or not what the
 	 * kernel counted: docs/programs.md, "What a program can still do"): a fixed reason, and r
-	 * holds what the kernel said (the helper's exit status, its children's CPU time, the
-	 * bench's clock), containment NULL, judged a judgement that the run is unverified for it.
+	 * holds what the kernel said (the helper's children's CPU time, the bench's clock; exit
+	 * status 1, the run's own not being known), containment NULL, judged a judgement that the run is unverified for it.
 	 * The caller judges such a run as probed. NULL otherwise. */
 	const char *refused;
 };
