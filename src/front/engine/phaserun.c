@@ -174,7 +174,8 @@ static int cpu_within(const struct phasemark_set *s, const cJSON *run, char *err
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(run, "process"),
 	            *cg = cJSON_GetObjectItemCaseSensitive(
 	                cJSON_GetObjectItemCaseSensitive(run, "containment"), "cgroup_cpu");
-	double used = fmax(num(p, "user_ns") + num(p, "sys_ns"), num(cg, "user_ns") + num(cg, "sys_ns"));
+	double used =
+	    fmax(num(p, "user_ns") + num(p, "sys_ns"), num(cg, "user_ns") + num(cg, "sys_ns"));
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
 	for (size_t i = 0; i < s->nphases; i++) {
@@ -185,20 +186,23 @@ static int cpu_within(const struct phasemark_set *s, const cJSON *run, char *err
 			if (ph->cpu[k] < 0)
 				continue;
 			sum += (double)ph->cpu[k];
-			if ((double)ph->cpu[k] > (double)ph->ns[k] * (double)(ncpu > 0 ? ncpu : 1) + 2e6) {
-				snprintf(err, errlen,
-				         "span %zu of '%s' holds %lld ns of CPU time in %lld ns of wall "
-				         "time on %ld CPUs",
-				         k + 1, ph->name, (long long)ph->cpu[k], (long long)ph->ns[k],
-				         ncpu);
+			if ((double)ph->cpu[k] >
+			    (double)ph->ns[k] * (double)(ncpu > 0 ? ncpu : 1) + 2e6) {
+				snprintf(
+				    err, errlen,
+				    "span %zu of '%s' holds %lld ns of CPU time in %lld ns of wall "
+				    "time on %ld CPUs",
+				    k + 1, ph->name, (long long)ph->cpu[k], (long long)ph->ns[k],
+				    ncpu);
 				return 0;
 			}
 		}
 		if (sum > phasemark_cpu_most(used)) {
-			snprintf(err, errlen,
-			         "the spans of '%s' hold %.0f ns of CPU time, more than the %.0f ns the "
-			         "kernel counted for the whole run",
-			         ph->name, sum, used);
+			snprintf(
+			    err, errlen,
+			    "the spans of '%s' hold %.0f ns of CPU time, more than the %.0f ns the "
+			    "kernel counted for the whole run",
+			    ph->name, sum, used);
 			return 0;
 		}
 	}

@@ -151,10 +151,11 @@ static void left_cpu(cJSON *judged, int cpu, const struct ptrack *t)
 	cJSON *sum = cJSON_GetObjectItemCaseSensitive(judged, "summary"), *o;
 	char why[200];
 
-	snprintf(why, sizeof why,
-	         "process %ld could run on CPUs %s at its exit or exec, not only on CPU %d that its "
-	         "run was given (sched_setaffinity)",
-	         t->affinity_tid, t->affinity_cpus, cpu);
+	snprintf(
+	    why, sizeof why,
+	    "process %ld could run on CPUs %s at its exit or exec, not only on CPU %d that its "
+	    "run was given (sched_setaffinity)",
+	    t->affinity_tid, t->affinity_cpus, cpu);
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(judged, "verified"))) {
 		set_item(judged, "verified", cJSON_CreateFalse());
 		set_item(judged, "reason", cJSON_CreateString(why));
@@ -239,9 +240,10 @@ static int read_object(cJSON **o, int fd, size_t n, struct helpers *h)
 static int collect(struct duet_side *s, int fd, struct helpers *h, struct duet_msg *m)
 {
 	if (read_all(fd, m, sizeof *m, h) != 0 || (m->ok != 0 && m->ok != 1) ||
-	    m->r.end < RUNNER_EXITED || m->r.end > RUNNER_STOPPED || m->r.out_len > RUNNER_OUT_MAX ||
-	    m->r.tail_len > RUNNER_TAIL_MAX || m->r.tail[m->r.tail_len] != '\0' ||
-	    m->r.orphans || m->contain_len > DUET_JSON_MAX || m->judged_len > DUET_JSON_MAX)
+	    m->r.end < RUNNER_EXITED || m->r.end > RUNNER_STOPPED ||
+	    m->r.out_len > RUNNER_OUT_MAX || m->r.tail_len > RUNNER_TAIL_MAX ||
+	    m->r.tail[m->r.tail_len] != '\0' || m->r.orphans || m->contain_len > DUET_JSON_MAX ||
+	    m->judged_len > DUET_JSON_MAX)
 		return -1;
 	if (!m->ok)
 		return 0;
@@ -298,8 +300,9 @@ static void drain_and_wait(int fd, pid_t pid, struct helpers *h, struct duetchec
 		struct pollfd pf = {.fd = fd, .events = POLLIN};
 		ssize_t k;
 
-		exited = exited || (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-		                    si.si_pid == pid);
+		exited =
+		    exited || (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		               si.si_pid == pid);
 		if (poll(&pf, 1, exited ? 0 : 100) > 0) {
 			if ((k = read(fd, buf, sizeof buf)) > 0 || (k < 0 && errno == EINTR)) {
 				c->extra += k > 0 ? (size_t)k : 0;

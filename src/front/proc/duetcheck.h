@@ -20,8 +20,8 @@ struct duetcheck {
 	int64_t wall_ns;         /* the report's wall time */
 	size_t extra;            /* bytes that followed the report in the channel */
 	int exited, status;      /* the helper exited (not killed), with status */
-	/* the CPU time of the helper's reaped children (its process and what that waited for) as the
-	 * kernel counts it (/proc/PID/stat cutime, cstime, whole ticks) */
+	/* the CPU time of the helper's reaped children (its process and what that waited for) as
+	 * the kernel counts it (/proc/PID/stat cutime, cstime, whole ticks) */
 	int have_kernel; /* /proc/PID/stat could be read */
 	int64_t kernel_user_ns, kernel_sys_ns;
 	int64_t tick_ns;   /* one clock tick */
@@ -29,11 +29,11 @@ struct duetcheck {
 	long ncpu;         /* CPUs online */
 };
 
-/* NULL when the report agrees with the kernel: the kernel's count could be read, nothing followed it, the helper exited 0 (it ran)
- * or 1 (it did not), and when it ran its wait4 CPU time is the kernel's count of the helper's
- * children within the ticks' rounding, the CPU time a verdict uses (the cgroup's, else wait4's)
- * is not below that count, and neither its wall time nor its CPU time exceed the bench's own
- * clock (times the CPUs). Else a fixed reason. */
+/* NULL when the report agrees with the kernel: the kernel's count could be read, nothing followed
+ * it, the helper exited 0 (it ran) or 1 (it did not), and when it ran its wait4 CPU time is the
+ * kernel's count of the helper's children within the ticks' rounding, the CPU time a verdict uses
+ * (the cgroup's, else wait4's) is not below that count, and neither its wall time nor its CPU time
+ * exceed the bench's own clock (times the CPUs). Else a fixed reason. */
 const char *duetcheck_judge(const struct duetcheck *c);
 
 /* Fields 16 and 17 (cutime, cstime, in ticks) of the text of /proc/PID/stat into *cu, *cs.

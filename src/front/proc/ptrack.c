@@ -228,7 +228,8 @@ static void cpu_list(const cpu_set_t *set, char *buf, size_t len)
 			continue;
 		while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, set))
 			j++;
-		k += (size_t)snprintf(buf + k, len - k, j > i ? "%s%d-%d" : "%s%d", k ? "," : "", i, j);
+		k += (size_t)snprintf(buf + k, len - k, j > i ? "%s%d-%d" : "%s%d", k ? "," : "", i,
+		                      j);
 		i = j;
 	}
 }

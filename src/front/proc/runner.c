@@ -182,9 +182,9 @@ static char **child_env(int pad, size_t pad_bytes, char *const *set, char **padv
 	return env;
 }
 
-/* hold_fd >= 0: waits for EOF on it (the tracker attached) before the exec; ready_fd >= 0: first
- * dumpable_child. mask: the caller's signal mask, which a foreground child keeps; parent: this
- * process. */
+/* fd: the child's stdout and stderr (-1 for a foreground child), hold_fd and ready_fd. hold_fd >=
+ * 0: waits for EOF on it (the tracker attached) before the exec; ready_fd >= 0: dumpable_child
+ * first. mask: the caller's signal mask, which a foreground child keeps; parent: this process. */
 static void child_exec(const struct runner_spec *spec, char **env, const int fd[4],
                        const sigset_t *mask, pid_t parent)
 {

@@ -66,7 +66,8 @@ static int load_cpu(struct loader *l, const cJSON *ph, const char *name, int n, 
  * user + sys, the larger; NAN when it has neither (a replay's record). */
 static double kernel_cpu(const cJSON *jr)
 {
-	const cJSON *src[2] = {rl_get(rl_get(jr, "containment"), "cgroup_cpu"), rl_get(jr, "process")};
+	const cJSON *src[2] = {rl_get(rl_get(jr, "containment"), "cgroup_cpu"),
+	                       rl_get(jr, "process")};
 	double most = NAN;
 
 	for (int i = 0; i < 2; i++) {

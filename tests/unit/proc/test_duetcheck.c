@@ -13,11 +13,20 @@
 /* A run of 100 ms CPU (90 user, 10 sys) in 300 ms of wall time, as the kernel saw it too. */
 static struct duetcheck honest(void)
 {
-	return (struct duetcheck){.ok = 1, .user_ns = 90 * MS + 123456, .sys_ns = 10 * MS,
-	                          .have_cgroup = 1, .cgroup_ns = 101 * MS, .wall_ns = 300 * MS,
-	                          .exited = 1, .status = 0, .have_kernel = 1,
-	                          .kernel_user_ns = 90 * MS, .kernel_sys_ns = 10 * MS,
-	                          .tick_ns = 10 * MS, .window_ns = 320 * MS, .ncpu = 2};
+	return (struct duetcheck){.ok = 1,
+	                          .user_ns = 90 * MS + 123456,
+	                          .sys_ns = 10 * MS,
+	                          .have_cgroup = 1,
+	                          .cgroup_ns = 101 * MS,
+	                          .wall_ns = 300 * MS,
+	                          .exited = 1,
+	                          .status = 0,
+	                          .have_kernel = 1,
+	                          .kernel_user_ns = 90 * MS,
+	                          .kernel_sys_ns = 10 * MS,
+	                          .tick_ns = 10 * MS,
+	                          .window_ns = 320 * MS,
+	                          .ncpu = 2};
 }
 
 static int refused(const struct duetcheck *c, const char *part)
@@ -43,8 +52,9 @@ static void test_judge(void)
 	CHECK(refused(&c, "did not end"), "a report of a run from a helper that exited 1: refused");
 	c = honest();
 	c.ok = 0;
-	CHECK(refused(&c, "did not end"), "a report that it could not run from a helper that exited "
-	                                  "0: refused");
+	CHECK(refused(&c, "did not end"),
+	      "a report that it could not run from a helper that exited "
+	      "0: refused");
 	c.status = 1;
 	CHECK(duetcheck_judge(&c) == NULL, "that report from a helper that exited 1 passes");
 	c = honest();
@@ -62,13 +72,15 @@ static void test_judge(void)
 	CHECK(refused(&c, "less than the kernel"), "a cgroup figure below it: refused");
 	c = honest();
 	c.user_ns += 15 * MS;
-	CHECK(duetcheck_judge(&c) == NULL, "within two ticks above the count (its rounding): passes");
+	CHECK(duetcheck_judge(&c) == NULL,
+	      "within two ticks above the count (its rounding): passes");
 	c = honest();
 	c.wall_ns = 400 * MS;
 	CHECK(refused(&c, "own clock"), "a wall time beyond the bench's window: refused");
 	c = honest();
 	c.cgroup_ns = 700 * MS;
-	CHECK(refused(&c, "own clock"), "a cgroup CPU time beyond the window on every CPU: refused");
+	CHECK(refused(&c, "own clock"),
+	      "a cgroup CPU time beyond the window on every CPU: refused");
 	c = honest();
 	c.sys_ns = -1;
 	CHECK(refused(&c, "more than the kernel"), "a negative figure: refused");
