@@ -122,6 +122,10 @@ r=$(runs "$TMP/stay.json")
 expect_status "compare --time wall on a one-CPU file: refused" 2 "$A" compare "$TMP/stay.json" --time wall
 expect_err "... with one line" 'stay\.json ran its arms at once on one CPU \(config\.duet_cpus "shared"\): it compares on CPU time only, not wall time$'
 expect_status "compare --time cpu on it" 0 "$A" compare "$TMP/stay.json" --time cpu
+bench "$TMP/seqwall.json" --program "$W/escape_cpu none" -a system,mimalloc --time wall --rounds 1
+expect_status "a one-CPU file against a wall-time file, without --time: refused" 2 "$A" compare "$TMP/stay.json" "$TMP/seqwall.json"
+expect_err "... with one line" 'not wall time \(the time of the two files differs; --time cpu\)$'
+expect_status "... and compared with --time cpu" 0 "$A" compare "$TMP/stay.json" "$TMP/seqwall.json" --time cpu
 { cat "$TMP/stay.json"; echo '{"updated_utc":"2026-12-07T20:00:00Z","config":{"time":"wall"}}'; } >"$TMP/wall.json"
 expect_status "a one-CPU file whose update line sets time wall: refused" 2 "$A" compare "$TMP/wall.json"
 expect_err "... with one line" 'config\.time: "wall" with config\.duet_cpus "shared"'
