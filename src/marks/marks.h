@@ -62,6 +62,12 @@ struct phasemark_set {
 	size_t cpu_spans; /* those with a CPU time (both lines carried one) */
 };
 
+/* The most CPU time the spans of one phase may hold in a run whose processes the kernel counted
+ * run_cpu_ns of CPU time for (its cgroup's, or wait4's, the larger): that plus 1% and 2 ms, for
+ * the rounding of those counts. Spans that hold more were not measured: the bench makes such a
+ * run invalid and the reader refuses a file with one. */
+double phasemark_cpu_most(double run_cpu_ns);
+
 /* Whether s[0..n) is a phase name: 1 to PHASEMARK_MAX_NAME bytes of [A-Za-z0-9_.-], not "total"
  * (the whole run's phase). */
 int phasemark_valid_name(const char *s, size_t n);

@@ -104,7 +104,7 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_TIME] = {"--time", 0, OPT_VALUE | OPT_REPEAT, NULL,
                 .help = "the time of a repetition compared: cpu (the process's CPU time, every "
                         "thread), auto (CPU time for single-threaded workloads, wall time for "
-                        "the others) or wall",
+                        "the others) or wall; a --one-cpu file takes cpu only",
                 .values = &cmdopt_time_values, .map = cmdopt_time_map, OPT_ENUM(CA, time),
                 OPT_GIVEN(CA, time_set),
                 .def_doc = "the one the bench recorded (config.time; wall for files without "
@@ -195,19 +195,32 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 }
 
 /* --time for every file; without it each file's own (config.time), and two files whose own
- * differ are both compared on wall time, with a warning. */
-static void pick_time(const struct compare_args *a, struct rf_doc *d[2])
+ * differ are both compared on wall time, with a warning. A file whose arms ran at once on one CPU
+ * (config.duet_cpus "shared") compares on CPU time only, as its bench did: its runs' wall times
+ * hold the other arms' turns on that CPU. ST_OK, or ST_USAGE with err. */
+static enum status pick_time(const struct compare_args *a, struct rf_doc *d[2], char *err,
+                             size_t errlen)
 {
+	int differ = !a->time_set && d[1] && d[0]->time_given != d[1]->time_given;
+	enum rf_time_policy want = a->time_set ? (enum rf_time_policy)a->time : RF_POLICY_WALL;
 	char w[256];
 
+	for (int i = 0; (a->time_set || differ) && i < 2; i++)
+		if (d[i] && d[i]->cpu_shared && want != RF_POLICY_CPU)
+			return errmsg_status(
+			    ST_USAGE, err, errlen,
+			    "%s ran its arms at once on one CPU (config.duet_cpus \"shared\"): it "
+			    "compares on CPU time only, not %s time%s",
+			    a->files[i], rf_time_policy_name(want),
+			    a->time_set ? "" : " (the time of the two files differs; --time cpu)");
 	if (a->time_set) {
 		for (int i = 0; i < 2; i++)
 			if (d[i])
-				rf_use_time(d[i], (enum rf_time_policy)a->time);
-		return;
+				rf_use_time(d[i], want);
+		return ST_OK;
 	}
-	if (!d[1] || d[0]->time_given == d[1]->time_given)
-		return;
+	if (!differ)
+		return ST_OK;
 	snprintf(w, sizeof w,
 	         "the two files compare different times (config.time %s and %s): both "
 	         "compared on wall time; --time chooses",
@@ -215,6 +228,7 @@ static void pick_time(const struct compare_args *a, struct rf_doc *d[2])
 	errmsg_warn(stderr, "compare", w);
 	rf_use_time(d[0], RF_POLICY_WALL);
 	rf_use_time(d[1], RF_POLICY_WALL);
+	return ST_OK;
 }
 
 struct render_ctx {
@@ -303,7 +317,7 @@ int compare_main(int argc, char **argv)
 	if (rc == ST_OK && a.program)
 		rc = rf_load(a.program, &prog, err, sizeof err);
 	if (rc == ST_OK)
-		pick_time(&a, d);
+		rc = pick_time(&a, d, err, sizeof err);
 	if (rc == ST_OK)
 		a.o.equivalence = cmp_pick_equivalence(a.equivalence, d[1] ? d[1] : d[0],
 		                                       CMP_DEFAULT_EQUIVALENCE);

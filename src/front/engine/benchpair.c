@@ -244,9 +244,9 @@ static int duet_judge(struct engine *e, const struct bench_workload *w, struct p
 
 		p[i].ph.lo = lo;
 		p[i].ph.hi = hi;
-		run = judge_run(e, p[i].a, w, p[i].pad, &side[i].r, side[i].tel, side[i].containment,
-		                p[i].pr != NULL, side[i].judged, p[i].ph.set ? &p[i].ph : NULL, fatal,
-		                err, errlen);
+		run = judge_run(e, p[i].a, w, p[i].pad, &side[i].r, side[i].tel,
+		                side[i].containment, p[i].pr != NULL || side[i].refused,
+		                side[i].judged, p[i].ph.set ? &p[i].ph : NULL, fatal, err, errlen);
 		side[i].containment = NULL;
 		if (!run)
 			return -1;

@@ -161,6 +161,57 @@ static int same_names(const struct phasemark_set *s, const struct phase_names *r
 	return 0;
 }
 
+/* A number n of object o, or 0. */
+static double num(const cJSON *o, const char *n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, n);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* Whether every span of s holds no more CPU time than the kernel gave: each no more than its wall
+ * time on every online CPU, and a phase's spans together no more than the run's CPU time (run's
+ * containment.cgroup_cpu or process, the larger: phasemark_cpu_most). When not, why in err. */
+static int cpu_within(const struct phasemark_set *s, const cJSON *run, char *err, size_t errlen)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(run, "process"),
+	            *cg = cJSON_GetObjectItemCaseSensitive(
+	                cJSON_GetObjectItemCaseSensitive(run, "containment"), "cgroup_cpu");
+	double used =
+	    fmax(num(p, "user_ns") + num(p, "sys_ns"), num(cg, "user_ns") + num(cg, "sys_ns"));
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	for (size_t i = 0; i < s->nphases; i++) {
+		const struct phasemark_phase *ph = &s->phase[i];
+		double sum = 0;
+
+		for (size_t k = 0; k < ph->n; k++) {
+			if (ph->cpu[k] < 0)
+				continue;
+			sum += (double)ph->cpu[k];
+			if ((double)ph->cpu[k] >
+			    (double)ph->ns[k] * (double)(ncpu > 0 ? ncpu : 1) + 2e6) {
+				snprintf(
+				    err, errlen,
+				    "span %zu of '%s' holds %lld ns of CPU time in %lld ns of wall "
+				    "time on %ld CPUs",
+				    k + 1, ph->name, (long long)ph->cpu[k], (long long)ph->ns[k],
+				    ncpu);
+				return 0;
+			}
+		}
+		if (sum > phasemark_cpu_most(used)) {
+			snprintf(
+			    err, errlen,
+			    "the spans of '%s' hold %.0f ns of CPU time, more than the %.0f ns the "
+			    "kernel counted for the whole run",
+			    ph->name, sum, used);
+			return 0;
+		}
+	}
+	return 1;
+}
+
 static void make_invalid(cJSON *run, const char *why, enum run_status *st)
 {
 	char reason[600];
@@ -182,6 +233,7 @@ void phaserun_finish(struct phaserun *p, struct phase_names *ref, cJSON *run, en
 
 	if (run && *st == RS_OK) {
 		if (phasemark_read(p->file, p->lo, p->hi, &s, err, sizeof err) == 0 &&
+		    cpu_within(&s, run, err, sizeof err) &&
 		    (!ref->known || same_names(&s, ref, err, sizeof err)) &&
 		    !(j = marks_json(&s, p->cpu_rule)))
 			snprintf(err, sizeof err, "out of memory");

@@ -44,9 +44,10 @@ int phaserun_prepare(const char *dir, unsigned long n, char *const *base, struct
 
 /* Judges the marks of a finished run when *st is RS_OK: adds "phase_marks" to run (null when the
  * program marked nothing), or makes the run invalid with the reason "phase marks: ..." (a
- * malformed file, or phase names other than those of ref, the first ok run's, which an ok run
- * sets). Then removes the file and frees p->set. With run NULL (the run never finished) only
- * cleans up. */
+ * malformed file, spans that hold more CPU time than the kernel counted for the run (its
+ * "process" and "containment", already in run), or phase names other than those of ref, the first
+ * ok run's, which an ok run sets). Then removes the file and frees p->set. With run NULL (the run
+ * never finished) only cleans up. */
 void phaserun_finish(struct phaserun *p, struct phase_names *ref, cJSON *run,
                      enum run_status *st);
 

@@ -205,6 +205,12 @@ struct duet_side {
 	cJSON *(*judge)(void *ctx, const struct runner_result *r);
 	void *judge_ctx;
 	cJSON *judged;
+	/* Set by duet_run when the helper's report was refused (not the helper's own, or not what
+	 * the kernel counted: docs/programs.md, "What a program can still do"): a fixed reason, and
+	 * r holds what the kernel said (the helper's children's CPU time, the bench's clock; exit
+	 * status 1, the run's own not being known), containment NULL, judged a judgement that the
+	 * run is unverified for it. The caller judges such a run as probed. NULL otherwise. */
+	const char *refused;
 };
 
 /* The most runs duet_run starts at once. */

@@ -2,6 +2,7 @@
  * once: event stops are continued, group-stops listened to, signal-delivery stops continued with
  * their signal, so a tracee behaves as it would untraced. */
 #include "front/proc/ptrack.h"
+#include "front/proc/dumpable.h"
 #include "common/allocknown.h"
 #include "common/trackmode.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -257,6 +259,37 @@ static int leads_group(long id)
 	return syscall(SYS_tgkill, (pid_t)id, (pid_t)id, 0) == 0 || errno == EPERM;
 }
 
+/* set as a CPU list ("0-3,6") into buf. */
+static void cpu_list(const cpu_set_t *set, char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < CPU_SETSIZE && k < len; i++) {
+		int j = i;
+
+		if (!CPU_ISSET(i, set))
+			continue;
+		while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, set))
+			j++;
+		k += (size_t)snprintf(buf + k, len - k, j > i ? "%s%d-%d" : "%s%d", k ? "," : "", i,
+		                      j);
+		i = j;
+	}
+}
+
+/* Notes tid as the first tracee whose CPU affinity is not the tracer's (ptrack.h). */
+static void check_affinity(struct ptrack *t, pid_t tid)
+{
+	cpu_set_t set;
+
+	if (t->affinity_tid || sched_getaffinity(tid, sizeof set, &set) != 0 ||
+	    CPU_EQUAL(&set, &t->affinity))
+		return;
+	t->affinity_tid = (long)tid;
+	cpu_list(&set, t->affinity_cpus, sizeof t->affinity_cpus);
+}
+
 static int stop_signal(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -287,11 +320,13 @@ static void on_stop(struct ptrack *t, pid_t tid, int status)
 		if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &msg) == 0 && (long)msg != tid)
 			live_del(t, (long)msg);
 		add_image(t, tid);
+		check_affinity(t, tid);
 		ptrace(PTRACE_CONT, tid, 0, 0);
 		break;
 	case PTRACE_EVENT_EXIT:
 		if (leads_group((long)tid))
 			scan_maps(t, (long)tid);
+		check_affinity(t, tid);
 		ptrace(PTRACE_CONT, tid, 0, 0);
 		break;
 	case PTRACE_EVENT_STOP:
@@ -366,6 +401,8 @@ struct ptrack *ptrack_start(pid_t pid, const char *probe_file)
 		t->processes = 1;
 		t->probe_file = probe_file;
 		t->own_pidns = pidns_of((long)getpid());
+		if (sched_getaffinity(0, sizeof t->affinity, &t->affinity) != 0)
+			t->affinity_tid = -1; /* not known: not checked */
 		live_add(t, pid);
 		add_proc(t, pid);
 	}
@@ -481,22 +518,32 @@ const char *ptrack_describe(const struct ptrack *t, char *buf, size_t len)
 
 int ptrack_available(char *why, size_t len)
 {
-	int go[2], ok;
+	int go[2], ready[2] = {-1, -1}, ok;
 	pid_t pid;
 	struct ptrack *t;
 
+	/* a process that is no longer dumpable (dumpable.h) tries as runner_run traces */
 	if (pipe2(go, O_CLOEXEC) != 0) {
 		snprintf(why, len, "ptrace: not tried (pipe: %s)", strerror(errno));
 		return 0;
 	}
+	if (prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 1 && pipe2(ready, O_CLOEXEC) != 0)
+		ready[0] = ready[1] = -1; /* tried as it is: refused unless privileged */
 	if ((pid = fork()) == 0) {
 		char c;
 		close(go[1]);
+		if (ready[1] >= 0) {
+			close(ready[0]);
+			dumpable_child(go[0], ready[1]);
+		}
 		while (read(go[0], &c, 1) < 0 && errno == EINTR)
 			;
 		_exit(0);
 	}
 	close(go[0]);
+	dumpable_wait(ready);
+	if (ready[0] >= 0)
+		close(ready[0]);
 	t = pid > 0 ? ptrack_start(pid, NULL) : NULL;
 	ok = t && t->mode == PTRACK_TRACED;
 	if (t && !ok)

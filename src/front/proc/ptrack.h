@@ -13,6 +13,7 @@
 
 #include "common/u64map.h"
 
+#include <sched.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -72,6 +73,13 @@ struct ptrack {
 	struct ptrack_lib *libs;
 	size_t nlibs;
 	const char *probe_file; /* the run's record file (ptrack_start), or NULL */
+	/* The first tracee (thread id) whose CPU affinity at its exit or at an exec was not the one
+	 * the tracer had at ptrack_start (it called sched_setaffinity), and the CPUs it had then,
+	 * as a list ("0-3,6"); 0 and "" when none, -1 when the tracer's could not be read. An
+	 * affinity changed and put back between those events is not seen. */
+	long affinity_tid;
+	char affinity_cpus[64];
+	cpu_set_t affinity; /* internal: the tracer's */
 	/* internal: the first process; live tracees (tid -> detach mark); processes (pid -> index
 	 * + 1 in procs); interned exe strings */
 	pid_t top;

@@ -3,6 +3,7 @@
  * the stop signals unblocked, so it neither polls nor races. */
 #include "front/proc/proc.h"
 #include "front/proc/contain.h"
+#include "front/proc/dumpable.h"
 #include "front/proc/guard.h"
 #include "front/proc/orphans.h"
 #include "front/proc/ptrack.h"
@@ -182,11 +183,13 @@ static char **child_env(int pad, size_t pad_bytes, char *const *set, char **padv
 	return env;
 }
 
-/* hold_fd >= 0: waits for EOF on it (the tracker attached) before the exec. mask: the caller's
- * signal mask, which a foreground child keeps; parent: this process. */
-static void child_exec(const struct runner_spec *spec, char **env, int out_fd, int err_fd,
-                       int hold_fd, const sigset_t *mask, pid_t parent)
+/* fd: the child's stdout and stderr (-1 for a foreground child), hold_fd and ready_fd. hold_fd >=
+ * 0: waits for EOF on it (the tracker attached) before the exec; ready_fd >= 0: dumpable_child
+ * first. mask: the caller's signal mask, which a foreground child keeps; parent: this process. */
+static void child_exec(const struct runner_spec *spec, char **env, const int fd[4],
+                       const sigset_t *mask, pid_t parent)
 {
+	int out_fd = fd[0], err_fd = fd[1], hold_fd = fd[2];
 	/* The first four always; a foreground child keeps the others (SIGPIPE or SIGQUIT its
 	 * caller ignores stay ignored), as a shell's job would. */
 	static const int reset[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE, SIGQUIT};
@@ -213,6 +216,8 @@ static void child_exec(const struct runner_spec *spec, char **env, int out_fd, i
 		dup2(out_fd, 1);
 		dup2(err_fd, 2);
 	}
+	if (fd[3] >= 0 && hold_fd >= 0)
+		dumpable_child(hold_fd, fd[3]);
 	while (hold_fd >= 0 && read(hold_fd, &(char){0}, 1) < 0 && errno == EINTR)
 		;
 	if (spec->flags & RUNNER_PATH_SEARCH)
@@ -364,7 +369,7 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 	    {.fd = -1, .limit = RUNNER_TAIL_MAX, .tail = 1},
 	};
 	char tailbuf[2 * RUNNER_TAIL_MAX];
-	int out[2] = {-1, -1}, errp[2] = {-1, -1}, hold[2] = {-1, -1}, rc = -1;
+	int out[2] = {-1, -1}, errp[2] = {-1, -1}, hold[2] = {-1, -1}, ready[2] = {-1, -1}, rc = -1;
 	char *padvar = NULL, **env = NULL;
 	sigset_t block, old, waitmask;
 	struct sigaction sa = {.sa_handler = on_sigchld}, old_sa,
@@ -416,6 +421,10 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto out;
 	}
+	if (spec->track && dumpable_parent(ready) != 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto out;
+	}
 	if (spec->contain && !(r->contain = contain_open(spec->track))) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -430,8 +439,11 @@ int runner_run(const struct runner_spec *spec, struct runner_result *r, char *er
 	if (pid == 0) {
 		if (hold[1] >= 0)
 			close(hold[1]);
-		child_exec(spec, env, out[1], errp[1], hold[0], &old, parent);
+		if (ready[0] >= 0)
+			close(ready[0]);
+		child_exec(spec, env, (int[4]){out[1], errp[1], hold[0], ready[1]}, &old, parent);
 	}
+	dumpable_wait(ready);
 	r->pid = (long)pid;
 	fwd_pid = fwd ? pid : 0;
 	if (!fg)
@@ -483,6 +495,8 @@ out:
 			close(errp[i]);
 		if (hold[i] >= 0)
 			close(hold[i]);
+		if (ready[i] >= 0)
+			close(ready[i]);
 		if (sinks[i].fd >= 0)
 			close(sinks[i].fd);
 	}

@@ -199,6 +199,11 @@ int rl_config(struct loader *l, const cJSON *cfg)
 		return rl_fail(l, "config.duet_cpus: want \"shared\" or none");
 	d->cpu_shared = duet_cpus != NULL;
 	d->duet = cJSON_IsTrue(rl_get(cfg, "duet"));
+	if (d->cpu_shared && d->time_given != RF_POLICY_CPU)
+		return rl_fail(l,
+		               "config.time: \"%s\" with config.duet_cpus \"shared\": runs at once "
+		               "on one CPU compare on CPU time only",
+		               rf_time_policy_name(d->time_given));
 	if (rl_get_str(cfg, "process_tracking") &&
 	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
 		return rl_nomem(l);

@@ -62,6 +62,40 @@ static int load_cpu(struct loader *l, const cJSON *ph, const char *name, int n, 
 	return 0;
 }
 
+/* The CPU time the kernel counted for run jr: its containment.cgroup_cpu or its process (wait4),
+ * user + sys, the larger; NAN when it has neither (a replay's record). */
+static double kernel_cpu(const cJSON *jr)
+{
+	const cJSON *src[2] = {rl_get(rl_get(jr, "containment"), "cgroup_cpu"),
+	                       rl_get(jr, "process")};
+	double most = NAN;
+
+	for (int i = 0; i < 2; i++) {
+		const cJSON *u = rl_get(src[i], "user_ns"), *y = rl_get(src[i], "sys_ns");
+		if (cJSON_IsNumber(u) && cJSON_IsNumber(y) &&
+		    (isnan(most) || u->valuedouble + y->valuedouble > most))
+			most = u->valuedouble + y->valuedouble;
+	}
+	return most;
+}
+
+/* Whether the CPU times of a phase's n spans together stay within what the kernel counted for the
+ * whole run, run_cpu (NAN: not known, not checked). */
+static int cpu_within(struct loader *l, const double *cpu, int n, double run_cpu, const char *name,
+                      const char *at)
+{
+	double sum = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += isnan(cpu[i]) ? 0 : cpu[i];
+	if (!isnan(run_cpu) && sum > phasemark_cpu_most(run_cpu))
+		return rl_fail(l,
+		               "%s: phase_marks: the spans of '%s' hold %.0f ns of CPU time, more "
+		               "than the %.0f ns the kernel counted for the whole run",
+		               at, name, sum, run_cpu);
+	return 0;
+}
+
 /* The mean of the steady spans' times t (k of them at idx), NAN when one is NAN or none: every
  * run that marks the phase as often has the same spans steady (common/steady.h). */
 static double steady_of(const double *t, const int *idx, size_t k)
@@ -74,10 +108,10 @@ static double steady_of(const double *t, const int *idx, size_t k)
 }
 
 /* One phase's spans: cold = the first, steady = the mean of those labelled steady, of the wall
- * times and of the CPU times when the marks have them. Sets *settled from its "settled" (-1 when
- * null). */
+ * times and of the CPU times when the marks have them, which together hold no more than the
+ * kernel counted for the run (run_cpu). Sets *settled from its "settled" (-1 when null). */
 static int load_spans(struct loader *l, const cJSON *ph, const char *name, struct rf_run *run,
-                      int p, int *settled, const char *at)
+                      int p, int *settled, double run_cpu, const char *at)
 {
 	const cJSON *wall = rl_get(ph, "wall_ns"), *rg = rl_get(ph, "regimes"),
 	            *st = rl_get(ph, "settled");
@@ -91,7 +125,7 @@ static int load_spans(struct loader *l, const cJSON *ph, const char *name, struc
 		               "%s: phase_marks: wall_ns and regimes of '%s' are not two arrays of "
 		               "1 to %d entries",
 		               at, name, RF_MAX_REPS);
-	if (load_cpu(l, ph, name, n, cpu, at) != 0)
+	if (load_cpu(l, ph, name, n, cpu, at) != 0 || cpu_within(l, cpu, n, run_cpu, name, at) != 0)
 		return -1;
 	for (int i = 0; i < n; i++) {
 		const cJSON *gi = cJSON_GetArrayItem(rg, i);
@@ -164,7 +198,7 @@ int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, c
 		if (seen & (1u << p))
 			return rl_fail(l, "%s: phase_marks: '%s' listed twice", at, name);
 		seen |= 1u << p;
-		if (load_spans(l, ph, name, run, p, &settled, at) != 0)
+		if (load_spans(l, ph, name, run, p, &settled, kernel_cpu(jr), at) != 0)
 			return -1;
 		count_spans(w, p, (unsigned)cJSON_GetArraySize(rl_get(ph, "wall_ns")));
 		run->settled_phase[p] = (signed char)settled;
