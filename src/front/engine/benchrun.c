@@ -206,7 +206,7 @@ static void note_left_running(struct engine *e, char *err, size_t errlen)
 {
 	size_t k = strlen(err);
 
-	if (e->outs_open && k + 1 < errlen)
+	if (e->outs_open && !e->outs[0].lost && k + 1 < errlen)
 		snprintf(err + k, errlen - k,
 		         "; %s still says status 'running': nothing could be written to it",
 		         e->c->out_paths[0]);
@@ -410,7 +410,6 @@ static enum status finish(struct engine *e, const char *status, cJSON **doc, cha
 static enum status abort_bench(struct engine *e, enum status status, char *err, size_t errlen)
 {
 	int write_failed = e->write_failed;
-
 	char ignored[256];
 
 	if (e->progress_shown)
@@ -421,7 +420,8 @@ static enum status abort_bench(struct engine *e, enum status status, char *err, 
 			note_left_running(e, err, errlen);
 	}
 	abort_kept(e);
-	e->res->resumable = write_failed && e->kept_measured > e->measured0;
+	e->res->resumable = write_failed && e->kept_measured > e->measured0 &&
+	                    !(e->outs_open && e->outs[0].lost);
 	engine_free(e);
 	return status;
 }
