@@ -5,6 +5,7 @@
 #ifndef ALLOCAB_BENCHENGINE_H
 #define ALLOCAB_BENCHENGINE_H
 
+#include "common/jsonstrict.h"
 #include "front/engine/benchalloc.h"
 #include "front/engine/benchdoc.h"
 #include "front/engine/phaserun.h"

@@ -31,7 +31,7 @@ static int is_per_session(const char *key)
 /* v as compact JSON, cut to 60 bytes, into buf. */
 static const char *short_json(const cJSON *v, char *buf, size_t len)
 {
-	char *t = v ? cJSON_PrintUnformatted(v) : NULL;
+	char *t = v ? jst_print(v, 0) : NULL;
 
 	snprintf(buf, len, "%s", v ? (t ? t : "?") : "nothing");
 	if (strlen(buf) > 60)

@@ -48,7 +48,7 @@ const struct bench_runner bench_real_runner = {.run = real_run, .now_ns = real_n
 /* line + "\n" onto *buf (well-formed UTF-8, as every line: common/utf8.h). */
 static int add_line(char **buf, size_t *len, size_t *cap, const cJSON *v)
 {
-	char *text = utf8_fix(cJSON_PrintUnformatted(v));
+	char *text = utf8_fix(jst_print(v, 0));
 	size_t n = text ? strlen(text) : 0;
 
 	if (!text)

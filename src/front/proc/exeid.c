@@ -1,4 +1,5 @@
 /* exeid.c - the identity of the executable a command runs (proc.h). */
+#include "common/jsonstrict.h"
 #include "front/proc/proc.h"
 
 #include <fcntl.h>
@@ -107,8 +108,8 @@ int exeid_same(const cJSON *was, const cJSON *now, char *why, size_t len)
 
 		if (a && b && cJSON_Compare(a, b, 1))
 			continue;
-		x = a ? cJSON_PrintUnformatted(a) : NULL;
-		y = b ? cJSON_PrintUnformatted(b) : NULL;
+		x = a ? jst_print(a, 0) : NULL;
+		y = b ? jst_print(b, 0) : NULL;
 		snprintf(why, len, "%.200s: %s %.60s in the file, %.60s now", p ? p : "?",
 		         strcmp(keys[i], "fnv1a64") == 0 ? "content (FNV-1a hash)" : keys[i],
 		         x ? x : "none", y ? y : "none");
