@@ -12,7 +12,6 @@
 #include "front/engine/benchprogress.h"
 #include "front/proc/proc.h"
 #include "common/errmsg.h"
-#include "common/status.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -148,6 +147,7 @@ static int doc_sync(struct engine *e, const char *status, int closing, int no_ro
 	unsigned to = no_rounds ? e->written : e->done;
 
 	benchdoc_utc_now(now);
+	bench_images_note(e->doc, e->rounds, e->written, to);
 	benchdoc_set_string(e->doc, "updated_utc", now);
 	benchdoc_set_string(e->doc, "status", status);
 	if (sessions)
