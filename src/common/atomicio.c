@@ -186,23 +186,31 @@ static void append_opened(struct append_out *o, const char *path)
 	snprintf(o->path, sizeof o->path, "%s", path);
 	o->regular = fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode);
 	o->end = o->regular ? st.st_size : 0;
+	o->dev = o->regular ? st.st_dev : 0;
+	o->ino = o->regular ? st.st_ino : 0;
 }
+
+static int commit(struct atomic_out *o, int *keep, char *err, size_t errlen);
 
 int append_create(struct append_out *o, const char *path, const void *data, size_t n,
                   size_t keep, char *err, size_t errlen)
 {
+	struct atomic_out a;
+
 	memset(o, 0, sizeof *o);
 	o->fd = -1;
-	if (atomic_write(path, data, n, err, errlen) != 0)
+	if (atomic_begin(&a, path, err, errlen) != 0)
 		return -1;
-	if (strcmp(path, "-") == 0) {
-		o->fd = dup(STDOUT_FILENO);
-		snprintf(o->path, sizeof o->path, "-");
-		return o->fd < 0 ? fail(path, err, errlen) : 0;
+	if (write_full(a.fd, data, n) != 0) {
+		atomic_abort(&a);
+		return fail(a.in_place ? a.path : a.target, err, errlen);
 	}
-	if ((o->fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0)
-		return fail(path, err, errlen);
-	append_opened(o, path);
+	if (commit(&a, &o->fd, err, errlen) != 0)
+		return -1;
+	if (!a.in_place)
+		fcntl(o->fd, F_SETFL, fcntl(o->fd, F_GETFL) | O_APPEND);
+	append_opened(o, a.in_place ? a.path : path);
+	o->regular = o->regular && !a.in_place;
 	reserve_room(o, 0, keep);
 	return 0;
 }
@@ -232,12 +240,34 @@ int append_reopen(struct append_out *o, const char *path, long keep_bytes, size_
 	return 0;
 }
 
+/* Whether o's descriptor is still the file at its path (atomicio.h, append_write): 0, or -1 with
+ * errno ESTALE and the reason in err. */
+static int still_the_file(struct append_out *o, char *err, size_t errlen)
+{
+	struct stat fd_st, path_st;
+	int there, same;
+
+	if (!o->regular)
+		return 0;
+	there = stat(o->path, &path_st) == 0;
+	same = there && path_st.st_dev == o->dev && path_st.st_ino == o->ino;
+	if (same && fstat(o->fd, &fd_st) == 0 && fd_st.st_nlink > 0)
+		return 0;
+	o->lost = 1;
+	snprintf(err, errlen, "%s: %s while allocab was appending to it: what it wrote there is lost",
+	         o->path, there && !same ? "replaced by another file" : "removed");
+	errno = ESTALE;
+	return -1;
+}
+
 int append_write(struct append_out *o, const void *data, size_t n, size_t keep, int closing,
                  char *err, size_t errlen)
 {
 	ssize_t w;
 	int e;
 
+	if (still_the_file(o, err, errlen) != 0)
+		return -1;
 	if (fault_append(o, data, n, closing) || (!closing && reserve_room(o, n, keep) != 0))
 		return fail(o->path, err, errlen);
 	w = write(o->fd, data, n);
@@ -260,39 +290,46 @@ void append_close(struct append_out *o)
 	o->fd = -1;
 }
 
-/* A device or pipe (/dev/null, /dev/stdout, a FIFO) cannot be replaced by rename, and must not
- * be: it is written in place, where atomicity has no meaning anyway. */
-static int open_in_place(struct atomic_out *o, const char *path, char *err, size_t errlen)
+/* A FIFO, /dev/null or a terminal cannot be replaced by rename, and must not be: it is written in
+ * place, where atomicity has no meaning anyway; a descriptor ("-", /dev/stdout) is written
+ * through a copy of it. */
+static int open_in_place(struct atomic_out *o, const char *path, int kind, int fd, char *err,
+                         size_t errlen)
 {
 	o->in_place = 1;
-	o->fd = open(path, O_WRONLY | O_CLOEXEC);
-	return o->fd < 0 ? fail(path, err, errlen) : 0;
+	if (kind == AT_DESCRIPTOR) {
+		fflush(stdout);
+		fflush(stderr);
+		if (strcmp(path, "-") == 0)
+			snprintf(o->path, sizeof o->path, "stdout");
+		o->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	} else {
+		o->fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	}
+	return o->fd < 0 ? fail(o->path, err, errlen) : 0;
 }
 
 int atomic_begin(struct atomic_out *o, const char *path, char *err, size_t errlen)
 {
 	char copy[sizeof o->dir];
-	struct stat st;
+	int kind, fd;
 
 	memset(o, 0, sizeof *o);
 	o->fd = -1;
 	snprintf(o->path, sizeof o->path, "%s", path);
-	if (strcmp(path, "-") == 0) {
-		fflush(stdout);
-		o->in_place = 1;
-		o->fd = STDOUT_FILENO;
-		snprintf(o->path, sizeof o->path, "stdout");
-		return 0;
-	}
-	if (fault_hook(FAULT_RO))
-		return fail(path, err, errlen);
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return open_in_place(o, path, err, errlen);
 	if (path[0] == '\0') {
 		snprintf(err, errlen, "empty file name");
 		errno = ENOENT;
 		return -1;
 	}
+	if ((kind = atomic_target(path, &fd, err, errlen)) < 0)
+		return -1;
+	if (kind == AT_DESCRIPTOR)
+		return open_in_place(o, path, kind, fd, err, errlen);
+	if (fault_hook(FAULT_RO))
+		return fail(path, err, errlen);
+	if (kind == AT_IN_PLACE)
+		return open_in_place(o, path, kind, fd, err, errlen);
 	if (strlen(path) >= sizeof o->dir) {
 		errno = ENAMETOOLONG;
 		return fail(path, err, errlen);
@@ -302,7 +339,7 @@ int atomic_begin(struct atomic_out *o, const char *path, char *err, size_t errle
 	snprintf(o->dir, sizeof o->dir, "%s", dirname(copy));
 	remove_stale(o->dir);
 	snprintf(o->tmp, sizeof o->tmp, "%s/" TMP_PREFIX "%ld.XXXXXX", o->dir, (long)getpid());
-	o->fd = mkstemp(o->tmp);
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
 	return o->fd < 0 ? fail(path, err, errlen) : 0;
 }
 
@@ -310,7 +347,7 @@ void atomic_abort(struct atomic_out *o)
 {
 	int saved = errno;
 
-	if (o->fd >= 0 && o->fd != STDOUT_FILENO)
+	if (o->fd >= 0)
 		close(o->fd);
 	if (!o->in_place && o->tmp[0])
 		unlink(o->tmp);
@@ -318,13 +355,17 @@ void atomic_abort(struct atomic_out *o)
 	errno = saved;
 }
 
-int atomic_commit(struct atomic_out *o, char *err, size_t errlen)
+/* atomic_commit, which gives the descriptor of the file it made to *keep (when keep is not NULL)
+ * instead of closing it. */
+static int commit(struct atomic_out *o, int *keep, char *err, size_t errlen)
 {
 	int fd = o->fd;
 
 	o->fd = -1;
 	if (o->in_place) {
-		if (fd != STDOUT_FILENO && close(fd) != 0)
+		if (keep)
+			*keep = fd;
+		else if (close(fd) != 0)
 			return fail(o->path, err, errlen);
 		return 0;
 	}
@@ -333,12 +374,21 @@ int atomic_commit(struct atomic_out *o, char *err, size_t errlen)
 		atomic_abort(o);
 		return fail(o->target, err, errlen);
 	}
-	if (close(fd) != 0 || rename(o->tmp, o->target) != 0) {
+	if ((!keep && close(fd) != 0) || rename(o->tmp, o->target) != 0) {
+		if (keep)
+			o->fd = fd;
 		atomic_abort(o);
 		return fail(o->target, err, errlen);
 	}
 	sync_dir(o->dir);
+	if (keep)
+		*keep = fd;
 	return 0;
+}
+
+int atomic_commit(struct atomic_out *o, char *err, size_t errlen)
+{
+	return commit(o, NULL, err, errlen);
 }
 
 /* atomic_write of the concatenation of the n pieces of iov. */

@@ -1,13 +1,29 @@
 /* atomicio.h - whole-file output that is never seen half-written: write to a temporary file in
  * the target's directory, fsync, rename over the target. The rule for what a path names
- * (docs/results-format.md, "Writing files"): the path's last component is replaced, never written
- * through. A symbolic link there is replaced by the new file and its target is left as it was; a
- * device or FIFO there (/dev/null, /dev/stdout, a pipe) is written in place, since it cannot be
- * replaced and holds no file to protect. */
+ * (docs/results-format.md, "Writing files"; atomic_target): the path's last component is
+ * replaced, never written through. A symbolic link there is replaced by the new file and its
+ * target is left as it was; a FIFO, /dev/null or a terminal there (or a link to one) is written
+ * in place, and a link to this process's standard output or error (/dev/stdout) is that
+ * descriptor; any other device is refused, and no file is created in /dev, /proc or /sys. */
 #ifndef ALLOCAB_ATOMICIO_H
 #define ALLOCAB_ATOMICIO_H
 
 #include <stddef.h>
+#include <sys/types.h>
+
+/* What writing an output path does (atomic_target). */
+enum atomic_kind {
+	AT_REPLACE,    /* a new file renamed over the path's last component */
+	AT_IN_PLACE,   /* a FIFO, /dev/null or a terminal (or a link to one), opened and written */
+	AT_DESCRIPTOR, /* "-", or a link to this process's fd 1 or 2: written to that descriptor */
+};
+
+/* Decides what writing path does, before anything is written: an enum atomic_kind (*fd set for
+ * AT_DESCRIPTOR), or -1 with errno and a one-line reason in err for a path allocab must not write:
+ * a block device, a socket or a character device other than /dev/null and a terminal (or a link
+ * to one), another process's descriptor (/proc/PID/fd/N), a descriptor of this process other
+ * than 1 and 2 open on a file, or a file to be created or replaced in /dev, /proc or /sys. */
+int atomic_target(const char *path, int *fd, char *err, size_t errlen);
 
 /* Replaces path with the n bytes of data, atomically. "-" writes to stdout instead. Returns 0, or
  * -1 with errno set and a one-line reason in err (e.g. "results/x.json: Permission denied"); on
@@ -23,7 +39,7 @@ int atomic_write(const char *path, const void *data, size_t n, char *err, size_t
  * atomic_commit; a device or FIFO written in place (never replaced); "-" stdout. */
 struct atomic_out {
 	int fd;       /* write here */
-	int in_place; /* fd is the target itself */
+	int in_place; /* fd is the target itself (or a copy of the descriptor it names) */
 	char path[4096], target[4096], dir[4096], tmp[4096 + 32];
 };
 
@@ -42,12 +58,18 @@ void atomic_abort(struct atomic_out *o);
  * again). Each append first reserves, beyond the file's end (fallocate, size unchanged), the room
  * it needs plus `keep` bytes, and fails with ENOSPC when the disk has not that room: a closing
  * append (closing 1) takes no new reservation, so the room kept lets a full disk still take it.
- * ALLOCAB_FAULT_WRITES counts appends as writes (docs/results-format.md, "Faults"). A device,
- * FIFO or "-" is appended to in place. */
+ * ALLOCAB_FAULT_WRITES counts appends as writes (docs/results-format.md, "Faults"). A FIFO,
+ * /dev/null, a terminal or a descriptor (atomic_target) is appended to in place. Before each
+ * append to a regular file, the descriptor must still be the file at the path (same device and
+ * inode, not unlinked): an append to a file removed or replaced since fails with ESTALE and says
+ * so, so that no one is told the results are in a file that does not hold them. */
 struct append_out {
 	int fd;
 	int regular; /* a regular file: truncated back, fsync'd, room reserved */
 	long end;    /* its length */
+	int lost;    /* the file was removed or replaced: what was appended is in no file */
+	dev_t dev;   /* the file's identity, checked before each append */
+	ino_t ino;
 	char path[4096];
 };
 /* Writes data (n bytes) to path as atomic_write does, then opens it for appending. Returns 0, or

@@ -91,4 +91,12 @@ size_t jst_skip_ws(const char *text, size_t n, size_t i);
  * them (a control character other than tab, CR, LF, or DEL), or n. */
 size_t jst_first_binary(const char *text, size_t n);
 
+/* The one writer of JSON text: cJSON_Print (formatted) or cJSON_PrintUnformatted of v, the same
+ * text, but for numbers that cJSON's "%1.15g" would round: every finite number is written with
+ * the fewest significant digits (15, 16 or 17) that read back as the same double, so an integer
+ * up to 2^53 is written exactly and DBL_MAX as 1.7976931348623157e+308, which readers accept
+ * (docs/results-format.md, "Numbers as written"). Returns a malloc'd text the caller frees, or
+ * NULL (out of memory). */
+char *jst_print(const cJSON *v, int formatted);
+
 #endif

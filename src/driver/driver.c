@@ -11,6 +11,7 @@
 #include "common/opt.h"
 #include "common/optdoc.h"
 #include "common/status.h"
+#include "common/jsonstrict.h"
 #include "common/utf8.h"
 #include "driver/params.h"
 #include "driver/proof.h"
@@ -167,7 +168,7 @@ static int refuse(const struct proof *pr)
 
 static int print_json(cJSON *doc)
 {
-	char *text = doc ? utf8_fix(cJSON_Print(doc)) : NULL;
+	char *text = doc ? utf8_fix(jst_print(doc, 1)) : NULL;
 
 	cJSON_Delete(doc);
 	if (!text)
@@ -329,7 +330,7 @@ static int emit(const struct runrec *rec, const struct runmarks *marks, const st
 	cJSON *doc = machine ? runrec_json(rec, machine) : NULL;
 	cJSON *conf = doc && runmarks_json(doc, marks) == 0 ? config_json(cfg) : NULL;
 	char *text =
-	    conf && cJSON_AddItemToObject(doc, "configuration", conf) ? utf8_fix(cJSON_Print(doc))
+	    conf && cJSON_AddItemToObject(doc, "configuration", conf) ? utf8_fix(jst_print(doc, 1))
 	                                                             : NULL;
 	char err[4096 + 128];
 	size_t n;

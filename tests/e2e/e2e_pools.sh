@@ -138,4 +138,19 @@ rm -f "$P"/m*.json
 	ok "explain: files without facts: nothing fitted, and why" || notok "explain: no facts" "$("$J" "$P/x5.json" comparisons.0.explained)"
 "$J" "$P/x5.json" comparisons.0.explained.odd | grep -q "^m5: " && ok "explain: the odd machine is named with what its facts say" ||
 	notok "explain: odd" "$("$J" "$P/x5.json" comparisons.0.explained.odd)"
+# --- command workloads measured on CPU time on one machine and wall time on another ---------------
+# (the time check once applied only to workloads with parameters: a command has none)
+mkdir -p "$P/mt" "$P/mt2"
+"$BUILD/tests/mkfleet" "$P/mt" 1 2 12 -0.4 0.02 0 0.05 1 >/dev/null
+expect_status "mixed time, commands: the unmixed fleet passes the gate" 0 "$A" gate "$P/mt/m1.json" "$P/mt/m2.json" --candidate cand --max-slowdown 50%
+"$PY" - "$P/mt/m2.json" "$P/mt2/m2.json" <<'PYEOF'
+import json, sys
+lines = open(sys.argv[1]).read().rstrip('\n').split('\n')
+h = json.loads(lines[0]); h['config']['time'] = 'cpu'; lines[0] = json.dumps(h, separators=(',', ':'))
+open(sys.argv[2], 'w').write('\n'.join(lines) + '\n')
+PYEOF
+expect_status "mixed time, commands: merge exits 0" 0 "$A" merge "$P/mt/m1.json" "$P/mt2/m2.json"
+grep -qE "command +total +cold +cand +m2 .*not pooled: command compared CPU time here, wall time on m1: not one measure" "$TMP/out" &&
+	ok "mixed time, commands: the CPU-time machine is not pooled with the wall-time one" || notok "mixed time, commands: merge" "$(grep -E 'm2|POOLED' "$TMP/out")"
+expect_status "mixed time, commands: the gate is not PASS (was PASS)" 3 "$A" gate "$P/mt/m1.json" "$P/mt2/m2.json" --candidate cand --max-slowdown 50%
 exit $t_fail

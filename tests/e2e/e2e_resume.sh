@@ -163,7 +163,7 @@ cp "$TMP/plan.json" "$TMP/plan0.json"
 expect_status "a spent extendable plan: resumed for 3 more rounds (exit 0)" 0 \
 	"$A" bench --cmd a='sleep 0.01' --cmd b='sleep 0.02' --rounds 3 -q --resume "$TMP/plan.json"
 jeq "a spent extendable plan: its next stage, twice the horizon" "$TMP/plan.json" config.sequential.planned_rounds 6
-jeq "a spent extendable plan: the next stage spends 0.16 of alpha" "$TMP/plan.json" config.sequential.alpha_share 0.16
+jeq "a spent extendable plan: the next stage spends 0.16 of alpha (0.8 x 0.2, written exactly)" "$TMP/plan.json" config.sequential.alpha_share 0.15999999999999998
 n=$(python3 -c "import json, benchfile,sys; print(sum(1 for r in benchfile.load(sys.argv[1])['rounds'] if not r['warmup']))" "$TMP/plan.json")
 [ "$n" = 6 ] && ok "a spent extendable plan: --rounds 3 gave 3 more measured rounds (6)" || notok "a spent extendable plan: --rounds 3 more" "$n"
 jeq "a spent extendable plan: status complete, not budget" "$TMP/plan.json" status complete

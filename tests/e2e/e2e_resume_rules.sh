@@ -111,4 +111,26 @@ rc=$?
 expect_err_file() { if [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -Eq "$2" "$TMP/err"; then ok "$1"; else notok "$1" "$(head -c 300 "$TMP/err")"; fi; }
 expect_err_file "rebuilt: one line naming the executable" "^allocab: bench: r.json: arm system: the executable changed since the file was written: $TMP/prog/work: (size|content)"
 [ "$(sha256sum <"$TMP/prog/r.json")" = "$sum" ] && ok "rebuilt: the file is untouched" || notok "rebuilt: the file is untouched" "changed"
+# ---- resume-unidentified-exe: a command whose first word names no file (exec, cd ... &&, a quote)
+# is identified by the images its runs exec'd (config.images, from the probe); one that nothing
+# identifies is not continued ----
+for cmd in "exec ./work 5000" "cd . && ./work 5000" "'./work' 5000"; do
+	gcc -O1 -o "$TMP/prog/work" tests/fixtures/data/resume/work.c
+	rm -f "$TMP/prog/u.json"
+	U=(--program "$cmd" -a system,mimalloc --rounds 2 --warmup 0 --allocation none -q)
+	(cd "$TMP/prog" && "$A" bench "${U[@]}" -o u.json >/dev/null 2>&1)
+	got=$(/usr/bin/python3 -c 'import json, sys; print(json.loads(open(sys.argv[1]).readline())["config"]["images"][sys.argv[2]]["path"])' "$TMP/prog/u.json" "$TMP/prog/work" 2>&1)
+	[ "$got" = "$TMP/prog/work" ] && ok "unidentified ($cmd): the file lists the image its runs exec'd" || notok "unidentified ($cmd): config.images" "$got"
+	(cd "$TMP/prog" && "$A" bench "${U[@]}" --resume u.json >/dev/null 2>&1) && ok "unidentified ($cmd): the same program resumes" || notok "unidentified ($cmd): the same program resumes" "refused"
+	gcc -O1 -o "$TMP/prog/work" tests/fixtures/data/resume/rebuilt.c
+	(cd "$TMP/prog" && "$A" bench "${U[@]}" --resume u.json >"$TMP/out" 2>"$TMP/err")
+	rc=$?
+	[ "$rc" = 2 ] && ok "unidentified ($cmd): a rebuilt program is refused (exit 2; was 0)" || notok "unidentified ($cmd): rebuilt refused" "exit $rc"
+	expect_err_file "unidentified ($cmd): one line naming the image" "^allocab: bench: u.json: (an image its runs exec'd|arm system: the executable) changed since the file was written: $TMP/prog/work: (size|content)"
+done
+(cd "$TMP/prog" && "$A" bench --cmd "a=cd . && ./work 100" --cmd b=true --rounds 2 --warmup 0 -q -o c.json >/dev/null 2>&1)
+(cd "$TMP/prog" && "$A" bench --cmd "a=cd . && ./work 100" --cmd b=true --rounds 2 --warmup 0 -q --resume c.json >"$TMP/out" 2>"$TMP/err")
+rc=$?
+[ "$rc" = 2 ] && ok "unidentified, unprobed --cmd: not continued (exit 2)" || notok "unidentified, unprobed --cmd: not continued" "exit $rc"
+expect_err_file "unidentified, unprobed --cmd: one line saying why" "^allocab: bench: c.json: arm a: no executable identified: .*a rebuilt program would go unnoticed"
 exit $t_fail

@@ -5,9 +5,10 @@
  *   - what is accepted is strict JSON by checks that share nothing with the scan: its span is
  *     well-formed UTF-8 with no control byte but tab, CR and LF, every number is finite, no
  *     object holds a name twice, nesting is at most JST_MAX_DEPTH; cJSON_ParseWithLength reads
- *     the span alone as the same tree; cJSON's compact print of it is accepted again as the same
- *     tree; and the span less its last byte is a value cut short (JST_SHORT at its end), unless
- *     the value is a number that still is one;
+ *     the span alone as the same tree; allocab's compact print of it (jst_print, which compares
+ *     trees too, so numbers to the last bit) is accepted again as the same tree; and the span
+ *     less its last byte is a value cut short (JST_SHORT at its end), unless the value is a
+ *     number that still is one;
  *   - what is refused names a place inside the text: JST_SHORT at its very end, JST_BINARY at a
  *     control byte, "invalid UTF-8" at a byte that starts no well-formed sequence.
  * Built by `make fuzz`; replayed over tests/fuzz/corpus/json in `make test`. */
@@ -31,7 +32,7 @@ static void differ(const char *what)
 /* Whether two trees print the same. */
 static int same(const cJSON *a, const cJSON *b)
 {
-	char *x = cJSON_PrintUnformatted(a), *y = cJSON_PrintUnformatted(b);
+	char *x = jst_print(a, 0), *y = jst_print(b, 0);
 	int eq = x && y && strcmp(x, y) == 0;
 
 	free(x);
@@ -90,7 +91,7 @@ static cJSON *parse(const char *text, size_t n, struct jst_arena *arena, struct 
 
 static void check_accepted(const char *text, const cJSON *v, size_t at)
 {
-	char *printed = cJSON_PrintUnformatted(v);
+	char *printed = jst_print(v, 0);
 	int depth = strict_tree(v);
 	struct jst_result r;
 	cJSON *ref, *again;
@@ -109,7 +110,7 @@ static void check_accepted(const char *text, const cJSON *v, size_t at)
 	if (printed) {
 		again = parse(printed, strlen(printed), NULL, &r);
 		if (!again || !same(v, again))
-			differ("cJSON's print of an accepted tree is refused or read differently");
+			differ("allocab's print of an accepted tree is refused or read differently");
 		cJSON_Delete(again);
 	}
 	free(printed);

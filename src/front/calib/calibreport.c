@@ -3,6 +3,7 @@
  * file, with what the file records about the bench it comes from. */
 #include "common/atomicio.h"
 #include "common/status.h"
+#include "common/jsonstrict.h"
 #include "common/utf8.h"
 #include "front/calib/calib.h"
 
@@ -234,7 +235,7 @@ enum status calib_report(const cJSON *doc, const char *runs_path, const char *a,
 		goto out;
 	rc = ST_FAIL;
 	if (!(meta = meta_json(doc, backend, a, b, runs_path, plan, rf->nrounds)) ||
-	    !(cal = calib_json(r, n, plan, round_s, meta)) || !(text = utf8_fix(cJSON_Print(cal)))) {
+	    !(cal = calib_json(r, n, plan, round_s, meta)) || !(text = utf8_fix(jst_print(cal, 1)))) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}

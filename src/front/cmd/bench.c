@@ -5,6 +5,7 @@
 #include "front/engine/engine.h"
 #include "front/cmd/benchopt.h"
 #include "front/cmd/benchtell.h"
+#include "common/atomicio.h"
 #include "common/errmsg.h"
 #include "common/optdoc.h"
 #include "common/status.h"
@@ -257,10 +258,14 @@ static int setup_outputs(struct setup *s, const struct bench_opts *o, char *err,
 
 	if (o->out) {
 		const char *slash = strrchr(o->out, '/');
+		int fd, kind = atomic_target(o->out, &fd, err, errlen);
 
+		if (kind < 0)
+			return -1;
 		if (stat(o->out, &st) == 0 && S_ISDIR(st.st_mode))
 			return errmsg_fail(err, errlen, "-o %s: Is a directory", o->out);
-		if (!slash)
+		/* written in place: the lock and the check go to the working directory, as for "-" */
+		if (!slash || kind != AT_REPLACE)
 			strcpy(dir, ".");
 		else if (slash == o->out)
 			strcpy(dir, "/");

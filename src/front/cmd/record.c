@@ -27,7 +27,7 @@ struct record_args {
 
 static const struct opt record_opts[R_COUNT] = {
     [R_OUTPUT] = {"--output", 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
-                  .help = "the trace file; written atomically, a device or FIFO written in place",
+                  .help = "the trace file; written atomically, a FIFO or /dev/null written in place",
                   OPT_STRING(struct record_args, out), OPT_DEF_S("allocab.trace")},
     [R_WAIT] = {"--wait", 'w', OPT_VALUE | OPT_REPEAT, "SECONDS",
                 .help = "how long to wait for processes COMMAND leaves running in the "

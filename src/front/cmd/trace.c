@@ -6,6 +6,7 @@
 #include "common/opt.h"
 #include "common/optdoc.h"
 #include "common/status.h"
+#include "common/jsonstrict.h"
 #include "common/utf8.h"
 #include "front/cmd/cmdopt.h"
 #include "trace/trace.h"
@@ -58,7 +59,7 @@ static enum status info(const char *path, int json, int all)
 	}
 	if (json) {
 		cJSON *doc = tracestat_json(&r, path);
-		char *text = doc ? utf8_fix(cJSON_Print(doc)) : NULL;
+		char *text = doc ? utf8_fix(jst_print(doc, 1)) : NULL;
 		cJSON_Delete(doc);
 		if (text)
 			puts(text);

@@ -174,6 +174,9 @@ static cJSON *config_json(const struct bench_config *c)
 	                      c->program ? cJSON_CreateString(c->program) : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "proof", proof_json(c));
 	cJSON_AddItemToObject(o, "executables", executables_json(c));
+	cJSON_AddItemToObject(o, "images", bench_all_arms(c, ARM_KIND_DRIVER_RECORD)
+	                                       ? cJSON_CreateNull()
+	                                       : cJSON_CreateObject());
 	cJSON_AddBoolToObject(o, "count_calls", c->count_lib != NULL);
 	cJSON_AddItemToObject(o, "process_tracking",
 	                      c->tracking ? cJSON_CreateString(c->tracking) : cJSON_CreateNull());

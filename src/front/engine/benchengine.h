@@ -5,6 +5,7 @@
 #ifndef ALLOCAB_BENCHENGINE_H
 #define ALLOCAB_BENCHENGINE_H
 
+#include "common/jsonstrict.h"
 #include "front/engine/benchalloc.h"
 #include "front/engine/benchdoc.h"
 #include "front/engine/benchsolo.h"
@@ -113,5 +114,17 @@ int engine_gate_final(struct engine *e, char *err, size_t errlen);
  * plan and the cells of adaptive allocation. Returns ST_OK, or with err ST_FAIL (out of memory,
  * rounds the tables refuse) or ST_USAGE (adaptive allocation has no cell left to run). */
 enum status engine_resume(struct engine *e, char *err, size_t errlen);
+
+/* benchimages.c: the executable images a commands bench's runs exec'd, as the probe saw them
+ * (docs/results-format.md, config.images). Adds to doc's config.images, unless it is null
+ * (drivers), the identity of every image a run of rounds[from..to) exec'd that it does not list
+ * yet (exeid_path_json). */
+void bench_images_note(cJSON *doc, const cJSON *rounds, unsigned from, unsigned to);
+/* For --resume: ST_OK when every image the file's config.images lists is the same file now
+ * (path, size and hash: exeid_same), and every arm's executable is identified somewhere (its
+ * command's, or images the runs exec'd); else ST_USAGE with one line in err naming the first
+ * image that changed or is gone, or the arm whose executable nothing identifies. */
+enum status bench_images_same(const char *path, const cJSON *file_cfg, const cJSON *fresh_cfg,
+                              char *err, size_t errlen);
 
 #endif

@@ -31,7 +31,7 @@ static int is_per_session(const char *key)
 /* v as compact JSON, cut to 60 bytes, into buf. */
 static const char *short_json(const cJSON *v, char *buf, size_t len)
 {
-	char *t = v ? cJSON_PrintUnformatted(v) : NULL;
+	char *t = v ? jst_print(v, 0) : NULL;
 
 	snprintf(buf, len, "%s", v ? (t ? t : "?") : "nothing");
 	if (strlen(buf) > 60)
@@ -142,7 +142,7 @@ static int same_config(const char *path, const cJSON *file, const cJSON *fresh, 
 	{
 		const cJSON *f = cJSON_GetObjectItemCaseSensitive(file, m->string);
 
-		if (strcmp(m->string, "executables") == 0)
+		if (strcmp(m->string, "executables") == 0 || strcmp(m->string, "images") == 0)
 			continue;
 		if (is_per_session(m->string) || (f && same_member(m->string, f, m)))
 			continue;
@@ -156,7 +156,9 @@ static int same_config(const char *path, const cJSON *file, const cJSON *fresh, 
 		snprintf(field, sizeof field, "config.%s", m->string);
 		return differs(path, field, m, NULL, err, errlen);
 	}
-	return same_executables(path, file, fresh, err, errlen);
+	if (same_executables(path, file, fresh, err, errlen) != ST_OK)
+		return ST_USAGE;
+	return bench_images_same(path, file, fresh, err, errlen);
 }
 
 static const cJSON *get(const cJSON *o, const char *key)

@@ -12,7 +12,6 @@
 #include "front/engine/benchprogress.h"
 #include "front/proc/proc.h"
 #include "common/errmsg.h"
-#include "common/status.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -48,7 +47,7 @@ const struct bench_runner bench_real_runner = {.run = real_run, .now_ns = real_n
 /* line + "\n" onto *buf (well-formed UTF-8, as every line: common/utf8.h). */
 static int add_line(char **buf, size_t *len, size_t *cap, const cJSON *v)
 {
-	char *text = utf8_fix(cJSON_PrintUnformatted(v));
+	char *text = utf8_fix(jst_print(v, 0));
 	size_t n = text ? strlen(text) : 0;
 
 	if (!text)
@@ -148,6 +147,7 @@ static int doc_sync(struct engine *e, const char *status, int closing, int no_ro
 	unsigned to = no_rounds ? e->written : e->done;
 
 	benchdoc_utc_now(now);
+	bench_images_note(e->doc, e->rounds, e->written, to);
 	benchdoc_set_string(e->doc, "updated_utc", now);
 	benchdoc_set_string(e->doc, "status", status);
 	if (sessions)
@@ -206,7 +206,7 @@ static void note_left_running(struct engine *e, char *err, size_t errlen)
 {
 	size_t k = strlen(err);
 
-	if (e->outs_open && k + 1 < errlen)
+	if (e->outs_open && !e->outs[0].lost && k + 1 < errlen)
 		snprintf(err + k, errlen - k,
 		         "; %s still says status 'running': nothing could be written to it",
 		         e->c->out_paths[0]);
@@ -421,7 +421,8 @@ static enum status abort_bench(struct engine *e, enum status status, char *err, 
 			note_left_running(e, err, errlen);
 	}
 	abort_kept(e);
-	e->res->resumable = write_failed && e->kept_measured > e->measured0;
+	e->res->resumable = write_failed && e->kept_measured > e->measured0 &&
+	                    !(e->outs_open && e->outs[0].lost);
 	engine_free(e);
 	return status;
 }

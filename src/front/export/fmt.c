@@ -2,6 +2,7 @@
  * numbers as text and as JSON. */
 #include "front/export/exportint.h"
 
+#include "common/jsonstrict.h"
 #include "common/utf8.h"
 
 #include <math.h>
@@ -121,7 +122,7 @@ cJSON *export_json_num(double v)
 
 int export_print_json(FILE *f, cJSON *j, char *err, size_t errlen)
 {
-	char *text = j ? utf8_fix(cJSON_Print(j)) : NULL;
+	char *text = j ? utf8_fix(jst_print(j, 1)) : NULL;
 
 	cJSON_Delete(j);
 	if (!text) {

@@ -57,14 +57,15 @@ static void missing_reason(const struct fleet_ctx *c, size_t mi, const struct fl
 		snprintf(why, len, "not compared on this machine");
 }
 
-/* The first machine that ran workload name, whose work the others must match; NULL if none. */
+/* The first machine that ran workload name (with effective parameters, when with_work), whose
+ * measure and work the others must match; NULL if none. */
 static const struct rf_workload *reference(const struct fleet_ctx *c, const char *name,
-                                           const char **label)
+                                           int with_work, const char **label)
 {
 	for (size_t i = 0; i < c->f->nm; i++) {
 		const struct rf_doc *d = c->f->m[i].doc;
 		int w = rf_workload(d, name);
-		if (w >= 0 && d->wl[w].work) {
+		if (w >= 0 && (d->wl[w].work || !with_work)) {
 			*label = c->f->m[i].label;
 			return &d->wl[w];
 		}
@@ -80,20 +81,22 @@ static int same_work(const struct fleet_ctx *c, size_t mi, const char *name, cha
 	const struct rf_doc *d = c->f->m[mi].doc;
 	int w = rf_workload(d, name);
 	const char *ref_label = NULL;
-	const struct rf_workload *x = reference(c, name, &ref_label), *y = w < 0 ? NULL : &d->wl[w];
+	const struct rf_workload *x = reference(c, name, 0, &ref_label), *y = w < 0 ? NULL : &d->wl[w];
 	int same;
 
+	/* the measure first, for every workload: a command workload has no parameters */
+	if (x && y && x != y && x->time != y->time) {
+		snprintf(why, len, "%s compared %s time here, %s time on %s: not one measure", name,
+		         y->time == RF_TIME_CPU ? "CPU" : "wall", x->time == RF_TIME_CPU ? "CPU" : "wall",
+		         ref_label);
+		return 0;
+	}
+	x = reference(c, name, 1, &ref_label);
 	if (!x || !y || !y->work || x == y)
 		return 1;
 	if (x->checksum && y->checksum && strcmp(x->checksum, y->checksum) != 0) {
 		snprintf(why, len, "%s did other work than on %s: checksum %s, not %s", name,
 		         ref_label, y->checksum, x->checksum);
-		return 0;
-	}
-	if (x->time != y->time) {
-		snprintf(why, len, "%s compared %s time here, %s time on %s: not one measure", name,
-		         y->time == RF_TIME_CPU ? "CPU" : "wall", x->time == RF_TIME_CPU ? "CPU" : "wall",
-		         ref_label);
 		return 0;
 	}
 	if (strcmp(x->work, y->work) != 0) {

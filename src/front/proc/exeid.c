@@ -1,4 +1,5 @@
 /* exeid.c - the identity of the executable a command runs (proc.h). */
+#include "common/jsonstrict.h"
 #include "front/proc/proc.h"
 
 #include <fcntl.h>
@@ -13,8 +14,9 @@
 /* Files past this size are hashed over their first EXEID_MAX_HASH bytes (the size still counts). */
 #define EXEID_MAX_HASH (1ULL << 30)
 
-/* The first word of command that is not a NAME=VALUE assignment, into w; 0, or -1 when it has
- * shell syntax this does not resolve (quotes, expansions, redirections) or is too long. */
+/* The first word of command that is not a NAME=VALUE assignment or `exec`, into w; 0, or -1
+ * when it has shell syntax this does not resolve (quotes, expansions, redirections, an option of
+ * exec) or is too long. */
 static int first_word(const char *command, char *w, size_t len)
 {
 	const char *p = command;
@@ -31,9 +33,13 @@ static int first_word(const char *command, char *w, size_t len)
 		if (strpbrk(w, "'\"\\$`*?[~{"))
 			return -1;
 		eq = strcspn(w, "=");
+		p += n;
+		if (strcmp(w, "exec") == 0) /* exec PROGRAM: the program (exec -a ...: not resolved) */
+			continue;
+		if (w[0] == '-')
+			return -1;
 		if (w[eq] != '=' || eq == 0 || strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_0123456789") != eq)
 			return 0;
-		p += n;
 	}
 }
 
@@ -59,9 +65,9 @@ static int resolve(const char *word, char *path, size_t len)
 	return -1;
 }
 
-cJSON *exeid_json(const char *command)
+cJSON *exeid_path_json(const char *path)
 {
-	char word[PATH_MAX], path[PATH_MAX], hex[17];
+	char hex[17];
 	unsigned char buf[65536];
 	uint64_t h = 0xcbf29ce484222325ULL, left;
 	struct stat st;
@@ -69,9 +75,6 @@ cJSON *exeid_json(const char *command)
 	ssize_t n;
 	int fd;
 
-	if (!command || first_word(command, word, sizeof word) != 0 ||
-	    resolve(word, path, sizeof path) != 0)
-		return NULL;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) < 0)
 		return NULL;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -84,11 +87,25 @@ cJSON *exeid_json(const char *command)
 			h = (h ^ buf[i]) * 0x100000001b3ULL;
 	close(fd);
 	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
-	if (!(o = cJSON_CreateObject()) || !cJSON_AddStringToObject(o, "word", word) ||
-	    !cJSON_AddStringToObject(o, "path", path) ||
+	if (!(o = cJSON_CreateObject()) || !cJSON_AddStringToObject(o, "path", path) ||
 	    !cJSON_AddNumberToObject(o, "size", (double)st.st_size) ||
 	    !cJSON_AddNumberToObject(o, "mtime_s", (double)st.st_mtim.tv_sec) ||
 	    !cJSON_AddStringToObject(o, "fnv1a64", hex)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+cJSON *exeid_json(const char *command)
+{
+	char word[PATH_MAX], path[PATH_MAX];
+	cJSON *o;
+
+	if (!command || first_word(command, word, sizeof word) != 0 ||
+	    resolve(word, path, sizeof path) != 0 || !(o = exeid_path_json(path)))
+		return NULL;
+	if (!cJSON_AddStringToObject(o, "word", word)) {
 		cJSON_Delete(o);
 		return NULL;
 	}
@@ -107,8 +124,8 @@ int exeid_same(const cJSON *was, const cJSON *now, char *why, size_t len)
 
 		if (a && b && cJSON_Compare(a, b, 1))
 			continue;
-		x = a ? cJSON_PrintUnformatted(a) : NULL;
-		y = b ? cJSON_PrintUnformatted(b) : NULL;
+		x = a ? jst_print(a, 0) : NULL;
+		y = b ? jst_print(b, 0) : NULL;
 		snprintf(why, len, "%.200s: %s %.60s in the file, %.60s now", p ? p : "?",
 		         strcmp(keys[i], "fnv1a64") == 0 ? "content (FNV-1a hash)" : keys[i],
 		         x ? x : "none", y ? y : "none");

@@ -263,10 +263,14 @@ int preload_join(const char *const *v, size_t n, char *buf, size_t len);
  * arm in config.executables and --resume refuses a continuation whose executable changed
  * (docs/methodology.md, "Resuming a bench"). */
 
-/* {"word", "path", "size", "mtime_s", "fnv1a64"} of the executable command's first word names,
- * or NULL when it names none that can be read (a shell builtin, a word with quotes or
+/* {"word", "path", "size", "mtime_s", "fnv1a64"} of the executable command's first word names
+ * (after NAME=VALUE assignments and `exec`), or NULL when it names none that can be read (a shell builtin, a word with quotes or
  * expansions, no such file, not a regular file) or memory ran out. */
 cJSON *exeid_json(const char *command);
+
+/* {"path", "size", "mtime_s", "fnv1a64"} of the regular file at path (an image a run exec'd, as
+ * the probe saw it), or NULL when it cannot be read or memory ran out. */
+cJSON *exeid_path_json(const char *path);
 
 /* Whether two such objects name the same executable: the same path, size and hash (a rebuild to
  * the same bytes is the same program, whatever its time). When they differ, what differs in why ("/x/work: size 16040 in the file, 16216 now"). */

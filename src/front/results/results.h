@@ -102,9 +102,11 @@ struct rf_workload {
 	 * has no steady time; a command's total never has one) */
 	unsigned char measured[RF_NREGIMES][RF_MAX_PHASES];
 	int single_threaded; /* a record's workload.flags holds "single_threaded" */
-	/* per phase: some ok run has a wall time of it and no CPU time (marks written by a helper
-	 * older than CPU marks, a command without rusage), so it is compared on wall time */
+	/* per phase: some ok measured run has a wall time of it and no CPU time (marks written by a
+	 * helper older than CPU marks, a command without rusage, CPU figures of 0), so it is compared
+	 * on wall time; a warm-up run's decide nothing */
 	unsigned char wall_only[RF_MAX_PHASES];
+	int cpu_wanted; /* the time policy gives it CPU time (rf_use_time), wall_only aside */
 	/* per phase a program marked: the fewest and the most spans an ok run marked of it (0: no
 	 * run marked it); when they differ, the steady half is not the same spans in every run */
 	unsigned spans_lo[RF_MAX_PHASES], spans_hi[RF_MAX_PHASES];

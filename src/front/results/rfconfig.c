@@ -5,6 +5,7 @@
 #include "front/results/results.h"
 
 #include "front/results/rfload.h"
+#include "common/allocknown.h"
 #include "common/nameidx.h"
 
 #include <math.h>
@@ -92,6 +93,43 @@ static int load_arm_configs(struct loader *l, const cJSON *ac)
 		free(d->arm_config[a]);
 		if (!(d->arm_config[a] = strdup(buf)))
 			return rl_nomem(l);
+	}
+	return 0;
+}
+
+/* The allocator the arm named arm must run: its arm_configs allocator, else its name when that
+ * is an allocator's (common/allocknown.h), else NULL (a name of the user's: any allocator). */
+static const char *arm_allocator(const cJSON *cfg, const char *arm)
+{
+	const char *alloc = rl_get_str(rl_get(rl_get(cfg, "arm_configs"), arm), "allocator");
+
+	if (alloc)
+		return alloc;
+	for (size_t i = 0; i < ALLOC_KNOWN_COUNT; i++)
+		if (strcmp(alloc_known_table[i].name, arm) == 0)
+			return arm;
+	return NULL;
+}
+
+/* config.proof: a probed arm proven to run another allocator than its name or configuration
+ * says is a mislabelled arm (a bench refuses to make one; docs/programs.md, "Failing loudly"):
+ * its comparison would be named after an allocator it did not measure. */
+static int check_proof_names(struct loader *l, const cJSON *cfg)
+{
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, rl_get(cfg, "proof"))
+	{
+		const char *ran = rl_get_str(p, "allocator"), *want;
+
+		if (!p->string || !ran || !(want = arm_allocator(cfg, p->string)) ||
+		    strcmp(ran, want) == 0)
+			continue;
+		return rl_fail(l,
+		               "config.proof.%.60s: the arm named %.60s was proven to run %.60s, not "
+		               "%.60s: a mislabelled arm, whose comparison would name an allocator it "
+		               "did not measure",
+		               p->string, p->string, ran, want);
 	}
 	return 0;
 }
@@ -207,7 +245,7 @@ int rl_config(struct loader *l, const cJSON *cfg)
 	if (rl_get_str(cfg, "process_tracking") &&
 	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
 		return rl_nomem(l);
-	if (load_baseline(l, cfg) != 0 || load_ran(l, cfg) != 0)
+	if (load_baseline(l, cfg) != 0 || load_ran(l, cfg) != 0 || check_proof_names(l, cfg) != 0)
 		return -1;
 	return load_arm_configs(l, rl_get(cfg, "arm_configs"));
 }

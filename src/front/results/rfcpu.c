@@ -6,12 +6,29 @@
 #include "front/stats/stats.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* The run's CPU time: every process of the run, user and system. The per-run cgroup's figures
  * (containment.cgroup_cpu) cover processes nobody waited for; wait4's rusage (process) covers
  * the process and the children it waited for. */
+static int opt_ns(struct loader *l, const cJSON *o, const char *key, const char *at,
+                  const char *obj, double *out)
+{
+	const cJSON *v = rl_get(o, key);
+	uint64_t n;
+
+	*out = NAN;
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!jl_uint(v, (uint64_t)RF_MAX_WALL_NS, &n))
+		return rl_fail(l, "%s: %s.%s is not an integer of nanoseconds in 0..%g", at, obj, key,
+		               RF_MAX_WALL_NS);
+	*out = (double)n;
+	return 0;
+}
+
 int rl_cpu(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at)
 {
 	const cJSON *cg = rl_get(rl_get(jr, "containment"), "cgroup_cpu");
@@ -19,8 +36,7 @@ int rl_cpu(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at
 	const char *obj = src == cg ? "containment.cgroup_cpu" : "process";
 	double user, sys;
 
-	if (rl_opt_num(l, src, "user_ns", RF_MAX_WALL_NS, at, obj, &user) ||
-	    rl_opt_num(l, src, "sys_ns", RF_MAX_WALL_NS, at, obj, &sys))
+	if (opt_ns(l, src, "user_ns", at, obj, &user) || opt_ns(l, src, "sys_ns", at, obj, &sys))
 		return -1;
 	if (!isnan(user) && !isnan(sys) && user + sys >= 1)
 		run->t_basis[RF_TIME_CPU][RF_COLD][0] = user + sys;

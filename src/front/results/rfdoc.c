@@ -109,6 +109,7 @@ void rf_use_time(struct rf_doc *d, enum rf_time_policy p)
 		int cpu = p == RF_POLICY_CPU || (p == RF_POLICY_AUTO && wl->single_threaded);
 		int tp = rf_phase(wl, "total");
 
+		wl->cpu_wanted = cpu;
 		for (size_t k = 0; k < RF_MAX_PHASES; k++)
 			wl->ptime[k] = cpu && !wl->wall_only[k] ? RF_TIME_CPU : RF_TIME_WALL;
 		wl->time = wl->ptime[tp >= 0 ? tp : 0];
@@ -119,14 +120,14 @@ void rf_use_time(struct rf_doc *d, enum rf_time_policy p)
 }
 
 /* " (wall time for PHASE of WORKLOAD, ...: no CPU time in their runs)" for the phases on wall time
- * in workloads on CPU time, appended at buf[*k]. */
+ * that the time policy would give CPU time (the total included), appended at buf[*k]. */
 static void wall_phases(const struct rf_doc *d, char *buf, size_t len, size_t *k)
 {
 	size_t n = 0;
 
 	for (size_t w = 0; w < d->nwl; w++)
 		for (size_t p = 0; p < d->wl[w].nphases && *k < len; p++)
-			if (d->wl[w].time == RF_TIME_CPU && d->wl[w].ptime[p] == RF_TIME_WALL)
+			if (d->wl[w].cpu_wanted && d->wl[w].wall_only[p])
 				*k += (size_t)snprintf(buf + *k, len - *k, "%s%s of %s",
 				                       n++ ? ", " : " (wall time for ",
 				                       d->wl[w].phases[p], d->wl[w].name);

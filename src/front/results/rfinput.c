@@ -15,6 +15,26 @@ static const char *const call_keys[] = {"malloc",   "free",           "calloc",
                                         "realloc",  "posix_memalign", "aligned_alloc",
                                         "memalign", "valloc",         "pvalloc"};
 
+/* probe.NAME (rusage_total, cpu_total): absent, null, or an object of counts, each an integer in
+ * 0..RF_MAX_FIGURE like every resource count (a fraction, a negative or 1e300 is refused). */
+static int probe_counts(struct loader *l, const cJSON *probe, const char *name, const char *at)
+{
+	const cJSON *o = rl_get(probe, name), *m;
+	double v;
+
+	if (!o || cJSON_IsNull(o))
+		return 0;
+	if (!cJSON_IsObject(o))
+		return rl_fail(l, "%s: probe.%s is not an object", at, name);
+	cJSON_ArrayForEach(m, o)
+	{
+		if (rl_count(m, &v) != 0)
+			return rl_fail(l, "%s: probe.%s.%.40s is not an integer in 0..%g", at, name,
+			               m->string, RF_MAX_FIGURE);
+	}
+	return 0;
+}
+
 int rl_probe(struct loader *l, const cJSON *jr, struct rf_run *run, const char *at)
 {
 	const cJSON *probe = rl_get(jr, "probe"), *counts;
@@ -32,7 +52,8 @@ int rl_probe(struct loader *l, const cJSON *jr, struct rf_run *run, const char *
 		               "%s: status \"ok\" with probe.verified false: a run whose proof "
 		               "failed is \"unverified\" and never compared (docs/results-format.md)",
 		               at);
-	if (rl_opt_num(l, probe, "process_count", RF_MAX_FIGURE, at, "probe", &run->processes))
+	if (rl_opt_count(l, probe, "process_count", at, "probe", &run->processes) ||
+	    probe_counts(l, probe, "rusage_total", at) || probe_counts(l, probe, "cpu_total", at))
 		return -1;
 	counts = rl_get(probe, "counts_total");
 	if (!counts || cJSON_IsNull(counts))
@@ -41,8 +62,7 @@ int rl_probe(struct loader *l, const cJSON *jr, struct rf_run *run, const char *
 		return rl_fail(l, "%s: probe.counts_total is not an object", at);
 	run->calls = 0;
 	for (size_t k = 0; k < sizeof call_keys / sizeof call_keys[0]; k++) {
-		if (rl_opt_num(l, counts, call_keys[k], RF_MAX_FIGURE, at, "probe.counts_total",
-		               &v))
+		if (rl_opt_count(l, counts, call_keys[k], at, "probe.counts_total", &v))
 			return -1;
 		run->calls += isnan(v) ? 0 : v;
 	}

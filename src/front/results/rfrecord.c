@@ -113,7 +113,7 @@ const char *rl_get_str(const cJSON *o, const char *key)
 
 char *rl_compact(const cJSON *v)
 {
-	return v ? cJSON_PrintUnformatted(v) : strdup("null");
+	return v ? jst_print(v, 0) : strdup("null");
 }
 
 int rl_opt_num(struct loader *l, const cJSON *o, const char *key, double hi, const char *at,

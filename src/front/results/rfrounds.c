@@ -75,7 +75,8 @@ static int load_process(struct loader *l, const cJSON *jr, struct rf_run *run, c
 static void note_measured(struct rf_doc *d, struct rf_workload *w, const struct rf_run *run,
                           int measured)
 {
-	rl_note_cpu(w, run);
+	if (measured) /* a warm-up run decides nothing: it is discarded */
+		rl_note_cpu(w, run);
 	for (int r = 0; measured && r < RF_NREGIMES; r++)
 		for (size_t p = 0; p < w->nphases; p++)
 			if (!isnan(run->t_regime[r][p])) {
