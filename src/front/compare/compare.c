@@ -394,6 +394,7 @@ enum status cmp_build(const struct rf_doc *base, const struct rf_doc *cand,
 	struct cmp_report *r = calloc(1, sizeof *r);
 	struct cmp_builder b = {.r = r, .o = o};
 	const struct rf_doc *c = cand ? cand : base;
+	struct cmp_opts seq_opts;
 	const char *bname = o->baseline ? o->baseline : base->baseline;
 	int ba = -1;
 	enum status rc;
@@ -403,6 +404,15 @@ enum status cmp_build(const struct rf_doc *base, const struct rf_doc *cand,
 	if (!r)
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	r->paired = cand == NULL;
+	/* a file whose bench stopped on its sequential decisions, alone: its plan's intervals, the
+	 * ones valid for that stop (docs/methodology.md, "Sequential decisions") */
+	if (o->seq_if_decided && !cand && !o->seq && !o->per_comparison && base->seq.planned &&
+	    strcmp(base->status, "decided") == 0) {
+		seq_opts = *o;
+		seq_opts.seq = &base->seq;
+		seq_opts.seq_shown = r->seq_shown = 1;
+		b.o = o = &seq_opts;
+	}
 	r->verdict_warning = -1;
 	r->telemetry_warning = -1;
 	r->base = base;
