@@ -149,6 +149,9 @@ esac
 want=$?
 if [ "$st" = "$want" ]; then ok "--gate: status is allocab gate's on the same file"; else notok "--gate: status is allocab gate's on the same file" "$st, allocab gate says $want"; fi
 summary "--gate" "$TMP/g.out" 6 cold
+[ -n "$("$J" "$TMP/g.json" config.sequential.planned_rounds 2>/dev/null)" ] && [ "$("$J" "$TMP/g.json" status)" != running ] &&
+	ok "--gate: the bench stopped on the gate's own sequential rule (its plan recorded)" ||
+	notok "--gate: bench --gate" "config.sequential: $("$J" "$TMP/g.json" config.sequential 2>&1)"
 
 # Without -o: results/<stamp>.json in the current directory and a copy results/latest.json.
 mkdir "$TMP/r"
