@@ -268,32 +268,6 @@ static int telemetry_warning(struct cmp_builder *b)
 	    total, total == 1 ? "" : "s", NOISE_FENCE_IQR, per);
 }
 
-/* A document whose config.primary (bench --primary) names a phase none of its workloads times,
- * once some has had an ok run: its question was never measured, and the default's rows stand in
- * for it (count_family). */
-static enum status primary_missing(struct cmp_builder *b, const struct rf_doc *d)
-{
-	struct cmp_primary p;
-	char ignored[256];
-	int seen = 0;
-
-	if (!d->primary[0] || cmp_primary_parse(d->primary, &p, ignored, sizeof ignored) != 0 ||
-	    p.all || strcmp(p.phase, "total") == 0)
-		return ST_OK;
-	for (size_t w = 0; w < d->nwl; w++) {
-		if (rf_phase(&d->wl[w], p.phase) >= 0)
-			return ST_OK;
-		seen |= d->wl[w].nphases > 0 &&
-		        (!rf_kind_has(d, RF_KIND_WHOLE_PROCESS) || d->wl[w].marked != 0);
-	}
-	return !seen ? ST_OK
-	             : warnf(b,
-	                     "%s: its primary (bench --primary %s) is missing: no run times a "
-	                     "phase '%s', so the question was never measured; the primary rows "
-	                     "here are each workload's total instead",
-	                     d->path, d->primary, p.phase);
-}
-
 enum status cmp_warnings(struct cmp_builder *b)
 {
 	struct cmp_report *r = b->r;
@@ -366,8 +340,6 @@ enum status cmp_warnings(struct cmp_builder *b)
 			           "that stop; the decision is the sequential interval's "
 			           "(docs/methodology.md, \"Adaptive allocation\")",
 			           d->path, d->nleft);
-	for (const struct rf_doc *d = r->base; rc == 0 && d; d = d == r->cand ? NULL : r->cand)
-		rc = primary_missing(b, d);
 	if (rc == 0)
 		rc = regime_warnings(b);
 	if (rc == 0 && r->nflags) {

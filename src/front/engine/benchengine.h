@@ -100,9 +100,6 @@ void engine_plan_advance(struct engine *e);
 /* Adaptive allocation after a measured round: asks which cells still run. Returns 1 when none
  * does (every comparison is decided), 0 otherwise, -1 on an error (err set). */
 int engine_allocate(struct engine *e, char *err, size_t errlen);
-/* Evaluates the gate on the rounds so far (out: its lines, or NULL). Returns the verdict, or -1
- * on a gate error (err set). */
-int engine_gate_judge(struct engine *e, FILE *out, enum gate_outcome *g, char *err, size_t errlen);
 /* Before the first round: the gate judged on the empty document, which refuses unknown arms and
  * workloads; its phase is left to engine_phases_named. Returns 0, or -1 (err set). */
 int engine_gate_precheck(struct engine *e, char *err, size_t errlen);

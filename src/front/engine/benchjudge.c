@@ -182,8 +182,9 @@ int engine_allocate(struct engine *e, char *err, size_t errlen)
 	return bench_cells_needed(&e->cells) == 0;
 }
 
-/* From the tables built as the rounds ended (never reading the document again). */
-int engine_gate_judge(struct engine *e, FILE *out, enum gate_outcome *g, char *err, size_t errlen)
+/* The gate on the rounds so far (out: its lines, or NULL), from the tables built as the rounds
+ * ended (never reading the document again). Returns 0 with *g, or -1 (err set). */
+static int engine_gate_judge(struct engine *e, FILE *out, enum gate_outcome *g, char *err, size_t errlen)
 {
 	const struct rf_doc *d = rf_builder_doc(e->tables, err, errlen);
 
