@@ -71,6 +71,11 @@ def main():
     steps = steps_of(job)
     uses = [s.get("uses", "") for s in steps]
     runs = {("allocab", s.get("name", "")): s.get("run", "") for s in steps}
+    pinned = [u for u in uses if u and re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u)
+              and re.search(re.escape(u) + r" # v\d", text)]
+    check(pinned and len(pinned) == len([u for u in uses if u]),
+          "every action is pinned by a full commit, its tag in a comment",
+          str([u for u in uses if u and u not in pinned]))
     check(any(u.startswith("actions/cache@") for u in uses),
           "allocab is cached between runs (actions/cache)")
     install = [r for r in runs.values() if "make" in r and "install" in r and "ALLOCAB_REF" in r]
