@@ -46,9 +46,10 @@ spent, then allocab compare pairs them round by round. A round runs the job twic
   --preload LIB          what one COMMAND's mimalloc arm preloads (default: libmimalloc.so.2)
   --cmd COMMAND          the same as a first positional COMMAND
   --cmd-mimalloc COMMAND the same as a second positional COMMAND
-  --gate PCT             then allocab gate: is mimalloc at least PCT% faster (0 <= PCT < 100;
-                         0: not slower) in steady state (commands: cold, or --phase's steady
-                         state)? Its lines follow; exit with its status
+  --gate PCT             is mimalloc at least PCT% faster (0 <= PCT < 100; 0: not slower) in
+                         steady state (commands: cold, or --phase's steady state)? The bench
+                         stops as soon as the gate decides (allocab bench --gate), then
+                         allocab gate's lines follow; exit with its status
   --phase NAME           commands: the phase the program marks (docs/programs.md) that is the
                          question: the bench's primary row (--primary NAME) and what --gate
                          judges, in steady state (default: the whole process, total)
@@ -71,8 +72,8 @@ command that marks phases (docs/programs.md) a "Phase: NAME" line before each of
 (the total first, then each phase it marked, repeated ones with their steady state):
   Regime: steady state (...) | cold start (...)
   System Allocator Duration: median time of the glibc runs
-  Mimalloc Duration: median time of the mimalloc runs, with the paired time ratio
-                     t_mimalloc/t_glibc and its confidence interval
+  Mimalloc Duration: median time of the mimalloc runs, its ratio to glibc's median, and
+                     the paired time ratio t_mimalloc/t_glibc with its confidence interval
   Performance Improvement: (1 - t_mimalloc/t_glibc) x 100, with its confidence interval
   Speedup Ratio: t_glibc/t_mimalloc, with its confidence interval
   Verdict: mimalloc is faster | mimalloc is slower (", within ±M%" when also equivalent) |
@@ -82,13 +83,19 @@ command that marks phases (docs/programs.md) a "Phase: NAME" line before each of
   Claims: the verdicts on the quoted figures for mimalloc (docs/claims.md): confirmed,
           partly or refuted, each with the measured interval; the claims this bench did not
           measure are counted in one line
-Durations are medians (a workload's total phase; a command's whole process, start-up included)
-and carry no interval of their own: the machine's speed drifts between rounds, and pairing the
-two arms within each round cancels that drift, so the intervals are of the paired ratios:
-Hodges-Lehmann estimate of the per-round log ratios with the Wilcoxon signed-rank interval,
+Durations are medians over each arm's runs (a workload's total phase; a command's whole
+process, start-up included; a marked phase's steady value is the mean of the last half of its
+spans in each process) and carry no interval of their own: the machine's speed drifts between
+rounds, and pairing the two arms within each round cancels that drift, so the intervals are of
+the paired ratios, and the paired time ratio can differ from the ratio of the two medians (which
+ignores the pairing): the paired one is the answer, the Hodges-Lehmann estimate of the
+per-round log ratios with the Wilcoxon signed-rank interval,
 simultaneous over the regimes compared (97.5% each for two, 95% for one; the level each line
 names). The verdict is read off that interval: faster or slower when it excludes 1,
 equivalent when it lies within allocab compare's equivalence margin (2% by default).
+
+A command's workload is named after its program (python3 train.py: train; ./churn: churn):
+allocab bench -w NAME, so that compare, gate and the results name it.
 
 Binaries: \$ALLOCAB_BUILD/allocab, else build/allocab of this repository, else the allocab
 installed next to this script (make install: allocab-benchmark-mimalloc), else allocab on PATH.
@@ -104,7 +111,7 @@ Examples:
   scripts/benchmark_mimalloc.sh --budget 1800 'python train.py --steps 200'
   scripts/benchmark_mimalloc.sh -- './train' './train-mimalloc'   # second build links mimalloc
   scripts/benchmark_mimalloc.sh -q --gate 5            # CI: 0 PASS, 1 FAIL, 3 INCONCLUSIVE
-  scripts/benchmark_mimalloc.sh --one-cpu --phase epoch --gate 0 '/usr/bin/python3 train.py'
+  scripts/benchmark_mimalloc.sh --phase epoch --gate 0 '/usr/bin/python3 train.py'
 EOF
 }
 
@@ -113,6 +120,30 @@ die() { # die STATUS MESSAGE
 	exit "$1"
 }
 bad() { die 2 "$1 (see --help)"; }
+# program_name COMMAND: the workload's name for a command: its program's file name (the script an
+# interpreter runs: python3 train.py is train), its extension dropped, characters other than
+# letters, digits and _ as _; "command" when nothing is left.
+program_name() {
+	local -a w
+	local i=0 j n
+	read -r -a w <<<"$1"
+	while [ "$i" -lt ${#w[@]} ] && [[ ${w[$i]} == *=* || ${w[$i]} == env || ${w[$i]} == exec ]]; do
+		i=$((i + 1))
+	done
+	n=${w[$i]:-}
+	n=${n##*/}
+	case $n in
+	python* | sh | bash | dash | node | ruby | perl* | Rscript | julia | uv | pypy*)
+		for ((j = i + 1; j < ${#w[@]}; j++)); do
+			[[ ${w[$j]} == -* ]] || { n=${w[$j]##*/}; break; }
+		done
+		;;
+	esac
+	n=${n%.*}
+	n=$(printf '%s' "$n" | tr -c 'A-Za-z0-9_' '_' | cut -c1-40)
+	[[ $n =~ [A-Za-z0-9] ]] || n=command
+	printf '%s\n' "$n"
+}
 is_count() { [[ $1 =~ ^[0-9]+$ ]] && [ "${#1}" -le 6 ]; }
 is_seconds() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]] && awk -v s="$1" 'BEGIN { exit !(s > 0) }'; }
 
@@ -132,6 +163,8 @@ while [ $# -gt 0 ]; do
 		if [ "$has_val" = 0 ]; then
 			[ $# -ge 2 ] || bad "$opt needs a value"
 			val=$2
+			# an option where a value belongs (-o --format=html) is a slip, never a file name
+			[[ $val != -?* ]] || bad "$opt needs a value, not the option '$val' (give $opt=$val if you mean it)"
 			shift
 		fi
 		;;
@@ -242,7 +275,9 @@ else
 	fi
 	bench+=(--timeout "${timeout:-3600}")
 	timeout=
-	phase_workload='command' # the one workload of a commands-mode bench
+	# the one workload of a commands-mode bench, named after the program
+	phase_workload=$(program_name "${cmds[0]}")
+	bench+=(-w "$phase_workload")
 fi
 [ -z "$budget" ] || bench+=(--budget "$budget")
 [ -z "$rounds" ] || bench+=(--rounds "$rounds")
@@ -266,8 +301,23 @@ if [ -z "$out" ]; then
 	latest=results/latest.json
 fi
 
-"${bench[@]}" -o "$out"
-status=$?
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/benchmark_mimalloc.XXXXXX") || die 1 "cannot create a temporary directory"
+trap 'rm -rf "$tmp"' EXIT
+only=(--baseline system --candidate mimalloc --workload "$phase_workload" --phase "${phase:-total}")
+bench+=(-o "$out")
+if [ -n "$gate" ]; then
+	# The bench stops as soon as the gate decides (bench --gate: sequential intervals of a plan),
+	# so that its stop is the gate's question, never a decision against 1x; allocab gate on the
+	# file below prints the verdict again and gives the exit status.
+	"${bench[@]}" --gate "${only[@]}" --min-speedup "$gate" >"$tmp/gate"
+	status=$?
+	if { [ "$status" = 1 ] || [ "$status" = 3 ]; } && grep -q '^gate: ' "$tmp/gate"; then
+		status=0
+	fi
+else
+	"${bench[@]}"
+	status=$?
+fi
 case $status in
 0 | 130) ;;
 1 | 2) exit "$status" ;; # allocab bench has said why, in one line
@@ -283,9 +333,6 @@ if [ -n "$latest" ]; then
 	fi
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/benchmark_mimalloc.XXXXXX") || die "$fail" "cannot create a temporary directory"
-trap 'rm -rf "$tmp"' EXIT
-only=(--baseline system --candidate mimalloc --workload "$phase_workload" --phase "${phase:-total}")
 # A workload's total; a command's total and every phase it marked (docs/programs.md).
 show=("${only[@]}")
 [ ${#cmds[@]} -eq 0 ] || show=(--baseline system --candidate mimalloc --workload "$phase_workload")
@@ -316,7 +363,10 @@ summary() {
 		-v mb="$med_base" -v mc="$med_cand" -v need="$need" -v eq="$equivalent" -v eqp="$eq_pct" 'BEGIN {
 	ci = sprintf("%.3g%% CI", 100 * level)
 	printf "System Allocator Duration: %.3fs (median of %d runs; intervals are of the paired ratios below)\n", mb / 1e9, nb
-	printf "Mimalloc Duration: %.3fs (median of %d runs; time ratio to glibc %.3f, %s [%.3f, %.3f])\n", mc / 1e9, nc, 1 / s, ci, 1 / hi, 1 / lo
+	# Two ratios that differ: the medians of each arm taken apart, and the estimate of the paired
+	# rounds (Hodges-Lehmann of the per-round log ratios), which cancels the drift between rounds
+	# and is what the interval, the improvement, the speedup and the verdict are of.
+	printf "Mimalloc Duration: %.3fs (median of %d runs; ratio of the medians %.3f; paired time ratio to glibc %.3f, %s [%.3f, %.3f])\n", mc / 1e9, nc, mc / mb, 1 / s, ci, 1 / hi, 1 / lo
 	printf "Performance Improvement: %.1f%% (%s [%.1f%%, %.1f%%])\n", imp, ci, 100 * (1 - 1 / lo), 100 * (1 - 1 / hi)
 	printf "Speedup Ratio: %.3fx (%s [%.3fx, %.3fx])\n", s, ci, lo, hi
 	what = verdict == "faster" || verdict == "slower" ? "mimalloc is " verdict : verdict
@@ -349,7 +399,9 @@ while IFS=$'\037' read -r phase regime n n_base n_cand speedup lo hi level impro
 		fi
 		last_phase=$phase
 	fi
-	if [ "$regime" = steady ]; then
+	if [ "$regime" = steady ] && [ ${#cmds[@]} -gt 0 ]; then
+		echo "Regime: steady state (mean of the last half of each process's spans of the phase: training loops, services)"
+	elif [ "$regime" = steady ]; then
 		echo "Regime: steady state (median of each process's steady repetitions: training loops, services)"
 	else
 		echo "Regime: cold start (first repetition of each process: CLI tools, serverless)"

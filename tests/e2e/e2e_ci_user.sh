@@ -6,7 +6,8 @@
 # empty cache (allocab is built and installed; the comment step is skipped, the job summary has
 # the report); a pull request from the repository with the cache filled (nothing is built; the
 # comment would be posted); and a program no preload can reach (a static build: the bench proves
-# nothing, and the job fails with the gate); a program that marks an epoch, gated with PHASE=epoch;
+# nothing, and the job fails with the gate); a program that marks an epoch, gated with PHASE=epoch,
+# unchanged (green) and with its epochs alone regressed under mimalloc (red);
 # and an ALLOCAB_REF that does not exist (the verdict names the install step). No local Actions runner is packaged in Debian
 # (act is not), hence the simulation.
 . tests/e2e/lib.sh
@@ -58,9 +59,10 @@ has fork "Verdict: the gate's outcome is the job's: ran (exit 0)" && has fork "p
 [ -f "$ws/results/allocab.json" ] && grep -q '"verified":[[:space:]]*true' "$ws/results/allocab.json" &&
 	ok "user workflow: the program's runs are proven (the probe verified them)" ||
 	notok "user workflow: proof" "$(grep -o '"reason":[^,]*' "$ws/results/allocab.json" | head -2)"
-grep -q '"duet_cpus":"shared"' "$ws/results/allocab.json" && grep -q '"pinned_cpu":[0-9]' "$ws/results/allocab.json" &&
-	ok "user workflow: ALLOCAB_ONE_CPU runs both arms of a round at once on one CPU (--one-cpu)" ||
-	notok "user workflow: --one-cpu" "$(grep -o '"duet[a-z_]*":[^,]*' "$ws/results/allocab.json" | head -2)"
+! grep -q '"duet_cpus"' "$ws/results/allocab.json" && ! grep -q '"pinned_cpu":[0-9]' "$ws/results/allocab.json" &&
+	grep -q '"gate_outcome"' "$ws/results/allocab.json" &&
+	ok "user workflow: by default the arms run one after the other (no --one-cpu), and the bench ran the gate" ||
+	notok "user workflow: solo by default, the bench gated" "$(grep -o '"duet[a-z_]*":[^,]*\|"gate_outcome":[^,]*' "$ws/results/allocab.json" | head -3)"
 
 grep -Eq '^allocab: round [0-9]+ done' "$TMP/fork.out" &&
 	ok "user workflow: the bench step's log has a progress line per round (no --quiet)" ||
@@ -88,17 +90,39 @@ rc=$?
 	ok "user workflow: a program no preload reaches fails the job through the verdict step" ||
 	notok "user workflow: unproven program" "exit $rc: $(tail -12 "$TMP/static.out")"
 
-# A program that marks an epoch, gated on it: PHASE=epoch.
+# A program that marks an epoch, gated on it: PHASE=epoch. Unchanged (its epochs do the same
+# arithmetic under both allocators): green. With "slow" its epochs do twice the work under
+# mimalloc and its total stays the same: the phase's regression alone turns the job red.
 mkdir -p "$ws/phase"
 cp phase/allocab_phase.h "$ws/phase/"
-cp tests/tools/phase_fixture.c "$ws/"
-rm -rf "$ws/results"
-sim epoch --event push --set PHASE=epoch --set PROGRAM="./fixture 6" \
-	--set PROGRAM_BUILD="cc -O2 -I. -o fixture phase_fixture.c"
+cp tests/fixtures/ci_user/epochs.c "$ws/"
+# The budget holds a plan of rounds long enough to decide a 2x effect on a loaded machine (a plan
+# of 6 rounds cannot decide at all); the bench stops as soon as the gate decides.
+epoch_sim() { # epoch_sim NAME PROGRAM-ARGS
+	rm -rf "$ws/results"
+	sim "$1" --event push --set PHASE=epoch --set PROGRAM="./epochs $2" \
+		--set PROGRAM_BUILD="cc -O2 -I. -o epochs epochs.c" --set ALLOCAB_BUDGET=30
+}
+epoch_sim epoch 6
 rc=$?
-grep -Eq '^(PASS|FAIL|INCONCLUSIVE) +command/epoch steady mimalloc vs system' "$ws/results/gate.txt" 2>/dev/null &&
-	ok "user workflow: PHASE=epoch gates the marked epoch's steady state (job exit $rc)" ||
-	notok "user workflow: PHASE=epoch gates the epoch" "exit $rc: $(cat "$ws/results/gate.txt" 2>&1 | head -3)"
+gate_code=$(grep -o 'gate: [A-Z]*' "$ws/results/gate.txt" 2>/dev/null | head -1)
+grep -Eq '^(PASS|INCONCLUSIVE) +command/epoch steady mimalloc vs system' "$ws/results/gate.txt" 2>/dev/null &&
+	[ "$rc" = 0 ] && has epoch "^job: success" &&
+	ok "user workflow: PHASE=epoch, unchanged epochs: the gate judges the epoch's steady state and the job is green ($gate_code)" ||
+	notok "user workflow: PHASE=epoch, unchanged" "exit $rc: $(cat "$ws/results/gate.txt" 2>&1 | head -3)"
+[ "$("$BUILD/tests/jget" "$ws/results/allocab.json" config.primary)" = epoch ] &&
+	ok "user workflow: PHASE=epoch is the bench's question (config.primary epoch)" ||
+	notok "user workflow: PHASE is the bench's primary" "$("$BUILD/tests/jget" "$ws/results/allocab.json" config.primary)"
+epoch_sim epoch_slow "6 slow"
+rc=$?
+grep -Eq '^FAIL +command/epoch steady mimalloc vs system' "$ws/results/gate.txt" 2>/dev/null &&
+	[ "$rc" = 1 ] && has epoch_slow "^job: failure" &&
+	has epoch_slow "Verdict: the gate's outcome is the job's: ran (exit 1)" &&
+	ok "user workflow: PHASE=epoch, epochs 2x slower under mimalloc (total unchanged): the job is red" ||
+	notok "user workflow: PHASE=epoch, a regression of the phase" "exit $rc: $(cat "$ws/results/gate.txt" 2>&1 | head -3); $(tail -4 "$TMP/epoch_slow.out")"
+[ "$("$BUILD/tests/jget" "$ws/results/allocab.json" status)" = decided ] &&
+	ok "user workflow: the bench stopped when the gate decided the phase" ||
+	notok "user workflow: the bench stopped on the gate's decision" "status $("$BUILD/tests/jget" "$ws/results/allocab.json" status)"
 
 # An ALLOCAB_REF that does not exist: the verdict names the install step.
 rm -rf "$ws/results" "$TMP/prefix" "$TMP/state/cache"

@@ -62,8 +62,12 @@ def tables(path):
             if c in row:
                 sys.exit("cell %s of %s twice: %s, %s" % (c, cells[:keys], row[c], v))
             row[c] = v
-    # a cell under its row is left out when it is "-": so is "-" here
-    return [{k: {c: v for c, v in r.items() if v != "-"} for k, r in t.items()} for t in out]
+    # a cell under its row is left out when it is "-", and a line of a part with nothing but
+    # "(... see there)" is counted in one line after the part (grid.c): so are both here
+    def says(v):
+        return v != "-" and not (v.startswith("(") and v.endswith("see there)"))
+    tabs = [{k: {c: v for c, v in r.items() if says(v)} for k, r in t.items()} for t in out]
+    return [{k: r for k, r in t.items() if r} for t in tabs]
 
 wide, narrow = tables(sys.argv[1]), tables(sys.argv[2])
 if wide != narrow:
@@ -83,6 +87,18 @@ for cols in 80 100 132; do
 		notok "COLUMNS=$cols: the split tables hold every cell of the wide ones" "$out"
 	fi
 done
+# A column too wide beside the key columns (a claim's name and "no workload ... in the file") goes
+# under its row rather than past the width.
+COLUMNS=80 "$A" compare "$TMP/w.json" --claims docs/claims/mimalloc-ml.json >"$TMP/cl80.txt" 2>/dev/null
+widest 80 "$TMP/cl80.txt" "COLUMNS=80 with claims: a column too wide beside the keys goes under its row"
+grep -q '^    measured: no workload [a-z_]* in the file$' "$TMP/cl80.txt" &&
+	ok "COLUMNS=80 with claims: the wide cell is kept, under its row" ||
+	notok "COLUMNS=80 with claims: the wide cell under its row" "$(grep -m2 'no workload' "$TMP/cl80.txt")"
+wide_else=$(grep -c 'see there)' "$TMP/wide.txt")
+[ "$wide_else" -gt 1 ] && ! grep -Eq '^[a-z_]+ +[a-z_]+ +[a-z]+ +- +- +\((primary|secondary): see there\)$' "$TMP/n100.txt" &&
+	grep -Eq '^[0-9]+ more lines? here: \((primary|secondary): see there\)$' "$TMP/n100.txt" &&
+	ok "COLUMNS=100: a part's lines that only say \"(primary: see there)\" are left out and said once ($wide_else in the wide table)" ||
+	notok "COLUMNS=100: repeated see-there lines" "$(grep -c 'see there' "$TMP/n100.txt") of $wide_else: $(grep -m2 'see there' "$TMP/n100.txt")"
 grep -q '^workload  *phase  *candidate  *steady speedup  *steady 9[0-9.]*% CI  *steady verdict$' "$TMP/n100.txt" &&
 	ok "COLUMNS=100: the steady speedup, interval and verdict stay together" ||
 	notok "COLUMNS=100: steady group" "$(grep '^workload' "$TMP/n100.txt" | head -3)"

@@ -12,7 +12,7 @@ unset BENCH_BUDGET BENCH_SCALE LD_PRELOAD
 NUM='-?[0-9]+\.[0-9]+'
 CI='[0-9]+(\.[0-9])?% CI'
 LINE1="^System Allocator Duration: [0-9]+\.[0-9]{3}s \(median of [0-9]+ runs; intervals are of the paired ratios below\)$"
-LINE2="^Mimalloc Duration: [0-9]+\.[0-9]{3}s \(median of [0-9]+ runs; time ratio to glibc $NUM, $CI \[$NUM, $NUM\]\)$"
+LINE2="^Mimalloc Duration: [0-9]+\.[0-9]{3}s \(median of [0-9]+ runs; ratio of the medians $NUM; paired time ratio to glibc $NUM, $CI \[$NUM, $NUM\]\)$"
 LINE3="^Performance Improvement: $NUM% \($CI \[$NUM%, $NUM%\]\)$"
 LINE4="^Speedup Ratio: ${NUM}x \($CI \[${NUM}x, ${NUM}x\]\)$"
 VERDICT='^Verdict: ((mimalloc is faster|mimalloc is slower)(, within ±[0-9.]+%)?|mimalloc and glibc are equivalent within ±[0-9.]+%|no detectable difference|too few rounds for a verdict: need [0-9]+) \(p (=|<) [0-9.e-]+, [0-9]+ paired rounds\)$'
@@ -90,6 +90,14 @@ else
 	notok "drivers: allocab compare reads the results" "$(head -c 300 "$TMP/err")"
 fi
 
+# The ratio of the two medians printed is theirs; the paired ratio beside it is labelled as such.
+line=$(grep -m1 '^Mimalloc Duration' "$TMP/d.out")
+mb=$(grep -m1 '^System Allocator Duration' "$TMP/d.out" | sed -E 's/^System Allocator Duration: ([0-9.]+)s.*/\1/')
+mc=$(echo "$line" | sed -E 's/^Mimalloc Duration: ([0-9.]+)s.*/\1/')
+near "drivers: the ratio of the medians is mimalloc's median over glibc's" \
+	"$(echo "$line" | sed -E 's/.*ratio of the medians ([0-9.]+);.*/\1/')" "$(awk -v a="$mc" -v b="$mb" 'BEGIN { print a / b }')" \
+	"$(awk -v a="$mc" -v b="$mb" 'BEGIN { print 0.0011 + 0.0006 * a / b / (b < a ? b : a) }')"
+
 # ---- the user's commands ----
 # Two commands: each must prove its allocator, so the second one preloads mimalloc itself, and
 # each must run a program (a shell builtin proves nothing: docs/programs.md).
@@ -114,6 +122,7 @@ jeq "--cmd/--cmd-mimalloc: same arms as positional" "$TMP/n.json" config.command
 
 expect_status "one command: exit 0" 0 "$S" --rounds 3 -q -o "$TMP/p.json" "echo \"\${LD_PRELOAD:-none}\" >>'$TMP/seen'"
 summary "one command" "$TMP/out" 3 cold
+jeq "one command: the workload is named after its program, not 'command'" "$TMP/p.json" config.workloads '["echo"]'
 if [ "$(grep -c 'libmimalloc' "$TMP/seen")" -eq 4 ] && [ "$(grep -vc 'libmimalloc' "$TMP/seen")" -eq 4 ]; then
 	ok "one command: mimalloc arm runs it with LD_PRELOAD=libmimalloc.so.2, glibc arm without"
 else
@@ -140,6 +149,9 @@ esac
 want=$?
 if [ "$st" = "$want" ]; then ok "--gate: status is allocab gate's on the same file"; else notok "--gate: status is allocab gate's on the same file" "$st, allocab gate says $want"; fi
 summary "--gate" "$TMP/g.out" 6 cold
+[ -n "$("$J" "$TMP/g.json" config.sequential.planned_rounds 2>/dev/null)" ] && [ "$("$J" "$TMP/g.json" status)" != running ] &&
+	ok "--gate: the bench stopped on the gate's own sequential rule (its plan recorded)" ||
+	notok "--gate: bench --gate" "config.sequential: $("$J" "$TMP/g.json" config.sequential 2>&1)"
 
 # Without -o: results/<stamp>.json in the current directory and a copy results/latest.json.
 mkdir "$TMP/r"
@@ -188,6 +200,8 @@ bad "empty command" ''
 bad "--phase without commands" --phase epoch
 bad "--phase not a phase name" --phase 'a b' true
 bad "--time not a time" --time fast true
+bad "-o with an option as its value (no file named --format=html)" -o --format=html true
+bad "--phase with an option as its value" --phase --gate 0 true
 if [ -z "$(ls -A "$TMP/u")" ]; then ok "usage: nothing written"; else notok "usage: nothing written" "$(ls -A "$TMP/u")"; fi
 expect_status "LD_PRELOAD already set, one command: exit 0" 0 env LD_PRELOAD=libtcmalloc_minimal.so.4 "$S" --rounds 2 -q -o "$TMP/l.json" true
 jeq "LD_PRELOAD already set: the glibc arm is still proven glibc" "$TMP/l.json" config.proof.system.allocator system
@@ -206,6 +220,11 @@ if [ -x "$BUILD/tests/phase_fixture" ] && [ -x "$BUILD/allocab-system" ]; then
 		[ "$(sed -n '/^Phase: epoch/,/^Phase: /p' "$TMP/ph.out" | grep -c '^Regime: steady state')" = 1 ] &&
 		ok "marked command: its phases are shown, the epoch with its steady state" ||
 		notok "marked command: its phases are shown" "$(head -c 600 "$TMP/ph.out") $(head -c 300 "$TMP/ph.err")"
+	sed -n '/^Phase: epoch/,/^Phase: /p' "$TMP/ph.out" |
+		grep -qx "Regime: steady state (mean of the last half of each process's spans of the phase: training loops, services)" &&
+		ok "marked command: the epoch's steady value is named as computed (the mean of the last half of its spans)" ||
+		notok "marked command: the steady value's name" "$(grep '^Regime: steady' "$TMP/ph.out")"
+	jeq "marked command: the workload is named after the program" "$TMP/ph.json" config.workloads '["phase_fixture"]'
 	# the epoch as the question and what the gate judges, both arms on one CPU
 	"$S" --rounds 4 --warmup 0 -q --one-cpu --time cpu --phase epoch --gate 0 -o "$TMP/pe.json" \
 		-- "$(realpath "$BUILD")/tests/phase_fixture 4" >"$TMP/pe.out" 2>"$TMP/pe.err"
@@ -213,7 +232,7 @@ if [ -x "$BUILD/tests/phase_fixture" ] && [ -x "$BUILD/allocab-system" ]; then
 	jeq "--phase epoch: the bench's question is the epoch (config.primary)" "$TMP/pe.json" config.primary epoch
 	jeq "--one-cpu: the arms of a round shared one CPU" "$TMP/pe.json" config.duet_cpus shared
 	jeq "--time cpu: passed to the bench" "$TMP/pe.json" config.time cpu
-	grep -q '^[A-Z]* command/epoch steady mimalloc vs system: ' "$TMP/pe.out" &&
+	grep -q '^[A-Z]* phase_fixture/epoch steady mimalloc vs system: ' "$TMP/pe.out" &&
 		case "$st:$(grep -E '^gate: ' "$TMP/pe.out" | cut -d' ' -f2)" in 0:PASS | 1:FAIL | 3:INCONCLUSIVE) true ;; *) false ;; esac &&
 		ok "--phase epoch --gate 0: the gate judges the epoch's steady state, its status the script's" ||
 		notok "--phase epoch --gate" "exit $st: $(grep -E 'gate|epoch' "$TMP/pe.out" | head -3)"

@@ -71,6 +71,11 @@ def main():
     steps = steps_of(job)
     uses = [s.get("uses", "") for s in steps]
     runs = {("allocab", s.get("name", "")): s.get("run", "") for s in steps}
+    pinned = [u for u in uses if u and re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", u)
+              and re.search(re.escape(u) + r" # v\d", text)]
+    check(pinned and len(pinned) == len([u for u in uses if u]),
+          "every action is pinned by a full commit, its tag in a comment",
+          str([u for u in uses if u and u not in pinned]))
     check(any(u.startswith("actions/cache@") for u in uses),
           "allocab is cached between runs (actions/cache)")
     install = [r for r in runs.values() if "make" in r and "install" in r and "ALLOCAB_REF" in r]
@@ -141,10 +146,20 @@ def main():
           "the bench step prints its progress (no --quiet)", str(benches))
     check(benches and all("-w" in a or "--workload" in a for _, a in benches),
           "the bench names the workload WORKLOAD", str(benches))
+    check(str(env.get("ALLOCAB_ONE_CPU", "x")) == "" and benches
+          and all("${ALLOCAB_ONE_CPU:+--one-cpu}" in runs[("allocab", st)] for st, _ in benches),
+          "the bench runs solo by default; ALLOCAB_ONE_CPU: yes opts in to --one-cpu",
+          str(env.get("ALLOCAB_ONE_CPU")))
     gate_steps = [s for s in steps if s.get("id") == "gate"]
     gate_run = gate_steps[0].get("run", "") if gate_steps else ""
     check("--regime steady" in gate_run and '"$PHASE"' in gate_run,
           "the gate judges PHASE's steady state when PHASE is set", gate_run)
+    bench_gate = [a[a.index("--gate") + 1:] for _, a in benches if "--gate" in a]
+    gate_args = [a for j, a in gates if j == "allocab"]
+    check(bench_gate and gate_args and bench_gate[0] == gate_args[0][1:]
+          and '"${phase[@]}"' in str([runs[("allocab", st)] for st, _ in benches]),
+          "the bench stops on the gate step's own question (--gate with the same options and PHASE)",
+          f"bench --gate {bench_gate}, gate {gate_args}")
     verdict_run = str(verdict[-1].get("run", "")) if verdict else ""
     for st in ("Install allocab", "Build your program", "Bench it"):
         check(st in verdict_run, f"the verdict names the step '{st}' when it failed", verdict_run)

@@ -35,6 +35,7 @@ struct setup {
 	struct arm_spec *specs; /* --arm, owned; configured arms point into them */
 	size_t nspecs;
 	struct gate_spec gate;    /* --gate: c.gate points here */
+	char primary[80];         /* the gate's phase as c.primary when --primary was not given */
 	struct bench_alloc alloc; /* --allocation sequential: c.alloc points here */
 	struct bench_task task;   /* c.task points here */
 	char outdir[4096];        /* where the results go: the lock's directory */
@@ -396,6 +397,12 @@ int bench_main(int argc, char **argv)
 		rc = ST_USAGE;
 	else if (o.gate_argv)
 		s.c.gate = &s.gate;
+	/* the gate's question is the results' primary rows unless --primary names others */
+	if (s.c.gate && !s.c.primary && s.gate.phase && strcmp(s.gate.phase, "total") != 0) {
+		snprintf(s.primary, sizeof s.primary, "%s%s", s.gate.phase,
+		         s.gate.regime_given && s.gate.regime == CMP_REGIMES_COLD ? ":cold" : "");
+		s.c.primary = s.primary;
+	}
 	s.c.equivalence = o.equivalence; /* the gate's margin may have become the bench's */
 	o.prog.arm_specs = o.arm_specs;
 	o.prog.narm_specs = o.narm_specs;

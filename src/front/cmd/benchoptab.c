@@ -324,7 +324,7 @@ const struct opt bench_opt_table[O_COUNT] = {
                            "(docs/methodology.md, \"Multiplicity\")",
                    OPT_STRING(B, primary), .set = bench_set_primary,
                    .def_doc = "each workload's total, steady where it has steady times, else "
-                              "cold"},
+                              "cold; with --gate --phase PHASE, that phase"},
     [O_GATE] = {"--gate", 0, OPT_REST, "GATE-OPTIONS...",
                 .help = "must come last: the rest are `allocab gate` options; after every "
                         "measured round from --min-rounds on, stop as soon as the gate decides, "

@@ -321,6 +321,7 @@ int compare_main(int argc, char **argv)
 	if (rc == ST_OK)
 		a.o.equivalence = cmp_pick_equivalence(a.equivalence, d[1] ? d[1] : d[0],
 		                                       CMP_DEFAULT_EQUIVALENCE);
+	a.o.seq_if_decided = 1; /* a bench that stopped on its decisions: the intervals valid so */
 	if (rc == ST_OK)
 		rc = cmp_build(d[0], d[1], &a.o, &r, err, sizeof err);
 	if (rc == ST_OK &&

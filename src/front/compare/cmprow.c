@@ -74,6 +74,8 @@ static enum status paired_stats(struct cmp_builder *b, struct cmp_row *row, size
 		                       &row->seq_asked) != 0)
 			return ST_FAIL;
 		row->has_seq = 1;
+		if (o->seq_shown)
+			row->d = row->d_seq;
 	}
 	row->sd = stats_sd(b->a, n);
 	row->drift = row->drift_p < CMP_DRIFT_P;

@@ -99,7 +99,13 @@ static enum cmp_verdict verdict_of(const struct cmp_report *r, struct cmp_row *r
 	double l = cmp_equiv_log(r->equivalence);
 	size_t need = r->fam[row->family].need;
 
-	if (row->d.level < cmp_row_family_conf(r, row) - 1e-9) {
+	/* a sequential interval decides only at its look's level (seq_asked) */
+	double want = r->seq_shown && row->has_seq ? row->seq_asked : cmp_row_family_conf(r, row);
+
+	if (row->d.level < want - 1e-9 || (r->seq_shown && row->has_seq && !(row->seq_asked < 1))) {
+		/* a sequential one: its plan's last look is the first sure to ask no more */
+		if (r->seq_shown && row->has_seq)
+			need = r->base->seq.planned;
 		row->need = need > row->n ? need : row->n + 1;
 		return CMP_TOO_FEW;
 	}
@@ -289,7 +295,7 @@ enum status cmp_warnings(struct cmp_builder *b)
 	for (int f = 0; f < CMP_NFAMILIES && rc == 0; f++) {
 		size_t m = f == CMP_FAMILY_PRIMARY ? r->family : r->fam[f].m;
 		const char *fn = r->fam[CMP_FAMILY_SECONDARY].m ? cmp_family_name(f) : "";
-		if (!too_few[f])
+		if (!too_few[f] || r->seq_shown) /* the fixed-n rule: the note below says why not */
 			continue;
 		if (r->verdict_warning < 0)
 			r->verdict_warning = (long)r->nwarn;
@@ -307,6 +313,15 @@ enum status cmp_warnings(struct cmp_builder *b)
 	if (rc == 0 && insufficient)
 		rc = warnf(b, "%zu comparison%s with fewer than 2 usable rounds: insufficient data",
 		           insufficient, insufficient == 1 ? "" : "s");
+	if (r->seq_shown)
+		rc = warnf(b,
+		           "%s: its bench stopped when its sequential intervals decided (bench --gate, "
+		           "or adaptive allocation with no cell left): the intervals and verdicts here "
+		           "are the sequential ones of its plan of %zu rounds, valid for that stop, and "
+		           "one that has not reached its look's level has no verdict yet "
+		           "(docs/methodology.md, \"Sequential decisions\"); the fixed-n ones are in "
+		           "--format json (ci_per_comparison)",
+		           r->base->path, r->base->seq.planned);
 	for (const struct rf_doc *d = r->base; rc == 0 && !b->o->seq && d;
 	     d = d == r->cand ? NULL : r->cand)
 		if (d->seq.planned && strcmp(d->status, "decided") == 0)

@@ -388,6 +388,35 @@ static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const s
 	return 0;
 }
 
+/* A document whose config.primary (bench --primary) names a phase none of its workloads times,
+ * once some has had an ok run: its question was never measured, and the default's rows stand in
+ * for it (count_family). */
+static enum status primary_missing(struct cmp_report *r, const struct rf_doc *d)
+{
+	struct cmp_primary p;
+	char ignored[256];
+	int seen = 0;
+
+	if (!d->primary[0] || cmp_primary_parse(d->primary, &p, ignored, sizeof ignored) != 0 ||
+	    p.all || strcmp(p.phase, "total") == 0)
+		return ST_OK;
+	for (size_t w = 0; w < d->nwl; w++) {
+		if (rf_phase(&d->wl[w], p.phase) >= 0)
+			return ST_OK;
+		seen |= d->wl[w].nphases > 0 &&
+		        (!rf_kind_has(d, RF_KIND_WHOLE_PROCESS) || d->wl[w].marked != 0);
+	}
+	if (!seen)
+		return ST_OK;
+	return noise_warnf(&r->warn, &r->nwarn,
+	                   "%s: its primary (bench --primary %s) is missing: no run times a phase "
+	                   "'%s', so the question was never measured; the primary rows here are "
+	                   "each workload's total instead",
+	                   d->path, d->primary, p.phase)
+	           ? ST_FAIL
+	           : ST_OK;
+}
+
 enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
                           const struct cmp_opts *o, struct cmp_report **out, char *err,
                           size_t errlen)
@@ -395,6 +424,7 @@ enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
 	struct cmp_report *r = calloc(1, sizeof *r);
 	struct cmp_builder b = {.r = r, .o = o};
 	const struct rf_doc *c = cand ? cand : base;
+	struct cmp_opts seq_opts;
 	const char *bname = o->baseline ? o->baseline : base->baseline;
 	int ba = -1;
 	enum status rc;
@@ -404,6 +434,15 @@ enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
 	if (!r)
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	r->paired = cand == NULL;
+	/* a file whose bench stopped on its sequential decisions, alone: its plan's intervals, the
+	 * ones valid for that stop (docs/methodology.md, "Sequential decisions") */
+	if (o->seq_if_decided && !cand && !o->seq && !o->per_comparison && base->seq.planned &&
+	    strcmp(base->status, "decided") == 0) {
+		seq_opts = *o;
+		seq_opts.seq = &base->seq;
+		seq_opts.seq_shown = r->seq_shown = 1;
+		b.o = o = &seq_opts;
+	}
 	r->verdict_warning = -1;
 	r->telemetry_warning = -1;
 	r->base = base;
@@ -484,6 +523,8 @@ enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
 		rc = ST_FAIL;
 	if (rc == 0)
 		rc = cmp_warnings(&b);
+	for (const struct rf_doc *d = base; rc == 0 && d; d = d == c ? NULL : c)
+		rc = primary_missing(r, d);
 	free(b.a);
 	free(b.b);
 	free(b.pa);

@@ -92,6 +92,12 @@ struct cmp_opts {
 	/* when not NULL: every row also gets its sequential interval after its n of the plan's N
 	 * rounds at its family's level (d_seq; docs/methodology.md, "Sequential decisions") */
 	const struct stats_seq_plan *seq;
+	/* with seq: each row's d (what every format prints, what its verdict reads) is d_seq */
+	int seq_shown;
+	/* one file whose bench stopped on its sequential decisions (status decided, a plan): seq is
+	 * its plan and seq_shown set (compare's report; the gate, the fleet and the engine ask
+	 * their own) */
+	int seq_if_decided;
 };
 
 /* One comparison. d is the log ratio ln(t_candidate / t_baseline): negative = candidate faster. */
@@ -173,6 +179,9 @@ int cmp_solo_agree(const double *shared, size_t n_shared, const double *solo, si
 
 struct cmp_report {
 	int paired;                       /* one file: rounds paired; else two-sample */
+	/* the rows' intervals are the sequential ones of the file's plan (a bench that stopped on
+	 * its sequential decisions, compared alone: cmp_build) */
+	int seq_shown;
 	enum cmp_regimes regimes;         /* as asked */
 	int compared[RF_NREGIMES];        /* regimes that have rows */
 	const struct rf_doc *base, *cand; /* the same document when paired */

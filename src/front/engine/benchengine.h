@@ -59,6 +59,7 @@ struct engine {
 	 * measured rounds in all a verdict needs, and of them those this session runs whatever
 	 * the budget (0: the budget decides) */
 	unsigned need_total, need_session;
+	int phases_named; /* the phases --primary and the gate name were found (engine_phases_named) */
 };
 
 static inline int64_t engine_now(const struct engine *e)
@@ -101,9 +102,13 @@ void engine_plan_advance(struct engine *e);
 /* Adaptive allocation after a measured round: asks which cells still run. Returns 1 when none
  * does (every comparison is decided), 0 otherwise, -1 on an error (err set). */
 int engine_allocate(struct engine *e, char *err, size_t errlen);
-/* Evaluates the gate on the rounds so far (out: its lines, or NULL). Returns the verdict, or -1
- * on a gate error (err set). */
-int engine_gate_judge(struct engine *e, FILE *out, enum gate_outcome *g, char *err, size_t errlen);
+/* Before the first round: the gate judged on the empty document, which refuses unknown arms and
+ * workloads; its phase is left to engine_phases_named. Returns 0, or -1 (err set). */
+int engine_gate_precheck(struct engine *e, char *err, size_t errlen);
+/* After each round until it holds: the phase --primary names and the gate's --phase must be
+ * timed by some workload (a program's marks, a driver's record) once every such workload has had
+ * an ok run. Returns 0 (found, or not known yet), or -1 with the reason in err. */
+int engine_phases_named(struct engine *e, char *err, size_t errlen);
 /* The same, the verdict recorded in the document and the result. */
 int engine_gate_check(struct engine *e, FILE *out, char *err, size_t errlen);
 /* The final judgement: its lines to stdout and, with the rounds and looks, into the document. */

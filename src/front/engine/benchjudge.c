@@ -182,8 +182,9 @@ int engine_allocate(struct engine *e, char *err, size_t errlen)
 	return bench_cells_needed(&e->cells) == 0;
 }
 
-/* From the tables built as the rounds ended (never reading the document again). */
-int engine_gate_judge(struct engine *e, FILE *out, enum gate_outcome *g, char *err, size_t errlen)
+/* The gate on the rounds so far (out: its lines, or NULL), from the tables built as the rounds
+ * ended (never reading the document again). Returns 0 with *g, or -1 (err set). */
+static int engine_gate_judge(struct engine *e, FILE *out, enum gate_outcome *g, char *err, size_t errlen)
 {
 	const struct rf_doc *d = rf_builder_doc(e->tables, err, errlen);
 
@@ -235,4 +236,91 @@ size_t bench_comparisons(const struct bench_config *c, const size_t *shown)
 	for (size_t i = 0; i < c->nwl; i++)
 		per_arm += shown ? shown[i] : 1;
 	return (c->narms - 1) * per_arm * regimes;
+}
+
+int engine_gate_precheck(struct engine *e, char *err, size_t errlen)
+{
+	struct gate_spec g = *e->c->gate;
+	const struct rf_doc *d = rf_builder_doc(e->tables, err, errlen);
+
+	/* a phase is a name only the runs' records and marks bring: engine_phases_named checks it */
+	g.phase = NULL;
+	return d ? gate_spec_judge(&g, d, NULL, &(enum gate_outcome){0}, err, errlen) : -1;
+}
+
+/* The phases of the workloads of d (gate_wl: that one only, NULL every one) as "W: a, b; ...",
+ * the total left out. */
+static void phase_list(const struct rf_doc *d, const char *gate_wl, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t w = 0; w < d->nwl && at < len; w++) {
+		const struct rf_workload *wl = &d->wl[w];
+		size_t shown = 0;
+		if (gate_wl && strcmp(gate_wl, wl->name) != 0)
+			continue;
+		at += (size_t)snprintf(buf + at, len - at, "%s%s: ", at ? "; " : "", wl->name);
+		for (size_t p = 0; p < wl->nphases && at < len; p++)
+			if (strcmp(wl->phases[p], "total") != 0)
+				at += (size_t)snprintf(buf + at, len - at, "%s%s", shown++ ? ", " : "",
+				                       wl->phases[p]);
+		if (!shown && at < len)
+			at += (size_t)snprintf(buf + at, len - at, "its total alone, no phase marked");
+	}
+}
+
+/* Whether a workload of d (wl: that one only) times phase: 1 found, 0 not while some such
+ * workload has had no ok run yet, -1 not in any (every one has had an ok run). */
+static int phase_found(const struct rf_doc *d, const char *wl, const char *phase)
+{
+	int pending = 0;
+
+	for (size_t w = 0; w < d->nwl; w++) {
+		if (wl && strcmp(wl, d->wl[w].name) != 0)
+			continue;
+		if (rf_phase(&d->wl[w], phase) >= 0)
+			return 1;
+		pending |= d->wl[w].nphases == 0 ||
+		           (rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && d->wl[w].marked == 0);
+	}
+	return pending ? 0 : -1;
+}
+
+int engine_phases_named(struct engine *e, char *err, size_t errlen)
+{
+	const struct bench_config *c = e->c;
+	const struct gate_spec *g = c->gate;
+	const char *gp = g && g->phase && strcmp(g->phase, "total") != 0 ? g->phase : NULL;
+	struct cmp_primary p = {.regime = -1};
+	char ignored[256], list[1024];
+	struct rf_doc *d;
+	int fg = 1, fp = 1;
+
+	if (e->phases_named)
+		return 0;
+	if (!c->primary || cmp_primary_parse(c->primary, &p, ignored, sizeof ignored) != 0 ||
+	    p.all || strcmp(p.phase, "total") == 0)
+		p.phase[0] = '\0';
+	/* a document the reader refuses is judged by the gate, which says why */
+	if ((!gp && !p.phase[0]) || !(d = rf_from_json(e->doc, "bench", ignored, sizeof ignored))) {
+		e->phases_named = 1;
+		return 0;
+	}
+	if (gp)
+		fg = phase_found(d, g->workload, gp);
+	if (p.phase[0])
+		fp = phase_found(d, NULL, p.phase);
+	e->phases_named = fg != 0 && fp != 0;
+	if (fg < 0 || fp < 0) {
+		phase_list(d, fg < 0 ? g->workload : NULL, list, sizeof list);
+		errmsg_fail(err, errlen,
+		            "%s %s: no ok run times a phase '%s' (%s): the rows asked for would never "
+		            "be measured; name a phase the program marks (docs/programs.md, \"Phases "
+		            "your program marks\")",
+		            fg < 0 ? "--gate --phase" : "--primary", fg < 0 ? gp : c->primary,
+		            fg < 0 ? gp : p.phase, list);
+	}
+	rf_free(d);
+	return fg < 0 || fp < 0 ? -1 : 0;
 }

@@ -459,7 +459,7 @@ static enum status engine_start(struct engine *e, char *err, size_t errlen)
 	}
 	rc = ST_USAGE;
 	/* The gate judged on the document before any run catches unknown arms. */
-	if (c->gate && engine_gate_judge(e, NULL, &(enum gate_outcome){0}, err, errlen) != 0)
+	if (c->gate && engine_gate_precheck(e, err, errlen) != 0)
 		goto fail;
 	if (c->duet && ((c->narms != 2 && !c->duet_shared) || c->narms < 2 ||
 	                c->narms > DUET_MAX_SIDES || !bench_all_arms(c, ARM_KIND_PAIRABLE))) {
@@ -516,7 +516,7 @@ static const char *stop_after(struct engine *e, enum status *fatal, char *err, s
 	if (e->done == e->done0 + 1)
 		engine_need_check(e);
 	*fatal = ST_USAGE;
-	if ((rc = engine_allocate(e, err, errlen)) < 0)
+	if (engine_phases_named(e, err, errlen) != 0 || (rc = engine_allocate(e, err, errlen)) < 0)
 		return "";
 	if (rc == 1)
 		return "decided";

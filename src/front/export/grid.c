@@ -17,16 +17,41 @@ size_t export_text_width(const char *s)
 	return n;
 }
 
+/* Whether line i says nothing in the columns cols[keys..n) but that it is shown elsewhere: each
+ * cell "-" or "(... see there)", one at least the latter, whose text goes to *where. */
+static int elsewhere_only(const struct export_grid *g, size_t i, const size_t *cols, size_t n,
+                          const char **where)
+{
+	const char *seen = NULL;
+
+	for (size_t k = g->keys; k < n; k++) {
+		const char *cell = g->c[i * g->cols + cols[k]];
+		size_t len = strlen(cell);
+		if (cell[0] == '(' && len > 10 && strcmp(cell + len - 10, "see there)") == 0)
+			seen = cell;
+		else if (strcmp(cell, "-") != 0)
+			return 0;
+	}
+	*where = seen;
+	return seen != NULL;
+}
+
 /* The columns cols[0..n) of g as aligned columns, header first; with tail, the column
  * cols[n - 1] goes under its row instead, as "    HEADER: CELL" (skipped for "-"), so that a
- * group too wide for the width keeps its cells with their row. */
+ * group too wide for the width keeps its cells with their row. A line of a part of a split grid
+ * (part 1) that has nothing here but "(... see there)" is left out, and the count said once. */
 static void print_part(FILE *out, const struct export_grid *g, const size_t *w, const size_t *cols,
-                       size_t n, int tail)
+                       size_t n, int tail, int part)
 {
-	size_t m = tail ? n - 1 : n, t = cols[n - 1];
+	size_t m = tail ? n - 1 : n, t = cols[n - 1], left = 0;
+	const char *where = NULL;
 
 	for (size_t i = 0; i < g->rows; i++) {
 		const char *last = g->c[i * g->cols + t];
+		if (part && i > 0 && elsewhere_only(g, i, cols, n, &where)) {
+			left++;
+			continue;
+		}
 		for (size_t k = 0; k < m; k++) {
 			size_t j = cols[k];
 			const char *cell = g->c[i * g->cols + j];
@@ -44,6 +69,11 @@ static void print_part(FILE *out, const struct export_grid *g, const size_t *w, 
 			export_text(out, last, 0);
 			fputs("\n", out);
 		}
+	}
+	if (left) {
+		fprintf(out, "%zu more line%s here: ", left, left == 1 ? "" : "s");
+		export_text(out, where, 0);
+		fputs("\n", out);
 	}
 }
 
@@ -71,7 +101,7 @@ void export_print_grid(FILE *out, const struct export_grid *g, size_t width)
 		cols[j] = j;
 	}
 	if (!width || total <= width) {
-		print_part(out, g, w, cols, g->cols, 0);
+		print_part(out, g, w, cols, g->cols, 0, 0);
 		return;
 	}
 	for (size_t j = 0; j < keys; j++)
@@ -93,7 +123,13 @@ void export_print_grid(FILE *out, const struct export_grid *g, size_t width)
 				tail = 1;
 				break;
 			}
-			for (; next < end && (n == keys || used + GAP + w[next] <= width); next++) {
+			/* a column wider than the width beside the keys: under its row */
+			if (n == keys && used + GAP + w[next] > width) {
+				cols[n++] = next++;
+				tail = 1;
+				break;
+			}
+			for (; next < end && used + GAP + w[next] <= width; next++) {
 				used += (n ? GAP : 0) + w[next];
 				cols[n++] = next;
 			}
@@ -102,7 +138,7 @@ void export_print_grid(FILE *out, const struct export_grid *g, size_t width)
 		}
 		if (part)
 			fputs("\n", out);
-		print_part(out, g, w, cols, n, tail);
+		print_part(out, g, w, cols, n, tail, 1);
 	}
 }
 

@@ -80,7 +80,8 @@ static cJSON *doc_ratios(const double *ratio, size_t narms, size_t n, size_t pla
 
 static struct cmp_report *compare_doc(const cJSON *doc, struct rf_doc **d, double equivalence)
 {
-	struct cmp_opts o = {.conf = 0.95, .baseline = "a", .equivalence = equivalence};
+	struct cmp_opts o = {
+	    .conf = 0.95, .baseline = "a", .equivalence = equivalence, .seq_if_decided = 1};
 	struct cmp_report *r = NULL;
 	char err[512] = "";
 
@@ -301,9 +302,50 @@ static void test_gate_sequential_share(void)
 	cJSON_Delete(doc);
 }
 
+/* A file whose bench stopped on its sequential decisions, compared alone: its table shows the
+ * sequential intervals of its plan (valid for that stop) and reads its verdicts off them; one not
+ * yet at its look's level has none; the same rounds without the stop keep the fixed-n ones. */
+static void test_decided_table(void)
+{
+	const double ratio[] = {0.9};
+	cJSON *seq = doc_ratios(ratio, 1, 20, 40), *early = doc_ratios(ratio, 1, 10, 40);
+	cJSON *fixed = doc_ratios(ratio, 1, 20, 0);
+	struct rf_doc *ds = NULL, *de = NULL, *df = NULL;
+	struct cmp_report *rs = compare_doc(seq, &ds, 2), *re = compare_doc(early, &de, 2);
+	struct cmp_report *rf = compare_doc(fixed, &df, 2);
+	const struct cmp_row *s = row_of(rs, "b"), *e = row_of(re, "b"), *f = row_of(rf, "b");
+	int note = 0, stale = 0;
+
+	for (size_t i = 0; rs && i < rs->nwarn; i++) {
+		note |= strstr(rs->warn[i], "the intervals and verdicts here are the sequential ones of "
+		                            "its plan of 40 rounds, valid for that stop") != NULL;
+		stale |= strstr(rs->warn[i], "these fixed-n intervals do not allow") != NULL;
+	}
+	CHECK(rs && s && rs->seq_shown && s->has_seq && s->d.lo == s->d_seq.lo &&
+	          s->d.hi == s->d_seq.hi && s->d.lo < s->d_rank.lo && s->d.level > s->d_rank.level,
+	      "decided: the printed interval is the sequential one, wider than the fixed-n one");
+	CHECK(s && s->verdict == CMP_FASTER && note && !stale,
+	      "decided: 10%% faster over 20 of 40 planned rounds: faster on the sequential interval, "
+	      "said once, without the fixed-n warning");
+	CHECK(e && e->verdict == CMP_TOO_FEW && e->need == 40,
+	      "decided at round 10 of 40: below its look's level, no verdict yet (the plan's 40)");
+	CHECK(rf && f && !rf->seq_shown && f->d.lo == f->d_rank.lo && f->verdict == CMP_FASTER,
+	      "no plan: the fixed-n interval, as before");
+	cmp_free(rs);
+	cmp_free(re);
+	cmp_free(rf);
+	rf_free(ds);
+	rf_free(de);
+	rf_free(df);
+	cJSON_Delete(seq);
+	cJSON_Delete(early);
+	cJSON_Delete(fixed);
+}
+
 int main(void)
 {
 	test_gate_sequential_share();
+	test_decided_table();
 	test_simultaneous();
 	test_claims_equivalence();
 	test_gate_equivalence();
