@@ -216,10 +216,11 @@ static int regime_warnings(struct cmp_builder *b)
 						rc = warnf(
 						    b,
 						    "%s: %s on %s: %zu of %zu run%s never "
-						    "settled (a repeated phase's steady spans "
-						    "still trend beyond their noise, in more runs "
-						    "than noise explains): the mean of those may "
-						    "hold warm-up; mark more spans",
+						    "settled, more than noise explains (a "
+						    "repeated phase's steady spans still trend: "
+						    "docs/methodology.md, \"Programs that mark "
+						    "their phases\"): their mean may hold "
+						    "warm-up; mark more spans",
 						    d->path, d->arms[a], d->wl[w].name, bad, n,
 						    n == 1 ? "" : "s");
 				} else if (bad)
