@@ -208,6 +208,7 @@ struct rf_doc {
 	double equivalence;          /* config.equivalence_pct (bench --equivalence); NAN: none */
 	int cpu_shared; /* config.duet_cpus "shared": a workload's arms ran at once on one CPU
 	                   (bench --one-cpu), so each run had a share of it */
+	int duet;       /* config.duet true: a workload's arms ran at once (--duet, --one-cpu) */
 	char primary[80]; /* config.primary (bench --primary): the rows compare's primary family
 	                     holds by default; "": none given */
 	/* config.sequential: the plan a sequential gate (bench --gate) looked at every round by;

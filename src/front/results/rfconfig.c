@@ -198,6 +198,7 @@ int rl_config(struct loader *l, const cJSON *cfg)
 	if (rl_get(cfg, "duet_cpus") && !(duet_cpus && strcmp(duet_cpus, "shared") == 0))
 		return rl_fail(l, "config.duet_cpus: want \"shared\" or none");
 	d->cpu_shared = duet_cpus != NULL;
+	d->duet = cJSON_IsTrue(rl_get(cfg, "duet"));
 	if (rl_get_str(cfg, "process_tracking") &&
 	    !(d->tracking = strdup(rl_get_str(cfg, "process_tracking"))))
 		return rl_nomem(l);
