@@ -184,28 +184,31 @@ static double forest_family(FILE *f, const struct export_input *in, const struct
 	return y;
 }
 
+/* The lines of the forest plot's rows: one per row, a separator line above geometric means, a
+ * heading per family when there are two. */
+static size_t forest_lines(const struct cmp_report *r, int two)
+{
+	size_t lines = r->nrows;
+
+	for (int fam = 0; fam < (two ? CMP_NFAMILIES : 1); fam++) {
+		size_t k[2] = {0, 0};
+		for (size_t i = 0; i < r->nrows; i++)
+			k[r->rows[i].workload == NULL] += !two || (int)r->rows[i].family == fam;
+		lines += (two && k[0] + k[1] > 0) + (k[0] && k[1]);
+	}
+	return lines;
+}
+
 int chart_forest(FILE *f, const struct export_input *in, int standalone)
 {
 	const struct cmp_report *r = in->r;
-	size_t ngeo = 0, nrow = 0, extra = 0;
 	struct svg_scale s = forest_scale(in);
 	int two = export_two_families(r);
 	double y, h, notes;
 	char lv[16], levels[96];
 
-	for (size_t i = 0; i < r->nrows; i++)
-		ngeo += r->rows[i].workload == NULL;
-	nrow = r->nrows - ngeo;
-	for (int fam = 0; two && fam < CMP_NFAMILIES; fam++) {
-		size_t k[2] = {0, 0};
-		for (size_t i = 0; i < r->nrows; i++)
-			k[r->rows[i].workload == NULL] += (int)r->rows[i].family == fam;
-		extra += (k[0] + k[1] > 0) + (k[0] && k[1]);
-	}
-	if (!two)
-		extra = nrow && ngeo;
 	notes = standalone ? 16 * (double)in->nreplays : 0;
-	h = TOP + ROW_H * (double)(nrow + ngeo + extra) + BOTTOM + notes;
+	h = TOP + ROW_H * (double)forest_lines(r, two) + BOTTOM + notes;
 	svg_open(f, FOREST_W, h, "Speedup of each allocator over the baseline, with intervals",
 	         "Forest plot: one row per workload and candidate; dot = Hodges-Lehmann speedup, "
 	         "bar = interval; right of the 1.0x line is faster. " CMP_CONVENTION,
@@ -228,11 +231,8 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone)
 		svg_line(f, x, TOP - 6, x, h - BOTTOM - notes + 4, "margin");
 		svg_text(f, x + 3, TOP - 10, "muted", "start", "gate margin %.3fx", 1 / in->margin);
 	}
-	if (two)
-		for (int fam = 0; fam < CMP_NFAMILIES; fam++)
-			y = forest_family(f, in, &s, fam, y);
-	else
-		y = forest_family(f, in, &s, -1, y);
+	for (int fam = two ? 0 : -1; fam < (two ? CMP_NFAMILIES : 0); fam++)
+		y = forest_family(f, in, &s, fam, y);
 	if (standalone)
 		chart_convention(f, 12, h - 40);
 	for (size_t k = 0; standalone && k < in->nreplays; k++) {
