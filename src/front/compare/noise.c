@@ -181,8 +181,10 @@ static double median_runnable(const struct rf_doc *d, size_t w)
 #define NOISE_CPU_PARALLEL 1.5
 #define NOISE_CPU_IDLE     0.5
 /* A run-to-run spread (MAD of the log total) of CPU time this many times that of wall time, and
- * at least NOISE_CPU_SPREAD_MIN, with 5 ok runs or more: CPU time is not the calmer measure here
- * (threads spinning for a CPU the load took: the more load, the more spinning). */
+ * at least NOISE_CPU_SPREAD_MIN, with 5 ok runs or more, in an arm whose CPU/wall is above 1
+ * (threads at once): CPU time is not the calmer measure here (threads spinning for a CPU the load
+ * took: the more load, the more spinning). A job that waits (CPU/wall well below 1) has a steady
+ * wall time and a CPU time that moves, and is not this. */
 #define NOISE_CPU_SPREAD     2.0
 #define NOISE_CPU_SPREAD_MIN 0.05
 
@@ -231,7 +233,7 @@ static int spread_warning(const struct rf_doc *d, size_t w, char ***warn, size_t
 	char times[32] = "far more than";
 
 	for (size_t a = 0; a < d->narms; a++) {
-		double x = cpu_spread_ratio(d, a, w);
+		double x = rf_cpu_wall_ratio(d, a, w) > 1 ? cpu_spread_ratio(d, a, w) : 0;
 		if (x > hi)
 			hi = x, ahi = a;
 	}
