@@ -155,6 +155,12 @@ $(BUILD)/tests/%: $(BUILD)/tests/tools/%.o $(call obj,$(LIB_SRC))
 $(BUILD)/tests/jget: $(BUILD)/tests/tools/jget.o
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
 
+# An OpenMP job whose threads spin between short parallel loops (docs/programs.md, "Which time").
+# Built on demand only: make test does not need libgomp.
+$(BUILD)/tests/omp_spin: tests/tools/omp_spin.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fopenmp -o $@ $<
+
 # A program with a known allocation stream for the record/replay tests (tests/e2e/e2e_record.sh).
 $(BUILD)/tests/alloc_threads: $(BUILD)/tests/tools/alloc_threads.o
 	$(CC) $(LDFLAGS) -o $@ $^ -pthread

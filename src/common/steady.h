@@ -38,10 +38,15 @@ size_t steady_settled_at(const double *t, size_t n, const struct steady_rule *r)
 /* The regimes of the n >= 1 spans of a phase a program marked (docs/programs.md, "Phases your
  * program marks"), ns[0..n) their times in order, into g[0..n): the first is cold, the last
  * ceil((n - 1) / 2) of the others steady, those between warm-up. The labels depend on n alone, so
- * every run that marks a phase n times has the same spans steady. Returns whether the rule held
- * before them: 1 when it is met on a prefix of the spans after the cold one whose last window
- * begins at or before the first steady span (the warm-up the rule sees ends in time), 0 when not,
- * -1 for a single span (no steady regime). Linear in n. */
+ * every run that marks a phase n times has the same spans steady. Returns whether the run
+ * settled: 1 when the rule is met on a prefix of the spans after the cold one whose last window
+ * begins at or before the first steady span (the warm-up the rule sees ends in time), or when
+ * there are 3 to 64 steady spans and they show no trend beyond their noise (a noisy but flat
+ * phase, whose mean holds no warm-up): on the log scale neither their least-squares slope, as
+ * the change from the first steady span to the last, nor the first steady span against the mean
+ * of the others (warm-up that reaches into it) is both beyond the two-sided 1% level of
+ * Student's t (k - 2 degrees of freedom for k steady spans) and larger than r->tol; 0 when
+ * neither, -1 for a single span (no steady regime). Linear in n. */
 int steady_spans(const int64_t *ns, size_t n, const struct steady_rule *r,
                  enum steady_regime *g);
 /* The mean of the times ns[0..n) labelled steady in g, NAN for none: a marked phase's steady

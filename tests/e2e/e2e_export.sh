@@ -81,7 +81,7 @@ top=$(sed -n '/<title>Measured times per allocator/,/<\/svg>/p' "$TMP/warm.html"
 # (5 rounds reach 93.75%, below the 95% of the one primary comparison).
 mkbench "$TMP/few.json" arms=system=1,mimalloc=0.8 wls=parquet_load rounds=5 reps=4
 "$A" compare "$TMP/few.json" --format html -o "$TMP/few.html"
-grep -q '\] \*</text>' "$TMP/few.html" && grep -q '\* the interval reaches less than the requested level' "$TMP/few.html" &&
+grep -q '\] \*</text>' "$TMP/few.html" && grep -q "\* the interval reaches less than its family&#39;s requested level" "$TMP/few.html" &&
 	grep -q 'A level in parentheses after an interval (marked \* in the chart)' "$TMP/few.html" &&
 	grep -q '<td class="num">\[[0-9.]*, [0-9.]*\] ([0-9.]*%)</td>' "$TMP/few.html" &&
 	ok "html: a starred interval, its footnote and its level in the table" || notok "html: a starred interval, its footnote and its level in the table" "missing"

@@ -155,6 +155,54 @@ expect_status "gate wholly within the equivalence margin: PASS" 0 "$A" gate "$TM
 import csv, sys
 for r in csv.DictReader(sys.stdin): print(r["phase"], r["regime"], r["unsettled_baseline"], r["unsettled_candidate"])' >"$TMP/unsettled"
 if [ "$(tr '\n' ';' <"$TMP/unsettled")" = "total cold 0 0;setup cold 0 0;epoch steady 2 2;epoch cold 2 2;" ]; then ok "unsettled counted per phase"; else notok "unsettled counted per phase" "$(tr '\n' ';' <"$TMP/unsettled")"; fi
+"$A" compare "$H/unsettled_phases.json" >"$TMP/out" 2>&1
+grep -q "b on fx: 2 of 2 runs never settled, more than noise explains (a repeated phase's steady spans still trend" "$TMP/out" &&
+	ok "2 of 2 runs never settled: warned" || notok "2 of 2 runs never settled: warned" "$(cat "$TMP/out")"
+#    The same runs ten times over, settled but for 2 of a's 10 and 5 of b's: noise explains 2 of
+#    10 (binomial, 3% a run, 1% level), not 5.
+python3 - "$H/unsettled_phases.json" "$TMP/ten.json" <<'PY'
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+rounds = [copy.deepcopy(d["rounds"][i % 2]) for i in range(10)]
+for i, r in enumerate(rounds):
+    r["index"] = i
+    for run in r["runs"]:
+        bad = i < (2 if run["arm"] == "a" else 5)
+        for ph in run["phase_marks"]["phases"]:
+            if ph["settled"] is not None:
+                ph["settled"] = not bad
+d["rounds"], d["config"]["rounds"] = rounds, 10
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$A" compare "$TMP/ten.json" >"$TMP/out" 2>&1
+if grep -q "b on fx: 5 of 10 runs never settled" "$TMP/out" && ! grep -q "a on fx: .* never settled" "$TMP/out"; then
+	ok "never settled: 5 of 10 warned, 2 of 10 (within noise) not"
+else notok "never settled: 5 of 10 warned, 2 of 10 (within noise) not" "$(grep -i settled "$TMP/out")"; fi
+#    Spans labelled by their place (8 epochs, the last 4 steady) are judged again on read: a's
+#    flat but noisy epochs that say settled false count as settled, b's falling ones that say
+#    true count as unsettled.
+python3 - "$TMP/ten.json" "$TMP/rejudged.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+flat = [3000000, 1100000, 900000, 1050000, 950000, 1120000, 910000, 1040000]
+falling = [3000000, 2000000, 1800000, 1600000, 1400000, 1250000, 1120000, 1000000]
+for r in d["rounds"]:
+    for run in r["runs"]:
+        for ph in run["phase_marks"]["phases"]:
+            if ph["name"] == "epoch":
+                ph["wall_ns"] = flat if run["arm"] == "a" else falling
+                ph["cpu_ns"] = None
+                ph["regimes"] = ["cold"] + ["warmup"] * 3 + ["steady"] * 4
+                ph["settled"] = run["arm"] == "b"
+                ph["cold_ns"], ph["steady_ns"] = ph["wall_ns"][0], sum(ph["wall_ns"][4:]) // 4
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$A" compare "$TMP/rejudged.json" --format csv 2>/dev/null | python3 -c '
+import csv, sys
+for r in csv.DictReader(sys.stdin):
+    if r["phase"] == "epoch" and r["regime"] == "steady": print(r["unsettled_baseline"], r["unsettled_candidate"])' >"$TMP/unsettled"
+if [ "$(cat "$TMP/unsettled")" = "0 10" ]; then ok "settled judged again on read: flat epochs settled (0 of 10), falling ones not (10 of 10)"
+else notok "settled judged again on read" "$(cat "$TMP/unsettled")"; fi
 
 # 8. A cell that left the rounds as faster (adaptive allocation) cannot reach a 5% gate's margin:
 #    the gate's INCONCLUSIVE line gets a note that says so.

@@ -190,6 +190,40 @@ fi
 ratio "$TMP/p.json" "$TMP/fine.json" 0.97 0.95
 "$A" compare "$TMP/fine.json" >"$TMP/out" 2>&1
 if ! grep -q 'WARNING: .*CPU/wall' "$TMP/out"; then ok "CPU/wall near 1: no warning"; else notok "no warning" "$(grep CPU/wall "$TMP/out")"; fi
+"$A" compare "$TMP/spin.json" >"$TMP/out" 2>&1
+if grep -q 'compare --time wall on the same file; or bench again with OMP_WAIT_POLICY=passive' "$TMP/out"; then
+	ok "the spinning warning names what to do: --time wall, OMP_WAIT_POLICY=passive, more rounds"
+else notok "spin advice" "$(grep -iE 'cpu/wall' "$TMP/out" | head -4)"; fi
+# A job on 1.2 CPUs whose CPU time (not its wall time) swings by x0.6 to x1.6 from run to run, as
+# an OpenMP pool's that spins for a CPU the load took; the same with a steady CPU time: no warning.
+# A job that waits (CPU/wall 0.3) with the same swing of its CPU time is not warned of spinning.
+python3 - "$TMP/p.json" "$TMP/swing.json" "$TMP/calm.json" "$TMP/wait.json" <<'PY'
+import copy, json, benchfile, sys
+sw = (0.6, 1.6, 0.8, 1.3, 1.0, 0.7, 1.5)
+for out, swing, q in ((sys.argv[2], sw, 1.2), (sys.argv[3], (1.0,), 1.2), (sys.argv[4], sw, 0.3)):
+    d = benchfile.load(sys.argv[1])
+    d["rounds"] = [copy.deepcopy(d["rounds"][i % len(d["rounds"])]) for i in range(7)]
+    for i, rd in enumerate(d["rounds"]):
+        rd["index"] = i
+        for run in rd["runs"]:
+            p = run["process"]
+            cpu = int(p["wall_ns"] * q * (swing[i % len(swing)] if run["arm"] == "mimalloc" else 1))
+            p["user_ns"], p["sys_ns"] = cpu, 0
+            run.pop("cpu", None)
+            run.get("containment", {}).pop("cgroup_cpu", None)
+    json.dump(d, open(out, "w"))
+PY
+"$A" compare "$TMP/swing.json" >"$TMP/out" 2>&1
+if grep -q 'WARNING: .*swing.json: fixture: CPU time spreads .* wall time from run to run for mimalloc (CPU/wall 1\.[0-9]*): threads that wait busily' "$TMP/out" &&
+	grep -q 'OMP_WAIT_POLICY=passive' "$TMP/out" && ! grep -q 'CPUs busy at once' "$TMP/out"; then
+	ok "CPU time spreading more than wall time on 1.2 CPUs: warned, with what to do"
+else notok "spread warning" "$(grep -iE 'WARNING' "$TMP/out" | head -4)"; fi
+"$A" compare "$TMP/calm.json" >"$TMP/out" 2>&1
+if ! grep -q 'CPU time spreads' "$TMP/out"; then ok "CPU time as steady as wall time: no spread warning"; else notok "no spread warning" "$(grep 'spreads' "$TMP/out")"; fi
+"$A" compare "$TMP/wait.json" >"$TMP/out" 2>&1
+if ! grep -q 'CPU time spreads' "$TMP/out" && grep -q 'off the CPU for most of its wall time' "$TMP/out"; then
+	ok "a job that waits (CPU/wall 0.3) and whose CPU time swings: the waiting warning, not the spinning one"
+else notok "wait: no spread warning" "$(grep 'WARNING' "$TMP/out")"; fi
 "$A" compare "$TMP/spin.json" --time wall >"$TMP/out" 2>&1
 if ! grep -q 'WARNING: .*CPU/wall' "$TMP/out"; then ok "compared on wall time: no CPU/wall warning"; else notok "wall: no warning" "$(grep CPU/wall "$TMP/out")"; fi
 

@@ -28,8 +28,9 @@ else
 	notok "rows and runs" "$(head -8 "$TMP/sim")"
 fi
 s=$(field iid default primary 8)
-if [ -n "$s" ] && [ "$s" -gt 1000 ] && [ "$s" -lt 11000 ]; then
-	ok "the marks' settled flags are read: some runs settle, some never do ($s of 12000 settled)"
+# flat noisy epochs: the steady half rarely trends (about 1% of runs by chance)
+if [ -n "$s" ] && [ "$s" -gt 11000 ] && [ "$s" -lt 12000 ]; then
+	ok "the marks' settled flags are read: nearly every flat run settles, a few never do ($s of 12000 settled)"
 else
 	notok "settled runs" "$s"
 fi

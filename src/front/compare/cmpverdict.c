@@ -165,7 +165,30 @@ static int span_warnings(struct cmp_builder *b, const struct rf_doc *d)
 	return rc;
 }
 
-/* Regimes left out, records without regime fields, runs that never settled. */
+/* The per-run rate at which a phase whose steady spans do not trend is judged unsettled
+ * (common/steady.h, steady_spans: two tests at 1%, about 1.3% of runs on flat noise), with room
+ * for heavier tails; and the level at which more unsettled runs than that rate explains are
+ * warned of. */
+#define CMP_UNSETTLED_RATE  0.03
+#define CMP_UNSETTLED_LEVEL 0.01
+
+/* The fewest unsettled runs of n that CMP_UNSETTLED_RATE explains with probability at most
+ * CMP_UNSETTLED_LEVEL (binomial upper tail), n + 1 when none does. */
+static size_t unsettled_floor(size_t n)
+{
+	double p = CMP_UNSETTLED_RATE, pmf = pow(1 - p, (double)n), cdf = 0;
+
+	for (size_t c = 0; c <= n; c++) {
+		if (1 - cdf <= CMP_UNSETTLED_LEVEL)
+			return c;
+		cdf += pmf;
+		pmf *= (double)(n - c) / (double)(c + 1) * p / (1 - p);
+	}
+	return n + 1;
+}
+
+/* Regimes left out, records without regime fields, runs that never settled: for a program's
+ * marked phases, only more of them than flat but noisy spans explain (unsettled_floor). */
 static int regime_warnings(struct cmp_builder *b)
 {
 	struct cmp_report *r = b->r;
@@ -194,16 +217,19 @@ static int regime_warnings(struct cmp_builder *b)
 					n += run->ok;
 					bad += run->ok && run->settled == 0;
 				}
-				if (bad && rf_kind_has(d, RF_KIND_WHOLE_PROCESS))
-					rc = warnf(
-					    b,
-					    "%s: %s on %s: %zu of %zu run%s never settled (a "
-					    "repeated phase's spans did not meet the steady "
-					    "rule before %s steady spans began): the mean of "
-					    "those may hold warm-up",
-					    d->path, d->arms[a], d->wl[w].name, bad, n,
-					    n == 1 ? "" : "s", bad == 1 ? "its" : "their");
-				else if (bad)
+				if (rf_kind_has(d, RF_KIND_WHOLE_PROCESS)) {
+					if (bad && bad >= unsettled_floor(n))
+						rc = warnf(
+						    b,
+						    "%s: %s on %s: %zu of %zu run%s never "
+						    "settled, more than noise explains (a "
+						    "repeated phase's steady spans still trend: "
+						    "docs/methodology.md, \"Programs that mark "
+						    "their phases\"): their mean may hold "
+						    "warm-up; mark more spans",
+						    d->path, d->arms[a], d->wl[w].name, bad, n,
+						    n == 1 ? "" : "s");
+				} else if (bad)
 					rc = warnf(
 					    b,
 					    "%s: %s on %s: %zu of %zu run%s never settled (the "

@@ -175,11 +175,81 @@ static double median_runnable(const struct rf_doc *d, size_t w)
  * --one-cpu, where the arms of a round take turns on their CPU. */
 #define NOISE_CPU_PARALLEL 1.5
 #define NOISE_CPU_IDLE     0.5
+/* A run-to-run spread (MAD of the log total) of CPU time this many times that of wall time, and
+ * at least NOISE_CPU_SPREAD_MIN, with 5 ok runs or more, in an arm whose CPU/wall is above 1
+ * (threads at once): CPU time is not the calmer measure here (threads spinning for a CPU the load
+ * took: the more load, the more spinning). A job that waits (CPU/wall well below 1) has a steady
+ * wall time and a CPU time that moves, and is not this. */
+#define NOISE_CPU_SPREAD     2.0
+#define NOISE_CPU_SPREAD_MIN 0.05
+
+/* How many times the spread of arm a's CPU totals on workload w is that of its wall totals
+ * (0: too few runs, or a CPU spread below NOISE_CPU_SPREAD_MIN). */
+static double cpu_spread_ratio(const struct rf_doc *d, size_t a, size_t w)
+{
+	double *c = malloc(2 * (d->nrounds + 1) * sizeof *c), *t, mc, mt;
+	int tp = rf_phase(&d->wl[w], "total");
+	size_t n = 0;
+
+	if (!c || tp < 0) {
+		free(c);
+		return 0;
+	}
+	t = c + d->nrounds + 1;
+	for (size_t r = 0; r < d->nrounds; r++) {
+		const struct rf_run *run = rf_run(d, r, a, w);
+		double x = run->t_basis[RF_TIME_CPU][RF_COLD][tp],
+		       y = run->t_basis[RF_TIME_WALL][RF_COLD][tp];
+		if (run->ok && x > 0 && y > 0)
+			c[n] = log(x), t[n++] = log(y);
+	}
+	mc = n >= 5 ? stats_mad(c, n) : 0;
+	mt = n >= 5 ? stats_mad(t, n) : 0;
+	free(c);
+	if (!(mc >= NOISE_CPU_SPREAD_MIN))
+		return 0;
+	return mt > 0 ? mc / mt : INFINITY;
+}
+
+/* What to do when CPU time counts spinning threads, the end of both warnings that say so. */
+#define NOISE_SPIN_ADVICE                                                                          \
+	"compare --time wall on the same file; or bench again with OMP_WAIT_POLICY=passive in "    \
+	"the "                                                                                     \
+	"bench's environment, which every arm inherits (OpenMP: XGBoost, BLAS, PyTorch's "         \
+	"intra-op "                                                                                \
+	"pool), or with more rounds (docs/programs.md, \"Which time\")"
+
+/* The arm of workload w whose CPU time spreads the most against its wall time, if one spreads
+ * NOISE_CPU_SPREAD times as much, as a warning. */
+static int spread_warning(const struct rf_doc *d, size_t w, char ***warn, size_t *nwarn)
+{
+	double hi = 0;
+	size_t ahi = 0;
+	char times[32] = "far more than";
+
+	for (size_t a = 0; a < d->narms; a++) {
+		double x = rf_cpu_wall_ratio(d, a, w) > 1 ? cpu_spread_ratio(d, a, w) : 0;
+		if (x > hi)
+			hi = x, ahi = a;
+	}
+	if (hi < NOISE_CPU_SPREAD)
+		return 0;
+	if (isfinite(hi))
+		snprintf(times, sizeof times, "%.1f times as much as", hi);
+	return noise_warnf(
+	    warn, nwarn,
+	    "WARNING: %s: %s: CPU time spreads %s wall time "
+	    "from run to run for %s (CPU/wall %.2f): threads that wait busily for "
+	    "each other or for a CPU (OpenMP, BLAS, a thread pool) count their "
+	    "spinning as work, and spin longer the more the machine is loaded: " NOISE_SPIN_ADVICE,
+	    d->path, d->wl[w].name, times, d->arms[ahi], rf_cpu_wall_ratio(d, ahi, w));
+}
 
 static int cpu_warnings(const struct rf_doc *d, char ***warn, size_t *nwarn)
 {
 	for (size_t w = 0; rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && w < d->nwl; w++) {
-		double hi = 0, lo = INFINITY, load, share = d->cpu_shared ? 1.0 / (double)d->narms : 1;
+		double hi = 0, lo = INFINITY, load,
+		       share = d->cpu_shared ? 1.0 / (double)d->narms : 1;
 		size_t ahi = 0, alo = 0;
 		int rc = 0;
 		char of[96] = "";
@@ -196,18 +266,18 @@ static int cpu_warnings(const struct rf_doc *d, char ***warn, size_t *nwarn)
 				lo = q, alo = a;
 		}
 		if (hi > NOISE_CPU_PARALLEL)
-			rc = noise_warnf(warn, nwarn,
-			                 "WARNING: %s: %s: CPU/wall %.2f for %s: its processes "
-			                 "keep %.1f CPUs busy "
-			                 "at once%s, and CPU time counts every thread's work, "
-			                 "spinning included (a "
-			                 "thread pool, OpenMP or BLAS waiting busily): check that "
-			                 "compare --time "
-			                 "wall agrees (docs/programs.md, \"Which time\")",
-			                 d->path, d->wl[w].name, hi, d->arms[ahi], hi,
-			                 !isnan(d->online_cpus) && hi >= 0.9 * d->online_cpus
-			                     ? ", every CPU of the machine"
-			                     : "");
+			rc = noise_warnf(
+			    warn, nwarn,
+			    "WARNING: %s: %s: CPU/wall %.2f for %s: its processes "
+			    "keep %.1f CPUs busy at once%s, and CPU time counts every "
+			    "thread's work, spinning included (a thread pool, OpenMP or "
+			    "BLAS waiting busily): " NOISE_SPIN_ADVICE,
+			    d->path, d->wl[w].name, hi, d->arms[ahi], hi,
+			    !isnan(d->online_cpus) && hi >= 0.9 * d->online_cpus
+			        ? ", every CPU of the machine"
+			        : "");
+		else
+			rc = spread_warning(d, w, warn, nwarn);
 		if (rc == 0 && lo < NOISE_CPU_IDLE * share) {
 			load = median_runnable(d, w);
 			if (d->cpu_shared)

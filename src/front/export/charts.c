@@ -12,7 +12,7 @@
 #define LABEL_W   250.0
 #define PLOT_X1   650.0
 #define ROW_H     22.0
-#define TOP       58.0
+#define TOP       74.0
 #define BOTTOM    100.0
 #define SCATTER_W 640.0
 #define SCATTER_H 440.0
@@ -133,30 +133,93 @@ int chart_short_level(const struct cmp_report *r, const struct cmp_row *row)
 	return row->usable && cmp_row_family_conf(r, row) - row->d.level > 1e-9;
 }
 
-int chart_forest(FILE *f, const struct export_input *in, int standalone)
+/* "95% simultaneous intervals", or with two families each family's level. */
+static void forest_levels(const struct cmp_report *r, int two, char *buf, size_t len)
+{
+	char lv[16], lv2[16];
+
+	cmp_level_text(r->family_conf, lv, sizeof lv);
+	if (two)
+		snprintf(buf, len, "simultaneous intervals: primary rows %s%%, secondary rows %s%%",
+		         lv, cmp_level_text(r->fam[CMP_FAMILY_SECONDARY].conf, lv2, sizeof lv2));
+	else
+		snprintf(buf, len, "%s%% simultaneous intervals", lv);
+}
+
+/* The rows of family fam (every row when fam < 0), workloads first, then the geometric means
+ * under a line, from y down; a band behind and a heading above primary rows of two families.
+ * Returns the y below them. */
+static double forest_family(FILE *f, const struct export_input *in, const struct svg_scale *s,
+                            int fam, double y)
 {
 	const struct cmp_report *r = in->r;
-	size_t ngeo = 0, nrow = 0;
-	struct svg_scale s = forest_scale(in);
-	double y, h, notes;
+	size_t n[2] = {0, 0};
 	char lv[16];
 
 	for (size_t i = 0; i < r->nrows; i++)
-		ngeo += r->rows[i].workload == NULL;
-	nrow = r->nrows - ngeo;
+		n[r->rows[i].workload == NULL] += fam < 0 || (int)r->rows[i].family == fam;
+	if (fam >= 0 && n[0] + n[1]) {
+		cmp_level_text(r->fam[fam].conf, lv, sizeof lv);
+		if (fam == CMP_FAMILY_PRIMARY) {
+			svg_rect(f, 8, y - ROW_H / 2 - 2, FOREST_W - 16,
+			         ROW_H * (double)(1 + n[0] + n[1] + (n[0] && n[1])), "qband");
+			svg_text(f, 12, y + 4, "geo", "start", "The question: primary rows (%s%%)", lv);
+		} else
+			svg_text(f, 12, y + 4, "muted", "start", "Secondary rows (%s%%)", lv);
+		y += ROW_H;
+	}
+	for (int geo = 0; geo < 2; geo++) {
+		if (geo && n[0] && n[1]) {
+			svg_line(f, LABEL_W - 100, y - ROW_H / 2 + 4, FOREST_W - 12, y - ROW_H / 2 + 4,
+			         "sep");
+			y += ROW_H;
+		}
+		for (size_t i = 0; i < r->nrows; i++)
+			if ((r->rows[i].workload == NULL) == geo &&
+			    (fam < 0 || (int)r->rows[i].family == fam)) {
+				forest_row(f, in, &r->rows[i], s, y);
+				y += ROW_H;
+			}
+	}
+	return y;
+}
+
+/* The lines of the forest plot's rows: one per row, a separator line above geometric means, a
+ * heading per family when there are two. */
+static size_t forest_lines(const struct cmp_report *r, int two)
+{
+	size_t lines = r->nrows;
+
+	for (int fam = 0; fam < (two ? CMP_NFAMILIES : 1); fam++) {
+		size_t k[2] = {0, 0};
+		for (size_t i = 0; i < r->nrows; i++)
+			k[r->rows[i].workload == NULL] += !two || (int)r->rows[i].family == fam;
+		lines += (two && k[0] + k[1] > 0) + (k[0] && k[1]);
+	}
+	return lines;
+}
+
+int chart_forest(FILE *f, const struct export_input *in, int standalone)
+{
+	const struct cmp_report *r = in->r;
+	struct svg_scale s = forest_scale(in);
+	int two = export_two_families(r);
+	double y, h, notes;
+	char lv[16], levels[96];
+
 	notes = standalone ? 16 * (double)in->nreplays : 0;
-	h = TOP + ROW_H * (double)(nrow + ngeo) + (ngeo ? ROW_H : 0) + BOTTOM + notes;
+	h = TOP + ROW_H * (double)forest_lines(r, two) + BOTTOM + notes;
 	svg_open(f, FOREST_W, h, "Speedup of each allocator over the baseline, with intervals",
 	         "Forest plot: one row per workload and candidate; dot = Hodges-Lehmann speedup, "
 	         "bar = interval; right of the 1.0x line is faster. " CMP_CONVENTION,
 	         standalone);
-	svg_text(f, 12, 22, "title", "start",
-	         "Speedup over %s (%s%% simultaneous intervals; log scale; %s)",
-	         r->paired ? r->baseline : "the first file",
-	         cmp_level_text(r->family_conf, lv, sizeof lv),
-	         r->compared[RF_COLD] && r->compared[RF_STEADY] ? "steady state and cold start"
-	         : r->compared[RF_STEADY]                       ? "steady state"
-	                                                        : "cold start");
+	forest_levels(r, two, levels, sizeof levels);
+	svg_text(f, 12, 22, "title", "start", "Speedup over %s (%s; log scale%s%s)",
+	         r->paired ? r->baseline : "the first file", levels, two ? "" : "; ",
+	         two                                              ? ""
+	         : r->compared[RF_COLD] && r->compared[RF_STEADY] ? "steady state and cold start"
+	         : r->compared[RF_STEADY]                         ? "steady state"
+	                                                          : "cold start");
 	svg_text(f, 12, 40, "muted", "start",
 	         "right of 1.0x: candidate faster; %s; colour: the verdict, read off the bar",
 	         "speedup = t_baseline / t_candidate");
@@ -168,17 +231,8 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone)
 		svg_line(f, x, TOP - 6, x, h - BOTTOM - notes + 4, "margin");
 		svg_text(f, x + 3, TOP - 10, "muted", "start", "gate margin %.3fx", 1 / in->margin);
 	}
-	for (int geo = 0; geo < 2; geo++) {
-		if (geo && ngeo) {
-			svg_line(f, 12, y - ROW_H / 2 + 4, FOREST_W - 12, y - ROW_H / 2 + 4, "sep");
-			y += ROW_H;
-		}
-		for (size_t i = 0; i < r->nrows; i++)
-			if ((r->rows[i].workload == NULL) == geo) {
-				forest_row(f, in, &r->rows[i], &s, y);
-				y += ROW_H;
-			}
-	}
+	for (int fam = two ? 0 : -1; fam < (two ? CMP_NFAMILIES : 0); fam++)
+		y = forest_family(f, in, &s, fam, y);
 	if (standalone)
 		chart_convention(f, 12, h - 40);
 	for (size_t k = 0; standalone && k < in->nreplays; k++) {
@@ -188,10 +242,15 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone)
 	}
 	for (size_t i = 0; i < r->nrows; i++)
 		if (chart_short_level(r, &r->rows[i])) {
-			svg_text(f, 12, h - 10, "muted", "start",
-			         "* the interval reaches less than the requested level %s%% (too "
-			         "few rounds)",
-			         cmp_level_text(r->family_conf, lv, sizeof lv));
+			if (two)
+				svg_text(f, 12, h - 10, "muted", "start",
+				         "* the interval reaches less than its family's requested level "
+				         "(too few rounds)");
+			else
+				svg_text(f, 12, h - 10, "muted", "start",
+				         "* the interval reaches less than the requested level %s%% (too "
+				         "few rounds)",
+				         cmp_level_text(r->family_conf, lv, sizeof lv));
 			break;
 		}
 	svg_close(f);

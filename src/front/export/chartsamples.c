@@ -302,9 +302,9 @@ int chart_rounds(FILE *f, const struct export_input *in)
 	         "order the rounds ran, so drift and outliers are visible. " CMP_CONVENTION,
 	         0);
 	svg_text(f, 12, 22, "title", "start",
-	         "Per-round speedup over %s, %s, in run order (log scale)",
-	         in->r->baseline ? in->r->baseline : "the baseline",
-	         series_primary_regime(in->r) == RF_STEADY ? "steady state" : "cold start");
+	         "Per-round speedup over %s, in run order (log scale; each panel names its phase "
+	         "and regime)",
+	         in->r->baseline ? in->r->baseline : "the baseline");
 	for (size_t k = 0; k < nc; k++) {
 		snprintf(cls, sizeof cls, "s%zu", k);
 		svg_line(f, PLOT_X0 + 120 * (double)k, 36, PLOT_X0 + 120 * (double)k + 18, 36, cls);

@@ -1,6 +1,7 @@
 /* html.c - `--format html`: one self-contained page (inline SVG and CSS, no script, no network)
- * with a summary, the four charts, the comparisons and per-arm tables as the table format has
- * them, the replays, the claims and the inputs; for a fleet, the forest
+ * with a summary, how the runs were placed, the question (the primary comparisons) set apart and
+ * the warnings under it, the charts, the secondary comparisons and per-arm tables as the table
+ * format has them, the replays, the claims and the inputs; for a fleet, the forest
  * plot of every machine and the pooled estimates, the machines and the comparisons. */
 #include "front/export/exportint.h"
 
@@ -26,7 +27,11 @@ static const char page_css[] =
     "figure { margin: 1rem 0; overflow-x: auto; }\n"
     "div.wide { overflow-x: auto; }\n"
     "li.sub { list-style: none; margin-left: 1rem; }\n"
-    "pre { white-space: pre-wrap; font-size: 0.8rem; }\n";
+    "pre { white-space: pre-wrap; font-size: 0.8rem; }\n"
+    "section.question { border-left: 4px solid var(--accent); padding: 0.1rem 0 0.5rem 1rem;\n"
+    "  background: color-mix(in srgb, var(--accent) 6%, transparent); }\n"
+    "section.question h2 { margin-top: 0.6rem; }\n"
+    "ul.warnings li { margin: 0.2rem 0; }\n";
 
 static void esc(FILE *f, const char *s)
 {
@@ -69,39 +74,117 @@ static void grid_table(FILE *f, const struct export_grid *g)
 	fputs("</tbody>\n</table></div>\n", f);
 }
 
-/* The comparisons, as the table format shows them, and the per-arm table. Returns 0, or -1 when
- * memory ran out. */
-static int tables(FILE *f, const struct cmp_report *r)
+/* The comparisons of family fam (every row when the report has one family), headed by what they
+ * are, as the table format shows them. Returns 0, or -1 when memory ran out. */
+static int family_table(FILE *f, const struct cmp_report *r, int fam)
 {
 	char(*c)[CELL] = calloc((r->nrows + 1) * MAXCOL, CELL);
+	struct export_grid g = {.c = c};
+	char head[EXPORT_LINE];
+	int two = export_two_families(r);
+
+	if (!c)
+		return -1;
+	export_table_cells(r, two ? fam : -1, &g);
+	if (two) {
+		export_family_head(r, fam, head, sizeof head);
+		fputs("<p class=\"muted\">", f);
+		esc(f, head);
+		fputs("</p>\n", f);
+	}
+	grid_table(f, &g);
+	free(c);
+	return 0;
+}
+
+/* The question first: the primary comparisons (every comparison of a one-family report), set
+ * apart, right under the summary. Returns 0, or -1 when memory ran out. */
+static int question(FILE *f, const struct cmp_report *r)
+{
+	int rc;
+
+	fputs("<section class=\"question\">\n<h2>The question: primary comparisons</h2>\n", f);
+	rc = family_table(f, r, CMP_FAMILY_PRIMARY);
+	fputs("</section>\n", f);
+	return rc;
+}
+
+/* How the runs of d were placed on the machine, from its config (bench --duet, --one-cpu). */
+static void placement_text(FILE *f, const struct rf_doc *d)
+{
+	if (d->cpu_shared)
+		fprintf(f,
+		        "every arm of a workload ran at the same time, all %zu pinned to one CPU that "
+		        "the scheduler time-sliced among them (<code>--one-cpu</code>), the CPU and the "
+		        "order of starting drawn per round",
+		        d->narms);
+	else if (d->duet)
+		fputs("the two arms of a workload ran at the same time, each pinned to a CPU of its "
+		      "own, the CPUs drawn per round (<code>--duet</code>)",
+		      f);
+	else
+		fputs("one run at a time: the arms of each round one after the other, in an order "
+		      "shuffled per round",
+		      f);
+}
+
+/* The placement sentence: how the runs were placed, per file. */
+static void placement(FILE *f, const struct cmp_report *r)
+{
+	fputs("<p class=\"placement\">How the runs were placed: ", f);
+	if (!r->paired) {
+		esc(f, r->base->path);
+		fputs(": ", f);
+		placement_text(f, r->base);
+		fputs("; ", f);
+		esc(f, r->cand->path);
+		fputs(": ", f);
+		placement_text(f, r->cand);
+	} else
+		placement_text(f, r->base);
+	fputs("; each run a fresh process.</p>\n", f);
+}
+
+/* The report's warnings, where the verdict is read. */
+static void warnings(FILE *f, const struct cmp_report *r)
+{
+	if (!r->nwarn)
+		return;
+	fprintf(f, "<h2>Warnings (%zu)</h2>\n<ul class=\"warnings\">\n", r->nwarn);
+	for (size_t i = 0; i < r->nwarn; i++) {
+		fputs("<li>", f);
+		esc(f, r->warn[i]);
+		fputs("</li>\n", f);
+	}
+	fputs("</ul>\n", f);
+}
+
+/* The secondary comparisons (the question's table is above the charts), the notes on the
+ * intervals and the per-arm table. Returns 0, or -1 when memory ran out. */
+static int tables(FILE *f, const struct cmp_report *r)
+{
 	char(*a)[CELL] = calloc((2 * r->nrows + 1) * ARMCOL, CELL);
-	struct export_grid g = {.c = c}, ga = {.c = a};
+	struct export_grid ga = {.c = a};
 	char lv[16];
 	int short_level = 0;
 
-	if (!c || !a) {
-		free(c);
-		free(a);
+	if (!a)
 		return -1;
-	}
-	fputs("<h2>Comparisons</h2>\n", f);
-	for (int fam = 0; fam < CMP_NFAMILIES; fam++) {
-		char head[EXPORT_LINE];
-		if (!export_two_families(r) && fam > 0)
-			break;
-		export_table_cells(r, export_two_families(r) ? fam : -1, &g);
-		if (export_two_families(r)) {
-			export_family_head(r, fam, head, sizeof head);
-			fprintf(f, "<h3>%s</h3>\n<p class=\"muted\">",
-			        fam ? "Secondary comparisons" : "Primary comparisons");
-			esc(f, head);
-			fputs("</p>\n", f);
+	if (export_two_families(r)) {
+		fputs("<h2>Secondary comparisons</h2>\n", f);
+		if (family_table(f, r, CMP_FAMILY_SECONDARY) != 0) {
+			free(a);
+			return -1;
 		}
-		grid_table(f, &g);
 	}
 	for (size_t i = 0; i < r->nrows; i++)
 		short_level |= chart_short_level(r, &r->rows[i]);
-	if (short_level)
+	if (short_level && export_two_families(r))
+		fputs("<p class=\"muted\">A level in parentheses after an interval (marked * in the "
+		      "chart): that interval reaches less than its family's requested level (too few "
+		      "rounds for a verdict).</p>\n",
+		      f);
+	else if (short_level)
 		fprintf(
 		    f,
 		    "<p class=\"muted\">A level in parentheses after an interval (marked * in the "
@@ -121,7 +204,6 @@ static int tables(FILE *f, const struct cmp_report *r)
 		      f);
 		grid_table(f, &ga);
 	}
-	free(c);
 	free(a);
 	return 0;
 }
@@ -210,11 +292,6 @@ static void inputs_section(FILE *f, const struct cmp_report *r)
 				fputs("</li>\n", f);
 			}
 	}
-	for (size_t i = 0; i < r->nwarn; i++) {
-		fputs("<li class=\"muted\">warning: ", f);
-		esc(f, r->warn[i]);
-		fputs("</li>\n", f);
-	}
 	fputs("</ul>\n", f);
 }
 
@@ -241,7 +318,10 @@ static int write_html(FILE *f, const struct export_input *in, char *err, size_t 
 	esc(f, summary);
 	fputs("</strong></p>\n<p>Convention: ", f);
 	esc(f, CMP_CONVENTION);
-	fputs(". Each chart says what it shows; the tables below have every number.</p>\n", f);
+	fputs(". Each chart says what it shows; the tables have every number.</p>\n", f);
+	placement(f, r);
+	rc |= question(f, r);
+	warnings(f, r);
 	fputs("<h2>Speedups</h2>\n<figure>\n", f);
 	rc |= chart_forest(f, in, 0);
 	fputs("</figure>\n<h2>Speed against memory</h2>\n<figure>\n", f);

@@ -5,15 +5,26 @@
 #include <string.h>
 #include <stdlib.h>
 
-enum rf_regime series_primary_regime(const struct cmp_report *r)
+/* The first primary row of workload wl (of phase `phase` when not NULL), or NULL. */
+static const struct cmp_row *primary_row(const struct cmp_report *r, const char *wl,
+                                         const char *phase)
 {
-	return r->compared[RF_STEADY] ? RF_STEADY : RF_COLD;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const struct cmp_row *row = &r->rows[i];
+		if (row->family == CMP_FAMILY_PRIMARY && row->workload &&
+		    strcmp(row->workload, wl) == 0 && (!phase || strcmp(row->phase, phase) == 0))
+			return row;
+	}
+	return NULL;
 }
 
 const char *series_chart_phase(const struct cmp_report *r, const char *wl)
 {
+	const struct cmp_row *q = primary_row(r, wl, NULL);
 	const char *first = NULL;
 
+	if (q)
+		return q->phase;
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
 		if (!row->workload || strcmp(row->workload, wl) != 0)
@@ -27,6 +38,10 @@ const char *series_chart_phase(const struct cmp_report *r, const char *wl)
 
 enum rf_regime series_row_regime(const struct cmp_report *r, const char *wl, const char *phase)
 {
+	const struct cmp_row *q = primary_row(r, wl, phase);
+
+	if (q)
+		return q->regime;
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
 		if (row->workload && strcmp(row->workload, wl) == 0 && strcmp(row->phase, phase) == 0 &&

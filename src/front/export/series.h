@@ -19,14 +19,13 @@ int series_arm_times(const struct rf_doc *d, const char *arm, const char *wl, co
 int series_warm_times(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
                       enum rf_regime g, double **t, size_t *n);
 
-/* The regime a report leads with: steady when it compared steady rows, else cold. */
-enum rf_regime series_primary_regime(const struct cmp_report *r);
-
-/* The phase the charts show of workload wl: its total when r compared it, else the first phase r
- * compared of it (a --phase report); NULL when r has no row of wl. */
+/* The phase the charts show of workload wl: that of its first primary row (the question: an
+ * epoch with --primary epoch), else its total when r compared it, else the first phase r compared
+ * of it (a --phase report); NULL when r has no row of wl. */
 const char *series_chart_phase(const struct cmp_report *r, const char *wl);
-/* The regime the charts show of phase `phase` of workload wl: steady when r compared a steady row
- * of it, else cold (a program's total, a phase marked once, a --cmd bench). */
+/* The regime the charts show of phase `phase` of workload wl: that of its first primary row of
+ * that phase, else steady when r compared a steady row of it, else cold (a program's total, a
+ * phase marked once, a --cmd bench). */
 enum rf_regime series_row_regime(const struct cmp_report *r, const char *wl, const char *phase);
 
 /* The peak RSS (bytes) of the ok runs of arm `arm` in workload `wl` of d, as series_arm_times. */

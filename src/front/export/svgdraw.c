@@ -27,6 +27,7 @@ static const char css[] =
     ".ref { stroke: var(--fg); stroke-width: 1.5; stroke-dasharray: 4 3; }\n"
     ".margin { stroke: var(--accent); stroke-width: 1.5; stroke-dasharray: 8 4; }\n"
     ".sep { stroke: var(--muted); stroke-width: 1; }\n"
+    ".qband { fill: var(--accent); fill-opacity: 0.07; }\n"
     ".ci-faster { stroke: var(--faster); stroke-width: 2.5; }\n"
     ".ci-slower { stroke: var(--slower); stroke-width: 2.5; }\n"
     ".ci-none { stroke: var(--none); stroke-width: 2.5; }\n"

@@ -107,15 +107,40 @@ static double steady_of(const double *t, const int *idx, size_t k)
 	return k ? sum / (double)k : NAN;
 }
 
+/* Whether a command run's spans t[0..n) (ns; NAN: none) settled by steady_spans, the rule of
+ * this version, when the file labels them as steady_spans does (rg: the regimes read); else
+ * `given`, the file's own flag (older files labelled spans by another rule). A driver's record
+ * keeps its flag: its rule (regimes.rule) may have another tolerance. */
+static int settled_now(const double *t, const int *rg, int n, int given)
+{
+	int64_t ns[RF_MAX_REPS];
+	enum steady_regime g[RF_MAX_REPS];
+	struct steady_rule rule = steady_default_rule();
+	int s;
+
+	for (int i = 0; i < n; i++) {
+		if (!(t[i] >= 1))
+			return given;
+		ns[i] = (int64_t)t[i];
+	}
+	s = steady_spans(ns, (size_t)n, &rule, g);
+	for (int i = 0; i < n; i++)
+		if ((int)g[i] != rg[i])
+			return given;
+	return s;
+}
+
 /* One phase's spans: cold = the first, steady = the mean of those labelled steady, of the wall
  * times and of the CPU times when the marks have them, which together hold no more than the
- * kernel counted for the run (run_cpu). Sets *settled from its "settled" (-1 when null). */
+ * kernel counted for the run (run_cpu). Sets *settled from its "settled" (-1 when null), judged
+ * again by this version's rule when the spans allow (settled_now). */
 static int load_spans(struct loader *l, const cJSON *ph, const char *name, struct rf_run *run,
                       int p, int *settled, double run_cpu, const char *at)
 {
 	const cJSON *wall = rl_get(ph, "wall_ns"), *rg = rl_get(ph, "regimes"),
 	            *st = rl_get(ph, "settled");
-	int n = cJSON_GetArraySize(wall), idx[RF_MAX_REPS];
+	const char *on = rl_get_str(ph, "regimes_time");
+	int n = cJSON_GetArraySize(wall), idx[RF_MAX_REPS], reg[RF_MAX_REPS];
 	double w[RF_MAX_REPS], cpu[RF_MAX_REPS];
 	size_t k = 0;
 
@@ -140,6 +165,7 @@ static int load_spans(struct loader *l, const cJSON *ph, const char *name, struc
 			               name, i == 0 ? "cold" : "warmup or steady");
 		if (r == STEADY_STEADY)
 			idx[k++] = i;
+		reg[i] = r;
 	}
 	run->t_regime[RF_COLD][p] = run->t_basis[RF_TIME_WALL][RF_COLD][p] = w[0];
 	run->t_basis[RF_TIME_CPU][RF_COLD][p] = cpu[0];
@@ -149,6 +175,8 @@ static int load_spans(struct loader *l, const cJSON *ph, const char *name, struc
 	if (st && !cJSON_IsBool(st) && !cJSON_IsNull(st))
 		return rl_fail(l, "%s: phase_marks: settled is not true, false or null", at);
 	*settled = cJSON_IsBool(st) ? cJSON_IsTrue(st) : -1;
+	if (*settled >= 0 && rf_kind_has(l->d, RF_KIND_WHOLE_PROCESS))
+		*settled = settled_now(on && strcmp(on, "cpu") == 0 ? cpu : w, reg, n, *settled);
 	return 0;
 }
 
