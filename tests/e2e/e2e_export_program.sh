@@ -77,6 +77,7 @@ d = json.load(open(sys.argv[1]))
 d["config"]["duet"] = True
 json.dump(d, open(sys.argv[2], "w"))
 d["config"]["duet_cpus"] = "shared"
+d["config"]["time"] = "cpu"  # a one-CPU file compares CPU time only
 json.dump(d, open(sys.argv[3], "w"))
 PY
 "$A" compare "$TMP/duet.json" --format html -o "$TMP/duet.html" 2>/dev/null

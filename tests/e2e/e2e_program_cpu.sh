@@ -137,7 +137,7 @@ for rd in d["rounds"]:
 json.dump(d, open(sys.argv[2], "w"))
 PY
 expect_status "marks without CPU times still read" 0 "$A" compare "$TMP/old.json"
-if grep -q 'compared: CPU time (wall time for setup of fixture, epoch of fixture: their runs have no CPU time, marks without a CPU field or of 0 ns)' "$TMP/out" &&
+if grep -q 'compared: CPU time (wall time for setup of fixture, epoch of fixture: their runs have no CPU time: a CPU figure missing or 0, or marks without a CPU field or of 0 ns)' "$TMP/out" &&
 	grep -Eq '^fixture +epoch \[wall time\] +mimalloc' "$TMP/out" && grep -Eq '^fixture +total +mimalloc' "$TMP/out"; then
 	ok "compare says the old marks' phases were compared on wall time, the total on CPU"
 else
@@ -151,7 +151,8 @@ else
 fi
 
 # ---- fixed files: a job that spins on 2.4 CPUs, and one off the CPU ----
-# ratio FILE OUT A_RATIO B_RATIO: every ok run's CPU (user 80%, sys 20%) set to ratio x its wall.
+# ratio FILE OUT A_RATIO B_RATIO: every ok run's CPU (user 80%, sys 20%) set to ratio x its wall,
+# its marked spans' CPU times scaled with it (they may hold no more than the run's).
 ratio() {
 	python3 - "$1" "$2" "$3" "$4" <<'PY'
 import json, benchfile, sys
@@ -160,7 +161,12 @@ want = {"system": float(sys.argv[3]), "mimalloc": float(sys.argv[4])}
 for rd in d["rounds"]:
     for run in rd["runs"]:
         p = run["process"]
+        cg = (run.get("containment") or {}).get("cgroup_cpu") or p
+        was = max(1, cg["user_ns"] + cg["sys_ns"])
         cpu = int(p["wall_ns"] * want[run["arm"]])
+        for ph in (run.get("phase_marks") or {}).get("phases", []):
+            if "cpu_ns" in ph:
+                ph["cpu_ns"] = [int(x * cpu // was) for x in ph["cpu_ns"]]
         p["user_ns"], p["sys_ns"] = cpu * 4 // 5, cpu - cpu * 4 // 5
         run.pop("cpu", None)
         run.get("containment", {}).pop("cgroup_cpu", None)

@@ -1,10 +1,9 @@
 /* benchrun.c - the bench engine's loop: rounds of every (arm, workload) pair in a freshly
  * shuffled order (the runs: benchpair.c), each round appended to the allocab-bench/2 file once
- * it ends (doc_sync), progress on stderr (its text:
- * benchprogress.c), and after every round what benchjudge.c judges: the budget, adaptive
- * allocation and the sequential gate (docs/methodology.md, "Sequential decisions"). With
- * --resume the loop starts from the file's rounds (benchresume.c). Format:
- * docs/results-format.md. */
+ * it ends (doc_sync), progress on stderr (its text: benchprogress.c), and after every round what
+ * benchjudge.c judges: the budget, adaptive allocation and the sequential gate
+ * (docs/methodology.md, "Sequential decisions"). With --resume the loop starts from the file's
+ * rounds (benchresume.c). Format: docs/results-format.md. */
 #include "common/atomicio.h"
 #include "common/utf8.h"
 #include "front/engine/benchengine.h"

@@ -133,7 +133,8 @@ static void wall_phases(const struct rf_doc *d, char *buf, size_t len, size_t *k
 				                       d->wl[w].phases[p], d->wl[w].name);
 	if (n && *k < len)
 		*k += (size_t)snprintf(buf + *k, len - *k,
-		                       ": %s no CPU time, marks without a CPU field or of 0 ns)",
+		                       ": %s no CPU time: a CPU figure missing or 0, or marks without "
+		                       "a CPU field or of 0 ns)",
 		                       n > 1 ? "their runs have" : "its runs have");
 }
 

@@ -87,6 +87,8 @@ static void test_datagram(void)
 		free(exact);
 	}
 	u64map_free(&c.tree);
+	u64map_free(&c.ended);
+	free(c.forks);
 }
 
 static void test_deep_tree(void)
