@@ -41,7 +41,7 @@ bench() {
 
 # 1. The reproducer: the program looks for a pipe of its helper's to write its own report into.
 for mode in one-cpu duet; do
-	bench "$TMP/forge-$mode.json" --program "$W/duetforge" -a system,mimalloc --$mode --rounds 2
+	bench "$TMP/forge-$mode.json" --program "$W/duetforge" -a system,mimalloc --$mode --solo-share 0 --rounds 2
 	r=$(runs "$TMP/forge-$mode.json")
 	if [ "$(cat "$TMP/rc")" = 1 ] && [ "$(grep -c ' unverified ' <<<"$r")" = 4 ] &&
 		! grep -q '"exe":"/usr/bin/forged"' "$TMP/forge-$mode.json" &&
@@ -52,7 +52,7 @@ for mode in one-cpu duet; do
 	fi
 done
 ERRMSG='all runs verified: mimalloc 9.9x faster' bench "$TMP/msg.json" --program "$W/duetmsg" \
-	-a system,mimalloc --one-cpu --rounds 1
+	-a system,mimalloc --one-cpu --solo-share 0 --rounds 1
 if ! grep -q "9.9x" "$TMP/err" && [ -s "$TMP/msg.json" ] && ! grep -q "9.9x" "$TMP/msg.json"; then
 	ok "--one-cpu: a program cannot end the bench with a message of its own (results written, its text nowhere)"
 else
@@ -63,7 +63,7 @@ fi
 # its own (a mechanism none of the reproducers uses): refused, its text nowhere.
 if [ "$(id -u)" = 0 ]; then
 	FORGE_TEXT=PWNED-BY-PROGRAM DUETSTEAL_LOG=$TMP/steal.log bench "$TMP/steal.json" \
-		--program "$W/duetsteal" -a system,mimalloc --one-cpu --rounds 1
+		--program "$W/duetsteal" -a system,mimalloc --one-cpu --solo-share 0 --rounds 1
 	r=$(runs "$TMP/steal.json")
 	if grep -q "open ENXIO" "$TMP/steal.log" && ! grep -q "open ok" "$TMP/steal.log"; then
 		ok "root: open(2) of the helper's channel through /proc/PID/fd fails with ENXIO (a socket)"
@@ -88,7 +88,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2
 	mkdir -p "$U" && chmod 755 "$TMP" && chmod 777 "$U" && cp "$W/duetsteal" "$U/" && chmod 755 "$U/duetsteal"
 	(cd "$U" && FORGE_TEXT=PWNED DUETSTEAL_LOG=$U/steal.log TMPDIR=$U timeout -s KILL 300 \
 		setpriv --reuid=65534 --regid=65534 --clear-groups "$AABS" bench \
-		--program "$U/duetsteal" -a system,mimalloc --one-cpu --rounds 1 --warmup 0 --quiet \
+		--program "$U/duetsteal" -a system,mimalloc --one-cpu --solo-share 0 --rounds 1 --warmup 0 --quiet \
 		-o "$U/s.json" >"$TMP/out" 2>"$TMP/err")
 	rc=$?
 	r=$(runs "$U/s.json" 2>&1)
@@ -104,7 +104,7 @@ else
 fi
 
 # 4. A run that leaves its CPU (sched_setaffinity under mimalloc only): unverified, and where.
-bench "$TMP/esc.json" --program "$W/escape_cpu mi" -a system,mimalloc --one-cpu --rounds 1
+bench "$TMP/esc.json" --program "$W/escape_cpu mi" -a system,mimalloc --one-cpu --solo-share 0 --rounds 1
 r=$(runs "$TMP/esc.json")
 if [ "$(cat "$TMP/rc")" = 1 ] && grep -Eq "^mimalloc unverified process [0-9]+ could run on CPUs [0-9,-]+ at its exit or exec, not only on CPU [0-9]+" <<<"$r" &&
 	grep -q "^system ok" <<<"$r" && grep -Eq '"left_cpu":\{"pid":[0-9]+,"cpus":"[0-9,-]+"\}' "$TMP/esc.json"; then
@@ -112,7 +112,7 @@ if [ "$(cat "$TMP/rc")" = 1 ] && grep -Eq "^mimalloc unverified process [0-9]+ c
 else
 	notok "--one-cpu: affinity escape" "rc $(cat "$TMP/rc"): $r"
 fi
-bench "$TMP/stay.json" --program "$W/escape_cpu none" -a system,mimalloc --one-cpu --rounds 1
+bench "$TMP/stay.json" --program "$W/escape_cpu none" -a system,mimalloc --one-cpu --solo-share 0 --rounds 1
 r=$(runs "$TMP/stay.json")
 [ "$(cat "$TMP/rc")" = 0 ] && [ "$(grep -c ' ok ' <<<"$r")" = 2 ] && ! grep -q left_cpu "$TMP/stay.json" &&
 	ok "--one-cpu: runs that stay on their CPU are verified" ||

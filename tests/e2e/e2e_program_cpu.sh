@@ -213,8 +213,13 @@ for out, swing, q in ((sys.argv[2], sw, 1.2), (sys.argv[3], (1.0,), 1.2), (sys.a
         rd["index"] = i
         for run in rd["runs"]:
             p = run["process"]
+            cg = (run.get("containment") or {}).get("cgroup_cpu") or p
+            was = max(1, cg["user_ns"] + cg["sys_ns"])
             cpu = int(p["wall_ns"] * q * (swing[i % len(swing)] if run["arm"] == "mimalloc" else 1))
             p["user_ns"], p["sys_ns"] = cpu, 0
+            for ph in (run.get("phase_marks") or {}).get("phases", []):
+                if "cpu_ns" in ph:
+                    ph["cpu_ns"] = [int(x * cpu // was) for x in ph["cpu_ns"]]
             run.pop("cpu", None)
             run.get("containment", {}).pop("cgroup_cpu", None)
     json.dump(d, open(out, "w"))
