@@ -3,6 +3,7 @@
  * recorder preloaded and bundles what it wrote into one trace. */
 #include "front/cmd/commands.h"
 
+#include "common/atomicio.h"
 #include "common/errmsg.h"
 #include "common/numparse.h"
 #include "common/opt.h"
@@ -83,6 +84,8 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 int record_main(int argc, char **argv)
 {
 	struct record_args a = {.first = argc};
+	char err[512];
+	int fd;
 
 	if (parse_args(argc, argv, &a) != 0)
 		return ST_USAGE;
@@ -93,6 +96,11 @@ int record_main(int argc, char **argv)
 	if (a.first >= argc) {
 		fprintf(stderr, "allocab: record: give the COMMAND to record (record --help)\n");
 		return ST_USAGE;
+	}
+	/* an output allocab must not write is refused before the command runs */
+	if (atomic_target(a.out, &fd, err, sizeof err) < 0) {
+		errmsg_print(stderr, "record", "%s", err);
+		return ST_FAIL;
 	}
 	return trace_record(argv + a.first, a.out, (int)a.wait_s);
 }
