@@ -102,6 +102,8 @@ expect_status "writes: -o another process's descriptor is refused" 1 $A compare 
 expect_err "writes: ... with one line" "/proc/1/fd/1: a descriptor of another process"
 expect_status "writes: -o a new file in /dev is refused" 1 $A compare "$TMP/r.json" -o /dev/allocab-test-$$.md
 expect_err "writes: ... with one line" "creates and replaces no file in /dev"
+ln -s /dev "$TMP/res/devdir"
+expect_status "writes: -o through a directory link into /dev is refused" 1 $A compare "$TMP/r.json" -o "$TMP/res/devdir/allocab-test-$$.md"
 if [ -e /dev/allocab-test-$$.md ]; then rm -f /dev/allocab-test-$$.md; notok "writes: nothing made in /dev" "made"; else ok "writes: nothing made in /dev"; fi
 
 # devices other than /dev/null and terminals: refused, never opened (numbers no driver serves)

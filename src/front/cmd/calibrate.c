@@ -367,14 +367,29 @@ static char *runs_path_of(const char *out)
 	return asprintf(&p, "%.*s-runs.json", (int)n, out) < 0 ? NULL : p;
 }
 
+/* The directory of path, or "." for a path written in place (atomicio.h, atomic_target); -1 with
+ * err for a path that must not be written. */
+static int dir_of_out(const char *path, char *dir, size_t len, char *err, size_t errlen)
+{
+	const char *slash = strrchr(path, '/');
+	int fd, kind = atomic_target(path, &fd, err, errlen);
+
+	if (kind < 0)
+		return -1;
+	if (kind != AT_REPLACE)
+		slash = NULL;
+	snprintf(dir, len, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+	         slash ? path : ".");
+	return 0;
+}
+
 /* Fails early when a file could not be created next to path; atomic_write still decides. */
 static int writable(const char *path, int make_dir, char *err, size_t errlen)
 {
-	const char *slash = strrchr(path, '/');
 	char dir[4096];
 
-	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-	         slash ? path : ".");
+	if (dir_of_out(path, dir, sizeof dir, err, errlen) != 0)
+		return -1;
 	if (make_dir && mkdir(dir, 0777) != 0 && errno != EEXIST)
 		return errmsg_fail(err, errlen, "cannot create %s: %s", dir, strerror(errno));
 	return bench_dir_writable(dir, path, err, errlen);
@@ -385,11 +400,10 @@ static int writable(const char *path, int make_dir, char *err, size_t errlen)
  * in the environment) or ST_FAIL with err set. */
 static enum status lock_machine(struct bench_task *t, const char *path, char *err, size_t errlen)
 {
-	const char *slash = strrchr(path, '/');
 	char dir[4096];
 
-	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-	         slash ? path : ".");
+	if (dir_of_out(path, dir, sizeof dir, err, errlen) != 0)
+		return ST_FAIL;
 	if (bench_task_resolve(t, NULL, NULL, err, errlen) != 0)
 		return ST_USAGE;
 	return bench_task_lock(t, dir, err, errlen);
