@@ -14,7 +14,7 @@
 struct engine;
 struct bench_workload;
 
-/* The fewest rounds in one block of solo draws: one round in round(1 / share) runs solo. */
+/* The most measured rounds in one block of solo draws (one round in round(1 / share) runs solo). */
 #define BENCHSOLO_MAX_BLOCK 1000
 
 /* Whether round e->done runs its arms one after the other: never without c->duet or with a
