@@ -144,4 +144,11 @@ expect_status "writes: a bench whose file another writer appends to mid-bench fa
 expect_err "writes: ... with one line naming the file" "junk.json: written by another writer while allocab"
 [ "$(tail -n 1 "$TMP/junk.json")" = junk ] && ok "writes: allocab wrote nothing after the other writer's line" ||
 	notok "writes: nothing after the other writer" "$(tail -c 200 "$TMP/junk.json")"
+# the results file's directory renamed away and a new one made in its place mid-bench: the path
+# names nothing, the bench stops (exit 1), and no file is made in the new directory
+mkdir -p "$TMP/d1"
+expect_status "writes: a bench whose directory is swapped mid-bench fails" 1 \
+	$A bench --cmd "a=[ ! -f $TMP/d1/r.json ] || [ -d $TMP/d1.old ] || { mv $TMP/d1 $TMP/d1.old && mkdir $TMP/d1; }" "${B[@]}" -o "$TMP/d1/r.json"
+expect_err "writes: ... with one line naming the file" "d1/r.json: removed while allocab was appending to it"
+[ ! -e "$TMP/d1/r.json" ] && ok "writes: nothing made in the new directory" || notok "writes: new directory" "$(ls -l "$TMP/d1")"
 exit $t_fail
