@@ -240,22 +240,30 @@ int append_reopen(struct append_out *o, const char *path, long keep_bytes, size_
 	return 0;
 }
 
-/* Whether o's descriptor is still the file at its path (atomicio.h, append_write): 0, or -1 with
- * errno ESTALE and the reason in err. */
+/* Whether o's descriptor is still the file at its path, as allocab left it (atomicio.h,
+ * append_write): 0, or -1 with errno ESTALE and the reason in err. */
 static int still_the_file(struct append_out *o, char *err, size_t errlen)
 {
 	struct stat fd_st, path_st;
-	int there, same;
+	int there, same, alive;
 
 	if (!o->regular)
 		return 0;
 	there = stat(o->path, &path_st) == 0;
 	same = there && path_st.st_dev == o->dev && path_st.st_ino == o->ino;
-	if (same && fstat(o->fd, &fd_st) == 0 && fd_st.st_nlink > 0)
+	alive = same && fstat(o->fd, &fd_st) == 0 && fd_st.st_nlink > 0;
+	if (alive && fd_st.st_size == o->end)
 		return 0;
 	o->lost = 1;
-	snprintf(err, errlen, "%s: %s while allocab was appending to it: what it wrote there is lost",
-	         o->path, there && !same ? "replaced by another file" : "removed");
+	if (alive)
+		snprintf(err, errlen,
+		         "%s: written by another writer while allocab was appending to it (%lld bytes, "
+		         "allocab left %lld): it no longer holds what allocab wrote",
+		         o->path, (long long)fd_st.st_size, (long long)o->end);
+	else
+		snprintf(err, errlen,
+		         "%s: %s while allocab was appending to it: what it wrote there is lost", o->path,
+		         there && !same ? "replaced by another file" : "removed");
 	errno = ESTALE;
 	return -1;
 }

@@ -61,8 +61,9 @@ void atomic_abort(struct atomic_out *o);
  * ALLOCAB_FAULT_WRITES counts appends as writes (docs/results-format.md, "Faults"). A FIFO,
  * /dev/null, a terminal or a descriptor (atomic_target) is appended to in place. Before each
  * append to a regular file, the descriptor must still be the file at the path (same device and
- * inode, not unlinked): an append to a file removed or replaced since fails with ESTALE and says
- * so, so that no one is told the results are in a file that does not hold them. */
+ * inode, not unlinked) and of the size allocab left it (not truncated or appended to by another
+ * writer): an append to a file removed, replaced or written by another since fails with ESTALE
+ * and says so, so that no one is told the results are in a file that does not hold them. */
 struct append_out {
 	int fd;
 	int regular; /* a regular file: truncated back, fsync'd, room reserved */

@@ -139,3 +139,24 @@ expect_status "calibrate --from with --rounds" 2 "$A" calibrate --from "$TMP/cal
 [ ! -e "$TMP/x.json" ] && ok "no calibration file written on bad input" || notok "no calibration file written on bad input" "x.json exists"
 expect_status "calibrate --help" 0 "$A" calibrate --help
 grep -q "^usage: allocab calibrate" "$TMP/out" && ok "calibrate --help on stdout" || notok "calibrate --help on stdout" "$(head -2 "$TMP/out")"
+
+# -o decides what its path names before anything runs, as bench's -o (docs/results-format.md,
+# "Writing files"): /dev/stdout is the descriptor, a device is refused before the A/A bench
+expect_status "calibrate --from -o /dev/stdout" 0 "$A" calibrate --from "$TMP/cal-runs.json" -o /dev/stdout
+grep -q '"schema":.*"allocab-calibration/1"' "$TMP/out" && ok "calibrate -o /dev/stdout: the calibration on stdout" ||
+	notok "calibrate -o /dev/stdout" "$(head -c 200 "$TMP/out")"
+expect_status "calibrate -o /dev/stdout: its runs file would be made in /dev, refused before the run" 1 \
+	"$A" calibrate -a system -w $wl --scale small --rounds 2 -q -o /dev/stdout
+expect_err "... with one line" "/dev/stdout-runs.json: allocab creates and replaces no file in /dev"
+if mknod "$TMP/zero" c 1 5 2>/dev/null; then
+	expect_status "calibrate -o a character device: refused before the run" 1 \
+		"$A" calibrate -a system -w $wl --scale small --rounds 2 -q -o "$TMP/zero"
+	expect_err "... with one line" "zero: a device: -o writes a file"
+	[ -c "$TMP/zero" ] && [ ! -e "$TMP/zero-runs.json" ] && ok "calibrate -o a device: no run, the device kept" ||
+		notok "calibrate -o a device" "$(ls -l "$TMP")"
+	expect_status "calibrate --from -o a character device: refused" 1 \
+		"$A" calibrate --from "$TMP/cal-runs.json" -o "$TMP/zero"
+	[ -c "$TMP/zero" ] && ok "calibrate --from -o a device: the device kept" || notok "device kept" "$(ls -l "$TMP/zero")"
+else
+	skip "calibrate -o a character device" "needs root (mknod)"
+fi

@@ -48,6 +48,9 @@ bad() { # NAME STATEMENT PATTERN
 bad cpu_frac 'c = r.get("containment") or {}
 if isinstance(c.get("cgroup_cpu"), dict): c["cgroup_cpu"]["user_ns"] = 123.5
 else: r["process"]["user_ns"] = 123.5' '(containment.cgroup_cpu|process).user_ns is not an integer of nanoseconds'
+bad cgroup_frac 'c = r.get("containment") or {}
+c["cgroup_cpu"] = {"user_ns": 123.5, "sys_ns": 1000}
+r["containment"] = c' 'containment.cgroup_cpu.user_ns is not an integer of nanoseconds'
 bad rusage_neg 'r["probe"]["rusage_total"]["user_ns"] = -5' 'probe.rusage_total.user_ns is not an integer in 0..1e\+18'
 bad rusage_huge 'r["probe"]["rusage_total"]["minflt"] = 1e300' 'probe.rusage_total.minflt is not an integer'
 bad rusage_frac 'r["probe"]["rusage_total"]["nvcsw"] = 1.5' 'probe.rusage_total.nvcsw is not an integer'

@@ -135,4 +135,22 @@ expect_status "writes: a bench whose file becomes a hard link to another file fa
 	$A bench --cmd "a=ln -f $TMP/other.txt $TMP/hl.json" "${B[@]}" -o "$TMP/hl.json"
 expect_err "writes: ... with one line naming the file" "hl.json: replaced by another file while allocab"
 if [ "$(cat "$TMP/other.txt")" = unrelated ]; then ok "writes: the other file is left as it was"; else notok "writes: other file" "$(head -c 100 "$TMP/other.txt")"; fi
+# the results file written in place by another writer mid-bench (same inode: truncated, or
+# appended to): the bench stops with the reason (exit 1), never "results in FILE"
+expect_status "writes: a bench whose file is truncated mid-bench fails" 1 \
+	$A bench --cmd "a=: > $TMP/trunc.json" "${B[@]}" -o "$TMP/trunc.json"
+expect_err "writes: ... with one line naming the file" "trunc.json: written by another writer while allocab was appending to it \(0 bytes"
+grep -q "results in" "$TMP/err" && notok "writes: no 'results in'" "$(cat "$TMP/err")" || ok "writes: no 'results in' for the truncated file"
+expect_status "writes: a bench whose file another writer appends to mid-bench fails" 1 \
+	$A bench --cmd "a=echo junk >> $TMP/junk.json" "${B[@]}" -o "$TMP/junk.json"
+expect_err "writes: ... with one line naming the file" "junk.json: written by another writer while allocab"
+[ "$(tail -n 1 "$TMP/junk.json")" = junk ] && ok "writes: allocab wrote nothing after the other writer's line" ||
+	notok "writes: nothing after the other writer" "$(tail -c 200 "$TMP/junk.json")"
+# the results file's directory renamed away and a new one made in its place mid-bench: the path
+# names nothing, the bench stops (exit 1), and no file is made in the new directory
+mkdir -p "$TMP/d1"
+expect_status "writes: a bench whose directory is swapped mid-bench fails" 1 \
+	$A bench --cmd "a=[ ! -f $TMP/d1/r.json ] || [ -d $TMP/d1.old ] || { mv $TMP/d1 $TMP/d1.old && mkdir $TMP/d1; }" "${B[@]}" -o "$TMP/d1/r.json"
+expect_err "writes: ... with one line naming the file" "d1/r.json: removed while allocab was appending to it"
+[ ! -e "$TMP/d1/r.json" ] && ok "writes: nothing made in the new directory" || notok "writes: new directory" "$(ls -l "$TMP/d1")"
 exit $t_fail

@@ -367,8 +367,9 @@ static char *runs_path_of(const char *out)
 	return asprintf(&p, "%.*s-runs.json", (int)n, out) < 0 ? NULL : p;
 }
 
-/* The directory of path, or "." for a path written in place (atomicio.h, atomic_target); -1 with
- * err for a path that must not be written. */
+/* What -o path names, decided before anything is run or written (atomicio.h, atomic_target):
+ * -1 with err for a path allocab must not write; 0 with dir set to the directory a new file
+ * would be made in, or to "" for a path written in place (a FIFO, /dev/null, a terminal, "-"). */
 static int dir_of_out(const char *path, char *dir, size_t len, char *err, size_t errlen)
 {
 	const char *slash = strrchr(path, '/');
@@ -377,33 +378,40 @@ static int dir_of_out(const char *path, char *dir, size_t len, char *err, size_t
 	if (kind < 0)
 		return -1;
 	if (kind != AT_REPLACE)
-		slash = NULL;
-	snprintf(dir, len, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-	         slash ? path : ".");
+		snprintf(dir, len, "%s", "");
+	else
+		snprintf(dir, len, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		         slash ? path : ".");
 	return 0;
 }
 
-/* Fails early when a file could not be created next to path; atomic_write still decides. */
+/* Fails early when path must not be written, or a file could not be created next to it;
+ * atomic_write still decides. */
 static int writable(const char *path, int make_dir, char *err, size_t errlen)
 {
 	char dir[4096];
 
 	if (dir_of_out(path, dir, sizeof dir, err, errlen) != 0)
 		return -1;
+	if (!dir[0])
+		return 0;
 	if (make_dir && mkdir(dir, 0777) != 0 && errno != EEXIST)
 		return errmsg_fail(err, errlen, "cannot create %s: %s", dir, strerror(errno));
 	return bench_dir_writable(dir, path, err, errlen);
 }
 
-/* The machine's bench lock (front/engine/engine.h) in the directory of path, as `allocab bench` takes
- * it: an A/A bench beside another bench measures neither. Returns ST_OK, ST_USAGE (a bad label
- * in the environment) or ST_FAIL with err set. */
+/* The machine's bench lock (front/engine/engine.h) in the directory of path (the current one
+ * for a path written in place), as `allocab bench` takes it: an A/A bench beside another bench
+ * measures neither. Returns ST_OK, ST_USAGE (a bad label in the environment) or ST_FAIL with
+ * err set. */
 static enum status lock_machine(struct bench_task *t, const char *path, char *err, size_t errlen)
 {
 	char dir[4096];
 
 	if (dir_of_out(path, dir, sizeof dir, err, errlen) != 0)
 		return ST_FAIL;
+	if (!dir[0])
+		snprintf(dir, sizeof dir, ".");
 	if (bench_task_resolve(t, NULL, NULL, err, errlen) != 0)
 		return ST_USAGE;
 	return bench_task_lock(t, dir, err, errlen);
@@ -477,7 +485,8 @@ static enum status run_and_analyse(const struct copts *o, const char *out,
 		return ST_USAGE;
 	}
 	rc = setup(&s, o, &bo, runs, argc, argv, err, errlen);
-	if (rc == ST_OK && writable(runs, !o->out_set, err, errlen) != 0)
+	if (rc == ST_OK && (writable(out, !o->out_set, err, errlen) != 0 ||
+	                    writable(runs, !o->out_set, err, errlen) != 0))
 		rc = ST_FAIL;
 	if (rc == ST_OK && (rc = lock_machine(&task, runs, err, errlen)) == ST_OK)
 		s.c.task = &task;
