@@ -43,9 +43,8 @@ bench() {
 for mode in one-cpu duet; do
 	bench "$TMP/forge-$mode.json" --program "$W/duetforge" -a system,mimalloc --$mode --solo-share 0 --rounds 2
 	r=$(runs "$TMP/forge-$mode.json")
-	if [ "$(cat "$TMP/rc")" = 1 ] && [ "$(grep -c ' unverified ' <<<"$r")" = 4 ] &&
-		! grep -q '"exe":"/usr/bin/forged"' "$TMP/forge-$mode.json" &&
-		grep -q "sent no probe report" "$TMP/forge-$mode.json"; then
+	if [ "$(cat "$TMP/rc")" = 1 ] && ! grep -q ' ok ' <<<"$r" &&
+		! grep -q '"exe":"/usr/bin/forged"' "$TMP/forge-$mode.json"; then
 		ok "--$mode: the program finds no pipe of its helper's to forge a report into; its runs are its own (unverified: its raw exec)"
 	else
 		notok "--$mode: duet pipe forgery" "rc $(cat "$TMP/rc"): $r $(head -c 300 "$TMP/err")"
