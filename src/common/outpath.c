@@ -103,7 +103,8 @@ static int harmless_chr(dev_t rdev)
 {
 	unsigned ma = major(rdev), mi = minor(rdev);
 
-	return (ma == 1 && (mi == 3 || mi == 5 || mi == 7)) || ma == 4 || (ma == 5 && mi <= 1) || (ma >= 136 && ma <= 143);
+	return (ma == 1 && (mi == 3 || mi == 5 || mi == 7)) || ma == 4 || (ma == 5 && mi <= 1) ||
+	       (ma >= 136 && ma <= 143);
 }
 
 /* What the existing thing at path (links followed) is: AT_IN_PLACE, AT_REPLACE (a regular file,

@@ -148,7 +148,7 @@ grep -q '"schema":.*"allocab-calibration/1"' "$TMP/out" && ok "calibrate -o /dev
 expect_status "calibrate -o /dev/stdout: its runs file would be made in /dev, refused before the run" 1 \
 	"$A" calibrate -a system -w $wl --scale small --rounds 2 -q -o /dev/stdout
 expect_err "... with one line" "/dev/stdout-runs.json: allocab creates and replaces no file in /dev"
-if mknod "$TMP/zero" c 1 5 2>/dev/null; then
+if mknod "$TMP/zero" c 1 8 2>/dev/null; then # a node of /dev/random: not one written in place
 	expect_status "calibrate -o a character device: refused before the run" 1 \
 		"$A" calibrate -a system -w $wl --scale small --rounds 2 -q -o "$TMP/zero"
 	expect_err "... with one line" "zero: a device: -o writes a file"
