@@ -1,6 +1,7 @@
 /* contain.c - a run's cgroup and the proc connector (contain.h). */
 #include "front/proc/contain.h"
 #include "front/proc/cgtree.h"
+#include "front/proc/guard.h"
 #include "front/proc/proc.h"
 #include "front/proc/ptrack.h"
 
@@ -399,18 +400,9 @@ void contain_census(struct contain *c)
 /* Whether pid runs (exists and is no zombie). */
 static int running(long pid)
 {
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
+	int state = guard_state((pid_t)pid);
 
-	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	return state && state != 'Z' && state != 'X';
 }
 
 /* Processes of the run's tree still running at the end are killed: with a cgroup, ones that

@@ -37,8 +37,7 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Whether pid is stopped by a signal (state T; a tracing stop is t). */
-static int stopped(pid_t pid)
+int guard_state(pid_t pid)
 {
 	char path[64], buf[256], *p;
 	ssize_t n;
@@ -51,7 +50,13 @@ static int stopped(pid_t pid)
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
 	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'T';
+	return p && p[1] == ' ' ? (unsigned char)p[2] : 0;
+}
+
+/* Whether pid is stopped by a signal (state T; a tracing stop is t). */
+static int stopped(pid_t pid)
+{
+	return guard_state(pid) == 'T';
 }
 
 /* A bench stopped by a signal past its run's time limit is resumed (a program of the same user

@@ -3,7 +3,6 @@
  * pid; a later bench kills and removes them and names each. */
 #include "front/proc/cgtree.h"
 #include "front/proc/guard.h"
-#include "front/proc/guard.h"
 #include "front/proc/proc.h"
 
 #include "common/errmsg.h"
@@ -67,22 +66,14 @@ static int claimed(const char *dir)
 /* Whether no process has this pid (in this PID namespace), or only its zombie. */
 static int gone(long pid)
 {
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
+	int state;
 
 	if (pid <= 0)
 		return 0;
 	if (kill((pid_t)pid, 0) != 0)
 		return errno == ESRCH;
-	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+	state = guard_state((pid_t)pid);
+	return state == 'Z' || state == 'X';
 }
 
 /* Whether name is "PREFIX<pid>.<rest>" of a bench that is gone; with two, "PREFIX<a>.<b>.<n>"
