@@ -379,7 +379,11 @@ static int live_head(struct loader *l, const cJSON *head)
 	return rl_decision_plan(l, rl_get(head, "config"));
 }
 
-static int load_lines_file(const char *path, struct rf_doc **out, char *err, size_t errlen)
+/* A file in the lines form of allocab-bench/2 into *out. *whole set (and nothing loaded): its
+ * only line holds "rounds", so it is the whole document on one line, which the document's reader
+ * reads as a document does (rf_from_json). */
+static enum status load_lines_file(const char *path, struct rf_doc **out, int *whole, char *err,
+                                  size_t errlen)
 {
 	struct rl_lines ln;
 	enum jl_why why;
@@ -395,6 +399,12 @@ static int load_lines_file(const char *path, struct rf_doc **out, char *err, siz
 		rl_forget(&live);
 		rf_free(live.d);
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
+	}
+	if ((*whole = ln.nrounds == 0 && rl_get(ln.head, "rounds") != NULL)) {
+		rl_forget(&live);
+		rf_free(live.d);
+		rl_lines_close(&ln);
+		return ST_OK;
 	}
 	if (ln.torn) {
 		rl_lines_torn(&ln, msg, sizeof msg);
@@ -419,13 +429,14 @@ enum status rf_load(const char *path, struct rf_doc **out, char *err, size_t err
 	static const char *const before[] = {"schema", "status", "config", NULL};
 	enum jl_why why;
 	struct js_stream *js;
-	int oom = 0, lines;
+	int oom = 0, lines, whole = 0;
+	enum status rc;
 
 	*out = NULL;
 	if ((lines = rf_path_is_lines(path, err, errlen)) < 0)
 		return ST_USAGE;
-	if (lines)
-		return load_lines_file(path, out, err, errlen);
+	if (lines && ((rc = load_lines_file(path, out, &whole, err, errlen)) != ST_OK || !whole))
+		return rc;
 	if (!(js = js_open(path, "rounds", before, &why, err, errlen)))
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
 	*out = from_json(js_head(js), js, NULL, path, &oom, err, errlen);
