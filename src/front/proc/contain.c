@@ -1,7 +1,7 @@
 /* contain.c - a run's cgroup and the proc connector (contain.h). */
 #include "front/proc/contain.h"
 #include "front/proc/cgtree.h"
-#include "front/proc/guard.h"
+#include "front/proc/pstate.h"
 #include "front/proc/proc.h"
 #include "front/proc/ptrack.h"
 
@@ -400,7 +400,7 @@ void contain_census(struct contain *c)
 /* Whether pid runs (exists and is no zombie). */
 static int running(long pid)
 {
-	int state = guard_state((pid_t)pid);
+	int state = pstate_of((pid_t)pid);
 
 	return state && state != 'Z' && state != 'X';
 }

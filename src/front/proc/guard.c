@@ -1,5 +1,6 @@
 /* guard.c - the bench's guard (guard.h). */
 #include "front/proc/guard.h"
+#include "front/proc/pstate.h"
 #include "front/proc/proc.h"
 
 #include "common/errmsg.h"
@@ -37,26 +38,10 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int guard_state(pid_t pid)
-{
-	char path[64], buf[256], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? (unsigned char)p[2] : 0;
-}
-
 /* Whether pid is stopped by a signal (state T; a tracing stop is t). */
 static int stopped(pid_t pid)
 {
-	return guard_state(pid) == 'T';
+	return pstate_of(pid) == 'T';
 }
 
 /* A bench stopped by a signal past its run's time limit is resumed (a program of the same user

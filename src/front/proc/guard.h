@@ -44,8 +44,5 @@ void guard_tend(void);
 pid_t guard_pid(void);
 /* Whether pid is stopped by a signal (state T in /proc/PID/stat; a ptrace stop is not). */
 int guard_stopped(pid_t pid);
-/* pid's state letter in /proc/PID/stat (R, S, D, T, t, Z, X, ...), or 0 when it cannot be read
- * (no such process in this PID namespace). */
-int guard_state(pid_t pid);
 
 #endif

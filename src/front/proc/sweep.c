@@ -3,6 +3,7 @@
  * pid; a later bench kills and removes them and names each. */
 #include "front/proc/cgtree.h"
 #include "front/proc/guard.h"
+#include "front/proc/pstate.h"
 #include "front/proc/proc.h"
 
 #include "common/errmsg.h"
@@ -72,7 +73,7 @@ static int gone(long pid)
 		return 0;
 	if (kill((pid_t)pid, 0) != 0)
 		return errno == ESRCH;
-	state = guard_state((pid_t)pid);
+	state = pstate_of((pid_t)pid);
 	return state == 'Z' || state == 'X';
 }
 
