@@ -82,7 +82,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	root = jl_parse("fuzz", text, size, err, sizeof err);
 	if (root)
 		d = rf_from_json(root, "fuzz", err, sizeof err);
-	if (ran && !strstr(err, "out of memory"))
+	/* a file of one header line and no rounds is a bench before its first round, which only
+	 * the file's reader knows: as a document it lacks its rounds */
+	if (ran && !strstr(err, "out of memory") &&
+	    !(streamed && !streamed->nrounds && root && !cJSON_GetObjectItem(root, "rounds")))
 		same_verdict(streamed, d);
 	rf_free(streamed);
 	if (d && cmp_build(d, NULL, &o, &r, err, sizeof err) == 0) {
