@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -128,4 +129,15 @@ const char *rmtree_describe(const struct rmtree_count *c, char *buf, size_t len)
 		ADD(", %zu not removed", c->left);
 #undef ADD
 	return buf;
+}
+
+int rmtree_claimed(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), held;
+
+	if (fd < 0)
+		return 0;
+	held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return held;
 }

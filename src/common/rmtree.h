@@ -26,6 +26,11 @@ struct rmtree_count {
  * path is gone, -1 with errno set otherwise (ENOTDIR/ELOOP: path is not a directory). */
 int rmtree_remove(const char *path, struct rmtree_count *c);
 
+/* Whether a live process holds a flock on the directory dir (its owner's claim: a bench or a
+ * recorder, possibly of another PID namespace, whose directory must not be removed); 0 also when
+ * dir cannot be opened as a directory (a link is not followed). */
+int rmtree_claimed(const char *dir);
+
 /* *c as one phrase for a warning into buf: "1 file (200.0 MB), 1 symbolic link, 1 FIFO, socket
  * or device" ("nothing" when empty), with ", N not removed" when some are left. Returns buf. */
 const char *rmtree_describe(const struct rmtree_count *c, char *buf, size_t len);

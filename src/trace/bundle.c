@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,18 +92,6 @@ int rb_remove_streams(const char *dir, struct rmtree_count *foreign)
 	return rmtree_remove(dir, foreign);
 }
 
-/* Whether a live recorder holds dir's claim (a shared flock: one of another PID namespace). */
-static int claimed(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), held;
-
-	if (fd < 0)
-		return 0;
-	held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-	close(fd);
-	return held;
-}
-
 void rb_remove_stale(const char *tmp, FILE *msgs)
 {
 	DIR *d = opendir(tmp);
@@ -123,7 +110,7 @@ void rb_remove_stale(const char *tmp, FILE *msgs)
 			continue;
 		snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
 		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-		    claimed(path))
+		    rmtree_claimed(path))
 			continue;
 		if (rb_remove_streams(path, &c) == 0)
 			errmsg_print(msgs, "record", "removed %s, left by allocab pid %ld, which died%s%s",

@@ -51,19 +51,6 @@ int sweep_claim(const char *dir)
 	return fd;
 }
 
-/* Whether a live process holds dir's claim (a bench of another PID namespace); 0 also when dir
- * cannot be opened. */
-static int claimed(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW), held;
-
-	if (fd < 0)
-		return 0;
-	held = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-	close(fd);
-	return held;
-}
-
 /* Whether no process has this pid (in this PID namespace), or only its zombie. */
 static int gone(long pid)
 {
@@ -126,7 +113,7 @@ static size_t sweep_cgroups(FILE *msgs, const char *who, pid_t only)
 		if (!dead_name(e->d_name, SWEEP_CGROUP_PREFIX, 1, only, &pid))
 			continue;
 		snprintf(path, sizeof path, "%s/%s", base, e->d_name);
-		if (!only && claimed(path))
+		if (!only && rmtree_claimed(path))
 			continue;
 		busy = cgtree_populated(path);
 		if (cgtree_remove(path, cgtree_now() + 2, NULL, NULL, &left) != 0)
@@ -166,7 +153,7 @@ static size_t sweep_dirs(FILE *msgs, const char *who, pid_t only)
 			i++;
 		snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
 		if (!prefixes[i] || lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) ||
-		    st.st_uid != geteuid() || (!only && claimed(path)))
+		    st.st_uid != geteuid() || (!only && rmtree_claimed(path)))
 			continue;
 		if (rmtree_remove(path, &c) != 0)
 			errmsg_print(stderr, who,
