@@ -39,6 +39,7 @@ bench() {
 	echo $? >"$TMP/rc"
 }
 
+# (hostile-4 reproducer duet-pipe-forgery)
 # 1. The reproducer: the program looks for a pipe of its helper's to write its own report into.
 for mode in one-cpu duet; do
 	bench "$TMP/forge-$mode.json" --program "$W/duetforge" -a system,mimalloc --$mode --solo-share 0 --rounds 2
@@ -102,6 +103,7 @@ else
 	skip "user: helper not reachable" "needs root, setpriv and the user nobody to run as a user"
 fi
 
+# (hostile-4 reproducer onecpu-affinity-escape)
 # 4. A run that leaves its CPU (sched_setaffinity under mimalloc only): unverified, and where.
 bench "$TMP/esc.json" --program "$W/escape_cpu mi" -a system,mimalloc --one-cpu --solo-share 0 --rounds 1
 r=$(runs "$TMP/esc.json")
@@ -117,6 +119,7 @@ r=$(runs "$TMP/stay.json")
 	ok "--one-cpu: runs that stay on their CPU are verified" ||
 	notok "--one-cpu: runs that stay" "rc $(cat "$TMP/rc"): $r"
 
+# (hostile-4 reproducer onecpu-wall-compare)
 # 5. Wall time on a one-CPU file.
 expect_status "compare --time wall on a one-CPU file: refused" 2 "$A" compare "$TMP/stay.json" --time wall
 expect_err "... with one line" 'stay\.json ran its arms at once on one CPU \(config\.duet_cpus "shared"\): it compares on CPU time only, not wall time$'
@@ -129,6 +132,7 @@ expect_status "... and compared with --time cpu" 0 "$A" compare "$TMP/stay.json"
 expect_status "a one-CPU file whose update line sets time wall: refused" 2 "$A" compare "$TMP/wall.json"
 expect_err "... with one line" 'config\.time: "wall" with config\.duet_cpus "shared"'
 
+# (hostile-4 reproducer phase-cpu-unbounded)
 # 6. A mark's CPU field beyond what the kernel gave (cpulie: FACTOR times its real CPU clock
 # under glibc): the run is invalid; a file carrying such spans is refused.
 bench "$TMP/lie.json" --program "$W/cpulie 8 1000000" -a system,mimalloc --rounds 1

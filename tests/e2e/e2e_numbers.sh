@@ -8,6 +8,7 @@ A=$BUILD/allocab
 B=(--cmd a=true --cmd b=true --rounds 2 --warmup 0 -q)
 S=9007199254740991
 
+# (hostile-4 reproducer cjson-print-precision: seeds, then a number near DBL_MAX)
 expect_status "numbers: bench with --shuffle-seed 2^53-1" 0 $A bench "${B[@]}" --shuffle-seed $S -o "$TMP/s.json"
 if grep -q "\"shuffle_seed\":$S[,}]" "$TMP/s.json"; then ok "numbers: the shuffle seed is recorded exactly"; else notok "numbers: shuffle seed" "$(grep -o '"shuffle_seed":[^,]*' "$TMP/s.json")"; fi
 expect_status "numbers: --resume with the same seed is refused" 2 $A bench "${B[@]}" --shuffle-seed $S --resume "$TMP/s.json"

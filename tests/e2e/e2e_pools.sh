@@ -138,6 +138,7 @@ rm -f "$P"/m*.json
 	ok "explain: files without facts: nothing fitted, and why" || notok "explain: no facts" "$("$J" "$P/x5.json" comparisons.0.explained)"
 "$J" "$P/x5.json" comparisons.0.explained.odd | grep -q "^m5: " && ok "explain: the odd machine is named with what its facts say" ||
 	notok "explain: odd" "$("$J" "$P/x5.json" comparisons.0.explained.odd)"
+# (hostile-4 reproducer merge-mixed-time-commands)
 # --- command workloads measured on CPU time on one machine and wall time on another ---------------
 # (the time check once applied only to workloads with parameters: a command has none)
 mkdir -p "$P/mt" "$P/mt2"

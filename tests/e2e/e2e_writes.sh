@@ -60,6 +60,7 @@ if [ -L "$TMP/res/null" ] && [ -c /dev/null ]; then ok "writes: a link to a devi
 out=$($A compare "$TMP/r.json" --format csv -o /dev/stdout 2>/dev/null | head -1)
 case $out in workload,phase,*) ok "writes: -o /dev/stdout writes to stdout" ;; *) notok "writes: -o /dev/stdout" "$out" ;; esac
 
+# (hostile-4 reproducer dev-stdout-replaced)
 # -o /dev/stdout with stdout redirected to a file: the descriptor is written, /dev/stdout stays a
 # link. Run in a private mount namespace on a throw-away /dev, never on the machine's.
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
@@ -120,6 +121,7 @@ else
 	skip "writes: -o a block or character device is refused" "needs root (mknod)"
 fi
 
+# (hostile-4 reproducer results-file-unlinked)
 # a bench file removed, replaced by rename, or replaced by a hard link to another file mid-bench:
 # the bench stops with the reason (exit 1), never "results in FILE", and the other file is intact
 B=(--cmd b=true --rounds 5 --warmup 0 -q)

@@ -2,7 +2,8 @@
  * offset 36, misaligned for its 8-byte members: the ASan+UBSan twin of this test stops at a
  * misaligned read), short and overlong messages skipped; and the removal of a tree of
  * directories deeper than PATH_MAX with one descriptor open, as a run's nested cgroups are
- * removed (cgtree_remove on plain directories: no cgroup.kill there, nothing to kill). */
+ * removed (cgtree_remove on plain directories: no cgroup.kill there, nothing to kill).
+ * (hostile-4 reproducer ubsan-connector-misaligned) */
 #include "check.h"
 #include "front/proc/cgtree.h"
 #include "front/proc/contain.h"
