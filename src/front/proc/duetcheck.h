@@ -1,6 +1,6 @@
 /* duetcheck.h - private to front/proc: what the bench checks of a duet helper's report
- * (duet.c) against what the kernel says of that helper, so that a report the helper did not write
- * (a program running as root can take any descriptor, docs/programs.md, "What a program can
+ * (duetread.c) against what the kernel says of that helper, so that a report the helper did not
+ * write (a program running as root can take any descriptor, docs/programs.md, "What a program can
  * still do") makes its run unverified with a fixed reason, never one of the report's. */
 #ifndef ALLOCAB_PROC_DUETCHECK_H
 #define ALLOCAB_PROC_DUETCHECK_H
