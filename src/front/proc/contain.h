@@ -1,16 +1,19 @@
 /* contain.h - containment of one run (docs/programs.md, "Containment"): a cgroup v2 of its own,
  * which every process of the run inherits at fork whatever flags it uses, emptied (cgroup.kill) and
  * removed when the run ends, and the kernel's proc connector (netlink, CN_IDX_PROC), which reports
- * every fork and exec on the machine, CLONE_UNTRACED or not. The runner (runner.c) opens it before
- * the fork, puts the child in before it execs, drains the connector whenever it wakes and ends it
- * after the first process was reaped. Tracking (ptrack.h) is the evidence of which image each
- * process ran; containment is what makes the set of processes complete. */
+ * every fork and exec on the machine, CLONE_UNTRACED or not. The runner opens it before the fork
+ * and puts the child in before it execs (runspawn.c), drains the connector whenever it wakes and
+ * ends it after the first process was reaped (runwait.c). Tracking (ptrack.h) is the evidence of
+ * which image each process ran; containment is what makes the set of processes complete. */
 #ifndef ALLOCAB_CONTAIN_H
 #define ALLOCAB_CONTAIN_H
 
 #include "common/u64map.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -106,6 +109,36 @@ void contain_end(struct contain *c, double grace_s, void (*step)(void *), void *
 
 void contain_free(struct contain *c);
 
+/* The recorded text of the containment mode with exactly these flags (proc.h, CONTAINMODE_*):
+ * "cgroup+proc-connector", "cgroup", "proc-connector" or "none" (containmode.c). */
+const char *containmode_text(unsigned flags);
+
+/* The mode of c's parts, as containmode_text (NULL: "none"). */
+const char *contain_mechanism(const struct contain *c);
+
 /* Adds id to the run's tree (containfork.c); a process new to it is noted in forks. */
 void contain_tree_add(struct contain *c, long id);
+
+/* The connector's side (containnl.c): subscribes, returning the socket or -1 with why; and
+ * unsubscribes and closes it (nothing without one). */
+int contain_connect(struct contain *c);
+void contain_disconnect(struct contain *c);
+
+/* Whether test hook var is set to 1. */
+static inline int contain_hook(const char *var)
+{
+	const char *v = getenv(var);
+
+	return v && strcmp(v, "1") == 0;
+}
+
+/* Appends to c->why, "; " after what is there: fmt with a and b. */
+static inline void contain_why(struct contain *c, const char *fmt, const char *a, const char *b)
+{
+	size_t n = strlen(c->why);
+
+	snprintf(c->why + n, sizeof c->why - n, "%s", n ? "; " : "");
+	n = strlen(c->why);
+	snprintf(c->why + n, sizeof c->why - n, fmt, a, b);
+}
 #endif

@@ -2,6 +2,7 @@
  * run's containment.mechanism and config.containment.mechanism record, one row per combination
  * of the two parts, with what each promises as flags. The code asks the flags, never the text. */
 #include "front/proc/proc.h"
+#include "front/proc/contain.h"
 
 #include <stddef.h>
 #include <string.h>
