@@ -1,4 +1,4 @@
-/* dumpable.h - private to front/proc: a tracing runner (runner.c) and its children are not
+/* dumpable.h - private to front/proc: a tracing runner (runspawn.c) and its children are not
  * dumpable, so that a process of the same user, such as the program under test, can neither trace
  * them, read or write their memory nor take their descriptors (ptrace(2), "Ptrace access mode
  * checking"; pidfd_getfd(2); /proc/PID/fd). A child is made dumpable again just before its exec,

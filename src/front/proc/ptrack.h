@@ -4,7 +4,7 @@
  * the kernel then attaches every descendant as it is created and stops each image change at
  * PTRACE_EVENT_EXEC, where /proc/PID/exe names the new image, however the exec was reached (a raw
  * syscall, fexecve, execveat, glibc's internal spawn). Group-stops are kept (PTRACE_LISTEN) and
- * every signal is delivered unchanged. The runner (runner.c) drives it: ptrack_start after fork,
+ * every signal is delivered unchanged. The runner drives it: ptrack_start after fork (runspawn.c),
  * ptrack_drain whenever it wakes, ptrack_end after the run's first process is reaped. While a
  * tracked run runs, the calling process must have no other child: the tracker takes every child
  * event but the first process's exit. */
@@ -90,7 +90,7 @@ struct ptrack {
 	unsigned long own_pidns;
 };
 
-/* Attaches the just-forked pid, which must be blocked before its exec (runner.c waits on a pipe).
+/* Attaches the just-forked pid, which must be blocked before its exec (runspawn.c waits on a pipe).
  * probe_file (may be NULL; kept, not copied) is the run's record file, whose size each exec
  * notes. Returns a tracker (ptrack_free) in mode PTRACK_TRACED, or in mode PTRACK_REFUSED when
  * ptrace was refused (or the test hook says so); NULL when memory ran out. */
