@@ -455,13 +455,13 @@ cJSON *bench_probe_verdict(const struct bench_arm *a, struct bench_probe_run *p,
 		x.launcher = (pid_t)r->pid;
 		x.launcher_exe = shell;
 	}
-	if (probelog_read_fd(p->fd, p->file,
-	                     probelog_max_bytes(runner_tracked_processes(r)),
+	if (probelog_read_fd(&(struct probelog_src){p->fd, p->file,
+	                                            probelog_max_bytes(runner_tracked_processes(r))},
 	                     &recs, &bad, err, sizeof err) != 0) {
 		snprintf(v.reason, sizeof v.reason, "%s", err);
 		ptrack_describe(r->track, v.tracking, sizeof v.tracking);
 	} else {
-		probelog_judge(recs, &x, (pid_t)r->pid, r->tail, r->track, r->contain, &v);
+		probelog_judge(recs, &x, r, &v);
 		if (bad && v.verified) {
 			v.verified = 0;
 			snprintf(v.reason, sizeof v.reason,

@@ -6,6 +6,8 @@
 #include <elf.h>
 #include <stdint.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +16,7 @@
 #define MIB (1u << 20)
 #define CHUNK_SYMS ((size_t)MIB / sizeof(Elf64_Sym))
 #define CACHE_SLOTS 64
+#define FACTS_CACHE 16 /* elfscan_facts: paths */
 
 static void *read_at(int fd, off_t off, size_t n)
 {
@@ -144,7 +147,8 @@ static int same(size_t i, const struct stat *st)
 	       cache[i].mtime.tv_nsec == st->st_mtim.tv_nsec && cache[i].size == st->st_size;
 }
 
-int elfscan_file(const char *path, struct elf_facts *f)
+/* 0 with *f filled, or -1 when path cannot be stat'ed or opened (f->elf 0); not ELF: 0, elf 0. */
+static int elfscan_file(const char *path, struct elf_facts *f)
 {
 	struct stat st, fst;
 	int fd;
@@ -182,4 +186,46 @@ int elfscan_file(const char *path, struct elf_facts *f)
 	cache[slot].used = 1;
 	cache[slot].f = *f;
 	return 0;
+}
+
+const struct elf_facts *elfscan_facts(const char *path)
+{
+	static struct {
+		char path[PATH_MAX];
+		struct timespec mtime;
+		struct elf_facts f;
+	} paths[FACTS_CACHE];
+	static size_t next;
+	static struct elf_facts none;
+	struct stat st;
+
+	if (!path || stat(path, &st) != 0)
+		return &none;
+	for (size_t i = 0; i < FACTS_CACHE; i++)
+		if (strcmp(paths[i].path, path) == 0 &&
+		    paths[i].mtime.tv_sec == st.st_mtim.tv_sec &&
+		    paths[i].mtime.tv_nsec == st.st_mtim.tv_nsec)
+			return &paths[i].f;
+	size_t i = next++ % FACTS_CACHE;
+	snprintf(paths[i].path, sizeof paths[i].path, "%s", path);
+	paths[i].mtime = st.st_mtim;
+	elfscan_file(path, &paths[i].f);
+	return &paths[i].f;
+}
+
+const char *elfscan_find(const char *path, char *out, size_t len)
+{
+	const char *p = getenv("PATH");
+
+	if (!path || strchr(path, '/') || !p)
+		return path;
+	while (*p) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(out, len, "%.*s/%s", (int)n, p, path);
+		if (access(out, X_OK) == 0)
+			return out;
+		p += n + (p[n] == ':');
+	}
+	return path;
 }

@@ -6,6 +6,8 @@
 #ifndef ALLOCAB_ELFSCAN_H
 #define ALLOCAB_ELFSCAN_H
 
+#include <stddef.h>
+
 struct elf_facts {
 	int elf;               /* the file is an ELF executable or shared object */
 	int is_static;         /* ELF without PT_INTERP */
@@ -26,11 +28,14 @@ struct elf_facts {
 #define ELFSCAN_MAX_MIB_TEXT "256"
 
 
-/* Reads path (at most the headers and symbol tables, within the limits above), a regular file
- * only: anything else (a FIFO, a device, a directory) is not opened and gives 0 with f->elf 0, so
- * a path replaced by a FIFO never blocks. Results are cached for the process by device, inode,
- * modification time and size: one executable is scanned once per bench. Returns 0 with *f filled,
- * or -1 when the file cannot be stat'ed or opened (f->elf 0). Not an ELF file: 0 with f->elf 0. */
-int elfscan_file(const char *path, struct elf_facts *f);
+/* The facts of path, read (at most the headers and symbol tables, within the limits above) from a
+ * regular file only: anything else (a FIFO, a device, a directory) is not opened and gives elf 0,
+ * so a path replaced by a FIFO never blocks. Cached for the process by path and modification
+ * time, and the scan by device, inode, modification time and size: one executable is scanned
+ * once per bench. Never NULL: nothing set when path is NULL or cannot be stat'ed or opened. */
+const struct elf_facts *elfscan_facts(const char *path);
+
+/* path as execvp would find it: a name without '/' searched in PATH (into out), else path. */
+const char *elfscan_find(const char *path, char *out, size_t len);
 
 #endif

@@ -3,6 +3,7 @@
  * a plain dlopen cannot load jemalloc, whose initial-exec TLS needs preloading), finding the
  * project's preload libraries, composing LD_PRELOAD. */
 #include "front/proc/proc.h"
+#include "front/proc/probeimg.h"
 #include "common/allocknown.h"
 #include "common/errmsg.h"
 #include "common/ownlib.h"

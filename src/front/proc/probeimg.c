@@ -167,3 +167,18 @@ void pimgs_free(struct pimgs *p)
 	free(p->v);
 	memset(p, 0, sizeof *p);
 }
+
+int pimg_started_after(const cJSON *records, const cJSON *r, long pid)
+{
+	const cJSON *x = r ? r->next : records->child;
+
+	for (; x; x = x->next) {
+		if (pimg_num(x, "pid") != pid)
+			continue;
+		if (is(pimg_str(x, "event"), "start"))
+			return 1;
+		if (r && is(pimg_str(x, "event"), "exec_failed"))
+			return -1;
+	}
+	return 0;
+}

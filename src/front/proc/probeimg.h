@@ -1,4 +1,5 @@
-/* probeimg.h - internal to probelog.c and probesum.c: a run's probe records grouped by process
+/* probeimg.h - internal to the reader, the judge and the summary (probelog.c,
+ * probejudge.c, probematch.c, probesum.c): a run's probe records grouped by process
  * image. An image starts with a "start" record (an exec'ed program) or a "fork" record (a fork
  * child) and owns the records of its pid that follow until the pid's next image: its "exec"
  * record (the image was replaced) and its "exit" record. Not for other modules. */
@@ -39,5 +40,14 @@ void pimgs_free(struct pimgs *p);
 /* Member k of o as a string or a number (-1 when absent). */
 const char *pimg_str(const cJSON *o, const char *k);
 long pimg_num(const cJSON *o, const char *k);
+
+/* A start record of pid after item r of records (anywhere when r is NULL), before an exec_failed
+ * of it: 1, -1 (an exec_failed first) or 0. */
+int pimg_started_after(const cJSON *records, const cJSON *r, long pid);
+
+/* probelog_read_fd (proc.h) of the file at path, opened O_NOFOLLOW | O_NONBLOCK (a trial run's
+ * records, preload.c). */
+int probelog_read(const char *path, size_t max, cJSON **out, size_t *bad, char *err,
+                  size_t errlen);
 
 #endif

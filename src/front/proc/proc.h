@@ -395,36 +395,31 @@ struct probe_verdict {
 	struct probe_account account;
 };
 
-/* Reads the JSON lines of path into a cJSON array (*out, the caller deletes it); lines that are
+/* A run's record file: an open descriptor (read with pread from offset 0, not closed), its name
+ * for messages, and the most bytes read (probelog_max_bytes). */
+struct probelog_src {
+	int fd;
+	const char *name;
+	size_t max;
+};
+
+/* Reads the JSON lines of src into a cJSON array (*out, the caller deletes it); lines that are
  * not allocab-probe/1 objects with distinct member names are skipped and counted in *bad (a
  * bench then calls the run unverified: the probe writes whole lines, one write each). Each
  * record's valuedouble (unused by cJSON for an object) holds the byte offset of its line in the
  * file. Returns 0, or -1 with a reason in err (not a regular file, unreadable or over max
- * bytes: probelog_max_bytes). The path is opened O_NOFOLLOW | O_NONBLOCK and read within the
- * limit. */
+ * bytes). */
+int probelog_read_fd(const struct probelog_src *src, cJSON **out, size_t *bad, char *err,
+                     size_t errlen);
+/* The same from path, opened O_NOFOLLOW | O_NONBLOCK. */
 int probelog_read(const char *path, size_t max, cJSON **out, size_t *bad, char *err,
                   size_t errlen);
-/* The same from an open descriptor (read with pread from offset 0; not closed). */
-int probelog_read_fd(int fd, const char *name, size_t max, cJSON **out, size_t *bad, char *err,
-                     size_t errlen);
 
-/* Judges the records of one run whose first process was top, against e; tail is the run's stderr
- * tail (for the dynamic linker's "cannot be preloaded" line) or NULL; track is what the process
- * tracker saw (NULL or refused: the probe's own exec and spawn records are all there is); cn what
- * containment saw (NULL: none). Every image the tracker saw must have sent a start record written
- * after its exec; every exec the connector saw must have been tracked (or, untracked, have
- * reported); a tracked run accepts records of its own processes only. Fills *v. The reasons, in
- * this priority: "preload failed: ...", "static executable ...", "setuid program ...",
- * "... escaped process tracking (CLONE_UNTRACED)" (an exec, or a process, the connector saw and
- * the tracker did not), containment failures, "... sent no probe report", records of processes
- * the run did not start, "program links its own allocator (...)", "other allocator serves
- * malloc: ...", "second allocator loaded: ...", "configuration not in force: KEY=V read back W
- * ..." (an exit record's "config" read-back), "configuration unchecked: ...", and last the accounting of a tracked run (struct probe_account; v->account): "N ms of
- * the run's CPU time ... belongs to no process the tracker proved ...", "the run's processes
- * used N ms of CPU time, cgroup counted ...". */
-void probelog_judge(const cJSON *records, const struct probe_expect *e, pid_t top, const char *tail,
-                    const struct ptrack *track, const struct contain *cn,
-                    struct probe_verdict *v);
+/* Judges the records of run r (its first process r->pid; r->tail for the dynamic linker's "cannot
+ * be preloaded" line; what the tracker, r->track, and containment, r->contain, saw, either may be
+ * NULL) against e into *v. The rules and the priority of their reasons: probejudge.c. */
+void probelog_judge(const cJSON *records, const struct probe_expect *e,
+                    const struct runner_result *r, struct probe_verdict *v);
 
 /* The "probe" object of a run in the results document (docs/results-format.md): the verdict, how
  * processes were tracked, the counts of processes, threads, images and records, the total calls

@@ -7,6 +7,7 @@
  * that the tracker never saw is an escape. */
 #include "check.h"
 #include "front/proc/proc.h"
+#include "front/proc/probematch.h"
 #include "front/proc/contain.h"
 #include "front/proc/ptrack.h"
 
@@ -35,7 +36,10 @@ static void judge(const struct probe_expect *e, const struct ptrack *t, const st
 {
 	cJSON *r = records();
 
-	probelog_judge(r, e, 10, NULL, t, cn, v);
+	probelog_judge(r, e,
+	               &(struct runner_result){.pid = 10, .track = (struct ptrack *)t,
+	                                       .contain = (struct contain *)cn},
+	               v);
 	cJSON_Delete(r);
 }
 

@@ -7,6 +7,7 @@
  * second allocators, configurations never read back, PID namespaces). */
 #include "check.h"
 #include "front/proc/proc.h"
+#include "front/proc/probeimg.h"
 #include "front/proc/contain.h"
 #include "front/proc/ptrack.h"
 
@@ -57,8 +58,11 @@ static void judge(const char *const *lines, size_t n, const struct probe_expect 
                   const char *tail, struct probe_verdict *v)
 {
 	cJSON *r = records(lines, n);
+	struct runner_result run = {.pid = top, .track = (struct ptrack *)tracker,
+	                            .contain = (struct contain *)container};
 
-	probelog_judge(r, e, top, tail, tracker, container, v);
+	snprintf(run.tail, sizeof run.tail, "%s", tail ? tail : "");
+	probelog_judge(r, e, &run, v);
 	cJSON_Delete(r);
 }
 
@@ -133,7 +137,7 @@ static void test_no_report(void)
 	judge(lines, 1, &e, 99, NULL, &v);
 	CHECK(!v.verified && strstr(v.reason, "the program sent no probe report"),
 	      "the first process never reported (%s)", v.reason);
-	probelog_judge(none, &e, 10, NULL, NULL, NULL, &v);
+	probelog_judge(none, &e, &(struct runner_result){.pid = 10}, &v);
 	CHECK(!v.verified && v.processes == 0, "no records at all: unverified (%s)", v.reason);
 	cJSON_Delete(none);
 }
