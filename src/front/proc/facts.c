@@ -21,6 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#define FACTS_TRIALS 10 /* mappings faulted in per measurement, the most facts_measure takes */
+/* MiB per mapping: 2,048 small pages. Ten trials of 32 MiB would take 1.5 s of CPU time at 18 us
+ * a fault; of 8 MiB, 0.4 s (docs/methodology.md, "What a difference is made of"). */
+#define FACTS_MIB 8
+
 /* The child's CPU time: a fault's cost without the time other tasks held the CPU (on a machine of
  * load 14 on 2 CPUs the wall time per fault was 3 to 5 times its CPU time). */
 static int64_t now_ns(void)

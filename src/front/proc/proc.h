@@ -1,17 +1,11 @@
-/* proc.h - the proc module's public face: running the processes a bench measures and proving
- * what ran in them. The engine (front/engine) and the recording session of `allocab record`
- * (trace/session.c) call it; it calls no other module. The other headers of this folder
- * (ptrack.h, contain.h, probeimg.h, probejudge.h, elfscan.h, orphans.h) are private to it.
+/* proc.h - the proc module: running the processes a bench measures and proving what ran in
+ * them. The engine (front/engine) and `allocab record`'s session (trace/session.c) call it; it
+ * calls no other module; the other headers of this folder are private to it.
  *
- * The runner (runner.c) is the front end's one process supervisor. By default it runs one
- * measured process for `allocab bench`: fork/exec in its own process group with an environment
- * padding variable, captures stdout whole and the tail of stderr, times it with CLOCK_MONOTONIC
- * around fork..wait4, takes its rusage from wait4, and kills it (SIGTERM to the group, SIGKILL
- * after a grace period) at its timeout or when the caller asks it to stop, and the kernel kills it
- * (PR_SET_PDEATHSIG, SIGKILL) when this process dies first. On request it tracks
- * every process the run starts (front/proc/ptrack.h). Its flags (enum runner_flag) ask for what
- * `allocab record` needs instead: a command run in the foreground, found on PATH, given the
- * signals sent to allocab, and waited for with what it leaves in the background. */
+ * Stated once for all below: a function that can fail returns 0 (or a pointer) or else -1 (or
+ * NULL) with a one-line reason in err, errlen bytes; a NULL without err means memory ran out.
+ * None exits. A returned cJSON object is the caller's; pointers given are borrowed for the call
+ * unless a field says it is kept. */
 #ifndef ALLOCAB_PROC_H
 #define ALLOCAB_PROC_H
 
@@ -21,6 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* ---- The runner (runner.c), the front end's one process supervisor. By default one measured
+ * process of a bench: fork/exec in its own process group with a padded environment, stdout
+ * captured whole and the tail of stderr, timed with CLOCK_MONOTONIC around fork..wait4 with
+ * wait4's rusage, killed (SIGTERM to the group, SIGKILL after a grace) at its timeout or at stop,
+ * and by the kernel (PR_SET_PDEATHSIG) when this process dies first; on request tracked
+ * (ptrack.h) and contained (contain.h). Its flags ask for what `allocab record` needs. ---- */
 
 /* The environment variable whose random-length value pads every run's environment. */
 #define RUNNER_PAD_VAR  "ALLOCAB_PAD"
@@ -86,7 +87,6 @@ struct runner_spec {
 
 struct ptrack;
 struct contain;
-
 enum runner_end {
 	RUNNER_EXITED,   /* exit_code is valid */
 	RUNNER_SIGNALED, /* died of term_signal */
@@ -120,39 +120,26 @@ struct runner_result {
 	char orphan_names[192];
 };
 
-/* Runs spec to completion. Returns 0 with *r filled (r->out and r->track owned by r:
- * runner_result_free), or -1 with a one-line reason in err when the process could not be started
- * (pipe/fork failure, or no memory for the tracker).
- * An exec failure is not an error here: the child reports it on its stderr and exits 127. Any
- * process the run leaves behind in its process group (with spec.contain, in its cgroup or the
- * connector's tree of it) is killed when it ends. */
+/* Runs spec to completion: 0 with *r filled (what r owns: runner_result_free), or -1 when the
+ * process could not be started (pipe, fork, no memory for the tracker). An exec failure is the
+ * child's: it says so on its stderr and exits 127. What the run leaves in its process group
+ * (with spec.contain, in its cgroup or the connector's tree of it) is killed when it ends. */
 int runner_run(const struct runner_spec *spec, struct runner_result *r, char *err, size_t errlen);
 /* Frees what r owns; accepts NULL and a zeroed result. */
 void runner_result_free(struct runner_result *r);
-
 /* Makes this process the reaper of its descendants' orphans (PR_SET_CHILD_SUBREAPER), for
- * RUNNER_WAIT_ORPHANS, for the rest of its life. Returns 0, or -1 with the reason in err. */
+ * RUNNER_WAIT_ORPHANS, for the rest of its life. */
 int runner_adopt_orphans(char *err, size_t errlen);
-
 /* The processes the tracker counted in r's run (0 when it was not tracked). */
 size_t runner_tracked_processes(const struct runner_result *r);
 /* The "containment" object of r's run (docs/results-format.md), or NULL without containment. */
 cJSON *runner_containment_json(const struct runner_result *r);
-
 /* "SIGSEGV" for SIGSEGV and so on; NULL for a number without a name. */
 const char *runner_signal_name(int sig);
 
-/* Cleans the raw stderr tail raw[0..n-1] into out (>= n + 1 bytes) for a JSON string: drops a
- * leading partial line when the tail was cut (cut != 0) and a newline follows, drops a trailing
- * newline, and replaces bytes that are not valid UTF-8 with '?'. Returns the length written. */
-size_t runner_clean_tail(const char *raw, size_t n, int cut, char *out);
-
-/* Telemetry (telemetry.c): what else was happening on the machine around a run: CPU time stolen by the
- * hypervisor (/proc/stat), the 1-minute load average and the tasks runnable at that moment
- * (/proc/loadavg). Recorded per run so that
- * compare can flag rounds disturbed from outside (docs/methodology.md, "Noise telemetry and
- * drift"). The parsers are pure for testing.
- */
+/* ---- Telemetry (telemetry.c): what else happened on the machine around a run, recorded per
+ * run so that compare can flag rounds disturbed from outside (docs/methodology.md, "Noise
+ * telemetry and drift"). ---- */
 
 struct telemetry_sample {
 	int have_steal, have_load, have_runnable;
@@ -161,33 +148,22 @@ struct telemetry_sample {
 	unsigned runnable; /* tasks runnable or running now, the reader included (field 4, R of R/T) */
 };
 
-/* Parses the text of /proc/stat: the steal column (8th value) of the aggregate "cpu " line.
- * Returns 0, or -1 if the line or the column is missing (kernels before 2.6.11). */
-int telemetry_parse_steal(const char *proc_stat, uint64_t *steal);
-/* Parses the text of /proc/loadavg: its first field. Returns 0 or -1. */
-int telemetry_parse_loadavg(const char *proc_loadavg, double *load1);
-/* Parses the text of /proc/loadavg: R of its fourth field "R/T" (runnable scheduling entities,
- * the reading process included; at least 1). Returns 0 or -1. */
-int telemetry_parse_runnable(const char *proc_loadavg, unsigned *runnable);
-
-/* Reads both files now; facts that cannot be read are left unset (have_* = 0). */
+/* CPU time stolen by the hypervisor (/proc/stat), the 1-minute load average and the tasks
+ * runnable now (/proc/loadavg); what cannot be read is left unset (have_* = 0). */
 void telemetry_sample(struct telemetry_sample *t);
 
-/* Runs at once (duet.c), for `allocab bench --duet` (Bulej et al., "Duet Benchmarking", 2020): the
- * two arms of a pair run at the same time, each pinned to its own CPU, so that whatever disturbs
- * the machine disturbs both alike and cancels in their ratio; and for `allocab bench --one-cpu`:
- * every arm at the same time on one CPU, which the kernel shares among them, so that whatever
- * slows that CPU slows each alike. Each run is supervised by a forked helper that pins itself (the
- * process inherits the affinity through fork and exec), waits for a common start, runs the
- * process with runner_run and sends the result back through a pipe. */
+/* ---- Runs at once (duet.c): for `allocab bench --duet` (Bulej et al., "Duet Benchmarking",
+ * 2020) the two arms of a pair, each pinned to its own CPU, so that whatever disturbs the machine
+ * disturbs both alike and cancels in their ratio; for `--one-cpu` every arm on one shared CPU.
+ * Each run is supervised by a forked helper that pins itself (the run inherits the affinity),
+ * waits for a common start, runs it with runner_run and reports back. ---- */
 
-/* Whether the arms of round `round` take their CPUs swapped (1) or in order (0): drawn from the
- * bench's shuffle seed, one independent fair draw per round, so that no arm is favoured by the
- * parity of the round count. Deterministic for a given (shuffle_seed, round). */
+/* Whether the arms of round `round` take their CPUs swapped (1) or in order (0): one fair draw per
+ * round from the shuffle seed, so no arm is favoured by the parity of the round count. */
 int duet_round_swap(uint64_t shuffle_seed, unsigned round);
 
 /* The first two CPUs this process may run on; with shared (--one-cpu), the one CPU twice when it
- * may run on one only. Returns 0, or -1 with a reason in err. */
+ * may run on one only. */
 int duet_cpus(int cpu[2], int shared, char *err, size_t errlen);
 
 struct duet_side {
@@ -205,11 +181,10 @@ struct duet_side {
 	cJSON *(*judge)(void *ctx, const struct runner_result *r);
 	void *judge_ctx;
 	cJSON *judged;
-	/* Set by duet_run when the helper's report was refused (not the helper's own, or not what
-	 * the kernel counted: docs/programs.md, "What a program can still do"): a fixed reason, and
-	 * r holds what the kernel said (the helper's children's CPU time, the bench's clock; exit
-	 * status 1, the run's own not being known), containment NULL, judged a judgement that the
-	 * run is unverified for it. The caller judges such a run as probed. NULL otherwise. */
+	/* When duet_run refused the helper's report (not the helper's own, or not what the kernel
+	 * counted: docs/programs.md, "What a program can still do"): a fixed reason; r holds what the
+	 * kernel said (the helper's children's CPU time, the bench's clock, exit status 1),
+	 * containment NULL, judged the run unverified for it; judge it as probed. NULL otherwise. */
 	const char *refused;
 };
 
@@ -217,16 +192,14 @@ struct duet_side {
 #define DUET_MAX_SIDES 16
 
 /* Runs the n sides (2 to DUET_MAX_SIDES) at once, each pinned to its cpu (two sides may share
- * one); stop works as in runner_run (the helpers are told to stop). Returns 0 with every result
- * filled (an unstarted side has end RUNNER_STOPPED), or -1 with a reason in err when a helper
- * could not be started or died without reporting. */
+ * one); stop works as in runner_run (the helpers are told to stop). 0 with every result filled
+ * (an unstarted side ends RUNNER_STOPPED), or -1 when a helper could not start or died silent. */
 int duet_run(struct duet_side *side, size_t n, const volatile sig_atomic_t *stop, char *err,
              size_t errlen);
 
-/* Preload (preload.c): preload machinery of the front end (docs/programs.md): finding the shared
- * library of an allocator the way the dynamic linker would, its version, the project's own
- * preload libraries (build/liballocab-NAME.so), and composing LD_PRELOAD. The allocator is only
- * ever loaded into a short-lived trial process, never into allocab itself. */
+/* ---- Preload (preload.c; docs/programs.md): an allocator's shared library found the way the
+ * dynamic linker would, its version, the project's own preload libraries, LD_PRELOAD composed.
+ * An allocator is only ever loaded into a short-lived trial process, never into allocab. ---- */
 
 /* What a library name or path resolves to. */
 struct preload_lib {
@@ -237,52 +210,40 @@ struct preload_lib {
 };
 
 /* Resolves lib (a soname searched as LD_PRELOAD searches, or a path) by a trial run of
- * `/bin/sh -c :` with LD_PRELOAD=lib:probe (probe: the path of liballocab-probe.so): the probe
- * reports the realpath ld.so loaded and, for an allocator serving malloc, its version. Returns 0
- * with *out filled, or -1 with a one-line reason in err (the dynamic linker's "cannot be
- * preloaded" message when it could not load lib). */
+ * `/bin/sh -c :` with LD_PRELOAD=lib:probe (probe: the path of liballocab-probe.so), whose probe
+ * reports the realpath ld.so loaded and the version of an allocator serving malloc. The reason
+ * is the dynamic linker's "cannot be preloaded" message when it could not load lib. */
 int preload_resolve(const char *lib, const char *probe, struct preload_lib *out, char *err,
                     size_t errlen);
-
 /* The known allocators (system first) whose Debian library resolves on this machine, as a
  * comma-separated list in buf ("system,mimalloc,jemalloc,tcmalloc"). Returns how many. */
 int preload_installed(const char *probe, char *buf, size_t len);
-
 /* Path of the project's preload library build/liballocab-NAME.so: next to the running allocab
- * executable, else in ../lib/allocab beside it (make install; common/ownlib.h, which this
- * calls). Returns 0, or -1 with a reason ("liballocab-probe.so is neither next to ..."). */
+ * executable, else in ../lib/allocab beside it (make install; common/ownlib.h). */
 int preload_find_own(const char *name, char *out, size_t len, char *err, size_t errlen);
-
 /* Joins the non-empty, non-NULL entries of v[0..n) with ':' into buf. Returns 0, or -1 when it
  * does not fit. */
 int preload_join(const char *const *v, size_t n, char *buf, size_t len);
 
-/* Executable identity (exeid.c): the executable a command runs: the first word
- * of the command, resolved as the shell would (a path with a '/' as it is, else by PATH), with
- * its real path, size, modification time and an FNV-1a hash of its bytes. A bench records it per
- * arm in config.executables and --resume refuses a continuation whose executable changed
- * (docs/methodology.md, "Resuming a bench"). */
+/* ---- Executable identity (exeid.c): the executable a command runs (its first word resolved as
+ * the shell would), with its real path, size, modification time and an FNV-1a hash of its bytes;
+ * --resume refuses a continuation whose executable changed (docs/methodology.md, "Resuming a
+ * bench"). ---- */
 
 /* {"word", "path", "size", "mtime_s", "fnv1a64"} of the executable command's first word names
- * (after NAME=VALUE assignments and `exec`), or NULL when it names none that can be read (a shell builtin, a word with quotes or
- * expansions, no such file, not a regular file) or memory ran out. */
+ * (after NAME=VALUE assignments and `exec`), or NULL when it names none that can be read (a shell
+ * builtin, a word with quotes or expansions, no such file, not a regular file). */
 cJSON *exeid_json(const char *command);
-
 /* {"path", "size", "mtime_s", "fnv1a64"} of the regular file at path (an image a run exec'd, as
  * the probe saw it), or NULL when it cannot be read or memory ran out. */
 cJSON *exeid_path_json(const char *path);
-
 /* Whether two such objects name the same executable: the same path, size and hash (a rebuild to
- * the same bytes is the same program, whatever its time). When they differ, what differs in why ("/x/work: size 16040 in the file, 16216 now"). */
+ * the same bytes is the same program, whatever its time); else what differs, in why ("/x/work:
+ * size 16040 in the file, 16216 now"). */
 int exeid_same(const cJSON *was, const cJSON *now, char *why, size_t len);
 
-/* Machine facts (facts.c): machine's facts every bench measures at its start and its end (facts.c;
- * docs/results-format.md, "allocab-bench/1"), beside the fingerprint and not part of its id. */
-
-#define FACTS_TRIALS 10 /* mappings faulted in per measurement */
-/* MiB per mapping: 2,048 small pages. Ten trials of 32 MiB would take 1.5 s of CPU time at 18 us
- * a fault; of 8 MiB, 0.4 s (docs/methodology.md, "What a difference is made of"). */
-#define FACTS_MIB 8
+/* ---- Machine facts (facts.c): measured at a bench's start and end (docs/results-format.md,
+ * "allocab-bench/1"), beside the fingerprint and not part of its id. ---- */
 
 struct facts {
 	double fault_median, fault_min, fault_max; /* CPU ns per minor fault, over the trials */
@@ -291,28 +252,25 @@ struct facts {
 	char cpu_vendor[16], cpu_model[64], kernel[128], thp[32]; /* "" when unknown */
 };
 
-/* Measures the facts now, the fault cost over `trials` mappings (at most FACTS_TRIALS; 0: no
- * fault cost) in a child process. Never fails: what cannot be read stays empty. */
+/* Measures the facts now, the fault cost over `trials` mappings (at most 10; 0: no fault cost)
+ * in a child process. Never fails: what cannot be read stays empty. */
 void facts_measure(struct facts *f, int trials);
 /* The facts as their JSON object (fault_ns, hypervisor, cpu_vendor, cpu_model, kernel, thp;
- * unknown values null). NULL when memory ran out. */
+ * unknown values null). */
 cJSON *facts_json(const struct facts *f);
-/* Measures the facts and puts them into doc's top-level "facts" as member when ("start", "end");
- * keep: leaves a member already there (a resumed bench's start). Nothing is recorded when memory
- * runs out. */
+/* Measures the facts into doc's top-level "facts" as member when ("start", "end"); keep: leaves
+ * a member already there (a resumed bench's start). Out of memory, nothing is recorded. */
 void facts_record(cJSON *doc, const char *when, int keep);
 /* As facts_record with the facts given (NULL: measured now). */
 void facts_put(cJSON *doc, const char *when, int keep, const struct facts *f);
 
-/* Leftovers (sweep.c, guard.c; docs/programs.md, "Nothing left behind"): the first contained
+/* ---- Leftovers (sweep.c, guard.c; docs/programs.md, "Nothing left behind"): the first contained
  * run of a bench removes what dead benches left and starts the bench's guard, which removes what
- * this one leaves if it is killed (front/proc/guard.h). What a bench makes
- * outside itself carries the pid of its owner, the bench: its runs' cgroups are
- * SWEEP_CGROUP_PREFIX<owner>.<maker>.<n> under its own cgroup (the maker is the bench or the duet
- * helper that ran the run), its temporary directories in TMPDIR SWEEP_PROBE_PREFIX<owner>.XXXXXX
- * and SWEEP_PHASES_PREFIX<owner>.XXXXXX, each claimed (sweep_claim). What carries the pid of a
- * process that no longer exists (in this PID namespace, or a zombie) and is claimed by no live
- * process is a dead bench's. */
+ * this one leaves if it is killed (guard.h). What a bench makes carries its pid, the owner's: its
+ * runs' cgroups SWEEP_CGROUP_PREFIX<owner>.<maker>.<n> under its own (the maker: the bench or the
+ * duet helper of the run), its directories in TMPDIR SWEEP_PROBE_PREFIX<owner>.XXXXXX and
+ * SWEEP_PHASES_PREFIX<owner>.XXXXXX, each claimed (sweep_claim). What carries the pid of no live
+ * process (in this PID namespace; a zombie is none) and no live claim is a dead bench's. ---- */
 #define SWEEP_CGROUP_PREFIX "allocab-run."
 #define SWEEP_PROBE_PREFIX  "allocab-probe."
 #define SWEEP_PHASES_PREFIX "allocab-phases."
@@ -323,21 +281,17 @@ pid_t sweep_owner(void);
  * it (O_CLOEXEC), which no later bench's sweep takes from a live owner, whatever its PID
  * namespace. Returns the descriptor (closing it lets go), or -1. */
 int sweep_claim(const char *dir);
-/* The directory temporary directories are made in: TMPDIR when it is an absolute path, else
- * /tmp. */
+/* Where temporary directories are made: TMPDIR when it is an absolute path, else /tmp. */
 const char *sweep_tmpdir(void);
 
-/* Probe records (probelog.c, probeimg.c, probesum.c, probejudge.c): records of build/liballocab-probe.so (src/preload/probe.c) for one run: reading
- * the per-run record file, judging whether every process the run started ran on the expected
- * allocator (against the images the process tracker saw, front/proc/ptrack.h, when it could attach),
- * and the summary a results document keeps (probesum.c). Record and summary formats:
- * docs/results-format.md ("Probe records"). */
+/* ---- Probe records of build/liballocab-probe.so (src/preload/probe.c) for one run, in this
+ * order: read (probelog.c), judged (probejudge.c: whether every process the run started ran on
+ * the expected allocator, against what the tracker and containment saw), summarised
+ * (probesum.c). Formats: docs/results-format.md ("Probe records"). ---- */
 
-/* Most bytes of a record file read (probelog_max_bytes); more makes the run unverified. A process
- * writes a start, an exec and an exit record of 1 to 2 KiB each as a rule, longer with long paths
- * and preload lists: 16 KiB per process the tracker counted, on top of 8 MiB, keeps any honest
- * run within the limit, and the whole is capped at 1/32 of physical memory (the parsed records
- * take several times the text) but never below 8 MiB. docs/programs.md, "Limits". */
+/* Most bytes of a record file read, more making the run unverified: 8 MiB and 16 KiB per process
+ * the tracker counted (a process writes 1 to 2 KiB a record as a rule), capped at 1/32 of
+ * physical memory but never below 8 MiB (docs/programs.md, "Limits"). */
 #define PROBELOG_MAX_BYTES         (8u << 20)
 #define PROBELOG_BYTES_PER_PROCESS (16u << 10)
 size_t probelog_max_bytes(size_t processes);
@@ -364,11 +318,7 @@ struct probe_expect {
 /* The accounting of a tracked run (docs/programs.md, "Accounting"): the CPU time the kernel
  * charged to the run (its cgroup's usage, else wait4's) against the sum of the CPU clocks of the
  * processes the tracker saw, each read by the tracer when it ended. It closes when the two
- * differ by at most PROBE_ACCOUNT_SLACK_NS plus PROBE_ACCOUNT_PER_PROC_NS per process: both
- * sides count the same kernel clock of the same tasks, and differ only by microsecond roundings
- * and the moments of reading. */
-#define PROBE_ACCOUNT_SLACK_NS    2000000LL
-#define PROBE_ACCOUNT_PER_PROC_NS 10000LL
+ * differ by at most tolerance_ns (probematch.h). */
 struct probe_account {
 	int checked;         /* 0: no accounting (not tracked, or no charged figure) */
 	const char *charged_by; /* "cgroup" or "wait4" */
@@ -403,62 +353,44 @@ struct probelog_src {
 	size_t max;
 };
 
-/* Reads the JSON lines of src into a cJSON array (*out, the caller deletes it); lines that are
- * not allocab-probe/1 objects with distinct member names are skipped and counted in *bad (a
- * bench then calls the run unverified: the probe writes whole lines, one write each). Each
- * record's valuedouble (unused by cJSON for an object) holds the byte offset of its line in the
- * file. Returns 0, or -1 with a reason in err (not a regular file, unreadable or over max
- * bytes). */
+/* Reads the JSON lines of src into a cJSON array *out; lines that are not allocab-probe/1 objects
+ * with distinct member names are skipped and counted in *bad (the probe writes whole lines, one
+ * write each). A record's valuedouble (unused by cJSON for an object) holds its line's byte
+ * offset. Fails on a file that is not regular, unreadable or over src->max bytes. */
 int probelog_read_fd(const struct probelog_src *src, cJSON **out, size_t *bad, char *err,
                      size_t errlen);
-/* The same from path, opened O_NOFOLLOW | O_NONBLOCK. */
-int probelog_read(const char *path, size_t max, cJSON **out, size_t *bad, char *err,
-                  size_t errlen);
-
 /* Judges the records of run r (its first process r->pid; r->tail for the dynamic linker's "cannot
  * be preloaded" line; what the tracker, r->track, and containment, r->contain, saw, either may be
  * NULL) against e into *v. The rules and the priority of their reasons: probejudge.c. */
 void probelog_judge(const cJSON *records, const struct probe_expect *e,
                     const struct runner_result *r, struct probe_verdict *v);
 
-/* The "probe" object of a run in the results document (docs/results-format.md): the verdict, how
- * processes were tracked, the counts of processes, threads, images and records, the total calls
- * with --count-calls, and at most PROBELOG_LISTED images (the ones that did the most work always
- * among them) with pid, ppid, exe, allocator, version, object, exe_allocator, CPU time, calls and
- * the "config" read-back of its exit record. e marks the launcher as probelog_judge does (may be
- * NULL). NULL when memory ran out. */
+/* The "probe" object of a run in the results document (docs/results-format.md): the verdict, the
+ * counts, the total calls with --count-calls, and at most PROBELOG_LISTED images (the busiest
+ * always among them) with what their records said. e (may be NULL) marks the launcher as
+ * probelog_judge does. */
 #define PROBELOG_LISTED 64
 cJSON *probelog_summary(const cJSON *records, const struct probe_expect *e,
                         const struct probe_verdict *v);
 
-/* Process tracking and containment as the engine asks them (ptrack.c, contain.c). */
+/* ---- Process tracking and containment as the engine asks them (ptrack.c, contain.c). ---- */
 
-/* The tracker's mode as recorded (common/trackmode.h): ptrace, or probe only (ptrace: EPERM)
- * (for a NULL tracker: probe only (not tracked)), into buf; returns buf. */
+/* The tracker's mode as recorded (common/trackmode.h) into buf: "ptrace", "probe only (ptrace:
+ * EPERM)", for NULL "probe only (not tracked)"; returns buf. */
 const char *ptrack_describe(const struct ptrack *t, char *buf, size_t len);
-
 /* Whether this process may trace its children: a trial attach of a child that does nothing.
  * Returns 1, or 0 with "ptrace: EPERM" (or the test hook's equivalent) in why. */
 int ptrack_available(char *why, size_t len);
 
-/* What a containment mode promises (containmode.c, one row per mode; docs/programs.md,
- * "Containment"): every process of the run is in a cgroup of its own, emptied when the run ends;
- * every fork and exec on the machine is seen (the proc connector), so a process that escapes
- * tracking is found. */
+/* What a containment mode promises (containmode.c; docs/programs.md, "Containment"): the run's
+ * processes in a cgroup of its own, emptied when it ends; every fork and exec on the machine
+ * seen (the proc connector), so a process that escapes tracking is found. */
 #define CONTAINMODE_CGROUP       1u
 #define CONTAINMODE_SEES_ESCAPES 2u
-
-/* The recorded text of the mode with exactly these flags: "cgroup+proc-connector", "cgroup",
- * "proc-connector" or "none". */
-const char *containmode_text(unsigned flags);
 
 /* Whether a recorded text is of a mode with every flag of flags (flags 0: of any mode): 0 for
  * NULL or a text no row writes. */
 int containmode_has(const char *recorded, unsigned flags);
-
-/* The mode of c's parts, as containmode_text (NULL: "none"). */
-const char *contain_mechanism(const struct contain *c);
-
 /* Whether this process can contain runs: a trial of both. Returns the mechanism's name, with what
  * is missing and why in why ("" when nothing is). */
 const char *contain_available(char *why, size_t len);

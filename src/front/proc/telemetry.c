@@ -1,6 +1,7 @@
 /* telemetry.c - /proc/stat steal ticks and /proc/loadavg (load, runnable tasks), read around each
  * run of a bench. */
 #include "front/proc/proc.h"
+#include "front/proc/telemetry.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,6 +4,7 @@
  * choose "ptrace" or "ptrace, escapes not excluded"). */
 #include "check.h"
 #include "front/proc/proc.h"
+#include "front/proc/contain.h"
 
 #include <string.h>
 

@@ -7,6 +7,8 @@
 #include "front/engine/engine.h"
 #include "check.h"
 #include "front/proc/proc.h"
+#include "front/proc/telemetry.h"
+#include "front/proc/runner.h"
 
 #include <errno.h>
 #include <signal.h>
