@@ -140,6 +140,10 @@ void export_fleet_cell_note(const struct fleet_report *f, const struct fleet_row
                             char *buf, size_t len);
 void export_fleet_pooled_note(const struct fleet_report *f, const struct fleet_row *row,
                               char *buf, size_t len);
+/* The note of machine m's row, or of the pooled row when m is f->nm: the fleet forest plot's
+ * tooltips (struct chart_fleet_input). */
+void export_fleet_note(const struct fleet_report *f, const struct fleet_row *row, size_t m,
+                       char *buf, size_t len);
 /* The method of a fleet report in one sentence. */
 void export_fleet_method(const struct fleet_report *f, char *buf, size_t len);
 
@@ -148,8 +152,8 @@ void export_fleet_method(const struct fleet_report *f, char *buf, size_t len);
  * a usable attribution; the facts of a document in one line ("machine: ..."); the facts two
  * documents differ in ("" when none); the text section (the facts, then a line per faster or
  * slower comparison); the JSON members (each comparison's "attribution", "facts",
- * "facts_differ"); the CSV values of row i (EXPORT_ATTRIB_CSV_HEAD names them); the HTML chart
- * (returns 0, or -1 when writing failed). The CSV columns come before the note. */
+ * "facts_differ"); the CSV values of row i (EXPORT_ATTRIB_CSV_HEAD names them). The CSV columns
+ * come before the note. (The HTML report's chart of them: front/draw/draw.h, chart_attrib.) */
 void export_attrib_line(const struct cmp_attrib *a, char *buf, size_t len);
 void export_facts_line(const struct rf_doc *d, char *buf, size_t len);
 void export_facts_differ_line(const struct rf_doc *a, const struct rf_doc *b, char *buf,
@@ -162,7 +166,6 @@ void export_attrib_json(cJSON *doc, const struct export_input *in);
 	"diff_minflt_hi"
 void export_attrib_csv_values(FILE *out, const struct export_input *in, size_t i,
                               void (*field)(FILE *, double, int last));
-int export_attrib_svg(FILE *f, const struct export_input *in);
 
 /* json.c: the allocab-compare/1 document that --format json prints, without claims (caller owns
  * it); NULL when memory ran out. */
