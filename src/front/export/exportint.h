@@ -36,6 +36,8 @@ void export_fmt_double(double v, char *buf, size_t len);
  * evaluate it as a formula, so the CSV writers put a single quote before it inside its quotes
  * (OWASP, "CSV Injection"; docs/results-format.md, "allocab-compare/1"). Numbers are not text cells. */
 int export_csv_formula(const char *s);
+/* Appends to buf (of len bytes, holding a string) as snprintf does. */
+void export_append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A JSON number, or null for NaN and infinities; NULL when memory ran out. */
 cJSON *export_json_num(double v);
 /* Prints j (NULL: memory ran out) with a newline and deletes it, its strings made well-formed
@@ -118,6 +120,9 @@ size_t export_method_lines(const struct cmp_report *r, int without_convention,
  * candidate (or, without one, the comparisons of the leading regime when they are few, else the
  * largest decided one), and the warnings' count. */
 void export_summary(const struct cmp_report *r, char *buf, size_t len);
+
+/* replayfmt.c: what the replays say, as lines (each < EXPORT_LINE bytes) and as JSON. */
+
 /* What the replays of in say (struct cmp_replay): per replay, what was replayed, the caveat that
  * it is the allocation stream only, how the program's speedup is predicted, then one line per
  * candidate (each starting with two spaces) or why there is none. Returns the lines (at most
@@ -127,6 +132,9 @@ size_t export_replay_lines(const struct export_input *in, char (*line)[EXPORT_LI
  * carry one note per comparison (csv, gab, the svg's title). */
 const char *export_replay_note(const struct export_input *in, const char *wl, char *buf,
                                size_t len);
+/* The "replays" member of the JSON: what each replay ran and predicts (docs/results-format.md,
+ * allocab-compare/1); NULL when memory ran out. */
+cJSON *export_replay_json(const struct export_input *in);
 
 /* fleettext.c: a fleet (`allocab merge`) as the table (md 0) or markdown (md 1) formats render
  * it: the method, the warnings, the machines, and per comparison every machine's row and the
