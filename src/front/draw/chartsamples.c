@@ -143,16 +143,18 @@ static int arm_row(FILE *f, const struct rf_doc *d, const struct series_key *key
 	free(t);
 	if (layer_ms(d, key, LAYER_COLD, &t, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
-			snprintf(tip, sizeof tip, "%s, cold first repetition: %.3f ms", key->arm, t[i]);
+			snprintf(tip, sizeof tip, "%s, cold first repetition: %.3f ms", key->arm,
+			         t[i]);
 			svg_circle(f, svg_map(s, t[i]), y + 5 * jitter(i + 7), 2.6, "pt-warm", tip);
 		}
 		free(t);
 	}
 	if (layer_ms(d, key, LAYER_WARM, &t, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
-			snprintf(tip, sizeof tip, "%s, warm-up round (not compared): %.3f ms", key->arm,
-			         t[i]);
-			svg_mark(f, svg_map(s, t[i]), y - 8, &(struct svg_glyph){3, 5, "pt-warm"}, tip);
+			snprintf(tip, sizeof tip, "%s, warm-up round (not compared): %.3f ms",
+			         key->arm, t[i]);
+			svg_mark(f, svg_map(s, t[i]), y - 8, &(struct svg_glyph){3, 5, "pt-warm"},
+			         tip);
 		}
 		free(t);
 	}

@@ -115,8 +115,7 @@ struct series_key {
 };
 /* The ok times (ns) of key in d, in round order, into *t (*n of them; *t NULL when none).
  * Returns 0, or -1 when memory ran out or a name is unknown. */
-int series_arm_times(const struct rf_doc *d, const struct series_key *key, double **t,
-                     size_t *n);
+int series_arm_times(const struct rf_doc *d, const struct series_key *key, double **t, size_t *n);
 /* The peak RSS (bytes) of the ok runs of arm `arm` in workload `wl` of d, as series_arm_times. */
 int series_arm_peak_rss(const struct rf_doc *d, const char *arm, const char *wl, double **v,
                         size_t *n);

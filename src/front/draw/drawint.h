@@ -25,8 +25,7 @@ size_t chart_candidates(const struct cmp_report *r, const char **names, size_t m
 
 /* The ok times of key in the warm-up rounds of d, which no comparison uses, as
  * series_arm_times. */
-int series_warm_times(const struct rf_doc *d, const struct series_key *key, double **t,
-                      size_t *n);
+int series_warm_times(const struct rf_doc *d, const struct series_key *key, double **t, size_t *n);
 /* The phase the charts show of workload wl: that of its first primary row (the question: an
  * epoch with --primary epoch), else its total when r compared it, else the first phase r compared
  * of it (a --phase report); NULL when r has no row of wl. */

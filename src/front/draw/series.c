@@ -65,21 +65,20 @@ static int times_of(const struct rf_doc *d, const struct series_key *key, int wa
 	if (rounds && !(*t = malloc(rounds * sizeof **t)))
 		return -1;
 	for (size_t i = 0; i < rounds; i++) {
-		const struct rf_run *run = (warm ? rf_warm_run : rf_run)(d, i, (size_t)a, (size_t)w);
+		const struct rf_run *run =
+		    (warm ? rf_warm_run : rf_run)(d, i, (size_t)a, (size_t)w);
 		if (run->present && run->ok && run->t_regime[key->g][p] > 0)
 			(*t)[(*n)++] = run->t_regime[key->g][p];
 	}
 	return 0;
 }
 
-int series_arm_times(const struct rf_doc *d, const struct series_key *key, double **t,
-                     size_t *n)
+int series_arm_times(const struct rf_doc *d, const struct series_key *key, double **t, size_t *n)
 {
 	return times_of(d, key, 0, t, n);
 }
 
-int series_warm_times(const struct rf_doc *d, const struct series_key *key, double **t,
-                      size_t *n)
+int series_warm_times(const struct rf_doc *d, const struct series_key *key, double **t, size_t *n)
 {
 	return times_of(d, key, 1, t, n);
 }

@@ -131,7 +131,8 @@ static void headline(const struct cmp_row *row, char *buf, size_t len)
 
 	export_append(buf, len, "%s", row->candidate);
 	if (row->workload)
-		export_append(buf, len, " on %s%s%s", row->workload, strcmp(row->phase, "total") ? "/" : "",
+		export_append(buf, len, " on %s%s%s", row->workload,
+		              strcmp(row->phase, "total") ? "/" : "",
 		              strcmp(row->phase, "total") ? row->phase : "");
 	if (row->usable)
 		export_append(buf, len, " %.3fx [%.3f, %.3f]", cmp_speedup(row->d.est),
@@ -185,7 +186,8 @@ void export_summary(const struct cmp_report *r, char *buf, size_t len)
 		}
 	for (size_t i = 0; i < nh; i++) {
 		if (i == 0)
-			export_append(buf, len, ". %s%s: ", h[0]->workload ? "" : "Geometric mean, ",
+			export_append(buf, len,
+			              ". %s%s: ", h[0]->workload ? "" : "Geometric mean, ",
 			              rf_regime_name(lead));
 		else
 			export_append(buf, len, "; ");

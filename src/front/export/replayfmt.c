@@ -51,7 +51,8 @@ static void replay_head(const struct cmp_replay *x, char (*line)[EXPORT_LINE])
 		export_append(line[0], EXPORT_LINE, ", %.0f thread%s", in->threads,
 		              in->threads == 1 ? "" : "s");
 	if (in && !isnan(in->duration_ns))
-		export_append(line[0], EXPORT_LINE, ", %.3f s while recorded", in->duration_ns * 1e-9);
+		export_append(line[0], EXPORT_LINE, ", %.3f s while recorded",
+		              in->duration_ns * 1e-9);
 	if (in && in->ended)
 		export_append(line[0], EXPORT_LINE, ", ended by %s", in->ended);
 	snprintf(line[1], EXPORT_LINE,
@@ -97,16 +98,17 @@ size_t export_replay_lines(const struct export_input *in, char (*line)[EXPORT_LI
 		    rf_regime_name(x->regime), x->p[0].row->baseline, x->p[0].row->baseline,
 		    x->t_replay_ns * 1e-6, x->t_prog_ns * 1e-6);
 		if (x->t_prog_from)
-			export_append(line[n], EXPORT_LINE, "the median time of arm %s in %s", x->t_prog_arm,
-			              x->t_prog_from);
+			export_append(line[n], EXPORT_LINE, "the median time of arm %s in %s",
+			              x->t_prog_arm, x->t_prog_from);
 		else
-			export_append(line[n], EXPORT_LINE,
-			              "the process's duration while recorded (recording slows a program, so "
-			              "the "
-			              "prediction leans towards 1x; --program-results FILE takes a --program "
-			              "bench's time instead)");
+			export_append(
+			    line[n], EXPORT_LINE,
+			    "the process's duration while recorded (recording slows a "
+			    "program, so the prediction leans towards 1x; --program-results "
+			    "FILE takes a --program bench's time instead)");
 		export_append(line[n++], EXPORT_LINE,
-		              "; the interval carries the replay's through, the two times taken as known:");
+		              "; the interval carries the replay's through, the two times taken "
+		              "as known:");
 		for (size_t i = 0; i < x->n && n < max; i++) {
 			char t[256];
 			prediction_text(&x->p[i], t, sizeof t);

@@ -26,8 +26,7 @@ static int write_svg(FILE *f, const struct export_input *in, char *err, size_t e
 	return 0;
 }
 
-static int write_svg_fleet(FILE *f, const struct export_fleet_input *in, char *err,
-                           size_t errlen)
+static int write_svg_fleet(FILE *f, const struct export_fleet_input *in, char *err, size_t errlen)
 {
 	const struct chart_fleet_input chart = {in->f, in->margin, export_fleet_note};
 
