@@ -1,10 +1,8 @@
 /* attribfmt.c - what each comparison's difference is made of (cmp_attribs) and the machines' facts
  * (rf_doc.facts), rendered: one line per decided comparison and a facts line per document for the
- * text formats, members of the JSON document, CSV columns and a stacked-bar chart for the HTML
- * report (docs/methodology.md, "What a difference is made of"). */
+ * text formats, members of the JSON document and CSV columns; the HTML report's chart of them is
+ * front/draw/draw.h's chart_attrib (docs/methodology.md, "What a difference is made of"). */
 #include "front/export/exportint.h"
-
-#include "front/export/svgdraw.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -305,79 +303,4 @@ void export_attrib_csv_values(FILE *out, const struct export_input *in, size_t i
 
 	for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
 		field(out, v[k], 0);
-}
-
-/* The chart: per decided comparison a bar of each part's difference (ms) stacked from 0, the
- * positive parts to the right, the negative to the left, and the total's interval over it. */
-#define AW 880.0
-#define AX0 300.0
-#define AX1 820.0
-#define AROW 24.0
-
-int export_attrib_svg(FILE *f, const struct export_input *in)
-{
-	const struct cmp_report *r = in->r;
-	static const char *const cls[CMP_NPARTS] = {"s0", "s3", "s5"};
-	double lo = 0, hi = 0, h, y;
-	size_t n = 0;
-
-	for (size_t i = 0; in->attrib && i < r->nrows; i++) {
-		const struct cmp_attrib *a = &in->attrib[i];
-		double pos = 0, neg = 0;
-		if (!decided(a))
-			continue;
-		for (int k = 0; k < CMP_NPARTS; k++)
-			*(a->part[k].est > 0 ? &pos : &neg) += a->part[k].est;
-		lo = fmin(lo, fmin(neg, a->total.lo));
-		hi = fmax(hi, fmax(pos, a->total.hi));
-		n++;
-	}
-	if (!n) {
-		fputs("<p class=\"muted\">No faster or slower comparison carries resource counts "
-		      "(user and system time per rep).</p>\n",
-		      f);
-		return ferror(f) ? -1 : 0;
-	}
-	if (hi - lo <= 0)
-		hi = lo + 1;
-	struct svg_scale s = {lo / 1e6, hi / 1e6, AX0, AX1, 0};
-	h = 70 + AROW * (double)n + 40;
-	svg_open(f, AW, h, "What each difference is made of: user, system and the rest",
-	         "Stacked bars: per faster or slower comparison, the Hodges-Lehmann estimate of the "
-	         "paired difference candidate - baseline of user time, system time and the rest, in "
-	         "ms; the black line is the total's interval, the tick its estimate.",
-	         0);
-	svg_text(f, 12, 22, "title", "start",
-	         "What each difference is made of (candidate - baseline, ms; left of 0: saves time)");
-	svg_rect(f, 12, 32, 10, 10, cls[0]);
-	svg_text(f, 26, 41, "muted", "start", "user");
-	svg_rect(f, 70, 32, 10, 10, cls[1]);
-	svg_text(f, 84, 41, "muted", "start", "system");
-	svg_rect(f, 140, 32, 10, 10, cls[2]);
-	svg_text(f, 154, 41, "muted", "start", "rest (unsplit CPU or off-CPU time)");
-	y = 60;
-	svg_line(f, svg_map(&s, 0), y - 6, svg_map(&s, 0), y + AROW * (double)n, "ref");
-	for (size_t i = 0; i < r->nrows; i++) {
-		const struct cmp_attrib *a = &in->attrib[i];
-		double pos = 0, neg = 0;
-		if (!decided(a))
-			continue;
-		svg_text(f, AX0 - 8, y + 15, "", "end", "%s %s %s", a->row->workload,
-		         rf_regime_name(a->row->regime), a->row->candidate);
-		for (int k = 0; k < CMP_NPARTS; k++) {
-			double v = a->part[k].est / 1e6, *acc = v > 0 ? &pos : &neg;
-			double x0 = svg_map(&s, *acc), x1 = svg_map(&s, *acc + v);
-			svg_rect(f, fmin(x0, x1), y + 4, fabs(x1 - x0), AROW - 10, cls[k]);
-			*acc += v;
-		}
-		svg_line(f, svg_map(&s, a->total.lo / 1e6), y + AROW - 4, svg_map(&s, a->total.hi / 1e6),
-		         y + AROW - 4, "axis");
-		svg_line(f, svg_map(&s, a->total.est / 1e6), y + AROW - 8,
-		         svg_map(&s, a->total.est / 1e6), y + AROW, "axis");
-		y += AROW;
-	}
-	svg_text(f, svg_map(&s, lo / 1e6), y + 20, "tick", "start", "%.1f ms", lo / 1e6);
-	svg_text(f, svg_map(&s, hi / 1e6), y + 20, "tick", "end", "%.1f ms", hi / 1e6);
-	svg_close(f);
-	return ferror(f) ? -1 : 0;
 }

@@ -25,12 +25,18 @@ static double head_level(const struct cmp_report *r, int fam)
 	return want;
 }
 
-/* speedup, interval, improvement and verdict of one row ("-" where unusable). The verdict is read
- * off the interval printed beside it; p-values are in json and csv only. */
+/* The cells (CELL bytes each) estimate_cells fills. */
+struct estimate {
+	char *speedup, *ci, *impr, *verdict;
+};
+
+/* speedup, interval, improvement and verdict of one row ("-" where unusable) into e. The verdict
+ * is read off the interval printed beside it; p-values are in json and csv only. */
 static void estimate_cells(const struct cmp_report *r, const struct cmp_row *row, int fam,
-                           char *speedup, char *ci, char *impr, char *verdict)
+                           const struct estimate *e)
 {
 	int elsewhere = row && !in_table(row, fam);
+	char *speedup = e->speedup, *ci = e->ci, *impr = e->impr, *verdict = e->verdict;
 
 	if (elsewhere)
 		snprintf(verdict, CELL, "(%s: see there)", cmp_family_name(row->family));
@@ -100,15 +106,15 @@ static void line_cells(const struct cmp_report *r, const struct cmp_row *s, cons
 	phase_cell(r, any, cell[1]);
 	snprintf(cell[2], CELL, "%s", any->candidate);
 	if (side_by_side(r, fam)) {
-		estimate_cells(r, s, fam, cell[3], cell[4], unused, cell[5]);
-		estimate_cells(r, c, fam, cell[6], cell[7], unused, cell[8]);
+		estimate_cells(r, s, fam, &(struct estimate){cell[3], cell[4], unused, cell[5]});
+		estimate_cells(r, c, fam, &(struct estimate){cell[6], cell[7], unused, cell[8]});
 		char ns[CELL], nc[CELL];
 		n_cell(r, s, ns);
 		n_cell(r, c, nc);
 		snprintf(cell[9], CELL, "%.60s/%.60s", ns, nc);
 		k = 10;
 	} else {
-		estimate_cells(r, any, fam, cell[3], cell[4], cell[5], cell[6]);
+		estimate_cells(r, any, fam, &(struct estimate){cell[3], cell[4], cell[5], cell[6]});
 		n_cell(r, any, cell[7]);
 		k = 8;
 	}

@@ -45,6 +45,70 @@ static void csv_count(FILE *out, size_t v, int last)
 	csv_cell(out, buf, 0, last);
 }
 
+/* Row's fields from workload to verdict. */
+static void row_csv_estimate(FILE *out, const struct cmp_row *row)
+{
+	double d = row->usable ? row->d.est : NAN;
+
+	csv_field(out, row->workload ? row->workload : "geomean", 0);
+	csv_field(out, row->phase, 0);
+	csv_field(out, rf_regime_name(row->regime), 0);
+	csv_field(out, row->candidate, 0);
+	csv_field(out, row->baseline, 0);
+	csv_count(out, row->n, 0);
+	csv_count(out, row->n_base, 0);
+	csv_count(out, row->n_cand, 0);
+	csv_num(out, cmp_speedup(d), 0);
+	csv_num(out, row->usable ? cmp_speedup(row->d.hi) : NAN, 0);
+	csv_num(out, row->usable ? cmp_speedup(row->d.lo) : NAN, 0);
+	csv_num(out, row->usable ? row->d.level : NAN, 0);
+	csv_num(out, cmp_improvement(d), 0);
+	csv_num(out, row->p, 0);
+	csv_num(out, row->p_adj, 0);
+	csv_field(out, cmp_verdict_name(row->verdict), 0);
+}
+
+/* Row's fields from peak_rss_ratio to rounds_needed. */
+static void row_csv_measures(FILE *out, const struct cmp_row *row)
+{
+	csv_num(out, row->rss_ratio, 0);
+	csv_num(out, row->retained_base, 0);
+	csv_num(out, row->retained_cand, 0);
+	csv_num(out, row->med_base_ns, 0);
+	csv_num(out, row->med_cand_ns, 0);
+	csv_num(out, row->drift_p, 0);
+	csv_count(out, row->flagged, 0);
+	csv_num(out, row->floor_pct, 0);
+	csv_num(out, row->growth_base, 0);
+	csv_num(out, row->growth_cand, 0);
+	csv_count(out, row->unsettled_base, 0);
+	csv_count(out, row->unsettled_cand, 0);
+	csv_num(out, row->need ? (double)row->need : NAN, 0);
+}
+
+/* Row's fields from mode to calls_candidate. */
+static void row_csv_family(FILE *out, const struct cmp_report *r, const struct cmp_row *row)
+{
+	csv_field(out, r->paired ? "paired" : "two-sample", 0);
+	csv_num(out, r->conf, 0);
+	csv_num(out, cmp_row_family_conf(r, row), 0);
+	csv_field(out, cmp_family_name(row->family), 0);
+	csv_count(out, row->family == CMP_FAMILY_PRIMARY ? r->family : r->fam[row->family].m, 0);
+	csv_num(out, row->usable ? cmp_speedup(row->d_each.hi) : NAN, 0);
+	csv_num(out, row->usable ? cmp_speedup(row->d_each.lo) : NAN, 0);
+	csv_num(out, row->usable ? row->d_each.level : NAN, 0);
+	csv_field(out,
+	          !row->usable || row->verdict == CMP_TOO_FEW || isnan(row->equiv_pct) ? ""
+	          : row->equivalent                                                    ? "true"
+	                                                                               : "false",
+	          0);
+	csv_num(out, row->equiv_pct, 0);
+	csv_num(out, row->processes_base, 0);
+	csv_num(out, row->processes_cand, 0);
+	csv_num(out, row->calls_base, 0);
+	csv_num(out, row->calls_cand, 0);
+}
+
 static int write_compare_csv(FILE *out, const struct export_input *in)
 {
 	const struct cmp_report *r = in->r;
@@ -63,55 +127,9 @@ static int write_compare_csv(FILE *out, const struct export_input *in)
 	fputs(head, out);
 	for (size_t i = 0; i < r->nrows; i++) {
 		const struct cmp_row *row = &r->rows[i];
-		double d = row->usable ? row->d.est : NAN;
-		csv_field(out, row->workload ? row->workload : "geomean", 0);
-		csv_field(out, row->phase, 0);
-		csv_field(out, rf_regime_name(row->regime), 0);
-		csv_field(out, row->candidate, 0);
-		csv_field(out, row->baseline, 0);
-		csv_count(out, row->n, 0);
-		csv_count(out, row->n_base, 0);
-		csv_count(out, row->n_cand, 0);
-		csv_num(out, cmp_speedup(d), 0);
-		csv_num(out, row->usable ? cmp_speedup(row->d.hi) : NAN, 0);
-		csv_num(out, row->usable ? cmp_speedup(row->d.lo) : NAN, 0);
-		csv_num(out, row->usable ? row->d.level : NAN, 0);
-		csv_num(out, cmp_improvement(d), 0);
-		csv_num(out, row->p, 0);
-		csv_num(out, row->p_adj, 0);
-		csv_field(out, cmp_verdict_name(row->verdict), 0);
-		csv_num(out, row->rss_ratio, 0);
-		csv_num(out, row->retained_base, 0);
-		csv_num(out, row->retained_cand, 0);
-		csv_num(out, row->med_base_ns, 0);
-		csv_num(out, row->med_cand_ns, 0);
-		csv_num(out, row->drift_p, 0);
-		csv_count(out, row->flagged, 0);
-		csv_num(out, row->floor_pct, 0);
-		csv_num(out, row->growth_base, 0);
-		csv_num(out, row->growth_cand, 0);
-		csv_count(out, row->unsettled_base, 0);
-		csv_count(out, row->unsettled_cand, 0);
-		csv_num(out, row->need ? (double)row->need : NAN, 0);
-		csv_field(out, r->paired ? "paired" : "two-sample", 0);
-		csv_num(out, r->conf, 0);
-		csv_num(out, cmp_row_family_conf(r, row), 0);
-		csv_field(out, cmp_family_name(row->family), 0);
-		csv_count(out, row->family == CMP_FAMILY_PRIMARY ? r->family : r->fam[row->family].m,
-		          0);
-		csv_num(out, row->usable ? cmp_speedup(row->d_each.hi) : NAN, 0);
-		csv_num(out, row->usable ? cmp_speedup(row->d_each.lo) : NAN, 0);
-		csv_num(out, row->usable ? row->d_each.level : NAN, 0);
-		csv_field(out,
-		          !row->usable || row->verdict == CMP_TOO_FEW || isnan(row->equiv_pct) ? ""
-		          : row->equivalent                                                    ? "true"
-		                                                                 : "false",
-		          0);
-		csv_num(out, row->equiv_pct, 0);
-		csv_num(out, row->processes_base, 0);
-		csv_num(out, row->processes_cand, 0);
-		csv_num(out, row->calls_base, 0);
-		csv_num(out, row->calls_cand, 0);
+		row_csv_estimate(out, row);
+		row_csv_measures(out, row);
+		row_csv_family(out, r, row);
 		export_attrib_csv_values(out, in, i, csv_num);
 		const char *n = export_replay_note(in, row->workload, note, sizeof note);
 		csv_field(out, n ? n : "", 1);

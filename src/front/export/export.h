@@ -1,9 +1,9 @@
 /* export.h - every output format of `allocab compare --format` and `allocab merge --format`, the
  * text table included: one exporter per format, each in its own file of this folder named after
  * it (table.c, markdown.c, json.c, csv.c, html.c, svg.c, bmf.c, gab.c), behind the one interface
- * below; each renders a comparison (write) and a fleet of machines (write_fleet, drawing on the
- * fleet*.c files). The registry is export.c; what the formats share is private to this folder
- * (exportint.h).
+ * below; each renders a comparison (write) and a fleet of machines (write_fleet, fleettext.c
+ * holding what the fleet formats share). The registry is export.c; what the formats share is
+ * private to this folder (exportint.h); the charts of html and svg are front/draw/draw.h's.
  *
  * Convention for every exporter: it renders what the comparison (and the results documents it
  * points to) already holds, recomputes no statistic of its own beyond order statistics of the

@@ -36,6 +36,8 @@ void export_fmt_double(double v, char *buf, size_t len);
  * evaluate it as a formula, so the CSV writers put a single quote before it inside its quotes
  * (OWASP, "CSV Injection"; docs/results-format.md, "allocab-compare/1"). Numbers are not text cells. */
 int export_csv_formula(const char *s);
+/* Appends to buf (of len bytes, holding a string) as snprintf does. */
+void export_append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A JSON number, or null for NaN and infinities; NULL when memory ran out. */
 cJSON *export_json_num(double v);
 /* Prints j (NULL: memory ran out) with a newline and deletes it, its strings made well-formed
@@ -118,6 +120,9 @@ size_t export_method_lines(const struct cmp_report *r, int without_convention,
  * candidate (or, without one, the comparisons of the leading regime when they are few, else the
  * largest decided one), and the warnings' count. */
 void export_summary(const struct cmp_report *r, char *buf, size_t len);
+
+/* replayfmt.c: what the replays say, as lines (each < EXPORT_LINE bytes) and as JSON. */
+
 /* What the replays of in say (struct cmp_replay): per replay, what was replayed, the caveat that
  * it is the allocation stream only, how the program's speedup is predicted, then one line per
  * candidate (each starting with two spaces) or why there is none. Returns the lines (at most
@@ -127,6 +132,9 @@ size_t export_replay_lines(const struct export_input *in, char (*line)[EXPORT_LI
  * carry one note per comparison (csv, gab, the svg's title). */
 const char *export_replay_note(const struct export_input *in, const char *wl, char *buf,
                                size_t len);
+/* The "replays" member of the JSON: what each replay ran and predicts (docs/results-format.md,
+ * allocab-compare/1); NULL when memory ran out. */
+cJSON *export_replay_json(const struct export_input *in);
 
 /* fleettext.c: a fleet (`allocab merge`) as the table (md 0) or markdown (md 1) formats render
  * it: the method, the warnings, the machines, and per comparison every machine's row and the
@@ -140,6 +148,10 @@ void export_fleet_cell_note(const struct fleet_report *f, const struct fleet_row
                             char *buf, size_t len);
 void export_fleet_pooled_note(const struct fleet_report *f, const struct fleet_row *row,
                               char *buf, size_t len);
+/* The note of machine m's row, or of the pooled row when m is f->nm: the fleet forest plot's
+ * tooltips (struct chart_fleet_input). */
+void export_fleet_note(const struct fleet_report *f, const struct fleet_row *row, size_t m,
+                       char *buf, size_t len);
 /* The method of a fleet report in one sentence. */
 void export_fleet_method(const struct fleet_report *f, char *buf, size_t len);
 
@@ -148,8 +160,8 @@ void export_fleet_method(const struct fleet_report *f, char *buf, size_t len);
  * a usable attribution; the facts of a document in one line ("machine: ..."); the facts two
  * documents differ in ("" when none); the text section (the facts, then a line per faster or
  * slower comparison); the JSON members (each comparison's "attribution", "facts",
- * "facts_differ"); the CSV values of row i (EXPORT_ATTRIB_CSV_HEAD names them); the HTML chart
- * (returns 0, or -1 when writing failed). The CSV columns come before the note. */
+ * "facts_differ"); the CSV values of row i (EXPORT_ATTRIB_CSV_HEAD names them). The CSV columns
+ * come before the note. (The HTML report's chart of them: front/draw/draw.h, chart_attrib.) */
 void export_attrib_line(const struct cmp_attrib *a, char *buf, size_t len);
 void export_facts_line(const struct rf_doc *d, char *buf, size_t len);
 void export_facts_differ_line(const struct rf_doc *a, const struct rf_doc *b, char *buf,
@@ -162,7 +174,6 @@ void export_attrib_json(cJSON *doc, const struct export_input *in);
 	"diff_minflt_hi"
 void export_attrib_csv_values(FILE *out, const struct export_input *in, size_t i,
                               void (*field)(FILE *, double, int last));
-int export_attrib_svg(FILE *f, const struct export_input *in);
 
 /* json.c: the allocab-compare/1 document that --format json prints, without claims (caller owns
  * it); NULL when memory ran out. */

@@ -42,6 +42,15 @@ void export_fleet_cell_note(const struct fleet_report *f, const struct fleet_row
 		snprintf(buf + k, len - k, "%sbusy machine", k ? "; " : "");
 }
 
+void export_fleet_note(const struct fleet_report *f, const struct fleet_row *row, size_t m,
+                       char *buf, size_t len)
+{
+	if (m == f->nm)
+		export_fleet_pooled_note(f, row, buf, len);
+	else
+		export_fleet_cell_note(f, row, m, buf, len);
+}
+
 static void names_of(const struct fleet_report *f, const struct fleet_row *row, int odd,
                      char *buf, size_t len)
 {

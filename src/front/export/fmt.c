@@ -6,6 +6,7 @@
 #include "common/utf8.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -167,4 +168,16 @@ size_t export_text_len(const char *s)
 int export_csv_formula(const char *s)
 {
 	return s[0] && strchr("=+-@\t\r", s[0]) != NULL;
+}
+
+void export_append(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t k = strlen(buf);
+	va_list ap;
+
+	if (k + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + k, len - k, fmt, ap);
+	va_end(ap);
 }

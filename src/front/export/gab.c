@@ -9,11 +9,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* What an entry's extra text says besides the arm's own figures; either may be NULL. */
+struct gab_extra {
+	const char *more; /* after a candidate's speedup (a fleet's pooled speedup) */
+	const char *note; /* last, on every entry (a replay's caveat) */
+};
+
 /* One entry: the arm's median with its range, the speedup of a candidate in the extra text, and
- * more (a fleet's pooled speedup) after it; note (a replay's caveat) last, on every entry. */
+ * x's texts. */
 static int gab_entry(cJSON *arr, const char *name, const struct cmp_row *row, int is_base,
-                     const struct export_arm_summary *s, const char *more, const char *note)
+                     const struct export_arm_summary *s, const struct gab_extra *x)
 {
+	const char *more = x->more, *note = x->note;
 	char range[64], extra[1536];
 	cJSON *e = cJSON_CreateObject();
 
@@ -56,8 +63,9 @@ static int gab_arm(void *ctx, const struct cmp_row *row, const char *arm, int is
 	char name[512], note[EXPORT_LINE];
 
 	export_bench_name(row, arm, name, sizeof name);
-	return gab_entry(g->arr, name, row, is_base, s, NULL,
-	                 export_replay_note(g->in, row->workload, note, sizeof note));
+	return gab_entry(g->arr, name, row, is_base, s,
+	                 &(struct gab_extra){NULL, export_replay_note(g->in, row->workload, note,
+	                                                              sizeof note)});
 }
 
 struct gab_fleet {
@@ -89,7 +97,7 @@ static int gab_fleet_arm(void *ctx, const char *machine, const struct cmp_row *r
 		snprintf(more, sizeof more, "; pooled over %zu machines %.3fx [%.3f, %.3f]",
 		         fr->npooled, cmp_speedup(fr->meta.mu), cmp_speedup(fr->meta.hi),
 		         cmp_speedup(fr->meta.lo));
-	return gab_entry(g->arr, full, row, is_base, s, more, NULL);
+	return gab_entry(g->arr, full, row, is_base, s, &(struct gab_extra){more, NULL});
 }
 
 static int write_gab_fleet(FILE *f, const struct export_fleet_input *in, char *err,

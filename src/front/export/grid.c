@@ -36,13 +36,21 @@ static int elsewhere_only(const struct export_grid *g, size_t i, const size_t *c
 	return seen != NULL;
 }
 
-/* The columns cols[0..n) of g as aligned columns, header first; with tail, the column
+/* How print_part prints its columns. */
+enum part_flags {
+	PART_TAIL = 1 << 0,  /* the last column under its row */
+	PART_SPLIT = 1 << 1, /* a part of a split grid */
+};
+
+/* The columns cols[0..n) of g as aligned columns, header first; with PART_TAIL, the column
  * cols[n - 1] goes under its row instead, as "    HEADER: CELL" (skipped for "-"), so that a
  * group too wide for the width keeps its cells with their row. A line of a part of a split grid
- * (part 1) that has nothing here but "(... see there)" is left out, and the count said once. */
+ * (PART_SPLIT) that has nothing here but "(... see there)" is left out, and the count said
+ * once. */
 static void print_part(FILE *out, const struct export_grid *g, const size_t *w, const size_t *cols,
-                       size_t n, int tail, int part)
+                       size_t n, unsigned flags)
 {
+	int tail = flags & PART_TAIL, part = flags & PART_SPLIT;
 	size_t m = tail ? n - 1 : n, t = cols[n - 1], left = 0;
 	const char *where = NULL;
 
@@ -101,7 +109,7 @@ void export_print_grid(FILE *out, const struct export_grid *g, size_t width)
 		cols[j] = j;
 	}
 	if (!width || total <= width) {
-		print_part(out, g, w, cols, g->cols, 0, 0);
+		print_part(out, g, w, cols, g->cols, 0);
 		return;
 	}
 	for (size_t j = 0; j < keys; j++)
@@ -138,7 +146,7 @@ void export_print_grid(FILE *out, const struct export_grid *g, size_t width)
 		}
 		if (part)
 			fputs("\n", out);
-		print_part(out, g, w, cols, n, tail, 1);
+		print_part(out, g, w, cols, n, (tail ? PART_TAIL : 0) | PART_SPLIT);
 	}
 }
 

@@ -4,7 +4,7 @@
  * configuration: docs/ci.md, docs/fleet.md. */
 #include "front/export/exportint.h"
 
-#include "front/export/series.h"
+#include "front/draw/draw.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -14,10 +14,11 @@
 static int summarize(const struct rf_doc *d, const char *arm, const struct cmp_row *row,
                      double conf, struct export_arm_summary *s)
 {
+	struct series_key key = {arm, row->workload, row->phase, row->regime};
 	double *t, *v;
 	size_t n, nv;
 
-	if (series_arm_times(d, arm, row->workload, row->phase, row->regime, &t, &n) != 0)
+	if (series_arm_times(d, &key, &t, &n) != 0)
 		return -1;
 	s->n = n;
 	s->med = series_sorted_median(t, n);

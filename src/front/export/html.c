@@ -5,8 +5,7 @@
  * plot of every machine and the pooled estimates, the machines and the comparisons. */
 #include "front/export/exportint.h"
 
-#include "front/export/charts.h"
-#include "front/export/svgdraw.h"
+#include "front/draw/draw.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -298,6 +297,7 @@ static void inputs_section(FILE *f, const struct cmp_report *r)
 static int write_html(FILE *f, const struct export_input *in, char *err, size_t errlen)
 {
 	const struct cmp_report *r = in->r;
+	const struct chart_input chart = {.r = r, .margin = in->margin, .attrib = in->attrib};
 	char summary[EXPORT_LINE];
 	int rc = 0;
 
@@ -323,15 +323,15 @@ static int write_html(FILE *f, const struct export_input *in, char *err, size_t 
 	rc |= question(f, r);
 	warnings(f, r);
 	fputs("<h2>Speedups</h2>\n<figure>\n", f);
-	rc |= chart_forest(f, in, 0);
+	rc |= chart_forest(f, &chart, 0);
 	fputs("</figure>\n<h2>Speed against memory</h2>\n<figure>\n", f);
-	rc |= chart_speed_memory(f, in);
+	rc |= chart_speed_memory(f, &chart);
 	fputs("</figure>\n<h2>Measured times</h2>\n<figure>\n", f);
-	rc |= chart_distributions(f, in);
+	rc |= chart_distributions(f, &chart);
 	fputs("</figure>\n<h2>Rounds in run order</h2>\n<figure>\n", f);
-	rc |= chart_rounds(f, in);
+	rc |= chart_rounds(f, &chart);
 	fputs("</figure>\n<h2>What the differences are made of</h2>\n<figure>\n", f);
-	rc |= export_attrib_svg(f, in);
+	rc |= chart_attrib(f, &chart);
 	fputs("</figure>\n", f);
 	rc |= tables(f, r);
 	replay_section(f, in);
@@ -414,6 +414,7 @@ static int write_html_fleet(FILE *f, const struct export_fleet_input *in, char *
                             size_t errlen)
 {
 	const struct fleet_report *fr = in->f;
+	const struct chart_fleet_input chart = {fr, in->margin, export_fleet_note};
 	char line[1024];
 	int rc;
 
@@ -428,7 +429,7 @@ static int write_html_fleet(FILE *f, const struct export_fleet_input *in, char *
 	fputs(". Each machine is compared within its own file; the diamond pools them.</p>\n"
 	      "<h2>Speedups per machine and pooled</h2>\n<figure>\n",
 	      f);
-	rc = chart_fleet_forest(f, in, 0);
+	rc = chart_fleet_forest(f, &chart, 0);
 	fputs("</figure>\n", f);
 	fleet_machines(f, fr);
 	fputs("<h2>Comparisons</h2>\n<table>\n<thead><tr><th>workload</th><th>candidate</th>"

@@ -87,6 +87,33 @@ static cJSON *solo_json(const struct cmp_report *r, const struct cmp_row *row)
 	return o;
 }
 
+/* A row's members from peak_rss_ratio to unsettled_candidate: memory, processes and calls. */
+static void row_usage_json(cJSON *o, const struct cmp_row *row)
+{
+	add_num(o, "peak_rss_ratio", row->rss_ratio);
+	add_num(o, "peak_rss_n", (double)row->rss_n);
+	add_num(o, "peak_rss_kib_baseline", row->peak_base_kib);
+	add_num(o, "peak_rss_kib_candidate", row->peak_cand_kib);
+	add_num(o, "retained_bytes_baseline", row->retained_base);
+	add_num(o, "retained_bytes_candidate", row->retained_cand);
+	add_num(o, "median_ns_cold_baseline", row->med_regime_base[RF_COLD]);
+	add_num(o, "median_ns_cold_candidate", row->med_regime_cand[RF_COLD]);
+	add_num(o, "median_ns_steady_baseline", row->med_regime_base[RF_STEADY]);
+	add_num(o, "median_ns_steady_candidate", row->med_regime_cand[RF_STEADY]);
+	add_num(o, "rss_after_first_bytes_baseline", row->rss_first_base);
+	add_num(o, "rss_after_first_bytes_candidate", row->rss_first_cand);
+	add_num(o, "rss_after_last_bytes_baseline", row->rss_last_base);
+	add_num(o, "rss_after_last_bytes_candidate", row->rss_last_cand);
+	add_num(o, "rss_growth_bytes_baseline", row->growth_base);
+	add_num(o, "rss_growth_bytes_candidate", row->growth_cand);
+	add_num(o, "processes_baseline", row->processes_base);
+	add_num(o, "processes_candidate", row->processes_cand);
+	add_num(o, "calls_baseline", row->calls_base);
+	add_num(o, "calls_candidate", row->calls_cand);
+	add_num(o, "unsettled_baseline", (double)row->unsettled_base);
+	add_num(o, "unsettled_candidate", (double)row->unsettled_cand);
+}
+
 static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 {
 	cJSON *o = key_json(row->workload, row->phase, row->regime, row->candidate, row->baseline);
@@ -119,28 +146,7 @@ static cJSON *row_json(const struct cmp_report *r, const struct cmp_row *row)
 	add_num(o, "sd_log_ratio", r->paired ? row->sd : NAN);
 	add_num(o, "median_ns_baseline", row->med_base_ns);
 	add_num(o, "median_ns_candidate", row->med_cand_ns);
-	add_num(o, "peak_rss_ratio", row->rss_ratio);
-	add_num(o, "peak_rss_n", (double)row->rss_n);
-	add_num(o, "peak_rss_kib_baseline", row->peak_base_kib);
-	add_num(o, "peak_rss_kib_candidate", row->peak_cand_kib);
-	add_num(o, "retained_bytes_baseline", row->retained_base);
-	add_num(o, "retained_bytes_candidate", row->retained_cand);
-	add_num(o, "median_ns_cold_baseline", row->med_regime_base[RF_COLD]);
-	add_num(o, "median_ns_cold_candidate", row->med_regime_cand[RF_COLD]);
-	add_num(o, "median_ns_steady_baseline", row->med_regime_base[RF_STEADY]);
-	add_num(o, "median_ns_steady_candidate", row->med_regime_cand[RF_STEADY]);
-	add_num(o, "rss_after_first_bytes_baseline", row->rss_first_base);
-	add_num(o, "rss_after_first_bytes_candidate", row->rss_first_cand);
-	add_num(o, "rss_after_last_bytes_baseline", row->rss_last_base);
-	add_num(o, "rss_after_last_bytes_candidate", row->rss_last_cand);
-	add_num(o, "rss_growth_bytes_baseline", row->growth_base);
-	add_num(o, "rss_growth_bytes_candidate", row->growth_cand);
-	add_num(o, "processes_baseline", row->processes_base);
-	add_num(o, "processes_candidate", row->processes_cand);
-	add_num(o, "calls_baseline", row->calls_base);
-	add_num(o, "calls_candidate", row->calls_cand);
-	add_num(o, "unsettled_baseline", (double)row->unsettled_base);
-	add_num(o, "unsettled_candidate", (double)row->unsettled_cand);
+	row_usage_json(o, row);
 	cJSON *dr = cJSON_AddObjectToObject(o, "drift");
 	add_num(dr, "rho", row->drift_rho);
 	add_num(dr, "p", row->drift_p);
@@ -218,6 +224,38 @@ static void regimes_json(cJSON *o, enum cmp_regimes asked, const int compared[RF
 			cJSON_AddItemToArray(cmpd, cJSON_CreateString(rf_regime_name(g)));
 }
 
+/* Each family's size, level and rounds needed, into fams. */
+static void families_json(cJSON *fams, const struct cmp_report *r)
+{
+	for (int f = 0; fams && f < CMP_NFAMILIES; f++) {
+		cJSON *fo = cJSON_AddObjectToObject(fams, cmp_family_name(f));
+		size_t m = f == CMP_FAMILY_PRIMARY ? r->family : r->fam[f].m;
+		add_num(fo, "size", (double)m);
+		add_num(fo, "level", m ? r->fam[f].conf : NAN);
+		add_num(fo, "rounds_needed", m ? (double)r->fam[f].need : NAN);
+	}
+}
+
+/* The telemetry flags of r's rounds ("telemetry_flags"). */
+static cJSON *flags_json(const struct cmp_report *r)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; arr && i < r->nflags; i++) {
+		const struct noise_flag *f = &r->flags[i];
+		cJSON *j = cJSON_CreateObject();
+		add_str(j, "file", f->doc->path);
+		add_num(j, "round", (double)f->round);
+		add_str(j, "arm", f->doc->arms[f->arm]);
+		add_str(j, "workload", f->doc->wl[f->wl].name);
+		add_str(j, "metric", f->metric);
+		add_num(j, "value", f->value);
+		add_num(j, "threshold", f->threshold);
+		cJSON_AddItemToArray(arr, j);
+	}
+	return arr;
+}
+
 cJSON *export_compare_json(const struct cmp_report *r)
 {
 	cJSON *o = doc_head("allocab-compare/1"), *arr;
@@ -238,14 +276,7 @@ cJSON *export_compare_json(const struct cmp_report *r)
 	add_num(o, "family_size", (double)r->family);
 	add_num(o, "family_level", r->family_conf);
 	add_str(o, "primary", cmp_primary_text(&r->primary, line, sizeof line));
-	cJSON *fams = cJSON_AddObjectToObject(o, "families");
-	for (int f = 0; f < CMP_NFAMILIES; f++) {
-		cJSON *fo = cJSON_AddObjectToObject(fams, cmp_family_name(f));
-		size_t m = f == CMP_FAMILY_PRIMARY ? r->family : r->fam[f].m;
-		add_num(fo, "size", (double)m);
-		add_num(fo, "level", m ? r->fam[f].conf : NAN);
-		add_num(fo, "rounds_needed", m ? (double)r->fam[f].need : NAN);
-	}
+	families_json(cJSON_AddObjectToObject(o, "families"), r);
 	add_num(o, "equivalence_pct", r->equivalence > 0 ? r->equivalence : NAN);
 	add_str(o, "interval",
 	        r->paired ? r->bootstrap ? "bootstrap" : "signed-rank" : "mann-whitney");
@@ -266,19 +297,7 @@ cJSON *export_compare_json(const struct cmp_report *r)
 	cJSON_AddItemToObject(o, "comparisons", arr = cJSON_CreateArray());
 	for (size_t i = 0; i < r->nrows; i++)
 		cJSON_AddItemToArray(arr, row_json(r, &r->rows[i]));
-	cJSON_AddItemToObject(o, "telemetry_flags", arr = cJSON_CreateArray());
-	for (size_t i = 0; i < r->nflags; i++) {
-		const struct noise_flag *f = &r->flags[i];
-		cJSON *j = cJSON_CreateObject();
-		add_str(j, "file", f->doc->path);
-		add_num(j, "round", (double)f->round);
-		add_str(j, "arm", f->doc->arms[f->arm]);
-		add_str(j, "workload", f->doc->wl[f->wl].name);
-		add_str(j, "metric", f->metric);
-		add_num(j, "value", f->value);
-		add_num(j, "threshold", f->threshold);
-		cJSON_AddItemToArray(arr, j);
-	}
+	cJSON_AddItemToObject(o, "telemetry_flags", flags_json(r));
 	return o;
 }
 
@@ -438,80 +457,12 @@ static int write_json_fleet(FILE *out, const struct export_fleet_input *in, char
 	return export_print_json(out, o, err, errlen);
 }
 
-/* The process a replay ran (struct rf_input), or null. */
-static cJSON *process_json(const struct rf_input *in)
-{
-	cJSON *o;
-
-	if (!in)
-		return cJSON_CreateNull();
-	o = cJSON_CreateObject();
-	add_str(o, "trace", in->trace);
-	add_num(o, "index", in->index);
-	add_num(o, "pid", in->pid);
-	add_str(o, "exe", in->exe);
-	add_str(o, "command", in->command);
-	add_num(o, "threads", in->threads);
-	add_num(o, "events", in->events);
-	add_num(o, "duration_ns", in->duration_ns);
-	add_str(o, "ended", in->ended);
-	return o;
-}
-
-/* A replay's prediction of the program's speedup (struct cmp_replay), or null. */
-static cJSON *prediction_json(const struct cmp_replay *x)
-{
-	cJSON *o, *arr;
-
-	if (!x->n)
-		return cJSON_CreateNull();
-	o = cJSON_CreateObject();
-	add_str(o, "regime", rf_regime_name(x->regime));
-	add_num(o, "program_ns", x->t_prog_ns);
-	add_str(o, "program_from", x->t_prog_from ? x->t_prog_from : "trace");
-	add_str(o, "program_arm", x->t_prog_arm);
-	add_num(o, "replay_baseline_ns", x->t_replay_ns);
-	cJSON_AddItemToObject(o, "candidates", arr = cJSON_CreateArray());
-	for (size_t i = 0; i < x->n; i++) {
-		const struct cmp_prediction *p = &x->p[i];
-		cJSON *c = cJSON_CreateObject(), *ci = cJSON_CreateArray();
-		add_str(c, "candidate", p->row->candidate);
-		add_num(c, "speedup", p->est);
-		cJSON_AddItemToArray(ci, export_json_num(p->lo));
-		cJSON_AddItemToArray(ci, export_json_num(p->hi));
-		cJSON_AddItemToObject(c, "ci", ci);
-		add_num(c, "level", p->row->d.level);
-		add_num(c, "replay_speedup", cmp_speedup(p->row->d.est));
-		cJSON_AddItemToArray(arr, c);
-	}
-	return o;
-}
-
-/* "replays": what each replay ran and predicts (docs/results-format.md, allocab-compare/1). */
-static cJSON *replays_json(const struct export_input *in)
-{
-	cJSON *arr = cJSON_CreateArray();
-	char note[EXPORT_LINE];
-
-	for (size_t k = 0; arr && k < in->nreplays; k++) {
-		const struct cmp_replay *x = &in->replays[k];
-		cJSON *o = cJSON_CreateObject();
-		add_str(o, "workload", x->workload);
-		cJSON_AddItemToObject(o, "process", process_json(x->input));
-		add_str(o, "caveat", export_replay_note(in, x->workload, note, sizeof note));
-		cJSON_AddItemToObject(o, "prediction", prediction_json(x));
-		add_str(o, "no_prediction", x->n ? NULL : x->why_not);
-		cJSON_AddItemToArray(arr, o);
-	}
-	return arr;
-}
-
 static int write_json(FILE *out, const struct export_input *in, char *err, size_t errlen)
 {
 	cJSON *o = export_compare_json(in->r);
 
 	if (o)
-		cJSON_AddItemToObject(o, "replays", replays_json(in));
+		cJSON_AddItemToObject(o, "replays", export_replay_json(in));
 	if (o)
 		export_attrib_json(o, in);
 	if (o && in->claims)

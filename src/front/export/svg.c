@@ -1,22 +1,36 @@
 /* svg.c - `--format svg`: the forest plot of every speedup with its interval, alone, as an SVG
- * document (charts.c). */
+ * document (front/draw/draw.h), the replays' caveats under it. */
 #include "front/export/exportint.h"
 
-#include "front/export/charts.h"
+#include "front/draw/draw.h"
+
+#include <stdlib.h>
 
 static int write_svg(FILE *f, const struct export_input *in, char *err, size_t errlen)
 {
-	if (chart_forest(f, in, 1) != 0) {
+	char(*note)[EXPORT_LINE] = calloc(in->nreplays ? in->nreplays : 1, sizeof *note);
+	const char **line = calloc(in->nreplays ? in->nreplays : 1, sizeof *line);
+	struct chart_input chart = {in->r, in->margin, in->attrib, line, in->nreplays};
+	int rc = -1;
+
+	for (size_t k = 0; note && line && k < in->nreplays; k++)
+		line[k] = export_replay_note(in, in->replays[k].workload, note[k], sizeof note[k]);
+	if (note && line)
+		rc = chart_forest(f, &chart, 1);
+	free(note);
+	free(line);
+	if (rc != 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	return 0;
 }
 
-static int write_svg_fleet(FILE *f, const struct export_fleet_input *in, char *err,
-                           size_t errlen)
+static int write_svg_fleet(FILE *f, const struct export_fleet_input *in, char *err, size_t errlen)
 {
-	if (chart_fleet_forest(f, in, 1) != 0) {
+	const struct chart_fleet_input chart = {in->f, in->margin, export_fleet_note};
+
+	if (chart_fleet_forest(f, &chart, 1) != 0) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}

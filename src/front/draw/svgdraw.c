@@ -1,5 +1,5 @@
-/* svgdraw.c - drawing primitives for the charts (svgdraw.h). */
-#include "front/export/svgdraw.h"
+/* svgdraw.c - the drawing primitives of the charts (draw.h). */
+#include "front/draw/draw.h"
 
 #include "common/utf8.h"
 
@@ -166,19 +166,44 @@ void svg_close(FILE *f)
 	fputs("</svg>\n", f);
 }
 
-void svg_text(FILE *f, double x, double y, const char *cls, const char *anchor, const char *fmt,
-              ...)
+/* <text> at (x, y) of class cls and text-anchor anchor, its text printf'd from fmt and ap. */
+static void text_v(FILE *f, const double at[2], const char *cls, const char *anchor,
+                   const char *fmt, va_list ap)
 {
 	char buf[1024];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"%s\" text-anchor=\"%s\">", x, y,
+	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"%s\" text-anchor=\"%s\">", at[0], at[1],
 	        cls ? cls : "", anchor);
 	svg_esc(f, buf);
 	fputs("</text>\n", f);
+}
+
+void svg_text(FILE *f, double x, double y, const char *cls, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	text_v(f, (const double[2]){x, y}, cls, "start", fmt, ap);
+	va_end(ap);
+}
+
+void svg_text_middle(FILE *f, double x, double y, const char *cls, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	text_v(f, (const double[2]){x, y}, cls, "middle", fmt, ap);
+	va_end(ap);
+}
+
+void svg_text_end(FILE *f, double x, double y, const char *cls, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	text_v(f, (const double[2]){x, y}, cls, "end", fmt, ap);
+	va_end(ap);
 }
 
 void svg_line(FILE *f, double x1, double y1, double x2, double y2, const char *cls)
@@ -215,8 +240,7 @@ static void tooltip_close(FILE *f, const char *tip, const char *tag)
 	}
 }
 
-void svg_mark(FILE *f, double x, double y, double r, unsigned shape, const char *cls,
-              const char *tip)
+void svg_mark(FILE *f, double x, double y, const struct svg_glyph *g, const char *tip)
 {
 	static const double pts[6][8] = {{0},
 	                                 {0},
@@ -225,8 +249,10 @@ void svg_mark(FILE *f, double x, double y, double r, unsigned shape, const char 
 	                                 {0, 1.2, 1.1, -0.8, -1.1, -0.8},
 	                                 {0}};
 	static const int npts[6] = {0, 0, 3, 4, 3, 0};
+	unsigned shape = g->shape % 6;
+	double r = g->r;
+	const char *cls = g->cls;
 
-	shape %= 6;
 	if (shape == 0) {
 		svg_circle(f, x, y, r, cls, tip);
 		return;

@@ -1,9 +1,6 @@
-/* charts.c - the forest plot and speed-against-memory chart (charts.h); chartsamples.c draws the
- * two charts of raw samples. */
-#include "front/export/charts.h"
-
-#include "front/export/series.h"
-#include "front/export/svgdraw.h"
+/* charts.c - the forest plot and speed-against-memory chart (draw.h), and the axes and legends
+ * the charts share (drawint.h); chartsamples.c draws the two charts of raw samples. */
+#include "front/draw/drawint.h"
 
 #include <math.h>
 #include <string.h>
@@ -21,10 +18,9 @@
 
 void chart_convention(FILE *f, double x, double y)
 {
-	svg_text(f, x, y, "muted", "start",
+	svg_text(f, x, y, "muted",
 	         "speedup 1.12x means the candidate takes 1/1.12 of the baseline's time;");
-	svg_text(f, x, y + 14, "muted", "start",
-	         "improvement %% = (1 - t_candidate/t_baseline) x 100");
+	svg_text(f, x, y + 14, "muted", "improvement %% = (1 - t_candidate/t_baseline) x 100");
 }
 
 size_t chart_candidates(const struct cmp_report *r, const char **names, size_t max)
@@ -70,7 +66,7 @@ struct svg_scale chart_ratio_axis(double lo, double hi, double pad, double margi
 }
 
 /* The speedup axis: every usable interval, 1.0 and the margin. */
-static struct svg_scale forest_scale(const struct export_input *in)
+static struct svg_scale forest_scale(const struct chart_input *in)
 {
 	double lo = 1, hi = 1;
 
@@ -96,13 +92,13 @@ void chart_x_axis(FILE *f, const struct svg_scale *s, double y0, double y1, cons
 	for (size_t i = 0; i < n; i++) {
 		double x = svg_map(s, t[i]);
 		svg_line(f, x, y0, x, y1, "grid");
-		svg_text(f, x, y1 + 16, "tick", "middle", "%gx", t[i]);
+		svg_text_middle(f, x, y1 + 16, "tick", "%gx", t[i]);
 	}
 	svg_line(f, s->p0, y1, s->p1, y1, "axis");
-	svg_text(f, (s->p0 + s->p1) / 2, y1 + 36, "", "middle", "%s", label);
+	svg_text_middle(f, (s->p0 + s->p1) / 2, y1 + 36, "", "%s", label);
 }
 
-static void forest_row(FILE *f, const struct export_input *in, const struct cmp_row *row,
+static void forest_row(FILE *f, const struct chart_input *in, const struct cmp_row *row,
                        const struct svg_scale *s, double y)
 {
 	char label[256];
@@ -110,9 +106,9 @@ static void forest_row(FILE *f, const struct export_input *in, const struct cmp_
 	char cls[32], lv[16], vt[96];
 
 	row_label(in->r, row, label, sizeof label);
-	svg_text(f, LABEL_W - 10, y + 4, row->workload ? "" : "geo", "end", "%s", label);
+	svg_text_end(f, LABEL_W - 10, y + 4, row->workload ? "" : "geo", "%s", label);
 	if (!row->usable) {
-		svg_text(f, PLOT_X1 + 10, y + 4, "muted", "start", "insufficient data");
+		svg_text(f, PLOT_X1 + 10, y + 4, "muted", "insufficient data");
 		return;
 	}
 	double lo = cmp_speedup(row->d.hi), hi = cmp_speedup(row->d.lo);
@@ -124,13 +120,22 @@ static void forest_row(FILE *f, const struct export_input *in, const struct cmp_
 	         row->candidate, est, lo, hi, cmp_level_text(row->d.level, lv, sizeof lv),
 	         row->n, cmp_verdict_text(row, vt, sizeof vt));
 	svg_circle(f, svg_map(s, est), y, row->workload ? 4.5 : 6, cls, label);
-	svg_text(f, PLOT_X1 + 10, y + 4, row->workload ? "" : "geo", "start",
-	         "%.3fx [%.3f, %.3f]%s", est, lo, hi, chart_short_level(in->r, row) ? " *" : "");
+	svg_text(f, PLOT_X1 + 10, y + 4, row->workload ? "" : "geo", "%.3fx [%.3f, %.3f]%s", est,
+	         lo, hi, chart_short_level(in->r, row) ? " *" : "");
 }
 
 int chart_short_level(const struct cmp_report *r, const struct cmp_row *row)
 {
 	return row->usable && cmp_row_family_conf(r, row) - row->d.level > 1e-9;
+}
+
+/* Whether r has secondary rows: then the forest plot draws each family under its heading. */
+static int two_families(const struct cmp_report *r)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].family == CMP_FAMILY_SECONDARY)
+			return 1;
+	return 0;
 }
 
 /* "95% simultaneous intervals", or with two families each family's level. */
@@ -149,7 +154,7 @@ static void forest_levels(const struct cmp_report *r, int two, char *buf, size_t
 /* The rows of family fam (every row when fam < 0), workloads first, then the geometric means
  * under a line, from y down; a band behind and a heading above primary rows of two families.
  * Returns the y below them. */
-static double forest_family(FILE *f, const struct export_input *in, const struct svg_scale *s,
+static double forest_family(FILE *f, const struct chart_input *in, const struct svg_scale *s,
                             int fam, double y)
 {
 	const struct cmp_report *r = in->r;
@@ -163,9 +168,9 @@ static double forest_family(FILE *f, const struct export_input *in, const struct
 		if (fam == CMP_FAMILY_PRIMARY) {
 			svg_rect(f, 8, y - ROW_H / 2 - 2, FOREST_W - 16,
 			         ROW_H * (double)(1 + n[0] + n[1] + (n[0] && n[1])), "qband");
-			svg_text(f, 12, y + 4, "geo", "start", "The question: primary rows (%s%%)", lv);
+			svg_text(f, 12, y + 4, "geo", "The question: primary rows (%s%%)", lv);
 		} else
-			svg_text(f, 12, y + 4, "muted", "start", "Secondary rows (%s%%)", lv);
+			svg_text(f, 12, y + 4, "muted", "Secondary rows (%s%%)", lv);
 		y += ROW_H;
 	}
 	for (int geo = 0; geo < 2; geo++) {
@@ -199,28 +204,28 @@ static size_t forest_lines(const struct cmp_report *r, int two)
 	return lines;
 }
 
-int chart_forest(FILE *f, const struct export_input *in, int standalone)
+int chart_forest(FILE *f, const struct chart_input *in, int standalone)
 {
 	const struct cmp_report *r = in->r;
 	struct svg_scale s = forest_scale(in);
-	int two = export_two_families(r);
+	int two = two_families(r);
 	double y, h, notes;
 	char lv[16], levels[96];
 
-	notes = standalone ? 16 * (double)in->nreplays : 0;
+	notes = standalone ? 16 * (double)in->nnotes : 0;
 	h = TOP + ROW_H * (double)forest_lines(r, two) + BOTTOM + notes;
 	svg_open(f, FOREST_W, h, "Speedup of each allocator over the baseline, with intervals",
 	         "Forest plot: one row per workload and candidate; dot = Hodges-Lehmann speedup, "
 	         "bar = interval; right of the 1.0x line is faster. " CMP_CONVENTION,
 	         standalone);
 	forest_levels(r, two, levels, sizeof levels);
-	svg_text(f, 12, 22, "title", "start", "Speedup over %s (%s; log scale%s%s)",
+	svg_text(f, 12, 22, "title", "Speedup over %s (%s; log scale%s%s)",
 	         r->paired ? r->baseline : "the first file", levels, two ? "" : "; ",
 	         two                                              ? ""
 	         : r->compared[RF_COLD] && r->compared[RF_STEADY] ? "steady state and cold start"
 	         : r->compared[RF_STEADY]                         ? "steady state"
 	                                                          : "cold start");
-	svg_text(f, 12, 40, "muted", "start",
+	svg_text(f, 12, 40, "muted",
 	         "right of 1.0x: candidate faster; %s; colour: the verdict, read off the bar",
 	         "speedup = t_baseline / t_candidate");
 	y = TOP + ROW_H / 2;
@@ -229,25 +234,22 @@ int chart_forest(FILE *f, const struct export_input *in, int standalone)
 	if (isfinite(in->margin) && in->margin > 0) {
 		double x = svg_map(&s, 1 / in->margin);
 		svg_line(f, x, TOP - 6, x, h - BOTTOM - notes + 4, "margin");
-		svg_text(f, x + 3, TOP - 10, "muted", "start", "gate margin %.3fx", 1 / in->margin);
+		svg_text(f, x + 3, TOP - 10, "muted", "gate margin %.3fx", 1 / in->margin);
 	}
 	for (int fam = two ? 0 : -1; fam < (two ? CMP_NFAMILIES : 0); fam++)
 		y = forest_family(f, in, &s, fam, y);
 	if (standalone)
 		chart_convention(f, 12, h - 40);
-	for (size_t k = 0; standalone && k < in->nreplays; k++) {
-		char note[EXPORT_LINE];
-		svg_text(f, 12, h - 56 - 16 * (double)k, "muted", "start", "%s",
-		         export_replay_note(in, in->replays[k].workload, note, sizeof note));
-	}
+	for (size_t k = 0; standalone && k < in->nnotes; k++)
+		svg_text(f, 12, h - 56 - 16 * (double)k, "muted", "%s", in->notes[k]);
 	for (size_t i = 0; i < r->nrows; i++)
 		if (chart_short_level(r, &r->rows[i])) {
 			if (two)
-				svg_text(f, 12, h - 10, "muted", "start",
+				svg_text(f, 12, h - 10, "muted",
 				         "* the interval reaches less than its family's requested level "
 				         "(too few rounds)");
 			else
-				svg_text(f, 12, h - 10, "muted", "start",
+				svg_text(f, 12, h - 10, "muted",
 				         "* the interval reaches less than the requested level %s%% (too "
 				         "few rounds)",
 				         cmp_level_text(r->family_conf, lv, sizeof lv));
@@ -290,7 +292,7 @@ static void y_axis(FILE *f, const struct svg_scale *s, double x0, double x1, con
 	for (size_t i = 0; i < n; i++) {
 		double y = svg_map(s, t[i]);
 		svg_line(f, x0, y, x1, y, "grid");
-		svg_text(f, x0 - 6, y + 4, "tick", "end", "%gx", t[i]);
+		svg_text_end(f, x0 - 6, y + 4, "tick", "%gx", t[i]);
 	}
 	svg_line(f, x0, s->p0, x0, s->p1, "axis");
 	fprintf(f, "<text transform=\"translate(%.1f %.1f) rotate(-90)\" text-anchor=\"middle\">",
@@ -299,22 +301,40 @@ static void y_axis(FILE *f, const struct svg_scale *s, double x0, double x1, con
 	fputs("</text>\n", f);
 }
 
-int chart_speed_memory(FILE *f, const struct export_input *in)
+/* The mark of row on the axes xy (memory, speedup): its speedup's interval as a bar and its
+ * estimate as the shape of workload w, in the colour of candidate k. */
+static void scatter_mark(FILE *f, const struct cmp_row *row, const struct svg_scale xy[2],
+                         size_t k, size_t w)
+{
+	char cls[32], tip[256];
+	double px = svg_map(&xy[0], row->rss_ratio), py = svg_map(&xy[1], cmp_speedup(row->d.est));
+
+	snprintf(cls, sizeof cls, "s%zu", k % MAX_CANDS);
+	fprintf(f, "<g class=\"%s\">\n", cls);
+	svg_line(f, px, svg_map(&xy[1], cmp_speedup(row->d.hi)), px,
+	         svg_map(&xy[1], cmp_speedup(row->d.lo)), "series");
+	snprintf(tip, sizeof tip, "%s %s: %.3fx, peak RSS ratio %.2f", row->workload,
+	         row->candidate, cmp_speedup(row->d.est), row->rss_ratio);
+	svg_mark(f, px, py, &(struct svg_glyph){5, (unsigned)w, cls}, tip);
+	fputs("</g>\n", f);
+}
+
+int chart_speed_memory(FILE *f, const struct chart_input *in)
 {
 	const struct cmp_report *r = in->r;
 	const char *cands[MAX_CANDS], *wls[MAX_WLS];
 	size_t nc = chart_candidates(r, cands, MAX_CANDS), nw = 0;
 	struct svg_scale x = scatter_axis(r, 1, 90, SCATTER_W - 190);
 	struct svg_scale y = scatter_axis(r, 0, SCATTER_H - 84, 50);
-	char cls[32], tip[256];
+	char cls[32];
 
 	svg_open(f, SCATTER_W, SCATTER_H, "Speed against memory",
 	         "Each mark is one workload (shape) and allocator (colour): speedup (up is faster) "
 	         "against peak resident memory relative to the baseline (left uses less); the bar "
 	         "is the speedup's interval. " CMP_CONVENTION,
 	         0);
-	svg_text(f, 12, 22, "title", "start", "Speed against memory (each workload's phase compared)");
-	svg_text(f, 12, 40, "muted", "start", "up: faster; left: less peak RSS than %s",
+	svg_text(f, 12, 22, "title", "Speed against memory (each workload's phase compared)");
+	svg_text(f, 12, 40, "muted", "up: faster; left: less peak RSS than %s",
 	         r->paired ? r->baseline : "the first file");
 	chart_x_axis(f, &x, 50, SCATTER_H - 84, "peak RSS, candidate / baseline (log scale)");
 	y_axis(f, &y, 90, SCATTER_W - 190, "speedup (x, log scale)");
@@ -332,25 +352,17 @@ int chart_speed_memory(FILE *f, const struct export_input *in)
 			w++;
 		if (w == nw && nw < MAX_WLS)
 			wls[nw++] = row->workload;
-		snprintf(cls, sizeof cls, "s%zu", k % MAX_CANDS);
-		double px = svg_map(&x, row->rss_ratio), py = svg_map(&y, cmp_speedup(row->d.est));
-		fprintf(f, "<g class=\"%s\">\n", cls);
-		svg_line(f, px, svg_map(&y, cmp_speedup(row->d.hi)), px,
-		         svg_map(&y, cmp_speedup(row->d.lo)), "series");
-		snprintf(tip, sizeof tip, "%s %s: %.3fx, peak RSS ratio %.2f", row->workload,
-		         row->candidate, cmp_speedup(row->d.est), row->rss_ratio);
-		svg_mark(f, px, py, 5, (unsigned)w, cls, tip);
-		fputs("</g>\n", f);
+		scatter_mark(f, row, (const struct svg_scale[2]){x, y}, k, w);
 	}
 	for (size_t k = 0; k < nc; k++) {
 		snprintf(cls, sizeof cls, "s%zu", k);
 		svg_circle(f, SCATTER_W - 170, 60 + 18 * (double)k, 5, cls, NULL);
-		svg_text(f, SCATTER_W - 160, 64 + 18 * (double)k, "", "start", "%s", cands[k]);
+		svg_text(f, SCATTER_W - 160, 64 + 18 * (double)k, "", "%s", cands[k]);
 	}
 	for (size_t w = 0; w < nw; w++) {
 		double ly = 80 + 18 * (double)(nc + w);
-		svg_mark(f, SCATTER_W - 170, ly, 5, (unsigned)w, "s5", NULL);
-		svg_text(f, SCATTER_W - 160, ly + 4, "", "start", "%s", wls[w]);
+		svg_mark(f, SCATTER_W - 170, ly, &(struct svg_glyph){5, (unsigned)w, "s5"}, NULL);
+		svg_text(f, SCATTER_W - 160, ly + 4, "", "%s", wls[w]);
 	}
 	svg_close(f);
 	return ferror(f) ? -1 : 0;

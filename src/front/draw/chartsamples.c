@@ -1,9 +1,6 @@
-/* chartsamples.c - the charts of raw samples (charts.h): per-arm distributions of the measured
+/* chartsamples.c - the charts of raw samples (draw.h): per-arm distributions of the measured
  * times and per-round speedups in run order, one panel per workload. */
-#include "front/export/charts.h"
-
-#include "front/export/series.h"
-#include "front/export/svgdraw.h"
+#include "front/draw/drawint.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -57,20 +54,23 @@ static double jitter(size_t i)
  * rounds' main-regime times as crosses. The time axis covers exactly these. */
 enum layer { LAYER_MAIN, LAYER_COLD, LAYER_WARM, LAYER_COUNT };
 
-/* The times (ms) layer k of arm in workload wl draws into *t (*n of them, malloc'd; NULL when
- * none). Returns 0, or -1 when the layer is not drawn, has no time, or memory ran out. */
-static int layer_ms(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
-                    enum rf_regime main, enum layer k, double **t, size_t *n)
+/* The times (ms) layer k of key draws into *t (*n of them, malloc'd; NULL when none); key's
+ * regime is the main regime. Returns 0, or -1 when the layer is not drawn, has no time, or memory
+ * ran out. */
+static int layer_ms(const struct rf_doc *d, const struct series_key *key, enum layer k, double **t,
+                    size_t *n)
 {
+	struct series_key cold = *key;
 	int rc;
 
 	*t = NULL;
 	*n = 0;
-	if (k == LAYER_COLD && main != RF_STEADY)
+	if (k == LAYER_COLD && key->g != RF_STEADY)
 		return -1;
-	rc = k == LAYER_WARM
-	         ? series_warm_times(d, arm, wl, phase, main, t, n)
-	         : series_arm_times(d, arm, wl, phase, k == LAYER_COLD ? RF_COLD : main, t, n);
+	cold.g = RF_COLD;
+	rc = k == LAYER_WARM   ? series_warm_times(d, key, t, n)
+	     : k == LAYER_COLD ? series_arm_times(d, &cold, t, n)
+	                       : series_arm_times(d, key, t, n);
 	if (rc != 0 || *n == 0) {
 		free(*t);
 		*t = NULL;
@@ -113,7 +113,8 @@ static struct svg_scale time_scale(const struct rf_doc *d, const char *wl, const
 
 	for (size_t a = 0; a < d->narms; a++)
 		for (int k = 0; k < LAYER_COUNT; k++) {
-			if (layer_ms(d, d->arms[a], wl, phase, main, (enum layer)k, &t, &n) != 0)
+			struct series_key key = {d->arms[a], wl, phase, main};
+			if (layer_ms(d, &key, (enum layer)k, &t, &n) != 0)
 				continue;
 			for (size_t i = 0; i < n; i++) {
 				lo = fmin(lo, t[i]);
@@ -127,30 +128,33 @@ static struct svg_scale time_scale(const struct rf_doc *d, const char *wl, const
 	                          PLOT_X0, PLOT_X1, 0};
 }
 
-/* One arm's row (enum layer). Returns 0, or -1 when the arm has no ok run. */
-static int arm_row(FILE *f, const struct rf_doc *d, const char *arm, const char *wl,
-                   const char *phase, enum rf_regime main, const struct svg_scale *s, double y)
+/* The row of key's arm (enum layer; key's regime the main one). Returns 0, or -1 when the arm
+ * has no ok run. */
+static int arm_row(FILE *f, const struct rf_doc *d, const struct series_key *key,
+                   const struct svg_scale *s, double y)
 {
 	double *t;
 	size_t n;
 	char tip[128];
 
-	if (layer_ms(d, arm, wl, phase, main, LAYER_MAIN, &t, &n) != 0)
+	if (layer_ms(d, key, LAYER_MAIN, &t, &n) != 0)
 		return -1;
-	arm_strip(f, t, n, s, y, arm);
+	arm_strip(f, t, n, s, y, key->arm);
 	free(t);
-	if (layer_ms(d, arm, wl, phase, main, LAYER_COLD, &t, &n) == 0) {
+	if (layer_ms(d, key, LAYER_COLD, &t, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
-			snprintf(tip, sizeof tip, "%s, cold first repetition: %.3f ms", arm, t[i]);
+			snprintf(tip, sizeof tip, "%s, cold first repetition: %.3f ms", key->arm,
+			         t[i]);
 			svg_circle(f, svg_map(s, t[i]), y + 5 * jitter(i + 7), 2.6, "pt-warm", tip);
 		}
 		free(t);
 	}
-	if (layer_ms(d, arm, wl, phase, main, LAYER_WARM, &t, &n) == 0) {
+	if (layer_ms(d, key, LAYER_WARM, &t, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
-			snprintf(tip, sizeof tip, "%s, warm-up round (not compared): %.3f ms", arm,
-			         t[i]);
-			svg_mark(f, svg_map(s, t[i]), y - 8, 3, 5, "pt-warm", tip);
+			snprintf(tip, sizeof tip, "%s, warm-up round (not compared): %.3f ms",
+			         key->arm, t[i]);
+			svg_mark(f, svg_map(s, t[i]), y - 8, &(struct svg_glyph){3, 5, "pt-warm"},
+			         tip);
 		}
 		free(t);
 	}
@@ -167,23 +171,24 @@ static double panel_distribution(FILE *f, const struct cmp_report *r, const stru
 	double y = y0 + 24, tk[SVG_MAX_TICKS];
 	size_t nt = svg_ticks(&s, tk);
 
-	svg_text(f, 12, y0 + 12, "title", "start", "%s/%s (%s)", wl, phase,
+	svg_text(f, 12, y0 + 12, "title", "%s/%s (%s)", wl, phase,
 	         main == RF_STEADY ? "steady state; rings: cold start" : "cold start");
 	for (size_t a = 0; a < d->narms; a++, y += ARM_H) {
-		svg_text(f, PLOT_X0 - 10, y + 4, "", "end", "%s", d->arms[a]);
-		if (arm_row(f, d, d->arms[a], wl, phase, main, &s, y) != 0)
-			svg_text(f, PLOT_X0, y + 4, "muted", "start", "no ok runs");
+		struct series_key key = {d->arms[a], wl, phase, main};
+		svg_text_end(f, PLOT_X0 - 10, y + 4, "", "%s", d->arms[a]);
+		if (arm_row(f, d, &key, &s, y) != 0)
+			svg_text(f, PLOT_X0, y + 4, "muted", "no ok runs");
 	}
 	for (size_t i = 0; i < nt; i++) {
 		double x = svg_map(&s, tk[i]);
 		svg_line(f, x, y - 4, x, y, "axis");
-		svg_text(f, x, y + 12, "tick", "middle", "%g", tk[i]);
+		svg_text_middle(f, x, y + 12, "tick", "%g", tk[i]);
 	}
 	svg_line(f, PLOT_X0, y - 4, PLOT_X1, y - 4, "axis");
 	return y + PANEL_PAD - 20;
 }
 
-int chart_distributions(FILE *f, const struct export_input *in)
+int chart_distributions(FILE *f, const struct chart_input *in)
 {
 	const char *wl[MAX_WL];
 	size_t nw = workloads(in->r, wl, MAX_WL);
@@ -197,13 +202,13 @@ int chart_distributions(FILE *f, const struct export_input *in)
 	         "dots, the cold first repetition of the same runs as rings, warm-up rounds (never "
 	         "compared) as crosses.",
 	         0);
-	svg_text(f, 12, 22, "title", "start", "Measured times per allocator (ms, %s)", d->path);
-	svg_text(f, 12, 40, "muted", "start",
+	svg_text(f, 12, 22, "title", "Measured times per allocator (ms, %s)", d->path);
+	svg_text(f, 12, 40, "muted",
 	         "dot = one round; box = quartiles; bar = median; ring = the same run's first "
 	         "repetition; cross = a warm-up round (not compared)");
 	for (size_t i = 0; i < nw; i++)
 		y = panel_distribution(f, in->r, d, wl[i], y);
-	svg_text(f, 12, h - 12, "muted", "start", "time of the workload's %s phase, milliseconds",
+	svg_text(f, 12, h - 12, "muted", "time of the workload's %s phase, milliseconds",
 	         phase ? phase : "total");
 	svg_close(f);
 	return ferror(f) ? -1 : 0;
@@ -220,14 +225,14 @@ static void round_axis(FILE *f, const struct svg_scale *x, double y)
 		if (t[i] != floor(t[i]))
 			continue;
 		svg_line(f, svg_map(x, t[i]), y, svg_map(x, t[i]), y + 4, "axis");
-		svg_text(f, svg_map(x, t[i]), y + 15, "tick", "middle", "%g", t[i]);
+		svg_text_middle(f, svg_map(x, t[i]), y + 15, "tick", "%g", t[i]);
 	}
-	svg_text(f, x->p1, y + 28, "tick", "end", "round (its index in the file, in run order)");
+	svg_text_end(f, x->p1, y + 28, "tick", "round (its index in the file, in run order)");
 }
 
 /* Per-round speedups of every candidate of workload wl, in run order, on a log axis; the first
  * pass finds the range of the rounds and speedups drawn, the second draws. */
-static double panel_rounds(FILE *f, const struct export_input *in, const char *wl,
+static double panel_rounds(FILE *f, const struct chart_input *in, const char *wl,
                            const char **cands, size_t nc, double y0)
 {
 	const struct cmp_report *r = in->r;
@@ -241,7 +246,7 @@ static double panel_rounds(FILE *f, const struct export_input *in, const char *w
 		struct svg_scale y = {lo / 1.02, hi * 1.02, y0 + ROUNDS_H - 40, y0 + 20, 1};
 		if (pass) {
 			const char *ph = series_chart_phase(r, wl);
-			svg_text(f, 12, y0 + 12, "title", "start", "%s/%s (%s)", wl, ph,
+			svg_text(f, 12, y0 + 12, "title", "%s/%s (%s)", wl, ph,
 			         series_row_regime(r, wl, ph) == RF_STEADY ? "steady state"
 			                                                   : "cold start");
 			double t[SVG_MAX_TICKS];
@@ -249,8 +254,8 @@ static double panel_rounds(FILE *f, const struct export_input *in, const char *w
 			for (size_t i = 0; i < nt; i++) {
 				svg_line(f, PLOT_X0, svg_map(&y, t[i]), PLOT_X1, svg_map(&y, t[i]),
 				         "grid");
-				svg_text(f, PLOT_X0 - 6, svg_map(&y, t[i]) + 4, "tick", "end",
-				         "%gx", t[i]);
+				svg_text_end(f, PLOT_X0 - 6, svg_map(&y, t[i]) + 4, "tick", "%gx",
+				             t[i]);
 			}
 			svg_line(f, PLOT_X0, svg_map(&y, 1), PLOT_X1, svg_map(&y, 1), "ref");
 			if (rmax >= rmin)
@@ -289,7 +294,7 @@ static double panel_rounds(FILE *f, const struct export_input *in, const char *w
 	return y0 + ROUNDS_H;
 }
 
-int chart_rounds(FILE *f, const struct export_input *in)
+int chart_rounds(FILE *f, const struct chart_input *in)
 {
 	const char *wl[MAX_WL], *cands[MAX_CANDS];
 	size_t nw = workloads(in->r, wl, MAX_WL);
@@ -301,17 +306,17 @@ int chart_rounds(FILE *f, const struct export_input *in)
 	         "One line per allocator: the speedup t_baseline/t_candidate of each round, in the "
 	         "order the rounds ran, so drift and outliers are visible. " CMP_CONVENTION,
 	         0);
-	svg_text(f, 12, 22, "title", "start",
+	svg_text(f, 12, 22, "title",
 	         "Per-round speedup over %s, in run order (log scale; each panel names its phase "
 	         "and regime)",
 	         in->r->baseline ? in->r->baseline : "the baseline");
 	for (size_t k = 0; k < nc; k++) {
 		snprintf(cls, sizeof cls, "s%zu", k);
 		svg_line(f, PLOT_X0 + 120 * (double)k, 36, PLOT_X0 + 120 * (double)k + 18, 36, cls);
-		svg_text(f, PLOT_X0 + 120 * (double)k + 22, 40, "", "start", "%s", cands[k]);
+		svg_text(f, PLOT_X0 + 120 * (double)k + 22, 40, "", "%s", cands[k]);
 	}
 	if (!in->r->paired) {
-		svg_text(f, 12, 76, "muted", "start",
+		svg_text(f, 12, 76, "muted",
 		         "two files: rounds are not paired, so there are no per-round ratios");
 		svg_close(f);
 		return ferror(f) ? -1 : 0;

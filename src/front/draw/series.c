@@ -1,5 +1,5 @@
-/* series.c - samples behind a comparison for charts and exports (series.h). */
-#include "front/export/series.h"
+/* series.c - the samples behind a comparison, for the charts and the history formats (draw.h). */
+#include "front/draw/drawint.h"
 
 #include <math.h>
 #include <string.h>
@@ -51,39 +51,36 @@ enum rf_regime series_row_regime(const struct cmp_report *r, const char *wl, con
 	return RF_COLD;
 }
 
-/* The times of regime g, phase `phase` of arm and workload over the n rounds that run(d, i, a, w)
- * gives. */
-static int times_of(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
-                    enum rf_regime g, size_t rounds,
-                    const struct rf_run *(*run_of)(const struct rf_doc *, size_t, size_t, size_t),
-                    double **t, size_t *n)
+/* The times of key in d's measured rounds, or in its warm-up rounds when warm is set. */
+static int times_of(const struct rf_doc *d, const struct series_key *key, int warm, double **t,
+                    size_t *n)
 {
-	int a = rf_arm(d, arm), w = wl ? rf_workload(d, wl) : -1, p;
+	int a = rf_arm(d, key->arm), w = key->wl ? rf_workload(d, key->wl) : -1, p;
+	size_t rounds = warm ? d->nwarmup : d->nrounds;
 
 	*t = NULL;
 	*n = 0;
-	if (a < 0 || w < 0 || (p = rf_phase(&d->wl[w], phase)) < 0)
+	if (a < 0 || w < 0 || (p = rf_phase(&d->wl[w], key->phase)) < 0)
 		return -1;
 	if (rounds && !(*t = malloc(rounds * sizeof **t)))
 		return -1;
 	for (size_t i = 0; i < rounds; i++) {
-		const struct rf_run *run = run_of(d, i, (size_t)a, (size_t)w);
-		if (run->present && run->ok && run->t_regime[g][p] > 0)
-			(*t)[(*n)++] = run->t_regime[g][p];
+		const struct rf_run *run =
+		    (warm ? rf_warm_run : rf_run)(d, i, (size_t)a, (size_t)w);
+		if (run->present && run->ok && run->t_regime[key->g][p] > 0)
+			(*t)[(*n)++] = run->t_regime[key->g][p];
 	}
 	return 0;
 }
 
-int series_arm_times(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
-                     enum rf_regime g, double **t, size_t *n)
+int series_arm_times(const struct rf_doc *d, const struct series_key *key, double **t, size_t *n)
 {
-	return times_of(d, arm, wl, phase, g, d->nrounds, rf_run, t, n);
+	return times_of(d, key, 0, t, n);
 }
 
-int series_warm_times(const struct rf_doc *d, const char *arm, const char *wl, const char *phase,
-                      enum rf_regime g, double **t, size_t *n)
+int series_warm_times(const struct rf_doc *d, const struct series_key *key, double **t, size_t *n)
 {
-	return times_of(d, arm, wl, phase, g, d->nwarmup, rf_warm_run, t, n);
+	return times_of(d, key, 1, t, n);
 }
 
 int series_arm_peak_rss(const struct rf_doc *d, const char *arm, const char *wl, double **v,
