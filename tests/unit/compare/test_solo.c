@@ -1,7 +1,8 @@
 /* test_solo.c - the solo anchor's check on fixed log ratios (compare.h, cmp_solo_agree;
  * docs/methodology.md, "Solo anchor rounds"): the shift of the solo rounds over the shared ones,
  * its interval at the family's level, agreement and disagreement, and no test where the rounds
- * cannot reach that level; and the rounds the anchor plans for (stats.h, stats_anchor_rounds). */
+ * cannot reach that level. The rounds the anchor plans for are tested in
+ * tests/unit/stats/test_twosample.c. */
 #include "check.h"
 
 #include "front/compare/compare.h"
@@ -59,22 +60,5 @@ int main(void)
 	      "3 and 3 rounds: not tested at 95%% (level %g)", s.ratio.level);
 	CHECK(cmp_solo_agree(shared, 0, solo, 3, 0.95, &s) != 0, "no shared round: refused");
 
-	/* the anchor's plan: sds 0.05 shared and 0.13 solo, half the rounds solo, 10% at 80% power
-	 * and alpha 0.05: 2.8016^2 x pi/3 x (0.0025 + 0.0169) x 2 / ln(1.1)^2 = 35.1 -> 36 */
-	CHECK(stats_anchor_rounds(0.05, 0.13, 0.5, log(1.1), 0.05, 0.8) == 36, "anchor: 36 rounds (%zu)",
-	      stats_anchor_rounds(0.05, 0.13, 0.5, log(1.1), 0.05, 0.8));
-	CHECK(stats_anchor_rounds(0.03, 0.11, 0.5, log(1.1), 0.05, 0.8) == 24,
-	      "anchor at the middle sds (0.03, 0.11): 24 rounds (%zu)",
-	      stats_anchor_rounds(0.03, 0.11, 0.5, log(1.1), 0.05, 0.8));
-	CHECK(stats_anchor_rounds(0.05, 0.13, 0.5, log(1.1), 0.05 / 4, 0.8) >
-	          stats_anchor_rounds(0.05, 0.13, 0.5, log(1.1), 0.05, 0.8),
-	      "a family of 4 needs more rounds");
-	CHECK(stats_anchor_rounds(0.05, 0.13, 0, log(1.1), 0.05, 0.8) == 0 &&
-	          stats_anchor_rounds(0.05, 0.13, 1, log(1.1), 0.05, 0.8) == 0 &&
-	          stats_anchor_rounds(0.05, 0.13, 0.5, 0, 0.05, 0.8) == 0,
-	      "anchor: a share of 0 or 1, or no effect: 0");
-	CHECK(stats_anchor_rounds(0.001, 0.001, 0.5, 1, 0.05, 0.8) == 8,
-	      "anchor: each set at least the 4 rounds an exact Mann-Whitney needs at 0.05 (%zu)",
-	      stats_anchor_rounds(0.001, 0.001, 0.5, 1, 0.05, 0.8));
 	return CHECK_DONE();
 }
