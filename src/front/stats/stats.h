@@ -85,29 +85,22 @@ int stats_spearman(const double *x, const double *y, size_t n, double *rho, doub
 int stats_welch(const double *x, size_t nx, const double *y, size_t ny, double *t, double *df,
                 double *p);
 
-/* Two-sample differences of location valid when the samples spread differently (twosample.c):
- * diff is the (trimmed) mean of y minus that of x with the interval est -+ t_{df, (1+conf)/2} se,
- * se and df Welch-Satterthwaite's; t = est / se, p its two-sided p-value, kept consistent with the
- * interval: it excludes 0 exactly when p < 1 - conf. Both samples constant: se 0, the interval
- * the point est, t 0 or +-inf, p 1 or 0. Needs nx, ny >= 2. */
+/* Welch's two-sample difference of means, valid when the samples spread differently
+ * (twosample.c): diff is the mean of y minus that of x with the interval est -+ t_{df, (1+conf)/2}
+ * se, se^2 = s_x^2 / nx + s_y^2 / ny, df Welch-Satterthwaite's; t = est / se, p its two-sided
+ * p-value, kept consistent with the interval: it excludes 0 exactly when p < 1 - conf. Both
+ * samples constant: se 0, the interval the point est, t 0 or +-inf, p 1 or 0. Needs nx, ny >= 2;
+ * returns 0, or -1 for fewer, a non-finite value or conf outside (0, 1). */
 struct stats_twosample {
 	struct stats_interval diff;
 	double t, df, p;
 };
-/* Welch: the difference of means, se^2 = s_x^2 / nx + s_y^2 / ny. */
 int stats_welch_interval(const double *x, size_t nx, const double *y, size_t ny, double conf,
                          struct stats_twosample *out);
-/* Yuen (1974): the difference of trimmed means, STATS_YUEN_TRIM of each sample cut from each
- * end (g = floor(trim n) values), each part's squared standard error (n - 1) s_w^2 / (h (h - 1))
- * with s_w^2 the variance of the sample winsorized at g and h = n - 2g the values kept; df from
- * the h. With g = 0 (n < 5) it is Welch's. */
-#define STATS_YUEN_TRIM 0.2
 /* The fewest values per sample at which Welch's interval holds its level in the simulation of
- * docs/validation.md, "One CPU against its solo rounds" (at 4 it ran 5.5-6.6% at a nominal 5%
- * with normal noise, at 2 up to 16%); the functions accept 2. */
+ * docs/validation.md, "One CPU against its solo rounds" (at 4 it ran 5.4-6.6% at a nominal 5%
+ * with normal noise, at 2 up to 16%); the function accepts 2. */
 #define STATS_WELCH_MIN_N 6
-int stats_yuen_interval(const double *x, size_t nx, const double *y, size_t ny, double conf,
-                        struct stats_twosample *out);
 
 /* Distributions. */
 double stats_norm_cdf(double z);
