@@ -161,8 +161,8 @@ struct cmp_row {
  * interval excludes 1 (equally, p < 1 - level), and then the row is the solo rounds'
  * (solo_decided). */
 /* The fewest rounds of each placement the test is made with: below it Welch's interval runs
- * above its level (docs/validation.md, "One CPU against its solo rounds": 6-7% at 4 solo rounds,
- * 10-16% at 2, against 5% from 6 on, normal noise at level 0.05). */
+ * above its level (docs/validation.md, "One CPU against its solo rounds": 5.4-6.6% with 4 solo
+ * rounds, 4.6-5.5% from 6 on, normal noise at level 0.05). */
 #define CMP_SOLO_MIN_ROUNDS STATS_WELCH_MIN_N
 struct cmp_solo {
 	const struct cmp_row *row; /* the report's row */

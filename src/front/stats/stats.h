@@ -98,8 +98,8 @@ struct stats_twosample {
 int stats_welch_interval(const double *x, size_t nx, const double *y, size_t ny, double conf,
                          struct stats_twosample *out);
 /* The fewest values per sample at which Welch's interval holds its level in the simulation of
- * docs/validation.md, "One CPU against its solo rounds" (at 4 it ran 5.4-6.6% at a nominal 5%
- * with normal noise, at 2 up to 16%); the function accepts 2. */
+ * docs/validation.md, "One CPU against its solo rounds" (with 4 solo values it ran 5.4-6.6% at
+ * a nominal 5% under normal noise, from 6 on 4.6-5.5%); the function accepts 2. */
 #define STATS_WELCH_MIN_N 6
 
 /* Distributions. */
