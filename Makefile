@@ -76,7 +76,8 @@ TOOLS := $(BUILD)/tests/jget $(BUILD)/tests/sesim $(BUILD)/tests/inject_probe $(
 	$(BUILD)/tests/alloc_threads $(BUILD)/tests/mktrace $(BUILD)/tests/ptrack_cost \
 	$(BUILD)/tests/mkfleet $(BUILD)/tests/seqsim $(BUILD)/tests/famsim $(BUILD)/tests/jsleep \
 	$(BUILD)/tests/phase_fixture $(BUILD)/tests/vardecomp $(BUILD)/tests/mkbench \
-	$(BUILD)/tests/steadysim $(BUILD)/tests/solo_mech $(BUILD)/tests/acct_hide
+	$(BUILD)/tests/steadysim $(BUILD)/tests/solo_mech $(BUILD)/tests/acct_hide \
+	$(BUILD)/tests/agreesim
 
 .PHONY: all deps test unit bench validate install uninstall clean format fuzz man seq-sim
 .SUFFIXES:
@@ -182,6 +183,19 @@ SESIM_TRIALS ?= 20000
 .PHONY: se-sim
 se-sim: $(BUILD)/tests/sesim
 	$(BUILD)/tests/sesim $(SESIM_TRIALS) 1
+
+# The test of agreement between shared and solo rounds, simulated (tests/tools/agreesim.c;
+# docs/validation.md, "One CPU against its solo rounds").
+$(BUILD)/tests/agreesim: $(BUILD)/tests/tools/agreesim.o $(call obj,$(COMMON_SRC) $(FRONT_LIB_SRC))
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# make agree-sim: that simulation, AGREESIM_TRIALS per cell at level AGREESIM_ALPHA. Not part of
+# make test.
+AGREESIM_TRIALS ?= 20000
+AGREESIM_ALPHA ?= 0.05
+.PHONY: agree-sim
+agree-sim: $(BUILD)/tests/agreesim
+	$(BUILD)/tests/agreesim $(AGREESIM_TRIALS) 1 $(AGREESIM_ALPHA)
 
 # A/A program benches on CPU time simulated through the bench's marks judgement, the reader and
 # compare (tests/tools/steadysim.c; docs/validation.md, "A/A program benches on CPU time, simulated").

@@ -13,7 +13,7 @@
 # a thread warning, or --one-cpu's refusal of a threaded program, which is then benched again with
 # --one-cpu-threads to be checked). Prints the markdown section on stdout, progress on stderr.
 # Knobs (environment): VALIDATE_SOLO_TRIALS (10 per case), VALIDATE_SOLO_AA_TRIALS (40),
-# VALIDATE_SOLO_ROUNDS (unset: the bench's own rounds rule, 36 for one comparison at the default
+# VALIDATE_SOLO_ROUNDS (unset: the bench's own rounds rule, 38 for one comparison at the default
 # --solo-share), VALIDATE_SOLO_CASES (all: cache timer timer-off mimalloc mimalloc-off threads
 # threads-affinity aa), VALIDATE_SOLO_WORK (1: the programs' work per run, a factor). A tiny run:
 # VALIDATE_SOLO_TRIALS=1 VALIDATE_SOLO_AA_TRIALS=1 VALIDATE_SOLO_ROUNDS=4.

@@ -167,9 +167,11 @@ static const struct cmp_row *twin(const struct cmp_report *rs, const struct cmp_
 static int solo_line(struct cmp_report *r, const struct cmp_solo *s)
 {
 	const struct cmp_row *row = s->row;
-	char lv[16];
+	char lv[16], few[96];
 
 	cmp_level_text(s->ratio.level, lv, sizeof lv);
+	snprintf(few, sizeof few, "too few rounds to test their agreement (%d of each placement)",
+	         CMP_SOLO_MIN_ROUNDS);
 	return noise_warnf(
 	    &r->warn, &r->nwarn,
 	    "%ssolo check: %s %s %s, %s vs %s: shared rounds %.3fx (%zu), solo rounds %.3fx (%zu); "
@@ -180,7 +182,7 @@ static int solo_line(struct cmp_report *r, const struct cmp_solo *s)
 	    exp(s->ratio.hi), lv,
 	    s->disagree  ? "they disagree, so the verdict is the solo rounds': "
 	    : s->reached ? "they agree"
-	                 : "too few rounds to test their agreement at the family level",
+	                 : few,
 	    s->disagree ? cmp_verdict_name(s->solo_verdict) : "",
 	    s->disagree ? "; likely mechanism: " : "", s->disagree ? s->mechanism : "");
 }

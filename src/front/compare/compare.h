@@ -155,25 +155,30 @@ struct cmp_row {
 /* A shared-CPU bench (--one-cpu, --duet) with solo anchor rounds (rf_doc.round_solo): its rows
  * are built from the shared rounds and checked against the same rows of the solo rounds
  * (cmpsolo.c; docs/methodology.md, "Solo anchor rounds"). Per workload row usable in both: each
- * set's estimate, and ratio, the two-sample Hodges-Lehmann shift of the solo rounds' log ratios
- * over the shared ones' with its Mann-Whitney interval at the row's family level, so that
- * exp(ratio) = speedup_shared / speedup_solo; they disagree when that interval excludes 1, and
- * then the row is the solo rounds' (solo_decided). */
+ * set's estimate, and ratio, the difference of the solo rounds' mean log ratio over the shared
+ * ones' with its Welch interval (Welch-Satterthwaite df) at the row's family level, so that
+ * exp(ratio) = speedup_shared / speedup_solo (as geometric means); they disagree when that
+ * interval excludes 1 (equally, p < 1 - level), and then the row is the solo rounds'
+ * (solo_decided). */
+/* The fewest rounds of each placement the test is made with: below it Welch's interval runs
+ * above its level (docs/validation.md, "One CPU against its solo rounds": 5.4-6.6% with 4 solo
+ * rounds, 4.6-5.5% from 6 on, normal noise at level 0.05). */
+#define CMP_SOLO_MIN_ROUNDS STATS_WELCH_MIN_N
 struct cmp_solo {
 	const struct cmp_row *row; /* the report's row */
 	size_t n_shared, n_solo;
 	struct stats_interval shared, solo; /* each set's log-ratio interval at the family level */
 	enum cmp_verdict shared_verdict, solo_verdict;
 	struct stats_interval ratio; /* ln(speedup_shared / speedup_solo) */
-	double p;                    /* Mann-Whitney, two-sided */
-	/* ratio reached the family level (too few rounds: no test); it excludes 0 there */
+	double p, df;                /* Welch's two-sided p and degrees of freedom (NAN: none) */
+	/* both sets had CMP_SOLO_MIN_ROUNDS (else no test); tested and ratio excludes 0 */
 	int reached, disagree;
 	char mechanism[320]; /* the likely mechanism of a disagreement, from the runs' records */
 };
 /* The agreement of a row's per-round log ratios in its shared and its solo rounds at level conf
- * (the row's family level): sets s->ratio (the two-sample Hodges-Lehmann shift solo - shared with
- * its Mann-Whitney interval), s->p, s->reached and s->disagree. Returns 0, or -1 when a set is
- * empty or memory ran out. */
+ * (the row's family level): sets s->ratio (mean solo - mean shared with its Welch interval at
+ * conf), s->p, s->df, s->reached and s->disagree (reached, and the interval excludes 0). Returns
+ * 0, or -1 when a set is empty, holds a non-finite value, or memory ran out. */
 int cmp_solo_agree(const double *shared, size_t n_shared, const double *solo, size_t n_solo,
                    double conf, struct cmp_solo *s);
 

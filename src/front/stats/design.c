@@ -148,23 +148,45 @@ size_t stats_seq_min_planned(double alpha)
 	return n;
 }
 
+/* Whether n rounds, the solo ones floor(share n), give Welch's test of the two sets' means the
+ * power asked: both sets at least STATS_WELCH_MIN_N, and (t_{df, 1-alpha/2} + t_{df, power}) se
+ * <= effect with se and df Welch-Satterthwaite's at the planned sds. */
+static bool anchor_enough(size_t n, const double sd[2], double share, double effect, double alpha,
+                          double power)
+{
+	size_t so = (size_t)floor(share * (double)n), sh = n - so;
+	double vx, vy, df;
+
+	if (so < STATS_WELCH_MIN_N || sh < STATS_WELCH_MIN_N)
+		return false;
+	vx = sd[0] * sd[0] / (double)sh;
+	vy = sd[1] * sd[1] / (double)so;
+	if (!(vx + vy > 0))
+		return true;
+	df = (vx + vy) * (vx + vy) / (vx * vx / (double)(sh - 1) + vy * vy / (double)(so - 1));
+	return (stats_t_quantile(1 - alpha / 2, df) + fmax(0, stats_t_quantile(power, df))) *
+	           sqrt(vx + vy) <=
+	       effect;
+}
+
 size_t stats_anchor_rounds(double sd_shared, double sd_solo, double share, double effect,
                            double alpha, double power)
 {
-	double z, v;
+	const double sd[2] = {sd_shared, sd_solo};
+	double z, need;
 	size_t n;
 
 	if (!valid_design(sd_shared, alpha, power) || !valid_design(sd_solo, alpha, power) ||
 	    !(share > 0 && share < 1) || !(effect > 0))
 		return 0;
+	/* the normal approximation is a lower bound: t quantiles exceed z ones */
 	z = mde_z(alpha, power);
-	v = M_PI / 3 * (sd_shared * sd_shared / (1 - share) + sd_solo * sd_solo / share);
-	if (!(z * z * v / (effect * effect) < 1e15))
+	need = z * z * (sd_shared * sd_shared / (1 - share) + sd_solo * sd_solo / share) /
+	       (effect * effect);
+	if (!(need < 1e12))
 		return SIZE_MAX;
-	n = (size_t)ceil(z * z * v / (effect * effect));
-	/* each set at least the fewest rounds whose exact Mann-Whitney can reach alpha */
-	while ((double)n * share < (double)stats_ranksum_min_n(alpha, 1) ||
-	       (double)n * (1 - share) < (double)stats_ranksum_min_n(alpha, 1))
-		n++;
-	return n;
+	for (n = need > 2 ? (size_t)need : 2; n < (size_t)1e13; n++)
+		if (anchor_enough(n, sd, share, effect, alpha, power))
+			return n;
+	return SIZE_MAX;
 }
