@@ -32,7 +32,7 @@ LIBS_system_slow :=
 # src/marks/ go into both programs, and of src/trace/ its reader (TRACE_READ_SRC, which the replay
 # workload uses); src/driver/, workloads/lib/ and workloads/ into every driver; src/front/ and the
 # rest of src/trace/ into allocab. Each program's main is the file named after it.
-TRACE_READ_SRC := src/trace/trace.c src/trace/load.c
+TRACE_READ_SRC := src/trace/trace.c src/trace/payload.c src/trace/load.c
 COMMON_SRC := $(wildcard src/common/*.c) $(wildcard src/marks/*.c) $(TRACE_READ_SRC)
 DRIVER_MAIN_SRC := src/driver/driver.c
 DRIVER_LIB_SRC := $(filter-out $(DRIVER_MAIN_SRC),$(wildcard src/driver/*.c)) \

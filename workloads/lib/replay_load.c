@@ -387,9 +387,10 @@ int rp_load(const char *path, uint64_t pid, unsigned flags, struct rp_trace *t, 
             size_t errlen)
 {
 	struct pick k = {.pid = pid, .flags = flags};
+	struct trace_visit visit = {TRACE_MAX_PROC_EVENTS, pick_process, &k};
 
 	memset(t, 0, sizeof *t);
-	if (trace_each_process(path, TRACE_MAX_PROC_EVENTS, pick_process, &k, err, errlen) != 0)
+	if (trace_each_process(path, &visit, err, errlen) != 0)
 		return drop(&k), -1;
 	return load_picked(&k, path, t, err, errlen);
 }
@@ -398,10 +399,10 @@ int rp_load_mem(const void *data, size_t n, uint64_t pid, unsigned flags, struct
                 char *err, size_t errlen)
 {
 	struct pick k = {.pid = pid, .flags = flags};
+	struct trace_visit visit = {TRACE_MAX_PROC_EVENTS, pick_process, &k};
 
 	memset(t, 0, sizeof *t);
-	if (trace_each_process_mem(data, n, TRACE_MAX_PROC_EVENTS, pick_process, &k, err, errlen) !=
-	    0)
+	if (trace_each_process_mem(data, n, &visit, err, errlen) != 0)
 		return drop(&k), -1;
 	return load_picked(&k, NULL, t, err, errlen);
 }

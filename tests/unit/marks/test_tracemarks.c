@@ -70,7 +70,8 @@ static void roundtrip(void)
 	finish(&t);
 	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == 0,
 	      "a version 3 trace with a marks block reads (%s)", err);
-	CHECK(trace_each_process_mem(t.buf, t.n, 100, keep, &m, err, sizeof err) == 0 &&
+	CHECK(trace_each_process_mem(t.buf, t.n, &(struct trace_visit){100, keep, &m}, err,
+	                             sizeof err) == 0 &&
 	          m.nphases == 2,
 	      "the loader hands the marks over with their process (%s)", err);
 	CHECK(strcmp(m.phase[0].name, "setup") == 0 && m.phase[0].n == 1 &&
