@@ -113,8 +113,19 @@ static inline uint64_t rp_old_size(const struct rp_trace *t, const struct rp_op 
 	return t->obj_size[o->op == TRACE_OP_FREE ? o->obj : o->old];
 }
 
-/* Counts what one replay of t does into *c. */
+/* replay_cost.c: counts what one replay of t does into *c. */
 void rp_cost(const struct rp_trace *t, struct rp_cost *c);
+
+/* What the replay's touch parameter writes into each block it allocates: nothing, its first
+ * byte, a byte per page, every byte (docs/workloads.md, replay). */
+enum { RP_TOUCH_NONE, RP_TOUCH_FIRST, RP_TOUCH_PAGES, RP_TOUCH_ALL };
+
+/* replay_cost.c: one rep's estimated seconds of t (k: its rp_cost) under touch (RP_TOUCH_*) and
+ * gaps (the percentage of the recorded gaps spun) into c->run_s, and what they are made of into
+ * c->work: calls, fresh mappings, moves and touched memory of every thread, the gaps spun and the
+ * phase boundaries crossed. */
+void rp_estimate(const struct rp_trace *t, const struct rp_cost *k, int touch, int64_t gaps,
+                 struct wl_input_cost *c);
 
 /* The threads a replay starts at most: a process with more is refused (docs/workloads.md,
  * replay, "Work and memory limits"), well below any host's pid_max (32768 by default). */
@@ -153,6 +164,15 @@ void rp_marks_free(struct rp_trace *t);
  * t and stamp (one time per boundary, which the replay writes in every rep). */
 void rp_marks_describe(const struct rp_trace *t, const int64_t *stamp, const int64_t *cpu_stamp,
                        struct wl_marks *w);
+
+/* The recorded process t holds, for the run record (docs/results-format.md, workload.input). */
+void rp_describe(const struct rp_trace *t, struct wl_input_desc *d);
+
+/* Restarts the process's peak resident set (what getrusage and wait4 report as maxrss) from what
+ * is resident now: loading peaks at about 100 bytes per event, several times the replay's own
+ * tables, and would hide the allocator's peak (docs/workloads.md, replay, "Memory"). Best effort:
+ * without /proc the peak includes the loading. */
+void rp_reset_peak_rss(void);
 
 void rp_free(struct rp_trace *t);
 
