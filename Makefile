@@ -353,7 +353,7 @@ uninstall:
 
 # What the fuzz targets link: the readers of both programs (the replay loader is a driver's).
 FUZZ_LIB_SRC := $(COMMON_SRC) $(FRONT_LIB_SRC) workloads/lib/replay_load.c \
-	workloads/lib/replay_marks.c
+	workloads/lib/replay_marks.c workloads/lib/replay_cost.c
 $(BUILD)/asan/fuzz-replay-%: $(BUILD)/asan/tests/fuzz/%.o $(BUILD)/asan/tests/fuzz/replay.o \
 		$(call asan_obj,$(FUZZ_LIB_SRC))
 	$(CC) $(LDFLAGS) $(SANITIZE) -o $@ $^ $(LDLIBS_COMMON)

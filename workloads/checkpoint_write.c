@@ -109,21 +109,32 @@ struct ck_state {
 	char path[PATH_MAX + 64];
 };
 
-static size_t ck_add(struct ck_tensor *t, size_t n, int g, int layer, const char *name,
-                     int64_t rows, int64_t cols)
+/* The state dict being laid out in file order: into t (NULL: only counted), n tensors so far,
+ * those of optimizer group g now. */
+struct ck_layout {
+	struct ck_tensor *t;
+	size_t n;
+	int g;
+};
+
+/* Adds tensor name (of transformer layer `layer`, -1: none) of rows x cols floats (cols 0: a
+ * vector) to the layout. */
+static void ck_add(struct ck_layout *lay, int layer, const char *name, int64_t rows, int64_t cols)
 {
-	if (t) {
-		if (layer >= 0)
-			snprintf(t[n].name, CK_NAME_LEN, "%smodel.layers.%d.%s", ck_group[g], layer,
-			         name);
-		else
-			snprintf(t[n].name, CK_NAME_LEN, "%s%s", ck_group[g], name);
-		t[n].rows = rows;
-		t[n].cols = cols;
-		t[n].bytes = (uint64_t)rows * (uint64_t)(cols ? cols : 1) * sizeof(float);
-		t[n].offset = n ? t[n - 1].offset + t[n - 1].bytes : 0;
-	}
-	return n + 1;
+	struct ck_tensor *t = lay->t;
+	size_t n = lay->n++;
+
+	if (!t)
+		return;
+	if (layer >= 0)
+		snprintf(t[n].name, CK_NAME_LEN, "%smodel.layers.%d.%s", ck_group[lay->g], layer,
+		         name);
+	else
+		snprintf(t[n].name, CK_NAME_LEN, "%s%s", ck_group[lay->g], name);
+	t[n].rows = rows;
+	t[n].cols = cols;
+	t[n].bytes = (uint64_t)rows * (uint64_t)(cols ? cols : 1) * sizeof(float);
+	t[n].offset = n ? t[n - 1].offset + t[n - 1].bytes : 0;
 }
 
 /* Lays out the state dict in file order into t (if not NULL); returns the tensor count. */
@@ -131,21 +142,21 @@ static size_t ck_plan(const int64_t *p, struct ck_tensor *t)
 {
 	int64_t d = p[P_HIDDEN];
 	int groups = p[P_ADAM] ? 3 : 1;
-	size_t n = 0;
+	struct ck_layout lay = {.t = t};
 
-	for (int g = 0; g < groups; g++) {
-		n = ck_add(t, n, g, -1, "model.embed_tokens.weight", p[P_VOCAB], d);
-		n = ck_add(t, n, g, -1, "model.embed_positions.weight", CK_POSITIONS, d);
+	for (lay.g = 0; lay.g < groups; lay.g++) {
+		ck_add(&lay, -1, "model.embed_tokens.weight", p[P_VOCAB], d);
+		ck_add(&lay, -1, "model.embed_positions.weight", CK_POSITIONS, d);
 		for (int l = 0; l < p[P_LAYERS]; l++)
 			for (size_t k = 0; k < sizeof ck_block / sizeof ck_block[0]; k++)
-				n = ck_add(t, n, g, l, ck_block[k].name, ck_block[k].rows * d,
-				           ck_block[k].cols * d);
-		n = ck_add(t, n, g, -1, "model.norm.weight", d, 0);
-		n = ck_add(t, n, g, -1, "model.norm.bias", d, 0);
+				ck_add(&lay, l, ck_block[k].name, ck_block[k].rows * d,
+				       ck_block[k].cols * d);
+		ck_add(&lay, -1, "model.norm.weight", d, 0);
+		ck_add(&lay, -1, "model.norm.bias", d, 0);
 		if (p[P_LM_HEAD])
-			n = ck_add(t, n, g, -1, "lm_head.weight", p[P_VOCAB], d);
+			ck_add(&lay, -1, "lm_head.weight", p[P_VOCAB], d);
 	}
-	return n;
+	return lay.n;
 }
 
 static uint64_t ck_footprint(const int64_t *p)

@@ -125,8 +125,8 @@ static int rp_setup(struct wl_ctx *ctx)
 
 	if (!st)
 		return wl_fail(ctx, "out of memory"), -2;
-	rc = rp_load(ctx->str[P_TRACE], (uint64_t)ctx->p[P_PID], load_flags(ctx), &st->t, ctx->err,
-	             sizeof ctx->err);
+	rc = rp_load(ctx->str[P_TRACE], (struct rp_pick){(uint64_t)ctx->p[P_PID], load_flags(ctx)},
+	             &st->t, ctx->err, sizeof ctx->err);
 	if (rc == 0) {
 		size_t nb = st->t.marks.nbounds ? st->t.marks.nbounds : 1;
 		st->slot = calloc((size_t)st->t.nobj + 1, sizeof *st->slot);

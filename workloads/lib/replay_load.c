@@ -200,6 +200,48 @@ static size_t seg_end(const struct rp_thread *r, size_t *c, size_t s)
 	return *c < r->nchunk ? r->chunk[*c].from : r->n;
 }
 
+/* The state of check_schedule: per thread its position and chunk reached, the threads ready to
+ * run, per object whether it is allocated and which thread waits for it, the live bytes. */
+struct sched {
+	size_t *pos, *queue, *chunk, nq;
+	uint32_t *waiter; /* thread + 1 */
+	unsigned char *done;
+	uint64_t live;
+};
+
+/* Runs thread th up to end or until it releases an object not yet allocated, waking the threads
+ * that wait for what it allocates. Returns 0, or -1 when more bytes are live than any address
+ * space holds. */
+static int run_thread(struct build *b, struct sched *s, size_t th, size_t end, char *err,
+                      size_t errlen)
+{
+	struct rp_trace *t = b->t;
+	struct rp_thread *r = &t->th[th];
+
+	for (; s->pos[th] < end; s->pos[th]++) {
+		const struct rp_op *o = &r->ops[s->pos[th]];
+		uint32_t need = o->op == TRACE_OP_FREE ? o->obj : o->old;
+		if (need && !s->done[need]) {
+			s->waiter[need] = (uint32_t)th + 1;
+			break;
+		}
+		if (need)
+			s->live -= b->size[need];
+		if (!o->op || !is_alloc(o->op))
+			continue;
+		s->done[o->obj] = 1;
+		s->live += o->size;
+		if (s->live > TRACE_MAX_SIZE)
+			return errmsg_fail(err, errlen, "corrupt: more than 2^56 bytes live at once, "
+			                                "more than any address space holds");
+		if (s->live > t->peak_bytes)
+			t->peak_bytes = s->live;
+		if (s->waiter[o->obj])
+			s->queue[s->nq++] = s->waiter[o->obj] - 1;
+	}
+	return 0;
+}
+
 /* Runs the threads one after another, each as far as it can go without releasing an object not
  * yet allocated, segment by segment (no op of a later segment before every thread is done with
  * the earlier ones, as the replay passes phase boundaries); fails if they all get stuck in a
@@ -207,69 +249,44 @@ static size_t seg_end(const struct rp_thread *r, size_t *c, size_t s)
 static int check_schedule(struct build *b, char *err, size_t errlen)
 {
 	struct rp_trace *t = b->t;
-	size_t *pos = calloc(t->nth, sizeof *pos), *queue = malloc(t->nth * sizeof *queue);
-	size_t *chunk = calloc(t->nth, sizeof *chunk);
-	uint32_t *waiter = calloc((size_t)t->nobj + 1, sizeof *waiter); /* thread + 1 */
-	unsigned char *done = calloc((size_t)t->nobj + 1, 1);
-	size_t nq = 0, stuck = 0, seg = 0;
-	uint64_t live = 0;
+	struct sched s = {0};
+	size_t stuck = 0;
 	int rc = 0;
 
-	if (!pos || !queue || !chunk || !waiter || !done) {
+	s.pos = calloc(t->nth, sizeof *s.pos);
+	s.queue = malloc(t->nth * sizeof *s.queue);
+	s.chunk = calloc(t->nth, sizeof *s.chunk);
+	s.waiter = calloc((size_t)t->nobj + 1, sizeof *s.waiter);
+	s.done = calloc((size_t)t->nobj + 1, 1);
+	if (!s.pos || !s.queue || !s.chunk || !s.waiter || !s.done)
 		rc = -2;
-		goto out;
-	}
-	for (; seg <= t->marks.nbounds && !stuck; seg++) {
+	for (size_t seg = 0; rc == 0 && seg <= t->marks.nbounds && !stuck; seg++) {
 		for (size_t k = 0; k < t->nth; k++)
-			queue[nq++] = k;
-		while (nq) {
-			size_t th = queue[--nq], end = seg_end(&t->th[th], &chunk[th], seg);
-			struct rp_thread *r = &t->th[th];
-			for (; pos[th] < end; pos[th]++) {
-				const struct rp_op *o = &r->ops[pos[th]];
-				uint32_t need = o->op == TRACE_OP_FREE ? o->obj : o->old;
-				if (need && !done[need]) {
-					waiter[need] = (uint32_t)th + 1;
-					break;
-				}
-				if (need)
-					live -= b->size[need];
-				if (o->op && is_alloc(o->op)) {
-					done[o->obj] = 1;
-					live += o->size;
-					if (live > TRACE_MAX_SIZE) {
-						rc = errmsg_fail(
-						    err, errlen,
-						    "corrupt: more than 2^56 bytes live at once, "
-						    "more than any address space holds");
-						goto out;
-					}
-					if (live > t->peak_bytes)
-						t->peak_bytes = live;
-					if (waiter[o->obj])
-						queue[nq++] = waiter[o->obj] - 1;
-				}
-			}
+			s.queue[s.nq++] = k;
+		while (rc == 0 && s.nq) {
+			size_t th = s.queue[--s.nq];
+			size_t end = seg_end(&t->th[th], &s.chunk[th], seg);
+
+			rc = run_thread(b, &s, th, end, err, errlen);
 		}
-		for (size_t k = 0; k < t->nth; k++)
-			stuck += pos[k] < seg_end(&t->th[k], &chunk[k], seg);
+		for (size_t k = 0; rc == 0 && k < t->nth; k++)
+			stuck += s.pos[k] < seg_end(&t->th[k], &s.chunk[k], seg);
 	}
-	if (stuck && t->marks.nbounds)
+	if (rc == 0 && stuck && t->marks.nbounds)
 		rc = errmsg_fail(err, errlen,
 		                 "%zu of %zu threads wait across a phase boundary for an allocation "
 		                 "after it (--param marks=ignore replays without the phases)",
 		                 stuck, t->nth);
-	else if (stuck)
+	else if (rc == 0 && stuck)
 		rc = errmsg_fail(err, errlen,
 		                 "corrupt: %zu of %zu threads release objects that are never "
 		                 "allocated before (no replay order exists)",
 		                 stuck, t->nth);
-out:
-	free(pos);
-	free(queue);
-	free(chunk);
-	free(waiter);
-	free(done);
+	free(s.pos);
+	free(s.queue);
+	free(s.chunk);
+	free(s.waiter);
+	free(s.done);
 	return rc;
 }
 
@@ -320,7 +337,8 @@ static int build(struct rp_trace *t, const struct trace_rec *ev, size_t n,
 			goto out;
 	if ((rc = build_ops(&b, ev, n, tl, err, errlen)) != 0 ||
 	    (rc = link_releases(&b, ev, n, tl, err, errlen)) != 0 ||
-	    (marks && (rc = rp_marks_build(t, marks, ev, n, tl, err, errlen)) != 0) ||
+	    (marks && (rc = rp_marks_build(t, marks, &(struct rp_events){ev, n, tl}, err,
+	                                   errlen)) != 0) ||
 	    (rc = check_schedule(&b, err, errlen)) != 0)
 		goto out;
 	rc = list_leaked(&b);
@@ -385,10 +403,9 @@ static int load_picked(struct pick *k, const char *name, struct rp_trace *t, cha
 	return rc;
 }
 
-int rp_load(const char *path, uint64_t pid, unsigned flags, struct rp_trace *t, char *err,
-            size_t errlen)
+int rp_load(const char *path, struct rp_pick which, struct rp_trace *t, char *err, size_t errlen)
 {
-	struct pick k = {.pid = pid, .flags = flags};
+	struct pick k = {.pid = which.pid, .flags = which.flags};
 	struct trace_visit visit = {TRACE_MAX_PROC_EVENTS, pick_process, &k};
 
 	memset(t, 0, sizeof *t);
@@ -397,10 +414,10 @@ int rp_load(const char *path, uint64_t pid, unsigned flags, struct rp_trace *t, 
 	return load_picked(&k, path, t, err, errlen);
 }
 
-int rp_load_mem(const void *data, size_t n, uint64_t pid, unsigned flags, struct rp_trace *t,
-                char *err, size_t errlen)
+int rp_load_mem(const void *data, size_t n, struct rp_pick which, struct rp_trace *t, char *err,
+                size_t errlen)
 {
-	struct pick k = {.pid = pid, .flags = flags};
+	struct pick k = {.pid = which.pid, .flags = which.flags};
 	struct trace_visit visit = {TRACE_MAX_PROC_EVENTS, pick_process, &k};
 
 	memset(t, 0, sizeof *t);
