@@ -32,7 +32,7 @@ LIBS_system_slow :=
 # src/marks/ go into both programs, and of src/trace/ its reader (TRACE_READ_SRC, which the replay
 # workload uses); src/driver/, workloads/lib/ and workloads/ into every driver; src/front/ and the
 # rest of src/trace/ into allocab. Each program's main is the file named after it.
-TRACE_READ_SRC := src/trace/trace.c src/trace/load.c
+TRACE_READ_SRC := src/trace/trace.c src/trace/payload.c src/trace/load.c
 COMMON_SRC := $(wildcard src/common/*.c) $(wildcard src/marks/*.c) $(TRACE_READ_SRC)
 DRIVER_MAIN_SRC := src/driver/driver.c
 DRIVER_LIB_SRC := $(filter-out $(DRIVER_MAIN_SRC),$(wildcard src/driver/*.c)) \
@@ -367,7 +367,7 @@ uninstall:
 
 # What the fuzz targets link: the readers of both programs (the replay loader is a driver's).
 FUZZ_LIB_SRC := $(COMMON_SRC) $(FRONT_LIB_SRC) workloads/lib/replay_load.c \
-	workloads/lib/replay_marks.c
+	workloads/lib/replay_marks.c workloads/lib/replay_cost.c
 $(BUILD)/asan/fuzz-replay-%: $(BUILD)/asan/tests/fuzz/%.o $(BUILD)/asan/tests/fuzz/replay.o \
 		$(call asan_obj,$(FUZZ_LIB_SRC))
 	$(CC) $(LDFLAGS) $(SANITIZE) -o $@ $^ $(LDLIBS_COMMON)

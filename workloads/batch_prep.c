@@ -87,34 +87,26 @@ struct bp_loader {
 	pthread_t tid;
 };
 
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 static uint64_t bp_footprint(const int64_t *p)
 {
 	uint64_t rows = (uint64_t)p[P_ROWS], batch = (uint64_t)p[P_BATCH];
 	uint64_t workers = (uint64_t)p[P_WORKERS];
-	uint64_t sample = sat_mul((uint64_t)p[P_SEQUENCE], BP_ROW_BYTES);
-	uint64_t xb = sat_mul(batch, sample), yb = batch * sizeof(int64_t);
-	uint64_t pin = wl_pow2_ceil(sat_add(xb, yb));
-	uint64_t live = sat_mul((uint64_t)p[P_PREFETCH] + 1, workers) + 1;
-	uint64_t cached = sat_mul((uint64_t)p[P_PREFETCH] + 2, workers); /* bp_setup's pin cache */
-	uint64_t total = sat_mul(rows, BP_ROW_BYTES + sizeof(int64_t) + sizeof(uint32_t));
+	uint64_t sample = wl_sat_mul((uint64_t)p[P_SEQUENCE], BP_ROW_BYTES);
+	uint64_t xb = wl_sat_mul(batch, sample), yb = batch * sizeof(int64_t);
+	uint64_t pin = wl_pow2_ceil(wl_sat_add(xb, yb));
+	uint64_t live = wl_sat_mul((uint64_t)p[P_PREFETCH] + 1, workers) + 1;
+	/* bp_setup's pin cache */
+	uint64_t cached = wl_sat_mul((uint64_t)p[P_PREFETCH] + 2, workers);
+	uint64_t total = wl_sat_mul(rows, BP_ROW_BYTES + sizeof(int64_t) + sizeof(uint32_t));
 
 	if (!pin)
 		return UINT64_MAX;
 	/* every batch in flight (x, y) and every staging buffer, in use or cached */
-	total = sat_add(total, sat_mul(live, sat_add(xb, yb)));
-	total = sat_add(total, sat_mul(sat_add(live, cached), pin));
+	total = wl_sat_add(total, wl_sat_mul(live, wl_sat_add(xb, yb)));
+	total = wl_sat_add(total, wl_sat_mul(wl_sat_add(live, cached), pin));
 	if (p[P_SAMPLE_COPY])
-		total = sat_add(total, sat_mul(workers, sat_mul(batch, wl_round64(sample))));
+		total =
+		    wl_sat_add(total, wl_sat_mul(workers, wl_sat_mul(batch, wl_round64(sample))));
 	return total;
 }
 

@@ -7,9 +7,9 @@
 #include "common/atomicio.h"
 #include "common/prng.h"
 #include "driver/workload.h"
+#include "workloads/lib/ckpt_format.h"
 #include "workloads/lib/wlutil.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,20 +20,6 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#define CK_POSITIONS 1024 /* learned position embeddings, GPT-2's context length */
-#define CK_NAME_LEN  96
-
-enum {
-	P_LAYERS,
-	P_HIDDEN,
-	P_VOCAB,
-	P_LM_HEAD,
-	P_ADAM,
-	P_CHECKPOINTS,
-	P_STAGING,
-	P_WHOLE_FILE,
-	P_FSYNC
-};
 enum { PH_COPY, PH_SERIALIZE, PH_WRITE, PH_FREE };
 
 /* clang-format off */
@@ -67,28 +53,6 @@ static const struct wl_param ck_params[] = {
 
 static const char *const ck_phases[] = {"copy", "serialize", "write", "free", NULL};
 
-struct ck_tensor {
-	char name[CK_NAME_LEN];
-	int64_t rows, cols; /* cols == 0: a vector of rows elements */
-	uint64_t offset, bytes;
-	uint8_t *data;
-};
-
-/* One block's tensors; dims are multiples of the model width (0: none). */
-/* clang-format off */
-static const struct {
-	const char *name;
-	int rows, cols;
-} ck_block[] = {
-	{"ln1.weight", 1, 0},      {"ln1.bias", 1, 0},       {"attn.qkv.weight", 3, 1},
-	{"attn.qkv.bias", 3, 0},   {"attn.out.weight", 1, 1}, {"attn.out.bias", 1, 0},
-	{"ln2.weight", 1, 0},      {"ln2.bias", 1, 0},       {"mlp.up.weight", 4, 1},
-	{"mlp.up.bias", 4, 0},     {"mlp.down.weight", 1, 4}, {"mlp.down.bias", 1, 0},
-};
-/* clang-format on */
-
-static const char *const ck_group[] = {"", "optimizer.exp_avg.", "optimizer.exp_avg_sq."};
-
 /* Streaming ck_bytes: equals ck_bytes(h, every byte fed) however the bytes are split. */
 struct ck_stream {
 	uint64_t h;
@@ -108,45 +72,6 @@ struct ck_state {
 	const char *tmp; /* $TMPDIR or /tmp */
 	char path[PATH_MAX + 64];
 };
-
-static size_t ck_add(struct ck_tensor *t, size_t n, int g, int layer, const char *name,
-                     int64_t rows, int64_t cols)
-{
-	if (t) {
-		if (layer >= 0)
-			snprintf(t[n].name, CK_NAME_LEN, "%smodel.layers.%d.%s", ck_group[g], layer,
-			         name);
-		else
-			snprintf(t[n].name, CK_NAME_LEN, "%s%s", ck_group[g], name);
-		t[n].rows = rows;
-		t[n].cols = cols;
-		t[n].bytes = (uint64_t)rows * (uint64_t)(cols ? cols : 1) * sizeof(float);
-		t[n].offset = n ? t[n - 1].offset + t[n - 1].bytes : 0;
-	}
-	return n + 1;
-}
-
-/* Lays out the state dict in file order into t (if not NULL); returns the tensor count. */
-static size_t ck_plan(const int64_t *p, struct ck_tensor *t)
-{
-	int64_t d = p[P_HIDDEN];
-	int groups = p[P_ADAM] ? 3 : 1;
-	size_t n = 0;
-
-	for (int g = 0; g < groups; g++) {
-		n = ck_add(t, n, g, -1, "model.embed_tokens.weight", p[P_VOCAB], d);
-		n = ck_add(t, n, g, -1, "model.embed_positions.weight", CK_POSITIONS, d);
-		for (int l = 0; l < p[P_LAYERS]; l++)
-			for (size_t k = 0; k < sizeof ck_block / sizeof ck_block[0]; k++)
-				n = ck_add(t, n, g, l, ck_block[k].name, ck_block[k].rows * d,
-				           ck_block[k].cols * d);
-		n = ck_add(t, n, g, -1, "model.norm.weight", d, 0);
-		n = ck_add(t, n, g, -1, "model.norm.bias", d, 0);
-		if (p[P_LM_HEAD])
-			n = ck_add(t, n, g, -1, "lm_head.weight", p[P_VOCAB], d);
-	}
-	return n;
-}
 
 static uint64_t ck_footprint(const int64_t *p)
 {
@@ -219,111 +144,6 @@ static void ck_fill(struct ck_tensor *t, int group, struct prng *rng)
 	}
 	for (size_t done = pat; done < t->bytes; done *= 2)
 		memcpy(t->data + done, t->data, t->bytes - done < done ? t->bytes - done : done);
-}
-
-static int ck_group_of(const struct ck_tensor *t)
-{
-	if (strncmp(t->name, ck_group[2], strlen(ck_group[2])) == 0)
-		return 2;
-	return strncmp(t->name, ck_group[1], strlen(ck_group[1])) == 0;
-}
-
-/* Adds item to obj under key (to an array when key is NULL); takes ownership of item either way. */
-static int jadd(cJSON *obj, const char *key, cJSON *item)
-{
-	if (item && (key ? cJSON_AddItemToObject(obj, key, item) : cJSON_AddItemToArray(obj, item)))
-		return 1;
-	cJSON_Delete(item);
-	return 0;
-}
-
-static cJSON *ck_entry(const struct ck_tensor *t)
-{
-	cJSON *e = cJSON_CreateObject(), *shape = cJSON_CreateArray(), *off = cJSON_CreateArray();
-	int ok = e && shape && off && jadd(shape, NULL, cJSON_CreateNumber((double)t->rows)) &&
-	         (!t->cols || jadd(shape, NULL, cJSON_CreateNumber((double)t->cols))) &&
-	         jadd(off, NULL, cJSON_CreateNumber((double)t->offset)) &&
-	         jadd(off, NULL, cJSON_CreateNumber((double)(t->offset + t->bytes))) &&
-	         jadd(e, "dtype", cJSON_CreateString("F32"));
-
-	if (ok) {
-		ok = jadd(e, "shape", shape);
-		shape = NULL;
-	}
-	if (ok) {
-		ok = jadd(e, "data_offsets", off);
-		off = NULL;
-	}
-	cJSON_Delete(shape);
-	cJSON_Delete(off);
-	if (!ok) {
-		cJSON_Delete(e);
-		return NULL;
-	}
-	return e;
-}
-
-/* The safetensors header for tensors t[0..n): JSON padded with spaces to a multiple of 8 bytes.
- * Returns a malloc'd buffer of *len bytes (not NUL-terminated) the caller frees, or NULL when out
- * of memory. cJSON's own allocations go through malloc too, as in any serialiser. */
-static char *ck_header(const struct ck_tensor *t, size_t n, uint64_t step, size_t *len)
-{
-	cJSON *root = cJSON_CreateObject(), *meta = cJSON_CreateObject();
-	char stepstr[24], *text = NULL, *out = NULL;
-	int ok;
-
-	snprintf(stepstr, sizeof stepstr, "%llu", (unsigned long long)step);
-	ok = root && meta && cJSON_AddStringToObject(meta, "format", "pt") &&
-	     cJSON_AddStringToObject(meta, "step", stepstr);
-	if (ok) {
-		ok = jadd(root, "__metadata__", meta);
-		meta = NULL;
-	}
-	for (size_t k = 0; ok && k < n; k++)
-		ok = jadd(root, t[k].name, ck_entry(&t[k]));
-	if (ok && (text = cJSON_PrintUnformatted(root))) {
-		size_t tl = strlen(text);
-
-		*len = (tl + 7) & ~(size_t)7;
-		if ((out = malloc(*len))) {
-			memcpy(out, text, tl);
-			memset(out + tl, ' ', *len - tl);
-		}
-	}
-	cJSON_free(text);
-	cJSON_Delete(meta);
-	cJSON_Delete(root);
-	return out;
-}
-
-/* Test hooks (declared by the tests): the tensor sizes in file order and the header for checkpoint
- * `step`, for parameters p in table order, without allocating any tensor. */
-size_t wl_ckpt_tensor_bytes(const int64_t *p, uint64_t *bytes, size_t cap)
-{
-	size_t n = ck_plan(p, NULL);
-	struct ck_tensor *t = calloc(n, sizeof *t);
-
-	if (!t)
-		return 0;
-	ck_plan(p, t);
-	for (size_t k = 0; k < n && k < cap; k++)
-		bytes[k] = t[k].bytes;
-	free(t);
-	return n;
-}
-
-char *wl_ckpt_header(const int64_t *p, uint64_t step, size_t *len)
-{
-	size_t n = ck_plan(p, NULL);
-	struct ck_tensor *t = calloc(n, sizeof *t);
-	char *h;
-
-	if (!t)
-		return NULL;
-	ck_plan(p, t);
-	h = ck_header(t, n, step, len);
-	free(t);
-	return h;
 }
 
 /* Copies n bytes through the staging buffer, writing and hashing it whenever it fills. */

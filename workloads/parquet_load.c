@@ -5,8 +5,7 @@
  * grows to the largest page, and build 64-byte-aligned column buffers that grow x1.5 by alloc +
  * copy + free; finished batches cross a bounded queue to a consumer thread that checksums and
  * frees them. */
-#include "workloads/lib/parquet_file.h"
-#include "common/prng.h"
+#include "workloads/lib/parquet_read.h"
 #include "driver/workload.h"
 #include "workloads/lib/wlutil.h"
 
@@ -15,18 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
 enum { PH_PREPARE, PH_READ };
-
-/* One column of a record batch: values (int64/float64, or string bytes) and, for strings, int32
- * offsets (rows + 1 of them), as in Arrow. */
-struct pq_array {
-	uint32_t kind;
-	uint32_t rows;
-	struct wl_buf values;
-	struct wl_buf offsets;
-};
 
 struct pq_batch {
 	uint64_t index; /* position in the file: the checksum is combined in this order */
@@ -35,40 +24,19 @@ struct pq_batch {
 	struct pq_array col[];
 };
 
-struct pq_dict_entry {
-	uint32_t len;
-	uint8_t *bytes; /* one allocation per value, like a reader materialising its dictionary */
-};
-
-/* Decoding state of one column chunk inside the row group a worker is reading. */
-struct pq_reader {
-	struct prng layout; /* picks which stored page variant comes next in this chunk */
-	const uint8_t *pos; /* next undecoded byte of the current page (in the scratch buffer) */
-	uint32_t page_left; /* rows of the current page not yet decoded */
-	uint32_t width;     /* bits per dictionary index */
-	uint64_t bit;       /* next index's bit position within the index page */
-	struct pq_dict_entry *dict;
-	uint32_t ndict;
-};
-
 struct pq_shared;
 
 struct pq_worker {
 	struct pq_shared *sh;
-	ZSTD_DCtx *dctx;
-	struct wl_buf scratch[PQ_MAX_COLS]; /* decompressed page, reused across pages and groups */
-	struct pq_reader rd[PQ_MAX_COLS];
+	struct pq_decoder d;
 	pthread_t tid;
 	int started;
-	char err[WL_ERR_LEN];
 };
 
 /* Everything the threads share. The file is read-only once built; the queue is under lock. */
 struct pq_shared {
-	const int64_t *p;
-	uint64_t seed;
+	struct pq_source src;
 	int ncols;
-	struct pq_file file;
 	uint64_t nbatches, group_batches;
 	uint64_t *batch_ck; /* per-batch checksums, indexed by batch position */
 	atomic_uint_fast64_t next_group;
@@ -255,193 +223,32 @@ static uint64_t pq_batch_checksum(const struct pq_batch *b)
 	return h;
 }
 
-static int pq_oom(struct pq_worker *w, size_t n, const char *what)
-{
-	snprintf(w->err, sizeof w->err, "out of memory allocating %zu bytes for %s", n, what);
-	return -1;
-}
-
-/* Reads page pg of column c from the file: a short-lived copy of its compressed bytes (what a
- * reader gets from storage), decompressed into the column's scratch buffer. */
-static int pq_load_page(struct pq_worker *w, int c, const struct pq_page *pg)
-{
-	struct wl_buf *s = &w->scratch[c];
-	uint8_t *copy = malloc(pg->csize);
-	size_t n;
-
-	if (!copy)
-		return pq_oom(w, pg->csize, "a compressed page");
-	memcpy(copy, w->sh->file.data.data + pg->off, pg->csize);
-	s->len = 0;
-	if (wl_buf_reserve(s, pg->usize) != 0) {
-		free(copy);
-		return pq_oom(w, pg->usize, "a decompression buffer");
-	}
-	n = ZSTD_decompressDCtx(w->dctx, s->data, s->cap, copy, pg->csize);
-	free(copy);
-	if (ZSTD_isError(n))
-		return pq_zstd_fail(w->err, n, "decompression");
-	if (n != pg->usize) {
-		snprintf(w->err, sizeof w->err, "zstd decompression gave %zu bytes, not %zu", n,
-		         pg->usize);
-		return -1;
-	}
-	s->len = n;
-	return 0;
-}
-
-static int pq_next_page(struct pq_worker *w, int c)
-{
-	struct pq_shared *sh = w->sh;
-	struct pq_reader *rd = &w->rd[c];
-	int64_t v = (int64_t)prng_below(&rd->layout, (uint64_t)sh->p[P_VARIANTS]);
-	const struct pq_page *pg = pq_file_page(&sh->file, c, v);
-
-	if (pq_load_page(w, c, pg) != 0)
-		return -1;
-	rd->pos = w->scratch[c].data;
-	rd->page_left = pg->rows;
-	if (sh->file.kind[c] == K_DICT) {
-		rd->width = rd->pos[0];
-		rd->bit = 0;
-		rd->pos++;
-	}
-	return 0;
-}
-
-static void pq_reader_close(struct pq_reader *rd)
-{
-	for (uint32_t i = 0; i < rd->ndict; i++)
-		free(rd->dict[i].bytes);
-	free(rd->dict);
-	rd->dict = NULL;
-	rd->ndict = 0;
-}
-
-/* Starts column chunk (g, c): its page sequence and, for dictionary columns, its dictionary page,
- * each value copied into its own allocation. */
-static int pq_reader_open(struct pq_worker *w, uint64_t g, int c)
-{
-	struct pq_shared *sh = w->sh;
-	struct pq_reader *rd = &w->rd[c];
-	const struct pq_page *pg = pq_file_page(&sh->file, c, -1);
-	const uint8_t *pos;
-
-	prng_seed(&rd->layout, ck_mix(ck_mix(sh->seed, g), (uint64_t)c));
-	rd->page_left = 0;
-	if (sh->file.kind[c] != K_DICT)
-		return 0;
-	if (pq_load_page(w, c, pg) != 0)
-		return -1;
-	rd->dict = malloc(pg->rows * sizeof *rd->dict);
-	if (!rd->dict)
-		return pq_oom(w, pg->rows * sizeof *rd->dict, "a dictionary");
-	pos = w->scratch[c].data;
-	for (; rd->ndict < pg->rows; rd->ndict++) {
-		struct pq_dict_entry *e = &rd->dict[rd->ndict];
-
-		memcpy(&e->len, pos, 4);
-		e->bytes = malloc(e->len ? e->len : 1);
-		if (!e->bytes)
-			return pq_oom(w, e->len, "a dictionary value");
-		memcpy(e->bytes, pos + 4, e->len);
-		pos += 4 + (size_t)e->len;
-	}
-	return 0;
-}
-
-/* Decodes m rows of the current page of column c into a. */
-static int pq_decode_rows(struct pq_worker *w, int c, struct pq_array *a, uint32_t m)
-{
-	struct pq_reader *rd = &w->rd[c];
-	uint64_t mask = (1ULL << rd->width) - 1;
-
-	if (a->kind != K_STRING && a->kind != K_DICT) {
-		if (wl_buf_append(&a->values, rd->pos, (size_t)m * 8) != 0)
-			return pq_oom(w, a->values.len + (size_t)m * 8, "a numeric column");
-		rd->pos += (size_t)m * 8;
-		return 0;
-	}
-	if (wl_buf_reserve(&a->offsets, (size_t)m * 4) != 0)
-		return pq_oom(w, a->offsets.len + (size_t)m * 4, "string offsets");
-	for (uint32_t i = 0; i < m; i++) {
-		const uint8_t *s;
-		uint32_t len;
-		int32_t end;
-
-		if (a->kind == K_STRING) {
-			memcpy(&len, rd->pos, 4);
-			s = rd->pos + 4;
-			rd->pos += 4 + (size_t)len;
-		} else {
-			uint64_t word;
-			const struct pq_dict_entry *e;
-
-			memcpy(&word, rd->pos + rd->bit / 8, 8);
-			e = &rd->dict[(word >> (rd->bit % 8)) & mask];
-			rd->bit += rd->width;
-			s = e->bytes;
-			len = e->len;
-		}
-		if (wl_buf_append(&a->values, s, len) != 0)
-			return pq_oom(w, a->values.len + len, "string values");
-		end = (int32_t)a->values.len;
-		memcpy(a->offsets.data + a->offsets.len, &end, 4);
-		a->offsets.len += 4;
-	}
-	return 0;
-}
-
-/* Fills a with the next n rows of column c, reading pages as needed; shrinks it on finish. */
-static int pq_read_column(struct pq_worker *w, int c, struct pq_array *a, uint32_t n)
-{
-	static const int32_t zero;
-
-	a->kind = w->sh->file.kind[c];
-	if ((a->kind == K_STRING || a->kind == K_DICT) && wl_buf_append(&a->offsets, &zero, 4) != 0)
-		return pq_oom(w, WL_ALIGN, "a string column");
-	while (n > 0) {
-		uint32_t m;
-
-		if (w->rd[c].page_left == 0 && pq_next_page(w, c) != 0)
-			return -1;
-		m = n < w->rd[c].page_left ? n : w->rd[c].page_left;
-		if (pq_decode_rows(w, c, a, m) != 0)
-			return -1;
-		w->rd[c].page_left -= m;
-		a->rows += m;
-		n -= m;
-	}
-	if (wl_buf_shrink(&a->values) != 0 || wl_buf_shrink(&a->offsets) != 0)
-		return pq_oom(w, a->values.len, "shrinking a column");
-	return 0;
-}
-
-/* Decodes row group g batch by batch and queues each batch. Returns -1 with w->err set on failure,
- * or -1 with w->err empty when the run is stopping because another thread failed. */
+/* Decodes row group g batch by batch and queues each batch. Returns -1 with w->d.err set on
+ * failure, or -1 with w->d.err empty when the run is stopping because another thread failed. */
 static int pq_decode_group(struct pq_worker *w, uint64_t g)
 {
 	struct pq_shared *sh = w->sh;
-	uint64_t left = (uint64_t)sh->p[P_GROUP_ROWS];
+	uint64_t left = (uint64_t)sh->src.p[P_GROUP_ROWS];
 	size_t size = sizeof(struct pq_batch) + (size_t)sh->ncols * sizeof(struct pq_array);
 	int rc = 0;
 
 	for (int c = 0; c < sh->ncols && rc == 0; c++)
-		rc = pq_reader_open(w, g, c);
+		rc = pq_reader_open(&w->d, &sh->src, g, c);
 	for (uint64_t k = 0; left > 0 && rc == 0; k++) {
-		uint32_t n = left < (uint64_t)sh->p[P_BATCH_ROWS] ? (uint32_t)left
-		                                                  : (uint32_t)sh->p[P_BATCH_ROWS];
+		uint32_t n = left < (uint64_t)sh->src.p[P_BATCH_ROWS]
+		                 ? (uint32_t)left
+		                 : (uint32_t)sh->src.p[P_BATCH_ROWS];
 		struct pq_batch *b = calloc(1, size);
 
 		if (!b) {
-			rc = pq_oom(w, size, "a record batch");
+			rc = pq_oom(&w->d, size, "a record batch");
 			break;
 		}
 		b->index = g * sh->group_batches + k;
 		b->rows = n;
 		b->ncols = sh->ncols;
 		for (int c = 0; c < sh->ncols && rc == 0; c++)
-			rc = pq_read_column(w, c, &b->col[c], n);
+			rc = pq_read_column(&w->d, &sh->src, c, &b->col[c], n);
 		if (rc == 0)
 			rc = pq_push(sh, b);
 		if (rc != 0)
@@ -449,7 +256,7 @@ static int pq_decode_group(struct pq_worker *w, uint64_t g)
 		left -= n;
 	}
 	for (int c = 0; c < sh->ncols; c++)
-		pq_reader_close(&w->rd[c]);
+		pq_reader_close(&w->d.rd[c]);
 	return rc;
 }
 
@@ -458,9 +265,9 @@ static void *pq_decode_main(void *arg)
 	struct pq_worker *w = arg;
 	struct pq_shared *sh = w->sh;
 
-	w->dctx = ZSTD_createDCtx();
-	if (!w->dctx) {
-		snprintf(w->err, sizeof w->err,
+	w->d.dctx = ZSTD_createDCtx();
+	if (!w->d.dctx) {
+		snprintf(w->d.err, sizeof w->d.err,
 		         "out of memory allocating a zstd decompression context");
 		pq_stop(sh);
 		return NULL;
@@ -468,7 +275,7 @@ static void *pq_decode_main(void *arg)
 	for (;;) {
 		uint64_t g = atomic_fetch_add(&sh->next_group, 1);
 
-		if (g >= (uint64_t)sh->p[P_ROW_GROUPS])
+		if (g >= (uint64_t)sh->src.p[P_ROW_GROUPS])
 			break;
 		if (pq_decode_group(w, g) != 0) {
 			pq_stop(sh);
@@ -476,8 +283,8 @@ static void *pq_decode_main(void *arg)
 		}
 	}
 	for (int c = 0; c < sh->ncols; c++)
-		wl_buf_free(&w->scratch[c]);
-	ZSTD_freeDCtx(w->dctx);
+		wl_buf_free(&w->d.scratch[c]);
+	ZSTD_freeDCtx(w->d.dctx);
 	return NULL;
 }
 
@@ -499,7 +306,7 @@ static void *pq_consume_main(void *arg)
 /* Runs the decode threads and the consumer to completion; joins every thread it started. */
 static int pq_read(struct pq_shared *sh, struct wl_ctx *ctx)
 {
-	int nthreads = (int)sh->p[P_THREADS], rc = 0, err;
+	int nthreads = (int)sh->src.p[P_THREADS], rc = 0, err;
 	struct pq_worker *w = calloc((size_t)nthreads, sizeof *w);
 	pthread_t consumer;
 	int consumer_started = 0;
@@ -526,8 +333,8 @@ static int pq_read(struct pq_shared *sh, struct wl_ctx *ctx)
 	if (err != 0)
 		rc = wl_fail(ctx, "cannot start a thread: %s", strerror(err));
 	for (int i = 0; i < nthreads && rc == 0; i++)
-		if (w[i].err[0])
-			rc = wl_fail(ctx, "%s", w[i].err);
+		if (w[i].d.err[0])
+			rc = wl_fail(ctx, "%s", w[i].d.err);
 	free(w);
 	return rc;
 }
@@ -541,7 +348,7 @@ static void pq_teardown(struct pq_shared *sh)
 		}
 	free(sh->ring);
 	free(sh->batch_ck);
-	pq_file_free(&sh->file);
+	pq_file_free(&sh->src.file);
 	pthread_cond_destroy(&sh->not_empty);
 	pthread_cond_destroy(&sh->not_full);
 	pthread_mutex_destroy(&sh->lock);
@@ -550,14 +357,14 @@ static void pq_teardown(struct pq_shared *sh)
 static int pq_run(struct wl_ctx *ctx, uint64_t *checksum)
 {
 	const int64_t *p = ctx->p;
-	struct pq_shared sh = {.p = p, .seed = ctx->seed};
+	struct pq_shared sh = {.src = {.p = p, .seed = ctx->seed}};
 	int rc;
 	uint64_t h;
 
 	if (pq_check(ctx) != 0)
 		return -1;
-	pq_file_schema(&sh.file, p);
-	sh.ncols = sh.file.ncols;
+	pq_file_schema(&sh.src.file, p);
+	sh.ncols = sh.src.file.ncols;
 	sh.group_batches =
 	    ((uint64_t)p[P_GROUP_ROWS] + (uint64_t)p[P_BATCH_ROWS] - 1) / (uint64_t)p[P_BATCH_ROWS];
 	sh.nbatches = (uint64_t)p[P_ROW_GROUPS] * sh.group_batches;
@@ -567,7 +374,7 @@ static int pq_run(struct wl_ctx *ctx, uint64_t *checksum)
 	pthread_cond_init(&sh.not_empty, NULL);
 
 	wl_phase_begin(ctx, PH_PREPARE);
-	rc = pq_file_build(&sh.file, p, ctx->seed, ctx->err);
+	rc = pq_file_build(&sh.src.file, p, ctx->seed, ctx->err);
 	wl_phase_end(ctx, PH_PREPARE);
 	if (rc != 0)
 		goto out;

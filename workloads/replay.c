@@ -15,9 +15,7 @@
 #include <linux/futex.h>
 #include <malloc.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -28,7 +26,6 @@
 #include <unistd.h>
 
 enum { P_TRACE, P_PID, P_TOUCH, P_GAPS, P_INCOMPLETE, P_MARKS };
-enum { TOUCH_NONE, TOUCH_FIRST, TOUCH_PAGES, TOUCH_ALL };
 
 /* clang-format off */
 static const struct wl_param rp_params[] = {
@@ -121,21 +118,6 @@ static void free_state(struct rp_state *st)
 	free(st);
 }
 
-/* Restarts the process's peak resident set (what getrusage and wait4 report as maxrss) from what
- * is resident now: loading peaks at about 100 bytes per event, several times the replay's own
- * tables, and would hide the allocator's peak (docs/workloads.md, replay, "Memory"). Best effort:
- * without /proc the peak includes the loading. */
-static void reset_peak_rss(void)
-{
-	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	if (write(fd, "5", 1) < 0)
-		(void)0;
-	close(fd);
-}
-
 static int rp_setup(struct wl_ctx *ctx)
 {
 	struct rp_state *st = calloc(1, sizeof *st);
@@ -143,8 +125,8 @@ static int rp_setup(struct wl_ctx *ctx)
 
 	if (!st)
 		return wl_fail(ctx, "out of memory"), -2;
-	rc = rp_load(ctx->str[P_TRACE], (uint64_t)ctx->p[P_PID], load_flags(ctx), &st->t, ctx->err,
-	             sizeof ctx->err);
+	rc = rp_load(ctx->str[P_TRACE], (struct rp_pick){(uint64_t)ctx->p[P_PID], load_flags(ctx)},
+	             &st->t, ctx->err, sizeof ctx->err);
 	if (rc == 0) {
 		size_t nb = st->t.marks.nbounds ? st->t.marks.nbounds : 1;
 		st->slot = calloc((size_t)st->t.nobj + 1, sizeof *st->slot);
@@ -165,104 +147,28 @@ static int rp_setup(struct wl_ctx *ctx)
 	st->gaps = ctx->p[P_GAPS];
 	rp_marks_describe(&st->t, st->stamp, st->cpu_stamp, &ctx->marks);
 	ctx->state = st;
-	reset_peak_rss();
+	rp_reset_peak_rss();
 	return 0;
 }
 
-/* Costs of one replay on the 2-core machine of docs/workloads.md (replay, "Work and memory
- * limits"), in nanoseconds: a call, a block larger than RP_FRESH_MIN (a fresh mapping and its
- * release), a page touched for the first time (a page fault) or again, a byte written or moved. */
-#define RP_NS_CALL  25.0
-#define RP_NS_MAP   5000.0
-#define RP_NS_FAULT 1500.0
-#define RP_NS_PAGE  5.0
-#define RP_NS_BYTE  0.05
-/* A phase boundary passed by one thread: alone, an atomic add and a clock read; with others, the
- * wait for the last of them and a futex wake (measured with tests/fixtures/hostile/gen_marks_trace.py). */
-#define RP_NS_CROSS_ALONE 50.0
-#define RP_NS_CROSS       6000.0
+/* The recorded process the replay runs, for the record (docs/results-format.md). */
+static void rp_describe_input(const struct wl_ctx *ctx, struct wl_input_desc *d)
+{
+	rp_describe(&((const struct rp_state *)ctx->state)->t, d);
+}
 
 static double gib(uint64_t n)
 {
 	return (double)n / (1024.0 * 1024 * 1024);
 }
 
-/* Seconds for a refusal's detail into b (24 bytes): "<1 ms" or "%.3g s". Returns b. */
-static const char *secs(char b[24], double s)
-{
-	if (s < 0.001)
-		snprintf(b, 24, "<1 ms");
-	else
-		snprintf(b, 24, "%.3g s", s);
-	return b;
-}
-
-/* Appends ", " and the formatted text to buf (of len bytes) when it fits. */
-static void add(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void add(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t n = strlen(buf);
-	va_list ap;
-
-	if (n && n + 2 < len) {
-		memcpy(buf + n, ", ", 3);
-		n += 2;
-	}
-	va_start(ap, fmt);
-	vsnprintf(buf + n, len - n, fmt, ap);
-	va_end(ap);
-}
-
-/* CPUs this process may run on. */
-static int cpu_count(void)
-{
-	cpu_set_t set;
-	long n;
-
-	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-		return CPU_COUNT(&set);
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n > 0 ? (int)n : 1;
-}
-
-/* Seconds one rep spins for gaps=P: the longest chain of gaps (waits chain the threads), or the
- * gaps of every thread shared among the CPUs (spinning threads compete for them), whichever is
- * longer. *cpus gets the CPU count. */
-static double spun_s(const struct rp_cost *k, int64_t gaps, int *cpus)
-{
-	double chain = (double)k->gap_ns, shared;
-
-	*cpus = cpu_count();
-	shared = (double)k->gap_sum_ns / *cpus;
-	return (chain > shared ? chain : shared) * (double)gaps / 100 * 1e-9;
-}
-
-/* The recorded process the replay runs, for the record (docs/results-format.md). */
-static void rp_describe_input(const struct wl_ctx *ctx, struct wl_input_desc *d)
-{
-	const struct rp_state *st = ctx->state;
-
-	d->index = (int64_t)st->t.index;
-	d->pid = (int64_t)st->t.pid;
-	d->threads = (int64_t)st->t.nth;
-	d->events = (int64_t)st->t.events;
-	d->duration_ns = st->t.duration_ns;
-	snprintf(d->exe, sizeof d->exe, "%s", st->t.info.exe);
-	snprintf(d->command, sizeof d->command, "%s", st->t.info.args);
-	snprintf(d->ended, sizeof d->ended, "%s", trace_how_name(st->t.how));
-}
-
 /* The loaded trace's footprint (its peak of live requested bytes, the replay's tables) and one
- * rep's estimated seconds: calls, fresh mappings, moves and touched memory of every thread, and
- * the gaps spun (spun_s). */
+ * rep's estimated seconds (rp_estimate). */
 static void rp_input_cost(const struct wl_ctx *ctx, struct wl_input_cost *c)
 {
 	const struct rp_state *st = ctx->state;
 	struct rp_cost k;
 	uint64_t tables;
-	double calls, maps, moved, mem = 0, spun, crossed;
-	char t[6][24];
-	int cpus;
 
 	rp_cost(&st->t, &k);
 	tables = k.table_bytes +
@@ -275,36 +181,7 @@ static void rp_input_cost(const struct wl_ctx *ctx, struct wl_input_cost *c)
 	snprintf(c->memory, sizeof c->memory,
 	         "%.1f GiB live at the recorded peak, %.1f GiB of replay tables",
 	         gib(st->t.peak_bytes), gib(tables));
-	calls = (double)k.events * RP_NS_CALL * 1e-9;
-	maps = (double)k.maps * RP_NS_MAP * 1e-9;
-	moved = (double)k.copy_bytes * RP_NS_BYTE * 1e-9;
-	if (st->touch >= TOUCH_PAGES)
-		mem = ((double)k.fresh_pages * RP_NS_FAULT + (double)k.pages * RP_NS_PAGE) * 1e-9;
-	if (st->touch == TOUCH_ALL)
-		mem += (double)k.bytes * RP_NS_BYTE * 1e-9;
-	spun = spun_s(&k, st->gaps, &cpus);
-	crossed = (double)k.crossings * (st->t.nth > 1 ? RP_NS_CROSS : RP_NS_CROSS_ALONE) * 1e-9;
-	c->run_s = calls + maps + moved + mem + spun + crossed;
-	c->work[0] = 0;
-	add(c->work, sizeof c->work, "per rep %.3g calls %s", (double)k.events, secs(t[0], calls));
-	if (k.maps)
-		add(c->work, sizeof c->work, "%.3g blocks over 7 MiB %s", (double)k.maps,
-		    secs(t[1], maps));
-	if (k.copy_bytes)
-		add(c->work, sizeof c->work, "realloc moves %.3g bytes %s", (double)k.copy_bytes,
-		    secs(t[2], moved));
-	if (st->touch == TOUCH_PAGES)
-		add(c->work, sizeof c->work, "touch=2 %.3g pages (%.3g fresh) %s",
-		    (double)(k.pages + k.fresh_pages), (double)k.fresh_pages, secs(t[3], mem));
-	if (st->touch == TOUCH_ALL)
-		add(c->work, sizeof c->work, "touch=3 %.3g bytes (%.3g fresh pages) %s",
-		    (double)k.bytes, (double)k.fresh_pages, secs(t[3], mem));
-	if (st->gaps)
-		add(c->work, sizeof c->work, "gaps=%lld spins %s (%zu threads on %d CPU%s)",
-		    (long long)st->gaps, secs(t[4], spun), st->t.nth, cpus, cpus == 1 ? "" : "s");
-	if (k.crossings)
-		add(c->work, sizeof c->work, "%zu phase boundaries x %zu threads %s",
-		    st->t.marks.nbounds, st->t.nth, secs(t[5], crossed));
+	rp_estimate(&st->t, &k, st->touch, st->gaps, c);
 }
 
 static void rp_teardown(struct wl_ctx *ctx)
@@ -430,12 +307,12 @@ static void spin_ns(uint64_t ns)
 /* Writes the object's mark where the touch mode says, from byte `from` on. */
 static void touch(int mode, uint8_t *p, uint64_t from, uint64_t size, uint8_t mark)
 {
-	if (!p || !size || mode == TOUCH_NONE)
+	if (!p || !size || mode == RP_TOUCH_NONE)
 		return;
-	if (mode == TOUCH_ALL) {
+	if (mode == RP_TOUCH_ALL) {
 		if (size > from)
 			memset(p + from, mark, size - from);
-	} else if (mode == TOUCH_PAGES) {
+	} else if (mode == RP_TOUCH_PAGES) {
 		for (uint64_t k = from ? (from + 4095) & ~(uint64_t)4095 : 0; k < size; k += 4096)
 			p[k] = mark;
 	}

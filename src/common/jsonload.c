@@ -51,12 +51,10 @@ static const char *kind_of(mode_t m)
 	return "not a regular file";
 }
 
-static char *read_fail(int fd, char *buf, int e, char *err, size_t errlen, const char *path,
-                       const char *what)
+static char *read_fail(int fd, int e, char *err, size_t errlen, const char *path, const char *what)
 {
 	if (fd >= 0)
 		close(fd);
-	free(buf);
 	errmsg_fail(err, errlen, "%s: %s", path, what ? what : strerror(e));
 	errno = e;
 	return NULL;
@@ -114,20 +112,20 @@ int jl_open(const char *path, size_t *size, size_t *cap, char *err, size_t errle
 		return -1;
 	}
 	if (!path[0])
-		return read_fail(-1, NULL, ENOENT, err, errlen, "''", "empty file name"), -1;
+		return read_fail(-1, ENOENT, err, errlen, "''", "empty file name"), -1;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return read_fail(-1, NULL, errno == ENOENT ? ENOENT : EINVAL, err, errlen, path,
+		return read_fail(-1, errno == ENOENT ? ENOENT : EINVAL, err, errlen, path,
 		                 strerror(errno)),
 		       -1;
 	if (fstat(fd, &st) != 0)
-		return read_fail(fd, NULL, EINVAL, err, errlen, path, strerror(errno)), -1;
+		return read_fail(fd, EINVAL, err, errlen, path, strerror(errno)), -1;
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(what, sizeof what, "%s, not a regular file: refused", kind_of(st.st_mode));
-		return read_fail(fd, NULL, EINVAL, err, errlen, path, what), -1;
+		return read_fail(fd, EINVAL, err, errlen, path, what), -1;
 	}
 	if (st.st_size < 0 || (uint64_t)st.st_size > *cap)
-		return read_fail(fd, NULL, EFBIG, err, errlen, path,
+		return read_fail(fd, EFBIG, err, errlen, path,
 		                 jl_too_large(what, sizeof what, *cap)),
 		       -1;
 	*size = (size_t)st.st_size;
@@ -144,10 +142,12 @@ char *jl_read(const char *path, size_t *n, char *err, size_t errlen)
 		return NULL;
 	buf = read_bounded(fd, size, cap, &len, &e);
 	if (!buf)
-		return read_fail(fd, NULL, e, err, errlen, path, NULL);
-	if (len > cap)
-		return read_fail(fd, buf, EFBIG, err, errlen, path,
+		return read_fail(fd, e, err, errlen, path, NULL);
+	if (len > cap) {
+		free(buf);
+		return read_fail(fd, EFBIG, err, errlen, path,
 		                 jl_too_large(what, sizeof what, cap));
+	}
 	close(fd);
 	if (n)
 		*n = len;

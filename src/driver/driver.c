@@ -2,12 +2,11 @@
  * by the backend's allocator (proved, not assumed), and prints one allocab-run/1 JSON document;
  * `list` and `info` print what describe.c builds, `env` what config.c derives.
  * Exit status: common/status.h (README.md, "Exit status"). */
-#include "common/atomicio.h"
 #include "driver/backend.h"
-#include "common/fingerprint.h"
 #include "common/steady.h"
 #include "driver/config.h"
 #include "driver/describe.h"
+#include "driver/measure.h"
 #include "common/opt.h"
 #include "common/optdoc.h"
 #include "common/status.h"
@@ -19,15 +18,11 @@
 #include "driver/runrec.h"
 #include "driver/registry.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -214,262 +209,168 @@ static int cmd_info(int argc, char **argv)
 
 /* ---- run ---- */
 
-static uint64_t physical_memory(void)
-{
-	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+/* A run's state, from its options to its record. */
+struct run {
+	struct run_opts o;
+	struct proof pr;
+	struct wl_ctx ctx;
+	struct runrec rec;
+	struct runmarks marks;
+	struct wl_input_desc input;
+	struct measure m;
+};
 
-	return pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : UINT64_MAX;
+static void run_free_reps(struct run *r)
+{
+	free(r->m.reps);
+	free(r->m.after);
+	r->m.reps = NULL;
+	r->m.after = NULL;
 }
 
-/* Resident bytes from /proc/self/statm, read without allocating; -1 if unreadable. */
-static int64_t resident_bytes(void)
+/* The options read, the allocator proved, the limits checked, the reps allocated and the
+ * configuration applied. Returns 0 or the exit status after the one line. */
+static int run_prepare(int argc, char **argv, struct config *cfg, struct run *r)
 {
-	char buf[128];
-	long long size, resident;
-	int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+	char err[4096 + 128];
 
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	if (sscanf(buf, "%lld %lld", &size, &resident) != 2)
-		return -1;
-	return resident * sysconf(_SC_PAGESIZE);
-}
-
-/* Fails early, before a long run, when --out cannot be created; atomic_write still decides. */
-static int out_dir_usable(const char *path, char *err, size_t errlen)
-{
-	char copy[4096];
-	const char *problem = NULL, *dir;
-	struct stat st;
-
-	if (strcmp(path, "-") == 0)
-		return 0;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-		if (access(path, W_OK) == 0)
-			return 0;
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
+	r->o.config = cfg;
+	if (params_parse_run(argc, argv, wl_registry, &r->o, err, sizeof err) != 0)
+		return fail(ST_USAGE, USAGE_HINT, "%s", err);
+	if (config_exec_env(cfg, main_argv, err, sizeof err) != 0)
+		return fail(ST_UNVERIFIED, "", "%s", err);
+	if (proof_check(backend.library, &r->pr) != 0)
+		return refuse(&r->pr);
+	if (params_validate(&r->o, measure_physical_memory(), err, sizeof err) != 0)
+		return fail(ST_USAGE, "", "%s", err);
+	if (runrec_out_usable(r->o.out, err, sizeof err) != 0)
+		return fail(ST_FAIL, "", "--out %s", err);
+	r->m.reps = calloc((size_t)r->o.reps, sizeof *r->m.reps);
+	r->m.after = calloc((size_t)r->o.reps, sizeof *r->m.after);
+	if (!r->m.reps || !r->m.after) {
+		run_free_reps(r);
+		return fail(ST_FAIL, "", "out of memory for %d reps", r->o.reps);
 	}
-	snprintf(copy, sizeof copy, "%s", path);
-	dir = dirname(copy);
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		problem = "Is a directory";
-	else if (stat(dir, &st) != 0)
-		problem = strerror(errno);
-	else if (!S_ISDIR(st.st_mode))
-		problem = "Not a directory";
-	else if (access(dir, W_OK | X_OK) != 0)
-		problem = strerror(errno);
-	if (!problem)
-		return 0;
-	snprintf(err, errlen, "%s: %s", path, problem);
-	return -1;
-}
-
-static int64_t ts_ns(const struct timespec *t)
-{
-	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
-}
-
-/* The timed loop. Nothing but run() and the clock reads happen between the stamps; results go
- * into the preallocated reps. A getrusage on either side of the stamps gives the rep's resource
- * counts without adding to its time. After each rep, outside the stamps: the resident set, and in
- * automatic mode whether the steady-state rule holds (then it stops) or a cap is reached.
- * Sets *nreps to the reps made. Returns 0, or -1 with ctx->err set by the workload. */
-static int measure(const struct run_opts *o, const struct runrec_reps_how *how, struct wl_ctx *ctx,
-                   struct runrec_rep *reps, double *after, struct runmarks *marks, int *nreps)
-{
-	size_t nphases = params_nphases(o->wl);
-	double spent_ns = 0;
-
-	for (int k = 0; k < o->reps; k++) {
-		struct timespec w0, w1, c0, c1;
-		struct wl_usage u0, u1;
-		uint64_t checksum = 0;
-		int rc;
-
-		memset(ctx->phase, 0, sizeof ctx->phase);
-		wl_usage_now(&u0);
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
-		clock_gettime(CLOCK_MONOTONIC, &w0);
-		rc = o->wl->run(ctx, &checksum);
-		clock_gettime(CLOCK_MONOTONIC, &w1);
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-		wl_usage_now(&u1);
-		if (rc != 0)
-			return -1;
-		reps[k].checksum = checksum;
-		reps[k].phase[0] =
-		    (struct runrec_time){ts_ns(&w1) - ts_ns(&w0), ts_ns(&c1) - ts_ns(&c0), {0}};
-		wl_usage_delta(&u0, &u1, &reps[k].phase[0].usage);
-		for (size_t i = 0; i < nphases; i++)
-			reps[k].phase[1 + i] = (struct runrec_time){
-			    ctx->phase[i].wall_ns, ctx->phase[i].cpu_ns, ctx->phase[i].usage};
-		reps[k].rss_after_bytes = resident_bytes();
-		runmarks_rep(marks, k);
-		*nreps = k + 1;
-		if (!how->automatic || k == 0)
-			continue;
-		after[k - 1] = (double)(how->cpu ? reps[k].phase[0].cpu_ns : reps[k].phase[0].wall_ns);
-		spent_ns += (double)reps[k].phase[0].wall_ns;
-		if (steady_is_settled(after, (size_t)k, &how->rule) ||
-		    ((size_t)k >= how->rule.min_after && spent_ns >= how->max_steady_s * 1e9))
-			break;
+	if (config_apply(cfg, err, sizeof err) != 0) {
+		run_free_reps(r);
+		return fail(ST_UNVERIFIED, "", "configuration: %s", err);
 	}
 	return 0;
 }
 
-static int emit(const struct runrec *rec, const struct runmarks *marks, const struct config *cfg,
-                const char *out)
+/* The workload set up on its input, which the limits accept (params_validate_input: else it is
+ * torn down). Returns 0 or the exit status. */
+static int run_setup(struct run *r)
 {
-	cJSON *machine = fingerprint_json();
-	cJSON *doc = machine ? runrec_json(rec, machine) : NULL;
-	cJSON *conf = doc && runmarks_json(doc, marks) == 0 ? config_json(cfg) : NULL;
-	char *text =
-	    conf && cJSON_AddItemToObject(doc, "configuration", conf) ? utf8_fix(jst_print(doc, 1))
-	                                                             : NULL;
+	const struct run_opts *o = &r->o;
+	struct wl_input_cost c = {0};
 	char err[4096 + 128];
-	size_t n;
-	int rc = ST_OK;
+	int bad;
 
-	cJSON_Delete(doc);
-	if (!text)
-		return fail(ST_FAIL, "", "out of memory building the run record");
-	n = strlen(text);
-	text[n] = '\n';
-	if (atomic_write(out, text, n + 1, err, sizeof err) != 0)
-		rc = fail(ST_FAIL, "", "--out %s", err);
-	free(text);
-	return rc;
+	r->rec.how = (struct runrec_reps_how){.automatic = o->reps_mode == PARAMS_REPS_AUTO,
+	                                      .rule = steady_default_rule(),
+	                                      .max_reps = o->reps,
+	                                      .max_steady_s = STEADY_MAX_S,
+	                                      .cpu = o->steady_cpu};
+	r->rec.how.rule.tol = o->steady_tol;
+	r->ctx = (struct wl_ctx){.p = o->value, .str = o->str, .seed = o->seed, .scale = o->scale};
+	if (o->wl->setup && (bad = o->wl->setup(&r->ctx)) != 0) {
+		run_free_reps(r);
+		return fail(bad == -1 ? ST_USAGE : ST_FAIL, "", "%s: %s", o->wl->name, r->ctx.err);
+	}
+	if (o->wl->input_cost) {
+		o->wl->input_cost(&r->ctx, &c);
+		if (params_validate_input(o, &c, measure_physical_memory(), err, sizeof err) != 0) {
+			if (o->wl->teardown)
+				o->wl->teardown(&r->ctx);
+			run_free_reps(r);
+			return fail(ST_USAGE, "", "%s", err);
+		}
+	}
+	if (o->wl->describe_input) {
+		o->wl->describe_input(&r->ctx, &r->input);
+		r->rec.input = &r->input;
+	}
+	return 0;
 }
 
-/* Whether the input setup() loaded is beyond the driver's limits (params_validate_input); if so,
- * tears the workload down and says why in err. */
-static int input_refused(const struct run_opts *o, struct wl_ctx *ctx, char *err, size_t errlen)
+/* The reps made and the workload torn down. Returns 0, or the exit status with the reps and
+ * the marks freed. */
+static int run_reps(struct run *r)
 {
-	struct wl_input_cost c = {0};
+	int bad =
+	    runmarks_init(&r->marks, &r->ctx.marks, &r->rec.how.rule, r->rec.how.cpu, r->o.reps);
 
-	if (!o->wl->input_cost)
+	r->m = (struct measure){&r->o, &r->rec.how, &r->ctx, r->m.reps, r->m.after, &r->marks, 0};
+	r->rec.started = time(NULL);
+	r->rec.rss_start_bytes = measure_resident_bytes();
+	if (bad == 0)
+		bad = measure_reps(&r->m);
+	else
+		snprintf(r->ctx.err, sizeof r->ctx.err, "out of memory for the marked phases");
+	free(r->m.after);
+	r->m.after = NULL;
+	if (r->o.wl->teardown)
+		r->o.wl->teardown(&r->ctx);
+	if (bad == 0)
 		return 0;
-	o->wl->input_cost(ctx, &c);
-	if (params_validate_input(o, &c, physical_memory(), err, errlen) == 0)
-		return 0;
-	if (o->wl->teardown)
-		o->wl->teardown(ctx);
-	return 1;
+	run_free_reps(r);
+	runmarks_free(&r->marks);
+	return fail(ST_FAIL, "", "%s: %s", r->o.wl->name, r->ctx.err);
+}
+
+/* The record of the reps made, when their checksums agree, written to --out. Returns 0 or the
+ * exit status. */
+static int run_record(struct run *r, struct config *cfg)
+{
+	struct backend_counter counters[BACKEND_MAX_COUNTERS];
+	struct runrec *rec = &r->rec;
+	struct rusage ru;
+	char err[4096 + 256], version[128], a[17], b[17];
+	int bad;
+
+	rec->rss_retained_bytes = r->m.reps[r->m.nreps - 1].rss_after_bytes;
+	getrusage(RUSAGE_SELF, &ru);
+	rec->ncounters = backend.counters(counters, BACKEND_MAX_COUNTERS);
+	config_verify(cfg);
+	if ((bad = runrec_first_mismatch(r->m.reps, r->m.nreps)) >= 0) {
+		runrec_hex64(r->m.reps[0].checksum, a);
+		runrec_hex64(r->m.reps[bad].checksum, b);
+		return fail(ST_FAIL, "",
+		            "%s: checksum differs between reps (rep 0: %s, rep %d: %s)",
+		            r->o.wl->name, a, bad, b);
+	}
+	rec->tool_version = ALLOCAB_VERSION;
+	rec->allocator = backend.name;
+	rec->allocator_version = backend.version(version, sizeof version) == 0 ? version : NULL;
+	rec->library = r->pr.library;
+	rec->verified = r->pr.verified;
+	rec->wl = r->o.wl;
+	rec->scale = r->o.scale;
+	rec->seed = r->o.seed;
+	rec->params = r->o.value;
+	rec->str = r->o.str;
+	rec->reps = r->m.reps;
+	rec->nreps = r->m.nreps;
+	runrec_usage_from(&ru, &rec->rusage);
+	rec->counters = counters;
+	if (runrec_write(rec, &r->marks, cfg, r->o.out, err, sizeof err) != 0)
+		return fail(ST_FAIL, "", "%s", err);
+	return ST_OK;
 }
 
 /* The run proper, after --config was taken out of the arguments. */
 static int run_configured(int argc, char **argv, struct config *cfg)
 {
-	struct run_opts o;
-	struct proof pr;
-	struct wl_ctx ctx = {0};
-	struct runrec rec = {0};
-	struct runmarks marks;
-	struct wl_input_desc input;
-	struct backend_counter counters[BACKEND_MAX_COUNTERS];
-	struct runrec_rep *reps;
-	double *after;
-	struct rusage ru;
-	char err[4096 + 128], version[128];
-	int bad, nreps = 0;
+	struct run r = {0};
+	int bad;
 
-	if (params_parse_run(argc, argv, wl_registry, cfg, &o, err, sizeof err) != 0)
-		return fail(ST_USAGE, USAGE_HINT, "%s", err);
-	if (config_exec_env(cfg, main_argv, err, sizeof err) != 0)
-		return fail(ST_UNVERIFIED, "", "%s", err);
-	if (proof_check(backend.library, &pr) != 0)
-		return refuse(&pr);
-	if (params_validate(&o, physical_memory(), err, sizeof err) != 0)
-		return fail(ST_USAGE, "", "%s", err);
-	if (out_dir_usable(o.out, err, sizeof err) != 0)
-		return fail(ST_FAIL, "", "--out %s", err);
-	reps = calloc((size_t)o.reps, sizeof *reps);
-	after = calloc((size_t)o.reps, sizeof *after);
-	if (!reps || !after) {
-		free(reps);
-		free(after);
-		return fail(ST_FAIL, "", "out of memory for %d reps", o.reps);
-	}
-	if (config_apply(cfg, err, sizeof err) != 0) {
-		free(reps);
-		free(after);
-		return fail(ST_UNVERIFIED, "", "configuration: %s", err);
-	}
-
-	rec.how = (struct runrec_reps_how){.automatic = o.reps_mode == PARAMS_REPS_AUTO,
-	                                   .rule = steady_default_rule(),
-	                                   .max_reps = o.reps,
-	                                   .max_steady_s = STEADY_MAX_S,
-	                                   .cpu = o.steady_cpu};
-	rec.how.rule.tol = o.steady_tol;
-	ctx = (struct wl_ctx){.p = o.value, .str = o.str, .seed = o.seed, .scale = o.scale};
-	if (o.wl->setup && (bad = o.wl->setup(&ctx)) != 0) {
-		free(reps);
-		free(after);
-		return fail(bad == -1 ? ST_USAGE : ST_FAIL, "", "%s: %s", o.wl->name, ctx.err);
-	}
-	if (input_refused(&o, &ctx, err, sizeof err)) {
-		free(reps);
-		free(after);
-		return fail(ST_USAGE, "", "%s", err);
-	}
-	if (o.wl->describe_input) {
-		o.wl->describe_input(&ctx, &input);
-		rec.input = &input;
-	}
-	bad = runmarks_init(&marks, &ctx.marks, &rec.how.rule, rec.how.cpu, o.reps);
-	rec.started = time(NULL);
-	rec.rss_start_bytes = resident_bytes();
-	if (bad == 0)
-		bad = measure(&o, &rec.how, &ctx, reps, after, &marks, &nreps);
-	else
-		snprintf(ctx.err, sizeof ctx.err, "out of memory for the marked phases");
-	free(after);
-	if (o.wl->teardown)
-		o.wl->teardown(&ctx);
-	if (bad != 0) {
-		free(reps);
-		runmarks_free(&marks);
-		return fail(ST_FAIL, "", "%s: %s", o.wl->name, ctx.err);
-	}
-	rec.rss_retained_bytes = reps[nreps - 1].rss_after_bytes;
-	getrusage(RUSAGE_SELF, &ru);
-	rec.ncounters = backend.counters(counters, BACKEND_MAX_COUNTERS);
-	config_verify(cfg);
-
-	if ((bad = runrec_first_mismatch(reps, nreps)) >= 0) {
-		char a[17], b[17];
-		runrec_hex64(reps[0].checksum, a);
-		runrec_hex64(reps[bad].checksum, b);
-		free(reps);
-		runmarks_free(&marks);
-		return fail(ST_FAIL, "",
-		            "%s: checksum differs between reps (rep 0: %s, rep %d: %s)", o.wl->name,
-		            a, bad, b);
-	}
-	rec.tool_version = ALLOCAB_VERSION;
-	rec.allocator = backend.name;
-	rec.allocator_version = backend.version(version, sizeof version) == 0 ? version : NULL;
-	rec.library = pr.library;
-	rec.verified = pr.verified;
-	rec.wl = o.wl;
-	rec.scale = o.scale;
-	rec.seed = o.seed;
-	rec.params = o.value;
-	rec.str = o.str;
-	rec.reps = reps;
-	rec.nreps = nreps;
-	runrec_usage_from(&ru, &rec.rusage);
-	rec.counters = counters;
-	bad = emit(&rec, &marks, cfg, o.out);
-	free(reps);
-	runmarks_free(&marks);
+	if ((bad = run_prepare(argc, argv, cfg, &r)) != 0 || (bad = run_setup(&r)) != 0 ||
+	    (bad = run_reps(&r)) != 0)
+		return bad;
+	bad = run_record(&r, cfg);
+	run_free_reps(&r);
+	runmarks_free(&r.marks);
 	if (bad == 0 && !cfg->verified)
 		return fail(ST_UNVERIFIED, "", "configuration not in force: %s", cfg->problem);
 	return bad;

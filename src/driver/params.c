@@ -238,10 +238,11 @@ static int set_param(struct run_opts *o, const char *kv, char *err, size_t errle
 }
 
 int params_parse_run(int argc, char *const *argv, const struct workload *const *registry,
-                     struct config *cfg, struct run_opts *o, char *err, size_t errlen)
+                     struct run_opts *o, char *err, size_t errlen)
 {
 	const char *name = NULL, *v;
 	char known[512];
+	struct config *cfg = o->config;
 	struct opt_parser p;
 	int k;
 
@@ -322,22 +323,30 @@ static int check_work(const struct run_opts *o, char *err, size_t errlen)
 	return 0;
 }
 
-/* need bytes (who, e.g. "these parameters need") against 1/PARAMS_MEM_SHARE of phys_bytes;
- * detail, if not empty, says what need is made of. */
-static int check_memory(const struct run_opts *o, const char *who, uint64_t need,
-                        const char *detail, uint64_t phys_bytes, char *err, size_t errlen)
+/* Memory a run needs: bytes, said of who ("these parameters need"); detail, if not empty, says
+ * what it is made of. */
+struct need {
+	const char *who;
+	uint64_t bytes;
+	const char *detail;
+};
+
+/* n against 1/PARAMS_MEM_SHARE of phys_bytes. */
+static int check_memory(const struct run_opts *o, struct need n, uint64_t phys_bytes, char *err,
+                        size_t errlen)
 {
 	char need_h[32], have_h[32];
 
-	if (need <= phys_bytes / PARAMS_MEM_SHARE)
+	if (n.bytes <= phys_bytes / PARAMS_MEM_SHARE)
 		return 0;
-	human_bytes(need, need_h, sizeof need_h);
+	human_bytes(n.bytes, need_h, sizeof need_h);
 	human_bytes(phys_bytes, have_h, sizeof have_h);
 	return errmsg_fail(err, errlen,
 	                   "%s: %s up to %llu bytes (%s%s%s), more than 1/%d of the %llu "
 	                   "bytes (%s) of physical memory",
-	                   o->wl->name, who, (unsigned long long)need, need_h, *detail ? ": " : "",
-	                   detail, PARAMS_MEM_SHARE, (unsigned long long)phys_bytes, have_h);
+	                   o->wl->name, n.who, (unsigned long long)n.bytes, need_h,
+	                   *n.detail ? ": " : "", n.detail, PARAMS_MEM_SHARE,
+	                   (unsigned long long)phys_bytes, have_h);
 }
 
 int params_validate(const struct run_opts *o, uint64_t phys_bytes, char *err, size_t errlen)
@@ -346,8 +355,8 @@ int params_validate(const struct run_opts *o, uint64_t phys_bytes, char *err, si
 
 	if (o->wl->check && o->wl->check(&ctx) != 0)
 		return errmsg_fail(err, errlen, "%s: %s", o->wl->name, ctx.err);
-	if (check_memory(o, "these parameters need", o->wl->footprint(o->value), "", phys_bytes,
-	                 err, errlen) != 0)
+	if (check_memory(o, (struct need){"these parameters need", o->wl->footprint(o->value), ""},
+	                 phys_bytes, err, errlen) != 0)
 		return -1;
 	return check_work(o, err, errlen);
 }
@@ -360,8 +369,8 @@ int params_validate_input(const struct run_opts *o, const struct wl_input_cost *
 	double limit = PARAMS_WORK_FACTOR * PARAMS_WORK_RUN_S, work = c->run_s * reps;
 	char dur[32];
 
-	if (check_memory(o, "this input needs", c->footprint, c->memory, phys_bytes, err, errlen) !=
-	    0)
+	if (check_memory(o, (struct need){"this input needs", c->footprint, c->memory}, phys_bytes,
+	                 err, errlen) != 0)
 		return -1;
 	if (work <= limit)
 		return 0;

@@ -51,12 +51,13 @@ struct run_opts {
 /* Parses the arguments that follow "run" (argc/argv exclude "run") against a NULL-terminated
  * registry: one WORKLOAD and the options of params_run_options() (--param KEY=VALUE, --scale,
  * --seed, --reps N|auto, --max-reps N (auto only), --steady-tol P%, --steady-time wall|cpu,
- * --out, --config KEY=VALUE into cfg by config_add; cfg NULL refuses it), each as "--opt VALUE"
- * or "--opt=VALUE", in any order, their defaults and ranges those of the rows. Giving an option
- * or a KEY twice is an error; --help is ignored (the caller looks for it first).
- * Returns 0 with *o filled, or -1 with the reason in err. *o keeps pointers into argv. */
+ * --out, --config KEY=VALUE into o->config by config_add; o->config NULL refuses it), each as
+ * "--opt VALUE" or "--opt=VALUE", in any order, their defaults and ranges those of the rows.
+ * Giving an option or a KEY twice is an error; --help is ignored (the caller looks for it first).
+ * The caller sets o->config; the rest of *o is reset. Returns 0 with *o filled, or -1 with the
+ * reason in err. *o keeps pointers into argv. */
 int params_parse_run(int argc, char *const *argv, const struct workload *const *registry,
-                     struct config *cfg, struct run_opts *o, char *err, size_t errlen);
+                     struct run_opts *o, char *err, size_t errlen);
 
 /* The option table of `run` (common/opt.h), n rows: the usage and man page entries of the
  * driver's options (driver.c). */

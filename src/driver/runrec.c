@@ -1,9 +1,21 @@
-/* runrec.c - builds the allocab-run/1 cJSON document from a struct runrec. */
+/* runrec.c - builds the allocab-run/1 cJSON document from a struct runrec, and writes it. */
 #include "driver/runrec.h"
+#include "common/atomicio.h"
+#include "common/errmsg.h"
+#include "common/fingerprint.h"
+#include "common/jsonstrict.h"
+#include "common/utf8.h"
+#include "driver/config.h"
 #include "driver/params.h"
+#include "driver/runmarks.h"
 
+#include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 _Static_assert(RUNREC_MAX_REPS == PARAMS_REPS_MAX, "one cap on reps");
 
@@ -305,4 +317,58 @@ fail:
 	cJSON_Delete(machine);
 	cJSON_Delete(root);
 	return NULL;
+}
+
+int runrec_out_usable(const char *path, char *err, size_t errlen)
+{
+	char copy[4096];
+	const char *problem = NULL, *dir;
+	struct stat st;
+
+	if (strcmp(path, "-") == 0)
+		return 0;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		if (access(path, W_OK) == 0)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	snprintf(copy, sizeof copy, "%s", path);
+	dir = dirname(copy);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		problem = "Is a directory";
+	else if (stat(dir, &st) != 0)
+		problem = strerror(errno);
+	else if (!S_ISDIR(st.st_mode))
+		problem = "Not a directory";
+	else if (access(dir, W_OK | X_OK) != 0)
+		problem = strerror(errno);
+	if (!problem)
+		return 0;
+	snprintf(err, errlen, "%s: %s", path, problem);
+	return -1;
+}
+
+int runrec_write(const struct runrec *rec, const struct runmarks *marks, const struct config *cfg,
+                 const char *out, char *err, size_t errlen)
+{
+	cJSON *machine = fingerprint_json();
+	cJSON *doc = machine ? runrec_json(rec, machine) : NULL;
+	cJSON *conf = doc && runmarks_json(doc, marks) == 0 ? config_json(cfg) : NULL;
+	char *text = conf && cJSON_AddItemToObject(doc, "configuration", conf)
+	                 ? utf8_fix(jst_print(doc, 1))
+	                 : NULL;
+	char why[4096 + 128];
+	size_t n;
+	int rc = 0;
+
+	cJSON_Delete(doc);
+	if (!text)
+		return errmsg_fail(err, errlen, "out of memory building the run record");
+	n = strlen(text);
+	text[n] = '\n';
+	if (atomic_write(out, text, n + 1, why, sizeof why) != 0)
+		rc = errmsg_fail(err, errlen, "--out %s", why);
+	free(text);
+	return rc;
 }

@@ -97,6 +97,19 @@ cJSON *runrec_int(int64_t v);
 /* "0123456789abcdef": the 16 lower-case hex digits a checksum is written as (out >= 17 bytes). */
 void runrec_hex64(uint64_t v, char out[17]);
 
+/* Whether the run can write its record to path (--out; "-" is stdout), checked before a long run:
+ * a writable file that is not regular, or a creatable one in a writable directory; atomic_write
+ * still decides. Returns 0, or -1 with "PATH: reason" in err. */
+int runrec_out_usable(const char *path, char *err, size_t errlen);
+
+/* Writes the run's document, the machine's fingerprint, the marked phases (runmarks_json) and the
+ * configuration (config_json) added, to out ("-": stdout) with atomic_write. Returns 0, or -1 with
+ * the one line in err ("--out PATH: reason", or out of memory). */
+struct runmarks;
+struct config;
+int runrec_write(const struct runrec *rec, const struct runmarks *marks, const struct config *cfg,
+                 const char *out, char *err, size_t errlen);
+
 /* A workload's flags (enum wl_flags) as the JSON array of their names, as `list --json` and the
  * run record's workload.flags show them. NULL when memory ran out. */
 cJSON *runrec_wl_flags(unsigned flags);

@@ -72,18 +72,23 @@ double phasemark_cpu_most(double run_cpu_ns);
  * (the whole run's phase). */
 int phasemark_valid_name(const char *s, size_t n);
 
-/* Parses the text[0..len) of a marks file into *s (zeroed first). [lo, hi] is the
- * CLOCK_MONOTONIC window the program ran in (ns); a timestamp outside it is refused (lo = hi = 0:
- * not checked). A PID, when a line has one, is 1..PHASEMARK_MAX_PID, and a span's begin and end
+/* The CLOCK_MONOTONIC window [lo, hi] (ns) a program ran in; lo = hi = 0: not checked. */
+struct phasemark_window {
+	int64_t lo, hi;
+};
+
+/* Parses the text[0..len) of a marks file into *s (zeroed first). A timestamp outside the window
+ * run is refused. A PID, when a line has one, is 1..PHASEMARK_MAX_PID, and a span's begin and end
  * lines that both carry one must carry the same. A CPU field needs a PID before it; a span's
  * two lines carry one or neither, and the end's is not below the begin's. Returns 0, or -1 with the first problem in err
  * ("line 7: end of 'epoch' that was not begun"). Free *s with phasemark_free either way. */
-int phasemark_parse(const char *text, size_t len, int64_t lo, int64_t hi, struct phasemark_set *s,
-                    char *err, size_t errlen);
+int phasemark_parse(const char *text, size_t len, struct phasemark_window run,
+                    struct phasemark_set *s, char *err, size_t errlen);
 
-/* Reads the marks file at path and parses it as above. The file is opened without following a
- * symbolic link and without blocking, and must be a regular file of at most PHASEMARK_MAX_BYTES;
- * at most that many bytes plus one are read. Returns 0, or -1 with the reason in err. */
+/* Reads the marks file at path and parses it as above, in the window [lo, hi]. The file is opened
+ * without following a symbolic link and without blocking, and must be a regular file of at most
+ * PHASEMARK_MAX_BYTES; at most that many bytes plus one are read. Returns 0, or -1 with the reason
+ * in err. */
 int phasemark_read(const char *path, int64_t lo, int64_t hi, struct phasemark_set *s, char *err,
                    size_t errlen);
 

@@ -211,12 +211,14 @@ static int split(const char *line, size_t n, size_t no, struct mark *m, char *er
 	return 0;
 }
 
-/* One line, line[0..n) without its newline: "begin NAME NS [PID [CPU]]" or "end ...". */
-static int parse_line(struct phasemark_set *s, const char *line, size_t n, size_t no, int64_t lo,
-                      int64_t hi, char *err, size_t errlen)
+/* Line s->nlines, line[0..n) without its newline: "begin NAME NS [PID [CPU]]" or "end ...". */
+static int parse_line(struct phasemark_set *s, const char *line, size_t n,
+                      struct phasemark_window run, char *err, size_t errlen)
 {
 	struct phasemark_phase *p;
 	struct mark m = {0};
+	size_t no = s->nlines;
+	int64_t lo = run.lo, hi = run.hi;
 
 	if (split(line, n, no, &m, err, errlen) != 0)
 		return -1;
@@ -241,8 +243,8 @@ static int parse_line(struct phasemark_set *s, const char *line, size_t n, size_
 	return 0;
 }
 
-int phasemark_parse(const char *text, size_t len, int64_t lo, int64_t hi, struct phasemark_set *s,
-                    char *err, size_t errlen)
+int phasemark_parse(const char *text, size_t len, struct phasemark_window run,
+                    struct phasemark_set *s, char *err, size_t errlen)
 {
 	size_t at = 0;
 
@@ -261,7 +263,7 @@ int phasemark_parse(const char *text, size_t len, int64_t lo, int64_t hi, struct
 			return errmsg_fail(err, errlen,
 			                   "line %zu: no newline at its end (a mark cut short)",
 			                   s->nlines);
-		if (parse_line(s, text + at, n, s->nlines, lo, hi, err, errlen) != 0)
+		if (parse_line(s, text + at, n, run, err, errlen) != 0)
 			return -1;
 		at += n + 1;
 	}
@@ -304,7 +306,7 @@ int phasemark_read(const char *path, int64_t lo, int64_t hi, struct phasemark_se
 	}
 	close(fd);
 	if (rc == 0)
-		rc = phasemark_parse(buf, n, lo, hi, s, err, errlen);
+		rc = phasemark_parse(buf, n, (struct phasemark_window){lo, hi}, s, err, errlen);
 	free(buf);
 	return rc;
 }

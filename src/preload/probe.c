@@ -91,7 +91,7 @@ void probe_json_str(char *buf, size_t len, size_t *k, const char *s)
 	buf[(*k)++] = '"';
 }
 
-static void put(char *buf, size_t len, size_t *k, const char *s)
+void probe_put(char *buf, size_t len, size_t *k, const char *s)
 {
 	size_t n = strlen(s);
 
@@ -119,10 +119,10 @@ static size_t record_head(char *buf, size_t len, const char *event)
 	size_t k = 0;
 	char num[64];
 
-	put(buf, len, &k, "{\"probe\":\"" PROBE_SCHEMA "\",\"event\":");
+	probe_put(buf, len, &k, "{\"probe\":\"" PROBE_SCHEMA "\",\"event\":");
 	probe_json_str(buf, len, &k, event);
 	snprintf(num, sizeof num, ",\"pid\":%ld,\"ppid\":%ld", (long)getpid(), (long)getppid());
-	put(buf, len, &k, num);
+	probe_put(buf, len, &k, num);
 	return k;
 }
 
@@ -135,10 +135,10 @@ void probe_event(const char *event, const char *extra)
 		return;
 	k = record_head(buf, sizeof buf, event);
 	if (extra) {
-		put(buf, sizeof buf, &k, ",");
-		put(buf, sizeof buf, &k, extra);
+		probe_put(buf, sizeof buf, &k, ",");
+		probe_put(buf, sizeof buf, &k, extra);
 	}
-	put(buf, sizeof buf, &k, "}\n");
+	probe_put(buf, sizeof buf, &k, "}\n");
 	append_record(buf, k);
 }
 
@@ -277,39 +277,42 @@ static const char *exe_allocator(void)
 	return NULL;
 }
 
+typedef int (*version_int_fn)(void);
+typedef int (*version_mallctl_fn)(const char *, void *, size_t *, void *, size_t);
+typedef const char *(*version_majmin_fn)(int *, int *, const char **);
+
+/* The version of the known allocator name whose version function is in the object at base, as
+ * its table row says to ask it; "" when name is not known or its function lies elsewhere. */
 static void version_of(const char *name, void *base, char *out, size_t len)
 {
+	const struct alloc_known *k = alloc_known_by_name(name);
+	const char *v = NULL;
+	size_t sz = sizeof v;
+	int a = 0, b = 0;
 	Dl_info di;
 	void *p;
 
 	out[0] = '\0';
-	if (strcmp(name, "system") == 0) {
+	if (k && k->version == ALLOC_VERSION_LIBC)
 		snprintf(out, len, "glibc %s", gnu_get_libc_version());
-	} else if (strcmp(name, "mimalloc") == 0) {
-		if ((p = dlsym(RTLD_DEFAULT, "mi_version")) && locate(p, &di) &&
-		    di.dli_fbase == base) {
-			int v = ((int (*)(void))p)();
-			snprintf(out, len, "%d.%d.%d", v / 100, v / 10 % 10, v % 10);
-		}
-	} else if (strcmp(name, "jemalloc") == 0) {
-		if ((p = dlsym(RTLD_DEFAULT, "mallctl")) && locate(p, &di) &&
-		    di.dli_fbase == base) {
-			const char *v = NULL;
-			size_t sz = sizeof v;
-			if (((int (*)(const char *, void *, size_t *, void *, size_t))p)(
-			        "version", (void *)&v, &sz, NULL, 0) == 0 &&
-			    v)
-				snprintf(out, len, "%.*s", (int)strcspn(v, "-"), v);
-		}
-	} else if (strcmp(name, "tcmalloc") == 0) {
-		if ((p = dlsym(RTLD_DEFAULT, "tc_version")) && locate(p, &di) &&
-		    di.dli_fbase == base) {
-			int a = 0, b = 0;
-			const char *s =
-			    ((const char *(*)(int *, int *, const char **))p)(&a, &b, NULL);
-			(void)s;
-			snprintf(out, len, "%d.%d", a, b);
-		}
+	if (!k || !k->version_sym || !(p = dlsym(RTLD_DEFAULT, k->version_sym)) ||
+	    !locate(p, &di) || di.dli_fbase != base)
+		return;
+	switch (k->version) {
+	case ALLOC_VERSION_INT:
+		a = ((version_int_fn)p)();
+		snprintf(out, len, "%d.%d.%d", a / 100, a / 10 % 10, a % 10);
+		break;
+	case ALLOC_VERSION_MALLCTL:
+		if (((version_mallctl_fn)p)("version", (void *)&v, &sz, NULL, 0) == 0 && v)
+			snprintf(out, len, "%.*s", (int)strcspn(v, "-"), v);
+		break;
+	case ALLOC_VERSION_MAJMIN:
+		((version_majmin_fn)p)(&a, &b, NULL);
+		snprintf(out, len, "%d.%d", a, b);
+		break;
+	case ALLOC_VERSION_LIBC:
+		break;
 	}
 }
 
@@ -375,7 +378,7 @@ static void find_missing(void)
 		if (h) {
 			if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name[0]) {
 				if (kl)
-					put(loaded, sizeof loaded, &kl, ",");
+					probe_put(loaded, sizeof loaded, &kl, ",");
 				probe_json_str(loaded, sizeof loaded, &kl,
 				               realpath(lm->l_name, real) ? real : lm->l_name);
 			}
@@ -383,7 +386,7 @@ static void find_missing(void)
 			continue;
 		}
 		if (k)
-			put(missing, sizeof missing, &k, ",");
+			probe_put(missing, sizeof missing, &k, ",");
 		probe_json_str(missing, sizeof missing, &k, e);
 	}
 	missing[k] = '\0';
@@ -396,40 +399,40 @@ static void write_serving(const char *event, const struct serving *sv, const cha
 	size_t k = record_head(buf, sizeof buf, event);
 	int uniform = strcmp(sv->allocator, "mixed") != 0;
 
-	put(buf, sizeof buf, &k, ",\"exe\":");
+	probe_put(buf, sizeof buf, &k, ",\"exe\":");
 	probe_json_str(buf, sizeof buf, &k, exe_path);
-	put(buf, sizeof buf, &k, ",\"allocator\":");
+	probe_put(buf, sizeof buf, &k, ",\"allocator\":");
 	probe_json_str(buf, sizeof buf, &k, sv->allocator);
-	put(buf, sizeof buf, &k, ",\"version\":");
+	probe_put(buf, sizeof buf, &k, ",\"version\":");
 	if (sv->version[0])
 		probe_json_str(buf, sizeof buf, &k, sv->version);
 	else
-		put(buf, sizeof buf, &k, "null");
-	put(buf, sizeof buf, &k, ",\"object\":");
+		probe_put(buf, sizeof buf, &k, "null");
+	probe_put(buf, sizeof buf, &k, ",\"object\":");
 	probe_json_str(buf, sizeof buf, &k, sv->path[0]);
-	put(buf, sizeof buf, &k, uniform ? ",\"uniform\":true" : ",\"uniform\":false");
-	put(buf, sizeof buf, &k, ",\"serves\":{");
+	probe_put(buf, sizeof buf, &k, uniform ? ",\"uniform\":true" : ",\"uniform\":false");
+	probe_put(buf, sizeof buf, &k, ",\"serves\":{");
 	for (int i = 0; i < ALLOCKNOWN_NSYMS; i++) {
-		put(buf, sizeof buf, &k, i ? "," : "");
+		probe_put(buf, sizeof buf, &k, i ? "," : "");
 		probe_json_str(buf, sizeof buf, &k, alloc_known_syms[i]);
-		put(buf, sizeof buf, &k, ":");
+		probe_put(buf, sizeof buf, &k, ":");
 		probe_json_str(buf, sizeof buf, &k, sv->path[i]);
 	}
-	put(buf, sizeof buf, &k, "},\"exe_allocator\":");
+	probe_put(buf, sizeof buf, &k, "},\"exe_allocator\":");
 	if (sv->exe_allocator)
 		probe_json_str(buf, sizeof buf, &k, sv->exe_allocator);
 	else
-		put(buf, sizeof buf, &k, "null");
-	put(buf, sizeof buf, &k, ",\"preload\":");
+		probe_put(buf, sizeof buf, &k, "null");
+	probe_put(buf, sizeof buf, &k, ",\"preload\":");
 	probe_json_str(buf, sizeof buf, &k, preload);
-	put(buf, sizeof buf, &k, ",\"preload_missing\":[");
-	put(buf, sizeof buf, &k, missing);
-	put(buf, sizeof buf, &k, "],\"preload_paths\":[");
-	put(buf, sizeof buf, &k, loaded);
-	put(buf, sizeof buf, &k, "]");
+	probe_put(buf, sizeof buf, &k, ",\"preload_missing\":[");
+	probe_put(buf, sizeof buf, &k, missing);
+	probe_put(buf, sizeof buf, &k, "],\"preload_paths\":[");
+	probe_put(buf, sizeof buf, &k, loaded);
+	probe_put(buf, sizeof buf, &k, "]");
 	if (tail)
-		put(buf, sizeof buf, &k, tail);
-	put(buf, sizeof buf, &k, "}\n");
+		probe_put(buf, sizeof buf, &k, tail);
+	probe_put(buf, sizeof buf, &k, "}\n");
 	append_record(buf, k);
 }
 
@@ -439,42 +442,6 @@ static void after_fork_child(void)
 
 	probe_work_json(work, sizeof work, PROBE_COUNTS_NONE, 1);
 	write_serving("fork", &at_start, work);
-}
-
-void probe_work_json(char *out, size_t len, enum probe_counts c, int split)
-{
-	size_t (*fmt)(char *, size_t) =
-	    c == PROBE_COUNTS_NONE
-	        ? NULL
-	        : (size_t(*)(char *, size_t))dlsym(RTLD_DEFAULT, c == PROBE_COUNTS_TRY
-	                                                             ? "allocab_count_json_try"
-	                                                             : "allocab_count_json");
-	static const char key[] = ",\"counts\":";
-	struct timespec ts;
-	struct rusage ru;
-	size_t k = 0, n;
-	char num[96];
-
-	out[0] = '\0';
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) {
-		snprintf(num, sizeof num, ",\"cpu_ns\":%lld",
-		         (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
-		put(out, len, &k, num);
-	}
-	/* every thread of the process, user and system apart (the CPU clock holds their sum) */
-	if (split && getrusage(RUSAGE_SELF, &ru) == 0) {
-		snprintf(
-		    num, sizeof num, ",\"user_ns\":%lld,\"sys_ns\":%lld",
-		    (long long)ru.ru_utime.tv_sec * 1000000000LL + ru.ru_utime.tv_usec * 1000LL,
-		    (long long)ru.ru_stime.tv_sec * 1000000000LL + ru.ru_stime.tv_usec * 1000LL);
-		put(out, len, &k, num);
-	}
-	if (fmt && k + sizeof key < len) {
-		memcpy(out + k, key, sizeof key - 1);
-		if ((n = fmt(out + k + sizeof key - 1, len - k - sizeof key + 1)) > 0)
-			k += sizeof key - 1 + n;
-	}
-	out[k < len ? k : len - 1] = '\0';
 }
 
 __attribute__((constructor)) static void probe_start(void)

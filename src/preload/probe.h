@@ -34,6 +34,9 @@ int probe_active(void);
  * vfork child: no malloc, stack buffers only. */
 void probe_event(const char *event, const char *extra);
 
+/* Writes s as it is into buf at *k, or nothing when it does not fit below len. */
+void probe_put(char *buf, size_t len, size_t *k, const char *s);
+
 /* Writes s as a JSON string (quotes included) into buf at *k, never past len. */
 void probe_json_str(char *buf, size_t len, size_t *k, const char *s);
 
@@ -59,11 +62,11 @@ enum probe_counts {
 	PROBE_COUNTS_WAIT, /* at normal exit */
 };
 
-/* ",\"cpu_ns\":N" (the process's CPU time so far: CLOCK_PROCESS_CPUTIME_ID, which an exec
- * keeps), when split is set ",\"user_ns\":U,\"sys_ns\":S" (the same split into user and system
- * time, from getrusage(RUSAGE_SELF), which an exec keeps too; the exit record has it once, in its
- * rusage) and, when the counting library is loaded and c asks, ",\"counts\":{...}" (its totals)
- * into out (len bytes, always terminated). No malloc. */
+/* probe_rusage.c: ",\"cpu_ns\":N" (the process's CPU time so far: CLOCK_PROCESS_CPUTIME_ID,
+ * which an exec keeps), when split is set ",\"user_ns\":U,\"sys_ns\":S" (the same split into
+ * user and system time, from getrusage(RUSAGE_SELF), which an exec keeps too; the exit record has
+ * it once, in its rusage) and, when the counting library is loaded and c asks, ",\"counts\":{...}"
+ * (its totals) into out (len bytes, always terminated). No malloc. */
 void probe_work_json(char *out, size_t len, enum probe_counts c, int split);
 
 /* The realpath of the object that holds p (the executable's path for the executable) into buf;

@@ -124,22 +124,14 @@ static void put_value(char *buf, size_t len, size_t *k, const char *v)
 	}
 }
 
-static void put(char *buf, size_t len, size_t *k, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (*k + n < len) {
-		memcpy(buf + *k, s, n);
-		*k += n;
-	}
-}
-
 typedef int (*mallctl_fn)(const char *, void *, size_t *, void *, size_t);
 typedef long (*mi_get_fn)(int);
 typedef int (*tc_get_fn)(const char *, size_t *);
 
-/* Reads it through fn into out (text). Returns 0, or -1 with the reason in why. */
-static int read_with(const struct item *it, void *fn, char *out, size_t len, char *why, size_t wlen)
+/* Reads it through jemalloc's mallctl fn into out (text), as its je_ reader types the value.
+ * Returns 0, or -1 with the reason in why. */
+static int read_mallctl(const struct item *it, void *fn, char *out, size_t len, char *why,
+                        size_t wlen)
 {
 	union {
 		unsigned u;
@@ -156,6 +148,28 @@ static int read_with(const struct item *it, void *fn, char *out, size_t len, cha
 	                                          : sizeof v.s;
 
 	memset(&v, 0, sizeof v);
+	if (((mallctl_fn)fn)(it->key, &v, &sz, NULL, 0) != 0)
+		return snprintf(why, wlen, "mallctl(\"%s\") failed", it->key), -1;
+	if (strcmp(r, "je_unsigned") == 0)
+		snprintf(out, len, "%u", v.u);
+	else if (strcmp(r, "je_ssize") == 0)
+		snprintf(out, len, "%zd", v.ss);
+	else if (strcmp(r, "je_bool") == 0)
+		snprintf(out, len, "%s", v.b ? "true" : "false");
+	else if (strcmp(r, "je_size") == 0)
+		snprintf(out, len, "%zu", v.z);
+	else
+		snprintf(out, len, "%s", v.s ? v.s : "");
+	return 0;
+}
+
+/* Reads it through fn into out (text). Returns 0, or -1 with the reason in why. */
+static int read_with(const struct item *it, void *fn, char *out, size_t len, char *why, size_t wlen)
+{
+	const char *r = it->reader;
+	unsigned u = 0;
+	size_t z = 0, sz;
+
 	if (strcmp(r, "mi_huge_pages") == 0) {
 		long long huge = hugetlb_mapped_bytes();
 		if (huge < 0)
@@ -163,14 +177,14 @@ static int read_with(const struct item *it, void *fn, char *out, size_t len, cha
 		snprintf(out, len, "%lld", huge >> 30);
 	} else if (strcmp(r, "je_narenas") == 0) {
 		size_t oversize = 0, zs = sizeof oversize;
-		sz = sizeof v.u;
-		if (((mallctl_fn)fn)(it->key, &v.u, &sz, NULL, 0) != 0)
+		sz = sizeof u;
+		if (((mallctl_fn)fn)(it->key, &u, &sz, NULL, 0) != 0)
 			return snprintf(why, wlen, "mallctl(\"%s\") failed", it->key), -1;
 		/* arenas.narenas counts the arena for huge allocations too (docs/tuning.md) */
 		if (((mallctl_fn)fn)("opt.oversize_threshold", &oversize, &zs, NULL, 0) == 0 &&
-		    oversize && v.u)
-			v.u--;
-		snprintf(out, len, "%u", v.u);
+		    oversize && u)
+			u--;
+		snprintf(out, len, "%u", u);
 	} else if (strncmp(r, "mi", 2) == 0) {
 		char *end;
 		long id = strtol(it->key, &end, 10);
@@ -180,24 +194,13 @@ static int read_with(const struct item *it, void *fn, char *out, size_t len, cha
 		         (long long)((mi_get_fn)fn)((int)id) *
 		             (strcmp(r, "mi_kib") == 0 ? 1024 : 1));
 	} else if (strcmp(r, "tc") == 0) {
-		if (!((tc_get_fn)fn)(it->key, &v.z))
+		if (!((tc_get_fn)fn)(it->key, &z))
 			return snprintf(why, wlen, "%s(\"%s\") failed", reader_symbol("tc"),
 			                it->key),
 			       -1;
-		snprintf(out, len, "%zu", v.z);
+		snprintf(out, len, "%zu", z);
 	} else {
-		if (((mallctl_fn)fn)(it->key, &v, &sz, NULL, 0) != 0)
-			return snprintf(why, wlen, "mallctl(\"%s\") failed", it->key), -1;
-		if (strcmp(r, "je_unsigned") == 0)
-			snprintf(out, len, "%u", v.u);
-		else if (strcmp(r, "je_ssize") == 0)
-			snprintf(out, len, "%zd", v.ss);
-		else if (strcmp(r, "je_bool") == 0)
-			snprintf(out, len, "%s", v.b ? "true" : "false");
-		else if (strcmp(r, "je_size") == 0)
-			snprintf(out, len, "%zu", v.z);
-		else
-			snprintf(out, len, "%s", v.s ? v.s : "");
+		return read_mallctl(it, fn, out, len, why, wlen);
 	}
 	return 0;
 }
@@ -225,28 +228,29 @@ void probe_config_json(char *buf, size_t len, size_t *k, const char *serving)
 {
 	if (!have_spec)
 		return;
-	put(buf, len, k, ",\"config\":{");
+	probe_put(buf, len, k, ",\"config\":{");
 	for (size_t i = 0; i < nitems; i++) {
 		char got[128], why[160];
 
-		put(buf, len, k, i ? "," : "");
+		probe_put(buf, len, k, i ? "," : "");
 		probe_json_str(buf, len, k, items[i].name);
-		put(buf, len, k, ":{\"requested\":");
+		probe_put(buf, len, k, ":{\"requested\":");
 		if (items[i].value)
 			put_value(buf, len, k, items[i].value);
 		else
-			put(buf, len, k, "null");
+			probe_put(buf, len, k, "null");
 		if (read_item(&items[i], serving, got, sizeof got, why, sizeof why) == 0) {
-			put(buf, len, k,
-			    items[i].requested_only ? ",\"read_back\":" : ",\"in_force\":");
+			probe_put(buf, len, k,
+			          items[i].requested_only ? ",\"read_back\":" : ",\"in_force\":");
 			put_value(buf, len, k, got);
 			if (items[i].requested_only)
-				put(buf, len, k, ",\"unproven\":\"requested, effect unproven\"");
+				probe_put(buf, len, k,
+				          ",\"unproven\":\"requested, effect unproven\"");
 		} else {
-			put(buf, len, k, ",\"unreadable\":");
+			probe_put(buf, len, k, ",\"unreadable\":");
 			probe_json_str(buf, len, k, why);
 		}
-		put(buf, len, k, "}");
+		probe_put(buf, len, k, "}");
 	}
-	put(buf, len, k, spec_truncated ? "},\"config_truncated\":true" : "}");
+	probe_put(buf, len, k, spec_truncated ? "},\"config_truncated\":true" : "}");
 }

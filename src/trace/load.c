@@ -48,9 +48,7 @@ static int load_events(const struct trace_block *b, struct trace_proc_events *p,
 	return rc;
 }
 
-static int each_block(struct trace_reader *r, size_t max,
-                      int (*fn)(struct trace_proc_events *, void *, char *, size_t), void *arg,
-                      char *err, size_t errlen)
+static int each_block(struct trace_reader *r, const struct trace_visit *v, char *err, size_t errlen)
 {
 	struct trace_proc_events p = {0};
 	struct trace_block b;
@@ -61,7 +59,7 @@ static int each_block(struct trace_reader *r, size_t max,
 		if ((rc == 0 || b.kind == TRACE_K_PROCESS) && have) {
 			char why[256];
 			p.complete = !trace_loss(p.has_end, p.end, why, sizeof why);
-			if (fn(&p, arg, err, errlen) != 0)
+			if (v->fn(&p, v->arg, err, errlen) != 0)
 				break;
 			free(p.ev);
 			trace_marks_free(&p.marks);
@@ -85,7 +83,7 @@ static int each_block(struct trace_reader *r, size_t max,
 		} else if (b.kind == TRACE_K_MARKS) {
 			if (trace_parse_marks(b.data, b.len, &p.marks, err, errlen) != 0)
 				break;
-		} else if (load_events(&b, &p, &cap, max, err, errlen) != 0) {
+		} else if (load_events(&b, &p, &cap, v->max_events, err, errlen) != 0) {
 			break;
 		}
 	}
@@ -95,18 +93,18 @@ static int each_block(struct trace_reader *r, size_t max,
 }
 
 /* Runs each_block over r, closes it, and prefixes a failure's reason with name. */
-static int each_process(struct trace_reader *r, const char *name, size_t max_events,
-                        int (*fn)(struct trace_proc_events *, void *, char *, size_t), void *arg,
+static int each_process(struct trace_reader *r, const char *name, const struct trace_visit *v,
                         char *err, size_t errlen)
 {
+	struct trace_visit capped = *v;
 	char why[512];
 	int rc;
 
 	if (!r)
 		return -1;
-	if (max_events > TRACE_MAX_PROC_EVENTS)
-		max_events = TRACE_MAX_PROC_EVENTS;
-	rc = each_block(r, max_events, fn, arg, err, errlen);
+	if (capped.max_events > TRACE_MAX_PROC_EVENTS)
+		capped.max_events = TRACE_MAX_PROC_EVENTS;
+	rc = each_block(r, &capped, err, errlen);
 	trace_close(r);
 	if (rc != 0 && name) {
 		snprintf(why, sizeof why, "%s", err);
@@ -115,20 +113,16 @@ static int each_process(struct trace_reader *r, const char *name, size_t max_eve
 	return rc;
 }
 
-int trace_each_process(const char *path, size_t max_events,
-                       int (*fn)(struct trace_proc_events *, void *, char *, size_t), void *arg,
-                       char *err, size_t errlen)
+int trace_each_process(const char *path, const struct trace_visit *v, char *err, size_t errlen)
 {
-	return each_process(trace_open(path, TRACE_BUNDLE, err, errlen), path, max_events, fn, arg,
-	                    err, errlen);
+	return each_process(trace_open(path, TRACE_BUNDLE, err, errlen), path, v, err, errlen);
 }
 
-int trace_each_process_mem(const void *data, size_t n, size_t max_events,
-                           int (*fn)(struct trace_proc_events *, void *, char *, size_t), void *arg,
-                           char *err, size_t errlen)
+int trace_each_process_mem(const void *data, size_t n, const struct trace_visit *v, char *err,
+                           size_t errlen)
 {
-	return each_process(trace_open_mem(data, n, TRACE_BUNDLE, err, errlen), NULL, max_events,
-	                    fn, arg, err, errlen);
+	return each_process(trace_open_mem(data, n, TRACE_BUNDLE, err, errlen), NULL, v, err,
+	                    errlen);
 }
 
 const char *trace_how_name(uint64_t how)

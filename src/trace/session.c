@@ -46,33 +46,40 @@ static void catch_signals(void)
 		sigaction(sigs[i], &sa, NULL);
 }
 
+/* One recording: COMMAND, the recorder library lib, the stream directory dir, the trace file out
+ * and how long to wait for what COMMAND leaves running. */
+struct session {
+	char **cmd;
+	const char *lib, *dir, *out;
+	int wait_s;
+};
+
 /* Runs COMMAND in the foreground under the runner (front/proc/proc.h) with the recorder
  * preloaded, found on PATH, given the signals sent to record and SIGTERM if record dies, then
  * waits up to wait_s for what it left running (a signal ends the wait) and says what still runs:
  * its streams are cut when the trace is bundled. *status: COMMAND's exit status, 128 + signal
  * when it was killed. Returns 0, or -1 with the reason in err. */
-static int run_command(char **cmd, const char *lib, const char *dir, int wait_s, int *status,
-                       char *err, size_t errlen)
+static int run_command(const struct session *ss, int *status, char *err, size_t errlen)
 {
 	const char *old = getenv("LD_PRELOAD");
 	char *set[4] = {NULL};
-	struct runner_spec spec = {.path = cmd[0],
-	                           .argv = cmd,
+	struct runner_spec spec = {.path = ss->cmd[0],
+	                           .argv = ss->cmd,
 	                           .flags = RUNNER_FOREGROUND | RUNNER_PATH_SEARCH | RUNNER_NO_PAD |
 	                                    RUNNER_DIE_WITH_PARENT | RUNNER_FORWARD_SIGNALS |
 	                                    RUNNER_WAIT_ORPHANS,
-	                           .orphan_wait_s = wait_s,
+	                           .orphan_wait_s = ss->wait_s,
 	                           .exec_who = "record",
 	                           .env_set = set};
 	struct runner_result r;
 	int rc = -1;
 
-	if (asprintf(&set[0], "LD_PRELOAD=%s%s%s", lib, old && *old ? ":" : "",
+	if (asprintf(&set[0], "LD_PRELOAD=%s%s%s", ss->lib, old && *old ? ":" : "",
 	             old && *old ? old : "") < 0)
 		set[0] = NULL;
-	if (asprintf(&set[1], "ALLOCAB_RECORD_DIR=%s", dir) < 0)
+	if (asprintf(&set[1], "ALLOCAB_RECORD_DIR=%s", ss->dir) < 0)
 		set[1] = NULL;
-	if (asprintf(&set[2], "%s=%s/" RB_MARKS_FILE, PHASEMARK_ENV, dir) < 0)
+	if (asprintf(&set[2], "%s=%s/" RB_MARKS_FILE, PHASEMARK_ENV, ss->dir) < 0)
 		set[2] = NULL;
 	if (!set[0] || !set[1] || !set[2])
 		snprintf(err, errlen, "out of memory");
@@ -84,8 +91,8 @@ static int run_command(char **cmd, const char *lib, const char *dir, int wait_s,
 			    "allocab: record: warning: %zu %s COMMAND left in the background still "
 			    "%s after %d s (%s): %s cut here and marked running in the trace\n",
 			    r.orphans, r.orphans == 1 ? "process" : "processes",
-			    r.orphans == 1 ? "runs" : "run", r.signal ? 0 : wait_s, r.orphan_names,
-			    r.orphans == 1 ? "its stream is" : "their streams are");
+			    r.orphans == 1 ? "runs" : "run", r.signal ? 0 : ss->wait_s,
+			    r.orphan_names, r.orphans == 1 ? "its stream is" : "their streams are");
 		runner_result_free(&r);
 		rc = 0;
 	}
@@ -94,11 +101,12 @@ static int run_command(char **cmd, const char *lib, const char *dir, int wait_s,
 	return rc;
 }
 
-/* Writes the trace of dir to out (atomically). Returns 0, -2 when dir holds no stream (nothing
- * written), or -1; the reason in err. */
-static int write_trace(const char *dir, const struct phasemark_set *marks, const char *out,
+/* Writes the trace of ss->dir to ss->out (atomically). Returns 0, -2 when the directory holds no
+ * stream (nothing written), or -1; the reason in err. */
+static int write_trace(const struct session *ss, const struct phasemark_set *marks,
                        struct rb_result *res, int *in_place, char *err, size_t errlen)
 {
+	const char *out = ss->out;
 	struct atomic_out o;
 	char why[512];
 	FILE *f;
@@ -114,7 +122,7 @@ static int write_trace(const char *dir, const struct phasemark_set *marks, const
 		return errmsg_fail(err, errlen, "%s: %s", out, strerror(errno));
 	}
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	rc = rb_bundle(dir, marks, f, res, why, sizeof why);
+	rc = rb_bundle(ss->dir, marks, f, res, why, sizeof why);
 	if (fclose(f) != 0 && rc == 0)
 		rc = errmsg_fail(why, sizeof why, "%s", strerror(errno));
 	if (rc != 0) {
@@ -311,22 +319,24 @@ static void read_marks(const char *dir, int64_t lo, int64_t hi, struct phasemark
 	errmsg_print(stderr, "record", "warning: phase marks left out of the trace: %s", why);
 }
 
-/* Runs the command and bundles its trace; the stream directory dir exists. */
-static int record(char **cmd, const char *lib, const char *dir, const char *out, int wait_s)
+/* Runs the command and bundles its trace; the stream directory ss->dir exists. */
+static int record(const struct session *ss)
 {
+	char **cmd = ss->cmd;
+	const char *dir = ss->dir, *out = ss->out;
 	char err[PATH_MAX + 256];
 	struct rb_result res = {0};
 	struct phasemark_set marks = {0};
 	int status = 0, in_place = 0, rc, marked = create_marks(dir) == 0;
 	int64_t lo = mono_ns();
 
-	if (run_command(cmd, lib, dir, wait_s, &status, err, sizeof err) != 0) {
+	if (run_command(ss, &status, err, sizeof err) != 0) {
 		errmsg_print(stderr, "record", "cannot run %s: %s", cmd[0], err);
 		return ST_FAIL;
 	}
 	if (marked && status != 127)
 		read_marks(dir, lo, mono_ns(), &marks);
-	rc = write_trace(dir, &marks, out, &res, &in_place, err, sizeof err);
+	rc = write_trace(ss, &marks, &res, &in_place, err, sizeof err);
 	phasemark_free(&marks);
 	if (rc == -2 && status == 127) /* the command did not start; it said why */
 		return 127;
@@ -382,7 +392,7 @@ int trace_record(char **cmd, const char *out, int wait_s)
 	if (runner_adopt_orphans(err, sizeof err) != 0)
 		fprintf(stderr,
 		        "allocab: record: warning: cannot collect background processes: %s\n", err);
-	rc = record(cmd, lib, dir, out, wait_s);
+	rc = record(&(struct session){cmd, lib, dir, out, wait_s});
 	remove_dir(dir);
 	if (claim >= 0)
 		close(claim);

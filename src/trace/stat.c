@@ -50,26 +50,13 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t errlen)
+/* Walks p's events in time order into s: operations, sizes, releases and the peak live set. */
+static int walk_events(struct ts_proc *s, const struct trace_proc_events *p, char *err,
+                       size_t errlen)
 {
-	struct ts_result *r = arg;
-	struct ts_proc *s, *np = realloc(r->procs, (r->n + 1) * sizeof *np);
 	struct u64map l = {0}; /* live object id -> the index of the event that allocated it */
 	uint64_t live = 0, objects = 0, at;
 
-	if (!np)
-		return errmsg_fail(err, errlen, "out of memory");
-	r->procs = np;
-	s = memset(&np[r->n++], 0, sizeof *s);
-	r->version = p->version;
-	s->info = p->info;
-	s->index = p->index;
-	s->complete = p->complete;
-	s->has_end = p->has_end;
-	memcpy(s->end, p->end, sizeof s->end);
-	s->events = p->n;
-	count_threads(s, p->ev, p->n);
-	qsort(p->ev, p->n, sizeof *p->ev, by_time);
 	if (u64map_reserve(&l, p->n) != 0)
 		return errmsg_fail(err, errlen, "out of memory for %zu live objects", p->n);
 	for (size_t i = 0; i < p->n; i++) {
@@ -111,6 +98,29 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 			s->peak_live_objects = objects;
 	}
 	u64map_free(&l);
+	return 0;
+}
+
+static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t errlen)
+{
+	struct ts_result *r = arg;
+	struct ts_proc *s, *np = realloc(r->procs, (r->n + 1) * sizeof *np);
+
+	if (!np)
+		return errmsg_fail(err, errlen, "out of memory");
+	r->procs = np;
+	s = memset(&np[r->n++], 0, sizeof *s);
+	r->version = p->version;
+	s->info = p->info;
+	s->index = p->index;
+	s->complete = p->complete;
+	s->has_end = p->has_end;
+	memcpy(s->end, p->end, sizeof s->end);
+	s->events = p->n;
+	count_threads(s, p->ev, p->n);
+	qsort(p->ev, p->n, sizeof *p->ev, by_time);
+	if (walk_events(s, p, err, errlen) != 0)
+		return -1;
 	if (ts_marks_take(s, p, p->ev, p->n) != 0)
 		return errmsg_fail(err, errlen, "out of memory");
 	s->duration_ns = p->n ? p->ev[p->n - 1].ts_ns : 0;
@@ -122,7 +132,8 @@ static int add_process(struct trace_proc_events *p, void *arg, char *err, size_t
 int tracestat_file(const char *path, struct ts_result *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof *out);
-	if (trace_each_process(path, TRACE_MAX_PROC_EVENTS, add_process, out, err, errlen) != 0) {
+	if (trace_each_process(path, &(struct trace_visit){TRACE_MAX_PROC_EVENTS, add_process, out},
+	                       err, errlen) != 0) {
 		tracestat_free(out);
 		return -1;
 	}

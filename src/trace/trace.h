@@ -153,14 +153,20 @@ struct trace_proc_events {
 	size_t n;
 };
 
-/* Reads the bundled trace at path and calls fn(p, arg) once per process, in file order, with all
- * of its events (at most max_events, <= TRACE_MAX_PROC_EVENTS: a process with more is an error)
- * and its marks. fn may keep p->ev (setting it to NULL; free() it later) and p->marks (copying it
- * and zeroing p->marks; trace_marks_free it later); it returns 0, or -1 with the reason in err to
- * stop. Returns 0, or -1 with the reason in err (prefixed with the path). */
-int trace_each_process(const char *path, size_t max_events,
-                       int (*fn)(struct trace_proc_events *p, void *arg, char *err, size_t errlen),
-                       void *arg, char *err, size_t errlen);
+/* What each process of a trace is handed to: fn(p, arg, err, errlen), with at most max_events
+ * events (<= TRACE_MAX_PROC_EVENTS: a process with more is an error). fn may keep p->ev (setting
+ * it to NULL; free() it later) and p->marks (copying it and zeroing p->marks; trace_marks_free it
+ * later); it returns 0, or -1 with the reason in err to stop. */
+typedef int trace_process_fn(struct trace_proc_events *p, void *arg, char *err, size_t errlen);
+struct trace_visit {
+	size_t max_events;
+	trace_process_fn *fn;
+	void *arg;
+};
+
+/* Reads the bundled trace at path and hands v each process, in file order, with all of its
+ * events and its marks. Returns 0, or -1 with the reason in err (prefixed with the path). */
+int trace_each_process(const char *path, const struct trace_visit *v, char *err, size_t errlen);
 
 /* Why a process's stream is incomplete, from its end block (has_end: whether it had one, end: its
  * counters): killed, still running, events dropped, a torn tail, no end record; into buf (of len
@@ -172,10 +178,8 @@ const char *trace_loss(int has_end, const uint64_t *end, char *buf, size_t len);
 const char *trace_how_name(uint64_t how);
 
 /* The same over n bytes of a bundled trace in memory (not copied); reasons are not prefixed. */
-int trace_each_process_mem(const void *data, size_t n, size_t max_events,
-                           int (*fn)(struct trace_proc_events *p, void *arg, char *err,
-                                     size_t errlen),
-                           void *arg, char *err, size_t errlen);
+int trace_each_process_mem(const void *data, size_t n, const struct trace_visit *v, char *err,
+                           size_t errlen);
 
 /* The distinct thread indices of ev[0..n), ascending, in *out (malloc'd; free() it), *nth of
  * them. Linear in n plus a sort of the runs of equal indices (a run per events block). Returns 0,

@@ -16,13 +16,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rp_trace t;
 	struct rp_cost c;
 	uint64_t pid;
+	struct rp_pick any = {0, RP_ALLOW_INCOMPLETE};
 
-	if (rp_load_mem(data, size, 0, RP_ALLOW_INCOMPLETE, &t, err, sizeof err) != 0)
+	if (rp_load_mem(data, size, any, &t, err, sizeof err) != 0)
 		return 0;
 	rp_cost(&t, &c);
 	pid = t.pid;
 	rp_free(&t);
-	if (rp_load_mem(data, size, pid, RP_NO_MARKS, &t, err, sizeof err) == 0) {
+	if (rp_load_mem(data, size, (struct rp_pick){pid, RP_NO_MARKS}, &t, err, sizeof err) == 0) {
 		rp_cost(&t, &c);
 		rp_free(&t);
 	}

@@ -140,17 +140,28 @@ static size_t pq_put_indices(struct wl_buf *raw, struct prng *r, uint32_t rows, 
 	return 0;
 }
 
-/* Fills raw with page v of column c (v = -1: the dictionary) and sets *rows. String pages end
+/* The writer of a file's pages: its schema f, the parameters p and seed its pages follow, and
+ * raw, the page being written (uncompressed). */
+struct pq_gen {
+	const struct pq_file *f;
+	const int64_t *p;
+	uint64_t seed;
+	struct wl_buf raw;
+};
+
+/* Fills g->raw with page v of column c (v = -1: the dictionary) and sets *rows. String pages end
  * at page_rows values or before 1 MiB, whichever comes first, as Parquet writers do. Returns 0, or
  * the size of the allocation that failed. */
-static size_t pq_gen_page(const struct pq_file *f, const int64_t *p, uint64_t seed,
-                          struct wl_buf *raw, int c, int64_t v, uint32_t *rows)
+static size_t pq_gen_page(struct pq_gen *g, int c, int64_t v, uint32_t *rows)
 {
+	const struct pq_file *f = g->f;
+	const int64_t *p = g->p;
+	struct wl_buf *raw = &g->raw;
 	uint32_t limit = (uint32_t)p[P_PAGE_ROWS];
 	size_t failed = 0;
 	struct prng r;
 
-	prng_seed(&r, ck_mix(ck_mix(seed ^ 0x70617271756574ULL, (uint64_t)c), (uint64_t)v));
+	prng_seed(&r, ck_mix(ck_mix(g->seed ^ 0x70617271756574ULL, (uint64_t)c), (uint64_t)v));
 	raw->len = 0;
 	*rows = 0;
 	if (f->kind[c] == K_DICT && v < 0) {
@@ -177,7 +188,7 @@ static size_t pq_gen_page(const struct pq_file *f, const int64_t *p, uint64_t se
 int pq_file_build(struct pq_file *f, const int64_t *p, uint64_t seed, char *err)
 {
 	size_t npages = (size_t)f->ncols * (size_t)(f->variants + 1), failed;
-	struct wl_buf raw = {0};
+	struct pq_gen g = {.f = f, .p = p, .seed = seed};
 	ZSTD_CCtx *cctx = ZSTD_createCCtx();
 	int rc = -1;
 
@@ -193,7 +204,7 @@ int pq_file_build(struct pq_file *f, const int64_t *p, uint64_t seed, char *err)
 			    &f->pages[(size_t)c * (size_t)(f->variants + 1) + (size_t)(v + 1)];
 			size_t bound, n;
 
-			failed = pq_gen_page(f, p, seed, &raw, c, v, &pg->rows);
+			failed = pq_gen_page(&g, c, v, &pg->rows);
 			if (failed) {
 				snprintf(
 				    err, WL_ERR_LEN,
@@ -201,28 +212,28 @@ int pq_file_build(struct pq_file *f, const int64_t *p, uint64_t seed, char *err)
 				    failed);
 				goto out;
 			}
-			bound = ZSTD_compressBound(raw.len);
+			bound = ZSTD_compressBound(g.raw.len);
 			if (wl_buf_reserve(&f->data, bound) != 0) {
 				snprintf(err, WL_ERR_LEN,
 				         "out of memory allocating %zu bytes for the file",
 				         f->data.len + bound);
 				goto out;
 			}
-			n = ZSTD_compressCCtx(cctx, f->data.data + f->data.len, bound, raw.data,
-			                      raw.len, (int)p[P_ZSTD_LEVEL]);
+			n = ZSTD_compressCCtx(cctx, f->data.data + f->data.len, bound, g.raw.data,
+			                      g.raw.len, (int)p[P_ZSTD_LEVEL]);
 			if (ZSTD_isError(n)) {
 				pq_zstd_fail(err, n, "compression");
 				goto out;
 			}
 			pg->off = f->data.len;
 			pg->csize = n;
-			pg->usize = raw.len;
+			pg->usize = g.raw.len;
 			f->data.len += n;
 		}
 	}
 	rc = 0;
 out:
 	ZSTD_freeCCtx(cctx);
-	wl_buf_free(&raw);
+	wl_buf_free(&g.raw);
 	return rc;
 }

@@ -6,9 +6,11 @@
 #include "trace/trace.h"
 #include "common/u64map.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct pick {
 	uint64_t pid;
@@ -198,6 +200,48 @@ static size_t seg_end(const struct rp_thread *r, size_t *c, size_t s)
 	return *c < r->nchunk ? r->chunk[*c].from : r->n;
 }
 
+/* The state of check_schedule: per thread its position and chunk reached, the threads ready to
+ * run, per object whether it is allocated and which thread waits for it, the live bytes. */
+struct sched {
+	size_t *pos, *queue, *chunk, nq;
+	uint32_t *waiter; /* thread + 1 */
+	unsigned char *done;
+	uint64_t live;
+};
+
+/* Runs thread th up to end or until it releases an object not yet allocated, waking the threads
+ * that wait for what it allocates. Returns 0, or -1 when more bytes are live than any address
+ * space holds. */
+static int run_thread(struct build *b, struct sched *s, size_t th, size_t end, char *err,
+                      size_t errlen)
+{
+	struct rp_trace *t = b->t;
+	struct rp_thread *r = &t->th[th];
+
+	for (; s->pos[th] < end; s->pos[th]++) {
+		const struct rp_op *o = &r->ops[s->pos[th]];
+		uint32_t need = o->op == TRACE_OP_FREE ? o->obj : o->old;
+		if (need && !s->done[need]) {
+			s->waiter[need] = (uint32_t)th + 1;
+			break;
+		}
+		if (need)
+			s->live -= b->size[need];
+		if (!o->op || !is_alloc(o->op))
+			continue;
+		s->done[o->obj] = 1;
+		s->live += o->size;
+		if (s->live > TRACE_MAX_SIZE)
+			return errmsg_fail(err, errlen, "corrupt: more than 2^56 bytes live at once, "
+			                                "more than any address space holds");
+		if (s->live > t->peak_bytes)
+			t->peak_bytes = s->live;
+		if (s->waiter[o->obj])
+			s->queue[s->nq++] = s->waiter[o->obj] - 1;
+	}
+	return 0;
+}
+
 /* Runs the threads one after another, each as far as it can go without releasing an object not
  * yet allocated, segment by segment (no op of a later segment before every thread is done with
  * the earlier ones, as the replay passes phase boundaries); fails if they all get stuck in a
@@ -205,69 +249,44 @@ static size_t seg_end(const struct rp_thread *r, size_t *c, size_t s)
 static int check_schedule(struct build *b, char *err, size_t errlen)
 {
 	struct rp_trace *t = b->t;
-	size_t *pos = calloc(t->nth, sizeof *pos), *queue = malloc(t->nth * sizeof *queue);
-	size_t *chunk = calloc(t->nth, sizeof *chunk);
-	uint32_t *waiter = calloc((size_t)t->nobj + 1, sizeof *waiter); /* thread + 1 */
-	unsigned char *done = calloc((size_t)t->nobj + 1, 1);
-	size_t nq = 0, stuck = 0, seg = 0;
-	uint64_t live = 0;
+	struct sched s = {0};
+	size_t stuck = 0;
 	int rc = 0;
 
-	if (!pos || !queue || !chunk || !waiter || !done) {
+	s.pos = calloc(t->nth, sizeof *s.pos);
+	s.queue = malloc(t->nth * sizeof *s.queue);
+	s.chunk = calloc(t->nth, sizeof *s.chunk);
+	s.waiter = calloc((size_t)t->nobj + 1, sizeof *s.waiter);
+	s.done = calloc((size_t)t->nobj + 1, 1);
+	if (!s.pos || !s.queue || !s.chunk || !s.waiter || !s.done)
 		rc = -2;
-		goto out;
-	}
-	for (; seg <= t->marks.nbounds && !stuck; seg++) {
+	for (size_t seg = 0; rc == 0 && seg <= t->marks.nbounds && !stuck; seg++) {
 		for (size_t k = 0; k < t->nth; k++)
-			queue[nq++] = k;
-		while (nq) {
-			size_t th = queue[--nq], end = seg_end(&t->th[th], &chunk[th], seg);
-			struct rp_thread *r = &t->th[th];
-			for (; pos[th] < end; pos[th]++) {
-				const struct rp_op *o = &r->ops[pos[th]];
-				uint32_t need = o->op == TRACE_OP_FREE ? o->obj : o->old;
-				if (need && !done[need]) {
-					waiter[need] = (uint32_t)th + 1;
-					break;
-				}
-				if (need)
-					live -= b->size[need];
-				if (o->op && is_alloc(o->op)) {
-					done[o->obj] = 1;
-					live += o->size;
-					if (live > TRACE_MAX_SIZE) {
-						rc = errmsg_fail(
-						    err, errlen,
-						    "corrupt: more than 2^56 bytes live at once, "
-						    "more than any address space holds");
-						goto out;
-					}
-					if (live > t->peak_bytes)
-						t->peak_bytes = live;
-					if (waiter[o->obj])
-						queue[nq++] = waiter[o->obj] - 1;
-				}
-			}
+			s.queue[s.nq++] = k;
+		while (rc == 0 && s.nq) {
+			size_t th = s.queue[--s.nq];
+			size_t end = seg_end(&t->th[th], &s.chunk[th], seg);
+
+			rc = run_thread(b, &s, th, end, err, errlen);
 		}
-		for (size_t k = 0; k < t->nth; k++)
-			stuck += pos[k] < seg_end(&t->th[k], &chunk[k], seg);
+		for (size_t k = 0; rc == 0 && k < t->nth; k++)
+			stuck += s.pos[k] < seg_end(&t->th[k], &s.chunk[k], seg);
 	}
-	if (stuck && t->marks.nbounds)
+	if (rc == 0 && stuck && t->marks.nbounds)
 		rc = errmsg_fail(err, errlen,
 		                 "%zu of %zu threads wait across a phase boundary for an allocation "
 		                 "after it (--param marks=ignore replays without the phases)",
 		                 stuck, t->nth);
-	else if (stuck)
+	else if (rc == 0 && stuck)
 		rc = errmsg_fail(err, errlen,
 		                 "corrupt: %zu of %zu threads release objects that are never "
 		                 "allocated before (no replay order exists)",
 		                 stuck, t->nth);
-out:
-	free(pos);
-	free(queue);
-	free(chunk);
-	free(waiter);
-	free(done);
+	free(s.pos);
+	free(s.queue);
+	free(s.chunk);
+	free(s.waiter);
+	free(s.done);
 	return rc;
 }
 
@@ -318,7 +337,8 @@ static int build(struct rp_trace *t, const struct trace_rec *ev, size_t n,
 			goto out;
 	if ((rc = build_ops(&b, ev, n, tl, err, errlen)) != 0 ||
 	    (rc = link_releases(&b, ev, n, tl, err, errlen)) != 0 ||
-	    (marks && (rc = rp_marks_build(t, marks, ev, n, tl, err, errlen)) != 0) ||
+	    (marks && (rc = rp_marks_build(t, marks, &(struct rp_events){ev, n, tl}, err,
+	                                   errlen)) != 0) ||
 	    (rc = check_schedule(&b, err, errlen)) != 0)
 		goto out;
 	rc = list_leaked(&b);
@@ -383,145 +403,50 @@ static int load_picked(struct pick *k, const char *name, struct rp_trace *t, cha
 	return rc;
 }
 
-int rp_load(const char *path, uint64_t pid, unsigned flags, struct rp_trace *t, char *err,
-            size_t errlen)
+int rp_load(const char *path, struct rp_pick which, struct rp_trace *t, char *err, size_t errlen)
 {
-	struct pick k = {.pid = pid, .flags = flags};
+	struct pick k = {.pid = which.pid, .flags = which.flags};
+	struct trace_visit visit = {TRACE_MAX_PROC_EVENTS, pick_process, &k};
 
 	memset(t, 0, sizeof *t);
-	if (trace_each_process(path, TRACE_MAX_PROC_EVENTS, pick_process, &k, err, errlen) != 0)
+	if (trace_each_process(path, &visit, err, errlen) != 0)
 		return drop(&k), -1;
 	return load_picked(&k, path, t, err, errlen);
 }
 
-int rp_load_mem(const void *data, size_t n, uint64_t pid, unsigned flags, struct rp_trace *t,
-                char *err, size_t errlen)
+int rp_load_mem(const void *data, size_t n, struct rp_pick which, struct rp_trace *t, char *err,
+                size_t errlen)
 {
-	struct pick k = {.pid = pid, .flags = flags};
+	struct pick k = {.pid = which.pid, .flags = which.flags};
+	struct trace_visit visit = {TRACE_MAX_PROC_EVENTS, pick_process, &k};
 
 	memset(t, 0, sizeof *t);
-	if (trace_each_process_mem(data, n, TRACE_MAX_PROC_EVENTS, pick_process, &k, err, errlen) !=
-	    0)
+	if (trace_each_process_mem(data, n, &visit, err, errlen) != 0)
 		return drop(&k), -1;
 	return load_picked(&k, NULL, t, err, errlen);
 }
 
-/* Bytes the replay's touch writes beyond from (realloc: the old size) with one byte per page
- * (pages) or every byte (bytes), as replay.c's touch() does. */
-static void touched(uint64_t from, uint64_t size, uint64_t *pages, uint64_t *bytes)
+void rp_describe(const struct rp_trace *t, struct wl_input_desc *d)
 {
-	uint64_t start = from ? (from + 4095) & ~(uint64_t)4095 : 0;
-
-	*pages = size > start ? (size - start + 4095) / 4096 : 0;
-	*bytes = size > from ? size - from : 0;
+	d->index = (int64_t)t->index;
+	d->pid = (int64_t)t->pid;
+	d->threads = (int64_t)t->nth;
+	d->events = (int64_t)t->events;
+	d->duration_ns = t->duration_ns;
+	snprintf(d->exe, sizeof d->exe, "%s", t->info.exe);
+	snprintf(d->command, sizeof d->command, "%s", t->info.args);
+	snprintf(d->ended, sizeof d->ended, "%s", trace_how_name(t->how));
 }
 
-/* *a += b, saturating: sizes of a hostile trace may sum past 2^64. */
-static void add_sat(uint64_t *a, uint64_t b)
+void rp_reset_peak_rss(void)
 {
-	*a = *a > UINT64_MAX - b ? UINT64_MAX : *a + b;
-}
+	int fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
 
-static void cost_op(const struct rp_trace *t, const struct rp_op *o, struct rp_cost *c)
-{
-	int moved = o->old && (o->op == TRACE_OP_REALLOC || o->op == TRACE_OP_REALLOCARRAY);
-	uint64_t pages, bytes, old_size = moved ? rp_old_size(t, o) : 0;
-
-	c->events++;
-	if (o->op == TRACE_OP_FREE)
+	if (fd < 0)
 		return;
-	touched(moved ? old_size : 0, o->size, &pages, &bytes);
-	if (moved)
-		add_sat(&c->copy_bytes, old_size < o->size ? old_size : o->size);
-	add_sat(&c->bytes, bytes);
-	if (o->size > RP_FRESH_MIN) {
-		c->maps++;
-		add_sat(&c->fresh_pages, pages);
-	} else {
-		add_sat(&c->pages, pages);
-	}
-}
-
-static uint64_t all_gaps(const struct rp_trace *t)
-{
-	uint64_t sum = 0;
-
-	for (size_t k = 0; k < t->nth; k++)
-		for (size_t i = 0; i < t->th[k].n; i++)
-			sum += t->th[k].ops[i].op ? t->th[k].ops[i].gap_ns : 0;
-	return sum;
-}
-
-/* The time the replay's spinning alone takes, from the recorded gaps: each thread spins an op's gap
- * and then waits for the allocation the op releases, so an op ends at the later of its thread's
- * previous end plus its gap and that allocation's end. Runs the threads as check_schedule does.
- * Returns the latest end, or when out of memory the sum of every gap (an upper bound). */
-static uint64_t spun_ns(const struct rp_trace *t)
-{
-	size_t *pos = calloc(t->nth, sizeof *pos), *queue = malloc(t->nth * sizeof *queue), nq = 0;
-	uint64_t *end = calloc(t->nth, sizeof *end),
-	         *at = malloc(((size_t)t->nobj + 1) * sizeof *at);
-	uint32_t *waiter = calloc((size_t)t->nobj + 1, sizeof *waiter); /* thread + 1 */
-	uint64_t last = 0;
-
-	if (!pos || !queue || !end || !at || !waiter) {
-		last = all_gaps(t);
-		goto out;
-	}
-	memset(at, 0xff, ((size_t)t->nobj + 1) * sizeof *at); /* not allocated yet */
-	for (size_t k = 0; k < t->nth; k++)
-		queue[nq++] = k;
-	while (nq) {
-		size_t th = queue[--nq];
-		const struct rp_thread *r = &t->th[th];
-		for (; pos[th] < r->n; pos[th]++) {
-			const struct rp_op *o = &r->ops[pos[th]];
-			uint32_t need = o->op == TRACE_OP_FREE ? o->obj : o->old;
-			uint64_t now = end[th] + (o->op ? o->gap_ns : 0);
-			if (need && at[need] == UINT64_MAX) {
-				waiter[need] = (uint32_t)th + 1;
-				break;
-			}
-			end[th] = now = need && at[need] > now ? at[need] : now;
-			last = now > last ? now : last;
-			if (o->op && is_alloc(o->op)) {
-				at[o->obj] = now;
-				if (waiter[o->obj])
-					queue[nq++] = waiter[o->obj] - 1;
-			}
-		}
-	}
-out:
-	free(pos);
-	free(queue);
-	free(end);
-	free(at);
-	free(waiter);
-	return last;
-}
-
-void rp_cost(const struct rp_trace *t, struct rp_cost *c)
-{
-	uint64_t peak_pages, first;
-
-	memset(c, 0, sizeof *c);
-	c->table_bytes = t->nth * sizeof *t->th + t->nleaked * sizeof *t->leaked +
-	                 ((uint64_t)t->nobj + 1) * sizeof *t->obj_size;
-	for (size_t k = 0; k < t->nth; k++) {
-		for (size_t i = 0; i < t->th[k].n; i++)
-			if (t->th[k].ops[i].op)
-				cost_op(t, &t->th[k].ops[i], c);
-		c->table_bytes += t->th[k].n * sizeof *t->th[k].ops +
-		                  t->th[k].nchunk * sizeof *t->th[k].chunk;
-	}
-	c->crossings = (uint64_t)t->nth * t->marks.nbounds;
-	c->table_bytes += t->marks.nbounds * RP_BOUND_BYTES;
-	c->gap_ns = spun_ns(t);
-	c->gap_sum_ns = all_gaps(t);
-	peak_pages = (t->peak_bytes + 4095) / 4096;
-	first = c->pages < peak_pages ? c->pages : peak_pages;
-	c->fresh_pages += first;
-	c->pages -= first;
+	if (write(fd, "5", 1) < 0)
+		(void)0;
+	close(fd);
 }
 
 void rp_free(struct rp_trace *t)

@@ -113,8 +113,19 @@ static inline uint64_t rp_old_size(const struct rp_trace *t, const struct rp_op 
 	return t->obj_size[o->op == TRACE_OP_FREE ? o->obj : o->old];
 }
 
-/* Counts what one replay of t does into *c. */
+/* replay_cost.c: counts what one replay of t does into *c. */
 void rp_cost(const struct rp_trace *t, struct rp_cost *c);
+
+/* What the replay's touch parameter writes into each block it allocates: nothing, its first
+ * byte, a byte per page, every byte (docs/workloads.md, replay). */
+enum { RP_TOUCH_NONE, RP_TOUCH_FIRST, RP_TOUCH_PAGES, RP_TOUCH_ALL };
+
+/* replay_cost.c: one rep's estimated seconds of t (k: its rp_cost) under touch (RP_TOUCH_*) and
+ * gaps (the percentage of the recorded gaps spun) into c->run_s, and what they are made of into
+ * c->work: calls, fresh mappings, moves and touched memory of every thread, the gaps spun and the
+ * phase boundaries crossed. */
+void rp_estimate(const struct rp_trace *t, const struct rp_cost *k, int touch, int64_t gaps,
+                 struct wl_input_cost *c);
 
 /* The threads a replay starts at most: a process with more is refused (docs/workloads.md,
  * replay, "Work and memory limits"), well below any host's pid_max (32768 by default). */
@@ -125,26 +136,40 @@ enum {
 	RP_NO_MARKS = 2          /* rp_load: leave the phases it marked out (no boundaries) */
 };
 
-/* Loads process pid of the trace at path (pid 0: the process with the most events) with the
- * phases it marked. A process whose stream is incomplete (trace_loss: killed, still running,
- * events dropped) is refused unless flags hold RP_ALLOW_INCOMPLETE. Returns 0, or -1 with the
- * reason in err (a bad or unsuitable trace), or -2 when out of memory. */
-int rp_load(const char *path, uint64_t pid, unsigned flags, struct rp_trace *t, char *err,
-            size_t errlen);
+/* Which process of a trace to load, and how: pid 0 picks the process with the most events;
+ * flags are RP_ALLOW_INCOMPLETE and RP_NO_MARKS. */
+struct rp_pick {
+	uint64_t pid;
+	unsigned flags;
+};
+
+/* Loads process which.pid of the trace at path with the phases it marked. A process whose stream
+ * is incomplete (trace_loss: killed, still running, events dropped) is refused unless which.flags
+ * hold RP_ALLOW_INCOMPLETE. Returns 0, or -1 with the reason in err (a bad or unsuitable trace),
+ * or -2 when out of memory. */
+int rp_load(const char *path, struct rp_pick which, struct rp_trace *t, char *err, size_t errlen);
 
 /* The same from n bytes of a bundled trace in memory (the fuzz target's entry). */
-int rp_load_mem(const void *data, size_t n, uint64_t pid, unsigned flags, struct rp_trace *t,
-                char *err, size_t errlen);
+int rp_load_mem(const void *data, size_t n, struct rp_pick which, struct rp_trace *t, char *err,
+                size_t errlen);
 
 /* The index in tl[0..nth) (ascending, trace_thread_list) of the recorder's thread idx. */
 size_t rp_thread_index(const uint32_t *tl, size_t nth, uint32_t idx);
 
+/* The events a process is loaded from, ev[0..n) in file order, and tl, their threads
+ * (trace_thread_list). */
+struct rp_events {
+	const struct trace_rec *ev;
+	size_t n;
+	const uint32_t *tl;
+};
+
 /* Splits the loaded threads of t into segments by the spans of m (the process's marks), from
- * the times of ev[0..n) (the events t was built from, in the same order; tl: their threads), and
- * fills t->marks: the phases timed, their spans' boundaries and calls, those not timed and why.
- * Returns 0, or -2 when out of memory. */
-int rp_marks_build(struct rp_trace *t, const struct trace_marks *m, const struct trace_rec *ev,
-                   size_t n, const uint32_t *tl, char *err, size_t errlen);
+ * the times of e's events (those t was built from, in the same order), and fills t->marks: the
+ * phases timed, their spans' boundaries and calls, those not timed and why. Returns 0, or -2 when
+ * out of memory. */
+int rp_marks_build(struct rp_trace *t, const struct trace_marks *m, const struct rp_events *e,
+                   char *err, size_t errlen);
 
 /* Frees what rp_marks_build added to t. */
 void rp_marks_free(struct rp_trace *t);
@@ -153,6 +178,15 @@ void rp_marks_free(struct rp_trace *t);
  * t and stamp (one time per boundary, which the replay writes in every rep). */
 void rp_marks_describe(const struct rp_trace *t, const int64_t *stamp, const int64_t *cpu_stamp,
                        struct wl_marks *w);
+
+/* The recorded process t holds, for the run record (docs/results-format.md, workload.input). */
+void rp_describe(const struct rp_trace *t, struct wl_input_desc *d);
+
+/* Restarts the process's peak resident set (what getrusage and wait4 report as maxrss) from what
+ * is resident now: loading peaks at about 100 bytes per event, several times the replay's own
+ * tables, and would hide the allocator's peak (docs/workloads.md, replay, "Memory"). Best effort:
+ * without /proc the peak includes the loading. */
+void rp_reset_peak_rss(void);
 
 void rp_free(struct rp_trace *t);
 

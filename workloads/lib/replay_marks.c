@@ -61,17 +61,18 @@ static int add_chunk(struct rp_thread *th, uint32_t from, uint32_t seg)
 
 /* Every thread's ops by segment (an op never in a segment before its thread's previous op's), and
  * the calls of each segment into calls[0..nb]. */
-static int segments(struct rp_trace *t, const uint64_t *b, size_t nb, const struct trace_rec *ev,
-                    size_t n, const uint32_t *tl, uint64_t *calls)
+static int segments(struct rp_trace *t, const uint64_t *b, size_t nb, const struct rp_events *e,
+                    uint64_t *calls)
 {
+	const struct trace_rec *ev = e->ev;
 	size_t *fill = calloc(t->nth, sizeof *fill);
 	uint32_t *last = calloc(t->nth, sizeof *last);
 	int rc = 0;
 
 	if (!fill || !last)
 		rc = -1;
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		size_t th = rp_thread_index(tl, t->nth, ev[i].thread), k = fill[th]++;
+	for (size_t i = 0; rc == 0 && i < e->n; i++) {
+		size_t th = rp_thread_index(e->tl, t->nth, ev[i].thread), k = fill[th]++;
 		uint32_t s = (uint32_t)at_or_before(b, nb, ev[i].ts_ns);
 		struct rp_thread *r = &t->th[th];
 		if (s < last[th])
@@ -135,8 +136,8 @@ static void drop_segments(struct rp_trace *t)
 	t->marks.nbounds = 0;
 }
 
-int rp_marks_build(struct rp_trace *t, const struct trace_marks *m, const struct trace_rec *ev,
-                   size_t n, const uint32_t *tl, char *err, size_t errlen)
+int rp_marks_build(struct rp_trace *t, const struct trace_marks *m, const struct rp_events *e,
+                   char *err, size_t errlen)
 {
 	uint64_t *b = m->nspans ? malloc(2 * m->nspans * sizeof *b) : NULL, *calls = NULL;
 	struct rp_marks *k = &t->marks;
@@ -151,7 +152,7 @@ int rp_marks_build(struct rp_trace *t, const struct trace_marks *m, const struct
 	calls = calloc(nb + 1, sizeof *calls);
 	k->bound = malloc(2 * m->nspans * sizeof *k->bound);
 	k->calls = malloc(m->nspans * sizeof *k->calls);
-	if (!calls || !k->bound || !k->calls || segments(t, b, nb, ev, n, tl, calls) != 0)
+	if (!calls || !k->bound || !k->calls || segments(t, b, nb, e, calls) != 0)
 		goto out;
 	k->nbounds = nb;
 	if (!pick_spans(t, m, b, nb, calls))
@@ -162,7 +163,7 @@ out:
 	free(calls);
 	if (rc)
 		errmsg_fail(err, errlen, "out of memory splitting %zu events by %zu phase boundaries",
-		            n, nb);
+		            e->n, nb);
 	return rc;
 }
 

@@ -20,6 +20,17 @@ static inline uint64_t ck_mix(uint64_t h, uint64_t v)
 /* Mixes n bytes of p into h, reading 8 bytes at a time. */
 uint64_t ck_bytes(uint64_t h, const void *p, size_t n);
 
+/* a * b and a + b, saturating at UINT64_MAX: footprints of extreme parameters. */
+static inline uint64_t wl_sat_mul(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static inline uint64_t wl_sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* Rounds n up to a multiple of 64; returns 0 on overflow. */
 size_t wl_round64(size_t n);
 /* Smallest power of two >= n (n >= 1); returns 0 on overflow. */

@@ -67,7 +67,8 @@ static int parse(const char *line)
 	for (char *t = strtok_r(buf, " ", &save); t && argc < 64; t = strtok_r(NULL, " ", &save))
 		argv[argc++] = strcmp(t, "''") == 0 ? t + 2 : t;
 	err[0] = '\0';
-	return params_parse_run(argc, argv, registry, NULL, &opts, err, sizeof err);
+	opts.config = NULL;
+	return params_parse_run(argc, argv, registry, &opts, err, sizeof err);
 }
 
 static void expect_ok(const char *line)

@@ -20,7 +20,8 @@ static char err[512];
 
 static int parse(const char *text, int64_t lo, int64_t hi, struct phasemark_set *s)
 {
-	return phasemark_parse(text, strlen(text), lo, hi, s, err, sizeof err);
+	return phasemark_parse(text, strlen(text), (struct phasemark_window){lo, hi}, s, err,
+	                       sizeof err);
 }
 
 /* Whether text is refused with a reason containing want. */

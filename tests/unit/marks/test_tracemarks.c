@@ -13,6 +13,9 @@
 #include <string.h>
 
 static char err[512];
+/* The process with the most events, with and without its marks. */
+static const struct rp_pick pick_whole = {0, 0};
+static const struct rp_pick pick_unmarked = {0, RP_NO_MARKS};
 
 /* A marks block of the phases "setup" (one span) and "epoch" (n spans of 20 ns, 10 apart). */
 static void put_marks(struct tb *t, size_t n)
@@ -70,7 +73,8 @@ static void roundtrip(void)
 	finish(&t);
 	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == 0,
 	      "a version 3 trace with a marks block reads (%s)", err);
-	CHECK(trace_each_process_mem(t.buf, t.n, 100, keep, &m, err, sizeof err) == 0 &&
+	CHECK(trace_each_process_mem(t.buf, t.n, &(struct trace_visit){100, keep, &m}, err,
+	                             sizeof err) == 0 &&
 	          m.nphases == 2,
 	      "the loader hands the marks over with their process (%s)", err);
 	CHECK(strcmp(m.phase[0].name, "setup") == 0 && m.phase[0].n == 1 &&
@@ -287,8 +291,8 @@ static void replay_phases(void)
 	const struct rp_marks *k = &rp.marks;
 
 	marked(&t, six, 6, NULL, 0, ph, 3);
-	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == 0, "a marked process loads (%s)",
-	      err);
+	CHECK(rp_load_mem(t.buf, t.n, pick_whole, &rp, err, sizeof err) == 0,
+	      "a marked process loads (%s)", err);
 	CHECK(k->nphases == 2 && strcmp(k->name[0], "load") == 0 &&
 	          strcmp(k->name[1], "epoch") == 0 && k->nspans[0] == 1 && k->nspans[1] == 2,
 	      "load and epoch timed, epoch's two spans with calls");
@@ -311,7 +315,7 @@ static void replay_phases(void)
 	rp_cost(&rp, &c);
 	CHECK(c.crossings == 8, "one thread passes 8 boundaries");
 	rp_free(&rp);
-	CHECK(rp_load_mem(t.buf, t.n, 0, RP_NO_MARKS, &rp, err, sizeof err) == 0 &&
+	CHECK(rp_load_mem(t.buf, t.n, pick_unmarked, &rp, err, sizeof err) == 0 &&
 	          rp.marks.nphases == 0 && rp.marks.nbounds == 0 && !rp.th[0].chunk,
 	      "RP_NO_MARKS: no phase, no boundary (%s)", err);
 	rp_free(&rp);
@@ -329,15 +333,15 @@ static void replay_deadlock(void)
 	struct rp_trace rp;
 
 	marked(&t, ops0, 2, ops1, 1, ph, 1);
-	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == -1 &&
+	CHECK(rp_load_mem(t.buf, t.n, pick_whole, &rp, err, sizeof err) == -1 &&
 	          strstr(err, "wait across a phase boundary") && strstr(err, "marks=ignore"),
 	      "a release that would wait across a boundary is refused (%s)", err);
-	CHECK(rp_load_mem(t.buf, t.n, 0, RP_NO_MARKS, &rp, err, sizeof err) == 0,
+	CHECK(rp_load_mem(t.buf, t.n, pick_unmarked, &rp, err, sizeof err) == 0,
 	      "and replayed without the marks (%s)", err);
 	rp_free(&rp);
 	marked(&t, ops0, 2, ops1, 1, ok, 1);
-	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == 0 && rp.marks.nphases == 1 &&
-	          rp.marks.calls[0] == 3,
+	CHECK(rp_load_mem(t.buf, t.n, pick_whole, &rp, err, sizeof err) == 0 &&
+	          rp.marks.nphases == 1 && rp.marks.calls[0] == 3,
 	      "with the boundary before both, the span holds all 3 calls (%s)", err);
 	rp_free(&rp);
 }

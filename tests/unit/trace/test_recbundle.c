@@ -172,7 +172,9 @@ static void test_numbering(const char *dir)
 	      "(%llu %llu %llu %llu)",
 	      (unsigned long long)res.procs, (unsigned long long)res.events,
 	      (unsigned long long)res.foreign, (unsigned long long)res.misordered);
-	CHECK(trace_each_process_mem(buf, len, 1000, collect, &s, err, sizeof err) == 0 && s.n == 7,
+	CHECK(trace_each_process_mem(buf, len, &(struct trace_visit){1000, collect, &s}, err,
+	                             sizeof err) == 0 &&
+	          s.n == 7,
 	      "the trace reads back with its 7 events (%s)", err);
 	/* file order: each thread's events in its order, thread 0's block first */
 	CHECK(s.n == 7 && s.ev[0].id == 1 && s.ev[1].id == 2 && s.ev[2].op == TRACE_OP_FREE &&
@@ -216,7 +218,8 @@ static void test_killed(const char *dir)
 	CHECK(res.nlost == 1 && res.lost[0].end[TRACE_END_HOW] == TRACE_HOW_KILLED &&
 	          res.lost[0].end[TRACE_END_TORN_BYTES] > 0,
 	      "it is reported lost: killed, with a torn tail");
-	CHECK(trace_each_process_mem(buf, len, 1000, collect, &s, err, sizeof err) == 0 &&
+	CHECK(trace_each_process_mem(buf, len, &(struct trace_visit){1000, collect, &s}, err,
+	                             sizeof err) == 0 &&
 	          s.n == 1 && !s.complete,
 	      "its first block's event is in the trace, marked incomplete (%s)", err);
 	rb_result_free(&res);
@@ -252,7 +255,8 @@ static void test_marks(const char *dir)
 	size_t len;
 	FILE *f;
 
-	CHECK(phasemark_parse(text, strlen(text), 0, 0, &set, err, sizeof err) == 0,
+	CHECK(phasemark_parse(text, strlen(text), (struct phasemark_window){0, 0}, &set, err,
+	                      sizeof err) == 0,
 	      "the marks parse (%s)", err);
 	snprintf(a, sizeof a, "%s/s.5.1000.ats", dir);
 	snprintf(b, sizeof b, "%s/s.6.1200.ats", dir);
@@ -279,7 +283,8 @@ static void test_marks(const char *dir)
 	      "inside another (%llu %llu %llu %llu)",
 	      (unsigned long long)res.left_spans, (unsigned long long)res.left_pid,
 	      (unsigned long long)res.left_without_pid, (unsigned long long)res.left_overlapping);
-	CHECK(trace_each_process_mem(buf, len, 100, keep_marks, m, err, sizeof err) == 0,
+	CHECK(trace_each_process_mem(buf, len, &(struct trace_visit){100, keep_marks, m}, err,
+	                             sizeof err) == 0,
 	      "the trace reads back (%s)", err);
 	CHECK(m[0].nphases == 3 && strcmp(m[0].phase[0].name, "epoch") == 0 &&
 	          m[0].phase[0].n == 2 && m[0].phase[0].span[0].begin_ns == 100 &&

@@ -15,6 +15,11 @@
 #include <unistd.h>
 
 /* Thread 0 mallocs 1 and 2 and reallocs 2 into 3; thread 1 frees 1 and 3 (cross-thread). */
+/* The process with the most events, incomplete or not. */
+static const struct rp_pick pick_any = {0, RP_ALLOW_INCOMPLETE};
+/* The same, refused when its stream is incomplete. */
+static const struct rp_pick pick_whole = {0, 0};
+
 static void valid_trace(struct tb *t)
 {
 	static const uint64_t th0[][4] = {{TRACE_OP_MALLOC, 1, 100, 0},
@@ -43,7 +48,7 @@ static void test_valid(void)
 	valid_trace(&t);
 	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == 0, "valid trace reads (%s)", err);
 	CHECK(write_tmp(&t, path) == 0, "trace written to a file");
-	CHECK(rp_load(path, 0, 1, &rp, err, sizeof err) == 0, "replay loads it (%s)", err);
+	CHECK(rp_load(path, pick_any, &rp, err, sizeof err) == 0, "replay loads it (%s)", err);
 	CHECK(rp.nth == 2 && rp.nobj == 3 && rp.events == 6 && rp.pid == 77,
 	      "2 threads, 3 objects, 6 events, pid 77");
 	CHECK(rp.nth == 2 && (rp.th[1].ops[0].flags & RP_WAIT) &&
@@ -51,7 +56,7 @@ static void test_valid(void)
 	      "the cross-thread free waits for a published allocation");
 	CHECK(rp.nleaked == 0 && rp.peak_bytes == 9100, "nothing leaked, peak 9100 bytes");
 	rp_free(&rp);
-	CHECK(rp_load(path, 78, 1, &rp, err, sizeof err) == -1 &&
+	CHECK(rp_load(path, (struct rp_pick){78, 1}, &rp, err, sizeof err) == -1 &&
 	          strstr(err, "no process with pid 78"),
 	      "pid 78 is not in it");
 	unlink(path);
@@ -134,14 +139,14 @@ static void test_cycle(void)
 	finish(&t);
 	CHECK(trace_check_buffer(t.buf, t.n, err, sizeof err) == 0, "the cycle is well-formed");
 	CHECK(write_tmp(&t, path) == 0, "cycle written");
-	CHECK(rp_load(path, 0, 1, &rp, err, sizeof err) == -1 && strstr(err, "no replay order"),
+	CHECK(rp_load(path, pick_any, &rp, err, sizeof err) == -1 && strstr(err, "no replay order"),
 	      "a replay that would deadlock is refused (%s)", err);
 	unlink(path);
 	start(&t);
 	put_process(&t, 5);
 	put_events(&t, 0, twice, 3);
 	finish(&t);
-	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, 1, &rp, err, sizeof err) == -1 &&
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, pick_any, &rp, err, sizeof err) == -1 &&
 	          strstr(err, "released twice"),
 	      "a double free is refused (%s)", err);
 	unlink(path);
@@ -166,7 +171,7 @@ static void test_cost(void)
 	struct rp_cost c;
 
 	valid_trace(&t);
-	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, 1, &rp, err, sizeof err) == 0,
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, pick_any, &rp, err, sizeof err) == 0,
 	      "valid trace loads (%s)", err);
 	unlink(path);
 	rp_cost(&rp, &c);
@@ -193,7 +198,7 @@ static void test_cost(void)
 	put_events(&t, 1, chain1, 2);
 	put_events(&t, 2, chain2, 2);
 	finish(&t);
-	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, 1, &rp, err, sizeof err) == 0,
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, pick_any, &rp, err, sizeof err) == 0,
 	      "a chain of waits across 3 threads loads (%s)", err);
 	unlink(path);
 	rp_cost(&rp, &c);
@@ -204,7 +209,7 @@ static void test_cost(void)
 	put_process(&t, 9);
 	put_events(&t, 0, big, 4);
 	finish(&t);
-	CHECK(write_tmp(&t, path) == 0 && rp_load(path, 0, 1, &rp, err, sizeof err) == 0,
+	CHECK(write_tmp(&t, path) == 0 && rp_load(path, pick_any, &rp, err, sizeof err) == 0,
 	      "a trace of 64 MiB blocks loads (%s)", err);
 	unlink(path);
 	rp_cost(&rp, &c);
@@ -235,7 +240,7 @@ static void test_thread_max(void)
 	put_process(&t, 3);
 	put_events(&t, 0xffffffffu, a, 1);
 	finish(&t);
-	CHECK(rp_load_mem(t.buf, t.n, 0, 1, &rp, err, sizeof err) == 0 && rp.nth == 1 &&
+	CHECK(rp_load_mem(t.buf, t.n, pick_any, &rp, err, sizeof err) == 0 && rp.nth == 1 &&
 	          rp.th[0].n == 1,
 	      "thread 0xffffffff alone is one thread (%s)", err);
 	rp_free(&rp);
@@ -244,7 +249,7 @@ static void test_thread_max(void)
 	put_events(&t, 0xffffffffu, a, 1);
 	put_events(&t, 0, b, 1);
 	finish(&t);
-	CHECK(rp_load_mem(t.buf, t.n, 0, 1, &rp, err, sizeof err) == 0 && rp.nth == 2 &&
+	CHECK(rp_load_mem(t.buf, t.n, pick_any, &rp, err, sizeof err) == 0 && rp.nth == 2 &&
 	          (rp.th[0].ops[0].flags & RP_WAIT),
 	      "threads 0xffffffff and 0 stay two, the free waits for the other's malloc (%s)", err);
 	rp_free(&rp);
@@ -301,11 +306,11 @@ static void test_incomplete(void)
 	trace_put64(end + 4 + 8 * TRACE_END_HOW, TRACE_HOW_KILLED);
 	put_block(&t, TRACE_K_END, 0, end, sizeof end, 0);
 	finish(&t);
-	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == -1 &&
+	CHECK(rp_load_mem(t.buf, t.n, pick_whole, &rp, err, sizeof err) == -1 &&
 	          strstr(err, "is incomplete: killed or crashed") &&
 	          strstr(err, "incomplete=allow"),
 	      "a killed process is refused (%s)", err);
-	CHECK(rp_load_mem(t.buf, t.n, 0, 1, &rp, err, sizeof err) == 0, "and allowed (%s)", err);
+	CHECK(rp_load_mem(t.buf, t.n, pick_any, &rp, err, sizeof err) == 0, "and allowed (%s)", err);
 	rp_free(&rp);
 	trace_put64(end + 4 + 8 * TRACE_END_HOW, TRACE_HOW_EXEC);
 	trace_put64(end + 4 + 8 * TRACE_END_DROPPED, 5);
@@ -316,7 +321,7 @@ static void test_incomplete(void)
 	put_events(&t, 0, a, 1);
 	put_block(&t, TRACE_K_END, 0, end, sizeof end, 0);
 	finish(&t);
-	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == -1 &&
+	CHECK(rp_load_mem(t.buf, t.n, pick_whole, &rp, err, sizeof err) == -1 &&
 	          strstr(err, "5 of 6 events dropped: its stream could not be written (No space"),
 	      "an exec'd process whose blocks were dropped is refused (%s)", err);
 	trace_put64(end + 4 + 8 * TRACE_END_DROPPED, 0);
@@ -325,11 +330,11 @@ static void test_incomplete(void)
 	put_events(&t, 0, a, 1);
 	put_block(&t, TRACE_K_END, 0, end, sizeof end, 0);
 	finish(&t);
-	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == 0,
+	CHECK(rp_load_mem(t.buf, t.n, pick_whole, &rp, err, sizeof err) == 0,
 	      "an image that ended in an exec is complete (%s)", err);
 	rp_free(&rp);
 	memcpy(t.buf + 8, "\x01\0\0\0", 4);
-	CHECK(rp_load_mem(t.buf, t.n, 0, 0, &rp, err, sizeof err) == 0,
+	CHECK(rp_load_mem(t.buf, t.n, pick_whole, &rp, err, sizeof err) == 0,
 	      "a version 1 trace with an end block is read as complete (%s)", err);
 	rp_free(&rp);
 }
