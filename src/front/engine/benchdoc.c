@@ -212,7 +212,7 @@ static void config_decisions(cJSON *o, const struct bench_config *c)
 	cJSON_AddItemToObject(o, "argv", argv);
 }
 
-/* The document's config (docs/results-format.md, "config"), its members in the file's order. */
+/* The document's config (docs/results-format.md), its members in the file's order. */
 static cJSON *config_json(const struct bench_config *c)
 {
 	cJSON *o = cJSON_CreateObject();
