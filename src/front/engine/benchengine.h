@@ -6,7 +6,10 @@
  *   outputs, the tables and the cells, and engine_free releases them. The config (c), the runner
  *   (rn), the stop flag and the result (res) are the caller's: read them, fill res. A round's own
  *   state is a struct engine_round, made by its plan and handed forward from stage to stage; once
- *   its evidence is recorded, its round object belongs to doc.
+ *   its evidence is recorded, its round object belongs to doc. Besides the stages' files,
+ *   benchpair.c (a pair's runs: it counts them in res, numbers them by nrun and nmarks, draws
+ *   their order and padding from order and pad) and benchresume.c (which fills doc, the
+ *   counters, the plan and the cells from the file a bench continues) use struct engine.
  * - A round is a straight path, one call per stage, in this order (benchrun.c's loop):
  *     1. the plan            engine_round_plan      benchround.c  the pairs in a shuffled order,
  *                                                                  the round object's head
@@ -22,7 +25,8 @@
  *   with no round; after the last, engine_end (benchend.c) writes the closing append, or
  *   engine_abort (benchend.c) after a fatal error.
  * - Time. A round's clock (wall_ns, and the measured time the budget reads) spans its runs
- *   alone: its bookkeeping (plan, evidence, judgement, writes) is outside it.
+ *   (with the progress line before each on a terminal): its bookkeeping (the plan, the
+ *   evidence with the tables, the judgement, the writes) is outside it.
  * - Errors. A stage returns ST_OK, or ST_FAIL (out of memory, a write) or ST_USAGE (what the
  *   user asked cannot be done), with one line in err; the loop then aborts the bench. Runs return
  *   1 finished, 0 stopped, -1 fatal, with *fatal.

@@ -61,15 +61,15 @@ static void marked_rows(const struct engine *e, const cJSON *round, size_t *show
 		shown[w] = shown[w] ? shown[w] : 1;
 }
 
-/* The comparisons compare will make: with the phases a program marked in this session's first
- * round counted. */
-static size_t need_comparisons(const struct engine *e)
+/* The comparisons compare will make: with the phases a program marked in round (this session's
+ * first) counted. */
+static size_t need_comparisons(const struct engine *e, const cJSON *round)
 {
 	const struct bench_config *c = e->c;
 	size_t m = c->need_comparisons, *shown;
 
 	if (bench_any_arm(c, ARM_KIND_MARKS_PHASES) && (shown = calloc(c->nwl + 1, sizeof *shown))) {
-		marked_rows(e, cJSON_GetArrayItem(e->rounds, (int)e->done0), shown);
+		marked_rows(e, round, shown);
 		m = bench_comparisons(c, shown);
 		free(shown);
 	}
@@ -128,15 +128,15 @@ static void need_budget(struct engine *e, size_t m, unsigned need, double elapse
 		        want);
 }
 
-/* After this session's first round, the rounds rule on the comparisons compare will make (with
- * the phases a program marked in that round counted) against the rounds the budget holds at that
- * round's time: extends the budget to them (need_extends) or says on stderr that this budget
- * cannot decide, and by how much. */
-static void engine_need_check(struct engine *e)
+/* After this session's first round (round), the rounds rule on the comparisons compare will make
+ * (with the phases a program marked in that round counted) against the rounds the budget holds
+ * at that round's time: extends the budget to them (need_extends) or says on stderr that this
+ * budget cannot decide, and by how much. */
+static void engine_need_check(struct engine *e, const cJSON *round)
 {
 	const struct bench_config *c = e->c;
 	double elapsed = (double)(engine_now(e) - e->t_start) / 1e9;
-	size_t m = need_comparisons(e);
+	size_t m = need_comparisons(e, round);
 	unsigned need = c->need_rounds, fixed;
 
 	if (!m || c->gate)
@@ -383,7 +383,7 @@ enum status engine_judge_round(struct engine *e, struct engine_round *r, char *e
 		return ST_OK;
 	}
 	if (first)
-		engine_need_check(e);
+		engine_need_check(e, r->round);
 	if (engine_phases_named(e, err, errlen) != 0 || (rc = engine_allocate(e, err, errlen)) < 0)
 		return ST_USAGE;
 	if (rc == 1) {
