@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether the budget forbids another measured round of this session. The estimate is the mean measured round
- * of this session, each scaled to a whole round by the share of its time the cells that ran take
- * (bench_cells_share), times that share for the cells still running. */
+/* Whether the budget forbids another measured round of this session. The estimate is the mean
+ * measured round of this session, each scaled to a whole round by the share of its time the cells
+ * that ran take (bench_cells_share), times that share for the cells still running. */
 static int engine_budget_spent(const struct engine *e)
 {
 	const struct bench_config *c = e->c;

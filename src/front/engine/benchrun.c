@@ -36,8 +36,8 @@ static int64_t real_now_ns(void *ctx)
 const struct bench_runner bench_real_runner = {.run = real_run, .now_ns = real_now_ns};
 
 /* The document to start from (a new one, or the resumed file's: benchresume.c), the tables, the
- * cells, the duet's CPUs, the shuffles and the machine's facts at the start. Returns ST_OK, or ST_FAIL or ST_USAGE with err and e
- * freed. */
+ * cells, the duet's CPUs, the shuffles and the machine's facts at the start. Returns ST_OK, or
+ * ST_FAIL or ST_USAGE with err and e freed. */
 static enum status engine_start(struct engine *e, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;

@@ -62,8 +62,10 @@ static cJSON *head_update(const cJSON *disk, const cJSON *doc, int *nomem)
 	cJSON *up = cJSON_CreateObject(), *m, *x, *sub;
 	int any = 0;
 
-	*nomem = !up || !cJSON_AddItemToObject(up, "updated_utc", cJSON_Duplicate(
-	                                                cJSON_GetObjectItemCaseSensitive(doc, "updated_utc"), 1));
+	*nomem = !up ||
+	         !cJSON_AddItemToObject(
+	             up, "updated_utc",
+	             cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(doc, "updated_utc"), 1));
 	for (m = doc->child; !*nomem && m; m = m->next) {
 		const cJSON *was = cJSON_GetObjectItemCaseSensitive(disk, m->string);
 
