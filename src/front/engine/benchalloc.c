@@ -60,7 +60,10 @@ static long find_wl(const struct bench_config *c, const char *name)
 	return -1;
 }
 
-void bench_cells_account(struct bench_cells *s, const struct bench_config *c, const cJSON *runs)
+/* Adds the process wall times of the runs (an array of run objects of c's arms and workloads)
+ * to their cells. */
+static void bench_cells_account(struct bench_cells *s, const struct bench_config *c,
+                                const cJSON *runs)
 {
 	const cJSON *run;
 
@@ -78,7 +81,10 @@ void bench_cells_account(struct bench_cells *s, const struct bench_config *c, co
 	}
 }
 
-int bench_cells_record(const struct bench_cells *s, const struct bench_config *c, cJSON *round)
+/* Adds "left": [{"arm": A, "workload": W}, ...] to round, in cell order, when a cell has left.
+ * Returns 0, or -1 out of memory. */
+static int bench_cells_record(const struct bench_cells *s, const struct bench_config *c,
+                              cJSON *round)
 {
 	cJSON *left;
 
@@ -96,6 +102,16 @@ int bench_cells_record(const struct bench_cells *s, const struct bench_config *c
 		    !cJSON_AddStringToObject(cell, "workload", c->wl[i % c->nwl].name))
 			return -1;
 	}
+	return 0;
+}
+
+int bench_cells_round(struct bench_cells *s, const struct bench_config *c, cJSON *round,
+                      const cJSON *runs, int measured)
+{
+	if (bench_cells_record(s, c, round) != 0)
+		return -1;
+	if (measured)
+		bench_cells_account(s, c, runs);
 	return 0;
 }
 

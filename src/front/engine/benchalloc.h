@@ -23,13 +23,12 @@ void bench_cells_free(struct bench_cells *s);
 /* The cells still needed. */
 size_t bench_cells_needed(const struct bench_cells *s);
 
-/* Adds the process wall times of the runs (an array of run objects of c's arms and workloads)
- * to their cells. */
-void bench_cells_account(struct bench_cells *s, const struct bench_config *c, const cJSON *runs);
-
-/* Adds "left": [{"arm": A, "workload": W}, ...] to round, in cell order, when a cell has left.
- * Returns 0, or -1 out of memory. */
-int bench_cells_record(const struct bench_cells *s, const struct bench_config *c, cJSON *round);
+/* A round's end in the cells: "left": [{"arm": A, "workload": W}, ...] added to round, in cell
+ * order, when a cell has left; when the round is measured, the process wall times of its runs
+ * (run objects of c's arms and workloads) added to their cells. Returns 0, or -1 out of memory
+ * (nothing accounted). */
+int bench_cells_round(struct bench_cells *s, const struct bench_config *c, cJSON *round,
+                      const cJSON *runs, int measured);
 
 /* --resume: the measured runs of rounds (a document's, of c's arms and workloads) accounted, and
  * the cells its last round lists under "left" no longer needed. */

@@ -1,4 +1,5 @@
-/* benchdoc.h - building an allocab-bench/1 document (benchdoc.c), shared by the bench engine. */
+/* benchdoc.h - building an allocab-bench/2 document, shared by the bench engine: its head
+ * (benchdoc.c) and its run objects (benchdocrun.c). */
 #ifndef ALLOCAB_BENCHDOC_H
 #define ALLOCAB_BENCHDOC_H
 
@@ -39,9 +40,9 @@ void benchdoc_set_decision(cJSON *d, const char *outcome, unsigned rounds, unsig
 /* The run object of a finished process (r->end is not RUNNER_STOPPED): status, exit, signal,
  * stderr tail, process figures, telemetry (tel[0] before, tel[1] after) and, for a driver, its
  * record when stdout holds one. Writes the status to *st. The caller owns the object. */
-cJSON *benchdoc_run(const struct bench_config *c, const struct bench_arm *a,
-                    const struct bench_workload *w, size_t pad, const struct runner_result *r,
-                    const struct telemetry_sample tel[2], enum run_status *st);
+cJSON *benchdoc_run(const struct bench_arm *a, const struct bench_workload *w, size_t pad,
+                    const struct runner_result *r, const struct telemetry_sample tel[2],
+                    enum run_status *st);
 
 /* Adds the probe's judgement of a probed run to its run object: "probe" (summary, taken over;
  * may be NULL) and, when the proof failed and the run was ok or failed, status "unverified"

@@ -1,8 +1,10 @@
-/* benchjudge.c - what the bench engine judges between rounds (benchengine.h): whether the budget
- * holds another round, the plan of the sequential decisions fixed at the first look
- * (docs/methodology.md, "Sequential decisions"), adaptive allocation (the cells that still run:
- * benchalloc.c) and the sequential gate. With --resume, the budget and --rounds count this
- * session's rounds; the plan and the first look count every measured round of the file. */
+/* benchjudge.c - what the bench engine judges between rounds, stages 4 and 6 of a round
+ * (benchengine.h): the judgement of the round's evidence (a proof no later round can change, the
+ * rounds rule against the budget, the phases asked for, adaptive allocation: the cells that still
+ * run, benchalloc.c; the sequential gate), and the decisions: whether the budget holds another
+ * round, the plan of the sequential decisions fixed at the first look (docs/methodology.md,
+ * "Sequential decisions"). With --resume, the budget and --rounds count this session's rounds;
+ * the plan and the first look count every measured round of the file. */
 #include "front/engine/benchengine.h"
 #include "common/errmsg.h"
 
@@ -11,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether the budget forbids another measured round. The estimate is the mean measured round
- * of this session, each scaled to a whole round by the share of its time the cells that ran take
- * (bench_cells_share), times that share for the cells still running. */
-int engine_budget_spent(const struct engine *e)
+/* Whether the budget forbids another measured round of this session. The estimate is the mean
+ * measured round of this session, each scaled to a whole round by the share of its time the cells
+ * that ran take (bench_cells_share), times that share for the cells still running. */
+static int engine_budget_spent(const struct engine *e)
 {
 	const struct bench_config *c = e->c;
 	unsigned measured = e->measured - e->measured0;
@@ -59,32 +61,27 @@ static void marked_rows(const struct engine *e, const cJSON *round, size_t *show
 		shown[w] = shown[w] ? shown[w] : 1;
 }
 
-void engine_need_check(struct engine *e)
+/* The comparisons compare will make: with the phases a program marked in round (this session's
+ * first) counted. */
+static size_t need_comparisons(const struct engine *e, const cJSON *round)
 {
 	const struct bench_config *c = e->c;
-	const cJSON *round = cJSON_GetArrayItem(e->rounds, (int)e->done0);
 	size_t m = c->need_comparisons, *shown;
-	double elapsed = (double)(engine_now(e) - e->t_start) / 1e9, round_s, want;
-	unsigned need = c->need_rounds, holds, fixed;
 
 	if (bench_any_arm(c, ARM_KIND_MARKS_PHASES) && (shown = calloc(c->nwl + 1, sizeof *shown))) {
 		marked_rows(e, round, shown);
 		m = bench_comparisons(c, shown);
 		free(shown);
 	}
-	if (!m || c->gate)
-		return;
-	need = (unsigned)stats_signrank_min_n(NEED_ALPHA, m) > need
-	           ? (unsigned)stats_signrank_min_n(NEED_ALPHA, m)
-	           : need;
-	fixed = need;
-	if (c->alloc && stats_seq_min_planned(NEED_ALPHA / (double)m) > need)
-		need = (unsigned)stats_seq_min_planned(NEED_ALPHA / (double)m);
-	e->need_total = need;
-	if (c->progress == PROGRESS_TTY && e->progress_shown)
-		fputs("\r\033[K", stderr);
-	/* --rounds (compare's fixed-n verdicts): said before the first round unless a resumed
-	 * file's rounds or the phases the program marked change the count */
+	return m;
+}
+
+/* --rounds (compare's fixed-n verdicts) short of the fixed rounds rule: said before the first
+ * round unless a resumed file's rounds or the phases the program marked change the count. */
+static void need_rounds_warning(const struct engine *e, size_t m, unsigned fixed)
+{
+	const struct bench_config *c = e->c;
+
 	if (c->rounds && e->measured0 + c->rounds < fixed &&
 	    (e->measured0 || fixed > c->need_rounds) && c->progress != PROGRESS_NONE)
 		fprintf(stderr,
@@ -94,12 +91,18 @@ void engine_need_check(struct engine *e)
 		        c->rounds, e->measured0 + c->rounds, e->measured0 ? " (" : "", e->measured0,
 		        e->measured0 ? " in the file)" : "", m, m == 1 ? "" : "s", fixed,
 		        fixed - e->measured0);
-	if (c->budget_s <= 0 || c->rounds || e->measured >= need)
-		return;
-	round_s = elapsed / (double)(e->done - e->done0);
-	holds = e->measured + (c->budget_s > elapsed && round_s > 0
-	                           ? (unsigned)((c->budget_s - elapsed) / round_s)
-	                           : 0);
+}
+
+/* The budget (elapsed seconds spent of it) against the need measured rounds of m comparisons:
+ * when it holds fewer, extended to them (need_extends) or said to be unable to decide. */
+static void need_budget(struct engine *e, size_t m, unsigned need, double elapsed)
+{
+	const struct bench_config *c = e->c;
+	double round_s = elapsed / (double)(e->done - e->done0), want;
+	unsigned holds = e->measured + (c->budget_s > elapsed && round_s > 0
+	                                    ? (unsigned)((c->budget_s - elapsed) / round_s)
+	                                    : 0);
+
 	if (holds >= need)
 		return;
 	want = elapsed + (double)(need - e->measured) * round_s;
@@ -125,11 +128,39 @@ void engine_need_check(struct engine *e)
 		        want);
 }
 
+/* After this session's first round (round), the rounds rule on the comparisons compare will make
+ * (with the phases a program marked in that round counted) against the rounds the budget holds
+ * at that round's time: extends the budget to them (need_extends) or says on stderr that this
+ * budget cannot decide, and by how much. */
+static void engine_need_check(struct engine *e, const cJSON *round)
+{
+	const struct bench_config *c = e->c;
+	double elapsed = (double)(engine_now(e) - e->t_start) / 1e9;
+	size_t m = need_comparisons(e, round);
+	unsigned need = c->need_rounds, fixed;
+
+	if (!m || c->gate)
+		return;
+	need = (unsigned)stats_signrank_min_n(NEED_ALPHA, m) > need
+	           ? (unsigned)stats_signrank_min_n(NEED_ALPHA, m)
+	           : need;
+	fixed = need;
+	if (c->alloc && stats_seq_min_planned(NEED_ALPHA / (double)m) > need)
+		need = (unsigned)stats_seq_min_planned(NEED_ALPHA / (double)m);
+	e->need_total = need;
+	if (c->progress == PROGRESS_TTY && e->progress_shown)
+		fputs("\r\033[K", stderr);
+	need_rounds_warning(e, m, fixed);
+	if (c->budget_s <= 0 || c->rounds || e->measured >= need)
+		return;
+	need_budget(e, m, need, elapsed);
+}
+
 /* The plan of the sequential decisions (the gate's, adaptive allocation's), fixed at the first
  * look and recorded in the document: the measured rounds of a resumed file plus --rounds, else
  * the rounds done plus those the rest of the budget holds at the mean measured round time of this
- * session (round times, not the log ratios, decide it). */
-void engine_fix_plan(struct engine *e)
+ * session (round times, not the log ratios, decide it). Fixed once. */
+static void engine_fix_plan(struct engine *e)
 {
 	const struct bench_config *c = e->c;
 	unsigned measured = e->measured - e->measured0;
@@ -154,7 +185,9 @@ void engine_fix_plan(struct engine *e)
 	e->res->planned = e->plan.planned;
 }
 
-void engine_plan_advance(struct engine *e)
+/* An extendable plan (share > 0) whose horizon the measured rounds reached: its next stage
+ * (stats_seq_extend), recorded; nothing otherwise. */
+static void engine_plan_advance(struct engine *e)
 {
 	int moved = 0;
 
@@ -167,9 +200,10 @@ void engine_plan_advance(struct engine *e)
 	e->res->planned = e->plan.planned;
 }
 
-/* Asked after every round from the first measured one of this session and --min-rounds measured
- * rounds in all. */
-int engine_allocate(struct engine *e, char *err, size_t errlen)
+/* Adaptive allocation after a measured round: asks which cells still run. Returns 1 when none
+ * does (every comparison is decided), 0 otherwise, -1 on an error (err set). Asked after every
+ * round from the first measured one of this session and --min-rounds measured rounds in all. */
+static int engine_allocate(struct engine *e, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 
@@ -184,14 +218,17 @@ int engine_allocate(struct engine *e, char *err, size_t errlen)
 
 /* The gate on the rounds so far (out: its lines, or NULL), from the tables built as the rounds
  * ended (never reading the document again). Returns 0 with *g, or -1 (err set). */
-static int engine_gate_judge(struct engine *e, FILE *out, enum gate_outcome *g, char *err, size_t errlen)
+static int engine_gate_judge(struct engine *e, FILE *out, enum gate_outcome *g, char *err,
+                             size_t errlen)
 {
 	const struct rf_doc *d = rf_builder_doc(e->tables, err, errlen);
 
 	return d ? gate_spec_judge(e->c->gate, d, out, g, err, errlen) : -1;
 }
 
-int engine_gate_check(struct engine *e, FILE *out, char *err, size_t errlen)
+/* The gate's judgement (engine_gate_judge), the verdict recorded in the document and the result:
+ * returns the gate_outcome, or -1 (err set). */
+static int engine_gate_check(struct engine *e, FILE *out, char *err, size_t errlen)
 {
 	enum gate_outcome g;
 
@@ -287,7 +324,10 @@ static int phase_found(const struct rf_doc *d, const char *wl, const char *phase
 	return pending ? 0 : -1;
 }
 
-int engine_phases_named(struct engine *e, char *err, size_t errlen)
+/* After each round until it holds: the phase --primary names and the gate's --phase must be
+ * timed by some workload (a program's marks, a driver's record) once every such workload has had
+ * an ok run. Returns 0 (found, or not known yet), or -1 with the reason in err. */
+static int engine_phases_named(struct engine *e, char *err, size_t errlen)
 {
 	const struct bench_config *c = e->c;
 	const struct gate_spec *g = c->gate;
@@ -323,4 +363,60 @@ int engine_phases_named(struct engine *e, char *err, size_t errlen)
 	}
 	rf_free(d);
 	return fg < 0 || fp < 0 ? -1 : 0;
+}
+
+/* Whether this session has run its --rounds. */
+static int engine_session_done(const struct engine *e)
+{
+	return !engine_warming(e) && e->c->rounds && e->measured - e->measured0 >= e->c->rounds;
+}
+
+enum status engine_judge_round(struct engine *e, struct engine_round *r, char *err,
+                               size_t errlen)
+{
+	const struct bench_config *c = e->c;
+	int first = e->done == e->done0 + 1, rc, g;
+
+	r->verdict = NULL;
+	if (first && !engine_session_done(e) && bench_report_hopeless(c, r->round, NULL) > 0) {
+		r->verdict = "aborted";
+		return ST_OK;
+	}
+	if (first)
+		engine_need_check(e, r->round);
+	if (engine_phases_named(e, err, errlen) != 0 || (rc = engine_allocate(e, err, errlen)) < 0)
+		return ST_USAGE;
+	if (rc == 1) {
+		r->verdict = "decided";
+		return ST_OK;
+	}
+	if (!c->gate || e->done - e->done0 <= c->warmup || e->measured < c->min_rounds)
+		return ST_OK;
+	engine_fix_plan(e);
+	e->looks++;
+	e->res->looks = e->looks;
+	if ((g = engine_gate_check(e, NULL, err, errlen)) < 0)
+		return ST_USAGE;
+	if (g == GATE_PASS || g == GATE_FAIL)
+		r->verdict = "decided";
+	return ST_OK;
+}
+
+const char *engine_decide(struct engine *e, const struct engine_round *r)
+{
+	if (r && r->verdict)
+		return r->verdict;
+	if (e->stop && *e->stop)
+		return "interrupted";
+	if (engine_session_done(e))
+		return "complete";
+	if (engine_budget_spent(e))
+		return "budget";
+	if (engine_warming(e))
+		return NULL;
+	if (e->done0)
+		engine_plan_advance(e); /* a continuation past an extendable plan: its next stage */
+	if (e->plan.planned && e->measured >= e->plan.planned)
+		return e->c->budget_s > 0 ? "budget" : "complete";
+	return NULL;
 }

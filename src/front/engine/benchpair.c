@@ -76,10 +76,9 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
                         cJSON *verdict, struct phaserun *ph, enum status *fatal, char *err,
                         size_t errlen)
 {
-	const struct bench_config *c = e->c;
 	const struct arm_kind_ops *k = bench_arm_kind(a);
 	enum run_status st;
-	cJSON *run = benchdoc_run(c, a, w, pad, r, tel, &st);
+	cJSON *run = benchdoc_run(a, w, pad, r, tel, &st);
 
 	if (cn && run)
 		cJSON_AddItemToObject(run, "containment", cn);

@@ -1,14 +1,27 @@
-/* benchprogress.c - the text of `allocab bench`'s progress line: the round, the time spent and
- * left, and per arm the sum over workloads of its median times so far. */
+/* benchprogress.c - `allocab bench`'s progress line (benchprogress.h): the round, the time spent
+ * and left, and per arm the sum over workloads of its median times so far. */
 #include "front/engine/benchprogress.h"
 
-#include "front/engine/benchdoc.h"
+#include "front/engine/benchengine.h"
 #include "front/stats/stats.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Where a bench is. */
+struct bench_progress {
+	const struct bench_config *c;
+	const cJSON *rounds;     /* the document's rounds array so far */
+	unsigned done, measured; /* rounds finished this session; of them, measured (not warm-up) */
+	unsigned done0;          /* --resume: the rounds the file held; rounds are numbered after them */
+	int64_t measured_ns;     /* summed wall time of the measured rounds, as if each had run the
+	                            cells that still run (adaptive allocation) */
+	double elapsed_s;        /* since the bench started */
+	unsigned owed;           /* measured rounds the budget was extended to and not yet run
+	                            (engine_need_check): the time left covers them */
+};
 
 /* The CPU time of an ok run as its bench compares it: a command run's `cpu.total_ns` (every
  * process), a driver run's median `phases.total.cpu_ns` over its steady reps (its last
@@ -127,8 +140,14 @@ static double remaining_s(const struct bench_progress *e, double elapsed, double
 	return left;
 }
 
-void bench_progress_text(const struct bench_progress *e, size_t run, size_t nruns, char *line,
-                         size_t len)
+/* Writes the progress text into line (len bytes, cut when longer), the rounds numbered as in the
+ * file (a resumed bench's first round is done0 + 1): "round 3/10 (warm-up), run 4/8, 0:12
+ * elapsed, ~1:02 left | sum of medians, CPU: system 324 ms, ...": the CPU time where the bench
+ * compares it (config.time cpu or auto), else "wall:". run 0: the round just finished ("round
+ * 3/10 done"); the time left only once a round has finished, the medians only once a measured
+ * round has. */
+static void bench_progress_text(const struct bench_progress *e, size_t run, size_t nruns,
+                                char *line, size_t len)
 {
 	const struct bench_config *c = e->c;
 	double elapsed = e->elapsed_s;
@@ -164,4 +183,46 @@ void bench_progress_text(const struct bench_progress *e, size_t run, size_t nrun
 		                                   : " | median ",
 		                      a ? "" : shows_cpu(e) ? "CPU:" : "wall:", c->arms[a].name, t);
 	}
+}
+
+/* The progress text of the bench so far. */
+static void progress_text(struct engine *e, size_t run, size_t nruns, char *line, size_t len)
+{
+	const struct bench_progress p = {
+	    .c = e->c,
+	    .rounds = e->rounds,
+	    .done = e->done - e->done0,
+	    .done0 = e->done0,
+	    .measured = e->measured - e->measured0,
+	    .measured_ns = (int64_t)((double)e->measured_ns * bench_cells_share(&e->cells)),
+	    .elapsed_s = (double)(engine_now(e) - e->t_start) / 1e9,
+	    .owed = e->need_session > e->measured - e->measured0
+	                ? e->need_session - (e->measured - e->measured0)
+	                : 0,
+	};
+
+	bench_progress_text(&p, run, nruns, line, len);
+}
+
+void engine_progress_run(struct engine *e, size_t run, size_t nruns)
+{
+	char line[1024];
+
+	progress_text(e, run, nruns, line, sizeof line);
+	progress_fit(line, progress_width(2));
+	fprintf(stderr, "\r\033[K%s", line);
+	fflush(stderr);
+	e->progress_shown = 1;
+}
+
+void engine_progress_written(struct engine *e)
+{
+	char line[1024];
+
+	if (e->c->progress != PROGRESS_LINES || e->kept != e->done || e->shown >= e->done)
+		return;
+	progress_text(e, 0, 0, line, sizeof line);
+	fprintf(stderr, "allocab: %s\n", line);
+	fflush(stderr);
+	e->shown = e->done;
 }

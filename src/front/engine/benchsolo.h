@@ -1,6 +1,6 @@
 /* benchsolo.h - private to the bench engine: the solo anchor rounds of a shared-CPU bench
  * (--one-cpu, --duet; docs/methodology.md, "Runs on one CPU", "Solo anchor rounds") and the
- * threads a run started there. benchrun.c marks each round's placement; benchpair.c runs a solo
+ * threads a run started there. benchround.c marks each round's placement; benchpair.c runs a solo
  * round's workload one arm after the other and checks the threads of every run. Calls go from
  * those files to this one, never back. */
 #ifndef ALLOCAB_BENCHSOLO_H

@@ -21,8 +21,8 @@
 
 /* The bench engine (benchrun.c): interleaved rounds of allocator drivers (or of the user's own
  * commands), each run a fresh padded process, written as an allocab-bench/2 file: a line
- * appended after every round. benchrun.c is the engine (schedule, runs, progress, sequential gate) and benchdoc.c
- * builds the document. What a command does before it runs the engine (drivers, workload lists,
+ * appended after every round. benchrun.c is its loop, each round a path through the stages
+ * benchengine.h lists, and benchdoc.c builds the document. What a command does before it runs the engine (drivers, workload lists,
  * signals) is below; the command lines are front/cmd/bench.c (options: front/cmd/benchopt.h)
  * and front/cmd/calibrate.c. */
 
