@@ -1,5 +1,5 @@
-/* cmpint.h - private to compare.c and its parts (cmprow.c, cmpside.c, cmpverdict.c): the builder
- * cmp_build threads through its steps. compare.h is the public API. */
+/* cmpint.h - private to compare.c and its parts (cmpfamily.c, cmprow.c, cmpside.c,
+ * cmpverdict.c): the builder cmp_build threads through its steps. compare.h is the public API. */
 #ifndef ALLOCAB_CMPINT_H
 #define ALLOCAB_CMPINT_H
 
@@ -32,6 +32,18 @@ struct cmp_builder {
 
 /* The builder's steps return an enum status (common/status.h): ST_OK, ST_USAGE for bad input
  * (err set), ST_FAIL when memory ran out. */
+
+/* cmpfamily.c */
+
+/* Adds the rows of the report (each arm, workload, phase and regime compared, then the geometric
+ * means), arms paired with arm base_arm of a one-file report; with b->counting set, no statistic
+ * is computed. Returns ST_OK or ST_FAIL. */
+enum status cmp_add_rows(struct cmp_builder *b, size_t base_arm);
+/* Sets each family's size and level (r->fam, r->family, r->family_conf) from a counting pass of
+ * cmp_add_rows, and settles r->primary; asked: the primary rows were asked for (--primary), so a
+ * report without them is refused (ST_USAGE, err set). Returns ST_OK, ST_USAGE or ST_FAIL. */
+enum status cmp_count_family(struct cmp_builder *b, size_t base_arm, int asked, char *err,
+                             size_t errlen);
 
 /* cmprow.c */
 

@@ -1,7 +1,7 @@
 /* compare.c - cmp_build's orchestration (docs/methodology.md): checks the names asked for, picks
- * the regimes and arms, adds the rows (statistics in cmprow.c, per-side summaries in cmpside.c)
- * and the geometric mean (after a first pass that counts the comparisons the family level is
- * shared by), then verdicts and warnings (cmpverdict.c); plus the names of verdicts and regimes. Telemetry spikes come from noise.c. */
+ * the regimes, adds the rows (which rows and their families in cmpfamily.c, statistics in
+ * cmprow.c, per-side summaries in cmpside.c), then verdicts and warnings (cmpverdict.c); plus
+ * the names of verdicts and regimes. Telemetry spikes come from noise.c. */
 #include "front/compare/cmpint.h"
 
 #include "common/errmsg.h"
@@ -55,15 +55,6 @@ int cmp_primary_parse(const char *s, struct cmp_primary *out, char *err, size_t 
 	else
 		return errmsg_fail(err, errlen, "--primary '%s': the regime is cold or steady", s);
 	return 0;
-}
-
-static int want_phase(const struct cmp_opts *o, const struct rf_workload *w, size_t p)
-{
-	if (o->phase)
-		return strcmp(w->phases[p], o->phase) == 0;
-	if (o->all_phases || w->show_phases)
-		return 1;
-	return strcmp(w->phases[p], "total") == 0;
 }
 
 static void join_names(char *buf, size_t len, char *const *names, size_t n)
@@ -149,209 +140,6 @@ static int check_names(const struct rf_doc *b, const struct rf_doc *c, const str
 	return 0;
 }
 
-static int selected(const struct cmp_opts *o, const char *wl)
-{
-	return !o->workload || strcmp(o->workload, wl) == 0;
-}
-
-static struct cmp_row *new_row(struct cmp_builder *b, const char *wl, const char *phase,
-                               const char *cand, const char *base)
-{
-	struct cmp_row *row = &b->r->rows[b->r->nrows++];
-
-	memset(row, 0, sizeof *row);
-	cmp_row_set_na(row);
-	row->workload = wl;
-	row->regime = b->g;
-	row->phase = phase;
-	row->candidate = cand;
-	row->baseline = base;
-	return row;
-}
-
-/* Candidate arm indices into cand (paired: into base) and their baseline indices. */
-static size_t pick_arms(const struct cmp_report *r, const struct cmp_opts *o, size_t base_arm,
-                        size_t *ca, size_t *ba)
-{
-	const struct rf_doc *c = r->paired ? r->base : r->cand;
-	size_t n = 0;
-
-	for (size_t a = 0; a < c->narms; a++) {
-		int b = r->paired ? (int)base_arm : rf_arm(r->base, c->arms[a]);
-		if (b < 0 || (r->paired && a == base_arm) ||
-		    (o->candidate && strcmp(o->candidate, c->arms[a]) != 0))
-			continue;
-		ca[n] = a;
-		ba[n++] = (size_t)b;
-	}
-	return n;
-}
-
-/* Whether phase p of workload w (of the candidates' document) has times of regime g: always,
- * unless the documents have that regime only for other phases (a program's phases that ran
- * once have no steady time, its total never has one: docs/programs.md). */
-static int phase_has(const struct cmp_report *r, const struct rf_workload *w, size_t p,
-                     enum rf_regime g)
-{
-	const struct rf_doc *c = r->paired ? r->base : r->cand;
-
-	return w->measured[g][p] || !c->has_regime[g] ||
-	       rf_phase_measured(r->base, w->name, w->phases[p], g);
-}
-
-/* The regime of the primary rows of phase p of workload w: the one asked, else steady when the
- * report compares steady times of it, else cold. */
-static enum rf_regime primary_regime(const struct cmp_report *r, const struct rf_workload *w,
-                                     size_t p)
-{
-	if (r->primary.regime >= 0)
-		return (enum rf_regime)r->primary.regime;
-	return r->compared[RF_STEADY] && phase_has(r, w, p, RF_STEADY) ? RF_STEADY : RF_COLD;
-}
-
-/* The family of a row of workload w (NULL: a geometric mean), phase index p, regime b->g. */
-static enum cmp_family family_of(const struct cmp_builder *b, const struct rf_workload *w,
-                                 size_t p)
-{
-	const struct cmp_report *r = b->r;
-	const char *ph = r->primary.phase;
-
-	if (b->o->per_comparison || r->primary.all)
-		return CMP_FAMILY_PRIMARY;
-	if (!w || strcmp(w->phases[p], ph) != 0 || primary_regime(r, w, p) != b->g)
-		return CMP_FAMILY_SECONDARY;
-	return CMP_FAMILY_PRIMARY;
-}
-
-/* Rows of one comparison come steady first, cold beside it. */
-static const enum rf_regime regime_order[RF_NREGIMES] = {RF_STEADY, RF_COLD};
-
-static enum status add_rows(struct cmp_builder *b, size_t base_arm)
-{
-	struct cmp_report *r = b->r;
-	const struct rf_doc *c = r->paired ? r->base : r->cand;
-	const char *gphase = b->o->phase ? b->o->phase : "total";
-	size_t *ca = calloc(c->narms + 1, sizeof *ca), *ba = calloc(c->narms + 1, sizeof *ba);
-	size_t narms = ca && ba ? pick_arms(r, b->o, base_arm, ca, ba) : 0;
-	struct cmp_gm_set sb = {0}, sc = {0};
-	enum status rc = ca && ba ? ST_OK : ST_FAIL;
-
-	sb.w = calloc(c->nwl + 1, sizeof *sb.w);
-	sb.ph = calloc(c->nwl + 1, sizeof *sb.ph);
-	sc.w = calloc(c->nwl + 1, sizeof *sc.w);
-	sc.ph = calloc(c->nwl + 1, sizeof *sc.ph);
-	if (!sb.w || !sb.ph || !sc.w || !sc.ph)
-		rc = ST_FAIL;
-	for (size_t wc = 0; rc == 0 && wc < c->nwl; wc++) {
-		const struct rf_workload *w = &c->wl[wc];
-		int wb = r->paired ? (int)wc : rf_workload(r->base, w->name);
-		if (wb < 0 || !selected(b->o, w->name))
-			continue;
-		for (size_t p = 0; rc == 0 && p < w->nphases; p++) {
-			if (!want_phase(b->o, w, p))
-				continue;
-			int pb = rf_phase(&r->base->wl[wb], w->phases[p]);
-			if (pb < 0)
-				continue;
-			if (strcmp(w->phases[p], gphase) == 0) {
-				sb.w[sb.n] = (size_t)wb;
-				sb.ph[sb.n++] = (size_t)pb;
-				sc.w[sc.n] = wc;
-				sc.ph[sc.n++] = p;
-			}
-			for (size_t k = 0; rc == 0 && k < narms; k++)
-				for (int i = 0; rc == 0 && i < RF_NREGIMES; i++) {
-					struct cmp_row *row;
-					if (!r->compared[b->g = regime_order[i]] ||
-					    !phase_has(r, w, p, b->g))
-						continue;
-					row = new_row(b, w->name, w->phases[p], c->arms[ca[k]],
-					              r->base->arms[ba[k]]);
-					row->family = family_of(b, w, p);
-					rc = r->paired ? cmp_row_paired(b, row, wc, p, ca[k], ba[k])
-					               : cmp_row_unpaired(b, row, (size_t)wb, wc,
-					                                  (size_t)pb, ba[k], ca[k]);
-				}
-		}
-	}
-	for (size_t k = 0; rc == 0 && sb.n >= 2 && k < narms; k++)
-		for (int i = 0; rc == 0 && i < RF_NREGIMES; i++) {
-			struct cmp_row *row;
-			if (!r->compared[b->g = regime_order[i]])
-				continue;
-			row = new_row(b, NULL, gphase, c->arms[ca[k]], r->base->arms[ba[k]]);
-			row->family = family_of(b, NULL, 0);
-			rc = cmp_row_geomean(b, row, &sb, &sc, ba[k], ca[k]);
-		}
-	free(sb.w);
-	free(sb.ph);
-	free(sc.w);
-	free(sc.ph);
-	free(ca);
-	free(ba);
-	return rc;
-}
-
-/* The size of each family the intervals' level is shared by: its usable rows, counted by a pass
- * of add_rows that computes no statistic (every row primary and alone when each comparison stands
- * alone). A report without a primary row (the phase or regime asked is not among the rows)
- * is refused when the primary rows were asked for (--primary); the document's config.primary
- * gives way to the default, and a report without the default's rows either is one family. */
-static enum status count_family(struct cmp_builder *b, size_t base_arm, int asked, char *err,
-                                size_t errlen)
-{
-	struct cmp_report *r = b->r;
-	size_t rows[CMP_NFAMILIES] = {0};
-	enum status rc = ST_OK;
-
-	struct cmp_primary dflt = {.regime = -1};
-
-	snprintf(dflt.phase, sizeof dflt.phase, "%s", b->o->phase ? b->o->phase : "total");
-	memset(r->fam, 0, sizeof r->fam);
-	for (int pass = 0; !b->o->per_comparison && rc == 0; pass++) {
-		size_t nrows;
-		memset(r->fam, 0, sizeof r->fam);
-		memset(rows, 0, sizeof rows);
-		b->counting = 1;
-		rc = add_rows(b, base_arm);
-		b->counting = 0;
-		for (size_t i = 0; i < r->nrows; i++) {
-			r->fam[r->rows[i].family].m += r->rows[i].usable;
-			rows[r->rows[i].family]++;
-		}
-		nrows = r->nrows;
-		r->nrows = 0;
-		if (rc != 0 || nrows == 0 || rows[CMP_FAMILY_PRIMARY] > 0)
-			break;
-		if (asked) {
-			char what[160];
-			rc = errmsg_status(ST_USAGE, err, errlen,
-			                   "--primary: no comparison of this report is %s",
-			                   cmp_primary_text(&r->primary, what, sizeof what));
-			break;
-		}
-		/* the document's config.primary names rows this report lacks: the default's */
-		if (pass == 0 && (r->primary.all || r->primary.regime != dflt.regime ||
-		                  strcmp(r->primary.phase, dflt.phase) != 0)) {
-			r->primary = dflt;
-			continue;
-		}
-		r->primary = (struct cmp_primary){.all = 1, .regime = -1};
-		r->fam[CMP_FAMILY_PRIMARY].m += r->fam[CMP_FAMILY_SECONDARY].m;
-		r->fam[CMP_FAMILY_SECONDARY].m = 0;
-		break;
-	}
-	for (int f = 0; f < CMP_NFAMILIES; f++) {
-		size_t m = r->fam[f].m ? r->fam[f].m : 1;
-		r->fam[f].conf = 1 - (1 - r->conf) / (double)m;
-	}
-	if (b->o->per_comparison)
-		r->fam[CMP_FAMILY_PRIMARY].conf = r->conf;
-	r->family = r->fam[CMP_FAMILY_PRIMARY].m ? r->fam[CMP_FAMILY_PRIMARY].m : 1;
-	r->family_conf = r->fam[CMP_FAMILY_PRIMARY].conf;
-	return rc;
-}
-
 /* The regimes to compare: those asked for that both documents measured. Asking for one that a
  * document lacks is refused; with both asked, a missing one is left out (the report says so).
  * Documents without any ok run compare the cold regime, which then has insufficient data. */
@@ -390,7 +178,7 @@ static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const s
 
 /* A document whose config.primary (bench --primary) names a phase none of its workloads times,
  * once some has had an ok run: its question was never measured, and the default's rows stand in
- * for it (count_family). */
+ * for it (cmp_count_family). */
 static enum status primary_missing(struct cmp_report *r, const struct rf_doc *d)
 {
 	struct cmp_primary p;
@@ -506,9 +294,9 @@ enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
 	if (rc == 0 && cand && noise_flag_spikes(cand, &r->flags, &r->nflags) != 0)
 		rc = ST_FAIL;
 	if (rc == 0)
-		rc = count_family(&b, ba < 0 ? 0 : (size_t)ba, o->primary != NULL, err, errlen);
+		rc = cmp_count_family(&b, ba < 0 ? 0 : (size_t)ba, o->primary != NULL, err, errlen);
 	if (rc == 0)
-		rc = add_rows(&b, ba < 0 ? 0 : (size_t)ba);
+		rc = cmp_add_rows(&b, ba < 0 ? 0 : (size_t)ba);
 	if (rc == 0 && r->nrows == 0 && r->paired)
 		rc = errmsg_status(ST_USAGE, err, errlen,
 		                   "%s: no arm to compare with the baseline %s", base->path,
