@@ -76,11 +76,58 @@ static size_t common(char *const *x, size_t nx, char *const *y, size_t ny)
 	return n;
 }
 
-static int check_names(const struct rf_doc *b, const struct rf_doc *c, const struct cmp_opts *o,
-                       char *err, size_t errlen)
+/* The candidate and workload asked for are in document d. */
+static int check_doc_names(const struct rf_doc *d, const struct cmp_opts *o, char *err,
+                           size_t errlen)
 {
 	char list[1024];
 
+	if (o->candidate && rf_arm(d, o->candidate) < 0) {
+		join_names(list, sizeof list, d->arms, d->narms);
+		return errmsg_fail(err, errlen, "%s: unknown candidate '%s' (arms: %s)", d->path,
+		                   o->candidate, list);
+	}
+	if (o->workload && rf_workload(d, o->workload) < 0) {
+		char *names[64];
+		size_t n = d->nwl < 64 ? d->nwl : 64;
+		for (size_t i = 0; i < n; i++)
+			names[i] = d->wl[i].name;
+		join_names(list, sizeof list, names, n);
+		return errmsg_fail(err, errlen, "%s: unknown workload '%s' (workloads: %s)",
+		                   d->path, o->workload, list);
+	}
+	return 0;
+}
+
+/* The phase asked for (o->phase set) is one of b's, and each document has the regime asked of it. */
+static int check_phase(const struct rf_doc *b, const struct rf_doc *c, const struct cmp_opts *o,
+                       char *err, size_t errlen)
+{
+	int found = 0;
+
+	for (size_t w = 0; w < b->nwl && !found; w++)
+		found = (!o->workload || strcmp(b->wl[w].name, o->workload) == 0) &&
+		        rf_phase(&b->wl[w], o->phase) >= 0;
+	if (!found)
+		return errmsg_fail(err, errlen, "%s: unknown phase '%s'%s%s", b->path, o->phase,
+		                   o->workload ? " of workload " : "",
+		                   o->workload ? o->workload : "");
+	if (o->regimes == CMP_REGIMES_BOTH)
+		return 0;
+	enum rf_regime g = o->regimes == CMP_REGIMES_COLD ? RF_COLD : RF_STEADY;
+	for (const struct rf_doc *d = b; d; d = d == c ? NULL : c)
+		if (d->has_regime[g] && !rf_phase_measured(d, o->workload, o->phase, g))
+			return errmsg_fail(err, errlen,
+			                   "%s: phase '%s' has no %s times (a program's "
+			                   "total, or a phase it ran once, has only a cold "
+			                   "one)",
+			                   d->path, o->phase, rf_regime_name(g));
+	return 0;
+}
+
+static int check_names(const struct rf_doc *b, const struct rf_doc *c, const struct cmp_opts *o,
+                       char *err, size_t errlen)
+{
 	if (c && o->baseline)
 		return errmsg_fail(err, errlen,
 		                   "--baseline applies to one results file; with two, every arm "
@@ -97,47 +144,10 @@ static int check_names(const struct rf_doc *b, const struct rf_doc *c, const str
 	if (c && common(b->arms, b->narms, c->arms, c->narms) == 0)
 		return errmsg_fail(err, errlen, "%s and %s share no arm: nothing to compare",
 		                   b->path, c->path);
-	for (const struct rf_doc *d = b; d; d = d == c ? NULL : c) {
-		if (o->candidate && rf_arm(d, o->candidate) < 0) {
-			join_names(list, sizeof list, d->arms, d->narms);
-			return errmsg_fail(err, errlen, "%s: unknown candidate '%s' (arms: %s)",
-			                   d->path, o->candidate, list);
-		}
-		if (o->workload && rf_workload(d, o->workload) < 0) {
-			char *names[64];
-			size_t n = d->nwl < 64 ? d->nwl : 64;
-			for (size_t i = 0; i < n; i++)
-				names[i] = d->wl[i].name;
-			join_names(list, sizeof list, names, n);
-			return errmsg_fail(err, errlen, "%s: unknown workload '%s' (workloads: %s)",
-			                   d->path, o->workload, list);
-		}
-		if (!c)
-			break;
-	}
-	if (o->phase) {
-		int found = 0;
-		for (size_t w = 0; w < b->nwl && !found; w++)
-			found = (!o->workload || strcmp(b->wl[w].name, o->workload) == 0) &&
-			        rf_phase(&b->wl[w], o->phase) >= 0;
-		if (!found)
-			return errmsg_fail(err, errlen, "%s: unknown phase '%s'%s%s", b->path,
-			                   o->phase, o->workload ? " of workload " : "",
-			                   o->workload ? o->workload : "");
-		if (o->regimes != CMP_REGIMES_BOTH) {
-			enum rf_regime g = o->regimes == CMP_REGIMES_COLD ? RF_COLD : RF_STEADY;
-			for (const struct rf_doc *d = b; d; d = d == c ? NULL : c)
-				if (d->has_regime[g] &&
-				    !rf_phase_measured(d, o->workload, o->phase, g))
-					return errmsg_fail(
-					    err, errlen,
-					    "%s: phase '%s' has no %s times (a program's "
-					    "total, or a phase it ran once, has only a cold "
-					    "one)",
-					    d->path, o->phase, rf_regime_name(g));
-		}
-	}
-	return 0;
+	for (const struct rf_doc *d = b; d; d = d == c ? NULL : c)
+		if (check_doc_names(d, o, err, errlen) != 0)
+			return -1;
+	return o->phase ? check_phase(b, c, o, err, errlen) : 0;
 }
 
 /* The regimes to compare: those asked for that both documents measured. Asking for one that a
@@ -205,32 +215,12 @@ static enum status primary_missing(struct cmp_report *r, const struct rf_doc *d)
 	           : ST_OK;
 }
 
-enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
-                          const struct cmp_opts *o, struct cmp_report **out, char *err,
-                          size_t errlen)
+/* The report's settings from o and the documents, before any row: its sides, level, primary rows
+ * (the ones asked, else the document's config.primary when it agrees with --phase, else the
+ * default), equivalence margin and resampling. err: scratch of a config.primary refused. */
+static void report_init(struct cmp_report *r, const struct rf_doc *base, const struct rf_doc *c,
+                        const struct cmp_opts *o, char *err, size_t errlen)
 {
-	struct cmp_report *r = calloc(1, sizeof *r);
-	struct cmp_builder b = {.r = r, .o = o};
-	const struct rf_doc *c = cand ? cand : base;
-	struct cmp_opts seq_opts;
-	const char *bname = o->baseline ? o->baseline : base->baseline;
-	int ba = -1;
-	enum status rc;
-	char list[1024];
-
-	*out = NULL;
-	if (!r)
-		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	r->paired = cand == NULL;
-	/* a file whose bench stopped on its sequential decisions, alone: its plan's intervals, the
-	 * ones valid for that stop (docs/methodology.md, "Sequential decisions") */
-	if (o->seq_if_decided && !cand && !o->seq && !o->per_comparison && base->seq.planned &&
-	    strcmp(base->status, "decided") == 0) {
-		seq_opts = *o;
-		seq_opts.seq = &base->seq;
-		seq_opts.seq_shown = r->seq_shown = 1;
-		b.o = o = &seq_opts;
-	}
 	r->verdict_warning = -1;
 	r->telemetry_warning = -1;
 	r->base = base;
@@ -253,50 +243,79 @@ enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
 	r->equivalence = o->equivalence > 0 ? o->equivalence : NAN;
 	r->bootstrap = o->bootstrap;
 	r->seed = o->seed;
+}
+
+/* The names asked for exist and the regimes are compared; one file: *ba is the baseline's arm
+ * (else -1) and r->baseline its name. Returns ST_OK or ST_USAGE (err set). */
+static enum status check_request(struct cmp_report *r, const struct rf_doc *cand,
+                                 const struct cmp_opts *o, int *ba, char *err, size_t errlen)
+{
+	const struct rf_doc *base = r->base;
+	const char *bname = o->baseline ? o->baseline : base->baseline;
+	char list[1024];
+
+	*ba = -1;
 	if (check_names(base, cand, o, err, errlen) != 0 ||
-	    (cand && rf_same_work(base, cand, err, errlen) != 0)) {
-		cmp_free(r);
+	    (cand && rf_same_work(base, cand, err, errlen) != 0))
 		return ST_USAGE;
-	}
-	if (r->paired && (ba = rf_arm(base, bname)) < 0) {
+	if (r->paired && (*ba = rf_arm(base, bname)) < 0) {
 		join_names(list, sizeof list, base->arms, base->narms);
 		errmsg_fail(err, errlen, "%s: baseline '%s' is not in the file (arms: %s)%s",
 		            base->path, bname, list,
 		            o->baseline ? "" : "; name one with --baseline");
-		cmp_free(r);
 		return ST_USAGE;
 	}
 	if (r->paired && o->candidate && strcmp(o->candidate, bname) == 0) {
 		errmsg_fail(err, errlen, "candidate and baseline are both '%s'", bname);
-		cmp_free(r);
 		return ST_USAGE;
 	}
 	if (r->paired)
-		r->baseline = base->arms[ba];
-	if (pick_regimes(r, base, cand, o, err, errlen) != 0) {
-		cmp_free(r);
-		return ST_USAGE;
-	}
-	b.cap = 1;
+		r->baseline = base->arms[*ba];
+	return pick_regimes(r, base, cand, o, err, errlen) != 0 ? ST_USAGE : ST_OK;
+}
+
+/* The builder's scratch, sized for the larger document, and the report's rows. */
+static enum status builder_alloc(struct cmp_builder *b)
+{
+	const struct rf_doc *base = b->r->base, *c = b->r->cand;
+
+	b->cap = 1;
 	for (const struct rf_doc *d = base; d; d = d == c ? NULL : c)
-		if (d->nrounds * d->narms + 1 > b.cap)
-			b.cap = d->nrounds * d->narms + 1;
-	b.a = calloc(b.cap, sizeof *b.a);
-	b.b = calloc(b.cap, sizeof *b.b);
-	b.pa = calloc(b.cap, sizeof *b.pa);
-	b.pb = calloc(b.cap, sizeof *b.pb);
-	b.rss = calloc(b.cap, sizeof *b.rss);
-	r->rows = calloc(RF_NREGIMES * (c->nwl * RF_MAX_PHASES * c->narms + c->narms) + 1,
-	                 sizeof *r->rows);
-	rc = b.a && b.b && b.pa && b.pb && b.rss && r->rows ? ST_OK : ST_FAIL;
-	if (rc == 0 && noise_flag_spikes(base, &r->flags, &r->nflags) != 0)
-		rc = ST_FAIL;
-	if (rc == 0 && cand && noise_flag_spikes(cand, &r->flags, &r->nflags) != 0)
-		rc = ST_FAIL;
+		if (d->nrounds * d->narms + 1 > b->cap)
+			b->cap = d->nrounds * d->narms + 1;
+	b->a = calloc(b->cap, sizeof *b->a);
+	b->b = calloc(b->cap, sizeof *b->b);
+	b->pa = calloc(b->cap, sizeof *b->pa);
+	b->pb = calloc(b->cap, sizeof *b->pb);
+	b->rss = calloc(b->cap, sizeof *b->rss);
+	b->r->rows = calloc(RF_NREGIMES * (c->nwl * RF_MAX_PHASES * c->narms + c->narms) + 1,
+	                    sizeof *b->r->rows);
+	return b->a && b->b && b->pa && b->pb && b->rss && b->r->rows ? ST_OK : ST_FAIL;
+}
+
+static void builder_free(struct cmp_builder *b)
+{
+	free(b->a);
+	free(b->b);
+	free(b->pa);
+	free(b->pb);
+	free(b->rss);
+}
+
+/* The report's rows, verdicts and warnings, arms paired with arm ba of a one-file report. */
+static enum status build_rows(struct cmp_builder *b, const struct rf_doc *cand, size_t ba,
+                              char *err, size_t errlen)
+{
+	struct cmp_report *r = b->r;
+	const struct rf_doc *base = r->base, *c = r->cand;
+	enum status rc = ST_OK;
+
+	if (noise_flag_spikes(base, &r->flags, &r->nflags) != 0 ||
+	    (cand && noise_flag_spikes(cand, &r->flags, &r->nflags) != 0))
+		return ST_FAIL;
+	rc = cmp_count_family(b, ba, b->o->primary != NULL, err, errlen);
 	if (rc == 0)
-		rc = cmp_count_family(&b, ba < 0 ? 0 : (size_t)ba, o->primary != NULL, err, errlen);
-	if (rc == 0)
-		rc = cmp_add_rows(&b, ba < 0 ? 0 : (size_t)ba);
+		rc = cmp_add_rows(b, ba);
 	if (rc == 0 && r->nrows == 0 && r->paired)
 		rc = errmsg_status(ST_USAGE, err, errlen,
 		                   "%s: no arm to compare with the baseline %s", base->path,
@@ -306,18 +325,46 @@ enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
 		                   "%s and %s share no workload: nothing to compare", base->path,
 		                   c->path);
 	if (rc == 0)
-		rc = cmp_decide(&b);
+		rc = cmp_decide(b);
 	if (rc == 0 && noise_doc_warnings(base, cand, &r->warn, &r->nwarn) != 0)
 		rc = ST_FAIL;
 	if (rc == 0)
-		rc = cmp_warnings(&b);
+		rc = cmp_warnings(b);
 	for (const struct rf_doc *d = base; rc == 0 && d; d = d == c ? NULL : c)
 		rc = primary_missing(r, d);
-	free(b.a);
-	free(b.b);
-	free(b.pa);
-	free(b.pb);
-	free(b.rss);
+	return rc;
+}
+
+enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
+                          const struct cmp_opts *o, struct cmp_report **out, char *err,
+                          size_t errlen)
+{
+	struct cmp_report *r = calloc(1, sizeof *r);
+	struct cmp_builder b = {.r = r, .o = o};
+	struct cmp_opts seq_opts;
+	int ba = -1;
+	enum status rc;
+
+	*out = NULL;
+	if (!r)
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	r->paired = cand == NULL;
+	/* a file whose bench stopped on its sequential decisions, alone: its plan's intervals, the
+	 * ones valid for that stop (docs/methodology.md, "Sequential decisions") */
+	if (o->seq_if_decided && !cand && !o->seq && !o->per_comparison && base->seq.planned &&
+	    strcmp(base->status, "decided") == 0) {
+		seq_opts = *o;
+		seq_opts.seq = &base->seq;
+		seq_opts.seq_shown = r->seq_shown = 1;
+		b.o = o = &seq_opts;
+	}
+	report_init(r, base, cand ? cand : base, o, err, errlen);
+	rc = check_request(r, cand, o, &ba, err, errlen);
+	if (rc == ST_OK)
+		rc = builder_alloc(&b);
+	if (rc == ST_OK)
+		rc = build_rows(&b, cand, ba < 0 ? 0 : (size_t)ba, err, errlen);
+	builder_free(&b);
 	if (rc != ST_OK) {
 		if (rc == ST_FAIL)
 			snprintf(err, errlen, "out of memory");
