@@ -97,22 +97,80 @@ static enum cmp_family family_of(const struct cmp_builder *b, const struct rf_wo
 /* Rows of one comparison come steady first, cold beside it. */
 static const enum rf_regime regime_order[RF_NREGIMES] = {RF_STEADY, RF_COLD};
 
-enum status cmp_add_rows(struct cmp_builder *b, size_t base_arm)
+/* The arms compared: candidate ca[k] (of the candidates' document) against baseline ba[k]. */
+struct arm_pairs {
+	size_t n, *ca, *ba;
+};
+
+/* The rows of phase p of workload wc of the candidates' document, one per arm pair and regime
+ * compared; wb and pb: that workload and phase in the baseline's document. */
+static enum status add_phase_rows(struct cmp_builder *b, const struct arm_pairs *ap, size_t wc,
+                                  size_t p, size_t wb, size_t pb)
 {
 	struct cmp_report *r = b->r;
 	const struct rf_doc *c = r->paired ? r->base : r->cand;
-	const char *gphase = b->o->phase ? b->o->phase : "total";
-	size_t *ca = calloc(c->narms + 1, sizeof *ca), *ba = calloc(c->narms + 1, sizeof *ba);
-	size_t narms = ca && ba ? pick_arms(r, b->o, base_arm, ca, ba) : 0;
-	struct cmp_gm_set sb = {0}, sc = {0};
-	enum status rc = ca && ba ? ST_OK : ST_FAIL;
+	const struct rf_workload *w = &c->wl[wc];
+	enum status rc = ST_OK;
 
-	sb.w = calloc(c->nwl + 1, sizeof *sb.w);
-	sb.ph = calloc(c->nwl + 1, sizeof *sb.ph);
-	sc.w = calloc(c->nwl + 1, sizeof *sc.w);
-	sc.ph = calloc(c->nwl + 1, sizeof *sc.ph);
-	if (!sb.w || !sb.ph || !sc.w || !sc.ph)
-		rc = ST_FAIL;
+	for (size_t k = 0; rc == 0 && k < ap->n; k++)
+		for (int i = 0; rc == 0 && i < RF_NREGIMES; i++) {
+			struct cmp_row *row;
+			if (!r->compared[b->g = regime_order[i]] || !phase_has(r, w, p, b->g))
+				continue;
+			row = new_row(b, w->name, w->phases[p], c->arms[ap->ca[k]],
+			              r->base->arms[ap->ba[k]]);
+			row->family = family_of(b, w, p);
+			if (r->paired) {
+				const struct cmp_at base = {r->base, ap->ba[k], wc, p};
+				const struct cmp_at cand = {r->base, ap->ca[k], wc, p};
+				rc = cmp_row_paired(b, row, &base, &cand);
+			} else {
+				const struct cmp_at base = {r->base, ap->ba[k], wb, pb};
+				const struct cmp_at cand = {r->cand, ap->ca[k], wc, pb};
+				rc = cmp_row_unpaired(b, row, &base, &cand);
+			}
+		}
+	return rc;
+}
+
+/* The geometric means of phase gphase over the workloads of sb and sc, one per arm pair and
+ * regime compared. */
+static enum status add_geomean_rows(struct cmp_builder *b, const struct arm_pairs *ap,
+                                    const struct cmp_gm_set *sb, const struct cmp_gm_set *sc,
+                                    const char *gphase)
+{
+	struct cmp_report *r = b->r;
+	const struct rf_doc *c = r->paired ? r->base : r->cand;
+	enum status rc = ST_OK;
+
+	for (size_t k = 0; rc == 0 && sb->n >= 2 && k < ap->n; k++)
+		for (int i = 0; rc == 0 && i < RF_NREGIMES; i++) {
+			struct cmp_row *row;
+			if (!r->compared[b->g = regime_order[i]])
+				continue;
+			row = new_row(b, NULL, gphase, c->arms[ap->ca[k]], r->base->arms[ap->ba[k]]);
+			row->family = family_of(b, NULL, 0);
+			rc = cmp_row_geomean(b, row, sb, sc, ap->ba[k], ap->ca[k]);
+		}
+	return rc;
+}
+
+static void gm_add(struct cmp_gm_set *s, size_t w, size_t ph)
+{
+	s->w[s->n] = w;
+	s->ph[s->n++] = ph;
+}
+
+/* The rows of each workload and phase of the candidates' document c, and the workloads of the
+ * geometric means (phase gphase) into sb and sc. */
+static enum status add_workload_rows(struct cmp_builder *b, const struct arm_pairs *ap,
+                                     struct cmp_gm_set *sb, struct cmp_gm_set *sc,
+                                     const char *gphase)
+{
+	struct cmp_report *r = b->r;
+	const struct rf_doc *c = r->paired ? r->base : r->cand;
+	enum status rc = ST_OK;
+
 	for (size_t wc = 0; rc == 0 && wc < c->nwl; wc++) {
 		const struct rf_workload *w = &c->wl[wc];
 		int wb = r->paired ? (int)wc : rf_workload(r->base, w->name);
@@ -125,41 +183,42 @@ enum status cmp_add_rows(struct cmp_builder *b, size_t base_arm)
 			if (pb < 0)
 				continue;
 			if (strcmp(w->phases[p], gphase) == 0) {
-				sb.w[sb.n] = (size_t)wb;
-				sb.ph[sb.n++] = (size_t)pb;
-				sc.w[sc.n] = wc;
-				sc.ph[sc.n++] = p;
+				gm_add(sb, (size_t)wb, (size_t)pb);
+				gm_add(sc, wc, p);
 			}
-			for (size_t k = 0; rc == 0 && k < narms; k++)
-				for (int i = 0; rc == 0 && i < RF_NREGIMES; i++) {
-					struct cmp_row *row;
-					if (!r->compared[b->g = regime_order[i]] ||
-					    !phase_has(r, w, p, b->g))
-						continue;
-					row = new_row(b, w->name, w->phases[p], c->arms[ca[k]],
-					              r->base->arms[ba[k]]);
-					row->family = family_of(b, w, p);
-					rc = r->paired ? cmp_row_paired(b, row, wc, p, ca[k], ba[k])
-					               : cmp_row_unpaired(b, row, (size_t)wb, wc,
-					                                  (size_t)pb, ba[k], ca[k]);
-				}
+			rc = add_phase_rows(b, ap, wc, p, (size_t)wb, (size_t)pb);
 		}
 	}
-	for (size_t k = 0; rc == 0 && sb.n >= 2 && k < narms; k++)
-		for (int i = 0; rc == 0 && i < RF_NREGIMES; i++) {
-			struct cmp_row *row;
-			if (!r->compared[b->g = regime_order[i]])
-				continue;
-			row = new_row(b, NULL, gphase, c->arms[ca[k]], r->base->arms[ba[k]]);
-			row->family = family_of(b, NULL, 0);
-			rc = cmp_row_geomean(b, row, &sb, &sc, ba[k], ca[k]);
-		}
+	return rc;
+}
+
+enum status cmp_add_rows(struct cmp_builder *b, size_t base_arm)
+{
+	struct cmp_report *r = b->r;
+	const struct rf_doc *c = r->paired ? r->base : r->cand;
+	const char *gphase = b->o->phase ? b->o->phase : "total";
+	struct arm_pairs ap = {.ca = calloc(c->narms + 1, sizeof *ap.ca),
+	                       .ba = calloc(c->narms + 1, sizeof *ap.ba)};
+	struct cmp_gm_set sb = {0}, sc = {0};
+	enum status rc = ap.ca && ap.ba ? ST_OK : ST_FAIL;
+
+	ap.n = ap.ca && ap.ba ? pick_arms(r, b->o, base_arm, ap.ca, ap.ba) : 0;
+	sb.w = calloc(c->nwl + 1, sizeof *sb.w);
+	sb.ph = calloc(c->nwl + 1, sizeof *sb.ph);
+	sc.w = calloc(c->nwl + 1, sizeof *sc.w);
+	sc.ph = calloc(c->nwl + 1, sizeof *sc.ph);
+	if (!sb.w || !sb.ph || !sc.w || !sc.ph)
+		rc = ST_FAIL;
+	if (rc == 0)
+		rc = add_workload_rows(b, &ap, &sb, &sc, gphase);
+	if (rc == 0)
+		rc = add_geomean_rows(b, &ap, &sb, &sc, gphase);
 	free(sb.w);
 	free(sb.ph);
 	free(sc.w);
 	free(sc.ph);
-	free(ca);
-	free(ba);
+	free(ap.ca);
+	free(ap.ba);
 	return rc;
 }
 
