@@ -395,7 +395,9 @@ static enum status load_lines_file(const char *path, struct rf_doc **out, int *w
 	                      .err = live_err,
 	                      .errlen = sizeof live_err};
 
-	if (rl_lines_open(&ln, path, live.d ? &live : NULL, load_head, &why, err, errlen) != 0) {
+	const struct rl_live on = {&live, load_head};
+
+	if (rl_lines_open(&ln, path, live.d ? &on : NULL, &why, err, errlen) != 0) {
 		rl_forget(&live);
 		rf_free(live.d);
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
