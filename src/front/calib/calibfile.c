@@ -205,15 +205,17 @@ const struct calib_entry *calib_find(const struct calib_file *c, const char *wor
 
 /* ---- compare's noise floor ---- */
 
-int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out, char *warn,
-                size_t wlen, char *err, size_t errlen)
+int calib_apply(struct cmp_report *r, const char *path, struct calib_floor *out, char *err,
+                size_t errlen)
 {
+	char *warn = out->warn;
+	const size_t wlen = sizeof out->warn;
 	int absent;
 	struct calib_file *c = calib_load(path ? path : CALIB_DEFAULT_PATH, &absent, err, errlen);
 	int other_machine;
 	size_t used = 0;
 
-	*out = NULL;
+	out->file = NULL;
 	warn[0] = '\0';
 	if (!c && path)
 		return -1;
@@ -229,7 +231,7 @@ int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out,
 		calib_file_free(c);
 		return 0;
 	}
-	*out = c;
+	out->file = c;
 	for (size_t i = 0; r->paired && i < r->nrows; i++) {
 		struct cmp_row *row = &r->rows[i];
 		const struct calib_entry *e =

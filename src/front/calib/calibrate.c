@@ -149,10 +149,18 @@ static int errf(char *err, size_t errlen, const char *what, const char *name)
 	return -1;
 }
 
-/* The log ratios of workload w at phase p, arm ib over arm ia, in round order. */
-static int analyze_one(const struct rf_doc *doc, size_t w, int p, int ia, int ib,
+/* The arms of an A/A analysis: arm ib over arm ia, at phase index p. */
+struct pair_at {
+	size_t ia, ib;
+	int p;
+};
+
+/* The log ratios of workload w at phase at->p, arm at->ib over arm at->ia, in round order. */
+static int analyze_one(const struct rf_doc *doc, size_t w, const struct pair_at *at,
                        const struct calib_plan *plan, struct calib_result *r)
 {
+	const size_t ia = at->ia, ib = at->ib;
+	const int p = at->p;
 	double *la = malloc((doc->nrounds + 1) * sizeof *la);
 	double *ta = malloc((doc->nrounds + 1) * sizeof *ta);
 	double *wall = malloc((doc->nrounds + 1) * sizeof *wall);
@@ -163,8 +171,8 @@ static int analyze_one(const struct rf_doc *doc, size_t w, int p, int ia, int ib
 	if (!la || !ta || !wall || !r->d)
 		goto out;
 	for (size_t i = 0; i < doc->nrounds; i++) {
-		const struct rf_run *a = rf_run(doc, i, (size_t)ia, w);
-		const struct rf_run *b = rf_run(doc, i, (size_t)ib, w);
+		const struct rf_run *a = rf_run(doc, i, ia, w);
+		const struct rf_run *b = rf_run(doc, i, ib, w);
 
 		if (!a->present || !b->present || !a->ok || !b->ok || !(rf_time(a, p) > 0) ||
 		    !(rf_time(b, p) > 0))
@@ -194,10 +202,10 @@ out:
 	return rc;
 }
 
-int calib_analyze(const struct rf_doc *doc, const char *a, const char *b, const char *phase,
-                  const struct calib_plan *plan, struct calib_result **out, size_t *nout, char *err,
-                  size_t errlen)
+int calib_analyze(const struct rf_doc *doc, const struct calib_ask *ask, struct calib_result **out,
+                  size_t *nout, char *err, size_t errlen)
 {
+	const char *a = ask->a, *b = ask->b, *phase = ask->phase;
 	int ia = rf_arm(doc, a), ib = rf_arm(doc, b);
 	struct calib_result *r;
 	size_t n = 0;
@@ -216,7 +224,8 @@ int calib_analyze(const struct rf_doc *doc, const char *a, const char *b, const 
 		r[n].workload = doc->wl[w].name;
 		r[n].phase = doc->wl[w].phases[p];
 		r[n].time = doc->wl[w].time;
-		if (analyze_one(doc, w, p, ia, ib, plan, &r[n++]) != 0) {
+		const struct pair_at at = {(size_t)ia, (size_t)ib, p};
+		if (analyze_one(doc, w, &at, ask->plan, &r[n++]) != 0) {
 			calib_results_free(r, n);
 			return errf(err, errlen, "%s", "out of memory");
 		}

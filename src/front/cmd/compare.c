@@ -273,7 +273,7 @@ struct compare_run {
 	size_t nrp;
 	struct cmp_attrib *at;
 	struct cmp_report *r;
-	struct calib_file *cal;
+	struct calib_floor cal;
 	struct claims_file *claims;
 	struct claims_result *checked;
 	const struct exporter *x;
@@ -323,18 +323,16 @@ static enum status load_inputs(struct compare_run *s, int argc, char **argv)
 static enum status build_report(struct compare_run *s)
 {
 	struct compare_args *a = &s->a;
-	char calwarn[1024];
 	enum status rc;
 
 	a->o.equivalence = cmp_pick_equivalence(a->equivalence, s->d[1] ? s->d[1] : s->d[0],
 	                                        CMP_DEFAULT_EQUIVALENCE);
 	a->o.seq_if_decided = 1; /* a bench that stopped on its decisions: the intervals valid so */
 	rc = cmp_build(s->d[0], s->d[1], &a->o, &s->r, s->err, sizeof s->err);
-	if (rc == ST_OK && calib_apply(s->r, a->calibration, &s->cal, calwarn, sizeof calwarn,
-	                               s->err, sizeof s->err) != 0)
+	if (rc == ST_OK && calib_apply(s->r, a->calibration, &s->cal, s->err, sizeof s->err) != 0)
 		rc = ST_USAGE;
-	else if (rc == ST_OK && calwarn[0])
-		errmsg_warn(stderr, "compare", calwarn);
+	else if (rc == ST_OK && s->cal.warn[0])
+		errmsg_warn(stderr, "compare", s->cal.warn);
 	if (rc == ST_OK && a->no_telemetry)
 		cmp_drop_telemetry(s->r);
 	if (rc == ST_OK)
@@ -362,7 +360,7 @@ static void compare_free(struct compare_run *s)
 	claims_result_free(s->checked);
 	claims_free(s->claims);
 	cmp_free(s->r);
-	calib_file_free(s->cal);
+	calib_file_free(s->cal.file);
 	rf_free(s->d[0]);
 	rf_free(s->d[1]);
 }
