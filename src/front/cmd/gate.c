@@ -13,7 +13,7 @@
 int gate_main(int argc, char **argv)
 {
 	struct gate_spec g;
-	enum gate_outcome verdict;
+	struct gate_judged j = {.out = stdout, .warn = stderr};
 	const char **paths;
 	size_t n = 0;
 	char err[1024] = "out of memory";
@@ -37,11 +37,9 @@ int gate_main(int argc, char **argv)
 		rc = errmsg_status(ST_USAGE, err, sizeof err,
 		                   "--on pooled and --on each-machine judge a fleet: give the results "
 		                   "files of two machines or more");
-	else if ((n == 1 ? gate_spec_judge_file(&g, paths[0], stdout, stderr, &verdict, err,
-	                                        sizeof err)
-	                 : gate_fleet_judge_files(&g, paths, n, stdout, stderr, &verdict, err,
-	                                          sizeof err)) == 0)
-		rc = gate_outcome_status(verdict);
+	else if ((n == 1 ? gate_spec_judge_file(&g, paths[0], &j, err, sizeof err)
+	                 : gate_fleet_judge_files(&g, paths, n, &j, err, sizeof err)) == 0)
+		rc = gate_outcome_status(j.verdict);
 	else
 		rc = ST_USAGE;
 	free(paths);
