@@ -15,7 +15,8 @@ int gate_main(int argc, char **argv)
 	struct gate_spec g;
 	struct gate_judged j = {.out = stdout, .warn = stderr};
 	const char **paths;
-	size_t n = 0;
+	struct gateopt_pos files = {0};
+	size_t n;
 	char err[1024] = "out of memory";
 	int rc;
 
@@ -29,9 +30,10 @@ int gate_main(int argc, char **argv)
 		fprintf(stderr, "allocab: gate: out of memory\n");
 		return ST_FAIL;
 	}
-	if (gateopt_parse_files(argc, argv, &g, paths, &n, err, sizeof err) != 0)
+	files.v = paths;
+	if (gateopt_parse_files(argc, argv, &g, &files, err, sizeof err) != 0)
 		rc = ST_USAGE;
-	else if (n == 0)
+	else if ((n = files.n) == 0)
 		rc = errmsg_status(ST_USAGE, err, sizeof err, "give the results file to judge");
 	else if (n == 1 && g.fleet_on)
 		rc = errmsg_status(ST_USAGE, err, sizeof err,
