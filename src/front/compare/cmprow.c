@@ -62,8 +62,8 @@ static enum status paired_stats(struct cmp_builder *b, struct cmp_row *row, size
 		return ST_FAIL;
 	row->d = row->d_rank;
 	if (o->bootstrap) {
-		if (stats_bootstrap_levels(b->a, n, stats_hl_estimate, o->bootstrap, o->seed,
-		                           levels, 2, boot) != 0)
+		const struct stats_resampling rs = {stats_hl_estimate, o->bootstrap, o->seed};
+		if (stats_bootstrap_levels(b->a, n, &rs, levels, 2, boot) != 0)
 			return ST_FAIL;
 		row->has_boot = 1;
 		row->d = row->d_boot = boot[0];

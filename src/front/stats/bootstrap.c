@@ -10,10 +10,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-int stats_bootstrap_levels(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
-                           uint64_t seed, const double *conf, size_t k,
-                           struct stats_interval *out)
+int stats_bootstrap_levels(const double *x, size_t n, const struct stats_resampling *rs,
+                           const double *conf, size_t k, struct stats_interval *out)
 {
+	const stats_statistic_fn stat = rs->stat;
+	const uint32_t resamples = rs->resamples;
 	double est, *buf = NULL, *draws = NULL;
 	struct prng r;
 	int rc = -1;
@@ -29,7 +30,7 @@ int stats_bootstrap_levels(const double *x, size_t n, stats_statistic_fn stat, u
 	draws = malloc(resamples * sizeof *draws);
 	if (!buf || !draws)
 		goto out;
-	prng_seed(&r, seed);
+	prng_seed(&r, rs->seed);
 	for (uint32_t b = 0; b < resamples; b++) {
 		for (size_t i = 0; i < n; i++)
 			buf[i] = x[prng_below(&r, n)];
@@ -51,8 +52,8 @@ out:
 	return rc;
 }
 
-int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
-                    uint64_t seed, double conf, struct stats_interval *out)
+int stats_bootstrap(const double *x, size_t n, const struct stats_resampling *rs, double conf,
+                    struct stats_interval *out)
 {
-	return stats_bootstrap_levels(x, n, stat, resamples, seed, &conf, 1, out);
+	return stats_bootstrap_levels(x, n, rs, &conf, 1, out);
 }
