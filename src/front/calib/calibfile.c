@@ -99,7 +99,8 @@ static int load_entries(struct calib_file *c, const cJSON *arr, char *why, size_
 		i++;
 		if (time && (!cJSON_IsString(time) || (strcmp(time->valuestring, "wall") != 0 &&
 		                                       strcmp(time->valuestring, "cpu") != 0)))
-			return errmsg_fail(why, len, "workloads[%zu]: time must be wall or cpu", i - 1);
+			return errmsg_fail(why, len, "workloads[%zu]: time must be wall or cpu",
+			                   i - 1);
 		if (!sd || cJSON_IsNull(sd))
 			continue; /* too few rounds to measure a spread */
 		if (!jl_range(sd, 0, CALIB_MAX_SD, &v) || rounds < 2)
@@ -113,7 +114,8 @@ static int load_entries(struct calib_file *c, const cJSON *arr, char *why, size_
 			return -2;
 		e->rounds = (size_t)rounds;
 		e->sd = v;
-		e->time = time && strcmp(time->valuestring, "cpu") == 0 ? RF_TIME_CPU : RF_TIME_WALL;
+		e->time =
+		    time && strcmp(time->valuestring, "cpu") == 0 ? RF_TIME_CPU : RF_TIME_WALL;
 	}
 	if (!(tmp = malloc((c->n + 1) * sizeof *tmp)))
 		return -2;
@@ -148,8 +150,8 @@ static const char *bad_header(const cJSON *doc)
 	return NULL;
 }
 
-enum status calib_from_json(const cJSON *doc, const char *path, struct calib_file **out,
-                            char *err, size_t errlen)
+enum status calib_from_json(const cJSON *doc, const char *path, struct calib_file **out, char *err,
+                            size_t errlen)
 {
 	struct calib_file *c = calloc(1, sizeof *c);
 	const cJSON *cfg = get(doc, "config"), *id = get(get(doc, "machine"), "id");

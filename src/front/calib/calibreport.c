@@ -45,9 +45,8 @@ static void print_sizes(FILE *f, const char *head, const char *sign, pct_fn *pct
 }
 
 /* One line of rounds per effect, fixed-n (calib_rounds_for) or sequential. */
-static void print_rounds(FILE *f, const char *head, rounds_fn *rounds,
-                         const struct calib_result *r, const struct calib_plan *plan,
-                         double round_s)
+static void print_rounds(FILE *f, const char *head, rounds_fn *rounds, const struct calib_result *r,
+                         const struct calib_plan *plan, double round_s)
 {
 	fputs(head, f);
 	for (size_t i = 0; i < plan->neffects; i++) {

@@ -81,8 +81,7 @@ static enum rf_regime primary_regime(const struct cmp_report *r, const struct rf
 }
 
 /* The family of a row of workload w (NULL: a geometric mean), phase index p, regime b->g. */
-static enum cmp_family family_of(const struct cmp_builder *b, const struct rf_workload *w,
-                                 size_t p)
+static enum cmp_family family_of(const struct cmp_builder *b, const struct rf_workload *w, size_t p)
 {
 	const struct cmp_report *r = b->r;
 	const char *ph = r->primary.phase;
@@ -148,7 +147,8 @@ static enum status add_geomean_rows(struct cmp_builder *b, const struct arm_pair
 			struct cmp_row *row;
 			if (!r->compared[b->g = regime_order[i]])
 				continue;
-			row = new_row(b, NULL, gphase, c->arms[ap->ca[k]], r->base->arms[ap->ba[k]]);
+			row =
+			    new_row(b, NULL, gphase, c->arms[ap->ca[k]], r->base->arms[ap->ba[k]]);
 			row->family = family_of(b, NULL, 0);
 			rc = cmp_row_geomean(b, row, sb, sc, ap->ba[k], ap->ca[k]);
 		}
@@ -223,12 +223,12 @@ enum status cmp_add_rows(struct cmp_builder *b, size_t base_arm)
 }
 
 /* The size of each family the intervals' level is shared by: its usable rows, counted by a pass
- * of cmp_add_rows that computes no statistic (every row primary and alone when each comparison stands
- * alone). A report without a primary row (the phase or regime asked is not among the rows)
+ * of cmp_add_rows that computes no statistic (every row primary and alone when each comparison
+ * stands alone). A report without a primary row (the phase or regime asked is not among the rows)
  * is refused when the primary rows were asked for (--primary); the document's config.primary
  * gives way to the default, and a report without the default's rows either is one family. */
 enum status cmp_count_family(struct cmp_builder *b, size_t base_arm, int asked, char *err,
-                                size_t errlen)
+                             size_t errlen)
 {
 	struct cmp_report *r = b->r;
 	size_t rows[CMP_NFAMILIES] = {0};

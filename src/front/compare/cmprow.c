@@ -159,8 +159,7 @@ enum status cmp_row_paired(struct cmp_builder *b, struct cmp_row *row, const str
 
 /* The log times of at's ok runs into b's scratch (second: b and pb, else a and pa), and their
  * round positions; adds the spiked ones to *flagged. */
-static size_t log_times(struct cmp_builder *b, const struct cmp_at *at, int second,
-                        size_t *flagged)
+static size_t log_times(struct cmp_builder *b, const struct cmp_at *at, int second, size_t *flagged)
 {
 	double *out = second ? b->b : b->a, *pos = second ? b->pb : b->pa;
 	size_t n = 0;

@@ -296,9 +296,9 @@ static int telemetry_warning(struct cmp_builder *b)
 
 /* What the rows' pass counts for the warnings after it. */
 struct row_counts {
-	size_t insufficient;              /* rows with fewer than 2 usable rounds */
-	size_t too_few[CMP_NFAMILIES];    /* usable rows of each family too few for a verdict */
-	size_t few_n[CMP_NFAMILIES];      /* the n of the last of them */
+	size_t insufficient;           /* rows with fewer than 2 usable rounds */
+	size_t too_few[CMP_NFAMILIES]; /* usable rows of each family too few for a verdict */
+	size_t few_n[CMP_NFAMILIES];   /* the n of the last of them */
 };
 
 /* A warning per usable row whose times trend with the round index; counts the rows into k. */

@@ -99,7 +99,8 @@ static int check_doc_names(const struct rf_doc *d, const struct cmp_opts *o, cha
 	return 0;
 }
 
-/* The phase asked for (o->phase set) is one of b's, and each document has the regime asked of it. */
+/* The phase asked for (o->phase set) is one of b's, and each document has the regime asked of
+ * it. */
 static int check_phase(const struct rf_doc *b, const struct rf_doc *c, const struct cmp_opts *o,
                        char *err, size_t errlen)
 {

@@ -257,8 +257,8 @@ static void cold_fallback(const struct gate_spec *g, struct rf_doc **d, size_t n
 }
 
 /* Builds the fleet at the gate's level (and, machine-wise, at the family level) and judges it. */
-static int judge_docs(const struct gate_spec *g, struct rf_doc **d, size_t n,
-                      struct gate_judged *j, char *err, size_t errlen)
+static int judge_docs(const struct gate_spec *g, struct rf_doc **d, size_t n, struct gate_judged *j,
+                      char *err, size_t errlen)
 {
 	FILE *out = j->out, *warn = j->warn;
 	enum gate_outcome *verdict = &j->verdict;

@@ -82,8 +82,7 @@ struct arm_count {
 };
 
 /* The measured runs of arm on workload wl (NULL: every workload) in d into *c. */
-static void count_arm(const struct rf_doc *d, const char *arm, const char *wl,
-                      struct arm_count *c)
+static void count_arm(const struct rf_doc *d, const char *arm, const char *wl, struct arm_count *c)
 {
 	size_t *runs = &c->runs, *failed = &c->failed, *unverified = &c->unverified;
 	int a = rf_arm(d, arm);

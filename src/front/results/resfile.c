@@ -234,8 +234,8 @@ struct rounds_from {
 
 /* The document bench, its rounds read from src->js when it is not NULL (bench is then js_head)
  * or from src->ln; *oom set when memory ran out. */
-static struct rf_doc *from_json(const cJSON *bench, const struct rounds_from *src,
-                                const char *name, int *oom, char *err, size_t errlen)
+static struct rf_doc *from_json(const cJSON *bench, const struct rounds_from *src, const char *name,
+                                int *oom, char *err, size_t errlen)
 {
 	struct rf_doc *d = doc_new(name, err, errlen);
 	struct loader l = {.d = d, .err = err, .errlen = errlen};

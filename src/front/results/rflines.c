@@ -81,8 +81,8 @@ static unsigned line_depth(const struct line *ln)
 
 /* Parses line ln into arena, or from malloc when arena is NULL: 0 with *v, -1 with the message
  * in err, or 1 when the JSON is cut short (JST_SHORT) and the caller may call it torn. */
-static int parse_line(struct rl_lines *s, const struct line *ln, struct jst_arena *arena,
-                      cJSON **v, char *err, size_t errlen)
+static int parse_line(struct rl_lines *s, const struct line *ln, struct jst_arena *arena, cJSON **v,
+                      char *err, size_t errlen)
 {
 	const char *t = ln->t;
 	size_t n = ln->len, at = ln->at, bin = jst_first_binary(t, n);
@@ -310,7 +310,8 @@ static int parse_other(struct rl_lines *s, const struct line *ln, int kind, int 
 		return 1;
 	}
 	if (rc > 0)
-		errmsg_fail(err, errlen, "%s: truncated JSON (the line at byte %zu)", s->path, ln->at);
+		errmsg_fail(err, errlen, "%s: truncated JSON (the line at byte %zu)", s->path,
+		            ln->at);
 	if (rc == 0 && kind == 0)
 		errmsg_fail(err, errlen, "%s: the line at byte %zu is neither a round (first "
 		            "member \"index\") nor an update (\"updated_utc\")", s->path, ln->at);

@@ -17,7 +17,8 @@ int stats_spearman(const double *x, const double *y, size_t n, double *rho, doub
 {
 	double *rx, tx, ty, sxy = 0, sxx = 0, syy = 0, mid = (double)(n + 1) / 2, r;
 
-	if (n < 2 || !st_all_finite(x, n) || !st_all_finite(y, n) || !(rx = malloc(2 * n * sizeof *rx)))
+	if (n < 2 || !st_all_finite(x, n) || !st_all_finite(y, n) ||
+	    !(rx = malloc(2 * n * sizeof *rx)))
 		return -1;
 	if (st_midranks(x, n, rx, &tx) < 0 || st_midranks(y, n, rx + n, &ty) < 0) {
 		free(rx);
