@@ -167,15 +167,21 @@ const struct calib_entry *calib_find(const struct calib_file *c, const char *wor
 void calib_file_free(struct calib_file *c);
 
 struct cmp_report;
+/* What calib_apply gives compare: the calibration file (NULL: none applies; the caller frees it
+ * with calib_file_free) and a warning ("" when none). */
+struct calib_floor {
+	struct calib_file *file;
+	char warn[1024];
+};
 /* compare's noise floor: loads the calibration at path (NULL: CALIB_DEFAULT_PATH, skipped when
- * absent, invalid, or from another machine than r's results) into *out (caller frees) and sets
- * floor_pct of every paired row of r whose workload and phase it calibrated: the MDE at the row's
- * rounds, alpha 1 - r->family_conf (the level of its intervals). When it set any,
- * r->calibration points to (*out)->desc. Returns 0, with a warning in warn when the default
- * file is invalid or a given one does not apply (other machine, nothing calibrated; else warn
- * is ""), or -1 with err set when a given path cannot be read. */
-int calib_apply(struct cmp_report *r, const char *path, struct calib_file **out, char *warn,
-                size_t wlen, char *err, size_t errlen);
+ * absent, invalid, or from another machine than r's results) into out->file and sets floor_pct
+ * of every paired row of r whose workload and phase it calibrated: the MDE at the row's rounds,
+ * alpha 1 - r->family_conf (the level of its intervals). When it set any, r->calibration points
+ * to out->file->desc. Returns 0, with out->warn set when the default file is invalid or a given
+ * one does not apply (other machine, nothing calibrated), or -1 with err set when a given path
+ * cannot be read. */
+int calib_apply(struct cmp_report *r, const char *path, struct calib_floor *out, char *err,
+                size_t errlen);
 
 /* What `allocab calibrate` reports for one workload (and phase) of an A/A document. */
 struct calib_result {
@@ -200,11 +206,17 @@ struct calib_plan {
 	size_t neffects;
 };
 
-/* The A/A analysis of arms a and b of doc for every workload's phase `phase` (NULL: total).
- * Returns 0 with *out (calib_results_free) and *nout, or -1 with a reason in err. */
-int calib_analyze(const struct rf_doc *doc, const char *a, const char *b, const char *phase,
-                  const struct calib_plan *plan, struct calib_result **out, size_t *nout, char *err,
-                  size_t errlen);
+/* What an A/A analysis compares: arm b over arm a of every workload at phase (NULL: total),
+ * judged by plan. */
+struct calib_ask {
+	const char *a, *b, *phase;
+	const struct calib_plan *plan;
+};
+
+/* The A/A analysis ask describes of doc. Returns 0 with *out (calib_results_free) and *nout, or
+ * -1 with a reason in err. */
+int calib_analyze(const struct rf_doc *doc, const struct calib_ask *ask, struct calib_result **out,
+                  size_t *nout, char *err, size_t errlen);
 void calib_results_free(struct calib_result *r, size_t n);
 
 /* The allocab-calibration/1 document (caller owns it): meta holds backend, runs_file, config and

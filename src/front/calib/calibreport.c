@@ -22,10 +22,14 @@ static void fmt_pct(double pct, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
+/* A percentage from sd, rounds, alpha and power (calib_mde_pct, calib_equiv_pct). */
+typedef double pct_fn(double, size_t, double, double);
+/* Rounds from sd, effect, alpha and power (calib_rounds_for, calib_seq_rounds_for). */
+typedef size_t rounds_fn(double, double, double, double);
+
 /* A percentage of the rounds run and of each --for-rounds (the MDE, the equivalence margin), with
  * no newline. */
-static void print_sizes(FILE *f, const char *head, const char *sign,
-                        double (*pct)(double, size_t, double, double),
+static void print_sizes(FILE *f, const char *head, const char *sign, pct_fn *pct,
                         const struct calib_result *r, const struct calib_plan *plan)
 {
 	char a[32];
@@ -41,10 +45,8 @@ static void print_sizes(FILE *f, const char *head, const char *sign,
 }
 
 /* One line of rounds per effect, fixed-n (calib_rounds_for) or sequential. */
-static void print_rounds(FILE *f, const char *head,
-                         size_t (*rounds)(double, double, double, double),
-                         const struct calib_result *r, const struct calib_plan *plan,
-                         double round_s)
+static void print_rounds(FILE *f, const char *head, rounds_fn *rounds, const struct calib_result *r,
+                         const struct calib_plan *plan, double round_s)
 {
 	fputs(head, f);
 	for (size_t i = 0; i < plan->neffects; i++) {
@@ -145,9 +147,10 @@ static const cJSON *arm_allocator(const cJSON *doc, const char *arm)
 }
 
 /* Checks that arms a and b ran the same allocator; writes its name into backend. */
-static int same_backend(const cJSON *doc, const char *a, const char *b, char *backend, size_t len,
+static int same_backend(const cJSON *doc, const struct calib_ask *ask, char *backend, size_t len,
                         char *err, size_t errlen)
 {
+	const char *a = ask->a, *b = ask->b;
 	const cJSON *x = arm_allocator(doc, a), *y = arm_allocator(doc, b);
 	const cJSON *vx = get(x, "version"), *vy = get(y, "version");
 
@@ -172,8 +175,18 @@ static int same_backend(const cJSON *doc, const char *a, const char *b, char *ba
 	return 0;
 }
 
-static cJSON *meta_json(const cJSON *doc, const char *backend, const char *a, const char *b,
-                        const char *runs_path, const struct calib_plan *plan, size_t measured)
+/* What calib_report makes of an A/A bench document: its reading, analysis and backend, and the
+ * paths of the runs (read) and of the calibration (written). */
+struct calib_out {
+	const char *runs_path, *out;
+	struct rf_doc *rf;
+	struct calib_result *r;
+	size_t n;
+	char backend[256];
+	double round_s;
+};
+
+static cJSON *meta_json(const cJSON *doc, const struct calib_ask *ask, const struct calib_out *o)
 {
 	static const char *const copy[] = {"scale",  "seed",     "params",       "reps",
 	                                   "warmup", "budget_s", "shuffle_seed", "pad_max_bytes",
@@ -190,73 +203,85 @@ static cJSON *meta_json(const cJSON *doc, const char *backend, const char *a, co
 	cJSON_AddStringToObject(tool, "name", "allocab");
 	cJSON_AddStringToObject(tool, "version", ALLOCAB_VERSION);
 	cJSON_AddStringToObject(m, "created_utc", now);
-	cJSON_AddStringToObject(m, "backend", backend);
+	cJSON_AddStringToObject(m, "backend", o->backend);
 	arms = cJSON_AddArrayToObject(m, "arms");
-	cJSON_AddItemToArray(arms, cJSON_CreateString(a));
-	cJSON_AddItemToArray(arms, cJSON_CreateString(b));
-	cJSON_AddStringToObject(m, "runs_file", runs_path);
+	cJSON_AddItemToArray(arms, cJSON_CreateString(ask->a));
+	cJSON_AddItemToArray(arms, cJSON_CreateString(ask->b));
+	cJSON_AddStringToObject(m, "runs_file", o->runs_path);
 	c = cJSON_AddObjectToObject(m, "config");
 	for (size_t i = 0; copy[i]; i++)
 		if (get(cfg, copy[i]))
 			cJSON_AddItemToObject(c, copy[i], cJSON_Duplicate(get(cfg, copy[i]), 1));
-	cJSON_AddNumberToObject(c, "rounds", (double)measured);
-	cJSON_AddNumberToObject(c, "alpha", plan->alpha);
-	cJSON_AddNumberToObject(c, "power", plan->power);
-	cJSON_AddNumberToObject(c, "block", (double)plan->block);
+	cJSON_AddNumberToObject(c, "rounds", (double)o->rf->nrounds);
+	cJSON_AddNumberToObject(c, "alpha", ask->plan->alpha);
+	cJSON_AddNumberToObject(c, "power", ask->plan->power);
+	cJSON_AddNumberToObject(c, "block", (double)ask->plan->block);
 	if (get(doc, "machine"))
 		cJSON_AddItemToObject(m, "machine", cJSON_Duplicate(get(doc, "machine"), 1));
 	return m;
 }
 
-enum status calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
-                         const struct calib_plan *plan, const char *phase, const char *out,
-                         FILE *f, char *err, size_t errlen)
+/* The document read and analysed into o. Returns 0, or -1 with err (not an A/A bench of
+ * drivers, or unreadable). */
+static int analyze_doc(const cJSON *doc, const struct calib_ask *ask, struct calib_out *o,
+                       char *err, size_t errlen)
 {
-	struct rf_doc *rf = rf_from_json(doc, runs_path, err, errlen);
-	struct calib_result *r = NULL;
-	size_t n = 0;
-	char backend[256];
-	double round_s = suite_round_s(doc);
-	cJSON *meta = NULL, *cal = NULL;
-	struct calib_file *check = NULL;
-	char *text = NULL;
-	enum status rc = ST_USAGE;
-
-	if (!rf)
-		goto out;
+	if (!(o->rf = rf_from_json(doc, o->runs_path, err, errlen)))
+		return -1;
 	if (!cJSON_IsString(get(get(doc, "config"), "scale"))) {
 		snprintf(err, errlen,
 		         "%s: config.scale is not a preset name: not a bench of drivers",
-		         runs_path);
-		goto out;
+		         o->runs_path);
+		return -1;
 	}
-	if (same_backend(doc, a, b, backend, sizeof backend, err, errlen) != 0 ||
-	    calib_analyze(rf, a, b, phase, plan, &r, &n, err, errlen) != 0)
-		goto out;
-	rc = ST_FAIL;
-	if (!(meta = meta_json(doc, backend, a, b, runs_path, plan, rf->nrounds)) ||
-	    !(cal = calib_json(r, n, plan, round_s, meta)) || !(text = utf8_fix(jst_print(cal, 1)))) {
+	if (same_backend(doc, ask, o->backend, sizeof o->backend, err, errlen) != 0 ||
+	    calib_analyze(o->rf, ask, &o->r, &o->n, err, errlen) != 0)
+		return -1;
+	return 0;
+}
+
+/* The allocab-calibration/1 file of o, checked by its own reader, written to o->out atomically. */
+static enum status write_calibration(const cJSON *doc, const struct calib_ask *ask,
+                                     const struct calib_out *o, char *err, size_t errlen)
+{
+	cJSON *meta = NULL, *cal = NULL;
+	struct calib_file *check = NULL;
+	char *text = NULL;
+	enum status rc = ST_FAIL;
+
+	if (!(meta = meta_json(doc, ask, o)) ||
+	    !(cal = calib_json(o->r, o->n, ask->plan, o->round_s, meta)) ||
+	    !(text = utf8_fix(jst_print(cal, 1)))) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	if ((rc = calib_from_json(cal, out, &check, err, errlen)) != ST_OK)
+	if ((rc = calib_from_json(cal, o->out, &check, err, errlen)) != ST_OK)
 		goto out;
-	rc = ST_FAIL;
-	if (atomic_write(out, text, strlen(text), err, errlen) != 0)
-		goto out;
+	rc = atomic_write(o->out, text, strlen(text), err, errlen) != 0 ? ST_FAIL : ST_OK;
+out:
+	calib_file_free(check);
+	free(text);
+	cJSON_Delete(cal);
+	cJSON_Delete(meta);
+	return rc;
+}
+
+static void print_report(FILE *f, const cJSON *doc, const struct calib_ask *ask,
+                         const struct calib_out *o)
+{
 	fprintf(f,
 	        "allocab calibrate: %s against itself (%s vs %s), %zu measured rounds, scale %s, "
 	        "alpha %.3g, power %.0f%%\n",
-	        backend, a, b, rf->nrounds,
+	        o->backend, ask->a, ask->b, o->rf->nrounds,
 	        cJSON_IsString(get(get(doc, "config"), "scale"))
 	            ? get(get(doc, "config"), "scale")->valuestring
 	            : "?",
-	        plan->alpha, plan->power * 100);
-	if (isfinite(round_s))
+	        ask->plan->alpha, ask->plan->power * 100);
+	if (isfinite(o->round_s))
 		fprintf(f, "a round of these workloads takes %.3g s (median); runs in %s\n",
-		        round_s, runs_path);
-	for (size_t i = 0; i < n; i++)
-		print_result(f, &r[i], plan, round_s);
+		        o->round_s, o->runs_path);
+	for (size_t i = 0; i < o->n; i++)
+		print_result(f, &o->r[i], ask->plan, o->round_s);
 	fprintf(f,
 	        "\nMDE: smallest slowdown detected with that power; effects are t_B/t_A - 1. With "
 	        "bench --gate: the plan of rounds\nthe sequential gate needs for it. "
@@ -264,14 +289,21 @@ enum status calib_report(const cJSON *doc, const char *runs_path, const char *a,
 	        "equivalent within ±M with that power (compare --equivalence, gate "
 	        "--equivalence).\n"
 	        "calibration written to %s\n",
-	        out);
-	rc = ST_OK;
-out:
-	calib_file_free(check);
-	free(text);
-	cJSON_Delete(cal);
-	cJSON_Delete(meta);
-	calib_results_free(r, n);
-	rf_free(rf);
+	        o->out);
+}
+
+enum status calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
+                         const struct calib_plan *plan, const char *phase, const char *out,
+                         FILE *f, char *err, size_t errlen)
+{
+	const struct calib_ask ask = {a, b, phase, plan};
+	struct calib_out o = {.runs_path = runs_path, .out = out, .round_s = suite_round_s(doc)};
+	enum status rc = ST_USAGE;
+
+	if (analyze_doc(doc, &ask, &o, err, errlen) == 0 &&
+	    (rc = write_calibration(doc, &ask, &o, err, errlen)) == ST_OK)
+		print_report(f, doc, &ask, &o);
+	calib_results_free(o.r, o.n);
+	rf_free(o.rf);
 	return rc;
 }

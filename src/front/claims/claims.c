@@ -53,16 +53,12 @@ void claims_free(struct claims_file *f)
 	free(f);
 }
 
-/* A string member: required or not, non-empty, at most NAME_MAX_LEN bytes, no control byte or
- * DEL. */
-static int get_str(const cJSON *o, const char *key, int required, char **dst, const char *where,
-                   char *err, size_t errlen)
+/* A string member v (NULL: missing) named key into *dst: non-empty, at most NAME_MAX_LEN bytes, no
+ * control byte or DEL. */
+static int str_member(const cJSON *v, const char *key, char **dst, const char *where, char *err,
+                      size_t errlen)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
 	*dst = NULL;
-	if (!v && !required)
-		return 0;
 	if (!cJSON_IsString(v) || !v->valuestring[0])
 		return errmsg_fail(err, errlen, "%s: \"%s\" must be a non-empty string", where,
 		                   key);
@@ -76,6 +72,23 @@ static int get_str(const cJSON *o, const char *key, int required, char **dst, co
 	if (!(*dst = strdup(v->valuestring)))
 		return errmsg_fail(err, errlen, "out of memory");
 	return 0;
+}
+
+/* A required string member (str_member). */
+static int get_str(const cJSON *o, const char *key, char **dst, const char *where, char *err,
+                   size_t errlen)
+{
+	return str_member(cJSON_GetObjectItemCaseSensitive(o, key), key, dst, where, err, errlen);
+}
+
+/* An optional string member: *dst NULL when it is missing, else as str_member. */
+static int opt_str(const cJSON *o, const char *key, char **dst, const char *where, char *err,
+                   size_t errlen)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	*dst = NULL;
+	return v ? str_member(v, key, dst, where, err, errlen) : 0;
 }
 
 /* "speedup": [lo, hi] (t_base/t_cand), or "improvement_pct": [lo, hi] (time saved, %). */
@@ -142,8 +155,8 @@ static int get_targets(const cJSON *o, struct claim *c, const char *where, char 
 		snprintf(w, sizeof w, "%s, target %zu", where, c->ntargets);
 		if (!cJSON_IsObject(e))
 			return errmsg_fail(err, errlen, "%s: must be an object", w);
-		if (get_str(e, "workload", 1, &g->workload, w, err, errlen) != 0 ||
-		    get_str(e, "phase", 0, &g->phase, w, err, errlen) != 0)
+		if (get_str(e, "workload", &g->workload, w, err, errlen) != 0 ||
+		    opt_str(e, "phase", &g->phase, w, err, errlen) != 0)
 			return -1;
 		if (!g->phase && !(g->phase = strdup("total")))
 			return errmsg_fail(err, errlen, "out of memory");
@@ -158,10 +171,10 @@ static int parse_claim(const cJSON *o, struct claim *c, size_t i, char *err, siz
 	snprintf(where, sizeof where, "claim %zu", i + 1);
 	if (!cJSON_IsObject(o))
 		return errmsg_fail(err, errlen, "%s: must be an object", where);
-	if (get_str(o, "name", 1, &c->name, where, err, errlen) != 0 ||
-	    get_str(o, "allocator", 1, &c->allocator, where, err, errlen) != 0 ||
-	    get_str(o, "baseline", 0, &c->baseline, where, err, errlen) != 0 ||
-	    get_str(o, "source", 1, &c->source, where, err, errlen) != 0)
+	if (get_str(o, "name", &c->name, where, err, errlen) != 0 ||
+	    get_str(o, "allocator", &c->allocator, where, err, errlen) != 0 ||
+	    opt_str(o, "baseline", &c->baseline, where, err, errlen) != 0 ||
+	    get_str(o, "source", &c->source, where, err, errlen) != 0)
 		return -1;
 	if (get_range(o, c, where, err, errlen) != 0 || get_regime(o, c, where, err, errlen) != 0)
 		return -1;
@@ -178,7 +191,7 @@ static int parse_doc(const cJSON *doc, struct claims_file *f, char *err, size_t 
 		return errmsg_fail(err, errlen, "not a JSON object");
 	if (!cJSON_IsString(schema) || strcmp(schema->valuestring, CLAIMS_SCHEMA) != 0)
 		return errmsg_fail(err, errlen, "not an %s document (\"schema\")", CLAIMS_SCHEMA);
-	if (get_str(doc, "title", 0, &f->title, "the file", err, errlen) != 0)
+	if (opt_str(doc, "title", &f->title, "the file", err, errlen) != 0)
 		return -1;
 	if (!cJSON_IsArray(list) || n < 1 || n > CLAIMS_MAX_CLAIMS)
 		return errmsg_fail(err, errlen, "\"claims\" must be an array of 1 to %d claims",

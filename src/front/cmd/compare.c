@@ -265,37 +265,110 @@ static int render_one(FILE *f, const void *ctx, char *err, size_t errlen)
 	return c->x->write(f, &c->in, err, errlen);
 }
 
-static int render(const struct cmp_report *r, const struct exporter *x,
-                  const struct compare_args *a, const struct claims_result *claims,
-                  const struct cmp_replay *rp, size_t nrp, const struct cmp_attrib *at,
-                  char *err, size_t errlen)
-{
-	struct render_ctx c = {x,
-	                       {.r = r,
-	                        .margin = a->margin,
-	                        .claims = claims,
-	                        .width = report_width(a->out),
-	                        .replays = rp,
-	                        .nreplays = nrp,
-	                        .attrib = at}};
+/* What one compare holds from its arguments to its output (compare_free releases it). */
+struct compare_run {
+	struct compare_args a;
+	struct rf_doc *d[2], *prog;
+	struct cmp_replay *rp;
+	size_t nrp;
+	struct cmp_attrib *at;
+	struct cmp_report *r;
+	struct calib_floor cal;
+	struct claims_file *claims;
+	struct claims_result *checked;
+	const struct exporter *x;
+	char err[1024];
+};
 
-	return report_write(a->out, render_one, &c, err, errlen);
+static int render(struct compare_run *s)
+{
+	struct render_ctx c = {s->x,
+	                       {.r = s->r,
+	                        .margin = s->a.margin,
+	                        .claims = s->checked,
+	                        .width = report_width(s->a.out),
+	                        .replays = s->rp,
+	                        .nreplays = s->nrp,
+	                        .attrib = s->at}};
+
+	return report_write(s->a.out, render_one, &c, s->err, sizeof s->err);
+}
+
+/* The options, the format, the claims and the results files, with each file's time. */
+static enum status load_inputs(struct compare_run *s, int argc, char **argv)
+{
+	struct compare_args *a = &s->a;
+	char names[256];
+	enum status rc = ST_OK;
+
+	opt_defaults(compare_opts, C_COUNT, a);
+	if (parse_compare(argc, argv, a, s->err, sizeof s->err) != 0)
+		rc = ST_USAGE;
+	else if (!(s->x = export_find(a->format))) {
+		errmsg_fail(s->err, sizeof s->err, "--format: '%s' is not one of %s", a->format,
+		            export_names(names, sizeof names, ", ", ", "));
+		rc = ST_USAGE;
+	} else if (a->claims && !(s->claims = claims_load(a->claims, s->err, sizeof s->err)))
+		rc = ST_USAGE;
+	for (size_t i = 0; rc == ST_OK && i < a->nfiles; i++)
+		rc = rf_load(a->files[i], &s->d[i], s->err, sizeof s->err);
+	if (rc == ST_OK && a->program)
+		rc = rf_load(a->program, &s->prog, s->err, sizeof s->err);
+	if (rc == ST_OK)
+		rc = pick_time(a, s->d, s->err, sizeof s->err);
+	return rc;
+}
+
+/* The report, with its noise floor, replays and attributions. */
+static enum status build_report(struct compare_run *s)
+{
+	struct compare_args *a = &s->a;
+	enum status rc;
+
+	a->o.equivalence = cmp_pick_equivalence(a->equivalence, s->d[1] ? s->d[1] : s->d[0],
+	                                        CMP_DEFAULT_EQUIVALENCE);
+	a->o.seq_if_decided = 1; /* a bench that stopped on its decisions: the intervals valid so */
+	rc = cmp_build(s->d[0], s->d[1], &a->o, &s->r, s->err, sizeof s->err);
+	if (rc == ST_OK && calib_apply(s->r, a->calibration, &s->cal, s->err, sizeof s->err) != 0)
+		rc = ST_USAGE;
+	else if (rc == ST_OK && s->cal.warn[0])
+		errmsg_warn(stderr, "compare", s->cal.warn);
+	if (rc == ST_OK && a->no_telemetry)
+		cmp_drop_telemetry(s->r);
+	if (rc == ST_OK)
+		rc = replays(s->r, s->prog, &s->rp, &s->nrp, s->err, sizeof s->err);
+	if (rc == ST_OK && cmp_attribs(s->r, &s->at) != 0)
+		rc = errmsg_status(ST_FAIL, s->err, sizeof s->err, "out of memory");
+	return rc;
+}
+
+/* The warnings on stderr (unless the format holds them), the claims checked, the report. */
+static enum status write_report(struct compare_run *s)
+{
+	for (size_t i = 0; !(s->x->flags & EXPORT_WARNINGS) && i < s->r->nwarn; i++)
+		errmsg_warn(stderr, "compare", s->r->warn[i]);
+	if (s->claims && !(s->checked = claims_check(s->claims, s->r)))
+		return errmsg_status(ST_FAIL, s->err, sizeof s->err, "out of memory");
+	return render(s) != 0 ? ST_FAIL : ST_OK;
+}
+
+static void compare_free(struct compare_run *s)
+{
+	cmp_replays_free(s->rp, s->nrp);
+	cmp_attribs_free(s->at);
+	rf_free(s->prog);
+	claims_result_free(s->checked);
+	claims_free(s->claims);
+	cmp_free(s->r);
+	calib_file_free(s->cal.file);
+	rf_free(s->d[0]);
+	rf_free(s->d[1]);
 }
 
 int compare_main(int argc, char **argv)
 {
-	struct compare_args a = {.margin = NAN, .equivalence = NAN};
-	struct rf_doc *d[2] = {NULL, NULL}, *prog = NULL;
-	struct cmp_replay *rp = NULL;
-	struct cmp_attrib *at = NULL;
-	size_t nrp = 0;
-	struct cmp_report *r = NULL;
-	struct calib_file *cal = NULL;
-	struct claims_file *claims = NULL;
-	struct claims_result *checked = NULL;
-	const struct exporter *x = NULL;
-	char err[1024], calwarn[1024], names[256];
-	enum status rc = ST_OK;
+	struct compare_run s = {.a = {.margin = NAN, .equivalence = NAN}};
+	enum status rc;
 
 	if (cmdopt_help(&compare_doc, C_HELP, argc, argv, 1))
 		return ST_OK;
@@ -303,56 +376,13 @@ int compare_main(int argc, char **argv)
 		optdoc_usage(stderr, &compare_doc, NULL);
 		return ST_USAGE;
 	}
-	opt_defaults(compare_opts, C_COUNT, &a);
-	if (parse_compare(argc, argv, &a, err, sizeof err) != 0)
-		rc = ST_USAGE;
-	else if (!(x = export_find(a.format))) {
-		errmsg_fail(err, sizeof err, "--format: '%s' is not one of %s", a.format,
-		            export_names(names, sizeof names, ", ", ", "));
-		rc = ST_USAGE;
-	} else if (a.claims && !(claims = claims_load(a.claims, err, sizeof err)))
-		rc = ST_USAGE;
-	for (size_t i = 0; rc == ST_OK && i < a.nfiles; i++)
-		rc = rf_load(a.files[i], &d[i], err, sizeof err);
-	if (rc == ST_OK && a.program)
-		rc = rf_load(a.program, &prog, err, sizeof err);
+	rc = load_inputs(&s, argc, argv);
 	if (rc == ST_OK)
-		rc = pick_time(&a, d, err, sizeof err);
+		rc = build_report(&s);
 	if (rc == ST_OK)
-		a.o.equivalence = cmp_pick_equivalence(a.equivalence, d[1] ? d[1] : d[0],
-		                                       CMP_DEFAULT_EQUIVALENCE);
-	a.o.seq_if_decided = 1; /* a bench that stopped on its decisions: the intervals valid so */
-	if (rc == ST_OK)
-		rc = cmp_build(d[0], d[1], &a.o, &r, err, sizeof err);
-	if (rc == ST_OK &&
-	    calib_apply(r, a.calibration, &cal, calwarn, sizeof calwarn, err, sizeof err) != 0)
-		rc = ST_USAGE;
-	else if (rc == ST_OK && calwarn[0])
-		errmsg_warn(stderr, "compare", calwarn);
-	if (rc == ST_OK && a.no_telemetry)
-		cmp_drop_telemetry(r);
-	if (rc == ST_OK)
-		rc = replays(r, prog, &rp, &nrp, err, sizeof err);
-	if (rc == ST_OK && cmp_attribs(r, &at) != 0)
-		rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
-	if (rc == ST_OK) {
-		for (size_t i = 0; !(x->flags & EXPORT_WARNINGS) && i < r->nwarn; i++)
-			errmsg_warn(stderr, "compare", r->warn[i]);
-		if (claims && !(checked = claims_check(claims, r)))
-			rc = errmsg_status(ST_FAIL, err, sizeof err, "out of memory");
-		else if (render(r, x, &a, checked, rp, nrp, at, err, sizeof err) != 0)
-			rc = ST_FAIL;
-	}
+		rc = write_report(&s);
 	if (rc != ST_OK)
-		errmsg_print(stderr, "compare", "%s", err);
-	cmp_replays_free(rp, nrp);
-	cmp_attribs_free(at);
-	rf_free(prog);
-	claims_result_free(checked);
-	claims_free(claims);
-	cmp_free(r);
-	calib_file_free(cal);
-	rf_free(d[0]);
-	rf_free(d[1]);
+		errmsg_print(stderr, "compare", "%s", s.err);
+	compare_free(&s);
 	return rc;
 }

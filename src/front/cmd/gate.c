@@ -13,9 +13,10 @@
 int gate_main(int argc, char **argv)
 {
 	struct gate_spec g;
-	enum gate_outcome verdict;
+	struct gate_judged j = {.out = stdout, .warn = stderr};
 	const char **paths;
-	size_t n = 0;
+	struct gateopt_pos files = {0};
+	size_t n;
 	char err[1024] = "out of memory";
 	int rc;
 
@@ -29,19 +30,18 @@ int gate_main(int argc, char **argv)
 		fprintf(stderr, "allocab: gate: out of memory\n");
 		return ST_FAIL;
 	}
-	if (gateopt_parse_files(argc, argv, &g, paths, &n, err, sizeof err) != 0)
+	files.v = paths;
+	if (gateopt_parse_files(argc, argv, &g, &files, err, sizeof err) != 0)
 		rc = ST_USAGE;
-	else if (n == 0)
+	else if ((n = files.n) == 0)
 		rc = errmsg_status(ST_USAGE, err, sizeof err, "give the results file to judge");
 	else if (n == 1 && g.fleet_on)
 		rc = errmsg_status(ST_USAGE, err, sizeof err,
 		                   "--on pooled and --on each-machine judge a fleet: give the results "
 		                   "files of two machines or more");
-	else if ((n == 1 ? gate_spec_judge_file(&g, paths[0], stdout, stderr, &verdict, err,
-	                                        sizeof err)
-	                 : gate_fleet_judge_files(&g, paths, n, stdout, stderr, &verdict, err,
-	                                          sizeof err)) == 0)
-		rc = gate_outcome_status(verdict);
+	else if ((n == 1 ? gate_spec_judge_file(&g, paths[0], &j, err, sizeof err)
+	                 : gate_fleet_judge_files(&g, paths, n, &j, err, sizeof err)) == 0)
+		rc = gate_outcome_status(j.verdict);
 	else
 		rc = ST_USAGE;
 	free(paths);

@@ -126,15 +126,14 @@ const struct opt_doc gate_doc = {
         "status\").\n",
 };
 
-/* Gate options from argv[1..]; positional arguments go to pos[0..cap) (*npos of them) when pos
- * is not NULL. */
-static int parse_gate(int argc, char **argv, struct gate_spec *g, const char **pos, size_t cap,
-                      size_t *npos, char *err, size_t errlen)
+/* Gate options from argv[1..]; positional arguments go to pos (pos->n of them) when pos is not
+ * NULL, refused otherwise. */
+static int parse_gate(int argc, char **argv, struct gate_spec *g, struct gateopt_pos *pos,
+                      char *err, size_t errlen)
 {
 	struct gate_args a = {.m = {0}};
 	struct opt_parser p;
 	const char *v;
-	size_t n = 0;
 	int k;
 
 	gate_spec_init(&a.g);
@@ -146,12 +145,10 @@ static int parse_gate(int argc, char **argv, struct gate_spec *g, const char **p
 		/* the gate answers --help first (gateopt_help); bench --gate has none */
 		if (k == G_HELP)
 			return errmsg_fail(err, errlen, "unknown option '%s'", argv[p.at]);
-		if (k != OPT_ARG || !pos || n == cap)
+		if (k != OPT_ARG || !pos || pos->n == pos->cap)
 			return errmsg_fail(err, errlen, "unexpected argument '%s'", v);
-		pos[n++] = v;
+		pos->v[pos->n++] = v;
 	}
-	if (npos)
-		*npos = n;
 	if (opt_check(&p, err, errlen) != 0)
 		return -1;
 	if (!a.m.speedup && !a.m.slowdown)
@@ -176,12 +173,15 @@ int gateopt_help(int argc, char **argv)
 int gateopt_parse(int argc, char **argv, struct gate_spec *g, const char **pos, char *err,
                   size_t errlen)
 {
-	return parse_gate(argc, argv, g, pos, 1, NULL, err, errlen);
+	struct gateopt_pos one = {pos, 1, 0};
+
+	return parse_gate(argc, argv, g, pos ? &one : NULL, err, errlen);
 }
 
-int gateopt_parse_files(int argc, char **argv, struct gate_spec *g, const char **files,
-                        size_t *nfiles, char *err, size_t errlen)
+int gateopt_parse_files(int argc, char **argv, struct gate_spec *g, struct gateopt_pos *files,
+                        char *err, size_t errlen)
 {
-	*nfiles = 0;
-	return parse_gate(argc, argv, g, files, (size_t)argc, nfiles, err, errlen);
+	files->cap = (size_t)argc;
+	files->n = 0;
+	return parse_gate(argc, argv, g, files, err, errlen);
 }

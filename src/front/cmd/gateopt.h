@@ -16,9 +16,14 @@ int gateopt_help(int argc, char **argv);
  * pos is not NULL, refused otherwise. Returns 0, or -1 with a one-line reason in err. */
 int gateopt_parse(int argc, char **argv, struct gate_spec *g, const char **pos, char *err,
                   size_t errlen);
-/* The same with any number of positional arguments, stored in files (room for argc) and counted
- * in *nfiles (the files of a fleet). */
-int gateopt_parse_files(int argc, char **argv, struct gate_spec *g, const char **files,
-                        size_t *nfiles, char *err, size_t errlen);
+/* Positional arguments: stored in v[0..cap), n of them. */
+struct gateopt_pos {
+	const char **v;
+	size_t cap, n;
+};
+/* The same with any number of positional arguments (the files of a fleet), stored in files->v
+ * (room for argc: files->cap is set so) and counted in files->n. */
+int gateopt_parse_files(int argc, char **argv, struct gate_spec *g, struct gateopt_pos *files,
+                        char *err, size_t errlen);
 
 #endif

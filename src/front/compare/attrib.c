@@ -6,7 +6,7 @@
  * interval are taken like the total's; their sum need not equal the total's estimate, so it is
  * checked against the total's interval. Minor faults per rep: the HL of the paired differences
  * of the counts. Two files: the same with the two-sample HL shift, per run. */
-#include "front/compare/compare.h"
+#include "front/compare/cmpint.h"
 
 #include "front/stats/stats.h"
 
@@ -82,15 +82,14 @@ static void sides(struct cmp_attrib *a, double *sb, double *sc, size_t nb, size_
 	a->user_cand = median_of(sc + V_USER * nc, nc);
 }
 
-/* Collects arm's values of workload w, phase p, regime g from doc into out[k * cap + i]. */
-static size_t collect(const struct rf_doc *doc, size_t arm, size_t w, size_t p, enum rf_regime g,
-                      double *out, size_t cap)
+/* Collects the values of at's runs, regime g, into out[k * cap + i]. */
+static size_t collect(const struct cmp_at *at, enum rf_regime g, double *out, size_t cap)
 {
 	size_t n = 0;
 	double v[NV];
 
-	for (size_t i = 0; i < doc->nrounds; i++)
-		if (run_values(doc, rf_run(doc, i, arm, w), g, p, v)) {
+	for (size_t i = 0; i < at->doc->nrounds; i++)
+		if (run_values(at->doc, rf_run(at->doc, i, at->arm, at->w), g, at->p, v)) {
 			for (int k = 0; k < NV; k++)
 				out[k * cap + n] = v[k];
 			n++;
@@ -105,10 +104,12 @@ static void compact(double *x, size_t cap, size_t n)
 			x[k * n + i] = x[k * cap + i];
 }
 
-static int paired(const struct cmp_report *r, struct cmp_attrib *a, size_t w, size_t p, size_t ba,
+/* One file: arm ca against base (of r->base), rounds paired. */
+static int paired(const struct cmp_report *r, struct cmp_attrib *a, const struct cmp_at *base,
                   size_t ca, double *buf, size_t cap)
 {
-	const struct rf_doc *d = r->base;
+	const struct rf_doc *d = base->doc;
+	const size_t w = base->w, p = base->p, ba = base->arm;
 	double *x = buf, *sb = buf + NV * cap, *sc = buf + 2 * NV * cap, vb[NV], vc[NV];
 	size_t n = 0;
 
@@ -143,8 +144,10 @@ static int unpaired(const struct cmp_report *r, struct cmp_attrib *a, size_t p, 
 
 	if (ab < 0 || ac < 0 || wb < 0 || wc < 0)
 		return 0;
-	nb = collect(r->base, (size_t)ab, (size_t)wb, p, a->row->regime, sb, cap);
-	nc = collect(r->cand, (size_t)ac, (size_t)wc, p, a->row->regime, sc, cap);
+	const struct cmp_at base = {r->base, (size_t)ab, (size_t)wb, p};
+	const struct cmp_at cand = {r->cand, (size_t)ac, (size_t)wc, p};
+	nb = collect(&base, a->row->regime, sb, cap);
+	nc = collect(&cand, a->row->regime, sc, cap);
 	a->n = nb < nc ? nb : nc;
 	if (nb < 2 || nc < 2)
 		return 0;
@@ -194,9 +197,9 @@ int cmp_attribs(const struct cmp_report *r, struct cmp_attrib **out)
 		a[i].cpu = r->base->wl[w].time == RF_TIME_CPU;
 		if (r->paired) {
 			int ba = rf_arm(r->base, row->baseline), ca = rf_arm(r->base, row->candidate);
+			const struct cmp_at base = {r->base, (size_t)ba, (size_t)w, (size_t)p};
 			if (ba >= 0 && ca >= 0)
-				rc = paired(r, &a[i], (size_t)w, (size_t)p, (size_t)ba, (size_t)ca, buf,
-				            cap);
+				rc = paired(r, &a[i], &base, (size_t)ca, buf, cap);
 		} else {
 			rc = unpaired(r, &a[i], (size_t)p, buf, cap);
 		}

@@ -1,5 +1,5 @@
-/* cmpint.h - private to compare.c and its parts (cmprow.c, cmpside.c, cmpverdict.c): the builder
- * cmp_build threads through its steps. compare.h is the public API. */
+/* cmpint.h - private to compare.c and its parts (cmpfamily.c, cmprow.c, cmpside.c,
+ * cmpverdict.c): the builder cmp_build threads through its steps. compare.h is the public API. */
 #ifndef ALLOCAB_CMPINT_H
 #define ALLOCAB_CMPINT_H
 
@@ -33,18 +33,36 @@ struct cmp_builder {
 /* The builder's steps return an enum status (common/status.h): ST_OK, ST_USAGE for bad input
  * (err set), ST_FAIL when memory ran out. */
 
+/* One side of a comparison: arm arm of workload w, at phase index p, in document doc. */
+struct cmp_at {
+	const struct rf_doc *doc;
+	size_t arm, w, p;
+};
+
+/* cmpfamily.c */
+
+/* Adds the rows of the report (each arm, workload, phase and regime compared, then the geometric
+ * means), arms paired with arm base_arm of a one-file report; with b->counting set, no statistic
+ * is computed. Returns ST_OK or ST_FAIL. */
+enum status cmp_add_rows(struct cmp_builder *b, size_t base_arm);
+/* Sets each family's size and level (r->fam, r->family, r->family_conf) from a counting pass of
+ * cmp_add_rows, and settles r->primary; asked: the primary rows were asked for (--primary), so a
+ * report without them is refused (ST_USAGE, err set). Returns ST_OK, ST_USAGE or ST_FAIL. */
+enum status cmp_count_family(struct cmp_builder *b, size_t base_arm, int asked, char *err,
+                             size_t errlen);
+
 /* cmprow.c */
 
 /* Sets every figure of row to NAN and its verdict to CMP_INSUFFICIENT. */
 void cmp_row_set_na(struct cmp_row *row);
-/* One file: fills row with arm ca against arm ba of b->r->base on workload w, phase index p,
- * regime b->g, rounds paired (uses b's scratch). Returns ST_OK or ST_FAIL. */
-enum status cmp_row_paired(struct cmp_builder *b, struct cmp_row *row, size_t w, size_t p,
-                           size_t ca, size_t ba);
-/* Two files: arm ab of workload wb in b->r->base against arm ac of workload wc in b->r->cand,
- * both at phase index p, regime b->g. Returns ST_OK or ST_FAIL. */
-enum status cmp_row_unpaired(struct cmp_builder *b, struct cmp_row *row, size_t wb, size_t wc,
-                             size_t p, size_t ab, size_t ac);
+/* One file: fills row with cand against base, both of b->r->base and of the same workload and
+ * phase, regime b->g, rounds paired (uses b's scratch). Returns ST_OK or ST_FAIL. */
+enum status cmp_row_paired(struct cmp_builder *b, struct cmp_row *row, const struct cmp_at *base,
+                           const struct cmp_at *cand);
+/* Two files: cand (of b->r->cand) against base (of b->r->base), regime b->g. Returns ST_OK or
+ * ST_FAIL. */
+enum status cmp_row_unpaired(struct cmp_builder *b, struct cmp_row *row, const struct cmp_at *base,
+                             const struct cmp_at *cand);
 
 /* The workloads a geometric mean covers: w[k] at phase index ph[k]. */
 struct cmp_gm_set {
@@ -62,10 +80,9 @@ enum status cmp_row_geomean(struct cmp_builder *b, struct cmp_row *row, const st
 /* The median of v[0..n), NAN when n is 0. */
 double cmp_median(double *v, size_t n);
 /* Sets row's per-side figures (median times, memory, growth, unsettled runs, n_base, n_cand)
- * from arm ab of workload wb in db and arm ac of workload wc in dc, at phase index p, regime
- * b->g (uses b->rss as scratch). */
-void cmp_row_sides(struct cmp_builder *b, struct cmp_row *row, const struct rf_doc *db, size_t ab,
-                   size_t wb, const struct rf_doc *dc, size_t ac, size_t wc, size_t p);
+ * from base and cand, regime b->g (uses b->rss as scratch). */
+void cmp_row_sides(struct cmp_builder *b, struct cmp_row *row, const struct cmp_at *base,
+                   const struct cmp_at *cand);
 
 /* compare.c: cmp_build on one document or two, without the solo check (cmpsolo.c's cmp_build
  * adds it). */

@@ -62,8 +62,8 @@ static enum status paired_stats(struct cmp_builder *b, struct cmp_row *row, size
 		return ST_FAIL;
 	row->d = row->d_rank;
 	if (o->bootstrap) {
-		if (stats_bootstrap_levels(b->a, n, stats_hl_estimate, o->bootstrap, o->seed,
-		                           levels, 2, boot) != 0)
+		const struct stats_resampling rs = {stats_hl_estimate, o->bootstrap, o->seed};
+		if (stats_bootstrap_levels(b->a, n, &rs, levels, 2, boot) != 0)
 			return ST_FAIL;
 		row->has_boot = 1;
 		row->d = row->d_boot = boot[0];
@@ -131,14 +131,15 @@ static enum status unpaired_stats(struct cmp_builder *bd, struct cmp_row *row, s
 	return 0;
 }
 
-enum status cmp_row_paired(struct cmp_builder *b, struct cmp_row *row, size_t w, size_t p,
-                           size_t ca, size_t ba)
+enum status cmp_row_paired(struct cmp_builder *b, struct cmp_row *row, const struct cmp_at *base,
+                           const struct cmp_at *cand)
 {
-	const struct rf_doc *doc = b->r->base;
+	const struct rf_doc *doc = base->doc;
+	const size_t w = base->w, p = base->p, ba = base->arm, ca = cand->arm;
 	size_t n = 0, nr = 0;
 
 	if (!b->counting)
-		cmp_row_sides(b, row, doc, ba, w, doc, ca, w, p);
+		cmp_row_sides(b, row, base, cand);
 	for (size_t i = 0; i < doc->nrounds; i++) {
 		const struct rf_run *rb = rf_run(doc, i, ba, w), *rc = rf_run(doc, i, ca, w);
 		const double tb = rb->t_regime[b->g][p], tc = rc->t_regime[b->g][p];
@@ -156,42 +157,47 @@ enum status cmp_row_paired(struct cmp_builder *b, struct cmp_row *row, size_t w,
 	return paired_stats(b, row, n);
 }
 
-static size_t log_times(struct cmp_builder *b, const struct rf_doc *doc, size_t arm, size_t w,
-                        size_t p, double *out, double *pos, size_t *flagged)
+/* The log times of at's ok runs into b's scratch (second: b and pb, else a and pa), and their
+ * round positions; adds the spiked ones to *flagged. */
+static size_t log_times(struct cmp_builder *b, const struct cmp_at *at, int second, size_t *flagged)
 {
+	double *out = second ? b->b : b->a, *pos = second ? b->pb : b->pa;
 	size_t n = 0;
 
-	for (size_t i = 0; i < doc->nrounds; i++) {
-		const struct rf_run *run = rf_run(doc, i, arm, w);
-		if (!run->ok || !(run->t_regime[b->g][p] > 0))
+	for (size_t i = 0; i < at->doc->nrounds; i++) {
+		const struct rf_run *run = rf_run(at->doc, i, at->arm, at->w);
+		if (!run->ok || !(run->t_regime[b->g][at->p] > 0))
 			continue;
-		*flagged += noise_spiked(b->r->flags, b->r->nflags, doc, i, arm, w);
+		*flagged += noise_spiked(b->r->flags, b->r->nflags, at->doc, i, at->arm, at->w);
 		pos[n] = (double)i;
-		out[n++] = log(run->t_regime[b->g][p]);
+		out[n++] = log(run->t_regime[b->g][at->p]);
 	}
 	return n;
 }
 
-enum status cmp_row_unpaired(struct cmp_builder *b, struct cmp_row *row, size_t wb, size_t wc,
-                             size_t p, size_t ab, size_t ac)
+enum status cmp_row_unpaired(struct cmp_builder *b, struct cmp_row *row, const struct cmp_at *base,
+                             const struct cmp_at *cand)
 {
-	const struct cmp_report *r = b->r;
 	size_t nb, nc;
 
 	if (!b->counting)
-		cmp_row_sides(b, row, r->base, ab, wb, r->cand, ac, wc, p);
+		cmp_row_sides(b, row, base, cand);
 	row->rss_ratio = row->peak_cand_kib / row->peak_base_kib;
-	nb = log_times(b, r->base, ab, wb, p, b->a, b->pa, &row->flagged);
-	nc = log_times(b, r->cand, ac, wc, p, b->b, b->pb, &row->flagged);
+	nb = log_times(b, base, 0, &row->flagged);
+	nc = log_times(b, cand, 1, &row->flagged);
 	row->rss_n = nb < nc ? nb : nc;
 	return unpaired_stats(b, row, nb, nc);
 }
 
-/* Per round, the mean over the set's workloads of the log time of one arm (two files) or of the
- * log ratio (paired, cand_arm != base_arm); rounds where any run failed are skipped. */
-static size_t gm_series(const struct rf_doc *doc, const struct cmp_gm_set *s, enum rf_regime g,
-                        size_t arm, int ratio, size_t base_arm, double *out, double *pos)
+/* Per round, the mean over the set's workloads of doc of the log time of one arm (arm ==
+ * base_arm) or of its log ratio to base_arm, regime b->g, into b's scratch (second: b and pb,
+ * else a and pa); rounds where any run failed are skipped. */
+static size_t gm_series(struct cmp_builder *b, const struct rf_doc *doc, const struct cmp_gm_set *s,
+                        size_t arm, size_t base_arm, int second)
 {
+	double *out = second ? b->b : b->a, *pos = second ? b->pb : b->pa;
+	const enum rf_regime g = b->g;
+	const int ratio = arm != base_arm;
 	size_t n = 0;
 
 	for (size_t i = 0; i < doc->nrounds; i++) {
@@ -220,11 +226,11 @@ enum status cmp_row_geomean(struct cmp_builder *b, struct cmp_row *row, const st
 	size_t nb, nc;
 
 	if (r->paired) {
-		row->n_base = gm_series(r->base, sb, b->g, ab, 0, ab, b->b, b->pb);
-		row->n_cand = gm_series(r->base, sb, b->g, ac, 0, ac, b->b, b->pb);
-		return paired_stats(b, row, gm_series(r->base, sb, b->g, ac, 1, ab, b->a, b->pa));
+		row->n_base = gm_series(b, r->base, sb, ab, ab, 1);
+		row->n_cand = gm_series(b, r->base, sb, ac, ac, 1);
+		return paired_stats(b, row, gm_series(b, r->base, sb, ac, ab, 0));
 	}
-	nb = gm_series(r->base, sb, b->g, ab, 0, ab, b->a, b->pa);
-	nc = gm_series(r->cand, sc, b->g, ac, 0, ac, b->b, b->pb);
+	nb = gm_series(b, r->base, sb, ab, ab, 0);
+	nc = gm_series(b, r->cand, sc, ac, ac, 1);
 	return unpaired_stats(b, row, nb, nc);
 }

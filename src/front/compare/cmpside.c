@@ -21,14 +21,14 @@ struct side {
 };
 
 /* The median over the ok runs of one figure of a run (NAN figures skipped). */
-static double run_median(struct cmp_builder *b, const struct rf_doc *doc, size_t arm, size_t w,
-                         double (*fig)(const struct rf_run *, size_t, int), size_t p, int g)
+static double run_median(struct cmp_builder *b, const struct cmp_at *at,
+                         double (*fig)(const struct rf_run *, size_t, int), int g)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < doc->nrounds; i++) {
-		const struct rf_run *run = rf_run(doc, i, arm, w);
-		double v = run->ok ? fig(run, p, g) : NAN;
+	for (size_t i = 0; i < at->doc->nrounds; i++) {
+		const struct rf_run *run = rf_run(at->doc, i, at->arm, at->w);
+		double v = run->ok ? fig(run, at->p, g) : NAN;
 		if (!isnan(v))
 			b->rss[n++] = v;
 	}
@@ -76,39 +76,38 @@ static double fig_calls(const struct rf_run *run, size_t p, int g)
 	return run->calls;
 }
 
-/* The memo of arm and w in doc, computed when the builder does not hold it. */
-static const struct cmp_side_memo *side_memo(struct cmp_builder *b, const struct rf_doc *doc,
-                                             size_t arm, size_t w)
+/* The memo of at's arm and workload, computed when the builder does not hold it. */
+static const struct cmp_side_memo *side_memo(struct cmp_builder *b, const struct cmp_at *at)
 {
+	const struct cmp_at any = {at->doc, at->arm, at->w, 0};
 	struct cmp_side_memo *m;
 
 	for (int k = 0; k < 2; k++)
-		if (b->memo[k].doc == doc && b->memo[k].arm == arm && b->memo[k].w == w)
+		if (b->memo[k].doc == at->doc && b->memo[k].arm == at->arm && b->memo[k].w == at->w)
 			return &b->memo[k];
 	m = &b->memo[b->memo_next++ % 2];
-	*m = (struct cmp_side_memo){.doc = doc, .arm = arm, .w = w};
-	m->retained = run_median(b, doc, arm, w, fig_retained, 0, 0);
-	m->peak = run_median(b, doc, arm, w, fig_peak, 0, 0);
-	m->rss_first = run_median(b, doc, arm, w, fig_rss, 0, 0);
-	m->rss_last = run_median(b, doc, arm, w, fig_rss, 0, 1);
-	m->growth = run_median(b, doc, arm, w, fig_growth, 0, 0);
-	m->processes = run_median(b, doc, arm, w, fig_processes, 0, 0);
-	m->calls = run_median(b, doc, arm, w, fig_calls, 0, 0);
+	*m = (struct cmp_side_memo){.doc = at->doc, .arm = at->arm, .w = at->w};
+	m->retained = run_median(b, &any, fig_retained, 0);
+	m->peak = run_median(b, &any, fig_peak, 0);
+	m->rss_first = run_median(b, &any, fig_rss, 0);
+	m->rss_last = run_median(b, &any, fig_rss, 1);
+	m->growth = run_median(b, &any, fig_growth, 0);
+	m->processes = run_median(b, &any, fig_processes, 0);
+	m->calls = run_median(b, &any, fig_calls, 0);
 	return m;
 }
 
-static void side_figures(struct cmp_builder *b, const struct rf_doc *doc, size_t arm, size_t w,
-                         size_t p, struct side *s)
+static void side_figures(struct cmp_builder *b, const struct cmp_at *at, struct side *s)
 {
 	memset(s, 0, sizeof *s);
-	s->m = *side_memo(b, doc, arm, w);
-	for (size_t i = 0; i < doc->nrounds; i++) {
-		const struct rf_run *run = rf_run(doc, i, arm, w);
-		s->nok += run->ok && run->t_regime[b->g][p] > 0;
-		s->unsettled += run->ok && run->settled_phase[p] == 0;
+	s->m = *side_memo(b, at);
+	for (size_t i = 0; i < at->doc->nrounds; i++) {
+		const struct rf_run *run = rf_run(at->doc, i, at->arm, at->w);
+		s->nok += run->ok && run->t_regime[b->g][at->p] > 0;
+		s->unsettled += run->ok && run->settled_phase[at->p] == 0;
 	}
 	for (int g = 0; g < RF_NREGIMES; g++)
-		s->med_regime[g] = run_median(b, doc, arm, w, fig_time, p, g);
+		s->med_regime[g] = run_median(b, at, fig_time, g);
 	s->med_ns = s->med_regime[b->g];
 }
 
@@ -138,12 +137,12 @@ static void set_sides(struct cmp_row *row, const struct side *sb, const struct s
 	row->n_cand = sc->nok;
 }
 
-void cmp_row_sides(struct cmp_builder *b, struct cmp_row *row, const struct rf_doc *db, size_t ab,
-                   size_t wb, const struct rf_doc *dc, size_t ac, size_t wc, size_t p)
+void cmp_row_sides(struct cmp_builder *b, struct cmp_row *row, const struct cmp_at *base,
+                   const struct cmp_at *cand)
 {
 	struct side sb, sc;
 
-	side_figures(b, db, ab, wb, p, &sb);
-	side_figures(b, dc, ac, wc, p, &sc);
+	side_figures(b, base, &sb);
+	side_figures(b, cand, &sc);
 	set_sides(row, &sb, &sc);
 }

@@ -294,21 +294,28 @@ static int telemetry_warning(struct cmp_builder *b)
 	    total, total == 1 ? "" : "s", NOISE_FENCE_IQR, per);
 }
 
-enum status cmp_warnings(struct cmp_builder *b)
+/* What the rows' pass counts for the warnings after it. */
+struct row_counts {
+	size_t insufficient;           /* rows with fewer than 2 usable rounds */
+	size_t too_few[CMP_NFAMILIES]; /* usable rows of each family too few for a verdict */
+	size_t few_n[CMP_NFAMILIES];   /* the n of the last of them */
+};
+
+/* A warning per usable row whose times trend with the round index; counts the rows into k. */
+static int drift_warnings(struct cmp_builder *b, struct row_counts *k)
 {
 	struct cmp_report *r = b->r;
-	size_t insufficient = 0, too_few[CMP_NFAMILIES] = {0}, few_n[CMP_NFAMILIES] = {0};
 	char name[512];
 	int rc = 0;
 
 	for (size_t i = 0; i < r->nrows && rc == 0; i++) {
 		const struct cmp_row *row = &r->rows[i];
-		insufficient += !row->usable;
+		k->insufficient += !row->usable;
 		if (!row->usable)
 			continue;
 		if (row->verdict == CMP_TOO_FEW) {
-			too_few[row->family]++;
-			few_n[row->family] = row->n;
+			k->too_few[row->family]++;
+			k->few_n[row->family] = row->n;
 		}
 		if (rc == 0 && row->drift_p < CMP_DRIFT_P)
 			rc = warnf(b,
@@ -318,10 +325,20 @@ enum status cmp_warnings(struct cmp_builder *b)
 			           r->paired ? "log ratios" : "log times", row->drift_rho,
 			           row->drift_p, CMP_DRIFT_P);
 	}
+	return rc;
+}
+
+/* A warning per family with rows too few for a verdict (sets verdict_warning at the first), and
+ * one for the rows without data. */
+static int too_few_warnings(struct cmp_builder *b, const struct row_counts *k)
+{
+	struct cmp_report *r = b->r;
+	int rc = 0;
+
 	for (int f = 0; f < CMP_NFAMILIES && rc == 0; f++) {
 		size_t m = f == CMP_FAMILY_PRIMARY ? r->family : r->fam[f].m;
 		const char *fn = r->fam[CMP_FAMILY_SECONDARY].m ? cmp_family_name(f) : "";
-		if (!too_few[f] || r->seq_shown) /* the fixed-n rule: the note below says why not */
+		if (!k->too_few[f] || r->seq_shown) /* the fixed-n rule: the note below says why not */
 			continue;
 		if (r->verdict_warning < 0)
 			r->verdict_warning = (long)r->nwarn;
@@ -331,14 +348,23 @@ enum status cmp_warnings(struct cmp_builder *b)
 		    "intervals of %zu%s%s comparison%s (each at 1 - %.2g/%zu, Bonferroni) need %zu %s "
 		    "(the smallest n with %s <= alpha/%zu); run more rounds or compare less "
 		    "(--candidate, --workload, --phase)",
-		    too_few[f], fn[0] ? " " : "", fn, too_few[f] == 1 ? " has" : "s have",
-		    few_n[f], m, fn[0] ? " " : "", fn, m == 1 ? "" : "s", 1 - r->conf, m,
+		    k->too_few[f], fn[0] ? " " : "", fn, k->too_few[f] == 1 ? " has" : "s have",
+		    k->few_n[f], m, fn[0] ? " " : "", fn, m == 1 ? "" : "s", 1 - r->conf, m,
 		    r->fam[f].need, r->paired ? "paired rounds" : "rounds per file",
 		    r->paired ? "2/2^n" : "2/C(2n,n)", m);
 	}
-	if (rc == 0 && insufficient)
+	if (rc == 0 && k->insufficient)
 		rc = warnf(b, "%zu comparison%s with fewer than 2 usable rounds: insufficient data",
-		           insufficient, insufficient == 1 ? "" : "s");
+		           k->insufficient, k->insufficient == 1 ? "" : "s");
+	return rc;
+}
+
+/* The warnings of benches that stopped on their sequential decisions or let cells leave: rc is
+ * the status so far (the first is added whatever it is). */
+static int stop_warnings(struct cmp_builder *b, int rc)
+{
+	struct cmp_report *r = b->r;
+
 	if (r->seq_shown)
 		rc = warnf(b,
 		           "%s: its bench stopped when its sequential intervals decided (bench --gate, "
@@ -366,6 +392,18 @@ enum status cmp_warnings(struct cmp_builder *b)
 			           "that stop; the decision is the sequential interval's "
 			           "(docs/methodology.md, \"Adaptive allocation\")",
 			           d->path, d->nleft);
+	return rc;
+}
+
+enum status cmp_warnings(struct cmp_builder *b)
+{
+	struct cmp_report *r = b->r;
+	struct row_counts k = {0};
+	int rc = drift_warnings(b, &k);
+
+	if (rc == 0)
+		rc = too_few_warnings(b, &k);
+	rc = stop_warnings(b, rc);
 	if (rc == 0)
 		rc = regime_warnings(b);
 	if (rc == 0 && r->nflags) {

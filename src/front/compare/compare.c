@@ -1,7 +1,7 @@
 /* compare.c - cmp_build's orchestration (docs/methodology.md): checks the names asked for, picks
- * the regimes and arms, adds the rows (statistics in cmprow.c, per-side summaries in cmpside.c)
- * and the geometric mean (after a first pass that counts the comparisons the family level is
- * shared by), then verdicts and warnings (cmpverdict.c); plus the names of verdicts and regimes. Telemetry spikes come from noise.c. */
+ * the regimes, adds the rows (which rows and their families in cmpfamily.c, statistics in
+ * cmprow.c, per-side summaries in cmpside.c), then verdicts and warnings (cmpverdict.c); plus
+ * the names of verdicts and regimes. Telemetry spikes come from noise.c. */
 #include "front/compare/cmpint.h"
 
 #include "common/errmsg.h"
@@ -57,15 +57,6 @@ int cmp_primary_parse(const char *s, struct cmp_primary *out, char *err, size_t 
 	return 0;
 }
 
-static int want_phase(const struct cmp_opts *o, const struct rf_workload *w, size_t p)
-{
-	if (o->phase)
-		return strcmp(w->phases[p], o->phase) == 0;
-	if (o->all_phases || w->show_phases)
-		return 1;
-	return strcmp(w->phases[p], "total") == 0;
-}
-
 static void join_names(char *buf, size_t len, char *const *names, size_t n)
 {
 	size_t used = 0;
@@ -85,11 +76,59 @@ static size_t common(char *const *x, size_t nx, char *const *y, size_t ny)
 	return n;
 }
 
-static int check_names(const struct rf_doc *b, const struct rf_doc *c, const struct cmp_opts *o,
-                       char *err, size_t errlen)
+/* The candidate and workload asked for are in document d. */
+static int check_doc_names(const struct rf_doc *d, const struct cmp_opts *o, char *err,
+                           size_t errlen)
 {
 	char list[1024];
 
+	if (o->candidate && rf_arm(d, o->candidate) < 0) {
+		join_names(list, sizeof list, d->arms, d->narms);
+		return errmsg_fail(err, errlen, "%s: unknown candidate '%s' (arms: %s)", d->path,
+		                   o->candidate, list);
+	}
+	if (o->workload && rf_workload(d, o->workload) < 0) {
+		char *names[64];
+		size_t n = d->nwl < 64 ? d->nwl : 64;
+		for (size_t i = 0; i < n; i++)
+			names[i] = d->wl[i].name;
+		join_names(list, sizeof list, names, n);
+		return errmsg_fail(err, errlen, "%s: unknown workload '%s' (workloads: %s)",
+		                   d->path, o->workload, list);
+	}
+	return 0;
+}
+
+/* The phase asked for (o->phase set) is one of b's, and each document has the regime asked of
+ * it. */
+static int check_phase(const struct rf_doc *b, const struct rf_doc *c, const struct cmp_opts *o,
+                       char *err, size_t errlen)
+{
+	int found = 0;
+
+	for (size_t w = 0; w < b->nwl && !found; w++)
+		found = (!o->workload || strcmp(b->wl[w].name, o->workload) == 0) &&
+		        rf_phase(&b->wl[w], o->phase) >= 0;
+	if (!found)
+		return errmsg_fail(err, errlen, "%s: unknown phase '%s'%s%s", b->path, o->phase,
+		                   o->workload ? " of workload " : "",
+		                   o->workload ? o->workload : "");
+	if (o->regimes == CMP_REGIMES_BOTH)
+		return 0;
+	enum rf_regime g = o->regimes == CMP_REGIMES_COLD ? RF_COLD : RF_STEADY;
+	for (const struct rf_doc *d = b; d; d = d == c ? NULL : c)
+		if (d->has_regime[g] && !rf_phase_measured(d, o->workload, o->phase, g))
+			return errmsg_fail(err, errlen,
+			                   "%s: phase '%s' has no %s times (a program's "
+			                   "total, or a phase it ran once, has only a cold "
+			                   "one)",
+			                   d->path, o->phase, rf_regime_name(g));
+	return 0;
+}
+
+static int check_names(const struct rf_doc *b, const struct rf_doc *c, const struct cmp_opts *o,
+                       char *err, size_t errlen)
+{
 	if (c && o->baseline)
 		return errmsg_fail(err, errlen,
 		                   "--baseline applies to one results file; with two, every arm "
@@ -106,250 +145,10 @@ static int check_names(const struct rf_doc *b, const struct rf_doc *c, const str
 	if (c && common(b->arms, b->narms, c->arms, c->narms) == 0)
 		return errmsg_fail(err, errlen, "%s and %s share no arm: nothing to compare",
 		                   b->path, c->path);
-	for (const struct rf_doc *d = b; d; d = d == c ? NULL : c) {
-		if (o->candidate && rf_arm(d, o->candidate) < 0) {
-			join_names(list, sizeof list, d->arms, d->narms);
-			return errmsg_fail(err, errlen, "%s: unknown candidate '%s' (arms: %s)",
-			                   d->path, o->candidate, list);
-		}
-		if (o->workload && rf_workload(d, o->workload) < 0) {
-			char *names[64];
-			size_t n = d->nwl < 64 ? d->nwl : 64;
-			for (size_t i = 0; i < n; i++)
-				names[i] = d->wl[i].name;
-			join_names(list, sizeof list, names, n);
-			return errmsg_fail(err, errlen, "%s: unknown workload '%s' (workloads: %s)",
-			                   d->path, o->workload, list);
-		}
-		if (!c)
-			break;
-	}
-	if (o->phase) {
-		int found = 0;
-		for (size_t w = 0; w < b->nwl && !found; w++)
-			found = (!o->workload || strcmp(b->wl[w].name, o->workload) == 0) &&
-			        rf_phase(&b->wl[w], o->phase) >= 0;
-		if (!found)
-			return errmsg_fail(err, errlen, "%s: unknown phase '%s'%s%s", b->path,
-			                   o->phase, o->workload ? " of workload " : "",
-			                   o->workload ? o->workload : "");
-		if (o->regimes != CMP_REGIMES_BOTH) {
-			enum rf_regime g = o->regimes == CMP_REGIMES_COLD ? RF_COLD : RF_STEADY;
-			for (const struct rf_doc *d = b; d; d = d == c ? NULL : c)
-				if (d->has_regime[g] &&
-				    !rf_phase_measured(d, o->workload, o->phase, g))
-					return errmsg_fail(
-					    err, errlen,
-					    "%s: phase '%s' has no %s times (a program's "
-					    "total, or a phase it ran once, has only a cold "
-					    "one)",
-					    d->path, o->phase, rf_regime_name(g));
-		}
-	}
-	return 0;
-}
-
-static int selected(const struct cmp_opts *o, const char *wl)
-{
-	return !o->workload || strcmp(o->workload, wl) == 0;
-}
-
-static struct cmp_row *new_row(struct cmp_builder *b, const char *wl, const char *phase,
-                               const char *cand, const char *base)
-{
-	struct cmp_row *row = &b->r->rows[b->r->nrows++];
-
-	memset(row, 0, sizeof *row);
-	cmp_row_set_na(row);
-	row->workload = wl;
-	row->regime = b->g;
-	row->phase = phase;
-	row->candidate = cand;
-	row->baseline = base;
-	return row;
-}
-
-/* Candidate arm indices into cand (paired: into base) and their baseline indices. */
-static size_t pick_arms(const struct cmp_report *r, const struct cmp_opts *o, size_t base_arm,
-                        size_t *ca, size_t *ba)
-{
-	const struct rf_doc *c = r->paired ? r->base : r->cand;
-	size_t n = 0;
-
-	for (size_t a = 0; a < c->narms; a++) {
-		int b = r->paired ? (int)base_arm : rf_arm(r->base, c->arms[a]);
-		if (b < 0 || (r->paired && a == base_arm) ||
-		    (o->candidate && strcmp(o->candidate, c->arms[a]) != 0))
-			continue;
-		ca[n] = a;
-		ba[n++] = (size_t)b;
-	}
-	return n;
-}
-
-/* Whether phase p of workload w (of the candidates' document) has times of regime g: always,
- * unless the documents have that regime only for other phases (a program's phases that ran
- * once have no steady time, its total never has one: docs/programs.md). */
-static int phase_has(const struct cmp_report *r, const struct rf_workload *w, size_t p,
-                     enum rf_regime g)
-{
-	const struct rf_doc *c = r->paired ? r->base : r->cand;
-
-	return w->measured[g][p] || !c->has_regime[g] ||
-	       rf_phase_measured(r->base, w->name, w->phases[p], g);
-}
-
-/* The regime of the primary rows of phase p of workload w: the one asked, else steady when the
- * report compares steady times of it, else cold. */
-static enum rf_regime primary_regime(const struct cmp_report *r, const struct rf_workload *w,
-                                     size_t p)
-{
-	if (r->primary.regime >= 0)
-		return (enum rf_regime)r->primary.regime;
-	return r->compared[RF_STEADY] && phase_has(r, w, p, RF_STEADY) ? RF_STEADY : RF_COLD;
-}
-
-/* The family of a row of workload w (NULL: a geometric mean), phase index p, regime b->g. */
-static enum cmp_family family_of(const struct cmp_builder *b, const struct rf_workload *w,
-                                 size_t p)
-{
-	const struct cmp_report *r = b->r;
-	const char *ph = r->primary.phase;
-
-	if (b->o->per_comparison || r->primary.all)
-		return CMP_FAMILY_PRIMARY;
-	if (!w || strcmp(w->phases[p], ph) != 0 || primary_regime(r, w, p) != b->g)
-		return CMP_FAMILY_SECONDARY;
-	return CMP_FAMILY_PRIMARY;
-}
-
-/* Rows of one comparison come steady first, cold beside it. */
-static const enum rf_regime regime_order[RF_NREGIMES] = {RF_STEADY, RF_COLD};
-
-static enum status add_rows(struct cmp_builder *b, size_t base_arm)
-{
-	struct cmp_report *r = b->r;
-	const struct rf_doc *c = r->paired ? r->base : r->cand;
-	const char *gphase = b->o->phase ? b->o->phase : "total";
-	size_t *ca = calloc(c->narms + 1, sizeof *ca), *ba = calloc(c->narms + 1, sizeof *ba);
-	size_t narms = ca && ba ? pick_arms(r, b->o, base_arm, ca, ba) : 0;
-	struct cmp_gm_set sb = {0}, sc = {0};
-	enum status rc = ca && ba ? ST_OK : ST_FAIL;
-
-	sb.w = calloc(c->nwl + 1, sizeof *sb.w);
-	sb.ph = calloc(c->nwl + 1, sizeof *sb.ph);
-	sc.w = calloc(c->nwl + 1, sizeof *sc.w);
-	sc.ph = calloc(c->nwl + 1, sizeof *sc.ph);
-	if (!sb.w || !sb.ph || !sc.w || !sc.ph)
-		rc = ST_FAIL;
-	for (size_t wc = 0; rc == 0 && wc < c->nwl; wc++) {
-		const struct rf_workload *w = &c->wl[wc];
-		int wb = r->paired ? (int)wc : rf_workload(r->base, w->name);
-		if (wb < 0 || !selected(b->o, w->name))
-			continue;
-		for (size_t p = 0; rc == 0 && p < w->nphases; p++) {
-			if (!want_phase(b->o, w, p))
-				continue;
-			int pb = rf_phase(&r->base->wl[wb], w->phases[p]);
-			if (pb < 0)
-				continue;
-			if (strcmp(w->phases[p], gphase) == 0) {
-				sb.w[sb.n] = (size_t)wb;
-				sb.ph[sb.n++] = (size_t)pb;
-				sc.w[sc.n] = wc;
-				sc.ph[sc.n++] = p;
-			}
-			for (size_t k = 0; rc == 0 && k < narms; k++)
-				for (int i = 0; rc == 0 && i < RF_NREGIMES; i++) {
-					struct cmp_row *row;
-					if (!r->compared[b->g = regime_order[i]] ||
-					    !phase_has(r, w, p, b->g))
-						continue;
-					row = new_row(b, w->name, w->phases[p], c->arms[ca[k]],
-					              r->base->arms[ba[k]]);
-					row->family = family_of(b, w, p);
-					rc = r->paired ? cmp_row_paired(b, row, wc, p, ca[k], ba[k])
-					               : cmp_row_unpaired(b, row, (size_t)wb, wc,
-					                                  (size_t)pb, ba[k], ca[k]);
-				}
-		}
-	}
-	for (size_t k = 0; rc == 0 && sb.n >= 2 && k < narms; k++)
-		for (int i = 0; rc == 0 && i < RF_NREGIMES; i++) {
-			struct cmp_row *row;
-			if (!r->compared[b->g = regime_order[i]])
-				continue;
-			row = new_row(b, NULL, gphase, c->arms[ca[k]], r->base->arms[ba[k]]);
-			row->family = family_of(b, NULL, 0);
-			rc = cmp_row_geomean(b, row, &sb, &sc, ba[k], ca[k]);
-		}
-	free(sb.w);
-	free(sb.ph);
-	free(sc.w);
-	free(sc.ph);
-	free(ca);
-	free(ba);
-	return rc;
-}
-
-/* The size of each family the intervals' level is shared by: its usable rows, counted by a pass
- * of add_rows that computes no statistic (every row primary and alone when each comparison stands
- * alone). A report without a primary row (the phase or regime asked is not among the rows)
- * is refused when the primary rows were asked for (--primary); the document's config.primary
- * gives way to the default, and a report without the default's rows either is one family. */
-static enum status count_family(struct cmp_builder *b, size_t base_arm, int asked, char *err,
-                                size_t errlen)
-{
-	struct cmp_report *r = b->r;
-	size_t rows[CMP_NFAMILIES] = {0};
-	enum status rc = ST_OK;
-
-	struct cmp_primary dflt = {.regime = -1};
-
-	snprintf(dflt.phase, sizeof dflt.phase, "%s", b->o->phase ? b->o->phase : "total");
-	memset(r->fam, 0, sizeof r->fam);
-	for (int pass = 0; !b->o->per_comparison && rc == 0; pass++) {
-		size_t nrows;
-		memset(r->fam, 0, sizeof r->fam);
-		memset(rows, 0, sizeof rows);
-		b->counting = 1;
-		rc = add_rows(b, base_arm);
-		b->counting = 0;
-		for (size_t i = 0; i < r->nrows; i++) {
-			r->fam[r->rows[i].family].m += r->rows[i].usable;
-			rows[r->rows[i].family]++;
-		}
-		nrows = r->nrows;
-		r->nrows = 0;
-		if (rc != 0 || nrows == 0 || rows[CMP_FAMILY_PRIMARY] > 0)
-			break;
-		if (asked) {
-			char what[160];
-			rc = errmsg_status(ST_USAGE, err, errlen,
-			                   "--primary: no comparison of this report is %s",
-			                   cmp_primary_text(&r->primary, what, sizeof what));
-			break;
-		}
-		/* the document's config.primary names rows this report lacks: the default's */
-		if (pass == 0 && (r->primary.all || r->primary.regime != dflt.regime ||
-		                  strcmp(r->primary.phase, dflt.phase) != 0)) {
-			r->primary = dflt;
-			continue;
-		}
-		r->primary = (struct cmp_primary){.all = 1, .regime = -1};
-		r->fam[CMP_FAMILY_PRIMARY].m += r->fam[CMP_FAMILY_SECONDARY].m;
-		r->fam[CMP_FAMILY_SECONDARY].m = 0;
-		break;
-	}
-	for (int f = 0; f < CMP_NFAMILIES; f++) {
-		size_t m = r->fam[f].m ? r->fam[f].m : 1;
-		r->fam[f].conf = 1 - (1 - r->conf) / (double)m;
-	}
-	if (b->o->per_comparison)
-		r->fam[CMP_FAMILY_PRIMARY].conf = r->conf;
-	r->family = r->fam[CMP_FAMILY_PRIMARY].m ? r->fam[CMP_FAMILY_PRIMARY].m : 1;
-	r->family_conf = r->fam[CMP_FAMILY_PRIMARY].conf;
-	return rc;
+	for (const struct rf_doc *d = b; d; d = d == c ? NULL : c)
+		if (check_doc_names(d, o, err, errlen) != 0)
+			return -1;
+	return o->phase ? check_phase(b, c, o, err, errlen) : 0;
 }
 
 /* The regimes to compare: those asked for that both documents measured. Asking for one that a
@@ -390,7 +189,7 @@ static int pick_regimes(struct cmp_report *r, const struct rf_doc *base, const s
 
 /* A document whose config.primary (bench --primary) names a phase none of its workloads times,
  * once some has had an ok run: its question was never measured, and the default's rows stand in
- * for it (count_family). */
+ * for it (cmp_count_family). */
 static enum status primary_missing(struct cmp_report *r, const struct rf_doc *d)
 {
 	struct cmp_primary p;
@@ -417,32 +216,12 @@ static enum status primary_missing(struct cmp_report *r, const struct rf_doc *d)
 	           : ST_OK;
 }
 
-enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
-                          const struct cmp_opts *o, struct cmp_report **out, char *err,
-                          size_t errlen)
+/* The report's settings from o and the documents, before any row: its sides, level, primary rows
+ * (the ones asked, else the document's config.primary when it agrees with --phase, else the
+ * default), equivalence margin and resampling. err: scratch of a config.primary refused. */
+static void report_init(struct cmp_report *r, const struct rf_doc *base, const struct rf_doc *c,
+                        const struct cmp_opts *o, char *err, size_t errlen)
 {
-	struct cmp_report *r = calloc(1, sizeof *r);
-	struct cmp_builder b = {.r = r, .o = o};
-	const struct rf_doc *c = cand ? cand : base;
-	struct cmp_opts seq_opts;
-	const char *bname = o->baseline ? o->baseline : base->baseline;
-	int ba = -1;
-	enum status rc;
-	char list[1024];
-
-	*out = NULL;
-	if (!r)
-		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	r->paired = cand == NULL;
-	/* a file whose bench stopped on its sequential decisions, alone: its plan's intervals, the
-	 * ones valid for that stop (docs/methodology.md, "Sequential decisions") */
-	if (o->seq_if_decided && !cand && !o->seq && !o->per_comparison && base->seq.planned &&
-	    strcmp(base->status, "decided") == 0) {
-		seq_opts = *o;
-		seq_opts.seq = &base->seq;
-		seq_opts.seq_shown = r->seq_shown = 1;
-		b.o = o = &seq_opts;
-	}
 	r->verdict_warning = -1;
 	r->telemetry_warning = -1;
 	r->base = base;
@@ -465,50 +244,79 @@ enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
 	r->equivalence = o->equivalence > 0 ? o->equivalence : NAN;
 	r->bootstrap = o->bootstrap;
 	r->seed = o->seed;
+}
+
+/* The names asked for exist and the regimes are compared; one file: *ba is the baseline's arm
+ * (else -1) and r->baseline its name. Returns ST_OK or ST_USAGE (err set). */
+static enum status check_request(struct cmp_report *r, const struct rf_doc *cand,
+                                 const struct cmp_opts *o, int *ba, char *err, size_t errlen)
+{
+	const struct rf_doc *base = r->base;
+	const char *bname = o->baseline ? o->baseline : base->baseline;
+	char list[1024];
+
+	*ba = -1;
 	if (check_names(base, cand, o, err, errlen) != 0 ||
-	    (cand && rf_same_work(base, cand, err, errlen) != 0)) {
-		cmp_free(r);
+	    (cand && rf_same_work(base, cand, err, errlen) != 0))
 		return ST_USAGE;
-	}
-	if (r->paired && (ba = rf_arm(base, bname)) < 0) {
+	if (r->paired && (*ba = rf_arm(base, bname)) < 0) {
 		join_names(list, sizeof list, base->arms, base->narms);
 		errmsg_fail(err, errlen, "%s: baseline '%s' is not in the file (arms: %s)%s",
 		            base->path, bname, list,
 		            o->baseline ? "" : "; name one with --baseline");
-		cmp_free(r);
 		return ST_USAGE;
 	}
 	if (r->paired && o->candidate && strcmp(o->candidate, bname) == 0) {
 		errmsg_fail(err, errlen, "candidate and baseline are both '%s'", bname);
-		cmp_free(r);
 		return ST_USAGE;
 	}
 	if (r->paired)
-		r->baseline = base->arms[ba];
-	if (pick_regimes(r, base, cand, o, err, errlen) != 0) {
-		cmp_free(r);
-		return ST_USAGE;
-	}
-	b.cap = 1;
+		r->baseline = base->arms[*ba];
+	return pick_regimes(r, base, cand, o, err, errlen) != 0 ? ST_USAGE : ST_OK;
+}
+
+/* The builder's scratch, sized for the larger document, and the report's rows. */
+static enum status builder_alloc(struct cmp_builder *b)
+{
+	const struct rf_doc *base = b->r->base, *c = b->r->cand;
+
+	b->cap = 1;
 	for (const struct rf_doc *d = base; d; d = d == c ? NULL : c)
-		if (d->nrounds * d->narms + 1 > b.cap)
-			b.cap = d->nrounds * d->narms + 1;
-	b.a = calloc(b.cap, sizeof *b.a);
-	b.b = calloc(b.cap, sizeof *b.b);
-	b.pa = calloc(b.cap, sizeof *b.pa);
-	b.pb = calloc(b.cap, sizeof *b.pb);
-	b.rss = calloc(b.cap, sizeof *b.rss);
-	r->rows = calloc(RF_NREGIMES * (c->nwl * RF_MAX_PHASES * c->narms + c->narms) + 1,
-	                 sizeof *r->rows);
-	rc = b.a && b.b && b.pa && b.pb && b.rss && r->rows ? ST_OK : ST_FAIL;
-	if (rc == 0 && noise_flag_spikes(base, &r->flags, &r->nflags) != 0)
-		rc = ST_FAIL;
-	if (rc == 0 && cand && noise_flag_spikes(cand, &r->flags, &r->nflags) != 0)
-		rc = ST_FAIL;
+		if (d->nrounds * d->narms + 1 > b->cap)
+			b->cap = d->nrounds * d->narms + 1;
+	b->a = calloc(b->cap, sizeof *b->a);
+	b->b = calloc(b->cap, sizeof *b->b);
+	b->pa = calloc(b->cap, sizeof *b->pa);
+	b->pb = calloc(b->cap, sizeof *b->pb);
+	b->rss = calloc(b->cap, sizeof *b->rss);
+	b->r->rows = calloc(RF_NREGIMES * (c->nwl * RF_MAX_PHASES * c->narms + c->narms) + 1,
+	                    sizeof *b->r->rows);
+	return b->a && b->b && b->pa && b->pb && b->rss && b->r->rows ? ST_OK : ST_FAIL;
+}
+
+static void builder_free(struct cmp_builder *b)
+{
+	free(b->a);
+	free(b->b);
+	free(b->pa);
+	free(b->pb);
+	free(b->rss);
+}
+
+/* The report's rows, verdicts and warnings, arms paired with arm ba of a one-file report. */
+static enum status build_rows(struct cmp_builder *b, const struct rf_doc *cand, size_t ba,
+                              char *err, size_t errlen)
+{
+	struct cmp_report *r = b->r;
+	const struct rf_doc *base = r->base, *c = r->cand;
+	enum status rc = ST_OK;
+
+	if (noise_flag_spikes(base, &r->flags, &r->nflags) != 0 ||
+	    (cand && noise_flag_spikes(cand, &r->flags, &r->nflags) != 0))
+		return ST_FAIL;
+	rc = cmp_count_family(b, ba, b->o->primary != NULL, err, errlen);
 	if (rc == 0)
-		rc = count_family(&b, ba < 0 ? 0 : (size_t)ba, o->primary != NULL, err, errlen);
-	if (rc == 0)
-		rc = add_rows(&b, ba < 0 ? 0 : (size_t)ba);
+		rc = cmp_add_rows(b, ba);
 	if (rc == 0 && r->nrows == 0 && r->paired)
 		rc = errmsg_status(ST_USAGE, err, errlen,
 		                   "%s: no arm to compare with the baseline %s", base->path,
@@ -518,18 +326,46 @@ enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
 		                   "%s and %s share no workload: nothing to compare", base->path,
 		                   c->path);
 	if (rc == 0)
-		rc = cmp_decide(&b);
+		rc = cmp_decide(b);
 	if (rc == 0 && noise_doc_warnings(base, cand, &r->warn, &r->nwarn) != 0)
 		rc = ST_FAIL;
 	if (rc == 0)
-		rc = cmp_warnings(&b);
+		rc = cmp_warnings(b);
 	for (const struct rf_doc *d = base; rc == 0 && d; d = d == c ? NULL : c)
 		rc = primary_missing(r, d);
-	free(b.a);
-	free(b.b);
-	free(b.pa);
-	free(b.pb);
-	free(b.rss);
+	return rc;
+}
+
+enum status cmp_build_one(const struct rf_doc *base, const struct rf_doc *cand,
+                          const struct cmp_opts *o, struct cmp_report **out, char *err,
+                          size_t errlen)
+{
+	struct cmp_report *r = calloc(1, sizeof *r);
+	struct cmp_builder b = {.r = r, .o = o};
+	struct cmp_opts seq_opts;
+	int ba = -1;
+	enum status rc;
+
+	*out = NULL;
+	if (!r)
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	r->paired = cand == NULL;
+	/* a file whose bench stopped on its sequential decisions, alone: its plan's intervals, the
+	 * ones valid for that stop (docs/methodology.md, "Sequential decisions") */
+	if (o->seq_if_decided && !cand && !o->seq && !o->per_comparison && base->seq.planned &&
+	    strcmp(base->status, "decided") == 0) {
+		seq_opts = *o;
+		seq_opts.seq = &base->seq;
+		seq_opts.seq_shown = r->seq_shown = 1;
+		b.o = o = &seq_opts;
+	}
+	report_init(r, base, cand ? cand : base, o, err, errlen);
+	rc = check_request(r, cand, o, &ba, err, errlen);
+	if (rc == ST_OK)
+		rc = builder_alloc(&b);
+	if (rc == ST_OK)
+		rc = build_rows(&b, cand, ba < 0 ? 0 : (size_t)ba, err, errlen);
+	builder_free(&b);
 	if (rc != ST_OK) {
 		if (rc == ST_FAIL)
 			snprintf(err, errlen, "out of memory");

@@ -207,13 +207,20 @@ static size_t row_units(const struct fleet_ctx *c, struct fleet_row *row, size_t
 	return nu;
 }
 
+/* Estimates y[i] with their standard errors se[i]. */
+struct est_list {
+	double *y, *se;
+};
+
 /* Unit u's estimate and standard error: its one pooled session's, or the random-effects pool of
  * its sessions (DerSimonian-Laird; the standard error 1 / sqrt(sum of the weights) holds the
- * between-session variance). Returns 0, or -1 when its sessions cannot be pooled. */
+ * between-session variance), its sessions' gathered in scratch (room for every machine).
+ * Returns 0, or -1 when its sessions cannot be pooled. */
 static int unit_estimate(const struct fleet_ctx *c, const struct fleet_row *row, size_t u,
-                         double *y, double *se, double *sy, double *sse)
+                         double *y, double *se, const struct est_list *scratch)
 {
 	const struct fleet_report *f = c->f;
+	double *sy = scratch->y, *sse = scratch->se;
 	struct stats_meta m;
 	size_t k = 0;
 
@@ -255,9 +262,11 @@ static int pool(const struct fleet_ctx *c, struct fleet_row *row)
 	size_t *unit = calloc(nm + 1, sizeof *unit);
 	int rc = y && se && t && sy && sse && unit ? 0 : -1;
 
+	const struct est_list scratch = {sy, sse};
+
 	k = rc == 0 ? row_units(c, row, unit) : 0;
 	for (size_t j = 0; rc == 0 && j < k; j++)
-		if (unit_estimate(c, row, unit[j], &y[j], &se[j], sy, sse) != 0)
+		if (unit_estimate(c, row, unit[j], &y[j], &se[j], &scratch) != 0)
 			k = 0;
 	row->nunits = k;
 	row->odd_bound = NAN;

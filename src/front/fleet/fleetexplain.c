@@ -128,11 +128,20 @@ static size_t moderators(const struct unit_facts *fa, size_t k, double *x,
 	return p;
 }
 
+/* The units a row's fit is over: the j-th of the k is machine unit[j], with its estimate y[j] and
+ * standard error se[j]. */
+struct units {
+	const size_t *unit;
+	const double *y, *se;
+	size_t k;
+};
+
 /* What sets the odd machine m (the unit at jm) apart from the other units in its facts, into
  * buf. */
-static void odd_facts(const struct fleet_ctx *c, const size_t *unit, size_t k, size_t jm,
+static void odd_facts(const struct fleet_ctx *c, const struct units *us, size_t jm,
                       const struct unit_facts *fa, char *buf, size_t len)
 {
+	const size_t *unit = us->unit, k = us->k;
 	const struct fleet_machine *om = &c->f->m[unit[jm]];
 	const char *ov = fa->vendor[jm];
 	double f[STATS_METAREG_MAX_K], of = fa->fault[jm];
@@ -177,9 +186,10 @@ static void odd_facts(const struct fleet_ctx *c, const size_t *unit, size_t k, s
 
 /* The fit on fa's moderators, the vendor left out when both do not fit; ex->fitted, or why not in
  * ex->note. x: k rows of STATS_METAREG_MAX - 1. */
-static void fit(const struct fleet_ctx *c, const struct unit_facts *fa, const double *y,
-                const double *se, size_t k, double *x, struct fleet_explain *ex)
+static void fit(const struct fleet_ctx *c, const struct unit_facts *fa, const struct units *us,
+                double *x, struct fleet_explain *ex)
 {
+	const size_t k = us->k;
 	size_t p, at;
 
 	for (int with_vendor = 1; with_vendor >= 0 && !ex->fitted; with_vendor--) {
@@ -205,7 +215,7 @@ static void fit(const struct fleet_ctx *c, const struct unit_facts *fa, const do
 		/* the rows of x are STATS_METAREG_MAX - 1 wide; stats_meta_reg wants p wide */
 		for (size_t j = 0; j < k; j++)
 			memmove(x + j * p, x + j * (STATS_METAREG_MAX - 1), p * sizeof *x);
-		if (stats_meta_reg(y, se, x, k, p + 1, c->f->conf, &ex->reg) == 0)
+		if (stats_meta_reg(us->y, us->se, x, k, p + 1, c->f->conf, &ex->reg) == 0)
 			ex->fitted = 1;
 		else
 			snprintf(ex->note + at, sizeof ex->note - at,
@@ -238,6 +248,7 @@ void fleet_explain(const struct fleet_ctx *c, struct fleet_row *row, const size_
                    const double *y, const double *se, size_t k)
 {
 	struct fleet_explain *ex = &row->ex;
+	const struct units us = {unit, y, se, k};
 	double *x = calloc(k * (STATS_METAREG_MAX - 1) + 1, sizeof *x);
 	struct unit_facts *fa = malloc(sizeof *fa);
 	size_t at = 0;
@@ -253,7 +264,7 @@ void fleet_explain(const struct fleet_ctx *c, struct fleet_row *row, const size_
 		return;
 	}
 	unit_facts(c, row, unit, k, fa, ex);
-	fit(c, fa, y, se, k, x, ex);
+	fit(c, fa, &us, x, ex);
 	support(c, ex);
 	for (size_t i = 0; i < c->f->nm && at < sizeof ex->odd; i++) {
 		char one[320];
@@ -264,7 +275,7 @@ void fleet_explain(const struct fleet_ctx *c, struct fleet_row *row, const size_
 			jm++;
 		if (jm == k)
 			continue;
-		odd_facts(c, unit, k, jm, fa, one, sizeof one);
+		odd_facts(c, &us, jm, fa, one, sizeof one);
 		at += (size_t)snprintf(ex->odd + at, sizeof ex->odd - at, "%s%s", at ? "; " : "",
 		                       one);
 	}

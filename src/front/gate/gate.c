@@ -106,16 +106,25 @@ static int no_pairs(const struct cmp_report *r, const struct cmp_row *row, FILE 
 	return 1;
 }
 
-/* The comparison at the family level FAIL reads (Bonferroni over the k comparisons gated), when
- * more than one is gated: built again at that level, row for row. Returns 0 or -1 (err set). */
-static int family_report(const struct rf_doc *old, const struct rf_doc *cand, struct cmp_opts o,
-                         const struct cmp_report *r, double fam_conf, struct cmp_report **fam,
-                         char *err, size_t errlen)
+/* The comparison a gate judges: cand against old, or (old NULL) cand's arms against its
+ * baseline. */
+static enum status build_cmp(const struct rf_doc *old, const struct rf_doc *cand,
+                             const struct cmp_opts *o, struct cmp_report **r, char *err,
+                             size_t errlen)
 {
-	o.conf = fam_conf;
-	if (cmp_build(old ? old : cand, old ? cand : NULL, &o, fam, err, errlen) != ST_OK)
+	return cmp_build(old ? old : cand, old ? cand : NULL, o, r, err, errlen);
+}
+
+/* The comparison c->r at the family level FAIL reads (c->fam_conf: Bonferroni over the k
+ * comparisons gated), when more than one is gated: built again at that level, row for row.
+ * Returns 0 or -1 (err set). */
+static int family_report(const struct rf_doc *old, const struct gate_ctx *c, struct cmp_opts o,
+                         struct cmp_report **fam, char *err, size_t errlen)
+{
+	o.conf = c->fam_conf;
+	if (build_cmp(old, c->doc, &o, fam, err, errlen) != ST_OK)
 		return -1;
-	if ((*fam)->nrows != r->nrows)
+	if ((*fam)->nrows != c->r->nrows)
 		return errmsg_fail(err, errlen, "the family-level comparison differs");
 	return 0;
 }
@@ -157,11 +166,12 @@ static enum gate_outcome judge_rows(struct gate_ctx *c, const struct cmp_report 
 	return res;
 }
 
-/* Judges one loaded document (cand) against its baseline arm or against OLD into *verdict.
+/* Judges one loaded document (cand) against its baseline arm or against OLD into j->verdict.
  * Returns 0 or -1 (err set). */
-static int judge(const struct gate_spec *g, const struct rf_doc *cand, FILE *out, FILE *warn,
-                 enum gate_outcome *verdict, char *err, size_t errlen)
+static int judge(const struct gate_spec *g, const struct rf_doc *cand, struct gate_judged *j,
+                 char *err, size_t errlen)
 {
+	FILE *out = j->out, *warn = j->warn;
 	const struct stats_seq_plan *seq = cand->seq.planned ? &cand->seq : NULL;
 	struct cmp_opts o = gate_cmp_opts(g, seq);
 	struct rf_doc *old = NULL;
@@ -176,7 +186,7 @@ static int judge(const struct gate_spec *g, const struct rf_doc *cand, FILE *out
 	if (g->against && rf_load(g->against, &old, err, errlen) != ST_OK)
 		return -1;
 	const struct rf_doc *cold_only = g->regime_given ? NULL : cold_only_fallback(&o, old, cand);
-	if (cmp_build(old ? old : cand, old ? cand : NULL, &o, &r, err, errlen) != ST_OK) {
+	if (build_cmp(old, cand, &o, &r, err, errlen) != ST_OK) {
 		rf_free(old);
 		return -1;
 	}
@@ -196,17 +206,16 @@ static int judge(const struct gate_spec *g, const struct rf_doc *cand, FILE *out
 		if (r->rows[i].workload && no_pairs(r, &r->rows[i], out, warn))
 			c.judged = (size_t)-1;
 	if (c.judged == (size_t)-1) {
-		*verdict = GATE_FAIL;
+		j->verdict = GATE_FAIL;
 		goto done;
 	}
 	for (size_t i = 0; i < r->nrows; i++)
 		c.judged += gated(g, &r->rows[i], any_geomean);
 	c.fam_conf = c.judged > 1 ? 1 - (1 - g->conf) / (double)c.judged : g->conf;
-	if (c.judged > 1 &&
-	    family_report(old, cand, o, r, c.fam_conf, &fam, err, errlen) != 0)
+	if (c.judged > 1 && family_report(old, &c, o, &fam, err, errlen) != 0)
 		rc = -1;
 	else
-		*verdict = judge_rows(&c, fam, any_geomean, out, o.regimes);
+		j->verdict = judge_rows(&c, fam, any_geomean, out, o.regimes);
 done:
 	cmp_free(r);
 	cmp_free(fam);
@@ -218,11 +227,13 @@ int gate_spec_eval(const struct gate_spec *g, const cJSON *bench, FILE *out,
                    enum gate_outcome *verdict, char *err, size_t errlen)
 {
 	struct rf_doc *d = rf_from_json(bench, "the bench document", err, errlen);
+	struct gate_judged j = {.out = out};
 	int rc;
 
 	if (!d)
 		return -1;
-	rc = judge(g, d, out, NULL, verdict, err, errlen);
+	if ((rc = judge(g, d, &j, err, errlen)) == 0) /* the verdict is set when judged */
+		*verdict = j.verdict;
 	rf_free(d);
 	return rc;
 }
@@ -230,18 +241,23 @@ int gate_spec_eval(const struct gate_spec *g, const cJSON *bench, FILE *out,
 int gate_spec_judge(const struct gate_spec *g, const struct rf_doc *d, FILE *out,
                     enum gate_outcome *verdict, char *err, size_t errlen)
 {
-	return judge(g, d, out, NULL, verdict, err, errlen);
+	struct gate_judged j = {.out = out};
+	int rc = judge(g, d, &j, err, errlen);
+
+	if (rc == 0) /* the verdict is set when judged */
+		*verdict = j.verdict;
+	return rc;
 }
 
-int gate_spec_judge_file(const struct gate_spec *g, const char *path, FILE *out, FILE *warn,
-                         enum gate_outcome *verdict, char *err, size_t errlen)
+int gate_spec_judge_file(const struct gate_spec *g, const char *path, struct gate_judged *j,
+                         char *err, size_t errlen)
 {
 	struct rf_doc *d;
 	int rc;
 
 	if (rf_load(path, &d, err, errlen) != ST_OK)
 		return -1;
-	rc = judge(g, d, out, warn, verdict, err, errlen);
+	rc = judge(g, d, j, err, errlen);
 	rf_free(d);
 	return rc;
 }

@@ -54,20 +54,26 @@ int gate_spec_eval(const struct gate_spec *g, const cJSON *bench, FILE *out,
  * gate_spec_eval judges one in memory. */
 int gate_spec_judge(const struct gate_spec *g, const struct rf_doc *d, FILE *out,
                     enum gate_outcome *verdict, char *err, size_t errlen);
-/* Judges the results file at path as gate_spec_eval judges a document; warnings go to warn when
- * it is not NULL. Returns 0, or -1 with the reason in err. */
-int gate_spec_judge_file(const struct gate_spec *g, const char *path, FILE *out, FILE *warn,
-                         enum gate_outcome *verdict, char *err, size_t errlen);
+/* Where a judgement of files goes: the verdict lines to out and the warnings to warn (either
+ * NULL: none), and its verdict. */
+struct gate_judged {
+	FILE *out, *warn;
+	enum gate_outcome verdict;
+};
+
+/* Judges the results file at path as gate_spec_eval judges a document into j->verdict. Returns 0,
+ * or -1 with the reason in err. */
+int gate_spec_judge_file(const struct gate_spec *g, const char *path, struct gate_judged *j,
+                         char *err, size_t errlen);
 
 /* Judges the results files paths[0..n) (n >= 2), one machine each, as a fleet
  * (front/fleet/fleet.h): each gated comparison's pooled interval (g->each_machine 0) or every
  * machine's own interval (1) against the margin, FAIL at the Bonferroni level over every
  * interval judged. A comparison that a machine lacks, or that a machine cannot pool, is
  * INCONCLUSIVE (never PASS); one without a single usable round on a machine is FAIL, as for one
- * file. g->against is refused. Verdict lines go to out, the fleet's warnings to warn (either may
- * be NULL). Returns 0 with *verdict, or -1 with the reason in err (bad input). */
+ * file. g->against is refused. Verdict lines go to j->out, the fleet's warnings to j->warn.
+ * Returns 0 with j->verdict, or -1 with the reason in err (bad input). */
 int gate_fleet_judge_files(const struct gate_spec *g, const char *const *paths, size_t n,
-                           FILE *out, FILE *warn, enum gate_outcome *verdict, char *err,
-                           size_t errlen);
+                           struct gate_judged *j, char *err, size_t errlen);
 
 #endif

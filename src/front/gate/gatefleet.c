@@ -257,9 +257,11 @@ static void cold_fallback(const struct gate_spec *g, struct rf_doc **d, size_t n
 }
 
 /* Builds the fleet at the gate's level (and, machine-wise, at the family level) and judges it. */
-static int judge_docs(const struct gate_spec *g, struct rf_doc **d, size_t n, FILE *out,
-                      FILE *warn, enum gate_outcome *verdict, char *err, size_t errlen)
+static int judge_docs(const struct gate_spec *g, struct rf_doc **d, size_t n, struct gate_judged *j,
+                      char *err, size_t errlen)
 {
+	FILE *out = j->out, *warn = j->warn;
+	enum gate_outcome *verdict = &j->verdict;
 	struct cmp_opts o = gate_cmp_opts(g, NULL);
 	struct fleet_report *f = NULL, *fam = NULL;
 	struct fleet_gate fg = {.g = g, .out = out};
@@ -299,8 +301,7 @@ static int judge_docs(const struct gate_spec *g, struct rf_doc **d, size_t n, FI
 }
 
 int gate_fleet_judge_files(const struct gate_spec *g, const char *const *paths, size_t n,
-                           FILE *out, FILE *warn, enum gate_outcome *verdict, char *err,
-                           size_t errlen)
+                           struct gate_judged *j, char *err, size_t errlen)
 {
 	struct rf_doc **d;
 	int rc = 0;
@@ -316,7 +317,7 @@ int gate_fleet_judge_files(const struct gate_spec *g, const char *const *paths, 
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = rf_load(paths[i], &d[i], err, errlen) == ST_OK ? 0 : -1;
 	if (rc == 0)
-		rc = judge_docs(g, d, n, out, warn, verdict, err, errlen);
+		rc = judge_docs(g, d, n, j, err, errlen);
 	for (size_t i = 0; i < n; i++)
 		rf_free(d[i]);
 	free(d);

@@ -74,12 +74,17 @@ int gate_lacks_steady(const struct cmp_opts *o, const struct rf_doc *d)
 	       d->has_regime[RF_COLD];
 }
 
-/* The measured runs of arm on workload wl (NULL: every workload) in d: all of them, those that
- * failed (failed, crashed, timeout, invalid) and those unverified; the first failure's status and
- * signal into what. */
-static void count_arm(const struct rf_doc *d, const char *arm, const char *wl, size_t *runs,
-                      size_t *failed, size_t *unverified, char *what, size_t len)
+/* The measured runs of an arm: all of them, those that failed (failed, crashed, timeout,
+ * invalid) and those unverified, and the first failure's status and signal. */
+struct arm_count {
+	size_t runs, failed, unverified;
+	char what[64];
+};
+
+/* The measured runs of arm on workload wl (NULL: every workload) in d into *c. */
+static void count_arm(const struct rf_doc *d, const char *arm, const char *wl, struct arm_count *c)
 {
+	size_t *runs = &c->runs, *failed = &c->failed, *unverified = &c->unverified;
 	int a = rf_arm(d, arm);
 
 	*runs = *failed = *unverified = 0;
@@ -98,8 +103,8 @@ static void count_arm(const struct rf_doc *d, const char *arm, const char *wl, s
 			(*unverified)++;
 			continue;
 		}
-		if ((*failed)++ == 0 && what)
-			snprintf(what, len, "%s%s%s", f->status, f->signal ? " " : "",
+		if ((*failed)++ == 0)
+			snprintf(c->what, sizeof c->what, "%s%s%s", f->status, f->signal ? " " : "",
 			         f->signal ? f->signal : "");
 	}
 }
@@ -107,22 +112,20 @@ static void count_arm(const struct rf_doc *d, const char *arm, const char *wl, s
 void gate_count_failures(const struct rf_doc *base, const struct rf_doc *cand,
                          const struct cmp_row *row, struct gate_failures *out)
 {
-	struct gate_failures f = {0};
+	struct arm_count c = {0}, b = {0};
 
-	count_arm(cand, row->candidate, row->workload, &f.cand_runs, &f.cand_failed,
-	          &f.cand_unverified, f.cand_what, sizeof f.cand_what);
-	count_arm(base, row->baseline, row->workload, &f.base_runs, &f.base_failed,
-	          &f.base_unverified, f.base_what, sizeof f.base_what);
-	out->cand_runs += f.cand_runs;
-	out->cand_failed += f.cand_failed;
-	out->cand_unverified += f.cand_unverified;
-	out->base_runs += f.base_runs;
-	out->base_failed += f.base_failed;
-	out->base_unverified += f.base_unverified;
+	count_arm(cand, row->candidate, row->workload, &c);
+	count_arm(base, row->baseline, row->workload, &b);
+	out->cand_runs += c.runs;
+	out->cand_failed += c.failed;
+	out->cand_unverified += c.unverified;
+	out->base_runs += b.runs;
+	out->base_failed += b.failed;
+	out->base_unverified += b.unverified;
 	if (!out->cand_what[0])
-		memcpy(out->cand_what, f.cand_what, sizeof f.cand_what);
+		memcpy(out->cand_what, c.what, sizeof c.what);
 	if (!out->base_what[0])
-		memcpy(out->base_what, f.base_what, sizeof f.base_what);
+		memcpy(out->base_what, b.what, sizeof b.what);
 }
 
 enum gate_outcome gate_failure_rule(enum gate_outcome v, const struct gate_failures *f)

@@ -225,10 +225,17 @@ static int load_rest(struct loader *l, const cJSON *bench, int rc)
 	return 0;
 }
 
-/* The document bench, its rounds read from js when it is not NULL (bench is then js_head);
- * *oom set when memory ran out. */
-static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, struct rl_lines *ln,
-                                const char *name, int *oom, char *err, size_t errlen)
+/* Where a document's rounds are read from when not from its own "rounds": a stream of the
+ * document (js) or the lines of an allocab-bench/2 file (ln). */
+struct rounds_from {
+	struct js_stream *js;
+	struct rl_lines *ln;
+};
+
+/* The document bench, its rounds read from src->js when it is not NULL (bench is then js_head)
+ * or from src->ln; *oom set when memory ran out. */
+static struct rf_doc *from_json(const cJSON *bench, const struct rounds_from *src, const char *name,
+                                int *oom, char *err, size_t errlen)
 {
 	struct rf_doc *d = doc_new(name, err, errlen);
 	struct loader l = {.d = d, .err = err, .errlen = errlen};
@@ -240,7 +247,7 @@ static struct rf_doc *from_json(const cJSON *bench, struct js_stream *js, struct
 	}
 	rc = load_head(&l, bench);
 	if (rc == 0)
-		rc = load_rounds(&l, bench, js, ln);
+		rc = load_rounds(&l, bench, src->js, src->ln);
 	rc = load_rest(&l, bench, rc);
 	if (rc != 0) {
 		*oom = l.nomem;
@@ -315,9 +322,10 @@ void rf_builder_free(struct rf_builder *b)
 
 struct rf_doc *rf_from_json(const cJSON *bench, const char *name, char *err, size_t errlen)
 {
+	const struct rounds_from in_bench = {NULL, NULL};
 	int oom = 0;
 
-	return from_json(bench, NULL, NULL, name, &oom, err, errlen);
+	return from_json(bench, &in_bench, name, &oom, err, errlen);
 }
 
 int rf_same_work(const struct rf_doc *a, const struct rf_doc *b, char *err, size_t errlen)
@@ -395,7 +403,9 @@ static enum status load_lines_file(const char *path, struct rf_doc **out, int *w
 	                      .err = live_err,
 	                      .errlen = sizeof live_err};
 
-	if (rl_lines_open(&ln, path, live.d ? &live : NULL, load_head, &why, err, errlen) != 0) {
+	const struct rl_live on = {&live, load_head};
+
+	if (rl_lines_open(&ln, path, live.d ? &on : NULL, &why, err, errlen) != 0) {
 		rl_forget(&live);
 		rf_free(live.d);
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
@@ -418,7 +428,8 @@ static enum status load_lines_file(const char *path, struct rf_doc **out, int *w
 	}
 	rl_forget(&live);
 	rf_free(live.d);
-	*out = from_json(ln.head, NULL, &ln, path, &oom, err, errlen);
+	const struct rounds_from lines = {NULL, &ln};
+	*out = from_json(ln.head, &lines, path, &oom, err, errlen);
 	rl_lines_close(&ln);
 	return *out ? ST_OK : oom ? ST_FAIL : ST_USAGE;
 }
@@ -439,7 +450,8 @@ enum status rf_load(const char *path, struct rf_doc **out, char *err, size_t err
 		return rc;
 	if (!(js = js_open(path, "rounds", before, &why, err, errlen)))
 		return why == JL_NOMEM ? ST_FAIL : ST_USAGE;
-	*out = from_json(js_head(js), js, NULL, path, &oom, err, errlen);
+	const struct rounds_from stream = {js, NULL};
+	*out = from_json(js_head(js), &stream, path, &oom, err, errlen);
 	js_close(js);
 	return *out ? ST_OK : oom ? ST_FAIL : ST_USAGE;
 }

@@ -14,12 +14,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A non-empty array of distinct names into a new array of n elements of size elem, each name a
- * copy stored at offset name_off, indexed by idx; *out is set first so that rf_free can clean up
- * a failure. */
-static int load_names(struct loader *l, const cJSON *arr, const char *what, void **out, size_t elem,
-                      size_t name_off, size_t *n, struct nameidx *idx)
+/* Where load_names puts its array: *out, of *n elements of size elem, each name a copy stored at
+ * offset name_off, indexed by idx. */
+struct name_table {
+	void **out;
+	size_t elem, name_off, *n;
+	struct nameidx *idx;
+};
+
+/* A non-empty array of distinct names into a new array t describes; *t->out is set first so that
+ * rf_free can clean up a failure. */
+static int load_names(struct loader *l, const cJSON *arr, const char *what,
+                      const struct name_table *t)
 {
+	void **out = t->out;
+	const size_t elem = t->elem, name_off = t->name_off;
+	size_t *n = t->n;
+	struct nameidx *idx = t->idx;
 	const cJSON *v;
 	size_t i = 0;
 	long rep;
@@ -217,11 +228,12 @@ int rl_config(struct loader *l, const cJSON *cfg)
 	/* USER_HZ is 100 on every Linux architecture allocab builds on */
 	if (!(l->clock_ticks_per_s >= 1))
 		l->clock_ticks_per_s = 100;
-	if (check_grid(l, cfg) != 0 ||
-	    load_names(l, rl_get(cfg, "arms"), "arms", (void **)&d->arms, sizeof *d->arms, 0,
-	               &d->narms, &d->arm_idx) != 0 ||
-	    load_names(l, rl_get(cfg, "workloads"), "workloads", (void **)&d->wl, sizeof *d->wl,
-	               offsetof(struct rf_workload, name), &d->nwl, &d->wl_idx) != 0)
+	const struct name_table arms = {(void **)&d->arms, sizeof *d->arms, 0, &d->narms,
+	                                &d->arm_idx};
+	const struct name_table wls = {(void **)&d->wl, sizeof *d->wl,
+	                               offsetof(struct rf_workload, name), &d->nwl, &d->wl_idx};
+	if (check_grid(l, cfg) != 0 || load_names(l, rl_get(cfg, "arms"), "arms", &arms) != 0 ||
+	    load_names(l, rl_get(cfg, "workloads"), "workloads", &wls) != 0)
 		return -1;
 	for (size_t i = 0; rf_kind_has(d, RF_KIND_WHOLE_PROCESS) && i < d->nwl; i++) {
 		d->wl[i].nphases = d->wl[i].nrecord = 1;

@@ -66,19 +66,32 @@ static int line_kind(const char *s, size_t n)
 	return 0;
 }
 
-/* Parses the line text[at..end) (its newline excluded) into arena, or from malloc when arena is
- * NULL: 0 with *v, -1 with the message in err, or 1 when the JSON is cut short (JST_SHORT) and
- * the caller may call it torn. */
-static int parse_line(struct rl_lines *s, const char *t, size_t at, size_t end, unsigned depth,
-                      struct jst_arena *arena, cJSON **v, char *err, size_t errlen)
+/* A line of the file as next_line finds it: t[0..len) (its newline excluded) at offset at. */
+struct line {
+	const char *t;
+	size_t len, at;
+};
+
+/* The depth of line ln's value in the equivalent allocab-bench/1 document: the header (the line
+ * at offset 0) and an update line are the top-level object; any other line is read as a round. */
+static unsigned line_depth(const struct line *ln)
 {
-	size_t n = end - at, bin = jst_first_binary(t, n);
+	return ln->at > 0 && line_kind(ln->t, ln->len) != 'u' ? ROUND_DEPTH : 0;
+}
+
+/* Parses line ln into arena, or from malloc when arena is NULL: 0 with *v, -1 with the message
+ * in err, or 1 when the JSON is cut short (JST_SHORT) and the caller may call it torn. */
+static int parse_line(struct rl_lines *s, const struct line *ln, struct jst_arena *arena, cJSON **v,
+                      char *err, size_t errlen)
+{
+	const char *t = ln->t;
+	size_t n = ln->len, at = ln->at, bin = jst_first_binary(t, n);
 	struct jst_result r;
 
 	*v = NULL;
 	if (jst_skip_ws(t, n, 0) >= n && bin == n)
 		return errmsg_fail(err, errlen, "%s: empty line at byte %zu", s->path, at);
-	*v = jst_parse(t, n, depth, arena, &s->nodes, s->cap / JL_BYTES_PER_NODE, &r);
+	*v = jst_parse(t, n, line_depth(ln), arena, &s->nodes, s->cap / JL_BYTES_PER_NODE, &r);
 	if (*v && (r.at = jst_skip_ws(t, n, r.at)) == n)
 		return 0;
 	if (*v) {
@@ -135,21 +148,20 @@ static int merge(struct rl_lines *s, cJSON *up, size_t at, char *err, size_t err
 	return 0;
 }
 
-/* The next line of the file: 1 with *line (its newline excluded; valid until the next call),
- * *len and its offset *at; 2 the same for a last line without a newline; 0 at the end; -1 with
- * err (a read error, or more bytes than the size cap). The buffer grows to the longest line. */
-static int next_line(struct rl_lines *s, const char **line, size_t *len, size_t *at, char *err,
-                     size_t errlen)
+/* The next line of the file: 1 with *ln (valid until the next call); 2 the same for a last line
+ * without a newline; 0 at the end; -1 with err (a read error, or more bytes than the size cap).
+ * The buffer grows to the longest line. */
+static int next_line(struct rl_lines *s, struct line *ln, char *err, size_t errlen)
 {
 	for (;;) {
 		char *nl = s->buf ? memchr(s->buf + s->bpos, '\n', s->blen - s->bpos) : NULL;
 		ssize_t r;
 
 		if (nl) {
-			*line = s->buf + s->bpos;
-			*len = (size_t)(nl - *line);
-			*at = s->foff + s->bpos;
-			s->bpos += *len + 1;
+			ln->t = s->buf + s->bpos;
+			ln->len = (size_t)(nl - ln->t);
+			ln->at = s->foff + s->bpos;
+			s->bpos += ln->len + 1;
 			return 1;
 		}
 		if (s->bpos > 0) {
@@ -182,9 +194,7 @@ static int next_line(struct rl_lines *s, const char **line, size_t *len, size_t 
 		if (r == 0) {
 			if (!s->blen)
 				return 0;
-			*line = s->buf;
-			*len = s->blen;
-			*at = s->foff;
+			*ln = (struct line){s->buf, s->blen, s->foff};
 			s->bpos = s->blen;
 			return 2;
 		}
@@ -220,9 +230,9 @@ static int moves_config(const cJSON *up)
 	return 0;
 }
 
-/* The round line t[0..len) at offset at, read into s->live; the live reading dropped when it
- * cannot be. v: the line already parsed (from malloc), or NULL to parse it into the arena. */
-static void live_round(struct rl_lines *s, const char *t, size_t len, size_t at, const cJSON *v)
+/* The round line ln, read into s->live; the live reading dropped when it cannot be. v: the line
+ * already parsed (from malloc), or NULL to parse it into the arena. */
+static void live_round(struct rl_lines *s, const struct line *ln, const cJSON *v)
 {
 	size_t nodes = s->nodes;
 	char ignored[256];
@@ -232,8 +242,7 @@ static void live_round(struct rl_lines *s, const char *t, size_t len, size_t at,
 		return;
 	if (!v) {
 		jst_arena_reset(&s->arena);
-		if (parse_line(s, t, at, at + len, ROUND_DEPTH, &s->arena, &r, ignored,
-		               sizeof ignored) != 0) {
+		if (parse_line(s, ln, &s->arena, &r, ignored, sizeof ignored) != 0) {
 			s->nodes = nodes;
 			s->nomem = 0;
 			drop_live(s);
@@ -253,80 +262,98 @@ static int lines_fail(struct rl_lines *s, enum jl_why *why)
 	return -1;
 }
 
-int rl_lines_open(struct rl_lines *s, const char *path, struct loader *live,
-                  int (*head)(struct loader *, const cJSON *), enum jl_why *why, char *err,
-                  size_t errlen)
+/* The header line, with s->live given its head. Returns 0, or -1 with err. */
+static int open_head(struct rl_lines *s, int (*head)(struct loader *, const cJSON *), char *err,
+                     size_t errlen)
 {
-	const char *t;
-	size_t len, at, nodes;
-	cJSON *v;
-	int rc, k;
+	struct line ln;
+	int k, rc;
 
-	*s = (struct rl_lines){.path = path, .fd = -1, .live = live};
+	if ((k = next_line(s, &ln, err, errlen)) != 1) {
+		if (k >= 0)
+			errmsg_fail(err, errlen, "%s: the header line has no newline at its end: not "
+			            "a bench file yet", s->path);
+		return -1;
+	}
+	if ((rc = parse_line(s, &ln, NULL, &s->head, err, errlen)) != 0) {
+		if (rc > 0)
+			errmsg_fail(err, errlen, "%s: truncated JSON (the header line ends at byte %zu)",
+			            s->path, ln.len);
+		return -1;
+	}
+	s->first = s->end = ln.len + 1;
+	if (s->live && head(s->live, s->head) != 0)
+		drop_live(s);
+	return 0;
+}
+
+/* A line after the header that is not a round read on the fly: an update merged into the head,
+ * or the last round line, parsed whole. Returns 0, 1 when it is the torn last line, -1 with
+ * err. */
+static int parse_other(struct rl_lines *s, const struct line *ln, int kind, int last, char *err,
+                       size_t errlen)
+{
+	size_t nodes = s->nodes;
+	cJSON *v;
+	int rc = parse_line(s, ln, NULL, &v, err, errlen);
+
+	if (kind == 'r' && rc == 0 && s->live) {
+		s->live_nodes += s->nodes - nodes;
+		live_round(s, ln, v);
+	} else if (kind != 'u') {
+		s->nodes = nodes; /* a round's are counted when the rounds are read */
+	}
+	if (kind == 'u' && rc == 0 && moves_config(v))
+		drop_live(s);
+	if (rc > 0 && last) {
+		s->torn = 2;
+		return 1;
+	}
+	if (rc > 0)
+		errmsg_fail(err, errlen, "%s: truncated JSON (the line at byte %zu)", s->path,
+		            ln->at);
+	if (rc == 0 && kind == 0)
+		errmsg_fail(err, errlen, "%s: the line at byte %zu is neither a round (first "
+		            "member \"index\") nor an update (\"updated_utc\")", s->path, ln->at);
+	if (rc != 0 || kind == 0 || (kind == 'u' && merge(s, v, ln->at, err, errlen) != 0)) {
+		cJSON_Delete(v);
+		return -1;
+	}
+	cJSON_Delete(v);
+	return 0;
+}
+
+int rl_lines_open(struct rl_lines *s, const char *path, const struct rl_live *live,
+                  enum jl_why *why, char *err, size_t errlen)
+{
+	struct line ln;
+	int k;
+
+	*s = (struct rl_lines){.path = path, .fd = -1, .live = live ? live->l : NULL};
 	*why = JL_OK;
 	if ((s->fd = jl_open(path, &s->size, &s->cap, err, errlen)) < 0) {
 		*why = errno == ENOENT ? JL_MISSING : JL_BAD;
 		return -1;
 	}
-	if ((k = next_line(s, &t, &len, &at, err, errlen)) != 1) {
-		if (k >= 0)
-			errmsg_fail(err, errlen, "%s: the header line has no newline at its end: not "
-			            "a bench file yet", path);
+	if (open_head(s, live ? live->head : NULL, err, errlen) != 0)
 		return lines_fail(s, why);
-	}
-	if ((rc = parse_line(s, t, 0, len, 0, NULL, &s->head, err, errlen)) != 0) {
-		if (rc > 0)
-			errmsg_fail(err, errlen, "%s: truncated JSON (the header line ends at byte %zu)",
-			            path, len);
-		return lines_fail(s, why);
-	}
-	s->first = s->end = len + 1;
-	if (s->live && head(s->live, s->head) != 0)
-		drop_live(s);
-	while ((k = next_line(s, &t, &len, &at, err, errlen)) > 0) {
+	while ((k = next_line(s, &ln, err, errlen)) > 0) {
 		int kind, last = k == 2 || (s->bpos == s->blen && s->foff + s->blen == s->size);
 
 		if (k == 2) {
 			s->torn = 1; /* the write of the last line did not finish */
 			break;
 		}
-		kind = line_kind(t, len);
+		kind = line_kind(ln.t, ln.len);
 		if (kind == 'r' && !last) {
-			live_round(s, t, len, at, NULL);
-			s->nrounds++;
-			s->end = at + len + 1;
-			continue;
-		}
-		nodes = s->nodes;
-		rc = parse_line(s, t, at, at + len, kind == 'u' ? 0 : ROUND_DEPTH, NULL, &v, err, errlen);
-		if (kind == 'r' && rc == 0 && s->live) {
-			s->live_nodes += s->nodes - nodes;
-			live_round(s, t, len, at, v);
-		} else if (kind != 'u') {
-			s->nodes = nodes; /* a round's are counted when the rounds are read */
-		}
-		if (kind == 'u' && rc == 0 && moves_config(v))
-			drop_live(s);
-		if (rc > 0 && last) {
-			s->torn = 2;
-			break;
-		}
-		if (rc > 0)
-			errmsg_fail(err, errlen, "%s: truncated JSON (the line at byte %zu)", path, at);
-		if (rc == 0 && kind == 0)
-			errmsg_fail(err, errlen, "%s: the line at byte %zu is neither a round (first "
-			            "member \"index\") nor an update (\"updated_utc\")", path, at);
-		if (rc != 0 || kind == 0) {
-			cJSON_Delete(v);
+			live_round(s, &ln, NULL);
+		} else if ((k = parse_other(s, &ln, kind, last, err, errlen)) != 0) {
+			if (k > 0)
+				break;
 			return lines_fail(s, why);
 		}
-		if (kind == 'u' && merge(s, v, at, err, errlen) != 0) {
-			cJSON_Delete(v);
-			return lines_fail(s, why);
-		}
-		cJSON_Delete(v);
 		s->nrounds += kind == 'r';
-		s->end = at + len + 1;
+		s->end = ln.at + ln.len + 1;
 	}
 	if (k < 0)
 		return lines_fail(s, why);
@@ -338,8 +365,7 @@ int rl_lines_open(struct rl_lines *s, const char *path, struct loader *live,
 static int lines_round(struct rl_lines *s, size_t *at, struct jst_arena *arena, cJSON **round,
                        char *err, size_t errlen)
 {
-	const char *t;
-	size_t len, from;
+	struct line ln;
 	int k, rc;
 
 	*round = NULL;
@@ -350,16 +376,16 @@ static int lines_round(struct rl_lines *s, size_t *at, struct jst_arena *arena, 
 		s->blen = s->bpos = 0;
 		s->rewound = 1;
 	}
-	while (*at < s->end && (k = next_line(s, &t, &len, &from, err, errlen)) > 0) {
-		*at = from + len + 1;
-		if (line_kind(t, len) != 'r')
+	while (*at < s->end && (k = next_line(s, &ln, err, errlen)) > 0) {
+		*at = ln.at + ln.len + 1;
+		if (line_kind(ln.t, ln.len) != 'r')
 			continue;
 		if (arena)
 			jst_arena_reset(arena);
-		rc = parse_line(s, t, from, from + len, ROUND_DEPTH, arena, round, err, errlen);
+		rc = parse_line(s, &ln, arena, round, err, errlen);
 		if (rc > 0)
 			return errmsg_fail(err, errlen, "%s: truncated JSON (the line at byte %zu)",
-			                   s->path, from);
+			                   s->path, ln.at);
 		return rc == 0 ? 1 : -1;
 	}
 	return *at < s->end ? -1 : 0;
@@ -418,7 +444,7 @@ int rf_bench_read(const char *path, cJSON **doc, struct rf_file *info, enum jl_w
 		*doc = jl_load(path, why, err, errlen);
 		return *doc ? 0 : -1;
 	}
-	if (rl_lines_open(&s, path, NULL, NULL, why, err, errlen) != 0)
+	if (rl_lines_open(&s, path, NULL, why, err, errlen) != 0)
 		return -1;
 	info->lines = 1;
 	info->keep = (long)s.end;

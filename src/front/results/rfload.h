@@ -149,15 +149,19 @@ struct rl_lines {
 };
 /* Opens path (jl_open's limits), parses its header and update lines strictly and finds its round
  * lines and a torn last line. Returns 0, or -1 with err and *why (s freed).
- * With live: head(live, header) first, then every round line, as it is found, through rl_round
- * into live, the file read once. That reading stands only while the rounds are read under the
- * header as the file's whole head would have them: an update line that sets a member of config
- * other than sequential, a failed head or rl_round, or a round line that does not parse, drops
- * it (s->reread set, live left to the caller to free), and the rounds are then read from the
+ * With live: live->head(live->l, header) first, then every round line, as it is found, through
+ * rl_round into live->l, the file read once. That reading stands only while the rounds are read
+ * under the header as the file's whole head would have them: an update line that sets a member of
+ * config other than sequential, a failed head or rl_round, or a round line that does not parse,
+ * drops it (s->reread set, live left to the caller to free), and the rounds are then read from the
  * second pass (rl_lines_rounds), which finds every error in the order it always has. */
-int rl_lines_open(struct rl_lines *s, const char *path, struct loader *live,
-                  int (*head)(struct loader *, const cJSON *), enum jl_why *why, char *err,
-                  size_t errlen);
+/* The loader rl_lines_open reads the rounds into as it finds them, and its head. */
+struct rl_live {
+	struct loader *l;
+	int (*head)(struct loader *, const cJSON *);
+};
+int rl_lines_open(struct rl_lines *s, const char *path, const struct rl_live *live,
+                  enum jl_why *why, char *err, size_t errlen);
 /* Every round line of ln through rl_round. Returns 0, or -1 with the reason set. */
 int rl_lines_rounds(struct loader *l, struct rl_lines *ln);
 /* The one line that reports s's torn last line. */

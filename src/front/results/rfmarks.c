@@ -130,13 +130,16 @@ static int settled_now(const double *t, const int *rg, int n, int given)
 	return s;
 }
 
-/* One phase's spans: cold = the first, steady = the mean of those labelled steady, of the wall
- * times and of the CPU times when the marks have them, which together hold no more than the
- * kernel counted for the run (run_cpu). Sets *settled from its "settled" (-1 when null), judged
- * again by this version's rule when the spans allow (settled_now). */
-static int load_spans(struct loader *l, const cJSON *ph, const char *name, struct rf_run *run,
-                      int p, int *settled, double run_cpu, const char *at)
+/* One phase's spans (ph, its name valid), into phase p of run: cold = the first, steady = the
+ * mean of those labelled steady, of the wall times and of the CPU times when the marks have them,
+ * which together hold no more than the kernel counted for the run (run_cpu). Sets
+ * run->settled_phase[p] from its "settled" (-1 when null), judged again by this version's rule
+ * when the spans allow (settled_now). */
+static int load_spans(struct loader *l, const cJSON *ph, struct rf_run *run, int p, double run_cpu,
+                      const char *at)
 {
+	const char *name = rl_get_str(ph, "name");
+	int settled;
 	const cJSON *wall = rl_get(ph, "wall_ns"), *rg = rl_get(ph, "regimes"),
 	            *st = rl_get(ph, "settled");
 	const char *on = rl_get_str(ph, "regimes_time");
@@ -174,9 +177,10 @@ static int load_spans(struct loader *l, const cJSON *ph, const char *name, struc
 	run->t_basis[RF_TIME_CPU][RF_STEADY][p] = steady_of(cpu, idx, k);
 	if (st && !cJSON_IsBool(st) && !cJSON_IsNull(st))
 		return rl_fail(l, "%s: phase_marks: settled is not true, false or null", at);
-	*settled = cJSON_IsBool(st) ? cJSON_IsTrue(st) : -1;
-	if (*settled >= 0 && rf_kind_has(l->d, RF_KIND_WHOLE_PROCESS))
-		*settled = settled_now(on && strcmp(on, "cpu") == 0 ? cpu : w, reg, n, *settled);
+	settled = cJSON_IsBool(st) ? cJSON_IsTrue(st) : -1;
+	if (settled >= 0 && rf_kind_has(l->d, RF_KIND_WHOLE_PROCESS))
+		settled = settled_now(on && strcmp(on, "cpu") == 0 ? cpu : w, reg, n, settled);
+	run->settled_phase[p] = (signed char)settled;
 	return 0;
 }
 
@@ -226,10 +230,10 @@ int rl_marks(struct loader *l, size_t wi, const cJSON *jr, struct rf_run *run, c
 		if (seen & (1u << p))
 			return rl_fail(l, "%s: phase_marks: '%s' listed twice", at, name);
 		seen |= 1u << p;
-		if (load_spans(l, ph, name, run, p, &settled, kernel_cpu(jr), at) != 0)
+		if (load_spans(l, ph, run, p, kernel_cpu(jr), at) != 0)
 			return -1;
 		count_spans(w, p, (unsigned)cJSON_GetArraySize(rl_get(ph, "wall_ns")));
-		run->settled_phase[p] = (signed char)settled;
+		settled = run->settled_phase[p];
 		if (settled >= 0)
 			run->settled = all_settled &= settled;
 	}

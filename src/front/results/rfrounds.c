@@ -19,9 +19,18 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-static int add_fail(struct loader *l, const cJSON *jr, size_t round, int warmup, size_t a, size_t w,
-                    const char *status, const char *at)
+/* Where a run sits: its round (measured or warm-up), arm and workload. */
+struct run_at {
+	size_t round;
+	int warmup;
+	size_t a, w;
+};
+
+static int add_fail(struct loader *l, const cJSON *jr, const struct run_at *ra, const char *status,
+                    const char *at)
 {
+	const size_t round = ra->round, a = ra->a, w = ra->w;
+	const int warmup = ra->warmup;
 	struct rf_doc *d = l->d;
 	struct rf_fail *f;
 	const cJSON *es = rl_get(jr, "exit_status");
@@ -124,8 +133,10 @@ static int load_run(struct loader *l, const cJSON *jr, size_t round, int warmup,
 	run->max_rss_kib = run->retained_bytes = NAN;
 	if (load_process(l, jr, run, at) != 0)
 		return -1;
-	if (!run->ok)
-		return add_fail(l, jr, round, warmup, (size_t)a, (size_t)w, status, at);
+	if (!run->ok) {
+		const struct run_at ra = {round, warmup, (size_t)a, (size_t)w};
+		return add_fail(l, jr, &ra, status, at);
+	}
 	if (rf_kind_has(d, RF_KIND_WHOLE_PROCESS)) {
 		if (isnan(run->wall_ns))
 			return rl_fail(

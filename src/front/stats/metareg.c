@@ -66,11 +66,29 @@ static void design_row(const double *x, size_t p, size_t i, double *row)
 		row[j] = x[i * (p - 1) + (j - 1)];
 }
 
-/* Weighted least squares with weights w: b, (X'WX)^-1 in inv, the weighted residual sum of
- * squares in *rss. Returns 0, or -1 for a singular design. */
-static int wls(const double *y, const double *x, const double *w, size_t k, size_t p,
-               double b[P], double inv[P][P], double *rss)
+/* The regression's data: k estimates y with standard errors se, on an intercept and the
+ * moderators x (k rows of p - 1). */
+struct mr_data {
+	const double *y, *se, *x;
+	size_t k, p;
+};
+
+/* A weighted least-squares fit: b, (X'WX)^-1 in inv, the weighted residual sum of squares. */
+struct wls_fit {
+	double b[P], inv[P][P], rss;
+};
+
+/* The standardisation of the moderators: column j's mean in mean[j + 1], its standard deviation
+ * in sd[j + 1]. */
+struct scaling {
+	double mean[P], sd[P];
+};
+
+/* Weighted least squares of d with weights w into *f. Returns 0, or -1 for a singular design. */
+static int wls(const struct mr_data *d, const double *w, struct wls_fit *f)
 {
+	const double *y = d->y, *x = d->x;
+	const size_t k = d->k, p = d->p;
 	double a[P][P] = {{0}}, v[P] = {0}, row[P];
 
 	for (size_t i = 0; i < k; i++) {
@@ -81,30 +99,31 @@ static int wls(const double *y, const double *x, const double *w, size_t k, size
 				a[r][c] += w[i] * row[r] * row[c];
 		}
 	}
-	if (invert(a, p, inv) != 0)
+	if (invert(a, p, f->inv) != 0)
 		return -1;
 	for (size_t r = 0; r < p; r++) {
-		b[r] = 0;
+		f->b[r] = 0;
 		for (size_t c = 0; c < p; c++)
-			b[r] += inv[r][c] * v[c];
+			f->b[r] += f->inv[r][c] * v[c];
 	}
-	*rss = 0;
+	f->rss = 0;
 	for (size_t i = 0; i < k; i++) {
 		double fit = 0;
 		design_row(x, p, i, row);
 		for (size_t r = 0; r < p; r++)
-			fit += row[r] * b[r];
-		*rss += w[i] * (y[i] - fit) * (y[i] - fit);
+			fit += row[r] * f->b[r];
+		f->rss += w[i] * (y[i] - fit) * (y[i] - fit);
 	}
 	return 0;
 }
 
 /* The moderators of x (k rows of p - 1) centred and scaled into z, by their means and standard
- * deviations (the mean by two passes, exact for large offsets). Returns 0, or -1 for a
+ * deviations (the mean by two passes, exact for large offsets) into *s. Returns 0, or -1 for a
  * non-finite or constant moderator. */
-static int standardise(const double *x, size_t k, size_t p, double *z, double mean[P],
-                       double sd[P])
+static int standardise(const double *x, size_t k, size_t p, double *z, struct scaling *s)
 {
+	double *mean = s->mean, *sd = s->sd;
+
 	for (size_t j = 0; j + 1 < p; j++) {
 		double m = 0, c = 0, v = 0;
 		for (size_t i = 0; i < k; i++) {
@@ -130,14 +149,16 @@ static int standardise(const double *x, size_t k, size_t p, double *z, double me
 	return 0;
 }
 
-/* The fit on the standardised moderators back on the moderators as given: b = T b', cov = T
- * cov' T' with T the inverse of the standardisation; the Knapp-Hartung standard errors, the
- * intervals and p-values, and the omnibus test QM of the moderators (on b', the same value). */
-static int finish(struct stats_metareg *out, const double bz[P], const double inv[P][P],
-                  const double mean[P], const double sd[P], size_t k, size_t p, double conf)
+/* The fit fz on the standardised moderators back on the moderators as given (s), for out's k, p
+ * and level: b = T b', cov = T cov' T' with T the inverse of the standardisation; the
+ * Knapp-Hartung standard errors, the intervals and p-values, and the omnibus test QM of the
+ * moderators (on b', the same value). */
+static int finish(struct stats_metareg *out, const struct wls_fit *fz, const struct scaling *s)
 {
+	const double *bz = fz->b, *mean = s->mean, *sd = s->sd;
+	const size_t k = out->k, p = out->p;
 	double t[P][P] = {{0}}, cov[P][P], blk[P][P], binv[P][P], scale = fmax(1, out->s2);
-	double q = stats_t_quantile(1 - (1 - conf) / 2, (double)(k - p)), qm = 0;
+	double q = stats_t_quantile(1 - (1 - out->level) / 2, (double)(k - p)), qm = 0;
 
 	t[0][0] = 1;
 	for (size_t j = 1; j < p; j++) {
@@ -151,7 +172,7 @@ static int finish(struct stats_metareg *out, const double bz[P], const double in
 			cov[r][c] = 0;
 			for (size_t a = 0; a < p; a++)
 				for (size_t e = 0; e < p; e++)
-					cov[r][c] += t[r][a] * inv[a][e] * t[c][e];
+					cov[r][c] += t[r][a] * fz->inv[a][e] * t[c][e];
 		}
 	}
 	for (size_t j = 0; j < p; j++) {
@@ -166,7 +187,7 @@ static int finish(struct stats_metareg *out, const double bz[P], const double in
 		return 0;
 	for (size_t r = 1; r < p; r++)
 		for (size_t c = 1; c < p; c++)
-			blk[r - 1][c - 1] = scale * inv[r][c];
+			blk[r - 1][c - 1] = scale * fz->inv[r][c];
 	if (invert(blk, p - 1, binv) != 0)
 		return -1;
 	for (size_t r = 1; r < p; r++)
@@ -177,40 +198,40 @@ static int finish(struct stats_metareg *out, const double bz[P], const double in
 	return 0;
 }
 
-/* The fit on the standardised moderators z (k rows of p - 1), w the fixed-effect weights (used
- * up); the result on the moderators as given into *out. Returns 0, or -1 for a singular
- * design. */
-static int fit_z(const double *y, const double *se, const double *z, double *w, size_t k,
-                 size_t p, double conf, const double mean[P], const double sd[P],
+/* The fit on d (its moderators standardised by s), w the fixed-effect weights (used up); the
+ * result on the moderators as given into *out. Returns 0, or -1 for a singular design. */
+static int fit_z(const struct mr_data *d, double *w, double conf, const struct scaling *s,
                  struct stats_metareg *out)
 {
-	double b[P], inv[P][P], rss, trp;
+	const size_t k = d->k, p = d->p;
+	struct wls_fit f;
+	double trp;
 	struct stats_metareg m;
 
-	if (wls(y, z, w, k, p, b, inv, &rss) != 0)
+	if (wls(d, w, &f) != 0)
 		return -1;
 	/* tr(P) = sum w_i - tr((X'WX)^-1 X'W^2X) */
 	trp = 0;
 	for (size_t i = 0; i < k; i++) {
 		double row[P], q = 0;
-		design_row(z, p, i, row);
+		design_row(d->x, p, i, row);
 		for (size_t r = 0; r < p; r++)
 			for (size_t c = 0; c < p; c++)
-				q += row[r] * inv[r][c] * row[c];
+				q += row[r] * f.inv[r][c] * row[c];
 		trp += w[i] - w[i] * w[i] * q;
 	}
 	memset(&m, 0, sizeof m);
 	m.k = k;
 	m.p = p;
 	m.level = conf;
-	m.qe = rss;
-	m.tau2 = trp > 0 ? fmax(0, (rss - (double)(k - p)) / trp) : 0;
+	m.qe = f.rss;
+	m.tau2 = trp > 0 ? fmax(0, (f.rss - (double)(k - p)) / trp) : 0;
 	for (size_t i = 0; i < k; i++)
-		w[i] = 1 / (se[i] * se[i] + m.tau2);
-	if (wls(y, z, w, k, p, b, inv, &rss) != 0)
+		w[i] = 1 / (d->se[i] * d->se[i] + m.tau2);
+	if (wls(d, w, &f) != 0)
 		return -1;
-	m.s2 = rss / (double)(k - p);
-	if (finish(&m, b, inv, mean, sd, k, p, conf) != 0)
+	m.s2 = f.rss / (double)(k - p);
+	if (finish(&m, &f, s) != 0)
 		return -1;
 	*out = m;
 	return 0;
@@ -219,7 +240,8 @@ static int fit_z(const double *y, const double *se, const double *z, double *w, 
 int stats_meta_reg(const double *y, const double *se, const double *x, size_t k, size_t p,
                    double conf, struct stats_metareg *out)
 {
-	double w[STATS_METAREG_MAX_K], mean[P] = {0}, sd[P] = {0}, *z;
+	double w[STATS_METAREG_MAX_K], *z;
+	struct scaling s = {{0}, {0}};
 	int rc;
 
 	if (p < 1 || p > P || k < p + 1 || k > STATS_METAREG_MAX_K || !(conf > 0 && conf < 1))
@@ -231,8 +253,8 @@ int stats_meta_reg(const double *y, const double *se, const double *x, size_t k,
 	}
 	if (!(z = malloc(k * (P - 1) * sizeof *z)))
 		return -1;
-	rc = standardise(x, k, p, z, mean, sd) == 0 ? fit_z(y, se, z, w, k, p, conf, mean, sd, out)
-	                                           : -1;
+	const struct mr_data d = {y, se, z, k, p};
+	rc = standardise(x, k, p, z, &s) == 0 ? fit_z(&d, w, conf, &s, out) : -1;
 	free(z);
 	return rc;
 }

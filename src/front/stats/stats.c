@@ -3,8 +3,8 @@
  * programming, so small-sample p-values and interval levels are exact, not read from tables. */
 #include "front/stats/stats.h"
 
-#include "common/prng.h"
 #include "front/stats/hlselect.h"
+#include "front/stats/statint.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -22,7 +22,7 @@ static bool any_nan(const double *x, size_t n)
 	return false;
 }
 
-static bool all_finite(const double *x, size_t n)
+bool st_all_finite(const double *x, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!isfinite(x[i]))
@@ -30,7 +30,7 @@ static bool all_finite(const double *x, size_t n)
 	return true;
 }
 
-static bool valid_conf(double conf)
+bool st_valid_conf(double conf)
 {
 	return conf > 0 && conf < 1;
 }
@@ -58,7 +58,7 @@ static double median_inplace(double *a, size_t n)
 	return 0.5 * (lower + upper);
 }
 
-static double quantile_sorted(const double *s, size_t n, double q)
+double st_quantile_sorted(const double *s, size_t n, double q)
 {
 	double h = (double)(n - 1) * q;
 	size_t i = (size_t)floor(h);
@@ -86,7 +86,7 @@ double stats_quantile(const double *x, size_t n, double q)
 	if (n == 0 || !(q >= 0 && q <= 1) || any_nan(x, n) || !(c = copy_of(x, n)))
 		return NAN;
 	hl_sort(c, n);
-	v = quantile_sorted(c, n, q);
+	v = st_quantile_sorted(c, n, q);
 	free(c);
 	return v;
 }
@@ -153,7 +153,7 @@ static void sort_keyed(struct keyed *k, size_t n)
 }
 
 /* Mid-ranks (1-based) of v[0..n-1] into rank; *ties = sum over tie groups of t^3 - t. */
-static int midranks(const double *v, size_t n, double *rank, double *ties)
+int st_midranks(const double *v, size_t n, double *rank, double *ties)
 {
 	struct keyed *k = malloc((n ? n : 1) * sizeof *k);
 
@@ -268,7 +268,7 @@ int stats_hl_estimate(const double *x, size_t n, double *out)
 	struct hl_source src = {x, NULL, n, 0};
 	size_t m = hl_count(&src);
 
-	if (m == 0 || !all_finite(x, n))
+	if (m == 0 || !st_all_finite(x, n))
 		return -1;
 	return hl_median(&src, m, out);
 }
@@ -297,7 +297,7 @@ int stats_hl_interval(const double *x, size_t n, double conf, struct stats_inter
 	double *cdf = NULL;
 	int rc;
 
-	if (m == 0 || !valid_conf(conf) || !all_finite(x, n))
+	if (m == 0 || !st_valid_conf(conf) || !st_all_finite(x, n))
 		return -1;
 	if (n <= SIGNRANK_EXACT_MAX && !(cdf = signrank_cdf(n)))
 		return -1;
@@ -312,7 +312,7 @@ size_t stats_signrank_rank(size_t n, double conf, double *level)
 	double *cdf = NULL;
 	size_t k;
 
-	if (n == 0 || !valid_conf(conf) || (n <= SIGNRANK_EXACT_MAX && !(cdf = signrank_cdf(n))))
+	if (n == 0 || !st_valid_conf(conf) || (n <= SIGNRANK_EXACT_MAX && !(cdf = signrank_cdf(n))))
 		return 0;
 	k = bound_rank(cdf, n * (n + 1) / 2,
 	               sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24), 1 - conf, level);
@@ -325,7 +325,7 @@ int stats_wilcoxon(const double *x, size_t n, double *w_plus, double *p)
 	double *a, *rank, ties, w = 0;
 	size_t m = 0;
 
-	if (!all_finite(x, n) || !(a = malloc((2 * n + 1) * sizeof *a)))
+	if (!st_all_finite(x, n) || !(a = malloc((2 * n + 1) * sizeof *a)))
 		return -1;
 	rank = a + n;
 	for (size_t i = 0; i < n; i++)
@@ -337,7 +337,7 @@ int stats_wilcoxon(const double *x, size_t n, double *w_plus, double *p)
 		*p = 1;
 		return 0;
 	}
-	if (midranks(a, m, rank, &ties) < 0) {
+	if (st_midranks(a, m, rank, &ties) < 0) {
 		free(a);
 		return -1;
 	}
@@ -373,7 +373,7 @@ int stats_hl_shift_interval(const double *x, size_t nx, const double *y, size_t 
 	double *cdf = NULL;
 	int rc;
 
-	if (m == 0 || !valid_conf(conf) || !all_finite(x, nx) || !all_finite(y, ny))
+	if (m == 0 || !st_valid_conf(conf) || !st_all_finite(x, nx) || !st_all_finite(y, ny))
 		return -1;
 	if (nx <= RANKSUM_EXACT_MAX && ny <= RANKSUM_EXACT_MAX && !(cdf = ranksum_cdf(nx, ny)))
 		return -1;
@@ -387,14 +387,14 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, d
 	size_t n = nx + ny;
 	double *v, *rank, ties, ry = 0, top = (double)nx * (double)ny;
 
-	if (nx == 0 || ny == 0 || !all_finite(x, nx) || !all_finite(y, ny))
+	if (nx == 0 || ny == 0 || !st_all_finite(x, nx) || !st_all_finite(y, ny))
 		return -1;
 	if (!(v = malloc(2 * n * sizeof *v)))
 		return -1;
 	rank = v + n;
 	memcpy(v, x, nx * sizeof *v);
 	memcpy(v + nx, y, ny * sizeof *v);
-	if (midranks(v, n, rank, &ties) < 0) {
+	if (st_midranks(v, n, rank, &ties) < 0) {
 		free(v);
 		return -1;
 	}
@@ -418,53 +418,6 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, d
 	return 0;
 }
 
-int stats_bootstrap_levels(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
-                           uint64_t seed, const double *conf, size_t k,
-                           struct stats_interval *out)
-{
-	double est, *buf = NULL, *draws = NULL;
-	struct prng r;
-	int rc = -1;
-
-	if (n == 0 || !stat || resamples == 0 || k == 0 || !all_finite(x, n))
-		return -1;
-	for (size_t j = 0; j < k; j++)
-		if (!valid_conf(conf[j]))
-			return -1;
-	if (stat(x, n, &est) != 0 || isnan(est))
-		return -1;
-	buf = malloc(n * sizeof *buf);
-	draws = malloc(resamples * sizeof *draws);
-	if (!buf || !draws)
-		goto out;
-	prng_seed(&r, seed);
-	for (uint32_t b = 0; b < resamples; b++) {
-		for (size_t i = 0; i < n; i++)
-			buf[i] = x[prng_below(&r, n)];
-		if (stat(buf, n, &draws[b]) != 0 || isnan(draws[b]))
-			goto out;
-	}
-	hl_sort(draws, resamples);
-	for (size_t j = 0; j < k; j++) {
-		double alpha = 1 - conf[j];
-		out[j].est = est;
-		out[j].lo = fmin(est, quantile_sorted(draws, resamples, alpha / 2));
-		out[j].hi = fmax(est, quantile_sorted(draws, resamples, 1 - alpha / 2));
-		out[j].level = conf[j];
-	}
-	rc = 0;
-out:
-	free(buf);
-	free(draws);
-	return rc;
-}
-
-int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
-                    uint64_t seed, double conf, struct stats_interval *out)
-{
-	return stats_bootstrap_levels(x, n, stat, resamples, seed, &conf, 1, out);
-}
-
 int stats_holm(const double *p, size_t m, double *adj)
 {
 	struct keyed *k;
@@ -483,67 +436,5 @@ int stats_holm(const double *p, size_t m, double *adj)
 		adj[k[j].i] = fmin(1, run);
 	}
 	free(k);
-	return 0;
-}
-
-/* P(|T| >= |t|) for Student's T with df degrees of freedom. */
-static double t_two_sided(double t, double df)
-{
-	return 2 * stats_t_cdf(-fabs(t), df);
-}
-
-int stats_spearman(const double *x, const double *y, size_t n, double *rho, double *p)
-{
-	double *rx, tx, ty, sxy = 0, sxx = 0, syy = 0, mid = (double)(n + 1) / 2, r;
-
-	if (n < 2 || !all_finite(x, n) || !all_finite(y, n) || !(rx = malloc(2 * n * sizeof *rx)))
-		return -1;
-	if (midranks(x, n, rx, &tx) < 0 || midranks(y, n, rx + n, &ty) < 0) {
-		free(rx);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		double dx = rx[i] - mid, dy = rx[n + i] - mid;
-		sxy += dx * dy;
-		sxx += dx * dx;
-		syy += dy * dy;
-	}
-	free(rx);
-	if (sxx == 0 || syy == 0) {
-		*rho = 0;
-		*p = 1;
-		return 0;
-	}
-	r = fmax(-1, fmin(1, sxy / sqrt(sxx * syy)));
-	*rho = r;
-	if (n < 4)
-		*p = 1;
-	else if (1 - r * r <= 0)
-		*p = 0;
-	else
-		*p = t_two_sided(r * sqrt((double)(n - 2) / (1 - r * r)), (double)(n - 2));
-	return 0;
-}
-
-int stats_welch(const double *x, size_t nx, const double *y, size_t ny, double *t, double *df,
-                double *p)
-{
-	double vx, vy, se2, diff;
-
-	if (nx < 2 || ny < 2 || !all_finite(x, nx) || !all_finite(y, ny))
-		return -1;
-	vx = pow(stats_sd(x, nx), 2) / (double)nx;
-	vy = pow(stats_sd(y, ny), 2) / (double)ny;
-	se2 = vx + vy;
-	diff = stats_mean(y, ny) - stats_mean(x, nx);
-	if (se2 == 0) {
-		*t = diff == 0 ? 0 : copysign(INFINITY, diff);
-		*df = (double)(nx + ny - 2);
-		*p = diff == 0 ? 1 : 0;
-		return 0;
-	}
-	*t = diff / sqrt(se2);
-	*df = se2 * se2 / (vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1));
-	*p = t_two_sided(*t, *df);
 	return 0;
 }

@@ -61,15 +61,21 @@ int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny, d
 
 /* Statistic of a bootstrap resample: returns 0 and *out, or -1 on failure. */
 typedef int (*stats_statistic_fn)(const double *x, size_t n, double *out);
-/* Percentile bootstrap interval of stat over x, from `resamples` resamples drawn with the PRNG
- * seeded by `seed`: identical output for identical input and seed. est is stat(x); level is conf.
- * Should the percentiles miss est (possible for odd statistics), the interval is widened to it. */
-int stats_bootstrap(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
-                    uint64_t seed, double conf, struct stats_interval *out);
+/* How a bootstrap resamples: the statistic, the number of resamples, the seed of the PRNG. */
+struct stats_resampling {
+	stats_statistic_fn stat;
+	uint32_t resamples;
+	uint64_t seed;
+};
+/* Percentile bootstrap interval of rs->stat over x, from rs->resamples resamples drawn with the
+ * PRNG seeded by rs->seed: identical output for identical input and seed. est is stat(x); level
+ * is conf. Should the percentiles miss est (possible for odd statistics), the interval is widened
+ * to it. */
+int stats_bootstrap(const double *x, size_t n, const struct stats_resampling *rs, double conf,
+                    struct stats_interval *out);
 /* The same resamples read at k levels conf[0..k-1] into out[0..k-1]. */
-int stats_bootstrap_levels(const double *x, size_t n, stats_statistic_fn stat, uint32_t resamples,
-                           uint64_t seed, const double *conf, size_t k,
-                           struct stats_interval *out);
+int stats_bootstrap_levels(const double *x, size_t n, const struct stats_resampling *rs,
+                           const double *conf, size_t k, struct stats_interval *out);
 
 /* Holm step-down adjustment of m p-values: adj[i] is the adjusted p of p[i] (monotone, <= 1).
  * Each p must lie in [0, 1]; adj may be p. */

@@ -371,37 +371,39 @@ static void test_bootstrap(void)
 	double x[40];
 	struct stats_interval a, b, c, d = {.est = 42};
 	double one[] = {3}, pin[] = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8};
+	const struct stats_resampling mean7 = {mean_stat, 2000, 7}, mean8 = {mean_stat, 2000, 8};
+	const struct stats_resampling pinned = {mean_stat, 1000, 12345};
+	const struct stats_resampling hl = {stats_hl_estimate, 500, 7};
+	const struct stats_resampling few = {mean_stat, 100, 1}, failing = {failing_stat, 100, 1};
+	const struct stats_resampling none = {mean_stat, 0, 1};
 
 	/* fixed, skewed data: x_i = exp(i / 20) */
 	for (int i = 0; i < 40; i++)
 		x[i] = exp(i / 20.0);
-	CHECK(stats_bootstrap(x, 40, mean_stat, 2000, 7, 0.95, &a) == 0, "bootstrap runs");
-	CHECK(stats_bootstrap(x, 40, mean_stat, 2000, 7, 0.95, &b) == 0 &&
-	          !memcmp(&a, &b, sizeof a),
+	CHECK(stats_bootstrap(x, 40, &mean7, 0.95, &a) == 0, "bootstrap runs");
+	CHECK(stats_bootstrap(x, 40, &mean7, 0.95, &b) == 0 && !memcmp(&a, &b, sizeof a),
 	      "bootstrap identical for the same seed");
-	CHECK(stats_bootstrap(x, 40, mean_stat, 2000, 8, 0.95, &c) == 0 &&
-	          (c.lo != a.lo || c.hi != a.hi),
+	CHECK(stats_bootstrap(x, 40, &mean8, 0.95, &c) == 0 && (c.lo != a.lo || c.hi != a.hi),
 	      "bootstrap differs for another seed");
 	CHECK(a.est == stats_mean(x, 40) && a.lo < a.est && a.est < a.hi && a.level == 0.95,
 	      "bootstrap interval contains est = stat(x)");
 	/* pinned resampling scheme (resample-major, one prng_below(n) per element): an independent
 	 * Python xoshiro256** + Lemire implementation gives these 5% / 95% percentiles */
-	CHECK(stats_bootstrap(pin, LEN(pin), mean_stat, 1000, 12345, 0.90, &b) == 0 &&
-	          b.lo == 3.25 && fabs(b.hi - 5.666666666666667) < 1e-15,
+	CHECK(stats_bootstrap(pin, LEN(pin), &pinned, 0.90, &b) == 0 && b.lo == 3.25 &&
+	          fabs(b.hi - 5.666666666666667) < 1e-15,
 	      "bootstrap pinned percentiles (got [%.17g, %.17g])", b.lo, b.hi);
 	/* the mean's percentile interval is near mean +- 1.96 sd / sqrt(n) (within 15%) */
 	double half = 1.959964 * stats_sd(x, 40) / sqrt(40);
 	CHECK(fabs((a.hi - a.lo) / (2 * half) - 1) < 0.15, "bootstrap width %.4f vs normal %.4f",
 	      a.hi - a.lo, 2 * half);
-	CHECK(stats_bootstrap(x, 40, stats_hl_estimate, 500, 7, 0.95, &b) == 0 && b.lo < b.est &&
-	          b.est < b.hi,
+	CHECK(stats_bootstrap(x, 40, &hl, 0.95, &b) == 0 && b.lo < b.est && b.est < b.hi,
 	      "bootstrap of the HL estimate");
-	CHECK(stats_bootstrap(one, 1, mean_stat, 100, 1, 0.95, &b) == 0 && b.lo == 3 && b.hi == 3,
+	CHECK(stats_bootstrap(one, 1, &few, 0.95, &b) == 0 && b.lo == 3 && b.hi == 3,
 	      "bootstrap n=1: a point");
-	CHECK(stats_bootstrap(x, 40, failing_stat, 100, 1, 0.95, &d) == -1 && d.est == 42,
+	CHECK(stats_bootstrap(x, 40, &failing, 0.95, &d) == -1 && d.est == 42,
 	      "bootstrap failing statistic: -1, untouched");
-	CHECK(stats_bootstrap(x, 0, mean_stat, 100, 1, 0.95, &d) == -1, "bootstrap rejects n=0");
-	CHECK(stats_bootstrap(x, 40, mean_stat, 0, 1, 0.95, &d) == -1, "bootstrap rejects 0 draws");
+	CHECK(stats_bootstrap(x, 0, &few, 0.95, &d) == -1, "bootstrap rejects n=0");
+	CHECK(stats_bootstrap(x, 40, &none, 0.95, &d) == -1, "bootstrap rejects 0 draws");
 }
 
 static void test_mde(void)
