@@ -49,19 +49,10 @@ static cJSON *proof_json(const struct bench_config *c)
 		const struct bench_arm *a = &c->arms[i];
 		cJSON *p;
 
-		if (!a->expect_allocator && !a->expect_object)
+		if (!a->data || !bench_arm_kind(a)->data_json)
 			continue;
 		any = 1;
-		p = cJSON_CreateObject();
-		cJSON_AddItemToObject(p, "allocator",
-		                      a->expect_allocator ? cJSON_CreateString(a->expect_allocator)
-		                                          : cJSON_CreateNull());
-		cJSON_AddItemToObject(
-		    p, "library", a->preload ? cJSON_CreateString(a->preload) : cJSON_CreateNull());
-		cJSON_AddItemToObject(p, "version",
-		                      a->version && *a->version ? cJSON_CreateString(a->version)
-		                                                : cJSON_CreateNull());
-		cJSON_AddBoolToObject(p, "executable_counts", a->expect_exe_counts);
+		p = bench_arm_kind(a)->data_json(a->data);
 		cJSON_AddItemToObject(o, a->name, p);
 	}
 	if (any)
@@ -115,7 +106,7 @@ static cJSON *config_json(const struct bench_config *c)
 {
 	cJSON *o = cJSON_CreateObject(), *arms = cJSON_CreateArray(), *wl = cJSON_CreateArray(), *m;
 	int drivers = bench_all_arms(c, ARM_KIND_DRIVER_RECORD);
-	const char *mode = c->narms ? bench_arm_kind(&c->arms[0])->doc_mode : "drivers";
+	const char *mode = c->narms ? bench_arm_kind(&c->arms[0])->doc_mode->mode : "drivers";
 	cJSON *map = cJSON_CreateObject(), *kinds = cJSON_CreateObject(), *argv;
 
 	cJSON_AddStringToObject(o, "mode", mode);

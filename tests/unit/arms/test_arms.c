@@ -28,7 +28,7 @@ static void table(void)
 		CHECK(k[i]->argv && k[i]->describe, "kind %s builds an argv and describes an arm",
 		      k[i]->name);
 		CHECK(arm_kind_has(k[i], ARM_KIND_DRIVER_RECORD) ==
-		          (strcmp(k[i]->doc_mode, "drivers") == 0),
+		          (strcmp(k[i]->doc_mode->mode, "drivers") == 0),
 		      "kind %s: a drivers document exactly when its runs print a driver record",
 		      k[i]->name);
 		CHECK(arm_kind_has(k[i], ARM_KIND_SHELL) !=
