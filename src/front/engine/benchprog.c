@@ -55,12 +55,21 @@ enum status bench_setup_expects(struct bench_config *c, const struct bench_progr
 	return ST_OK;
 }
 
+/* What the program arms are set up from: the configuration they go into, the options and the
+ * probe's paths. */
+struct progset {
+	struct bench_config *c;
+	const struct bench_program_opts *o;
+	const struct bench_probe_paths *pp;
+};
+
 /* One --program arm called label: name is a known allocator or a --preload name. Returns ST_OK,
  * ST_USAGE (unknown allocator, a library that cannot be loaded) or ST_FAIL (memory). */
-static int program_arm(struct bench_config *c, const struct bench_program_opts *o,
-                       const struct bench_probe_paths *pp, const char *label, const char *name,
-                       char *err, size_t errlen)
+static int program_arm(const struct progset *s, const char *label, const char *name, char *err,
+                       size_t errlen)
 {
+	struct bench_config *c = s->c;
+	const struct bench_program_opts *o = s->o;
 	const struct alloc_known *k = alloc_known_by_name(name);
 	struct bench_arm *a = &c->arms[c->narms];
 	struct arm_proof *d;
@@ -88,7 +97,7 @@ static int program_arm(struct bench_config *c, const struct bench_program_opts *
 		return (d->allocator = strdup(k->name))
 		           ? ST_OK
 		           : errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	if (preload_resolve(lib ? lib : k->preload, pp->probe, &pl, why, sizeof why) != 0)
+	if (preload_resolve(lib ? lib : k->preload, s->pp->probe, &pl, why, sizeof why) != 0)
 		return lib ? errmsg_status(ST_USAGE, err, errlen, "--preload %s: %s", name, why)
 		           : errmsg_status(ST_USAGE, err, errlen, "-a %s: %s (Debian package %s)",
 		                           name, why, k->package);
@@ -111,10 +120,9 @@ static int program_arm(struct bench_config *c, const struct bench_program_opts *
 /* One --arm arm of a program: a known allocator, its settings checked by its driver
  * (`allocab-BACKEND env --config ...`), whose output becomes the arm's environment. Returns ST_OK,
  * ST_USAGE (a bad spec or setting) or ST_FAIL (the driver could not be run, memory). */
-static int configured_arm(struct bench_config *c, const struct bench_program_opts *o,
-                          const struct bench_probe_paths *pp, const char *text, char *err,
-                          size_t errlen)
+static int configured_arm(const struct progset *s, const char *text, char *err, size_t errlen)
 {
+	struct bench_config *c = s->c;
 	struct arm_spec sp;
 	char dir[PATH_MAX], driver[PATH_MAX + 32], *env_text = NULL, **env = NULL;
 	struct arm_proof *d;
@@ -147,7 +155,7 @@ static int configured_arm(struct bench_config *c, const struct bench_program_opt
 		rc = ST_FAIL;
 		goto out;
 	}
-	if ((rc = program_arm(c, o, pp, sp.label, sp.backend, err, errlen)) != 0)
+	if ((rc = program_arm(s, sp.label, sp.backend, err, errlen)) != 0)
 		goto out;
 	a = &c->arms[c->narms - 1];
 	d = a->data;
@@ -169,6 +177,7 @@ out:
 enum status bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
                                 struct bench_probe_paths *pp, char *err, size_t errlen)
 {
+	const struct progset s = {c, o, pp};
 	char have[256], **sel = NULL;
 	size_t nsel;
 	int n, rc = ST_OK;
@@ -190,13 +199,12 @@ enum status bench_setup_program(struct bench_config *c, const struct bench_progr
 		c->nwl = 1;
 	c->program = o->program;
 	for (size_t i = 0; rc == ST_OK && i < nsel; i++)
-		rc = program_arm(c, o, pp, sel[i], sel[i], err, errlen);
+		rc = program_arm(&s, sel[i], sel[i], err, errlen);
 	for (size_t i = 0; rc == ST_OK && i < o->npreloads; i++)
 		if (!in_list(sel, nsel, o->preload_names[i]))
-			rc = program_arm(c, o, pp, o->preload_names[i], o->preload_names[i], err,
-			                 errlen);
+			rc = program_arm(&s, o->preload_names[i], o->preload_names[i], err, errlen);
 	for (size_t i = 0; rc == ST_OK && i < o->narm_specs; i++)
-		rc = configured_arm(c, o, pp, o->arm_specs[i], err, errlen);
+		rc = configured_arm(&s, o->arm_specs[i], err, errlen);
 	bench_free_list(sel, nsel);
 	for (size_t i = 0; rc == ST_OK && !c->baseline && i < c->narms; i++) {
 		const struct arm_proof *d = c->arms[i].data;
