@@ -28,7 +28,7 @@ cd "$root" || exit 2
 # The front end's modules and the modules each may use; the order is bottom to top.
 modules=(
 	"proc|"
-	"arms|proc"
+	"arms|proc marks"
 	"stats|"
 	"results|stats marks arms"
 	"compare|stats results"

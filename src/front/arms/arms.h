@@ -6,10 +6,12 @@
  * driver, allocab-NAME) and configured (a driver run with allocator settings, docs/tuning.md) in
  * driver.c; command (--cmd, the user's command line) and program (--program, the user's command
  * with an allocator preloaded, docs/programs.md) in command.c; the private data of the probed
- * ones and their runs' probe in probe.c; the table in arms.c. The results file records each
+ * ones and their runs' probe in probe.c, their runs' phase marks in marks.c; the table in arms.c. The results file records each
  * arm's kind (config.arm_kinds) and the kinds' mode (config.mode, docs/results-format.md). */
 #ifndef ALLOCAB_ARMS_H
 #define ALLOCAB_ARMS_H
+
+#include "marks/marks.h"
 
 #include <cjson/cJSON.h>
 #include <limits.h>
@@ -118,6 +120,25 @@ struct arm_probe_run {
 	char *set[64]; /* runner_spec.env_set */
 };
 
+/* The phase names of the bench's first ok run that marked phases: every later ok run must mark
+ * the same ones. Zero-initialise. */
+struct arm_phase_names {
+	int known;
+	size_t n;
+	char name[PHASEMARK_MAX_PHASES][PHASEMARK_MAX_NAME + 1];
+};
+
+/* One run's marks file and environment (marks.c). */
+struct arm_marks_run {
+	char file[PATH_MAX];
+	char var[PATH_MAX + 32]; /* ALLOCAB_PHASE_FILE=file */
+	char **set;              /* runner_spec.env_set: the given variables, then var (malloc'd) */
+	int64_t lo, hi;          /* CLOCK_MONOTONIC just before the run started and after it ended */
+	/* the regimes are judged on the spans' CPU times when every span has one (the bench
+	 * compares CPU time: docs/programs.md, "Which time"), else on their wall times */
+	int cpu_rule;
+};
+
 struct arm_kind_ops {
 	const char *name;                /* recorded in config.arm_kinds */
 	unsigned flags;                  /* enum arm_kind_flag */
@@ -137,6 +158,19 @@ struct arm_kind_ops {
 	               char *err, size_t errlen);
 	cJSON *(*judge)(const void *data, struct arm_probe_run *p, const struct runner_result *r);
 	void (*discard)(struct arm_probe_run *p);
+	/* The marks of a run of the kinds with ARM_KIND_MARKS_PHASES (NULL otherwise):
+	 * marks_prepare creates run n's marks file in dir and in p->set the variables base
+	 * (NULL-terminated, may be NULL) followed by ALLOCAB_PHASE_FILE (-1 with err: p then holds
+	 * nothing to free); marks_judge adds the finished ok run's "phase_marks" (null when the
+	 * program marked nothing), or returns -1 with why the marks make the run invalid: a
+	 * malformed file, spans that hold more CPU time than the kernel counted for the run (its
+	 * "process" and "containment", already in run), or phase names other than ref's, which the
+	 * first run that marked sets; marks_discard then removes the file and frees p->set. */
+	int (*marks_prepare)(const char *dir, unsigned long n, char *const *base,
+	                     struct arm_marks_run *p, char *err, size_t errlen);
+	int (*marks_judge)(struct arm_marks_run *p, struct arm_phase_names *ref, cJSON *run,
+	                   char *err, size_t errlen);
+	void (*marks_discard)(struct arm_marks_run *p);
 	/* What config.proof records of an arm with private data data (NULL: memory). */
 	cJSON *(*data_json)(const void *data);
 	/* Frees the private data of an arm (accepts NULL). */
@@ -180,5 +214,12 @@ cJSON *arm_probe_judge(const void *data, struct arm_probe_run *p, const struct r
 void arm_probe_discard(struct arm_probe_run *p);
 cJSON *arm_proof_json(const void *data);
 void arm_proof_free(void *data);
+
+/* The marks hooks of the kinds that mark phases (marks.c), as their tables name them. */
+int arm_marks_prepare(const char *dir, unsigned long n, char *const *base, struct arm_marks_run *p,
+                      char *err, size_t errlen);
+int arm_marks_judge(struct arm_marks_run *p, struct arm_phase_names *ref, cJSON *run, char *err,
+                    size_t errlen);
+void arm_marks_discard(struct arm_marks_run *p);
 
 #endif

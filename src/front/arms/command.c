@@ -69,6 +69,9 @@ const struct arm_kind_ops arm_kind_command = {
     .prepare = arm_probe_prepare,
     .judge = arm_probe_judge,
     .discard = arm_probe_discard,
+    .marks_prepare = arm_marks_prepare,
+    .marks_judge = arm_marks_judge,
+    .marks_discard = arm_marks_discard,
     .data_json = arm_proof_json,
     .free_data = arm_proof_free,
 };
@@ -84,6 +87,9 @@ const struct arm_kind_ops arm_kind_program = {
     .prepare = arm_probe_prepare,
     .judge = arm_probe_judge,
     .discard = arm_probe_discard,
+    .marks_prepare = arm_marks_prepare,
+    .marks_judge = arm_marks_judge,
+    .marks_discard = arm_marks_discard,
     .data_json = arm_proof_json,
     .free_data = arm_proof_free,
 };

@@ -1,12 +1,13 @@
-/* phaserun.c - the marks file of a command run and its judgement (phaserun.h). The regimes of a
+/* marks.c - the marks of a run of the kinds that mark phases (arms.h, ARM_KIND_MARKS_PHASES):
+ * its marks file and variable, and the judgement of what the program wrote there into the run's
+ * "phase_marks" (marks/marks.h; docs/programs.md, "Phases your program marks"). The regimes of a
  * phase's spans are those of common/steady.h's steady_spans (docs/methodology.md, "Programs that
  * mark their phases"): the first span cold, the last half of the others steady, those between
  * warm-up; settled by the drivers' rule; the steady time the mean of the steady spans. */
-#include "front/engine/phaserun.h"
+#include "front/arms/arms.h"
 
 #include "common/errmsg.h"
 #include "common/steady.h"
-#include "front/proc/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,33 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-int64_t phaserun_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-int phaserun_dir(char dir[PATH_MAX], char *err, size_t errlen)
-{
-	const char *tmp = sweep_tmpdir();
-
-	snprintf(dir, PATH_MAX, "%s/" SWEEP_PHASES_PREFIX "%ld.XXXXXX", tmp, (long)sweep_owner());
-	if (mkdtemp(dir)) {
-		sweep_claim(dir); /* held while the bench lives */
-		return 0;
-	}
-	dir[0] = '\0';
-	return errmsg_fail(err, errlen, "cannot create a directory in %s: %s", tmp,
-	                   strerror(errno));
-}
-
-int phaserun_prepare(const char *dir, unsigned long n, char *const *base, struct phaserun *p,
-                     char *err, size_t errlen)
+int arm_marks_prepare(const char *dir, unsigned long n, char *const *base, struct arm_marks_run *p,
+                      char *err, size_t errlen)
 {
 	size_t k = 0;
 	int fd;
@@ -142,7 +120,7 @@ static void join(char *buf, size_t len, const char (*names)[PHASEMARK_MAX_NAME +
 }
 
 /* Whether s marks the names of ref, in any order; when not, why in err. */
-static int same_names(const struct phasemark_set *s, const struct phase_names *ref, char *err,
+static int same_names(const struct phasemark_set *s, const struct arm_phase_names *ref, char *err,
                       size_t errlen)
 {
 	char mine[PHASEMARK_MAX_PHASES][PHASEMARK_MAX_NAME + 1], a[600], b[600];
@@ -212,43 +190,30 @@ static int cpu_within(const struct phasemark_set *s, const cJSON *run, char *err
 	return 1;
 }
 
-static void make_invalid(cJSON *run, const char *why, enum run_status *st)
-{
-	char reason[600];
-
-	snprintf(reason, sizeof reason, "phase marks: %s", why);
-	*st = RS_INVALID;
-	benchdoc_set_string(run, "status", bench_run_status_name(RS_INVALID));
-	if (cJSON_GetObjectItemCaseSensitive(run, "reason"))
-		benchdoc_set_string(run, "reason", reason);
-	else
-		cJSON_AddStringToObject(run, "reason", reason);
-}
-
-void phaserun_finish(struct phaserun *p, struct phase_names *ref, cJSON *run, enum run_status *st)
+int arm_marks_judge(struct arm_marks_run *p, struct arm_phase_names *ref, cJSON *run, char *err,
+                    size_t errlen)
 {
 	struct phasemark_set s;
-	char err[512];
 	cJSON *j = NULL;
 
-	if (run && *st == RS_OK) {
-		if (phasemark_read(p->file, p->lo, p->hi, &s, err, sizeof err) == 0 &&
-		    cpu_within(&s, run, err, sizeof err) &&
-		    (!ref->known || same_names(&s, ref, err, sizeof err)) &&
-		    !(j = marks_json(&s, p->cpu_rule)))
-			snprintf(err, sizeof err, "out of memory");
-		if (j && !ref->known) {
-			ref->known = 1;
-			ref->n = s.nphases;
-			for (size_t i = 0; i < s.nphases; i++)
-				strcpy(ref->name[i], s.phase[i].name);
-		}
-		if (j)
-			cJSON_AddItemToObject(run, "phase_marks", j);
-		else
-			make_invalid(run, err, st);
-		phasemark_free(&s);
+	if (phasemark_read(p->file, p->lo, p->hi, &s, err, errlen) == 0 &&
+	    cpu_within(&s, run, err, errlen) && (!ref->known || same_names(&s, ref, err, errlen)) &&
+	    !(j = marks_json(&s, p->cpu_rule)))
+		snprintf(err, errlen, "out of memory");
+	if (j && !ref->known) {
+		ref->known = 1;
+		ref->n = s.nphases;
+		for (size_t i = 0; i < s.nphases; i++)
+			strcpy(ref->name[i], s.phase[i].name);
 	}
+	if (j)
+		cJSON_AddItemToObject(run, "phase_marks", j);
+	phasemark_free(&s);
+	return j ? 0 : -1;
+}
+
+void arm_marks_discard(struct arm_marks_run *p)
+{
 	unlink(p->file);
 	free(p->set);
 	p->set = NULL;

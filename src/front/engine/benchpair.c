@@ -82,7 +82,7 @@ struct prep {
 	size_t pad;
 	struct runner_spec spec;
 	struct arm_probe_run *pr; /* NULL: not probed */
-	struct phaserun ph;       /* ph.set NULL: no marks */
+	struct arm_marks_run ph;  /* ph.set NULL: no marks */
 };
 
 /* What a finished process left besides its result: telemetry before and after, its containment
@@ -137,7 +137,7 @@ static cJSON *judge_run(struct engine *e, struct prep *p, struct evidence *ev,
 		note_tracking(e, run);
 	}
 	if (p->ph.set)
-		phaserun_finish(&p->ph, &e->phases, run, &st);
+		phaserun_finish(k, &p->ph, &e->phases, run, &st);
 	if (k->fold)
 		k->fold(run);
 	if (arm_kind_has(k, ARM_KIND_DRIVER_RECORD) && e->done == e->done0 &&
@@ -209,7 +209,7 @@ static int prep_run(struct engine *e, const struct bench_arm *a, const struct be
 	    .probe_file = p->pr ? p->pr->file : NULL,
 	};
 	if (arm_kind_has(k, ARM_KIND_MARKS_PHASES)) {
-		if (phaserun_prepare(e->marks_dir, e->nmarks++, p->spec.env_set, &p->ph, err,
+		if (k->marks_prepare(e->marks_dir, e->nmarks++, p->spec.env_set, &p->ph, err,
 		                     errlen) != 0) {
 			if (p->pr)
 				k->discard(p->pr);
@@ -230,7 +230,7 @@ static void prep_free(struct engine *e, struct prep *p)
 	if (p->pr)
 		bench_arm_kind(p->a)->discard(p->pr);
 	if (p->ph.set)
-		phaserun_finish(&p->ph, &e->phases, NULL, NULL);
+		phaserun_finish(bench_arm_kind(p->a), &p->ph, &e->phases, NULL, NULL);
 	free(p->pr);
 	free(p->argv);
 }
