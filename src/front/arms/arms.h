@@ -11,6 +11,7 @@
 #ifndef ALLOCAB_ARMS_H
 #define ALLOCAB_ARMS_H
 
+#include "common/status.h"
 #include "marks/marks.h"
 
 #include <cjson/cJSON.h>
@@ -84,9 +85,9 @@ struct arm_run_args {
 };
 
 /* The private data of a probed arm (probe.c): what every run must prove (front/proc/proc.h,
- * struct probe_expect) and what its runs' environment carries. Made by the bench's setup
- * (front/engine/engine.h, bench_setup_program and bench_setup_expects), freed by arm_proof_free.
- * allocator or object is set. */
+ * struct probe_expect) and what its runs' environment carries. Made by arm_proof_program or
+ * arm_proof_expect for the bench's setup (front/engine/engine.h, bench_setup_program and
+ * bench_setup_expects), freed by arm_proof_free. allocator or object is set. */
 struct arm_proof {
 	char *allocator; /* the known allocator that must serve malloc, or NULL */
 	char *object;    /* the preloaded library (realpath) that must serve it, or NULL */
@@ -214,6 +215,19 @@ cJSON *arm_probe_judge(const void *data, struct arm_probe_run *p, const struct r
 void arm_probe_discard(struct arm_probe_run *p);
 cJSON *arm_proof_json(const void *data);
 void arm_proof_free(void *data);
+
+/* The probed kinds' setup from their options (probe.c). arm_proof_program: the proof of a program
+ * arm for name, a known allocator (common/allocknown.h) or a --preload name whose library is lib
+ * (NULL: none): the allocator's library preloaded (none for the platform's own), resolved by a
+ * trial run with the probe (front/proc/proc.h, preload_resolve), as the object that must serve
+ * malloc. arm_proof_expect: the proof --expect NAME=ALLOCATOR gives a command arm (the
+ * executable's own copy of the allocator counts). Both return ST_OK with *out (free with
+ * arm_proof_free), else NULL and ST_USAGE (an unknown allocator; a library that cannot be
+ * loaded, or one of another allocator than its name) or ST_FAIL (memory) with err. */
+enum status arm_proof_program(const char *name, const char *lib, const char *probe,
+                              struct arm_proof **out, char *err, size_t errlen);
+enum status arm_proof_expect(const char *name, const char *allocator, struct arm_proof **out,
+                             char *err, size_t errlen);
 
 /* The marks hooks of the kinds that mark phases (marks.c), as their tables name them. */
 int arm_marks_prepare(const char *dir, unsigned long n, char *const *base, struct arm_marks_run *p,

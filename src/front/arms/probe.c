@@ -2,6 +2,7 @@
  * each run's record file and environment, and the judgement of what the probe wrote there
  * (front/proc/proc.h: probelog_judge), as the kinds' hooks (arms.h). */
 #include "front/arms/arms.h"
+#include "common/allocknown.h"
 #include "common/errmsg.h"
 #include "common/rmtree.h"
 #include "front/proc/proc.h"
@@ -151,6 +152,82 @@ cJSON *arm_probe_judge(const void *data, struct arm_probe_run *p, const struct r
 	}
 	cJSON_Delete(recs);
 	return o;
+}
+
+/* The proof of a program arm whose allocator k (NULL: none known) is preloaded from lib, resolved
+ * into pl, into d. Returns ST_OK or ST_FAIL (memory). */
+static enum status proof_fill(struct arm_proof *d, const struct alloc_known *k,
+                              const struct preload_lib *pl)
+{
+	d->preload = strdup(pl->path);
+	d->version = strdup(pl->version);
+	d->object = strdup(pl->path);
+	if (pl->allocator[0] || k)
+		d->allocator = strdup(pl->allocator[0] ? pl->allocator : k->name);
+	return !d->preload || !d->version || !d->object ||
+	               ((pl->allocator[0] || k) && !d->allocator)
+	           ? ST_FAIL
+	           : ST_OK;
+}
+
+enum status arm_proof_program(const char *name, const char *lib, const char *probe,
+                              struct arm_proof **out, char *err, size_t errlen)
+{
+	const struct alloc_known *k = alloc_known_by_name(name);
+	struct arm_proof *d;
+	struct preload_lib pl;
+	char why[PATH_MAX + 256];
+	enum status rc = ST_OK;
+
+	*out = NULL;
+	if (!lib && !k)
+		return errmsg_status(
+		    ST_USAGE, err, errlen,
+		    "-a: unknown allocator '%s' (known: system, mimalloc, jemalloc, "
+		    "tcmalloc; any other with --preload %s=LIBRARY)",
+		    name, name);
+	if (!(d = calloc(1, sizeof *d)))
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	if (!lib && !k->preload)
+		rc = (d->allocator = strdup(k->name))
+		         ? ST_OK
+		         : errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	else if (preload_resolve(lib ? lib : k->preload, probe, &pl, why, sizeof why) != 0)
+		rc = lib ? errmsg_status(ST_USAGE, err, errlen, "--preload %s: %s", name, why)
+		         : errmsg_status(ST_USAGE, err, errlen, "-a %s: %s (Debian package %s)", name,
+		                         why, k->package);
+	else if (lib && k && pl.allocator[0] && strcmp(pl.allocator, k->name) != 0)
+		rc = errmsg_status(ST_USAGE, err, errlen,
+		                   "--preload %s=%s: the library is %s, not %s (name the arm after the "
+		                   "allocator it loads, or give it a name that is not an allocator's)",
+		                   name, lib, pl.allocator, k->name);
+	else if (proof_fill(d, k, &pl) != ST_OK)
+		rc = errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	if (rc == ST_OK)
+		*out = d;
+	else
+		arm_proof_free(d);
+	return rc;
+}
+
+enum status arm_proof_expect(const char *name, const char *allocator, struct arm_proof **out,
+                             char *err, size_t errlen)
+{
+	struct arm_proof *d;
+
+	*out = NULL;
+	if (!alloc_known_by_name(allocator))
+		return errmsg_status(ST_USAGE, err, errlen,
+		                     "--expect %s=%s: unknown allocator (system, mimalloc, "
+		                     "jemalloc, tcmalloc)",
+		                     name, allocator);
+	if (!(d = calloc(1, sizeof *d)) || !(d->allocator = strdup(allocator))) {
+		free(d);
+		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	}
+	d->exe_counts = 1;
+	*out = d;
+	return ST_OK;
 }
 
 cJSON *arm_proof_json(const void *data)

@@ -34,21 +34,14 @@ enum status bench_setup_expects(struct bench_config *c, const struct bench_progr
 {
 	for (size_t i = 0; i < o->nexpects; i++) {
 		struct bench_arm *a = c->arms;
+		struct arm_proof *d;
+		enum status rc;
 
 		while (strcmp(a->name, o->expect_names[i]) != 0)
 			a++;
-		struct arm_proof *d;
-
-		if (!alloc_known_by_name(o->expect_allocs[i]))
-			return errmsg_status(ST_USAGE, err, errlen,
-			                     "--expect %s=%s: unknown allocator (system, mimalloc, "
-			                     "jemalloc, tcmalloc)",
-			                     o->expect_names[i], o->expect_allocs[i]);
-		if (!(d = calloc(1, sizeof *d)) || !(d->allocator = strdup(o->expect_allocs[i]))) {
-			free(d);
-			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-		}
-		d->exe_counts = 1;
+		if ((rc = arm_proof_expect(o->expect_names[i], o->expect_allocs[i], &d, err,
+		                           errlen)) != ST_OK)
+			return rc;
 		arm_proof_free(a->data);
 		a->data = d;
 	}
@@ -63,57 +56,32 @@ struct progset {
 	const struct bench_probe_paths *pp;
 };
 
-/* One --program arm called label: name is a known allocator or a --preload name. Returns ST_OK,
- * ST_USAGE (unknown allocator, a library that cannot be loaded) or ST_FAIL (memory). */
+/* One --program arm called label: name is a known allocator or a --preload name, its proof
+ * its kind's setup (arm_proof_program). Returns ST_OK, ST_USAGE (unknown allocator, a library
+ * that cannot be loaded) or ST_FAIL (memory). */
 static int program_arm(const struct progset *s, const char *label, const char *name, char *err,
                        size_t errlen)
 {
 	struct bench_config *c = s->c;
 	const struct bench_program_opts *o = s->o;
-	const struct alloc_known *k = alloc_known_by_name(name);
 	struct bench_arm *a = &c->arms[c->narms];
 	struct arm_proof *d;
 	const char *lib = NULL;
-	struct preload_lib pl;
-	char why[PATH_MAX + 256];
+	enum status rc;
 
 	for (size_t i = 0; i < o->npreloads; i++)
 		if (strcmp(o->preload_names[i], name) == 0)
 			lib = o->preload_paths[i];
-	if (!lib && !k)
-		return errmsg_status(
-		    ST_USAGE, err, errlen,
-		    "-a: unknown allocator '%s' (known: system, mimalloc, jemalloc, "
-		    "tcmalloc; any other with --preload %s=LIBRARY)",
-		    name, name);
-	if (!(a->name = strdup(label)))
+	if ((rc = arm_proof_program(name, lib, s->pp->probe, &d, err, errlen)) != ST_OK)
+		return rc;
+	if (!(a->name = strdup(label))) {
+		arm_proof_free(d);
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	}
 	c->narms++;
 	a->kind = &arm_kind_program;
 	a->command = (char *)o->program;
-	if (!(d = a->data = calloc(1, sizeof *d)))
-		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	if (!lib && !k->preload)
-		return (d->allocator = strdup(k->name))
-		           ? ST_OK
-		           : errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	if (preload_resolve(lib ? lib : k->preload, s->pp->probe, &pl, why, sizeof why) != 0)
-		return lib ? errmsg_status(ST_USAGE, err, errlen, "--preload %s: %s", name, why)
-		           : errmsg_status(ST_USAGE, err, errlen, "-a %s: %s (Debian package %s)",
-		                           name, why, k->package);
-	if (lib && k && pl.allocator[0] && strcmp(pl.allocator, k->name) != 0)
-		return errmsg_status(ST_USAGE, err, errlen,
-		                     "--preload %s=%s: the library is %s, not %s (name the arm "
-		                     "after the allocator it loads, or give it a name that is not "
-		                     "an allocator's)",
-		                     name, lib, pl.allocator, k->name);
-	d->preload = strdup(pl.path);
-	d->version = strdup(pl.version);
-	d->object = strdup(pl.path);
-	if (pl.allocator[0] || k)
-		d->allocator = strdup(pl.allocator[0] ? pl.allocator : k->name);
-	if (!d->preload || !d->version || !d->object || ((pl.allocator[0] || k) && !d->allocator))
-		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+	a->data = d;
 	return ST_OK;
 }
 

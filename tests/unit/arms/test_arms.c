@@ -237,6 +237,32 @@ static void proof_data(void)
 	arm_kind_command.free_data(NULL);
 }
 
+/* The probed kinds' setup from their options, where it needs no trial run. */
+static void proof_setup(void)
+{
+	struct arm_proof *d = (struct arm_proof *)1;
+	char err[256];
+
+	CHECK(arm_proof_expect("sorter", "jemalloc", &d, err, sizeof err) == ST_OK && d &&
+	          strcmp(d->allocator, "jemalloc") == 0 && d->exe_counts && !d->object &&
+	          !d->preload,
+	      "--expect: the allocator, the executable's own copy counting");
+	arm_proof_free(d);
+	CHECK(arm_proof_expect("sorter", "hoard", &d, err, sizeof err) == ST_USAGE && !d &&
+	          strcmp(err, "--expect sorter=hoard: unknown allocator (system, mimalloc, "
+	                      "jemalloc, tcmalloc)") == 0,
+	      "--expect: an unknown allocator is refused: %s", err);
+	CHECK(arm_proof_program("system", NULL, "/nonexistent/probe.so", &d, err, sizeof err) ==
+	              ST_OK &&
+	          d && strcmp(d->allocator, "system") == 0 && !d->preload && !d->object,
+	      "program: the platform's allocator is proven by name, nothing preloaded");
+	arm_proof_free(d);
+	CHECK(arm_proof_program("hoard", NULL, "/nonexistent/probe.so", &d, err, sizeof err) ==
+	              ST_USAGE &&
+	          !d && strstr(err, "-a: unknown allocator 'hoard'") == err,
+	      "program: an unknown allocator without --preload is refused: %s", err);
+}
+
 /* A probed run's record file and environment, then the file removed. */
 static void probe_run(const char *dir)
 {
@@ -321,6 +347,7 @@ int main(void)
 	modes();
 	hooks();
 	proof_data();
+	proof_setup();
 	if (!mkdtemp(dir)) {
 		SKIP("probe and marks files", "no temporary directory");
 		return CHECK_DONE();
