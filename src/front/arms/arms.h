@@ -6,8 +6,9 @@
  * driver, allocab-NAME) and configured (a driver run with allocator settings, docs/tuning.md) in
  * driver.c; command (--cmd, the user's command line) and program (--program, the user's command
  * with an allocator preloaded, docs/programs.md) in command.c; the private data of the probed
- * ones and their runs' probe in probe.c, their runs' phase marks in marks.c; the table in arms.c. The results file records each
- * arm's kind (config.arm_kinds) and the kinds' mode (config.mode, docs/results-format.md). */
+ * ones and their runs' probe in probe.c, their runs' phase marks in marks.c; the table in
+ * arms.c. The results file records each arm's kind (config.arm_kinds) and the kinds' mode
+ * (config.mode, docs/results-format.md). */
 #ifndef ALLOCAB_ARMS_H
 #define ALLOCAB_ARMS_H
 
@@ -153,12 +154,14 @@ struct arm_kind_ops {
 	/* What config.drivers or config.commands records for an arm of this kind. */
 	const char *(*describe)(const struct arm_run_args *a);
 	/* The probe of a run of an arm whose private data is data (NULL hooks: the kind has no
-	 * private data). prepare creates run b->n's record file and environment in *p, judge
-	 * reads and judges them after the run, discard removes what an unjudged run left. */
-	int (*prepare)(const struct arm_run_env *b, const void *data, struct arm_probe_run *p,
-	               char *err, size_t errlen);
-	cJSON *(*judge)(const void *data, struct arm_probe_run *p, const struct runner_result *r);
-	void (*discard)(struct arm_probe_run *p);
+	 * private data). probe_prepare creates run b->n's record file and environment in *p,
+	 * probe_judge reads and judges them after the run, probe_discard removes what an
+	 * unjudged run left. */
+	int (*probe_prepare)(const struct arm_run_env *b, const void *data, struct arm_probe_run *p,
+	                     char *err, size_t errlen);
+	cJSON *(*probe_judge)(const void *data, struct arm_probe_run *p,
+	                      const struct runner_result *r);
+	void (*probe_discard)(struct arm_probe_run *p);
 	/* The marks of a run of the kinds with ARM_KIND_MARKS_PHASES (NULL otherwise):
 	 * marks_prepare creates run n's marks file in dir and in p->set the variables base
 	 * (NULL-terminated, may be NULL) followed by ALLOCAB_PHASE_FILE (-1 with err: p then holds
@@ -202,13 +205,13 @@ const char *arm_mode_list(char *buf, size_t len);
  * fold of the kinds with ARM_KIND_CPU_PER_PROCESS. */
 void arm_fold_cpu(cJSON *run);
 
-/* The probed kinds' hooks (probe.c), as their tables name them. prepare: program arms get
- * LD_PRELOAD=[count:]allocator:probe, --cmd arms [count:]probe (their command sets its own
- * LD_PRELOAD; the probe's exec wrappers put themselves back), plus the proof's env; -1 with err.
- * judge: {"verified": BOOL, "reason": TEXT, "summary": the probe's summary or null}, read from the
- * bench's own descriptor, never through a path the program may have replaced (a replaced file
- * makes the run unverified); closes and removes the file; made where r's tracking evidence is
- * (in a duet, its helper: front/proc/proc.h); NULL when memory ran out. */
+/* The probed kinds' hooks (probe.c), as their tables name them. probe_prepare: program arms
+ * get LD_PRELOAD=[count:]allocator:probe, --cmd arms [count:]probe (their command sets its own
+ * LD_PRELOAD; the probe's exec wrappers put themselves back), plus the proof's env; -1 with
+ * err. probe_judge: {"verified": BOOL, "reason": TEXT, "summary": the probe's summary or null},
+ * read from the bench's own descriptor, never through a path the program may have replaced (a
+ * replaced file makes the run unverified); closes and removes the file; made where r's tracking
+ * evidence is (in a duet, its helper: front/proc/proc.h); NULL when memory ran out. */
 int arm_probe_prepare(const struct arm_run_env *b, const void *data, struct arm_probe_run *p,
                       char *err, size_t errlen);
 cJSON *arm_probe_judge(const void *data, struct arm_probe_run *p, const struct runner_result *r);

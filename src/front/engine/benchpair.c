@@ -86,8 +86,8 @@ struct prep {
 };
 
 /* What a finished process left besides its result: telemetry before and after, its containment
- * object (consumed; NULL: none), whether it was probed and the probe's verdict (the kind's judge;
- * NULL: lost). */
+ * object (consumed; NULL: none), whether it was probed and the probe's verdict (the kind's
+ * probe_judge; NULL: lost). */
 struct evidence {
 	const struct runner_result *r;
 	const struct telemetry_sample *tel;
@@ -155,7 +155,7 @@ static cJSON *judge_run(struct engine *e, struct prep *p, struct evidence *ev,
 	return run;
 }
 
-/* Creates what a probed run of p's arm needs (its kind's prepare) in p->pr. Returns 0, or -1
+/* Creates what a probed run of p's arm needs (its kind's probe_prepare) in p->pr. Returns 0, or -1
  * with err (p->pr then freed). */
 static int prep_probe(struct engine *e, struct prep *p, char *err, size_t errlen)
 {
@@ -169,7 +169,7 @@ static int prep_probe(struct engine *e, struct prep *p, char *err, size_t errlen
 
 	if (!(p->pr = malloc(sizeof *p->pr)))
 		return errmsg_fail(err, errlen, "out of memory");
-	if (k->prepare(&b, p->a->data, p->pr, err, errlen) == 0)
+	if (k->probe_prepare(&b, p->a->data, p->pr, err, errlen) == 0)
 		return 0;
 	free(p->pr);
 	p->pr = NULL;
@@ -212,7 +212,7 @@ static int prep_run(struct engine *e, const struct bench_arm *a, const struct be
 		if (k->marks_prepare(e->marks_dir, e->nmarks++, p->spec.env_set, &p->ph, err,
 		                     errlen) != 0) {
 			if (p->pr)
-				k->discard(p->pr);
+				k->probe_discard(p->pr);
 			free(p->pr);
 			free(p->argv);
 			return -1;
@@ -228,7 +228,7 @@ static int prep_run(struct engine *e, const struct bench_arm *a, const struct be
 static void prep_free(struct engine *e, struct prep *p)
 {
 	if (p->pr)
-		bench_arm_kind(p->a)->discard(p->pr);
+		bench_arm_kind(p->a)->probe_discard(p->pr);
 	if (p->ph.set)
 		phaserun_finish(bench_arm_kind(p->a), &p->ph, &e->phases, NULL, NULL);
 	free(p->pr);
@@ -259,7 +259,7 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 		p.ph.hi = phaserun_clock();
 		sample(e, &tel[1]);
 		ev.probed = p.pr != NULL;
-		ev.verdict = p.pr ? bench_arm_kind(a)->judge(a->data, p.pr, &r) : NULL;
+		ev.verdict = p.pr ? bench_arm_kind(a)->probe_judge(a->data, p.pr, &r) : NULL;
 		ev.cn = runner_containment_json(&r);
 		run = judge_run(e, &p, &ev, &f);
 		cJSON_Delete(ev.verdict);
@@ -274,7 +274,7 @@ static cJSON *duet_verdict(void *ctx, const struct runner_result *r)
 {
 	struct prep *p = ctx;
 
-	return bench_arm_kind(p->a)->judge(p->a->data, p->pr, r);
+	return bench_arm_kind(p->a)->probe_judge(p->a->data, p->pr, r);
 }
 
 /* The start order of a duet's arms into idx: for two CPUs the first drawn from the round's order

@@ -207,7 +207,8 @@ static void hooks(void)
 		          !marks == !k[i]->marks_discard,
 		      "kind %s has the marks hooks exactly when it marks phases", k[i]->name);
 		CHECK(!arm_kind_has(k[i], ARM_KIND_PROBED) ||
-		          (k[i]->prepare && k[i]->judge && k[i]->discard && k[i]->free_data),
+		          (k[i]->probe_prepare && k[i]->probe_judge && k[i]->probe_discard &&
+		           k[i]->free_data),
 		      "kind %s: probed means the probe's hooks", k[i]->name);
 	}
 	CHECK(arm_probed(&arm_kind_program, NULL) && !arm_probed(&arm_kind_command, NULL) &&
@@ -222,8 +223,9 @@ static void proof_data(void)
 	cJSON *j;
 	char *s = NULL;
 
-	CHECK(d && (d->allocator = strdup("mimalloc")) && (d->preload = strdup("/l/libmimalloc.so")) &&
-	          (d->version = strdup("")) && (d->env = calloc(2, sizeof *d->env)) &&
+	CHECK(d && (d->allocator = strdup("mimalloc")) &&
+	          (d->preload = strdup("/l/libmimalloc.so")) && (d->version = strdup("")) &&
+	          (d->env = calloc(2, sizeof *d->env)) &&
 	          (d->env[0] = strdup("MIMALLOC_ARENA_EAGER_COMMIT=1")),
 	      "proof: made");
 	j = arm_kind_program.data_json(d);
@@ -268,29 +270,31 @@ static void probe_run(const char *dir)
 {
 	char *env[] = {"A=1", NULL}, err[256];
 	struct arm_proof d = {.preload = "/l/lib.so", .env = env};
-	struct arm_run_env b = {.probe_lib = "/p/probe.so", .count_lib = "/p/count.so", .dir = dir,
-	                        .arm = "m", .n = 3};
+	struct arm_run_env b = {
+	    .probe_lib = "/p/probe.so", .count_lib = "/p/count.so", .dir = dir, .arm = "m", .n = 3};
 	struct arm_probe_run p;
 	char want[PATH_MAX + 32];
 	struct stat st;
 
 	snprintf(want, sizeof want, "ALLOCAB_PROBE_FILE=%s/run-3.jsonl", dir);
-	CHECK(arm_kind_program.prepare(&b, &d, &p, err, sizeof err) == 0, "probe: prepared: %s",
-	      err);
-	CHECK(strcmp(p.set[0], "LD_PRELOAD=/p/count.so:/l/lib.so:/p/probe.so") == 0 &&
-	          strcmp(p.set[1], want) == 0 && strcmp(p.set[2], "ALLOCAB_PROBE_LIB=/p/probe.so") == 0 &&
-	          strcmp(p.set[3], "ALLOCAB_COUNT_LIB=/p/count.so") == 0 &&
-	          strcmp(p.set[4], "A=1") == 0 && !p.set[5],
-	      "probe: count, the allocator and the probe preloaded, the record file, the arm's env");
+	CHECK(arm_kind_program.probe_prepare(&b, &d, &p, err, sizeof err) == 0,
+	      "probe: prepared: %s", err);
+	CHECK(
+	    strcmp(p.set[0], "LD_PRELOAD=/p/count.so:/l/lib.so:/p/probe.so") == 0 &&
+	        strcmp(p.set[1], want) == 0 &&
+	        strcmp(p.set[2], "ALLOCAB_PROBE_LIB=/p/probe.so") == 0 &&
+	        strcmp(p.set[3], "ALLOCAB_COUNT_LIB=/p/count.so") == 0 &&
+	        strcmp(p.set[4], "A=1") == 0 && !p.set[5],
+	    "probe: count, the allocator and the probe preloaded, the record file, the arm's env");
 	CHECK(stat(p.file, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0,
 	      "probe: the record file is there, empty");
-	arm_kind_program.discard(&p);
+	arm_kind_program.probe_discard(&p);
 	CHECK(stat(p.file, &st) != 0 && p.fd == -1, "probe: discarded, the file is gone");
 }
 
 /* Marks a run of kind k with lines into a fresh marks file and judges them against ref. */
-static int mark(const char *dir, unsigned long n, const char *lines,
-                struct arm_phase_names *ref, cJSON *run, char *err, size_t errlen)
+static int mark(const char *dir, unsigned long n, const char *lines, struct arm_phase_names *ref,
+                cJSON *run, char *err, size_t errlen)
 {
 	struct arm_marks_run p;
 	FILE *f;
@@ -327,8 +331,10 @@ static void marks(const char *dir)
 	          strstr(err, "differ from those of the first ok run") &&
 	          !cJSON_GetObjectItemCaseSensitive(r2, "phase_marks"),
 	      "marks: other names are refused: %s", err);
-	CHECK(mark(dir, 3, "", &ref, r3, err, sizeof err) == -1, "marks: no names against a first "
-	      "run that had one are refused: %s", err);
+	CHECK(mark(dir, 3, "", &ref, r3, err, sizeof err) == -1,
+	      "marks: no names against a first "
+	      "run that had one are refused: %s",
+	      err);
 	cJSON_Delete(r1);
 	cJSON_Delete(r2);
 	cJSON_Delete(r3);
