@@ -128,7 +128,7 @@ static void set_num(cJSON *o, const char *k, double v)
 struct runsim {
 	double machine; /* the machine state, carried from run to run */
 	struct prng rng;
-	struct phase_names ref;
+	struct arm_phase_names ref;
 	char dir[PATH_MAX];
 	unsigned long nmarks;
 };
@@ -137,7 +137,7 @@ struct runsim {
  * Returns whether its epoch settled (0/1), or -1 when the bench's judgement refused the marks. */
 static int sim_run(struct runsim *s, const struct model *m, int first, double arm, cJSON *run)
 {
-	struct phaserun p;
+	struct arm_marks_run p;
 	enum run_status st = RS_OK;
 	char err[256], line[160];
 	double lvl = m->sd_run * prng_normal(&s->rng) + (first ? m->first_of_round : 0) + arm;
@@ -147,7 +147,7 @@ static int sim_run(struct runsim *s, const struct model *m, int first, double ar
 	FILE *f;
 
 	cJSON_DeleteItemFromObjectCaseSensitive(run, "phase_marks");
-	if (phaserun_prepare(s->dir, s->nmarks++, NULL, &p, err, sizeof err) != 0 ||
+	if (arm_kind_command.marks_prepare(s->dir, s->nmarks++, NULL, &p, err, sizeof err) != 0 ||
 	    !(f = fopen(p.file, "a"))) {
 		fprintf(stderr, "steadysim: %s\n", err);
 		exit(1);
@@ -201,7 +201,7 @@ static int sim_run(struct runsim *s, const struct model *m, int first, double ar
 	p.lo = 1;
 	p.hi = (int64_t)t_ns + 1000;
 	p.cpu_rule = 1;
-	phaserun_finish(&p, &s->ref, run, &st);
+	phaserun_finish(&arm_kind_command, &p, &s->ref, run, &st);
 	if (st != RS_OK)
 		return -1;
 	pm = get(run, "phase_marks");

@@ -40,19 +40,10 @@ static cJSON *proof_json(const struct bench_config *c)
 		const struct bench_arm *a = &c->arms[i];
 		cJSON *p;
 
-		if (!a->expect_allocator && !a->expect_object)
+		if (!a->data || !bench_arm_kind(a)->data_json)
 			continue;
 		any = 1;
-		p = cJSON_CreateObject();
-		cJSON_AddItemToObject(p, "allocator",
-		                      a->expect_allocator ? cJSON_CreateString(a->expect_allocator)
-		                                          : cJSON_CreateNull());
-		cJSON_AddItemToObject(
-		    p, "library", a->preload ? cJSON_CreateString(a->preload) : cJSON_CreateNull());
-		cJSON_AddItemToObject(p, "version",
-		                      a->version && *a->version ? cJSON_CreateString(a->version)
-		                                                : cJSON_CreateNull());
-		cJSON_AddBoolToObject(p, "executable_counts", a->expect_exe_counts);
+		p = bench_arm_kind(a)->data_json(a->data);
 		cJSON_AddItemToObject(o, a->name, p);
 	}
 	if (any)
@@ -109,7 +100,7 @@ static void config_arms(cJSON *o, const struct bench_config *c, int drivers)
 	cJSON *arms = cJSON_CreateArray(), *wl = cJSON_CreateArray(), *kinds = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(o, "mode",
-	                        c->narms ? bench_arm_kind(&c->arms[0])->doc_mode : "drivers");
+	                        c->narms ? bench_arm_kind(&c->arms[0])->doc_mode->mode : "drivers");
 	for (size_t i = 0; i < c->narms; i++) {
 		cJSON_AddItemToArray(arms, cJSON_CreateString(c->arms[i].name));
 		cJSON_AddStringToObject(kinds, c->arms[i].name, bench_arm_kind(&c->arms[i])->name);

@@ -79,7 +79,7 @@ struct engine {
 	unsigned looks;             /* gate checks after rounds */
 	unsigned long nmarks;       /* command runs started, for unique marks file names */
 	char marks_dir[PATH_MAX];   /* commands mode: the runs' phase marks files ("" none) */
-	struct phase_names phases;  /* the phase names every ok command run must mark */
+	struct arm_phase_names phases; /* the phase names every ok command run must mark */
 	/* the rounds (and of them measured) that every output holds on disk, the rounds whose
 	 * progress line was printed (a round is "done" once written), and whether a write of the
 	 * document failed */

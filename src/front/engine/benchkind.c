@@ -1,5 +1,5 @@
 /* benchkind.c - what the engine asks of its arms' kinds (engine.h; front/arms/arms.h). */
-#include "front/engine/engine.h"
+#include "front/engine/benchprog.h"
 
 const struct arm_kind_ops *bench_arm_kind(const struct bench_arm *a)
 {
@@ -20,4 +20,9 @@ int bench_all_arms(const struct bench_config *c, unsigned flags)
 		if (!arm_kind_has(bench_arm_kind(&c->arms[i]), flags))
 			return 0;
 	return c->narms > 0;
+}
+
+int bench_arm_probed(const struct bench_arm *a)
+{
+	return arm_probed(bench_arm_kind(a), a->data);
 }

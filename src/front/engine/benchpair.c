@@ -67,36 +67,83 @@ static void note_tracking(struct engine *e, const cJSON *run)
 		benchdoc_set_string(config, "process_tracking", got);
 }
 
-/* The run object of a finished process with its containment object cn (consumed; NULL: none) and,
- * for a probed run, the probe's verdict (bench_probe_verdict; NULL: lost), counted; NULL with
- * *fatal ST_USAGE when a driver rejected its arguments in the first round. */
-static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
-                        size_t pad, const struct runner_result *r,
-                        const struct telemetry_sample tel[2], cJSON *cn, int probed,
-                        cJSON *verdict, struct phaserun *ph, enum status *fatal, char *err,
-                        size_t errlen)
+/* Where a fatal error of a pair goes: *fatal ST_USAGE or ST_FAIL, with err. */
+struct fatal {
+	enum status *st;
+	char *err;
+	size_t errlen;
+};
+
+/* One run of arm a on w, prepared: its argv, padding, probe record file and marks file. */
+struct prep {
+	const struct bench_arm *a;
+	const struct bench_workload *w;
+	char num[2][24], **argv;
+	size_t pad;
+	struct runner_spec spec;
+	struct arm_probe_run *pr; /* NULL: not probed */
+	struct arm_marks_run ph;  /* ph.set NULL: no marks */
+};
+
+/* What a finished process left besides its result: telemetry before and after, its containment
+ * object (consumed; NULL: none), whether it was probed and the probe's verdict (the kind's
+ * probe_judge; NULL: lost). */
+struct evidence {
+	const struct runner_result *r;
+	const struct telemetry_sample *tel;
+	cJSON *cn;
+	int probed;
+	cJSON *verdict;
+};
+
+/* Applies a probe's verdict (NULL: lost, the run unverified) to the run object: "probe" (its
+ * summary, taken over) and, when the proof failed, the run unverified (benchdoc_apply_probe). */
+static void apply_probe(cJSON *verdict, cJSON *run, const char *tail, enum run_status *st)
 {
-	const struct arm_kind_ops *k = bench_arm_kind(a);
+	const cJSON *ok = cJSON_GetObjectItemCaseSensitive(verdict, "verified");
+	const char *reason =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(verdict, "reason"));
+	cJSON *summary = cJSON_DetachItemFromObjectCaseSensitive(verdict, "summary");
+
+	if (!cJSON_IsObject(summary)) {
+		cJSON_Delete(summary);
+		summary = NULL;
+	}
+	benchdoc_apply_probe(run, cJSON_IsTrue(ok),
+	                     verdict ? (reason ? reason : "")
+	                             : "no judgement of the probe's records came back (out of "
+	                               "memory, or over 16 MiB from a duet's helper)",
+	                     summary, tail, st);
+}
+
+/* The run object of the finished process of p with its evidence ev, the probe and the marks
+ * judged into it, its kind's fold applied, counted; NULL with *f->st ST_USAGE when a driver
+ * rejected its arguments in the first round. */
+static cJSON *judge_run(struct engine *e, struct prep *p, struct evidence *ev,
+                        const struct fatal *f)
+{
+	const struct arm_kind_ops *k = bench_arm_kind(p->a);
+	const struct runner_result *r = ev->r;
 	enum run_status st;
-	cJSON *run = benchdoc_run(a, w, pad, r, tel, &st);
+	cJSON *run = benchdoc_run(p->a, p->w, p->pad, r, ev->tel, &st);
 
-	if (cn && run)
-		cJSON_AddItemToObject(run, "containment", cn);
+	if (ev->cn && run)
+		cJSON_AddItemToObject(run, "containment", ev->cn);
 	else
-		cJSON_Delete(cn);
-
-	if (probed) {
-		bench_probe_apply(verdict, run, r->tail, &st);
+		cJSON_Delete(ev->cn);
+	ev->cn = NULL;
+	if (ev->probed) {
+		apply_probe(ev->verdict, run, r->tail, &st);
 		note_tracking(e, run);
 	}
-	if (ph)
-		phaserun_finish(ph, &e->phases, run, &st);
+	if (p->ph.set)
+		phaserun_finish(k, &p->ph, &e->phases, run, &st);
 	if (k->fold)
 		k->fold(run);
 	if (arm_kind_has(k, ARM_KIND_DRIVER_RECORD) && e->done == e->done0 &&
 	    r->end == RUNNER_EXITED && r->exit_code == 2) {
-		*fatal = ST_USAGE;
-		errmsg_fail(err, errlen, "allocab-%s rejected the arguments: %s", a->name,
+		*f->st = ST_USAGE;
+		errmsg_fail(f->err, f->errlen, "allocab-%s rejected the arguments: %s", p->a->name,
 		            r->tail_len ? last_line(r->tail) : "(no message)");
 		cJSON_Delete(run);
 		return NULL;
@@ -108,15 +155,26 @@ static cJSON *judge_run(struct engine *e, const struct bench_arm *a, const struc
 	return run;
 }
 
-/* One run of arm a on w, prepared: its argv, padding, probe record file and marks file. */
-struct prep {
-	const struct bench_arm *a;
-	char num[2][24], **argv;
-	size_t pad;
-	struct runner_spec spec;
-	struct bench_probe_run *pr; /* NULL: not probed */
-	struct phaserun ph;         /* ph.set NULL: no marks */
-};
+/* Creates what a probed run of p's arm needs (its kind's probe_prepare) in p->pr. Returns 0, or -1
+ * with err (p->pr then freed). */
+static int prep_probe(struct engine *e, struct prep *p, char *err, size_t errlen)
+{
+	const struct bench_config *c = e->c;
+	const struct arm_kind_ops *k = bench_arm_kind(p->a);
+	struct arm_run_env b = {.probe_lib = c->probe_lib,
+	                        .count_lib = c->count_lib,
+	                        .dir = c->probe_dir,
+	                        .arm = p->a->name,
+	                        .n = e->nrun++};
+
+	if (!(p->pr = malloc(sizeof *p->pr)))
+		return errmsg_fail(err, errlen, "out of memory");
+	if (k->probe_prepare(&b, p->a->data, p->pr, err, errlen) == 0)
+		return 0;
+	free(p->pr);
+	p->pr = NULL;
+	return -1;
+}
 
 /* Prepares p for a run of a on w. Returns 0, or -1 with err (p then holds nothing to free). */
 static int prep_run(struct engine *e, const struct bench_arm *a, const struct bench_workload *w,
@@ -128,14 +186,12 @@ static int prep_run(struct engine *e, const struct bench_arm *a, const struct be
 
 	memset(p, 0, sizeof *p);
 	p->a = a;
+	p->w = w;
 	p->argv = run_argv(c, a, w, p->num, &path);
 	p->pad = (size_t)prng_below(&e->pad, (uint64_t)c->pad_max + 1);
-	if (!p->argv || (bench_arm_probed(a) && !(p->pr = malloc(sizeof *p->pr)))) {
-		free(p->argv);
+	if (!p->argv)
 		return errmsg_fail(err, errlen, "out of memory");
-	}
-	if (p->pr && bench_probe_prepare(c, a, e->nrun++, p->pr, err, errlen) != 0) {
-		free(p->pr);
+	if (bench_arm_probed(a) && prep_probe(e, p, err, errlen) != 0) {
 		free(p->argv);
 		return -1;
 	}
@@ -147,16 +203,16 @@ static int prep_run(struct engine *e, const struct bench_arm *a, const struct be
 	    .grace_s = c->grace_s,
 	    .capture_stdout = arm_kind_has(k, ARM_KIND_DRIVER_RECORD),
 	    .stop = e->stop,
-	    .env_set = p->pr ? p->pr->set : a->env,
+	    .env_set = p->pr ? p->pr->set : NULL,
 	    .track = p->pr != NULL,
 	    .contain = 1,
 	    .probe_file = p->pr ? p->pr->file : NULL,
 	};
 	if (arm_kind_has(k, ARM_KIND_MARKS_PHASES)) {
-		if (phaserun_prepare(e->marks_dir, e->nmarks++, p->spec.env_set, &p->ph, err,
+		if (k->marks_prepare(e->marks_dir, e->nmarks++, p->spec.env_set, &p->ph, err,
 		                     errlen) != 0) {
 			if (p->pr)
-				bench_probe_discard(p->pr);
+				k->probe_discard(p->pr);
 			free(p->pr);
 			free(p->argv);
 			return -1;
@@ -172,9 +228,9 @@ static int prep_run(struct engine *e, const struct bench_arm *a, const struct be
 static void prep_free(struct engine *e, struct prep *p)
 {
 	if (p->pr)
-		bench_probe_discard(p->pr);
+		bench_arm_kind(p->a)->probe_discard(p->pr);
 	if (p->ph.set)
-		phaserun_finish(&p->ph, &e->phases, NULL, NULL);
+		phaserun_finish(bench_arm_kind(p->a), &p->ph, &e->phases, NULL, NULL);
 	free(p->pr);
 	free(p->argv);
 }
@@ -186,7 +242,9 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 	struct prep p;
 	struct runner_result r;
 	struct telemetry_sample tel[2];
-	cJSON *run = NULL, *verdict;
+	struct fatal f = {fatal, err, errlen};
+	struct evidence ev = {.r = &r, .tel = tel};
+	cJSON *run = NULL;
 
 	*fatal = ST_OK;
 	if (prep_run(e, a, w, &p, err, errlen) != 0) {
@@ -200,22 +258,23 @@ cJSON *engine_run_pair(struct engine *e, const struct bench_arm *a, const struct
 	} else if (r.end != RUNNER_STOPPED) {
 		p.ph.hi = phaserun_clock();
 		sample(e, &tel[1]);
-		verdict = p.pr ? bench_probe_verdict(a, p.pr, &r) : NULL;
-		run = judge_run(e, a, w, p.pad, &r, tel, runner_containment_json(&r), p.pr != NULL,
-		                verdict, p.ph.set ? &p.ph : NULL, fatal, err, errlen);
-		cJSON_Delete(verdict);
+		ev.probed = p.pr != NULL;
+		ev.verdict = p.pr ? bench_arm_kind(a)->probe_judge(a->data, p.pr, &r) : NULL;
+		ev.cn = runner_containment_json(&r);
+		run = judge_run(e, &p, &ev, &f);
+		cJSON_Delete(ev.verdict);
 	}
 	prep_free(e, &p);
 	runner_result_free(&r);
 	return run;
 }
 
-/* The probe's verdict of a duet run, in its helper (struct duet_side's judge). */
+/* The probe's verdict of a duet run, in its helper (struct duet_side's judge): its kind's. */
 static cJSON *duet_verdict(void *ctx, const struct runner_result *r)
 {
 	struct prep *p = ctx;
 
-	return bench_probe_verdict(p->a, p->pr, r);
+	return bench_arm_kind(p->a)->probe_judge(p->a->data, p->pr, r);
 }
 
 /* The start order of a duet's arms into idx: for two CPUs the first drawn from the round's order
@@ -232,21 +291,22 @@ static void duet_order(struct engine *e, uint32_t *idx, size_t n)
 	}
 }
 
-/* Judges the n finished sides of a duet into runs. Returns 1, or -1 (*fatal set by judge_run). */
-static int duet_judge(struct engine *e, const struct bench_workload *w, struct prep *p,
-                      struct duet_side *side, size_t n, int64_t lo, int64_t hi, cJSON *runs,
-                      enum status *fatal, char *err, size_t errlen)
+/* Judges the n finished sides of a duet into runs (their marks read between lo and hi, set in
+ * each p[i].ph). Returns 1, or -1 (*f->st set by judge_run). */
+static int duet_judge(struct engine *e, struct prep *p, struct duet_side *side, size_t n,
+                      cJSON *runs, const struct fatal *f)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct arm_kind_ops *k = bench_arm_kind(p[i].a);
+		struct evidence ev = {.r = &side[i].r,
+		                      .tel = side[i].tel,
+		                      .cn = side[i].containment,
+		                      .probed = p[i].pr != NULL || side[i].refused,
+		                      .verdict = side[i].judged};
 		cJSON *run;
 
-		p[i].ph.lo = lo;
-		p[i].ph.hi = hi;
-		run = judge_run(e, p[i].a, w, p[i].pad, &side[i].r, side[i].tel,
-		                side[i].containment, p[i].pr != NULL || side[i].refused,
-		                side[i].judged, p[i].ph.set ? &p[i].ph : NULL, fatal, err, errlen);
 		side[i].containment = NULL;
+		run = judge_run(e, &p[i], &ev, f);
 		if (!run)
 			return -1;
 		/* a kind whose "cpu" is the run's CPU time records the CPU it was pinned to apart */
@@ -293,6 +353,7 @@ int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 	uint32_t idx[DUET_MAX_SIDES];
 	int rc = 1, swap;
 	int64_t lo, hi;
+	struct fatal f = {fatal, err, errlen};
 
 	*fatal = ST_OK;
 	if (benchsolo_round(e))
@@ -321,8 +382,12 @@ int engine_run_duet(struct engine *e, const struct bench_workload *w, cJSON *run
 			rc = 0;
 	hi = phaserun_clock();
 	*fatal = rc < 0 ? ST_FAIL : ST_OK;
+	for (size_t i = 0; i < n; i++) {
+		p[i].ph.lo = lo;
+		p[i].ph.hi = hi;
+	}
 	if (rc == 1)
-		rc = duet_judge(e, w, p, side, n, lo, hi, runs, fatal, err, errlen);
+		rc = duet_judge(e, p, side, n, runs, &f);
 	if (rc == 1 && benchsolo_threads(e, runs, cJSON_GetArraySize(runs) - (int)n, fatal, err,
 	                                 errlen) != 0)
 		rc = -1;

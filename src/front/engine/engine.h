@@ -39,27 +39,22 @@
 #define BENCH_NSTATUS 6
 
 /* One arm, of one kind (front/arms/arms.h: driver, configured, command or program; every arm of a
- * bench has the same doc_mode). Program arms (--program) are command arms whose environment
- * preloads an allocator; fields that do not apply are NULL. */
+ * bench has the same mode). What it runs are the inputs of its kind's argv (struct arm_run_args),
+ * set by whoever makes the arm, NULL or 0 where its kind takes none; what else a kind needs is its
+ * private data, which only the kind reads. */
 struct bench_arm {
 	const struct arm_kind_ops *kind; /* NULL: arm_kind_driver */
 	char *name;
 	char *path;    /* driver kinds: the driver executable */
 	char *command; /* shell kinds: run as /bin/sh -c command */
-	char *preload; /* program arms: the allocator library (realpath) put first in LD_PRELOAD */
-	char *version; /* program arms: the preloaded allocator's version ("" unknown) */
-	/* The proof the probe must give for every run (front/proc/proc.h); expect_allocator and
-	 * expect_object NULL: the arm is not probed. */
-	char *expect_allocator;
-	char *expect_object;
-	int expect_exe_counts; /* --expect: the executable's own copy of the allocator is proof */
-	char **env; /* further "NAME=VALUE" for the arm's runs, NULL-terminated or NULL */
-	/* A configured arm (--arm, docs/tuning.md): its backend and its "KEY=VALUE" settings, each
-	 * passed to the driver as --config; NULL and 0 for a plain arm. */
+	/* configured kinds (--arm, docs/tuning.md): the backend and its "KEY=VALUE" settings, each
+	 * passed to the driver as --config (a program's are its private data's) */
 	const char *backend;
 	char **config;
 	size_t nconfig;
-	int owns_config; /* backend, config and env are the arm's own (program arms) */
+	/* the kind's private data: a probed arm's proof (struct arm_proof), made by
+	 * bench_setup_program or bench_setup_expects and freed by bench_free_proof; NULL: none */
+	void *data;
 };
 
 struct bench_workload {
@@ -525,10 +520,10 @@ size_t progress_width(int fd);
 void progress_fit(char *line, size_t width);
 
 /* Program arms (benchprog.c), the program side of `allocab bench`: --program arms, one per
- * allocator, preloading the library front/proc/proc.h resolves; --expect on --cmd arms; the
- * probe's files and environment for every run of a probed arm, and its judgement (proc.h)
- * folded into the run object; and the final check that every arm has a verified successful run.
- * docs/programs.md describes the behaviour. */
+ * allocator, preloading the library front/proc/proc.h resolves; --expect on --cmd arms; each
+ * arm's proof its private data, whose per-run probe is its kind's (front/arms/arms.h); the probe's
+ * paths. What a bench says of its arms at its end (benchreport.c): the arms without a verified
+ * successful run. docs/programs.md describes the behaviour. */
 
 /* What the command line chose for the program side (front/cmd/benchopt.h fills it); strings
  * point into argv, except the names, which the option parser owns. */
@@ -581,8 +576,8 @@ enum status bench_setup_expects(struct bench_config *c, const struct bench_progr
 enum status bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
                               struct bench_probe_paths *pp, char *err, size_t errlen);
 
-/* Frees the arms' proof fields (preload, version, expect_*) and removes the record directory
- * with whatever an interrupted bench left in it. */
+/* Frees the arms' private data (their proof, and a program's settings and environment) and
+ * removes the record directory with whatever an interrupted bench left in it. */
 void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp);
 
 /* The arms of c whose every run in round (a round object of the document) is unverified for a

@@ -9,6 +9,7 @@
 #include "common/jsonload.h"
 #include "common/nameidx.h"
 #include "common/status.h"
+#include "front/arms/arms.h"
 #include "front/stats/stats.h"
 
 #include <stddef.h>
@@ -132,37 +133,24 @@ struct rf_facts {
 	char hypervisor[64], cpu_vendor[32], cpu_model[128], kernel[128], thp[32];
 };
 
-/* What the kind of a bench's arms makes of its runs (front/arms/arms.h), as the file records it in
- * config.mode: the facts results, compare, gate, fleet and export read, never the mode itself
- * (rfkind.c holds one row per mode). */
+/* What the kind of a bench's arms makes of its runs, as the file records it in config.mode: the
+ * facts of the kinds' own mode (front/arms/arms.h, struct arm_mode), which results, compare,
+ * gate, fleet and export read, never the mode itself; rfkind.c finds it in the kinds' table. The
+ * flags under the names the reading side uses: */
 enum rf_kind_flag {
-	/* a run is the user's command, timed whole by the bench (process.wall_ns, the CPU time of
-	 * every process): one pseudo-workload whose phases are "total" and those the program marks;
-	 * a steady regime only from the phases it repeats; no checksum */
-	RF_KIND_WHOLE_PROCESS = 1u << 0,
-	/* a run is an allocator driver's allocab-run/1 record: reps it times itself, cold and steady
-	 * regimes (--reps auto measures both), the workload's parameters and checksum */
-	RF_KIND_DRIVER_RECORD = 1u << 1,
+	RF_KIND_WHOLE_PROCESS = ARM_MODE_WHOLE_PROCESS, /* a run is the user's command, timed whole */
+	RF_KIND_DRIVER_RECORD = ARM_MODE_DRIVER_RECORD, /* a run is a driver's allocab-run/1 record */
 };
 
-struct rf_kind {
-	const char *mode; /* config.mode */
-	const char *runs; /* what one run is, in messages: "driver", "command" */
-	unsigned flags;   /* enum rf_kind_flag */
-	/* the arm compared against when the file names no config.baseline and has this arm (the
-	 * platform's allocator of a drivers bench); NULL or absent: the first arm */
-	const char *fallback_baseline;
-};
-
-/* The kind of config.mode mode, or NULL for a mode no row has. */
-const struct rf_kind *rf_kind_find(const char *mode);
-/* The modes the rows know, as "\"drivers\" or \"commands\"" into buf (for messages). */
+/* The mode of some arm kind called mode (config.mode), or NULL. */
+const struct arm_mode *rf_kind_find(const char *mode);
+/* The modes the kinds know, as "\"drivers\" or \"commands\"" into buf (for messages). */
 const char *rf_kind_modes(char *buf, size_t len);
 
 struct rf_doc {
 	char *path;          /* the name errors and reports use */
 	char *status;        /* the bench's status: complete, running, interrupted, ... */
-	const struct rf_kind *kind; /* from config.mode (never NULL in a loaded document) */
+	const struct arm_mode *kind; /* from config.mode (never NULL in a loaded document) */
 	/* machine.id recomputed from its fields (rf_machine_id_check); "" if the document has no
 	 * machine fingerprint */
 	char machine_id[17];

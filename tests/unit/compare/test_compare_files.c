@@ -84,7 +84,7 @@ static void test_structure(void)
  * compare, gate, fleet and export ask instead of the mode. */
 static void test_kinds(void)
 {
-	const struct rf_kind *dk = rf_kind_find("drivers"), *ck = rf_kind_find("commands");
+	const struct arm_mode *dk = rf_kind_find("drivers"), *ck = rf_kind_find("commands");
 	char buf[128], err[512] = "";
 
 	CHECK(dk && (dk->flags & RF_KIND_DRIVER_RECORD) && !(dk->flags & RF_KIND_WHOLE_PROCESS) &&
