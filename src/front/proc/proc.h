@@ -177,7 +177,8 @@ struct duet_side {
 	/* Called in the helper once the run has ended, with its result as runner_run left it (the
 	 * tracking and containment evidence r.track and r.contain are only there): the JSON object
 	 * it returns comes back in judged (the caller's; NULL when judge is NULL or returned NULL).
-	 * The judgement of what only the tracer saw, such as the probe's (front/arms/probe.c, the probed kinds' hooks). */
+	 * The judgement of what only the tracer saw, such as the probe's (front/arms/probe.c, the
+	 * probed kinds' hooks). */
 	cJSON *(*judge)(void *ctx, const struct runner_result *r);
 	void *judge_ctx;
 	cJSON *judged;
