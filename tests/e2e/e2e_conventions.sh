@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # e2e_conventions.sh - the conventions of docs/HACKING.md, "Conventions", hold on the tree, and each
 # check fails on a planted violation: exported symbols no other file uses (scripts/check_exports.sh,
-# from the built objects), files over 600 lines (scripts/check_sizes.sh), citations of doc
+# from the built objects), files over 600 lines (scripts/check_sizes.sh), the programs' files,
+# headers and functions over their limits (scripts/check_limits.py), citations of doc
 # sections and headers that do not resolve (scripts/check_cites.py), the README's length, and the
 # generated layout table of docs/architecture.md (scripts/layout_doc.sh --check).
 . "$(dirname "$0")/lib.sh"
@@ -17,6 +18,12 @@ if [ -x "$PY" ]; then
 		notok "cites: the tree" "$(grep -v '^# note' "$TMP/out" | head -c 600)"
 else
 	skip "cites: the tree" "/usr/bin/python3 is not installed"
+fi
+if [ -x "$PY" ]; then
+	"$PY" scripts/check_limits.py >"$TMP/out" 2>&1 && ok "limits: no C file over 500 lines, header over 400, function over 60 lines or 6 parameters beyond docs/HACKING.md's exceptions" ||
+		notok "limits: the tree" "$(grep -v '^# note' "$TMP/out" | head -c 900)"
+else
+	skip "limits: the tree" "/usr/bin/python3 is not installed"
 fi
 n=$(wc -l <README.md)
 [ "$n" -le 150 ] && ok "readme: a front page of at most 150 lines ($n)" || notok "readme: at most 150 lines" "$n lines"
@@ -69,6 +76,44 @@ rc=$?
 [ $rc = 0 ] && ! grep -q 'stale_here' "$TMP/out" &&
 	ok "exports: a stale object planted in a copy of the build directory is not reported" ||
 	notok "exports: stale object in the build copy" "exit $rc: $(grep -v '^# note' "$TMP/out" | head -c 600)"
+
+# check_limits.py: a tree of its own with a docs/HACKING.md holding the exceptions table.
+if [ -x "$PY" ]; then
+	mkdir -p "$TMP/l/scripts" "$TMP/l/src" "$TMP/l/docs"
+	cp scripts/check_limits.py "$TMP/l/scripts/"
+	{
+		printf 'static int f(int a, int b, int c, int d, int e, int g, int h)\n{\n'
+		seq 59 | sed 's|^|\ta += 1; /* x { */|'
+		printf '\treturn a;\n}\n'
+	} >"$TMP/l/src/long.c"
+	printf '# H\n\n### Exceptions to the limits\n\n| file | name | lines | params | why |\n|---|---|---|---|---|\n' >"$TMP/l/docs/HACKING.md"
+	(cd "$TMP/l" && "$PY" scripts/check_limits.py) >"$TMP/out" 2>&1
+	[ $? = 1 ] && grep -q '^src/long.c: f(): 62 lines, 7 parameters, over the limits' "$TMP/out" &&
+		ok "limits: a function of 62 lines and 7 parameters fails (braces in comments are not counted)" ||
+		notok "limits: planted function" "$(cat "$TMP/out")"
+	cp "$TMP/l/docs/HACKING.md" "$TMP/l/h"
+	printf '| `src/long.c` | `f` | 62 | 7 | |\n' >>"$TMP/l/docs/HACKING.md"
+	(cd "$TMP/l" && "$PY" scripts/check_limits.py) >"$TMP/out" 2>&1
+	[ $? = 1 ] && grep -q 'listed in docs/HACKING.md without a reason' "$TMP/out" &&
+		ok "limits: an exception without a reason fails" || notok "limits: no reason" "$(cat "$TMP/out")"
+	cp "$TMP/l/h" "$TMP/l/docs/HACKING.md"
+	printf '| `src/long.c` | `f` | 62 | 7 | a planted case |\n' >>"$TMP/l/docs/HACKING.md"
+	(cd "$TMP/l" && "$PY" scripts/check_limits.py) >"$TMP/out" 2>&1 &&
+		ok "limits: a listed exception with its reason passes" || notok "limits: listed" "$(cat "$TMP/out")"
+	sed -i 's|^\treturn a;|\ta += 2;\n\treturn a;|' "$TMP/l/src/long.c"
+	(cd "$TMP/l" && "$PY" scripts/check_limits.py) >"$TMP/out" 2>&1
+	[ $? = 1 ] && grep -q 'more than the 62 and 7 it had when listed' "$TMP/out" &&
+		ok "limits: a listed function that grows fails" || notok "limits: grown" "$(cat "$TMP/out")"
+	seq 401 | sed 's|^|// |' >"$TMP/l/src/big.h"
+	printf 'int g(void)\n{\n\treturn 0;\n}\n' >"$TMP/l/src/long.c"
+	(cd "$TMP/l" && "$PY" scripts/check_limits.py) >"$TMP/out" 2>&1
+	[ $? = 1 ] && grep -q '^src/big.h: the file: 401 lines' "$TMP/out" &&
+		grep -q '^# note: src/long.c f is within the limits now' "$TMP/out" &&
+		ok "limits: a header of 401 lines fails; a listed function now short is a note" ||
+		notok "limits: header" "$(cat "$TMP/out")"
+else
+	skip "limits: planted violations" "/usr/bin/python3 is not installed"
+fi
 
 tree s
 seq 601 | sed 's|^|// |' >"$TMP/s/src/big.c"
