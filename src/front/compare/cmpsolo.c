@@ -16,9 +16,15 @@
 /* An arm that ran more than this share of its wall time alone in a shared round is named. */
 #define SOLO_ALONE_SHARE 0.10
 
-/* The indexes of a workload row in d. Returns 0, or -1 when a name is not in d. */
-static int row_idx(const struct rf_doc *d, const struct cmp_row *row, size_t *w, size_t *p,
-                   size_t *ca, size_t *ba)
+/* Where a workload row's figures are in a view: its workload w, phase p, regime g, and its arms,
+ * arm[0] the candidate and arm[1] the baseline. */
+struct cell {
+	size_t w, p, arm[2];
+	enum rf_regime g;
+};
+
+/* The cell of a workload row in d. Returns 0, or -1 when a name is not in d. */
+static int row_idx(const struct rf_doc *d, const struct cmp_row *row, struct cell *at)
 {
 	int wi = rf_workload(d, row->workload), c = rf_arm(d, row->candidate),
 	    b = rf_arm(d, row->baseline), pi;
@@ -28,34 +34,35 @@ static int row_idx(const struct rf_doc *d, const struct cmp_row *row, size_t *w,
 	pi = rf_phase(&d->wl[wi], row->phase ? row->phase : "total");
 	if (pi < 0)
 		return -1;
-	*w = (size_t)wi, *p = (size_t)pi, *ca = (size_t)c, *ba = (size_t)b;
+	at->w = (size_t)wi, at->p = (size_t)pi, at->arm[0] = (size_t)c, at->arm[1] = (size_t)b;
+	at->g = row->regime;
 	return 0;
 }
 
-/* The per-round log ratios of a row in view v into out (room for v->nrounds). */
-static size_t log_ratios(const struct rf_doc *v, enum rf_regime g, size_t w, size_t p, size_t ca,
-                         size_t ba, double *out)
+/* The per-round log ratios of the row at c in view v into out (room for v->nrounds). */
+static size_t log_ratios(const struct rf_doc *v, const struct cell *c, double *out)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < v->nrounds; i++) {
-		const struct rf_run *rb = rf_run(v, i, ba, w), *rc = rf_run(v, i, ca, w);
-		double tb = rb->t_regime[g][p], tc = rc->t_regime[g][p];
+		const struct rf_run *rb = rf_run(v, i, c->arm[1], c->w),
+		                    *rc = rf_run(v, i, c->arm[0], c->w);
+		double tb = rb->t_regime[c->g][c->p], tc = rc->t_regime[c->g][c->p];
 		if (rb->ok && rc->ok && tb > 0 && tc > 0)
 			out[n++] = stats_log_ratio(tc, tb);
 	}
 	return n;
 }
 
-/* A figure of arm's ok runs on w in view v (count k of regime g and phase p, k < 0: threads). */
-static size_t figures(const struct rf_doc *v, size_t arm, size_t w, enum rf_regime g, size_t p,
-                      int k, double *out)
+/* A figure of the ok runs of arm c->arm[j] at c in view v (count k of its regime and phase, k < 0:
+ * threads). */
+static size_t figures(const struct rf_doc *v, const struct cell *c, size_t j, int k, double *out)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < v->nrounds; i++) {
-		const struct rf_run *run = rf_run(v, i, arm, w);
-		double x = !run->ok ? NAN : k < 0 ? run->threads : rf_run_usage(v, run, g, p)[k];
+		const struct rf_run *run = rf_run(v, i, c->arm[j], c->w);
+		double x = !run->ok ? NAN : k < 0 ? run->threads : rf_run_usage(v, run, c->g, c->p)[k];
 		if (!isnan(x))
 			out[n++] = x;
 	}
@@ -103,8 +110,8 @@ static void add(char *out, size_t len, const char *fmt, double a, double b, cons
 /* The likely mechanism of a disagreement into s->mechanism, from the two views' records: threads,
  * minor faults and system time per rep, arms alone at the end of a shared round. Returns 1 when
  * one of them was seen, 0 when the text is the default (caches or the scheduler). */
-static int mechanism(const struct cmp_report *r, struct cmp_solo *s, size_t w, size_t p,
-                      const size_t arm[2], double *x, double *y)
+static int mechanism(const struct cmp_report *r, struct cmp_solo *s, const struct cell *c,
+                     double *x, double *y)
 {
 	const struct rf_doc *sh = r->views[0], *so = r->views[1];
 	double alpha = 1 - cmp_row_family_conf(r, s->row), u, pv;
@@ -119,9 +126,8 @@ static int mechanism(const struct cmp_report *r, struct cmp_solo *s, size_t w, s
 
 	m[0] = '\0';
 	for (int j = 0; j < 2; j++) {
-		const char *name = sh->arms[arm[j]];
-		size_t nx = figures(sh, arm[j], w, s->row->regime, p, -1, x),
-		       ny = figures(so, arm[j], w, s->row->regime, p, -1, y);
+		const char *name = sh->arms[c->arm[j]];
+		size_t nx = figures(sh, c, (size_t)j, -1, x), ny = figures(so, c, (size_t)j, -1, y);
 		if (nx && ny && most(y, ny) > most(x, nx))
 			add(m, len, "%s%s started fewer threads pinned to one CPU (%.0f shared, %.0f "
 			    "solo): it sizes its threads from its CPU affinity", (double)most(x, nx),
@@ -130,14 +136,14 @@ static int mechanism(const struct cmp_report *r, struct cmp_solo *s, size_t w, s
 			add(m, len, "%s%s: its threads were serialised on one CPU (%.0f shared, %.0f "
 			    "solo)", (double)most(x, nx), (double)most(y, ny), name);
 		for (int k = 0; k < 2; k++) {
-			nx = figures(sh, arm[j], w, s->row->regime, p, counts[k], x);
-			ny = figures(so, arm[j], w, s->row->regime, p, counts[k], y);
+			nx = figures(sh, c, (size_t)j, counts[k], x);
+			ny = figures(so, c, (size_t)j, counts[k], y);
 			if (nx < 2 || ny < 2 || stats_mann_whitney(x, nx, y, ny, &u, &pv) != 0 ||
 			    !(pv < alpha))
 				continue;
 			add(m, len, what[k], cmp_median(x, nx), cmp_median(y, ny), name);
 		}
-		u = alone_share(sh, arm[j], w, x);
+		u = alone_share(sh, c->arm[j], c->w, x);
 		if (u > SOLO_ALONE_SHARE)
 			add(m, len, "%s%s ran its last %.0f%% alone (median over %.0f shared rounds)",
 			    100 * u, (double)sh->nrounds, name);
@@ -192,7 +198,8 @@ static int solo_line(struct cmp_report *r, const struct cmp_solo *s)
 static enum status solo_check(struct cmp_report *r, const struct cmp_report *rs)
 {
 	const struct rf_doc *sh = r->views[0], *so = r->views[1];
-	size_t cap = sh->nrounds + so->nrounds + 1, w, p, arm[2];
+	size_t cap = sh->nrounds + so->nrounds + 1;
+	struct cell c;
 	int seen;
 	double *x = malloc(cap * sizeof *x), *y = malloc(cap * sizeof *y);
 	enum status rc = x && y && (r->solo = calloc(r->nrows + 1, sizeof *r->solo)) ? ST_OK : ST_FAIL;
@@ -201,16 +208,16 @@ static enum status solo_check(struct cmp_report *r, const struct cmp_report *rs)
 		struct cmp_row *row = &r->rows[i];
 		const struct cmp_row *t = row->workload && row->usable ? twin(rs, row) : NULL;
 		struct cmp_solo *s = &r->solo[r->nsolo];
-		if (!t || !t->usable || row_idx(sh, row, &w, &p, &arm[0], &arm[1]) != 0)
+		if (!t || !t->usable || row_idx(sh, row, &c) != 0)
 			continue;
 		*s = (struct cmp_solo){.row = row, .shared = row->d, .solo = t->d,
 		                       .shared_verdict = row->verdict, .solo_verdict = t->verdict};
-		s->n_shared = log_ratios(sh, row->regime, w, p, arm[0], arm[1], x);
-		s->n_solo = log_ratios(so, row->regime, w, p, arm[0], arm[1], y);
+		s->n_shared = log_ratios(sh, &c, x);
+		s->n_solo = log_ratios(so, &c, y);
 		if (cmp_solo_agree(x, s->n_shared, y, s->n_solo, cmp_row_family_conf(r, row), s) != 0)
 			continue;
 		r->nsolo++;
-		seen = mechanism(r, s, w, p, arm, x, y);
+		seen = mechanism(r, s, &c, x, y);
 		if (s->disagree) {
 			enum cmp_family f = row->family;
 			*row = *t;
