@@ -198,7 +198,7 @@ bad_claims "over the size cap" 'larger than 1048576 bytes'
 expect_status "claims: missing file: exit 2" 2 "$A" compare "$TMP/r.json" --claims "$TMP/none.json"
 expect_err "claims: missing file: one line" 'none.json: No such file'
 expect_status "format: unknown" 2 "$A" compare "$TMP/r.json" --format pdf
-expect_err "format: unknown: one line" "compare: --format: 'pdf' is not one of table, markdown, json, csv, html, svg, bmf, gab"
+expect_err "format: unknown: one line" "compare: --format: 'pdf' is not one of table, brief, markdown, json, csv, html, svg, bmf, gab"
 expect_status "margin: bad" 2 "$A" compare "$TMP/r.json" --min-speedup 120%
 expect_err "margin: bad: one line" 'compare: --min-speedup: 120% is out of range \[0%, 100%\)'
 
@@ -217,4 +217,23 @@ else
 		notok "html renders in Chromium" "$colours"
 	fi
 fi
+# --format brief: the answer alone (what `make bench` prints); the rest is named, not printed.
+COLUMNS=100 "$A" compare "$TMP/r.json" --format brief --claims docs/claims/mimalloc-ml.json >"$TMP/brief" 2>"$TMP/brief.err"
+rc=$?
+COLUMNS=100 "$A" compare "$TMP/r.json" --format table --claims docs/claims/mimalloc-ml.json >"$TMP/full" 2>/dev/null
+rows=$(grep -cE '^(parquet_load|pipeline) +total +(mimalloc|jemalloc|tcmalloc) ' "$TMP/brief")
+[ $rc = 0 ] && [ ! -s "$TMP/brief.err" ] && head -1 "$TMP/brief" | grep -q '^allocab compare: [0-9]* comparisons' &&
+	ok "brief: exit 0, nothing on stderr, the summary first" || notok "brief: summary" "rc $rc: $(head -3 "$TMP/brief") / $(cat "$TMP/brief.err")"
+[ "$rows" = 6 ] && grep -q '^primary comparisons, the question' "$TMP/brief" && ! grep -q '^secondary comparisons' "$TMP/brief" &&
+	! grep -q 'peak RSS ratio\|^per arm' "$TMP/brief" &&
+	ok "brief: the primary rows (6, each once), no secondary family, no RSS or per-arm figures" ||
+	notok "brief: primary only" "rows $rows: $(cat "$TMP/brief")"
+nwarn=$(grep -c '^warning: ' "$TMP/full")
+grep -q "^claims from docs/claims/mimalloc-ml.json" "$TMP/brief" &&
+	[ "$(grep -cE ' (confirmed|refuted|partly|not measured)$' "$TMP/brief")" = "$(grep -c '^ *verdict: ' "$TMP/full")" ] &&
+	ok "brief: one verdict line per claim" || notok "brief: claims" "$(sed -n '/^claims from/,$p' "$TMP/brief")"
+tr '\n' ' ' <"$TMP/brief" | sed 's/  */ /g' | grep -q "and $nwarn more warnings\?: allocab compare $TMP/r.json --format table" &&
+	[ "$(wc -l <"$TMP/brief")" -lt "$(wc -l <"$TMP/full")" ] &&
+	ok "brief: names how many warnings ($nwarn) and the command of the full table, and is shorter" ||
+	notok "brief: the rest" "$(tail -3 "$TMP/brief")"
 exit $t_fail

@@ -109,7 +109,7 @@ stray=$(comm -23 "$TMP/ment" "$TMP/kn" | tr '\n' ' ')
 own=$(grep -v '^#' "$COMP" | grep -oE -- '--[a-z][a-z-]*' | grep -vx -- '--complete' | tr '\n' ' ')
 [ -z "$own" ] && ok "the completion script names no option itself" || notok "the completion script names no option itself" "$own"
 got=$(complete_words "$A" compare r.json --format "" | tr '\n' ' ')
-[ "$got" = "bmf csv gab html json markdown svg table " ] && ok "completion: --format offers every export format" ||
+[ "$got" = "bmf brief csv gab html json markdown svg table " ] && ok "completion: --format offers every export format" ||
 	notok "completion: --format offers every export format" "$got"
 got=$(complete_words "$A" compare r.json --format = js | tr '\n' ' ')
 [ "$got" = "json " ] && ok "completion: --format=js completes to json" || notok "completion: --format=js" "$got"

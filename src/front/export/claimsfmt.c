@@ -106,21 +106,26 @@ static void missing_workloads(const struct claims_result *res, const struct cmp_
 		             : "");
 }
 
+/* "claims from PATH (TITLE): N confirmed, N partly, N refuted, N not measured" into line. */
+static void summary_line(const struct claims_result *res, char *line, size_t len)
+{
+	const struct claims_file *f = res->file;
+	size_t k = (size_t)snprintf(line, len, "claims from %s", f->path);
+
+	if (f->title && k < len)
+		k += (size_t)snprintf(line + k, len - k, " (%s)", f->title);
+	if (k < len)
+		snprintf(line + k, len - k, ": %zu confirmed, %zu partly, %zu refuted, %zu not measured",
+		         res->count[CLAIM_CONFIRMED], res->count[CLAIM_PARTLY],
+		         res->count[CLAIM_REFUTED], res->count[CLAIM_NOT_MEASURED]);
+}
+
 static void summary(FILE *out, const struct claims_result *res, const struct cmp_report *r, int md,
                     size_t width)
 {
-	const struct claims_file *f = res->file;
 	char line[EXPORT_LINE];
-	size_t k;
 
-	k = (size_t)snprintf(line, sizeof line, "claims from %s", f->path);
-	if (f->title && k < sizeof line)
-		k += (size_t)snprintf(line + k, sizeof line - k, " (%s)", f->title);
-	if (k < sizeof line)
-		snprintf(line + k, sizeof line - k,
-		         ": %zu confirmed, %zu partly, %zu refuted, %zu not measured",
-		         res->count[CLAIM_CONFIRMED], res->count[CLAIM_PARTLY],
-		         res->count[CLAIM_REFUTED], res->count[CLAIM_NOT_MEASURED]);
+	summary_line(res, line, sizeof line);
 	export_prose(out, line, md, width);
 	export_prose(out,
 	             "confirmed: the measured interval lies inside the claimed range; refuted: "
@@ -194,6 +199,29 @@ void export_claims_text(FILE *out, const struct claims_result *res, const struct
 		write_md(out, res, r);
 	else
 		write_table(out, res, r, width);
+}
+
+void export_claims_brief(FILE *out, const struct claims_result *res, const struct cmp_report *r,
+                         size_t width)
+{
+	char(*c)[CELL] = calloc((res->n + 1) * 3, CELL), row[CLAIM_NCOL][CELL];
+	struct export_grid g = {.c = c, .rows = res->n + 1, .cols = 3, .keys = 1};
+
+	summary_line(res, row[0], CELL);
+	export_wrap(out, "", "  ", row[0], width);
+	if (!c)
+		return;
+	snprintf(c[0], CELL, "%s", heads[0]);
+	snprintf(c[1], CELL, "%s", heads[4]);
+	snprintf(c[2], CELL, "%s", heads[5]);
+	for (size_t i = 0; i < res->n; i++) {
+		cells(&res->checks[i], r, row);
+		snprintf(c[(i + 1) * 3], CELL, "%s", row[0]);
+		snprintf(c[(i + 1) * 3 + 1], CELL, "%s", row[4]);
+		snprintf(c[(i + 1) * 3 + 2], CELL, "%s", row[5]);
+	}
+	export_print_grid(out, &g, width);
+	free(c);
 }
 
 cJSON *export_claims_json(const struct claims_result *res)

@@ -6,8 +6,8 @@
 #include <string.h>
 
 static const struct exporter *const exporters[] = {
-    &export_table, &export_markdown, &export_json, &export_csv,
-    &export_html,  &export_svg,      &export_bmf,  &export_gab,
+    &export_table, &export_brief, &export_markdown, &export_json, &export_csv,
+    &export_html,  &export_svg,   &export_bmf,      &export_gab,
 };
 
 #define NEXPORTERS (sizeof exporters / sizeof exporters[0])

@@ -16,7 +16,7 @@
 #define EXPORT_LINE        2048 /* a line of prose */
 
 /* The exporters of the registry (export.c), one file each. */
-extern const struct exporter export_table, export_markdown, export_json, export_csv, export_html,
+extern const struct exporter export_table, export_brief, export_markdown, export_json, export_csv, export_html,
     export_svg, export_bmf, export_gab;
 
 /* fmt.c */
@@ -108,6 +108,8 @@ int export_write_markup(FILE *out, const struct export_input *in, int md, char *
 /* The warnings w[0..n) as the table (md 0: wrapped at width) or markdown (md 1) prints them; a
  * "WARNING: " line loud (a markdown alert). */
 void export_print_warnings(FILE *out, char *const *warn, size_t n, int md, size_t width);
+/* Whether warning w is a loud one ("WARNING: ..."), which leads a report. */
+int export_warning_loud(const char *w);
 
 /* prose.c: what the formats say besides their tables, as lines (each < EXPORT_LINE bytes). */
 
@@ -184,6 +186,9 @@ cJSON *export_compare_json(const struct cmp_report *r);
  * (NULL when memory ran out), and as CSV. */
 void export_claims_text(FILE *out, const struct claims_result *res, const struct cmp_report *r,
                         int md, size_t width);
+/* The brief one: the summary line, then each claim with what was measured and its verdict. */
+void export_claims_brief(FILE *out, const struct claims_result *res, const struct cmp_report *r,
+                         size_t width);
 cJSON *export_claims_json(const struct claims_result *res);
 void export_claims_csv(FILE *out, const struct claims_result *res);
 

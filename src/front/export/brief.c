@@ -1,0 +1,78 @@
+/* brief.c - `--format brief`: the answer alone, for a terminal: the summary, the loud warnings,
+ * the primary comparisons (the question), the claims' verdicts, and where the rest is (the
+ * table format: the method, the secondary comparisons, the per-arm figures, every warning). */
+#include "front/export/exportint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void rest_line(FILE *out, const struct export_input *in, size_t quiet)
+{
+	const struct cmp_report *r = in->r;
+	char line[EXPORT_LINE];
+
+	snprintf(line, sizeof line,
+	         "the method%s, the per-arm figures and %zu more warning%s: allocab compare %s%s%s "
+	         "--format table",
+	         export_two_families(r) ? ", the secondary comparisons" : "", quiet,
+	         quiet == 1 ? "" : "s", r->base->path, r->paired ? "" : " ",
+	         r->paired ? "" : r->cand->path);
+	fputs("\n", out);
+	export_wrap(out, "", "  ", line, in->width);
+}
+
+/* Keeps g's columns up to its last verdict (the figures after it are the full table's). */
+static void up_to_verdict(struct export_grid *g)
+{
+	size_t keep = g->cols;
+
+	while (keep > 1 && !strstr(g->c[keep - 1], "verdict"))
+		keep--;
+	for (size_t i = 1; keep < g->cols && i < g->rows; i++)
+		memmove(g->c[i * keep], g->c[i * g->cols], keep * sizeof g->c[0]);
+	g->groups &= (1u << keep) - 1;
+	g->cols = keep;
+}
+
+static int write_brief(FILE *out, const struct export_input *in, char *err, size_t errlen)
+{
+	const struct cmp_report *r = in->r;
+	char(*c)[CELL] = calloc((r->nrows + 1) * MAXCOL, CELL), line[EXPORT_LINE];
+	struct export_grid g = {.c = c};
+	size_t quiet = 0;
+
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	export_summary(r, line, sizeof line);
+	export_wrap(out, "allocab compare: ", "  ", line, in->width);
+	for (size_t i = 0; i < r->nwarn; i++)
+		if (export_warning_loud(r->warn[i]))
+			export_print_warnings(out, &r->warn[i], 1, 0, in->width);
+		else
+			quiet++;
+	export_table_cells(r, export_two_families(r) ? 0 : -1, &g);
+	up_to_verdict(&g);
+	fputs("\n", out);
+	if (export_two_families(r)) {
+		export_family_head(r, 0, line, sizeof line);
+		export_wrap(out, "", "  ", line, in->width);
+	}
+	export_print_grid(out, &g, in->width);
+	free(c);
+	if (in->claims) {
+		fputs("\n", out);
+		export_claims_brief(out, in->claims, r, in->width);
+	}
+	rest_line(out, in, quiet);
+	return 0;
+}
+
+const struct exporter export_brief = {
+    .name = "brief",
+    .summary = "the answer alone: the summary, the primary comparisons, the claims' verdicts and "
+               "where the rest is",
+    .flags = EXPORT_WARNINGS,
+    .write = write_brief,
+};
