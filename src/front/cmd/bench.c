@@ -2,7 +2,7 @@
  * configuration (drivers and their workloads, output paths, --duet, the rounds rule), then the run
  * (front/engine/engine.h); what it says after the run is benchtell.c's. */
 #include "front/cmd/commands.h"
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 #include "front/cmd/benchopt.h"
 #include "front/cmd/benchtell.h"
 #include "common/atomicio.h"

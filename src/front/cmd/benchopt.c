@@ -11,7 +11,7 @@
 #include "front/cmd/commands.h"
 #include "front/cmd/gateopt.h"
 #include "front/stats/stats.h"
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 #define ALLOCAB_BENCHOPT_H
 
 #include "common/opt.h"
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,7 +8,7 @@
 #include "common/optdoc.h"
 #include "common/errmsg.h"
 #include "front/compare/compare.h"
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 
 #include <string.h>
 

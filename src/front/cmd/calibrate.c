@@ -6,7 +6,7 @@
 #include "common/atomicio.h"
 #include "front/cmd/benchopt.h"
 #include "front/results/results.h"
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 #include "front/calib/calib.h"
 #include "front/calib/calib.h"
 #include "common/errmsg.h"

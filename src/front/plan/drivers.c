@@ -1,7 +1,7 @@
-/* drivers.c - the drivers a command may run and what they declare (engine.h): the executables
+/* drivers.c - the drivers a command may run and what they declare (plan.h): the executables
  * allocab-NAME of the driver directory, each backend's flags from its `list --json` (a baseline,
  * a calibration backend), and the one path by which bench and calibrate choose their workloads. */
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 
 #include "common/errmsg.h"
 #include "common/status.h"
@@ -13,24 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-int bench_driver_dir(const char *given, char *dir, size_t len, char *err, size_t errlen)
-{
-	const char *env = getenv("ALLOCAB_DRIVER_DIR");
-	ssize_t n;
-
-	if (given || (env && *env)) {
-		snprintf(dir, len, "%s", given ? given : env);
-		return 0;
-	}
-	if ((n = readlink("/proc/self/exe", dir, len - 1)) < 0)
-		return errmsg_fail(err, errlen,
-		                   "cannot find the allocab executable: %s (use --driver-dir)",
-		                   strerror(errno));
-	dir[n] = '\0';
-	*strrchr(dir, '/') = '\0';
-	return 0;
-}
 
 static int by_name(const void *a, const void *b)
 {

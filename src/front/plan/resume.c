@@ -1,11 +1,12 @@
-/* benchresume.c - `allocab bench --resume FILE`: the checks that a bench continues the one FILE
- * holds (bench_resume_load, engine.h), the session it adds to FILE's "sessions", and the engine
- * started from FILE's rounds (engine_resume, benchengine.h). The rules: docs/methodology.md,
- * "Resuming a bench"; the format: docs/results-format.md, "sessions". */
-#include "front/engine/benchengine.h"
+/* resume.c - `allocab bench --resume FILE`: the checks that a bench continues the one FILE holds
+ * (bench_resume_load, plan.h) and the session it adds to FILE's "sessions"; the engine starts
+ * from FILE's rounds itself (engine_resume, front/engine/benchresume.c). The rules:
+ * docs/methodology.md, "Resuming a bench"; the format: docs/results-format.md, "sessions". */
+#include "front/plan/plan.h"
 #include "common/errmsg.h"
 #include "common/fingerprint.h"
 #include "common/jsonload.h"
+#include "common/jsonstrict.h"
 #include "common/status.h"
 #include "common/trackmode.h"
 #include "front/proc/proc.h"
@@ -396,52 +397,4 @@ out:
 	cJSON_Delete(fresh);
 	cJSON_Delete(d);
 	return rc;
-}
-
-/* The plan of a sequential decision the file fixed (config.sequential), kept. */
-static void resume_plan(struct engine *e)
-{
-	const cJSON *seq = get(get(e->doc, "config"), "sequential");
-	const cJSON *planned = get(seq, "planned_rounds"), *first = get(seq, "first_look");
-
-	if (!cJSON_IsNumber(planned) || !cJSON_IsNumber(first))
-		return;
-	e->plan.planned = (size_t)planned->valuedouble;
-	e->plan.first_look = (size_t)first->valuedouble;
-	e->plan.share = cJSON_IsNumber(get(seq, "alpha_share"))
-	                    ? get(seq, "alpha_share")->valuedouble
-	                    : 0;
-	e->res->planned = e->plan.planned;
-}
-
-enum status engine_resume(struct engine *e, char *err, size_t errlen)
-{
-	const struct bench_config *c = e->c;
-	const cJSON *round;
-
-	e->doc = c->resume;
-	e->rounds = (cJSON *)get(e->doc, "rounds");
-	if ((c->gate || c->alloc) &&
-	    !(e->tables = rf_builder_new(e->doc, c->nout ? c->out_paths[0] : "bench", err, errlen)))
-		return ST_FAIL;
-	cJSON_ArrayForEach(round, e->rounds)
-	{
-		if (e->tables && rf_builder_round(e->tables, round, err, errlen) != 0)
-			return ST_FAIL;
-		e->done++;
-		e->measured += !cJSON_IsTrue(get(round, "warmup"));
-	}
-	e->done0 = e->res->rounds0 = e->done;
-	e->measured0 = e->res->measured0 = e->measured;
-	resume_plan(e);
-	if (!c->alloc)
-		return ST_OK;
-	bench_cells_restore(&e->cells, c, e->rounds);
-	if (e->plan.planned && bench_cells_update(&e->cells, c, e->tables, err, errlen) != 0)
-		return ST_USAGE;
-	if (bench_cells_needed(&e->cells) == 0)
-		return errmsg_status(ST_USAGE, err, errlen,
-		                     "--resume: every comparison of the file is decided");
-	e->share = bench_cells_share(&e->cells);
-	return ST_OK;
 }

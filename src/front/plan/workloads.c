@@ -1,7 +1,7 @@
 /* workloads.c - a driver's workloads as its `list --json` gives them (names, parameters, phases,
  * flags, and the flags its backend declares), the workloads run by default, and the routing of
- * the -w selection and the --param values by that list (front/engine/engine.h). */
-#include "front/engine/engine.h"
+ * the -w selection and the --param values by that list (front/plan/plan.h). */
+#include "front/plan/plan.h"
 
 #include "common/errmsg.h"
 #include "front/proc/proc.h"

@@ -1,10 +1,10 @@
 /* test_runner.c - unit tests of the bench front end's pieces: option parsing and its bad inputs,
- * name lists, a driver's workload list and the routing of --param by it, signal names, stderr tail
+ * name lists, signal names, stderr tail
  * cleaning, the /proc parsers on fixed text, and the runner on tiny /bin/sh processes (exit,
  * signal, timeout, padding, capture, and each of the flags `allocab record` runs with).
  */
 #include "front/cmd/benchopt.h"
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 #include "check.h"
 #include "front/proc/proc.h"
 
@@ -146,7 +146,7 @@ static void test_bad(void)
 
 static void test_lists(void)
 {
-	char **v = NULL, **names = NULL, **params = NULL;
+	char **v = NULL;
 	int n;
 
 	n = bench_split_list("system,mimalloc", "-a", &v, err, sizeof err);
@@ -162,67 +162,6 @@ static void test_lists(void)
 	          strstr(err, "not a valid name"),
 	      "name with a space refused");
 
-	n = bench_parse_workload_list(
-	    "{\"schema\":\"allocab-list/1\",\"workloads\":[{\"name\":\"parquet_load\",\"params\":"
-	    "[{\"name\":\"rows\"},{\"name\":\"cols\"}]},{\"name\":\"pipeline\",\"params\":[]}]}",
-	    &names, &params);
-	CHECK(n == 2 && strcmp(names[0], "parquet_load") == 0 &&
-	          strcmp(params[0], ",rows,cols,") == 0 && strcmp(params[1], ",") == 0,
-	      "allocab-list/1 workloads and their parameters");
-	bench_free_list(names, 2);
-	bench_free_list(params, 2);
-	n = bench_parse_workload_list("[{\"name\":\"a\"}]", &names, &params);
-	CHECK(n == 1 && strcmp(names[0], "a") == 0, "a bare array of workloads");
-	bench_free_list(names, 1);
-	bench_free_list(params, 1);
-	CHECK(bench_parse_workload_list("not json", &names, &params) == -1, "list: not JSON");
-	CHECK(bench_parse_workload_list("{\"workloads\":[]}", &names, &params) == -1,
-	      "list: no workloads");
-	CHECK(bench_parse_workload_list("[{\"name\":\"a\"},{\"nome\":\"b\"}]", &names, &params) ==
-	          -1,
-	      "list: a workload without a name");
-}
-
-static void test_routing(void)
-{
-	struct bench_wl_list l = {0};
-	struct bench_config c = {0};
-	const char *kv[] = {"rows=5", "depth=3", "cols=2"}, *bad = NULL;
-	char *sel[] = {"parquet_load", "pipeline"}, *unknown[] = {"pipeline", "nosuch"};
-	int n = bench_parse_workload_list(
-	    "[{\"name\":\"parquet_load\",\"params\":[{\"name\":\"rows\"},{\"name\":\"cols\"}]},"
-	    "{\"name\":\"pipeline\",\"params\":[{\"name\":\"depth\"}]}]",
-	    &l.names, &l.params);
-
-	l.n = n > 0 ? (size_t)n : 0;
-	CHECK(bench_route_workloads(&c, sel, 2, &l, kv, 3, &bad) == BENCH_ROUTED && c.nwl == 2 &&
-	          strcmp(c.wl[0].name, "parquet_load") == 0 && c.wl[0].nparams == 2 &&
-	          c.wl[0].params[0] == kv[0] && c.wl[0].params[1] == kv[2] &&
-	          c.wl[1].nparams == 1 && c.wl[1].params[0] == kv[1],
-	      "each --param goes to the workloads that take its key, as the same pointer");
-	bench_free_workloads(&c);
-	CHECK(c.wl == NULL && c.nwl == 0, "workloads freed and emptied");
-	CHECK(bench_route_workloads(&c, sel + 1, 1, &l, kv, 0, &bad) == BENCH_ROUTED &&
-	          c.nwl == 1 && c.wl[0].nparams == 0 && c.wl[0].params[0] == NULL,
-	      "no --param: an empty, NULL-terminated list");
-	bench_free_workloads(&c);
-	CHECK(bench_route_workloads(&c, unknown, 2, &l, kv, 0, &bad) == BENCH_ROUTE_UNKNOWN_WL &&
-	          bad == unknown[1],
-	      "a workload the driver does not list is named");
-	bench_free_workloads(&c);
-	CHECK(bench_route_workloads(&c, sel + 1, 1, &l, kv, 3, &bad) == BENCH_ROUTE_UNUSED_PARAM &&
-	          bad == kv[0],
-	      "a --param no selected workload takes is named");
-	bench_free_workloads(&c);
-	kv[0] = "row=1";
-	CHECK(bench_route_workloads(&c, sel, 1, &l, kv, 1, &bad) == BENCH_ROUTE_UNUSED_PARAM &&
-	          bad == kv[0],
-	      "a key matches whole names only (row is not rows)");
-	bench_free_workloads(&c);
-	bench_wl_list_free(&l);
-	bench_wl_list_free(&l);
-	bench_wl_list_free(NULL);
-	CHECK(l.names == NULL && l.n == 0, "list freed, emptied, and freeing again is harmless");
 }
 
 static void test_signals_and_tail(void)
@@ -522,7 +461,6 @@ int main(void)
 	test_good();
 	test_bad();
 	test_lists();
-	test_routing();
 	test_signals_and_tail();
 	test_telemetry();
 	test_runner();
