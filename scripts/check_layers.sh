@@ -38,7 +38,7 @@ modules=(
 	"arms|"
 	"proc|"
 	"engine|stats results compare gate arms proc marks"
-	"plan|results arms proc engine"
+	"plan|stats results gate arms proc engine"
 	"cmd|stats results compare fleet claims calib gate export arms engine plan trace"
 )
 

@@ -265,12 +265,12 @@ const struct opt bench_opt_table[O_COUNT] = {
     [O_H_ROUNDS] = {NULL, 0, 0, NULL, .help = "Rounds"},
     [O_ROUNDS] = {"--rounds", 0, OPT_VALUE, "N", .help = "measured rounds",
                   OPT_UINT(B, rounds), OPT_GIVEN(B, rounds_set), .lo = 1, .hi = 100000,
-                  OPT_DEF_U(DEFAULT_ROUNDS),
-                  .def_doc = "or n + " STR(SPARE_ROUNDS) " where n is the fewest rounds with "
+                  OPT_DEF_U(PLAN_DEFAULT_ROUNDS),
+                  .def_doc = "or n + " STR(PLAN_SPARE_ROUNDS) " where n is the fewest rounds with "
                              "which compare's m comparisons can reach a verdict, the smallest n "
                              "with 2/2^n <= 0.05/m, when that is more; with --gate, at least "
                              "the smallest plan its last look can decide in, + " STR(
-                                 SPARE_ROUNDS) "; with --one-cpu or --duet, at least the "
+                                 PLAN_SPARE_ROUNDS) "; with --one-cpu or --duet, at least the "
                              "rounds whose solo rounds find a 10% disagreement with 80% power "
                              "(docs/methodology.md, \"Solo anchor rounds\"); with --budget: no "
                              "limit"},
@@ -287,7 +287,7 @@ const struct opt bench_opt_table[O_COUNT] = {
                 OPT_UINT(B, min_rounds), OPT_GIVEN(B, min_rounds_set), .lo = 1, .hi = 100000,
                 OPT_DEF_U(DEFAULT_MIN_ROUNDS),
                 .def_doc = "with --budget alone, n as above; with --gate " STR(
-                    GATE_MIN_ROUNDS) "; never more than --rounds"},
+                    PLAN_GATE_MIN_ROUNDS) "; never more than --rounds"},
     [O_ALLOCATION] = {"--allocation", 0, OPT_VALUE, NULL,
                       .help = "sequential: an arm x workload whose every comparison is decided "
                               "by its sequential interval leaves the rounds "

@@ -9,23 +9,11 @@
 
 #include <stddef.h>
 
-#define DEFAULT_ROUNDS     10
 #define DEFAULT_WARMUP     1
 /* --solo-share: one round in 1/share of a shared-CPU bench runs its arms one after the other
- * (docs/methodology.md, "Solo anchor rounds"); the rounds rule's anchor plans on the issue's upper
- * per-round sds of the log ratios (shared 0.05, solo 0.13) to find a 10% disagreement with 80%
- * power */
+ * (docs/methodology.md, "Solo anchor rounds") */
 #define DEFAULT_SOLO_SHARE 0.5
-#define ANCHOR_SD_SHARED   0.05
-#define ANCHOR_SD_SOLO     0.13
-#define ANCHOR_EFFECT_PCT  10.0
-#define ANCHOR_POWER       0.8
 #define DEFAULT_MIN_ROUNDS 3
-#define SPARE_ROUNDS       3    /* beyond the rule's minimum: a few disagreeing rounds may occur */
-#define RULE_ALPHA         0.05 /* compare's default level */
-/* The sequential gate's first look: the guard of docs/methodology.md, "Sequential decisions" (with
- * n < 6 no signed-rank interval reaches even 95%; its plan's own levels come later still). */
-#define GATE_MIN_ROUNDS   6
 #define DEFAULT_TIMEOUT_S 120.0
 #define DEFAULT_PAD_MAX   4096
 #define DEFAULT_SEED      42

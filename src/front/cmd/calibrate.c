@@ -31,6 +31,8 @@ struct copts {
 	size_t nfor;
 	char **fwd; /* options for bench_parse_args */
 	int nfwd;
+	int argc; /* calibrate's whole command line, for the record */
+	char **argv;
 };
 
 /* The reports' defaults, when no --effect or --for-rounds is given. */
@@ -239,116 +241,6 @@ static int parse_args(int argc, char **argv, struct copts *o, char *err, size_t 
 	return opt_check(&p, err, errlen);
 }
 
-/* ---- running the A/A bench ---- */
-
-struct setup {
-	const volatile sig_atomic_t *stop;
-	struct bench_config c;
-	struct bench_arm arms[2];
-	struct arm_spec spec; /* --arm */
-	struct bench_drivers drv;
-	char *driver;
-	struct bench_wl_list list;
-	char *paths[1];
-};
-
-static void setup_free(struct setup *s)
-{
-	free(s->arms[0].name);
-	free(s->arms[1].name);
-	free(s->driver);
-	armspec_free(&s->spec);
-	bench_free_workloads(&s->c);
-	bench_wl_list_free(&s->list);
-	bench_drivers_free(&s->drv);
-}
-
-/* The backend to calibrate: -a, --arm's, or the driver flagged baseline. Returns ST_OK or
- * ST_USAGE with err. */
-static enum status pick_backend(const struct setup *s, const char **backend, char *err,
-                                size_t errlen)
-{
-	if (*backend)
-		return ST_OK;
-	for (size_t i = 0; i < s->drv.n; i++)
-		if (s->drv.flags[i] & BENCH_BACKEND_BASELINE) {
-			*backend = s->drv.names[i];
-			return ST_OK;
-		}
-	return errmsg_status(ST_USAGE, err, errlen,
-	                     "no driver in %s declares itself the baseline: give -a BACKEND",
-	                     s->drv.dir);
-}
-
-/* Builds the two-arm configuration. Returns ST_OK, ST_FAIL or ST_USAGE with err set. */
-static enum status setup(struct setup *s, const struct copts *o, const struct bench_opts *bo,
-                         const char *runs_path, int argc, char **argv, char *err, size_t errlen)
-{
-	char have[1024];
-	enum status rc;
-	const char *backend = o->backend, *label = o->backend;
-
-	if (bo->narm_specs > 1 || (bo->narm_specs && o->backend_set))
-		return errmsg_status(ST_USAGE, err, errlen,
-		                     "--arm: calibrate takes one backend (one --arm, "
-		                     "or -a)");
-	if (bo->narm_specs) {
-		if (armspec_parse(bo->arm_specs[0], &s->spec, err, errlen) != 0)
-			return ST_USAGE;
-		backend = s->spec.backend;
-		label = s->spec.label;
-	}
-	if (backend && (strspn(backend, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(backend) ||
-	                !*backend))
-		return errmsg_status(ST_USAGE, err, errlen, "-a: '%s' is not a backend name",
-		                     backend);
-	if ((rc = bench_drivers_find(bo->driver_dir, s->stop, &s->drv, err, errlen)) != ST_OK ||
-	    (rc = pick_backend(s, &backend, err, errlen)) != ST_OK)
-		return rc;
-	label = label ? label : backend;
-	if (bench_drivers_index(&s->drv, backend) < 0) {
-		bench_drivers_join(&s->drv, have, sizeof have);
-		return errmsg_status(ST_USAGE, err, errlen,
-		                     "-a: unknown allocator '%s' (drivers in %s: %s)", backend,
-		                     s->drv.dir, have);
-	}
-	if (asprintf(&s->driver, "%s/allocab-%s", s->drv.dir, backend) < 0) {
-		s->driver = NULL;
-		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	}
-	if (s->spec.label &&
-	    (rc = armspec_check(s->driver, &s->spec, s->stop, NULL, err, errlen)) != ST_OK)
-		return rc;
-	for (int i = 0; s->spec.label && i < 2; i++)
-		s->arms[i] = (struct bench_arm){.kind = &arm_kind_configured,
-		                                .backend = s->spec.backend,
-		                                .config = s->spec.config,
-		                                .nconfig = s->spec.nconfig};
-	if (asprintf(&s->arms[0].name, "%s.A", label) < 0)
-		s->arms[0].name = NULL;
-	if (asprintf(&s->arms[1].name, "%s.B", label) < 0)
-		s->arms[1].name = NULL;
-	if (!s->arms[0].name || !s->arms[1].name)
-		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	s->arms[0].path = s->arms[1].path = s->driver;
-	s->paths[0] = (char *)runs_path;
-	s->c = (struct bench_config){
-	    .arms = s->arms,
-	    .narms = 2,
-	    .out_paths = s->paths,
-	    .nout = 1,
-	    .argv = argv,
-	    .argc = argc,
-	};
-	bench_plan(bo, &s->c);
-	s->c.solo_share = 0; /* an A/A calibration measures the placement it is given */
-	if ((rc = bench_setup_workloads(&s->c, s->driver, bo->workloads, bo->params, bo->nparams,
-	                                s->stop, &s->list, err, errlen)) != ST_OK ||
-	    !(o->duet || o->one_cpu))
-		return rc;
-	return bench_duet_setup(&s->c, &s->list, o->one_cpu, err, errlen) != 0 ? ST_USAGE : ST_OK;
-}
-
 /* ---- output paths ---- */
 
 static const cJSON *get(const cJSON *o, const char *key)
@@ -365,56 +257,6 @@ static char *runs_path_of(const char *out)
 	if (n > 5 && strcmp(out + n - 5, ".json") == 0)
 		n -= 5;
 	return asprintf(&p, "%.*s-runs.json", (int)n, out) < 0 ? NULL : p;
-}
-
-/* What -o path names, decided before anything is run or written (atomicio.h, atomic_target):
- * -1 with err for a path allocab must not write; 0 with dir set to the directory a new file
- * would be made in, or to "" for a path written in place (a FIFO, /dev/null, a terminal, "-"). */
-static int dir_of_out(const char *path, char *dir, size_t len, char *err, size_t errlen)
-{
-	const char *slash = strrchr(path, '/');
-	int fd, kind = atomic_target(path, &fd, err, errlen);
-
-	if (kind < 0)
-		return -1;
-	if (kind != AT_REPLACE)
-		snprintf(dir, len, "%s", "");
-	else
-		snprintf(dir, len, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-		         slash ? path : ".");
-	return 0;
-}
-
-/* Fails early when path must not be written, or a file could not be created next to it;
- * atomic_write still decides. */
-static int writable(const char *path, int make_dir, char *err, size_t errlen)
-{
-	char dir[4096];
-
-	if (dir_of_out(path, dir, sizeof dir, err, errlen) != 0)
-		return -1;
-	if (!dir[0])
-		return 0;
-	if (make_dir && mkdir(dir, 0777) != 0 && errno != EEXIST)
-		return errmsg_fail(err, errlen, "cannot create %s: %s", dir, strerror(errno));
-	return bench_dir_writable(dir, path, err, errlen);
-}
-
-/* The machine's bench lock (front/engine/engine.h) in the directory of path (the current one
- * for a path written in place), as `allocab bench` takes it: an A/A bench beside another bench
- * measures neither. Returns ST_OK, ST_USAGE (a bad label in the environment) or ST_FAIL with
- * err set. */
-static enum status lock_machine(struct bench_task *t, const char *path, char *err, size_t errlen)
-{
-	char dir[4096];
-
-	if (dir_of_out(path, dir, sizeof dir, err, errlen) != 0)
-		return ST_FAIL;
-	if (!dir[0])
-		snprintf(dir, sizeof dir, ".");
-	if (bench_task_resolve(t, NULL, NULL, err, errlen) != 0)
-		return ST_USAGE;
-	return bench_task_lock(t, dir, err, errlen);
 }
 
 /* --from RUNS: the analysis of an existing file. Returns calib_report's status, or ST_USAGE (a
@@ -434,7 +276,7 @@ static enum status from_file(const struct copts *o, const char *out, char *err, 
 	cJSON_Delete(info.disk);
 	if (info.torn)
 		fprintf(stderr, "allocab: warning: %s\n", info.torn_msg);
-	if (writable(out, !o->out_set, err, errlen) != 0) {
+	if (plan_out_writable(out, !o->out_set, err, errlen) != 0) {
 		rc = ST_FAIL;
 		goto out;
 	}
@@ -463,37 +305,48 @@ out:
 	return rc;
 }
 
+/* The A/A bench's plan from the options, as bench builds its own (plan_init, plan_build).
+ * Returns ST_OK, ST_USAGE or ST_FAIL with err set. */
+static enum status aa_plan(struct bench_plan *p, struct bench_opts *bo, const struct copts *o,
+                           const char *runs, char *err, size_t errlen)
+{
+	enum status rc;
+
+	if (bench_parse_args(o->nfwd, o->fwd, (unsigned)calib_opts[K_ROUNDS].def_u, bo, err,
+	                     errlen) != 0) {
+		memset(p, 0, sizeof *p);
+		p->task.lock_fd = -1;
+		return ST_USAGE;
+	}
+	bo->allocators = o->backend;
+	bo->duet = o->duet;
+	bo->one_cpu = o->one_cpu;
+	bo->aa_runs = runs;
+	bo->aa_out = o->out;
+	bo->aa_make_dir = !o->out_set;
+	if ((rc = plan_init(p, bo, o->argc, o->argv, err, errlen)) != ST_OK)
+		return rc;
+	return plan_build(p, bo, err, errlen);
+}
+
 /* Runs the A/A bench and analyses it. Returns ST_OK, ST_USAGE or ST_FAIL with err set, or
  * ST_INTERRUPTED (with err when fewer than 2 rounds were measured). */
-static enum status run_and_analyse(const struct copts *o, const char *out,
-                                   const volatile sig_atomic_t *stop, int argc, char **argv,
-                                   char *err, size_t errlen)
+static enum status run_and_analyse(const struct copts *o, char *err, size_t errlen)
 {
 	struct bench_opts bo;
 	struct bench_result res;
-	struct setup s = {.stop = stop};
-	struct bench_task task = {.lock_fd = -1};
-	char *runs = runs_path_of(out);
+	struct bench_plan p;
+	char *runs = runs_path_of(o->out);
 	cJSON *doc = NULL;
 	enum status rc;
 
 	if (!runs)
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	if (bench_parse_args(o->nfwd, o->fwd, (unsigned)calib_opts[K_ROUNDS].def_u, &bo, err,
-	                     errlen) != 0) {
-		free(runs);
-		return ST_USAGE;
-	}
-	rc = setup(&s, o, &bo, runs, argc, argv, err, errlen);
-	if (rc == ST_OK && (writable(out, !o->out_set, err, errlen) != 0 ||
-	                    writable(runs, !o->out_set, err, errlen) != 0))
-		rc = ST_FAIL;
-	if (rc == ST_OK && (rc = lock_machine(&task, runs, err, errlen)) == ST_OK)
-		s.c.task = &task;
-	if (rc == ST_OK && *stop)
+	rc = aa_plan(&p, &bo, o, runs, err, errlen);
+	if (rc == ST_OK && *p.stop)
 		rc = ST_INTERRUPTED;
 	if (rc == ST_OK)
-		rc = bench_run(&s.c, stop, &doc, &res, err, errlen);
+		rc = bench_run(&p.c, p.stop, &doc, &res, err, errlen);
 	if (rc == ST_OK && res.measured < 2) {
 		rc = strcmp(res.status, "interrupted") == 0 ? ST_INTERRUPTED : ST_FAIL;
 		errmsg_fail(err, errlen,
@@ -504,14 +357,13 @@ static enum status run_and_analyse(const struct copts *o, const char *out,
 			fprintf(stderr,
 			        "allocab: calibrate: %zu of %zu run%s did not succeed; see %s\n",
 			        res.failed, res.runs, res.runs == 1 ? "" : "s", runs);
-		rc = calib_report(doc, runs, s.arms[0].name, s.arms[1].name, &o->plan, o->phase,
-		                  out, stdout, err, errlen);
+		rc = calib_report(doc, runs, p.c.arms[0].name, p.c.arms[1].name, &o->plan, o->phase,
+		                  o->out, stdout, err, errlen);
 		if (rc == ST_OK && strcmp(res.status, "interrupted") == 0)
 			rc = ST_INTERRUPTED;
 	}
 	cJSON_Delete(doc);
-	setup_free(&s);
-	bench_task_unlock(&task);
+	plan_free(&p);
 	bench_opts_free(&bo);
 	free(runs);
 	return rc;
@@ -521,8 +373,6 @@ int calibrate_main(int argc, char **argv)
 {
 	struct copts o;
 	char err[4096 + 256];
-	const volatile sig_atomic_t *stop;
-	const char *out;
 	enum status rc;
 
 	if (parse_args(argc, argv, &o, err, sizeof err) != 0) {
@@ -535,11 +385,11 @@ int calibrate_main(int argc, char **argv)
 		free(o.fwd);
 		return ST_OK;
 	}
-	out = o.out;
-	stop = bench_catch_signals();
+	o.argc = argc;
+	o.argv = argv;
+	bench_catch_signals();
 	err[0] = '\0';
-	rc = o.from ? from_file(&o, out, err, sizeof err)
-	            : run_and_analyse(&o, out, stop, argc, argv, err, sizeof err);
+	rc = o.from ? from_file(&o, o.out, err, sizeof err) : run_and_analyse(&o, err, sizeof err);
 	if (rc != ST_OK && err[0])
 		errmsg_print(stderr, "calibrate", "%s", err);
 	else if (rc == ST_INTERRUPTED)

@@ -27,6 +27,7 @@
 
 #include "common/status.h"
 #include "front/engine/engine.h"
+#include "front/gate/gate.h"
 
 #include <signal.h>
 #include <stddef.h>
@@ -202,5 +203,136 @@ int bench_dir_writable(const char *dir, const char *what, char *err, size_t errl
  * driver's last stderr line). */
 int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
                          struct bench_wl_list *l, char *err, size_t errlen);
+
+/* The rounds rule's constants (docs/methodology.md, "Multiplicity"): the default rounds, the
+ * spare rounds beyond the rule's minimum (a few disagreeing rounds may occur), compare's default
+ * level, and the sequential gate's first look (with n < 6 no signed-rank interval reaches even
+ * 95%). The solo anchor plans on the upper per-round sds of the log ratios (shared 0.05, solo
+ * 0.13) to find a 10% disagreement with 80% power (docs/methodology.md, "Solo anchor rounds"). */
+#define PLAN_DEFAULT_ROUNDS    10
+#define PLAN_SPARE_ROUNDS      3
+#define PLAN_RULE_ALPHA        0.05
+#define PLAN_GATE_MIN_ROUNDS   6
+#define PLAN_ANCHOR_SD_SHARED  0.05
+#define PLAN_ANCHOR_SD_SOLO    0.13
+#define PLAN_ANCHOR_EFFECT_PCT 10.0
+#define PLAN_ANCHOR_POWER      0.8
+
+/* What the options of `allocab bench` (front/cmd/benchopt.h, its rows) and `allocab calibrate`
+ * chose, before any file system lookup: the input of the plan. Strings point into argv. */
+struct bench_opts {
+	const char *allocators; /* -a as given, or NULL */
+	const char *workloads;  /* -w as given, or NULL */
+	const char *scale;
+	int scale_index; /* --scale: its index in bench_scale_values */
+	uint64_t seed;
+	int seed_set;
+	const char **params; /* --param KEY=VALUE, checked for syntax and duplicate keys */
+	size_t nparams;
+	unsigned reps;
+	int reps_set;
+	int time;                 /* --time: the time compare uses, enum rf_time_policy */
+	int allocation;           /* --allocation: 1 sequential (default), 0 none */
+	int allocation_set;
+	unsigned rounds;
+	int rounds_set;
+	double budget_s;
+	unsigned warmup;
+	unsigned min_rounds;
+	int min_rounds_set;
+	double timeout_s;
+	uint64_t shuffle_seed;
+	int shuffle_seed_set;
+	size_t pad_max;
+	const char *out;
+	const char *results_dir;
+	const char *resume; /* --resume FILE: the results file of the bench continued, or NULL */
+	const char *driver_dir;
+	const char *label; /* --label: the machine's name in a fleet (docs/fleet.md), or NULL */
+	const char *shard; /* --shard: the task's index in its job array, or NULL */
+	int quiet;
+	int duet, one_cpu, one_cpu_threads;
+	double solo_share; /* --solo-share */
+	int help;
+	const char *
+	    *arm_specs; /* --arm LABEL=BACKEND[:KEY=VALUE]... as given (front/engine/engine.h) */
+	size_t narm_specs;
+	const char **cmd_names; /* --cmd NAME=COMMAND split at the first '=' (names are copies) */
+	const char **cmd_lines;
+	size_t ncmds;
+	/* --program, --preload, --expect, --count-calls (prog.allocators is -a once parsed) */
+	struct bench_program_opts prog;
+	char **gate_argv; /* "--gate" and what follows, or NULL */
+	int gate_argc;
+	double equivalence; /* --equivalence M, NAN when not given */
+	const char *primary; /* --primary ROWS as given (checked), or NULL */
+	/* allocab calibrate: an A/A bench of one backend (-a as allocators, or the one --arm), two
+	 * arms NAME.A and NAME.B written to aa_runs only, beside the calibration aa_out; aa_make_dir:
+	 * their directory may be created (-o not given). NULL: a bench. */
+	const char *aa_runs, *aa_out;
+	int aa_make_dir;
+};
+
+/* The plan of a bench: the settings of struct bench_config that come from the options, the same
+ * for bench and calibrate (the arms, workloads, outputs and task are the caller's). */
+void bench_plan(const struct bench_opts *o, struct bench_config *c);
+
+/* The smallest plan whose last look can give the sequential gate g a decision: at its FAIL
+ * level, Bonferroni over the comparisons it gates (each of nwl workloads, or one; times narms
+ * with --against and no --candidate). */
+unsigned bench_gate_need(const struct gate_spec *g, size_t nwl, size_t narms);
+
+/* The rounds rule (docs/methodology.md, "Multiplicity"): with m comparisons at alpha 0.05,
+ * need = stats_signrank_min_n(0.05, m), the fewest rounds whose simultaneous intervals reach
+ * their level. gate_need (0 without --gate): the smallest plan whose last look can give the
+ * sequential gate a decision (stats_seq_min_planned at the gate's FAIL level). Without --rounds
+ * and --budget the bench runs max(10, need + 3, gate_need + 3, --min-rounds) rounds; with
+ * --budget and neither --rounds, --min-rounds nor --gate, at least need rounds whatever the
+ * budget. Returns need; when --rounds was given below it (and no --gate), or below gate_need
+ * (with --gate), a one-line warning in warn (printed unless --quiet), else warn is "". */
+unsigned bench_rounds_rule(struct bench_opts *o, size_t m, unsigned gate_need, char *warn,
+                           size_t len);
+
+/* A plan as the commands build it: c is what bench_run runs; the rest is what c points to, owned
+ * here until plan_free. Zero-initialised by plan_init. */
+struct bench_plan {
+	struct bench_config c;
+	const volatile sig_atomic_t *stop;
+	struct bench_wl_list list;
+	struct bench_drivers drv;
+	char **sel; /* the driver arms' names */
+	size_t nsel;
+	char *paths[2];
+	struct bench_probe_paths pp;
+	struct arm_spec *specs; /* --arm, owned; configured arms point into them */
+	size_t nspecs;
+	struct gate_spec gate;    /* --gate (the command parses it): c.gate points here */
+	char primary[80];         /* the gate's phase as c.primary when --primary was not given */
+	struct bench_alloc alloc; /* --allocation sequential: c.alloc points here */
+	struct bench_task task;   /* c.task points here */
+	char outdir[4096];        /* where the results go: the lock's directory */
+};
+
+/* The first step of bench and calibrate alike: catches the signals (bench_catch_signals),
+ * resolves a bench's task from o->label and o->shard (calibrate's is resolved when it locks),
+ * and fills p->c from o (bench_plan) with the command line argv; a bench's shard draws the
+ * shuffle seed when --shuffle-seed is not given. Returns ST_OK, or ST_USAGE with err (a bad
+ * label or shard in the environment); plan_free p either way. */
+enum status plan_init(struct bench_plan *p, struct bench_opts *o, int argc, char **argv,
+                      char *err, size_t errlen);
+
+/* The rest, once the command has put its --gate into p->gate and p->c.gate: the arms (drivers,
+ * configured, commands, programs, or calibrate's two), the workloads, the probe, --duet's rule,
+ * the rounds rule (printing its warning unless quiet), adaptive allocation, the file resumed,
+ * the outputs and the machine lock. Returns ST_OK with p->c ready for bench_run (the command
+ * checks p->stop before it runs); else ST_USAGE or ST_FAIL with err. */
+enum status plan_build(struct bench_plan *p, struct bench_opts *o, char *err, size_t errlen);
+
+/* Frees everything p owns, releases the lock and removes the probe's record directory. */
+void plan_free(struct bench_plan *p);
+
+/* Whether allocab may write path (common/atomicio.h, atomic_target) and a file could be created
+ * beside it, its directory made first when make_dir. Returns 0, or -1 with err. */
+int plan_out_writable(const char *path, int make_dir, char *err, size_t errlen);
 
 #endif
