@@ -72,7 +72,7 @@ int bench_main(int argc, char **argv)
 	char err[4096 + 256];
 	enum status rc;
 
-	if (bench_parse_args(argc, argv, 0, &o, err, sizeof err) != 0) {
+	if (bench_parse_args(argc, argv, &o, err, sizeof err) != 0) {
 		errmsg_print(stderr, "bench", "%s", err);
 		return ST_USAGE;
 	}

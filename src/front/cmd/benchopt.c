@@ -20,8 +20,7 @@
 /* The rules between options that depend on their values (the others are the rows' needs and
  * excludes), checked after all of them are read; and the defaults that depend on other options
  * (each stated in its row's default). */
-static int check_combinations(struct bench_opts *o, const unsigned char *given, char *err,
-                              size_t errlen)
+static int check_combinations(struct bench_opts *o, char *err, size_t errlen)
 {
 	const struct bench_program_opts *p = &o->prog;
 
@@ -45,7 +44,7 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
 		o->allocation = 0;
 	if (!o->rounds_set && o->budget_s > 0)
 		o->rounds = 0;
-	if (!given[O_MINR]) {
+	if (!o->min_rounds_set) {
 		unsigned want = o->gate_argv ? PLAN_GATE_MIN_ROUNDS : o->min_rounds;
 		o->min_rounds = o->rounds && o->rounds < want ? o->rounds : want;
 	} else if (o->rounds && o->min_rounds > o->rounds && o->rounds_set) {
@@ -59,18 +58,11 @@ static int check_combinations(struct bench_opts *o, const unsigned char *given, 
 	return 0;
 }
 
-int bench_parse_args(int argc, char **argv, unsigned rounds, struct bench_opts *o, char *err,
-                     size_t errlen)
+int bench_opts_init(struct bench_opts *o, int argc, char *err, size_t errlen)
 {
-	struct opt_parser p;
-	const char *v;
-	int k;
-
 	memset(o, 0, sizeof *o);
 	o->equivalence = NAN;
-	opt_defaults(bench_opt_table, O_COUNT, o);
-	if (rounds)
-		o->rounds = rounds;
+	opt_defaults(bench_opt_table, bench_nopts, o);
 	o->params = calloc((size_t)argc + 1, sizeof *o->params);
 	o->cmd_names = calloc((size_t)argc + 1, sizeof *o->cmd_names);
 	o->arm_specs = calloc((size_t)argc + 1, sizeof *o->arm_specs);
@@ -79,11 +71,31 @@ int bench_parse_args(int argc, char **argv, unsigned rounds, struct bench_opts *
 	o->prog.preload_paths = calloc((size_t)argc + 1, sizeof *o->prog.preload_paths);
 	o->prog.expect_names = calloc((size_t)argc + 1, sizeof *o->prog.expect_names);
 	o->prog.expect_allocs = calloc((size_t)argc + 1, sizeof *o->prog.expect_allocs);
-	if (!o->params || !o->cmd_names || !o->cmd_lines || !o->arm_specs ||
-	    !o->prog.preload_names || !o->prog.preload_paths || !o->prog.expect_names ||
-	    !o->prog.expect_allocs)
-		goto fail_oom;
-	opt_init(&p, argc, argv, 1, bench_opt_table, O_COUNT);
+	if (o->params && o->cmd_names && o->cmd_lines && o->arm_specs && o->prog.preload_names &&
+	    o->prog.preload_paths && o->prog.expect_names && o->prog.expect_allocs)
+		return 0;
+	bench_opts_free(o);
+	return errmsg_fail(err, errlen, "out of memory");
+}
+
+int bench_opts_finish(struct opt_parser *p, struct bench_opts *o, char *err, size_t errlen)
+{
+	o->scale = bench_scale_values.words[o->scale_index];
+	if (opt_check(p, err, errlen) != 0 || check_combinations(o, err, errlen) != 0)
+		return -1;
+	o->prog.allocators = o->allocators;
+	return 0;
+}
+
+int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, size_t errlen)
+{
+	struct opt_parser p;
+	const char *v;
+	int k;
+
+	if (bench_opts_init(o, argc, err, errlen) != 0)
+		return -1;
+	opt_init(&p, argc, argv, 1, bench_opt_table, bench_nopts);
 	p.help = "allocab bench";
 	while ((k = opt_parse(&p, o, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
@@ -92,24 +104,29 @@ int bench_parse_args(int argc, char **argv, unsigned rounds, struct bench_opts *
 			errmsg_fail(err, errlen, "unexpected argument '%s'", v);
 			goto fail;
 		}
-		if (k == O_HELP) {
+		if (!(bench_opt_table[k].flags & OPT_REST)) { /* --help, the other row without one */
 			o->help = 1;
 			return 0;
 		}
-		o->gate_argv = argv + p.at; /* O_GATE, the only other row without a destination */
+		o->gate_argv = argv + p.at; /* --gate */
 		o->gate_argc = argc - p.at;
 	}
-	o->scale = bench_scale_values.words[o->scale_index];
-	if (opt_check(&p, err, errlen) == 0 && check_combinations(o, p.given, err, errlen) == 0) {
-		o->prog.allocators = o->allocators;
+	if (bench_opts_finish(&p, o, err, errlen) == 0)
 		return 0;
-	}
-	goto fail;
-fail_oom:
-	errmsg_fail(err, errlen, "out of memory");
 fail:
 	bench_opts_free(o);
 	return -1;
+}
+
+/* Whether the option called name is one a continuation sets itself. */
+static int continuation_own(const char *name)
+{
+	static const char *const own[] = {"--resume", "--results-dir", "--shuffle-seed", NULL};
+
+	for (size_t i = 0; name && own[i]; i++)
+		if (strcmp(name, own[i]) == 0)
+			return 1;
+	return 0;
 }
 
 size_t bench_continuation_args(int argc, char **argv, const char **out)
@@ -120,11 +137,11 @@ size_t bench_continuation_args(int argc, char **argv, const char **out)
 	size_t n = 0;
 	int k;
 
-	opt_init(&p, argc, argv, 1, bench_opt_table, O_COUNT);
+	opt_init(&p, argc, argv, 1, bench_opt_table, bench_nopts);
 	while ((k = opt_next(&p, &v, err, sizeof err)) != OPT_DONE) {
 		int end = k == OPT_ERROR ? argc : p.i;
 
-		if (k == O_RESUME || k == O_RDIR || k == O_SHUF)
+		if (k >= 0 && continuation_own(bench_opt_table[k].name))
 			continue;
 		for (int i = p.at; i < end; i++)
 			out[n++] = argv[i];

@@ -10,18 +10,28 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The values of --scale and --reps, which calibrate passes on to bench. */
-extern const struct opt_values bench_scale_values, bench_reps_values;
+/* bench's options in the order of --help (rows without a name are its headings), bench_nopts
+ * rows (benchoptab.c); calibrate's table takes those flagged OPT_ALSO. */
+extern const struct opt bench_opt_table[];
+extern const size_t bench_nopts;
+
+/* The values of --scale (the settings keep its word). */
+extern const struct opt_values bench_scale_values;
 
 
 
-/* Parses argv[1..argc-1] (argv[0] is the subcommand name) into o, with defaults; rounds is the
- * rounds when --rounds and --budget are not given (calibrate's own default; 0: bench's, its
- * row's). Checks syntax, ranges and combinations, not whether allocators or workloads exist.
- * Returns 0, or -1 with a one-line reason in err (no "allocab: bench: " prefix). On success the
- * caller frees o with bench_opts_free. */
-int bench_parse_args(int argc, char **argv, unsigned rounds, struct bench_opts *o, char *err,
-                     size_t errlen);
+/* Parses argv[1..argc-1] (argv[0] is the subcommand name) into o, with defaults. Checks syntax,
+ * ranges and combinations, not whether allocators or workloads exist. Returns 0, or -1 with a
+ * one-line reason in err (no "allocab: bench: " prefix). On success the caller frees o with
+ * bench_opts_free. */
+int bench_parse_args(int argc, char **argv, struct bench_opts *o, char *err, size_t errlen);
+/* Its two ends, for a command whose table holds bench's rows too (calibrate: its settings begin
+ * with a struct bench_opts): o with bench's defaults and room for argc list entries (0, or -1
+ * with err, o freed); after the parse p, the needs and excludes of p's rows, the rules between
+ * bench's options that depend on their values and the defaults that depend on others (0, or -1
+ * with err; the caller frees o). */
+int bench_opts_init(struct bench_opts *o, int argc, char *err, size_t errlen);
+int bench_opts_finish(struct opt_parser *p, struct bench_opts *o, char *err, size_t errlen);
 void bench_opts_free(struct bench_opts *o);
 
 /* The arguments of the bench that continues this one (docs/methodology.md, "Resuming a bench"):

@@ -23,14 +23,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* calibrate's settings: the bench's first, which bench's rows in its table write (their offsets
+ * are the same), then its own. */
 struct copts {
-	const char *backend, *from, *arms, *out, *phase;
-	int backend_set, out_set; /* out_set: -o given (else its directory may be created) */
-	int duet, one_cpu, help;
+	struct bench_opts b;
+	const char *from, *arms, *out, *phase;
+	int out_set; /* -o given (else its directory may be created) */
+	int help;
 	struct calib_plan plan;
 	size_t nfor;
-	char **fwd; /* options for bench_parse_args */
-	int nfwd;
 	int argc; /* calibrate's whole command line, for the record */
 	char **argv;
 };
@@ -69,117 +70,92 @@ static int set_for_rounds(void *settings, const struct opt *o, const char *v, ch
 	return 0;
 }
 
-/* calibrate's own options, then those of bench that it passes on (K_FORWARDED and after; bench
- * refuses their repetitions). Each own option may be given again; the last one counts, but
- * --effect and --for-rounds, which add up. */
-enum {
-	K_ALLOCATOR,
-	K_FROM,
-	K_ARMS,
-	K_OUTPUT,
-	K_PHASE,
-	K_DUET,
-	K_ONE_CPU,
-	K_ALPHA,
-	K_POWER,
-	K_EFFECT,
-	K_FOR_ROUNDS,
-	K_FOR_BUDGET,
-	K_BLOCK,
-	K_HELP,
-	K_H_BENCH,
-	K_FORWARDED,
-	K_ROUNDS = K_FORWARDED,
-	K_COUNT = K_FORWARDED + 15
-};
-
+/* calibrate's own options; each may be given again, the last one counts, but --effect and
+ * --for-rounds, which add up. Then, under the heading, the bench options it runs with: --rounds
+ * and --arm, which mean more here (their own rows, into the bench's settings), and every row of
+ * bench's table flagged OPT_ALSO, listed by name (bench --help describes them; calib_table). */
 #define OWN (OPT_VALUE | OPT_REPEAT)
-/* A bench option passed on, listed by name (bench --help describes it). */
-#define FWD(name, c, flags, vals)                                                                  \
-	{                                                                                          \
-		name, c, flags, NULL, .values = vals                                               \
-	}
-#define C struct copts
-#define FWD_ROWS                                                                                   \
-	K_FORWARDED, K_FORWARDED + 1, K_FORWARDED + 2, K_FORWARDED + 3, K_FORWARDED + 4,           \
-	    K_FORWARDED + 5, K_FORWARDED + 6, K_FORWARDED + 7, K_FORWARDED + 8, K_FORWARDED + 9,   \
-	    K_FORWARDED + 10, K_FORWARDED + 11, K_FORWARDED + 12, K_FORWARDED + 13,                \
-	    K_FORWARDED + 14
-static const struct opt calib_opts[K_COUNT] = {
-    [K_ALLOCATOR] = {"--allocator", 'a', OWN | OPT_ALLOCATOR, "NAME",
-                     .help = "the backend to calibrate", OPT_STRING(C, backend),
-                     OPT_GIVEN(C, backend_set),
-                     .def_doc = "the baseline backend, system"},
-    [K_FROM] = {"--from", 0, OWN | OPT_FILE, "RUNS",
-                .help = "analyse a bench file (allocab-bench/2 or /1) instead of running: arms A "
-                        "and B "
-                        "(--arms, default its first two) must be the same backend",
-                OPT_STRING(C, from), .excludes = OPT_ROWS(K_DUET, K_ONE_CPU, FWD_ROWS),
-                .why = "it analyses a file and runs nothing"},
-    [K_ARMS] = {"--arms", 0, OWN, "A,B", .help = "with --from: the two arms to analyse",
-                OPT_STRING(C, arms), .needs = OPT_ROWS(K_FROM)},
-    [K_OUTPUT] = {"--output", 'o', OWN | OPT_FILE, "FILE",
-                  .help = "the calibration; the runs go to NAME-runs.json for a FILE NAME.json",
-                  OPT_STRING(C, out), OPT_GIVEN(C, out_set), OPT_DEF_S(CALIB_DEFAULT_PATH)},
-    [K_PHASE] = {"--phase", 0, OWN, "NAME",
-                 .help = "calibrate this phase instead of each workload's total",
-                 OPT_STRING(C, phase)},
-    [K_DUET] = {"--duet", 0, OPT_REPEAT, NULL,
-                .help = "run the two arms at the same time on two CPUs (see bench --help)",
-                OPT_FLAG(C, duet)},
-    [K_ONE_CPU] = {"--one-cpu", 0, OPT_REPEAT, NULL,
-                   .help = "run the two arms at the same time on one CPU (see bench --help)",
-                   OPT_FLAG(C, one_cpu), .excludes = OPT_ROWS(K_DUET),
-                   .why = "--duet gives each of two arms its own CPU"},
-    [K_ALPHA] = {"--alpha", 0, OWN | OPT_OPEN_HI, "A",
-                 .help = "two-sided level of the tests and intervals", OPT_DOUBLE(C, plan.alpha),
-                 .lo = CALIB_ALPHA_MIN, .hi = CALIB_ALPHA_MAX, OPT_DEF_D(CALIB_ALPHA)},
-    [K_POWER] = {"--power", 0, OWN | OPT_OPEN_HI, "P", .help = "power of the MDE",
-                 OPT_DOUBLE(C, plan.power), .lo = CALIB_POWER_MIN, .hi = CALIB_POWER_MAX,
-                 OPT_DEF_D(CALIB_POWER)},
-    [K_EFFECT] = {"--effect", 0, OWN | OPT_OPEN_LO | OPT_OPEN_HI, "P%",
-                  .help = "report the rounds this effect needs; repeatable", .type = OPT_T_PCT,
-                  .lo = 0, .hi = 1000, .set = set_effect, .def_doc = STRV(DEF_EFFECTS) "%"},
-    [K_FOR_ROUNDS] = {"--for-rounds", 0, OWN, "N",
-                      .help = "report the MDE of a bench of N rounds; repeatable, up to four",
-                      .type = OPT_T_SIZE, .lo = 2, .hi = 1000000, .set = set_for_rounds,
-                      .def_doc = STRV(DEF_FOR_ROUNDS)},
-    [K_FOR_BUDGET] = {"--for-budget", 0, OWN | OPT_OPEN_LO | OPT_OPEN_HI, "TIME",
-                      .help = "report the MDE of a bench of this budget (seconds, or 10m, 1.5h) "
-                              "with these workloads and two arms, from the round time measured "
-                              "here",
-                      OPT_SECONDS(C, plan.for_budget_s), .lo = 0, .hi = 1e7},
-    [K_BLOCK] = {"--block", 0, OWN, "N", .help = "rounds per A/A sub-comparison",
-                 OPT_SIZE(C, plan.block), .lo = 6, .hi = 100000, OPT_DEF_U(CALIB_BLOCK)},
-    [K_HELP] = {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
-    [K_H_BENCH] = {NULL, 0, 0, NULL, .help = "Options of allocab bench it runs with"},
+#define C   struct copts
+/* what --from excludes: every option of the bench it does not run (calib_table) */
+static const char *from_excludes[OPT_MAX + 1] = {"--duet", "--one-cpu", "--rounds", "--arm"};
+static const struct opt own_opts[] = {
+    {"--allocator", 'a', OWN | OPT_ALLOCATOR, "NAME", .help = "the backend to calibrate",
+     OPT_STRING(C, b.allocators), .def_doc = "the baseline backend, system"},
+    {"--from", 0, OWN | OPT_FILE, "RUNS",
+     .help = "analyse a bench file (allocab-bench/2 or /1) instead of running: arms A and B "
+             "(--arms, default its first two) must be the same backend",
+     OPT_STRING(C, from), .excludes = from_excludes,
+     .why = "it analyses a file and runs nothing"},
+    {"--arms", 0, OWN, "A,B", .help = "with --from: the two arms to analyse", OPT_STRING(C, arms),
+     .needs = OPT_NAMES("--from")},
+    {"--output", 'o', OWN | OPT_FILE, "FILE",
+     .help = "the calibration; the runs go to NAME-runs.json for a FILE NAME.json",
+     OPT_STRING(C, out), OPT_GIVEN(C, out_set), OPT_DEF_S(CALIB_DEFAULT_PATH)},
+    {"--phase", 0, OWN, "NAME", .help = "calibrate this phase instead of each workload's total",
+     OPT_STRING(C, phase)},
+    {"--duet", 0, OPT_REPEAT, NULL,
+     .help = "run the two arms at the same time on two CPUs (see bench --help)",
+     OPT_FLAG(C, b.duet)},
+    {"--one-cpu", 0, OPT_REPEAT, NULL,
+     .help = "run the two arms at the same time on one CPU (see bench --help)",
+     OPT_FLAG(C, b.one_cpu), .excludes = OPT_NAMES("--duet"),
+     .why = "--duet gives each of two arms its own CPU"},
+    {"--alpha", 0, OWN | OPT_OPEN_HI, "A", .help = "two-sided level of the tests and intervals",
+     OPT_DOUBLE(C, plan.alpha), .lo = CALIB_ALPHA_MIN, .hi = CALIB_ALPHA_MAX,
+     OPT_DEF_D(CALIB_ALPHA)},
+    {"--power", 0, OWN | OPT_OPEN_HI, "P", .help = "power of the MDE", OPT_DOUBLE(C, plan.power),
+     .lo = CALIB_POWER_MIN, .hi = CALIB_POWER_MAX, OPT_DEF_D(CALIB_POWER)},
+    {"--effect", 0, OWN | OPT_OPEN_LO | OPT_OPEN_HI, "P%",
+     .help = "report the rounds this effect needs; repeatable", .type = OPT_T_PCT, .lo = 0,
+     .hi = 1000, .set = set_effect, .def_doc = STRV(DEF_EFFECTS) "%"},
+    {"--for-rounds", 0, OWN, "N",
+     .help = "report the MDE of a bench of N rounds; repeatable, up to four", .type = OPT_T_SIZE,
+     .lo = 2, .hi = 1000000, .set = set_for_rounds, .def_doc = STRV(DEF_FOR_ROUNDS)},
+    {"--for-budget", 0, OWN | OPT_OPEN_LO | OPT_OPEN_HI, "TIME",
+     .help = "report the MDE of a bench of this budget (seconds, or 10m, 1.5h) with these "
+             "workloads and two arms, from the round time measured here",
+     OPT_SECONDS(C, plan.for_budget_s), .lo = 0, .hi = 1e7},
+    {"--block", 0, OWN, "N", .help = "rounds per A/A sub-comparison", OPT_SIZE(C, plan.block),
+     .lo = 6, .hi = 100000, OPT_DEF_U(CALIB_BLOCK)},
+    {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
+    {NULL, 0, 0, NULL, .help = "Options of allocab bench it runs with"},
     /* 20 rather than bench's 10: two disjoint --block sub-comparisons of the default 10 rounds,
      * and twice the pairs for the sd of the log ratios that every MDE stands on. */
-    [K_ROUNDS] = {"--rounds", 0, OWN, "N", .help = "measured rounds", .type = OPT_T_UINT,
-                  .lo = 1, .hi = 100000, OPT_DEF_U(20), .def_doc = "with --budget: no limit"},
+    {"--rounds", 0, OWN, "N", .help = "measured rounds", OPT_UINT(C, b.rounds),
+     OPT_GIVEN(C, b.rounds_set), .lo = 1, .hi = 100000, OPT_DEF_U(20),
+     .def_doc = "with --budget: no limit"},
     {"--arm", 0, OWN, "LABEL=BACKEND[:KEY=VALUE]...",
      .help = "calibrate a configured backend instead (docs/tuning.md): both arms, LABEL.A and "
-             "LABEL.B, run with the settings; not with -a"},
-    FWD("--workloads", 'w', OWN | OPT_WORKLOAD, NULL),
-    FWD("--scale", 0, OWN, &bench_scale_values),
-    FWD("--seed", 0, OWN, NULL),
-    FWD("--param", 0, OWN, NULL),
-    FWD("--reps", 0, OWN, &bench_reps_values),
-    FWD("--budget", 0, OWN, NULL),
-    FWD("--warmup", 0, OWN, NULL),
-    FWD("--min-rounds", 0, OWN, NULL),
-    FWD("--timeout", 0, OWN, NULL),
-    FWD("--shuffle-seed", 0, OWN, NULL),
-    FWD("--pad-max", 0, OWN, NULL),
-    FWD("--driver-dir", 0, OWN | OPT_DIR, NULL),
-    FWD("--quiet", 'q', OPT_REPEAT, NULL),
+             "LABEL.B, run with the settings; not with -a",
+     OPT_LIST(C, b.arm_specs, b.narm_specs)},
 };
-#undef FWD_ROWS
 #undef C
-#undef FWD
 #undef OWN
 
-const struct opt_doc calibrate_doc = {
+/* The table: own_opts, then bench's rows flagged OPT_ALSO, listed by name only (no help). */
+static struct opt calib_opts[OPT_MAX];
+
+/* Fills calib_opts, calibrate_doc.nopts and what --from excludes, before main: the man page and
+ * completion read calibrate_doc without running calibrate. */
+__attribute__((constructor)) static void calib_table(void)
+{
+	size_t n = 0, nx = 4;
+
+	for (size_t i = 0; i < sizeof own_opts / sizeof own_opts[0]; i++)
+		calib_opts[n++] = own_opts[i];
+	for (size_t i = 0; i < bench_nopts && n < OPT_MAX; i++) {
+		if (!(bench_opt_table[i].flags & OPT_ALSO))
+			continue;
+		calib_opts[n] = bench_opt_table[i];
+		calib_opts[n].help = NULL;
+		if (nx < OPT_MAX)
+			from_excludes[nx++] = calib_opts[n].name;
+		n++;
+	}
+	calibrate_doc.nopts = n;
+}
+
+struct opt_doc calibrate_doc = {
     .prog = "allocab calibrate",
     .synopsis = (const char *const[]){"[-a BACKEND | --arm LABEL=BACKEND...] [OPTIONS]",
                                       "--from RUNS [--arms A,B] [OPTIONS] [-o FILE]", NULL},
@@ -192,7 +168,6 @@ const struct opt_doc calibrate_doc = {
              "the times over the session, the minimum detectable effect (MDE) and the rounds a "
              "given effect needs.\n",
     .opts = calib_opts,
-    .nopts = K_COUNT,
     .notes = "MDE: the smallest slowdown t_B/t_A - 1 that a paired bench of n rounds detects "
              "with the given power at level alpha (normal approximation, signed-rank "
              "efficiency 3/pi), from the sd of the log ratios measured here. `allocab compare` "
@@ -209,23 +184,18 @@ static int parse_args(int argc, char **argv, struct copts *o, char *err, size_t 
 	int k;
 
 	memset(o, 0, sizeof *o);
-	opt_defaults(calib_opts, K_COUNT, o);
-	if (!(o->fwd = calloc((size_t)argc + 1, sizeof *o->fwd)))
-		return errmsg_fail(err, errlen, "out of memory");
-	o->fwd[o->nfwd++] = argv[0];
-	opt_init(&p, argc, argv, 1, calib_opts, K_COUNT);
+	if (bench_opts_init(&o->b, argc, err, errlen) != 0)
+		return -1;
+	opt_defaults(calib_opts, calibrate_doc.nopts, o);
+	opt_init(&p, argc, argv, 1, calib_opts, calibrate_doc.nopts);
 	p.help = "allocab calibrate";
 	while ((k = opt_parse(&p, o, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
 		if (k == OPT_ARG)
 			return errmsg_fail(err, errlen, "unexpected argument '%s'", v);
-		if (k == K_HELP) {
-			o->help = 1;
-			return 0;
-		}
-		for (int m = p.at; m < p.i; m++) /* K_FORWARDED and after */
-			o->fwd[o->nfwd++] = argv[m];
+		o->help = 1; /* --help, the one row without a destination */
+		return 0;
 	}
 	if (o->plan.neffects == 0) {
 		static const double effects[] = {DEF_EFFECTS};
@@ -238,7 +208,7 @@ static int parse_args(int argc, char **argv, struct copts *o, char *err, size_t 
 
 		memcpy(o->plan.for_rounds, rounds, sizeof rounds);
 	}
-	return opt_check(&p, err, errlen);
+	return bench_opts_finish(&p, &o->b, err, errlen);
 }
 
 /* ---- output paths ---- */
@@ -307,33 +277,23 @@ out:
 
 /* The A/A bench's plan from the options, as bench builds its own (plan_init, plan_build).
  * Returns ST_OK, ST_USAGE or ST_FAIL with err set. */
-static enum status aa_plan(struct bench_plan *p, struct bench_opts *bo, const struct copts *o,
-                           const char *runs, char *err, size_t errlen)
+static enum status aa_plan(struct bench_plan *p, struct copts *o, const char *runs, char *err,
+                           size_t errlen)
 {
 	enum status rc;
 
-	if (bench_parse_args(o->nfwd, o->fwd, (unsigned)calib_opts[K_ROUNDS].def_u, bo, err,
-	                     errlen) != 0) {
-		memset(p, 0, sizeof *p);
-		p->task.lock_fd = -1;
-		return ST_USAGE;
-	}
-	bo->allocators = o->backend;
-	bo->duet = o->duet;
-	bo->one_cpu = o->one_cpu;
-	bo->aa_runs = runs;
-	bo->aa_out = o->out;
-	bo->aa_make_dir = !o->out_set;
-	if ((rc = plan_init(p, bo, o->argc, o->argv, err, errlen)) != ST_OK)
+	o->b.aa_runs = runs;
+	o->b.aa_out = o->out;
+	o->b.aa_make_dir = !o->out_set;
+	if ((rc = plan_init(p, &o->b, o->argc, o->argv, err, errlen)) != ST_OK)
 		return rc;
-	return plan_build(p, bo, err, errlen);
+	return plan_build(p, &o->b, err, errlen);
 }
 
 /* Runs the A/A bench and analyses it. Returns ST_OK, ST_USAGE or ST_FAIL with err set, or
  * ST_INTERRUPTED (with err when fewer than 2 rounds were measured). */
-static enum status run_and_analyse(const struct copts *o, char *err, size_t errlen)
+static enum status run_and_analyse(struct copts *o, char *err, size_t errlen)
 {
-	struct bench_opts bo;
 	struct bench_result res;
 	struct bench_plan p;
 	char *runs = runs_path_of(o->out);
@@ -342,7 +302,7 @@ static enum status run_and_analyse(const struct copts *o, char *err, size_t errl
 
 	if (!runs)
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	rc = aa_plan(&p, &bo, o, runs, err, errlen);
+	rc = aa_plan(&p, o, runs, err, errlen);
 	if (rc == ST_OK && *p.stop)
 		rc = ST_INTERRUPTED;
 	if (rc == ST_OK)
@@ -364,7 +324,6 @@ static enum status run_and_analyse(const struct copts *o, char *err, size_t errl
 	}
 	cJSON_Delete(doc);
 	plan_free(&p);
-	bench_opts_free(&bo);
 	free(runs);
 	return rc;
 }
@@ -377,12 +336,12 @@ int calibrate_main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o, err, sizeof err) != 0) {
 		errmsg_print(stderr, "calibrate", "%s", err);
-		free(o.fwd);
+		bench_opts_free(&o.b);
 		return ST_USAGE;
 	}
 	if (o.help) {
 		optdoc_usage(stdout, &calibrate_doc, NULL);
-		free(o.fwd);
+		bench_opts_free(&o.b);
 		return ST_OK;
 	}
 	o.argc = argc;
@@ -394,6 +353,6 @@ int calibrate_main(int argc, char **argv)
 		errmsg_print(stderr, "calibrate", "%s", err);
 	else if (rc == ST_INTERRUPTED)
 		fprintf(stderr, "allocab: calibrate: interrupted\n");
-	free(o.fwd);
+	bench_opts_free(&o.b);
 	return rc;
 }

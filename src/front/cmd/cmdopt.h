@@ -59,10 +59,10 @@ int cmdopt_set_conf(void *settings, const struct opt *o, const char *v, char *er
 #define CMDOPT_PHASE(T, f)                                                                         \
 	{"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",                                             \
 	 .help = "this phase instead of each workload's total", OPT_STRING(T, f)}
-#define CMDOPT_PHASES(T, f, phase_row)                                                             \
+#define CMDOPT_PHASES(T, f)                                                                        \
 	{"--phases", 0, OPT_VALUE | OPT_REPEAT, NULL, .help = "every phase of every workload",     \
 	 .values = &cmdopt_phases_values, OPT_ENUM(T, f), .map = (const int[]){1},                \
-	 .excludes = OPT_ROWS(phase_row)}
+	 .excludes = OPT_NAMES("--phase")}
 #define CMDOPT_REGIME_HELP                                                                         \
 	"the times: steady (the median of each run's steady repetitions, or the mean of the last " \
 	"half of a marked phase's spans: what a long-running process sees), cold (its first "      \
@@ -98,11 +98,11 @@ int cmdopt_set_conf(void *settings, const struct opt *o, const char *v, char *er
 	         "0.95, a speedup of at least 1.0526x); gate judges it, compare and merge draw it " \
 	         "in html and svg charts",                                                         \
 	 OPT_PCT(T, m.speedup_pct), OPT_GIVEN(T, m.speedup), .lo = 0, .hi = 100}
-#define CMDOPT_MAX_SLOWDOWN(T, m, speedup_row)                                                     \
+#define CMDOPT_MAX_SLOWDOWN(T, m)                                                                  \
 	{"--max-slowdown", 0, OPT_VALUE | OPT_OPEN_HI, "P%",                                       \
 	 .help = "the margin of at most P% slower: R <= 1 + P/100; one of the two margins",        \
 	 OPT_PCT(T, m.slowdown_pct), OPT_GIVEN(T, m.slowdown), .lo = 0, .hi = 100,                 \
-	 .excludes = OPT_ROWS(speedup_row)}
+	 .excludes = OPT_NAMES("--min-speedup")}
 #define CMDOPT_NO_TELEMETRY(T, f)                                                                  \
 	{"--no-telemetry", 0, OPT_REPEAT, NULL,                                                    \
 	 .help = "leave the runs' telemetry out (the warnings with their counts; in json its "     \

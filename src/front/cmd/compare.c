@@ -91,7 +91,7 @@ static const struct opt compare_opts[C_COUNT] = {
     [C_CANDIDATE] = CMDOPT_CANDIDATE(CA, o.candidate),
     [C_WORKLOAD] = CMDOPT_WORKLOAD(CA, o.workload),
     [C_PHASE] = CMDOPT_PHASE(CA, o.phase),
-    [C_PHASES] = CMDOPT_PHASES(CA, o.all_phases, C_PHASE),
+    [C_PHASES] = CMDOPT_PHASES(CA, o.all_phases),
     [C_REGIME] = CMDOPT_REGIMES(CA, o.regimes),
     [C_PRIMARY] = {"--primary", 0, OPT_VALUE | OPT_REPEAT, "ROWS",
                    .help = "the comparisons that are the question, simultaneous among "
@@ -131,7 +131,7 @@ static const struct opt compare_opts[C_COUNT] = {
                           "intervals: confirmed, partly, refuted (docs/claims.md)",
                   OPT_STRING(CA, claims)},
     [C_MIN_SPEEDUP] = CMDOPT_MIN_SPEEDUP(CA, m),
-    [C_MAX_SLOWDOWN] = CMDOPT_MAX_SLOWDOWN(CA, m, C_MIN_SPEEDUP),
+    [C_MAX_SLOWDOWN] = CMDOPT_MAX_SLOWDOWN(CA, m),
     [C_NO_TELEMETRY] = CMDOPT_NO_TELEMETRY(CA, no_telemetry),
     [C_EQUIVALENCE] = CMDOPT_EQUIVALENCE(CA, equivalence),
     [C_PROGRAM_RESULTS] = {"--program-results", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",

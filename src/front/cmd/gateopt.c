@@ -70,10 +70,10 @@ static const struct opt gate_opts[G_COUNT] = {
     [G_AGAINST] = {"--against", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "OLD",
                    .help = "judge every arm of NEW (or only --candidate) against the same arm "
                            "of the stored results OLD, two-sample (R is t_new/t_old)",
-                   OPT_STRING(GA, g.against), .excludes = OPT_ROWS(G_BASELINE),
+                   OPT_STRING(GA, g.against), .excludes = OPT_NAMES("--baseline"),
                    .why = "with --against every arm is judged against itself in OLD"},
     [G_MIN_SPEEDUP] = CMDOPT_MIN_SPEEDUP(GA, m),
-    [G_MAX_SLOWDOWN] = CMDOPT_MAX_SLOWDOWN(GA, m, G_MIN_SPEEDUP),
+    [G_MAX_SLOWDOWN] = CMDOPT_MAX_SLOWDOWN(GA, m),
     [G_ON] = {"--on", 0, OPT_VALUE | OPT_REPEAT, NULL,
               .help = "what is judged: each every workload's total (or --phase), PASS when all "
                       "pass; geomean one decision on the geometric mean over the workloads (per "

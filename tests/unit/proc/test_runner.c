@@ -28,7 +28,7 @@ static char err[512];
 static int parse(int argc, char **argv, struct bench_opts *o)
 {
 	err[0] = '\0';
-	return bench_parse_args(argc, argv, 0, o, err, sizeof err);
+	return bench_parse_args(argc, argv, o, err, sizeof err);
 }
 
 /* Parses argv, expects failure with msg in the reason. */
