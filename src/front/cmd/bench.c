@@ -17,7 +17,7 @@
  * --primary names others. Returns 0, or -1 with err. */
 static int gate_into(struct bench_plan *p, struct bench_opts *o, char *err, size_t errlen)
 {
-	if (o->gate_argv && bench_parse_gate(o, &p->gate, err, errlen) != 0)
+	if (o->gate_argv && bench_parse_gate(o, &p->c.equivalence, &p->gate, err, errlen) != 0)
 		return -1;
 	if (o->gate_argv)
 		p->c.gate = &p->gate;
@@ -26,7 +26,6 @@ static int gate_into(struct bench_plan *p, struct bench_opts *o, char *err, size
 		         p->gate.regime_given && p->gate.regime == CMP_REGIMES_COLD ? ":cold" : "");
 		p->c.primary = p->primary;
 	}
-	p->c.equivalence = o->equivalence; /* the gate's margin may have become the bench's */
 	return 0;
 }
 

@@ -42,18 +42,18 @@ static int check_combinations(struct bench_opts *o, char *err, size_t errlen)
 		    "stops the bench itself");
 	if (o->gate_argv)
 		o->allocation = 0;
-	if (!o->rounds_set && o->budget_s > 0)
-		o->rounds = 0;
+	if (!o->rounds_set && o->cfg.budget_s > 0)
+		o->cfg.rounds = 0;
 	if (!o->min_rounds_set) {
-		unsigned want = o->gate_argv ? PLAN_GATE_MIN_ROUNDS : o->min_rounds;
-		o->min_rounds = o->rounds && o->rounds < want ? o->rounds : want;
-	} else if (o->rounds && o->min_rounds > o->rounds && o->rounds_set) {
+		unsigned want = o->gate_argv ? PLAN_GATE_MIN_ROUNDS : o->cfg.min_rounds;
+		o->cfg.min_rounds = o->cfg.rounds && o->cfg.rounds < want ? o->cfg.rounds : want;
+	} else if (o->cfg.rounds && o->cfg.min_rounds > o->cfg.rounds && o->rounds_set) {
 		return errmsg_fail(err, errlen, "--min-rounds %u is more than --rounds %u",
-		                   o->min_rounds, o->rounds);
-	} else if (o->rounds && o->min_rounds > o->rounds) {
+		                   o->cfg.min_rounds, o->cfg.rounds);
+	} else if (o->cfg.rounds && o->cfg.min_rounds > o->cfg.rounds) {
 		return errmsg_fail(err, errlen,
 		                   "--min-rounds %u is more than the default of %u rounds (--rounds)",
-		                   o->min_rounds, o->rounds);
+		                   o->cfg.min_rounds, o->cfg.rounds);
 	}
 	return 0;
 }
@@ -61,9 +61,9 @@ static int check_combinations(struct bench_opts *o, char *err, size_t errlen)
 int bench_opts_init(struct bench_opts *o, int argc, char *err, size_t errlen)
 {
 	memset(o, 0, sizeof *o);
-	o->equivalence = NAN;
+	o->cfg.equivalence = NAN;
 	opt_defaults(bench_opt_table, bench_nopts, o);
-	o->params = calloc((size_t)argc + 1, sizeof *o->params);
+	o->cfg.params = calloc((size_t)argc + 1, sizeof *o->cfg.params);
 	o->cmd_names = calloc((size_t)argc + 1, sizeof *o->cmd_names);
 	o->arm_specs = calloc((size_t)argc + 1, sizeof *o->arm_specs);
 	o->cmd_lines = calloc((size_t)argc + 1, sizeof *o->cmd_lines);
@@ -71,7 +71,7 @@ int bench_opts_init(struct bench_opts *o, int argc, char *err, size_t errlen)
 	o->prog.preload_paths = calloc((size_t)argc + 1, sizeof *o->prog.preload_paths);
 	o->prog.expect_names = calloc((size_t)argc + 1, sizeof *o->prog.expect_names);
 	o->prog.expect_allocs = calloc((size_t)argc + 1, sizeof *o->prog.expect_allocs);
-	if (o->params && o->cmd_names && o->cmd_lines && o->arm_specs && o->prog.preload_names &&
+	if (o->cfg.params && o->cmd_names && o->cmd_lines && o->arm_specs && o->prog.preload_names &&
 	    o->prog.preload_paths && o->prog.expect_names && o->prog.expect_allocs)
 		return 0;
 	bench_opts_free(o);
@@ -80,7 +80,7 @@ int bench_opts_init(struct bench_opts *o, int argc, char *err, size_t errlen)
 
 int bench_opts_finish(struct opt_parser *p, struct bench_opts *o, char *err, size_t errlen)
 {
-	o->scale = bench_scale_values.words[o->scale_index];
+	o->cfg.scale = bench_scale_values.words[o->scale_index];
 	if (opt_check(p, err, errlen) != 0 || check_combinations(o, err, errlen) != 0)
 		return -1;
 	o->prog.allocators = o->allocators;
@@ -151,18 +151,19 @@ size_t bench_continuation_args(int argc, char **argv, const char **out)
 	return n;
 }
 
-int bench_parse_gate(struct bench_opts *o, struct gate_spec *g, char *err, size_t errlen)
+int bench_parse_gate(const struct bench_opts *o, double *equivalence, struct gate_spec *g,
+                     char *err, size_t errlen)
 {
 	if (gateopt_parse(o->gate_argc, o->gate_argv, g, NULL, err, errlen) != 0)
 		return -1;
-	if (!isnan(g->equivalence) && !isnan(o->equivalence) && g->equivalence != o->equivalence)
+	if (!isnan(g->equivalence) && !isnan(*equivalence) && g->equivalence != *equivalence)
 		return errmsg_fail(err, errlen,
 		                   "--equivalence %g%% and the gate's --equivalence %g%% differ",
-		                   o->equivalence, g->equivalence);
+		                   *equivalence, g->equivalence);
 	if (!isnan(g->equivalence))
-		o->equivalence = g->equivalence;
+		*equivalence = g->equivalence;
 	else if (g->slowdown)
-		g->equivalence = o->equivalence;
+		g->equivalence = *equivalence;
 	return 0;
 }
 
@@ -178,13 +179,14 @@ void bench_opts_free(struct bench_opts *o)
 		free((char *)o->prog.expect_names[i]);
 	free(o->cmd_names);
 	free(o->cmd_lines);
-	free(o->params);
+	free(o->cfg.params);
 	free(o->arm_specs);
 	free(o->prog.preload_names);
 	free(o->prog.preload_paths);
 	free(o->prog.expect_names);
 	free(o->prog.expect_allocs);
-	o->cmd_names = o->cmd_lines = o->params = o->arm_specs = NULL;
-	o->ncmds = o->nparams = o->narm_specs = 0;
+	o->cmd_names = o->cmd_lines = o->arm_specs = NULL;
+	o->cfg.params = NULL;
+	o->ncmds = o->cfg.nparams = o->narm_specs = 0;
 	memset(&o->prog, 0, sizeof o->prog);
 }

@@ -40,9 +40,10 @@ void bench_opts_free(struct bench_opts *o);
  * (room for argc), in order. Returns their number. */
 size_t bench_continuation_args(int argc, char **argv, const char **out);
 
-/* The --gate options of o into *g (gateopt_parse), with one equivalence margin per bench: bench's
- * --equivalence, or the gate's (which then becomes the bench's, recorded for compare); the gate
- * uses it with --max-slowdown. Returns 0, or -1 with a one-line reason in err (bad options, or
- * two margins that differ). */
-int bench_parse_gate(struct bench_opts *o, struct gate_spec *g, char *err, size_t errlen);
+/* The --gate options of o into *g (gateopt_parse), with one equivalence margin per bench:
+ * *equivalence (the plan's, from bench's --equivalence), or the gate's, which then becomes the
+ * bench's (recorded for compare); the gate uses it with --max-slowdown. Returns 0, or -1 with a
+ * one-line reason in err (bad options, or two margins that differ). */
+int bench_parse_gate(const struct bench_opts *o, double *equivalence, struct gate_spec *g,
+                     char *err, size_t errlen);
 #endif

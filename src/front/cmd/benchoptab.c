@@ -37,11 +37,11 @@ static int bench_set_param(void *settings, const struct opt *o, const char *kv, 
 	if (strspn(kv, "abcdefghijklmnopqrstuvwxyz0123456789_") != klen)
 		return errmsg_fail(err, errlen, "--param: '%.*s' is not a parameter name",
 		                   (int)klen, kv);
-	for (size_t i = 0; i < b->nparams; i++)
-		if (strncmp(b->params[i], kv, klen + 1) == 0)
+	for (size_t i = 0; i < b->cfg.nparams; i++)
+		if (strncmp(b->cfg.params[i], kv, klen + 1) == 0)
 			return errmsg_fail(err, errlen, "--param: %.*s is given twice", (int)klen,
 			                   kv);
-	b->params[b->nparams++] = kv;
+	b->cfg.params[b->cfg.nparams++] = (char *)kv;
 	return 0;
 }
 
@@ -50,7 +50,7 @@ static int bench_set_reps(void *settings, const struct opt *o, const char *v, ch
 	struct opt whole = *o;
 
 	if (strcmp(v, bench_reps_values.words[0]) == 0) {
-		B(settings)->reps = 0;
+		B(settings)->cfg.reps = 0;
 		return 0;
 	}
 	whole.set = NULL;
@@ -65,7 +65,7 @@ static int bench_set_primary(void *settings, const struct opt *o, const char *v,
 	(void)o;
 	if (cmp_primary_parse(v, &p, err, errlen) != 0)
 		return -1;
-	B(settings)->primary = v;
+	B(settings)->cfg.primary = v;
 	return 0;
 }
 
@@ -209,17 +209,17 @@ const struct opt bench_opt_table[] = {
     {"--scale", 0, OPT_VALUE | OPT_ALSO, NULL, .help = "preset of the workloads' parameters",
      .values = &bench_scale_values, OPT_ENUM(B, scale_index), OPT_DEF_U(1)},
     {"--seed", 0, OPT_VALUE | OPT_ALSO, "N", .help = "workload seed, the same for every run",
-     OPT_U64(B, seed), OPT_GIVEN(B, seed_set), .lo = 0, .hi = BENCH_SEED_MAX,
+     OPT_U64(B, cfg.seed), OPT_GIVEN(B, seed_set), .lo = 0, .hi = BENCH_SEED_MAX,
      OPT_DEF_U(DEFAULT_SEED)},
     {"--param", 0, OPT_VALUE | OPT_REPEAT | OPT_ALSO, "KEY=VALUE",
      .help = "workload parameter, given to the selected workloads that have it; "
              "repeatable",
-     OPT_LIST(B, params, nparams), .set = bench_set_param},
+     OPT_LIST(B, cfg.params, cfg.nparams), .set = bench_set_param},
     {"--reps", 0, OPT_VALUE | OPT_ALSO, "N|auto",
      .help = "repetitions inside each driver process: auto measures the first as "
              "cold start, then repeats until steady state (at most 20); N fixes the "
              "count (1: cold start only)",
-     .values = &bench_reps_values, OPT_UINT(B, reps), OPT_GIVEN(B, reps_set),
+     .values = &bench_reps_values, OPT_UINT(B, cfg.reps), OPT_GIVEN(B, reps_set),
      .lo = 1, .hi = BENCH_REPS_MAX, .def_doc = "auto", .set = bench_set_reps},
     {"--time", 0, OPT_VALUE, NULL,
      .help = "the time compare uses, recorded as config.time: cpu (the process's CPU "
@@ -228,7 +228,7 @@ const struct opt bench_opt_table[] = {
              "auto (CPU time for single-threaded workloads and commands whose "
              "CPU/wall ratio stays at most 1.1, wall time for the others) or wall "
              "(docs/methodology.md, \"Which time\")",
-     .values = &cmdopt_time_values, .map = cmdopt_time_map, OPT_ENUM(B, time),
+     .values = &cmdopt_time_values, .map = cmdopt_time_map, OPT_ENUM(B, cfg.time),
      OPT_DEF_U(RF_POLICY_CPU)},
     {"--driver-dir", 0, OPT_VALUE | OPT_DIR | OPT_ALSO, "DIR", .help = "where the drivers are",
      .def_doc = "$ALLOCAB_DRIVER_DIR, else the directory of the allocab executable",
@@ -254,17 +254,17 @@ const struct opt bench_opt_table[] = {
              "checks the shared rounds against them and lets these decide "
              "where the two disagree; 0: none (docs/methodology.md, \"Solo "
              "anchor rounds\")",
-     OPT_DOUBLE(B, solo_share), .lo = 0, .hi = 1, OPT_DEF_D(DEFAULT_SOLO_SHARE),
+     OPT_DOUBLE(B, cfg.solo_share), .lo = 0, .hi = 1, OPT_DEF_D(DEFAULT_SOLO_SHARE),
      .needs = OPT_NAMES("--duet", "--one-cpu")},
     {"--one-cpu-threads", 0, OPT_REPEAT, NULL,
      .help = "let --one-cpu run a program that starts threads, which then "
              "take turns on the one CPU (refused otherwise, after the "
              "first round that shows them); compare says so of every "
              "result",
-     OPT_FLAG(B, one_cpu_threads), .needs = OPT_NAMES("--one-cpu")},
+     OPT_FLAG(B, cfg.threads_ok), .needs = OPT_NAMES("--one-cpu")},
     {NULL, 0, 0, NULL, .help = "Rounds"},
     {"--rounds", 0, OPT_VALUE, "N", .help = "measured rounds",
-     OPT_UINT(B, rounds), OPT_GIVEN(B, rounds_set), .lo = 1, .hi = 100000,
+     OPT_UINT(B, cfg.rounds), OPT_GIVEN(B, rounds_set), .lo = 1, .hi = 100000,
      OPT_DEF_U(PLAN_DEFAULT_ROUNDS),
      .def_doc = "or n + " STR(PLAN_SPARE_ROUNDS) " where n is the fewest rounds with "
                 "which compare's m comparisons can reach a verdict, the smallest n "
@@ -278,20 +278,20 @@ const struct opt bench_opt_table[] = {
      .help = "stop before the next round would end past TIME (seconds, or 90s, "
              "10m, 1.5h; warm-up included); at least --min-rounds measured rounds "
              "are run",
-     OPT_SECONDS(B, budget_s), .lo = 0.001, .hi = 1e7},
+     OPT_SECONDS(B, cfg.budget_s), .lo = 0.001, .hi = 1e7},
     {"--warmup", 0, OPT_VALUE | OPT_ALSO, "N",
-     .help = "warm-up rounds, recorded but not compared", OPT_UINT(B, warmup),
+     .help = "warm-up rounds, recorded but not compared", OPT_UINT(B, cfg.warmup),
      .lo = 0, .hi = 1000, OPT_DEF_U(DEFAULT_WARMUP)},
     {"--min-rounds", 0, OPT_VALUE | OPT_ALSO, "N",
      .help = "measured rounds run whatever the budget, and the first --gate look",
-     OPT_UINT(B, min_rounds), OPT_GIVEN(B, min_rounds_set), .lo = 1, .hi = 100000,
+     OPT_UINT(B, cfg.min_rounds), OPT_GIVEN(B, min_rounds_set), .lo = 1, .hi = 100000,
      OPT_DEF_U(DEFAULT_MIN_ROUNDS),
      .def_doc = "with --budget alone, n as above; with --gate " STR(
          PLAN_GATE_MIN_ROUNDS) "; never more than --rounds"},
     {"--timeout", 0, OPT_VALUE | OPT_ALSO, "TIME",
      .help = "per run: SIGTERM at the limit (seconds, or 90s, 10m, 1.5h), "
              "SIGKILL 2 s later",
-     OPT_SECONDS(B, timeout_s), .lo = 0.001, .hi = 1e7,
+     OPT_SECONDS(B, cfg.timeout_s), .lo = 0.001, .hi = 1e7,
      OPT_DEF_D(DEFAULT_TIMEOUT_S)},
     {"--allocation", 0, OPT_VALUE, NULL,
      .help = "sequential: an arm x workload whose every comparison is decided "
@@ -304,25 +304,25 @@ const struct opt bench_opt_table[] = {
      OPT_ENUM(B, allocation), OPT_GIVEN(B, allocation_set), OPT_DEF_U(1),
      .def_doc = "none with --gate"},
     {"--shuffle-seed", 0, OPT_VALUE | OPT_ALSO, "N",
-     .help = "seed of the round orders and paddings", OPT_U64(B, shuffle_seed),
+     .help = "seed of the round orders and paddings", OPT_U64(B, cfg.shuffle_seed),
      OPT_GIVEN(B, shuffle_seed_set), .lo = 0, .hi = BENCH_SEED_MAX,
      .def_doc = "from the clock"},
     {"--pad-max", 0, OPT_VALUE | OPT_ALSO, "BYTES",
      .help = "environment padding " BENCH_PAD_VAR " of a length uniform in 0..BYTES per "
              "run (0: empty)",
-     OPT_SIZE(B, pad_max), .lo = 0, .hi = BENCH_PAD_MAX_LIMIT,
+     OPT_SIZE(B, cfg.pad_max), .lo = 0, .hi = BENCH_PAD_MAX_LIMIT,
      OPT_DEF_U(DEFAULT_PAD_MAX)},
     {"--equivalence", 0, OPT_VALUE | OPT_OPEN_LO | OPT_OPEN_HI, "M%",
      .help = "the equivalence margin, recorded in the results: compare, the "
              "claims check and gate use it for this file unless given theirs",
-     OPT_PCT(B, equivalence), .lo = 0, .hi = 100, .def_doc = "none recorded, compare then uses 2%"},
+     OPT_PCT(B, cfg.equivalence), .lo = 0, .hi = 100, .def_doc = "none recorded, compare then uses 2%"},
     {"--primary", 0, OPT_VALUE, "ROWS",
      .help = "the comparisons that are the question, recorded in the results: "
              "PHASE or PHASE:cold|steady (each workload's phase), or all (every "
              "comparison in one family). Adaptive allocation and the rounds rule "
              "judge these only; compare shows the rest as secondary "
              "(docs/methodology.md, \"Multiplicity\")",
-     OPT_STRING(B, primary), .set = bench_set_primary,
+     OPT_STRING(B, cfg.primary), .set = bench_set_primary,
      .def_doc = "each workload's total, steady where it has steady times, else "
                 "cold; with --gate --phase PHASE, that phase"},
     {"--gate", 0, OPT_REST, "GATE-OPTIONS...",

@@ -121,7 +121,7 @@ static const struct opt own_opts[] = {
     {NULL, 0, 0, NULL, .help = "Options of allocab bench it runs with"},
     /* 20 rather than bench's 10: two disjoint --block sub-comparisons of the default 10 rounds,
      * and twice the pairs for the sd of the log ratios that every MDE stands on. */
-    {"--rounds", 0, OWN, "N", .help = "measured rounds", OPT_UINT(C, b.rounds),
+    {"--rounds", 0, OWN, "N", .help = "measured rounds", OPT_UINT(C, b.cfg.rounds),
      OPT_GIVEN(C, b.rounds_set), .lo = 1, .hi = 100000, OPT_DEF_U(20),
      .def_doc = "with --budget: no limit"},
     {"--arm", 0, OWN, "LABEL=BACKEND[:KEY=VALUE]...",

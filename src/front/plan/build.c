@@ -22,14 +22,12 @@ static int apply_rounds_rule(struct bench_opts *o, struct bench_plan *s)
 		int all = k >= 0 && s->list.flags && (s->list.flags[k] & BENCH_WL_SHOW_PHASES);
 		ph[i] = all ? s->list.nphases[k] : 1;
 	}
-	s->c.need_extends = o->budget_s > 0 && !o->rounds_set && !o->min_rounds_set && !o->gate_argv;
+	s->c.need_extends = s->c.budget_s > 0 && !o->rounds_set && !o->min_rounds_set && !o->gate_argv;
 	s->c.need_comparisons = bench_comparisons(&s->c, ph);
 	s->c.need_rounds = bench_rounds_rule(
-	    o, s->c.need_comparisons,
+	    o, &s->c, s->c.need_comparisons,
 	    s->c.gate ? bench_gate_need(s->c.gate, s->c.nwl, s->c.narms) : 0, warn, sizeof warn);
 	free(ph);
-	s->c.rounds = o->rounds;
-	s->c.min_rounds = o->min_rounds;
 	/* a continuation's count includes the file's rounds and phases: the engine says it */
 	if (warn[0] && !o->quiet && !o->resume)
 		errmsg_warn(stderr, "bench", warn);
@@ -63,14 +61,16 @@ enum status plan_init(struct bench_plan *p, struct bench_opts *o, int argc, char
 	p->stop = bench_catch_signals();
 	if (!o->aa_runs && bench_task_resolve(&p->task, o->label, o->shard, err, errlen) != 0)
 		return ST_USAGE;
-	p->c = (struct bench_config){
-	    .argv = argv,
-	    .argc = argc,
-	    .gate_argv = o->gate_argv ? o->gate_argv + 1 : NULL,
-	    .gate_argc = o->gate_argc ? o->gate_argc - 1 : 0,
-	    .task = &p->task,
-	};
-	bench_plan(o, &p->c);
+	p->c = o->cfg;
+	p->c.argv = argv;
+	p->c.argc = argc;
+	p->c.gate_argv = o->gate_argv ? o->gate_argv + 1 : NULL;
+	p->c.gate_argc = o->gate_argc ? o->gate_argc - 1 : 0;
+	p->c.task = &p->task;
+	p->c.grace_s = BENCH_KILL_GRACE_S;
+	p->c.progress = (int)progress_mode_for(o->quiet, 2);
+	if (!o->shuffle_seed_set)
+		p->c.shuffle_seed = bench_clock_seed();
 	if (o->aa_runs)
 		p->c.solo_share = 0; /* an A/A calibration measures the placement it is given */
 	/* a continuation draws its own: the shard's would repeat the first session's orders */

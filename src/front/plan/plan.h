@@ -221,29 +221,21 @@ int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
 /* What the options of `allocab bench` (front/cmd/benchopt.h, its rows) and `allocab calibrate`
  * chose, before any file system lookup: the input of the plan. Strings point into argv. */
 struct bench_opts {
+	/* The plan's settings that are options (--seed, --param, --reps, --time, --rounds, --budget,
+	 * --warmup, --min-rounds, --timeout, --shuffle-seed, --pad-max, --solo-share,
+	 * --one-cpu-threads as threads_ok, --equivalence (NAN when not given), --primary; scale is
+	 * --scale's word): their rows write here, and plan_init starts the plan from it. */
+	struct bench_config cfg;
 	const char *allocators; /* -a as given, or NULL */
 	const char *workloads;  /* -w as given, or NULL */
-	const char *scale;
-	int scale_index; /* --scale: its index in bench_scale_values */
-	uint64_t seed;
+	int scale_index;        /* --scale: its index in bench_scale_values */
 	int seed_set;
-	const char **params; /* --param KEY=VALUE, checked for syntax and duplicate keys */
-	size_t nparams;
-	unsigned reps;
 	int reps_set;
-	int time;                 /* --time: the time compare uses, enum rf_time_policy */
-	int allocation;           /* --allocation: 1 sequential (default), 0 none */
+	int allocation; /* --allocation: 1 sequential (default), 0 none */
 	int allocation_set;
-	unsigned rounds;
 	int rounds_set;
-	double budget_s;
-	unsigned warmup;
-	unsigned min_rounds;
 	int min_rounds_set;
-	double timeout_s;
-	uint64_t shuffle_seed;
 	int shuffle_seed_set;
-	size_t pad_max;
 	const char *out;
 	const char *results_dir;
 	const char *resume; /* --resume FILE: the results file of the bench continued, or NULL */
@@ -251,8 +243,7 @@ struct bench_opts {
 	const char *label; /* --label: the machine's name in a fleet (docs/fleet.md), or NULL */
 	const char *shard; /* --shard: the task's index in its job array, or NULL */
 	int quiet;
-	int duet, one_cpu, one_cpu_threads;
-	double solo_share; /* --solo-share */
+	int duet, one_cpu;
 	int help;
 	const char *
 	    *arm_specs; /* --arm LABEL=BACKEND[:KEY=VALUE]... as given (front/engine/engine.h) */
@@ -264,18 +255,12 @@ struct bench_opts {
 	struct bench_program_opts prog;
 	char **gate_argv; /* "--gate" and what follows, or NULL */
 	int gate_argc;
-	double equivalence; /* --equivalence M, NAN when not given */
-	const char *primary; /* --primary ROWS as given (checked), or NULL */
 	/* allocab calibrate: an A/A bench of one backend (-a as allocators, or the one --arm), two
 	 * arms NAME.A and NAME.B written to aa_runs only, beside the calibration aa_out; aa_make_dir:
 	 * their directory may be created (-o not given). NULL: a bench. */
 	const char *aa_runs, *aa_out;
 	int aa_make_dir;
 };
-
-/* The plan of a bench: the settings of struct bench_config that come from the options, the same
- * for bench and calibrate (the arms, workloads, outputs and task are the caller's). */
-void bench_plan(const struct bench_opts *o, struct bench_config *c);
 
 /* The smallest plan whose last look can give the sequential gate g a decision: at its FAIL
  * level, Bonferroni over the comparisons it gates (each of nwl workloads, or one; times narms
@@ -290,8 +275,8 @@ unsigned bench_gate_need(const struct gate_spec *g, size_t nwl, size_t narms);
  * --budget and neither --rounds, --min-rounds nor --gate, at least need rounds whatever the
  * budget. Returns need; when --rounds was given below it (and no --gate), or below gate_need
  * (with --gate), a one-line warning in warn (printed unless --quiet), else warn is "". */
-unsigned bench_rounds_rule(struct bench_opts *o, size_t m, unsigned gate_need, char *warn,
-                           size_t len);
+unsigned bench_rounds_rule(const struct bench_opts *o, struct bench_config *c, size_t m,
+                           unsigned gate_need, char *warn, size_t len);
 
 /* A plan as the commands build it: c is what bench_run runs; the rest is what c points to, owned
  * here until plan_free. Zero-initialised by plan_init. */
@@ -315,7 +300,8 @@ struct bench_plan {
 
 /* The first step of bench and calibrate alike: catches the signals (bench_catch_signals),
  * resolves a bench's task from o->label and o->shard (calibrate's is resolved when it locks),
- * and fills p->c from o (bench_plan) with the command line argv; a bench's shard draws the
+ * and starts p->c from o->cfg with the command line argv, the kill grace, the progress mode and,
+ * unless given, a shuffle seed from the clock; a bench's shard draws the
  * shuffle seed when --shuffle-seed is not given. Returns ST_OK, or ST_USAGE with err (a bad
  * label or shard in the environment); plan_free p either way. */
 enum status plan_init(struct bench_plan *p, struct bench_opts *o, int argc, char **argv,

@@ -49,11 +49,11 @@ static void test_defaults(void)
 	struct bench_opts o;
 
 	CHECK(parse(1, v, &o) == 0, "no options parse");
-	CHECK(o.rounds == 10 && o.warmup == 1 && o.min_rounds == 3, "default rounds 10, warm-up 1, "
+	CHECK(o.cfg.rounds == 10 && o.cfg.warmup == 1 && o.cfg.min_rounds == 3, "default rounds 10, warm-up 1, "
 	                                                            "min 3");
-	CHECK(o.timeout_s == 120 && o.pad_max == 4096 && o.budget_s == 0, "default timeout 120 s, "
+	CHECK(o.cfg.timeout_s == 120 && o.cfg.pad_max == 4096 && o.cfg.budget_s == 0, "default timeout 120 s, "
 	                                                                  "pad 4096, no budget");
-	CHECK(o.seed == 42 && !o.seed_set && strcmp(o.scale, "default") == 0 && o.reps == 0,
+	CHECK(o.cfg.seed == 42 && !o.seed_set && strcmp(o.cfg.scale, "default") == 0 && o.cfg.reps == 0,
 	      "default seed 42, scale default, reps auto (0)");
 	CHECK(!o.allocators && !o.workloads && !o.out && !o.quiet && !o.gate_argv && !o.ncmds,
 	      "nothing else set by default");
@@ -76,15 +76,15 @@ static void test_good(void)
 	CHECK(PARSE(&o, v1) == 0, "full drivers command line parses (%s)", err);
 	CHECK(strcmp(o.allocators, "system,mimalloc") == 0 && strcmp(o.workloads, "pipeline") == 0,
 	      "-aVALUE and -w VALUE");
-	CHECK(o.rounds == 5 && o.rounds_set && o.budget_s == 2.5 && o.min_rounds == 3,
+	CHECK(o.cfg.rounds == 5 && o.rounds_set && o.cfg.budget_s == 2.5 && o.cfg.min_rounds == 3,
 	      "--rounds=5 with --budget 2.5");
-	CHECK(o.nparams == 2 && strcmp(o.params[1], "cols=3") == 0, "two --param, = form");
-	CHECK(o.quiet && o.seed == 9007199254740991ULL && o.shuffle_seed_set && o.shuffle_seed == 0,
+	CHECK(o.cfg.nparams == 2 && strcmp(o.cfg.params[1], "cols=3") == 0, "two --param, = form");
+	CHECK(o.quiet && o.cfg.seed == 9007199254740991ULL && o.shuffle_seed_set && o.cfg.shuffle_seed == 0,
 	      "quiet, seed 2^53-1, shuffle seed 0");
-	CHECK(o.pad_max == 0 && o.warmup == 0, "--pad-max 0 and --warmup 0 are allowed");
+	CHECK(o.cfg.pad_max == 0 && o.cfg.warmup == 0, "--pad-max 0 and --warmup 0 are allowed");
 	bench_opts_free(&o);
 
-	CHECK(PARSE(&o, v2) == 0 && o.rounds == 0 && o.budget_s == 270,
+	CHECK(PARSE(&o, v2) == 0 && o.cfg.rounds == 0 && o.cfg.budget_s == 270,
 	      "--budget alone: no round limit");
 	bench_opts_free(&o);
 
@@ -95,10 +95,10 @@ static void test_good(void)
 	CHECK(o.gate_argc == 5 && strcmp(o.gate_argv[0], "--gate") == 0 &&
 	          strcmp(o.gate_argv[4], "nonsense") == 0,
 	      "everything after --gate is left to the gate");
-	CHECK(o.min_rounds == 6, "--gate looks first after 6 rounds by default");
+	CHECK(o.cfg.min_rounds == 6, "--gate looks first after 6 rounds by default");
 	bench_opts_free(&o);
 
-	CHECK(PARSE(&o, v4) == 0 && o.min_rounds == 4, "--gate with --rounds 4: min rounds 4");
+	CHECK(PARSE(&o, v4) == 0 && o.cfg.min_rounds == 4, "--gate with --rounds 4: min rounds 4");
 	bench_opts_free(&o);
 
 	CHECK(PARSE(&o, v5) == -1, "a bad option before --help still fails");
