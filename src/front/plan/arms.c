@@ -261,9 +261,7 @@ enum status plan_arms(struct bench_plan *s, struct bench_opts *o, char *err, siz
 	if (rc == ST_OK && (o->ncmds || o->prog.program) && o->workloads)
 		rc = name_command(s, o->workloads, err, errlen);
 	if (rc == ST_OK && !o->ncmds && !o->prog.program)
-		rc = bench_setup_workloads(&s->c, s->c.arms[0].path, o->workloads,
-		                           (const char *const *)o->cfg.params, o->cfg.nparams, s->stop,
-		                           &s->list, err, errlen);
+		rc = plan_workloads(s, o->workloads, err, errlen);
 	if (rc == ST_OK)
 		rc = bench_setup_probe(&s->c, &o->prog, &s->pp, err, errlen);
 	if (rc == ST_OK && s->c.tracking && !trackmode_has(s->c.tracking, TRACKMODE_EVERY_PROCESS))

@@ -35,6 +35,35 @@ static int make_dirs(const char *dir)
 	return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
+/* -o path: the one output, checked; its directory holds the lock (the working directory for a
+ * path written in place, as for "-"). Returns 0, or -1 with err. */
+static int out_given(struct bench_plan *s, const char *out, char *err, size_t errlen)
+{
+	const char *slash = strrchr(out, '/');
+	int fd, kind = atomic_target(out, &fd, err, errlen);
+	char dir[4096];
+	struct stat st;
+
+	if (kind < 0)
+		return -1;
+	if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+		return errmsg_fail(err, errlen, "-o %s: Is a directory", out);
+	if (!slash || kind != AT_REPLACE)
+		strcpy(dir, ".");
+	else if (slash == out)
+		strcpy(dir, "/");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - out), out);
+	if (bench_dir_writable(dir, out, err, errlen) != 0)
+		return -1;
+	snprintf(s->outdir, sizeof s->outdir, "%s", dir);
+	if (!(s->paths[0] = strdup(out)))
+		return errmsg_fail(err, errlen, "out of memory");
+	s->c.nout = 1;
+	s->c.out_paths = s->paths;
+	return 0;
+}
+
 /* A bench's outputs: -o, else DIR/<stamp>[-LABEL].json and DIR/latest[-LABEL].json (DIR made
  * first); s->outdir the directory of the lock. Returns 0, or -1 with err. */
 static int bench_outputs(struct bench_plan *s, const struct bench_opts *o, char *err,
@@ -45,35 +74,12 @@ static int bench_outputs(struct bench_plan *s, const struct bench_opts *o, char 
 	 * an array that share a results directory never overwrite each other's latest.json */
 	int tagged = s->task.label_from && strcmp(s->task.label_from, "hostname") != 0;
 	const char *sep = tagged ? "-" : "", *tag = tagged ? s->task.label : "";
-	char stamp[32], dir[4096];
-	struct stat st;
+	char stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
 
-	if (o->out) {
-		const char *slash = strrchr(o->out, '/');
-		int fd, kind = atomic_target(o->out, &fd, err, errlen);
-
-		if (kind < 0)
-			return -1;
-		if (stat(o->out, &st) == 0 && S_ISDIR(st.st_mode))
-			return errmsg_fail(err, errlen, "-o %s: Is a directory", o->out);
-		/* written in place: the lock and the check go to the working directory, as for "-" */
-		if (!slash || kind != AT_REPLACE)
-			strcpy(dir, ".");
-		else if (slash == o->out)
-			strcpy(dir, "/");
-		else
-			snprintf(dir, sizeof dir, "%.*s", (int)(slash - o->out), o->out);
-		if (bench_dir_writable(dir, o->out, err, errlen) != 0)
-			return -1;
-		snprintf(s->outdir, sizeof s->outdir, "%s", dir);
-		if (!(s->paths[0] = strdup(o->out)))
-			return errmsg_fail(err, errlen, "out of memory");
-		s->c.nout = 1;
-		s->c.out_paths = s->paths;
-		return 0;
-	}
+	if (o->out)
+		return out_given(s, o->out, err, errlen);
 	if (make_dirs(rdir) != 0)
 		return errmsg_fail(err, errlen, "cannot create %s: %s", rdir, strerror(errno));
 	if (bench_dir_writable(rdir, rdir, err, errlen) != 0)

@@ -129,15 +129,6 @@ long bench_drivers_index(const struct bench_drivers *d, const char *name);
 /* The names of d joined by ", " ("none" when empty) into buf. */
 void bench_drivers_join(const struct bench_drivers *d, char *buf, size_t len);
 
-/* The one workload setup of bench and calibrate: asks driver for its workloads (into *list, which
- * the caller frees with bench_wl_list_free), and routes the -w selection (workloads, a comma list;
- * NULL: the defaults) and the --param values to c->wl (bench_route_workloads). Returns ST_OK, or
- * with err ST_USAGE (an unknown workload, a --param no selected workload takes) or ST_FAIL. */
-enum status bench_setup_workloads(struct bench_config *c, const char *driver, const char *workloads,
-                                  const char *const *params, size_t nparams,
-                                  const volatile sig_atomic_t *stop, struct bench_wl_list *list,
-                                  char *err, size_t errlen);
-
 /* Fills l->defaults from l->names and l->flags: the workloads not flagged needs_input (the replay
  * workload needs a trace). Returns 0, or -1 out of memory. */
 int bench_wl_defaults(struct bench_wl_list *l);
@@ -174,14 +165,13 @@ enum bench_route {
 	BENCH_ROUTE_UNUSED_PARAM, /* a --param that no selected workload takes */
 };
 
-/* Sets c->wl to the workloads sel[0..nsel) of the list l, each with those of params[0..nparams)
+/* Sets c->wl to the workloads sel[0..nsel) of the list l, each with those of c->params
  * ("KEY=VALUE", checked by bench_parse_args) whose KEY it takes. c->wl, its names and params
  * arrays are malloc'd and freed by bench_free_workloads, even after a failure; the params entries
- * point into params. Returns BENCH_ROUTED, or the failure with *bad pointing to the name in sel or
- * the entry of params it concerns: the caller words the message. */
+ * point into c->params. Returns BENCH_ROUTED, or the failure with *bad pointing to the name in sel
+ * or the entry of c->params it concerns: the caller words the message. */
 enum bench_route bench_route_workloads(struct bench_config *c, char *const *sel, size_t nsel,
-                                       const struct bench_wl_list *l, const char *const *params,
-                                       size_t nparams, const char **bad);
+                                       const struct bench_wl_list *l, const char **bad);
 
 /* Frees c->wl as bench_route_workloads built it and sets c->wl NULL, c->nwl 0. */
 void bench_free_workloads(struct bench_config *c);

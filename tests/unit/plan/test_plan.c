@@ -32,6 +32,16 @@ static void test_lists(void)
 	      "list: a workload without a name");
 }
 
+/* Routes with kv[0..np) as the plan's --param values. */
+static enum bench_route route(struct bench_config *c, char *const *sel, size_t nsel,
+                              const struct bench_wl_list *l, const char **kv, size_t np,
+                              const char **bad)
+{
+	c->params = (char **)kv;
+	c->nparams = np;
+	return bench_route_workloads(c, sel, nsel, l, bad);
+}
+
 static void test_routing(void)
 {
 	struct bench_wl_list l = {0};
@@ -44,27 +54,27 @@ static void test_routing(void)
 	    &l.names, &l.params);
 
 	l.n = n > 0 ? (size_t)n : 0;
-	CHECK(bench_route_workloads(&c, sel, 2, &l, kv, 3, &bad) == BENCH_ROUTED && c.nwl == 2 &&
+	CHECK(route(&c, sel, 2, &l, kv, 3, &bad) == BENCH_ROUTED && c.nwl == 2 &&
 	          strcmp(c.wl[0].name, "parquet_load") == 0 && c.wl[0].nparams == 2 &&
 	          c.wl[0].params[0] == kv[0] && c.wl[0].params[1] == kv[2] &&
 	          c.wl[1].nparams == 1 && c.wl[1].params[0] == kv[1],
 	      "each --param goes to the workloads that take its key, as the same pointer");
 	bench_free_workloads(&c);
 	CHECK(c.wl == NULL && c.nwl == 0, "workloads freed and emptied");
-	CHECK(bench_route_workloads(&c, sel + 1, 1, &l, kv, 0, &bad) == BENCH_ROUTED &&
+	CHECK(route(&c, sel + 1, 1, &l, kv, 0, &bad) == BENCH_ROUTED &&
 	          c.nwl == 1 && c.wl[0].nparams == 0 && c.wl[0].params[0] == NULL,
 	      "no --param: an empty, NULL-terminated list");
 	bench_free_workloads(&c);
-	CHECK(bench_route_workloads(&c, unknown, 2, &l, kv, 0, &bad) == BENCH_ROUTE_UNKNOWN_WL &&
+	CHECK(route(&c, unknown, 2, &l, kv, 0, &bad) == BENCH_ROUTE_UNKNOWN_WL &&
 	          bad == unknown[1],
 	      "a workload the driver does not list is named");
 	bench_free_workloads(&c);
-	CHECK(bench_route_workloads(&c, sel + 1, 1, &l, kv, 3, &bad) == BENCH_ROUTE_UNUSED_PARAM &&
+	CHECK(route(&c, sel + 1, 1, &l, kv, 3, &bad) == BENCH_ROUTE_UNUSED_PARAM &&
 	          bad == kv[0],
 	      "a --param no selected workload takes is named");
 	bench_free_workloads(&c);
 	kv[0] = "row=1";
-	CHECK(bench_route_workloads(&c, sel, 1, &l, kv, 1, &bad) == BENCH_ROUTE_UNUSED_PARAM &&
+	CHECK(route(&c, sel, 1, &l, kv, 1, &bad) == BENCH_ROUTE_UNUSED_PARAM &&
 	          bad == kv[0],
 	      "a key matches whole names only (row is not rows)");
 	bench_free_workloads(&c);
