@@ -1,10 +1,9 @@
-/* engine.h - the engine module's public face: the bench engine that runs interleaved rounds of
- * allocator drivers (or of the user's own commands), each run a fresh padded process started by
- * the proc module (front/proc/proc.h), and writes an allocab-bench/2 file; what a command sets up
- * before it (drivers, workload lists, configured arms, program arms and their proof, signals);
- * the progress modes. The command lines
- * are front/cmd/bench.c and front/cmd/calibrate.c. The other headers of this folder are private to
- * it. */
+/* engine.h - the engine module's public face: the bench engine that runs a finished plan
+ * (struct bench_config, built by front/plan/plan.h) in interleaved rounds of allocator drivers (or
+ * of the user's own commands), each run a fresh padded process started by the proc module
+ * (front/proc/proc.h), and writes an allocab-bench/2 file; the program arms and their proof, with
+ * the names, lists and configured arms they share with the plan; the progress modes. The other
+ * headers of this folder are private to it. */
 #ifndef ALLOCAB_ENGINE_H
 #define ALLOCAB_ENGINE_H
 
@@ -19,12 +18,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The bench engine (benchrun.c): interleaved rounds of allocator drivers (or of the user's own
- * commands), each run a fresh padded process, written as an allocab-bench/2 file: a line
- * appended after every round. benchrun.c is the engine (schedule, runs, progress, sequential gate) and benchdoc.c
- * builds the document. What a command does before it runs the engine (drivers, workload lists,
- * signals) is below; the command lines are front/cmd/bench.c (options: front/cmd/benchopt.h)
- * and front/cmd/calibrate.c. */
+/* The bench engine (benchrun.c): interleaved rounds, each run a fresh padded process, written as
+ * an allocab-bench/2 file, a line appended after every round; benchdoc.c builds the document.
+ * What it runs is set up by the plan (front/plan/plan.h), which bench and calibrate call. */
 
 /* The environment variable whose random-length value pads every run's environment. */
 #define BENCH_PAD_VAR "ALLOCAB_PAD" /* the runner's RUNNER_PAD_VAR (front/proc/proc.h) */
