@@ -135,6 +135,13 @@ static const struct opt own_opts[] = {
 /* The table: own_opts, then bench's rows flagged OPT_ALSO, listed by name only (no help). */
 static struct opt calib_opts[OPT_MAX];
 
+/* Where calibrate lists a row of bench's: first what the bench runs (options with a value), then
+ * where its drivers are (a directory), then the flags; each group in bench's order. */
+static int also_group(const struct opt *o)
+{
+	return (o->flags & OPT_DIR) ? 1 : (o->flags & OPT_VALUE) ? 0 : 2;
+}
+
 /* Fills calib_opts, calibrate_doc.nopts and what --from excludes, before main: the man page and
  * completion read calibrate_doc without running calibrate. */
 __attribute__((constructor)) static void calib_table(void)
@@ -143,15 +150,17 @@ __attribute__((constructor)) static void calib_table(void)
 
 	for (size_t i = 0; i < sizeof own_opts / sizeof own_opts[0]; i++)
 		calib_opts[n++] = own_opts[i];
-	for (size_t i = 0; i < bench_nopts && n < OPT_MAX; i++) {
-		if (!(bench_opt_table[i].flags & OPT_ALSO))
-			continue;
-		calib_opts[n] = bench_opt_table[i];
-		calib_opts[n].help = NULL;
-		if (nx < OPT_MAX)
-			from_excludes[nx++] = calib_opts[n].name;
-		n++;
-	}
+	for (int g = 0; g < 3; g++)
+		for (size_t i = 0; i < bench_nopts && n < OPT_MAX; i++) {
+			if (!(bench_opt_table[i].flags & OPT_ALSO) ||
+			    also_group(&bench_opt_table[i]) != g)
+				continue;
+			calib_opts[n] = bench_opt_table[i];
+			calib_opts[n].help = NULL;
+			if (nx < OPT_MAX)
+				from_excludes[nx++] = calib_opts[n].name;
+			n++;
+		}
 	calibrate_doc.nopts = n;
 }
 
