@@ -1,5 +1,7 @@
 /* test_plan.c - the plan module's setup on fixed text (front/plan/plan.h): a driver's workload
- * list, the routing of -w and --param by it, and --duet's rule on the list's flags. */
+ * list, the routing of -w and --param by it, --duet's rule on the list's flags, and plan_init:
+ * the plan starts from the options' config, a bench's shard draws its shuffle seed, calibrate's
+ * A/A plan leaves its task for its lock and measures the placement it is given. */
 #include "front/plan/plan.h"
 #include "check.h"
 
@@ -114,8 +116,48 @@ static void test_workloads(void)
 	bench_wl_list_free(&l);
 }
 
+static void test_init(void)
+{
+	struct bench_opts o;
+	struct bench_plan p;
+	char *argv[] = {"bench", NULL}, err[256] = "";
+
+	memset(&o, 0, sizeof o);
+	o.cfg.rounds = 7;
+	o.cfg.warmup = 2;
+	o.cfg.solo_share = 0.5;
+	o.cfg.shuffle_seed = 11;
+	o.shuffle_seed_set = 1;
+	o.quiet = 1;
+	setenv("ALLOCAB_SHARD", "3", 1);
+	CHECK(plan_init(&p, &o, 1, argv, err, sizeof err) == ST_OK && p.c.rounds == 7 &&
+	          p.c.warmup == 2 && p.c.argv == argv && p.c.task == &p.task &&
+	          p.c.grace_s == BENCH_KILL_GRACE_S && p.c.progress == PROGRESS_NONE &&
+	          p.c.shuffle_seed == 11 && p.task.shard == 3,
+	      "plan_init: the options' config, the command line, the task; a given seed kept: %s",
+	      err);
+	plan_free(&p);
+	o.shuffle_seed_set = 0;
+	CHECK(plan_init(&p, &o, 1, argv, err, sizeof err) == ST_OK &&
+	          p.c.shuffle_seed == bench_task_shuffle_seed(&p.task),
+	      "plan_init: without --shuffle-seed, the shard's seed");
+	plan_free(&p);
+	o.aa_runs = "x-runs.json";
+	CHECK(plan_init(&p, &o, 1, argv, err, sizeof err) == ST_OK && p.c.solo_share == 0 &&
+	          p.task.lock_fd == -1 && p.task.shard_from == NULL,
+	      "plan_init: calibrate's plan has no solo rounds and resolves its task when it locks");
+	plan_free(&p);
+	setenv("ALLOCAB_SHARD", "x", 1);
+	o.aa_runs = NULL;
+	CHECK(plan_init(&p, &o, 1, argv, err, sizeof err) == ST_USAGE && strstr(err, "ALLOCAB_SHARD"),
+	      "plan_init: a bad shard in the environment is bad input: %s", err);
+	plan_free(&p);
+	unsetenv("ALLOCAB_SHARD");
+}
+
 int main(void)
 {
+	test_init();
 	test_lists();
 	test_routing();
 	test_workloads();
