@@ -34,9 +34,9 @@ double cmdopt_margin_ratio(const struct cmdopt_margin *m);
 /* --help and -h, hidden: a command that takes it anywhere among its options has this row and asks
  * cmdopt_help before it parses. */
 #define CMDOPT_HELP {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL}
-/* Whether argv[first..argc-1], read by d's rows, give row help_row (opt_seen: not as another
+/* Whether argv[first..argc-1], read by d's rows, give its --help row (opt_seen: not as another
  * option's value, whatever else is wrong with them); then d's usage is on stdout. */
-int cmdopt_help(const struct opt_doc *d, int help_row, int argc, char **argv, int first);
+int cmdopt_help(const struct opt_doc *d, int argc, char **argv, int first);
 
 /* --conf's setter: a level in [0.5, 1), with strtod's leading blanks and '+', which --conf has
  * always taken. settings + o's dest is the double. */
