@@ -16,11 +16,13 @@
  * with one message form per mistake, and opt_check applies needs/excludes; the help shows the
  * default from the row ("(default: 10)"), never from the help text.
  *
- * Adding an option to a command is one row in the command's table (rows refer to each other by
- * name, never by index), e.g. {"--rounds", 0, OPT_VALUE, "N", .help = "measured rounds",
- * OPT_UINT(struct s, rounds), .lo = 1, .hi = 100000, OPT_DEF_U(10)}; 0 for no short form; flags
- * below; then `make man`, and any longer text for the man page goes below the option's
- * generated entry there. A row of type OPT_T_NONE is returned by opt_parse for the command to
+ * Adding an option to a command is one row in the command's table, and nothing beside it: no id
+ * (rows name each other by their option names, OPT_NAMES), no second field to copy it into (the
+ * destination is the field where the value is used), e.g. {"--rounds", 0, OPT_VALUE, "N",
+ * .help = "measured rounds", OPT_UINT(struct s, rounds), .lo = 1, .hi = 100000, OPT_DEF_U(10)};
+ * 0 for no short form; flags below (OPT_ALSO: another command's table takes the row too); then
+ * `make man`, and any longer text for the man page goes below the option's generated entry
+ * there. A row of type OPT_T_NONE is returned by opt_parse for the command to
  * handle (help, the OPT_REST row).
  *
  * Syntax: a long option is its whole name (no abbreviation unless the parser's abbrev is set),
