@@ -16,11 +16,13 @@
  * with one message form per mistake, and opt_check applies needs/excludes; the help shows the
  * default from the row ("(default: 10)"), never from the help text.
  *
- * Adding an option to a command is one row in the command's table, indexed by a new value of its
- * option enum, e.g. {"--rounds", 0, OPT_VALUE, "N", .help = "measured rounds",
- * OPT_UINT(struct s, rounds), .lo = 1, .hi = 100000, OPT_DEF_U(10)}; 0 for no short form; flags
- * below; then `make man`, and any longer text for the man page goes below the option's
- * generated entry there. A row of type OPT_T_NONE is returned by opt_parse for the command to
+ * Adding an option to a command is one row in the command's table, and nothing beside it: no id
+ * (rows name each other by their option names, OPT_NAMES), no second field to copy it into (the
+ * destination is the field where the value is used), e.g. {"--rounds", 0, OPT_VALUE, "N",
+ * .help = "measured rounds", OPT_UINT(struct s, rounds), .lo = 1, .hi = 100000, OPT_DEF_U(10)};
+ * 0 for no short form; flags below (OPT_ALSO: another command's table takes the row too); then
+ * `make man`, and any longer text for the man page goes below the option's generated entry
+ * there. A row of type OPT_T_NONE is returned by opt_parse for the command to
  * handle (help, the OPT_REST row).
  *
  * Syntax: a long option is its whole name (no abbreviation unless the parser's abbrev is set),
@@ -55,6 +57,7 @@ enum opt_flags {
 	OPT_OPEN_HI = 512,  /* the range excludes hi */
 	OPT_EMPTY = 1024,   /* an empty string value is accepted */
 	OPT_BYTES = 2048,   /* OPT_T_I64: a byte count, with an optional k, M or G suffix (2^10..) */
+	OPT_ALSO = 4096,    /* another command's table takes this row too (calibrate, bench's) */
 };
 
 /* What a row's value is, and the type of its destination field. */
@@ -94,8 +97,9 @@ enum opt_type {
 #define OPT_DEF_U(x) .has_def = 1, .def_u = (x)
 #define OPT_DEF_D(x) .has_def = 1, .def_d = (x)
 #define OPT_DEF_S(x) .has_def = 1, .def_s = (x)
-/* The rows an option needs (one of them) or excludes, by index, for .needs and .excludes. */
-#define OPT_ROWS(...) ((const int[]){__VA_ARGS__, -1})
+/* The options a row needs (one of them) or excludes, by name ("--name", or "-x" for a short-only
+ * one), for .needs and .excludes; a name no row of the table has is never given. */
+#define OPT_NAMES(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 /* The values an option takes, listed by usage, the man page and completion: a fixed list, or a
  * registry's entries (e.g. the export formats) with a one-line description each. */
@@ -125,8 +129,8 @@ struct opt {
 	const char *def_s;
 	const char *def_doc; /* the default in words, after its value when it has one */
 	const int *map;      /* OPT_T_ENUM: the value stored for each word, or NULL */
-	const int *needs;    /* OPT_ROWS: one of them must be given too, or NULL */
-	const int *excludes; /* OPT_ROWS: none of them may be given too, or NULL */
+	const char *const *needs;    /* OPT_NAMES: one of them must be given too, or NULL */
+	const char *const *excludes; /* OPT_NAMES: none of them may be given too, or NULL */
 	const char *why;     /* said after "cannot be combined with --y", or NULL */
 	/* Reads v into the settings instead of dest (dest and type still document it; given_at is
 	 * set before): 0, or -1 with the whole one-line message in err, the option's name first. */

@@ -289,6 +289,27 @@ int opt_parse(struct opt_parser *p, void *settings, const char **val, char *err,
 	return k;
 }
 
+/* The row of p's table that name ("--name" or "-x") names, or -1. */
+static long row_named(const struct opt_parser *p, const char *name)
+{
+	for (size_t k = 0; k < p->nopts; k++) {
+		const struct opt *o = &p->opts[k];
+
+		if (name[1] == '-' ? o->name && strcmp(o->name, name) == 0
+		                   : !o->name && o->short_name && o->short_name == name[1])
+			return (long)k;
+	}
+	return -1;
+}
+
+/* Whether the option name names was given. */
+static int given_named(const struct opt_parser *p, const char *name)
+{
+	long k = row_named(p, name);
+
+	return k >= 0 && p->given[k];
+}
+
 int opt_check(struct opt_parser *p, char *err, size_t errlen)
 {
 	char a[3], b[3], list[512];
@@ -300,16 +321,19 @@ int opt_check(struct opt_parser *p, char *err, size_t errlen)
 
 		if (!p->given[k])
 			continue;
-		for (const int *x = o->excludes; x && *x >= 0; x++)
-			if (p->given[*x])
+		for (const char *const *x = o->excludes; x && *x; x++)
+			if (given_named(p, *x))
 				return errmsg_fail(err, errlen, "%s cannot be combined with %s%s%s",
-				                   row_name(o, a), row_name(&p->opts[*x], b),
+				                   row_name(o, a),
+				                   row_name(&p->opts[row_named(p, *x)], b),
 				                   o->why ? ": " : "", o->why ? o->why : "");
 		list[0] = '\0';
-		for (const int *x = o->needs; x && *x >= 0; x++) {
-			any |= p->given[*x];
+		for (const char *const *x = o->needs; x && *x; x++) {
+			long r = row_named(p, *x);
+
+			any |= r >= 0 && p->given[r];
 			n += (size_t)snprintf(list + n, n < sizeof list ? sizeof list - n : 0, "%s%s",
-			                      n ? " or " : "", row_name(&p->opts[*x], b));
+			                      n ? " or " : "", r >= 0 ? row_name(&p->opts[r], b) : *x);
 		}
 		if (o->needs && !any)
 			return errmsg_fail(err, errlen, "%s needs %s", row_name(o, a), list);

@@ -8,7 +8,7 @@
 #include "common/optdoc.h"
 #include "common/errmsg.h"
 #include "front/compare/compare.h"
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 
 #include <string.h>
 
@@ -20,7 +20,7 @@ static const char *const allocation_words[] = {"sequential", "none", NULL};
 static const int allocation_map[] = {1, 0};
 static const struct opt_values bench_allocation_values = {allocation_words, NULL};
 const struct opt_values bench_scale_values = {scales, NULL};
-const struct opt_values bench_reps_values = {reps_words, NULL};
+static const struct opt_values bench_reps_values = {reps_words, NULL};
 
 #define B(settings) ((struct bench_opts *)(settings))
 
@@ -37,11 +37,11 @@ static int bench_set_param(void *settings, const struct opt *o, const char *kv, 
 	if (strspn(kv, "abcdefghijklmnopqrstuvwxyz0123456789_") != klen)
 		return errmsg_fail(err, errlen, "--param: '%.*s' is not a parameter name",
 		                   (int)klen, kv);
-	for (size_t i = 0; i < b->nparams; i++)
-		if (strncmp(b->params[i], kv, klen + 1) == 0)
+	for (size_t i = 0; i < b->cfg.nparams; i++)
+		if (strncmp(b->cfg.params[i], kv, klen + 1) == 0)
 			return errmsg_fail(err, errlen, "--param: %.*s is given twice", (int)klen,
 			                   kv);
-	b->params[b->nparams++] = kv;
+	b->cfg.params[b->cfg.nparams++] = (char *)kv;
 	return 0;
 }
 
@@ -50,7 +50,7 @@ static int bench_set_reps(void *settings, const struct opt *o, const char *v, ch
 	struct opt whole = *o;
 
 	if (strcmp(v, bench_reps_values.words[0]) == 0) {
-		B(settings)->reps = 0;
+		B(settings)->cfg.reps = 0;
 		return 0;
 	}
 	whole.set = NULL;
@@ -65,7 +65,7 @@ static int bench_set_primary(void *settings, const struct opt *o, const char *v,
 	(void)o;
 	if (cmp_primary_parse(v, &p, err, errlen) != 0)
 		return -1;
-	B(settings)->primary = v;
+	B(settings)->cfg.primary = v;
 	return 0;
 }
 
@@ -187,218 +187,219 @@ static int bench_set_expect(void *settings, const struct opt *o, const char *v, 
 #define STR(x)  STR_(x)
 #define B struct bench_opts
 
-const struct opt bench_opt_table[O_COUNT] = {
-    [O_ALLOC] = {"--allocators", 'a', OPT_VALUE | OPT_ALLOCATOR, "LIST",
-                 .help = "allocators to compare, comma-separated: drivers allocab-NAME in the "
-                         "driver directory",
-                 .def_doc = "every one found there, system first; calibration backends only if "
-                            "named",
-                 OPT_STRING(B, allocators)},
-    [O_ARM] = {"--arm", 0, OPT_VALUE | OPT_REPEAT, "LABEL=BACKEND[:KEY=VALUE]...",
-               .help = "a configured arm named LABEL: driver allocab-BACKEND run with --config "
-                       "KEY=VALUE for each setting (docs/tuning.md); repeatable, with or without "
-                       "-a (then only the --arm arms run); with --program the settings go into "
-                       "the program's environment",
-               OPT_LIST(B, arm_specs, narm_specs)},
-    [O_WL] = {"--workloads", 'w', OPT_VALUE | OPT_WORKLOAD, "LIST",
-              .help = "workloads, comma-separated; with --cmd or --program, one name for the "
-                      "program's workload",
-              .def_doc = "every workload the drivers list but those that need an input; with "
-                         "--cmd or --program: command",
-              OPT_STRING(B, workloads)},
-    [O_SCALE] = {"--scale", 0, OPT_VALUE, NULL, .help = "preset of the workloads' parameters",
-                 .values = &bench_scale_values, OPT_ENUM(B, scale_index), OPT_DEF_U(1)},
-    [O_SEED] = {"--seed", 0, OPT_VALUE, "N", .help = "workload seed, the same for every run",
-                OPT_U64(B, seed), OPT_GIVEN(B, seed_set), .lo = 0, .hi = BENCH_SEED_MAX,
-                OPT_DEF_U(DEFAULT_SEED)},
-    [O_PARAM] = {"--param", 0, OPT_VALUE | OPT_REPEAT, "KEY=VALUE",
-                 .help = "workload parameter, given to the selected workloads that have it; "
-                         "repeatable",
-                 OPT_LIST(B, params, nparams), .set = bench_set_param},
-    [O_REPS] = {"--reps", 0, OPT_VALUE, "N|auto",
-                .help = "repetitions inside each driver process: auto measures the first as "
-                        "cold start, then repeats until steady state (at most 20); N fixes the "
-                        "count (1: cold start only)",
-                .values = &bench_reps_values, OPT_UINT(B, reps), OPT_GIVEN(B, reps_set),
-                .lo = 1, .hi = BENCH_REPS_MAX, .def_doc = "auto", .set = bench_set_reps},
-    [O_TIME] = {"--time", 0, OPT_VALUE, NULL,
-                .help = "the time compare uses, recorded as config.time: cpu (the process's CPU "
-                        "time, every thread, user and system; a --cmd or --program run's, every "
-                        "process of the run; the drivers' steady rule then judges CPU times), "
-                        "auto (CPU time for single-threaded workloads and commands whose "
-                        "CPU/wall ratio stays at most 1.1, wall time for the others) or wall "
-                        "(docs/methodology.md, \"Which time\")",
-                .values = &cmdopt_time_values, .map = cmdopt_time_map, OPT_ENUM(B, time),
-                OPT_DEF_U(RF_POLICY_CPU)},
-    [O_DDIR] = {"--driver-dir", 0, OPT_VALUE | OPT_DIR, "DIR", .help = "where the drivers are",
-                .def_doc = "$ALLOCAB_DRIVER_DIR, else the directory of the allocab executable",
-                OPT_STRING(B, driver_dir)},
-    [O_DUET] = {"--duet", 0, OPT_REPEAT, NULL,
-                .help = "run the two arms of a pair at the same time, each pinned to its "
-                        "own CPU, drawn per round from --shuffle-seed: for workloads that "
-                        "`allocab-system list` marks single-threaded, and for a program or "
-                        "command that runs on one thread (docs/methodology.md, \"Duet runs\")",
-                OPT_FLAG(B, duet)},
-    [O_ONE_CPU] = {"--one-cpu", 0, OPT_REPEAT, NULL,
-                   .help = "run every arm of a workload at the same time on one CPU, which the "
-                           "kernel shares among them, drawn per round from --shuffle-seed: "
-                           "whatever slows that CPU slows each arm alike; on CPU time, for "
-                           "what runs on one thread, as --duet (docs/methodology.md, \"Runs on "
-                           "one CPU\")",
-                   OPT_FLAG(B, one_cpu), .excludes = OPT_ROWS(O_DUET),
-                   .why = "--duet gives each of two arms its own CPU"},
-    [O_SOLO_SHARE] = {"--solo-share", 0, OPT_VALUE, "F",
-                      .help = "with --one-cpu or --duet, the share of measured rounds that run "
-                              "the arms one after the other, as a plain bench does: one round "
-                              "in every round(1/F), its place drawn from --shuffle-seed; compare "
-                              "checks the shared rounds against them and lets these decide "
-                              "where the two disagree; 0: none (docs/methodology.md, \"Solo "
-                              "anchor rounds\")",
-                      OPT_DOUBLE(B, solo_share), .lo = 0, .hi = 1, OPT_DEF_D(DEFAULT_SOLO_SHARE),
-                      .needs = OPT_ROWS(O_DUET, O_ONE_CPU)},
-    [O_ONE_CPU_THREADS] = {"--one-cpu-threads", 0, OPT_REPEAT, NULL,
-                           .help = "let --one-cpu run a program that starts threads, which then "
-                                   "take turns on the one CPU (refused otherwise, after the "
-                                   "first round that shows them); compare says so of every "
-                                   "result",
-                           OPT_FLAG(B, one_cpu_threads), .needs = OPT_ROWS(O_ONE_CPU)},
-    [O_H_ROUNDS] = {NULL, 0, 0, NULL, .help = "Rounds"},
-    [O_ROUNDS] = {"--rounds", 0, OPT_VALUE, "N", .help = "measured rounds",
-                  OPT_UINT(B, rounds), OPT_GIVEN(B, rounds_set), .lo = 1, .hi = 100000,
-                  OPT_DEF_U(DEFAULT_ROUNDS),
-                  .def_doc = "or n + " STR(SPARE_ROUNDS) " where n is the fewest rounds with "
-                             "which compare's m comparisons can reach a verdict, the smallest n "
-                             "with 2/2^n <= 0.05/m, when that is more; with --gate, at least "
-                             "the smallest plan its last look can decide in, + " STR(
-                                 SPARE_ROUNDS) "; with --one-cpu or --duet, at least the "
-                             "rounds whose solo rounds find a 10% disagreement with 80% power "
-                             "(docs/methodology.md, \"Solo anchor rounds\"); with --budget: no "
-                             "limit"},
-    [O_BUDGET] = {"--budget", 0, OPT_VALUE, "TIME",
-                  .help = "stop before the next round would end past TIME (seconds, or 90s, "
-                          "10m, 1.5h; warm-up included); at least --min-rounds measured rounds "
-                          "are run",
-                  OPT_SECONDS(B, budget_s), .lo = 0.001, .hi = 1e7},
-    [O_WARMUP] = {"--warmup", 0, OPT_VALUE, "N",
-                  .help = "warm-up rounds, recorded but not compared", OPT_UINT(B, warmup),
-                  .lo = 0, .hi = 1000, OPT_DEF_U(DEFAULT_WARMUP)},
-    [O_MINR] = {"--min-rounds", 0, OPT_VALUE, "N",
-                .help = "measured rounds run whatever the budget, and the first --gate look",
-                OPT_UINT(B, min_rounds), OPT_GIVEN(B, min_rounds_set), .lo = 1, .hi = 100000,
-                OPT_DEF_U(DEFAULT_MIN_ROUNDS),
-                .def_doc = "with --budget alone, n as above; with --gate " STR(
-                    GATE_MIN_ROUNDS) "; never more than --rounds"},
-    [O_ALLOCATION] = {"--allocation", 0, OPT_VALUE, NULL,
-                      .help = "sequential: an arm x workload whose every comparison is decided "
-                              "by its sequential interval leaves the rounds "
-                              "(docs/methodology.md, \"Adaptive allocation\"); none: every "
-                              "arm runs every workload in every round. Sequential needs "
-                              "compare's default baseline among the arms (system; a --cmd "
-                              "bench's first) and no --gate",
-                      .values = &bench_allocation_values, .map = allocation_map,
-                      OPT_ENUM(B, allocation), OPT_GIVEN(B, allocation_set), OPT_DEF_U(1),
-                      .def_doc = "none with --gate"},
-    [O_TIMEOUT] = {"--timeout", 0, OPT_VALUE, "TIME",
-                   .help = "per run: SIGTERM at the limit (seconds, or 90s, 10m, 1.5h), "
-                           "SIGKILL 2 s later",
-                   OPT_SECONDS(B, timeout_s), .lo = 0.001, .hi = 1e7,
-                   OPT_DEF_D(DEFAULT_TIMEOUT_S)},
-    [O_SHUF] = {"--shuffle-seed", 0, OPT_VALUE, "N",
-                .help = "seed of the round orders and paddings", OPT_U64(B, shuffle_seed),
-                OPT_GIVEN(B, shuffle_seed_set), .lo = 0, .hi = BENCH_SEED_MAX,
-                .def_doc = "from the clock"},
-    [O_PAD] = {"--pad-max", 0, OPT_VALUE, "BYTES",
-               .help = "environment padding " BENCH_PAD_VAR " of a length uniform in 0..BYTES per "
-                       "run (0: empty)",
-               OPT_SIZE(B, pad_max), .lo = 0, .hi = BENCH_PAD_MAX_LIMIT,
-               OPT_DEF_U(DEFAULT_PAD_MAX)},
-    [O_EQUIVALENCE] = {"--equivalence", 0, OPT_VALUE | OPT_OPEN_LO | OPT_OPEN_HI, "M%",
-                       .help = "the equivalence margin, recorded in the results: compare, the "
-                               "claims check and gate use it for this file unless given theirs",
-                       OPT_PCT(B, equivalence), .lo = 0, .hi = 100, .def_doc = "none recorded, compare then uses 2%"},
-    [O_PRIMARY] = {"--primary", 0, OPT_VALUE, "ROWS",
-                   .help = "the comparisons that are the question, recorded in the results: "
-                           "PHASE or PHASE:cold|steady (each workload's phase), or all (every "
-                           "comparison in one family). Adaptive allocation and the rounds rule "
-                           "judge these only; compare shows the rest as secondary "
-                           "(docs/methodology.md, \"Multiplicity\")",
-                   OPT_STRING(B, primary), .set = bench_set_primary,
-                   .def_doc = "each workload's total, steady where it has steady times, else "
-                              "cold; with --gate --phase PHASE, that phase"},
-    [O_GATE] = {"--gate", 0, OPT_REST, "GATE-OPTIONS...",
-                .help = "must come last: the rest are `allocab gate` options; after every "
-                        "measured round from --min-rounds on, stop as soon as the gate decides, "
-                        "with intervals valid under that looking: a plan of --rounds (else the "
-                        "rounds the budget holds at the first look), recorded in the results "
-                        "(docs/methodology.md, \"Sequential decisions\")"},
-    [O_H_OUTPUT] = {NULL, 0, 0, NULL, .help = "Output"},
-    [O_OUT] = {"--output", 'o', OPT_VALUE | OPT_FILE, "FILE", .help = "write the results to FILE",
-               OPT_STRING(B, out), .set = bench_set_out, .excludes = OPT_ROWS(O_RDIR)},
-    [O_RDIR] = {"--results-dir", 0, OPT_VALUE | OPT_DIR, "DIR",
-                .help = "else DIR/<UTC stamp>.json and DIR/latest.json",
-                OPT_STRING(B, results_dir), OPT_DEF_S("results"),
-                .excludes = OPT_ROWS(O_RESUME),
-                .why = "--resume rewrites the file it continues (or -o)"},
-    [O_RESUME] = {"--resume", 0, OPT_VALUE | OPT_FILE, "FILE",
-                  .help = "continue the bench in FILE, given its options: more rounds after its "
-                          "own in a new session (its own warm-up and shuffle seed; --rounds and "
-                          "--budget count this session's), FILE rewritten in place unless -o; "
-                          "refused for another configuration, machine or version, with --gate, "
-                          "or a decided FILE (docs/methodology.md, \"Resuming a bench\")",
-                  OPT_STRING(B, resume), .excludes = OPT_ROWS(O_GATE),
-                  .why = "a sequential gate's plan is fixed at its first look, and rounds added "
-                         "after it are not covered (docs/methodology.md, \"Resuming a "
-                         "bench\")"},
-    [O_QUIET] = {"--quiet", 'q', OPT_REPEAT, NULL,
-                 .help = "no progress, summary or --rounds warning on stderr (failures are "
-                         "still reported)",
-                 OPT_FLAG(B, quiet)},
-    [O_H_FLEET] = {NULL, 0, 0, NULL, .help = "One task of a job array (docs/fleet.md)"},
-    [O_LABEL] = {"--label", 0, OPT_VALUE, "NAME",
-                 .help = "this machine's name when several machines are merged (allocab "
-                         "merge): 1 to " STR(BENCH_TASK_LABEL_MAX) " characters of "
-                         "[A-Za-z0-9_.:@+-]; unless it is the host name, the default files are "
-                         "DIR/<stamp>-NAME.json and DIR/latest-NAME.json",
-                 OPT_STRING(B, label), .set = bench_set_label,
-                 .def_doc = "$ALLOCAB_LABEL, else $SLURMD_NODENAME, else the host name"},
-    [O_SHARD] = {"--shard", 0, OPT_VALUE, "N",
-                 .help = "this task's index in its job array, 0..2^32-1; without "
-                         "--shuffle-seed it chooses the shuffle seed",
-                 OPT_STRING(B, shard), .set = bench_set_shard,
-                 .def_doc = "$ALLOCAB_SHARD, else $SLURM_ARRAY_TASK_ID, else "
-                            "$JOB_COMPLETION_INDEX"},
-    [O_H_PROGRAMS] = {NULL, 0, 0, NULL, .help = "Your own programs"},
-    [O_CMD] = {"--cmd", 0, OPT_VALUE | OPT_REPEAT, "NAME='COMMAND'",
-               .help = "an arm that runs your program as `/bin/sh -c COMMAND`, timed whole and "
-                       "per phase it marks in ALLOCAB_PHASE_FILE (two or more); NAME is "
-                       "[A-Za-z0-9_.-]+, not starting with '-', unique; the first is compare's "
-                       "baseline",
-               .set = bench_set_cmd,
-               .excludes = OPT_ROWS(O_ALLOC, O_ARM, O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR,
-                                    O_PROGRAM)},
-    [O_PROGRAM] = {"--program", 0, OPT_VALUE, "'COMMAND'",
-                   .help = "your own program, run as `/bin/sh -c COMMAND` once per allocator: -a "
-                           "names them (default: system and every allocator whose Debian "
-                           "library is installed); system runs it as it is, the others with the "
-                           "allocator's library in LD_PRELOAD (docs/programs.md)",
-                   OPT_STRING(B, prog.program), .set = bench_set_program,
-                   .excludes = OPT_ROWS(O_SCALE, O_SEED, O_PARAM, O_REPS, O_DDIR)},
-    [O_PRELOAD] = {"--preload", 0, OPT_VALUE | OPT_REPEAT, "NAME=LIB",
-                   .help = "with --program: an arm NAME that preloads LIB (a path or soname; an "
-                           "allocator built elsewhere), or replaces a known arm's library",
-                   .set = bench_set_preload, .needs = OPT_ROWS(O_PROGRAM)},
-    [O_EXPECT] = {"--expect", 0, OPT_VALUE | OPT_REPEAT, "NAME=ALLOC",
-                  .help = "with --cmd: the --cmd arm NAME must run on ALLOC (system, mimalloc, "
-                          "jemalloc, tcmalloc): every process is probed, and an executable that "
-                          "links ALLOC itself counts as proof",
-                  .set = bench_set_expect, .needs = OPT_ROWS(O_CMD)},
-    [O_COUNT_CALLS] = {"--count-calls", 0, OPT_REPEAT, NULL,
-                       .help = "with --program or --expect: count malloc-family calls and bytes "
-                               "per process (costs time; docs/programs.md)",
-                       OPT_FLAG(B, prog.count_calls), .needs = OPT_ROWS(O_PROGRAM, O_EXPECT)},
-    [O_HELP] = {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
+const struct opt bench_opt_table[] = {
+    {"--allocators", 'a', OPT_VALUE | OPT_ALLOCATOR, "LIST",
+     .help = "allocators to compare, comma-separated: drivers allocab-NAME in the "
+             "driver directory",
+     .def_doc = "every one found there, system first; calibration backends only if "
+                "named",
+     OPT_STRING(B, allocators)},
+    {"--arm", 0, OPT_VALUE | OPT_REPEAT, "LABEL=BACKEND[:KEY=VALUE]...",
+     .help = "a configured arm named LABEL: driver allocab-BACKEND run with --config "
+             "KEY=VALUE for each setting (docs/tuning.md); repeatable, with or without "
+             "-a (then only the --arm arms run); with --program the settings go into "
+             "the program's environment",
+     OPT_LIST(B, arm_specs, narm_specs)},
+    {"--workloads", 'w', OPT_VALUE | OPT_WORKLOAD | OPT_ALSO, "LIST",
+     .help = "workloads, comma-separated; with --cmd or --program, one name for the "
+             "program's workload",
+     .def_doc = "every workload the drivers list but those that need an input; with "
+                "--cmd or --program: command",
+     OPT_STRING(B, workloads)},
+    {"--scale", 0, OPT_VALUE | OPT_ALSO, NULL, .help = "preset of the workloads' parameters",
+     .values = &bench_scale_values, OPT_ENUM(B, scale_index), OPT_DEF_U(1)},
+    {"--seed", 0, OPT_VALUE | OPT_ALSO, "N", .help = "workload seed, the same for every run",
+     OPT_U64(B, cfg.seed), OPT_GIVEN(B, seed_set), .lo = 0, .hi = BENCH_SEED_MAX,
+     OPT_DEF_U(DEFAULT_SEED)},
+    {"--param", 0, OPT_VALUE | OPT_REPEAT | OPT_ALSO, "KEY=VALUE",
+     .help = "workload parameter, given to the selected workloads that have it; "
+             "repeatable",
+     OPT_LIST(B, cfg.params, cfg.nparams), .set = bench_set_param},
+    {"--reps", 0, OPT_VALUE | OPT_ALSO, "N|auto",
+     .help = "repetitions inside each driver process: auto measures the first as "
+             "cold start, then repeats until steady state (at most 20); N fixes the "
+             "count (1: cold start only)",
+     .values = &bench_reps_values, OPT_UINT(B, cfg.reps), OPT_GIVEN(B, reps_set),
+     .lo = 1, .hi = BENCH_REPS_MAX, .def_doc = "auto", .set = bench_set_reps},
+    {"--time", 0, OPT_VALUE, NULL,
+     .help = "the time compare uses, recorded as config.time: cpu (the process's CPU "
+             "time, every thread, user and system; a --cmd or --program run's, every "
+             "process of the run; the drivers' steady rule then judges CPU times), "
+             "auto (CPU time for single-threaded workloads and commands whose "
+             "CPU/wall ratio stays at most 1.1, wall time for the others) or wall "
+             "(docs/methodology.md, \"Which time\")",
+     .values = &cmdopt_time_values, .map = cmdopt_time_map, OPT_ENUM(B, cfg.time),
+     OPT_DEF_U(RF_POLICY_CPU)},
+    {"--driver-dir", 0, OPT_VALUE | OPT_DIR | OPT_ALSO, "DIR", .help = "where the drivers are",
+     .def_doc = "$ALLOCAB_DRIVER_DIR, else the directory of the allocab executable",
+     OPT_STRING(B, driver_dir)},
+    {"--duet", 0, OPT_REPEAT, NULL,
+     .help = "run the two arms of a pair at the same time, each pinned to its "
+             "own CPU, drawn per round from --shuffle-seed: for workloads that "
+             "`allocab-system list` marks single-threaded, and for a program or "
+             "command that runs on one thread (docs/methodology.md, \"Duet runs\")",
+     OPT_FLAG(B, duet)},
+    {"--one-cpu", 0, OPT_REPEAT, NULL,
+     .help = "run every arm of a workload at the same time on one CPU, which the "
+             "kernel shares among them, drawn per round from --shuffle-seed: "
+             "whatever slows that CPU slows each arm alike; on CPU time, for "
+             "what runs on one thread, as --duet (docs/methodology.md, \"Runs on "
+             "one CPU\")",
+     OPT_FLAG(B, one_cpu), .excludes = OPT_NAMES("--duet"),
+     .why = "--duet gives each of two arms its own CPU"},
+    {"--solo-share", 0, OPT_VALUE, "F",
+     .help = "with --one-cpu or --duet, the share of measured rounds that run "
+             "the arms one after the other, as a plain bench does: one round "
+             "in every round(1/F), its place drawn from --shuffle-seed; compare "
+             "checks the shared rounds against them and lets these decide "
+             "where the two disagree; 0: none (docs/methodology.md, \"Solo "
+             "anchor rounds\")",
+     OPT_DOUBLE(B, cfg.solo_share), .lo = 0, .hi = 1, OPT_DEF_D(DEFAULT_SOLO_SHARE),
+     .needs = OPT_NAMES("--duet", "--one-cpu")},
+    {"--one-cpu-threads", 0, OPT_REPEAT, NULL,
+     .help = "let --one-cpu run a program that starts threads, which then "
+             "take turns on the one CPU (refused otherwise, after the "
+             "first round that shows them); compare says so of every "
+             "result",
+     OPT_FLAG(B, cfg.threads_ok), .needs = OPT_NAMES("--one-cpu")},
+    {NULL, 0, 0, NULL, .help = "Rounds"},
+    {"--rounds", 0, OPT_VALUE, "N", .help = "measured rounds",
+     OPT_UINT(B, cfg.rounds), OPT_GIVEN(B, rounds_set), .lo = 1, .hi = 100000,
+     OPT_DEF_U(PLAN_DEFAULT_ROUNDS),
+     .def_doc = "or n + " STR(PLAN_SPARE_ROUNDS) " where n is the fewest rounds with "
+                "which compare's m comparisons can reach a verdict, the smallest n "
+                "with 2/2^n <= 0.05/m, when that is more; with --gate, at least "
+                "the smallest plan its last look can decide in, + " STR(
+                    PLAN_SPARE_ROUNDS) "; with --one-cpu or --duet, at least the "
+                "rounds whose solo rounds find a 10% disagreement with 80% power "
+                "(docs/methodology.md, \"Solo anchor rounds\"); with --budget: no "
+                "limit"},
+    {"--budget", 0, OPT_VALUE | OPT_ALSO, "TIME",
+     .help = "stop before the next round would end past TIME (seconds, or 90s, "
+             "10m, 1.5h; warm-up included); at least --min-rounds measured rounds "
+             "are run",
+     OPT_SECONDS(B, cfg.budget_s), .lo = 0.001, .hi = 1e7},
+    {"--warmup", 0, OPT_VALUE | OPT_ALSO, "N",
+     .help = "warm-up rounds, recorded but not compared", OPT_UINT(B, cfg.warmup),
+     .lo = 0, .hi = 1000, OPT_DEF_U(DEFAULT_WARMUP)},
+    {"--min-rounds", 0, OPT_VALUE | OPT_ALSO, "N",
+     .help = "measured rounds run whatever the budget, and the first --gate look",
+     OPT_UINT(B, cfg.min_rounds), OPT_GIVEN(B, min_rounds_set), .lo = 1, .hi = 100000,
+     OPT_DEF_U(DEFAULT_MIN_ROUNDS),
+     .def_doc = "with --budget alone, n as above; with --gate " STR(
+         PLAN_GATE_MIN_ROUNDS) "; never more than --rounds"},
+    {"--timeout", 0, OPT_VALUE | OPT_ALSO, "TIME",
+     .help = "per run: SIGTERM at the limit (seconds, or 90s, 10m, 1.5h), "
+             "SIGKILL 2 s later",
+     OPT_SECONDS(B, cfg.timeout_s), .lo = 0.001, .hi = 1e7,
+     OPT_DEF_D(DEFAULT_TIMEOUT_S)},
+    {"--allocation", 0, OPT_VALUE, NULL,
+     .help = "sequential: an arm x workload whose every comparison is decided "
+             "by its sequential interval leaves the rounds "
+             "(docs/methodology.md, \"Adaptive allocation\"); none: every "
+             "arm runs every workload in every round. Sequential needs "
+             "compare's default baseline among the arms (system; a --cmd "
+             "bench's first) and no --gate",
+     .values = &bench_allocation_values, .map = allocation_map,
+     OPT_ENUM(B, allocation), OPT_GIVEN(B, allocation_set), OPT_DEF_U(1),
+     .def_doc = "none with --gate"},
+    {"--shuffle-seed", 0, OPT_VALUE | OPT_ALSO, "N",
+     .help = "seed of the round orders and paddings", OPT_U64(B, cfg.shuffle_seed),
+     OPT_GIVEN(B, shuffle_seed_set), .lo = 0, .hi = BENCH_SEED_MAX,
+     .def_doc = "from the clock"},
+    {"--pad-max", 0, OPT_VALUE | OPT_ALSO, "BYTES",
+     .help = "environment padding " BENCH_PAD_VAR " of a length uniform in 0..BYTES per "
+             "run (0: empty)",
+     OPT_SIZE(B, cfg.pad_max), .lo = 0, .hi = BENCH_PAD_MAX_LIMIT,
+     OPT_DEF_U(DEFAULT_PAD_MAX)},
+    {"--equivalence", 0, OPT_VALUE | OPT_OPEN_LO | OPT_OPEN_HI, "M%",
+     .help = "the equivalence margin, recorded in the results: compare, the "
+             "claims check and gate use it for this file unless given theirs",
+     OPT_PCT(B, cfg.equivalence), .lo = 0, .hi = 100, .def_doc = "none recorded, compare then uses 2%"},
+    {"--primary", 0, OPT_VALUE, "ROWS",
+     .help = "the comparisons that are the question, recorded in the results: "
+             "PHASE or PHASE:cold|steady (each workload's phase), or all (every "
+             "comparison in one family). Adaptive allocation and the rounds rule "
+             "judge these only; compare shows the rest as secondary "
+             "(docs/methodology.md, \"Multiplicity\")",
+     OPT_STRING(B, cfg.primary), .set = bench_set_primary,
+     .def_doc = "each workload's total, steady where it has steady times, else "
+                "cold; with --gate --phase PHASE, that phase"},
+    {"--gate", 0, OPT_REST, "GATE-OPTIONS...",
+     .help = "must come last: the rest are `allocab gate` options; after every "
+             "measured round from --min-rounds on, stop as soon as the gate decides, "
+             "with intervals valid under that looking: a plan of --rounds (else the "
+             "rounds the budget holds at the first look), recorded in the results "
+             "(docs/methodology.md, \"Sequential decisions\")"},
+    {NULL, 0, 0, NULL, .help = "Output"},
+    {"--output", 'o', OPT_VALUE | OPT_FILE, "FILE", .help = "write the results to FILE",
+     OPT_STRING(B, out), .set = bench_set_out, .excludes = OPT_NAMES("--results-dir")},
+    {"--results-dir", 0, OPT_VALUE | OPT_DIR, "DIR",
+     .help = "else DIR/<UTC stamp>.json and DIR/latest.json",
+     OPT_STRING(B, results_dir), OPT_DEF_S("results"),
+     .excludes = OPT_NAMES("--resume"),
+     .why = "--resume rewrites the file it continues (or -o)"},
+    {"--resume", 0, OPT_VALUE | OPT_FILE, "FILE",
+     .help = "continue the bench in FILE, given its options: more rounds after its "
+             "own in a new session (its own warm-up and shuffle seed; --rounds and "
+             "--budget count this session's), FILE rewritten in place unless -o; "
+             "refused for another configuration, machine or version, with --gate, "
+             "or a decided FILE (docs/methodology.md, \"Resuming a bench\")",
+     OPT_STRING(B, resume), .excludes = OPT_NAMES("--gate"),
+     .why = "a sequential gate's plan is fixed at its first look, and rounds added "
+            "after it are not covered (docs/methodology.md, \"Resuming a "
+            "bench\")"},
+    {"--quiet", 'q', OPT_REPEAT | OPT_ALSO, NULL,
+     .help = "no progress, summary or --rounds warning on stderr (failures are "
+             "still reported)",
+     OPT_FLAG(B, quiet)},
+    {NULL, 0, 0, NULL, .help = "One task of a job array (docs/fleet.md)"},
+    {"--label", 0, OPT_VALUE, "NAME",
+     .help = "this machine's name when several machines are merged (allocab "
+             "merge): 1 to " STR(BENCH_TASK_LABEL_MAX) " characters of "
+             "[A-Za-z0-9_.:@+-]; unless it is the host name, the default files are "
+             "DIR/<stamp>-NAME.json and DIR/latest-NAME.json",
+     OPT_STRING(B, label), .set = bench_set_label,
+     .def_doc = "$ALLOCAB_LABEL, else $SLURMD_NODENAME, else the host name"},
+    {"--shard", 0, OPT_VALUE, "N",
+     .help = "this task's index in its job array, 0..2^32-1; without "
+             "--shuffle-seed it chooses the shuffle seed",
+     OPT_STRING(B, shard), .set = bench_set_shard,
+     .def_doc = "$ALLOCAB_SHARD, else $SLURM_ARRAY_TASK_ID, else "
+                "$JOB_COMPLETION_INDEX"},
+    {NULL, 0, 0, NULL, .help = "Your own programs"},
+    {"--cmd", 0, OPT_VALUE | OPT_REPEAT, "NAME='COMMAND'",
+     .help = "an arm that runs your program as `/bin/sh -c COMMAND`, timed whole and "
+             "per phase it marks in ALLOCAB_PHASE_FILE (two or more); NAME is "
+             "[A-Za-z0-9_.-]+, not starting with '-', unique; the first is compare's "
+             "baseline",
+     .set = bench_set_cmd,
+     .excludes = OPT_NAMES("--allocators", "--arm", "--scale", "--seed", "--param", "--reps", "--driver-dir", "--program")},
+    {"--program", 0, OPT_VALUE, "'COMMAND'",
+     .help = "your own program, run as `/bin/sh -c COMMAND` once per allocator: -a "
+             "names them (default: system and every allocator whose Debian "
+             "library is installed); system runs it as it is, the others with the "
+             "allocator's library in LD_PRELOAD (docs/programs.md)",
+     OPT_STRING(B, prog.program), .set = bench_set_program,
+     .excludes = OPT_NAMES("--scale", "--seed", "--param", "--reps", "--driver-dir")},
+    {"--preload", 0, OPT_VALUE | OPT_REPEAT, "NAME=LIB",
+     .help = "with --program: an arm NAME that preloads LIB (a path or soname; an "
+             "allocator built elsewhere), or replaces a known arm's library",
+     .set = bench_set_preload, .needs = OPT_NAMES("--program")},
+    {"--expect", 0, OPT_VALUE | OPT_REPEAT, "NAME=ALLOC",
+     .help = "with --cmd: the --cmd arm NAME must run on ALLOC (system, mimalloc, "
+             "jemalloc, tcmalloc): every process is probed, and an executable that "
+             "links ALLOC itself counts as proof",
+     .set = bench_set_expect, .needs = OPT_NAMES("--cmd")},
+    {"--count-calls", 0, OPT_REPEAT, NULL,
+     .help = "with --program or --expect: count malloc-family calls and bytes "
+             "per process (costs time; docs/programs.md)",
+     OPT_FLAG(B, prog.count_calls), .needs = OPT_NAMES("--program", "--expect")},
+    {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
 };
 #undef B
+
+const size_t bench_nopts = sizeof bench_opt_table / sizeof bench_opt_table[0];
 
 const struct opt_doc bench_doc = {
     .prog = "allocab bench",
@@ -410,7 +411,7 @@ const struct opt_doc bench_doc = {
              "fresh process, in an order shuffled per round; the first --warmup rounds are not "
              "compared.\n",
     .opts = bench_opt_table,
-    .nopts = O_COUNT,
+    .nopts = sizeof bench_opt_table / sizeof bench_opt_table[0],
     .rest = &gate_doc,
     .notes = "One bench per machine: a bench holds DIR/.allocab-bench.BOOT_ID.lock (DIR: the "
              "results directory, or the directory of -o) and another one on the same machine is "

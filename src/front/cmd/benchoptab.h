@@ -9,73 +9,16 @@
 
 #include <stddef.h>
 
-#define DEFAULT_ROUNDS     10
 #define DEFAULT_WARMUP     1
 /* --solo-share: one round in 1/share of a shared-CPU bench runs its arms one after the other
- * (docs/methodology.md, "Solo anchor rounds"); the rounds rule's anchor plans on the issue's upper
- * per-round sds of the log ratios (shared 0.05, solo 0.13) to find a 10% disagreement with 80%
- * power */
+ * (docs/methodology.md, "Solo anchor rounds") */
 #define DEFAULT_SOLO_SHARE 0.5
-#define ANCHOR_SD_SHARED   0.05
-#define ANCHOR_SD_SOLO     0.13
-#define ANCHOR_EFFECT_PCT  10.0
-#define ANCHOR_POWER       0.8
 #define DEFAULT_MIN_ROUNDS 3
-#define SPARE_ROUNDS       3    /* beyond the rule's minimum: a few disagreeing rounds may occur */
-#define RULE_ALPHA         0.05 /* compare's default level */
-/* The sequential gate's first look: the guard of docs/methodology.md, "Sequential decisions" (with
- * n < 6 no signed-rank interval reaches even 95%; its plan's own levels come later still). */
-#define GATE_MIN_ROUNDS   6
 #define DEFAULT_TIMEOUT_S 120.0
 #define DEFAULT_PAD_MAX   4096
 #define DEFAULT_SEED      42
 #define BENCH_REPS_MAX    1000
 
-/* The options in the order of --help; O_H_* are its headings. */
-enum opt_id {
-	O_ALLOC,
-	O_ARM,
-	O_WL,
-	O_SCALE,
-	O_SEED,
-	O_PARAM,
-	O_REPS,
-	O_TIME,
-	O_DDIR,
-	O_DUET,
-	O_ONE_CPU,
-	O_SOLO_SHARE,
-	O_ONE_CPU_THREADS,
-	O_H_ROUNDS,
-	O_ROUNDS,
-	O_BUDGET,
-	O_WARMUP,
-	O_MINR,
-	O_TIMEOUT,
-	O_ALLOCATION,
-	O_SHUF,
-	O_PAD,
-	O_EQUIVALENCE,
-	O_PRIMARY,
-	O_GATE,
-	O_H_OUTPUT,
-	O_OUT,
-	O_RDIR,
-	O_RESUME,
-	O_QUIET,
-	O_H_FLEET,
-	O_LABEL,
-	O_SHARD,
-	O_H_PROGRAMS,
-	O_CMD,
-	O_PROGRAM,
-	O_PRELOAD,
-	O_EXPECT,
-	O_COUNT_CALLS,
-	O_HELP,
-	O_COUNT
-};
 
-extern const struct opt bench_opt_table[O_COUNT];
 
 #endif

@@ -141,7 +141,7 @@ enum status bench_tell_done(const struct bench_tell *t, const struct bench_resul
 		rc = ST_FAIL;
 	else if (r->measured && (rc == ST_INTERRUPTED || !t->o->quiet))
 		next_command(t->results);
-	/* a spent plan of adaptive allocation is not continued (benchresume.c) */
+	/* a spent plan of adaptive allocation is not continued (front/engine/benchresume.c) */
 	if (!t->c->gate && (r->planned == 0 || r->measured < r->planned) &&
 	    (rc == ST_INTERRUPTED || (strcmp(r->status, "budget") == 0 && !t->o->quiet)))
 		resume_command(t->argc, t->argv, t->results);

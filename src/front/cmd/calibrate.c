@@ -6,7 +6,7 @@
 #include "common/atomicio.h"
 #include "front/cmd/benchopt.h"
 #include "front/results/results.h"
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 #include "front/calib/calib.h"
 #include "front/calib/calib.h"
 #include "common/errmsg.h"
@@ -23,14 +23,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* calibrate's settings: the bench's first, which bench's rows in its table write (their offsets
+ * are the same), then its own. */
 struct copts {
-	const char *backend, *from, *arms, *out, *phase;
-	int backend_set, out_set; /* out_set: -o given (else its directory may be created) */
-	int duet, one_cpu, help;
+	struct bench_opts b;
+	const char *from, *arms, *out, *phase;
+	int out_set; /* -o given (else its directory may be created) */
+	int help;
 	struct calib_plan plan;
 	size_t nfor;
-	char **fwd; /* options for bench_parse_args */
-	int nfwd;
+	int argc; /* calibrate's whole command line, for the record */
+	char **argv;
 };
 
 /* The reports' defaults, when no --effect or --for-rounds is given. */
@@ -67,117 +70,101 @@ static int set_for_rounds(void *settings, const struct opt *o, const char *v, ch
 	return 0;
 }
 
-/* calibrate's own options, then those of bench that it passes on (K_FORWARDED and after; bench
- * refuses their repetitions). Each own option may be given again; the last one counts, but
- * --effect and --for-rounds, which add up. */
-enum {
-	K_ALLOCATOR,
-	K_FROM,
-	K_ARMS,
-	K_OUTPUT,
-	K_PHASE,
-	K_DUET,
-	K_ONE_CPU,
-	K_ALPHA,
-	K_POWER,
-	K_EFFECT,
-	K_FOR_ROUNDS,
-	K_FOR_BUDGET,
-	K_BLOCK,
-	K_HELP,
-	K_H_BENCH,
-	K_FORWARDED,
-	K_ROUNDS = K_FORWARDED,
-	K_COUNT = K_FORWARDED + 15
-};
-
+/* calibrate's own options; each may be given again, the last one counts, but --effect and
+ * --for-rounds, which add up. Then, under the heading, the bench options it runs with: --rounds
+ * and --arm, which mean more here (their own rows, into the bench's settings), and every row of
+ * bench's table flagged OPT_ALSO, listed by name (bench --help describes them; calib_table). */
 #define OWN (OPT_VALUE | OPT_REPEAT)
-/* A bench option passed on, listed by name (bench --help describes it). */
-#define FWD(name, c, flags, vals)                                                                  \
-	{                                                                                          \
-		name, c, flags, NULL, .values = vals                                               \
-	}
-#define C struct copts
-#define FWD_ROWS                                                                                   \
-	K_FORWARDED, K_FORWARDED + 1, K_FORWARDED + 2, K_FORWARDED + 3, K_FORWARDED + 4,           \
-	    K_FORWARDED + 5, K_FORWARDED + 6, K_FORWARDED + 7, K_FORWARDED + 8, K_FORWARDED + 9,   \
-	    K_FORWARDED + 10, K_FORWARDED + 11, K_FORWARDED + 12, K_FORWARDED + 13,                \
-	    K_FORWARDED + 14
-static const struct opt calib_opts[K_COUNT] = {
-    [K_ALLOCATOR] = {"--allocator", 'a', OWN | OPT_ALLOCATOR, "NAME",
-                     .help = "the backend to calibrate", OPT_STRING(C, backend),
-                     OPT_GIVEN(C, backend_set),
-                     .def_doc = "the baseline backend, system"},
-    [K_FROM] = {"--from", 0, OWN | OPT_FILE, "RUNS",
-                .help = "analyse a bench file (allocab-bench/2 or /1) instead of running: arms A "
-                        "and B "
-                        "(--arms, default its first two) must be the same backend",
-                OPT_STRING(C, from), .excludes = OPT_ROWS(K_DUET, K_ONE_CPU, FWD_ROWS),
-                .why = "it analyses a file and runs nothing"},
-    [K_ARMS] = {"--arms", 0, OWN, "A,B", .help = "with --from: the two arms to analyse",
-                OPT_STRING(C, arms), .needs = OPT_ROWS(K_FROM)},
-    [K_OUTPUT] = {"--output", 'o', OWN | OPT_FILE, "FILE",
-                  .help = "the calibration; the runs go to NAME-runs.json for a FILE NAME.json",
-                  OPT_STRING(C, out), OPT_GIVEN(C, out_set), OPT_DEF_S(CALIB_DEFAULT_PATH)},
-    [K_PHASE] = {"--phase", 0, OWN, "NAME",
-                 .help = "calibrate this phase instead of each workload's total",
-                 OPT_STRING(C, phase)},
-    [K_DUET] = {"--duet", 0, OPT_REPEAT, NULL,
-                .help = "run the two arms at the same time on two CPUs (see bench --help)",
-                OPT_FLAG(C, duet)},
-    [K_ONE_CPU] = {"--one-cpu", 0, OPT_REPEAT, NULL,
-                   .help = "run the two arms at the same time on one CPU (see bench --help)",
-                   OPT_FLAG(C, one_cpu), .excludes = OPT_ROWS(K_DUET),
-                   .why = "--duet gives each of two arms its own CPU"},
-    [K_ALPHA] = {"--alpha", 0, OWN | OPT_OPEN_HI, "A",
-                 .help = "two-sided level of the tests and intervals", OPT_DOUBLE(C, plan.alpha),
-                 .lo = CALIB_ALPHA_MIN, .hi = CALIB_ALPHA_MAX, OPT_DEF_D(CALIB_ALPHA)},
-    [K_POWER] = {"--power", 0, OWN | OPT_OPEN_HI, "P", .help = "power of the MDE",
-                 OPT_DOUBLE(C, plan.power), .lo = CALIB_POWER_MIN, .hi = CALIB_POWER_MAX,
-                 OPT_DEF_D(CALIB_POWER)},
-    [K_EFFECT] = {"--effect", 0, OWN | OPT_OPEN_LO | OPT_OPEN_HI, "P%",
-                  .help = "report the rounds this effect needs; repeatable", .type = OPT_T_PCT,
-                  .lo = 0, .hi = 1000, .set = set_effect, .def_doc = STRV(DEF_EFFECTS) "%"},
-    [K_FOR_ROUNDS] = {"--for-rounds", 0, OWN, "N",
-                      .help = "report the MDE of a bench of N rounds; repeatable, up to four",
-                      .type = OPT_T_SIZE, .lo = 2, .hi = 1000000, .set = set_for_rounds,
-                      .def_doc = STRV(DEF_FOR_ROUNDS)},
-    [K_FOR_BUDGET] = {"--for-budget", 0, OWN | OPT_OPEN_LO | OPT_OPEN_HI, "TIME",
-                      .help = "report the MDE of a bench of this budget (seconds, or 10m, 1.5h) "
-                              "with these workloads and two arms, from the round time measured "
-                              "here",
-                      OPT_SECONDS(C, plan.for_budget_s), .lo = 0, .hi = 1e7},
-    [K_BLOCK] = {"--block", 0, OWN, "N", .help = "rounds per A/A sub-comparison",
-                 OPT_SIZE(C, plan.block), .lo = 6, .hi = 100000, OPT_DEF_U(CALIB_BLOCK)},
-    [K_HELP] = {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
-    [K_H_BENCH] = {NULL, 0, 0, NULL, .help = "Options of allocab bench it runs with"},
+#define C   struct copts
+/* what --from excludes: every option of the bench it does not run (calib_table) */
+static const char *from_excludes[OPT_MAX + 1] = {"--duet", "--one-cpu", "--rounds", "--arm"};
+static const struct opt own_opts[] = {
+    {"--allocator", 'a', OWN | OPT_ALLOCATOR, "NAME", .help = "the backend to calibrate",
+     OPT_STRING(C, b.allocators), .def_doc = "the baseline backend, system"},
+    {"--from", 0, OWN | OPT_FILE, "RUNS",
+     .help = "analyse a bench file (allocab-bench/2 or /1) instead of running: arms A and B "
+             "(--arms, default its first two) must be the same backend",
+     OPT_STRING(C, from), .excludes = from_excludes,
+     .why = "it analyses a file and runs nothing"},
+    {"--arms", 0, OWN, "A,B", .help = "with --from: the two arms to analyse", OPT_STRING(C, arms),
+     .needs = OPT_NAMES("--from")},
+    {"--output", 'o', OWN | OPT_FILE, "FILE",
+     .help = "the calibration; the runs go to NAME-runs.json for a FILE NAME.json",
+     OPT_STRING(C, out), OPT_GIVEN(C, out_set), OPT_DEF_S(CALIB_DEFAULT_PATH)},
+    {"--phase", 0, OWN, "NAME", .help = "calibrate this phase instead of each workload's total",
+     OPT_STRING(C, phase)},
+    {"--duet", 0, OPT_REPEAT, NULL,
+     .help = "run the two arms at the same time on two CPUs (see bench --help)",
+     OPT_FLAG(C, b.duet)},
+    {"--one-cpu", 0, OPT_REPEAT, NULL,
+     .help = "run the two arms at the same time on one CPU (see bench --help)",
+     OPT_FLAG(C, b.one_cpu), .excludes = OPT_NAMES("--duet"),
+     .why = "--duet gives each of two arms its own CPU"},
+    {"--alpha", 0, OWN | OPT_OPEN_HI, "A", .help = "two-sided level of the tests and intervals",
+     OPT_DOUBLE(C, plan.alpha), .lo = CALIB_ALPHA_MIN, .hi = CALIB_ALPHA_MAX,
+     OPT_DEF_D(CALIB_ALPHA)},
+    {"--power", 0, OWN | OPT_OPEN_HI, "P", .help = "power of the MDE", OPT_DOUBLE(C, plan.power),
+     .lo = CALIB_POWER_MIN, .hi = CALIB_POWER_MAX, OPT_DEF_D(CALIB_POWER)},
+    {"--effect", 0, OWN | OPT_OPEN_LO | OPT_OPEN_HI, "P%",
+     .help = "report the rounds this effect needs; repeatable", .type = OPT_T_PCT, .lo = 0,
+     .hi = 1000, .set = set_effect, .def_doc = STRV(DEF_EFFECTS) "%"},
+    {"--for-rounds", 0, OWN, "N",
+     .help = "report the MDE of a bench of N rounds; repeatable, up to four", .type = OPT_T_SIZE,
+     .lo = 2, .hi = 1000000, .set = set_for_rounds, .def_doc = STRV(DEF_FOR_ROUNDS)},
+    {"--for-budget", 0, OWN | OPT_OPEN_LO | OPT_OPEN_HI, "TIME",
+     .help = "report the MDE of a bench of this budget (seconds, or 10m, 1.5h) with these "
+             "workloads and two arms, from the round time measured here",
+     OPT_SECONDS(C, plan.for_budget_s), .lo = 0, .hi = 1e7},
+    {"--block", 0, OWN, "N", .help = "rounds per A/A sub-comparison", OPT_SIZE(C, plan.block),
+     .lo = 6, .hi = 100000, OPT_DEF_U(CALIB_BLOCK)},
+    {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
+    {NULL, 0, 0, NULL, .help = "Options of allocab bench it runs with"},
     /* 20 rather than bench's 10: two disjoint --block sub-comparisons of the default 10 rounds,
      * and twice the pairs for the sd of the log ratios that every MDE stands on. */
-    [K_ROUNDS] = {"--rounds", 0, OWN, "N", .help = "measured rounds", .type = OPT_T_UINT,
-                  .lo = 1, .hi = 100000, OPT_DEF_U(20), .def_doc = "with --budget: no limit"},
+    {"--rounds", 0, OWN, "N", .help = "measured rounds", OPT_UINT(C, b.cfg.rounds),
+     OPT_GIVEN(C, b.rounds_set), .lo = 1, .hi = 100000, OPT_DEF_U(20),
+     .def_doc = "with --budget: no limit"},
     {"--arm", 0, OWN, "LABEL=BACKEND[:KEY=VALUE]...",
      .help = "calibrate a configured backend instead (docs/tuning.md): both arms, LABEL.A and "
-             "LABEL.B, run with the settings; not with -a"},
-    FWD("--workloads", 'w', OWN | OPT_WORKLOAD, NULL),
-    FWD("--scale", 0, OWN, &bench_scale_values),
-    FWD("--seed", 0, OWN, NULL),
-    FWD("--param", 0, OWN, NULL),
-    FWD("--reps", 0, OWN, &bench_reps_values),
-    FWD("--budget", 0, OWN, NULL),
-    FWD("--warmup", 0, OWN, NULL),
-    FWD("--min-rounds", 0, OWN, NULL),
-    FWD("--timeout", 0, OWN, NULL),
-    FWD("--shuffle-seed", 0, OWN, NULL),
-    FWD("--pad-max", 0, OWN, NULL),
-    FWD("--driver-dir", 0, OWN | OPT_DIR, NULL),
-    FWD("--quiet", 'q', OPT_REPEAT, NULL),
+             "LABEL.B, run with the settings; not with -a",
+     OPT_LIST(C, b.arm_specs, b.narm_specs)},
 };
-#undef FWD_ROWS
 #undef C
-#undef FWD
 #undef OWN
 
-const struct opt_doc calibrate_doc = {
+/* The table: own_opts, then bench's rows flagged OPT_ALSO, listed by name only (no help). */
+static struct opt calib_opts[OPT_MAX];
+
+/* Where calibrate lists a row of bench's: first what the bench runs (options with a value), then
+ * where its drivers are (a directory), then the flags; each group in bench's order. */
+static int also_group(const struct opt *o)
+{
+	return (o->flags & OPT_DIR) ? 1 : (o->flags & OPT_VALUE) ? 0 : 2;
+}
+
+/* Fills calib_opts, calibrate_doc.nopts and what --from excludes, before main: the man page and
+ * completion read calibrate_doc without running calibrate. */
+__attribute__((constructor)) static void calib_table(void)
+{
+	size_t n = 0, nx = 4;
+
+	for (size_t i = 0; i < sizeof own_opts / sizeof own_opts[0]; i++)
+		calib_opts[n++] = own_opts[i];
+	for (int g = 0; g < 3; g++)
+		for (size_t i = 0; i < bench_nopts && n < OPT_MAX; i++) {
+			if (!(bench_opt_table[i].flags & OPT_ALSO) ||
+			    also_group(&bench_opt_table[i]) != g)
+				continue;
+			calib_opts[n] = bench_opt_table[i];
+			calib_opts[n].help = NULL;
+			if (nx < OPT_MAX)
+				from_excludes[nx++] = calib_opts[n].name;
+			n++;
+		}
+	calibrate_doc.nopts = n;
+}
+
+struct opt_doc calibrate_doc = {
     .prog = "allocab calibrate",
     .synopsis = (const char *const[]){"[-a BACKEND | --arm LABEL=BACKEND...] [OPTIONS]",
                                       "--from RUNS [--arms A,B] [OPTIONS] [-o FILE]", NULL},
@@ -190,7 +177,6 @@ const struct opt_doc calibrate_doc = {
              "the times over the session, the minimum detectable effect (MDE) and the rounds a "
              "given effect needs.\n",
     .opts = calib_opts,
-    .nopts = K_COUNT,
     .notes = "MDE: the smallest slowdown t_B/t_A - 1 that a paired bench of n rounds detects "
              "with the given power at level alpha (normal approximation, signed-rank "
              "efficiency 3/pi), from the sd of the log ratios measured here. `allocab compare` "
@@ -207,23 +193,18 @@ static int parse_args(int argc, char **argv, struct copts *o, char *err, size_t 
 	int k;
 
 	memset(o, 0, sizeof *o);
-	opt_defaults(calib_opts, K_COUNT, o);
-	if (!(o->fwd = calloc((size_t)argc + 1, sizeof *o->fwd)))
-		return errmsg_fail(err, errlen, "out of memory");
-	o->fwd[o->nfwd++] = argv[0];
-	opt_init(&p, argc, argv, 1, calib_opts, K_COUNT);
+	if (bench_opts_init(&o->b, argc, err, errlen) != 0)
+		return -1;
+	opt_defaults(calib_opts, calibrate_doc.nopts, o);
+	opt_init(&p, argc, argv, 1, calib_opts, calibrate_doc.nopts);
 	p.help = "allocab calibrate";
 	while ((k = opt_parse(&p, o, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
 		if (k == OPT_ARG)
 			return errmsg_fail(err, errlen, "unexpected argument '%s'", v);
-		if (k == K_HELP) {
-			o->help = 1;
-			return 0;
-		}
-		for (int m = p.at; m < p.i; m++) /* K_FORWARDED and after */
-			o->fwd[o->nfwd++] = argv[m];
+		o->help = 1; /* --help, the one row without a destination */
+		return 0;
 	}
 	if (o->plan.neffects == 0) {
 		static const double effects[] = {DEF_EFFECTS};
@@ -236,117 +217,7 @@ static int parse_args(int argc, char **argv, struct copts *o, char *err, size_t 
 
 		memcpy(o->plan.for_rounds, rounds, sizeof rounds);
 	}
-	return opt_check(&p, err, errlen);
-}
-
-/* ---- running the A/A bench ---- */
-
-struct setup {
-	const volatile sig_atomic_t *stop;
-	struct bench_config c;
-	struct bench_arm arms[2];
-	struct arm_spec spec; /* --arm */
-	struct bench_drivers drv;
-	char *driver;
-	struct bench_wl_list list;
-	char *paths[1];
-};
-
-static void setup_free(struct setup *s)
-{
-	free(s->arms[0].name);
-	free(s->arms[1].name);
-	free(s->driver);
-	armspec_free(&s->spec);
-	bench_free_workloads(&s->c);
-	bench_wl_list_free(&s->list);
-	bench_drivers_free(&s->drv);
-}
-
-/* The backend to calibrate: -a, --arm's, or the driver flagged baseline. Returns ST_OK or
- * ST_USAGE with err. */
-static enum status pick_backend(const struct setup *s, const char **backend, char *err,
-                                size_t errlen)
-{
-	if (*backend)
-		return ST_OK;
-	for (size_t i = 0; i < s->drv.n; i++)
-		if (s->drv.flags[i] & BENCH_BACKEND_BASELINE) {
-			*backend = s->drv.names[i];
-			return ST_OK;
-		}
-	return errmsg_status(ST_USAGE, err, errlen,
-	                     "no driver in %s declares itself the baseline: give -a BACKEND",
-	                     s->drv.dir);
-}
-
-/* Builds the two-arm configuration. Returns ST_OK, ST_FAIL or ST_USAGE with err set. */
-static enum status setup(struct setup *s, const struct copts *o, const struct bench_opts *bo,
-                         const char *runs_path, int argc, char **argv, char *err, size_t errlen)
-{
-	char have[1024];
-	enum status rc;
-	const char *backend = o->backend, *label = o->backend;
-
-	if (bo->narm_specs > 1 || (bo->narm_specs && o->backend_set))
-		return errmsg_status(ST_USAGE, err, errlen,
-		                     "--arm: calibrate takes one backend (one --arm, "
-		                     "or -a)");
-	if (bo->narm_specs) {
-		if (armspec_parse(bo->arm_specs[0], &s->spec, err, errlen) != 0)
-			return ST_USAGE;
-		backend = s->spec.backend;
-		label = s->spec.label;
-	}
-	if (backend && (strspn(backend, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(backend) ||
-	                !*backend))
-		return errmsg_status(ST_USAGE, err, errlen, "-a: '%s' is not a backend name",
-		                     backend);
-	if ((rc = bench_drivers_find(bo->driver_dir, s->stop, &s->drv, err, errlen)) != ST_OK ||
-	    (rc = pick_backend(s, &backend, err, errlen)) != ST_OK)
-		return rc;
-	label = label ? label : backend;
-	if (bench_drivers_index(&s->drv, backend) < 0) {
-		bench_drivers_join(&s->drv, have, sizeof have);
-		return errmsg_status(ST_USAGE, err, errlen,
-		                     "-a: unknown allocator '%s' (drivers in %s: %s)", backend,
-		                     s->drv.dir, have);
-	}
-	if (asprintf(&s->driver, "%s/allocab-%s", s->drv.dir, backend) < 0) {
-		s->driver = NULL;
-		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	}
-	if (s->spec.label &&
-	    (rc = armspec_check(s->driver, &s->spec, s->stop, NULL, err, errlen)) != ST_OK)
-		return rc;
-	for (int i = 0; s->spec.label && i < 2; i++)
-		s->arms[i] = (struct bench_arm){.kind = &arm_kind_configured,
-		                                .backend = s->spec.backend,
-		                                .config = s->spec.config,
-		                                .nconfig = s->spec.nconfig};
-	if (asprintf(&s->arms[0].name, "%s.A", label) < 0)
-		s->arms[0].name = NULL;
-	if (asprintf(&s->arms[1].name, "%s.B", label) < 0)
-		s->arms[1].name = NULL;
-	if (!s->arms[0].name || !s->arms[1].name)
-		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	s->arms[0].path = s->arms[1].path = s->driver;
-	s->paths[0] = (char *)runs_path;
-	s->c = (struct bench_config){
-	    .arms = s->arms,
-	    .narms = 2,
-	    .out_paths = s->paths,
-	    .nout = 1,
-	    .argv = argv,
-	    .argc = argc,
-	};
-	bench_plan(bo, &s->c);
-	s->c.solo_share = 0; /* an A/A calibration measures the placement it is given */
-	if ((rc = bench_setup_workloads(&s->c, s->driver, bo->workloads, bo->params, bo->nparams,
-	                                s->stop, &s->list, err, errlen)) != ST_OK ||
-	    !(o->duet || o->one_cpu))
-		return rc;
-	return bench_duet_setup(&s->c, &s->list, o->one_cpu, err, errlen) != 0 ? ST_USAGE : ST_OK;
+	return bench_opts_finish(&p, &o->b, err, errlen);
 }
 
 /* ---- output paths ---- */
@@ -367,56 +238,6 @@ static char *runs_path_of(const char *out)
 	return asprintf(&p, "%.*s-runs.json", (int)n, out) < 0 ? NULL : p;
 }
 
-/* What -o path names, decided before anything is run or written (atomicio.h, atomic_target):
- * -1 with err for a path allocab must not write; 0 with dir set to the directory a new file
- * would be made in, or to "" for a path written in place (a FIFO, /dev/null, a terminal, "-"). */
-static int dir_of_out(const char *path, char *dir, size_t len, char *err, size_t errlen)
-{
-	const char *slash = strrchr(path, '/');
-	int fd, kind = atomic_target(path, &fd, err, errlen);
-
-	if (kind < 0)
-		return -1;
-	if (kind != AT_REPLACE)
-		snprintf(dir, len, "%s", "");
-	else
-		snprintf(dir, len, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-		         slash ? path : ".");
-	return 0;
-}
-
-/* Fails early when path must not be written, or a file could not be created next to it;
- * atomic_write still decides. */
-static int writable(const char *path, int make_dir, char *err, size_t errlen)
-{
-	char dir[4096];
-
-	if (dir_of_out(path, dir, sizeof dir, err, errlen) != 0)
-		return -1;
-	if (!dir[0])
-		return 0;
-	if (make_dir && mkdir(dir, 0777) != 0 && errno != EEXIST)
-		return errmsg_fail(err, errlen, "cannot create %s: %s", dir, strerror(errno));
-	return bench_dir_writable(dir, path, err, errlen);
-}
-
-/* The machine's bench lock (front/engine/engine.h) in the directory of path (the current one
- * for a path written in place), as `allocab bench` takes it: an A/A bench beside another bench
- * measures neither. Returns ST_OK, ST_USAGE (a bad label in the environment) or ST_FAIL with
- * err set. */
-static enum status lock_machine(struct bench_task *t, const char *path, char *err, size_t errlen)
-{
-	char dir[4096];
-
-	if (dir_of_out(path, dir, sizeof dir, err, errlen) != 0)
-		return ST_FAIL;
-	if (!dir[0])
-		snprintf(dir, sizeof dir, ".");
-	if (bench_task_resolve(t, NULL, NULL, err, errlen) != 0)
-		return ST_USAGE;
-	return bench_task_lock(t, dir, err, errlen);
-}
-
 /* --from RUNS: the analysis of an existing file. Returns calib_report's status, or ST_USAGE (a
  * file or --arms that cannot be analysed) or ST_FAIL with err set. */
 static enum status from_file(const struct copts *o, const char *out, char *err, size_t errlen)
@@ -434,7 +255,7 @@ static enum status from_file(const struct copts *o, const char *out, char *err, 
 	cJSON_Delete(info.disk);
 	if (info.torn)
 		fprintf(stderr, "allocab: warning: %s\n", info.torn_msg);
-	if (writable(out, !o->out_set, err, errlen) != 0) {
+	if (plan_out_writable(out, !o->out_set, err, errlen) != 0) {
 		rc = ST_FAIL;
 		goto out;
 	}
@@ -463,37 +284,38 @@ out:
 	return rc;
 }
 
+/* The A/A bench's plan from the options, as bench builds its own (plan_init, plan_build).
+ * Returns ST_OK, ST_USAGE or ST_FAIL with err set. */
+static enum status aa_plan(struct bench_plan *p, struct copts *o, const char *runs, char *err,
+                           size_t errlen)
+{
+	enum status rc;
+
+	o->b.aa_runs = runs;
+	o->b.aa_out = o->out;
+	o->b.aa_make_dir = !o->out_set;
+	if ((rc = plan_init(p, &o->b, o->argc, o->argv, err, errlen)) != ST_OK)
+		return rc;
+	return plan_build(p, &o->b, err, errlen);
+}
+
 /* Runs the A/A bench and analyses it. Returns ST_OK, ST_USAGE or ST_FAIL with err set, or
  * ST_INTERRUPTED (with err when fewer than 2 rounds were measured). */
-static enum status run_and_analyse(const struct copts *o, const char *out,
-                                   const volatile sig_atomic_t *stop, int argc, char **argv,
-                                   char *err, size_t errlen)
+static enum status run_and_analyse(struct copts *o, char *err, size_t errlen)
 {
-	struct bench_opts bo;
 	struct bench_result res;
-	struct setup s = {.stop = stop};
-	struct bench_task task = {.lock_fd = -1};
-	char *runs = runs_path_of(out);
+	struct bench_plan p;
+	char *runs = runs_path_of(o->out);
 	cJSON *doc = NULL;
 	enum status rc;
 
 	if (!runs)
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-	if (bench_parse_args(o->nfwd, o->fwd, (unsigned)calib_opts[K_ROUNDS].def_u, &bo, err,
-	                     errlen) != 0) {
-		free(runs);
-		return ST_USAGE;
-	}
-	rc = setup(&s, o, &bo, runs, argc, argv, err, errlen);
-	if (rc == ST_OK && (writable(out, !o->out_set, err, errlen) != 0 ||
-	                    writable(runs, !o->out_set, err, errlen) != 0))
-		rc = ST_FAIL;
-	if (rc == ST_OK && (rc = lock_machine(&task, runs, err, errlen)) == ST_OK)
-		s.c.task = &task;
-	if (rc == ST_OK && *stop)
+	rc = aa_plan(&p, o, runs, err, errlen);
+	if (rc == ST_OK && *p.stop)
 		rc = ST_INTERRUPTED;
 	if (rc == ST_OK)
-		rc = bench_run(&s.c, stop, &doc, &res, err, errlen);
+		rc = bench_run(&p.c, p.stop, &doc, &res, err, errlen);
 	if (rc == ST_OK && res.measured < 2) {
 		rc = strcmp(res.status, "interrupted") == 0 ? ST_INTERRUPTED : ST_FAIL;
 		errmsg_fail(err, errlen,
@@ -504,15 +326,13 @@ static enum status run_and_analyse(const struct copts *o, const char *out,
 			fprintf(stderr,
 			        "allocab: calibrate: %zu of %zu run%s did not succeed; see %s\n",
 			        res.failed, res.runs, res.runs == 1 ? "" : "s", runs);
-		rc = calib_report(doc, runs, s.arms[0].name, s.arms[1].name, &o->plan, o->phase,
-		                  out, stdout, err, errlen);
+		rc = calib_report(doc, runs, p.c.arms[0].name, p.c.arms[1].name, &o->plan, o->phase,
+		                  o->out, stdout, err, errlen);
 		if (rc == ST_OK && strcmp(res.status, "interrupted") == 0)
 			rc = ST_INTERRUPTED;
 	}
 	cJSON_Delete(doc);
-	setup_free(&s);
-	bench_task_unlock(&task);
-	bench_opts_free(&bo);
+	plan_free(&p);
 	free(runs);
 	return rc;
 }
@@ -521,29 +341,27 @@ int calibrate_main(int argc, char **argv)
 {
 	struct copts o;
 	char err[4096 + 256];
-	const volatile sig_atomic_t *stop;
-	const char *out;
 	enum status rc;
 
 	if (parse_args(argc, argv, &o, err, sizeof err) != 0) {
 		errmsg_print(stderr, "calibrate", "%s", err);
-		free(o.fwd);
+		bench_opts_free(&o.b);
 		return ST_USAGE;
 	}
 	if (o.help) {
 		optdoc_usage(stdout, &calibrate_doc, NULL);
-		free(o.fwd);
+		bench_opts_free(&o.b);
 		return ST_OK;
 	}
-	out = o.out;
-	stop = bench_catch_signals();
+	o.argc = argc;
+	o.argv = argv;
+	bench_catch_signals();
 	err[0] = '\0';
-	rc = o.from ? from_file(&o, out, err, sizeof err)
-	            : run_and_analyse(&o, out, stop, argc, argv, err, sizeof err);
+	rc = o.from ? from_file(&o, o.out, err, sizeof err) : run_and_analyse(&o, err, sizeof err);
 	if (rc != ST_OK && err[0])
 		errmsg_print(stderr, "calibrate", "%s", err);
 	else if (rc == ST_INTERRUPTED)
 		fprintf(stderr, "allocab: calibrate: interrupted\n");
-	free(o.fwd);
+	bench_opts_free(&o.b);
 	return rc;
 }

@@ -63,12 +63,14 @@ double cmdopt_margin_ratio(const struct cmdopt_margin *m)
 	return m->slowdown ? 1 + m->slowdown_pct / 100 : NAN;
 }
 
-int cmdopt_help(const struct opt_doc *d, int help_row, int argc, char **argv, int first)
+int cmdopt_help(const struct opt_doc *d, int argc, char **argv, int first)
 {
 	struct opt_parser p;
+	const char *inl;
+	int help_row = opt_find(d->opts, d->nopts, "--help", &inl);
 
 	opt_init(&p, argc, argv, first, d->opts, d->nopts);
-	if (!opt_seen(&p, help_row))
+	if (help_row < 0 || !opt_seen(&p, help_row))
 		return 0;
 	optdoc_usage(stdout, d, NULL);
 	return 1;

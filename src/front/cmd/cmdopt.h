@@ -34,9 +34,9 @@ double cmdopt_margin_ratio(const struct cmdopt_margin *m);
 /* --help and -h, hidden: a command that takes it anywhere among its options has this row and asks
  * cmdopt_help before it parses. */
 #define CMDOPT_HELP {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL}
-/* Whether argv[first..argc-1], read by d's rows, give row help_row (opt_seen: not as another
+/* Whether argv[first..argc-1], read by d's rows, give its --help row (opt_seen: not as another
  * option's value, whatever else is wrong with them); then d's usage is on stdout. */
-int cmdopt_help(const struct opt_doc *d, int help_row, int argc, char **argv, int first);
+int cmdopt_help(const struct opt_doc *d, int argc, char **argv, int first);
 
 /* --conf's setter: a level in [0.5, 1), with strtod's leading blanks and '+', which --conf has
  * always taken. settings + o's dest is the double. */
@@ -59,10 +59,10 @@ int cmdopt_set_conf(void *settings, const struct opt *o, const char *v, char *er
 #define CMDOPT_PHASE(T, f)                                                                         \
 	{"--phase", 0, OPT_VALUE | OPT_REPEAT, "NAME",                                             \
 	 .help = "this phase instead of each workload's total", OPT_STRING(T, f)}
-#define CMDOPT_PHASES(T, f, phase_row)                                                             \
+#define CMDOPT_PHASES(T, f)                                                                        \
 	{"--phases", 0, OPT_VALUE | OPT_REPEAT, NULL, .help = "every phase of every workload",     \
 	 .values = &cmdopt_phases_values, OPT_ENUM(T, f), .map = (const int[]){1},                \
-	 .excludes = OPT_ROWS(phase_row)}
+	 .excludes = OPT_NAMES("--phase")}
 #define CMDOPT_REGIME_HELP                                                                         \
 	"the times: steady (the median of each run's steady repetitions, or the mean of the last " \
 	"half of a marked phase's spans: what a long-running process sees), cold (its first "      \
@@ -98,11 +98,11 @@ int cmdopt_set_conf(void *settings, const struct opt *o, const char *v, char *er
 	         "0.95, a speedup of at least 1.0526x); gate judges it, compare and merge draw it " \
 	         "in html and svg charts",                                                         \
 	 OPT_PCT(T, m.speedup_pct), OPT_GIVEN(T, m.speedup), .lo = 0, .hi = 100}
-#define CMDOPT_MAX_SLOWDOWN(T, m, speedup_row)                                                     \
+#define CMDOPT_MAX_SLOWDOWN(T, m)                                                                  \
 	{"--max-slowdown", 0, OPT_VALUE | OPT_OPEN_HI, "P%",                                       \
 	 .help = "the margin of at most P% slower: R <= 1 + P/100; one of the two margins",        \
 	 OPT_PCT(T, m.slowdown_pct), OPT_GIVEN(T, m.slowdown), .lo = 0, .hi = 100,                 \
-	 .excludes = OPT_ROWS(speedup_row)}
+	 .excludes = OPT_NAMES("--min-speedup")}
 #define CMDOPT_NO_TELEMETRY(T, f)                                                                  \
 	{"--no-telemetry", 0, OPT_REPEAT, NULL,                                                    \
 	 .help = "leave the runs' telemetry out (the warnings with their counts; in json its "     \

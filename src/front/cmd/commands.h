@@ -20,8 +20,10 @@ int trace_main(int argc, char **argv);
 
 /* Each command's usage and option table (common/optdoc.h), defined beside the table: the gate's
  * in gateopt.c, bench's in benchopt.c, the others in the command's file. */
-extern const struct opt_doc bench_doc, compare_doc, merge_doc, gate_doc, calibrate_doc, record_doc,
+extern const struct opt_doc bench_doc, compare_doc, merge_doc, gate_doc, record_doc,
     trace_doc;
+/* calibrate's: its table holds bench's rows flagged OPT_ALSO, put in before main runs. */
+extern struct opt_doc calibrate_doc;
 
 /* A subcommand of the front end: front/allocab.c lists them in commands[]. */
 struct command {

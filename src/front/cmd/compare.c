@@ -35,31 +35,6 @@ struct compare_args {
 	struct cmp_primary primary; /* --primary, when given (o.primary points here) */
 };
 
-enum {
-	C_BASELINE,
-	C_CANDIDATE,
-	C_WORKLOAD,
-	C_PHASE,
-	C_PHASES,
-	C_REGIME,
-	C_PRIMARY,
-	C_TIME,
-	C_FORMAT,
-	C_OUT,
-	C_CONF,
-	C_BOOTSTRAP,
-	C_SEED,
-	C_CALIBRATION,
-	C_CLAIMS,
-	C_MIN_SPEEDUP,
-	C_MAX_SLOWDOWN,
-	C_NO_TELEMETRY,
-	C_EQUIVALENCE,
-	C_PROGRAM_RESULTS,
-	C_HELP,
-	C_COUNT
-};
-
 static int set_bootstrap(void *settings, const struct opt *o, const char *v, char *err,
                          size_t errlen)
 {
@@ -86,62 +61,62 @@ static int set_primary(void *settings, const struct opt *o, const char *v, char 
 /* Each option may be given again and the last one counts, but the arms compared and the margin:
  * a second --baseline or --candidate is refused, as bench refuses repeats. */
 #define CA struct compare_args
-static const struct opt compare_opts[C_COUNT] = {
-    [C_BASELINE] = CMDOPT_BASELINE(CA, o.baseline, CMDOPT_BASELINE_OF_FILE),
-    [C_CANDIDATE] = CMDOPT_CANDIDATE(CA, o.candidate),
-    [C_WORKLOAD] = CMDOPT_WORKLOAD(CA, o.workload),
-    [C_PHASE] = CMDOPT_PHASE(CA, o.phase),
-    [C_PHASES] = CMDOPT_PHASES(CA, o.all_phases, C_PHASE),
-    [C_REGIME] = CMDOPT_REGIMES(CA, o.regimes),
-    [C_PRIMARY] = {"--primary", 0, OPT_VALUE | OPT_REPEAT, "ROWS",
-                   .help = "the comparisons that are the question, simultaneous among "
-                           "themselves: PHASE or PHASE:cold|steady (each workload's phase), or "
-                           "all (one family). The rest are secondary: a family and a table of "
-                           "their own",
-                   .set = set_primary,
-                   .def_doc = "the file's bench --primary, else each workload's total (or "
-                              "--phase), steady where it has steady times, else cold"},
-    [C_TIME] = {"--time", 0, OPT_VALUE | OPT_REPEAT, NULL,
-                .help = "the time of a repetition compared: cpu (the process's CPU time, every "
-                        "thread), auto (CPU time for single-threaded workloads, wall time for "
-                        "the others) or wall; a --one-cpu file takes cpu only",
-                .values = &cmdopt_time_values, .map = cmdopt_time_map, OPT_ENUM(CA, time),
-                OPT_GIVEN(CA, time_set),
-                .def_doc = "the one the bench recorded (config.time; wall for files without "
-                           "it)"},
-    [C_FORMAT] = CMDOPT_FORMAT(CA, format),
-    [C_OUT] = CMDOPT_OUT(CA, out),
-    [C_CONF] = CMDOPT_CONF(CA, o.conf),
-    [C_BOOTSTRAP] = {"--bootstrap", 0, OPT_VALUE | OPT_REPEAT, "N",
-                     .help = "percentile bootstrap interval (resamples seeded by --seed; N x "
-                             "rounds at most 10^7) instead of the signed-rank interval; one file "
-                             "only",
-                     .type = OPT_T_U64, .lo = CMP_MIN_BOOTSTRAP, .hi = CMP_MAX_BOOTSTRAP,
-                     .set = set_bootstrap},
-    [C_SEED] = {"--seed", 0, OPT_VALUE | OPT_REPEAT, "N", .help = "seed of the bootstrap",
-                OPT_U64(CA, o.seed), OPT_DEF_U(1)},
-    [C_CALIBRATION] = {"--calibration", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
-                       .help = "the noise floor column from this `allocab calibrate` file: the "
-                               "smallest slowdown the calibrated noise lets that many paired "
-                               "rounds detect",
-                       OPT_STRING(CA, calibration),
-                       .def_doc = "results/calibration.json when it exists"},
-    [C_CLAIMS] = {"--claims", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
-                  .help = "check the quoted speedups of an allocab-claims/1 file against the "
-                          "intervals: confirmed, partly, refuted (docs/claims.md)",
-                  OPT_STRING(CA, claims)},
-    [C_MIN_SPEEDUP] = CMDOPT_MIN_SPEEDUP(CA, m),
-    [C_MAX_SLOWDOWN] = CMDOPT_MAX_SLOWDOWN(CA, m, C_MIN_SPEEDUP),
-    [C_NO_TELEMETRY] = CMDOPT_NO_TELEMETRY(CA, no_telemetry),
-    [C_EQUIVALENCE] = CMDOPT_EQUIVALENCE(CA, equivalence),
-    [C_PROGRAM_RESULTS] = {"--program-results", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
-                           .help = "for a replay (-w replay): a --program bench of the recorded "
-                                   "program, whose baseline's median time predicts the "
-                                   "program's speedup from the replay's (docs/methodology.md, "
-                                   "\"Does the replay predict the program?\")",
-                           OPT_STRING(CA, program),
-                           .def_doc = "the recorded process's duration in the trace"},
-    [C_HELP] = CMDOPT_HELP,
+static const struct opt compare_opts[] = {
+    CMDOPT_BASELINE(CA, o.baseline, CMDOPT_BASELINE_OF_FILE),
+    CMDOPT_CANDIDATE(CA, o.candidate),
+    CMDOPT_WORKLOAD(CA, o.workload),
+    CMDOPT_PHASE(CA, o.phase),
+    CMDOPT_PHASES(CA, o.all_phases),
+    CMDOPT_REGIMES(CA, o.regimes),
+    {"--primary", 0, OPT_VALUE | OPT_REPEAT, "ROWS",
+     .help = "the comparisons that are the question, simultaneous among "
+             "themselves: PHASE or PHASE:cold|steady (each workload's phase), or "
+             "all (one family). The rest are secondary: a family and a table of "
+             "their own",
+     .set = set_primary,
+     .def_doc = "the file's bench --primary, else each workload's total (or "
+                "--phase), steady where it has steady times, else cold"},
+    {"--time", 0, OPT_VALUE | OPT_REPEAT, NULL,
+     .help = "the time of a repetition compared: cpu (the process's CPU time, every "
+             "thread), auto (CPU time for single-threaded workloads, wall time for "
+             "the others) or wall; a --one-cpu file takes cpu only",
+     .values = &cmdopt_time_values, .map = cmdopt_time_map, OPT_ENUM(CA, time),
+     OPT_GIVEN(CA, time_set),
+     .def_doc = "the one the bench recorded (config.time; wall for files without "
+                "it)"},
+    CMDOPT_FORMAT(CA, format),
+    CMDOPT_OUT(CA, out),
+    CMDOPT_CONF(CA, o.conf),
+    {"--bootstrap", 0, OPT_VALUE | OPT_REPEAT, "N",
+     .help = "percentile bootstrap interval (resamples seeded by --seed; N x "
+             "rounds at most 10^7) instead of the signed-rank interval; one file "
+             "only",
+     .type = OPT_T_U64, .lo = CMP_MIN_BOOTSTRAP, .hi = CMP_MAX_BOOTSTRAP,
+     .set = set_bootstrap},
+    {"--seed", 0, OPT_VALUE | OPT_REPEAT, "N", .help = "seed of the bootstrap",
+     OPT_U64(CA, o.seed), OPT_DEF_U(1)},
+    {"--calibration", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+     .help = "the noise floor column from this `allocab calibrate` file: the "
+             "smallest slowdown the calibrated noise lets that many paired "
+             "rounds detect",
+     OPT_STRING(CA, calibration),
+     .def_doc = "results/calibration.json when it exists"},
+    {"--claims", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+     .help = "check the quoted speedups of an allocab-claims/1 file against the "
+             "intervals: confirmed, partly, refuted (docs/claims.md)",
+     OPT_STRING(CA, claims)},
+    CMDOPT_MIN_SPEEDUP(CA, m),
+    CMDOPT_MAX_SLOWDOWN(CA, m),
+    CMDOPT_NO_TELEMETRY(CA, no_telemetry),
+    CMDOPT_EQUIVALENCE(CA, equivalence),
+    {"--program-results", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+     .help = "for a replay (-w replay): a --program bench of the recorded "
+             "program, whose baseline's median time predicts the "
+             "program's speedup from the replay's (docs/methodology.md, "
+             "\"Does the replay predict the program?\")",
+     OPT_STRING(CA, program),
+     .def_doc = "the recorded process's duration in the trace"},
+    CMDOPT_HELP,
 };
 #undef CA
 
@@ -156,7 +131,7 @@ const struct opt_doc compare_doc = {
              "or --phase, steady where it has steady times) are the question, in a table and "
              "a family of their own; the rest are secondary, in a second family.\n",
     .opts = compare_opts,
-    .nopts = C_COUNT,
+    .nopts = (sizeof compare_opts / sizeof compare_opts[0]),
     .notes = "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's "
              "time; improvement % = (1 - t_candidate/t_baseline) x 100.\n"
              "Intervals: simultaneous over the m comparisons of the report, each at "
@@ -176,11 +151,11 @@ static int parse_compare(int argc, char **argv, struct compare_args *a, char *er
 	const char *v;
 	int k;
 
-	opt_init(&p, argc, argv, 1, compare_opts, C_COUNT);
+	opt_init(&p, argc, argv, 1, compare_opts, (sizeof compare_opts / sizeof compare_opts[0]));
 	while ((k = opt_parse(&p, a, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
-		if (k == C_HELP) /* answered before the parse (cmdopt_help) */
+		if (k >= 0) /* --help, answered before the parse (cmdopt_help) */
 			continue;
 		/* k is OPT_ARG: every other row has a destination or a setter */
 		if (a->nfiles == 2)
@@ -301,7 +276,7 @@ static enum status load_inputs(struct compare_run *s, int argc, char **argv)
 	char names[256];
 	enum status rc = ST_OK;
 
-	opt_defaults(compare_opts, C_COUNT, a);
+	opt_defaults(compare_opts, sizeof compare_opts / sizeof compare_opts[0], a);
 	if (parse_compare(argc, argv, a, s->err, sizeof s->err) != 0)
 		rc = ST_USAGE;
 	else if (!(s->x = export_find(a->format))) {
@@ -370,7 +345,7 @@ int compare_main(int argc, char **argv)
 	struct compare_run s = {.a = {.margin = NAN, .equivalence = NAN}};
 	enum status rc;
 
-	if (cmdopt_help(&compare_doc, C_HELP, argc, argv, 1))
+	if (cmdopt_help(&compare_doc, argc, argv, 1))
 		return ST_OK;
 	if (argc < 2) {
 		optdoc_usage(stderr, &compare_doc, NULL);

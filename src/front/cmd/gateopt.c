@@ -12,22 +12,6 @@
 #include <math.h>
 #include <string.h>
 
-enum {
-	G_CANDIDATE,
-	G_BASELINE,
-	G_AGAINST,
-	G_MIN_SPEEDUP,
-	G_MAX_SLOWDOWN,
-	G_ON,
-	G_PHASE,
-	G_WORKLOAD,
-	G_CONF,
-	G_REGIME,
-	G_EQUIVALENCE,
-	G_HELP,
-	G_COUNT
-};
-
 struct gate_args {
 	struct gate_spec g;
 	struct cmdopt_margin m;
@@ -64,30 +48,30 @@ static int set_on(void *settings, const struct opt *o, const char *v, char *err,
 }
 
 #define GA struct gate_args
-static const struct opt gate_opts[G_COUNT] = {
-    [G_CANDIDATE] = CMDOPT_CANDIDATE(GA, g.candidate),
-    [G_BASELINE] = CMDOPT_BASELINE(GA, g.baseline, CMDOPT_BASELINE_OF_FILE),
-    [G_AGAINST] = {"--against", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "OLD",
-                   .help = "judge every arm of NEW (or only --candidate) against the same arm "
-                           "of the stored results OLD, two-sample (R is t_new/t_old)",
-                   OPT_STRING(GA, g.against), .excludes = OPT_ROWS(G_BASELINE),
-                   .why = "with --against every arm is judged against itself in OLD"},
-    [G_MIN_SPEEDUP] = CMDOPT_MIN_SPEEDUP(GA, m),
-    [G_MAX_SLOWDOWN] = CMDOPT_MAX_SLOWDOWN(GA, m, G_MIN_SPEEDUP),
-    [G_ON] = {"--on", 0, OPT_VALUE | OPT_REPEAT, NULL,
-              .help = "what is judged: each every workload's total (or --phase), PASS when all "
-                      "pass; geomean one decision on the geometric mean over the workloads (per "
-                      "arm with --against); with several files (a fleet): pooled each "
-                      "comparison's pooled interval, each-machine every machine's own; one of "
-                      "each pair, given twice for both, e.g. --on geomean --on each-machine",
-              .values = &on_values, .type = OPT_T_ENUM, .set = set_on,
-              .def_doc = "each; with several files, pooled"},
-    [G_PHASE] = CMDOPT_PHASE(GA, g.phase),
-    [G_WORKLOAD] = CMDOPT_WORKLOAD(GA, g.workload),
-    [G_CONF] = CMDOPT_CONF(GA, g.conf),
-    [G_REGIME] = CMDOPT_REGIME(GA, g.regime, g.regime_given),
-    [G_EQUIVALENCE] = CMDOPT_EQUIVALENCE(GA, g.equivalence),
-    [G_HELP] = CMDOPT_HELP,
+static const struct opt gate_opts[] = {
+    CMDOPT_CANDIDATE(GA, g.candidate),
+    CMDOPT_BASELINE(GA, g.baseline, CMDOPT_BASELINE_OF_FILE),
+    {"--against", 0, OPT_VALUE | OPT_REPEAT | OPT_FILE, "OLD",
+     .help = "judge every arm of NEW (or only --candidate) against the same arm "
+             "of the stored results OLD, two-sample (R is t_new/t_old)",
+     OPT_STRING(GA, g.against), .excludes = OPT_NAMES("--baseline"),
+     .why = "with --against every arm is judged against itself in OLD"},
+    CMDOPT_MIN_SPEEDUP(GA, m),
+    CMDOPT_MAX_SLOWDOWN(GA, m),
+    {"--on", 0, OPT_VALUE | OPT_REPEAT, NULL,
+     .help = "what is judged: each every workload's total (or --phase), PASS when all "
+             "pass; geomean one decision on the geometric mean over the workloads (per "
+             "arm with --against); with several files (a fleet): pooled each "
+             "comparison's pooled interval, each-machine every machine's own; one of "
+             "each pair, given twice for both, e.g. --on geomean --on each-machine",
+     .values = &on_values, .type = OPT_T_ENUM, .set = set_on,
+     .def_doc = "each; with several files, pooled"},
+    CMDOPT_PHASE(GA, g.phase),
+    CMDOPT_WORKLOAD(GA, g.workload),
+    CMDOPT_CONF(GA, g.conf),
+    CMDOPT_REGIME(GA, g.regime, g.regime_given),
+    CMDOPT_EQUIVALENCE(GA, g.equivalence),
+    CMDOPT_HELP,
 };
 #undef GA
 
@@ -100,7 +84,7 @@ const struct opt_doc gate_doc = {
     .about = "Judges the comparisons `allocab compare` would report against a margin on the "
              "ratio R = t_candidate/t_baseline.\n",
     .opts = gate_opts,
-    .nopts = G_COUNT,
+    .nopts = (sizeof gate_opts / sizeof gate_opts[0]),
     .notes =
         "Each comparison is PASS when its whole confidence interval satisfies the margin, FAIL "
         "when the whole interval violates it (with k comparisons gated, the interval at "
@@ -137,13 +121,13 @@ static int parse_gate(int argc, char **argv, struct gate_spec *g, struct gateopt
 	int k;
 
 	gate_spec_init(&a.g);
-	opt_defaults(gate_opts, G_COUNT, &a);
-	opt_init(&p, argc, argv, 1, gate_opts, G_COUNT);
+	opt_defaults(gate_opts, (sizeof gate_opts / sizeof gate_opts[0]), &a);
+	opt_init(&p, argc, argv, 1, gate_opts, (sizeof gate_opts / sizeof gate_opts[0]));
 	while ((k = opt_parse(&p, &a, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
 		/* the gate answers --help first (gateopt_help); bench --gate has none */
-		if (k == G_HELP)
+		if (k >= 0) /* --help, the one row without a destination */
 			return errmsg_fail(err, errlen, "unknown option '%s'", argv[p.at]);
 		if (k != OPT_ARG || !pos || pos->n == pos->cap)
 			return errmsg_fail(err, errlen, "unexpected argument '%s'", v);
@@ -167,7 +151,7 @@ static int parse_gate(int argc, char **argv, struct gate_spec *g, struct gateopt
 
 int gateopt_help(int argc, char **argv)
 {
-	return cmdopt_help(&gate_doc, G_HELP, argc, argv, 1);
+	return cmdopt_help(&gate_doc, argc, argv, 1);
 }
 
 int gateopt_parse(int argc, char **argv, struct gate_spec *g, const char **pos, char *err,

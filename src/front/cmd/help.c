@@ -5,7 +5,7 @@
 #include "common/optdoc.h"
 #include "common/status.h"
 #include "front/cmd/benchopt.h"
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -18,23 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-	M_BASELINE,
-	M_CANDIDATE,
-	M_WORKLOAD,
-	M_PHASE,
-	M_PHASES,
-	M_REGIME,
-	M_CONF,
-	M_FORMAT,
-	M_OUT,
-	M_MIN_SPEEDUP,
-	M_MAX_SLOWDOWN,
-	M_NO_TELEMETRY,
-	M_HELP,
-	M_COUNT
-};
-
 struct merge_args {
 	struct cmp_opts o;
 	const char **files;
@@ -47,22 +30,22 @@ struct merge_args {
 
 /* compare's options that choose what is compared (cmdopt.h); the arms may be given once. */
 #define MA struct merge_args
-static const struct opt merge_opts[M_COUNT] = {
-    [M_BASELINE] = CMDOPT_BASELINE(MA, o.baseline,
-                                   "system on every machine; a --cmd or --program bench: the "
-                                   "first file's first arm"),
-    [M_CANDIDATE] = CMDOPT_CANDIDATE(MA, o.candidate),
-    [M_WORKLOAD] = CMDOPT_WORKLOAD(MA, o.workload),
-    [M_PHASE] = CMDOPT_PHASE(MA, o.phase),
-    [M_PHASES] = CMDOPT_PHASES(MA, o.all_phases, M_PHASE),
-    [M_REGIME] = CMDOPT_REGIMES(MA, o.regimes),
-    [M_CONF] = CMDOPT_CONF(MA, o.conf),
-    [M_FORMAT] = CMDOPT_FORMAT(MA, format),
-    [M_OUT] = CMDOPT_OUT(MA, out),
-    [M_MIN_SPEEDUP] = CMDOPT_MIN_SPEEDUP(MA, m),
-    [M_MAX_SLOWDOWN] = CMDOPT_MAX_SLOWDOWN(MA, m, M_MIN_SPEEDUP),
-    [M_NO_TELEMETRY] = CMDOPT_NO_TELEMETRY(MA, no_telemetry),
-    [M_HELP] = CMDOPT_HELP,
+static const struct opt merge_opts[] = {
+    CMDOPT_BASELINE(MA, o.baseline,
+                    "system on every machine; a --cmd or --program bench: the "
+                    "first file's first arm"),
+    CMDOPT_CANDIDATE(MA, o.candidate),
+    CMDOPT_WORKLOAD(MA, o.workload),
+    CMDOPT_PHASE(MA, o.phase),
+    CMDOPT_PHASES(MA, o.all_phases),
+    CMDOPT_REGIMES(MA, o.regimes),
+    CMDOPT_CONF(MA, o.conf),
+    CMDOPT_FORMAT(MA, format),
+    CMDOPT_OUT(MA, out),
+    CMDOPT_MIN_SPEEDUP(MA, m),
+    CMDOPT_MAX_SLOWDOWN(MA, m),
+    CMDOPT_NO_TELEMETRY(MA, no_telemetry),
+    CMDOPT_HELP,
 };
 #undef MA
 
@@ -86,7 +69,7 @@ const struct opt_doc merge_doc = {
              "or has fewer than 2 usable rounds keeps its row with the reason and is not pooled "
              "(docs/fleet.md).\n",
     .opts = merge_opts,
-    .nopts = M_COUNT,
+    .nopts = (sizeof merge_opts / sizeof merge_opts[0]),
     .notes = "Convention: speedup 1.12x means the candidate takes 1/1.12 of the baseline's "
              "time.\n"
              "Exit status: 0 report written, 2 bad input, 1 runtime failure (README.md, \"Exit "
@@ -101,12 +84,12 @@ static int parse_merge(int argc, char **argv, struct merge_args *a, char *err, s
 
 	if (!(a->files = calloc((size_t)argc + 1, sizeof *a->files)))
 		return errmsg_fail(err, errlen, "out of memory");
-	opt_init(&p, argc, argv, 1, merge_opts, M_COUNT);
+	opt_init(&p, argc, argv, 1, merge_opts, (sizeof merge_opts / sizeof merge_opts[0]));
 	p.help = "allocab merge";
 	while ((k = opt_parse(&p, a, &v, err, errlen)) != OPT_DONE) {
 		if (k == OPT_ERROR)
 			return -1;
-		if (k == M_HELP) /* answered before the parse (cmdopt_help) */
+		if (k >= 0) /* --help, answered before the parse (cmdopt_help) */
 			continue;
 		a->files[a->nfiles++] = v; /* k is OPT_ARG: every other row has a destination */
 	}
@@ -175,13 +158,13 @@ int merge_main(int argc, char **argv)
 	char err[1024], names[256];
 	enum status rc = ST_OK;
 
-	if (cmdopt_help(&merge_doc, M_HELP, argc, argv, 1))
+	if (cmdopt_help(&merge_doc, argc, argv, 1))
 		return ST_OK;
 	if (argc < 2) {
 		optdoc_usage(stderr, &merge_doc, NULL);
 		return ST_USAGE;
 	}
-	opt_defaults(merge_opts, M_COUNT, &a);
+	opt_defaults(merge_opts, (sizeof merge_opts / sizeof merge_opts[0]), &a);
 	if (parse_merge(argc, argv, &a, err, sizeof err) != 0)
 		rc = ST_USAGE;
 	else if (!(x = export_find(a.format)) || !x->write_fleet)

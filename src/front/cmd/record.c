@@ -17,8 +17,6 @@
 #define RECORD_LIB_NAME TRACE_RECORD_LIB
 #define BACKGROUND_S    10 /* how long record waits for what COMMAND left running, by default */
 
-enum { R_OUTPUT, R_WAIT, R_HELP, R_COUNT };
-
 struct record_args {
 	const char *out;
 	unsigned wait_s;
@@ -26,15 +24,15 @@ struct record_args {
 	int help;
 };
 
-static const struct opt record_opts[R_COUNT] = {
-    [R_OUTPUT] = {"--output", 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
-                  .help = "the trace file; written atomically, a FIFO or /dev/null written in place",
-                  OPT_STRING(struct record_args, out), OPT_DEF_S("allocab.trace")},
-    [R_WAIT] = {"--wait", 'w', OPT_VALUE | OPT_REPEAT, "SECONDS",
-                .help = "how long to wait for processes COMMAND leaves running in the "
-                        "background; what still runs is reported",
-                OPT_UINT(struct record_args, wait_s), .lo = 0, .hi = 3600, OPT_DEF_U(BACKGROUND_S)},
-    [R_HELP] = {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
+static const struct opt record_opts[] = {
+    {"--output", 'o', OPT_VALUE | OPT_REPEAT | OPT_FILE, "FILE",
+     .help = "the trace file; written atomically, a FIFO or /dev/null written in place",
+     OPT_STRING(struct record_args, out), OPT_DEF_S("allocab.trace")},
+    {"--wait", 'w', OPT_VALUE | OPT_REPEAT, "SECONDS",
+     .help = "how long to wait for processes COMMAND leaves running in the "
+             "background; what still runs is reported",
+     OPT_UINT(struct record_args, wait_s), .lo = 0, .hi = 3600, OPT_DEF_U(BACKGROUND_S)},
+    {"--help", 'h', OPT_REPEAT | OPT_HIDDEN, NULL, .help = NULL},
 };
 
 const struct opt_doc record_doc = {
@@ -46,7 +44,7 @@ const struct opt_doc record_doc = {
              "trace file (docs/trace-format.md), for `allocab trace info` and the replay "
              "workload, with the phases COMMAND marks in ALLOCAB_PHASE_FILE (docs/programs.md).\n",
     .opts = record_opts,
-    .nopts = R_COUNT,
+    .nopts = (sizeof record_opts / sizeof record_opts[0]),
     .notes = "The recorder library is " RECORD_LIB_NAME " beside the allocab executable, or in "
              "../lib/allocab/ from it; ALLOCAB_RECORD_LIB names another. Static and setuid "
              "programs cannot be recorded (LD_PRELOAD does not reach them). SIGINT, SIGTERM and "
@@ -65,8 +63,8 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 	char err[256];
 	int k;
 
-	opt_defaults(record_opts, R_COUNT, a);
-	opt_init(&p, argc, argv, 1, record_opts, R_COUNT);
+	opt_defaults(record_opts, (sizeof record_opts / sizeof record_opts[0]), a);
+	opt_init(&p, argc, argv, 1, record_opts, (sizeof record_opts / sizeof record_opts[0]));
 	p.help = "allocab record";
 	p.dashdash = 1;
 	while ((k = opt_parse(&p, a, &v, err, sizeof err)) != OPT_DONE && k != OPT_ARG) {
@@ -74,7 +72,7 @@ static int parse_args(int argc, char **argv, struct record_args *a)
 			errmsg_print(stderr, "record", "%s", err);
 			return -1;
 		}
-		a->help = 1; /* R_HELP, the only row without a destination */
+		a->help = 1; /* --help, the only row without a destination */
 		return 0;
 	}
 	a->first = k == OPT_ARG ? p.at : p.i;

@@ -19,16 +19,14 @@ struct info_args {
 	int json, all;
 };
 
-enum { T_JSON, T_ALL, T_HELP };
-
 static const struct opt trace_opts[] = {
-    [T_JSON] = {"--json", 0, 0, NULL,
+    {"--json", 0, 0, NULL,
      .help = "print an allocab-trace-info/1 document of every process (docs/results-format.md)",
      OPT_FLAG(struct info_args, json)},
-    [T_ALL] = {"--all", 0, 0, NULL, .help = "show every process in full",
+    {"--all", 0, 0, NULL, .help = "show every process in full",
      .def_doc = "the 5 with the most events, then one line on the others",
      OPT_FLAG(struct info_args, all)},
-    [T_HELP] = CMDOPT_HELP,
+    CMDOPT_HELP,
 };
 
 const struct opt_doc trace_doc = {
@@ -85,7 +83,7 @@ int trace_main(int argc, char **argv)
 	struct info_args a = {0};
 	int k;
 
-	if (cmdopt_help(&trace_doc, T_HELP, argc, argv, 1))
+	if (cmdopt_help(&trace_doc, argc, argv, 1))
 		return ST_OK;
 	if (argc < 2 || strcmp(argv[1], "info") != 0) {
 		fprintf(stderr, "allocab: trace: %s (trace --help)\n",

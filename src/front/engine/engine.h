@@ -1,10 +1,9 @@
-/* engine.h - the engine module's public face: the bench engine that runs interleaved rounds of
- * allocator drivers (or of the user's own commands), each run a fresh padded process started by
- * the proc module (front/proc/proc.h), and writes an allocab-bench/2 file; what a command sets up
- * before it (drivers, workload lists, configured arms, program arms and their proof, signals);
- * the progress modes. The command lines
- * are front/cmd/bench.c and front/cmd/calibrate.c. The other headers of this folder are private to
- * it. */
+/* engine.h - the engine module's public face: the bench engine that runs a finished plan
+ * (struct bench_config, built by front/plan/plan.h) in interleaved rounds of allocator drivers (or
+ * of the user's own commands), each run a fresh padded process started by the proc module
+ * (front/proc/proc.h), and writes an allocab-bench/2 file; the program arms and their proof, with
+ * the names, lists and configured arms they share with the plan; the progress modes. The other
+ * headers of this folder are private to it. */
 #ifndef ALLOCAB_ENGINE_H
 #define ALLOCAB_ENGINE_H
 
@@ -19,12 +18,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* The bench engine (benchrun.c): interleaved rounds of allocator drivers (or of the user's own
- * commands), each run a fresh padded process, written as an allocab-bench/2 file: a line
- * appended after every round. benchrun.c is its loop, each round a path through the stages
- * benchengine.h lists, and benchdoc.c builds the document. What a command does before it runs the engine (drivers, workload lists,
- * signals) is below; the command lines are front/cmd/bench.c (options: front/cmd/benchopt.h)
- * and front/cmd/calibrate.c. */
+/* The bench engine (benchrun.c): interleaved rounds, each run a fresh padded process, written as
+ * an allocab-bench/2 file, a line appended after every round; each round is a path through the
+ * stages benchengine.h lists, and benchdoc.c builds the document. What it runs is set up by the
+ * plan (front/plan/plan.h), which bench and calibrate call. */
 
 /* The environment variable whose random-length value pads every run's environment. */
 #define BENCH_PAD_VAR "ALLOCAB_PAD" /* the runner's RUNNER_PAD_VAR (front/proc/proc.h) */
@@ -219,31 +216,6 @@ struct bench_task {
 	int lock_fd;          /* -1 when not held */
 };
 
-/* Whether s is a label: 1 to BENCH_TASK_LABEL_MAX characters of [A-Za-z0-9_.:@+-]. */
-int bench_task_valid_label(const char *s);
-/* A shard index: an integer in 0..BENCH_TASK_SHARD_MAX. Returns 0 and *out, or -1. */
-int bench_task_parse_shard(const char *s, uint64_t *out);
-/* Fills *t: the label from label (--label) when not NULL, else $ALLOCAB_LABEL, else
- * $SLURMD_NODENAME, else the host name; the shard from shard (--shard) when not NULL, else
- * $ALLOCAB_SHARD, $SLURM_ARRAY_TASK_ID or $JOB_COMPLETION_INDEX (the first set), else none; the
- * host and boot id. The flags are checked by the caller; a variable that is not a label or an
- * index is refused. Returns 0, or -1 with "VARIABLE='value': ..." in err. */
-int bench_task_resolve(struct bench_task *t, const char *label, const char *shard, char *err,
-                       size_t errlen);
-/* The task's shuffle seed when --shuffle-seed is not given: splitmix64 of its shard index, so
- * that task i of any array shuffles alike and two tasks of one array differ. */
-uint64_t bench_task_shuffle_seed(const struct bench_task *t);
-/* Takes the machine's bench lock in dir: DIR/.allocab-bench.BOOT_ID.lock (flock, exclusive,
- * released when the process ends, shared by every container of one kernel that sees dir), and
- * writes who holds it into it. Returns ST_OK with t->lock and t->lock_fd set, or ST_FAIL with a
- * one-line reason in err: another bench holds it (err names it), or the file cannot be opened. */
-enum status bench_task_lock(struct bench_task *t, const char *dir, char *err, size_t errlen);
-/* Whether a live bench holds the lock file at path (a file that locks nothing, or none, is not
- * held); when held, who holds it in who. */
-int bench_task_lock_held(const char *path, char *who, size_t len);
-/* Removes the lock file and releases the lock (nothing when none is held). A bench killed
- * before it leaves a file that locks nothing; the next bench takes it. */
-void bench_task_unlock(struct bench_task *t);
 
 struct bench_result {
 	/* complete, budget, decided, interrupted, or aborted when the first round showed a proof
@@ -278,28 +250,20 @@ struct bench_result {
 enum status bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
                       struct bench_result *res, char *err, size_t errlen);
 
-/* --resume (benchresume.c; docs/results-format.md, "sessions"): reads the results file path and
- * checks that c continues it: written by this version on this machine, every round loadable,
- * not decided, no --gate on either side, a sequential plan not spent, the configuration the bench
- * would record equal to the file's but for what a session may change (its command line, shuffle
- * seed, rounds, budget and --min-rounds), and a shuffle seed no session of the file used. Returns
- * ST_OK with c->resume the file's document, its "sessions" list ending with this session's, and,
- * when out (the output) is path and the file is allocab-bench/2, c->resume_keep and
- * c->resume_disk; ST_USAGE with one line naming the first difference in err ("PATH: ...");
- * ST_FAIL when memory ran out. */
-enum status bench_resume_load(struct bench_config *c, const char *path, const char *out,
+/* What --resume compares a file with (front/plan/plan.h, bench_resume_load): the document
+ * bench_run would start for c (benchdoc.c; the caller cJSON_Deletes it, NULL when memory ran
+ * out), the current UTC time as the document writes it, a top-level string member replaced (NULL:
+ * JSON null), and the images a commands bench's runs exec'd checked against the file's
+ * (benchimages.c: ST_OK, else ST_USAGE with one line in err). */
+cJSON *benchdoc_new(const struct bench_config *c);
+void benchdoc_utc_now(char buf[32]);
+void benchdoc_set_string(cJSON *d, const char *key, const char *value);
+enum status bench_images_same(const char *path, const cJSON *file_cfg, const cJSON *fresh_cfg,
                               char *err, size_t errlen);
-/* Frees what bench_resume_load left in c (bench_run takes it over when it runs). */
-void bench_resume_free(struct bench_config *c);
 
 /* Name of the i-th counted run status ("ok", "failed", "unverified", "crashed", "timeout",
  * "invalid"), NULL past the end. */
 const char *bench_run_status_name(size_t i);
-
-/* Setup: what `allocab bench` and `allocab calibrate` do before they run the engine: find the
- * drivers (drivers.c), ask one for its workloads and route the --param values by that list
- * (workloads.c), check the names given (names.c) and --duet's rule (benchduet.c), check output
- * directories, draw the default shuffle seed, and catch the signals that stop a bench (setup.c). */
 
 /* The arms' kinds as the engine asks them (benchkind.c). The kind of arm a (arm_kind_driver when
  * it names none). */
@@ -318,98 +282,6 @@ int bench_split_list(const char *list, const char *what, char ***items, char *er
 /* Frees n items and the array; accepts NULL. */
 void bench_free_list(char **items, size_t n);
 
-/* Workload names from the output of `<driver> list --json`: an array of objects with a "name",
- * or an object with such an array under "workloads". Each object's "params" (array of objects
- * with "name") goes into params[i] as a comma-separated ",a,b," string for lookup. Returns the
- * count, or -1 if the text is not that shape. */
-int bench_parse_workload_list(const char *json, char ***names, char ***params);
-
-/* What a workload's table declares, from the "flags" of `list --json` (docs/results-format.md). */
-enum bench_wl_flag {
-	BENCH_WL_SINGLE_THREADED = 1u << 0, /* "single_threaded": --duet may pair it */
-	BENCH_WL_SHOW_PHASES = 1u << 1,     /* "show_phases": compare shows its phases by default */
-	BENCH_WL_NEEDS_INPUT = 1u << 2,     /* "needs_input": run only when -w names it */
-};
-
-/* A driver's workloads as `list --json` gives them; owns every array. */
-struct bench_wl_list {
-	char **names;
-	char **params;   /* per workload: its parameter names as ",a,b," */
-	size_t *nphases; /* per workload: how many phases it times (1 when the list does not say) */
-	unsigned *flags; /* per workload: enum bench_wl_flag */
-	size_t n;
-	char **defaults; /* the workloads run when -w is not given: all but those that need input */
-	size_t ndefaults;
-	unsigned backend_flags; /* enum bench_backend_flag of the driver that gave the list */
-};
-
-/* What a backend declares of itself, from "allocator"."flags" of `list --json` (src/driver/
- * backend.h, enum backend_flags): commands choose arms by these, never by a backend's name. */
-enum bench_backend_flag {
-	BENCH_BACKEND_BASELINE = 1u << 0,    /* "baseline": compared against by default, first */
-	BENCH_BACKEND_CALIBRATION = 1u << 1, /* "calibration": run only when named with -a */
-};
-
-/* The backend flags of a `list --json` text (0 when it declares none). */
-unsigned bench_parse_backend_flags(const char *json);
-
-/* The drivers of a directory and what each backend declares (drivers.c). */
-struct bench_drivers {
-	char dir[4096];
-	char **names;    /* backend names: allocab-NAME; the baseline first, then by name */
-	unsigned *flags; /* per driver: enum bench_backend_flag */
-	size_t n;
-};
-
-/* Backend names of the executable files allocab-NAME in dir into *names (malloc'd, sorted by
- * name; bench_free_list frees them). Returns the count, or -1 with err. */
-int bench_find_drivers(const char *dir, char ***names, char *err, size_t errlen);
-/* The drivers of the directory bench_driver_dir(given) finds, each asked for its flags (`list
- * --json`; stop as in runner_spec). Returns ST_OK, or ST_FAIL with err (free d with
- * bench_drivers_free either way). */
-enum status bench_drivers_find(const char *given, const volatile sig_atomic_t *stop,
-                               struct bench_drivers *d, char *err, size_t errlen);
-void bench_drivers_free(struct bench_drivers *d);
-/* The index of backend name in d, or -1. */
-long bench_drivers_index(const struct bench_drivers *d, const char *name);
-/* The names of d joined by ", " ("none" when empty) into buf. */
-void bench_drivers_join(const struct bench_drivers *d, char *buf, size_t len);
-
-/* The one workload setup of bench and calibrate: asks driver for its workloads (into *list, which
- * the caller frees with bench_wl_list_free), and routes the -w selection (workloads, a comma list;
- * NULL: the defaults) and the --param values to c->wl (bench_route_workloads). Returns ST_OK, or
- * with err ST_USAGE (an unknown workload, a --param no selected workload takes) or ST_FAIL. */
-enum status bench_setup_workloads(struct bench_config *c, const char *driver, const char *workloads,
-                                  const char *const *params, size_t nparams,
-                                  const volatile sig_atomic_t *stop, struct bench_wl_list *list,
-                                  char *err, size_t errlen);
-
-/* Fills l->defaults from l->names and l->flags: the workloads not flagged needs_input (the replay
- * workload needs a trace). Returns 0, or -1 out of memory. */
-int bench_wl_defaults(struct bench_wl_list *l);
-
-/* Per workload of the `list --json` text (as bench_parse_workload_list reads it), the length of
- * its "phases" array (1 when absent) and its flags into malloc'd arrays of n. Returns 0, or -1
- * when memory ran out or the text has fewer than n workloads. */
-int bench_parse_workload_info(const char *json, size_t n, size_t **nphases, unsigned **flags);
-
-/* The flags of the workload called name in l (0 when l does not have it). */
-/* The index of the workload called name in l, or -1. */
-long bench_wl_index(const struct bench_wl_list *l, const char *name);
-unsigned bench_wl_flags(const struct bench_wl_list *l, const char *name);
-
-/* --duet's rule: when the arms are drivers, every workload of c is flagged single_threaded in l
- * (two multi-threaded runs on two CPUs would compete for both); a program or command is the
- * user's, who vouches for it by giving --duet. Returns 0, or -1 with the first other workload and
- * the single-threaded ones of l named in err. */
-int bench_duet_workloads_ok(const struct bench_config *c, const struct bench_wl_list *l, char *err,
-                            size_t errlen);
-/* Turns c into a duet (c->duet = 1) when c has two arms, the rule above holds and this machine
- * has two CPUs to pin the runs to; with shared (--one-cpu) every arm runs on one of them at a time (c->duet_shared
- * = 1), compared on CPU time. Returns 0, or -1 with the reason in err. */
-int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, int shared, char *err,
-                     size_t errlen);
-
 /* The rounds rule's count (benchjudge.c): how many comparisons share the level `allocab compare`
  * reads c's results by: its primary family (docs/methodology.md, "Multiplicity"), one per
  * candidate arm and workload (the total, or the phase --primary names, in one regime; at most that
@@ -419,50 +291,10 @@ int bench_duet_setup(struct bench_config *c, const struct bench_wl_list *l, int 
  * or more; twice that for drivers that measure both regimes (reps auto or more than one). */
 size_t bench_comparisons(const struct bench_config *c, const size_t *shown);
 
-/* Frees what l owns and empties it; accepts NULL and an empty list. */
-void bench_wl_list_free(struct bench_wl_list *l);
-
-enum bench_route {
-	BENCH_ROUTED,
-	BENCH_ROUTE_NOMEM,
-	BENCH_ROUTE_UNKNOWN_WL,   /* a name in sel that the list lacks */
-	BENCH_ROUTE_UNUSED_PARAM, /* a --param that no selected workload takes */
-};
-
-/* Sets c->wl to the workloads sel[0..nsel) of the list l, each with those of params[0..nparams)
- * ("KEY=VALUE", checked by bench_parse_args) whose KEY it takes. c->wl, its names and params
- * arrays are malloc'd and freed by bench_free_workloads, even after a failure; the params entries
- * point into params. Returns BENCH_ROUTED, or the failure with *bad pointing to the name in sel or
- * the entry of params it concerns: the caller words the message. */
-enum bench_route bench_route_workloads(struct bench_config *c, char *const *sel, size_t nsel,
-                                       const struct bench_wl_list *l, const char *const *params,
-                                       size_t nparams, const char **bad);
-
-/* Frees c->wl as bench_route_workloads built it and sets c->wl NULL, c->nwl 0. */
-void bench_free_workloads(struct bench_config *c);
-
-/* From now on SIGINT, SIGTERM and SIGHUP only set a flag, and SIGPIPE is ignored. Returns the
- * flag (static storage) for bench_run's stop. */
-const volatile sig_atomic_t *bench_catch_signals(void);
-
-/* The default --shuffle-seed: from the clock and the pid, 0..BENCH_SEED_MAX. */
-uint64_t bench_clock_seed(void);
-
 /* The directory of the drivers into dir (len bytes): given (--driver-dir) when not NULL, else
  * $ALLOCAB_DRIVER_DIR, else the directory of the running allocab. Returns 0, or -1 with a reason
  * in err. */
 int bench_driver_dir(const char *given, char *dir, size_t len, char *err, size_t errlen);
-
-/* Fails early when no file can be created in dir (atomic_write still decides): creates and
- * removes a probe file. Returns 0, or -1 with "cannot write WHAT: reason" in err. */
-int bench_dir_writable(const char *dir, const char *what, char *err, size_t errlen);
-
-/* Asks the driver at path for its workloads (`path list --json`; stop as in runner_spec, may be
- * NULL) into *l, which the caller frees with bench_wl_list_free. Returns 0, or -1 with the reason
- * in err: the driver could not be run, or it gave no workload list ("PATH list --json: " and the
- * driver's last stderr line). */
-int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
-                         struct bench_wl_list *l, char *err, size_t errlen);
 
 /* Configured arms (armspec.c), `--arm LABEL=BACKEND[:KEY=VALUE]...` (docs/tuning.md): the
  * parser, and the check that asks the backend's driver (`allocab-BACKEND env --config ...`)

@@ -1,11 +1,15 @@
-/* names.c - the names a command line gives (arms, workloads, --cmd names) and the comma lists
- * that hold them (front/engine/engine.h). */
+/* names.c - the names a command line gives (arms, workloads, --cmd names), the comma lists that
+ * hold them, and the drivers' directory (front/engine/engine.h): what the program arms' setup
+ * shares with the plan (front/plan/plan.h). */
 #include "front/engine/engine.h"
 
 #include "common/errmsg.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int bench_valid_name(const char *s, size_t n)
 {
@@ -60,4 +64,22 @@ int bench_split_list(const char *list, const char *what, char ***items, char *er
 	}
 	*items = v;
 	return (int)n;
+}
+
+int bench_driver_dir(const char *given, char *dir, size_t len, char *err, size_t errlen)
+{
+	const char *env = getenv("ALLOCAB_DRIVER_DIR");
+	ssize_t n;
+
+	if (given || (env && *env)) {
+		snprintf(dir, len, "%s", given ? given : env);
+		return 0;
+	}
+	if ((n = readlink("/proc/self/exe", dir, len - 1)) < 0)
+		return errmsg_fail(err, errlen,
+		                   "cannot find the allocab executable: %s (use --driver-dir)",
+		                   strerror(errno));
+	dir[n] = '\0';
+	*strrchr(dir, '/') = '\0';
+	return 0;
 }

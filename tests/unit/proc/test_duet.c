@@ -1,6 +1,6 @@
 /* test_duet.c - duet_run really runs both sides at the same time, each pinned to its own CPU, and
  * brings back their output and what a judge made of a run in its helper; three sides at once on
- * one CPU (--one-cpu); --duet takes the workloads its driver flags single-threaded. No timing
+ * one CPU (--one-cpu). No timing
  * is asserted: concurrency is shown by each side waiting for a file only the other side creates. */
 #include "front/proc/proc.h"
 #include "front/engine/engine.h"
@@ -11,36 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The rule reads the flags of the driver's list, not workload names. */
-static void test_workloads(void)
-{
-	const char *json = "{\"workloads\": [{\"name\": \"one\", \"flags\": [\"single_threaded\"]},"
-	                   "{\"name\": \"many\", \"flags\": []}, {\"name\": \"old\"}]}";
-	struct bench_wl_list l = {0};
-	struct bench_workload wl[2] = {{.name = "one"}, {.name = "many"}};
-	struct bench_arm arm = {.kind = &arm_kind_driver, .name = "system"};
-	struct bench_config c = {.wl = wl, .nwl = 1, .arms = &arm, .narms = 1};
-	char err[256] = "";
-	int n = bench_parse_workload_list(json, &l.names, &l.params);
-
-	CHECK(n == 3 && bench_parse_workload_info(json, 3, &l.nphases, &l.flags) == 0,
-	      "list parsed with its flags");
-	l.n = n > 0 ? (size_t)n : 0;
-	CHECK(bench_duet_workloads_ok(&c, &l, err, sizeof err) == 0,
-	      "a workload flagged single_threaded may be paired");
-	c.nwl = 2;
-	CHECK(bench_duet_workloads_ok(&c, &l, err, sizeof err) == -1 &&
-	          strcmp(err, "--duet: workload 'many' is not single-threaded (the drivers list as "
-	                      "single_threaded: one)") == 0,
-	      "one without the flag may not, and the message names those that may: %s", err);
-	CHECK(bench_wl_flags(&l, "old") == 0 && bench_wl_flags(&l, "absent") == 0,
-	      "no flags when the list gives none or lacks the workload");
-	arm.kind = &arm_kind_program;
-	CHECK(bench_duet_workloads_ok(&c, &l, err, sizeof err) == 0,
-	      "a program's workload is the user's: no driver list to check");
-	bench_wl_list_free(&l);
-}
 
 /* A side running `sh -c cmd` on cpu, its output captured, uncontained. */
 static void shell_side(struct duet_side *side, struct runner_spec *spec, char *argv[4], char *cmd,
@@ -217,7 +187,6 @@ static void test_round_swap(void)
 int main(void)
 {
 	test_round_swap();
-	test_workloads();
 	test_run();
 	test_shared();
 	return CHECK_DONE();

@@ -1,10 +1,10 @@
 /* test_runner.c - unit tests of the bench front end's pieces: option parsing and its bad inputs,
- * name lists, a driver's workload list and the routing of --param by it, signal names, stderr tail
+ * name lists, signal names, stderr tail
  * cleaning, the /proc parsers on fixed text, and the runner on tiny /bin/sh processes (exit,
  * signal, timeout, padding, capture, and each of the flags `allocab record` runs with).
  */
 #include "front/cmd/benchopt.h"
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 #include "check.h"
 #include "front/proc/proc.h"
 #include "front/proc/telemetry.h"
@@ -30,7 +30,7 @@ static char err[512];
 static int parse(int argc, char **argv, struct bench_opts *o)
 {
 	err[0] = '\0';
-	return bench_parse_args(argc, argv, 0, o, err, sizeof err);
+	return bench_parse_args(argc, argv, o, err, sizeof err);
 }
 
 /* Parses argv, expects failure with msg in the reason. */
@@ -51,11 +51,11 @@ static void test_defaults(void)
 	struct bench_opts o;
 
 	CHECK(parse(1, v, &o) == 0, "no options parse");
-	CHECK(o.rounds == 10 && o.warmup == 1 && o.min_rounds == 3, "default rounds 10, warm-up 1, "
+	CHECK(o.cfg.rounds == 10 && o.cfg.warmup == 1 && o.cfg.min_rounds == 3, "default rounds 10, warm-up 1, "
 	                                                            "min 3");
-	CHECK(o.timeout_s == 120 && o.pad_max == 4096 && o.budget_s == 0, "default timeout 120 s, "
+	CHECK(o.cfg.timeout_s == 120 && o.cfg.pad_max == 4096 && o.cfg.budget_s == 0, "default timeout 120 s, "
 	                                                                  "pad 4096, no budget");
-	CHECK(o.seed == 42 && !o.seed_set && strcmp(o.scale, "default") == 0 && o.reps == 0,
+	CHECK(o.cfg.seed == 42 && !o.seed_set && strcmp(o.cfg.scale, "default") == 0 && o.cfg.reps == 0,
 	      "default seed 42, scale default, reps auto (0)");
 	CHECK(!o.allocators && !o.workloads && !o.out && !o.quiet && !o.gate_argv && !o.ncmds,
 	      "nothing else set by default");
@@ -78,15 +78,15 @@ static void test_good(void)
 	CHECK(PARSE(&o, v1) == 0, "full drivers command line parses (%s)", err);
 	CHECK(strcmp(o.allocators, "system,mimalloc") == 0 && strcmp(o.workloads, "pipeline") == 0,
 	      "-aVALUE and -w VALUE");
-	CHECK(o.rounds == 5 && o.rounds_set && o.budget_s == 2.5 && o.min_rounds == 3,
+	CHECK(o.cfg.rounds == 5 && o.rounds_set && o.cfg.budget_s == 2.5 && o.cfg.min_rounds == 3,
 	      "--rounds=5 with --budget 2.5");
-	CHECK(o.nparams == 2 && strcmp(o.params[1], "cols=3") == 0, "two --param, = form");
-	CHECK(o.quiet && o.seed == 9007199254740991ULL && o.shuffle_seed_set && o.shuffle_seed == 0,
+	CHECK(o.cfg.nparams == 2 && strcmp(o.cfg.params[1], "cols=3") == 0, "two --param, = form");
+	CHECK(o.quiet && o.cfg.seed == 9007199254740991ULL && o.shuffle_seed_set && o.cfg.shuffle_seed == 0,
 	      "quiet, seed 2^53-1, shuffle seed 0");
-	CHECK(o.pad_max == 0 && o.warmup == 0, "--pad-max 0 and --warmup 0 are allowed");
+	CHECK(o.cfg.pad_max == 0 && o.cfg.warmup == 0, "--pad-max 0 and --warmup 0 are allowed");
 	bench_opts_free(&o);
 
-	CHECK(PARSE(&o, v2) == 0 && o.rounds == 0 && o.budget_s == 270,
+	CHECK(PARSE(&o, v2) == 0 && o.cfg.rounds == 0 && o.cfg.budget_s == 270,
 	      "--budget alone: no round limit");
 	bench_opts_free(&o);
 
@@ -97,10 +97,10 @@ static void test_good(void)
 	CHECK(o.gate_argc == 5 && strcmp(o.gate_argv[0], "--gate") == 0 &&
 	          strcmp(o.gate_argv[4], "nonsense") == 0,
 	      "everything after --gate is left to the gate");
-	CHECK(o.min_rounds == 6, "--gate looks first after 6 rounds by default");
+	CHECK(o.cfg.min_rounds == 6, "--gate looks first after 6 rounds by default");
 	bench_opts_free(&o);
 
-	CHECK(PARSE(&o, v4) == 0 && o.min_rounds == 4, "--gate with --rounds 4: min rounds 4");
+	CHECK(PARSE(&o, v4) == 0 && o.cfg.min_rounds == 4, "--gate with --rounds 4: min rounds 4");
 	bench_opts_free(&o);
 
 	CHECK(PARSE(&o, v5) == -1, "a bad option before --help still fails");
@@ -148,7 +148,7 @@ static void test_bad(void)
 
 static void test_lists(void)
 {
-	char **v = NULL, **names = NULL, **params = NULL;
+	char **v = NULL;
 	int n;
 
 	n = bench_split_list("system,mimalloc", "-a", &v, err, sizeof err);
@@ -164,67 +164,6 @@ static void test_lists(void)
 	          strstr(err, "not a valid name"),
 	      "name with a space refused");
 
-	n = bench_parse_workload_list(
-	    "{\"schema\":\"allocab-list/1\",\"workloads\":[{\"name\":\"parquet_load\",\"params\":"
-	    "[{\"name\":\"rows\"},{\"name\":\"cols\"}]},{\"name\":\"pipeline\",\"params\":[]}]}",
-	    &names, &params);
-	CHECK(n == 2 && strcmp(names[0], "parquet_load") == 0 &&
-	          strcmp(params[0], ",rows,cols,") == 0 && strcmp(params[1], ",") == 0,
-	      "allocab-list/1 workloads and their parameters");
-	bench_free_list(names, 2);
-	bench_free_list(params, 2);
-	n = bench_parse_workload_list("[{\"name\":\"a\"}]", &names, &params);
-	CHECK(n == 1 && strcmp(names[0], "a") == 0, "a bare array of workloads");
-	bench_free_list(names, 1);
-	bench_free_list(params, 1);
-	CHECK(bench_parse_workload_list("not json", &names, &params) == -1, "list: not JSON");
-	CHECK(bench_parse_workload_list("{\"workloads\":[]}", &names, &params) == -1,
-	      "list: no workloads");
-	CHECK(bench_parse_workload_list("[{\"name\":\"a\"},{\"nome\":\"b\"}]", &names, &params) ==
-	          -1,
-	      "list: a workload without a name");
-}
-
-static void test_routing(void)
-{
-	struct bench_wl_list l = {0};
-	struct bench_config c = {0};
-	const char *kv[] = {"rows=5", "depth=3", "cols=2"}, *bad = NULL;
-	char *sel[] = {"parquet_load", "pipeline"}, *unknown[] = {"pipeline", "nosuch"};
-	int n = bench_parse_workload_list(
-	    "[{\"name\":\"parquet_load\",\"params\":[{\"name\":\"rows\"},{\"name\":\"cols\"}]},"
-	    "{\"name\":\"pipeline\",\"params\":[{\"name\":\"depth\"}]}]",
-	    &l.names, &l.params);
-
-	l.n = n > 0 ? (size_t)n : 0;
-	CHECK(bench_route_workloads(&c, sel, 2, &l, kv, 3, &bad) == BENCH_ROUTED && c.nwl == 2 &&
-	          strcmp(c.wl[0].name, "parquet_load") == 0 && c.wl[0].nparams == 2 &&
-	          c.wl[0].params[0] == kv[0] && c.wl[0].params[1] == kv[2] &&
-	          c.wl[1].nparams == 1 && c.wl[1].params[0] == kv[1],
-	      "each --param goes to the workloads that take its key, as the same pointer");
-	bench_free_workloads(&c);
-	CHECK(c.wl == NULL && c.nwl == 0, "workloads freed and emptied");
-	CHECK(bench_route_workloads(&c, sel + 1, 1, &l, kv, 0, &bad) == BENCH_ROUTED &&
-	          c.nwl == 1 && c.wl[0].nparams == 0 && c.wl[0].params[0] == NULL,
-	      "no --param: an empty, NULL-terminated list");
-	bench_free_workloads(&c);
-	CHECK(bench_route_workloads(&c, unknown, 2, &l, kv, 0, &bad) == BENCH_ROUTE_UNKNOWN_WL &&
-	          bad == unknown[1],
-	      "a workload the driver does not list is named");
-	bench_free_workloads(&c);
-	CHECK(bench_route_workloads(&c, sel + 1, 1, &l, kv, 3, &bad) == BENCH_ROUTE_UNUSED_PARAM &&
-	          bad == kv[0],
-	      "a --param no selected workload takes is named");
-	bench_free_workloads(&c);
-	kv[0] = "row=1";
-	CHECK(bench_route_workloads(&c, sel, 1, &l, kv, 1, &bad) == BENCH_ROUTE_UNUSED_PARAM &&
-	          bad == kv[0],
-	      "a key matches whole names only (row is not rows)");
-	bench_free_workloads(&c);
-	bench_wl_list_free(&l);
-	bench_wl_list_free(&l);
-	bench_wl_list_free(NULL);
-	CHECK(l.names == NULL && l.n == 0, "list freed, emptied, and freeing again is harmless");
 }
 
 static void test_signals_and_tail(void)
@@ -524,7 +463,6 @@ int main(void)
 	test_good();
 	test_bad();
 	test_lists();
-	test_routing();
 	test_signals_and_tail();
 	test_telemetry();
 	test_runner();

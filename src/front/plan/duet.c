@@ -1,7 +1,7 @@
-/* benchduet.c - what `--duet` needs before the engine runs (front/engine/engine.h): workloads the
+/* duet.c - what `--duet` needs before the engine runs (front/plan/plan.h): workloads the
  * drivers mark single-threaded (a program or command is the user's, who says so by giving --duet)
  * and two CPUs to pin the runs to. */
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 
 #include "common/errmsg.h"
 #include "front/proc/proc.h"

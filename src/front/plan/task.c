@@ -1,7 +1,7 @@
-/* task.c - a bench as one task of a job array (engine.h, docs/fleet.md): its label and shard index
+/* task.c - a bench as one task of a job array (plan.h, docs/fleet.md): its label and shard index
  * from the flags or the scheduler's environment, the host and boot it runs on, and the lock that
  * keeps two benches from sharing one machine. */
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 
 #include "common/errmsg.h"
 #include "common/numparse.h"

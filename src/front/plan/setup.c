@@ -1,7 +1,7 @@
 /* setup.c - what `allocab bench` and `allocab calibrate` need before the engine runs, besides
- * drivers (drivers.c), workloads (workloads.c) and names (names.c): output directory checks, the
- * default shuffle seed, and the signals that stop a bench (front/engine/engine.h). */
-#include "front/engine/engine.h"
+ * drivers (drivers.c), workloads (workloads.c) and names (the engine's names.c): output directory checks, the
+ * default shuffle seed, and the signals that stop a bench (front/plan/plan.h). */
+#include "front/plan/plan.h"
 
 #include "common/errmsg.h"
 

@@ -1,7 +1,7 @@
 /* workloads.c - a driver's workloads as its `list --json` gives them (names, parameters, phases,
  * flags, and the flags its backend declares), the workloads run by default, and the routing of
- * the -w selection and the --param values by that list (front/engine/engine.h). */
-#include "front/engine/engine.h"
+ * the -w selection and the --param values by that list (front/plan/plan.h). */
+#include "front/plan/plan.h"
 
 #include "common/errmsg.h"
 #include "front/proc/proc.h"
@@ -195,9 +195,11 @@ static int param_routed(const struct bench_config *c, const char *kv)
 }
 
 enum bench_route bench_route_workloads(struct bench_config *c, char *const *sel, size_t nsel,
-                                       const struct bench_wl_list *l, const char *const *params,
-                                       size_t nparams, const char **bad)
+                                       const struct bench_wl_list *l, const char **bad)
 {
+	char *const *params = c->params;
+	size_t nparams = c->nparams;
+
 	if (!(c->wl = calloc(nsel, sizeof *c->wl)))
 		return BENCH_ROUTE_NOMEM;
 	for (size_t i = 0; i < nsel; i++) {
@@ -220,7 +222,7 @@ enum bench_route bench_route_workloads(struct bench_config *c, char *const *sel,
 		w->single_threaded = l->flags && (l->flags[k] & BENCH_WL_SINGLE_THREADED);
 		for (size_t p = 0; p < nparams; p++)
 			if (takes_param(l->params[k], params[p]))
-				w->params[w->nparams++] = (char *)params[p];
+				w->params[w->nparams++] = params[p];
 	}
 	for (size_t p = 0; p < nparams; p++)
 		if (!param_routed(c, params[p])) {

@@ -1,7 +1,7 @@
-/* drivers.c - the drivers a command may run and what they declare (engine.h): the executables
+/* drivers.c - the drivers a command may run and what they declare (plan.h): the executables
  * allocab-NAME of the driver directory, each backend's flags from its `list --json` (a baseline,
  * a calibration backend), and the one path by which bench and calibrate choose their workloads. */
-#include "front/engine/engine.h"
+#include "front/plan/planint.h"
 
 #include "common/errmsg.h"
 #include "common/status.h"
@@ -13,24 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-int bench_driver_dir(const char *given, char *dir, size_t len, char *err, size_t errlen)
-{
-	const char *env = getenv("ALLOCAB_DRIVER_DIR");
-	ssize_t n;
-
-	if (given || (env && *env)) {
-		snprintf(dir, len, "%s", given ? given : env);
-		return 0;
-	}
-	if ((n = readlink("/proc/self/exe", dir, len - 1)) < 0)
-		return errmsg_fail(err, errlen,
-		                   "cannot find the allocab executable: %s (use --driver-dir)",
-		                   strerror(errno));
-	dir[n] = '\0';
-	*strrchr(dir, '/') = '\0';
-	return 0;
-}
 
 static int by_name(const void *a, const void *b)
 {
@@ -146,18 +128,16 @@ void bench_drivers_join(const struct bench_drivers *d, char *buf, size_t len)
 		snprintf(buf, len, "none");
 }
 
-enum status bench_setup_workloads(struct bench_config *c, const char *driver, const char *workloads,
-                                  const char *const *params, size_t nparams,
-                                  const volatile sig_atomic_t *stop, struct bench_wl_list *list,
-                                  char *err, size_t errlen)
+enum status plan_workloads(struct bench_plan *s, const char *workloads, char *err, size_t errlen)
 {
+	struct bench_wl_list *list = &s->list;
 	char **sel, have[1024] = "";
 	const char *bad;
 	enum bench_route route;
 	int n, rc = ST_OK;
 	size_t k = 0;
 
-	if (bench_list_workloads(driver, stop, list, err, errlen) != 0)
+	if (bench_list_workloads(s->c.arms[0].path, s->stop, list, err, errlen) != 0)
 		return ST_FAIL;
 	for (size_t i = 0; i < list->n && k < sizeof have; i++)
 		k += (size_t)snprintf(have + k, sizeof have - k, "%s%s", i ? ", " : "",
@@ -166,7 +146,7 @@ enum status bench_setup_workloads(struct bench_config *c, const char *driver, co
 	n = (int)list->ndefaults;
 	if (workloads && (n = bench_split_list(workloads, "-w", &sel, err, errlen)) < 0)
 		return ST_USAGE;
-	route = bench_route_workloads(c, sel, (size_t)n, list, params, nparams, &bad);
+	route = bench_route_workloads(&s->c, sel, (size_t)n, list, &bad);
 	if (route == BENCH_ROUTE_NOMEM)
 		rc = errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	else if (route == BENCH_ROUTE_UNKNOWN_WL)
