@@ -236,4 +236,8 @@ tr '\n' ' ' <"$TMP/brief" | sed 's/  */ /g' | grep -q "and $nwarn more warnings\
 	[ "$(wc -l <"$TMP/brief")" -lt "$(wc -l <"$TMP/full")" ] &&
 	ok "brief: names how many warnings ($nwarn) and the command of the full table, and is shorter" ||
 	notok "brief: the rest" "$(tail -3 "$TMP/brief")"
+"$A" merge "$TMP/two.json" "$TMP/base.json" --format brief >"$TMP/mb" 2>&1
+"$A" merge "$TMP/two.json" "$TMP/base.json" --format table >"$TMP/mt" 2>&1
+[ -s "$TMP/mb" ] && cmp -s "$TMP/mb" "$TMP/mt" && ok "brief: a fleet's brief answer is its table (merge)" ||
+	notok "brief: merge" "$(diff "$TMP/mb" "$TMP/mt" | head -5)"
 exit $t_fail

@@ -1,6 +1,7 @@
 /* brief.c - `--format brief`: the answer alone, for a terminal: the summary, the loud warnings,
  * the primary comparisons (the question), the claims' verdicts, and where the rest is (the
- * table format: the method, the secondary comparisons, the per-arm figures, every warning). */
+ * table format: the method, the secondary comparisons, the per-arm figures, every warning); a
+ * fleet's is its table. */
 #include "front/export/exportint.h"
 
 #include <stdlib.h>
@@ -69,10 +70,18 @@ static int write_brief(FILE *out, const struct export_input *in, char *err, size
 	return 0;
 }
 
+/* A fleet's table is its answer already: the pooled rows, one line per machine. */
+static int write_brief_fleet(FILE *out, const struct export_fleet_input *in, char *err,
+                             size_t errlen)
+{
+	return export_fleet_markup(out, in, 0, err, errlen);
+}
+
 const struct exporter export_brief = {
     .name = "brief",
     .summary = "the answer alone: the summary, the primary comparisons, the claims' verdicts and "
-               "where the rest is",
+               "where the rest is (merge: the table)",
     .flags = EXPORT_WARNINGS,
     .write = write_brief,
+    .write_fleet = write_brief_fleet,
 };
