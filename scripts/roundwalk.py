@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""roundwalk.py [--root FUNC] [--all] [TREE]: how far one has to walk to follow a function's calls.
+"""roundwalk.py [--root FUNC] [--stop F,G] [--all | --rooms PREFIX,...] [TREE]: how far one has to walk to follow a function's calls.
 
 Compiles the front end's C files of TREE (default: .) with gcc -fcallgraph-info (-O0, no
 inlining) into a temporary directory, joins the per-file call graphs, and walks the static call
@@ -10,7 +10,10 @@ one placeholder), nor calls out of the tree (libc, cJSON).
 A *room* is a source file; a *stay* is a stretch of the walk spent in one room, counted again on
 every return from a callee in another room. A *return* is a stay in a room already left before.
 By default the walk counts the rooms of src/front/ other than stats/ (numeric leaves) and src/common/
-(base helpers, where a stay is one call in and out); --all counts every file of src/."""
+(base helpers, where a stay is one call in and out); --all counts every file of src/, --rooms only
+the files whose paths begin with one of the prefixes. --stop F,G: the walk enters F and G but not
+what they call (e.g. runner_run, duet_run: the process runner, which the round's state does not
+enter)."""
 import os, re, subprocess, sys, tempfile, glob
 
 def graphs(tree, tmp):
@@ -85,8 +88,13 @@ def main():
         i = args.index('--root'); root = args[i + 1]; del args[i:i + 2]
     if '--all' in args:
         every = True; args.remove('--all')
+    rooms_only = ()
+    if '--rooms' in args:
+        i = args.index('--rooms'); rooms_only = tuple(args[i + 1].split(',')); del args[i:i + 2]
     tree = os.path.abspath(args[0] if args else '.')
     def counted(f):
+        if rooms_only:
+            return f.startswith(rooms_only)
         if every:
             return f.startswith('src/')
         return f.startswith('src/front/') and not f.startswith('src/front/stats/')
@@ -99,8 +107,11 @@ def main():
     counts = {}
     for f in stays:
         counts[f] = counts.get(f, 0) + 1
-    for f in sorted(counts, key=lambda k: -counts[k]):
-        print('  %3d  %s' % (counts[f], f))
+    try:
+        for f in sorted(counts, key=lambda k: -counts[k]):
+            print('  %3d  %s' % (counts[f], f))
+    except BrokenPipeError:
+        pass
 
 if __name__ == '__main__':
     main()

@@ -224,13 +224,18 @@ void calib_results_free(struct calib_result *r, size_t n);
 cJSON *calib_json(const struct calib_result *r, size_t n, const struct calib_plan *plan,
                   double suite_round_s, const cJSON *meta);
 
-/* The report of `allocab calibrate` (calibreport.c). Analyses arms a and b of an A/A
- * allocab-bench/1 document (named runs_path in messages and in the
- * file), prints the noise-floor report to f and writes the calibration to out atomically. Returns
+/* The report of `allocab calibrate` (calibreport.c). Analyses what ask names (arms a and b, the
+ * phase, the plan) of an A/A allocab-bench/1 document, named where->runs_path in messages and in
+ * the file, prints the noise-floor report to where->report and writes the calibration to
+ * where->out atomically. Returns
  * ST_OK, or with err set ST_FAIL on a runtime failure or ST_USAGE when the document is not an A/A
  * comparison (common/status.h). */
-enum status calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
-                         const struct calib_plan *plan, const char *phase, const char *out,
-                         FILE *f, char *err, size_t errlen);
+struct calib_where {
+	const char *runs_path; /* the A/A document's name in messages and in the calibration */
+	const char *out;       /* the calibration file written */
+	FILE *report;          /* where the report is printed */
+};
+enum status calib_report(const cJSON *doc, const struct calib_ask *ask,
+                         const struct calib_where *where, char *err, size_t errlen);
 
 #endif

@@ -292,17 +292,16 @@ static void print_report(FILE *f, const cJSON *doc, const struct calib_ask *ask,
 	        o->out);
 }
 
-enum status calib_report(const cJSON *doc, const char *runs_path, const char *a, const char *b,
-                         const struct calib_plan *plan, const char *phase, const char *out,
-                         FILE *f, char *err, size_t errlen)
+enum status calib_report(const cJSON *doc, const struct calib_ask *ask,
+                         const struct calib_where *where, char *err, size_t errlen)
 {
-	const struct calib_ask ask = {a, b, phase, plan};
-	struct calib_out o = {.runs_path = runs_path, .out = out, .round_s = suite_round_s(doc)};
+	struct calib_out o = {
+	    .runs_path = where->runs_path, .out = where->out, .round_s = suite_round_s(doc)};
 	enum status rc = ST_USAGE;
 
-	if (analyze_doc(doc, &ask, &o, err, errlen) == 0 &&
-	    (rc = write_calibration(doc, &ask, &o, err, errlen)) == ST_OK)
-		print_report(f, doc, &ask, &o);
+	if (analyze_doc(doc, ask, &o, err, errlen) == 0 &&
+	    (rc = write_calibration(doc, ask, &o, err, errlen)) == ST_OK)
+		print_report(where->report, doc, ask, &o);
 	calib_results_free(o.r, o.n);
 	rf_free(o.rf);
 	return rc;

@@ -130,10 +130,17 @@ static int bench_set_cmd(void *settings, const struct opt *o, const char *v, cha
 	return 0;
 }
 
+/* The list of NAME=VALUE pairs an option appends to: names and values, their count. */
+struct pairs {
+	const char **names, **values;
+	size_t *n;
+};
+
 /* --preload NAME=LIB and --expect NAME=ALLOCATOR: split at the first '=', names unique. */
-static int add_pair(const char *opt, const char **names, const char **values, size_t *n,
-                    const char *v, char *err, size_t errlen)
+static int add_pair(const char *opt, struct pairs l, const char *v, char *err, size_t errlen)
 {
+	const char **names = l.names, **values = l.values;
+	size_t *n = l.n;
 	const char *eq = strchr(v, '=');
 	size_t len = eq ? (size_t)(eq - v) : 0;
 	char *name;
@@ -169,8 +176,8 @@ static int bench_set_preload(void *settings, const struct opt *o, const char *v,
 {
 	struct bench_program_opts *p = &B(settings)->prog;
 
-	return add_pair(o->name, p->preload_names, p->preload_paths, &p->npreloads, v, err,
-	                errlen);
+	return add_pair(o->name, (struct pairs){p->preload_names, p->preload_paths, &p->npreloads}, v,
+	                err, errlen);
 }
 
 static int bench_set_expect(void *settings, const struct opt *o, const char *v, char *err,
@@ -178,7 +185,8 @@ static int bench_set_expect(void *settings, const struct opt *o, const char *v, 
 {
 	struct bench_program_opts *p = &B(settings)->prog;
 
-	return add_pair(o->name, p->expect_names, p->expect_allocs, &p->nexpects, v, err, errlen);
+	return add_pair(o->name, (struct pairs){p->expect_names, p->expect_allocs, &p->nexpects}, v,
+	                err, errlen);
 }
 
 #undef B

@@ -247,6 +247,7 @@ static enum status from_file(const struct copts *o, const char *out, char *err, 
 	struct rf_file info;
 	cJSON *doc;
 	const cJSON *cfg_arms;
+	struct calib_ask ask;
 	enum status rc = ST_USAGE;
 	int narms = 0;
 
@@ -274,10 +275,10 @@ static enum status from_file(const struct copts *o, const char *out, char *err, 
 		errmsg_fail(err, errlen, "%s: config.arms: want at least two arms", o->from);
 		goto out;
 	}
-	rc = calib_report(doc, o->from,
-	                  o->arms ? arms[0] : cJSON_GetArrayItem(cfg_arms, 0)->valuestring,
-	                  o->arms ? arms[1] : cJSON_GetArrayItem(cfg_arms, 1)->valuestring,
-	                  &o->plan, o->phase, out, stdout, err, errlen);
+	ask = (struct calib_ask){o->arms ? arms[0] : cJSON_GetArrayItem(cfg_arms, 0)->valuestring,
+	                         o->arms ? arms[1] : cJSON_GetArrayItem(cfg_arms, 1)->valuestring,
+	                         o->phase, &o->plan};
+	rc = calib_report(doc, &ask, &(struct calib_where){o->from, out, stdout}, err, errlen);
 out:
 	bench_free_list(arms, narms > 0 ? (size_t)narms : 0);
 	cJSON_Delete(doc);
@@ -326,8 +327,8 @@ static enum status run_and_analyse(struct copts *o, char *err, size_t errlen)
 			fprintf(stderr,
 			        "allocab: calibrate: %zu of %zu run%s did not succeed; see %s\n",
 			        res.failed, res.runs, res.runs == 1 ? "" : "s", runs);
-		rc = calib_report(doc, runs, p.c.arms[0].name, p.c.arms[1].name, &o->plan, o->phase,
-		                  o->out, stdout, err, errlen);
+		struct calib_ask ask = {p.c.arms[0].name, p.c.arms[1].name, o->phase, &o->plan};
+		rc = calib_report(doc, &ask, &(struct calib_where){runs, o->out, stdout}, err, errlen);
 		if (rc == ST_OK && strcmp(res.status, "interrupted") == 0)
 			rc = ST_INTERRUPTED;
 	}

@@ -273,15 +273,6 @@ const struct arm_kind_ops *bench_arm_kind(const struct bench_arm *a);
 int bench_any_arm(const struct bench_config *c, unsigned flags);
 int bench_all_arms(const struct bench_config *c, unsigned flags);
 
-/* Whether s[0..n) is a name of [A-Za-z0-9_.-]+ (arms, workloads, --cmd names). */
-int bench_valid_name(const char *s, size_t n);
-
-/* Splits a comma-separated list into *items (malloc'd array of malloc'd strings). Refuses empty
- * items, duplicates and names outside [A-Za-z0-9_.-]. Returns the count, or -1 with a reason. */
-int bench_split_list(const char *list, const char *what, char ***items, char *err, size_t errlen);
-/* Frees n items and the array; accepts NULL. */
-void bench_free_list(char **items, size_t n);
-
 /* The rounds rule's count (benchjudge.c): how many comparisons share the level `allocab compare`
  * reads c's results by: its primary family (docs/methodology.md, "Multiplicity"), one per
  * candidate arm and workload (the total, or the phase --primary names, in one regime; at most that
@@ -290,47 +281,6 @@ void bench_free_list(char **items, size_t n);
  * workload flagged show_phases; NULL = 1 each) and the geometric mean when there are two workloads
  * or more; twice that for drivers that measure both regimes (reps auto or more than one). */
 size_t bench_comparisons(const struct bench_config *c, const size_t *shown);
-
-/* The directory of the drivers into dir (len bytes): given (--driver-dir) when not NULL, else
- * $ALLOCAB_DRIVER_DIR, else the directory of the running allocab. Returns 0, or -1 with a reason
- * in err. */
-int bench_driver_dir(const char *given, char *dir, size_t len, char *err, size_t errlen);
-
-/* Configured arms (armspec.c), `--arm LABEL=BACKEND[:KEY=VALUE]...` (docs/tuning.md): the
- * parser, and the check that asks the backend's driver (`allocab-BACKEND env --config ...`)
- * whether it takes the settings, which also yields the environment a program needs for them. */
-
-struct arm_spec {
-	char *label;   /* [A-Za-z0-9_.-]+, the arm's name in results, compare and gate */
-	char *backend; /* [a-z0-9_]+: the driver allocab-BACKEND */
-	char **config; /* "KEY=VALUE" as given, for the driver's --config */
-	size_t nconfig;
-};
-
-/* Parses one --arm value into *a (every string malloc'd). Refuses a missing '=', a bad label or
- * backend name, an empty, malformed or repeated KEY=VALUE. Returns 0, or -1 with a one-line
- * reason in err ("--arm: ..."); *a is then empty. */
-int armspec_parse(const char *s, struct arm_spec *a, char *err, size_t errlen);
-
-/* Frees what a owns and empties it; accepts NULL. */
-void armspec_free(struct arm_spec *a);
-
-/* "mmap_threshold=32M trim_threshold=256M": the settings joined by blanks, into buf. */
-void armspec_join(const struct arm_spec *a, char *buf, size_t len);
-
-/* Runs `driver env --config KEY=VALUE...` for a's settings (stop may be NULL). Returns 0 with the
- * output of `driver env --probe ...` (NAME=VALUE lines, the probe's read-back spec
- * ALLOCAB_PROBE_CONFIG among them; malloc'd) in *env when env is not NULL; ST_USAGE when the
- * driver refused a setting (err: its one line); ST_FAIL when it could not be run (err set). */
-enum status armspec_check(const char *driver, const struct arm_spec *a,
-                          const volatile sig_atomic_t *stop, char **env, char *err, size_t errlen);
-
-/* Splits the output of `driver env` ("NAME=VALUE" lines) into a NULL-terminated array of
- * malloc'd strings, the form an arm's extra environment takes for a program's runs. Refuses a
- * line that is not NAME=VALUE with NAME in [A-Z0-9_]. Returns the count, or -1 with a reason in
- * err; free the array with armspec_env_free. */
-int armspec_env_list(const char *text, char ***env, char *err, size_t errlen);
-void armspec_env_free(char **env);
 
 /* Progress (progress.c): how `allocab bench` and `allocab calibrate` show progress on stderr: on a
  * terminal one line rewritten in place and cut to the terminal's width; elsewhere (a CI log, a
@@ -351,66 +301,7 @@ size_t progress_width(int fd);
  * left free so that the terminal does not wrap); a cut line ends in "...". The line is ASCII. */
 void progress_fit(char *line, size_t width);
 
-/* Program arms (benchprog.c), the program side of `allocab bench`: --program arms, one per
- * allocator, preloading the library front/proc/proc.h resolves; --expect on --cmd arms; each
- * arm's proof its private data, whose per-run probe is its kind's (front/arms/arms.h); the probe's
- * paths. What a bench says of its arms at its end (benchreport.c): the arms without a verified
- * successful run. docs/programs.md describes the behaviour. */
-
-/* What the command line chose for the program side (front/cmd/benchopt.h fills it); strings
- * point into argv, except the names, which the option parser owns. */
-struct bench_program_opts {
-	const char *program;        /* --program COMMAND, or NULL */
-	const char *allocators;     /* -a as given, or NULL */
-	const char **preload_names; /* --preload NAME=LIB split at the first '=' */
-	const char **preload_paths;
-	size_t npreloads;
-	const char **expect_names; /* --expect NAME=ALLOCATOR split likewise */
-	const char **expect_allocs;
-	size_t nexpects;
-	int count_calls; /* --count-calls */
-	/* --arm LABEL=BACKEND[:KEY=VALUE]...: program arms of a known allocator whose settings go
-	 * into the program's environment (docs/tuning.md, "Programs") */
-	const char **arm_specs;
-	size_t narm_specs;
-};
-
-/* Where the probed arms' helpers are; zero-initialise, freed by bench_free_proof. */
-struct bench_probe_paths {
-	char probe[PATH_MAX]; /* build/liballocab-probe.so */
-	char count[PATH_MAX]; /* build/liballocab-count.so (--count-calls) */
-	char dir[PATH_MAX];   /* private directory of the per-run record files ("" none) */
-	char tracking[192];   /* bench_config.tracking */
-	char containment[32]; /* bench_config.containment */
-};
-
-/* --program: c->arms from -a (default: system and every allocator whose Debian library is
- * installed, or none when --arm is given) plus the --preload names and the --arm arms (their
- * settings checked by the backend's driver and put in the arm's env), each running o->program, with
- * its library resolved and its proof set; c->wl the one workload "command"; c->program. Arm names
- * are malloc'd (the caller frees them and c->arms); the proof fields are freed by bench_free_proof.
- * Returns ST_OK, ST_FAIL (runtime: the probe library is missing, memory) or ST_USAGE (unknown
- * allocator, a library that cannot be loaded, a bad --arm, fewer than two arms) with a one-line
- * reason in err (common/status.h). */
-enum status bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
-                                struct bench_probe_paths *pp, char *err, size_t errlen);
-
-/* --expect NAME=ALLOCATOR: sets the proof of those --cmd arms of c (the executable's own copy of
- * the allocator counts). Returns ST_OK, ST_FAIL (memory) or ST_USAGE (unknown allocator) with
- * err. */
-enum status bench_setup_expects(struct bench_config *c, const struct bench_program_opts *o,
-                                char *err, size_t errlen);
-
-/* When an arm of c is probed: finds the probe (and, with --count-calls, the counting library),
- * creates the record directory under $TMPDIR or /tmp and finds out whether processes can be
- * tracked (front/proc/ptrack.h); sets c->probe_lib, c->count_lib, c->probe_dir and
- * c->tracking. Returns ST_OK, or ST_FAIL with err (a runtime failure: no bad input here). */
-enum status bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
-                              struct bench_probe_paths *pp, char *err, size_t errlen);
-
-/* Frees the arms' private data (their proof, and a program's settings and environment) and
- * removes the record directory with whatever an interrupted bench left in it. */
-void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp);
+/* What a bench says of its arms at its end (benchreport.c). */
 
 /* The arms of c whose every run in round (a round object of the document) is unverified for a
  * reason no later run can change (the run's probe.deterministic: preload failed, static

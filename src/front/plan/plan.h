@@ -208,6 +208,38 @@ int bench_list_workloads(const char *path, const volatile sig_atomic_t *stop,
 #define PLAN_ANCHOR_EFFECT_PCT 10.0
 #define PLAN_ANCHOR_POWER      0.8
 
+/* Program arms (program.c), the program side of `allocab bench`: --program arms, one per
+ * allocator, preloading the library front/proc/proc.h resolves; --expect on --cmd arms; each
+ * arm's proof its private data, whose per-run probe is its kind's (front/arms/arms.h); the probe's
+ * paths (planint.h: their setup). docs/programs.md describes the behaviour. */
+
+/* What the command line chose for the program side (front/cmd/benchopt.h fills it); strings
+ * point into argv, except the names, which the option parser owns. */
+struct bench_program_opts {
+	const char *program;        /* --program COMMAND, or NULL */
+	const char *allocators;     /* -a as given, or NULL */
+	const char **preload_names; /* --preload NAME=LIB split at the first '=' */
+	const char **preload_paths;
+	size_t npreloads;
+	const char **expect_names; /* --expect NAME=ALLOCATOR split likewise */
+	const char **expect_allocs;
+	size_t nexpects;
+	int count_calls; /* --count-calls */
+	/* --arm LABEL=BACKEND[:KEY=VALUE]...: program arms of a known allocator whose settings go
+	 * into the program's environment (docs/tuning.md, "Programs") */
+	const char **arm_specs;
+	size_t narm_specs;
+};
+
+/* Where the probed arms' helpers are; zero-initialise, freed by bench_free_proof. */
+struct bench_probe_paths {
+	char probe[PATH_MAX]; /* build/liballocab-probe.so */
+	char count[PATH_MAX]; /* build/liballocab-count.so (--count-calls) */
+	char dir[PATH_MAX];   /* private directory of the per-run record files ("" none) */
+	char tracking[192];   /* bench_config.tracking */
+	char containment[32]; /* bench_config.containment */
+};
+
 /* What the options of `allocab bench` (front/cmd/benchopt.h, its rows) and `allocab calibrate`
  * chose, before any file system lookup: the input of the plan. Strings point into argv. */
 struct bench_opts {
@@ -310,5 +342,55 @@ void plan_free(struct bench_plan *p);
 /* Whether allocab may write path (common/atomicio.h, atomic_target) and a file could be created
  * beside it, its directory made first when make_dir. Returns 0, or -1 with err. */
 int plan_out_writable(const char *path, int make_dir, char *err, size_t errlen);
+
+/* Whether s[0..n) is a name of [A-Za-z0-9_.-]+ (arms, workloads, --cmd names). */
+int bench_valid_name(const char *s, size_t n);
+
+/* Splits a comma-separated list into *items (malloc'd array of malloc'd strings). Refuses empty
+ * items, duplicates and names outside [A-Za-z0-9_.-]. Returns the count, or -1 with a reason. */
+int bench_split_list(const char *list, const char *what, char ***items, char *err, size_t errlen);
+/* Frees n items and the array; accepts NULL. */
+void bench_free_list(char **items, size_t n);
+
+/* The directory of the drivers into dir (len bytes): given (--driver-dir) when not NULL, else
+ * $ALLOCAB_DRIVER_DIR, else the directory of the running allocab. Returns 0, or -1 with a reason
+ * in err. */
+int bench_driver_dir(const char *given, char *dir, size_t len, char *err, size_t errlen);
+
+/* Configured arms (armspec.c), `--arm LABEL=BACKEND[:KEY=VALUE]...` (docs/tuning.md): the
+ * parser, and the check that asks the backend's driver (`allocab-BACKEND env --config ...`)
+ * whether it takes the settings, which also yields the environment a program needs for them. */
+
+struct arm_spec {
+	char *label;   /* [A-Za-z0-9_.-]+, the arm's name in results, compare and gate */
+	char *backend; /* [a-z0-9_]+: the driver allocab-BACKEND */
+	char **config; /* "KEY=VALUE" as given, for the driver's --config */
+	size_t nconfig;
+};
+
+/* Parses one --arm value into *a (every string malloc'd). Refuses a missing '=', a bad label or
+ * backend name, an empty, malformed or repeated KEY=VALUE. Returns 0, or -1 with a one-line
+ * reason in err ("--arm: ..."); *a is then empty. */
+int armspec_parse(const char *s, struct arm_spec *a, char *err, size_t errlen);
+
+/* Frees what a owns and empties it; accepts NULL. */
+void armspec_free(struct arm_spec *a);
+
+/* "mmap_threshold=32M trim_threshold=256M": the settings joined by blanks, into buf. */
+void armspec_join(const struct arm_spec *a, char *buf, size_t len);
+
+/* Runs `driver env --config KEY=VALUE...` for a's settings (stop may be NULL). Returns 0 with the
+ * output of `driver env --probe ...` (NAME=VALUE lines, the probe's read-back spec
+ * ALLOCAB_PROBE_CONFIG among them; malloc'd) in *env when env is not NULL; ST_USAGE when the
+ * driver refused a setting (err: its one line); ST_FAIL when it could not be run (err set). */
+enum status armspec_check(const char *driver, const struct arm_spec *a,
+                          const volatile sig_atomic_t *stop, char **env, char *err, size_t errlen);
+
+/* Splits the output of `driver env` ("NAME=VALUE" lines) into a NULL-terminated array of
+ * malloc'd strings, the form an arm's extra environment takes for a program's runs. Refuses a
+ * line that is not NAME=VALUE with NAME in [A-Z0-9_]. Returns the count, or -1 with a reason in
+ * err; free the array with armspec_env_free. */
+int armspec_env_list(const char *text, char ***env, char *err, size_t errlen);
+void armspec_env_free(char **env);
 
 #endif

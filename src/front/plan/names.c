@@ -1,7 +1,6 @@
 /* names.c - the names a command line gives (arms, workloads, --cmd names), the comma lists that
- * hold them, and the drivers' directory (front/engine/engine.h): what the program arms' setup
- * shares with the plan (front/plan/plan.h). */
-#include "front/engine/engine.h"
+ * hold them, and the drivers' directory (front/plan/plan.h). */
+#include "front/plan/plan.h"
 
 #include "common/errmsg.h"
 

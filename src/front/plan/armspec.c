@@ -1,6 +1,6 @@
 /* armspec.c - configured arms: parsing `--arm LABEL=BACKEND[:KEY=VALUE]...` and checking the
  * settings with the backend's driver. */
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 #include "common/errmsg.h"
 #include "common/status.h"
 #include "front/proc/proc.h"

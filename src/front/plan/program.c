@@ -1,8 +1,7 @@
-/* benchprog.c - the setup of the program side (engine.h): --program arms, --expect, each arm's
+/* program.c - the setup of the program side (planint.h): --program arms, --expect, each arm's
  * proof (its kind's private data, front/arms/arms.h), the probe's paths, and their freeing. */
-#include "front/engine/benchprog.h"
 #include "common/allocknown.h"
-#include "front/engine/engine.h"
+#include "front/plan/planint.h"
 #include "common/errmsg.h"
 #include "common/rmtree.h"
 #include "front/proc/proc.h"

@@ -1,7 +1,7 @@
 /* test_armspec.c - parsing of configured arms, `--arm LABEL=BACKEND[:KEY=VALUE]...`: good specs,
  * and every rejected one with its exact message. */
 #include "check.h"
-#include "front/engine/engine.h"
+#include "front/plan/plan.h"
 
 #include <string.h>
 
