@@ -24,6 +24,16 @@ if [ -x "$BUILD/allocab-system" ] && [ -x "$F" ]; then
 	few=$(python3 -c "import json, benchfile,sys; d=benchfile.load(sys.argv[1]); print(sum(1 for r in d['comparisons'] if r['family'] == 'primary' and r['verdict'].startswith('too few')))" "$TMP/cmp" 2>&1)
 	[ "$few" = 0 ] && ok "marked program: no primary comparison has too few rounds for a verdict" ||
 		notok "marked program: compare can give verdicts" "$few"
+	if grep -q '^what the budget bought' "$TMP/err"; then
+		nsec=$(python3 -c "import json, benchfile,sys; d=benchfile.load(sys.argv[1]); print(sum(1 for r in d['comparisons'] if r['family'] == 'secondary'))" "$TMP/cmp" 2>&1)
+		yrows=$(sed -n '/^comparison  /,/^and /p' "$TMP/err")
+		[ "$(printf '%s\n' "$yrows" | grep -c ' primary  ')" = 3 ] && ! printf '%s\n' "$yrows" | grep -q ' secondary  ' &&
+			grep -q "^and $nsec secondary comparisons, not shown: their intervals are in compare's secondary table$" "$TMP/err" &&
+			ok "the budget's yield: the 3 primary comparisons, the $nsec secondary ones counted in one line" ||
+			notok "the budget's yield: primary rows only" "$yrows"
+	else
+		skip "the budget's yield: primary rows only" "this bench ended without printing its yield"
+	fi
 	planned=$("$J" "$TMP/p.json" config.sequential.planned_rounds)
 	[ "$planned" -ge "$need" ] && ok "marked program: the sequential plan covers them ($planned)" || notok "marked program: the sequential plan covers them" "planned $planned, need $need"
 else

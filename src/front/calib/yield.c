@@ -88,16 +88,24 @@ enum status calib_yield_report(const cJSON *doc, FILE *f, char *err, size_t errl
 	if ((rc = cmp_build(d, NULL, &o, &r, err, errlen)) == ST_OK) {
 		fprintf(f,
 		        "what the budget bought (docs/methodology.md, \"The budget's yield\"): per "
-		        "comparison its rounds, the half-width of its interval, the half-width "
-		        "expected with twice the rounds, and the rounds a faster or slower verdict "
-		        "needs if the estimate holds (80%% power, at the level of its interval, its "
-		        "family's: primary, the question, or secondary; \"has "
-		        "one\": faster, slower or equivalent, or decided by its sequential "
-		        "interval)\n");
+		        "primary comparison (the question) its rounds, the half-width of its "
+		        "interval, the half-width expected with twice the rounds, and the rounds a "
+		        "faster or slower verdict needs if the estimate holds (80%% power, at the "
+		        "level of its interval, the primary family's; \"has one\": faster, slower "
+		        "or equivalent, or decided by its sequential interval)\n");
 		fprintf(f, "%-40s %-6s %-9s %6s  %10s  %14s  %s\n", "comparison", "regime", "family",
 		        "rounds", "half-width", "with 2x rounds", "rounds for a verdict");
+		size_t secondary = 0;
 		for (size_t i = 0; i < r->nrows; i++)
-			print_row(&r->rows[i], f);
+			if (r->rows[i].family == CMP_FAMILY_PRIMARY)
+				print_row(&r->rows[i], f);
+			else
+				secondary++;
+		if (secondary)
+			fprintf(f,
+			        "and %zu secondary comparison%s, not shown: their intervals are in "
+			        "compare's secondary table\n",
+			        secondary, secondary == 1 ? "" : "s");
 	}
 	cmp_free(r);
 	rf_free(d);

@@ -1,23 +1,21 @@
-/* brief.c - `--format brief`: the answer alone, for a terminal: the summary, the loud warnings,
- * the primary comparisons (the question), the claims' verdicts, and where the rest is (the
- * table format: the method, the secondary comparisons, the per-arm figures, every warning); a
- * fleet's is its table. */
+/* brief.c - `--format brief`: the answer alone, for a terminal: the summary, what was compared,
+ * the warnings, the primary comparisons (the question) up to their verdicts, the claims' verdicts,
+ * and where the rest is (the table format: the method, the secondary comparisons, the per-arm
+ * figures); a fleet's is its table. */
 #include "front/export/exportint.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static void rest_line(FILE *out, const struct export_input *in, size_t quiet)
+static void rest_line(FILE *out, const struct export_input *in)
 {
 	const struct cmp_report *r = in->r;
 	char line[EXPORT_LINE];
 
 	snprintf(line, sizeof line,
-	         "the method%s, the per-arm figures and %zu more warning%s: allocab compare %s%s%s "
-	         "--format table",
-	         export_two_families(r) ? ", the secondary comparisons" : "", quiet,
-	         quiet == 1 ? "" : "s", r->base->path, r->paired ? "" : " ",
-	         r->paired ? "" : r->cand->path);
+	         "the method%s and the per-arm figures: allocab compare %s%s%s --format table",
+	         export_two_families(r) ? ", the secondary comparisons" : "", r->base->path,
+	         r->paired ? "" : " ", r->paired ? "" : r->cand->path);
 	fputs("\n", out);
 	export_wrap(out, "", "  ", line, in->width);
 }
@@ -40,7 +38,7 @@ static int write_brief(FILE *out, const struct export_input *in, char *err, size
 	const struct cmp_report *r = in->r;
 	char(*c)[CELL] = calloc((r->nrows + 1) * MAXCOL, CELL), line[EXPORT_LINE];
 	struct export_grid g = {.c = c};
-	size_t quiet = 0;
+	char head[12][EXPORT_LINE];
 
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
@@ -48,11 +46,9 @@ static int write_brief(FILE *out, const struct export_input *in, char *err, size
 	}
 	export_summary(r, line, sizeof line);
 	export_wrap(out, "allocab compare: ", "  ", line, in->width);
-	for (size_t i = 0; i < r->nwarn; i++)
-		if (export_warning_loud(r->warn[i]))
-			export_print_warnings(out, &r->warn[i], 1, 0, in->width);
-		else
-			quiet++;
+	export_method_lines(r, 0, head);
+	export_wrap(out, "", "  ", head[0], in->width);
+	export_print_warnings(out, r->warn, r->nwarn, 0, in->width);
 	export_table_cells(r, export_two_families(r) ? 0 : -1, &g);
 	up_to_verdict(&g);
 	fputs("\n", out);
@@ -66,7 +62,7 @@ static int write_brief(FILE *out, const struct export_input *in, char *err, size
 		fputs("\n", out);
 		export_claims_brief(out, in->claims, r, in->width);
 	}
-	rest_line(out, in, quiet);
+	rest_line(out, in);
 	return 0;
 }
 
@@ -79,8 +75,8 @@ static int write_brief_fleet(FILE *out, const struct export_fleet_input *in, cha
 
 const struct exporter export_brief = {
     .name = "brief",
-    .summary = "the answer alone: the summary, the primary comparisons, the claims' verdicts and "
-               "where the rest is (merge: the table)",
+    .summary = "the answer alone: the summary, the warnings, the primary comparisons, the "
+               "claims' verdicts and where the rest is (merge: the table)",
     .flags = EXPORT_WARNINGS,
     .write = write_brief,
     .write_fleet = write_brief_fleet,

@@ -108,8 +108,6 @@ int export_write_markup(FILE *out, const struct export_input *in, int md, char *
 /* The warnings w[0..n) as the table (md 0: wrapped at width) or markdown (md 1) prints them; a
  * "WARNING: " line loud (a markdown alert). */
 void export_print_warnings(FILE *out, char *const *warn, size_t n, int md, size_t width);
-/* Whether warning w is a loud one ("WARNING: ..."), which leads a report. */
-int export_warning_loud(const char *w);
 
 /* prose.c: what the formats say besides their tables, as lines (each < EXPORT_LINE bytes). */
 

@@ -89,7 +89,7 @@ static void put_line(FILE *out, const char *pre, const char *cont, const char *t
 	}
 }
 
-int export_warning_loud(const char *w)
+static int is_loud(const char *w)
 {
 	return strncmp(w, "WARNING: ", 9) == 0;
 }
@@ -98,14 +98,14 @@ void export_print_warnings(FILE *out, char *const *warn, size_t n, int md, size_
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *w = warn[i];
-		if (md && export_warning_loud(w)) {
+		if (md && is_loud(w)) {
 			put_line(out, "\n> [!WARNING]\n> ", "", w + 9, md, 0);
 			fputs("\n", out);
 		} else if (md) {
 			put_line(out, i == 0 ? "\n- **warning:** " : "- **warning:** ", "", w, md,
 			         0);
 		} else {
-			put_line(out, export_warning_loud(w) ? "" : "warning: ", "  ", w, md, width);
+			put_line(out, is_loud(w) ? "" : "warning: ", "  ", w, md, width);
 		}
 	}
 }
@@ -171,14 +171,14 @@ static void method(FILE *out, const struct export_input *in, int md)
 
 	if (md) {
 		for (size_t i = 0; i < r->nwarn; i++)
-			nwarn += !export_warning_loud(r->warn[i]);
+			nwarn += !is_loud(r->warn[i]);
 		fprintf(out, "\n<details><summary>Inputs, method%s</summary>\n\n",
 		        nwarn ? " and warnings" : "");
 	}
 	for (size_t i = 0; i < n; i++)
 		put_line(out, md ? "- " : "", "  ", line[i], md, in->width);
 	for (size_t i = 0; md && i < r->nwarn; i++)
-		if (!export_warning_loud(r->warn[i]))
+		if (!is_loud(r->warn[i]))
 			put_line(out, "- **warning:** ", "", r->warn[i], md, 0);
 	if (!md) {
 		export_print_warnings(out, r->warn, r->nwarn, md, in->width);
@@ -266,7 +266,7 @@ static int write_markdown(FILE *out, const struct export_input *in)
 	export_summary(r, line, sizeof line);
 	put_line(out, "**Summary:** ", "", line, 1, 0);
 	for (size_t i = 0; i < r->nwarn; i++)
-		if (export_warning_loud(r->warn[i]))
+		if (is_loud(r->warn[i]))
 			export_print_warnings(out, &r->warn[i], 1, 1, 0);
 	if (tables(out, in, 1) != 0)
 		return -1;
