@@ -20,7 +20,7 @@ status=$?
 [ -f "$json" ] || exit "$status"
 cp "$json" "$results/.latest.json.tmp" && mv "$results/.latest.json.tmp" "$results/latest.json"
 [ "$status" -eq 0 ] || exit "$status"
-claims=$(dirname "$0")/../docs/claims/mimalloc-ml.json
+claims=$(realpath --relative-to=. "$(dirname "$0")/../docs/claims/mimalloc-ml.json")
 "$build/allocab" compare "$json" --claims "$claims" --format brief || exit $?
 
 # again: runs a further compare of the same file, whose warnings were printed above: its stderr
