@@ -3,6 +3,7 @@
 #include "common/optdocint.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAN_WIDTH 99 /* lines of the man page's source */
