@@ -480,10 +480,12 @@ static inline int fakebench_write_state(struct fakebench_state *s, const char *o
 		snprintf(s->cmds[f->narms], sizeof s->cmds[f->narms], "%zu", f->narms);
 		s->drv[f->narms] = (struct arm_driver_data){.path = s->cmds[f->narms]};
 		s->sh[f->narms] = (struct arm_shell_data){.command = s->cmds[f->narms]};
-		arms[f->narms] = f->drivers ? (struct bench_arm){.kind = &arm_kind_driver, .name = tok,
-		                                               .data = &s->drv[f->narms]}
-		                          : (struct bench_arm){.kind = &arm_kind_command, .name = tok,
-		                                               .data = &s->sh[f->narms]};
+		arms[f->narms] = f->drivers ? (struct bench_arm){.kind = &arm_kind_driver,
+		                                                 .name = tok,
+		                                                 .data = &s->drv[f->narms]}
+		                            : (struct bench_arm){.kind = &arm_kind_command,
+		                                                 .name = tok,
+		                                                 .data = &s->sh[f->narms]};
 		f->narms++;
 	}
 	f->nwl = 1;

@@ -5,8 +5,8 @@
  * runs are; neither checks a kind's name. The kinds, one file per family: driver (an allocator
  * driver, allocab-NAME) and configured (a driver run with allocator settings, docs/tuning.md) in
  * driver.c; command (--cmd, the user's command line) and program (--program, the user's command
- * with an allocator preloaded, docs/programs.md) in command.c; the private data of the probed
- * ones and their runs' probe in probe.c, their runs' phase marks in marks.c; the table in
+ * with an allocator preloaded, docs/programs.md) in command.c; the proofs of the probed ones
+ * and their runs' probe in probe.c, their runs' phase marks in marks.c; the table in
  * arms.c. The results file records each arm's kind (config.arm_kinds) and the kinds' mode
  * (config.mode, docs/results-format.md). */
 #ifndef ALLOCAB_ARMS_H
@@ -86,10 +86,11 @@ struct arm_run_args {
 	size_t nconfig;
 };
 
-/* The private data of a probed arm (probe.c): what every run must prove (front/proc/proc.h,
- * struct probe_expect) and what its runs' environment carries. Made by arm_proof_program or
- * arm_proof_expect for the bench's setup (front/engine/engine.h, bench_setup_program and
- * bench_setup_expects), freed by arm_proof_free. allocator or object is set. */
+/* The proof of a probed arm (probe.c), in its private data: what every run must prove
+ * (front/proc/proc.h, struct probe_expect) and what its runs' environment carries. Made by
+ * arm_proof_program or arm_proof_expect for the bench's setup (front/engine/engine.h,
+ * bench_setup_program and bench_setup_expects), freed by arm_proof_free. allocator or object is
+ * set. */
 struct arm_proof {
 	char *allocator; /* the known allocator that must serve malloc, or NULL */
 	char *object;    /* the preloaded library (realpath) that must serve it, or NULL */
@@ -114,8 +115,9 @@ struct arm_driver_data {
 /* The private data of the shell kinds (arm_new_command): a configured program arm's backend and
  * settings are its proof's. */
 struct arm_shell_data {
-	const char *command;     /* run as /bin/sh -c command */
-	struct arm_proof *proof; /* what every run must prove, or NULL (a command arm: no --expect) */
+	const char *command; /* run as /bin/sh -c command */
+	/* what every run must prove, or NULL (a command arm without --expect) */
+	struct arm_proof *proof;
 };
 
 /* What the bench gives its kinds' per-run hooks for one run (bench_config's probe fields). */
@@ -196,7 +198,7 @@ struct arm_kind_ops {
 	int (*marks_judge)(struct arm_marks_run *p, struct arm_phase_names *ref, cJSON *run,
 	                   char *err, size_t errlen);
 	void (*marks_discard)(struct arm_marks_run *p);
-	/* What config.proof records of an arm whose private data data has a proof (NULL: memory). */
+	/* What config.proof records of an arm whose private data has a proof (NULL: memory). */
 	cJSON *(*data_json)(const void *data);
 	/* Frees the private data of an arm (accepts NULL). */
 	void (*free_data)(void *data);

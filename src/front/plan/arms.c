@@ -231,8 +231,9 @@ static enum status aa_arms(struct bench_plan *s, const struct bench_opts *o, cha
 		a->kind = sp ? &arm_kind_configured : &arm_kind_driver;
 		if (asprintf(&a->name, "%s.%c", label, 'A' + i) < 0)
 			return a->name = NULL, errmsg_status(ST_FAIL, err, errlen, "out of memory");
-		if (!(d[i] = a->data = arm_new_driver(s->drv.dir, backend, sp ? sp->backend : NULL,
-		                                      sp ? sp->config : NULL, sp ? sp->nconfig : 0)))
+		if (!(d[i] = a->data =
+		          arm_new_driver(s->drv.dir, backend, sp ? sp->backend : NULL,
+		                         sp ? sp->config : NULL, sp ? sp->nconfig : 0)))
 			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	}
 	return s->nspecs ? armspec_check(d[0]->path, s->specs, s->stop, NULL, err, errlen) : ST_OK;

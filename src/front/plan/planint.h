@@ -26,10 +26,10 @@ enum status plan_outputs(struct bench_plan *s, const struct bench_opts *o, char 
  * installed, or none when --arm is given) plus the --preload names and the --arm arms (their
  * settings checked by the backend's driver and put in the arm's env), each running o->program, with
  * its library resolved and its proof set; c->wl the one workload "command"; c->program. Arm names
- * are malloc'd (the caller frees them and c->arms); their private data is freed by bench_free_proof.
- * Returns ST_OK, ST_FAIL (runtime: the probe library is missing, memory) or ST_USAGE (unknown
- * allocator, a library that cannot be loaded, a bad --arm, fewer than two arms) with a one-line
- * reason in err (common/status.h). */
+ * are malloc'd (the caller frees them and c->arms); their private data is freed by
+ * bench_free_proof. Returns ST_OK, ST_FAIL (runtime: the probe library is missing, memory) or
+ * ST_USAGE (unknown allocator, a library that cannot be loaded, a bad --arm, fewer than two arms)
+ * with a one-line reason in err (common/status.h). */
 enum status bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
                                 struct bench_probe_paths *pp, char *err, size_t errlen);
 

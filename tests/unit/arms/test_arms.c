@@ -199,7 +199,8 @@ static void hooks(void)
 	size_t n;
 	const struct arm_kind_ops *const *k = arm_kinds(&n);
 	struct arm_proof proof = {.allocator = "system"};
-	struct arm_shell_data none = {.command = "true"}, some = {.command = "true", .proof = &proof};
+	struct arm_shell_data none = {.command = "true"},
+	                      some = {.command = "true", .proof = &proof};
 
 	for (size_t i = 0; i < n; i++) {
 		int marks = arm_kind_has(k[i], ARM_KIND_MARKS_PHASES);
@@ -248,8 +249,8 @@ static void proof_data(void)
 static void run_inputs(void)
 {
 	char *config[] = {"K=1"};
-	struct arm_proof proof = {.allocator = "mimalloc", .backend = "mimalloc", .config = config,
-	                          .nconfig = 1};
+	struct arm_proof proof = {
+	    .allocator = "mimalloc", .backend = "mimalloc", .config = config, .nconfig = 1};
 	struct arm_driver_data *d = arm_new_driver("/d", "jemalloc", "jemalloc", config, 1);
 	struct arm_shell_data *c = arm_new_command("echo hi", NULL);
 	struct arm_shell_data p = {.command = "prog", .proof = &proof};
@@ -261,8 +262,9 @@ static void run_inputs(void)
 		arm_kind_command.run_args(c, &r);
 	arm_kind_program.run_args(&p, &t);
 	arm_kind_driver.run_args(NULL, &u);
-	CHECK(d && strcmp(q.path, "/d/allocab-jemalloc") == 0 && strcmp(q.backend, "jemalloc") == 0 &&
-	          q.config == config && q.nconfig == 1 && !q.command,
+	CHECK(d && strcmp(q.path, "/d/allocab-jemalloc") == 0 &&
+	          strcmp(q.backend, "jemalloc") == 0 && q.config == config && q.nconfig == 1 &&
+	          !q.command,
 	      "configured: the driver's path, its backend and settings");
 	CHECK(c && strcmp(r.command, "echo hi") == 0 && !r.path && !r.backend && !r.nconfig &&
 	          !arm_kind_command.proof(c),

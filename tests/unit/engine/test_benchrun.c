@@ -83,7 +83,8 @@ static void setup_init(struct setup *s, size_t narms)
 	memset(s, 0, sizeof *s);
 	for (size_t i = 0; i < narms; i++) {
 		s->sh[i] = (struct arm_shell_data){.command = cmds[i]};
-		s->arms[i] = (struct bench_arm){.kind = &arm_kind_command, .name = cmds[i], .data = &s->sh[i]};
+		s->arms[i] = (struct bench_arm){
+		    .kind = &arm_kind_command, .name = cmds[i], .data = &s->sh[i]};
 		s->f.base_ns[i] = 1000000000;
 	}
 	s->f.stop = &s->stop;
