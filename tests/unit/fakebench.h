@@ -341,6 +341,8 @@ static inline int fakebench_parse_event(struct fakebench_fake *f, const char *v,
 struct fakebench_state {
 	struct fakebench_fake f;
 	struct bench_arm arms[FAKEBENCH_MAX_ARMS];
+	struct arm_driver_data drv[FAKEBENCH_MAX_ARMS];
+	struct arm_shell_data sh[FAKEBENCH_MAX_ARMS];
 	char *names[FAKEBENCH_MAX_ARMS], cmds[FAKEBENCH_MAX_ARMS][4], *wlnames[FAKEBENCH_MAX_WLS];
 	struct bench_workload wl[FAKEBENCH_MAX_WLS];
 	struct bench_task task;
@@ -476,10 +478,14 @@ static inline int fakebench_write_state(struct fakebench_state *s, const char *o
 		f->cold[f->narms] = 1;
 		f->amp[f->narms] = amp;
 		snprintf(s->cmds[f->narms], sizeof s->cmds[f->narms], "%zu", f->narms);
-		arms[f->narms] = f->drivers ? (struct bench_arm){.kind = &arm_kind_driver, .name = tok,
-		                                               .path = s->cmds[f->narms]}
-		                          : (struct bench_arm){.kind = &arm_kind_command, .name = tok,
-		                                               .command = s->cmds[f->narms]};
+		s->drv[f->narms] = (struct arm_driver_data){.path = s->cmds[f->narms]};
+		s->sh[f->narms] = (struct arm_shell_data){.command = s->cmds[f->narms]};
+		arms[f->narms] = f->drivers ? (struct bench_arm){.kind = &arm_kind_driver,
+		                                                 .name = tok,
+		                                                 .data = &s->drv[f->narms]}
+		                            : (struct bench_arm){.kind = &arm_kind_command,
+		                                                 .name = tok,
+		                                                 .data = &s->sh[f->narms]};
 		f->narms++;
 	}
 	f->nwl = 1;

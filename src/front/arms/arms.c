@@ -30,7 +30,7 @@ int arm_kind_has(const struct arm_kind_ops *k, unsigned flags)
 
 int arm_probed(const struct arm_kind_ops *k, const void *data)
 {
-	return arm_kind_has(k, ARM_KIND_PROBED) || (k && k->probe_judge && data);
+	return arm_kind_has(k, ARM_KIND_PROBED) || (k && k->proof && k->proof(data));
 }
 
 /* Whether kinds[i] is the first kind of its mode. */

@@ -5,8 +5,8 @@
  * runs are; neither checks a kind's name. The kinds, one file per family: driver (an allocator
  * driver, allocab-NAME) and configured (a driver run with allocator settings, docs/tuning.md) in
  * driver.c; command (--cmd, the user's command line) and program (--program, the user's command
- * with an allocator preloaded, docs/programs.md) in command.c; the private data of the probed
- * ones and their runs' probe in probe.c, their runs' phase marks in marks.c; the table in
+ * with an allocator preloaded, docs/programs.md) in command.c; the proofs of the probed ones
+ * and their runs' probe in probe.c, their runs' phase marks in marks.c; the table in
  * arms.c. The results file records each arm's kind (config.arm_kinds) and the kinds' mode
  * (config.mode, docs/results-format.md). */
 #ifndef ALLOCAB_ARMS_H
@@ -74,6 +74,7 @@ struct arm_mode {
 struct arm_run_args {
 	const char *path;     /* the driver executable (driver kinds) */
 	const char *command;  /* the command line (shell kinds) */
+	const char *backend;  /* a configured arm's backend (docs/tuning.md), else NULL */
 	const char *workload; /* the workload's name */
 	const char *scale;
 	uint64_t seed;
@@ -85,10 +86,11 @@ struct arm_run_args {
 	size_t nconfig;
 };
 
-/* The private data of a probed arm (probe.c): what every run must prove (front/proc/proc.h,
- * struct probe_expect) and what its runs' environment carries. Made by arm_proof_program or
- * arm_proof_expect for the bench's setup (front/engine/engine.h, bench_setup_program and
- * bench_setup_expects), freed by arm_proof_free. allocator or object is set. */
+/* The proof of a probed arm (probe.c), in its private data: what every run must prove
+ * (front/proc/proc.h, struct probe_expect) and what its runs' environment carries. Made by
+ * arm_proof_program or arm_proof_expect for the bench's setup (front/engine/engine.h,
+ * bench_setup_program and bench_setup_expects), freed by arm_proof_free. allocator or object is
+ * set. */
 struct arm_proof {
 	char *allocator; /* the known allocator that must serve malloc, or NULL */
 	char *object;    /* the preloaded library (realpath) that must serve it, or NULL */
@@ -100,6 +102,22 @@ struct arm_proof {
 	char *backend;
 	char **config;
 	size_t nconfig;
+};
+
+/* The private data of the driver kinds (arm_new_driver). */
+struct arm_driver_data {
+	char *path;          /* the driver executable */
+	const char *backend; /* configured: the backend, else NULL */
+	char *const *config; /* configured: its "KEY=VALUE" settings, each passed as --config */
+	size_t nconfig;
+};
+
+/* The private data of the shell kinds (arm_new_command): a configured program arm's backend and
+ * settings are its proof's. */
+struct arm_shell_data {
+	const char *command; /* run as /bin/sh -c command */
+	/* what every run must prove, or NULL (a command arm without --expect) */
+	struct arm_proof *proof;
 };
 
 /* What the bench gives its kinds' per-run hooks for one run (bench_config's probe fields). */
@@ -153,8 +171,13 @@ struct arm_kind_ops {
 	void (*fold)(cJSON *run);
 	/* What config.drivers or config.commands records for an arm of this kind. */
 	const char *(*describe)(const struct arm_run_args *a);
+	/* Sets the inputs of q that the arm with private data data (NULL: none, nothing set) gives
+	 * its runs: path, command, backend, config and nconfig. */
+	void (*run_args)(const void *data, struct arm_run_args *q);
+	/* The proof in an arm's private data data, or NULL (NULL hook: the kind has none). */
+	const struct arm_proof *(*proof)(const void *data);
 	/* The probe of a run of an arm whose private data is data (NULL hooks: the kind has no
-	 * private data). probe_prepare creates run b->n's record file and environment in *p,
+	 * proof). probe_prepare creates run b->n's record file and environment in *p,
 	 * probe_judge reads and judges them after the run, probe_discard removes what an
 	 * unjudged run left. */
 	int (*probe_prepare)(const struct arm_run_env *b, const void *data, struct arm_probe_run *p,
@@ -175,7 +198,7 @@ struct arm_kind_ops {
 	int (*marks_judge)(struct arm_marks_run *p, struct arm_phase_names *ref, cJSON *run,
 	                   char *err, size_t errlen);
 	void (*marks_discard)(struct arm_marks_run *p);
-	/* What config.proof records of an arm with private data data (NULL: memory). */
+	/* What config.proof records of an arm whose private data has a proof (NULL: memory). */
 	cJSON *(*data_json)(const void *data);
 	/* Frees the private data of an arm (accepts NULL). */
 	void (*free_data)(void *data);
@@ -194,6 +217,16 @@ int arm_kind_has(const struct arm_kind_ops *k, unsigned flags);
  * proof given to it (--expect). */
 int arm_probed(const struct arm_kind_ops *k, const void *data);
 
+/* The private data of a driver arm (driver.c): the executable DIR/allocab-EXE, and for a
+ * configured arm its backend and settings, which the data points at (the caller keeps them
+ * alive). NULL when memory ran out. Freed by the kind's free_data. */
+struct arm_driver_data *arm_new_driver(const char *dir, const char *exe, const char *backend,
+                                       char *const *config, size_t nconfig);
+/* The private data of a command or program arm (command.c): command, which the data points at,
+ * and proof (NULL: none), which it takes over. NULL when memory ran out (proof not taken). Freed
+ * by the kind's free_data. */
+struct arm_shell_data *arm_new_command(const char *command, struct arm_proof *proof);
+
 /* The mode of some kind called config.mode mode, or NULL. */
 const struct arm_mode *arm_mode_find(const char *mode);
 /* The kinds' modes, as "\"drivers\" or \"commands\"" into buf (for messages). */
@@ -205,7 +238,8 @@ const char *arm_mode_list(char *buf, size_t len);
  * fold of the kinds with ARM_KIND_CPU_PER_PROCESS. */
 void arm_fold_cpu(cJSON *run);
 
-/* The probed kinds' hooks (probe.c), as their tables name them. probe_prepare: program arms
+/* The probe of a proof (probe.c), which the probed kinds' hooks call with their data's proof.
+ * probe_prepare: program arms
  * get LD_PRELOAD=[count:]allocator:probe, --cmd arms [count:]probe (their command sets its own
  * LD_PRELOAD; the probe's exec wrappers put themselves back), plus the proof's env; -1 with
  * err. probe_judge: {"verified": BOOL, "reason": TEXT, "summary": the probe's summary or null},

@@ -27,6 +27,60 @@ static const char *describe_command(const struct arm_run_args *a)
 	return a->command;
 }
 
+static void shell_run_args(const void *data, struct arm_run_args *q)
+{
+	const struct arm_shell_data *d = data;
+
+	if (!d)
+		return;
+	q->command = d->command;
+	if (d->proof) {
+		q->backend = d->proof->backend;
+		q->config = d->proof->config;
+		q->nconfig = d->proof->nconfig;
+	}
+}
+
+static const struct arm_proof *shell_proof(const void *data)
+{
+	return data ? ((const struct arm_shell_data *)data)->proof : NULL;
+}
+
+static int shell_probe_prepare(const struct arm_run_env *b, const void *data,
+                               struct arm_probe_run *p, char *err, size_t errlen)
+{
+	return arm_probe_prepare(b, shell_proof(data), p, err, errlen);
+}
+
+static cJSON *shell_probe_judge(const void *data, struct arm_probe_run *p,
+                                const struct runner_result *r)
+{
+	return arm_probe_judge(shell_proof(data), p, r);
+}
+
+static cJSON *shell_proof_json(const void *data)
+{
+	return arm_proof_json(shell_proof(data));
+}
+
+static void shell_free(void *data)
+{
+	struct arm_shell_data *d = data;
+
+	if (d)
+		arm_proof_free(d->proof);
+	free(d);
+}
+
+struct arm_shell_data *arm_new_command(const char *command, struct arm_proof *proof)
+{
+	struct arm_shell_data *d = calloc(1, sizeof *d);
+
+	if (d)
+		*d = (struct arm_shell_data){.command = command, .proof = proof};
+	return d;
+}
+
 static double num_of(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
@@ -66,14 +120,16 @@ const struct arm_kind_ops arm_kind_command = {
     .argv = shell_argv,
     .fold = arm_fold_cpu,
     .describe = describe_command,
-    .probe_prepare = arm_probe_prepare,
-    .probe_judge = arm_probe_judge,
+    .run_args = shell_run_args,
+    .proof = shell_proof,
+    .probe_prepare = shell_probe_prepare,
+    .probe_judge = shell_probe_judge,
     .probe_discard = arm_probe_discard,
     .marks_prepare = arm_marks_prepare,
     .marks_judge = arm_marks_judge,
     .marks_discard = arm_marks_discard,
-    .data_json = arm_proof_json,
-    .free_data = arm_proof_free,
+    .data_json = shell_proof_json,
+    .free_data = shell_free,
 };
 
 const struct arm_kind_ops arm_kind_program = {
@@ -84,12 +140,14 @@ const struct arm_kind_ops arm_kind_program = {
     .argv = shell_argv,
     .fold = arm_fold_cpu,
     .describe = describe_command,
-    .probe_prepare = arm_probe_prepare,
-    .probe_judge = arm_probe_judge,
+    .run_args = shell_run_args,
+    .proof = shell_proof,
+    .probe_prepare = shell_probe_prepare,
+    .probe_judge = shell_probe_judge,
     .probe_discard = arm_probe_discard,
     .marks_prepare = arm_marks_prepare,
     .marks_judge = arm_marks_judge,
     .marks_discard = arm_marks_discard,
-    .data_json = arm_proof_json,
-    .free_data = arm_proof_free,
+    .data_json = shell_proof_json,
+    .free_data = shell_free,
 };

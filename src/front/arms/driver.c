@@ -51,6 +51,42 @@ static const char *describe_driver(const struct arm_run_args *a)
 	return a->path;
 }
 
+static void driver_run_args(const void *data, struct arm_run_args *q)
+{
+	const struct arm_driver_data *d = data;
+
+	if (!d)
+		return;
+	q->path = d->path;
+	q->backend = d->backend;
+	q->config = d->config;
+	q->nconfig = d->nconfig;
+}
+
+static void driver_free(void *data)
+{
+	struct arm_driver_data *d = data;
+
+	if (d)
+		free(d->path);
+	free(d);
+}
+
+struct arm_driver_data *arm_new_driver(const char *dir, const char *exe, const char *backend,
+                                       char *const *config, size_t nconfig)
+{
+	struct arm_driver_data *d = calloc(1, sizeof *d);
+
+	if (!d || asprintf(&d->path, "%s/allocab-%s", dir, exe) < 0) {
+		free(d);
+		return NULL;
+	}
+	d->backend = backend;
+	d->config = config;
+	d->nconfig = nconfig;
+	return d;
+}
+
 static const struct arm_mode drivers_mode = {
     .mode = "drivers",
     .runs = "driver",
@@ -64,6 +100,8 @@ const struct arm_kind_ops arm_kind_driver = {
     .doc_mode = &drivers_mode,
     .argv = driver_argv,
     .describe = describe_driver,
+    .run_args = driver_run_args,
+    .free_data = driver_free,
 };
 
 const struct arm_kind_ops arm_kind_configured = {
@@ -72,4 +110,6 @@ const struct arm_kind_ops arm_kind_configured = {
     .doc_mode = &drivers_mode,
     .argv = driver_argv,
     .describe = describe_driver,
+    .run_args = driver_run_args,
+    .free_data = driver_free,
 };

@@ -38,12 +38,13 @@ static cJSON *proof_json(const struct bench_config *c)
 
 	for (size_t i = 0; o && i < c->narms; i++) {
 		const struct bench_arm *a = &c->arms[i];
+		const struct arm_kind_ops *k = bench_arm_kind(a);
 		cJSON *p;
 
-		if (!a->data || !bench_arm_kind(a)->data_json)
+		if (!k->proof || !k->proof(a->data) || !k->data_json)
 			continue;
 		any = 1;
-		p = bench_arm_kind(a)->data_json(a->data);
+		p = k->data_json(a->data);
 		cJSON_AddItemToObject(o, a->name, p);
 	}
 	if (any)
@@ -61,8 +62,11 @@ static cJSON *executables_json(const struct bench_config *c)
 	if (bench_all_arms(c, ARM_KIND_DRIVER_RECORD) || !(o = cJSON_CreateObject()))
 		return cJSON_CreateNull();
 	for (size_t i = 0; i < c->narms; i++) {
-		cJSON *x = exeid_json(c->arms[i].command);
-		if (x)
+		struct arm_run_args q = {0};
+		cJSON *x;
+
+		bench_arm_args(&c->arms[i], &q);
+		if ((x = exeid_json(q.command)))
 			cJSON_AddItemToObject(o, c->arms[i].name, x);
 	}
 	return o;
@@ -75,12 +79,14 @@ static cJSON *arm_configs(const struct bench_config *c)
 
 	for (size_t i = 0; o && i < c->narms; i++) {
 		const struct bench_arm *a = &c->arms[i];
+		struct arm_run_args q = {0};
 		cJSON *j;
 
-		if (!a->backend || !(j = cJSON_AddObjectToObject(o, a->name)))
+		bench_arm_args(a, &q);
+		if (!q.backend || !(j = cJSON_AddObjectToObject(o, a->name)))
 			continue;
-		cJSON_AddStringToObject(j, "allocator", a->backend);
-		cJSON_AddItemToObject(j, "config", string_array(a->config, a->nconfig));
+		cJSON_AddStringToObject(j, "allocator", q.backend);
+		cJSON_AddItemToObject(j, "config", string_array(q.config, q.nconfig));
 	}
 	return o;
 }
@@ -88,8 +94,9 @@ static cJSON *arm_configs(const struct bench_config *c)
 /* What an arm's kind describes it by (config.drivers or config.commands). */
 static const char *arm_described(const struct bench_arm *a)
 {
-	struct arm_run_args q = {.path = a->path, .command = a->command};
+	struct arm_run_args q = {0};
 
+	bench_arm_args(a, &q);
 	return bench_arm_kind(a)->describe(&q);
 }
 

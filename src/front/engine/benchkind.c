@@ -6,6 +6,14 @@ const struct arm_kind_ops *bench_arm_kind(const struct bench_arm *a)
 	return a->kind ? a->kind : &arm_kind_driver;
 }
 
+void bench_arm_args(const struct bench_arm *a, struct arm_run_args *q)
+{
+	const struct arm_kind_ops *k = bench_arm_kind(a);
+
+	if (k->run_args)
+		k->run_args(a->data, q);
+}
+
 int bench_any_arm(const struct bench_config *c, unsigned flags)
 {
 	for (size_t i = 0; i < c->narms; i++)

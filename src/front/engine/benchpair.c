@@ -19,8 +19,6 @@ static char **run_argv(const struct bench_config *c, const struct bench_arm *a,
                        const struct bench_workload *w, char num[2][24], const char **path)
 {
 	struct arm_run_args q = {
-	    .path = a->path,
-	    .command = a->command,
 	    .workload = w->name,
 	    .scale = c->scale,
 	    .seed = c->seed,
@@ -29,10 +27,9 @@ static char **run_argv(const struct bench_config *c, const struct bench_arm *a,
 	        c->time == RF_POLICY_CPU || (c->time == RF_POLICY_AUTO && w->single_threaded),
 	    .params = w->params,
 	    .nparams = w->nparams,
-	    .config = a->config,
-	    .nconfig = a->nconfig,
 	};
 
+	bench_arm_args(a, &q);
 	return bench_arm_kind(a)->argv(&q, num, path);
 }
 

@@ -36,21 +36,14 @@
 #define BENCH_NSTATUS 6
 
 /* One arm, of one kind (front/arms/arms.h: driver, configured, command or program; every arm of a
- * bench has the same mode). What it runs are the inputs of its kind's argv (struct arm_run_args),
- * set by whoever makes the arm, NULL or 0 where its kind takes none; what else a kind needs is its
- * private data, which only the kind reads. */
+ * bench has the same mode). What it runs and what else its kind needs are the kind's private
+ * data, which only the kind reads: its runs' inputs through the kind's run_args (bench_arm_args),
+ * its proof through the probe hooks. */
 struct bench_arm {
 	const struct arm_kind_ops *kind; /* NULL: arm_kind_driver */
 	char *name;
-	char *path;    /* driver kinds: the driver executable */
-	char *command; /* shell kinds: run as /bin/sh -c command */
-	/* configured kinds (--arm, docs/tuning.md): the backend and its "KEY=VALUE" settings, each
-	 * passed to the driver as --config (a program's are its private data's) */
-	const char *backend;
-	char **config;
-	size_t nconfig;
-	/* the kind's private data: a probed arm's proof (struct arm_proof), made by
-	 * bench_setup_program or bench_setup_expects and freed by bench_free_proof; NULL: none */
+	/* made by the kind's constructor (arm_new_driver, arm_new_command) and freed by its
+	 * free_data; NULL: none (no inputs, no proof) */
 	void *data;
 };
 
@@ -268,6 +261,8 @@ const char *bench_run_status_name(size_t i);
 /* The arms' kinds as the engine asks them (benchkind.c). The kind of arm a (arm_kind_driver when
  * it names none). */
 const struct arm_kind_ops *bench_arm_kind(const struct bench_arm *a);
+/* Sets q's path, command, backend, config and nconfig from arm a's kind (the rest untouched). */
+void bench_arm_args(const struct bench_arm *a, struct arm_run_args *q);
 /* Whether some arm of c has every flag of flags (enum arm_kind_flag); bench_all_arms: every arm
  * (and c has one). */
 int bench_any_arm(const struct bench_config *c, unsigned flags);

@@ -24,6 +24,7 @@ static enum status setup_configured_arms(struct bench_plan *s, const struct benc
 	for (size_t i = 0; i < o->narm_specs; i++) {
 		struct arm_spec *sp = &s->specs[s->nspecs];
 		struct bench_arm *a = &s->c.arms[s->c.narms];
+		struct arm_driver_data *d;
 
 		if (armspec_parse(o->arm_specs[i], sp, err, errlen) != 0)
 			return ST_USAGE;
@@ -39,17 +40,14 @@ static enum status setup_configured_arms(struct bench_plan *s, const struct benc
 			                     "--arm %s: unknown allocator '%s' (drivers in %s: %s)",
 			                     sp->label, sp->backend, s->drv.dir, have);
 		}
-		if (!(a->name = strdup(sp->label)) ||
-		    asprintf(&a->path, "%s/allocab-%s", s->drv.dir, sp->backend) < 0) {
-			a->path = NULL;
-			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-		}
-		s->c.narms++;
 		a->kind = &arm_kind_configured;
-		a->backend = sp->backend;
-		a->config = sp->config;
-		a->nconfig = sp->nconfig;
-		if ((rc = armspec_check(a->path, sp, s->stop, NULL, err, errlen)) != ST_OK)
+		if (!(a->name = strdup(sp->label)) ||
+		    !(d = arm_new_driver(s->drv.dir, sp->backend, sp->backend, sp->config,
+		                         sp->nconfig)))
+			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
+		a->data = d;
+		s->c.narms++;
+		if ((rc = armspec_check(d->path, sp, s->stop, NULL, err, errlen)) != ST_OK)
 			return rc;
 	}
 	if (s->c.narms < 2)
@@ -62,7 +60,9 @@ const char *plan_flagged_baseline(const struct bench_plan *s)
 {
 	for (size_t i = 0; i < s->c.narms; i++) {
 		const struct bench_arm *a = &s->c.arms[i];
-		long k = a->backend ? -1 : bench_drivers_index(&s->drv, a->name);
+		long k = arm_kind_has(bench_arm_kind(a), ARM_KIND_CONFIGURED)
+		             ? -1
+		             : bench_drivers_index(&s->drv, a->name);
 		if (k >= 0 && (s->drv.flags[k] & BENCH_BACKEND_BASELINE))
 			return a->name;
 	}
@@ -124,10 +124,8 @@ static enum status setup_arms(struct bench_plan *s, const struct bench_opts *o, 
 
 		a->kind = &arm_kind_driver;
 		if (!(a->name = strdup(s->sel[i])) ||
-		    asprintf(&a->path, "%s/allocab-%s", s->drv.dir, s->sel[i]) < 0) {
-			a->path = NULL;
+		    !(a->data = arm_new_driver(s->drv.dir, s->sel[i], NULL, NULL, 0)))
 			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
-		}
 	}
 	if ((rc = setup_configured_arms(s, o, err, errlen)) == ST_OK)
 		s->c.baseline = default_baseline(s);
@@ -148,7 +146,8 @@ static enum status setup_commands(struct bench_plan *s, const struct bench_opts 
 		if (!(a->name = strdup(o->cmd_names[i])))
 			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 		a->kind = &arm_kind_command;
-		a->command = (char *)o->cmd_lines[i];
+		if (!(a->data = arm_new_command(o->cmd_lines[i], NULL)))
+			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	}
 	return ST_OK;
 }
@@ -204,6 +203,7 @@ static enum status aa_arms(struct bench_plan *s, const struct bench_opts *o, cha
 {
 	char have[1024];
 	const char *backend, *label;
+	struct arm_driver_data *d[2];
 	enum status rc;
 
 	if (o->narm_specs > 1 || (o->narm_specs && o->allocators))
@@ -226,19 +226,17 @@ static enum status aa_arms(struct bench_plan *s, const struct bench_opts *o, cha
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	for (int i = 0; i < 2; i++, s->c.narms++) {
 		struct bench_arm *a = &s->c.arms[i];
+		const struct arm_spec *sp = s->nspecs ? s->specs : NULL;
 
-		if (asprintf(&a->name, "%s.%c", label, 'A' + i) < 0 ||
-		    asprintf(&a->path, "%s/allocab-%s", s->drv.dir, backend) < 0)
-			return a->name = a->path = NULL,
-			       errmsg_status(ST_FAIL, err, errlen, "out of memory");
-		if (s->nspecs)
-			*a = (struct bench_arm){.kind = &arm_kind_configured, .name = a->name,
-			                        .path = a->path, .backend = s->specs[0].backend,
-			                        .config = s->specs[0].config,
-			                        .nconfig = s->specs[0].nconfig};
+		a->kind = sp ? &arm_kind_configured : &arm_kind_driver;
+		if (asprintf(&a->name, "%s.%c", label, 'A' + i) < 0)
+			return a->name = NULL, errmsg_status(ST_FAIL, err, errlen, "out of memory");
+		if (!(d[i] = a->data =
+		          arm_new_driver(s->drv.dir, backend, sp ? sp->backend : NULL,
+		                         sp ? sp->config : NULL, sp ? sp->nconfig : 0)))
+			return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	}
-	return s->nspecs ? armspec_check(s->c.arms[0].path, s->specs, s->stop, NULL, err, errlen)
-	                 : ST_OK;
+	return s->nspecs ? armspec_check(d[0]->path, s->specs, s->stop, NULL, err, errlen) : ST_OK;
 }
 
 /* The arms of p and their workloads: calibrate's two, a program's, the commands' or the

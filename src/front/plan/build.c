@@ -97,10 +97,8 @@ void plan_free(struct bench_plan *s)
 	bench_resume_free(&s->c);
 	bench_task_unlock(&s->task);
 	bench_free_proof(&s->c, &s->pp);
-	for (size_t i = 0; i < s->c.narms; i++) {
+	for (size_t i = 0; i < s->c.narms; i++)
 		free(s->c.arms[i].name);
-		free(s->c.arms[i].path);
-	}
 	free(s->c.arms);
 	bench_free_workloads(&s->c);
 	bench_wl_list_free(&s->list);

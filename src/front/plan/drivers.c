@@ -134,10 +134,12 @@ enum status plan_workloads(struct bench_plan *s, const char *workloads, char *er
 	char **sel, have[1024] = "";
 	const char *bad;
 	enum bench_route route;
+	struct arm_run_args q = {0};
 	int n, rc = ST_OK;
 	size_t k = 0;
 
-	if (bench_list_workloads(s->c.arms[0].path, s->stop, list, err, errlen) != 0)
+	bench_arm_args(&s->c.arms[0], &q);
+	if (bench_list_workloads(q.path, s->stop, list, err, errlen) != 0)
 		return ST_FAIL;
 	for (size_t i = 0; i < list->n && k < sizeof have; i++)
 		k += (size_t)snprintf(have + k, sizeof have - k, "%s%s", i ? ", " : "",

@@ -26,10 +26,10 @@ enum status plan_outputs(struct bench_plan *s, const struct bench_opts *o, char 
  * installed, or none when --arm is given) plus the --preload names and the --arm arms (their
  * settings checked by the backend's driver and put in the arm's env), each running o->program, with
  * its library resolved and its proof set; c->wl the one workload "command"; c->program. Arm names
- * are malloc'd (the caller frees them and c->arms); the proof fields are freed by bench_free_proof.
- * Returns ST_OK, ST_FAIL (runtime: the probe library is missing, memory) or ST_USAGE (unknown
- * allocator, a library that cannot be loaded, a bad --arm, fewer than two arms) with a one-line
- * reason in err (common/status.h). */
+ * are malloc'd (the caller frees them and c->arms); their private data is freed by
+ * bench_free_proof. Returns ST_OK, ST_FAIL (runtime: the probe library is missing, memory) or
+ * ST_USAGE (unknown allocator, a library that cannot be loaded, a bad --arm, fewer than two arms)
+ * with a one-line reason in err (common/status.h). */
 enum status bench_setup_program(struct bench_config *c, const struct bench_program_opts *o,
                                 struct bench_probe_paths *pp, char *err, size_t errlen);
 
@@ -46,8 +46,8 @@ enum status bench_setup_expects(struct bench_config *c, const struct bench_progr
 enum status bench_setup_probe(struct bench_config *c, const struct bench_program_opts *o,
                               struct bench_probe_paths *pp, char *err, size_t errlen);
 
-/* Frees the arms' private data (their proof, and a program's settings and environment) and
- * removes the record directory with whatever an interrupted bench left in it. */
+/* Frees every arm's private data (a driver's path; a proof, with a program's settings and
+ * environment) and removes the record directory with whatever an interrupted bench left in it. */
 void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp);
 
 #endif

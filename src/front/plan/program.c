@@ -33,6 +33,7 @@ enum status bench_setup_expects(struct bench_config *c, const struct bench_progr
 {
 	for (size_t i = 0; i < o->nexpects; i++) {
 		struct bench_arm *a = c->arms;
+		struct arm_shell_data *sd;
 		struct arm_proof *d;
 		enum status rc;
 
@@ -41,8 +42,9 @@ enum status bench_setup_expects(struct bench_config *c, const struct bench_progr
 		if ((rc = arm_proof_expect(o->expect_names[i], o->expect_allocs[i], &d, err,
 		                           errlen)) != ST_OK)
 			return rc;
-		arm_proof_free(a->data);
-		a->data = d;
+		sd = a->data; /* --expect names only --cmd arms (front/cmd/benchopt.c) */
+		arm_proof_free(sd->proof);
+		sd->proof = d;
 	}
 	return ST_OK;
 }
@@ -73,14 +75,14 @@ static int program_arm(const struct progset *s, const char *label, const char *n
 			lib = o->preload_paths[i];
 	if ((rc = arm_proof_program(name, lib, s->pp->probe, &d, err, errlen)) != ST_OK)
 		return rc;
-	if (!(a->name = strdup(label))) {
+	if (!(a->name = strdup(label)) || !(a->data = arm_new_command(o->program, d))) {
+		free(a->name);
+		a->name = NULL;
 		arm_proof_free(d);
 		return errmsg_status(ST_FAIL, err, errlen, "out of memory");
 	}
 	c->narms++;
 	a->kind = &arm_kind_program;
-	a->command = (char *)o->program;
-	a->data = d;
 	return ST_OK;
 }
 
@@ -92,8 +94,8 @@ static int configured_arm(const struct progset *s, const char *text, char *err, 
 	struct bench_config *c = s->c;
 	struct arm_spec sp;
 	char dir[PATH_MAX], driver[PATH_MAX + 32], *env_text = NULL, **env = NULL;
+	struct arm_shell_data *sd;
 	struct arm_proof *d;
-	struct bench_arm *a;
 	int rc;
 
 	if (armspec_parse(text, &sp, err, errlen) != 0)
@@ -124,12 +126,12 @@ static int configured_arm(const struct progset *s, const char *text, char *err, 
 	}
 	if ((rc = program_arm(s, sp.label, sp.backend, err, errlen)) != 0)
 		goto out;
-	a = &c->arms[c->narms - 1];
-	d = a->data;
+	sd = c->arms[c->narms - 1].data;
+	d = sd->proof;
 	d->env = env;
-	a->backend = d->backend = sp.backend;
-	a->config = d->config = sp.config;
-	a->nconfig = d->nconfig = sp.nconfig;
+	d->backend = sp.backend;
+	d->config = sp.config;
+	d->nconfig = sp.nconfig;
 	env = NULL;
 	sp.backend = NULL;
 	sp.config = NULL;
@@ -174,9 +176,9 @@ enum status bench_setup_program(struct bench_config *c, const struct bench_progr
 		rc = configured_arm(&s, o->arm_specs[i], err, errlen);
 	bench_free_list(sel, nsel);
 	for (size_t i = 0; rc == ST_OK && !c->baseline && i < c->narms; i++) {
-		const struct arm_proof *d = c->arms[i].data;
+		const struct arm_proof *d = ((const struct arm_shell_data *)c->arms[i].data)->proof;
 
-		if (d && !d->preload && !c->arms[i].backend && d->allocator &&
+		if (d && !d->preload && !d->backend && d->allocator &&
 		    alloc_known_platform(alloc_known_by_name(d->allocator)))
 			c->baseline = c->arms[i].name;
 	}
@@ -195,7 +197,7 @@ enum status bench_setup_probe(struct bench_config *c, const struct bench_program
 	int any = 0;
 
 	for (size_t i = 0; i < c->narms; i++)
-		any |= c->arms[i].data != NULL;
+		any |= arm_probed(bench_arm_kind(&c->arms[i]), c->arms[i].data);
 	if (!any)
 		return ST_OK;
 	if (!pp->probe[0] &&
@@ -234,15 +236,7 @@ void bench_free_proof(struct bench_config *c, struct bench_probe_paths *pp)
 	for (size_t i = 0; c->arms && i < c->narms; i++) {
 		struct bench_arm *a = &c->arms[i];
 		const struct arm_kind_ops *k = bench_arm_kind(a);
-		const struct arm_proof *d = a->data;
 
-		if (!d)
-			continue;
-		if (d->backend && a->backend == d->backend) {
-			a->backend = NULL;
-			a->config = NULL;
-			a->nconfig = 0;
-		}
 		if (k->free_data)
 			k->free_data(a->data);
 		a->data = NULL;

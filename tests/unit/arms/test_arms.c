@@ -199,6 +199,8 @@ static void hooks(void)
 	size_t n;
 	const struct arm_kind_ops *const *k = arm_kinds(&n);
 	struct arm_proof proof = {.allocator = "system"};
+	struct arm_shell_data none = {.command = "true"},
+	                      some = {.command = "true", .proof = &proof};
 
 	for (size_t i = 0; i < n; i++) {
 		int marks = arm_kind_has(k[i], ARM_KIND_MARKS_PHASES);
@@ -212,14 +214,15 @@ static void hooks(void)
 		      "kind %s: probed means the probe's hooks", k[i]->name);
 	}
 	CHECK(arm_probed(&arm_kind_program, NULL) && !arm_probed(&arm_kind_command, NULL) &&
-	          arm_probed(&arm_kind_command, &proof) && !arm_probed(&arm_kind_driver, &proof) &&
-	          !arm_probed(NULL, &proof),
+	          !arm_probed(&arm_kind_command, &none) && arm_probed(&arm_kind_command, &some) &&
+	          !arm_probed(&arm_kind_driver, NULL) && !arm_probed(NULL, &some),
 	      "probed: a program always, a command with a proof, a driver never");
 }
 
 static void proof_data(void)
 {
 	struct arm_proof *d = calloc(1, sizeof *d);
+	struct arm_shell_data *sd = NULL;
 	cJSON *j;
 	char *s = NULL;
 
@@ -228,15 +231,50 @@ static void proof_data(void)
 	          (d->env = calloc(2, sizeof *d->env)) &&
 	          (d->env[0] = strdup("MIMALLOC_ARENA_EAGER_COMMIT=1")),
 	      "proof: made");
-	j = arm_kind_program.data_json(d);
+	CHECK(d && (sd = arm_new_command("prog", d)) && sd->proof == d &&
+	          arm_kind_program.proof(sd) == d,
+	      "proof: a program arm's private data holds it");
+	j = sd ? arm_kind_program.data_json(sd) : NULL;
 	s = j ? cJSON_PrintUnformatted(j) : NULL;
 	CHECK(s && strcmp(s, "{\"allocator\":\"mimalloc\",\"library\":\"/l/libmimalloc.so\","
 	                     "\"version\":null,\"executable_counts\":false}") == 0,
 	      "proof: what config.proof records (an unknown version is null): %s", s ? s : "");
 	cJSON_free(s);
 	cJSON_Delete(j);
-	arm_kind_program.free_data(d);
+	arm_kind_program.free_data(sd);
 	arm_kind_command.free_data(NULL);
+}
+
+/* Each kind's private data gives its runs' inputs (run_args); NULL data gives none. */
+static void run_inputs(void)
+{
+	char *config[] = {"K=1"};
+	struct arm_proof proof = {
+	    .allocator = "mimalloc", .backend = "mimalloc", .config = config, .nconfig = 1};
+	struct arm_driver_data *d = arm_new_driver("/d", "jemalloc", "jemalloc", config, 1);
+	struct arm_shell_data *c = arm_new_command("echo hi", NULL);
+	struct arm_shell_data p = {.command = "prog", .proof = &proof};
+	struct arm_run_args q = {0}, r = {0}, t = {0}, u = {.path = "keep"};
+
+	if (d)
+		arm_kind_configured.run_args(d, &q);
+	if (c)
+		arm_kind_command.run_args(c, &r);
+	arm_kind_program.run_args(&p, &t);
+	arm_kind_driver.run_args(NULL, &u);
+	CHECK(d && strcmp(q.path, "/d/allocab-jemalloc") == 0 &&
+	          strcmp(q.backend, "jemalloc") == 0 && q.config == config && q.nconfig == 1 &&
+	          !q.command,
+	      "configured: the driver's path, its backend and settings");
+	CHECK(c && strcmp(r.command, "echo hi") == 0 && !r.path && !r.backend && !r.nconfig &&
+	          !arm_kind_command.proof(c),
+	      "command: its command line, no proof");
+	CHECK(strcmp(t.command, "prog") == 0 && strcmp(t.backend, "mimalloc") == 0 &&
+	          t.config == config && t.nconfig == 1,
+	      "configured program: its settings are its proof's");
+	CHECK(strcmp(u.path, "keep") == 0, "no private data: nothing set");
+	arm_kind_configured.free_data(d);
+	arm_kind_command.free_data(c);
 }
 
 /* The probed kinds' setup from their options, where it needs no trial run. */
@@ -270,6 +308,7 @@ static void probe_run(const char *dir)
 {
 	char *env[] = {"A=1", NULL}, err[256];
 	struct arm_proof d = {.preload = "/l/lib.so", .env = env};
+	struct arm_shell_data sd = {.command = "prog", .proof = &d};
 	struct arm_run_env b = {
 	    .probe_lib = "/p/probe.so", .count_lib = "/p/count.so", .dir = dir, .arm = "m", .n = 3};
 	struct arm_probe_run p;
@@ -277,7 +316,7 @@ static void probe_run(const char *dir)
 	struct stat st;
 
 	snprintf(want, sizeof want, "ALLOCAB_PROBE_FILE=%s/run-3.jsonl", dir);
-	CHECK(arm_kind_program.probe_prepare(&b, &d, &p, err, sizeof err) == 0,
+	CHECK(arm_kind_program.probe_prepare(&b, &sd, &p, err, sizeof err) == 0,
 	      "probe: prepared: %s", err);
 	CHECK(
 	    strcmp(p.set[0], "LD_PRELOAD=/p/count.so:/l/lib.so:/p/probe.so") == 0 &&
@@ -353,6 +392,7 @@ int main(void)
 	modes();
 	hooks();
 	proof_data();
+	run_inputs();
 	proof_setup();
 	if (!mkdtemp(dir)) {
 		SKIP("probe and marks files", "no temporary directory");

@@ -69,6 +69,7 @@ struct setup {
 	struct fake f;
 	struct bench_runner rn;
 	struct bench_arm arms[3];
+	struct arm_shell_data sh[3];
 	struct bench_workload wl;
 	struct bench_config c;
 	char *argv[2];
@@ -81,8 +82,9 @@ static void setup_init(struct setup *s, size_t narms)
 
 	memset(s, 0, sizeof *s);
 	for (size_t i = 0; i < narms; i++) {
+		s->sh[i] = (struct arm_shell_data){.command = cmds[i]};
 		s->arms[i] = (struct bench_arm){
-		    .kind = &arm_kind_command, .name = cmds[i], .command = cmds[i]};
+		    .kind = &arm_kind_command, .name = cmds[i], .data = &s->sh[i]};
 		s->f.base_ns[i] = 1000000000;
 	}
 	s->f.stop = &s->stop;
