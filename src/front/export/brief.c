@@ -47,7 +47,8 @@ static int write_brief(FILE *out, const struct export_input *in, char *err, size
 	export_summary(r, line, sizeof line);
 	export_wrap(out, "allocab compare: ", "  ", line, in->width);
 	export_method_lines(r, 0, head);
-	export_wrap(out, "", "  ", head[0], in->width);
+	for (size_t i = 0; i < (r->paired ? 1u : 2u); i++)
+		export_wrap(out, "", "  ", head[i], in->width);
 	export_print_warnings(out, r->warn, r->nwarn, 0, in->width);
 	export_table_cells(r, export_two_families(r) ? 0 : -1, &g);
 	up_to_verdict(&g);
