@@ -15,19 +15,16 @@ int optdoc_is_heading(const struct opt *o)
 	return !o->name && !o->short_name;
 }
 
-/* Whether o is an option that usage lists with its help. */
 int optdoc_is_listed(const struct opt *o)
 {
 	return !optdoc_is_heading(o) && o->help && !(o->flags & OPT_HIDDEN);
 }
 
-/* Whether o is an option that usage lists by name only. */
 int optdoc_is_named(const struct opt *o)
 {
 	return !optdoc_is_heading(o) && !o->help && !(o->flags & OPT_HIDDEN);
 }
 
-/* The long name, else "-x" in buf. */
 const char *optdoc_name_of(const struct opt *o, char buf[3])
 {
 	if (o->name)
@@ -36,7 +33,6 @@ const char *optdoc_name_of(const struct opt *o, char buf[3])
 	return buf;
 }
 
-/* Whether usage shows a value after o's name. */
 int optdoc_shows_arg(const struct opt *o)
 {
 	return (o->flags & OPT_VALUE) || ((o->flags & OPT_REST) && o->arg);
@@ -56,7 +52,6 @@ const char *optdoc_value(const struct opt *o, size_t i, const char **summary)
 	return o->values->at ? o->values->at(i, summary) : NULL;
 }
 
-/* The value's name as usage shows it: arg, else the values joined by '|', else "VALUE". */
 const char *optdoc_arg_of(const struct opt *o, char *buf, size_t len)
 {
 	const char *v, *sum;
@@ -136,7 +131,6 @@ static void wrap(FILE *f, const char *text, size_t col, size_t indent)
 	fputc('\n', f);
 }
 
-/* The length of o's longest value that has a description; 0 when none has. */
 size_t optdoc_described_width(const struct opt *o)
 {
 	const char *v, *sum;
@@ -161,7 +155,6 @@ static void usage_values(FILE *f, const struct opt *o)
 		}
 }
 
-/* The names of rest's options joined by ", " into buf. */
 const char *optdoc_rest_names(const struct opt_doc *rest, char *buf, size_t len)
 {
 	size_t k = 0;

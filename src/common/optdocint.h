@@ -19,7 +19,7 @@ int optdoc_is_named(const struct opt *o);
 const char *optdoc_name_of(const struct opt *o, char buf[3]);
 /* Whether the row shows its value's name. */
 int optdoc_shows_arg(const struct opt *o);
-/* The value's name as usage shows it ("N", "a|b"), in buf. */
+/* The value's name as usage shows it, in buf: arg, else the values joined by '|', else "VALUE". */
 const char *optdoc_arg_of(const struct opt *o, char *buf, size_t len);
 /* The length of the row's longest value that has a description; 0 when none has. */
 size_t optdoc_described_width(const struct opt *o);

@@ -13,21 +13,12 @@
 enum run_status { RS_OK, RS_FAILED, RS_UNVERIFIED, RS_CRASHED, RS_TIMEOUT, RS_INVALID, RS_COUNT };
 _Static_assert(RS_COUNT == BENCH_NSTATUS, "engine.h counts the run statuses");
 
-/* Current UTC time as 2026-11-29T21:50:00Z. */
-void benchdoc_utc_now(char buf[32]);
-
-/* A new document with status "running", config from c, the machine fingerprint and no rounds.
- * The caller owns it (cJSON_Delete); NULL when memory ran out. */
-cJSON *benchdoc_new(const struct bench_config *c);
 /* The machine's facts into doc's "facts" as member when (facts_record; keep as there): measured
  * with the real runner, a stand-in runner's own (bench_runner.facts) or none. */
 void benchdoc_facts(const struct bench_config *c, cJSON *doc, const char *when, int keep);
 /* A copy of doc without its rounds (the file's head), the rounds left where they are in doc;
  * NULL when out of memory. */
 cJSON *benchdoc_head_copy(cJSON *doc);
-
-/* Replaces the top-level member key by a string (NULL: JSON null). */
-void benchdoc_set_string(cJSON *d, const char *key, const char *value);
 
 /* Records the sequential gate's plan in config.sequential (docs/results-format.md): what compare
  * and gate read back to judge the rounds the way the bench looked at them. */

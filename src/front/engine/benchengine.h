@@ -205,11 +205,5 @@ enum status engine_resume(struct engine *e, char *err, size_t errlen);
  * (drivers), the identity of every image a run of rounds[from..to) exec'd that it does not list
  * yet (exeid_path_json). */
 void bench_images_note(cJSON *doc, const cJSON *rounds, unsigned from, unsigned to);
-/* For --resume: ST_OK when every image the file's config.images lists is the same file now
- * (path, size and hash: exeid_same), and every arm's executable is identified somewhere (its
- * command's, or images the runs exec'd); else ST_USAGE with one line in err naming the first
- * image that changed or is gone, or the arm whose executable nothing identifies. */
-enum status bench_images_same(const char *path, const cJSON *file_cfg, const cJSON *fresh_cfg,
-                              char *err, size_t errlen);
 
 #endif

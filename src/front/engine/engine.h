@@ -243,14 +243,19 @@ struct bench_result {
 enum status bench_run(const struct bench_config *c, const volatile sig_atomic_t *stop, cJSON **doc,
                       struct bench_result *res, char *err, size_t errlen);
 
-/* What --resume compares a file with (front/plan/plan.h, bench_resume_load): the document
- * bench_run would start for c (benchdoc.c; the caller cJSON_Deletes it, NULL when memory ran
- * out), the current UTC time as the document writes it, a top-level string member replaced (NULL:
- * JSON null), and the images a commands bench's runs exec'd checked against the file's
- * (benchimages.c: ST_OK, else ST_USAGE with one line in err). */
+/* What --resume compares a file with (front/plan/plan.h, bench_resume_load), and what the engine
+ * writes its own documents with. A new document with status "running", config from c, the
+ * machine fingerprint and no rounds: what bench_run would start for c (benchdoc.c; the caller
+ * owns it, cJSON_Delete; NULL when memory ran out). */
 cJSON *benchdoc_new(const struct bench_config *c);
+/* Current UTC time as 2026-11-29T21:50:00Z. */
 void benchdoc_utc_now(char buf[32]);
+/* Replaces the top-level member key by a string (NULL: JSON null). */
 void benchdoc_set_string(cJSON *d, const char *key, const char *value);
+/* ST_OK when every image the file's config.images lists is the same file now (path, size and
+ * hash: exeid_same), and every arm's executable is identified somewhere (its command's, or images
+ * the runs exec'd); else ST_USAGE with one line in err naming the first image that changed or is
+ * gone, or the arm whose executable nothing identifies (benchimages.c). */
 enum status bench_images_same(const char *path, const cJSON *file_cfg, const cJSON *fresh_cfg,
                               char *err, size_t errlen);
 

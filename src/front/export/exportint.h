@@ -16,8 +16,8 @@
 #define EXPORT_LINE        2048 /* a line of prose */
 
 /* The exporters of the registry (export.c), one file each. */
-extern const struct exporter export_table, export_brief, export_markdown, export_json, export_csv, export_html,
-    export_svg, export_bmf, export_gab;
+extern const struct exporter export_table, export_brief, export_markdown, export_json, export_csv,
+    export_html, export_svg, export_bmf, export_gab;
 
 /* fmt.c */
 
